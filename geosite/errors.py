@@ -1,0 +1,78 @@
+"""Errors and warnings raised by geosite.
+
+Every exception derives from :class:`GeositeError`; the narrow classes also derive from the matching
+builtin, so ``except ValueError`` keeps working for callers who do not know geosite. Users catch
+``geosite.errors.X``; nothing here is private.
+
+The CLI maps :class:`InputError` (and its subclasses) to exit code 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class GeositeError(Exception):
+    """Root of every error geosite raises on purpose."""
+
+
+class InputError(GeositeError, ValueError):
+    """Something in the user's input is wrong: a file, a layer, a setting. Exit code 2 in the CLI."""
+
+
+class MissingInputError(InputError, FileNotFoundError):
+    """A required file, layer or setting is absent."""
+
+
+class UnreadableInputError(InputError, OSError):
+    """A file exists but cannot be read (corrupt, wrong format, permissions)."""
+
+
+class CRSError(InputError):
+    """A layer or raster has no CRS, a geographic CRS where a projected one is needed, or a CRS that
+    contradicts the declared one."""
+
+
+class UnitError(InputError):
+    """A unit is missing, unknown or inconsistent (e.g. the DEM's vertical unit was not given)."""
+
+
+class GeometryError(InputError):
+    """Invalid, empty or wrongly typed geometries in a layer."""
+
+
+class ProfileError(InputError):
+    """A jurisdiction profile is unknown or malformed."""
+
+
+class OutputError(GeositeError, OSError):
+    """An output cannot be written (it exists and --overwrite was not given, or it lies inside the inputs)."""
+
+
+class SiteValidationError(InputError):
+    """Several problems found while validating a site folder; all of them are listed.
+
+    ``problems`` holds one message per problem, each naming the file, the layer and what is wrong.
+    """
+
+    def __init__(self, problems: Iterable[str], site: str | None = None) -> None:
+        self.problems = list(problems)
+        self.site = site
+        head = f"site {site!r} has {len(self.problems)} problem(s):" if site else f"{len(self.problems)} problem(s):"
+        super().__init__("\n  - ".join([head, *self.problems]))
+
+
+class GeositeWarning(UserWarning):
+    """Root of geosite's warnings: allowed, but worth a look."""
+
+
+class CoverageWarning(GeositeWarning):
+    """The DEM does not cover the site plus the map margin (200 ft)."""
+
+
+class MissingLayerWarning(GeositeWarning):
+    """An optional layer is absent; the measurements that need it are reported as not assessed."""
+
+
+class ReprojectionWarning(GeositeWarning):
+    """A layer was reprojected to the site CRS."""

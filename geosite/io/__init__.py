@@ -1,0 +1,1 @@
+"""Readers and writers: vector layers, DEMs, and atomic output folders."""

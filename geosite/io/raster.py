@@ -1,0 +1,53 @@
+"""Reading DEMs with rasterio: only the window a site needs, nodata as NaN, heights in feet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import rasterio
+from rasterio.errors import RasterioIOError
+from rasterio.windows import Window, from_bounds
+
+from geosite.dem import Dem
+from geosite.errors import CRSError, MissingInputError, UnreadableInputError
+from geosite.units import VerticalUnit, parse_vertical_unit
+
+
+def read_dem(
+    path: str | Path,
+    vertical_unit: VerticalUnit | str | None,
+    bounds: tuple[float, float, float, float] | None = None,
+) -> Dem:
+    """Read band 1 of a DEM file.
+
+    ``bounds`` (left, bottom, right, top, in the DEM's CRS) limits the read to the window that covers
+    them, clipped to the raster; the whole raster is read when it is None. Nodata becomes NaN.
+    """
+    path = Path(path)
+    vu = parse_vertical_unit(vertical_unit, where=f"DEM {path}")
+    if not path.exists():
+        raise MissingInputError(f"DEM {path}: file not found")
+    try:
+        src = rasterio.open(path)
+    except RasterioIOError as exc:
+        raise UnreadableInputError(f"DEM {path}: cannot be read as a raster ({exc})") from exc
+    with src:
+        if src.crs is None:
+            raise CRSError(f"DEM {path}: has no CRS; assign one (gdal_edit.py -a_srs EPSG:....) before use")
+        window = None
+        if bounds is not None:
+            full = Window(0, 0, src.width, src.height)
+            window = from_bounds(*bounds, transform=src.transform).round_offsets("floor").round_lengths("ceil")
+            try:
+                window = window.intersection(full)
+            except Exception:  # rasterio raises WindowError when they do not intersect
+                raise UnreadableInputError(f"DEM {path}: does not overlap the site at all") from None
+            window = Window(int(window.col_off), int(window.row_off), int(window.width), int(window.height))
+        try:
+            z = src.read(1, window=window, masked=True)
+        except RasterioIOError as exc:
+            raise UnreadableInputError(f"DEM {path}: corrupt or truncated ({exc})") from exc
+        transform = src.window_transform(window) if window is not None else src.transform
+        arr = z.filled(np.nan).astype(np.float64) if np.ma.is_masked(z) else np.asarray(z, dtype=np.float64)
+        return Dem.from_array(arr, transform, src.crs, vu, nodata=None, source=str(path))
