@@ -1,0 +1,81 @@
+"""Reading the site's vector layers (GeoPackage, shapefile, GeoJSON, DXF — anything GDAL/OGR reads)
+through pyogrio, and the table of layers geosite knows with the geometry each must have."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import geopandas as gpd
+import pyogrio
+from pyogrio.errors import DataLayerError, DataSourceError
+
+from geosite.errors import MissingInputError, UnreadableInputError
+
+POLYGON = ("Polygon", "MultiPolygon")
+LINE = ("LineString", "MultiLineString")
+POINT = ("Point", "MultiPoint")
+ANY = POLYGON + LINE + POINT
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    name: str
+    geometry: tuple[str, ...]
+    required: bool = False
+    description: str = ""
+
+
+LAYERS: dict[str, LayerSpec] = {
+    s.name: s
+    for s in [
+        LayerSpec("site_boundary", POLYGON, True, "the site: the land in the permit application's legal description"),
+        LayerSpec("disturbance", POLYGON, False, "land disturbing activity, with phase and start/end dates"),
+        LayerSpec("stockpiles", POLYGON, False, "soil or dirt stockpiles, with planned days in place"),
+        LayerSpec("roads", LINE + POLYGON, False, "roads, streets and highways, with status"),
+        LayerSpec("streams", LINE + POLYGON, False, "streams and rivers"),
+        LayerSpec("lakes", POLYGON, False, "lakes and ponds"),
+        LayerSpec("wetlands", POLYGON, False, "wetlands"),
+        LayerSpec("channels", LINE + POLYGON, False, "drainage channels and ditches"),
+        LayerSpec("storm_inlets", POINT + POLYGON, False, "storm drain inlets"),
+        LayerSpec("utilities", LINE, False, "underground pipes and facilities, with status"),
+        LayerSpec("structures", POLYGON, False, "buildings and other structures"),
+        LayerSpec("floodplain", POLYGON, False, "100-year floodplain, fringe and floodway"),
+        LayerSpec("soils", POLYGON, False, "soil map units"),
+        LayerSpec("vegetation", POLYGON, False, "vegetative cover"),
+        LayerSpec("access_drives", LINE + POLYGON, False, "access drives where the site meets roads"),
+        LayerSpec("bmps", ANY, False, "submitted best management practices, with type"),
+        LayerSpec("contours", LINE, False, "submitted contours, with elevation"),
+    ]
+}
+
+
+def list_layers(path: Path) -> list[str]:
+    """Layer names in a vector file; a missing or unreadable file is an error naming it."""
+    if not path.exists():
+        raise MissingInputError(f"{path}: file not found")
+    try:
+        return [str(row[0]) for row in pyogrio.list_layers(path)]
+    except (DataSourceError, DataLayerError, OSError) as exc:
+        raise UnreadableInputError(f"{path}: cannot be read as a vector file ({_short(exc)})") from exc
+
+
+def read_layer(path: Path, layer: str | None = None, cad_layer: str | None = None) -> gpd.GeoDataFrame:
+    """Read one layer. For DXF, ``cad_layer`` keeps only the entities on that CAD layer."""
+    if not path.exists():
+        raise MissingInputError(f"{path}: file not found")
+    try:
+        gdf = gpd.read_file(path, layer=layer, engine="pyogrio")
+    except (DataSourceError, DataLayerError, OSError, ValueError) as exc:
+        where = f"{path}" + (f", layer {layer!r}" if layer else "")
+        raise UnreadableInputError(f"{where}: cannot be read ({_short(exc)})") from exc
+    if cad_layer is not None:
+        if "Layer" not in gdf.columns:
+            raise UnreadableInputError(f"{path}: no CAD 'Layer' field to select {cad_layer!r} from")
+        gdf = gdf[gdf["Layer"] == cad_layer].reset_index(drop=True)
+    return gdf
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

@@ -1,0 +1,192 @@
+"""Area, phase and length measurements on the site's layers (no DEM): the numbers applicability
+and plan type turn on. Results are a flat mapping of dotted keys (``disturbed.area_sqft``) that the
+rules engine reads, plus the derived geometries for ``derived.gpkg``.
+
+Conventions: areas are planar, in the site CRS, converted to sq ft with the CRS's foot (see
+geosite.units); a polygon layer's overlaps are counted once (union); disturbance is clipped to the site.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+import geopandas as gpd
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from geosite.site import Site
+from geosite.units import SQFT_PER_ACRE
+
+PIPE_WORK = ("new", "repair", "replace", "enlarge")
+ROAD_WORK = ("new", "construct", "construction", "reconstruct", "enlarge", "relocate", "bridge")
+
+
+@dataclass
+class Phase:
+    """The disturbance active on one day: the date, the phases active, the union's area."""
+
+    date: dt.date | None
+    phases: list[str]
+    area_sqft: float
+
+    @property
+    def area_acres(self) -> float:
+        return self.area_sqft / SQFT_PER_ACRE
+
+
+@dataclass
+class SiteMeasurements:
+    """The numbers (``values``, keyed like report.json) and geometries (``layers``) measured on a site."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
+    peak: Phase | None = None
+
+    def set(self, key: str, value: Any, why: str | None = None) -> None:
+        """Record a measurement; ``None`` with ``why`` marks it not assessed, and why."""
+        self.values[key] = value
+        if value is None and why:
+            self.values[key + ".why"] = why
+
+
+def area_sqft(geom: BaseGeometry, ft_per_unit: float) -> float:
+    """Planar area of ``geom`` in sq ft, given feet per CRS unit."""
+    return float(geom.area) * ft_per_unit**2
+
+
+def length_ft(geom: BaseGeometry, ft_per_unit: float) -> float:
+    return float(geom.length) * ft_per_unit
+
+
+def disturbed_geometry(site: Site) -> BaseGeometry | None:
+    """Union of the disturbance polygons clipped to the site (overlaps counted once), or None."""
+    gdf = site.layer("disturbance")
+    if gdf is None:
+        return None
+    return shapely.intersection(shapely.union_all(gdf.geometry.values), site.boundary)
+
+
+def peak_disturbance(site: Site) -> Phase | None:
+    """The day with the largest area disturbed at one time.
+
+    A polygon is active from its ``start`` to its ``end`` date inclusive (a phase ending the day
+    another starts counts with it: on that day both are open). A polygon without dates is active
+    throughout. The peak occurs on some polygon's start date, so only those days are tried.
+    """
+    gdf = site.layer("disturbance")
+    if gdf is None:
+        return None
+    fpu = site.ft_per_unit
+    boundary = site.boundary
+    has_dates = "start" in gdf.columns and "end" in gdf.columns
+    starts = sorted({d for d in gdf["start"] if d is not None}) if has_dates else []
+    label = gdf["phase"].astype(str) if "phase" in gdf.columns else gdf["id"].astype(str)
+    if not starts:
+        geom = shapely.intersection(shapely.union_all(gdf.geometry.values), boundary)
+        return Phase(None, sorted(set(label)), area_sqft(geom, fpu))
+    best: Phase | None = None
+    for day in starts:
+        active = [
+            (s is None or s <= day) and (e is None or day <= e)
+            for s, e in zip(gdf["start"], gdf["end"], strict=True)
+        ]
+        geoms = gdf.geometry.values[active]
+        geom = shapely.intersection(shapely.union_all(geoms), boundary)
+        a = area_sqft(geom, fpu)
+        if best is None or a > best.area_sqft:
+            best = Phase(day, sorted(set(label[active])), a)
+    return best
+
+
+def measure_site(site: Site) -> SiteMeasurements:
+    """Everything measurable from the vector layers and the declared project facts."""
+    m = SiteMeasurements()
+    fpu = site.ft_per_unit
+    site_area = area_sqft(site.boundary, fpu)
+    m.set("site.area_sqft", site_area)
+    m.set("site.area_acres", site_area / SQFT_PER_ACRE)
+
+    dist = disturbed_geometry(site)
+    if dist is None:
+        why = "no disturbance layer in the site"
+        for k in ("area_sqft", "area_acres", "max_at_one_time_sqft", "max_at_one_time_acres"):
+            m.set(f"disturbed.{k}", None, why)
+    else:
+        a = area_sqft(dist, fpu)
+        m.set("disturbed.area_sqft", a)
+        m.set("disturbed.area_acres", a / SQFT_PER_ACRE)
+        peak = peak_disturbance(site)
+        m.peak = peak
+        m.set("disturbed.max_at_one_time_sqft", peak.area_sqft)
+        m.set("disturbed.max_at_one_time_acres", peak.area_acres)
+        m.set("disturbed.max_at_one_time_date", peak.date.isoformat() if peak.date else None)
+        m.set("disturbed.max_at_one_time_phases", peak.phases)
+        outside = shapely.difference(shapely.union_all(site.layer("disturbance").geometry.values), site.boundary)
+        m.set("disturbed.outside_site_sqft", area_sqft(outside, fpu))
+        m.layers["disturbed_area"] = gpd.GeoDataFrame(
+            {"area_sqft": [a], "area_acres": [a / SQFT_PER_ACRE]}, geometry=[dist], crs=site.crs
+        )
+
+    p = site.project
+    m.set("project.plat", p.plat)
+    m.set("project.cut_cy", p.cut_cy)
+    m.set("project.fill_cy", p.fill_cy)
+    m.set("project.cut_fill_cy", p.cut_fill_cy, "cut_cy and fill_cy are not declared in site.toml [project]")
+    m.set("project.dewatering", p.dewatering, "dewatering is not declared in site.toml [project]")
+    m.set("project.state_funded", p.state_funded)
+
+    _roads(site, m)
+    _utilities(site, m, fpu)
+    _counts(site, m)
+    return m
+
+
+def _status(gdf: gpd.GeoDataFrame):
+    return gdf["status"].astype(str).str.strip().str.lower()
+
+
+def _roads(site: Site, m: SiteMeasurements) -> None:
+    roads = site.layer("roads")
+    if roads is None:
+        m.set("roads.work_count", 0)
+        m.set("roads.work_ids", [])
+        return
+    if "status" not in roads.columns:
+        m.set("roads.work_count", None, "the roads layer has no 'status' column, so road construction cannot be told from existing roads")
+        return
+    work = roads[_status(roads).isin(ROAD_WORK)]
+    m.set("roads.work_count", int(len(work)))
+    m.set("roads.work_ids", work["id"].tolist())
+
+
+def _utilities(site: Site, m: SiteMeasurements, fpu: float) -> None:
+    util = site.layer("utilities")
+    if util is None:
+        m.set("utilities.work_length_ft", 0.0)
+        return
+    if "status" not in util.columns:
+        m.set("utilities.work_length_ft", None, "the utilities layer has no 'status' column, so new or repaired pipe cannot be told from existing")
+        return
+    mask = _status(util).isin(PIPE_WORK)
+    if "underground" in util.columns:
+        mask &= util["underground"].fillna(True).astype(bool)
+    work = util[mask]
+    lengths = [length_ft(g, fpu) for g in work.geometry]
+    m.set("utilities.work_length_ft", float(sum(lengths)))
+    m.set("utilities.longest_work_ft", float(max(lengths)) if lengths else 0.0)
+    m.set("utilities.work_ids", work["id"].tolist())
+
+
+def _counts(site: Site, m: SiteMeasurements) -> None:
+    for lname in ("storm_inlets", "access_drives", "stockpiles", "roads", "streams", "wetlands", "lakes", "channels"):
+        gdf = site.layer(lname)
+        m.set(f"{lname}.count", 0 if gdf is None else int(len(gdf)))
+    piles = site.layer("stockpiles")
+    if piles is None:
+        m.set("stockpiles.max_days", 0)
+    elif "days" not in piles.columns:
+        m.set("stockpiles.max_days", None, "the stockpiles layer has no 'days' column (planned days in place)")
+    else:
+        m.set("stockpiles.max_days", float(piles["days"].max()))

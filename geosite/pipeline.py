@@ -1,0 +1,78 @@
+"""The analyze pipeline: Site → measurements → findings → outputs.
+
+Each stage is a function usable alone from a notebook; ``analyze`` runs them in order and
+``write_outputs`` writes report.json, report.md and derived.gpkg atomically.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+
+from geosite.measurements import SiteMeasurements, measure_site
+from geosite.report import build_report, render_markdown
+from geosite.rules.engine import Evaluation, evaluate
+from geosite.rules.profile import Profile, load_profile
+from geosite.site import Site
+
+log = logging.getLogger(__name__)
+Step = Callable[[str], None]
+
+
+@dataclass
+class AnalysisResult:
+    """What ``analyze`` produced: the report dict, the evaluation and the derived layers."""
+
+    site: Site
+    profile: Profile
+    measurements: SiteMeasurements
+    evaluation: Evaluation
+    report: dict[str, Any]
+    layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
+
+    @property
+    def findings(self):
+        return self.evaluation.findings
+
+
+def analyze(site: Site, profile: Profile | str | None = None, step: Step | None = None) -> AnalysisResult:
+    """Measure ``site`` and evaluate the rules of its jurisdiction (or of ``profile``)."""
+    step = step or (lambda name: log.info(name))
+    prof = profile if isinstance(profile, Profile) else load_profile(profile or site.jurisdiction)
+    step("measuring areas and phases")
+    m = measure_site(site)
+    extra: dict[str, Any] = {}
+    dem = None
+    if site.dem_path is not None or site.dem_array is not None:
+        step("reading the DEM")
+        dem = site.read_dem(margin_ft=_dem_margin_ft(site, prof))
+    from geosite.pipeline_terrain import measure_terrain
+
+    extra.update(measure_terrain(site, prof, dem, m, step))
+    step("evaluating the rules")
+    ev = evaluate(prof, m.values)
+    report = build_report(site, prof, m, ev, extra)
+    layers = dict(m.layers)
+    return AnalysisResult(site, prof, m, ev, report, layers)
+
+
+def _dem_margin_ft(site: Site, profile: Profile) -> float:
+    """How far around the site to read the DEM: the map margin, and room for upslope areas."""
+    return max(float(site.settings.get("map_margin_ft", profile.map_margin_ft)), 200.0) + 300.0
+
+
+def write_outputs(result: AnalysisResult, out: Path, overwrite: bool = False) -> list[Path]:
+    """Write report.json, report.md and derived.gpkg into ``out`` atomically. Returns the files."""
+    from geosite.io.output import atomic_dir, write_gpkg, write_json
+
+    with atomic_dir(out, overwrite=overwrite) as tmp:
+        write_json(tmp / "report.json", result.report)
+        (tmp / "report.md").write_text(render_markdown(result.report), encoding="utf-8")
+        layers = {"site_boundary": result.site.layers["site_boundary"][["id", "geometry"]], **result.layers}
+        write_gpkg(tmp / "derived.gpkg", layers)
+    return [out / "report.json", out / "report.md", out / "derived.gpkg"]

@@ -1,0 +1,18 @@
+# Sourced by the Quickstart scripts: make (once) and use the project's virtual environment in .venv.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+PY="${PYTHON:-python3}"
+if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+  echo "geosite needs Python 3.11 or newer; '$PY' is $("$PY" --version 2>&1). Set PYTHON=/path/to/python3.11." >&2
+  exit 2
+fi
+if [ ! -x .venv/bin/python ]; then
+  echo "creating .venv with $("$PY" --version)" >&2
+  "$PY" -m venv .venv
+fi
+VPY="$ROOT/.venv/bin/python"
+install_geosite() {  # $1: extras, e.g. "[test]"
+  "$VPY" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
+  "$VPY" -m pip install --quiet --disable-pip-version-check -e ".${1:-}"
+}

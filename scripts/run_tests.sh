@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Quickstart 2: set up geosite with its test dependencies in .venv and run the test suite.
+# GDAL's command-line tools (gdaldem, gdal_contour) are the independent reference some tests compare
+# against; where they are missing and apt-get can install them (root), they are installed, else
+# those tests skip and say so.
+source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
+if ! command -v gdaldem >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "installing GDAL command-line tools (Debian gdal-bin) for the reference comparisons" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gdal-bin >/dev/null) \
+    || echo "could not install gdal-bin; GDAL comparison tests will skip" >&2
+fi
+install_geosite "[test]"
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,83 @@
+"""Build site folders in a temp dir for tests: rectangles of exact area in EPSG:7593 (US survey feet)
+or any projected CRS, a DEM from geosite.testing, and a site.toml written from a dict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import rasterio
+from shapely.geometry import LineString, Point, box
+
+X0, Y0 = 500_000.0, 200_000.0  # site's lower-left corner, in EPSG:7593 US survey feet
+
+
+def rect(x: float, y: float, w: float, h: float):
+    """A w × h rectangle with lower-left corner (X0 + x, Y0 + y)."""
+    return box(X0 + x, Y0 + y, X0 + x + w, Y0 + y + h)
+
+
+def line(*pts: tuple[float, float]) -> LineString:
+    return LineString([(X0 + x, Y0 + y) for x, y in pts])
+
+
+def point(x: float, y: float) -> Point:
+    return Point(X0 + x, Y0 + y)
+
+
+def toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + " }"
+    return str(v)
+
+
+def write_toml(path: Path, conf: dict[str, Any]) -> None:
+    lines = [f"{k} = {toml_value(v)}" for k, v in conf.items() if not isinstance(v, dict)]
+    for k, v in conf.items():
+        if isinstance(v, dict):
+            lines.append(f"\n[{k}]")
+            lines += [f"{kk} = {toml_value(vv)}" for kk, vv in v.items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_dem(path: Path, dem, dtype: str = "float32", vertical_factor: float = 1.0) -> None:
+    """Write a geosite Dem back to GeoTIFF in its own vertical unit."""
+    z = dem.elevation_ft / vertical_factor
+    with rasterio.open(
+        path, "w", driver="GTiff", height=z.shape[0], width=z.shape[1], count=1, dtype=dtype,
+        crs=dem.crs, transform=dem.transform, nodata=-9999.0,
+    ) as dst:
+        dst.write(np.where(np.isnan(z), -9999.0, z).astype(dtype), 1)
+
+
+def make_site(
+    folder: Path,
+    layers: dict[str, gpd.GeoDataFrame | list],
+    conf: dict[str, Any] | None = None,
+    crs: str = "EPSG:7593",
+    dem=None,
+) -> Path:
+    """Write a site folder: layers.gpkg (lists of geometries become frames in ``crs``), site.toml, dem.tif."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, value in layers.items():
+        gdf = value if isinstance(value, gpd.GeoDataFrame) else gpd.GeoDataFrame(geometry=list(value), crs=crs)
+        gdf.to_file(folder / "layers.gpkg", layer=name, driver="GPKG", engine="pyogrio")
+    base: dict[str, Any] = {"name": "Test site", "jurisdiction": "grantsburg", "layers": {"path": "layers.gpkg"}}
+    if dem is not None:
+        write_dem(folder / "dem.tif", dem)
+        base["dem"] = {"path": "dem.tif", "vertical_unit": "us_ft"}
+    for k, v in (conf or {}).items():
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            base[k] = {**base[k], **v}
+        elif v is None:
+            base.pop(k, None)
+        else:
+            base[k] = v
+    write_toml(folder / "site.toml", base)
+    return folder
