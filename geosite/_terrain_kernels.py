@@ -17,8 +17,8 @@ from numba import njit, prange
 def pad_extrapolate(z):  # pragma: no cover - compiled
     """``z`` padded by one cell, the outside cells extrapolated linearly from the two nearest cells
     inward (``2 a - b``, as GDAL's ``-compute_edges``; the corners along the diagonal). An outside cell
-    whose two source cells are not both valid, or that cannot be extrapolated (a grid one cell wide),
-    is NaN."""
+    whose two source cells are not both valid is NaN. A grid one cell high (wide) repeats its one row
+    (column) outward: no gradient across it."""
     rows, cols = z.shape
     p = np.empty((rows + 2, cols + 2), dtype=np.float64)
     for i in prange(rows):
@@ -36,6 +36,15 @@ def pad_extrapolate(z):  # pragma: no cover - compiled
     p[0, cols + 1] = 2.0 * z[0, cols - 1] - z[1, cols - 2] if ok else nan
     p[rows + 1, 0] = 2.0 * z[rows - 1, 0] - z[rows - 2, 1] if ok else nan
     p[rows + 1, cols + 1] = 2.0 * z[rows - 1, cols - 1] - z[rows - 2, cols - 2] if ok else nan
+    # a grid one cell high (wide) has no gradient across it: repeat the row (column)
+    if rows == 1:
+        for j in range(cols + 2):
+            p[0, j] = p[1, j]
+            p[2, j] = p[1, j]
+    if cols == 1:
+        for i in range(rows + 2):
+            p[i, 0] = p[i, 1]
+            p[i, 2] = p[i, 1]
     return p
 
 

@@ -294,7 +294,7 @@ def steep_area_sqft(
     """
     import shapely
     from rasterio import features
-    from rasterio.windows import Window, from_bounds
+    from affine import Affine
 
     s = slope_pct(dem) if slope is None else np.asarray(slope)
     ts = [threshold_pct] if below_pct is None else [threshold_pct, below_pct]
@@ -305,19 +305,18 @@ def steep_area_sqft(
     if within is None:
         return float(np.count_nonzero(mask)) * dem.cell_area_sqft
     geom = _as_geometry(within, dem)
-    win = from_bounds(*geom.bounds, transform=dem.transform)
-    r0 = max(int(math.floor(win.row_off)) - 1, 0)
-    c0 = max(int(math.floor(win.col_off)) - 1, 0)
-    r1 = min(int(math.ceil(win.row_off + win.height)) + 1, dem.shape[0])
-    c1 = min(int(math.ceil(win.col_off + win.width)) + 1, dem.shape[1])
+    t = dem.transform
+    left, bottom, right, top = geom.bounds
+    r0 = max(int(math.floor((top - t.f) / t.e)) - 1, 0)
+    c0 = max(int(math.floor((left - t.c) / t.a)) - 1, 0)
+    r1 = min(int(math.ceil((bottom - t.f) / t.e)) + 1, dem.shape[0])
+    c1 = min(int(math.ceil((right - t.c) / t.a)) + 1, dem.shape[1])
     if r1 <= r0 or c1 <= c0:
         return 0.0
     sub = np.ascontiguousarray(mask[r0:r1, c0:c1]).astype(np.uint8)
     if not sub.any():
         return 0.0
-    from rasterio.windows import transform as window_transform
-
-    t = window_transform(Window(c0, r0, c1 - c0, r1 - r0), dem.transform)
+    t = Affine(t.a, 0.0, t.c + c0 * t.a, 0.0, t.e, t.f + r0 * t.e)
     polys = [shapely.geometry.shape(g) for g, _ in features.shapes(sub, mask=sub > 0, connectivity=4, transform=t)]
     steep = shapely.union_all(polys)
     return float(shapely.area(shapely.intersection(steep, geom))) * dem.ft_per_unit**2
