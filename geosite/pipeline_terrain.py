@@ -1,22 +1,131 @@
-"""Terrain and hydrology measurements for the analyze pipeline (filled in as those stages land)."""
+"""The terrain stage of the analyze pipeline: slopes, steep-slope areas and contours from the DEM,
+turned into measurements (``slopes.*``) and layers (``steep_slopes``, ``contours``) in the site CRS.
+
+Terrain is computed on the DEM's own grid and CRS (no resampling); the site's polygons are reprojected
+to the DEM's CRS to measure, and the resulting layers back to the site CRS.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+import geopandas as gpd
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from geosite.dem import Dem
 from geosite.measurements import SiteMeasurements
 from geosite.rules.profile import Profile
 from geosite.site import Site
 
-TERRAIN_KEYS = ("slopes.steep_area_sqft", "slopes.steep_disturbed_area_sqft", "slopes.max_slope_pct")
-HYDRO_KEYS = ("hydrology.channel_originates_in_disturbed", "hydrology.max_sheetflow_area_sqft")
+TERRAIN_KEYS = (
+    "slopes.steep_area_sqft",
+    "slopes.steep_disturbed_area_sqft",
+    "slopes.max_slope_pct",
+    "slopes.max_disturbed_slope_pct",
+)
 
 
-def measure_terrain(site: Site, profile: Profile, dem, m: SiteMeasurements, step) -> dict[str, Any]:
+def to_dem_crs(geom: BaseGeometry, site: Site, dem: Dem) -> BaseGeometry:
+    """A site-CRS geometry in the DEM's CRS."""
+    if site.crs.equals(dem.crs):
+        return geom
+    return gpd.GeoSeries([geom], crs=site.crs).to_crs(dem.crs).iloc[0]
+
+
+def inside_mask(geom: BaseGeometry, dem: Dem) -> np.ndarray:
+    """Cells whose centre lies inside ``geom`` (DEM CRS)."""
+    from rasterio.features import geometry_mask
+
+    return geometry_mask([geom], out_shape=dem.shape, transform=dem.transform, invert=True)
+
+
+def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:
+    """Slope statistics over the site and the disturbed area, steep-slope polygons and contours."""
+    from geosite import terrain
+
+    threshold = float(profile.value("terrain", "steep_slope_pct", 12.0))
+    state = float(profile.value("terrain", "state_steep_slope_pct", 20.0))
+    mmu = float(profile.value("terrain", "steep_min_area_sqft", 400.0))
+    interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
+    index_every = int(profile.value("terrain", "index_contour_every", 5))
+
+    step("computing slopes")
+    slope = terrain.slope_pct(dem)
+    boundary = to_dem_crs(site.boundary, site, dem)
+    dist_layer = m.layers.get("disturbed_area")
+    disturbed = to_dem_crs(dist_layer.geometry.iloc[0], site, dem) if dist_layer is not None else None
+
+    def steep(within, lo, hi=None) -> float:
+        return terrain.steep_area_sqft(dem, within=within, slope=slope, threshold_pct=lo, below_pct=hi, min_area_sqft=mmu)
+
+    on_site = inside_mask(boundary, dem)
+    with np.errstate(invalid="ignore"):
+        site_slopes = slope[on_site & np.isfinite(slope)]
+    m.set("slopes.threshold_pct", threshold)
+    m.set("slopes.min_area_sqft", mmu)
+    m.set("slopes.steep_area_sqft", steep(boundary, threshold))
+    m.set("slopes.state_steep_area_sqft", steep(boundary, state))
+    m.set("slopes.max_slope_pct", float(site_slopes.max()) if site_slopes.size else None, "the DEM has no data on the site")
+    m.set("slopes.mean_slope_pct", float(site_slopes.mean()) if site_slopes.size else None, "the DEM has no data on the site")
+    if disturbed is not None and not disturbed.is_empty:
+        in_dist = inside_mask(disturbed, dem) & np.isfinite(slope)
+        m.set("slopes.steep_disturbed_area_sqft", steep(disturbed, threshold))
+        m.set("slopes.state_steep_disturbed_area_sqft", steep(disturbed, state))
+        m.set("slopes.max_disturbed_slope_pct", float(slope[in_dist].max()) if in_dist.any() else None,
+              "the DEM has no data in the disturbed area")
+    else:
+        for key in ("slopes.steep_disturbed_area_sqft", "slopes.state_steep_disturbed_area_sqft", "slopes.max_disturbed_slope_pct"):
+            m.set(key, None, "no disturbance layer in the site")
+
+    step("tracing steep-slope polygons and contours")
+    margin = site.boundary.buffer(float(profile.map_margin_ft) / site.ft_per_unit)
+    steep_polys = terrain.steep_slope_polygons(dem, slope, threshold_pct=(threshold, state), min_area_sqft=mmu)
+    m.layers["steep_slopes"] = _to_site(steep_polys, site, clip=margin)
+    lines = terrain.contours(dem, interval_ft=interval, index_every=index_every)
+    m.layers["contours"] = _to_site(lines, site, clip=margin)
+    m.set("contours.interval_ft", interval)
+    m.set("contours.count", int(len(m.layers["contours"])))
+
+    v = m.values
+    return {
+        "slopes": {
+            "threshold_pct": threshold,
+            "min_area_sqft": mmu,
+            "steep_area_sqft": v["slopes.steep_area_sqft"],
+            "steep_disturbed_area_sqft": v.get("slopes.steep_disturbed_area_sqft"),
+            "max_slope_pct": v["slopes.max_slope_pct"],
+            "max_disturbed_slope_pct": v.get("slopes.max_disturbed_slope_pct"),
+            "mean_slope_pct": v["slopes.mean_slope_pct"],
+            "state_threshold_pct": state,
+            "state_steep_area_sqft": v["slopes.state_steep_area_sqft"],
+            "state_steep_disturbed_area_sqft": v.get("slopes.state_steep_disturbed_area_sqft"),
+            "method": "Horn (1981) 3x3 gradient as gdaldem slope -p computes it, heights and distances in feet",
+        },
+        "contours": {"interval_ft": interval, "index_every": index_every, "count": v["contours.count"]},
+    }
+
+
+def _to_site(gdf: gpd.GeoDataFrame, site: Site, clip: BaseGeometry | None = None) -> gpd.GeoDataFrame:
+    out = gdf if gdf.crs is None or gdf.crs.equals(site.crs) else gdf.to_crs(site.crs)
+    if clip is not None and len(out):
+        out = out[out.intersects(clip)].copy()
+        out["geometry"] = shapely.intersection(out.geometry.values, clip)
+        out = out[~out.geometry.is_empty]
+        if "area_sqft" in out.columns:
+            out["area_sqft"] = out.geometry.area * site.ft_per_unit**2
+    return out.reset_index(drop=True)
+
+
+def measure_terrain(site: Site, profile: Profile, dem: Dem | None, m: SiteMeasurements, step) -> dict[str, Any]:
+    """Run every DEM-based measurement; without a DEM, mark them not assessed."""
+    from geosite.pipeline_hydrology import HYDRO_KEYS, measure_hydrology
+
     if dem is None:
         for key in TERRAIN_KEYS + HYDRO_KEYS:
             m.set(key, None, "no DEM was given")
         return {}
-    for key in TERRAIN_KEYS + HYDRO_KEYS:
-        m.set(key, None, "terrain analysis is not available in this build")
-    return {}
+    extra = measure_slopes(site, profile, dem, m, step)
+    extra.update(measure_hydrology(site, profile, dem, m, step))
+    return extra

@@ -37,13 +37,13 @@ def read_dem(
             raise CRSError(f"DEM {path}: has no CRS; assign one (gdal_edit.py -a_srs EPSG:....) before use")
         window = None
         if bounds is not None:
-            full = Window(0, 0, src.width, src.height)
-            window = from_bounds(*bounds, transform=src.transform).round_offsets("floor").round_lengths("ceil")
-            try:
-                window = window.intersection(full)
-            except Exception:  # rasterio raises WindowError when they do not intersect
-                raise UnreadableInputError(f"DEM {path}: does not overlap the site at all") from None
-            window = Window(int(window.col_off), int(window.row_off), int(window.width), int(window.height))
+            w = from_bounds(*bounds, transform=src.transform)
+            c0, r0 = max(int(np.floor(w.col_off)), 0), max(int(np.floor(w.row_off)), 0)
+            c1 = min(int(np.ceil(w.col_off + w.width)), src.width)
+            r1 = min(int(np.ceil(w.row_off + w.height)), src.height)
+            if c1 <= c0 or r1 <= r0:
+                raise UnreadableInputError(f"DEM {path}: does not overlap the site at all")
+            window = Window(c0, r0, c1 - c0, r1 - r0)
         try:
             z = src.read(1, window=window, masked=True)
         except RasterioIOError as exc:
