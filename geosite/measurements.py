@@ -43,6 +43,7 @@ class SiteMeasurements:
     values: dict[str, Any] = field(default_factory=dict)
     layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
     peak: Phase | None = None
+    flow_grid: Any = None  # geosite.hydrology.FlowGrid of the DEM, once the hydrology stage has run
 
     def set(self, key: str, value: Any, why: str | None = None) -> None:
         """Record a measurement; ``None`` with ``why`` marks it not assessed, and why."""

@@ -61,9 +61,27 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     return AnalysisResult(site, prof, m, ev, report, layers)
 
 
-def _dem_margin_ft(site: Site, profile: Profile) -> float:
-    """How far around the site to read the DEM: the map margin, and room for upslope areas."""
-    return max(float(site.settings.get("map_margin_ft", profile.map_margin_ft)), 200.0) + 300.0
+#: DEMs up to this many cells are read whole, so upslope areas are never cut off by a read window.
+WHOLE_DEM_MAX_CELLS = 16_000_000
+#: Otherwise the read window reaches this far beyond the site (upslope areas beyond it are truncated,
+#: and the report says so).
+LARGE_DEM_MARGIN_FT = 2_000.0
+
+
+def _dem_margin_ft(site: Site, profile: Profile) -> float | None:
+    """How far around the site to read the DEM: all of it when it is small enough, else a wide window."""
+    import rasterio
+
+    if site.dem_path is None:
+        return None
+    with rasterio.open(site.dem_path) as src:
+        if src.width * src.height <= WHOLE_DEM_MAX_CELLS:
+            return None
+    site.notes.append(
+        f"DEM {site.dem_path}: larger than {WHOLE_DEM_MAX_CELLS:,} cells; read {LARGE_DEM_MARGIN_FT:,.0f} ft around "
+        "the site, so upslope areas reaching farther are cut at that window"
+    )
+    return max(float(site.settings.get("map_margin_ft", profile.map_margin_ft)), LARGE_DEM_MARGIN_FT)
 
 
 def write_outputs(result: AnalysisResult, out: Path, overwrite: bool = False) -> list[Path]:

@@ -117,14 +117,17 @@ class Site:
     def missing_layers(self) -> list[str]:
         return [n for n in LAYERS if n not in self.layers]
 
-    def read_dem(self, margin_ft: float = 200.0):
-        """The DEM window covering the site plus ``margin_ft`` (a :class:`~geosite.dem.Dem`), or None."""
+    def read_dem(self, margin_ft: float | None = 200.0):
+        """The DEM window covering the site plus ``margin_ft`` (a :class:`~geosite.dem.Dem`; the whole
+        DEM when ``margin_ft`` is None), or None when the site has no DEM."""
         from geosite.io.raster import read_dem
 
         if self.dem_array is not None:
             return self.dem_array
         if self.dem_path is None:
             return None
+        if margin_ft is None:
+            return read_dem(self.dem_path, self.dem_vertical_unit)
         bounds = _bounds_in(self.boundary.bounds, margin_ft / self.ft_per_unit, self.crs, _raster_crs(self.dem_path))
         return read_dem(self.dem_path, self.dem_vertical_unit, bounds=bounds)
 

@@ -1,0 +1,93 @@
+"""The analyze pipeline's drainage answers on closed-form surfaces: upslope area on a plane
+(width x upslope length), the B(6)(a) diversion decision on both sides of 10,000 sq ft and of
+0.5 ft/s, and the B(6)(c)[2] channel-origin trigger on a V-shaped valley."""
+
+from __future__ import annotations
+
+import warnings
+
+import geopandas as gpd
+import pytest
+from sitebuilder import make_site, rect
+
+import geosite
+from geosite.testing import inclined_plane, v_valley
+
+
+def analyze(folder):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return geosite.analyze(geosite.load_site(folder)).report
+
+
+def finding(report, rule):
+    return next(f for f in report["findings"] if f["rule"] == rule)
+
+
+# DEM: 500 x 500 cells of 2 ft from (X0, Y0) going east and south, a 5 % plane falling south.
+# In sitebuilder coordinates the DEM spans x 0..1000 and y -1000..0; its top (upslope) edge is y = 0.
+
+
+@pytest.mark.parametrize(("top", "upslope_ft"), [(-98.0, 98.0), (-102.0, 102.0), (-550.0, 550.0)])
+def test_upslope_area_on_a_plane_is_width_times_upslope_length(tmp_path, top, upslope_ft):
+    dem = inclined_plane(5.0, shape=(500, 500), cell=2.0)
+    width = 100.0
+    folder = make_site(
+        tmp_path / "s",
+        {"site_boundary": [rect(0, -1000, 1000, 1000)], "disturbance": [rect(350, top - 100, width, 100)]},
+        dem=dem,
+    )
+    r = analyze(folder)
+    (u,) = r["upslope"]
+    assert u["area_sqft"] == pytest.approx(width * upslope_ft, rel=0.02)
+    assert u["sheetflow_area_sqft"] == pytest.approx(u["area_sqft"])
+    assert u["channelized"] is False
+    assert u["mean_slope_pct"] == pytest.approx(5.0, abs=0.01)
+    # bare soil assumed (no vegetation layer): n = 0.05, L = min(upslope, 300) ft, P = 4.1 in, s = 0.05
+    length = min(upslope_ft, 300.0)
+    tt = 0.007 * (0.05 * length) ** 0.8 / (4.1**0.5 * 0.05**0.4)
+    assert u["velocity_fps"] == pytest.approx(length / (3600 * tt), rel=0.02)
+    over = width * upslope_ft > 10_000
+    assert u["diversion_required"] is over
+    assert finding(r, "sheetflow_diversion")["required"] is over
+
+
+def test_slow_sheetflow_through_dense_woods_needs_no_diversion(tmp_path):
+    dem = inclined_plane(2.0, shape=(500, 500), cell=2.0)
+    veg = gpd.GeoDataFrame({"cover": ["dense_woods"]}, geometry=[rect(0, -1000, 1000, 1000)], crs="EPSG:7593")
+    folder = make_site(
+        tmp_path / "s",
+        {"site_boundary": [rect(0, -1000, 1000, 1000)], "disturbance": [rect(350, -300, 100, 100)], "vegetation": veg},
+        dem=dem,
+    )
+    r = analyze(folder)
+    (u,) = r["upslope"]
+    assert u["sheetflow_area_sqft"] == pytest.approx(20_000.0, rel=0.02)
+    assert u["land_cover"] == "dense_woods" and u["manning_n"] == 0.8
+    tt = 0.007 * (0.8 * 200.0) ** 0.8 / (4.1**0.5 * 0.02**0.4)
+    assert u["velocity_fps"] == pytest.approx(200.0 / (3600 * tt), rel=0.02)
+    assert u["velocity_fps"] < 0.5
+    assert u["diversion_required"] is False
+    assert finding(r, "sheetflow_diversion")["required"] is False
+
+
+def test_channel_originating_in_small_disturbance_requires_basin(tmp_path):
+    # V valley: 600 ft long (300 rows), 202 ft wide (101 cols), axis falling south at 2 %, sides 10 %.
+    # The axis accumulates about a row of 101 cells per row, so 1 acre (10,890 cells) is reached
+    # about 108 rows (216 ft) down the valley: the channel head.
+    dem = v_valley(10.0, 2.0, shape=(300, 101), cell=2.0)
+    upper = rect(60, -260, 82, 80)   # rows 90-130 around the axis: holds the head
+    lower = rect(60, -540, 82, 60)   # rows 240-270: the channel passes through it
+    site = rect(0, -600, 202, 600)
+    r1 = analyze(make_site(tmp_path / "a", {"site_boundary": [site], "disturbance": [upper]}, dem=dem))
+    r2 = analyze(make_site(tmp_path / "b", {"site_boundary": [site], "disturbance": [lower]}, dem=dem))
+    assert r1["disturbed"]["max_at_one_time_acres"] < 10
+    assert r1["sediment_basin"]["required"] is True
+    assert finding(r1, "sediment_basin")["required"] is True
+    assert "channel originates" in finding(r1, "sediment_basin")["message"]
+    assert r2["sediment_basin"]["required"] is False
+    assert finding(r2, "sediment_basin")["required"] is False
+    (u2,) = r2["upslope"]
+    assert u2["channelized"] is True
+    assert finding(r2, "channelized_diversion")["required"] is True
+    assert finding(r2, "channel_edge_fences")["required"] is True
