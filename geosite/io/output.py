@@ -54,7 +54,22 @@ def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
 
 
 def write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, indent=2, default=_json_default, allow_nan=False) + "\n", encoding="utf-8")
+    """JSON with NaN and infinities written as null (JSON has no NaN)."""
+    path.write_text(json.dumps(_finite(data), indent=2, default=_json_default, allow_nan=False) + "\n", encoding="utf-8")
+
+
+def _finite(obj: Any) -> Any:
+    import math
+
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    if hasattr(obj, "dtype") and getattr(obj, "shape", None) == ():
+        return _finite(obj.item())
+    return obj
 
 
 def _json_default(obj: Any) -> Any:
