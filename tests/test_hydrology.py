@@ -1,0 +1,258 @@
+"""Hydrology against closed forms (planes, valleys, holes, pits) and against topotoolbox.
+
+Every expected number here can be checked by hand: on a plane falling south every cell drains to the
+cell below, so a cell's accumulation is its row number + 1; a V-valley's axis collects whole rows.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+
+import numpy as np
+import pytest
+import shapely
+from affine import Affine
+
+from geosite import hydrology as h
+from geosite.dem import Dem
+from geosite.errors import InputError
+from geosite.flow_engines import available_engines, get_engine
+from geosite.testing import CRS_M, CRS_US_FT, cone, inclined_plane, v_valley
+
+UNIT_COMBOS = [(CRS_US_FT, "us_ft"), (CRS_US_FT, "m"), (CRS_M, "m"), (CRS_M, "ft")]
+
+
+def _box(dem: Dem, r0: int, r1: int, c0: int, c1: int) -> shapely.Polygon:
+    """Polygon covering rows r0..r1-1 and cols c0..c1-1 exactly (cell edges)."""
+    t = dem.transform
+    return shapely.box(t.c + c0 * t.a, t.f + r1 * t.e, t.c + c1 * t.a, t.f + r0 * t.e)
+
+
+def _rough(shape=(160, 180), seed=3, holes=True) -> Dem:
+    """Deterministic rough terrain with closed pits and (optionally) nodata holes."""
+    from scipy.ndimage import gaussian_filter
+
+    rng = np.random.default_rng(seed)
+    rows, cols = shape
+    z = gaussian_filter(rng.standard_normal(shape), 4) * 40 + gaussian_filter(rng.standard_normal(shape), 1)
+    z -= 0.02 * np.arange(rows)[:, None] * 3.0  # regional fall to the south
+    z = np.round(z + 900.0, 1)  # 0.1 ft rounding makes real flats, as in LiDAR products
+    if holes:
+        z[40:46, 120:130] = np.nan
+        z[100:103, 30:33] = np.nan
+    return Dem.from_array(z, Affine(3.0, 0, 500_000.0, 0, -3.0, 200_000.0), CRS_US_FT, "us_ft", source="rough")
+
+
+@pytest.mark.parametrize("crs,vu", UNIT_COMBOS)
+def test_plane_south_accumulates_its_column(crs, vu):
+    dem = inclined_plane(4.0, shape=(37, 23), cell=2.0, crs=crs, vertical_unit=vu)
+    acc = h.flow_accumulation(dem)
+    assert np.array_equal(acc, np.repeat(np.arange(1.0, 38.0)[:, None], 23, axis=1))
+    # the bottom row passes everything out of the grid; side columns do not leak sideways
+    assert acc[-1].sum() == 37 * 23
+    assert np.array_equal(h.flow_accumulation(dem, "sqft"), acc * dem.cell_area_sqft)
+
+
+@pytest.mark.parametrize("az,expect", [(0.0, "north"), (90.0, "east"), (270.0, "west")])
+def test_plane_edges_pass_flow_out(az, expect):
+    dem = inclined_plane(3.0, shape=(20, 25), cell=2.0, azimuth_deg=az)
+    acc = h.flow_accumulation(dem)
+    r, c = np.mgrid[0:20, 0:25]
+    n = {"north": 20 - r, "east": c + 1, "west": 25 - c}[expect]
+    assert np.array_equal(acc, n.astype(float))
+
+
+def test_plane_diagonal_and_non_square_cells():
+    # falling south-east on square cells: every cell drains diagonally, 1 + min(row, col) cells
+    dem = inclined_plane(6.0, shape=(15, 20), cell=2.0, azimuth_deg=135.0)
+    r, c = np.mgrid[0:15, 0:20]
+    assert np.array_equal(h.flow_accumulation(dem), 1.0 + np.minimum(r, c))
+    # non-square cells (2 ft x 3 ft), plane falling south: still the column count
+    rows = np.arange(12)[:, None] * np.ones((1, 9))
+    z = 900.0 - 0.05 * (rows + 0.5) * 3.0
+    dem = Dem.from_array(z, Affine(2.0, 0, 500_000.0, 0, -3.0, 200_000.0), CRS_US_FT, "us_ft")
+    assert np.array_equal(h.flow_accumulation(dem), rows + 1.0)
+
+
+def test_v_valley_axis_collects_whole_rows():
+    dem = v_valley(10.0, 2.0, shape=(40, 31))
+    acc = h.flow_accumulation(dem)
+    assert np.array_equal(acc[:, 15], 31.0 * np.arange(1, 41))
+    assert acc[-1, 15] == 40 * 31
+
+
+def test_nodata_hole_is_an_outlet():
+    # a bowl (inverted cone) whose bottom has no data: everything drains into the hole, nothing to the edge
+    bowl = cone(-5.0, shape=(41, 41), cell=2.0)
+    z = bowl.elevation_ft.copy()
+    z[18:23, 18:23] = np.nan
+    dem = Dem(z, bowl.transform, bowl.crs, bowl.ft_per_unit, bowl.vertical_unit)
+    fg = h.flow_grid(dem)
+    acc = fg.accumulation_cells()
+    outlets = fg.directions == 0
+    assert not outlets[0].any() and not outlets[-1].any() and not outlets[:, 0].any()
+    near_hole = np.zeros_like(outlets)
+    near_hole[17:24, 17:24] = True
+    assert (outlets <= near_hole).all()
+    assert acc[outlets].sum() == 41 * 41 - 25
+    assert np.isnan(acc[20, 20]) and fg.directions[20, 20] == 255
+
+
+def test_closed_depression_is_filled_and_drains_out():
+    dem0 = inclined_plane(5.0, shape=(30, 20), cell=2.0)
+    z = dem0.elevation_ft.copy()
+    z[10:13, 8:11] -= 10.0  # a 3x3 pit, 10 ft deep
+    dem = Dem(z, dem0.transform, dem0.crs, dem0.ft_per_unit, dem0.vertical_unit)
+    fg = h.flow_grid(dem)
+    # filled to its spill: the lowest cell of the ring around it, the row below (row 13, 0.1 ft per row)
+    assert np.allclose(fg.filled_ft[10:13, 8:11], z[13, 9])
+    assert np.array_equal(fg.filled_ft[z == dem0.elevation_ft], z[z == dem0.elevation_ft])
+    acc = fg.accumulation_cells()
+    assert (fg.directions[1:-1, 1:-1] != 0).all()  # no interior sink left
+    assert acc[-1].sum() == 30 * 20  # everything leaves by the bottom edge
+    # everything in columns 7-11 above row 14 (the pit, the cells that slide into it, and its ring)
+    # passes through row 13 there; columns 6 and 12 are untouched plane
+    assert acc[13, 7:12].sum() == 14 * 5
+    assert acc[13, 6] == acc[13, 12] == 14
+
+
+def test_flat_dem_drains_to_edges():
+    dem = Dem.from_array(np.full((9, 11), 100.0), Affine(2, 0, 500_000, 0, -2, 200_000), CRS_US_FT, "us_ft")
+    fg = h.flow_grid(dem)
+    acc = fg.accumulation_cells()
+    assert acc[fg.directions == 0].sum() == 99
+    assert fg.directions[0].tolist() == [0] * 11  # edge cells are outlets
+
+
+def test_upslope_area_of_rectangle_on_plane():
+    dem = inclined_plane(5.0, shape=(300, 200), cell=2.0)
+    poly = _box(dem, 150, 170, 60, 80)  # 20 x 20 cells, 40 ft x 40 ft
+    res = h.upslope_area(dem, poly, channel_threshold_sqft=1000.0)
+    width_ft, upslope_ft = 20 * 2.0, 150 * 2.0
+    assert res.method == "window"
+    assert res.area_sqft == pytest.approx(width_ft * upslope_ft, rel=0.02)
+    assert res.flow_length_ft == pytest.approx(upslope_ft)
+    assert res.mean_slope_pct == pytest.approx(5.0, rel=1e-6)
+    assert len(res.entry_points) == 20
+    # each entry cell carries its 150-cell column: 600 sq ft < 1000 -> sheet flow
+    assert np.allclose(res.entry_points["contrib_area_sqft"], 600.0)
+    assert not res.channelized and res.sheetflow_area_sqft == res.area_sqft
+    assert res.polygon.area == pytest.approx(width_ft * upslope_ft)
+    whole = h.upslope_area(h.flow_grid(dem), poly, channel_threshold_sqft=1000.0)
+    assert whole.method == "whole" and whole.area_sqft == res.area_sqft
+    # a threshold under one column's area makes every entry channelized
+    assert h.upslope_area(dem, poly, channel_threshold_sqft=500.0).channelized_area_sqft == res.area_sqft
+
+
+def test_upslope_area_metre_dem_matches_closed_form():
+    dem = inclined_plane(8.0, shape=(200, 120), cell=1.0, crs=CRS_M, vertical_unit="m")
+    poly = _box(dem, 100, 110, 50, 65)
+    res = h.upslope_area(dem, poly)
+    ft = 1 / 0.3048
+    assert res.area_sqft == pytest.approx(15 * ft * 100 * ft, rel=1e-9)
+
+
+def test_window_equals_whole_dem():
+    dem = _rough()
+    fg = h.flow_grid(dem)
+    rng = np.random.default_rng(7)
+    methods = set()
+    for _ in range(12):
+        r0, c0 = int(rng.integers(5, 140)), int(rng.integers(5, 160))
+        poly = _box(dem, r0, r0 + 12, c0, c0 + 15)
+        a = h.upslope_area(dem, poly, channel_threshold_sqft=5000.0, method="window")
+        b = h.upslope_area(fg, poly, channel_threshold_sqft=5000.0)
+        methods.add(a.method)
+        assert a.area_sqft == b.area_sqft
+        assert a.sheetflow_area_sqft == b.sheetflow_area_sqft and a.channelized == b.channelized
+        assert a.flow_length_ft == b.flow_length_ft
+        assert (a.mean_slope_pct == b.mean_slope_pct) or (math.isnan(a.mean_slope_pct) and math.isnan(b.mean_slope_pct))
+        assert sorted(a.entry_points["contrib_area_sqft"]) == sorted(b.entry_points["contrib_area_sqft"])
+    assert "window" in methods
+
+
+def test_upslope_area_rejects_bad_input():
+    dem = inclined_plane(5.0, shape=(20, 20))
+    with pytest.raises(InputError):
+        h.upslope_area(dem, shapely.Point(0, 0).buffer(1))  # outside the DEM
+    with pytest.raises(InputError):
+        h.upslope_area(dem, _box(dem, 2, 5, 2, 5), method="magic")
+
+
+def test_channels_on_v_valley():
+    dem = v_valley(10.0, 2.0, shape=(40, 31), cell=2.0)
+    # the axis holds 31 cells per row (124 sq ft); side cells at most 15: threshold 10 rows of axis
+    chan = h.channels(dem, threshold_sqft=31 * 10 * 4.0)
+    assert len(chan) == 1
+    line = chan.geometry.iloc[0]
+    t = dem.transform
+    x_axis = t.c + 15.5 * t.a
+    assert np.allclose(np.asarray(line.coords)[:, 0], x_axis)
+    assert len(line.coords) == 31  # rows 9..39
+    assert chan["contrib_area_sqft"].iloc[0] == 40 * 31 * 4.0
+    assert bool(chan["starts_at_head"].iloc[0]) and chan["head_y"].iloc[0] == t.f + 9.5 * t.e
+    head_box = _box(dem, 5, 12, 10, 20)
+    low_box = _box(dem, 25, 30, 10, 20)
+    assert len(h.channels_originating_in(chan, head_box)) == 1
+    assert len(h.channels_originating_in(chan, low_box)) == 0
+    assert len(h.channels_through(chan, low_box)) == 1
+    assert len(h.channels_through(chan, _box(dem, 25, 30, 0, 5))) == 0
+
+
+def test_channelized_entry_on_valley():
+    dem = v_valley(10.0, 2.0, shape=(60, 31), cell=2.0)
+    site = _box(dem, 40, 50, 5, 26)  # across the axis
+    res = h.upslope_area(dem, site, channel_threshold_sqft=31 * 10 * 4.0)
+    # the 40 rows above it (all 31 columns) and, beside it, rows 40-49 of columns 0-4 and 26-30, whose
+    # cells run across the contour (10 % side slope beats the 2 % axis fall) into the site
+    assert res.area_sqft == (40 * 31 + 10 * 10) * 4.0
+    # the axis cell above the site carries the 40 rows (1240 cells): channelized; the side rows are sheet flow
+    assert res.channelized
+    assert res.channelized_area_sqft == 40 * 31 * 4.0
+    assert res.sheetflow_area_sqft == 10 * 10 * 4.0
+
+
+def test_tr55_sheetflow_velocity_hand_value():
+    # n = 0.15 (short grass), L = 100 ft, P2 = 2.9 in, s = 0.02:
+    # Tt = 0.007 * 15^0.8 / (2.9^0.5 * 0.02^0.4) = 0.007 * 8.7272 / (1.70294 * 0.20912) = 0.17154 h
+    # V = 100 / (3600 * 0.17154) = 0.1619 ft/s
+    assert h.sheetflow_travel_time_hr("short_grass", 100.0, 2.9, 0.02) == pytest.approx(0.17154, rel=1e-4)
+    assert h.sheetflow_velocity_fps(0.15, 100.0, 2.9, 0.02) == pytest.approx(0.1619, rel=1e-3)
+    # L is capped at 300 ft: a 500 ft path gets the 300 ft velocity
+    assert h.sheetflow_velocity_fps("bare_soil", 500.0, 4.1, 0.05) == h.sheetflow_velocity_fps(0.05, 300.0, 4.1, 0.05)
+    with pytest.raises(InputError, match="short_grass"):
+        h.manning_n("lawn")
+    with pytest.raises(InputError):
+        h.sheetflow_velocity_fps(0.15, 100.0, 2.9, 0.0)
+
+
+def test_engine_interface():
+    assert "native" in available_engines()
+    with pytest.raises(InputError, match="native"):
+        get_engine("whitebox")
+    dem = inclined_plane(5.0, shape=(10, 8))
+    assert np.array_equal(get_engine("native").accumulation_cells(dem), np.repeat(np.arange(1.0, 11)[:, None], 8, 1))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("topotoolbox") is None, reason="topotoolbox not installed")
+def test_agrees_with_topotoolbox():
+    tt = get_engine("topotoolbox")
+    nat = get_engine("native")
+    for dem in (inclined_plane(5.0, shape=(30, 20)), v_valley(10.0, 2.0, shape=(30, 21))):
+        assert np.array_equal(tt.accumulation_cells(dem), nat.accumulation_cells(dem))
+    dem = _rough(holes=False)
+    a, b = nat.accumulation_cells(dem), tt.accumulation_cells(dem)
+    agree = float(np.mean(a == b))
+    # they differ only where depressions are resolved differently (topotoolbox carves, geosite fills
+    # and routes across the flat; this surface is rounded to 0.1 ft, so it has many flats): measured 0.79
+    assert agree > 0.75, agree
+    assert np.nansum(a[-1]) > 0 and abs(np.nanmax(a) - np.nanmax(b)) / np.nanmax(b) < 0.05
+
+
+@pytest.mark.skipif(importlib.util.find_spec("richdem") is None, reason="richdem not installed (no build for Python 3.10+)")
+def test_agrees_with_richdem():  # pragma: no cover
+    dem = _rough(holes=False)
+    a = get_engine("native").accumulation_cells(dem)
+    b = get_engine("richdem").accumulation_cells(dem)
+    assert float(np.mean(a == b)) > 0.5
