@@ -96,6 +96,8 @@ def _condition(profile: Profile, cond: Mapping[str, Any], m: Measurements, secti
     text = cond.get("text", key)
     if met is None:
         message = f"{text}: not assessed ({m.get(key + '.why', 'the data needed is not in the site')})"
+    elif isinstance(cond["threshold"], bool | str):
+        message = f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)})"
     else:
         message = f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}; threshold {cond['op']} {fmt(cond['threshold'], unit)})"
     sec = cond.get("section", section)
