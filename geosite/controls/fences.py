@@ -1,0 +1,481 @@
+"""Filter fence (Grantsburg B(6)(c)[3], DNR technical standard 1056): where it goes.
+
+How the boundary is classified
+------------------------------
+Each ring of a disturbed polygon is cut into stretches of about one DEM cell. For each stretch the
+outward normal ``n`` is compared with the downhill direction ``u`` of the cell just inside it (the
+steepest descent of the depression-filled surface, central differences averaged over 3x3 cells, exact
+on a plane; the cell's D8 direction on flats). With ``a`` the angle between ``n`` and ``u``:
+
+* ``a < 90 - tol``: flow leaves the area across the stretch: **downslope**;
+* ``90 - tol <= a <= 90 + tol``: flow runs along it: **sideslope**;
+* ``a > 90 + tol``: flow enters: **upslope** (no fence: DNR 1056 says not where clean water enters).
+
+``tol`` is the profile's ``fence_sideslope_tolerance_deg``. Runs shorter than ``fence_min_run_ft``
+take the class of their longer neighbour (repeatedly, shortest first), so runs read as continuous.
+
+Fences go along downslope and sideslope runs. Each open end of a fence chain is turned upslope by a
+hook of ``fence_hook_ft`` unless the fence already runs upslope there (within 45 deg). Interior rows
+keep the slope length above any fence within the DNR 1056 table: each disturbed cell gets its D8
+flow distance to where its water leaves the area, divided by the table's length for its slope; rows
+are the contours of that normalised distance at 1, 2, ... (on a plane: rows every table length up the
+slope; D8 paths on planes not aligned with the grid are up to 8 % longer than straight flow, so rows
+there are a little closer than needed). Where a channel (``hydrology.channels``) crosses the area,
+fences are drawn along both its edges, ``fence_channel_offset_ft`` either side of its centreline.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import shapely
+from shapely.geometry import LineString
+
+from geosite.controls import _grid
+from geosite.dem import Dem
+
+if TYPE_CHECKING:
+    import geopandas as gpd
+    from shapely.geometry.base import BaseGeometry
+
+    from geosite.hydrology import FlowGrid
+
+#: DNR technical standard 1056: (slope below, %, maximum slope length above a fence, ft).
+DNR_1056_MAX_SLOPE_LENGTH_FT: tuple[tuple[float, float], ...] = (
+    (2.0, 100.0),
+    (5.0, 75.0),
+    (10.0, 50.0),
+    (33.0, 25.0),
+    (math.inf, 20.0),
+)
+FENCED = ("downslope", "sideslope")
+
+
+def _rings(polygon: BaseGeometry) -> list[LineString]:
+    out = []
+    for p in getattr(polygon, "geoms", [polygon]):
+        if p.geom_type != "Polygon" or p.is_empty:
+            continue
+        p = shapely.geometry.polygon.orient(p, sign=1.0)  # exterior CCW, holes CW: area on the left
+        out.append(LineString(p.exterior.coords))
+        out += [LineString(r.coords) for r in p.interiors]
+    return out
+
+
+def _surface(dem: Dem, fg: FlowGrid | None) -> tuple[np.ndarray, np.ndarray | None]:
+    if fg is not None:
+        return fg.filled_ft, fg.directions
+    from geosite.hydrology import fill_depressions
+
+    return fill_depressions(dem), None
+
+
+def _runs(labels: list[str], lengths: np.ndarray, min_run: float) -> list[tuple[str, list[int]]]:
+    """Cyclic runs of equal labels, short ones absorbed by their longer neighbour."""
+    n = len(labels)
+    runs: list[list[Any]] = []  # [label, length, indices]
+    for i in range(n):
+        if runs and runs[-1][0] == labels[i]:
+            runs[-1][1] += lengths[i]
+            runs[-1][2].append(i)
+        else:
+            runs.append([labels[i], float(lengths[i]), [i]])
+    if len(runs) > 1 and runs[0][0] == runs[-1][0]:
+        last = runs.pop()
+        runs[0] = [last[0], last[1] + runs[0][1], last[2] + runs[0][2]]
+    while len(runs) > 1:
+        k = min(range(len(runs)), key=lambda j: runs[j][1])
+        if runs[k][1] >= min_run:
+            break
+        prev, nxt = runs[k - 1], runs[(k + 1) % len(runs)]
+        runs[k][0] = prev[0] if prev[1] >= nxt[1] else nxt[0]
+        merged: list[list[Any]] = []
+        for r in runs:
+            if merged and merged[-1][0] == r[0]:
+                merged[-1][1] += r[1]
+                merged[-1][2] += r[2]
+            else:
+                merged.append(r)
+        if len(merged) > 1 and merged[0][0] == merged[-1][0]:
+            last = merged.pop()
+            merged[0] = [last[0], last[1] + merged[0][1], last[2] + merged[0][2]]
+        runs = merged
+    return [(r[0], r[2]) for r in runs]
+
+
+def _line(seg_start: np.ndarray, seg_end: np.ndarray, idx: list[int]) -> LineString:
+    pts = [seg_start[idx[0]]] + [seg_end[i] for i in idx]
+    return LineString(pts)
+
+
+def classify_boundary(
+    polygon: BaseGeometry,
+    dem: Dem,
+    fg: FlowGrid | None = None,
+    tolerance_deg: float = 20.0,
+    min_run_ft: float = 20.0,
+    spacing_ft: float | None = None,
+) -> gpd.GeoDataFrame:
+    """Classify the boundary of ``polygon`` (DEM CRS) by how surface flow crosses it.
+
+    Parameters
+    ----------
+    polygon : shapely (Multi)Polygon in the DEM's CRS.
+    dem : the DEM; fg : its FlowGrid (filled surface and D8 directions), computed if None.
+    tolerance_deg : half-width of the sideslope band around 90 deg between outward normal and flow.
+    min_run_ft : runs shorter than this are merged into their longer neighbour.
+    spacing_ft : stretch length; default one cell.
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        One row per run: ``side`` (downslope, sideslope, upslope), ``length_ft``, ``ring``, ``chain``
+        (runs in a row on one ring that share a fence), LineString geometry in the DEM CRS, in ring
+        order (counter-clockwise around the area).
+    """
+    import geopandas as gpd
+
+    surface, dirs = _surface(dem, fg)
+    ux, uy = _grid.downhill_field(surface, dem, dirs)
+    spacing = (spacing_ft or min(dem.cell_x_ft, dem.cell_y_ft)) / dem.ft_per_unit
+    cell = min(abs(dem.transform.a), abs(dem.transform.e))
+    cos_lo = math.cos(math.radians(90.0 - tolerance_deg))
+    cos_hi = math.cos(math.radians(90.0 + tolerance_deg))
+    rows: dict[str, list[Any]] = {"side": [], "length_ft": [], "ring": [], "geometry": []}
+    for ri, ring in enumerate(_rings(polygon)):
+        coords = np.asarray(shapely.segmentize(ring, spacing).coords)[:, :2]
+        a, b = coords[:-1], coords[1:]
+        d = b - a
+        seg = np.hypot(d[:, 0], d[:, 1])
+        keep = seg > 0
+        a, b, d, seg = a[keep], b[keep], d[keep], seg[keep]
+        if not len(seg):
+            continue
+        nx, ny = d[:, 1] / seg, -d[:, 0] / seg  # outward normal: right of travel
+        mid = (a + b) / 2
+        px, py = mid[:, 0] - nx * 0.5 * cell, mid[:, 1] - ny * 0.5 * cell
+        vx, vy = _grid.sample_vectors(ux, uy, dem, px, py)
+        cosang = nx * vx + ny * vy
+        nov = (vx == 0) & (vy == 0)
+        labels = np.where(cosang > cos_lo, "downslope", np.where(cosang < cos_hi, "upslope", "sideslope"))
+        labels = np.where(nov, "sideslope", labels)  # no flow direction known: fence (conservative)
+        for side, idx in _runs(list(labels), seg * dem.ft_per_unit, min_run_ft):
+            geom = _line(a, b, idx)
+            rows["side"].append(str(side))
+            rows["length_ft"].append(float(geom.length) * dem.ft_per_unit)
+            rows["ring"].append(ri)
+            rows["geometry"].append(geom)
+    gdf = gpd.GeoDataFrame(rows, geometry="geometry", crs=dem.crs)
+    chain, pos = _chains(gdf)
+    gdf["chain"] = chain
+    gdf["chain_pos"] = pos
+    return gdf
+
+
+def _chains(runs: gpd.GeoDataFrame) -> tuple[list[int], list[int]]:
+    """Label consecutive fenced runs (cyclic within a ring) with a shared chain number (-1 = not
+    fenced) and their position along the chain."""
+    out = [-1] * len(runs)
+    pos = [0] * len(runs)
+    chain = 0
+    for ring in sorted(set(runs["ring"])):
+        idx = [i for i in range(len(runs)) if runs["ring"].iloc[i] == ring]
+        fenced = [runs["side"].iloc[i] in FENCED for i in idx]
+        if all(fenced):
+            for k, i in enumerate(idx):
+                out[i] = chain
+                pos[i] = k
+            chain += 1
+            continue
+        start = next(k for k in range(len(idx)) if not fenced[k])
+        order = idx[start:] + idx[:start]
+        current = None
+        for i in order:
+            if runs["side"].iloc[i] in FENCED:
+                if current is None:
+                    current = chain
+                    chain += 1
+                    k = 0
+                out[i] = current
+                pos[i] = k
+                k += 1
+            else:
+                current = None
+    return out, pos
+
+
+def max_slope_length_ft(slope_pct: np.ndarray | float, table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT) -> np.ndarray:
+    """DNR 1056 maximum slope length above a fence (ft) for each slope (%): the first row whose
+    ``slope below`` exceeds the slope."""
+    s = np.asarray(slope_pct, float)
+    out = np.full(s.shape, float(table[-1][1]))
+    for below, length in reversed(list(table)):
+        out = np.where(s < float(below), float(length), out)
+    return out
+
+
+def _hooks(runs: gpd.GeoDataFrame, ux: np.ndarray, uy: np.ndarray, dem: Dem, hook_ft: float) -> list[LineString]:
+    hooks = []
+    if hook_ft <= 0:
+        return hooks
+    L = hook_ft / dem.ft_per_unit
+    for chain in sorted({c for c in runs["chain"] if c >= 0}):
+        part = runs[runs["chain"] == chain].sort_values("chain_pos")
+        ring = part["ring"].iloc[0]
+        whole = (runs[runs["ring"] == ring]["chain"] == chain).all()
+        if whole:
+            continue
+        first = np.asarray(part.geometry.iloc[0].coords)
+        last = np.asarray(part.geometry.iloc[-1].coords)
+        for p, q in ((first[0], first[1]), (last[-1], last[-2])):
+            t = p - q  # pointing out of the chain at its end
+            tn = np.hypot(*t)
+            vx, vy = _grid.sample_vectors(ux, uy, dem, np.array([p[0]]), np.array([p[1]]))
+            up = np.array([-vx[0], -vy[0]])
+            if tn == 0 or not np.hypot(*up) > 0:
+                continue
+            if np.dot(t / tn, up) >= math.cos(math.radians(45.0)):
+                continue  # the fence already runs upslope at its end
+            hooks.append(LineString([p, p + up * L]))
+    return hooks
+
+
+def interior_rows(
+    polygon: BaseGeometry,
+    dem: Dem,
+    fg: FlowGrid,
+    table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT,
+) -> list[LineString]:
+    """Interior fence rows in ``polygon`` (DEM CRS) keeping the slope length above every fence within
+    ``table`` (see the module notes)."""
+    import contourpy
+
+    from geosite.terrain import slope_pct
+
+    inside = _grid.rasterize(polygon, dem)
+    if not inside.any():
+        return []
+    rows_i, cols_i = np.nonzero(inside)
+    r0, r1 = max(rows_i.min() - 2, 0), min(rows_i.max() + 3, dem.shape[0])
+    c0, c1 = max(cols_i.min() - 2, 0), min(cols_i.max() + 3, dem.shape[1])
+    from affine import Affine
+
+    sub = Dem(dem.elevation_ft[r0:r1, c0:c1], dem.transform * Affine.translation(c0, r0), dem.crs,
+              dem.ft_per_unit, dem.vertical_unit, dem.source)
+    ins = inside[r0:r1, c0:c1]
+    dirs = np.array(fg.directions[r0:r1, c0:c1])
+    filled = np.asarray(fg.filled_ft[r0:r1, c0:c1], float)
+    slope = slope_pct(Dem(filled, sub.transform, sub.crs, sub.ft_per_unit, sub.vertical_unit, sub.source))
+    slope = np.where(np.isfinite(slope), slope, 0.0)
+    lmax = max_slope_length_ft(slope, table)
+    rr, rc, has = _grid.receivers(dirs)
+    recv_in = has & ins[rr, rc]
+    w_self = 1.0 / lmax
+    # flow distance of a D8 step is measured along the gradient: drop / slope (exact on a plane
+    # whatever the grid's orientation); the step's length where the ground is flat
+    # exit cells: from the centre to the boundary along the downhill direction. A cell whose D8
+    # receiver is outside but whose downhill ray stays inside for 1.5 cells (flow running along a
+    # sideslope edge) is routed instead to its steepest lower neighbour inside the area.
+    cand_r, cand_c = np.nonzero(ins & ~recv_in)
+    ex, ey = _grid.centres(sub, cand_r, cand_c)
+    ux, uy = _grid.downhill_field(filled, sub, dirs)
+    vx, vy = ux[cand_r, cand_c], uy[cand_r, cand_c]
+    cellu = max(abs(sub.transform.a), abs(sub.transform.e))
+    rays = shapely.linestrings(np.stack([np.column_stack([ex, ey]), np.column_stack([ex + vx * 1.5 * cellu, ey + vy * 1.5 * cellu])], axis=1))
+    hits = shapely.intersection(rays, polygon.boundary)
+    dist = shapely.distance(shapely.points(ex, ey), hits) * sub.ft_per_unit
+    crosses = np.isfinite(dist) & ((vx != 0) | (vy != 0))
+    alt_r, alt_c, alt_ok = _inside_receiver(filled, ins, sub)
+    reroute = ~crosses & alt_ok[cand_r, cand_c]
+    rr[cand_r[reroute], cand_c[reroute]] = alt_r[cand_r[reroute], cand_c[reroute]]
+    rc[cand_r[reroute], cand_c[reroute]] = alt_c[cand_r[reroute], cand_c[reroute]]
+    recv_in[cand_r[reroute], cand_c[reroute]] = True
+    w_recv = 1.0 / lmax[rr, rc]
+    s_mean = 0.5 * (slope + slope[rr, rc]) / 100.0
+    drop = filled - filled[rr, rc]
+    step = np.hypot((rr - np.arange(rr.shape[0])[:, None]) * sub.cell_y_ft, (rc - np.arange(rc.shape[1])[None, :]) * sub.cell_x_ft)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        along = np.where((s_mean > 1e-3) & (drop > 0), drop / s_mean, step)
+    inc = 0.5 * along * (w_self + w_recv)
+    keep = ~reroute
+    exit_r, exit_c = cand_r[keep], cand_c[keep]
+    half = 0.5 * min(sub.cell_x_ft, sub.cell_y_ft)
+    dist = np.where(crosses, dist, half)[keep]
+    d = np.full(ins.shape, np.nan)
+    d[ins] = np.inf
+    d[exit_r, exit_c] = dist * w_self[exit_r, exit_c]
+    for _ in range(int(ins.sum()) + 1):
+        nd = np.where(ins & recv_in, d[rr, rc] + inc, d)
+        if np.array_equal(nd, d, equal_nan=True):
+            break
+        d = nd
+    d = np.where(np.isfinite(d), d, np.nan)
+    top = np.nanmax(d) if np.isfinite(d).any() else 0.0
+    if not top > 1.0:
+        return []
+    x, y = _grid.centres(sub, *np.mgrid[0 : ins.shape[0], 0 : ins.shape[1]])
+    gen = contourpy.contour_generator(x, y, np.ma.masked_invalid(d), line_type="Separate")
+    out: list[LineString] = []
+    for level in range(1, int(math.floor(top)) + 1):
+        for ln in gen.lines(float(level)):
+            if len(ln) < 2:
+                continue
+            clipped = shapely.intersection(LineString(ln), polygon)
+            out += [g for g in getattr(clipped, "geoms", [clipped]) if g.geom_type == "LineString" and not g.is_empty]
+    return out
+
+
+def _inside_receiver(filled: np.ndarray, ins: np.ndarray, dem: Dem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Steepest lower neighbour of every cell among the cells of ``ins`` (row, col, found)."""
+    nr, nc = filled.shape
+    best = np.zeros(filled.shape)
+    br = np.tile(np.arange(nr)[:, None], (1, nc))
+    bc = np.tile(np.arange(nc)[None, :], (nr, 1))
+    pad = np.pad(filled, 1, constant_values=np.nan)
+    pin = np.pad(ins, 1, constant_values=False)
+    for k in range(8):
+        dr, dc = int(_grid.DR[k]), int(_grid.DC[k])
+        nb = pad[1 + dr : 1 + dr + nr, 1 + dc : 1 + dc + nc]
+        nb_in = pin[1 + dr : 1 + dr + nr, 1 + dc : 1 + dc + nc]
+        with np.errstate(invalid="ignore"):
+            g = (filled - nb) / math.hypot(dr * dem.cell_y_ft, dc * dem.cell_x_ft)
+        better = nb_in & np.isfinite(g) & (g > best)
+        best = np.where(better, g, best)
+        br = np.where(better, np.arange(nr)[:, None] + dr, br)
+        bc = np.where(better, np.arange(nc)[None, :] + dc, bc)
+    return br, bc, best > 0
+
+
+def channel_fences(
+    polygon: BaseGeometry, dem: Dem, fg: FlowGrid, threshold_sqft: float, offset_ft: float = 5.0
+) -> list[LineString]:
+    """Fence lines along both edges of every channel (contributing area >= ``threshold_sqft``) passing
+    through ``polygon``, ``offset_ft`` either side of its centreline, clipped to the polygon."""
+    from geosite.hydrology import channels
+
+    chan = channels(fg, threshold_sqft)
+    out: list[LineString] = []
+    if not len(chan):
+        return out
+    off = offset_ft / dem.ft_per_unit
+    for g in chan.geometry:
+        part = shapely.intersection(g, polygon)
+        for ln in getattr(part, "geoms", [part]):
+            if ln.geom_type != "LineString" or ln.is_empty:
+                continue
+            for sgn in (1.0, -1.0):
+                e = shapely.intersection(shapely.offset_curve(ln, sgn * off, join_style="mitre"), polygon)
+                out += [p for p in getattr(e, "geoms", [e]) if p.geom_type == "LineString" and not p.is_empty]
+    return out
+
+
+def filter_fence(
+    polygons: Any,
+    dem: Dem,
+    fg: FlowGrid | None = None,
+    tolerance_deg: float = 20.0,
+    min_run_ft: float = 20.0,
+    hook_ft: float = 10.0,
+    table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT,
+    channel_threshold_sqft: float | None = 43_560.0,
+    channel_offset_ft: float = 5.0,
+) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """Filter fence for the disturbed polygons.
+
+    Parameters
+    ----------
+    polygons : a GeoDataFrame/GeoSeries of disturbed polygons (any projected CRS; reprojected to the
+        DEM's and back) or a shapely geometry in the DEM's CRS.
+    dem, fg : the DEM and its FlowGrid (computed when None).
+    tolerance_deg, min_run_ft : boundary classification (:func:`classify_boundary`).
+    hook_ft : length of the upslope hooks at fence ends (0: none).
+    table : DNR 1056 rows (slope below %, max slope length ft) for interior rows (None: no rows).
+    channel_threshold_sqft : channels for the channel-edge fences (None: none).
+    channel_offset_ft : distance of the channel fences from the channel centreline.
+
+    Returns
+    -------
+    (fence, runs) : GeoDataFrames in the input's CRS. ``fence`` has ``side`` (downslope, sideslope,
+        hook, channel, interior), ``polygon_id`` and ``length_ft``; ``runs`` is the classified boundary
+        (downslope, sideslope, upslope) with ``polygon_id``.
+    """
+    import geopandas as gpd
+    import pandas as pd
+
+    from geosite.hydrology import flow_grid
+
+    fg = fg or flow_grid(dem)
+    geoms, ids, out_crs = _geoms_in_dem_crs(polygons, dem)
+    ux, uy = _grid.downhill_field(fg.filled_ft, dem, fg.directions)
+    fence_rows: dict[str, list[Any]] = {"side": [], "polygon_id": [], "geometry": []}
+    all_runs = []
+    for pid, poly in zip(ids, geoms):
+        runs = classify_boundary(poly, dem, fg, tolerance_deg, min_run_ft)
+        runs["polygon_id"] = pid
+        all_runs.append(runs)
+        for side, g in zip(runs["side"], runs.geometry):
+            if side in FENCED:
+                fence_rows["side"].append(side)
+                fence_rows["polygon_id"].append(pid)
+                fence_rows["geometry"].append(g)
+        extra = [("hook", h) for h in _hooks(runs, ux, uy, dem, hook_ft)]
+        if table is not None:
+            extra += [("interior", g) for g in interior_rows(poly, dem, fg, table)]
+        if channel_threshold_sqft:
+            extra += [("channel", g) for g in channel_fences(poly, dem, fg, channel_threshold_sqft, channel_offset_ft)]
+        for side, g in extra:
+            fence_rows["side"].append(side)
+            fence_rows["polygon_id"].append(pid)
+            fence_rows["geometry"].append(g)
+    fence = gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs)
+    runs_all = (
+        gpd.GeoDataFrame(pd.concat(all_runs, ignore_index=True), geometry="geometry", crs=dem.crs)
+        if all_runs
+        else gpd.GeoDataFrame({"side": [], "length_ft": [], "polygon_id": []}, geometry=[], crs=dem.crs)
+    )
+    fence = _grid.to_crs(fence, out_crs)
+    runs_all = _grid.to_crs(runs_all, out_crs)
+    fpu = _ft_per_unit(out_crs, dem)
+    fence["length_ft"] = fence.geometry.length * fpu
+    runs_all["length_ft"] = runs_all.geometry.length * fpu
+    return fence, runs_all
+
+
+def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
+    """Lengths (ft) by side: downslope, sideslope, hook, channel, interior and total."""
+    out = {}
+    for side in ("downslope", "sideslope", "hook", "channel", "interior"):
+        out[f"{side}_length_ft"] = float(fence.loc[fence["side"] == side, "length_ft"].sum()) if len(fence) else 0.0
+    out["total_length_ft"] = float(fence["length_ft"].sum()) if len(fence) else 0.0
+    return out
+
+
+def _ft_per_unit(crs: Any, dem: Dem) -> float:
+    from geosite.units import feet_per_crs_unit
+
+    return dem.ft_per_unit if crs is None or crs.equals(dem.crs) else feet_per_crs_unit(crs, "layer")
+
+
+def _geoms_in_dem_crs(polygons: Any, dem: Dem) -> tuple[list[Any], list[Any], Any]:
+    """(geometries in the DEM CRS, ids, the CRS results go back to)."""
+    from shapely.geometry.base import BaseGeometry
+
+    if isinstance(polygons, BaseGeometry):
+        return [polygons], [1], dem.crs
+    crs = polygons.crs or dem.crs
+    gs = _grid.to_crs(polygons, dem.crs)
+    ids = list(polygons["id"]) if hasattr(polygons, "columns") and "id" in polygons.columns else list(range(1, len(polygons) + 1))
+    return list(gs.geometry), ids, crs
+
+
+__all__ = [
+    "DNR_1056_MAX_SLOPE_LENGTH_FT",
+    "channel_fences",
+    "classify_boundary",
+    "fence_summary",
+    "filter_fence",
+    "interior_rows",
+    "max_slope_length_ft",
+]
