@@ -90,6 +90,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"| largest area disturbed at one time | {fmt(d['max_at_one_time_sqft'], 'sq ft')} ({_acres(d['max_at_one_time_acres'])})"
         + (f" on {d['max_at_one_time_date']}" if d.get("max_at_one_time_date") else "")
         + " |",
+        *(
+            [f"| disturbance drawn outside the site (not counted) | {fmt(d['outside_site_sqft'], 'sq ft')} |"]
+            if d.get("outside_site_sqft")
+            else []
+        ),
         f"| plan type | {report['plan_type'] or 'not assessed'} |",
         f"| chapter applies | {fmt(report['applicability']['applies']) if report['applicability']['applies'] is not None else 'not decided'} |",
     ]
