@@ -1,0 +1,184 @@
+"""Soil stockpile setbacks (Grantsburg B(6)(e)): 25 ft from any **downslope** road, lake, stream,
+wetland or drainage channel; a fence on the downslope side of each pile; piles kept over 30 days
+stabilized.
+
+When a feature is downslope of a pile
+-------------------------------------
+Decided from the DEM, in either of two ways:
+
+1. **Flow reaches it**: the D8 flow paths traced from every cell of the pile (on the depression-filled
+   routing) pass within half a cell diagonal of the feature within ``trace_ft`` (path steps).
+2. **It lies below and faces the pile**: the feature's height at its nearest point to the pile is
+   below the pile's lowest edge height (min of the DEM along the pile's outline) by more than
+   ``tolerance_ft``, and the straight line from the pile's nearest point to the feature's descends:
+   its far end is lower than its start and no point along it rises above the start by more than
+   ``tolerance_ft`` (no ridge between them).
+
+Anything else is upslope or beside the pile: reported (as information when within the setback), never
+a violation. Distances are planar, between the pile's outline and the feature, in feet of the site CRS.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import shapely
+from shapely.geometry import LineString
+
+from geosite.controls import _grid
+from geosite.dem import Dem
+
+if TYPE_CHECKING:
+    import geopandas as gpd
+
+    from geosite.hydrology import FlowGrid
+
+FEATURE_LAYERS = ("roads", "lakes", "streams", "wetlands", "channels")
+
+
+def is_downslope(
+    pile: Any,
+    feature: Any,
+    dem: Dem,
+    fg: FlowGrid,
+    trace_ft: float = 100.0,
+    tolerance_ft: float = 0.1,
+    _paths: np.ndarray | None = None,
+) -> tuple[bool, str]:
+    """Whether ``feature`` is downslope of ``pile`` (both shapely geometries in the DEM CRS), and why
+    ("flow reaches it", "lower and facing", or "not downslope"). See the module notes."""
+    cellu = max(abs(dem.transform.a), abs(dem.transform.e))
+    paths = _paths if _paths is not None else _flow_paths(pile, dem, fg, trace_ft)
+    if paths.size:
+        rows, cols = np.divmod(paths, dem.shape[1])
+        x, y = _grid.centres(dem, rows, cols)
+        near = shapely.dwithin(feature, shapely.points(x, y), 0.75 * cellu)
+        if np.any(near):
+            return True, "flow reaches it"
+    p_pile, p_feat = shapely.ops.nearest_points(pile, feature)
+    ring = shapely.segmentize(pile.boundary, cellu)
+    edge = np.asarray(shapely.get_coordinates(ring))
+    z_edge = np.nanmin(_grid.elevation_at(dem, edge[:, 0], edge[:, 1]))
+    z_feat = float(_grid.elevation_at(dem, np.array([p_feat.x]), np.array([p_feat.y]))[0])
+    if not (np.isfinite(z_edge) and np.isfinite(z_feat)) or not z_feat < z_edge - tolerance_ft:
+        return False, "not downslope"
+    line = shapely.segmentize(LineString([p_pile, p_feat]), cellu)
+    pts = np.asarray(line.coords)
+    prof = _grid.elevation_at(dem, pts[:, 0], pts[:, 1])
+    prof = prof[np.isfinite(prof)]
+    if prof.size >= 2 and prof[-1] < prof[0] and np.max(prof) <= prof[0] + tolerance_ft:
+        return True, "lower and facing"
+    return False, "not downslope"
+
+
+def _flow_paths(pile: Any, dem: Dem, fg: FlowGrid, trace_ft: float) -> np.ndarray:
+    mask = _grid.rasterize(pile, dem)
+    rows, cols = np.nonzero(mask)
+    steps = int(np.ceil(trace_ft / min(dem.cell_x_ft, dem.cell_y_ft)))
+    return _grid.trace_down(fg.directions, rows, cols, steps) if rows.size else np.array([], np.int64)
+
+
+def stockpile_setbacks(
+    piles: gpd.GeoDataFrame,
+    features: dict[str, gpd.GeoDataFrame],
+    dem: Dem,
+    fg: FlowGrid,
+    min_setback_ft: float = 25.0,
+    stabilize_after_days: float | None = 30.0,
+    trace_ft: float = 100.0,
+    tolerance_deg: float = 20.0,
+    hook_ft: float = 10.0,
+) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """Setbacks of soil stockpiles from the downslope features.
+
+    Parameters
+    ----------
+    piles : stockpile polygons with ``id`` (and ``days``), in a projected CRS.
+    features : layer name -> GeoDataFrame (roads, lakes, streams, wetlands, channels), any projected CRS.
+    dem, fg : the DEM and its FlowGrid.
+    min_setback_ft : required distance from downslope features.
+    stabilize_after_days : piles kept longer than this must be stabilized (None: not specified).
+    trace_ft : how far D8 paths are followed from each pile.
+    tolerance_deg, hook_ft : for the downslope fence (see :func:`geosite.controls.fences.classify_boundary`).
+
+    Returns
+    -------
+    (piles_report, zones, fences) : a list of dicts per pile (``id``, ``min_setback_ft``,
+        ``nearest_feature``, ``downslope``, ``violation``, ``stabilization_required``, ``near_upslope``,
+        ``features``); setback zone polygons (pile buffered by ``min_setback_ft``) and downslope fence
+        lines, both in the piles' CRS.
+    """
+    import geopandas as gpd
+
+    from geosite.controls.fences import _hooks, classify_boundary
+    from geosite.units import feet_per_crs_unit
+
+    crs = piles.crs
+    fpu = feet_per_crs_unit(crs, "stockpiles")
+    piles_dem = _grid.to_crs(piles, dem.crs)
+    feats = {k: v for k, v in features.items() if v is not None and len(v)}
+    feats_dem = {k: _grid.to_crs(v, dem.crs) for k, v in feats.items()}
+    ux, uy = _grid.downhill_field(fg.filled_ft, dem, fg.directions)
+    report: list[dict[str, Any]] = []
+    fence_rows: dict[str, list[Any]] = {"pile_id": [], "geometry": []}
+    for i in range(len(piles)):
+        pid = _py(piles["id"].iloc[i]) if "id" in piles.columns else i + 1
+        pile, pile_d = piles.geometry.iloc[i], piles_dem.geometry.iloc[i]
+        paths = _flow_paths(pile_d, dem, fg, trace_ft)
+        found = []
+        for lname, gdf in feats.items():
+            gd = feats_dem[lname]
+            for j in range(len(gdf)):
+                dist = float(pile.distance(gdf.geometry.iloc[j])) * fpu
+                down, why = is_downslope(pile_d, gd.geometry.iloc[j], dem, fg, trace_ft, _paths=paths)
+                fid = _py(gdf["id"].iloc[j]) if "id" in gdf.columns else j + 1
+                found.append({"layer": lname, "id": fid, "distance_ft": dist, "downslope": down, "why": why})
+        found.sort(key=lambda f: f["distance_ft"])
+        down = [f for f in found if f["downslope"]]
+        nearest = down[0] if down else (found[0] if found else None)
+        min_set = down[0]["distance_ft"] if down else None
+        days = piles["days"].iloc[i] if "days" in piles.columns else None
+        days = None if days is None or (isinstance(days, float) and np.isnan(days)) else float(days)
+        stab = None if stabilize_after_days is None or days is None else days > stabilize_after_days
+        report.append({
+            "id": pid,
+            "min_setback_ft": min_set,
+            "nearest_feature": None if nearest is None else {"layer": nearest["layer"], "id": nearest["id"], "distance_ft": nearest["distance_ft"]},
+            "downslope": bool(nearest["downslope"]) if nearest else False,
+            "violation": bool(min_set is not None and min_set < min_setback_ft),
+            "stabilization_required": stab,
+            "days": days,
+            "near_upslope": [f for f in found if not f["downslope"] and f["distance_ft"] < min_setback_ft],
+            "features": found,
+        })
+        runs = classify_boundary(pile_d, dem, fg, tolerance_deg, min_run_ft=0.0)
+        lines = list(runs.geometry[runs["side"] == "downslope"])
+        lines += _pile_hooks(runs, ux, uy, dem, hook_ft, _hooks)
+        for g in lines:
+            fence_rows["pile_id"].append(pid)
+            fence_rows["geometry"].append(g)
+    zones = gpd.GeoDataFrame(
+        {"pile_id": [r["id"] for r in report], "setback_ft": [min_setback_ft] * len(report)},
+        geometry=list(piles.geometry.buffer(min_setback_ft / fpu)),
+        crs=crs,
+    )
+    fences = _grid.to_crs(gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs), crs)
+    fences["length_ft"] = fences.geometry.length * fpu
+    return report, zones, fences
+
+
+def _pile_hooks(runs, ux, uy, dem, hook_ft, hooks_fn) -> list[LineString]:
+    """Hooks at the ends of each downslope run (each run its own chain)."""
+    out = []
+    for idx in np.flatnonzero(runs["side"].to_numpy() == "downslope"):
+        one = runs.copy()
+        one["chain"] = -1
+        one.iloc[idx, one.columns.get_loc("chain")] = 0
+        one["chain_pos"] = 0
+        out += hooks_fn(one, ux, uy, dem, hook_ft)
+    return out
+
+
+def _py(v: Any) -> Any:
+    return v.item() if hasattr(v, "item") else v
