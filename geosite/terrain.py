@@ -41,7 +41,7 @@ DEFAULT_MIN_AREA_SQFT = 500.0
 #: Slope thresholds the rules use: 12 % (Grantsburg A and B(6)(d)) and 20 % (NR 151, state rules).
 STEEP_THRESHOLDS_PCT = (12.0, 20.0)
 
-_CONTOUR_TILE = 256  # cells per side of the tiles contours are traced in (see contours())
+_CONTOUR_TILE = 128  # cells per side of the tiles contours are traced in (see contours())
 
 
 # --------------------------------------------------------------------------------------------- slope
@@ -326,10 +326,22 @@ def steep_area_sqft(
 
 
 def smooth_elevation(dem: Dem, passes: int = 1) -> np.ndarray:
-    """Heights (ft) after ``passes`` passes of a 3x3 binomial filter (about a 0.7-cell Gaussian each).
+    """Heights after ``passes`` passes of a 3x3 binomial filter (about a 0.7-cell Gaussian each).
 
     NaN-aware (missing cells stay missing and give no weight); grid edges use the linear extrapolation
     of :func:`slope_pct`, so a plane comes out unchanged everywhere.
+
+    Parameters
+    ----------
+    dem : Dem
+        The elevation grid.
+    passes : int
+        Number of passes (0 returns a copy of the heights).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 heights in feet, ``dem.shape``, NaN where the DEM has none.
     """
     from geosite import _terrain_kernels as k
 
@@ -366,7 +378,10 @@ def _contour_tiles(z: np.ndarray, levels: np.ndarray, tile: int) -> dict[int, li
                 p = pts[0]
                 if p is None or len(p) == 0:
                     continue
-                p = p + (c0, r0)
+                # contourpy interpolates both coordinates along an edge, so a vertex on a seam may be a
+                # last bit off it (95.99999999999999); rounding to 1e-8 cell puts both tiles' copies of a
+                # seam vertex on the same point
+                p = np.round(p + (c0, r0), 8)
                 o = offs[0]
                 out.setdefault(li, []).extend(np.split(p, o[1:-1]))
     return out
@@ -387,10 +402,8 @@ def _merge_at_seams(pieces: list[np.ndarray], tile: int, rows: int, cols: int) -
     for p in pieces:
         (cut if on_seam(p[0]) or on_seam(p[-1]) else keep).append(p)
     if len(cut) > 1:
-        # seam vertices are interpolated from the same two heights in both tiles; rounding to 1e-8 of a
-        # cell absorbs a last-bit difference in the order of that interpolation
         counts = [len(p) for p in cut]
-        lines = shapely.linestrings(np.round(np.concatenate(cut), 8), indices=np.repeat(np.arange(len(cut)), counts))
+        lines = shapely.linestrings(np.concatenate(cut), indices=np.repeat(np.arange(len(cut)), counts))
         merged = shapely.line_merge(shapely.multilinestrings(lines))
         parts = shapely.get_parts(merged)
         keep.extend(shapely.get_coordinates(g) for g in parts)

@@ -256,6 +256,18 @@ def test_plane_contours_are_straight_at_the_right_spacing(crs: str, vu: str, smo
     np.testing.assert_allclose(np.diff(ys) * dem.ft_per_unit, 25.0, rtol=1e-6)
 
 
+def test_oblique_plane_contours_are_stitched_across_tiles() -> None:
+    # contours crossing tile seams at an angle: one line per level, each of the plane's known direction
+    dem = inclined_plane(8.0, shape=(400, 400), cell=3.0, azimuth_deg=160.0)
+    gdf = terrain.contours(dem, interval_ft=5.0, smooth=False)
+    assert gdf["elevation_ft"].is_unique and len(gdf) > 10
+    for geom in gdf.geometry:
+        (x0, y0), (x1, y1) = shapely.get_coordinates(geom)[[0, -1]]
+        # contours run along azimuth 70 / 250 deg, perpendicular to the fall line
+        assert abs(abs(math.degrees(math.atan2(y1 - y0, x1 - x0))) - 20.0) < 1e-6 or abs(
+            abs(math.degrees(math.atan2(y1 - y0, x1 - x0))) - 160.0) < 1e-6
+
+
 def test_every_fifth_contour_is_an_index_contour() -> None:
     dem = inclined_plane(10.0, shape=(300, 20), cell=2.0)  # 900 ft down to 840.3 ft
     gdf = terrain.contours(dem, interval_ft=2.0, index_every=5)
@@ -320,3 +332,13 @@ def test_import_compiles_nothing() -> None:
     code = "import sys, geosite.terrain; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_dem_with_no_heights_gives_empty_results() -> None:
+    dem = Dem.from_array(np.full((10, 12), np.nan), Affine(2, 0, 0, 0, -2, 20), CRS_US_FT, "us_ft")
+    assert np.isnan(terrain.slope_pct(dem)).all()
+    assert (terrain.hillshade(dem) == 0).all()
+    assert len(terrain.contours(dem)) == 0
+    steep = terrain.steep_slope_polygons(dem, threshold_pct=(12, 20))
+    assert len(steep) == 0 and list(steep.columns) == ["class", "min_slope_pct", "area_sqft", "geometry"]
+    assert terrain.steep_area_sqft(dem, shapely.box(0, 0, 10, 10)) == 0.0

@@ -1,0 +1,244 @@
+"""Benchmark geosite.terrain against GDAL (and richdem when importable).
+
+    .venv/bin/python benchmarks/bench_terrain.py [--quick] [--repeat N]
+
+DEMs: deterministic synthetic glacial terrain (geosite.testing.rolling_terrain) of 1, 4 and 16 million
+cells, a plane and a cone of 4 million cells, and the real LiDAR DEMs in ../shared/data/real_dems
+when present. ``--quick`` keeps the 1-million-cell DEMs and the real ones.
+
+What is timed (best of ``--repeat`` runs, seconds):
+
+* slope: ``terrain.slope_pct`` on an in-memory Dem, against ``gdaldem slope -p -compute_edges`` run as
+  a subprocess on a float32 GeoTIFF in a temp dir (its time includes reading and writing the file, as
+  a user of the CLI pays), and ``richdem.TerrainAttribute(..., "slope_percentage")`` if installed.
+* contours: ``terrain.contours(interval_ft=5)`` (default light smoothing, and unsmoothed), to a
+  GeoDataFrame, against ``gdal_contour -i 5`` writing an ESRI Shapefile (its fastest output format
+  here; GeoPackage costs it 4x more).
+
+Memory: "DEM MB" is the float64 height array; "ours +MB" the peak resident memory the operation adds
+on top of the loaded DEM (a fresh process: load numba and the DEM, reset the peak with
+/proc/self/clear_refs, run, read VmHWM); "peer MB" the whole peak RSS of the GDAL process
+(``/usr/bin/time -f %M``; GDAL streams by blocks, so that is its total).
+
+The ratio column is ours / fastest peer: below 1 we are faster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REAL_DEMS = HERE.parents[1] / "shared" / "data" / "real_dems"
+SIZES = {"1M": (1024, 1024, 60.0), "4M": (2048, 2048, 120.0), "16M": (4096, 4096, 200.0)}
+
+
+def _best(fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def _run_peak_mb(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS MB) of one run of ``cmd``.
+
+    The peak comes from ``/usr/bin/time -f %M``, which forks the command from its own small process:
+    a child forked straight from this (large) Python process would inherit its high-water mark.
+    The wall time is taken on a separate, unwrapped run."""
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - t
+    gnu_time = shutil.which("time") or "/usr/bin/time"
+    if not Path(gnu_time).exists():
+        return wall, float("nan")
+    res = subprocess.run([gnu_time, "-f", "%M", *cmd], check=True, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    return wall, int(res.stderr.strip().splitlines()[-1]) / 1024.0
+
+
+def _time_cmd(cmd: list[str], repeat: int, pre: Callable[[], None] | None = None) -> tuple[float, float]:
+    best = float("inf")
+    for _ in range(repeat):
+        if pre:
+            pre()
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        best = min(best, time.perf_counter() - t)
+    if pre:
+        pre()
+    return best, _run_peak_mb(cmd)[1]
+
+
+def _child(op: str, path: str, vertical_unit: str) -> None:
+    """Run one operation in this (fresh) process, for the peak-memory measurement."""
+    from geosite import terrain
+    from geosite.io.raster import read_dem
+
+    from geosite.testing import inclined_plane
+
+    warm = inclined_plane(5.0, shape=(20, 20))  # load numba and the cached kernels (about 100 MB)
+    terrain.slope_pct(warm), terrain.contours(warm)
+    dem = read_dem(path, vertical_unit)
+    status = Path("/proc/self/status")
+
+    def vm(key: str) -> float:
+        line = next(ln for ln in status.read_text().splitlines() if ln.startswith(key + ":"))
+        return int(line.split()[1]) / 1024.0
+
+    rss0 = vm("VmRSS")
+    Path("/proc/self/clear_refs").write_text("5")  # reset the peak RSS (VmHWM) to the current RSS
+    if op == "slope":
+        terrain.slope_pct(dem)
+    elif op == "contours":
+        terrain.contours(dem, interval_ft=5.0)
+    print(f"OP_MB {vm('VmHWM') - rss0:.1f}")
+
+
+def _op_mb(op: str, path: Path, vertical_unit: str) -> float:
+    """Peak memory (MB) one of our operations adds over the loaded DEM, measured in a fresh process."""
+    if not Path("/proc/self/clear_refs").exists():
+        return float("nan")
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", op, str(path), vertical_unit],
+                         check=True, capture_output=True, text=True).stdout
+    return float(out.split("OP_MB")[-1])
+
+
+def _write_tif(dem: object, path: Path) -> None:
+    import rasterio
+
+    z = dem.elevation_ft  # type: ignore[attr-defined]
+    with rasterio.open(
+        path, "w", driver="GTiff", width=z.shape[1], height=z.shape[0], count=1, dtype="float32",
+        crs=dem.crs.to_wkt(), transform=dem.transform, nodata=-9999.0,  # type: ignore[attr-defined]
+    ) as ds:
+        ds.write(np.where(np.isnan(z), -9999.0, z).astype("float32"), 1)
+
+
+def _dems(quick: bool, tmp: Path) -> list[tuple[str, Path, str]]:
+    """(name, GeoTIFF path, vertical unit) of every DEM to run, written to ``tmp``."""
+    from geosite import testing
+
+    out = []
+    sizes = ["1M"] if quick else list(SIZES)
+    for s in sizes:
+        rows, cols, relief = SIZES[s]
+        p = tmp / f"terrain_{s}.tif"
+        _write_tif(testing.rolling_terrain((rows, cols), cell=3.0, relief_ft=relief, seed=1), p)
+        out.append((f"terrain {s}", p, "us_ft"))
+    shape = (1024, 1024) if quick else (2048, 2048)
+    label = "1M" if quick else "4M"
+    for name, dem in [
+        (f"plane 8% {label}", testing.inclined_plane(8.0, shape=shape, cell=3.0, azimuth_deg=160.0)),
+        (f"cone 15% {label}", testing.cone(15.0, shape=shape, cell=3.0)),
+    ]:
+        p = tmp / (name.split()[0] + ".tif")
+        _write_tif(dem, p)
+        out.append((name, p, "us_ft"))
+    if REAL_DEMS.is_dir():
+        for rel in ("minnesota_1m/dem.tif", "virginia_2m/dtm.tif"):
+            if (REAL_DEMS / rel).exists():
+                out.append((rel.split("/")[0], REAL_DEMS / rel, "m"))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="1-million-cell synthetic DEMs and the real ones only")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best is kept)")
+    ap.add_argument("--child", nargs=3, metavar=("OP", "PATH", "VUNIT"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        _child(*args.child)
+        return 0
+
+    from geosite import terrain
+    from geosite.io.raster import read_dem
+
+    gdaldem, gdal_contour = shutil.which("gdaldem"), shutil.which("gdal_contour")
+    try:
+        import richdem  # type: ignore[import-not-found]
+    except ImportError:
+        richdem = None
+    print(f"gdaldem: {gdaldem or 'absent'}; gdal_contour: {gdal_contour or 'absent'}; "
+          f"richdem: {'yes' if richdem else 'not importable'}; cores: {os.cpu_count()}")
+    # warm the numba cache so compile time is not timed (first use with a warm cache: see report)
+    from geosite.testing import inclined_plane
+
+    warm = inclined_plane(5.0, shape=(20, 20))
+    t = time.perf_counter()
+    terrain.slope_pct(warm), terrain.contours(warm), terrain.hillshade(warm)
+    print(f"first use in this process (numba load/compile): {time.perf_counter() - t:.2f} s\n")
+
+    rows_out = []
+    with tempfile.TemporaryDirectory(prefix="bench_terrain_") as td:
+        tmp = Path(td)
+        for name, path, vu in _dems(args.quick, tmp):
+            dem = read_dem(path, vu)
+            cells = dem.elevation_ft.size
+            dem_mb = dem.elevation_ft.nbytes / 2**20
+            # slope
+            ours = _best(lambda: terrain.slope_pct(dem), args.repeat)
+            ours_mb = _op_mb("slope", path, vu)
+            peers: dict[str, tuple[float, float]] = {}
+            if gdaldem:
+                out = tmp / "slope_out.tif"
+                peers["gdaldem"] = _time_cmd(
+                    [gdaldem, "slope", "-q", "-p", "-compute_edges", str(path), str(out)], args.repeat
+                )
+            if richdem:
+                arr = richdem.rdarray(np.nan_to_num(dem.elevation_ft, nan=-9999.0), no_data=-9999.0)
+                arr.geotransform = dem.transform.to_gdal()
+                peers["richdem"] = (
+                    _best(lambda: richdem.TerrainAttribute(arr, attrib="slope_percentage"), args.repeat),
+                    float("nan"),
+                )
+            rows_out.append(("slope", name, cells, ours, dem_mb, ours_mb, peers))
+            # contours
+            ours = _best(lambda: terrain.contours(dem, interval_ft=5.0), args.repeat)
+            raw = _best(lambda: terrain.contours(dem, interval_ft=5.0, smooth=False), args.repeat)
+            n_lines = len(terrain.contours(dem, interval_ft=5.0))
+            ours_mb = _op_mb("contours", path, vu)
+            peers = {}
+            if gdal_contour:
+                shp = tmp / "contours.shp"
+
+                def clean(shp: Path = shp) -> None:
+                    for f in tmp.glob("contours.*"):
+                        f.unlink()
+
+                peers["gdal_contour"] = _time_cmd(
+                    [gdal_contour, "-q", "-i", "5", "-a", "elev", "-f", "ESRI Shapefile", str(path), str(shp)],
+                    args.repeat,
+                    pre=clean,
+                )
+            rows_out.append((f"contours ({n_lines} lines; raw {raw:.3f} s)", name, cells, ours, dem_mb, ours_mb, peers))
+            del dem
+
+    head = f"{'operation':<38} {'DEM':<16} {'cells':>10} {'ours s':>8} {'peer':<13} {'peer s':>8} {'ratio':>6} " \
+           f"{'DEM MB':>7} {'ours +MB':>8} {'peer MB':>8}"
+    print(head)
+    print("-" * len(head))
+    for op, name, cells, ours, dem_mb, ours_mb, peers in rows_out:
+        if peers:
+            pname, (ps, pmb) = min(peers.items(), key=lambda kv: kv[1][0])
+        else:
+            pname, ps, pmb = "-", float("nan"), float("nan")
+        print(f"{op:<38} {name:<16} {cells:>10,} {ours:>8.3f} {pname:<13} {ps:>8.3f} {ours / ps:>6.2f} "
+              f"{dem_mb:>7.0f} {ours_mb:>8.0f} {pmb:>8.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
