@@ -262,7 +262,7 @@ def interior_rows(
     c0, c1 = max(cols_i.min() - 2, 0), min(cols_i.max() + 3, dem.shape[1])
     from affine import Affine
 
-    sub = Dem(dem.elevation_ft[r0:r1, c0:c1], dem.transform * Affine.translation(c0, r0), dem.crs,
+    sub = Dem(dem.elevation_ft[r0:r1, c0:c1], dem.transform @ Affine.translation(c0, r0), dem.crs,
               dem.ft_per_unit, dem.vertical_unit, dem.source)
     ins = inside[r0:r1, c0:c1]
     dirs = np.array(fg.directions[r0:r1, c0:c1])

@@ -1,0 +1,66 @@
+"""Stockpile setbacks on a plane falling south at 5 %: downslope decided from the DEM."""
+
+import geopandas as gpd
+import pytest
+from shapely.geometry import LineString, box
+
+from geosite.controls import stockpile_setbacks
+from geosite.hydrology import flow_grid
+from geosite.testing import inclined_plane
+
+X, Y = 500_000.0, 199_400.0  # lower-left corner of the 300 x 300 grid of 2 ft
+PILE = box(X + 280, Y + 300, X + 320, Y + 340)  # 40 x 40 ft, bottom edge at y = 300
+
+
+@pytest.fixture(scope="module")
+def plane():
+    dem = inclined_plane(5.0, shape=(300, 300), cell=2.0)  # falls to the south
+    return dem, flow_grid(dem)
+
+
+def _run(plane, layer, y):
+    dem, fg = plane
+    feat = gpd.GeoDataFrame({"id": [3]}, geometry=[LineString([(X + 100, Y + y), (X + 500, Y + y)])], crs=dem.crs)
+    piles = gpd.GeoDataFrame({"id": [1], "days": [45]}, geometry=[PILE], crs=dem.crs)
+    rep, zones, fences = stockpile_setbacks(piles, {layer: feat}, dem, fg, min_setback_ft=25.0)
+    return rep[0], zones, fences
+
+
+def test_creek_20ft_below_pile_is_violation(plane):
+    r, zones, fences = _run(plane, "streams", 300 - 20)
+    assert r["downslope"] and r["violation"]
+    assert r["min_setback_ft"] == pytest.approx(20.0)
+    assert r["nearest_feature"] == {"layer": "streams", "id": 3, "distance_ft": pytest.approx(20.0)}
+    assert r["stabilization_required"]  # 45 days > 30
+    # setback zone: 40 x 40 pile buffered 25 ft = 90 x 90 less the rounded corners
+    assert zones.geometry.iloc[0].area == pytest.approx(40 * 40 + 4 * 40 * 25 + 3.14159 * 25**2, rel=0.01)
+    # fence on the downslope (south) side, 40 ft, plus two 10 ft hooks turned upslope
+    assert sorted(fences["length_ft"].round(6)) == [10.0, 10.0, 40.0]
+    bottom = fences[fences["length_ft"] > 20].geometry.iloc[0]
+    assert all(abs(yy - (Y + 300)) < 1e-6 for _, yy in bottom.coords)
+
+
+def test_creek_20ft_above_pile_is_not(plane):
+    r, _, _ = _run(plane, "streams", 340 + 20)
+    assert not r["downslope"] and not r["violation"]
+    assert r["min_setback_ft"] is None
+    assert r["near_upslope"][0]["distance_ft"] == pytest.approx(20.0)  # reported as information
+
+
+@pytest.mark.parametrize(("gap", "violation"), [(24.0, True), (26.0, False)])
+def test_road_downslope_24_fails_26_passes(plane, gap, violation):
+    r, _, _ = _run(plane, "roads", 300 - gap)
+    assert r["downslope"]
+    assert r["min_setback_ft"] == pytest.approx(gap)
+    assert r["violation"] is violation
+
+
+def test_lower_and_facing_without_flow_reaching(plane):
+    # a lake south-east of the pile: D8 paths go straight south and miss it, but it lies lower and the
+    # straight line to it descends
+    from geosite.controls import is_downslope
+
+    dem, fg = plane
+    lake = box(X + 330, Y + 250, X + 360, Y + 280)
+    down, why = is_downslope(PILE, lake, dem, fg)
+    assert down and why == "lower and facing"
