@@ -1,0 +1,126 @@
+"""measure_controls on a plane site: submitted BMPs against the required controls, basin, inlets,
+tracking, Belgium, DXF export read back by GDAL."""
+
+import geopandas as gpd
+import pyogrio
+import pytest
+from shapely.geometry import LineString, Point, box
+
+from geosite.hydrology import flow_grid
+from geosite.measurements import measure_site
+from geosite.pipeline_controls import measure_controls
+from geosite.rules.profile import load_profile
+from geosite.site import site_from_frames
+from geosite.testing import inclined_plane
+
+X, Y = 500_000.0, 199_400.0
+CRS = "EPSG:7593"
+
+
+def gdf(geoms, **cols):
+    return gpd.GeoDataFrame(cols, geometry=geoms, crs=CRS)
+
+
+@pytest.fixture(scope="module")
+def plane():
+    dem = inclined_plane(1.0, shape=(300, 300), cell=2.0)  # falls south, 1 %
+    return dem, flow_grid(dem)
+
+
+def _site(dem, jurisdiction="grantsburg", **extra):
+    layers = {
+        "site_boundary": gdf([box(X + 50, Y + 50, X + 550, Y + 550)]),
+        "disturbance": gdf([box(X + 200, Y + 250, X + 400, Y + 350)], id=[1]),  # 200 x 100 ft
+        **extra,
+    }
+    return site_from_frames(layers, name="t", jurisdiction=jurisdiction, dem=dem)
+
+
+def test_fence_gaps_inlets_tracking(plane):
+    dem, fg = plane
+    bmps = gdf(
+        [
+            LineString([(X + 200, Y + 249), (X + 400, Y + 249)]),  # the whole downslope edge, 1 ft out
+            LineString([(X + 401, Y + 250), (X + 401, Y + 310)]),  # 60 of the east side's 100 ft
+            Point(X + 303, Y + 200),  # protection 3 ft from inlet 2
+        ],
+        type=["silt_fence", "silt_fence", "inlet_protection"],
+    )
+    site = _site(
+        dem,
+        bmps=bmps,
+        storm_inlets=gdf([Point(X + 301, Y + 301), Point(X + 301, Y + 201), Point(X + 101, Y + 401)], id=[1, 2, 3]),
+        roads=gdf([LineString([(X, Y + 100), (X + 600, Y + 100)])], id=[9]),
+        access_drives=gdf([LineString([(X + 300, Y + 100), (X + 300, Y + 250)])], id=[4]),
+    )
+    m = measure_site(site)
+    res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, lambda s: None)
+    ff = res.report["filter_fence"]
+    assert ff["required"] and ff["downslope_length_ft"] == pytest.approx(200) and ff["sideslope_length_ft"] == pytest.approx(200)
+    cov = res.report["submitted_controls"]["filter_fence"]
+    assert cov["required_length_ft"] == pytest.approx(400)
+    # a stretch is covered within 10 ft of a submitted fence: the bottom fence (1 ft out) covers the
+    # first 9 ft of the west side; the east fence (1 ft out, ends at y 310) covers up to 310 + sqrt(10^2 - 1)
+    gap = (100 - 9) + (350 - (310 + 99**0.5))
+    assert cov["gap_length_ft"] == pytest.approx(gap, abs=0.01)
+    assert res.layers["fence_gaps"]["length_ft"].sum() == pytest.approx(gap, abs=0.01)
+    f = {x.rule: x for x in res.findings}
+    assert f["filter_fence_submitted"].status == "fail" and f["filter_fence_submitted"].citation == "B(6)(c)[3]"
+    assert "121 ft" in f["filter_fence_submitted"].message
+    # inlets: 1 inside, 2 straight downslope (south), 3 north-west and upslope
+    inl = {i["id"]: i for i in res.report["inlets"]}
+    assert inl[1]["in_disturbed"] and inl[2]["downslope_of_disturbed"] and not inl[3]["protection_required"]
+    assert inl[2]["protection_submitted"] and not inl[1]["protection_submitted"]
+    assert f["inlet_protection_submitted"].status == "fail" and f["inlet_protection_submitted"].feature_ids == [1]
+    # inlet 2's drainage: the largest accumulation within one cell of it: the cell just below it
+    # (y 198-200) collects its 2-ft column from the top of the grid (y 600): 402 x 2 = 804 sq ft
+    assert inl[2]["drainage_area_acres"] * 43_560 == pytest.approx(804.0)
+    assert not inl[2]["trap_or_basin_required"]
+    # tracking: drive 4 meets road 9 at (300, 100), no pad submitted
+    ent = res.report["tracking"]["entrances"]
+    assert len(ent) == 1 and ent[0]["road_id"] == 9 and not ent[0]["submitted_pad"]
+    assert res.layers["tracking_pads"]["length_ft"].iloc[0] == pytest.approx(50.0)
+    assert f["tracking_pad"].status == "fail" and f["tracking_pad"].citation == "B(3)"
+    for name, layer in res.layers.items():
+        assert layer.crs.equals(site.crs), name
+
+
+def test_basin_at_lowest_outlet(plane):
+    dem, fg = plane
+    site = _site(dem)
+    m = measure_site(site)
+    m.set("hydrology.channel_originates_in_disturbed", True)
+    res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, lambda s: None)
+    b = res.report["sediment_basin_location"]
+    assert b["required"] and b["kind"] == "sediment_trap"
+    # on a plane every bottom-edge cell drains its column: 2 ft wide from the top of the grid
+    # (y = 600) to the bottom row of the disturbed area (centre y = 251): (600 - 250) x 2 sq ft
+    assert b["drainage_area_sqft"] == pytest.approx(350 * 2, rel=1e-9)
+    assert b["y"] == pytest.approx(Y + 251)
+
+
+def test_belgium_not_specified(plane):
+    dem, fg = plane
+    site = _site(dem, jurisdiction="belgium")
+    res = measure_controls(site, load_profile("belgium"), dem, fg, measure_site(site), lambda s: None)
+    assert res.layers == {}
+    assert all("not specified by this chapter" in x.message for x in res.findings)
+    assert res.report["filter_fence"]["specified"] is False
+
+
+def test_dxf_round_trip(plane, tmp_path):
+    from geosite.io.cad import write_dxf
+
+    dem, fg = plane
+    site = _site(dem, storm_inlets=gdf([Point(X + 301, Y + 301)], id=[1]))
+    res = measure_controls(site, load_profile("grantsburg"), dem, fg, measure_site(site), lambda s: None)
+    path = write_dxf(res.layers, tmp_path / "controls.dxf")
+    back = pyogrio.read_dataframe(path)
+    assert set(back["Layer"]) == {k for k, v in res.layers.items() if len(v)}
+    fence = back[back["Layer"] == "filter_fence"]
+    assert fence.geometry.length.sum() == pytest.approx(res.layers["filter_fence"]["length_ft"].sum(), rel=1e-9)
+    xmin, ymin, xmax, ymax = fence.total_bounds
+    assert (xmin, ymin, xmax, ymax) == pytest.approx((X + 200, Y + 250, X + 400, Y + 350))
+    import ezdxf
+
+    assert ezdxf.readfile(path).header["$INSUNITS"] == 21  # US survey feet
