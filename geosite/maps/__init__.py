@@ -1,0 +1,59 @@
+"""Plan maps at exact scale: the existing site map, the site construction plan and the plan of final
+site conditions, as vector PDF (print master, fonts embedded) with PNG previews.
+
+Every map is drawn at exactly 1 in = ``scale_ft`` ft (100 by default; 50, 40, 20 on request; anything
+smaller than 1 in = 100 ft is refused), on the smallest sheet that holds the site and its margin, or
+tiled over several sheets with match lines and a key map.
+
+Importing this package loads matplotlib's Figure and its Agg/PDF backends only, never pyplot;
+``import geosite`` does not import it at all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from geosite.maps.construction import draw_construction, render_construction_plan
+from geosite.maps.existing import draw_existing, render_existing_site_map
+from geosite.maps.final import draw_final, render_final_conditions
+from geosite.maps.sheets import SHEET_SIZES_IN, Sheet, check_scale, parse_sheet, plan_sheets
+
+MAP_FILES = {"existing": "existing_site_map.pdf", "construction": "construction_plan.pdf", "final": "final_conditions.pdf"}
+
+
+def render_plan_maps(result, out_dir: str | Path, sheet: str = "auto", scale_ft: float = 100, *,
+                     margin_ft: float | None = None, hillshade: bool = True, vertical_datum: str | None = None,
+                     date: str | None = None, png_dpi: int | None = 120, svg: bool = False) -> list[Path]:
+    """Write the three plan maps into ``out_dir``: existing_site_map.pdf, construction_plan.pdf and
+    final_conditions.pdf, each with a PNG preview (``-N`` suffixes when tiled). All three share the
+    sheet the existing site map needs (the one with most to show) and the same scale. Returns the files.
+
+    ``out_dir`` is written into directly; the CLI wraps this in an atomic output folder.
+    """
+    from geosite.maps.common import make_context, render
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    kw = dict(scale_ft=scale_ft, margin_ft=margin_ft, vertical_datum=vertical_datum, date=date)
+    ctx = make_context(result, sheet=sheet, hillshade=hillshade, **kw)
+    files = render(ctx, draw_existing, out_dir / MAP_FILES["existing"], "1", png_dpi=png_dpi, svg=svg)
+    chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
+    for n, (key, draw) in enumerate((("construction", draw_construction), ("final", draw_final)), start=2):
+        c = make_context(result, sheet=chosen, hillshade=False, **kw)
+        c._dem, c._dem_read, c._contours = ctx._dem, ctx._dem_read, ctx._contours  # read and traced once
+        files += render(c, draw, out_dir / MAP_FILES[key], str(n), png_dpi=png_dpi, svg=svg)
+    return files
+
+
+__all__ = [
+    "MAP_FILES",
+    "SHEET_SIZES_IN",
+    "Sheet",
+    "check_scale",
+    "parse_sheet",
+    "plan_sheets",
+    "render_construction_plan",
+    "render_existing_site_map",
+    "render_final_conditions",
+    "render_plan_maps",
+]

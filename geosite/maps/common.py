@@ -1,0 +1,394 @@
+"""What every plan map shares: the map context (site, profile, derived layers, scale, extent, sheets),
+the panel layout, and the render loop that writes PDF (print master) and PNG previews per tile."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import shapely
+from matplotlib import rc_context
+from shapely.geometry import box
+
+from geosite.errors import InputError
+from geosite.maps import layout as L
+from geosite.maps.sheets import SheetPlan, check_scale, plan_sheets
+from geosite.maps.symbology import STYLES, Style
+
+log = logging.getLogger(__name__)
+
+PNG_DPI = 120
+
+
+@dataclass
+class Panel:
+    """What a map puts in its panel, besides the fixed parts (north arrow, scales, title block)."""
+
+    heading: str
+    subheading: str
+    entries: list[tuple[Style, str, str | None]] = field(default_factory=list)  # style, label, edge override
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    table: list[str] = field(default_factory=list)  # monospaced rows (schedules)
+    table_title: str = ""
+
+    def add(self, st: Style, label: str, edge: str | None = None) -> None:
+        if label not in [e[1] for e in self.entries]:
+            self.entries.append((st, label, edge))
+
+
+@dataclass
+class MapContext:
+    site: Any
+    profile: Any
+    derived: dict[str, gpd.GeoDataFrame]
+    scale_ft: float
+    margin_ft: float
+    plan: SheetPlan
+    vertical_datum: str | None
+    date: str
+    hillshade: bool
+    interval_ft: float
+    index_every: int
+    _dem: Any = None
+    _dem_read: bool = False
+    _contours: Any = None
+    sheet_request: str | None = "auto"
+
+    @property
+    def upi(self) -> float:
+        return self.plan.units_per_inch
+
+    @property
+    def extent(self) -> tuple[float, float, float, float]:
+        xmin, ymin, xmax, ymax = self.site.boundary.bounds
+        m = self.margin_ft / self.site.ft_per_unit
+        return (xmin - m, ymin - m, xmax + m, ymax + m)
+
+    @property
+    def margin_area(self):
+        return self.site.boundary.buffer(self.margin_ft / self.site.ft_per_unit, quad_segs=16)
+
+    def layer(self, name: str) -> gpd.GeoDataFrame | None:
+        """A derived layer (analysis result) if present, else the site's own layer; None when absent/empty."""
+        gdf = self.derived.get(name)
+        if gdf is None:
+            gdf = self.site.layers.get(name)
+        return gdf if gdf is not None and len(gdf) else None
+
+    def site_layer(self, name: str) -> gpd.GeoDataFrame | None:
+        gdf = self.site.layers.get(name)
+        return gdf if gdf is not None and len(gdf) else None
+
+    def dem(self):
+        if not self._dem_read:
+            self._dem_read = True
+            try:
+                self._dem = self.site.read_dem(margin_ft=self.margin_ft + 2 * self.scale_ft)
+            except Exception as exc:  # noqa: BLE001 - a map without relief is still a map; say why
+                log.warning("DEM not read for the map: %s", exc)
+                self._dem = None
+        return self._dem
+
+    def contours(self) -> gpd.GeoDataFrame | None:
+        """The analysis' contours, else contours traced here from the DEM, clipped to the map's extent."""
+        if self._contours is None:
+            c = self.derived.get("contours")
+            if c is None or not len(c):
+                dem = self.dem()
+                if dem is not None:
+                    from geosite import terrain
+
+                    c = terrain.contours(dem, interval_ft=self.interval_ft, index_every=self.index_every)
+                    if c.crs is not None and not c.crs.equals(self.site.crs):
+                        c = c.to_crs(self.site.crs)
+            if c is not None and len(c):
+                c = c[c.intersects(box(*self.extent))].copy()
+            self._contours = c if c is not None and len(c) else False
+        return self._contours if self._contours is not False else None
+
+    def convergence_deg(self) -> float | None:
+        """Angle between grid north and true north at the site centre, degrees (pyproj), or None."""
+        try:
+            from pyproj import Proj, Transformer
+
+            c = self.site.boundary.centroid
+            lon, lat = Transformer.from_crs(self.site.crs, "EPSG:4326", always_xy=True).transform(c.x, c.y)
+            f = Proj(self.site.crs).get_factors(lon, lat)
+            v = float(f.meridian_convergence)
+            return v if math.isfinite(v) else None
+        except Exception:  # noqa: BLE001 - a note on the sheet, never a reason to fail
+            return None
+
+
+def make_context(result_or_site, *, scale_ft: float = 100, sheet: str | None = "auto", margin_ft: float | None = None,
+                 vertical_datum: str | None = None, date: str | None = None, hillshade: bool = True) -> MapContext:
+    """Gather what the maps need from an AnalysisResult (preferred: it carries the derived layers) or a Site."""
+    from geosite.rules.profile import load_profile
+    from geosite.site import Site
+
+    scale_ft = check_scale(scale_ft)
+    if isinstance(result_or_site, Site):
+        site, profile, derived = result_or_site, load_profile(result_or_site.jurisdiction), {}
+    elif hasattr(result_or_site, "site") and hasattr(result_or_site, "layers"):
+        site, profile, derived = result_or_site.site, result_or_site.profile, dict(result_or_site.layers)
+    else:
+        raise InputError(f"expected a geosite AnalysisResult or Site, got {type(result_or_site).__name__}")
+    if margin_ft is None:
+        margin_ft = float(site.settings.get("map_margin_ft", profile.map_margin_ft))
+    if not (margin_ft >= 0 and math.isfinite(margin_ft)):
+        raise InputError(f"map margin must be a non-negative number of feet, got {margin_ft!r}")
+    interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
+    index_every = int(profile.value("terrain", "index_contour_every", 5))
+    ctx = MapContext(site, profile, derived, scale_ft, float(margin_ft), None, vertical_datum,  # type: ignore[arg-type]
+                     date or L.today(), hillshade, interval, index_every)
+    ctx.sheet_request = sheet
+    ctx.plan = plan_sheets(ctx.extent, scale_ft, site.ft_per_unit, sheet)
+    return ctx
+
+
+# ------------------------------------------------------------------------------------------ shared parts
+
+
+def status_filter(gdf: gpd.GeoDataFrame | None, keep: Callable[[str], bool]) -> gpd.GeoDataFrame | None:
+    """Rows whose ``status`` (lower case; missing = existing) passes ``keep``; None when none do."""
+    if gdf is None:
+        return None
+    if "status" not in gdf.columns:
+        out = gdf if keep("existing") else gdf.iloc[0:0]
+    else:
+        st = gdf["status"].fillna("existing").astype(str).str.strip().str.lower()
+        out = gdf[st.map(keep).astype(bool)]
+    return out if len(out) else None
+
+
+def draw_boundary(ctx: MapContext, sheet: L.MapSheet, panel: Panel, letter: str | None = None) -> None:
+    site_st, margin_st = STYLES["site_boundary"], STYLES["map_margin"]
+    L.draw_geoms(sheet, [ctx.site.boundary], site_st, clip_to_window=False)
+    prefix = f"({letter}) " if letter else ""
+    panel.add(site_st, prefix + site_st.label)
+    if ctx.margin_ft > 0:
+        L.draw_geoms(sheet, [ctx.margin_area.exterior], Style("line", "", edge=margin_st.edge, lw=margin_st.lw,
+                                                             ls=margin_st.ls, z=margin_st.z))
+        panel.add(Style("line", "", edge=margin_st.edge, lw=margin_st.lw, ls=margin_st.ls),
+                  prefix + margin_st.label.format(margin=f"{ctx.margin_ft:g}"))
+
+
+def draw_relief(ctx: MapContext, sheet: L.MapSheet, panel: Panel, letter: str | None = None,
+                label: str = "", faint: bool = False) -> bool:
+    """Hillshade (optional) and contours with labelled index contours; False when there is no DEM."""
+    prefix = f"({letter}) " if letter else ""
+    c = ctx.contours()
+    if ctx.hillshade and not faint:
+        dem = ctx.dem()
+        if dem is not None and dem.crs.equals(ctx.site.crs):
+            from geosite import terrain
+
+            L.draw_hillshade(sheet, dem, terrain.hillshade(dem))
+            panel.add(STYLES["hillshade"], STYLES["hillshade"].label)
+    if c is None:
+        return False
+    minor, index = STYLES["contours"], STYLES["index_contours"]
+    if faint:
+        minor = Style("line", minor.label, edge="#c9a77c", lw=0.25, z=minor.z)
+        index = Style("line", index.label, edge="#b08650", lw=0.5, z=index.z)
+    L.draw_contours(sheet, c, minor, index)
+    iv = ctx.interval_ft
+    def lab(text: str) -> str:
+        return prefix + (label + text[0].lower() + text[1:] if label else text)
+
+    panel.add(minor, lab(minor.label.format(interval=f"{iv:g}")))
+    panel.add(index, lab(index.label.format(index=f"{iv * ctx.index_every:g}")))
+    return True
+
+
+def datum_text(ctx: MapContext) -> str:
+    dem = ctx.dem() if ctx.site.dem_path is not None or ctx.site.dem_array is not None else None
+    unit = ctx.site.dem_vertical_unit.value if ctx.site.dem_vertical_unit is not None else (
+        dem.vertical_unit.value if dem is not None else None)
+    if dem is None:
+        return "No DEM in the submitted data: no contours."
+    datum = ctx.vertical_datum
+    if datum is None:
+        try:
+            sub = dem.crs.sub_crs_list
+            datum = next((c.name for c in sub if c.is_vertical), None)
+        except Exception:  # noqa: BLE001
+            datum = None
+    d = datum or "not stated in the DEM (Wisconsin county LiDAR is usually NAVD88; confirm)"
+    return f"Elevations in feet (DEM heights given in {unit}, converted); vertical datum: {d}."
+
+
+def crs_text(ctx: MapContext) -> str:
+    crs = ctx.site.crs
+    epsg = crs.to_epsg()
+    return f"{crs.name}" + (f" (EPSG:{epsg})" if epsg else "") + f"; horizontal unit: {ctx.site.foot}"
+
+
+def title_rows(ctx: MapContext, extra: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+    site, p = ctx.site, ctx.site.project
+    rows = [
+        ("Site", site.name),
+        ("Jurisdiction", ctx.profile.name),
+        ("Applicant", L.contact_text(site.applicant)),
+        ("BMP maint.", L.contact_text(site.maintainer)),
+    ]
+    if p.start or p.end:
+        rows.append(("Project", f"{p.start or '?'} to {p.end or '?'}"))
+    rows += extra or []
+    rows += [
+        ("Coordinates", crs_text(ctx)),
+        ("Elevations", datum_text(ctx)),
+        ("Date", f"{ctx.date}; drawn by geosite"),
+    ]
+    return rows
+
+
+def layout_panel(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sheet_no: str) -> None:
+    """Fixed parts from the bottom up (title block, key map, scales), then the heading, legend, absent
+    items, notes and table from the top down, shrinking the text (never below 6 pt) to fit."""
+    L.title_block(sheet, rows, panel.heading, sheet_no)
+    if ctx.plan.tiled:
+        L.key_map(sheet, ctx.site.boundary, ctx.plan.tiles)
+    L.north_and_scale(sheet, ctx.site.crs, ctx.convergence_deg())
+    for size in (7.0, 6.5, 6.0):
+        _top_down(sheet, panel, size, dry=True)
+        if L.space_left(sheet) >= 0 or size == 6.0:
+            break
+    _top_down(sheet, panel, size, dry=False)
+    if L.space_left(sheet) < 0:
+        sheet.notes.append("panel text overflows; use a larger sheet (--sheet)")
+
+
+def _top_down(sheet: L.MapSheet, panel: Panel, size: float, dry: bool) -> None:
+    if dry:
+        # measure on a throwaway copy of the cursor; drawing nothing
+        from copy import copy
+
+        probe = copy(sheet)
+        probe.legend, probe.missing = [], []
+        probe.cursor = 0.1
+        probe.panel = _NullAxes()
+        _top_down_draw(probe, panel, size)
+        sheet.cursor = probe.cursor
+        return
+    sheet.cursor = 0.1
+    _top_down_draw(sheet, panel, size)
+
+
+def _top_down_draw(sheet: L.MapSheet, panel: Panel, size: float) -> None:
+    L.panel_text(sheet, panel.heading, size=9.0, bold=True)
+    if panel.subheading:
+        L.panel_text(sheet, panel.subheading, size=size)
+    sheet.cursor += 0.08
+    L.panel_text(sheet, "LEGEND", size=size + 0.5, bold=True)
+    for st, label, edge in panel.entries:
+        L.legend_row(sheet, st, label, size=size, edge=edge)
+    if panel.missing:
+        sheet.cursor += 0.05
+        L.panel_text(sheet, "Not present in the submitted data:", size=size, bold=True, gid="legend-missing-head")
+        for m in panel.missing:
+            L.panel_text(sheet, "– " + m, size=size, indent=0.05, gid="legend-missing")
+            sheet.missing.append(m)
+    for n in panel.notes:
+        sheet.cursor += 0.04
+        L.panel_text(sheet, n, size=size, gid="note")
+    if panel.table:
+        sheet.cursor += 0.06
+        L.panel_text(sheet, panel.table_title, size=size, bold=True)
+        for row in panel.table:
+            L.panel_text(sheet, row, size=max(size - 0.5, L.MIN_PT), gid="table", mono=True)
+
+
+class _NullAxes:
+    """Stands in for the panel axes while measuring: accepts drawing calls, draws nothing."""
+
+    def __getattr__(self, name):
+        return lambda *a, **k: None
+
+
+def render(ctx: MapContext, draw: Callable[[MapContext, L.MapSheet], tuple[Panel, list[tuple[str, str]]]],
+           out_path: str | Path | None, sheet_no: str, png_dpi: int | None = PNG_DPI, svg: bool = False):
+    """Draw every tile; write ``out_path`` (.pdf; tiles get -1, -2 ... suffixes) and PNG previews, or
+    return the Figures when ``out_path`` is None. With ``sheet="auto"``, a sheet whose panel cannot hold
+    the legend and title block is given up for the next larger one."""
+    auto = str(ctx.sheet_request or "auto").strip().lower() == "auto"
+    while True:
+        sheets = _draw_all(ctx, draw, sheet_no)
+        overflow = any(s.notes and "overflows" in s.notes[-1] for s in sheets)
+        if not (overflow and auto) or ctx.plan.sheet.size == "ARCH-D":
+            break
+        ctx.plan = plan_sheets(ctx.extent, ctx.scale_ft, ctx.site.ft_per_unit, "auto", larger_than=ctx.plan.sheet)
+    for s in sheets:
+        if s.notes and "overflows" in s.notes[-1]:
+            log.warning("map panel overflows on %s; choose a larger sheet", ctx.plan.sheet.label)
+    if out_path is None:
+        return [s.fig for s in sheets]
+    written = []
+    with rc_context(L.RC):
+        for s in sheets:
+            written += _save(ctx, s, Path(out_path), png_dpi, svg)
+    return written
+
+
+def _save(ctx: MapContext, sheet: L.MapSheet, out: Path, png_dpi: int | None, svg: bool) -> list[Path]:
+    stem = out.with_suffix("")
+    base = Path(f"{stem}-{sheet.tile.number}") if ctx.plan.tiled else stem
+    pdf = base.with_suffix(".pdf")
+    pdf.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"Title": f"{sheet.heading}: {ctx.site.name}", "Creator": "geosite", "Subject": ctx.profile.name}
+    sheet.fig.savefig(pdf, format="pdf", metadata=meta)
+    written = [pdf]
+    if png_dpi:
+        png = base.with_suffix(".png")
+        sheet.fig.savefig(png, format="png", dpi=png_dpi, facecolor="white")
+        written.append(png)
+    if svg:
+        s = base.with_suffix(".svg")
+        sheet.fig.savefig(s, format="svg")
+        written.append(s)
+    return written
+
+
+def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
+    sheets = []
+    with rc_context(L.RC):
+        for tile in ctx.plan.tiles:
+            sheet = L.new_sheet(ctx.plan, tile)
+            no = sheet_no if not ctx.plan.tiled else f"{sheet_no}-{tile.number}"
+            sheet.sheet_no = sheet_no
+            panel, extra_rows = draw(ctx, sheet)
+            if ctx.plan.tiled:
+                L.match_lines(sheet, ctx.plan)
+                extra_rows = extra_rows + [("Sheet", f"{tile.number} of {len(ctx.plan.tiles)} of this map "
+                                                      f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))")]
+            sheet.heading = panel.heading
+            layout_panel(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
+            sheet.fig.geosite = sheet  # for notebooks and tests: legend, absent items, scale
+            sheets.append(sheet)
+    return sheets
+
+
+def label_texts(gdf: gpd.GeoDataFrame, fmt: Callable[[Any], str]) -> list[str]:
+    return [fmt(row) for _, row in gdf.iterrows()]
+
+
+def area_text(geom, ft_per_unit: float) -> str:
+    a = geom.area * ft_per_unit**2
+    return f"{a:,.0f} sq ft" if a < 43_560 else f"{a / 43_560:,.2f} ac"
+
+
+def is_nan(v: Any) -> bool:
+    try:
+        return v is None or (isinstance(v, float) and np.isnan(v))
+    except TypeError:
+        return False
+
+
+__all__ = ["MapContext", "Panel", "make_context", "render", "shapely"]

@@ -1,0 +1,152 @@
+"""The site construction plan (plan A(3)): disturbed areas by phase with their dates, stockpiles with
+their setback zones, every control the analysis placed (fences by side, basins, inlet protection,
+tracking pads, diversions) and the submitted BMPs, over a faint base of the existing site; the panel
+carries the schedule of disturbance phases and project dates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import shapely
+
+from geosite.maps import layout as L
+from geosite.maps.common import (
+    MapContext,
+    Panel,
+    area_text,
+    draw_boundary,
+    draw_relief,
+    is_nan,
+    make_context,
+    render,
+    status_filter,
+)
+from geosite.maps.symbology import STYLES, Style
+
+HEADING = "SITE CONSTRUCTION PLAN"
+PHASE_COLORS = ["#f4d9a6", "#f5b7b1", "#d2b4de", "#aed6f1", "#a3e4d7", "#f9e79f", "#d5dbdb"]
+SIDE_COLORS = {"downslope": "#111111", "sideslope": "#6e2c00", "channel": "#1f618d", "stockpile": "#5c3d1e"}
+#: control layers (analysis) in drawing order: layer, the A(3) item they answer
+CONTROL_LAYERS = ("stockpile_setbacks", "sediment_basins", "tracking_pads", "diversions", "filter_fence",
+                  "stockpile_fences", "inlet_protection")
+
+
+def _d(v) -> str:
+    return "?" if is_nan(v) or v is None or str(v) in ("NaT", "None", "") else str(v)[:10]
+
+
+def draw_base(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
+    """The existing site, faint: contours, water, roads, structures, inlets (legend entries 'existing')."""
+    draw_relief(ctx, sheet, panel, None, label="Existing ", faint=True)
+    for name in ("lakes", "wetlands", "streams", "channels"):
+        gdf = ctx.site_layer(name)
+        if gdf is not None:
+            L.draw_geoms(sheet, gdf.geometry.values, STYLES[name])
+            panel.add(STYLES[name], STYLES[name].label)
+    for name, keep in (("roads", lambda s: s != "new"), ("structures", lambda s: s != "proposed")):
+        gdf = status_filter(ctx.site_layer(name), keep)
+        if gdf is not None:
+            st = STYLES[name]
+            faint = Style(st.kind, st.label, face="#e5e5e5" if st.face != "none" else "none", edge="#777777",
+                          lw=st.lw, z=st.z)
+            L.draw_geoms(sheet, gdf.geometry.values, faint)
+            panel.add(faint, "Existing " + st.label[0].lower() + st.label[1:])
+    inlets = ctx.site_layer("storm_inlets")
+    if inlets is not None:
+        L.draw_geoms(sheet, inlets.geometry.values, STYLES["storm_inlets"])
+        panel.add(STYLES["storm_inlets"], STYLES["storm_inlets"].label)
+
+
+def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
+    panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(3)(a)-(d): land disturbance, "
+                           "stockpiles, best management practices and schedule")
+    fpu = ctx.site.ft_per_unit
+    draw_base(ctx, sheet, panel)
+    absent: list[str] = []
+    # (a) disturbance by phase
+    dist = ctx.site_layer("disturbance")
+    if dist is not None:
+        phases = dist["phase"].fillna("").astype(str).tolist() if "phase" in dist.columns else [""] * len(dist)
+        order = list(dict.fromkeys(phases))
+        base = STYLES["disturbance"]
+        for i, ph in enumerate(order):
+            sel = dist[[p == ph for p in phases]]
+            st = Style("polygon", base.label, face=PHASE_COLORS[i % len(PHASE_COLORS)], edge=base.edge, lw=base.lw,
+                       alpha=base.alpha, z=base.z)
+            L.draw_geoms(sheet, sel.geometry.values, st)
+            panel.add(st, f"(a) Land disturbance, phase {ph}" if ph else "(a) Land disturbance")
+        texts = []
+        for _, r in dist.iterrows():
+            ph = str(r.get("phase")) if not is_nan(r.get("phase")) else ""
+            head = f"Phase {ph}" if ph else "Disturbance"
+            texts.append(f"{head}\n{_d(r.get('start'))} to {_d(r.get('end'))}\n{area_text(r.geometry, fpu)}")
+        L.label_polygons(sheet, dist, texts, size=6.5, min_sq_in=0.15)
+        rows = []
+        for _, r in dist.sort_values(by=[c for c in ("start", "phase") if c in dist.columns] or "id").iterrows():
+            ph = str(r.get("phase")) if not is_nan(r.get("phase")) else f"#{r['id']}"
+            acres = r.geometry.area * fpu**2 / 43_560
+            rows.append(f"{ph[:6]:<6} {_d(r.get('start')):<10} {_d(r.get('end')):<10} {acres:6.2f}")
+        panel.table_title = "(d) SCHEDULE: disturbance phases"
+        panel.table = [f"{'phase':<6} {'start':<10} {'end':<10} {'acres':>6}", *rows]
+    else:
+        absent.append("(a) land disturbance (layer disturbance)")
+        panel.table_title = "(d) SCHEDULE"
+    p = ctx.site.project
+    panel.table.append(f"project: {p.start or 'start not given'} to {p.end or 'end not given'}")
+    # (b) stockpiles
+    piles = ctx.site_layer("stockpiles")
+    if piles is not None:
+        st = STYLES["stockpiles"]
+        L.draw_geoms(sheet, piles.geometry.values, st)
+        texts = [("stockpile" + (f", {int(r['days'])} days" if "days" in piles.columns and not is_nan(r.get("days")) else ""))
+                 + f"\n{area_text(r.geometry, fpu)}" for _, r in piles.iterrows()]
+        L.label_polygons(sheet, piles, texts, size=6, min_sq_in=0.0)
+        panel.add(st, "(b) " + st.label)
+    else:
+        absent.append("(b) soil stockpiles (layer stockpiles)")
+    # (c) controls placed by the analysis
+    for name in CONTROL_LAYERS:
+        gdf = ctx.derived.get(name)
+        if gdf is None or not len(gdf):
+            continue
+        st = STYLES[name]
+        if name == "filter_fence" and "side" in gdf.columns:
+            for side, sel in gdf.groupby(gdf["side"].fillna("unspecified").astype(str)):
+                color = SIDE_COLORS.get(side, "#7d3c98")
+                L.draw_geoms(sheet, sel.geometry.values, st, edge=color)
+                panel.add(Style(st.kind, st.label, edge=color, lw=st.lw, ls=st.ls), f"(c) {st.label}, {side} side", edge=color)
+        else:
+            L.draw_geoms(sheet, gdf.geometry.values, st)
+            panel.add(st, "(c) " + st.label)
+    present = [n for n in CONTROL_LAYERS if ctx.derived.get(n) is not None and len(ctx.derived[n])]
+    not_placed = [n.replace("_", " ") for n in CONTROL_LAYERS if n not in present]
+    bmps = ctx.site_layer("bmps")
+    if bmps is not None:
+        st = STYLES["bmps"]
+        L.draw_geoms(sheet, bmps.geometry.values, st)
+        L.label_polygons(sheet, bmps, [str(t).replace("_", " ") for t in bmps["type"]] if "type" in bmps.columns
+                         else [""] * len(bmps), size=6, min_sq_in=0.0)
+        panel.add(st, "(c) " + st.label)
+    else:
+        absent.append("(c) submitted BMPs (layer bmps)")
+    draw_boundary(ctx, sheet, panel)
+    panel.missing = absent
+    if not_placed:
+        panel.notes.append("(c) Controls the analysis did not place (not required by its findings, or the controls "
+                           "stage has not run): " + ", ".join(not_placed) + ".")
+    panel.notes.append("(e) maintenance and (f) stabilization are written provisions of the plan, not drawn here.")
+    return panel, []
+
+
+def render_construction_plan(result_or_site, out_path: str | Path | None = None, sheet: str = "auto",
+                             scale_ft: float = 100, *, margin_ft: float | None = None,
+                             vertical_datum: str | None = None, date: str | None = None, sheet_no: str = "2",
+                             png_dpi: int | None = 120, svg: bool = False):
+    """Draw the site construction plan at exactly 1 in = ``scale_ft`` ft; arguments and return value as
+    :func:`geosite.maps.render_existing_site_map`. The control layers come from the analysis result."""
+    ctx = make_context(result_or_site, scale_ft=scale_ft, sheet=sheet, margin_ft=margin_ft,
+                       vertical_datum=vertical_datum, date=date, hillshade=False)
+    return render(ctx, draw_construction, out_path, sheet_no, png_dpi=png_dpi, svg=svg)
+
+
+__all__ = ["render_construction_plan", "shapely"]

@@ -1,0 +1,91 @@
+"""The plan of final site conditions (plan A(2)), in the simple form the submitted data supports: the
+existing site (faint), what the data marks as changing (structures with status proposed, roads and
+utilities that are new or changed), and the disturbed area to be stabilized at completion. It does not
+show final grades unless a proposed-grade surface is given; the sheet says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import shapely
+
+from geosite.maps import layout as L
+from geosite.maps.common import MapContext, Panel, area_text, draw_boundary, draw_relief, make_context, render, status_filter
+from geosite.maps.symbology import STYLES, Style
+
+HEADING = "PLAN OF FINAL SITE CONDITIONS"
+
+
+def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
+    panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(2): the site changes, at the scale "
+                           "of the existing site map")
+    fpu = ctx.site.ft_per_unit
+    has_relief = draw_relief(ctx, sheet, panel, None, label="Existing ", faint=True)
+    for name in ("lakes", "wetlands", "streams", "channels"):
+        gdf = ctx.site_layer(name)
+        if gdf is not None:
+            L.draw_geoms(sheet, gdf.geometry.values, STYLES[name])
+            panel.add(STYLES[name], STYLES[name].label)
+    shown, absent = [], []
+    # the disturbed area, stabilized at completion
+    dist = ctx.derived.get("disturbed_area")
+    if dist is None or not len(dist):
+        d = ctx.site_layer("disturbance")
+        geoms = [shapely.union_all(d.geometry.values)] if d is not None else []
+    else:
+        geoms = list(dist.geometry.values)
+    if geoms:
+        st = STYLES["stabilized"]
+        L.draw_geoms(sheet, geoms, st)
+        panel.add(st, st.label)
+        shown.append(f"the disturbed area ({area_text(shapely.union_all(geoms), fpu)}) to be stabilized")
+    else:
+        absent.append("land disturbance (layer disturbance)")
+    changed = lambda s: s not in ("existing", "")  # noqa: E731
+    for name, keep_existing, keep_new, st_new in (
+        ("roads", lambda s: s == "existing", changed, STYLES["roads_proposed"]),
+        ("utilities", lambda s: s == "existing", changed, STYLES["utilities_proposed"]),
+        ("structures", lambda s: s != "proposed", lambda s: s == "proposed", STYLES["structures_proposed"]),
+    ):
+        layer = ctx.site_layer(name)
+        old = status_filter(layer, keep_existing)
+        new = status_filter(layer, keep_new)
+        if old is not None:
+            st = STYLES[name]
+            faint = Style(st.kind, st.label, face="#e5e5e5" if st.face != "none" else "none", edge="#777777",
+                          lw=st.lw, ls=st.ls, z=st.z)
+            L.draw_geoms(sheet, old.geometry.values, faint)
+            panel.add(faint, "Existing " + st.label[0].lower() + st.label[1:] + ", to remain")
+        if new is not None:
+            L.draw_geoms(sheet, new.geometry.values, st_new)
+            lab = [str(s) for s in new["status"]] if "status" in new.columns else [""] * len(new)
+            if name == "structures":
+                lab = [f"proposed\n{area_text(g, fpu)}" for g in new.geometry.values]
+            L.label_polygons(sheet, new, lab, size=6, color=st_new.edge, min_sq_in=0.0)
+            panel.add(st_new, st_new.label + " (label: status)")
+            shown.append(f"{name} marked {'proposed' if name == 'structures' else 'new or changed'}: {len(new)}")
+        elif layer is None:
+            absent.append(f"{name} (layer {name})")
+        else:
+            panel.notes.append(f"No {name} carry a status of change{' (proposed)' if name == 'structures' else ''}.")
+    drives = ctx.site_layer("access_drives")
+    if drives is not None:
+        L.draw_geoms(sheet, drives.geometry.values, STYLES["access_drives"])
+        panel.add(STYLES["access_drives"], STYLES["access_drives"].label)
+    draw_boundary(ctx, sheet, panel)
+    panel.missing = absent
+    panel.notes.insert(0, "This sheet shows " + ("; ".join(shown) if shown else "no changes: the data marks none")
+                       + ". Final grades are not shown: no proposed-grade surface was submitted"
+                       + ("; contours are existing grades." if has_relief else "."))
+    return panel, []
+
+
+def render_final_conditions(result_or_site, out_path: str | Path | None = None, sheet: str = "auto",
+                            scale_ft: float = 100, *, margin_ft: float | None = None,
+                            vertical_datum: str | None = None, date: str | None = None, sheet_no: str = "3",
+                            png_dpi: int | None = 120, svg: bool = False):
+    """Draw the plan of final site conditions at exactly 1 in = ``scale_ft`` ft (the existing site map's
+    scale); arguments and return value as :func:`geosite.maps.render_existing_site_map`."""
+    ctx = make_context(result_or_site, scale_ft=scale_ft, sheet=sheet, margin_ft=margin_ft,
+                       vertical_datum=vertical_datum, date=date, hillshade=False)
+    return render(ctx, draw_final, out_path, sheet_no, png_dpi=png_dpi, svg=svg)

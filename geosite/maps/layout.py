@@ -1,0 +1,481 @@
+"""Sheets at exact scale: the map axes, geometry drawing, contour labels, and the panel (legend, north
+arrow, graphic and written scale, key map, title block).
+
+The map axes sit at a fixed place on the sheet in inches, and their data limits are set so that one
+inch of paper spans exactly ``scale_ft`` ground feet (``units_per_inch`` CRS units). Aspect is exact
+because both axes get the same units per inch; nothing here may call tight_layout or save with
+``bbox_inches="tight"`` (either would move the axes or crop the page).
+
+Only ``matplotlib.figure.Figure`` is used, never pyplot: no global state, no GUI backend.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import shapely
+from matplotlib.collections import LineCollection, PathCollection
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import PathPatch, Polygon as MplPolygon, Rectangle
+from matplotlib.path import Path as MplPath
+from matplotlib import patheffects
+from shapely.geometry import box
+
+from geosite.maps.sheets import SheetPlan, Tile
+from geosite.maps.symbology import INK, Style
+
+FONT = "DejaVu Sans"
+MIN_PT = 6.0  # nothing smaller is printed
+RC = {
+    "pdf.fonttype": 42,  # TrueType embedded: text stays text and prints as drawn
+    "ps.fonttype": 42,
+    "svg.fonttype": "none",
+    "font.family": FONT,
+    "hatch.linewidth": 0.4,
+    "path.simplify": False,  # keep every vertex: the PDF is a measured drawing
+    "lines.solid_capstyle": "butt",
+}
+
+
+# --------------------------------------------------------------------------------------------- sheet
+
+
+@dataclass
+class MapSheet:
+    """One sheet being drawn: the figure, the map axes, the panel axes (inch coordinates)."""
+
+    fig: Figure
+    ax: Any
+    panel: Any
+    plan: SheetPlan
+    tile: Tile
+    legend: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    sheet_no: str = "1"
+    heading: str = ""
+    cursor: float = 0.0  # panel: inches from the panel's top already used
+    floor: float = 0.0  # panel: inches from the panel's bottom already used
+
+    @property
+    def window(self):
+        return box(*self.tile.bounds)
+
+
+def new_sheet(plan: SheetPlan, tile: Tile) -> MapSheet:
+    """A blank sheet: the map frame at exact scale over ``tile`` and an empty panel."""
+    s = plan.sheet
+    W, H = s.width_in, s.height_in
+    fig = Figure(figsize=(W, H), dpi=100)
+    fx, fy, fw, fh = s.frame
+    ax = fig.add_axes((fx / W, fy / H, fw / W, fh / H))
+    xmin, ymin, xmax, ymax = tile.bounds
+    ax.set_xlim(xmin, xmax)
+    ax.set_ylim(ymin, ymax)
+    ax.set_aspect("auto")  # exact already: both axes carry units_per_inch; 'equal' could only move them
+    ax.set_autoscale_on(False)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for sp in ax.spines.values():
+        sp.set_linewidth(1.0)
+    px, py, pw, ph = s.panel
+    panel = fig.add_axes((px / W, py / H, pw / W, ph / H))
+    panel.set_xlim(0, pw)
+    panel.set_ylim(0, ph)
+    panel.set_autoscale_on(False)
+    panel.set_axis_off()
+    panel.add_patch(Rectangle((0, 0), pw, ph, fill=False, lw=1.0, ec=INK))
+    # sheet border
+    fig.add_artist(Rectangle((0.5 * s.border_in / W, 0.5 * s.border_in / H), 1 - s.border_in / W, 1 - s.border_in / H,
+                             transform=fig.transFigure, fill=False, lw=0.5, ec="#888888"))
+    return MapSheet(fig, ax, panel, plan, tile)
+
+
+def scale_check(sheet: MapSheet) -> float:
+    """Ground feet per paper inch as the figure will print it (from its transforms)."""
+    ax, fig = sheet.ax, sheet.fig
+    (x0, _), (x1, _) = ax.transData.transform([(sheet.tile.bounds[0], 0), (sheet.tile.bounds[2], 0)])
+    inches = (x1 - x0) / fig.dpi
+    return (sheet.tile.bounds[2] - sheet.tile.bounds[0]) * sheet.plan.scale_ft / sheet.plan.units_per_inch / inches
+
+
+# ------------------------------------------------------------------------------------------ geometry
+
+
+def _ring_codes(n: int) -> np.ndarray:
+    codes = np.full(n, MplPath.LINETO, dtype=MplPath.code_type)
+    codes[0] = MplPath.MOVETO
+    codes[-1] = MplPath.CLOSEPOLY
+    return codes
+
+
+def polygon_path(geom) -> MplPath | None:
+    """A matplotlib Path for a (multi)polygon, holes included."""
+    verts, codes = [], []
+    for poly in shapely.get_parts(geom):
+        if poly.geom_type != "Polygon" or poly.is_empty:
+            continue
+        for ring in [poly.exterior, *poly.interiors]:
+            xy = np.asarray(ring.coords)
+            if len(xy) < 3:
+                continue
+            verts.append(xy)
+            codes.append(_ring_codes(len(xy)))
+    if not verts:
+        return None
+    return MplPath(np.concatenate(verts), np.concatenate(codes))
+
+
+def _split(geoms) -> tuple[list, list, list]:
+    polys, lines, points = [], [], []
+    for g in geoms:
+        if g is None or g.is_empty:
+            continue
+        for part in shapely.get_parts(g):
+            t = part.geom_type
+            if t == "Polygon":
+                polys.append(part)
+            elif t in ("LineString", "LinearRing"):
+                lines.append(part)
+            elif t == "Point":
+                points.append(part)
+            elif t.startswith("Multi") or t == "GeometryCollection":
+                p2, l2, pt2 = _split([part])
+                polys += p2
+                lines += l2
+                points += pt2
+    return polys, lines, points
+
+
+def draw_geoms(sheet: MapSheet, geoms, st: Style, *, edge: str | None = None, clip_to_window: bool = True) -> int:
+    """Draw polygons, lines and points in ``st``; returns how many parts fall in the sheet's window."""
+    ax = sheet.ax
+    win = sheet.window.buffer(sheet.plan.units_per_inch * 0.5)
+    geoms = [g for g in geoms if g is not None and not g.is_empty]
+    if clip_to_window:
+        geoms = [g for g in geoms if g.intersects(win)]
+    polys, lines, points = _split(geoms)
+    ec = edge or st.edge
+    if polys:
+        paths = [p for p in (polygon_path(g) for g in polys) if p is not None]
+        pc = PathCollection(paths, facecolors=st.face, edgecolors=ec, linewidths=st.lw, linestyles=[st.ls],
+                            alpha=st.alpha if st.face != "none" else None, zorder=st.z, hatch=st.hatch)
+        if st.hatch:
+            pc.set_hatchcolor(ec)
+        ax.add_collection(pc, autolim=False)
+    if lines:
+        segs = [np.asarray(ln.coords) for ln in lines]
+        if st.face not in ("none", None) and st.kind == "line":  # roads: a casing under the line
+            ax.add_collection(LineCollection(segs, colors=st.face, linewidths=st.lw * 3, zorder=st.z - 0.01,
+                                             capstyle="round"), autolim=False)
+        ax.add_collection(LineCollection(segs, colors=ec, linewidths=st.lw, linestyles=[st.ls], zorder=st.z),
+                          autolim=False)
+    if points:
+        xy = np.array([(p.x, p.y) for p in points])
+        ax.plot(xy[:, 0], xy[:, 1], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7,
+                zorder=st.z)
+    return len(polys) + len(lines) + len(points)
+
+
+def halo(width: float = 2.0):
+    return [patheffects.withStroke(linewidth=width, foreground="white")]
+
+
+def label_at(sheet: MapSheet, x: float, y: float, text: str, size: float = 6.5, color: str = INK, **kw) -> None:
+    sheet.ax.text(x, y, text, fontsize=max(size, MIN_PT), color=color, ha="center", va="center", zorder=10,
+                  path_effects=halo(), clip_on=True, **kw)
+
+
+def label_polygons(sheet: MapSheet, gdf, texts: list[str], size: float = 6.5, color: str = INK,
+                   min_sq_in: float = 0.04, **kw) -> None:
+    """A label at a point inside each polygon's visible part (large enough on paper to hold it)."""
+    win = sheet.window
+    upi2 = sheet.plan.units_per_inch**2
+    for geom, text in zip(gdf.geometry.values, texts, strict=True):
+        if not text or geom is None or geom.is_empty:
+            continue
+        vis = geom.intersection(win)
+        if vis.is_empty:
+            continue
+        if vis.geom_type in ("Polygon", "MultiPolygon") and vis.area / upi2 < min_sq_in:
+            continue
+        if vis.geom_type in ("LineString", "MultiLineString"):
+            parts = sorted(shapely.get_parts(vis), key=lambda g: -g.length)
+            p = parts[0].interpolate(0.5, normalized=True)
+        else:
+            p = vis.representative_point() if vis.geom_type != "Point" else vis
+        label_at(sheet, p.x, p.y, text, size=size, color=color, **kw)
+
+
+# ------------------------------------------------------------------------------------------ contours
+
+
+def draw_contours(sheet: MapSheet, contours, minor: Style, index: Style, label_every_in: float = 5.0,
+                  size: float = 6.5) -> list[tuple[float, float, float]]:
+    """Contour lines (minor thin, index heavy) and the index contours' elevations along them, upright,
+    on a white halo, at least once per visible piece at least 0.75 in long and then every
+    ``label_every_in`` inches of paper. Returns the labels placed as (x, y, elevation_ft)."""
+    if contours is None or len(contours) == 0:
+        return []
+    win = sheet.window
+    upi = sheet.plan.units_per_inch
+    clipped = shapely.clip_by_rect(contours.geometry.values, *sheet.tile.bounds)
+    is_index = contours["index"].to_numpy(dtype=bool) if "index" in contours.columns else np.zeros(len(contours), bool)
+    elev = contours["elevation_ft"].to_numpy(dtype=float)
+    placed = []
+    for want_index, st in ((False, minor), (True, index)):
+        segs = []
+        for g, ix in zip(clipped, is_index, strict=True):
+            if bool(ix) != want_index or g is None or g.is_empty:
+                continue
+            segs += [np.asarray(p.coords) for p in shapely.get_parts(g) if p.geom_type == "LineString"]
+        if segs:
+            sheet.ax.add_collection(LineCollection(segs, colors=st.edge, linewidths=st.lw, zorder=st.z), autolim=False)
+    del win
+    for g, ix, z in zip(clipped, is_index, elev, strict=True):
+        if not ix or g is None or g.is_empty:
+            continue
+        for part in shapely.get_parts(g):
+            if part.geom_type != "LineString":
+                continue
+            length_in = part.length / upi
+            if length_in < 0.75:
+                continue
+            n = max(1, int(length_in // label_every_in))
+            for k in range(n):
+                d = part.length * (k + 0.5) / n
+                p = part.interpolate(d)
+                a = part.interpolate(max(d - 0.1 * upi, 0))
+                b = part.interpolate(min(d + 0.1 * upi, part.length))
+                ang = math.degrees(math.atan2(b.y - a.y, b.x - a.x))
+                if ang > 90:
+                    ang -= 180
+                elif ang < -90:
+                    ang += 180
+                text = f"{z:.0f}" if abs(z - round(z)) < 1e-6 else f"{z:.1f}"
+                sheet.ax.text(p.x, p.y, text, fontsize=max(size, MIN_PT), color=index.edge, rotation=ang,
+                              rotation_mode="anchor", ha="center", va="center", zorder=index.z + 0.1,
+                              path_effects=halo(2.5), clip_on=True, gid="contour-label")
+                placed.append((p.x, p.y, z))
+    return placed
+
+
+def draw_hillshade(sheet: MapSheet, dem, shade: np.ndarray, alpha: float = 0.35) -> None:
+    l, b, r, t = dem.bounds
+    img = np.ma.masked_equal(shade, 0)
+    # flat ground under a 45-degree sun shades to 255 sin 45 = 180: that and brighter print white, so
+    # only the shadows of the relief darken the sheet
+    sheet.ax.imshow(img, extent=(l, r, b, t), origin="upper", cmap="gray", vmin=0, vmax=180, alpha=alpha,
+                    interpolation="nearest", zorder=0.5)
+    sheet.ax.set_xlim(sheet.tile.bounds[0], sheet.tile.bounds[2])  # imshow must not move the limits
+    sheet.ax.set_ylim(sheet.tile.bounds[1], sheet.tile.bounds[3])
+
+
+# --------------------------------------------------------------------------------------------- panel
+
+
+def _wrap(text: str, width_in: float, size: float) -> list[str]:
+    chars = max(10, int(width_in * 72 / (0.62 * size)))
+    out = []
+    for para in text.split("\n"):
+        out += textwrap.wrap(para, chars) or [""]
+    return out
+
+
+def panel_text(sheet: MapSheet, text: str, size: float = 7.0, bold: bool = False, indent: float = 0.0,
+               gid: str | None = None, color: str = INK, mono: bool = False) -> float:
+    """Wrapped text at the panel's cursor (top down); returns the height used, inches."""
+    pw = sheet.plan.sheet.panel[2]
+    ph = sheet.plan.sheet.panel[3]
+    lines = _wrap(text, pw - 0.2 - indent, size * (1.12 if mono else 1.0))
+    lh = size * 1.25 / 72
+    y = ph - sheet.cursor
+    sheet.panel.text(0.1 + indent, y, "\n".join(lines), fontsize=max(size, MIN_PT), va="top", ha="left",
+                     fontweight="bold" if bold else "normal", linespacing=1.25, gid=gid, color=color,
+                     family="DejaVu Sans Mono" if mono else FONT)
+    used = lh * len(lines)
+    sheet.cursor += used
+    return used
+
+
+def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: str | None = None) -> None:
+    """One legend row: a swatch drawn as the map draws the layer, then its label."""
+    p = sheet.panel
+    ph = sheet.plan.sheet.panel[3]
+    lh = max(0.17, size * 1.3 / 72)
+    y = ph - sheet.cursor - lh / 2
+    x0, w, h = 0.12, 0.42, 0.11
+    ec = edge or st.edge
+    if st.kind == "polygon":
+        r = Rectangle((x0, y - h / 2), w, h, fc=st.face, ec=ec, lw=st.lw, ls=st.ls, hatch=st.hatch,
+                      alpha=st.alpha if st.face != "none" else None)
+        if st.hatch:
+            r.set_hatchcolor(ec)
+        p.add_patch(r)
+    elif st.kind == "line":
+        if st.face not in ("none", None):
+            p.add_line(Line2D([x0, x0 + w], [y, y], color=st.face, lw=st.lw * 3))
+        p.add_line(Line2D([x0, x0 + w], [y, y], color=ec, lw=st.lw, ls=st.ls))
+    else:
+        p.add_line(Line2D([x0 + w / 2], [y], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7))
+    pw = sheet.plan.sheet.panel[2]
+    lines = _wrap(label, pw - x0 - w - 0.2, size)
+    p.text(x0 + w + 0.1, y + lh / 2 - 0.02, "\n".join(lines), fontsize=max(size, MIN_PT), va="top", ha="left",
+           gid="legend", linespacing=1.15)
+    sheet.legend.append(label)
+    sheet.cursor += lh + (len(lines) - 1) * size * 1.15 / 72
+
+
+def space_left(sheet: MapSheet) -> float:
+    return sheet.plan.sheet.panel[3] - sheet.cursor - sheet.floor
+
+
+def north_and_scale(sheet: MapSheet, crs, convergence_deg: float | None, size: float = 6.5) -> None:
+    """North arrow (grid north) and the graphic and written scale, just above the panel's floor."""
+    p = sheet.panel
+    s = sheet.plan.scale_ft
+    pw = sheet.plan.sheet.panel[2]
+    y0 = sheet.floor + 0.12
+    # written scale and the printing note
+    note = (f"Scale exact when printed at 100 % on {sheet.plan.sheet.label}. "
+            f"Grid north: up the sheet is north of the {crs.name} grid"
+            + (f"; true north is {abs(convergence_deg):.2f}° {'west' if convergence_deg > 0 else 'east'} of grid north at the site."
+               if convergence_deg is not None else "."))
+    lines = _wrap(note, pw - 0.2, MIN_PT)
+    p.text(0.1, y0, "\n".join(lines), fontsize=MIN_PT, va="bottom", ha="left", linespacing=1.2, color="#333333")
+    y0 += len(lines) * MIN_PT * 1.2 / 72 + 0.08
+    ratio = round(s * 12)
+    p.text(0.1, y0, f"1 in = {s:g} ft   (1:{ratio:,})", fontsize=8, fontweight="bold", va="bottom", ha="left",
+           gid="written-scale")
+    y0 += 0.25
+    # graphic scale: 0, s/2, s, 2s feet = 0, 0.5, 1, 2 in
+    x0, hbar = 0.15, 0.07
+    for i, (a, b) in enumerate(((0, 0.5), (0.5, 1.0), (1.0, 2.0))):
+        p.add_patch(Rectangle((x0 + a, y0), b - a, hbar, fc=INK if i % 2 == 0 else "white", ec=INK, lw=0.6))
+    for v in (0, 0.5, 1.0, 2.0):
+        p.text(x0 + v, y0 + hbar + 0.04, f"{v * s:g}", fontsize=MIN_PT + 0.5, ha="center", va="bottom")
+    p.text(x0 + 2.0 + 0.08, y0 + hbar / 2, "feet", fontsize=MIN_PT + 0.5, ha="left", va="center")
+    # north arrow, right of the scale bar when there is room, else above it
+    if pw >= 3.1:
+        nx, ny = pw - 0.35, y0 - 0.05
+    else:
+        nx, ny = pw - 0.35, y0 + 0.35
+    arrow = MplPolygon([(nx, ny + 0.55), (nx - 0.12, ny), (nx, ny + 0.12), (nx + 0.12, ny)], closed=True,
+                       fc=INK, ec=INK, lw=0.5)
+    p.add_patch(arrow)
+    p.text(nx, ny + 0.6, "N", fontsize=9, fontweight="bold", ha="center", va="bottom")
+    p.text(nx, ny - 0.05, "grid", fontsize=MIN_PT, ha="center", va="top")
+    top = max(y0 + hbar + 0.2, ny + 0.8)
+    sheet.floor = top + 0.05
+
+
+def key_map(sheet: MapSheet, site_geom, all_tiles: list[Tile], height_in: float = 1.3) -> None:
+    """A small map of every tile of this map, numbered, with this sheet's tile shaded."""
+    pw = sheet.plan.sheet.panel[2]
+    p = sheet.panel
+    y = sheet.floor + 0.05
+    xs = [t.bounds[0] for t in all_tiles] + [t.bounds[2] for t in all_tiles]
+    ys = [t.bounds[1] for t in all_tiles] + [t.bounds[3] for t in all_tiles]
+    gx0, gx1, gy0, gy1 = min(xs), max(xs), min(ys), max(ys)
+    w_in = pw - 0.4
+    k = min(w_in / (gx1 - gx0), height_in / (gy1 - gy0))
+    ox = 0.2 + (w_in - (gx1 - gx0) * k) / 2
+
+    def tr(x, yy):
+        return ox + (x - gx0) * k, y + (yy - gy0) * k
+
+    for t in all_tiles:
+        a = tr(t.bounds[0], t.bounds[1])
+        b = tr(t.bounds[2], t.bounds[3])
+        here = t.number == sheet.tile.number
+        p.add_patch(Rectangle(a, b[0] - a[0], b[1] - a[1], fc="#dddddd" if here else "white", ec=INK, lw=0.6))
+        p.text((a[0] + b[0]) / 2, (a[1] + b[1]) / 2, str(t.number), fontsize=7, ha="center", va="center",
+               fontweight="bold" if here else "normal")
+    for poly in shapely.get_parts(site_geom):
+        if poly.geom_type == "Polygon":
+            xy = np.array([tr(x, yy) for x, yy in poly.exterior.coords])
+            p.add_patch(MplPolygon(xy, closed=True, fill=False, ec=INK, lw=1.0))
+    p.text(0.1, y + height_in + 0.05, "Key map: sheets of this map (this sheet shaded)", fontsize=MIN_PT + 0.5,
+           va="bottom", ha="left")
+    sheet.floor = y + height_in + 0.25
+
+
+def title_block(sheet: MapSheet, rows: list[tuple[str, str]], heading: str, sheet_no: str, size: float = 6.5) -> None:
+    """The title block at the bottom of the panel: a heading, labelled rows, and the sheet number box."""
+    p = sheet.panel
+    pw = sheet.plan.sheet.panel[2]
+    lh = size * 1.22 / 72
+    label_w = 0.85
+    blocks = []
+    for label, value in rows:
+        lines = _wrap(value or "", pw - label_w - 0.2, size)
+        blocks.append((label, lines))
+    body_h = sum(len(lines) * lh + 0.03 for _, lines in blocks)
+    head_h = 0.42
+    total = body_h + head_h + 0.12
+    p.add_patch(Rectangle((0, 0), pw, total, fill=False, ec=INK, lw=1.0))
+    p.add_line(Line2D([0, pw], [total - head_h, total - head_h], color=INK, lw=0.6))
+    p.text(0.1, total - 0.08, heading, fontsize=8.5, fontweight="bold", va="top", ha="left")
+    p.add_patch(Rectangle((pw - 0.8, total - head_h), 0.8, head_h, fill=False, ec=INK, lw=0.6))
+    p.text(pw - 0.4, total - 0.06, "SHEET", fontsize=MIN_PT, ha="center", va="top")
+    p.text(pw - 0.4, total - head_h + 0.05, sheet_no, fontsize=9, fontweight="bold", ha="center", va="bottom",
+           gid="sheet-number")
+    y = total - head_h - 0.06
+    for label, lines in blocks:
+        p.text(0.1, y, label, fontsize=max(size, MIN_PT), fontweight="bold", va="top", ha="left")
+        p.text(0.1 + label_w, y, "\n".join(lines), fontsize=max(size, MIN_PT), va="top", ha="left",
+               linespacing=1.22, gid="title-block")
+        y -= len(lines) * lh + 0.03
+    sheet.floor = total + 0.08
+
+
+def contact_text(c) -> str:
+    missing = [k for k in ("name", "address", "phone") if not getattr(c, k)]
+    parts = [c.name or "NAME NOT GIVEN", c.address or "ADDRESS NOT GIVEN",
+             f"daytime phone {c.phone}" if c.phone else "DAYTIME PHONE NOT GIVEN"]
+    del missing
+    return "; ".join(parts)
+
+
+def today() -> str:
+    return dt.date.today().isoformat()
+
+
+def match_lines(sheet: MapSheet, plan: SheetPlan) -> None:
+    """Match lines along the frame edges that adjoin other tiles, naming the sheet beyond."""
+    t = sheet.tile
+    xmin, ymin, xmax, ymax = t.bounds
+    inset = 0.06 * plan.units_per_inch
+    by_rc = {(u.row, u.col): u for u in plan.tiles}
+    ax = sheet.ax
+    sides = {
+        "north": ((t.row - 1, t.col), [(xmin, ymax - inset), (xmax, ymax - inset)], 0),
+        "south": ((t.row + 1, t.col), [(xmin, ymin + inset), (xmax, ymin + inset)], 0),
+        "west": ((t.row, t.col - 1), [(xmin + inset, ymin), (xmin + inset, ymax)], 90),
+        "east": ((t.row, t.col + 1), [(xmax - inset, ymin), (xmax - inset, ymax)], 90),
+    }
+    for side, (rc, pts, rot) in sides.items():
+        other = by_rc.get(rc)
+        if other is None:
+            continue
+        (x0, y0), (x1, y1) = pts
+        ax.add_line(Line2D([x0, x1], [y0, y1], color="#c0392b", lw=1.4, ls=(0, (10, 3, 2, 3)), zorder=11))
+        mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+        off = 0.12 * plan.units_per_inch
+        if side == "north":
+            my -= off
+        elif side == "south":
+            my += off
+        elif side == "west":
+            mx += off
+        else:
+            mx -= off
+        ax.text(mx, my, f"MATCH LINE — SEE SHEET {sheet.sheet_no}-{other.number}", fontsize=7, fontweight="bold",
+                color="#c0392b", rotation=rot, ha="center", va="center", zorder=11, path_effects=halo(2.5))
+

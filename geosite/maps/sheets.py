@@ -1,0 +1,200 @@
+"""Paper: sheet sizes, orientation, the boxes on a sheet, and fitting a site to sheets (or tiles).
+
+Everything here is plain arithmetic in inches and ground feet; no matplotlib. A sheet is laid out as a
+map frame on the left and a panel on the right (legend, north arrow, scale, title block). The map
+frame's size in inches times the scale (feet per inch) is the ground it shows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from geosite.errors import InputError
+
+#: Sheet sizes, inches (short side, long side).
+SHEET_SIZES_IN: dict[str, tuple[float, float]] = {
+    "ANSI-A": (8.5, 11.0),
+    "ANSI-B": (11.0, 17.0),
+    "ANSI-C": (17.0, 22.0),
+    "ANSI-D": (22.0, 34.0),
+    "ARCH-D": (24.0, 36.0),
+}
+ORIENTATIONS = ("landscape", "portrait")
+#: The smallest ground distance per paper inch the ordinances accept ("at least 1 in = 100 ft").
+MAX_SCALE_FT = 100.0
+#: Plain-paper conventions: blank border and the width of the legend/title panel, inches.
+BORDER_IN = {"ANSI-A": 0.4, "ANSI-B": 0.5, "ANSI-C": 0.5, "ANSI-D": 0.75, "ARCH-D": 0.75}
+PANEL_IN = {"ANSI-A": 2.75, "ANSI-B": 3.0, "ANSI-C": 3.4, "ANSI-D": 3.6, "ARCH-D": 3.6}
+GAP_IN = 0.15
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A sheet of paper in one orientation and the boxes drawn on it (inches from the lower left)."""
+
+    size: str
+    orientation: str
+
+    @property
+    def width_in(self) -> float:
+        a, b = SHEET_SIZES_IN[self.size]
+        return b if self.orientation == "landscape" else a
+
+    @property
+    def height_in(self) -> float:
+        a, b = SHEET_SIZES_IN[self.size]
+        return a if self.orientation == "landscape" else b
+
+    @property
+    def border_in(self) -> float:
+        return BORDER_IN[self.size]
+
+    @property
+    def frame(self) -> tuple[float, float, float, float]:
+        """The map frame: (left, bottom, width, height), inches."""
+        m = self.border_in
+        w = self.width_in - 2 * m - PANEL_IN[self.size] - GAP_IN
+        return (m, m, w, self.height_in - 2 * m)
+
+    @property
+    def panel(self) -> tuple[float, float, float, float]:
+        m = self.border_in
+        p = PANEL_IN[self.size]
+        return (self.width_in - m - p, m, p, self.height_in - 2 * m)
+
+    @property
+    def label(self) -> str:
+        a, b = SHEET_SIZES_IN[self.size]
+        return f"{self.size} ({_num(a)} x {_num(b)} in, {self.orientation})"
+
+    def ground_ft(self, scale_ft: float) -> tuple[float, float]:
+        """Ground width and height (feet) the map frame shows at ``scale_ft`` feet per inch."""
+        _, _, w, h = self.frame
+        return w * scale_ft, h * scale_ft
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def check_scale(scale_ft: float) -> float:
+    """The scale as feet per paper inch; refuses scales smaller than 1 in = 100 ft (InputError)."""
+    try:
+        s = float(scale_ft)
+    except (TypeError, ValueError):
+        raise InputError(f"map scale must be a number of feet per inch (e.g. 100, 50, 40, 20), got {scale_ft!r}") from None
+    if not (s > 0 and math.isfinite(s)):
+        raise InputError(f"map scale must be a positive number of feet per inch, got {scale_ft!r}")
+    if s > MAX_SCALE_FT:
+        raise InputError(
+            f"map scale 1 in = {s:g} ft is smaller than the ordinance allows: the existing site map must be "
+            f"at least 1 in = {MAX_SCALE_FT:g} ft (Grantsburg and Belgium plan A(1)); use --scale 100, 50, 40 or 20"
+        )
+    return s
+
+
+def parse_sheet(sheet: str | None) -> list[Sheet]:
+    """Candidate sheets for a ``--sheet`` value, smallest first.
+
+    ``"auto"`` (or None): every size in both orientations; ``"ANSI-D"``: that size, both orientations;
+    ``"ANSI-D-portrait"`` / ``"ANSI-D landscape"``: exactly that. Case and ``_``/space are forgiven.
+    """
+    text = (sheet or "auto").strip().upper().replace("_", "-").replace(" ", "-")
+    if text == "AUTO":
+        return [Sheet(s, o) for s in SHEET_SIZES_IN for o in ORIENTATIONS]
+    for o in ORIENTATIONS:
+        if text.endswith("-" + o.upper()):
+            size = text[: -len(o) - 1]
+            if size in SHEET_SIZES_IN:
+                return [Sheet(size, o)]
+    if text in SHEET_SIZES_IN:
+        return [Sheet(text, o) for o in ORIENTATIONS]
+    if text.replace("-", "") in {k.replace("-", "") for k in SHEET_SIZES_IN}:
+        size = next(k for k in SHEET_SIZES_IN if k.replace("-", "") == text.replace("-", ""))
+        return [Sheet(size, o) for o in ORIENTATIONS]
+    valid = ", ".join(list(SHEET_SIZES_IN) + [f"{k}-portrait" for k in ("ANSI-D",)] + ["auto"])
+    raise InputError(f"unknown sheet {sheet!r}; use one of {valid} (sizes may take -landscape or -portrait)")
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One sheet's piece of the map: ground bounds in CRS units and its place in the tile grid."""
+
+    bounds: tuple[float, float, float, float]
+    row: int  # 0 = northernmost
+    col: int  # 0 = westernmost
+    number: int  # 1-based, row by row from the north-west
+
+
+@dataclass(frozen=True)
+class SheetPlan:
+    sheet: Sheet
+    scale_ft: float
+    units_per_inch: float
+    tiles: list[Tile]
+    rows: int
+    cols: int
+
+    @property
+    def tiled(self) -> bool:
+        return len(self.tiles) > 1
+
+
+def plan_sheets(
+    extent: tuple[float, float, float, float],
+    scale_ft: float,
+    ft_per_unit: float,
+    sheet: str | None = "auto",
+    larger_than: Sheet | None = None,
+) -> SheetPlan:
+    """Fit ``extent`` (CRS units: the site plus its margin) on the smallest candidate sheet at exactly
+    ``scale_ft`` feet per inch; when none holds it, tile it over the largest candidate (fewest tiles).
+
+    Each tile's bounds span exactly the map frame's inches times the scale, centred on the extent.
+    """
+    scale_ft = check_scale(scale_ft)
+    upi = scale_ft / ft_per_unit  # CRS units per paper inch
+    xmin, ymin, xmax, ymax = extent
+    need_w, need_h = (xmax - xmin) / upi, (ymax - ymin) / upi  # inches
+    cands = parse_sheet(sheet)
+    if larger_than is not None:
+        area = _area(larger_than)
+        bigger = [c for c in cands if _area(c) > area]
+        cands = bigger or [c for c in cands if _area(c) == max(_area(x) for x in cands)]
+    for s in cands:
+        _, _, fw, fh = s.frame
+        if need_w <= fw + 1e-9 and need_h <= fh + 1e-9:
+            return _tiles(s, extent, upi, scale_ft, 1, 1)
+    biggest = max(SHEET_SIZES_IN[c.size][0] * SHEET_SIZES_IN[c.size][1] for c in cands)
+    best = None
+    for s in cands:
+        a, b = SHEET_SIZES_IN[s.size]
+        if a * b != biggest:
+            continue
+        _, _, fw, fh = s.frame
+        cols, rows = math.ceil(need_w / fw - 1e-9), math.ceil(need_h / fh - 1e-9)
+        if best is None or cols * rows < best[0]:
+            best = (cols * rows, s, cols, rows)
+    assert best is not None
+    _, s, cols, rows = best
+    return _tiles(s, extent, upi, scale_ft, cols, rows)
+
+
+def _area(s: Sheet) -> float:
+    a, b = SHEET_SIZES_IN[s.size]
+    return a * b
+
+
+def _tiles(s: Sheet, extent, upi: float, scale_ft: float, cols: int, rows: int) -> SheetPlan:
+    _, _, fw, fh = s.frame
+    tw, th = fw * upi, fh * upi
+    cx, cy = (extent[0] + extent[2]) / 2, (extent[1] + extent[3]) / 2
+    x0 = cx - cols * tw / 2
+    ytop = cy + rows * th / 2
+    tiles = []
+    for r in range(rows):
+        for c in range(cols):
+            left, top = x0 + c * tw, ytop - r * th
+            tiles.append(Tile((left, top - th, left + tw, top), r, c, r * cols + c + 1))
+    return SheetPlan(s, scale_ft, upi, tiles, rows, cols)

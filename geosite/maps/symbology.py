@@ -1,0 +1,108 @@
+"""How each layer is drawn, and which plan-content item it answers for each jurisdiction.
+
+Styles are plain data (matplotlib keyword values); the drawing code reads them and nothing else.
+``EXISTING_ITEMS`` maps a jurisdiction profile id to the lettered items of its existing site map
+(Grantsburg and Belgium plan A(1)); Belgium's chapter has no (e) and letters the rest differently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+INK = "#1a1a1a"
+WATER = "#2b7bba"
+WATER_FILL = "#cfe6f6"
+
+
+@dataclass(frozen=True)
+class Style:
+    """A layer's look. ``kind`` is polygon, line or point; the rest are matplotlib values."""
+
+    kind: str
+    label: str
+    face: str = "none"
+    edge: str = INK
+    lw: float = 0.6  # points
+    ls: Any = "-"
+    hatch: str | None = None
+    alpha: float = 1.0
+    marker: str = "o"
+    size: float = 4.0  # marker size, points
+    z: float = 2.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+STYLES: dict[str, Style] = {
+    # existing conditions
+    "site_boundary": Style("polygon", "Site boundary", edge=INK, lw=1.6, ls=(0, (12, 3, 2, 3, 2, 3)), z=9),
+    "map_margin": Style("polygon", "Adjacent area shown ({margin} ft)", edge="#777777", lw=0.6, ls=(0, (4, 3)), z=8.9),
+    "lakes": Style("polygon", "Lakes and ponds", face=WATER_FILL, edge=WATER, lw=0.6, z=3),
+    "streams": Style("line", "Streams", edge=WATER, lw=1.2, z=4.2),
+    "wetlands": Style("polygon", "Wetlands", face="none", edge="#3f8f3f", lw=0.6, hatch="||", z=3.1),
+    "channels": Style("line", "Channels and ditches (submitted)", edge=WATER, lw=0.9, ls=(0, (6, 2)), z=4.1),
+    "floodplain": Style("polygon", "Floodplain", face="none", edge="#5b8fd1", lw=0.6, hatch="\\\\\\\\", z=2.9),
+    "soils": Style("polygon", "Soil map units (label: musym)", face="none", edge="#9a6b3f", lw=0.5, ls=(0, (2, 2)), z=2.5),
+    "vegetation": Style("polygon", "Vegetative cover (label: cover)", face="#e9f3df", edge="#7fae6a", lw=0.4, z=1.5),
+    "storm_inlets": Style("point", "Storm drain inlets", face="white", edge=INK, marker="s", size=3.5, z=7),
+    "natural_drainage": Style("line", "Natural drainage paths (from the DEM)", edge="#4aa3df", lw=0.8, ls=(0, (1, 1.5)), z=4),
+    "upslope_areas": Style("polygon", "Upslope drainage areas (label: size, slope, cover)", face="none", edge="#c0392b", lw=0.8, ls=(0, (5, 2, 1, 2)), z=5),
+    "upslope_entry_points": Style("point", "Where upslope drainage enters", face="#c0392b", edge="#c0392b", marker="v", size=3.5, z=7),
+    "utilities": Style("line", "Utilities (label: kind)", edge="#a03ca0", lw=0.8, ls=(0, (8, 2, 2, 2)), z=5),
+    "structures": Style("polygon", "Structures", face="#bdbdbd", edge=INK, lw=0.6, z=6),
+    "roads": Style("line", "Roads, highways and paving", face="#d9d9d9", edge="#555555", lw=1.4, z=5.5),
+    "access_drives": Style("line", "Access drives", face="#eeeeee", edge="#555555", lw=1.0, ls=(0, (3, 1.5)), z=5.6),
+    "contours": Style("line", "Contours, {interval} ft", edge="#9c6b30", lw=0.3, z=2.0),
+    "index_contours": Style("line", "Index contours, every {index} ft, labelled (ft)", edge="#7a4f1c", lw=0.8, z=2.05),
+    "hillshade": Style("polygon", "Hillshade (from the DEM)", face="#bbbbbb", edge="none", z=0.5),
+    # construction
+    "disturbance": Style("polygon", "Land disturbance (label: phase, dates)", face="#f4d9a6", edge="#b5651d", lw=0.9, alpha=0.85, z=3.5),
+    "stockpiles": Style("polygon", "Soil stockpiles (label: days)", face="#c49a6c", edge="#5c3d1e", lw=0.8, hatch="...", z=6.5),
+    "stockpile_setbacks": Style("polygon", "Stockpile setback zones", face="none", edge="#d35400", lw=0.7, ls=(0, (3, 2)), hatch="xx", z=4.5),
+    "filter_fence": Style("line", "Filter fence / silt fence", edge="#111111", lw=1.2, ls=(0, (4, 1.5, 1, 1.5)), z=8),
+    "stockpile_fences": Style("line", "Fences at stockpiles", edge="#111111", lw=1.0, ls=(0, (2, 1)), z=8),
+    "sediment_basins": Style("polygon", "Sediment basins and traps", face="#a9cce3", edge="#1f618d", lw=1.0, hatch="--", z=6),
+    "inlet_protection": Style("point", "Storm drain inlet protection", face="#f1c40f", edge=INK, marker="D", size=6.0, z=8.5),
+    "tracking_pads": Style("polygon", "Tracking pads (stone)", face="#d5d8dc", edge=INK, lw=0.8, hatch="oo", z=7),
+    "diversions": Style("line", "Diversions", edge="#1f618d", lw=1.5, ls=(0, (6, 1.5, 1, 1.5, 1, 1.5)), z=7.5),
+    "bmps": Style("point", "Submitted BMPs (label: type)", face="#27ae60", edge=INK, marker="P", size=6.0, z=8.4),
+    # final
+    "structures_proposed": Style("polygon", "Proposed structures", face="#f5b7b1", edge="#922b21", lw=0.8, z=6.1),
+    "roads_proposed": Style("line", "New or changed roads", face="#f5cba7", edge="#a04000", lw=1.6, z=5.7),
+    "utilities_proposed": Style("line", "New or changed utilities", edge="#a03ca0", lw=1.2, z=5.1),
+    "stabilized": Style("polygon", "Disturbed area, stabilized at completion", face="#d4efdf", edge="#1e8449", lw=0.6, ls=(0, (2, 2)), z=3),
+}
+
+#: Plan-content items of the existing site map, by jurisdiction profile id: letter, text, layers.
+#: A layer may serve several items; an item is "present" when any of its layers is.
+EXISTING_ITEMS: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
+    "grantsburg": [
+        ("a", "Site boundaries and adjacent lands", ("site_boundary", "map_margin")),
+        ("b", "Lakes, streams, wetlands, channels, ditches", ("lakes", "streams", "wetlands", "channels")),
+        ("c", "Floodplains, flood fringes, floodways", ("floodplain",)),
+        ("d", "Predominant soil types", ("soils",)),
+        ("e", "Vegetative cover", ("vegetation",)),
+        ("f", "Storm drainage systems, natural drainage", ("storm_inlets", "natural_drainage")),
+        ("g", "Upslope drainage areas", ("upslope_areas", "upslope_entry_points")),
+        ("h", "Utilities, structures, roads, paving", ("utilities", "structures", "roads", "access_drives")),
+        ("i", "Topography, 5-ft contours", ("contours", "index_contours")),
+        ("j", "Applicant and maintenance contact", ("title_block",)),
+    ],
+    "belgium": [
+        ("a", "Site location and adjacent lands", ("site_boundary", "map_margin")),
+        ("b", "Lakes, streams, wetlands, channels, ditches", ("lakes", "streams", "wetlands", "channels")),
+        ("c", "Floodplains, flood fringes, floodways", ("floodplain",)),
+        ("d", "Predominant soil types", ("soils",)),
+        ("f", "Storm drainage systems, natural drainage", ("storm_inlets", "natural_drainage")),
+        ("g", "Utilities, structures, roads, paving", ("utilities", "structures", "roads", "access_drives")),
+        ("h", "Topography, 5-ft contours", ("contours", "index_contours")),
+    ],
+}
+
+
+def item_of(jurisdiction: str, layer: str) -> str | None:
+    """The item letter the layer answers for in that jurisdiction's existing site map, or None."""
+    for letter, _, layers in EXISTING_ITEMS.get(jurisdiction, []):
+        if layer in layers:
+            return letter
+    return None
