@@ -104,6 +104,12 @@ def _fences(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
     step("placing filter fence")
     required = acres is not None and acres < limit
     thr = float(c.p.value("terrain", "channel_threshold_sqft", 43_560.0))
+    area = m.layers.get("disturbed_area")
+    if area is not None and len(area):
+        # the union (clipped to the site): edges shared by adjacent disturbance polygons get no fence
+        parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
+        parts["id"] = range(1, len(parts) + 1)
+        dist = parts
     fence, runs = filter_fence(
         dist, dem, fg,
         tolerance_deg=float(c.v("fence_sideslope_tolerance_deg", 20.0)),
