@@ -54,10 +54,15 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     from geosite.pipeline_terrain import measure_terrain
 
     extra.update(measure_terrain(site, prof, dem, m, step))
+    from geosite.pipeline_controls import measure_controls
+
+    controls = measure_controls(site, prof, dem, m.flow_grid, m, step)
+    extra.update(controls.report)
     step("evaluating the rules")
     ev = evaluate(prof, m.values)
+    ev.findings.extend(controls.findings)
     report = build_report(site, prof, m, ev, extra)
-    layers = dict(m.layers)
+    layers = {**m.layers, **controls.layers}
     return AnalysisResult(site, prof, m, ev, report, layers)
 
 

@@ -296,7 +296,8 @@ def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
         return
     bad = [e["drive_id"] for e in ent if not e["submitted_pad"]]
     res.findings.append(c.finding("tracking_pad", "tracking_pad_min_length_ft", "B(3)", "fail" if bad else "pass",
-                                  f"Entrance(s) of access drive(s) {', '.join(map(str, bad))} onto roads have no tracking pad of {min_len:g} ft or more (DNR 1057)."
+                                  f"Entrance(s) of access drive(s) {', '.join(map(str, bad))} onto roads have no tracking pad of {min_len:g} ft or more (DNR 1057)"
+                                  + "".join(f"; drive {e['drive_id']}'s drawn pad is {e['drawn_pad_length_ft']:.0f} ft" for e in ent if not e["submitted_pad"] and e.get("drawn_pad_length_ft")) + "."
                                   if bad else f"Every entrance has a tracking pad of {min_len:g} ft or more.", required=True, feature_ids=bad))
 
 
@@ -309,7 +310,7 @@ def _diversions(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> N
         return
     step("proposing diversions")
     given = m.values.get("hydrology.upslope")
-    upslope = {d.get("id"): d for d in given} if isinstance(given, list) else None
+    upslope = {d.get("disturbance_id", d.get("id")): d for d in given} if isinstance(given, list) else None
     out, lines = diversions(
         dist, dem, fg,
         area_sqft=float(c.v("sheetflow_area_sqft", 10_000.0)),

@@ -173,17 +173,32 @@ def tracking_pads(
         declared = drives["pad_length_ft"].iloc[i] if "pad_length_ft" in drives.columns else None
         declared = None if declared is None or (isinstance(declared, float) and np.isnan(declared)) else float(declared)
         submitted = bool(declared is not None and declared >= min_length_ft)
+        drawn_ft = None
         if pads_b is not None and len(pads_b):
-            submitted = submitted or bool(pads_b.distance(pt).min() * fpu <= search_ft)
+            near = pads_b[pads_b.distance(pt) * fpu <= search_ft]
+            if len(near):
+                # a drawn pad counts only if it is long enough: its length along the drive (a line's
+                # length, a polygon's long axis)
+                drawn_ft = max(_pad_length(gb) for gb in near.geometry) * fpu
+                submitted = submitted or drawn_ft >= min_length_ft - 1e-6
         entrances.append({
             "drive_id": did, "road_id": rid, "x": float(pt.x), "y": float(pt.y),
-            "pad_length_ft": declared, "submitted_pad": submitted,
+            "pad_length_ft": declared, "drawn_pad_length_ft": drawn_ft, "submitted_pad": submitted,
         })
         pad_geoms.append(pad)
         pad_ids.append(did)
         pad_len.append(float(pad_line.length) * fpu)
     pads = gpd.GeoDataFrame({"drive_id": pad_ids, "length_ft": pad_len}, geometry=pad_geoms, crs=crs)
     return entrances, pads
+
+
+def _pad_length(geom: Any) -> float:
+    """Length of a drawn tracking pad in CRS units: a line's length, a polygon's long axis."""
+    if geom.geom_type.endswith("LineString"):
+        return float(geom.length)
+    if geom.geom_type.endswith("Polygon"):
+        return float(_long_axis(geom).length)
+    return 0.0
 
 
 def _long_axis(poly: Any) -> LineString:
