@@ -1,0 +1,316 @@
+"""Plan maps: measured, not eyeballed.
+
+The PDF is written uncompressed and its drawing operators parsed: the site boundary (a 300 x 200 ft
+rectangle) must be 3 x 2 in on the page at 1 in = 100 ft (216 x 144 pt, within 0.5 %), and the page
+must be the sheet. Contours on a 10 % plane must fall every 50 ft (0.5 in of paper) at the elevations
+the plane gives, with every fifth labelled. Legends must name what the data holds and list what it lacks.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+
+import geopandas as gpd
+import matplotlib
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from sitebuilder import X0, Y0, line, make_site, point, rect
+
+from geosite.errors import InputError
+from geosite.maps import check_scale, render_existing_site_map, render_plan_maps
+from geosite.maps.sheets import parse_sheet, plan_sheets
+from geosite.maps.symbology import STYLES
+from geosite.site import load_site
+from geosite.testing import inclined_plane
+
+CRS = "EPSG:7593"
+PT = 72.0
+# the DEM's top-left corner is (X0, Y0): it covers y in [Y0 - 1000, Y0]; the site sits in its middle
+SITE = (350, -600, 300, 200)  # x, y, w, h (ft from X0, Y0)
+
+
+def _frame(d: dict, geoms) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame(d, geometry=geoms, crs=CRS)
+
+
+@pytest.fixture(scope="module")
+def plane_site(tmp_path_factory) -> Path:
+    """A 300 x 200 ft site on a 10 % plane falling south (900 ft at the DEM's north edge)."""
+    folder = tmp_path_factory.mktemp("maps") / "site"
+    dem = inclined_plane(10.0, shape=(500, 500), cell=2.0)
+    make_site(folder, {
+        "site_boundary": [rect(*SITE)],
+        "streams": _frame({"name": ["Clam Creek"]}, [line((100, -880), (900, -860))]),
+        "soils": _frame({"musym": ["SaB", "ScC"]}, [rect(100, -900, 400, 800), rect(500, -900, 400, 800)]),
+        "structures": _frame({"status": ["existing", "proposed"]}, [rect(380, -560, 60, 40), rect(500, -520, 80, 50)]),
+        "storm_inlets": [point(360, -590)],
+        "disturbance": _frame({"phase": ["1", "2"], "start": ["2027-04-05", "2027-06-01"],
+                               "end": ["2027-06-30", "2027-09-30"]}, [rect(360, -590, 150, 150), rect(510, -590, 120, 150)]),
+        "stockpiles": _frame({"days": [45]}, [rect(600, -430, 30, 20)]),
+    }, conf={"applicant": {"name": "Ann Smith", "address": "1 Main St, Grantsburg WI", "phone": "715-555-0100"},
+             "maintainer": {"name": "Bob Jones", "address": "2 Oak St, Grantsburg WI", "phone": "715-555-0101"}},
+        dem=dem)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def site(plane_site):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_site(plane_site)
+
+
+# ------------------------------------------------------------------------------------------ PDF parsing
+
+
+def _pdf_paths(pdf: Path) -> list[np.ndarray]:
+    """Every subpath (m ... l ...) in the PDF's uncompressed content streams, in points."""
+    text = pdf.read_bytes().decode("latin-1")
+    paths, nums, cur = [], [], None
+    for tok in re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?|[A-Za-z*']+", text):
+        if tok[0].isdigit() or tok[0] in "-+.":
+            nums.append(float(tok))
+            continue
+        if tok == "m" and len(nums) >= 2:
+            if cur:
+                paths.append(np.array(cur))
+            cur = [nums[-2:]]
+        elif tok == "l" and len(nums) >= 2 and cur is not None:
+            cur.append(nums[-2:])
+        elif cur:
+            paths.append(np.array(cur))
+            cur = None
+        nums = []
+    return paths
+
+
+def _media_box(pdf: Path) -> tuple[float, float]:
+    m = re.search(rb"/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*\]", pdf.read_bytes())
+    assert m, "no MediaBox"
+    return float(m.group(1)), float(m.group(2))
+
+
+def _rectangles(paths: list[np.ndarray]) -> list[tuple[float, float, float, float]]:
+    """Axis-aligned 4-corner closed subpaths: (xmin, ymin, width, height) in points."""
+    out = []
+    for p in paths:
+        if len(p) not in (4, 5):
+            continue
+        xs, ys = np.unique(np.round(p[:, 0], 2)), np.unique(np.round(p[:, 1], 2))
+        if len(xs) == 2 and len(ys) == 2:
+            out.append((xs[0], ys[0], xs[1] - xs[0], ys[1] - ys[0]))
+    return out
+
+
+def _render_uncompressed(obj, out: Path, **kw) -> list[Path]:
+    with matplotlib.rc_context({"pdf.compression": 0}):
+        return render_existing_site_map(obj, out, png_dpi=None, **kw)
+
+
+# ---------------------------------------------------------------------------------------------- scale
+
+
+@pytest.mark.parametrize("scale_ft", [100, 50])
+def test_pdf_boundary_measures_exact_scale(site, tmp_path, scale_ft):
+    files = _render_uncompressed(site, tmp_path / "existing_site_map.pdf", scale_ft=scale_ft, hillshade=False)
+    assert [f.name for f in files] == ["existing_site_map.pdf"]
+    pdf = files[0]
+    plan = plan_sheets(_extent(site), scale_ft, site.ft_per_unit, "auto")
+    # the page is the sheet
+    w, h = _media_box(pdf)
+    s = _sheet_of(site, scale_ft)
+    assert (w, h) == pytest.approx((s.width_in * PT, s.height_in * PT), abs=0.01)
+    # the 300 x 200 ft boundary is 300/scale x 200/scale inches on the page
+    want_w, want_h = 300 / scale_ft * PT, 200 / scale_ft * PT
+    rects = [r for r in _rectangles(_pdf_paths(pdf)) if abs(r[2] / want_w - 1) < 0.05 and abs(r[3] / want_h - 1) < 0.05]
+    assert rects, "site boundary rectangle not found in the PDF"
+    x, y, rw, rh = rects[0]
+    err = max(abs(rw / want_w - 1), abs(rh / want_h - 1))
+    assert err < 0.005, f"scale error {err:.4%}"
+    # and it sits where the ground says: the map frame is centred on the site
+    fx, fy, fw, fh = s.frame
+    assert x + rw / 2 == pytest.approx((fx + fw / 2) * PT, abs=0.5)
+    assert y + rh / 2 == pytest.approx((fy + fh / 2) * PT, abs=0.5)
+    del plan
+
+
+def _extent(site, margin=200.0):
+    xmin, ymin, xmax, ymax = site.boundary.bounds
+    return (xmin - margin, ymin - margin, xmax + margin, ymax + margin)
+
+
+def _sheet_of(site, scale_ft):
+    figs = render_existing_site_map(site, None, scale_ft=scale_ft, hillshade=False)
+    return figs[0].geosite.plan.sheet
+
+
+def test_figure_transforms_give_the_scale(site):
+    fig = render_existing_site_map(site, None, hillshade=False)[0]
+    sheet = fig.geosite
+    ax = sheet.ax
+    (x0, y0), (x1, y1) = ax.transData.transform([(X0, Y0), (X0 + 1000.0, Y0 + 1000.0)])
+    assert (x1 - x0) / fig.dpi == pytest.approx(10.0, rel=1e-9)  # 1000 ft = 10 in
+    assert (y1 - y0) / fig.dpi == pytest.approx(10.0, rel=1e-9)
+
+
+def test_smaller_scale_refused(site):
+    with pytest.raises(InputError, match="at least 1 in = 100 ft"):
+        render_existing_site_map(site, None, scale_ft=200)
+    with pytest.raises(InputError):
+        check_scale(0)
+    assert check_scale(40) == 40.0
+
+
+def test_unknown_sheet_lists_valid_ones():
+    with pytest.raises(InputError, match="ANSI-A"):
+        parse_sheet("A0")
+    assert [s.orientation for s in parse_sheet("ansi_d portrait")] == ["portrait"]
+
+
+# ------------------------------------------------------------------------------------------- contours
+
+
+def test_contours_on_a_ten_percent_plane(site):
+    fig = render_existing_site_map(site, None, hillshade=False)[0]
+    sheet = fig.geosite
+    ax = sheet.ax
+    ys = {}
+    for coll, st in ((c, s) for c in ax.collections for s in (STYLES["contours"], STYLES["index_contours"])
+                     if hasattr(c, "get_segments") and matplotlib.colors.same_color(c.get_edgecolor()[0], s.edge)
+                     and np.isclose(c.get_linewidth()[0], s.lw)):
+        for seg in coll.get_segments():
+            assert np.ptp(seg[:, 1]) < 1e-6  # the plane falls due south: contours run east-west
+            ys[round(float(seg[0, 1]), 6)] = st is STYLES["index_contours"]
+    assert len(ys) >= 8
+    yv = np.array(sorted(ys))
+    # elevation of the plane at y: 900 ft at the DEM's north edge (Y0 - 1 cell centre offset), 10 % fall south
+    z = 900.0 - 0.1 * (Y0 - yv)
+    assert np.allclose(z / 5.0, np.round(z / 5.0), atol=1e-6)  # every line on a 5-ft contour
+    paper_in = np.diff(ax.transData.transform(np.column_stack([np.full_like(yv, X0), yv]))[:, 1]) / fig.dpi
+    assert np.allclose(paper_in, 0.5, rtol=0.005)  # 50 ft apart = 0.5 in at 1 in = 100 ft
+    is_index = np.array([ys[k] for k in sorted(ys)])
+    assert np.array_equal(is_index, np.isclose(np.mod(np.round(z), 25), 0))  # every fifth is an index contour
+    labels = [t for t in ax.texts if t.get_gid() == "contour-label"]
+    labelled = {float(t.get_text()) for t in labels}
+    assert labelled == {float(round(v)) for v, ix in zip(z, is_index) if ix}
+    for t in labels:  # each label sits on its contour
+        zt = 900.0 - 0.1 * (Y0 - t.get_position()[1])
+        assert zt == pytest.approx(float(t.get_text()), abs=0.01)
+        assert t.get_fontsize() >= 6
+
+
+# --------------------------------------------------------------------------------------------- legend
+
+
+def test_legend_names_present_items_and_lists_absent(site):
+    sheet = render_existing_site_map(site, None, hillshade=False)[0].geosite
+    legend = "\n".join(sheet.legend)
+    for want in ("(a) Site boundary", "(a) Adjacent area shown (200 ft)", "(b) Streams", "(d) Soil map units",
+                 "(f) Storm drain inlets", "(h) Structures", "(i) Contours, 5 ft", "(i) Index contours"):
+        assert want in legend, want
+    missing = "\n".join(sheet.missing)
+    for want in ("(b)", "lakes", "wetlands", "(c) floodplain", "(e) vegetative cover", "(h)", "roads", "utilities"):
+        assert want in missing, want
+    assert "(d)" not in missing and "(i)" not in missing
+    # (f) natural drainage and (g) upslope areas come from the analysis: a bare Site says they were not computed
+    assert "(g) upslope drainage areas: not computed" in missing
+
+
+def test_belgium_letters(plane_site, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = load_site(plane_site, jurisdiction="belgium")
+    sheet = render_existing_site_map(s, None, hillshade=False)[0].geosite
+    legend = "\n".join(sheet.legend)
+    assert "(h) Contours, 5 ft" in legend and "(g) Structures" in legend
+    assert "(e)" not in legend + "\n".join(sheet.missing)
+
+
+# ------------------------------------------------------------------------------------ all maps, tiling
+
+
+def test_plan_maps_from_analysis(site, tmp_path):
+    from geosite.pipeline import analyze
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = analyze(site)
+    files = render_plan_maps(result, tmp_path / "maps")
+    names = sorted(f.name for f in files)
+    assert names == sorted(["existing_site_map.pdf", "existing_site_map.png", "construction_plan.pdf",
+                            "construction_plan.png", "final_conditions.pdf", "final_conditions.png"])
+    for f in files:
+        assert f.stat().st_size > 1000
+        if f.suffix == ".pdf":
+            assert f.read_bytes().startswith(b"%PDF")
+            assert b"FontFile2" in f.read_bytes()  # TrueType embedded (pdf.fonttype 42)
+
+
+def test_construction_plan_schedule_and_legend(site):
+    from geosite.maps import render_construction_plan, render_final_conditions
+
+    sheet = render_construction_plan(site, None)[0].geosite
+    legend = "\n".join(sheet.legend)
+    assert "(a) Land disturbance, phase 1" in legend and "(a) Land disturbance, phase 2" in legend
+    assert "(b) Soil stockpiles" in legend
+    table = [t.get_text() for t in sheet.panel.texts if t.get_gid() == "table"]
+    assert any("2027-04-05" in t and "2027-06-30" in t for t in table)
+    final = render_final_conditions(site, None)[0].geosite
+    assert "Proposed structures (label: status)" in "\n".join(final.legend)
+
+
+def test_big_site_tiles_with_match_lines(tmp_path):
+    folder = make_site(tmp_path / "big", {"site_boundary": [rect(0, 0, 2600, 1500)]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = load_site(folder)
+    files = _render_uncompressed(s, tmp_path / "out" / "existing_site_map.pdf", sheet="ANSI-B")
+    names = [f.name for f in files]
+    assert len(names) > 1 and names[0] == "existing_site_map-1.pdf"
+    plan = plan_sheets(_extent(s), 100, s.ft_per_unit, "ANSI-B")
+    assert len(files) == len(plan.tiles) == plan.rows * plan.cols
+    # tiles cover the site and its margin, each at exact scale on an 11 x 17 sheet
+    xs0 = min(t.bounds[0] for t in plan.tiles)
+    xs1 = max(t.bounds[2] for t in plan.tiles)
+    ext = _extent(s)
+    assert xs0 <= ext[0] and xs1 >= ext[2]
+    for f in files:
+        assert sorted(_media_box(f)) == pytest.approx([11 * PT, 17 * PT])
+    figs = render_existing_site_map(s, None, sheet="ANSI-B")
+    texts = [t.get_text() for t in figs[0].geosite.ax.texts]
+    assert any(t.startswith("MATCH LINE — SEE SHEET 1-2") for t in texts)
+
+
+def test_auto_sheet_is_smallest_that_fits():
+    # 300 x 200 ft + 200 ft each side = 700 x 600 ft: 7 x 6 in of map frame; ANSI-A landscape holds it
+    plan = plan_sheets((0, 0, 700, 600), 100, 1.0, "auto")
+    assert plan.sheet.size == "ANSI-A" and not plan.tiled
+    plan = plan_sheets((0, 0, 1500, 900), 100, 1.0, "auto")
+    assert plan.sheet.size == "ANSI-C" and not plan.tiled
+
+
+# ------------------------------------------------------------------------------------------------ CLI
+
+
+def test_cli_map(plane_site, tmp_path):
+    from geosite.cli import cli
+
+    out = tmp_path / "maps-out"
+    r = CliRunner().invoke(cli, ["-q", "map", str(plane_site), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert (out / "existing_site_map.pdf").is_file() and (out / "construction_plan.pdf").is_file()
+    r = CliRunner().invoke(cli, ["-q", "map", str(plane_site), "--out", str(out)])
+    assert r.exit_code == 2  # exists, no --overwrite
+    r = CliRunner().invoke(cli, ["-q", "map", str(plane_site), "--out", str(tmp_path / "x"), "--scale", "200"])
+    assert r.exit_code == 2 and "1 in = 100 ft" in r.output
+
+
+def test_import_geosite_does_not_load_pyplot():
+    import subprocess
+    import sys
+
+    code = "import sys, geosite, geosite.maps; print(any('pyplot' in m for m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
