@@ -47,7 +47,7 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
 
     threshold = float(profile.value("terrain", "steep_slope_pct", 12.0))
     state = float(profile.value("terrain", "state_steep_slope_pct", 20.0))
-    mmu = float(profile.value("terrain", "steep_min_area_sqft", 400.0))
+    mmu = float(profile.value("terrain", "steep_min_area_sqft", 500.0))
     interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
     index_every = int(profile.value("terrain", "index_contour_every", 5))
 

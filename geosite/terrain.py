@@ -40,6 +40,10 @@ DEFAULT_MIN_AREA_SQFT = 500.0
 
 #: Slope thresholds the rules use: 12 % (Grantsburg A and B(6)(d)) and 20 % (NR 151, state rules).
 STEEP_THRESHOLDS_PCT = (12.0, 20.0)
+#: A slope within this many percentage points below a threshold counts as at it: a plane of exactly
+#: 12 % computes as 11.9999999999 on some cells (floating point), and "12 % or more" must include it.
+#: A millionth of a point is far below anything a DEM can resolve.
+SLOPE_TOLERANCE_PCT = 1e-6
 
 _CONTOUR_TILE = 128  # cells per side of the tiles contours are traced in (see contours())
 
@@ -178,7 +182,7 @@ def steep_class_grid(
     prev: np.ndarray | None = None
     with np.errstate(invalid="ignore"):
         for t in ts:
-            m = _drop_small(s >= t, min_cells, fill_holes=True)
+            m = _drop_small(s >= t - SLOPE_TOLERANCE_PCT, min_cells, fill_holes=True)
             if prev is not None:
                 m = _drop_small(m & prev, min_cells, fill_holes=False)
             out += m

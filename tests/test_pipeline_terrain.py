@@ -1,0 +1,79 @@
+"""The analyze pipeline on DEMs with closed-form slopes: A(7) and B(6)(d) on both sides of 12 %,
+in each combination of horizontal and vertical units."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from shapely.geometry import box
+from sitebuilder import make_site, rect, write_dem
+
+import geosite
+from geosite.testing import CRS_M, ORIGIN, inclined_plane
+
+
+def analyze(folder):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return geosite.analyze(geosite.load_site(folder)).report
+
+
+@pytest.mark.parametrize("vertical", ["us_ft", "m", "ft"])
+@pytest.mark.parametrize(("slope", "steep"), [(11.9, False), (12.0, True), (15.0, True)])
+def test_steep_slope_trigger_on_planes(tmp_path, slope, steep, vertical):
+    dem = inclined_plane(slope, shape=(500, 500), cell=2.0)
+    folder = make_site(
+        tmp_path / "s",
+        {"site_boundary": [rect(300, -700, 300, 200)], "disturbance": [rect(350, -650, 100, 100)]},
+        conf={"dem": {"path": "dem.tif", "vertical_unit": vertical}},
+    )
+    metres_per_unit = {"us_ft": 1200 / 3937, "m": 1.0, "ft": 0.3048}[vertical]
+    write_dem(folder / "dem.tif", dem, dtype="float64", vertical_factor=metres_per_unit / (1200 / 3937))
+    r = analyze(folder)
+    s = r["slopes"]
+    assert s["max_slope_pct"] == pytest.approx(slope, abs=1e-6)
+    assert s["steep_area_sqft"] == pytest.approx(60_000.0 if steep else 0.0, rel=1e-9)
+    assert s["steep_disturbed_area_sqft"] == pytest.approx(10_000.0 if steep else 0.0, rel=1e-9)
+    t = next(t for t in r["applicability"]["triggers"] if t["rule"] == "disturbance_on_steep_slopes")
+    assert t["met"] is steep and t["citation"] == "A(7)"
+    f = next(f for f in r["findings"] if f["rule"] == "steep_slope_controls")
+    assert f["citation"] == "B(6)(d)" and f["required"] is steep
+
+
+def test_metre_dem_on_metre_crs_site_in_us_feet(tmp_path):
+    """A UTM (metre) DEM with metre heights under a site drawn in WISCRS US survey feet: 15 % everywhere."""
+    dem = inclined_plane(15.0, shape=(400, 400), cell=1.0, crs=CRS_M, vertical_unit="m")
+    x0, y0 = ORIGIN[CRS_M]
+    import geopandas as gpd
+
+    site_m = gpd.GeoDataFrame(geometry=[box(x0 + 100, y0 - 300, x0 + 250, y0 - 150)], crs=CRS_M).to_crs("EPSG:7593")
+    folder = make_site(tmp_path / "s", {"site_boundary": site_m}, conf={"dem": {"path": "dem.tif", "vertical_unit": "m"}})
+    write_dem(folder / "dem.tif", dem, dtype="float64", vertical_factor=1 / 0.3048 * 1.0)
+    r = analyze(folder)
+    assert r["slopes"]["max_slope_pct"] == pytest.approx(15.0, abs=1e-6)
+    assert r["slopes"]["mean_slope_pct"] == pytest.approx(15.0, abs=1e-6)
+    # 150 m x 150 m = 22,500 m² on the UTM grid; WISCRS and UTM scale distances differently here
+    # (UTM's 0.9996 factor and distance from its central meridian), about 0.1 % apart
+    assert r["site"]["area_sqft"] == pytest.approx(22_500 / (1200 / 3937) ** 2, rel=2e-3)
+    assert r["slopes"]["steep_area_sqft"] == pytest.approx(22_500 / 0.3048**2, rel=2e-3)
+
+
+def test_contours_layer_at_five_feet(tmp_path):
+    dem = inclined_plane(10.0, shape=(500, 500), cell=2.0)
+    folder = make_site(tmp_path / "s", {"site_boundary": [rect(300, -700, 300, 200)]}, dem=dem)
+    import pyogrio
+
+    from geosite.pipeline import analyze as run, write_outputs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = run(geosite.load_site(folder))
+    write_outputs(res, tmp_path / "out")
+    c = pyogrio.read_dataframe(tmp_path / "out" / "derived.gpkg", layer="contours")
+    assert np.allclose(c["elevation_ft"] % 5.0, 0.0)
+    assert set(c.loc[c["index"].astype(bool), "elevation_ft"] % 25.0) == {0.0}
+    # on a 10 % plane contours 5 ft apart are 50 ft apart horizontally
+    ys = sorted({round(g.centroid.y, 3) for g in c.geometry})
+    assert np.allclose(np.diff(ys), 50.0, atol=0.01)
