@@ -196,7 +196,7 @@ def draw_relief(ctx: MapContext, sheet: L.MapSheet, panel: Panel, letter: str | 
         return False
     minor, index = STYLES["contours"], STYLES["index_contours"]
     if faint:
-        minor = Style("line", minor.label, edge="#c9a77c", lw=0.25, z=minor.z)
+        minor = Style("line", minor.label, edge="#b8956a", lw=0.35, z=minor.z)
         index = Style("line", index.label, edge="#b08650", lw=0.5, z=index.z)
     L.draw_contours(sheet, c, minor, index)
     iv = ctx.interval_ft

@@ -347,8 +347,9 @@ def north_and_scale(sheet: MapSheet, crs, convergence_deg: float | None, size: f
             f"Grid north: up the sheet is north of the {crs.name} grid"
             + (f"; true north is {abs(convergence_deg):.2f}° {'west' if convergence_deg > 0 else 'east'} of grid north at the site."
                if convergence_deg is not None else "."))
-    lines = _wrap(note, pw - 0.2, MIN_PT)
+    lines = _wrap(note, pw - 0.75, MIN_PT)  # the north arrow stands to the right of this note
     p.text(0.1, y0, "\n".join(lines), fontsize=MIN_PT, va="bottom", ha="left", linespacing=1.2, color="#333333")
+    nx, ny = pw - 0.3, y0 + 0.12
     y0 += len(lines) * MIN_PT * 1.2 / 72 + 0.08
     ratio = round(s * 12)
     p.text(0.1, y0, f"1 in = {s:g} ft   (1:{ratio:,})", fontsize=8, fontweight="bold", va="bottom", ha="left",
@@ -361,16 +362,12 @@ def north_and_scale(sheet: MapSheet, crs, convergence_deg: float | None, size: f
     for v in (0, 0.5, 1.0, 2.0):
         p.text(x0 + v, y0 + hbar + 0.04, f"{v * s:g}", fontsize=MIN_PT + 0.5, ha="center", va="bottom")
     p.text(x0 + 2.0 + 0.08, y0 + hbar / 2, "feet", fontsize=MIN_PT + 0.5, ha="left", va="center")
-    # north arrow, right of the scale bar when there is room, else above it
-    if pw >= 3.1:
-        nx, ny = pw - 0.35, y0 - 0.05
-    else:
-        nx, ny = pw - 0.35, y0 + 0.35
+    # north arrow (grid north), right of the note and the written scale
     arrow = MplPolygon([(nx, ny + 0.55), (nx - 0.12, ny), (nx, ny + 0.12), (nx + 0.12, ny)], closed=True,
                        fc=INK, ec=INK, lw=0.5)
     p.add_patch(arrow)
     p.text(nx, ny + 0.6, "N", fontsize=9, fontweight="bold", ha="center", va="bottom")
-    p.text(nx, ny - 0.05, "grid", fontsize=MIN_PT, ha="center", va="top")
+    p.text(nx, ny - 0.03, "grid", fontsize=MIN_PT, ha="center", va="top")
     top = max(y0 + hbar + 0.2, ny + 0.8)
     sheet.floor = top + 0.05
 
