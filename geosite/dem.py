@@ -52,15 +52,21 @@ class Dem:
         vertical_unit: VerticalUnit | str,
         nodata: float | None = None,
         source: str = "<array>",
+        copy: bool = True,
     ) -> Dem:
-        """Build a Dem from an array of heights in ``vertical_unit`` (converted to feet here)."""
+        """Build a Dem from an array of heights in ``vertical_unit`` (converted to feet here).
+
+        With ``copy=False`` a float64 array is converted in place (the reader's own buffer), so a
+        large DEM is held once."""
         crs = CRS.from_user_input(crs)
         vu = VerticalUnit(vertical_unit)
         ft_per_unit = feet_per_crs_unit(crs, f"DEM {source}")
-        z = np.asarray(elevation, dtype=np.float64).copy()
+        z = np.array(elevation, dtype=np.float64, copy=copy or None)
         if nodata is not None and not np.isnan(nodata):
             z[z == nodata] = np.nan
-        z *= vu.metres / _foot_metres(crs)
+        factor = vu.metres / _foot_metres(crs)
+        if factor != 1.0:
+            z *= factor
         return cls(z, transform, crs, ft_per_unit, vu, source)
 
     @property

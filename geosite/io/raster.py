@@ -45,9 +45,14 @@ def read_dem(
                 raise UnreadableInputError(f"DEM {path}: does not overlap the site at all")
             window = Window(c0, r0, c1 - c0, r1 - r0)
         try:
-            z = src.read(1, window=window, masked=True)
+            # one float64 buffer, converted in place: a 16 M-cell DEM is held once (128 MB), not five times
+            z = src.read(1, window=window, out_dtype="float64")
+            if src.nodata is not None or any(f != rasterio.enums.MaskFlags.all_valid for f in src.mask_flag_enums[0]):
+                if src.nodata is not None and not np.isnan(src.nodata) and src.mask_flag_enums[0] == [rasterio.enums.MaskFlags.nodata]:
+                    z[z == src.nodata] = np.nan
+                else:
+                    z[src.read_masks(1, window=window) == 0] = np.nan
         except RasterioIOError as exc:
             raise UnreadableInputError(f"DEM {path}: corrupt or truncated ({exc})") from exc
         transform = src.window_transform(window) if window is not None else src.transform
-        arr = z.filled(np.nan).astype(np.float64) if np.ma.is_masked(z) else np.asarray(z, dtype=np.float64)
-        return Dem.from_array(arr, transform, src.crs, vu, nodata=None, source=str(path))
+        return Dem.from_array(z, transform, src.crs, vu, nodata=None, source=str(path), copy=False)
