@@ -46,7 +46,29 @@ def _show_warnings(quiet: bool) -> None:
     warnings.showwarning = show
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """Commands that live in their own modules (``geosite/commands/<name>.py``, each defining a click
+    command named like the module) are imported only when used, so ``geosite --help`` stays fast."""
+
+    lazy = ("check", "schedule", "batch")
+
+    def _lazy_names(self) -> list[str]:
+        import importlib.util
+
+        return [n for n in self.lazy if importlib.util.find_spec(f"geosite.commands.{n}") is not None]
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self._lazy_names()))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy and name in self._lazy_names():
+            import importlib
+
+            return getattr(importlib.import_module(f"geosite.commands.{name}"), name)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="geosite")
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors.")

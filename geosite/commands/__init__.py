@@ -1,0 +1,1 @@
+"""CLI commands kept in their own modules (loaded lazily by geosite.cli); shared helpers below."""
