@@ -26,6 +26,7 @@ Vectors (shapely geometries, GeoDataFrames) are in the DEM's CRS.
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,8 @@ from geosite.errors import GeometryError, InputError
 if TYPE_CHECKING:
     import geopandas as gpd
     from shapely.geometry.base import BaseGeometry
+
+log = logging.getLogger(__name__)
 
 #: Default area above which flow entering a polygon counts as channelized (concentrated), sq ft.
 #: A modelling choice, not an ordinance number: jurisdiction profiles should set their own.
@@ -314,6 +317,7 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
         r0, r1 = max(pr0 - m[0], 0), min(pr1 + m[1], nr)
         c0, c1 = max(pc0 - m[2], 0), min(pc1 + m[3], nc)
         if (r1 - r0) * (c1 - c0) * 3 > nr * nc:
+            log.debug("upslope window %dx%d exceeds a third of the DEM: routing the whole DEM", r1 - r0, c1 - c0)
             return None
         z = np.ascontiguousarray(z_all[r0:r1, c0:c1])
         filled = np.empty_like(z)
@@ -341,6 +345,7 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
             (c1 < nc and check[:, -1].any()),
         )
         if any(sides):
+            log.debug("upslope window %dx%d: reaches the edges %s, growing", r1 - r0, c1 - c0, sides)
             m = [mi * 2 if s else mi for mi, s in zip(m, sides)]
             continue
         # 2. filled heights certified equal to the whole DEM's
@@ -366,6 +371,7 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
                 grow = True
                 break
         if grow:
+            log.debug("upslope window %dx%d: filled heights not certified (seed %d), growing", r1 - r0, c1 - c0, gr * nc + gc)
             m = [mi * 2 for mi in m]
             continue
         return z, dirs, inside, r0, c0
