@@ -91,8 +91,12 @@ def cli(ctx: click.Context, verbose: int, quiet: bool) -> None:
 @click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
 @click.option("--make-valid", is_flag=True, help="Repair invalid polygons instead of rejecting them.")
 @click.option("--strict", is_flag=True, help="Treat warnings (DEM coverage, reprojection) as errors.")
+@click.option("--no-maps", is_flag=True, help="Skip the plan maps (PDF + PNG); write only the report and layers.")
+@click.option("--sheet", default="auto", show_default=True, help="Map sheet: ANSI-A..D, ARCH-D (+ -landscape/-portrait), or auto.")
+@click.option("--scale", "scale_ft", type=float, default=100.0, show_default=True,
+              help="Map scale, feet per inch (100 or larger scales: 50, 40, 20).")
 @click.pass_context
-def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite, make_valid, strict) -> None:
+def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite, make_valid, strict, no_maps, sheet, scale_ft) -> None:
     """Analyze SITE_DIR: areas, slopes, drainage and the ordinance's findings, each with its section."""
     from geosite.pipeline import analyze as run_analysis
     from geosite.pipeline import write_outputs
@@ -106,12 +110,18 @@ def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite,
     try:
         inputs = [site_dir] + ([dem] if dem else [])
         out = check_output_dir(out, inputs, overwrite)
+        if not no_maps:
+            from geosite.maps import check_scale, parse_sheet
+
+            check_scale(scale_ft)
+            if sheet != "auto":
+                parse_sheet(sheet)
         steps("loading and validating the site")
         site = load_site(site_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit,
                          make_valid=make_valid, strict=strict)
         result = run_analysis(site, step=steps)
-        steps("writing outputs")
-        files = write_outputs(result, out, overwrite=overwrite)
+        steps("writing outputs" + ("" if no_maps else " and plan maps"))
+        files = write_outputs(result, out, overwrite=overwrite, maps=not no_maps, sheet=sheet, scale_ft=scale_ft)
     except (InputError, OutputError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)

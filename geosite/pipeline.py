@@ -89,13 +89,34 @@ def _dem_margin_ft(site: Site, profile: Profile) -> float | None:
     return max(float(site.settings.get("map_margin_ft", profile.map_margin_ft)), LARGE_DEM_MARGIN_FT)
 
 
-def write_outputs(result: AnalysisResult, out: Path, overwrite: bool = False) -> list[Path]:
-    """Write report.json, report.md and derived.gpkg into ``out`` atomically. Returns the files."""
+def write_outputs(
+    result: AnalysisResult,
+    out: Path,
+    overwrite: bool = False,
+    *,
+    maps: bool = False,
+    sheet: str = "auto",
+    scale_ft: float = 100.0,
+    dxf: bool = True,
+) -> list[Path]:
+    """Write report.json, report.md, derived.gpkg (and derived.dxf for CAD; the plan maps with
+    ``maps=True``) into ``out`` atomically. Returns the files written."""
     from geosite.io.output import atomic_dir, write_gpkg, write_json
 
+    out = Path(out)
     with atomic_dir(out, overwrite=overwrite) as tmp:
         write_json(tmp / "report.json", result.report)
         (tmp / "report.md").write_text(render_markdown(result.report), encoding="utf-8")
         layers = {"site_boundary": result.site.layers["site_boundary"][["id", "geometry"]], **result.layers}
         write_gpkg(tmp / "derived.gpkg", layers)
-    return [out / "report.json", out / "report.md", out / "derived.gpkg"]
+        names = ["report.json", "report.md", "derived.gpkg"]
+        if dxf:
+            from geosite.io.cad import write_dxf
+
+            write_dxf({k: v for k, v in layers.items() if k not in ("contours",)}, tmp / "derived.dxf")
+            names.append("derived.dxf")
+        if maps:
+            from geosite.maps import render_plan_maps
+
+            names += [p.name for p in render_plan_maps(result, tmp, sheet=sheet, scale_ft=scale_ft)]
+    return [out / n for n in names]

@@ -85,3 +85,25 @@ def test_cli_writes_the_three_outputs(tmp_path):
     layers = [row[0] for row in __import__("pyogrio").list_layers(out / "derived.gpkg")]
     assert "disturbed_area" in layers
     assert not list(tmp_path.glob(".out.tmp-*"))
+    for name in ("existing_site_map.pdf", "construction_plan.pdf", "final_conditions.pdf", "derived.dxf"):
+        assert (out / name).stat().st_size > 0
+    dxf = __import__("pyogrio").read_dataframe(out / "derived.dxf")
+    assert set(dxf["Layer"]) >= {"site_boundary", "disturbed_area"}
+    # the DXF keeps site coordinates: the disturbed rectangle's bounds in US survey feet
+    b = dxf[dxf["Layer"] == "disturbed_area"].total_bounds
+    assert b == pytest.approx([X0, Y0, X0 + 100, Y0 + 50])
+
+
+def test_cli_no_maps(tmp_path):
+    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [rect(0, 0, 100, 50)]})
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["analyze", str(folder), "--out", str(out), "--no-maps"])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in out.iterdir()) == ["derived.dxf", "derived.gpkg", "report.json", "report.md"]
+
+
+def test_cli_refuses_small_map_scale_before_work(tmp_path):
+    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)]})
+    res = CliRunner().invoke(cli, ["analyze", str(folder), "--out", str(tmp_path / "out"), "--scale", "200"])
+    assert res.exit_code == 2 and "100" in res.output
+    assert not (tmp_path / "out").exists()
