@@ -163,3 +163,27 @@ def test_output_inside_the_site_is_refused(tmp_path):
     res = run_cli("analyze", str(folder), "--out", str(folder / "out"))
     assert res.exit_code == 2 and "overlaps the input" in res.output
     assert digest(folder) == before
+
+
+def test_corrupt_dem(tmp_path):
+    folder = good_site(tmp_path, dem=inclined_plane(5.0, shape=(300, 300), cell=2.0))
+    (folder / "dem.tif").write_bytes(b"not a GeoTIFF" * 50)
+    assert_bad(tmp_path, folder, "dem.tif", "cannot be read as a raster")
+
+
+def test_missing_dem_file(tmp_path):
+    folder = good_site(tmp_path, dem=inclined_plane(5.0, shape=(300, 300), cell=2.0))
+    (folder / "dem.tif").unlink()
+    assert_bad(tmp_path, folder, "dem.tif", "file not found")
+
+
+def test_dem_without_crs(tmp_path):
+    import rasterio
+
+    folder = good_site(tmp_path, dem=inclined_plane(5.0, shape=(300, 300), cell=2.0))
+    with rasterio.open(folder / "dem.tif") as src:
+        profile, data = src.profile, src.read(1)
+    profile.pop("crs")
+    with rasterio.open(folder / "dem.tif", "w", **profile) as dst:
+        dst.write(data, 1)
+    assert_bad(tmp_path, folder, "dem.tif", "no CRS")
