@@ -29,6 +29,7 @@ from geosite.rules.profile import Profile
 from geosite.site import Site
 
 HYDRO_KEYS = (
+    "hydrology.runoff_leaves_site",
     "hydrology.channel_originates_in_disturbed",
     "hydrology.max_sheetflow_area_sqft",
     "hydrology.sheetflow_diversions_required",
@@ -76,6 +77,13 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     m.layers["channels"] = _to_site(chan, site)
 
     dist = site.layer("disturbance")
+    dist_geom = m.layers.get("disturbed_area")
+    if dist_geom is not None:
+        leaves, where = runoff_leaves_site(fg, to_dem_crs(dist_geom.geometry.iloc[0], site, dem), boundary_dem, rain_in)
+        m.set("hydrology.runoff_leaves_site", leaves)
+        m.set("hydrology.runoff_leaves_site_how", where)
+    else:
+        m.set("hydrology.runoff_leaves_site", None, "no disturbance layer in the site")
     if dist is None:
         for key in ("hydrology.channel_originates_in_disturbed", "hydrology.max_sheetflow_area_sqft",
                     "hydrology.sheetflow_diversions_required", "hydrology.channelized_inflows"):
@@ -179,6 +187,67 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "channel_threshold_sqft": threshold,
         },
     }
+
+
+def retaining_depressions(fg, boundary_dem_crs, rain_in: float | None) -> np.ndarray:
+    """Cells of closed depressions inside the site that hold the design storm's runoff.
+
+    A depression is a connected patch where filling raised the surface. It holds the storm when its
+    volume (sum of fill depths x cell area) is at least ``rain_in`` of rain over everything draining
+    into it, all of it taken as runoff (no infiltration: the conservative reading). Without a depth,
+    no depression is taken to hold anything."""
+    from scipy import ndimage
+
+    from geosite.pipeline_terrain import inside_mask
+
+    dem = fg.dem
+    out = np.zeros(dem.shape, dtype=bool)
+    if not rain_in:
+        return out
+    depth = np.nan_to_num(fg.filled_ft - dem.elevation_ft)
+    labels, n = ndimage.label(depth > 1e-6, structure=np.ones((3, 3), bool))
+    if n == 0:
+        return out
+    in_site = inside_mask(boundary_dem_crs, dem)
+    idx = np.arange(1, n + 1)
+    volume_cuft = ndimage.sum(depth, labels, idx) * dem.cell_area_sqft
+    contrib_sqft = ndimage.maximum(np.nan_to_num(fg.accumulation_cells()), labels, idx) * dem.cell_area_sqft
+    outside = ndimage.sum(~in_site, labels, idx) > 0
+    holds = (volume_cuft >= rain_in / 12.0 * contrib_sqft) & ~outside
+    if holds.any():
+        out = np.isin(labels, idx[holds])
+    return out
+
+
+def runoff_leaves_site(fg, disturbed_dem_crs, boundary_dem_crs, rain_in: float | None = None) -> tuple[bool, str]:
+    """Whether runoff from the disturbed area leaves the site (Grantsburg B(6)'s condition).
+
+    Accumulating a weight of 1 on disturbed cells marks every cell downstream of them (D8 over the
+    filled surface); closed depressions inside the site that hold the design storm
+    (:func:`retaining_depressions`) stop the flow. Runoff leaves when a marked cell lies outside the
+    site, or drains off the DEM (edge or nodata) from inside it."""
+    from geosite import _flow_kernels as fk
+    from geosite.pipeline_terrain import inside_mask
+
+    dem = fg.dem
+    weight = inside_mask(disturbed_dem_crs, dem).astype(np.float64)
+    if not weight.any():
+        return False, "the disturbed area covers no DEM cell"
+    dirs = fg.directions
+    sinks = retaining_depressions(fg, boundary_dem_crs, rain_in)
+    if sinks.any():
+        dirs = dirs.copy()
+        dirs[sinks] = 255  # flow reaching a holding depression stops there
+    acc = np.empty(dem.shape, dtype=np.float64)
+    fk.accumulate(dirs, weight, acc)
+    downstream = np.nan_to_num(acc) > 0
+    in_site = inside_mask(boundary_dem_crs, dem)
+    if (downstream & ~in_site).any():
+        return True, "flow paths from the disturbed area cross the site boundary"
+    if (downstream & in_site & (dirs == 0)).any():
+        return True, "flow from the disturbed area drains off the DEM (its edge or a nodata hole) inside the site"
+    held = f"closed depressions inside the site that hold {rain_in} in of runoff" if sinks.any() else "the site"
+    return False, f"every flow path from the disturbed area ends in {held}"
 
 
 def _channel_summary(chan, through, threshold) -> dict[str, Any]:

@@ -91,3 +91,36 @@ def test_channel_originating_in_small_disturbance_requires_basin(tmp_path):
     assert u2["channelized"] is True
     assert finding(r2, "channelized_diversion")["required"] is True
     assert finding(r2, "channel_edge_fences")["required"] is True
+
+
+def _plane_with_pit(depth_ft: float):
+    """A 5 % plane falling south with a conical pit (radius 100 ft) centred 150 ft below the top."""
+    import numpy as np
+
+    from geosite.dem import Dem
+    from geosite.testing import cell_centres
+
+    dem = inclined_plane(5.0, shape=(300, 300), cell=2.0)
+    x, y = cell_centres(dem.shape, dem.transform)
+    r = np.hypot(x - (dem.transform.c + 300.0), y - (dem.transform.f - 250.0))
+    z = dem.elevation_ft - np.clip(depth_ft * (1 - r / 100.0), 0, None)
+    return Dem.from_array(z, dem.transform, dem.crs, "us_ft")
+
+
+@pytest.mark.parametrize(("pit_ft", "leaves"), [(0.0, True), (25.0, False)])
+def test_b6_applies_only_where_runoff_leaves_the_site(tmp_path, pit_ft, leaves):
+    # disturbed 40 x 40 ft just above the pit; the site is the whole 600 x 600 ft DEM minus a 20 ft rim.
+    # The pit holds 1/3 pi 100^2 25 = 261,800 cu ft; 4.1 in over everything draining in (< 600 x 350 ft)
+    # is at most 71,750 cu ft, so it holds the 10-year storm and nothing leaves.
+    dem = _plane_with_pit(pit_ft)
+    folder = make_site(
+        tmp_path / "s",
+        {"site_boundary": [rect(20, -580, 560, 560)], "disturbance": [rect(280, -130, 40, 40)]},
+        dem=dem,
+    )
+    r = analyze(folder)
+    assert r["measurements"]["hydrology.runoff_leaves_site"] is leaves
+    fence = finding(r, "filter_fence")
+    assert fence["required"] is leaves
+    if not leaves:
+        assert "Does not apply (B(6))" in fence["message"]

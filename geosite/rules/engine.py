@@ -224,6 +224,28 @@ def _plan_type_finding(profile: Profile, plan_type: str | None, message: str) ->
 
 def _rule_finding(profile: Profile, rule: Mapping[str, Any], m: Measurements) -> Finding:
     section = rule.get("section", "")
+    pre = rule.get("applies_when")
+    caveat = ""
+    if pre is not None:
+        gate = _condition(profile, pre, m, section)
+        if gate.met is False:
+            return Finding(
+                rule=rule["id"],
+                citation=rule["citation"],
+                section=profile.section_name(section),
+                status="info",
+                message=f"Does not apply ({pre.get('citation', '')}): {gate.message}.",
+                required=False,
+                values={gate.rule: gate.value},
+            )
+        if gate.met is None:
+            caveat = f" (Assumed to apply: {gate.message}.)"
+    finding = _evaluate_rule(profile, rule, m, section)
+    finding.message += caveat
+    return finding
+
+
+def _evaluate_rule(profile: Profile, rule: Mapping[str, Any], m: Measurements, section: str) -> Finding:
     conds = [_condition(profile, c, m, section) for c in rule.get("conditions", [])]
     required = _combine([c.met for c in conds], rule.get("combine", "any")) if conds else True
     requires = rule.get("requires", rule["id"])
