@@ -1,0 +1,71 @@
+"""``geosite schedule``: the review calendar of a site (deadlines, notices, inspections, stabilization)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+_DATE = click.DateTime(formats=["%Y-%m-%d"])
+
+
+def _day(value):  # noqa: ANN001, ANN202
+    return value.date() if value is not None else None
+
+
+@click.command("schedule")
+@click.argument("site_dir", type=click.Path(path_type=Path))
+@click.option("--received", type=_DATE, default=None, help="Day the application, plan and fee were received (YYYY-MM-DD).")
+@click.option("--issued", type=_DATE, default=None, help="Day the permit was issued (YYYY-MM-DD).")
+@click.option("--info-received", type=_DATE, default=None, help="Day the needed information was received (YYYY-MM-DD).")
+@click.option("--rain", type=click.Path(path_type=Path), default=None,
+              help="Daily rainfall CSV: columns date and rain_in (or rain_mm).")
+@click.option("--plan-type", type=click.Choice(["full", "statement", "both"]), default=None,
+              help="Plan type; default from the disturbed area.")
+@click.option("--extension", "extensions", type=click.IntRange(min=1), multiple=True,
+              help="Days added by a permit extension (repeat for each).")
+@click.option("--bmp-installed", type=_DATE, multiple=True, help="Day BMPs were installed (repeatable): the completion notice.")
+@click.option("--notice", type=_DATE, default=None, help="Day of a notice of violation or stop-work order.")
+@click.option("--notice-of-intent", type=_DATE, default=None, help="Day a notice of intent was mailed or served.")
+@click.option("--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium).")
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
+              help="Also write schedule.json and schedule.md to this folder (never inside the site folder).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="What to print.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
+@click.pass_context
+def schedule(ctx, site_dir, received, issued, info_received, rain, plan_type, extensions, bmp_installed, notice,
+             notice_of_intent, jurisdiction, out, fmt, overwrite) -> None:
+    """The calendar of SITE_DIR: review and permit deadlines, notices, inspections, stabilization."""
+    import json
+
+    from geosite.errors import InputError, OutputError
+    from geosite.io.output import atomic_dir, check_output_dir, write_json
+    from geosite.rules.profile import load_profile
+    from geosite.schedule import build_schedule
+    from geosite.site import load_site
+
+    quiet = (ctx.obj or {}).get("quiet", False)
+    try:
+        if out is not None:
+            out = check_output_dir(out, [site_dir] + ([rain] if rain else []), overwrite)
+        site = load_site(site_dir, jurisdiction=jurisdiction)
+        profile = load_profile(jurisdiction or site.jurisdiction)
+        sched = build_schedule(site, profile, received=_day(received), issued=_day(issued),
+                               info_received=_day(info_received), rain=rain, plan_type=plan_type,
+                               extensions=extensions, bmp_installed=[_day(d) for d in bmp_installed],
+                               notice=_day(notice), notice_of_intent=_day(notice_of_intent))
+        if out is not None:
+            with atomic_dir(out, overwrite=overwrite) as tmp:
+                write_json(tmp / "schedule.json", sched.to_dict())
+                (tmp / "schedule.md").write_text(sched.to_markdown(), encoding="utf-8")
+    except (InputError, OutputError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    if fmt == "json":
+        click.echo(json.dumps(sched.to_dict(), indent=2))
+    elif not quiet:
+        click.echo(sched.to_text(), nl=False)
+    if out is not None and not quiet:
+        click.echo(f"wrote {out / 'schedule.json'} and {out / 'schedule.md'}", err=True)
