@@ -1,0 +1,60 @@
+"""``geosite batch``: analyse many site folders in parallel on Dask (see geosite.scale.batch)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("sites", nargs=-1, required=True,
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("geosite-out"), show_default=True,
+              help="Output folder: OUT/<site folder name>/ per site, OUT/summary.csv and OUT/summary.gpkg. "
+                   "Sites whose outputs are up to date are skipped.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Address of a running Dask scheduler (tcp://host:8786). Default: a local cluster for this run.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes of the local cluster (default: one per CPU). Not with --scheduler.")
+@click.option("--jurisdiction", default=None, help="Profile name for every site; overrides each site.toml.")
+@click.option("--make-valid", is_flag=True, help="Repair invalid polygons instead of rejecting them.")
+@click.option("--strict", is_flag=True, help="Treat warnings (DEM coverage, reprojection) as errors.")
+@click.option("--force", is_flag=True, help="Analyse every site again, even those whose outputs are up to date.")
+@click.pass_context
+def batch(ctx, sites, out, scheduler, workers, jurisdiction, make_valid, strict, force) -> None:
+    """Analyse every SITES folder in parallel (Dask); one output folder per site and a summary table.
+
+    Exit codes: 0 every site succeeded (or was up to date), 1 some sites failed (see the summary),
+    2 bad usage (no such folder, two sites with the same name, output inside an input, no scheduler).
+    """
+    from geosite.errors import InputError, OutputError
+    from geosite.io.output import check_output_dir
+    from geosite.scale.batch import BatchOptions, check_sites, run_batch, summary_counts
+
+    quiet = (ctx.obj or {}).get("quiet", False)
+    if scheduler and workers:
+        raise click.UsageError("--workers sizes the local cluster; with --scheduler the cluster's own workers run "
+                               "the sites", ctx=ctx)
+    try:
+        dirs = check_sites(sites)
+        check_output_dir(out, dirs, overwrite=True)
+    except (InputError, OutputError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    options = BatchOptions(jurisdiction=jurisdiction, make_valid=make_valid, strict=strict, force=force)
+    try:
+        result = run_batch(dirs, out, scheduler=scheduler, workers=workers, options=options, progress=not quiet)
+    except (OSError, TimeoutError) as exc:
+        where = f"the Dask scheduler at {scheduler}" if scheduler else "the local Dask cluster"
+        click.echo(f"error: cannot use {where}: {exc}", err=True)
+        sys.exit(2)
+    if not quiet:
+        counts = summary_counts(result.rows)
+        click.echo(f"{len(result.rows)} sites: " + ", ".join(f"{n} {a}" for a, n in sorted(counts.items())))
+        for r in result.failed:
+            click.echo(f"  {r['site']}: {r['error']}", err=True)
+        for f in result.files:
+            click.echo(f"  wrote {f}")
+    sys.exit(0 if result.ok else 1)

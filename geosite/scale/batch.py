@@ -1,0 +1,406 @@
+"""Many site folders analysed in parallel on Dask, resumable, one output folder per site.
+
+:func:`run_batch` sends one task per site folder to a Dask cluster: a
+:class:`distributed.LocalCluster` of worker processes started here (nothing to set up), or an existing
+cluster given by its scheduler address. Each task (:func:`process_site`) loads, analyses and writes
+one site, and never raises: a site that fails (invalid input, or a bug) comes back as a summary row
+with ``status = "error"`` and the message, and the other sites go on.
+
+Outputs (``OUT/<site folder name>/``: report.json, report.md, derived.gpkg, inputs.sha256) are
+written to a staging folder under ``OUT/.geosite-batch-tmp/`` and renamed into place only when
+complete, with the input marker inside, so:
+
+* a site folder in OUT is always complete (a worker killed mid-write leaves only staging debris,
+  removed at the end of the batch);
+* a task that Dask re-runs (its worker died after writing but before reporting) finds the same
+  marker and keeps the existing folder: results are never duplicated or half-replaced;
+* a second batch skips every site whose marker matches its inputs (:func:`inputs_hash`: site.toml's
+  content, each file's path, size and mtime in the site folder, the DEM file's when it lives outside,
+  the options that change results, geosite's version) and redoes the others.
+
+Workers must see the same paths as the client (one machine, or a shared file system).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import logging
+import os
+import shutil
+import time
+import tomllib
+import uuid
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: The marker written in every site output folder: the hash of the inputs that produced it.
+MARKER = "inputs.sha256"
+#: Where partial outputs are staged inside OUT (same file system, so the final rename is atomic).
+STAGING = ".geosite-batch-tmp"
+#: Columns of summary.csv / summary.gpkg, in order.
+SUMMARY_COLUMNS = (
+    "site", "name", "status", "action", "error", "jurisdiction", "plan_type", "applies",
+    "site_acres", "disturbed_acres", "max_at_one_time_acres", "fail_findings", "findings",
+    "seconds", "folder", "output",
+)
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """What every site of a batch is run with.
+
+    Attributes
+    ----------
+    jurisdiction : profile name overriding each site.toml's (None: each site's own).
+    make_valid, strict : as ``geosite analyze --make-valid / --strict``.
+    force : redo sites whose output is up to date.
+    delay_s : test hook: each task sleeps this long before its work (to kill a worker mid-batch).
+    """
+
+    jurisdiction: str | None = None
+    make_valid: bool = False
+    strict: bool = False
+    force: bool = False
+    delay_s: float = 0.0
+
+    def result_key(self) -> dict[str, Any]:
+        """The options that change a site's results (hashed into its marker)."""
+        return {"jurisdiction": self.jurisdiction, "make_valid": self.make_valid, "strict": self.strict}
+
+
+@dataclass
+class BatchResult:
+    """One summary row per site (input order), and where the summary files went."""
+
+    rows: list[dict[str, Any]]
+    out: Path
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(r["status"] == "ok" for r in self.rows)
+
+    @property
+    def failed(self) -> list[dict[str, Any]]:
+        return [r for r in self.rows if r["status"] != "ok"]
+
+
+# ------------------------------------------------------------------------------------ input marker
+
+
+def _file_entry(path: Path, label: str) -> str:
+    st = path.stat()
+    return f"{label}\t{st.st_size}\t{st.st_mtime_ns}"
+
+
+def inputs_hash(site_dir: str | Path, options: BatchOptions | None = None) -> tuple[str, list[str]]:
+    """The hash of everything a site's results depend on, and the lines it was computed from.
+
+    site.toml by content; every other file in the site folder (recursively, hidden files excepted) by
+    relative path, size and mtime; the DEM by resolved path, size and mtime when site.toml points
+    outside the folder; the result-changing options; geosite's version. A VRT's source tiles outside
+    the site folder are not followed.
+    """
+    from geosite import __version__
+
+    root = Path(site_dir).resolve()
+    options = options or BatchOptions()
+    lines = [f"geosite\t{__version__}", f"options\t{sorted(options.result_key().items())!r}"]
+    toml = root / "site.toml"
+    if toml.is_file():
+        data = toml.read_bytes()
+        lines.append(f"site.toml\tsha256:{hashlib.sha256(data).hexdigest()}")
+        try:
+            dem = (tomllib.loads(data.decode("utf-8")).get("dem") or {}).get("path")
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, AttributeError):
+            dem = None
+        if dem:
+            dem_path = (root / str(dem)).resolve()
+            if not dem_path.is_relative_to(root) and dem_path.is_file():
+                lines.append(_file_entry(dem_path, f"dem:{dem_path}"))
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if path.is_file() and rel != Path("site.toml") and not any(p.startswith(".") for p in rel.parts):
+            lines.append(_file_entry(path, rel.as_posix()))
+    digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+    return digest, lines
+
+
+def read_marker(folder: Path) -> str | None:
+    """The hash recorded in ``folder/inputs.sha256`` (its first line), or None."""
+    try:
+        return (folder / MARKER).read_text(encoding="utf-8").split("\n", 1)[0].strip() or None
+    except OSError:
+        return None
+
+
+# ------------------------------------------------------------------------------------ one site (task)
+
+
+def site_key(site_dir: str | Path) -> str:
+    """The site's output folder name: its folder's name."""
+    return Path(site_dir).resolve().name
+
+
+def _row(site_dir: Path, out_dir: Path) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(SUMMARY_COLUMNS)
+    row.update(site=site_key(site_dir), folder=str(site_dir), output=str(out_dir), fail_findings=None)
+    row["boundary_wkb"] = None
+    row["crs"] = None
+    return row
+
+
+def _numbers_from_report(row: dict[str, Any], report: dict[str, Any]) -> None:
+    findings = report.get("findings") or []
+    row.update(
+        name=report.get("site", {}).get("name"),
+        jurisdiction=report.get("jurisdiction"),
+        plan_type=report.get("plan_type"),
+        applies=report.get("applicability", {}).get("applies"),
+        site_acres=report.get("site", {}).get("area_acres"),
+        disturbed_acres=report.get("disturbed", {}).get("area_acres"),
+        max_at_one_time_acres=report.get("disturbed", {}).get("max_at_one_time_acres"),
+        fail_findings=sum(1 for f in findings if f.get("status") == "fail"),
+        findings=len(findings),
+    )
+
+
+def _row_from_existing(row: dict[str, Any], final: Path) -> None:
+    """Fill a skipped site's row from the outputs already there (report.json, derived.gpkg)."""
+    import json
+
+    import pyogrio
+    import shapely
+
+    _numbers_from_report(row, json.loads((final / "report.json").read_text(encoding="utf-8")))
+    try:
+        gdf = pyogrio.read_dataframe(final / "derived.gpkg", layer="site_boundary")
+        row["boundary_wkb"] = shapely.to_wkb(shapely.union_all(gdf.geometry.values))
+        row["crs"] = gdf.crs.to_wkt() if gdf.crs is not None else None
+    except Exception as exc:  # the numbers stand without the outline
+        log.warning("%s: site boundary not read back (%s)", final, exc)
+
+
+def _complete(folder: Path) -> bool:
+    return all((folder / f).is_file() for f in ("report.json", "report.md", MARKER))
+
+
+def _publish(src: Path, final: Path, digest: str, staging: Path) -> str:
+    """Move the finished folder ``src`` to ``final``. Returns "written" or "kept" (an identical result,
+    from an earlier attempt of the same task, was already there)."""
+    try:
+        os.rename(src, final)
+        return "written"
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            raise
+    if read_marker(final) == digest and _complete(final):
+        shutil.rmtree(src, ignore_errors=True)
+        return "kept"
+    old = staging / f"{final.name}.old-{uuid.uuid4().hex}"
+    os.rename(final, old)
+    os.rename(src, final)
+    shutil.rmtree(old, ignore_errors=True)
+    return "written"
+
+
+def process_site(site_dir: str | Path, out: str | Path, options: BatchOptions | None = None) -> dict[str, Any]:
+    """Analyse one site folder into ``out/<folder name>/`` unless its outputs are up to date.
+
+    Runs on a Dask worker (or anywhere). Never raises for a bad site: the row says ``status="error"``
+    and why. Returns the summary row (with the site boundary as WKB and its CRS as WKT).
+    """
+    from geosite.errors import InputError
+
+    options = options or BatchOptions()
+    t0 = time.perf_counter()
+    site_dir, out = Path(site_dir).resolve(), Path(out).resolve()
+    final = out / site_key(site_dir)
+    row = _row(site_dir, final)
+    if options.delay_s > 0:
+        time.sleep(options.delay_s)
+    try:
+        digest, lines = inputs_hash(site_dir, options)
+        if not options.force and read_marker(final) == digest and _complete(final):
+            _row_from_existing(row, final)
+            row.update(status="ok", action="skipped", seconds=round(time.perf_counter() - t0, 3))
+            return row
+
+        import shapely
+
+        from geosite.pipeline import analyze, write_outputs
+        from geosite.site import load_site
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the report lists every note; workers have no terminal
+            site = load_site(site_dir, jurisdiction=options.jurisdiction, make_valid=options.make_valid,
+                             strict=options.strict)
+            result = analyze(site)
+        staging = out / STAGING
+        stage = staging / f"{final.name}-{uuid.uuid4().hex}"
+        write_outputs(result, stage / "site")
+        (stage / "site" / MARKER).write_text(digest + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
+        action = _publish(stage / "site", final, digest, staging)
+        shutil.rmtree(stage, ignore_errors=True)
+        _numbers_from_report(row, result.report)
+        row["boundary_wkb"] = shapely.to_wkb(site.boundary)
+        row["crs"] = site.crs.to_wkt()
+        row.update(status="ok", action="analyzed" if action == "written" else "kept")
+    except InputError as exc:
+        row.update(status="error", action="failed", error=str(exc))
+    except Exception as exc:  # a bug on one site must not stop the others; the row carries it
+        log.exception("%s: failed", site_dir)
+        row.update(status="error", action="failed", error=f"internal error: {type(exc).__name__}: {exc}")
+    row["seconds"] = round(time.perf_counter() - t0, 3)
+    return row
+
+
+# ------------------------------------------------------------------------------------ the batch
+
+
+def default_workers() -> int:
+    """Local worker processes by default: one per CPU."""
+    return max(os.cpu_count() or 1, 1)
+
+
+def check_sites(site_dirs: Sequence[str | Path]) -> list[Path]:
+    """Resolve the site folders; refuse two with the same name (they would share an output folder)."""
+    from geosite.errors import InputError
+
+    dirs = [Path(d).resolve() for d in site_dirs]
+    seen: dict[str, Path] = {}
+    for d in dirs:
+        if d.name in seen and seen[d.name] != d:
+            raise InputError(f"site folders {seen[d.name]} and {d} have the same name {d.name!r}; "
+                             f"their outputs would share OUT/{d.name}: rename one")
+        seen[d.name] = d
+    return list(dict.fromkeys(dirs))
+
+
+def run_batch(
+    site_dirs: Sequence[str | Path],
+    out: str | Path,
+    *,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    options: BatchOptions | None = None,
+    client: Any = None,
+    progress: bool | Callable[[dict[str, Any]], None] = False,
+) -> BatchResult:
+    """Analyse every site folder on Dask; write OUT/<site>/ per site and OUT/summary.csv + .gpkg.
+
+    Parameters
+    ----------
+    site_dirs : site folders (each with a site.toml).
+    out : output folder (created; existing site outputs with matching markers are skipped).
+    scheduler : address of an existing Dask scheduler (``tcp://host:8786``); None starts a
+        :class:`distributed.LocalCluster` of ``workers`` processes (one thread each) for this batch.
+    workers : local worker processes (default: one per CPU); only without ``scheduler``/``client``.
+    options : :class:`BatchOptions`.
+    client : an existing :class:`distributed.Client` to use (and leave open).
+    progress : True for a tqdm bar on stderr, or a callable given each row as it completes.
+    """
+    from distributed import Client, LocalCluster, as_completed
+
+    options = options or BatchOptions()
+    dirs = check_sites(site_dirs)
+    out = Path(out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    cluster = None
+    own_client = client is None
+    try:
+        if client is None:
+            if scheduler:
+                client = Client(scheduler)  # timeout: distributed.comm.timeouts.connect
+            else:
+                n = workers or min(default_workers(), max(len(dirs), 1))
+                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+                client = Client(cluster)
+        token = uuid.uuid4().hex[:8]
+        futures = client.map(process_site, [str(d) for d in dirs], out=str(out), options=options,
+                             key=[f"geosite-site-{token}-{i}-{d.name}" for i, d in enumerate(dirs)], pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        rows: list[dict[str, Any] | None] = [None] * len(dirs)
+        bar = None
+        if progress is True:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(dirs), unit="site", desc="geosite batch", dynamic_ncols=True)
+        for fut in as_completed(futures):
+            i = index[fut.key]
+            try:
+                row = fut.result()
+            except Exception as exc:  # e.g. KilledWorker: the task killed its workers too often
+                row = _row(dirs[i], out / dirs[i].name)
+                row.update(status="error", action="failed", error=f"task failed: {type(exc).__name__}: {exc}")
+            rows[i] = row
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix_str(f"{row['site']}: {row['status']}", refresh=False)
+            elif callable(progress):
+                progress(row)
+            fut.release()
+        if bar is not None:
+            bar.close()
+    finally:
+        if own_client and client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    shutil.rmtree(out / STAGING, ignore_errors=True)  # debris of killed attempts
+    done = [r for r in rows if r is not None]
+    files = write_summary(done, out)
+    return BatchResult(done, out, files)
+
+
+# ------------------------------------------------------------------------------------ summary
+
+
+def write_summary(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
+    """summary.csv (every row) and summary.gpkg (layer ``sites``: the rows with a site boundary, in
+    the sites' common CRS, or EPSG:4326 when they differ), each replaced atomically."""
+    import geopandas as gpd
+    import pandas as pd
+    import shapely
+    from pyproj import CRS
+
+    df = pd.DataFrame([{k: r.get(k) for k in SUMMARY_COLUMNS} for r in rows], columns=list(SUMMARY_COLUMNS))
+    csv = out / "summary.csv"
+    tmp = out / f".summary.csv.tmp-{os.getpid()}"
+    df.to_csv(tmp, index=False)
+    os.replace(tmp, csv)
+
+    crss = {r["crs"] for r in rows if r.get("boundary_wkb") is not None and r.get("crs")}
+    target = CRS.from_wkt(next(iter(crss))) if len(crss) == 1 else CRS.from_epsg(4326)
+    geoms = []
+    for r in rows:
+        g = shapely.from_wkb(r["boundary_wkb"]) if r.get("boundary_wkb") is not None else None
+        if g is not None and r.get("crs") and not CRS.from_wkt(r["crs"]).equals(target):
+            g = gpd.GeoSeries([g], crs=CRS.from_wkt(r["crs"])).to_crs(target).iloc[0]
+        geoms.append(g)
+    gdf = gpd.GeoDataFrame(df.assign(applies=df["applies"].map(lambda v: None if v is None else str(v).lower())),
+                           geometry=geoms, crs=target)
+    gpkg = out / "summary.gpkg"
+    tmp_g = out / f".summary.tmp-{os.getpid()}.gpkg"
+    gdf.to_file(tmp_g, layer="sites", driver="GPKG", engine="pyogrio")
+    os.replace(tmp_g, gpkg)
+    return [csv, gpkg]
+
+
+def summary_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """How many sites were analysed, skipped, kept, failed."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["action"]] = counts.get(r["action"], 0) + 1
+    return counts
+
+
+__all__ = ["BatchOptions", "BatchResult", "inputs_hash", "process_site", "run_batch", "write_summary",
+           "read_marker", "MARKER", "SUMMARY_COLUMNS"]
