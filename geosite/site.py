@@ -207,18 +207,7 @@ def load_site(
 
     # layers
     raw = _read_layers(root, conf.get("layers", {}) or {}, problems, notes)
-    site_crs = _site_crs(raw, declared_crs, toml_path, problems)
-    layers: dict[str, gpd.GeoDataFrame] = {}
-    if site_crs is not None:
-        for lname, (gdf, src) in raw.items():
-            checked = _check_layer(lname, gdf, src, site_crs, declared_crs is not None, make_valid, problems, notes)
-            if checked is not None:
-                layers[lname] = checked
-    if "site_boundary" not in raw and not any("site_boundary" in p for p in problems):
-        problems.append(f"{root}: no site_boundary layer; it is required (a polygon of the site)")
-    for lname in ("disturbance",):
-        if lname in layers:
-            _parse_dates(layers[lname], lname, raw[lname][1], problems)
+    site_crs, layers = _validate_layers(raw, declared_crs, str(toml_path), str(root), make_valid, problems, notes)
     if problems:
         raise SiteValidationError(problems, site=str(root))
 
@@ -273,17 +262,7 @@ def site_from_frames(
             notes.append(f"layer {lname!r} is not a geosite layer; ignored (known: {', '.join(LAYERS)})")
             continue
         raw[lname] = (gdf, f"<GeoDataFrame {lname}>")
-    if "site_boundary" not in raw:
-        problems.append("no site_boundary layer; it is required (a polygon of the site)")
-    site_crs = _site_crs(raw, declared, "<frames>", problems)
-    checked: dict[str, gpd.GeoDataFrame] = {}
-    if site_crs is not None:
-        for lname, (gdf, src) in raw.items():
-            out = _check_layer(lname, gdf, src, site_crs, declared is not None, make_valid, problems, notes)
-            if out is not None:
-                checked[lname] = out
-    if "disturbance" in checked:
-        _parse_dates(checked["disturbance"], "disturbance", "<GeoDataFrame disturbance>", problems)
+    site_crs, checked = _validate_layers(raw, declared, "<frames>", "<frames>", make_valid, problems, notes)
     if problems:
         raise SiteValidationError(problems, site=name)
     dem_path, dem_obj, vu = None, None, None
@@ -415,6 +394,30 @@ def _read_layers(
 
 def _is_windows_drive(text: str) -> bool:
     return len(text) > 2 and text[1] == ":" and text[0].isalpha() and text[2] in "\\/"
+
+
+def _validate_layers(
+    raw: dict[str, tuple[gpd.GeoDataFrame, str]],
+    declared_crs: CRS | None,
+    where: str,
+    root: str,
+    make_valid: bool,
+    problems: list[str],
+    notes: list[str],
+) -> tuple[CRS | None, dict[str, gpd.GeoDataFrame]]:
+    """The site CRS and every layer checked and moved into it; problems and notes are appended."""
+    site_crs = _site_crs(raw, declared_crs, where, problems)
+    layers: dict[str, gpd.GeoDataFrame] = {}
+    if site_crs is not None:
+        for lname, (gdf, src) in raw.items():
+            checked = _check_layer(lname, gdf, src, site_crs, declared_crs is not None, make_valid, problems, notes)
+            if checked is not None:
+                layers[lname] = checked
+    if "site_boundary" not in raw and not any("site_boundary" in p for p in problems):
+        problems.append(f"{root}: no site_boundary layer; it is required (a polygon of the site)")
+    if "disturbance" in layers:
+        _parse_dates(layers["disturbance"], "disturbance", raw["disturbance"][1], problems)
+    return site_crs, layers
 
 
 def _site_crs(raw, declared: CRS | None, where, problems: list[str]) -> CRS | None:
