@@ -107,3 +107,24 @@ def test_cli_refuses_small_map_scale_before_work(tmp_path):
     res = CliRunner().invoke(cli, ["analyze", str(folder), "--out", str(tmp_path / "out"), "--scale", "200"])
     assert res.exit_code == 2 and "100" in res.output
     assert not (tmp_path / "out").exists()
+
+
+def test_site_from_frames_with_a_dem_array():
+    from geosite.site import Project
+    from geosite.testing import inclined_plane
+
+    crs = "EPSG:7593"
+    layers = {
+        "site_boundary": gpd.GeoDataFrame(geometry=[rect(300, -700, 300, 200)], crs=crs),
+        "disturbance": gpd.GeoDataFrame(geometry=[rect(350, -650, 100, 100)], crs=crs),
+    }
+    site = geosite.site_from_frames(
+        layers, name="frames", jurisdiction="grantsburg", dem=inclined_plane(15.0, shape=(500, 500)),
+        project=Project(cut_cy=450.0),
+    )
+    r = geosite.analyze(site).report
+    assert r["disturbed"]["area_sqft"] == pytest.approx(10_000.0)
+    assert r["slopes"]["steep_disturbed_area_sqft"] == pytest.approx(10_000.0)
+    assert r["applicability"]["applies"] is True
+    with pytest.raises(geosite.errors.SiteValidationError, match="site_boundary"):
+        geosite.site_from_frames({"disturbance": layers["disturbance"]}, name="x", jurisdiction="grantsburg")
