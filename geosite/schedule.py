@@ -726,19 +726,17 @@ def counting_rules(profile: Profile, calendar: HolidayCalendar | None = None) ->
 
 
 def plan_type_of(site: Any, profile: Profile) -> str | None:
-    """'full', 'statement', 'both' or None, from the disturbed area and the profile's ``[plan_type]``."""
+    """'full', 'statement', 'both' or None, from the disturbed area and the profile's ``[plan_type]``
+    (the rules engine's own decision, thresholds compared the same way)."""
     from geosite.measurements import area_sqft, disturbed_geometry
-    from geosite.rules.profile import OPS
+    from geosite.rules.engine import plan_type
     from geosite.units import SQFT_PER_ACRE
 
-    pt = profile.data.get("plan_type")
     geom = disturbed_geometry(site) if site.layer("disturbance") is not None else None
-    if not pt or geom is None:
+    if geom is None:
         return None
     acres = area_sqft(geom, site.ft_per_unit) / SQFT_PER_ACRE
-    full = OPS[pt["full"]["op"]](acres, pt["full"]["threshold"])
-    statement = OPS[pt["statement"]["op"]](acres, pt["statement"]["threshold"])
-    return "both" if full and statement else "full" if full else "statement" if statement else None
+    return plan_type(profile, {"disturbed.area_acres": acres})[0]
 
 
 def build_schedule(

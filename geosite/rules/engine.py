@@ -134,9 +134,9 @@ def evaluate(profile: Profile, m: Measurements) -> Evaluation:
     if applies and any(e.met for e in exemptions):
         applies = False
 
-    plan_type, plan_msg = _plan_type(profile, m)
+    kind, plan_msg = plan_type(profile, m)
     findings = [_applicability_finding(profile, applies, triggers, exemptions, section)]
-    findings.append(_plan_type_finding(profile, plan_type, plan_msg))
+    findings.append(_plan_type_finding(profile, kind, plan_msg))
     for rule in profile.data.get("rules", []):
         findings.append(_rule_finding(profile, rule, m))
     for item in profile.data.get("not_specified", []):
@@ -149,10 +149,12 @@ def evaluate(profile: Profile, m: Measurements) -> Evaluation:
                 message=f"{item['topic'][:1].upper()}{item['topic'][1:]}: not specified by this chapter.",
             )
         )
-    return Evaluation(applies, triggers, exemptions, plan_type, plan_msg, findings)
+    return Evaluation(applies, triggers, exemptions, kind, plan_msg, findings)
 
 
-def _plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
+def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
+    """The plan type ('full', 'statement', 'both' or None) the profile's ``[plan_type]`` gives for
+    the measurements, and why."""
     pt = profile.data.get("plan_type")
     if not pt:
         return None, "plan type: not specified by this chapter"
