@@ -363,6 +363,35 @@ def accumulate(dirs, weight, acc):
 
 
 @njit(cache=True, nogil=True)
+def _push_donors(dirs, seen, i, p, cells, parent, m):
+    """Append the unseen D8 donors of cell ``i`` to ``cells`` (growing it as needed), each with
+    ``parent`` ``p``. Returns the (possibly new) arrays and the new count."""
+    nr, nc = dirs.shape
+    r = i // nc
+    c = i - r * nc
+    for k in range(8):
+        rr = r + DR[k]
+        cc = c + DC[k]
+        if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
+            continue
+        j = rr * nc + cc
+        if seen[j] or dirs[rr, cc] != ((k + 4) % 8) + 1:
+            continue
+        seen[j] = 1
+        if m == cells.size:
+            c2 = np.empty(2 * m, dtype=np.int64)
+            p2 = np.empty(2 * m, dtype=np.int64)
+            c2[:m] = cells[:m]
+            p2[:m] = parent[:m]
+            cells = c2
+            parent = p2
+        cells[m] = j
+        parent[m] = p
+        m += 1
+    return cells, parent, m
+
+
+@njit(cache=True, nogil=True)
 def trace_upstream(dirs, inside):
     """Cells outside the target (``inside`` = 1) whose D8 path enters it, found by a breadth-first
     search over donors starting at the target's cells.
@@ -375,61 +404,16 @@ def trace_upstream(dirs, inside):
     n = nr * nc
     inf = inside.reshape(n)
     seen = inf.copy()
-    cap = 1024
-    cells = np.empty(cap, dtype=np.int64)
-    parent = np.empty(cap, dtype=np.int64)
+    cells = np.empty(1024, dtype=np.int64)
+    parent = np.empty(1024, dtype=np.int64)
     m = 0
     # entries: donors of target cells
     for i in range(n):
-        if inf[i] == 0:
-            continue
-        r = i // nc
-        c = i - r * nc
-        for k in range(8):
-            rr = r + DR[k]
-            cc = c + DC[k]
-            if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
-                continue
-            j = rr * nc + cc
-            if seen[j] or dirs[rr, cc] != ((k + 4) % 8) + 1:
-                continue
-            seen[j] = 1
-            if m == cap:
-                cap *= 2
-                c2 = np.empty(cap, dtype=np.int64)
-                p2 = np.empty(cap, dtype=np.int64)
-                c2[:m] = cells[:m]
-                p2[:m] = parent[:m]
-                cells = c2
-                parent = p2
-            cells[m] = j
-            parent[m] = -1
-            m += 1
+        if inf[i] != 0:
+            cells, parent, m = _push_donors(dirs, seen, i, -1, cells, parent, m)
     h = 0
     while h < m:
-        i = cells[h]
-        r = i // nc
-        c = i - r * nc
-        for k in range(8):
-            rr = r + DR[k]
-            cc = c + DC[k]
-            if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
-                continue
-            j = rr * nc + cc
-            if seen[j] or dirs[rr, cc] != ((k + 4) % 8) + 1:
-                continue
-            seen[j] = 1
-            if m == cap:
-                cap *= 2
-                c2 = np.empty(cap, dtype=np.int64)
-                p2 = np.empty(cap, dtype=np.int64)
-                c2[:m] = cells[:m]
-                p2[:m] = parent[:m]
-                cells = c2
-                parent = p2
-            cells[m] = j
-            parent[m] = h
-            m += 1
+        cells, parent, m = _push_donors(dirs, seen, cells[h], h, cells, parent, m)
         h += 1
     return cells[:m].copy(), parent[:m].copy()
 
