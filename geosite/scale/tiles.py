@@ -1,0 +1,368 @@
+"""Whole-DEM slope and steep-slope screening in tiles, for DEMs too big to hold (a county's LiDAR).
+
+:func:`screen_steep_slopes` reads the DEM (GeoTIFF, COG, or a VRT mosaic of many tiles) one tile at a
+time with a one-cell halo, computes Horn's slope with :func:`geosite.terrain.slope_pct` on the tile,
+and keeps only the tile's own cells. The numbers are the ones ``terrain.slope_pct`` gives on the whole
+DEM held in memory, bit for bit:
+
+* a cell's slope depends only on its 3x3 neighbourhood, which the halo supplies;
+* at the DEM's own edge the tile has no halo there, so ``slope_pct``'s ``-compute_edges`` padding
+  (``2 a - b`` from the two nearest rows/columns, diagonal at the DEM corners) is built from the same
+  cells as on the whole grid; a tile edge inside the DEM always has a real halo, so the padding the
+  kernel puts there (beyond the halo) is never used;
+* nodata holes are NaN in the tile as in the whole grid, so a tile boundary through a hole changes
+  nothing (missing neighbours are replaced by the centre cell either way).
+
+Memory is bounded by the tile size (about 5 float64 tile-sized arrays: 170 MB at 2048) whatever the DEM
+size. Results go to tiled, compressed GeoTIFFs (the slope and/or a steep class mask), and the steep
+area totals come back as a :class:`Screening`. Tiles can run on a Dask cluster (``client=``); the
+writing stays in this process, with a bounded number of tiles in flight.
+
+The mask is per cell (``slope >= threshold``, with :data:`geosite.terrain.SLOPE_TOLERANCE_PCT`); the
+minimum mapping unit of :func:`geosite.terrain.steep_class_grid` joins cells across tiles and is not
+applied here (screening finds where to look; a site's analysis applies it on its own window).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: Value of the steep mask where the DEM has no height.
+MASK_NODATA = 255
+
+
+@dataclass
+class Screening:
+    """Totals of a whole-DEM screening.
+
+    Attributes
+    ----------
+    thresholds_pct : the thresholds, ascending.
+    shape : (rows, cols) of the DEM.
+    cell_area_sqft : area of one cell, sq ft.
+    valid_cells : cells with a height.
+    steep_cells : per threshold, cells with slope at or above it.
+    max_slope_pct : steepest cell (NaN when no cell has a slope).
+    tiles : how many tiles were computed.
+    files : the GeoTIFFs written.
+    """
+
+    thresholds_pct: list[float]
+    shape: tuple[int, int]
+    cell_area_sqft: float
+    valid_cells: int = 0
+    steep_cells: dict[float, int] = field(default_factory=dict)
+    max_slope_pct: float = math.nan
+    tiles: int = 0
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def steep_area_sqft(self) -> dict[float, float]:
+        return {t: n * self.cell_area_sqft for t, n in self.steep_cells.items()}
+
+    @property
+    def steep_area_acres(self) -> dict[float, float]:
+        return {t: a / 43_560.0 for t, a in self.steep_area_sqft.items()}
+
+    @property
+    def valid_area_sqft(self) -> float:
+        return self.valid_cells * self.cell_area_sqft
+
+
+def tile_windows(rows: int, cols: int, tile: int) -> Iterator[tuple[int, int, int, int]]:
+    """(row_off, col_off, height, width) of each tile, row by row."""
+    for r0 in range(0, rows, tile):
+        for c0 in range(0, cols, tile):
+            yield r0, c0, min(tile, rows - r0), min(tile, cols - c0)
+
+
+def _read_z(src: Any, window: Any) -> np.ndarray:
+    """Band 1 in the window as float64 with nodata as NaN: the same rules as geosite.io.raster.read_dem."""
+    import rasterio
+
+    z = src.read(1, window=window, out_dtype="float64")
+    flags = src.mask_flag_enums[0]
+    if src.nodata is not None or any(f != rasterio.enums.MaskFlags.all_valid for f in flags):
+        if src.nodata is not None and not np.isnan(src.nodata) and flags == [rasterio.enums.MaskFlags.nodata]:
+            z[z == src.nodata] = np.nan
+        else:
+            z[src.read_masks(1, window=window) == 0] = np.nan
+    return z
+
+
+def slope_tile(
+    path: str | Path,
+    vertical_unit: str,
+    window: tuple[int, int, int, int],
+    thresholds: Sequence[float] = (),
+    want_slope: bool = True,
+    want_mask: bool = True,
+) -> dict[str, Any]:
+    """Slope of one tile of the DEM at ``path``, read with a one-cell halo (where the DEM has one).
+
+    Returns a dict: ``window``; ``slope`` (float64, the tile's cells) if asked; ``mask`` (uint8: the
+    number of thresholds met, :data:`MASK_NODATA` without height) if asked; ``valid``, ``steep`` (a
+    count per threshold) and ``max`` (steepest slope, NaN if none). Runs anywhere (a Dask worker too).
+    """
+    import rasterio
+    from rasterio.windows import Window
+
+    from geosite.dem import Dem
+    from geosite.terrain import SLOPE_TOLERANCE_PCT, slope_pct
+
+    r0, c0, h, w = window
+    with rasterio.open(path) as src:
+        rr0, cc0 = max(r0 - 1, 0), max(c0 - 1, 0)
+        rr1, cc1 = min(r0 + h + 1, src.height), min(c0 + w + 1, src.width)
+        halo = Window(cc0, rr0, cc1 - cc0, rr1 - rr0)
+        z = _read_z(src, halo)
+        dem = Dem.from_array(z, src.window_transform(halo), src.crs, vertical_unit, source=str(path), copy=False)
+    s = slope_pct(dem)[r0 - rr0 : r0 - rr0 + h, c0 - cc0 : c0 - cc0 + w]
+    del dem, z
+    valid = ~np.isnan(s)
+    out: dict[str, Any] = {"window": window, "valid": int(np.count_nonzero(valid))}
+    out["max"] = float(np.nanmax(s)) if out["valid"] else math.nan
+    steep = []
+    mask = np.zeros(s.shape, dtype=np.uint8) if want_mask else None
+    with np.errstate(invalid="ignore"):
+        for t in thresholds:
+            m = s >= t - SLOPE_TOLERANCE_PCT
+            steep.append(int(np.count_nonzero(m)))
+            if mask is not None:
+                mask += m
+    out["steep"] = steep
+    if mask is not None:
+        mask[~valid] = MASK_NODATA
+        out["mask"] = mask
+    if want_slope:
+        out["slope"] = np.ascontiguousarray(s)
+    return out
+
+
+def _profile(src: Any, dtype: str, nodata: float, block: int) -> dict[str, Any]:
+    return {
+        "driver": "GTiff", "width": src.width, "height": src.height, "count": 1, "dtype": dtype,
+        "crs": src.crs, "transform": src.transform, "nodata": nodata, "tiled": True,
+        "blockxsize": block, "blockysize": block, "compress": "deflate",
+        "predictor": 3 if dtype.startswith("float") else 2, "bigtiff": "if_safer", "num_threads": "all_cpus",
+    }
+
+
+def screen_steep_slopes(
+    path: str | Path,
+    vertical_unit: str,
+    threshold_pct: float | Sequence[float] = 12.0,
+    tile: int = 2048,
+    *,
+    slope_out: str | Path | None = None,
+    mask_out: str | Path | None = None,
+    slope_dtype: str = "float32",
+    overwrite: bool = False,
+    client: Any = None,
+    progress: bool = False,
+) -> Screening:
+    """Slope and steep-slope screening of a whole DEM, one tile at a time.
+
+    Parameters
+    ----------
+    path : the DEM (any raster GDAL reads: GeoTIFF, COG, VRT mosaic), in a projected CRS.
+    vertical_unit : ``us_ft``, ``ft`` or ``m`` (never guessed).
+    threshold_pct : one threshold or several (the mask then holds the number of thresholds met).
+    tile : tile side in cells (memory grows with its square).
+    slope_out : GeoTIFF for the slope in percent (``slope_dtype``, NaN nodata), tiled and compressed.
+    mask_out : GeoTIFF for the steep class (uint8: 0 below every threshold, k at or above the k-th,
+        255 no height), tiled and compressed.
+    slope_dtype : ``float32`` (half the size) or ``float64`` (exactly ``terrain.slope_pct``'s numbers).
+    overwrite : replace existing outputs (otherwise refused).
+    client : a :class:`distributed.Client` to compute the tiles on (each worker reads its tiles from
+        ``path``, which it must see); None computes them here.
+    progress : a tqdm bar on stderr.
+
+    Returns
+    -------
+    Screening
+        Totals: valid cells, steep cells and areas per threshold, steepest slope, files written.
+    """
+    import rasterio
+
+    from geosite.errors import CRSError, InputError, MissingInputError, OutputError, UnreadableInputError
+    from geosite.terrain import _thresholds
+    from geosite.units import feet_per_crs_unit, parse_vertical_unit
+
+    path = Path(path)
+    vu = parse_vertical_unit(vertical_unit, where=f"DEM {path}")
+    ts = _thresholds(threshold_pct)
+    if tile < 16:
+        raise InputError(f"tile must be at least 16 cells, got {tile}")
+    if slope_dtype not in ("float32", "float64"):
+        raise InputError(f"slope_dtype must be float32 or float64, got {slope_dtype!r}")
+    if not path.exists():
+        raise MissingInputError(f"DEM {path}: file not found")
+    outs = [Path(p) for p in (slope_out, mask_out) if p is not None]
+    for p in outs:
+        if p.exists() and not overwrite:
+            raise OutputError(f"{p} exists; pass overwrite=True to replace it")
+    try:
+        src = rasterio.open(path)
+    except rasterio.errors.RasterioIOError as exc:
+        raise UnreadableInputError(f"DEM {path}: cannot be read as a raster ({exc})") from exc
+    with src:
+        if src.crs is None:
+            raise CRSError(f"DEM {path}: has no CRS; assign one before use")
+        from pyproj import CRS
+
+        fpu = feet_per_crs_unit(CRS.from_user_input(src.crs), f"DEM {path}")
+        t = src.transform
+        if t.b != 0 or t.d != 0 or t.a <= 0 or t.e >= 0:
+            raise CRSError(f"DEM {path}: must be north-up, not rotated (transform {tuple(t)[:6]})")
+        result = Screening(ts, (src.height, src.width), (abs(t.a) * fpu) * (abs(t.e) * fpu), steep_cells=dict.fromkeys(ts, 0))
+        block = 512 if tile % 512 == 0 else 256 if tile % 256 == 0 else 16 * max(tile // 16 // 16, 1)
+        block = min(block, 512)
+        tmp = {p: p.with_name(f".{p.name}.tmp-{os.getpid()}") for p in outs}
+        dsts = {}
+        try:
+            if slope_out is not None:
+                dsts["slope"] = rasterio.open(tmp[Path(slope_out)], "w", **_profile(src, slope_dtype, float("nan"), block))
+            if mask_out is not None:
+                dsts["mask"] = rasterio.open(tmp[Path(mask_out)], "w", **_profile(src, "uint8", MASK_NODATA, block))
+            windows = list(tile_windows(src.height, src.width, tile))
+            for part in _run_tiles(str(path), vu.value, windows, ts, "slope" in dsts, "mask" in dsts, client, progress):
+                _absorb(result, part, dsts, slope_dtype)
+        except BaseException:
+            for d in dsts.values():
+                d.close()
+            for p in tmp.values():
+                p.unlink(missing_ok=True)
+            raise
+        for d in dsts.values():
+            d.close()
+    for final, p in tmp.items():
+        os.replace(p, final)
+        result.files.append(final)
+    return result
+
+
+def _absorb(result: Screening, part: dict[str, Any], dsts: dict[str, Any], slope_dtype: str) -> None:
+    from rasterio.windows import Window
+
+    r0, c0, h, w = part["window"]
+    win = Window(c0, r0, w, h)
+    if "slope" in dsts:
+        dsts["slope"].write(part["slope"].astype(slope_dtype, copy=False), 1, window=win)
+    if "mask" in dsts:
+        dsts["mask"].write(part["mask"], 1, window=win)
+    result.tiles += 1
+    result.valid_cells += part["valid"]
+    for t, n in zip(result.thresholds_pct, part["steep"], strict=True):
+        result.steep_cells[t] += n
+    if part["valid"] and not (part["max"] <= result.max_slope_pct):
+        result.max_slope_pct = part["max"]
+
+
+def _run_tiles(path: str, vu: str, windows: list[tuple[int, int, int, int]], ts: list[float], want_slope: bool,
+               want_mask: bool, client: Any, progress: bool) -> Iterator[dict[str, Any]]:
+    """Tile results, here one after another, or from a Dask cluster with at most 2 per worker in flight
+    (so memory stays bounded however many tiles there are)."""
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(windows), unit="tile", desc="slope tiles")
+    try:
+        if client is None:
+            for win in windows:
+                yield slope_tile(path, vu, win, ts, want_slope, want_mask)
+                if bar is not None:
+                    bar.update(1)
+            return
+        from distributed import as_completed
+
+        limit = max(2 * len(client.scheduler_info().get("workers", {})), 2)
+        pending = iter(windows)
+        first = [client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask, pure=False)
+                 for w in _take(pending, limit)]
+        queue = as_completed(first)
+        for fut in queue:
+            part = fut.result()
+            fut.release()
+            for w in _take(pending, 1):
+                queue.add(client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask, pure=False))
+            yield part
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _take(it: Iterator[Any], n: int) -> list[Any]:
+    out = []
+    for _ in range(n):
+        try:
+            out.append(next(it))
+        except StopIteration:
+            break
+    return out
+
+
+def build_vrt(tiles: Sequence[str | Path], vrt_path: str | Path) -> Path:
+    """A VRT mosaic of single-band GeoTIFF tiles on one grid (same CRS, cell size, dtype, nodata),
+    written as XML (no GDAL command-line tools needed); source paths relative to the VRT when they
+    can be."""
+    import xml.etree.ElementTree as ET
+
+    import rasterio
+
+    from geosite.errors import InputError
+
+    vrt_path = Path(vrt_path)
+    metas = []
+    for p in tiles:
+        with rasterio.open(p) as s:
+            metas.append((Path(p), s.transform, s.width, s.height, s.crs, s.dtypes[0], s.nodata, s.block_shapes[0]))
+    if not metas:
+        raise InputError("build_vrt: no tiles")
+    t0, crs, dtype, nodata = metas[0][1], metas[0][4], metas[0][5], metas[0][6]
+    for p, t, _, _, c, d, nd, _ in metas:
+        if (t.a, t.e) != (t0.a, t0.e) or c != crs or d != dtype or nd != nodata or t.b or t.d:
+            raise InputError(f"build_vrt: {p} is not on the grid of {metas[0][0]} (cell size, CRS, dtype, nodata)")
+    left = min(t.c for _, t, *_ in metas)
+    top = max(t.f for _, t, *_ in metas)
+    right = max(t.c + w * t.a for _, t, w, *_ in metas)
+    bottom = min(t.f + h * t.e for _, t, _, h, *_ in metas)
+    width = round((right - left) / t0.a)
+    height = round((bottom - top) / t0.e)
+    gdal_type = {"float32": "Float32", "float64": "Float64", "int16": "Int16", "int32": "Int32",
+                 "uint16": "UInt16", "uint8": "Byte"}[dtype]
+    root = ET.Element("VRTDataset", rasterXSize=str(width), rasterYSize=str(height))
+    ET.SubElement(root, "SRS").text = crs.to_wkt()
+    ET.SubElement(root, "GeoTransform").text = ", ".join(repr(v) for v in (left, t0.a, 0.0, top, 0.0, t0.e))
+    band = ET.SubElement(root, "VRTRasterBand", dataType=gdal_type, band="1")
+    if nodata is not None:
+        ET.SubElement(band, "NoDataValue").text = repr(float(nodata))
+    base = vrt_path.parent.resolve()
+    for p, t, w, h, _, _, _, (by, bx) in metas:
+        col = round((t.c - left) / t0.a)
+        row = round((t.f - top) / t0.e)
+        rel = os.path.relpath(p.resolve(), base)
+        src = ET.SubElement(band, "ComplexSource" if nodata is not None else "SimpleSource")
+        ET.SubElement(src, "SourceFilename", relativeToVRT="1").text = rel
+        ET.SubElement(src, "SourceBand").text = "1"
+        ET.SubElement(src, "SourceProperties", RasterXSize=str(w), RasterYSize=str(h), DataType=gdal_type,
+                      BlockXSize=str(bx), BlockYSize=str(by))
+        ET.SubElement(src, "SrcRect", xOff="0", yOff="0", xSize=str(w), ySize=str(h))
+        ET.SubElement(src, "DstRect", xOff=str(col), yOff=str(row), xSize=str(w), ySize=str(h))
+        if nodata is not None:
+            ET.SubElement(src, "NODATA").text = repr(float(nodata))
+    vrt_path.write_text(ET.tostring(root, encoding="unicode"), encoding="utf-8")
+    return vrt_path
+
+
+__all__ = ["MASK_NODATA", "Screening", "build_vrt", "screen_steep_slopes", "slope_tile", "tile_windows"]
