@@ -1,0 +1,61 @@
+"""``geosite check``: review a submitted plan; exit 0 when it passes, 1 when findings fail, 2 on bad input."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command("check")
+@click.argument("submission_dir", type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
+              help="Output folder (default: ./geosite-out/<submission folder name>-check). Never inside the submission.")
+@click.option("--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium).")
+@click.option("--dem", type=click.Path(path_type=Path), default=None,
+              help="DEM file (e.g. the county LiDAR); overrides site.toml [dem] path.")
+@click.option("--dem-vertical-unit", type=click.Choice(["us_ft", "ft", "m"]), default=None,
+              help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.")
+@click.option("--received", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="Date the application, plan and fee were received (YYYY-MM-DD), for the review deadline.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
+@click.option("--make-valid", is_flag=True,
+              help="Repair invalid polygons for the measurements and report each one as a failed finding "
+                   "(without it, invalid polygons are bad input: exit 2).")
+@click.option("--no-html", is_flag=True, help="Skip report.html.")
+@click.pass_context
+def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, received, overwrite, make_valid, no_html) -> None:
+    """Check SUBMISSION_DIR (a site folder with a [declared] table) against its chapter, section by section.
+
+    Writes findings.json, findings.md, findings.gpkg (layer 'findings': where each problem is) and
+    report.html. Exit code: 0 the plan passes, 1 some findings fail, 2 bad input.
+    """
+    from geosite.cli import _Steps
+    from geosite.errors import InputError, OutputError
+    from geosite.io.output import check_output_dir
+    from geosite.review import check_submission, write_check_outputs
+
+    quiet = (ctx.obj or {}).get("quiet", False)
+    steps = _Steps(quiet)
+    out = out or Path("geosite-out") / f"{submission_dir.resolve().name}-check"
+    try:
+        inputs = [submission_dir] + ([dem] if dem else [])
+        out = check_output_dir(out, inputs, overwrite)
+        result = check_submission(submission_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit,
+                                  received=received.date() if received else None, make_valid=make_valid, step=steps)
+        steps("writing outputs")
+        files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
+    except (InputError, OutputError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    if not quiet:
+        s = result.summary()
+        click.echo(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")
+        for f in result.failed:
+            click.echo(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
+        if s.get("review_deadline"):
+            click.echo(f"  review deadline: {s['review_deadline']}")
+        for f in files:
+            click.echo(f"  wrote {f}")
+    sys.exit(result.exit_code)

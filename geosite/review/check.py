@@ -1,0 +1,545 @@
+"""``check_submission``: review a submitted plan (a site folder plus its ``[declared]`` table) section by
+section: what is required, what was submitted, and pass, fail or not assessable (with the data that
+would settle it).
+
+It reruns every measurement (:func:`geosite.pipeline.analyze`) and keeps its findings, each with the
+geometry of its problem (the missing fence stretches, the line from a stockpile to the creek it is too
+close to, the unprotected inlet...), then adds:
+
+- the plan type submitted against the one required (a plan statement where a full plan is required
+  fails, citing the plan section of the full plan);
+- the completeness of the plan for its type (:mod:`geosite.review.completeness`);
+- the declared disturbed area against the measured one (tolerance from the profile's ``[submission]``);
+- slopes of 12 % or more in the disturbed area (B(6)(d)): **info**, because the chapter leaves the extra
+  controls to the Building Inspector ("may require ... as specified by the Building Inspector"): there is
+  no standard a plan could fail; the finding shows where the steep ground is and what controls the
+  plan declares or draws there, for the inspector's decision;
+- the sediment basin (a ``bmps`` feature of type sediment_basin / sediment_trap) when one is required;
+- the diversions proposed above disturbed areas against the submitted ``diversion`` BMPs;
+- the submitted geometry (:mod:`geosite.review.geometry`).
+
+The verdict: ``fail`` when any finding fails (CLI exit 1), else ``pass`` (exit 0).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import shapely
+
+from geosite.pipeline import AnalysisResult
+from geosite.review.completeness import check_completeness, item_citation_for_layer, plan_items
+from geosite.review.declared import Declared, read_declared
+from geosite.review.findings import STATUSES, ReviewFinding, findings_frame, number, render_markdown
+from geosite.review.geometry import SECTION as GEOMETRY_SECTION
+from geosite.review.geometry import check_geometry, read_raw_layers
+from geosite.site import Site
+
+log = logging.getLogger(__name__)
+Step = Callable[[str], None]
+
+
+@dataclass
+class CheckResult:
+    """What ``check_submission`` found: the findings (numbered F1...), the analysis it reran, what was
+    declared, and the review schedule when geosite.schedule is available."""
+
+    site: Site
+    analysis: AnalysisResult
+    declared: Declared
+    findings: list[ReviewFinding]
+    plan_type_required: str | None
+    plan_type_checked: str
+    schedule: dict[str, Any] | None = None
+    schedule_note: str | None = None
+    received: dt.date | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> list[ReviewFinding]:
+        return [f for f in self.findings if f.status == "fail"]
+
+    @property
+    def verdict(self) -> str:
+        return "fail" if self.failed else "pass"
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+    def summary(self) -> dict[str, Any]:
+        counts: dict[str, int] = {}
+        for f in self.findings:
+            counts[f.status] = counts.get(f.status, 0) + 1
+        r = self.analysis.report
+        deadline = None
+        if self.schedule:
+            deadline = _find_deadline(self.schedule)
+        return {
+            "site": self.site.name,
+            "folder": str(self.site.root) if self.site.root else None,
+            "jurisdiction": r["jurisdiction"],
+            "jurisdiction_name": r["jurisdiction_name"],
+            "crs": self.site.crs.to_string(),
+            "verdict": self.verdict,
+            "counts": counts,
+            "counts_text": ", ".join(f"{counts[s]} {s}" for s in STATUSES if s in counts),
+            "plan_type_required": self.plan_type_required,
+            "plan_type_declared": self.declared.plan_type,
+            "plan_type_checked": self.plan_type_checked,
+            "disturbed_area_sqft": r["disturbed"]["area_sqft"],
+            "disturbed_area_acres": r["disturbed"]["area_acres"],
+            "received": self.received.isoformat() if self.received else None,
+            "review_deadline": deadline,
+            "schedule_note": self.schedule_note,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.summary(),
+            "declared": self.declared.to_dict(),
+            "findings": [f.to_dict() for f in self.findings],
+            "schedule": self.schedule,
+            "notes": list(self.site.notes),
+        }
+
+
+def _find_deadline(sched: dict[str, Any]) -> str | None:
+    """The review deadline from the schedule's dict, whatever its exact key (``review_deadline``, or a
+    ``review`` entry with a ``deadline``/``due``)."""
+    for k in ("review_deadline", "review_due", "deadline"):
+        if sched.get(k):
+            return str(sched[k])
+    rv = sched.get("review")
+    if isinstance(rv, dict):
+        for k in ("deadline", "due", "date", "review_deadline"):
+            if rv.get(k):
+                return str(rv[k])
+    return None
+
+
+# --------------------------------------------------------------------------------------------- entry point
+
+
+def check_submission(
+    folder: str | Path,
+    *,
+    jurisdiction: str | None = None,
+    dem: str | Path | None = None,
+    dem_vertical_unit: str | None = None,
+    received: dt.date | None = None,
+    make_valid: bool = False,
+    step: Step | None = None,
+) -> CheckResult:
+    """Check the submission in ``folder``. Raises :class:`geosite.errors.InputError` on bad input."""
+    from geosite.pipeline import analyze
+    from geosite.site import load_site
+
+    step = step or (lambda name: log.info(name))
+    step("reading the declarations")
+    declared, conf = read_declared(folder)
+    step("loading and validating the submission")
+    site = load_site(folder, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit, make_valid=make_valid)
+    raw = read_raw_layers(site, conf)
+    result = analyze(site, step=step)
+    prof = result.profile
+    step("checking the plan against the chapter")
+
+    required = result.evaluation.plan_type
+    checked = _plan_type_to_check(required, declared.plan_type)
+    findings: list[ReviewFinding] = []
+    findings += _plan_type(result, declared, required)
+    dem_submitted = dem is None and bool((conf.get("dem") or {}).get("path"))
+    findings += check_completeness(site, prof, declared, checked, dem_submitted)
+    findings += _declared_area(result, declared, checked)
+    findings += [_from_analysis(f, result) for f in result.findings]
+    findings += _steep_slopes(result, declared)
+    findings += _sediment_basin(result)
+    findings += _diversions(result)
+    cites = {lname: item_citation_for_layer(prof, checked, lname) for lname in site.layers}
+    findings += check_geometry(site, prof, raw, conf.get("crs"), cites)
+    findings = _order(findings, prof)
+    number(findings)
+
+    schedule, note = _schedule(site, prof, received)
+    return CheckResult(site, result, declared, findings, required, checked, schedule, note, received)
+
+
+def _plan_type_to_check(required: str | None, declared: str | None) -> str:
+    if required == "both":
+        return declared or "full"
+    if required in ("full", "statement"):
+        return required
+    return declared or "full"
+
+
+def _schedule(site: Site, profile, received: dt.date | None) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        from geosite.schedule import build_schedule
+    except ImportError:
+        return None, "not computed (geosite.schedule is not installed)"
+    try:
+        sched = build_schedule(site, profile, received=received)
+    except Exception as exc:  # the optional module's own errors must not sink the check
+        log.warning("schedule: %s", exc)
+        return None, f"not computed ({exc})"
+    return sched.to_dict(), None
+
+
+_SECTION_ORDER = ("plan", "requirements", "applicability")
+
+
+def _order(findings: list[ReviewFinding], profile) -> list[ReviewFinding]:
+    """Sections in chapter order (plan, requirements, ...), submitted geometry last; fails first in each."""
+    names = [profile.section_name(k) for k in _SECTION_ORDER]
+
+    def key(f: ReviewFinding):
+        s = f.section
+        sec = names.index(s) if s in names else (len(names) + 1 if s == GEOMETRY_SECTION else len(names))
+        return (sec, STATUSES.index(f.status) if f.status in STATUSES else 9)
+
+    return sorted(findings, key=key)
+
+
+# --------------------------------------------------------------------------------------------- checks
+
+
+def _disturbed(result: AnalysisResult):
+    d = result.layers.get("disturbed_area")
+    return shapely.union_all(d.geometry.values) if d is not None and len(d) else None
+
+
+def _plan_type(result: AnalysisResult, declared: Declared, required: str | None) -> list[ReviewFinding]:
+    prof = result.profile
+    pt = prof.data.get("plan_type", {})
+    section = prof.section_name(pt.get("section", "plan"))
+    acres = result.report["disturbed"]["area_acres"]
+    got = declared.plan_type
+    names = {"full": "a full erosion control plan", "statement": "an erosion control plan statement"}
+
+    def f(status, msg, citation, **kw):
+        return ReviewFinding("plan_type_submitted", citation, section, status, msg, **kw)
+
+    if required is None:
+        return [f("not_assessed", "The plan type required cannot be told (no disturbed area measured).", "",
+                  settle="a disturbance layer", submitted=names.get(got, "not declared"))]
+    req_text = {"full": names["full"], "statement": names["statement"], "both": "a full plan or a plan statement (exactly at the limit)"}[required]
+    cite = pt["full"]["citation"] if required == "full" else pt["statement"]["citation"] if required == "statement" else f"{pt['full']['citation']}, {pt['statement']['citation']}"
+    if got is None:
+        return [f("not_assessed", f"{acres:,.2f} acres disturbed: {req_text} is required; the submission does not declare its plan type "
+                  f"(checked against the {'full plan' if required != 'statement' else 'plan statement'} list).", cite,
+                  requirement=req_text, submitted="not declared", settle="[declared] plan_type = \"full\" or \"statement\" in site.toml")]
+    if required == "full" and got == "statement":
+        return [f("fail", f"A plan statement was submitted for {acres:,.2f} acres disturbed: {pt['full']['citation']} requires "
+                  f"{names['full']} for {pt['full']['text'].split(':')[0]}.", pt["full"]["citation"],
+                  requirement=names["full"], submitted=names["statement"], geometry=_disturbed(result), layer="disturbance",
+                  values={"disturbed_area_acres": acres, "declared": got, "required": required})]
+    msg = (f"{names[got][:1].upper()}{names[got][1:]} submitted; {acres:,.2f} acres disturbed requires {req_text}"
+           + (" (a full plan covers everything a statement asks)." if required == "statement" and got == "full" else "."))
+    return [f("pass", msg, cite, requirement=req_text, submitted=names[got])]
+
+
+def _declared_area(result: AnalysisResult, declared: Declared, plan_type: str) -> list[ReviewFinding]:
+    prof = result.profile
+    tol = float(prof.value("submission", "declared_area_tolerance_pct", 5.0))
+    section = prof.section_name(prof.data.get("plan_content", {}).get("section", "plan"))
+    cite = item_citation_for_layer(prof, plan_type, "disturbance") or (prof.data.get("plan_type", {}).get(plan_type, {}) or {}).get("citation", "")
+    measured = result.report["disturbed"]["area_sqft"]
+    rule = "declared_disturbed_area"
+    req = f"the declared disturbed area within {tol:g} % of the area of the disturbance polygons"
+    if declared.disturbed_area_sqft is None:
+        return [ReviewFinding(rule, cite, section, "not_assessed", "The submission declares no disturbed area to compare with the measured one"
+                              + (f" ({measured:,.0f} sq ft)." if measured is not None else "."), requirement=req,
+                              settle="[declared] disturbed_area_sqft (or disturbed_area_acres) in site.toml")]
+    if measured is None:
+        return [ReviewFinding(rule, cite, section, "not_assessed", "No disturbance layer: the declared disturbed area cannot be checked.",
+                              requirement=req, settle="a disturbance layer")]
+    decl = declared.disturbed_area_sqft
+    diff_pct = (decl - measured) / measured * 100.0 if measured > 0 else float("inf")
+    ok = abs(diff_pct) <= tol + 1e-9
+    vals = {"declared_sqft": decl, "measured_sqft": measured, "difference_pct": diff_pct, "tolerance_pct": tol}
+    msg = (f"Declared disturbed area {decl:,.0f} sq ft ({decl / 43_560:,.2f} acres); measured {measured:,.0f} sq ft "
+           f"({measured / 43_560:,.2f} acres): {diff_pct:+.1f} %" + (f", within {tol:g} %." if ok else f", more than the {tol:g} % tolerance."))
+    return [ReviewFinding(rule, cite, section, "pass" if ok else "fail", msg, requirement=req, submitted=f"{decl:,.0f} sq ft declared",
+                          values=vals, geometry=None if ok else _disturbed(result), layer="disturbance")]
+
+
+def _union(gdf: gpd.GeoDataFrame | None, mask=None):
+    if gdf is None or not len(gdf):
+        return None
+    g = gdf if mask is None else gdf[mask]
+    return shapely.union_all(g.geometry.values) if len(g) else None
+
+
+def _from_analysis(f, result: AnalysisResult) -> ReviewFinding:
+    """An analyze finding, with the geometry of what it is about."""
+    site, L = result.site, result.layers
+    ids = list(f.feature_ids or [])
+    geom, layer = None, None
+    rule = f.rule
+    if rule == "filter_fence_submitted":
+        geom, layer = _union(L.get("fence_gaps")), "fence_gaps"
+        if f.status in ("fail", "pass"):
+            return _fence_finding(f, result)
+    elif rule == "filter_fence_location":
+        geom, layer = _union(L.get("filter_fence")), "filter_fence"
+    elif rule in ("stockpile_setback", "stockpile_setback_upslope", "stockpile_stabilization"):
+        layer = "stockpiles"
+        geom = _stockpile_geometry(result, ids, rule == "stockpile_setback" and f.status == "fail")
+    elif rule == "stockpile_fence":
+        fences = L.get("stockpile_fences")
+        geom, layer = (_union(fences, fences["pile_id"].isin(ids)) if fences is not None and ids else None), "stockpile_fences"
+    elif rule in ("inlet_protection_submitted", "inlet_drainage"):
+        geom, layer = _by_ids(site.layer("storm_inlets"), ids), "storm_inlets"
+    elif rule == "tracking_pad":
+        pads = L.get("tracking_pads")
+        geom = _union(pads, pads["drive_id"].isin(ids)) if pads is not None and ids else None
+        geom = geom if geom is not None else _by_ids(site.layer("access_drives"), ids)
+        layer = "access_drives"
+    elif rule == "sediment_basin_location":
+        geom, layer = _union(L.get("sediment_basins")), "sediment_basins"
+    elif rule == "sheetflow_diversion_location":
+        geom, layer = _union(L.get("diversions")), "diversions"
+    elif rule in ("steep_slope_controls", "disturbance_on_steep_slopes"):
+        geom = _steep_geometry(result)
+    settle = ""
+    if f.status == "not_assessed":
+        settle = _SETTLE.get(rule) or ("a DEM covering the site and 200 ft around it" if "no DEM" in f.message
+                                       else "a bmps layer" if "bmps" in f.message else "the data named in the message")
+    return ReviewFinding(rule=rule, citation=f.citation, section=f.section, status=f.status, message=f.message,
+                         geometry=geom, layer=layer, feature_ids=ids, values=dict(f.values or {}), source="analyze", settle=settle)
+
+
+#: what settles an analyze finding that was not assessed
+_SETTLE = {
+    "dewatering": "[project] dewatering = true or false in site.toml",
+    "applicability": "the data each pending trigger names ([project] fields, layers, a DEM)",
+    "plan_type": "a disturbance layer",
+    "cut_and_fill_volume": "[project] cut_cy and fill_cy in site.toml",
+}
+
+
+def projected_gaps(required, fences, tol: float):
+    """Gaps in the required fence lines, measured along each line: a submitted fence covers the stretch
+    between the projections onto the line of its parts lying within ``tol`` (CRS units) of it. Unlike a
+    buffer of the fences, this does not stretch coverage ``tol`` past a fence's ends, so a missing 140 ft
+    stretch reads 140 ft. Returns (index of the required line, gap LineString) pairs."""
+    from shapely.ops import substring
+
+    gaps = []
+    fence_u = shapely.union_all(fences) if fences is not None and len(fences) else None
+    for k, req in enumerate(required):
+        for r in getattr(req, "geoms", [req]):
+            if r.length <= 0:
+                continue
+            intervals = []
+            if fence_u is not None:
+                near = shapely.intersection(fence_u, r.buffer(tol, cap_style="flat"))
+                for part in getattr(near, "geoms", [near]):
+                    if part.is_empty or part.geom_type not in ("LineString", "LinearRing", "Point"):
+                        continue
+                    ds = [r.project(shapely.Point(c)) for c in part.coords]
+                    intervals.append((min(ds), max(ds)))
+            intervals.sort()
+            pos = 0.0
+            for a, b in intervals + [(r.length, r.length)]:
+                if a > pos:
+                    gaps.append((k, substring(r, pos, a)))
+                pos = max(pos, b)
+    return gaps
+
+
+def _fence_finding(f, result: AnalysisResult) -> ReviewFinding:
+    """The submitted-fence finding with gaps measured along the required lines (see projected_gaps);
+    the controls stage's own numbers are kept in ``values``."""
+    from geosite.controls.submitted import FENCE_TYPES, bmps_of
+
+    prof, site = result.profile, result.site
+    fpu = site.ft_per_unit
+    fence = result.layers.get("filter_fence")
+    need = fence[fence["side"].isin(("downslope", "sideslope", "channel"))] if fence is not None else None
+    tol = float(prof.value("controls", "fence_cover_tolerance_ft", 10.0)) / fpu
+    subs = bmps_of(site.layer("bmps"), FENCE_TYPES)
+    pairs = [(k, g) for k, g in projected_gaps(list(need.geometry) if need is not None else [],
+                                               list(subs.geometry) if subs is not None else None, tol) if g.length * fpu >= 1.0]
+    gaps = [g for _k, g in pairs]
+    sides = [str(need["side"].iloc[k]) for k, _g in pairs]
+    req_len = float(need.geometry.length.sum() * fpu) if need is not None else 0.0
+    gap_len = sum(g.length for g in gaps) * fpu
+    vals = {**(f.values or {}), "required_length_ft": req_len, "gap_length_ft": gap_len,
+            "gaps": [{"side": s, "length_ft": g.length * fpu} for s, g in zip(sides, gaps, strict=True)],
+            "controls_stage_gap_length_ft": (f.values or {}).get("gap_length_ft")}
+    ok = gap_len <= 0.0
+    by_side: dict[str, float] = {}
+    for s_, g in zip(sides, gaps, strict=True):
+        by_side[s_] = by_side.get(s_, 0.0) + g.length * fpu
+    msg = ("Submitted silt fence / straw bales cover every required downslope, sideslope and channel-edge stretch." if ok else
+           f"Filter fence missing along {gap_len:,.0f} ft of the {req_len:,.0f} ft required ("
+           + ", ".join(f"{v:,.0f} ft {k}" for k, v in sorted(by_side.items())) + f"; {len(gaps)} gap{'s' if len(gaps) != 1 else ''}).")
+    return ReviewFinding(rule=f.rule, citation=f.citation, section=f.section, status="pass" if ok else "fail", message=msg,
+                         requirement="filter fences, straw bales or equivalent along all sideslope and downslope sides (and channel edges)",
+                         submitted=f"{vals.get('submitted_fence_length_ft', 0.0):,.0f} ft of silt fence / straw bales",
+                         geometry=None if ok else shapely.union_all(gaps), layer="fence_gaps", feature_ids=list(f.feature_ids or []),
+                         values=vals, source="analyze")
+
+
+def _by_ids(gdf: gpd.GeoDataFrame | None, ids: list[Any]):
+    if gdf is None or not ids:
+        return None
+    return _union(gdf, gdf["id"].isin(ids))
+
+
+def _stockpile_geometry(result: AnalysisResult, ids: list[Any], to_feature: bool):
+    """The pile; for a setback violation, the shortest line from the pile to the feature too close."""
+    site = result.site
+    piles = site.layer("stockpiles")
+    pile = _by_ids(piles, ids)
+    if pile is None or not to_feature:
+        return pile
+    for r in result.report.get("stockpiles", []):
+        if r["id"] in ids and r.get("nearest_feature"):
+            nf = r["nearest_feature"]
+            feat = _by_ids(site.layer(nf["layer"]), [nf["id"]])
+            if feat is not None:
+                return shapely.shortest_line(pile, feat)
+    return pile
+
+
+def _steep_geometry(result: AnalysisResult):
+    steep = result.layers.get("steep_slopes")
+    dist = _disturbed(result)
+    if steep is None or not len(steep) or dist is None:
+        return None
+    thr = float(result.profile.value("terrain", "steep_slope_pct", 12.0))
+    mask = steep["min_slope_pct"] >= thr - 1e-9 if "min_slope_pct" in steep.columns else None
+    g = _union(steep, mask)
+    return None if g is None else shapely.intersection(g, dist)
+
+
+def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFinding]:
+    prof = result.profile
+    rule = next((r for r in prof.data.get("rules", []) if r["id"] == "steep_slope_controls"), None)
+    if rule is None:
+        return []  # not specified by this chapter (the analyze finding says so)
+    section = prof.section_name(rule.get("section"))
+    area = result.report.get("slopes", {}).get("steep_disturbed_area_sqft") if isinstance(result.report.get("slopes"), dict) else None
+    thr = float(prof.value("terrain", "steep_slope_pct", 12.0))
+    r = "steep_slope_controls_submitted"
+    if area is None:
+        return [ReviewFinding(r, rule["citation"], section, "not_assessed", f"Slopes of {thr:g} % or more in the disturbed area: not assessed (no DEM).",
+                              requirement=rule.get("requires", ""), settle="a DEM covering the site")]
+    if area <= 0:
+        return [ReviewFinding(r, rule["citation"], section, "pass", f"No disturbed land on slopes of {thr:g} % or more: no additional controls needed.",
+                              requirement=rule.get("requires", ""))]
+    geom = _steep_geometry(result)
+    bmps = result.site.layer("bmps")
+    drawn = []
+    if bmps is not None and geom is not None and not geom.is_empty and "type" in bmps.columns:
+        near = bmps[shapely.intersects(bmps.geometry.values, geom)]
+        drawn = sorted(set(near["type"].astype(str)))
+    said = declared.steep_slope_controls
+    what = (f"declared: {said}" if said else "nothing declared") + (f"; drawn there: {', '.join(drawn)}" if drawn else "; no BMP drawn on them")
+    return [ReviewFinding(r, rule["citation"], section, "info",
+                          f"{area:,.0f} sq ft of the disturbed area is on slopes of {thr:g} % or more ({what}). {rule['citation']} lets the "
+                          "Building Inspector require additional or different controls there; the chapter sets no standard a plan could fail, "
+                          "so this is for the inspector's decision.",
+                          requirement=rule.get("requires", ""), submitted=what, geometry=geom, values={"steep_disturbed_area_sqft": area},
+                          settle="" if said else "[declared] steep_slope_controls describing the controls on the steep ground")]
+
+
+def _sediment_basin(result: AnalysisResult) -> list[ReviewFinding]:
+    from geosite.controls.submitted import bmps_of
+
+    prof = result.profile
+    ev = next((f for f in result.findings if f.rule == "sediment_basin"), None)
+    if ev is None or "controls" not in prof.data:
+        return []
+    section = ev.section
+    types = tuple(prof.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"]))
+    r = "sediment_basin_submitted"
+    if ev.required is None:
+        return [ReviewFinding(r, ev.citation, section, "not_assessed", "Whether a sediment basin is required was not assessed: " + ev.message,
+                              settle="a DEM and a disturbance layer")]
+    if not ev.required:
+        return []
+    got = bmps_of(result.site.layer("bmps"), types)
+    proposed = _union(result.layers.get("sediment_basins"))
+    if got is not None and len(got):
+        return [ReviewFinding(r, ev.citation, section, "pass", f"A sediment basin or trap is submitted (bmps {', '.join(str(i) for i in got['id'])}).",
+                              requirement=ev.message, submitted=f"{len(got)} {'/'.join(types)} feature(s)", layer="bmps",
+                              feature_ids=list(got["id"]))]
+    return [ReviewFinding(r, ev.citation, section, "fail",
+                          f"A sediment basin is required ({ev.message.split('Because: ')[-1].rstrip('.')}) but the bmps layer has no {' or '.join(types)}"
+                          + ("; geosite proposes one at the disturbed area's lowest outlet." if proposed is not None else "."),
+                          requirement="one or more sediment basins (DNR 1064) or traps (DNR 1063)", submitted="none",
+                          geometry=proposed if proposed is not None else _disturbed(result), layer="sediment_basins")]
+
+
+def _diversions(result: AnalysisResult) -> list[ReviewFinding]:
+    from geosite.controls.submitted import bmps_of
+
+    prof = result.profile
+    lines = result.layers.get("diversions")
+    if "controls" not in prof.data or lines is None or not len(lines):
+        return []
+    cite = (prof.entry("controls", "sheetflow_area_sqft") or {}).get("citation", "B(6)(a)")
+    section = prof.section_name("requirements")
+    fpu = result.site.ft_per_unit
+    tol = float(prof.value("submission", "diversion_cover_tolerance_ft", 25.0))
+    need = shapely.union_all(lines.geometry.values)
+    need_len = need.length * fpu
+    got = bmps_of(result.site.layer("bmps"), ("diversion",))
+    gap = need if got is None or not len(got) else shapely.difference(need, shapely.union_all(got.geometry.values).buffer(tol / fpu))
+    gap_len = gap.length * fpu if not gap.is_empty else 0.0
+    r = "sheetflow_diversion_submitted"
+    if gap_len <= 0.1 * need_len:
+        return [ReviewFinding(r, cite, section, "pass", f"Submitted diversions cover the {need_len:,.0f} ft proposed above the disturbed areas.",
+                              requirement="sheetflow from adjacent areas over 10,000 sq ft diverted around the disturbed areas",
+                              values={"required_length_ft": need_len, "gap_length_ft": gap_len})]
+    return [ReviewFinding(r, cite, section, "fail",
+                          f"No submitted diversion along {gap_len:,.0f} ft of the {need_len:,.0f} ft geosite proposes above the disturbed areas "
+                          "(sheetflow from more than 10,000 sq ft reaching them at 0.5 ft/s or more).",
+                          requirement="sheetflow from adjacent areas over 10,000 sq ft diverted around the disturbed areas",
+                          submitted="none" if got is None or not len(got) else f"{len(got)} diversion(s)", geometry=gap, layer="diversions",
+                          values={"required_length_ft": need_len, "gap_length_ft": gap_len})]
+
+
+# --------------------------------------------------------------------------------------------- outputs
+
+
+def write_check_outputs(result: CheckResult, out: Path, overwrite: bool = False, html: bool = True) -> list[Path]:
+    """findings.json, findings.md, findings.gpkg (layers ``findings`` and context) and report.html,
+    written atomically into ``out``."""
+    from geosite.io.output import atomic_dir, write_json
+
+    names = ["findings.json", "findings.md", "findings.gpkg"] + (["report.html"] if html else [])
+    with atomic_dir(out, overwrite=overwrite) as tmp:
+        write_json(tmp / "findings.json", result.to_dict())
+        (tmp / "findings.md").write_text(render_markdown(result.summary(), result.findings), encoding="utf-8")
+        frame = findings_frame(result.findings, result.site.crs)
+        layers = {"findings": frame, "site_boundary": result.site.layers["site_boundary"][["id", "geometry"]]}
+        for k in ("disturbed_area", "filter_fence", "fence_gaps"):
+            if k in result.analysis.layers:
+                layers[k] = result.analysis.layers[k]
+        _write_findings_gpkg(tmp / "findings.gpkg", layers)
+        if html:
+            from geosite.review.html import render_html
+
+            (tmp / "report.html").write_text(render_html(result), encoding="utf-8")
+    return [out / n for n in names]
+
+
+def _write_findings_gpkg(path: Path, layers: dict[str, gpd.GeoDataFrame]) -> None:
+    """write_gpkg, except that the findings layer is written even when empty (a clean plan has none) and
+    its mixed geometry types go in as one 'Unknown' geometry column."""
+    from geosite.io.output import write_gpkg
+
+    f = layers.pop("findings")
+    f.to_file(path, layer="findings", driver="GPKG", engine="pyogrio", geometry_type="Unknown")
+    write_gpkg(path, layers)

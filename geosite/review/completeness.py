@@ -1,0 +1,274 @@
+"""Completeness of a submitted plan: the plan content lists of the jurisdiction's profile
+(``[[plan_content.full]]``, ``[[plan_content.statement]]``), each item evidenced by data.
+
+An item is shown by (profile keys):
+
+- ``layers``: any of these layers is in the submission; an empty layer counts (it states "none on or
+  near the site"), an absent one does not: **fail**.
+- ``contacts``: these people have a name, address and phone in site.toml, else **fail**.
+- ``project``: these ``[project]`` fields of site.toml are set, else **fail**.
+- ``declared``: a ``[declared]`` field of site.toml (what data cannot show: maintenance provisions, a
+  stabilization description, the final-conditions plan); unset: **not assessed**, naming the field.
+- ``check = "contours"``: a ``contours`` layer whose levels are at most the profile's contour interval
+  apart (or, without the layer, the interval declared for the submitted map); neither: **fail**. A DEM
+  alone does not show topography on the plan (``geosite map`` can draw it from one).
+- ``check = "map"``: the submitted map's scale (GeoTIFF pixel size x print dpi, or the declared scale of
+  a PDF) and, where the item has ``margin_ft``, its extent; no map: **not assessed**.
+- ``check = "dem"``: a DEM submitted in site.toml, from which geosite derives slope directions and
+  upslope drainage areas; none: **not assessed**.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import shapely
+
+from geosite.review.declared import Declared
+from geosite.review.findings import ReviewFinding
+from geosite.rules.profile import Profile
+from geosite.site import Site
+
+M_PER_FT = 0.3048
+M_PER_UNIT = {"ft": 0.3048, "us_ft": 1200.0 / 3937.0, "m": 1.0}
+DOC_SUFFIXES = (".pdf", ".tif", ".tiff", ".png", ".jpg", ".dxf", ".dwg", ".gpkg", ".geojson", ".shp")
+
+
+def plan_items(profile: Profile, plan_type: str) -> list[dict[str, Any]]:
+    """The profile's plan content items for ``plan_type`` (full or statement); [] when it has none."""
+    return list(profile.data.get("plan_content", {}).get(plan_type, []))
+
+
+def item_citation_for_layer(profile: Profile, plan_type: str, layer: str) -> str:
+    """The citation of the plan item that the ``layer`` evidences (e.g. disturbance -> A(3)(a))."""
+    for item in plan_items(profile, plan_type):
+        if layer in item.get("layers", []):
+            return item["citation"]
+    return ""
+
+
+def check_completeness(
+    site: Site,
+    profile: Profile,
+    declared: Declared,
+    plan_type: str,
+    dem_submitted: bool,
+) -> list[ReviewFinding]:
+    """One finding per plan content item of ``plan_type``."""
+    pc = profile.data.get("plan_content", {})
+    section = profile.section_name(pc.get("section", "plan"))
+    items = plan_items(profile, plan_type)
+    if not items:
+        return [ReviewFinding("plan_content", "", section, "info",
+                              f"Plan content for a {plan_type} plan: not specified by this chapter.")]
+    out = []
+    for item in items:
+        f = _item(site, profile, declared, item, dem_submitted)
+        f.section = section
+        f.citation = item["citation"]
+        f.requirement = f.requirement or item["text"]
+        f.rule = f"plan_content.{plan_type}.{_slug(item['citation'])}" + (f".{item['check']}" if item.get("check") else "")
+        out.append(f)
+    return out
+
+
+def _slug(citation: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in citation).strip("_").replace("__", "_")
+
+
+def _f(status: str, message: str, **kw: Any) -> ReviewFinding:
+    return ReviewFinding(rule="", citation="", section="", status=status, message=message, **kw)
+
+
+def _item(site: Site, profile: Profile, declared: Declared, item: dict[str, Any], dem_submitted: bool) -> ReviewFinding:
+    text = item["text"]
+    head = text[:1].upper() + text[1:]
+    check = item.get("check")
+    if check == "contours":
+        return contour_finding(site, profile, declared, head)
+    if check == "map":
+        return map_finding(site, declared, item, head)
+    if check == "dem":
+        if dem_submitted:
+            return _f("pass", f"{head}: derived by geosite from the submitted DEM ({site.dem_path.name}).",
+                      submitted=f"DEM {site.dem_path.name}")
+        return _f("not_assessed", f"{head}: not assessable from the data (no DEM in site.toml).",
+                  settle="a DEM in site.toml [dem] (geosite derives slope directions and upslope drainage areas from it), or the plan's own description")
+    if "layers" in item:
+        have = [n for n in item["layers"] if n in site.layers]
+        if have:
+            counts = ", ".join(f"{n} ({len(site.layers[n])} feature{'s' if len(site.layers[n]) != 1 else ''})" for n in have)
+            return _f("pass", f"{head}: shown ({counts}).", submitted=counts, layer=have[0])
+        names = " or ".join(item["layers"])
+        return _f("fail", f"{head}: missing; no {names} layer in the submission.", submitted="nothing",
+                  settle=f"a {names} layer (an empty layer states there are none on or near the site)")
+    if "contacts" in item:
+        missing = []
+        for who in item["contacts"]:
+            c = getattr(site, who)
+            gaps = [k for k in ("name", "address", "phone") if not getattr(c, k)]
+            if gaps:
+                missing.append(f"{who} {', '.join(gaps)}")
+        if missing:
+            return _f("fail", f"{head}: missing {'; '.join(missing)} in site.toml.",
+                      settle="[applicant] and [maintainer] name, address and phone in site.toml")
+        return _f("pass", f"{head}: given for " + " and ".join(f"{w} {getattr(site, w).name}" for w in item["contacts"]) + ".")
+    if "project" in item:
+        gaps = [k for k in item["project"] if getattr(site.project, k, None) is None]
+        if gaps:
+            return _f("fail", f"{head}: missing [project] {', '.join(gaps)} in site.toml.", settle=f"[project] {', '.join(gaps)} in site.toml")
+        got = ", ".join(f"{k} {getattr(site.project, k)}" for k in item["project"])
+        return _f("pass", f"{head}: {got}.", submitted=got)
+    if "declared" in item:
+        key = item["declared"]
+        v = declared.get(key)
+        if not v:
+            return _f("not_assessed", f"{head}: not assessable from the data; not declared.",
+                      settle=f"[declared] {key} in site.toml (a description, or the file that holds it)")
+        if v.lower().endswith(DOC_SUFFIXES) and site.root is not None and not (Path(site.root) / v).exists():
+            return _f("fail", f"{head}: the declared file {v!r} is not in the submission.", submitted=v)
+        return _f("pass", f"{head}: declared ({v[:80]}{'...' if len(v) > 80 else ''}).", submitted=v)
+    return _f("not_assessed", f"{head}: not assessable from the data.", settle="the inspector's reading of the plan")
+
+
+# --------------------------------------------------------------------------------------------- contours
+
+
+def contour_interval_ft(levels_ft: list[float]) -> float | None:
+    """The contour interval: the most common step between consecutive distinct levels (ties: the
+    smallest); None with fewer than two levels."""
+    lv = sorted({round(v, 2) for v in levels_ft})
+    steps = [round(b - a, 2) for a, b in zip(lv, lv[1:], strict=False) if b - a > 0]
+    if not steps:
+        return None
+    counts = Counter(steps)
+    top = max(counts.values())
+    return min(s for s, n in counts.items() if n == top)
+
+
+def contour_finding(site: Site, profile: Profile, declared: Declared, head: str) -> ReviewFinding:
+    limit = float(profile.value("terrain", "contour_interval_ft", 5.0))
+    gdf = site.layers.get("contours")
+    dem_hint = " (a DEM was submitted: `geosite map` draws contours from it, but the plan must show them)" if site.dem_path else ""
+    if gdf is None:
+        mi = declared.map_contour_interval_ft
+        if mi is not None:
+            ok = mi <= limit + 1e-9
+            return _f("pass" if ok else "fail", f"{head}: the submitted map declares a {mi:g} ft interval (no contours layer); the limit is {limit:g} ft.",
+                      submitted=f"declared map contour interval {mi:g} ft", values={"interval_ft": mi, "limit_ft": limit})
+        return _f("fail", f"{head}: missing; no contours layer in the submission{dem_hint}.", submitted="no contours",
+                  settle=f"a contours layer with an elevation_ft (or elevation) field at {limit:g} ft or less", layer="contours",
+                  geometry=site.boundary)
+    if len(gdf) == 0:
+        return _f("fail", f"{head}: the contours layer is empty{dem_hint}.", layer="contours", geometry=site.boundary)
+    if "elevation_ft" in gdf.columns:
+        col, m_per = "elevation_ft", M_PER_FT
+    elif "elevation" in gdf.columns:
+        unit = declared.contour_vertical_unit or (site.dem_vertical_unit.value if site.dem_vertical_unit else None)
+        if unit is None:
+            return _f("not_assessed", f"{head}: the contours' elevation field has no unit.", layer="contours",
+                      settle="[declared] contour_vertical_unit (us_ft, ft or m), or an elevation_ft field")
+        col, m_per = "elevation", M_PER_UNIT[unit]
+    else:
+        return _f("not_assessed", f"{head}: the contours layer has no elevation or elevation_ft field.", layer="contours",
+                  settle="an elevation_ft (or elevation) field on the contours")
+    levels = [float(v) * m_per / M_PER_FT for v in gdf[col].dropna()]
+    interval = contour_interval_ft(levels)
+    if interval is None:
+        return _f("not_assessed", f"{head}: a single contour level; the interval cannot be told.", layer="contours",
+                  settle="the contours of the whole site")
+    ok = interval <= limit + 0.01
+    vals = {"interval_ft": interval, "limit_ft": limit, "levels": len(set(round(v, 2) for v in levels))}
+    return _f("pass" if ok else "fail",
+              f"{head}: contours every {interval:g} ft" + ("." if ok else f", coarser than the {limit:g} ft the chapter allows."),
+              submitted=f"contours layer, interval {interval:g} ft", values=vals, layer="contours",
+              geometry=None if ok else shapely.union_all(gdf.geometry.values))
+
+
+# --------------------------------------------------------------------------------------------- map
+
+
+def map_scale(path: Path, dpi: float | None) -> dict[str, Any]:
+    """Scale and footprint of a georeferenced GeoTIFF map: pixel size (ft) x print dpi = ft per inch.
+    ``dpi`` defaults to the TIFF resolution tags. Keys: ft_per_in (None without a dpi), dpi, pixel_ft,
+    bounds, crs."""
+    import rasterio
+
+    from geosite.units import feet_per_crs_unit
+
+    with rasterio.open(path) as src:
+        if src.crs is None or src.transform.is_identity:
+            return {"georeferenced": False}
+        crs = src.crs
+        pixel = abs(src.transform.a)
+        bounds = tuple(src.bounds)
+        tags = src.tags()
+    from pyproj import CRS
+
+    pcrs = CRS.from_user_input(crs)
+    pixel_ft = pixel * feet_per_crs_unit(pcrs, f"map {path}")
+    if dpi is None and tags.get("TIFFTAG_XRESOLUTION"):
+        try:
+            res = float(tags["TIFFTAG_XRESOLUTION"])
+            unit = tags.get("TIFFTAG_RESOLUTIONUNIT", "2")
+            dpi = res * 2.54 if unit.startswith("3") else res if unit.startswith("2") else None
+        except ValueError:
+            dpi = None
+    return {"georeferenced": True, "pixel_ft": pixel_ft, "dpi": dpi, "ft_per_in": pixel_ft * dpi if dpi else None,
+            "bounds": bounds, "crs": pcrs}
+
+
+def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str) -> ReviewFinding:
+    path = declared.submitted_map
+    max_ft = float(item.get("max_ft_per_in", 100.0))
+    if path is None:
+        return _f("not_assessed", f"{head}: no submitted map declared; scale and extent not assessable.",
+                  settle="[declared] submitted_map (a GeoTIFF with map_dpi, or a PDF with map_scale_ft_per_in)")
+    if path.suffix.lower() not in (".tif", ".tiff"):
+        s = declared.map_scale_ft_per_in
+        if s is None:
+            return _f("not_assessed", f"{head}: {path.name} is not a GeoTIFF and no scale is declared.",
+                      settle="[declared] map_scale_ft_per_in, or the map as a georeferenced GeoTIFF with map_dpi")
+        ok = s <= max_ft + 1e-9
+        return _f("pass" if ok else "fail", f"{head}: {path.name} declared at 1 in = {s:g} ft (declared, not measured); "
+                  + ("at or larger than" if ok else "smaller than") + f" 1 in = {max_ft:g} ft.", submitted=f"{path.name}, 1 in = {s:g} ft (declared)",
+                  values={"ft_per_in": s})
+    try:
+        info = map_scale(path, declared.map_dpi)
+    except Exception as exc:  # rasterio errors: an unreadable image
+        return _f("fail", f"{head}: {path.name} cannot be read as a GeoTIFF ({exc}).", submitted=path.name)
+    if not info["georeferenced"]:
+        return _f("fail", f"{head}: {path.name} is not georeferenced (no CRS or transform).", submitted=path.name,
+                  settle="a georeferenced GeoTIFF")
+    problems, vals = [], {"pixel_ft": info["pixel_ft"], "dpi": info["dpi"], "ft_per_in": info["ft_per_in"]}
+    s = info["ft_per_in"]
+    if s is None:
+        s = declared.map_scale_ft_per_in
+        if s is None:
+            return _f("not_assessed", f"{head}: {path.name} has no print resolution; its scale cannot be told.",
+                      settle="[declared] map_dpi (the print resolution) or map_scale_ft_per_in")
+    elif declared.map_scale_ft_per_in is not None and abs(declared.map_scale_ft_per_in - s) > 0.02 * s:
+        problems.append(f"declared 1 in = {declared.map_scale_ft_per_in:g} ft but {info['pixel_ft']:.3g} ft pixels printed at {info['dpi']:g} dpi give 1 in = {s:,.1f} ft")
+    if s > max_ft + 1e-6:
+        problems.append(f"1 in = {s:,.1f} ft is smaller than the required 1 in = {max_ft:g} ft")
+    geometry = None
+    margin = item.get("margin_ft")
+    if margin is not None:
+        from shapely.geometry import box
+
+        from geosite.site import _bounds_in
+
+        b = _bounds_in(info["bounds"], 0.0, info["crs"], site.crs) if not info["crs"].equals(site.crs) else info["bounds"]
+        need = site.boundary.buffer(float(margin) / site.ft_per_unit, join_style="mitre")
+        short = need.difference(box(*b))
+        if short.area * site.ft_per_unit**2 > 1.0:
+            problems.append(f"it does not show the site and {float(margin):g} ft around it ({short.area * site.ft_per_unit ** 2:,.0f} sq ft left out)")
+            geometry = short
+    vals["ft_per_in"] = s
+    sub = f"{path.name}: 1 in = {s:,.1f} ft"
+    if problems:
+        return _f("fail", f"{head}: {'; '.join(problems)}.", submitted=sub, values=vals, geometry=geometry)
+    return _f("pass", f"{head}: {path.name} at 1 in = {s:,.1f} ft" + (f", covering the site and {float(margin):g} ft around it." if margin else "."),
+              submitted=sub, values=vals)

@@ -1,0 +1,118 @@
+"""What the applicant declared: the optional ``[declared]`` table of site.toml.
+
+```toml
+[declared]
+plan_type = "full"                  # full | statement: the kind of plan submitted
+disturbed_area_sqft = 56000.0       # or disturbed_area_acres = 1.29 (not both)
+submitted_map = "existing_map.tif"  # the existing site map: a georeferenced GeoTIFF, or a PDF (relative to the folder)
+map_dpi = 150                       # print resolution of the GeoTIFF, pixels per inch (default: its TIFF resolution tags)
+map_scale_ft_per_in = 100           # declared scale, feet per inch (needed for a PDF; checked against a GeoTIFF)
+map_contour_interval_ft = 2.0       # contour interval printed on the submitted map
+contour_vertical_unit = "us_ft"     # unit of the contours layer's `elevation` field (us_ft | ft | m); `elevation_ft` is feet
+final_conditions = "final.pdf"      # A(2): plan of final site conditions (a file in the folder, or a description)
+maintenance = "Weekly and after 0.5 in of rain; ..."  # A(3)(e): provisions for BMP maintenance
+stabilization = "Seed and mulch ..."                  # A(3)(f) / B(7): stabilization materials and schedule
+steep_slope_controls = "Erosion mat on the 15 % bank"  # B(6)(d): extra controls on slopes of 12 % or more
+```
+
+Every key is optional. Unknown keys and wrong types are input errors (exit 2), listed together.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from geosite.errors import SiteValidationError, UnreadableInputError
+
+PLAN_TYPES = ("full", "statement")
+SQFT_PER_ACRE = 43_560.0
+
+
+@dataclass(frozen=True)
+class Declared:
+    plan_type: str | None = None
+    disturbed_area_sqft: float | None = None
+    submitted_map: Path | None = None
+    map_dpi: float | None = None
+    map_scale_ft_per_in: float | None = None
+    map_contour_interval_ft: float | None = None
+    contour_vertical_unit: str | None = None
+    final_conditions: str | None = None
+    maintenance: str | None = None
+    stabilization: str | None = None
+    steep_slope_controls: str | None = None
+
+    def get(self, key: str) -> Any:
+        return getattr(self, key, None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: (str(v) if isinstance(v, Path) else v) for f in fields(self) if (v := getattr(self, f.name)) is not None}
+
+
+_TEXT = ("final_conditions", "maintenance", "stabilization", "steep_slope_controls")
+_NUMBERS = ("map_dpi", "map_scale_ft_per_in", "map_contour_interval_ft")
+_KNOWN = {"plan_type", "disturbed_area_sqft", "disturbed_area_acres", "submitted_map", "contour_vertical_unit", *_TEXT, *_NUMBERS}
+
+
+def read_declared(folder: str | Path) -> tuple[Declared, dict[str, Any]]:
+    """The ``[declared]`` table of ``folder/site.toml`` (and the whole parsed TOML)."""
+    root = Path(folder)
+    path = root / "site.toml"
+    try:
+        conf = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Declared(), {}  # load_site reports the missing site.toml
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UnreadableInputError(f"{path}: not valid TOML ({exc})") from exc
+    d = conf.get("declared") or {}
+    problems: list[str] = []
+    where = f"{path}: [declared]"
+    if not isinstance(d, dict):
+        raise SiteValidationError([f"{where} must be a table"], str(root))
+    for k in sorted(set(d) - _KNOWN):
+        problems.append(f"{where} {k!r} is not a declared field (known: {', '.join(sorted(_KNOWN))})")
+
+    def num(key: str) -> float | None:
+        v = d.get(key)
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int | float) or v <= 0:
+            problems.append(f"{where} {key} must be a positive number, got {v!r}")
+            return None
+        return float(v)
+
+    plan_type = d.get("plan_type")
+    if plan_type is not None:
+        plan_type = str(plan_type).strip().lower()
+        if plan_type not in PLAN_TYPES:
+            problems.append(f"{where} plan_type = {plan_type!r}; use one of {', '.join(PLAN_TYPES)}")
+            plan_type = None
+    sqft, acres = num("disturbed_area_sqft"), num("disturbed_area_acres")
+    if sqft is not None and acres is not None:
+        problems.append(f"{where} give disturbed_area_sqft or disturbed_area_acres, not both")
+    area = sqft if sqft is not None else (acres * SQFT_PER_ACRE if acres is not None else None)
+    smap = None
+    if d.get("submitted_map"):
+        smap = root / str(d["submitted_map"])
+        if not smap.is_file():
+            problems.append(f"{where} submitted_map {str(smap)!r}: file not found")
+            smap = None
+    unit = d.get("contour_vertical_unit")
+    if unit is not None and str(unit) not in ("us_ft", "ft", "m"):
+        problems.append(f"{where} contour_vertical_unit = {unit!r}; use us_ft, ft or m")
+        unit = None
+    texts = {}
+    for k in _TEXT:
+        v = d.get(k)
+        if v is not None and (not isinstance(v, str | bool) or (isinstance(v, str) and not v.strip())):
+            problems.append(f"{where} {k} must be a text (a description, or a file in the folder)")
+            v = None
+        texts[k] = None if v in (None, False) else str(v)
+    nums = {k: num(k) for k in _NUMBERS}
+    if problems:
+        raise SiteValidationError(problems, str(root))
+    return Declared(plan_type=plan_type, disturbed_area_sqft=area, submitted_map=smap, contour_vertical_unit=unit,
+                    **nums, **texts), conf

@@ -1,0 +1,180 @@
+"""Validation of the submitted geometry, beyond what ``load_site`` refuses outright.
+
+- invalid polygons repaired with ``--make-valid``: one **fail** per feature, with its geometry as
+  submitted (without ``--make-valid`` load_site refuses them: exit 2);
+- slivers: polygons under ``sliver_area_sqft`` or with a mean width (2 x area / perimeter) under
+  ``sliver_width_ft``: **fail**;
+- duplicates: identical geometries within a layer: **fail**;
+- a layer entirely beyond the site and ``overlap_margin_ft`` around it (wrong CRS or coordinates): **fail**;
+- a layer whose file CRS is a projected CRS other than the ``crs`` declared in site.toml: **fail**
+  (a geographic file CRS, as GeoJSON must use, is reprojected and reported as **info**);
+- the site CRS differs from the profile's ``[jurisdiction] expected_crs``: **info** (the chapter names no
+  coordinate system and every length is measured in feet after reprojection);
+- BMPs drawn entirely outside the site (beyond ``bmp_outside_tolerance_ft``): **fail**.
+
+Thresholds come from the profile's ``[submission]`` table.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import shapely
+from pyproj import CRS
+
+from geosite.review.findings import ReviewFinding
+from geosite.rules.profile import Profile
+from geosite.site import Site
+
+SECTION = "Submitted data: geometry and coordinate systems"
+DEFAULTS = {
+    "sliver_area_sqft": 10.0,
+    "sliver_width_ft": 1.0,
+    "overlap_margin_ft": 200.0,
+    "bmp_outside_tolerance_ft": 10.0,
+}
+
+
+def _v(profile: Profile, key: str) -> float:
+    return float(profile.value("submission", key, DEFAULTS[key]))
+
+
+def _cite(profile: Profile, key: str) -> str:
+    e = profile.entry("submission", key) or {}
+    return e.get("citation", "")
+
+
+def _py(v: Any) -> Any:
+    return v.item() if hasattr(v, "item") else v
+
+
+def read_raw_layers(site: Site, conf: dict[str, Any]) -> dict[str, gpd.GeoDataFrame]:
+    """The layers as submitted (before reprojection and repair), keyed by geosite layer name."""
+    from geosite.site import _read_layers
+
+    if site.root is None:
+        return {}
+    raw = _read_layers(site.root, conf.get("layers", {}) or {}, [], [])
+    return {k: gdf for k, (gdf, _src) in raw.items()}
+
+
+def check_geometry(
+    site: Site,
+    profile: Profile,
+    raw: dict[str, gpd.GeoDataFrame],
+    declared_crs: str | None,
+    citation_for_layer: dict[str, str] | None = None,
+) -> list[ReviewFinding]:
+    """Findings on the submitted geometry (see the module docstring)."""
+    cites = citation_for_layer or {}
+    out: list[ReviewFinding] = []
+    fpu = site.ft_per_unit
+
+    def add(rule: str, status: str, msg: str, *, layer: str | None = None, ids=(), geometry=None, citation: str = "", **kw) -> None:
+        out.append(ReviewFinding(rule=rule, citation=citation or cites.get(layer or "", ""), section=SECTION, status=status,
+                                 message=msg, layer=layer, feature_ids=[_py(i) for i in ids], geometry=geometry, **kw))
+
+    # CRS
+    expected = profile.data.get("jurisdiction", {}).get("expected_crs")
+    if expected:
+        exp = CRS.from_user_input(expected)
+        if not site.crs.equals(exp):
+            add("crs.expected", "info",
+                f"The site CRS is {site.crs.name}, not the {exp.name} ({expected}) this jurisdiction expects; layers were measured in feet after reprojection.",
+                requirement=f"{expected} ({exp.name}) expected by the profile")
+    decl = CRS.from_user_input(declared_crs) if declared_crs else None
+    for lname, gdf in raw.items():
+        if decl is None or gdf.crs is None or gdf.crs.equals(decl):
+            continue
+        if gdf.crs.is_geographic:
+            add("crs.layer_reprojected", "info", f"Layer {lname} is in {gdf.crs.name} (degrees); reprojected to the declared {decl.name}.", layer=lname)
+        else:
+            add("crs.layer_contradicts_declared", "fail",
+                f"Layer {lname} is in {gdf.crs.name}, which contradicts the crs declared in site.toml ({decl.name}); "
+                "geosite reprojected it, but the plan's layers must agree with the declared system (or the declaration is wrong).",
+                layer=lname, requirement=f"every layer in the declared CRS {decl.name}", submitted=gdf.crs.name)
+
+    # invalid polygons repaired with --make-valid
+    for lname, gdf in raw.items():
+        site_gdf = site.layers.get(lname)
+        if site_gdf is None or len(gdf) != len(site_gdf) or not len(gdf):
+            continue
+        geom = gdf.geometry.values
+        bad = ~np.asarray(shapely.is_valid(geom)) & ~np.asarray(shapely.is_missing(geom) | shapely.is_empty(geom))
+        if not bad.any():
+            continue
+        g_site = gdf.geometry if gdf.crs is None or gdf.crs.equals(site.crs) else gdf.geometry.to_crs(site.crs)
+        for i in np.flatnonzero(bad):
+            fid = _py(site_gdf["id"].iloc[i])
+            reason = shapely.is_valid_reason(geom[i])
+            before = g_site.iloc[i]
+            after = site_gdf.geometry.iloc[i]
+            add("geometry.invalid_repaired", "fail",
+                f"{lname} {fid}: invalid polygon ({reason}); repaired with --make-valid for the measurements "
+                f"({abs(before.area) * fpu**2:,.0f} sq ft as drawn, {after.area * fpu**2:,.0f} sq ft repaired); a corrected polygon is needed.",
+                layer=lname, ids=[fid], geometry=before, values={"reason": reason, "repaired_area_sqft": after.area * fpu**2},
+                requirement="valid polygons (no self-intersections)", submitted=reason)
+
+    boundary = site.boundary
+    for lname, gdf in site.layers.items():
+        if not len(gdf):
+            continue
+        geoms = gdf.geometry.values
+        ids = gdf["id"].to_numpy()
+        # slivers
+        poly = np.isin(shapely.get_type_id(geoms), (3, 6))
+        if poly.any():
+            area = shapely.area(geoms) * fpu**2
+            perim = shapely.length(geoms) * fpu
+            width = np.where(perim > 0, 2.0 * area / np.where(perim > 0, perim, 1.0), 0.0)
+            amin, wmin = _v(profile, "sliver_area_sqft"), _v(profile, "sliver_width_ft")
+            for i in np.flatnonzero(poly & ((area < amin) | (width < wmin))):
+                add("geometry.sliver", "fail",
+                    f"{lname} {_py(ids[i])}: sliver polygon ({area[i]:,.1f} sq ft, mean width {width[i]:,.2f} ft; "
+                    f"slivers are under {amin:g} sq ft or {wmin:g} ft wide): a digitizing error to remove or redraw.",
+                    layer=lname, ids=[ids[i]], geometry=geoms[i], values={"area_sqft": float(area[i]), "mean_width_ft": float(width[i])})
+        # duplicates
+        keys = shapely.to_wkb(shapely.normalize(geoms))
+        groups: dict[bytes, list[int]] = defaultdict(list)
+        for i, k in enumerate(keys):
+            groups[k].append(i)
+        for idx in groups.values():
+            if len(idx) > 1:
+                dup = [_py(ids[i]) for i in idx]
+                add("geometry.duplicate", "fail",
+                    f"{lname} {', '.join(map(str, dup))}: identical geometries (counted once in areas, but the plan lists them {len(idx)} times).",
+                    layer=lname, ids=dup, geometry=geoms[idx[0]])
+        # layers off the site
+        if lname != "site_boundary":
+            margin = _v(profile, "overlap_margin_ft")
+            zone = boundary.buffer(margin / fpu)
+            if not shapely.intersects(shapely.union_all(geoms), zone):
+                d = shapely.union_all(geoms).distance(boundary) * fpu
+                add("geometry.layer_off_site", "fail",
+                    f"Layer {lname} lies entirely beyond the site and {margin:g} ft around it ({d:,.0f} ft away): wrong coordinates or CRS.",
+                    layer=lname, ids=list(ids), geometry=shapely.union_all(geoms), citation=_cite(profile, "overlap_margin_ft"),
+                    values={"distance_ft": d})
+    # BMPs outside the site
+    bmps = site.layer("bmps")
+    if bmps is not None:
+        tol = _v(profile, "bmp_outside_tolerance_ft")
+        zone = boundary.buffer(tol / fpu)
+        outside = ~np.asarray(shapely.intersects(bmps.geometry.values, zone))
+        # a BMP at the thing it protects just beyond the boundary (inlet protection at a street inlet, a
+        # tracking pad at the road) is where it belongs
+        serves = {"inlet_protection": ("storm_inlets",), "tracking_pad": ("roads", "access_drives")}
+        for i in np.flatnonzero(outside):
+            kind0 = str(bmps["type"].iloc[i]).strip().lower() if "type" in bmps.columns else ""
+            near = [site.layer(n) for n in serves.get(kind0, ())]
+            if any(g is not None and bmps.geometry.iloc[i].distance(shapely.union_all(g.geometry.values)) * fpu <= tol for g in near):
+                outside[i] = False
+        for i in np.flatnonzero(outside):
+            g = bmps.geometry.iloc[i]
+            kind = bmps["type"].iloc[i] if "type" in bmps.columns else "BMP"
+            add("geometry.bmp_outside_site", "fail",
+                f"bmps {_py(bmps['id'].iloc[i])} ({kind}) is drawn outside the site ({g.distance(boundary) * fpu:,.0f} ft beyond its boundary).",
+                layer="bmps", ids=[bmps["id"].iloc[i]], geometry=g, values={"distance_ft": g.distance(boundary) * fpu})
+    return out

@@ -1,0 +1,237 @@
+"""geosite check on submissions built on a tilted plane: a clean one (every control placed right, full
+plan content) gives exit 0 and no failed finding; each seeded defect alone gives exit 1 with exactly
+that defect, its citation and its place.
+
+The plane falls south at 4 %; the DEM (4 ft cells) spans x 0..800, y -800..0 (sitebuilder offsets).
+Site 400 x 400 ft; disturbance 240 x 240 ft = 57,600 sq ft = 1.32 acres (a full plan, fences not basins).
+"""
+
+from __future__ import annotations
+
+import json
+
+import geopandas as gpd
+import pytest
+import shapely
+from click.testing import CliRunner
+from shapely.geometry import Polygon
+from sitebuilder import X0, Y0, line, make_site, point, rect
+
+from geosite.cli import cli
+from geosite.testing import inclined_plane
+
+CRS = "EPSG:7593"
+SLOPE = 4.0
+DIST = (280, -520, 240, 240)  # x, y, w, h of the disturbance
+PILE = (540, -300, 30, 30)  # east of the disturbance, inside the site
+
+
+def gdf(geoms, **cols):
+    return gpd.GeoDataFrame(cols, geometry=list(geoms), crs=CRS)
+
+
+def contours():
+    # z = 900 + 0.04 y (y <= 0, ft): a 2-ft contour every 50 ft
+    levels = list(range(868, 900, 2))
+    return gdf([line((0, (z - 900) / 0.04), (800, (z - 900) / 0.04)) for z in levels], elevation_ft=[float(z) for z in levels])
+
+
+def clean_layers() -> dict:
+    x, y, w, h = DIST
+    px, py, pw, ph = PILE
+    return {
+        "site_boundary": gdf([rect(200, -600, 400, 400)], id=[1]),
+        "disturbance": gdf([rect(*DIST)], id=[1], phase=["all"], start=["2027-05-03"], end=["2027-10-29"]),
+        "stockpiles": gdf([rect(*PILE)], id=[1], days=[20]),
+        "streams": gdf([line((0, -700), (800, -700))], id=[1], name=["Wood Creek"]),
+        "floodplain": gdf([rect(0, -780, 800, 160)], id=[1], zone=["100yr"]),
+        "soils": gdf([rect(0, -800, 800, 800)], id=[1], musym=["BuB"]),
+        "vegetation": gdf([rect(0, -800, 800, 800)], id=[1], cover=["short_grass"]),
+        "structures": gdf([rect(380, -420, 40, 40)], id=[1], status=["proposed"]),
+        "storm_inlets": gdf([point(400, -560)], id=[1]),
+        "roads": gdf([line((0, -610), (800, -610))], id=[1], name=["Birch St"], status=["existing"]),
+        "access_drives": gdf([line((450, -610), (450, y))], id=[1]),
+        "contours": contours(),
+        "bmps": gdf(
+            [
+                line((x, y - 1), (x + w, y - 1)),  # downslope (south) edge
+                line((x - 1, y), (x - 1, y + h)),  # west sideslope
+                line((x + w + 1, y), (x + w + 1, y + h)),  # east sideslope
+                line((px - 1, py + 11), (px - 1, py - 1), (px + pw + 1, py - 1), (px + pw + 1, py + 11)),  # pile fence with hooks
+                rect(397, -563, 6, 6),  # inlet protection
+                rect(444, -610, 12, 55),  # tracking pad, 55 ft
+            ],
+            id=[1, 2, 3, 4, 5, 6],
+            type=["silt_fence", "silt_fence", "silt_fence", "silt_fence", "inlet_protection", "tracking_pad"],
+        ),
+    }
+
+
+def clean_conf(**declared) -> dict:
+    d = {
+        "plan_type": "full",
+        "disturbed_area_sqft": 57_600.0,
+        "final_conditions": "Lawn and a house; drive paved (sheet C-3)",
+        "maintenance": "Inspect weekly and after 0.5 in of rain; repair fences within 24 h",
+        "stabilization": "Seed and mulch within 7 days of final grade; temporary seed on the pile",
+        **declared,
+    }
+    return {
+        "crs": CRS,
+        "applicant": {"name": "A. Applicant", "address": "1 Main St, Grantsburg WI", "phone": "715-555-0100"},
+        "maintainer": {"name": "M. Keeper", "address": "2 Oak St, Grantsburg WI", "phone": "715-555-0101"},
+        "project": {"start": "2027-05-03", "end": "2027-10-29", "dewatering": False, "cut_cy": 300.0, "fill_cy": 250.0},
+        "declared": {k: v for k, v in d.items() if v is not None},
+    }
+
+
+@pytest.fixture(scope="module")
+def dem():
+    return inclined_plane(SLOPE, shape=(200, 200), cell=4.0)
+
+
+def run_check(tmp_path, dem, layers=None, conf=None, *args):
+    folder = make_site(tmp_path / "sub", layers if layers is not None else clean_layers(), conf or clean_conf(), dem=dem)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(out), "--no-html", *args])
+    data = json.loads((out / "findings.json").read_text()) if (out / "findings.json").exists() else None
+    return res, data, out
+
+
+def fails(data):
+    return [f for f in data["findings"] if f["status"] == "fail"]
+
+
+def finding_geoms(out):
+    return gpd.read_file(out / "findings.gpkg", layer="findings")
+
+
+def test_clean_submission_passes(tmp_path, dem):
+    res, data, out = run_check(tmp_path, dem)
+    assert res.exit_code == 0, (res.output, fails(data) if data else None)
+    assert fails(data) == []
+    by_rule = {f["rule"]: f for f in data["findings"]}
+    # the things the plan must get right are positively passed, not just absent
+    for rule in ("filter_fence_submitted", "stockpile_setback", "stockpile_fence", "inlet_protection_submitted",
+                 "tracking_pad", "plan_type_submitted", "declared_disturbed_area", "plan_content.full.A_1_i.contours",
+                 "plan_content.full.A_1_j", "plan_content.full.A_3_a"):
+        assert by_rule[rule]["status"] == "pass", by_rule[rule]
+    assert data["verdict"] == "pass" and data["plan_type_required"] == "full"
+    # items data cannot show are "not assessed" with what would settle them, never a silent pass
+    na = [f for f in data["findings"] if f["status"] == "not_assessed"]
+    assert all(f["settle"] for f in na)
+    assert (out / "findings.md").read_text().count("## ") >= 2
+
+
+def test_pile_18ft_upslope_of_creek(tmp_path, dem):
+    layers = clean_layers()
+    px, py, pw, _ = PILE
+    creek = line((px - 10, py - 18), (600, py - 18))  # 18 ft below the pile's downslope (south) edge
+    layers["streams"] = gdf([line((0, -700), (800, -700)), creek], id=[1, 2], name=["Wood Creek", "Mill Run"])
+    res, data, out = run_check(tmp_path, dem, layers)
+    assert res.exit_code == 1
+    (f,) = fails(data)
+    assert f["rule"] == "stockpile_setback" and f["citation"] == "B(6)(e)"
+    assert "18.0 ft" in f["message"] and "streams 2" in f["message"]
+    g = finding_geoms(out).set_index("finding_id").loc[f["id"], "geometry"]
+    # a line from the pile's south edge down to the creek, 18 ft long
+    assert g.length == pytest.approx(18.0, abs=0.5)
+    assert g.distance(rect(*PILE)) < 0.5 and g.distance(creek) < 0.5
+
+
+def test_140ft_of_downslope_fence_missing(tmp_path, dem):
+    layers = clean_layers()
+    x, y, w, _ = DIST
+    bmps = layers["bmps"]
+    # the south fence now stops 50 ft from its west end and resumes 140 ft farther on
+    south = [line((x, y - 1), (x + 50, y - 1)), line((x + 190, y - 1), (x + w, y - 1))]
+    layers["bmps"] = gdf(south + list(bmps.geometry.iloc[1:]), id=[1, 7, 2, 3, 4, 5, 6],
+                         type=["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]))
+    res, data, out = run_check(tmp_path, dem, layers)
+    assert res.exit_code == 1
+    (f,) = fails(data)
+    assert f["rule"] == "filter_fence_submitted" and f["citation"] == "B(6)(c)[3]"
+    assert f["values"]["gap_length_ft"] == pytest.approx(140.0, abs=2.0)
+    assert "140 ft downslope" in f["message"]
+    g = finding_geoms(out).set_index("finding_id").loc[f["id"], "geometry"]
+    assert g.length == pytest.approx(140.0, abs=2.0)
+    xs = [c[0] - X0 for c in g.coords]
+    assert min(xs) == pytest.approx(x + 50, abs=2.0) and max(xs) == pytest.approx(x + 190, abs=2.0)
+    assert all(abs(c[1] - (Y0 + y)) < 2.0 for c in g.coords)  # on the south edge
+
+
+def test_plan_statement_for_13_acre_site(tmp_path, dem):
+    res, data, out = run_check(tmp_path, dem, conf=clean_conf(plan_type="statement"))
+    assert res.exit_code == 1
+    (f,) = fails(data)
+    assert f["rule"] == "plan_type_submitted" and f["citation"] == "A"
+    assert f["section"] == "Control plan, review and permits"
+    assert "1.32 acres" in f["message"] and "statement" in f["message"]
+    g = finding_geoms(out).set_index("finding_id").loc[f["id"], "geometry"]
+    assert g.area == pytest.approx(57_600.0)
+
+
+def bowtie_layers():
+    layers = clean_layers()
+    tie = Polygon([(X0 + 300, Y0 - 400), (X0 + 340, Y0 - 360), (X0 + 340, Y0 - 400), (X0 + 300, Y0 - 360)])
+    layers["disturbance"] = gdf([rect(*DIST), tie], id=[1, 2], phase=["all", "pad"], start=["2027-05-03"] * 2, end=["2027-10-29"] * 2)
+    return layers, tie
+
+
+def test_self_intersecting_disturbance_is_bad_input(tmp_path, dem):
+    layers, _ = bowtie_layers()
+    res, data, _out = run_check(tmp_path, dem, layers)
+    assert res.exit_code == 2 and data is None
+    assert "disturbance" in res.output and "Self-intersection" in res.output and "--make-valid" in res.output
+
+
+def test_self_intersecting_disturbance_repaired_is_a_finding(tmp_path, dem):
+    layers, tie = bowtie_layers()
+    res, data, out = run_check(tmp_path, dem, layers, None, "--make-valid")
+    assert res.exit_code == 1
+    (f,) = fails(data)
+    assert f["rule"] == "geometry.invalid_repaired" and f["layer"] == "disturbance" and f["feature_ids"] == [2]
+    assert f["citation"] == "A(3)(a)" and "Self-intersection" in f["message"]
+    g = finding_geoms(out).set_index("finding_id").loc[f["id"], "geometry"]
+    assert g.centroid.distance(shapely.Point(X0 + 320, Y0 - 380)) < 1.0
+
+
+def test_missing_contour_layer(tmp_path, dem):
+    layers = clean_layers()
+    del layers["contours"]
+    res, data, _out = run_check(tmp_path, dem, layers)
+    assert res.exit_code == 1
+    (f,) = fails(data)
+    assert f["rule"] == "plan_content.full.A_1_i.contours" and f["citation"] == "A(1)(i)"
+    assert "no contours layer" in f["message"]
+
+
+def test_contours_too_coarse(tmp_path, dem):
+    layers = clean_layers()
+    c = contours()
+    layers["contours"] = c[c["elevation_ft"] % 10 == 0]  # 10-ft interval
+    res, data, _out = run_check(tmp_path, dem, layers)
+    (f,) = fails(data)
+    assert f["citation"] == "A(1)(i)" and f["values"]["interval_ft"] == 10.0
+
+
+def test_declared_area_off_by_more_than_5_pct(tmp_path, dem):
+    res, data, _out = run_check(tmp_path, dem, conf=clean_conf(disturbed_area_sqft=50_000.0))
+    assert res.exit_code == 1
+    (f,) = fails(data)
+    assert f["rule"] == "declared_disturbed_area" and f["citation"] == "A(3)(a)"
+    assert f["values"]["difference_pct"] == pytest.approx((50_000 - 57_600) / 57_600 * 100)
+
+
+def test_missing_maintainer_phone(tmp_path, dem):
+    conf = clean_conf()
+    conf["maintainer"] = {"name": "M. Keeper", "address": "2 Oak St"}
+    res, data, _out = run_check(tmp_path, dem, conf=conf)
+    (f,) = fails(data)
+    assert f["citation"] == "A(1)(j)" and "maintainer phone" in f["message"]
+
+
+def test_bad_declared_table_is_bad_input(tmp_path, dem):
+    res, data, _ = run_check(tmp_path, dem, conf=clean_conf(plan_type="sketch", colour="red"))
+    assert res.exit_code == 2 and data is None
+    assert "plan_type" in res.output and "'colour' is not a declared field" in res.output
