@@ -1,37 +1,248 @@
 """geosite: erosion control plans for construction sites under Wisconsin village ordinances.
 
-Light to import: heavy modules (terrain kernels, maps) load when first used.
+``import geosite`` is light (no pyplot, numba or geopandas): every name below is loaded from its module
+the first time it is used. Results are GeoDataFrames in the site's (or the DEM's) CRS and dataclasses
+whose fields carry their unit (``area_sqft``, ``length_ft``, ``slope_pct``).
 
+Load a site
+-----------
+- `load_site` -- a site folder (``site.toml`` + layers + DEM; see docs/site_folder.md), validated at once.
+- `site_from_frames` -- the same from GeoDataFrames keyed by layer name and a DEM path or `Dem`.
+- `Dem` (`Dem.from_array`: an array + affine transform + CRS + vertical unit), `read_dem` (a DEM file).
+- `Site`, `Project`, `Contact` -- the loaded site, its declared project facts and its people.
+
+Run the whole analysis
+----------------------
+- `analyze` -> `AnalysisResult` (``report`` dict as in report.json, ``findings``, derived ``layers``).
+- `write_outputs` -- report.json, report.md, derived.gpkg/.dxf (and the plan maps) into a folder.
+
+Measure one thing
+-----------------
+Each takes a `Dem` (heights in feet, its own CRS), never a file name:
+
+- terrain: `slope_pct`, `hillshade`, `steep_slope_polygons`, `steep_area_sqft`, `contours`;
+- hydrology: `flow_grid` -> `FlowGrid`, `flow_accumulation`, `upslope_area` -> `UpslopeArea`,
+  `channels`, `sheetflow_velocity_fps`;
+- controls: `filter_fence`, `fence_summary`, `stockpile_setbacks`;
+- areas from the vector layers: `measure_site` -> `SiteMeasurements` (site and disturbed area, phases,
+  pipe, roads).
+
+Rules, maps, review
+-------------------
+- `load_profile` -> `Profile`, `available_profiles`, `evaluate` -> `Evaluation` (``applies``, a
+  `Trigger` per applicability criterion, ``plan_type``, a `Finding` per rule, each citing its section).
+- `render_existing_site_map`, `render_construction_plan`, `render_final_conditions` (to a PDF, or
+  matplotlib Figures with ``out_path=None``), `render_plan_maps` (all three into a folder).
+- `check_submission` -> `CheckResult` (``geosite check``), `write_check_outputs`; `build_schedule` -> `Schedule`.
+- `errors` (``geosite.errors.InputError`` ...) and `testing` (synthetic DEMs with known answers).
+
+Examples
+--------
 >>> import geosite
 >>> site = geosite.load_site("data/sample_sites/grantsburg_lot7")   # doctest: +SKIP
 >>> result = geosite.analyze(site)                                  # doctest: +SKIP
 >>> result.report["disturbed"]["area_acres"]                        # doctest: +SKIP
+0.5985...
+>>> dem = site.read_dem()                                           # doctest: +SKIP
+>>> steep = geosite.steep_slope_polygons(dem, threshold_pct=(12, 20))  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["__version__", "analyze", "load_profile", "load_site", "site_from_frames"]
-
 if TYPE_CHECKING:  # pragma: no cover
-    from geosite.pipeline import analyze
-    from geosite.rules.profile import load_profile
-    from geosite.site import load_site, site_from_frames
+    from geosite import errors, testing
+    from geosite.controls.fences import fence_summary, filter_fence
+    from geosite.dem import Dem
+    from geosite.hydrology import (
+        FlowGrid,
+        UpslopeArea,
+        channels,
+        flow_accumulation,
+        flow_grid,
+        sheetflow_velocity_fps,
+        upslope_area,
+    )
+    from geosite.io.raster import read_dem
+    from geosite.maps import (
+        render_construction_plan,
+        render_existing_site_map,
+        render_final_conditions,
+        render_plan_maps,
+    )
+    from geosite.measurements import SiteMeasurements, measure_site
+    from geosite.pipeline import AnalysisResult, analyze, write_outputs
+    from geosite.review.check import CheckResult, check_submission, write_check_outputs
+    from geosite.rules.engine import Evaluation, Finding, Trigger
+    from geosite.rules.profile import Profile, available_profiles, load_profile
+    from geosite.schedule import Schedule, build_schedule
+    from geosite.site import Contact, Project, Site, load_site, site_from_frames
+    from geosite.terrain import contours, hillshade, slope_pct, steep_area_sqft, steep_slope_polygons
 
-_LAZY = {
-    "analyze": "geosite.pipeline",
+#: Public name -> the module it is loaded from on first use (``import geosite`` imports none of them).
+_LAZY: dict[str, str] = {
+    # sites and DEMs
     "load_site": "geosite.site",
     "site_from_frames": "geosite.site",
+    "Site": "geosite.site",
+    "Project": "geosite.site",
+    "Contact": "geosite.site",
+    "Dem": "geosite.dem",
+    "read_dem": "geosite.io.raster",
+    # the pipeline
+    "analyze": "geosite.pipeline",
+    "AnalysisResult": "geosite.pipeline",
+    "write_outputs": "geosite.pipeline",
+    "measure_site": "geosite.measurements",
+    "SiteMeasurements": "geosite.measurements",
+    # terrain
+    "slope_pct": "geosite.terrain",
+    "hillshade": "geosite.terrain",
+    "steep_slope_polygons": "geosite.terrain",
+    "steep_area_sqft": "geosite.terrain",
+    "contours": "geosite.terrain",
+    # hydrology
+    "flow_grid": "geosite.hydrology",
+    "FlowGrid": "geosite.hydrology",
+    "flow_accumulation": "geosite.hydrology",
+    "upslope_area": "geosite.hydrology",
+    "UpslopeArea": "geosite.hydrology",
+    "channels": "geosite.hydrology",
+    "sheetflow_velocity_fps": "geosite.hydrology",
+    # controls (stockpile_setbacks is the wrapper below)
+    "filter_fence": "geosite.controls.fences",
+    "fence_summary": "geosite.controls.fences",
+    # rules
     "load_profile": "geosite.rules.profile",
+    "available_profiles": "geosite.rules.profile",
+    "Profile": "geosite.rules.profile",
+    "Evaluation": "geosite.rules.engine",
+    "Finding": "geosite.rules.engine",
+    "Trigger": "geosite.rules.engine",
+    # maps
+    "render_existing_site_map": "geosite.maps",
+    "render_construction_plan": "geosite.maps",
+    "render_final_conditions": "geosite.maps",
+    "render_plan_maps": "geosite.maps",
+    # review and schedule
+    "check_submission": "geosite.review.check",
+    "CheckResult": "geosite.review.check",
+    "write_check_outputs": "geosite.review.check",
+    "build_schedule": "geosite.schedule",
+    "Schedule": "geosite.schedule",
 }
+
+#: Submodules reachable as attributes (``geosite.errors.InputError``) without importing them first.
+_SUBMODULES = ("errors", "testing")
+
+__all__ = sorted(["__version__", "evaluate", "stockpile_setbacks", *_LAZY, *_SUBMODULES])
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
+    import importlib
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # later lookups skip __getattr__
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f"geosite.{name}")
     raise AttributeError(f"module 'geosite' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+# ------------------------------------------------------------------------------------ thin wrappers
+
+
+def evaluate(profile: Any, measurements: Any) -> Evaluation:
+    """Evaluate a jurisdiction's rules on measured values.
+
+    A convenience over :func:`geosite.rules.engine.evaluate` that also takes a profile name and the
+    objects :func:`analyze` returns, so a site measured once can be judged under another chapter.
+
+    Parameters
+    ----------
+    profile : Profile or str
+        A loaded profile, a bundled profile name (``"grantsburg"``, ``"belgium"``) or a path to a
+        profile TOML (see :func:`load_profile`).
+    measurements : AnalysisResult, SiteMeasurements or Mapping
+        The flat mapping of dotted measurement keys (``"disturbed.area_sqft"`` ...) to values, or an
+        object holding one (``result.measurements.values``). ``None`` values are "not assessed".
+
+    Returns
+    -------
+    Evaluation
+        ``applies``, ``triggers``, ``plan_type`` and ``findings`` of the profile's applicability
+        criteria and rules. The controls findings (filter fence, setbacks ...) come from the controls
+        stage of :func:`analyze`, not from here.
+
+    Examples
+    --------
+    >>> result = geosite.analyze(site)                                   # doctest: +SKIP
+    >>> geosite.evaluate("belgium", result).plan_type                     # doctest: +SKIP
+    'statement'
+    """
+    from geosite.rules.engine import evaluate as _evaluate
+    from geosite.rules.profile import Profile, load_profile
+
+    prof = profile if isinstance(profile, Profile) else load_profile(profile)
+    m = measurements
+    if not isinstance(m, Mapping):
+        m = getattr(m, "measurements", m)  # AnalysisResult -> SiteMeasurements
+        m = getattr(m, "values", m)  # SiteMeasurements -> its mapping
+    if not isinstance(m, Mapping):
+        raise TypeError(
+            f"evaluate: measurements must be an AnalysisResult, SiteMeasurements or a mapping of dotted keys, "
+            f"got {type(measurements).__name__}"
+        )
+    return _evaluate(prof, m)
+
+
+def stockpile_setbacks(
+    piles: Any,
+    features: Mapping[str, Any],
+    dem: Dem,
+    fg: FlowGrid | None = None,
+    **options: Any,
+) -> tuple[list[dict[str, Any]], Any, Any]:
+    """Setbacks of soil stockpiles from the roads, lakes, streams, wetlands and channels downslope of them.
+
+    :func:`geosite.controls.setbacks.stockpile_setbacks` with the flow routing made optional: when
+    ``fg`` is omitted it is computed from ``dem`` (:func:`flow_grid`); pass one to reuse it.
+
+    Parameters
+    ----------
+    piles : geopandas.GeoDataFrame
+        Stockpile polygons with ``id`` (and ``days``), in a projected CRS (e.g. ``site.layer("stockpiles")``).
+    features : dict of str to geopandas.GeoDataFrame
+        Layer name -> features (``roads``, ``lakes``, ``streams``, ``wetlands``, ``channels``), any
+        projected CRS; missing or empty layers are skipped.
+    dem : Dem
+        The terrain that decides what is downslope.
+    fg : FlowGrid, optional
+        ``flow_grid(dem)``, computed when omitted.
+    **options
+        ``min_setback_ft`` (25), ``stabilize_after_days`` (30), ``trace_ft`` (100), ``tolerance_deg``
+        (20), ``hook_ft`` (10): see the underlying function.
+
+    Returns
+    -------
+    piles_report : list of dict
+        Per pile: ``id``, ``min_setback_ft``, ``nearest_feature``, ``downslope``, ``violation``,
+        ``stabilization_required``, ``near_upslope``, ``features``.
+    zones : geopandas.GeoDataFrame
+        Setback zones (each pile buffered by ``min_setback_ft``), in the piles' CRS.
+    fences : geopandas.GeoDataFrame
+        Fence lines on each pile's downslope side, in the piles' CRS.
+    """
+    from geosite.controls.setbacks import stockpile_setbacks as _setbacks
+    from geosite.hydrology import flow_grid as _flow_grid
+
+    return _setbacks(piles, features, dem, fg if fg is not None else _flow_grid(dem), **options)
