@@ -9,5 +9,10 @@ if ! command -v gdaldem >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &&
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gdal-bin >/dev/null) \
     || echo "could not install gdal-bin; GDAL comparison tests will skip" >&2
 fi
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "installing Chromium and chromedriver (Debian chromium chromium-driver) for the report.html browser test" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
+    || echo "could not install chromium; the browser test will skip" >&2
+fi
 install_geosite "[test]"
 exec .venv/bin/python -m pytest "$@"

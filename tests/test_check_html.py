@@ -1,0 +1,88 @@
+"""report.html of geosite check in a real headless Chromium: loads with no console errors, draws the
+site and the problem geometries, and the findings list and the map are linked both ways."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sitebuilder import make_site
+from test_review_check import DIST, clean_conf, clean_layers, gdf, line
+
+from geosite.cli import cli
+from geosite.testing import inclined_plane
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("html")
+    layers = clean_layers()
+    x, y, w, _ = DIST
+    bmps = layers["bmps"]
+    south = [line((x, y - 1), (x + 50, y - 1)), line((x + 190, y - 1), (x + w, y - 1))]  # 140 ft missing
+    layers["bmps"] = gdf(south + list(bmps.geometry.iloc[1:]), id=[1, 7, 2, 3, 4, 5, 6],
+                         type=["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]))
+    folder = make_site(tmp / "sub", layers, clean_conf(), dem=inclined_plane(4.0, shape=(200, 200), cell=4.0))
+    res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(tmp / "out")])
+    assert res.exit_code == 1, res.output
+    return tmp / "out" / "report.html"
+
+
+def test_report_is_self_contained(report):
+    text = report.read_text()
+    assert "L.map(" in text and ".leaflet-container" in text  # Leaflet JS and CSS inline
+    # nothing is loaded from outside the page (Leaflet's own attribution link is text, and is switched off)
+    for ref in ("<script src", "<link ", "url(images/", "tileLayer(", "sourceMappingURL"):
+        assert ref not in text, ref
+
+
+@pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()), reason="needs /usr/bin/chromium and chromedriver (Debian chromium chromium-driver)")
+def test_report_in_headless_chromium(report):
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--window-size=1400,900"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+    try:
+        driver.set_page_load_timeout(20)
+        driver.get(report.resolve().as_uri())
+        assert driver.execute_script("return typeof window.geosite === 'object'")
+        errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        assert errors == []
+        # the site, the disturbed area, fences, BMPs and the finding geometries are drawn as SVG paths
+        n_paths = len(driver.find_elements(By.CSS_SELECTOR, ".leaflet-overlay-pane svg path"))
+        n_findings = driver.execute_script("return Object.keys(window.geosite.findingLayers).length")
+        assert n_findings >= 3 and n_paths >= n_findings + 3
+        # the failed fence finding: click it in the list -> the map moves to the gap and highlights it
+        fid = driver.execute_script(
+            "return window.geosite.data.findings.filter(f => f.rule === 'filter_fence_submitted')[0].id")
+        before = driver.execute_script("var m = window.geosite.map, c = m.getCenter(); return [c.lat, c.lng, m.getZoom()]")
+        driver.find_element(By.ID, f"finding-{fid}").click()
+        time.sleep(0.5)
+        after = driver.execute_script("var m = window.geosite.map, c = m.getCenter(); return [c.lat, c.lng, m.getZoom()]")
+        assert after != before and after[2] > before[2]
+        gap_in_view = driver.execute_script(
+            f"return window.geosite.map.getBounds().contains(window.geosite.findingLayers['{fid}'].getBounds())")
+        assert gap_in_view
+        assert driver.execute_script(f"return window.geosite.findingLayers['{fid}'].options.color") == "#f0c000"
+        assert "selected" in driver.find_element(By.ID, f"finding-{fid}").get_attribute("class")
+        # the other way: clicking a map feature selects (and scrolls to) its finding
+        other = driver.execute_script(
+            f"return Object.keys(window.geosite.findingLayers).filter(k => k !== '{fid}')[0]")
+        driver.execute_script(f"window.geosite.findingLayers['{other}'].fire('click')")
+        assert "selected" in driver.find_element(By.ID, f"finding-{other}").get_attribute("class")
+        assert "selected" not in driver.find_element(By.ID, f"finding-{fid}").get_attribute("class")
+        assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+    finally:
+        driver.quit()
+
