@@ -1,0 +1,118 @@
+"""geosite check's validation of the submitted geometry and of the submitted map, each seeded alone on
+the clean submission of test_review_check: slivers, duplicates, layers off the site, BMPs outside the
+site, a layer whose CRS contradicts the declared one, the scale and extent of a GeoTIFF map."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import rasterio
+from affine import Affine
+from sitebuilder import X0, Y0, rect
+from test_review_check import clean_conf, clean_layers, fails, finding_geoms, gdf, line, run_check
+
+from geosite.testing import inclined_plane
+
+
+@pytest.fixture(scope="module")
+def dem():
+    return inclined_plane(4.0, shape=(200, 200), cell=4.0)
+
+
+def only_fail(data, rule):
+    fs = fails(data)
+    assert [f["rule"] for f in fs] == [rule], [(f["rule"], f["message"]) for f in fs]
+    return fs[0]
+
+
+def test_sliver_in_disturbance(tmp_path, dem):
+    layers = clean_layers()
+    d = layers["disturbance"]
+    layers["disturbance"] = gdf(list(d.geometry) + [rect(300, -400, 50, 0.5)], id=[1, 2], start=["2027-05-03"] * 2, end=["2027-10-29"] * 2)
+    res, data, out = run_check(tmp_path, dem, layers)
+    f = only_fail(data, "geometry.sliver")
+    assert res.exit_code == 1 and f["feature_ids"] == [2] and f["citation"] == "A(3)(a)"
+    g = finding_geoms(out).set_index("finding_id").loc[f["id"], "geometry"]
+    assert g.centroid.x - X0 == pytest.approx(325) and g.centroid.y - Y0 == pytest.approx(-399.75)
+
+
+def test_duplicate_bmp(tmp_path, dem):
+    layers = clean_layers()
+    b = layers["bmps"]
+    layers["bmps"] = gdf(list(b.geometry) + [b.geometry.iloc[4]], id=list(b["id"]) + [8], type=list(b["type"]) + ["inlet_protection"])
+    res, data, _ = run_check(tmp_path, dem, layers)
+    f = only_fail(data, "geometry.duplicate")
+    assert f["feature_ids"] == [5, 8] and f["layer"] == "bmps"
+
+
+def test_layer_off_site_and_bmp_outside(tmp_path, dem):
+    layers = clean_layers()
+    layers["wetlands"] = gdf([rect(5000, 5000, 100, 100)], id=[1])
+    res, data, _ = run_check(tmp_path, dem, layers)
+    f = only_fail(data, "geometry.layer_off_site")
+    assert f["layer"] == "wetlands" and f["values"]["distance_ft"] > 4000
+
+    layers = clean_layers()
+    b = layers["bmps"]
+    layers["bmps"] = gdf(list(b.geometry) + [line((700, -300), (750, -300))], id=list(b["id"]) + [9], type=list(b["type"]) + ["silt_fence"])
+    res, data, _ = run_check(tmp_path / "b", dem, layers)
+    f = only_fail(data, "geometry.bmp_outside_site")
+    assert f["feature_ids"] == [9] and f["values"]["distance_ft"] == pytest.approx(100.0)
+
+
+def test_layer_crs_contradicts_declared(tmp_path, dem):
+    layers = clean_layers()
+    layers["soils"] = layers["soils"].to_crs("EPSG:3070")  # Wisconsin Transverse Mercator, metres
+    res, data, _ = run_check(tmp_path, dem, layers)
+    f = only_fail(data, "crs.layer_contradicts_declared")
+    assert f["layer"] == "soils" and "Transverse Mercator" in f["submitted"]
+
+
+def write_map(path, pixel_ft, dpi, extent=(0, -800, 800, 800)):
+    x, y, w, h = extent
+    cols, rows = int(w / pixel_ft), int(h / pixel_ft)
+    t = Affine(pixel_ft, 0, X0 + x, 0, -pixel_ft, Y0 + y + h)
+    with rasterio.open(path, "w", driver="GTiff", width=cols, height=rows, count=1, dtype="uint8", crs="EPSG:7593", transform=t) as dst:
+        dst.write(np.full((rows, cols), 200, "uint8"), 1)
+        dst.update_tags(TIFFTAG_XRESOLUTION=str(dpi), TIFFTAG_YRESOLUTION=str(dpi), TIFFTAG_RESOLUTIONUNIT="2 (pixels/inch)")
+
+
+@pytest.mark.parametrize(("pixel_ft", "dpi", "ok"), [(2.0, 50, True), (2.0, 72, False)])
+def test_submitted_geotiff_scale(tmp_path, dem, pixel_ft, dpi, ok):
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    write_map(folder / "map.tif", pixel_ft, dpi)
+    from sitebuilder import make_site  # writes into the same folder
+
+    make_site(folder, clean_layers(), clean_conf(submitted_map="map.tif", map_dpi=dpi), dem=dem)
+    from click.testing import CliRunner
+
+    from geosite.cli import cli
+
+    res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(tmp_path / "out"), "--no-html"])
+    import json
+
+    data = json.loads((tmp_path / "out" / "findings.json").read_text())
+    f = next(x for x in data["findings"] if x["rule"] == "plan_content.full.A_1.map")
+    assert f["values"]["ft_per_in"] == pytest.approx(pixel_ft * dpi)
+    assert f["status"] == ("pass" if ok else "fail") and res.exit_code == (0 if ok else 1)
+
+
+def test_submitted_map_too_small_an_extent(tmp_path, dem):
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    write_map(folder / "map.tif", 1.0, 100, extent=(150, -650, 500, 500))  # 50 ft around the site, not 200
+    from sitebuilder import make_site
+
+    make_site(folder, clean_layers(), clean_conf(submitted_map="map.tif"), dem=dem)
+    from click.testing import CliRunner
+
+    from geosite.cli import cli
+
+    res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(tmp_path / "out"), "--no-html"])
+    assert res.exit_code == 1
+    import json
+
+    f = only_fail(json.loads((tmp_path / "out" / "findings.json").read_text()), "plan_content.full.A_1.map")
+    assert "200 ft around it" in f["message"] and f["citation"] == "A(1)"
+    assert f["values"]["ft_per_in"] == pytest.approx(100.0)
