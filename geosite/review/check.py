@@ -116,6 +116,9 @@ def _find_deadline(sched: dict[str, Any]) -> str | None:
     for k in ("review_deadline", "review_due", "deadline"):
         if sched.get(k):
             return str(sched[k])
+    for d in sched.get("deadlines") or []:  # geosite.schedule: a list of dated entries with a kind
+        if isinstance(d, dict) and d.get("kind") == "review" and d.get("date"):
+            return f"{d['date']} ({d.get('what', 'review')}; {d.get('rule', '')}; {d.get('citation', '')})".replace("; )", ")")
     rv = sched.get("review")
     if isinstance(rv, dict):
         for k in ("deadline", "due", "date", "review_deadline"):
