@@ -144,10 +144,12 @@ def _fences(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
     sub["filter_fence"] = {**cov, "gaps": [{"side": s, "polygon_id": _py(p), "length_ft": float(L)} for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"])]}
     ok = cov["gap_length_ft"] <= 0.0
     ids = sorted({_py(p) for p in gaps["polygon_id"]}) if len(gaps) else []
+    by_side = gaps.groupby("side")["length_ft"].sum() if len(gaps) else {}
     res.findings.append(Finding(
         "filter_fence_submitted", "B(6)(c)[3]", c.p.section_name("requirements"), "pass" if ok else "fail",
         "Submitted silt fence / straw bales cover every required downslope, sideslope and channel-edge stretch."
-        if ok else f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the {cov['required_length_ft']:,.0f} ft required ({len(gaps)} gap{'s' if len(gaps) != 1 else ''}).",
+        if ok else f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the {cov['required_length_ft']:,.0f} ft required ("
+        + ", ".join(f"{v:,.0f} ft {k}" for k, v in sorted(by_side.items())) + f"; {len(gaps)} gap{'s' if len(gaps) != 1 else ''}).",
         required=True, values=cov, feature_ids=ids))
 
 

@@ -59,14 +59,16 @@ def test_fence_gaps_inlets_tracking(plane):
     assert ff["required"] and ff["downslope_length_ft"] == pytest.approx(200) and ff["sideslope_length_ft"] == pytest.approx(200)
     cov = res.report["submitted_controls"]["filter_fence"]
     assert cov["required_length_ft"] == pytest.approx(400)
-    # a stretch is covered within 10 ft of a submitted fence: the bottom fence (1 ft out) covers the
-    # first 9 ft of the west side; the east fence (1 ft out, ends at y 310) covers up to 310 + sqrt(10^2 - 1)
-    gap = (100 - 9) + (350 - (310 + 99**0.5))
+    # a stretch is covered where a submitted fence runs alongside it (within 10 ft), measured along the
+    # required line: the bottom fence covers the bottom edge only, not the west side it merely touches;
+    # the east fence covers y 250-310 of the east side. Gaps: the west side (100) + 40 of the east side.
+    gap = 100 + (350 - 310)
     assert cov["gap_length_ft"] == pytest.approx(gap, abs=0.01)
     assert res.layers["fence_gaps"]["length_ft"].sum() == pytest.approx(gap, abs=0.01)
     f = {x.rule: x for x in res.findings}
     assert f["filter_fence_submitted"].status == "fail" and f["filter_fence_submitted"].citation == "B(6)(c)[3]"
-    assert "121 ft" in f["filter_fence_submitted"].message
+    assert "140 ft" in f["filter_fence_submitted"].message
+    assert "140 ft sideslope" in f["filter_fence_submitted"].message
     # inlets: 1 inside, 2 straight downslope (south), 3 north-west and upslope
     inl = {i["id"]: i for i in res.report["inlets"]}
     assert inl[1]["in_disturbed"] and inl[2]["downslope_of_disturbed"] and not inl[3]["protection_required"]

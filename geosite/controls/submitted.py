@@ -27,6 +27,36 @@ def bmps_of(bmps: gpd.GeoDataFrame | None, types: tuple[str, ...]) -> gpd.GeoDat
     return bmps[bmps["type"].astype(str).str.strip().str.lower().isin(types)]
 
 
+def gaps_along(required: Any, fences: Any, tol: float) -> list[Any]:
+    """Stretches of a required fence line no submitted fence covers, measured along the line.
+
+    A submitted fence covers the stretch between the projections onto the line of its parts lying
+    within ``tol`` (CRS units) of it. Unlike a buffer of the fences, this does not stretch coverage
+    ``tol`` past a fence's ends, so a missing 140 ft stretch reads 140 ft, not 120.
+    """
+    from shapely.ops import substring
+
+    gaps = []
+    for r in getattr(required, "geoms", [required]):
+        if r.length <= 0:
+            continue
+        intervals = []
+        if fences is not None:
+            near = shapely.intersection(fences, r.buffer(tol, cap_style="flat"))
+            for part in getattr(near, "geoms", [near]):
+                if part.is_empty or part.geom_type not in ("LineString", "LinearRing", "Point"):
+                    continue
+                ds = [r.project(shapely.Point(c)) for c in part.coords]
+                intervals.append((min(ds), max(ds)))
+        intervals.sort()
+        pos = 0.0
+        for a, b in intervals + [(r.length, r.length)]:
+            if a > pos:
+                gaps.append(substring(r, pos, a))
+            pos = max(pos, b)
+    return gaps
+
+
 def fence_coverage(
     required: gpd.GeoDataFrame,
     bmps: gpd.GeoDataFrame | None,
@@ -46,18 +76,15 @@ def fence_coverage(
     crs = required.crs
     fpu = feet_per_crs_unit(crs, "required fence")
     fences = bmps_of(bmps, FENCE_TYPES)
-    cover = None
-    if fences is not None and len(fences):
-        cover = _grid.to_crs(fences, crs).geometry.union_all().buffer(tolerance_ft / fpu)
+    fence_u = _grid.to_crs(fences, crs).geometry.union_all() if fences is not None and len(fences) else None
+    tol = tolerance_ft / fpu
     rows: dict[str, list[Any]] = {"side": [], "polygon_id": [], "geometry": []}
     req_len = 0.0
     for i in range(len(required)):
         g = required.geometry.iloc[i]
         req_len += g.length * fpu
-        gap = g if cover is None else shapely.difference(g, cover)
-        gap = shapely.line_merge(gap) if gap.geom_type == "MultiLineString" else gap
-        for part in getattr(gap, "geoms", [gap]):
-            if part.is_empty or part.geom_type != "LineString" or part.length * fpu < min_gap_ft:
+        for part in gaps_along(g, fence_u, tol):
+            if part.length * fpu < min_gap_ft:
                 continue
             rows["side"].append(required["side"].iloc[i] if "side" in required.columns else None)
             rows["polygon_id"].append(required["polygon_id"].iloc[i] if "polygon_id" in required.columns else None)

@@ -328,68 +328,17 @@ _SETTLE = {
 }
 
 
-def projected_gaps(required, fences, tol: float):
-    """Gaps in the required fence lines, measured along each line: a submitted fence covers the stretch
-    between the projections onto the line of its parts lying within ``tol`` (CRS units) of it. Unlike a
-    buffer of the fences, this does not stretch coverage ``tol`` past a fence's ends, so a missing 140 ft
-    stretch reads 140 ft. Returns (index of the required line, gap LineString) pairs."""
-    from shapely.ops import substring
-
-    gaps = []
-    fence_u = shapely.union_all(fences) if fences is not None and len(fences) else None
-    for k, req in enumerate(required):
-        for r in getattr(req, "geoms", [req]):
-            if r.length <= 0:
-                continue
-            intervals = []
-            if fence_u is not None:
-                near = shapely.intersection(fence_u, r.buffer(tol, cap_style="flat"))
-                for part in getattr(near, "geoms", [near]):
-                    if part.is_empty or part.geom_type not in ("LineString", "LinearRing", "Point"):
-                        continue
-                    ds = [r.project(shapely.Point(c)) for c in part.coords]
-                    intervals.append((min(ds), max(ds)))
-            intervals.sort()
-            pos = 0.0
-            for a, b in intervals + [(r.length, r.length)]:
-                if a > pos:
-                    gaps.append((k, substring(r, pos, a)))
-                pos = max(pos, b)
-    return gaps
-
-
 def _fence_finding(f, result: AnalysisResult) -> ReviewFinding:
-    """The submitted-fence finding with gaps measured along the required lines (see projected_gaps);
-    the controls stage's own numbers are kept in ``values``."""
-    from geosite.controls.submitted import FENCE_TYPES, bmps_of
-
-    prof, site = result.profile, result.site
-    fpu = site.ft_per_unit
-    fence = result.layers.get("filter_fence")
-    need = fence[fence["side"].isin(("downslope", "sideslope", "channel"))] if fence is not None else None
-    tol = float(prof.value("controls", "fence_cover_tolerance_ft", 10.0)) / fpu
-    subs = bmps_of(site.layer("bmps"), FENCE_TYPES)
-    pairs = [(k, g) for k, g in projected_gaps(list(need.geometry) if need is not None else [],
-                                               list(subs.geometry) if subs is not None else None, tol) if g.length * fpu >= 1.0]
-    gaps = [g for _k, g in pairs]
-    sides = [str(need["side"].iloc[k]) for k, _g in pairs]
-    req_len = float(need.geometry.length.sum() * fpu) if need is not None else 0.0
-    gap_len = sum(g.length for g in gaps) * fpu
-    vals = {**(f.values or {}), "required_length_ft": req_len, "gap_length_ft": gap_len,
-            "gaps": [{"side": s, "length_ft": g.length * fpu} for s, g in zip(sides, gaps, strict=True)],
-            "controls_stage_gap_length_ft": (f.values or {}).get("gap_length_ft")}
-    ok = gap_len <= 0.0
-    by_side: dict[str, float] = {}
-    for s_, g in zip(sides, gaps, strict=True):
-        by_side[s_] = by_side.get(s_, 0.0) + g.length * fpu
-    msg = ("Submitted silt fence / straw bales cover every required downslope, sideslope and channel-edge stretch." if ok else
-           f"Filter fence missing along {gap_len:,.0f} ft of the {req_len:,.0f} ft required ("
-           + ", ".join(f"{v:,.0f} ft {k}" for k, v in sorted(by_side.items())) + f"; {len(gaps)} gap{'s' if len(gaps) != 1 else ''}).")
-    return ReviewFinding(rule=f.rule, citation=f.citation, section=f.section, status="pass" if ok else "fail", message=msg,
+    """The controls stage's submitted-fence finding, with its gaps (measured along the required
+    lines, see geosite.controls.submitted.gaps_along) as the geometry."""
+    gaps = result.layers.get("fence_gaps")
+    ok = f.status == "pass"
+    vals = dict(f.values or {})
+    return ReviewFinding(rule=f.rule, citation=f.citation, section=f.section, status=f.status, message=f.message,
                          requirement="filter fences, straw bales or equivalent along all sideslope and downslope sides (and channel edges)",
                          submitted=f"{vals.get('submitted_fence_length_ft', 0.0):,.0f} ft of silt fence / straw bales",
-                         geometry=None if ok else shapely.union_all(gaps), layer="fence_gaps", feature_ids=list(f.feature_ids or []),
-                         values=vals, source="analyze")
+                         geometry=None if ok or gaps is None or not len(gaps) else shapely.union_all(gaps.geometry.values),
+                         layer="fence_gaps", feature_ids=list(f.feature_ids or []), values=vals, source="analyze")
 
 
 def _by_ids(gdf: gpd.GeoDataFrame | None, ids: list[Any]):
