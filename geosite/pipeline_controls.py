@@ -197,7 +197,10 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None
         missing = []
         for pid in sorted({_py(p) for p in fences["pile_id"]}, key=str):
             need = fences[(fences["pile_id"] == pid) & (fences["length_ft"] > 0)].copy()
-            cov, _gaps = fence_coverage(need.rename(columns={"pile_id": "polygon_id"}), bmps, tol)
+            # B(6)(e) asks for a fence on the downslope side; the upslope hooks at its ends are DNR
+            # practice, so a shortfall shorter than a hook (e.g. a hook drawn 1 ft short) is not a missing fence
+            cov, _gaps = fence_coverage(need.rename(columns={"pile_id": "polygon_id"}), bmps, tol,
+                                        min_gap_ft=float(c.v("fence_hook_ft", 10.0)))
             covered = cov["gap_length_ft"] <= 0.0
             for r in res.report["stockpiles"]:
                 if r["id"] == pid:
