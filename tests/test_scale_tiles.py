@@ -108,7 +108,7 @@ def test_tiled_slope_equals_whole_dem_bitwise(dem_files, tmp_path, tile):
     want[np.isnan(expected)] = MASK_NODATA
     assert np.array_equal(mask, want)
     with rasterio.open(tmp_path / "mask.tif") as s:
-        assert s.profile["tiled"] and s.compression.name.lower() == "deflate" and s.nodata == MASK_NODATA
+        assert s.profile["tiled"] and s.compression.name.lower() == "zstd" and s.nodata == MASK_NODATA
 
 
 @pytest.mark.parametrize("kind", ["vrt", "cog"])
@@ -125,7 +125,7 @@ def test_metre_heights_and_float32_output(tmp_path):
     tif = write_tif(tmp_path / "m.tif", dem, "m")
     whole = read_dem(tif, "m")
     expected = slope_pct(whole)
-    res = screen_steep_slopes(tif, "m", tile=50, slope_out=tmp_path / "s.tif")
+    res = screen_steep_slopes(tif, "m", tile=50, slope_out=tmp_path / "s.tif", compress="deflate")
     assert np.array_equal(read_band(tmp_path / "s.tif"), expected.astype(np.float32), equal_nan=True)
     assert res.cell_area_sqft == whole.cell_area_sqft
 
@@ -184,6 +184,8 @@ def test_refuses_existing_output_and_bad_arguments(dem_files, tmp_path):
         screen_steep_slopes(dem_files["tif"], "us_ft", slope_out=tmp_path / "s.tif")
     with pytest.raises(InputError, match="vertical|unit"):
         screen_steep_slopes(dem_files["tif"], None)
+    with pytest.raises(InputError, match="compress must be one of zstd, deflate, lzw"):
+        screen_steep_slopes(dem_files["tif"], "us_ft", compress="jpeg")
     with pytest.raises(InputError, match="tile"):
         screen_steep_slopes(dem_files["tif"], "us_ft", tile=4)
     assert not list(tmp_path.glob(".*tmp*"))

@@ -13,8 +13,9 @@ DEM held in memory, bit for bit:
 * nodata holes are NaN in the tile as in the whole grid, so a tile boundary through a hole changes
   nothing (missing neighbours are replaced by the centre cell either way).
 
-Memory is bounded by the tile size (about 5 float64 tile-sized arrays: 170 MB at 2048) whatever the DEM
-size. Results go to tiled, compressed GeoTIFFs (the slope and/or a steep class mask), and the steep
+Memory is bounded by the tile size (two tiles in flight, about 5 float64 tile-sized arrays each:
+350 MB at 2048) whatever the DEM
+size. Results go to tiled, compressed (ZSTD) GeoTIFFs (the slope and/or a steep class mask), and the steep
 area totals come back as a :class:`Screening`. Tiles can run on a Dask cluster (``client=``); the
 writing stays in this process, with a bounded number of tiles in flight.
 
@@ -146,11 +147,17 @@ def slope_tile(
     return out
 
 
-def _profile(src: Any, dtype: str, nodata: float, block: int) -> dict[str, Any]:
+#: Compression of the outputs: ZSTD level 1 writes a float slope about 3.5x faster than DEFLATE
+#: (measured: 25 M float32 cells in 0.39 s against 1.39 s) for the same size; "deflate" for
+#: software older than GDAL 2.3.
+COMPRESS = {"zstd": {"compress": "zstd", "zstd_level": 1}, "deflate": {"compress": "deflate"}, "lzw": {"compress": "lzw"}}
+
+
+def _profile(src: Any, dtype: str, nodata: float, block: int, compress: str) -> dict[str, Any]:
     return {
         "driver": "GTiff", "width": src.width, "height": src.height, "count": 1, "dtype": dtype,
         "crs": src.crs, "transform": src.transform, "nodata": nodata, "tiled": True,
-        "blockxsize": block, "blockysize": block, "compress": "deflate",
+        "blockxsize": block, "blockysize": block, **COMPRESS[compress],
         "predictor": 3 if dtype.startswith("float") else 2, "bigtiff": "if_safer", "num_threads": "all_cpus",
     }
 
@@ -164,6 +171,7 @@ def screen_steep_slopes(
     slope_out: str | Path | None = None,
     mask_out: str | Path | None = None,
     slope_dtype: str = "float32",
+    compress: str = "zstd",
     overwrite: bool = False,
     client: Any = None,
     progress: bool = False,
@@ -180,6 +188,7 @@ def screen_steep_slopes(
     mask_out : GeoTIFF for the steep class (uint8: 0 below every threshold, k at or above the k-th,
         255 no height), tiled and compressed.
     slope_dtype : ``float32`` (half the size) or ``float64`` (exactly ``terrain.slope_pct``'s numbers).
+    compress : ``zstd`` (level 1, fastest), ``deflate`` or ``lzw`` (with a floating-point predictor).
     overwrite : replace existing outputs (otherwise refused).
     client : a :class:`distributed.Client` to compute the tiles on (each worker reads its tiles from
         ``path``, which it must see); None computes them here.
@@ -201,6 +210,8 @@ def screen_steep_slopes(
     ts = _thresholds(threshold_pct)
     if tile < 16:
         raise InputError(f"tile must be at least 16 cells, got {tile}")
+    if compress not in COMPRESS:
+        raise InputError(f"compress must be one of {', '.join(COMPRESS)}, got {compress!r}")
     if slope_dtype not in ("float32", "float64"):
         raise InputError(f"slope_dtype must be float32 or float64, got {slope_dtype!r}")
     if not path.exists():
@@ -229,9 +240,9 @@ def screen_steep_slopes(
         dsts = {}
         try:
             if slope_out is not None:
-                dsts["slope"] = rasterio.open(tmp[Path(slope_out)], "w", **_profile(src, slope_dtype, float("nan"), block))
+                dsts["slope"] = rasterio.open(tmp[Path(slope_out)], "w", **_profile(src, slope_dtype, float("nan"), block, compress))
             if mask_out is not None:
-                dsts["mask"] = rasterio.open(tmp[Path(mask_out)], "w", **_profile(src, "uint8", MASK_NODATA, block))
+                dsts["mask"] = rasterio.open(tmp[Path(mask_out)], "w", **_profile(src, "uint8", MASK_NODATA, block, compress))
             windows = list(tile_windows(src.height, src.width, tile))
             for part in _run_tiles(str(path), vu.value, windows, ts, "slope" in dsts, "mask" in dsts, client, progress):
                 _absorb(result, part, dsts, slope_dtype)
@@ -267,9 +278,10 @@ def _absorb(result: Screening, part: dict[str, Any], dsts: dict[str, Any], slope
 
 
 def _run_tiles(path: str, vu: str, windows: list[tuple[int, int, int, int]], ts: list[float], want_slope: bool,
-               want_mask: bool, client: Any, progress: bool) -> Iterator[dict[str, Any]]:
-    """Tile results, here one after another, or from a Dask cluster with at most 2 per worker in flight
-    (so memory stays bounded however many tiles there are)."""
+               want_mask: bool, client: Any, progress: bool, threads: int = 2) -> Iterator[dict[str, Any]]:
+    """Tile results in window order (here, ``threads`` tiles in flight on a thread pool), or in
+    completion order from a Dask cluster with at most 2 per worker in flight: either way memory stays
+    bounded however many tiles there are."""
     bar = None
     if progress:
         from tqdm import tqdm
@@ -277,10 +289,22 @@ def _run_tiles(path: str, vu: str, windows: list[tuple[int, int, int, int]], ts:
         bar = tqdm(total=len(windows), unit="tile", desc="slope tiles")
     try:
         if client is None:
-            for win in windows:
-                yield slope_tile(path, vu, win, ts, want_slope, want_mask)
-                if bar is not None:
-                    bar.update(1)
+            # two tiles in flight on threads: one is read (GDAL releases the GIL) while the other is
+            # computed, and both while this thread writes the previous one
+            from collections import deque
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="geosite-tile") as pool:
+                pending = iter(windows)
+                queue = deque(pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask)
+                              for w in _take(pending, threads))
+                while queue:
+                    part = queue.popleft().result()
+                    for w in _take(pending, 1):
+                        queue.append(pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask))
+                    yield part
+                    if bar is not None:
+                        bar.update(1)
             return
         from distributed import as_completed
 
