@@ -319,3 +319,24 @@ def test_cli_usage_errors_exit_2(sites, tmp_path):
         r = runner.invoke(cli, ["batch", str(folders[0]), "--scheduler", f"tcp://127.0.0.1:{_free_port()}",
                                 "--out", str(tmp_path / "o2")])
     assert r.exit_code == 2 and "cannot use the Dask scheduler" in r.output
+
+
+def test_inputs_hash_follows_dem_outside_the_folder_and_vrt_tiles(tmp_path):
+    """A DEM outside the site folder (a county VRT mosaic) is in the marker, tile by tile."""
+    from sitebuilder import write_dem
+
+    from geosite.scale.batch import inputs_hash
+    from geosite.scale.tiles import build_vrt
+
+    dem = inclined_plane(6.0, shape=(40, 60))
+    county = tmp_path / "county"
+    county.mkdir()
+    write_dem(county / "a.tif", dem)
+    vrt = build_vrt([county / "a.tif"], county / "mosaic.vrt")
+    folder = make_site(tmp_path / "s", {"site_boundary": [rect(10, -60, 30, 30)]},
+                       conf={"dem": {"path": str(vrt), "vertical_unit": "us_ft"}})
+    before, lines = inputs_hash(folder)
+    assert any(str(county / "a.tif") in line for line in lines)
+    assert inputs_hash(folder)[0] == before
+    os.utime(county / "a.tif", ns=(1, 1))  # a tile replaced, the VRT untouched
+    assert inputs_hash(folder)[0] != before

@@ -103,9 +103,9 @@ def inputs_hash(site_dir: str | Path, options: BatchOptions | None = None) -> tu
     """The hash of everything a site's results depend on, and the lines it was computed from.
 
     site.toml by content; every other file in the site folder (recursively, hidden files excepted) by
-    relative path, size and mtime; the DEM by resolved path, size and mtime when site.toml points
-    outside the folder; the result-changing options; geosite's version. A VRT's source tiles outside
-    the site folder are not followed.
+    relative path, size and mtime; the files site.toml points at outside the folder (DEM, layers) and
+    the source tiles of a VRT DEM by resolved path, size and mtime; the result-changing options;
+    geosite's version.
     """
     from geosite import __version__
 
@@ -113,23 +113,59 @@ def inputs_hash(site_dir: str | Path, options: BatchOptions | None = None) -> tu
     options = options or BatchOptions()
     lines = [f"geosite\t{__version__}", f"options\t{sorted(options.result_key().items())!r}"]
     toml = root / "site.toml"
+    outside: list[Path] = []
     if toml.is_file():
         data = toml.read_bytes()
         lines.append(f"site.toml\tsha256:{hashlib.sha256(data).hexdigest()}")
-        try:
-            dem = (tomllib.loads(data.decode("utf-8")).get("dem") or {}).get("path")
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError, AttributeError):
-            dem = None
-        if dem:
-            dem_path = (root / str(dem)).resolve()
-            if not dem_path.is_relative_to(root) and dem_path.is_file():
-                lines.append(_file_entry(dem_path, f"dem:{dem_path}"))
+        outside = _referenced_outside(root, data)
+    inside = []
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
         if path.is_file() and rel != Path("site.toml") and not any(p.startswith(".") for p in rel.parts):
             lines.append(_file_entry(path, rel.as_posix()))
+            inside.append(path)
+    # a VRT mosaic's tiles (the VRT itself may not change when a tile is replaced)
+    for vrt in [p for p in inside + outside if p.suffix.lower() == ".vrt"]:
+        outside.extend(_vrt_sources(vrt))
+    for path in dict.fromkeys(p for p in outside if p.is_file() and not p.is_relative_to(root)):
+        lines.append(_file_entry(path, f"file:{path}"))
     digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
     return digest, lines
+
+
+def _referenced_outside(root: Path, toml_bytes: bytes) -> list[Path]:
+    """Files site.toml points at ([dem] path, [layers] paths, maybe ``file:layer``), resolved."""
+    try:
+        conf = tomllib.loads(toml_bytes.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return []
+    values = [(conf.get("dem") or {}).get("path")] if isinstance(conf.get("dem"), dict) else []
+    layers = conf.get("layers") if isinstance(conf.get("layers"), dict) else {}
+    values += [v for k, v in layers.items() if k != "names"]
+    out = []
+    for v in values:
+        if isinstance(v, str) and v:
+            p = (root / v).resolve()
+            if not p.exists() and ":" in v:
+                p = (root / v.rsplit(":", 1)[0]).resolve()
+            out.append(p)
+    return out
+
+
+def _vrt_sources(vrt: Path) -> list[Path]:
+    """The source files of a VRT (relative ones resolved against it)."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        tree = ET.parse(vrt)
+    except (ET.ParseError, OSError):
+        return []
+    out = []
+    for el in tree.iter("SourceFilename"):
+        if el.text:
+            p = Path(el.text)
+            out.append(((vrt.parent / p) if el.get("relativeToVRT") == "1" else p).resolve())
+    return out
 
 
 def read_marker(folder: Path) -> str | None:
