@@ -34,6 +34,7 @@ class AnalysisResult:
     evaluation: Evaluation
     report: dict[str, Any]
     layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
+    dem: Any = None  # the geosite.dem.Dem the terrain was measured on (None without a DEM)
 
     @property
     def findings(self):
@@ -63,7 +64,7 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     ev.findings.extend(controls.findings)
     report = build_report(site, prof, m, ev, extra)
     layers = {**m.layers, **controls.layers}
-    return AnalysisResult(site, prof, m, ev, report, layers)
+    return AnalysisResult(site, prof, m, ev, report, layers, dem)
 
 
 #: DEMs up to this many cells are read whole, so upslope areas are never cut off by a read window.

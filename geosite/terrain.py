@@ -14,7 +14,9 @@ Conventions shared by :func:`slope_pct` and :func:`hillshade` (the same as ``gda
 * Cells on the grid edge use neighbours extrapolated linearly from the two nearest cells inward
   (``2 a - b``, GDAL's rule). At the four corner cells GDAL extrapolates only one way and reuses the
   corner column (halving one gradient component there); geosite extrapolates along the diagonal, so a
-  plane has its true slope on every cell, corners included. Only the four corner cells differ from GDAL.
+  plane has its true slope on every cell, corners included. Apart from those four cells, geosite and
+  GDAL differ only by GDAL's single-precision arithmetic (up to about 0.004 percentage points on the
+  real LiDAR in the tests; geosite computes in float64).
 
 The numba kernels live in :mod:`geosite._terrain_kernels`; they are imported (and, on first use in a
 fresh environment, compiled and cached on disk) by the functions that need them, never at import.

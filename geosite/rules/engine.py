@@ -55,6 +55,9 @@ class Finding:
 
 @dataclass
 class Evaluation:
+    """The rules' verdict on a site: whether the chapter applies (None: not decided), the triggers and
+    exemptions behind it, the plan type ('full', 'statement', 'both' or None) and why, and the findings."""
+
     applies: bool | None
     triggers: list[Trigger]
     exemptions: list[Trigger]
