@@ -318,7 +318,7 @@ def test_cli_usage_errors_exit_2(sites, tmp_path):
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
         r = runner.invoke(cli, ["batch", str(folders[0]), "--scheduler", f"tcp://127.0.0.1:{_free_port()}",
                                 "--out", str(tmp_path / "o2")])
-    assert r.exit_code == 2 and "cannot use the Dask scheduler" in r.output
+    assert r.exit_code == 2 and "cannot connect to the Dask scheduler" in r.output
 
 
 def test_inputs_hash_follows_dem_outside_the_folder_and_vrt_tiles(tmp_path):

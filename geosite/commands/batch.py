@@ -46,9 +46,8 @@ def batch(ctx, sites, out, scheduler, workers, jurisdiction, make_valid, strict,
     options = BatchOptions(jurisdiction=jurisdiction, make_valid=make_valid, strict=strict, force=force)
     try:
         result = run_batch(dirs, out, scheduler=scheduler, workers=workers, options=options, progress=not quiet)
-    except (OSError, TimeoutError) as exc:
-        where = f"the Dask scheduler at {scheduler}" if scheduler else "the local Dask cluster"
-        click.echo(f"error: cannot use {where}: {exc}", err=True)
+    except InputError as exc:  # no scheduler at --scheduler's address
+        click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     if not quiet:
         counts = summary_counts(result.rows)

@@ -345,6 +345,7 @@ def run_batch(
     out : output folder (created; existing site outputs with matching markers are skipped).
     scheduler : address of an existing Dask scheduler (``tcp://host:8786``); None starts a
         :class:`distributed.LocalCluster` of ``workers`` processes (one thread each) for this batch.
+        An address nothing answers at is an :class:`~geosite.errors.InputError`.
     workers : local worker processes (default: one per CPU); only without ``scheduler``/``client``.
     options : :class:`BatchOptions`.
     client : an existing :class:`distributed.Client` to use (and leave open).
@@ -361,7 +362,13 @@ def run_batch(
     try:
         if client is None:
             if scheduler:
-                client = Client(scheduler)  # timeout: distributed.comm.timeouts.connect
+                from geosite.errors import InputError
+
+                try:  # timeout: dask config distributed.comm.timeouts.connect (30 s)
+                    client = Client(scheduler)
+                except (OSError, ValueError) as exc:
+                    raise InputError(f"cannot connect to the Dask scheduler at {scheduler!r}: {exc}; start one "
+                                     "(dask scheduler) or leave out --scheduler for a local cluster") from exc
             else:
                 n = workers or min(default_workers(), max(len(dirs), 1))
                 cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,

@@ -116,6 +116,7 @@ def slope_tile(
     from rasterio.windows import Window
 
     from geosite.dem import Dem
+    from geosite.scale._kernels import tile_stats
     from geosite.terrain import SLOPE_TOLERANCE_PCT, slope_pct
 
     r0, c0, h, w = window
@@ -127,20 +128,13 @@ def slope_tile(
         dem = Dem.from_array(z, src.window_transform(halo), src.crs, vertical_unit, source=str(path), copy=False)
     s = slope_pct(dem)[r0 - rr0 : r0 - rr0 + h, c0 - cc0 : c0 - cc0 + w]
     del dem, z
-    valid = ~np.isnan(s)
-    out: dict[str, Any] = {"window": window, "valid": int(np.count_nonzero(valid))}
-    out["max"] = float(np.nanmax(s)) if out["valid"] else math.nan
-    steep = []
-    mask = np.zeros(s.shape, dtype=np.uint8) if want_mask else None
-    with np.errstate(invalid="ignore"):
-        for t in thresholds:
-            m = s >= t - SLOPE_TOLERANCE_PCT
-            steep.append(int(np.count_nonzero(m)))
-            if mask is not None:
-                mask += m
-    out["steep"] = steep
-    if mask is not None:
-        mask[~valid] = MASK_NODATA
+    # the mask's rule, s >= t - SLOPE_TOLERANCE_PCT, as in terrain.steep_class_grid (before its cleaning)
+    lowered = np.array([t - SLOPE_TOLERANCE_PCT for t in thresholds], dtype=np.float64)
+    mask = np.empty(s.shape, dtype=np.uint8) if want_mask else np.empty((1, 1), dtype=np.uint8)
+    valid, top, steep = tile_stats(s, lowered, mask, want_mask, MASK_NODATA)
+    out: dict[str, Any] = {"window": window, "valid": int(valid), "max": float(top) if valid else math.nan,
+                           "steep": [int(n) for n in steep]}
+    if want_mask:
         out["mask"] = mask
     if want_slope:
         out["slope"] = np.ascontiguousarray(s)
