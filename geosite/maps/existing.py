@@ -106,7 +106,7 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
         ent = ctx.derived.get("upslope_entry_points")
         if ent is not None and len(ent):
             st2 = STYLES["upslope_entry_points"]
-            L.draw_geoms(sheet, ent.geometry.values, st2)
+            L.draw_geoms(sheet, _thin_entries(ent, 40.0 / fpu).geometry.values, st2)
             panel.add(st2, pre("upslope_areas") + st2.label)
     else:
         missing("upslope_areas", "upslope drainage areas: not computed (needs the DEM and the hydrology stage)")
@@ -197,4 +197,24 @@ def render_existing_site_map(result_or_site, out_path: str | Path | None = None,
     ctx = make_context(result_or_site, scale_ft=scale_ft, sheet=sheet, margin_ft=margin_ft,
                        vertical_datum=vertical_datum, date=date, hillshade=hillshade)
     return render(ctx, draw_existing, out_path, sheet_no, png_dpi=png_dpi, svg=svg)
+
+
+def _thin_entries(ent, spacing: float, most: int = 12):
+    """The entry points worth a symbol: per disturbed area, those carrying the most flow, at least
+    ``spacing`` (CRS units) apart and at most ``most`` of them; every boundary cell where flow enters
+    would print as a solid bar."""
+    import pandas as pd
+
+    keep = []
+    groups = ent.groupby("disturbance_id") if "disturbance_id" in ent.columns else [(None, ent)]
+    for _, g in groups:
+        g = g.sort_values("contrib_area_sqft", ascending=False) if "contrib_area_sqft" in g.columns else g
+        chosen = []
+        for idx, pt in zip(g.index, g.geometry, strict=True):
+            if all(pt.distance(q) >= spacing for q in chosen):
+                chosen.append(pt)
+                keep.append(idx)
+                if len(chosen) >= most:
+                    break
+    return ent.loc[pd.Index(keep)]
 
