@@ -313,6 +313,20 @@ def local_worker_env(n_workers: int) -> dict[str, str]:
     return {"NUMBA_NUM_THREADS": str(per), "OMP_NUM_THREADS": str(per)}
 
 
+def local_cluster(n_workers: int) -> Any:
+    """A :class:`distributed.LocalCluster` for a batch: ``n_workers`` processes of one thread, the CPUs
+    shared out for numba (:func:`local_worker_env`), no dashboard, and every task sent to the workers
+    at once (worker-saturation inf: sites are short, and a worker waiting for its next task between
+    sites cost 10 % of the throughput; work stealing still balances, and a dead worker's queue is
+    rescheduled)."""
+    import dask
+    from distributed import LocalCluster
+
+    with dask.config.set({"distributed.scheduler.worker-saturation": float("inf")}):
+        return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                            env=local_worker_env(n_workers))
+
+
 def check_sites(site_dirs: Sequence[str | Path]) -> list[Path]:
     """Resolve the site folders; refuse two with the same name (they would share an output folder)."""
     from geosite.errors import InputError
@@ -351,7 +365,7 @@ def run_batch(
     client : an existing :class:`distributed.Client` to use (and leave open).
     progress : True for a tqdm bar on stderr, or a callable given each row as it completes.
     """
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import Client, as_completed
 
     options = options or BatchOptions()
     dirs = check_sites(site_dirs)
@@ -370,9 +384,7 @@ def run_batch(
                     raise InputError(f"cannot connect to the Dask scheduler at {scheduler!r}: {exc}; start one "
                                      "(dask scheduler) or leave out --scheduler for a local cluster") from exc
             else:
-                n = workers or min(default_workers(), max(len(dirs), 1))
-                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, env=local_worker_env(n))
+                cluster = local_cluster(workers or min(default_workers(), max(len(dirs), 1)))
                 client = Client(cluster)
         token = uuid.uuid4().hex[:8]
         futures = client.map(process_site, [str(d) for d in dirs], out=str(out), options=options,
