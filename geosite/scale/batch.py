@@ -289,10 +289,11 @@ def process_site(site_dir: str | Path, out: str | Path, options: BatchOptions | 
         row["crs"] = site.crs.to_wkt()
         row.update(status="ok", action="analyzed" if action == "written" else "kept")
     except InputError as exc:
-        row.update(status="error", action="failed", error=str(exc))
+        row.update(status="error", action="failed", error=str(exc), output=None)
     except Exception as exc:  # a bug on one site must not stop the others; the row carries it
         log.exception("%s: failed", site_dir)
-        row.update(status="error", action="failed", error=f"internal error: {type(exc).__name__}: {exc}")
+        row.update(status="error", action="failed", error=f"internal error: {type(exc).__name__}: {exc}",
+                   output=None)
     row["seconds"] = round(time.perf_counter() - t0, 3)
     return row
 
@@ -402,7 +403,8 @@ def run_batch(
                 row = fut.result()
             except Exception as exc:  # e.g. KilledWorker: the task killed its workers too often
                 row = _row(dirs[i], out / dirs[i].name)
-                row.update(status="error", action="failed", error=f"task failed: {type(exc).__name__}: {exc}")
+                row.update(status="error", action="failed", error=f"task failed: {type(exc).__name__}: {exc}",
+                           output=None)
             rows[i] = row
             if bar is not None:
                 bar.update(1)
