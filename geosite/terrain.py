@@ -110,7 +110,8 @@ def hillshade(dem: Dem, azimuth: float = 315.0, altitude: float = 45.0) -> np.nd
 # ------------------------------------------------------------------------------------- steep slopes
 
 
-def _thresholds(threshold_pct: float | Sequence[float]) -> list[float]:
+def steep_thresholds(threshold_pct: float | Sequence[float]) -> list[float]:
+    """Slope thresholds (percent) as a sorted list; negative, non-finite or repeated ones are an InputError."""
     values = [float(threshold_pct)] if np.isscalar(threshold_pct) else [float(t) for t in threshold_pct]  # type: ignore[arg-type]
     if not values or any(not math.isfinite(t) or t < 0 for t in values) or len(set(values)) != len(values):
         raise InputError(f"slope thresholds must be distinct non-negative percentages, got {threshold_pct!r}")
@@ -175,7 +176,7 @@ def steep_class_grid(
     numpy.ndarray
         uint8 array of ``dem.shape``.
     """
-    ts = _thresholds(threshold_pct)
+    ts = steep_thresholds(threshold_pct)
     s = slope_pct(dem) if slope is None else np.asarray(slope)
     if s.shape != dem.shape:
         raise InputError(f"slope has shape {s.shape}, the DEM {dem.shape}; compute it with slope_pct(dem)")
@@ -224,7 +225,7 @@ def steep_slope_polygons(
     import shapely
     from rasterio import features
 
-    ts = _thresholds(threshold_pct)
+    ts = steep_thresholds(threshold_pct)
     names = _class_names(ts)
     grid = steep_class_grid(dem, slope, ts, min_area_sqft)
     geoms, classes = [], []

@@ -45,14 +45,25 @@ def read_dem(
                 raise UnreadableInputError(f"DEM {path}: does not overlap the site at all")
             window = Window(c0, r0, c1 - c0, r1 - r0)
         try:
-            # one float64 buffer, converted in place: a 16 M-cell DEM is held once (128 MB), not five times
-            z = src.read(1, window=window, out_dtype="float64")
-            if src.nodata is not None or any(f != rasterio.enums.MaskFlags.all_valid for f in src.mask_flag_enums[0]):
-                if src.nodata is not None and not np.isnan(src.nodata) and src.mask_flag_enums[0] == [rasterio.enums.MaskFlags.nodata]:
-                    z[z == src.nodata] = np.nan
-                else:
-                    z[src.read_masks(1, window=window) == 0] = np.nan
+            z = read_heights(src, window)
         except RasterioIOError as exc:
             raise UnreadableInputError(f"DEM {path}: corrupt or truncated ({exc})") from exc
         transform = src.window_transform(window) if window is not None else src.transform
         return Dem.from_array(z, transform, src.crs, vu, nodata=None, source=str(path), copy=False)
+
+
+def read_heights(src, window=None) -> np.ndarray:
+    """Band 1 of an open raster in ``window`` as one float64 array, nodata (value or mask) as NaN.
+
+    One buffer, marked in place: a 16 M-cell DEM is held once (128 MB), not five times. Shared by
+    :func:`read_dem` and the tiled screening in geosite.scale, so both treat nodata alike.
+    """
+    z = src.read(1, window=window, out_dtype="float64")
+    flags = src.mask_flag_enums[0]
+    if src.nodata is not None or any(f != rasterio.enums.MaskFlags.all_valid for f in flags):
+        if src.nodata is not None and not np.isnan(src.nodata) and flags == [rasterio.enums.MaskFlags.nodata]:
+            z[z == src.nodata] = np.nan
+        else:
+            z[src.read_masks(1, window=window) == 0] = np.nan
+    return z
+

@@ -84,20 +84,6 @@ def tile_windows(rows: int, cols: int, tile: int) -> Iterator[tuple[int, int, in
             yield r0, c0, min(tile, rows - r0), min(tile, cols - c0)
 
 
-def _read_z(src: Any, window: Any) -> np.ndarray:
-    """Band 1 in the window as float64 with nodata as NaN: the same rules as geosite.io.raster.read_dem."""
-    import rasterio
-
-    z = src.read(1, window=window, out_dtype="float64")
-    flags = src.mask_flag_enums[0]
-    if src.nodata is not None or any(f != rasterio.enums.MaskFlags.all_valid for f in flags):
-        if src.nodata is not None and not np.isnan(src.nodata) and flags == [rasterio.enums.MaskFlags.nodata]:
-            z[z == src.nodata] = np.nan
-        else:
-            z[src.read_masks(1, window=window) == 0] = np.nan
-    return z
-
-
 def slope_tile(
     path: str | Path,
     vertical_unit: str,
@@ -116,6 +102,7 @@ def slope_tile(
     from rasterio.windows import Window
 
     from geosite.dem import Dem
+    from geosite.io.raster import read_heights
     from geosite.scale._kernels import tile_stats
     from geosite.terrain import SLOPE_TOLERANCE_PCT, slope_pct
 
@@ -124,7 +111,7 @@ def slope_tile(
         rr0, cc0 = max(r0 - 1, 0), max(c0 - 1, 0)
         rr1, cc1 = min(r0 + h + 1, src.height), min(c0 + w + 1, src.width)
         halo = Window(cc0, rr0, cc1 - cc0, rr1 - rr0)
-        z = _read_z(src, halo)
+        z = read_heights(src, halo)
         dem = Dem.from_array(z, src.window_transform(halo), src.crs, vertical_unit, source=str(path), copy=False)
     s = slope_pct(dem)[r0 - rr0 : r0 - rr0 + h, c0 - cc0 : c0 - cc0 + w]
     del dem, z
@@ -196,12 +183,12 @@ def screen_steep_slopes(
     import rasterio
 
     from geosite.errors import CRSError, InputError, MissingInputError, OutputError, UnreadableInputError
-    from geosite.terrain import _thresholds
+    from geosite.terrain import steep_thresholds
     from geosite.units import feet_per_crs_unit, parse_vertical_unit
 
     path = Path(path)
     vu = parse_vertical_unit(vertical_unit, where=f"DEM {path}")
-    ts = _thresholds(threshold_pct)
+    ts = steep_thresholds(threshold_pct)
     if tile < 16:
         raise InputError(f"tile must be at least 16 cells, got {tile}")
     if compress not in COMPRESS:
