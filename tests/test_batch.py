@@ -340,3 +340,30 @@ def test_inputs_hash_follows_dem_outside_the_folder_and_vrt_tiles(tmp_path):
     assert inputs_hash(folder)[0] == before
     os.utime(county / "a.tif", ns=(1, 1))  # a tile replaced, the VRT untouched
     assert inputs_hash(folder)[0] != before
+
+
+def test_batch_check_matches_geosite_check_alone(sites, local_client, tmp_path):
+    import json
+
+    import pandas as pd
+
+    from geosite.review import check_submission
+    from geosite.scale.batch import BatchOptions, run_batch
+
+    _, folders, _ = sites
+    out = tmp_path / "out"
+    result = run_batch(folders[:2], out, client=local_client, options=BatchOptions(check=True))
+    assert result.ok
+    table = pd.read_csv(out / "summary.csv")
+    for f, row in zip(folders[:2], table.itertuples(), strict=True):
+        alone = check_submission(f)
+        got = json.loads((out / f.name / "findings.json").read_text())
+        assert got["verdict"] == alone.verdict == row.verdict
+        assert [x["rule"] for x in got["findings"]] == [x.rule for x in alone.findings]
+        assert row.fail_findings == len(alone.failed)
+        assert (out / f.name / "report.html").is_file() and (out / f.name / "report.json").is_file()
+    assert result.plans_failed == [r for r in result.rows if r["verdict"] == "fail"]
+    # resumable in check mode too; a plain analysis batch over the same output redoes the sites
+    again = run_batch(folders[:2], out, client=local_client, options=BatchOptions(check=True))
+    assert [r["action"] for r in again.rows] == ["skipped"] * 2
+    assert [r["verdict"] for r in again.rows] == [r["verdict"] for r in result.rows]

@@ -22,11 +22,14 @@ import click
 @click.option("--make-valid", is_flag=True, help="Repair invalid polygons instead of rejecting them.")
 @click.option("--strict", is_flag=True, help="Treat warnings (DEM coverage, reprojection) as errors.")
 @click.option("--force", is_flag=True, help="Analyse every site again, even those whose outputs are up to date.")
+@click.option("--check", "check", is_flag=True,
+              help="Check each site as a submitted plan too (as geosite check); exit 1 when any plan fails.")
 @click.pass_context
-def batch(ctx, sites, out, scheduler, workers, jurisdiction, make_valid, strict, force) -> None:
+def batch(ctx, sites, out, scheduler, workers, jurisdiction, make_valid, strict, force, check) -> None:
     """Analyse every SITES folder in parallel (Dask); one output folder per site and a summary table.
 
-    Exit codes: 0 every site succeeded (or was up to date), 1 some sites failed (see the summary),
+    Exit codes: 0 every site succeeded (or was up to date), 1 some sites failed (see the summary) or,
+    with --check, some plan has failed findings,
     2 bad usage (no such folder, two sites with the same name, output inside an input, no scheduler).
     """
     from geosite.errors import InputError, OutputError
@@ -43,7 +46,7 @@ def batch(ctx, sites, out, scheduler, workers, jurisdiction, make_valid, strict,
     except (InputError, OutputError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    options = BatchOptions(jurisdiction=jurisdiction, make_valid=make_valid, strict=strict, force=force)
+    options = BatchOptions(jurisdiction=jurisdiction, make_valid=make_valid, strict=strict, force=force, check=check)
     try:
         result = run_batch(dirs, out, scheduler=scheduler, workers=workers, options=options, progress=not quiet)
     except InputError as exc:  # no scheduler at --scheduler's address
@@ -54,6 +57,8 @@ def batch(ctx, sites, out, scheduler, workers, jurisdiction, make_valid, strict,
         click.echo(f"{len(result.rows)} sites: " + ", ".join(f"{n} {a}" for a, n in sorted(counts.items())))
         for r in result.failed:
             click.echo(f"  {r['site']}: {r['error']}", err=True)
+        for r in result.plans_failed:
+            click.echo(f"  {r['site']}: plan fails ({r.get('fail_findings')} failed findings)")
         for f in result.files:
             click.echo(f"  wrote {f}")
-    sys.exit(0 if result.ok else 1)
+    sys.exit(0 if result.ok and not result.plans_failed else 1)

@@ -46,7 +46,7 @@ STAGING = ".geosite-batch-tmp"
 #: Columns of summary.csv / summary.gpkg, in order.
 SUMMARY_COLUMNS = (
     "site", "name", "status", "action", "error", "jurisdiction", "plan_type", "applies",
-    "site_acres", "disturbed_acres", "max_at_one_time_acres", "fail_findings", "findings",
+    "site_acres", "disturbed_acres", "max_at_one_time_acres", "fail_findings", "findings", "verdict",
     "seconds", "folder", "output",
 )
 
@@ -60,6 +60,8 @@ class BatchOptions:
     jurisdiction : profile name overriding each site.toml's (None: each site's own).
     make_valid, strict : as ``geosite analyze --make-valid / --strict``.
     force : redo sites whose output is up to date.
+    check : also check each site as a submission (``geosite check``): findings.json, findings.md,
+        findings.gpkg and report.html beside the analysis, and a verdict in the summary.
     delay_s : test hook: each task sleeps this long before its work (to kill a worker mid-batch).
     """
 
@@ -67,11 +69,13 @@ class BatchOptions:
     make_valid: bool = False
     strict: bool = False
     force: bool = False
+    check: bool = False
     delay_s: float = 0.0
 
     def result_key(self) -> dict[str, Any]:
         """The options that change a site's results (hashed into its marker)."""
-        return {"jurisdiction": self.jurisdiction, "make_valid": self.make_valid, "strict": self.strict}
+        return {"jurisdiction": self.jurisdiction, "make_valid": self.make_valid, "strict": self.strict,
+                "check": self.check}
 
 
 @dataclass
@@ -89,6 +93,11 @@ class BatchResult:
     @property
     def failed(self) -> list[dict[str, Any]]:
         return [r for r in self.rows if r["status"] != "ok"]
+
+    @property
+    def plans_failed(self) -> list[dict[str, Any]]:
+        """Sites checked (``--check``) whose plan has failed findings."""
+        return [r for r in self.rows if r.get("verdict") == "fail"]
 
 
 # ------------------------------------------------------------------------------------ input marker
@@ -223,8 +232,18 @@ def _row_from_existing(row: dict[str, Any], final: Path) -> None:
         log.warning("%s: site boundary not read back (%s)", final, exc)
 
 
-def _complete(folder: Path) -> bool:
-    return all((folder / f).is_file() for f in ("report.json", "report.md", MARKER))
+def _complete(folder: Path, check: bool = False) -> bool:
+    files = ("report.json", "report.md", MARKER) + (("findings.json",) if check else ())
+    return all((folder / f).is_file() for f in files)
+
+
+def _verdict_from_existing(row: dict[str, Any], final: Path) -> None:
+    import json
+
+    summary = json.loads((final / "findings.json").read_text(encoding="utf-8"))
+    row["verdict"] = summary.get("verdict")
+    statuses = [f.get("status") for f in summary.get("findings") or []]
+    row.update(fail_findings=statuses.count("fail"), findings=len(statuses))
 
 
 def _publish(src: Path, final: Path, digest: str, staging: Path) -> str:
@@ -263,8 +282,10 @@ def process_site(site_dir: str | Path, out: str | Path, options: BatchOptions | 
         time.sleep(options.delay_s)
     try:
         digest, lines = inputs_hash(site_dir, options)
-        if not options.force and read_marker(final) == digest and _complete(final):
+        if not options.force and read_marker(final) == digest and _complete(final, options.check):
             _row_from_existing(row, final)
+            if options.check:
+                _verdict_from_existing(row, final)
             row.update(status="ok", action="skipped", seconds=round(time.perf_counter() - t0, 3))
             return row
 
@@ -273,18 +294,33 @@ def process_site(site_dir: str | Path, out: str | Path, options: BatchOptions | 
         from geosite.pipeline import analyze, write_outputs
         from geosite.site import load_site
 
+        checked = None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the report lists every note; workers have no terminal
-            site = load_site(site_dir, jurisdiction=options.jurisdiction, make_valid=options.make_valid,
-                             strict=options.strict)
-            result = analyze(site)
+            if options.check:
+                from geosite.review import check_submission
+
+                checked = check_submission(site_dir, jurisdiction=options.jurisdiction, make_valid=options.make_valid)
+                site, result = checked.site, checked.analysis
+            else:
+                site = load_site(site_dir, jurisdiction=options.jurisdiction, make_valid=options.make_valid,
+                                 strict=options.strict)
+                result = analyze(site)
         staging = out / STAGING
         stage = staging / f"{final.name}-{uuid.uuid4().hex}"
         write_outputs(result, stage / "site")
+        if checked is not None:
+            from geosite.review import write_check_outputs
+
+            for f in write_check_outputs(checked, stage / "check"):
+                os.replace(f, stage / "site" / f.name)
+            row["verdict"] = checked.verdict
         (stage / "site" / MARKER).write_text(digest + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
         action = _publish(stage / "site", final, digest, staging)
         shutil.rmtree(stage, ignore_errors=True)
         _numbers_from_report(row, result.report)
+        if checked is not None:  # the plan's findings, not the analysis's
+            row.update(fail_findings=len(checked.failed), findings=len(checked.findings))
         row["boundary_wkb"] = shapely.to_wkb(site.boundary)
         row["crs"] = site.crs.to_wkt()
         row.update(status="ok", action="analyzed" if action == "written" else "kept")
