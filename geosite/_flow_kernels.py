@@ -50,6 +50,19 @@ def _heap_push(keys, idx, n, key, value):
     return n + 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _heap_add(hk, hi, hn, key, item):
+    """Push onto the heap, doubling its arrays when full. Returns the (possibly new) arrays and size."""
+    if hn == hk.size:
+        hk2 = np.empty(2 * hk.size, dtype=np.float64)
+        hi2 = np.empty(2 * hk.size, dtype=np.int64)
+        hk2[:hn] = hk[:hn]
+        hi2[:hn] = hi[:hn]
+        hk = hk2
+        hi = hi2
+    return hk, hi, _heap_push(hk, hi, hn, key, item)
+
+
 @njit(cache=True, nogil=True)
 def _heap_pop(keys, idx, n):
     """Pop the minimum; returns (key, value, new size)."""
@@ -124,15 +137,7 @@ def priority_flood(z, filled, want_label, label):
                 ff[i] = v
                 if want_label:
                     lf[i] = i
-                if hn == cap:
-                    cap *= 2
-                    hk2 = np.empty(cap, dtype=np.float64)
-                    hi2 = np.empty(cap, dtype=np.int64)
-                    hk2[:hn] = hk[:hn]
-                    hi2[:hn] = hi[:hn]
-                    hk = hk2
-                    hi = hi2
-                hn = _heap_push(hk, hi, hn, v, i)
+                hk, hi, hn = _heap_add(hk, hi, hn, v, i)
     while hn > 0 or qn > 0:
         if qn > 0:
             i = q[qh]
@@ -170,15 +175,7 @@ def priority_flood(z, filled, want_label, label):
                 qn += 1
             else:
                 ff[j] = zj
-                if hn == cap:
-                    cap *= 2
-                    hk2 = np.empty(cap, dtype=np.float64)
-                    hi2 = np.empty(cap, dtype=np.int64)
-                    hk2[:hn] = hk[:hn]
-                    hi2[:hn] = hi[:hn]
-                    hk = hk2
-                    hi = hi2
-                hn = _heap_push(hk, hi, hn, zj, j)
+                hk, hi, hn = _heap_add(hk, hi, hn, zj, j)
     return filled
 
 
@@ -549,15 +546,7 @@ def spill_below(z, start, bound, visited, proven):
                 touched = t2
             touched[nt] = j
             nt += 1
-            if hn == cap:
-                cap *= 2
-                hk2 = np.empty(cap, dtype=np.float64)
-                hi2 = np.empty(cap, dtype=np.int64)
-                hk2[:hn] = hk[:hn]
-                hi2[:hn] = hi[:hn]
-                hk = hk2
-                hi = hi2
-            hn = _heap_push(hk, hi, hn, float(min(rr, nr - 1 - rr, cc, nc - 1 - cc)), j)
+            hk, hi, hn = _heap_add(hk, hi, hn, float(min(rr, nr - 1 - rr, cc, nc - 1 - cc)), j)
     for t in range(nt):
         vf[touched[t]] = 0
         if ok:
