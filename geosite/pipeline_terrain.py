@@ -81,9 +81,13 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
 
     step("tracing steep-slope polygons and contours")
     margin = site.boundary.buffer(float(profile.map_margin_ft) / site.ft_per_unit)
-    steep_polys = terrain.steep_slope_polygons(dem, slope, threshold_pct=(threshold, state), min_area_sqft=mmu)
+    # only the site and its map margin (plus a few cells, so patches and lines run past the clip)
+    pad = 4 * max(abs(dem.transform.a), abs(dem.transform.e))
+    left, bottom, right, top = to_dem_crs(margin, site, dem).bounds
+    near, (rows, cols) = dem.crop((left - pad, bottom - pad, right + pad, top + pad))
+    steep_polys = terrain.steep_slope_polygons(near, slope[rows, cols], threshold_pct=(threshold, state), min_area_sqft=mmu)
     m.layers["steep_slopes"] = _to_site(steep_polys, site, clip=margin)
-    lines = terrain.contours(dem, interval_ft=interval, index_every=index_every)
+    lines = terrain.contours(near, interval_ft=interval, index_every=index_every)
     m.layers["contours"] = _to_site(lines, site, clip=margin)
     m.set("contours.interval_ft", interval)
     m.set("contours.count", int(len(m.layers["contours"])))

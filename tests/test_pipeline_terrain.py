@@ -77,3 +77,16 @@ def test_contours_layer_at_five_feet(tmp_path):
     # on a 10 % plane contours 5 ft apart are 50 ft apart horizontally
     ys = sorted({round(g.centroid.y, 3) for g in c.geometry})
     assert np.allclose(np.diff(ys), 50.0, atol=0.01)
+
+
+def test_dem_crop_keeps_georeferencing():
+    dem = inclined_plane(10.0, shape=(100, 80), cell=2.0)
+    left, top = dem.transform.c, dem.transform.f
+    sub, (rows, cols) = dem.crop((left + 10.0, top - 60.0, left + 31.0, top - 20.0))
+    assert (rows.start, rows.stop, cols.start, cols.stop) == (10, 30, 5, 16)
+    assert sub.transform.c == left + 10.0 and sub.transform.f == top - 20.0
+    assert np.shares_memory(sub.elevation_ft, dem.elevation_ft)
+    assert np.array_equal(sub.elevation_ft, dem.elevation_ft[10:30, 5:16])
+    # a crop beyond the grid is clipped to it
+    whole, _ = dem.crop((left - 100, top - 1000, left + 1000, top + 100))
+    assert whole.shape == dem.shape
