@@ -456,7 +456,7 @@ def _check_layer(
     spec: LayerSpec = LAYERS[lname]
     where = f"{src} ({lname})" if lname not in src else src
     n0 = len(problems)
-    gdf = gdf.copy()
+    gdf = _lower_columns(gdf.copy())
     ids = _ids(gdf)
     gdf["id"] = ids
     if len(gdf) == 0:
@@ -515,6 +515,16 @@ def _check_layer(
             )
     if len(problems) > n0:
         return None
+    return gdf
+
+
+def _lower_columns(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """Attribute names in lower case (shapefiles and CAD exports often say STATUS, Phase, DAYS), unless
+    two would then collide."""
+    geom = gdf.geometry.name
+    names = {c: c.lower() for c in gdf.columns if c != geom and isinstance(c, str)}
+    if len(set(names.values())) == len(names) and geom.lower() not in set(names.values()) - {geom}:
+        gdf = gdf.rename(columns=names)
     return gdf
 
 

@@ -128,3 +128,19 @@ def test_site_from_frames_with_a_dem_array():
     assert r["applicability"]["applies"] is True
     with pytest.raises(geosite.errors.SiteValidationError, match="site_boundary"):
         geosite.site_from_frames({"disturbance": layers["disturbance"]}, name="x", jurisdiction="grantsburg")
+
+
+def test_attribute_names_in_any_case(tmp_path):
+    import datetime as dt
+
+    roads = gpd.GeoDataFrame({"STATUS": ["New"]}, geometry=[__import__("sitebuilder").line((0, -40), (300, -40))], crs="EPSG:7593")
+    dist = gpd.GeoDataFrame(
+        {"Phase": [1, 2], "START": [dt.date(2027, 4, 1), dt.date(2027, 5, 1)], "End": [dt.date(2027, 6, 1), dt.date(2027, 9, 1)]},
+        geometry=[rect(0, 0, 100, 100), rect(150, 0, 100, 100)],
+        crs="EPSG:7593",
+    )
+    folder = make_site(tmp_path / "s", {"site_boundary": [rect(-50, -50, 400, 300)], "disturbance": dist, "roads": roads})
+    r = geosite.analyze(geosite.load_site(folder)).report
+    assert next(t for t in r["applicability"]["triggers"] if t["rule"] == "road_work")["met"] is True
+    assert r["disturbed"]["max_at_one_time_sqft"] == pytest.approx(20_000.0)
+    assert r["disturbed"]["max_at_one_time_phases"] == ["1", "2"]
