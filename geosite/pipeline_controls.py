@@ -12,6 +12,7 @@ import geopandas as gpd
 
 from geosite.dem import Dem
 from geosite.hydrology import FlowGrid
+from geosite.io.output import py_scalar
 from geosite.measurements import SiteMeasurements
 from geosite.rules.engine import Finding
 from geosite.rules.profile import Profile
@@ -141,9 +142,9 @@ def _fences(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
     cov, gaps = fence_coverage(need, bmps, float(c.v("fence_cover_tolerance_ft", 10.0)))
     res.layers["fence_gaps"] = gaps
     sub = res.report.setdefault("submitted_controls", {"bmps_layer": True})
-    sub["filter_fence"] = {**cov, "gaps": [{"side": s, "polygon_id": _py(p), "length_ft": float(L)} for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"])]}
+    sub["filter_fence"] = {**cov, "gaps": [{"side": s, "polygon_id": py_scalar(p), "length_ft": float(L)} for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"])]}
     ok = cov["gap_length_ft"] <= 0.0
-    ids = sorted({_py(p) for p in gaps["polygon_id"]}) if len(gaps) else []
+    ids = sorted({py_scalar(p) for p in gaps["polygon_id"]}) if len(gaps) else []
     by_side = gaps.groupby("side")["length_ft"].sum() if len(gaps) else {}
     res.findings.append(Finding(
         "filter_fence_submitted", "B(6)(c)[3]", c.p.section_name("requirements"), "pass" if ok else "fail",
@@ -195,7 +196,7 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None
     if bmps is not None and len(fences):
         tol = float(c.v("fence_cover_tolerance_ft", 10.0))
         missing = []
-        for pid in sorted({_py(p) for p in fences["pile_id"]}, key=str):
+        for pid in sorted({py_scalar(p) for p in fences["pile_id"]}, key=str):
             need = fences[(fences["pile_id"] == pid) & (fences["length_ft"] > 0)].copy()
             # B(6)(e) asks for a fence on the downslope side; the upslope hooks at its ends are DNR
             # practice, so a shortfall shorter than a hook (e.g. a hook drawn 1 ft short) is not a missing fence
@@ -260,8 +261,8 @@ def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
     out["protected"] = protected(out, bmps, ("inlet_protection",), float(c.v("inlet_search_ft", 10.0)))
     res.layers["inlet_protection"] = out[out["protection_required"]]
     res.report["inlets"] = [
-        {"id": _py(r["id"]), "in_disturbed": bool(r["in_disturbed"]), "downslope_of_disturbed": bool(r["downslope_of_disturbed"]),
-         "protection_required": bool(r["protection_required"]), "drainage_area_acres": _py(r["drainage_area_acres"]),
+        {"id": py_scalar(r["id"]), "in_disturbed": bool(r["in_disturbed"]), "downslope_of_disturbed": bool(r["downslope_of_disturbed"]),
+         "protection_required": bool(r["protection_required"]), "drainage_area_acres": py_scalar(r["drainage_area_acres"]),
          "trap_or_basin_required": bool(r["trap_or_basin_required"]), "protection_submitted": bool(r["protected"]) if bmps is not None else None}
         for _, r in out.iterrows()
     ]
@@ -270,18 +271,18 @@ def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
         return
     if bmps is None:
         res.findings.append(Finding("inlet_protection_submitted", "B(4)", c.p.section_name("requirements"), "not_assessed",
-                                    f"{len(need)} inlet(s) need protection; no bmps layer submitted.", required=True, feature_ids=[_py(i) for i in need["id"]]))
+                                    f"{len(need)} inlet(s) need protection; no bmps layer submitted.", required=True, feature_ids=[py_scalar(i) for i in need["id"]]))
         return
     bad = need[~need["protected"]]
     res.findings.append(Finding("inlet_protection_submitted", "B(4)", c.p.section_name("requirements"), "fail" if len(bad) else "pass",
-                                f"Storm drain inlet(s) {', '.join(str(_py(i)) for i in bad['id'])} without inlet protection within {c.v('inlet_search_ft', 10.0):g} ft."
+                                f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in bad['id'])} without inlet protection within {c.v('inlet_search_ft', 10.0):g} ft."
                                 if len(bad) else "Every storm drain inlet in or below the disturbed area is protected.",
-                                required=True, feature_ids=[_py(i) for i in bad["id"]]))
+                                required=True, feature_ids=[py_scalar(i) for i in bad["id"]]))
     big = need[need["trap_or_basin_required"]]
     if len(big):
         res.findings.append(Finding("inlet_drainage", "B(4)", c.p.section_name("requirements"), "info",
-                                    f"Inlet(s) {', '.join(str(_py(i)) for i in big['id'])} drain more than {c.v('inlet_protection_max_drainage_acres', 1.0):g} acre: a sediment trap or basin upstream (DNR 1060).",
-                                    feature_ids=[_py(i) for i in big["id"]]))
+                                    f"Inlet(s) {', '.join(str(py_scalar(i)) for i in big['id'])} drain more than {c.v('inlet_protection_max_drainage_acres', 1.0):g} acre: a sediment trap or basin upstream (DNR 1060).",
+                                    feature_ids=[py_scalar(i) for i in big["id"]]))
 
 
 def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
@@ -334,7 +335,3 @@ def _diversions(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> N
         res.findings.append(c.finding("sheetflow_diversion_location", "sheetflow_area_sqft", "B(6)(a)", "info",
                                       f"Diversion proposed above disturbed area(s) {', '.join(map(str, need))} ({lines['length_ft'].sum():,.0f} ft along their upslope edges).",
                                       required=True, feature_ids=need))
-
-
-def _py(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") else v

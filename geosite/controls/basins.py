@@ -24,6 +24,7 @@ from shapely.geometry import LineString, Point
 
 from geosite.controls import _grid
 from geosite.dem import Dem
+from geosite.io.output import py_scalar
 from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
@@ -156,12 +157,12 @@ def tracking_pads(
     road_u = roads.geometry.union_all() if len(roads) else None
     for i in range(len(drives)):
         g = drives.geometry.iloc[i]
-        did = _py(drives["id"].iloc[i]) if "id" in drives.columns else i + 1
+        did = py_scalar(drives["id"].iloc[i]) if "id" in drives.columns else i + 1
         if road_u is None or not g.intersects(road_u.buffer(1.0 / fpu)):
             continue
         hit = shapely.intersection(g, road_u.buffer(1.0 / fpu))
         pt = hit.centroid
-        rid = next((_py(roads["id"].iloc[j]) for j in range(len(roads)) if roads.geometry.iloc[j].distance(g) <= 1.0 / fpu), None)
+        rid = next((py_scalar(roads["id"].iloc[j]) for j in range(len(roads)) if roads.geometry.iloc[j].distance(g) <= 1.0 / fpu), None)
         axis = g if g.geom_type.endswith("LineString") else _long_axis(g)
         if axis.geom_type == "MultiLineString":
             axis = max(axis.geoms, key=lambda a: a.length)
@@ -245,7 +246,7 @@ def diversions(
     slope = None
     out, geoms, gids = [], [], []
     for i in range(len(polygons)):
-        pid = _py(polygons["id"].iloc[i]) if "id" in polygons.columns else i + 1
+        pid = py_scalar(polygons["id"].iloc[i]) if "id" in polygons.columns else i + 1
         poly = pd_.geometry.iloc[i]
         given = (upslope or {}).get(pid)
         if given is not None:
@@ -276,7 +277,3 @@ def diversions(
     lines = _grid.to_crs(gpd.GeoDataFrame({"polygon_id": gids}, geometry=geoms, crs=dem.crs), crs)
     lines["length_ft"] = lines.geometry.length * fpu
     return out, lines
-
-
-def _py(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") else v

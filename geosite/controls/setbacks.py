@@ -28,6 +28,7 @@ from shapely.geometry import LineString
 
 from geosite.controls import _grid
 from geosite.dem import Dem
+from geosite.io.output import py_scalar
 
 if TYPE_CHECKING:
     import geopandas as gpd
@@ -123,7 +124,7 @@ def stockpile_setbacks(
     report: list[dict[str, Any]] = []
     fence_rows: dict[str, list[Any]] = {"pile_id": [], "geometry": []}
     for i in range(len(piles)):
-        pid = _py(piles["id"].iloc[i]) if "id" in piles.columns else i + 1
+        pid = py_scalar(piles["id"].iloc[i]) if "id" in piles.columns else i + 1
         pile, pile_d = piles.geometry.iloc[i], piles_dem.geometry.iloc[i]
         paths = _flow_paths(pile_d, dem, fg, trace_ft)
         found = []
@@ -132,7 +133,7 @@ def stockpile_setbacks(
             for j in range(len(gdf)):
                 dist = float(pile.distance(gdf.geometry.iloc[j])) * fpu
                 down, why = is_downslope(pile_d, gd.geometry.iloc[j], dem, fg, trace_ft, _paths=paths)
-                fid = _py(gdf["id"].iloc[j]) if "id" in gdf.columns else j + 1
+                fid = py_scalar(gdf["id"].iloc[j]) if "id" in gdf.columns else j + 1
                 found.append({"layer": lname, "id": fid, "distance_ft": dist, "downslope": down, "why": why})
         found.sort(key=lambda f: f["distance_ft"])
         down = [f for f in found if f["downslope"]]
@@ -178,7 +179,3 @@ def _pile_hooks(runs, ux, uy, dem, hook_ft, hooks_fn) -> list[LineString]:
         one["chain_pos"] = 0
         out += hooks_fn(one, ux, uy, dem, hook_ft)
     return out
-
-
-def _py(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") else v

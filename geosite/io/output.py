@@ -58,6 +58,12 @@ def write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(_finite(data), indent=2, default=_json_default, allow_nan=False) + "\n", encoding="utf-8")
 
 
+def py_scalar(v: Any) -> Any:
+    """A numpy scalar (an id or value read from a GeoDataFrame) as the plain Python value; anything
+    else unchanged."""
+    return v.item() if hasattr(v, "item") else v
+
+
 def _finite(obj: Any) -> Any:
     import math
 

@@ -10,6 +10,8 @@ from typing import Any
 
 from shapely.geometry.base import BaseGeometry
 
+from geosite.io.output import py_scalar
+
 STATUSES = ("fail", "not_assessed", "info", "pass")
 
 
@@ -51,7 +53,7 @@ class ReviewFinding:
             "submitted": self.submitted,
             "settle": self.settle,
             "layer": self.layer,
-            "feature_ids": [_py(i) for i in self.feature_ids],
+            "feature_ids": [py_scalar(i) for i in self.feature_ids],
             "values": self.values,
             "source": self.source,
             "has_geometry": self.geometry is not None and not self.geometry.is_empty,
@@ -61,8 +63,6 @@ class ReviewFinding:
         return d
 
 
-def _py(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") else v
 
 
 def number(findings: list[ReviewFinding]) -> None:
@@ -85,7 +85,7 @@ def findings_frame(findings: list[ReviewFinding], crs: Any):
             "status": [f.status for f in rows],
             "message": [f.message for f in rows],
             "layer": [f.layer or "" for f in rows],
-            "feature_ids": [", ".join(str(_py(i)) for i in f.feature_ids) for f in rows],
+            "feature_ids": [", ".join(str(py_scalar(i)) for i in f.feature_ids) for f in rows],
         },
         geometry=[f.geometry for f in rows],
         crs=crs,

@@ -25,6 +25,7 @@ import numpy as np
 import shapely
 from pyproj import CRS
 
+from geosite.io.output import py_scalar
 from geosite.review.findings import ReviewFinding
 from geosite.rules.profile import Profile
 from geosite.site import Site
@@ -47,8 +48,6 @@ def _cite(profile: Profile, key: str) -> str:
     return e.get("citation", "")
 
 
-def _py(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") else v
 
 
 def read_raw_layers(site: Site, conf: dict[str, Any]) -> dict[str, gpd.GeoDataFrame]:
@@ -75,7 +74,7 @@ def check_geometry(
 
     def add(rule: str, status: str, msg: str, *, layer: str | None = None, ids=(), geometry=None, citation: str = "", **kw) -> None:
         out.append(ReviewFinding(rule=rule, citation=citation or cites.get(layer or "", ""), section=SECTION, status=status,
-                                 message=msg, layer=layer, feature_ids=[_py(i) for i in ids], geometry=geometry, **kw))
+                                 message=msg, layer=layer, feature_ids=[py_scalar(i) for i in ids], geometry=geometry, **kw))
 
     # CRS
     expected = profile.data.get("jurisdiction", {}).get("expected_crs")
@@ -108,7 +107,7 @@ def check_geometry(
             continue
         g_site = gdf.geometry if gdf.crs is None or gdf.crs.equals(site.crs) else gdf.geometry.to_crs(site.crs)
         for i in np.flatnonzero(bad):
-            fid = _py(site_gdf["id"].iloc[i])
+            fid = py_scalar(site_gdf["id"].iloc[i])
             reason = shapely.is_valid_reason(geom[i])
             before = g_site.iloc[i]
             after = site_gdf.geometry.iloc[i]
@@ -133,7 +132,7 @@ def check_geometry(
             amin, wmin = _v(profile, "sliver_area_sqft"), _v(profile, "sliver_width_ft")
             for i in np.flatnonzero(poly & ((area < amin) | (width < wmin))):
                 add("geometry.sliver", "fail",
-                    f"{lname} {_py(ids[i])}: sliver polygon ({area[i]:,.1f} sq ft, mean width {width[i]:,.2f} ft; "
+                    f"{lname} {py_scalar(ids[i])}: sliver polygon ({area[i]:,.1f} sq ft, mean width {width[i]:,.2f} ft; "
                     f"slivers are under {amin:g} sq ft or {wmin:g} ft wide): a digitizing error to remove or redraw.",
                     layer=lname, ids=[ids[i]], geometry=geoms[i], values={"area_sqft": float(area[i]), "mean_width_ft": float(width[i])})
         # duplicates
@@ -143,7 +142,7 @@ def check_geometry(
             groups[k].append(i)
         for idx in groups.values():
             if len(idx) > 1:
-                dup = [_py(ids[i]) for i in idx]
+                dup = [py_scalar(ids[i]) for i in idx]
                 add("geometry.duplicate", "fail",
                     f"{lname} {', '.join(map(str, dup))}: identical geometries (counted once in areas, but the plan lists them {len(idx)} times).",
                     layer=lname, ids=dup, geometry=geoms[idx[0]])
@@ -175,6 +174,6 @@ def check_geometry(
             g = bmps.geometry.iloc[i]
             kind = bmps["type"].iloc[i] if "type" in bmps.columns else "BMP"
             add("geometry.bmp_outside_site", "fail",
-                f"bmps {_py(bmps['id'].iloc[i])} ({kind}) is drawn outside the site ({g.distance(boundary) * fpu:,.0f} ft beyond its boundary).",
+                f"bmps {py_scalar(bmps['id'].iloc[i])} ({kind}) is drawn outside the site ({g.distance(boundary) * fpu:,.0f} ft beyond its boundary).",
                 layer="bmps", ids=[bmps["id"].iloc[i]], geometry=g, values={"distance_ft": g.distance(boundary) * fpu})
     return out
