@@ -314,3 +314,16 @@ def test_import_geosite_does_not_load_pyplot():
 
     code = "import sys, geosite, geosite.maps; print(any('pyplot' in m for m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+
+
+def test_hillshade_computed_once_for_every_tile(site, monkeypatch):
+    from geosite import terrain
+
+    calls = []
+    real = terrain.hillshade
+    monkeypatch.setattr(terrain, "hillshade", lambda dem, *a, **k: calls.append(dem.shape) or real(dem, *a, **k))
+    figs = render_existing_site_map(site, None, sheet="ANSI-A", scale_ft=50)
+    assert len(figs) > 1  # tiled
+    assert len(calls) == 1
+    for fig in figs:
+        assert "Hillshade (from the DEM)" in "\n".join(fig.geosite.legend)

@@ -59,6 +59,7 @@ class MapContext:
     _dem: Any = None
     _dem_read: bool = False
     _contours: Any = None
+    _hillshade: Any = None
     sheet_request: str | None = "auto"
 
     @property
@@ -112,6 +113,18 @@ class MapContext:
                 c = c[c.intersects(box(*self.extent))].copy()
             self._contours = c if c is not None and len(c) else False
         return self._contours if self._contours is not False else None
+
+    def shaded_relief(self):
+        """Shaded relief of :meth:`dem` (uint8, one value a cell), computed once for every tile and
+        every sheet tried; None without a DEM in the site's CRS."""
+        if self._hillshade is None:
+            dem = self.dem()
+            if dem is None or not dem.crs.equals(self.site.crs):
+                return None
+            from geosite import terrain
+
+            self._hillshade = terrain.hillshade(dem)
+        return self._hillshade
 
     def convergence_deg(self) -> float | None:
         """Angle between grid north and true north at the site centre, degrees (pyproj), or None."""
@@ -186,11 +199,9 @@ def draw_relief(ctx: MapContext, sheet: L.MapSheet, panel: Panel, letter: str | 
     prefix = f"({letter}) " if letter else ""
     c = ctx.contours()
     if ctx.hillshade and not faint:
-        dem = ctx.dem()
-        if dem is not None and dem.crs.equals(ctx.site.crs):
-            from geosite import terrain
-
-            L.draw_hillshade(sheet, dem, terrain.hillshade(dem))
+        shade = ctx.shaded_relief()
+        if shade is not None:
+            L.draw_hillshade(sheet, ctx.dem(), shade)
             panel.add(STYLES["hillshade"], STYLES["hillshade"].label)
     if c is None:
         return False
