@@ -22,6 +22,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
+from geosite.controls._grid import to_crs
 from geosite.dem import Dem
 from geosite.measurements import SiteMeasurements
 from geosite.rules.engine import fmt
@@ -74,7 +75,7 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     boundary_dem = to_dem_crs(site.boundary, site, dem)
     through = hy.channels_through(chan, boundary_dem)
     m.set("hydrology.channels_through_site", int(len(through)))
-    m.layers["channels"] = _to_site(chan, site)
+    m.layers["channels"] = to_crs(chan, site.crs)
 
     dist = site.layer("disturbance")
     dist_geom = m.layers.get("disturbed_area")
@@ -102,7 +103,7 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         up = hy.upslope_area(fg, g_dem, channel_threshold_sqft=threshold)
         if len(chan) and len(hy.channels_originating_in(chan, g_dem)):
             originating_ids.append(fid)
-        up_site = _to_site(up.to_geodataframe(), site).geometry.iloc[0] if up.cell_count else None
+        up_site = to_crs(up.to_geodataframe(), site.crs).geometry.iloc[0] if up.cell_count else None
         cover, cover_why = predominant_cover(site, up_site)
         assumed = cover is None
         cover = cover or DEFAULT_COVER
@@ -147,7 +148,7 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
                                                   "mean_slope_pct", "flow_length_ft", "land_cover", "velocity_fps")},
                           "geometry": up_site})
         if up.entry_points is not None and len(up.entry_points):
-            ep = _to_site(up.entry_points, site)
+            ep = to_crs(up.entry_points, site.crs)
             ep["disturbance_id"] = fid
             entries.append(ep)
 
@@ -260,9 +261,3 @@ def _channel_summary(chan, through, threshold) -> dict[str, Any]:
 
 def _num(x: float) -> float | None:
     return float(x) if x is not None and np.isfinite(x) else None
-
-
-def _to_site(gdf: gpd.GeoDataFrame, site: Site) -> gpd.GeoDataFrame:
-    if gdf.crs is None or gdf.crs.equals(site.crs):
-        return gdf
-    return gdf.to_crs(site.crs)

@@ -14,6 +14,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from geosite.controls._grid import geom_to_crs, to_crs
 from geosite.dem import Dem
 from geosite.measurements import SiteMeasurements
 from geosite.rules.profile import Profile
@@ -29,9 +30,7 @@ TERRAIN_KEYS = (
 
 def to_dem_crs(geom: BaseGeometry, site: Site, dem: Dem) -> BaseGeometry:
     """A site-CRS geometry in the DEM's CRS."""
-    if site.crs.equals(dem.crs):
-        return geom
-    return gpd.GeoSeries([geom], crs=site.crs).to_crs(dem.crs).iloc[0]
+    return geom_to_crs(geom, site.crs, dem.crs)
 
 
 def inside_mask(geom: BaseGeometry, dem: Dem) -> np.ndarray:
@@ -112,7 +111,7 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
 
 
 def _to_site(gdf: gpd.GeoDataFrame, site: Site, clip: BaseGeometry | None = None) -> gpd.GeoDataFrame:
-    out = gdf if gdf.crs is None or gdf.crs.equals(site.crs) else gdf.to_crs(site.crs)
+    out = to_crs(gdf, site.crs)
     if clip is not None and len(out):
         out = out[out.intersects(clip)].copy()
         out["geometry"] = shapely.intersection(out.geometry.values, clip)
