@@ -327,3 +327,23 @@ def test_hillshade_computed_once_for_every_tile(site, monkeypatch):
     assert len(calls) == 1
     for fig in figs:
         assert "Hillshade (from the DEM)" in "\n".join(fig.geosite.legend)
+
+
+def test_map_draws_on_the_analysis_dem_when_it_is_the_same_read(site):
+    """The DEM file is small: the analysis read all of it and the map window takes it all in, so the map
+    uses the analysis' grid instead of reading the file again; a Site alone still reads it."""
+    from geosite.maps.common import make_context
+    from geosite.pipeline import analyze
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = analyze(site)
+    ctx = make_context(result)
+    assert ctx.dem() is result.dem
+    read = make_context(site).dem()
+    assert read is not result.dem
+    assert read.transform == result.dem.transform and read.crs == result.dem.crs
+    np.testing.assert_array_equal(read.elevation_ft, result.dem.elevation_ft)
+    # a map window that does not take in the whole file reads its own window, as before
+    wide = make_context(result, scale_ft=20, margin_ft=0.0)
+    assert wide.dem() is not result.dem and wide.dem().shape < result.dem.shape

@@ -61,6 +61,7 @@ class MapContext:
     _contours: Any = None
     _hillshade: Any = None
     sheet_request: str | None = "auto"
+    analysis_dem: Any = None  # the DEM the analysis measured (AnalysisResult.dem), when there was one
 
     @property
     def upi(self) -> float:
@@ -88,14 +89,38 @@ class MapContext:
         return gdf if gdf is not None and len(gdf) else None
 
     def dem(self):
+        """The DEM under the map (the site, its margin and two scale lengths more), read once; None
+        without one. The analysis' own DEM when it holds exactly that window (see _analysis_dem)."""
         if not self._dem_read:
             self._dem_read = True
+            margin_ft = self.margin_ft + 2 * self.scale_ft
             try:
-                self._dem = self.site.read_dem(margin_ft=self.margin_ft + 2 * self.scale_ft)
+                self._dem = self._analysis_dem(margin_ft)
+                if self._dem is None:
+                    self._dem = self.site.read_dem(margin_ft=margin_ft)
             except Exception as exc:  # noqa: BLE001 - a map without relief is still a map; say why
                 log.warning("DEM not read for the map: %s", exc)
                 self._dem = None
         return self._dem
+
+    def _analysis_dem(self, margin_ft: float):
+        """The analysis' DEM when ``site.read_dem(margin_ft)`` would read the same grid again: the
+        analysis read the whole DEM file and the map window takes all of it in. None otherwise."""
+        dem, path = self.analysis_dem, self.site.dem_path
+        if dem is None or path is None or self.site.dem_array is not None:
+            return None
+        import rasterio
+
+        from geosite.site import _bounds_in
+
+        left, bottom, right, top = _bounds_in(self.site.boundary.bounds, margin_ft / self.site.ft_per_unit,
+                                              self.site.crs, dem.crs)
+        dl, db, dr, dt = dem.bounds
+        if not (left <= dl and bottom <= db and right >= dr and top >= dt):
+            return None
+        with rasterio.open(path) as src:
+            whole = src.transform == dem.transform and src.shape == dem.shape
+        return dem if whole else None
 
     def contours(self) -> gpd.GeoDataFrame | None:
         """The analysis' contours, else contours traced here from the DEM, clipped to the map's extent."""
@@ -162,6 +187,7 @@ def make_context(result_or_site, *, scale_ft: float = 100, sheet: str | None = "
     ctx = MapContext(site, profile, derived, scale_ft, float(margin_ft), None, vertical_datum,  # type: ignore[arg-type]
                      date or L.today(), hillshade, interval, index_every)
     ctx.sheet_request = sheet
+    ctx.analysis_dem = getattr(result_or_site, "dem", None)  # an AnalysisResult's; a Site has none
     ctx.plan = plan_sheets(ctx.extent, scale_ft, site.ft_per_unit, sheet)
     return ctx
 
