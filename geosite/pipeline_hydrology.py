@@ -190,16 +190,14 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     }
 
 
-def retaining_depressions(fg, boundary_dem_crs, rain_in: float | None) -> np.ndarray:
-    """Cells of closed depressions inside the site that hold the design storm's runoff.
+def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.ndarray:
+    """Cells of closed depressions inside the site (``in_site``: its cells) that hold the design storm's runoff.
 
     A depression is a connected patch where filling raised the surface. It holds the storm when its
     volume (sum of fill depths x cell area) is at least ``rain_in`` of rain over everything draining
     into it, all of it taken as runoff (no infiltration: the conservative reading). Without a depth,
     no depression is taken to hold anything."""
     from scipy import ndimage
-
-    from geosite.pipeline_terrain import inside_mask
 
     dem = fg.dem
     out = np.zeros(dem.shape, dtype=bool)
@@ -209,7 +207,6 @@ def retaining_depressions(fg, boundary_dem_crs, rain_in: float | None) -> np.nda
     labels, n = ndimage.label(depth > 1e-6, structure=np.ones((3, 3), bool))
     if n == 0:
         return out
-    in_site = inside_mask(boundary_dem_crs, dem)
     idx = np.arange(1, n + 1)
     volume_cuft = ndimage.sum(depth, labels, idx) * dem.cell_area_sqft
     contrib_sqft = ndimage.maximum(np.nan_to_num(fg.accumulation_cells()), labels, idx) * dem.cell_area_sqft
@@ -235,14 +232,14 @@ def runoff_leaves_site(fg, disturbed_dem_crs, boundary_dem_crs, rain_in: float |
     if not weight.any():
         return False, "the disturbed area covers no DEM cell"
     dirs = fg.directions
-    sinks = retaining_depressions(fg, boundary_dem_crs, rain_in)
+    in_site = inside_mask(boundary_dem_crs, dem)
+    sinks = retaining_depressions(fg, in_site, rain_in)
     if sinks.any():
         dirs = dirs.copy()
         dirs[sinks] = 255  # flow reaching a holding depression stops there
     acc = np.empty(dem.shape, dtype=np.float64)
     fk.accumulate(dirs, weight, acc)
     downstream = np.nan_to_num(acc) > 0
-    in_site = inside_mask(boundary_dem_crs, dem)
     if (downstream & ~in_site).any():
         return True, "flow paths from the disturbed area cross the site boundary"
     if (downstream & in_site & (dirs == 0)).any():
