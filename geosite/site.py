@@ -487,7 +487,6 @@ def _check_layer(
     empty = np.asarray(shapely.is_missing(geom) | shapely.is_empty(geom))
     if empty.any():
         problems.append(f"{where}: {int(empty.sum())} empty or missing geometr{'y' if empty.sum() == 1 else 'ies'} (ids {_idlist(ids[empty])}); remove them")
-    types = np.asarray(shapely.get_type_id(geom))
     names = np.array([g.geom_type if g is not None else "None" for g in geom])
     bad_type = ~empty & ~np.isin(names, spec.geometry)
     if bad_type.any():
@@ -496,7 +495,6 @@ def _check_layer(
             f"{where}: wrong geometry type for {lname}: {found} (ids {_idlist(ids[bad_type])}); "
             f"expected {' or '.join(sorted(set(spec.geometry)))}"
         )
-    del types
     ok = ~empty & ~bad_type
     valid = np.asarray(shapely.is_valid(geom))
     invalid = ok & ~valid
