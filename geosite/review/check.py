@@ -48,7 +48,7 @@ Step = Callable[[str], None]
 @dataclass
 class CheckResult:
     """What ``check_submission`` found: the findings (numbered F1...), the analysis it reran, what was
-    declared, and the review schedule when geosite.schedule is available."""
+    declared, and the review schedule (None, with ``schedule_note`` saying why, when it could not be built)."""
 
     site: Site
     analysis: AnalysisResult
@@ -111,19 +111,10 @@ class CheckResult:
 
 
 def _find_deadline(sched: dict[str, Any]) -> str | None:
-    """The review deadline from the schedule's dict, whatever its exact key (``review_deadline``, or a
-    ``review`` entry with a ``deadline``/``due``)."""
-    for k in ("review_deadline", "review_due", "deadline"):
-        if sched.get(k):
-            return str(sched[k])
-    for d in sched.get("deadlines") or []:  # geosite.schedule: a list of dated entries with a kind
+    """The first review deadline among the schedule's dated entries (``Schedule.to_dict()["deadlines"]``)."""
+    for d in sched.get("deadlines") or []:
         if isinstance(d, dict) and d.get("kind") == "review" and d.get("date"):
             return f"{d['date']} ({d.get('what', 'review')}; {d.get('rule', '')}; {d.get('citation', '')})".replace("; )", ")")
-    rv = sched.get("review")
-    if isinstance(rv, dict):
-        for k in ("deadline", "due", "date", "review_deadline"):
-            if rv.get(k):
-                return str(rv[k])
     return None
 
 
@@ -183,13 +174,11 @@ def _plan_type_to_check(required: str | None, declared: str | None) -> str:
 
 
 def _schedule(site: Site, profile, received: dt.date | None) -> tuple[dict[str, Any] | None, str | None]:
-    try:
-        from geosite.schedule import build_schedule
-    except ImportError:
-        return None, "not computed (geosite.schedule is not installed)"
+    from geosite.schedule import build_schedule
+
     try:
         sched = build_schedule(site, profile, received=received)
-    except Exception as exc:  # the optional module's own errors must not sink the check
+    except Exception as exc:  # a schedule error must not sink the check
         log.warning("schedule: %s", exc)
         return None, f"not computed ({exc})"
     return sched.to_dict(), None
