@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import rasterio
 from rasterio.windows import Window
-from sitebuilder import make_site, rect, write_dem
+from sitebuilder import make_site
 
 import geosite
 from geosite.io.raster import read_dem

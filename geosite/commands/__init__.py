@@ -1,1 +1,2 @@
-"""CLI commands kept in their own modules (loaded lazily by geosite.cli); shared helpers below."""
+"""CLI commands kept in their own modules, each defining a click command named like the module;
+geosite.cli loads them lazily so `geosite --help` stays fast."""

@@ -412,8 +412,6 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
     return sheets
 
 
-def label_texts(gdf: gpd.GeoDataFrame, fmt: Callable[[Any], str]) -> list[str]:
-    return [fmt(row) for _, row in gdf.iterrows()]
 
 
 def area_text(geom, ft_per_unit: float) -> str:

@@ -30,10 +30,8 @@ def _txt(v) -> str:
 
 def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
     j = ctx.profile.id
-    cite = ctx.profile.section_name("plan")
     panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(1): existing conditions on the site "
                            f"and within {ctx.margin_ft:g} ft of it")
-    del cite
     letter = lambda layer: item_of(j, layer)  # noqa: E731
     pre = lambda layer: f"({letter(layer)}) " if letter(layer) else ""  # noqa: E731
     absent: dict[str, list[str]] = {}

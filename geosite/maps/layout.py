@@ -22,7 +22,7 @@ import shapely
 from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import PathPatch, Polygon as MplPolygon, Rectangle
+from matplotlib.patches import Polygon as MplPolygon, Rectangle
 from matplotlib.path import Path as MplPath
 from matplotlib import patheffects
 from shapely.geometry import box

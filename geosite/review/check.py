@@ -34,7 +34,7 @@ import geopandas as gpd
 import shapely
 
 from geosite.pipeline import AnalysisResult
-from geosite.review.completeness import check_completeness, item_citation_for_layer, plan_items
+from geosite.review.completeness import check_completeness, item_citation_for_layer
 from geosite.review.declared import Declared, read_declared
 from geosite.review.findings import STATUSES, ReviewFinding, findings_frame, number, render_markdown
 from geosite.review.geometry import SECTION as GEOMETRY_SECTION
@@ -439,14 +439,17 @@ def _diversions(result: AnalysisResult) -> list[ReviewFinding]:
     gap = need if got is None or not len(got) else shapely.difference(need, shapely.union_all(got.geometry.values).buffer(tol / fpu))
     gap_len = gap.length * fpu if not gap.is_empty else 0.0
     r = "sheetflow_diversion_submitted"
+    area_ft2 = float(prof.value("controls", "sheetflow_area_sqft", 10_000.0))
+    v_fps = float(prof.value("controls", "sheetflow_velocity_fps", 0.5))
+    requirement = f"sheetflow from adjacent areas over {area_ft2:,.0f} sq ft diverted around the disturbed areas"
     if gap_len <= 0.1 * need_len:
         return [ReviewFinding(r, cite, section, "pass", f"Submitted diversions cover the {need_len:,.0f} ft proposed above the disturbed areas.",
-                              requirement="sheetflow from adjacent areas over 10,000 sq ft diverted around the disturbed areas",
+                              requirement=requirement,
                               values={"required_length_ft": need_len, "gap_length_ft": gap_len})]
     return [ReviewFinding(r, cite, section, "fail",
                           f"No submitted diversion along {gap_len:,.0f} ft of the {need_len:,.0f} ft geosite proposes above the disturbed areas "
-                          "(sheetflow from more than 10,000 sq ft reaching them at 0.5 ft/s or more).",
-                          requirement="sheetflow from adjacent areas over 10,000 sq ft diverted around the disturbed areas",
+                          f"(sheetflow from more than {area_ft2:,.0f} sq ft reaching them at {v_fps:g} ft/s or more).",
+                          requirement=requirement,
                           submitted="none" if got is None or not len(got) else f"{len(got)} diversion(s)", geometry=gap, layer="diversions",
                           values={"required_length_ft": need_len, "gap_length_ft": gap_len})]
 
