@@ -349,13 +349,16 @@ def _inside_receiver(filled: np.ndarray, ins: np.ndarray, dem: Dem) -> tuple[np.
 
 
 def channel_fences(
-    polygon: BaseGeometry, dem: Dem, fg: FlowGrid, threshold_sqft: float, offset_ft: float = 5.0
+    polygon: BaseGeometry, dem: Dem, fg: FlowGrid, threshold_sqft: float, offset_ft: float = 5.0,
+    chan: gpd.GeoDataFrame | None = None,
 ) -> list[LineString]:
     """Fence lines along both edges of every channel (contributing area >= ``threshold_sqft``) passing
-    through ``polygon``, ``offset_ft`` either side of its centreline, clipped to the polygon."""
+    through ``polygon``, ``offset_ft`` either side of its centreline, clipped to the polygon.
+    ``chan``: the channel network (DEM CRS) when already traced, so it is not traced again."""
     from geosite.hydrology import channels
 
-    chan = channels(fg, threshold_sqft)
+    if chan is None:
+        chan = channels(fg, threshold_sqft)
     out: list[LineString] = []
     if not len(chan):
         return out
@@ -369,6 +372,22 @@ def channel_fences(
                 e = shapely.intersection(shapely.offset_curve(ln, sgn * off, join_style="mitre"), polygon)
                 out += [p for p in getattr(e, "geoms", [e]) if p.geom_type == "LineString" and not p.is_empty]
     return out
+
+
+def _channel_corridor(poly: BaseGeometry, chan: gpd.GeoDataFrame | None, half_width: float) -> BaseGeometry | None:
+    """The strip of concentrated flow through ``poly``: its channels buffered ``half_width`` (CRS units)."""
+    if chan is None or not len(chan):
+        return None
+    near = chan.geometry.values[shapely.intersects(chan.geometry.values, poly)]
+    if not len(near):
+        return None
+    return shapely.buffer(shapely.union_all(near), half_width, cap_style="flat")
+
+
+def _parts(geom: BaseGeometry) -> list[LineString]:
+    """The non-empty LineStrings of a difference result."""
+    merged = shapely.line_merge(geom) if geom.geom_type == "MultiLineString" else geom
+    return [p for p in getattr(merged, "geoms", [merged]) if p.geom_type == "LineString" and not p.is_empty]
 
 
 def filter_fence(
@@ -411,21 +430,26 @@ def filter_fence(
     ux, uy = _grid.downhill_field(fg.filled_ft, dem, fg.directions)
     fence_rows: dict[str, list[Any]] = {"side": [], "polygon_id": [], "geometry": []}
     all_runs = []
+    chan = None
+    if channel_threshold_sqft:
+        from geosite.hydrology import channels
+
+        chan = channels(fg, channel_threshold_sqft)  # traced once for every polygon
     for pid, poly in zip(ids, geoms):
         runs = classify_boundary(poly, dem, fg, tolerance_deg, min_run_ft)
         runs["polygon_id"] = pid
         all_runs.append(runs)
-        for side, g in zip(runs["side"], runs.geometry):
-            if side in FENCED:
-                fence_rows["side"].append(side)
-                fence_rows["polygon_id"].append(pid)
-                fence_rows["geometry"].append(g)
-        extra = [("hook", h) for h in _hooks(runs, ux, uy, dem, hook_ft)]
+        lines = [(side, g) for side, g in zip(runs["side"], runs.geometry) if side in FENCED]
+        lines += [("hook", h) for h in _hooks(runs, ux, uy, dem, hook_ft)]
         if table is not None:
-            extra += [("interior", g) for g in interior_rows(poly, dem, fg, table)]
-        if channel_threshold_sqft:
-            extra += [("channel", g) for g in channel_fences(poly, dem, fg, channel_threshold_sqft, channel_offset_ft)]
-        for side, g in extra:
+            lines += [("interior", g) for g in interior_rows(poly, dem, fg, table)]
+        corridor = _channel_corridor(poly, chan, channel_offset_ft / dem.ft_per_unit)
+        if corridor is not None:
+            # DNR 1056: silt fence is for sheet and rill flow, never across concentrated flow: the
+            # boundary and interior rows stop at the channel's edge fences
+            lines = [(side, part) for side, g in lines for part in _parts(shapely.difference(g, corridor))]
+            lines += [("channel", g) for g in channel_fences(poly, dem, fg, channel_threshold_sqft, channel_offset_ft, chan)]
+        for side, g in lines:
             fence_rows["side"].append(side)
             fence_rows["polygon_id"].append(pid)
             fence_rows["geometry"].append(g)

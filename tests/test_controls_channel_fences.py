@@ -1,0 +1,42 @@
+"""DNR 1056: silt fence never across concentrated flow. Where a channel runs through a disturbed area,
+the edge and interior rows stop at the channel's own edge fences."""
+
+from __future__ import annotations
+
+import geopandas as gpd
+import pytest
+import shapely
+from shapely.geometry import box
+
+from geosite.controls.fences import filter_fence, fence_summary
+from geosite.hydrology import channels, flow_grid
+from geosite.testing import ORIGIN, CRS_US_FT, v_valley
+
+
+def test_fence_stops_at_the_channel_and_follows_its_edges():
+    # V valley 600 ft long, 202 ft wide, axis at x0 + 101 falling south at 2 %, sides 10 %; the axis
+    # carries 1 acre of flow from about 216 ft down (the channel head), so a rectangle from 300 to
+    # 400 ft down, 120 ft wide across the axis, has a channel through it.
+    dem = v_valley(10.0, 2.0, shape=(300, 101), cell=2.0)
+    fg = flow_grid(dem)
+    x0, y0 = ORIGIN[CRS_US_FT]
+    rect = box(x0 + 41, y0 - 400, x0 + 161, y0 - 300)
+    chan = channels(fg, 43_560.0)
+    axis = shapely.union_all(chan.geometry.values)
+    assert axis.intersects(rect)
+    fence, _runs = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[rect], crs=dem.crs), dem, fg)
+    s = fence_summary(fence)
+    edge = fence[fence["side"].isin(("downslope", "sideslope", "interior", "hook"))]
+    # no edge or interior fence crosses or touches the channel
+    assert not edge.geometry.intersects(axis).any()
+    # a channel fence on each side of the channel, 5 ft off its centreline, the rectangle's height long
+    ch = fence[fence["side"] == "channel"]
+    assert len(ch) == 2
+    assert ch["length_ft"].to_numpy() == pytest.approx([100.0, 100.0], abs=2.5)
+    for g in ch.geometry:
+        assert g.distance(axis) == pytest.approx(5.0, abs=0.01)
+    # the bottom edge (downslope) is fenced on both sides of the channel, with a 10 ft opening for it
+    bottom = box(x0 + 40, y0 - 401, x0 + 162, y0 - 399)
+    across = [g for g in fence.geometry if g.within(bottom)]
+    assert sum(g.length for g in across) == pytest.approx(120.0 - 10.0, abs=2.5)
+    assert s["channel_length_ft"] == pytest.approx(200.0, abs=5.0)
