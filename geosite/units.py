@@ -55,10 +55,20 @@ def parse_vertical_unit(value: object, where: str = "vertical_unit") -> Vertical
             f"{where}: the DEM's vertical unit is not given; geosite never guesses it. "
             f"Set it in site.toml ([dem] vertical_unit) or pass --dem-vertical-unit ({valid})."
         )
+    text = str(value).strip().lower().replace("-", "_").replace(" ", "_")
     try:
-        return VerticalUnit(str(value).strip().lower())
+        return VerticalUnit(VERTICAL_UNIT_ALIASES.get(text, text))
     except ValueError:
         raise UnitError(f"{where}: unknown vertical unit {value!r}; use one of: {valid}") from None
+
+
+#: Other spellings of the vertical units that site.toml files and LiDAR metadata use.
+VERTICAL_UNIT_ALIASES = {
+    "usft": "us_ft", "ftus": "us_ft", "ft_us": "us_ft", "us_survey_ft": "us_ft", "us_survey_foot": "us_ft",
+    "us_survey_feet": "us_ft", "survey_ft": "us_ft", "survey_foot": "us_ft", "survey_feet": "us_ft",
+    "foot": "ft", "feet": "ft", "international_foot": "ft", "international_feet": "ft", "intl_ft": "ft",
+    "metre": "m", "metres": "m", "meter": "m", "meters": "m",
+}
 
 
 def crs_linear_unit_metres(crs: CRS, what: str) -> float:
