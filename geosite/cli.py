@@ -51,6 +51,14 @@ class _LazyGroup(click.Group):
     command named like the module) are imported only when used, so ``geosite --help`` stays fast."""
 
     lazy = ("check", "schedule", "batch")
+    verbosity = ("-q", "--quiet", "-v", "-vv", "-vvv", "--verbose")
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Accept -q/-v after the command too (``geosite analyze SITE -q``): they are the group's."""
+        end = args.index("--") if "--" in args else len(args)
+        flags = [a for a in args[:end] if a in self.verbosity]
+        rest = [a for a in args[:end] if a not in self.verbosity] + args[end:]
+        return super().parse_args(ctx, flags + rest)
 
     def _lazy_names(self) -> list[str]:
         import importlib.util

@@ -144,3 +144,10 @@ def test_attribute_names_in_any_case(tmp_path):
     assert next(t for t in r["applicability"]["triggers"] if t["rule"] == "road_work")["met"] is True
     assert r["disturbed"]["max_at_one_time_sqft"] == pytest.approx(20_000.0)
     assert r["disturbed"]["max_at_one_time_phases"] == ["1", "2"]
+
+
+def test_quiet_flag_after_the_command(tmp_path):
+    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [rect(0, 0, 100, 50)]})
+    res = CliRunner().invoke(cli, ["analyze", str(folder), "--out", str(tmp_path / "out"), "--no-maps", "-q"])
+    assert res.exit_code == 0, res.output
+    assert res.output == ""
