@@ -107,6 +107,12 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
     elif summary.get("schedule_note"):
         out.append(f"- Review deadline: {summary['schedule_note']}")
     out.append("")
+    failed = [f for f in findings if f.status == "fail"]
+    if failed:
+        # what the inspector writes to the applicant about: first, each with its section
+        out += ["## What fails", ""]
+        out += [f"{k}. {f.section} {f.citation} ({f.id}): {f.message}".replace("  ", " ") for k, f in enumerate(failed, 1)]
+        out.append("")
     groups: dict[str, list[ReviewFinding]] = defaultdict(list)
     for f in findings:
         groups[f.section or "General"].append(f)
