@@ -316,6 +316,13 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
             problems.append(f"{where}: [project] {key} = {v!r} is not a date (YYYY-MM-DD)")
             return None
 
+    def flag(key: str, default: bool | None) -> bool | None:
+        v = d.get(key, default)
+        if v is not None and not isinstance(v, bool):
+            problems.append(f"{where}: [project] {key} = {v!r}; use true or false (no quotes)")
+            return default
+        return v
+
     plat = str(d.get("plat", "none")).strip().lower()
     if plat not in PLAT_VALUES:
         problems.append(f"{where}: [project] plat = {plat!r}; use one of {', '.join(PLAT_VALUES)}")
@@ -329,8 +336,8 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
         cut_cy=number("cut_cy"),
         fill_cy=number("fill_cy"),
         plat=plat,
-        dewatering=d.get("dewatering"),
-        state_funded=bool(d.get("state_funded", False)),
+        dewatering=flag("dewatering", None),
+        state_funded=bool(flag("state_funded", False)),
         building_permit_days=int(bpd) if bpd is not None else None,
     )
 

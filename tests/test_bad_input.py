@@ -187,3 +187,8 @@ def test_dem_without_crs(tmp_path):
     with rasterio.open(folder / "dem.tif", "w", **profile) as dst:
         dst.write(data, 1)
     assert_bad(tmp_path, folder, "dem.tif", "no CRS")
+
+
+def test_yes_no_settings_must_be_booleans(tmp_path):
+    folder = good_site(tmp_path, conf={"project": {"dewatering": "yes", "state_funded": "no", "cut_cy": "lots"}})
+    assert_bad(tmp_path, folder, "dewatering = 'yes'", "state_funded = 'no'", "true or false", "cut_cy")
