@@ -330,6 +330,9 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
     if start and end and end < start:
         problems.append(f"{where}: [project] end {end} is before start {start}")
     bpd = d.get("building_permit_days")
+    if bpd is not None and (isinstance(bpd, bool) or not isinstance(bpd, int) or bpd < 0):
+        problems.append(f"{where}: [project] building_permit_days = {bpd!r}; use a whole number of days")
+        bpd = None
     return Project(
         start=start,
         end=end,

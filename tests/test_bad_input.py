@@ -190,5 +190,7 @@ def test_dem_without_crs(tmp_path):
 
 
 def test_yes_no_settings_must_be_booleans(tmp_path):
-    folder = good_site(tmp_path, conf={"project": {"dewatering": "yes", "state_funded": "no", "cut_cy": "lots"}})
-    assert_bad(tmp_path, folder, "dewatering = 'yes'", "state_funded = 'no'", "true or false", "cut_cy")
+    folder = good_site(
+        tmp_path, conf={"project": {"dewatering": "yes", "state_funded": "no", "cut_cy": "lots", "building_permit_days": "1y"}}
+    )
+    assert_bad(tmp_path, folder, "dewatering = 'yes'", "state_funded = 'no'", "true or false", "cut_cy", "building_permit_days")
