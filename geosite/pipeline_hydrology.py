@@ -100,6 +100,12 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         if clipped.is_empty:
             continue
         g_dem = to_dem_crs(clipped, site, dem)
+        if not shapely.intersects(g_dem, shapely.box(*dem.bounds)):
+            # beyond the DEM: nothing can be said of its drainage (the coverage warning named the shortfall)
+            upslope.append({"disturbance_id": fid, "area_sqft": None, "sheetflow_area_sqft": None,
+                            "channelized": None, "velocity_fps": None, "diversion_required": None,
+                            "why": "the disturbed area lies outside the DEM"})
+            continue
         up = hy.upslope_area(fg, g_dem, channel_threshold_sqft=threshold)
         if len(chan) and len(hy.channels_originating_in(chan, g_dem)):
             originating_ids.append(fid)
@@ -158,11 +164,12 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         m.layers["upslope_entry_points"] = gpd.GeoDataFrame(gpd.pd.concat(entries, ignore_index=True), crs=site.crs)
 
     m.set("hydrology.upslope", upslope)
-    m.set("hydrology.max_sheetflow_area_sqft", max((u["sheetflow_area_sqft"] for u in upslope), default=0.0))
+    assessed = [u for u in upslope if u["sheetflow_area_sqft"] is not None]
+    m.set("hydrology.max_sheetflow_area_sqft", max((u["sheetflow_area_sqft"] for u in assessed), default=0.0))
     required = [u for u in upslope if u["diversion_required"]]
     m.set("hydrology.sheetflow_diversions_required",
           None if any(u["diversion_required"] is None for u in upslope) and not required else len(required),
-          "the profile sets no sheetflow area or velocity limit")
+          "a disturbed area lies outside the DEM, or the profile sets no sheetflow area or velocity limit")
     m.set("hydrology.channelized_inflows", sum(1 for u in upslope if u["channelized"]))
     m.set("hydrology.channel_originates_in_disturbed", bool(originating_ids))
     m.set("hydrology.channel_origin_disturbance_ids", originating_ids)

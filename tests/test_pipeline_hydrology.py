@@ -124,3 +124,18 @@ def test_b6_applies_only_where_runoff_leaves_the_site(tmp_path, pit_ft, leaves):
     assert fence["required"] is leaves
     if not leaves:
         assert "Does not apply (B(6))" in fence["message"]
+
+
+def test_disturbed_area_beyond_the_dem_is_not_assessed_not_a_crash(tmp_path):
+    # the DEM covers x 0..400 ft; the second disturbed square lies at x 600..700
+    dem = inclined_plane(5.0, shape=(200, 200), cell=2.0)
+    folder = make_site(
+        tmp_path / "s",
+        {"site_boundary": [rect(0, -300, 900, 250)], "disturbance": [rect(50, -200, 100, 100), rect(600, -200, 100, 100)]},
+        dem=dem,
+    )
+    r = analyze(folder)
+    inside, outside = r["upslope"]
+    assert inside["area_sqft"] == pytest.approx(100 * 100, rel=0.02)
+    assert outside["area_sqft"] is None and "outside the DEM" in outside["why"]
+    assert finding(r, "sheetflow_diversion")["status"] == "not_assessed"
