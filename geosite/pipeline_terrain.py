@@ -64,16 +64,19 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
         site_slopes = slope[on_site & np.isfinite(slope)]
     m.set("slopes.threshold_pct", threshold)
     m.set("slopes.min_area_sqft", mmu)
-    m.set("slopes.steep_area_sqft", steep(boundary, threshold))
-    m.set("slopes.state_steep_area_sqft", steep(boundary, state))
-    m.set("slopes.max_slope_pct", float(site_slopes.max()) if site_slopes.size else None, "the DEM has no data on the site")
-    m.set("slopes.mean_slope_pct", float(site_slopes.mean()) if site_slopes.size else None, "the DEM has no data on the site")
+    no_site_data = "the DEM has no data on the site"
+    m.set("slopes.steep_area_sqft", steep(boundary, threshold) if site_slopes.size else None, no_site_data)
+    m.set("slopes.state_steep_area_sqft", steep(boundary, state) if site_slopes.size else None, no_site_data)
+    m.set("slopes.max_slope_pct", float(site_slopes.max()) if site_slopes.size else None, no_site_data)
+    m.set("slopes.mean_slope_pct", float(site_slopes.mean()) if site_slopes.size else None, no_site_data)
     if disturbed is not None and not disturbed.is_empty:
         in_dist = inside_mask(disturbed, dem) & np.isfinite(slope)
-        m.set("slopes.steep_disturbed_area_sqft", steep(disturbed, threshold))
-        m.set("slopes.state_steep_disturbed_area_sqft", steep(disturbed, state))
-        m.set("slopes.max_disturbed_slope_pct", float(slope[in_dist].max()) if in_dist.any() else None,
-              "the DEM has no data in the disturbed area")
+        # with no height anywhere in the disturbed area its steep area is unknown, not zero (A(7) would
+        # otherwise read "not met"); partial coverage is named by the DEM coverage warning
+        no_data = "the DEM has no data in the disturbed area"
+        m.set("slopes.steep_disturbed_area_sqft", steep(disturbed, threshold) if in_dist.any() else None, no_data)
+        m.set("slopes.state_steep_disturbed_area_sqft", steep(disturbed, state) if in_dist.any() else None, no_data)
+        m.set("slopes.max_disturbed_slope_pct", float(slope[in_dist].max()) if in_dist.any() else None, no_data)
     else:
         for key in ("slopes.steep_disturbed_area_sqft", "slopes.state_steep_disturbed_area_sqft", "slopes.max_disturbed_slope_pct"):
             m.set(key, None, "no disturbance layer in the site")

@@ -139,3 +139,16 @@ def test_disturbed_area_beyond_the_dem_is_not_assessed_not_a_crash(tmp_path):
     assert inside["area_sqft"] == pytest.approx(100 * 100, rel=0.02)
     assert outside["area_sqft"] is None and "outside the DEM" in outside["why"]
     assert finding(r, "sheetflow_diversion")["status"] == "not_assessed"
+
+
+def test_steep_slopes_unknown_where_the_dem_has_no_data(tmp_path):
+    dem = inclined_plane(15.0, shape=(200, 200), cell=2.0)  # covers x 0..400
+    folder = make_site(
+        tmp_path / "s",
+        {"site_boundary": [rect(0, -300, 900, 250)], "disturbance": [rect(600, -200, 100, 100)]},
+        dem=dem,
+    )
+    r = analyze(folder)
+    t = next(t for t in r["applicability"]["triggers"] if t["rule"] == "disturbance_on_steep_slopes")
+    assert t["met"] is None and "no data in the disturbed area" in t["message"]
+    assert r["slopes"]["steep_area_sqft"] > 0  # the covered part of the site is 15 %
