@@ -70,6 +70,11 @@ class Dem:
         return cls(z, transform, crs, ft_per_unit, vu, source)
 
     @property
+    def ft_per_vertical_unit(self) -> float:
+        """Feet (the CRS's reported foot) per unit of the source heights."""
+        return self.vertical_unit.metres / _foot_metres(self.crs)
+
+    @property
     def shape(self) -> tuple[int, int]:
         return self.elevation_ft.shape  # type: ignore[return-value]
 

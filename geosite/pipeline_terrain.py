@@ -133,5 +133,54 @@ def measure_terrain(site: Site, profile: Profile, dem: Dem | None, m: SiteMeasur
             m.set(key, None, "no DEM was given")
         return {}
     extra = measure_slopes(site, profile, dem, m, step)
+    extra.update(measure_earthwork(site, profile, dem, m, step))
     extra.update(measure_hydrology(site, profile, dem, m, step))
     return extra
+
+
+def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:
+    """Cut and fill on the site from the proposed-grade DEM ([dem] proposed), in cubic yards.
+
+    The proposed grade is resampled (bilinear) onto the existing DEM's grid; each cell whose centre
+    lies in the site adds (proposed - existing) x cell area: positive is fill, negative cut. When the
+    applicant declared no cut or fill, the measured total decides A(4); when they did, both are
+    reported and the declared one decides (the measured one is for the inspector to compare).
+    """
+    from geosite import terrain
+    from geosite.units import CUFT_PER_CUYD
+
+    proposed = site.read_proposed_on(dem)
+    if proposed is None:
+        return {}
+    step("measuring cut and fill from the proposed grade")
+    inside = inside_mask(to_dem_crs(site.boundary, site, dem), dem)
+    diff = proposed - dem.elevation_ft
+    ok = inside & np.isfinite(diff)
+    d = diff[ok]
+    cell = dem.cell_area_sqft
+    fill_cy = float(d[d > 0].sum()) * cell / CUFT_PER_CUYD
+    cut_cy = float(-d[d < 0].sum()) * cell / CUFT_PER_CUYD
+    missing = int((inside & ~np.isfinite(diff)).sum())
+    m.set("earthwork.cut_cy", cut_cy)
+    m.set("earthwork.fill_cy", fill_cy)
+    m.set("earthwork.cut_fill_cy", cut_cy + fill_cy)
+    declared = site.project.cut_fill_cy
+    if declared is None:
+        m.set("project.cut_fill_cy", cut_cy + fill_cy)
+    interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
+    final = Dem(proposed, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit, str(site.proposed_dem_path))
+    margin = site.boundary.buffer(float(profile.map_margin_ft) / site.ft_per_unit)
+    lines = terrain.contours(final, interval_ft=interval, index_every=int(profile.value("terrain", "index_contour_every", 5)))
+    m.layers["proposed_contours"] = _to_site(lines, site, clip=margin)
+    return {
+        "earthwork": {
+            "cut_cy": cut_cy,
+            "fill_cy": fill_cy,
+            "cut_fill_cy": cut_cy + fill_cy,
+            "net_cy": fill_cy - cut_cy,
+            "declared_cut_fill_cy": declared,
+            "decides_a4": "declared" if declared is not None else "measured",
+            "site_cells_without_both_grades": missing,
+            "method": "proposed minus existing grade on the existing DEM's cells inside the site (bilinear resampling)",
+        }
+    }

@@ -89,6 +89,7 @@ class Site:
     dem_path: Path | None = None
     dem_vertical_unit: VerticalUnit | None = None
     dem_array: Any = None  # a geosite.dem.Dem given directly (notebooks), instead of a path
+    proposed_dem_path: Path | None = None  # the proposed (final) grade, same vertical unit as the DEM
     applicant: Contact = field(default_factory=Contact)
     maintainer: Contact = field(default_factory=Contact)
     project: Project = field(default_factory=Project)
@@ -116,6 +117,26 @@ class Site:
     @property
     def missing_layers(self) -> list[str]:
         return [n for n in LAYERS if n not in self.layers]
+
+    def read_proposed_on(self, dem):
+        """The proposed-grade DEM resampled (bilinear) onto ``dem``'s grid, heights in feet (NaN where it
+        has none), or None when the site has no proposed grade."""
+        import numpy as np
+        import rasterio
+        from rasterio.warp import Resampling, reproject
+
+        from geosite.io.raster import read_heights
+
+        if self.proposed_dem_path is None or dem is None:
+            return None
+        with rasterio.open(self.proposed_dem_path) as src:
+            if src.crs is None:
+                raise CRSError(f"proposed-grade DEM {self.proposed_dem_path}: has no CRS; assign one before use")
+            z = read_heights(src)
+            out = np.full(dem.shape, np.nan)
+            reproject(z, out, src_transform=src.transform, src_crs=src.crs, src_nodata=np.nan,
+                      dst_transform=dem.transform, dst_crs=dem.crs, dst_nodata=np.nan, resampling=Resampling.bilinear)
+        return out * dem.ft_per_vertical_unit
 
     def read_dem(self, margin_ft: float | None = 200.0):
         """The DEM window covering the site plus ``margin_ft`` (a :class:`~geosite.dem.Dem`; the whole
@@ -204,6 +225,13 @@ def load_site(
             dem_path = None
     else:
         notes.append("no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not assessed")
+    proposed = root / dem_conf["proposed"] if dem_conf.get("proposed") else None
+    if proposed is not None:
+        if dem_path is None:
+            problems.append(f"{toml_path}: [dem] proposed is given without the existing-grade DEM ([dem] path)")
+        if not proposed.is_file():
+            problems.append(f"proposed-grade DEM {proposed}: file not found")
+            proposed = None
 
     # layers
     raw = _read_layers(root, conf.get("layers", {}) or {}, problems, notes)
@@ -223,6 +251,7 @@ def load_site(
         root=root,
         dem_path=dem_path,
         dem_vertical_unit=vu,
+        proposed_dem_path=proposed,
         applicant=applicant,
         maintainer=maintainer,
         project=project,

@@ -90,3 +90,36 @@ def test_dem_crop_keeps_georeferencing():
     # a crop beyond the grid is clipped to it
     whole, _ = dem.crop((left - 100, top - 1000, left + 1000, top + 100))
     assert whole.shape == dem.shape
+
+
+@pytest.mark.parametrize(("raise_ft", "declared", "met"), [(2.0, None, True), (0.5, None, False), (2.0, 100.0, False)])
+def test_cut_and_fill_from_a_proposed_grade(tmp_path, raise_ft, declared, met):
+    # existing: a 5 % plane; proposed: the same with a 100 x 100 ft pad raised `raise_ft` and a 50 x 50 ft
+    # cut 1 ft. Fill = 100 x 100 x raise / 27 cu yd, cut = 50 x 50 x 1 / 27 = 92.6 cu yd.
+    import numpy as np
+    from sitebuilder import write_dem
+
+    from geosite.dem import Dem
+    from geosite.testing import cell_centres
+
+    dem = inclined_plane(5.0, shape=(500, 500), cell=2.0)
+    x, y = cell_centres(dem.shape, dem.transform)
+    x0, y0 = dem.transform.c, dem.transform.f
+    z = dem.elevation_ft.copy()
+    z[(x > x0 + 400) & (x < x0 + 500) & (y < y0 - 500) & (y > y0 - 600)] += raise_ft
+    z[(x > x0 + 520) & (x < x0 + 570) & (y < y0 - 500) & (y > y0 - 550)] -= 1.0
+    project = {"cut_cy": declared} if declared is not None else {}
+    folder = make_site(
+        tmp_path / "s",
+        {"site_boundary": [rect(300, -700, 400, 300)], "disturbance": [rect(390, -610, 200, 120)]},
+        conf={"dem": {"path": "dem.tif", "vertical_unit": "us_ft", "proposed": "proposed.tif"}, "project": project},
+    )
+    write_dem(folder / "dem.tif", dem, dtype="float64")
+    write_dem(folder / "proposed.tif", Dem.from_array(z, dem.transform, dem.crs, "us_ft"), dtype="float64")
+    r = analyze(folder)
+    e = r["earthwork"]
+    assert e["fill_cy"] == pytest.approx(100 * 100 * raise_ft / 27, rel=1e-9)
+    assert e["cut_cy"] == pytest.approx(50 * 50 / 27, rel=1e-9)
+    t = next(t for t in r["applicability"]["triggers"] if t["rule"] == "cut_and_fill_volume")
+    assert t["met"] is met
+    assert e["decides_a4"] == ("measured" if declared is None else "declared")

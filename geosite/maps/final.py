@@ -21,6 +21,15 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
                            "of the existing site map")
     fpu = ctx.site.ft_per_unit
     has_relief = draw_relief(ctx, sheet, panel, None, label="Existing ", faint=True)
+    proposed = ctx.derived.get("proposed_contours")
+    if proposed is not None and len(proposed):
+        iv = ctx.interval_ft
+        minor = Style("line", f"Proposed contours, {iv:g} ft", edge="#1f5fa8", lw=0.45, z=2.2)
+        index = Style("line", f"Proposed index contours, every {iv * ctx.index_every:g} ft, labelled (ft)",
+                      edge="#123f73", lw=0.9, z=2.25)
+        L.draw_contours(sheet, proposed, minor, index)
+        panel.add(minor, minor.label)
+        panel.add(index, index.label)
     for name in ("lakes", "wetlands", "streams", "channels"):
         gdf = ctx.site_layer(name)
         if gdf is not None:
@@ -74,9 +83,12 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
         panel.add(STYLES["access_drives"], STYLES["access_drives"].label)
     draw_boundary(ctx, sheet, panel)
     panel.missing = absent
-    panel.notes.insert(0, "This sheet shows " + ("; ".join(shown) if shown else "no changes: the data marks none")
-                       + ". Final grades are not shown: no proposed-grade surface was submitted"
-                       + ("; contours are existing grades." if has_relief else "."))
+    if proposed is not None and len(proposed):
+        grades = ". Final grades: proposed contours (blue) from the submitted proposed-grade surface, over existing (brown)."
+    else:
+        grades = (". Final grades are not shown: no proposed-grade surface was submitted"
+                  + ("; contours are existing grades." if has_relief else "."))
+    panel.notes.insert(0, "This sheet shows " + ("; ".join(shown) if shown else "no changes: the data marks none") + grades)
     return panel, []
 
 
