@@ -427,3 +427,10 @@ def is_nan(v: Any) -> bool:
 
 
 __all__ = ["MapContext", "Panel", "make_context", "render", "shapely"]
+
+
+def faint_style(st: Style) -> Style:
+    """The grey, "existing, to remain" version of a style (same line dash and weight)."""
+    return Style(st.kind, st.label, face="#e5e5e5" if st.face != "none" else "none", edge="#777777",
+                 lw=st.lw, ls=st.ls, z=st.z)
+

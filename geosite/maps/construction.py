@@ -16,6 +16,7 @@ from geosite.maps.common import (
     area_text,
     draw_boundary,
     draw_relief,
+    faint_style,
     is_nan,
     make_context,
     render,
@@ -47,8 +48,7 @@ def draw_base(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
         gdf = status_filter(ctx.site_layer(name), keep)
         if gdf is not None:
             st = STYLES[name]
-            faint = Style(st.kind, st.label, face="#e5e5e5" if st.face != "none" else "none", edge="#777777",
-                          lw=st.lw, z=st.z)
+            faint = faint_style(st)
             L.draw_geoms(sheet, gdf.geometry.values, faint)
             panel.add(faint, "Existing " + st.label[0].lower() + st.label[1:])
     inlets = ctx.site_layer("storm_inlets")

@@ -10,7 +10,17 @@ from pathlib import Path
 import shapely
 
 from geosite.maps import layout as L
-from geosite.maps.common import MapContext, Panel, area_text, draw_boundary, draw_relief, make_context, render, status_filter
+from geosite.maps.common import (
+    MapContext,
+    Panel,
+    area_text,
+    draw_boundary,
+    draw_relief,
+    faint_style,
+    make_context,
+    render,
+    status_filter,
+)
 from geosite.maps.symbology import STYLES, Style
 
 HEADING = "PLAN OF FINAL SITE CONDITIONS"
@@ -61,8 +71,7 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
         new = status_filter(layer, keep_new)
         if old is not None:
             st = STYLES[name]
-            faint = Style(st.kind, st.label, face="#e5e5e5" if st.face != "none" else "none", edge="#777777",
-                          lw=st.lw, ls=st.ls, z=st.z)
+            faint = faint_style(st)
             L.draw_geoms(sheet, old.geometry.values, faint)
             panel.add(faint, "Existing " + st.label[0].lower() + st.label[1:] + ", to remain")
         if new is not None:
