@@ -179,3 +179,9 @@ def test_metre_crs_reports_feet(tmp_path):
     r = geosite.analyze(geosite.load_site(folder)).report
     assert r["disturbed"]["area_sqft"] == pytest.approx(5000 / 0.3048**2, rel=1e-12)
     assert r["units"]["length"] == "ft (international foot)"
+
+
+def test_belgium_each_silence_reported_once(tmp_path):
+    r = run(tmp_path, {"disturbance": [square_of_acres(2)]}, {"jurisdiction": "belgium"})
+    silent = [f["message"] for f in r["findings"] if "not specified by this chapter" in f["message"]]
+    assert silent and len(silent) == len(set(silent))
