@@ -135,7 +135,7 @@ def _fences(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
         return
     res.findings.append(Finding("filter_fence_location", "B(6)(c)[3]", c.p.section_name("requirements"), "info",
                                 f"Filter fence required along {summary['downslope_length_ft']:,.0f} ft of downslope and {summary['sideslope_length_ft']:,.0f} ft of sideslope edge"
-                                f", {summary['channel_length_ft']:,.0f} ft along channel edges and {summary['interior_length_ft']:,.0f} ft of interior rows (DNR 1056); {summary['total_length_ft']:,.0f} ft in all.",
+                                f" and {summary['channel_length_ft']:,.0f} ft along channel edges ({summary['total_length_ft']:,.0f} ft), plus {summary['interior_length_ft']:,.0f} ft of interior rows where the slope above a fence is longer than DNR 1056 allows.",
                                 required=True, values=summary))
     need = fence[fence["side"].isin(("downslope", "sideslope", "channel"))]
     if bmps is None:

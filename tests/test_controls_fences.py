@@ -31,6 +31,7 @@ def test_fence_on_downslope_and_side_edges_never_upslope(az):
     assert s["sideslope_length_ft"] == pytest.approx(2 * h, rel=1e-9)
     assert s["interior_length_ft"] == 0 and s["hook_length_ft"] == 0  # side fences already run upslope
     assert s["total_length_ft"] == pytest.approx(w + 2 * h, rel=0.02)
+    assert s["with_interior_length_ft"] == s["total_length_ft"]
     up = runs[runs.side == "upslope"]
     assert up["length_ft"].sum() == pytest.approx(w, rel=1e-9)
     # un-rotate: the downslope run lies on the bottom edge, the upslope run on the top edge
@@ -77,3 +78,13 @@ def test_hooks_turn_fence_ends_upslope():
     for g in hooks.geometry:  # each hook ends 10 ft further north (uphill) than it starts
         (x0, y0), (x1, y1) = g.coords
         assert y1 - y0 == pytest.approx(10.0) and x1 == pytest.approx(x0)
+
+
+def test_total_is_the_edge_fence_interior_rows_on_top():
+    # 5 %: DNR 1056 allows 50 ft of slope above a fence, so a 100 ft deep area gets one interior row
+    w, h = 200.0, 100.0
+    fence, _runs = _fence(5.0, 180.0, w, h)
+    s = fence_summary(fence)
+    assert s["total_length_ft"] == pytest.approx(w + 2 * h, rel=0.02)
+    assert s["interior_length_ft"] == pytest.approx(w, rel=0.03)
+    assert s["with_interior_length_ft"] == pytest.approx(s["total_length_ft"] + s["interior_length_ft"])

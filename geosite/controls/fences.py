@@ -468,11 +468,15 @@ def filter_fence(
 
 
 def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
-    """Lengths (ft) by side: downslope, sideslope, hook, channel, interior and total."""
+    """Lengths (ft) by side: downslope, sideslope, hook, channel, interior; ``total_length_ft`` is the
+    B(6)(c)[3] fence (downslope, sideslope and channel-edge runs with their end hooks); DNR 1056's interior
+    rows come on top, in ``with_interior_length_ft``."""
     out = {}
     for side in ("downslope", "sideslope", "hook", "channel", "interior"):
         out[f"{side}_length_ft"] = float(fence.loc[fence["side"] == side, "length_ft"].sum()) if len(fence) else 0.0
-    out["total_length_ft"] = float(fence["length_ft"].sum()) if len(fence) else 0.0
+    all_ft = float(fence["length_ft"].sum()) if len(fence) else 0.0
+    out["total_length_ft"] = all_ft - out["interior_length_ft"]
+    out["with_interior_length_ft"] = all_ft
     return out
 
 
