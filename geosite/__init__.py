@@ -22,7 +22,7 @@ Each takes a `Dem` (heights in feet, its own CRS), never a file name:
 
 - terrain: `slope_pct`, `hillshade`, `steep_slope_polygons`, `steep_area_sqft`, `contours`;
 - hydrology: `flow_grid` -> `FlowGrid`, `flow_accumulation`, `upslope_area` -> `UpslopeArea`,
-  `channels`, `sheetflow_velocity_fps`;
+  `upslope_area_dinf_sqft`, `channels`, `sheetflow_velocity_fps`;
 - controls: `filter_fence`, `fence_summary`, `stockpile_setbacks`;
 - areas from the vector layers: `measure_site` -> `SiteMeasurements` (site and disturbed area, phases,
   pipe, roads).
@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # pragma: no cover
         flow_grid,
         sheetflow_velocity_fps,
         upslope_area,
+        upslope_area_dinf_sqft,
     )
     from geosite.io.raster import read_dem
     from geosite.maps import (
@@ -110,6 +111,7 @@ _LAZY: dict[str, str] = {
     "FlowGrid": "geosite.hydrology",
     "flow_accumulation": "geosite.hydrology",
     "upslope_area": "geosite.hydrology",
+    "upslope_area_dinf_sqft": "geosite.hydrology",
     "UpslopeArea": "geosite.hydrology",
     "channels": "geosite.hydrology",
     "sheetflow_velocity_fps": "geosite.hydrology",

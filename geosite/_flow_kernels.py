@@ -648,3 +648,107 @@ def channel_segments(dirs, acc, threshold):
                 break
     offsets[s] = nv
     return verts[:nv].copy(), offsets, is_head, to_junction
+
+
+# ------------------------------------------------------------------------------------------- D-infinity
+
+# Tarboton (1997) facets, each between a cardinal neighbour k1 and the diagonal k2 next to it (indices
+# into DR/DC: 0 E, 1 SE, 2 S, 3 SW, 4 W, 5 NW, 6 N, 7 NE).
+FACET_CARD = np.array([0, 2, 2, 4, 4, 6, 6, 0], dtype=np.int64)
+FACET_DIAG = np.array([1, 1, 3, 3, 5, 5, 7, 7], dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def dinf_partition(filled, dirs, dx, dy, rec1, rec2, p1):
+    """D-infinity (Tarboton 1997) on the filled surface: each cell's flow splits between the two
+    neighbours bounding its steepest facet, ``p1`` (float64) to ``rec1`` and the rest to ``rec2`` (flat
+    indices; -1 = none). Cells with no downhill facet (flats), and edge or nodata-adjacent cells, keep
+    their D8 direction from ``dirs`` (``p1`` = 1; -1 where D8 drains out). Nodata: -1, -1."""
+    nr, nc = filled.shape
+    for r in range(nr):
+        for c in range(nc):
+            i = r * nc + c
+            rec1[i] = -1
+            rec2[i] = -1
+            p1[i] = 1.0
+            d = dirs[r, c]
+            if d == NODATA:
+                continue
+            e0 = filled[r, c]
+            best = 0.0
+            if not _is_seed(filled, r, c, nr, nc):
+                for f in range(8):
+                    k1 = FACET_CARD[f]
+                    k2 = FACET_DIAG[f]
+                    d1 = dx if DR[k1] == 0 else dy
+                    d2 = dy if DR[k1] == 0 else dx
+                    e1 = filled[r + DR[k1], c + DC[k1]]
+                    e2 = filled[r + DR[k2], c + DC[k2]]
+                    s1 = (e0 - e1) / d1
+                    s2 = (e1 - e2) / d2
+                    alpha = np.arctan2(d2, d1)
+                    ang = np.arctan2(s2, s1)
+                    if ang < 0.0:
+                        ang = 0.0
+                        s = s1
+                    elif ang > alpha:
+                        ang = alpha
+                        s = (e0 - e2) / np.sqrt(d1 * d1 + d2 * d2)
+                    else:
+                        s = np.sqrt(s1 * s1 + s2 * s2)
+                    if s > best:
+                        best = s
+                        rec1[i] = (r + DR[k1]) * nc + c + DC[k1]
+                        rec2[i] = (r + DR[k2]) * nc + c + DC[k2]
+                        p1[i] = (alpha - ang) / alpha
+            if best <= 0.0:  # flat, or a seed: the D8 direction (out of the grid when 0)
+                rec2[i] = -1
+                p1[i] = 1.0
+                rec1[i] = -1 if d == OUTLET else (r + DR[d - 1]) * nc + c + DC[d - 1]
+            if p1[i] >= 1.0:
+                rec2[i] = -1
+            elif p1[i] <= 0.0:
+                rec1[i] = rec2[i]
+                rec2[i] = -1
+                p1[i] = 1.0
+
+
+@njit(cache=True, nogil=True)
+def dinf_inflow(rec1, rec2, p1, inside, weight):
+    """Flow (in units of ``weight`` per cell, 1-element array for uniform) entering the ``inside`` cells
+    from outside them under the D-infinity split: each outside cell passes its own weight plus what it
+    receives; inside cells absorb what reaches them. Returns the total absorbed (the upslope area)."""
+    n = rec1.size
+    uniform = weight.size == 1 and n != 1
+    indeg = np.zeros(n, dtype=np.uint8)
+    for i in range(n):
+        if rec1[i] >= 0:
+            indeg[rec1[i]] += 1
+        if rec2[i] >= 0:
+            indeg[rec2[i]] += 1
+    acc = np.zeros(n, dtype=np.float64)
+    stack = np.empty(n, dtype=np.int64)
+    sn = 0
+    for i in range(n):
+        if indeg[i] == 0:
+            stack[sn] = i
+            sn += 1
+    absorbed = 0.0
+    while sn > 0:
+        sn -= 1
+        i = stack[sn]
+        if inside[i]:
+            absorbed += acc[i]
+            out = 0.0
+        else:
+            out = acc[i] + (weight[0] if uniform else weight[i])
+        for t in range(2):
+            j = rec1[i] if t == 0 else rec2[i]
+            if j < 0:
+                continue
+            acc[j] += out * (p1[i] if t == 0 else 1.0 - p1[i])
+            indeg[j] -= 1
+            if indeg[j] == 0:
+                stack[sn] = j
+                sn += 1
+    return absorbed

@@ -107,6 +107,10 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
                             "why": "the disturbed area lies outside the DEM"})
             continue
         up = hy.upslope_area(fg, g_dem, channel_threshold_sqft=threshold)
+        # the total by D-infinity (sheet flow's true direction, see hydrology.upslope_area_dinf_sqft);
+        # the concentrated part stays D8's (channels converge, where D8 is right)
+        area = hy.upslope_area_dinf_sqft(fg, g_dem)
+        sheet = max(area - up.channelized_area_sqft, 0.0)
         if len(chan) and len(hy.channels_originating_in(chan, g_dem)):
             originating_ids.append(fid)
         up_site = to_crs(up.to_geodataframe(), site.crs).geometry.iloc[0] if up.cell_count else None
@@ -115,11 +119,11 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         cover = cover or DEFAULT_COVER
         velocity = None
         why_v = ""
-        if up.sheetflow_area_sqft > 0 and np.isfinite(up.mean_slope_pct) and up.mean_slope_pct > 0 and rain_in:
+        if sheet > 0 and np.isfinite(up.mean_slope_pct) and up.mean_slope_pct > 0 and rain_in:
             velocity = hy.sheetflow_velocity_fps(cover, max(up.flow_length_ft, 1.0), rain_in, up.mean_slope_pct / 100.0)
-        elif up.sheetflow_area_sqft > 0:
+        elif sheet > 0:
             why_v = "no slope or rainfall depth to estimate a velocity"
-        over_area = area_limit is not None and up.sheetflow_area_sqft > float(area_limit)
+        over_area = area_limit is not None and sheet > float(area_limit)
         if area_limit is None or v_limit is None:
             diversion = None
         elif not over_area:
@@ -128,10 +132,12 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             diversion = True if velocity is None else velocity >= float(v_limit)
         entry = {
             "disturbance_id": fid,
-            "area_sqft": up.area_sqft,
-            "area_acres": up.area_acres,
-            "sheetflow_area_sqft": up.sheetflow_area_sqft,
+            "area_sqft": area,
+            "area_acres": area / 43_560.0,
+            "sheetflow_area_sqft": sheet,
             "channelized_area_sqft": up.channelized_area_sqft,
+            "area_d8_sqft": up.area_sqft,
+            "area_method": "D-infinity (Tarboton 1997) total; the channelized part by D8 entry cells; sheetflow = total - channelized",
             "channelized": bool(up.channelized),
             "mean_slope_pct": _num(up.mean_slope_pct),
             "flow_length_ft": _num(up.flow_length_ft),
@@ -150,7 +156,7 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         }
         upslope.append(entry)
         if up.cell_count:
-            polys.append({**{k: entry[k] for k in ("disturbance_id", "area_sqft", "sheetflow_area_sqft", "channelized",
+            polys.append({**{k: entry[k] for k in ("disturbance_id", "area_sqft", "area_d8_sqft", "sheetflow_area_sqft", "channelized",
                                                   "mean_slope_pct", "flow_length_ft", "land_cover", "velocity_fps")},
                           "geometry": up_site})
         if up.entry_points is not None and len(up.entry_points):

@@ -1,0 +1,55 @@
+"""D-infinity upslope areas on planes whose fall line is not a D8 direction, against the continuous
+answer (the square swept up the fall line to the DEM's edge), and equal to D8 where D8 is exact."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import shapely
+from shapely import affinity
+from shapely.geometry import box
+
+from geosite import _flow_kernels as fk
+from geosite import hydrology as hy
+from geosite.testing import inclined_plane
+
+
+def continuous_upslope(dem, square, azimuth_deg):
+    a = np.radians(azimuth_deg)
+    far = affinity.translate(square, -np.sin(a) * 5000, -np.cos(a) * 5000)
+    swept = shapely.convex_hull(shapely.union_all([square, far]))
+    return shapely.intersection(swept, box(*dem.bounds)).difference(square).area * dem.ft_per_unit**2
+
+
+@pytest.mark.parametrize(("az", "d8_err", "dinf_tol"), [(180, 0.0, 1e-9), (135, 0.011, 0.012), (170, 0.162, 0.05), (160, 0.286, 0.07), (100, 0.168, 0.05)])
+def test_dinf_follows_the_fall_line(az, d8_err, dinf_tol):
+    dem = inclined_plane(5.0, shape=(400, 400), cell=2.0, azimuth_deg=az)
+    fg = hy.flow_grid(dem)
+    x0, y0 = dem.transform.c, dem.transform.f
+    square = box(x0 + 350, y0 - 600, x0 + 450, y0 - 500)
+    true = continuous_upslope(dem, square, az)
+    d8 = hy.upslope_area(fg, square).area_sqft
+    dinf = hy.upslope_area_dinf_sqft(fg, square)
+    assert abs(d8 / true - 1) == pytest.approx(d8_err, abs=0.002)  # D8's error, measured
+    assert dinf / true == pytest.approx(1.0, abs=dinf_tol)
+
+
+def test_dinf_split_on_a_plane_is_the_facet_angle():
+    # a plane falling at azimuth 160 (20 deg east of south): Tarboton's facet angle is 20 deg, so every
+    # interior cell sends (45 - 20) / 45 of its flow to the south neighbour and the rest south-east
+    dem = inclined_plane(5.0, shape=(50, 50), cell=2.0, azimuth_deg=160)
+    rec1, rec2, p1 = hy.flow_grid(dem).dinf()
+    i = 25 * 50 + 25
+    assert {rec1[i], rec2[i]} == {26 * 50 + 25, 26 * 50 + 26}
+    share_s = p1[i] if rec1[i] == 26 * 50 + 25 else 1 - p1[i]
+    assert share_s == pytest.approx(25 / 45, rel=1e-9)
+
+
+def test_dinf_inflow_conserves_flow():
+    # everything on a south-falling plane reaches the second-to-last row, which absorbs it
+    dem = inclined_plane(5.0, shape=(40, 30), cell=2.0, azimuth_deg=180)
+    rec1, rec2, p1 = hy.flow_grid(dem).dinf()
+    inside = np.zeros(dem.shape, np.uint8)
+    inside[-2, 1:-1] = 1
+    got = fk.dinf_inflow(rec1, rec2, p1, inside.reshape(-1), np.ones(1))
+    assert got == pytest.approx(38 * 28, rel=1e-12)  # rows 0..37 over the 28 interior columns
