@@ -51,6 +51,17 @@ def _heap_push(keys, idx, n, key, value):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _push(arr, n, value):
+    """Append ``value`` to ``arr[:n]``, doubling the array when full. Returns the array and new count."""
+    if n == arr.size:
+        grown = np.empty(2 * max(n, 1), dtype=arr.dtype)
+        grown[:n] = arr[:n]
+        arr = grown
+    arr[n] = value
+    return arr, n + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _heap_add(hk, hi, hn, key, item):
     """Push onto the heap, doubling its arrays when full. Returns the (possibly new) arrays and size."""
     if hn == hk.size:
@@ -191,12 +202,7 @@ def priority_flood(z, filled, want_label, label):
                 if _has_lower_open_neighbour(zf, closed, rr, cc, nr, nc, zj):
                     hk, hi, hn = _heap_add(hk, hi, hn, zj, j)
                 else:
-                    if sn == st.size:
-                        s2 = np.empty(2 * sn, dtype=np.int64)
-                        s2[:sn] = st[:sn]
-                        st = s2
-                    st[sn] = j
-                    sn += 1
+                    st, sn = _push(st, sn, j)
     return filled
 
 
@@ -576,12 +582,7 @@ def spill_below(z, start, bound, visited, proven):
             if vf[j] or not zf[j] <= bound:
                 continue
             vf[j] = 1
-            if nt == touched.size:
-                t2 = np.empty(2 * nt, dtype=np.int64)
-                t2[:nt] = touched[:nt]
-                touched = t2
-            touched[nt] = j
-            nt += 1
+            touched, nt = _push(touched, nt, j)
             hk, hi, hn = _heap_add(hk, hi, hn, float(min(rr, nr - 1 - rr, cc, nc - 1 - cc)), j)
     for t in range(nt):
         vf[touched[t]] = 0
