@@ -43,34 +43,23 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
     # relief first (under everything)
     has_relief = draw_relief(ctx, sheet, panel, letter("contours"))
     # area layers, bottom up
-    veg = ctx.site_layer("vegetation")
-    if veg is not None:
-        st = STYLES["vegetation"]
-        L.draw_geoms(sheet, veg.geometry.values, st)
-        if "cover" in veg.columns:
-            L.label_polygons(sheet, veg, [_txt(c).replace("_", " ") for c in veg["cover"]], color="#4d7a3a")
-        panel.add(st, pre("vegetation") + st.label)
-    else:
-        missing("vegetation", "vegetative cover (layer vegetation)")
-    soils = ctx.site_layer("soils")
-    if soils is not None:
-        st = STYLES["soils"]
-        L.draw_geoms(sheet, soils.geometry.values, st)
-        if "musym" in soils.columns:
-            L.label_polygons(sheet, soils, [_txt(m) for m in soils["musym"]], color="#7a4f1c", size=7)
-        panel.add(st, pre("soils") + st.label)
-    else:
-        missing("soils", "soil types (layer soils)")
-    fp = ctx.site_layer("floodplain")
-    if fp is not None:
-        st = STYLES["floodplain"]
-        L.draw_geoms(sheet, fp.geometry.values, st)
-        if "zone" in fp.columns:
-            L.label_polygons(sheet, fp, [_txt(z).replace("100yr", "100-yr floodplain") for z in fp["zone"]],
-                             color=st.edge)
-        panel.add(st, pre("floodplain") + st.label + (" (label: zone)" if "zone" in fp.columns else ""))
-    else:
-        missing("floodplain", "floodplain, fringe and floodway (layer floodplain)")
+    # area layers, bottom up: (layer, label column, label text, label colour, size, legend note, if absent)
+    for name, col, text, color, size, note, what in (
+        ("vegetation", "cover", lambda v: _txt(v).replace("_", " "), "#4d7a3a", 6.5, "",
+         "vegetative cover (layer vegetation)"),
+        ("soils", "musym", _txt, "#7a4f1c", 7, "", "soil types (layer soils)"),
+        ("floodplain", "zone", lambda v: _txt(v).replace("100yr", "100-yr floodplain"), None, 6.5, " (label: zone)",
+         "floodplain, fringe and floodway (layer floodplain)"),
+    ):
+        gdf = ctx.site_layer(name)
+        if gdf is None:
+            missing(name, what)
+            continue
+        st = STYLES[name]
+        L.draw_geoms(sheet, gdf.geometry.values, st)
+        if col in gdf.columns:
+            L.label_polygons(sheet, gdf, [text(v) for v in gdf[col]], color=color or st.edge, size=size)
+        panel.add(st, pre(name) + st.label + (note if col in gdf.columns else ""))
     for name, what in (("wetlands", "wetlands"), ("lakes", "lakes and ponds"), ("streams", "streams"),
                        ("channels", "channels and ditches (layer channels)")):
         gdf = ctx.site_layer(name)
