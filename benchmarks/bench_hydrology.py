@@ -112,8 +112,8 @@ def _load(npy: str, cell: float, crs: str):
 
 def worker(engine: str, npy: str, cell: float, crs: str, out: str) -> None:
     dem = _load(npy, cell, crs)
-    import geosite._flow_kernels  # noqa: F401  (numba cache load is not the engine's cost)
-    from geosite.flow_engines import get_engine
+    import geosite.hydrology._kernels  # noqa: F401  (numba cache load is not the engine's cost)
+    from geosite.hydrology.engines import get_engine
 
     eng = get_engine(engine)
     # warm up on a small DEM: loads numba caches (ours and pyflwdir's) and imports, not timed

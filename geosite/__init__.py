@@ -75,7 +75,7 @@ if TYPE_CHECKING:  # pragma: no cover
         render_final_conditions,
         render_plan_maps,
     )
-    from geosite.measurements import SiteMeasurements, measure_site
+    from geosite.site import SiteMeasurements, measure_site
     from geosite.pipeline import AnalysisResult, analyze, write_outputs
     from geosite.review.check import CheckResult, check_submission, write_check_outputs
     from geosite.rules.engine import Evaluation, Finding, Trigger
@@ -98,8 +98,8 @@ _LAZY: dict[str, str] = {
     "analyze": "geosite.pipeline",
     "AnalysisResult": "geosite.pipeline",
     "write_outputs": "geosite.pipeline",
-    "measure_site": "geosite.measurements",
-    "SiteMeasurements": "geosite.measurements",
+    "measure_site": "geosite.site",
+    "SiteMeasurements": "geosite.site",
     # terrain
     "slope_pct": "geosite.terrain",
     "hillshade": "geosite.terrain",

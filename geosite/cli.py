@@ -106,10 +106,10 @@ def cli(ctx: click.Context, verbose: int, quiet: bool) -> None:
 @click.pass_context
 def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite, make_valid, strict, no_maps, sheet, scale_ft) -> None:
     """Analyze SITE_DIR: areas, slopes, drainage and the ordinance's findings, each with its section."""
-    from geosite.pipeline import analyze as run_analysis
-    from geosite.pipeline import write_outputs
     from geosite.errors import InputError, OutputError
     from geosite.io.output import check_output_dir
+    from geosite.pipeline import analyze as run_analysis
+    from geosite.pipeline import write_outputs
     from geosite.site import load_site
 
     quiet = ctx.obj["quiet"]

@@ -1,7 +1,15 @@
 """The analyze pipeline: Site → measurements → findings → outputs.
 
-Each stage is a function usable alone from a notebook; ``analyze`` runs them in order and
-``write_outputs`` writes report.json, report.md and derived.gpkg atomically.
+``analyze`` runs the stages in order, each adding to one :class:`~geosite.site.SiteMeasurements`:
+
+1. the site's vector layers (:func:`geosite.site.measure_site`);
+2. terrain on the DEM (:mod:`geosite.terrain.stage`): slopes, steep areas, contours, cut and fill;
+3. hydrology (:mod:`geosite.hydrology.stage`): flow routing, upslope areas, channels, runoff leaving;
+4. controls (:mod:`geosite.controls.stage`): where the ordinance wants controls, and the submitted ones;
+5. the rules (:func:`geosite.rules.engine.evaluate`): applicability, plan type, findings;
+
+then the report (:mod:`geosite.report`). ``write_outputs`` writes report.json, report.md and
+derived.gpkg (and the DXF and plan maps) atomically.
 """
 
 from __future__ import annotations
@@ -14,11 +22,13 @@ from typing import Any
 
 import geopandas as gpd
 
-from geosite.measurements import SiteMeasurements, measure_site
+from geosite.controls.stage import measure_controls
+from geosite.hydrology.stage import HYDRO_KEYS, measure_hydrology
 from geosite.report import build_report, render_markdown
 from geosite.rules.engine import Evaluation, evaluate
 from geosite.rules.profile import Profile, load_profile
-from geosite.site import Site
+from geosite.site import Site, SiteMeasurements, measure_site
+from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
 
 log = logging.getLogger(__name__)
 Step = Callable[[str], None]
@@ -52,11 +62,13 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     if site.dem_path is not None or site.dem_array is not None:
         step("reading the DEM")
         dem = site.read_dem(margin_ft=_dem_margin_ft(site, prof))
-    from geosite.pipeline_terrain import measure_terrain
-
-    extra.update(measure_terrain(site, prof, dem, m, step))
-    from geosite.pipeline_controls import measure_controls
-
+    if dem is None:
+        for key in TERRAIN_KEYS + HYDRO_KEYS:
+            m.set(key, None, "no DEM was given")
+    else:
+        extra.update(measure_slopes(site, prof, dem, m, step))
+        extra.update(measure_earthwork(site, prof, dem, m, step))
+        extra.update(measure_hydrology(site, prof, dem, m, step))
     controls = measure_controls(site, prof, dem, m.flow_grid, m, step)
     extra.update(controls.report)
     step("evaluating the rules")

@@ -7,10 +7,9 @@ from collections import defaultdict
 from typing import Any
 
 from geosite import __version__
-from geosite.measurements import SiteMeasurements
 from geosite.rules.engine import Evaluation, fmt
 from geosite.rules.profile import Profile
-from geosite.site import Site
+from geosite.site import Site, SiteMeasurements
 
 
 def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluation, extra: dict[str, Any] | None = None) -> dict[str, Any]:

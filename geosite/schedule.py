@@ -728,8 +728,8 @@ def counting_rules(profile: Profile, calendar: HolidayCalendar | None = None) ->
 def plan_type_of(site: Any, profile: Profile) -> str | None:
     """'full', 'statement', 'both' or None, from the disturbed area and the profile's ``[plan_type]``
     (the rules engine's own decision, thresholds compared the same way)."""
-    from geosite.measurements import area_sqft, disturbed_geometry
     from geosite.rules.engine import plan_type
+    from geosite.site.measurements import area_sqft, disturbed_geometry
     from geosite.units import SQFT_PER_ACRE
 
     geom = disturbed_geometry(site) if site.layer("disturbance") is not None else None

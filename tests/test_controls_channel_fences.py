@@ -8,9 +8,9 @@ import pytest
 import shapely
 from shapely.geometry import box
 
-from geosite.controls.fences import filter_fence, fence_summary
+from geosite.controls.fences import fence_summary, filter_fence
 from geosite.hydrology import channels, flow_grid
-from geosite.testing import ORIGIN, CRS_US_FT, v_valley
+from geosite.testing import CRS_US_FT, ORIGIN, v_valley
 
 
 def test_fence_stops_at_the_channel_and_follows_its_edges():

@@ -6,11 +6,11 @@ import pyogrio
 import pytest
 from shapely.geometry import LineString, Point, box
 
+from geosite.controls.stage import measure_controls
 from geosite.hydrology import flow_grid
-from geosite.measurements import measure_site
-from geosite.pipeline_controls import measure_controls
 from geosite.rules.profile import load_profile
 from geosite.site import site_from_frames
+from geosite.site.measurements import measure_site
 from geosite.testing import inclined_plane
 
 X, Y = 500_000.0, 199_400.0

@@ -6,7 +6,7 @@ import geopandas as gpd
 import pytest
 from sitebuilder import line, rect
 
-from geosite.controls.basins import tracking_pads
+from geosite.controls.tracking import tracking_pads
 
 
 @pytest.mark.parametrize(("pad_ft", "ok"), [(30.0, False), (49.0, False), (50.0, True), (60.0, True)])

@@ -9,8 +9,8 @@ import shapely
 from shapely import affinity
 from shapely.geometry import box
 
-from geosite import _flow_kernels as fk
 from geosite import hydrology as hy
+from geosite.hydrology import _kernels as fk
 from geosite.testing import inclined_plane
 
 

@@ -10,7 +10,7 @@ import heapq
 import numpy as np
 import pytest
 
-from geosite import _flow_kernels as fk
+from geosite.hydrology import _kernels as fk
 
 
 def reference_fill(z: np.ndarray) -> np.ndarray:

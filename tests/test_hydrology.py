@@ -17,7 +17,7 @@ from affine import Affine
 from geosite import hydrology as h
 from geosite.dem import Dem
 from geosite.errors import InputError
-from geosite.flow_engines import available_engines, get_engine
+from geosite.hydrology.engines import available_engines, get_engine
 from geosite.testing import CRS_M, CRS_US_FT, cone, inclined_plane, v_valley
 
 UNIT_COMBOS = [(CRS_US_FT, "us_ft"), (CRS_US_FT, "m"), (CRS_M, "m"), (CRS_M, "ft")]

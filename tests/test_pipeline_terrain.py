@@ -65,7 +65,8 @@ def test_contours_layer_at_five_feet(tmp_path):
     folder = make_site(tmp_path / "s", {"site_boundary": [rect(300, -700, 300, 200)]}, dem=dem)
     import pyogrio
 
-    from geosite.pipeline import analyze as run, write_outputs
+    from geosite.pipeline import analyze as run
+    from geosite.pipeline import write_outputs
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

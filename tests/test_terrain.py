@@ -259,7 +259,9 @@ def test_plane_contours_are_straight_at_the_right_spacing(crs: str, vu: str, smo
 def test_oblique_plane_contours_are_stitched_across_tiles(monkeypatch: pytest.MonkeyPatch) -> None:
     # regression: with 96-cell tiles contourpy put three seam vertices of this plane a last bit off
     # the seam (95.99999999999999), and those contours came out in two pieces
-    monkeypatch.setattr(terrain, "_CONTOUR_TILE", 96)
+    import geosite.terrain.contour as contour_module
+
+    monkeypatch.setattr(contour_module, "_CONTOUR_TILE", 96)
     dem = inclined_plane(8.0, shape=(2048, 2048), cell=3.0, azimuth_deg=160.0)
     gdf = terrain.contours(dem, interval_ft=5.0, smooth=False)
     assert len(gdf) == 125 and gdf["elevation_ft"].is_unique

@@ -1,12 +1,32 @@
-"""Where the ordinance wants controls: filter fence, stockpile setbacks, sediment basins, inlet
-protection, tracking pads, diversions, and the submitted controls against them. Each function takes
-GeoDataFrames plus a :class:`~geosite.dem.Dem` / :class:`~geosite.hydrology.FlowGrid` and is usable alone;
-:func:`geosite.pipeline_controls.measure_controls` runs them for the analyze pipeline."""
+"""Controls: where the ordinance wants erosion controls, and whether a submitted plan has them.
 
-from geosite.controls.basins import basin_location, diversions, inlet_protection, tracking_pads
-from geosite.controls.fences import classify_boundary, fence_summary, filter_fence, interior_rows, max_slope_length_ft
+- :mod:`~geosite.controls.fences`: filter fence along the downslope and sideslope edges (B(6)(c)[3],
+  DNR 1056), end hooks, interior rows, channel-edge fences;
+- :mod:`~geosite.controls.setbacks`: stockpile setbacks from downslope roads and waters (B(6)(e));
+- :mod:`~geosite.controls.basins`: the sediment basin or trap at the lowest outlet (B(6)(c)[2], DNR 1063/1064);
+- :mod:`~geosite.controls.inlets`: storm drain inlet protection (B(4), DNR 1060);
+- :mod:`~geosite.controls.tracking`: tracking pads where drives meet roads (B(3), DNR 1057);
+- :mod:`~geosite.controls.diversion`: diversions above disturbed areas receiving sheetflow (B(6)(a));
+- :mod:`~geosite.controls.submitted`: the submitted ``bmps`` layer measured against all of these;
+- :mod:`~geosite.controls.stage`: the controls stage of ``analyze`` (findings and layers).
+
+Each function takes GeoDataFrames plus a :class:`~geosite.dem.Dem` / :class:`~geosite.hydrology.FlowGrid`
+and is usable alone.
+"""
+
+from geosite.controls.basins import basin_location
+from geosite.controls.diversion import diversions
+from geosite.controls.fences import (
+    classify_boundary,
+    fence_summary,
+    filter_fence,
+    interior_rows,
+    max_slope_length_ft,
+)
+from geosite.controls.inlets import inlet_protection
 from geosite.controls.setbacks import is_downslope, stockpile_setbacks
 from geosite.controls.submitted import fence_coverage, protected
+from geosite.controls.tracking import tracking_pads
 
 __all__ = [
     "basin_location",

@@ -33,8 +33,9 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString
 
-from geosite.controls import _grid
+from geosite import grid
 from geosite.dem import Dem
+from geosite.hydrology.flow import downhill_field, receivers, sample_vectors
 
 if TYPE_CHECKING:
     import geopandas as gpd
@@ -138,7 +139,7 @@ def classify_boundary(
     import geopandas as gpd
 
     surface, dirs = _surface(dem, fg)
-    ux, uy = _grid.downhill_field(surface, dem, dirs)
+    ux, uy = downhill_field(surface, dem, dirs)
     spacing = (spacing_ft or min(dem.cell_x_ft, dem.cell_y_ft)) / dem.ft_per_unit
     cell = min(abs(dem.transform.a), abs(dem.transform.e))
     cos_lo = math.cos(math.radians(90.0 - tolerance_deg))
@@ -156,7 +157,7 @@ def classify_boundary(
         nx, ny = d[:, 1] / seg, -d[:, 0] / seg  # outward normal: right of travel
         mid = (a + b) / 2
         px, py = mid[:, 0] - nx * 0.5 * cell, mid[:, 1] - ny * 0.5 * cell
-        vx, vy = _grid.sample_vectors(ux, uy, dem, px, py)
+        vx, vy = sample_vectors(ux, uy, dem, px, py)
         cosang = nx * vx + ny * vy
         nov = (vx == 0) & (vy == 0)
         labels = np.where(cosang > cos_lo, "downslope", np.where(cosang < cos_hi, "upslope", "sideslope"))
@@ -232,7 +233,7 @@ def _hooks(runs: gpd.GeoDataFrame, ux: np.ndarray, uy: np.ndarray, dem: Dem, hoo
         for p, q in ((first[0], first[1]), (last[-1], last[-2])):
             t = p - q  # pointing out of the chain at its end
             tn = np.hypot(*t)
-            vx, vy = _grid.sample_vectors(ux, uy, dem, np.array([p[0]]), np.array([p[1]]))
+            vx, vy = sample_vectors(ux, uy, dem, np.array([p[0]]), np.array([p[1]]))
             up = np.array([-vx[0], -vy[0]])
             if tn == 0 or not np.hypot(*up) > 0:
                 continue
@@ -254,7 +255,7 @@ def interior_rows(
 
     from geosite.terrain import slope_pct
 
-    inside = _grid.rasterize(polygon, dem)
+    inside = grid.rasterize(polygon, dem)
     if not inside.any():
         return []
     rows_i, cols_i = np.nonzero(inside)
@@ -270,7 +271,7 @@ def interior_rows(
     slope = slope_pct(Dem(filled, sub.transform, sub.crs, sub.ft_per_unit, sub.vertical_unit, sub.source))
     slope = np.where(np.isfinite(slope), slope, 0.0)
     lmax = max_slope_length_ft(slope, table)
-    rr, rc, has = _grid.receivers(dirs)
+    rr, rc, has = receivers(dirs)
     recv_in = has & ins[rr, rc]
     w_self = 1.0 / lmax
     # flow distance of a D8 step is measured along the gradient: drop / slope (exact on a plane
@@ -279,8 +280,8 @@ def interior_rows(
     # receiver is outside but whose downhill ray stays inside for 1.5 cells (flow running along a
     # sideslope edge) is routed instead to its steepest lower neighbour inside the area.
     cand_r, cand_c = np.nonzero(ins & ~recv_in)
-    ex, ey = _grid.centres(sub, cand_r, cand_c)
-    ux, uy = _grid.downhill_field(filled, sub, dirs)
+    ex, ey = grid.centres(sub, cand_r, cand_c)
+    ux, uy = downhill_field(filled, sub, dirs)
     vx, vy = ux[cand_r, cand_c], uy[cand_r, cand_c]
     cellu = max(abs(sub.transform.a), abs(sub.transform.e))
     rays = shapely.linestrings(np.stack([np.column_stack([ex, ey]), np.column_stack([ex + vx * 1.5 * cellu, ey + vy * 1.5 * cellu])], axis=1))
@@ -315,7 +316,7 @@ def interior_rows(
     top = np.nanmax(d) if np.isfinite(d).any() else 0.0
     if not top > 1.0:
         return []
-    x, y = _grid.centres(sub, *np.mgrid[0 : ins.shape[0], 0 : ins.shape[1]])
+    x, y = grid.centres(sub, *np.mgrid[0 : ins.shape[0], 0 : ins.shape[1]])
     gen = contourpy.contour_generator(x, y, np.ma.masked_invalid(d), line_type="Separate")
     out: list[LineString] = []
     for level in range(1, int(math.floor(top)) + 1):
@@ -336,7 +337,7 @@ def _inside_receiver(filled: np.ndarray, ins: np.ndarray, dem: Dem) -> tuple[np.
     pad = np.pad(filled, 1, constant_values=np.nan)
     pin = np.pad(ins, 1, constant_values=False)
     for k in range(8):
-        dr, dc = int(_grid.DR[k]), int(_grid.DC[k])
+        dr, dc = int(grid.DR[k]), int(grid.DC[k])
         nb = pad[1 + dr : 1 + dr + nr, 1 + dc : 1 + dc + nc]
         nb_in = pin[1 + dr : 1 + dr + nr, 1 + dc : 1 + dc + nc]
         with np.errstate(invalid="ignore"):
@@ -427,7 +428,7 @@ def filter_fence(
 
     fg = fg or flow_grid(dem)
     geoms, ids, out_crs = _geoms_in_dem_crs(polygons, dem)
-    ux, uy = _grid.downhill_field(fg.filled_ft, dem, fg.directions)
+    ux, uy = downhill_field(fg.filled_ft, dem, fg.directions)
     fence_rows: dict[str, list[Any]] = {"side": [], "polygon_id": [], "geometry": []}
     all_runs = []
     chan = None
@@ -459,8 +460,8 @@ def filter_fence(
         if all_runs
         else gpd.GeoDataFrame({"side": [], "length_ft": [], "polygon_id": []}, geometry=[], crs=dem.crs)
     )
-    fence = _grid.to_crs(fence, out_crs)
-    runs_all = _grid.to_crs(runs_all, out_crs)
+    fence = grid.to_crs(fence, out_crs)
+    runs_all = grid.to_crs(runs_all, out_crs)
     fpu = _ft_per_unit(out_crs, dem)
     fence["length_ft"] = fence.geometry.length * fpu
     runs_all["length_ft"] = runs_all.geometry.length * fpu
@@ -493,7 +494,7 @@ def _geoms_in_dem_crs(polygons: Any, dem: Dem) -> tuple[list[Any], list[Any], An
     if isinstance(polygons, BaseGeometry):
         return [polygons], [1], dem.crs
     crs = polygons.crs or dem.crs
-    gs = _grid.to_crs(polygons, dem.crs)
+    gs = grid.to_crs(polygons, dem.crs)
     ids = list(polygons["id"]) if hasattr(polygons, "columns") and "id" in polygons.columns else list(range(1, len(polygons) + 1))
     return list(gs.geometry), ids, crs
 

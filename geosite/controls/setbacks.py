@@ -26,8 +26,9 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString
 
-from geosite.controls import _grid
+from geosite import grid
 from geosite.dem import Dem
+from geosite.hydrology.flow import downhill_field, trace_down
 from geosite.io.output import py_scalar
 
 if TYPE_CHECKING:
@@ -53,20 +54,20 @@ def is_downslope(
     paths = _paths if _paths is not None else _flow_paths(pile, dem, fg, trace_ft)
     if paths.size:
         rows, cols = np.divmod(paths, dem.shape[1])
-        x, y = _grid.centres(dem, rows, cols)
+        x, y = grid.centres(dem, rows, cols)
         near = shapely.dwithin(feature, shapely.points(x, y), 0.75 * cellu)
         if np.any(near):
             return True, "flow reaches it"
     p_pile, p_feat = shapely.ops.nearest_points(pile, feature)
     ring = shapely.segmentize(pile.boundary, cellu)
     edge = np.asarray(shapely.get_coordinates(ring))
-    z_edge = np.nanmin(_grid.elevation_at(dem, edge[:, 0], edge[:, 1]))
-    z_feat = float(_grid.elevation_at(dem, np.array([p_feat.x]), np.array([p_feat.y]))[0])
+    z_edge = np.nanmin(grid.elevation_at(dem, edge[:, 0], edge[:, 1]))
+    z_feat = float(grid.elevation_at(dem, np.array([p_feat.x]), np.array([p_feat.y]))[0])
     if not (np.isfinite(z_edge) and np.isfinite(z_feat)) or not z_feat < z_edge - tolerance_ft:
         return False, "not downslope"
     line = shapely.segmentize(LineString([p_pile, p_feat]), cellu)
     pts = np.asarray(line.coords)
-    prof = _grid.elevation_at(dem, pts[:, 0], pts[:, 1])
+    prof = grid.elevation_at(dem, pts[:, 0], pts[:, 1])
     prof = prof[np.isfinite(prof)]
     if prof.size >= 2 and prof[-1] < prof[0] and np.max(prof) <= prof[0] + tolerance_ft:
         return True, "lower and facing"
@@ -74,10 +75,10 @@ def is_downslope(
 
 
 def _flow_paths(pile: Any, dem: Dem, fg: FlowGrid, trace_ft: float) -> np.ndarray:
-    mask = _grid.rasterize(pile, dem)
+    mask = grid.rasterize(pile, dem)
     rows, cols = np.nonzero(mask)
     steps = int(np.ceil(trace_ft / min(dem.cell_x_ft, dem.cell_y_ft)))
-    return _grid.trace_down(fg.directions, rows, cols, steps) if rows.size else np.array([], np.int64)
+    return trace_down(fg.directions, rows, cols, steps) if rows.size else np.array([], np.int64)
 
 
 def stockpile_setbacks(
@@ -117,10 +118,10 @@ def stockpile_setbacks(
 
     crs = piles.crs
     fpu = feet_per_crs_unit(crs, "stockpiles")
-    piles_dem = _grid.to_crs(piles, dem.crs)
+    piles_dem = grid.to_crs(piles, dem.crs)
     feats = {k: v for k, v in features.items() if v is not None and len(v)}
-    feats_dem = {k: _grid.to_crs(v, dem.crs) for k, v in feats.items()}
-    ux, uy = _grid.downhill_field(fg.filled_ft, dem, fg.directions)
+    feats_dem = {k: grid.to_crs(v, dem.crs) for k, v in feats.items()}
+    ux, uy = downhill_field(fg.filled_ft, dem, fg.directions)
     report: list[dict[str, Any]] = []
     fence_rows: dict[str, list[Any]] = {"pile_id": [], "geometry": []}
     for i in range(len(piles)):
@@ -164,7 +165,7 @@ def stockpile_setbacks(
         geometry=list(piles.geometry.buffer(min_setback_ft / fpu)),
         crs=crs,
     )
-    fences = _grid.to_crs(gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs), crs)
+    fences = grid.to_crs(gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs), crs)
     fences["length_ft"] = fences.geometry.length * fpu
     return report, zones, fences
 

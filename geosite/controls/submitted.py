@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import shapely
 
-from geosite.controls import _grid
+from geosite import grid
 
 if TYPE_CHECKING:
     import geopandas as gpd
@@ -76,7 +76,7 @@ def fence_coverage(
     crs = required.crs
     fpu = feet_per_crs_unit(crs, "required fence")
     fences = bmps_of(bmps, FENCE_TYPES)
-    fence_u = _grid.to_crs(fences, crs).geometry.union_all() if fences is not None and len(fences) else None
+    fence_u = grid.to_crs(fences, crs).geometry.union_all() if fences is not None and len(fences) else None
     tol = tolerance_ft / fpu
     rows: dict[str, list[Any]] = {"side": [], "polygon_id": [], "geometry": []}
     req_len = 0.0
@@ -110,5 +110,5 @@ def protected(points: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame | None, types: tu
     if got is None or not len(got):
         return np.zeros(len(points), bool)
     fpu = feet_per_crs_unit(points.crs, "points")
-    u = _grid.to_crs(got, points.crs).geometry.union_all()
+    u = grid.to_crs(got, points.crs).geometry.union_all()
     return np.array([g.distance(u) * fpu <= search_ft for g in points.geometry], bool)

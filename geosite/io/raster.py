@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import rasterio
+from pyproj import CRS
 from rasterio.errors import RasterioIOError
 from rasterio.windows import Window, from_bounds
 
@@ -67,3 +68,10 @@ def read_heights(src, window=None) -> np.ndarray:
             z[src.read_masks(1, window=window) == 0] = np.nan
     return z
 
+
+def raster_crs(path: str | Path) -> CRS:
+    """The CRS of a raster file; none is a :class:`~geosite.errors.CRSError`."""
+    with rasterio.open(path) as src:
+        if src.crs is None:
+            raise CRSError(f"DEM {path}: has no CRS; assign one before use")
+        return CRS.from_user_input(src.crs)

@@ -111,7 +111,7 @@ class MapContext:
             return None
         import rasterio
 
-        from geosite.site import _bounds_in
+        from geosite.grid import bounds_in as _bounds_in
 
         left, bottom, right, top = _bounds_in(self.site.boundary.bounds, margin_ft / self.site.ft_per_unit,
                                               self.site.crs, dem.crs)

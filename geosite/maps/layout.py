@@ -19,12 +19,13 @@ from typing import Any
 
 import numpy as np
 import shapely
+from matplotlib import patheffects
 from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Polygon as MplPolygon, Rectangle
+from matplotlib.patches import Polygon as MplPolygon
+from matplotlib.patches import Rectangle
 from matplotlib.path import Path as MplPath
-from matplotlib import patheffects
 from shapely.geometry import box
 
 from geosite.maps.sheets import SheetPlan, Tile

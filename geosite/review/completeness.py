@@ -258,7 +258,7 @@ def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str)
     if margin is not None:
         from shapely.geometry import box
 
-        from geosite.site import _bounds_in
+        from geosite.grid import bounds_in as _bounds_in
 
         b = _bounds_in(info["bounds"], 0.0, info["crs"], site.crs) if not info["crs"].equals(site.crs) else info["bounds"]
         need = site.boundary.buffer(float(margin) / site.ft_per_unit, join_style="mitre")

@@ -52,11 +52,11 @@ def _cite(profile: Profile, key: str) -> str:
 
 def read_raw_layers(site: Site, conf: dict[str, Any]) -> dict[str, gpd.GeoDataFrame]:
     """The layers as submitted (before reprojection and repair), keyed by geosite layer name."""
-    from geosite.site import _read_layers
+    from geosite.site.loading import read_layers
 
     if site.root is None:
         return {}
-    raw = _read_layers(site.root, conf.get("layers", {}) or {}, [], [])
+    raw = read_layers(site.root, conf.get("layers", {}) or {}, [], [])
     return {k: gdf for k, (gdf, _src) in raw.items()}
 
 

@@ -22,12 +22,11 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
-from geosite.controls._grid import to_crs
 from geosite.dem import Dem
-from geosite.measurements import SiteMeasurements
+from geosite.grid import inside_mask, to_crs, to_dem_crs
 from geosite.rules.engine import fmt
 from geosite.rules.profile import Profile
-from geosite.site import Site
+from geosite.site import Site, SiteMeasurements
 
 HYDRO_KEYS = (
     "hydrology.runoff_leaves_site",
@@ -58,7 +57,6 @@ def predominant_cover(site: Site, area_site_crs) -> tuple[str | None, str]:
 def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:
     """Route the DEM, then measure upslope areas per disturbed polygon and the channel network."""
     from geosite import hydrology as hy
-    from geosite.pipeline_terrain import to_dem_crs
 
     threshold = float(profile.value("terrain", "channel_threshold_sqft", hy.DEFAULT_CHANNEL_THRESHOLD_SQFT))
     area_limit = profile.value("controls", "sheetflow_area_sqft")
@@ -237,8 +235,7 @@ def runoff_leaves_site(fg, disturbed_dem_crs, boundary_dem_crs, rain_in: float |
     filled surface); closed depressions inside the site that hold the design storm
     (:func:`retaining_depressions`) stop the flow. Runoff leaves when a marked cell lies outside the
     site, or drains off the DEM (edge or nodata) from inside it."""
-    from geosite import _flow_kernels as fk
-    from geosite.pipeline_terrain import inside_mask
+    from geosite.hydrology import _kernels as fk
 
     dem = fg.dem
     weight = inside_mask(disturbed_dem_crs, dem).astype(np.float64)

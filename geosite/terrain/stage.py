@@ -14,11 +14,10 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from geosite.controls._grid import geom_to_crs, to_crs
 from geosite.dem import Dem
-from geosite.measurements import SiteMeasurements
+from geosite.grid import inside_mask, to_crs, to_dem_crs
 from geosite.rules.profile import Profile
-from geosite.site import Site
+from geosite.site import Site, SiteMeasurements
 
 TERRAIN_KEYS = (
     "slopes.steep_area_sqft",
@@ -26,18 +25,6 @@ TERRAIN_KEYS = (
     "slopes.max_slope_pct",
     "slopes.max_disturbed_slope_pct",
 )
-
-
-def to_dem_crs(geom: BaseGeometry, site: Site, dem: Dem) -> BaseGeometry:
-    """A site-CRS geometry in the DEM's CRS."""
-    return geom_to_crs(geom, site.crs, dem.crs)
-
-
-def inside_mask(geom: BaseGeometry, dem: Dem) -> np.ndarray:
-    """Cells whose centre lies inside ``geom`` (DEM CRS)."""
-    from rasterio.features import geometry_mask
-
-    return geometry_mask([geom], out_shape=dem.shape, transform=dem.transform, invert=True)
 
 
 def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:
@@ -122,20 +109,6 @@ def _to_site(gdf: gpd.GeoDataFrame, site: Site, clip: BaseGeometry | None = None
         if "area_sqft" in out.columns:
             out["area_sqft"] = out.geometry.area * site.ft_per_unit**2
     return out.reset_index(drop=True)
-
-
-def measure_terrain(site: Site, profile: Profile, dem: Dem | None, m: SiteMeasurements, step) -> dict[str, Any]:
-    """Run every DEM-based measurement; without a DEM, mark them not assessed."""
-    from geosite.pipeline_hydrology import HYDRO_KEYS, measure_hydrology
-
-    if dem is None:
-        for key in TERRAIN_KEYS + HYDRO_KEYS:
-            m.set(key, None, "no DEM was given")
-        return {}
-    extra = measure_slopes(site, profile, dem, m, step)
-    extra.update(measure_earthwork(site, profile, dem, m, step))
-    extra.update(measure_hydrology(site, profile, dem, m, step))
-    return extra
 
 
 def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:

@@ -1,34 +1,11 @@
-"""Hydrology on a :class:`~geosite.dem.Dem`: depression filling, D8 flow routing and accumulation, the
-area draining onto a disturbed polygon, channels, and TR-55 sheet flow velocity.
-
-Conventions
------------
-* Depressions are filled (priority flood); the DEM edge **and every nodata cell** are outlets, never
-  walls: water reaching a hole in the data leaves there.
-* D8 steepest descent with true cell sizes in feet (cells may be non-square): the drop to a diagonal
-  neighbour is divided by the diagonal distance. Edge and nodata-adjacent cells drain out when the
-  extrapolated outside drop is the steepest, or when they have no lower neighbour. Flats (filled
-  depressions included) drain to their outlet along the shortest path across the flat.
-* Accumulation is float64: exact cell counts to 2**53; areas = counts x cell area (sq ft).
-
-What is hand-written and why (the project rule: prefer a well-kept library, write by hand only what no
-library does well enough). Measured on closed-form surfaces and in benchmarks/bench_hydrology.py:
-pyflwdir's ``from_dem`` routes an inclined plane along its lowest edge into one outlet; richdem 0.3.4
-does not build on Python 3.10+ (and its D8 has no diagonal distance correction, edges pass no flow);
-topotoolbox is right on planes but accumulates in float32 (exact only to 2**24 cells), carves instead
-of filling, and gives no hook for a windowed, certified computation; pysheds 0.5 breaks on numpy 2.
-So the kernels (:mod:`geosite._flow_kernels`, numba, compiled once and cached on disk, never at
-import) are ours; topotoolbox and pyflwdir remain available as independent engines
-(:mod:`geosite.flow_engines`) and are checked against in the tests and the benchmark.
-
-Vectors (shapely geometries, GeoDataFrames) are in the DEM's CRS.
-"""
+"""The land outside a polygon that drains into it (upslope area), by D8 on a certified window of the DEM
+or on the whole grid, and its D-infinity total (Tarboton 1997). Vectors are in the DEM's CRS."""
 
 from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,6 +13,7 @@ from affine import Affine
 
 from geosite.dem import Dem
 from geosite.errors import GeometryError, InputError
+from geosite.hydrology.flow import FlowGrid, flow_grid
 
 if TYPE_CHECKING:
     import geopandas as gpd
@@ -46,105 +24,6 @@ log = logging.getLogger(__name__)
 #: Default area above which flow entering a polygon counts as channelized (concentrated), sq ft.
 #: A modelling choice, not an ordinance number: jurisdiction profiles should set their own.
 DEFAULT_CHANNEL_THRESHOLD_SQFT = 43_560.0
-
-#: Maximum sheet flow length TR-55 allows, ft (USDA NRCS 1986, TR-55 ch. 3; many agencies use 100 ft).
-TR55_MAX_SHEETFLOW_LENGTH_FT = 300.0
-
-#: Manning's roughness for sheet flow, by land cover: USDA NRCS (1986) Urban Hydrology for Small
-#: Watersheds, TR-55, Table 3-1 ("Roughness coefficients (Manning's n) for sheet flow"): smooth surfaces
-#: (concrete, asphalt, gravel, bare soil) 0.011; fallow, no residue 0.05; cultivated soils, residue
-#: cover > 20 % 0.17; short-grass prairie 0.15; dense grasses 0.24; woods, light underbrush 0.40; woods,
-#: dense underbrush 0.80. ("bare_soil" takes the fallow value, as DESIGN.md does.)
-MANNING_N_SHEETFLOW: dict[str, float] = {
-    "pavement": 0.011,
-    "bare_soil": 0.05,
-    "short_grass": 0.15,
-    "crops": 0.17,
-    "dense_grass": 0.24,
-    "light_woods": 0.40,
-    "dense_woods": 0.80,
-}
-
-
-# ---------------------------------------------------------------------------------------------------
-# whole-grid routing
-
-
-@dataclass(eq=False)
-class FlowGrid:
-    """Conditioned D8 routing of a whole DEM; compute once with :func:`flow_grid`, query many times.
-
-    Attributes
-    ----------
-    dem : the DEM routed.
-    filled_ft : depression-filled heights, ft (NaN = nodata).
-    directions : uint8 D8 codes: 1..8 = E, SE, S, SW, W, NW, N, NE; 0 = drains out of the grid or into
-        nodata; 255 = nodata.
-    """
-
-    dem: Dem
-    filled_ft: np.ndarray
-    directions: np.ndarray
-    _acc: np.ndarray | None = field(default=None, repr=False)
-    _dinf: tuple | None = field(default=None, repr=False)
-
-    def accumulation_cells(self) -> np.ndarray:
-        """Contributing cells of every cell, itself included (float64, NaN on nodata); cached."""
-        if self._acc is None:
-            from geosite import _flow_kernels as fk
-
-            acc = np.empty(self.directions.shape, dtype=np.float64)
-            fk.accumulate(self.directions, np.ones(1), acc)
-            self._acc = acc
-        return self._acc
-
-    def accumulation_sqft(self) -> np.ndarray:
-        """Contributing area of every cell, itself included, sq ft."""
-        return self.accumulation_cells() * self.dem.cell_area_sqft
-
-    def dinf(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """D-infinity split of every cell (flat indices ``rec1``, ``rec2`` and the share ``p1`` to
-        ``rec1``; see :func:`geosite._flow_kernels.dinf_partition`); cached."""
-        if self._dinf is None:
-            from geosite import _flow_kernels as fk
-
-            n = self.directions.size
-            rec1 = np.empty(n, dtype=np.int64)
-            rec2 = np.empty(n, dtype=np.int64)
-            p1 = np.empty(n, dtype=np.float64)
-            fk.dinf_partition(self.filled_ft, self.directions, self.dem.cell_x_ft, self.dem.cell_y_ft, rec1, rec2, p1)
-            self._dinf = (rec1, rec2, p1)
-        return self._dinf
-
-
-def fill_depressions(dem: Dem) -> np.ndarray:
-    """Depression-filled heights (ft, float64, NaN = nodata); the edge and nodata cells are outlets."""
-    from geosite import _flow_kernels as fk
-
-    z = np.ascontiguousarray(dem.elevation_ft, dtype=np.float64)
-    filled = np.empty_like(z)
-    fk.priority_flood(z, filled, False, np.empty((1, 1), dtype=np.int64))
-    return filled
-
-
-def flow_grid(dem: Dem) -> FlowGrid:
-    """Fill depressions and compute D8 directions for the whole DEM (see the module conventions)."""
-    from geosite import _flow_kernels as fk
-
-    filled = fill_depressions(dem)
-    dirs = np.empty(filled.shape, dtype=np.uint8)
-    fk.d8_directions(filled, dem.cell_x_ft, dem.cell_y_ft, dirs)
-    return FlowGrid(dem, filled, dirs)
-
-
-def flow_accumulation(dem: Dem | FlowGrid, unit: str = "cells") -> np.ndarray:
-    """Flow accumulation of every cell, itself included: ``unit`` "cells" (counts) or "sqft"."""
-    fg = dem if isinstance(dem, FlowGrid) else flow_grid(dem)
-    if unit == "cells":
-        return fg.accumulation_cells()
-    if unit == "sqft":
-        return fg.accumulation_sqft()
-    raise InputError(f"flow_accumulation: unknown unit {unit!r}; use 'cells' or 'sqft'")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -321,7 +200,7 @@ def upslope_area_dinf_sqft(fg: FlowGrid, polygon: Any) -> float:
     flats and the DEM edge keep their D8 routing. Counted by absorbing the flow that reaches the
     polygon's cells (flow leaving and re-entering is counted once).
     """
-    from geosite import _flow_kernels as fk
+    from geosite.hydrology import _kernels as fk
 
     geom = _as_polygon(polygon, fg.dem)
     inside = _rasterize(geom, fg.dem.shape, fg.dem.transform).reshape(-1)
@@ -331,7 +210,7 @@ def upslope_area_dinf_sqft(fg: FlowGrid, polygon: Any) -> float:
 
 def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int] | None:
     """Route a window grown until certified (see :func:`upslope_area`); None means "route the whole DEM"."""
-    from geosite import _flow_kernels as fk
+    from geosite.hydrology import _kernels as fk
 
     nr, nc = dem.shape
     inv = ~dem.transform
@@ -434,7 +313,7 @@ def _summarise(
     import shapely
     from rasterio.features import shapes
 
-    from geosite import _flow_kernels as fk
+    from geosite.hydrology import _kernels as fk
 
     cells, parent = fk.trace_upstream(dirs, inside)
     acc, length = fk.upstream_stats(dirs, cells, parent, dem.cell_x_ft, dem.cell_y_ft)
@@ -511,105 +390,3 @@ def _slope_at(dem: Dem, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         dem.source,
     )
     return slope_pct(crop)[rows - r0, cols - c0]
-
-
-# ---------------------------------------------------------------------------------------------------
-# channels
-
-
-def channels(dem: Dem | FlowGrid, threshold_sqft: float) -> gpd.GeoDataFrame:
-    """The channel network: cells whose contributing area reaches ``threshold_sqft``, as LineStrings
-    through cell centres along D8 links, split at junctions.
-
-    Columns: ``contrib_area_sqft`` (contributing area at the segment's last own cell, i.e. just above
-    the junction it joins, or at its outlet), ``starts_at_head`` (the segment begins at a channel head,
-    a channel cell no channel drains into), ``head_x``/``head_y`` (its first vertex). Segments of a
-    single cell (a head draining straight out of the grid) are left out.
-    """
-    import geopandas as gpd
-    import shapely
-
-    from geosite import _flow_kernels as fk
-
-    if threshold_sqft <= 0:
-        raise InputError(f"channels: threshold_sqft must be positive, got {threshold_sqft}")
-    fg = dem if isinstance(dem, FlowGrid) else flow_grid(dem)
-    d = fg.dem
-    acc = fg.accumulation_cells()
-    thr = threshold_sqft / d.cell_area_sqft
-    verts, offsets, is_head, to_junction = fk.channel_segments(fg.directions, acc, thr)
-    nc = d.shape[1]
-    rows, cols = np.divmod(verts, nc)
-    t = d.transform
-    x = t.c + (cols + 0.5) * t.a
-    y = t.f + (rows + 0.5) * t.e
-    accv = acc.reshape(-1)[verts]
-    lines, contrib, heads, hx, hy = [], [], [], [], []
-    for s in range(len(is_head)):
-        a, b = int(offsets[s]), int(offsets[s + 1])
-        if b - a < 2:
-            continue
-        lines.append(shapely.LineString(np.column_stack([x[a:b], y[a:b]])))
-        own_end = b - 2 if to_junction[s] else b - 1
-        contrib.append(float(accv[own_end]) * d.cell_area_sqft)
-        heads.append(bool(is_head[s]))
-        hx.append(float(x[a]))
-        hy.append(float(y[a]))
-    return gpd.GeoDataFrame(
-        {"contrib_area_sqft": contrib, "starts_at_head": heads, "head_x": hx, "head_y": hy},
-        geometry=lines,
-        crs=d.crs,
-    )
-
-
-def channels_originating_in(chan: gpd.GeoDataFrame, polygon: BaseGeometry) -> gpd.GeoDataFrame:
-    """Channel segments whose head cell (a channel cell no channel drains into) lies inside ``polygon``:
-    the "channel originating in the disturbed area" of Grantsburg B(6)(c)[2]."""
-    import shapely
-
-    pts = shapely.points(chan["head_x"].to_numpy(), chan["head_y"].to_numpy())
-    inside = shapely.contains(polygon, pts) | shapely.touches(polygon, pts)
-    return chan[chan["starts_at_head"].to_numpy() & inside]
-
-
-def channels_through(chan: gpd.GeoDataFrame, polygon: BaseGeometry) -> gpd.GeoDataFrame:
-    """Channel segments that cross or lie in ``polygon`` (concentrated flow through the site, B(6)(c)[3])."""
-    return chan[chan.intersects(polygon)]
-
-
-# ---------------------------------------------------------------------------------------------------
-# TR-55 sheet flow
-
-
-def manning_n(land_cover: str | float) -> float:
-    """Manning's n for sheet flow: a number, or a land cover name from :data:`MANNING_N_SHEETFLOW`."""
-    if isinstance(land_cover, str):
-        try:
-            return MANNING_N_SHEETFLOW[land_cover]
-        except KeyError:
-            valid = ", ".join(MANNING_N_SHEETFLOW)
-            raise InputError(f"unknown land cover {land_cover!r} for Manning's n; use one of: {valid}") from None
-    n = float(land_cover)
-    if not n > 0:
-        raise InputError(f"Manning's n must be positive, got {land_cover}")
-    return n
-
-
-def sheetflow_travel_time_hr(manning: str | float, length_ft: float, p2_in: float, slope_ftft: float) -> float:
-    """TR-55 sheet flow travel time, hours: Tt = 0.007 (n L)^0.8 / (P2^0.5 s^0.4), with L capped at
-    300 ft (TR-55's limit for sheet flow; beyond it flow is shallow concentrated). ``p2_in`` is the
-    24-hour rainfall depth, in; TR-55 uses the 2-year storm: state which depth you pass."""
-    n = manning_n(manning)
-    if not length_ft > 0 or not p2_in > 0 or not slope_ftft > 0:
-        raise InputError(
-            f"sheet flow needs positive length, rainfall and slope (got L={length_ft} ft, P={p2_in} in, s={slope_ftft})"
-        )
-    L = min(float(length_ft), TR55_MAX_SHEETFLOW_LENGTH_FT)
-    return 0.007 * (n * L) ** 0.8 / (p2_in**0.5 * slope_ftft**0.4)
-
-
-def sheetflow_velocity_fps(manning: str | float, length_ft: float, p2_in: float, slope_ftft: float) -> float:
-    """Mean TR-55 sheet flow velocity, ft/s: V = L / (3600 Tt), L capped at 300 ft (so the velocity is
-    that of the first 300 ft of a longer sheet flow path). See :func:`sheetflow_travel_time_hr`."""
-    L = min(float(length_ft), TR55_MAX_SHEETFLOW_LENGTH_FT)
-    return L / (3600.0 * sheetflow_travel_time_hr(manning, length_ft, p2_in, slope_ftft))

@@ -13,10 +13,9 @@ import geopandas as gpd
 from geosite.dem import Dem
 from geosite.hydrology import FlowGrid
 from geosite.io.output import py_scalar
-from geosite.measurements import SiteMeasurements
 from geosite.rules.engine import Finding
 from geosite.rules.profile import Profile
-from geosite.site import Site
+from geosite.site import Site, SiteMeasurements
 
 REPORT_KEYS = ("filter_fence", "stockpiles", "sediment_basin_location", "inlets", "tracking", "diversions", "submitted_controls")
 LAYER_NAMES = ("filter_fence", "stockpile_setbacks", "stockpile_fences", "sediment_basins", "inlet_protection", "tracking_pads", "diversions", "fence_gaps")
@@ -244,7 +243,7 @@ def _basin(site, c: _Ctx, dem, fg, m, res: ControlsResult, step) -> None:
 
 
 def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
-    from geosite.controls.basins import inlet_protection
+    from geosite.controls.inlets import inlet_protection
     from geosite.controls.submitted import protected
 
     inlets = site.layer("storm_inlets")
@@ -290,7 +289,7 @@ def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
 
 
 def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
-    from geosite.controls.basins import tracking_pads
+    from geosite.controls.tracking import tracking_pads
 
     drives, roads = site.layer("access_drives"), site.layer("roads")
     if drives is None or roads is None:
@@ -312,7 +311,7 @@ def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
 
 
 def _diversions(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
-    from geosite.controls.basins import diversions
+    from geosite.controls.diversion import diversions
 
     dist = site.layer("disturbance")
     if dist is None:

@@ -16,7 +16,7 @@ import geopandas as gpd
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from geosite.site import Site
+from geosite.site.model import Site
 from geosite.units import SQFT_PER_ACRE
 
 PIPE_WORK = ("new", "repair", "replace", "enlarge")

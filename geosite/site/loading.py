@@ -1,6 +1,4 @@
-"""The Site: its layers in one projected CRS, its DEM reference, its people and project facts.
-
-``load_site`` reads a site folder (``site.toml`` + layers + DEM; see docs/site_folder.md) and validates
+"""Loading a site: ``load_site`` reads a site folder (``site.toml`` + layers + DEM; see docs/site_folder.md) and validates
 the whole of it at once: every problem found (missing layers, unreadable files, invalid or empty
 geometries, wrong geometry types, missing or geographic CRSs, units) is collected and raised together
 in one :class:`~geosite.errors.SiteValidationError`, each naming the file and the layer. Allowed but
@@ -15,16 +13,11 @@ from __future__ import annotations
 import datetime as dt
 import tomllib
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
-import numpy as np
-import pandas as pd
-import shapely
 from pyproj import CRS
-from shapely.geometry.base import BaseGeometry
 
 from geosite.errors import (
     CoverageWarning,
@@ -36,124 +29,13 @@ from geosite.errors import (
     SiteValidationError,
     UnreadableInputError,
 )
-from geosite.io.vector import LAYERS, LayerSpec, list_layers, read_layer
-from geosite.units import VerticalUnit, feet_per_crs_unit, foot_name, parse_vertical_unit
+from geosite.grid import bounds_in
+from geosite.io.vector import LAYERS, list_layers, read_layer
+from geosite.site.model import PLAT_VALUES, Contact, Project, Site
+from geosite.site.validation import validate_layers
+from geosite.units import feet_per_crs_unit, parse_vertical_unit
 
-PLAT_VALUES = ("none", "subdivision", "certified_survey")
 VECTOR_SUFFIXES = (".gpkg", ".shp", ".geojson", ".json", ".dxf", ".fgb", ".kml", ".gml")
-
-
-@dataclass(frozen=True)
-class Contact:
-    """A person named on the plan: the applicant, or the person responsible for BMP maintenance."""
-
-    name: str | None = None
-    address: str | None = None
-    phone: str | None = None
-
-    @property
-    def complete(self) -> bool:
-        return bool(self.name and self.address and self.phone)
-
-
-@dataclass(frozen=True)
-class Project:
-    """What the applicant declares about the work."""
-
-    start: dt.date | None = None
-    end: dt.date | None = None
-    cut_cy: float | None = None
-    fill_cy: float | None = None
-    plat: str = "none"
-    dewatering: bool | None = None
-    state_funded: bool = False
-    building_permit_days: int | None = None
-
-    @property
-    def cut_fill_cy(self) -> float | None:
-        """Excavation plus fill, cubic yards (A(4) counts 'excavation or filling or a combination')."""
-        if self.cut_cy is None and self.fill_cy is None:
-            return None
-        return (self.cut_cy or 0.0) + (self.fill_cy or 0.0)
-
-
-@dataclass
-class Site:
-    """A site ready for measurement: every layer in ``crs`` with an ``id`` column."""
-
-    name: str
-    jurisdiction: str
-    crs: CRS
-    layers: dict[str, gpd.GeoDataFrame]
-    root: Path | None = None
-    dem_path: Path | None = None
-    dem_vertical_unit: VerticalUnit | None = None
-    dem_array: Any = None  # a geosite.dem.Dem given directly (notebooks), instead of a path
-    proposed_dem_path: Path | None = None  # the proposed (final) grade, same vertical unit as the DEM
-    applicant: Contact = field(default_factory=Contact)
-    maintainer: Contact = field(default_factory=Contact)
-    project: Project = field(default_factory=Project)
-    notes: list[str] = field(default_factory=list)
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def boundary(self) -> BaseGeometry:
-        """The site: the union of the site_boundary polygons."""
-        return shapely.union_all(self.layers["site_boundary"].geometry.values)
-
-    @property
-    def ft_per_unit(self) -> float:
-        return feet_per_crs_unit(self.crs, f"site {self.name!r}")
-
-    @property
-    def foot(self) -> str:
-        return foot_name(self.crs)
-
-    def layer(self, name: str) -> gpd.GeoDataFrame | None:
-        """The layer, or None when the site does not have it (or it has no features)."""
-        gdf = self.layers.get(name)
-        return gdf if gdf is not None and len(gdf) else None
-
-    @property
-    def missing_layers(self) -> list[str]:
-        return [n for n in LAYERS if n not in self.layers]
-
-    def read_proposed_on(self, dem):
-        """The proposed-grade DEM resampled (bilinear) onto ``dem``'s grid, heights in feet (NaN where it
-        has none), or None when the site has no proposed grade."""
-        import numpy as np
-        import rasterio
-        from rasterio.warp import Resampling, reproject
-
-        from geosite.io.raster import read_heights
-
-        if self.proposed_dem_path is None or dem is None:
-            return None
-        with rasterio.open(self.proposed_dem_path) as src:
-            if src.crs is None:
-                raise CRSError(f"proposed-grade DEM {self.proposed_dem_path}: has no CRS; assign one before use")
-            z = read_heights(src)
-            out = np.full(dem.shape, np.nan)
-            reproject(z, out, src_transform=src.transform, src_crs=src.crs, src_nodata=np.nan,
-                      dst_transform=dem.transform, dst_crs=dem.crs, dst_nodata=np.nan, resampling=Resampling.bilinear)
-        return out * dem.ft_per_vertical_unit
-
-    def read_dem(self, margin_ft: float | None = 200.0):
-        """The DEM window covering the site plus ``margin_ft`` (a :class:`~geosite.dem.Dem`; the whole
-        DEM when ``margin_ft`` is None), or None when the site has no DEM."""
-        from geosite.io.raster import read_dem
-
-        if self.dem_array is not None:
-            return self.dem_array
-        if self.dem_path is None:
-            return None
-        if margin_ft is None:
-            return read_dem(self.dem_path, self.dem_vertical_unit)
-        bounds = _bounds_in(self.boundary.bounds, margin_ft / self.ft_per_unit, self.crs, _raster_crs(self.dem_path))
-        return read_dem(self.dem_path, self.dem_vertical_unit, bounds=bounds)
-
-
-# --------------------------------------------------------------------------------------------- loading
 
 
 def load_site(
@@ -234,8 +116,8 @@ def load_site(
             proposed = None
 
     # layers
-    raw = _read_layers(root, conf.get("layers", {}) or {}, problems, notes)
-    site_crs, layers = _validate_layers(raw, declared_crs, str(toml_path), str(root), make_valid, problems, notes)
+    raw = read_layers(root, conf.get("layers", {}) or {}, problems, notes)
+    site_crs, layers = validate_layers(raw, declared_crs, str(toml_path), str(root), make_valid, problems, notes)
     if problems:
         raise SiteValidationError(problems, site=str(root))
 
@@ -291,7 +173,7 @@ def site_from_frames(
             notes.append(f"layer {lname!r} is not a geosite layer; ignored (known: {', '.join(LAYERS)})")
             continue
         raw[lname] = (gdf, f"<GeoDataFrame {lname}>")
-    site_crs, checked = _validate_layers(raw, declared, "<frames>", "<frames>", make_valid, problems, notes)
+    site_crs, checked = validate_layers(raw, declared, "<frames>", "<frames>", make_valid, problems, notes)
     if problems:
         raise SiteValidationError(problems, site=name)
     dem_path, dem_obj, vu = None, None, None
@@ -315,9 +197,6 @@ def site_from_frames(
     )
     _emit(notes, strict=False)
     return site
-
-
-# --------------------------------------------------------------------------------------------- helpers
 
 
 def _contact(d: Any) -> Contact:
@@ -374,7 +253,7 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
     )
 
 
-def _read_layers(
+def read_layers(
     root: Path, conf: dict[str, Any], problems: list[str], notes: list[str]
 ) -> dict[str, tuple[gpd.GeoDataFrame, str]]:
     """Read every layer the site's [layers] table points at. Returns name -> (frame, source label)."""
@@ -435,190 +314,6 @@ def _is_windows_drive(text: str) -> bool:
     return len(text) > 2 and text[1] == ":" and text[0].isalpha() and text[2] in "\\/"
 
 
-def _validate_layers(
-    raw: dict[str, tuple[gpd.GeoDataFrame, str]],
-    declared_crs: CRS | None,
-    where: str,
-    root: str,
-    make_valid: bool,
-    problems: list[str],
-    notes: list[str],
-) -> tuple[CRS | None, dict[str, gpd.GeoDataFrame]]:
-    """The site CRS and every layer checked and moved into it; problems and notes are appended."""
-    site_crs = _site_crs(raw, declared_crs, where, problems)
-    layers: dict[str, gpd.GeoDataFrame] = {}
-    if site_crs is not None:
-        for lname, (gdf, src) in raw.items():
-            checked = _check_layer(lname, gdf, src, site_crs, declared_crs is not None, make_valid, problems, notes)
-            if checked is not None:
-                layers[lname] = checked
-    if "site_boundary" not in raw and not any("site_boundary" in p for p in problems):
-        problems.append(f"{root}: no site_boundary layer; it is required (a polygon of the site)")
-    if "disturbance" in layers:
-        _parse_dates(layers["disturbance"], "disturbance", raw["disturbance"][1], problems)
-    return site_crs, layers
-
-
-def _site_crs(raw, declared: CRS | None, where, problems: list[str]) -> CRS | None:
-    """The site CRS: the declared one, else the site boundary's; it must be projected."""
-    if declared is not None:
-        crs, what = declared, f"{where}: crs"
-    elif "site_boundary" in raw:
-        gdf, src = raw["site_boundary"]
-        crs, what = gdf.crs, f"{src} (site_boundary)"
-        if crs is None:
-            problems.append(
-                f"{src} (site_boundary): no CRS; assign one to the file, or name the site CRS in site.toml "
-                "(crs = \"EPSG:7593\" for Burnett County WISCRS, \"EPSG:7613\" for Ozaukee County)"
-            )
-            return None
-    else:
-        return None
-    try:
-        feet_per_crs_unit(crs, what)
-    except CRSError as exc:
-        problems.append(str(exc))
-        return None
-    return crs
-
-
-def _check_layer(
-    lname: str,
-    gdf: gpd.GeoDataFrame,
-    src: str,
-    site_crs: CRS,
-    target_named: bool,
-    make_valid: bool,
-    problems: list[str],
-    notes: list[str],
-) -> gpd.GeoDataFrame | None:
-    spec: LayerSpec = LAYERS[lname]
-    where = f"{src} ({lname})" if lname not in src else src
-    n0 = len(problems)
-    gdf = _lower_columns(gdf.copy())
-    ids = _ids(gdf)
-    gdf["id"] = ids
-    if len(gdf) == 0:
-        if spec.required:
-            problems.append(f"{where}: has no features; the {lname} layer is required")
-        else:
-            notes.append(f"{where}: has no features")
-        return gdf.set_crs(site_crs, allow_override=True) if gdf.crs is None else gdf.to_crs(site_crs)
-
-    # CRS
-    if gdf.crs is None:
-        if target_named:
-            notes.append(f"{where}: no CRS in the file; taken to be in the site CRS named in site.toml ({site_crs.name})")
-            gdf = gdf.set_crs(site_crs)
-        else:
-            problems.append(f"{where}: no CRS; assign one, or name the site CRS in site.toml (crs = ...)")
-    elif gdf.crs.is_geographic and not target_named:
-        problems.append(
-            f"{where}: geographic CRS ({gdf.crs.name}, degrees): reproject it to the site's projected CRS, "
-            "or name the site CRS in site.toml (crs = ...) to have geosite reproject it"
-        )
-    elif not gdf.crs.equals(site_crs):
-        notes.append(f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}")
-        gdf = gdf.to_crs(site_crs)
-
-    # geometry
-    geom = gdf.geometry.values
-    empty = np.asarray(shapely.is_missing(geom) | shapely.is_empty(geom))
-    if empty.any():
-        problems.append(f"{where}: {int(empty.sum())} empty or missing geometr{'y' if empty.sum() == 1 else 'ies'} (ids {_idlist(ids[empty])}); remove them")
-    names = np.array([g.geom_type if g is not None else "None" for g in geom])
-    bad_type = ~empty & ~np.isin(names, spec.geometry)
-    if bad_type.any():
-        found = ", ".join(sorted(set(names[bad_type])))
-        problems.append(
-            f"{where}: wrong geometry type for {lname}: {found} (ids {_idlist(ids[bad_type])}); "
-            f"expected {' or '.join(sorted(set(spec.geometry)))}"
-        )
-    ok = ~empty & ~bad_type
-    valid = np.asarray(shapely.is_valid(geom))
-    invalid = ok & ~valid
-    if invalid.any():
-        if make_valid:
-            repaired = shapely.make_valid(geom[invalid])
-            keep = spec.geometry
-            fixed = [_extract(g, keep) for g in repaired]
-            gdf.loc[invalid, gdf.geometry.name] = fixed
-            notes.append(f"{where}: repaired {int(invalid.sum())} invalid geometr{'y' if invalid.sum() == 1 else 'ies'} (ids {_idlist(ids[invalid])}) with --make-valid")
-        else:
-            reasons = [f"{i}: {shapely.is_valid_reason(g)}" for i, g in zip(ids[invalid], geom[invalid], strict=True)]
-            problems.append(
-                f"{where}: {int(invalid.sum())} invalid polygon{'s' if invalid.sum() != 1 else ''} "
-                f"(ids {'; '.join(reasons)}); repair them or pass --make-valid"
-            )
-    if len(problems) > n0:
-        return None
-    return gdf
-
-
-def _lower_columns(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """Attribute names in lower case (shapefiles and CAD exports often say STATUS, Phase, DAYS), unless
-    two would then collide."""
-    geom = gdf.geometry.name
-    names = {c: c.lower() for c in gdf.columns if c != geom and isinstance(c, str)}
-    if len(set(names.values())) == len(names) and geom.lower() not in set(names.values()) - {geom}:
-        gdf = gdf.rename(columns=names)
-    return gdf
-
-
-def _extract(geom: BaseGeometry, allowed: tuple[str, ...]) -> BaseGeometry:
-    """From a make_valid result (maybe a GeometryCollection), keep the parts of the allowed types."""
-    if geom.geom_type in allowed:
-        return geom
-    parts = [p for p in getattr(geom, "geoms", [geom]) if p.geom_type in allowed]
-    return shapely.union_all(parts) if parts else geom
-
-
-def _ids(gdf: gpd.GeoDataFrame) -> np.ndarray:
-    if "id" in gdf.columns and gdf["id"].notna().all() and gdf["id"].is_unique:
-        return gdf["id"].to_numpy()
-    return np.arange(1, len(gdf) + 1)
-
-
-def _idlist(ids: np.ndarray, most: int = 12) -> str:
-    items = [str(i) for i in ids[:most]]
-    return ", ".join(items) + (f" and {len(ids) - most} more" if len(ids) > most else "")
-
-
-def _parse_dates(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
-    for col in ("start", "end"):
-        if col not in gdf.columns:
-            continue
-        parsed = pd.to_datetime(gdf[col], errors="coerce")
-        bad = gdf[col].notna() & parsed.isna()
-        if bad.any():
-            problems.append(f"{src} ({lname}): column {col!r} has values that are not dates (ids {_idlist(gdf['id'][bad].to_numpy())}); use YYYY-MM-DD")
-        gdf[col] = parsed.dt.date.where(parsed.notna(), None)
-    if "start" in gdf.columns and "end" in gdf.columns:
-        both = gdf["start"].notna() & gdf["end"].notna()
-        backwards = both & (gdf["end"].where(both) < gdf["start"].where(both))
-        if backwards.any():
-            problems.append(f"{src} ({lname}): end before start (ids {_idlist(gdf['id'][backwards].to_numpy())})")
-
-
-def _raster_crs(path: Path) -> CRS:
-    import rasterio
-
-    with rasterio.open(path) as src:
-        if src.crs is None:
-            raise CRSError(f"DEM {path}: has no CRS; assign one before use")
-        return CRS.from_user_input(src.crs)
-
-
-def _bounds_in(bounds, pad: float, src_crs: CRS, dst_crs: CRS) -> tuple[float, float, float, float]:
-    from rasterio.warp import transform_bounds
-
-    left, bottom, right, top = bounds
-    padded = (left - pad, bottom - pad, right + pad, top + pad)
-    if src_crs.equals(dst_crs):
-        return padded
-    return transform_bounds(src_crs, dst_crs, *padded, densify_pts=21)
-
-
 def _check_dem_coverage(site: Site, notes: list[str]) -> None:
     """Warn, naming the shortfall in feet on each side, when the DEM does not cover the site + margin."""
     import rasterio
@@ -635,8 +330,8 @@ def _check_dem_coverage(site: Site, notes: list[str]) -> None:
     except CRSError as exc:
         raise SiteValidationError([str(exc)], str(site.root)) from exc
     fpu_dem = feet_per_crs_unit(dem_crs, f"DEM {site.dem_path}")
-    need = _bounds_in(site.boundary.bounds, margin / site.ft_per_unit, site.crs, dem_crs)
-    site_only = _bounds_in(site.boundary.bounds, 0.0, site.crs, dem_crs)
+    need = bounds_in(site.boundary.bounds, margin / site.ft_per_unit, site.crs, dem_crs)
+    site_only = bounds_in(site.boundary.bounds, 0.0, site.crs, dem_crs)
     short = {
         "west": (dl - need[0]) * fpu_dem,
         "south": (db - need[1]) * fpu_dem,

@@ -1,0 +1,26 @@
+"""The site: what the applicant's folder says, validated and in one projected CRS, and the numbers its
+vector layers give before any DEM is read.
+
+- :mod:`~geosite.site.model`: :class:`Site`, :class:`Project`, :class:`Contact`;
+- :mod:`~geosite.site.loading`: :func:`load_site` (a site folder) and :func:`site_from_frames`
+  (GeoDataFrames, for notebooks), every problem reported at once;
+- :mod:`~geosite.site.validation`: the site CRS and the checks on each layer;
+- :mod:`~geosite.site.measurements`: :class:`SiteMeasurements`, the record every stage adds to, and
+  :func:`measure_site` (site and disturbed area, the largest area at one time, pipe, roads).
+"""
+
+from geosite.site.loading import load_site, site_from_frames
+from geosite.site.measurements import Phase, SiteMeasurements, measure_site
+from geosite.site.model import PLAT_VALUES, Contact, Project, Site
+
+__all__ = [
+    "PLAT_VALUES",
+    "Contact",
+    "Phase",
+    "Project",
+    "Site",
+    "SiteMeasurements",
+    "load_site",
+    "measure_site",
+    "site_from_frames",
+]

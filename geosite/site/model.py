@@ -1,0 +1,132 @@
+"""The Site: a site's layers in one projected CRS, its DEM reference, its people and project facts, and
+what is derived from its layers once and kept (the site polygon, the disturbance union, their masks on
+a DEM grid). Built by :func:`geosite.site.load_site` or :func:`geosite.site.site_from_frames`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import shapely
+from pyproj import CRS
+from shapely.geometry.base import BaseGeometry
+
+from geosite.errors import CRSError
+from geosite.io.vector import LAYERS
+from geosite.units import VerticalUnit, feet_per_crs_unit, foot_name
+
+PLAT_VALUES = ("none", "subdivision", "certified_survey")
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A person named on the plan: the applicant, or the person responsible for BMP maintenance."""
+
+    name: str | None = None
+    address: str | None = None
+    phone: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.name and self.address and self.phone)
+
+
+@dataclass(frozen=True)
+class Project:
+    """What the applicant declares about the work."""
+
+    start: dt.date | None = None
+    end: dt.date | None = None
+    cut_cy: float | None = None
+    fill_cy: float | None = None
+    plat: str = "none"
+    dewatering: bool | None = None
+    state_funded: bool = False
+    building_permit_days: int | None = None
+
+    @property
+    def cut_fill_cy(self) -> float | None:
+        """Excavation plus fill, cubic yards (A(4) counts 'excavation or filling or a combination')."""
+        if self.cut_cy is None and self.fill_cy is None:
+            return None
+        return (self.cut_cy or 0.0) + (self.fill_cy or 0.0)
+
+
+@dataclass
+class Site:
+    """A site ready for measurement: every layer in ``crs`` with an ``id`` column."""
+
+    name: str
+    jurisdiction: str
+    crs: CRS
+    layers: dict[str, gpd.GeoDataFrame]
+    root: Path | None = None
+    dem_path: Path | None = None
+    dem_vertical_unit: VerticalUnit | None = None
+    dem_array: Any = None  # a geosite.dem.Dem given directly (notebooks), instead of a path
+    proposed_dem_path: Path | None = None  # the proposed (final) grade, same vertical unit as the DEM
+    applicant: Contact = field(default_factory=Contact)
+    maintainer: Contact = field(default_factory=Contact)
+    project: Project = field(default_factory=Project)
+    notes: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def boundary(self) -> BaseGeometry:
+        """The site: the union of the site_boundary polygons."""
+        return shapely.union_all(self.layers["site_boundary"].geometry.values)
+
+    @property
+    def ft_per_unit(self) -> float:
+        return feet_per_crs_unit(self.crs, f"site {self.name!r}")
+
+    @property
+    def foot(self) -> str:
+        return foot_name(self.crs)
+
+    def layer(self, name: str) -> gpd.GeoDataFrame | None:
+        """The layer, or None when the site does not have it (or it has no features)."""
+        gdf = self.layers.get(name)
+        return gdf if gdf is not None and len(gdf) else None
+
+    @property
+    def missing_layers(self) -> list[str]:
+        return [n for n in LAYERS if n not in self.layers]
+
+    def read_proposed_on(self, dem):
+        """The proposed-grade DEM resampled (bilinear) onto ``dem``'s grid, heights in feet (NaN where it
+        has none), or None when the site has no proposed grade."""
+        import numpy as np
+        import rasterio
+        from rasterio.warp import Resampling, reproject
+
+        from geosite.io.raster import read_heights
+
+        if self.proposed_dem_path is None or dem is None:
+            return None
+        with rasterio.open(self.proposed_dem_path) as src:
+            if src.crs is None:
+                raise CRSError(f"proposed-grade DEM {self.proposed_dem_path}: has no CRS; assign one before use")
+            z = read_heights(src)
+            out = np.full(dem.shape, np.nan)
+            reproject(z, out, src_transform=src.transform, src_crs=src.crs, src_nodata=np.nan,
+                      dst_transform=dem.transform, dst_crs=dem.crs, dst_nodata=np.nan, resampling=Resampling.bilinear)
+        return out * dem.ft_per_vertical_unit
+
+    def read_dem(self, margin_ft: float | None = 200.0):
+        """The DEM window covering the site plus ``margin_ft`` (a :class:`~geosite.dem.Dem`; the whole
+        DEM when ``margin_ft`` is None), or None when the site has no DEM."""
+        from geosite.grid import bounds_in
+        from geosite.io.raster import raster_crs, read_dem
+
+        if self.dem_array is not None:
+            return self.dem_array
+        if self.dem_path is None:
+            return None
+        if margin_ft is None:
+            return read_dem(self.dem_path, self.dem_vertical_unit)
+        bounds = bounds_in(self.boundary.bounds, margin_ft / self.ft_per_unit, self.crs, raster_crs(self.dem_path))
+        return read_dem(self.dem_path, self.dem_vertical_unit, bounds=bounds)

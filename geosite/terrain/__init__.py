@@ -1,0 +1,38 @@
+"""Terrain: what the DEM's surface says, measured on its own grid in feet.
+
+- :mod:`~geosite.terrain.slope`: Horn slope and hillshade, as ``gdaldem -compute_edges`` computes them;
+- :mod:`~geosite.terrain.steep`: slopes of 12 % or more (and the state's 20 %) as class grids, polygons
+  and areas clipped to the site or the disturbed area;
+- :mod:`~geosite.terrain.contour`: contour lines at the ordinance's interval, with index contours;
+- :mod:`~geosite.terrain.stage`: the terrain stage of ``analyze`` (slope statistics, steep areas,
+  contours and cut and fill from a proposed grade, as measurements and site-CRS layers);
+- ``_kernels``: the numba kernels behind them (compiled on first use, cached on disk).
+
+Everything here takes a :class:`~geosite.dem.Dem`, never a file name. Importing this package loads
+numpy only; the stage (geopandas, shapely) and the kernels (numba) load when used.
+"""
+
+from geosite.terrain.contour import contours, smooth_elevation
+from geosite.terrain.slope import SLOPE_TOLERANCE_PCT, hillshade, slope_pct
+from geosite.terrain.steep import (
+    DEFAULT_MIN_AREA_SQFT,
+    STEEP_THRESHOLDS_PCT,
+    steep_area_sqft,
+    steep_class_grid,
+    steep_slope_polygons,
+    steep_thresholds,
+)
+
+__all__ = [
+    "DEFAULT_MIN_AREA_SQFT",
+    "SLOPE_TOLERANCE_PCT",
+    "STEEP_THRESHOLDS_PCT",
+    "contours",
+    "hillshade",
+    "slope_pct",
+    "smooth_elevation",
+    "steep_area_sqft",
+    "steep_class_grid",
+    "steep_slope_polygons",
+    "steep_thresholds",
+]
