@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
+
+from geosite.cli.app import state
 
 _DATE = click.DateTime(formats=["%Y-%m-%d"])
 
@@ -40,29 +41,24 @@ def schedule(ctx, site_dir, received, issued, info_received, rain, plan_type, ex
     """The calendar of SITE_DIR: review and permit deadlines, notices, inspections, stabilization."""
     import json
 
-    from geosite.errors import InputError, OutputError
     from geosite.io.output import atomic_dir, check_output_dir, write_json
     from geosite.rules.profile import load_profile
     from geosite.schedule import build_schedule
     from geosite.site import load_site
 
-    quiet = (ctx.obj or {}).get("quiet", False)
-    try:
-        if out is not None:
-            out = check_output_dir(out, [site_dir] + ([rain] if rain else []), overwrite)
-        site = load_site(site_dir, jurisdiction=jurisdiction)
-        profile = load_profile(jurisdiction or site.jurisdiction)
-        sched = build_schedule(site, profile, received=_day(received), issued=_day(issued),
-                               info_received=_day(info_received), rain=rain, plan_type=plan_type,
-                               extensions=extensions, bmp_installed=[_day(d) for d in bmp_installed],
-                               notice=_day(notice), notice_of_intent=_day(notice_of_intent))
-        if out is not None:
-            with atomic_dir(out, overwrite=overwrite) as tmp:
-                write_json(tmp / "schedule.json", sched.to_dict())
-                (tmp / "schedule.md").write_text(sched.to_markdown(), encoding="utf-8")
-    except (InputError, OutputError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    quiet = state(ctx).quiet
+    if out is not None:
+        out = check_output_dir(out, [site_dir] + ([rain] if rain else []), overwrite)
+    site = load_site(site_dir, jurisdiction=jurisdiction)
+    profile = load_profile(jurisdiction or site.jurisdiction)
+    sched = build_schedule(site, profile, received=_day(received), issued=_day(issued),
+                           info_received=_day(info_received), rain=rain, plan_type=plan_type,
+                           extensions=extensions, bmp_installed=[_day(d) for d in bmp_installed],
+                           notice=_day(notice), notice_of_intent=_day(notice_of_intent))
+    if out is not None:
+        with atomic_dir(out, overwrite=overwrite) as tmp:
+            write_json(tmp / "schedule.json", sched.to_dict())
+            (tmp / "schedule.md").write_text(sched.to_markdown(), encoding="utf-8")
     if fmt == "json":
         click.echo(json.dumps(sched.to_dict(), indent=2))
     elif not quiet:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from geosite.cli.app import state
+
 
 @click.command("check")
 @click.argument("submission_dir", type=click.Path(path_type=Path))
@@ -31,24 +33,18 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
     Writes findings.json, findings.md, findings.gpkg (layer 'findings': where each problem is) and
     report.html. Exit code: 0 the plan passes, 1 some findings fail, 2 bad input.
     """
-    from geosite.cli import _Steps
-    from geosite.errors import InputError, OutputError
     from geosite.io.output import check_output_dir
     from geosite.review import check_submission, write_check_outputs
 
-    quiet = (ctx.obj or {}).get("quiet", False)
-    steps = _Steps(quiet)
+    quiet = state(ctx).quiet
+    steps = state(ctx).steps()
     out = out or Path("geosite-out") / f"{submission_dir.resolve().name}-check"
-    try:
-        inputs = [submission_dir] + ([dem] if dem else [])
-        out = check_output_dir(out, inputs, overwrite)
-        result = check_submission(submission_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit,
-                                  received=received.date() if received else None, make_valid=make_valid, step=steps)
-        steps("writing outputs")
-        files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
-    except (InputError, OutputError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    inputs = [submission_dir] + ([dem] if dem else [])
+    out = check_output_dir(out, inputs, overwrite)
+    result = check_submission(submission_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit,
+                              received=received.date() if received else None, make_valid=make_valid, step=steps)
+    steps("writing outputs")
+    files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
     if not quiet:
         s = result.summary()
         click.echo(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from geosite.cli.app import state
+
 
 @click.command()
 @click.argument("sites", nargs=-1, required=True,
@@ -32,26 +34,17 @@ def batch(ctx, sites, out, scheduler, workers, jurisdiction, make_valid, strict,
     with --check, some plan has failed findings,
     2 bad usage (no such folder, two sites with the same name, output inside an input, no scheduler).
     """
-    from geosite.errors import InputError, OutputError
     from geosite.io.output import check_output_dir
     from geosite.scale.batch import BatchOptions, check_sites, run_batch, summary_counts
 
-    quiet = (ctx.obj or {}).get("quiet", False)
+    quiet = state(ctx).quiet
     if scheduler and workers:
         raise click.UsageError("--workers sizes the local cluster; with --scheduler the cluster's own workers run "
                                "the sites", ctx=ctx)
-    try:
-        dirs = check_sites(sites)
-        check_output_dir(out, dirs, overwrite=True)
-    except (InputError, OutputError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    dirs = check_sites(sites)
+    check_output_dir(out, dirs, overwrite=True)
     options = BatchOptions(jurisdiction=jurisdiction, make_valid=make_valid, strict=strict, force=force, check=check)
-    try:
-        result = run_batch(dirs, out, scheduler=scheduler, workers=workers, options=options, progress=not quiet)
-    except InputError as exc:  # no scheduler at --scheduler's address
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    result = run_batch(dirs, out, scheduler=scheduler, workers=workers, options=options, progress=not quiet)
     if not quiet:
         counts = summary_counts(result.rows)
         click.echo(f"{len(result.rows)} sites: " + ", ".join(f"{n} {a}" for a, n in sorted(counts.items())))

@@ -1,0 +1,66 @@
+"""``geosite analyze``: measure a site folder and write its report, layers and plan maps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from geosite.cli.app import state
+
+
+@click.command("analyze")
+@click.argument("site_dir", type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
+              help="Output folder (default: ./geosite-out/<site folder name>). Never inside the site folder.")
+@click.option("--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium).")
+@click.option("--dem", type=click.Path(path_type=Path), default=None, help="DEM file; overrides site.toml [dem] path.")
+@click.option("--dem-vertical-unit", type=click.Choice(["us_ft", "ft", "m"]), default=None,
+              help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
+@click.option("--make-valid", is_flag=True, help="Repair invalid polygons instead of rejecting them.")
+@click.option("--strict", is_flag=True, help="Treat warnings (DEM coverage, reprojection) as errors.")
+@click.option("--no-maps", is_flag=True, help="Skip the plan maps (PDF + PNG); write only the report and layers.")
+@click.option("--sheet", default="auto", show_default=True, help="Map sheet: ANSI-A..D, ARCH-D (+ -landscape/-portrait), or auto.")
+@click.option("--scale", "scale_ft", type=float, default=100.0, show_default=True,
+              help="Map scale, feet per inch (100 or larger scales: 50, 40, 20).")
+@click.pass_context
+def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite, make_valid, strict, no_maps, sheet, scale_ft) -> None:
+    """Analyze SITE_DIR: areas, slopes, drainage and the ordinance's findings, each with its section."""
+    from geosite.io.output import check_output_dir
+    from geosite.pipeline import analyze as run_analysis
+    from geosite.pipeline import write_outputs
+    from geosite.site import load_site
+
+    quiet = state(ctx).quiet
+    steps = state(ctx).steps()
+    out = out or Path("geosite-out") / site_dir.resolve().name
+    inputs = [site_dir] + ([dem] if dem else [])
+    out = check_output_dir(out, inputs, overwrite)
+    if not no_maps:
+        from geosite.maps import check_scale, parse_sheet
+
+        check_scale(scale_ft)
+        if sheet != "auto":
+            parse_sheet(sheet)
+    steps("loading and validating the site")
+    site = load_site(site_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit,
+                     make_valid=make_valid, strict=strict)
+    result = run_analysis(site, step=steps)
+    steps("writing outputs" + ("" if no_maps else " and plan maps"))
+    files = write_outputs(result, out, overwrite=overwrite, maps=not no_maps, sheet=sheet, scale_ft=scale_ft)
+    if not quiet:
+        r = result.report
+        d = r["disturbed"]
+        click.echo(f"{site.name} ({r['jurisdiction_name']})")
+        if d["area_sqft"] is not None:
+            click.echo(f"  disturbed: {d['area_sqft']:,.0f} sq ft ({d['area_acres']:.3f} acres); "
+                       f"at one time at most {d['max_at_one_time_acres']:.3f} acres")
+        applies = r["applicability"]["applies"]
+        click.echo(f"  chapter applies: {'not decided' if applies is None else 'yes' if applies else 'no'}; plan type: {r['plan_type']}")
+        counts = {}
+        for f in r["findings"]:
+            counts[f["status"]] = counts.get(f["status"], 0) + 1
+        click.echo("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+        for f in files:
+            click.echo(f"  wrote {f}")

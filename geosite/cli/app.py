@@ -1,0 +1,123 @@
+"""The ``geosite`` click group: one place for what every command shares.
+
+- ``-v/-q`` (before or after the command: ``geosite analyze SITE -q``) set the log level, whether
+  warnings and progress are printed, and :class:`CliState`, which each command reads;
+- :meth:`Geosite.invoke` is the one error handler: :class:`~geosite.errors.InputError` and
+  :class:`~geosite.errors.OutputError` from any command print ``error: ...`` and exit 2;
+- commands live one per module in this package and are imported only when used, so ``geosite --help``
+  stays fast.
+
+Exit codes: 0 done; 1 findings (``check``) or failed sites (``batch``); 2 bad input (a usage error, a
+site that fails validation, an output that exists without --overwrite).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+
+import click
+
+from geosite import __version__
+
+log = logging.getLogger("geosite")
+
+#: command name -> the module of this package defining it, and the click command's name there.
+COMMANDS = {
+    "analyze": ("analyze", "analyze"),
+    "map": ("map", "map_cmd"),
+    "check": ("check", "check"),
+    "schedule": ("schedule", "schedule"),
+    "batch": ("batch", "batch"),
+}
+VERBOSITY = ("-q", "--quiet", "-v", "-vv", "-vvv", "--verbose")
+
+
+class Steps:
+    """Prints each pipeline step with the time since the run began (stderr); silent when quiet."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.t0 = time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        if not self.quiet:
+            click.echo(f"[{time.perf_counter() - self.t0:6.1f} s] {name} ...", err=True)
+
+
+@dataclass(frozen=True)
+class CliState:
+    """What the group's options decided, for every command (``ctx.find_object(CliState)``)."""
+
+    quiet: bool = False
+    verbose: int = 0
+
+    def steps(self) -> Steps:
+        return Steps(self.quiet)
+
+
+def state(ctx: click.Context) -> CliState:
+    """The group's :class:`CliState` (defaults when a command is invoked on its own, as in tests)."""
+    return ctx.find_object(CliState) or CliState()
+
+
+class Geosite(click.Group):
+    """The group: lazy commands, verbosity flags anywhere, and the one error handler."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Accept -q/-v after the command too (``geosite analyze SITE -q``): they are the group's."""
+        end = args.index("--") if "--" in args else len(args)
+        flags = [a for a in args[:end] if a in VERBOSITY]
+        rest = [a for a in args[:end] if a not in VERBOSITY] + args[end:]
+        return super().parse_args(ctx, flags + rest)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attr = COMMANDS[name]
+        return getattr(importlib.import_module(f"geosite.cli.{module}"), attr)
+
+    def invoke(self, ctx: click.Context):  # noqa: ANN201
+        from geosite.errors import InputError, OutputError
+
+        try:
+            return super().invoke(ctx)
+        except (InputError, OutputError) as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+
+
+def _setup_logging(verbose: int, quiet: bool) -> None:
+    level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+
+
+def _show_warnings(quiet: bool) -> None:
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+        if not quiet:
+            click.echo(f"warning: {message}", err=True)
+
+    warnings.showwarning = show
+
+
+@click.group(cls=Geosite, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="geosite")
+@click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors.")
+@click.pass_context
+def cli(ctx: click.Context, verbose: int, quiet: bool) -> None:
+    """Erosion control plans for construction sites (Wisconsin village ordinances)."""
+    _setup_logging(verbose, quiet)
+    _show_warnings(quiet)
+    ctx.obj = CliState(quiet=quiet, verbose=verbose)
+
+
+def main() -> None:
+    cli(prog_name="geosite")

@@ -1,0 +1,50 @@
+"""``geosite map``: draw a site's plan maps only (existing site map, construction plan, final conditions)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from geosite.cli.app import state
+
+
+@click.command("map")
+@click.argument("site_dir", type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
+              help="Output folder (default: ./geosite-out/<site folder name>-maps). Never inside the site folder.")
+@click.option("--sheet", default="auto", show_default=True,
+              help="ANSI-A, ANSI-B, ANSI-C, ANSI-D, ARCH-D (optionally -landscape/-portrait), or auto: the "
+                   "smallest that holds the site and its margin; a site too big for it is tiled.")
+@click.option("--scale", "scale_ft", type=float, default=100.0, show_default=True,
+              help="Feet per inch of paper: 100 or less (1 in = 100, 50, 40, 20 ft). Smaller scales are refused.")
+@click.option("--margin", "margin_ft", type=float, default=None,
+              help="Feet shown around the site (default: site.toml map_margin_ft, else the jurisdiction's, 200).")
+@click.option("--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium).")
+@click.option("--no-hillshade", is_flag=True, help="Draw contours without the shaded relief under them.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
+@click.pass_context
+def map_cmd(ctx, site_dir, out, sheet, scale_ft, margin_ft, jurisdiction, no_hillshade, overwrite) -> None:
+    """Draw SITE_DIR's plan maps: existing site map, construction plan, final conditions (PDF + PNG)."""
+    from geosite.io.output import atomic_dir, check_output_dir
+    from geosite.maps import render_plan_maps
+    from geosite.maps.sheets import check_scale, parse_sheet
+    from geosite.pipeline import analyze as run_analysis
+    from geosite.site import load_site
+
+    quiet = state(ctx).quiet
+    steps = state(ctx).steps()
+    out = out or Path("geosite-out") / f"{site_dir.resolve().name}-maps"
+    check_scale(scale_ft)  # refuse before any work
+    parse_sheet(sheet)
+    out = check_output_dir(out, [site_dir], overwrite)
+    steps("loading and validating the site")
+    site = load_site(site_dir, jurisdiction=jurisdiction)
+    result = run_analysis(site, step=steps)
+    steps("drawing the plan maps")
+    with atomic_dir(out, overwrite=overwrite) as tmp:
+        files = render_plan_maps(result, tmp, sheet=sheet, scale_ft=scale_ft, margin_ft=margin_ft,
+                                 hillshade=not no_hillshade)
+    if not quiet:
+        for f in files:
+            click.echo(f"  wrote {out / f.name}")

@@ -1,0 +1,259 @@
+"""Dated obligations, each with the citation it comes from: the review decision, the permit's expiry and
+extensions, the permittee's notices, enforcement periods, and when disturbed ground and stockpiles
+must be stabilized. Counting follows :mod:`geosite.schedule.calendar`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from geosite.errors import InputError
+from geosite.rules.profile import Profile
+from geosite.schedule.calendar import HolidayCalendar, add_days, as_date, holiday_calendar, non_working_policy
+
+PLAN_TYPES = ("full", "statement", "both")
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """One dated item of the calendar.
+
+    Attributes
+    ----------
+    date : the day it falls due (the last day allowed).
+    what : what is due, e.g. "Review of the erosion control plan (full plan)".
+    kind : review, permit, notice, inspection, stabilization or enforcement.
+    rule : how the date was counted, e.g. "30 working days after receipt on 2026-12-15".
+    citation : the ordinance (or state rule) it comes from, as a reader finds it.
+    note : anything the reader must know (a calendar-day deadline on a weekend, an assumption).
+    """
+
+    date: dt.date
+    what: str
+    kind: str
+    rule: str
+    citation: str
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"date": self.date.isoformat(), "weekday": self.date.strftime("%a"), "what": self.what,
+                "kind": self.kind, "rule": self.rule, "citation": self.citation, "note": self.note}
+
+
+def dated_entry(profile: Profile, table: str, key: str) -> dict[str, Any] | None:
+    """The profile's ``[table] key`` entry, or None when it is absent or has no value."""
+    e = profile.entry(table, key)
+    return e if e is not None and e.get("value") is not None else None
+
+
+def cite(profile: Profile, e: Mapping[str, Any]) -> str:
+    """Where an entry comes from, as a reader finds it: its section and citation, else its source's head."""
+    text = profile.cite(e.get("citation"), e.get("section"))
+    return text or str(e.get("source", "")).split(":")[0]  # a source's head names it; the rest explains
+
+
+def _due(profile: Profile, calendar: HolidayCalendar, table: str, key: str, start: dt.date, what: str,
+         kind: str, default_unit: str, event: str) -> Deadline | None:
+    e = dated_entry(profile, table, key)
+    if e is None:
+        return None
+    unit = e.get("unit", default_unit)
+    due, rule, note = add_days(start, e["value"], unit, calendar, policy=non_working_policy(profile))
+    return Deadline(due, what, kind, rule.replace(f"after {start.isoformat()}", f"after {event} on {start.isoformat()}"),
+                    cite(profile, e), note)
+
+
+def review_deadlines(received: dt.date, profile: Profile, plan_type: str | None = None, *,
+                     info_received: dt.date | None = None, calendar: HolidayCalendar | None = None) -> list[Deadline]:
+    """The Building Inspector's review deadline(s).
+
+    Parameters
+    ----------
+    received : the day the application, plan and fee were all received (day 0).
+    profile : the village's profile; ``[review] kind`` says working or calendar days.
+    plan_type : "full", "statement", "both" or None (unknown: both deadlines are given, each labelled).
+    info_received : the day needed information was received; adds the second review's deadline.
+    calendar : holidays (default: the profile's).
+
+    Returns
+    -------
+    list of Deadline, in date order.
+    """
+    if plan_type is not None and plan_type not in PLAN_TYPES:
+        raise InputError(f"plan type {plan_type!r}; use one of {', '.join(PLAN_TYPES)}")
+    cal = calendar or holiday_calendar(profile)
+    unit = profile.data.get("review", {}).get("kind", "working_days")
+    kinds = ("full", "statement") if plan_type in (None, "both") else (plan_type,)
+    label = {"full": "full plan", "statement": "plan statement"}
+    out = []
+    for k in kinds:
+        suffix = "" if plan_type in ("full", "statement") else f" (if a {label[k]})" if plan_type is None else f" ({label[k]})"
+        d = _due(profile, cal, "review", f"{k}_plan_days" if k == "full" else "statement_days", received,
+                 f"Plan review decision{suffix}", "review", unit, "receipt")
+        if d:
+            out.append(d)
+        if info_received is not None:
+            d = _due(profile, cal, "review", f"after_information_{k}_days", info_received,
+                     f"Second review decision, after the needed information{suffix}", "review", unit,
+                     "receipt of the information")
+            if d:
+                out.append(d)
+    return _dedupe(out)
+
+
+def _dedupe(items: list[Deadline]) -> list[Deadline]:
+    """Where both plan types give the same date and citation, one row."""
+    seen: dict[tuple, Deadline] = {}
+    for d in items:
+        key = (d.date, d.citation, d.what.split(" (")[0])
+        if key in seen:
+            continue
+        seen[key] = d
+    return sorted(seen.values(), key=lambda d: d.date)
+
+
+def permit_expiry(issued: dt.date, profile: Profile, building_permit_days: int | None = None,
+                  extensions: Sequence[int] = ()) -> list[Deadline]:
+    """The permit's last valid day: issue + max(duration, building permit length), then each extension.
+
+    Parameters
+    ----------
+    issued : the day the permit was issued (day 0).
+    profile : ``[permit] duration_days`` and ``extension_days`` (the most one extension may add).
+    building_permit_days : length of the building permit or other construction authorization, if any.
+    extensions : days granted by each extension, in order; each at most ``extension_days``.
+
+    Returns
+    -------
+    list of Deadline: the expiry, then the expiry after each extension.
+    """
+    dur = dated_entry(profile, "permit", "duration_days")
+    if dur is None:
+        return []
+    days = int(dur["value"])
+    rule = f"{days} days after issue on {issued.isoformat()} (day 0)"
+    if building_permit_days is not None and building_permit_days > days:
+        days = int(building_permit_days)
+        rule = f"the building permit's {days} days (longer than {dur['value']}) after issue on {issued.isoformat()} (day 0)"
+    expires = issued + dt.timedelta(days=days)
+    out = [Deadline(expires, "Erosion control permit expires (last valid day)", "permit", rule, cite(profile, dur))]
+    ext = dated_entry(profile, "permit", "extension_days")
+    for i, n in enumerate(extensions, 1):
+        if ext is None:
+            raise InputError("permit extensions: not specified by this chapter")
+        if not 0 < n <= ext["value"]:
+            raise InputError(f"extension {i} of {n} days: each extension may add 1 to {ext['value']} days ({cite(profile, ext)})")
+        expires += dt.timedelta(days=int(n))
+        out.append(Deadline(expires, f"Permit expires after extension {i}", "permit",
+                            f"previous expiry + {n} days (at most {ext['value']} per extension)", cite(profile, ext)))
+    return out
+
+
+def start_notice_due(start: dt.date, profile: Profile, calendar: HolidayCalendar | None = None) -> Deadline | None:
+    """When the permittee must notify the village that land disturbance started on ``start``."""
+    return _due(profile, calendar or holiday_calendar(profile), "permit", "notify_start", start,
+                "Permittee notifies the village that work started", "notice", "working_days", "the start of work")
+
+
+def bmp_completion_notice_due(installed: dt.date, profile: Profile,
+                              calendar: HolidayCalendar | None = None) -> Deadline | None:
+    """When the permittee must notify the village that BMPs installed on ``installed`` are complete."""
+    return _due(profile, calendar or holiday_calendar(profile), "permit", "notify_bmp_completion", installed,
+                "Permittee notifies the village that BMPs are installed", "notice", "working_days", "installation")
+
+
+def enforcement_deadlines(profile: Profile, *, notice: dt.date | None = None, notice_of_intent: dt.date | None = None,
+                          calendar: HolidayCalendar | None = None) -> list[Deadline]:
+    """After a notice of violation / stop-work order: the time to comply; after a notice of intent: when
+    the village may start the work itself. Empty when the chapter says nothing (Belgium)."""
+    cal = calendar or holiday_calendar(profile)
+    out = []
+    if notice is not None:
+        d = _due(profile, cal, "enforcement", "comply_hours", notice, "Permittee complies (else the permit may be revoked)",
+                 "enforcement", "hours", "the notice")
+        out += [d] if d else []
+    if notice_of_intent is not None:
+        d = _due(profile, cal, "enforcement", "village_work_after", notice_of_intent,
+                 "Village may go on the land and start the work", "enforcement", "working_days",
+                 "mailing or service of the notice of intent")
+        out += [d] if d else []
+    return out
+
+
+def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline], list[str]]:
+    """Stabilization due dates from the site's ``disturbance`` and ``stockpiles`` layers.
+
+    Disturbed ground inactive ``[controls] inactive_stabilize_days`` (7) or more: each disturbance
+    polygon's ``end`` + 7 days, if work stops there. Piles kept more than
+    ``[controls] stockpile_stabilize_after_days`` (30): the pile's ``start`` (else the earliest start of the
+    disturbance polygons it touches, else the project start) + 30 days.
+
+    Returns
+    -------
+    (deadlines, notes) : notes say what could not be dated, or that the chapter does not specify it.
+    """
+    out: list[Deadline] = []
+    notes: list[str] = []
+    inactive = dated_entry(profile, "controls", "inactive_stabilize_days")
+    piles_e = dated_entry(profile, "controls", "stockpile_stabilize_after_days")
+    dist = site.layer("disturbance")
+    project_start = getattr(site.project, "start", None)
+    if inactive is None:
+        notes.append("stabilization of inactive disturbed ground: not specified by this chapter")
+    elif dist is not None:
+        n = int(inactive["value"])
+        for _, row in dist.iterrows():
+            end = as_date(row.get("end")) if "end" in dist.columns else None
+            label = _feature_label(row, "disturbance area")
+            if end is None:
+                notes.append(f"{label}: no end date, so its stabilization ({n} days after work stops) cannot be dated")
+                continue
+            out.append(Deadline(end + dt.timedelta(days=n), f"Stabilize {label} if left inactive", "stabilization",
+                                f"{n} days after its planned end on {end.isoformat()} (inactive {n} days or more)",
+                                cite(profile, inactive)))
+    if piles_e is None:
+        notes.append("stabilization of soil stockpiles: not specified by this chapter")
+        return out, notes
+    piles = site.layer("stockpiles")
+    if piles is None:
+        return out, notes
+    limit = int(piles_e["value"])
+    for _, row in piles.iterrows():
+        label = _feature_label(row, "stockpile")
+        start, whence = _pile_start(row, piles, dist, project_start)
+        days = row.get("days") if "days" in piles.columns else None
+        days = None if days is None or (isinstance(days, float) and math.isnan(days)) else float(days)
+        if days is not None and days <= limit:
+            notes.append(f"{label}: planned {days:g} days, not more than {limit}: no stabilization required ({cite(profile, piles_e)})")
+            continue
+        if start is None:
+            notes.append(f"{label}: no start date (pile, disturbance or project), so its stabilization cannot be dated")
+            continue
+        stay = f"planned {days:g} days" if days is not None else "days in place unknown; due if it stays longer"
+        out.append(Deadline(start + dt.timedelta(days=limit), f"Stabilize {label} (mulch, vegetative cover, tarps)",
+                            "stabilization", f"{limit} days after it is placed ({whence} {start.isoformat()}); {stay}",
+                            cite(profile, piles_e)))
+    return out, notes
+
+
+def _feature_label(row: Any, kind: str) -> str:
+    name = row.get("name") if hasattr(row, "get") else None
+    fid = row.get("id") if hasattr(row, "get") else None
+    text = f"{kind} {fid}" if fid is not None else kind
+    return f"{text} ({name})" if isinstance(name, str) and name else text
+
+
+def _pile_start(row: Any, piles: Any, dist: Any, project_start: dt.date | None) -> tuple[dt.date | None, str]:
+    if "start" in piles.columns and as_date(row.get("start")) is not None:
+        return as_date(row.get("start")), "pile start"
+    if dist is not None and "start" in dist.columns:
+        touching = dist[dist.geometry.intersects(row.geometry)]
+        starts = [s for s in (as_date(v) for v in touching["start"]) if s is not None]
+        if starts:
+            return min(starts), "start of the disturbance it lies in"
+    if project_start is not None:
+        return project_start, "project start"
+    return None, ""

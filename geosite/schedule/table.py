@@ -1,0 +1,228 @@
+"""The schedule table: everything dated for one site (:func:`build_schedule` -> :class:`Schedule`), as
+text, Markdown or JSON-ready rows, and the counting rules in words."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from geosite.errors import InputError
+from geosite.rules.profile import Profile
+from geosite.schedule.calendar import HolidayCalendar, holiday_calendar, non_working_policy
+from geosite.schedule.deadlines import (
+    PLAN_TYPES,
+    Deadline,
+    bmp_completion_notice_due,
+    cite,
+    dated_entry,
+    enforcement_deadlines,
+    permit_expiry,
+    review_deadlines,
+    stabilization_deadlines,
+    start_notice_due,
+)
+from geosite.schedule.inspections import Inspection, inspection_schedule, read_rainfall
+
+
+@dataclass
+class Schedule:
+    """Everything dated for one site: deadlines (review, permit, notices, stabilization, enforcement),
+    inspections, and notes (rules without a date yet, things not specified, inputs missing)."""
+
+    site: str
+    jurisdiction: str
+    jurisdiction_name: str
+    plan_type: str | None
+    counting: list[str]
+    deadlines: list[Deadline] = field(default_factory=list)
+    inspections: list[Inspection] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Deadlines and inspections merged in date order (inspections on one row per day)."""
+        rows = [d.to_dict() for d in self.deadlines]
+        rows += [{"date": i.date.isoformat(), "weekday": i.date.strftime("%a"), "what": "Inspect the BMPs and repair",
+                  "kind": "inspection", "rule": "; ".join(i.reasons), "citation": i.citation, "note": ""}
+                 for i in self.inspections]
+        order = {"review": 0, "notice": 1, "permit": 2, "enforcement": 3, "stabilization": 4, "inspection": 5}
+        return sorted(rows, key=lambda r: (r["date"], order.get(r["kind"], 9)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"site": self.site, "jurisdiction": self.jurisdiction, "jurisdiction_name": self.jurisdiction_name,
+                "plan_type": self.plan_type, "counting": list(self.counting),
+                "deadlines": [d.to_dict() for d in self.deadlines],
+                "inspections": [i.to_dict() for i in self.inspections], "notes": list(self.notes)}
+
+    def to_text(self, *, width: int = 56) -> str:
+        """A plain table for the terminal: date, day, what, citation; rule and note on the next line."""
+        lines = [f"{self.site}: schedule under the {self.jurisdiction_name} erosion control chapter",
+                 f"plan type: {self.plan_type or 'not known'}", ""]
+        lines.append(f"{'date':<10}  {'day':<3}  {'what':<{width}}  citation")
+        lines.append(f"{'-' * 10}  {'-' * 3}  {'-' * width}  {'-' * 20}")
+        for r in self.rows():
+            lines.append(f"{r['date']:<10}  {r['weekday']:<3}  {_clip(r['what'], width):<{width}}  {r['citation']}")
+            lines.append(f"{'':<17}{r['rule']}")
+            if r["note"]:
+                lines.append(f"{'':<17}NOTE: {r['note']}")
+        lines += ["", "How days are counted:"] + [f"  - {c}" for c in self.counting]
+        if self.notes:
+            lines += ["", "Notes:"] + [f"  - {n}" for n in self.notes]
+        return "\n".join(lines) + "\n"
+
+    def to_markdown(self) -> str:
+        """The same calendar as a Markdown document."""
+        out = [f"# Schedule: {self.site}", "", f"Jurisdiction: {self.jurisdiction_name}. Plan type: {self.plan_type or 'not known'}.", "",
+               "| Date | Day | What | How counted | Citation | Note |", "| --- | --- | --- | --- | --- | --- |"]
+        for r in self.rows():
+            cells = [r["date"], r["weekday"], r["what"], r["rule"], r["citation"], r["note"]]
+            out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+        out += ["", "## How days are counted", ""] + [f"- {c}" for c in self.counting]
+        if self.notes:
+            out += ["", "## Notes", ""] + [f"- {n}" for n in self.notes]
+        return "\n".join(out) + "\n"
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def counting_rules(profile: Profile, calendar: HolidayCalendar | None = None) -> list[str]:
+    """The day-counting rules in force for this profile, in words (for reports)."""
+    cal = calendar or holiday_calendar(profile)
+    kind = profile.data.get("review", {}).get("kind", "working_days")
+    policy = non_working_policy(profile)
+    rules = ["The day of the event (receipt, issue, start, installation, notice) is day 0; a deadline of N days is "
+             "the Nth day after it."]
+    where = f" ({cal.citation})" if cal.citation else ""
+    base = f"{cal.country}{'-' + cal.subdiv if cal.subdiv else ''} holidays from the holidays library" + (
+        ", observed days included" if cal.observed else "")
+    changes = []
+    if cal.add:
+        changes.append("plus " + ", ".join(str(dict(a).get("name", "village day")) for a in cal.add))
+    if cal.remove:
+        changes.append("minus " + ", ".join(cal.remove))
+    rules.append(f"Working days{where}: every day except Saturdays, Sundays and holidays: {base}"
+                 + (f" ({'; '.join(changes)})" if changes else "") + (f". {cal.source}" if cal.source else "."))
+    if kind == "calendar_days":
+        rules.append("Review periods are calendar days (the chapter says 'days').")
+    rules.append("Calendar-day and hour deadlines that end on a Saturday, Sunday or holiday are "
+                 + ("moved to the next working day." if policy == "extend" else
+                    "not moved (the chapter is silent); the note gives the next working day."))
+    rules.append("Hours are counted straight through: 48 hours after work starts is the same time two days later.")
+    return rules
+
+
+def plan_type_of(site: Any, profile: Profile) -> str | None:
+    """'full', 'statement', 'both' or None, from the disturbed area and the profile's ``[plan_type]``
+    (the rules engine's own decision, thresholds compared the same way)."""
+    from geosite.rules.engine import plan_type
+    from geosite.site.measurements import area_sqft, disturbed_geometry
+    from geosite.units import SQFT_PER_ACRE
+
+    geom = disturbed_geometry(site) if site.layer("disturbance") is not None else None
+    if geom is None:
+        return None
+    acres = area_sqft(geom, site.ft_per_unit) / SQFT_PER_ACRE
+    return plan_type(profile, {"disturbed.area_acres": acres})[0]
+
+
+def build_schedule(
+    site: Any,
+    profile: Profile | None = None,
+    *,
+    received: dt.date | None = None,
+    issued: dt.date | None = None,
+    info_received: dt.date | None = None,
+    rain: str | Path | Mapping[dt.date, float] | None = None,
+    plan_type: str | None = None,
+    extensions: Sequence[int] = (),
+    bmp_installed: Iterable[dt.date] = (),
+    notice: dt.date | None = None,
+    notice_of_intent: dt.date | None = None,
+) -> Schedule:
+    """The site's calendar under its village's chapter.
+
+    Parameters
+    ----------
+    site : a :class:`geosite.site.Site` (project start/end, building_permit_days, disturbance, stockpiles).
+    profile : the jurisdiction profile (default: the site's).
+    received : day the application, plan and fee were received: the review deadline.
+    issued : day the permit was issued: its expiry (and ``extensions``, days each).
+    info_received : day needed information was received: the second review's deadline.
+    rain : a rainfall CSV path (see :func:`read_rainfall`) or rain in inches by date: rain inspections.
+    plan_type : "full", "statement" or "both"; default from the disturbed area.
+    bmp_installed : days BMPs were installed: each completion notice's deadline.
+    notice, notice_of_intent : enforcement notices: the time to comply, when the village may act.
+
+    Returns
+    -------
+    Schedule
+    """
+    from geosite.rules.profile import load_profile
+
+    profile = profile or load_profile(site.jurisdiction)
+    cal = holiday_calendar(profile)
+    if plan_type is None:
+        plan_type = plan_type_of(site, profile)
+    elif plan_type not in PLAN_TYPES:
+        raise InputError(f"plan type {plan_type!r}; use one of {', '.join(PLAN_TYPES)}")
+    sched = Schedule(site=site.name, jurisdiction=profile.id, jurisdiction_name=profile.name, plan_type=plan_type,
+                     counting=counting_rules(profile, cal))
+    notes = sched.notes
+    p = site.project
+    if received is not None:
+        sched.deadlines += review_deadlines(received, profile, plan_type, info_received=info_received, calendar=cal)
+    else:
+        notes.append("review deadline: give the date the application, plan and fee were received (--received)")
+        if info_received is not None:
+            sched.deadlines += [d for d in review_deadlines(info_received, profile, plan_type, info_received=info_received,
+                                                            calendar=cal) if d.what.startswith("Second")]
+    if issued is not None:
+        sched.deadlines += permit_expiry(issued, profile, p.building_permit_days, extensions)
+        if dated_entry(profile, "permit", "duration_days") is None:
+            notes.append("permit duration: not specified by this chapter")
+    else:
+        ext = dated_entry(profile, "permit", "extension_days")
+        notes.append("permit expiry: give the date the permit was issued (--issued)"
+                     + (f"; extensions of up to {ext['value']} days each ({cite(profile, ext)})" if ext else ""))
+    if p.start is not None:
+        d = start_notice_due(p.start, profile, cal)
+        if d:
+            sched.deadlines.append(d)
+    else:
+        notes.append("start-of-work notice: the project has no start date")
+    bmp = dated_entry(profile, "permit", "notify_bmp_completion")
+    if bmp is not None:
+        unit = bmp.get("unit", "working_days").replace("_", " ")
+        unit = unit.removesuffix("s") if bmp["value"] == 1 else unit
+        notes.append(f"BMP completion notice: within {bmp['value']:g} {unit} after each BMP is installed "
+                     f"({cite(profile, bmp)}); dated below for the installation days given")
+    for day in bmp_installed:
+        d = bmp_completion_notice_due(day, profile, cal)
+        if d:
+            sched.deadlines.append(d)
+    if p.start is not None and p.end is not None:
+        rain_in = read_rainfall(rain) if isinstance(rain, (str, Path)) else rain
+        sched.inspections = inspection_schedule(p.start, p.end, profile, rain_in)
+        if rain_in is None:
+            notes.append("rain inspections: no rainfall record given (--rain CSV); only weekly inspections are listed")
+    else:
+        notes.append("inspections: the project needs start and end dates")
+    stab, stab_notes = stabilization_deadlines(site, profile)
+    sched.deadlines += stab
+    notes += stab_notes
+    if not profile.data.get("enforcement"):
+        notes.append("enforcement periods: not specified by this chapter")
+    elif notice is None and notice_of_intent is None:
+        comply = dated_entry(profile, "enforcement", "comply_hours")
+        work = dated_entry(profile, "enforcement", "village_work_after")
+        if comply:
+            notes.append(f"after a notice of violation or stop-work order: comply within {comply['value']:g} hours ({cite(profile, comply)})")
+        if work:
+            notes.append(f"after a notice of intent: the village may start the work {work['value']:g} working days after it is mailed or served ({cite(profile, work)})")
+    sched.deadlines += enforcement_deadlines(profile, notice=notice, notice_of_intent=notice_of_intent, calendar=cal)
+    sched.deadlines.sort(key=lambda d: d.date)
+    return sched
