@@ -81,20 +81,18 @@ def elevation_at(dem: Dem, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(inside_grid(dem, x, y), z, np.nan)
 
 
-def rasterize(geom: Any, dem: Dem) -> np.ndarray:
-    """bool mask of the cells whose centre lies in ``geom`` (DEM CRS); all touched cells if none does."""
+def rasterize(geom: Any, shape: tuple[int, int], transform: Any) -> np.ndarray:
+    """The one rule for the cells of a polygon: a bool mask of ``shape`` whose cells have their centre in
+    ``geom`` (in the grid's CRS); when no centre lies in it (a polygon smaller than a cell, or a thin
+    sliver), every cell it touches. Empty or None: no cell.
+
+    The mask is a bool view of rasterio's uint8 raster (``mask.view(numpy.uint8)`` gives the kernels'
+    0/1 array without a copy)."""
     from rasterio.features import rasterize as rio_rasterize
 
     if geom is None or geom.is_empty:
-        return np.zeros(dem.shape, bool)
-    mask = rio_rasterize([(geom, 1)], out_shape=dem.shape, transform=dem.transform, fill=0, dtype="uint8")
+        return np.zeros(shape, bool)
+    mask = rio_rasterize([(geom, 1)], out_shape=shape, transform=transform, fill=0, dtype="uint8")
     if not mask.any():
-        mask = rio_rasterize([(geom, 1)], out_shape=dem.shape, transform=dem.transform, fill=0, dtype="uint8", all_touched=True)
-    return mask.astype(bool)
-
-
-def inside_mask(geom: Any, dem: Dem) -> np.ndarray:
-    """Cells whose centre lies inside ``geom`` (DEM CRS)."""
-    from rasterio.features import geometry_mask
-
-    return geometry_mask([geom], out_shape=dem.shape, transform=dem.transform, invert=True)
+        mask = rio_rasterize([(geom, 1)], out_shape=shape, transform=transform, fill=0, dtype="uint8", all_touched=True)
+    return np.ascontiguousarray(mask).view(bool)

@@ -46,7 +46,7 @@ def basin_location(
     import geopandas as gpd
 
     geom = grid.to_crs(disturbed, dem.crs).geometry.union_all()
-    inside = grid.rasterize(geom, dem)
+    inside = grid.rasterize(geom, dem.shape, dem.transform)
     rr, rc, has = receivers(fg.directions)
     leaves = inside & (~has | ~inside[rr, rc]) & (fg.directions != 255)
     cols = {"drainage_area_sqft": [], "drainage_area_acres": [], "kind": [], "limit": []}

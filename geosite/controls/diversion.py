@@ -66,7 +66,7 @@ def diversions(
             if rain_in:
                 if slope is None:
                     slope = slope_pct(dem)
-                m = grid.rasterize(poly, dem)
+                m = grid.rasterize(poly, dem.shape, dem.transform)
                 s = float(np.nanmean(slope[m])) / 100.0 if m.any() else 0.0
                 bounds = poly.bounds
                 length = max(bounds[2] - bounds[0], bounds[3] - bounds[1]) * dem.ft_per_unit

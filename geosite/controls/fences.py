@@ -255,7 +255,7 @@ def interior_rows(
 
     from geosite.terrain import slope_pct
 
-    inside = grid.rasterize(polygon, dem)
+    inside = grid.rasterize(polygon, dem.shape, dem.transform)
     if not inside.any():
         return []
     rows_i, cols_i = np.nonzero(inside)

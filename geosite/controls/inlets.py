@@ -35,7 +35,7 @@ def inlet_protection(
     from geosite.hydrology import _kernels as fk
 
     dist = grid.to_crs(disturbed, dem.crs).geometry.union_all()
-    inside = grid.rasterize(dist, dem)
+    inside = grid.rasterize(dist, dem.shape, dem.transform)
     reach = np.empty(fg.directions.shape)
     fk.accumulate(fg.directions, inside.astype(np.float64), reach)
     acc = fg.accumulation_sqft()

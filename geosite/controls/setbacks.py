@@ -75,7 +75,7 @@ def is_downslope(
 
 
 def _flow_paths(pile: Any, dem: Dem, fg: FlowGrid, trace_ft: float) -> np.ndarray:
-    mask = grid.rasterize(pile, dem)
+    mask = grid.rasterize(pile, dem.shape, dem.transform)
     rows, cols = np.nonzero(mask)
     steps = int(np.ceil(trace_ft / min(dem.cell_x_ft, dem.cell_y_ft)))
     return trace_down(fg.directions, rows, cols, steps) if rows.size else np.array([], np.int64)

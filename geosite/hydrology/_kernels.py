@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-DR = np.array([0, 1, 1, 1, 0, -1, -1, -1], dtype=np.int64)
-DC = np.array([1, 1, 0, -1, -1, -1, 0, 1], dtype=np.int64)
+from geosite.grid import DC, DR  # the one D8 table (numba freezes these arrays into the compiled kernels)
+
 OUTLET = 0
 FLAT = 254
 NODATA = 255

@@ -23,7 +23,7 @@ import numpy as np
 import shapely
 
 from geosite.dem import Dem
-from geosite.grid import inside_mask, to_crs, to_dem_crs
+from geosite.grid import to_crs, to_dem_crs
 from geosite.rules.engine import fmt
 from geosite.rules.profile import Profile
 from geosite.site import Site, SiteMeasurements
@@ -76,9 +76,8 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     m.layers["channels"] = to_crs(chan, site.crs)
 
     dist = site.layer("disturbance")
-    dist_geom = m.layers.get("disturbed_area")
-    if dist_geom is not None:
-        leaves, where = runoff_leaves_site(fg, to_dem_crs(dist_geom.geometry.iloc[0], site, dem), boundary_dem, rain_in)
+    if site.disturbed is not None:
+        leaves, where = runoff_leaves_site(fg, site.mask_on(dem, "disturbed"), site.mask_on(dem, "site"), rain_in)
         m.set("hydrology.runoff_leaves_site", leaves)
         m.set("hydrology.runoff_leaves_site_how", where)
     else:
@@ -228,8 +227,11 @@ def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.
     return out
 
 
-def runoff_leaves_site(fg, disturbed_dem_crs, boundary_dem_crs, rain_in: float | None = None) -> tuple[bool, str]:
+def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: float | None = None) -> tuple[bool, str]:
     """Whether runoff from the disturbed area leaves the site (Grantsburg B(6)'s condition).
+
+    ``disturbed`` and ``in_site`` are the cells of the disturbed area and of the site on ``fg``'s grid
+    (:meth:`geosite.site.Site.mask_on`).
 
     Accumulating a weight of 1 on disturbed cells marks every cell downstream of them (D8 over the
     filled surface); closed depressions inside the site that hold the design storm
@@ -238,11 +240,10 @@ def runoff_leaves_site(fg, disturbed_dem_crs, boundary_dem_crs, rain_in: float |
     from geosite.hydrology import _kernels as fk
 
     dem = fg.dem
-    weight = inside_mask(disturbed_dem_crs, dem).astype(np.float64)
+    weight = disturbed.astype(np.float64)
     if not weight.any():
         return False, "the disturbed area covers no DEM cell"
     dirs = fg.directions
-    in_site = inside_mask(boundary_dem_crs, dem)
     sinks = retaining_depressions(fg, in_site, rain_in)
     if sinks.any():
         dirs = dirs.copy()

@@ -13,6 +13,7 @@ from affine import Affine
 
 from geosite.dem import Dem
 from geosite.errors import GeometryError, InputError
+from geosite.grid import rasterize
 from geosite.hydrology.flow import FlowGrid, flow_grid
 
 if TYPE_CHECKING:
@@ -111,16 +112,6 @@ def _as_polygon(polygon: Any, dem: Dem) -> BaseGeometry:
     return geom
 
 
-def _rasterize(geom: BaseGeometry, shape: tuple[int, int], transform: Affine) -> np.ndarray:
-    """uint8 mask of the cells whose centre lies in ``geom`` (all touched cells if no centre does)."""
-    from rasterio.features import rasterize
-
-    mask = rasterize([(geom, 1)], out_shape=shape, transform=transform, fill=0, dtype="uint8")
-    if not mask.any():
-        mask = rasterize([(geom, 1)], out_shape=shape, transform=transform, fill=0, dtype="uint8", all_touched=True)
-    return np.ascontiguousarray(mask)
-
-
 def _dilate(mask: np.ndarray, n: int) -> np.ndarray:
     from scipy.ndimage import binary_dilation
 
@@ -183,7 +174,7 @@ def upslope_area(
         method = "whole"
     if fg is None:
         fg = flow_grid(base)
-    inside = _rasterize(geom, base.shape, base.transform)
+    inside = rasterize(geom, base.shape, base.transform).view(np.uint8)
     if not inside.any():
         raise GeometryError("upslope_area: the polygon does not cover any DEM cell")
     return _summarise(base, base.elevation_ft, fg.directions, inside, 0, 0, channel_threshold_sqft, "whole")
@@ -203,7 +194,7 @@ def upslope_area_dinf_sqft(fg: FlowGrid, polygon: Any) -> float:
     from geosite.hydrology import _kernels as fk
 
     geom = _as_polygon(polygon, fg.dem)
-    inside = _rasterize(geom, fg.dem.shape, fg.dem.transform).reshape(-1)
+    inside = rasterize(geom, fg.dem.shape, fg.dem.transform).view(np.uint8).reshape(-1)
     rec1, rec2, p1 = fg.dinf()
     return float(fk.dinf_inflow(rec1, rec2, p1, inside, np.ones(1))) * fg.dem.cell_area_sqft
 
@@ -239,7 +230,7 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
         dirs = np.empty(z.shape, dtype=np.uint8)
         fk.d8_directions(filled, dem.cell_x_ft, dem.cell_y_ft, dirs)
         wt = dem.transform @ Affine.translation(c0, r0)
-        inside = _rasterize(geom, z.shape, wt)
+        inside = rasterize(geom, z.shape, wt).view(np.uint8)
         if not inside.any():
             raise GeometryError("upslope_area: the polygon does not cover any DEM cell")
         cells, _parent = fk.trace_upstream(dirs, inside)

@@ -119,13 +119,12 @@ def plan_type_of(site: Any, profile: Profile) -> str | None:
     """'full', 'statement', 'both' or None, from the disturbed area and the profile's ``[plan_type]``
     (the rules engine's own decision, thresholds compared the same way)."""
     from geosite.rules.engine import plan_type
-    from geosite.site.measurements import area_sqft, disturbed_geometry
     from geosite.units import SQFT_PER_ACRE
 
-    geom = disturbed_geometry(site) if site.layer("disturbance") is not None else None
+    geom = site.disturbed
     if geom is None:
         return None
-    acres = area_sqft(geom, site.ft_per_unit) / SQFT_PER_ACRE
+    acres = float(geom.area) * site.ft_per_unit**2 / SQFT_PER_ACRE
     return plan_type(profile, {"disturbed.area_acres": acres})[0]
 
 

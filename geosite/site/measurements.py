@@ -62,11 +62,9 @@ def length_ft(geom: BaseGeometry, ft_per_unit: float) -> float:
 
 
 def disturbed_geometry(site: Site) -> BaseGeometry | None:
-    """Union of the disturbance polygons clipped to the site (overlaps counted once), or None."""
-    gdf = site.layer("disturbance")
-    if gdf is None:
-        return None
-    return shapely.intersection(shapely.union_all(gdf.geometry.values), site.boundary)
+    """Union of the disturbance polygons clipped to the site (overlaps counted once), or None
+    (:attr:`geosite.site.Site.disturbed`, computed once per site)."""
+    return site.disturbed
 
 
 def peak_disturbance(site: Site) -> Phase | None:
@@ -85,8 +83,7 @@ def peak_disturbance(site: Site) -> Phase | None:
     starts = sorted({d for d in gdf["start"] if d is not None}) if has_dates else []
     label = gdf["phase"].astype(str) if "phase" in gdf.columns else gdf["id"].astype(str)
     if not starts:
-        geom = shapely.intersection(shapely.union_all(gdf.geometry.values), boundary)
-        return Phase(None, sorted(set(label)), area_sqft(geom, fpu))
+        return Phase(None, sorted(set(label)), area_sqft(site.disturbed, fpu))
     best: Phase | None = None
     for day in starts:
         active = [
@@ -124,7 +121,7 @@ def measure_site(site: Site) -> SiteMeasurements:
         m.set("disturbed.max_at_one_time_acres", peak.area_acres)
         m.set("disturbed.max_at_one_time_date", peak.date.isoformat() if peak.date else None)
         m.set("disturbed.max_at_one_time_phases", peak.phases)
-        outside = shapely.difference(shapely.union_all(site.layer("disturbance").geometry.values), site.boundary)
+        outside = shapely.difference(site.disturbance_union, site.boundary)
         m.set("disturbed.outside_site_sqft", area_sqft(outside, fpu))
         m.layers["disturbed_area"] = gpd.GeoDataFrame(
             {"area_sqft": [a], "area_acres": [a / SQFT_PER_ACRE]}, geometry=[dist], crs=site.crs

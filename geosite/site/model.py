@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
+import numpy as np
 import shapely
 from pyproj import CRS
 from shapely.geometry.base import BaseGeometry
@@ -57,7 +58,12 @@ class Project:
 
 @dataclass
 class Site:
-    """A site ready for measurement: every layer in ``crs`` with an ``id`` column."""
+    """A site ready for measurement: every layer in ``crs`` with an ``id`` column.
+
+    The site polygon (:attr:`boundary`), the disturbance union and the disturbed area on the site, and
+    their masks on a DEM grid (:meth:`mask_on`) are computed once and kept; replacing a layer in
+    ``layers`` (a new GeoDataFrame) recomputes them, editing a layer's frame in place does not.
+    """
 
     name: str
     jurisdiction: str
@@ -73,11 +79,55 @@ class Site:
     project: Project = field(default_factory=Project)
     notes: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    _derived: dict[Any, tuple[tuple[int, ...], Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def _kept(self, key: Any, layer_names: tuple[str, ...], compute: Any) -> Any:
+        """``compute()``, kept under ``key`` while the named layers are the same frames."""
+        token = tuple(id(self.layers.get(n)) for n in layer_names)
+        hit = self._derived.get(key)
+        if hit is not None and hit[0] == token:
+            return hit[1]
+        value = compute()
+        self._derived[key] = (token, value)
+        return value
 
     @property
     def boundary(self) -> BaseGeometry:
         """The site: the union of the site_boundary polygons."""
-        return shapely.union_all(self.layers["site_boundary"].geometry.values)
+        return self._kept("boundary", ("site_boundary",),
+                          lambda: shapely.union_all(self.layers["site_boundary"].geometry.values))
+
+    @property
+    def disturbance_union(self) -> BaseGeometry | None:
+        """The union of the disturbance polygons as drawn (overlaps once, not clipped), or None."""
+        def union() -> BaseGeometry | None:
+            gdf = self.layer("disturbance")
+            return None if gdf is None else shapely.union_all(gdf.geometry.values)
+
+        return self._kept("disturbance_union", ("disturbance",), union)
+
+    @property
+    def disturbed(self) -> BaseGeometry | None:
+        """The disturbed area: the disturbance union clipped to the site, or None without disturbance."""
+        def clipped() -> BaseGeometry | None:
+            u = self.disturbance_union
+            return None if u is None else shapely.intersection(u, self.boundary)
+
+        return self._kept("disturbed", ("site_boundary", "disturbance"), clipped)
+
+    def mask_on(self, dem: Any, what: str = "site") -> np.ndarray | None:
+        """The cells of ``dem`` in the site (``what="site"``) or the disturbed area (``"disturbed"``), by
+        :func:`geosite.grid.rasterize`'s rule, in the DEM's CRS; None for "disturbed" without disturbance."""
+        from geosite.grid import geom_to_crs, rasterize
+
+        geom = {"site": lambda: self.boundary, "disturbed": lambda: self.disturbed}[what]
+        key = ("mask", what, dem.shape, tuple(dem.transform)[:6], dem.crs.to_wkt())
+
+        def compute() -> np.ndarray | None:
+            g = geom()
+            return None if g is None else rasterize(geom_to_crs(g, self.crs, dem.crs), dem.shape, dem.transform)
+
+        return self._kept(key, ("site_boundary", "disturbance"), compute)
 
     @property
     def ft_per_unit(self) -> float:

@@ -15,7 +15,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from geosite.dem import Dem
-from geosite.grid import inside_mask, to_crs, to_dem_crs
+from geosite.grid import to_crs, to_dem_crs
 from geosite.rules.profile import Profile
 from geosite.site import Site, SiteMeasurements
 
@@ -40,13 +40,12 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
     step("computing slopes")
     slope = terrain.slope_pct(dem)
     boundary = to_dem_crs(site.boundary, site, dem)
-    dist_layer = m.layers.get("disturbed_area")
-    disturbed = to_dem_crs(dist_layer.geometry.iloc[0], site, dem) if dist_layer is not None else None
+    disturbed = to_dem_crs(site.disturbed, site, dem)
 
     def steep(within, lo, hi=None) -> float:
         return terrain.steep_area_sqft(dem, within=within, slope=slope, threshold_pct=lo, below_pct=hi, min_area_sqft=mmu)
 
-    on_site = inside_mask(boundary, dem)
+    on_site = site.mask_on(dem, "site")
     with np.errstate(invalid="ignore"):
         site_slopes = slope[on_site & np.isfinite(slope)]
     m.set("slopes.threshold_pct", threshold)
@@ -57,7 +56,7 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
     m.set("slopes.max_slope_pct", float(site_slopes.max()) if site_slopes.size else None, no_site_data)
     m.set("slopes.mean_slope_pct", float(site_slopes.mean()) if site_slopes.size else None, no_site_data)
     if disturbed is not None and not disturbed.is_empty:
-        in_dist = inside_mask(disturbed, dem) & np.isfinite(slope)
+        in_dist = site.mask_on(dem, "disturbed") & np.isfinite(slope)
         # with no height anywhere in the disturbed area its steep area is unknown, not zero (A(7) would
         # otherwise read "not met"); partial coverage is named by the DEM coverage warning
         no_data = "the DEM has no data in the disturbed area"
@@ -126,7 +125,7 @@ def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     if proposed is None:
         return {}
     step("measuring cut and fill from the proposed grade")
-    inside = inside_mask(to_dem_crs(site.boundary, site, dem), dem)
+    inside = site.mask_on(dem, "site")
     diff = proposed - dem.elevation_ft
     ok = inside & np.isfinite(diff)
     d = diff[ok]
