@@ -51,12 +51,11 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from geosite import errors, testing
-    from geosite.controls.fences import fence_summary, filter_fence
+    from geosite.controls import fence_summary, filter_fence, stockpile_setbacks
     from geosite.dem import Dem
     from geosite.hydrology import (
         FlowGrid,
@@ -75,13 +74,27 @@ if TYPE_CHECKING:  # pragma: no cover
         render_final_conditions,
         render_plan_maps,
     )
-    from geosite.site import SiteMeasurements, measure_site
     from geosite.pipeline import AnalysisResult, analyze, write_outputs
     from geosite.review.check import CheckResult, check_submission, write_check_outputs
-    from geosite.rules.engine import Evaluation, Finding, Trigger
-    from geosite.rules.profile import Profile, available_profiles, load_profile
+    from geosite.rules import (
+        Evaluation,
+        Finding,
+        Profile,
+        Trigger,
+        available_profiles,
+        evaluate,
+        load_profile,
+    )
     from geosite.schedule import Schedule, build_schedule
-    from geosite.site import Contact, Project, Site, load_site, site_from_frames
+    from geosite.site import (
+        Contact,
+        Project,
+        Site,
+        SiteMeasurements,
+        load_site,
+        measure_site,
+        site_from_frames,
+    )
     from geosite.terrain import contours, hillshade, slope_pct, steep_area_sqft, steep_slope_polygons
 
 #: Public name -> the module it is loaded from on first use (``import geosite`` imports none of them).
@@ -115,16 +128,18 @@ _LAZY: dict[str, str] = {
     "UpslopeArea": "geosite.hydrology",
     "channels": "geosite.hydrology",
     "sheetflow_velocity_fps": "geosite.hydrology",
-    # controls (stockpile_setbacks is the wrapper below)
-    "filter_fence": "geosite.controls.fences",
-    "fence_summary": "geosite.controls.fences",
+    # controls
+    "filter_fence": "geosite.controls",
+    "fence_summary": "geosite.controls",
+    "stockpile_setbacks": "geosite.controls",
     # rules
-    "load_profile": "geosite.rules.profile",
-    "available_profiles": "geosite.rules.profile",
-    "Profile": "geosite.rules.profile",
-    "Evaluation": "geosite.rules.engine",
-    "Finding": "geosite.rules.engine",
-    "Trigger": "geosite.rules.engine",
+    "load_profile": "geosite.rules",
+    "available_profiles": "geosite.rules",
+    "Profile": "geosite.rules",
+    "evaluate": "geosite.rules",
+    "Evaluation": "geosite.rules",
+    "Finding": "geosite.rules",
+    "Trigger": "geosite.rules",
     # maps
     "render_existing_site_map": "geosite.maps",
     "render_construction_plan": "geosite.maps",
@@ -141,7 +156,7 @@ _LAZY: dict[str, str] = {
 #: Submodules reachable as attributes (``geosite.errors.InputError``) without importing them first.
 _SUBMODULES = ("errors", "testing")
 
-__all__ = sorted(["__version__", "evaluate", "stockpile_setbacks", *_LAZY, *_SUBMODULES])
+__all__ = sorted(["__version__", *_LAZY, *_SUBMODULES])
 
 
 def __getattr__(name: str) -> Any:
@@ -158,93 +173,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
-
-
-# ------------------------------------------------------------------------------------ thin wrappers
-
-
-def evaluate(profile: Any, measurements: Any) -> Evaluation:
-    """Evaluate a jurisdiction's rules on measured values.
-
-    A convenience over :func:`geosite.rules.engine.evaluate` that also takes a profile name and the
-    objects :func:`analyze` returns, so a site measured once can be judged under another chapter.
-
-    Parameters
-    ----------
-    profile : Profile or str
-        A loaded profile, a bundled profile name (``"grantsburg"``, ``"belgium"``) or a path to a
-        profile TOML (see :func:`load_profile`).
-    measurements : AnalysisResult, SiteMeasurements or Mapping
-        The flat mapping of dotted measurement keys (``"disturbed.area_sqft"`` ...) to values, or an
-        object holding one (``result.measurements.values``). ``None`` values are "not assessed".
-
-    Returns
-    -------
-    Evaluation
-        ``applies``, ``triggers``, ``plan_type`` and ``findings`` of the profile's applicability
-        criteria and rules. The controls findings (filter fence, setbacks ...) come from the controls
-        stage of :func:`analyze`, not from here.
-
-    Examples
-    --------
-    >>> result = geosite.analyze(site)                                   # doctest: +SKIP
-    >>> geosite.evaluate("belgium", result).plan_type                     # doctest: +SKIP
-    'statement'
-    """
-    from geosite.rules.engine import evaluate as _evaluate
-    from geosite.rules.profile import Profile, load_profile
-
-    prof = profile if isinstance(profile, Profile) else load_profile(profile)
-    m = measurements
-    if not isinstance(m, Mapping):
-        m = getattr(m, "measurements", m)  # AnalysisResult -> SiteMeasurements
-        m = getattr(m, "values", m)  # SiteMeasurements -> its mapping
-    if not isinstance(m, Mapping):
-        raise TypeError(
-            f"evaluate: measurements must be an AnalysisResult, SiteMeasurements or a mapping of dotted keys, "
-            f"got {type(measurements).__name__}"
-        )
-    return _evaluate(prof, m)
-
-
-def stockpile_setbacks(
-    piles: Any,
-    features: Mapping[str, Any],
-    dem: Dem,
-    fg: FlowGrid | None = None,
-    **options: Any,
-) -> tuple[list[dict[str, Any]], Any, Any]:
-    """Setbacks of soil stockpiles from the roads, lakes, streams, wetlands and channels downslope of them.
-
-    :func:`geosite.controls.setbacks.stockpile_setbacks` with the flow routing made optional: when
-    ``fg`` is omitted it is computed from ``dem`` (:func:`flow_grid`); pass one to reuse it.
-
-    Parameters
-    ----------
-    piles : geopandas.GeoDataFrame
-        Stockpile polygons with ``id`` (and ``days``), in a projected CRS (e.g. ``site.layer("stockpiles")``).
-    features : dict of str to geopandas.GeoDataFrame
-        Layer name -> features (``roads``, ``lakes``, ``streams``, ``wetlands``, ``channels``), any
-        projected CRS; missing or empty layers are skipped.
-    dem : Dem
-        The terrain that decides what is downslope.
-    fg : FlowGrid, optional
-        ``flow_grid(dem)``, computed when omitted.
-    **options
-        ``min_setback_ft`` (25), ``stabilize_after_days`` (30), ``trace_ft`` (100), ``tolerance_deg``
-        (20), ``hook_ft`` (10): see the underlying function.
-
-    Returns
-    -------
-    piles_report : list of dict
-        Per pile: ``id``, ``min_setback_ft``, ``nearest_feature``, ``downslope``, ``violation``,
-        ``stabilization_required``, ``near_upslope``, ``features``.
-    zones : geopandas.GeoDataFrame
-        Setback zones (each pile buffered by ``min_setback_ft``), in the piles' CRS.
-    fences : geopandas.GeoDataFrame
-        Fence lines on each pile's downslope side, in the piles' CRS.
-    """
-    from geosite.controls.setbacks import stockpile_setbacks as _setbacks
-    from geosite.hydrology import flow_grid as _flow_grid
-
-    return _setbacks(piles, features, dem, fg if fg is not None else _flow_grid(dem), **options)

@@ -25,8 +25,7 @@ import geopandas as gpd
 from geosite.controls.stage import measure_controls
 from geosite.hydrology.stage import HYDRO_KEYS, measure_hydrology
 from geosite.report import build_report, render_markdown
-from geosite.rules.engine import Evaluation, evaluate
-from geosite.rules.profile import Profile, load_profile
+from geosite.rules import Evaluation, Profile, evaluate, load_profile
 from geosite.site import Site, SiteMeasurements, measure_site
 from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
 

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from geosite import __version__
-from geosite.rules.engine import Evaluation, fmt
-from geosite.rules.profile import Profile
-from geosite.site import Site, SiteMeasurements
+from geosite.rules import Evaluation, Profile, fmt
+
+if TYPE_CHECKING:
+    from geosite.site import Site, SiteMeasurements
 
 
 def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluation, extra: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import state
+from geosite.cli.app import output_folder, state
 
 
 @click.command("analyze")
@@ -27,7 +27,6 @@ from geosite.cli.app import state
 @click.pass_context
 def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite, make_valid, strict, no_maps, sheet, scale_ft) -> None:
     """Analyze SITE_DIR: areas, slopes, drainage and the ordinance's findings, each with its section."""
-    from geosite.io.output import check_output_dir
     from geosite.pipeline import analyze as run_analysis
     from geosite.pipeline import write_outputs
     from geosite.site import load_site
@@ -36,7 +35,7 @@ def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite,
     steps = state(ctx).steps()
     out = out or Path("geosite-out") / site_dir.resolve().name
     inputs = [site_dir] + ([dem] if dem else [])
-    out = check_output_dir(out, inputs, overwrite)
+    out = output_folder(out, inputs, overwrite)
     if not no_maps:
         from geosite.maps import check_scale, parse_sheet
 

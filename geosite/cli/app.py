@@ -60,6 +60,14 @@ class CliState:
         return Steps(self.quiet)
 
 
+def output_folder(out, inputs, overwrite: bool):  # noqa: ANN001, ANN201
+    """The output folder, refused before any work when it exists (without --overwrite) or overlaps an
+    input (:func:`geosite.io.output.check_output_dir`)."""
+    from geosite.io.output import check_output_dir
+
+    return check_output_dir(out, inputs, overwrite)
+
+
 def state(ctx: click.Context) -> CliState:
     """The group's :class:`CliState` (defaults when a command is invoked on its own, as in tests)."""
     return ctx.find_object(CliState) or CliState()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import state
+from geosite.cli.app import output_folder, state
 
 
 @click.command()
@@ -34,7 +34,6 @@ def batch(ctx, sites, out, scheduler, workers, jurisdiction, make_valid, strict,
     with --check, some plan has failed findings,
     2 bad usage (no such folder, two sites with the same name, output inside an input, no scheduler).
     """
-    from geosite.io.output import check_output_dir
     from geosite.scale.batch import BatchOptions, check_sites, run_batch, summary_counts
 
     quiet = state(ctx).quiet
@@ -42,7 +41,7 @@ def batch(ctx, sites, out, scheduler, workers, jurisdiction, make_valid, strict,
         raise click.UsageError("--workers sizes the local cluster; with --scheduler the cluster's own workers run "
                                "the sites", ctx=ctx)
     dirs = check_sites(sites)
-    check_output_dir(out, dirs, overwrite=True)
+    output_folder(out, dirs, overwrite=True)
     options = BatchOptions(jurisdiction=jurisdiction, make_valid=make_valid, strict=strict, force=force, check=check)
     result = run_batch(dirs, out, scheduler=scheduler, workers=workers, options=options, progress=not quiet)
     if not quiet:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import state
+from geosite.cli.app import output_folder, state
 
 
 @click.command("check")
@@ -33,14 +33,13 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
     Writes findings.json, findings.md, findings.gpkg (layer 'findings': where each problem is) and
     report.html. Exit code: 0 the plan passes, 1 some findings fail, 2 bad input.
     """
-    from geosite.io.output import check_output_dir
     from geosite.review import check_submission, write_check_outputs
 
     quiet = state(ctx).quiet
     steps = state(ctx).steps()
     out = out or Path("geosite-out") / f"{submission_dir.resolve().name}-check"
     inputs = [submission_dir] + ([dem] if dem else [])
-    out = check_output_dir(out, inputs, overwrite)
+    out = output_folder(out, inputs, overwrite)
     result = check_submission(submission_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit,
                               received=received.date() if received else None, make_valid=make_valid, step=steps)
     steps("writing outputs")

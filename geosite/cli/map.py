@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import state
+from geosite.cli.app import output_folder, state
 
 
 @click.command("map")
@@ -26,9 +26,7 @@ from geosite.cli.app import state
 @click.pass_context
 def map_cmd(ctx, site_dir, out, sheet, scale_ft, margin_ft, jurisdiction, no_hillshade, overwrite) -> None:
     """Draw SITE_DIR's plan maps: existing site map, construction plan, final conditions (PDF + PNG)."""
-    from geosite.io.output import atomic_dir, check_output_dir
-    from geosite.maps import render_plan_maps
-    from geosite.maps.sheets import check_scale, parse_sheet
+    from geosite.maps import check_scale, parse_sheet, write_plan_maps
     from geosite.pipeline import analyze as run_analysis
     from geosite.site import load_site
 
@@ -37,14 +35,13 @@ def map_cmd(ctx, site_dir, out, sheet, scale_ft, margin_ft, jurisdiction, no_hil
     out = out or Path("geosite-out") / f"{site_dir.resolve().name}-maps"
     check_scale(scale_ft)  # refuse before any work
     parse_sheet(sheet)
-    out = check_output_dir(out, [site_dir], overwrite)
+    out = output_folder(out, [site_dir], overwrite)
     steps("loading and validating the site")
     site = load_site(site_dir, jurisdiction=jurisdiction)
     result = run_analysis(site, step=steps)
     steps("drawing the plan maps")
-    with atomic_dir(out, overwrite=overwrite) as tmp:
-        files = render_plan_maps(result, tmp, sheet=sheet, scale_ft=scale_ft, margin_ft=margin_ft,
-                                 hillshade=not no_hillshade)
+    files = write_plan_maps(result, out, overwrite=overwrite, sheet=sheet, scale_ft=scale_ft, margin_ft=margin_ft,
+                            hillshade=not no_hillshade)
     if not quiet:
         for f in files:
-            click.echo(f"  wrote {out / f.name}")
+            click.echo(f"  wrote {f}")

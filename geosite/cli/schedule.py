@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import state
+from geosite.cli.app import output_folder, state
 
 _DATE = click.DateTime(formats=["%Y-%m-%d"])
 
@@ -41,14 +41,13 @@ def schedule(ctx, site_dir, received, issued, info_received, rain, plan_type, ex
     """The calendar of SITE_DIR: review and permit deadlines, notices, inspections, stabilization."""
     import json
 
-    from geosite.io.output import atomic_dir, check_output_dir, write_json
-    from geosite.rules.profile import load_profile
+    from geosite.rules import load_profile
     from geosite.schedule import build_schedule
     from geosite.site import load_site
 
     quiet = state(ctx).quiet
     if out is not None:
-        out = check_output_dir(out, [site_dir] + ([rain] if rain else []), overwrite)
+        out = output_folder(out, [site_dir] + ([rain] if rain else []), overwrite)
     site = load_site(site_dir, jurisdiction=jurisdiction)
     profile = load_profile(jurisdiction or site.jurisdiction)
     sched = build_schedule(site, profile, received=_day(received), issued=_day(issued),
@@ -56,9 +55,7 @@ def schedule(ctx, site_dir, received, issued, info_received, rain, plan_type, ex
                            extensions=extensions, bmp_installed=[_day(d) for d in bmp_installed],
                            notice=_day(notice), notice_of_intent=_day(notice_of_intent))
     if out is not None:
-        with atomic_dir(out, overwrite=overwrite) as tmp:
-            write_json(tmp / "schedule.json", sched.to_dict())
-            (tmp / "schedule.md").write_text(sched.to_markdown(), encoding="utf-8")
+        sched.write(out, overwrite=overwrite)
     if fmt == "json":
         click.echo(json.dumps(sched.to_dict(), indent=2))
     elif not quiet:

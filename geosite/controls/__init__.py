@@ -24,12 +24,14 @@ from geosite.controls.fences import (
     max_slope_length_ft,
 )
 from geosite.controls.inlets import inlet_protection
-from geosite.controls.setbacks import is_downslope, stockpile_setbacks
-from geosite.controls.submitted import fence_coverage, protected
+from geosite.controls.setbacks import FEATURE_LAYERS, is_downslope, stockpile_setbacks
+from geosite.controls.submitted import bmps_of, fence_coverage, protected
 from geosite.controls.tracking import tracking_pads
 
 __all__ = [
+    "FEATURE_LAYERS",
     "basin_location",
+    "bmps_of",
     "classify_boundary",
     "diversions",
     "fence_coverage",

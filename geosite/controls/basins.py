@@ -12,13 +12,13 @@ import numpy as np
 from shapely.geometry import Point
 
 from geosite import grid
-from geosite.dem import Dem
-from geosite.hydrology.flow import receivers
+from geosite.hydrology import receivers
 from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
     import geopandas as gpd
 
+    from geosite.dem import Dem
     from geosite.hydrology import FlowGrid
 
 

@@ -9,12 +9,12 @@ import numpy as np
 import shapely
 
 from geosite import grid
-from geosite.dem import Dem
 from geosite.io.output import py_scalar
 
 if TYPE_CHECKING:
     import geopandas as gpd
 
+    from geosite.dem import Dem
     from geosite.hydrology import FlowGrid
 
 

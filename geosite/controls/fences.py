@@ -26,6 +26,7 @@ fences are drawn along both its edges, ``fence_channel_offset_ft`` either side o
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -34,13 +35,13 @@ import shapely
 from shapely.geometry import LineString
 
 from geosite import grid
-from geosite.dem import Dem
-from geosite.hydrology.flow import downhill_field, receivers, sample_vectors
+from geosite.hydrology import downhill_field, receivers, sample_vectors
 
 if TYPE_CHECKING:
     import geopandas as gpd
     from shapely.geometry.base import BaseGeometry
 
+    from geosite.dem import Dem
     from geosite.hydrology import FlowGrid
 
 #: DNR technical standard 1056: (slope below, %, maximum slope length above a fence, ft).
@@ -263,12 +264,11 @@ def interior_rows(
     c0, c1 = max(cols_i.min() - 2, 0), min(cols_i.max() + 3, dem.shape[1])
     from affine import Affine
 
-    sub = Dem(dem.elevation_ft[r0:r1, c0:c1], dem.transform @ Affine.translation(c0, r0), dem.crs,
-              dem.ft_per_unit, dem.vertical_unit, dem.source)
+    sub = dataclasses.replace(dem, elevation_ft=dem.elevation_ft[r0:r1, c0:c1], transform=dem.transform @ Affine.translation(c0, r0))
     ins = inside[r0:r1, c0:c1]
     dirs = np.array(fg.directions[r0:r1, c0:c1])
     filled = np.asarray(fg.filled_ft[r0:r1, c0:c1], float)
-    slope = slope_pct(Dem(filled, sub.transform, sub.crs, sub.ft_per_unit, sub.vertical_unit, sub.source))
+    slope = slope_pct(dataclasses.replace(sub, elevation_ft=filled))
     slope = np.where(np.isfinite(slope), slope, 0.0)
     lmax = max_slope_length_ft(slope, table)
     rr, rc, has = receivers(dirs)

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from geosite import grid
-from geosite.dem import Dem
 from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
     import geopandas as gpd
 
+    from geosite.dem import Dem
     from geosite.hydrology import FlowGrid
 
 
@@ -32,12 +32,11 @@ def inlet_protection(
     ``protection_required``, ``drainage_area_sqft``, ``drainage_area_acres`` and
     ``trap_or_basin_required`` (draining more than ``max_drainage_acres``, DNR 1060).
     """
-    from geosite.hydrology import _kernels as fk
+    from geosite.hydrology import weighted_accumulation
 
     dist = grid.to_crs(disturbed, dem.crs).geometry.union_all()
     inside = grid.rasterize(dist, dem.shape, dem.transform)
-    reach = np.empty(fg.directions.shape)
-    fk.accumulate(fg.directions, inside.astype(np.float64), reach)
+    reach = weighted_accumulation(fg.directions, inside)
     acc = fg.accumulation_sqft()
     pts = grid.to_crs(inlets, dem.crs).geometry.centroid
     r, c = grid.rowcol(dem, pts.x.to_numpy(), pts.y.to_numpy())

@@ -27,13 +27,13 @@ import shapely
 from shapely.geometry import LineString
 
 from geosite import grid
-from geosite.dem import Dem
-from geosite.hydrology.flow import downhill_field, trace_down
+from geosite.hydrology import downhill_field, trace_down
 from geosite.io.output import py_scalar
 
 if TYPE_CHECKING:
     import geopandas as gpd
 
+    from geosite.dem import Dem
     from geosite.hydrology import FlowGrid
 
 FEATURE_LAYERS = ("roads", "lakes", "streams", "wetlands", "channels")
@@ -85,7 +85,7 @@ def stockpile_setbacks(
     piles: gpd.GeoDataFrame,
     features: dict[str, gpd.GeoDataFrame],
     dem: Dem,
-    fg: FlowGrid,
+    fg: FlowGrid | None = None,
     min_setback_ft: float = 25.0,
     stabilize_after_days: float | None = 30.0,
     trace_ft: float = 100.0,
@@ -98,7 +98,7 @@ def stockpile_setbacks(
     ----------
     piles : stockpile polygons with ``id`` (and ``days``), in a projected CRS.
     features : layer name -> GeoDataFrame (roads, lakes, streams, wetlands, channels), any projected CRS.
-    dem, fg : the DEM and its FlowGrid.
+    dem, fg : the DEM and its FlowGrid (``flow_grid(dem)``, computed when omitted; pass one to reuse it).
     min_setback_ft : required distance from downslope features.
     stabilize_after_days : piles kept longer than this must be stabilized (None: not specified).
     trace_ft : how far D8 paths are followed from each pile.
@@ -114,7 +114,10 @@ def stockpile_setbacks(
     import geopandas as gpd
 
     from geosite.controls.fences import _hooks, classify_boundary
+    from geosite.hydrology import flow_grid
     from geosite.units import feet_per_crs_unit
+
+    fg = fg if fg is not None else flow_grid(dem)
 
     crs = piles.crs
     fpu = feet_per_crs_unit(crs, "stockpiles")

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
 
-from geosite.dem import Dem
-from geosite.hydrology import FlowGrid
+from geosite import controls
 from geosite.io.output import py_scalar
-from geosite.rules.engine import Finding
-from geosite.rules.profile import Profile
-from geosite.site import Site, SiteMeasurements
+from geosite.rules import Finding, Profile
+
+if TYPE_CHECKING:
+    from geosite.site import Site, SiteMeasurements
+    from geosite.dem import Dem
+    from geosite.hydrology import FlowGrid
 
 REPORT_KEYS = ("filter_fence", "stockpiles", "sediment_basin_location", "inlets", "tracking", "diversions", "submitted_controls")
 LAYER_NAMES = ("filter_fence", "stockpile_setbacks", "stockpile_fences", "sediment_basins", "inlet_protection", "tracking_pads", "diversions", "fence_gaps")
@@ -96,8 +98,6 @@ def measure_controls(
 
 
 def _fences(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
-    from geosite.controls.fences import fence_summary, filter_fence
-    from geosite.controls.submitted import fence_coverage
 
     dist = site.layer("disturbance")
     acres = m.values.get("disturbed.max_at_one_time_acres")
@@ -114,7 +114,7 @@ def _fences(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
         parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
         parts["id"] = range(1, len(parts) + 1)
         dist = parts
-    fence, runs = filter_fence(
+    fence, runs = controls.filter_fence(
         dist, dem, fg,
         tolerance_deg=float(c.v("fence_sideslope_tolerance_deg", 20.0)),
         min_run_ft=float(c.v("fence_min_run_ft", 20.0)),
@@ -123,7 +123,7 @@ def _fences(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
         channel_threshold_sqft=thr,
         channel_offset_ft=float(c.v("fence_channel_offset_ft", 5.0)),
     )
-    summary = fence_summary(fence)
+    summary = controls.fence_summary(fence)
     res.report["filter_fence"] = {"required": required, "disturbed_max_at_one_time_acres": acres, **summary,
                                   "upslope_length_ft": float(runs.loc[runs["side"] == "upslope", "length_ft"].sum())}
     res.layers["filter_fence"] = fence
@@ -142,7 +142,7 @@ def _fences(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
         res.findings.append(Finding("filter_fence_submitted", "B(6)(c)[3]", c.p.section_name("requirements"), "not_assessed",
                                     f"No bmps layer submitted: {need['length_ft'].sum():,.0f} ft of filter fence is required and cannot be checked."))
         return
-    cov, gaps = fence_coverage(need, bmps, float(c.v("fence_cover_tolerance_ft", 10.0)))
+    cov, gaps = controls.fence_coverage(need, bmps, float(c.v("fence_cover_tolerance_ft", 10.0)))
     res.layers["fence_gaps"] = gaps
     sub = res.report.setdefault("submitted_controls", {"bmps_layer": True})
     sub["filter_fence"] = {**cov, "gaps": [{"side": s, "polygon_id": py_scalar(p), "length_ft": float(L)} for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"])]}
@@ -158,8 +158,6 @@ def _fences(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
 
 
 def _stockpiles(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
-    from geosite.controls.setbacks import FEATURE_LAYERS, stockpile_setbacks
-    from geosite.controls.submitted import fence_coverage
 
     piles = site.layer("stockpiles")
     if piles is None:
@@ -167,8 +165,8 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None
         return
     step("checking stockpile setbacks")
     setback = float(c.v("stockpile_setback_ft", 25.0))
-    rep, zones, fences = stockpile_setbacks(
-        piles, {k: site.layer(k) for k in FEATURE_LAYERS}, dem, fg,
+    rep, zones, fences = controls.stockpile_setbacks(
+        piles, {k: site.layer(k) for k in controls.FEATURE_LAYERS}, dem, fg,
         min_setback_ft=setback,
         stabilize_after_days=c.v("stockpile_stabilize_after_days"),
         trace_ft=float(c.v("stockpile_trace_ft", 100.0)),
@@ -203,7 +201,7 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None
             need = fences[(fences["pile_id"] == pid) & (fences["length_ft"] > 0)].copy()
             # B(6)(e) asks for a fence on the downslope side; the upslope hooks at its ends are DNR
             # practice, so a shortfall shorter than a hook (e.g. a hook drawn 1 ft short) is not a missing fence
-            cov, _gaps = fence_coverage(need.rename(columns={"pile_id": "polygon_id"}), bmps, tol,
+            cov, _gaps = controls.fence_coverage(need.rename(columns={"pile_id": "polygon_id"}), bmps, tol,
                                         min_gap_ft=float(c.v("fence_hook_ft", 10.0)))
             covered = cov["gap_length_ft"] <= 0.0
             for r in res.report["stockpiles"]:
@@ -217,7 +215,6 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None
 
 
 def _basin(site, c: _Ctx, dem, fg, m, res: ControlsResult, step) -> None:
-    from geosite.controls.basins import basin_location
 
     acres = m.values.get("disturbed.max_at_one_time_acres")
     chan = m.values.get("hydrology.channel_originates_in_disturbed")
@@ -227,7 +224,7 @@ def _basin(site, c: _Ctx, dem, fg, m, res: ControlsResult, step) -> None:
         res.report["sediment_basin_location"] = {"required": required if acres is not None or chan is not None else None}
         return
     step("locating the sediment basin")
-    pts = basin_location(dist, dem, fg, float(c.v("sediment_trap_max_drainage_acres", 5.0)), float(c.v("sediment_basin_max_drainage_acres", 100.0)))
+    pts = controls.basin_location(dist, dem, fg, float(c.v("sediment_trap_max_drainage_acres", 5.0)), float(c.v("sediment_basin_max_drainage_acres", 100.0)))
     res.layers["sediment_basins"] = pts
     if not len(pts):
         res.report["sediment_basin_location"] = {"required": True, "located": False}
@@ -243,8 +240,6 @@ def _basin(site, c: _Ctx, dem, fg, m, res: ControlsResult, step) -> None:
 
 
 def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
-    from geosite.controls.inlets import inlet_protection
-    from geosite.controls.submitted import protected
 
     inlets = site.layer("storm_inlets")
     dist = site.layer("disturbance")
@@ -260,8 +255,8 @@ def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
         out["drainage_area_acres"] = None
         out["trap_or_basin_required"] = False
     else:
-        out = inlet_protection(inlets, dist, dem, fg, float(c.v("inlet_protection_max_drainage_acres", 1.0)))
-    out["protected"] = protected(out, bmps, ("inlet_protection",), float(c.v("inlet_search_ft", 10.0)))
+        out = controls.inlet_protection(inlets, dist, dem, fg, float(c.v("inlet_protection_max_drainage_acres", 1.0)))
+    out["protected"] = controls.protected(out, bmps, ("inlet_protection",), float(c.v("inlet_search_ft", 10.0)))
     res.layers["inlet_protection"] = out[out["protection_required"]]
     res.report["inlets"] = [
         {"id": py_scalar(r["id"]), "in_disturbed": bool(r["in_disturbed"]), "downslope_of_disturbed": bool(r["downslope_of_disturbed"]),
@@ -289,7 +284,6 @@ def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
 
 
 def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
-    from geosite.controls.tracking import tracking_pads
 
     drives, roads = site.layer("access_drives"), site.layer("roads")
     if drives is None or roads is None:
@@ -298,7 +292,7 @@ def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
     step("placing tracking pads")
     min_len = float(c.v("tracking_pad_min_length_ft", 50.0))
     bmps = site.layer("bmps")
-    ent, pads = tracking_pads(drives, roads, min_len, float(c.v("tracking_pad_width_ft", 12.0)), bmps, float(c.v("inlet_search_ft", 10.0)))
+    ent, pads = controls.tracking_pads(drives, roads, min_len, float(c.v("tracking_pad_width_ft", 12.0)), bmps, float(c.v("inlet_search_ft", 10.0)))
     res.layers["tracking_pads"] = pads
     res.report["tracking"] = {"entrances": ent, "min_pad_length_ft": min_len}
     if not ent:
@@ -311,7 +305,6 @@ def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
 
 
 def _diversions(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
-    from geosite.controls.diversion import diversions
 
     dist = site.layer("disturbance")
     if dist is None:
@@ -320,7 +313,7 @@ def _diversions(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> N
     step("proposing diversions")
     given = m.values.get("hydrology.upslope")
     upslope = {d.get("disturbance_id", d.get("id")): d for d in given} if isinstance(given, list) else None
-    out, lines = diversions(
+    out, lines = controls.diversions(
         dist, dem, fg,
         area_sqft=float(c.v("sheetflow_area_sqft", 10_000.0)),
         velocity_fps=float(c.v("sheetflow_velocity_fps", 0.5)),

@@ -18,7 +18,17 @@ Importing this package loads numpy only; the stage and the kernels load when use
 """
 
 from geosite.hydrology.channel import channels, channels_originating_in, channels_through
-from geosite.hydrology.flow import FlowGrid, fill_depressions, flow_accumulation, flow_grid
+from geosite.hydrology.flow import (
+    FlowGrid,
+    downhill_field,
+    fill_depressions,
+    flow_accumulation,
+    flow_grid,
+    receivers,
+    sample_vectors,
+    trace_down,
+    weighted_accumulation,
+)
 from geosite.hydrology.sheetflow import (
     MANNING_N_SHEETFLOW,
     TR55_MAX_SHEETFLOW_LENGTH_FT,
@@ -42,12 +52,17 @@ __all__ = [
     "channels",
     "channels_originating_in",
     "channels_through",
+    "downhill_field",
     "fill_depressions",
     "flow_accumulation",
     "flow_grid",
     "manning_n",
+    "receivers",
+    "sample_vectors",
     "sheetflow_travel_time_hr",
     "sheetflow_velocity_fps",
+    "trace_down",
     "upslope_area",
     "upslope_area_dinf_sqft",
+    "weighted_accumulation",
 ]

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from geosite.dem import Dem
 from geosite.errors import InputError
 from geosite.hydrology.flow import FlowGrid, flow_grid
 
 if TYPE_CHECKING:
     import geopandas as gpd
     from shapely.geometry.base import BaseGeometry
+
+    from geosite.dem import Dem
 
 # ---------------------------------------------------------------------------------------------------
 # channels

@@ -12,12 +12,14 @@ Nothing is hand-written here beyond the adapters.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from geosite.dem import Dem
 from geosite.errors import InputError
+
+if TYPE_CHECKING:
+    from geosite.dem import Dem
 
 
 @dataclass(frozen=True)

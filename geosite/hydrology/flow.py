@@ -27,12 +27,15 @@ Vectors (shapely geometries, GeoDataFrames) are in the DEM's CRS.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from geosite.dem import Dem
 from geosite.errors import InputError
 from geosite.grid import DC, DR, inside_grid, rowcol
+
+if TYPE_CHECKING:
+    from geosite.dem import Dem
 
 # ---------------------------------------------------------------------------------------------------
 # whole-grid routing
@@ -113,6 +116,17 @@ def flow_accumulation(dem: Dem | FlowGrid, unit: str = "cells") -> np.ndarray:
     if unit == "sqft":
         return fg.accumulation_sqft()
     raise InputError(f"flow_accumulation: unknown unit {unit!r}; use 'cells' or 'sqft'")
+
+
+def weighted_accumulation(directions: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Sum of ``weight`` over every cell draining through each cell (itself included), along the D8
+    ``directions`` (float64, NaN on nodata). With a 0/1 weight, > 0 marks the cells downstream of the
+    weighted ones."""
+    from geosite.hydrology import _kernels as fk
+
+    acc = np.empty(directions.shape, dtype=np.float64)
+    fk.accumulate(directions, np.ascontiguousarray(weight, dtype=np.float64), acc)
+    return acc
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -16,17 +16,18 @@ Tt = 0.007 (n L)^0.8 / (P^0.5 s^0.4), V = L / (3600 Tt), with
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
 import numpy as np
 import shapely
 
-from geosite.dem import Dem
 from geosite.grid import to_crs, to_dem_crs
-from geosite.rules.engine import fmt
-from geosite.rules.profile import Profile
-from geosite.site import Site, SiteMeasurements
+from geosite.rules import Profile, fmt
+
+if TYPE_CHECKING:
+    from geosite.site import Site, SiteMeasurements
+    from geosite.dem import Dem
 
 HYDRO_KEYS = (
     "hydrology.runoff_leaves_site",
@@ -237,9 +238,8 @@ def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: 
     filled surface); closed depressions inside the site that hold the design storm
     (:func:`retaining_depressions`) stop the flow. Runoff leaves when a marked cell lies outside the
     site, or drains off the DEM (edge or nodata) from inside it."""
-    from geosite.hydrology import _kernels as fk
+    from geosite.hydrology import weighted_accumulation
 
-    dem = fg.dem
     weight = disturbed.astype(np.float64)
     if not weight.any():
         return False, "the disturbed area covers no DEM cell"
@@ -248,8 +248,7 @@ def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: 
     if sinks.any():
         dirs = dirs.copy()
         dirs[sinks] = 255  # flow reaching a holding depression stops there
-    acc = np.empty(dem.shape, dtype=np.float64)
-    fk.accumulate(dirs, weight, acc)
+    acc = weighted_accumulation(dirs, weight)
     downstream = np.nan_to_num(acc) > 0
     if (downstream & ~in_site).any():
         return True, "flow paths from the disturbed area cross the site boundary"

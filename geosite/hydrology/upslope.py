@@ -3,6 +3,7 @@ or on the whole grid, and its D-infinity total (Tarboton 1997). Vectors are in t
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from dataclasses import dataclass
@@ -11,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from affine import Affine
 
-from geosite.dem import Dem
 from geosite.errors import GeometryError, InputError
 from geosite.grid import rasterize
 from geosite.hydrology.flow import FlowGrid, flow_grid
@@ -19,6 +19,8 @@ from geosite.hydrology.flow import FlowGrid, flow_grid
 if TYPE_CHECKING:
     import geopandas as gpd
     from shapely.geometry.base import BaseGeometry
+
+    from geosite.dem import Dem
 
 log = logging.getLogger(__name__)
 
@@ -372,12 +374,5 @@ def _slope_at(dem: Dem, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     nr, nc = dem.shape
     r0, r1 = max(int(rows.min()) - 1, 0), min(int(rows.max()) + 2, nr)
     c0, c1 = max(int(cols.min()) - 1, 0), min(int(cols.max()) + 2, nc)
-    crop = Dem(
-        dem.elevation_ft[r0:r1, c0:c1],
-        dem.transform @ Affine.translation(c0, r0),
-        dem.crs,
-        dem.ft_per_unit,
-        dem.vertical_unit,
-        dem.source,
-    )
+    crop = dataclasses.replace(dem, elevation_ft=dem.elevation_ft[r0:r1, c0:c1], transform=dem.transform @ Affine.translation(c0, r0))
     return slope_pct(crop)[rows - r0, cols - c0]

@@ -45,6 +45,17 @@ def render_plan_maps(result, out_dir: str | Path, sheet: str = "auto", scale_ft:
     return files
 
 
+def write_plan_maps(result, out: str | Path, overwrite: bool = False, **options) -> list[Path]:
+    """:func:`render_plan_maps` into the folder ``out``, written atomically (see
+    :func:`geosite.io.output.atomic_dir`); ``options`` as for :func:`render_plan_maps`. Returns the files."""
+    from geosite.io.output import atomic_dir
+
+    out = Path(out)
+    with atomic_dir(out, overwrite=overwrite) as tmp:
+        files = render_plan_maps(result, tmp, **options)
+    return [out / f.name for f in files]
+
+
 __all__ = [
     "MAP_FILES",
     "SHEET_SIZES_IN",
@@ -56,4 +67,5 @@ __all__ = [
     "render_existing_site_map",
     "render_final_conditions",
     "render_plan_maps",
+    "write_plan_maps",
 ]

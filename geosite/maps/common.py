@@ -168,7 +168,7 @@ class MapContext:
 def make_context(result_or_site, *, scale_ft: float = 100, sheet: str | None = "auto", margin_ft: float | None = None,
                  vertical_datum: str | None = None, date: str | None = None, hillshade: bool = True) -> MapContext:
     """Gather what the maps need from an AnalysisResult (preferred: it carries the derived layers) or a Site."""
-    from geosite.rules.profile import load_profile
+    from geosite.rules import load_profile
     from geosite.site import Site
 
     scale_ft = check_scale(scale_ft)

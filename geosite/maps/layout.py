@@ -15,7 +15,7 @@ import datetime as dt
 import math
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 import shapely
@@ -28,8 +28,10 @@ from matplotlib.patches import Rectangle
 from matplotlib.path import Path as MplPath
 from shapely.geometry import box
 
-from geosite.maps.sheets import SheetPlan, Tile
 from geosite.maps.symbology import INK, Style
+
+if TYPE_CHECKING:
+    from geosite.maps.sheets import SheetPlan, Tile
 
 FONT = "DejaVu Sans"
 MIN_PT = 6.0  # nothing smaller is printed

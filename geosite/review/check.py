@@ -28,18 +28,20 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import geopandas as gpd
 import shapely
 
-from geosite.pipeline import AnalysisResult
 from geosite.review.completeness import check_completeness, item_citation_for_layer
 from geosite.review.declared import Declared, read_declared
 from geosite.review.findings import STATUSES, ReviewFinding, findings_frame, number, render_markdown
 from geosite.review.geometry import SECTION as GEOMETRY_SECTION
 from geosite.review.geometry import check_geometry, read_raw_layers
-from geosite.site import Site
+
+if TYPE_CHECKING:
+    from geosite.site import Site
+    from geosite.pipeline import AnalysisResult
 
 log = logging.getLogger(__name__)
 Step = Callable[[str], None]
@@ -395,7 +397,7 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
 
 
 def _sediment_basin(result: AnalysisResult) -> list[ReviewFinding]:
-    from geosite.controls.submitted import bmps_of
+    from geosite.controls import bmps_of
 
     prof = result.profile
     ev = next((f for f in result.findings if f.rule == "sediment_basin"), None)
@@ -423,7 +425,7 @@ def _sediment_basin(result: AnalysisResult) -> list[ReviewFinding]:
 
 
 def _diversions(result: AnalysisResult) -> list[ReviewFinding]:
-    from geosite.controls.submitted import bmps_of
+    from geosite.controls import bmps_of
 
     prof = result.profile
     lines = result.layers.get("diversions")

@@ -18,7 +18,7 @@ Thresholds come from the profile's ``[submission]`` table.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import geopandas as gpd
 import numpy as np
@@ -27,8 +27,10 @@ from pyproj import CRS
 
 from geosite.io.output import py_scalar
 from geosite.review.findings import ReviewFinding
-from geosite.rules.profile import Profile
-from geosite.site import Site
+
+if TYPE_CHECKING:
+    from geosite.rules import Profile
+    from geosite.site import Site
 
 SECTION = "Submitted data: geometry and coordinate systems"
 DEFAULTS = {
@@ -52,7 +54,7 @@ def _cite(profile: Profile, key: str) -> str:
 
 def read_raw_layers(site: Site, conf: dict[str, Any]) -> dict[str, gpd.GeoDataFrame]:
     """The layers as submitted (before reprojection and repair), keyed by geosite layer name."""
-    from geosite.site.loading import read_layers
+    from geosite.site import read_layers
 
     if site.root is None:
         return {}

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from geosite.rules.profile import OPS, Profile
+from geosite.rules.profile import OPS, Profile, load_profile
 
 Measurements = Mapping[str, Any]
 REL_TOL = 1e-9  # a threshold "at" its value is met despite floating-point noise in areas and lengths
@@ -127,8 +127,43 @@ def _combine(results: list[bool | None], how: str = "any") -> bool | None:
     return None if any(r is None for r in results) else False
 
 
-def evaluate(profile: Profile, m: Measurements) -> Evaluation:
-    """Evaluate every applicability trigger, the plan type and every rule of ``profile``."""
+def evaluate(profile: Profile | str, measurements: Any) -> Evaluation:
+    """Evaluate every applicability trigger, the plan type and every rule of ``profile``.
+
+    Parameters
+    ----------
+    profile : Profile or str
+        A loaded profile, a bundled profile name (``"grantsburg"``, ``"belgium"``) or a path to a
+        profile TOML (see :func:`~geosite.rules.profile.load_profile`), so a site measured once can be
+        judged under another chapter.
+    measurements : Mapping, SiteMeasurements or AnalysisResult
+        The flat mapping of dotted measurement keys (``"disturbed.area_sqft"`` ...) to values, or an
+        object holding one (``result.measurements.values``). ``None`` values are "not assessed".
+
+    Returns
+    -------
+    Evaluation
+        ``applies``, ``triggers``, ``plan_type`` and ``findings`` of the profile's applicability
+        criteria and rules. The controls findings (filter fence, setbacks ...) come from the controls
+        stage of ``analyze``, not from here.
+
+    Examples
+    --------
+    >>> result = geosite.analyze(site)                                   # doctest: +SKIP
+    >>> geosite.evaluate("belgium", result).plan_type                     # doctest: +SKIP
+    'statement'
+    """
+    if not isinstance(profile, Profile):
+        profile = load_profile(profile)
+    m = measurements
+    if not isinstance(m, Mapping):
+        m = getattr(m, "measurements", m)  # AnalysisResult -> SiteMeasurements
+        m = getattr(m, "values", m)  # SiteMeasurements -> its mapping
+    if not isinstance(m, Mapping):
+        raise TypeError(
+            "evaluate: measurements must be an AnalysisResult, SiteMeasurements or a mapping of dotted keys, "
+            f"got {type(measurements).__name__}"
+        )
     app = profile.data.get("applicability", {})
     section = app.get("section", "")
     triggers = [_condition(profile, t, m, section) for t in app.get("triggers", [])]

@@ -25,10 +25,12 @@ import datetime as dt
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from geosite.errors import ProfileError
-from geosite.rules.profile import Profile
+
+if TYPE_CHECKING:
+    from geosite.rules import Profile
 
 NON_WORKING_LAST_DAY = ("report", "extend")
 

@@ -8,11 +8,13 @@ import datetime as dt
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from geosite.errors import InputError
-from geosite.rules.profile import Profile
 from geosite.schedule.calendar import HolidayCalendar, add_days, as_date, holiday_calendar, non_working_policy
+
+if TYPE_CHECKING:
+    from geosite.rules import Profile
 
 PLAN_TYPES = ("full", "statement", "both")
 

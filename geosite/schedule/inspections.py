@@ -8,12 +8,14 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from geosite.errors import InputError, MissingInputError
-from geosite.rules.profile import Profile
 from geosite.schedule.calendar import as_date
 from geosite.schedule.deadlines import cite, dated_entry
+
+if TYPE_CHECKING:
+    from geosite.rules import Profile
 
 MM_PER_IN = 25.4
 TRACE_VALUES = ("t", "trace")          # NOAA daily records mark a trace of rain "T": counted as 0.0 in

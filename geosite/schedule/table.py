@@ -7,10 +7,9 @@ import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from geosite.errors import InputError
-from geosite.rules.profile import Profile
 from geosite.schedule.calendar import HolidayCalendar, holiday_calendar, non_working_policy
 from geosite.schedule.deadlines import (
     PLAN_TYPES,
@@ -25,6 +24,9 @@ from geosite.schedule.deadlines import (
     start_notice_due,
 )
 from geosite.schedule.inspections import Inspection, inspection_schedule, read_rainfall
+
+if TYPE_CHECKING:
+    from geosite.rules import Profile
 
 
 @dataclass
@@ -72,6 +74,16 @@ class Schedule:
             lines += ["", "Notes:"] + [f"  - {n}" for n in self.notes]
         return "\n".join(lines) + "\n"
 
+    def write(self, out: str | Path, overwrite: bool = False) -> list[Path]:
+        """schedule.json and schedule.md into the folder ``out``, written atomically. Returns the files."""
+        from geosite.io.output import atomic_dir, write_json
+
+        out = Path(out)
+        with atomic_dir(out, overwrite=overwrite) as tmp:
+            write_json(tmp / "schedule.json", self.to_dict())
+            (tmp / "schedule.md").write_text(self.to_markdown(), encoding="utf-8")
+        return [out / "schedule.json", out / "schedule.md"]
+
     def to_markdown(self) -> str:
         """The same calendar as a Markdown document."""
         out = [f"# Schedule: {self.site}", "", f"Jurisdiction: {self.jurisdiction_name}. Plan type: {self.plan_type or 'not known'}.", "",
@@ -118,7 +130,7 @@ def counting_rules(profile: Profile, calendar: HolidayCalendar | None = None) ->
 def plan_type_of(site: Any, profile: Profile) -> str | None:
     """'full', 'statement', 'both' or None, from the disturbed area and the profile's ``[plan_type]``
     (the rules engine's own decision, thresholds compared the same way)."""
-    from geosite.rules.engine import plan_type
+    from geosite.rules import plan_type
     from geosite.units import SQFT_PER_ACRE
 
     geom = site.disturbed
@@ -160,7 +172,7 @@ def build_schedule(
     -------
     Schedule
     """
-    from geosite.rules.profile import load_profile
+    from geosite.rules import load_profile
 
     profile = profile or load_profile(site.jurisdiction)
     cal = holiday_calendar(profile)

@@ -57,7 +57,7 @@ def load_site(
     make_valid : repair invalid polygons (shapely.make_valid) instead of rejecting them.
     strict : turn geosite warnings into errors.
     """
-    from geosite.rules.profile import load_profile
+    from geosite.rules import load_profile
 
     root = Path(folder)
     toml_path = root / "site.toml"
@@ -162,7 +162,7 @@ def site_from_frames(
     """Build a validated Site from GeoDataFrames (keyed by geosite layer name) and a DEM path or
     :class:`~geosite.dem.Dem`."""
     from geosite.dem import Dem
-    from geosite.rules.profile import load_profile
+    from geosite.rules import load_profile
 
     problems: list[str] = []
     notes: list[str] = []

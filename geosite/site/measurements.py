@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import geopandas as gpd
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from geosite.site.model import Site
 from geosite.units import SQFT_PER_ACRE
+
+if TYPE_CHECKING:
+    from geosite.site.model import Site
 
 PIPE_WORK = ("new", "repair", "replace", "enlarge")
 ROAD_WORK = ("new", "construct", "construction", "reconstruct", "enlarge", "relocate", "bridge")

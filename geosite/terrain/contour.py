@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from geosite.dem import Dem
 from geosite.errors import InputError
 
 if TYPE_CHECKING:
     import geopandas as gpd
+
+    from geosite.dem import Dem
 
 _CONTOUR_TILE = 128  # cells per side of the tiles contours are traced in (see contours())
 

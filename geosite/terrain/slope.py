@@ -19,10 +19,14 @@ fresh environment, compiled and cached on disk) by the functions that need them,
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from geosite.dem import Dem
 from geosite.errors import InputError
+
+if TYPE_CHECKING:
+    from geosite.dem import Dem
 
 #: A slope within this many percentage points below a threshold counts as at it: a plane of exactly
 #: 12 % computes as 11.9999999999 on some cells (floating point), and "12 % or more" must include it.

@@ -7,17 +7,20 @@ to the DEM's CRS to measure, and the resulting layers back to the site CRS.
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from geosite.dem import Dem
 from geosite.grid import to_crs, to_dem_crs
-from geosite.rules.profile import Profile
-from geosite.site import Site, SiteMeasurements
+
+if TYPE_CHECKING:
+    from geosite.site import Site, SiteMeasurements
+    from geosite.rules import Profile
+    from geosite.dem import Dem
 
 TERRAIN_KEYS = (
     "slopes.steep_area_sqft",
@@ -140,7 +143,7 @@ def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     if declared is None:
         m.set("project.cut_fill_cy", cut_cy + fill_cy)
     interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
-    final = Dem(proposed, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit, str(site.proposed_dem_path))
+    final = dataclasses.replace(dem, elevation_ft=proposed, source=str(site.proposed_dem_path))
     margin = site.boundary.buffer(float(profile.map_margin_ft) / site.ft_per_unit)
     lines = terrain.contours(final, interval_ft=interval, index_every=int(profile.value("terrain", "index_contour_every", 5)))
     m.layers["proposed_contours"] = _to_site(lines, site, clip=margin)

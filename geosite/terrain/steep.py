@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from geosite.dem import Dem
 from geosite.errors import CRSError, InputError
 from geosite.terrain.slope import SLOPE_TOLERANCE_PCT, slope_pct
 
 if TYPE_CHECKING:
     import geopandas as gpd
     from shapely.geometry.base import BaseGeometry
+
+    from geosite.dem import Dem
 
 #: Default minimum mapping unit for steep-slope polygons, sq ft: 0.05 sq in on a 1 in = 100 ft sheet.
 DEFAULT_MIN_AREA_SQFT = 500.0
