@@ -102,7 +102,7 @@ def _load(npy: str, cell: float, crs: str):
     from affine import Affine
     from pyproj import CRS as PCRS
 
-    from geosite.dem import Dem
+    from geosite.grid import Dem
     from geosite.units import VerticalUnit, feet_per_crs_unit
 
     z = np.load(npy)
@@ -129,7 +129,7 @@ def worker(engine: str, npy: str, cell: float, crs: str, out: str) -> None:
 
 
 def _load_small(dem):
-    from geosite.dem import Dem
+    from geosite.grid import Dem
 
     z = np.ascontiguousarray(dem.elevation_ft[:64, :64])
     return Dem(z, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit)

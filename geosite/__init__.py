@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from geosite import errors, testing
     from geosite.controls import fence_summary, filter_fence, stockpile_setbacks
-    from geosite.dem import Dem
+    from geosite.grid import Dem
     from geosite.hydrology import (
         FlowGrid,
         UpslopeArea,
@@ -105,7 +105,7 @@ _LAZY: dict[str, str] = {
     "Site": "geosite.site",
     "Project": "geosite.site",
     "Contact": "geosite.site",
-    "Dem": "geosite.dem",
+    "Dem": "geosite.grid",
     "read_dem": "geosite.io.raster",
     # the pipeline
     "analyze": "geosite.pipeline",

@@ -43,7 +43,7 @@ class AnalysisResult:
     evaluation: Evaluation
     report: dict[str, Any]
     layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
-    dem: Any = None  # the geosite.dem.Dem the terrain was measured on (None without a DEM)
+    dem: Any = None  # the geosite.grid.Dem the terrain was measured on (None without a DEM)
 
     @property
     def findings(self):

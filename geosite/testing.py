@@ -1,6 +1,6 @@
 """Synthetic DEMs with answers known in closed form, for tests and benchmarks (public, like shapely.testing).
 
-Every surface is returned as a :class:`~geosite.dem.Dem` on a north-up grid. Heights are given in the
+Every surface is returned as a :class:`~geosite.grid.Dem` on a north-up grid. Heights are given in the
 requested vertical unit and converted by :meth:`Dem.from_array`, so the same surface can be built in
 every combination of feet and metres. Cell centres are at ``(col + 0.5, row + 0.5)`` cells from the
 top-left corner ``origin``.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from affine import Affine
 
-from geosite.dem import Dem
+from geosite.grid import Dem
 from geosite.units import METRES_PER_FOOT, METRES_PER_US_SURVEY_FOOT, VerticalUnit, crs_linear_unit_metres
 
 # Burnett County WISCRS (US survey feet) and UTM 15N (metres): one CRS per horizontal unit.

@@ -15,8 +15,8 @@ import shapely
 from affine import Affine
 
 from geosite import hydrology as h
-from geosite.dem import Dem
 from geosite.errors import InputError
+from geosite.grid import Dem
 from geosite.hydrology.engines import available_engines, get_engine
 from geosite.testing import CRS_M, CRS_US_FT, cone, inclined_plane, v_valley
 

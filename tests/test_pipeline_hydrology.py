@@ -97,7 +97,7 @@ def _plane_with_pit(depth_ft: float):
     """A 5 % plane falling south with a conical pit (radius 100 ft) centred 150 ft below the top."""
     import numpy as np
 
-    from geosite.dem import Dem
+    from geosite.grid import Dem
     from geosite.testing import cell_centres
 
     dem = inclined_plane(5.0, shape=(300, 300), cell=2.0)

@@ -97,10 +97,9 @@ def test_dem_crop_keeps_georeferencing():
 def test_cut_and_fill_from_a_proposed_grade(tmp_path, raise_ft, declared, met):
     # existing: a 5 % plane; proposed: the same with a 100 x 100 ft pad raised `raise_ft` and a 50 x 50 ft
     # cut 1 ft. Fill = 100 x 100 x raise / 27 cu yd, cut = 50 x 50 x 1 / 27 = 92.6 cu yd.
-    import numpy as np
     from sitebuilder import write_dem
 
-    from geosite.dem import Dem
+    from geosite.grid import Dem
     from geosite.testing import cell_centres
 
     dem = inclined_plane(5.0, shape=(500, 500), cell=2.0)

@@ -21,8 +21,8 @@ import shapely
 from affine import Affine
 
 from geosite import terrain
-from geosite.dem import Dem
 from geosite.errors import CRSError
+from geosite.grid import Dem
 from geosite.io.raster import read_dem
 from geosite.testing import CRS_M, CRS_US_FT, cell_centres, cone, inclined_plane, rolling_terrain
 from geosite.units import METRES_PER_FOOT, METRES_PER_US_SURVEY_FOOT

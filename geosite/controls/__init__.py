@@ -10,7 +10,7 @@
 - :mod:`~geosite.controls.submitted`: the submitted ``bmps`` layer measured against all of these;
 - :mod:`~geosite.controls.stage`: the controls stage of ``analyze`` (findings and layers).
 
-Each function takes GeoDataFrames plus a :class:`~geosite.dem.Dem` / :class:`~geosite.hydrology.FlowGrid`
+Each function takes GeoDataFrames plus a :class:`~geosite.grid.Dem` / :class:`~geosite.hydrology.FlowGrid`
 and is usable alone.
 """
 

@@ -14,7 +14,7 @@ from geosite.io.output import py_scalar
 if TYPE_CHECKING:
     import geopandas as gpd
 
-    from geosite.dem import Dem
+    from geosite.grid import Dem
     from geosite.hydrology import FlowGrid
 
 

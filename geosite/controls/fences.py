@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     import geopandas as gpd
     from shapely.geometry.base import BaseGeometry
 
-    from geosite.dem import Dem
+    from geosite.grid import Dem
     from geosite.hydrology import FlowGrid
 
 #: DNR technical standard 1056: (slope below, %, maximum slope length above a fence, ft).

@@ -15,7 +15,7 @@ from geosite.units import SQFT_PER_ACRE
 if TYPE_CHECKING:
     import geopandas as gpd
 
-    from geosite.dem import Dem
+    from geosite.grid import Dem
     from geosite.hydrology import FlowGrid
 
 

@@ -15,9 +15,9 @@ from geosite.io.output import py_scalar
 from geosite.rules import Finding, Profile
 
 if TYPE_CHECKING:
-    from geosite.site import Site, SiteMeasurements
-    from geosite.dem import Dem
+    from geosite.grid import Dem
     from geosite.hydrology import FlowGrid
+    from geosite.site import Site, SiteMeasurements
 
 REPORT_KEYS = ("filter_fence", "stockpiles", "sediment_basin_location", "inlets", "tracking", "diversions", "submitted_controls")
 LAYER_NAMES = ("filter_fence", "stockpile_setbacks", "stockpile_fences", "sediment_basins", "inlet_protection", "tracking_pads", "diversions", "fence_gaps")

@@ -13,7 +13,7 @@
   polygon, B(6)(a) diversions, channels, whether runoff leaves the site);
 - ``_kernels``: the numba kernels behind them (compiled on first use, cached on disk).
 
-Everything here takes a :class:`~geosite.dem.Dem` or a :class:`FlowGrid`, vectors in the DEM's CRS.
+Everything here takes a :class:`~geosite.grid.Dem` or a :class:`FlowGrid`, vectors in the DEM's CRS.
 Importing this package loads numpy only; the stage and the kernels load when used.
 """
 

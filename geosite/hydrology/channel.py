@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import geopandas as gpd
     from shapely.geometry.base import BaseGeometry
 
-    from geosite.dem import Dem
+    from geosite.grid import Dem
 
 # ---------------------------------------------------------------------------------------------------
 # channels

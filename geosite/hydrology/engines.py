@@ -19,7 +19,7 @@ import numpy as np
 from geosite.errors import InputError
 
 if TYPE_CHECKING:
-    from geosite.dem import Dem
+    from geosite.grid import Dem
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Flow routing on a :class:`~geosite.dem.Dem`: depression filling, D8 directions, accumulation, and the
+"""Flow routing on a :class:`~geosite.grid.Dem`: depression filling, D8 directions, accumulation, and the
 flow direction helpers the controls sample (downhill unit vectors, D8 receivers and paths).
 
 Conventions
@@ -35,7 +35,7 @@ from geosite.errors import InputError
 from geosite.grid import DC, DR, inside_grid, rowcol
 
 if TYPE_CHECKING:
-    from geosite.dem import Dem
+    from geosite.grid import Dem
 
 # ---------------------------------------------------------------------------------------------------
 # whole-grid routing

@@ -26,8 +26,8 @@ from geosite.grid import to_crs, to_dem_crs
 from geosite.rules import Profile, fmt
 
 if TYPE_CHECKING:
+    from geosite.grid import Dem
     from geosite.site import Site, SiteMeasurements
-    from geosite.dem import Dem
 
 HYDRO_KEYS = (
     "hydrology.runoff_leaves_site",

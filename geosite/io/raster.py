@@ -10,8 +10,8 @@ from pyproj import CRS
 from rasterio.errors import RasterioIOError
 from rasterio.windows import Window, from_bounds
 
-from geosite.dem import Dem
 from geosite.errors import CRSError, MissingInputError, UnreadableInputError
+from geosite.grid import Dem
 from geosite.units import VerticalUnit, parse_vertical_unit
 
 

@@ -15,7 +15,7 @@ import datetime as dt
 import math
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import shapely

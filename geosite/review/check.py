@@ -28,7 +28,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
 import shapely
@@ -40,8 +40,8 @@ from geosite.review.geometry import SECTION as GEOMETRY_SECTION
 from geosite.review.geometry import check_geometry, read_raw_layers
 
 if TYPE_CHECKING:
-    from geosite.site import Site
     from geosite.pipeline import AnalysisResult
+    from geosite.site import Site
 
 log = logging.getLogger(__name__)
 Step = Callable[[str], None]

@@ -22,16 +22,16 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import shapely
 
 from geosite.review.findings import ReviewFinding
 
 if TYPE_CHECKING:
-    from geosite.site import Site
-    from geosite.rules import Profile
     from geosite.review.declared import Declared
+    from geosite.rules import Profile
+    from geosite.site import Site
 
 M_PER_FT = 0.3048
 M_PER_UNIT = {"ft": 0.3048, "us_ft": 1200.0 / 3937.0, "m": 1.0}

@@ -18,7 +18,7 @@ Thresholds come from the profile's ``[submission]`` table.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
 import numpy as np

@@ -101,7 +101,7 @@ def slope_tile(
     import rasterio
     from rasterio.windows import Window
 
-    from geosite.dem import Dem
+    from geosite.grid import Dem
     from geosite.io.raster import read_heights
     from geosite.scale._kernels import tile_stats
     from geosite.terrain import SLOPE_TOLERANCE_PCT, slope_pct

@@ -25,7 +25,7 @@ import datetime as dt
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from geosite.errors import ProfileError
 

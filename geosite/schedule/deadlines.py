@@ -8,7 +8,7 @@ import datetime as dt
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from geosite.errors import InputError
 from geosite.schedule.calendar import HolidayCalendar, add_days, as_date, holiday_calendar, non_working_policy

@@ -7,7 +7,7 @@ import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from geosite.errors import InputError
 from geosite.schedule.calendar import HolidayCalendar, holiday_calendar, non_working_policy

@@ -3,8 +3,8 @@ vector layers give before any DEM is read.
 
 - :mod:`~geosite.site.model`: :class:`Site`, :class:`Project`, :class:`Contact`;
 - :mod:`~geosite.site.loading`: :func:`load_site` (a site folder) and :func:`site_from_frames`
-  (GeoDataFrames, for notebooks), every problem reported at once;
-- :mod:`~geosite.site.validation`: the site CRS and the checks on each layer;
+  (GeoDataFrames, for notebooks), validated at once: the site CRS, each layer's CRS, geometry and
+  dates, every problem reported together;
 - :mod:`~geosite.site.measurements`: :class:`SiteMeasurements`, the record every stage adds to, and
   :func:`measure_site` (site and disturbed area, the largest area at one time, pipe, roads).
 """

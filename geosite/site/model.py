@@ -72,7 +72,7 @@ class Site:
     root: Path | None = None
     dem_path: Path | None = None
     dem_vertical_unit: VerticalUnit | None = None
-    dem_array: Any = None  # a geosite.dem.Dem given directly (notebooks), instead of a path
+    dem_array: Any = None  # a geosite.grid.Dem given directly (notebooks), instead of a path
     proposed_dem_path: Path | None = None  # the proposed (final) grade, same vertical unit as the DEM
     applicant: Contact = field(default_factory=Contact)
     maintainer: Contact = field(default_factory=Contact)
@@ -167,7 +167,7 @@ class Site:
         return out * dem.ft_per_vertical_unit
 
     def read_dem(self, margin_ft: float | None = 200.0):
-        """The DEM window covering the site plus ``margin_ft`` (a :class:`~geosite.dem.Dem`; the whole
+        """The DEM window covering the site plus ``margin_ft`` (a :class:`~geosite.grid.Dem`; the whole
         DEM when ``margin_ft`` is None), or None when the site has no DEM."""
         from geosite.grid import bounds_in
         from geosite.io.raster import raster_crs, read_dem

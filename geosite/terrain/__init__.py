@@ -8,7 +8,7 @@
   contours and cut and fill from a proposed grade, as measurements and site-CRS layers);
 - ``_kernels``: the numba kernels behind them (compiled on first use, cached on disk).
 
-Everything here takes a :class:`~geosite.dem.Dem`, never a file name. Importing this package loads
+Everything here takes a :class:`~geosite.grid.Dem`, never a file name. Importing this package loads
 numpy only; the stage (geopandas, shapely) and the kernels (numba) load when used.
 """
 

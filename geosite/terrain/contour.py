@@ -1,4 +1,4 @@
-"""Contour lines of a :class:`~geosite.dem.Dem` at the ordinance's interval (5 ft), with index contours,
+"""Contour lines of a :class:`~geosite.grid.Dem` at the ordinance's interval (5 ft), with index contours,
 traced on a lightly smoothed grid (never smoothed as lines, so they cannot cross), in the DEM's CRS."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from geosite.errors import InputError
 if TYPE_CHECKING:
     import geopandas as gpd
 
-    from geosite.dem import Dem
+    from geosite.grid import Dem
 
 _CONTOUR_TILE = 128  # cells per side of the tiles contours are traced in (see contours())
 

@@ -1,4 +1,4 @@
-"""Slope and hillshade of a :class:`~geosite.dem.Dem`, exactly as ``gdaldem -compute_edges`` computes them.
+"""Slope and hillshade of a :class:`~geosite.grid.Dem`, exactly as ``gdaldem -compute_edges`` computes them.
 
 Conventions shared by :func:`slope_pct` and :func:`hillshade` (the same as ``gdaldem -compute_edges``):
 
@@ -26,7 +26,7 @@ import numpy as np
 from geosite.errors import InputError
 
 if TYPE_CHECKING:
-    from geosite.dem import Dem
+    from geosite.grid import Dem
 
 #: A slope within this many percentage points below a threshold counts as at it: a plane of exactly
 #: 12 % computes as 11.9999999999 on some cells (floating point), and "12 % or more" must include it.

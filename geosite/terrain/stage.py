@@ -18,9 +18,9 @@ from shapely.geometry.base import BaseGeometry
 from geosite.grid import to_crs, to_dem_crs
 
 if TYPE_CHECKING:
-    from geosite.site import Site, SiteMeasurements
+    from geosite.grid import Dem
     from geosite.rules import Profile
-    from geosite.dem import Dem
+    from geosite.site import Site, SiteMeasurements
 
 TERRAIN_KEYS = (
     "slopes.steep_area_sqft",

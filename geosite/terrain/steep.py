@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import geopandas as gpd
     from shapely.geometry.base import BaseGeometry
 
-    from geosite.dem import Dem
+    from geosite.grid import Dem
 
 #: Default minimum mapping unit for steep-slope polygons, sq ft: 0.05 sq in on a 1 in = 100 ft sheet.
 DEFAULT_MIN_AREA_SQFT = 500.0
