@@ -17,6 +17,7 @@ from matplotlib import rc_context
 from shapely.geometry import box
 
 from geosite.errors import InputError
+from geosite.maps import labels
 from geosite.maps import layout as L
 from geosite.maps.sheets import SheetPlan, check_scale, plan_sheets
 from geosite.maps.symbology import STYLES, Style
@@ -405,6 +406,7 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
                 L.match_lines(sheet, ctx.plan)
                 extra_rows = extra_rows + [("Sheet", f"{tile.number} of {len(ctx.plan.tiles)} of this map "
                                                       f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))")]
+            labels.place(sheet)
             sheet.heading = panel.heading
             layout_panel(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
             sheet.fig.geosite = sheet  # for notebooks and tests: legend, absent items, scale

@@ -12,7 +12,6 @@ Only ``matplotlib.figure.Figure`` is used, never pyplot: no global state, no GUI
 from __future__ import annotations
 
 import datetime as dt
-import math
 import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -65,6 +64,10 @@ class MapSheet:
     heading: str = ""
     cursor: float = 0.0  # panel: inches from the panel's top already used
     floor: float = 0.0  # panel: inches from the panel's bottom already used
+    labels: list[Any] = field(default_factory=list)  # geosite.maps.labels.Label, placed by labels.place
+    avoid: list[Any] = field(default_factory=list)  # symbol boxes (paper inches) labels must not hide
+    placed: list[Any] = field(default_factory=list)  # (text, box in paper inches) of the labels placed
+    unplaced: list[str] = field(default_factory=list)  # labels no candidate position could hold
 
     @property
     def window(self):
@@ -183,6 +186,9 @@ def draw_geoms(sheet: MapSheet, geoms, st: Style, *, edge: str | None = None, cl
         xy = np.array([(p.x, p.y) for p in points])
         ax.plot(xy[:, 0], xy[:, 1], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7,
                 zorder=st.z)
+        from geosite.maps import labels
+
+        labels.avoid(sheet, points, pad_in=st.size / 72 / 2 + 0.01)
     return len(polys) + len(lines) + len(points)
 
 
@@ -190,14 +196,18 @@ def halo(width: float = 2.0):
     return [patheffects.withStroke(linewidth=width, foreground="white")]
 
 
-def label_at(sheet: MapSheet, x: float, y: float, text: str, size: float = 6.5, color: str = INK, **kw) -> None:
-    sheet.ax.text(x, y, text, fontsize=max(size, MIN_PT), color=color, ha="center", va="center", zorder=10,
-                  path_effects=halo(), clip_on=True, **kw)
+def label_at(sheet: MapSheet, x: float, y: float, text: str, size: float = 6.5, color: str = INK,
+             kind: str = "feature", feature=None, along=None, **kw) -> None:
+    """Ask for a label at (x, y); :func:`geosite.maps.labels.place` puts it where it overlaps nothing."""
+    from geosite.maps import labels
+
+    labels.request(sheet, x, y, text, size=size, color=color, kind=kind, feature=feature, along=along, **kw)
 
 
 def label_polygons(sheet: MapSheet, gdf, texts: list[str], size: float = 6.5, color: str = INK,
-                   min_sq_in: float = 0.04, **kw) -> None:
-    """A label at a point inside each polygon's visible part (large enough on paper to hold it)."""
+                   min_sq_in: float = 0.04, kind: str = "feature", **kw) -> None:
+    """A label for each feature's visible part: inside a polygon large enough on paper to hold it
+    (else beside it, with a leader), along a line."""
     win = sheet.window
     upi2 = sheet.plan.units_per_inch**2
     for geom, text in zip(gdf.geometry.values, texts, strict=True):
@@ -206,14 +216,16 @@ def label_polygons(sheet: MapSheet, gdf, texts: list[str], size: float = 6.5, co
         vis = geom.intersection(win)
         if vis.is_empty:
             continue
-        if vis.geom_type in ("Polygon", "MultiPolygon") and vis.area / upi2 < min_sq_in:
-            continue
+        along = None
         if vis.geom_type in ("LineString", "MultiLineString"):
             parts = sorted(shapely.get_parts(vis), key=lambda g: -g.length)
-            p = parts[0].interpolate(0.5, normalized=True)
+            along = parts[0]
+            p = along.interpolate(0.5, normalized=True)
         else:
             p = vis.representative_point() if vis.geom_type != "Point" else vis
-        label_at(sheet, p.x, p.y, text, size=size, color=color, **kw)
+        if vis.geom_type in ("Polygon", "MultiPolygon") and vis.area / upi2 < min_sq_in:
+            p = vis.centroid  # too small to hold its label: the label goes beside it, with a leader
+        label_at(sheet, p.x, p.y, text, size=size, color=color, kind=kind, feature=vis, along=along, **kw)
 
 
 # ------------------------------------------------------------------------------------------ contours
@@ -241,6 +253,11 @@ def draw_contours(sheet: MapSheet, contours, minor: Style, index: Style, label_e
         if segs:
             sheet.ax.add_collection(LineCollection(segs, colors=st.edge, linewidths=st.lw, zorder=st.z), autolim=False)
     del win
+    from shapely.ops import substring
+
+    from geosite.maps import labels
+    from geosite.maps.symbology import LABELS
+
     for g, ix, z in zip(clipped, is_index, elev, strict=True):
         if not ix or g is None or g.is_empty:
             continue
@@ -248,23 +265,15 @@ def draw_contours(sheet: MapSheet, contours, minor: Style, index: Style, label_e
             if part.geom_type != "LineString":
                 continue
             length_in = part.length / upi
-            if length_in < 0.75:
+            if length_in < LABELS["contour_min_in"]:
                 continue
             n = max(1, int(length_in // label_every_in))
+            text = f"{z:.0f}" if abs(z - round(z)) < 1e-6 else f"{z:.1f}"
             for k in range(n):
-                d = part.length * (k + 0.5) / n
-                p = part.interpolate(d)
-                a = part.interpolate(max(d - 0.1 * upi, 0))
-                b = part.interpolate(min(d + 0.1 * upi, part.length))
-                ang = math.degrees(math.atan2(b.y - a.y, b.x - a.x))
-                if ang > 90:
-                    ang -= 180
-                elif ang < -90:
-                    ang += 180
-                text = f"{z:.0f}" if abs(z - round(z)) < 1e-6 else f"{z:.1f}"
-                sheet.ax.text(p.x, p.y, text, fontsize=max(size, MIN_PT), color=index.edge, rotation=ang,
-                              rotation_mode="anchor", ha="center", va="center", zorder=index.z + 0.1,
-                              path_effects=halo(2.5), clip_on=True, gid="contour-label")
+                piece = substring(part, part.length * k / n, part.length * (k + 1) / n)
+                p = piece.interpolate(0.5, normalized=True)
+                labels.request(sheet, p.x, p.y, text, size=size, color=index.edge, kind="contour", along=piece,
+                               fixed=True, gid="contour-label")
                 placed.append((p.x, p.y, z))
     return placed
 

@@ -73,6 +73,22 @@ STYLES: dict[str, Style] = {
     "stabilized": Style("polygon", "Disturbed area, stabilized at completion", face="#d4efdf", edge="#1e8449", lw=0.6, ls=(0, (2, 2)), z=3),
 }
 
+#: Map labels (geosite.maps.labels): placement order by kind (lower first), sizes in points, distances
+#: in paper inches.
+LABELS: dict[str, Any] = {
+    "priority": {"inlet": 10, "road": 15, "water": 20, "utility": 25, "structure": 30, "phase": 35,
+                 "stockpile": 38, "control": 40, "upslope": 45, "floodplain": 50, "soil": 55,
+                 "vegetation": 60, "feature": 50, "contour": 70},
+    "size_pt": {"road": 7.0, "water": 6.5, "feature": 6.5, "small": 6.0, "contour": 6.0},
+    "pad_in": 0.015,  # clear space kept around every label's box
+    "frame_inset_in": 0.04,  # labels stay this far inside the map frame
+    "ring_radii_in": (0.1, 0.18, 0.28, 0.4, 0.55, 0.75, 1.0, 1.3, 1.7),  # positions tried off the feature
+    "halo_pt": 2.2,  # white halo stroke around the text
+    "leader_pt": 0.4,
+    "contour_every_in": 5.0,  # an index contour's labels: one per piece 0.75 in or longer, then one per 5 in
+    "contour_min_in": 0.75,
+}
+
 #: Plan-content items of the existing site map, by jurisdiction profile id: letter, text, layers.
 #: A layer may serve several items; an item is "present" when any of its layers is.
 EXISTING_ITEMS: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
