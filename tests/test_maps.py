@@ -259,7 +259,7 @@ def test_construction_plan_schedule_and_legend(site):
     table = [t.get_text() for t in sheet.panel.texts if t.get_gid() == "table"]
     assert any("2027-04-05" in t and "2027-06-30" in t for t in table)
     final = render_final_conditions(site, None)[0].geosite
-    assert "Proposed structures (label: status)" in "\n".join(final.legend)
+    assert "Proposed structures (label: name and size)" in "\n".join(final.legend)
 
 
 def test_big_site_tiles_with_match_lines(tmp_path):

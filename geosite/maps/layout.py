@@ -415,11 +415,13 @@ def key_map(sheet: MapSheet, site_geom, all_tiles: list[Tile], height_in: float 
     sheet.floor = y + height_in + 0.25
 
 
-def title_block(sheet: MapSheet, rows: list[tuple[str, str]], heading: str, sheet_no: str, size: float = 6.5) -> None:
-    """The title block at the bottom of the panel: a heading, labelled rows, and the sheet number box."""
+def title_block(sheet: MapSheet, rows: list[tuple[str, str]], heading: str, sheet_no: str, size: float = 6.5,
+                revisions: list[tuple[str, str, str]] | None = None, of: int | None = None) -> None:
+    """The title block at the bottom of the panel: a heading and the sheet number box ("1 of 3"),
+    labelled rows, then above it the revision block and a blank square for the preparer's seal."""
     p = sheet.panel
     pw = sheet.plan.sheet.panel[2]
-    lh = size * 1.22 / 72
+    lh = size * 1.25 / 72
     label_w = 0.85
     blocks = []
     for label, value in rows:
@@ -432,16 +434,75 @@ def title_block(sheet: MapSheet, rows: list[tuple[str, str]], heading: str, shee
     p.add_line(Line2D([0, pw], [total - head_h, total - head_h], color=INK, lw=0.6))
     p.text(0.1, total - 0.08, heading, fontsize=8.5, fontweight="bold", va="top", ha="left")
     p.add_patch(Rectangle((pw - 0.8, total - head_h), 0.8, head_h, fill=False, ec=INK, lw=0.6))
-    p.text(pw - 0.4, total - 0.06, "SHEET", fontsize=MIN_PT, ha="center", va="top")
-    p.text(pw - 0.4, total - head_h + 0.05, sheet_no, fontsize=9, fontweight="bold", ha="center", va="bottom",
-           gid="sheet-number")
+    p.text(pw - 0.4, total - 0.05, "SHEET", fontsize=MIN_PT, ha="center", va="top")
+    p.text(pw - 0.4, total - head_h + 0.04, f"{sheet_no} of {of}" if of else sheet_no, fontsize=8.5,
+           fontweight="bold", ha="center", va="bottom", gid="sheet-number")
     y = total - head_h - 0.06
     for label, lines in blocks:
         p.text(0.1, y, label, fontsize=max(size, MIN_PT), fontweight="bold", va="top", ha="left")
         p.text(0.1 + label_w, y, "\n".join(lines), fontsize=max(size, MIN_PT), va="top", ha="left",
-               linespacing=1.22, gid="title-block")
+               linespacing=1.25, gid="title-block")
         y -= len(lines) * lh + 0.03
-    sheet.floor = total + 0.08
+    # revision block (left) and seal (right), above the title block
+    seal = 0.9
+    rev_rows = revisions or []
+    rh = MIN_PT * 1.3 / 72
+    band = max(seal, 0.2 + rh * (len(rev_rows) + 1) + 0.08)
+    y0 = total
+    p.add_patch(Rectangle((0, y0), pw, band, fill=False, ec=INK, lw=0.8))
+    p.add_patch(Rectangle((pw - seal, y0), seal, band, fill=False, ec=INK, lw=0.6))
+    p.text(pw - seal / 2, y0 + band - 0.05, "SEAL", fontsize=MIN_PT, ha="center", va="top", color="#555555")
+    p.text(0.08, y0 + band - 0.05, "REVISIONS", fontsize=MIN_PT + 0.5, fontweight="bold", va="top", ha="left")
+    cols = (0.08, 0.38, 1.1)
+    yy = y0 + band - 0.05 - rh - 0.03
+    for x, head in zip(cols, ("No.", "Date", "Description"), strict=True):
+        p.text(x, yy, head, fontsize=MIN_PT, fontweight="bold", va="top", ha="left")
+    for no, date, what in rev_rows:
+        yy -= rh
+        for x, v in zip(cols, (no, date, what), strict=True):
+            p.text(x, yy, v, fontsize=MIN_PT, va="top", ha="left", gid="revision")
+    sheet.floor = total + band + 0.08
+
+
+def location_map(sheet: MapSheet, site_geom, extent, lines: list[tuple[Any, str, str]], caption: str,
+                 height_in: float = 1.0) -> None:
+    """A location (vicinity) map in the panel: the site filled, this sheet's map extent as a box, and
+    the roads and waters of the site's data (``lines``: geometry, colour, name), with the caption under it."""
+    pw = sheet.plan.sheet.panel[2]
+    p = sheet.panel
+    y = sheet.floor + 0.05
+    x0, y0, x1, y1 = extent
+    gx0, gy0, gx1, gy1 = x0 - (x1 - x0), y0 - (y1 - y0), x1 + (x1 - x0), y1 + (y1 - y0)
+    w_in = pw - 0.3
+    k = min(w_in / (gx1 - gx0), height_in / (gy1 - gy0))
+    ox = 0.15 + (w_in - (gx1 - gx0) * k) / 2
+    cap = _wrap(caption, pw - 0.2, MIN_PT)
+    cap_h = len(cap) * MIN_PT * 1.25 / 72 + 0.04
+    p.text(0.1, y, "\n".join(cap), fontsize=MIN_PT, va="bottom", ha="left", linespacing=1.25, gid="location")
+    y += cap_h
+    hgt = (gy1 - gy0) * k
+
+    def tr(xy):
+        xy = np.asarray(xy)[:, :2]
+        return np.column_stack([ox + (xy[:, 0] - gx0) * k, y + (xy[:, 1] - gy0) * k])
+
+    p.add_patch(Rectangle((ox, y), (gx1 - gx0) * k, hgt, fill=False, ec=INK, lw=0.6))
+    win = box(gx0, gy0, gx1, gy1)
+    for geom, color, _name in lines:
+        g = shapely.intersection(geom, win)
+        for part in shapely.get_parts(g):
+            if part.geom_type == "Polygon":
+                p.add_patch(MplPolygon(tr(part.exterior.coords), closed=True, fc=color, ec=color, lw=0.3, alpha=0.6))
+            elif part.geom_type == "LineString":
+                xy = tr(part.coords)
+                p.add_line(Line2D(xy[:, 0], xy[:, 1], color=color, lw=0.8))
+    for poly in shapely.get_parts(site_geom):
+        if poly.geom_type == "Polygon":
+            p.add_patch(MplPolygon(tr(poly.exterior.coords), closed=True, fc=INK, ec=INK, lw=0.5))
+    a, b = tr([(x0, y0), (x1, y1)])
+    p.add_patch(Rectangle(tuple(a), b[0] - a[0], b[1] - a[1], fill=False, ec="#c0392b", lw=0.6, ls=(0, (3, 2))))
+    p.text(0.1, y + hgt + 0.04, "LOCATION MAP", fontsize=MIN_PT + 0.5, fontweight="bold", va="bottom", ha="left")
+    sheet.floor = y + hgt + 0.25
 
 
 def contact_text(c) -> str:

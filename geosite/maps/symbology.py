@@ -41,16 +41,19 @@ STYLES: dict[str, Style] = {
     "streams": Style("line", "Streams", edge=WATER, lw=1.2, z=4.2),
     "wetlands": Style("polygon", "Wetlands", face="none", edge="#3f8f3f", lw=0.6, hatch="||", z=3.1),
     "channels": Style("line", "Channels and ditches (submitted)", edge=WATER, lw=0.9, ls=(0, (6, 2)), z=4.1),
-    "floodplain": Style("polygon", "Floodplain", face="none", edge="#5b8fd1", lw=0.6, hatch="\\\\\\\\", z=2.9),
+    "floodplain": Style("polygon", "100-year floodplain", face="none", edge="#5b8fd1", lw=0.6, hatch="\\\\\\\\", z=2.9),
+    "floodway": Style("polygon", "Floodway", face="none", edge="#1f4e9c", lw=0.8, hatch="xxxx", z=2.92),
+    "flood_fringe": Style("polygon", "Flood fringe", face="none", edge="#5b8fd1", lw=0.6, hatch="////", z=2.91),
     "soils": Style("polygon", "Soil map units (label: musym)", face="none", edge="#9a6b3f", lw=0.5, ls=(0, (2, 2)), z=2.5),
-    "vegetation": Style("polygon", "Vegetative cover (label: cover)", face="#e9f3df", edge="#7fae6a", lw=0.4, z=1.5),
-    "storm_inlets": Style("point", "Storm drain inlets", face="white", edge=INK, marker="s", size=3.5, z=7),
+    # outlines only: an opaque fill would hide the hillshade under it
+    "vegetation": Style("polygon", "Vegetative cover (label: cover)", face="none", edge="#7fae6a", lw=0.5, ls=(0, (1, 1.2)), z=1.5),
+    "storm_inlets": Style("point", "Storm drain inlets (label: name)", face="white", edge=INK, marker="s", size=3.5, z=7),
     "natural_drainage": Style("line", "Natural drainage paths (from the DEM)", edge="#4aa3df", lw=0.8, ls=(0, (1, 1.5)), z=4),
-    "upslope_areas": Style("polygon", "Upslope drainage areas (label: size, slope, cover)", face="none", edge="#c0392b", lw=0.8, ls=(0, (5, 2, 1, 2)), z=5),
+    "upslope_areas": Style("polygon", "Upslope drainage areas (label: D-infinity area, mean slope, cover; outline by D8)", face="none", edge="#c0392b", lw=0.8, ls=(0, (5, 2, 1, 2)), z=5),
     "upslope_entry_points": Style("point", "Where upslope drainage enters", face="#c0392b", edge="#c0392b", marker="v", size=3.5, z=7),
-    "utilities": Style("line", "Utilities (label: kind)", edge="#a03ca0", lw=0.8, ls=(0, (8, 2, 2, 2)), z=5),
-    "structures": Style("polygon", "Structures", face="#bdbdbd", edge=INK, lw=0.6, z=6),
-    "roads": Style("line", "Roads, highways and paving", face="#d9d9d9", edge="#555555", lw=1.4, z=5.5),
+    "utilities": Style("line", "Utilities (label: name and size)", edge="#a03ca0", lw=0.8, ls=(0, (8, 2, 2, 2)), z=5.8),
+    "structures": Style("polygon", "Structures (label: name, footprint)", face="#bdbdbd", edge=INK, lw=0.6, z=6),
+    "roads": Style("line", "Roads, highways and paving (label: name, width)", face="#d9d9d9", edge="#555555", lw=1.4, z=5.5),
     "access_drives": Style("line", "Access drives", face="#eeeeee", edge="#555555", lw=1.0, ls=(0, (3, 1.5)), z=5.6),
     "contours": Style("line", "Contours, {interval} ft", edge="#9c6b30", lw=0.3, z=2.0),
     "index_contours": Style("line", "Index contours, every {index} ft, labelled (ft)", edge="#7a4f1c", lw=0.8, z=2.05),
@@ -69,7 +72,7 @@ STYLES: dict[str, Style] = {
     # final
     "structures_proposed": Style("polygon", "Proposed structures", face="#f5b7b1", edge="#922b21", lw=0.8, z=6.1),
     "roads_proposed": Style("line", "New or changed roads", face="#f5cba7", edge="#a04000", lw=1.6, z=5.7),
-    "utilities_proposed": Style("line", "New or changed utilities", edge="#a03ca0", lw=1.2, z=5.1),
+    "utilities_proposed": Style("line", "New or changed utilities", edge="#a03ca0", lw=1.2, z=5.85),
     "stabilized": Style("polygon", "Disturbed area, stabilized at completion", face="#d4efdf", edge="#1e8449", lw=0.6, ls=(0, (2, 2)), z=3),
 }
 
@@ -88,6 +91,10 @@ LABELS: dict[str, Any] = {
     "contour_every_in": 5.0,  # an index contour's labels: one per piece 0.75 in or longer, then one per 5 in
     "contour_min_in": 0.75,
 }
+
+#: Floodplain zones (layer floodplain, attribute ``zone``): the style each is drawn in.
+FLOOD_ZONES: dict[str, str] = {"floodway": "floodway", "fringe": "flood_fringe", "flood_fringe": "flood_fringe",
+                               "100yr": "floodplain"}
 
 #: Plan-content items of the existing site map, by jurisdiction profile id: letter, text, layers.
 #: A layer may serve several items; an item is "present" when any of its layers is.

@@ -145,7 +145,8 @@ def load_site(
         maintainer=maintainer,
         project=project,
         notes=notes,
-        settings={k: v for k, v in conf.items() if k in ("map_margin_ft",)},
+        settings={**{k: v for k, v in conf.items() if k in ("map_margin_ft", "preparer", "revisions")},
+                  "vertical_datum": dem_conf.get("vertical_datum")},
     )
     if dem_path is not None:
         _check_dem_coverage(site, notes)

@@ -100,6 +100,32 @@ def peak_disturbance(site: Site) -> Phase | None:
     return best
 
 
+def phase_areas(site: Site) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame | None]:
+    """Each phase's disturbed area: its polygons' union clipped to the site (sq ft, acres), first start
+    and last end; and the same as a layer, one feature per phase. A layer without ``phase`` is one
+    phase per polygon, named by its id."""
+    gdf = site.layer("disturbance")
+    if gdf is None:
+        return [], None
+    fpu = site.ft_per_unit
+    label = gdf["phase"].astype(str) if "phase" in gdf.columns else gdf["id"].astype(str)
+    rows: list[dict[str, Any]] = []
+    geoms = []
+    for ph in dict.fromkeys(label):
+        sel = gdf[(label == ph).to_numpy()]
+        geom = shapely.intersection(shapely.union_all(sel.geometry.values), site.boundary)
+        a = area_sqft(geom, fpu)
+        starts = [d for d in sel["start"] if d is not None] if "start" in sel.columns else []
+        ends = [d for d in sel["end"] if d is not None] if "end" in sel.columns else []
+        rows.append({"phase": ph, "disturbance_ids": [int(i) if str(i).isdigit() else i for i in sel["id"]],
+                     "start": min(starts).isoformat() if starts else None, "end": max(ends).isoformat() if ends else None,
+                     "area_sqft": a, "area_acres": a / SQFT_PER_ACRE})
+        geoms.append(geom)
+    layer = gpd.GeoDataFrame({k: [r[k] for r in rows] for k in ("phase", "start", "end", "area_sqft", "area_acres")},
+                             geometry=geoms, crs=site.crs)
+    return rows, layer
+
+
 def measure_site(site: Site) -> SiteMeasurements:
     """Everything measurable from the vector layers and the declared project facts."""
     m = SiteMeasurements()
@@ -128,6 +154,9 @@ def measure_site(site: Site) -> SiteMeasurements:
         m.layers["disturbed_area"] = gpd.GeoDataFrame(
             {"area_sqft": [a], "area_acres": [a / SQFT_PER_ACRE]}, geometry=[dist], crs=site.crs
         )
+        phases, layer = phase_areas(site)
+        m.set("disturbed.phases", phases)
+        m.layers["disturbance_phases"] = layer
 
     p = site.project
     m.set("project.plat", p.plat)
