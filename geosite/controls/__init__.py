@@ -17,11 +17,13 @@ and is usable alone.
 from geosite.controls.basins import basin_location
 from geosite.controls.diversion import diversions
 from geosite.controls.fences import (
+    buildable_rows,
     classify_boundary,
     fence_summary,
     filter_fence,
     interior_rows,
     max_slope_length_ft,
+    row_obstacles,
 )
 from geosite.controls.inlets import inlet_protection
 from geosite.controls.setbacks import FEATURE_LAYERS, is_downslope, stockpile_setbacks
@@ -32,6 +34,7 @@ __all__ = [
     "FEATURE_LAYERS",
     "basin_location",
     "bmps_of",
+    "buildable_rows",
     "classify_boundary",
     "diversions",
     "fence_coverage",
@@ -42,6 +45,7 @@ __all__ = [
     "is_downslope",
     "max_slope_length_ft",
     "protected",
+    "row_obstacles",
     "stockpile_setbacks",
     "tracking_pads",
 ]

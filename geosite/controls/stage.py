@@ -122,6 +122,9 @@ def _fences(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
         table=c.v("fence_max_slope_length_ft"),
         channel_threshold_sqft=thr,
         channel_offset_ft=float(c.v("fence_channel_offset_ft", 5.0)),
+        obstacles=controls.row_obstacles(site),
+        row_clearance_ft=float(c.v("fence_row_clearance_ft", 5.0)),
+        row_min_length_ft=float(c.v("fence_row_min_length_ft", 25.0)),
     )
     summary = controls.fence_summary(fence)
     res.report["filter_fence"] = {"required": required, "disturbed_max_at_one_time_acres": acres, **summary,
