@@ -125,7 +125,7 @@ def write_outputs(
         if dxf:
             from geosite.io.cad import write_dxf
 
-            write_dxf({k: v for k, v in layers.items() if k not in ("contours",)}, tmp / "derived.dxf")
+            write_dxf(layers, tmp / "derived.dxf")  # contours too, at their elevation
             names.append("derived.dxf")
         if maps:
             from geosite.maps import render_plan_maps

@@ -99,11 +99,16 @@ def _json_default(obj: Any) -> Any:
 
 
 def write_gpkg(path: Path, layers: dict[str, Any]) -> list[str]:
-    """Write GeoDataFrames as layers of one GeoPackage; empty layers are skipped. Returns layer names."""
+    """Write GeoDataFrames as layers of one GeoPackage, each with one declared geometry type; empty
+    layers are skipped. Returns layer names."""
     written = []
     for name, gdf in layers.items():
         if gdf is None or len(gdf) == 0:
             continue
-        gdf.to_file(path, layer=name, driver="GPKG", engine="pyogrio")
+        # one declared geometry type per layer: Polygon and MultiPolygon together are written as
+        # MultiPolygon (likewise lines and points), never as GEOMETRY ("Unknown")
+        types = set(gdf.geom_type.dropna())
+        multi = len(types) > 1 and len({t.removeprefix("Multi") for t in types}) == 1
+        gdf.to_file(path, layer=name, driver="GPKG", engine="pyogrio", promote_to_multi=multi or None)
         written.append(name)
     return written
