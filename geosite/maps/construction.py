@@ -134,6 +134,9 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
             continue
         st = STYLES[name]
         if name == "filter_fence" and "side" in gdf.columns:
+            stand = gdf[gdf["side"] == "stand_in"]
+            gdf = gdf[gdf["side"] != "stand_in"]
+            _stand_ins(ctx, sheet, panel, stand)
             for side, sel in gdf.groupby(gdf["side"].fillna("unspecified").astype(str)):
                 color = SIDE_COLORS.get(side, "#7d3c98")
                 L.draw_geoms(sheet, sel.geometry.values, st, edge=color)
@@ -159,6 +162,25 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
                            "stage has not run): " + ", ".join(not_placed) + ".")
     panel.notes.append("(e) maintenance and (f) stabilization are written provisions of the plan, not drawn here.")
     return panel, []
+
+
+def _stand_ins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, stand) -> None:
+    """Where an interior row cannot be built: drawn (not as fence) and named in a note with what
+    stands in for it (controls.fences.STAND_INS)."""
+    if stand is None or not len(stand):
+        return
+    st = STYLES["fence_stand_in"]
+    L.draw_geoms(sheet, stand.geometry.values, st)
+    panel.add(st, "(c) " + st.label)
+    names = {}
+    for layer in ("structures", "stockpiles", "access_drives", "roads", "streams", "lakes", "wetlands", "channels"):
+        gdf = ctx.site_layer(layer)
+        if gdf is not None and "id" in gdf.columns:
+            names.update({f"{layer} {i}": name_of(r, f"{layer} {i}") for i, (_, r) in zip(gdf["id"], gdf.iterrows(), strict=True)})
+    by = stand.groupby([stand["obstacle"].fillna("short pieces").astype(str), stand["practice"].astype(str)])["length_ft"].sum()
+    for (obst, practice), ft in by.items():
+        what = names.get(obst, obst)
+        panel.notes.append(f"(c) Interior silt fence row not buildable at {what} ({ft:,.0f} ft): {practice}.")
 
 
 def render_construction_plan(result_or_site, out_path: str | Path | None = None, sheet: str = "auto",

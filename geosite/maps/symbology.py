@@ -63,6 +63,7 @@ STYLES: dict[str, Style] = {
     "stockpiles": Style("polygon", "Soil stockpiles (label: days)", face="#c49a6c", edge="#5c3d1e", lw=0.8, hatch="...", z=6.5),
     "stockpile_setbacks": Style("polygon", "Stockpile setback zones", face="none", edge="#d35400", lw=0.7, ls=(0, (3, 2)), hatch="xx", z=4.5),
     "filter_fence": Style("line", "Filter fence / silt fence", edge="#111111", lw=1.2, ls=(0, (4, 1.5, 1, 1.5)), z=8),
+    "fence_stand_in": Style("line", "Interior row not buildable here (see note: what stands in)", edge="#d35400", lw=1.0, ls=(0, (1, 1.5)), z=7.9),
     "stockpile_fences": Style("line", "Fences at stockpiles", edge="#111111", lw=1.0, ls=(0, (2, 1)), z=8),
     "sediment_basins": Style("polygon", "Sediment basins and traps", face="#a9cce3", edge="#1f618d", lw=1.0, hatch="--", z=6),
     "inlet_protection": Style("point", "Storm drain inlet protection", face="#f1c40f", edge=INK, marker="D", size=6.0, z=8.5),
