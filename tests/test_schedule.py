@@ -339,6 +339,9 @@ def test_build_schedule_to_dict():
     rows = sched.rows()
     assert [r["date"] for r in rows] == sorted(r["date"] for r in rows)
     assert "| Date |" in sched.to_markdown() and "Plan review decision" in sched.to_text()
+    text = " ".join(sched.to_text().split())
+    for r in sched.rows():  # every row whole: wrapped in its column, never cut short
+        assert " ".join(r["what"].split()) in text
 
 
 def test_build_schedule_plan_type_from_area():

@@ -105,6 +105,10 @@ class Geosite(click.Group):
 def _setup_logging(verbose: int, quiet: bool) -> None:
     level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    # the level on the handler too: libraries that set their own loggers' levels (distributed logs its
+    # scheduler and workers at INFO) would otherwise print through the root handler under -q
+    for handler in logging.getLogger().handlers:
+        handler.setLevel(level)
 
 
 def _show_warnings(quiet: bool) -> None:
