@@ -202,3 +202,27 @@ def test_dxf_renders_the_fence_where_the_geopackage_has_it(lot7_outputs, tmp_pat
     for p in pts:
         c, r = int((p.x - x0) / (x1 - x0) * (w - 1)), int((y1 - p.y) / (y1 - y0) * (h - 1))
         assert not dark[r, c]
+
+
+# -------------------------------------------------------------------------------------------- report.md
+
+
+def test_report_md_names_features_and_gives_the_drainage(lot7_outputs, report):
+    md = (lot7_outputs / "report.md").read_text()
+    assert "roads 1 (Birch Street)" in md and "Stockpile 1 (Topsoil pile)" in md
+    (up,) = report["measurements"]["hydrology.upslope"]
+    row = next(line for line in md.splitlines() if line.startswith("| 1 (House pad and drive) |"))
+    assert f"{up['area_sqft']:,.0f} sq ft ({up['area_acres']:,.3f} acres)" in row  # D-infinity, as report.json
+    assert "Runoff leaves the site: **yes** (flow paths from the disturbed area cross the site boundary)." in md
+    for method in (report["slopes"]["method"], report["flow_routing"]["method"], up["area_method"], up["velocity_method"]):
+        assert method in md
+
+
+def test_name_features_rewrites_references():
+    from geosite.report import name_features
+
+    names = {"storm_inlets": {"2": "CB-2", "5": "CB-5"}, "roads": {"1": "Birch Street"}}
+    assert name_features("Storm drain inlet(s) 2, 5 without inlet protection", names) == \
+        "Storm drain inlet(s) 2 (CB-2), 5 (CB-5) without inlet protection"
+    assert name_features("18.0 ft from roads 1, which", names) == "18.0 ft from roads 1 (Birch Street), which"
+    assert name_features("roads 7 is unnamed", names) == "roads 7 is unnamed"
