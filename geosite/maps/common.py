@@ -520,6 +520,8 @@ def width_text(geom, ft_per_unit: float) -> str:
     and perimeter, ``24 ft``; blank for a line or a compact shape."""
     if geom is None or geom.geom_type not in ("Polygon", "MultiPolygon"):
         return ""
+    if geom.area < 0.9 * shapely.minimum_rotated_rectangle(geom).area:
+        return ""  # not a strip (a cul-de-sac, a bend): no single width to print
     a, half = geom.area * ft_per_unit**2, geom.length * ft_per_unit / 2
     disc = half * half - 4 * a
     if disc <= 0:

@@ -77,6 +77,8 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
             st = STYLES[name]
             faint = faint_style(st)
             L.draw_geoms(sheet, old.geometry.values, faint)
+            if name == "roads":
+                label_improvements(sheet, name, old, fpu, faint.edge)
             panel.add(faint, "Existing " + st.label[0].lower() + st.label[1:] + ", to remain")
         if new is not None:
             L.draw_geoms(sheet, new.geometry.values, st_new)

@@ -71,7 +71,8 @@ STYLES: dict[str, Style] = {
     "diversions": Style("line", "Diversions", edge="#1f618d", lw=1.5, ls=(0, (6, 1.5, 1, 1.5, 1, 1.5)), z=7.5),
     "bmps": Style("point", "Submitted BMPs (label: type)", face="#27ae60", edge=INK, marker="P", size=6.0, z=8.4),
     # final
-    "structures_proposed": Style("polygon", "Proposed structures", face="#f5b7b1", edge="#922b21", lw=0.8, z=6.1),
+    # hatched, not filled: a fill would read as one of the construction plan's phase colours
+    "structures_proposed": Style("polygon", "Proposed structures", face="white", edge="#922b21", lw=1.0, hatch="////", z=6.1),
     "roads_proposed": Style("line", "New or changed roads", face="#f5cba7", edge="#a04000", lw=1.6, z=5.7),
     "utilities_proposed": Style("line", "New or changed utilities", edge="#a03ca0", lw=1.2, z=5.85),
     "stabilized": Style("polygon", "Disturbed area, stabilized at completion", face="#d4efdf", edge="#1e8449", lw=0.6, ls=(0, (2, 2)), z=3),
