@@ -835,35 +835,14 @@ def write_site(site: Site, out_dir: Path) -> dict:
 
     # Layers
     gpkg = out / "layers.gpkg"
-    for p in (gpkg, Path(str(gpkg) + "-journal"), Path(str(gpkg) + "-wal")):
-        if p.exists():
-            p.unlink()
-    counts = {}
-    pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": GPKG_DATE})
-    try:
-        for lname in sorted(site.layers, key=LAYER_ORDER.index):
-            rows = site.layers[lname]
-            recs = []
-            for i, r in enumerate(rows, start=1):
-                g = to_world(r["geometry"], ox, oy)
-                recs.append({"id": i, **{k: val for k, val in r.items() if k != "geometry"}, "geometry": g})
-            gdf = gpd.GeoDataFrame(recs, geometry="geometry", crs=crs)
-            cols = ["id"] + [c for c in gdf.columns if c not in ("id", "geometry")] + ["geometry"]
-            gdf = gdf[cols]
-            gdf["id"] = gdf["id"].astype("int64")
-            gdf.to_file(gpkg, layer=lname, driver="GPKG", engine="pyogrio", promote_to_multi=False)
-            counts[lname] = len(gdf)
-    finally:
-        pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": None})
-    # Belt and braces: pin last_change even on GDAL builds that ignore OGR_CURRENT_DATE.
-    con = sqlite3.connect(gpkg)
-    try:
-        with con:
-            con.execute("UPDATE gpkg_contents SET last_change = ?", (GPKG_DATE,))
-        con.execute("VACUUM")  # compact (and deterministic) page layout
-    finally:
-        con.close()
-
+    frames = {}
+    for lname in sorted(site.layers, key=LAYER_ORDER.index):
+        recs = []
+        for i, r in enumerate(site.layers[lname], start=1):
+            g = to_world(r["geometry"], ox, oy)
+            recs.append({"id": i, **{k: val for k, val in r.items() if k != "geometry"}, "geometry": g})
+        frames[lname] = gpd.GeoDataFrame(recs, geometry="geometry", crs=crs)
+    counts = write_layers(gpkg, frames)
     (out / "site.toml").write_text(site.toml, encoding="utf-8")
     return {"dem_shape": Zf.shape, "dem_bytes": dem_path.stat().st_size, "gpkg_bytes": gpkg.stat().st_size,
             "counts": counts, "z_range": (float(Zf.min()), float(Zf.max()))}
@@ -1027,32 +1006,42 @@ plat = "subdivision"
 dewatering = false
 state_funded = false
 """
+    frames = {lname: gpd.GeoDataFrame([{"id": i, **{k: v for k, v in r.items() if k != "geometry"},
+                                         "geometry": shapely.transform(r["geometry"], lambda a: np.round(a, 2))}
+                                        for i, r in enumerate(layers[lname], start=1)], geometry="geometry", crs=crs)
+              for lname in sorted(layers, key=LAYER_ORDER.index)}
     gpkg = out / "layers.gpkg"
-    for q in (gpkg, Path(str(gpkg) + "-journal"), Path(str(gpkg) + "-wal")):
-        if q.exists():
-            q.unlink()
-    pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": GPKG_DATE})
+    counts = write_layers(gpkg, frames)
+    (out / "site.toml").write_text(toml, encoding="utf-8")
+    return {"counts": counts, "dem": rel_dem, "gpkg_bytes": gpkg.stat().st_size}
+
+
+def write_layers(gpkg: Path, frames: dict[str, gpd.GeoDataFrame]) -> dict[str, int]:
+    """Write the layers to one GeoPackage deterministically: ``id`` first as int64, ``last_change``
+    pinned, the file vacuumed. Returns the feature count per layer."""
+    for p in (gpkg, Path(str(gpkg) + "-journal"), Path(str(gpkg) + "-wal")):
+        if p.exists():
+            p.unlink()
     counts = {}
+    pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": GPKG_DATE})
     try:
-        for lname in sorted(layers, key=LAYER_ORDER.index):
-            recs = [{"id": i, **{k: v for k, v in r.items() if k != "geometry"},
-                     "geometry": shapely.transform(r["geometry"], lambda a: np.round(a, 2))}
-                    for i, r in enumerate(layers[lname], start=1)]
-            gdf = gpd.GeoDataFrame(recs, geometry="geometry", crs=crs)
+        for lname, gdf in frames.items():
+            cols = ["id"] + [c for c in gdf.columns if c not in ("id", "geometry")] + ["geometry"]
+            gdf = gdf[cols]
             gdf["id"] = gdf["id"].astype("int64")
             gdf.to_file(gpkg, layer=lname, driver="GPKG", engine="pyogrio", promote_to_multi=False)
             counts[lname] = len(gdf)
     finally:
         pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": None})
+    # Belt and braces: pin last_change even on GDAL builds that ignore OGR_CURRENT_DATE.
     con = sqlite3.connect(gpkg)
     try:
         with con:
             con.execute("UPDATE gpkg_contents SET last_change = ?", (GPKG_DATE,))
-        con.execute("VACUUM")
+        con.execute("VACUUM")  # compact (and deterministic) page layout
     finally:
         con.close()
-    (out / "site.toml").write_text(toml, encoding="utf-8")
-    return {"counts": counts, "dem": rel_dem, "gpkg_bytes": gpkg.stat().st_size}
+    return counts
 
 
 def main(argv=None) -> int:

@@ -29,7 +29,7 @@ from matplotlib.lines import Line2D
 from shapely import affinity, ops
 from shapely.geometry import Point, box
 
-from geosite.maps.symbology import INK, LABELS
+from geosite.maps.symbology import INK, LABELS, MIN_PT
 
 #: placement order: lower first (what the ordinance asks to be labelled wins the space)
 PRIORITY = LABELS["priority"]
@@ -59,8 +59,6 @@ def request(sheet, x: float, y: float, text: str, *, size: float = 6.5, color: s
     """Ask for a label at (x, y) (data coordinates) on ``sheet``; placed by :func:`place`."""
     if not text:
         return
-    from geosite.maps.layout import MIN_PT
-
     sheet.labels.append(Label(text, float(x), float(y), max(size, MIN_PT), color, PRIORITY.get(kind, 50), feature,
                               along, rotation, fixed, kw, gid))
 

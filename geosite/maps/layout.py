@@ -27,13 +27,13 @@ from matplotlib.patches import Rectangle
 from matplotlib.path import Path as MplPath
 from shapely.geometry import box
 
-from geosite.maps.symbology import INK, Style
+from geosite.maps.symbology import INK, MIN_PT, Style
 
 if TYPE_CHECKING:
     from geosite.maps.sheets import SheetPlan, Tile
 
 FONT = "DejaVu Sans"
-MIN_PT = 6.0  # nothing smaller is printed
+
 RC = {
     "pdf.fonttype": 42,  # TrueType embedded: text stays text and prints as drawn
     "ps.fonttype": 42,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 INK = "#1a1a1a"
+MIN_PT = 6.0  # nothing smaller is printed
 WATER = "#2b7bba"
 WATER_FILL = "#cfe6f6"
 
