@@ -887,7 +887,7 @@ def crow_wing_real_terrain(out_dir: Path, real_dems: Path = REAL_DEMS) -> dict:
 
     dr, dc = np.asarray(ggrid.DR), np.asarray(ggrid.DC)  # geosite's D8 table (codes 1..8)
     for _ in range(5000):
-        path.append(transform * (c + 0.5, r + 0.5))
+        path.append(transform @ (c + 0.5, r + 0.5))
         d = int(fg.directions[r, c])
         if not 1 <= d <= 8:
             break

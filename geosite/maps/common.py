@@ -469,6 +469,9 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
                 extra_rows = extra_rows + [("Sheet", f"{tile.number} of {len(ctx.plan.tiles)} of this map "
                                                       f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))")]
             labels.place(sheet)
+            if sheet.unplaced:  # never silently: the sheet says which labels found no clear place
+                panel.notes.append(f"{len(sheet.unplaced)} label(s) found no place clear of the others and are not "
+                                   "shown: " + "; ".join(t.replace("\n", " ") for t in sheet.unplaced) + ".")
             sheet.heading = panel.heading
             layout_panel(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
             sheet.fig.geosite = sheet  # for notebooks and tests: legend, absent items, scale
