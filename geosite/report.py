@@ -60,6 +60,7 @@ def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluati
             "applicant": vars(site.applicant),
             "maintainer": vars(site.maintainer),
             "project": {k: getattr(site.project, k) for k in site.project.__dataclass_fields__},
+            "profile": {"file": profile.path, "sha256": profile.sha256},
         },
         "notes": list(site.notes),
     }

@@ -68,6 +68,20 @@ def output_folder(out, inputs, overwrite: bool):  # noqa: ANN001, ANN201
     return check_output_dir(out, inputs, overwrite)
 
 
+def limit_option(f):  # noqa: ANN001, ANN201
+    """``--limit KEY=VALUE`` (repeatable): raise or lower one of geosite.io.limits.Limits."""
+    return click.option("--limit", "limit", multiple=True, metavar="KEY=VALUE",
+                        help="Change a resource limit (repeatable), e.g. --limit max_vertices_total=5000000; "
+                             "the limits and their defaults: docs/security.md.")(f)
+
+
+def limits_from(items: tuple[str, ...]):  # noqa: ANN201
+    """The :class:`geosite.io.limits.Limits` the ``--limit`` options ask for."""
+    from geosite.io.limits import parse_limits
+
+    return parse_limits(items)
+
+
 def state(ctx: click.Context) -> CliState:
     """The group's :class:`CliState` (defaults when a command is invoked on its own, as in tests)."""
     return ctx.find_object(CliState) or CliState()

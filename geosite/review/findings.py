@@ -96,6 +96,8 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
     """findings.md: the verdict, the review deadline (when known), then findings grouped by section."""
     out = [f"# Plan check: {summary['site']}", ""]
     out.append(f"- Jurisdiction: {summary['jurisdiction_name']}")
+    if summary.get("profile_file"):
+        out.append(f"- Profile: {summary['profile_file']} (sha256 {summary.get('profile_sha256')})")
     out.append(f"- Verdict: **{summary['verdict']}** ({summary['counts_text']})")
     if summary.get("plan_type_required"):
         out.append(f"- Plan required: {summary['plan_type_required']}; declared: {summary.get('plan_type_declared') or 'not declared'}")

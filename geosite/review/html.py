@@ -101,7 +101,9 @@ def render_html(result) -> str:
     head = (f'<div class="head"><h1>{html.escape(title)}</h1><div>{html.escape(s["jurisdiction_name"])} &middot; verdict '
             f'<b class="verdict {s["verdict"]}">{s["verdict"].upper()}</b> ({html.escape(s["counts_text"])})'
             + (f" &middot; plan required: {html.escape(str(s['plan_type_required']))}" if s.get("plan_type_required") else "")
-            + (f" &middot; review deadline: <b>{html.escape(deadline)}</b>" if deadline else "") + "</div></div>")
+            + (f" &middot; review deadline: <b>{html.escape(deadline)}</b>" if deadline else "") + "</div>"
+            + (f'<div class="profile">profile {html.escape(str(s["profile_file"]))} (sha256 {html.escape(str(s.get("profile_sha256")))})</div>'
+               if s.get("profile_file") else "") + "</div>")
     payload = json.dumps(data, default=str).replace("</", "<\\/")
     return _TEMPLATE.format(
         title=html.escape(title), leaflet_css=_static("leaflet.css"), leaflet_js=_static("leaflet.js"),

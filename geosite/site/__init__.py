@@ -9,7 +9,7 @@ vector layers give before any DEM is read.
   :func:`measure_site` (site and disturbed area, the largest area at one time, pipe, roads).
 """
 
-from geosite.site.loading import load_site, read_layers, site_from_frames
+from geosite.site.loading import load_site, read_layers, read_site_toml, site_from_frames
 from geosite.site.measurements import Phase, SiteMeasurements, measure_site
 from geosite.site.model import PLAT_VALUES, Contact, Project, Site
 
@@ -23,5 +23,6 @@ __all__ = [
     "load_site",
     "measure_site",
     "read_layers",
+    "read_site_toml",
     "site_from_frames",
 ]
