@@ -55,7 +55,7 @@ def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
 
 def write_json(path: Path, data: Any) -> None:
     """JSON with NaN and infinities written as null (JSON has no NaN)."""
-    path.write_text(json.dumps(_finite(data), indent=2, default=_json_default, allow_nan=False) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(finite(data), indent=2, default=_json_default, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def py_scalar(v: Any) -> Any:
@@ -64,17 +64,19 @@ def py_scalar(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else v
 
 
-def _finite(obj: Any) -> Any:
+def finite(obj: Any) -> Any:
+    """``obj`` (dicts, lists, numbers) with NaN and infinities as None, numpy scalars as Python ones:
+    what JSON can hold."""
     import math
 
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
+        return {k: finite(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [_finite(v) for v in obj]
+        return [finite(v) for v in obj]
     if hasattr(obj, "dtype") and getattr(obj, "shape", None) == ():
-        return _finite(obj.item())
+        return finite(obj.item())
     return obj
 
 
