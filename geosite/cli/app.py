@@ -60,12 +60,12 @@ class CliState:
         return Steps(self.quiet)
 
 
-def output_folder(out, inputs, overwrite: bool):  # noqa: ANN001, ANN201
-    """The output folder, refused before any work when it exists (without --overwrite) or overlaps an
-    input (:func:`geosite.io.output.check_output_dir`)."""
+def output_folder(out, inputs, overwrite: bool, container: bool = False):  # noqa: ANN001, ANN201
+    """The output folder, refused before any work when it exists (without --overwrite, or not written
+    by geosite), overlaps an input or cannot be written (:func:`geosite.io.output.check_output_dir`)."""
     from geosite.io.output import check_output_dir
 
-    return check_output_dir(out, inputs, overwrite)
+    return check_output_dir(out, inputs, overwrite, container)
 
 
 def limit_option(f):  # noqa: ANN001, ANN201

@@ -573,6 +573,9 @@ def validate_layers(
         problems.append(f"{root}: no site_boundary layer; it is required (a polygon of the site)")
     if "disturbance" in layers:
         _parse_dates(layers["disturbance"], "disturbance", raw["disturbance"][1], problems)
+    for lname in NUMERIC_ATTRIBUTES:
+        if lname in layers:
+            _check_numbers(layers[lname], lname, raw[lname][1], problems)
     return site_crs, layers
 
 
@@ -641,6 +644,13 @@ def _check_layer(
     # geometry
     geom = gdf.geometry.values
     empty = np.asarray(shapely.is_missing(geom) | shapely.is_empty(geom))
+    with np.errstate(invalid="ignore"):
+        bounds = np.abs(shapely.bounds(geom))
+        absurd = ~empty & ~(np.isfinite(bounds).all(axis=1) & (bounds <= MAX_ABS_COORDINATE).all(axis=1))
+    if absurd.any():
+        problems.append(f"{where}: coordinates that are not finite or beyond {MAX_ABS_COORDINATE:g} CRS units "
+                        f"(ids {_idlist(ids[absurd])}); wrong CRS or a corrupt file")
+        return None
     if empty.any():
         problems.append(f"{where}: {int(empty.sum())} empty or missing geometr{'y' if empty.sum() == 1 else 'ies'} (ids {_idlist(ids[empty])}); remove them")
     names = np.array([g.geom_type if g is not None else "None" for g in geom])
@@ -702,16 +712,52 @@ def _idlist(ids: np.ndarray, most: int = 12) -> str:
 
 
 def _parse_dates(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
+    """``start`` / ``end`` as datetime.date or None (never NaT: a missing date is no date, and the
+    measurements treat it as "active throughout"); not a date, or outside :data:`DATE_RANGE`: a problem."""
     for col in ("start", "end"):
         if col not in gdf.columns:
             continue
-        parsed = pd.to_datetime(gdf[col], errors="coerce")
+        raw = gdf[col]
+        if raw.dtype == object:
+            raw = raw.map(lambda v: None if isinstance(v, float) and not math.isfinite(v) else v)
+        parsed = pd.to_datetime(raw, errors="coerce")
         bad = gdf[col].notna() & parsed.isna()
         if bad.any():
             problems.append(f"{src} ({lname}): column {col!r} has values that are not dates (ids {_idlist(gdf['id'][bad].to_numpy())}); use YYYY-MM-DD")
-        gdf[col] = parsed.dt.date.where(parsed.notna(), None)
+        days = [None if pd.isna(d) else d.date() for d in parsed]
+        out = [d if d is None or DATE_RANGE[0] <= d <= DATE_RANGE[1] else None for d in days]
+        far = np.array([d is not None and o is None for d, o in zip(days, out, strict=True)], dtype=bool)
+        if far.any():
+            problems.append(f"{src} ({lname}): column {col!r} has dates outside {DATE_RANGE[0].year}-{DATE_RANGE[1].year} "
+                            f"(ids {_idlist(gdf['id'][far].to_numpy())}); check the year")
+        gdf[col] = pd.Series(out, index=gdf.index, dtype=object)
     if "start" in gdf.columns and "end" in gdf.columns:
         both = gdf["start"].notna() & gdf["end"].notna()
         backwards = both & (gdf["end"].where(both) < gdf["start"].where(both))
         if backwards.any():
             problems.append(f"{src} ({lname}): end before start (ids {_idlist(gdf['id'][backwards].to_numpy())})")
+
+
+#: Attributes that hold numbers, by layer: (column, least value allowed).
+NUMERIC_ATTRIBUTES = {
+    "stockpiles": (("days", 0.0),),
+    "access_drives": (("pad_length_ft", 0.0),),
+    "contours": (("elevation", -1e5), ("elevation_ft", -1e5)),
+}
+
+
+def _check_numbers(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
+    """The layer's numeric attributes as floats, NaN where missing; text that is not a number, an
+    infinity or a value below the least allowed is a problem naming the ids (never a 0 or inf that
+    decides a rule)."""
+    for col, least in NUMERIC_ATTRIBUTES.get(lname, ()):
+        if col not in gdf.columns:
+            continue
+        values = pd.to_numeric(gdf[col].map(lambda v: v if not isinstance(v, bool) else float("nan")), errors="coerce")
+        values = values.astype("float64")
+        text = gdf[col].notna() & values.isna() & ~gdf[col].map(lambda v: isinstance(v, float) and math.isnan(v))
+        bad = text | np.isinf(values) | (values < least)
+        if bad.any():
+            problems.append(f"{src} ({lname}): column {col!r} must hold finite numbers of at least {least:g} "
+                            f"(ids {_idlist(gdf['id'][bad].to_numpy())}: {', '.join(map(repr, gdf[col][bad].tolist()[:5]))})")
+        gdf[col] = values
