@@ -172,15 +172,6 @@ def _base_submission(tmp_path_factory):
     return _BASE["folder"]
 
 
-def _write_conf(path, conf: dict) -> None:
-    lines = [f"{k} = {_toml_literal(v)}" for k, v in conf.items() if not isinstance(v, dict)]
-    for k, v in conf.items():
-        if isinstance(v, dict):
-            lines.append(f"[{k}]")
-            lines += [f"{kk} = {_toml_literal(vv)}" for kk, vv in v.items()]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
 def _entry(draw_key):
     return draw_key.flatmap(lambda k: st.tuples(st.just(k), st.one_of(st.just(VALID[k[1]]), TOML_VALUES)))
 
@@ -190,6 +181,7 @@ def test_site_toml_values_through_the_cli_give_a_verdict_or_exit_2(tmp_path_fact
     import tomllib
 
     from click.testing import CliRunner
+    from sitebuilder import write_toml
 
     from geosite.cli import cli
 
@@ -203,7 +195,7 @@ def test_site_toml_values_through_the_cli_give_a_verdict_or_exit_2(tmp_path_fact
             if not isinstance(conf.get(table), dict):
                 conf[table] = {}
             conf[table][key] = v
-    _write_conf(folder / "site.toml", conf)
+    write_toml(folder / "site.toml", conf)
     tomllib.loads((folder / "site.toml").read_text())  # the writer makes valid TOML
     out = tmp_path_factory.mktemp("out") / "check"
     with warnings.catch_warnings():
@@ -221,22 +213,3 @@ def test_site_toml_values_through_the_cli_give_a_verdict_or_exit_2(tmp_path_fact
         assert summary["verdict"] in ("pass", "fail") and res.exit_code == (1 if summary["verdict"] == "fail" else 0)
         area = summary["disturbed_area_sqft"]
         assert area is None or (math.isfinite(area) and 0 <= area <= 40_000.0 * (1 + 1e-9))
-
-
-def _toml_literal(v) -> str:
-    """A TOML literal for any value the strategy makes (ours: no TOML writer dependency)."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf") if math.isinf(v) else repr(v)
-    if isinstance(v, dt.datetime):
-        return v.isoformat()
-    if isinstance(v, dt.date):
-        return f"{v.year:04d}-{v.month:02d}-{v.day:02d}"
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_literal(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k} = {_toml_literal(x)}" for k, x in v.items()) + " }"
-    return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" for c in v) + '"'

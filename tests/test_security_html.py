@@ -17,10 +17,9 @@ import pytest
 from click.testing import CliRunner
 from hostile import gdf, submission
 from sitebuilder import line, point, rect
+from test_check_html import chromium_page, needs_chromium
 
 from geosite.cli import cli
-
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 
 #: Each sets window.__pwned (a number per payload) if it ever runs.
 PAYLOADS = [
@@ -87,22 +86,11 @@ def test_findings_md_makes_no_html_or_markdown_of_the_submission(report):
     assert all(len(line) < 2000 for line in text.splitlines())
 
 
-@pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()), reason="needs /usr/bin/chromium and chromedriver")
+@needs_chromium
 def test_no_injected_script_runs_when_every_tooltip_and_popup_opens(report, tmp_path):
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-              "--disable-component-update", "--disable-sync", "--window-size=1400,1000"):
-        opts.add_argument(a)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
-    try:
-        driver.set_page_load_timeout(20)
-        driver.get(report.resolve().as_uri())
+    with chromium_page(report, height=1000) as driver:
         assert driver.execute_script("return typeof window.geosite === 'object'")
         opened = driver.execute_script("""
             var texts = [], n = 0;
@@ -144,5 +132,3 @@ def test_no_injected_script_runs_when_every_tooltip_and_popup_opens(report, tmp_
         assert {"roads", "streams", "contours"} <= set(names)
         assert driver.execute_script("return window.geosite.contextLayers['contours'].getLayers().length") >= 3
         driver.save_screenshot(str(tmp_path / "report.png"))
-    finally:
-        driver.quit()

@@ -94,10 +94,10 @@ def test_the_swap_leaves_old_or_new_output_at_every_instant(site, tmp_path, monk
     monkeypatch.setattr(output, "_exchange", lambda a, b: False)
     monkeypatch.setattr(output.os, "rename", rename_then_die)
     with pytest.raises(KeyboardInterrupt):
+        import warnings
+
         from geosite.pipeline import analyze, write_outputs
         from geosite.site import load_site
-
-        import warnings
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
