@@ -53,7 +53,10 @@ class AnalysisResult:
 def analyze(site: Site, profile: Profile | str | None = None, step: Step | None = None) -> AnalysisResult:
     """Measure ``site`` and evaluate the rules of its jurisdiction (or of ``profile``)."""
     step = step or (lambda name: log.info(name))
-    prof = profile if isinstance(profile, Profile) else load_profile(profile or site.jurisdiction)
+    if isinstance(profile, Profile):
+        prof = profile
+    else:  # the profile the site was loaded with (it may be a file, not an installed name)
+        prof = site.profile if profile is None and site.profile is not None else load_profile(profile or site.jurisdiction)
     step("measuring areas and phases")
     m = measure_site(site)
     extra: dict[str, Any] = {}

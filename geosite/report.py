@@ -61,6 +61,7 @@ def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluati
             "maintainer": vars(site.maintainer),
             "project": {k: getattr(site.project, k) for k in site.project.__dataclass_fields__},
             "feature_names": _feature_names(site),
+            "profile": {"file": profile.path, "sha256": profile.sha256},
         },
         "notes": list(site.notes),
     }

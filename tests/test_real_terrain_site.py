@@ -1,6 +1,6 @@
 """The third sample site: a subdivision on real LiDAR (shared/data/real_dems/minnesota_1m), generated
-on the fly by scripts/make_sample_sites.py (the DEM is read in place, never copied into the repository;
-the test skips where shared/ is absent). Its sheets, GeoPackage and DXF are read back as Lot 7's are,
+on the fly by scripts/make_sample_sites.py into a temporary folder (with its own copy of the DEM, never
+committed; the test skips where shared/ is absent). Its sheets, GeoPackage and DXF are read back as Lot 7's are,
 on terrain that is not smooth, a parcel turned 25 deg off the grid and a metre CRS."""
 
 from __future__ import annotations
@@ -46,15 +46,16 @@ def real_outputs(real_site, tmp_path_factory):
     return out
 
 
-def test_generator_is_deterministic_and_reads_the_dem_in_place(real_site, tmp_path):
+def test_generator_is_deterministic_and_the_folder_self_contained(real_site, tmp_path):
     again = _generate(tmp_path)
-    for f in ("site.toml", "layers.gpkg"):
+    for f in ("site.toml", "layers.gpkg", "dem.tif"):
         assert hashlib.sha256((real_site / f).read_bytes()).digest() == hashlib.sha256((again / f).read_bytes()).digest()
-    assert sorted(p.name for p in real_site.iterdir()) == ["layers.gpkg", "site.toml"]  # no DEM copied
+    assert sorted(p.name for p in real_site.iterdir()) == ["dem.tif", "layers.gpkg", "site.toml"]  # self-contained
     import tomllib
 
     conf = tomllib.loads((real_site / "site.toml").read_text())
-    assert (real_site / conf["dem"]["path"]).resolve() == (REAL_DEMS / "minnesota_1m" / "dem.tif").resolve()
+    assert conf["dem"]["path"] == "dem.tif"  # the folder names nothing outside itself
+    assert (real_site / "dem.tif").read_bytes() == (REAL_DEMS / "minnesota_1m" / "dem.tif").read_bytes()
     assert conf["crs"] == "EPSG:26915" and conf["dem"]["vertical_unit"] == "m"
 
 

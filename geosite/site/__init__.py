@@ -10,7 +10,7 @@ vector layers give before any DEM is read.
   :func:`phase_areas` (each phase's area and dates).
 """
 
-from geosite.site.loading import load_site, read_layers, site_from_frames
+from geosite.site.loading import load_site, read_layers, read_site_toml, site_from_frames
 from geosite.site.measurements import Phase, SiteMeasurements, measure_site, phase_areas
 from geosite.site.model import PLAT_VALUES, Contact, Project, Site
 
@@ -25,5 +25,6 @@ __all__ = [
     "measure_site",
     "phase_areas",
     "read_layers",
+    "read_site_toml",
     "site_from_frames",
 ]
