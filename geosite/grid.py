@@ -19,7 +19,7 @@ from geosite.errors import CRSError
 from geosite.units import VerticalUnit, feet_per_crs_unit
 
 #: D8 code k (1..8 = E, SE, S, SW, W, NW, N, NE; row down = south) -> row / column step (index k - 1).
-#: The one table: the numba kernels (geosite.hydrology._kernels) read these arrays too.
+#: The one table: the hydrology kernels (geosite.hydrology._kernels_numba) read these arrays too.
 DR = np.array([0, 1, 1, 1, 0, -1, -1, -1], dtype=np.int64)
 DC = np.array([1, 1, 0, -1, -1, -1, 0, 1], dtype=np.int64)
 

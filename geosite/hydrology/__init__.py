@@ -11,7 +11,7 @@
   geosite's routing against;
 - :mod:`~geosite.hydrology.stage`: the hydrology stage of ``analyze`` (upslope areas per disturbed
   polygon, B(6)(a) diversions, channels, whether runoff leaves the site);
-- ``_kernels``: the numba kernels behind them (compiled on first use, cached on disk).
+- ``_kernels``: the numba kernels behind them (compiled ahead of time at install; else on first use).
 
 Everything here takes a :class:`~geosite.grid.Dem` or a :class:`FlowGrid`, vectors in the DEM's CRS.
 Importing this package loads numpy only; the stage and the kernels load when used.

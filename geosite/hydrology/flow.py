@@ -17,9 +17,9 @@ pyflwdir's ``from_dem`` routes an inclined plane along its lowest edge into one 
 does not build on Python 3.10+ (and its D8 has no diagonal distance correction, edges pass no flow);
 topotoolbox is right on planes but accumulates in float32 (exact only to 2**24 cells), carves instead
 of filling, and gives no hook for a windowed, certified computation; pysheds 0.5 breaks on numpy 2.
-So the kernels (:mod:`geosite.hydrology._kernels`, numba, compiled once and cached on disk, never at
-import) are ours; topotoolbox and pyflwdir remain available as independent engines
-(:mod:`geosite.hydrology.engines`) and are checked against in the tests and the benchmark.
+So the kernels (:mod:`geosite.hydrology._kernels`, numba, compiled ahead of time at install) are ours;
+topotoolbox and pyflwdir remain available as independent engines (:mod:`geosite.hydrology.engines`)
+and are checked against in the tests and the benchmark.
 
 Vectors (shapely geometries, GeoDataFrames) are in the DEM's CRS.
 """
@@ -125,7 +125,8 @@ def weighted_accumulation(directions: np.ndarray, weight: np.ndarray) -> np.ndar
     from geosite.hydrology import _kernels as fk
 
     acc = np.empty(directions.shape, dtype=np.float64)
-    fk.accumulate(directions, np.ascontiguousarray(weight, dtype=np.float64), acc)
+    w = np.ascontiguousarray(weight, dtype=np.float64).reshape(-1)
+    fk.accumulate(np.ascontiguousarray(directions, dtype=np.uint8), w, acc)
     return acc
 
 

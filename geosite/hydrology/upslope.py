@@ -216,7 +216,7 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
         raise GeometryError("upslope_area: the polygon lies outside the DEM")
     size = max(pr1 - pr0, pc1 - pc0)
     m = [max(32, size)] * 4  # margins: top, bottom, left, right
-    z_all = dem.elevation_ft
+    z_all = np.ascontiguousarray(dem.elevation_ft, dtype=np.float64)
     scratch: np.ndarray | None = None
     proven = np.zeros((1, 1), dtype=np.uint8)
     for _ in range(40):

@@ -1,36 +1,31 @@
-"""Numba kernels behind geosite.scale.tiles (private): one pass over a slope tile for its totals."""
+"""One pass over a slope tile for its totals (private to geosite.scale), in numpy.
+
+It was a ``parallel=True`` numba kernel: compiling it cost a fresh process 3.9 s (measured,
+benchmarks/bench_first_run.py), more than numpy takes over a whole county's tiles (a few
+comparisons a cell: 10 ms for a 2,048 x 2,048 tile; reading the tile costs more).
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
 
 
-@njit(cache=True, parallel=True)
-def tile_stats(s, thresholds, mask, want_mask, nodata):  # pragma: no cover - compiled
+def tile_stats(s: np.ndarray, thresholds: np.ndarray, mask: np.ndarray, want_mask: bool,
+               nodata: int) -> tuple[int, float, np.ndarray]:
     """Valid cells, steepest slope, cells at or above each threshold (``thresholds`` already lowered
     by the tolerance) of the slope tile ``s``; with ``want_mask``, ``mask`` gets the number of
-    thresholds met (``nodata`` where the slope is NaN). One parallel pass over rows."""
-    rows, cols = s.shape
-    k = thresholds.shape[0]
-    valid = np.zeros(rows, dtype=np.int64)
-    steep = np.zeros((rows, k), dtype=np.int64)
-    top = np.full(rows, -np.inf)
-    for i in prange(rows):
-        for j in range(cols):
-            v = s[i, j]
-            if v != v:
-                if want_mask:
-                    mask[i, j] = nodata
-                continue
-            valid[i] += 1
-            if v > top[i]:
-                top[i] = v
-            m = 0
-            for t in range(k):
-                if v >= thresholds[t]:
-                    steep[i, t] += 1
-                    m += 1
-            if want_mask:
-                mask[i, j] = m
-    return valid.sum(), top.max() if rows else -np.inf, steep.sum(axis=0)
+    thresholds met (``nodata`` where the slope is NaN)."""
+    valid = ~np.isnan(s)
+    n = int(np.count_nonzero(valid))
+    top = float(np.max(s, where=valid, initial=-np.inf))
+    steep = np.zeros(len(thresholds), dtype=np.int64)
+    if want_mask:
+        mask[...] = 0
+    for t, lo in enumerate(thresholds):
+        at = s >= lo  # NaN compares False
+        steep[t] = np.count_nonzero(at)
+        if want_mask:
+            mask += at
+    if want_mask:
+        mask[~valid] = nodata
+    return n, top, steep

@@ -403,15 +403,16 @@ def default_workers() -> int:
 
 def local_worker_env(n_workers: int) -> dict[str, str]:
     """Environment of local worker processes: the CPUs shared out between them, so n workers each
-    running numba's parallel kernels on every CPU do not oversubscribe the machine (measured: 2
-    workers x 2 numba threads on 2 CPUs ran each site 2-3x slower than one process)."""
+    running their threaded stencils on every CPU do not oversubscribe the machine (measured with
+    numba's parallel kernels: 2 workers x 2 threads on 2 CPUs ran each site 2-3x slower than one
+    process)."""
     per = max((os.cpu_count() or 1) // max(n_workers, 1), 1)
     return {"NUMBA_NUM_THREADS": str(per), "OMP_NUM_THREADS": str(per)}
 
 
 def local_cluster(n_workers: int) -> Any:
     """A :class:`distributed.LocalCluster` for a batch: ``n_workers`` processes of one thread, the CPUs
-    shared out for numba (:func:`local_worker_env`), no dashboard, and every task sent to the workers
+    shared out between them (:func:`local_worker_env`), no dashboard, and every task sent to the workers
     at once (worker-saturation inf: sites are short, and a worker waiting for its next task between
     sites cost 10 % of the throughput; work stealing still balances, and a dead worker's queue is
     rescheduled)."""

@@ -6,10 +6,10 @@
 - :mod:`~geosite.terrain.contour`: contour lines at the ordinance's interval, with index contours;
 - :mod:`~geosite.terrain.stage`: the terrain stage of ``analyze`` (slope statistics, steep areas,
   contours and cut and fill from a proposed grade, as measurements and site-CRS layers);
-- ``_kernels``: the numba kernels behind them (compiled on first use, cached on disk).
+- ``_kernels``: the 3x3 stencils behind them (numpy, on a few threads: nothing to compile).
 
 Everything here takes a :class:`~geosite.grid.Dem`, never a file name. Importing this package loads
-numpy only; the stage (geopandas, shapely) and the kernels (numba) load when used.
+numpy only; the stage (geopandas, shapely) loads when used.
 """
 
 from geosite.terrain.contour import contours, smooth_elevation

@@ -13,8 +13,7 @@ Conventions shared by :func:`slope_pct` and :func:`hillshade` (the same as ``gda
   GDAL differ only by GDAL's single-precision arithmetic (up to about 0.004 percentage points on the
   real LiDAR in the tests; geosite computes in float64).
 
-The numba kernels live in :mod:`geosite.terrain._kernels`; they are imported (and, on first use in a
-fresh environment, compiled and cached on disk) by the functions that need them, never at import.
+The stencils live in :mod:`geosite.terrain._kernels` (numpy, nothing to compile).
 """
 
 from __future__ import annotations

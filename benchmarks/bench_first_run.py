@@ -1,0 +1,155 @@
+"""Benchmark the first run against the second: what a user waits for before the kernels are ready.
+
+    .venv/bin/python benchmarks/bench_first_run.py [--site DIR] [--repeat N] [--skip-wheel]
+
+Every run is a fresh process with an empty numba cache (``NUMBA_CACHE_DIR``) and a copy of the
+package with no ``__pycache__`` (so the first run also compiles geosite's bytecode, as the first run
+after installing does); the second run reuses what the first left. Times are the best of ``--repeat``
+pairs (the machine may be shared).
+
+1. ``geosite analyze SITE --no-maps -q`` after the README's set-up (the package as installed here,
+   with the kernels compiled ahead of time), first against second; and the same without the compiled
+   extension (what a machine without a C compiler gets: numba compiles the kernels on first use).
+2. A fresh ``pip install`` (a wheel built from this checkout, installed into an empty folder), then
+   a notebook's first run (``import geosite``, ``load_site``, ``analyze``) against its second.
+3. What each hydrology kernel costs numba to compile in a fresh process (the JIT path), in call order,
+   and ``import numba``; the terrain stencils are numpy (nothing to compile).
+
+Goals (issue 15): 1. under 1 s more than the second; 2. under 3 s more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+REPO = HERE.parents[1]
+SITE = REPO / "data" / "sample_sites" / "grantsburg_lot7"
+
+NOTEBOOK = """
+import sys, time
+t = time.perf_counter()
+import geosite
+site = geosite.load_site(sys.argv[1])
+result = geosite.analyze(site)
+print(time.perf_counter() - t)
+"""
+
+
+def _package_copy(dest: Path, compiled: bool = True) -> Path:
+    """geosite copied into ``dest`` without bytecode (and without the compiled kernels unless
+    ``compiled``); returns the folder to put on PYTHONPATH."""
+    ignore = ["__pycache__", "*.pyc"] + ([] if compiled else ["_kernels_aot*"])
+    shutil.copytree(REPO / "geosite", dest / "geosite", ignore=shutil.ignore_patterns(*ignore))
+    return dest
+
+
+def _timed(cmd: list[str], env: dict[str, str], cwd: str) -> float:
+    """Wall time of one run (from ``cwd``, so ``python -m`` does not find this checkout's package)."""
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return time.perf_counter() - t
+
+
+def first_and_second(cmd: list[str], path: Path | None, repeat: int, compiled: bool = True) -> tuple[float, float]:
+    """Best (first, second) wall times of ``cmd`` over ``repeat`` fresh pairs."""
+    firsts, seconds = [], []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory(prefix="bench_first_") as td:
+            env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(td) / "numba"), PYTHONWARNINGS="ignore")
+            if path is None:
+                env["PYTHONPATH"] = str(_package_copy(Path(td) / "pkg", compiled))
+            else:
+                env["PYTHONPATH"] = str(path)
+            out = Path(td) / "out"
+            full = [*cmd, "--out", str(out), "--overwrite"] if "analyze" in cmd else cmd
+            firsts.append(_timed(full, env, td))
+            seconds.append(_timed(full, env, td))
+    return min(firsts), min(seconds)
+
+
+def kernel_compile_times() -> dict[str, float]:
+    """Run in a fresh process: import numba, then compile each hydrology kernel (its signature), in
+    the order a run calls them."""
+    out: dict[str, float] = {}
+    t = time.perf_counter()
+    import numba  # noqa: F401
+
+    out["import numba"] = time.perf_counter() - t
+    from geosite.hydrology import _kernels, _kernels_numba
+
+    for name, sig in _kernels.SIGNATURES.items():
+        t = time.perf_counter()
+        getattr(_kernels_numba, name).compile(sig)
+        out[name] = time.perf_counter() - t
+    return out
+
+
+def _ext_load_time() -> float:
+    code = ("import time; t = time.perf_counter(); from geosite.hydrology import _kernels as k; "
+            "print(time.perf_counter() - t if k.ENGINE == 'aot' else 'nan')")
+    return float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--site", type=Path, default=SITE)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--skip-wheel", action="store_true", help="skip the fresh pip install (it builds a wheel)")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        print(json.dumps(kernel_compile_times()))
+        return 0
+    from geosite.hydrology import _kernels
+
+    print(f"site {a.site.name}; {os.cpu_count()} CPUs; kernels installed here: {_kernels.ENGINE}; best of {a.repeat}")
+    cli = [sys.executable, "-m", "geosite.cli", "analyze", str(a.site), "--no-maps", "-q"]
+    rows = []
+    f, s = first_and_second(cli, None, a.repeat)
+    rows.append(("geosite analyze after set-up (compiled kernels)", f, s, 1.0))
+    f, s = first_and_second(cli, None, a.repeat, compiled=False)
+    rows.append(("geosite analyze, no compiled kernels (numba JIT)", f, s, None))
+    if not a.skip_wheel:
+        with tempfile.TemporaryDirectory(prefix="bench_wheel_") as td:
+            wheels, target = Path(td) / "wheels", Path(td) / "site-packages"
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(REPO)],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            whl = next(wheels.glob("geosite-*.whl"))
+            subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
+                            str(whl)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            build = time.perf_counter() - t
+            nb = Path(td) / "notebook.py"
+            nb.write_text(NOTEBOOK)
+            f, s = first_and_second([sys.executable, str(nb), str(a.site)], target, a.repeat)
+            rows.append((f"fresh pip install ({whl.name.split('-')[-1][:-4]}; built in {build:.0f} s), "
+                         "notebook first run", f, s, 3.0))
+    print(f"\n{'case':<72}{'first s':>9}{'second s':>10}{'extra s':>9}  goal")
+    for name, f, s, goal in rows:
+        verdict = "" if goal is None else f"< {goal:g} s: {'met' if f - s < goal else 'NOT met'}"
+        print(f"{name:<72}{f:>9.2f}{s:>10.2f}{f - s:>9.2f}  {verdict}")
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="bench_numba_"))
+    p = subprocess.run([sys.executable, str(HERE), "--child"], check=True, capture_output=True, text=True, env=env)
+    times = json.loads(p.stdout.strip().splitlines()[-1])
+    shutil.rmtree(env["NUMBA_CACHE_DIR"], ignore_errors=True)
+    print("\nnumba JIT compile per kernel, fresh process, empty cache (the path without the extension):")
+    for k, v in times.items():
+        print(f"  {k:<28}{v:>6.2f} s")
+    print(f"  {'total':<28}{sum(times.values()):>6.2f} s")
+    print(f"compiled extension: import {_ext_load_time():.3f} s (no numba import); "
+          "terrain stencils: numpy, nothing to compile")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,756 @@
+"""The source of geosite.hydrology's kernels (numba): depression filling, D8 directions, flat routing,
+accumulation, upstream tracing, channel vectorisation and D-infinity. Arrays in, arrays out; no files,
+no CRS (see STYLE.md, 5). Call them through :mod:`geosite.hydrology._kernels`, which runs the build's
+ahead-of-time compiled copy of this file (or, without it, these functions JIT-compiled), each with the
+exact argument types of its ``SIGNATURES``.
+
+Compile time is part of the design: a slice copy between arrays (``a[:n] = b[:n]``) costs numba about a
+second of compile for its shape-mismatch error path, so arrays grow through :func:`_grown`, a loop.
+
+What is hand-written here, and why (measured, see DESIGN.md "Known trouble in the peer tools" and
+benchmarks/bench_hydrology.py):
+
+* priority-flood filling (Barnes et al. 2014, with the plain FIFO "pit queue"): pyflwdir's ``from_dem``
+  has it, but its D8 sends an inclined plane along its lowest edge to one outlet; richdem does not
+  install on Python 3.10+; topotoolbox is exact on planes but accumulates in float32 (exact only to
+  2**24 cells) and carves rather than fills. None of them treats nodata cells as outlets *and* exposes
+  the per-cell seed label we need to certify a windowed computation (``priority_flood``'s ``label``).
+* D8 with true (possibly non-square) cell sizes in feet and the 1/sqrt(2) diagonal distance, with DEM
+  edge and nodata-adjacent cells draining *out* when the extrapolated outside drop is the steepest.
+* flat routing by a breadth-first search from each flat's draining edge (the "towards lower terrain"
+  half of Garbrecht & Martz 1997 / Barnes et al. 2014 flat resolution). It is a pure function of the
+  filled surface (raster-ordered sources, FIFO, fixed neighbour order), so a window and the whole DEM
+  route a flat identically: that is what makes the windowed upslope area equal to the whole-DEM one.
+* accumulation in float64 without a sort or stack (in-degree countdown, 1 byte per cell).
+
+Direction codes (uint8): 1..8 = E, SE, S, SW, W, NW, N, NE (row down = south); 0 = drains out of the
+grid or into nodata; 255 = nodata cell. Memory on the whole grid: filled float64 (8 B) + directions (1 B)
++ accumulation float64 (8 B) + in-degree (1 B), plus queues sized by the flood front and the flats.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from geosite.grid import DC, DR  # the one D8 table (numba freezes these arrays into the compiled kernels)
+
+OUTLET = 0
+FLAT = 254
+NODATA = 255
+
+
+@njit(cache=True, nogil=True)
+def _grown(arr, n, size):
+    """A new array of ``size`` elements holding ``arr[:n]`` (a loop: a slice assignment costs numba
+    seconds of compile time for its shape-mismatch error path)."""
+    out = np.empty(size, dtype=arr.dtype)
+    for i in range(n):
+        out[i] = arr[i]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _heap_push(keys, idx, n, key, value):
+    """Push onto a binary min-heap stored in (keys, idx)[:n]; returns the new size (caller grows arrays)."""
+    i = n
+    while i > 0:
+        p = (i - 1) >> 1
+        if keys[p] <= key:
+            break
+        keys[i] = keys[p]
+        idx[i] = idx[p]
+        i = p
+    keys[i] = key
+    idx[i] = value
+    return n + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _push(arr, n, value):
+    """Append ``value`` to ``arr[:n]``, doubling the array when full. Returns the array and new count."""
+    if n == arr.size:
+        arr = _grown(arr, n, 2 * max(n, 1))
+    arr[n] = value
+    return arr, n + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _heap_add(hk, hi, hn, key, item):
+    """Push onto the heap, doubling its arrays when full. Returns the (possibly new) arrays and size."""
+    if hn == hk.size:
+        hk = _grown(hk, hn, 2 * hk.size)
+        hi = _grown(hi, hn, 2 * hi.size)
+    return hk, hi, _heap_push(hk, hi, hn, key, item)
+
+
+@njit(cache=True, nogil=True)
+def _heap_pop(keys, idx, n):
+    """Pop the minimum; returns (key, value, new size)."""
+    topk = keys[0]
+    topv = idx[0]
+    n -= 1
+    lastk = keys[n]
+    lastv = idx[n]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and keys[c + 1] < keys[c]:
+            c += 1
+        if keys[c] >= lastk:
+            break
+        keys[i] = keys[c]
+        idx[i] = idx[c]
+        i = c
+    if n > 0:
+        keys[i] = lastk
+        idx[i] = lastv
+    return topk, topv, n
+
+
+@njit(cache=True, nogil=True)
+def _is_seed(z, r, c, nr, nc):
+    """A valid cell on the grid edge or next to a nodata cell: an outlet for the flood."""
+    if r == 0 or c == 0 or r == nr - 1 or c == nc - 1:
+        return True
+    for k in range(8):
+        if np.isnan(z[r + DR[k], c + DC[k]]):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def priority_flood(z, filled, want_label, label):
+    """Fill depressions: ``filled`` (same shape as ``z``, written here) becomes the lowest surface >= z
+    from which every cell has a non-ascending path to an outlet (an edge or nodata-adjacent cell).
+
+    Barnes, Lehman & Mulla (2014), Priority-Flood with a FIFO queue for cells inside depressions, and
+    Zhou, Sun & Fu (2016)'s shortcut for slopes: a cell higher than the one that reaches it, with no
+    unreached neighbour lower than itself, keeps its own height whenever it is processed, so it is
+    processed at once (a stack) instead of through the heap; only cells that may spill into a lower,
+    unreached neighbour wait in the heap. The filled surface is the same (tested against a plain heapq
+    flood). On a cone the shortcut rarely applies: each ring cell has slightly lower unreached
+    neighbours in its own ring, so it still waits in the heap.
+    When ``want_label`` is true, ``label`` (int64, same shape) receives, for every cell, the flat index
+    of the seed whose flood reached it: following the flood's parents from a cell to that seed never
+    rises above the cell's filled height.
+    """
+    nr, nc = z.shape
+    n = nr * nc
+    zf = z.reshape(n)
+    ff = filled.reshape(n)
+    lf = label.reshape(label.size)
+    closed = np.zeros(n, dtype=np.uint8)
+    cap = 2 * (nr + nc) + 64
+    hk = np.empty(cap, dtype=np.float64)
+    hi = np.empty(cap, dtype=np.int64)
+    hn = 0
+    qcap = 1024
+    q = np.empty(qcap, dtype=np.int64)
+    qh = 0
+    qn = 0  # ring buffer: head index, count
+    st = np.empty(1024, dtype=np.int64)  # slope cells processed out of heap order (Zhou et al. 2016)
+    sn = 0
+    for r in range(nr):
+        for c in range(nc):
+            i = r * nc + c
+            v = zf[i]
+            if np.isnan(v):
+                ff[i] = np.nan
+                closed[i] = 1
+                continue
+            if _is_seed(z, r, c, nr, nc):
+                closed[i] = 1
+                ff[i] = v
+                if want_label:
+                    lf[i] = i
+                hk, hi, hn = _heap_add(hk, hi, hn, v, i)
+    while hn > 0 or qn > 0 or sn > 0:
+        early = False  # a slope cell taken out of heap order: it may only pass on its own height
+        if qn > 0:
+            i = q[qh]
+            qh += 1
+            if qh == qcap:
+                qh = 0
+            qn -= 1
+        elif sn > 0:
+            sn -= 1
+            i = st[sn]
+            early = True
+        else:
+            _, i, hn = _heap_pop(hk, hi, hn)
+        level = ff[i]
+        r = i // nc
+        c = i - r * nc
+        for k in range(8):
+            rr = r + DR[k]
+            cc = c + DC[k]
+            if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
+                continue
+            j = rr * nc + cc
+            if closed[j]:
+                continue
+            closed[j] = 1
+            if want_label:
+                lf[j] = lf[i]
+            zj = zf[j]
+            if zj < level or (zj == level and not early):
+                ff[j] = level
+                if qn == qcap:
+                    q2 = np.empty(2 * qcap, dtype=np.int64)
+                    for t in range(qn):
+                        q2[t] = q[(qh + t) % qcap]
+                    q = q2
+                    qh = 0
+                    qcap *= 2
+                q[(qh + qn) % qcap] = j
+                qn += 1
+            else:
+                ff[j] = zj
+                if _has_lower_open_neighbour(zf, closed, rr, cc, nr, nc, zj):
+                    hk, hi, hn = _heap_add(hk, hi, hn, zj, j)
+                else:
+                    st, sn = _push(st, sn, j)
+    return filled
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _has_lower_open_neighbour(zf, closed, r, c, nr, nc, zc):
+    """Whether a not-yet-reached valid neighbour of (r, c) lies below ``zc``: the cell might spill into
+    it, so it must wait its turn in the heap."""
+    for k in range(8):
+        rr = r + DR[k]
+        cc = c + DC[k]
+        if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
+            continue
+        j = rr * nc + cc
+        if closed[j] == 0 and zf[j] < zc:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _local_gradient(f, r, c, nr, nc, dx, dy):
+    """(dz/dcol per ft, dz/drow per ft) at a cell from its valid row/column neighbours."""
+    z0 = f[r, c]
+    ze = f[r, c + 1] if c + 1 < nc else np.nan
+    zw = f[r, c - 1] if c > 0 else np.nan
+    zs = f[r + 1, c] if r + 1 < nr else np.nan
+    zn = f[r - 1, c] if r > 0 else np.nan
+    gx = 0.0
+    if not np.isnan(ze) and not np.isnan(zw):
+        gx = (ze - zw) / (2.0 * dx)
+    elif not np.isnan(ze):
+        gx = (ze - z0) / dx
+    elif not np.isnan(zw):
+        gx = (z0 - zw) / dx
+    gy = 0.0
+    if not np.isnan(zs) and not np.isnan(zn):
+        gy = (zs - zn) / (2.0 * dy)
+    elif not np.isnan(zs):
+        gy = (zs - z0) / dy
+    elif not np.isnan(zn):
+        gy = (z0 - zn) / dy
+    return gx, gy
+
+
+@njit(cache=True, nogil=True)
+def d8_directions(filled, dx, dy, dirs):
+    """Steepest-descent D8 codes on a filled surface, then flat routing. Writes ``dirs`` (uint8).
+
+    The drop to each neighbour is divided by the true centre distance (dx, dy or hypot(dx, dy) in
+    feet). An edge or nodata-adjacent cell also considers each outside neighbour, whose height is
+    extrapolated with the cell's gradient (central differences where both neighbours exist, one-sided
+    otherwise): on a plane it drains out exactly where the plane keeps falling, and the axis of a valley
+    meeting the edge is not sent out sideways. Such a cell with no lower neighbour drains out (code 0). Other
+    cells with no lower neighbour are flats, routed by :func:`route_flats`. Returns the number of flats.
+    """
+    nr, nc = filled.shape
+    dist = np.empty(8, dtype=np.float64)
+    dg = np.sqrt(dx * dx + dy * dy)
+    for k in range(8):
+        if DR[k] == 0:
+            dist[k] = dx
+        elif DC[k] == 0:
+            dist[k] = dy
+        else:
+            dist[k] = dg
+    nflat = 0
+    for r in range(nr):
+        for c in range(nc):
+            f = filled[r, c]
+            if np.isnan(f):
+                dirs[r, c] = NODATA
+                continue
+            seed = _is_seed(filled, r, c, nr, nc)
+            gx = 0.0
+            gy = 0.0
+            if seed:
+                gx, gy = _local_gradient(filled, r, c, nr, nc, dx, dy)
+            best = 0.0
+            code = FLAT
+            for k in range(8):
+                rr = r + DR[k]
+                cc = c + DC[k]
+                inside = rr >= 0 and rr < nr and cc >= 0 and cc < nc
+                if inside and not np.isnan(filled[rr, cc]):
+                    drop = (f - filled[rr, cc]) / dist[k]
+                    if drop > best:
+                        best = drop
+                        code = k + 1
+                else:
+                    # outside neighbour: height from the local gradient (exact on a plane)
+                    drop = -(gx * DC[k] * dx + gy * DR[k] * dy) / dist[k]
+                    if drop > best:
+                        best = drop
+                        code = OUTLET
+            if code == FLAT:
+                if seed:
+                    code = OUTLET
+                else:
+                    nflat += 1
+            dirs[r, c] = code
+    if nflat > 0:
+        route_flats(filled, dirs, nflat)
+    return nflat
+
+
+@njit(cache=True, nogil=True)
+def route_flats(filled, dirs, nflat):
+    """Give every flat cell (code 254) a code toward its flat's draining edge.
+
+    Breadth-first search over equal-height neighbours, started from every draining cell next to a flat
+    in raster order, FIFO, neighbours in code order: a pure function of the filled surface, so any
+    window containing a whole flat routes it as the whole grid does.
+    """
+    nr, nc = filled.shape
+    q = np.empty(nflat + 16, dtype=np.int64)
+    qn = 0
+    for r in range(nr):
+        for c in range(nc):
+            d = dirs[r, c]
+            if d == FLAT or d == NODATA:
+                continue
+            f = filled[r, c]
+            for k in range(8):
+                rr = r + DR[k]
+                cc = c + DC[k]
+                if rr >= 0 and rr < nr and cc >= 0 and cc < nc and dirs[rr, cc] == FLAT and filled[rr, cc] == f:
+                    if qn == q.size:
+                        q = _grown(q, qn, 2 * q.size)
+                    q[qn] = r * nc + c
+                    qn += 1
+                    break
+    # the queue must hold the sources plus every flat cell
+    if q.size < qn + nflat:
+        q = _grown(q, qn, qn + nflat)
+    h = 0
+    while h < qn:
+        i = q[h]
+        h += 1
+        r = i // nc
+        c = i - r * nc
+        f = filled[r, c]
+        for k in range(8):
+            rr = r + DR[k]
+            cc = c + DC[k]
+            if rr >= 0 and rr < nr and cc >= 0 and cc < nc and dirs[rr, cc] == FLAT and filled[rr, cc] == f:
+                dirs[rr, cc] = ((k + 4) % 8) + 1
+                q[qn] = rr * nc + cc
+                qn += 1
+
+
+@njit(cache=True, nogil=True)
+def accumulate(dirs, weight, acc):
+    """Flow accumulation: ``acc`` (float64, written here) = own weight + everything draining through
+    the cell. ``weight`` is a 1-element array (uniform weight) or the grid's weights, flattened. Nodata
+    cells get NaN.
+
+    Order without sorting: each cell's count of donors (uint8) counts down; a cell is passed on once
+    all its donors have been, following the receiver chain from every source.
+    """
+    nr, nc = dirs.shape
+    n = nr * nc
+    df = dirs.reshape(n)
+    af = acc.reshape(n)
+    wf = weight
+    uniform = weight.size == 1 and n != 1
+    indeg = np.zeros(n, dtype=np.uint8)
+    for i in range(n):
+        d = df[i]
+        if d == NODATA:
+            af[i] = np.nan
+            continue
+        af[i] = wf[0] if uniform else wf[i]
+        if d >= 1 and d <= 8:
+            r = i // nc
+            c = i - r * nc
+            indeg[(r + DR[d - 1]) * nc + c + DC[d - 1]] += 1
+    for i in range(n):
+        if indeg[i] != 0 or df[i] == NODATA:
+            continue
+        j = i
+        while True:
+            indeg[j] = 255  # done
+            d = df[j]
+            if d < 1 or d > 8:
+                break
+            r = j // nc
+            c = j - r * nc
+            t = (r + DR[d - 1]) * nc + c + DC[d - 1]
+            af[t] += af[j]
+            indeg[t] -= 1
+            if indeg[t] != 0:
+                break
+            j = t
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def _push_donors(dirs, seen, i, p, cells, parent, m):
+    """Append the unseen D8 donors of cell ``i`` to ``cells`` (growing it as needed), each with
+    ``parent`` ``p``. Returns the (possibly new) arrays and the new count."""
+    nr, nc = dirs.shape
+    r = i // nc
+    c = i - r * nc
+    for k in range(8):
+        rr = r + DR[k]
+        cc = c + DC[k]
+        if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
+            continue
+        j = rr * nc + cc
+        if seen[j] or dirs[rr, cc] != ((k + 4) % 8) + 1:
+            continue
+        seen[j] = 1
+        if m == cells.size:
+            cells = _grown(cells, m, 2 * m)
+            parent = _grown(parent, m, 2 * m)
+        cells[m] = j
+        parent[m] = p
+        m += 1
+    return cells, parent, m
+
+
+@njit(cache=True, nogil=True)
+def trace_upstream(dirs, inside):
+    """Cells outside the target (``inside`` = 1) whose D8 path enters it, found by a breadth-first
+    search over donors starting at the target's cells.
+
+    Returns (cells, parent): flat indices in discovery order, and for each the position in ``cells`` of
+    its receiver, or -1 when its receiver is a target cell (an entry cell). Donors always come after
+    their receiver.
+    """
+    nr, nc = dirs.shape
+    n = nr * nc
+    inf = inside.reshape(n)
+    seen = inf.copy()
+    cells = np.empty(1024, dtype=np.int64)
+    parent = np.empty(1024, dtype=np.int64)
+    m = 0
+    # entries: donors of target cells
+    for i in range(n):
+        if inf[i] != 0:
+            cells, parent, m = _push_donors(dirs, seen, i, -1, cells, parent, m)
+    h = 0
+    while h < m:
+        cells, parent, m = _push_donors(dirs, seen, cells[h], h, cells, parent, m)
+        h += 1
+    return cells[:m].copy(), parent[:m].copy()
+
+
+@njit(cache=True, nogil=True)
+def upstream_stats(dirs, cells, parent, dx, dy):
+    """For the traced cells: local contributing cells (counting only traced cells) and the D8 flow
+    length in feet from each cell centre to the centre of the first target cell it reaches."""
+    nr, nc = dirs.shape
+    m = cells.size
+    acc = np.ones(m, dtype=np.float64)
+    length = np.zeros(m, dtype=np.float64)
+    dg = np.sqrt(dx * dx + dy * dy)
+    for t in range(m):
+        i = cells[t]
+        d = dirs.reshape(nr * nc)[i]
+        step = dx if DR[d - 1] == 0 else (dy if DC[d - 1] == 0 else dg)
+        p = parent[t]
+        length[t] = step if p < 0 else length[p] + step
+    for t in range(m - 1, -1, -1):
+        p = parent[t]
+        if p >= 0:
+            acc[p] += acc[t]
+    return acc, length
+
+
+@njit(cache=True, nogil=True)
+def flat_components_touching(filled, dirs, region):
+    """Mark (in a new uint8 grid) every cell of each flat (cells whose code came from route_flats, i.e.
+    equal-height neighbourhoods without a lower neighbour) that touches ``region``, plus a one-cell ring.
+    Flats are found as 8-connected equal-height cells having no strictly lower valid neighbour."""
+    nr, nc = filled.shape
+    out = np.zeros((nr, nc), dtype=np.uint8)
+    seen = np.zeros((nr, nc), dtype=np.uint8)
+    q = np.empty(256, dtype=np.int64)
+    for r0 in range(nr):
+        for c0 in range(nc):
+            if region[r0, c0] == 0 or seen[r0, c0] or not _is_flat(filled, r0, c0, nr, nc):
+                continue
+            qn = 0
+            q[qn] = r0 * nc + c0
+            qn += 1
+            seen[r0, c0] = 1
+            h = 0
+            f = filled[r0, c0]
+            while h < qn:
+                i = q[h]
+                h += 1
+                r = i // nc
+                c = i - r * nc
+                for k in range(8):
+                    rr = r + DR[k]
+                    cc = c + DC[k]
+                    if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
+                        continue
+                    out[rr, cc] = 1
+                    if seen[rr, cc] or filled[rr, cc] != f or not _is_flat(filled, rr, cc, nr, nc):
+                        continue
+                    seen[rr, cc] = 1
+                    if qn == q.size:
+                        q = _grown(q, qn, 2 * q.size)
+                    q[qn] = rr * nc + cc
+                    qn += 1
+                out[r, c] = 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _is_flat(filled, r, c, nr, nc):
+    f = filled[r, c]
+    if np.isnan(f):
+        return False
+    for k in range(8):
+        rr = r + DR[k]
+        cc = c + DC[k]
+        if rr < 0 or rr >= nr or cc < 0 or cc >= nc or np.isnan(filled[rr, cc]):
+            return False  # a seed: never routed as a flat
+        if filled[rr, cc] < f:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def spill_below(z, start, bound, visited, proven):
+    """Is there a path from cell ``start`` to an outlet (grid edge or nodata-adjacent cell) of ``z``
+    that never rises above ``bound``?
+
+    A best-first search over the cells with ``z <= bound`` (nearest-to-the-grid-edge first, so it heads
+    for the edge and backtracks only where a ridge above ``bound`` blocks it). ``visited`` (uint8, whole
+    grid, all zero) is scratch, left all zero. ``proven`` (uint8, whole grid) marks cells already known
+    to reach an outlet below an earlier, lower or equal bound: reaching one is success, and on success
+    every cell visited is marked (each is joined to ``start`` below ``bound``). Call in increasing
+    ``bound`` order so the marks stay valid.
+    """
+    nr, nc = z.shape
+    n = nr * nc
+    vf = visited.reshape(n)
+    pf = proven.reshape(n)
+    zf = z.reshape(n)
+    cap = 1024
+    hk = np.empty(cap, dtype=np.float64)
+    hi = np.empty(cap, dtype=np.int64)
+    touched = np.empty(cap, dtype=np.int64)
+    nt = 0
+    hn = 0
+    ok = False
+    if zf[start] <= bound:
+        r = start // nc
+        c = start - r * nc
+        hn = _heap_push(hk, hi, hn, float(min(r, nr - 1 - r, c, nc - 1 - c)), start)
+        vf[start] = 1
+        touched[nt] = start
+        nt += 1
+    while hn > 0:
+        _, i, hn = _heap_pop(hk, hi, hn)
+        r = i // nc
+        c = i - r * nc
+        if pf[i] or _is_seed(z, r, c, nr, nc):
+            ok = True
+            break
+        for k in range(8):
+            rr = r + DR[k]
+            cc = c + DC[k]
+            j = rr * nc + cc
+            if vf[j] or not zf[j] <= bound:
+                continue
+            vf[j] = 1
+            touched, nt = _push(touched, nt, j)
+            hk, hi, hn = _heap_add(hk, hi, hn, float(min(rr, nr - 1 - rr, cc, nc - 1 - cc)), j)
+    for t in range(nt):
+        vf[touched[t]] = 0
+        if ok:
+            pf[touched[t]] = 1
+    return ok
+
+
+@njit(cache=True, nogil=True)
+def channel_segments(dirs, acc, threshold):
+    """Vectorise the channel network (cells with ``acc >= threshold``) along D8 links.
+
+    A segment starts at a channel head (no channel donor) or a junction (two or more channel donors)
+    and runs downstream to the next junction (included as its last vertex) or to an outlet.
+    Returns (vertices, offsets, is_head, to_junction): flat cell indices of all segments' vertices, the
+    start of each segment in ``vertices`` (length nseg + 1), whether the segment starts at a channel
+    head, and whether its last vertex is the junction it joins (rather than its own outlet cell).
+    """
+    nr, nc = dirs.shape
+    n = nr * nc
+    df = dirs.reshape(n)
+    af = acc.reshape(n)
+    ndon = np.zeros(n, dtype=np.uint8)
+    nch = 0
+    for i in range(n):
+        if not af[i] >= threshold:
+            continue
+        nch += 1
+        d = df[i]
+        if d >= 1 and d <= 8:
+            r = i // nc
+            c = i - r * nc
+            ndon[(r + DR[d - 1]) * nc + c + DC[d - 1]] += 1
+    nstart = 0
+    for i in range(n):
+        if af[i] >= threshold and ndon[i] != 1:
+            nstart += 1
+    verts = np.empty(nch + nstart + 1, dtype=np.int64)
+    offsets = np.empty(nstart + 1, dtype=np.int64)
+    is_head = np.empty(nstart, dtype=np.bool_)
+    to_junction = np.zeros(nstart, dtype=np.bool_)
+    nv = 0
+    s = 0
+    for i in range(n):
+        if not (af[i] >= threshold and ndon[i] != 1):
+            continue
+        offsets[s] = nv
+        is_head[s] = ndon[i] == 0
+        s += 1
+        j = i
+        verts[nv] = j
+        nv += 1
+        while True:
+            d = df[j]
+            if d < 1 or d > 8:
+                break
+            r = j // nc
+            c = j - r * nc
+            j = (r + DR[d - 1]) * nc + c + DC[d - 1]
+            verts[nv] = j
+            nv += 1
+            if ndon[j] >= 2:
+                to_junction[s - 1] = True
+                break
+    offsets[s] = nv
+    return verts[:nv].copy(), offsets, is_head, to_junction
+
+
+# ------------------------------------------------------------------------------------------- D-infinity
+
+# Tarboton (1997) facets, each between a cardinal neighbour k1 and the diagonal k2 next to it (indices
+# into DR/DC: 0 E, 1 SE, 2 S, 3 SW, 4 W, 5 NW, 6 N, 7 NE).
+FACET_CARD = np.array([0, 2, 2, 4, 4, 6, 6, 0], dtype=np.int64)
+FACET_DIAG = np.array([1, 1, 3, 3, 5, 5, 7, 7], dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def dinf_partition(filled, dirs, dx, dy, rec1, rec2, p1):
+    """D-infinity (Tarboton 1997) on the filled surface: each cell's flow splits between the two
+    neighbours bounding its steepest facet, ``p1`` (float64) to ``rec1`` and the rest to ``rec2`` (flat
+    indices; -1 = none). Cells with no downhill facet (flats), and edge or nodata-adjacent cells, keep
+    their D8 direction from ``dirs`` (``p1`` = 1; -1 where D8 drains out). Nodata: -1, -1."""
+    nr, nc = filled.shape
+    for r in range(nr):
+        for c in range(nc):
+            i = r * nc + c
+            rec1[i] = -1
+            rec2[i] = -1
+            p1[i] = 1.0
+            d = dirs[r, c]
+            if d == NODATA:
+                continue
+            e0 = filled[r, c]
+            best = 0.0
+            if not _is_seed(filled, r, c, nr, nc):
+                for f in range(8):
+                    k1 = FACET_CARD[f]
+                    k2 = FACET_DIAG[f]
+                    d1 = dx if DR[k1] == 0 else dy
+                    d2 = dy if DR[k1] == 0 else dx
+                    e1 = filled[r + DR[k1], c + DC[k1]]
+                    e2 = filled[r + DR[k2], c + DC[k2]]
+                    s1 = (e0 - e1) / d1
+                    s2 = (e1 - e2) / d2
+                    alpha = np.arctan2(d2, d1)
+                    ang = np.arctan2(s2, s1)
+                    if ang < 0.0:
+                        ang = 0.0
+                        s = s1
+                    elif ang > alpha:
+                        ang = alpha
+                        s = (e0 - e2) / np.sqrt(d1 * d1 + d2 * d2)
+                    else:
+                        s = np.sqrt(s1 * s1 + s2 * s2)
+                    if s > best:
+                        best = s
+                        rec1[i] = (r + DR[k1]) * nc + c + DC[k1]
+                        rec2[i] = (r + DR[k2]) * nc + c + DC[k2]
+                        p1[i] = (alpha - ang) / alpha
+            if best <= 0.0:  # flat, or a seed: the D8 direction (out of the grid when 0)
+                rec2[i] = -1
+                p1[i] = 1.0
+                rec1[i] = -1 if d == OUTLET else (r + DR[d - 1]) * nc + c + DC[d - 1]
+            if p1[i] >= 1.0:
+                rec2[i] = -1
+            elif p1[i] <= 0.0:
+                rec1[i] = rec2[i]
+                rec2[i] = -1
+                p1[i] = 1.0
+
+
+@njit(cache=True, nogil=True)
+def dinf_inflow(rec1, rec2, p1, inside, weight):
+    """Flow (in units of ``weight`` per cell, 1-element array for uniform) entering the ``inside`` cells
+    from outside them under the D-infinity split: each outside cell passes its own weight plus what it
+    receives; inside cells absorb what reaches them. Returns the total absorbed (the upslope area)."""
+    n = rec1.size
+    uniform = weight.size == 1 and n != 1
+    indeg = np.zeros(n, dtype=np.uint8)
+    for i in range(n):
+        if rec1[i] >= 0:
+            indeg[rec1[i]] += 1
+        if rec2[i] >= 0:
+            indeg[rec2[i]] += 1
+    acc = np.zeros(n, dtype=np.float64)
+    stack = np.empty(n, dtype=np.int64)
+    sn = 0
+    for i in range(n):
+        if indeg[i] == 0:
+            stack[sn] = i
+            sn += 1
+    absorbed = 0.0
+    while sn > 0:
+        sn -= 1
+        i = stack[sn]
+        if inside[i]:
+            absorbed += acc[i]
+            out = 0.0
+        else:
+            out = acc[i] + (weight[0] if uniform else weight[i])
+        for t in range(2):
+            j = rec1[i] if t == 0 else rec2[i]
+            if j < 0:
+                continue
+            acc[j] += out * (p1[i] if t == 0 else 1.0 - p1[i])
+            indeg[j] -= 1
+            if indeg[j] == 0:
+                stack[sn] = j
+                sn += 1
+    return absorbed

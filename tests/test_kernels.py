@@ -1,0 +1,103 @@
+"""The hydrology kernels as geosite runs them: the ahead-of-time compiled extension is the one in use
+after installation, gives the JIT-compiled source's answers bit for bit on every kernel, and both
+refuse arrays of the wrong type instead of reading them as something else."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from geosite.hydrology import _kernels as fk
+from geosite.testing import rolling_terrain
+
+
+def test_the_compiled_extension_is_in_use():
+    pycc = pytest.importorskip("numba.pycc", reason="numba's AOT compiler is gone: the JIT path is the one")
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler here: the extension cannot have been built")
+    del pycc
+    assert fk.ENGINE == "aot", (
+        "geosite.hydrology._kernels_aot is missing or older than _kernels_numba.py: reinstall "
+        "(pip install -e . ; bash scripts/run_tests.sh does it) to rebuild it")
+
+
+def _inputs(z: np.ndarray):
+    """Arguments for every kernel, from one DEM (each kernel fed the previous one's output)."""
+    from geosite.hydrology import _kernels_numba as jit
+
+    nr, nc = z.shape
+    filled = np.empty_like(z)
+    label = np.empty(z.shape, dtype=np.int64)
+    jit.priority_flood(z, filled, True, label)
+    dirs = np.empty(z.shape, dtype=np.uint8)
+    jit.d8_directions(filled, 3.0, 2.5, dirs)
+    acc = np.empty(z.shape)
+    jit.accumulate(dirs, np.ones(1), acc)
+    inside = np.zeros(z.shape, dtype=np.uint8)
+    inside[nr // 3 : nr // 2, nc // 3 : nc // 2] = 1
+    cells, parent = jit.trace_upstream(dirs, inside)
+    n = z.size
+    rec1, rec2, p1 = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+    jit.dinf_partition(filled, dirs, 3.0, 2.5, rec1, rec2, p1)
+    start = int(np.flatnonzero(~np.isnan(z.reshape(-1)))[n // 2])
+    weight = np.linspace(0.5, 1.5, n)
+    return {
+        "priority_flood": [(z, np.empty_like(z), True, np.empty(z.shape, np.int64)),
+                           (z, np.empty_like(z), False, np.empty((1, 1), np.int64))],
+        "d8_directions": [(filled, 3.0, 2.5, np.empty(z.shape, np.uint8))],
+        "accumulate": [(dirs, np.ones(1), np.empty(z.shape)), (dirs, weight, np.empty(z.shape))],
+        "trace_upstream": [(dirs, inside)],
+        "upstream_stats": [(dirs, cells, parent, 3.0, 2.5)],
+        "flat_components_touching": [(filled, dirs, inside)],
+        "spill_below": [(z, start, float(filled.reshape(-1)[start]) + 0.5, np.zeros(z.shape, np.uint8),
+                         np.zeros(z.shape, np.uint8))],
+        "channel_segments": [(dirs, acc, 30.0)],
+        "dinf_partition": [(filled, dirs, 3.0, 2.5, np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n))],
+        "dinf_inflow": [(rec1, rec2, p1, inside.reshape(-1), np.ones(1)), (rec1, rec2, p1, inside.reshape(-1), weight)],
+    }
+
+
+def _dems():
+    rng = np.random.default_rng(3)
+    z = rolling_terrain((90, 110), cell=3.0, relief_ft=25.0, seed=5).elevation_ft.copy()
+    flats = np.round(z, 1)  # flats and filled depressions to route
+    holes = z.copy()
+    holes[rng.random(z.shape) < 0.02] = np.nan
+    holes[40:48, 10:30] = np.nan
+    return [z, flats, holes]
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+    return a == b or (a != a and b != b)
+
+
+@pytest.mark.skipif(fk.ENGINE != "aot", reason="the extension is not built here: only the JIT path runs")
+@pytest.mark.parametrize("case", range(3))
+def test_the_extension_gives_the_jit_answers_bit_for_bit(case):
+    from geosite.hydrology import _kernels_numba as jit
+
+    calls = _inputs(_dems()[case])
+    assert set(calls) == set(fk.SIGNATURES)
+    for name, arglists in calls.items():
+        for args in arglists:
+            a = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
+            b = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
+            got = getattr(fk, name)(*a)  # the extension
+            want = getattr(jit, name)(*b)  # numba, just in time
+            assert _same(got, want), name
+            for x, y in zip(a, b, strict=True):  # what each wrote into its output arrays
+                assert _same(x, y), name
+
+
+@pytest.mark.parametrize("bad", ["float32", "strided", "1-D"])
+def test_a_wrong_array_is_refused_not_misread(bad):
+    z = rolling_terrain((20, 20), cell=3.0, relief_ft=5.0, seed=1).elevation_ft
+    arg = {"float32": z.astype(np.float32), "strided": np.asfortranarray(z), "1-D": z.reshape(-1)}[bad]
+    with pytest.raises(TypeError, match="priority_flood.*argument 0"):
+        fk.priority_flood(arg, np.empty_like(z), False, np.empty((1, 1), np.int64))
