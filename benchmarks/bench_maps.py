@@ -1,0 +1,201 @@
+"""Benchmark the plan maps against the matplotlib floor for the same content.
+
+    .venv/bin/python benchmarks/bench_maps.py [--site DIR ...] [--repeat N]
+
+"ours" is :func:`geosite.maps.render_plan_maps` as ``geosite analyze`` calls it: the three sheets, each
+drawn (layers, contours, hillshade, labels placed, panel laid out) and saved as PDF and PNG preview.
+"floor" is a bare matplotlib Figure holding the same content: every line, patch, collection, image
+and text of our finished figures, taken from them (in paper coordinates, with the same styles, clip
+boxes and fonts) and added to one empty axes per sheet, then saved with the same ``savefig`` calls. So
+the floor is what matplotlib needs for exactly what we print; ours / floor is our own overhead.
+
+Each measurement is a fresh process that analyses the site and renders once untimed (imports, fonts,
+caches: the same warm state for both), then times one render (ours) or the floor's build and save;
+the best of ``--repeat`` processes is kept. Goal (issue 15): ours within 1.2x the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+REPO = HERE.parents[1]
+SITES = [REPO / "data" / "sample_sites" / "grantsburg_lot7", REPO / "data" / "sample_sites" / "belgium_commons"]
+
+
+def content(fig):
+    """Every visible artist of ``fig`` that puts ink on paper, in display coordinates at ``fig.dpi``
+    (the figure is drawn once first, so spines and texts have their final places)."""
+    from matplotlib.collections import Collection
+    from matplotlib.image import AxesImage
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    items = []
+    for a in fig.findobj(include_self=False):
+        if not a.get_visible() or a is fig.patch:
+            continue
+        clip = a.get_clip_box() if a.get_clip_on() else None
+        clip = clip.frozen() if clip is not None else None
+        z = -1.0 if any(a is ax.patch for ax in fig.axes) else a.get_zorder()  # axes backgrounds first
+        if isinstance(a, Text):
+            if a.get_text():
+                items.append(("text", a, a.get_transform().transform(a.get_position()), clip, z))
+        elif isinstance(a, Line2D):
+            items.append(("line", a, a.get_transform().transform(a.get_xydata()), clip, z))
+        elif isinstance(a, Patch):
+            items.append(("patch", a, a.get_transform().transform_path(a.get_path()), clip, z))
+        elif isinstance(a, Collection):
+            tr = a.get_transform()
+            items.append(("collection", a, [tr.transform_path(p) for p in a.get_paths()], clip, z))
+        elif isinstance(a, AxesImage):
+            x0, x1, y0, y1 = a.get_extent()
+            (dx0, dy0), (dx1, dy1) = a.get_transform().transform([(x0, y0), (x1, y1)])
+            items.append(("image", a, (dx0, dx1, dy0, dy1), clip, z))
+    return items
+
+
+def floor_figure(size_in: tuple[float, float], dpi: float, items: list):
+    """A bare Figure with the content ``items`` (from :func:`content`), added as plainly as matplotlib
+    allows."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import PathPatch
+    from matplotlib.transforms import Bbox, TransformedBbox
+
+    w, h = size_in
+    out = Figure(figsize=(w, h), dpi=dpi)
+    ax = out.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    ax.set_xlim(0, w * dpi)
+    ax.set_ylim(0, h * dpi)
+    ax.set_autoscale_on(False)
+
+    def clip(art, box, z):
+        art.set_clip_path(None)  # update_from copied the original axes' clip path
+        art.set_zorder(z)
+        if box is None:
+            art.set_clip_on(False)
+        else:
+            art.set_clip_box(TransformedBbox(Bbox(box.get_points()), ax.transData))
+
+    for kind, a, geo, box, z in items:
+        if kind == "text":
+            t = ax.text(geo[0], geo[1], a.get_text(), fontproperties=a.get_fontproperties(), color=a.get_color(),
+                        ha=a.get_ha(), va=a.get_va(), rotation=a.get_rotation(), rotation_mode=a.get_rotation_mode(),
+                        linespacing=a.get_linespacing() if hasattr(a, "get_linespacing") else a._linespacing,
+                        zorder=a.get_zorder(), path_effects=a.get_path_effects())
+            clip(t, box, z)
+        elif kind == "line":
+            ln = Line2D(geo[:, 0], geo[:, 1])
+            ln.update_from(a)
+            ln.set_transform(ax.transData)
+            ax.add_line(ln)
+            clip(ln, box, z)
+        elif kind == "patch":
+            p = PathPatch(geo)
+            p.update_from(a)
+            p.set_transform(ax.transData)
+            ax.add_patch(p)
+            clip(p, box, z)
+        elif kind == "collection":
+            c = PathCollection(geo)
+            c.update_from(a)
+            c.set_transform(ax.transData)
+            ax.add_collection(c, autolim=False)
+            clip(c, box, z)
+        elif kind == "image":
+            im = ax.imshow(a.get_array(), extent=geo, cmap=a.get_cmap(), norm=a.norm, alpha=a.get_alpha(),
+                           interpolation=a.get_interpolation(), origin=a.origin, zorder=a.get_zorder(), aspect="auto")
+            clip(im, box, z)
+    ax.set_xlim(0, w * dpi)
+    ax.set_ylim(0, h * dpi)
+    return out
+
+
+def child(site: str, mode: str) -> None:
+    import warnings
+
+    warnings.simplefilter("ignore")
+    import geosite
+    from geosite.maps import render_plan_maps
+    from geosite.maps.common import PNG_DPI
+    from geosite.maps.layout import RC
+
+    result = geosite.analyze(geosite.load_site(site))
+    with tempfile.TemporaryDirectory() as td:
+        render_plan_maps(result, td)  # warm: imports, fonts, caches (both modes)
+        if mode == "ours":
+            t = time.perf_counter()
+            files = render_plan_maps(result, td)
+            dt = time.perf_counter() - t
+            print(json.dumps({"seconds": dt, "files": len(files)}))
+            return
+        from matplotlib import rc_context
+
+        from geosite.maps import MAP_FILES
+        from geosite.maps.common import make_context, render
+        from geosite.maps.construction import draw_construction
+        from geosite.maps.existing import draw_existing
+        from geosite.maps.final import draw_final
+
+        figs = []
+        ctx = make_context(result)
+        figs += render(ctx, draw_existing, None, "1")
+        chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
+        for key, draw in (("construction", draw_construction), ("final", draw_final)):
+            c = make_context(result, sheet=chosen, hillshade=False)
+            figs += render(c, draw, None, "2")
+        del MAP_FILES
+        sheets = [(tuple(f.get_size_inches()), f.dpi, content(f)) for f in figs]
+        t = time.perf_counter()
+        n = 0
+        with rc_context(RC):
+            for k, (size, dpi, items) in enumerate(sheets):
+                bare = floor_figure(size, dpi, items)
+                bare.savefig(Path(td) / f"floor{k}.pdf", format="pdf", metadata={"Title": "floor", "Creator": "geosite"})
+                bare.savefig(Path(td) / f"floor{k}.png", format="png", dpi=PNG_DPI, facecolor="white")
+                n += 2
+        dt = time.perf_counter() - t
+        texts = sum(1 for _, _, items in sheets for kind, *_ in items if kind == "text")
+        print(json.dumps({"seconds": dt, "files": n, "texts": texts}))
+
+
+def _run(site: Path, mode: str) -> dict:
+    p = subprocess.run([sys.executable, str(HERE), "--child", str(site), mode], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONWARNINGS": "ignore"}, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--site", type=Path, action="append", help="site folder (default: the two sample sites)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        child(*a.child)
+        return 0
+    print(f"{os.cpu_count()} CPUs; best of {a.repeat} fresh processes each")
+    print(f"{'site':<28}{'ours s':>8}{'floor s':>9}{'ours/floor':>12}  {'texts':>6}  goal 1.2x")
+    for site in a.site or SITES:
+        ours = min(_run(site, "ours")["seconds"] for _ in range(a.repeat))
+        runs = [_run(site, "floor") for _ in range(a.repeat)]
+        floor = min(r["seconds"] for r in runs)
+        print(f"{site.name:<28}{ours:>8.2f}{floor:>9.2f}{ours / floor:>12.2f}  {runs[0]['texts']:>6}  "
+              f"{'met' if ours / floor <= 1.2 else 'NOT met'}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
