@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from geosite.maps.common import PNG_DPI
 from geosite.maps.construction import draw_construction, render_construction_plan
 from geosite.maps.existing import draw_existing, render_existing_site_map
 from geosite.maps.final import draw_final, render_final_conditions
@@ -23,7 +24,7 @@ MAP_FILES = {"existing": "existing_site_map.pdf", "construction": "construction_
 
 def render_plan_maps(result, out_dir: str | Path, sheet: str = "auto", scale_ft: float = 100, *,
                      margin_ft: float | None = None, hillshade: bool = True, vertical_datum: str | None = None,
-                     date: str | None = None, png_dpi: int | None = 120, svg: bool = False) -> list[Path]:
+                     date: str | None = None, png_dpi: int | None = PNG_DPI, svg: bool = False) -> list[Path]:
     """Write the three plan maps into ``out_dir``: existing_site_map.pdf, construction_plan.pdf and
     final_conditions.pdf, each with a PNG preview (``-N`` suffixes when tiled). All three share the
     sheet the existing site map needs (the one with most to show) and the same scale. Returns the files.

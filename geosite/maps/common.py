@@ -24,7 +24,8 @@ from geosite.maps.symbology import STYLES, Style
 
 log = logging.getLogger(__name__)
 
-PNG_DPI = 120
+#: The PNG previews' resolution: the screen's (the CSS reference pixel), not the print's.
+PNG_DPI = 96
 
 
 @dataclass

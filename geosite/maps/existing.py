@@ -9,6 +9,7 @@ from pathlib import Path
 
 from geosite.maps import layout as L
 from geosite.maps.common import (
+    PNG_DPI,
     MapContext,
     Panel,
     area_text,
@@ -226,7 +227,7 @@ def _upslope_label(row, fpu: float, geom=None) -> str:
 def render_existing_site_map(result_or_site, out_path: str | Path | None = None, sheet: str = "auto",
                              scale_ft: float = 100, *, margin_ft: float | None = None, hillshade: bool = True,
                              vertical_datum: str | None = None, date: str | None = None, sheet_no: str = "1",
-                             png_dpi: int | None = 120, svg: bool = False):
+                             png_dpi: int | None = PNG_DPI, svg: bool = False):
     """Draw the existing site map at exactly 1 in = ``scale_ft`` ft.
 
     Parameters

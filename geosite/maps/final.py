@@ -11,6 +11,7 @@ import shapely
 
 from geosite.maps import layout as L
 from geosite.maps.common import (
+    PNG_DPI,
     MapContext,
     Panel,
     area_text,
@@ -107,7 +108,7 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
 def render_final_conditions(result_or_site, out_path: str | Path | None = None, sheet: str = "auto",
                             scale_ft: float = 100, *, margin_ft: float | None = None,
                             vertical_datum: str | None = None, date: str | None = None, sheet_no: str = "3",
-                            png_dpi: int | None = 120, svg: bool = False):
+                            png_dpi: int | None = PNG_DPI, svg: bool = False):
     """Draw the plan of final site conditions at exactly 1 in = ``scale_ft`` ft (the existing site map's
     scale); arguments and return value as :func:`geosite.maps.render_existing_site_map`."""
     ctx = make_context(result_or_site, scale_ft=scale_ft, sheet=sheet, margin_ft=margin_ft,

@@ -40,9 +40,18 @@ RC = {
     "svg.fonttype": "none",
     "font.family": FONT,
     "hatch.linewidth": 0.4,
-    "path.simplify": False,  # keep every vertex: the PDF is a measured drawing
+    "path.simplify": False,  # matplotlib's own simplification works in screen pixels: see PRINT_TOLERANCE_IN
     "lines.solid_capstyle": "butt",
 }
+
+
+#: Linework is simplified to this many inches of paper before it is drawn (Douglas-Peucker, topology
+#: kept): 0.005 in, 0.5 ft at 1 in = 100 ft, about the width of the thinnest line on the sheet
+#: (0.35 pt), so no vertex it drops could be seen in print; the derived layers keep every vertex.
+PRINT_TOLERANCE_IN = 0.005
+#: Raster layers are drawn at most this many cells per inch of paper (print resolution), cropped to the
+#: sheet's window; the PNG preview resamples them to its own resolution.
+PRINT_DPI = 300
 
 
 # --------------------------------------------------------------------------------------------- sheet
@@ -167,6 +176,9 @@ def draw_geoms(sheet: MapSheet, geoms, st: Style, *, edge: str | None = None, cl
     if clip_to_window:
         geoms = [g for g in geoms if g.intersects(win)]
     polys, lines, points = _split(geoms)
+    tol = PRINT_TOLERANCE_IN * sheet.plan.units_per_inch
+    polys = [g for g in shapely.simplify(polys, tol, preserve_topology=True) if not g.is_empty]
+    lines = list(shapely.simplify(lines, tol, preserve_topology=True))
     ec = edge or st.edge
     if polys:
         paths = [p for p in (polygon_path(g) for g in polys) if p is not None]
@@ -240,7 +252,8 @@ def draw_contours(sheet: MapSheet, contours, minor: Style, index: Style, label_e
         return []
     win = sheet.window
     upi = sheet.plan.units_per_inch
-    clipped = shapely.clip_by_rect(contours.geometry.values, *sheet.tile.bounds)
+    clipped = shapely.simplify(shapely.clip_by_rect(contours.geometry.values, *sheet.tile.bounds),
+                               PRINT_TOLERANCE_IN * upi, preserve_topology=True)
     is_index = contours["index"].to_numpy(dtype=bool) if "index" in contours.columns else np.zeros(len(contours), bool)
     elev = contours["elevation_ft"].to_numpy(dtype=float)
     placed = []
@@ -279,11 +292,26 @@ def draw_contours(sheet: MapSheet, contours, minor: Style, index: Style, label_e
 
 
 def draw_hillshade(sheet: MapSheet, dem, shade: np.ndarray, alpha: float = 0.35) -> None:
-    l, b, r, t = dem.bounds
-    img = np.ma.masked_equal(shade, 0)
+    """The shaded relief under the map: only the cells under the sheet's window, at most
+    :data:`PRINT_DPI` of them per inch of paper (every k-th cell where the DEM is finer)."""
+    inv = ~dem.transform
+    xmin, ymin, xmax, ymax = sheet.tile.bounds
+    c0, r0 = inv @ (xmin, ymax)
+    c1, r1 = inv @ (xmax, ymin)
+    rows, cols = shade.shape
+    r0, c0 = max(int(np.floor(r0)) - 1, 0), max(int(np.floor(c0)) - 1, 0)
+    r1, c1 = min(int(np.ceil(r1)) + 1, rows), min(int(np.ceil(c1)) + 1, cols)
+    if r0 >= r1 or c0 >= c1:
+        return
+    per_in = sheet.plan.units_per_inch / abs(dem.transform.a)
+    k = max(int(np.ceil(per_in / PRINT_DPI)), 1)
+    t = dem.transform
+    l, r = t.c + c0 * t.a, t.c + c1 * t.a
+    top, b = t.f + r0 * t.e, t.f + r1 * t.e
+    img = np.ma.masked_equal(shade[r0:r1:k, c0:c1:k], 0)
     # flat ground under a 45-degree sun shades to 255 sin 45 = 180: that and brighter print white, so
     # only the shadows of the relief darken the sheet
-    sheet.ax.imshow(img, extent=(l, r, b, t), origin="upper", cmap="gray", vmin=0, vmax=180, alpha=alpha,
+    sheet.ax.imshow(img, extent=(l, r, b, top), origin="upper", cmap="gray", vmin=0, vmax=180, alpha=alpha,
                     interpolation="nearest", zorder=0.5)
     sheet.ax.set_xlim(sheet.tile.bounds[0], sheet.tile.bounds[2])  # imshow must not move the limits
     sheet.ax.set_ylim(sheet.tile.bounds[1], sheet.tile.bounds[3])
