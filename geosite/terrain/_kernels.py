@@ -49,9 +49,14 @@ def by_rows(block: Callable[[int, int], None], rows: int, cols: int) -> None:
         for r0 in starts:
             block(r0, min(r0 + BLOCK_ROWS, rows))
         return
-    with ThreadPoolExecutor(n) as pool:
-        for f in [pool.submit(block, r0, min(r0 + BLOCK_ROWS, rows)) for r0 in starts]:
-            f.result()
+    pool = _POOLS.get(n)
+    if pool is None:  # one pool per process (and thread count): starting threads costs more than a block
+        pool = _POOLS[n] = ThreadPoolExecutor(n, thread_name_prefix="geosite-stencil")
+    for f in [pool.submit(block, r0, min(r0 + BLOCK_ROWS, rows)) for r0 in starts]:
+        f.result()
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
 
 
 def pad_extrapolate(z: np.ndarray) -> np.ndarray:
@@ -198,10 +203,16 @@ def binomial_smooth(p: np.ndarray) -> np.ndarray:
         o = out[r0:r1]
         if not np.isnan(win).any():
             o[...] = win[0:n, 0:m]  # 0 + 1 v00 = v00 exactly
+            tmp = np.empty((n, m))
             for k in range(1, 9):
                 di, dj = divmod(k, 3)
-                o += _BINOMIAL[k] * win[di : di + n, dj : dj + m]
-            o /= 16.0
+                v = win[di : di + n, dj : dj + m]
+                if _BINOMIAL[k] == 1.0:  # 1 v is v: no product to round
+                    o += v
+                else:
+                    np.multiply(v, _BINOMIAL[k], out=tmp)
+                    o += tmp
+            o *= 0.0625  # / 16, exactly (a power of two)
             return
         s = np.zeros((n, m))
         w = np.zeros((n, m))
