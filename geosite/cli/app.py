@@ -1,7 +1,8 @@
 """The ``geosite`` click group: one place for what every command shares.
 
 - ``-v/-q`` (before or after the command: ``geosite analyze SITE -q``) set the log level, whether
-  warnings and progress are printed, and :class:`CliState`, which each command reads;
+  warnings and progress (:class:`Steps`, on a terminal only) are printed, and :class:`CliState`, which
+  each command reads;
 - :meth:`Geosite.invoke` is the one error handler: :class:`~geosite.errors.InputError` and
   :class:`~geosite.errors.OutputError` from any command print ``error: ...`` and exit 2;
 - commands live one per module in this package and are imported only when used, so ``geosite --help``
@@ -16,7 +17,6 @@ from __future__ import annotations
 import importlib
 import logging
 import sys
-import time
 import warnings
 from dataclasses import dataclass
 
@@ -38,15 +38,40 @@ VERBOSITY = ("-q", "--quiet", "-v", "-vv", "-vvv", "--verbose")
 
 
 class Steps:
-    """Prints each pipeline step with the time since the run began (stderr); silent when quiet."""
+    """The run's progress on stderr: one line, redrawn by tqdm, naming the stage running, how many have
+    run and the time since the first. Silent under -q and wherever stderr is not a terminal (a log
+    file, a pipe, a test: tqdm draws nothing there). The pipeline only calls it with each stage's name
+    (it never imports the CLI); close it (or use it as a context manager) before printing results."""
 
-    def __init__(self, quiet: bool) -> None:
+    def __init__(self, quiet: bool, file=None) -> None:  # noqa: ANN001 - a text stream, default stderr
         self.quiet = quiet
-        self.t0 = time.perf_counter()
+        self.file = file
+        self._bar = None
 
     def __call__(self, name: str) -> None:
-        if not self.quiet:
-            click.echo(f"[{time.perf_counter() - self.t0:6.1f} s] {name} ...", err=True)
+        if self.quiet:
+            return
+        if self._bar is None:
+            from tqdm import tqdm
+
+            # a redraw per stage (mininterval 0): a run has some fifteen, each worth seeing
+            self._bar = tqdm(total=None, initial=1, desc=name, file=self.file or sys.stderr, disable=None,
+                             leave=False, mininterval=0, dynamic_ncols=True,
+                             bar_format="geosite: {desc} (stage {n_fmt}, {elapsed})")
+        else:
+            self._bar.set_description_str(name, refresh=False)
+            self._bar.update(1)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> Steps:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @dataclass(frozen=True)

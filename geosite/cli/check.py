@@ -43,11 +43,12 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
     out = out or Path("geosite-out") / f"{submission_dir.resolve().name}-check"
     inputs = [submission_dir] + ([dem] if dem else [])
     out = output_folder(out, inputs, overwrite)
-    result = check_submission(submission_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit,
-                              received=received.date() if received else None, make_valid=make_valid, step=steps,
-                              limits=limits_from(limit))
-    steps("writing outputs")
-    files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
+    with steps:
+        result = check_submission(submission_dir, jurisdiction=jurisdiction, dem=dem,
+                                  dem_vertical_unit=dem_vertical_unit, received=received.date() if received else None,
+                                  make_valid=make_valid, step=steps, limits=limits_from(limit))
+        steps("writing outputs")
+        files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
     if not quiet:
         s = result.summary()
         click.echo(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")

@@ -36,12 +36,13 @@ def map_cmd(ctx, site_dir, out, sheet, scale_ft, margin_ft, jurisdiction, no_hil
     check_scale(scale_ft)  # refuse before any work
     parse_sheet(sheet)
     out = output_folder(out, [site_dir], overwrite)
-    steps("loading and validating the site")
-    site = load_site(site_dir, jurisdiction=jurisdiction)
-    result = run_analysis(site, step=steps)
-    steps("drawing the plan maps")
-    files = write_plan_maps(result, out, overwrite=overwrite, sheet=sheet, scale_ft=scale_ft, margin_ft=margin_ft,
-                            hillshade=not no_hillshade)
+    with steps:
+        steps("loading and validating the site")
+        site = load_site(site_dir, jurisdiction=jurisdiction)
+        result = run_analysis(site, step=steps)
+        steps("drawing the plan maps")
+        files = write_plan_maps(result, out, overwrite=overwrite, sheet=sheet, scale_ft=scale_ft,
+                                margin_ft=margin_ft, hillshade=not no_hillshade)
     if not quiet:
         for f in files:
             click.echo(f"  wrote {f}")

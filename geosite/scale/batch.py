@@ -460,7 +460,8 @@ def run_batch(
     workers : local worker processes (default: one per CPU); only without ``scheduler``/``client``.
     options : :class:`BatchOptions`.
     client : an existing :class:`distributed.Client` to use (and leave open).
-    progress : True for a tqdm bar on stderr, or a callable given each row as it completes.
+    progress : True for a tqdm bar on stderr (drawn only on a terminal), or a callable given each row as
+        it completes.
     """
     from distributed import Client, as_completed
 
@@ -492,7 +493,7 @@ def run_batch(
         if progress is True:
             from tqdm import tqdm
 
-            bar = tqdm(total=len(dirs), unit="site", desc="geosite batch", dynamic_ncols=True)
+            bar = tqdm(total=len(dirs), unit="site", desc="geosite batch", dynamic_ncols=True, disable=None)
         for fut in as_completed(futures):
             i = index[fut.key]
             try:
