@@ -9,10 +9,14 @@ depressions and flats) of 1, 4 and 16 million cells, an inclined plane and a con
 /work/shared/data/real_dems (skipped when absent). Peers: topotoolbox (fill + FlowObject + accumulation),
 pyflwdir (``from_dem`` + ``accuflux``), richdem when importable.
 
-Every engine run is a fresh subprocess that loads the DEM from a .npy file, notes its RSS, runs, and
-reports the wall time and its peak RSS (``ru_maxrss``) minus that baseline: "B/cell" is the working
-memory the engine added on top of the float64 DEM (8 B/cell, not counted). Numba caches are warmed
-first, so times exclude compilation; "first use" times a fresh process doing import + a small DEM.
+Every engine run is a fresh subprocess that loads the DEM from a .npy file, warms up on a small DEM
+(imports; pyflwdir's numba cache), resets its peak RSS (/proc/self/clear_refs), notes its RSS, runs,
+and reports the wall time and its peak RSS (VmHWM) minus that baseline: "B/cell" is the working memory
+the engine added on top of the float64 DEM (8 B/cell, not counted). Each peer runs at its fastest
+settings with the same input and output as ours (a float64 array in, contributing cells out):
+topotoolbox's FlowObject fills and carves the DEM itself (it is not filled first); pyflwdir's
+``from_dem`` and ``accuflux``. geosite's kernels are compiled ahead of time; "first use" times a fresh
+process doing import + a small DEM.
 "upslope" is :func:`geosite.hydrology.upslope_area` for a 5-acre square (windowed, certified) at three
 places, checked equal to the whole-DEM answer, against the fastest peer's whole-DEM fill+accumulation.
 """
@@ -112,13 +116,14 @@ def _load(npy: str, cell: float, crs: str):
 
 def worker(engine: str, npy: str, cell: float, crs: str, out: str) -> None:
     dem = _load(npy, cell, crs)
-    import geosite.hydrology._kernels  # noqa: F401  (numba cache load is not the engine's cost)
+    import geosite.hydrology._kernels  # noqa: F401  (loading the kernels is not the engine's cost)
     from geosite.hydrology.engines import get_engine
 
     eng = get_engine(engine)
     # warm up on a small DEM: loads numba caches (ours and pyflwdir's) and imports, not timed
     small = _load_small(dem)
     eng.accumulation_cells(small)
+    Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) from here on
     base = _rss()
     t = time.perf_counter()
     acc = eng.accumulation_cells(dem)
@@ -265,7 +270,7 @@ def main() -> None:
             summary.append((name, res, up))
         sys.stdout.flush()
     fu = _run(["--first-use"])
-    print(f"first use in a fresh process (import + fill/route/accumulate/upslope/channels on 100x100, numba cache warm): {fu}")
+    print(f"first use in a fresh process (import + fill/route/accumulate/upslope/channels on 100x100; kernels compiled ahead of time): {fu}")
 
 
 if __name__ == "__main__":

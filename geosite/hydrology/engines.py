@@ -50,7 +50,7 @@ def _topotoolbox(dem: Dem) -> np.ndarray:
     g = tt.GridObject()
     g.z = np.ascontiguousarray(dem.elevation_ft, dtype=np.float32)
     g.cellsize = dem.cell_x_ft
-    fd = tt.FlowObject(g.fillsinks())
+    fd = tt.FlowObject(g)  # it fills (and carves) itself: filling first would fill twice
     acc = np.asarray(getattr(fd.flow_accumulation(), "z", fd.flow_accumulation()), dtype=np.float64)
     acc[~dem.valid] = np.nan
     return acc
