@@ -4,7 +4,6 @@ traced on a lightly smoothed grid (never smoothed as lines, so they cannot cross
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -90,14 +89,17 @@ class _Tracer:
 #: generator costs about 4 ns a cell, the same for a tile or its four quarters).
 _MIN_TILE = 32
 _TILE_CELLS = 13_000
+#: Cells smoothed at once (whole bands of tiles, at least one): enough for the threads to share, few
+#: enough to hold beside the grid (a quarter of a 1 M-cell grid).
+_CHUNK_CELLS = 1 << 18
 
 
 def _trace(z: np.ndarray, interval: float, passes: int, tile: int) -> dict[int, list[tuple]]:
     """Trace contours tile by tile (tiles share their edge rows/columns), only for the levels inside
     each tile's height range: contourpy's cost grows with levels x cells, so this cuts it to about
-    (levels per tile) x cells; a steep tile is halved. The grid is smoothed a band of tiles at a time.
-    Returns, per level multiple k, (vertices, offsets, c0, r0) per tile: (col, row) vertices of its
-    lines from the tile's corner (c0, r0), each line ``vertices[offsets[i]:offsets[i + 1]]``."""
+    (levels per tile) x cells; a steep tile is halved. The grid is smoothed a few bands of tiles at a time.
+    Returns, per level multiple k, (vertices, offsets) per tile: (col, row) vertices of its lines in
+    the grid, each line ``vertices[offsets[i]:offsets[i + 1]]``."""
     rows, cols = z.shape
     trace = _Tracer()
     out: dict[int, list[tuple]] = {}
@@ -127,16 +129,17 @@ def _trace(z: np.ndarray, interval: float, passes: int, tile: int) -> dict[int, 
                 return
         for kk, (pts, offs) in zip(ks.tolist(), trace(sub, mask).multi_lines(ks * interval)):
             if pts[0] is not None and len(pts[0]):
-                out.setdefault(kk, []).append((pts[0], offs[0], c0, r0))
+                pts[0] += (c0, r0)  # from the tile's corner to the grid's
+                out.setdefault(kk, []).append((pts[0], offs[0]))
 
-    bands = [(r0, min(r0 + tile, rows - 1) + 1) for r0 in range(0, max(rows - 1, 1), tile)]
-    with ThreadPoolExecutor(1, thread_name_prefix="geosite-contour") as ahead:
-        # the next band is smoothed (numpy, without the GIL) while contourpy traces this one
-        nxt = ahead.submit(_smooth_rows, z, *bands[0], passes)
-        for i, (r0b, _) in enumerate(bands):
-            band = nxt.result()
-            if i + 1 < len(bands):
-                nxt = ahead.submit(_smooth_rows, z, *bands[i + 1], passes)
+    # smoothed a few bands at a time (on every thread: a thread smoothing beside contourpy waits for
+    # the GIL), tile by tile traced; the smoothed rows held are a chunk's, never the grid's
+    step = tile * max(_CHUNK_CELLS // (tile * cols), 1)
+    for a in range(0, max(rows - 1, 1), step):
+        b = min(a + step, rows - 1) + 1
+        chunk = _smooth_rows(z, a, b, passes)
+        for r0b in range(a, b - 1, tile):
+            band = chunk[r0b - a : min(r0b + tile, rows - 1) + 1 - a]
             for c0 in range(0, max(cols - 1, 1), tile):
                 sub = band[:, c0 : min(c0 + tile, cols - 1) + 1]
                 ks, mask = levels(sub)
@@ -146,69 +149,64 @@ def _trace(z: np.ndarray, interval: float, passes: int, tile: int) -> dict[int, 
 
 
 def _join(per_level: dict[int, list[tuple]], tile: int, rows: int,
-          cols: int) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
-    """Each level's lines, those cut at tile seams joined back into whole lines (one shapely
-    ``line_merge`` call for every level), in increasing level order: the level multiple k of each
-    line, and the (col, row) vertices and vertex counts of the lines in blocks, each level's uncut
-    lines in tracing order, then its joined ones. Empties ``per_level`` as it goes."""
+          cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every level's lines, those cut at tile seams joined back into whole lines, in increasing level
+    order (each level's uncut lines in tracing order, then its joined ones): the level multiple k of
+    each line, the (col, row) vertices of all lines end to end, and each line's vertex count. A few
+    whole-array operations and one shapely ``line_merge`` for every level; empties ``per_level``."""
     import shapely
 
     seam = math.gcd(tile, _MIN_TILE)  # every tile seam, halved tiles' too, is on a multiple of this
-    levels = sorted(per_level)
-    uncut: list[tuple[np.ndarray, np.ndarray]] = []
-    cut: list[tuple[np.ndarray, np.ndarray] | None] = []
-    for kk in levels:
-        pieces = per_level.pop(kk)
-        lens = [len(p) for p, *_ in pieces]
-        v = np.concatenate([p for p, *_ in pieces]) if len(pieces) > 1 else pieces[0][0].copy()
-        v += np.repeat(np.array([(c0, r0) for *_, c0, r0 in pieces], dtype=np.float64), lens, axis=0)
-        # contourpy interpolates both coordinates along an edge, so a vertex on a seam may be a last bit
-        # off it (95.99999999999999); rounding to 1e-8 cell puts both tiles' copies of it on one point
-        np.round(v, 8, out=v)
-        offs = [o for _, o, *_ in pieces]
-        counts = np.delete(np.diff(np.concatenate(offs)), np.cumsum([len(o) for o in offs])[:-1] - 1)
-        ends = np.cumsum(counts)
-        on = np.zeros(len(counts), dtype=bool)
-        if len(counts) > 1:  # a level's only line is never cut
-            for end_pts in (v[ends - counts], v[ends - 1]):
-                x, y = end_pts[:, 0], end_pts[:, 1]
-                on |= ((x % seam == 0) & (0 < x) & (x < cols - 1)) | ((y % seam == 0) & (0 < y) & (y < rows - 1))
-        uncut.append((v[np.repeat(~on, counts)], counts[~on]))
-        cut.append((v[np.repeat(on, counts)], counts[on]) if on.any() else None)
-        del v
-    # the cut pieces of every level with more than one, joined in one pass (levels never share a point)
-    merging = [i for i, c in enumerate(cut) if c is not None and len(c[1]) > 1]
-    joined: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    if merging:  # memory: never more than two copies of the cut vertices at a time
-        counts = np.concatenate([cut[i][1] for i in merging])  # type: ignore[index]
-        per = np.array([len(cut[i][1]) for i in merging])  # type: ignore[index]
-        cat = np.concatenate([cut[i][0] for i in merging])  # type: ignore[index]
-        for i in merging:
-            cut[i] = None
-        offsets = np.zeros(len(counts) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
+    levels = np.array(sorted(per_level), dtype=np.int64)
+    nlev = len(levels)
+    per_k = [len(per_level[kk]) for kk in levels.tolist()]
+    pieces = [pc for kk in levels.tolist() for pc in per_level.pop(kk)]
+    nlines = np.array([len(o) - 1 for _, o in pieces], dtype=np.int64)
+    v = np.concatenate([p for p, _ in pieces])
+    # contourpy interpolates both coordinates along an edge, so a vertex on a seam may be a last bit off
+    # it (95.99999999999999); rounding to 1e-8 cell puts both tiles' copies of it on one point
+    np.round(v, 8, out=v)
+    counts = np.delete(np.diff(np.concatenate([o for _, o in pieces])), np.cumsum(nlines + 1)[:-1] - 1)
+    del pieces
+    lvl = np.repeat(np.repeat(np.arange(nlev), per_k), nlines)  # each line's level (its index in levels)
+    ends = np.cumsum(counts)
+    on = np.zeros(len(counts), dtype=bool)
+    for x, y in (v[ends - counts].T, v[ends - 1].T):
+        on |= ((x % seam == 0) & (0 < x) & (x < cols - 1)) | ((y % seam == 0) & (0 < y) & (y < rows - 1))
+    on &= np.bincount(lvl, minlength=nlev)[lvl] > 1  # a level's only line is never cut
+    ncut = np.bincount(lvl[on], minlength=nlev)
+    merge = on & (ncut[lvl] > 1)  # a level's only cut line is kept as it is
+    keep_v = np.repeat(~merge, counts)
+    kept = np.compress(keep_v, v, axis=0)
+    cat = np.compress(~keep_v, v, axis=0)  # memory: the vertices held once, then twice at most
+    del v, keep_v
+    parts_xy, parts_n, parts_lvl = cat[:0], counts[:0], lvl[:0]
+    if merge.any():
+        offsets = np.zeros(np.count_nonzero(merge) + 1, dtype=np.int64)
+        np.cumsum(counts[merge], out=offsets[1:])
         geoms = shapely.from_ragged_array(shapely.GeometryType.LINESTRING, cat, (offsets,))
         del cat
-        geoms = shapely.multilinestrings(geoms, indices=np.repeat(np.arange(len(merging)), per))
-        geoms = shapely.line_merge(geoms)
+        merged_lvls, group = np.unique(lvl[merge], return_inverse=True)
+        geoms = shapely.line_merge(shapely.multilinestrings(geoms, indices=group))
         geoms, which = shapely.get_parts(geoms, return_index=True)
-        xy = shapely.get_coordinates(geoms)
-        n = shapely.get_num_coordinates(geoms)
+        parts_xy, parts_n, parts_lvl = shapely.get_coordinates(geoms), shapely.get_num_coordinates(geoms), merged_lvls[which]
         del geoms
-        stop = np.cumsum(n)
-        bounds = np.searchsorted(which, np.arange(len(merging) + 1))
-        for j, i in enumerate(merging):
-            a, b = bounds[j], bounds[j + 1]
-            joined[i] = (xy[stop[a] - n[a] : stop[b - 1]] if b > a else xy[:0], n[a:b])
-    verts, nverts, k_of_line = [], [], []
-    for i, kk in enumerate(levels):
-        extra = joined.get(i, cut[i])
-        for v, n in (uncut[i], extra) if extra is not None else (uncut[i],):
-            verts.append(v)
-            nverts.append(n)
-            k_of_line.append(np.full(len(n), kk, dtype=np.int64))
-        uncut[i] = cut[i] = None  # type: ignore[call-overload]
-    return np.concatenate(k_of_line) if k_of_line else np.zeros(0, dtype=np.int64), verts, nverts
+    # each level's kept lines, then its joined ones: both sequences are in level order already
+    own_n, own_l = counts[~merge], lvl[~merge]
+    a_v = np.bincount(own_l, weights=own_n, minlength=nlev).astype(np.int64)
+    b_v = np.bincount(parts_lvl, weights=parts_n, minlength=nlev).astype(np.int64)
+    xy = np.empty((len(kept) + len(parts_xy), 2))
+    ia = ib = o = 0
+    for i in np.flatnonzero(a_v + b_v).tolist():
+        xy[o : o + a_v[i]] = kept[ia : ia + a_v[i]]
+        o, ia = o + a_v[i], ia + a_v[i]
+        xy[o : o + b_v[i]] = parts_xy[ib : ib + b_v[i]]
+        o, ib = o + b_v[i], ib + b_v[i]
+    del kept, parts_xy
+    order = np.argsort(np.concatenate([own_l, parts_lvl]), kind="stable")  # the lines in the same order
+    line_lvl = np.concatenate([own_l, parts_lvl])[order]
+    line_n = np.concatenate([own_n, parts_n]).astype(np.int64)[order]
+    return levels[line_lvl], xy, line_n
 
 
 def contours(
@@ -260,14 +258,12 @@ def contours(
         return empty
     tile = _CONTOUR_TILE
     iv = float(interval_ft)
-    k_of_line, verts, nverts = _join(_trace(z, iv, passes, tile), tile, rows, cols)
-    if not k_of_line.size:
+    per_level = _trace(z, iv, passes, tile)
+    if not per_level:
         return empty
-    counts = np.concatenate(nverts)
+    k_of_line, xy, counts = _join(per_level, tile, rows, cols)
     offsets = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    xy = np.concatenate(verts)
-    del verts
     t = dem.transform
     xy[:, 0] = (xy[:, 0] + 0.5) * t.a + t.c  # cell (col, row) -> CRS (x, y) at the cell centre
     xy[:, 1] = (xy[:, 1] + 0.5) * t.e + t.f
