@@ -53,6 +53,8 @@ def _inputs(z: np.ndarray):
         "flat_components_touching": [(filled, dirs, inside)],
         "spill_below": [(z, start, float(filled.reshape(-1)[start]) + 0.5, np.zeros(z.shape, np.uint8),
                          np.zeros(z.shape, np.uint8))],
+        "spill_basin": [(z, start, np.zeros(z.shape, np.uint8)),
+                        (z, int(np.nanargmin(z.reshape(-1))), np.zeros(z.shape, np.uint8))],
         "channel_segments": [(dirs, acc, 30.0)],
         "dinf_partition": [(filled, dirs, 3.0, 2.5, np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n))],
         "dinf_inflow": [(rec1, rec2, p1, inside.reshape(-1), np.ones(1)), (rec1, rec2, p1, inside.reshape(-1), weight)],

@@ -593,6 +593,117 @@ def spill_below(z, start, bound, visited, proven):
 
 
 @njit(cache=True, nogil=True)
+def _sift_down2(lv, dd, ix, n):
+    """Restore the heap order of (lv, dd) pairs (lexicographic) from the root down, ``n`` entries."""
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and (lv[c + 1] < lv[c] or (lv[c + 1] == lv[c] and dd[c + 1] < dd[c])):
+            c += 1
+        if lv[c] > lv[i] or (lv[c] == lv[i] and dd[c] >= dd[i]):
+            break
+        lv[i], lv[c] = lv[c], lv[i]
+        dd[i], dd[c] = dd[c], dd[i]
+        ix[i], ix[c] = ix[c], ix[i]
+        i = c
+
+
+@njit(cache=True, nogil=True)
+def _push2(lv, dd, ix, n, level, dist, idx):
+    """Push (level, dist, idx) onto the two-key heap in (lv, dd, ix)[:n], growing it; returns them and n."""
+    if n == lv.size:
+        lv = _grown(lv, n, 2 * n)
+        dd = _grown(dd, n, 2 * n)
+        ix = _grown(ix, n, 2 * n)
+    i = n
+    while i > 0:
+        p = (i - 1) >> 1
+        if lv[p] < level or (lv[p] == level and dd[p] <= dist):
+            break
+        lv[i] = lv[p]
+        dd[i] = dd[p]
+        ix[i] = ix[p]
+        i = p
+    lv[i] = level
+    dd[i] = dist
+    ix[i] = idx
+    return lv, dd, ix, n + 1
+
+
+@njit(cache=True, nogil=True)
+def spill_basin(z, start, visited):
+    """The height water at cell ``start`` rises to before it reaches an outlet (its filled height on
+    the whole grid), and the rows and columns bounding the basin it fills: (level, r0, r1, c0, c1),
+    r1 and c1 exclusive; the basin is every cell reached below that level, and those at it on the rim.
+
+    A best-first search by (highest height on the way, then distance to the grid edge): cells leave
+    the heap in increasing water level, so the first outlet (grid edge or nodata-adjacent cell) to
+    leave it fixes the level, and every cell of the basin below it has left before; at the level
+    itself the search heads for the edge, so the way out is a corridor, not a flood of the land below.
+    ``visited`` (uint8, whole grid, all zero) is scratch, left all zero.
+    """
+    nr, nc = z.shape
+    n = nr * nc
+    zf = z.reshape(n)
+    vf = visited.reshape(n)
+    lv = np.empty(1024, dtype=np.float64)
+    dd = np.empty(1024, dtype=np.int64)
+    ix = np.empty(1024, dtype=np.int64)
+    hn = 0
+    touched = np.empty(1024, dtype=np.int64)
+    nt = 0
+    popped = np.empty(1024, dtype=np.int64)
+    plv = np.empty(1024, dtype=np.float64)
+    npop = 0
+    r = start // nc
+    c = start - r * nc
+    lv, dd, ix, hn = _push2(lv, dd, ix, hn, zf[start], min(r, nr - 1 - r, c, nc - 1 - c), start)
+    vf[start] = 1
+    touched, nt = _push(touched, nt, start)
+    level = zf[start]
+    while hn > 0:
+        level = lv[0]
+        i = ix[0]
+        hn -= 1
+        lv[0] = lv[hn]
+        dd[0] = dd[hn]
+        ix[0] = ix[hn]
+        _sift_down2(lv, dd, ix, hn)
+        popped, npop = _push(popped, npop, i)
+        if npop > plv.size:
+            plv = _grown(plv, npop - 1, 2 * plv.size)
+        plv[npop - 1] = level
+        r = i // nc
+        c = i - r * nc
+        if _is_seed(z, r, c, nr, nc):
+            break
+        for k in range(8):
+            rr = r + DR[k]
+            cc = c + DC[k]
+            j = rr * nc + cc
+            if vf[j] or zf[j] != zf[j]:
+                continue
+            vf[j] = 1
+            touched, nt = _push(touched, nt, j)
+            lv, dd, ix, hn = _push2(lv, dd, ix, hn, max(level, zf[j]), min(rr, nr - 1 - rr, cc, nc - 1 - cc), j)
+    for t in range(nt):
+        vf[touched[t]] = 0
+    r0, r1, c0, c1 = nr, 0, nc, 0
+    for t in range(npop):
+        i = popped[t]
+        if plv[t] < level or zf[i] == level:
+            r = i // nc
+            c = i - r * nc
+            r0 = min(r0, r)
+            r1 = max(r1, r + 1)
+            c0 = min(c0, c)
+            c1 = max(c1, c + 1)
+    return level, r0, r1, c0, c1
+
+
+@njit(cache=True, nogil=True)
 def channel_segments(dirs, acc, threshold):
     """Vectorise the channel network (cells with ``acc >= threshold``) along D8 links.
 

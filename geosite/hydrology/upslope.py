@@ -156,8 +156,12 @@ def upslope_area(
        without rising above that height. Filling can only lower when outlets are added, so that path
        pins the height exactly.
 
-    Flats are routed as a pure function of the filled heights, so equal heights give equal directions.
-    When the window would exceed a third of the DEM the whole DEM is routed instead.
+    A window that fails (2) cuts through a closed basin that its edge cell's water fills before it
+    spills: a search from that cell in order of water level finds the spill and the rows and columns
+    the basin covers, and the window grows to take all of it in at once (doubling its margins until it
+    did was slow on basins many windows wide). Flats are routed as a pure function of the filled
+    heights, so equal heights give equal directions. When the window would exceed half the DEM the
+    whole DEM is routed instead.
     """
     if method not in ("auto", "window", "whole"):
         raise InputError(f"upslope_area: unknown method {method!r}; use 'auto', 'window' or 'whole'")
@@ -222,8 +226,8 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
     for _ in range(40):
         r0, r1 = max(pr0 - m[0], 0), min(pr1 + m[1], nr)
         c0, c1 = max(pc0 - m[2], 0), min(pc1 + m[3], nc)
-        if (r1 - r0) * (c1 - c0) * 3 > nr * nc:
-            log.debug("upslope window %dx%d exceeds a third of the DEM: routing the whole DEM", r1 - r0, c1 - c0)
+        if (r1 - r0) * (c1 - c0) * 2 > nr * nc:
+            log.debug("upslope window %dx%d exceeds half the DEM: routing the whole DEM", r1 - r0, c1 - c0)
             return None
         z = np.ascontiguousarray(z_all[r0:r1, c0:c1])
         filled = np.empty_like(z)
@@ -277,8 +281,15 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
                 grow = True
                 break
         if grow:
-            log.debug("upslope window %dx%d: filled heights not certified (seed %d), growing", r1 - r0, c1 - c0, gr * nc + gc)
-            m = [mi * 2 for mi in m]
+            # the window cuts through a closed basin the seed's water fills before it spills: take in
+            # the whole basin (the search that finds its spill height bounds it) and grow from there
+            _, br0, br1, bc0, bc1 = fk.spill_basin(z_all, gr * nc + gc, scratch)
+            pad = max(32, size)
+            want = [pr0 - br0 + pad, br1 - pr1 + pad, pc0 - bc0 + pad, bc1 - pc1 + pad]
+            log.debug("upslope window %dx%d: filled heights not certified (seed %d): the basin spans rows %d-%d, "
+                      "columns %d-%d", r1 - r0, c1 - c0, gr * nc + gc, br0, br1, bc0, bc1)
+            grown = [max(mi, wi) for mi, wi in zip(m, want)]
+            m = grown if grown != m else [mi * 2 for mi in m]  # the basin is in already: something else is
             continue
         return z, dirs, inside, r0, c0
     return None

@@ -415,11 +415,13 @@ def local_cluster(n_workers: int) -> Any:
     shared out between them (:func:`local_worker_env`), no dashboard, and every task sent to the workers
     at once (worker-saturation inf: sites are short, and a worker waiting for its next task between
     sites cost 10 % of the throughput; work stealing still balances, and a dead worker's queue is
-    rescheduled)."""
+    rescheduled). The workers' statistical profiler (a thread taking the GIL every 10 ms to sample the
+    running site) is off: a batch does not show Dask's dashboard."""
     import dask
     from distributed import LocalCluster
 
-    with dask.config.set({"distributed.scheduler.worker-saturation": float("inf")}):
+    with dask.config.set({"distributed.scheduler.worker-saturation": float("inf"),
+                          "distributed.worker.profile.enabled": False}):
         return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
                             env=local_worker_env(n_workers))
 
