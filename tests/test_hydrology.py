@@ -172,6 +172,31 @@ def test_window_equals_whole_dem():
     assert "window" in methods
 
 
+def test_a_site_in_a_basin_wider_than_its_window_is_answered_on_the_basin():
+    # a 2 % plane with a bowl 8 ft deep and about 250 cells across: the first window (the site and
+    # 32 cells) cuts through it, so its water would leave by the window's edge
+    dem0 = inclined_plane(2.0, shape=(600, 600), cell=3.0)
+    r, c = np.mgrid[0:600, 0:600]
+    z = dem0.elevation_ft - 8.0 * np.exp(-((r - 300.0) ** 2 + (c - 300.0) ** 2) / (2 * 60.0**2))
+    dem = Dem(np.round(z, 2), dem0.transform, dem0.crs, dem0.ft_per_unit, dem0.vertical_unit)
+    fg = h.flow_grid(dem)
+    poly = _box(dem, 295, 305, 295, 305)
+    a = h.upslope_area(dem, poly, method="window")
+    b = h.upslope_area(fg, poly)
+    assert a.method == "window" and a.cell_count > 1000
+    assert (a.area_sqft, a.flow_length_ft, a.sheetflow_area_sqft) == (b.area_sqft, b.flow_length_ft, b.sheetflow_area_sqft)
+    # the search the window was sized by: the basin's spill height is the filled height at its cells,
+    # and its box holds every cell the basin fills
+    from geosite.hydrology import _kernels as fk
+
+    level, r0, r1, c0, c1 = fk.spill_basin(np.ascontiguousarray(dem.elevation_ft), 300 * 600 + 300,
+                                           np.zeros(dem.shape, np.uint8))
+    assert level == fg.filled_ft[300, 300] > dem.elevation_ft[300, 300]
+    lake = np.argwhere(fg.filled_ft > dem.elevation_ft)
+    near = lake[np.abs(lake - 300).max(axis=1) < 200]  # this bowl's cells (other pits lie far off)
+    assert r0 <= near[:, 0].min() and near[:, 0].max() < r1 and c0 <= near[:, 1].min() and near[:, 1].max() < c1
+
+
 def test_upslope_area_rejects_bad_input():
     dem = inclined_plane(5.0, shape=(20, 20))
     with pytest.raises(InputError):
