@@ -96,24 +96,16 @@ def floor_figure(size_in: tuple[float, float], dpi: float, items: list):
                         linespacing=a.get_linespacing() if hasattr(a, "get_linespacing") else a._linespacing,
                         zorder=a.get_zorder(), path_effects=a.get_path_effects())
             clip(t, box, z)
-        elif kind == "line":
-            ln = Line2D(geo[:, 0], geo[:, 1])
-            ln.update_from(a)
-            ln.set_transform(ax.transData)
-            ax.add_line(ln)
-            clip(ln, box, z)
-        elif kind == "patch":
-            p = PathPatch(geo)
-            p.update_from(a)
-            p.set_transform(ax.transData)
-            ax.add_patch(p)
-            clip(p, box, z)
-        elif kind == "collection":
-            c = PathCollection(geo)
-            c.update_from(a)
-            c.set_transform(ax.transData)
-            ax.add_collection(c, autolim=False)
-            clip(c, box, z)
+        elif kind in ("line", "patch", "collection"):
+            new = (Line2D(geo[:, 0], geo[:, 1]) if kind == "line" else PathPatch(geo) if kind == "patch"
+                   else PathCollection(geo))
+            new.update_from(a)  # the original's style (colours, widths, dashes, hatch, alpha)
+            new.set_transform(ax.transData)
+            if kind == "collection":
+                ax.add_collection(new, autolim=False)
+            else:
+                ax.add_artist(new)
+            clip(new, box, z)
         elif kind == "image":
             im = ax.imshow(a.get_array(), extent=geo, cmap=a.get_cmap(), norm=a.norm, alpha=a.get_alpha(),
                            interpolation=a.get_interpolation(), origin=a.origin, zorder=a.get_zorder(), aspect="auto")
