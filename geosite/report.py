@@ -47,6 +47,8 @@ def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluati
             "applies": ev.applies,
             "triggers": [t.to_dict() for t in ev.triggers],
             "exemptions": [t.to_dict() for t in ev.exemptions],
+            # the scopes within the chapter (Grantsburg "b6": B(6)(a)-(e) only where runoff leaves the site)
+            "scopes": {k: t.to_dict() for k, t in (ev.gate.scopes if ev.gate else {}).items()},
         },
         "plan_type": ev.plan_type,
         "plan_type_reason": ev.plan_type_message,
@@ -68,7 +70,8 @@ def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluati
     return report
 
 
-STATUS_MARK = {"fail": "FAIL", "pass": "pass", "info": "info", "not_assessed": "not assessed"}
+STATUS_MARK = {"fail": "FAIL", "pass": "pass", "info": "info", "not_assessed": "not assessed",
+               "inspector_decision": "INSPECTOR'S DECISION"}
 
 
 def render_markdown(report: dict[str, Any]) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 import shapely
 from shapely.geometry import mapping
 
-STATUS_COLOURS = {"fail": "#d7191c", "not_assessed": "#e08a00", "info": "#2b83ba", "pass": "#1a9641"}
+STATUS_COLOURS = {"fail": "#d7191c", "not_assessed": "#e08a00", "info": "#2b83ba", "pass": "#1a9641", "inspector_decision": "#7b3294"}
 
 
 def _static(name: str) -> str:
