@@ -4,6 +4,9 @@ that defect, its citation and its place.
 
 The plane falls south at 4 %; the DEM (4 ft cells) spans x 0..800, y -800..0 (sitebuilder offsets).
 Site 400 x 400 ft; disturbance 240 x 240 ft = 57,600 sq ft = 1.32 acres (a full plan, fences not basins).
+The land above the disturbance (280 ft of it, 240 ft wide: 67,200 sq ft of sheetflow) crosses 240 ft of
+bare disturbed ground at 4 %: TR-55 with P = 4.1 in gives 0.73 ft/s across it, so B(6)(a) wants a
+diversion along its upslope edge; the clean plan has one, and dates for every activity and BMP (A(3)(d)).
 """
 
 from __future__ import annotations
@@ -36,6 +39,14 @@ def contours():
     return gdf([line((0, (z - 900) / 0.04), (800, (z - 900) / 0.04)) for z in levels], elevation_ft=[float(z) for z in levels])
 
 
+INSTALL = "2027-05-03"
+
+
+def bmp_frame(geoms, ids, types):
+    """A bmps layer whose every feature has its install date (A(3)(d))."""
+    return gdf(geoms, id=ids, type=types, install=[INSTALL] * len(ids))
+
+
 def clean_layers() -> dict:
     x, y, w, h = DIST
     px, py, pw, ph = PILE
@@ -52,7 +63,7 @@ def clean_layers() -> dict:
         "roads": gdf([line((0, -610), (800, -610))], id=[1], name=["Birch St"], status=["existing"]),
         "access_drives": gdf([line((450, -610), (450, y))], id=[1]),
         "contours": contours(),
-        "bmps": gdf(
+        "bmps": bmp_frame(
             [
                 line((x, y - 1), (x + w, y - 1)),  # downslope (south) edge
                 line((x - 1, y), (x - 1, y + h)),  # west sideslope
@@ -60,9 +71,10 @@ def clean_layers() -> dict:
                 line((px - 1, py + 11), (px - 1, py - 1), (px + pw + 1, py - 1), (px + pw + 1, py + 11)),  # pile fence with hooks
                 rect(397, -563, 6, 6),  # inlet protection
                 rect(444, -610, 12, 55),  # tracking pad, 55 ft
+                line((x, y + h + 5), (x + w, y + h + 5)),  # diversion above the upslope (north) edge, B(6)(a)
             ],
-            id=[1, 2, 3, 4, 5, 6],
-            type=["silt_fence", "silt_fence", "silt_fence", "silt_fence", "inlet_protection", "tracking_pad"],
+            [1, 2, 3, 4, 5, 6, 7],
+            ["silt_fence", "silt_fence", "silt_fence", "silt_fence", "inlet_protection", "tracking_pad", "diversion"],
         ),
     }
 
@@ -145,8 +157,8 @@ def test_140ft_of_downslope_fence_missing(tmp_path, dem):
     bmps = layers["bmps"]
     # the south fence now stops 50 ft from its west end and resumes 140 ft farther on
     south = [line((x, y - 1), (x + 50, y - 1)), line((x + 190, y - 1), (x + w, y - 1))]
-    layers["bmps"] = gdf(south + list(bmps.geometry.iloc[1:]), id=[1, 7, 2, 3, 4, 5, 6],
-                         type=["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]))
+    layers["bmps"] = bmp_frame(south + list(bmps.geometry.iloc[1:]), [1, 8, 2, 3, 4, 5, 6, 7],
+                               ["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]))
     res, data, out = run_check(tmp_path, dem, layers)
     assert res.exit_code == 1
     (f,) = fails(data)
