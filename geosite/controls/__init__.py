@@ -28,7 +28,7 @@ from geosite.controls.fences import (
 )
 from geosite.controls.inlets import inlet_protection
 from geosite.controls.setbacks import DEM_CHANNELS, FEATURE_LAYERS, is_downslope, stockpile_setbacks
-from geosite.controls.submitted import bmps_of, fence_coverage, protected
+from geosite.controls.submitted import bmps_of, fence_coverage, protected, slope_length_excess
 from geosite.controls.tracking import tracking_pads
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "is_downslope",
     "max_slope_length_ft",
     "protected",
+    "slope_length_excess",
     "stockpile_setbacks",
     "submitted_at_outlets",
     "tracking_pads",

@@ -210,12 +210,43 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
     by_side = gaps.groupby("side")["length_ft"].sum() if len(gaps) else {}
     edges = "downslope, sideslope and channel-edge" if channel_pr else "downslope and sideslope"
     alt = f" (or basins at every outlet, {c.practice('sediment_basin')['citation']})" if basins.get("alternative_open") else ""
+    _slope_lengths(site, c, dem, fg, bmps, parts, summary, res)
     res.findings.append(c.finding(
         "filter_fence", "filter_fence_submitted", "pass" if ok else "fail",
         f"Submitted silt fence / straw bales cover every required {edges} stretch."
         if ok else f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the {cov['required_length_ft']:,.0f} ft required{alt} ("
         + ", ".join(f"{v:,.0f} ft {k}" for k, v in sorted(by_side.items())) + f"; {len(gaps)} gap{'s' if len(gaps) != 1 else ''}).",
         required=True, values=cov, feature_ids=ids))
+
+
+def _slope_lengths(site, c: _Ctx, dem, fg, bmps, parts, summary: dict[str, float], res: ControlsResult) -> None:
+    """DNR 1056's maximum slope length above a fence, checked on the submitted fences: the Handbook's
+    design criteria, which both chapters make binding on every BMP (Grantsburg's and Belgium's design
+    criteria sections), so it is cited there, under the fence practice's gate."""
+    table = c.v("fence_max_slope_length_ft")
+    if table is None:
+        return
+    lines = controls.bmps_of(bmps, ("silt_fence", "straw_bales", "diversion", "stabilization"))
+    barriers = shapely.union_all(to_crs(lines, dem.crs).geometry.values) if lines is not None and len(lines) else None
+    worst = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0}
+    for poly in to_crs(parts, dem.crs).geometry:
+        got = controls.slope_length_excess(poly, dem, fg, barriers, table)
+        worst["excess_sqft"] += got["excess_sqft"]
+        worst["max_ratio"] = max(worst["max_ratio"], got["max_ratio"])
+        worst["longest_ft"] = max(worst["longest_ft"], got["longest_ft"])
+    res.report.setdefault("submitted_controls", {})["slope_length"] = worst
+    design = c.p.section_name("design")
+    f = c.finding("filter_fence", "filter_fence_slope_length", "pass" if worst["excess_sqft"] <= 0 else "fail",
+                  "The slope above every submitted fence is within DNR 1056's maximum lengths "
+                  f"(the longest, {worst['longest_ft']:,.0f} ft, is {worst['max_ratio']:.0%} of what its slope allows)."
+                  if worst["excess_sqft"] <= 0 else
+                  f"On {worst['excess_sqft']:,.0f} sq ft of the disturbed area the slope above the next submitted fence is longer than DNR 1056 "
+                  f"allows for its steepness (up to {worst['longest_ft']:,.0f} ft of slope, {worst['max_ratio']:.1f} times the table's length): "
+                  f"interior fence rows (geosite proposes {summary['interior_length_ft']:,.0f} ft), diversions across the slope or a "
+                  "stabilization BMP over it are needed.",
+                  values=worst, required=True)
+    f.citation, f.section = "Design criteria (DNR 1056)", design
+    res.findings.append(f)
 
 
 def _fence_route(c: _Ctx, pr: dict[str, Any], basins: dict[str, Any]) -> tuple[bool, str]:
@@ -309,8 +340,10 @@ def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str,
         return out
     if not required:
         return out
+    at = {int(o): (float(g.x), float(g.y)) for o, g in zip(outlets["outlet"], outlets.geometry, strict=True)}
     where = "; ".join(
-        f"outlet {s['outlet']} ({s['drainage_acres']:,.2f} acres drain there, {s['disturbed_acres']:,.2f} of them disturbed): "
+        f"outlet {s['outlet']} near ({at[s['outlet']][0]:,.0f}, {at[s['outlet']][1]:,.0f}) ({s['drainage_acres']:,.2f} acres drain there, "
+        f"{s['disturbed_acres']:,.2f} of them disturbed): "
         f"{s['kind'].replace('_', ' ')}" + (f", submitted {', '.join(map(str, s['suitable_by']))}" if s["suitable_by"] else
                                             f"; bmps {', '.join(map(str, s['served_by']))} receive its runoff but do not suit it" if s["served_by"] else "; none submitted")
         for s in served)
@@ -376,13 +409,13 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -
     extra = _extra_bmps(bmps)
     for r in rep:
         nf = r["nearest_feature"]
-        name = _feature_name(nf) if nf else ""
+        name = _feature_name(nf, r["features"]) if nf else ""
         if setback_pr is None:
             down = [f for f in r["features"] if f["downslope"]]
             if down:
                 f0 = down[0]
                 res.findings.append(Finding("stockpile_downslope", "", "", "info",
-                                            f"Stockpile {r['id']} is {f0['distance_ft']:,.1f} ft from downslope {_feature_name(f0)}: "
+                                            f"Stockpile {r['id']} is {f0['distance_ft']:,.1f} ft from downslope {_feature_name(f0, down)}: "
                                             "a setback distance from roads and waters is not specified by this chapter.",
                                             values={"distance_ft": f0["distance_ft"]}, feature_ids=[r["id"]]))
         elif r["violation"]:
@@ -440,10 +473,14 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -
                                   required=True, feature_ids=missing))
 
 
-def _feature_name(f: dict[str, Any]) -> str:
-    if f["layer"] == controls.DEM_CHANNELS:
-        return f"drainage channel {f['id']} (traced on the DEM)"
-    return f"{f['layer']} {f['id']}"
+def _feature_name(f: dict[str, Any], among: list[dict[str, Any]] | None = None) -> str:
+    """A feature as the findings name it; a channel traced on the DEM also names the nearest drawn
+    downslope feature of ``among`` (often the same creek, drawn)."""
+    if f["layer"] != controls.DEM_CHANNELS:
+        return f"{f['layer']} {f['id']}"
+    drawn = next((g for g in among or [] if g["downslope"] and g["layer"] != controls.DEM_CHANNELS), None)
+    also = f"; {drawn['layer']} {drawn['id']} is {drawn['distance_ft']:,.1f} ft away" if drawn else ""
+    return f"drainage channel {f['id']} (traced on the DEM{also})"
 
 
 def _extra_bmps(bmps: gpd.GeoDataFrame | None) -> dict[Any, str]:
@@ -489,6 +526,13 @@ def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
              if which == "all" else "in the disturbed area or receiving its runoff")
     need = out[req.fillna(False).astype(bool)]
     unknown = out[req.isna()]
+    free = out[req.apply(lambda v: v is False)]
+    if len(free):
+        ids = [py_scalar(i) for i in free["id"]]
+        res.findings.append(c.finding("inlet_protection", "inlet_protection_not_required", "info",
+                                      f"Storm drain inlet(s) {', '.join(map(str, ids))} are not {scope}: {pr['citation']} does not ask for their "
+                                      "protection" + (" (protected anyway)." if free["protected"].all() and bmps is not None else "."),
+                                      feature_ids=ids))
     if len(unknown):
         res.findings.append(c.finding("inlet_protection", "inlet_protection_unknown", "not_assessed",
                                       f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in unknown['id'])}: whether the disturbed area's runoff "

@@ -305,7 +305,7 @@ def _from_analysis(f, result: AnalysisResult) -> ReviewFinding:
     elif rule == "stockpile_fence":
         fences = L.get("stockpile_fences")
         geom, layer = (_union(fences, fences["pile_id"].isin(ids)) if fences is not None and ids else None), "stockpile_fences"
-    elif rule in ("inlet_protection_submitted", "inlet_drainage"):
+    elif rule in ("inlet_protection_submitted", "inlet_drainage", "inlet_protection_not_required", "inlet_protection_unknown"):
         geom, layer = _by_ids(site.layer("storm_inlets"), ids), "storm_inlets"
     elif rule == "tracking_pad":
         pads = L.get("tracking_pads")
