@@ -103,7 +103,9 @@ def render_markdown(report: dict[str, Any]) -> str:
     ]
     for key, label, unit in (
         ("slopes.steep_area_sqft", "land on slopes of 12 % or more (site)", "sq ft"),
-        ("slopes.steep_disturbed_area_sqft", "disturbed land on slopes of 12 % or more", "sq ft"),
+        ("slopes.steep_disturbed_area_sqft", "disturbed land on slopes of 12 % or more (A(7): every cell, no minimum area)", "sq ft"),
+        ("slopes.steep_disturbed_mapped_area_sqft", "the same on the steep-slope map (patches and holes under the mapping unit dropped, filled)", "sq ft"),
+        ("slopes.max_disturbed_slope_pct", "steepest slope in the disturbed area", "%"),
         ("slopes.max_slope_pct", "steepest slope on the site", "%"),
     ):
         if key in report["measurements"]:

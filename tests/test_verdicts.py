@@ -466,3 +466,12 @@ def test_belgium_reports_a_close_pile_and_fails_nothing_for_it(tmp_path, valley)
     assert by_rule(r.findings, "stockpile_setback") == []
     f = one(r.findings, "stockpile_downslope")
     assert f.status == "info" and "not specified by this chapter" in f.message and "11.0 ft" in f.message
+
+
+@pytest.mark.parametrize(("dewatering", "status", "required"), [(True, "info", True), (False, "info", False), (None, "not_assessed", None)])
+def test_b1_dewatering_is_required_where_water_is_pumped(tmp_path, dewatering, status, required):
+    project = {"plat": "subdivision"} | ({} if dewatering is None else {"dewatering": dewatering})
+    r = analyze(make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 200, 200)], "disturbance": [rect(10, 10, 50, 50)]},
+                          {"project": project}))
+    f = one(r.findings, "dewatering")
+    assert f.citation == "B(1)" and f.status == status and f.required is required

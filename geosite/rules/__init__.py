@@ -10,7 +10,17 @@
 A new village is a new profile file; the engine reads only what a profile says.
 """
 
-from geosite.rules.engine import STATUSES, Evaluation, Finding, Gate, Trigger, evaluate, fmt, plan_type, site_gate
+from geosite.rules.engine import (
+           STATUSES,
+           Evaluation,
+           Finding,
+           Gate,
+           Trigger,
+           evaluate,
+           fmt,
+           plan_type,
+           site_gate,
+)
 from geosite.rules.profile import Profile, available_profiles, load_profile
 
 __all__ = ["STATUSES", "Evaluation", "Finding", "Gate", "Profile", "Trigger", "available_profiles", "evaluate", "fmt",

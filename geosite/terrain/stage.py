@@ -137,7 +137,7 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
 def _steep_how(cells: float, mapped: float, mmu: float, threshold: float, top: float, missing: float) -> str:
     """How the disturbed area's steep ground was measured, in words for the A(7) and B(6)(d) findings."""
     text = (f"{cells:,.0f} sq ft of cells of Horn slope {threshold:g} % or more, clipped exactly to the disturbed area "
-            f"(no minimum area); {mapped:,.0f} sq ft of it in patches of {mmu:,.0f} sq ft or more (the mapped steep slopes)")
+            f"(no minimum area); the steep-slope map, which drops patches and fills holes under {mmu:,.0f} sq ft, shows {mapped:,.0f} sq ft")
     if cells > 0 and mapped <= 0:
         text += f": the steep ground here lies only in patches under the {mmu:,.0f} sq ft mapping unit, so the map shows none"
     text += f"; the steepest slope in the disturbed area is {top:.1f} %"
