@@ -45,6 +45,17 @@ class ProfileError(InputError):
     """A jurisdiction profile is unknown or malformed."""
 
 
+class UnsafeInputError(InputError):
+    """A file the input names that geosite refuses to open: a path leaving the site folder (``..``, an
+    absolute path, a symbolic link), a URL or GDAL virtual path (``/vsicurl/``), a FIFO or device, a
+    format geosite does not read from a submission, or a VRT whose sources leave the folder."""
+
+
+class LimitError(InputError):
+    """An input over one of geosite's resource limits (raster cells x bytes, raster dimensions, vertices,
+    file size, time); the message names the limit and how to raise it."""
+
+
 class OutputError(GeositeError, OSError):
     """An output cannot be written (it exists and --overwrite was not given, or it lies inside the inputs)."""
 

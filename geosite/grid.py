@@ -113,11 +113,11 @@ class Dem:
         """The part of the grid covering ``bounds`` (left, bottom, right, top, CRS units), as a Dem
         sharing this one's array, and the (rows, cols) slices it was cut with."""
         inv = ~self.transform
-        c0, r0 = inv * (bounds[0], bounds[3])
-        c1, r1 = inv * (bounds[2], bounds[1])
+        c0, r0 = inv @ (bounds[0], bounds[3])
+        c1, r1 = inv @ (bounds[2], bounds[1])
         rows = slice(max(int(np.floor(r0)), 0), min(int(np.ceil(r1)), self.shape[0]))
         cols = slice(max(int(np.floor(c0)), 0), min(int(np.ceil(c1)), self.shape[1]))
-        t = self.transform * Affine.translation(cols.start, rows.start)
+        t = self.transform @ Affine.translation(cols.start, rows.start)
         sub = Dem(self.elevation_ft[rows, cols], t, self.crs, self.ft_per_unit, self.vertical_unit, self.source)
         return sub, (rows, cols)
 

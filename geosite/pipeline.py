@@ -55,7 +55,10 @@ class AnalysisResult:
 def analyze(site: Site, profile: Profile | str | None = None, step: Step | None = None) -> AnalysisResult:
     """Measure ``site`` and evaluate the rules of its jurisdiction (or of ``profile``)."""
     step = step or (lambda name: log.info(name))
-    prof = profile if isinstance(profile, Profile) else load_profile(profile or site.jurisdiction)
+    if isinstance(profile, Profile):
+        prof = profile
+    else:  # the profile the site was loaded with (it may be a file, not an installed name)
+        prof = site.profile if profile is None and site.profile is not None else load_profile(profile or site.jurisdiction)
     step("measuring areas and phases")
     m = measure_site(site)
     extra: dict[str, Any] = {}
@@ -128,7 +131,7 @@ def write_outputs(
         if dxf:
             from geosite.io.cad import write_dxf
 
-            write_dxf({k: v for k, v in layers.items() if k not in ("contours",)}, tmp / "derived.dxf")
+            write_dxf(layers, tmp / "derived.dxf")  # contours too, at their elevation
             names.append("derived.dxf")
         if maps:
             from geosite.maps import render_plan_maps

@@ -62,12 +62,27 @@ def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluati
             "applicant": vars(site.applicant),
             "maintainer": vars(site.maintainer),
             "project": {k: getattr(site.project, k) for k in site.project.__dataclass_fields__},
+            "feature_names": _feature_names(site),
+            "profile": {"file": profile.path, "sha256": profile.sha256},
         },
         "notes": list(site.notes),
     }
     if extra:
         report.update(extra)
     return report
+
+
+def _feature_names(site: Site) -> dict[str, dict[str, str]]:
+    """Each layer's features by id with their ``name`` attribute (report.md names them: Birch Street, CB-2)."""
+    out: dict[str, dict[str, str]] = {}
+    for layer, gdf in site.layers.items():
+        if gdf is None or "name" not in gdf.columns or "id" not in gdf.columns:
+            continue
+        names = {str(i): str(n).strip() for i, n in zip(gdf["id"], gdf["name"], strict=True)
+                 if n is not None and str(n).strip() and str(n) != "nan"}
+        if names:
+            out[layer] = names
+    return out
 
 
 STATUS_MARK = {"fail": "FAIL", "pass": "pass", "info": "info", "not_assessed": "not assessed",
@@ -114,6 +129,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     for t in report["applicability"]["triggers"] + report["applicability"]["exemptions"]:
         mark = {True: "met", False: "not met", None: "not assessed"}[t["met"]]
         lines.append(f"- **{t['citation']}** ({mark}): {t['message']}")
+    names = report.get("inputs", {}).get("feature_names", {})
     lines += ["", f"Plan type: {report['plan_type_reason']}", "", "## Findings by section", ""]
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for f in report["findings"]:
@@ -122,11 +138,84 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += [f"### {section}", ""]
         for f in items:
             cite = f"**{f['citation']}** " if f["citation"] else ""
-            lines.append(f"- {cite}[{STATUS_MARK.get(f['status'], f['status'])}] {f['message']}")
+            lines.append(f"- {cite}[{STATUS_MARK.get(f['status'], f['status'])}] {name_features(f['message'], names)}")
         lines.append("")
+    lines += _drainage(report, names) + _methods(report)
     if report.get("notes"):
         lines += ["## Notes on the input", ""] + [f"- {n}" for n in report["notes"]] + [""]
     return "\n".join(lines)
+
+
+#: How finding messages refer to features ("roads 1", "Stockpile 1", "inlet(s) 2, 5"), by layer.
+_REFS = (
+    (r"\b(roads|streams|wetlands|lakes|channels|structures|utilities|stockpiles|storm_inlets|access_drives) (\d+)", None),
+    (r"\b([Ss]tockpiles?) (\d+)", "stockpiles"),
+    (r"\b([Ii]nlet\(s\)|[Ii]nlets?) ((?:\d+(?:, )?)+)", "storm_inlets"),
+    (r"\b(drive\(s\)|drives?) ((?:\d+(?:, )?)+)", "access_drives"),
+    (r"\b(disturbed area\(s\)|disturbed areas?) ((?:\d+(?:, )?)+)", "disturbance"),
+)
+
+
+def name_features(message: str, names: dict[str, dict[str, str]]) -> str:
+    """``message`` with each feature it refers to by layer and id followed by its name from the site's
+    data: "18.0 ft from roads 1" -> "18.0 ft from roads 1 (Birch Street)"."""
+    import re
+
+    for pattern, layer in _REFS:
+        def sub(m: re.Match, layer: str | None = layer) -> str:
+            table = names.get(layer or m.group(1), {})
+            ids = [i.strip() for i in m.group(2).split(",") if i.strip()]
+            named = [f"{i} ({table[i]})" if i in table else i for i in ids]
+            tail = ", " if m.group(2).rstrip().endswith(",") else ""
+            return f"{m.group(1)} {', '.join(named)}{tail}"
+
+        message = re.sub(pattern, sub, message)
+    return message
+
+
+def _drainage(report: dict[str, Any], names: dict[str, dict[str, str]]) -> list[str]:
+    """Upslope drainage areas (A(1)(g), statement B(4)) and whether runoff leaves the site (B(6))."""
+    m = report.get("measurements", {})
+    out = ["## Drainage", ""]
+    leaves = m.get("hydrology.runoff_leaves_site")
+    how = m.get("hydrology.runoff_leaves_site_how") or m.get("hydrology.runoff_leaves_site.why") or ""
+    out.append("Runoff leaves the site: " + {True: "**yes**", False: "**no**", None: "not assessed"}[leaves]
+               + (f" ({how})." if how else "."))
+    up = m.get("hydrology.upslope")
+    if isinstance(up, list) and up:
+        dist = names.get("disturbance", {})
+        out += ["", "Upslope drainage areas (land outside each disturbed area that drains onto it):", "",
+                "| disturbed area | upslope area | sheetflow | channelized | mean slope | cover | sheet-flow velocity | diversion |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for d in up:
+            did = str(d.get("disturbance_id"))
+            who = f"{did} ({dist[did]})" if did in dist else did
+            v = d.get("velocity_fps")
+            div = {True: "required", False: "not required", None: "not assessed"}.get(d.get("diversion_required"), "")
+            out.append(f"| {who} | {fmt(d.get('area_sqft'), 'sq ft')} ({_acres(d.get('area_acres'))}) | "
+                       f"{fmt(d.get('sheetflow_area_sqft'), 'sq ft')} | {fmt(d.get('channelized_area_sqft'), 'sq ft')} | "
+                       f"{fmt(d.get('mean_slope_pct'), '%')} | {str(d.get('land_cover') or '').replace('_', ' ')} | "
+                       + (f"{v:.2f} ft/s" if isinstance(v, (int, float)) else "not estimated") + f" | {div} |")
+    elif isinstance(up, list):
+        out += ["", "No land outside the disturbed areas drains onto them."]
+    return out + [""]
+
+
+def _methods(report: dict[str, Any]) -> list[str]:
+    """How each number was measured, from the methods the report records."""
+    m = report.get("measurements", {})
+    rows = [("Slopes", report.get("slopes", {}).get("method")),
+            ("Flow routing", report.get("flow_routing", {}).get("method"))]
+    up = m.get("hydrology.upslope")
+    if isinstance(up, list) and up:
+        rows.append(("Upslope areas", up[0].get("area_method")))
+        rows += [(f"Sheet-flow velocity, disturbed area {d.get('disturbance_id')}", d.get("velocity_method")) for d in up]
+    if "contours" in report:
+        c = report["contours"]
+        rows.append(("Contours", f"every {c.get('interval_ft'):g} ft, every {c.get('index_every')}th an index contour"
+                     if isinstance(c.get("interval_ft"), (int, float)) else None))
+    rows = [(k, v) for k, v in rows if v]
+    return (["## Methods", ""] + [f"- **{k}**: {v}" for k, v in rows] + [""]) if rows else []
 
 
 def _acres(value: float | None) -> str:

@@ -40,6 +40,7 @@ then shifted to real WISCRS coordinates computed with pyproj from the site's lon
 from __future__ import annotations
 
 import argparse
+import shutil
 import sqlite3
 import sys
 import time
@@ -835,19 +836,198 @@ def write_site(site: Site, out_dir: Path) -> dict:
 
     # Layers
     gpkg = out / "layers.gpkg"
+    frames = {}
+    for lname in sorted(site.layers, key=LAYER_ORDER.index):
+        recs = []
+        for i, r in enumerate(site.layers[lname], start=1):
+            g = to_world(r["geometry"], ox, oy)
+            recs.append({"id": i, **{k: val for k, val in r.items() if k != "geometry"}, "geometry": g})
+        frames[lname] = gpd.GeoDataFrame(recs, geometry="geometry", crs=crs)
+    counts = write_layers(gpkg, frames)
+    (out / "site.toml").write_text(site.toml, encoding="utf-8")
+    return {"dem_shape": Zf.shape, "dem_bytes": dem_path.stat().st_size, "gpkg_bytes": gpkg.stat().st_size,
+            "counts": counts, "z_range": (float(Zf.min()), float(Zf.max()))}
+
+
+# ------------------------------------------------------------------------------- real terrain (third site)
+
+REAL_SITE = "crow_wing_real_terrain"
+#: where the real LiDAR lives in this workplace: shared/ beside the repository (never copied into it)
+REAL_DEMS = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_dems"
+
+
+def crow_wing_real_terrain(out_dir: Path, real_dems: Path = REAL_DEMS) -> dict:
+    """A six-lot subdivision on real LiDAR: ``shared/data/real_dems/minnesota_1m/dem.tif`` (forested
+    glacial terrain, Crow Wing County, Minnesota, 1-m cells, EPSG:26915 UTM 15N metres, heights in
+    metres), used as if the site were in the Village of Grantsburg. The folder is generated, never
+    committed (tests and scripts/run_sample.sh write it outside the repository's tracked files); it
+    holds its own copy of the DEM, so it names nothing outside itself and `geosite check` takes it. The creek is the DEM's own channel (the D8
+    flow path down the valley south of the parcel); the parcel is a 183 x 122 m rectangle turned
+    25 deg off the grid on the slope north of it; a new cul-de-sac street, six lots with houses, a
+    stockpile, utilities, inlets and an imperfect set of BMPs. Deterministic (no randomness; coordinates
+    rounded to 0.01 m). Returns what was written."""
+    import math
+
+    from geosite.grid import Dem
+    from geosite.hydrology import flow_grid
+
+    dem_path = real_dems / "minnesota_1m" / "dem.tif"
+    if not dem_path.is_file():
+        raise SystemExit(f"{dem_path}: not found (the real-terrain site needs shared/data/real_dems)")
+    with rasterio.open(dem_path) as src:
+        z = src.read(1).astype(float)
+        z[~np.isfinite(z) | (z < -1e30)] = np.nan
+        transform, crs = src.transform, src.crs
+    dem = Dem.from_array(z, transform, crs, "m")
+    fg = flow_grid(dem)
+    # the creek: the D8 flow path from the valley's head cell west of the parcel to the DEM edge
+    r, c = rasterio.transform.rowcol(transform, 429330.0, 5150562.0)
+    path = []
+    from geosite import grid as ggrid
+
+    dr, dc = np.asarray(ggrid.DR), np.asarray(ggrid.DC)  # geosite's D8 table (codes 1..8)
+    for _ in range(5000):
+        path.append(transform @ (c + 0.5, r + 0.5))
+        d = int(fg.directions[r, c])
+        if not 1 <= d <= 8:
+            break
+        r, c = r + int(dr[d - 1]), c + int(dc[d - 1])
+        if not (0 <= r < z.shape[0] and 0 <= c < z.shape[1]):
+            break
+    creek = LineString(path).simplify(1.5)
+    cx, cy, th = 429450.0, 5150652.0, math.radians(25.0)
+
+    def frame(x, y):  # local parcel frame (m, x along the parcel, y across it) -> UTM
+        return (cx + x * math.cos(th) - y * math.sin(th), cy + x * math.sin(th) + y * math.cos(th))
+
+    def poly(pts):
+        return Polygon([frame(*p) for p in pts])
+
+    def line(pts):
+        return LineString([frame(*p) for p in pts])
+
+    def rct(x0, y0, x1, y1):
+        return poly([(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+
+    W, H = 183.0, 122.0
+    parcel = rct(-W / 2, -H / 2, W / 2, H / 2)
+    road_axis = line([(-W / 2 - 40, H / 2 + 6), (W / 2 + 40, H / 2 + 6)])  # existing road, outside the top edge
+    road_old = road_axis.buffer(4.0, cap_style="flat")
+    court_axis = line([(0.0, H / 2 + 2), (0.0, -12.0)])
+    court = unary_union([court_axis.buffer(5.0, cap_style="flat"), Point(frame(0.0, -12.0)).buffer(14.0, quad_segs=16)])
+    lots = [rct(x0, y0, x0 + 38, y0 + 34) for x0 in (-88.0, -50.0) for y0 in (-56.0, 8.0)]
+    lots += [rct(12.0, y0, 50.0, y0 + 34) for y0 in (-56.0, 8.0)]
+    houses = [shapely.affinity.scale(lot, 0.42, 0.45) for lot in lots]
+    names = [f"House, Lot {i}" for i in range(1, 7)]
+    phase1 = unary_union([court.buffer(6.0), rct(-6.0, H / 2 - 12.0, 6.0, H / 2)]).intersection(parcel)
+    ph2 = unary_union([lot.buffer(-2.0) for lot in lots[:4]]).difference(phase1)
+    ph3 = unary_union([lot.buffer(-2.0) for lot in lots[4:]]).difference(phase1)
+    pile = rct(-44.0, -8.0, -30.0, 2.0)
+    drive = rct(-4.0, H / 2, 4.0, H / 2 + 2.0).union(rct(-4.0, H / 2 - 20.0, 4.0, H / 2))
+    inlets = [Point(frame(-9.0, -12.0)), Point(frame(9.0, -12.0))]
+    water_old = road_axis.parallel_offset(2.0, "left")
+    water_new = line([(1.5, H / 2 + 4.0), (1.5, -12.0)])
+    sewer_new = line([(-1.5, H / 2 + 4.0), (-1.5, -24.0)])
+    barn = rct(62.0, 20.0, 80.0, 44.0)
+    soils_split = line([(-300, -10.0), (300, 25.0)])
+    win = box(*dem.bounds).buffer(-1.0)
+    upper = poly([(-400, -10.0), (400, 25.0), (400, 400), (-400, 400)]).intersection(win)
+    lower = win.difference(upper)
+    del soils_split
+    fence = line([(-W / 2 + 2, -H / 2 + 3), (W / 2 - 60, -H / 2 + 3)])
+    layers = {
+        "site_boundary": [_row(parcel, name="Aspen Ridge, Lots 1-6 (proposed plat)")],
+        "disturbance": [
+            _row(phase1, phase="1", start="2027-05-03", end="2027-07-30", name="Phase 1: Aspen Ridge Court and utilities"),
+            _row(ph2, phase="2", start="2027-06-14", end="2027-10-15", name="Phase 2: Lots 1-4"),
+            _row(ph3, phase="3", start="2027-08-02", end="2027-10-29", name="Phase 3: Lots 5-6"),
+        ],
+        "stockpiles": [_row(pile, days=60, material="topsoil", name="SP-1 topsoil")],
+        "roads": [_row(road_old, name="County Road 3", status="existing", public=True, surface="asphalt"),
+                  _row(court.intersection(parcel.buffer(3.0)), name="Aspen Ridge Court", status="new", public=True,
+                       surface="asphalt")],
+        "streams": [_row(creek, name="Spring Creek")],
+        "wetlands": [_row(creek.buffer(6.0).intersection(box(429360, 5150500, 429520, 5150600)), name="Spring Creek sedge meadow",
+                          type="wet meadow")],
+        "storm_inlets": [_row(p, name=f"CB-{i}", status="new") for i, p in enumerate(inlets, start=1)],
+        "utilities": [_row(water_old, kind="water", status="existing", underground=True, name="6-in water main, County Road 3"),
+                      _row(water_new, kind="water", status="new", underground=True, name="8-in water main, Aspen Ridge Court"),
+                      _row(sewer_new, kind="sanitary", status="new", underground=True, name="8-in sanitary sewer, Aspen Ridge Court")],
+        "structures": [_row(h, status="proposed", name=n) for h, n in zip(houses, names, strict=True)]
+        + [_row(barn, status="existing", name="Pole barn (to remain)")],
+        "floodplain": [_row(creek.buffer(14.0).intersection(win), zone="100yr", name="Spring Creek, Zone A")],
+        "soils": [_row(upper, musym="MkB", name="Mahtomedi loamy sand, 1 to 8 percent slopes", hsg="A"),
+                  _row(lower, musym="MkD", name="Mahtomedi loamy sand, 8 to 25 percent slopes", hsg="A")],
+        "vegetation": [_row(win.difference(road_old), cover="light_woods", name="Aspen and red pine"),
+                       _row(road_old.intersection(win), cover="pavement", name="County Road 3")],
+        "access_drives": [_row(drive, name="Construction entrance (Aspen Ridge Court)", surface="gravel", pad_length_ft=40.0)],
+        "bmps": [_row(fence, type="silt_fence", name="Silt fence along the low edge (east part missing)"),
+                 _row(inlets[0].buffer(1.0), type="inlet_protection", name="Inlet filter, CB-1"),
+                 _row(drive, type="tracking_pad", name="Stone tracking pad, 40 ft")],
+    }
+    out = out_dir / REAL_SITE
+    out.mkdir(parents=True, exist_ok=True)
+    # the folder is generated (never committed), so it holds its own copy of the DEM: a site folder that
+    # names nothing outside itself is one `geosite check` accepts as a submission
+    shutil.copyfile(dem_path, out / "dem.tif")
+    toml = f"""# Generated by scripts/make_sample_sites.py (crow_wing_real_terrain) -- do not edit; rerun the script.
+# Real LiDAR (a copy of shared/data/real_dems/minnesota_1m/dem.tif, never committed) used as if in Grantsburg;
+# the plat, people and addresses are fictional; soils illustrative (not SSURGO).
+name = "Aspen Ridge, six-lot subdivision on real terrain"
+jurisdiction = "grantsburg"
+crs = "EPSG:26915"                     # the DEM's own: NAD83 / UTM 15N, metres
+
+[dem]
+path = "dem.tif"
+vertical_unit = "m"                    # the README infers metres from the 380-410 range: stated, not guessed
+
+[layers]
+path = "layers.gpkg"
+
+[applicant]
+name = "Aspen Ridge Development LLC (contact: Mara Lindgren)"
+address = "1450 Highway 371, Grantsburg, WI 54840"
+phone = "715-555-0163"
+
+[maintainer]
+name = "Jon Berg, Pine Country Site Works"
+address = "88 Mill Road, Grantsburg, WI 54840"
+phone = "715-555-0171"
+
+[preparer]
+name = "Kari Olson, P.E."
+firm = "Northwoods Civil Consultants"
+phone = "715-555-0190"
+
+[project]
+start = 2027-05-03
+end = 2027-10-29
+cut_cy = 2400.0
+fill_cy = 2100.0
+plat = "subdivision"
+dewatering = false
+state_funded = false
+"""
+    frames = {lname: gpd.GeoDataFrame([{"id": i, **{k: v for k, v in r.items() if k != "geometry"},
+                                         "geometry": shapely.transform(r["geometry"], lambda a: np.round(a, 2))}
+                                        for i, r in enumerate(layers[lname], start=1)], geometry="geometry", crs=crs)
+              for lname in sorted(layers, key=LAYER_ORDER.index)}
+    gpkg = out / "layers.gpkg"
+    counts = write_layers(gpkg, frames)
+    (out / "site.toml").write_text(toml, encoding="utf-8")
+    return {"counts": counts, "dem": str(dem_path), "gpkg_bytes": gpkg.stat().st_size}
+
+
+def write_layers(gpkg: Path, frames: dict[str, gpd.GeoDataFrame]) -> dict[str, int]:
+    """Write the layers to one GeoPackage deterministically: ``id`` first as int64, ``last_change``
+    pinned, the file vacuumed. Returns the feature count per layer."""
     for p in (gpkg, Path(str(gpkg) + "-journal"), Path(str(gpkg) + "-wal")):
         if p.exists():
             p.unlink()
     counts = {}
     pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": GPKG_DATE})
     try:
-        for lname in sorted(site.layers, key=LAYER_ORDER.index):
-            rows = site.layers[lname]
-            recs = []
-            for i, r in enumerate(rows, start=1):
-                g = to_world(r["geometry"], ox, oy)
-                recs.append({"id": i, **{k: val for k, val in r.items() if k != "geometry"}, "geometry": g})
-            gdf = gpd.GeoDataFrame(recs, geometry="geometry", crs=crs)
+        for lname, gdf in frames.items():
             cols = ["id"] + [c for c in gdf.columns if c not in ("id", "geometry")] + ["geometry"]
             gdf = gdf[cols]
             gdf["id"] = gdf["id"].astype("int64")
@@ -863,22 +1043,28 @@ def write_site(site: Site, out_dir: Path) -> dict:
         con.execute("VACUUM")  # compact (and deterministic) page layout
     finally:
         con.close()
-
-    (out / "site.toml").write_text(site.toml, encoding="utf-8")
-    return {"dem_shape": Zf.shape, "dem_bytes": dem_path.stat().st_size, "gpkg_bytes": gpkg.stat().st_size,
-            "counts": counts, "z_range": (float(Zf.min()), float(Zf.max()))}
+    return counts
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "data" / "sample_sites"))
     ap.add_argument(
-        "--only", action="append", choices=SITE_NAMES, help="generate only this site (repeatable)"
+        "--only", action="append", choices=(*SITE_NAMES, REAL_SITE),
+        help=f"generate only this site (repeatable); {REAL_SITE} (real LiDAR read from shared/, not bundled) "
+             "is generated only when named",
     )
+    ap.add_argument("--real-dems", default=str(REAL_DEMS), help="folder of the real DEMs (shared/data/real_dems)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     out = Path(args.out)
     names = args.only or list(SITE_NAMES)
+    if REAL_SITE in names:
+        names = [n for n in names if n != REAL_SITE]
+        info = crow_wing_real_terrain(out, Path(args.real_dems))
+        if not args.quiet:
+            print(f"{REAL_SITE}: DEM {info['dem']} (copied into the folder); layers.gpkg {info['gpkg_bytes']:,} B; "
+                  f"{sum(info['counts'].values())} features in {len(info['counts'])} layers")
     for n in names:
         t0 = time.perf_counter()
         info = write_site(BUILDERS[n](), out)

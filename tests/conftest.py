@@ -14,3 +14,22 @@ def real_dems() -> Path:
     if not REAL_DEMS.is_dir():
         pytest.skip("shared/data/real_dems is not present")
     return REAL_DEMS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def lot7_outputs(tmp_path_factory):
+    """The Lot 7 sample site analyzed once, with every output written (report, GeoPackage, DXF, the
+    three sheets): the files the read-back tests measure."""
+    import warnings
+
+    from geosite.pipeline import analyze, write_outputs
+    from geosite.site import load_site
+
+    out = tmp_path_factory.mktemp("lot7") / "out"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = analyze(load_site(ROOT / "data" / "sample_sites" / "grantsburg_lot7"))
+        write_outputs(result, out, maps=True)
+    return out

@@ -28,13 +28,25 @@ def point(x: float, y: float) -> Point:
 
 
 def toml_value(v: Any) -> str:
+    """A TOML literal for a Python value (texts, numbers with nan/inf, dates, date-times, lists, tables)."""
+    import datetime as dt
+    import math
+
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" for c in v) + '"'
     if isinstance(v, dict):
         return "{ " + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + " }"
-    return str(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(v, dt.datetime):
+        return v.isoformat()
+    if isinstance(v, dt.date):
+        return f"{v.year:04d}-{v.month:02d}-{v.day:02d}"
+    return repr(v) if isinstance(v, float) else str(v)
 
 
 def write_toml(path: Path, conf: dict[str, Any]) -> None:

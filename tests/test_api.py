@@ -136,7 +136,9 @@ def test_controls_through_the_api(plane_site):
     summary = geosite.fence_summary(fence)
     assert summary["downslope_length_ft"] == pytest.approx(100.0)
     assert summary["sideslope_length_ft"] == pytest.approx(120.0)
-    assert summary["total_length_ft"] == pytest.approx(220.0)
+    # the side fences run up the slope into their open ends: each end turned off the line, 10 ft up
+    assert summary["hook_length_ft"] == pytest.approx(20.0)
+    assert summary["total_length_ft"] == pytest.approx(240.0)
     assert fence.crs.equals(site.crs)
     assert runs.loc[runs["side"] == "upslope", "length_ft"].sum() == pytest.approx(100.0)
 

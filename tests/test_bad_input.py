@@ -152,9 +152,14 @@ def test_existing_output_not_overwritten_without_flag(tmp_path):
     res = run_cli("analyze", str(folder), "--out", str(out))
     assert res.exit_code == 2 and "--overwrite" in res.output
     assert (out / "keep.txt").read_text() == "mine"
+    # --overwrite replaces only what geosite wrote (issue 13): this folder is the user's
     res = run_cli("analyze", str(folder), "--out", str(out), "--overwrite")
-    assert res.exit_code == 0
-    assert not (out / "keep.txt").exists() and (out / "report.json").exists()
+    assert res.exit_code == 2 and "geosite did not write it" in res.output
+    assert (out / "keep.txt").read_text() == "mine"
+    mine = tmp_path / "geosite-made"
+    assert run_cli("analyze", str(folder), "--out", str(mine), "--no-maps").exit_code == 0
+    res = run_cli("analyze", str(folder), "--out", str(mine), "--overwrite", "--no-maps")
+    assert res.exit_code == 0 and (mine / "report.json").exists()
 
 
 def test_output_inside_the_site_is_refused(tmp_path):

@@ -252,6 +252,7 @@ def test_cli_against_running_scheduler_and_worker_killed_mid_batch(sites, dask_c
     proc = subprocess.run([str(VENV_BIN / "geosite"), "-q", "batch", *map(str, folders[:3]), "--scheduler", address,
                            "--out", str(out)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+    assert "INFO" not in proc.stderr  # -q: only errors (distributed's own INFO logging included)
     assert_outputs_match(out, folders[:3], refs)
 
     # SIGKILL one worker while tasks run (each task sleeps 1 s first, so both workers are busy)
@@ -292,6 +293,7 @@ def test_cli_local_cluster_exit_1_with_a_bad_site(sites, tmp_path):
                            "--out", str(out)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert "zz_bad" in proc.stderr and "invalid polygon" in proc.stderr
+    assert "INFO distributed" not in proc.stderr  # the local cluster's INFO lines stay out of the default run
     assert "2 sites: 1 analyzed, 1 failed" in proc.stdout
     assert_outputs_match(out, folders[4:5], refs)
     assert (out / "summary.csv").is_file() and (out / "summary.gpkg").is_file()

@@ -4,6 +4,8 @@ site and the problem geometries, and the findings list and the map are linked bo
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,29 @@ from geosite.cli import cli
 from geosite.testing import inclined_plane
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+needs_chromium = pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+                                    reason="needs /usr/bin/chromium and chromedriver (Debian chromium chromium-driver)")
+
+
+@contextmanager
+def chromium_page(page: Path, height: int = 900) -> Iterator:
+    """A headless Chromium (no network helpers, console logged) with ``page`` loaded; quit after."""
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", f"--window-size=1400,{height}"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+    try:
+        driver.set_page_load_timeout(20)
+        driver.get(page.resolve().as_uri())
+        yield driver
+    finally:
+        driver.quit()
 
 
 @pytest.fixture(scope="module")
@@ -40,22 +65,11 @@ def test_report_is_self_contained(report):
         assert ref not in text, ref
 
 
-@pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()), reason="needs /usr/bin/chromium and chromedriver (Debian chromium chromium-driver)")
+@needs_chromium
 def test_report_in_headless_chromium(report):
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-              "--disable-component-update", "--disable-sync", "--window-size=1400,900"):
-        opts.add_argument(a)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
-    try:
-        driver.set_page_load_timeout(20)
-        driver.get(report.resolve().as_uri())
+    with chromium_page(report) as driver:
         assert driver.execute_script("return typeof window.geosite === 'object'")
         errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
         assert errors == []
@@ -83,6 +97,4 @@ def test_report_in_headless_chromium(report):
         assert "selected" in driver.find_element(By.ID, f"finding-{other}").get_attribute("class")
         assert "selected" not in driver.find_element(By.ID, f"finding-{fid}").get_attribute("class")
         assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
-    finally:
-        driver.quit()
 

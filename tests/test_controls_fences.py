@@ -29,8 +29,13 @@ def test_fence_on_downslope_and_side_edges_never_upslope(az):
     s = fence_summary(fence)
     assert s["downslope_length_ft"] == pytest.approx(w, rel=1e-9)
     assert s["sideslope_length_ft"] == pytest.approx(2 * h, rel=1e-9)
-    assert s["interior_length_ft"] == 0 and s["hook_length_ft"] == 0  # side fences already run upslope
-    assert s["total_length_ft"] == pytest.approx(w + 2 * h, rel=0.02)
+    # the side fences run up the slope into their open ends: each end is turned off the line, 45 deg
+    # up the slope (a straight-upslope hook would lie on the fence: zero length on the ground)
+    assert s["interior_length_ft"] == 0 and s["hook_length_ft"] == pytest.approx(20.0)
+    hooks = fence[fence.side == "hook"]
+    sides = fence[fence.side == "sideslope"].union_all()
+    assert len(hooks) == 2 and all(h.intersection(sides).length < 1e-6 for h in hooks.geometry)
+    assert s["total_length_ft"] == pytest.approx(w + 2 * h + 20.0, rel=0.02)
     assert s["with_interior_length_ft"] == s["total_length_ft"]
     up = runs[runs.side == "upslope"]
     assert up["length_ft"].sum() == pytest.approx(w, rel=1e-9)
@@ -85,6 +90,79 @@ def test_total_is_the_edge_fence_interior_rows_on_top():
     w, h = 200.0, 100.0
     fence, _runs = _fence(5.0, 180.0, w, h)
     s = fence_summary(fence)
-    assert s["total_length_ft"] == pytest.approx(w + 2 * h, rel=0.02)
+    assert s["total_length_ft"] == pytest.approx(w + 2 * h + 2 * 10.0, rel=0.02)  # two 10-ft end hooks
     assert s["interior_length_ft"] == pytest.approx(w, rel=0.03)
     assert s["with_interior_length_ft"] == pytest.approx(s["total_length_ft"] + s["interior_length_ft"])
+
+
+def test_interior_rows_run_on_the_contour_and_stop_at_a_house():
+    """A 200 x 200 ft area on a 3 % plane falling south gets rows 75 and 150 ft above its bottom
+    (DNR 1056: 75 ft at 2-5 %). A 60 x 40 ft house straddling the 75-ft row cuts it: the row stops
+    5 ft short of the house on either side (200 - 70 = 130 ft built), and the 70 ft gap is a
+    stand-in naming the house and what replaces the row there."""
+    from geosite.controls import buildable_rows, interior_rows
+
+    dem = inclined_plane(3.0, shape=(300, 300), cell=2.0)
+    area = box(CX - 100, CY - 100, CX + 100, CY + 100)
+    house = box(CX - 30, CY - 45, CX + 30, CY - 5)  # spans y = CY - 25 (the 75-ft row)
+    obst = gpd.GeoDataFrame({"layer": ["structures"], "id": [1]}, geometry=[house], crs=dem.crs)
+    rows = interior_rows(area, dem, flow_grid(dem))
+    assert sorted(round(float(np.mean(np.asarray(g.coords)[:, 1])) - (CY - 100), 2) for g in rows) == [75.0, 150.0]
+    for g in rows:  # on the contour: one height along the whole row
+        assert np.ptp(np.asarray(g.coords)[:, 1]) < 1e-6
+    kept, gaps = buildable_rows(rows, obst, clearance=5.0, min_length=25.0)
+    assert not any(g.intersects(house.buffer(4.99)) for g in kept)
+    low = [g for g in kept if abs(np.mean(np.asarray(g.coords)[:, 1]) - (CY - 25)) < 1e-6]
+    assert sorted(round(g.length, 6) for g in low) == [65.0, 65.0]
+    (gap, layer, oid), = gaps
+    assert (layer, oid) == ("structures", 1) and gap.length == pytest.approx(70.0)
+    fence, _ = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, obstacles=obst)
+    stand = fence[fence.side == "stand_in"]
+    assert len(stand) == 1 and stand["obstacle"].iloc[0] == "structures 1"
+    assert "downslope side of the structure" in stand["practice"].iloc[0]
+    assert not fence[fence.side == "interior"].intersects(house).any()
+    s = fence_summary(fence)
+    assert s["interior_length_ft"] == pytest.approx(130.0 + 200.0, abs=0.01)
+    assert s["interior_stand_in_length_ft"] == pytest.approx(70.0, abs=0.01)
+
+
+def test_short_row_pieces_are_not_built():
+    from shapely.geometry import LineString
+
+    from geosite.controls import buildable_rows
+
+    row = LineString([(0, 0), (100, 0)])
+    wall = gpd.GeoDataFrame({"layer": ["roads"], "id": [3]}, geometry=[box(15, -5, 25, 5)], crs="EPSG:7593")
+    kept, gaps = buildable_rows([row], wall, clearance=0.0, min_length=25.0)
+    assert [g.length for g in kept] == [75.0]  # 0-15 is too short to build
+    assert sorted((round(g.length, 6), k) for g, k, _ in gaps) == [(10.0, "roads"), (15.0, "short")]
+
+
+def test_a_fence_running_downhill_into_its_end_gets_a_j_hook():
+    """A fence chain that ends at its low point (it runs straight down a 2 % plane falling south): an
+    upslope hook would retrace the fence. The hook turns off it into the area, 45 deg back up the
+    slope: 10 ft long, rising 7.07 ft of northing, 7.07 ft east into the area, never on the fence."""
+    import geopandas as gpd
+    from shapely.geometry import LineString
+
+    from geosite.controls.fences import _hooks
+    from geosite.hydrology import downhill_field
+
+    dem = inclined_plane(2.0, shape=(300, 300), cell=2.0)
+    fence_line = LineString([(CX, CY + 80), (CX, CY - 80)])  # north to south: downhill into its end
+    runs = gpd.GeoDataFrame({"side": ["sideslope", "upslope"], "ring": [0, 0], "chain": [0, -1], "chain_pos": [0, 0]},
+                            geometry=[fence_line, LineString([(CX, CY - 80), (CX + 50, CY - 80)])], crs=dem.crs)
+    fg = flow_grid(dem)
+    ux, uy = downhill_field(fg.filled_ft, dem, fg.directions)
+    area = box(CX, CY - 80, CX + 100, CY + 80)  # the area lies east of the fence
+    hooks = _hooks(runs, ux, uy, dem, 10.0, area)
+    low = [h for h in hooks if h.coords[0][1] == pytest.approx(CY - 80)]
+    assert len(low) == 1
+    (x0, y0), (x1, y1) = low[0].coords
+    assert low[0].length == pytest.approx(10.0)
+    assert (x1 - x0, y1 - y0) == pytest.approx((10 / 2**0.5, 10 / 2**0.5), abs=1e-6)
+    assert low[0].intersection(fence_line).length == 0
+    # the high end (the fence runs up the slope into it) is turned off the line too, rising 7.07 ft
+    (high,) = [h for h in hooks if h.coords[0][1] == pytest.approx(CY + 80)]
+    assert high.coords[1][1] - high.coords[0][1] == pytest.approx(10 / 2**0.5)
+    assert high.intersection(fence_line).length == 0

@@ -148,12 +148,18 @@ def test_dxf_round_trip(plane, tmp_path):
     site = _site(dem, storm_inlets=gdf([Point(X + 301, Y + 301)], id=[1]))
     res = measure_controls(site, load_profile("grantsburg"), dem, fg, measure_site(site), lambda s: None)
     path = write_dxf(res.layers, tmp_path / "controls.dxf")
+    from geosite.io.cad import cad_layer
+
     back = pyogrio.read_dataframe(path)
-    assert set(back["Layer"]) == {k for k, v in res.layers.items() if len(v)}
-    fence = back[back["Layer"] == "filter_fence"]
-    assert fence.geometry.length.sum() == pytest.approx(res.layers["filter_fence"]["length_ft"].sum(), rel=1e-9)
-    xmin, ymin, xmax, ymax = fence.total_bounds
-    assert (xmin, ymin, xmax, ymax) == pytest.approx((X + 200, Y + 250, X + 400, Y + 350))
+    ff = res.layers["filter_fence"]
+    want = {cad_layer(k)[0] for k, v in res.layers.items() if len(v) and k != "filter_fence"}
+    want |= {cad_layer("filter_fence", s)[0] for s in set(ff["side"])}
+    assert set(back["Layer"]) == want
+    fence = back[back["Layer"].str.startswith("C-ESCP-SFNC-") & (back["Layer"] != "C-ESCP-SFNC-GAPS")
+                 & (back["Layer"] != "C-ESCP-SFNC-STKP")]
+    assert fence.geometry.length.sum() == pytest.approx(ff["length_ft"].sum(), rel=1e-9)
+    assert tuple(fence.total_bounds) == pytest.approx(tuple(ff.total_bounds))
+    assert tuple(ff[ff.side == "downslope"].total_bounds) == pytest.approx((X + 200, Y + 250, X + 400, Y + 250))
     import ezdxf
 
     assert ezdxf.readfile(path).header["$INSUNITS"] == 21  # US survey feet

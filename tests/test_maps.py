@@ -259,7 +259,7 @@ def test_construction_plan_schedule_and_legend(site):
     table = [t.get_text() for t in sheet.panel.texts if t.get_gid() == "table"]
     assert any("2027-04-05" in t and "2027-06-30" in t for t in table)
     final = render_final_conditions(site, None)[0].geosite
-    assert "Proposed structures (label: status)" in "\n".join(final.legend)
+    assert "Proposed structures (label: name and size)" in "\n".join(final.legend)
 
 
 def test_big_site_tiles_with_match_lines(tmp_path):
@@ -347,3 +347,35 @@ def test_map_draws_on_the_analysis_dem_when_it_is_the_same_read(site):
     # a map window that does not take in the whole file reads its own window, as before
     wide = make_context(result, scale_ft=20, margin_ft=0.0)
     assert wide.dem() is not result.dem and wide.dem().shape < result.dem.shape
+
+
+def test_labels_asked_for_at_one_point_are_placed_apart_with_leaders():
+    """Twelve labels asked for at one spot: each is placed where its text box meets no other (padded),
+    inside the frame, those moved off the spot with a leader back to it; one too long for the frame
+    is not placed and the sheet says so (``unplaced``)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from shapely.geometry import Point, box
+
+    from geosite.maps import labels
+    from geosite.maps.layout import new_sheet
+
+    plan = plan_sheets((0.0, 0.0, 700.0, 600.0), 100, 1.0, "ANSI-A")
+    sheet = new_sheet(plan, plan.tiles[0])
+    cx, cy = 350.0, 300.0
+    for i in range(12):
+        labels.request(sheet, cx, cy, f"label number {i}", feature=Point(cx, cy))
+    labels.request(sheet, cx, cy, "x" * 400, feature=Point(cx, cy))
+    labels.place(sheet)
+    boxes = [b for _, b in sheet.placed]
+    assert len(boxes) == 12 and sheet.unplaced == ["x" * 400]
+    for a, b in ((a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]):
+        assert not a.intersects(b)
+    fx, fy, fw, fh = plan.sheet.frame
+    assert all(box(fx, fy, fx + fw, fy + fh).contains(b) for b in boxes)
+    leaders = [ln for ln in sheet.ax.lines if ln.get_gid() == "leader"]
+    assert len(leaders) == 11  # all but the one placed on the spot
+    for ln in leaders:  # each ends on the feature
+        assert (ln.get_xdata()[1], ln.get_ydata()[1]) == pytest.approx((cx, cy))
+    FigureCanvasAgg(sheet.fig)
+    texts = [t for t in sheet.ax.texts if t.get_gid() == "map-label"]
+    assert len(texts) == 12 and all(not t.get_path_effects() for t in texts)  # real text, the halo apart

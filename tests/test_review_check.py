@@ -264,7 +264,7 @@ def test_pile_closer_with_reason_and_extra_bmps_is_the_inspectors_decision(tmp_p
     (f,) = [f for f in data["findings"] if f["status"] == "inspector_decision"]
     assert f["rule"] == "stockpile_setback" and f["citation"] == "B(6)(e)" and "18.0 ft" in f["message"]
     md = (out / "findings.md").read_text()
-    assert "## For the inspector's decision" in md and "**INSPECTOR_DECISION** B(6)(e)" in md
+    assert "## For the inspector's decision" in md and "**INSPECTOR\\_DECISION** B(6)(e)" in md  # findings.md escapes _
 
 
 def test_fence_rows_too_far_apart_for_dnr_1056(tmp_path, dem):

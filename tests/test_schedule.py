@@ -360,6 +360,9 @@ def test_build_schedule_to_dict():
     # with no notice given, the enforcement periods are notes, Enforcement C's among them
     assert any("without a permit" in n and "Enforcement C" in n for n in build_schedule(_site()).notes)
     assert "| Date |" in sched.to_markdown() and "Plan review decision" in sched.to_text()
+    text = " ".join(sched.to_text().split())
+    for r in sched.rows():  # every row whole: wrapped in its column, never cut short
+        assert " ".join(r["what"].split()) in text
 
 
 def test_build_schedule_plan_type_from_area():

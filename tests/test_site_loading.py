@@ -88,9 +88,9 @@ def test_cli_writes_the_three_outputs(tmp_path):
     for name in ("existing_site_map.pdf", "construction_plan.pdf", "final_conditions.pdf", "derived.dxf"):
         assert (out / name).stat().st_size > 0
     dxf = __import__("pyogrio").read_dataframe(out / "derived.dxf")
-    assert set(dxf["Layer"]) >= {"site_boundary", "disturbed_area"}
+    assert set(dxf["Layer"]) >= {"C-PROP-BNDY", "C-ESCP-LIMT"}  # site boundary, limits of disturbance
     # the DXF keeps site coordinates: the disturbed rectangle's bounds in US survey feet
-    b = dxf[dxf["Layer"] == "disturbed_area"].total_bounds
+    b = dxf[dxf["Layer"] == "C-ESCP-LIMT"].total_bounds
     assert b == pytest.approx([X0, Y0, X0 + 100, Y0 + 50])
 
 
@@ -99,7 +99,7 @@ def test_cli_no_maps(tmp_path):
     out = tmp_path / "out"
     res = CliRunner().invoke(cli, ["analyze", str(folder), "--out", str(out), "--no-maps"])
     assert res.exit_code == 0, res.output
-    assert sorted(p.name for p in out.iterdir()) == ["derived.dxf", "derived.gpkg", "report.json", "report.md"]
+    assert sorted(p.name for p in out.iterdir()) == ["derived.dxf", "derived.gpkg", "geosite-manifest.json", "report.json", "report.md"]
 
 
 def test_cli_refuses_small_map_scale_before_work(tmp_path):

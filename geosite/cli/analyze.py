@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import output_folder, state
+from geosite.cli.app import limit_option, limits_from, output_folder, state
 
 
 @click.command("analyze")
@@ -24,8 +24,12 @@ from geosite.cli.app import output_folder, state
 @click.option("--sheet", default="auto", show_default=True, help="Map sheet: ANSI-A..D, ARCH-D (+ -landscape/-portrait), or auto.")
 @click.option("--scale", "scale_ft", type=float, default=100.0, show_default=True,
               help="Map scale, feet per inch (100 or larger scales: 50, 40, 20).")
+@click.option("--allow-outside-paths", "allow_outside", is_flag=True,
+              help="Let site.toml name files outside SITE_DIR (your own folder only; `geosite check` never allows it).")
+@limit_option
 @click.pass_context
-def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite, make_valid, strict, no_maps, sheet, scale_ft) -> None:
+def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite, make_valid, strict, no_maps, sheet, scale_ft,
+            allow_outside, limit) -> None:
     """Analyze SITE_DIR: areas, slopes, drainage and the ordinance's findings, each with its section."""
     from geosite.pipeline import analyze as run_analysis
     from geosite.pipeline import write_outputs
@@ -36,6 +40,7 @@ def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite,
     out = out or Path("geosite-out") / site_dir.resolve().name
     inputs = [site_dir] + ([dem] if dem else [])
     out = output_folder(out, inputs, overwrite)
+    limits = limits_from(limit)
     if not no_maps:
         from geosite.maps import check_scale, parse_sheet
 
@@ -44,7 +49,7 @@ def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite,
             parse_sheet(sheet)
     steps("loading and validating the site")
     site = load_site(site_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit,
-                     make_valid=make_valid, strict=strict)
+                     make_valid=make_valid, strict=strict, allow_outside=allow_outside, limits=limits)
     result = run_analysis(site, step=steps)
     steps("writing outputs" + ("" if no_maps else " and plan maps"))
     files = write_outputs(result, out, overwrite=overwrite, maps=not no_maps, sheet=sheet, scale_ft=scale_ft)

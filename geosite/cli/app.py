@@ -60,12 +60,26 @@ class CliState:
         return Steps(self.quiet)
 
 
-def output_folder(out, inputs, overwrite: bool):  # noqa: ANN001, ANN201
-    """The output folder, refused before any work when it exists (without --overwrite) or overlaps an
-    input (:func:`geosite.io.output.check_output_dir`)."""
+def output_folder(out, inputs, overwrite: bool, container: bool = False):  # noqa: ANN001, ANN201
+    """The output folder, refused before any work when it exists (without --overwrite, or not written
+    by geosite), overlaps an input or cannot be written (:func:`geosite.io.output.check_output_dir`)."""
     from geosite.io.output import check_output_dir
 
-    return check_output_dir(out, inputs, overwrite)
+    return check_output_dir(out, inputs, overwrite, container)
+
+
+def limit_option(f):  # noqa: ANN001, ANN201
+    """``--limit KEY=VALUE`` (repeatable): raise or lower one of geosite.io.limits.Limits."""
+    return click.option("--limit", "limit", multiple=True, metavar="KEY=VALUE",
+                        help="Change a resource limit (repeatable), e.g. --limit max_vertices_total=5000000; "
+                             "the limits and their defaults: docs/security.md.")(f)
+
+
+def limits_from(items: tuple[str, ...]):  # noqa: ANN201
+    """The :class:`geosite.io.limits.Limits` the ``--limit`` options ask for."""
+    from geosite.io.limits import parse_limits
+
+    return parse_limits(items)
 
 
 def state(ctx: click.Context) -> CliState:
@@ -105,6 +119,10 @@ class Geosite(click.Group):
 def _setup_logging(verbose: int, quiet: bool) -> None:
     level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    # the level on the handler too: libraries that set their own loggers' levels (distributed logs its
+    # scheduler and workers at INFO) would otherwise print through the root handler under -q
+    for handler in logging.getLogger().handlers:
+        handler.setLevel(level)
 
 
 def _show_warnings(quiet: bool) -> None:

@@ -7,14 +7,16 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import output_folder, state
+from geosite.cli.app import limit_option, limits_from, output_folder, state
 
 
 @click.command("check")
 @click.argument("submission_dir", type=click.Path(path_type=Path))
 @click.option("--out", "out", type=click.Path(path_type=Path), default=None,
               help="Output folder (default: ./geosite-out/<submission folder name>-check). Never inside the submission.")
-@click.option("--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium).")
+@click.option("--jurisdiction", default=None,
+              help="Profile name or profile file (.toml): the inspector's rulebook, overriding site.toml's (which may "
+                   "only name an installed profile: grantsburg, belgium).")
 @click.option("--dem", type=click.Path(path_type=Path), default=None,
               help="DEM file (e.g. the county LiDAR); overrides site.toml [dem] path.")
 @click.option("--dem-vertical-unit", type=click.Choice(["us_ft", "ft", "m"]), default=None,
@@ -26,8 +28,9 @@ from geosite.cli.app import output_folder, state
               help="Repair invalid polygons for the measurements and report each one as a failed finding "
                    "(without it, invalid polygons are bad input: exit 2).")
 @click.option("--no-html", is_flag=True, help="Skip report.html.")
+@limit_option
 @click.pass_context
-def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, received, overwrite, make_valid, no_html) -> None:
+def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, received, overwrite, make_valid, no_html, limit) -> None:
     """Check SUBMISSION_DIR (a site folder with a [declared] table) against its chapter, section by section.
 
     Writes findings.json, findings.md, findings.gpkg (layer 'findings': where each problem is) and
@@ -41,7 +44,8 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
     inputs = [submission_dir] + ([dem] if dem else [])
     out = output_folder(out, inputs, overwrite)
     result = check_submission(submission_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit,
-                              received=received.date() if received else None, make_valid=make_valid, step=steps)
+                              received=received.date() if received else None, make_valid=make_valid, step=steps,
+                              limits=limits_from(limit))
     steps("writing outputs")
     files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
     if not quiet:

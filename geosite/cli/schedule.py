@@ -44,12 +44,14 @@ def schedule(ctx, site_dir, received, issued, info_received, rain, plan_type, ex
     import json
 
     from geosite.rules import load_profile
-    from geosite.schedule import build_schedule
+    from geosite.schedule import build_schedule, read_rainfall
     from geosite.site import load_site
 
     quiet = state(ctx).quiet
     if out is not None:
         out = output_folder(out, [site_dir] + ([rain] if rain else []), overwrite)
+    if rain is not None:
+        rain = read_rainfall(rain)  # a bad record is refused before anything else, with or without project dates
     site = load_site(site_dir, jurisdiction=jurisdiction)
     profile = load_profile(jurisdiction or site.jurisdiction)
     sched = build_schedule(site, profile, received=_day(received), issued=_day(issued),

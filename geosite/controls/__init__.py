@@ -19,12 +19,14 @@ from geosite.controls.basins import basin_kind, basin_location, disturbed_outlet
 from geosite.controls.diversion import diversions
 from geosite.controls.fences import (
     UNCLASSIFIED,
+    buildable_rows,
     channel_edge_fences,
     classify_boundary,
     fence_summary,
     filter_fence,
     interior_rows,
     max_slope_length_ft,
+    row_obstacles,
 )
 from geosite.controls.inlets import inlet_protection
 from geosite.controls.setbacks import DEM_CHANNELS, FEATURE_LAYERS, is_downslope, stockpile_setbacks
@@ -38,6 +40,7 @@ __all__ = [
     "basin_kind",
     "basin_location",
     "bmps_of",
+    "buildable_rows",
     "channel_edge_fences",
     "classify_boundary",
     "disturbed_outlets",
@@ -50,6 +53,7 @@ __all__ = [
     "is_downslope",
     "max_slope_length_ft",
     "protected",
+    "row_obstacles",
     "slope_length_excess",
     "stockpile_setbacks",
     "submitted_at_outlets",

@@ -17,12 +17,17 @@ on a plane; the cell's D8 direction on flats). With ``a`` the angle between ``n`
 take the class of their longer neighbour (repeatedly, shortest first), so runs read as continuous.
 
 Fences go along downslope and sideslope runs. Each open end of a fence chain is turned upslope by a
-hook of ``fence_hook_ft`` unless the fence already runs upslope there (within 45 deg). Interior rows
-keep the slope length above any fence within the DNR 1056 table: each disturbed cell gets its D8
-flow distance to where its water leaves the area, divided by the table's length for its slope; rows
-are the contours of that normalised distance at 1, 2, ... (on a plane: rows every table length up the
-slope; D8 paths on planes not aligned with the grid are up to 8 % longer than straight flow, so rows
-there are a little closer than needed). Where a channel (``hydrology.channels``) crosses the area,
+hook of ``fence_hook_ft``; where the fence itself runs up or down the slope into its end, the hook
+turns off it at 45 deg (a J-hook) instead of retracing it. Interior rows keep the slope length above
+any fence within the DNR 1056 table: each disturbed cell gets its D8 flow distance to where its water
+leaves the area, divided by the table's length for its slope (``d``); row k runs **on the contour**
+of the filled surface (lightly smoothed, then straightened to within 2 ft) at the lowest height of the
+``d = k`` line, and only beside ground whose ``d`` reaches k - 1/2 (on a plane: rows every table length
+up the slope, exactly; D8 paths on planes not aligned with the grid are up to 8 % longer than straight
+flow, so rows there are a little closer than needed). :func:`buildable_rows` then cuts the rows where
+they would cross a structure, drive, road, water or stockpile (5 ft clear) and drops pieces under
+25 ft; each gap is a ``stand_in`` naming the obstacle and what replaces the row there (a row along the
+obstacle's downslope side, erosion mat on the slope, phasing: :data:`STAND_INS`). Where a channel (``hydrology.channels``) crosses the area,
 fences are drawn along both its edges, ``fence_channel_offset_ft`` either side of its centreline.
 Outside the disturbed polygons (Grantsburg B(6)(c)[3]: a channel passing through the site),
 :func:`channel_edge_fences` draws them along the stretches of the channel the disturbed area's runoff
@@ -238,11 +243,17 @@ def max_slope_length_ft(slope_pct: np.ndarray | float, table: Any = DNR_1056_MAX
     return out
 
 
-def _hooks(runs: gpd.GeoDataFrame, ux: np.ndarray, uy: np.ndarray, dem: Dem, hook_ft: float) -> list[LineString]:
-    hooks = []
+def _hooks(runs: gpd.GeoDataFrame, ux: np.ndarray, uy: np.ndarray, dem: Dem, hook_ft: float,
+           polygon: BaseGeometry | None = None) -> list[LineString]:
+    """A hook of ``hook_ft`` at each open end of each fence chain, turned upslope (DNR 1056). Where the
+    fence runs up or down the slope into its end (within 45 deg), a hook straight upslope would only
+    retrace the fence: it turns off the line instead, 45 deg back up the slope (a J-hook), toward the
+    disturbed area where the ground allows, so every open end is turned upslope on the ground."""
+    hooks: list[LineString] = []
     if hook_ft <= 0:
         return hooks
     L = hook_ft / dem.ft_per_unit
+    c45 = math.cos(math.radians(45.0))
     for chain in sorted({c for c in runs["chain"] if c >= 0}):
         part = runs[runs["chain"] == chain].sort_values("chain_pos")
         ring = part["ring"].iloc[0]
@@ -251,17 +262,45 @@ def _hooks(runs: gpd.GeoDataFrame, ux: np.ndarray, uy: np.ndarray, dem: Dem, hoo
             continue
         first = np.asarray(part.geometry.iloc[0].coords)
         last = np.asarray(part.geometry.iloc[-1].coords)
-        for p, q in ((first[0], first[1]), (last[-1], last[-2])):
-            t = p - q  # pointing out of the chain at its end
-            tn = np.hypot(*t)
+        for ends in ((first[0], first[1:]), (last[-1], last[-2::-1])):
+            p, back = ends
+            t = _out_of_end(p, back, 3.0 * L)  # pointing out of the chain at its end
             vx, vy = sample_vectors(ux, uy, dem, np.array([p[0]]), np.array([p[1]]))
             up = np.array([-vx[0], -vy[0]])
-            if tn == 0 or not np.hypot(*up) > 0:
+            if t is None or not np.hypot(*up) > 0:
                 continue
-            if np.dot(t / tn, up) >= math.cos(math.radians(45.0)):
-                continue  # the fence already runs upslope at its end
-            hooks.append(LineString([p, p + up * L]))
+            up = up / np.hypot(*up)
+            direction = up
+            if abs(np.dot(t, up)) > c45 + 1e-9:
+                # the fence runs up or down the slope into its end: a hook straight upslope would lie
+                # on the fence (zero length on the ground); turn it off the line, 45 deg up the slope,
+                # to the side of the disturbed area
+                n = np.array([-t[1], t[0]])
+                direction = (n + up) / np.hypot(*(n + up))
+                if polygon is not None and not polygon.contains(shapely.Point(*(p + direction * 0.5 * L))):
+                    alt = (up - n) / np.hypot(*(up - n))
+                    if polygon.contains(shapely.Point(*(p + alt * 0.5 * L))):
+                        direction = alt
+            hooks.append(LineString([p, p + direction * L]))
     return hooks
+
+
+def _out_of_end(p: np.ndarray, back: np.ndarray, reach: float) -> np.ndarray | None:
+    """Unit vector out of a fence at its end ``p``: from the fence's point ``reach`` back along it (or
+    its far end), so a last stretch shorter than a cell does not decide the direction."""
+    acc = 0.0
+    prev = p
+    q = None
+    for pt in back:
+        acc += float(np.hypot(*(pt - prev)))
+        q, prev = pt, pt
+        if acc >= reach:
+            break
+    if q is None:
+        return None
+    t = p - q
+    n = float(np.hypot(*t))
+    return t / n if n > 0 else None
 
 
 def interior_rows(
@@ -269,9 +308,14 @@ def interior_rows(
     dem: Dem,
     fg: FlowGrid,
     table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT,
+    *,
+    smooth: bool = True,
+    straighten_ft: float = 2.0,
 ) -> list[LineString]:
     """Interior fence rows in ``polygon`` (DEM CRS) keeping the slope length above every fence within
-    ``table`` (see the module notes)."""
+    ``table`` (see the module notes): on the contour of the filled surface (smoothed by a 1-cell
+    Gaussian when ``smooth``), straightened to within ``straighten_ft`` (Douglas-Peucker) so a crew can
+    set posts along it. Cutting them at obstacles and dropping short pieces: :func:`buildable_rows`."""
     import contourpy
 
     from geosite.terrain import slope_pct
@@ -338,14 +382,118 @@ def interior_rows(
         return []
     x, y = grid.centres(sub, *np.mgrid[0 : ins.shape[0], 0 : ins.shape[1]])
     gen = contourpy.contour_generator(x, y, np.ma.masked_invalid(d), line_type="Separate")
+    # the rows run on the contour: row k on the contour of the (lightly smoothed) filled surface at the
+    # lowest height the slope length reaches k table lengths (the d = k line), so no point of that line
+    # is below its row; kept only beside ground where d really reaches k - 1/2 or more
+    from scipy.ndimage import gaussian_filter
+
+    zs = np.where(np.isfinite(filled), filled, np.nanmean(filled))
+    zs = np.where(ins, gaussian_filter(zs, 1.0), zs) if smooth else zs
+    zgen = contourpy.contour_generator(x, y, zs, line_type="Separate")
+    need = np.ma.masked_invalid(d)
     out: list[LineString] = []
+    tol = straighten_ft / sub.ft_per_unit
     for level in range(1, int(math.floor(top)) + 1):
-        for ln in gen.lines(float(level)):
+        front = [ln for ln in gen.lines(float(level)) if len(ln) >= 2]
+        if not front:
+            continue
+        pts = np.concatenate(front)
+        z_front = _bilinear(filled, sub, pts[:, 0], pts[:, 1])
+        if not np.isfinite(z_front).any():
+            continue
+        zk = float(np.nanmin(z_front))
+        for ln in zgen.lines(zk):
             if len(ln) < 2:
                 continue
             clipped = shapely.intersection(LineString(ln), polygon)
-            out += [g for g in getattr(clipped, "geoms", [clipped]) if g.geom_type == "LineString" and not g.is_empty]
+            for g in getattr(clipped, "geoms", [clipped]):
+                if g.geom_type != "LineString" or g.is_empty:
+                    continue
+                along = np.asarray(shapely.segmentize(g, cellu).coords)
+                dd = _bilinear(need.filled(np.nan), sub, along[:, 0], along[:, 1])
+                if np.isfinite(dd).any() and np.nanmax(dd) >= level - 0.5:
+                    out.append(g.simplify(tol) if tol > 0 else g)
     return out
+
+
+def _bilinear(a: np.ndarray, dem: Dem, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``a`` (on ``dem``'s grid, cell centres) interpolated at (x, y); NaN off the grid."""
+    from scipy.ndimage import map_coordinates
+
+    t = dem.transform  # inverse of x = c + a col + b row, y = f + d col + e row (north-up: b = d = 0)
+    col = (np.asarray(x, float) - t.c) / t.a
+    row = (np.asarray(y, float) - t.f) / t.e
+    return map_coordinates(np.asarray(a, float), [row - 0.5, col - 0.5], order=1, mode="constant", cval=np.nan)
+
+
+#: What stands in for an interior row where the row cannot be built, by the layer that stops it (DNR
+#: practice: a row below the obstacle, erosion mat on the slope, or phasing the work).
+STAND_INS: dict[str, str] = {
+    "structures": "silt fence row along the downslope side of the structure",
+    "stockpiles": "silt fence row along the downslope side of the pile",
+    "access_drives": "erosion mat (DNR 1052) on the slope above the drive, or build the drive first",
+    "roads": "erosion mat (DNR 1052) on the slope above the road, or phase the work",
+    "streams": "no fence in the water: leave the bank vegetated",
+    "lakes": "no fence in the water: leave the shore vegetated",
+    "wetlands": "no fence in the wetland: leave it undisturbed",
+    "channels": "no fence across concentrated flow: stabilize the channel",
+    "short": "erosion mat (DNR 1052) on the slope: the row is too short to build",
+}
+
+
+#: The site layers no interior row may cross.
+ROW_OBSTACLE_LAYERS = ("structures", "stockpiles", "access_drives", "roads", "streams", "lakes", "wetlands", "channels")
+
+
+def row_obstacles(site: Any, width_ft: float = 2.0) -> gpd.GeoDataFrame | None:
+    """The site's structures, stockpiles, drives, roads and waters as one GeoDataFrame (``layer``,
+    ``id``, site CRS) for :func:`filter_fence`'s ``obstacles``; lines get ``width_ft`` of width."""
+    import geopandas as gpd
+
+    geoms, layers, ids = [], [], []
+    half = width_ft / 2 / site.ft_per_unit
+    for name in ROW_OBSTACLE_LAYERS:
+        gdf = site.layer(name)
+        if gdf is None:
+            continue
+        for g, i in zip(gdf.geometry.values, gdf["id"] if "id" in gdf.columns else range(1, len(gdf) + 1), strict=True):
+            if g is None or g.is_empty:
+                continue
+            geoms.append(g if g.geom_type in ("Polygon", "MultiPolygon") else g.buffer(half))
+            layers.append(name)
+            ids.append(int(i) if isinstance(i, (int, np.integer)) else i)
+    if not geoms:
+        return None
+    return gpd.GeoDataFrame({"layer": layers, "id": ids}, geometry=geoms, crs=site.crs)
+
+
+def buildable_rows(rows: list[LineString], obstacles: Any, clearance: float, min_length: float
+                   ) -> tuple[list[LineString], list[tuple[LineString, str, Any]]]:
+    """Cut interior rows where they would cross an obstacle (``obstacles``: a GeoDataFrame with
+    ``layer`` and ``id`` in the rows' CRS), ``clearance`` CRS units clear of it, and drop pieces shorter
+    than ``min_length``. Returns the rows kept and the gaps as (line, stand-in layer key, obstacle id)."""
+    keep: list[LineString] = []
+    gaps: list[tuple[LineString, str, Any]] = []
+    obst = [] if obstacles is None or not len(obstacles) else list(zip(
+        shapely.buffer(obstacles.geometry.values, clearance), obstacles["layer"], obstacles["id"], strict=True))
+    for row in rows:
+        pieces = [row]
+        for geom, layer, oid in obst:
+            nxt = []
+            for piece in pieces:
+                if not piece.intersects(geom):
+                    nxt.append(piece)
+                    continue
+                cut = shapely.intersection(piece, geom)
+                gaps += [(g, layer, oid) for g in _parts(cut) if g.length > 0]
+                nxt += _parts(shapely.difference(piece, geom))
+            pieces = nxt
+        for piece in pieces:
+            if piece.length >= min_length:
+                keep.append(piece)
+            else:
+                gaps.append((piece, "short", None))
+    return keep, gaps
 
 
 def _inside_receiver(filled: np.ndarray, ins: np.ndarray, dem: Dem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -507,6 +655,9 @@ def filter_fence(
     table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT,
     channel_threshold_sqft: float | None = 43_560.0,
     channel_offset_ft: float = 5.0,
+    obstacles: gpd.GeoDataFrame | None = None,
+    row_clearance_ft: float = 5.0,
+    row_min_length_ft: float = 25.0,
 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """Filter fence for the disturbed polygons.
 
@@ -520,11 +671,16 @@ def filter_fence(
     table : DNR 1056 rows (slope below %, max slope length ft) for interior rows (None: no rows).
     channel_threshold_sqft : channels for the channel-edge fences (None: none).
     channel_offset_ft : distance of the channel fences from the channel centreline.
+    obstacles : what no interior row may cross (structures, drives, roads, water, stockpiles): a
+        GeoDataFrame with ``layer`` and ``id``; rows stop ``row_clearance_ft`` short of them and pieces
+        under ``row_min_length_ft`` are not built. Each gap is a ``stand_in`` line naming the obstacle
+        and what stands in for the row there (:data:`STAND_INS`).
 
     Returns
     -------
     (fence, runs) : GeoDataFrames in the input's CRS. ``fence`` has ``side`` (downslope, sideslope,
-        hook, channel, interior), ``polygon_id`` and ``length_ft``; ``runs`` is the classified boundary
+        hook, channel, interior, stand_in: not fence), ``polygon_id``, ``length_ft`` and, for stand-ins,
+        ``obstacle`` and ``practice``; ``runs`` is the classified boundary
         (downslope, sideslope, upslope) with ``polygon_id``.
     """
     import geopandas as gpd
@@ -535,7 +691,10 @@ def filter_fence(
     fg = fg or flow_grid(dem)
     geoms, ids, out_crs = _geoms_in_dem_crs(polygons, dem)
     ux, uy = downhill_field(fg.filled_ft, dem, fg.directions)
-    fence_rows: dict[str, list[Any]] = {"side": [], "polygon_id": [], "geometry": []}
+    fence_rows: dict[str, list[Any]] = {"side": [], "polygon_id": [], "geometry": [], "obstacle": [], "practice": []}
+    obst = None
+    if obstacles is not None and len(obstacles):
+        obst = grid.to_crs(obstacles, dem.crs) if obstacles.crs is not None else obstacles
     all_runs = []
     chan = None
     if channel_threshold_sqft:
@@ -547,9 +706,12 @@ def filter_fence(
         runs["polygon_id"] = pid
         all_runs.append(runs)
         lines = [(side, g) for side, g in zip(runs["side"], runs.geometry) if side in FENCED]
-        lines += [("hook", h) for h in _hooks(runs, ux, uy, dem, hook_ft)]
+        lines += [("hook", h) for h in _hooks(runs, ux, uy, dem, hook_ft, poly)]
+        gaps: list[tuple[LineString, str, Any]] = []
         if table is not None:
-            lines += [("interior", g) for g in interior_rows(poly, dem, fg, table)]
+            rows, gaps = buildable_rows(interior_rows(poly, dem, fg, table), obst, row_clearance_ft / dem.ft_per_unit,
+                                        row_min_length_ft / dem.ft_per_unit)
+            lines += [("interior", g) for g in rows]
         corridor = _channel_corridor(poly, chan, channel_offset_ft / dem.ft_per_unit)
         if corridor is not None:
             # DNR 1056: silt fence is for sheet and rill flow, never across concentrated flow: the
@@ -560,6 +722,14 @@ def filter_fence(
             fence_rows["side"].append(side)
             fence_rows["polygon_id"].append(pid)
             fence_rows["geometry"].append(g)
+            fence_rows["obstacle"].append(None)
+            fence_rows["practice"].append(None)
+        for g, layer, oid in gaps:
+            fence_rows["side"].append("stand_in")
+            fence_rows["polygon_id"].append(pid)
+            fence_rows["geometry"].append(g)
+            fence_rows["obstacle"].append(f"{layer} {oid}" if oid is not None else None)
+            fence_rows["practice"].append(STAND_INS.get(layer, STAND_INS["short"]))
     fence = gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs)
     runs_all = (
         gpd.GeoDataFrame(pd.concat(all_runs, ignore_index=True), geometry="geometry", crs=dem.crs)
@@ -582,9 +752,11 @@ def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
     out = {}
     for side in ("downslope", "sideslope", "hook", "channel", "interior"):
         out[f"{side}_length_ft"] = float(fence.loc[fence["side"] == side, "length_ft"].sum()) if len(fence) else 0.0
-    all_ft = float(fence["length_ft"].sum()) if len(fence) else 0.0
-    out["total_length_ft"] = all_ft - out["interior_length_ft"]
-    out["with_interior_length_ft"] = all_ft
+    out["total_length_ft"] = sum(out[f"{k}_length_ft"] for k in ("downslope", "sideslope", "hook", "channel"))
+    out["with_interior_length_ft"] = out["total_length_ft"] + out["interior_length_ft"]
+    # where an interior row cannot be built: not fence, what stands in for it (a row below, mat, phasing)
+    out["interior_stand_in_length_ft"] = (float(fence.loc[fence["side"] == "stand_in", "length_ft"].sum())
+                                          if len(fence) else 0.0)
     return out
 
 
@@ -608,7 +780,10 @@ def _geoms_in_dem_crs(polygons: Any, dem: Dem) -> tuple[list[Any], list[Any], An
 
 __all__ = [
     "DNR_1056_MAX_SLOPE_LENGTH_FT",
+    "ROW_OBSTACLE_LAYERS",
+    "STAND_INS",
     "UNCLASSIFIED",
+    "buildable_rows",
     "channel_edge_fences",
     "channel_fences",
     "channel_inflow_banks",

@@ -150,6 +150,9 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
         table=c.v("fence_max_slope_length_ft"),
         channel_threshold_sqft=thr,
         channel_offset_ft=float(c.v("fence_channel_offset_ft", 5.0)),
+        obstacles=controls.row_obstacles(site),
+        row_clearance_ft=float(c.v("fence_row_clearance_ft", 5.0)),
+        row_min_length_ft=float(c.v("fence_row_min_length_ft", 25.0)),
     )
     if channel_pr is not None and chan_dem is None:
         c.m.set("hydrology.channels_receiving_disturbed_runoff", 0)  # no channel traced on the DEM

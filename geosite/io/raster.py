@@ -1,7 +1,12 @@
-"""Reading DEMs with rasterio: only the window a site needs, nodata as NaN, heights in feet."""
+"""Reading DEMs with rasterio: only the window a site needs, nodata as NaN, heights in feet; every
+raster opened through :func:`open_raster` (format by content, offline GDAL, dimensions and budget
+checked before reading: geosite.io.untrusted, geosite.io.limits)."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -10,30 +15,52 @@ from pyproj import CRS
 from rasterio.errors import RasterioIOError
 from rasterio.windows import Window, from_bounds
 
-from geosite.errors import CRSError, MissingInputError, UnreadableInputError
+from geosite.errors import CRSError, InputError, MissingInputError, UnreadableInputError
 from geosite.grid import Dem
+from geosite.io.limits import Limits
+from geosite.io.untrusted import offline, raster_format
 from geosite.units import VerticalUnit, parse_vertical_unit
+
+
+@contextmanager
+def open_raster(path: str | Path, what: str = "DEM", root: Path | None = None,
+                limits: Limits | None = None) -> Iterator[rasterio.DatasetReader]:
+    """Open a raster for reading the safe way: a regular file of a format geosite reads (a VRT's sources
+    checked, inside ``root`` when given), opened by that driver only, with GDAL offline, and its
+    dimensions within ``limits``. Errors name ``what`` and the file."""
+    path = Path(path)
+    driver = raster_format(path, what, root)
+    with offline():
+        try:
+            src = rasterio.open(path, driver=driver)
+        except RasterioIOError as exc:
+            raise UnreadableInputError(f"{what} {path}: cannot be read as a raster ({exc})") from exc
+        with src:
+            (limits or Limits()).check_raster(f"{what} {path}", src.width, src.height)
+            yield src
 
 
 def read_dem(
     path: str | Path,
     vertical_unit: VerticalUnit | str | None,
     bounds: tuple[float, float, float, float] | None = None,
+    *,
+    limits: Limits | None = None,
+    root: Path | None = None,
 ) -> Dem:
     """Read band 1 of a DEM file.
 
     ``bounds`` (left, bottom, right, top, in the DEM's CRS) limits the read to the window that covers
-    them, clipped to the raster; the whole raster is read when it is None. Nodata becomes NaN.
+    them, clipped to the raster; the whole raster is read when it is None. Nodata becomes NaN. The
+    window is refused before reading when it is over ``limits``' raster budget; ``root`` keeps a VRT's
+    sources inside that folder (:func:`open_raster`).
     """
     path = Path(path)
     vu = parse_vertical_unit(vertical_unit, where=f"DEM {path}")
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         raise MissingInputError(f"DEM {path}: file not found")
-    try:
-        src = rasterio.open(path)
-    except RasterioIOError as exc:
-        raise UnreadableInputError(f"DEM {path}: cannot be read as a raster ({exc})") from exc
-    with src:
+    limits = limits or Limits()
+    with open_raster(path, "DEM", root, limits) as src:
         if src.crs is None:
             raise CRSError(f"DEM {path}: has no CRS; assign one (gdal_edit.py -a_srs EPSG:....) before use")
         window = None
@@ -45,21 +72,51 @@ def read_dem(
             if c1 <= c0 or r1 <= r0:
                 raise UnreadableInputError(f"DEM {path}: does not overlap the site at all")
             window = Window(c0, r0, c1 - c0, r1 - r0)
+        limits.check_read(f"DEM {path}", *((window.width, window.height) if window else (src.width, src.height)))
         try:
             z = read_heights(src, window)
         except RasterioIOError as exc:
             raise UnreadableInputError(f"DEM {path}: corrupt or truncated ({exc})") from exc
         transform = src.window_transform(window) if window is not None else src.transform
-        return Dem.from_array(z, transform, src.crs, vu, nodata=None, source=str(path), copy=False)
+        return check_dem(Dem.from_array(z, transform, src.crs, vu, nodata=None, source=str(path), copy=False))
+
+
+#: The smallest and largest DEM cell geosite measures on, feet (1/8 in; 1,000 ft).
+MIN_CELL_FT, MAX_CELL_FT = 0.01, 1_000.0
+#: The fewest cells along a side of the DEM (window) a slope needs (Horn's 3 x 3 stencil).
+MIN_DEM_CELLS = 3
+
+
+def check_dem(dem: Dem) -> Dem:
+    """``dem`` when geosite can measure on it: at least 3 x 3 cells, cells between 0.01 and 1,000 ft,
+    some finite height; infinite heights (a sentinel some tools write) become nodata. Else an
+    :class:`~geosite.errors.InputError` naming the DEM."""
+    rows, cols = dem.shape
+    where = f"DEM {dem.source}"
+    if rows < MIN_DEM_CELLS or cols < MIN_DEM_CELLS:
+        raise InputError(f"{where}: {rows} x {cols} cells (over the site); slopes and drainage need at least "
+                         f"{MIN_DEM_CELLS} x {MIN_DEM_CELLS} cells: give a finer or larger DEM")
+    for name, size in (("width", dem.cell_x_ft), ("height", dem.cell_y_ft)):
+        if not (MIN_CELL_FT <= size <= MAX_CELL_FT):
+            raise InputError(f"{where}: cell {name} {size:.3g} ft is outside {MIN_CELL_FT:g}-{MAX_CELL_FT:g} ft; "
+                             "check the DEM's geotransform and CRS unit")
+    inf = np.isinf(dem.elevation_ft)
+    if inf.any():  # a copy: the caller's Dem is left as it was
+        dem = dataclasses.replace(dem, elevation_ft=np.where(inf, np.nan, dem.elevation_ft))
+    if not np.isfinite(dem.elevation_ft).any():
+        raise InputError(f"{where}: no cell has a height (all nodata or non-finite)")
+    return dem
 
 
 def read_heights(src, window=None) -> np.ndarray:
-    """Band 1 of an open raster in ``window`` as one float64 array, nodata (value or mask) as NaN.
+    """Band 1 of an open raster in ``window`` as one float64 array, nodata (value or mask) and
+    infinities as NaN.
 
     One buffer, marked in place: a 16 M-cell DEM is held once (128 MB), not five times. Shared by
     :func:`read_dem` and the tiled screening in geosite.scale, so both treat nodata alike.
     """
     z = src.read(1, window=window, out_dtype="float64")
+    z[np.isinf(z)] = np.nan  # +-inf is no height (a sentinel some tools write), never a measurement
     flags = src.mask_flag_enums[0]
     if src.nodata is not None or any(f != rasterio.enums.MaskFlags.all_valid for f in flags):
         if src.nodata is not None and not np.isnan(src.nodata) and flags == [rasterio.enums.MaskFlags.nodata]:
@@ -71,7 +128,7 @@ def read_heights(src, window=None) -> np.ndarray:
 
 def raster_crs(path: str | Path) -> CRS:
     """The CRS of a raster file; none is a :class:`~geosite.errors.CRSError`."""
-    with rasterio.open(path) as src:
+    with open_raster(path) as src:
         if src.crs is None:
             raise CRSError(f"DEM {path}: has no CRS; assign one before use")
         return CRS.from_user_input(src.crs)

@@ -1,5 +1,7 @@
-"""Reading the site's vector layers (GeoPackage, shapefile, GeoJSON, DXF — anything GDAL/OGR reads)
-through pyogrio, and the table of layers geosite knows with the geometry each must have."""
+"""Reading the site's vector layers (GeoPackage, shapefile, GeoJSON, DXF, FlatGeobuf, KML, GML, OGR VRT)
+through pyogrio, and the table of layers geosite knows with the geometry each must have. Every file is
+checked first (its format by content, its side files, its size; geosite.io.untrusted, geosite.io.limits)
+and read with GDAL offline."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import pyogrio
 from pyogrio.errors import DataLayerError, DataSourceError
 
 from geosite.errors import MissingInputError, UnreadableInputError
+from geosite.io.limits import Limits
+from geosite.io.untrusted import offline, vector_format
 
 POLYGON = ("Polygon", "MultiPolygon")
 LINE = ("LineString", "MultiLineString")
@@ -50,25 +54,40 @@ LAYERS: dict[str, LayerSpec] = {
 }
 
 
-def list_layers(path: Path) -> list[str]:
-    """Layer names in a vector file; a missing or unreadable file is an error naming it."""
-    if not path.exists():
+def _checked(path: Path, root: Path | None, limits: Limits) -> None:
+    """A vector file geosite may open: present, of an accepted format (side files too), not too big."""
+    if not path.exists() and not path.is_symlink():
         raise MissingInputError(f"{path}: file not found")
+    vector_format(path, "vector file", root)
+    limits.check_file_size(f"vector file {path}", path.stat().st_size, "max_vector_file_bytes")
+
+
+def list_layers(path: Path, root: Path | None = None, limits: Limits | None = None) -> list[str]:
+    """Layer names in a vector file; a missing or unreadable file is an error naming it."""
+    _checked(path, root, limits or Limits())
     try:
-        return [str(row[0]) for row in pyogrio.list_layers(path)]
+        with offline():
+            return [str(row[0]) for row in pyogrio.list_layers(path)]
     except (DataSourceError, DataLayerError, OSError) as exc:
         raise UnreadableInputError(f"{path}: cannot be read as a vector file ({_short(exc)})") from exc
 
 
-def read_layer(path: Path, layer: str | None = None, cad_layer: str | None = None) -> gpd.GeoDataFrame:
-    """Read one layer. For DXF, ``cad_layer`` keeps only the entities on that CAD layer."""
-    if not path.exists():
-        raise MissingInputError(f"{path}: file not found")
+def read_layer(path: Path, layer: str | None = None, cad_layer: str | None = None, *, root: Path | None = None,
+               limits: Limits | None = None) -> gpd.GeoDataFrame:
+    """Read one layer. For DXF, ``cad_layer`` keeps only the entities on that CAD layer. With ``root``,
+    an OGR VRT's sources must lie inside it; ``limits`` bounds the file size and each feature's vertices."""
+    import shapely
+
+    limits = limits or Limits()
+    _checked(path, root, limits)
+    where = f"{path}" + (f", layer {layer!r}" if layer else "")
     try:
-        gdf = gpd.read_file(path, layer=layer, engine="pyogrio")
+        with offline():
+            gdf = gpd.read_file(path, layer=layer, engine="pyogrio")
     except (DataSourceError, DataLayerError, OSError, ValueError) as exc:
-        where = f"{path}" + (f", layer {layer!r}" if layer else "")
         raise UnreadableInputError(f"{where}: cannot be read ({_short(exc)})") from exc
+    if len(gdf) and gdf.geometry is not None:
+        limits.check_vertices(where, shapely.get_num_coordinates(gdf.geometry.values), list(range(1, len(gdf) + 1)))
     if cad_layer is not None:
         if "Layer" not in gdf.columns:
             raise UnreadableInputError(f"{path}: no CAD 'Layer' field to select {cad_layer!r} from")

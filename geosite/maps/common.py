@@ -17,6 +17,7 @@ from matplotlib import rc_context
 from shapely.geometry import box
 
 from geosite.errors import InputError
+from geosite.maps import labels
 from geosite.maps import layout as L
 from geosite.maps.sheets import SheetPlan, check_scale, plan_sheets
 from geosite.maps.symbology import STYLES, Style
@@ -37,6 +38,7 @@ class Panel:
     notes: list[str] = field(default_factory=list)
     table: list[str] = field(default_factory=list)  # monospaced rows (schedules)
     table_title: str = ""
+    location: bool = False  # a location map in the panel (the existing site map: A(1)(a) site location)
 
     def add(self, st: Style, label: str, edge: str | None = None) -> None:
         if label not in [e[1] for e in self.entries]:
@@ -62,6 +64,23 @@ class MapContext:
     _hillshade: Any = None
     sheet_request: str | None = "auto"
     analysis_dem: Any = None  # the DEM the analysis measured (AnalysisResult.dem), when there was one
+    report: dict[str, Any] | None = None  # the analysis' report.json: every number a sheet prints comes from it
+
+    def measured(self, key: str, default: Any = None) -> Any:
+        """A measurement as report.json holds it (``disturbed.phases``), or ``default``."""
+        if self.report is None:
+            return default
+        return self.report.get("measurements", {}).get(key, default)
+
+    def phases(self) -> list[dict[str, Any]]:
+        """Each phase's disturbed area and dates: report.json's ``disturbed.phases``, else measured the
+        same way here (a Site without an analysis)."""
+        got = self.measured("disturbed.phases")
+        if got is None:
+            from geosite.site import phase_areas
+
+            got = phase_areas(self.site)[0]
+        return got
 
     @property
     def upi(self) -> float:
@@ -188,6 +207,7 @@ def make_context(result_or_site, *, scale_ft: float = 100, sheet: str | None = "
                      date or L.today(), hillshade, interval, index_every)
     ctx.sheet_request = sheet
     ctx.analysis_dem = getattr(result_or_site, "dem", None)  # an AnalysisResult's; a Site has none
+    ctx.report = getattr(result_or_site, "report", None)
     ctx.plan = plan_sheets(ctx.extent, scale_ft, site.ft_per_unit, sheet)
     return ctx
 
@@ -251,14 +271,14 @@ def datum_text(ctx: MapContext) -> str:
         dem.vertical_unit.value if dem is not None else None)
     if dem is None:
         return "No DEM in the submitted data: no contours."
-    datum = ctx.vertical_datum
+    datum = ctx.vertical_datum or ctx.site.settings.get("vertical_datum")
     if datum is None:
         try:
             sub = dem.crs.sub_crs_list
             datum = next((c.name for c in sub if c.is_vertical), None)
         except Exception:  # noqa: BLE001
             datum = None
-    d = datum or "not stated in the DEM (Wisconsin county LiDAR is usually NAVD88; confirm)"
+    d = datum or "not stated in the DEM or site.toml ([dem] vertical_datum)"
     return f"Elevations in feet (DEM heights given in {unit}, converted); vertical datum: {d}."
 
 
@@ -279,20 +299,63 @@ def title_rows(ctx: MapContext, extra: list[tuple[str, str]] | None = None) -> l
     if p.start or p.end:
         rows.append(("Project", f"{p.start or '?'} to {p.end or '?'}"))
     rows += extra or []
+    prep = ctx.site.settings.get("preparer") or {}
+    prepared = "; ".join(str(prep[k]) for k in ("name", "firm", "address", "phone") if prep.get(k))
     rows += [
         ("Coordinates", crs_text(ctx)),
         ("Elevations", datum_text(ctx)),
-        ("Date", f"{ctx.date}; drawn by geosite"),
+        ("Prepared by", prepared or "not given (site.toml [preparer])"),
+        ("Date", f"{ctx.date}; drawn with geosite"),
     ]
     return rows
+
+
+def _location_lines(ctx: MapContext) -> list[tuple[Any, str, str]]:
+    from geosite.maps.symbology import WATER
+
+    out = []
+    for name, color in (("roads", "#777777"), ("streams", WATER), ("lakes", WATER), ("wetlands", "#3f8f3f")):
+        gdf = ctx.site_layer(name)
+        if gdf is not None:
+            out += [(g, color, "") for g in gdf.geometry.values if g is not None]
+    return out
+
+
+def _location_caption(ctx: MapContext) -> str:
+    """Where the site is: its centre in latitude and longitude, the village, the roads it fronts."""
+    from pyproj import Transformer
+
+    c = ctx.site.boundary.centroid
+    lon, lat = Transformer.from_crs(ctx.site.crs, "EPSG:4326", always_xy=True).transform(c.x, c.y)
+    roads = ctx.site_layer("roads")
+    near = []
+    if roads is not None and "name" in roads.columns:
+        d = roads.distance(ctx.site.boundary)
+        near = [str(n) for n, dd in zip(roads["name"], d, strict=True) if not is_nan(n) and dd * ctx.site.ft_per_unit < 100]
+    return (f"(a) Site location: {ctx.profile.name}; site centre {abs(lat):.5f}° {'N' if lat >= 0 else 'S'}, "
+            f"{abs(lon):.5f}° {'W' if lon < 0 else 'E'} (WGS 84)" + (f"; on {', '.join(near)}" if near else "")
+            + ". Black: the site; red box: this sheet's map.")
+
+
+def revisions(ctx: MapContext) -> list[tuple[str, str, str]]:
+    """The revision block's rows: site.toml ``[[revisions]]`` (no, date, description), else the issue."""
+    given = ctx.site.settings.get("revisions") or []
+    rows = [(str(r.get("no", i)), str(r.get("date", "")), str(r.get("description", ""))) for i, r in enumerate(given)]
+    return rows or [("0", ctx.date, "Issued for review")]
+
+
+#: The plan set: the existing site map, the construction plan and the plan of final conditions.
+SHEETS_IN_SET = 3
 
 
 def layout_panel(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sheet_no: str) -> None:
     """Fixed parts from the bottom up (title block, key map, scales), then the heading, legend, absent
     items, notes and table from the top down, shrinking the text (never below 6 pt) to fit."""
-    L.title_block(sheet, rows, panel.heading, sheet_no)
+    L.title_block(sheet, rows, panel.heading, sheet_no, revisions=revisions(ctx), of=SHEETS_IN_SET)
     if ctx.plan.tiled:
         L.key_map(sheet, ctx.site.boundary, ctx.plan.tiles)
+    if panel.location:
+        L.location_map(sheet, ctx.site.boundary, sheet.tile.bounds, _location_lines(ctx), _location_caption(ctx))
     L.north_and_scale(sheet, ctx.site.crs, ctx.convergence_deg())
     for size in (7.0, 6.5, 6.0):
         _top_down(sheet, panel, size, dry=True)
@@ -405,6 +468,10 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
                 L.match_lines(sheet, ctx.plan)
                 extra_rows = extra_rows + [("Sheet", f"{tile.number} of {len(ctx.plan.tiles)} of this map "
                                                       f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))")]
+            labels.place(sheet)
+            if sheet.unplaced:  # never silently: the sheet says which labels found no clear place
+                panel.notes.append(f"{len(sheet.unplaced)} label(s) found no place clear of the others and are not "
+                                   "shown: " + "; ".join(t.replace("\n", " ") for t in sheet.unplaced) + ".")
             sheet.heading = panel.heading
             layout_panel(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
             sheet.fig.geosite = sheet  # for notebooks and tests: legend, absent items, scale
@@ -415,8 +482,55 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
 
 
 def area_text(geom, ft_per_unit: float) -> str:
-    a = geom.area * ft_per_unit**2
-    return f"{a:,.0f} sq ft" if a < 43_560 else f"{a / 43_560:,.2f} ac"
+    """A drawn geometry's area in the sheet's one style (:func:`sqft_text`)."""
+    return sqft_text(geom.area * ft_per_unit**2)
+
+
+def sqft_text(sqft: float) -> str:
+    """Every area on a sheet in one style: square feet, then acres (43,560 sq ft) to 0.01 ac."""
+    return f"{sqft:,.0f} sq ft ({sqft / 43_560:,.2f} ac)"
+
+
+def name_of(row, fallback: str = "") -> str:
+    """A feature's name from its attributes (``name``, else ``fallback``); blank when neither."""
+    for col in ("name",):
+        v = row.get(col) if hasattr(row, "get") else None
+        if not is_nan(v) and str(v).strip():
+            return str(v).strip()
+    return fallback
+
+
+def short_name(text: str, longest: int = 16) -> str:
+    """An inlet's or pile's tag: the whole name when short, else its first word (``CB-2 County Road D``
+    -> ``CB-2``)."""
+    return text if len(text) <= longest else text.split()[0]
+
+
+def dims_text(geom, ft_per_unit: float) -> str:
+    """A structure's footprint as the sides of its minimum rotated rectangle, ``40 x 60 ft``."""
+    if geom is None or geom.is_empty or geom.geom_type not in ("Polygon", "MultiPolygon"):
+        return ""
+    r = shapely.minimum_rotated_rectangle(geom)
+    xy = np.asarray(r.exterior.coords)
+    if len(xy) < 4:
+        return ""
+    a, b = (float(np.hypot(*(xy[i + 1] - xy[i]))) * ft_per_unit for i in (0, 1))
+    return f"{min(a, b):,.0f} x {max(a, b):,.0f} ft"
+
+
+def width_text(geom, ft_per_unit: float) -> str:
+    """The width of a long polygon (a road's pavement): the short side of the rectangle with its area
+    and perimeter, ``24 ft``; blank for a line or a compact shape."""
+    if geom is None or geom.geom_type not in ("Polygon", "MultiPolygon"):
+        return ""
+    if geom.area < 0.9 * shapely.minimum_rotated_rectangle(geom).area:
+        return ""  # not a strip (a cul-de-sac, a bend): no single width to print
+    a, half = geom.area * ft_per_unit**2, geom.length * ft_per_unit / 2
+    disc = half * half - 4 * a
+    if disc <= 0:
+        return ""
+    w = (half - math.sqrt(disc)) / 2
+    return f"{w:,.0f} ft" if w > 0 and (half - w) / w > 3 else ""
 
 
 def is_nan(v: Any) -> bool:

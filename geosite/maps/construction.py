@@ -19,10 +19,14 @@ from geosite.maps.common import (
     faint_style,
     is_nan,
     make_context,
+    name_of,
     render,
+    short_name,
+    sqft_text,
     status_filter,
 )
-from geosite.maps.symbology import STYLES, Style
+from geosite.maps.existing import label_improvements
+from geosite.maps.symbology import INK, STYLES, Style
 
 HEADING = "SITE CONSTRUCTION PLAN"
 PHASE_COLORS = ["#f4d9a6", "#f5b7b1", "#d2b4de", "#aed6f1", "#a3e4d7", "#f9e79f", "#d5dbdb"]
@@ -51,9 +55,12 @@ def draw_base(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
             faint = faint_style(st)
             L.draw_geoms(sheet, gdf.geometry.values, faint)
             panel.add(faint, "Existing " + st.label[0].lower() + st.label[1:])
+            if name == "roads":
+                label_improvements(sheet, name, gdf, ctx.site.ft_per_unit, "#555555")
     inlets = ctx.site_layer("storm_inlets")
     if inlets is not None:
         L.draw_geoms(sheet, inlets.geometry.values, STYLES["storm_inlets"])
+        label_improvements(sheet, "storm_inlets", inlets, ctx.site.ft_per_unit, INK)
         panel.add(STYLES["storm_inlets"], STYLES["storm_inlets"].label)
 
 
@@ -75,17 +82,22 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
                        alpha=base.alpha, z=base.z)
             L.draw_geoms(sheet, sel.geometry.values, st)
             panel.add(st, f"(a) Land disturbance, phase {ph}" if ph else "(a) Land disturbance")
-        texts = []
-        for _, r in dist.iterrows():
-            ph = str(r.get("phase")) if not is_nan(r.get("phase")) else ""
-            head = f"Phase {ph}" if ph else "Disturbance"
-            texts.append(f"{head}\n{_d(r.get('start'))} to {_d(r.get('end'))}\n{area_text(r.geometry, fpu)}")
-        L.label_polygons(sheet, dist, texts, size=6.5, min_sq_in=0.15)
-        rows = []
-        for _, r in dist.sort_values(by=[c for c in ("start", "phase") if c in dist.columns] or "id").iterrows():
-            ph = str(r.get("phase")) if not is_nan(r.get("phase")) else f"#{r['id']}"
-            acres = r.geometry.area * fpu**2 / 43_560
-            rows.append(f"{ph[:6]:<6} {_d(r.get('start')):<10} {_d(r.get('end')):<10} {acres:6.2f}")
+        # one label and one schedule row per phase, with report.json's area (clipped to the site)
+        import geopandas as gpd
+
+        phases = ctx.phases()
+        label_geoms, texts, rows = [], [], []
+        for ph in phases:
+            sel = dist[[str(p) == str(ph["phase"]) for p in (dist["phase"] if "phase" in dist.columns else dist["id"])]]
+            if not len(sel):
+                continue
+            head = f"Phase {ph['phase']}" if "phase" in dist.columns else f"Disturbance {ph['phase']}"
+            label_geoms.append(shapely.union_all(sel.geometry.values))
+            texts.append(f"{head}\n{_d(ph.get('start'))} to {_d(ph.get('end'))}\n{sqft_text(ph['area_sqft'])}")
+            rows.append(f"{str(ph['phase'])[:6]:<6} {_d(ph.get('start')):<10} {_d(ph.get('end')):<10} "
+                        f"{ph['area_acres']:6.2f}")
+        L.label_polygons(sheet, gpd.GeoDataFrame(geometry=label_geoms, crs=dist.crs), texts, size=6.5,
+                         min_sq_in=0.15, kind="phase")
         panel.table_title = "(d) SCHEDULE: disturbance phases"
         panel.table = [f"{'phase':<6} {'start':<10} {'end':<10} {'acres':>6}", *rows]
     else:
@@ -93,14 +105,25 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
         panel.table_title = "(d) SCHEDULE"
     p = ctx.site.project
     panel.table.append(f"project: {p.start or 'start not given'} to {p.end or 'end not given'}")
+    # what the plan builds: proposed structures, new roads and utilities, labelled from their attributes
+    for name, st_key in (("roads", "roads_proposed"), ("utilities", "utilities_proposed"),
+                         ("structures", "structures_proposed")):
+        keep = (lambda s: s == "proposed") if name == "structures" else (lambda s: s not in ("existing", ""))
+        new = status_filter(ctx.site_layer(name), keep)
+        if new is None:
+            continue
+        st = STYLES[st_key]
+        L.draw_geoms(sheet, new.geometry.values, st)
+        label_improvements(sheet, name, new, fpu, st.edge)
+        panel.add(st, "(a) " + st.label)
     # (b) stockpiles
     piles = ctx.site_layer("stockpiles")
     if piles is not None:
         st = STYLES["stockpiles"]
         L.draw_geoms(sheet, piles.geometry.values, st)
-        texts = [("stockpile" + (f", {int(r['days'])} days" if "days" in piles.columns and not is_nan(r.get("days")) else ""))
+        texts = [(short_name(name_of(r, "stockpile"), 24) + (f", {int(r['days'])} days" if "days" in piles.columns and not is_nan(r.get("days")) else ""))
                  + f"\n{area_text(r.geometry, fpu)}" for _, r in piles.iterrows()]
-        L.label_polygons(sheet, piles, texts, size=6, min_sq_in=0.0)
+        L.label_polygons(sheet, piles, texts, size=6, min_sq_in=0.5, kind="stockpile")
         panel.add(st, "(b) " + st.label)
     else:
         absent.append("(b) soil stockpiles (layer stockpiles)")
@@ -114,6 +137,9 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
         ref = "" if req is None or (req == True).any() else (  # noqa: E712 (None-aware)
             " (shown for reference: not required here)" if (req == False).all() else " (required only if it applies: not decided)")  # noqa: E712
         if name == "filter_fence" and "side" in gdf.columns:
+            stand = gdf[gdf["side"] == "stand_in"]
+            gdf = gdf[gdf["side"] != "stand_in"]
+            _stand_ins(ctx, sheet, panel, stand)
             for side, sel in gdf.groupby(gdf["side"].fillna("unspecified").astype(str)):
                 color = SIDE_COLORS.get(side, "#7d3c98")
                 L.draw_geoms(sheet, sel.geometry.values, st, edge=color)
@@ -139,6 +165,25 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
                            "stage has not run): " + ", ".join(not_placed) + ".")
     panel.notes.append("(e) maintenance and (f) stabilization are written provisions of the plan, not drawn here.")
     return panel, []
+
+
+def _stand_ins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, stand) -> None:
+    """Where an interior row cannot be built: drawn (not as fence) and named in a note with what
+    stands in for it (controls.fences.STAND_INS)."""
+    if stand is None or not len(stand):
+        return
+    st = STYLES["fence_stand_in"]
+    L.draw_geoms(sheet, stand.geometry.values, st)
+    panel.add(st, "(c) " + st.label)
+    names = {}
+    for layer in ("structures", "stockpiles", "access_drives", "roads", "streams", "lakes", "wetlands", "channels"):
+        gdf = ctx.site_layer(layer)
+        if gdf is not None and "id" in gdf.columns:
+            names.update({f"{layer} {i}": name_of(r, f"{layer} {i}") for i, (_, r) in zip(gdf["id"], gdf.iterrows(), strict=True)})
+    by = stand.groupby([stand["obstacle"].fillna("short pieces").astype(str), stand["practice"].astype(str)])["length_ft"].sum()
+    for (obst, practice), ft in by.items():
+        what = names.get(obst, obst)
+        panel.notes.append(f"(c) Interior silt fence row not buildable at {what} ({ft:,.0f} ft): {practice}.")
 
 
 def render_construction_plan(result_or_site, out_path: str | Path | None = None, sheet: str = "auto",

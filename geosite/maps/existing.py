@@ -12,14 +12,19 @@ from geosite.maps.common import (
     MapContext,
     Panel,
     area_text,
+    dims_text,
     draw_boundary,
     draw_relief,
     is_nan,
     make_context,
+    name_of,
     render,
+    short_name,
+    sqft_text,
     status_filter,
+    width_text,
 )
-from geosite.maps.symbology import EXISTING_ITEMS, STYLES, item_of
+from geosite.maps.symbology import EXISTING_ITEMS, FLOOD_ZONES, INK, LABELS, STYLES, item_of
 
 HEADING = "EXISTING SITE MAP"
 
@@ -31,7 +36,7 @@ def _txt(v) -> str:
 def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
     j = ctx.profile.id
     panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(1): existing conditions on the site "
-                           f"and within {ctx.margin_ft:g} ft of it")
+                           f"and within {ctx.margin_ft:g} ft of it", location=True)
     letter = lambda layer: item_of(j, layer)  # noqa: E731
     pre = lambda layer: f"({letter(layer)}) " if letter(layer) else ""  # noqa: E731
     absent: dict[str, list[str]] = {}
@@ -42,14 +47,11 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
     fpu = ctx.site.ft_per_unit
     # relief first (under everything)
     has_relief = draw_relief(ctx, sheet, panel, letter("contours"))
-    # area layers, bottom up
-    # area layers, bottom up: (layer, label column, label text, label colour, size, legend note, if absent)
-    for name, col, text, color, size, note, what in (
-        ("vegetation", "cover", lambda v: _txt(v).replace("_", " "), "#4d7a3a", 6.5, "",
+    # area layers, bottom up: (layer, label column, label text, label colour, label kind, if absent)
+    for name, col, text, color, kind, what in (
+        ("vegetation", "cover", lambda v: _txt(v).replace("_", " "), "#4d7a3a", "vegetation",
          "vegetative cover (layer vegetation)"),
-        ("soils", "musym", _txt, "#7a4f1c", 7, "", "soil types (layer soils)"),
-        ("floodplain", "zone", lambda v: _txt(v).replace("100yr", "100-yr floodplain"), None, 6.5, " (label: zone)",
-         "floodplain, fringe and floodway (layer floodplain)"),
+        ("soils", "musym", _txt, "#7a4f1c", "soil", "soil types (layer soils)"),
     ):
         gdf = ctx.site_layer(name)
         if gdf is None:
@@ -58,8 +60,10 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
         st = STYLES[name]
         L.draw_geoms(sheet, gdf.geometry.values, st)
         if col in gdf.columns:
-            L.label_polygons(sheet, gdf, [text(v) for v in gdf[col]], color=color or st.edge, size=size)
-        panel.add(st, pre(name) + st.label + (note if col in gdf.columns else ""))
+            L.label_polygons(sheet, gdf, [text(v) for v in gdf[col]], color=color or st.edge, kind=kind)
+        panel.add(st, pre(name) + st.label)
+    _floodplain(ctx, sheet, panel, pre("floodplain"), missing)
+    _soils_table(ctx, panel, pre("soils"))
     for name, what in (("wetlands", "wetlands"), ("lakes", "lakes and ponds"), ("streams", "streams"),
                        ("channels", "channels and ditches (layer channels)")):
         gdf = ctx.site_layer(name)
@@ -69,7 +73,7 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
         st = STYLES[name]
         L.draw_geoms(sheet, gdf.geometry.values, st)
         if "name" in gdf.columns:
-            L.label_polygons(sheet, gdf, [_txt(n) for n in gdf["name"]], color=st.edge, style="italic")
+            L.label_polygons(sheet, gdf, [_txt(n) for n in gdf["name"]], color=st.edge, style="italic", kind="water")
         panel.add(st, pre(name) + st.label)
     # drainage: storm system (submitted) and natural drainage (hydrology stage)
     nat = ctx.derived.get("channels")
@@ -88,7 +92,7 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
     if up is not None and len(up):
         st = STYLES["upslope_areas"]
         L.draw_geoms(sheet, up.geometry.values, st)
-        L.label_polygons(sheet, up, [_upslope_label(r, fpu) for _, r in up.iterrows()], color=st.edge)
+        L.label_polygons(sheet, up, _upslope_labels(ctx, up), color=st.edge, kind="upslope")
         panel.add(st, pre("upslope_areas") + st.label)
         ent = ctx.derived.get("upslope_entry_points")
         if ent is not None and len(ent):
@@ -97,10 +101,9 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
             panel.add(st2, pre("upslope_areas") + st2.label)
     else:
         missing("upslope_areas", "upslope drainage areas: not computed (needs the DEM and the hydrology stage)")
-    # improvements
-    roads = status_filter(ctx.site_layer("roads"), lambda s: s != "new")
+    # improvements: each labelled with its name and dimensions from its attributes
     for name, gdf, what in (
-        ("roads", roads, "roads, highways and paving (layer roads)"),
+        ("roads", status_filter(ctx.site_layer("roads"), lambda s: s != "new"), "roads, highways and paving (layer roads)"),
         ("access_drives", ctx.site_layer("access_drives"), "access drives"),
         ("utilities", status_filter(ctx.site_layer("utilities"), lambda s: s != "new"), "utilities (layer utilities)"),
         ("structures", status_filter(ctx.site_layer("structures"), lambda s: s != "proposed"), "existing structures"),
@@ -110,16 +113,13 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
             continue
         st = STYLES[name]
         L.draw_geoms(sheet, gdf.geometry.values, st)
-        col = {"roads": "name", "utilities": "kind"}.get(name)
-        if col and col in gdf.columns:
-            L.label_polygons(sheet, gdf, [_txt(v) for v in gdf[col]], size=6.5, color=st.edge)
-        if name == "structures":
-            L.label_polygons(sheet, gdf, [area_text(g, fpu) for g in gdf.geometry.values], size=6, min_sq_in=0.12)
+        label_improvements(sheet, name, gdf, fpu, st.edge if name != "structures" else INK)
         panel.add(st, pre(name) + st.label)
     inlets = ctx.site_layer("storm_inlets")
     if inlets is not None:
         st = STYLES["storm_inlets"]
         L.draw_geoms(sheet, inlets.geometry.values, st)
+        label_improvements(sheet, "storm_inlets", inlets, fpu, INK)
         panel.add(st, pre("storm_inlets") + st.label)
     else:
         missing("storm_inlets", "storm drain inlets (layer storm_inlets)")
@@ -141,13 +141,79 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
     return panel, []
 
 
-def _upslope_label(row, fpu: float) -> str:
+def _floodplain(ctx: MapContext, sheet: L.MapSheet, panel: Panel, prefix: str, missing) -> None:
+    """Floodway, flood fringe and the 100-year floodplain, each with its own hatch (``zone``)."""
+    gdf = ctx.site_layer("floodplain")
+    if gdf is None:
+        missing("floodplain", "floodplain, fringe and floodway (layer floodplain)")
+        return
+    zones = (gdf["zone"].fillna("100yr").astype(str).str.strip().str.lower() if "zone" in gdf.columns
+             else ["100yr"] * len(gdf))
+    styles = [FLOOD_ZONES.get(z, "floodplain") for z in zones]
+    for key in dict.fromkeys(sorted(styles, key=list(FLOOD_ZONES.values()).index)):
+        sel = gdf[[k == key for k in styles]]
+        st = STYLES[key]
+        L.draw_geoms(sheet, sel.geometry.values, st)
+        L.label_polygons(sheet, sel, [st.label] * len(sel), color=st.edge, kind="floodplain")
+        panel.add(st, prefix + st.label)
+
+
+def _soils_table(ctx: MapContext, panel: Panel, prefix: str) -> None:
+    """The soils table: each map symbol on the sheet with its map unit name and hydrologic group."""
+    gdf = ctx.site_layer("soils")
+    if gdf is None or "musym" not in gdf.columns:
+        return
+    rows = []
+    for _, r in gdf.drop_duplicates("musym").sort_values("musym").iterrows():
+        nm = _txt(r.get("name")) or "name not given"
+        hsg = _txt(r.get("hsg"))
+        rows.append(f"{_txt(r['musym'])}: {nm}" + (f" (HSG {hsg})" if hsg else ""))
+    panel.table_title = f"{prefix}SOIL MAP UNITS"
+    panel.table = rows
+
+
+def label_improvements(sheet: L.MapSheet, layer: str, gdf, fpu: float, color: str, prefix: str = "") -> None:
+    """Roads, drives, utilities, structures and inlets labelled from their attributes: the name
+    (``6-in water main``, ``Birch Street``), a road's width, a structure's footprint, an inlet's tag."""
+    texts = []
+    for _, r in gdf.iterrows():
+        g = r.geometry
+        nm = name_of(r, _txt(r.get("kind")) if layer == "utilities" else "")
+        if layer == "roads":
+            w = width_text(g, fpu)
+            t = nm + (f" ({w} wide)" if w and nm else w)
+        elif layer == "structures":
+            t = "\n".join(x for x in (nm, dims_text(g, fpu)) if x)
+        elif layer == "storm_inlets":
+            t = short_name(nm) if nm else f"inlet {r.get('id', '')}"
+        else:
+            t = nm
+        texts.append(prefix + t if t else "")
+    kind = {"roads": "road", "utilities": "utility", "structures": "structure", "storm_inlets": "inlet",
+            "access_drives": "feature"}.get(layer, "feature")
+    L.label_polygons(sheet, gdf, texts, size=LABELS["size_pt"].get(kind, 6.5), color=color, kind=kind,
+                     min_sq_in=0.12)
+
+
+def _upslope_labels(ctx: MapContext, up) -> list[str]:
+    """Each upslope area's label from report.json's ``hydrology.upslope`` (the D-infinity area the
+    report gives), matched on ``disturbance_id``; the drawn polygon's own numbers without a report."""
+    given = ctx.measured("hydrology.upslope")
+    by_id = {d.get("disturbance_id"): d for d in given} if isinstance(given, list) else {}
+    out = []
+    for _, r in up.iterrows():
+        d = by_id.get(r.get("disturbance_id"))
+        out.append(_upslope_label(d if d is not None else r, ctx.site.ft_per_unit, r.geometry))
+    return out
+
+
+def _upslope_label(row, fpu: float, geom=None) -> str:
     parts = []
-    a = row.get("area_acres")
+    a = row.get("area_sqft")
     if not is_nan(a):
-        parts.append(f"{float(a):.2f} ac")
-    elif row.geometry is not None:
-        parts.append(area_text(row.geometry, fpu))
+        parts.append("upslope " + sqft_text(float(a)))
+    elif geom is not None:
+        parts.append("upslope " + area_text(geom, fpu))
     s = row.get("mean_slope_pct")
     if not is_nan(s):
         parts.append(f"{float(s):.1f} %")

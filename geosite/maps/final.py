@@ -19,8 +19,10 @@ from geosite.maps.common import (
     faint_style,
     make_context,
     render,
+    sqft_text,
     status_filter,
 )
+from geosite.maps.existing import label_improvements
 from geosite.maps.symbology import STYLES, Style
 
 HEADING = "PLAN OF FINAL SITE CONDITIONS"
@@ -57,7 +59,9 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
         st = STYLES["stabilized"]
         L.draw_geoms(sheet, geoms, st)
         panel.add(st, st.label)
-        shown.append(f"the disturbed area ({area_text(shapely.union_all(geoms), fpu)}) to be stabilized")
+        sqft = ctx.measured("disturbed.area_sqft")
+        shown.append(f"the disturbed area ({sqft_text(sqft) if sqft is not None else area_text(shapely.union_all(geoms), fpu)}) "
+                     "to be stabilized")
     else:
         absent.append("land disturbance (layer disturbance)")
     changed = lambda s: s not in ("existing", "")  # noqa: E731
@@ -73,14 +77,13 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
             st = STYLES[name]
             faint = faint_style(st)
             L.draw_geoms(sheet, old.geometry.values, faint)
+            if name == "roads":
+                label_improvements(sheet, name, old, fpu, faint.edge)
             panel.add(faint, "Existing " + st.label[0].lower() + st.label[1:] + ", to remain")
         if new is not None:
             L.draw_geoms(sheet, new.geometry.values, st_new)
-            lab = [str(s) for s in new["status"]] if "status" in new.columns else [""] * len(new)
-            if name == "structures":
-                lab = [f"proposed\n{area_text(g, fpu)}" for g in new.geometry.values]
-            L.label_polygons(sheet, new, lab, size=6, color=st_new.edge, min_sq_in=0.0)
-            panel.add(st_new, st_new.label + " (label: status)")
+            label_improvements(sheet, name, new, fpu, st_new.edge)
+            panel.add(st_new, st_new.label + " (label: name and size)")
             shown.append(f"{name} marked {'proposed' if name == 'structures' else 'new or changed'}: {len(new)}")
         elif layer is None:
             absent.append(f"{name} (layer {name})")

@@ -12,7 +12,6 @@ Only ``matplotlib.figure.Figure`` is used, never pyplot: no global state, no GUI
 from __future__ import annotations
 
 import datetime as dt
-import math
 import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,13 +27,13 @@ from matplotlib.patches import Rectangle
 from matplotlib.path import Path as MplPath
 from shapely.geometry import box
 
-from geosite.maps.symbology import INK, Style
+from geosite.maps.symbology import INK, MIN_PT, Style
 
 if TYPE_CHECKING:
     from geosite.maps.sheets import SheetPlan, Tile
 
 FONT = "DejaVu Sans"
-MIN_PT = 6.0  # nothing smaller is printed
+
 RC = {
     "pdf.fonttype": 42,  # TrueType embedded: text stays text and prints as drawn
     "ps.fonttype": 42,
@@ -65,6 +64,10 @@ class MapSheet:
     heading: str = ""
     cursor: float = 0.0  # panel: inches from the panel's top already used
     floor: float = 0.0  # panel: inches from the panel's bottom already used
+    labels: list[Any] = field(default_factory=list)  # geosite.maps.labels.Label, placed by labels.place
+    avoid: list[Any] = field(default_factory=list)  # symbol boxes (paper inches) labels must not hide
+    placed: list[Any] = field(default_factory=list)  # (text, box in paper inches) of the labels placed
+    unplaced: list[str] = field(default_factory=list)  # labels no candidate position could hold
 
     @property
     def window(self):
@@ -183,6 +186,9 @@ def draw_geoms(sheet: MapSheet, geoms, st: Style, *, edge: str | None = None, cl
         xy = np.array([(p.x, p.y) for p in points])
         ax.plot(xy[:, 0], xy[:, 1], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7,
                 zorder=st.z)
+        from geosite.maps import labels
+
+        labels.avoid(sheet, points, pad_in=st.size / 72 / 2 + 0.01)
     return len(polys) + len(lines) + len(points)
 
 
@@ -190,14 +196,18 @@ def halo(width: float = 2.0):
     return [patheffects.withStroke(linewidth=width, foreground="white")]
 
 
-def label_at(sheet: MapSheet, x: float, y: float, text: str, size: float = 6.5, color: str = INK, **kw) -> None:
-    sheet.ax.text(x, y, text, fontsize=max(size, MIN_PT), color=color, ha="center", va="center", zorder=10,
-                  path_effects=halo(), clip_on=True, **kw)
+def label_at(sheet: MapSheet, x: float, y: float, text: str, size: float = 6.5, color: str = INK,
+             kind: str = "feature", feature=None, along=None, **kw) -> None:
+    """Ask for a label at (x, y); :func:`geosite.maps.labels.place` puts it where it overlaps nothing."""
+    from geosite.maps import labels
+
+    labels.request(sheet, x, y, text, size=size, color=color, kind=kind, feature=feature, along=along, **kw)
 
 
 def label_polygons(sheet: MapSheet, gdf, texts: list[str], size: float = 6.5, color: str = INK,
-                   min_sq_in: float = 0.04, **kw) -> None:
-    """A label at a point inside each polygon's visible part (large enough on paper to hold it)."""
+                   min_sq_in: float = 0.04, kind: str = "feature", **kw) -> None:
+    """A label for each feature's visible part: inside a polygon large enough on paper to hold it
+    (else beside it, with a leader), along a line."""
     win = sheet.window
     upi2 = sheet.plan.units_per_inch**2
     for geom, text in zip(gdf.geometry.values, texts, strict=True):
@@ -206,14 +216,16 @@ def label_polygons(sheet: MapSheet, gdf, texts: list[str], size: float = 6.5, co
         vis = geom.intersection(win)
         if vis.is_empty:
             continue
-        if vis.geom_type in ("Polygon", "MultiPolygon") and vis.area / upi2 < min_sq_in:
-            continue
+        along = None
         if vis.geom_type in ("LineString", "MultiLineString"):
             parts = sorted(shapely.get_parts(vis), key=lambda g: -g.length)
-            p = parts[0].interpolate(0.5, normalized=True)
+            along = parts[0]
+            p = along.interpolate(0.5, normalized=True)
         else:
             p = vis.representative_point() if vis.geom_type != "Point" else vis
-        label_at(sheet, p.x, p.y, text, size=size, color=color, **kw)
+        if vis.geom_type in ("Polygon", "MultiPolygon") and vis.area / upi2 < min_sq_in:
+            p = vis.centroid  # too small to hold its label: the label goes beside it, with a leader
+        label_at(sheet, p.x, p.y, text, size=size, color=color, kind=kind, feature=vis, along=along, **kw)
 
 
 # ------------------------------------------------------------------------------------------ contours
@@ -241,6 +253,11 @@ def draw_contours(sheet: MapSheet, contours, minor: Style, index: Style, label_e
         if segs:
             sheet.ax.add_collection(LineCollection(segs, colors=st.edge, linewidths=st.lw, zorder=st.z), autolim=False)
     del win
+    from shapely.ops import substring
+
+    from geosite.maps import labels
+    from geosite.maps.symbology import LABELS
+
     for g, ix, z in zip(clipped, is_index, elev, strict=True):
         if not ix or g is None or g.is_empty:
             continue
@@ -248,23 +265,15 @@ def draw_contours(sheet: MapSheet, contours, minor: Style, index: Style, label_e
             if part.geom_type != "LineString":
                 continue
             length_in = part.length / upi
-            if length_in < 0.75:
+            if length_in < LABELS["contour_min_in"]:
                 continue
             n = max(1, int(length_in // label_every_in))
+            text = f"{z:.0f}" if abs(z - round(z)) < 1e-6 else f"{z:.1f}"
             for k in range(n):
-                d = part.length * (k + 0.5) / n
-                p = part.interpolate(d)
-                a = part.interpolate(max(d - 0.1 * upi, 0))
-                b = part.interpolate(min(d + 0.1 * upi, part.length))
-                ang = math.degrees(math.atan2(b.y - a.y, b.x - a.x))
-                if ang > 90:
-                    ang -= 180
-                elif ang < -90:
-                    ang += 180
-                text = f"{z:.0f}" if abs(z - round(z)) < 1e-6 else f"{z:.1f}"
-                sheet.ax.text(p.x, p.y, text, fontsize=max(size, MIN_PT), color=index.edge, rotation=ang,
-                              rotation_mode="anchor", ha="center", va="center", zorder=index.z + 0.1,
-                              path_effects=halo(2.5), clip_on=True, gid="contour-label")
+                piece = substring(part, part.length * k / n, part.length * (k + 1) / n)
+                p = piece.interpolate(0.5, normalized=True)
+                labels.request(sheet, p.x, p.y, text, size=size, color=index.edge, kind="contour", along=piece,
+                               fixed=True, gid="contour-label")
                 placed.append((p.x, p.y, z))
     return placed
 
@@ -406,11 +415,13 @@ def key_map(sheet: MapSheet, site_geom, all_tiles: list[Tile], height_in: float 
     sheet.floor = y + height_in + 0.25
 
 
-def title_block(sheet: MapSheet, rows: list[tuple[str, str]], heading: str, sheet_no: str, size: float = 6.5) -> None:
-    """The title block at the bottom of the panel: a heading, labelled rows, and the sheet number box."""
+def title_block(sheet: MapSheet, rows: list[tuple[str, str]], heading: str, sheet_no: str, size: float = 6.5,
+                revisions: list[tuple[str, str, str]] | None = None, of: int | None = None) -> None:
+    """The title block at the bottom of the panel: a heading and the sheet number box ("1 of 3"),
+    labelled rows, then above it the revision block and a blank square for the preparer's seal."""
     p = sheet.panel
     pw = sheet.plan.sheet.panel[2]
-    lh = size * 1.22 / 72
+    lh = size * 1.25 / 72
     label_w = 0.85
     blocks = []
     for label, value in rows:
@@ -423,16 +434,75 @@ def title_block(sheet: MapSheet, rows: list[tuple[str, str]], heading: str, shee
     p.add_line(Line2D([0, pw], [total - head_h, total - head_h], color=INK, lw=0.6))
     p.text(0.1, total - 0.08, heading, fontsize=8.5, fontweight="bold", va="top", ha="left")
     p.add_patch(Rectangle((pw - 0.8, total - head_h), 0.8, head_h, fill=False, ec=INK, lw=0.6))
-    p.text(pw - 0.4, total - 0.06, "SHEET", fontsize=MIN_PT, ha="center", va="top")
-    p.text(pw - 0.4, total - head_h + 0.05, sheet_no, fontsize=9, fontweight="bold", ha="center", va="bottom",
-           gid="sheet-number")
+    p.text(pw - 0.4, total - 0.05, "SHEET", fontsize=MIN_PT, ha="center", va="top")
+    p.text(pw - 0.4, total - head_h + 0.04, f"{sheet_no} of {of}" if of else sheet_no, fontsize=8.5,
+           fontweight="bold", ha="center", va="bottom", gid="sheet-number")
     y = total - head_h - 0.06
     for label, lines in blocks:
         p.text(0.1, y, label, fontsize=max(size, MIN_PT), fontweight="bold", va="top", ha="left")
         p.text(0.1 + label_w, y, "\n".join(lines), fontsize=max(size, MIN_PT), va="top", ha="left",
-               linespacing=1.22, gid="title-block")
+               linespacing=1.25, gid="title-block")
         y -= len(lines) * lh + 0.03
-    sheet.floor = total + 0.08
+    # revision block (left) and seal (right), above the title block
+    seal = 0.9
+    rev_rows = revisions or []
+    rh = MIN_PT * 1.3 / 72
+    band = max(seal, 0.2 + rh * (len(rev_rows) + 1) + 0.08)
+    y0 = total
+    p.add_patch(Rectangle((0, y0), pw, band, fill=False, ec=INK, lw=0.8))
+    p.add_patch(Rectangle((pw - seal, y0), seal, band, fill=False, ec=INK, lw=0.6))
+    p.text(pw - seal / 2, y0 + band - 0.05, "SEAL", fontsize=MIN_PT, ha="center", va="top", color="#555555")
+    p.text(0.08, y0 + band - 0.05, "REVISIONS", fontsize=MIN_PT + 0.5, fontweight="bold", va="top", ha="left")
+    cols = (0.08, 0.38, 1.1)
+    yy = y0 + band - 0.05 - rh - 0.03
+    for x, head in zip(cols, ("No.", "Date", "Description"), strict=True):
+        p.text(x, yy, head, fontsize=MIN_PT, fontweight="bold", va="top", ha="left")
+    for no, date, what in rev_rows:
+        yy -= rh
+        for x, v in zip(cols, (no, date, what), strict=True):
+            p.text(x, yy, v, fontsize=MIN_PT, va="top", ha="left", gid="revision")
+    sheet.floor = total + band + 0.08
+
+
+def location_map(sheet: MapSheet, site_geom, extent, lines: list[tuple[Any, str, str]], caption: str,
+                 height_in: float = 1.0) -> None:
+    """A location (vicinity) map in the panel: the site filled, this sheet's map extent as a box, and
+    the roads and waters of the site's data (``lines``: geometry, colour, name), with the caption under it."""
+    pw = sheet.plan.sheet.panel[2]
+    p = sheet.panel
+    y = sheet.floor + 0.05
+    x0, y0, x1, y1 = extent
+    gx0, gy0, gx1, gy1 = x0 - (x1 - x0), y0 - (y1 - y0), x1 + (x1 - x0), y1 + (y1 - y0)
+    w_in = pw - 0.3
+    k = min(w_in / (gx1 - gx0), height_in / (gy1 - gy0))
+    ox = 0.15 + (w_in - (gx1 - gx0) * k) / 2
+    cap = _wrap(caption, pw - 0.2, MIN_PT)
+    cap_h = len(cap) * MIN_PT * 1.25 / 72 + 0.04
+    p.text(0.1, y, "\n".join(cap), fontsize=MIN_PT, va="bottom", ha="left", linespacing=1.25, gid="location")
+    y += cap_h
+    hgt = (gy1 - gy0) * k
+
+    def tr(xy):
+        xy = np.asarray(xy)[:, :2]
+        return np.column_stack([ox + (xy[:, 0] - gx0) * k, y + (xy[:, 1] - gy0) * k])
+
+    p.add_patch(Rectangle((ox, y), (gx1 - gx0) * k, hgt, fill=False, ec=INK, lw=0.6))
+    win = box(gx0, gy0, gx1, gy1)
+    for geom, color, _name in lines:
+        g = shapely.intersection(geom, win)
+        for part in shapely.get_parts(g):
+            if part.geom_type == "Polygon":
+                p.add_patch(MplPolygon(tr(part.exterior.coords), closed=True, fc=color, ec=color, lw=0.3, alpha=0.6))
+            elif part.geom_type == "LineString":
+                xy = tr(part.coords)
+                p.add_line(Line2D(xy[:, 0], xy[:, 1], color=color, lw=0.8))
+    for poly in shapely.get_parts(site_geom):
+        if poly.geom_type == "Polygon":
+            p.add_patch(MplPolygon(tr(poly.exterior.coords), closed=True, fc=INK, ec=INK, lw=0.5))
+    a, b = tr([(x0, y0), (x1, y1)])
+    p.add_patch(Rectangle(tuple(a), b[0] - a[0], b[1] - a[1], fill=False, ec="#c0392b", lw=0.6, ls=(0, (3, 2))))
+    p.text(0.1, y + hgt + 0.04, "LOCATION MAP", fontsize=MIN_PT + 0.5, fontweight="bold", va="bottom", ha="left")
+    sheet.floor = y + hgt + 0.25
 
 
 def contact_text(c) -> str:

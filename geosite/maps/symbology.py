@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 INK = "#1a1a1a"
+MIN_PT = 6.0  # nothing smaller is printed
 WATER = "#2b7bba"
 WATER_FILL = "#cfe6f6"
 
@@ -41,16 +42,19 @@ STYLES: dict[str, Style] = {
     "streams": Style("line", "Streams", edge=WATER, lw=1.2, z=4.2),
     "wetlands": Style("polygon", "Wetlands", face="none", edge="#3f8f3f", lw=0.6, hatch="||", z=3.1),
     "channels": Style("line", "Channels and ditches (submitted)", edge=WATER, lw=0.9, ls=(0, (6, 2)), z=4.1),
-    "floodplain": Style("polygon", "Floodplain", face="none", edge="#5b8fd1", lw=0.6, hatch="\\\\\\\\", z=2.9),
+    "floodplain": Style("polygon", "100-year floodplain", face="none", edge="#5b8fd1", lw=0.6, hatch="\\\\\\\\", z=2.9),
+    "floodway": Style("polygon", "Floodway", face="none", edge="#1f4e9c", lw=0.8, hatch="xxxx", z=2.92),
+    "flood_fringe": Style("polygon", "Flood fringe", face="none", edge="#5b8fd1", lw=0.6, hatch="////", z=2.91),
     "soils": Style("polygon", "Soil map units (label: musym)", face="none", edge="#9a6b3f", lw=0.5, ls=(0, (2, 2)), z=2.5),
-    "vegetation": Style("polygon", "Vegetative cover (label: cover)", face="#e9f3df", edge="#7fae6a", lw=0.4, z=1.5),
-    "storm_inlets": Style("point", "Storm drain inlets", face="white", edge=INK, marker="s", size=3.5, z=7),
+    # outlines only: an opaque fill would hide the hillshade under it
+    "vegetation": Style("polygon", "Vegetative cover (label: cover)", face="none", edge="#7fae6a", lw=0.5, ls=(0, (1, 1.2)), z=1.5),
+    "storm_inlets": Style("point", "Storm drain inlets (label: name)", face="white", edge=INK, marker="s", size=3.5, z=7),
     "natural_drainage": Style("line", "Natural drainage paths (from the DEM)", edge="#4aa3df", lw=0.8, ls=(0, (1, 1.5)), z=4),
-    "upslope_areas": Style("polygon", "Upslope drainage areas (label: size, slope, cover)", face="none", edge="#c0392b", lw=0.8, ls=(0, (5, 2, 1, 2)), z=5),
+    "upslope_areas": Style("polygon", "Upslope drainage areas (label: D-infinity area, mean slope, cover; outline by D8)", face="none", edge="#c0392b", lw=0.8, ls=(0, (5, 2, 1, 2)), z=5),
     "upslope_entry_points": Style("point", "Where upslope drainage enters", face="#c0392b", edge="#c0392b", marker="v", size=3.5, z=7),
-    "utilities": Style("line", "Utilities (label: kind)", edge="#a03ca0", lw=0.8, ls=(0, (8, 2, 2, 2)), z=5),
-    "structures": Style("polygon", "Structures", face="#bdbdbd", edge=INK, lw=0.6, z=6),
-    "roads": Style("line", "Roads, highways and paving", face="#d9d9d9", edge="#555555", lw=1.4, z=5.5),
+    "utilities": Style("line", "Utilities (label: name and size)", edge="#a03ca0", lw=0.8, ls=(0, (8, 2, 2, 2)), z=5.8),
+    "structures": Style("polygon", "Structures (label: name, footprint)", face="#bdbdbd", edge=INK, lw=0.6, z=6),
+    "roads": Style("line", "Roads, highways and paving (label: name, width)", face="#d9d9d9", edge="#555555", lw=1.4, z=5.5),
     "access_drives": Style("line", "Access drives", face="#eeeeee", edge="#555555", lw=1.0, ls=(0, (3, 1.5)), z=5.6),
     "contours": Style("line", "Contours, {interval} ft", edge="#9c6b30", lw=0.3, z=2.0),
     "index_contours": Style("line", "Index contours, every {index} ft, labelled (ft)", edge="#7a4f1c", lw=0.8, z=2.05),
@@ -60,6 +64,7 @@ STYLES: dict[str, Style] = {
     "stockpiles": Style("polygon", "Soil stockpiles (label: days)", face="#c49a6c", edge="#5c3d1e", lw=0.8, hatch="...", z=6.5),
     "stockpile_setbacks": Style("polygon", "Stockpile setback zones", face="none", edge="#d35400", lw=0.7, ls=(0, (3, 2)), hatch="xx", z=4.5),
     "filter_fence": Style("line", "Filter fence / silt fence", edge="#111111", lw=1.2, ls=(0, (4, 1.5, 1, 1.5)), z=8),
+    "fence_stand_in": Style("line", "Interior row not buildable here (see note: what stands in)", edge="#d35400", lw=1.0, ls=(0, (1, 1.5)), z=7.9),
     "stockpile_fences": Style("line", "Fences at stockpiles", edge="#111111", lw=1.0, ls=(0, (2, 1)), z=8),
     "sediment_basins": Style("polygon", "Sediment basins and traps", face="#a9cce3", edge="#1f618d", lw=1.0, hatch="--", z=6),
     "inlet_protection": Style("point", "Storm drain inlet protection", face="#f1c40f", edge=INK, marker="D", size=6.0, z=8.5),
@@ -67,11 +72,32 @@ STYLES: dict[str, Style] = {
     "diversions": Style("line", "Diversions", edge="#1f618d", lw=1.5, ls=(0, (6, 1.5, 1, 1.5, 1, 1.5)), z=7.5),
     "bmps": Style("point", "Submitted BMPs (label: type)", face="#27ae60", edge=INK, marker="P", size=6.0, z=8.4),
     # final
-    "structures_proposed": Style("polygon", "Proposed structures", face="#f5b7b1", edge="#922b21", lw=0.8, z=6.1),
+    # hatched, not filled: a fill would read as one of the construction plan's phase colours
+    "structures_proposed": Style("polygon", "Proposed structures", face="white", edge="#922b21", lw=1.0, hatch="////", z=6.1),
     "roads_proposed": Style("line", "New or changed roads", face="#f5cba7", edge="#a04000", lw=1.6, z=5.7),
-    "utilities_proposed": Style("line", "New or changed utilities", edge="#a03ca0", lw=1.2, z=5.1),
+    "utilities_proposed": Style("line", "New or changed utilities", edge="#a03ca0", lw=1.2, z=5.85),
     "stabilized": Style("polygon", "Disturbed area, stabilized at completion", face="#d4efdf", edge="#1e8449", lw=0.6, ls=(0, (2, 2)), z=3),
 }
+
+#: Map labels (geosite.maps.labels): placement order by kind (lower first), sizes in points, distances
+#: in paper inches.
+LABELS: dict[str, Any] = {
+    "priority": {"inlet": 10, "road": 15, "water": 20, "utility": 25, "structure": 30, "phase": 35,
+                 "stockpile": 38, "control": 40, "upslope": 45, "floodplain": 50, "soil": 55,
+                 "vegetation": 60, "feature": 50, "contour": 70},
+    "size_pt": {"road": 7.0, "water": 6.5, "feature": 6.5, "small": 6.0, "contour": 6.0},
+    "pad_in": 0.015,  # clear space kept around every label's box
+    "frame_inset_in": 0.04,  # labels stay this far inside the map frame
+    "ring_radii_in": (0.1, 0.18, 0.28, 0.4, 0.55, 0.75, 1.0, 1.3, 1.7),  # positions tried off the feature
+    "halo_pt": 2.2,  # white halo stroke around the text
+    "leader_pt": 0.4,
+    "contour_every_in": 5.0,  # an index contour's labels: one per piece 0.75 in or longer, then one per 5 in
+    "contour_min_in": 0.75,
+}
+
+#: Floodplain zones (layer floodplain, attribute ``zone``): the style each is drawn in.
+FLOOD_ZONES: dict[str, str] = {"floodway": "floodway", "fringe": "flood_fringe", "flood_fringe": "flood_fringe",
+                               "100yr": "floodplain"}
 
 #: Plan-content items of the existing site map, by jurisdiction profile id: letter, text, layers.
 #: A layer may serve several items; an item is "present" when any of its layers is.

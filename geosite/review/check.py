@@ -101,6 +101,8 @@ class CheckResult:
             "folder": str(self.site.root) if self.site.root else None,
             "jurisdiction": r["jurisdiction"],
             "jurisdiction_name": r["jurisdiction_name"],
+            "profile_file": self.analysis.profile.path,
+            "profile_sha256": self.analysis.profile.sha256,
             "crs": self.site.crs.to_string(),
             "verdict": self.verdict,
             "counts": counts,
@@ -146,16 +148,21 @@ def check_submission(
     received: dt.date | None = None,
     make_valid: bool = False,
     step: Step | None = None,
+    limits: Any = None,
 ) -> CheckResult:
-    """Check the submission in ``folder``. Raises :class:`geosite.errors.InputError` on bad input."""
+    """Check the submission in ``folder``. Raises :class:`geosite.errors.InputError` on bad input.
+
+    ``jurisdiction`` is the inspector's (a profile name or file); site.toml's may only name an installed
+    profile. ``limits``: :class:`geosite.io.limits.Limits` for reading the submission."""
     from geosite.pipeline import analyze
     from geosite.site import load_site
 
     step = step or (lambda name: log.info(name))
     step("reading the declarations")
-    declared, conf = read_declared(folder)
+    declared, conf = read_declared(folder, limits)
     step("loading and validating the submission")
-    site = load_site(folder, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit, make_valid=make_valid)
+    site = load_site(folder, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit, make_valid=make_valid,
+                     **_submission_rules(limits))
     raw = read_raw_layers(site, conf)
     result = analyze(site, step=step)
     prof = result.profile
@@ -181,6 +188,12 @@ def check_submission(
 
     schedule, note = _schedule(site, prof, received)
     return CheckResult(site, result, declared, findings, required, checked, schedule, note, received)
+
+
+def _submission_rules(limits: Any = None) -> dict[str, Any]:
+    """How a submission is loaded: its files inside its folder, its rulebook an installed profile unless
+    the inspector names another (docs/security.md)."""
+    return {"allow_outside": False, "installed_profile_only": True, "limits": limits}
 
 
 def _plan_type_to_check(required: str | None, declared: str | None) -> str:

@@ -22,12 +22,12 @@ Every key is optional. Unknown keys and wrong types are input errors (exit 2), l
 
 from __future__ import annotations
 
-import tomllib
+import math
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from geosite.errors import SiteValidationError, UnreadableInputError
+from geosite.errors import InputError, MissingInputError, SiteValidationError
 
 PLAN_TYPES = ("full", "statement")
 SQFT_PER_ACRE = 43_560.0
@@ -61,16 +61,23 @@ _NUMBERS = ("map_dpi", "map_scale_ft_per_in", "map_contour_interval_ft")
 _KNOWN = {"plan_type", "disturbed_area_sqft", "disturbed_area_acres", "submitted_map", "contour_vertical_unit", *_TEXT, *_NUMBERS}
 
 
-def read_declared(folder: str | Path) -> tuple[Declared, dict[str, Any]]:
-    """The ``[declared]`` table of ``folder/site.toml`` (and the whole parsed TOML)."""
+#: Declared texts ending so name a file of the submission (checked to lie inside its folder).
+FILE_SUFFIXES = (".pdf", ".tif", ".tiff", ".png", ".jpg", ".dxf", ".dwg", ".gpkg", ".geojson", ".shp")
+
+
+def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dict[str, Any]]:
+    """The ``[declared]`` table of ``folder/site.toml`` (and the whole parsed TOML). Files it names
+    (``submitted_map``, a ``final_conditions`` file) must lie inside the folder: a path leaving it is
+    refused without looking at what it points to."""
+    from geosite.io.untrusted import inside, raster_format, regular_file
+    from geosite.site import read_site_toml
+
     root = Path(folder)
     path = root / "site.toml"
     try:
-        conf = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return Declared(), {}  # load_site reports the missing site.toml
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UnreadableInputError(f"{path}: not valid TOML ({exc})") from exc
+        conf, _ = read_site_toml(root, limits)
+    except MissingInputError:
+        return Declared(), {}  # load_site reports the missing site.toml (or folder)
     d = conf.get("declared") or {}
     problems: list[str] = []
     where = f"{path}: [declared]"
@@ -83,8 +90,8 @@ def read_declared(folder: str | Path) -> tuple[Declared, dict[str, Any]]:
         v = d.get(key)
         if v is None:
             return None
-        if isinstance(v, bool) or not isinstance(v, int | float) or v <= 0:
-            problems.append(f"{where} {key} must be a positive number, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v <= 0:
+            problems.append(f"{where} {key} must be a positive finite number, got {v!r}")
             return None
         return float(v)
 
@@ -100,9 +107,18 @@ def read_declared(folder: str | Path) -> tuple[Declared, dict[str, Any]]:
     area = sqft if sqft is not None else (acres * SQFT_PER_ACRE if acres is not None else None)
     smap = None
     if d.get("submitted_map"):
-        smap = root / str(d["submitted_map"])
-        if not smap.is_file():
-            problems.append(f"{where} submitted_map {str(smap)!r}: file not found")
+        try:
+            if not isinstance(d["submitted_map"], str):
+                raise InputError(f"{where} submitted_map = {d['submitted_map']!r} must be a text (a file in the folder)")
+            smap = inside(root, d["submitted_map"], f"{where} submitted_map")
+            if not smap.exists():
+                raise InputError(f"{where} submitted_map {str(root / d['submitted_map'])!r}: file not found")
+            if smap.suffix.lower() in (".tif", ".tiff"):
+                raster_format(smap, "submitted map", root)
+            else:
+                regular_file(smap, "submitted map", root)
+        except InputError as exc:
+            problems.append(str(exc))
             smap = None
     unit = d.get("contour_vertical_unit")
     if unit is not None and str(unit) not in ("us_ft", "ft", "m"):
@@ -114,6 +130,12 @@ def read_declared(folder: str | Path) -> tuple[Declared, dict[str, Any]]:
         if v is not None and (not isinstance(v, str | bool) or (isinstance(v, str) and not v.strip())):
             problems.append(f"{where} {k} must be a text (a description, or a file in the folder)")
             v = None
+        if isinstance(v, str) and v.strip().lower().endswith(FILE_SUFFIXES):
+            try:
+                inside(root, v.strip(), f"{where} {k}")
+            except InputError as exc:
+                problems.append(str(exc))
+                v = None
         texts[k] = None if v in (None, False) else str(v)
     nums = {k: num(k) for k in _NUMBERS}
     if problems:

@@ -4,6 +4,7 @@ what data would settle it, and the geometry of the problem (site CRS); and their
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,48 +93,65 @@ def findings_frame(findings: list[ReviewFinding], crs: Any):
     )
 
 
+#: Characters a text from a submission could use to make Markdown or HTML of findings.md.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+
+
+def md(text: Any) -> str:
+    """A text as literal Markdown: one line (newlines to spaces, so no text starts a heading or a list
+    item: every line begins with geosite's own prefix), and every character that could make emphasis,
+    a link, code, a table, an entity or HTML inside a line (``<``, ``*``, ``[``, ``&``, a backtick...)
+    backslash-escaped (CommonMark renders the character itself). Every text of findings.md goes through here: much of it comes from the
+    submission (names, ids, declared texts)."""
+    one_line = re.sub(r"[\r\n\u2028\u2029]+", " ", "" if text is None else str(text))
+    return _MD_SPECIAL.sub(r"\\\1", one_line)
+
+
 def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> str:
-    """findings.md: the verdict, the review deadline (when known), then findings grouped by section."""
-    out = [f"# Plan check: {summary['site']}", ""]
-    out.append(f"- Jurisdiction: {summary['jurisdiction_name']}")
-    out.append(f"- Verdict: **{summary['verdict']}** ({summary['counts_text']})")
+    """findings.md: the verdict, the review deadline (when known), then findings grouped by section.
+    Every text is escaped (:func:`md`)."""
+    out = [f"# Plan check: {md(summary['site'])}", ""]
+    out.append(f"- Jurisdiction: {md(summary['jurisdiction_name'])}")
+    if summary.get("profile_file"):
+        out.append(f"- Profile: {md(summary['profile_file'])} (sha256 {md(summary.get('profile_sha256'))})")
+    out.append(f"- Verdict: **{md(summary['verdict'])}** ({md(summary['counts_text'])})")
     if summary.get("plan_type_required"):
-        out.append(f"- Plan required: {summary['plan_type_required']}; declared: {summary.get('plan_type_declared') or 'not declared'}")
+        out.append(f"- Plan required: {md(summary['plan_type_required'])}; declared: {md(summary.get('plan_type_declared') or 'not declared')}")
     if summary.get("disturbed_area_sqft") is not None:
         out.append(f"- Disturbed area (measured): {summary['disturbed_area_sqft']:,.0f} sq ft ({summary['disturbed_area_acres']:.3f} acres)")
     dl = summary.get("review_deadline")
     if dl:
-        out.append(f"- Review deadline: {dl}")
+        out.append(f"- Review deadline: {md(dl)}")
     elif summary.get("schedule_note"):
-        out.append(f"- Review deadline: {summary['schedule_note']}")
+        out.append(f"- Review deadline: {md(summary['schedule_note'])}")
     out.append("")
     failed = [f for f in findings if f.status == "fail"]
     if failed:
         # what the inspector writes to the applicant about: first, each with its section
         out += ["## What fails", ""]
-        out += [f"{k}. {f.section} {f.citation} ({f.id}): {f.message}".replace("  ", " ") for k, f in enumerate(failed, 1)]
+        out += [f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ") for k, f in enumerate(failed, 1)]
         out.append("")
     decide = [f for f in findings if f.status == "inspector_decision"]
     if decide:  # neither a pass nor a fail: the chapter leaves these to the Building Inspector
         out += ["## For the inspector's decision", ""]
-        out += [f"{k}. {f.section} {f.citation} ({f.id}): {f.message}".replace("  ", " ") for k, f in enumerate(decide, 1)]
+        out += [f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ") for k, f in enumerate(decide, 1)]
         out.append("")
     groups: dict[str, list[ReviewFinding]] = defaultdict(list)
     for f in findings:
         groups[f.section or "General"].append(f)
     for section, items in groups.items():
-        out += [f"## {section}", ""]
+        out += [f"## {md(section)}", ""]
         for f in items:
-            cite = f" {f.citation}" if f.citation else ""
-            out.append(f"- **{f.status.upper()}**{cite} ({f.id}, `{f.rule}`): {f.message}")
+            cite = f" {md(f.citation)}" if f.citation else ""
+            out.append(f"- **{md(f.status.upper())}**{cite} ({md(f.id)}, {md(f.rule)}): {md(f.message)}")
             if f.requirement:
-                out.append(f"  - Required: {f.requirement}")
+                out.append(f"  - Required: {md(f.requirement)}")
             if f.submitted:
-                out.append(f"  - Submitted: {f.submitted}")
+                out.append(f"  - Submitted: {md(f.submitted)}")
             if f.settle:
-                out.append(f"  - To settle it: {f.settle}")
+                out.append(f"  - To settle it: {md(f.settle)}")
             if f.geometry is not None and not f.geometry.is_empty:
                 c = f.geometry.centroid
-                out.append(f"  - Where: {f.geometry.geom_type} near ({c.x:,.1f}, {c.y:,.1f}) in the site CRS; layer `findings`, finding_id {f.id}")
+                out.append(f"  - Where: {f.geometry.geom_type} near ({c.x:,.1f}, {c.y:,.1f}) in the site CRS; layer `findings`, finding_id {md(f.id)}")
         out.append("")
     return "\n".join(out)

@@ -1,16 +1,32 @@
 """report.html: one self-contained page an inspector can open offline and send on.
 
-The findings list sits beside a Leaflet map of the site (site boundary, disturbed area, required and
-submitted fences, submitted BMPs, and each finding's geometry highlighted), reprojected to EPSG:4326.
-Clicking a finding zooms the map to its geometry and highlights it; clicking a feature on the map
-scrolls its finding into view and highlights it. Leaflet 1.9.4 (BSD-2-Clause, geosite/review/static/
+At the top, what fails (each failed finding, linked to its entry); then the findings list beside a
+Leaflet map of the site (site boundary, disturbed area, roads, streams, lakes, wetlands, channels,
+contours, required and submitted fences, submitted BMPs, and each finding's geometry highlighted),
+reprojected to EPSG:4326, with a legend. Clicking a finding zooms the map to its geometry and
+highlights it; clicking a feature on the map scrolls its finding into view and highlights it; a
+context feature's popup lists its attributes. Leaflet 1.9.4 (BSD-2-Clause, geosite/review/static/
 LICENSE) is inlined; there is no basemap and nothing is fetched from the network.
 
-The page exposes ``window.geosite = {map, findingLayers, select(id)}`` for scripted use and tests.
+Every text in the page comes from an applicant's files, so none of it is trusted (docs/security.md):
+
+- the findings list and the head are HTML-escaped (:func:`html.escape`, quotes too);
+- the map's data is one ``<script type="application/json">`` block, ``<``, ``>``, ``&`` and the JS
+  line separators written as ``\\uXXXX`` escapes, so no ``</script>`` or ``<!--`` in a value can end
+  or change the block; the page script parses it with ``JSON.parse``;
+- tooltips, popups and the legend are built from DOM text nodes (``textContent``), never as HTML;
+- a Content-Security-Policy allows only the page's own two scripts and two style blocks, by their
+  sha256: no inline event handler, ``javascript:`` URL, injected script or network request can run.
+
+What is drawn is simplified (to a fraction of the view, see :data:`DRAW_TOLERANCE_FRACTION`); what is
+measured never is. The page exposes ``window.geosite = {map, findingLayers, contextLayers, select(id),
+data}`` for scripted use and tests.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import re
@@ -21,6 +37,21 @@ import shapely
 from shapely.geometry import mapping
 
 STATUS_COLOURS = {"fail": "#d7191c", "not_assessed": "#e08a00", "info": "#2b83ba", "pass": "#1a9641", "inspector_decision": "#7b3294"}
+#: Geometry drawn on the page is simplified to this fraction of the site's extent (and at least
+#: :data:`DRAW_TOLERANCE_MIN_FT`): a 1 M-vertex boundary draws as a few thousand vertices.
+DRAW_TOLERANCE_FRACTION = 1 / 5000
+DRAW_TOLERANCE_MIN_FT = 0.1
+#: Context layers drawn from the submission (layer name -> label, and the attributes its popup shows).
+CONTEXT_LAYERS = {
+    "roads": ("roads", ("id", "name", "status", "public")),
+    "streams": ("streams", ("id", "name")),
+    "lakes": ("lakes", ("id", "name")),
+    "wetlands": ("wetlands", ("id", "name")),
+    "channels": ("channels (submitted)", ("id", "name")),
+    "storm_inlets": ("storm inlets", ("id", "name")),
+    "stockpiles": ("stockpiles", ("id", "days")),
+}
+_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def _static(name: str) -> str:
@@ -31,6 +62,19 @@ def _static(name: str) -> str:
     return re.sub(r"url\(images/[^)]*\)", "none", text)
 
 
+def json_for_html(data: Any) -> str:
+    """JSON safe inside a ``<script type="application/json">`` block: ``<``, ``>``, ``&``, U+2028 and
+    U+2029 escaped, so no value can close the block or open a comment."""
+    from geosite.io.output import finite
+
+    text = json.dumps(finite(data), default=str, allow_nan=False)
+    return re.sub("[<>&\u2028\u2029]", lambda m: _JSON_ESCAPES[m.group(0)], text)
+
+
+def _csp_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
 def _to_wgs84(geoms: list, crs: Any) -> list:
     import geopandas as gpd
 
@@ -39,41 +83,108 @@ def _to_wgs84(geoms: list, crs: Any) -> list:
     return list(gpd.GeoSeries(geoms, crs=crs).to_crs("EPSG:4326"))
 
 
+def _draw_tolerance(result) -> float:
+    """The simplification tolerance for drawing, in site CRS units."""
+    site = result.site
+    x0, y0, x1, y1 = site.boundary.bounds
+    extent_ft = max(x1 - x0, y1 - y0) * site.ft_per_unit
+    return max(extent_ft * DRAW_TOLERANCE_FRACTION, DRAW_TOLERANCE_MIN_FT) / site.ft_per_unit
+
+
+def _drawable(geoms: list, tol: float) -> list:
+    """Geometries simplified for drawing (topology kept), Z dropped, empty ones left as they are."""
+    out = []
+    for g in geoms:
+        if g is None or g.is_empty:
+            out.append(g)
+            continue
+        g = shapely.force_2d(g)
+        out.append(shapely.simplify(g, tol, preserve_topology=True) if tol > 0 else g)
+    return out
+
+
 def _collection(geoms: list, props: list[dict[str, Any]]) -> dict[str, Any]:
     feats = []
     for g, p in zip(geoms, props, strict=True):
-        if g is None or g.is_empty:
+        if g is None or g.is_empty or not all(map(_finite, g.bounds)):
             continue
         g = shapely.set_precision(g, 1e-9) if g.geom_type != "GeometryCollection" else g
         feats.append({"type": "Feature", "geometry": mapping(g), "properties": p})
     return {"type": "FeatureCollection", "features": feats}
 
 
+def _finite(v: float) -> bool:
+    return v == v and abs(v) != float("inf")
+
+
+def _text(v: Any) -> str:
+    """An attribute value as display text ("" for missing)."""
+    if v is None or (isinstance(v, float) and v != v):
+        return ""
+    return str(v.item() if hasattr(v, "item") else v)
+
+
+def _layer(gdf, crs, tol: float, label: str, attrs: tuple[str, ...] = (), name_of=None) -> dict[str, Any]:
+    cols = [c for c in attrs if c in gdf.columns]
+    props = []
+    for i in range(len(gdf)):
+        row = {c: _text(gdf[c].iloc[i]) for c in cols}
+        name = name_of(gdf, i) if name_of else (f"{label} {row['id']}" + (f": {row['name']}" if row.get("name") else "")
+                                               if "id" in row else label)
+        props.append({"name": name, "attrs": row})
+    return _collection(_to_wgs84(_drawable(list(gdf.geometry), tol), crs), props)
+
+
 def page_data(result) -> dict[str, Any]:
-    """The JSON the page draws: context layers and findings, in EPSG:4326."""
+    """The JSON the page draws: context layers and findings, in EPSG:4326 (geometry simplified for
+    drawing, see :data:`DRAW_TOLERANCE_FRACTION`)."""
     crs = result.site.crs
+    tol = _draw_tolerance(result)
     ctx: dict[str, Any] = {}
-    site_b = result.site.layers["site_boundary"]
-    ctx["site boundary"] = _collection(_to_wgs84(list(site_b.geometry), crs), [{"name": "site boundary"}] * len(site_b))
+    ctx["site boundary"] = _layer(result.site.layers["site_boundary"], crs, tol, "site boundary", ("id",),
+                                  lambda g, i: "site boundary")
     L = result.analysis.layers
+    contours = L.get("contours")
+    if contours is not None and len(contours):
+        ctx["contours"] = _layer(contours, crs, tol, "contour", ("elevation_ft", "index"),
+                                 lambda g, i: f"contour {g['elevation_ft'].iloc[i]:,.0f} ft")
     for key, label in (("disturbed_area", "disturbed area"), ("filter_fence", "required filter fence")):
         g = L.get(key)
         if g is not None and len(g):
-            ctx[label] = _collection(_to_wgs84(list(g.geometry), crs), [{"name": label}] * len(g))
+            ctx[label] = _layer(g, crs, tol, label, (), lambda g, i, label=label: label)
+    for lname, (label, attrs) in CONTEXT_LAYERS.items():
+        g = result.site.layer(lname)
+        if g is not None:
+            ctx[label] = _layer(g, crs, tol, lname.rstrip("s"), attrs)
     bmps = result.site.layer("bmps")
     if bmps is not None:
-        types = list(bmps["type"].astype(str)) if "type" in bmps.columns else ["bmp"] * len(bmps)
-        ctx["submitted BMPs"] = _collection(_to_wgs84(list(bmps.geometry), crs),
-                                            [{"name": f"bmps {i} ({t})"} for i, t in zip(bmps["id"], types, strict=True)])
+        ctx["submitted BMPs"] = _layer(bmps, crs, tol, "bmps", ("id", "type"),
+                                       lambda g, i: f"bmps {_text(g['id'].iloc[i])} ({_text(g['type'].iloc[i]) if 'type' in g.columns else 'bmp'})")
     with_geom = [f for f in result.findings if f.geometry is not None and not f.geometry.is_empty]
-    geoms = _to_wgs84([f.geometry for f in with_geom], crs)
+    geoms = _to_wgs84(_drawable([f.geometry for f in with_geom], tol), crs)
     findings = []
     for f in result.findings:
         findings.append({"id": f.id, "rule": f.rule, "citation": f.citation, "section": f.section, "status": f.status,
                          "message": f.message, "requirement": f.requirement, "submitted": f.submitted, "settle": f.settle,
                          "has_geometry": f in with_geom})
     fcoll = _collection(geoms, [{"id": f.id, "status": f.status, "rule": f.rule} for f in with_geom])
-    return {"summary": result.summary(), "context": ctx, "findings": findings, "finding_geometry": fcoll}
+    return {"summary": result.summary(), "context": ctx, "findings": findings, "finding_geometry": fcoll,
+            "colours": STATUS_COLOURS}
+
+
+def _e(v: Any) -> str:
+    return html.escape("" if v is None else str(v), quote=True)
+
+
+def _failures(findings: list[dict[str, Any]]) -> str:
+    """The box at the top: every failed finding, its citation and message, linked to its entry."""
+    failed = [f for f in findings if f["status"] == "fail"]
+    if not failed:
+        return '<div class="fails none">No finding fails.</div>'
+    rows = "".join(
+        f'<li><a class="goto" href="#finding-{_e(f["id"])}" data-id="{_e(f["id"])}">{_e(f["id"])}</a> '
+        f'<b>{_e(f["citation"])}</b> {_e(f["message"])}</li>' for f in failed)
+    return f'<div class="fails"><b>What fails ({len(failed)})</b><ol>{rows}</ol></div>'
 
 
 def render_html(result) -> str:
@@ -85,126 +196,200 @@ def render_html(result) -> str:
     for f in data["findings"]:
         if f["section"] != section:
             section = f["section"]
-            items.append(f"<h2>{html.escape(section or 'General')}</h2>")
+            items.append(f"<h2>{_e(section or 'General')}</h2>")
         extra = "".join(
-            f'<div class="sub"><b>{label}:</b> {html.escape(f[k])}</div>'
+            f'<div class="sub"><b>{label}:</b> {_e(f[k])}</div>'
             for k, label in (("requirement", "Required"), ("submitted", "Submitted"), ("settle", "To settle it")) if f[k]
         )
         pin = ' <span class="pin" title="shown on the map">&#9679; map</span>' if f["has_geometry"] else ""
+        status = f["status"] if f["status"] in STATUS_COLOURS else "other"
         items.append(
-            f'<div class="finding {f["status"]}" id="finding-{f["id"]}" data-id="{f["id"]}" tabindex="0">'
-            f'<span class="badge" style="background:{STATUS_COLOURS.get(f["status"], "#666")}">{html.escape(f["status"].replace("_", " "))}</span> '
-            f'<b>{html.escape(f["citation"] or "")}</b> <span class="rule">{html.escape(f["id"])} &middot; {html.escape(f["rule"])}</span>{pin}'
-            f'<div class="msg">{html.escape(f["message"])}</div>{extra}</div>'
+            f'<div class="finding {status}" id="finding-{_e(f["id"])}" data-id="{_e(f["id"])}" tabindex="0">'
+            f'<span class="badge {status}">{_e(f["status"].replace("_", " "))}</span> '
+            f'<b>{_e(f["citation"] or "")}</b> <span class="rule">{_e(f["id"])} &middot; {_e(f["rule"])}</span>{pin}'
+            f'<div class="msg">{_e(f["message"])}</div>{extra}</div>'
         )
     deadline = s.get("review_deadline")
-    head = (f'<div class="head"><h1>{html.escape(title)}</h1><div>{html.escape(s["jurisdiction_name"])} &middot; verdict '
-            f'<b class="verdict {s["verdict"]}">{s["verdict"].upper()}</b> ({html.escape(s["counts_text"])})'
-            + (f" &middot; plan required: {html.escape(str(s['plan_type_required']))}" if s.get("plan_type_required") else "")
-            + (f" &middot; review deadline: <b>{html.escape(deadline)}</b>" if deadline else "") + "</div></div>")
-    payload = json.dumps(data, default=str).replace("</", "<\\/")
+    verdict = s["verdict"] if s["verdict"] in ("pass", "fail", "inspector_decision") else "other"
+    head = (f'<div class="head"><h1>{_e(title)}</h1><div>{_e(s["jurisdiction_name"])} &middot; verdict '
+            f'<b class="verdict {verdict}">{_e(s["verdict"].upper())}</b> ({_e(s["counts_text"])})'
+            + (f" &middot; plan required: {_e(s['plan_type_required'])}" if s.get("plan_type_required") else "")
+            + (f" &middot; review deadline: <b>{_e(deadline)}</b>" if deadline else "") + "</div>"
+            + (f'<div class="profile">profile {_e(s["profile_file"])} (sha256 {_e(s.get("profile_sha256"))})</div>'
+               if s.get("profile_file") else "") + _failures(data["findings"]) + "</div>")
+    leaflet_css, leaflet_js = _static("leaflet.css"), _static("leaflet.js")
+    csp = (f"default-src 'none'; script-src {_csp_hash(leaflet_js)} {_csp_hash(_PAGE_JS)}; "
+           f"style-src {_csp_hash(leaflet_css)} {_csp_hash(_PAGE_CSS)}; img-src data:; base-uri 'none'; form-action 'none'")
     return _TEMPLATE.format(
-        title=html.escape(title), leaflet_css=_static("leaflet.css"), leaflet_js=_static("leaflet.js"),
-        head=head, items="\n".join(items), data=payload, colours=json.dumps(STATUS_COLOURS),
+        title=_e(title), csp=csp, leaflet_css=leaflet_css, leaflet_js=leaflet_js, page_css=_PAGE_CSS,
+        page_js=_PAGE_JS, head=head, items="\n".join(items), data=json_for_html(data),
     )
 
 
+_PAGE_CSS = """
+html, body { margin: 0; height: 100%; font: 14px/1.4 system-ui, sans-serif; }
+body { display: flex; flex-direction: column; }
+.head { padding: 6px 12px; border-bottom: 1px solid #ccc; }
+.head h1 { font-size: 18px; margin: 2px 0; }
+.profile { color: #666; font-size: 11px; }
+.fails { margin: 6px 0 2px; padding: 4px 10px; background: #fdecea; border-left: 4px solid #d7191c; max-height: 22vh; overflow-y: auto; }
+.fails.none { background: #eaf6ec; border-color: #1a9641; }
+.fails ol { margin: 2px 0; padding-left: 22px; } .fails li { margin: 1px 0; }
+.verdict.fail { color: #d7191c; } .verdict.pass { color: #1a9641; }
+.main { flex: 1; display: flex; min-height: 0; }
+#list { width: 42%; overflow-y: auto; padding: 0 10px; border-right: 1px solid #ccc; }
+#list h2 { font-size: 15px; margin: 14px 0 4px; }
+#map { flex: 1; background: #f4f1ea; }
+.finding { padding: 6px 8px; margin: 4px 0; border-left: 4px solid #ccc; cursor: pointer; border-radius: 3px; }
+.finding.fail { border-color: #d7191c; } .finding.not_assessed { border-color: #e08a00; }
+.finding.info { border-color: #2b83ba; } .finding.pass { border-color: #1a9641; }
+.finding.selected { background: #fff3b0; outline: 2px solid #f0c000; }
+.badge { color: #fff; padding: 1px 6px; border-radius: 3px; font-size: 12px; text-transform: uppercase; background: #666; }
+.badge.fail { background: #d7191c; } .badge.not_assessed { background: #e08a00; }
+.badge.info { background: #2b83ba; } .badge.pass { background: #1a9641; }
+.finding.inspector_decision { border-color: #7b3294; } .badge.inspector_decision { background: #7b3294; } .verdict.inspector_decision { color: #7b3294; }
+.rule, .pin { color: #666; font-size: 12px; }
+.sub { font-size: 12px; color: #333; margin-left: 8px; }
+.legend { background: #fff; padding: 6px 8px; border-radius: 4px; box-shadow: 0 1px 4px rgba(0,0,0,.3); font-size: 12px; line-height: 18px; }
+.legend .sw { display: inline-block; width: 22px; height: 0; margin-right: 6px; vertical-align: middle; border-top: 3px solid #444; }
+.legend .sw.area { height: 10px; border: 1px solid #444; }
+.popup td { padding: 0 6px 0 0; vertical-align: top; } .popup td:first-child { color: #666; }
+@media print { .main { display: block; } #list { width: auto; overflow: visible; } #map { height: 500px; } }
+"""
+
+_PAGE_JS = """
+(function () {
+  "use strict";
+  var DATA = JSON.parse(document.getElementById("geosite-data").textContent);
+  var COLOURS = DATA.colours;
+  function text(s) { var el = document.createElement("span"); el.textContent = String(s); return el; }
+  function table(name, attrs) {
+    var box = document.createElement("div"), t = document.createElement("table");
+    box.className = "popup"; box.appendChild(text(name)); box.appendChild(t);
+    Object.keys(attrs || {}).forEach(function (k) {
+      var tr = t.insertRow(), a = tr.insertCell(), b = tr.insertCell();
+      a.textContent = k; b.textContent = attrs[k];
+    });
+    return box;
+  }
+  var map = L.map("map", { zoomSnap: 0.25, maxZoom: 23, attributionControl: false });
+  var ctxStyle = {
+    "site boundary": { color: "#000", weight: 2, fill: false },
+    "contours": { color: "#a0825a", weight: 0.8, opacity: 0.8 },
+    "disturbed area": { color: "#8c6d31", weight: 1, fillColor: "#d9b77e", fillOpacity: 0.35 },
+    "required filter fence": { color: "#555", weight: 1.5, dashArray: "4 4" },
+    "roads": { color: "#6e6e6e", weight: 3, fillColor: "#bdbdbd", fillOpacity: 0.5 },
+    "streams": { color: "#2c7fb8", weight: 2.5, fillColor: "#7fcdbb", fillOpacity: 0.4 },
+    "lakes": { color: "#2c7fb8", weight: 1, fillColor: "#a6dbf0", fillOpacity: 0.6 },
+    "wetlands": { color: "#31a354", weight: 1, fillColor: "#a1d99b", fillOpacity: 0.4, dashArray: "2 3" },
+    "channels (submitted)": { color: "#2171b5", weight: 1.5, dashArray: "6 3" },
+    "storm inlets": { color: "#08519c", weight: 2, fillColor: "#6baed6", fillOpacity: 0.9 },
+    "stockpiles": { color: "#7f2704", weight: 1, fillColor: "#d94801", fillOpacity: 0.35 },
+    "submitted BMPs": { color: "#006d2c", weight: 2, fillOpacity: 0.2 }
+  };
+  var areas = { "disturbed area": 1, "lakes": 1, "wetlands": 1, "stockpiles": 1 };
+  function styleOf(name, f) {
+    var s = ctxStyle[name] || { color: "#444", weight: 1 };
+    if (name === "contours" && f && f.properties.attrs && f.properties.attrs.index === "True") {
+      return { color: s.color, weight: 1.8, opacity: 1 };
+    }
+    return s;
+  }
+  var overlays = {}, contextLayers = {}, all = L.featureGroup();
+  Object.keys(DATA.context).forEach(function (name) {
+    var layer = L.geoJSON(DATA.context[name], {
+      style: function (f) { return styleOf(name, f); },
+      pointToLayer: function (f, ll) { return L.circleMarker(ll, { radius: 4 }); },
+      onEachFeature: function (f, l) {
+        l.bindTooltip(text(f.properties.name || name));
+        l.bindPopup(table(f.properties.name || name, f.properties.attrs));
+      }
+    }).addTo(map);
+    overlays[name] = layer; contextLayers[name] = layer; all.addLayer(layer);
+  });
+  function baseStyle(status) {
+    var problem = status === "fail" || status === "not_assessed";
+    return { color: COLOURS[status] || "#666", weight: problem ? 4 : 1.5, opacity: problem ? 0.9 : 0.6,
+             fillColor: COLOURS[status] || "#666", fillOpacity: problem ? 0.3 : 0.06 };
+  }
+  var findingLayers = {}, statusOf = {};
+  DATA.findings.forEach(function (f) { statusOf[f.id] = f.status; });
+  L.geoJSON(DATA.finding_geometry, {
+    style: function (f) { return baseStyle(f.properties.status); },
+    pointToLayer: function (f, ll) { return L.circleMarker(ll, { radius: 7 }); },
+    onEachFeature: function (f, l) {
+      findingLayers[f.properties.id] = l;
+      l.bindTooltip(text(f.properties.id + " " + f.properties.status + ": " + f.properties.rule));
+      l.on("click", function (e) { L.DomEvent.stopPropagation(e); select(f.properties.id, false); });
+      all.addLayer(l);
+    }
+  }).addTo(map);
+  var selected = null;
+  function select(id, zoom) {
+    if (selected && findingLayers[selected]) { findingLayers[selected].setStyle(baseStyle(statusOf[selected])); }
+    document.querySelectorAll(".finding.selected").forEach(function (el) { el.classList.remove("selected"); });
+    selected = id;
+    var item = document.getElementById("finding-" + id);
+    if (item) { item.classList.add("selected"); if (!zoom) item.scrollIntoView({ block: "center" }); }
+    var layer = findingLayers[id];
+    if (layer) {
+      layer.setStyle({ color: "#f0c000", weight: 7, opacity: 1, fillColor: "#f0c000", fillOpacity: 0.45 });
+      layer.bringToFront();
+      if (zoom) {
+        if (layer.getBounds) { map.fitBounds(layer.getBounds(), { padding: [40, 40], maxZoom: 21 }); }
+        else { map.setView(layer.getLatLng(), 21); }
+      }
+    }
+  }
+  document.querySelectorAll(".finding").forEach(function (el) {
+    el.addEventListener("click", function () { select(el.getAttribute("data-id"), true); });
+    el.addEventListener("keydown", function (e) { if (e.key === "Enter") select(el.getAttribute("data-id"), true); });
+  });
+  document.querySelectorAll(".fails a.goto").forEach(function (el) {
+    el.addEventListener("click", function (e) {
+      e.preventDefault(); var id = el.getAttribute("data-id"); select(id, true);
+      var item = document.getElementById("finding-" + id); if (item) item.scrollIntoView({ block: "center" });
+    });
+  });
+  var legend = L.control({ position: "bottomleft" });
+  legend.onAdd = function () {
+    var box = L.DomUtil.create("div", "legend");
+    function row(label, colour, area, dash) {
+      var r = document.createElement("div"), sw = document.createElement("span");
+      sw.className = "sw" + (area ? " area" : "");
+      sw.style.borderColor = colour; if (area) sw.style.background = colour + "66";
+      if (dash) sw.style.borderTopStyle = "dashed";
+      r.appendChild(sw); r.appendChild(text(label)); box.appendChild(r);
+    }
+    Object.keys(DATA.context).forEach(function (name) {
+      var s = styleOf(name); row(name, s.fillColor && areas[name] ? s.fillColor : s.color, !!areas[name], !!s.dashArray);
+    });
+    Object.keys(COLOURS).forEach(function (st) { row("finding: " + st.replace("_", " "), COLOURS[st], false, false); });
+    L.DomEvent.disableClickPropagation(box);
+    return box;
+  };
+  legend.addTo(map);
+  L.control.layers(null, overlays, { collapsed: false }).addTo(map);
+  L.control.scale({ imperial: true, metric: false }).addTo(map);
+  var b = all.getBounds();
+  if (b.isValid()) map.fitBounds(b, { padding: [20, 20] }); else map.setView([44.5, -89.5], 7);
+  window.geosite = { map: map, findingLayers: findingLayers, contextLayers: contextLayers, select: select, data: DATA };
+})();
+"""
+
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <!-- Leaflet 1.9.4 (c) Volodymyr Agafonkin, CloudMade; BSD-2-Clause licence: geosite/review/static/LICENSE -->
 <style>{leaflet_css}</style>
-<style>
-html, body {{ margin: 0; height: 100%; font: 14px/1.4 system-ui, sans-serif; }}
-body {{ display: flex; flex-direction: column; }}
-.head {{ padding: 6px 12px; border-bottom: 1px solid #ccc; }}
-.head h1 {{ font-size: 18px; margin: 2px 0; }}
-.verdict.fail {{ color: #d7191c; }} .verdict.pass {{ color: #1a9641; }}
-.main {{ flex: 1; display: flex; min-height: 0; }}
-#list {{ width: 42%; overflow-y: auto; padding: 0 10px; border-right: 1px solid #ccc; }}
-#list h2 {{ font-size: 15px; margin: 14px 0 4px; }}
-#map {{ flex: 1; background: #f4f1ea; }}
-.finding {{ padding: 6px 8px; margin: 4px 0; border-left: 4px solid #ccc; cursor: pointer; border-radius: 3px; }}
-.finding.fail {{ border-color: #d7191c; }} .finding.not_assessed {{ border-color: #e08a00; }}
-.finding.info {{ border-color: #2b83ba; }} .finding.pass {{ border-color: #1a9641; }}
-.finding.selected {{ background: #fff3b0; outline: 2px solid #f0c000; }}
-.badge {{ color: #fff; padding: 1px 6px; border-radius: 3px; font-size: 12px; text-transform: uppercase; }}
-.rule, .pin {{ color: #666; font-size: 12px; }}
-.sub {{ font-size: 12px; color: #333; margin-left: 8px; }}
-@media print {{ .main {{ display: block; }} #list {{ width: auto; overflow: visible; }} #map {{ height: 500px; }} }}
-</style></head>
+<style>{page_css}</style></head>
 <body>
 {head}
 <div class="main"><div id="list">{items}</div><div id="map"></div></div>
+<script type="application/json" id="geosite-data">{data}</script>
 <script>{leaflet_js}</script>
-<script>
-(function () {{
-  "use strict";
-  var DATA = {data};
-  var COLOURS = {colours};
-  var map = L.map("map", {{ zoomSnap: 0.25, maxZoom: 23, attributionControl: false }});
-  var ctxStyle = {{
-    "site boundary": {{ color: "#000", weight: 2, fill: false }},
-    "disturbed area": {{ color: "#8c6d31", weight: 1, fillColor: "#d9b77e", fillOpacity: 0.35 }},
-    "required filter fence": {{ color: "#555", weight: 1.5, dashArray: "4 4" }},
-    "submitted BMPs": {{ color: "#006d2c", weight: 2, fillOpacity: 0.2 }}
-  }};
-  var overlays = {{}}, all = L.featureGroup();
-  Object.keys(DATA.context).forEach(function (name) {{
-    var layer = L.geoJSON(DATA.context[name], {{
-      style: function () {{ return ctxStyle[name] || {{ color: "#444", weight: 1 }}; }},
-      pointToLayer: function (f, ll) {{ return L.circleMarker(ll, {{ radius: 4 }}); }},
-      onEachFeature: function (f, l) {{ l.bindTooltip(f.properties.name || name); }}
-    }}).addTo(map);
-    overlays[name] = layer; all.addLayer(layer);
-  }});
-  function baseStyle(status) {{
-    var problem = status === "fail" || status === "not_assessed";
-    return {{ color: COLOURS[status] || "#666", weight: problem ? 4 : 1.5, opacity: problem ? 0.9 : 0.6,
-             fillColor: COLOURS[status] || "#666", fillOpacity: problem ? 0.3 : 0.06 }};
-  }}
-  var findingLayers = {{}};
-  L.geoJSON(DATA.finding_geometry, {{
-    style: function (f) {{ return baseStyle(f.properties.status); }},
-    pointToLayer: function (f, ll) {{ return L.circleMarker(ll, {{ radius: 7 }}); }},
-    onEachFeature: function (f, l) {{
-      findingLayers[f.properties.id] = l;
-      l.bindTooltip(f.properties.id + " " + f.properties.status + ": " + f.properties.rule);
-      l.on("click", function (e) {{ L.DomEvent.stopPropagation(e); select(f.properties.id, false); }});
-      all.addLayer(l);
-    }}
-  }}).addTo(map);
-  var selected = null;
-  function select(id, zoom) {{
-    if (selected && findingLayers[selected]) {{
-      var prev = document.getElementById("finding-" + selected);
-      findingLayers[selected].setStyle(baseStyle(prev ? prev.className.split(" ")[1] : "info"));
-    }}
-    document.querySelectorAll(".finding.selected").forEach(function (el) {{ el.classList.remove("selected"); }});
-    selected = id;
-    var item = document.getElementById("finding-" + id);
-    if (item) {{ item.classList.add("selected"); if (!zoom) item.scrollIntoView({{ block: "center" }}); }}
-    var layer = findingLayers[id];
-    if (layer) {{
-      layer.setStyle({{ color: "#f0c000", weight: 7, opacity: 1, fillColor: "#f0c000", fillOpacity: 0.45 }});
-      layer.bringToFront();
-      if (zoom) {{
-        if (layer.getBounds) {{ map.fitBounds(layer.getBounds(), {{ padding: [40, 40], maxZoom: 21 }}); }}
-        else {{ map.setView(layer.getLatLng(), 21); }}
-      }}
-    }}
-  }}
-  document.querySelectorAll(".finding").forEach(function (el) {{
-    el.addEventListener("click", function () {{ select(el.getAttribute("data-id"), true); }});
-    el.addEventListener("keydown", function (e) {{ if (e.key === "Enter") select(el.getAttribute("data-id"), true); }});
-  }});
-  L.control.layers(null, overlays, {{ collapsed: false }}).addTo(map);
-  L.control.scale({{ imperial: true, metric: false }}).addTo(map);
-  var b = all.getBounds();
-  if (b.isValid()) map.fitBounds(b, {{ padding: [20, 20] }}); else map.setView([44.5, -89.5], 7);
-  window.geosite = {{ map: map, findingLayers: findingLayers, select: select, data: DATA }};
-}})();
-</script>
+<script>{page_js}</script>
 </body></html>
 """

@@ -27,6 +27,7 @@ class Profile:
     name: str
     data: dict[str, Any] = field(repr=False)
     path: str = ""
+    sha256: str = ""  # of the profile file's bytes: which rulebook a report was decided by
 
     def section_name(self, key: str | None) -> str:
         if not key:
@@ -72,26 +73,40 @@ def available_profiles() -> list[str]:
     return sorted(p.stem for p in _profiles_dir().glob("*.toml"))
 
 
-def load_profile(name_or_path: str | Path) -> Profile:
-    """Load a bundled profile by name, or a profile TOML by path. Unknown names list the known ones."""
+def load_profile(name_or_path: str | Path, *, installed_only: bool = False) -> Profile:
+    """Load a bundled profile by name, or a profile TOML by path. Unknown names list the known ones.
+
+    ``installed_only``: only a bundled profile's name (as a submission's site.toml may give); a path, or
+    a name that is not one of :func:`available_profiles`, is a :class:`~geosite.errors.ProfileError`."""
+    import hashlib
+
     text = str(name_or_path)
     path = Path(text)
-    if not (text.endswith(".toml") and path.exists()):
+    known = available_profiles()
+    if installed_only:
+        if text.strip().lower() not in known:
+            raise ProfileError(f"jurisdiction {text!r} is not an installed profile ({', '.join(known)}); a submission "
+                               "may only name one of those (the inspector chooses any other with --jurisdiction)")
         path = _profiles_dir() / f"{text.strip().lower()}.toml"
-        if not path.exists():
+    elif not (text.endswith(".toml") and path.exists()):
+        path = _profiles_dir() / f"{text.strip().lower()}.toml"
+        if text.strip().lower() not in known:
             raise ProfileError(
-                f"unknown jurisdiction {text!r}; known: {', '.join(available_profiles())} "
+                f"unknown jurisdiction {text!r}; known: {', '.join(known)} "
                 "(or give the path of a profile .toml)"
             )
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
+        raw = path.read_bytes()
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ProfileError(f"profile {path}: not valid TOML ({exc})") from exc
+    except OSError as exc:
+        raise ProfileError(f"profile {path}: cannot be read ({exc.strerror})") from exc
     problems = _validate(data)
     if problems:
         raise ProfileError(f"profile {path}: " + "; ".join(problems))
     j = data["jurisdiction"]
-    return Profile(id=j["id"], name=j["name"], data=data, path=str(path))
+    return Profile(id=j["id"], name=j["name"], data=data, path=str(path), sha256=hashlib.sha256(raw).hexdigest())
 
 
 def _validate(data: dict[str, Any]) -> list[str]:

@@ -63,6 +63,12 @@ class BatchOptions:
     check : also check each site as a submission (``geosite check``): findings.json, findings.md,
         findings.gpkg and report.html beside the analysis, and a verdict in the summary.
     delay_s : test hook: each task sleeps this long before its work (to kill a worker mid-batch).
+    overwrite : replace an existing OUT/<site> folder that geosite did not write (without it such a
+        site fails, its folder untouched; a folder geosite wrote is replaced when its inputs changed).
+    allow_outside : let each site.toml name files outside its folder (not with ``check``).
+    timeout_s : per site: its work runs in a child process, killed (with its children) after this many
+        seconds; the site fails with the limit named. None: no limit, the work runs in the worker.
+    limits : :class:`geosite.io.limits.Limits` for reading every site.
     """
 
     jurisdiction: str | None = None
@@ -71,6 +77,10 @@ class BatchOptions:
     force: bool = False
     check: bool = False
     delay_s: float = 0.0
+    overwrite: bool = False
+    allow_outside: bool = False
+    timeout_s: float | None = None
+    limits: Any = None
 
     def result_key(self) -> dict[str, Any]:
         """The options that change a site's results (hashed into its marker)."""
@@ -246,9 +256,12 @@ def _verdict_from_existing(row: dict[str, Any], final: Path) -> None:
     row.update(fail_findings=statuses.count("fail"), findings=len(statuses))
 
 
-def _publish(src: Path, final: Path, digest: str, staging: Path) -> str:
+def _publish(src: Path, final: Path, digest: str, staging: Path, overwrite: bool = False) -> str:
     """Move the finished folder ``src`` to ``final``. Returns "written" or "kept" (an identical result,
-    from an earlier attempt of the same task, was already there)."""
+    from an earlier attempt of the same task, was already there). An existing ``final`` is replaced
+    (atomically: geosite.io.output.swap_in) only when geosite wrote it, or with ``overwrite``."""
+    from geosite.io.output import geosite_wrote, swap_in
+
     try:
         os.rename(src, final)
         return "written"
@@ -258,10 +271,14 @@ def _publish(src: Path, final: Path, digest: str, staging: Path) -> str:
     if read_marker(final) == digest and _complete(final):
         shutil.rmtree(src, ignore_errors=True)
         return "kept"
-    old = staging / f"{final.name}.old-{uuid.uuid4().hex}"
-    os.rename(final, old)
-    os.rename(src, final)
-    shutil.rmtree(old, ignore_errors=True)
+    ours, why = geosite_wrote(final)
+    if not ours and not overwrite:
+        from geosite.errors import OutputError
+
+        shutil.rmtree(src, ignore_errors=True)
+        raise OutputError(f"output folder {final} exists and geosite did not write it ({why}); "
+                          "pass --overwrite to replace it")
+    swap_in(src, final)
     return "written"
 
 
@@ -269,11 +286,50 @@ def process_site(site_dir: str | Path, out: str | Path, options: BatchOptions | 
     """Analyse one site folder into ``out/<folder name>/`` unless its outputs are up to date.
 
     Runs on a Dask worker (or anywhere). Never raises for a bad site: the row says ``status="error"``
-    and why. Returns the summary row (with the site boundary as WKB and its CRS as WKT).
+    and why. Returns the summary row (with the site boundary as WKB and its CRS as WKT). With
+    ``options.timeout_s`` the work runs in a child process killed at the limit (:func:`_in_child`).
     """
-    from geosite.errors import InputError
-
     options = options or BatchOptions()
+    if options.timeout_s is not None:
+        return _in_child(site_dir, out, options)
+    return _process_site(site_dir, out, options)
+
+
+def _in_child(site_dir: str | Path, out: str | Path, options: BatchOptions) -> dict[str, Any]:
+    """:func:`process_site` in a child Python process of its own session, killed with everything it
+    started when ``options.timeout_s`` passes (a stuck read, a runaway site); the row then says so."""
+    import pickle
+    import signal
+    import subprocess
+    import sys
+    from dataclasses import replace
+
+    t0 = time.perf_counter()
+    child_options = replace(options, timeout_s=None)
+    code = ("import pickle, sys; from geosite.scale.batch import process_site; "
+            "a = pickle.load(sys.stdin.buffer); sys.stdout.buffer.write(pickle.dumps(process_site(*a)))")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(pickle.dumps((str(site_dir), str(out), child_options)), timeout=options.timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        row = _row(Path(site_dir).resolve(), Path(out).resolve() / site_key(site_dir))
+        row.update(status="error", action="failed", output=None, seconds=round(time.perf_counter() - t0, 3),
+                   error=f"timed out: stopped after {options.timeout_s:g} s (--timeout); nothing was written")
+        return row
+    if proc.returncode != 0 or not stdout:
+        row = _row(Path(site_dir).resolve(), Path(out).resolve() / site_key(site_dir))
+        tail = stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
+        row.update(status="error", action="failed", output=None, error=f"internal error: {tail[0]}")
+        return row
+    return pickle.loads(stdout)
+
+
+def _process_site(site_dir: str | Path, out: str | Path, options: BatchOptions) -> dict[str, Any]:
+    from geosite.errors import InputError, OutputError
+
     t0 = time.perf_counter()
     site_dir, out = Path(site_dir).resolve(), Path(out).resolve()
     final = out / site_key(site_dir)
@@ -291,6 +347,7 @@ def process_site(site_dir: str | Path, out: str | Path, options: BatchOptions | 
 
         import shapely
 
+        from geosite.io.output import write_manifest
         from geosite.pipeline import analyze, write_outputs
         from geosite.site import load_site
 
@@ -300,11 +357,12 @@ def process_site(site_dir: str | Path, out: str | Path, options: BatchOptions | 
             if options.check:
                 from geosite.review import check_submission
 
-                checked = check_submission(site_dir, jurisdiction=options.jurisdiction, make_valid=options.make_valid)
+                checked = check_submission(site_dir, jurisdiction=options.jurisdiction, make_valid=options.make_valid,
+                                           limits=options.limits)
                 site, result = checked.site, checked.analysis
             else:
                 site = load_site(site_dir, jurisdiction=options.jurisdiction, make_valid=options.make_valid,
-                                 strict=options.strict)
+                                 strict=options.strict, allow_outside=options.allow_outside, limits=options.limits)
                 result = analyze(site)
         staging = out / STAGING
         stage = staging / f"{final.name}-{uuid.uuid4().hex}"
@@ -316,7 +374,8 @@ def process_site(site_dir: str | Path, out: str | Path, options: BatchOptions | 
                 os.replace(f, stage / "site" / f.name)
             row["verdict"] = checked.verdict
         (stage / "site" / MARKER).write_text(digest + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
-        action = _publish(stage / "site", final, digest, staging)
+        write_manifest(stage / "site", inputs_sha256=digest)
+        action = _publish(stage / "site", final, digest, staging, options.overwrite)
         shutil.rmtree(stage, ignore_errors=True)
         _numbers_from_report(row, result.report)
         if checked is not None:  # the plan's findings, not the analysis's
@@ -324,7 +383,7 @@ def process_site(site_dir: str | Path, out: str | Path, options: BatchOptions | 
         row["boundary_wkb"] = shapely.to_wkb(site.boundary)
         row["crs"] = site.crs.to_wkt()
         row.update(status="ok", action="analyzed" if action == "written" else "kept")
-    except InputError as exc:
+    except (InputError, OutputError) as exc:
         row.update(status="error", action="failed", error=str(exc), output=None)
     except Exception as exc:  # a bug on one site must not stop the others; the row carries it
         log.exception("%s: failed", site_dir)

@@ -43,6 +43,16 @@ def read_rainfall(path: str | Path) -> dict[dt.date, float]:
     path = Path(path)
     if not path.is_file():
         raise MissingInputError(f"rainfall file {path}: not found")
+    try:
+        return _read_rainfall(path)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"rainfall file {path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r}); "
+                         "save it as UTF-8 (or plain ASCII) CSV") from exc
+    except csv.Error as exc:
+        raise InputError(f"rainfall file {path}: not a CSV file geosite can read ({exc})") from exc
+
+
+def _read_rainfall(path: Path) -> dict[dt.date, float]:
     with path.open(newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)
         cols = [c.strip() for c in (reader.fieldnames or [])]

@@ -68,8 +68,13 @@ class Schedule:
                  f"plan type: {self.plan_type or 'not known'}", ""]
         lines.append(f"{'date':<10}  {'day':<3}  {'what':<{width}}  citation")
         lines.append(f"{'-' * 10}  {'-' * 3}  {'-' * width}  {'-' * 20}")
+        import textwrap
+
         for r in self.rows():
-            lines.append(f"{r['date']:<10}  {r['weekday']:<3}  {_clip(r['what'], width):<{width}}  {r['citation']}")
+            # the whole of "what", wrapped in its column (never cut short)
+            what = textwrap.wrap(r["what"], width) or [""]
+            lines.append(f"{r['date']:<10}  {r['weekday']:<3}  {what[0]:<{width}}  {r['citation']}")
+            lines += [f"{'':<17}{w}" for w in what[1:]]
             lines.append(f"{'':<17}{r['rule']}")
             if r["note"]:
                 lines.append(f"{'':<17}NOTE: {r['note']}")
@@ -105,8 +110,6 @@ class Schedule:
         return "\n".join(out) + "\n"
 
 
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def counting_rules(profile: Profile, calendar: HolidayCalendar | None = None) -> list[str]:

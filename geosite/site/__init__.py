@@ -6,11 +6,12 @@ vector layers give before any DEM is read.
   (GeoDataFrames, for notebooks), validated at once: the site CRS, each layer's CRS, geometry and
   dates, every problem reported together;
 - :mod:`~geosite.site.measurements`: :class:`SiteMeasurements`, the record every stage adds to, and
-  :func:`measure_site` (site and disturbed area, the largest area at one time, pipe, roads).
+  :func:`measure_site` (site and disturbed area, the largest area at one time, pipe, roads) and
+  :func:`phase_areas` (each phase's area and dates).
 """
 
-from geosite.site.loading import load_site, read_layers, site_from_frames
-from geosite.site.measurements import Phase, SiteMeasurements, measure_site
+from geosite.site.loading import load_site, read_layers, read_site_toml, site_from_frames
+from geosite.site.measurements import Phase, SiteMeasurements, measure_site, phase_areas
 from geosite.site.model import PLAT_VALUES, Contact, Project, Site
 
 __all__ = [
@@ -22,6 +23,8 @@ __all__ = [
     "SiteMeasurements",
     "load_site",
     "measure_site",
+    "phase_areas",
     "read_layers",
+    "read_site_toml",
     "site_from_frames",
 ]

@@ -15,6 +15,7 @@ parsed. Problems are appended to one list, so every problem is reported at once.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import tomllib
 import warnings
 from pathlib import Path
@@ -36,13 +37,24 @@ from geosite.errors import (
     ReprojectionWarning,
     SiteValidationError,
     UnreadableInputError,
+    UnsafeInputError,
 )
 from geosite.grid import bounds_in
+from geosite.io.limits import Limits
+from geosite.io.raster import open_raster
+from geosite.io.untrusted import inside, raster_format, refuse_remote, regular_file
 from geosite.io.vector import LAYERS, LayerSpec, list_layers, read_layer
 from geosite.site.model import PLAT_VALUES, Contact, Project, Site
 from geosite.units import feet_per_crs_unit, parse_vertical_unit
 
 VECTOR_SUFFIXES = (".gpkg", ".shp", ".geojson", ".json", ".dxf", ".fgb", ".kml", ".gml")
+#: Dates geosite accepts in site.toml and layers (a permit, its deadlines and inspections stay countable).
+DATE_RANGE = (dt.date(1900, 1, 1), dt.date(2200, 12, 31))
+#: The most cut or fill a site may declare, cubic yards (a large quarry moves ~10 M cu yd a year).
+MAX_CUBIC_YARDS = 1e9
+#: Coordinates beyond this many CRS units from the origin are absurd for a projected CRS (1e9 ft is
+#: 190,000 miles): a layer holding them is refused rather than measured.
+MAX_ABS_COORDINATE = 1e9
 
 
 def load_site(
@@ -53,77 +65,93 @@ def load_site(
     dem_vertical_unit: str | None = None,
     make_valid: bool = False,
     strict: bool = False,
+    allow_outside: bool = False,
+    installed_profile_only: bool = False,
+    limits: Limits | None = None,
 ) -> Site:
     """Load and validate a site folder; every problem is reported at once.
 
     Parameters
     ----------
     folder : the site folder holding ``site.toml``.
-    jurisdiction : overrides site.toml's ``jurisdiction`` (a profile name).
-    dem, dem_vertical_unit : override the DEM path and its vertical unit (``us_ft``, ``ft`` or ``m``).
+    jurisdiction : overrides site.toml's ``jurisdiction`` (a profile name, or the path of a profile file:
+        the caller's own choice).
+    dem, dem_vertical_unit : override the DEM path and its vertical unit (``us_ft``, ``ft`` or ``m``);
+        ``dem`` is the caller's file and may lie anywhere.
     make_valid : repair invalid polygons (shapely.make_valid) instead of rejecting them.
     strict : turn geosite warnings into errors.
+    allow_outside : let site.toml name files outside the folder (a consultant's own folder; never a
+        submission). Remote and GDAL virtual paths are refused either way.
+    installed_profile_only : site.toml's ``jurisdiction`` may only name an installed profile, not a
+        profile file (``geosite check``: the rulebook is the inspector's).
+    limits : resource limits (:class:`~geosite.io.limits.Limits`; defaults sized to this machine).
     """
     from geosite.rules import load_profile
 
+    limits = limits or Limits()
     root = Path(folder)
-    toml_path = root / "site.toml"
     if not root.is_dir():
         raise MissingInputError(f"{root}: site folder not found")
-    if not toml_path.is_file():
-        raise MissingInputError(f"{toml_path}: missing; every site folder needs a site.toml (see docs/site_folder.md)")
-    try:
-        conf = tomllib.loads(toml_path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UnreadableInputError(f"{toml_path}: not valid TOML ({exc})") from exc
+    conf, toml_path = read_site_toml(root, limits)
 
     problems: list[str] = []
     notes: list[str] = []
-    name = str(conf.get("name") or root.name)
+    name = _text(conf, "name", toml_path, problems) or root.name
+    profile = None
     juris = jurisdiction or conf.get("jurisdiction")
     if not juris:
         problems.append(f"{toml_path}: 'jurisdiction' is not set (a profile name such as grantsburg or belgium)")
+    elif not isinstance(juris, str):
+        problems.append(f"{toml_path}: 'jurisdiction' = {juris!r}; use a profile name such as grantsburg or belgium")
+        juris = None
     else:
         try:
-            juris = load_profile(juris).id
+            installed = jurisdiction is None and (installed_profile_only or not juris.endswith(".toml"))
+            profile = load_profile(juris, installed_only=installed)
+            juris = profile.id
         except InputError as exc:
             problems.append(f"{toml_path}: {exc}")
 
     declared_crs = None
     if conf.get("crs"):
         try:
+            if not isinstance(conf["crs"], str | int) or isinstance(conf["crs"], bool):
+                raise TypeError("use a text such as \"EPSG:7593\"")
             declared_crs = CRS.from_user_input(conf["crs"])
         except Exception as exc:  # pyproj.exceptions.CRSError
             problems.append(f"{toml_path}: crs {conf['crs']!r} is not a CRS pyproj knows ({exc})")
 
-    project = _project(conf.get("project", {}), toml_path, problems)
-    applicant = _contact(conf.get("applicant"))
-    maintainer = _contact(conf.get("maintainer"))
+    project = _project(_table(conf, "project", toml_path, problems), toml_path, problems)
+    applicant = _contact(_table(conf, "applicant", toml_path, problems), "applicant", toml_path, problems)
+    maintainer = _contact(_table(conf, "maintainer", toml_path, problems), "maintainer", toml_path, problems)
+    settings = _settings(conf, toml_path, problems)
 
-    # DEM
-    dem_conf = conf.get("dem", {}) or {}
-    dem_path = Path(dem) if dem else (root / dem_conf["path"] if dem_conf.get("path") else None)
+    # DEM: the caller's --dem may lie anywhere; site.toml's paths stay in the folder
+    dem_conf = _table(conf, "dem", toml_path, problems)
     vu = None
-    if dem_path is not None:
+    dem_root = None if allow_outside else root
+    if dem:
+        dem_path, dem_root = _raster_path(Path(dem), "DEM", None, problems)
+    else:
+        dem_path = _site_file(root, dem_conf, "path", "[dem] path", allow_outside, toml_path, problems)
+        if dem_path is not None:
+            dem_path, _ = _raster_path(dem_path, "DEM", dem_root, problems)
+    if dem_path is not None or (dem_conf.get("path") and not dem):
         try:
-            vu = parse_vertical_unit(dem_vertical_unit or dem_conf.get("vertical_unit"), where=f"DEM {dem_path}")
+            vu = parse_vertical_unit(dem_vertical_unit or dem_conf.get("vertical_unit"), where=f"DEM {dem_path or dem_conf.get('path')}")
         except InputError as exc:
             problems.append(str(exc))
-        if not dem_path.is_file():
-            problems.append(f"DEM {dem_path}: file not found")
-            dem_path = None
-    else:
+    elif not dem:
         notes.append("no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not assessed")
-    proposed = root / dem_conf["proposed"] if dem_conf.get("proposed") else None
+    proposed = _site_file(root, dem_conf, "proposed", "[dem] proposed", allow_outside, toml_path, problems)
     if proposed is not None:
-        if dem_path is None:
+        if dem_path is None and not dem_conf.get("path") and not dem:
             problems.append(f"{toml_path}: [dem] proposed is given without the existing-grade DEM ([dem] path)")
-        if not proposed.is_file():
-            problems.append(f"proposed-grade DEM {proposed}: file not found")
-            proposed = None
+        proposed, _ = _raster_path(proposed, "proposed-grade DEM", None if allow_outside else root, problems)
 
     # layers
-    raw = read_layers(root, conf.get("layers", {}) or {}, problems, notes)
+    raw = read_layers(root, _table(conf, "layers", toml_path, problems), problems, notes,
+                      allow_outside=allow_outside, limits=limits)
     site_crs, layers = validate_layers(raw, declared_crs, str(toml_path), str(root), make_valid, problems, notes)
     if problems:
         raise SiteValidationError(problems, site=str(root))
@@ -135,6 +163,7 @@ def load_site(
     site = Site(
         name=name,
         jurisdiction=juris,
+        profile=profile,
         crs=site_crs,
         layers=layers,
         root=root,
@@ -145,12 +174,113 @@ def load_site(
         maintainer=maintainer,
         project=project,
         notes=notes,
-        settings={k: v for k, v in conf.items() if k in ("map_margin_ft",)},
+        settings=settings,
+        limits=limits,
+        inputs_root=None if allow_outside else root,
+        dem_root=dem_root,
     )
     if dem_path is not None:
         _check_dem_coverage(site, notes)
     _emit(notes, strict)
     return site
+
+
+def read_site_toml(root: Path, limits: Limits | None = None) -> tuple[dict[str, Any], Path]:
+    """``root/site.toml`` parsed: a regular file inside the folder, within ``limits.max_toml_bytes``,
+    valid UTF-8 TOML. Returns (the table, its path)."""
+    limits = limits or Limits()
+    toml_path = root / "site.toml"
+    if not toml_path.exists() and not toml_path.is_symlink():
+        raise MissingInputError(f"{toml_path}: missing; every site folder needs a site.toml (see docs/site_folder.md)")
+    real = inside(root, "site.toml", "site.toml")
+    regular_file(real, "site.toml")
+    limits.check_file_size(str(toml_path), real.stat().st_size, "max_toml_bytes")
+    try:
+        return tomllib.loads(real.read_text(encoding="utf-8")), toml_path
+    except UnicodeDecodeError as exc:
+        raise UnreadableInputError(f"{toml_path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise UnreadableInputError(f"{toml_path}: not valid TOML ({exc})") from exc
+
+
+def _table(conf: dict[str, Any], key: str, where: Path, problems: list[str]) -> dict[str, Any]:
+    """``conf[key]`` when it is a table (or absent: {}); anything else is a problem."""
+    v = conf.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        problems.append(f"{where}: {key} = {v!r} must be a table ([{key}] with keys under it)")
+        return {}
+    return v
+
+
+def _text(conf: dict[str, Any], key: str, where: Path | str, problems: list[str], label: str = "") -> str | None:
+    v = conf.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        problems.append(f"{where}: {label or key} = {v!r} must be a text (in quotes)")
+        return None
+    return v
+
+
+def _settings(conf: dict[str, Any], where: Path, problems: list[str]) -> dict[str, Any]:
+    """The site's own settings: map_margin_ft (a finite number of feet from 0 to 5,000), and for the
+    sheets' title block ``[preparer]`` (name, firm, address, phone), ``[[revisions]]`` (no, date,
+    description) and ``[dem] vertical_datum``, all texts."""
+    out: dict[str, Any] = {}
+    if "map_margin_ft" in conf:
+        v = conf["map_margin_ft"]
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or not 0 <= v <= 5_000:
+            problems.append(f"{where}: map_margin_ft = {v!r}; use a number of feet from 0 to 5,000")
+        else:
+            out["map_margin_ft"] = float(v)
+    if "preparer" in conf:
+        prep = _table(conf, "preparer", where, problems)
+        out["preparer"] = {k: t for k in ("name", "firm", "address", "phone")
+                           if (t := _text(prep, k, where, problems, f"[preparer] {k}")) is not None}
+    revs = conf.get("revisions")
+    if revs is not None:
+        if not isinstance(revs, list) or not all(isinstance(r, dict) for r in revs):
+            problems.append(f"{where}: revisions must be [[revisions]] tables (no, date, description)")
+        else:
+            out["revisions"] = [{k: str(r[k]) for k in ("no", "date", "description")
+                                 if isinstance(r.get(k), str | int) and not isinstance(r.get(k), bool)} for r in revs]
+    dem = conf.get("dem")
+    if isinstance(dem, dict):
+        datum = _text(dem, "vertical_datum", where, problems, "[dem] vertical_datum")
+        if datum is not None:
+            out["vertical_datum"] = datum
+    return out
+
+
+def _site_file(root: Path, table: dict[str, Any], key: str, what: str, allow_outside: bool, where: Path,
+               problems: list[str]) -> Path | None:
+    """The file site.toml names at ``table[key]``: inside the folder (or, with ``allow_outside``, any
+    local path), or None with a problem appended. Absent: None."""
+    v = table.get(key)
+    if v is None or v == "":
+        return None
+    if not isinstance(v, str):
+        problems.append(f"{where}: {what} = {v!r} must be a text (a path relative to the site folder)")
+        return None
+    try:
+        if allow_outside:  # a consultant's own folder: any local path, never a URL or /vsi path
+            return (root / refuse_remote(v, f"{where}: {what}")).resolve()
+        return inside(root, v, f"{where}: {what}")
+    except UnsafeInputError as exc:
+        problems.append(str(exc))
+        return None
+
+
+def _raster_path(path: Path, what: str, root: Path | None, problems: list[str]) -> tuple[Path | None, Path | None]:
+    """``path`` when it is a raster geosite may open (raster_format), else None with a problem."""
+    try:
+        raster_format(path, what, root)
+    except InputError as exc:
+        problems.append(str(exc))
+        return None, root
+    return path, root
 
 
 def site_from_frames(
@@ -185,13 +315,17 @@ def site_from_frames(
         raise SiteValidationError(problems, site=name)
     dem_path, dem_obj, vu = None, None, None
     if isinstance(dem, Dem):
-        dem_obj = dem
+        from geosite.io.raster import check_dem
+
+        dem_obj = check_dem(dem)
     elif dem is not None:
         dem_path = Path(dem)
         vu = parse_vertical_unit(dem_vertical_unit, where=f"DEM {dem_path}")
+    profile = load_profile(jurisdiction)
     site = Site(
         name=name,
-        jurisdiction=load_profile(jurisdiction).id,
+        jurisdiction=profile.id,
+        profile=profile,
         crs=site_crs,
         layers=checked,
         dem_path=dem_path,
@@ -206,9 +340,17 @@ def site_from_frames(
     return site
 
 
-def _contact(d: Any) -> Contact:
-    d = d or {}
-    return Contact(name=d.get("name"), address=d.get("address"), phone=d.get("phone"))
+def _contact(d: dict[str, Any], who: str, where: Path, problems: list[str]) -> Contact:
+    def text(key: str) -> str | None:
+        v = d.get(key)
+        if v is None or isinstance(v, str):
+            return v
+        if isinstance(v, int | float) and not isinstance(v, bool) and key == "phone":
+            return str(v)
+        problems.append(f"{where}: [{who}] {key} = {v!r} must be a text (in quotes)")
+        return None
+
+    return Contact(name=text("name"), address=text("address"), phone=text("phone"))
 
 
 def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
@@ -216,20 +358,33 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
         v = d.get(key)
         if v is None:
             return None
-        if isinstance(v, bool) or not isinstance(v, int | float) or v < 0:
-            problems.append(f"{where}: [project] {key} must be a non-negative number of cubic yards, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or not 0 <= v <= MAX_CUBIC_YARDS:
+            problems.append(f"{where}: [project] {key} must be a finite number of cubic yards from 0 to "
+                            f"{MAX_CUBIC_YARDS:,.0f}, got {v!r}")
             return None
         return float(v)
 
     def date(key: str) -> dt.date | None:
         v = d.get(key)
-        if v is None or isinstance(v, dt.date):
-            return v
-        try:
-            return dt.date.fromisoformat(str(v))
-        except ValueError:
-            problems.append(f"{where}: [project] {key} = {v!r} is not a date (YYYY-MM-DD)")
+        if v is None:
             return None
+        if isinstance(v, dt.datetime):
+            problems.append(f"{where}: [project] {key} = {v.isoformat()} is a date and time; give the date alone "
+                            f"({key} = {v.date().isoformat()})")
+            return None
+        if not isinstance(v, dt.date):
+            try:
+                v = dt.date.fromisoformat(v) if isinstance(v, str) else None
+            except ValueError:
+                v = None
+            if v is None:
+                problems.append(f"{where}: [project] {key} = {d.get(key)!r} is not a date (YYYY-MM-DD)")
+                return None
+        if not DATE_RANGE[0] <= v <= DATE_RANGE[1]:
+            problems.append(f"{where}: [project] {key} = {v.isoformat()} is outside {DATE_RANGE[0].year}-"
+                            f"{DATE_RANGE[1].year}; check the year")
+            return None
+        return v
 
     def flag(key: str, default: bool | None) -> bool | None:
         v = d.get(key, default)
@@ -238,15 +393,16 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
             return default
         return v
 
-    plat = str(d.get("plat", "none")).strip().lower()
+    plat = d.get("plat", "none")
+    plat = plat.strip().lower() if isinstance(plat, str) else repr(plat)
     if plat not in PLAT_VALUES:
         problems.append(f"{where}: [project] plat = {plat!r}; use one of {', '.join(PLAT_VALUES)}")
     start, end = date("start"), date("end")
     if start and end and end < start:
         problems.append(f"{where}: [project] end {end} is before start {start}")
     bpd = d.get("building_permit_days")
-    if bpd is not None and (isinstance(bpd, bool) or not isinstance(bpd, int) or bpd < 0):
-        problems.append(f"{where}: [project] building_permit_days = {bpd!r}; use a whole number of days")
+    if bpd is not None and (isinstance(bpd, bool) or not isinstance(bpd, int) or not 0 <= bpd <= 36_500):
+        problems.append(f"{where}: [project] building_permit_days = {bpd!r}; use a whole number of days (0 to 36,500)")
         bpd = None
     return Project(
         start=start,
@@ -263,16 +419,29 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
 
 
 def read_layers(
-    root: Path, conf: dict[str, Any], problems: list[str], notes: list[str]
+    root: Path, conf: dict[str, Any], problems: list[str], notes: list[str], *, allow_outside: bool = False,
+    limits: Limits | None = None,
 ) -> dict[str, tuple[gpd.GeoDataFrame, str]]:
-    """Read every layer the site's [layers] table points at. Returns name -> (frame, source label)."""
+    """Read every layer the site's [layers] table points at. Returns name -> (frame, source label).
+
+    Every path stays inside ``root`` (symbolic links resolved) unless ``allow_outside``; a file is read
+    only when it is a regular file of a vector format geosite reads (geosite.io.vector.read_layer), and
+    the layers' vertices stay within ``limits``."""
+    limits = limits or Limits()
+    toml = root / "site.toml"
     names_map = conf.get("names", {}) or {}
+    if not isinstance(names_map, dict) or not all(isinstance(v, str) for v in names_map.values()):
+        problems.append(f"{toml}: [layers.names] must be a table of texts (geosite name = \"the file's layer name\")")
+        names_map = {}
     out: dict[str, tuple[gpd.GeoDataFrame, str]] = {}
     sources: dict[str, str] = {}
     bundle = conf.get("path")
-    if bundle is None and not any(k in LAYERS for k in conf):
+    if bundle is not None and not isinstance(bundle, str):
+        problems.append(f"{toml}: [layers] path = {bundle!r} must be a text (a path relative to the site folder)")
+        bundle = None
+    if bundle is None and "path" not in conf and not any(k in LAYERS for k in conf):
         # no [layers] table: a layers.gpkg, else one file per layer named after it
-        if (root / "layers.gpkg").exists():
+        if (root / "layers.gpkg").exists() or (root / "layers.gpkg").is_symlink():
             bundle = "layers.gpkg"
         else:
             for lname in LAYERS:
@@ -280,13 +449,25 @@ def read_layers(
                     if (root / f"{lname}{suffix}").exists():
                         sources[lname] = f"{lname}{suffix}"
                         break
-    if bundle is not None:
-        bpath = root / bundle
+    within = None if allow_outside else root
+
+    def locate(text: str, what: str) -> Path | None:
         try:
-            available = list_layers(bpath)
+            if allow_outside:
+                return root / refuse_remote(text, f"{toml}: {what}")
+            return inside(root, text, f"{toml}: {what}")
         except InputError as exc:
             problems.append(str(exc))
-            available = []
+            return None
+
+    if bundle is not None:
+        bpath = locate(bundle, "[layers] path")
+        available: list[str] = []
+        if bpath is not None:
+            try:
+                available = list_layers(bpath, root=within, limits=limits)
+            except InputError as exc:
+                problems.append(str(exc))
         for lname in LAYERS:
             file_layer = names_map.get(lname, lname)
             if file_layer in available:
@@ -299,22 +480,36 @@ def read_layers(
         if key in ("path", "names"):
             continue
         if key not in LAYERS:
-            problems.append(f"{root / 'site.toml'}: [layers] {key!r} is not a geosite layer (known: {', '.join(LAYERS)})")
+            problems.append(f"{toml}: [layers] {key!r} is not a geosite layer (known: {', '.join(LAYERS)})")
             continue
-        sources[key] = str(value)
+        if not isinstance(value, str) or not value:
+            problems.append(f"{toml}: [layers] {key} = {value!r} must be a text (a file, or file:layer)")
+            continue
+        sources[key] = value
+    total = 0
     for lname, src in sources.items():
+        try:
+            refuse_remote(src, f"{toml}: [layers] {lname}")
+        except InputError as exc:
+            problems.append(str(exc))
+            continue
         path_text, _, sub = src.partition(":") if not _is_windows_drive(src) else (src, "", "")
-        path = root / path_text
+        path = locate(path_text, f"[layers] {lname}")
+        if path is None:
+            continue
         is_dxf = path.suffix.lower() == ".dxf"
         try:
             if is_dxf:
-                gdf = read_layer(path, cad_layer=sub or None)
+                gdf = read_layer(path, cad_layer=sub or None, root=within, limits=limits)
             else:
-                gdf = read_layer(path, layer=sub or None)
+                gdf = read_layer(path, layer=sub or None, root=within, limits=limits)
+            label = f"{root / path_text}" + (f", layer {sub!r}" if sub else "")
+            if isinstance(gdf, gpd.GeoDataFrame) and len(gdf):
+                total = limits.check_vertices(label, shapely.get_num_coordinates(gdf.geometry.values),
+                                              list(range(1, len(gdf) + 1)), total)
         except InputError as exc:
             problems.append(f"layer {lname!r}: {exc}")
             continue
-        label = f"{path}" + (f", layer {sub!r}" if sub else "")
         out[lname] = (gdf, label)
     return out
 
@@ -325,18 +520,14 @@ def _is_windows_drive(text: str) -> bool:
 
 def _check_dem_coverage(site: Site, notes: list[str]) -> None:
     """Warn, naming the shortfall in feet on each side, when the DEM does not cover the site + margin."""
-    import rasterio
-
     margin = float(site.settings.get("map_margin_ft", 200.0))
     try:
-        with rasterio.open(site.dem_path) as src:
+        with open_raster(site.dem_path, "DEM", site.dem_root, site.limits) as src:
             if src.crs is None:
                 raise CRSError(f"DEM {site.dem_path}: has no CRS; assign one before use")
             dem_crs = CRS.from_user_input(src.crs)
             dl, db, dr, dt_ = src.bounds
-    except rasterio.errors.RasterioIOError as exc:
-        raise SiteValidationError([f"DEM {site.dem_path}: cannot be read as a raster ({exc})"], str(site.root)) from exc
-    except CRSError as exc:
+    except InputError as exc:
         raise SiteValidationError([str(exc)], str(site.root)) from exc
     fpu_dem = feet_per_crs_unit(dem_crs, f"DEM {site.dem_path}")
     need = bounds_in(site.boundary.bounds, margin / site.ft_per_unit, site.crs, dem_crs)
@@ -402,6 +593,9 @@ def validate_layers(
         problems.append(f"{root}: no site_boundary layer; it is required (a polygon of the site)")
     if "disturbance" in layers:
         _parse_dates(layers["disturbance"], "disturbance", raw["disturbance"][1], problems)
+    for lname in NUMERIC_ATTRIBUTES:
+        if lname in layers:
+            _check_numbers(layers[lname], lname, raw[lname][1], problems)
     return site_crs, layers
 
 
@@ -470,6 +664,13 @@ def _check_layer(
     # geometry
     geom = gdf.geometry.values
     empty = np.asarray(shapely.is_missing(geom) | shapely.is_empty(geom))
+    with np.errstate(invalid="ignore"):
+        bounds = np.abs(shapely.bounds(geom))
+        absurd = ~empty & ~(np.isfinite(bounds).all(axis=1) & (bounds <= MAX_ABS_COORDINATE).all(axis=1))
+    if absurd.any():
+        problems.append(f"{where}: coordinates that are not finite or beyond {MAX_ABS_COORDINATE:g} CRS units "
+                        f"(ids {_idlist(ids[absurd])}); wrong CRS or a corrupt file")
+        return None
     if empty.any():
         problems.append(f"{where}: {int(empty.sum())} empty or missing geometr{'y' if empty.sum() == 1 else 'ies'} (ids {_idlist(ids[empty])}); remove them")
     names = np.array([g.geom_type if g is not None else "None" for g in geom])
@@ -531,16 +732,52 @@ def _idlist(ids: np.ndarray, most: int = 12) -> str:
 
 
 def _parse_dates(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
+    """``start`` / ``end`` as datetime.date or None (never NaT: a missing date is no date, and the
+    measurements treat it as "active throughout"); not a date, or outside :data:`DATE_RANGE`: a problem."""
     for col in ("start", "end"):
         if col not in gdf.columns:
             continue
-        parsed = pd.to_datetime(gdf[col], errors="coerce")
+        raw = gdf[col]
+        if raw.dtype == object:
+            raw = raw.map(lambda v: None if isinstance(v, float) and not math.isfinite(v) else v)
+        parsed = pd.to_datetime(raw, errors="coerce")
         bad = gdf[col].notna() & parsed.isna()
         if bad.any():
             problems.append(f"{src} ({lname}): column {col!r} has values that are not dates (ids {_idlist(gdf['id'][bad].to_numpy())}); use YYYY-MM-DD")
-        gdf[col] = parsed.dt.date.where(parsed.notna(), None)
+        days = [None if pd.isna(d) else d.date() for d in parsed]
+        out = [d if d is None or DATE_RANGE[0] <= d <= DATE_RANGE[1] else None for d in days]
+        far = np.array([d is not None and o is None for d, o in zip(days, out, strict=True)], dtype=bool)
+        if far.any():
+            problems.append(f"{src} ({lname}): column {col!r} has dates outside {DATE_RANGE[0].year}-{DATE_RANGE[1].year} "
+                            f"(ids {_idlist(gdf['id'][far].to_numpy())}); check the year")
+        gdf[col] = pd.Series(out, index=gdf.index, dtype=object)
     if "start" in gdf.columns and "end" in gdf.columns:
         both = gdf["start"].notna() & gdf["end"].notna()
         backwards = both & (gdf["end"].where(both) < gdf["start"].where(both))
         if backwards.any():
             problems.append(f"{src} ({lname}): end before start (ids {_idlist(gdf['id'][backwards].to_numpy())})")
+
+
+#: Attributes that hold numbers, by layer: (column, least value allowed).
+NUMERIC_ATTRIBUTES = {
+    "stockpiles": (("days", 0.0),),
+    "access_drives": (("pad_length_ft", 0.0),),
+    "contours": (("elevation", -1e5), ("elevation_ft", -1e5)),
+}
+
+
+def _check_numbers(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
+    """The layer's numeric attributes as floats, NaN where missing; text that is not a number, an
+    infinity or a value below the least allowed is a problem naming the ids (never a 0 or inf that
+    decides a rule)."""
+    for col, least in NUMERIC_ATTRIBUTES.get(lname, ()):
+        if col not in gdf.columns:
+            continue
+        values = pd.to_numeric(gdf[col].map(lambda v: v if not isinstance(v, bool) else float("nan")), errors="coerce")
+        values = values.astype("float64")
+        text = gdf[col].notna() & values.isna() & ~gdf[col].map(lambda v: isinstance(v, float) and math.isnan(v))
+        bad = text | np.isinf(values) | (values < least)
+        if bad.any():
+            problems.append(f"{src} ({lname}): column {col!r} must hold finite numbers of at least {least:g} "
+                            f"(ids {_idlist(gdf['id'][bad].to_numpy())}: {', '.join(map(repr, gdf[col][bad].tolist()[:5]))})")
+        gdf[col] = values

@@ -82,23 +82,69 @@ def peak_disturbance(site: Site) -> Phase | None:
         return None
     fpu = site.ft_per_unit
     boundary = site.boundary
-    has_dates = "start" in gdf.columns and "end" in gdf.columns
-    starts = sorted({d for d in gdf["start"] if d is not None}) if has_dates else []
+    n = len(gdf)
+    start = [_day(v) for v in gdf["start"]] if "start" in gdf.columns else [None] * n
+    end = [_day(v) for v in gdf["end"]] if "end" in gdf.columns else [None] * n
+    starts = sorted({d for d in start if d is not None})
     label = gdf["phase"].astype(str) if "phase" in gdf.columns else gdf["id"].astype(str)
     if not starts:
         return Phase(None, sorted(set(label)), area_sqft(site.disturbed, fpu))
     best: Phase | None = None
     for day in starts:
-        active = [
-            (s is None or s <= day) and (e is None or day <= e)
-            for s, e in zip(gdf["start"], gdf["end"], strict=True)
-        ]
+        active = [(s is None or s <= day) and (e is None or day <= e) for s, e in zip(start, end, strict=True)]
         geoms = gdf.geometry.values[active]
         geom = shapely.intersection(shapely.union_all(geoms), boundary)
         a = area_sqft(geom, fpu)
         if best is None or a > best.area_sqft:
             best = Phase(day, sorted(set(label[active])), a)
     return best
+
+
+def _day(v: Any) -> dt.date | None:
+    """A phase date, or None for a missing one (None, NaT, NaN): never a date that no day can match."""
+    if v is None or (not isinstance(v, dt.date) and v != v):
+        return None
+    if hasattr(v, "date") and not isinstance(v, dt.date):
+        return None if v != v else v.date()
+    return v.date() if isinstance(v, dt.datetime) else v
+
+
+def undated(site: Site) -> list[Any]:
+    """Ids of the disturbance polygons with no start or no end date (taken as active from the start
+    of the work, or to its end)."""
+    gdf = site.layer("disturbance")
+    if gdf is None:
+        return []
+    n = len(gdf)
+    start = [_day(v) for v in gdf["start"]] if "start" in gdf.columns else [None] * n
+    end = [_day(v) for v in gdf["end"]] if "end" in gdf.columns else [None] * n
+    return [i for i, s, e in zip(gdf["id"], start, end, strict=True) if s is None or e is None]
+
+
+def phase_areas(site: Site) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame | None]:
+    """Each phase's disturbed area: its polygons' union clipped to the site (sq ft, acres), first start
+    and last end; and the same as a layer, one feature per phase. A layer without ``phase`` is one
+    phase per polygon, named by its id."""
+    gdf = site.layer("disturbance")
+    if gdf is None:
+        return [], None
+    fpu = site.ft_per_unit
+    label = gdf["phase"].astype(str) if "phase" in gdf.columns else gdf["id"].astype(str)
+    rows: list[dict[str, Any]] = []
+    geoms = []
+    for ph in dict.fromkeys(label):
+        sel = gdf[(label == ph).to_numpy()]
+        geom = shapely.intersection(shapely.union_all(sel.geometry.values), site.boundary)
+        a = area_sqft(geom, fpu)
+        starts = [d for d in map(_day, sel["start"]) if d is not None] if "start" in sel.columns else []
+        ends = [d for d in map(_day, sel["end"]) if d is not None] if "end" in sel.columns else []
+        rows.append({"phase": ph, "disturbance_ids": [int(i) if str(i).isdigit() else i for i in sel["id"]],
+                     "start": min(starts).isoformat() if starts else None, "end": max(ends).isoformat() if ends else None,
+                     "area_sqft": a, "area_acres": a / SQFT_PER_ACRE})
+        geoms.append(geom)
+    layer = gpd.GeoDataFrame({k: [r[k] for r in rows] for k in ("phase", "start", "end", "area_sqft", "area_acres")},
+                             geometry=geoms, crs=site.crs)
+    return rows, layer
 
 
 def measure_site(site: Site) -> SiteMeasurements:
@@ -124,11 +170,22 @@ def measure_site(site: Site) -> SiteMeasurements:
         m.set("disturbed.max_at_one_time_acres", peak.area_acres)
         m.set("disturbed.max_at_one_time_date", peak.date.isoformat() if peak.date else None)
         m.set("disturbed.max_at_one_time_phases", peak.phases)
+        missing = undated(site)
+        if missing:
+            basis = (f"{len(missing)} disturbance polygon(s) (ids {', '.join(str(i) for i in missing[:12])}) have no start or "
+                     "no end date: each is counted as disturbed from the start of the work to its end, so the largest "
+                     "area at one time includes them (a missing date never removes an area)")
+            m.set("disturbed.max_at_one_time_basis", basis)
+            if basis not in site.notes:
+                site.notes.append(basis)
         outside = shapely.difference(site.disturbance_union, site.boundary)
         m.set("disturbed.outside_site_sqft", area_sqft(outside, fpu))
         m.layers["disturbed_area"] = gpd.GeoDataFrame(
             {"area_sqft": [a], "area_acres": [a / SQFT_PER_ACRE]}, geometry=[dist], crs=site.crs
         )
+        phases, layer = phase_areas(site)
+        m.set("disturbed.phases", phases)
+        m.layers["disturbance_phases"] = layer
 
     p = site.project
     m.set("project.plat", p.plat)
@@ -191,5 +248,8 @@ def _counts(site: Site, m: SiteMeasurements) -> None:
         m.set("stockpiles.max_days", 0)
     elif "days" not in piles.columns:
         m.set("stockpiles.max_days", None, "the stockpiles layer has no 'days' column (planned days in place)")
+    elif piles["days"].isna().any():  # a missing value is not 0 days: the rule is not assessed
+        ids = ", ".join(str(i) for i in piles["id"][piles["days"].isna()].tolist()[:12])
+        m.set("stockpiles.max_days", None, f"stockpiles {ids} have no 'days' value (planned days in place)")
     else:
         m.set("stockpiles.max_days", float(piles["days"].max()))

@@ -16,6 +16,7 @@ from pyproj import CRS
 from shapely.geometry.base import BaseGeometry
 
 from geosite.errors import CRSError
+from geosite.io.limits import Limits
 from geosite.io.vector import LAYERS
 from geosite.units import VerticalUnit, feet_per_crs_unit, foot_name
 
@@ -75,6 +76,7 @@ class Site:
     crs: CRS
     layers: dict[str, gpd.GeoDataFrame]
     root: Path | None = None
+    profile: Any = None  # the geosite.rules.Profile loaded for it (its file and hash), when known
     dem_path: Path | None = None
     dem_vertical_unit: VerticalUnit | None = None
     dem_array: Any = None  # a geosite.grid.Dem given directly (notebooks), instead of a path
@@ -84,6 +86,9 @@ class Site:
     project: Project = field(default_factory=Project)
     notes: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)  # what reading its files may cost (geosite.io.limits)
+    inputs_root: Path | None = None  # the folder site.toml's files must stay in (None: allowed outside)
+    dem_root: Path | None = None  # the folder a DEM VRT's sources must stay in (None: the caller's own DEM)
     _derived: dict[Any, tuple[tuple[int, ...], Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _kept(self, key: Any, layer_names: tuple[str, ...], compute: Any) -> Any:
@@ -180,14 +185,14 @@ class Site:
         """The proposed-grade DEM resampled (bilinear) onto ``dem``'s grid, heights in feet (NaN where it
         has none), or None when the site has no proposed grade."""
         import numpy as np
-        import rasterio
         from rasterio.warp import Resampling, reproject
 
-        from geosite.io.raster import read_heights
+        from geosite.io.raster import open_raster, read_heights
 
         if self.proposed_dem_path is None or dem is None:
             return None
-        with rasterio.open(self.proposed_dem_path) as src:
+        with open_raster(self.proposed_dem_path, "proposed-grade DEM", self.inputs_root, self.limits) as src:
+            self.limits.check_read(f"proposed-grade DEM {self.proposed_dem_path}", src.width, src.height)
             if src.crs is None:
                 raise CRSError(f"proposed-grade DEM {self.proposed_dem_path}: has no CRS; assign one before use")
             z = read_heights(src)
@@ -207,6 +212,6 @@ class Site:
         if self.dem_path is None:
             return None
         if margin_ft is None:
-            return read_dem(self.dem_path, self.dem_vertical_unit)
+            return read_dem(self.dem_path, self.dem_vertical_unit, limits=self.limits, root=self.dem_root)
         bounds = bounds_in(self.boundary.bounds, margin_ft / self.ft_per_unit, self.crs, raster_crs(self.dem_path))
-        return read_dem(self.dem_path, self.dem_vertical_unit, bounds=bounds)
+        return read_dem(self.dem_path, self.dem_vertical_unit, bounds=bounds, limits=self.limits, root=self.dem_root)

@@ -17,6 +17,7 @@ from geosite.terrain.slope import SLOPE_TOLERANCE_PCT, hillshade, slope_pct
 from geosite.terrain.steep import (
     DEFAULT_MIN_AREA_SQFT,
     STEEP_THRESHOLDS_PCT,
+    polygon_parts,
     steep_area_sqft,
     steep_class_grid,
     steep_slope_polygons,
@@ -31,6 +32,7 @@ __all__ = [
     "hillshade",
     "slope_pct",
     "smooth_elevation",
+    "polygon_parts",
     "steep_area_sqft",
     "steep_class_grid",
     "steep_slope_polygons",

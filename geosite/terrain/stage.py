@@ -105,7 +105,7 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
     left, bottom, right, top = to_dem_crs(margin, site, dem).bounds
     near, (rows, cols) = dem.crop((left - pad, bottom - pad, right + pad, top + pad))
     steep_polys = terrain.steep_slope_polygons(near, slope[rows, cols], threshold_pct=(threshold, state), min_area_sqft=mmu)
-    m.layers["steep_slopes"] = _to_site(steep_polys, site, clip=margin)
+    m.layers["steep_slopes"] = terrain.polygon_parts(_to_site(steep_polys, site, clip=margin), mmu, site.ft_per_unit)
     lines = terrain.contours(near, interval_ft=interval, index_every=index_every)
     m.layers["contours"] = _to_site(lines, site, clip=margin)
     m.set("contours.interval_ft", interval)

@@ -107,7 +107,48 @@ def steep_class_grid(
                 m = _drop_small(m & prev, min_cells, fill_holes=False)
             out += m
             prev = m
+    if min_cells > 1 and len(ts) > 1:
+        out = _fold_small_bands(out, len(ts), min_cells)
     return out
+
+
+def _fold_small_bands(grid: np.ndarray, n_classes: int, min_cells: int) -> np.ndarray:
+    """A band's patch smaller than the mapping unit (a sliver of 12-20 % between two >= 20 % patches)
+    is mapped with the steeper band it lies against, so no class polygon is smaller than the unit and
+    the >= 12 % outline stays the cleaned >= 12 % mask."""
+    from scipy import ndimage
+
+    out = grid.copy()
+    for k in range(n_classes - 1, 0, -1):
+        lab, n = ndimage.label(out == k)
+        if not n:
+            continue
+        size = np.bincount(lab.ravel())
+        for i in np.flatnonzero(size < min_cells):
+            if i == 0:
+                continue
+            piece = lab == i
+            ring = ndimage.binary_dilation(piece) & ~piece
+            higher = out[ring][out[ring] > k]
+            if higher.size:
+                out[piece] = np.bincount(higher).argmax()
+    return out
+
+
+def polygon_parts(gdf: gpd.GeoDataFrame, min_area_sqft: float, ft_per_unit: float) -> gpd.GeoDataFrame:
+    """Steep-slope polygons after a clip: only valid Polygon parts (a clip can leave collections, lines
+    and points), none smaller than the mapping unit, ``area_sqft`` remeasured."""
+    import shapely
+
+    if not len(gdf):
+        return gdf
+    out = gdf.copy()
+    out["geometry"] = shapely.make_valid(out.geometry.values)
+    out = out.explode(index_parts=False)
+    out = out[out.geometry.geom_type == "Polygon"].copy()
+    out["area_sqft"] = out.geometry.area * ft_per_unit**2
+    out = out[out["area_sqft"] >= min_area_sqft - 1e-6]
+    return out.sort_values("area_sqft", ascending=False, kind="stable").reset_index(drop=True)
 
 
 def steep_slope_polygons(

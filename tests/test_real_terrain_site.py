@@ -1,0 +1,111 @@
+"""The third sample site: a subdivision on real LiDAR (shared/data/real_dems/minnesota_1m), generated
+on the fly by scripts/make_sample_sites.py into a temporary folder (with its own copy of the DEM, never
+committed; the test skips where shared/ is absent). Its sheets, GeoPackage and DXF are read back as Lot 7's are,
+on terrain that is not smooth, a parcel turned 25 deg off the grid and a metre CRS."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import subprocess
+import sys
+import warnings
+
+import geopandas as gpd
+import pyogrio
+import pytest
+from conftest import REAL_DEMS, ROOT
+
+SCRIPT = ROOT / "scripts" / "make_sample_sites.py"
+NAME = "crow_wing_real_terrain"
+
+
+def _generate(out):
+    subprocess.run([sys.executable, str(SCRIPT), "--only", NAME, "--out", str(out), "--real-dems", str(REAL_DEMS),
+                    "--quiet"], check=True, timeout=300)
+    return out / NAME
+
+
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory):
+    if not REAL_DEMS.is_dir():
+        pytest.skip("shared/data/real_dems is not present")
+    return _generate(tmp_path_factory.mktemp("real"))
+
+
+@pytest.fixture(scope="module")
+def real_outputs(real_site, tmp_path_factory):
+    from geosite.pipeline import analyze, write_outputs
+    from geosite.site import load_site
+
+    out = tmp_path_factory.mktemp("real-out") / "out"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write_outputs(analyze(load_site(real_site)), out, maps=True)
+    return out
+
+
+def test_generator_is_deterministic_and_the_folder_self_contained(real_site, tmp_path):
+    again = _generate(tmp_path)
+    for f in ("site.toml", "layers.gpkg", "dem.tif"):
+        assert hashlib.sha256((real_site / f).read_bytes()).digest() == hashlib.sha256((again / f).read_bytes()).digest()
+    assert sorted(p.name for p in real_site.iterdir()) == ["dem.tif", "layers.gpkg", "site.toml"]  # self-contained
+    import tomllib
+
+    conf = tomllib.loads((real_site / "site.toml").read_text())
+    assert conf["dem"]["path"] == "dem.tif"  # the folder names nothing outside itself
+    assert (real_site / "dem.tif").read_bytes() == (REAL_DEMS / "minnesota_1m" / "dem.tif").read_bytes()
+    assert conf["crs"] == "EPSG:26915" and conf["dem"]["vertical_unit"] == "m"
+
+
+def test_the_creek_is_the_dem_s_own_channel(real_site):
+    """Every vertex of the creek lies on the DEM's channel network (1-acre threshold) within a cell."""
+    import numpy as np
+    import rasterio
+
+    from geosite.grid import Dem
+    from geosite.hydrology import channels, flow_grid
+
+    with rasterio.open(REAL_DEMS / "minnesota_1m" / "dem.tif") as src:
+        dem = Dem.from_array(src.read(1).astype(float), src.transform, src.crs, "m")
+    net = channels(flow_grid(dem), 43_560.0).union_all()
+    creek = gpd.read_file(real_site / "layers.gpkg", layer="streams").geometry.iloc[0]
+    xy = np.asarray(creek.coords)
+    assert creek.length > 150 and max(net.distance(shapely_point(x, y)) for x, y in xy[1:]) < 1.5
+
+
+def shapely_point(x, y):
+    import shapely
+
+    return shapely.Point(x, y)
+
+
+@pytest.mark.parametrize("name", ["existing_site_map.pdf", "construction_plan.pdf", "final_conditions.pdf"])
+def test_real_site_sheets_have_no_overlapping_labels(real_outputs, name):
+    pymupdf = pytest.importorskip("pymupdf")
+    page = pymupdf.open(real_outputs / name)[0]
+    spans = [(s["text"], pymupdf.Rect(s["bbox"])) for b in page.get_text("dict")["blocks"] for ln in b.get("lines", [])
+             for s in ln["spans"] if s["text"].strip()]
+    bad = [(a, b) for (a, ra), (b, rb) in itertools.combinations(spans, 2)
+           if (ra & rb).width > 0.3 and (ra & rb).height > 0.3]
+    assert not bad, bad[:5]
+    text = page.get_text()
+    assert "County Road 3" in text and "confirm" not in text.lower()
+
+
+def test_real_site_fence_and_files(real_outputs, real_site):
+    import ezdxf
+
+    report = json.loads((real_outputs / "report.json").read_text())
+    fence = gpd.read_file(real_outputs / "derived.gpkg", layer="filter_fence")
+    rows = fence[fence["side"] == "interior"]
+    for layer in ("structures", "access_drives", "roads", "stockpiles", "streams", "wetlands"):
+        g = gpd.read_file(real_site / "layers.gpkg", layer=layer).union_all()
+        assert rows.intersection(g).length.sum() == 0.0, layer
+    assert report["filter_fence"]["interior_length_ft"] > 0
+    for name, gtype in pyogrio.list_layers(real_outputs / "derived.gpkg"):
+        assert gtype not in (None, "Unknown"), name
+    doc = ezdxf.readfile(real_outputs / "derived.dxf")
+    assert not doc.audit().errors
+    assert doc.header["$INSUNITS"] == 6 and doc.header["$MEASUREMENT"] == 1  # metres, metric
