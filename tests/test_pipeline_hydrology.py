@@ -67,20 +67,26 @@ def test_upslope_area_on_a_plane_is_width_times_upslope_length(tmp_path, upslope
     assert finding(r, "sheetflow_diversion")["required"] is over
 
 
-def test_grass_sheetflow_onto_a_steep_bare_cut_needs_a_diversion(tmp_path):
-    """The case the old reading got wrong: 200 ft of dense grass (n = 0.24) above a bare cut, all at 5 %.
-    On the grass the flow runs 0.22 ft/s ("no diversion" if judged there); across the 100 ft of bare cut
-    it runs 0.67 ft/s: over 0.5, so B(6)(a) wants a diversion."""
-    dem = ridge_plane(5.0)
-    veg = gpd.GeoDataFrame({"cover": ["dense_grass"]}, geometry=[rect(0, -1000, 1000, 1000)], crs="EPSG:7593")
+def cut_below(tmp_path, slope_pct: float, cover: str):
+    """A 100 x 100 ft bare cut 200 ft below the top of a ridge plane covered by ``cover``: its report and
+    its one upslope entry (20,000 sq ft of sheetflow)."""
+    veg = gpd.GeoDataFrame({"cover": [cover]}, geometry=[rect(0, -1000, 1000, 1000)], crs="EPSG:7593")
     folder = make_site(
         tmp_path / "s",
         {"site_boundary": [rect(0, -990, 1000, 990)], "disturbance": [rect(350, TOP - 300, 100, 100)], "vegetation": veg},
-        dem=dem,
+        dem=ridge_plane(slope_pct),
     )
     r = analyze(folder)
     (u,) = r["upslope"]
     assert u["sheetflow_area_sqft"] == pytest.approx(20_000.0, rel=0.02)
+    return r, u
+
+
+def test_grass_sheetflow_onto_a_steep_bare_cut_needs_a_diversion(tmp_path):
+    """The case the old reading got wrong: 200 ft of dense grass (n = 0.24) above a bare cut, all at 5 %.
+    On the grass the flow runs 0.22 ft/s ("no diversion" if judged there); across the 100 ft of bare cut
+    it runs 0.67 ft/s: over 0.5, so B(6)(a) wants a diversion."""
+    r, u = cut_below(tmp_path, 5.0, "dense_grass")
     assert u["adjacent_velocity_fps"] == pytest.approx(tr55_fps(0.24, 200.0, 0.05), rel=0.02)
     assert u["adjacent_velocity_fps"] == pytest.approx(0.219, abs=0.005) and u["adjacent_velocity_fps"] < 0.5
     assert u["velocity_fps"] == pytest.approx(tr55_fps(0.05, 100.0, 0.05), rel=1e-6)
@@ -92,16 +98,7 @@ def test_grass_sheetflow_onto_a_steep_bare_cut_needs_a_diversion(tmp_path):
 
 def test_sheetflow_across_a_gentle_cut_needs_no_diversion(tmp_path):
     # dense woods above, 100 ft of bare cut at 2 %: across it the flow runs 0.46 ft/s, under 0.5
-    dem = ridge_plane(2.0)
-    veg = gpd.GeoDataFrame({"cover": ["dense_woods"]}, geometry=[rect(0, -1000, 1000, 1000)], crs="EPSG:7593")
-    folder = make_site(
-        tmp_path / "s",
-        {"site_boundary": [rect(0, -990, 1000, 990)], "disturbance": [rect(350, TOP - 300, 100, 100)], "vegetation": veg},
-        dem=dem,
-    )
-    r = analyze(folder)
-    (u,) = r["upslope"]
-    assert u["sheetflow_area_sqft"] == pytest.approx(20_000.0, rel=0.02)
+    r, u = cut_below(tmp_path, 2.0, "dense_woods")
     assert u["land_cover"] == "dense_woods" and u["manning_n"] == 0.8
     assert u["adjacent_velocity_fps"] == pytest.approx(tr55_fps(0.8, 200.0, 0.02), rel=0.02)
     assert u["velocity_fps"] == pytest.approx(tr55_fps(0.05, 100.0, 0.02), rel=1e-6)

@@ -15,7 +15,7 @@ Each function takes GeoDataFrames plus a :class:`~geosite.grid.Dem` / :class:`~g
 and is usable alone.
 """
 
-from geosite.controls.basins import basin_kind, basin_location, disturbed_outlets, submitted_at_outlets
+from geosite.controls.basins import basin_kind, disturbed_outlets, submitted_at_outlets
 from geosite.controls.diversion import diversions
 from geosite.controls.fences import (
     UNCLASSIFIED,
@@ -38,7 +38,6 @@ __all__ = [
     "FEATURE_LAYERS",
     "UNCLASSIFIED",
     "basin_kind",
-    "basin_location",
     "bmps_of",
     "buildable_rows",
     "channel_edge_fences",

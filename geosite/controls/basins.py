@@ -166,19 +166,6 @@ def disturbed_outlets(
     return grid.to_crs(out, out_crs), exit_cells
 
 
-def basin_location(
-    disturbed: Any,
-    dem: Dem,
-    fg: FlowGrid,
-    trap_max_acres: float = 5.0,
-    basin_max_acres: float = 100.0,
-    channel_threshold_sqft: float | None = None,
-) -> gpd.GeoDataFrame:
-    """The proposed sediment basin or trap at each outlet of the disturbed area (one Point per outlet, in
-    the input's CRS, with its drainage, kind and limit; see :func:`disturbed_outlets`)."""
-    return disturbed_outlets(disturbed, dem, fg, trap_max_acres, basin_max_acres, channel_threshold_sqft)[0]
-
-
 def submitted_at_outlets(
     basins: gpd.GeoDataFrame,
     outlets: gpd.GeoDataFrame,
