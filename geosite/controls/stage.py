@@ -192,9 +192,9 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
         return
     channel_txt = f" and {summary['channel_length_ft']:,.0f} ft along channel edges" if channel_pr else ""
     res.findings.append(c.finding("filter_fence", "filter_fence_location", "info",
-                                  f"Filter fence required ({std}) along {summary['downslope_length_ft']:,.0f} ft of downslope and "
+                                  f"Filter fence {'required ' if state else ''}({std}) along {summary['downslope_length_ft']:,.0f} ft of downslope and "
                                   f"{summary['sideslope_length_ft']:,.0f} ft of sideslope edge{channel_txt} "
-                                  f"({summary['total_length_ft']:,.0f} ft with the end hooks), plus {summary['interior_length_ft']:,.0f} ft of "
+                                  f"({summary['total_length_ft']:,.0f} ft in all, end hooks included), plus {summary['interior_length_ft']:,.0f} ft of "
                                   "interior rows where the slope above a fence is longer than DNR 1056 allows.",
                                   required=True, values=summary))
     sides = ("downslope", "sideslope", "channel") if channel_pr else ("downslope", "sideslope")
@@ -351,7 +351,7 @@ def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str,
                                             f"; bmps {', '.join(map(str, s['served_by']))} receive its runoff but do not suit it" if s["served_by"] else "; none submitted")
         for s in served)
     res.findings.append(c.finding("sediment_basin", "sediment_basin_location", "info",
-                                  f"{'Sediment basins are one route' if small_alt else 'Sediment basins required'} ({'; '.join(reasons)}): "
+                                  f"{'Sediment basins or traps are one route' if small_alt else 'Sediment basins or traps required' if c.open('sediment_basin') else 'Sediment basins or traps'} ({'; '.join(reasons)}): "
                                   f"the disturbed area's runoff leaves at {len(outlets)} outlet{'s' if len(outlets) != 1 else ''} needing one, draining {total:,.2f} acres "
                                   f"in all ({where})" + (f"; {len(fringe)} smaller outlet{'s' if len(fringe) != 1 else ''} drain {rep['fringe_drainage_acres']:,.2f} acres more, "
                                                            f"each under {float(c.v('basin_outlet_min_acres', 0.0)):g} acre" if len(fringe) else "") + ".",

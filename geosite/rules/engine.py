@@ -112,13 +112,14 @@ class Gate:
         if state is True:
             return finding
         why = self.reason(scope)
-        if state is False and finding.status in VERDICTS:
-            finding.status = "info"
+        required = getattr(finding, "required", None)
+        if state is False and (finding.status in VERDICTS or required):
+            finding.status = "info" if finding.status in VERDICTS else finding.status
             finding.message = f"Not required here ({why}); shown for reference: {finding.message}"
             if hasattr(finding, "required"):
                 finding.required = False
-        elif state is None and finding.status in ("fail", "inspector_decision"):
-            finding.status = "not_assessed"
+        elif state is None and (finding.status in ("fail", "inspector_decision") or required):
+            finding.status = "not_assessed" if finding.status in ("fail", "inspector_decision") else finding.status
             finding.message = f"Required only if it applies, and {why}: {finding.message}"
             if hasattr(finding, "required"):
                 finding.required = None
