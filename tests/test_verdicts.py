@@ -477,3 +477,17 @@ def test_b1_dewatering_is_required_where_water_is_pumped(tmp_path, dewatering, s
                           {"project": project}))
     f = one(r.findings, "dewatering")
     assert f.citation == "B(1)" and f.status == status and f.required is required
+
+
+def test_the_construction_plan_says_which_controls_are_for_reference(tmp_path, plane):
+    """Where the chapter does not apply, the plan still draws the controls, and its legend says they are
+    shown for reference, not required (the layers' required column, from the gate)."""
+    pymupdf = pytest.importorskip("pymupdf")
+    from geosite.maps import render_construction_plan
+
+    folder = make_site(tmp_path / "s", plane_layers(dist=(300, -700, 50, 59)), {"project": {"cut_cy": 10.0, "fill_cy": 10.0}}, dem=plane)
+    r = analyze(folder)
+    out = render_construction_plan(r, tmp_path / "plan.pdf", png_dpi=None)
+    paths = out if isinstance(out, list) else [tmp_path / "plan.pdf"]
+    text = " ".join(page.get_text() for p in paths for page in pymupdf.open(str(p))).replace("\n", " ")
+    assert "Tracking pads (stone) (shown for reference: not" in text and "required here)" in text
