@@ -231,6 +231,24 @@ def test_enforcement():
     assert enforcement_deadlines(BELGIUM, notice=D(2026, 12, 24)) == []
 
 
+def test_enforcement_where_work_goes_on_without_a_permit():
+    # Grantsburg Enforcement C: cease within 24 hours, else a cease and desist order may be sought
+    (d,) = enforcement_deadlines(GRANTSBURG, notice_without_permit=D(2027, 5, 4))
+    assert d.date == D(2027, 5, 5) and d.citation.endswith("C") and "cease and desist" in d.what
+    assert enforcement_deadlines(BELGIUM, notice_without_permit=D(2027, 5, 4)) == []
+
+
+def test_permit_conditions_surety_and_building_permit():
+    from geosite.schedule import permit_conditions
+
+    g = permit_conditions(GRANTSBURG, D(2027, 4, 1))
+    assert len(g) == 2
+    assert "the Village shall require a surety bond" in g[0] and g[0].endswith("D(2))") and "2027-04-01" in g[0]
+    assert "building permit" in g[1] and "C(3)" in g[1]
+    (b,) = permit_conditions(BELGIUM)
+    assert "the Building Inspector may require a surety bond" in b and "D(2)" in b
+
+
 # ------------------------------------------------------------------------------------------ inspections
 
 
@@ -338,6 +356,9 @@ def test_build_schedule_to_dict():
     assert any("day 0" in c for c in d["counting"])
     rows = sched.rows()
     assert [r["date"] for r in rows] == sorted(r["date"] for r in rows)
+    assert any("surety" in c for c in d["conditions"])
+    # with no notice given, the enforcement periods are notes, Enforcement C's among them
+    assert any("without a permit" in n and "Enforcement C" in n for n in build_schedule(_site()).notes)
     assert "| Date |" in sched.to_markdown() and "Plan review decision" in sched.to_text()
     text = " ".join(sched.to_text().split())
     for r in sched.rows():  # every row whole: wrapped in its column, never cut short

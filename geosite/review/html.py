@@ -36,7 +36,7 @@ from typing import Any
 import shapely
 from shapely.geometry import mapping
 
-STATUS_COLOURS = {"fail": "#d7191c", "not_assessed": "#e08a00", "info": "#2b83ba", "pass": "#1a9641"}
+STATUS_COLOURS = {"fail": "#d7191c", "not_assessed": "#e08a00", "info": "#2b83ba", "pass": "#1a9641", "inspector_decision": "#7b3294"}
 #: Geometry drawn on the page is simplified to this fraction of the site's extent (and at least
 #: :data:`DRAW_TOLERANCE_MIN_FT`): a 1 M-vertex boundary draws as a few thousand vertices.
 DRAW_TOLERANCE_FRACTION = 1 / 5000
@@ -210,7 +210,7 @@ def render_html(result) -> str:
             f'<div class="msg">{_e(f["message"])}</div>{extra}</div>'
         )
     deadline = s.get("review_deadline")
-    verdict = s["verdict"] if s["verdict"] in ("pass", "fail") else "other"
+    verdict = s["verdict"] if s["verdict"] in ("pass", "fail", "inspector_decision") else "other"
     head = (f'<div class="head"><h1>{_e(title)}</h1><div>{_e(s["jurisdiction_name"])} &middot; verdict '
             f'<b class="verdict {verdict}">{_e(s["verdict"].upper())}</b> ({_e(s["counts_text"])})'
             + (f" &middot; plan required: {_e(s['plan_type_required'])}" if s.get("plan_type_required") else "")
@@ -247,6 +247,7 @@ body { display: flex; flex-direction: column; }
 .badge { color: #fff; padding: 1px 6px; border-radius: 3px; font-size: 12px; text-transform: uppercase; background: #666; }
 .badge.fail { background: #d7191c; } .badge.not_assessed { background: #e08a00; }
 .badge.info { background: #2b83ba; } .badge.pass { background: #1a9641; }
+.finding.inspector_decision { border-color: #7b3294; } .badge.inspector_decision { background: #7b3294; } .verdict.inspector_decision { color: #7b3294; }
 .rule, .pin { color: #666; font-size: 12px; }
 .sub { font-size: 12px; color: #333; margin-left: 8px; }
 .legend { background: #fff; padding: 6px 8px; border-radius: 4px; box-shadow: 0 1px 4px rgba(0,0,0,.3); font-size: 12px; line-height: 18px; }

@@ -413,6 +413,8 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
         dewatering=flag("dewatering", None),
         state_funded=bool(flag("state_funded", False)),
         building_permit_days=int(bpd) if bpd is not None else None,
+        authority_superseded=bool(flag("authority_superseded", False)),
+        landscaping_only=bool(flag("landscaping_only", False)),
     )
 
 
