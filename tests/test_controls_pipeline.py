@@ -163,3 +163,28 @@ def test_dxf_round_trip(plane, tmp_path):
     import ezdxf
 
     assert ezdxf.readfile(path).header["$INSUNITS"] == 21  # US survey feet
+
+
+def test_a_fence_set_below_the_limits_of_disturbance_covers_the_edges_whose_runoff_it_catches(plane):
+    """On the 1 % plane falling south, a fence 15 ft below the disturbed area's bottom edge (beyond the
+    10 ft beside-the-line tolerance) catches the runoff of the whole bottom edge and of the sides' lowest
+    ~35 ft (their D8 paths meet it within the profile's 50 ft reach); one 60 ft below catches none of it."""
+    dem, fg = plane
+    cell = 2.0
+
+    def coverage(y_fence):
+        bmps = gdf([LineString([(X + 190, Y + y_fence), (X + 410, Y + y_fence)])], type=["silt_fence"])
+        m = measure_site(site := _site(dem, bmps=bmps))
+        m.set("hydrology.runoff_leaves_site", True)
+        res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, lambda s: None)
+        gaps = res.layers["fence_gaps"]
+        return res.report["submitted_controls"]["filter_fence"], gaps.groupby("side")["length_ft"].sum()
+
+    cov, by_side = coverage(235.0)
+    assert cov["required_length_ft"] == pytest.approx(400)
+    assert by_side.get("downslope", 0.0) == pytest.approx(0.0)
+    # each side: the points from y 250 up to about 286.5 (50 ft of path to the fence's cells) are caught
+    assert by_side["sideslope"] == pytest.approx(2 * (350 - 286.5), abs=2 * cell)
+    assert cov["intercepted_length_ft"] == pytest.approx(200 + 2 * 36.5, abs=2 * cell)
+    cov, by_side = coverage(190.0)
+    assert by_side["downslope"] == pytest.approx(200.0) and cov["intercepted_length_ft"] == 0.0

@@ -204,7 +204,9 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
         res.findings.append(c.finding("filter_fence", "filter_fence_submitted", "not_assessed",
                                       f"No bmps layer submitted: {need['length_ft'].sum():,.0f} ft of filter fence is required and cannot be checked."))
         return
-    cov, gaps = controls.fence_coverage(need, bmps, float(c.v("fence_cover_tolerance_ft", 10.0)))
+    cov, gaps = controls.fence_coverage(need, bmps, float(c.v("fence_cover_tolerance_ft", 10.0)),
+                                        flow=(dem, fg, site.mask_on(dem, "site")),
+                                        reach_ft=float(c.v("fence_intercept_reach_ft", 50.0)))
     res.layers["fence_gaps"] = gaps
     sub = res.report.setdefault("submitted_controls", {"bmps_layer": True})
     sub["filter_fence"] = {**cov, "gaps": [{"side": s, "polygon_id": py_scalar(p), "length_ft": float(L)} for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"], strict=True)]}
@@ -463,7 +465,9 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -
     for pid in sorted({py_scalar(p) for p in fences["pile_id"]}, key=str):
         need = fences[(fences["pile_id"] == pid) & (fences["length_ft"] > 0)].copy()
         cov, _gaps = controls.fence_coverage(need.rename(columns={"pile_id": "polygon_id"}), bmps, tol,
-                                             min_gap_ft=float(c.v("stockpile_fence_min_gap_ft", 1.0)))
+                                             min_gap_ft=float(c.v("stockpile_fence_min_gap_ft", 1.0)),
+                                             flow=(dem, fg, site.mask_on(dem, "site")),
+                                             reach_ft=float(c.v("fence_intercept_reach_ft", 50.0)))
         covered = cov["gap_length_ft"] <= 0.0
         for r in res.report["stockpiles"]:
             if r["id"] == pid:
