@@ -94,6 +94,12 @@ def test_belgium_commons_finds_what_it_seeds_and_fails_nothing_else(commons):
     # SP-2, 17 ft from the creek below it: Belgium's chapter sets no setback: information only
     sp2 = [f for f in commons.findings if f.rule == "stockpile_downslope" and f.feature_ids == [2]]
     assert sp2 and sp2[0].status == "info" and "not specified by this chapter" in sp2[0].message
-    assert "streams 1 is 17.1 ft away" in sp2[0].message
+    assert "streams 1 (Sauk Creek (tributary)) is 17.1 ft away" in sp2[0].message
     # nothing borrowed from Grantsburg: no 10-acre basin trigger, no 25-ft setback
     assert not any("10 acres" in f.message or "25 ft" in f.message for f in commons.findings if f.status in ("fail", "pass"))
+
+
+def test_findings_name_the_features_the_plan_names(lot7):
+    """A finding about a feature gives the name the plan gives it: "inlet(s) 2 (CB-2)"."""
+    f = rule(lot7, "inlet_protection_submitted")
+    assert "inlet(s) 2 (CB-2)" in f.message and f.feature_ids == [2]

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import geopandas as gpd
 import shapely
 
+from geosite.report import name_features
 from geosite.review.completeness import check_completeness, item_citation_for_layer
 from geosite.review.declared import Declared, read_declared
 from geosite.review.findings import STATUSES, ReviewFinding, findings_frame, number, render_markdown
@@ -183,6 +184,9 @@ def check_submission(
     findings += _steep_slopes(result, declared)
     cites = {lname: item_citation_for_layer(prof, checked, lname) for lname in site.layers}
     findings += check_geometry(site, prof, raw, conf.get("crs"), cites)
+    names = result.report["inputs"].get("feature_names", {})
+    for f in findings:  # "inlet(s) 2" -> "inlet(s) 2 (CB-2)": the names the plan gives its features
+        f.message = name_features(f.message, names)
     findings = _order(findings, prof)
     number(findings)
 

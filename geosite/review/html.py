@@ -177,14 +177,19 @@ def _e(v: Any) -> str:
 
 
 def _failures(findings: list[dict[str, Any]]) -> str:
-    """The box at the top: every failed finding, its citation and message, linked to its entry."""
+    """The box at the top: every failed finding, then every one left to the inspector's decision, each
+    with its citation and message, linked to its entry."""
+    def rows(items: list[dict[str, Any]]) -> str:
+        return "".join(
+            f'<li><a class="goto" href="#finding-{_e(f["id"])}" data-id="{_e(f["id"])}">{_e(f["id"])}</a> '
+            f'<b>{_e(f["citation"])}</b> {_e(f["message"])}</li>' for f in items)
+
     failed = [f for f in findings if f["status"] == "fail"]
-    if not failed:
-        return '<div class="fails none">No finding fails.</div>'
-    rows = "".join(
-        f'<li><a class="goto" href="#finding-{_e(f["id"])}" data-id="{_e(f["id"])}">{_e(f["id"])}</a> '
-        f'<b>{_e(f["citation"])}</b> {_e(f["message"])}</li>' for f in failed)
-    return f'<div class="fails"><b>What fails ({len(failed)})</b><ol>{rows}</ol></div>'
+    decide = [f for f in findings if f["status"] == "inspector_decision"]
+    box = (f'<b>What fails ({len(failed)})</b><ol>{rows(failed)}</ol>' if failed else "No finding fails.")
+    if decide:
+        box += f'<b>For the inspector\'s decision ({len(decide)})</b><ol>{rows(decide)}</ol>'
+    return f'<div class="fails{"" if failed or decide else " none"}">{box}</div>'
 
 
 def render_html(result) -> str:
