@@ -13,6 +13,8 @@ import pytest
 from click.testing import CliRunner
 from sitebuilder import rect
 
+ROOT_PROFILES = Path(__file__).resolve().parents[1] / "geosite" / "rules" / "profiles"
+
 from geosite.errors import InputError, ProfileError
 from geosite.rules.profile import load_profile
 from geosite.schedule import (
@@ -412,3 +414,21 @@ def test_cli_bad_input_exit_2(site_dir, tmp_path):
     assert res.exit_code == 2 and str(bad) in res.output and "line 2" in res.output
     res = runner.invoke(cli, ["schedule", str(site_dir), "--received", "2026-02-30"])
     assert res.exit_code == 2 and "--received" in res.output
+
+
+def test_a_profile_given_as_a_file_is_the_one_the_schedule_counts_by(tmp_path):
+    """--jurisdiction path/to/profile.toml: the schedule counts the review by that file, not by the
+    installed profile of the same id (a village that set 20 working days gets 20, not 30)."""
+    from sitebuilder import make_site
+
+    from geosite.site import load_site
+
+    text = (ROOT_PROFILES / "grantsburg.toml").read_text(encoding="utf-8")
+    custom = tmp_path / "grantsburg_2027.toml"
+    custom.write_text(text.replace('full_plan_days = { value = 30,', 'full_plan_days = { value = 20,'), encoding="utf-8")
+    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 400, 400)], "disturbance": [rect(10, 10, 300, 300)]},
+                       {"name": "t", "jurisdiction": "grantsburg"})
+    site = load_site(folder, jurisdiction=str(custom))
+    sched = build_schedule(site, received=dt.date(2027, 3, 1), plan_type="full")
+    (review,) = [d for d in sched.deadlines if d.kind == "review"]
+    assert review.date == dt.date(2027, 3, 29)  # 20 working days after Mon 2027-03-01 (no holidays in March)

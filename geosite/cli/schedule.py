@@ -53,7 +53,7 @@ def schedule(ctx, site_dir, received, issued, info_received, rain, plan_type, ex
     if rain is not None:
         rain = read_rainfall(rain)  # a bad record is refused before anything else, with or without project dates
     site = load_site(site_dir, jurisdiction=jurisdiction)
-    profile = load_profile(jurisdiction or site.jurisdiction)
+    profile = site.profile or load_profile(jurisdiction or site.jurisdiction)
     sched = build_schedule(site, profile, received=_day(received), issued=_day(issued),
                            info_received=_day(info_received), rain=rain, plan_type=plan_type,
                            extensions=extensions, bmp_installed=[_day(d) for d in bmp_installed],

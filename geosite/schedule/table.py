@@ -188,7 +188,7 @@ def build_schedule(
     """
     from geosite.rules import load_profile
 
-    profile = profile or load_profile(site.jurisdiction)
+    profile = profile or getattr(site, "profile", None) or load_profile(site.jurisdiction)
     cal = holiday_calendar(profile)
     if plan_type is None:
         plan_type = plan_type_of(site, profile)
