@@ -5,8 +5,10 @@
 1. the site's vector layers (:func:`geosite.site.measure_site`);
 2. terrain on the DEM (:mod:`geosite.terrain.stage`): slopes, steep areas, contours, cut and fill;
 3. hydrology (:mod:`geosite.hydrology.stage`): flow routing, upslope areas, channels, runoff leaving;
-4. controls (:mod:`geosite.controls.stage`): where the ordinance wants controls, and the submitted ones;
-5. the rules (:func:`geosite.rules.engine.evaluate`): applicability, plan type, findings;
+4. the gate (:func:`geosite.rules.site_gate`), once: whether the chapter applies, and where its scopes do
+   (Grantsburg B(6): where runoff leaves the site); every later stage reads it;
+5. controls (:mod:`geosite.controls.stage`): where the ordinance wants controls, and the submitted ones;
+6. the rules (:func:`geosite.rules.engine.evaluate`): applicability, plan type, findings;
 
 then the report (:mod:`geosite.report`). ``write_outputs`` writes report.json, report.md and
 derived.gpkg (and the DXF and plan maps) atomically.
@@ -25,7 +27,7 @@ import geopandas as gpd
 from geosite.controls.stage import measure_controls
 from geosite.hydrology.stage import HYDRO_KEYS, measure_hydrology
 from geosite.report import build_report, render_markdown
-from geosite.rules import Evaluation, Profile, evaluate, load_profile
+from geosite.rules import Evaluation, Profile, evaluate, load_profile, site_gate
 from geosite.site import Site, SiteMeasurements, measure_site
 from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
 
@@ -71,10 +73,11 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
         extra.update(measure_slopes(site, prof, dem, m, step))
         extra.update(measure_earthwork(site, prof, dem, m, step))
         extra.update(measure_hydrology(site, prof, dem, m, step))
+    m.gate = site_gate(prof, m.values)  # once: the controls, the rules, check, maps and report all read it
     controls = measure_controls(site, prof, dem, m.flow_grid, m, step)
     extra.update(controls.report)
     step("evaluating the rules")
-    ev = evaluate(prof, m.values)
+    ev = evaluate(prof, m.values, m.gate)
     ev.findings.extend(controls.findings)
     report = build_report(site, prof, m, ev, extra)
     layers = {**m.layers, **controls.layers}

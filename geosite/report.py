@@ -47,6 +47,8 @@ def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluati
             "applies": ev.applies,
             "triggers": [t.to_dict() for t in ev.triggers],
             "exemptions": [t.to_dict() for t in ev.exemptions],
+            # the scopes within the chapter (Grantsburg "b6": B(6)(a)-(e) only where runoff leaves the site)
+            "scopes": {k: t.to_dict() for k, t in (ev.gate.scopes if ev.gate else {}).items()},
         },
         "plan_type": ev.plan_type,
         "plan_type_reason": ev.plan_type_message,
@@ -83,7 +85,8 @@ def _feature_names(site: Site) -> dict[str, dict[str, str]]:
     return out
 
 
-STATUS_MARK = {"fail": "FAIL", "pass": "pass", "info": "info", "not_assessed": "not assessed"}
+STATUS_MARK = {"fail": "FAIL", "pass": "pass", "info": "info", "not_assessed": "not assessed",
+               "inspector_decision": "INSPECTOR'S DECISION"}
 
 
 def render_markdown(report: dict[str, Any]) -> str:
@@ -115,7 +118,9 @@ def render_markdown(report: dict[str, Any]) -> str:
     ]
     for key, label, unit in (
         ("slopes.steep_area_sqft", "land on slopes of 12 % or more (site)", "sq ft"),
-        ("slopes.steep_disturbed_area_sqft", "disturbed land on slopes of 12 % or more", "sq ft"),
+        ("slopes.steep_disturbed_area_sqft", "disturbed land on slopes of 12 % or more (A(7): every cell, no minimum area)", "sq ft"),
+        ("slopes.steep_disturbed_mapped_area_sqft", "the same on the steep-slope map (patches and holes under the mapping unit dropped, filled)", "sq ft"),
+        ("slopes.max_disturbed_slope_pct", "steepest slope in the disturbed area", "%"),
         ("slopes.max_slope_pct", "steepest slope on the site", "%"),
     ):
         if key in report["measurements"]:

@@ -924,6 +924,7 @@ def crow_wing_real_terrain(out_dir: Path, real_dems: Path = REAL_DEMS) -> dict:
     ph3 = unary_union([lot.buffer(-2.0) for lot in lots[4:]]).difference(phase1)
     pile = rct(-44.0, -8.0, -30.0, 2.0)
     drive = rct(-4.0, H / 2, 4.0, H / 2 + 2.0).union(rct(-4.0, H / 2 - 20.0, 4.0, H / 2))
+    pad = rct(-4.0, H / 2 + 2.0 - 12.19, 4.0, H / 2 + 2.0)  # 40 ft of stone from the road: short of DNR 1057's 50
     inlets = [Point(frame(-9.0, -12.0)), Point(frame(9.0, -12.0))]
     water_old = road_axis.parallel_offset(2.0, "left")
     water_new = line([(1.5, H / 2 + 4.0), (1.5, -12.0)])
@@ -963,7 +964,7 @@ def crow_wing_real_terrain(out_dir: Path, real_dems: Path = REAL_DEMS) -> dict:
         "access_drives": [_row(drive, name="Construction entrance (Aspen Ridge Court)", surface="gravel", pad_length_ft=40.0)],
         "bmps": [_row(fence, type="silt_fence", name="Silt fence along the low edge (east part missing)"),
                  _row(inlets[0].buffer(1.0), type="inlet_protection", name="Inlet filter, CB-1"),
-                 _row(drive, type="tracking_pad", name="Stone tracking pad, 40 ft")],
+                 _row(pad, type="tracking_pad", name="Stone tracking pad, 40 ft")],
     }
     out = out_dir / REAL_SITE
     out.mkdir(parents=True, exist_ok=True)

@@ -93,3 +93,24 @@ def make_site(
             base[k] = v
     write_toml(folder / "site.toml", base)
     return folder
+
+
+RIDGE_Y = -11.0  # the ridge of ridge_plane: a row of cell centres 11 ft below the DEM's top edge
+
+
+def ridge_plane(slope_pct: float, shape: tuple[int, int] = (500, 500), cell: float = 2.0):
+    """A plane falling south at ``slope_pct`` from an east-west ridge on the cell centres at sitebuilder
+    ``y = RIDGE_Y``, falling north four times as steeply above it (so the ridge row drains north), on the
+    grid of :func:`geosite.testing.inclined_plane`. The land draining south across any line below the
+    ridge reaches up to ``RIDGE_Y - cell / 2`` and no farther: bounded by the ridge, never cut by the
+    DEM's edge."""
+    import numpy as np
+
+    from geosite.grid import Dem
+    from geosite.testing import cell_centres, inclined_plane
+
+    base = inclined_plane(slope_pct, shape=shape, cell=cell)
+    _x, y = cell_centres(base.shape, base.transform)
+    d = y - (Y0 + RIDGE_Y)
+    z = 900.0 - slope_pct / 100.0 * np.where(d < 0, -d, 4.0 * d)
+    return Dem.from_array(z, base.transform, base.crs, "us_ft")

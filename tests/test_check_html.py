@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from sitebuilder import make_site
-from test_review_check import DIST, clean_conf, clean_layers, gdf, line
+from test_review_check import DIST, bmp_frame, clean_conf, clean_layers, line
 
 from geosite.cli import cli
 from geosite.testing import inclined_plane
@@ -49,8 +49,8 @@ def report(tmp_path_factory) -> Path:
     x, y, w, _ = DIST
     bmps = layers["bmps"]
     south = [line((x, y - 1), (x + 50, y - 1)), line((x + 190, y - 1), (x + w, y - 1))]  # 140 ft missing
-    layers["bmps"] = gdf(south + list(bmps.geometry.iloc[1:]), id=[1, 7, 2, 3, 4, 5, 6],
-                         type=["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]))
+    layers["bmps"] = bmp_frame(south + list(bmps.geometry.iloc[1:]), [1, 8] + list(bmps["id"].iloc[1:]),
+                               ["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]))
     folder = make_site(tmp / "sub", layers, clean_conf(), dem=inclined_plane(4.0, shape=(200, 200), cell=4.0))
     res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(tmp / "out")])
     assert res.exit_code == 1, res.output

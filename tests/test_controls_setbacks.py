@@ -34,8 +34,8 @@ def test_creek_20ft_below_pile_is_violation(plane):
     assert r["stabilization_required"]  # 45 days > 30
     # setback zone: 40 x 40 pile buffered 25 ft = 90 x 90 less the rounded corners
     assert zones.geometry.iloc[0].area == pytest.approx(40 * 40 + 4 * 40 * 25 + 3.14159 * 25**2, rel=0.01)
-    # fence on the downslope (south) side, 40 ft, plus two 10 ft hooks turned upslope
-    assert sorted(fences["length_ft"].round(6)) == [10.0, 10.0, 40.0]
+    # fence on the downslope (south) side, 40 ft: B(6)(e) asks for the downslope side, no end hooks
+    assert sorted(fences["length_ft"].round(6)) == [40.0]
     bottom = fences[fences["length_ft"] > 20].geometry.iloc[0]
     assert all(abs(yy - (Y + 300)) < 1e-6 for _, yy in bottom.coords)
 

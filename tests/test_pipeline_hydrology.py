@@ -1,6 +1,7 @@
 """The analyze pipeline's drainage answers on closed-form surfaces: upslope area on a plane
 (width x upslope length), the B(6)(a) diversion decision on both sides of 10,000 sq ft and of
-0.5 ft/s, and the B(6)(c)[2] channel-origin trigger on a V-shaped valley."""
+0.5 ft/s (the velocity across the disturbed area, beside the adjacent land's), and the B(6)(c)[2]
+channel-origin trigger on a V-shaped valley."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import warnings
 
 import geopandas as gpd
 import pytest
-from sitebuilder import make_site, rect
+from sitebuilder import RIDGE_Y, make_site, rect, ridge_plane
 
 import geosite
 from geosite.testing import inclined_plane, v_valley
@@ -28,47 +29,93 @@ def finding(report, rule):
 # In sitebuilder coordinates the DEM spans x 0..1000 and y -1000..0; its top (upslope) edge is y = 0.
 
 
-@pytest.mark.parametrize(("top", "upslope_ft"), [(-98.0, 98.0), (-102.0, 102.0), (-550.0, 550.0)])
-def test_upslope_area_on_a_plane_is_width_times_upslope_length(tmp_path, top, upslope_ft):
-    dem = inclined_plane(5.0, shape=(500, 500), cell=2.0)
+def tr55_fps(n: float, length_ft: float, slope: float, p_in: float = 4.1) -> float:
+    """TR-55 sheet flow velocity, by hand: L / (3600 Tt), Tt = 0.007 (n L)^0.8 / (P^0.5 s^0.4)."""
+    length_ft = min(length_ft, 300.0)
+    return length_ft / (3600 * 0.007 * (n * length_ft) ** 0.8 / (p_in**0.5 * slope**0.4))
+
+
+TOP = RIDGE_Y - 1.0  # the top of the land draining south from the ridge
+
+
+@pytest.mark.parametrize("upslope_ft", [98.0, 102.0, 550.0])
+def test_upslope_area_on_a_plane_is_width_times_upslope_length(tmp_path, upslope_ft):
+    # a 5 % plane falling south from a ridge (so the upslope area is bounded, not cut by the DEM's edge)
+    dem = ridge_plane(5.0)
+    top = TOP - upslope_ft
     width = 100.0
     folder = make_site(
         tmp_path / "s",
-        {"site_boundary": [rect(0, -1000, 1000, 1000)], "disturbance": [rect(350, top - 100, width, 100)]},
+        {"site_boundary": [rect(0, -990, 1000, 990)], "disturbance": [rect(350, top - 100, width, 100)]},
         dem=dem,
     )
     r = analyze(folder)
     (u,) = r["upslope"]
     assert u["area_sqft"] == pytest.approx(width * upslope_ft, rel=0.02)
     assert u["sheetflow_area_sqft"] == pytest.approx(u["area_sqft"])
-    assert u["channelized"] is False
+    assert u["channelized"] is False and u["upslope_reaches_dem_edge"] is False
     assert u["mean_slope_pct"] == pytest.approx(5.0, abs=0.01)
-    # bare soil assumed (no vegetation layer): n = 0.05, L = min(upslope, 300) ft, P = 4.1 in, s = 0.05
-    length = min(upslope_ft, 300.0)
-    tt = 0.007 * (0.05 * length) ** 0.8 / (4.1**0.5 * 0.05**0.4)
-    assert u["velocity_fps"] == pytest.approx(length / (3600 * tt), rel=0.02)
+    # B(6)(a) decides on the velocity across the disturbed area: bare soil (n = 0.05), the 100 ft the flow
+    # crosses (cell centre to cell centre: 1 ft inside to 1 ft outside), s = 0.05, P = 4.1 in
+    assert u["across"]["length_ft"] == pytest.approx(100.0) and u["across"]["slope_pct"] == pytest.approx(5.0)
+    assert u["velocity_fps"] == pytest.approx(tr55_fps(0.05, 100.0, 0.05), rel=1e-6)
+    assert "across the disturbed area" in u["velocity_method"] and "neighbouring county" in u["velocity_method"]
+    # the adjacent land's (bare soil assumed: no vegetation layer) beside it, for information
+    assert u["adjacent_velocity_fps"] == pytest.approx(tr55_fps(0.05, upslope_ft, 0.05), rel=0.02)
     over = width * upslope_ft > 10_000
     assert u["diversion_required"] is over
     assert finding(r, "sheetflow_diversion")["required"] is over
 
 
-def test_slow_sheetflow_through_dense_woods_needs_no_diversion(tmp_path):
-    dem = inclined_plane(2.0, shape=(500, 500), cell=2.0)
-    veg = gpd.GeoDataFrame({"cover": ["dense_woods"]}, geometry=[rect(0, -1000, 1000, 1000)], crs="EPSG:7593")
+def cut_below(tmp_path, slope_pct: float, cover: str):
+    """A 100 x 100 ft bare cut 200 ft below the top of a ridge plane covered by ``cover``: its report and
+    its one upslope entry (20,000 sq ft of sheetflow)."""
+    veg = gpd.GeoDataFrame({"cover": [cover]}, geometry=[rect(0, -1000, 1000, 1000)], crs="EPSG:7593")
     folder = make_site(
         tmp_path / "s",
-        {"site_boundary": [rect(0, -1000, 1000, 1000)], "disturbance": [rect(350, -300, 100, 100)], "vegetation": veg},
-        dem=dem,
+        {"site_boundary": [rect(0, -990, 1000, 990)], "disturbance": [rect(350, TOP - 300, 100, 100)], "vegetation": veg},
+        dem=ridge_plane(slope_pct),
     )
     r = analyze(folder)
     (u,) = r["upslope"]
     assert u["sheetflow_area_sqft"] == pytest.approx(20_000.0, rel=0.02)
+    return r, u
+
+
+def test_grass_sheetflow_onto_a_steep_bare_cut_needs_a_diversion(tmp_path):
+    """The case the old reading got wrong: 200 ft of dense grass (n = 0.24) above a bare cut, all at 5 %.
+    On the grass the flow runs 0.22 ft/s ("no diversion" if judged there); across the 100 ft of bare cut
+    it runs 0.67 ft/s: over 0.5, so B(6)(a) wants a diversion."""
+    r, u = cut_below(tmp_path, 5.0, "dense_grass")
+    assert u["adjacent_velocity_fps"] == pytest.approx(tr55_fps(0.24, 200.0, 0.05), rel=0.02)
+    assert u["adjacent_velocity_fps"] == pytest.approx(0.219, abs=0.005) and u["adjacent_velocity_fps"] < 0.5
+    assert u["velocity_fps"] == pytest.approx(tr55_fps(0.05, 100.0, 0.05), rel=1e-6)
+    assert u["velocity_fps"] == pytest.approx(0.669, abs=0.001) and u["velocity_fps"] >= 0.5
+    assert u["diversion_required"] is True
+    f = finding(r, "sheetflow_diversion")
+    assert f["required"] is True and f["citation"] == "B(6)(a)"
+
+
+def test_sheetflow_across_a_gentle_cut_needs_no_diversion(tmp_path):
+    # dense woods above, 100 ft of bare cut at 2 %: across it the flow runs 0.46 ft/s, under 0.5
+    r, u = cut_below(tmp_path, 2.0, "dense_woods")
     assert u["land_cover"] == "dense_woods" and u["manning_n"] == 0.8
-    tt = 0.007 * (0.8 * 200.0) ** 0.8 / (4.1**0.5 * 0.02**0.4)
-    assert u["velocity_fps"] == pytest.approx(200.0 / (3600 * tt), rel=0.02)
-    assert u["velocity_fps"] < 0.5
+    assert u["adjacent_velocity_fps"] == pytest.approx(tr55_fps(0.8, 200.0, 0.02), rel=0.02)
+    assert u["velocity_fps"] == pytest.approx(tr55_fps(0.05, 100.0, 0.02), rel=1e-6)
+    assert u["velocity_fps"] == pytest.approx(0.464, abs=0.001) and u["velocity_fps"] < 0.5
     assert u["diversion_required"] is False
     assert finding(r, "sheetflow_diversion")["required"] is False
+
+
+def test_disturbed_cover_given_by_the_plan_sets_the_velocity(tmp_path):
+    # the same cut declared as dense grass (disturbance cover): n = 0.24 across it, 0.19 ft/s at 5 %
+    dem = ridge_plane(5.0)
+    dist = gpd.GeoDataFrame({"cover": ["dense_grass"]}, geometry=[rect(350, TOP - 300, 100, 100)], crs="EPSG:7593")
+    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, -990, 1000, 990)], "disturbance": dist}, dem=dem)
+    (u,) = analyze(folder)["upslope"]
+    assert u["disturbed_cover"] == "dense_grass"
+    assert u["velocity_fps"] == pytest.approx(tr55_fps(0.24, 100.0, 0.05), rel=1e-6)
+    assert u["diversion_required"] is False
 
 
 def test_channel_originating_in_small_disturbance_requires_basin(tmp_path):
@@ -78,7 +125,7 @@ def test_channel_originating_in_small_disturbance_requires_basin(tmp_path):
     dem = v_valley(10.0, 2.0, shape=(300, 101), cell=2.0)
     upper = rect(60, -260, 82, 80)   # rows 90-130 around the axis: holds the head
     lower = rect(60, -540, 82, 60)   # rows 240-270: the channel passes through it
-    site = rect(0, -600, 202, 600)
+    site = rect(0, -580, 202, 580)   # the channel leaves the site 20 ft above the DEM's edge
     r1 = analyze(make_site(tmp_path / "a", {"site_boundary": [site], "disturbance": [upper]}, dem=dem))
     r2 = analyze(make_site(tmp_path / "b", {"site_boundary": [site], "disturbance": [lower]}, dem=dem))
     assert r1["disturbed"]["max_at_one_time_acres"] < 10
@@ -116,6 +163,7 @@ def test_b6_applies_only_where_runoff_leaves_the_site(tmp_path, pit_ft, leaves):
     folder = make_site(
         tmp_path / "s",
         {"site_boundary": [rect(20, -580, 560, 560)], "disturbance": [rect(280, -130, 40, 40)]},
+        conf={"project": {"plat": "subdivision"}},  # the chapter applies (A(1)); B(6) is the question
         dem=dem,
     )
     r = analyze(folder)

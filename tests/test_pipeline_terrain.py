@@ -39,7 +39,9 @@ def test_steep_slope_trigger_on_planes(tmp_path, slope, steep, vertical):
     t = next(t for t in r["applicability"]["triggers"] if t["rule"] == "disturbance_on_steep_slopes")
     assert t["met"] is steep and t["citation"] == "A(7)"
     f = next(f for f in r["findings"] if f["rule"] == "steep_slope_controls")
-    assert f["citation"] == "B(6)(d)" and f["required"] is steep
+    # B(6)(d): such sites "may require additional or different controls": a flag, never "Required"
+    assert f["citation"] == "B(6)(d)" and f["status"] == "info" and f["required"] is False
+    assert ("may require" in f["message"]) is steep and "Required" not in f["message"]
 
 
 def test_metre_dem_on_metre_crs_site_in_us_feet(tmp_path):

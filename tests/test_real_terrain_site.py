@@ -109,3 +109,29 @@ def test_real_site_fence_and_files(real_outputs, real_site):
     doc = ezdxf.readfile(real_outputs / "derived.dxf")
     assert not doc.audit().errors
     assert doc.header["$INSUNITS"] == 6 and doc.header["$MEASUREMENT"] == 1  # metres, metric
+
+
+def test_check_finds_what_the_real_site_seeds_and_nothing_else(real_site):
+    """data/sample_sites/README.md lists what check finds on the real-terrain site: each seeded problem
+    fails with its citation, and nothing else does."""
+    from geosite.review import check_submission
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = check_submission(real_site)
+    got = {f.rule: f for f in result.failed}
+    assert set(got) == {
+        "plan_content.full.A_1_i.contours",  # no contours layer on the plan
+        "plan_content.full.A_3_d.schedule",  # the BMPs have no install dates
+        "filter_fence_submitted",  # the low-edge fence stops short of the east part; no channel-edge fences
+        "filter_fence_slope_length",  # no interior rows on the 12-20 % lots
+        "stockpile_fence",  # no fence below the topsoil pile
+        "inlet_protection_submitted",  # CB-2 unprotected
+        "tracking_pad",  # a 40-ft pad, short of DNR 1057's 50
+        "sheetflow_diversion_submitted",  # run-on from above County Road 3 reaches the lots unchecked
+    }
+    assert got["inlet_protection_submitted"].feature_ids == [2]
+    assert "drawn pad is 40 ft" in got["tracking_pad"].message and got["tracking_pad"].citation == "B(3)"
+    # the low-edge fence, set a few yards below the lots, covers part of their downslope edge by catching
+    # its runoff (it is more than 10 ft from the edge, so only that rule credits it)
+    assert result.analysis.report["submitted_controls"]["filter_fence"]["intercepted_length_ft"] > 300

@@ -4,6 +4,10 @@ that defect, its citation and its place.
 
 The plane falls south at 4 %; the DEM (4 ft cells) spans x 0..800, y -800..0 (sitebuilder offsets).
 Site 400 x 400 ft; disturbance 240 x 240 ft = 57,600 sq ft = 1.32 acres (a full plan, fences not basins).
+The land above the disturbance (280 ft of it, 240 ft wide: 67,200 sq ft of sheetflow) crosses 240 ft of
+bare disturbed ground at 4 %: TR-55 with P = 4.1 in gives 0.73 ft/s across it, so B(6)(a) wants a
+diversion along its upslope edge; the clean plan has one, interior fence rows every 75 ft (DNR 1056's
+longest slope above a fence at 2-5 %), and dates for every activity and BMP (A(3)(d)).
 """
 
 from __future__ import annotations
@@ -36,6 +40,14 @@ def contours():
     return gdf([line((0, (z - 900) / 0.04), (800, (z - 900) / 0.04)) for z in levels], elevation_ft=[float(z) for z in levels])
 
 
+INSTALL = "2027-05-03"
+
+
+def bmp_frame(geoms, ids, types):
+    """A bmps layer whose every feature has its install date (A(3)(d))."""
+    return gdf(geoms, id=ids, type=types, install=[INSTALL] * len(ids))
+
+
 def clean_layers() -> dict:
     x, y, w, h = DIST
     px, py, pw, ph = PILE
@@ -52,7 +64,7 @@ def clean_layers() -> dict:
         "roads": gdf([line((0, -610), (800, -610))], id=[1], name=["Birch St"], status=["existing"]),
         "access_drives": gdf([line((450, -610), (450, y))], id=[1]),
         "contours": contours(),
-        "bmps": gdf(
+        "bmps": bmp_frame(
             [
                 line((x, y - 1), (x + w, y - 1)),  # downslope (south) edge
                 line((x - 1, y), (x - 1, y + h)),  # west sideslope
@@ -60,9 +72,11 @@ def clean_layers() -> dict:
                 line((px - 1, py + 11), (px - 1, py - 1), (px + pw + 1, py - 1), (px + pw + 1, py + 11)),  # pile fence with hooks
                 rect(397, -563, 6, 6),  # inlet protection
                 rect(444, -610, 12, 55),  # tracking pad, 55 ft
+                line((x, y + h + 5), (x + w, y + h + 5)),  # diversion above the upslope (north) edge, B(6)(a)
+                *[line((x, y + d), (x + w, y + d)) for d in (75, 150, 225)],  # interior rows: DNR 1056, 75 ft at 4 %
             ],
-            id=[1, 2, 3, 4, 5, 6],
-            type=["silt_fence", "silt_fence", "silt_fence", "silt_fence", "inlet_protection", "tracking_pad"],
+            [1, 2, 3, 4, 5, 6, 7, 11, 12, 13],
+            ["silt_fence", "silt_fence", "silt_fence", "silt_fence", "inlet_protection", "tracking_pad", "diversion"] + ["silt_fence"] * 3,
         ),
     }
 
@@ -145,8 +159,8 @@ def test_140ft_of_downslope_fence_missing(tmp_path, dem):
     bmps = layers["bmps"]
     # the south fence now stops 50 ft from its west end and resumes 140 ft farther on
     south = [line((x, y - 1), (x + 50, y - 1)), line((x + 190, y - 1), (x + w, y - 1))]
-    layers["bmps"] = gdf(south + list(bmps.geometry.iloc[1:]), id=[1, 7, 2, 3, 4, 5, 6],
-                         type=["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]))
+    layers["bmps"] = bmp_frame(south + list(bmps.geometry.iloc[1:]), [1, 8] + list(bmps["id"].iloc[1:]),
+                               ["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]))
     res, data, out = run_check(tmp_path, dem, layers)
     assert res.exit_code == 1
     (f,) = fails(data)
@@ -235,3 +249,64 @@ def test_bad_declared_table_is_bad_input(tmp_path, dem):
     res, data, _ = run_check(tmp_path, dem, conf=clean_conf(plan_type="sketch", colour="red"))
     assert res.exit_code == 2 and data is None
     assert "plan_type" in res.output and "'colour' is not a declared field" in res.output
+
+
+def test_pile_closer_with_reason_and_extra_bmps_is_the_inspectors_decision(tmp_path, dem):
+    # B(6)(e): 25 ft "wherever possible"; the plan says why not and what more it does: neither a pass nor
+    # a fail, the Building Inspector's decision. The check's verdict says so and exits 0 (nothing fails).
+    layers = clean_layers()
+    px, py, pw, _ = PILE
+    layers["streams"] = gdf([line((0, -700), (800, -700)), line((px - 10, py - 18), (600, py - 18))], id=[1, 2], name=["Wood Creek", "Mill Run"])
+    layers["stockpiles"] = gdf([rect(*PILE)], id=[1], days=[20], setback_reason=["the pad fills the lot"],
+                               extra_bmps=["a second fence row and a tarp"])
+    res, data, out = run_check(tmp_path, dem, layers)
+    assert res.exit_code == 0 and data["verdict"] == "inspector_decision", fails(data)
+    (f,) = [f for f in data["findings"] if f["status"] == "inspector_decision"]
+    assert f["rule"] == "stockpile_setback" and f["citation"] == "B(6)(e)" and "18.0 ft" in f["message"]
+    md = (out / "findings.md").read_text()
+    assert "## For the inspector's decision" in md and "**INSPECTOR\\_DECISION** B(6)(e)" in md  # findings.md escapes _
+
+
+def test_fence_rows_too_far_apart_for_dnr_1056(tmp_path, dem):
+    # without the interior row 150 ft up, the slope above the row at 75 ft is 150 ft long where DNR 1056
+    # allows 75 at 4 %: twice the table's length on the upper half of the strip. (A fence line takes the
+    # cells within 3/4 of a cell of it, so the length measured is short by up to a cell and a half: 6 ft.)
+    layers = clean_layers()
+    b = layers["bmps"]
+    layers["bmps"] = b[b["id"] != 12].reset_index(drop=True)
+    res, data, _out = run_check(tmp_path, dem, layers)
+    (f,) = fails(data)
+    assert f["rule"] == "filter_fence_slope_length" and f["citation"] == "Design criteria (DNR 1056)"
+    assert f["values"]["max_ratio"] == pytest.approx(2.0, abs=0.08)
+    assert f["values"]["excess_sqft"] == pytest.approx(240 * 75, rel=0.1)
+
+
+def test_a3d_needs_a_date_for_each_bmp_installation(tmp_path, dem):
+    layers = clean_layers()
+    layers["bmps"].loc[layers["bmps"]["id"] == 5, "install"] = None  # the inlet protection: no date
+    res, data, _out = run_check(tmp_path, dem, layers)
+    (f,) = fails(data)
+    assert f["rule"] == "plan_content.full.A_3_d.schedule" and f["citation"] == "A(3)(d)"
+    assert "bmps 5 without an install date" in f["message"] and "project" in f["message"]
+
+
+@pytest.mark.parametrize(("surety", "status"), [(None, "info"), ("Letter of credit, $6,000", "pass")])
+def test_d2_surety_is_a_condition_of_the_permit(tmp_path, dem, surety, status):
+    res, data, _out = run_check(tmp_path, dem, conf=clean_conf(surety=surety))
+    assert res.exit_code == 0
+    f = next(f for f in data["findings"] if f["rule"] == "permit_surety")
+    assert f["citation"] == "D(2)" and f["status"] == status and "shall require" in f["message"]
+    hold = next(f for f in data["findings"] if f["rule"] == "permit_before_building_permit")
+    assert hold["citation"] == "C(3)" and hold["status"] == "info"
+
+
+@pytest.mark.parametrize(("after", "status"), [(None, "not_assessed"), ("graded to drain south-east", "pass")])
+def test_statement_b2_needs_the_slopes_after_development(tmp_path, dem, after, status):
+    layers = clean_layers()
+    layers["disturbance"] = gdf([rect(280, -520, 150, 150)], id=[1], phase=["all"], start=["2027-05-03"], end=["2027-10-29"])
+    res, data, _out = run_check(tmp_path, dem, layers, clean_conf(plan_type="statement", disturbed_area_sqft=22_500.0, slopes_after=after))
+    f = next(f for f in data["findings"] if f["rule"] == "plan_content.statement.B_2.slopes")
+    assert f["citation"] == "B(2)" and f["status"] == status
+    assert "before: derived from the submitted DEM" in f["message"]
+    if status == "not_assessed":
+        assert "slopes_after" in f["settle"] and "[dem] proposed" in f["settle"]

@@ -9,7 +9,7 @@ import pytest
 import rasterio
 from affine import Affine
 from sitebuilder import X0, Y0, rect
-from test_review_check import clean_conf, clean_layers, fails, finding_geoms, gdf, line, run_check
+from test_review_check import bmp_frame, clean_conf, clean_layers, fails, finding_geoms, gdf, line, run_check
 
 from geosite.testing import inclined_plane
 
@@ -39,10 +39,10 @@ def test_sliver_in_disturbance(tmp_path, dem):
 def test_duplicate_bmp(tmp_path, dem):
     layers = clean_layers()
     b = layers["bmps"]
-    layers["bmps"] = gdf(list(b.geometry) + [b.geometry.iloc[4]], id=list(b["id"]) + [8], type=list(b["type"]) + ["inlet_protection"])
+    layers["bmps"] = bmp_frame(list(b.geometry) + [b.geometry.iloc[4]], list(b["id"]) + [9], list(b["type"]) + ["inlet_protection"])
     res, data, _ = run_check(tmp_path, dem, layers)
     f = only_fail(data, "geometry.duplicate")
-    assert f["feature_ids"] == [5, 8] and f["layer"] == "bmps"
+    assert f["feature_ids"] == [5, 9] and f["layer"] == "bmps"
 
 
 def test_layer_off_site_and_bmp_outside(tmp_path, dem):
@@ -54,10 +54,10 @@ def test_layer_off_site_and_bmp_outside(tmp_path, dem):
 
     layers = clean_layers()
     b = layers["bmps"]
-    layers["bmps"] = gdf(list(b.geometry) + [line((700, -300), (750, -300))], id=list(b["id"]) + [9], type=list(b["type"]) + ["silt_fence"])
+    layers["bmps"] = bmp_frame(list(b.geometry) + [line((700, -300), (750, -300))], list(b["id"]) + [10], list(b["type"]) + ["silt_fence"])
     res, data, _ = run_check(tmp_path / "b", dem, layers)
     f = only_fail(data, "geometry.bmp_outside_site")
-    assert f["feature_ids"] == [9] and f["values"]["distance_ft"] == pytest.approx(100.0)
+    assert f["feature_ids"] == [10] and f["values"]["distance_ft"] == pytest.approx(100.0)
 
 
 def test_layer_crs_contradicts_declared(tmp_path, dem):

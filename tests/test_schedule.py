@@ -13,6 +13,8 @@ import pytest
 from click.testing import CliRunner
 from sitebuilder import rect
 
+ROOT_PROFILES = Path(__file__).resolve().parents[1] / "geosite" / "rules" / "profiles"
+
 from geosite.errors import InputError, ProfileError
 from geosite.rules.profile import load_profile
 from geosite.schedule import (
@@ -231,6 +233,24 @@ def test_enforcement():
     assert enforcement_deadlines(BELGIUM, notice=D(2026, 12, 24)) == []
 
 
+def test_enforcement_where_work_goes_on_without_a_permit():
+    # Grantsburg Enforcement C: cease within 24 hours, else a cease and desist order may be sought
+    (d,) = enforcement_deadlines(GRANTSBURG, notice_without_permit=D(2027, 5, 4))
+    assert d.date == D(2027, 5, 5) and d.citation.endswith("C") and "cease and desist" in d.what
+    assert enforcement_deadlines(BELGIUM, notice_without_permit=D(2027, 5, 4)) == []
+
+
+def test_permit_conditions_surety_and_building_permit():
+    from geosite.schedule import permit_conditions
+
+    g = permit_conditions(GRANTSBURG, D(2027, 4, 1))
+    assert len(g) == 2
+    assert "the Village shall require a surety bond" in g[0] and g[0].endswith("D(2))") and "2027-04-01" in g[0]
+    assert "building permit" in g[1] and "C(3)" in g[1]
+    (b,) = permit_conditions(BELGIUM)
+    assert "the Building Inspector may require a surety bond" in b and "D(2)" in b
+
+
 # ------------------------------------------------------------------------------------------ inspections
 
 
@@ -338,6 +358,9 @@ def test_build_schedule_to_dict():
     assert any("day 0" in c for c in d["counting"])
     rows = sched.rows()
     assert [r["date"] for r in rows] == sorted(r["date"] for r in rows)
+    assert any("surety" in c for c in d["conditions"])
+    # with no notice given, the enforcement periods are notes, Enforcement C's among them
+    assert any("without a permit" in n and "Enforcement C" in n for n in build_schedule(_site()).notes)
     assert "| Date |" in sched.to_markdown() and "Plan review decision" in sched.to_text()
     text = " ".join(sched.to_text().split())
     for r in sched.rows():  # every row whole: wrapped in its column, never cut short
@@ -391,3 +414,21 @@ def test_cli_bad_input_exit_2(site_dir, tmp_path):
     assert res.exit_code == 2 and str(bad) in res.output and "line 2" in res.output
     res = runner.invoke(cli, ["schedule", str(site_dir), "--received", "2026-02-30"])
     assert res.exit_code == 2 and "--received" in res.output
+
+
+def test_a_profile_given_as_a_file_is_the_one_the_schedule_counts_by(tmp_path):
+    """--jurisdiction path/to/profile.toml: the schedule counts the review by that file, not by the
+    installed profile of the same id (a village that set 20 working days gets 20, not 30)."""
+    from sitebuilder import make_site
+
+    from geosite.site import load_site
+
+    text = (ROOT_PROFILES / "grantsburg.toml").read_text(encoding="utf-8")
+    custom = tmp_path / "grantsburg_2027.toml"
+    custom.write_text(text.replace('full_plan_days = { value = 30,', 'full_plan_days = { value = 20,'), encoding="utf-8")
+    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 400, 400)], "disturbance": [rect(10, 10, 300, 300)]},
+                       {"name": "t", "jurisdiction": "grantsburg"})
+    site = load_site(folder, jurisdiction=str(custom))
+    sched = build_schedule(site, received=dt.date(2027, 3, 1), plan_type="full")
+    (review,) = [d for d in sched.deadlines if d.kind == "review"]
+    assert review.date == dt.date(2027, 3, 29)  # 20 working days after Mon 2027-03-01 (no holidays in March)

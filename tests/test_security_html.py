@@ -132,3 +132,19 @@ def test_no_injected_script_runs_when_every_tooltip_and_popup_opens(report, tmp_
         assert {"roads", "streams", "contours"} <= set(names)
         assert driver.execute_script("return window.geosite.contextLayers['contours'].getLayers().length") >= 3
         driver.save_screenshot(str(tmp_path / "report.png"))
+
+
+def test_the_box_at_the_top_lists_the_failures_then_the_inspector_s_decisions():
+    from geosite.review.html import _failures
+
+    findings = [
+        {"id": "F1", "status": "fail", "citation": "B(4)", "message": "CB-2 unprotected <b>"},
+        {"id": "F2", "status": "inspector_decision", "citation": "B(6)(e)", "message": "pile 18 ft from the creek"},
+        {"id": "F3", "status": "pass", "citation": "B(3)", "message": "pad"},
+    ]
+    box = _failures(findings)
+    assert "What fails (1)" in box and "For the inspector's decision (1)" in box
+    assert box.index("F1") < box.index("F2") and "F3" not in box
+    assert "&lt;b&gt;" in box and "<b>CB-2" not in box  # messages escaped
+    assert "No finding fails." in _failures(findings[1:]) and "inspector's decision (1)" in _failures(findings[1:])
+    assert _failures(findings[2:]) == '<div class="fails none">No finding fails.</div>'

@@ -248,3 +248,30 @@ def test_a_million_vertex_boundary_is_refused_by_default_and_drawn_simplified_wh
               "--limit", "max_vertices_total=3000000")
     assert res.exit_code in (0, 1), res.output
     assert (tmp_path / "ok" / "report.html").stat().st_size < 3_000_000  # drawn simplified
+
+
+def test_yes_no_attributes_are_read_as_written_never_bool_of_the_text(tmp_path):
+    """'no' in a utility's `underground` is False (an overhead line, not A(6) pipe), never the True that
+    bool('no') gives; a value that is neither yes nor no is bad input naming the layer and ids."""
+    import geopandas as gpd
+    from shapely.geometry import LineString, box
+
+    from geosite.errors import SiteValidationError
+    from geosite.site import measure_site, site_from_frames
+
+    crs = "EPSG:7593"
+    site_box = box(0, 0, 400, 400)
+
+    def layers(under):
+        return {
+            "site_boundary": gpd.GeoDataFrame(geometry=[site_box], crs=crs),
+            "utilities": gpd.GeoDataFrame({"status": ["new", "new"], "underground": under},
+                                          geometry=[LineString([(0, 10), (200, 10)]), LineString([(0, 20), (150, 20)])], crs=crs),
+        }
+
+    m = measure_site(site_from_frames(layers(["no", "Yes"]), name="t", jurisdiction="grantsburg"))
+    assert m.values["utilities.work_length_ft"] == pytest.approx(150.0)
+    m = measure_site(site_from_frames(layers([0, None]), name="t", jurisdiction="grantsburg"))
+    assert m.values["utilities.work_length_ft"] == pytest.approx(150.0)  # missing: underground (the default)
+    with pytest.raises(SiteValidationError, match=r"utilities.*'underground' must hold yes or no.*'maybe'"):
+        site_from_frames(layers(["maybe", "yes"]), name="t", jurisdiction="grantsburg")

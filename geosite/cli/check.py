@@ -54,6 +54,8 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
         click.echo(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")
         for f in result.failed:
             click.echo(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
+        for f in result.decisions:
+            click.echo(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
         if s.get("review_deadline"):
             click.echo(f"  review deadline: {s['review_deadline']}")
         for f in files:

@@ -1,10 +1,11 @@
 """Controls: where the ordinance wants erosion controls, and whether a submitted plan has them.
 
 - :mod:`~geosite.controls.fences`: filter fence along the downslope and sideslope edges (B(6)(c)[3],
-  DNR 1056), end hooks, interior rows, channel-edge fences;
+  DNR 1056), end hooks, interior rows, channel-edge fences (inside and outside the disturbed area);
 - :mod:`~geosite.controls.setbacks`: stockpile setbacks from downslope roads and waters (B(6)(e));
-- :mod:`~geosite.controls.basins`: the sediment basin or trap at the lowest outlet (B(6)(c)[2], DNR 1063/1064);
-- :mod:`~geosite.controls.inlets`: storm drain inlet protection (B(4), DNR 1060);
+- :mod:`~geosite.controls.basins`: the outlets of the disturbed area, the trap or basin each needs
+  (B(6)(c)[2], DNR 1063/1064), and the submitted basins that receive their runoff;
+- :mod:`~geosite.controls.inlets`: storm drain inlet protection (B(4) all inlets, or DNR 1060);
 - :mod:`~geosite.controls.tracking`: tracking pads where drives meet roads (B(3), DNR 1057);
 - :mod:`~geosite.controls.diversion`: diversions above disturbed areas receiving sheetflow (B(6)(a));
 - :mod:`~geosite.controls.submitted`: the submitted ``bmps`` layer measured against all of these;
@@ -14,10 +15,12 @@ Each function takes GeoDataFrames plus a :class:`~geosite.grid.Dem` / :class:`~g
 and is usable alone.
 """
 
-from geosite.controls.basins import basin_location
+from geosite.controls.basins import basin_kind, disturbed_outlets, submitted_at_outlets
 from geosite.controls.diversion import diversions
 from geosite.controls.fences import (
+    UNCLASSIFIED,
     buildable_rows,
+    channel_edge_fences,
     classify_boundary,
     fence_summary,
     filter_fence,
@@ -26,16 +29,20 @@ from geosite.controls.fences import (
     row_obstacles,
 )
 from geosite.controls.inlets import inlet_protection
-from geosite.controls.setbacks import FEATURE_LAYERS, is_downslope, stockpile_setbacks
-from geosite.controls.submitted import bmps_of, fence_coverage, protected
+from geosite.controls.setbacks import DEM_CHANNELS, FEATURE_LAYERS, is_downslope, stockpile_setbacks
+from geosite.controls.submitted import bmps_of, fence_coverage, protected, slope_length_excess
 from geosite.controls.tracking import tracking_pads
 
 __all__ = [
+    "DEM_CHANNELS",
     "FEATURE_LAYERS",
-    "basin_location",
+    "UNCLASSIFIED",
+    "basin_kind",
     "bmps_of",
     "buildable_rows",
+    "channel_edge_fences",
     "classify_boundary",
+    "disturbed_outlets",
     "diversions",
     "fence_coverage",
     "fence_summary",
@@ -46,6 +53,8 @@ __all__ = [
     "max_slope_length_ft",
     "protected",
     "row_obstacles",
+    "slope_length_excess",
     "stockpile_setbacks",
+    "submitted_at_outlets",
     "tracking_pads",
 ]

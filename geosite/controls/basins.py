@@ -1,18 +1,40 @@
-"""Sediment basin / trap location (Grantsburg B(6)(c)[2]; DNR technical standards 1063 and 1064): at the
-disturbed area's lowest outlet, the boundary cell of the area whose D8 receiver lies outside it (or off
-the grid) with the largest accumulation; its drainage area is that accumulation (upslope land included).
-A trap under ``trap_max_acres`` (1063), a basin up to ``basin_max_acres`` (1064), more than one basin
-beyond."""
+"""Sediment basins and traps (Grantsburg B(6)(c)[2]; DNR technical standards 1063 and 1064): where the
+disturbed area's runoff leaves it, how much land drains there, which kind each outlet needs, and whether
+a submitted basin or trap receives that runoff.
+
+Outlets
+-------
+The *exit cells* of the disturbed area are its cells whose D8 receiver lies outside it (or off the grid).
+Routed with every exit cell made a sink, each exit cell collects exactly the land whose water first
+leaves the disturbed area there: disturbed cells and the upslope land running on through them, each
+counted once. Exit cells that touch (8-connected), or whose downhill paths meet within ``merge_ft`` of
+leaving (outside the disturbed area, before a channel), are one *outlet*: the place the whole runoff of
+that part of the disturbed area leaves, and its drainage is the sum of its exit cells' (so a plane's
+whole downslope edge is one outlet draining the whole area, never one cell's column). An outlet is
+*concentrated* when a channel cell (contributing area at least the channel threshold) leaves there.
+
+Each outlet's drainage decides its kind: a trap under ``trap_max_acres`` (1063), a basin up to
+``basin_max_acres`` (1064), more than one basin beyond. The proposed point is the outlet's exit cell with
+the largest drainage.
+
+A submitted basin or trap serves an outlet when it receives that outlet's runoff: its footprint lies
+within ``search_ft`` of the outlet's exit cells or of the first ``merge_ft`` of their downhill paths, or
+(inside the disturbed area, above the outlet) most of the outlet's drainage (``capture``, half) flows
+through it on its way out. It suits the outlet when its kind suits the outlet's drainage (a trap under
+5 acres, a basin up to 100).
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import shapely
 from shapely.geometry import Point
 
 from geosite import grid
-from geosite.hydrology import receivers
+from geosite.hydrology import receivers, trace_down, weighted_accumulation
+from geosite.io.output import py_scalar
 from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
@@ -21,52 +43,190 @@ if TYPE_CHECKING:
     from geosite.grid import Dem
     from geosite.hydrology import FlowGrid
 
+KINDS = {"sediment_trap": "DNR 1063", "sediment_basin": "DNR 1064"}
 
-def basin_location(
+
+def basin_kind(acres: float, trap_max_acres: float = 5.0, basin_max_acres: float = 100.0) -> tuple[str, str]:
+    """The kind of sediment control a drainage of ``acres`` needs, and the standard's limit in words."""
+    if acres < trap_max_acres:
+        return "sediment_trap", f"DNR 1063: a sediment trap for drainage under {trap_max_acres:g} acres"
+    if acres <= basin_max_acres:
+        return "sediment_basin", f"DNR 1064: a sediment basin for drainage of {trap_max_acres:g} to {basin_max_acres:g} acres"
+    return "multiple_basins", f"drainage over {basin_max_acres:g} acres: more than one sediment basin (DNR 1064)"
+
+
+def disturbed_outlets(
     disturbed: Any,
     dem: Dem,
     fg: FlowGrid,
     trap_max_acres: float = 5.0,
     basin_max_acres: float = 100.0,
-) -> gpd.GeoDataFrame:
-    """The proposed sediment basin/trap at the disturbed area's lowest outlet.
+    channel_threshold_sqft: float | None = None,
+    merge_ft: float = 50.0,
+    concentrated_only: bool = False,
+) -> tuple[gpd.GeoDataFrame, list[np.ndarray]]:
+    """The outlets of the disturbed area (see the module notes).
 
     Parameters
     ----------
-    disturbed : GeoDataFrame/GeoSeries of the disturbed area (any projected CRS).
+    disturbed : GeoDataFrame/GeoSeries of the disturbed area (any projected CRS), or a shapely geometry in
+        the DEM's CRS.
     dem, fg : the DEM and its FlowGrid.
     trap_max_acres, basin_max_acres : DNR 1063 / 1064 drainage limits.
+    channel_threshold_sqft : contributing area of a channel cell (concentrated flow); None: none marked.
+    merge_ft : exit cells whose downhill paths meet within this distance are one outlet.
+    concentrated_only : only the exit cells that are channel cells make outlets (each drains its own
+        catchment: where concentrated runoff leaves; the sheet flow leaving elsewhere is the fences').
 
     Returns
     -------
-    geopandas.GeoDataFrame
-        One point (in the input's CRS) with ``drainage_area_sqft``, ``drainage_area_acres``, ``kind``
-        (sediment_trap, sediment_basin, multiple_basins) and ``limit``; empty when no cell drains out.
+    (outlets, exit_cells) : one Point per outlet (input CRS) with ``outlet`` (1..), ``drainage_sqft``,
+        ``drainage_acres``, ``disturbed_sqft``, ``disturbed_acres`` (the disturbed part of it),
+        ``concentrated``, ``kind``, ``limit`` and ``exit_cell_count``, largest drainage first; and the flat
+        indices of each outlet's exit cells (and of their first ``merge_ft`` downhill) on the DEM grid.
     """
     import geopandas as gpd
+    from scipy import ndimage
 
-    geom = grid.to_crs(disturbed, dem.crs).geometry.union_all()
+    if isinstance(disturbed, shapely.geometry.base.BaseGeometry):
+        geom, out_crs = disturbed, dem.crs
+    else:
+        geom, out_crs = grid.to_crs(disturbed, dem.crs).geometry.union_all(), disturbed.crs
+    inside = grid.rasterize(geom, dem.shape, dem.transform)
+    dirs = fg.directions
+    rr, rc, has = receivers(dirs)
+    exits = inside & (dirs != 255) & (~has | ~inside[rr, rc])
+    cols = {"outlet": [], "drainage_sqft": [], "drainage_acres": [], "disturbed_sqft": [], "disturbed_acres": [],
+            "concentrated": [], "kind": [], "limit": [], "exit_cell_count": []}
+    if not exits.any() or (concentrated_only and not channel_threshold_sqft):
+        return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
+    sink = dirs.copy()
+    sink[exits] = 0  # every exit cell a sink: each cell counted at the exit where its water first leaves
+    first = np.nan_to_num(weighted_accumulation(sink, np.ones(dirs.shape)))
+    first_dist = np.nan_to_num(weighted_accumulation(sink, inside.astype(np.float64)))
+    full = np.nan_to_num(fg.accumulation_sqft())
+    chan = full >= channel_threshold_sqft if channel_threshold_sqft else np.zeros(dirs.shape, bool)
+    outlet_cells = exits & chan if concentrated_only else exits
+    lab, n = ndimage.label(outlet_cells, structure=np.ones((3, 3), bool))
+    if n == 0:
+        return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
+    steps = max(int(np.ceil(merge_ft / min(dem.cell_x_ft, dem.cell_y_ft))), 1)
+    parent = list(range(n + 1))
+
+    def find(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    flat = lab.reshape(-1)
+    nz = np.flatnonzero(flat)
+    nz = nz[np.argsort(flat[nz], kind="stable")]
+    cells_of = dict(zip(range(1, n + 1), np.split(nz, np.cumsum(np.bincount(flat[nz], minlength=n + 1)[1:])[:-1]), strict=True))
+    owner = np.full(dirs.size, -1, np.int64)
+    free = (~inside & ~chan).reshape(-1)  # paths meet overland, outside the disturbed area, before a channel
+    paths: dict[int, np.ndarray] = {}
+    for k in range(1, n + 1):
+        r, c = np.divmod(cells_of[k], dirs.shape[1])
+        p = trace_down(dirs, r, c, steps)
+        paths[k] = p
+        p = p[free[p]]
+        hit = owner[p]
+        for other in np.unique(hit[hit > 0]):
+            a, b = find(k), find(int(other))
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+        owner[p] = np.where(hit > 0, hit, k)
+    groups: dict[int, list[int]] = {}
+    for k in range(1, n + 1):
+        groups.setdefault(find(k), []).append(k)
+    cell = dem.cell_area_sqft
+    rows = []
+    for members in groups.values():
+        idx = np.concatenate([cells_of[k] for k in members])
+        drain = float(first.reshape(-1)[idx].sum()) * cell
+        dist_sqft = float(first_dist.reshape(-1)[idx].sum()) * cell
+        at = idx[int(np.argmax(first.reshape(-1)[idx]))]
+        reach = np.unique(np.concatenate([idx] + [paths[k] for k in members]))
+        rows.append((drain, dist_sqft, bool(chan.reshape(-1)[idx].any()), int(at), int(idx.size), reach))
+    rows.sort(key=lambda t: -t[0])
+    pts, exit_cells = [], []
+    for i, (drain, dist_sqft, conc, at, count, reach) in enumerate(rows, 1):
+        acres = drain / SQFT_PER_ACRE
+        kind, limit = basin_kind(acres, trap_max_acres, basin_max_acres)
+        r, c = divmod(at, dirs.shape[1])
+        x, y = grid.centres(dem, np.array([r]), np.array([c]))
+        pts.append(Point(float(x[0]), float(y[0])))
+        for key, val in (("outlet", i), ("drainage_sqft", drain), ("drainage_acres", acres), ("disturbed_sqft", dist_sqft),
+                         ("disturbed_acres", dist_sqft / SQFT_PER_ACRE), ("concentrated", conc), ("kind", kind),
+                         ("limit", limit), ("exit_cell_count", count)):
+            cols[key].append(val)
+        exit_cells.append(reach)
+    out = gpd.GeoDataFrame(cols, geometry=pts, crs=dem.crs)
+    return grid.to_crs(out, out_crs), exit_cells
+
+
+def submitted_at_outlets(
+    basins: gpd.GeoDataFrame,
+    outlets: gpd.GeoDataFrame,
+    exit_cells: list[np.ndarray],
+    dem: Dem,
+    fg: FlowGrid,
+    disturbed: Any,
+    search_ft: float = 10.0,
+    capture: float = 0.5,
+) -> list[dict[str, Any]]:
+    """Which outlets each submitted basin or trap (``basins``: polygons or points with ``id`` and
+    ``type``, any projected CRS) receives the runoff of, and whether its kind suits each one's drainage
+    (see the module notes). ``outlets``, ``exit_cells`` as :func:`disturbed_outlets` returns them;
+    ``disturbed`` the same disturbed area it was given.
+
+    Returns one dict per outlet: ``outlet``, ``drainage_acres``, ``disturbed_acres``, ``kind`` (needed),
+    ``served_by`` (ids of the submitted features receiving its runoff), ``suitable_by`` (those whose type
+    suits its drainage) and ``captured`` (submitted id -> share of the outlet's drainage flowing through it)."""
+    geoms = list(grid.to_crs(basins, dem.crs).geometry)
+    ids = [py_scalar(i) for i in basins["id"]] if "id" in basins.columns else list(range(1, len(basins) + 1))
+    types = [str(t).strip().lower() for t in basins["type"]] if "type" in basins.columns else ["sediment_basin"] * len(basins)
+    tol = search_ft / dem.ft_per_unit
+    nc = dem.shape[1]
+    geom = disturbed if isinstance(disturbed, shapely.geometry.base.BaseGeometry) else grid.to_crs(disturbed, dem.crs).geometry.union_all()
     inside = grid.rasterize(geom, dem.shape, dem.transform)
     rr, rc, has = receivers(fg.directions)
-    leaves = inside & (~has | ~inside[rr, rc]) & (fg.directions != 255)
-    cols = {"drainage_area_sqft": [], "drainage_area_acres": [], "kind": [], "limit": []}
-    if not leaves.any():
-        return gpd.GeoDataFrame(cols, geometry=[], crs=disturbed.crs)
-    acc = fg.accumulation_sqft()
-    a = np.where(leaves, acc, -1.0)
-    r, c = np.unravel_index(int(np.argmax(a)), a.shape)
-    area = float(acc[r, c])
-    acres = area / SQFT_PER_ACRE
-    if acres < trap_max_acres:
-        kind, limit = "sediment_trap", f"DNR 1063: trap for drainage under {trap_max_acres:g} acres"
-    elif acres <= basin_max_acres:
-        kind, limit = "sediment_basin", f"DNR 1064: basin for drainage up to {basin_max_acres:g} acres"
-    else:
-        kind, limit = "multiple_basins", f"drainage over {basin_max_acres:g} acres: more than one basin (DNR 1064)"
-    x, y = grid.centres(dem, np.array([r]), np.array([c]))
-    out = gpd.GeoDataFrame(
-        {"drainage_area_sqft": [area], "drainage_area_acres": [acres], "kind": [kind], "limit": [limit]},
-        geometry=[Point(float(x[0]), float(y[0]))],
-        crs=dem.crs,
-    )
-    return grid.to_crs(out, disturbed.crs)
+    exits = inside & (fg.directions != 255) & (~has | ~inside[rr, rc])
+    sink = fg.directions.copy()
+    sink[exits] = 0
+    base = np.nan_to_num(weighted_accumulation(sink, np.ones(sink.shape))).reshape(-1)
+    shares: list[dict[Any, float]] = [{} for _ in range(len(outlets))]
+    for i, g in zip(ids, geoms, strict=True):
+        foot = grid.rasterize(g.buffer(0.5 * min(abs(dem.transform.a), abs(dem.transform.e))) if g.geom_type == "Point" else g,
+                              dem.shape, dem.transform)
+        if not (foot & inside).any():
+            continue
+        with_basin = sink.copy()
+        with_basin[foot] = 0  # the basin takes what reaches it
+        left = np.nan_to_num(weighted_accumulation(with_basin, np.ones(sink.shape))).reshape(-1)
+        for k, cells in enumerate(exit_cells):
+            ex = cells[exits.reshape(-1)[cells]]
+            before = float(base[ex].sum())
+            if before > 0:
+                shares[k][i] = max(before - float(left[ex].sum()), 0.0) / before
+    out = []
+    for k, ((_, o), cells) in enumerate(zip(outlets.iterrows(), exit_cells, strict=True)):
+        r, c = np.divmod(cells, nc)
+        x, y = grid.centres(dem, r, c)
+        pts = shapely.multipoints(np.column_stack([x, y]))
+        served = [i for i, g in zip(ids, geoms, strict=True) if shapely.dwithin(g, pts, tol) or shares[k].get(i, 0.0) >= capture]
+        ok = [i for i, t in zip(ids, types, strict=True) if i in served and _suits(t, o["kind"])]
+        out.append({"outlet": int(o["outlet"]), "drainage_acres": float(o["drainage_acres"]),
+                    "disturbed_acres": float(o["disturbed_acres"]), "kind": o["kind"], "served_by": served,
+                    "suitable_by": ok, "captured": {i: round(v, 3) for i, v in shares[k].items() if v > 0}})
+    return out
+
+
+def _suits(submitted_type: str, needed: str) -> bool:
+    """A basin suits any drainage up to the basin limit; a trap only a trap's."""
+    if needed == "sediment_trap":
+        return submitted_type in ("sediment_trap", "sediment_basin")
+    if needed == "sediment_basin":
+        return submitted_type == "sediment_basin"
+    return False  # more than one basin needed: no single feature suits it

@@ -9,7 +9,9 @@ on a plane; the cell's D8 direction on flats). With ``a`` the angle between ``n`
 
 * ``a < 90 - tol``: flow leaves the area across the stretch: **downslope**;
 * ``90 - tol <= a <= 90 + tol``: flow runs along it: **sideslope**;
-* ``a > 90 + tol``: flow enters: **upslope** (no fence: DNR 1056 says not where clean water enters).
+* ``a > 90 + tol``: flow enters: **upslope** (no fence: DNR 1056 says not where clean water enters);
+* no height in the DEM just inside the stretch (off the grid, or a nodata cell): **unclassified**, no
+  fence drawn, and the report says how long those stretches are ("not assessed", never "sideslope").
 
 ``tol`` is the profile's ``fence_sideslope_tolerance_deg``. Runs shorter than ``fence_min_run_ft``
 take the class of their longer neighbour (repeatedly, shortest first), so runs read as continuous.
@@ -27,6 +29,9 @@ they would cross a structure, drive, road, water or stockpile (5 ft clear) and d
 25 ft; each gap is a ``stand_in`` naming the obstacle and what replaces the row there (a row along the
 obstacle's downslope side, erosion mat on the slope, phasing: :data:`STAND_INS`). Where a channel (``hydrology.channels``) crosses the area,
 fences are drawn along both its edges, ``fence_channel_offset_ft`` either side of its centreline.
+Outside the disturbed polygons (Grantsburg B(6)(c)[3]: a channel passing through the site),
+:func:`channel_edge_fences` draws them along the stretches of the channel the disturbed area's runoff
+reaches, on the side it reaches from.
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ DNR_1056_MAX_SLOPE_LENGTH_FT: tuple[tuple[float, float], ...] = (
     (math.inf, 20.0),
 )
 FENCED = ("downslope", "sideslope")
+UNCLASSIFIED = "unclassified"  # a boundary stretch with no DEM height just inside it
 
 
 def _rings(polygon: BaseGeometry) -> list[LineString]:
@@ -92,12 +98,23 @@ def _runs(labels: list[str], lengths: np.ndarray, min_run: float) -> list[tuple[
     if len(runs) > 1 and runs[0][0] == runs[-1][0]:
         last = runs.pop()
         runs[0] = [last[0], last[1] + runs[0][1], last[2] + runs[0][2]]
+    def classified_neighbour(j: int) -> bool:
+        return {runs[j - 1][0], runs[(j + 1) % len(runs)][0]} != {UNCLASSIFIED}
+
+    # stretches without heights (unclassified) keep their label, and lend it to no neighbour
     while len(runs) > 1:
-        k = min(range(len(runs)), key=lambda j: runs[j][1])
-        if runs[k][1] >= min_run:
+        open_ = [j for j in range(len(runs))
+                 if runs[j][0] != UNCLASSIFIED and runs[j][1] < min_run and classified_neighbour(j)]
+        if not open_:
             break
+        k = min(open_, key=lambda j: runs[j][1])
         prev, nxt = runs[k - 1], runs[(k + 1) % len(runs)]
-        runs[k][0] = prev[0] if prev[1] >= nxt[1] else nxt[0]
+        if prev[0] == UNCLASSIFIED:
+            runs[k][0] = nxt[0]
+        elif nxt[0] == UNCLASSIFIED:
+            runs[k][0] = prev[0]
+        else:
+            runs[k][0] = prev[0] if prev[1] >= nxt[1] else nxt[0]
         merged: list[list[Any]] = []
         for r in runs:
             if merged and merged[-1][0] == r[0]:
@@ -138,7 +155,8 @@ def classify_boundary(
     Returns
     -------
     geopandas.GeoDataFrame
-        One row per run: ``side`` (downslope, sideslope, upslope), ``length_ft``, ``ring``, ``chain``
+        One row per run: ``side`` (downslope, sideslope, upslope, or unclassified where the DEM has no
+        height just inside the stretch), ``length_ft``, ``ring``, ``chain``
         (runs in a row on one ring that share a fence), LineString geometry in the DEM CRS, in ring
         order (counter-clockwise around the area).
     """
@@ -167,7 +185,9 @@ def classify_boundary(
         cosang = nx * vx + ny * vy
         nov = (vx == 0) & (vy == 0)
         labels = np.where(cosang > cos_lo, "downslope", np.where(cosang < cos_hi, "upslope", "sideslope"))
-        labels = np.where(nov, "sideslope", labels)  # no flow direction known: fence (conservative)
+        labels = np.where(nov, "sideslope", labels)  # a flat with no flow direction: fence (conservative)
+        no_height = ~np.isfinite(grid.elevation_at(dem, px, py))
+        labels = np.where(no_height, UNCLASSIFIED, labels)  # no data: not assessed, never a guessed side
         for side, idx in _runs(list(labels), seg * dem.ft_per_unit, min_run_ft):
             geom = _line(a, b, idx)
             rows["side"].append(str(side))
@@ -523,6 +543,92 @@ def channel_fences(
     return out
 
 
+def channel_inflow_banks(disturbed: BaseGeometry, dem: Dem, fg: FlowGrid, threshold_sqft: float) -> tuple[np.ndarray, np.ndarray]:
+    """Channel cells (contributing area >= ``threshold_sqft``) that the runoff of ``disturbed`` (DEM CRS)
+    reaches overland, from their left and from their right bank (facing downstream): a cell is marked
+    when one of its D8 donors is not a channel cell and is a disturbed cell or downstream of one.
+    Runoff arriving along the channel itself (from upstream) marks nothing: a fence on the bank cannot
+    keep out what is already in the channel."""
+    from geosite.hydrology import receivers, weighted_accumulation
+
+    inside = grid.rasterize(disturbed, dem.shape, dem.transform)
+    reach = np.nan_to_num(weighted_accumulation(fg.directions, inside)) > 0
+    is_chan = np.nan_to_num(fg.accumulation_sqft()) >= threshold_sqft
+    rr, rc, has = receivers(fg.directions)
+    donor = has & ~is_chan & reach & is_chan[rr, rc]
+    dr_, dc_ = np.nonzero(donor)
+    tr, tc = rr[donor], rc[donor]
+    fx = (rc[tr, tc] - tc) * dem.cell_x_ft  # the channel's flow at the cell it enters (x east, y north)
+    fy = -(rr[tr, tc] - tr) * dem.cell_y_ft
+    vx = (dc_ - tc) * dem.cell_x_ft  # from that cell to the donor
+    vy = -(dr_ - tr) * dem.cell_y_ft
+    cross = fx * vy - fy * vx
+    left = np.zeros(dem.shape, bool)
+    right = np.zeros(dem.shape, bool)
+    left[tr[cross > 0], tc[cross > 0]] = True
+    right[tr[cross < 0], tc[cross < 0]] = True
+    return left, right
+
+
+def channel_edge_fences(
+    disturbed: BaseGeometry,
+    site: BaseGeometry,
+    dem: Dem,
+    fg: FlowGrid,
+    chan: gpd.GeoDataFrame,
+    threshold_sqft: float,
+    offset_ft: float = 5.0,
+) -> gpd.GeoDataFrame:
+    """Grantsburg B(6)(c)[3] ("if a channel or area of concentrated runoff passes through the site, filter
+    fences shall be placed along the channel edges"): fences along the channels of ``chan`` (DEM CRS)
+    inside ``site``, **outside** the disturbed polygons (inside them :func:`channel_fences` fences both
+    edges), on the stretches and banks the disturbed area's runoff reaches (:func:`channel_inflow_banks`),
+    ``offset_ft`` from the centreline, each stretch half a cell longer at both ends.
+
+    Returns a GeoDataFrame (DEM CRS) with ``side`` ("channel"), ``bank`` (left/right, facing downstream),
+    ``segment`` (row of ``chan``) and ``length_ft``; empty when no such stretch exists. Its
+    ``attrs["segments_reached"]`` counts the segments in the site the runoff reaches, inside the disturbed
+    polygons or out.
+    """
+    import geopandas as gpd
+    from shapely.ops import substring
+
+    rows: dict[str, list[Any]] = {"side": [], "bank": [], "segment": [], "geometry": []}
+    reached: set[int] = set()
+    if chan is not None and len(chan):
+        left, right = channel_inflow_banks(disturbed, dem, fg, threshold_sqft)
+        off = offset_ft / dem.ft_per_unit
+        half = 0.5 * min(abs(dem.transform.a), abs(dem.transform.e))
+        keep_out = disturbed.buffer(0)
+        for k, g in enumerate(chan.geometry):
+            if not g.intersects(site):
+                continue
+            xy = np.asarray(g.coords)[:, :2]
+            r, c = grid.rowcol(dem, xy[:, 0], xy[:, 1])
+            along = np.r_[0.0, np.cumsum(np.hypot(*np.diff(xy, axis=0).T))]
+            for bank, mask, sgn in (("left", left, 1.0), ("right", right, -1.0)):
+                flags = mask[r, c]
+                if not flags.any():
+                    continue
+                reached.add(k)
+                edges = np.flatnonzero(np.diff(np.r_[0, flags.astype(np.int8), 0]))
+                for a, b in zip(edges[::2], edges[1::2] - 1):
+                    piece = substring(g, max(along[a] - half, 0.0), min(along[b] + half, g.length))
+                    if piece.geom_type != "LineString" or piece.length <= 0:
+                        continue
+                    edge = shapely.offset_curve(piece, sgn * off, join_style="mitre")
+                    edge = shapely.difference(shapely.intersection(edge, site), keep_out)
+                    for p in _parts(edge) if not edge.is_empty else []:
+                        rows["side"].append("channel")
+                        rows["bank"].append(bank)
+                        rows["segment"].append(k)
+                        rows["geometry"].append(p)
+    out = gpd.GeoDataFrame(rows, geometry="geometry", crs=dem.crs)
+    out["length_ft"] = out.geometry.length * dem.ft_per_unit
+    out.attrs["segments_reached"] = len(reached)
+    return out
+
+
 def _channel_corridor(poly: BaseGeometry, chan: gpd.GeoDataFrame | None, half_width: float) -> BaseGeometry | None:
     """The strip of concentrated flow through ``poly``: its channels buffered ``half_width`` (CRS units)."""
     if chan is None or not len(chan):
@@ -641,7 +747,8 @@ def filter_fence(
 def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
     """Lengths (ft) by side: downslope, sideslope, hook, channel, interior; ``total_length_ft`` is the
     B(6)(c)[3] fence (downslope, sideslope and channel-edge runs with their end hooks); DNR 1056's interior
-    rows come on top, in ``with_interior_length_ft``."""
+    rows come on top, in ``with_interior_length_ft``. (Unclassified boundary stretches get no fence; their
+    length is in the classified runs, not here.)"""
     out = {}
     for side in ("downslope", "sideslope", "hook", "channel", "interior"):
         out[f"{side}_length_ft"] = float(fence.loc[fence["side"] == side, "length_ft"].sum()) if len(fence) else 0.0
@@ -675,9 +782,11 @@ __all__ = [
     "DNR_1056_MAX_SLOPE_LENGTH_FT",
     "ROW_OBSTACLE_LAYERS",
     "STAND_INS",
+    "UNCLASSIFIED",
     "buildable_rows",
-    "row_obstacles",
+    "channel_edge_fences",
     "channel_fences",
+    "channel_inflow_banks",
     "classify_boundary",
     "fence_summary",
     "filter_fence",

@@ -1,7 +1,18 @@
-"""Storm drain inlets (Grantsburg B(4), DNR technical standard 1060): an inlet in the disturbed area, or on
-a D8 path from a disturbed cell (accumulation weighted by the disturbed cells > 0 in the inlet's cell or
-its 8 neighbours), needs protection; one draining more than ``max_drainage_acres`` (largest accumulation
-within one cell) needs a trap or basin upstream."""
+"""Storm drain inlets (Grantsburg B(4), DNR technical standard 1060): which inlets need protection, and
+which drain more than DNR 1060's one acre (protection alone is not enough there: a trap or basin upstream).
+
+Which inlets, by the chapter's reading (``which``):
+
+* ``"all"`` (Grantsburg B(4), "all storm drain inlets shall be protected"): every inlet on the site or in
+  its immediately adjacent area (within ``adjacent_ft``, the 200 ft of plan A(1)), and any farther one
+  the disturbed area's runoff reaches;
+* ``"receiving"`` (DNR 1060 alone, as Belgium's design criteria bring it in): inlets in the disturbed
+  area or receiving its runoff.
+
+An inlet receives the runoff when it lies on a D8 path from a disturbed cell: the accumulation weighted
+by the disturbed cells is > 0 in the inlet's cell or its 8 neighbours. Its drainage is the largest
+accumulation within one cell. Off the DEM, or with no DEM, whether runoff reaches it is not known (None).
+"""
 
 from __future__ import annotations
 
@@ -14,48 +25,69 @@ from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
     import geopandas as gpd
+    from shapely.geometry.base import BaseGeometry
 
     from geosite.grid import Dem
     from geosite.hydrology import FlowGrid
+
+WHICH = ("all", "receiving")
 
 
 def inlet_protection(
     inlets: gpd.GeoDataFrame,
     disturbed: Any,
-    dem: Dem,
-    fg: FlowGrid,
+    dem: Dem | None,
+    fg: FlowGrid | None,
     max_drainage_acres: float = 1.0,
+    *,
+    site: BaseGeometry | None = None,
+    adjacent_ft: float = 0.0,
+    which: str = "receiving",
 ) -> gpd.GeoDataFrame:
-    """Storm drain inlets that need protection (in, or downslope of, the disturbed area).
-
-    Returns the inlets (input CRS) with ``in_disturbed``, ``downslope_of_disturbed``,
-    ``protection_required``, ``drainage_area_sqft``, ``drainage_area_acres`` and
-    ``trap_or_basin_required`` (draining more than ``max_drainage_acres``, DNR 1060).
-    """
+    """The inlets (input CRS) with ``on_site``, ``adjacent``, ``in_disturbed``, ``downslope_of_disturbed``
+    (None off the DEM), ``protection_required`` (None when it turns on what is not known),
+    ``drainage_area_sqft``, ``drainage_area_acres`` and ``trap_or_basin_required`` (draining more than
+    ``max_drainage_acres``, DNR 1060). ``disturbed`` and ``site`` are in the inlets' CRS; ``which`` is
+    ``"all"`` or ``"receiving"`` (see the module notes)."""
+    from geosite.errors import InputError
     from geosite.hydrology import weighted_accumulation
+    from geosite.units import feet_per_crs_unit
 
-    dist = grid.to_crs(disturbed, dem.crs).geometry.union_all()
-    inside = grid.rasterize(dist, dem.shape, dem.transform)
-    reach = weighted_accumulation(fg.directions, inside)
-    acc = fg.accumulation_sqft()
-    pts = grid.to_crs(inlets, dem.crs).geometry.centroid
-    r, c = grid.rowcol(dem, pts.x.to_numpy(), pts.y.to_numpy())
-    on = grid.inside_grid(dem, pts.x.to_numpy(), pts.y.to_numpy())
-    nr, nc = dem.shape
-    down, area = [], []
-    for ri, ci, ok in zip(r, c, on):
-        if not ok:
-            down.append(False)
-            area.append(np.nan)
-            continue
-        win = (slice(max(ri - 1, 0), min(ri + 2, nr)), slice(max(ci - 1, 0), min(ci + 2, nc)))
-        down.append(bool(np.nanmax(reach[win]) > 0))
-        area.append(float(np.nanmax(acc[win])))
+    if which not in WHICH:
+        raise InputError(f"inlet_protection: which = {which!r}; use one of {', '.join(WHICH)}")
     out = inlets.copy()
-    out["in_disturbed"] = [bool(g.intersects(dist)) for g in grid.to_crs(inlets, dem.crs).geometry]
+    geoms = list(inlets.geometry)
+    dist = None
+    if disturbed is not None:
+        dist = disturbed if hasattr(disturbed, "geom_type") else disturbed.geometry.union_all()
+    out["in_disturbed"] = [bool(dist is not None and g.intersects(dist)) for g in geoms]
+    fpu = feet_per_crs_unit(inlets.crs, "storm_inlets")
+    out["on_site"] = [bool(site is not None and g.intersects(site)) for g in geoms]
+    out["adjacent"] = [bool(site is not None and g.distance(site) * fpu <= adjacent_ft + 1e-9) for g in geoms]
+    down: list[bool | None] = [None] * len(out)
+    area = [np.nan] * len(out)
+    if dem is not None and fg is not None and dist is not None:
+        inside = grid.rasterize(grid.geom_to_crs(dist, inlets.crs, dem.crs), dem.shape, dem.transform)
+        reach = weighted_accumulation(fg.directions, inside)
+        acc = fg.accumulation_sqft()
+        pts = grid.to_crs(inlets, dem.crs).geometry.centroid
+        px, py = pts.x.to_numpy(), pts.y.to_numpy()
+        r, c = grid.rowcol(dem, px, py)
+        on = grid.inside_grid(dem, px, py)
+        nr, nc = dem.shape
+        for k, (ri, ci, ok) in enumerate(zip(r, c, on, strict=True)):
+            win = (slice(max(ri - 1, 0), min(ri + 2, nr)), slice(max(ci - 1, 0), min(ci + 2, nc)))
+            if not ok or not np.isfinite(dem.elevation_ft[win]).any():
+                continue
+            down[k] = bool(np.nanmax(reach[win]) > 0)
+            area[k] = float(np.nanmax(acc[win]))
     out["downslope_of_disturbed"] = down
-    out["protection_required"] = out["in_disturbed"] | out["downslope_of_disturbed"]
+    req: list[bool | None] = []
+    for k in range(len(out)):
+        known = bool(out["in_disturbed"].iloc[k]) or (which == "all" and (out["on_site"].iloc[k] or out["adjacent"].iloc[k]))
+        req.append(True if known or down[k] else (None if down[k] is None else False))
+    out["protection_required"] = req
     out["drainage_area_sqft"] = area
-    out["drainage_area_acres"] = np.asarray(area) / SQFT_PER_ACRE
-    out["trap_or_basin_required"] = out["protection_required"] & (out["drainage_area_acres"] > max_drainage_acres)
+    out["drainage_area_acres"] = np.asarray(area, float) / SQFT_PER_ACRE
+    out["trap_or_basin_required"] = [bool(q) and bool(a > max_drainage_acres) for q, a in zip(req, out["drainage_area_acres"], strict=True)]
     return out

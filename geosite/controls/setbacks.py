@@ -1,13 +1,17 @@
-"""Soil stockpile setbacks (Grantsburg B(6)(e)): 25 ft from any **downslope** road, lake, stream,
-wetland or drainage channel; a fence on the downslope side of each pile; piles kept over 30 days
-stabilized.
+"""Soil stockpile setbacks (Grantsburg B(6)(e)): "wherever possible" 25 ft from any **downslope** road,
+lake, stream, wetland or drainage channel (the drainage channels traced on the DEM count as much as
+drawn ones); a fence on the downslope side of each pile (the text asks for no end hooks); piles kept
+over 30 days stabilized.
 
 When a feature is downslope of a pile
 -------------------------------------
 Decided from the DEM, in either of two ways:
 
 1. **Flow reaches it**: the D8 flow paths traced from every cell of the pile (on the depression-filled
-   routing) pass within half a cell diagonal of the feature within ``trace_ft`` (path steps).
+   routing), as the segments from each cell centre to the next, pass within ``reach_tolerance_ft`` of
+   the feature within ``trace_ft`` (path steps). The tolerance is three quarters of a cell, capped in
+   feet (``reach_tolerance_ft``, 5 ft by default): on a coarse DEM a cell is wider than the setback
+   itself, and a road beside or above a pile must never read "downslope" because it shares its cell.
 2. **It lies below and faces the pile**: the feature's height at its nearest point to the pile is
    below the pile's lowest edge height (min of the DEM along the pile's outline) by more than
    ``tolerance_ft``, and the straight line from the pile's nearest point to the feature's descends:
@@ -37,6 +41,8 @@ if TYPE_CHECKING:
     from geosite.hydrology import FlowGrid
 
 FEATURE_LAYERS = ("roads", "lakes", "streams", "wetlands", "channels")
+#: the features key of the drainage channels traced on the DEM (hydrology.channels), beside the drawn layers
+DEM_CHANNELS = "dem_channels"
 
 
 def is_downslope(
@@ -46,17 +52,16 @@ def is_downslope(
     fg: FlowGrid,
     trace_ft: float = 100.0,
     tolerance_ft: float = 0.1,
-    _paths: np.ndarray | None = None,
+    _paths: Any = None,
+    reach_tolerance_ft: float = 5.0,
 ) -> tuple[bool, str]:
     """Whether ``feature`` is downslope of ``pile`` (both shapely geometries in the DEM CRS), and why
     ("flow reaches it", "lower and facing", or "not downslope"). See the module notes."""
     cellu = max(abs(dem.transform.a), abs(dem.transform.e))
-    paths = _paths if _paths is not None else _flow_paths(pile, dem, fg, trace_ft)
-    if paths.size:
-        rows, cols = np.divmod(paths, dem.shape[1])
-        x, y = grid.centres(dem, rows, cols)
-        near = shapely.dwithin(feature, shapely.points(x, y), 0.75 * cellu)
-        if np.any(near):
+    segments = _paths if _paths is not None else _flow_segments(pile, dem, fg, trace_ft)
+    if len(segments):
+        tol = min(0.75 * cellu, reach_tolerance_ft / dem.ft_per_unit)
+        if np.any(shapely.dwithin(feature, segments, tol)):
             return True, "flow reaches it"
     p_pile, p_feat = shapely.ops.nearest_points(pile, feature)
     ring = shapely.segmentize(pile.boundary, cellu)
@@ -74,11 +79,23 @@ def is_downslope(
     return False, "not downslope"
 
 
-def _flow_paths(pile: Any, dem: Dem, fg: FlowGrid, trace_ft: float) -> np.ndarray:
+def _flow_segments(pile: Any, dem: Dem, fg: FlowGrid, trace_ft: float) -> np.ndarray:
+    """The D8 flow paths from the pile's cells, as segments from each path cell's centre to the next's."""
     mask = grid.rasterize(pile, dem.shape, dem.transform)
     rows, cols = np.nonzero(mask)
+    if not rows.size:
+        return np.array([], dtype=object)
     steps = int(np.ceil(trace_ft / min(dem.cell_x_ft, dem.cell_y_ft)))
-    return trace_down(fg.directions, rows, cols, steps) if rows.size else np.array([], np.int64)
+    cells = trace_down(fg.directions, rows, cols, steps)
+    r, c = np.divmod(cells, dem.shape[1])
+    d = fg.directions[r, c].astype(np.int64)
+    go = (d >= 1) & (d <= 8)
+    k = np.where(go, d - 1, 0)
+    r2, c2 = r + np.where(go, grid.DR[k], 0), c + np.where(go, grid.DC[k], 0)
+    x0, y0 = grid.centres(dem, r, c)
+    x1, y1 = grid.centres(dem, r2, c2)
+    # a cell with no receiver on the grid keeps a zero-length segment: its own centre
+    return shapely.linestrings(np.stack([np.column_stack([x0, y0]), np.column_stack([x1, y1])], axis=1))
 
 
 def stockpile_setbacks(
@@ -90,24 +107,29 @@ def stockpile_setbacks(
     stabilize_after_days: float | None = 30.0,
     trace_ft: float = 100.0,
     tolerance_deg: float = 20.0,
-    hook_ft: float = 10.0,
+    hook_ft: float = 0.0,
+    reach_tolerance_ft: float = 5.0,
 ) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """Setbacks of soil stockpiles from the downslope features.
 
     Parameters
     ----------
     piles : stockpile polygons with ``id`` (and ``days``), in a projected CRS.
-    features : layer name -> GeoDataFrame (roads, lakes, streams, wetlands, channels), any projected CRS.
+    features : layer name -> GeoDataFrame (roads, lakes, streams, wetlands, channels, and the channels
+        traced on the DEM), any projected CRS.
     dem, fg : the DEM and its FlowGrid (``flow_grid(dem)``, computed when omitted; pass one to reuse it).
     min_setback_ft : required distance from downslope features.
     stabilize_after_days : piles kept longer than this must be stabilized (None: not specified).
     trace_ft : how far D8 paths are followed from each pile.
-    tolerance_deg, hook_ft : for the downslope fence (see :func:`geosite.controls.fences.classify_boundary`).
+    tolerance_deg : for the downslope fence (see :func:`geosite.controls.fences.classify_boundary`).
+    hook_ft : upslope hooks at the fence's ends (0, the default: B(6)(e) asks for the downslope side only).
+    reach_tolerance_ft : the most a flow path may pass from a feature and still reach it (see the notes).
 
     Returns
     -------
     (piles_report, zones, fences) : a list of dicts per pile (``id``, ``min_setback_ft``,
         ``nearest_feature``, ``downslope``, ``violation``, ``stabilization_required``, ``near_upslope``,
+        ``setback_reason`` and ``extra_bmps`` (the pile's attributes of those names, None when not given),
         ``features``); setback zone polygons (pile buffered by ``min_setback_ft``) and downslope fence
         lines, both in the piles' CRS.
     """
@@ -130,13 +152,16 @@ def stockpile_setbacks(
     for i in range(len(piles)):
         pid = py_scalar(piles["id"].iloc[i]) if "id" in piles.columns else i + 1
         pile, pile_d = piles.geometry.iloc[i], piles_dem.geometry.iloc[i]
-        paths = _flow_paths(pile_d, dem, fg, trace_ft)
+        paths = _flow_segments(pile_d, dem, fg, trace_ft)
         found = []
         for lname, gdf in feats.items():
             gd = feats_dem[lname]
             for j in range(len(gdf)):
                 dist = float(pile.distance(gdf.geometry.iloc[j])) * fpu
-                down, why = is_downslope(pile_d, gd.geometry.iloc[j], dem, fg, trace_ft, _paths=paths)
+                if lname == DEM_CHANNELS and dist > trace_ft + min_setback_ft:
+                    continue  # the traced network is large: beyond the trace and the setback it cannot matter
+                down, why = is_downslope(pile_d, gd.geometry.iloc[j], dem, fg, trace_ft, _paths=paths,
+                                         reach_tolerance_ft=reach_tolerance_ft)
                 fid = py_scalar(gdf["id"].iloc[j]) if "id" in gdf.columns else j + 1
                 found.append({"layer": lname, "id": fid, "distance_ft": dist, "downslope": down, "why": why})
         found.sort(key=lambda f: f["distance_ft"])
@@ -155,6 +180,8 @@ def stockpile_setbacks(
             "stabilization_required": stab,
             "days": days,
             "near_upslope": [f for f in found if not f["downslope"] and f["distance_ft"] < min_setback_ft],
+            "setback_reason": _text(piles, i, "setback_reason"),
+            "extra_bmps": _text(piles, i, "extra_bmps"),
             "features": found,
         })
         runs = classify_boundary(pile_d, dem, fg, tolerance_deg, min_run_ft=0.0)
@@ -171,6 +198,16 @@ def stockpile_setbacks(
     fences = grid.to_crs(gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs), crs)
     fences["length_ft"] = fences.geometry.length * fpu
     return report, zones, fences
+
+
+def _text(gdf: gpd.GeoDataFrame, i: int, col: str) -> str | None:
+    """A text attribute of row ``i``, None when the column is absent or the value empty."""
+    if col not in gdf.columns:
+        return None
+    v = gdf[col].iloc[i]
+    if v is None or (isinstance(v, float) and np.isnan(v)) or not str(v).strip():
+        return None
+    return str(v).strip()
 
 
 def _pile_hooks(runs, ux, uy, dem, hook_ft, hooks_fn) -> list[LineString]:

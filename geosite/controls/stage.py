@@ -1,6 +1,14 @@
-"""The controls stage of the analyze pipeline: where the ordinance wants controls, and whether the
-submitted plan (``bmps``) has them. Every number comes from the profile's ``[controls]`` table; a
-profile without one (Belgium) gets "not specified by this chapter" for every control."""
+"""The controls stage of the analyze pipeline: where the chapter (or the BMP Handbook its design criteria
+make binding) wants controls, and whether the submitted plan (``bmps``) has them.
+
+Which controls a village asks for, and under which section, is its profile's ``[practices]`` table: a
+practice absent there is one the chapter does not ask for (the rules engine reports that silence once).
+Every number comes from the profile's ``[controls]`` table. Every finding passes through the site's gate
+(:class:`geosite.rules.Gate`, computed once by the pipeline): where the chapter, or the scope a practice
+sits in (Grantsburg B(6): runoff leaving the site), does not apply, nothing fails: the finding becomes
+information and the control's layer is drawn for reference (its ``required`` column False); where that
+is not decided, a would-be failure is ``not_assessed``.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +17,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
+import shapely
 
 from geosite import controls
+from geosite.grid import to_crs, to_dem_crs
 from geosite.io.output import py_scalar
-from geosite.rules import Finding, Profile
+from geosite.rules import Finding, Gate, Profile, site_gate
 
 if TYPE_CHECKING:
     from geosite.grid import Dem
@@ -21,14 +31,8 @@ if TYPE_CHECKING:
 
 REPORT_KEYS = ("filter_fence", "stockpiles", "sediment_basin_location", "inlets", "tracking", "diversions", "submitted_controls")
 LAYER_NAMES = ("filter_fence", "stockpile_setbacks", "stockpile_fences", "sediment_basins", "inlet_protection", "tracking_pads", "diversions", "fence_gaps")
-TOPICS = {
-    "filter_fence": ("B(6)(c)[3]", "filter fence along downslope and sideslope sides"),
-    "stockpiles": ("B(6)(e)", "stockpile setback from downslope roads and waters"),
-    "sediment_basin_location": ("B(6)(c)[2]", "sediment basin location"),
-    "inlets": ("B(4)", "storm drain inlet protection"),
-    "tracking": ("B(3)", "tracking pads at access drives"),
-    "diversions": ("B(6)(a)", "diversion of sheetflow from adjacent areas"),
-}
+#: practices whose placement needs the DEM (where flow goes)
+NEEDS_DEM = ("filter_fence", "channel_fence", "sediment_basin", "stockpile_setback", "stockpile_fence", "sheetflow_diversion")
 
 
 @dataclass
@@ -41,19 +45,44 @@ class ControlsResult:
 
 
 class _Ctx:
-    def __init__(self, profile: Profile):
+    def __init__(self, profile: Profile, gate: Gate, m: SiteMeasurements):
         self.p = profile
+        self.gate = gate
+        self.m = m
 
     def v(self, key: str, default: Any = None) -> Any:
         return self.p.value("controls", key, default)
 
-    def cite(self, key: str, fallback: str) -> tuple[str, str]:
-        e = self.p.entry("controls", key) or {}
-        return e.get("citation", fallback), self.p.section_name(e.get("section", "requirements"))
+    def practice(self, name: str) -> dict[str, Any] | None:
+        return self.p.practice(name)
 
-    def finding(self, rule: str, key: str, fallback: str, status: str, message: str, **kw: Any) -> Finding:
-        citation, section = self.cite(key, fallback)
-        return Finding(rule=rule, citation=citation, section=section, status=status, message=message, **kw)
+    def open(self, name: str) -> bool | None:
+        """Whether the gate lets ``name`` apply here (the chapter, and the practice's scope)."""
+        return self.gate.open((self.practice(name) or {}).get("gate"))
+
+    def finding(self, name: str, rule: str, status: str, message: str, **kw: Any) -> Finding:
+        """A finding of practice ``name`` (its citation and section), passed through the gate."""
+        pr = self.practice(name) or {}
+        f = Finding(rule=rule, citation=pr.get("citation", ""), section=self.p.section_name(pr.get("section", "requirements")),
+                    status=status, message=message, **kw)
+        return self.gate.apply(f, pr.get("gate"))
+
+    def acres_at_once(self) -> float | None:
+        return self.m.values.get("disturbed.max_at_one_time_acres")
+
+    def big(self) -> bool:
+        """At or over the [controls] basin_disturbed_acres at one time (Grantsburg B(6)(c)[2]: 10 acres)."""
+        limit = self.v("basin_disturbed_acres")
+        acres = self.acres_at_once()
+        return limit is not None and acres is not None and acres >= float(limit) * (1 - 1e-9)
+
+
+def _mark(gdf: gpd.GeoDataFrame, required: bool | None) -> gpd.GeoDataFrame:
+    """The layer with its ``required`` column: False where it is drawn for reference only (the maps' legend
+    reads it), None where that is not decided."""
+    gdf = gdf.copy()
+    gdf["required"] = required
+    return gdf
 
 
 def measure_controls(
@@ -65,60 +94,59 @@ def measure_controls(
     step: Callable[[str], None] | None = None,
 ) -> ControlsResult:
     """Where the controls go (fences, setbacks, basins, inlets, tracking, diversions) and how the
-    submitted ``bmps`` compare. ``dem``/``fg`` are in the DEM's CRS; layers come back in the site CRS."""
+    submitted ``bmps`` compare. ``dem``/``fg`` are in the DEM's CRS; layers come back in the site CRS.
+    ``m.gate`` is the site's gate (computed here from ``m`` when the pipeline has not)."""
     step = step or (lambda _s: None)
     res = ControlsResult()
-    if "controls" not in profile.data:
-        # a profile that lists what its chapter leaves unsaid ([[not_specified]]) has the rules engine
-        # report it; findings here would say it twice
-        listed = bool(profile.data.get("not_specified"))
-        for key, (_cit, topic) in TOPICS.items():
-            msg = f"{topic[:1].upper()}{topic[1:]}: not specified by this chapter."
-            res.report[key] = {"specified": False, "message": msg}
-            if not listed:
-                res.findings.append(Finding(rule=f"controls.{key}", citation="", section="", status="info", message=msg))
-        res.report["submitted_controls"] = {"specified": False, "message": "Controls: not specified by this chapter."}
-        return res
-    c = _Ctx(profile)
-    if dem is None or fg is None:
-        why = "no DEM: where flow leaves the disturbed area cannot be told"
-        for key, (cit, _topic) in TOPICS.items():
-            res.report[key] = {"assessed": False, "why": why}
-            res.findings.append(c.finding(f"controls.{key}", "", cit, "not_assessed", f"{TOPICS[key][1]}: not assessed ({why})"))
-        _tracking(site, c, res, step)  # needs no DEM
+    gate = m.gate if m.gate is not None else site_gate(profile, m.values)
+    c = _Ctx(profile, gate, m)
+    res.report["controls_gate"] = {"chapter_applies": gate.applies, "why": gate.message,
+                                   **{k: t.met for k, t in gate.scopes.items()}}
+    if not profile.data.get("practices"):
         return res
     bmps = site.layer("bmps")
-    _fences(site, c, dem, fg, m, bmps, res, step)
-    _stockpiles(site, c, dem, fg, bmps, res, step)
-    _basin(site, c, dem, fg, m, res, step)
+    if dem is None or fg is None:
+        why = "no DEM: where flow leaves the disturbed area cannot be told"
+        for name in NEEDS_DEM:
+            if c.practice(name):
+                res.report.setdefault(name, {"assessed": False, "why": why})
+                res.findings.append(c.finding(name, f"controls.{name}", "not_assessed", f"{c.practice(name)['text'][:1].upper()}{c.practice(name)['text'][1:]}: not assessed ({why})."))
+        _inlets(site, c, None, None, bmps, res, step)  # on-site and adjacent inlets need no DEM
+        _tracking(site, c, res, step)
+        return res
+    chan = m.layers.get("channels")
+    chan_dem = to_crs(chan, dem.crs) if chan is not None and len(chan) else None
+    basins = _basin(site, c, dem, fg, bmps, res, step)
+    _fences(site, c, dem, fg, bmps, chan_dem, basins, res, step)
+    _stockpiles(site, c, dem, fg, bmps, chan, res, step)
     _inlets(site, c, dem, fg, bmps, res, step)
     _tracking(site, c, res, step)
-    _diversions(site, c, dem, fg, m, bmps, res, step)
+    _diversions(site, c, dem, fg, bmps, res, step)
     return res
 
 
-def _fences(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
+# --------------------------------------------------------------------------------------------- fences
 
-    dist = site.layer("disturbance")
-    acres = m.values.get("disturbed.max_at_one_time_acres")
-    limit = float(c.v("basin_disturbed_acres", 10.0))
-    if dist is None:
+
+def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res: ControlsResult, step) -> None:
+    pr = c.practice("filter_fence")
+    area = c.m.layers.get("disturbed_area")
+    if pr is None:
+        return
+    if area is None or not len(area):
         res.report["filter_fence"] = {"required": None, "why": "no disturbance layer"}
         return
     step("placing filter fence")
-    required = acres is not None and acres < limit
     thr = float(c.p.value("terrain", "channel_threshold_sqft", 43_560.0))
-    area = m.layers.get("disturbed_area")
-    if area is not None and len(area):
-        # the union (clipped to the site): edges shared by adjacent disturbance polygons get no fence
-        parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
-        parts["id"] = range(1, len(parts) + 1)
-        dist = parts
+    channel_pr = c.practice("channel_fence")
+    # the union (clipped to the site): edges shared by adjacent disturbance polygons get no fence
+    parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
+    parts["id"] = range(1, len(parts) + 1)
     fence, runs = controls.filter_fence(
-        dist, dem, fg,
+        parts, dem, fg,
         tolerance_deg=float(c.v("fence_sideslope_tolerance_deg", 20.0)),
         min_run_ft=float(c.v("fence_min_run_ft", 20.0)),
-        hook_ft=float(c.v("fence_hook_ft", 10.0)),
+        hook_ft=float(c.v("fence_hook_ft", 10.0)) if pr.get("hooks", True) else 0.0,
         table=c.v("fence_max_slope_length_ft"),
         channel_threshold_sqft=thr,
         channel_offset_ft=float(c.v("fence_channel_offset_ft", 5.0)),
@@ -126,198 +154,477 @@ def _fences(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
         row_clearance_ft=float(c.v("fence_row_clearance_ft", 5.0)),
         row_min_length_ft=float(c.v("fence_row_min_length_ft", 25.0)),
     )
+    if channel_pr is not None and chan_dem is None:
+        c.m.set("hydrology.channels_receiving_disturbed_runoff", 0)  # no channel traced on the DEM
+    if channel_pr is None:
+        # the chapter asks for no channel-edge fences: the side fences still stop at concentrated flow
+        # (DNR 1056: silt fence is for sheet and rill flow), which a trap or basin takes instead
+        fence = fence[fence["side"] != "channel"].reset_index(drop=True)
+    elif chan_dem is not None:
+        out = controls.channel_edge_fences(to_dem_crs(site.disturbed, site, dem), to_dem_crs(site.boundary, site, dem),
+                                           dem, fg, chan_dem, thr, float(c.v("fence_channel_offset_ft", 5.0)))
+        c.m.set("hydrology.channels_receiving_disturbed_runoff", int(out.attrs.get("segments_reached", 0)))
+        if len(out):
+            out = to_crs(out, site.crs)
+            out["polygon_id"] = None
+            out["length_ft"] = out.geometry.length * site.ft_per_unit
+            fence = gpd.GeoDataFrame(gpd.pd.concat([fence, out[["side", "polygon_id", "geometry", "length_ft"]]], ignore_index=True),
+                                     geometry="geometry", crs=site.crs)
     summary = controls.fence_summary(fence)
-    res.report["filter_fence"] = {"required": required, "disturbed_max_at_one_time_acres": acres, **summary,
-                                  "upslope_length_ft": float(runs.loc[runs["side"] == "upslope", "length_ft"].sum())}
-    res.layers["filter_fence"] = fence
-    if not required:
-        res.findings.append(c.finding("filter_fence_location", "basin_disturbed_acres", "B(6)(c)[3]", "info",
-                                      f"{acres:,.2f} acres disturbed at one time: B(6)(c)[3] fences not the required route (basins instead); fence lines shown for reference"
-                                      if acres is not None else "disturbed area at one time not assessed"))
+    unclassified_ft = float(runs.loc[runs["side"] == controls.UNCLASSIFIED, "length_ft"].sum())
+    acres = c.acres_at_once()
+    route, why = _fence_route(c, pr, basins)
+    state = c.open("filter_fence")
+    required = route and state
+    res.report["filter_fence"] = {"required": required, "route": why, "disturbed_max_at_one_time_acres": acres, **summary,
+                                  "upslope_length_ft": float(runs.loc[runs["side"] == "upslope", "length_ft"].sum()),
+                                  "unclassified_length_ft": unclassified_ft}
+    res.layers["filter_fence"] = _mark(fence, required if route else False)
+    std = pr.get("citation", "")
+    if unclassified_ft > 0:
+        res.findings.append(c.finding("filter_fence", "filter_fence_unclassified", "not_assessed",
+                                      f"{unclassified_ft:,.0f} ft of the disturbed area's edge has no DEM heights just inside it: whether it is a "
+                                      "downslope or sideslope side needing fence is not assessed there (no fence placed).",
+                                      values={"unclassified_length_ft": unclassified_ft}))
+    if not route:
+        res.findings.append(c.finding("filter_fence", "filter_fence_location", "info",
+                                      f"Fence lines shown for reference: {why}."))
         return
-    res.findings.append(Finding("filter_fence_location", "B(6)(c)[3]", c.p.section_name("requirements"), "info",
-                                f"Filter fence required along {summary['downslope_length_ft']:,.0f} ft of downslope and {summary['sideslope_length_ft']:,.0f} ft of sideslope edge"
-                                f" and {summary['channel_length_ft']:,.0f} ft along channel edges ({summary['total_length_ft']:,.0f} ft), plus {summary['interior_length_ft']:,.0f} ft of interior rows where the slope above a fence is longer than DNR 1056 allows.",
-                                required=True, values=summary))
-    need = fence[fence["side"].isin(("downslope", "sideslope", "channel"))]
+    channel_txt = f" and {summary['channel_length_ft']:,.0f} ft along channel edges" if channel_pr else ""
+    res.findings.append(c.finding("filter_fence", "filter_fence_location", "info",
+                                  f"Filter fence {'required ' if state else ''}({std}) along {summary['downslope_length_ft']:,.0f} ft of downslope and "
+                                  f"{summary['sideslope_length_ft']:,.0f} ft of sideslope edge{channel_txt} "
+                                  f"({summary['total_length_ft']:,.0f} ft in all, end hooks included), plus {summary['interior_length_ft']:,.0f} ft of "
+                                  "interior rows where the slope above a fence is longer than DNR 1056 allows.",
+                                  required=True, values=summary))
+    sides = ("downslope", "sideslope", "channel") if channel_pr else ("downslope", "sideslope")
+    need = fence[fence["side"].isin(sides)]
     if bmps is None:
         res.report["submitted_controls"] = {"bmps_layer": False}
-        res.findings.append(Finding("filter_fence_submitted", "B(6)(c)[3]", c.p.section_name("requirements"), "not_assessed",
-                                    f"No bmps layer submitted: {need['length_ft'].sum():,.0f} ft of filter fence is required and cannot be checked."))
+        res.findings.append(c.finding("filter_fence", "filter_fence_submitted", "not_assessed",
+                                      f"No bmps layer submitted: {need['length_ft'].sum():,.0f} ft of filter fence is required and cannot be checked."))
         return
-    cov, gaps = controls.fence_coverage(need, bmps, float(c.v("fence_cover_tolerance_ft", 10.0)))
+    cov, gaps = controls.fence_coverage(need, bmps, float(c.v("fence_cover_tolerance_ft", 10.0)),
+                                        flow=(dem, fg, site.mask_on(dem, "site")),
+                                        reach_ft=float(c.v("fence_intercept_reach_ft", 50.0)))
     res.layers["fence_gaps"] = gaps
     sub = res.report.setdefault("submitted_controls", {"bmps_layer": True})
-    sub["filter_fence"] = {**cov, "gaps": [{"side": s, "polygon_id": py_scalar(p), "length_ft": float(L)} for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"])]}
+    sub["filter_fence"] = {**cov, "gaps": [{"side": s, "polygon_id": py_scalar(p), "length_ft": float(L)} for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"], strict=True)]}
     ok = cov["gap_length_ft"] <= 0.0
-    ids = sorted({py_scalar(p) for p in gaps["polygon_id"]}) if len(gaps) else []
+    ids = sorted({py_scalar(p) for p in gaps["polygon_id"] if p is not None}) if len(gaps) else []
     by_side = gaps.groupby("side")["length_ft"].sum() if len(gaps) else {}
-    res.findings.append(Finding(
-        "filter_fence_submitted", "B(6)(c)[3]", c.p.section_name("requirements"), "pass" if ok else "fail",
-        "Submitted silt fence / straw bales cover every required downslope, sideslope and channel-edge stretch."
-        if ok else f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the {cov['required_length_ft']:,.0f} ft required ("
+    edges = "downslope, sideslope and channel-edge" if channel_pr else "downslope and sideslope"
+    alt = f" (or basins at every outlet, {c.practice('sediment_basin')['citation']})" if basins.get("alternative_open") else ""
+    _slope_lengths(site, c, dem, fg, bmps, parts, summary, res)
+    res.findings.append(c.finding(
+        "filter_fence", "filter_fence_submitted", "pass" if ok else "fail",
+        f"Submitted silt fence / straw bales cover every required {edges} stretch."
+        if ok else f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the {cov['required_length_ft']:,.0f} ft required{alt} ("
         + ", ".join(f"{v:,.0f} ft {k}" for k, v in sorted(by_side.items())) + f"; {len(gaps)} gap{'s' if len(gaps) != 1 else ''}).",
         required=True, values=cov, feature_ids=ids))
 
 
-def _stockpiles(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
+def _slope_lengths(site, c: _Ctx, dem, fg, bmps, parts, summary: dict[str, float], res: ControlsResult) -> None:
+    """DNR 1056's maximum slope length above a fence, checked on the submitted fences: the Handbook's
+    design criteria, which both chapters make binding on every BMP (Grantsburg's and Belgium's design
+    criteria sections), so it is cited there, under the fence practice's gate."""
+    table = c.v("fence_max_slope_length_ft")
+    if table is None:
+        return
+    lines = controls.bmps_of(bmps, ("silt_fence", "straw_bales", "diversion", "stabilization"))
+    barriers = shapely.union_all(to_crs(lines, dem.crs).geometry.values) if lines is not None and len(lines) else None
+    worst = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0}
+    for poly in to_crs(parts, dem.crs).geometry:
+        got = controls.slope_length_excess(poly, dem, fg, barriers, table)
+        worst["excess_sqft"] += got["excess_sqft"]
+        worst["max_ratio"] = max(worst["max_ratio"], got["max_ratio"])
+        worst["longest_ft"] = max(worst["longest_ft"], got["longest_ft"])
+    res.report.setdefault("submitted_controls", {})["slope_length"] = worst
+    design = c.p.section_name("design")
+    f = c.finding("filter_fence", "filter_fence_slope_length", "pass" if worst["excess_sqft"] <= 0 else "fail",
+                  "The slope above every submitted fence is within DNR 1056's maximum lengths "
+                  f"(the longest, {worst['longest_ft']:,.0f} ft, is {worst['max_ratio']:.0%} of what its slope allows)."
+                  if worst["excess_sqft"] <= 0 else
+                  f"On {worst['excess_sqft']:,.0f} sq ft of the disturbed area the slope above the next submitted fence is longer than DNR 1056 "
+                  f"allows for its steepness (up to {worst['longest_ft']:,.0f} ft of slope, {worst['max_ratio']:.1f} times the table's length): "
+                  f"interior fence rows (geosite proposes {summary['interior_length_ft']:,.0f} ft), diversions across the slope or a "
+                  "stabilization BMP over it are needed.",
+                  values=worst, required=True)
+    f.citation, f.section = "Design criteria (DNR 1056)", design
+    res.findings.append(f)
 
+
+def _fence_route(c: _Ctx, pr: dict[str, Any], basins: dict[str, Any]) -> tuple[bool, str]:
+    """Whether the fences are the route the chapter requires here, and why (B(6)(c)'s 'either ... or')."""
+    acres = c.acres_at_once()
+    if pr.get("unless") == "at_one_time_acres":
+        if acres is None:
+            return False, "the area disturbed at one time is not assessed"
+        if c.big():
+            return False, (f"{acres:,.2f} acres disturbed at one time: {pr['citation']} is the route for less than "
+                           f"{float(c.v('basin_disturbed_acres')):g} acres; sediment basins ({c.practice('sediment_basin')['citation']}) instead")
+    if pr.get("alternative") and basins.get("serves_all"):
+        alt = c.practice(pr["alternative"])
+        return False, (f"the submitted basins receive the runoff at every outlet of the disturbed area ({alt['citation']}), "
+                       f"the other route B(6)(c) allows: 'either [1] and [2] or [1] and [3]'")
+    return True, f"{pr['citation']}" + (f" ({acres:,.2f} acres disturbed at one time)" if acres is not None else "")
+
+
+# --------------------------------------------------------------------------------------------- basins
+
+
+def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str, Any]:
+    """Sediment basins and traps: the outlets, which need one, and the submitted ones at them. Returns
+    what the fence route needs to know (``serves_all``, ``alternative_open``)."""
+    pr = c.practice("sediment_basin")
+    out: dict[str, Any] = {"serves_all": False, "alternative_open": False}
+    dist = c.m.layers.get("disturbed_area")
+    if pr is None or dist is None or not len(dist):
+        if pr is not None:
+            res.report["sediment_basin_location"] = {"required": None, "why": "no disturbance layer"}
+        return out
+    v = c.m.values
+    reasons, pending = [], []
+    when = pr.get("when", [])
+    if "at_one_time_acres" in when:
+        acres = c.acres_at_once()
+        if acres is None:
+            pending.append("the area disturbed at one time")
+        elif c.big():
+            reasons.append(f"{acres:,.2f} acres disturbed at one time ({float(c.v('basin_disturbed_acres')):g} acres or more)")
+    if "channel_originates" in when:
+        chan = v.get("hydrology.channel_originates_in_disturbed")
+        if chan is None:
+            pending.append("whether a channel originates in the disturbed area")
+        elif chan:
+            ids = v.get("hydrology.channel_origin_disturbance_ids") or []
+            reasons.append("a channel originates in the disturbed area" + (f" ({', '.join(map(str, ids))})" if ids else ""))
+    if "concentrated_outflow" in when:
+        n = v.get("hydrology.concentrated_outflows")
+        if n is None:
+            pending.append("whether concentrated runoff leaves the disturbed area")
+        elif n:
+            reasons.append("concentrated runoff (a channel traced on the DEM) leaves the disturbed area")
+    step("locating sediment basins and traps")
+    thr = float(c.p.value("terrain", "channel_threshold_sqft", 43_560.0))
+    trap, basin = float(c.v("sediment_trap_max_drainage_acres", 5.0)), float(c.v("sediment_basin_max_drainage_acres", 100.0))
+    # which outlets need their own trap or basin: where concentrated runoff leaves (Belgium's reading: each
+    # sized by its own catchment), or every outlet draining at least basin_outlet_min_acres (the fringe
+    # below that is reported, not required one by one)
+    concentrated_only = when == ["concentrated_outflow"]
+    outlets, cells = controls.disturbed_outlets(dist, dem, fg, trap, basin, thr, float(c.v("basin_outlet_merge_ft", 50.0)),
+                                                concentrated_only=concentrated_only)
+    keep = outlets["concentrated"].to_numpy(bool) | (outlets["drainage_acres"].to_numpy() >= float(c.v("basin_outlet_min_acres", 0.0)))
+    fringe = outlets[~keep]
+    cells = [x for x, k in zip(cells, keep, strict=True) if k]
+    outlets = outlets[keep].reset_index(drop=True)
+    required = bool(reasons) if not pending or reasons else None
+    small_alt = bool(reasons) and "at_one_time_acres" in when and not c.big()  # under 10 acres: [3] is open too
+    out["alternative_open"] = small_alt
+    got = controls.bmps_of(bmps, tuple(c.p.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"])))
+    served = controls.submitted_at_outlets(got, outlets, cells, dem, fg, dist, float(c.v("basin_search_ft", 10.0))) if got is not None and len(got) and len(outlets) else \
+        [{"outlet": int(o), "drainage_acres": float(a), "disturbed_acres": float(d), "kind": k, "served_by": [], "suitable_by": []}
+         for o, a, d, k in zip(outlets["outlet"], outlets["drainage_acres"], outlets["disturbed_acres"], outlets["kind"], strict=True)]
+    total = float(outlets["drainage_acres"].sum()) if len(outlets) else 0.0
+    out["serves_all"] = bool(served) and all(s["suitable_by"] for s in served)
+    rep = {"required": required, "reasons": reasons, "outlets": served, "drainage_acres": total,
+           "disturbed_acres_at_outlets": float(outlets["disturbed_acres"].sum()) if len(outlets) else 0.0,
+           "fringe_outlets": int(len(fringe)), "fringe_drainage_acres": float(fringe["drainage_acres"].sum()),
+           "either_route": small_alt}
+    if len(outlets):
+        first = outlets.iloc[0]
+        rep.update({"located": True, "x": float(first.geometry.x), "y": float(first.geometry.y), "kind": first["kind"],
+                    "limit": first["limit"], "drainage_area_sqft": float(first["drainage_sqft"]),
+                    "drainage_area_acres": float(first["drainage_acres"])})
+    res.report["sediment_basin_location"] = rep
+    route_req = required if not small_alt else False  # under 10 acres a basin is one route of two: never alone a failure
+    res.layers["sediment_basins"] = _mark(outlets, bool(route_req and c.open("sediment_basin")) if required is not None else None)
+    if required is None:
+        res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", "not_assessed",
+                                      "Whether sediment basins are required is not assessed: " + "; ".join(pending) + " not assessed."))
+        return out
+    if not required:
+        return out
+    at = {int(o): (float(g.x), float(g.y)) for o, g in zip(outlets["outlet"], outlets.geometry, strict=True)}
+    where = "; ".join(
+        f"outlet {s['outlet']} near ({at[s['outlet']][0]:,.0f}, {at[s['outlet']][1]:,.0f}) ({s['drainage_acres']:,.2f} acres drain there, "
+        f"{s['disturbed_acres']:,.2f} of them disturbed): "
+        f"{s['kind'].replace('_', ' ')}" + (f", submitted {', '.join(map(str, s['suitable_by']))}" if s["suitable_by"] else
+                                            f"; bmps {', '.join(map(str, s['served_by']))} receive its runoff but do not suit it" if s["served_by"] else "; none submitted")
+        for s in served)
+    res.findings.append(c.finding("sediment_basin", "sediment_basin_location", "info",
+                                  f"{'Sediment basins or traps are one route' if small_alt else 'Sediment basins or traps required' if c.open('sediment_basin') else 'Sediment basins or traps'} ({'; '.join(reasons)}): "
+                                  f"the disturbed area's runoff leaves at {len(outlets)} outlet{'s' if len(outlets) != 1 else ''} needing one, draining {total:,.2f} acres "
+                                  f"in all ({where})" + (f"; {len(fringe)} smaller outlet{'s' if len(fringe) != 1 else ''} drain {rep['fringe_drainage_acres']:,.2f} acres more, "
+                                                           f"each under {float(c.v('basin_outlet_min_acres', 0.0)):g} acre" if len(fringe) else "") + ".",
+                                  required=bool(route_req), values=rep))
+    missing = [s for s in served if not s["suitable_by"]]
+    reading = f" Reading: {pr['reading']}" if pr.get("reading") else ""
+    if small_alt:
+        status = "pass" if not missing else "info"
+        msg = ("Submitted basins or traps receive the runoff at every outlet, each of a kind its drainage suits: "
+               f"{pr['citation']} is met, so the fences of the other route are not required." if not missing else
+               f"Basins per {pr['citation']} would be one way to comply; the plan is judged on the fences instead "
+               f"({len(missing)} outlet{'s' if len(missing) != 1 else ''} without a suitable basin or trap).") + reading
+        res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", status, msg, values=rep))
+        return out
+    if got is None or not len(got):
+        status, msg = "fail", f"Sediment basins are required ({'; '.join(reasons)}) but the bmps layer has none: {where}."
+    elif missing:
+        upslope = [i for i in map(py_scalar, got["id"]) if not any(i in s["served_by"] for s in served)]
+        status = "fail"
+        msg = (f"{len(missing)} of {len(served)} outlet{'s' if len(served) != 1 else ''} of the disturbed area "
+               f"{'has' if len(missing) == 1 else 'have'} no submitted basin or trap of a kind its drainage suits ({where})."
+               + (f" bmps {', '.join(map(str, upslope))} receive none of the disturbed area's runoff." if upslope else ""))
+    else:
+        status, msg = "pass", f"Every outlet of the disturbed area has a submitted basin or trap of a kind its drainage suits ({where})."
+    res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", status, msg + reading, required=True, values=rep,
+                                  feature_ids=[py_scalar(i) for i in got["id"]] if got is not None else []))
+    return out
+
+
+# --------------------------------------------------------------------------------------------- stockpiles
+
+
+def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -> None:
     piles = site.layer("stockpiles")
+    setback_pr, fence_pr, stab_pr = c.practice("stockpile_setback"), c.practice("stockpile_fence"), c.practice("stockpile_stabilization")
     if piles is None:
         res.report["stockpiles"] = []
         return
     step("checking stockpile setbacks")
-    setback = float(c.v("stockpile_setback_ft", 25.0))
+    setback = c.v("stockpile_setback_ft")
+    features = {k: site.layer(k) for k in controls.FEATURE_LAYERS}
+    if chan is not None and len(chan):
+        features[controls.DEM_CHANNELS] = chan  # drainage channels traced on the DEM count as much as drawn ones
     rep, zones, fences = controls.stockpile_setbacks(
-        piles, {k: site.layer(k) for k in controls.FEATURE_LAYERS}, dem, fg,
-        min_setback_ft=setback,
+        piles, features, dem, fg,
+        min_setback_ft=float(setback) if setback is not None else 0.0,
         stabilize_after_days=c.v("stockpile_stabilize_after_days"),
         trace_ft=float(c.v("stockpile_trace_ft", 100.0)),
         tolerance_deg=float(c.v("fence_sideslope_tolerance_deg", 20.0)),
-        hook_ft=float(c.v("fence_hook_ft", 10.0)),
+        hook_ft=float(c.v("fence_hook_ft", 10.0)) if fence_pr and fence_pr.get("hooks", False) else 0.0,
+        reach_tolerance_ft=float(c.v("stockpile_reach_tolerance_ft", 5.0)),
     )
-    res.layers["stockpile_setbacks"] = zones
-    res.layers["stockpile_fences"] = fences
+    if setback_pr is not None:
+        res.layers["stockpile_setbacks"] = _mark(zones, c.open("stockpile_setback"))
+    if fence_pr is not None:
+        res.layers["stockpile_fences"] = _mark(fences, c.open("stockpile_fence"))
     res.report["stockpiles"] = [{k: v for k, v in r.items() if k != "features"} for r in rep]
+    extra = _extra_bmps(bmps)
     for r in rep:
         nf = r["nearest_feature"]
-        if r["violation"]:
-            res.findings.append(c.finding("stockpile_setback", "stockpile_setback_ft", "B(6)(e)", "fail",
-                                          f"Stockpile {r['id']} is {r['min_setback_ft']:,.1f} ft from downslope {nf['layer']} {nf['id']}; piles must be {setback:g} ft from any downslope road, lake, stream, wetland or drainage channel.",
-                                          required=True, values={"min_setback_ft": r["min_setback_ft"]}, feature_ids=[r["id"]]))
+        name = _feature_name(nf, r["features"]) if nf else ""
+        if setback_pr is None:
+            down = [f for f in r["features"] if f["downslope"]]
+            if down:
+                f0 = down[0]
+                res.findings.append(Finding("stockpile_downslope", "", "", "info",
+                                            f"Stockpile {r['id']} is {f0['distance_ft']:,.1f} ft from downslope {_feature_name(f0, down)}: "
+                                            "a setback distance from roads and waters is not specified by this chapter.",
+                                            values={"distance_ft": f0["distance_ft"]}, feature_ids=[r["id"]]))
+        elif r["violation"]:
+            reason, more = r["setback_reason"], r["extra_bmps"] or extra.get(r["id"])
+            base = (f"Stockpile {r['id']} is {r['min_setback_ft']:,.1f} ft from downslope {name}; piles are to be {float(setback):g} ft from "
+                    "any downslope road, lake, stream, wetland or drainage channel wherever possible.")
+            if reason and more:
+                res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "inspector_decision",
+                                              f"{base} The plan says why {float(setback):g} ft is not possible (\"{reason}\") and what more it does there "
+                                              f"({more}): {setback_pr['citation']} leaves piles closer than {float(setback):g} ft to the Building Inspector, "
+                                              "who may require additional or different BMPs. The inspector's decision.",
+                                              required=True, values={"min_setback_ft": r["min_setback_ft"], "setback_reason": reason, "extra_bmps": more},
+                                              feature_ids=[r["id"]]))
+            else:
+                lack = "why it is not possible (the pile's setback_reason)" if not reason else ""
+                lack += (" and " if lack and not more else "") + ("what more it does there (extra_bmps)" if not more else "")
+                res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "fail",
+                                              f"{base} The plan does not say {lack}, so {setback_pr['citation']}'s 'wherever possible' is not shown.",
+                                              required=True, values={"min_setback_ft": r["min_setback_ft"]}, feature_ids=[r["id"]]))
         else:
-            res.findings.append(c.finding("stockpile_setback", "stockpile_setback_ft", "B(6)(e)", "pass",
-                                          f"Stockpile {r['id']}: " + (f"nearest downslope feature {r['min_setback_ft']:,.1f} ft away ({nf['layer']} {nf['id']})." if r["min_setback_ft"] is not None else "no road, lake, stream, wetland or channel downslope."),
+            res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "pass",
+                                          f"Stockpile {r['id']}: " + (f"nearest downslope feature {r['min_setback_ft']:,.1f} ft away ({name})."
+                                                                      if r["min_setback_ft"] is not None else "no road, lake, stream, wetland or drainage channel downslope."),
                                           values={"min_setback_ft": r["min_setback_ft"]}, feature_ids=[r["id"]]))
-        for f in r["near_upslope"]:
-            res.findings.append(c.finding("stockpile_setback_upslope", "stockpile_setback_ft", "B(6)(e)", "info",
-                                          f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {f['layer']} {f['id']}, which is not downslope of it (no setback required).",
-                                          feature_ids=[r["id"]]))
-        if r["stabilization_required"]:
-            res.findings.append(c.finding("stockpile_stabilization", "stockpile_stabilize_after_days", "B(6)(e)", "info",
+        if setback_pr is not None:
+            for f in r["near_upslope"]:
+                res.findings.append(c.finding("stockpile_setback", "stockpile_setback_upslope", "info",
+                                              f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which is not downslope of it (no setback required).",
+                                              feature_ids=[r["id"]]))
+        if stab_pr is not None and r["stabilization_required"]:
+            res.findings.append(c.finding("stockpile_stabilization", "stockpile_stabilization", "info",
                                           f"Stockpile {r['id']} stays {r['days']:g} days: stabilize it (mulch, vegetative cover, tarps).",
                                           required=True, feature_ids=[r["id"]]))
-    if bmps is not None and len(fences):
-        tol = float(c.v("fence_cover_tolerance_ft", 10.0))
-        missing = []
-        for pid in sorted({py_scalar(p) for p in fences["pile_id"]}, key=str):
-            need = fences[(fences["pile_id"] == pid) & (fences["length_ft"] > 0)].copy()
-            # B(6)(e) asks for a fence on the downslope side; the upslope hooks at its ends are DNR
-            # practice, so a shortfall shorter than a hook (e.g. a hook drawn 1 ft short) is not a missing fence
-            cov, _gaps = controls.fence_coverage(need.rename(columns={"pile_id": "polygon_id"}), bmps, tol,
-                                        min_gap_ft=float(c.v("fence_hook_ft", 10.0)))
-            covered = cov["gap_length_ft"] <= 0.0
-            for r in res.report["stockpiles"]:
-                if r["id"] == pid:
-                    r["downslope_fence_submitted"] = covered
-            if not covered:
-                missing.append(pid)
-        res.findings.append(c.finding("stockpile_fence", "stockpile_setback_ft", "B(6)(e)", "fail" if missing else "pass",
-                                      f"No straw bale or filter fabric fence on the downslope side of stockpile{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}."
-                                      if missing else "Every stockpile has a fence on its downslope side.", required=True, feature_ids=missing))
-
-
-def _basin(site, c: _Ctx, dem, fg, m, res: ControlsResult, step) -> None:
-
-    acres = m.values.get("disturbed.max_at_one_time_acres")
-    chan = m.values.get("hydrology.channel_originates_in_disturbed")
-    required = bool((acres is not None and acres >= float(c.v("basin_disturbed_acres", 10.0))) or chan is True)
-    dist = m.layers.get("disturbed_area")
-    if not required or dist is None:
-        res.report["sediment_basin_location"] = {"required": required if acres is not None or chan is not None else None}
+    if fence_pr is None:
         return
-    step("locating the sediment basin")
-    pts = controls.basin_location(dist, dem, fg, float(c.v("sediment_trap_max_drainage_acres", 5.0)), float(c.v("sediment_basin_max_drainage_acres", 100.0)))
-    res.layers["sediment_basins"] = pts
-    if not len(pts):
-        res.report["sediment_basin_location"] = {"required": True, "located": False}
+    if bmps is None:
+        res.findings.append(c.finding("stockpile_fence", "stockpile_fence", "not_assessed",
+                                      "No bmps layer submitted: the fences on the downslope side of the piles cannot be checked."))
         return
-    row = pts.iloc[0]
-    rep = {"required": True, "located": True, "x": float(row.geometry.x), "y": float(row.geometry.y),
-           "drainage_area_sqft": float(row["drainage_area_sqft"]), "drainage_area_acres": float(row["drainage_area_acres"]),
-           "kind": row["kind"], "limit": row["limit"]}
-    res.report["sediment_basin_location"] = rep
-    res.findings.append(c.finding("sediment_basin_location", "basin_disturbed_acres", "B(6)(c)[2]", "info",
-                                  f"Proposed {row['kind'].replace('_', ' ')} at the disturbed area's lowest outlet, draining {rep['drainage_area_acres']:,.2f} acres ({row['limit']}).",
-                                  required=True, values=rep))
+    tol = float(c.v("fence_cover_tolerance_ft", 10.0))
+    missing = []
+    for pid in sorted({py_scalar(p) for p in fences["pile_id"]}, key=str):
+        need = fences[(fences["pile_id"] == pid) & (fences["length_ft"] > 0)].copy()
+        cov, _gaps = controls.fence_coverage(need.rename(columns={"pile_id": "polygon_id"}), bmps, tol,
+                                             min_gap_ft=float(c.v("stockpile_fence_min_gap_ft", 1.0)),
+                                             flow=(dem, fg, site.mask_on(dem, "site")),
+                                             reach_ft=float(c.v("fence_intercept_reach_ft", 50.0)))
+        covered = cov["gap_length_ft"] <= 0.0
+        for r in res.report["stockpiles"]:
+            if r["id"] == pid:
+                r["downslope_fence_submitted"] = covered
+        if not covered:
+            missing.append(pid)
+    res.findings.append(c.finding("stockpile_fence", "stockpile_fence", "fail" if missing else "pass",
+                                  f"No straw bale or filter fabric fence along the downslope side of stockpile{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}."
+                                  if missing else "Every stockpile has a fence along its downslope side (no end hooks are asked for).",
+                                  required=True, feature_ids=missing))
+
+
+def _feature_name(f: dict[str, Any], among: list[dict[str, Any]] | None = None) -> str:
+    """A feature as the findings name it; a channel traced on the DEM also names the nearest drawn
+    downslope feature of ``among`` (often the same creek, drawn)."""
+    if f["layer"] != controls.DEM_CHANNELS:
+        return f"{f['layer']} {f['id']}"
+    drawn = next((g for g in among or [] if g["downslope"] and g["layer"] != controls.DEM_CHANNELS), None)
+    also = f"; {drawn['layer']} {drawn['id']} is {drawn['distance_ft']:,.1f} ft away" if drawn else ""
+    return f"drainage channel {f['id']} (traced on the DEM{also})"
+
+
+def _extra_bmps(bmps: gpd.GeoDataFrame | None) -> dict[Any, str]:
+    """BMPs the plan ties to a pile (a ``pile_id`` attribute): pile id -> "bmps 7 (silt_fence), ..."."""
+    if bmps is None or "pile_id" not in bmps.columns:
+        return {}
+    out: dict[Any, list[str]] = {}
+    for i, pid, t in zip(bmps["id"], bmps["pile_id"], bmps["type"] if "type" in bmps.columns else [""] * len(bmps), strict=True):
+        if pid is None or (isinstance(pid, float) and pid != pid):
+            continue
+        out.setdefault(py_scalar(pid), []).append(f"bmps {py_scalar(i)} ({t})")
+    return {k: ", ".join(v) for k, v in out.items()}
+
+
+# --------------------------------------------------------------------------------------------- inlets
 
 
 def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
-
+    pr = c.practice("inlet_protection")
     inlets = site.layer("storm_inlets")
-    dist = site.layer("disturbance")
+    if pr is None:
+        return
     if inlets is None:
         res.report["inlets"] = []
         return
     step("checking storm drain inlets")
-    if dist is None:
-        out = inlets.copy()
-        out["in_disturbed"] = False
-        out["downslope_of_disturbed"] = False
-        out["protection_required"] = True  # B(4): all inlets
-        out["drainage_area_acres"] = None
-        out["trap_or_basin_required"] = False
-    else:
-        out = controls.inlet_protection(inlets, dist, dem, fg, float(c.v("inlet_protection_max_drainage_acres", 1.0)))
+    which = pr.get("which", "receiving")
+    limit = float(c.v("inlet_protection_max_drainage_acres", 1.0))
+    out = controls.inlet_protection(inlets, site.disturbed, dem, fg, limit, site=site.boundary,
+                                    adjacent_ft=float(c.v("inlet_adjacent_ft", 0.0)), which=which)
     out["protected"] = controls.protected(out, bmps, ("inlet_protection",), float(c.v("inlet_search_ft", 10.0)))
-    res.layers["inlet_protection"] = out[out["protection_required"]]
+    req = out["protection_required"]
+    state = c.open("inlet_protection")
+    res.layers["inlet_protection"] = _mark(out[req.fillna(False).astype(bool)], state)
     res.report["inlets"] = [
-        {"id": py_scalar(r["id"]), "in_disturbed": bool(r["in_disturbed"]), "downslope_of_disturbed": bool(r["downslope_of_disturbed"]),
-         "protection_required": bool(r["protection_required"]), "drainage_area_acres": py_scalar(r["drainage_area_acres"]),
-         "trap_or_basin_required": bool(r["trap_or_basin_required"]), "protection_submitted": bool(r["protected"]) if bmps is not None else None}
+        {"id": py_scalar(r["id"]), "on_site": bool(r["on_site"]), "adjacent": bool(r["adjacent"]), "in_disturbed": bool(r["in_disturbed"]),
+         "downslope_of_disturbed": r["downslope_of_disturbed"], "protection_required": r["protection_required"],
+         "drainage_area_acres": py_scalar(r["drainage_area_acres"]), "trap_or_basin_required": bool(r["trap_or_basin_required"]),
+         "protection_submitted": bool(r["protected"]) if bmps is not None else None}
         for _, r in out.iterrows()
     ]
-    need = out[out["protection_required"]]
+    scope = ("on the site, within {:g} ft of it, or reached by its runoff".format(float(c.v("inlet_adjacent_ft", 0.0)))
+             if which == "all" else "in the disturbed area or receiving its runoff")
+    need = out[req.fillna(False).astype(bool)]
+    unknown = out[req.isna()]
+    free = out[req.apply(lambda v: v is False)]
+    if len(free):
+        ids = [py_scalar(i) for i in free["id"]]
+        res.findings.append(c.finding("inlet_protection", "inlet_protection_not_required", "info",
+                                      f"Storm drain inlet(s) {', '.join(map(str, ids))} are not {scope}: {pr['citation']} does not ask for their "
+                                      "protection" + (" (protected anyway)." if free["protected"].all() and bmps is not None else "."),
+                                      feature_ids=ids))
+    if len(unknown):
+        res.findings.append(c.finding("inlet_protection", "inlet_protection_unknown", "not_assessed",
+                                      f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in unknown['id'])}: whether the disturbed area's runoff "
+                                      "reaches them is not assessed (no DEM heights there).", feature_ids=[py_scalar(i) for i in unknown["id"]]))
     if not len(need):
         return
+    ids = [py_scalar(i) for i in need["id"]]
     if bmps is None:
-        res.findings.append(Finding("inlet_protection_submitted", "B(4)", c.p.section_name("requirements"), "not_assessed",
-                                    f"{len(need)} inlet(s) need protection; no bmps layer submitted.", required=True, feature_ids=[py_scalar(i) for i in need["id"]]))
+        res.findings.append(c.finding("inlet_protection", "inlet_protection_submitted", "not_assessed",
+                                      f"{len(need)} inlet(s) need protection ({pr['citation']}: {scope}); no bmps layer submitted.",
+                                      required=True, feature_ids=ids))
         return
     bad = need[~need["protected"]]
-    res.findings.append(Finding("inlet_protection_submitted", "B(4)", c.p.section_name("requirements"), "fail" if len(bad) else "pass",
-                                f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in bad['id'])} without inlet protection within {c.v('inlet_search_ft', 10.0):g} ft."
-                                if len(bad) else "Every storm drain inlet in or below the disturbed area is protected.",
-                                required=True, feature_ids=[py_scalar(i) for i in bad["id"]]))
+    res.findings.append(c.finding("inlet_protection", "inlet_protection_submitted", "fail" if len(bad) else "pass",
+                                  f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in bad['id'])} without inlet protection within "
+                                  f"{float(c.v('inlet_search_ft', 10.0)):g} ft ({pr['citation']}: every inlet {scope})."
+                                  if len(bad) else f"Every storm drain inlet {scope} is protected ({len(need)}: {', '.join(map(str, ids))}).",
+                                  required=True, feature_ids=[py_scalar(i) for i in bad["id"]]))
     big = need[need["trap_or_basin_required"]]
     if len(big):
-        res.findings.append(Finding("inlet_drainage", "B(4)", c.p.section_name("requirements"), "info",
-                                    f"Inlet(s) {', '.join(str(py_scalar(i)) for i in big['id'])} drain more than {c.v('inlet_protection_max_drainage_acres', 1.0):g} acre: a sediment trap or basin upstream (DNR 1060).",
-                                    feature_ids=[py_scalar(i) for i in big["id"]]))
+        res.findings.append(c.finding("inlet_protection", "inlet_drainage", "info",
+                                      f"Inlet(s) {', '.join(str(py_scalar(i)) for i in big['id'])} drain more than {limit:g} acre: DNR 1060 protection is for "
+                                      "1 acre or less, so a sediment trap or basin upstream as well (the kind of protection, not whether).",
+                                      feature_ids=[py_scalar(i) for i in big["id"]]))
+
+
+# --------------------------------------------------------------------------------------------- tracking
 
 
 def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
-
+    pr = c.practice("tracking_pad")
+    if pr is None:
+        return
     drives, roads = site.layer("access_drives"), site.layer("roads")
-    if drives is None or roads is None:
-        res.report["tracking"] = {"entrances": [], "why": "no access_drives or roads layer"}
+    if roads is None:
+        res.report["tracking"] = {"entrances": [], "why": "no roads layer"}
+        return
+    if drives is None:
+        res.report["tracking"] = {"entrances": [], "why": "no access_drives layer"}
+        touch = site.disturbed is not None and bool(site.disturbed.buffer(1.0 / site.ft_per_unit).intersects(roads.geometry.union_all()))
+        if touch:
+            res.findings.append(c.finding("tracking_pad", "tracking_pad", "not_assessed",
+                                          f"The disturbed area meets a road but no access_drives layer says where vehicles leave the site: each entrance "
+                                          f"needs a tracking pad ({pr['citation']}, DNR 1057).", required=True))
         return
     step("placing tracking pads")
     min_len = float(c.v("tracking_pad_min_length_ft", 50.0))
     bmps = site.layer("bmps")
     ent, pads = controls.tracking_pads(drives, roads, min_len, float(c.v("tracking_pad_width_ft", 12.0)), bmps, float(c.v("inlet_search_ft", 10.0)))
-    res.layers["tracking_pads"] = pads
+    res.layers["tracking_pads"] = _mark(pads, c.open("tracking_pad"))
     res.report["tracking"] = {"entrances": ent, "min_pad_length_ft": min_len}
     if not ent:
         return
     bad = [e["drive_id"] for e in ent if not e["submitted_pad"]]
-    res.findings.append(c.finding("tracking_pad", "tracking_pad_min_length_ft", "B(3)", "fail" if bad else "pass",
-                                  f"Entrance(s) of access drive(s) {', '.join(map(str, bad))} onto roads have no tracking pad of {min_len:g} ft or more (DNR 1057)"
+    kinds = {True: "public", False: "private", None: "public or private"}
+
+    def onto(e: dict[str, Any]) -> str:
+        return f"drive {e['drive_id']} onto {kinds[e['road_public']]} road {e['road_id']}"
+
+    res.findings.append(c.finding("tracking_pad", "tracking_pad", "fail" if bad else "pass",
+                                  "Entrance(s) " + ", ".join(onto(e) for e in ent if not e["submitted_pad"])
+                                  + f" have no tracking pad of {min_len:g} ft or more (DNR 1057)"
                                   + "".join(f"; drive {e['drive_id']}'s drawn pad is {e['drawn_pad_length_ft']:.0f} ft" for e in ent if not e["submitted_pad"] and e.get("drawn_pad_length_ft")) + "."
-                                  if bad else f"Every entrance has a tracking pad of {min_len:g} ft or more.", required=True, feature_ids=bad))
+                                  if bad else f"Every entrance ({', '.join(onto(e) for e in ent)}) has a tracking pad of {min_len:g} ft or more.",
+                                  required=True, feature_ids=bad))
 
 
-def _diversions(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> None:
+# --------------------------------------------------------------------------------------------- diversions
 
+
+def _diversions(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
+    pr = c.practice("sheetflow_diversion")
     dist = site.layer("disturbance")
+    if pr is None:
+        return
     if dist is None:
         res.report["diversions"] = []
         return
     step("proposing diversions")
-    given = m.values.get("hydrology.upslope")
+    given = c.m.values.get("hydrology.upslope")
     upslope = {d.get("disturbance_id", d.get("id")): d for d in given} if isinstance(given, list) else None
+    parts = site.disturbed_parts  # measured per connected part, as the hydrology stage measured them
+    polys = gpd.GeoDataFrame({"id": [p[0] for p in parts]}, geometry=[p[2] for p in parts], crs=site.crs)
     out, lines = controls.diversions(
-        dist, dem, fg,
+        polys, dem, fg,
         area_sqft=float(c.v("sheetflow_area_sqft", 10_000.0)),
         velocity_fps=float(c.v("sheetflow_velocity_fps", 0.5)),
         rain_in=c.p.value("rain", "ten_year_24_hour_in"),
@@ -328,9 +635,30 @@ def _diversions(site, c: _Ctx, dem, fg, m, bmps, res: ControlsResult, step) -> N
         min_run_ft=float(c.v("fence_min_run_ft", 20.0)),
     )
     res.report["diversions"] = out
-    res.layers["diversions"] = lines
+    state = c.open("sheetflow_diversion")
+    res.layers["diversions"] = _mark(lines, state)
     need = [d["id"] for d in out if d["required"]]
-    if need:
-        res.findings.append(c.finding("sheetflow_diversion_location", "sheetflow_area_sqft", "B(6)(a)", "info",
-                                      f"Diversion proposed above disturbed area(s) {', '.join(map(str, need))} ({lines['length_ft'].sum():,.0f} ft along their upslope edges).",
-                                      required=True, feature_ids=need))
+    if not need:
+        return
+    res.findings.append(c.finding("sheetflow_diversion", "sheetflow_diversion_location", "info",
+                                  f"Diversion proposed above disturbed area(s) {', '.join(map(str, need))} ({lines['length_ft'].sum():,.0f} ft along their upslope edges).",
+                                  required=True, feature_ids=need))
+    if not len(lines):
+        return
+    fpu = site.ft_per_unit
+    tol = float(c.p.value("submission", "diversion_cover_tolerance_ft", 25.0))
+    want = shapely.union_all(lines.geometry.values)
+    need_len = want.length * fpu
+    got = controls.bmps_of(bmps, ("diversion",))
+    gap = want if got is None or not len(got) else shapely.difference(want, shapely.union_all(got.geometry.values).buffer(tol / fpu))
+    gap_len = gap.length * fpu if not gap.is_empty else 0.0
+    area_ft2, v_fps = float(c.v("sheetflow_area_sqft", 10_000.0)), float(c.v("sheetflow_velocity_fps", 0.5))
+    vals = {"required_length_ft": need_len, "gap_length_ft": gap_len}
+    if gap_len <= 0.1 * need_len:
+        res.findings.append(c.finding("sheetflow_diversion", "sheetflow_diversion_submitted", "pass",
+                                      f"Submitted diversions cover the {need_len:,.0f} ft proposed above the disturbed areas.", values=vals))
+        return
+    res.findings.append(c.finding("sheetflow_diversion", "sheetflow_diversion_submitted", "fail",
+                                  f"No submitted diversion along {gap_len:,.0f} ft of the {need_len:,.0f} ft geosite proposes above the disturbed areas "
+                                  f"(sheetflow from more than {area_ft2:,.0f} sq ft reaching them at {v_fps:g} ft/s or more across the disturbed area).",
+                                  values=vals, feature_ids=need))

@@ -1,8 +1,11 @@
 """The submitted controls (``bmps`` layer, by ``type``) against the required ones.
 
 A required fence stretch is covered where a ``silt_fence`` or ``straw_bales`` line lies within
-``tolerance_ft`` of it; the rest are the gaps (pieces shorter than ``min_gap_ft`` are ignored). An inlet
-is protected by an ``inlet_protection`` BMP within ``search_ft``.
+``tolerance_ft`` of it, or, given the flow routing, where the runoff leaving the stretch meets such a
+line within ``reach_ft`` downslope before it leaves the site (a fence set a few yards below the limits
+of disturbance, along the site's low edge, does the edge fence's work: B(6)(c)[3] asks for fences
+"along all sideslope and downslope sides of the site"); the rest are the gaps (pieces shorter than
+``min_gap_ft`` are ignored). An inlet is protected by an ``inlet_protection`` BMP within ``search_ft``.
 """
 
 from __future__ import annotations
@@ -57,19 +60,84 @@ def gaps_along(required: Any, fences: Any, tol: float) -> list[Any]:
     return gaps
 
 
+def intercepted(line: Any, crs: Any, flow: tuple[Any, Any, np.ndarray], fence_mask: np.ndarray,
+                reach_ft: float, beyond_ft: float, required_dem: Any) -> list[tuple[float, float]]:
+    """The parts of ``line`` (in ``crs``) whose runoff meets a submitted fence (``fence_mask``: the DEM
+    cells within three quarters of a cell of one) on its D8 path within ``reach_ft``, more than
+    ``beyond_ft`` from every required line (``required_dem``, DEM CRS: a fence beside a required line is
+    the beside-the-line rule's, :func:`gaps_along`, so a gap keeps its measured length up to a fence's
+    end), before the path leaves the site (``flow`` = (dem, flow grid, the site's cells on it)). Sampled
+    about every DEM cell along the line; returns the intercepted stretches as (start, end) distances
+    along ``line``."""
+
+    from geosite.units import feet_per_crs_unit
+
+    dem, fg, site_cells = flow
+    step_ft = min(dem.cell_x_ft, dem.cell_y_ft)
+    fpu = feet_per_crs_unit(crs, "required fence")
+    n = max(int(np.ceil(line.length * fpu / step_ft)), 1)
+    d = np.linspace(0.0, line.length, n + 1)
+    pts = grid.geom_to_crs(shapely.multipoints(shapely.line_interpolate_point(line, d)), crs, dem.crs)
+    xy = shapely.get_coordinates(pts)
+    x, y = xy[:, 0], xy[:, 1]
+    on = grid.inside_grid(dem, x, y)
+    r, c = grid.rowcol(dem, x, y)
+    hit = np.zeros(on.shape, bool)
+    alive = on.copy()
+    nr, nc = dem.shape
+    for _ in range(int(np.ceil(reach_ft / step_ft))):
+        k = fg.directions[r, c].astype(np.int64)
+        go = alive & (k >= 1) & (k <= 8)
+        if not go.any():
+            break
+        k = np.where(go, k - 1, 0)
+        r2, c2 = r + np.where(go, grid.DR[k], 0), c + np.where(go, grid.DC[k], 0)
+        go &= (r2 >= 0) & (r2 < nr) & (c2 >= 0) & (c2 < nc)
+        r, c = np.where(go, r2, r), np.where(go, c2, c)
+        go &= site_cells[r, c]  # runoff that has left the site has passed every fence of the plan
+        meet = go & fence_mask[r, c]
+        if meet.any():
+            cx, cy = grid.centres(dem, r[meet], c[meet])
+            far = shapely.distance(required_dem, shapely.points(cx, cy)) * dem.ft_per_unit > beyond_ft
+            meet[np.flatnonzero(meet)[~far]] = False
+        hit |= meet
+        alive = go & ~hit
+    parts = []
+    half = 0.5 * (d[1] - d[0])
+    k = 0
+    while k <= n:
+        if not hit[k]:
+            k += 1
+            continue
+        j = k
+        while j + 1 <= n and hit[j + 1]:
+            j += 1
+        parts.append((max(d[k] - half, 0.0), min(d[j] + half, line.length)))
+        k = j + 1
+    return parts
+
+
 def fence_coverage(
     required: gpd.GeoDataFrame,
     bmps: gpd.GeoDataFrame | None,
     tolerance_ft: float = 10.0,
     min_gap_ft: float = 1.0,
+    *,
+    flow: tuple[Any, Any, np.ndarray] | None = None,
+    reach_ft: float = 50.0,
 ) -> tuple[dict[str, Any], gpd.GeoDataFrame]:
     """Coverage of the required fence lines by submitted fences.
 
+    ``flow`` = (dem, flow grid, the site's cells on it): a stretch no fence runs beside is covered too
+    where its runoff meets a submitted fence within ``reach_ft`` downslope on the site
+    (:func:`intercepted`).
+
     Returns (summary, gaps): ``required_length_ft``, ``covered_length_ft``, ``gap_length_ft``,
-    ``covered_fraction``; gaps as lines (``required``'s CRS) with ``side``, ``polygon_id`` when present,
-    and ``length_ft``.
+    ``covered_fraction``, ``intercepted_length_ft`` (covered by a fence downslope rather than beside);
+    gaps as lines (``required``'s CRS) with ``side``, ``polygon_id`` when present, and ``length_ft``.
     """
     import geopandas as gpd
+    from shapely.ops import substring
 
     from geosite.units import feet_per_crs_unit
 
@@ -80,15 +148,33 @@ def fence_coverage(
     tol = tolerance_ft / fpu
     rows: dict[str, list[Any]] = {"side": [], "polygon_id": [], "geometry": []}
     req_len = 0.0
+    caught_ft = 0.0
+    fence_mask = required_dem = None
+    if flow is not None and fence_u is not None:
+        dem = flow[0]
+        fence_dem = grid.geom_to_crs(fence_u, crs, dem.crs)
+        fence_mask = grid.rasterize(fence_dem.buffer(0.75 * min(abs(dem.transform.a), abs(dem.transform.e))),
+                                    dem.shape, dem.transform)
+        required_dem = grid.geom_to_crs(shapely.union_all(required.geometry.values), crs, dem.crs)
     for i in range(len(required)):
         g = required.geometry.iloc[i]
         req_len += g.length * fpu
         for part in gaps_along(g, fence_u, tol):
-            if part.length * fpu < min_gap_ft:
-                continue
-            rows["side"].append(required["side"].iloc[i] if "side" in required.columns else None)
-            rows["polygon_id"].append(required["polygon_id"].iloc[i] if "polygon_id" in required.columns else None)
-            rows["geometry"].append(part)
+            pieces = [part]
+            if fence_mask is not None and part.length * fpu >= min_gap_ft:
+                caught = intercepted(part, crs, flow, fence_mask, reach_ft, tolerance_ft, required_dem)
+                caught_ft += sum(b - a for a, b in caught) * fpu
+                pieces, pos = [], 0.0
+                for a, b in caught + [(part.length, part.length)]:
+                    if a > pos:
+                        pieces.append(substring(part, pos, a))
+                    pos = max(pos, b)
+            for piece in pieces:
+                if piece.length * fpu < min_gap_ft:
+                    continue
+                rows["side"].append(required["side"].iloc[i] if "side" in required.columns else None)
+                rows["polygon_id"].append(required["polygon_id"].iloc[i] if "polygon_id" in required.columns else None)
+                rows["geometry"].append(piece)
     gaps = gpd.GeoDataFrame(rows, geometry="geometry", crs=crs)
     gaps["length_ft"] = gaps.geometry.length * fpu
     gap_len = float(gaps["length_ft"].sum())
@@ -97,6 +183,7 @@ def fence_coverage(
         "covered_length_ft": max(req_len - gap_len, 0.0),
         "gap_length_ft": gap_len,
         "covered_fraction": (1.0 - gap_len / req_len) if req_len > 0 else None,
+        "intercepted_length_ft": caught_ft,
         "submitted_fence_length_ft": float(fences.geometry.length.sum() * fpu) if fences is not None and len(fences) else 0.0,
     }
     return summary, gaps
@@ -112,3 +199,71 @@ def protected(points: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame | None, types: tu
     fpu = feet_per_crs_unit(points.crs, "points")
     u = grid.to_crs(got, points.crs).geometry.union_all()
     return np.array([g.distance(u) * fpu <= search_ft for g in points.geometry], bool)
+
+
+def slope_length_excess(
+    polygon: Any,
+    dem: Any,
+    fg: Any,
+    barriers: Any,
+    table: Any,
+) -> dict[str, Any]:
+    """Where the slope above the submitted fences is longer than DNR 1056 allows.
+
+    For every cell of ``polygon`` (DEM CRS; a cell counts when its centre is inside) the D8 flow length
+    down to the next barrier (a submitted fence, straw bale or diversion line in ``barriers``, DEM CRS,
+    taken as the cells within three quarters of a cell of it) or to the polygon's edge (where the edge
+    fence stands), each step divided by the table's maximum slope length for the cell's slope (Horn
+    slope of the filled surface): a sum over 1 means the slope above the fence that catches that water
+    is longer than the table allows. Sums along the flow paths by pointer doubling (log2 of the longest
+    path in passes).
+
+    Returns ``excess_sqft`` (area of the cells over the limit), ``max_ratio`` (the largest sum),
+    ``longest_ft`` (the longest slope length above a barrier, ft) and ``cells`` (the cells counted).
+    """
+    import dataclasses
+
+    from affine import Affine
+
+    from geosite import grid as g
+    from geosite.controls.fences import max_slope_length_ft
+    from geosite.terrain import slope_pct
+
+    inside = g.rasterize(polygon, dem.shape, dem.transform)
+    out = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0, "cells": int(inside.sum())}
+    if not inside.any():
+        return out
+    rows, cols = np.nonzero(inside)
+    r0, r1 = max(rows.min() - 2, 0), min(rows.max() + 3, dem.shape[0])
+    c0, c1 = max(cols.min() - 2, 0), min(cols.max() + 3, dem.shape[1])
+    sub = dataclasses.replace(dem, elevation_ft=np.asarray(fg.filled_ft[r0:r1, c0:c1], float),
+                              transform=dem.transform @ Affine.translation(c0, r0))
+    ins = inside[r0:r1, c0:c1]
+    cellu = max(abs(dem.transform.a), abs(dem.transform.e))
+    stop = np.zeros(ins.shape, bool)
+    if barriers is not None and not barriers.is_empty:
+        stop = g.rasterize(barriers.buffer(0.75 * cellu), ins.shape, sub.transform)
+    slope = slope_pct(sub)
+    lmax = max_slope_length_ft(np.where(np.isfinite(slope), slope, 0.0), table)
+    d = np.asarray(fg.directions[r0:r1, c0:c1]).astype(np.int64)
+    nr, nc = ins.shape
+    rr, cc = np.mgrid[0:nr, 0:nc]
+    go = (d >= 1) & (d <= 8)
+    k = np.where(go, d - 1, 0)
+    r2, c2 = rr + np.where(go, g.DR[k], 0), cc + np.where(go, g.DC[k], 0)
+    go &= (r2 >= 0) & (r2 < nr) & (c2 >= 0) & (c2 < nc)
+    step = np.hypot(np.where(go, g.DR[k], 0) * dem.cell_y_ft, np.where(go, g.DC[k], 0) * dem.cell_x_ft)
+    live = ins & ~stop & go
+    idx = np.arange(nr * nc).reshape(nr, nc)
+    nxt = np.where(live, np.where(go, r2, rr) * nc + np.where(go, c2, cc), idx).reshape(-1)
+    ratio = np.where(live, step / lmax, 0.0).reshape(-1)
+    length = np.where(live, step, 0.0).reshape(-1)
+    for _ in range(int(np.ceil(np.log2(max(nr * nc, 2)))) + 1):
+        ratio = ratio + ratio[nxt]
+        length = length + length[nxt]
+        nxt = nxt[nxt]
+    ratio = np.where(ins.reshape(-1), ratio, 0.0)
+    over = ratio > 1.0 + 1e-9
+    out.update(excess_sqft=float(over.sum()) * dem.cell_area_sqft, max_ratio=float(ratio.max()),
+               longest_ft=float(np.where(ins.reshape(-1), length, 0.0).max()))
+    return out

@@ -1,6 +1,7 @@
 """Tracking pads (Grantsburg B(3), DNR technical standard 1057): an entrance is where an access drive
-meets a road (public unless the road's ``public`` is false); the pad runs ``min_length_ft`` along the
-drive from the road."""
+meets a road, public or private alike (B(3): "tracked onto public or private roadways"; a road's
+``public`` attribute is reported, never used to skip it); the pad runs ``min_length_ft`` along the drive
+from the road."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def tracking_pads(
 ) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame]:
     """Entrances (access drive meets road) and the tracking pad each needs (B(3), DNR 1057).
 
-    Returns (entrances, pads): per entrance ``drive_id``, ``road_id``, ``x``, ``y``,
+    Returns (entrances, pads): per entrance ``drive_id``, ``road_id``, ``road_public`` (True, False or
+    None when the road does not say), ``x``, ``y``,
     ``pad_length_ft`` (declared on the drive), ``submitted_pad`` (a ``tracking_pad`` BMP within
     ``search_ft``, or a declared pad of at least ``min_length_ft``); pads as polygons (same CRS as the
     drives) with ``drive_id`` and ``length_ft``.
@@ -40,8 +42,6 @@ def tracking_pads(
     crs = drives.crs
     fpu = feet_per_crs_unit(crs, "access_drives")
     roads = grid.to_crs(roads, crs)
-    if "public" in roads.columns:
-        roads = roads[roads["public"].fillna(True).astype(bool)]
     pads_b = None
     if bmps is not None and "type" in bmps.columns:
         pads_b = grid.to_crs(bmps[bmps["type"].astype(str).str.lower() == "tracking_pad"], crs)
@@ -54,7 +54,10 @@ def tracking_pads(
             continue
         hit = shapely.intersection(g, road_u.buffer(1.0 / fpu))
         pt = hit.centroid
-        rid = next((py_scalar(roads["id"].iloc[j]) for j in range(len(roads)) if roads.geometry.iloc[j].distance(g) <= 1.0 / fpu), None)
+        j = next((j for j in range(len(roads)) if roads.geometry.iloc[j].distance(g) <= 1.0 / fpu), None)
+        rid = py_scalar(roads["id"].iloc[j]) if j is not None and "id" in roads.columns else None
+        public = roads["public"].iloc[j] if j is not None and "public" in roads.columns else None
+        public = None if public is None or (isinstance(public, float) and np.isnan(public)) else bool(public)
         axis = g if g.geom_type.endswith("LineString") else _long_axis(g)
         if axis.geom_type == "MultiLineString":
             axis = max(axis.geoms, key=lambda a: a.length)
@@ -75,7 +78,7 @@ def tracking_pads(
                 drawn_ft = max(_pad_length(gb) for gb in near.geometry) * fpu
                 submitted = submitted or drawn_ft >= min_length_ft - 1e-6
         entrances.append({
-            "drive_id": did, "road_id": rid, "x": float(pt.x), "y": float(pt.y),
+            "drive_id": did, "road_id": rid, "road_public": public, "x": float(pt.x), "y": float(pt.y),
             "pad_length_ft": declared, "drawn_pad_length_ft": drawn_ft, "submitted_pad": submitted,
         })
         pad_geoms.append(pad)

@@ -1,17 +1,26 @@
 """The hydrology stage of the analyze pipeline: for each disturbed polygon, the land outside it that
-drains into it (split into sheetflow and channelized flow), the TR-55 velocity of that sheetflow and
-the B(6)(a) diversion decision; the channel network, and whether a channel originates in the
-disturbed area (B(6)(c)[2]) or passes through the site (B(6)(c)[3]).
+drains into it (split into sheetflow and channelized flow), the TR-55 velocity of that sheetflow
+across the disturbed area and the B(6)(a) diversion decision; the channel network, and whether a
+channel originates in the disturbed area (B(6)(c)[2]), passes through the site (B(6)(c)[3]) or
+carries concentrated runoff out of it; and whether runoff leaves the site (the B(6) gate).
 
-Method of the velocity estimate (stated in every finding): TR-55 sheet flow,
-Tt = 0.007 (n L)^0.8 / (P^0.5 s^0.4), V = L / (3600 Tt), with
-- n from the predominant land cover of the upslope area (``vegetation`` layer, by area); where the
-  site has no vegetation layer, bare soil (n = 0.05): the conservative choice, since a smoother surface
-  gives a faster flow and so a diversion more often;
-- L the longest D8 flow path across the upslope area, capped at TR-55's 300 ft;
-- s the mean slope of the upslope area (ft/ft);
-- P the 10-year, 24-hour depth from the profile: the ordinance asks about the 10-year storm, so the
-  10-year depth replaces TR-55's 2-year P2 (a larger P gives a faster flow: conservative).
+B(6)(a) asks whether the sheetflow from adjacent areas has "runoff velocities of less than 0.5 foot
+per second **across the disturbed area**". The velocity decided on is TR-55 sheet flow,
+Tt = 0.007 (n L)^0.8 / (P^0.5 s^0.4), V = L / (3600 Tt), on the flow path across the disturbed area:
+- the D8 path of the runoff arriving at each sheetflow entry cell, followed across the polygon;
+- L its length within the polygon, capped at TR-55's 300 ft; s its drop over that length (filled
+  heights) divided by L;
+- n of the disturbed ground: bare soil (0.05) unless the plan says otherwise (the disturbance
+  polygon's ``cover``);
+- P the 10-year, 24-hour depth from the profile in place of TR-55's 2-year P2 (the ordinance asks
+  about the 10-year storm; a larger P gives a faster flow), its source stated;
+and the fastest of those paths decides ("less than 0.5 ft/s across the disturbed area" must hold for
+all of it). The velocity on the adjacent land itself (its cover from the ``vegetation`` layer, its
+longest flow path and mean slope) is reported beside it, for information.
+
+Partial DEM coverage: a polygon partly without heights (beyond the DEM, or a nodata hole), or whose
+upslope area reaches the DEM's edge or a nodata hole, has a sheetflow area that may be short: over the
+limit it still decides; under it, the decision is "not assessed", saying how much has no heights.
 """
 
 from __future__ import annotations
@@ -78,8 +87,9 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
 
     dist = site.layer("disturbance")
     if site.disturbed is not None:
-        leaves, where = runoff_leaves_site(fg, site.mask_on(dem, "disturbed"), site.mask_on(dem, "site"), rain_in)
-        m.set("hydrology.runoff_leaves_site", leaves)
+        missing = _area_without_heights(to_dem_crs(site.disturbed, site, dem), dem)
+        leaves, where = runoff_leaves_site(fg, site.mask_on(dem, "disturbed"), site.mask_on(dem, "site"), rain_in, missing)
+        m.set("hydrology.runoff_leaves_site", leaves, where)
         m.set("hydrology.runoff_leaves_site_how", where)
     else:
         m.set("hydrology.runoff_leaves_site", None, "no disturbance layer in the site")
@@ -93,16 +103,16 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     upslope: list[dict[str, Any]] = []
     polys, entries = [], []
     originating_ids: list[Any] = []
-    for fid, geom in zip(dist["id"], dist.geometry, strict=True):
-        clipped = shapely.intersection(geom, site.boundary)
-        if clipped.is_empty:
-            continue
+    rain_note = profile.entry("rain", rain_key) or {}
+    rain_src = rain_note.get("source") or profile.cite(rain_note.get("citation"), rain_note.get("section"))
+    for fid, ids, clipped, declared_cover in site.disturbed_parts:
         g_dem = to_dem_crs(clipped, site, dem)
-        if not shapely.intersects(g_dem, shapely.box(*dem.bounds)):
+        no_heights = _area_without_heights(g_dem, dem)
+        if not shapely.intersects(g_dem, shapely.box(*dem.bounds)) or no_heights >= shapely.area(g_dem) * dem.ft_per_unit**2 * (1 - 1e-9):
             # beyond the DEM: nothing can be said of its drainage (the coverage warning named the shortfall)
             upslope.append({"disturbance_id": fid, "area_sqft": None, "sheetflow_area_sqft": None,
                             "channelized": None, "velocity_fps": None, "diversion_required": None,
-                            "why": "the disturbed area lies outside the DEM"})
+                            "why": "the disturbed area has no DEM heights (outside the DEM or in a nodata hole)"})
             continue
         up = hy.upslope_area(fg, g_dem, channel_threshold_sqft=threshold)
         # the total by D-infinity (sheet flow's true direction, see hydrology.upslope_area_dinf_sqft);
@@ -115,21 +125,24 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         cover, cover_why = predominant_cover(site, up_site)
         assumed = cover is None
         cover = cover or DEFAULT_COVER
-        velocity = None
-        why_v = ""
+        adjacent_v = None
         if sheet > 0 and np.isfinite(up.mean_slope_pct) and up.mean_slope_pct > 0 and rain_in:
-            velocity = hy.sheetflow_velocity_fps(cover, max(up.flow_length_ft, 1.0), rain_in, up.mean_slope_pct / 100.0)
-        elif sheet > 0:
-            why_v = "no slope or rainfall depth to estimate a velocity"
+            adjacent_v = hy.sheetflow_velocity_fps(cover, max(up.flow_length_ft, 1.0), rain_in, up.mean_slope_pct / 100.0)
+        on_cover, on_cover_why = _disturbed_cover(declared_cover)
+        across = velocity_across(fg, g_dem, up.entry_points, on_cover, rain_in) if sheet > 0 and rain_in else None
+        velocity = across["velocity_fps"] if across else None
+        truncated = _upslope_truncated(fg, up) if up.cell_count else False
         over_area = area_limit is not None and sheet > float(area_limit)
+        short = no_heights > 0 or truncated
         if area_limit is None or v_limit is None:
             diversion = None
         elif not over_area:
-            diversion = False
+            diversion = None if short else False
         else:
             diversion = True if velocity is None else velocity >= float(v_limit)
         entry = {
             "disturbance_id": fid,
+            "disturbance_ids": ids,
             "area_sqft": area,
             "area_acres": area / 43_560.0,
             "sheetflow_area_sqft": sheet,
@@ -143,15 +156,32 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "land_cover_source": f"assumed {DEFAULT_COVER} ({cover_why}; conservative)" if assumed else cover_why,
             "manning_n": hy.manning_n(cover),
             "rain_in": rain_in,
+            "rain_source": rain_src,
             "velocity_fps": velocity,
+            "velocity_where": "across the disturbed area (B(6)(a): 'velocities ... across the disturbed area'; decides)",
             "velocity_method": (
-                f"TR-55 sheet flow, n = {hy.manning_n(cover)}, L = {min(up.flow_length_ft, 300.0):.0f} ft, "
-                f"s = {_num(up.mean_slope_pct) or 0:.1f} %, P = {rain_in} in (10-year, 24-hour depth in place of P2)"
-                if velocity is not None else why_v or "no sheetflow"
+                f"TR-55 sheet flow across the disturbed area on the fastest entry path: n = {hy.manning_n(on_cover)} "
+                f"({on_cover_why}), L = {across['length_ft']:.0f} ft within the area (300 ft at most), s = {across['slope_pct']:.1f} %, "
+                f"P = {rain_in} in (10-year, 24-hour depth in place of P2; {rain_src})"
+                if across else "no sheetflow reaches the disturbed area" if sheet <= 0 else "no rainfall depth to estimate a velocity"
             ),
+            "across": across,
+            "disturbed_cover": on_cover,
+            "adjacent_velocity_fps": adjacent_v,
+            "adjacent_velocity_method": (
+                f"TR-55 sheet flow on the adjacent land (information): n = {hy.manning_n(cover)}, "
+                f"L = {min(up.flow_length_ft, 300.0):.0f} ft, s = {_num(up.mean_slope_pct) or 0:.1f} %, P = {rain_in} in"
+                if adjacent_v is not None else "no sheetflow, slope or rainfall depth"
+            ),
+            "no_heights_sqft": no_heights,
+            "upslope_reaches_dem_edge": truncated,
             "diversion_required": diversion,
             "channel_originates_inside": fid in originating_ids,
         }
+        if diversion is None and short and not over_area and area_limit is not None:
+            entry["why"] = (f"{sheet:,.0f} sq ft of sheetflow measured, under the {float(area_limit):,.0f} sq ft limit, but "
+                            + (f"{no_heights:,.0f} sq ft of the disturbed area has no DEM heights" if no_heights > 0 else
+                               "its upslope area reaches the DEM's edge or a nodata hole") + ": the rest is not assessed")
         upslope.append(entry)
         if up.cell_count:
             polys.append({**{k: entry[k] for k in ("disturbance_id", "area_sqft", "area_d8_sqft", "sheetflow_area_sqft", "channelized",
@@ -171,12 +201,14 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     assessed = [u for u in upslope if u["sheetflow_area_sqft"] is not None]
     m.set("hydrology.max_sheetflow_area_sqft", max((u["sheetflow_area_sqft"] for u in assessed), default=0.0))
     required = [u for u in upslope if u["diversion_required"]]
-    m.set("hydrology.sheetflow_diversions_required",
-          None if any(u["diversion_required"] is None for u in upslope) and not required else len(required),
-          "a disturbed area lies outside the DEM, or the profile sets no sheetflow area or velocity limit")
+    pending = [u for u in upslope if u["diversion_required"] is None]
+    m.set("hydrology.sheetflow_diversions_required", None if pending and not required else len(required),
+          "; ".join(f"disturbed area {u['disturbance_id']}: {u.get('why', 'the profile sets no sheetflow area or velocity limit')}"
+                    for u in pending))
     m.set("hydrology.channelized_inflows", sum(1 for u in upslope if u["channelized"]))
     m.set("hydrology.channel_originates_in_disturbed", bool(originating_ids))
     m.set("hydrology.channel_origin_disturbance_ids", originating_ids)
+    m.set("hydrology.concentrated_outflows", concentrated_outflows(fg, site.mask_on(dem, "disturbed"), threshold))
 
     reasons = []
     v = m.values
@@ -228,21 +260,25 @@ def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.
     return out
 
 
-def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: float | None = None) -> tuple[bool, str]:
-    """Whether runoff from the disturbed area leaves the site (Grantsburg B(6)'s condition).
+def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: float | None = None,
+                       missing_sqft: float = 0.0) -> tuple[bool | None, str]:
+    """Whether runoff from the disturbed area leaves the site (Grantsburg B(6)'s condition); None when
+    the DEM cannot tell.
 
     ``disturbed`` and ``in_site`` are the cells of the disturbed area and of the site on ``fg``'s grid
-    (:meth:`geosite.site.Site.mask_on`).
+    (:meth:`geosite.site.Site.mask_on`); ``missing_sqft`` is the part of the disturbed area without
+    heights (beyond the DEM or in a nodata hole).
 
     Accumulating a weight of 1 on disturbed cells marks every cell downstream of them (D8 over the
     filled surface); closed depressions inside the site that hold the design storm
     (:func:`retaining_depressions`) stop the flow. Runoff leaves when a marked cell lies outside the
-    site, or drains off the DEM (edge or nodata) from inside it."""
+    site. Where marked flow instead reaches the DEM's edge or a nodata hole inside the site, or part
+    of the disturbed area has no heights, where it goes is not known: None, saying why."""
     from geosite.hydrology import weighted_accumulation
 
-    weight = disturbed.astype(np.float64)
+    weight = (disturbed & np.isfinite(fg.dem.elevation_ft)).astype(np.float64)
     if not weight.any():
-        return False, "the disturbed area covers no DEM cell"
+        return None, "the disturbed area has no DEM heights"
     dirs = fg.directions
     sinks = retaining_depressions(fg, in_site, rain_in)
     if sinks.any():
@@ -252,10 +288,124 @@ def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: 
     downstream = np.nan_to_num(acc) > 0
     if (downstream & ~in_site).any():
         return True, "flow paths from the disturbed area cross the site boundary"
-    if (downstream & in_site & (dirs == 0)).any():
-        return True, "flow from the disturbed area drains off the DEM (its edge or a nodata hole) inside the site"
+    off = downstream & in_site & (dirs == 0)
+    if off.any():
+        return None, (f"flow from the disturbed area reaches the DEM's edge or a nodata hole inside the site "
+                      f"({int(off.sum())} cells): where it goes from there the DEM cannot tell")
     held = f"closed depressions inside the site that hold {rain_in} in of runoff" if sinks.any() else "the site"
+    if missing_sqft > 0:
+        return None, (f"every flow path from the part with heights ends in {held}, but {missing_sqft:,.0f} sq ft of the "
+                      "disturbed area has no DEM heights")
     return False, f"every flow path from the disturbed area ends in {held}"
+
+
+def velocity_across(fg, polygon, entry_points, cover: str | float, rain_in: float,
+                    max_length_ft: float = 300.0) -> dict[str, Any] | None:
+    """TR-55 sheet-flow velocity across ``polygon`` (DEM CRS) of the runoff arriving from upslope: from
+    each sheetflow entry (``entry_points`` of :func:`geosite.hydrology.upslope_area`: the outside cells
+    whose flow enters, not channelized) along the D8 path inside the polygon, L its length there (at most
+    ``max_length_ft``) and s its drop over L (filled heights); n of ``cover``; P = ``rain_in``. Returns
+    the fastest path (``velocity_fps``, ``length_ft``, ``slope_pct``, ``x``, ``y`` of where it enters,
+    ``paths``), or None when no sheetflow enters."""
+    from geosite.grid import DC, DR, rasterize, rowcol
+    from geosite.hydrology import sheetflow_velocity_fps
+
+    if entry_points is None or not len(entry_points):
+        return None
+    sheet = entry_points[~entry_points["channelized"].to_numpy(bool)]
+    if not len(sheet):
+        return None
+    dem = fg.dem
+    inside = rasterize(polygon, dem.shape, dem.transform)
+    nr, nc = dem.shape
+    r, c = rowcol(dem, sheet.geometry.x.to_numpy(), sheet.geometry.y.to_numpy())
+    z = fg.filled_ft
+    dirs = fg.directions
+
+    def step(r, c):
+        d = dirs[r, c].astype(np.int64)
+        go = (d >= 1) & (d <= 8)
+        k = np.where(go, d - 1, 0)
+        r2, c2 = r + np.where(go, DR[k], 0), c + np.where(go, DC[k], 0)
+        go &= (r2 >= 0) & (r2 < nr) & (c2 >= 0) & (c2 < nc)
+        ln = np.hypot(np.where(go, DR[k], 0) * dem.cell_y_ft, np.where(go, DC[k], 0) * dem.cell_x_ft)
+        return np.where(go, r2, r), np.where(go, c2, c), go, ln
+
+    r, c, go, _ = step(r, c)  # the first cell inside: the entry cell's receiver
+    alive = go & inside[r, c]
+    z0 = z[r, c].copy()
+    z_end = z0.copy()
+    length = np.zeros(r.size)
+    for _ in range(int(np.ceil(max_length_ft / min(dem.cell_x_ft, dem.cell_y_ft))) + 2):
+        if not alive.any():
+            break
+        r2, c2, go, ln = step(r, c)
+        go &= alive
+        take = np.where(go, np.minimum(ln, max_length_ft - length), 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z_next = np.where(go, z[r, c] - (z[r, c] - z[r2, c2]) * take / np.where(ln > 0, ln, 1.0), z_end)
+        z_end = np.where(go & np.isfinite(z_next), z_next, z_end)
+        length += take
+        alive = go & inside[r2, c2] & (length < max_length_ft - 1e-9)
+        r, c = np.where(go, r2, r), np.where(go, c2, c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = np.where(length > 0, (z0 - z_end) / length, 0.0)
+    ok = (length > 0) & np.isfinite(slope) & (slope > 0)
+    if not ok.any():
+        return {"velocity_fps": 0.0, "length_ft": float(length.max(initial=0.0)), "slope_pct": 0.0, "x": None, "y": None,
+                "paths": int(r.size)}
+    v = np.zeros(r.size)
+    v[ok] = [sheetflow_velocity_fps(cover, float(L), rain_in, float(sl)) for L, sl in zip(length[ok], slope[ok], strict=True)]
+    i = int(np.argmax(v))
+    return {"velocity_fps": float(v[i]), "length_ft": float(length[i]), "slope_pct": float(slope[i] * 100.0),
+            "x": float(sheet.geometry.x.iloc[i]), "y": float(sheet.geometry.y.iloc[i]), "paths": int(r.size)}
+
+
+def concentrated_outflows(fg, disturbed: np.ndarray | None, threshold_sqft: float) -> int | None:
+    """How many channel cells (contributing area >= ``threshold_sqft``) of the disturbed area drain out
+    of it: the places where its runoff leaves as concentrated flow (silt fence, DNR 1056, is for sheet
+    and rill flow only; concentrated runoff from disturbed ground goes through a trap or basin)."""
+    from geosite.hydrology import receivers
+
+    if disturbed is None:
+        return None
+    rr, rc, has = receivers(fg.directions)
+    chan = np.nan_to_num(fg.accumulation_sqft()) >= threshold_sqft
+    leaves = disturbed & chan & (fg.directions != 255) & (~has | ~disturbed[rr, rc])
+    return int(leaves.sum())
+
+
+def _area_without_heights(polygon, dem) -> float:
+    """Sq ft of ``polygon`` (DEM CRS) with no DEM height: beyond the DEM's extent (exactly), plus its
+    nodata cells (cells whose centre lies inside it)."""
+    from geosite.grid import rasterize
+
+    beyond = shapely.area(shapely.difference(polygon, shapely.box(*dem.bounds))) * dem.ft_per_unit**2
+    holes = rasterize(polygon, dem.shape, dem.transform) & ~np.isfinite(dem.elevation_ft)
+    return float(beyond + holes.sum() * dem.cell_area_sqft)
+
+
+def _upslope_truncated(fg, up) -> bool:
+    """Whether an upslope area reaches the DEM's edge or a nodata cell (so land beyond may drain in too)."""
+    from scipy.ndimage import binary_dilation
+
+    from geosite.grid import rasterize
+
+    dem = fg.dem
+    cells = rasterize(up.polygon, dem.shape, dem.transform)
+    if cells[0].any() or cells[-1].any() or cells[:, 0].any() or cells[:, -1].any():
+        return True
+    return bool((binary_dilation(cells, np.ones((3, 3), bool)) & ~np.isfinite(dem.elevation_ft)).any())
+
+
+def _disturbed_cover(declared: Any) -> tuple[str, str]:
+    """The cover of the disturbed ground for B(6)(a)'s velocity: the polygon's ``cover`` when the plan
+    gives a known one, else bare soil."""
+    from geosite.hydrology import MANNING_N_SHEETFLOW
+
+    if isinstance(declared, str) and declared.strip().lower() in MANNING_N_SHEETFLOW:
+        return declared.strip().lower(), "the cover the plan gives the disturbed area"
+    return "bare_soil", "bare soil: the disturbed ground, as the plan gives no other cover"
 
 
 def _channel_summary(chan, through, threshold) -> dict[str, Any]:

@@ -193,7 +193,8 @@ def make_context(result_or_site, *, scale_ft: float = 100, sheet: str | None = "
 
     scale_ft = check_scale(scale_ft)
     if isinstance(result_or_site, Site):
-        site, profile, derived = result_or_site, load_profile(result_or_site.jurisdiction), {}
+        site, derived = result_or_site, {}
+        profile = site.profile or load_profile(site.jurisdiction)  # the profile loaded with it (a file too)
     elif hasattr(result_or_site, "site") and hasattr(result_or_site, "layers"):
         site, profile, derived = result_or_site.site, result_or_site.profile, dict(result_or_site.layers)
     else:

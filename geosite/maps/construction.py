@@ -134,6 +134,9 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
         if gdf is None or not len(gdf):
             continue
         st = STYLES[name]
+        req = gdf["required"] if "required" in gdf.columns else None  # the controls stage's gate: False = for reference
+        ref = "" if req is None or (req == True).any() else (  # noqa: E712 (None-aware)
+            " (shown for reference: not required here)" if (req == False).all() else " (required only if it applies: not decided)")  # noqa: E712
         if name == "filter_fence" and "side" in gdf.columns:
             stand = gdf[gdf["side"] == "stand_in"]
             gdf = gdf[gdf["side"] != "stand_in"]
@@ -141,10 +144,10 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
             for side, sel in gdf.groupby(gdf["side"].fillna("unspecified").astype(str)):
                 color = SIDE_COLORS.get(side, "#7d3c98")
                 L.draw_geoms(sheet, sel.geometry.values, st, edge=color)
-                panel.add(Style(st.kind, st.label, edge=color, lw=st.lw, ls=st.ls), f"(c) {st.label}, {side} side", edge=color)
+                panel.add(Style(st.kind, st.label, edge=color, lw=st.lw, ls=st.ls), f"(c) {st.label}, {side} side{ref}", edge=color)
         else:
             L.draw_geoms(sheet, gdf.geometry.values, st)
-            panel.add(st, "(c) " + st.label)
+            panel.add(st, "(c) " + st.label + ref)
     present = [n for n in CONTROL_LAYERS if ctx.derived.get(n) is not None and len(ctx.derived[n])]
     not_placed = [n.replace("_", " ") for n in CONTROL_LAYERS if n not in present]
     bmps = ctx.site_layer("bmps")

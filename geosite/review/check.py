@@ -14,11 +14,19 @@ close to, the unprotected inlet...), then adds:
   controls to the Building Inspector ("may require ... as specified by the Building Inspector"): there is
   no standard a plan could fail; the finding shows where the steep ground is and what controls the
   plan declares or draws there, for the inspector's decision;
-- the sediment basin (a ``bmps`` feature of type sediment_basin / sediment_trap) when one is required;
-- the diversions proposed above disturbed areas against the submitted ``diversion`` BMPs;
+- the permit conditions the chapter sets on approval (the surety bond of D(2): Grantsburg "shall",
+  Belgium "may"; Grantsburg C(3): no building permit without this permit), as information;
 - the submitted geometry (:mod:`geosite.review.geometry`).
 
-The verdict: ``fail`` when any finding fails (CLI exit 1), else ``pass`` (exit 0).
+(The submitted sediment basins and diversions are checked by the controls stage of ``analyze``, beside
+the fences, inlets and pads.) Every finding about the chapter's requirements passes through the site's
+gate (:class:`geosite.rules.Gate`): where the chapter does not apply nothing fails, where that is not
+decided a would-be failure is not assessed. The submitted geometry's own problems (slivers, layers off
+the site) are about the data, not the chapter, and are reported whatever the gate says.
+
+The verdict: ``fail`` when any finding fails (CLI exit 1); else ``inspector_decision`` when some finding
+is left to the Building Inspector (exit 0: nothing fails, but the plan cannot be approved unseen); else
+``pass`` (exit 0).
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import geopandas as gpd
 import shapely
 
+from geosite.report import name_features
 from geosite.review.completeness import check_completeness, item_citation_for_layer
 from geosite.review.declared import Declared, read_declared
 from geosite.review.findings import STATUSES, ReviewFinding, findings_frame, number, render_markdown
@@ -68,8 +77,13 @@ class CheckResult:
         return [f for f in self.findings if f.status == "fail"]
 
     @property
+    def decisions(self) -> list[ReviewFinding]:
+        """The findings the chapter leaves to the Building Inspector (status ``inspector_decision``)."""
+        return [f for f in self.findings if f.status == "inspector_decision"]
+
+    @property
     def verdict(self) -> str:
-        return "fail" if self.failed else "pass"
+        return "fail" if self.failed else "inspector_decision" if self.decisions else "pass"
 
     @property
     def exit_code(self) -> int:
@@ -97,6 +111,7 @@ class CheckResult:
             "plan_type_required": self.plan_type_required,
             "plan_type_declared": self.declared.plan_type,
             "plan_type_checked": self.plan_type_checked,
+            "chapter_applies": r["applicability"]["applies"],
             "disturbed_area_sqft": r["disturbed"]["area_sqft"],
             "disturbed_area_acres": r["disturbed"]["area_acres"],
             "received": self.received.isoformat() if self.received else None,
@@ -161,12 +176,17 @@ def check_submission(
     dem_submitted = dem is None and bool((conf.get("dem") or {}).get("path"))
     findings += check_completeness(site, prof, declared, checked, dem_submitted)
     findings += _declared_area(result, declared, checked)
-    findings += [_from_analysis(f, result) for f in result.findings]
+    findings += _permit_conditions(result, declared)
+    gate = result.evaluation.gate
+    for f in findings:
+        gate.apply(f)  # the plan's content and type: only where the chapter applies
+    findings += [_from_analysis(f, result) for f in result.findings]  # already judged under the gate
     findings += _steep_slopes(result, declared)
-    findings += _sediment_basin(result)
-    findings += _diversions(result)
     cites = {lname: item_citation_for_layer(prof, checked, lname) for lname in site.layers}
     findings += check_geometry(site, prof, raw, conf.get("crs"), cites)
+    names = result.report["inputs"].get("feature_names", {})
+    for f in findings:  # "inlet(s) 2" -> "inlet(s) 2 (CB-2)": the names the plan gives its features
+        f.message = name_features(f.message, names)
     findings = _order(findings, prof)
     number(findings)
 
@@ -302,17 +322,21 @@ def _from_analysis(f, result: AnalysisResult) -> ReviewFinding:
     elif rule == "stockpile_fence":
         fences = L.get("stockpile_fences")
         geom, layer = (_union(fences, fences["pile_id"].isin(ids)) if fences is not None and ids else None), "stockpile_fences"
-    elif rule in ("inlet_protection_submitted", "inlet_drainage"):
+    elif rule in ("inlet_protection_submitted", "inlet_drainage", "inlet_protection_not_required", "inlet_protection_unknown"):
         geom, layer = _by_ids(site.layer("storm_inlets"), ids), "storm_inlets"
     elif rule == "tracking_pad":
         pads = L.get("tracking_pads")
         geom = _union(pads, pads["drive_id"].isin(ids)) if pads is not None and ids else None
         geom = geom if geom is not None else _by_ids(site.layer("access_drives"), ids)
         layer = "access_drives"
-    elif rule == "sediment_basin_location":
+    elif rule in ("sediment_basin_location", "sediment_basin_submitted"):
         geom, layer = _union(L.get("sediment_basins")), "sediment_basins"
-    elif rule == "sheetflow_diversion_location":
+        if geom is None:
+            geom = _disturbed(result)
+    elif rule in ("sheetflow_diversion_location", "sheetflow_diversion_submitted"):
         geom, layer = _union(L.get("diversions")), "diversions"
+    elif rule in ("filter_fence_unclassified", "channel_edge_fences"):
+        geom, layer = _union(L.get("filter_fence")), "filter_fence"
     elif rule in ("steep_slope_controls", "disturbance_on_steep_slopes"):
         geom = _steep_geometry(result)
     settle = ""
@@ -384,15 +408,18 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
     if rule is None:
         return []  # not specified by this chapter (the analyze finding says so)
     section = prof.section_name(rule.get("section"))
+    gate = result.evaluation.gate
     area = result.report.get("slopes", {}).get("steep_disturbed_area_sqft") if isinstance(result.report.get("slopes"), dict) else None
     thr = float(prof.value("terrain", "steep_slope_pct", 12.0))
     r = "steep_slope_controls_submitted"
     if area is None:
-        return [ReviewFinding(r, rule["citation"], section, "not_assessed", f"Slopes of {thr:g} % or more in the disturbed area: not assessed (no DEM).",
-                              requirement=rule.get("requires", ""), settle="a DEM covering the site")]
+        why = result.measurements.values.get("slopes.steep_disturbed_area_sqft.why", "no DEM")
+        return [gate.apply(ReviewFinding(r, rule["citation"], section, "not_assessed",
+                                         f"Slopes of {thr:g} % or more in the disturbed area: not assessed ({why}).",
+                                         requirement=rule.get("requires", ""), settle="a DEM covering the disturbed area"), rule.get("gate"))]
     if area <= 0:
-        return [ReviewFinding(r, rule["citation"], section, "pass", f"No disturbed land on slopes of {thr:g} % or more: no additional controls needed.",
-                              requirement=rule.get("requires", ""))]
+        return [gate.apply(ReviewFinding(r, rule["citation"], section, "pass", f"No disturbed land on slopes of {thr:g} % or more: no additional controls to consider.",
+                                         requirement=rule.get("requires", "")), rule.get("gate"))]
     geom = _steep_geometry(result)
     bmps = result.site.layer("bmps")
     drawn = []
@@ -401,72 +428,41 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
         drawn = sorted(set(near["type"].astype(str)))
     said = declared.steep_slope_controls
     what = (f"declared: {said}" if said else "nothing declared") + (f"; drawn there: {', '.join(drawn)}" if drawn else "; no BMP drawn on them")
-    return [ReviewFinding(r, rule["citation"], section, "info",
-                          f"{area:,.0f} sq ft of the disturbed area is on slopes of {thr:g} % or more ({what}). {rule['citation']} lets the "
-                          "Building Inspector require additional or different controls there; the chapter sets no standard a plan could fail, "
-                          "so this is for the inspector's decision.",
-                          requirement=rule.get("requires", ""), submitted=what, geometry=geom, values={"steep_disturbed_area_sqft": area},
-                          settle="" if said else "[declared] steep_slope_controls describing the controls on the steep ground")]
+    return [gate.apply(ReviewFinding(r, rule["citation"], section, "info",
+                                     f"{area:,.0f} sq ft of the disturbed area is on slopes of {thr:g} % or more ({what}). {rule['citation']} says such sites "
+                                     "'may require additional or different controls', as the Building Inspector specifies: the chapter sets no standard "
+                                     "a plan could fail, so this is a flag for the inspector.",
+                                     requirement=rule.get("requires", ""), submitted=what, geometry=geom, values={"steep_disturbed_area_sqft": area},
+                                     settle="" if said else "[declared] steep_slope_controls describing the controls on the steep ground"), rule.get("gate"))]
 
 
-def _sediment_basin(result: AnalysisResult) -> list[ReviewFinding]:
-    from geosite.controls import bmps_of
-
+def _permit_conditions(result: AnalysisResult, declared: Declared) -> list[ReviewFinding]:
+    """The conditions the chapter sets on approving the plan and issuing the permit, from the profile's
+    ``[permit]`` ``surety`` (D(2)) and ``building_permit_hold`` (Grantsburg C(3)): information for the
+    inspector, passed when the submission declares the surety that is required."""
     prof = result.profile
-    ev = next((f for f in result.findings if f.rule == "sediment_basin"), None)
-    if ev is None or "controls" not in prof.data:
-        return []
-    section = ev.section
-    types = tuple(prof.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"]))
-    r = "sediment_basin_submitted"
-    if ev.required is None:
-        return [ReviewFinding(r, ev.citation, section, "not_assessed", "Whether a sediment basin is required was not assessed: " + ev.message,
-                              settle="a DEM and a disturbance layer")]
-    if not ev.required:
-        return []
-    got = bmps_of(result.site.layer("bmps"), types)
-    proposed = _union(result.layers.get("sediment_basins"))
-    if got is not None and len(got):
-        return [ReviewFinding(r, ev.citation, section, "pass", f"A sediment basin or trap is submitted (bmps {', '.join(str(i) for i in got['id'])}).",
-                              requirement=ev.message, submitted=f"{len(got)} {'/'.join(types)} feature(s)", layer="bmps",
-                              feature_ids=list(got["id"]))]
-    return [ReviewFinding(r, ev.citation, section, "fail",
-                          f"A sediment basin is required ({ev.message.split('Because: ')[-1].rstrip('.')}) but the bmps layer has no {' or '.join(types)}"
-                          + ("; geosite proposes one at the disturbed area's lowest outlet." if proposed is not None else "."),
-                          requirement="one or more sediment basins (DNR 1064) or traps (DNR 1063)", submitted="none",
-                          geometry=proposed if proposed is not None else _disturbed(result), layer="sediment_basins")]
-
-
-def _diversions(result: AnalysisResult) -> list[ReviewFinding]:
-    from geosite.controls import bmps_of
-
-    prof = result.profile
-    lines = result.layers.get("diversions")
-    if "controls" not in prof.data or lines is None or not len(lines):
-        return []
-    cite = (prof.entry("controls", "sheetflow_area_sqft") or {}).get("citation", "B(6)(a)")
-    section = prof.section_name("requirements")
-    fpu = result.site.ft_per_unit
-    tol = float(prof.value("submission", "diversion_cover_tolerance_ft", 25.0))
-    need = shapely.union_all(lines.geometry.values)
-    need_len = need.length * fpu
-    got = bmps_of(result.site.layer("bmps"), ("diversion",))
-    gap = need if got is None or not len(got) else shapely.difference(need, shapely.union_all(got.geometry.values).buffer(tol / fpu))
-    gap_len = gap.length * fpu if not gap.is_empty else 0.0
-    r = "sheetflow_diversion_submitted"
-    area_ft2 = float(prof.value("controls", "sheetflow_area_sqft", 10_000.0))
-    v_fps = float(prof.value("controls", "sheetflow_velocity_fps", 0.5))
-    requirement = f"sheetflow from adjacent areas over {area_ft2:,.0f} sq ft diverted around the disturbed areas"
-    if gap_len <= 0.1 * need_len:
-        return [ReviewFinding(r, cite, section, "pass", f"Submitted diversions cover the {need_len:,.0f} ft proposed above the disturbed areas.",
-                              requirement=requirement,
-                              values={"required_length_ft": need_len, "gap_length_ft": gap_len})]
-    return [ReviewFinding(r, cite, section, "fail",
-                          f"No submitted diversion along {gap_len:,.0f} ft of the {need_len:,.0f} ft geosite proposes above the disturbed areas "
-                          f"(sheetflow from more than {area_ft2:,.0f} sq ft reaching them at {v_fps:g} ft/s or more).",
-                          requirement=requirement,
-                          submitted="none" if got is None or not len(got) else f"{len(got)} diversion(s)", geometry=gap, layer="diversions",
-                          values={"required_length_ft": need_len, "gap_length_ft": gap_len})]
+    out = []
+    s = prof.entry("permit", "surety")
+    if s is not None and s.get("value"):
+        section, cite = prof.section_name(s.get("section", "plan")), s.get("citation", "")
+        by = s.get("by", "the village")
+        said = declared.get("surety")
+        if s["value"] == "shall":
+            status = "pass" if said else "info"
+            msg = (f"As a condition of approving the plan and issuing the permit, {by} shall require {s['text']} ({cite}); "
+                   + (f"declared: {said}." if said else "none declared yet: it is due before the permit is issued."))
+        else:
+            status = "info"
+            msg = (f"{by[:1].upper()}{by[1:]} may require {s['text']} as a condition of approval and issuance ({cite}): the inspector's call"
+                   + (f"; declared: {said}." if said else "."))
+        out.append(ReviewFinding("permit_surety", cite, section, status, msg, requirement=s["text"], submitted=said or "",
+                                 settle="" if said or s["value"] != "shall" else "[declared] surety (the bond, letter of credit or escrow offered)"))
+    hold = prof.entry("permit", "building_permit_hold")
+    if hold is not None and hold.get("value"):
+        out.append(ReviewFinding("permit_before_building_permit", hold.get("citation", ""), prof.section_name(hold.get("section", "plan")), "info",
+                                 f"{hold['text'][:1].upper()}{hold['text'][1:]} ({hold.get('citation', '')}): the building permit waits for this one.",
+                                 requirement=hold["text"]))
+    return out
 
 
 # --------------------------------------------------------------------------------------------- outputs

@@ -16,6 +16,13 @@ An item is shown by (profile keys):
   a PDF) and, where the item has ``margin_ft``, its extent; no map: **not assessed**.
 - ``check = "dem"``: a DEM submitted in site.toml, from which geosite derives slope directions and
   upslope drainage areas; none: **not assessed**.
+- ``check = "slopes"`` (statement B(2), "direction of slopes before and after development"): before, from
+  the submitted DEM; after, from a proposed-grade DEM (``[dem] proposed``) or ``[declared] slopes_after``.
+  The existing DEM alone shows only the slopes before: **not assessed** for the after, naming what settles it.
+- ``check = "schedule"`` (A(3)(d), "starting and completion dates of each land disturbing activity,
+  including the installation of best management practices"): every disturbance polygon has its
+  ``start`` and ``end``, and every ``bmps`` feature its ``install`` date; the project's start and end
+  alone do not show it: **fail**, naming the features without dates.
 """
 
 from __future__ import annotations
@@ -92,6 +99,10 @@ def _item(site: Site, profile: Profile, declared: Declared, item: dict[str, Any]
         return contour_finding(site, profile, declared, head)
     if check == "map":
         return map_finding(site, declared, item, head)
+    if check == "schedule":
+        return schedule_finding(site, head)
+    if check == "slopes":
+        return slopes_finding(site, declared, head, dem_submitted)
     if check == "dem":
         if dem_submitted:
             return _f("pass", f"{head}: derived by geosite from the submitted DEM ({site.dem_path.name}).",
@@ -133,6 +144,67 @@ def _item(site: Site, profile: Profile, declared: Declared, item: dict[str, Any]
             return _f("fail", f"{head}: the declared file {v!r} is not in the submission.", submitted=v)
         return _f("pass", f"{head}: declared ({v[:80]}{'...' if len(v) > 80 else ''}).", submitted=v)
     return _f("not_assessed", f"{head}: not assessable from the data.", settle="the inspector's reading of the plan")
+
+
+# --------------------------------------------------------------------------------------------- schedule, slopes
+
+
+def _undated(gdf, cols: tuple[str, ...]) -> list[Any]:
+    """Ids of the features lacking any of the date columns (all of them when a column is absent)."""
+    if gdf is None:
+        return []
+    bad = [False] * len(gdf)
+    for col in cols:
+        vals = gdf[col] if col in gdf.columns else [None] * len(gdf)
+        bad = [b or v is None or (isinstance(v, float) and v != v) or str(v).strip() in ("", "NaT", "None") for b, v in zip(bad, vals, strict=True)]
+    return [i for i, b in zip(gdf["id"], bad, strict=True) if b]
+
+
+def schedule_finding(site: Site, head: str) -> ReviewFinding:
+    """A(3)(d): dates for each activity (disturbance polygon) and each BMP's installation."""
+    from geosite.io.output import py_scalar
+
+    dist, bmps = site.layers.get("disturbance"), site.layers.get("bmps")
+    problems = []
+    if dist is None or not len(dist):
+        problems.append("no disturbance layer, so no activity to date")
+    else:
+        ids = _undated(dist, ("start", "end"))
+        if ids:
+            problems.append(f"disturbance {', '.join(str(py_scalar(i)) for i in ids)} without a start and an end date")
+    if bmps is None or not len(bmps):
+        problems.append("no bmps layer, so no installation to date")
+    else:
+        ids = _undated(bmps, ("install",))
+        if ids:
+            problems.append(f"bmps {', '.join(str(py_scalar(i)) for i in ids)} without an install date")
+    p = site.project
+    project = f"project {p.start} to {p.end}" if p.start and p.end else "no project dates"
+    if problems:
+        return _f("fail", f"{head}: {'; '.join(problems)} ({project}; the project's start and end alone do not date each activity "
+                  "and each BMP's installation).", submitted=project,
+                  settle="start and end on each disturbance polygon, and an install date on each bmps feature")
+    n_d, n_b = len(dist), len(bmps)
+    return _f("pass", f"{head}: start and end dates on all {n_d} disturbance polygon{'s' if n_d != 1 else ''} and an install date on all "
+              f"{n_b} BMP{'s' if n_b != 1 else ''} ({project}).", submitted=f"{n_d} activities and {n_b} BMPs dated")
+
+
+def slopes_finding(site: Site, declared: Declared, head: str, dem_submitted: bool) -> ReviewFinding:
+    """Statement B(2): slope directions before (the DEM) and after development (a proposed grade, or a
+    declared description)."""
+    before = f"before: derived from the submitted DEM ({site.dem_path.name})" if dem_submitted else "before: no DEM in site.toml"
+    if site.proposed_dem_path is not None:
+        after = f"after: derived from the proposed-grade DEM ({site.proposed_dem_path.name})"
+    elif declared.slopes_after:
+        after = f"after: declared ({declared.slopes_after[:80]})"
+    else:
+        after = None
+    if dem_submitted and after:
+        return _f("pass", f"{head}: {before}; {after}.", submitted=f"{before}; {after}")
+    return _f("not_assessed", f"{head}: {before}; after: " + ("shown" if after else "not shown (the existing DEM shows the slopes before development only)")
+              + ".", submitted=before,
+              settle="; ".join(([] if dem_submitted else ["a DEM in site.toml [dem]"]) + ([] if after else
+                               ["a proposed-grade DEM ([dem] proposed) or [declared] slopes_after describing the slopes after development"])))
 
 
 # --------------------------------------------------------------------------------------------- contours

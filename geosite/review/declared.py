@@ -13,6 +13,8 @@ final_conditions = "final.pdf"      # A(2): plan of final site conditions (a fil
 maintenance = "Weekly and after 0.5 in of rain; ..."  # A(3)(e): provisions for BMP maintenance
 stabilization = "Seed and mulch ..."                  # A(3)(f) / B(7): stabilization materials and schedule
 steep_slope_controls = "Erosion mat on the 15 % bank"  # B(6)(d): extra controls on slopes of 12 % or more
+slopes_after = "Lot graded to drain north-east to the street"  # statement B(2): direction of slopes after development
+surety = "Letter of credit, First Bank, $6,000"         # D(2): the surety bond, letter of credit or escrow offered
 ```
 
 Every key is optional. Unknown keys and wrong types are input errors (exit 2), listed together.
@@ -44,6 +46,8 @@ class Declared:
     maintenance: str | None = None
     stabilization: str | None = None
     steep_slope_controls: str | None = None
+    slopes_after: str | None = None
+    surety: str | None = None
 
     def get(self, key: str) -> Any:
         return getattr(self, key, None)
@@ -52,7 +56,7 @@ class Declared:
         return {f.name: (str(v) if isinstance(v, Path) else v) for f in fields(self) if (v := getattr(self, f.name)) is not None}
 
 
-_TEXT = ("final_conditions", "maintenance", "stabilization", "steep_slope_controls")
+_TEXT = ("final_conditions", "maintenance", "stabilization", "steep_slope_controls", "slopes_after", "surety")
 _NUMBERS = ("map_dpi", "map_scale_ft_per_in", "map_contour_interval_ft")
 _KNOWN = {"plan_type", "disturbed_area_sqft", "disturbed_area_acres", "submitted_map", "contour_vertical_unit", *_TEXT, *_NUMBERS}
 

@@ -13,14 +13,14 @@ from shapely.geometry.base import BaseGeometry
 
 from geosite.io.output import py_scalar
 
-STATUSES = ("fail", "not_assessed", "info", "pass")
+STATUSES = ("fail", "inspector_decision", "not_assessed", "info", "pass")  # report order (geosite.rules.STATUSES)
 
 
 @dataclass
 class ReviewFinding:
     """One finding of ``geosite check``.
 
-    ``rule``, ``citation``, ``section``, ``status`` (pass, fail, info, not_assessed) and ``message`` as in
+    ``rule``, ``citation``, ``section``, ``status`` (pass, fail, info, not_assessed, inspector_decision) and ``message`` as in
     :class:`geosite.rules.engine.Finding`; ``requirement``: what the chapter requires; ``submitted``: what
     the submission shows; ``settle``: for ``not_assessed``, the data that would settle it; ``geometry``:
     where the problem is (site CRS; None when it has no place); ``layer``/``feature_ids``: the submitted
@@ -130,6 +130,11 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
         # what the inspector writes to the applicant about: first, each with its section
         out += ["## What fails", ""]
         out += [f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ") for k, f in enumerate(failed, 1)]
+        out.append("")
+    decide = [f for f in findings if f.status == "inspector_decision"]
+    if decide:  # neither a pass nor a fail: the chapter leaves these to the Building Inspector
+        out += ["## For the inspector's decision", ""]
+        out += [f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ") for k, f in enumerate(decide, 1)]
         out.append("")
     groups: dict[str, list[ReviewFinding]] = defaultdict(list)
     for f in findings:

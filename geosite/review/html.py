@@ -36,7 +36,7 @@ from typing import Any
 import shapely
 from shapely.geometry import mapping
 
-STATUS_COLOURS = {"fail": "#d7191c", "not_assessed": "#e08a00", "info": "#2b83ba", "pass": "#1a9641"}
+STATUS_COLOURS = {"fail": "#d7191c", "not_assessed": "#e08a00", "info": "#2b83ba", "pass": "#1a9641", "inspector_decision": "#7b3294"}
 #: Geometry drawn on the page is simplified to this fraction of the site's extent (and at least
 #: :data:`DRAW_TOLERANCE_MIN_FT`): a 1 M-vertex boundary draws as a few thousand vertices.
 DRAW_TOLERANCE_FRACTION = 1 / 5000
@@ -177,14 +177,19 @@ def _e(v: Any) -> str:
 
 
 def _failures(findings: list[dict[str, Any]]) -> str:
-    """The box at the top: every failed finding, its citation and message, linked to its entry."""
+    """The box at the top: every failed finding, then every one left to the inspector's decision, each
+    with its citation and message, linked to its entry."""
+    def rows(items: list[dict[str, Any]]) -> str:
+        return "".join(
+            f'<li><a class="goto" href="#finding-{_e(f["id"])}" data-id="{_e(f["id"])}">{_e(f["id"])}</a> '
+            f'<b>{_e(f["citation"])}</b> {_e(f["message"])}</li>' for f in items)
+
     failed = [f for f in findings if f["status"] == "fail"]
-    if not failed:
-        return '<div class="fails none">No finding fails.</div>'
-    rows = "".join(
-        f'<li><a class="goto" href="#finding-{_e(f["id"])}" data-id="{_e(f["id"])}">{_e(f["id"])}</a> '
-        f'<b>{_e(f["citation"])}</b> {_e(f["message"])}</li>' for f in failed)
-    return f'<div class="fails"><b>What fails ({len(failed)})</b><ol>{rows}</ol></div>'
+    decide = [f for f in findings if f["status"] == "inspector_decision"]
+    box = (f'<b>What fails ({len(failed)})</b><ol>{rows(failed)}</ol>' if failed else "No finding fails.")
+    if decide:
+        box += f'<b>For the inspector\'s decision ({len(decide)})</b><ol>{rows(decide)}</ol>'
+    return f'<div class="fails{"" if failed or decide else " none"}">{box}</div>'
 
 
 def render_html(result) -> str:
@@ -210,7 +215,7 @@ def render_html(result) -> str:
             f'<div class="msg">{_e(f["message"])}</div>{extra}</div>'
         )
     deadline = s.get("review_deadline")
-    verdict = s["verdict"] if s["verdict"] in ("pass", "fail") else "other"
+    verdict = s["verdict"] if s["verdict"] in ("pass", "fail", "inspector_decision") else "other"
     head = (f'<div class="head"><h1>{_e(title)}</h1><div>{_e(s["jurisdiction_name"])} &middot; verdict '
             f'<b class="verdict {verdict}">{_e(s["verdict"].upper())}</b> ({_e(s["counts_text"])})'
             + (f" &middot; plan required: {_e(s['plan_type_required'])}" if s.get("plan_type_required") else "")
@@ -247,6 +252,7 @@ body { display: flex; flex-direction: column; }
 .badge { color: #fff; padding: 1px 6px; border-radius: 3px; font-size: 12px; text-transform: uppercase; background: #666; }
 .badge.fail { background: #d7191c; } .badge.not_assessed { background: #e08a00; }
 .badge.info { background: #2b83ba; } .badge.pass { background: #1a9641; }
+.finding.inspector_decision { border-color: #7b3294; } .badge.inspector_decision { background: #7b3294; } .verdict.inspector_decision { color: #7b3294; }
 .rule, .pin { color: #666; font-size: 12px; }
 .sub { font-size: 12px; color: #333; margin-left: 8px; }
 .legend { background: #fff; padding: 6px 8px; border-radius: 4px; box-shadow: 0 1px 4px rgba(0,0,0,.3); font-size: 12px; line-height: 18px; }

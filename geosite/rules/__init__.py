@@ -2,13 +2,26 @@
 
 - ``profiles/*.toml``: one file per village (Grantsburg, Belgium), every threshold with its section;
 - :mod:`~geosite.rules.profile`: :func:`load_profile` -> :class:`Profile` (typed views of a profile);
-- :mod:`~geosite.rules.engine`: :func:`evaluate` -> :class:`Evaluation` (applicability, the plan type,
-  a :class:`Finding` per rule, each citing its section), and :func:`fmt` for numbers in messages.
+- :mod:`~geosite.rules.engine`: :func:`site_gate` -> :class:`Gate` (whether the chapter applies, and
+  each scope within it, e.g. B(6) where runoff leaves the site: computed once, read by every stage),
+  :func:`evaluate` -> :class:`Evaluation` (applicability, the plan type, a :class:`Finding` per rule,
+  each citing its section), :data:`STATUSES`, and :func:`fmt` for numbers in messages.
 
 A new village is a new profile file; the engine reads only what a profile says.
 """
 
-from geosite.rules.engine import Evaluation, Finding, Trigger, evaluate, fmt, plan_type
+from geosite.rules.engine import (
+           STATUSES,
+           Evaluation,
+           Finding,
+           Gate,
+           Trigger,
+           evaluate,
+           fmt,
+           plan_type,
+           site_gate,
+)
 from geosite.rules.profile import Profile, available_profiles, load_profile
 
-__all__ = ["Evaluation", "Finding", "Profile", "Trigger", "available_profiles", "evaluate", "fmt", "load_profile", "plan_type"]
+__all__ = ["STATUSES", "Evaluation", "Finding", "Gate", "Profile", "Trigger", "available_profiles", "evaluate", "fmt",
+           "load_profile", "plan_type", "site_gate"]

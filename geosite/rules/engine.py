@@ -1,8 +1,18 @@
-"""The rules engine: measurements (a flat mapping of dotted keys to values) + a profile → triggers,
-plan type and findings, each citing its section.
+"""The rules engine: measurements (a flat mapping of dotted keys to values) + a profile → the gate
+(whether the chapter applies, and where each of its scopes does), plan type and findings, each citing
+its section.
 
 A measurement that is ``None`` was not assessed (its data is missing); a rule that depends only on
 such measurements is reported ``not_assessed`` with the reason, never guessed.
+
+The gate (:func:`site_gate`) is computed once per site and read by every stage: the rules here, the
+controls stage, ``geosite check``, the maps' legends and the report. Nothing fails where the gate is
+closed: a finding under a closed gate is information ("shown for reference"), and one under a gate
+not decided is ``not_assessed``, saying what would decide it.
+
+Statuses (:data:`STATUSES`): ``pass``, ``fail``, ``info``, ``not_assessed`` and ``inspector_decision``
+(the chapter leaves the call to the Building Inspector, e.g. a stockpile closer than 25 ft with the
+reason and the extra BMPs the plan gives: it is neither a pass nor a fail).
 """
 
 from __future__ import annotations
@@ -15,6 +25,10 @@ from typing import Any
 from geosite.rules.profile import OPS, Profile, load_profile
 
 Measurements = Mapping[str, Any]
+#: Every status a finding can have. ``inspector_decision``: the text leaves it to the Building Inspector.
+STATUSES = ("pass", "fail", "info", "not_assessed", "inspector_decision")
+#: Statuses that are a verdict on the plan (a closed gate turns them into information).
+VERDICTS = ("pass", "fail", "inspector_decision")
 REL_TOL = 1e-9  # a threshold "at" its value is met despite floating-point noise in areas and lengths
 
 
@@ -38,7 +52,7 @@ class Trigger:
 
 @dataclass
 class Finding:
-    """One finding: a rule, its citation, a status (pass, fail, info, not_assessed) and a message."""
+    """One finding: a rule, its citation, a status (one of :data:`STATUSES`) and a message."""
 
     rule: str
     citation: str
@@ -54,9 +68,73 @@ class Finding:
 
 
 @dataclass
+class Gate:
+    """Where the chapter applies: ``applies`` (the chapter at all: its applicability triggers and
+    exemptions; None when not decided) and ``scopes``, the profile's ``[gates]`` (Grantsburg "b6":
+    B(6)(a)-(e) apply only where runoff leaves the site), each a :class:`Trigger`. Computed once per
+    site (:func:`site_gate`) and read by every stage."""
+
+    applies: bool | None
+    triggers: list[Trigger]
+    exemptions: list[Trigger]
+    scopes: dict[str, Trigger] = field(default_factory=dict)
+    message: str = ""
+    citation: str = ""
+
+    def open(self, scope: str | None = None) -> bool | None:
+        """Whether the chapter, and ``scope`` within it, applies (None: not decided)."""
+        states = [self.applies]
+        if scope:
+            if scope not in self.scopes:
+                raise KeyError(f"gate {scope!r} is not in the profile's [gates] (known: {', '.join(self.scopes) or 'none'})")
+            states.append(self.scopes[scope].met)
+        if False in states:
+            return False
+        return None if None in states else True
+
+    def reason(self, scope: str | None = None) -> str:
+        """Why ``scope`` is closed or undecided ("" when open), citing the section that decides it."""
+        if self.applies is False:
+            return f"the chapter does not apply ({self.message.removeprefix('The chapter does not apply: ').rstrip('.')})"
+        if self.applies is None:
+            return f"whether the chapter applies is not decided ({self.message.removeprefix('Applicability not decided: ').rstrip('.')})"
+        s = self.scopes.get(scope) if scope else None
+        if s is None or s.met is True:
+            return ""
+        cite = f"{s.citation}: " if s.citation else ""
+        return f"{cite}{s.message}"
+
+    def apply(self, finding: Any, scope: str | None = None) -> Any:
+        """``finding`` (a :class:`Finding` or anything with ``status`` and ``message``) as the gate allows:
+        unchanged where ``scope`` applies; information ("shown for reference") where it does not; a
+        would-be fail or decision ``not_assessed`` where that is not decided. Returns the finding."""
+        state = self.open(scope)
+        if state is True:
+            return finding
+        why = self.reason(scope)
+        required = getattr(finding, "required", None)
+        if state is False and (finding.status in VERDICTS or required):
+            finding.status = "info" if finding.status in VERDICTS else finding.status
+            finding.message = f"Not required here ({why}); shown for reference: {finding.message}"
+            if hasattr(finding, "required"):
+                finding.required = False
+        elif state is None and (finding.status in ("fail", "inspector_decision") or required):
+            finding.status = "not_assessed" if finding.status in ("fail", "inspector_decision") else finding.status
+            finding.message = f"Required only if it applies, and {why}: {finding.message}"
+            if hasattr(finding, "required"):
+                finding.required = None
+        return finding
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"applies": self.applies, "message": self.message, "citation": self.citation,
+                "scopes": {k: t.to_dict() for k, t in self.scopes.items()}}
+
+
+@dataclass
 class Evaluation:
     """The rules' verdict on a site: whether the chapter applies (None: not decided), the triggers and
-    exemptions behind it, the plan type ('full', 'statement', 'both' or None) and why, and the findings."""
+    exemptions behind it, the plan type ('full', 'statement', 'both' or None) and why, the findings, and
+    the :class:`Gate` they were judged under."""
 
     applies: bool | None
     triggers: list[Trigger]
@@ -64,6 +142,7 @@ class Evaluation:
     plan_type: str | None
     plan_type_message: str
     findings: list[Finding]
+    gate: Gate | None = None
 
 
 def compare(value: Any, op: str, threshold: Any) -> bool | None:
@@ -100,9 +179,12 @@ def _condition(profile: Profile, cond: Mapping[str, Any], m: Measurements, secti
     if met is None:
         message = f"{text}: not assessed ({m.get(key + '.why', 'the data needed is not in the site')})"
     elif isinstance(cond["threshold"], bool | str):
-        message = f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)})"
+        how = m.get(cond["how"]) if cond.get("how") else None  # a measurement saying how the value was found
+        message = f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}{': ' + str(how) if how else ''})"
     else:
-        message = f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}; threshold {cond['op']} {fmt(cond['threshold'], unit)})"
+        how = m.get(cond["how"]) if cond.get("how") else None
+        message = (f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}; threshold {cond['op']} {fmt(cond['threshold'], unit)})"
+                   + (f": {how}" if how else ""))
     sec = cond.get("section", section)
     return Trigger(
         rule=cond.get("rule", key),
@@ -127,7 +209,42 @@ def _combine(results: list[bool | None], how: str = "any") -> bool | None:
     return None if any(r is None for r in results) else False
 
 
-def evaluate(profile: Profile | str, measurements: Any) -> Evaluation:
+def _mapping(measurements: Any) -> Measurements:
+    m = measurements
+    if not isinstance(m, Mapping):
+        m = getattr(m, "measurements", m)  # AnalysisResult -> SiteMeasurements
+        m = getattr(m, "values", m)  # SiteMeasurements -> its mapping
+    if not isinstance(m, Mapping):
+        raise TypeError(
+            "evaluate: measurements must be an AnalysisResult, SiteMeasurements or a mapping of dotted keys, "
+            f"got {type(measurements).__name__}"
+        )
+    return m
+
+
+def site_gate(profile: Profile | str, measurements: Any) -> Gate:
+    """The gate of ``profile`` for these measurements: whether the chapter applies (its applicability
+    triggers, combined as the profile says, and its exemptions: an exemption met closes the chapter
+    whatever the triggers say) and each of its ``[gates]`` scopes. Compute it once per site, after
+    the measurements the triggers read (terrain, hydrology) and before anything is judged."""
+    if not isinstance(profile, Profile):
+        profile = load_profile(profile)
+    m = _mapping(measurements)
+    app = profile.data.get("applicability", {})
+    section = app.get("section", "")
+    triggers = [_condition(profile, t, m, section) for t in app.get("triggers", [])]
+    exemptions = [_condition(profile, t, m, section) for t in app.get("exemptions", [])]
+    applies = _combine([t.met for t in triggers], app.get("combine", "any"))
+    if any(e.met for e in exemptions):
+        applies = False
+    scopes = {name: _condition(profile, {"rule": name, **cond}, m, cond.get("section", section))
+              for name, cond in profile.data.get("gates", {}).items()}
+    g = Gate(applies, triggers, exemptions, scopes)
+    g.message, g.citation = _applicability_text(applies, triggers, exemptions)
+    return g
+
+
+def evaluate(profile: Profile | str, measurements: Any, gate: Gate | None = None) -> Evaluation:
     """Evaluate every applicability trigger, the plan type and every rule of ``profile``.
 
     Parameters
@@ -139,13 +256,16 @@ def evaluate(profile: Profile | str, measurements: Any) -> Evaluation:
     measurements : Mapping, SiteMeasurements or AnalysisResult
         The flat mapping of dotted measurement keys (``"disturbed.area_sqft"`` ...) to values, or an
         object holding one (``result.measurements.values``). ``None`` values are "not assessed".
+    gate : Gate, optional
+        The site's gate, when already computed (``analyze`` computes it once for every stage); else
+        computed here from ``measurements``.
 
     Returns
     -------
     Evaluation
-        ``applies``, ``triggers``, ``plan_type`` and ``findings`` of the profile's applicability
-        criteria and rules. The controls findings (filter fence, setbacks ...) come from the controls
-        stage of ``analyze``, not from here.
+        ``applies``, ``triggers``, ``plan_type``, ``findings`` and ``gate`` of the profile's
+        applicability criteria and rules. The controls findings (filter fence, setbacks ...) come from
+        the controls stage of ``analyze``, not from here.
 
     Examples
     --------
@@ -155,28 +275,14 @@ def evaluate(profile: Profile | str, measurements: Any) -> Evaluation:
     """
     if not isinstance(profile, Profile):
         profile = load_profile(profile)
-    m = measurements
-    if not isinstance(m, Mapping):
-        m = getattr(m, "measurements", m)  # AnalysisResult -> SiteMeasurements
-        m = getattr(m, "values", m)  # SiteMeasurements -> its mapping
-    if not isinstance(m, Mapping):
-        raise TypeError(
-            "evaluate: measurements must be an AnalysisResult, SiteMeasurements or a mapping of dotted keys, "
-            f"got {type(measurements).__name__}"
-        )
-    app = profile.data.get("applicability", {})
-    section = app.get("section", "")
-    triggers = [_condition(profile, t, m, section) for t in app.get("triggers", [])]
-    exemptions = [_condition(profile, t, m, section) for t in app.get("exemptions", [])]
-    applies = _combine([t.met for t in triggers], app.get("combine", "any"))
-    if applies and any(e.met for e in exemptions):
-        applies = False
-
+    m = _mapping(measurements)
+    g = gate if gate is not None else site_gate(profile, m)
+    section = profile.data.get("applicability", {}).get("section", "")
     kind, plan_msg = plan_type(profile, m)
-    findings = [_applicability_finding(profile, applies, triggers, exemptions, section)]
+    findings = [_applicability_finding(profile, g, section)]
     findings.append(_plan_type_finding(profile, kind, plan_msg))
     for rule in profile.data.get("rules", []):
-        findings.append(_rule_finding(profile, rule, m))
+        findings.append(_rule_finding(profile, rule, m, g))
     for item in profile.data.get("not_specified", []):
         findings.append(
             Finding(
@@ -187,7 +293,7 @@ def evaluate(profile: Profile | str, measurements: Any) -> Evaluation:
                 message=f"{item['topic'][:1].upper()}{item['topic'][1:]}: not specified by this chapter.",
             )
         )
-    return Evaluation(applies, triggers, exemptions, kind, plan_msg, findings)
+    return Evaluation(g.applies, g.triggers, g.exemptions, kind, plan_msg, findings, g)
 
 
 def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
@@ -217,30 +323,30 @@ def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
     return kind, msg
 
 
-def _applicability_finding(profile, applies, triggers, exemptions, section) -> Finding:
+def _applicability_text(applies, triggers, exemptions) -> tuple[str, str]:
+    """The applicability sentence and the citations behind it."""
     met = [t for t in triggers if t.met]
-    if applies:
-        cites = ", ".join(t.citation for t in met)
-        msg = "The chapter applies: " + "; ".join(t.message for t in met) + "."
-        citation = cites
-    elif any(e.met for e in exemptions):
+    if any(e.met for e in exemptions):
         e = next(e for e in exemptions if e.met)
-        msg, citation = f"The chapter does not apply: {e.message}.", e.citation
-    elif applies is None:
+        return f"The chapter does not apply: {e.message}.", e.citation
+    if applies:
+        return "The chapter applies: " + "; ".join(t.message for t in met) + ".", ", ".join(t.citation for t in met)
+    if applies is None:
         pending = [t for t in triggers if t.met is None]
-        msg = "Applicability not decided: no trigger met, and these were not assessed: " + "; ".join(
-            t.message for t in pending
-        )
-        citation = ", ".join(t.citation for t in pending)
-    else:
-        msg, citation = "The chapter does not apply: no trigger is met.", ", ".join(t.citation for t in triggers)
+        msg = "Applicability not decided: no trigger met, and these were not assessed: " + "; ".join(t.message for t in pending)
+        return msg, ", ".join(t.citation for t in pending)
+    return "The chapter does not apply: no trigger is met (" + "; ".join(t.message for t in triggers) + ").", \
+        ", ".join(t.citation for t in triggers)
+
+
+def _applicability_finding(profile: Profile, g: Gate, section: str) -> Finding:
     return Finding(
         rule="applicability",
-        citation=citation,
+        citation=g.citation,
         section=profile.section_name(section),
-        status="info" if applies is not None else "not_assessed",
-        message=msg,
-        required=applies,
+        status="info" if g.applies is not None else "not_assessed",
+        message=g.message,
+        required=g.applies,
     )
 
 
@@ -262,26 +368,27 @@ def _plan_type_finding(profile: Profile, plan_type: str | None, message: str) ->
     )
 
 
-def _rule_finding(profile: Profile, rule: Mapping[str, Any], m: Measurements) -> Finding:
+def _rule_finding(profile: Profile, rule: Mapping[str, Any], m: Measurements, g: Gate) -> Finding:
     section = rule.get("section", "")
-    pre = rule.get("applies_when")
-    caveat = ""
-    if pre is not None:
-        gate = _condition(profile, pre, m, section)
-        if gate.met is False:
-            return Finding(
-                rule=rule["id"],
-                citation=rule["citation"],
-                section=profile.section_name(section),
-                status="info",
-                message=f"Does not apply ({pre.get('citation', '')}): {gate.message}.",
-                required=False,
-                values={gate.rule: gate.value},
-            )
-        if gate.met is None:
-            caveat = f" (Assumed to apply: {gate.message}.)"
+    scope = rule.get("gate")
+    state = g.open(scope)
+    if state is False:
+        closed = g.scopes.get(scope) if scope and g.applies else None
+        return Finding(
+            rule=rule["id"],
+            citation=rule["citation"],
+            section=profile.section_name(section),
+            status="info",
+            message=f"Does not apply ({closed.citation}): {closed.message}." if closed else f"Does not apply: {g.reason(scope)}.",
+            required=False,
+            values={scope: g.scopes[scope].value} if scope and g.applies else {},
+        )
     finding = _evaluate_rule(profile, rule, m, section)
-    finding.message += caveat
+    if state is None:
+        finding.message += f" (Only if it applies: {g.reason(scope)}.)"
+        finding.required = None if finding.required else finding.required
+    if rule.get("reading"):
+        finding.message += f" Reading: {rule['reading']}"
     return finding
 
 
@@ -289,8 +396,13 @@ def _evaluate_rule(profile: Profile, rule: Mapping[str, Any], m: Measurements, s
     conds = [_condition(profile, c, m, section) for c in rule.get("conditions", [])]
     required = _combine([c.met for c in conds], rule.get("combine", "any")) if conds else True
     requires = rule.get("requires", rule["id"])
+    may = rule.get("may_require")  # "may require ... as specified by the Building Inspector": a flag, not a requirement
     if not conds:
         status, msg = "info", f"Required on every site the chapter applies to: {requires}."
+    elif required and may:
+        reasons = "; ".join(c.message for c in conds if c.met)
+        status, msg = "info", f"{may[:1].upper()}{may[1:]} may require {requires}. Because: {reasons}."
+        required = False
     elif required:
         reasons = "; ".join(c.message for c in conds if c.met)
         status, msg = "info", f"Required: {requires}. Because: {reasons}."

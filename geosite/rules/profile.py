@@ -54,6 +54,11 @@ class Profile:
             return name
         return f"{name} {citation}" if name and name != citation else citation
 
+    def practice(self, name: str) -> dict[str, Any] | None:
+        """The ``[practices.<name>]`` entry: where the chapter (or the BMP Handbook it defers to) asks
+        for a control, with its citation, section, gate and wording; None when the chapter is silent."""
+        return self.data.get("practices", {}).get(name)
+
     @property
     def map_margin_ft(self) -> float:
         return float(self.data["jurisdiction"].get("map_margin_ft", 200.0))
@@ -111,10 +116,19 @@ def _validate(data: dict[str, Any]) -> list[str]:
         problems.append("[jurisdiction] needs id and name")
     conditions = [("applicability.triggers", t) for t in data.get("applicability", {}).get("triggers", [])]
     conditions += [("applicability.exemptions", t) for t in data.get("applicability", {}).get("exemptions", [])]
+    gates = data.get("gates", {})
+    conditions += [(f"gates.{name}", g) for name, g in gates.items()]
     for rule in data.get("rules", []):
         if "id" not in rule or "citation" not in rule:
             problems.append(f"rule {rule.get('id', '?')}: needs id and citation")
+        if rule.get("gate") and rule["gate"] not in gates:
+            problems.append(f"rule {rule.get('id', '?')}: gate {rule['gate']!r} is not in [gates] (known: {', '.join(gates) or 'none'})")
         conditions += [(f"rules.{rule.get('id', '?')}", c) for c in rule.get("conditions", [])]
+    for name, practice in data.get("practices", {}).items():
+        if not isinstance(practice, dict) or "citation" not in practice:
+            problems.append(f"practices.{name}: needs a citation")
+        elif practice.get("gate") and practice["gate"] not in gates:
+            problems.append(f"practices.{name}: gate {practice['gate']!r} is not in [gates] (known: {', '.join(gates) or 'none'})")
     pt = data.get("plan_type", {})
     conditions += [(f"plan_type.{k}", pt[k]) for k in ("full", "statement") if k in pt]
     for where, cond in conditions:

@@ -4,7 +4,8 @@ Pure functions over ``datetime.date``; every number comes from the jurisdiction 
 ``[permit]``, ``[controls]``, ``[enforcement]``) and every deadline carries the citation it comes from.
 
 - :mod:`~geosite.schedule.calendar`: holidays (:class:`HolidayCalendar`), working days, :func:`add_days`;
-- :mod:`~geosite.schedule.deadlines`: :class:`Deadline` and each kind of deadline;
+- :mod:`~geosite.schedule.deadlines`: :class:`Deadline` and each kind of deadline, and the conditions of
+  issuing the permit (surety, building permit hold);
 - :mod:`~geosite.schedule.inspections`: weekly and after-rain inspections, the rainfall CSV;
 - :mod:`~geosite.schedule.table`: :func:`build_schedule` -> :class:`Schedule` (text, Markdown, JSON).
 
@@ -29,6 +30,7 @@ from geosite.schedule.deadlines import (
     Deadline,
     bmp_completion_notice_due,
     enforcement_deadlines,
+    permit_conditions,
     permit_expiry,
     review_deadlines,
     stabilization_deadlines,
@@ -49,6 +51,7 @@ __all__ = [
     "enforcement_deadlines",
     "holiday_calendar",
     "inspection_schedule",
+    "permit_conditions",
     "permit_expiry",
     "plan_type_of",
     "read_rainfall",

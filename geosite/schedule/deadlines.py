@@ -168,13 +168,21 @@ def bmp_completion_notice_due(installed: dt.date, profile: Profile,
 
 
 def enforcement_deadlines(profile: Profile, *, notice: dt.date | None = None, notice_of_intent: dt.date | None = None,
+                          notice_without_permit: dt.date | None = None,
                           calendar: HolidayCalendar | None = None) -> list[Deadline]:
-    """After a notice of violation / stop-work order: the time to comply; after a notice of intent: when
-    the village may start the work itself. Empty when the chapter says nothing (Belgium)."""
+    """After a notice of violation / stop-work order: the time to comply; where work goes on without a
+    permit, the time to cease after the notice (Grantsburg Enforcement C: 24 hours, else the Building
+    Inspector may seek a cease and desist order); after a notice of intent: when the village may start the
+    work itself. Empty when the chapter says nothing (Belgium)."""
     cal = calendar or holiday_calendar(profile)
     out = []
     if notice is not None:
         d = _due(profile, cal, "enforcement", "comply_hours", notice, "Permittee complies (else the permit may be revoked)",
+                 "enforcement", "hours", "the notice")
+        out += [d] if d else []
+    if notice_without_permit is not None:
+        d = _due(profile, cal, "enforcement", "cease_without_permit_hours", notice_without_permit,
+                 "Landowner or land user without a permit ceases the activity (else a cease and desist order may be sought)",
                  "enforcement", "hours", "the notice")
         out += [d] if d else []
     if notice_of_intent is not None:
@@ -182,6 +190,24 @@ def enforcement_deadlines(profile: Profile, *, notice: dt.date | None = None, no
                  "Village may go on the land and start the work", "enforcement", "working_days",
                  "mailing or service of the notice of intent")
         out += [d] if d else []
+    return out
+
+
+def permit_conditions(profile: Profile, issued: dt.date | None = None) -> list[str]:
+    """The conditions the chapter sets on issuing the permit, in words with their citations: the surety
+    (``[permit] surety``: Grantsburg D(2) "shall", Belgium D(2) "may") and the hold on building permits
+    (``[permit] building_permit_hold``: Grantsburg C(3)); [] when the chapter sets none."""
+    out = []
+    s = dated_entry(profile, "permit", "surety")
+    if s is not None:
+        by = s.get("by", "the village")
+        verb = "shall require" if s["value"] == "shall" else "may require"
+        day = f" on {issued.isoformat()}" if issued else ""
+        out.append(f"before the permit is issued{day}, {by} {verb} {s['text']} ({cite(profile, s)})")
+    h = dated_entry(profile, "permit", "building_permit_hold")
+    if h is not None:
+        after = f": no building permit before {issued.isoformat()}" if issued else ""
+        out.append(f"{h['text']} ({cite(profile, h)}){after}")
     return out
 
 

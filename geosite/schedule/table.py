@@ -18,6 +18,7 @@ from geosite.schedule.deadlines import (
     cite,
     dated_entry,
     enforcement_deadlines,
+    permit_conditions,
     permit_expiry,
     review_deadlines,
     stabilization_deadlines,
@@ -32,7 +33,8 @@ if TYPE_CHECKING:
 @dataclass
 class Schedule:
     """Everything dated for one site: deadlines (review, permit, notices, stabilization, enforcement),
-    inspections, and notes (rules without a date yet, things not specified, inputs missing)."""
+    inspections, the conditions of issuing the permit (surety, building permit hold), and notes (rules
+    without a date yet, things not specified, inputs missing)."""
 
     site: str
     jurisdiction: str
@@ -42,6 +44,7 @@ class Schedule:
     deadlines: list[Deadline] = field(default_factory=list)
     inspections: list[Inspection] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    conditions: list[str] = field(default_factory=list)
 
     def rows(self) -> list[dict[str, Any]]:
         """Deadlines and inspections merged in date order (inspections on one row per day)."""
@@ -56,7 +59,8 @@ class Schedule:
         return {"site": self.site, "jurisdiction": self.jurisdiction, "jurisdiction_name": self.jurisdiction_name,
                 "plan_type": self.plan_type, "counting": list(self.counting),
                 "deadlines": [d.to_dict() for d in self.deadlines],
-                "inspections": [i.to_dict() for i in self.inspections], "notes": list(self.notes)}
+                "inspections": [i.to_dict() for i in self.inspections], "conditions": list(self.conditions),
+                "notes": list(self.notes)}
 
     def to_text(self, *, width: int = 56) -> str:
         """A plain table for the terminal: date, day, what, citation; rule and note on the next line."""
@@ -75,6 +79,8 @@ class Schedule:
             if r["note"]:
                 lines.append(f"{'':<17}NOTE: {r['note']}")
         lines += ["", "How days are counted:"] + [f"  - {c}" for c in self.counting]
+        if self.conditions:
+            lines += ["", "Conditions of the permit:"] + [f"  - {c}" for c in self.conditions]
         if self.notes:
             lines += ["", "Notes:"] + [f"  - {n}" for n in self.notes]
         return "\n".join(lines) + "\n"
@@ -97,6 +103,8 @@ class Schedule:
             cells = [r["date"], r["weekday"], r["what"], r["rule"], r["citation"], r["note"]]
             out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
         out += ["", "## How days are counted", ""] + [f"- {c}" for c in self.counting]
+        if self.conditions:
+            out += ["", "## Conditions of the permit", ""] + [f"- {c}" for c in self.conditions]
         if self.notes:
             out += ["", "## Notes", ""] + [f"- {n}" for n in self.notes]
         return "\n".join(out) + "\n"
@@ -156,6 +164,7 @@ def build_schedule(
     bmp_installed: Iterable[dt.date] = (),
     notice: dt.date | None = None,
     notice_of_intent: dt.date | None = None,
+    notice_without_permit: dt.date | None = None,
 ) -> Schedule:
     """The site's calendar under its village's chapter.
 
@@ -170,6 +179,8 @@ def build_schedule(
     plan_type : "full", "statement" or "both"; default from the disturbed area.
     bmp_installed : days BMPs were installed: each completion notice's deadline.
     notice, notice_of_intent : enforcement notices: the time to comply, when the village may act.
+    notice_without_permit : a notice where work goes on without a permit: the time to cease (Grantsburg
+        Enforcement C).
 
     Returns
     -------
@@ -177,7 +188,7 @@ def build_schedule(
     """
     from geosite.rules import load_profile
 
-    profile = profile or load_profile(site.jurisdiction)
+    profile = profile or getattr(site, "profile", None) or load_profile(site.jurisdiction)
     cal = holiday_calendar(profile)
     if plan_type is None:
         plan_type = plan_type_of(site, profile)
@@ -228,15 +239,21 @@ def build_schedule(
     stab, stab_notes = stabilization_deadlines(site, profile)
     sched.deadlines += stab
     notes += stab_notes
+    sched.conditions = permit_conditions(profile, issued)
     if not profile.data.get("enforcement"):
         notes.append("enforcement periods: not specified by this chapter")
-    elif notice is None and notice_of_intent is None:
+    elif notice is None and notice_of_intent is None and notice_without_permit is None:
         comply = dated_entry(profile, "enforcement", "comply_hours")
+        cease = dated_entry(profile, "enforcement", "cease_without_permit_hours")
         work = dated_entry(profile, "enforcement", "village_work_after")
         if comply:
             notes.append(f"after a notice of violation or stop-work order: comply within {comply['value']:g} hours ({cite(profile, comply)})")
+        if cease:
+            notes.append(f"where work goes on without a permit: cease within {cease['value']:g} hours of the notice, or the Building "
+                         f"Inspector may request a cease and desist order ({cite(profile, cease)})")
         if work:
             notes.append(f"after a notice of intent: the village may start the work {work['value']:g} working days after it is mailed or served ({cite(profile, work)})")
-    sched.deadlines += enforcement_deadlines(profile, notice=notice, notice_of_intent=notice_of_intent, calendar=cal)
+    sched.deadlines += enforcement_deadlines(profile, notice=notice, notice_of_intent=notice_of_intent,
+                                             notice_without_permit=notice_without_permit, calendar=cal)
     sched.deadlines.sort(key=lambda d: d.date)
     return sched

@@ -413,6 +413,8 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
         dewatering=flag("dewatering", None),
         state_funded=bool(flag("state_funded", False)),
         building_permit_days=int(bpd) if bpd is not None else None,
+        authority_superseded=bool(flag("authority_superseded", False)),
+        landscaping_only=bool(flag("landscaping_only", False)),
     )
 
 
@@ -594,6 +596,9 @@ def validate_layers(
     for lname in NUMERIC_ATTRIBUTES:
         if lname in layers:
             _check_numbers(layers[lname], lname, raw[lname][1], problems)
+    for lname in FLAG_ATTRIBUTES:
+        if lname in layers:
+            _check_flags(layers[lname], lname, raw[lname][1], problems)
     return site_crs, layers
 
 
@@ -762,6 +767,37 @@ NUMERIC_ATTRIBUTES = {
     "access_drives": (("pad_length_ft", 0.0),),
     "contours": (("elevation", -1e5), ("elevation_ft", -1e5)),
 }
+
+
+#: Attributes that hold yes/no, by layer (``underground`` decides A(6)'s pipe length, ``public`` a road's kind).
+FLAG_ATTRIBUTES = {"utilities": ("underground",), "roads": ("public",)}
+#: How yes and no are written in shapefiles, GeoPackages and CAD exports.
+FLAG_SPELLINGS = {"true": True, "false": False, "yes": True, "no": False, "y": True, "n": False, "1": True,
+                  "0": False, "t": True, "f": False}
+
+
+def _check_flags(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
+    """The layer's yes/no attributes as True, False or None (missing): the text "no" is False, never
+    the true that ``bool("no")`` would give; anything else that is not a yes or a no is a problem naming
+    the ids."""
+    def flag(v: Any) -> Any:
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return None
+        if isinstance(v, bool | np.bool_):
+            return bool(v)
+        if isinstance(v, int | np.integer | float) and v in (0, 1):
+            return bool(v)
+        return FLAG_SPELLINGS.get(str(v).strip().lower(), "?")
+
+    for col in FLAG_ATTRIBUTES.get(lname, ()):
+        if col not in gdf.columns:
+            continue
+        values = [flag(v) for v in gdf[col]]
+        bad = np.array([v == "?" for v in values], dtype=bool)
+        if bad.any():
+            problems.append(f"{src} ({lname}): column {col!r} must hold yes or no (true/false, yes/no, 1/0) "
+                            f"(ids {_idlist(gdf['id'][bad].to_numpy())}: {', '.join(map(repr, gdf[col][bad].tolist()[:5]))})")
+        gdf[col] = pd.Series([None if v == "?" else v for v in values], index=gdf.index, dtype=object)
 
 
 def _check_numbers(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:

@@ -46,6 +46,7 @@ class SiteMeasurements:
     layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
     peak: Phase | None = None
     flow_grid: Any = None  # geosite.hydrology.FlowGrid of the DEM, once the hydrology stage has run
+    gate: Any = None  # geosite.rules.Gate: whether the chapter (and each scope of it) applies, computed once
 
     def set(self, key: str, value: Any, why: str | None = None) -> None:
         """Record a measurement; ``None`` with ``why`` marks it not assessed, and why."""
@@ -193,6 +194,8 @@ def measure_site(site: Site) -> SiteMeasurements:
     m.set("project.cut_fill_cy", p.cut_fill_cy, "cut_cy and fill_cy are not declared in site.toml [project]")
     m.set("project.dewatering", p.dewatering, "dewatering is not declared in site.toml [project]")
     m.set("project.state_funded", p.state_funded)
+    m.set("project.authority_superseded", p.authority_superseded)
+    m.set("project.landscaping_only", p.landscaping_only)
 
     _roads(site, m)
     _utilities(site, m, fpu)

@@ -48,6 +48,11 @@ class Project:
     dewatering: bool | None = None
     state_funded: bool = False
     building_permit_days: int | None = None
+    #: declared facts that take a site out of a chapter: the county or state supersedes the village's
+    #: erosion control authority over these lands (Grantsburg's scope); the work is landscaping
+    #: modifications only, which Belgium's definition of land disturbing activity leaves out
+    authority_superseded: bool = False
+    landscaping_only: bool = False
 
     @property
     def cut_fill_cy(self) -> float | None:
@@ -119,6 +124,31 @@ class Site:
             return None if u is None else shapely.intersection(u, self.boundary)
 
         return self._kept("disturbed", ("site_boundary", "disturbance"), clipped)
+
+    @property
+    def disturbed_parts(self) -> list[tuple[Any, list[Any], BaseGeometry, Any]]:
+        """The connected parts of the disturbed area, each as (id, the ids of the disturbance polygons in
+        it, its polygon in the site CRS, the ``cover`` given to the polygon covering most of it). Grantsburg
+        B(6)(a)'s "adjacent areas" lie outside the whole disturbed area: a polygon inside or beside another
+        drains its neighbour's disturbed ground, not an adjacent area, so upslope areas and diversions are
+        measured per part. A part's id is the first of its polygons' ids."""
+        def parts() -> list[tuple[Any, list[Any], BaseGeometry, Any]]:
+            dist, whole = self.layer("disturbance"), self.disturbed
+            if dist is None or whole is None or whole.is_empty:
+                return []
+            covers = list(dist["cover"]) if "cover" in dist.columns else [None] * len(dist)
+            out = []
+            for part in getattr(whole, "geoms", [whole]):
+                if part.is_empty or part.geom_type != "Polygon":
+                    continue
+                shares = [(shapely.area(shapely.intersection(g, part)), i, cv)
+                          for i, g, cv in zip(dist["id"], dist.geometry, covers, strict=True)]
+                inside = [t for t in shares if t[0] > 0]
+                if inside:
+                    out.append((inside[0][1], [t[1] for t in inside], part, max(inside, key=lambda t: t[0])[2]))
+            return out
+
+        return self._kept("disturbed_parts", ("site_boundary", "disturbance"), parts)
 
     def mask_on(self, dem: Any, what: str = "site") -> np.ndarray | None:
         """The cells of ``dem`` in the site (``what="site"``) or the disturbed area (``"disturbed"``), by

@@ -3,6 +3,15 @@ turned into measurements (``slopes.*``) and layers (``steep_slopes``, ``contours
 
 Terrain is computed on the DEM's own grid and CRS (no resampling); the site's polygons are reprojected
 to the DEM's CRS to measure, and the resulting layers back to the site CRS.
+
+Disturbance on steep slopes (Grantsburg A(7), B(6)(d)) is measured without a minimum area, because the
+text has none: the cells whose Horn slope is 12 % or more, each cell's square clipped exactly to the
+disturbed area (``slopes.steep_disturbed_area_sqft``). The 500 sq ft minimum mapping unit is for
+drawing steep-slope polygons on noisy LiDAR; the area in such patches is reported beside it
+(``slopes.steep_disturbed_mapped_area_sqft``), with a sentence saying when the steep ground lies only in
+patches under the mapping unit. Where part of the disturbed area has no heights (beyond the DEM, or a
+nodata hole) and no steep ground is found in the rest, the steep area is not assessed (None, saying
+how much has no heights), never 0; every nodata hole on the site is named in the notes.
 """
 
 from __future__ import annotations
@@ -58,16 +67,35 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
     m.set("slopes.state_steep_area_sqft", steep(boundary, state) if site_slopes.size else None, no_site_data)
     m.set("slopes.max_slope_pct", float(site_slopes.max()) if site_slopes.size else None, no_site_data)
     m.set("slopes.mean_slope_pct", float(site_slopes.mean()) if site_slopes.size else None, no_site_data)
+    _name_nodata_holes(site, dem, boundary, disturbed)
     if disturbed is not None and not disturbed.is_empty:
         in_dist = site.mask_on(dem, "disturbed") & np.isfinite(slope)
-        # with no height anywhere in the disturbed area its steep area is unknown, not zero (A(7) would
-        # otherwise read "not met"); partial coverage is named by the DEM coverage warning
         no_data = "the DEM has no data in the disturbed area"
-        m.set("slopes.steep_disturbed_area_sqft", steep(disturbed, threshold) if in_dist.any() else None, no_data)
-        m.set("slopes.state_steep_disturbed_area_sqft", steep(disturbed, state) if in_dist.any() else None, no_data)
-        m.set("slopes.max_disturbed_slope_pct", float(slope[in_dist].max()) if in_dist.any() else None, no_data)
+        missing = _no_heights_sqft(disturbed, dem, slope)
+        m.set("slopes.disturbed_without_heights_sqft", missing)
+        if in_dist.any():
+            cells = terrain.steep_area_sqft(dem, within=disturbed, slope=slope, threshold_pct=threshold, min_area_sqft=0.0)
+            mapped = steep(disturbed, threshold)
+            top = float(slope[in_dist].max())
+            how = _steep_how(cells, mapped, mmu, threshold, top, missing)
+            m.set("slopes.steep_disturbed_how", how)
+            m.set("slopes.steep_disturbed_mapped_area_sqft", mapped)
+            if cells <= 0 and missing > 0:
+                # no steep cell where there are heights: for the part without them A(7) is not assessed, never "not met"
+                m.set("slopes.steep_disturbed_area_sqft", None, how)
+            else:
+                m.set("slopes.steep_disturbed_area_sqft", cells)
+            m.set("slopes.state_steep_disturbed_area_sqft", steep(disturbed, state))
+            m.set("slopes.max_disturbed_slope_pct", top)
+        else:
+            # with no height anywhere in the disturbed area its steep area is unknown, not zero (A(7) would
+            # otherwise read "not met")
+            for key in ("slopes.steep_disturbed_area_sqft", "slopes.steep_disturbed_mapped_area_sqft",
+                        "slopes.state_steep_disturbed_area_sqft", "slopes.max_disturbed_slope_pct"):
+                m.set(key, None, no_data)
     else:
-        for key in ("slopes.steep_disturbed_area_sqft", "slopes.state_steep_disturbed_area_sqft", "slopes.max_disturbed_slope_pct"):
+        for key in ("slopes.steep_disturbed_area_sqft", "slopes.steep_disturbed_mapped_area_sqft",
+                    "slopes.state_steep_disturbed_area_sqft", "slopes.max_disturbed_slope_pct"):
             m.set(key, None, "no disturbance layer in the site")
 
     step("tracing steep-slope polygons and contours")
@@ -90,6 +118,10 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
             "min_area_sqft": mmu,
             "steep_area_sqft": v["slopes.steep_area_sqft"],
             "steep_disturbed_area_sqft": v.get("slopes.steep_disturbed_area_sqft"),
+            "steep_disturbed_mapped_area_sqft": v.get("slopes.steep_disturbed_mapped_area_sqft"),
+            "steep_disturbed_how": v.get("slopes.steep_disturbed_how"),
+            "disturbed_without_heights_sqft": v.get("slopes.disturbed_without_heights_sqft"),
+            "cell_rule": "a cell counts when its Horn slope is at or above the threshold; its square is clipped exactly to the disturbed area (no minimum area)",
             "max_slope_pct": v["slopes.max_slope_pct"],
             "max_disturbed_slope_pct": v.get("slopes.max_disturbed_slope_pct"),
             "mean_slope_pct": v["slopes.mean_slope_pct"],
@@ -100,6 +132,65 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
         },
         "contours": {"interval_ft": interval, "index_every": index_every, "count": v["contours.count"]},
     }
+
+
+def _steep_how(cells: float, mapped: float, mmu: float, threshold: float, top: float, missing: float) -> str:
+    """How the disturbed area's steep ground was measured, in words for the A(7) and B(6)(d) findings."""
+    text = (f"{cells:,.0f} sq ft of cells of Horn slope {threshold:g} % or more, clipped exactly to the disturbed area "
+            f"(no minimum area); the steep-slope map, which drops patches and fills holes under {mmu:,.0f} sq ft, shows {mapped:,.0f} sq ft")
+    if cells > 0 and mapped <= 0:
+        text += f": the steep ground here lies only in patches under the {mmu:,.0f} sq ft mapping unit, so the map shows none"
+    text += f"; the steepest slope in the disturbed area is {top:.1f} %"
+    if missing > 0:
+        text += f"; {missing:,.0f} sq ft of the disturbed area has no DEM heights (not assessed there)"
+    return text
+
+
+def _no_heights_sqft(area: BaseGeometry, dem: Dem, slope: np.ndarray) -> float:
+    """Sq ft of ``area`` (DEM CRS) without a slope: beyond the DEM's extent (exactly), plus the cells
+    inside it whose centre lies in ``area`` and that have no height."""
+    from geosite.grid import rasterize
+
+    beyond = shapely.area(shapely.difference(area, shapely.box(*dem.bounds))) * dem.ft_per_unit**2
+    holes = rasterize(area, dem.shape, dem.transform) & ~np.isfinite(slope)
+    return float(beyond + holes.sum() * dem.cell_area_sqft)
+
+
+def _name_nodata_holes(site: Site, dem: Dem, boundary: BaseGeometry, disturbed: BaseGeometry | None) -> None:
+    """A note on the site for every nodata hole inside the DEM that reaches the site (its size, where,
+    how much of it is disturbed), and for a disturbed area reaching beyond the DEM: measurements on the
+    DEM are not assessed there, the same as beyond the DEM's edge."""
+    from scipy import ndimage
+
+    from geosite.grid import centres, rasterize
+
+    nodata = ~np.isfinite(dem.elevation_ft)
+    src = f"DEM {site.dem_path if site.dem_path else dem.source}"
+    if disturbed is not None and not disturbed.is_empty:
+        beyond = shapely.area(shapely.difference(disturbed, shapely.box(*dem.bounds))) * dem.ft_per_unit**2
+        if beyond > 0:
+            total = shapely.area(disturbed) * dem.ft_per_unit**2
+            site.notes.append(f"{src}: {beyond:,.0f} sq ft of the disturbed area ({beyond / total:.0%}) lies beyond the DEM: "
+                              "slopes and drainage there are not assessed")
+    if not nodata.any():
+        return
+    on_site = rasterize(boundary, dem.shape, dem.transform)
+    in_dist = rasterize(disturbed, dem.shape, dem.transform) if disturbed is not None and not disturbed.is_empty else np.zeros(dem.shape, bool)
+    lab, n = ndimage.label(nodata, structure=np.ones((3, 3), bool))
+    edge = set(np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))) - {0}
+    for k in range(1, n + 1):
+        cells = lab == k
+        hit = cells & on_site
+        if not hit.any():
+            continue
+        r, c = np.nonzero(hit)
+        x, y = centres(dem, np.array([int(r.mean())]), np.array([int(c.mean())]))
+        where = "a nodata area at the DEM's edge" if k in edge else "a nodata hole"
+        dist_sqft = float((cells & in_dist).sum()) * dem.cell_area_sqft
+        site.notes.append(f"{src}: {where} of {cells.sum() * dem.cell_area_sqft:,.0f} sq ft inside the site near "
+                          f"({float(x[0]):,.1f}, {float(y[0]):,.1f}) in the DEM's CRS"
+                          + (f", {dist_sqft:,.0f} sq ft of it in the disturbed area" if dist_sqft else "")
+                          + ": slopes, steep areas, drainage and fence sides there are not assessed (the same as beyond the DEM)")
 
 
 def _to_site(gdf: gpd.GeoDataFrame, site: Site, clip: BaseGeometry | None = None) -> gpd.GeoDataFrame:
