@@ -25,7 +25,7 @@ from typing import Any
 import geopandas as gpd
 
 from geosite.controls.stage import measure_controls
-from geosite.hydrology.stage import HYDRO_KEYS, measure_hydrology
+from geosite.hydrology.stage import HYDRO_KEYS, channel_threshold_sqft, measure_hydrology
 from geosite.report import build_report, render_markdown
 from geosite.rules import Evaluation, Profile, evaluate, load_profile, site_gate
 from geosite.site import Site, SiteMeasurements, measure_site
@@ -65,7 +65,9 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     dem = None
     if site.dem_path is not None or site.dem_array is not None:
         step("reading the DEM")
-        dem = site.read_dem(margin_ft=_dem_margin_ft(site, prof))
+        dem, m.flow_grid, window = read_dem_for(site, prof)
+        if window is not None:
+            extra["dem_window"] = window
     if dem is None:
         for key in TERRAIN_KEYS + HYDRO_KEYS:
             m.set(key, None, "no DEM was given")
@@ -84,27 +86,44 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     return AnalysisResult(site, prof, m, ev, report, layers, dem)
 
 
-#: DEMs up to this many cells are read whole, so upslope areas are never cut off by a read window.
+#: The largest DEM read whole when the site's drainage needs over half of it; a larger one is read on
+#: the widest window tried (upslope areas reaching farther are cut there, and the report says so).
 WHOLE_DEM_MAX_CELLS = 16_000_000
-#: Otherwise the read window reaches this far beyond the site (upslope areas beyond it are truncated,
-#: and the report says so).
-LARGE_DEM_MARGIN_FT = 2_000.0
+#: The core read around the site beyond its map margin: B(4)'s 200 ft adjacent area, and the 100 ft a
+#: stockpile's runoff is followed plus its 25 ft setback.
+CORE_MARGIN_FT = 200.0
 
 
-def _dem_margin_ft(site: Site, profile: Profile) -> float | None:
-    """How far around the site to read the DEM: all of it when it is small enough, else a wide window."""
-    import rasterio
+def read_dem_for(site: Site, profile: Profile) -> tuple[Any, Any, dict[str, Any] | None]:
+    """The DEM the analysis needs (:mod:`geosite.hydrology.window`): the site, its map margin, the storm
+    inlets and every cell draining into the site, certified equal to the whole DEM's routing. Returns
+    (Dem, FlowGrid or None, where it was read for the report or None for an in-memory DEM)."""
+    from geosite.grid import bounds_in, geom_to_crs
+    from geosite.hydrology.window import read_site_dem
+    from geosite.io.raster import raster_crs
 
-    if site.dem_path is None:
-        return None
-    with rasterio.open(site.dem_path) as src:
-        if src.width * src.height <= WHOLE_DEM_MAX_CELLS:
-            return None
-    site.notes.append(
-        f"DEM {site.dem_path}: larger than {WHOLE_DEM_MAX_CELLS:,} cells; read {LARGE_DEM_MARGIN_FT:,.0f} ft around "
-        "the site, so upslope areas reaching farther are cut at that window"
-    )
-    return max(float(site.settings.get("map_margin_ft", profile.map_margin_ft)), LARGE_DEM_MARGIN_FT)
+    if site.dem_path is None or site.dem_array is not None:
+        return site.read_dem(margin_ft=None), None, None
+    dem_crs = raster_crs(site.dem_path)
+    margin_ft = max(float(site.settings.get("map_margin_ft", profile.map_margin_ft)), CORE_MARGIN_FT)
+    left, bottom, right, top = bounds_in(site.boundary.bounds, margin_ft / site.ft_per_unit, site.crs, dem_crs)
+    inlets = site.layer("storm_inlets")  # B(4) reaches any inlet the runoff gets to, however far
+    if inlets is not None:
+        il, ib, ir, it = bounds_in(tuple(inlets.total_bounds), 0.0, inlets.crs, dem_crs)
+        left, bottom, right, top = min(left, il), min(bottom, ib), max(right, ir), max(top, it)
+    site_geom = geom_to_crs(site.boundary, site.crs, dem_crs)
+    dem, fg, where = read_site_dem(site.dem_path, site.dem_vertical_unit, site_geom, (left, bottom, right, top),
+                                   limits=site.limits, root=site.dem_root, max_cells=WHOLE_DEM_MAX_CELLS,
+                                   channel_threshold_sqft=channel_threshold_sqft(profile))
+    if not where.certified:
+        site.notes.append(
+            f"DEM {site.dem_path}: the site's drainage needs over half of this {where.height * where.width:,}-cell DEM, "
+            f"more than the {WHOLE_DEM_MAX_CELLS:,} cells read whole; read {where.describe()}, so upslope areas "
+            "reaching farther are cut at that window")
+    info = {"rows": [where.r0, where.r1], "columns": [where.c0, where.c1], "dem_shape": [where.height, where.width],
+            "whole": where.whole, "certified": where.certified, "searched_cells": where.searched_cells,
+            "description": where.describe()}
+    return dem, fg, info
 
 
 def write_outputs(

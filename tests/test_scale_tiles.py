@@ -141,11 +141,11 @@ def test_windowed_read_from_vrt_and_cog(dem_files, kind):
 
 
 def test_site_analysis_same_from_tif_vrt_cog_in_window(dem_files, tmp_path, monkeypatch):
-    """A DEM 'too big to read whole' (the limit lowered for the test) is read in a window around the
-    site; from a VRT mosaic or a COG the whole analysis is the one from the GeoTIFF."""
+    """A DEM read in a window around the site (the margins lowered for the test, so the window is a
+    small part of this small DEM); from a VRT mosaic or a COG the whole analysis is the one from the GeoTIFF."""
     import geosite.pipeline as pipeline
 
-    monkeypatch.setattr(pipeline, "WHOLE_DEM_MAX_CELLS", 10_000)
+    monkeypatch.setattr(pipeline, "CORE_MARGIN_FT", 0.0)
     with rasterio.open(dem_files["tif"]) as s:
         l, b, r, t = s.bounds
     from shapely.geometry import box
@@ -154,11 +154,11 @@ def test_site_analysis_same_from_tif_vrt_cog_in_window(dem_files, tmp_path, monk
     for kind, path in dem_files.items():
         folder = make_site(tmp_path / kind, {"site_boundary": [box(l + 250, b + 200, l + 450, b + 330)],
                                               "disturbance": [box(l + 270, b + 220, l + 400, b + 300)]},
-                           conf={"dem": {"path": str(path), "vertical_unit": "us_ft"}})
+                           conf={"dem": {"path": str(path), "vertical_unit": "us_ft"}, "map_margin_ft": 0})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rep = geosite.analyze(geosite.load_site(folder, allow_outside=True)).report
-        assert any("larger than 10,000 cells" in n for n in rep["notes"])
+        assert not rep["dem_window"]["whole"] and rep["dem_window"]["certified"]
         text = json.dumps(rep, sort_keys=True, default=str).replace(str(path), "DEM").replace(str(folder), "SITE")
         reports[kind] = json.loads(text)
     assert reports["tif"]["slopes"]["steep_area_sqft"] > 0

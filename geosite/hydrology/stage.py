@@ -64,18 +64,25 @@ def predominant_cover(site: Site, area_site_crs) -> tuple[str | None, str]:
     return cover, f"predominant cover of the upslope area ({share:.0%} of it)"
 
 
+def channel_threshold_sqft(profile: Profile) -> float:
+    """The contributing area at which flow counts as a channel, sq ft (the profile's, else geosite's 1 acre)."""
+    from geosite.hydrology.upslope import DEFAULT_CHANNEL_THRESHOLD_SQFT
+
+    return float(profile.value("terrain", "channel_threshold_sqft", DEFAULT_CHANNEL_THRESHOLD_SQFT))
+
+
 def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:
     """Route the DEM, then measure upslope areas per disturbed polygon and the channel network."""
     from geosite import hydrology as hy
 
-    threshold = float(profile.value("terrain", "channel_threshold_sqft", hy.DEFAULT_CHANNEL_THRESHOLD_SQFT))
+    threshold = channel_threshold_sqft(profile)
     area_limit = profile.value("controls", "sheetflow_area_sqft")
     v_limit = profile.value("controls", "sheetflow_velocity_fps")
     rain_key = "ten_year_24_hour_in"
     rain_in = profile.value("rain", rain_key)
 
     step("routing flow (fill, D8, accumulation)")
-    fg = hy.flow_grid(dem)
+    fg = m.flow_grid if m.flow_grid is not None and m.flow_grid.dem is dem else hy.flow_grid(dem)  # routed on reading
     m.flow_grid = fg  # reused by the controls stage
 
     step("tracing channels")
@@ -83,7 +90,12 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     boundary_dem = to_dem_crs(site.boundary, site, dem)
     through = hy.channels_through(chan, boundary_dem)
     m.set("hydrology.channels_through_site", int(len(through)))
-    m.layers["channels"] = to_crs(chan, site.crs)
+    # the layer and its count: the site and its map margin (channels farther off are not the plan's)
+    margin = site.boundary.buffer(float(site.settings.get("map_margin_ft", profile.map_margin_ft)) / site.ft_per_unit)
+    shown = to_crs(chan, site.crs)
+    shown = shown[shown.intersects(margin)].copy()
+    shown["geometry"] = shown.geometry.intersection(margin)
+    m.layers["channels"] = shown[~shown.geometry.is_empty & (shown.geometry.length > 0)].reset_index(drop=True)
 
     dist = site.layer("disturbance")
     if site.disturbed is not None:
@@ -97,7 +109,7 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         for key in ("hydrology.channel_originates_in_disturbed", "hydrology.max_sheetflow_area_sqft",
                     "hydrology.sheetflow_diversions_required", "hydrology.channelized_inflows"):
             m.set(key, None, "no disturbance layer in the site")
-        return {"channels": _channel_summary(chan, through, threshold)}
+        return {"channels": _channel_summary(m.layers["channels"], through, threshold)}
 
     step("upslope drainage areas")
     upslope: list[dict[str, Any]] = []
@@ -220,7 +232,7 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             reasons.append(f"a channel originates in disturbed area(s) {', '.join(map(str, originating_ids))}")
     return {
         "upslope": upslope,
-        "channels": _channel_summary(chan, through, threshold),
+        "channels": _channel_summary(m.layers["channels"], through, threshold),
         "sediment_basin": {
             "required": bool(reasons) if basin_at is not None else None,
             "reasons": reasons if basin_at is not None else ["not specified by this chapter"],
@@ -412,6 +424,7 @@ def _channel_summary(chan, through, threshold) -> dict[str, Any]:
     return {
         "threshold_sqft": threshold,
         "segments": int(len(chan)),
+        "segments_where": "within the site's map margin (the channels layer is clipped to it)",
         "segments_through_site": int(len(through)),
     }
 
