@@ -162,8 +162,11 @@ def classify_boundary(
     """
     import geopandas as gpd
 
-    surface, dirs = _surface(dem, fg)
-    ux, uy = downhill_field(surface, dem, dirs)
+    if fg is not None:
+        ux, uy = fg.downhill()
+    else:
+        surface, dirs = _surface(dem, fg)
+        ux, uy = downhill_field(surface, dem, dirs)
     spacing = (spacing_ft or min(dem.cell_x_ft, dem.cell_y_ft)) / dem.ft_per_unit
     cell = min(abs(dem.transform.a), abs(dem.transform.e))
     cos_lo = math.cos(math.radians(90.0 - tolerance_deg))
@@ -690,7 +693,7 @@ def filter_fence(
 
     fg = fg or flow_grid(dem)
     geoms, ids, out_crs = _geoms_in_dem_crs(polygons, dem)
-    ux, uy = downhill_field(fg.filled_ft, dem, fg.directions)
+    ux, uy = fg.downhill()
     fence_rows: dict[str, list[Any]] = {"side": [], "polygon_id": [], "geometry": [], "obstacle": [], "practice": []}
     obst = None
     if obstacles is not None and len(obstacles):

@@ -31,7 +31,7 @@ import shapely
 from shapely.geometry import LineString
 
 from geosite import grid
-from geosite.hydrology import downhill_field, trace_down
+from geosite.hydrology import trace_down
 from geosite.io.output import py_scalar
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ def stockpile_setbacks(
     piles_dem = grid.to_crs(piles, dem.crs)
     feats = {k: v for k, v in features.items() if v is not None and len(v)}
     feats_dem = {k: grid.to_crs(v, dem.crs) for k, v in feats.items()}
-    ux, uy = downhill_field(fg.filled_ft, dem, fg.directions)
+    ux, uy = fg.downhill()
     report: list[dict[str, Any]] = []
     fence_rows: dict[str, list[Any]] = {"pile_id": [], "geometry": []}
     for i in range(len(piles)):

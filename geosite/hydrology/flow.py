@@ -58,6 +58,7 @@ class FlowGrid:
     directions: np.ndarray
     _acc: np.ndarray | None = field(default=None, repr=False)
     _dinf: tuple | None = field(default=None, repr=False)
+    _downhill: tuple | None = field(default=None, repr=False)
 
     def accumulation_cells(self) -> np.ndarray:
         """Contributing cells of every cell, itself included (float64, NaN on nodata); cached."""
@@ -72,6 +73,13 @@ class FlowGrid:
     def accumulation_sqft(self) -> np.ndarray:
         """Contributing area of every cell, itself included, sq ft."""
         return self.accumulation_cells() * self.dem.cell_area_sqft
+
+    def downhill(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`downhill_field` of the filled surface with these directions (unit vectors x, y); cached:
+        the fences, the stockpiles and each area's boundary sample the same field."""
+        if self._downhill is None:
+            self._downhill = downhill_field(self.filled_ft, self.dem, self.directions)
+        return self._downhill
 
     def dinf(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """D-infinity split of every cell (flat indices ``rec1``, ``rec2`` and the share ``p1`` to
