@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from affine import Affine
+from affine import Affine, AffineError
 
 from geosite.grid import rasterize
 
@@ -118,13 +118,17 @@ def read_site_dem(
 
     with open_raster(path, "DEM", root, limits) as src:
         nr, nc, transform = src.height, src.width, src.transform
-    w = from_bounds(*core_bounds, transform=transform)
-    core = (max(math.floor(w.row_off), 0), min(math.ceil(w.row_off + w.height), nr),
-            max(math.floor(w.col_off), 0), min(math.ceil(w.col_off + w.width), nc))
 
     def whole(rounds: int, searched: int) -> tuple[Dem, None, SiteWindow]:
-        dem = read_dem(path, vertical_unit, limits=limits, root=root)
+        dem = read_dem(path, vertical_unit, limits=limits, root=root)  # its checks name what is wrong
         return dem, None, SiteWindow(0, nr, 0, nc, nr, nc, True, True, searched, rounds)
+
+    try:
+        w = from_bounds(*core_bounds, transform=transform)
+        core = (max(math.floor(w.row_off), 0), min(math.ceil(w.row_off + w.height), nr),
+                max(math.floor(w.col_off), 0), min(math.ceil(w.col_off + w.width), nc))
+    except (ArithmeticError, ValueError, TypeError, AffineError):  # a degenerate grid: read_dem says why
+        return whole(0, 0)
 
     if core[0] >= core[1] or core[2] >= core[3] or (core[1] - core[0]) * (core[3] - core[2]) * 2 > nr * nc:
         return whole(0, 0)  # the site does not overlap (read_dem names that) or is most of the DEM
