@@ -18,6 +18,7 @@ import geosite.pipeline as pipeline
 from geosite.grid import Dem
 from geosite.hydrology import _kernels as fk
 from geosite.hydrology.window import CoarseOutlets
+from geosite.io.raster import read_dem
 from geosite.testing import cone, rolling_terrain
 
 
@@ -108,7 +109,8 @@ def test_rolling_terrain_with_kettles_and_holes_same_as_the_whole_dem(tmp_path, 
     assert where["whole"] is not windowed and where["certified"]
 
 
-def test_coarse_grid_bounds_every_cells_filled_height(tmp_path):
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_coarse_grid_bounds_every_cells_filled_height(tmp_path, dtype):
     """The block grid's upper level is at or above, and its floor at or below, every cell's filled
     height on the whole DEM (nodata holes, a hole on the edge, a block size not dividing the DEM)."""
     dem = rolling_terrain((301, 257), cell=3.0, relief_ft=80.0, kettles=20, seed=11, vertical_unit="m")
@@ -120,7 +122,8 @@ def test_coarse_grid_bounds_every_cells_filled_height(tmp_path):
 
     path = tmp_path / "dem.tif"
     factor = dem.ft_per_vertical_unit
-    write_dem(path, dem, dtype="float64", vertical_factor=factor)
+    write_dem(path, dem, dtype=dtype, vertical_factor=factor)
+    z = read_dem(path, "m").elevation_ft  # the heights as geosite reads them
     CoarseOutlets.MAX_CELLS, saved = 2_000, CoarseOutlets.MAX_CELLS
     try:
         co = CoarseOutlets.read(path, factor, z.shape)

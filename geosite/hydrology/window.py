@@ -393,7 +393,7 @@ class CoarseOutlets:
     """
 
     #: The most coarse cells: ``f`` is the smallest block side giving at most this many.
-    MAX_CELLS = 1_000_000
+    MAX_CELLS = 250_000
 
     def __init__(self, level: np.ndarray, floor: np.ndarray, low: np.ndarray, f: int) -> None:
         self.level, self.floor, self.floor_blocks, self.f = level, floor, low, f
@@ -413,20 +413,25 @@ class CoarseOutlets:
         hr, hc = -(-nr // f), -(-nc // f)
         top = np.empty((hr, hc), dtype=np.float64)
         low = np.empty((hr, hc), dtype=np.float64)
-        band = max(1, 2048 // f) * f
+        band = max(1, 512 // f) * f
         with open_raster(path, "DEM", root, limits) as src:
+            # the blocks' extremes in the file's own precision when float32 holds it exactly: max and min
+            # commute with the exact widening and the monotone scaling the fine heights get
+            native = np.dtype(src.dtypes[0])
+            exact32 = native == np.float32 or (native.kind in "iu" and native.itemsize <= 2)
             for r0 in range(0, nr, band):
-                z = read_heights(src, Window(0, r0, nc, min(band, nr - r0)))
-                if ft_per_vertical_unit != 1.0:
-                    z *= ft_per_vertical_unit
+                z = read_heights(src, Window(0, r0, nc, min(band, nr - r0)), "float32" if exact32 else "float64")
                 h = z.shape[0]
-                z = np.pad(z, ((0, (-h) % f), (0, (-nc) % f)), constant_values=np.nan)
+                if h % f or nc % f:
+                    z = np.pad(z, ((0, (-h) % f), (0, (-nc) % f)), constant_values=np.nan)
                 rows = slice(r0 // f, r0 // f + z.shape[0] // f)
-                # per block: reduce along each row of f cells, then down the f rows (fmax/fmin skip NaN)
                 top[rows] = _block(np.fmax, z, f)
                 low[rows] = _block(np.fmin, z, f)
                 # a block holding nodata (or the padding past the DEM's edge) is an outlet for the floor
                 low[rows][_block(np.logical_or, np.isnan(z), f)] = np.nan
+        if ft_per_vertical_unit != 1.0:
+            top *= ft_per_vertical_unit
+            low *= ft_per_vertical_unit
         level, floor = np.empty_like(top), np.empty_like(low)
         fk.priority_flood(top, level, False, np.empty((1, 1), dtype=np.int64))
         fk.priority_flood(low, floor, False, np.empty((1, 1), dtype=np.int64))

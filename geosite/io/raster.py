@@ -108,14 +108,14 @@ def check_dem(dem: Dem) -> Dem:
     return dem
 
 
-def read_heights(src, window=None) -> np.ndarray:
-    """Band 1 of an open raster in ``window`` as one float64 array, nodata (value or mask) and
-    infinities as NaN.
+def read_heights(src, window=None, dtype: str = "float64") -> np.ndarray:
+    """Band 1 of an open raster in ``window`` as one float64 (or ``dtype``) array, nodata (value or
+    mask) and infinities as NaN.
 
     One buffer, marked in place: a 16 M-cell DEM is held once (128 MB), not five times. Shared by
     :func:`read_dem` and the tiled screening in geosite.scale, so both treat nodata alike.
     """
-    z = src.read(1, window=window, out_dtype="float64")
+    z = src.read(1, window=window, out_dtype=dtype)
     z[np.isinf(z)] = np.nan  # +-inf is no height (a sentinel some tools write), never a measurement
     flags = src.mask_flag_enums[0]
     if src.nodata is not None or any(f != rasterio.enums.MaskFlags.all_valid for f in flags):
