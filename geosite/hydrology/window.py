@@ -177,6 +177,15 @@ def read_site_dem(
         if verdict[0] == "ok":
             dem, fg = routed[1][1], routed[1][2]
             return dem, fg, SiteWindow(r0, r1, c0, c1, nr, nc, False, True, searched, rounds)
+        if verdict[0] == "grow" and len(verdict) > 2:
+            # before growing by doubling: are the site's own filled heights certified? A site in a closed
+            # basin W cuts through takes the basin in at once instead
+            own = _certify(search, sbox, wbox, (nr, nc), verdict[2], coarse_outlets)
+            if own[0] == "basin":
+                verdict = own
+            elif own[0] == "search":
+                ext *= 2
+                search = None
         if verdict[0] == "grow":  # the drainage reaches these sides of W
             m = [mi * 2 if s else mi for mi, s in zip(m, verdict[1])]
         elif verdict[0] == "search":  # a search was stopped only by the search window's walls
@@ -188,7 +197,8 @@ def read_site_dem(
             wanted = [core[0] - br0 + pad, br1 - core[1] + pad, core[2] - bc0 + pad, bc1 - core[3] + pad]
             grown = [max(mi, wi) for mi, wi in zip(m, wanted)]
             m = grown if grown != m else [mi * 2 for mi in m]
-        log.debug("site window round %d: %s", rounds, verdict[0])
+        log.debug("site window round %d: W rows %d-%d, columns %d-%d: %s %s", rounds, r0, r1, c0, c1, verdict[0],
+                  verdict[1] if verdict[0] in ("grow", "basin") else "")
     if max_cells is not None and nr * nc > max_cells and last is not None:
         r0, r1, c0, c1 = last
         dem = read_dem(path, vertical_unit, bounds=_bounds(transform, last), limits=limits, root=root)
@@ -238,7 +248,9 @@ def _route(search: Dem, sbox, wbox, shape, core, site_geom, threshold_cells: flo
     area[core[0] - r0 : core[1] - r0, core[2] - c0 : core[3] - c0] = True
     check, sides = _relied_on(fg, area, wbox, shape)
     if any(sides):
-        return ("grow", sides)
+        # the site's own cells, to try before growing: a closed basin W cuts is found in one round
+        ring = _dilate(inside, 2)
+        return ("grow", sides, ("ok", dem, fg, label, ring & ~_edges(ring.shape)))
     # channels in the core: a cell fed from beyond W has at least its W accumulation; one still under
     # the channel threshold might be a channel on the whole DEM, so W grows toward the edges feeding it
     if threshold_cells is not None:
@@ -257,6 +269,13 @@ def _route(search: Dem, sbox, wbox, shape, core, site_geom, threshold_cells: flo
         if any(fed_sides):
             return ("grow", tuple(fed_sides))
     return ("ok", dem, fg, label, check, inside, area)
+
+
+def _edges(shape: tuple[int, int]) -> np.ndarray:
+    """The cells on a grid's outer rows and columns."""
+    e = np.zeros(shape, dtype=bool)
+    e[0], e[-1], e[:, 0], e[:, -1] = True, True, True, True
+    return e
 
 
 def _relied_on(fg: FlowGrid, area: np.ndarray, wbox, shape) -> tuple[np.ndarray, tuple[bool, ...]]:
@@ -330,11 +349,17 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
                 continue
         co = coarse_outlets(search.ft_per_vertical_unit) if coarse_outlets is not None else None
         if co is not None and co.closed(sr + sr0, sc + sc0, float(bounds[k])):
-            # the block floor proves no way out below the bound: a closed basin, perhaps wider than the
-            # search window; W takes in at least what the blocks say it may cover
+            # the block floor proves no way out below the bound: a closed basin. The water-level search
+            # bounds it when it spills inside the search window; one cut by the window's walls may be
+            # wider, and W takes in at least what the blocks say it may cover
             _, br0, br1, bc0, bc1 = fk.spill_basin(zs, sr * scols + sc, np.zeros(zs.shape, dtype=np.uint8))
-            cr0, cr1, cc0, cc1 = co.basin_box(sr + sr0, sc + sc0)
-            return ("basin", (min(br0 + sr0, cr0), max(br1 + sr0, cr1), min(bc0 + sc0, cc0), max(bc1 + sc0, cc1)))
+            box = (br0 + sr0, br1 + sr0, bc0 + sc0, bc1 + sc0)
+            cut = (walls[0] and br0 == 0) or (walls[1] and br1 == zs.shape[0]) or (walls[2] and bc0 == 0) or \
+                  (walls[3] and bc1 == scols)
+            if cut:
+                cr0, cr1, cc0, cc1 = co.basin_box(sr + sr0, sc + sc0)
+                box = (min(box[0], cr0), max(box[1], cr1), min(box[2], cc0), max(box[3], cc1))
+            return ("basin", box)
         if any(walls):
             if open_scratch is None:
                 open_scratch = np.zeros(zs.shape, dtype=np.uint8)
