@@ -114,7 +114,10 @@ def child(mode: str, vrt: str, out: str) -> None:
         s = screen_steep_slopes(vrt, "us_ft", (12.0, 20.0), tile=2048, overwrite=True, **kw)
         res.update(steep_acres_12=s.steep_area_acres[12.0], valid_cells=s.valid_cells, tiles=s.tiles)
     else:
-        dem = read_dem(vrt, "us_ft")
+        from geosite.io.limits import Limits
+
+        # the reference holds the whole DEM by design: past the default raster budget, raised here only
+        dem = read_dem(vrt, "us_ft", limits=Limits(raster_budget_bytes=256 * 2**30))
         res["read_s"] = time.perf_counter() - t
         t1 = time.perf_counter()
         s = slope_pct(dem)
