@@ -40,6 +40,7 @@ import numpy as np
 from affine import Affine, AffineError
 
 from geosite.grid import rasterize
+from geosite.hydrology.upslope import _dilate
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -377,12 +378,6 @@ def _true_outlet(zs: np.ndarray, r: int, c: int, walls) -> bool:
     if (r == 0 and not walls[0]) or (r == nr - 1 and not walls[1]) or (c == 0 and not walls[2]) or (c == nc - 1 and not walls[3]):
         return True
     return bool(np.isnan(zs[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2]).any())
-
-
-def _dilate(mask: np.ndarray, n: int) -> np.ndarray:
-    from scipy.ndimage import binary_dilation
-
-    return binary_dilation(mask, structure=np.ones((3, 3), bool), iterations=n)
 
 
 def _dinf_upstream(fg: FlowGrid, inside: np.ndarray) -> np.ndarray:
