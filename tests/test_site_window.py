@@ -107,6 +107,11 @@ def test_rolling_terrain_with_kettles_and_holes_same_as_the_whole_dem(tmp_path, 
     got, whole = _analyses(folder)
     where = _same(got, whole)
     assert where["whole"] is not windowed and where["certified"]
+    # the channels layer and its count are the site's map margin (200 ft), however much DEM was read
+    chan = got.layers["channels"]
+    margin = got.site.boundary.buffer(200.0 / got.site.ft_per_unit + 1e-6)
+    assert len(chan) and chan.geometry.within(margin).all()
+    assert got.report["channels"]["segments"] == len(chan)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
