@@ -126,9 +126,10 @@ def read_heights(src, window=None, dtype: str = "float64") -> np.ndarray:
     return z
 
 
-def raster_crs(path: str | Path) -> CRS:
-    """The CRS of a raster file; none is a :class:`~geosite.errors.CRSError`."""
-    with open_raster(path) as src:
+def raster_crs(path: str | Path, root: Path | None = None, limits: Limits | None = None) -> CRS:
+    """The CRS of a raster file (opened as :func:`open_raster` does: a VRT's sources inside ``root``
+    when given); none is a :class:`~geosite.errors.CRSError`."""
+    with open_raster(path, "DEM", root, limits) as src:
         if src.crs is None:
             raise CRSError(f"DEM {path}: has no CRS; assign one before use")
         return CRS.from_user_input(src.crs)

@@ -213,5 +213,5 @@ class Site:
             return None
         if margin_ft is None:
             return read_dem(self.dem_path, self.dem_vertical_unit, limits=self.limits, root=self.dem_root)
-        bounds = bounds_in(self.boundary.bounds, margin_ft / self.ft_per_unit, self.crs, raster_crs(self.dem_path))
+        bounds = bounds_in(self.boundary.bounds, margin_ft / self.ft_per_unit, self.crs, raster_crs(self.dem_path, self.dem_root, self.limits))
         return read_dem(self.dem_path, self.dem_vertical_unit, bounds=bounds, limits=self.limits, root=self.dem_root)
