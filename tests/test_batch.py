@@ -172,6 +172,34 @@ def test_resume_skips_done_and_redoes_changed(sites, local_client, tmp_path):
     assert (out / folders[0].name / "report.json").stat().st_mtime_ns == mtimes[folders[0].name]
 
 
+def test_a_summary_geosite_did_not_write_is_never_replaced(sites, local_client, tmp_path):
+    """A summary.csv of the user's own in OUT, or one edited since batch wrote it, stops the batch before
+    any work (exit 2 from the CLI), the file untouched; batch's own summaries are replaced (the resume
+    test above runs twice over one OUT)."""
+    from click.testing import CliRunner
+
+    from geosite.cli import cli
+    from geosite.errors import OutputError
+    from geosite.scale.batch import run_batch
+
+    _, folders, _ = sites
+    out = tmp_path / "out"
+    out.mkdir()
+    mine = out / "summary.csv"
+    mine.write_text("my own table\n")
+    r = CliRunner().invoke(cli, ["batch", str(folders[0]), "--workers", "1", "--out", str(out)])
+    assert r.exit_code == 2 and "summary.csv" in r.output and "replaces only its own summaries" in r.output, r.output
+    assert mine.read_text() == "my own table\n" and not (out / folders[0].name).exists()
+
+    out2 = tmp_path / "out2"
+    run_batch(folders[:1], out2, client=local_client)
+    edited = (out2 / "summary.gpkg").read_bytes()
+    (out2 / "summary.gpkg").write_bytes(edited + b"\0")  # someone's edit after the batch
+    with pytest.raises(OutputError, match="summary.gpkg"):
+        run_batch(folders[:1], out2, client=local_client)
+    assert (out2 / "summary.gpkg").read_bytes() == edited + b"\0"
+
+
 def test_retried_task_keeps_the_identical_result(sites, tmp_path):
     """A task that runs again after its output was published (its worker died before reporting)
     keeps the folder already there instead of writing a second copy."""

@@ -95,6 +95,15 @@ def refuse_foreign(folder: Path) -> None:
                           "--overwrite replaces only geosite's own outputs: choose another --out or move it")
 
 
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read a megabyte at a time."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def write_manifest(folder: Path, **extra: Any) -> Path:
     """Write :data:`MANIFEST` in ``folder``: geosite's version, the time, the command line, and every
     file (relative path -> size and sha256)."""
@@ -103,11 +112,7 @@ def write_manifest(folder: Path, **extra: Any) -> Path:
     files = {}
     for p in sorted(folder.rglob("*")):
         if p.is_file() and p.name not in (MANIFEST, TMP_MARKER):
-            h = hashlib.sha256()
-            with open(p, "rb") as fh:
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(block)
-            files[p.relative_to(folder).as_posix()] = {"bytes": p.stat().st_size, "sha256": h.hexdigest()}
+            files[p.relative_to(folder).as_posix()] = {"bytes": p.stat().st_size, "sha256": file_sha256(p)}
     manifest = {"generator": "geosite", "geosite_version": __version__,
                 "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                 "argv": sys.argv[1:], **extra, "files": files}

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -471,6 +472,7 @@ def run_batch(
     dirs = check_sites(site_dirs)
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    check_summaries(out)  # before any work: never replace a summary geosite did not write
     cluster = None
     own_client = client is None
     try:
@@ -527,9 +529,42 @@ def run_batch(
 # ------------------------------------------------------------------------------------ summary
 
 
+#: The summaries batch writes in OUT, and the record of their SHA-256 that lets a later batch replace them.
+SUMMARIES = ("summary.csv", "summary.gpkg")
+SUMMARY_RECORD = "geosite-batch.json"
+
+
+def _summary_record(out: Path) -> dict[str, str]:
+    try:
+        rec = json.loads((out / SUMMARY_RECORD).read_text(encoding="utf-8"))
+        return {k: v for k, v in rec["summaries"].items() if isinstance(k, str) and isinstance(v, str)}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def check_summaries(out: Path) -> None:
+    """Refuse (:class:`~geosite.errors.OutputError`) a batch whose OUT holds a summary.csv or
+    summary.gpkg geosite did not write, or that changed since (its SHA-256 is not the one recorded in
+    :data:`SUMMARY_RECORD` when batch wrote it): batch replaces only its own summaries."""
+    from geosite.errors import OutputError
+    from geosite.io.output import file_sha256
+
+    record = _summary_record(out)
+    for name in SUMMARIES:
+        p = out / name
+        if not (p.exists() or p.is_symlink()):
+            continue
+        if p.is_symlink() or not p.is_file() or record.get(name) != file_sha256(p):
+            raise OutputError(f"{p}: exists and is not the summary geosite batch wrote there (or it changed since); "
+                              "batch replaces only its own summaries: move it or choose another --out")
+
+
 def write_summary(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
     """summary.csv (every row) and summary.gpkg (layer ``sites``: the rows with a site boundary, in
-    the sites' common CRS, or EPSG:4326 when they differ), each replaced atomically."""
+    the sites' common CRS, or EPSG:4326 when they differ), each replaced atomically, their SHA-256
+    recorded in :data:`SUMMARY_RECORD` (so the next batch knows them for its own)."""
+    from geosite.io.output import file_sha256
+
     import geopandas as gpd
     import pandas as pd
     import shapely
@@ -555,6 +590,11 @@ def write_summary(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
     tmp_g = out / f".summary.tmp-{os.getpid()}.gpkg"
     gdf.to_file(tmp_g, layer="sites", driver="GPKG", engine="pyogrio")
     os.replace(tmp_g, gpkg)
+    rec = out / f".{SUMMARY_RECORD}.tmp-{os.getpid()}"
+    rec.write_text(json.dumps({"generator": "geosite batch",
+                               "summaries": {p.name: file_sha256(p) for p in (csv, gpkg)}}, indent=2) + "\n",
+                   encoding="utf-8")
+    os.replace(rec, out / SUMMARY_RECORD)
     return [csv, gpkg]
 
 
@@ -567,4 +607,4 @@ def summary_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 
 __all__ = ["BatchOptions", "BatchResult", "inputs_hash", "process_site", "run_batch", "write_summary",
-           "read_marker", "MARKER", "SUMMARY_COLUMNS"]
+           "check_summaries", "read_marker", "MARKER", "SUMMARIES", "SUMMARY_COLUMNS", "SUMMARY_RECORD"]
