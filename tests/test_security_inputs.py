@@ -275,3 +275,23 @@ def test_yes_no_attributes_are_read_as_written_never_bool_of_the_text(tmp_path):
     assert m.values["utilities.work_length_ft"] == pytest.approx(150.0)  # missing: underground (the default)
     with pytest.raises(SiteValidationError, match=r"utilities.*'underground' must hold yes or no.*'maybe'"):
         site_from_frames(layers(["maybe", "yes"]), name="t", jurisdiction="grantsburg")
+
+
+def test_plan_maps_over_the_sheet_limit_are_refused_before_any_work(tmp_path):
+    """A site 8 miles across would tile each plan map over hundreds of ARCH-D sheets at 1 in = 100 ft:
+    refused before the analysis (exit 2, naming the limit and --no-maps), nothing written; the numbers
+    alone (--no-maps) still run."""
+    folder = submission(tmp_path / "sub", layers={
+        "site_boundary": gdf([rect(0, -42_000, 42_000, 42_000)], id=[1]),
+        "disturbance": gdf([rect(250, -350, 100, 100)], id=[1], phase=["all"], start=["2027-05-03"], end=["2027-10-29"]),
+    }, dem=False)
+    before = digest(folder)
+    out = tmp_path / "out"
+    res = run("analyze", folder, "--out", out)
+    assert res.exit_code == 2 and "max_sheet_tiles 100" in res.output and "--no-maps" in res.output, res.output
+    assert "ARCH-D" in res.output and "sheets each at 1 in = 100 ft" in res.output
+    assert not out.exists() and digest(folder) == before
+    res = run("analyze", folder, "--out", out, "--no-maps")
+    assert res.exit_code == 0, res.output
+    res = run("analyze", folder, "--out", tmp_path / "out2", "--limit", "max_sheet_tiles=1", "--sheet", "ANSI-D")
+    assert res.exit_code == 2 and "max_sheet_tiles 1;" in res.output, res.output

@@ -51,6 +51,10 @@ def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite,
         steps("loading and validating the site")
         site = load_site(site_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit,
                          make_valid=make_valid, strict=strict, allow_outside=allow_outside, limits=limits)
+        if not no_maps:
+            from geosite.maps.common import check_sheet_count
+
+            check_sheet_count(site, scale_ft, sheet)
         result = run_analysis(site, step=steps)
         steps("writing outputs" + ("" if no_maps else " and plan maps"))
         files = write_outputs(result, out, overwrite=overwrite, maps=not no_maps, sheet=sheet, scale_ft=scale_ft)

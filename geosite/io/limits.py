@@ -51,6 +51,8 @@ class Limits:
     max_vertices_total : vertices in all the layers of a site (default 2,000,000).
     max_vector_file_bytes : size of one vector file (default 512 MB), checked before it is read.
     max_toml_bytes : size of site.toml (default 1 MB).
+    max_sheet_tiles : sheets one plan map may be tiled over (default 100: about 14,000 acres at
+        1 in = 100 ft on ARCH-D), checked before any work.
     """
 
     raster_budget_bytes: int = 0  # 0: default_raster_budget_bytes()
@@ -60,6 +62,7 @@ class Limits:
     max_vertices_total: int = 2_000_000
     max_vector_file_bytes: int = 512 * 2**20
     max_toml_bytes: int = 2**20
+    max_sheet_tiles: int = 100
 
     def __post_init__(self) -> None:
         if self.raster_budget_bytes == 0:
@@ -91,6 +94,14 @@ class Limits:
                 f"{what}: claims {width:,} x {height:,} cells; more than a site's raster can be "
                 f"(max_raster_side {self.max_raster_side:,}, max_raster_cells {self.max_raster_cells:,}); "
                 "refused before reading (a decompression bomb looks like this). Raise with --limit max_raster_side=N")
+
+    def check_sheet_tiles(self, what: str, tiles: int, sheet: str, scale_ft: float) -> None:
+        """Refuse plan maps tiled over more than ``max_sheet_tiles`` sheets each."""
+        if tiles > self.max_sheet_tiles:
+            raise LimitError(
+                f"{what}: the plan maps would take {tiles:,} {sheet} sheets each at 1 in = {scale_ft:g} ft, over "
+                f"max_sheet_tiles {self.max_sheet_tiles:,}; refused before any work. Use --no-maps (the numbers "
+                "need no sheets), map a part of the site, or raise with --limit max_sheet_tiles=N")
 
     def check_read(self, what: str, width: int, height: int) -> None:
         """Refuse to read a ``width`` x ``height`` window whose working memory exceeds the budget."""

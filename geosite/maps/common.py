@@ -211,7 +211,21 @@ def make_context(result_or_site, *, scale_ft: float = 100, sheet: str | None = "
     ctx.analysis_dem = getattr(result_or_site, "dem", None)  # an AnalysisResult's; a Site has none
     ctx.report = getattr(result_or_site, "report", None)
     ctx.plan = plan_sheets(ctx.extent, scale_ft, site.ft_per_unit, sheet)
+    site.limits.check_sheet_tiles(f"site {site.root or site.name}", len(ctx.plan.tiles), ctx.plan.sheet.label, scale_ft)
     return ctx
+
+
+def check_sheet_count(site, scale_ft: float = 100.0, sheet: str = "auto", margin_ft: float | None = None) -> None:
+    """Refuse, before any work, a site whose plan maps would be tiled over more sheets than its limits
+    allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`); the sheets are planned as the maps plan them."""
+    from geosite.rules import load_profile
+
+    profile = site.profile or load_profile(site.jurisdiction)
+    margin = float(site.settings.get("map_margin_ft", profile.map_margin_ft)) if margin_ft is None else margin_ft
+    xmin, ymin, xmax, ymax = site.boundary.bounds
+    m = margin / site.ft_per_unit
+    plan = plan_sheets((xmin - m, ymin - m, xmax + m, ymax + m), check_scale(scale_ft), site.ft_per_unit, sheet)
+    site.limits.check_sheet_tiles(f"site {site.root or site.name}", len(plan.tiles), plan.sheet.label, scale_ft)
 
 
 # ------------------------------------------------------------------------------------------ shared parts
