@@ -105,7 +105,7 @@ def read_dem_for(site: Site, profile: Profile) -> tuple[Any, Any, dict[str, Any]
     if site.dem_path is None or site.dem_array is not None:
         return site.read_dem(margin_ft=None), None, None
     dem_crs = raster_crs(site.dem_path, site.dem_root, site.limits)
-    margin_ft = max(float(site.settings.get("map_margin_ft", profile.map_margin_ft)), CORE_MARGIN_FT)
+    margin_ft = max(site.map_margin_ft(profile), CORE_MARGIN_FT)
     left, bottom, right, top = bounds_in(site.boundary.bounds, margin_ft / site.ft_per_unit, site.crs, dem_crs)
     inlets = site.layer("storm_inlets")  # B(4) reaches any inlet the runoff gets to, however far
     if inlets is not None:

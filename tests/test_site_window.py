@@ -144,3 +144,25 @@ def test_coarse_grid_bounds_every_cells_filled_height(tmp_path, dtype):
     known = ok & np.isfinite(floor)
     assert (floor[known] <= filled[known] + 1e-9).all()
     assert known.mean() > 0.5 and (level[ok] > filled[ok]).any()  # the bounds are bounds, not copies
+
+
+def test_site_toml_map_margin_sets_the_clip_of_every_layer(tmp_path):
+    """site.toml's map_margin_ft (50 ft here, the profile's 200 otherwise) is the margin the contours,
+    the steep slopes and the channels are clipped to, as the maps show it."""
+    dem = cone(15.0, shape=(400, 400), cell=3.0)
+    t = dem.transform
+    x, y = t.c + 600.0, t.f - 900.0
+    folder = make_site(tmp_path / "m", {"site_boundary": [box(x - 45, y - 45, x + 45, y + 45)],
+                                        "disturbance": [box(x - 35, y - 35, x + 35, y + 35)]},
+                       conf={"map_margin_ft": 50}, dem=dem)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = geosite.analyze(geosite.load_site(folder))
+    site = res.site
+    assert site.map_margin_ft() == 50.0
+    within = site.boundary.buffer(50.0 / site.ft_per_unit + 1e-6)
+    wider = site.boundary.buffer(45.0 / site.ft_per_unit)
+    for name in ("contours", "steep_slopes"):
+        gdf = res.layers[name]
+        assert len(gdf) and gdf.geometry.within(within).all(), name
+        assert not gdf.geometry.within(wider).all(), name  # they do reach past 45 ft: the clip is 50

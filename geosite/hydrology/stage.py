@@ -91,7 +91,7 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     through = hy.channels_through(chan, boundary_dem)
     m.set("hydrology.channels_through_site", int(len(through)))
     # the layer and its count: the site and its map margin (channels farther off are not the plan's)
-    margin = site.boundary.buffer(float(site.settings.get("map_margin_ft", profile.map_margin_ft)) / site.ft_per_unit)
+    margin = site.boundary.buffer(site.map_margin_ft(profile) / site.ft_per_unit)
     shown = to_crs(chan, site.crs)
     shown = shown[shown.intersects(margin)].copy()
     shown["geometry"] = shown.geometry.intersection(margin)

@@ -200,7 +200,7 @@ def make_context(result_or_site, *, scale_ft: float = 100, sheet: str | None = "
     else:
         raise InputError(f"expected a geosite AnalysisResult or Site, got {type(result_or_site).__name__}")
     if margin_ft is None:
-        margin_ft = float(site.settings.get("map_margin_ft", profile.map_margin_ft))
+        margin_ft = site.map_margin_ft(profile)
     if not (margin_ft >= 0 and math.isfinite(margin_ft)):
         raise InputError(f"map margin must be a non-negative number of feet, got {margin_ft!r}")
     interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
@@ -221,7 +221,7 @@ def check_sheet_count(site, scale_ft: float = 100.0, sheet: str = "auto", margin
     from geosite.rules import load_profile
 
     profile = site.profile or load_profile(site.jurisdiction)
-    margin = float(site.settings.get("map_margin_ft", profile.map_margin_ft)) if margin_ft is None else margin_ft
+    margin = site.map_margin_ft(profile) if margin_ft is None else margin_ft
     xmin, ymin, xmax, ymax = site.boundary.bounds
     m = margin / site.ft_per_unit
     plan = plan_sheets((xmin - m, ymin - m, xmax + m, ymax + m), check_scale(scale_ft), site.ft_per_unit, sheet)

@@ -520,7 +520,7 @@ def _is_windows_drive(text: str) -> bool:
 
 def _check_dem_coverage(site: Site, notes: list[str]) -> None:
     """Warn, naming the shortfall in feet on each side, when the DEM does not cover the site + margin."""
-    margin = float(site.settings.get("map_margin_ft", 200.0))
+    margin = site.map_margin_ft()
     try:
         with open_raster(site.dem_path, "DEM", site.dem_root, site.limits) as src:
             if src.crs is None:

@@ -172,6 +172,14 @@ class Site:
     def foot(self) -> str:
         return foot_name(self.crs)
 
+    def map_margin_ft(self, profile: Any = None) -> float:
+        """Feet around the site that the maps show and the analysis clips its layers to: site.toml's
+        ``map_margin_ft``, else ``profile``'s (default: the profile it was loaded with), else 200."""
+        if "map_margin_ft" in self.settings:
+            return float(self.settings["map_margin_ft"])
+        prof = profile if profile is not None else self.profile
+        return float(prof.map_margin_ft) if prof is not None else 200.0
+
     def layer(self, name: str) -> gpd.GeoDataFrame | None:
         """The layer, or None when the site does not have it (or it has no features)."""
         gdf = self.layers.get(name)

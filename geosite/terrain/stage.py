@@ -99,7 +99,7 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
             m.set(key, None, "no disturbance layer in the site")
 
     step("tracing steep-slope polygons and contours")
-    margin = site.boundary.buffer(float(profile.map_margin_ft) / site.ft_per_unit)
+    margin = site.boundary.buffer(site.map_margin_ft(profile) / site.ft_per_unit)
     # only the site and its map margin (plus a few cells, so patches and lines run past the clip)
     pad = 4 * max(abs(dem.transform.a), abs(dem.transform.e))
     left, bottom, right, top = to_dem_crs(margin, site, dem).bounds
@@ -235,7 +235,7 @@ def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         m.set("project.cut_fill_cy", cut_cy + fill_cy)
     interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
     final = dataclasses.replace(dem, elevation_ft=proposed, source=str(site.proposed_dem_path))
-    margin = site.boundary.buffer(float(profile.map_margin_ft) / site.ft_per_unit)
+    margin = site.boundary.buffer(site.map_margin_ft(profile) / site.ft_per_unit)
     lines = terrain.contours(final, interval_ft=interval, index_every=int(profile.value("terrain", "index_contour_every", 5)))
     m.layers["proposed_contours"] = _to_site(lines, site, clip=margin)
     return {
