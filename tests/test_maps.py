@@ -379,3 +379,24 @@ def test_labels_asked_for_at_one_point_are_placed_apart_with_leaders():
     FigureCanvasAgg(sheet.fig)
     texts = [t for t in sheet.ax.texts if t.get_gid() == "map-label"]
     assert len(texts) == 12 and all(not t.get_path_effects() for t in texts)  # real text, the halo apart
+
+
+def test_thinned_hillshade_cells_sit_over_their_own_cells(tmp_path):
+    """A DEM of 0.3-ft cells has 333 cells per inch at 1 in = 100 ft: the hillshade is drawn every 2nd
+    cell (300 per inch at most), each sample spanning exactly 2 x 2 cells from its own corner, so the
+    image's extent is its samples times 0.6 ft (not the window's width spread over fewer samples)."""
+    from matplotlib.image import AxesImage
+
+    dem = inclined_plane(8.0, shape=(1201, 1201), cell=0.3)
+    folder = make_site(tmp_path / "fine", {"site_boundary": [rect(60, -300, 240, 240)]}, dem=dem)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fig = render_existing_site_map(load_site(folder), None, hillshade=True)[0]
+    imgs = [a for a in fig.geosite.ax.get_children() if isinstance(a, AxesImage)]
+    assert imgs
+    im = imgs[0]
+    l, r, b, t = im.get_extent()
+    rows, cols = im.get_array().shape
+    assert (r - l) / cols == pytest.approx(0.6, rel=1e-12) and (t - b) / rows == pytest.approx(0.6, rel=1e-12)
+    # the first sample's corner is a cell corner of the DEM
+    assert ((l - dem.transform.c) / 0.3) == pytest.approx(round((l - dem.transform.c) / 0.3), abs=1e-9)

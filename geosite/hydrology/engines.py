@@ -51,7 +51,8 @@ def _topotoolbox(dem: Dem) -> np.ndarray:
     g.z = np.ascontiguousarray(dem.elevation_ft, dtype=np.float32)
     g.cellsize = dem.cell_x_ft
     fd = tt.FlowObject(g)  # it fills (and carves) itself: filling first would fill twice
-    acc = np.asarray(getattr(fd.flow_accumulation(), "z", fd.flow_accumulation()), dtype=np.float64)
+    got = fd.flow_accumulation()  # once: getattr's default would run it a second time
+    acc = np.asarray(getattr(got, "z", got), dtype=np.float64)
     acc[~dem.valid] = np.nan
     return acc
 
