@@ -200,6 +200,26 @@ def test_a_summary_geosite_did_not_write_is_never_replaced(sites, local_client, 
     assert (out2 / "summary.gpkg").read_bytes() == edited + b"\0"
 
 
+def test_a_batch_killed_between_its_two_summary_swaps_knows_them_next_time(sites, local_client, tmp_path, monkeypatch):
+    import geosite.scale.batch as B
+
+    _, folders, _ = sites
+    out = tmp_path / "out"
+    first = B.run_batch(folders[:1], out, client=local_client)
+    real = os.replace
+
+    def killed_at_the_gpkg(src, dst):
+        if str(dst).endswith("summary.gpkg"):
+            raise KeyboardInterrupt  # the run dies after summary.csv was swapped in, before summary.gpkg
+        return real(src, dst)
+
+    monkeypatch.setattr(B.os, "replace", killed_at_the_gpkg)
+    with pytest.raises(KeyboardInterrupt):
+        B.write_summary([{**first.rows[0], "site": "renamed"}], out)
+    monkeypatch.setattr(B.os, "replace", real)
+    B.check_summaries(out)  # the new summary.csv and the old summary.gpkg are both batch's own
+
+
 def test_retried_task_keeps_the_identical_result(sites, tmp_path):
     """A task that runs again after its output was published (its worker died before reporting)
     keeps the folder already there instead of writing a second copy."""

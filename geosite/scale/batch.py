@@ -534,12 +534,21 @@ SUMMARIES = ("summary.csv", "summary.gpkg")
 SUMMARY_RECORD = "geosite-batch.json"
 
 
-def _summary_record(out: Path) -> dict[str, str]:
+def _summary_record(out: Path) -> dict[str, set[str]]:
+    """Each summary's name -> the SHA-256s batch may find it with (two while one is being replaced)."""
     try:
         rec = json.loads((out / SUMMARY_RECORD).read_text(encoding="utf-8"))
-        return {k: v for k, v in rec["summaries"].items() if isinstance(k, str) and isinstance(v, str)}
+        return {k: {v} if isinstance(v, str) else {x for x in v if isinstance(x, str)}
+                for k, v in rec["summaries"].items() if isinstance(k, str) and isinstance(v, (str, list))}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
+
+
+def _write_record(out: Path, shas: dict[str, Any]) -> None:
+    rec = out / f".{SUMMARY_RECORD}.tmp-{os.getpid()}"
+    rec.write_text(json.dumps({"generator": "geosite batch", "summaries": shas}, indent=2, default=sorted) + "\n",
+                   encoding="utf-8")
+    os.replace(rec, out / SUMMARY_RECORD)
 
 
 def check_summaries(out: Path) -> None:
@@ -554,7 +563,12 @@ def check_summaries(out: Path) -> None:
         p = out / name
         if not (p.exists() or p.is_symlink()):
             continue
-        if p.is_symlink() or not p.is_file() or record.get(name) != file_sha256(p):
+        try:
+            own = not p.is_symlink() and p.is_file() and file_sha256(p) in record.get(name, set())
+        except OSError as exc:
+            raise OutputError(f"{p}: cannot be read to tell whether batch wrote it ({exc.strerror or exc}); "
+                              "move it or choose another --out") from exc
+        if not own:
             raise OutputError(f"{p}: exists and is not the summary geosite batch wrote there (or it changed since); "
                               "batch replaces only its own summaries: move it or choose another --out")
 
@@ -563,18 +577,17 @@ def write_summary(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
     """summary.csv (every row) and summary.gpkg (layer ``sites``: the rows with a site boundary, in
     the sites' common CRS, or EPSG:4326 when they differ), each replaced atomically, their SHA-256
     recorded in :data:`SUMMARY_RECORD` (so the next batch knows them for its own)."""
-    from geosite.io.output import file_sha256
-
     import geopandas as gpd
     import pandas as pd
     import shapely
     from pyproj import CRS
 
+    from geosite.io.output import file_sha256
+
     df = pd.DataFrame([{k: r.get(k) for k in SUMMARY_COLUMNS} for r in rows], columns=list(SUMMARY_COLUMNS))
     csv = out / "summary.csv"
     tmp = out / f".summary.csv.tmp-{os.getpid()}"
     df.to_csv(tmp, index=False)
-    os.replace(tmp, csv)
 
     crss = {r["crs"] for r in rows if r.get("boundary_wkb") is not None and r.get("crs")}
     target = CRS.from_wkt(next(iter(crss))) if len(crss) == 1 else CRS.from_epsg(4326)
@@ -589,12 +602,13 @@ def write_summary(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
     gpkg = out / "summary.gpkg"
     tmp_g = out / f".summary.tmp-{os.getpid()}.gpkg"
     gdf.to_file(tmp_g, layer="sites", driver="GPKG", engine="pyogrio")
+    new = {"summary.csv": file_sha256(tmp), "summary.gpkg": file_sha256(tmp_g)}
+    # a kill between the two swaps leaves summaries the record still knows: old and new both listed
+    old = _summary_record(out)
+    _write_record(out, {k: sorted(old.get(k, set()) | {v}) for k, v in new.items()})
+    os.replace(tmp, csv)
     os.replace(tmp_g, gpkg)
-    rec = out / f".{SUMMARY_RECORD}.tmp-{os.getpid()}"
-    rec.write_text(json.dumps({"generator": "geosite batch",
-                               "summaries": {p.name: file_sha256(p) for p in (csv, gpkg)}}, indent=2) + "\n",
-                   encoding="utf-8")
-    os.replace(rec, out / SUMMARY_RECORD)
+    _write_record(out, new)
     return [csv, gpkg]
 
 
