@@ -39,6 +39,9 @@ def map_cmd(ctx, site_dir, out, sheet, scale_ft, margin_ft, jurisdiction, no_hil
     with steps:
         steps("loading and validating the site")
         site = load_site(site_dir, jurisdiction=jurisdiction)
+        from geosite.maps.common import check_sheet_count
+
+        check_sheet_count(site, scale_ft, sheet, margin_ft)  # the margin and the sheet count, before the analysis
         result = run_analysis(site, step=steps)
         steps("drawing the plan maps")
         files = write_plan_maps(result, out, overwrite=overwrite, sheet=sheet, scale_ft=scale_ft,

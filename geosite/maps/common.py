@@ -89,9 +89,7 @@ class MapContext:
 
     @property
     def extent(self) -> tuple[float, float, float, float]:
-        xmin, ymin, xmax, ymax = self.site.boundary.bounds
-        m = self.margin_ft / self.site.ft_per_unit
-        return (xmin - m, ymin - m, xmax + m, ymax + m)
+        return map_extent(self.site, self.margin_ft)
 
     @property
     def margin_area(self):
@@ -201,8 +199,7 @@ def make_context(result_or_site, *, scale_ft: float = 100, sheet: str | None = "
         raise InputError(f"expected a geosite AnalysisResult or Site, got {type(result_or_site).__name__}")
     if margin_ft is None:
         margin_ft = site.map_margin_ft(profile)
-    if not (margin_ft >= 0 and math.isfinite(margin_ft)):
-        raise InputError(f"map margin must be a non-negative number of feet, got {margin_ft!r}")
+    margin_ft = check_margin(margin_ft)
     interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
     index_every = int(profile.value("terrain", "index_contour_every", 5))
     ctx = MapContext(site, profile, derived, scale_ft, float(margin_ft), None, vertical_datum,  # type: ignore[arg-type]
@@ -215,16 +212,27 @@ def make_context(result_or_site, *, scale_ft: float = 100, sheet: str | None = "
     return ctx
 
 
+def map_extent(site, margin_ft: float) -> tuple[float, float, float, float]:
+    """The maps' extent (site CRS): the site's bounding box and ``margin_ft`` around it."""
+    xmin, ymin, xmax, ymax = site.boundary.bounds
+    m = margin_ft / site.ft_per_unit
+    return (xmin - m, ymin - m, xmax + m, ymax + m)
+
+
+def check_margin(margin_ft: Any) -> float:
+    """A map margin in feet: a finite number of at least 0, else :class:`~geosite.errors.InputError`."""
+    if not (isinstance(margin_ft, (int, float)) and margin_ft >= 0 and math.isfinite(margin_ft)):
+        raise InputError(f"map margin must be a non-negative number of feet, got {margin_ft!r}")
+    return float(margin_ft)
+
+
 def check_sheet_count(site, scale_ft: float = 100.0, sheet: str = "auto", margin_ft: float | None = None) -> None:
-    """Refuse, before any work, a site whose plan maps would be tiled over more sheets than its limits
-    allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`); the sheets are planned as the maps plan them."""
+    """Refuse, before any work, a bad margin or a site whose plan maps would be tiled over more sheets
+    than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan them."""
     from geosite.rules import load_profile
 
-    profile = site.profile or load_profile(site.jurisdiction)
-    margin = site.map_margin_ft(profile) if margin_ft is None else margin_ft
-    xmin, ymin, xmax, ymax = site.boundary.bounds
-    m = margin / site.ft_per_unit
-    plan = plan_sheets((xmin - m, ymin - m, xmax + m, ymax + m), check_scale(scale_ft), site.ft_per_unit, sheet)
+    margin = site.map_margin_ft(site.profile or load_profile(site.jurisdiction)) if margin_ft is None else margin_ft
+    plan = plan_sheets(map_extent(site, check_margin(margin)), check_scale(scale_ft), site.ft_per_unit, sheet)
     site.limits.check_sheet_tiles(f"site {site.root or site.name}", len(plan.tiles), plan.sheet.label, scale_ft)
 
 
