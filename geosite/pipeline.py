@@ -30,6 +30,7 @@ from geosite.report import build_report, render_markdown
 from geosite.rules import Evaluation, Profile, evaluate, load_profile, site_gate
 from geosite.site import Site, SiteMeasurements, measure_site
 from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
+from geosite.units import SQFT_PER_ACRE
 
 log = logging.getLogger(__name__)
 Step = Callable[[str], None]
@@ -107,14 +108,19 @@ def read_dem_for(site: Site, profile: Profile) -> tuple[Any, Any, dict[str, Any]
     dem_crs = raster_crs(site.dem_path, site.dem_root, site.limits)
     margin_ft = max(site.map_margin_ft(profile), CORE_MARGIN_FT)
     left, bottom, right, top = bounds_in(site.boundary.bounds, margin_ft / site.ft_per_unit, site.crs, dem_crs)
+    threshold = channel_threshold_sqft(profile)
     inlets = site.layer("storm_inlets")  # B(4) reaches any inlet the runoff gets to, however far
     if inlets is not None:
         il, ib, ir, it = bounds_in(tuple(inlets.total_bounds), 0.0, inlets.crs, dem_crs)
         left, bottom, right, top = min(left, il), min(bottom, ib), max(right, ir), max(top, it)
+        # an inlet's drainage decides DNR 1060's trap or basin: exact up to that limit as well
+        limit_ac = profile.value("controls", "inlet_protection_max_drainage_acres")
+        if limit_ac is not None:
+            threshold = min(threshold, float(limit_ac) * SQFT_PER_ACRE)
     site_geom = geom_to_crs(site.boundary, site.crs, dem_crs)
     dem, fg, where = read_site_dem(site.dem_path, site.dem_vertical_unit, site_geom, (left, bottom, right, top),
                                    limits=site.limits, root=site.dem_root, max_cells=WHOLE_DEM_MAX_CELLS,
-                                   channel_threshold_sqft=channel_threshold_sqft(profile))
+                                   channel_threshold_sqft=threshold)
     if not where.certified:
         site.notes.append(
             f"DEM {site.dem_path}: the site's drainage needs over half of this {where.height * where.width:,}-cell DEM, "

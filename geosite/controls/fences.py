@@ -77,12 +77,6 @@ def _rings(polygon: BaseGeometry) -> list[LineString]:
     return out
 
 
-def _surface(dem: Dem, fg: FlowGrid | None) -> tuple[np.ndarray, np.ndarray | None]:
-    if fg is not None:
-        return fg.filled_ft, fg.directions
-    from geosite.hydrology import fill_depressions
-
-    return fill_depressions(dem), None
 
 
 def _runs(labels: list[str], lengths: np.ndarray, min_run: float) -> list[tuple[str, list[int]]]:
@@ -165,8 +159,9 @@ def classify_boundary(
     if fg is not None:
         ux, uy = fg.downhill()
     else:
-        surface, dirs = _surface(dem, fg)
-        ux, uy = downhill_field(surface, dem, dirs)
+        from geosite.hydrology import fill_depressions
+
+        ux, uy = downhill_field(fill_depressions(dem), dem, None)
     spacing = (spacing_ft or min(dem.cell_x_ft, dem.cell_y_ft)) / dem.ft_per_unit
     cell = min(abs(dem.transform.a), abs(dem.transform.e))
     cos_lo = math.cos(math.radians(90.0 - tolerance_deg))

@@ -137,6 +137,12 @@ def read_site_dem(
     ext = max(core[1] - core[0], core[3] - core[2], 4 * MIN_MARGIN_CELLS)  # the search window's reach beyond W
     search: Dem | None = None
     held: list[CoarseOutlets] = []
+
+    def coarse_outlets(factor: float) -> CoarseOutlets:  # read once, when a search first needs it
+        if not held:
+            held.append(CoarseOutlets.read(path, factor, (nr, nc), limits=limits, root=root))
+        return held[0]
+
     routed = None
     sbox = (0, 0, 0, 0)
     searched = 0
@@ -154,11 +160,6 @@ def read_site_dem(
             sbox = want
             search = read_dem(path, vertical_unit, bounds=_bounds(transform, sbox), limits=limits, root=root)
             searched = max(searched, search.elevation_ft.size)
-        def coarse_outlets(factor: float) -> CoarseOutlets:  # read once, when a search first needs it
-            if not held:
-                held.append(CoarseOutlets.read(path, factor, (nr, nc), limits=limits, root=root))
-            return held[0]
-
         if routed is None or routed[0] != (r0, r1, c0, c1):  # a wider search window alone keeps W's routing
             thr = None if channel_threshold_sqft is None else channel_threshold_sqft / search.cell_area_sqft
             routed = ((r0, r1, c0, c1), _route(search, sbox, (r0, r1, c0, c1), (nr, nc), core, site_geom, thr))
@@ -227,7 +228,7 @@ def _route(search: Dem, sbox, wbox, shape, core, site_geom, threshold_cells: flo
     import dataclasses
 
     from geosite.hydrology import _kernels as fk
-    from geosite.hydrology.flow import FlowGrid, weighted_accumulation
+    from geosite.hydrology.flow import FlowGrid
 
     nr, nc = shape
     r0, r1, c0, c1 = wbox
@@ -258,17 +259,14 @@ def _route(search: Dem, sbox, wbox, shape, core, site_geom, threshold_cells: flo
         core_mask = np.zeros(z.shape, dtype=bool)
         core_mask[core[0] - r0 : core[1] - r0, core[2] - c0 : core[3] - c0] = True
         short = core_mask & (np.nan_to_num(fg.accumulation_cells()) < threshold_cells)
-        artificial = (r0 > 0, r1 < nr, c0 > 0, c1 < nc)
-        fed_sides = []
-        for side, (on, cut) in enumerate(zip(artificial, (np.s_[0, :], np.s_[-1, :], np.s_[:, 0], np.s_[:, -1]), strict=True)):
-            if not on:
-                fed_sides.append(False)
-                continue
-            w = np.zeros(z.shape)
-            w[cut] = 1.0
-            fed_sides.append(bool((short & (np.nan_to_num(weighted_accumulation(dirs, w)) > 0)).any()))
+        # every cell draining into a short one, in one trace; which artificial edges it reaches
+        feeding = short.copy()
+        up, _ = fk.trace_upstream(dirs, short.view(np.uint8))
+        feeding.reshape(-1)[up] = True
+        fed_sides = (r0 > 0 and bool(feeding[0].any()), r1 < nr and bool(feeding[-1].any()),
+                     c0 > 0 and bool(feeding[:, 0].any()), c1 < nc and bool(feeding[:, -1].any()))
         if any(fed_sides):
-            return ("grow", tuple(fed_sides))
+            return ("grow", fed_sides)
     return ("ok", dem, fg, label, check, inside, area)
 
 
