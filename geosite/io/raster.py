@@ -108,6 +108,17 @@ def check_dem(dem: Dem) -> Dem:
     return dem
 
 
+def _nodata_as_stored(src) -> float:
+    """The nodata value as the band stores it: a float band's nodata rounded to the band's own type, as
+    GDAL compares it (a float32 band's 0.1 is float32(0.1), not the decimal 0.1 in the header); an
+    integer band's as given."""
+    kind = np.dtype(src.dtypes[0])
+    if kind.kind == "f":
+        with np.errstate(over="ignore"):
+            return float(np.array(src.nodata, dtype=kind))
+    return float(src.nodata)
+
+
 def read_heights(src, window=None, dtype: str = "float64") -> np.ndarray:
     """Band 1 of an open raster in ``window`` as one float64 (or ``dtype``) array, nodata (value or
     mask) and infinities as NaN.
@@ -120,7 +131,7 @@ def read_heights(src, window=None, dtype: str = "float64") -> np.ndarray:
     flags = src.mask_flag_enums[0]
     if src.nodata is not None or any(f != rasterio.enums.MaskFlags.all_valid for f in flags):
         if src.nodata is not None and not np.isnan(src.nodata) and flags == [rasterio.enums.MaskFlags.nodata]:
-            z[z == src.nodata] = np.nan
+            z[z == _nodata_as_stored(src)] = np.nan
         else:
             z[src.read_masks(1, window=window) == 0] = np.nan
     return z
