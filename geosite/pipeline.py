@@ -123,9 +123,10 @@ def read_dem_for(site: Site, profile: Profile) -> tuple[Any, Any, dict[str, Any]
                                    channel_threshold_sqft=threshold)
     if not where.certified:
         site.notes.append(
-            f"DEM {site.dem_path}: the site's drainage needs over half of this {where.height * where.width:,}-cell DEM, "
-            f"more than the {WHOLE_DEM_MAX_CELLS:,} cells read whole; read {where.describe()}, so upslope areas "
-            "reaching farther are cut at that window")
+            f"DEM {site.dem_path}: the land draining into the site was not proven to fit a window geosite reads "
+            f"(over half of this {where.height * where.width:,}-cell DEM, which is more than the "
+            f"{WHOLE_DEM_MAX_CELLS:,} cells read whole, or more than the raster budget lets an analysis hold); read "
+            f"{where.describe()}, so upslope areas reaching farther are cut at that window")
     info = {"rows": [where.r0, where.r1], "columns": [where.c0, where.c1], "dem_shape": [where.height, where.width],
             "whole": where.whole, "certified": where.certified, "searched_cells": where.searched_cells,
             "description": where.describe()}

@@ -19,7 +19,7 @@ from geosite.grid import Dem
 from geosite.hydrology import _kernels as fk
 from geosite.hydrology.window import CoarseOutlets
 from geosite.io.raster import read_dem
-from geosite.testing import cone, rolling_terrain
+from geosite.testing import cone, inclined_plane, rolling_terrain
 
 
 def _analyses(folder):
@@ -166,3 +166,115 @@ def test_site_toml_map_margin_sets_the_clip_of_every_layer(tmp_path):
         gdf = res.layers[name]
         assert len(gdf) and gdf.geometry.within(within).all(), name
         assert not gdf.geometry.within(wider).all(), name  # they do reach past 45 ft: the clip is 50
+
+
+def _tif(path, z, transform, dtype="float32", nodata=None):
+    import rasterio
+
+    with rasterio.open(path, "w", driver="GTiff", height=z.shape[0], width=z.shape[1], count=1, dtype=dtype,
+                       crs="EPSG:7593", transform=transform, nodata=nodata) as dst:
+        dst.write(z.astype(dtype), 1)
+    return path
+
+
+def _bowl(n: int, cell: float, rim_cells: float) -> np.ndarray:
+    rr, cc = np.mgrid[0:n, 0:n]
+    d = np.hypot(rr - n / 2, cc - n / 2)
+    return np.where(d < rim_cells, 900 + 0.05 * cell * d, 900 + 0.05 * cell * rim_cells - 0.05 * cell * (d - rim_cells)), d
+
+
+def test_a_float32_vrt_nodata_not_exact_in_float32_is_the_same_nodata_in_every_read(tmp_path):
+    """A Float32 VRT declaring nodata 0.1 (float32(0.1) is 0.100000001): the cells holding it are nodata in
+    the whole read, in a window and in the coarse grid alike (as GDAL's mask has them), so a hole at the
+    floor of a bowl is an outlet in all of them and the windowed answer is the whole DEM's."""
+    from affine import Affine
+
+    from geosite.io.raster import read_dem
+
+    n, cell = 600, 3.0
+    z, d = _bowl(n, cell, 250)
+    z[d < 4] = 0.1
+    folder = tmp_path / "v"
+    folder.mkdir()
+    t = Affine(cell, 0, 500_000.0, 0, -cell, 200_000.0 + n * cell)
+    _tif(folder / "src.tif", z, t)
+    (folder / "dem.vrt").write_text(f"""<VRTDataset rasterXSize="{n}" rasterYSize="{n}">
+  <SRS>EPSG:7593</SRS><GeoTransform>500000.0, {cell}, 0, {200_000.0 + n * cell}, 0, -{cell}</GeoTransform>
+  <VRTRasterBand dataType="Float32" band="1"><NoDataValue>0.1</NoDataValue>
+    <SimpleSource><SourceFilename relativeToVRT="1">src.tif</SourceFilename><SourceBand>1</SourceBand></SimpleSource>
+  </VRTRasterBand></VRTDataset>""")
+    assert np.isnan(read_dem(folder / "dem.vrt", "us_ft").elevation_ft[n // 2, n // 2])
+    x, y = 500_000.0 + n * cell / 2, 200_000.0 + n * cell / 2 - 480
+    make_site(folder, {"site_boundary": [box(x - 45, y - 45, x + 45, y + 45)],
+                       "disturbance": [box(x - 35, y - 35, x + 35, y + 35)]},
+              conf={"dem": {"path": "dem.vrt", "vertical_unit": "us_ft"}})
+    got, whole = _analyses(folder)
+    _same(got, whole)
+
+
+def test_an_averaging_vrt_is_read_whole(tmp_path):
+    """A VRT averaging a 2-ft source onto 3-ft cells computes each cell from the source pixels around it,
+    and GDAL's windowed reads of it differ from the whole read: such a DEM is never windowed."""
+    from affine import Affine
+
+    folder = tmp_path / "avg"
+    folder.mkdir()
+    src = cone(15.0, shape=(900, 900), cell=2.0).elevation_ft
+    _tif(folder / "src.tif", src, Affine(2.0, 0, 500_000.0, 0, -2.0, 201_800.0))
+    (folder / "dem.vrt").write_text("""<VRTDataset rasterXSize="600" rasterYSize="600">
+  <SRS>EPSG:7593</SRS><GeoTransform>500000.0, 3.0, 0, 201800.0, 0, -3.0</GeoTransform>
+  <VRTRasterBand dataType="Float32" band="1">
+    <ComplexSource resampling="average"><SourceFilename relativeToVRT="1">src.tif</SourceFilename><SourceBand>1</SourceBand>
+      <SrcRect xOff="0" yOff="0" xSize="900" ySize="900"/><DstRect xOff="0" yOff="0" xSize="600" ySize="600"/></ComplexSource>
+  </VRTRasterBand></VRTDataset>""")
+    x, y = 500_000.0 + 900.0, 200_000.0 + 600.0
+    make_site(folder, {"site_boundary": [box(x - 45, y - 45, x + 45, y + 45)],
+                       "disturbance": [box(x - 35, y - 35, x + 35, y + 35)]},
+              conf={"dem": {"path": "dem.vrt", "vertical_unit": "us_ft"}})
+    got, whole = _analyses(folder)
+    assert _same(got, whole)["whole"]
+
+
+def test_a_south_up_dem_is_a_clear_error(tmp_path):
+    from affine import Affine
+    from click.testing import CliRunner
+
+    from geosite.cli import cli
+
+    folder = tmp_path / "s"
+    folder.mkdir()
+    _tif(folder / "dem.tif", cone(15.0, shape=(200, 200), cell=3.0).elevation_ft, Affine(3.0, 0, 500_000.0, 0, 3.0, 199_400.0))
+    make_site(folder, {"site_boundary": [box(500_200, 199_500, 500_300, 199_600)]},
+              conf={"dem": {"path": "dem.tif", "vertical_unit": "us_ft"}})
+    r = CliRunner().invoke(cli, ["-q", "analyze", str(folder), "--out", str(tmp_path / "o"), "--no-maps"])
+    assert r.exit_code == 2 and "north-up" in r.output and "dem.tif" in r.output, r.output
+
+
+def test_within_the_raster_budget_the_search_shrinks_and_the_window_stops(tmp_path):
+    """A raster budget too small for the usual search window: the search is narrowed to fit and the
+    answer still certified (the cone's summit); one too small for the drainage itself (a plane draining
+    from the DEM's far edge) stops the window where the budget does, says so, and is not certified."""
+    from geosite.io.limits import Limits
+
+    dem = cone(15.0, shape=(600, 600), cell=3.0)
+    folder = _site(tmp_path / "cone", dem, (900.0, 1200.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        small = geosite.analyze(geosite.load_site(folder, limits=Limits(raster_budget_bytes=30_000_000)))
+    where = small.report["dem_window"]
+    assert where["certified"] and not where["whole"] and where["searched_cells"] * 32 <= 30_000_000
+    windowed, whole = _analyses(folder)
+    rep = dict(small.report)
+    rep.pop("dem_window")
+    ref = dict(whole.report)
+    assert json.dumps(rep, sort_keys=True, default=str) == json.dumps(ref, sort_keys=True, default=str)
+
+    plane = inclined_plane(5.0, shape=(1500, 300), cell=3.0)
+    folder = _site(tmp_path / "plane", plane, (450.0, 4200.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cut = geosite.analyze(geosite.load_site(folder, limits=Limits(raster_budget_bytes=20_000_000)))
+    where = cut.report["dem_window"]
+    assert not where["certified"] and not where["whole"]
+    assert (where["rows"][1] - where["rows"][0]) * (where["columns"][1] - where["columns"][0]) * 200 <= 20_000_000
+    assert any("not proven to fit a window" in n for n in cut.report["notes"])

@@ -34,22 +34,22 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 from affine import Affine, AffineError
+from rasterio.errors import WindowError
 
 from geosite.grid import rasterize
 from geosite.hydrology.upslope import _dilate
+from geosite.io.limits import BYTES_PER_DEM_CELL, Limits
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from shapely.geometry.base import BaseGeometry
 
     from geosite.grid import Dem
     from geosite.hydrology.flow import FlowGrid
-    from geosite.io.limits import Limits
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,8 @@ log = logging.getLogger(__name__)
 MIN_MARGIN_CELLS = 32
 #: Rounds of growth before the whole DEM is read instead (each round at least doubles a margin).
 MAX_ROUNDS = 60
+#: What a search window costs per cell: its heights (float64), a walled copy, two byte masks.
+SEARCH_BYTES_PER_CELL = 32
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,9 @@ def read_site_dem(
         w = from_bounds(*core_bounds, transform=transform)
         core = (max(math.floor(w.row_off), 0), min(math.ceil(w.row_off + w.height), nr),
                 max(math.floor(w.col_off), 0), min(math.ceil(w.col_off + w.width), nc))
-    except (ArithmeticError, ValueError, TypeError, AffineError):  # a degenerate grid: read_dem says why
+    except (ArithmeticError, ValueError, TypeError, AffineError, WindowError):  # a degenerate or south-up
+        return whole(0, 0)  # grid: read_dem says why
+    if not _window_reads_exact(path):
         return whole(0, 0)
 
     if core[0] >= core[1] or core[2] >= core[3] or (core[1] - core[0]) * (core[3] - core[2]) * 2 > nr * nc:
@@ -147,6 +151,10 @@ def read_site_dem(
     sbox = (0, 0, 0, 0)
     searched = 0
     last = None
+    limits = limits or Limits()
+    # the search window holds heights and two byte masks, not an analysis: its own, smaller, cost per cell
+    search_limits = limits.with_overrides(
+        {"raster_budget_bytes": limits.raster_budget_bytes * BYTES_PER_DEM_CELL // SEARCH_BYTES_PER_CELL})
     for rounds in range(1, MAX_ROUNDS + 1):
         r0, r1 = max(core[0] - m[0], 0), min(core[1] + m[1], nr)
         c0, c1 = max(core[2] - m[2], 0), min(core[3] + m[3], nc)
@@ -154,11 +162,17 @@ def read_site_dem(
             if max_cells is None or nr * nc <= max_cells or last is None:
                 return whole(rounds, searched)
             break
+        if last is not None and (r1 - r0) * (c1 - c0) * BYTES_PER_DEM_CELL > limits.raster_budget_bytes:
+            break  # the drainage needs more than the budget lets an analysis hold: the last window, uncertified
         last = (r0, r1, c0, c1)
-        want = (max(r0 - ext, 0), min(r1 + ext, nr), max(c0 - ext, 0), min(c1 + ext, nc))
         if search is None or not _holds(sbox, (max(r0 - 1, 0), min(r1 + 1, nr), max(c0 - 1, 0), min(c1 + 1, nc))):
-            sbox = want
-            search = read_dem(path, vertical_unit, bounds=_bounds(transform, sbox), limits=limits, root=root)
+            # as wide as asked, but within what the budget lets a search hold
+            while True:
+                sbox = (max(r0 - ext, 0), min(r1 + ext, nr), max(c0 - ext, 0), min(c1 + ext, nc))
+                if ext <= 1 or (sbox[1] - sbox[0]) * (sbox[3] - sbox[2]) * SEARCH_BYTES_PER_CELL <= limits.raster_budget_bytes:
+                    break
+                ext //= 2
+            search = read_dem(path, vertical_unit, bounds=_bounds(transform, sbox), limits=search_limits, root=root)
             searched = max(searched, search.elevation_ft.size)
         if routed is None or routed[0] != (r0, r1, c0, c1):  # a wider search window alone keeps W's routing
             thr = None if channel_threshold_sqft is None else channel_threshold_sqft / search.cell_area_sqft
@@ -201,11 +215,41 @@ def read_site_dem(
             m = grown if grown != m else [mi * 2 for mi in m]
         log.debug("site window round %d: W rows %d-%d, columns %d-%d: %s %s", rounds, r0, r1, c0, c1, verdict[0],
                   verdict[1] if verdict[0] in ("grow", "basin") else "")
-    if max_cells is not None and nr * nc > max_cells and last is not None:
+    if last is not None and ((max_cells is not None and nr * nc > max_cells) or rounds < MAX_ROUNDS):
         r0, r1, c0, c1 = last
         dem = read_dem(path, vertical_unit, bounds=_bounds(transform, last), limits=limits, root=root)
         return dem, None, SiteWindow(r0, r1, c0, c1, nr, nc, False, False, searched, MAX_ROUNDS)
     return whole(MAX_ROUNDS, searched)
+
+
+def _window_reads_exact(path: Path) -> bool:
+    """Whether a window read from ``path`` gives the same heights as the same cells of the whole read.
+    A GeoTIFF's or a COG's cells are stored, so yes; a VRT resampling its sources other than by nearest
+    neighbour (average, bilinear, cubic, ...) computes each cell from source pixels around it, and GDAL's
+    windowed reads of an averaging VRT differ from the whole read by feet: such a DEM, or a VRT of VRTs,
+    is read whole."""
+    import xml.etree.ElementTree as ET
+
+    from geosite.io.untrusted import MAX_XML_BYTES
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+            if b"<VRTDataset" not in head or Path(path).stat().st_size > MAX_XML_BYTES:
+                return True  # not a VRT (an oversized one is refused when read)
+            tree = ET.fromstring(head + fh.read())
+    except (OSError, ET.ParseError):
+        return True  # read_dem names the problem
+    for el in tree.iter():
+        tag = el.tag.rsplit("}", 1)[-1]
+        if tag in ("AveragedSource", "KernelFilteredSource"):
+            return False
+        way = (el.get("resampling") or "nearest").lower() if tag in ("SimpleSource", "ComplexSource") else "nearest"
+        if way not in ("nearest", "near"):
+            return False
+        if tag == "SourceFilename" and (el.text or "").strip().lower().endswith(".vrt"):
+            return False
+    return True
 
 
 def _holds(outer: tuple[int, int, int, int], inner: tuple[int, int, int, int]) -> bool:
