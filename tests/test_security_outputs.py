@@ -139,8 +139,17 @@ def test_stale_temporaries_are_cleaned_and_nothing_else(site, tmp_path):
     foreign = tmp_path / ".out.tmp-mine"
     foreign.mkdir()
     (foreign / "thesis.docx").write_text("not geosite's")
+    # a run killed while writing its marker (empty), and one killed while removing the old output it
+    # swapped out (no marker, no manifest left): both carry their dead writer's pid in the name
+    half_marked = tmp_path / f".out.tmp-{dead.pid}-x1y2"
+    half_marked.mkdir()
+    (half_marked / output.TMP_MARKER).write_text("")
+    half_removed = tmp_path / f".out.old-{dead.pid}"
+    (half_removed / "maps").mkdir(parents=True)
+    (half_removed / "maps" / "existing_site_map.png").write_bytes(b"\x89PNG")
     assert run("analyze", site, "--out", out, "--no-maps").exit_code == 0
     assert not stale.exists() and not empty.exists()
+    assert not half_marked.exists() and not half_removed.exists()
     assert (foreign / "thesis.docx").read_text() == "not geosite's"
 
 

@@ -256,24 +256,23 @@ def test_within_the_raster_budget_the_search_shrinks_and_the_window_stops(tmp_pa
     from the DEM's far edge) stops the window where the budget does, says so, and is not certified."""
     from geosite.io.limits import Limits
 
-    dem = cone(15.0, shape=(600, 600), cell=3.0)
-    folder = _site(tmp_path / "cone", dem, (900.0, 1200.0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        small = geosite.analyze(geosite.load_site(folder, limits=Limits(raster_budget_bytes=30_000_000)))
+    def analysed(folder, budget):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return geosite.analyze(geosite.load_site(folder, limits=Limits(raster_budget_bytes=budget)))
+
+    folder = _site(tmp_path / "cone", cone(15.0, shape=(600, 600), cell=3.0), (900.0, 1200.0))
+    small = analysed(folder, 30_000_000)
     where = small.report["dem_window"]
     assert where["certified"] and not where["whole"] and where["searched_cells"] * 32 <= 30_000_000
-    windowed, whole = _analyses(folder)
+    _, whole = _analyses(folder)
     rep = dict(small.report)
     rep.pop("dem_window")
     ref = dict(whole.report)
     assert json.dumps(rep, sort_keys=True, default=str) == json.dumps(ref, sort_keys=True, default=str)
 
-    plane = inclined_plane(5.0, shape=(1500, 300), cell=3.0)
-    folder = _site(tmp_path / "plane", plane, (450.0, 4200.0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cut = geosite.analyze(geosite.load_site(folder, limits=Limits(raster_budget_bytes=20_000_000)))
+    cut = analysed(_site(tmp_path / "plane", inclined_plane(5.0, shape=(1500, 300), cell=3.0), (450.0, 4200.0)),
+                   20_000_000)
     where = cut.report["dem_window"]
     assert not where["certified"] and not where["whole"]
     assert (where["rows"][1] - where["rows"][0]) * (where["columns"][1] - where["columns"][0]) * 200 <= 20_000_000

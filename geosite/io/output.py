@@ -23,6 +23,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -148,6 +149,9 @@ def clean_stale(out: Path) -> list[Path]:
             pid = int((p / TMP_MARKER).read_text().split()[0]) if (p / TMP_MARKER).exists() else None
         except (OSError, ValueError, IndexError):
             pid = None
+        if pid is None:  # the writer's pid is in the name too (a run killed writing its marker, or removing)
+            named = re.fullmatch(r"(?:tmp|old)-(\d+)(?:-.*)?", p.name[len(out.name) + 2:])
+            pid = int(named.group(1)) if named else None
         ours = pid is not None or (p / MANIFEST).is_file()
         if not ours:
             if not any(p.iterdir()):
@@ -190,10 +194,13 @@ def swap_in(new: Path, out: Path) -> None:
     if not out.exists():
         os.rename(new, out)
         return
-    if _exchange(new, out):
-        shutil.rmtree(new, ignore_errors=True)  # ``new`` now holds the old output
-        return
     old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    if _exchange(new, out):
+        # ``new`` now holds the old output: renamed to carry this run's pid, so a kill while removing it
+        # leaves a folder the next run knows for a dead run's and removes
+        os.rename(new, old)
+        shutil.rmtree(old, ignore_errors=True)
+        return
     (new / TMP_MARKER).unlink(missing_ok=True)
     os.rename(out, old)
     os.rename(new, out)
@@ -212,7 +219,7 @@ def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
         raise OutputError(f"output folder {out} exists; pass --overwrite to replace it")
     if out.exists():
         refuse_foreign(out)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-{os.getpid()}-", dir=out.parent))
     (tmp / TMP_MARKER).write_text(f"{os.getpid()}\n", encoding="utf-8")
     try:
         yield tmp
