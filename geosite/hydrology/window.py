@@ -174,22 +174,20 @@ def read_site_dem(
                 ext //= 2
             search = read_dem(path, vertical_unit, bounds=_bounds(transform, sbox), limits=search_limits, root=root)
             searched = max(searched, search.elevation_ft.size)
-        if routed is None or routed[0] != (r0, r1, c0, c1):  # a wider search window alone keeps W's routing
-            thr = None if channel_threshold_sqft is None else channel_threshold_sqft / search.cell_area_sqft
-            routed = ((r0, r1, c0, c1), _route(search, sbox, (r0, r1, c0, c1), (nr, nc), core, site_geom, thr))
         wbox = (r0, r1, c0, c1)
-        verdict = routed[1]
+        if routed is None or routed[0] != wbox:  # a wider search window alone keeps W's routing
+            thr = None if channel_threshold_sqft is None else channel_threshold_sqft / search.cell_area_sqft
+            routed = (wbox, _route(search, sbox, wbox, (nr, nc), core, site_geom, thr))
         # D8's cells certified first; then the D-infinity upslope cells added (computed once per window)
-        for step in ("d8", "dinf"):
-            if verdict[0] != "ok":
-                break
-            if step == "dinf":
-                if len(routed) < 3:
-                    routed = (*routed, _with_dinf(routed[1], wbox, (nr, nc)))
-                verdict = routed[2]
-                if verdict[0] != "ok":
-                    break
-            verdict = _certify(search, sbox, wbox, (nr, nc), routed[-1], coarse_outlets)
+        verdict = routed[1]
+        if verdict[0] == "ok":
+            verdict = _certify(search, sbox, wbox, (nr, nc), routed[1], coarse_outlets)
+        if verdict[0] == "ok":
+            if len(routed) < 3:
+                routed = (*routed, _with_dinf(routed[1], wbox, (nr, nc)))
+            verdict = routed[2]
+            if verdict[0] == "ok":
+                verdict = _certify(search, sbox, wbox, (nr, nc), routed[2], coarse_outlets)
         if verdict[0] == "ok":
             dem, fg = routed[1][1], routed[1][2]
             return dem, fg, SiteWindow(r0, r1, c0, c1, nr, nc, False, True, searched, rounds)
