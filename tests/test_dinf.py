@@ -3,9 +3,12 @@ answer (the square swept up the fall line to the DEM's edge), and equal to D8 wh
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import shapely
+from affine import Affine
 from shapely import affinity
 from shapely.geometry import box
 
@@ -53,3 +56,59 @@ def test_dinf_inflow_conserves_flow():
     inside[-2, 1:-1] = 1
     got = fk.dinf_inflow(rec1, rec2, p1, inside.reshape(-1), np.ones(1))
     assert got == pytest.approx(38 * 28, rel=1e-12)  # rows 0..37 over the 28 interior columns
+
+
+def _dinf_by_trig(filled, dx, dy):
+    """Tarboton's facet search written plainly (two arctan2 per facet), for interior cells of a grid
+    without nodata: (rec1, rec2, p1) as dinf_partition gives them where a facet falls."""
+    from geosite.grid import DC, DR
+
+    nr, nc = filled.shape
+    out = {}
+    card, diag = [0, 2, 2, 4, 4, 6, 6, 0], [1, 1, 3, 3, 5, 5, 7, 7]
+    for r in range(1, nr - 1):
+        for c in range(1, nc - 1):
+            best, pick = 0.0, None
+            for f in range(8):
+                k1, k2 = card[f], diag[f]
+                d1, d2 = (dx, dy) if DR[k1] == 0 else (dy, dx)
+                e0, e1, e2 = filled[r, c], filled[r + DR[k1], c + DC[k1]], filled[r + DR[k2], c + DC[k2]]
+                s1, s2 = (e0 - e1) / d1, (e1 - e2) / d2
+                alpha, ang = math.atan2(d2, d1), math.atan2(s2, s1)
+                if ang < 0:
+                    ang, s = 0.0, s1
+                elif ang > alpha:
+                    ang, s = alpha, (e0 - e2) / math.hypot(d1, d2)
+                else:
+                    s = math.hypot(s1, s2)
+                if s > best:
+                    best = s
+                    pick = ((r + DR[k1]) * nc + c + DC[k1], (r + DR[k2]) * nc + c + DC[k2], (alpha - ang) / alpha)
+            if pick is not None:
+                out[r * nc + c] = pick
+    return out
+
+
+@pytest.mark.parametrize(("seed", "dx", "dy"), [(2, 3.0, 3.0), (4, 3.0, 2.5)])
+def test_dinf_partition_is_tarbotons_facet_search(seed, dx, dy):
+    # the kernel finds each facet's steepest direction without trigonometry; on rough terrain it must
+    # choose the facets and shares the plain two-arctan2 search chooses
+    import dataclasses
+
+    from geosite.testing import rolling_terrain
+
+    dem = rolling_terrain((60, 70), cell=3.0, relief_ft=20.0, seed=seed)
+    dem = dataclasses.replace(dem, transform=dem.transform * Affine.scale(1.0, dy / dx))
+    fg = hy.flow_grid(dem)
+    assert (fg.dem.cell_x_ft, fg.dem.cell_y_ft) == pytest.approx((dx, dy))
+    rec1, rec2, p1 = fg.dinf()
+    want = _dinf_by_trig(fg.filled_ft, fg.dem.cell_x_ft, fg.dem.cell_y_ft)
+    assert len(want) > 2500  # of the 3,944 interior cells; the rest lie on filled flats
+    for i, (a, b, share) in want.items():
+        if share >= 1.0:
+            assert (rec1[i], rec2[i], p1[i]) == (a, -1, 1.0)
+        elif share <= 0.0:
+            assert (rec1[i], rec2[i], p1[i]) == (b, -1, 1.0)
+        else:
+            assert (rec1[i], rec2[i]) == (a, b)
+            assert p1[i] == pytest.approx(share, rel=1e-12, abs=1e-15)

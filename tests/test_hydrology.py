@@ -189,12 +189,16 @@ def test_a_site_in_a_basin_wider_than_its_window_is_answered_on_the_basin():
     # and its box holds every cell the basin fills
     from geosite.hydrology import _kernels as fk
 
-    level, r0, r1, c0, c1 = fk.spill_basin(np.ascontiguousarray(dem.elevation_ft), 300 * 600 + 300,
+    level, r0, r1, c0, c1, outlet = fk.spill_basin(np.ascontiguousarray(dem.elevation_ft), 300 * 600 + 300,
                                            np.zeros(dem.shape, np.uint8))
     assert level == fg.filled_ft[300, 300] > dem.elevation_ft[300, 300]
     lake = np.argwhere(fg.filled_ft > dem.elevation_ft)
     near = lake[np.abs(lake - 300).max(axis=1) < 200]  # this bowl's cells (other pits lie far off)
     assert r0 <= near[:, 0].min() and near[:, 0].max() < r1 and c0 <= near[:, 1].min() and near[:, 1].max() < c1
+    # the way out it reports: a cell on the DEM's edge (no nodata here) no higher than the spill height
+    orow, ocol = divmod(outlet, dem.shape[1])
+    assert orow in (0, dem.shape[0] - 1) or ocol in (0, dem.shape[1] - 1)
+    assert dem.elevation_ft[orow, ocol] <= level
 
 
 def test_upslope_area_rejects_bad_input():
@@ -281,3 +285,40 @@ def test_agrees_with_richdem():  # pragma: no cover
     a = get_engine("native").accumulation_cells(dem)
     b = get_engine("richdem").accumulation_cells(dem)
     assert float(np.mean(a == b)) > 0.5
+
+
+@pytest.mark.parametrize("holes", [False, True])
+def test_downhill_field_is_the_smoothed_gradient(holes):
+    # the kernel against the same field written with numpy.gradient and scipy's uniform_filter (how
+    # geosite computed it before): central differences averaged over 3x3 cells, the D8 direction on flats
+    from scipy.ndimage import uniform_filter
+
+    from geosite.grid import DC, DR
+    from geosite.testing import rolling_terrain
+
+    dem = rolling_terrain((70, 90), cell=3.0, relief_ft=15.0, seed=8)
+    z = np.round(dem.elevation_ft)  # whole feet: flats to route
+    if holes:
+        z[np.random.default_rng(2).random(z.shape) < 0.02] = np.nan
+    dem = Dem(z, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit)
+    fg = h.flow_grid(dem)
+    ux, uy = h.downhill_field(fg.filled_ft, dem, fg.directions)
+    dzdr, dzdc = np.gradient(fg.filled_ft)
+    gx, gy = dzdc / dem.cell_x_ft, -dzdr / dem.cell_y_ft
+    ok = np.isfinite(gx) & np.isfinite(gy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = uniform_filter(ok.astype(float), 3, mode="nearest")
+        sx = np.where(ok, uniform_filter(np.where(ok, gx, 0.0), 3, mode="nearest") / w, np.nan)
+        sy = np.where(ok, uniform_filter(np.where(ok, gy, 0.0), 3, mode="nearest") / w, np.nan)
+        norm = np.hypot(sx, sy)
+    sloped = norm > 1e-6  # clear of the flat threshold (1e-9), so rounding cannot flip the choice
+    assert sloped.sum() > 3000 and (~sloped & ok).sum() > 30
+    assert np.allclose(ux[sloped], -sx[sloped] / norm[sloped], rtol=0, atol=1e-9)
+    assert np.allclose(uy[sloped], -sy[sloped] / norm[sloped], rtol=0, atol=1e-9)
+    flat = ~(norm > 1e-9)
+    d = fg.directions
+    use = flat & (d >= 1) & (d <= 8)
+    k = d[use].astype(int) - 1
+    vx, vy = DC[k] * dem.cell_x_ft, -DR[k] * dem.cell_y_ft
+    assert np.allclose(ux[use], vx / np.hypot(vx, vy)) and np.allclose(uy[use], vy / np.hypot(vx, vy))
+    assert (ux[flat & ~use] == 0).all() and (uy[flat & ~use] == 0).all()

@@ -41,9 +41,11 @@ SIGNATURES: dict[str, str] = {
     "upstream_stats": "UniTuple(f8[::1], 2)(u1[:, ::1], i8[::1], i8[::1], f8, f8)",
     "flat_components_touching": "u1[:, ::1](f8[:, ::1], u1[:, ::1], u1[:, ::1])",
     "spill_below": "b1(f8[:, ::1], i8, f8, u1[:, ::1], u1[:, ::1])",
-    "spill_basin": "Tuple((f8, i8, i8, i8, i8))(f8[:, ::1], i8, u1[:, ::1])",
+    "spill_basin": "Tuple((f8, i8, i8, i8, i8, i8))(f8[:, ::1], i8, u1[:, ::1])",
     "channel_segments": "Tuple((i8[::1], i8[::1], b1[::1], b1[::1]))(u1[:, ::1], f8[:, ::1], f8)",
     "dinf_partition": "void(f8[:, ::1], u1[:, ::1], f8, f8, i8[::1], i8[::1], f8[::1])",
+    "downhill_vectors": "void(f8[:, ::1], f8, f8, u1[:, ::1], b1, f8[:, ::1], f8[:, ::1])",
+    "dinf_upstream": "u1[::1](i8[::1], i8[::1], f8[::1], i8, u1[::1])",
     "dinf_inflow": "f8(i8[::1], i8[::1], f8[::1], u1[::1], f8[::1])",
 }
 

@@ -115,9 +115,31 @@ def _as_polygon(polygon: Any, dem: Dem) -> BaseGeometry:
 
 
 def _dilate(mask: np.ndarray, n: int) -> np.ndarray:
-    from scipy.ndimage import binary_dilation
+    """``mask`` grown by ``n`` cells in the 8 directions (scipy's binary_dilation with a 3 x 3 square,
+    ``n`` iterations, cells beyond the grid off), as shifted ORs along the rows, then the columns: the
+    same cells in a sixth of the time (4.7 vs 31 ms on a 1.9 M-cell window)."""
+    out = np.asarray(mask, dtype=bool)
+    for _ in range(n):
+        rows = out.copy()
+        rows[1:] |= out[:-1]
+        rows[:-1] |= out[1:]
+        out = rows.copy()
+        out[:, 1:] |= rows[:, :-1]
+        out[:, :-1] |= rows[:, 1:]
+    return out if n > 0 else out.copy()
 
-    return binary_dilation(mask, structure=np.ones((3, 3), bool), iterations=n)
+
+def _lowest_fill_by_seed(label: np.ndarray, filled: np.ndarray, check: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The seeds (flat indices, ascending) the ``check`` cells were flooded from, and the lowest filled
+    height relying on each: a minimum into a dense array by seed (np.minimum.at; sorting the labels took
+    four times as long on a 1.9 M-cell window)."""
+    lab, fill = label[check], filled[check]
+    ok = ~np.isnan(fill)
+    lab, fill = lab[ok], fill[ok]
+    lowest = np.full(label.size, np.inf)
+    np.minimum.at(lowest, lab, fill)
+    seeds = np.flatnonzero(lowest < np.inf)
+    return seeds, lowest[seeds]
 
 
 def upslope_area(
@@ -259,15 +281,7 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
             m = [mi * 2 if s else mi for mi, s in zip(m, sides)]
             continue
         # 2. filled heights certified equal to the whole DEM's
-        lab = label[check]
-        fill = filled[check]
-        ok = ~np.isnan(fill)
-        lab, fill = lab[ok], fill[ok]
-        order = np.argsort(lab, kind="stable")
-        lab, fill = lab[order], fill[order]
-        starts = np.flatnonzero(np.r_[True, lab[1:] != lab[:-1]])
-        seeds = lab[starts]
-        bounds = np.minimum.reduceat(fill, starts) if fill.size else fill
+        seeds, bounds = _lowest_fill_by_seed(label, filled, check)
         wcols = c1 - c0
         for k in np.argsort(bounds, kind="stable"):  # increasing bounds keep `proven` valid
             sr, sc = divmod(int(seeds[k]), wcols)
@@ -283,7 +297,7 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
         if grow:
             # the window cuts through a closed basin the seed's water fills before it spills: take in
             # the whole basin (the search that finds its spill height bounds it) and grow from there
-            _, br0, br1, bc0, bc1 = fk.spill_basin(z_all, gr * nc + gc, scratch)
+            _, br0, br1, bc0, bc1, _out = fk.spill_basin(z_all, gr * nc + gc, scratch)
             pad = max(32, size)
             want = [pr0 - br0 + pad, br1 - pr1 + pad, pc0 - bc0 + pad, bc1 - pc1 + pad]
             log.debug("upslope window %dx%d: filled heights not certified (seed %d): the basin spans rows %d-%d, "
@@ -328,10 +342,13 @@ def _summarise(
     contrib = acc[entry] * cell_sqft
     chan = contrib >= threshold_sqft
     # longest path to each entry: the max flow length over the cells whose path enters there
-    root = np.arange(cells.size)
-    for t in range(cells.size):  # parents precede children, so one pass resolves every root
-        if parent[t] >= 0:
-            root[t] = root[parent[t]]
+    # each cell's entry cell (the root of its parent chain), by pointer jumping: log2(depth) gathers
+    root = np.where(parent >= 0, parent, np.arange(cells.size))
+    while True:
+        up = root[root]
+        if np.array_equal(up, root):
+            break
+        root = up
     entry_pos = np.flatnonzero(entry)
     entry_len = np.zeros(entry_pos.size)
     if cells.size:
