@@ -200,3 +200,55 @@ def test_steep_slopes_unknown_where_the_dem_has_no_data(tmp_path):
     t = next(t for t in r["applicability"]["triggers"] if t["rule"] == "disturbance_on_steep_slopes")
     assert t["met"] is None and "no data in the disturbed area" in t["message"]
     assert r["slopes"]["steep_area_sqft"] > 0  # the covered part of the site is 15 %
+
+
+@pytest.mark.parametrize(("rain_in", "pit_in_site", "held"), [(4.1, True, True), (30.0, True, False), (4.1, False, False)])
+def test_a_depression_holds_the_storm_by_volume_and_only_inside_the_site(rain_in, pit_in_site, held):
+    # the 25 ft pit on the 5 % plane fills to its downhill lip; it holds rain_in of runoff from what
+    # drains into it when its volume (fill depth x 4 sq ft per cell) is at least that depth over that
+    # area: 141,440 cu ft over 63,340 sq ft, up to 26.8 in. A pit partly outside the site holds nothing.
+    import numpy as np
+
+    from geosite import hydrology as hy
+    from geosite.hydrology.stage import retaining_depressions
+
+    fg = hy.flow_grid(_plane_with_pit(25.0))
+    depth = np.nan_to_num(fg.filled_ft - fg.dem.elevation_ft)
+    pit = depth > 1e-6
+    volume_cuft = depth[pit].sum() * 4.0
+    drains_in_sqft = np.nan_to_num(fg.accumulation_cells())[pit].max() * 4.0
+    assert volume_cuft == pytest.approx(141_440, rel=1e-3) and drains_in_sqft == pytest.approx(63_340, rel=1e-3)
+    in_site = np.zeros(fg.dem.shape, bool)
+    in_site[10:-10, 10:-10] = True
+    if not pit_in_site:
+        in_site[:, 150:] = False  # the site's east edge runs through the pit's centre
+    got = retaining_depressions(fg, in_site, rain_in)
+    assert (got == pit).all() if held else not got.any()
+
+
+def test_retaining_depressions_agree_with_per_label_statistics():
+    # many depressions on rolling terrain, an irregular site: the same cells as scipy.ndimage's
+    # per-label sum and maximum over every depression (how geosite measured them before)
+    import numpy as np
+    from scipy import ndimage
+
+    from geosite import hydrology as hy
+    from geosite.hydrology.stage import retaining_depressions
+    from geosite.testing import rolling_terrain
+
+    fg = hy.flow_grid(rolling_terrain((240, 260), cell=3.0, relief_ft=12.0, kettles=25, seed=11))
+    r, c = np.mgrid[0:240, 0:260]
+    in_site = np.hypot(r - 120, (c - 130) * 0.8) < 95
+    for rain_in in (0.1, 0.3, 1.0):
+        depth = np.nan_to_num(fg.filled_ft - fg.dem.elevation_ft)
+        labels, n = ndimage.label(depth > 1e-6, structure=np.ones((3, 3), bool))
+        idx = np.arange(1, n + 1)
+        volume = ndimage.sum(depth, labels, idx) * fg.dem.cell_area_sqft
+        contrib = ndimage.maximum(np.nan_to_num(fg.accumulation_cells()), labels, idx) * fg.dem.cell_area_sqft
+        outside = ndimage.sum(~in_site, labels, idx) > 0
+        want = np.isin(labels, idx[(volume >= rain_in / 12.0 * contrib) & ~outside])
+        got = retaining_depressions(fg, in_site, rain_in)
+        assert (got == want).all()
+        if rain_in == 0.1:
+            assert want.any()
+    assert n > 10 and outside.any() and (~outside).sum() > 3

@@ -33,7 +33,7 @@ import shapely
 from shapely.geometry import Point
 
 from geosite import grid
-from geosite.hydrology import receivers, trace_down, weighted_accumulation
+from geosite.hydrology import trace_down, weighted_accumulation
 from geosite.io.output import py_scalar
 from geosite.units import SQFT_PER_ACRE
 
@@ -94,7 +94,7 @@ def disturbed_outlets(
         geom, out_crs = grid.to_crs(disturbed, dem.crs).geometry.union_all(), disturbed.crs
     inside = grid.rasterize(geom, dem.shape, dem.transform)
     dirs = fg.directions
-    rr, rc, has = receivers(dirs)
+    rr, rc, has = fg.receivers()
     exits = inside & (dirs != 255) & (~has | ~inside[rr, rc])
     cols = {"outlet": [], "drainage_sqft": [], "drainage_acres": [], "disturbed_sqft": [], "disturbed_acres": [],
             "concentrated": [], "kind": [], "limit": [], "exit_cell_count": []}
@@ -191,7 +191,7 @@ def submitted_at_outlets(
     nc = dem.shape[1]
     geom = disturbed if isinstance(disturbed, shapely.geometry.base.BaseGeometry) else grid.to_crs(disturbed, dem.crs).geometry.union_all()
     inside = grid.rasterize(geom, dem.shape, dem.transform)
-    rr, rc, has = receivers(fg.directions)
+    rr, rc, has = fg.receivers()
     exits = inside & (fg.directions != 255) & (~has | ~inside[rr, rc])
     sink = fg.directions.copy()
     sink[exits] = 0

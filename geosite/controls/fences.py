@@ -547,12 +547,12 @@ def channel_inflow_banks(disturbed: BaseGeometry, dem: Dem, fg: FlowGrid, thresh
     when one of its D8 donors is not a channel cell and is a disturbed cell or downstream of one.
     Runoff arriving along the channel itself (from upstream) marks nothing: a fence on the bank cannot
     keep out what is already in the channel."""
-    from geosite.hydrology import receivers, weighted_accumulation
+    from geosite.hydrology import weighted_accumulation
 
     inside = grid.rasterize(disturbed, dem.shape, dem.transform)
     reach = np.nan_to_num(weighted_accumulation(fg.directions, inside)) > 0
     is_chan = np.nan_to_num(fg.accumulation_sqft()) >= threshold_sqft
-    rr, rc, has = receivers(fg.directions)
+    rr, rc, has = fg.receivers()
     donor = has & ~is_chan & reach & is_chan[rr, rc]
     dr_, dc_ = np.nonzero(donor)
     tr, tc = rr[donor], rc[donor]

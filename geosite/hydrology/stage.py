@@ -262,13 +262,22 @@ def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.
     labels, n = ndimage.label(depth > 1e-6, structure=np.ones((3, 3), bool))
     if n == 0:
         return out
-    idx = np.arange(1, n + 1)
-    volume_cuft = ndimage.sum(depth, labels, idx) * dem.cell_area_sqft
-    contrib_sqft = ndimage.maximum(np.nan_to_num(fg.accumulation_cells()), labels, idx) * dem.cell_area_sqft
-    outside = ndimage.sum(~in_site, labels, idx) > 0
-    holds = (volume_cuft >= rain_in / 12.0 * contrib_sqft) & ~outside
+    # only a depression wholly inside the site can hold its runoff there: measure those alone (the
+    # DEM window around a site holds many more, and per-label statistics over all of them cost most)
+    lab = labels.reshape(-1)
+    site = np.asarray(in_site, dtype=bool).reshape(-1)
+    reaches_out = np.bincount(lab[~site], minlength=n + 1) > 0
+    cells = np.flatnonzero(site & (lab > 0))
+    cells = cells[~reaches_out[lab[cells]]]
+    if not cells.size:
+        return out
+    which = lab[cells]
+    volume_cuft = np.bincount(which, weights=depth.reshape(-1)[cells], minlength=n + 1) * dem.cell_area_sqft
+    top = np.zeros(n + 1)
+    np.maximum.at(top, which, np.nan_to_num(fg.accumulation_cells()).reshape(-1)[cells])
+    holds = (volume_cuft >= rain_in / 12.0 * top * dem.cell_area_sqft) & (np.bincount(which, minlength=n + 1) > 0)
     if holds.any():
-        out = np.isin(labels, idx[holds])
+        out = holds[labels]
     return out
 
 
@@ -377,11 +386,9 @@ def concentrated_outflows(fg, disturbed: np.ndarray | None, threshold_sqft: floa
     """How many channel cells (contributing area >= ``threshold_sqft``) of the disturbed area drain out
     of it: the places where its runoff leaves as concentrated flow (silt fence, DNR 1056, is for sheet
     and rill flow only; concentrated runoff from disturbed ground goes through a trap or basin)."""
-    from geosite.hydrology import receivers
-
     if disturbed is None:
         return None
-    rr, rc, has = receivers(fg.directions)
+    rr, rc, has = fg.receivers()
     chan = np.nan_to_num(fg.accumulation_sqft()) >= threshold_sqft
     leaves = disturbed & chan & (fg.directions != 255) & (~has | ~disturbed[rr, rc])
     return int(leaves.sum())

@@ -119,19 +119,26 @@ def _fold_small_bands(grid: np.ndarray, n_classes: int, min_cells: int) -> np.nd
     from scipy import ndimage
 
     out = grid.copy()
+    nr, nc = out.shape
     for k in range(n_classes - 1, 0, -1):
         lab, n = ndimage.label(out == k)
         if not n:
             continue
         size = np.bincount(lab.ravel())
+        boxes = ndimage.find_objects(lab)
         for i in np.flatnonzero(size < min_cells):
             if i == 0:
                 continue
-            piece = lab == i
+            # the piece and its ring, on the piece's bounding box grown by a cell (not the whole grid)
+            rs, cs = boxes[i - 1]
+            r0, r1 = max(rs.start - 1, 0), min(rs.stop + 1, nr)
+            c0, c1 = max(cs.start - 1, 0), min(cs.stop + 1, nc)
+            sub = out[r0:r1, c0:c1]
+            piece = lab[r0:r1, c0:c1] == i
             ring = ndimage.binary_dilation(piece) & ~piece
-            higher = out[ring][out[ring] > k]
+            higher = sub[ring][sub[ring] > k]
             if higher.size:
-                out[piece] = np.bincount(higher).argmax()
+                sub[piece] = np.bincount(higher).argmax()
     return out
 
 
