@@ -322,3 +322,44 @@ def test_downhill_field_is_the_smoothed_gradient(holes):
     vx, vy = DC[k] * dem.cell_x_ft, -DR[k] * dem.cell_y_ft
     assert np.allclose(ux[use], vx / np.hypot(vx, vy)) and np.allclose(uy[use], vy / np.hypot(vx, vy))
     assert (ux[flat & ~use] == 0).all() and (uy[flat & ~use] == 0).all()
+
+
+def test_a_way_out_proven_at_one_height_is_not_reused_below_it():
+    # a bowl whose rim stands at 10 ft: water in it gets out at 10 ft, not at 5. The search marks the
+    # cells it proved at 12 ft; a later question at 5 ft (a wider window's seed) must not reuse them
+    from geosite.hydrology.upslope import _uncertified_seed
+
+    r, c = np.mgrid[0:21, 0:21]
+    d = np.hypot(r - 10, c - 10)
+    z = np.where(d < 6, d, np.where(d < 8, 10.0, 2.0)).astype(np.float64)  # floor 0, rim 10, plain 2
+    state: dict = {}
+    seed = 10 * 21 + 10
+
+    def ask(height):
+        label = np.full(z.shape, seed, dtype=np.int64)
+        filled = np.full(z.shape, height)
+        cells = np.zeros(z.shape, bool)
+        cells[10, 11] = True
+        return _uncertified_seed(z, label, filled, cells, 0, 0, state)
+
+    assert ask(12.0) is None  # over the rim at 10 ft: proven
+    assert ask(5.0) == seed  # below the rim: no way out, whatever the marks left from 12 ft
+    assert ask(10.0) is None
+
+
+@pytest.mark.parametrize("f", [2, 7, 8])
+def test_block_min_is_each_blocks_lowest_height_nan_where_it_holds_nodata_or_is_cut(f):
+    from geosite.hydrology import _kernels as fk
+
+    rng = np.random.default_rng(f)
+    z = rng.random((50, 45)) * 100
+    z[rng.random(z.shape) < 0.01] = np.nan
+    got = fk.block_min(z, f)
+    hr, hc = -(-50 // f), -(-45 // f)
+    assert got.shape == (hr, hc)
+    for br in range(hr):
+        for bc in range(hc):
+            block = z[br * f : (br + 1) * f, bc * f : (bc + 1) * f]
+            cut = block.shape != (f, f)
+            want = np.nan if cut or np.isnan(block).any() else block.min()
+            assert got[br, bc] == want or (np.isnan(want) and np.isnan(got[br, bc]))

@@ -115,7 +115,7 @@ def test_rolling_terrain_with_kettles_and_holes_same_as_the_whole_dem(tmp_path, 
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_coarse_grid_bounds_every_cells_filled_height(tmp_path, dtype):
+def test_coarse_grid_bounds_every_cells_filled_height(tmp_path, dtype, monkeypatch):
     """The block grid's upper level is at or above, and its floor at or below, every cell's filled
     height on the whole DEM (nodata holes, a hole on the edge, a block size not dividing the DEM)."""
     dem = rolling_terrain((301, 257), cell=3.0, relief_ft=80.0, kettles=20, seed=11, vertical_unit="m")
@@ -129,11 +129,8 @@ def test_coarse_grid_bounds_every_cells_filled_height(tmp_path, dtype):
     factor = dem.ft_per_vertical_unit
     write_dem(path, dem, dtype=dtype, vertical_factor=factor)
     z = read_dem(path, "m").elevation_ft  # the heights as geosite reads them
-    CoarseOutlets.MAX_CELLS, saved = 2_000, CoarseOutlets.MAX_CELLS
-    try:
-        co = CoarseOutlets.read(path, factor, z.shape)
-    finally:
-        CoarseOutlets.MAX_CELLS = saved
+    monkeypatch.setattr("geosite.hydrology.certify.COARSE_MAX_CELLS", 2_000)
+    co = CoarseOutlets.read(path, factor, z.shape)
     assert co.f == 7
     filled = np.empty_like(z)
     fk.priority_flood(np.ascontiguousarray(z), filled, False, np.empty((1, 1), dtype=np.int64))

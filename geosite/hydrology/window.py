@@ -42,7 +42,7 @@ from affine import Affine, AffineError
 from rasterio.errors import WindowError
 
 from geosite.grid import rasterize
-from geosite.hydrology.upslope import _dilate, _lowest_fill_by_seed
+from geosite.hydrology.certify import block_side, coarse_drainage_box, dilate, lowest_fill_by_seed
 from geosite.io.limits import BYTES_PER_DEM_CELL, Limits
 
 if TYPE_CHECKING:
@@ -130,6 +130,9 @@ def read_site_dem(
         w = from_bounds(*core_bounds, transform=transform)
         core = (max(math.floor(w.row_off), 0), min(math.ceil(w.row_off + w.height), nr),
                 max(math.floor(w.col_off), 0), min(math.ceil(w.col_off + w.width), nc))
+        w = from_bounds(*site_geom.bounds, transform=transform)
+        site_box = (min(max(math.floor(w.row_off), core[0]), core[1] - 1), max(min(math.ceil(w.row_off + w.height), core[1]), core[0] + 1),
+                    min(max(math.floor(w.col_off), core[2]), core[3] - 1), max(min(math.ceil(w.col_off + w.width), core[3]), core[2] + 1))
     except (ArithmeticError, ValueError, TypeError, AffineError, WindowError):  # a degenerate or south-up
         return whole(0, 0)  # grid: read_dem says why
     if not _window_reads_exact(path):
@@ -209,6 +212,12 @@ def read_site_dem(
             search = None
         else:  # "basin": a closed basin cut by W, rows and columns (DEM) br0:br1, bc0:bc1
             br0, br1, bc0, bc1 = verdict[1]
+            if held:  # and what drains into it, as the coarse grid sees it: W in one step, not by doubling
+                cr0, cr1, cc0, cc1 = coarse_drainage_box(held[0].floor, held[0].f, site_box, (nr, nc),
+                                                         search.cell_x_ft, search.cell_y_ft)
+                joined = min(br0, cr0), max(br1, cr1), min(bc0, cc0), max(bc1, cc1)
+                if (joined[1] - joined[0]) * (joined[3] - joined[2]) * 2 <= nr * nc:  # a guess that fits
+                    br0, br1, bc0, bc1 = joined  # (block minima join more than the cells do: it can overshoot)
             pad = MIN_MARGIN_CELLS
             wanted = [core[0] - br0 + pad, br1 - core[1] + pad, core[2] - bc0 + pad, bc1 - core[3] + pad]
             grown = [max(mi, wi) for mi, wi in zip(m, wanted)]
@@ -295,7 +304,7 @@ def _route(search: Dem, sbox, wbox, shape, core, site_geom, threshold_cells: flo
     check, sides = _relied_on(fg, area, wbox, shape)
     if any(sides):
         # the site's own cells, to try before growing: a closed basin W cuts is found in one round
-        ring = _dilate(inside, 2)
+        ring = dilate(inside, 2)
         return ("grow", sides, ("ok", dem, fg, label, ring & ~_edges(ring.shape)))
     # channels in the core: a cell fed from beyond W has at least its W accumulation; one still under
     # the channel threshold might be a channel on the whole DEM, so W grows toward the edges feeding it
@@ -329,10 +338,10 @@ def _relied_on(fg: FlowGrid, area: np.ndarray, wbox, shape) -> tuple[np.ndarray,
 
     nr, nc = shape
     r0, r1, c0, c1 = wbox
-    check = _dilate(area, 2)
-    flats = fk.flat_components_touching(fg.filled_ft, fg.directions, _dilate(area, 1).view(np.uint8))
+    check = dilate(area, 2)
+    flats = fk.flat_components_touching(fg.filled_ft, fg.directions, dilate(area, 1).view(np.uint8))
     if flats.any():
-        check |= _dilate(flats.astype(bool), 1)
+        check |= dilate(flats.astype(bool), 1)
     sides = ((r0 > 0 and bool(check[0].any())), (r1 < nr and bool(check[-1].any())),
              (c0 > 0 and bool(check[:, 0].any())), (c1 < nc and bool(check[:, -1].any())))
     return check, sides
@@ -363,7 +372,7 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None, memo: 
     fg, label, check = routed[2], routed[3], routed[4]
     filled = fg.filled_ft
     # 2. every filled height relied on, certified by a way out below it to a true outlet
-    seeds, bounds = _lowest_fill_by_seed(label, filled, check)
+    seeds, bounds = lowest_fill_by_seed(label, filled, check)
     if not seeds.size:
         return ("ok",)
     walls = (sr0 > 0, sr1 < nr, sc0 > 0, sc1 < nc)
@@ -445,8 +454,6 @@ class CoarseOutlets:
     so memory is the coarse grid's (about a million cells), not the DEM's.
     """
 
-    #: The most coarse cells: ``f`` is the smallest block side giving at most this many.
-    MAX_CELLS = 250_000
     #: How much of the DEM (at 8 bytes a cell) is read through one opening of the file.
     CACHE_BYTES = 64 * 2**20
 
@@ -464,7 +471,7 @@ class CoarseOutlets:
         from geosite.io.raster import open_raster, read_heights
 
         nr, nc = shape
-        f = max(2, math.ceil(math.sqrt(nr * nc / cls.MAX_CELLS)))
+        f = block_side((nr, nc))
         hr, hc = -(-nr // f), -(-nc // f)
         top = np.empty((hr, hc), dtype=np.float64)
         low = np.empty((hr, hc), dtype=np.float64)
