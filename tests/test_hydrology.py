@@ -363,3 +363,15 @@ def test_block_min_is_each_blocks_lowest_height_nan_where_it_holds_nodata_or_is_
             cut = block.shape != (f, f)
             want = np.nan if cut or np.isnan(block).any() else block.min()
             assert got[br, bc] == want or (np.isnan(want) and np.isnan(got[br, bc]))
+
+
+def test_receivers_follow_the_codes_and_stop_at_the_edge():
+    # codes 1..8 = E, SE, S, SW, W, NW, N, NE (row down = south); 0 drains out, 255 is nodata
+    d = np.full((4, 5), 3, dtype=np.uint8)  # south everywhere
+    d[1, 1], d[1, 2], d[2, 3], d[2, 0], d[0, 4] = 1, 6, 0, 255, 8  # east, north-west, out, nodata, NE off-grid
+    rr, cc, has = h.receivers(d)
+    assert (rr[1, 1], cc[1, 1]) == (1, 2) and (rr[1, 2], cc[1, 2]) == (0, 1)
+    assert (rr[0, 0], cc[0, 0]) == (1, 0) and has[0, 0]
+    for r, c in ((2, 3), (2, 0), (0, 4), (3, 2)):  # out, nodata, NE off the top, south off the bottom
+        assert (rr[r, c], cc[r, c], has[r, c]) == (r, c, False)
+    assert has.sum() == 20 - 3 - 5  # those three and the whole bottom row (south, off the grid) have none

@@ -152,11 +152,13 @@ def upslope_area(
        pins the height exactly.
 
     A window that fails (2) cuts through a closed basin that its edge cell's water fills before it
-    spills: a search from that cell in order of water level finds the spill and the rows and columns
-    the basin covers, and the window grows to take all of it in at once (doubling its margins until it
-    did was slow on basins many windows wide). Flats are routed as a pure function of the filled
-    heights, so equal heights give equal directions. When the window would exceed half the DEM the
-    whole DEM is routed instead.
+    spills (the polygon's own cells are tested before a window is grown for (1), so such a basin is
+    found in the first round): the window grows at once to what a coarse grid says drains into the
+    polygon (D8 on the DEM's filled block minima: the blocks draining in and the flats they touch,
+    :func:`geosite.hydrology.certify.coarse_drainage_box`), or, when that adds nothing, to the basin a
+    search in order of water level finds. Otherwise margins double. Flats are routed as a pure
+    function of the filled heights, so equal heights give equal directions. When the window would
+    exceed half the DEM the whole DEM is routed instead.
     """
     if method not in ("auto", "window", "whole"):
         raise InputError(f"upslope_area: unknown method {method!r}; use 'auto', 'window' or 'whole'")

@@ -19,7 +19,8 @@ reading only that window and a search margin around it:
    artificial edges are walled off (+inf), so only a true outlet proves anything. A search blocked only by
    those walls (it does reach ``C``'s edge when they are open) widens ``C`` and runs again; one blocked by
    the terrain is a closed basin the window cuts through, and ``W`` grows to take all of it in
-   (:func:`~geosite.hydrology._kernels.spill_basin`).
+   (:func:`~geosite.hydrology._kernels.spill_basin`), with what the coarse grid says drains into the site
+   (:func:`~geosite.hydrology.certify.coarse_drainage_box`), so the next window is usually the last.
 
 The reasoning of steps 1-2 is :func:`geosite.hydrology.upslope.upslope_area`'s window, moved from an
 in-memory DEM to the file. When ``W`` would cover over half the DEM, the whole DEM is read instead. What
