@@ -212,16 +212,22 @@ def read_site_dem(
             ext *= 2
             search = None
         else:  # "basin": a closed basin cut by W, rows and columns (DEM) br0:br1, bc0:bc1
-            br0, br1, bc0, bc1 = verdict[1]
+            pad = MIN_MARGIN_CELLS
+
+            def margins(box):  # W's margins beyond the core to hold ``box``, and its cells then
+                b0, b1, d0, d1 = box
+                g = [max(mi, wi) for mi, wi in zip(m, [core[0] - b0 + pad, b1 - core[1] + pad, core[2] - d0 + pad,
+                                                       d1 - core[3] + pad])]
+                return g, (min(core[1] + g[1], nr) - max(core[0] - g[0], 0)) * (min(core[3] + g[3], nc) - max(core[2] - g[2], 0))
+
+            grown, _ = margins(verdict[1])
             if held:  # and what drains into it, as the coarse grid sees it: W in one step, not by doubling
+                br0, br1, bc0, bc1 = verdict[1]
                 cr0, cr1, cc0, cc1 = coarse_drainage_box(held[0].floor, held[0].f, site_box, (nr, nc),
                                                          search.cell_x_ft, search.cell_y_ft)
-                joined = min(br0, cr0), max(br1, cr1), min(bc0, cc0), max(bc1, cc1)
-                if (joined[1] - joined[0]) * (joined[3] - joined[2]) * 2 <= nr * nc:  # a guess that fits
-                    br0, br1, bc0, bc1 = joined  # (block minima join more than the cells do: it can overshoot)
-            pad = MIN_MARGIN_CELLS
-            wanted = [core[0] - br0 + pad, br1 - core[1] + pad, core[2] - bc0 + pad, bc1 - core[3] + pad]
-            grown = [max(mi, wi) for mi, wi in zip(m, wanted)]
+                wider, cells = margins((min(br0, cr0), max(br1, cr1), min(bc0, cc0), max(bc1, cc1)))
+                if cells * 2 <= nr * nc:  # a guess that fits (block minima join more than the cells do:
+                    grown = wider  # it can overshoot, and one that would take W past half the DEM is not used)
             m = grown if grown != m else [mi * 2 for mi in m]
         log.debug("site window round %d: W rows %d-%d, columns %d-%d: %s %s", rounds, r0, r1, c0, c1, verdict[0],
                   verdict[1] if verdict[0] in ("grow", "basin") else "")
