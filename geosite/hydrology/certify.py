@@ -74,8 +74,10 @@ def coarse_drainage_box(floor: np.ndarray, f: int, box: tuple[int, int, int, int
     nr, nc = shape
     dirs = np.empty(floor.shape, dtype=np.uint8)
     fk.d8_directions(floor, cell_x_ft * f, cell_y_ft * f, dirs)
-    inside = np.zeros(floor.shape, dtype=np.uint8)
     r0, r1, c0, c1 = box
+    if r0 >= r1 or c0 >= c1:  # nothing to start from (a site beside the DEM): no estimate beyond the box
+        return box
+    inside = np.zeros(floor.shape, dtype=np.uint8)
     inside[r0 // f : (r1 - 1) // f + 1, c0 // f : (c1 - 1) // f + 1] = 1
     up, _ = fk.trace_upstream(dirs, inside)
     area = inside.astype(bool)

@@ -128,12 +128,8 @@ def read_site_dem(
         return dem, None, SiteWindow(0, nr, 0, nc, nr, nc, True, True, searched, rounds)
 
     try:
-        w = from_bounds(*core_bounds, transform=transform)
-        core = (max(math.floor(w.row_off), 0), min(math.ceil(w.row_off + w.height), nr),
-                max(math.floor(w.col_off), 0), min(math.ceil(w.col_off + w.width), nc))
-        w = from_bounds(*site_geom.bounds, transform=transform)
-        site_box = (min(max(math.floor(w.row_off), core[0]), core[1] - 1), max(min(math.ceil(w.row_off + w.height), core[1]), core[0] + 1),
-                    min(max(math.floor(w.col_off), core[2]), core[3] - 1), max(min(math.ceil(w.col_off + w.width), core[3]), core[2] + 1))
+        core = _cells(from_bounds(*core_bounds, transform=transform), (0, nr, 0, nc))
+        site_box = _cells(from_bounds(*site_geom.bounds, transform=transform), core)  # the coarse estimate's start
     except (ArithmeticError, ValueError, TypeError, AffineError, WindowError):  # a degenerate or south-up
         return whole(0, 0)  # grid: read_dem says why
     if not _window_reads_exact(path):
@@ -236,6 +232,13 @@ def read_site_dem(
         dem = read_dem(path, vertical_unit, bounds=_bounds(transform, last), limits=limits, root=root)
         return dem, None, SiteWindow(r0, r1, c0, c1, nr, nc, False, False, searched, MAX_ROUNDS)
     return whole(MAX_ROUNDS, searched)
+
+
+def _cells(w, within: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """Rows r0:r1 and columns c0:c1 of the cells rasterio window ``w`` touches, clipped to ``within``
+    (empty when it lies outside: r0 >= r1 or c0 >= c1)."""
+    return (max(math.floor(w.row_off), within[0]), min(math.ceil(w.row_off + w.height), within[1]),
+            max(math.floor(w.col_off), within[2]), min(math.ceil(w.col_off + w.width), within[3]))
 
 
 def _window_reads_exact(path: Path) -> bool:
