@@ -104,8 +104,7 @@ def disturbed_outlets(
     sink[exits] = 0  # every exit cell a sink: each cell counted at the exit where its water first leaves
     first = np.nan_to_num(weighted_accumulation(sink, np.ones(dirs.shape)))
     first_dist = np.nan_to_num(weighted_accumulation(sink, inside.astype(np.float64)))
-    full = np.nan_to_num(fg.accumulation_sqft())
-    chan = full >= channel_threshold_sqft if channel_threshold_sqft else np.zeros(dirs.shape, bool)
+    chan = fg.channel_cells(channel_threshold_sqft) if channel_threshold_sqft else np.zeros(dirs.shape, bool)
     outlet_cells = exits & chan if concentrated_only else exits
     lab, n = ndimage.label(outlet_cells, structure=np.ones((3, 3), bool))
     if n == 0:

@@ -551,7 +551,7 @@ def channel_inflow_banks(disturbed: BaseGeometry, dem: Dem, fg: FlowGrid, thresh
 
     inside = grid.rasterize(disturbed, dem.shape, dem.transform)
     reach = np.nan_to_num(weighted_accumulation(fg.directions, inside)) > 0
-    is_chan = np.nan_to_num(fg.accumulation_sqft()) >= threshold_sqft
+    is_chan = fg.channel_cells(threshold_sqft)
     rr, rc, has = fg.receivers()
     donor = has & ~is_chan & reach & is_chan[rr, rc]
     dr_, dc_ = np.nonzero(donor)

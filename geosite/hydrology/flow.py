@@ -60,6 +60,7 @@ class FlowGrid:
     _dinf: tuple | None = field(default=None, repr=False)
     _downhill: tuple | None = field(default=None, repr=False)
     _receivers: tuple | None = field(default=None, repr=False)
+    _channels: dict = field(default_factory=dict, repr=False)
 
     def accumulation_cells(self) -> np.ndarray:
         """Contributing cells of every cell, itself included (float64, NaN on nodata); cached."""
@@ -74,6 +75,18 @@ class FlowGrid:
     def accumulation_sqft(self) -> np.ndarray:
         """Contributing area of every cell, itself included, sq ft."""
         return self.accumulation_cells() * self.dem.cell_area_sqft
+
+    def channel_cells(self, threshold_sqft: float) -> np.ndarray:
+        """The cells whose contributing area reaches ``threshold_sqft`` (bool; nodata never); cached per
+        threshold and read-only: the outlets, the channel banks and the concentrated outflows ask the
+        same question of the same grid."""
+        key = float(threshold_sqft)
+        if key not in self._channels:
+            with np.errstate(invalid="ignore"):
+                got = self.accumulation_cells() * self.dem.cell_area_sqft >= key  # NaN compares False
+            got.setflags(write=False)
+            self._channels[key] = got
+        return self._channels[key]
 
     def downhill(self) -> tuple[np.ndarray, np.ndarray]:
         """:func:`downhill_field` of the filled surface with these directions (unit vectors x, y); cached:

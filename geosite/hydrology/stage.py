@@ -389,7 +389,7 @@ def concentrated_outflows(fg, disturbed: np.ndarray | None, threshold_sqft: floa
     if disturbed is None:
         return None
     rr, rc, has = fg.receivers()
-    chan = np.nan_to_num(fg.accumulation_sqft()) >= threshold_sqft
+    chan = fg.channel_cells(threshold_sqft)
     leaves = disturbed & chan & (fg.directions != 255) & (~has | ~disturbed[rr, rc])
     return int(leaves.sum())
 
