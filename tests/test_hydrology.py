@@ -375,3 +375,18 @@ def test_receivers_follow_the_codes_and_stop_at_the_edge():
     for r, c in ((2, 3), (2, 0), (0, 4), (3, 2)):  # out, nodata, NE off the top, south off the bottom
         assert (rr[r, c], cc[r, c], has[r, c]) == (r, c, False)
     assert has.sum() == 20 - 3 - 5  # those three and the whole bottom row (south, off the grid) have none
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_window_rings_are_scipys_square_dilation(n):
+    # the certified windows grow their masks by shifted ORs: the same cells as scipy's binary_dilation with
+    # a 3 x 3 square, n iterations, nothing beyond the grid's edge
+    from scipy.ndimage import binary_dilation
+
+    from geosite.hydrology.certify import dilate
+
+    mask = np.random.default_rng(n).random((37, 53)) < 0.03
+    mask[0, 5] = mask[-1, -1] = mask[20, 0] = True  # on the edges
+    want = binary_dilation(mask, structure=np.ones((3, 3), bool), iterations=n) if n else mask
+    got = dilate(mask, n)
+    assert got.dtype == bool and (got == want).all() and got is not mask
