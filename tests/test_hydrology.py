@@ -348,21 +348,27 @@ def test_a_way_out_proven_at_one_height_is_not_reused_below_it():
 
 
 @pytest.mark.parametrize("f", [2, 7, 8])
-def test_block_min_is_each_blocks_lowest_height_nan_where_it_holds_nodata_or_is_cut(f):
+def test_block_extremes_are_each_blocks_highest_and_lowest_height(f):
+    # the lowest is NaN where the block holds nodata or is cut by the grid's edge (outlets for a floor);
+    # the highest ignores nodata (NaN only for a block of nothing else)
     from geosite.hydrology import _kernels as fk
 
     rng = np.random.default_rng(f)
     z = rng.random((50, 45)) * 100
     z[rng.random(z.shape) < 0.01] = np.nan
-    got = fk.block_min(z, f)
+    z[0:f, 0:f] = np.nan  # one block all nodata
+    top, low = fk.block_extremes(z, f)
     hr, hc = -(-50 // f), -(-45 // f)
-    assert got.shape == (hr, hc)
+    assert top.shape == low.shape == (hr, hc)
     for br in range(hr):
         for bc in range(hc):
             block = z[br * f : (br + 1) * f, bc * f : (bc + 1) * f]
             cut = block.shape != (f, f)
-            want = np.nan if cut or np.isnan(block).any() else block.min()
-            assert got[br, bc] == want or (np.isnan(want) and np.isnan(got[br, bc]))
+            want_low = np.nan if cut or np.isnan(block).any() else block.min()
+            want_top = np.nan if np.isnan(block).all() else np.nanmax(block)
+            for got, want in ((low[br, bc], want_low), (top[br, bc], want_top)):
+                assert got == want or (np.isnan(want) and np.isnan(got))
+    assert np.isnan(top[0, 0]) and np.isnan(low[0, 0])
 
 
 def test_receivers_follow_the_codes_and_stop_at_the_edge():

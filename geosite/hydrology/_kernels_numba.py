@@ -709,28 +709,36 @@ def spill_basin(z, start, visited):
 
 
 @njit(cache=True, nogil=True)
-def block_min(z, f):
-    """The lowest height of each ``f`` x ``f`` block of ``z`` (the last blocks cut by the grid's edge
-    included), NaN for a block holding a NaN or cut by the edge (nodata and the outside are outlets):
-    one pass over ``z`` in memory order (numpy's reshape-and-min took 72 ms on 16 M cells, this 15 ms)."""
+def block_extremes(z, f):
+    """The highest and the lowest height of each ``f`` x ``f`` block of ``z`` (the last blocks cut by the
+    grid's edge included): (top, low). ``top`` ignores NaN (NaN for a block of nothing but NaN); ``low`` is
+    NaN for a block holding a NaN or cut by the edge (nodata and the outside are outlets for a floor).
+    One pass in memory order: numpy's strided maxima, minima and NaN test took 0.40 s of a 64 M-cell
+    DEM's coarse grid, this about a quarter of it."""
     nr, nc = z.shape
     hr = (nr + f - 1) // f
     hc = (nc + f - 1) // f
-    out = np.full((hr, hc), np.inf)
+    top = np.full((hr, hc), -np.inf)
+    low = np.full((hr, hc), np.inf)
     for r in range(nr):
         br = r // f
         for c in range(nc):
             v = z[r, c]
             b = c // f
-            if v < out[br, b]:
-                out[br, b] = v
-            elif np.isnan(v):
-                out[br, b] = np.nan
+            if np.isnan(v):
+                low[br, b] = np.nan
+                continue
+            if v > top[br, b]:
+                top[br, b] = v
+            if v < low[br, b]:  # never true once the block's low is NaN
+                low[br, b] = v
     for br in range(hr):
         for b in range(hc):
+            if top[br, b] == -np.inf:
+                top[br, b] = np.nan
             if (br + 1) * f > nr or (b + 1) * f > nc:
-                out[br, b] = np.nan
-    return out
+                low[br, b] = np.nan
+    return top, low
 
 
 @njit(cache=True, nogil=True)

@@ -403,32 +403,37 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None, memo: 
         start = (sr + int(walls[0])) * walled.shape[1] + sc + int(walls[2])
         if fk.spill_below(walled, start, float(bounds[k]), scratch, proven):
             continue
+        # no way out below the bound in the search window: where does the seed's water rise to? A search
+        # in order of water level that spills by a true outlet, with none of the search window's own
+        # edges reached below it, has found the seed's whole-DEM filled height (a way round through
+        # those edges would have been met first) and the basin it fills: a closed basin, without the
+        # coarse grid (reading it is a pass over the whole file)
+        bound = float(bounds[k])
+        _, br0, br1, bc0, bc1, out = fk.spill_basin(zs, sr * scols + sc, np.zeros(zs.shape, dtype=np.uint8))
+        box = (br0 + sr0, br1 + sr0, bc0 + sc0, bc1 + sc0)
+        if out >= 0 and _true_outlet(zs, *divmod(int(out), scols), walls):
+            return ("basin", box)
+        # it leaves by the search window's own edge: the basin may be cut by it, or a way out lie beyond
         if coarse_outlets is not None and any(walls):
             # the cells of blocks the coarse grid proves below this bound are proven too; search again
             wr0, wc0 = sr0 - int(walls[0]), sc0 - int(walls[2])  # DEM row/col of walled[0, 0]
-            coarse_outlets(search.ft_per_vertical_unit).paint(proven, wr0, wc0, float(bounds[k]))
-            if fk.spill_below(walled, start, float(bounds[k]), scratch, proven):
+            coarse_outlets(search.ft_per_vertical_unit).paint(proven, wr0, wc0, bound)
+            if fk.spill_below(walled, start, bound, scratch, proven):
                 continue
         co = coarse_outlets(search.ft_per_vertical_unit) if coarse_outlets is not None else None
-        if co is not None and co.closed(sr + sr0, sc + sc0, float(bounds[k])):
-            # the block floor proves no way out below the bound: a closed basin. The water-level search
-            # bounds it when it spills by a true outlet; one leaving by the search window's own edge is
-            # cut by it (the box then holds only the way down to that edge) and may be wider: W takes
-            # in at least what the blocks say it may cover
-            _, br0, br1, bc0, bc1, out = fk.spill_basin(zs, sr * scols + sc, np.zeros(zs.shape, dtype=np.uint8))
-            box = (br0 + sr0, br1 + sr0, bc0 + sc0, bc1 + sc0)
-            if out < 0 or not _true_outlet(zs, *divmod(int(out), scols), walls):
-                cr0, cr1, cc0, cc1 = co.basin_box(sr + sr0, sc + sc0)
-                box = (min(box[0], cr0), max(box[1], cr1), min(box[2], cc0), max(box[3], cc1))
-            return ("basin", box)
+        if co is not None and co.closed(sr + sr0, sc + sc0, bound):
+            # the block floor proves no way out below the bound: a closed basin cut by the search window,
+            # which may be wider than the box (that holds only the way down to the edge): W takes in at
+            # least what the blocks say it may cover
+            cr0, cr1, cc0, cc1 = co.basin_box(sr + sr0, sc + sc0)
+            return ("basin", (min(box[0], cr0), max(box[1], cr1), min(box[2], cc0), max(box[3], cc1)))
         if any(walls):
             if open_scratch is None:
                 open_scratch = np.zeros(zs.shape, dtype=np.uint8)
                 open_proven = np.zeros(zs.shape, dtype=np.uint8)
-            if fk.spill_below(zs, sr * scols + sc, float(bounds[k]), open_scratch, open_proven):
+            if fk.spill_below(zs, sr * scols + sc, bound, open_scratch, open_proven):
                 return ("search",)  # a way out may lie beyond the search window
-        _, br0, br1, bc0, bc1, _out = fk.spill_basin(zs, sr * scols + sc, np.zeros(zs.shape, dtype=np.uint8))
-        return ("basin", (br0 + sr0, br1 + sr0, bc0 + sc0, bc1 + sc0))
+        return ("basin", box)
     return ("ok",)
 
 
@@ -551,27 +556,13 @@ class CoarseOutlets:
 
 
 def _coarse_band(src, read_heights, window, exact32: bool, f: int, r0: int, nc: int, top, low) -> None:
-    """One band of rows of the DEM into the coarse grids ``top`` (block maxima) and ``low`` (minima)."""
+    """One band of rows of the DEM into the coarse grids ``top`` (block maxima) and ``low`` (minima: NaN
+    for a block holding nodata or cut by the DEM's edge, an outlet for the floor). A band's height is a
+    multiple of ``f`` except at the DEM's last rows, so only the DEM's own edge cuts blocks."""
     from geosite.hydrology import _kernels as fk
 
     z = read_heights(src, window, "float32" if exact32 else "float64")
-    h = z.shape[0]
-    if h % f or nc % f:
-        z = np.pad(z, ((0, (-h) % f), (0, (-nc) % f)), constant_values=np.nan)
-    rows = slice(r0 // f, r0 // f + z.shape[0] // f)
-    top[rows] = _block(np.fmax, z, f)
-    # the minima as certify.coarse_floor takes them: NaN for a block holding nodata or the padding past
-    # the DEM's edge (an outlet for the floor)
-    low[rows] = fk.block_min(np.ascontiguousarray(z, dtype=np.float64), f)
-
-
-def _block(ufunc, a: np.ndarray, f: int) -> np.ndarray:
-    """``ufunc`` (fmax, fmin, logical_or) over each ``f`` x ``f`` block of ``a`` (its sides multiples of
-    ``f``), as ``f`` strided passes across the columns, then ``f`` down the rows."""
-    cols = a[:, 0::f].copy()
-    for k in range(1, f):
-        ufunc(cols, a[:, k::f], out=cols)
-    out = cols[0::f].copy()
-    for k in range(1, f):
-        ufunc(out, cols[k::f], out=out)
-    return out
+    t, lo = fk.block_extremes(np.ascontiguousarray(z, dtype=np.float64), f)
+    rows = slice(r0 // f, r0 // f + t.shape[0])
+    top[rows] = t
+    low[rows] = lo
