@@ -722,16 +722,18 @@ def block_extremes(z, f):
     low = np.full((hr, hc), np.inf)
     for r in range(nr):
         br = r // f
-        for c in range(nc):
-            v = z[r, c]
-            b = c // f
-            if np.isnan(v):
-                low[br, b] = np.nan
-                continue
-            if v > top[br, b]:
-                top[br, b] = v
-            if v < low[br, b]:  # never true once the block's low is NaN
-                low[br, b] = v
+        for b in range(hc):
+            t = top[br, b]
+            lo = low[br, b]
+            for c in range(b * f, min(b * f + f, nc)):
+                v = z[r, c]
+                if np.isnan(v):
+                    lo = np.nan
+                    continue
+                t = v if v > t else t
+                lo = v if v < lo else lo  # stays NaN once NaN (v < NaN is false)
+            top[br, b] = t
+            low[br, b] = lo
     for br in range(hr):
         for b in range(hc):
             if top[br, b] == -np.inf:
