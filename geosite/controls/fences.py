@@ -77,8 +77,6 @@ def _rings(polygon: BaseGeometry) -> list[LineString]:
     return out
 
 
-
-
 def _runs(labels: list[str], lengths: np.ndarray, min_run: float) -> list[tuple[str, list[int]]]:
     """Cyclic runs of equal labels, short ones absorbed by their longer neighbour."""
     n = len(labels)

@@ -83,7 +83,7 @@ class FlowGrid:
         key = float(threshold_sqft)
         if key not in self._channels:
             with np.errstate(invalid="ignore"):
-                got = self.accumulation_cells() * self.dem.cell_area_sqft >= key  # NaN compares False
+                got = self.accumulation_sqft() >= key  # NaN (nodata) compares False
             got.setflags(write=False)
             self._channels[key] = got
         return self._channels[key]
