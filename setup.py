@@ -1,7 +1,7 @@
-"""geosite's build: everything is in pyproject.toml except the hydrology kernels' extension, compiled
-ahead of time by numba from geosite/hydrology/_kernels_numba.py (see geosite/hydrology/_kernels.py
-for why). Without numba's AOT compiler or a C compiler the extension is skipped, never the install:
-numba then compiles the same kernels on first use."""
+"""geosite's build: everything is in pyproject.toml except the kernels' extensions, compiled ahead of
+time by numba from geosite/hydrology/_kernels_numba.py and geosite/terrain/_contour_numba.py (see
+geosite/hydrology/_kernels.py for why). Without numba's AOT compiler or a C compiler an extension is
+skipped, never the install: numba then compiles the same kernels on first use."""
 
 from __future__ import annotations
 
@@ -30,6 +30,10 @@ class BuildKernels(build_ext):
             _skip(exc)
 
 
+def _constant(value: int):  # noqa: ANN202
+    return lambda: value  # numba freezes the closure's value into the compiled code
+
+
 def kernel_extensions() -> list:
     try:
         sys.path.insert(0, str(ROOT))
@@ -37,16 +41,22 @@ def kernel_extensions() -> list:
             warnings.simplefilter("ignore")  # numba.pycc is pending deprecation: geosite/hydrology/_kernels.py
             from numba.pycc import CC
 
-        from geosite.hydrology import _kernels, _kernels_numba
+        import importlib
+
+        from geosite.hydrology import _kernels
+        from geosite.terrain import _contour_kernels
     except Exception as exc:  # noqa: BLE001
         _skip(exc)
         return []
-    cc = CC("_kernels_aot", _kernels_numba)
-    for name, sig in _kernels.SIGNATURES.items():
-        cc.export(name, sig)(getattr(_kernels_numba, name).py_func)
-    digest = _kernels.source_digest()
-    cc.export("source_digest", "i8()")(lambda: digest)
-    return [cc.distutils_extension()]
+    out = []
+    for ks in (_kernels.KERNELS, _contour_kernels.KERNELS):
+        source = importlib.import_module(ks.source)
+        cc = CC(ks.extension.rsplit(".", 1)[1], source)
+        for name, sig in ks.signatures.items():
+            cc.export(name, sig)(getattr(source, name).py_func)
+        cc.export("source_digest", "i8()")(_constant(ks.digest()))
+        out.append(cc.distutils_extension())
+    return out
 
 
 setup(ext_modules=kernel_extensions(), cmdclass={"build_ext": BuildKernels})

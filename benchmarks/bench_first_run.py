@@ -47,7 +47,7 @@ print(time.perf_counter() - t)
 def _package_copy(dest: Path, compiled: bool = True) -> Path:
     """geosite copied into ``dest`` without bytecode (and without the compiled kernels unless
     ``compiled``); returns the folder to put on PYTHONPATH."""
-    ignore = ["__pycache__", "*.pyc"] + ([] if compiled else ["_kernels_aot*"])
+    ignore = ["__pycache__", "*.pyc"] + ([] if compiled else ["*_aot.*"])
     shutil.copytree(REPO / "geosite", dest / "geosite", ignore=shutil.ignore_patterns(*ignore))
     return dest
 
@@ -77,25 +77,31 @@ def first_and_second(cmd: list[str], path: Path | None, repeat: int, compiled: b
 
 
 def kernel_compile_times() -> dict[str, float]:
-    """Run in a fresh process: import numba, then compile each hydrology kernel (its signature), in
-    the order a run calls them."""
+    """Run in a fresh process: import numba, then compile each kernel (its signature): the hydrology
+    kernels in the order a run calls them, then the contour tracer."""
     out: dict[str, float] = {}
     t = time.perf_counter()
     import numba  # noqa: F401
 
     out["import numba"] = time.perf_counter() - t
-    from geosite.hydrology import _kernels, _kernels_numba
+    import importlib
 
-    for name, sig in _kernels.SIGNATURES.items():
-        t = time.perf_counter()
-        getattr(_kernels_numba, name).compile(sig)
-        out[name] = time.perf_counter() - t
+    from geosite.hydrology import _kernels
+    from geosite.terrain import _contour_kernels
+
+    for ks in (_kernels.KERNELS, _contour_kernels.KERNELS):
+        source = importlib.import_module(ks.source)
+        for name, sig in ks.signatures.items():
+            t = time.perf_counter()
+            getattr(source, name).compile(sig)
+            out[name] = time.perf_counter() - t
     return out
 
 
 def _ext_load_time() -> float:
     code = ("import time; t = time.perf_counter(); from geosite.hydrology import _kernels as k; "
-            "print(time.perf_counter() - t if k.ENGINE == 'aot' else 'nan')")
+            "from geosite.terrain import _contour_kernels as c; "
+            "print(time.perf_counter() - t if k.ENGINE == c.ENGINE == 'aot' else 'nan')")
     return float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
 
 
@@ -110,8 +116,9 @@ def main() -> int:
         print(json.dumps(kernel_compile_times()))
         return 0
     from geosite.hydrology import _kernels
+    from geosite.terrain import _contour_kernels
 
-    print(f"site {a.site.name}; {os.cpu_count()} CPUs; kernels installed here: {_kernels.ENGINE}; best of {a.repeat}")
+    print(f"site {a.site.name}; {os.cpu_count()} CPUs; kernels installed here: {_kernels.ENGINE} (contours: {_contour_kernels.ENGINE}); best of {a.repeat}")
     cli = [sys.executable, "-m", "geosite.cli", "analyze", str(a.site), "--no-maps", "-q"]
     rows = []
     f, s = first_and_second(cli, None, a.repeat)

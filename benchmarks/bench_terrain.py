@@ -92,8 +92,10 @@ def _child(op: str, path: str, vertical_unit: str) -> None:
     from geosite.io.raster import read_dem
     from geosite.testing import inclined_plane
 
-    warm = inclined_plane(5.0, shape=(20, 20))  # load the modules the operation uses
-    terrain.slope_pct(warm), terrain.contours(warm)
+    # load the modules the operation uses (a plane whose contours cross band seams: shapely's line
+    # merge, whose first call costs a process about 1 MB, is part of the path)
+    warm = inclined_plane(5.0, shape=(64, 64), azimuth_deg=160.0)
+    terrain.slope_pct(warm), terrain.contours(warm, interval_ft=1.0)
     dem = read_dem(path, vertical_unit)
     status = Path("/proc/self/status")
 

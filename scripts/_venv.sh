@@ -15,7 +15,7 @@ VPY="$ROOT/.venv/bin/python"
 install_geosite() {  # $1: extras, e.g. "[test]"
   "$VPY" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
   "$VPY" -m pip install --quiet --disable-pip-version-check -e ".${1:-}"
-  # the hydrology kernels are compiled ahead of time by the install (setup.py); where that could not
-  # be done (no C compiler), numba compiles them now, so no run pays for it
-  "$VPY" -c "from geosite.hydrology import _kernels; _kernels.warm()"
+  # the kernels (hydrology, contours) are compiled ahead of time by the install (setup.py); where that
+  # could not be done (no C compiler), numba compiles them now, so no run pays for it
+  "$VPY" -c "from geosite.hydrology import _kernels; from geosite.terrain import _contour_kernels as c; _kernels.warm(); c.warm()"
 }

@@ -1,6 +1,7 @@
-"""The hydrology kernels as geosite runs them: the ahead-of-time compiled extension is the one in use
-after installation, gives the JIT-compiled source's answers bit for bit on every kernel, and both
-refuse arrays of the wrong type instead of reading them as something else."""
+"""The compiled kernels as geosite runs them (hydrology; the contour tracer): the ahead-of-time
+compiled extensions are the ones in use after installation, give the JIT-compiled sources' answers bit
+for bit on every kernel, and both refuse arrays of the wrong type instead of reading them as something
+else."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 from geosite.hydrology import _kernels as fk
+from geosite.terrain import _contour_kernels as ck
 from geosite.testing import rolling_terrain
 
 
@@ -21,6 +23,8 @@ def test_the_compiled_extension_is_in_use():
     assert fk.ENGINE == "aot", (
         "geosite.hydrology._kernels_aot is missing or older than _kernels_numba.py: reinstall "
         "(pip install -e . ; bash scripts/run_tests.sh does it) to rebuild it")
+    assert ck.ENGINE == "aot", (
+        "geosite.terrain._contour_aot is missing or older than _contour_numba.py: reinstall to rebuild it")
 
 
 def _inputs(z: np.ndarray):
@@ -107,3 +111,20 @@ def test_a_wrong_array_is_refused_not_misread(bad):
     arg = {"float32": z.astype(np.float32), "strided": np.asfortranarray(z), "1-D": z.reshape(-1)}[bad]
     with pytest.raises(TypeError, match="priority_flood.*argument 0"):
         fk.priority_flood(arg, np.empty_like(z), False, np.empty((1, 1), np.int64))
+
+
+@pytest.mark.skipif(ck.ENGINE != "aot", reason="the extension is not built here: only the JIT path runs")
+@pytest.mark.parametrize("case", range(3))
+def test_the_contour_extension_gives_the_jit_lines_bit_for_bit(case):
+    from geosite.terrain import _contour_numba as jit
+
+    z = _dems()[case]
+    for iv in (0.5, 1.0, 2.0):
+        got, want = ck.contour_band(z.copy(), iv), jit.contour_band(z.copy(), iv)
+        assert _same(got, want) and got[2].size > 10
+
+
+def test_the_contour_tracer_refuses_a_wrong_array():
+    z = rolling_terrain((20, 20), cell=3.0, relief_ft=5.0, seed=1).elevation_ft
+    with pytest.raises(TypeError, match="contour_band.*argument 0"):
+        ck.contour_band(z.astype(np.float32), 1.0)

@@ -8,6 +8,7 @@ radius s / (200 k); a plane of grade g has contours every interval / g feet.
 
 from __future__ import annotations
 
+import itertools
 import math
 import shutil
 import subprocess
@@ -256,15 +257,58 @@ def test_plane_contours_are_straight_at_the_right_spacing(crs: str, vu: str, smo
     np.testing.assert_allclose(np.diff(ys) * dem.ft_per_unit, 25.0, rtol=1e-6)
 
 
-def test_oblique_plane_contours_are_stitched_across_tiles(monkeypatch: pytest.MonkeyPatch) -> None:
-    # regression: with 96-cell tiles contourpy put three seam vertices of this plane a last bit off
-    # the seam (95.99999999999999), and those contours came out in two pieces
+@pytest.mark.parametrize("smooth", [True, False])
+def test_oblique_plane_contours_are_stitched_across_bands(monkeypatch: pytest.MonkeyPatch, smooth: bool) -> None:
+    # bands of 37 rows (seams at rows 37, 74, ...): every contour of the plane crosses dozens of seams
+    # and must come out whole, one line per level, its ends on the grid's edge
     import geosite.terrain.contour as contour_module
 
-    monkeypatch.setattr(contour_module, "_CONTOUR_TILE", 96)
-    dem = inclined_plane(8.0, shape=(2048, 2048), cell=3.0, azimuth_deg=160.0)
-    gdf = terrain.contours(dem, interval_ft=5.0, smooth=False)
-    assert len(gdf) == 125 and gdf["elevation_ft"].is_unique
+    monkeypatch.setattr(contour_module, "_BAND_CELLS", 37 * 1024)
+    monkeypatch.setattr(contour_module, "_MIN_BAND_ROWS", 2)
+    dem = inclined_plane(8.0, shape=(1500, 1024), cell=3.0, azimuth_deg=160.0)
+    gdf = terrain.contours(dem, interval_ft=5.0, smooth=smooth)
+    lo, hi = float(dem.elevation_ft.min()), float(dem.elevation_ft.max())
+    assert list(gdf["elevation_ft"]) == list(np.arange(np.ceil(lo / 5) * 5, hi, 5.0))
+    t = dem.transform
+    ends = np.array([geom.coords[i] for geom in gdf.geometry for i in (0, -1)])
+    col, row = ((ends[:, 0] - t.c) / t.a - 0.5), ((ends[:, 1] - t.f) / t.e - 0.5)
+    assert (np.isclose(col, 0) | np.isclose(col, 1023) | np.isclose(row, 0) | np.isclose(row, 1499)).all()
+
+
+def _segments(lines: list[np.ndarray]) -> set:
+    """The undirected segments of polylines, vertices rounded to 1e-7 (a zero-length one dropped)."""
+    out = set()
+    for p in lines:
+        p = np.round(p, 7)
+        out |= {frozenset((tuple(a), tuple(b))) for a, b in itertools.pairwise(p) if tuple(a) != tuple(b)}
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_tracer_draws_contourpys_segments(seed: int) -> None:
+    # the one-pass tracer against contourpy (serial, corner mask, one level at a time) on random
+    # grids: integer heights put corners exactly on levels, holes make corner triangles and boundaries
+    import contourpy
+
+    from geosite.terrain import _contour_kernels as ck
+
+    rng = np.random.default_rng(seed)
+    h, w = (int(v) for v in rng.integers(2, 40, size=2))
+    z = rng.normal(size=(h, w)).cumsum(0).cumsum(1) * rng.uniform(0.2, 3.0)
+    if seed % 3 == 0:
+        z = np.round(z)
+    if seed % 2 == 0:
+        z[rng.random((h, w)) < rng.uniform(0.0, 0.3)] = np.nan
+    iv = float(rng.choice([0.5, 1.0, 2.5]))
+    xy, offs, ks = ck.contour_band(np.ascontiguousarray(z), iv)
+    assert np.all(np.diff(ks) >= 0)
+    x, y = np.meshgrid(np.arange(w, dtype=float), np.arange(h, dtype=float))
+    gen = contourpy.contour_generator(x, y, np.ma.masked_invalid(z), name="serial", corner_mask=True, line_type="Separate")
+    for k in range(int(np.floor(np.nanmin(z) / iv)) - 1, int(np.ceil(np.nanmax(z) / iv)) + 2):
+        ours = [xy[offs[i] : offs[i + 1]] for i in np.flatnonzero(ks == k)]
+        theirs = gen.lines(k * iv)
+        assert len(ours) == len(theirs), k
+        assert _segments(ours) == _segments(theirs), k
 
 
 def test_contours_end_only_on_the_grid_edge() -> None:

@@ -15,9 +15,6 @@ if TYPE_CHECKING:
 
     from geosite.grid import Dem
 
-_CONTOUR_TILE = 128  # cells per side of the tiles contours are traced in (see contours())
-
-
 
 def smooth_elevation(dem: Dem, passes: int = 1) -> np.ndarray:
     """Heights after ``passes`` passes of a 3x3 binomial filter (about a 0.7-cell Gaussian each).
@@ -55,124 +52,68 @@ def _smooth_rows(z: np.ndarray, a: int, b: int, passes: int) -> np.ndarray:
     return k.binomial_smooth(p[a - s : b - s + 2])
 
 
-def _levels_in(lo: float, hi: float, interval: float) -> np.ndarray:
-    """The multiples k of ``interval`` with ``lo <= k * interval <= hi`` (as int64 k)."""
-    ks = np.arange(math.floor(lo / interval) - 1, math.ceil(hi / interval) + 2, dtype=np.int64)
-    lv = ks * interval
-    return ks[(lv >= lo) & (lv <= hi)]
+#: Cells per band of rows traced at once: at most _BAND_CELLS, at most a sixteenth of the grid (a band's
+#: smoothed heights and the tracer's numbering take about 50 bytes a cell, so the bands add about 3 bytes
+#: a cell of the grid at most), at least _MIN_BAND_ROWS rows. Each band seam cuts the lines crossing it,
+#: joined again afterwards: more, shorter bands, more to join (measured: 2**17 cells is as fast as one band
+#: on a 16 M-cell DEM; 2**14 is 20 % slower).
+_BAND_CELLS = 1 << 17
+_MIN_BAND_ROWS = 8
 
 
-class _Tracer:
-    """contourpy's serial generator built directly (its ``contour_generator`` checks every argument
-    again for each tile, twice the cost of the tile's construction), on cached index grids."""
-
-    def __init__(self) -> None:
-        import contourpy
-
-        self._cls = contourpy.SerialContourGenerator
-        self._kw = dict(x_chunk_size=0, y_chunk_size=0, line_type=contourpy.LineType.ChunkCombinedOffset,
-                        fill_type=self._cls.default_fill_type, corner_mask=True, quad_as_tri=False,
-                        z_interp=contourpy.ZInterp.Linear)
-        self._xy: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
-
-    def __call__(self, sub: np.ndarray, mask: np.ndarray | None):  # noqa: ANN204
-        if sub.shape not in self._xy:
-            self._xy[sub.shape] = tuple(np.meshgrid(np.arange(sub.shape[1], dtype=np.float64),
-                                                    np.arange(sub.shape[0], dtype=np.float64)))
-        x, y = self._xy[sub.shape]
-        return self._cls(x, y, sub, mask, **self._kw)
+def _band_rows(rows: int, cols: int) -> int:
+    """Rows from one band's first row to the next band's (the bands share that row)."""
+    cells = min(_BAND_CELLS, rows * cols // 16)
+    return max(cells // max(cols, 1), _MIN_BAND_ROWS)
 
 
-#: Tiles are halved (down to this many cells a side) where that saves contourpy more cell scans than
-#: the three more tiles cost: each tile's own work (its height range, a generator, the calls) is about
-#: what scanning 13,000 cells for one level takes (measured: 40 us against 3 ns a cell; building a
-#: generator costs about 4 ns a cell, the same for a tile or its four quarters).
-_MIN_TILE = 32
-_TILE_CELLS = 13_000
-#: Cells smoothed at once (whole bands of tiles, at least one): enough for the threads to share, few
-#: enough to hold beside the grid (a quarter of a 1 M-cell grid).
-_CHUNK_CELLS = 1 << 18
+def _trace(z: np.ndarray, interval: float, passes: int, step: int) -> dict[int, list[tuple]]:
+    """Trace every level in bands of ``step`` rows (consecutive bands share their edge row), each band
+    smoothed from only the rows it depends on and traced in one pass for all its levels
+    (:func:`geosite.terrain._contour_kernels.contour_band`). Returns, per level multiple k,
+    (vertices, offsets) per band: (col, row) vertices of its lines in the grid, each line
+    ``vertices[offsets[i]:offsets[i + 1]]``."""
+    from geosite.terrain import _contour_kernels as ck
 
-
-def _trace(z: np.ndarray, interval: float, passes: int, tile: int) -> dict[int, list[tuple]]:
-    """Trace contours tile by tile (tiles share their edge rows/columns), only for the levels inside
-    each tile's height range: contourpy's cost grows with levels x cells, so this cuts it to about
-    (levels per tile) x cells; a steep tile is halved. The grid is smoothed a few bands of tiles at a time.
-    Returns, per level multiple k, (vertices, offsets) per tile: (col, row) vertices of its lines in
-    the grid, each line ``vertices[offsets[i]:offsets[i + 1]]``."""
-    rows, cols = z.shape
-    trace = _Tracer()
+    rows = z.shape[0]
     out: dict[int, list[tuple]] = {}
-
-    def levels(sub: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        lo, hi = float(np.min(sub)), float(np.max(sub))  # NaN when any cell is: then the slow way
-        if math.isfinite(lo) and math.isfinite(hi):
-            return _levels_in(lo, hi, interval), None
-        finite = np.isfinite(sub)
-        if not finite.any():
-            return np.zeros(0, dtype=np.int64), None
-        return _levels_in(float(np.min(sub[finite])), float(np.max(sub[finite])), interval), ~finite
-
-    def run(band: np.ndarray, r0: int, c0: int, sub: np.ndarray, ks: np.ndarray, mask: np.ndarray | None) -> None:
-        h, w = sub.shape[0] - 1, sub.shape[1] - 1
-        # quarters hold at least about half the levels each: look at them only where that could pay
-        if min(h, w) >= 2 * _MIN_TILE and (ks.size / 2 - 1) * h * w > 3 * _TILE_CELLS:
-            hh, hw = (h // 2) // _MIN_TILE * _MIN_TILE, (w // 2) // _MIN_TILE * _MIN_TILE  # seams stay on the grid
-            quads = [(a, b, band[a - r0b : a - r0b + rh + 1, b : b + cw + 1]) for a, rh in ((r0, hh), (r0 + hh, h - hh))
-                     for b, cw in ((c0, hw), (c0 + hw, w - hw))]
-            found = [levels(q) for _, _, q in quads]
-            if (ks.size * h * w - sum(f[0].size * q.size for f, (_, _, q) in zip(found, quads))
-                    > 3 * _TILE_CELLS):
-                for (a, b, q), (kq, mq) in zip(quads, found):
-                    if kq.size:
-                        run(band, a, b, q, kq, mq)
-                return
-        for kk, (pts, offs) in zip(ks.tolist(), trace(sub, mask).multi_lines(ks * interval)):
-            if pts[0] is not None and len(pts[0]):
-                pts[0] += (c0, r0)  # from the tile's corner to the grid's
-                out.setdefault(kk, []).append((pts[0], offs[0]))
-
-    # smoothed a few bands at a time (on every thread: a thread smoothing beside contourpy waits for
-    # the GIL), tile by tile traced; the smoothed rows held are a chunk's, never the grid's
-    step = tile * max(_CHUNK_CELLS // (tile * cols), 1)
-    for a in range(0, max(rows - 1, 1), step):
+    for a in range(0, rows - 1, step):
         b = min(a + step, rows - 1) + 1
-        chunk = _smooth_rows(z, a, b, passes)
-        for r0b in range(a, b - 1, tile):
-            band = chunk[r0b - a : min(r0b + tile, rows - 1) + 1 - a]
-            for c0 in range(0, max(cols - 1, 1), tile):
-                sub = band[:, c0 : min(c0 + tile, cols - 1) + 1]
-                ks, mask = levels(sub)
-                if ks.size:
-                    run(band, r0b, c0, sub, ks, mask)
+        band = np.ascontiguousarray(_smooth_rows(z, a, b, passes))
+        xy, offs, ks = ck.contour_band(band, float(interval))
+        if not ks.size:
+            continue
+        xy[:, 1] += a  # from the band's first row to the grid's
+        cut = np.flatnonzero(np.diff(ks)) + 1  # the lines come in increasing level
+        for i, j in zip(np.concatenate(([0], cut)).tolist(), np.concatenate((cut, [ks.size])).tolist()):
+            o = offs[i : j + 1]
+            out.setdefault(int(ks[i]), []).append((xy[o[0] : o[-1]], o - o[0]))
     return out
 
 
-def _join(per_level: dict[int, list[tuple]], tile: int, rows: int,
-          cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every level's lines, those cut at tile seams joined back into whole lines, in increasing level
-    order (each level's uncut lines in tracing order, then its joined ones): the level multiple k of
-    each line, the (col, row) vertices of all lines end to end, and each line's vertex count. A few
-    whole-array operations and one shapely ``line_merge`` for every level; empties ``per_level``."""
+def _join(per_level: dict[int, list[tuple]], step: int, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every level's lines, those cut at band seams (rows ``step``, ``2 * step``, ...) joined back into
+    whole lines, in increasing level order (each level's uncut lines in tracing order, then its joined
+    ones): the level multiple k of each line, the (col, row) vertices of all lines end to end, and each
+    line's vertex count. A few whole-array operations and one shapely ``line_merge`` for every level;
+    empties ``per_level``."""
     import shapely
 
-    seam = math.gcd(tile, _MIN_TILE)  # every tile seam, halved tiles' too, is on a multiple of this
     levels = np.array(sorted(per_level), dtype=np.int64)
     nlev = len(levels)
     per_k = [len(per_level[kk]) for kk in levels.tolist()]
     pieces = [pc for kk in levels.tolist() for pc in per_level.pop(kk)]
     nlines = np.array([len(o) - 1 for _, o in pieces], dtype=np.int64)
     v = np.concatenate([p for p, _ in pieces])
-    # contourpy interpolates both coordinates along an edge, so a vertex on a seam may be a last bit off
-    # it (95.99999999999999); rounding to 1e-8 cell puts both tiles' copies of it on one point
-    np.round(v, 8, out=v)
+    # a vertex on a seam is computed from the same two heights in both bands (the smoothing of a row
+    # depends only on its neighbours), so the two copies of it are equal to the bit
     counts = np.delete(np.diff(np.concatenate([o for _, o in pieces])), np.cumsum(nlines + 1)[:-1] - 1)
     del pieces
     lvl = np.repeat(np.repeat(np.arange(nlev), per_k), nlines)  # each line's level (its index in levels)
     ends = np.cumsum(counts)
     on = np.zeros(len(counts), dtype=bool)
-    for x, y in (v[ends - counts].T, v[ends - 1].T):
-        on |= ((x % seam == 0) & (0 < x) & (x < cols - 1)) | ((y % seam == 0) & (0 < y) & (y < rows - 1))
+    for y in (v[ends - counts, 1], v[ends - 1, 1]):
+        on |= (y % step == 0) & (0 < y) & (y < rows - 1)
     on &= np.bincount(lvl, minlength=nlev)[lvl] > 1  # a level's only line is never cut
     ncut = np.bincount(lvl[on], minlength=nlev)
     merge = on & (ncut[lvl] > 1)  # a level's only cut line is kept as it is
@@ -217,8 +158,9 @@ def contours(
 ) -> gpd.GeoDataFrame:
     """Contour lines of the DEM, in its CRS.
 
-    Lines run through cell centres (marching squares, contourpy), skip cells with no height, and are
-    joined across the tiles they are traced in. Smoothing, when asked for, is applied to the grid
+    Lines run through cell centres (marching squares, every level in one pass over bands of rows:
+    contourpy's lines exactly, :mod:`geosite.terrain._contour_numba`), skip cells with no height (a
+    cell missing one corner is traced as a triangle), and are joined across the bands they are traced in. Smoothing, when asked for, is applied to the grid
     before tracing (:func:`smooth_elevation`), never to the lines, so contours cannot cross.
 
     Parameters
@@ -256,12 +198,12 @@ def contours(
     )
     if rows < 2 or cols < 2:
         return empty
-    tile = _CONTOUR_TILE
     iv = float(interval_ft)
-    per_level = _trace(z, iv, passes, tile)
+    step = _band_rows(rows, cols)
+    per_level = _trace(z, iv, passes, step)
     if not per_level:
         return empty
-    k_of_line, xy, counts = _join(per_level, tile, rows, cols)
+    k_of_line, xy, counts = _join(per_level, step, rows)
     offsets = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     t = dem.transform
