@@ -82,6 +82,37 @@ def test_v_valley_axis_collects_whole_rows():
     assert acc[-1, 15] == 40 * 31
 
 
+def test_plane_marked_cells_count_down_their_column():
+    # a plane falling south: each cell drains straight down its column, so a boolean weight of k marked
+    # cells in a column gives k below the lowest of them, and 0 beside them
+    dem = inclined_plane(5.0, shape=(40, 30), cell=3.0)
+    fg = h.flow_grid(dem)
+    marked = np.zeros(dem.shape, dtype=bool)
+    marked[[5, 12, 20], 7] = True
+    marked[30, 22] = True
+    acc = h.weighted_accumulation(fg.directions, marked)
+    np.testing.assert_array_equal(acc[:, 7], np.cumsum(marked[:, 7]))
+    np.testing.assert_array_equal(acc[:, 22], np.cumsum(marked[:, 22]))
+    assert acc[:, [0, 6, 8, 21, 23, 29]].sum() == 0
+
+
+@pytest.mark.parametrize("frac", [0.001, 0.05, 1.0])
+def test_marked_accumulation_equals_the_weighted_one(frac):
+    # the boolean path follows only the marked cells' flow paths; the float path accumulates the
+    # grid: the same counts, NaN on nodata, on terrain with flats and holes
+    from geosite.testing import rolling_terrain
+
+    rng = np.random.default_rng(4)
+    base = rolling_terrain((160, 150), cell=3.0, relief_ft=15.0, seed=4)
+    z = np.round(base.elevation_ft, 1)
+    z[rng.random(z.shape) < 0.01] = np.nan
+    fg = h.flow_grid(Dem.from_array(z, base.transform, base.crs, "us_ft"))
+    marked = rng.random(z.shape) < frac
+    got = h.weighted_accumulation(fg.directions, marked)
+    want = h.weighted_accumulation(fg.directions, marked.astype(np.float64))
+    assert np.array_equal(got, want, equal_nan=True) and np.nanmax(got) > 1
+
+
 def test_nodata_hole_is_an_outlet():
     # a bowl (inverted cone) whose bottom has no data: everything drains into the hole, nothing to the edge
     bowl = cone(-5.0, shape=(41, 41), cell=2.0)

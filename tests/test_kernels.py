@@ -52,6 +52,7 @@ def _inputs(z: np.ndarray):
                            (z, np.empty_like(z), False, np.empty((1, 1), np.int64))],
         "d8_directions": [(filled, 3.0, 2.5, np.empty(z.shape, np.uint8))],
         "accumulate": [(dirs, np.ones(1), np.empty(z.shape)), (dirs, weight, np.empty(z.shape))],
+        "accumulate_marked": [(dirs, inside.reshape(-1).copy(), np.empty(z.shape))],
         "trace_upstream": [(dirs, inside)],
         "upstream_stats": [(dirs, cells, parent, 3.0, 2.5)],
         "flat_components_touching": [(filled, dirs, inside)],

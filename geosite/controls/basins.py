@@ -103,7 +103,7 @@ def disturbed_outlets(
     sink = dirs.copy()
     sink[exits] = 0  # every exit cell a sink: each cell counted at the exit where its water first leaves
     first = np.nan_to_num(weighted_accumulation(sink, np.ones(dirs.shape)))
-    first_dist = np.nan_to_num(weighted_accumulation(sink, inside.astype(np.float64)))
+    first_dist = np.nan_to_num(weighted_accumulation(sink, inside))  # boolean: only its flow paths
     chan = fg.channel_cells(channel_threshold_sqft) if channel_threshold_sqft else np.zeros(dirs.shape, bool)
     outlet_cells = exits & chan if concentrated_only else exits
     lab, n = ndimage.label(outlet_cells, structure=np.ones((3, 3), bool))

@@ -30,6 +30,7 @@ SIGNATURES: dict[str, str] = {
     "priority_flood": "f8[:, ::1](f8[:, ::1], f8[:, ::1], b1, i8[:, ::1])",
     "d8_directions": "i8(f8[:, ::1], f8, f8, u1[:, ::1])",
     "accumulate": "f8[:, ::1](u1[:, ::1], f8[::1], f8[:, ::1])",
+    "accumulate_marked": "f8[:, ::1](u1[:, ::1], u1[::1], f8[:, ::1])",
     "trace_upstream": "Tuple((i8[::1], i8[::1]))(u1[:, ::1], u1[:, ::1])",
     "upstream_stats": "UniTuple(f8[::1], 2)(u1[:, ::1], i8[::1], i8[::1], f8, f8)",
     "flat_components_touching": "u1[:, ::1](f8[:, ::1], u1[:, ::1], u1[:, ::1])",

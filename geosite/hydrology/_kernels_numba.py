@@ -409,6 +409,69 @@ def accumulate(dirs, weight, acc):
 
 
 @njit(cache=True, nogil=True)
+def accumulate_marked(dirs, marked, acc):
+    """:func:`accumulate` with a 0/1 weight (``marked``, uint8, flattened): ``acc`` (written here) = the
+    number of marked cells draining through each cell, itself included; NaN on nodata. Only the marked
+    cells and those downstream of them are visited past a first pass that clears ``acc``, so a site's
+    few thousand cells in a window of millions cost their flow paths, not the window. The sums are
+    integers, so equal to :func:`accumulate`'s whatever the order."""
+    nr, nc = dirs.shape
+    n = nr * nc
+    df = dirs.reshape(n)
+    af = acc.reshape(n)
+    down = np.empty(1024, dtype=np.int64)  # the marked cells and every cell downstream, each once
+    nd = 0
+    state = np.zeros(n, dtype=np.uint8)  # 1: in `down`; then donors still to come, + 2
+    for i in range(n):
+        if df[i] == NODATA:
+            af[i] = np.nan
+        else:
+            af[i] = 0.0
+    for i in range(n):
+        if marked[i] == 0 or df[i] == NODATA:
+            continue
+        af[i] = 1.0
+        j = i
+        while state[j] == 0:  # down the receiver chain until it meets a cell already listed
+            state[j] = 1
+            if nd == down.size:
+                down = _grown(down, nd, 2 * nd)
+            down[nd] = j
+            nd += 1
+            d = df[j]
+            if d < 1 or d > 8:
+                break
+            r = j // nc
+            c = j - r * nc
+            j = (r + DR[d - 1]) * nc + c + DC[d - 1]
+    for q in range(nd):  # donors within the listed cells (every donor of a listed cell that carries
+        j = down[q]      # anything is listed)
+        d = df[j]
+        if d >= 1 and d <= 8:
+            r = j // nc
+            c = j - r * nc
+            state[(r + DR[d - 1]) * nc + c + DC[d - 1]] += 1
+    for q in range(nd):
+        j = down[q]
+        if state[j] != 1:
+            continue
+        while True:
+            state[j] = 0  # done
+            d = df[j]
+            if d < 1 or d > 8:
+                break
+            r = j // nc
+            c = j - r * nc
+            t = (r + DR[d - 1]) * nc + c + DC[d - 1]
+            af[t] += af[j]
+            state[t] -= 1
+            if state[t] != 1:
+                break
+            j = t
+    return acc
+
+
+@njit(cache=True, nogil=True)
 def _push_donors(dirs, seen, i, p, cells, parent, m):
     """Append the unseen D8 donors of cell ``i`` to ``cells`` (growing it as needed), each with
     ``parent`` ``p``. Returns the (possibly new) arrays and the new count."""

@@ -152,13 +152,19 @@ def flow_accumulation(dem: Dem | FlowGrid, unit: str = "cells") -> np.ndarray:
 
 def weighted_accumulation(directions: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """Sum of ``weight`` over every cell draining through each cell (itself included), along the D8
-    ``directions`` (float64, NaN on nodata). With a 0/1 weight, > 0 marks the cells downstream of the
-    weighted ones."""
+    ``directions`` (float64, NaN on nodata). With a boolean ``weight`` the number of True cells
+    draining through each (> 0 marks the cells downstream of them), found by following only their
+    flow paths (:func:`~geosite.hydrology._kernels_numba.accumulate_marked`: a site's cells in a
+    window of millions cost their paths, not the window); any other weight is accumulated over the grid."""
     from geosite.hydrology import _kernels as fk
 
     acc = np.empty(directions.shape, dtype=np.float64)
+    dirs = np.ascontiguousarray(directions, dtype=np.uint8)
+    if weight.dtype == np.bool_:
+        fk.accumulate_marked(dirs, np.ascontiguousarray(weight).view(np.uint8).reshape(-1), acc)
+        return acc
     w = np.ascontiguousarray(weight, dtype=np.float64).reshape(-1)
-    fk.accumulate(np.ascontiguousarray(directions, dtype=np.uint8), w, acc)
+    fk.accumulate(dirs, w, acc)
     return acc
 
 

@@ -297,7 +297,7 @@ def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: 
     of the disturbed area has no heights, where it goes is not known: None, saying why."""
     from geosite.hydrology import weighted_accumulation
 
-    weight = (disturbed & np.isfinite(fg.dem.elevation_ft)).astype(np.float64)
+    weight = disturbed & np.isfinite(fg.dem.elevation_ft)  # boolean: only its flow paths are followed
     if not weight.any():
         return None, "the disturbed area has no DEM heights"
     dirs = fg.directions
