@@ -112,3 +112,30 @@ def test_dinf_partition_is_tarbotons_facet_search(seed, dx, dy):
         else:
             assert (rec1[i], rec2[i]) == (a, b)
             assert p1[i] == pytest.approx(share, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_split_computed_where_the_search_looks_gives_the_whole_grids_answer(seed):
+    # FlowGrid.dinf_upstream / dinf_inflow_cells compute the split only for the cells their search
+    # looks at; over the whole grid's split (FlowGrid.dinf) the same cells and the same inflow, to the
+    # bit, on terrain with flats and holes, for a small polygon and a large one, asked twice
+    from geosite.grid import Dem
+    from geosite.testing import rolling_terrain
+
+    rng = np.random.default_rng(seed)
+    base = rolling_terrain((150, 170), cell=3.0, relief_ft=20.0, seed=seed)
+    z = np.round(base.elevation_ft, 1)
+    z[rng.random(z.shape) < 0.005] = np.nan
+    dem = Dem.from_array(z, base.transform, base.crs, "us_ft")
+    whole, lazy = hy.flow_grid(dem), hy.flow_grid(dem)
+    rec1, rec2, p1 = whole.dinf()
+    for r0, c0, h, w in [(70, 80, 6, 5), (20, 30, 60, 90)]:
+        inside = np.zeros(z.shape, dtype=bool)
+        inside[r0 : r0 + h, c0 : c0 + w] = True
+        want_up = fk.dinf_upstream(rec1, rec2, p1, z.shape[1], inside.view(np.uint8).reshape(-1)).view(bool)
+        want = fk.dinf_inflow(rec1, rec2, p1, inside.view(np.uint8).reshape(-1), np.ones(1))
+        for _ in range(2):
+            assert np.array_equal(lazy.dinf_upstream(inside).reshape(-1), want_up)
+            assert lazy.dinf_inflow_cells(inside) == want and want > 0
+    done = lazy._dinf_some[3]
+    assert 0 < done.sum() < z.size  # only part of the grid was split

@@ -45,6 +45,7 @@ def _inputs(z: np.ndarray):
     n = z.size
     rec1, rec2, p1 = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
     jit.dinf_partition(filled, dirs, 3.0, 2.5, rec1, rec2, p1)
+    up = jit.dinf_upstream(rec1, rec2, p1, z.shape[1], inside.reshape(-1))
     start = int(np.flatnonzero(~np.isnan(z.reshape(-1)))[n // 2])
     weight = np.linspace(0.5, 1.5, n)
     return {
@@ -67,6 +68,10 @@ def _inputs(z: np.ndarray):
         "downhill_vectors": [(filled, 3.0, 2.5, dirs, True, np.empty(z.shape), np.empty(z.shape)),
                              (z, 3.0, 2.5, dirs, False, np.empty(z.shape), np.empty(z.shape))],
         "dinf_inflow": [(rec1, rec2, p1, inside.reshape(-1), np.ones(1)), (rec1, rec2, p1, inside.reshape(-1), weight)],
+        "dinf_upstream_lazy": [(filled, dirs, 3.0, 2.5, inside.reshape(-1), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                                np.zeros(n), np.zeros(n, np.uint8))],
+        "dinf_inflow_within": [(rec1, rec2, p1, inside.reshape(-1), np.ones(1), up),
+                               (rec1, rec2, p1, inside.reshape(-1), weight, up)],
     }
 
 

@@ -58,6 +58,7 @@ class FlowGrid:
     directions: np.ndarray
     _acc: np.ndarray | None = field(default=None, repr=False)
     _dinf: tuple | None = field(default=None, repr=False)
+    _dinf_some: tuple | None = field(default=None, repr=False)
     _downhill: tuple | None = field(default=None, repr=False)
     _receivers: tuple | None = field(default=None, repr=False)
     _channels: dict = field(default_factory=dict, repr=False)
@@ -118,6 +119,43 @@ class FlowGrid:
             fk.dinf_partition(self.filled_ft, self.directions, self.dem.cell_x_ft, self.dem.cell_y_ft, rec1, rec2, p1)
             self._dinf = (rec1, rec2, p1)
         return self._dinf
+
+
+    def _dinf_split(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The D-infinity split of the cells computed so far (``rec1``, ``rec2``, ``p1``, and ``done``:
+        1 where a cell's split is there): the whole grid's when :meth:`dinf` has run."""
+        if self._dinf is not None:
+            rec1, rec2, p1 = self._dinf
+            return rec1, rec2, p1, np.ones(rec1.size, dtype=np.uint8)
+        if self._dinf_some is None:
+            n = self.directions.size
+            self._dinf_some = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n),
+                               np.zeros(n, dtype=np.uint8))
+        return self._dinf_some
+
+    def dinf_upstream(self, inside: np.ndarray) -> np.ndarray:
+        """Cells any share of whose D-infinity flow reaches an ``inside`` cell (bool, the grid's shape),
+        those included. The split is computed only for the cells the search looks at (the answer and
+        its ring; kept for later calls): the same cells as over :meth:`dinf`, to the bit, for a site's
+        cost rather than the window's."""
+        from geosite.hydrology import _kernels as fk
+
+        rec1, rec2, p1, done = self._dinf_split()
+        mask = np.ascontiguousarray(inside, dtype=bool).view(np.uint8).reshape(-1)
+        up = fk.dinf_upstream_lazy(self.filled_ft, self.directions, self.dem.cell_x_ft, self.dem.cell_y_ft, mask,
+                                   rec1, rec2, p1, done)
+        return up.view(bool).reshape(self.directions.shape)
+
+    def dinf_inflow_cells(self, inside: np.ndarray) -> float:
+        """Cells' worth of flow entering the ``inside`` cells (bool, the grid's shape) from outside them
+        under the D-infinity split, flow leaving and re-entering counted once
+        (:func:`geosite.hydrology._kernels_numba.dinf_inflow`), over the cells upstream of them alone."""
+        from geosite.hydrology import _kernels as fk
+
+        within = self.dinf_upstream(inside).view(np.uint8).reshape(-1)
+        rec1, rec2, p1, _ = self._dinf_split()
+        mask = np.ascontiguousarray(inside, dtype=bool).view(np.uint8).reshape(-1)
+        return float(fk.dinf_inflow_within(rec1, rec2, p1, mask, np.ones(1), within))
 
 
 def fill_depressions(dem: Dem) -> np.ndarray:

@@ -200,12 +200,9 @@ def upslope_area_dinf_sqft(fg: FlowGrid, polygon: Any) -> float:
     flats and the DEM edge keep their D8 routing. Counted by absorbing the flow that reaches the
     polygon's cells (flow leaving and re-entering is counted once).
     """
-    from geosite.hydrology import _kernels as fk
-
     geom = _as_polygon(polygon, fg.dem)
-    inside = rasterize(geom, fg.dem.shape, fg.dem.transform).view(np.uint8).reshape(-1)
-    rec1, rec2, p1 = fg.dinf()
-    return float(fk.dinf_inflow(rec1, rec2, p1, inside, np.ones(1))) * fg.dem.cell_area_sqft
+    inside = rasterize(geom, fg.dem.shape, fg.dem.transform)
+    return fg.dinf_inflow_cells(inside) * fg.dem.cell_area_sqft
 
 
 def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, tuple] | None:

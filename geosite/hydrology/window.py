@@ -446,15 +446,11 @@ def _true_outlet(zs: np.ndarray, r: int, c: int, walls) -> bool:
 
 
 def _dinf_upstream(fg: FlowGrid, inside: np.ndarray) -> np.ndarray:
-    """Cells any of whose D-infinity flow reaches ``inside`` (itself included), by
-    :func:`geosite.hydrology._kernels.dinf_upstream` (a search up the split, neighbour by neighbour: a
-    scipy.sparse.csgraph search over the reversed graph gave the same cells in 0.45 s, not 0.01 s, on a
-    1.9 M-cell window, most of it building the graph)."""
-    from geosite.hydrology import _kernels as fk
-
-    rec1, rec2, p1 = fg.dinf()
-    mask = np.ascontiguousarray(inside, dtype=bool).view(np.uint8).reshape(-1)
-    return fk.dinf_upstream(rec1, rec2, p1, inside.shape[1], mask).view(bool).reshape(inside.shape)
+    """Cells any of whose D-infinity flow reaches ``inside`` (itself included): :meth:`FlowGrid.dinf_upstream`,
+    a search up the split computing it only where it looks (the split of the whole window cost 0.12 s
+    on a 2 M-cell one; a scipy.sparse.csgraph search over the reversed graph, 0.45 s, most of it building
+    the graph)."""
+    return fg.dinf_upstream(inside)
 
 
 class CoarseOutlets:
