@@ -26,7 +26,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-_DTYPES = {"f8": np.dtype(np.float64), "i8": np.dtype(np.int64), "u1": np.dtype(np.uint8), "b1": np.dtype(np.bool_)}
+_DTYPES = {"f8": np.dtype(np.float64), "f4": np.dtype(np.float32), "i8": np.dtype(np.int64), "u1": np.dtype(np.uint8), "b1": np.dtype(np.bool_)}
 
 
 @dataclass(frozen=True)

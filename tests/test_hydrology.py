@@ -389,6 +389,10 @@ def test_block_extremes_are_each_blocks_highest_and_lowest_height(f):
     z[rng.random(z.shape) < 0.01] = np.nan
     z[0:f, 0:f] = np.nan  # one block all nodata
     top, low = fk.block_extremes(z, f)
+    # the float32 kernel (the coarse pass's, on a float32 file) gives the float32 grid's extremes, widened
+    t4, l4 = fk.block_extremes_f4(z.astype(np.float32), f)
+    t8, l8 = fk.block_extremes(z.astype(np.float32).astype(np.float64), f)
+    assert np.array_equal(t4, t8, equal_nan=True) and np.array_equal(l4, l8, equal_nan=True)
     hr, hc = -(-50 // f), -(-45 // f)
     assert top.shape == low.shape == (hr, hc)
     for br in range(hr):

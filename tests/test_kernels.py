@@ -63,6 +63,7 @@ def _inputs(z: np.ndarray):
                         (z, int(np.nanargmin(z.reshape(-1))), np.zeros(z.shape, np.uint8))],
         "channel_segments": [(dirs, acc, 30.0)],
         "block_extremes": [(z, 8), (z, 7), (filled, 2)],
+        "block_extremes_f4": [(z.astype(np.float32), 8), (z.astype(np.float32), 7)],
         "dinf_partition": [(filled, dirs, 3.0, 2.5, np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n))],
         "dinf_upstream": [(rec1, rec2, p1, nc, inside.reshape(-1))],
         "downhill_vectors": [(filled, 3.0, 2.5, dirs, True, np.empty(z.shape), np.empty(z.shape)),

@@ -37,6 +37,7 @@ SIGNATURES: dict[str, str] = {
     "spill_below": "b1(f8[:, ::1], i8, f8, u1[:, ::1], u1[:, ::1])",
     "spill_basin": "Tuple((f8, i8, i8, i8, i8, i8))(f8[:, ::1], i8, u1[:, ::1])",
     "block_extremes": "UniTuple(f8[:, ::1], 2)(f8[:, ::1], i8)",
+    "block_extremes_f4": "UniTuple(f8[:, ::1], 2)(f4[:, ::1], i8)",
     "channel_segments": "Tuple((i8[::1], i8[::1], b1[::1], b1[::1]))(u1[:, ::1], f8[:, ::1], f8)",
     "dinf_partition": "void(f8[:, ::1], u1[:, ::1], f8, f8, i8[::1], i8[::1], f8[::1])",
     "downhill_vectors": "void(f8[:, ::1], f8, f8, u1[:, ::1], b1, f8[:, ::1], f8[:, ::1])",

@@ -557,8 +557,8 @@ def _coarse_band(src, read_heights, window, exact32: bool, f: int, r0: int, nc: 
     multiple of ``f`` except at the DEM's last rows, so only the DEM's own edge cuts blocks."""
     from geosite.hydrology import _kernels as fk
 
-    z = read_heights(src, window, "float32" if exact32 else "float64")
-    t, lo = fk.block_extremes(np.ascontiguousarray(z, dtype=np.float64), f)
+    z = np.ascontiguousarray(read_heights(src, window, "float32" if exact32 else "float64"))
+    t, lo = fk.block_extremes_f4(z, f) if z.dtype == np.float32 else fk.block_extremes(z, f)
     rows = slice(r0 // f, r0 // f + t.shape[0])
     top[rows] = t
     low[rows] = lo
