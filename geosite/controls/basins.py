@@ -102,8 +102,8 @@ def disturbed_outlets(
         return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
     sink = dirs.copy()
     sink[exits] = 0  # every exit cell a sink: each cell counted at the exit where its water first leaves
-    first = np.nan_to_num(weighted_accumulation(sink, np.ones(dirs.shape)))
-    first_dist = np.nan_to_num(weighted_accumulation(sink, inside))  # boolean: only its flow paths
+    first = np.nan_to_num(weighted_accumulation(sink, np.ones(dirs.shape)), copy=False)
+    first_dist = np.nan_to_num(weighted_accumulation(sink, inside), copy=False)  # boolean: its flow paths
     chan = fg.channel_cells(channel_threshold_sqft) if channel_threshold_sqft else np.zeros(dirs.shape, bool)
     outlet_cells = exits & chan if concentrated_only else exits
     lab, n = ndimage.label(outlet_cells, structure=np.ones((3, 3), bool))
@@ -194,7 +194,7 @@ def submitted_at_outlets(
     exits = inside & (fg.directions != 255) & (~has | ~inside[rr, rc])
     sink = fg.directions.copy()
     sink[exits] = 0
-    base = np.nan_to_num(weighted_accumulation(sink, np.ones(sink.shape))).reshape(-1)
+    base = np.nan_to_num(weighted_accumulation(sink, np.ones(sink.shape)), copy=False).reshape(-1)
     shares: list[dict[Any, float]] = [{} for _ in range(len(outlets))]
     for i, g in zip(ids, geoms, strict=True):
         foot = grid.rasterize(g.buffer(0.5 * min(abs(dem.transform.a), abs(dem.transform.e))) if g.geom_type == "Point" else g,
@@ -203,7 +203,7 @@ def submitted_at_outlets(
             continue
         with_basin = sink.copy()
         with_basin[foot] = 0  # the basin takes what reaches it
-        left = np.nan_to_num(weighted_accumulation(with_basin, np.ones(sink.shape))).reshape(-1)
+        left = np.nan_to_num(weighted_accumulation(with_basin, np.ones(sink.shape)), copy=False).reshape(-1)
         for k, cells in enumerate(exit_cells):
             ex = cells[exits.reshape(-1)[cells]]
             before = float(base[ex].sum())

@@ -548,7 +548,7 @@ def channel_inflow_banks(disturbed: BaseGeometry, dem: Dem, fg: FlowGrid, thresh
     from geosite.hydrology import weighted_accumulation
 
     inside = grid.rasterize(disturbed, dem.shape, dem.transform)
-    reach = np.nan_to_num(weighted_accumulation(fg.directions, inside)) > 0
+    reach = weighted_accumulation(fg.directions, inside) > 0  # NaN (nodata) compares False
     is_chan = fg.channel_cells(threshold_sqft)
     rr, rc, has = fg.receivers()
     donor = has & ~is_chan & reach & is_chan[rr, rc]

@@ -256,9 +256,37 @@ def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.
 
     dem = fg.dem
     out = np.zeros(dem.shape, dtype=bool)
-    if not rain_in:
+    site_all = np.asarray(in_site, dtype=bool)
+    if not rain_in or not site_all.any():
         return out
-    depth = np.nan_to_num(fg.filled_ft - dem.elevation_ft)
+    # only a depression wholly inside the site can hold its runoff there: it lies within the site's
+    # cells' bounding box, so that box and a ring of one cell are all that is looked at (a depression
+    # reaching past it takes in a ring cell, which is not the site's); the DEM window around a site
+    # holds many more depressions, and labelling all of them cost most of the time
+    rows, cols = np.flatnonzero(site_all.any(axis=1)), np.flatnonzero(site_all.any(axis=0))
+    r0, r1 = max(int(rows[0]) - 1, 0), min(int(rows[-1]) + 2, dem.shape[0])
+    c0, c1 = max(int(cols[0]) - 1, 0), min(int(cols[-1]) + 2, dem.shape[1])
+    box = (slice(r0, r1), slice(c0, c1))
+    depth = np.nan_to_num(fg.filled_ft[box] - dem.elevation_ft[box], copy=False)
+    labels, n = ndimage.label(depth > 1e-6, structure=np.ones((3, 3), bool))
+    if n == 0:
+        return out
+    lab = labels.reshape(-1)
+    site = site_all[box].reshape(-1)
+    reaches_out = np.bincount(lab[~site], minlength=n + 1) > 0
+    cells = np.flatnonzero(site & (lab > 0))
+    cells = cells[~reaches_out[lab[cells]]]
+    if not cells.size:
+        return out
+    which = lab[cells]
+    volume_cuft = np.bincount(which, weights=depth.reshape(-1)[cells], minlength=n + 1) * dem.cell_area_sqft
+    top = np.zeros(n + 1)
+    np.maximum.at(top, which, np.nan_to_num(fg.accumulation_cells()[box].reshape(-1)[cells]))
+    holds = (volume_cuft >= rain_in / 12.0 * top * dem.cell_area_sqft) & (np.bincount(which, minlength=n + 1) > 0)
+    if holds.any():
+        out[box] = holds[labels]
+    return out
+    depth = np.nan_to_num(fg.filled_ft - dem.elevation_ft, copy=False)
     labels, n = ndimage.label(depth > 1e-6, structure=np.ones((3, 3), bool))
     if n == 0:
         return out
@@ -274,7 +302,7 @@ def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.
     which = lab[cells]
     volume_cuft = np.bincount(which, weights=depth.reshape(-1)[cells], minlength=n + 1) * dem.cell_area_sqft
     top = np.zeros(n + 1)
-    np.maximum.at(top, which, np.nan_to_num(fg.accumulation_cells()).reshape(-1)[cells])
+    np.maximum.at(top, which, np.nan_to_num(fg.accumulation_cells().reshape(-1)[cells]))
     holds = (volume_cuft >= rain_in / 12.0 * top * dem.cell_area_sqft) & (np.bincount(which, minlength=n + 1) > 0)
     if holds.any():
         out = holds[labels]
@@ -306,7 +334,7 @@ def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: 
         dirs = dirs.copy()
         dirs[sinks] = 255  # flow reaching a holding depression stops there
     acc = weighted_accumulation(dirs, weight)
-    downstream = np.nan_to_num(acc) > 0
+    downstream = acc > 0  # NaN (nodata) compares False
     if (downstream & ~in_site).any():
         return True, "flow paths from the disturbed area cross the site boundary"
     off = downstream & in_site & (dirs == 0)

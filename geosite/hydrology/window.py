@@ -321,7 +321,7 @@ def _route(search: Dem, sbox, wbox, shape, core, site_geom, threshold_cells: flo
     if threshold_cells is not None:
         core_mask = np.zeros(z.shape, dtype=bool)
         core_mask[core[0] - r0 : core[1] - r0, core[2] - c0 : core[3] - c0] = True
-        short = core_mask & (np.nan_to_num(fg.accumulation_cells()) < threshold_cells)
+        short = core_mask & ~(fg.accumulation_cells() >= threshold_cells)  # nodata (NaN) counts as short
         # every cell draining into a short one, in one trace; which artificial edges it reaches
         feeding = short.copy()
         up, _ = fk.trace_upstream(dirs, short.view(np.uint8))
