@@ -353,6 +353,15 @@ def test_downhill_field_is_the_smoothed_gradient(holes):
     vx, vy = DC[k] * dem.cell_x_ft, -DR[k] * dem.cell_y_ft
     assert np.allclose(ux[use], vx / np.hypot(vx, vy)) and np.allclose(uy[use], vy / np.hypot(vx, vy))
     assert (ux[flat & ~use] == 0).all() and (uy[flat & ~use] == 0).all()
+    # sampled at points (the fences' and stockpiles' way): the field's vectors to the bit, 0 off the grid
+    t = dem.transform
+    rng = np.random.default_rng(5)
+    px = t.c + rng.uniform(-2, 92, 400) * t.a
+    py = t.f + rng.uniform(-2, 72, 400) * t.e
+    lazy = h.flow_grid(dem).downhill_at(px, py)
+    want = h.sample_vectors(ux, uy, dem, px, py)
+    assert np.array_equal(lazy[0], want[0]) and np.array_equal(lazy[1], want[1])
+    assert (lazy[0] == 0).sum() >= 10  # points off the grid among them
 
 
 def test_a_way_out_proven_at_one_height_is_not_reused_below_it():

@@ -48,6 +48,8 @@ from geosite import grid
 from geosite.hydrology import downhill_field, receivers, sample_vectors
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import geopandas as gpd
     from shapely.geometry.base import BaseGeometry
 
@@ -154,12 +156,7 @@ def classify_boundary(
     """
     import geopandas as gpd
 
-    if fg is not None:
-        ux, uy = fg.downhill()
-    else:
-        from geosite.hydrology import fill_depressions
-
-        ux, uy = downhill_field(fill_depressions(dem), dem, None)
+    sample = _downhill_sampler(dem, fg)
     spacing = (spacing_ft or min(dem.cell_x_ft, dem.cell_y_ft)) / dem.ft_per_unit
     cell = min(abs(dem.transform.a), abs(dem.transform.e))
     cos_lo = math.cos(math.radians(90.0 - tolerance_deg))
@@ -177,7 +174,7 @@ def classify_boundary(
         nx, ny = d[:, 1] / seg, -d[:, 0] / seg  # outward normal: right of travel
         mid = (a + b) / 2
         px, py = mid[:, 0] - nx * 0.5 * cell, mid[:, 1] - ny * 0.5 * cell
-        vx, vy = sample_vectors(ux, uy, dem, px, py)
+        vx, vy = sample(px, py)
         cosang = nx * vx + ny * vy
         nov = (vx == 0) & (vy == 0)
         labels = np.where(cosang > cos_lo, "downslope", np.where(cosang < cos_hi, "upslope", "sideslope"))
@@ -239,8 +236,19 @@ def max_slope_length_ft(slope_pct: np.ndarray | float, table: Any = DNR_1056_MAX
     return out
 
 
-def _hooks(runs: gpd.GeoDataFrame, ux: np.ndarray, uy: np.ndarray, dem: Dem, hook_ft: float,
-           polygon: BaseGeometry | None = None) -> list[LineString]:
+def _downhill_sampler(dem: Dem, fg: FlowGrid | None) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """Downhill unit vectors at points (x, y) in the DEM's CRS: the routed grid's, computed at the points'
+    cells alone (:meth:`FlowGrid.downhill_at`); without one, of the DEM's filled surface."""
+    if fg is not None:
+        return fg.downhill_at
+    from geosite.hydrology import fill_depressions
+
+    ux, uy = downhill_field(fill_depressions(dem), dem, None)
+    return lambda x, y: sample_vectors(ux, uy, dem, x, y)
+
+
+def _hooks(runs: gpd.GeoDataFrame, sample: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+           dem: Dem, hook_ft: float, polygon: BaseGeometry | None = None) -> list[LineString]:
     """A hook of ``hook_ft`` at each open end of each fence chain, turned upslope (DNR 1056). Where the
     fence runs up or down the slope into its end (within 45 deg), a hook straight upslope would only
     retrace the fence: it turns off the line instead, 45 deg back up the slope (a J-hook), toward the
@@ -261,7 +269,7 @@ def _hooks(runs: gpd.GeoDataFrame, ux: np.ndarray, uy: np.ndarray, dem: Dem, hoo
         for ends in ((first[0], first[1:]), (last[-1], last[-2::-1])):
             p, back = ends
             t = _out_of_end(p, back, 3.0 * L)  # pointing out of the chain at its end
-            vx, vy = sample_vectors(ux, uy, dem, np.array([p[0]]), np.array([p[1]]))
+            vx, vy = sample(np.array([p[0]]), np.array([p[1]]))
             up = np.array([-vx[0], -vy[0]])
             if t is None or not np.hypot(*up) > 0:
                 continue
@@ -686,7 +694,6 @@ def filter_fence(
 
     fg = fg or flow_grid(dem)
     geoms, ids, out_crs = _geoms_in_dem_crs(polygons, dem)
-    ux, uy = fg.downhill()
     fence_rows: dict[str, list[Any]] = {"side": [], "polygon_id": [], "geometry": [], "obstacle": [], "practice": []}
     obst = None
     if obstacles is not None and len(obstacles):
@@ -702,7 +709,7 @@ def filter_fence(
         runs["polygon_id"] = pid
         all_runs.append(runs)
         lines = [(side, g) for side, g in zip(runs["side"], runs.geometry) if side in FENCED]
-        lines += [("hook", h) for h in _hooks(runs, ux, uy, dem, hook_ft, poly)]
+        lines += [("hook", h) for h in _hooks(runs, fg.downhill_at, dem, hook_ft, poly)]
         gaps: list[tuple[LineString, str, Any]] = []
         if table is not None:
             rows, gaps = buildable_rows(interior_rows(poly, dem, fg, table), obst, row_clearance_ft / dem.ft_per_unit,

@@ -146,7 +146,6 @@ def stockpile_setbacks(
     piles_dem = grid.to_crs(piles, dem.crs)
     feats = {k: v for k, v in features.items() if v is not None and len(v)}
     feats_dem = {k: grid.to_crs(v, dem.crs) for k, v in feats.items()}
-    ux, uy = fg.downhill()
     report: list[dict[str, Any]] = []
     fence_rows: dict[str, list[Any]] = {"pile_id": [], "geometry": []}
     for i in range(len(piles)):
@@ -186,7 +185,7 @@ def stockpile_setbacks(
         })
         runs = classify_boundary(pile_d, dem, fg, tolerance_deg, min_run_ft=0.0)
         lines = list(runs.geometry[runs["side"] == "downslope"])
-        lines += _pile_hooks(runs, ux, uy, dem, hook_ft, _hooks)
+        lines += _pile_hooks(runs, fg.downhill_at, dem, hook_ft, _hooks)
         for g in lines:
             fence_rows["pile_id"].append(pid)
             fence_rows["geometry"].append(g)
@@ -210,7 +209,7 @@ def _text(gdf: gpd.GeoDataFrame, i: int, col: str) -> str | None:
     return str(v).strip()
 
 
-def _pile_hooks(runs, ux, uy, dem, hook_ft, hooks_fn) -> list[LineString]:
+def _pile_hooks(runs, sample, dem, hook_ft, hooks_fn) -> list[LineString]:
     """Hooks at the ends of each downslope run (each run its own chain)."""
     out = []
     for idx in np.flatnonzero(runs["side"].to_numpy() == "downslope"):
@@ -218,5 +217,5 @@ def _pile_hooks(runs, ux, uy, dem, hook_ft, hooks_fn) -> list[LineString]:
         one["chain"] = -1
         one.iloc[idx, one.columns.get_loc("chain")] = 0
         one["chain_pos"] = 0
-        out += hooks_fn(one, ux, uy, dem, hook_ft)
+        out += hooks_fn(one, sample, dem, hook_ft)
     return out

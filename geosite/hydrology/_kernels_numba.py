@@ -1000,6 +1000,40 @@ def dinf_upstream_lazy(filled, dirs, dx, dy, inside, rec1, rec2, p1, done):
 
 
 @njit(cache=True, nogil=True)
+def _gradient(surface, dx, dy, r, c):
+    """Cell (r, c)'s gradient (x east, y north) by central differences (one-sided on the grid's edges),
+    and whether it has one (finite)."""
+    nr, nc = surface.shape
+    ra = r - 1 if r > 0 else r
+    rb = r + 1 if r < nr - 1 else r
+    ca = c - 1 if c > 0 else c
+    cb = c + 1 if c < nc - 1 else c
+    dzdr = (surface[rb, c] - surface[ra, c]) / (rb - ra) if rb > ra else 0.0
+    dzdc = (surface[r, cb] - surface[r, ca]) / (cb - ca) if cb > ca else 0.0
+    vx = dzdc / dx
+    vy = -dzdr / dy
+    return vx, vy, np.isfinite(vx) and np.isfinite(vy)
+
+
+@njit(cache=True, nogil=True)
+def _downhill(sx, sy, w, dx, dy, d, use_dirs):
+    """The unit vector down the mean gradient (sx, sy summed over ``w`` cells), or down D8 code ``d``
+    (when ``use_dirs``) where that is flat or there is none; (0, 0) where neither says anything."""
+    if w > 0:
+        sx /= w
+        sy /= w
+        norm = np.sqrt(sx * sx + sy * sy)
+        if norm > 1e-9:
+            return -sx / norm, -sy / norm
+    if use_dirs and d >= 1 and d <= 8:
+        vx = DC[d - 1] * dx
+        vy = -DR[d - 1] * dy
+        n = np.sqrt(vx * vx + vy * vy)
+        return vx / n, vy / n
+    return 0.0, 0.0
+
+
+@njit(cache=True, nogil=True)
 def downhill_vectors(surface, dx, dy, dirs, use_dirs, ux, uy):
     """Unit vectors (``ux`` east, ``uy`` north, written here) of the steepest descent of ``surface``:
     central differences (one-sided on the grid's edges, as numpy.gradient), averaged over the 3 x 3
@@ -1011,28 +1045,18 @@ def downhill_vectors(surface, dx, dy, dirs, use_dirs, ux, uy):
     gy = np.zeros((nr, nc))
     ok = np.zeros((nr, nc), dtype=np.uint8)
     for r in range(nr):
-        ra = r - 1 if r > 0 else r
-        rb = r + 1 if r < nr - 1 else r
         for c in range(nc):
-            ca = c - 1 if c > 0 else c
-            cb = c + 1 if c < nc - 1 else c
-            dzdr = (surface[rb, c] - surface[ra, c]) / (rb - ra) if rb > ra else 0.0
-            dzdc = (surface[r, cb] - surface[r, ca]) / (cb - ca) if cb > ca else 0.0
-            vx = dzdc / dx
-            vy = -dzdr / dy
-            if np.isfinite(vx) and np.isfinite(vy):
+            vx, vy, good = _gradient(surface, dx, dy, r, c)
+            if good:
                 gx[r, c] = vx
                 gy[r, c] = vy
                 ok[r, c] = 1
     for r in range(nr):
         for c in range(nc):
-            ux[r, c] = 0.0
-            uy[r, c] = 0.0
-            flat = True
+            sx = 0.0
+            sy = 0.0
+            w = 0
             if ok[r, c]:
-                sx = 0.0
-                sy = 0.0
-                w = 0
                 for a in range(-1, 2):
                     rr = min(max(r + a, 0), nr - 1)
                     for b in range(-1, 2):
@@ -1041,21 +1065,33 @@ def downhill_vectors(surface, dx, dy, dirs, use_dirs, ux, uy):
                             sx += gx[rr, cc]
                             sy += gy[rr, cc]
                             w += 1
-                sx /= w
-                sy /= w
-                norm = np.sqrt(sx * sx + sy * sy)
-                if norm > 1e-9:
-                    ux[r, c] = -sx / norm
-                    uy[r, c] = -sy / norm
-                    flat = False
-            if flat and use_dirs:
-                d = dirs[r, c]
-                if d >= 1 and d <= 8:
-                    vx = DC[d - 1] * dx
-                    vy = -DR[d - 1] * dy
-                    n = np.sqrt(vx * vx + vy * vy)
-                    ux[r, c] = vx / n
-                    uy[r, c] = vy / n
+            d = dirs[r, c] if use_dirs else 0  # dirs may be a 1 x 1 stand-in without them
+            ux[r, c], uy[r, c] = _downhill(sx, sy, w, dx, dy, d, use_dirs)
+
+
+@njit(cache=True, nogil=True)
+def downhill_at(surface, dx, dy, dirs, use_dirs, rows, cols, ux, uy):
+    """:func:`downhill_vectors` at the cells (``rows``, ``cols``) alone, into ``ux``, ``uy`` (one per
+    cell): the same vectors to the bit (each neighbour's gradient computed as there), for a few thousand
+    sampled cells instead of the grid."""
+    nr, nc = surface.shape
+    for k in range(rows.size):
+        r, c = rows[k], cols[k]
+        sx = 0.0
+        sy = 0.0
+        w = 0
+        if _gradient(surface, dx, dy, r, c)[2]:
+            for a in range(-1, 2):
+                rr = min(max(r + a, 0), nr - 1)
+                for b in range(-1, 2):
+                    cc = min(max(c + b, 0), nc - 1)
+                    vx, vy, good = _gradient(surface, dx, dy, rr, cc)
+                    if good:
+                        sx += vx
+                        sy += vy
+                        w += 1
+        d = dirs[r, c] if use_dirs else 0
+        ux[k], uy[k] = _downhill(sx, sy, w, dx, dy, d, use_dirs)
 
 
 @njit(cache=True, nogil=True)

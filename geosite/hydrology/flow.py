@@ -96,6 +96,25 @@ class FlowGrid:
             self._downhill = downhill_field(self.filled_ft, self.dem, self.directions)
         return self._downhill
 
+    def downhill_at(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`sample_vectors` of :meth:`downhill` at points (x, y) in the DEM's CRS, computed at
+        their cells alone (:func:`geosite.hydrology._kernels_numba.downhill_at`, the same vectors to
+        the bit): the fences and the stockpiles sample a few thousand cells of a window of millions."""
+        if self._downhill is not None:
+            return sample_vectors(*self._downhill, self.dem, x, y)
+        from geosite.hydrology import _kernels as fk
+
+        x, y = np.atleast_1d(np.asarray(x, dtype=np.float64)), np.atleast_1d(np.asarray(y, dtype=np.float64))
+        inside = inside_grid(self.dem, x, y)
+        r, c = rowcol(self.dem, x, y)
+        rows = np.ascontiguousarray(np.where(inside, r, 0), dtype=np.int64)
+        cols = np.ascontiguousarray(np.where(inside, c, 0), dtype=np.int64)
+        vx, vy = np.empty(x.size), np.empty(x.size)
+        fk.downhill_at(np.ascontiguousarray(self.filled_ft, dtype=np.float64), float(self.dem.cell_x_ft),
+                       float(self.dem.cell_y_ft), np.ascontiguousarray(self.directions, dtype=np.uint8), True,
+                       rows, cols, vx, vy)
+        return np.where(inside, vx, 0.0), np.where(inside, vy, 0.0)
+
     def receivers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:func:`receivers` of these directions (row, column, has one); cached: the outlets, the
         channel banks and the concentrated outflows read the same arrays."""
