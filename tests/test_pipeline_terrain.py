@@ -125,3 +125,30 @@ def test_cut_and_fill_from_a_proposed_grade(tmp_path, raise_ft, declared, met):
     t = next(t for t in r["applicability"]["triggers"] if t["rule"] == "cut_and_fill_volume")
     assert t["met"] is met
     assert e["decides_a4"] == ("measured" if declared is None else "declared")
+
+
+def test_a_steep_strip_reaching_into_the_site_keeps_its_whole_size(tmp_path):
+    # a ridge one cell wide and 3 ft high makes a steep strip on each side of it (Horn slope 75 %):
+    # it runs 250 cells north of the site and 3 rows into it, about 1,000 sq ft each, over the 500 sq
+    # ft minimum area, so their part in the site counts, as on an unbounded DEM. The patches are
+    # cleaned on the site's box widened by the minimum area's cells (127 of 2 ft cells here): cut any
+    # closer to the site, the strips would be under 500 sq ft there and dropped.
+    from geosite import terrain
+    from geosite.grid import rasterize
+
+    dem = inclined_plane(5.0, shape=(700, 500), cell=2.0)
+    site_poly = rect(300, -1000, 300, 200)
+    cells = rasterize(site_poly, dem.shape, dem.transform)
+    r_in, c_in = np.flatnonzero(cells.any(axis=1)), np.flatnonzero(cells.any(axis=0))
+    top, col = int(r_in[0]) + 3, int(c_in[50])  # the ridge's last row is the site's third
+    assert top - 250 > 0
+    z = dem.elevation_ft.copy()
+    z[top - 250 : top, col] += 3.0
+    dem = type(dem)(z, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit)
+    whole = terrain.steep_area_sqft(dem, within=site_poly, threshold_pct=12.0, min_area_sqft=500.0)
+    folder = make_site(tmp_path / "s", {"site_boundary": [site_poly], "disturbance": [rect(350, -950, 100, 100)]},
+                       conf={"dem": {"path": "dem.tif", "vertical_unit": "us_ft"}})
+    write_dem(folder / "dem.tif", dem, dtype="float64")
+    got = analyze(folder)["slopes"]["steep_area_sqft"]
+    assert whole > 0 and got == pytest.approx(whole, rel=1e-12)
+    assert 6 * 4.0 <= got <= 12 * 4.0  # two strips, three or four rows each, of 4 sq ft cells

@@ -17,6 +17,7 @@ how much has no heights), never 0; every nodata hole on the site is named in the
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
@@ -54,8 +55,22 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
     boundary = to_dem_crs(site.boundary, site, dem)
     disturbed = to_dem_crs(site.disturbed, site, dem)
 
+    # the steep areas measured: each band's patches cleaned (the minimum area) on the site's box widened
+    # by the minimum area's cells, not on the DEM read. A patch (or gap) touching the site that leaves
+    # that box holds at least that many cells, so it is never dropped (or filled) there, nor on any
+    # larger grid: every cell in the site gets the answer of an unbounded DEM, whatever the DEM's extent
+    reach = (math.ceil(mmu / dem.cell_area_sqft) if mmu > 0 else 0) + 2
+    left, bottom, right, top = boundary.bounds
+    if disturbed is not None and not disturbed.is_empty:
+        dl, db, dr, dt = disturbed.bounds
+        left, bottom, right, top = min(left, dl), min(bottom, db), max(right, dr), max(top, dt)
+    ex, ey = reach * abs(dem.transform.a), reach * abs(dem.transform.e)
+    box, (brows, bcols) = dem.crop((left - ex, bottom - ey, right + ex, top + ey))
+    box_slope = slope[brows, bcols]
+
     def steep(within, lo, hi=None) -> float:
-        return terrain.steep_area_sqft(dem, within=within, slope=slope, threshold_pct=lo, below_pct=hi, min_area_sqft=mmu)
+        return terrain.steep_area_sqft(box, within=within, slope=box_slope, threshold_pct=lo, below_pct=hi,
+                                       min_area_sqft=mmu)
 
     on_site = site.mask_on(dem, "site")
     with np.errstate(invalid="ignore"):
