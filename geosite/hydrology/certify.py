@@ -36,13 +36,17 @@ def dilate(mask: np.ndarray, n: int) -> np.ndarray:
 def lowest_fill_by_seed(label: np.ndarray, filled: np.ndarray, check: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The seeds (flat indices, ascending) the ``check`` cells were flooded from, and the lowest filled
     height relying on each: a minimum into a dense array by seed (np.minimum.at; sorting the labels took
-    four times as long on a 1.9 M-cell window)."""
+    four times as long on a 1.9 M-cell window), set only where a seed is (filling the whole array and
+    scanning it took 17 ms a call on a 2 M-cell window)."""
     lab, fill = label[check], filled[check]
     ok = ~np.isnan(fill)
     lab, fill = lab[ok], fill[ok]
-    lowest = np.full(label.size, np.inf)
+    lowest = np.empty(label.size)
+    lowest[lab] = np.inf
     np.minimum.at(lowest, lab, fill)
-    seeds = np.flatnonzero(lowest < np.inf)
+    seen = np.zeros(label.size, dtype=bool)  # zeroed pages: no pass until scanned, and a byte a cell then
+    seen[lab] = True
+    seeds = np.flatnonzero(seen)
     return seeds, lowest[seeds]
 
 
