@@ -45,7 +45,8 @@ def _inputs(z: np.ndarray):
     n = z.size
     rec1, rec2, p1 = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
     jit.dinf_partition(filled, dirs, 3.0, 2.5, rec1, rec2, p1)
-    up = jit.dinf_upstream(rec1, rec2, p1, z.shape[1], inside.reshape(-1))
+    up = jit.dinf_upstream_lazy(filled, dirs, 3.0, 2.5, inside.reshape(-1), np.empty(n, np.int64), np.empty(n, np.int64),
+                                np.empty(n), np.zeros(n, np.uint8))
     pick = tuple(np.ascontiguousarray(a, dtype=np.int64) for a in np.divmod(np.arange(0, n, 7), nc))
     start = int(np.flatnonzero(~np.isnan(z.reshape(-1)))[n // 2])
     weight = np.linspace(0.5, 1.5, n)
@@ -66,7 +67,6 @@ def _inputs(z: np.ndarray):
         "block_extremes": [(z, 8), (z, 7), (filled, 2)],
         "block_extremes_f4": [(z.astype(np.float32), 8), (z.astype(np.float32), 7)],
         "dinf_partition": [(filled, dirs, 3.0, 2.5, np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n))],
-        "dinf_upstream": [(rec1, rec2, p1, nc, inside.reshape(-1))],
         "downhill_at": [(filled, 3.0, 2.5, dirs, True, pick[0], pick[1], np.empty(pick[0].size), np.empty(pick[0].size)),
                         (z, 3.0, 2.5, np.zeros((1, 1), np.uint8), False, pick[0], pick[1], np.empty(pick[0].size),
                          np.empty(pick[0].size))],

@@ -42,7 +42,6 @@ SIGNATURES: dict[str, str] = {
     "dinf_partition": "void(f8[:, ::1], u1[:, ::1], f8, f8, i8[::1], i8[::1], f8[::1])",
     "downhill_vectors": "void(f8[:, ::1], f8, f8, u1[:, ::1], b1, f8[:, ::1], f8[:, ::1])",
     "downhill_at": "void(f8[:, ::1], f8, f8, u1[:, ::1], b1, i8[::1], i8[::1], f8[::1], f8[::1])",
-    "dinf_upstream": "u1[::1](i8[::1], i8[::1], f8[::1], i8, u1[::1])",
     "dinf_inflow": "f8(i8[::1], i8[::1], f8[::1], u1[::1], f8[::1])",
     "dinf_upstream_lazy": "u1[::1](f8[:, ::1], u1[:, ::1], f8, f8, u1[::1], i8[::1], i8[::1], f8[::1], u1[::1])",
     "dinf_inflow_within": "f8(i8[::1], i8[::1], f8[::1], u1[::1], f8[::1], u1[::1])",

@@ -286,27 +286,6 @@ def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.
     if holds.any():
         out[box] = holds[labels]
     return out
-    depth = np.nan_to_num(fg.filled_ft - dem.elevation_ft, copy=False)
-    labels, n = ndimage.label(depth > 1e-6, structure=np.ones((3, 3), bool))
-    if n == 0:
-        return out
-    # only a depression wholly inside the site can hold its runoff there: measure those alone (the
-    # DEM window around a site holds many more, and per-label statistics over all of them cost most)
-    lab = labels.reshape(-1)
-    site = np.asarray(in_site, dtype=bool).reshape(-1)
-    reaches_out = np.bincount(lab[~site], minlength=n + 1) > 0
-    cells = np.flatnonzero(site & (lab > 0))
-    cells = cells[~reaches_out[lab[cells]]]
-    if not cells.size:
-        return out
-    which = lab[cells]
-    volume_cuft = np.bincount(which, weights=depth.reshape(-1)[cells], minlength=n + 1) * dem.cell_area_sqft
-    top = np.zeros(n + 1)
-    np.maximum.at(top, which, np.nan_to_num(fg.accumulation_cells().reshape(-1)[cells]))
-    holds = (volume_cuft >= rain_in / 12.0 * top * dem.cell_area_sqft) & (np.bincount(which, minlength=n + 1) > 0)
-    if holds.any():
-        out = holds[labels]
-    return out
 
 
 def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: float | None = None,
