@@ -139,7 +139,6 @@ class FlowGrid:
             self._dinf = (rec1, rec2, p1)
         return self._dinf
 
-
     def _dinf_split(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The D-infinity split of the cells computed so far (``rec1``, ``rec2``, ``p1``, and ``done``:
         1 where a cell's split is there): the whole grid's when :meth:`dinf` has run."""

@@ -160,8 +160,9 @@ def contours(
 
     Lines run through cell centres (marching squares, every level in one pass over bands of rows:
     contourpy's lines exactly, :mod:`geosite.terrain._contour_numba`), skip cells with no height (a
-    cell missing one corner is traced as a triangle), and are joined across the bands they are traced in. Smoothing, when asked for, is applied to the grid
-    before tracing (:func:`smooth_elevation`), never to the lines, so contours cannot cross.
+    cell missing one corner is traced as a triangle), and are joined across the bands they are traced
+    in. Smoothing, when asked for, is applied to the grid before tracing (:func:`smooth_elevation`),
+    never to the lines, so contours cannot cross.
 
     Parameters
     ----------
