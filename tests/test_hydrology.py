@@ -96,6 +96,21 @@ def test_plane_marked_cells_count_down_their_column():
     assert acc[:, [0, 6, 8, 21, 23, 29]].sum() == 0
 
 
+def test_cells_draining_into_a_target_on_a_plane_are_its_column_above():
+    # a plane falling south: every cell drains straight down its column, so what drains into two cells
+    # is the column above each, themselves included; counting them by accumulation agrees
+    dem = inclined_plane(5.0, shape=(40, 30), cell=3.0)
+    fg = h.flow_grid(dem)
+    target = np.zeros(dem.shape, dtype=bool)
+    target[25, 7] = target[10, 20] = True
+    got = h.drains_into(fg.directions, target)
+    want = np.zeros(dem.shape, dtype=bool)
+    want[:26, 7] = want[:11, 20] = True
+    np.testing.assert_array_equal(got, want)
+    acc = h.weighted_accumulation(fg.directions, got)
+    assert acc[25, 7] == 26 and acc[10, 20] == 11
+
+
 @pytest.mark.parametrize("frac", [0.001, 0.05, 1.0])
 def test_marked_accumulation_equals_the_weighted_one(frac):
     # the boolean path follows only the marked cells' flow paths; the float path accumulates the

@@ -33,7 +33,7 @@ import shapely
 from shapely.geometry import Point
 
 from geosite import grid
-from geosite.hydrology import trace_down, weighted_accumulation
+from geosite.hydrology import drains_into, trace_down, weighted_accumulation
 from geosite.io.output import py_scalar
 from geosite.units import SQFT_PER_ACRE
 
@@ -102,8 +102,10 @@ def disturbed_outlets(
         return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
     sink = dirs.copy()
     sink[exits] = 0  # every exit cell a sink: each cell counted at the exit where its water first leaves
-    first = np.nan_to_num(weighted_accumulation(sink, np.ones(dirs.shape)), copy=False)
-    first_dist = np.nan_to_num(weighted_accumulation(sink, inside), copy=False)  # boolean: its flow paths
+    # read at the exit cells only (never nodata): the cells draining to each, counted along their paths
+    # alone (accumulating the whole window with a weight of one cost 24 ms a 2 M-cell window)
+    first = weighted_accumulation(sink, drains_into(sink, exits))
+    first_dist = weighted_accumulation(sink, inside)
     chan = fg.channel_cells(channel_threshold_sqft) if channel_threshold_sqft else np.zeros(dirs.shape, bool)
     outlet_cells = exits & chan if concentrated_only else exits
     lab, n = ndimage.label(outlet_cells, structure=np.ones((3, 3), bool))
@@ -122,7 +124,7 @@ def disturbed_outlets(
     nz = np.flatnonzero(flat)
     nz = nz[np.argsort(flat[nz], kind="stable")]
     cells_of = dict(zip(range(1, n + 1), np.split(nz, np.cumsum(np.bincount(flat[nz], minlength=n + 1)[1:])[:-1]), strict=True))
-    owner = np.full(dirs.size, -1, np.int64)
+    owner = np.zeros(dirs.size, np.int64)  # the outlet (1..) whose path a cell is on; zeroed pages, no fill
     free = (~inside & ~chan).reshape(-1)  # paths meet overland, outside the disturbed area, before a channel
     paths: dict[int, np.ndarray] = {}
     for k in range(1, n + 1):

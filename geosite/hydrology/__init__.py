@@ -26,6 +26,7 @@ from geosite.hydrology.flow import (
     flow_grid,
     receivers,
     sample_vectors,
+    drains_into,
     trace_down,
     weighted_accumulation,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "sample_vectors",
     "sheetflow_travel_time_hr",
     "sheetflow_velocity_fps",
+    "drains_into",
     "trace_down",
     "upslope_area",
     "upslope_area_dinf_sqft",

@@ -273,6 +273,19 @@ def receivers(directions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return rr, cc, has
 
 
+def drains_into(directions: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """The ``target`` cells (bool, the grid's shape) and every cell whose D8 path reaches one: a search
+    up the donors from the target (:func:`~geosite.hydrology._kernels_numba.trace_upstream`), touching
+    those cells only, past one scan of the target."""
+    from geosite.hydrology import _kernels as fk
+
+    tgt = np.ascontiguousarray(target, dtype=bool)
+    cells, _ = fk.trace_upstream(np.ascontiguousarray(directions, dtype=np.uint8), tgt.view(np.uint8))
+    out = tgt.copy()
+    out.reshape(-1)[cells] = True
+    return out
+
+
 def trace_down(directions: np.ndarray, rows: np.ndarray, cols: np.ndarray, max_steps: int) -> np.ndarray:
     """Flat indices of every cell on the D8 paths from the given cells (themselves included), for at
     most ``max_steps`` steps each."""
