@@ -252,3 +252,50 @@ def test_retaining_depressions_agree_with_per_label_statistics():
         if rain_in == 0.1:
             assert want.any()
     assert n > 10 and outside.any() and (~outside).sum() > 3
+
+
+def test_concentrated_outflow_of_a_valley_is_its_one_channel_cell():
+    # a V valley whose axis (the middle column) is the only channel: a disturbed box across it lets
+    # concentrated flow out at one cell, the axis cell on its south (downstream) row; a box beside the
+    # axis lets none out
+    import numpy as np
+
+    from geosite import hydrology as h
+    from geosite.hydrology.stage import concentrated_outflows
+
+    dem = v_valley(10.0, 2.0, shape=(100, 101), cell=2.0)
+    fg = h.flow_grid(dem)
+    threshold = 1000 * dem.cell_area_sqft  # the axis gathers 101 cells a row; a side column 50 at most
+    chan = fg.channel_cells(threshold)
+    assert chan[:, 50].sum() > 80 and chan[:, :50].sum() == chan[:, 51:].sum() == 0
+    across = np.zeros(dem.shape, dtype=bool)
+    across[60:70, 40:61] = True
+    beside = np.zeros(dem.shape, dtype=bool)
+    beside[60:70, 5:20] = True
+    assert concentrated_outflows(fg, across, threshold) == 1
+    assert concentrated_outflows(fg, beside, threshold) == 0
+    assert concentrated_outflows(fg, np.zeros(dem.shape, dtype=bool), threshold) == 0
+
+
+@pytest.mark.parametrize(("where", "truncated"), [("clear", False), ("beside_hole", True), ("edge", True)])
+def test_an_upslope_area_touching_nodata_or_the_edge_is_truncated(where, truncated):
+    # a polygon one cell from a nodata cell (its ring touches it) or on the grid's edge may have land
+    # beyond it draining in; one clear of both may not
+    from types import SimpleNamespace
+
+    import numpy as np
+    import shapely
+
+    from geosite import hydrology as h
+    from geosite.grid import Dem
+    from geosite.hydrology.stage import _upslope_truncated
+
+    base = inclined_plane(5.0, shape=(80, 80), cell=2.0)
+    z = base.elevation_ft.copy()
+    z[40, 60] = np.nan
+    dem = Dem(z, base.transform, base.crs, base.ft_per_unit, base.vertical_unit)
+    t = dem.transform
+    # cells r..r+h-1, c..c+w-1; "beside_hole": rows 36-39, columns 52-59, cell (39, 59) beside (40, 60)
+    r, c, hh, w = {"clear": (20, 20, 4, 9), "beside_hole": (36, 52, 4, 8), "edge": (0, 30, 4, 9)}[where]
+    poly = shapely.box(t.c + (c + 0.1) * t.a, t.f + (r + hh - 0.1) * t.e, t.c + (c + w - 0.1) * t.a, t.f + (r + 0.1) * t.e)
+    assert _upslope_truncated(h.flow_grid(dem), SimpleNamespace(polygon=poly)) is truncated
