@@ -13,6 +13,7 @@ import math
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ import shapely
 from affine import Affine
 
 from geosite import terrain
-from geosite.errors import CRSError
+from geosite.errors import CRSError, InputError
 from geosite.grid import Dem
 from geosite.io.raster import read_dem
 from geosite.testing import CRS_M, CRS_US_FT, cell_centres, cone, inclined_plane, rolling_terrain
@@ -397,3 +398,25 @@ def test_a_dem_with_no_heights_gives_empty_results() -> None:
     steep = terrain.steep_slope_polygons(dem, threshold_pct=(12, 20))
     assert len(steep) == 0 and list(steep.columns) == ["class", "min_slope_pct", "area_sqft", "geometry"]
     assert terrain.steep_area_sqft(dem, shapely.box(0, 0, 10, 10)) == 0.0
+
+
+@pytest.mark.parametrize("bad", [3.4028235e38, 2.0e6])
+def test_heights_no_terrain_has_are_refused_not_traced(bad: float) -> None:
+    # float32's largest value left in as an undeclared nodata, or heights a million feet too high: more
+    # contour levels than any terrain needs (2e6 ft at 5 ft: 400,000 > 100,000), an InputError naming
+    # the DEM and what to check, not an attempt to allocate them
+    dem = inclined_plane(5.0, shape=(50, 50))
+    z = dem.elevation_ft.copy()
+    z[10, 10] = bad
+    bad_dem = Dem(z, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit, "spiky.tif")
+    with pytest.raises(InputError, match=r"DEM spiky\.tif: heights from .* check the DEM's nodata value"):
+        terrain.contours(bad_dem, interval_ft=5.0)
+    assert len(terrain.contours(dem, interval_ft=0.5)) > 0  # the same DEM without it traces
+
+
+def test_a_dem_without_heights_has_no_contours() -> None:
+    dem = inclined_plane(5.0, shape=(20, 20))
+    empty = Dem(np.full(dem.shape, np.nan), dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and says nothing about it
+        assert len(terrain.contours(empty)) == 0

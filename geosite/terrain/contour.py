@@ -4,6 +4,7 @@ traced on a lightly smoothed grid (never smoothed as lines, so they cannot cross
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -52,6 +53,9 @@ def _smooth_rows(z: np.ndarray, a: int, b: int, passes: int) -> np.ndarray:
     return k.binomial_smooth(p[a - s : b - s + 2])
 
 
+#: The most contour levels a DEM is traced at (a 50,000 ft range at 0.5 ft): more means heights no
+#: terrain has, refused with an InputError rather than traced.
+MAX_CONTOUR_LEVELS = 100_000
 #: Cells per band of rows traced at once: at most _BAND_CELLS, at most a sixteenth of the grid (a band's
 #: smoothed heights and the tracer's numbering take about 50 bytes a cell, so the bands add about 3 bytes
 #: a cell of the grid at most), at least _MIN_BAND_ROWS rows. Each band seam cuts the lines crossing it,
@@ -200,6 +204,18 @@ def contours(
     if rows < 2 or cols < 2:
         return empty
     iv = float(interval_ft)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN grid: NaN, an empty answer below
+        lo, hi = float(np.nanmin(z)), float(np.nanmax(z))
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return empty
+    # heights no terrain has (an undeclared nodata value such as float32's 3.4e38, a wrong vertical unit)
+    # would ask the tracer for more levels than memory holds, or level numbers past exact integers
+    levels = (hi - lo) / iv
+    if levels > MAX_CONTOUR_LEVELS or max(abs(lo), abs(hi)) / iv > 2.0**50:
+        raise InputError(f"DEM {dem.source}: heights from {lo:,.6g} to {hi:,.6g} ft would need {levels:,.6g} "
+                         f"contours at {iv:g} ft (at most {MAX_CONTOUR_LEVELS:,}); check the DEM's nodata value "
+                         "and vertical unit")
     step = _band_rows(rows, cols)
     per_level = _trace(z, iv, passes, step)
     if not per_level:
