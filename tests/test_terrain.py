@@ -414,6 +414,17 @@ def test_heights_no_terrain_has_are_refused_not_traced(bad: float) -> None:
     assert len(terrain.contours(dem, interval_ft=0.5)) > 0  # the same DEM without it traces
 
 
+def test_an_infinite_height_is_no_height() -> None:
+    # as read_dem has it: the contours of a plane with an infinite cell are those of the plane with a
+    # hole there, not none at all
+    dem = inclined_plane(5.0, shape=(60, 60), cell=2.0)
+    z_inf, z_nan = dem.elevation_ft.copy(), dem.elevation_ft.copy()
+    z_inf[30, 30], z_nan[30, 30] = np.inf, np.nan
+    a = terrain.contours(Dem(z_inf, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit), interval_ft=0.5)
+    b = terrain.contours(Dem(z_nan, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit), interval_ft=0.5)
+    assert len(a) == len(b) > 5 and all(g1.equals(g2) for g1, g2 in zip(a.geometry, b.geometry, strict=True))
+
+
 def test_a_dem_without_heights_has_no_contours() -> None:
     dem = inclined_plane(5.0, shape=(20, 20))
     empty = Dem(np.full(dem.shape, np.nan), dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit)

@@ -207,6 +207,9 @@ def contours(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN grid: NaN, an empty answer below
         lo, hi = float(np.nanmin(z)), float(np.nanmax(z))
+        if np.isinf(lo) or np.isinf(hi):  # an infinite height is no height (as read_dem has it)
+            z = np.where(np.isinf(z), np.nan, z)
+            lo, hi = float(np.nanmin(z)), float(np.nanmax(z))
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return empty
     # heights no terrain has (an undeclared nodata value such as float32's 3.4e38, a wrong vertical unit)
