@@ -402,6 +402,52 @@ def test_a_way_out_proven_at_one_height_is_not_reused_below_it():
     assert ask(10.0) is None
 
 
+def test_a_walled_edge_is_no_way_out():
+    # a trough at 1 ft along row 2 to the left edge, the rest at 10 ft: water in it at 2 ft gets out by
+    # the left edge, and not at all when that edge is a window's artificial one (walled), unless a
+    # nodata cell beside the trough is an outlet of its own
+    from geosite.hydrology import _kernels as fk
+
+    z = np.full((5, 7), 10.0)
+    z[2, :5] = 1.0
+    start = 2 * 7 + 4
+
+    def ask(walls, grid=z, cells=5):
+        proven = np.zeros(grid.shape, np.uint8)
+        scratch = np.zeros(grid.shape, np.uint8)
+        ok = fk.spill_below(grid, start, 2.0, scratch, proven, np.array(walls, np.uint8))
+        # the trough's cells walked, on success: to the edge, or to (2, 2) beside the hole
+        assert not scratch.any() and (proven.sum() == (cells if ok else 0))
+        return ok
+
+    assert ask([0, 0, 0, 0]) and ask([1, 1, 0, 1])
+    assert not ask([0, 0, 1, 0])  # only the top, bottom and right edges are outlets: all at 10 ft
+    holed = z.copy()
+    holed[1, 1] = np.nan  # a hole beside the trough
+    assert ask([1, 1, 1, 1], holed, cells=3)
+
+
+def test_walled_edges_search_as_a_frame_of_infinite_heights_does():
+    # the walls are the +inf frame the certificate once padded the search window with, without the copy
+    from geosite.hydrology import _kernels as fk
+
+    rng = np.random.default_rng(4)
+    for trial in range(30):
+        z = rng.random((23, 19)) * 10
+        z[rng.random(z.shape) < 0.03] = np.nan
+        walls = rng.random(4) < 0.6
+        framed = np.pad(z, ((int(walls[0]), int(walls[1])), (int(walls[2]), int(walls[3]))), constant_values=np.inf)
+        for _ in range(10):
+            r, c = int(rng.integers(23)), int(rng.integers(19))
+            bound = float(rng.random() * 10)
+            got = fk.spill_below(z, r * 19 + c, bound, np.zeros(z.shape, np.uint8), np.zeros(z.shape, np.uint8),
+                                 walls.astype(np.uint8))
+            at = (r + int(walls[0])) * framed.shape[1] + c + int(walls[2])
+            want = fk.spill_below(framed, at, bound, np.zeros(framed.shape, np.uint8),
+                                  np.zeros(framed.shape, np.uint8), np.zeros(4, np.uint8))
+            assert got == want, (trial, r, c, bound)
+
+
 @pytest.mark.parametrize("f", [2, 7, 8])
 def test_block_extremes_are_each_blocks_highest_and_lowest_height(f):
     # the lowest is NaN where the block holds nodata or is cut by the grid's edge (outlets for a floor);
@@ -412,11 +458,20 @@ def test_block_extremes_are_each_blocks_highest_and_lowest_height(f):
     z = rng.random((50, 45)) * 100
     z[rng.random(z.shape) < 0.01] = np.nan
     z[0:f, 0:f] = np.nan  # one block all nodata
-    top, low = fk.block_extremes(z, f)
+    top, low = fk.block_extremes(z, f, np.nan)
     # the float32 kernel (the coarse pass's, on a float32 file) gives the float32 grid's extremes, widened
-    t4, l4 = fk.block_extremes_f4(z.astype(np.float32), f)
-    t8, l8 = fk.block_extremes(z.astype(np.float32).astype(np.float64), f)
+    t4, l4 = fk.block_extremes_f4(z.astype(np.float32), f, np.nan)
+    t8, l8 = fk.block_extremes(z.astype(np.float32).astype(np.float64), f, np.nan)
     assert np.array_equal(t4, t8, equal_nan=True) and np.array_equal(l4, l8, equal_nan=True)
+    # the band as the file stores it: its nodata value and infinities are no height, as NaN is
+    stored = z.copy()
+    holes = np.isnan(stored)
+    stored[holes] = np.where(rng.random(int(holes.sum())) < 0.5, -9999.0, np.inf)
+    stored[np.flatnonzero(holes)[::7] // z.shape[1], np.flatnonzero(holes)[::7] % z.shape[1]] = -np.inf
+    for kernel, grid in ((fk.block_extremes, stored), (fk.block_extremes_f4, stored.astype(np.float32))):
+        ts, ls = kernel(grid, f, -9999.0)
+        assert np.array_equal(ts, top if grid.dtype == np.float64 else t4, equal_nan=True)
+        assert np.array_equal(ls, low if grid.dtype == np.float64 else l4, equal_nan=True)
     hr, hc = -(-50 // f), -(-45 // f)
     assert top.shape == low.shape == (hr, hc)
     for br in range(hr):

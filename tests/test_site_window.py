@@ -143,6 +143,43 @@ def test_coarse_grid_bounds_every_cells_filled_height(tmp_path, dtype, monkeypat
     assert known.mean() > 0.5 and (level[ok] > filled[ok]).any()  # the bounds are bounds, not copies
 
 
+def test_coarse_grid_reads_every_way_of_marking_no_height_alike(tmp_path, monkeypatch):
+    """The coarse pass reads a band as the file stores it and skips no-height cells itself: holes kept
+    as the nodata value, as infinities, or by a mask band give the coarse grid of the heights read_dem
+    reads (NaN there), block for block."""
+    import rasterio
+
+    dem = rolling_terrain((203, 190), cell=3.0, relief_ft=40.0, kettles=8, seed=5)
+    z = dem.elevation_ft.astype(np.float32).astype(np.float64)
+    rng = np.random.default_rng(5)
+    holes = rng.random(z.shape) < 0.02
+    holes[100:130, 0:25] = True  # a hole on the edge
+    z[holes] = np.nan
+    monkeypatch.setattr("geosite.hydrology.certify.COARSE_MAX_CELLS", 1_500)
+    profile = dict(driver="GTiff", height=z.shape[0], width=z.shape[1], count=1, dtype="float32", crs=dem.crs,
+                   transform=dem.transform)
+    sign = np.where(rng.random(z.shape) < 0.5, np.inf, -np.inf)
+    grids = {}
+    for way in ("value", "infinity", "mask"):
+        path = tmp_path / f"{way}.tif"
+        stored = np.where(holes, {"value": -9999.0, "infinity": sign, "mask": 123.0}[way], z).astype(np.float32)
+        with rasterio.open(path, "w", nodata=-9999.0 if way == "value" else None, **profile) as dst:
+            dst.write(stored, 1)
+            if way == "mask":
+                dst.write_mask(~holes)
+        grids[way] = CoarseOutlets.read(path, 1.0, z.shape)
+        read = read_dem(path, "us_ft").elevation_ft
+        assert np.array_equal(np.isnan(read), holes)
+    co = grids["value"]
+    top, low = fk.block_extremes(np.where(holes, np.nan, z), co.f, np.nan)
+    assert co.f == 6 and np.isnan(low).any() and not np.isnan(top).all()
+    for way, got in grids.items():
+        assert np.array_equal(got.floor_blocks, low, equal_nan=True), way
+        want = np.empty_like(top)
+        fk.priority_flood(top, want, False, np.empty((1, 1), dtype=np.int64))
+        assert np.array_equal(got.level, want, equal_nan=True), way
+
+
 def test_site_toml_map_margin_sets_the_clip_of_every_layer(tmp_path):
     """site.toml's map_margin_ft (50 ft here, the profile's 200 otherwise) is the margin the contours,
     the steep slopes and the channels are clipped to, as the maps show it."""

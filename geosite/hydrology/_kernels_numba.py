@@ -52,10 +52,13 @@ def _grown(arr, n, size):
 
 @njit(cache=True, nogil=True)
 def _heap_push(keys, idx, n, key, value):
-    """Push onto a binary min-heap stored in (keys, idx)[:n]; returns the new size (caller grows arrays)."""
+    """Push onto a 4-ary min-heap stored in (keys, idx)[:n]; returns the new size (caller grows arrays).
+    Four children a node, not two: half the levels for a pop to sift through, and the four keys compared
+    at each lie side by side in memory (the priority flood of a 2 M-cell window 0.24 -> 0.18 s, a 4 M-cell
+    DEM 0.57 -> 0.43 s, measured against the binary heap)."""
     i = n
     while i > 0:
-        p = (i - 1) >> 1
+        p = (i - 1) >> 2
         if keys[p] <= key:
             break
         keys[i] = keys[p]
@@ -86,7 +89,7 @@ def _heap_add(hk, hi, hn, key, item):
 
 @njit(cache=True, nogil=True)
 def _heap_pop(keys, idx, n):
-    """Pop the minimum; returns (key, value, new size)."""
+    """Pop the minimum of :func:`_heap_push`'s heap; returns (key, value, new size)."""
     topk = keys[0]
     topv = idx[0]
     n -= 1
@@ -94,16 +97,20 @@ def _heap_pop(keys, idx, n):
     lastv = idx[n]
     i = 0
     while True:
-        c = 2 * i + 1
+        c = 4 * i + 1
         if c >= n:
             break
-        if c + 1 < n and keys[c + 1] < keys[c]:
-            c += 1
-        if keys[c] >= lastk:
+        m = c
+        mk = keys[c]
+        for q in range(c + 1, min(c + 4, n)):
+            if keys[q] < mk:
+                mk = keys[q]
+                m = q
+        if mk >= lastk:
             break
-        keys[i] = keys[c]
-        idx[i] = idx[c]
-        i = c
+        keys[i] = mk
+        idx[i] = idx[m]
+        i = m
     if n > 0:
         keys[i] = lastk
         idx[i] = lastv
@@ -205,7 +212,10 @@ def priority_flood(z, filled, want_label, label):
                     q = q2
                     qh = 0
                     qcap *= 2
-                q[(qh + qn) % qcap] = j
+                t = qh + qn  # the ring's next free slot (a modulo a cell cost the flood ~5 %)
+                if t >= qcap:
+                    t -= qcap
+                q[t] = j
                 qn += 1
             else:
                 ff[j] = zj
@@ -596,10 +606,12 @@ def _is_flat(filled, r, c, nr, nc):
 
 
 @njit(cache=True, nogil=True)
-def spill_below(z, start, bound, visited, proven):
-    """Is there a path from cell ``start`` to an outlet (grid edge or nodata-adjacent cell) of ``z``
-    that never rises above ``bound``?
+def spill_below(z, start, bound, visited, proven, walls):
+    """Is there a path from cell ``start`` to an outlet of ``z`` that never rises above ``bound``?
 
+    An outlet is a cell beside nodata, or on an edge of the grid that ``walls`` (uint8: top, bottom,
+    left, right) does not mark: a walled edge is the artificial edge of a window cut from a larger DEM,
+    with nothing known beyond it (a +inf frame around a copy of the window, without the copy).
     A best-first search over the cells with ``z <= bound`` (nearest-to-the-grid-edge first, so it heads
     for the edge and backtracks only where a ridge above ``bound`` blocks it). ``visited`` (uint8, whole
     grid, all zero) is scratch, left all zero. ``proven`` (uint8, whole grid) marks cells already known
@@ -630,12 +642,14 @@ def spill_below(z, start, bound, visited, proven):
         _, i, hn = _heap_pop(hk, hi, hn)
         r = i // nc
         c = i - r * nc
-        if pf[i] or _is_seed(z, r, c, nr, nc):
+        if pf[i] or _is_outlet(z, r, c, nr, nc, walls):
             ok = True
             break
         for k in range(8):
             rr = r + DR[k]
             cc = c + DC[k]
+            if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
+                continue  # beyond a walled edge
             j = rr * nc + cc
             if vf[j] or not zf[j] <= bound:
                 continue
@@ -647,6 +661,20 @@ def spill_below(z, start, bound, visited, proven):
         if ok:
             pf[touched[t]] = 1
     return ok
+
+
+@njit(cache=True, nogil=True)
+def _is_outlet(z, r, c, nr, nc, walls):
+    """:func:`_is_seed` with the edges ``walls`` marks (top, bottom, left, right) not outlets."""
+    if (r == 0 and walls[0] == 0) or (r == nr - 1 and walls[1] == 0) or (c == 0 and walls[2] == 0) or (
+            c == nc - 1 and walls[3] == 0):
+        return True
+    for k in range(8):
+        rr = r + DR[k]
+        cc = c + DC[k]
+        if rr >= 0 and rr < nr and cc >= 0 and cc < nc and np.isnan(z[rr, cc]):
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)
@@ -766,12 +794,14 @@ def spill_basin(z, start, visited):
 
 
 @njit(cache=True, nogil=True)
-def block_extremes(z, f):
+def block_extremes(z, f, nodata):
     """The highest and the lowest height of each ``f`` x ``f`` block of ``z`` (the last blocks cut by the
-    grid's edge included): (top, low). ``top`` ignores NaN (NaN for a block of nothing but NaN); ``low`` is
-    NaN for a block holding a NaN or cut by the edge (nodata and the outside are outlets for a floor).
-    One pass in memory order: numpy's strided maxima, minima and NaN test took 0.40 s of a 64 M-cell
-    DEM's coarse grid, this about a quarter of it."""
+    grid's edge included): (top, low). NaN, +-inf and ``nodata`` (NaN for none) are no height: ``top``
+    ignores them (NaN for a block of nothing else); ``low`` is NaN for a block holding one or cut by the
+    edge (nodata and the outside are outlets for a floor). One pass in memory order over the band as
+    the file stores it: numpy's strided maxima, minima and NaN test took 0.40 s of a 64 M-cell DEM's
+    coarse grid, this about a quarter of it, and marking nodata and infinities as NaN first (two more
+    passes and two masks a band) cost the 16 M-cell coarse pass 0.07 s of its 0.14 s."""
     nr, nc = z.shape
     hr = (nr + f - 1) // f
     hc = (nc + f - 1) // f
@@ -784,7 +814,7 @@ def block_extremes(z, f):
             lo = low[br, b]
             for c in range(b * f, min(b * f + f, nc)):
                 v = z[r, c]
-                if np.isnan(v):
+                if np.isnan(v) or v == nodata or np.isinf(v):
                     lo = np.nan
                     continue
                 t = v if v > t else t

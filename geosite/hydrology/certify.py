@@ -56,7 +56,7 @@ def coarse_floor(z: np.ndarray) -> tuple[np.ndarray, int]:
     from geosite.hydrology import _kernels as fk
 
     f = block_side(z.shape)
-    _, low = fk.block_extremes(z, f)
+    _, low = fk.block_extremes(z, f, np.nan)
     floor = np.empty_like(low)
     fk.priority_flood(low, floor, False, np.empty((1, 1), dtype=np.int64))
     return floor, f

@@ -311,7 +311,8 @@ def _uncertified_seed(z_all, label, filled, cells, r0: int, c0: int, state: dict
         if bound < state["upto"]:  # a mark says "a way out at or below the bound it was made at": one made
             state["proven"][:] = 0  # at a higher bound proves nothing here, so they are cleared
         state["upto"] = bound
-        if not fk.spill_below(z_all, gr * nc + gc, bound, state["scratch"], state["proven"]):
+        if not fk.spill_below(z_all, gr * nc + gc, bound, state["scratch"], state["proven"],
+                              np.zeros(4, dtype=np.uint8)):  # the whole DEM: every edge its own
             return gr * nc + gc
     return None
 

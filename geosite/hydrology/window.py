@@ -16,7 +16,7 @@ reading only that window and a search margin around it:
    search over the cells no higher than the lowest filled height relying on it must reach a true outlet
    (:func:`geosite.hydrology._kernels.spill_below`; filling can only lower when outlets are added, so that
    path pins the height). The search runs on a wider *search window* ``C`` read around ``W``, whose own
-   artificial edges are walled off (+inf), so only a true outlet proves anything. A search blocked only by
+   artificial edges are walls (no way out), so only a true outlet proves anything. A search blocked only by
    those walls (it does reach ``C``'s edge when they are open) widens ``C`` and runs again; one blocked by
    the terrain is a closed basin the window cuts through, and ``W`` grows to take all of it in
    (:func:`~geosite.hydrology._kernels.spill_basin`), with what the coarse grid says drains into the site
@@ -58,8 +58,8 @@ log = logging.getLogger(__name__)
 MIN_MARGIN_CELLS = 32
 #: Rounds of growth before the whole DEM is read instead (each round at least doubles a margin).
 MAX_ROUNDS = 60
-#: What a search window costs per cell: its heights (float64), a walled copy, two byte masks.
-SEARCH_BYTES_PER_CELL = 32
+#: What a search window costs per cell: its heights (float64) and up to five byte masks, rounded up.
+SEARCH_BYTES_PER_CELL = 16
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,6 @@ def read_site_dem(
 
     routed = None
     sbox = (0, 0, 0, 0)
-    memo: dict = {}  # the walled search window, made once per search window
     searched = 0
     last = None
     limits = limits or Limits()
@@ -182,21 +181,21 @@ def read_site_dem(
         # D8's cells certified first; then the D-infinity upslope cells added (computed once per window)
         verdict = routed[1]
         if verdict[0] == "ok":
-            verdict = _certify(search, sbox, wbox, (nr, nc), routed[1], coarse_outlets, memo)
+            verdict = _certify(search, sbox, wbox, (nr, nc), routed[1], coarse_outlets)
         if verdict[0] == "ok":
             if len(routed) < 3:
                 routed = (*routed, _with_dinf(routed[1], wbox, (nr, nc)))
             verdict = routed[2]
             if verdict[0] == "ok":  # only the cells D8's certificate did not cover
                 added = (*routed[2][:4], routed[2][4] & ~routed[1][4])
-                verdict = _certify(search, sbox, wbox, (nr, nc), added, coarse_outlets, memo)
+                verdict = _certify(search, sbox, wbox, (nr, nc), added, coarse_outlets)
         if verdict[0] == "ok":
             dem, fg = routed[1][1], routed[1][2]
             return dem, fg, SiteWindow(r0, r1, c0, c1, nr, nc, False, True, searched, rounds)
         if verdict[0] == "grow" and len(verdict) > 2:
             # before growing by doubling: are the site's own filled heights certified? A site in a closed
             # basin W cuts through takes the basin in at once instead
-            own = _certify(search, sbox, wbox, (nr, nc), verdict[2], coarse_outlets, memo)
+            own = _certify(search, sbox, wbox, (nr, nc), verdict[2], coarse_outlets)
             if own[0] == "basin":
                 verdict = own
             elif own[0] == "search":
@@ -368,11 +367,10 @@ def _with_dinf(routed, wbox, shape):
     return ("ok", dem, fg, label, check, inside, area)
 
 
-def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None, memo: dict | None = None):
+def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
     """The filled heights of the routed window ``wbox`` (``routed``: :func:`_route`'s "ok") proven the
     whole DEM's on the search window ``search`` (rows/columns ``sbox``): ("ok",) | ("search",) when a
-    way out may lie beyond the search window | ("basin", (r0, r1, c0, c1)) a closed basin W cuts.
-    ``memo`` keeps the walled copy of the search window between calls on the same one."""
+    way out may lie beyond the search window | ("basin", (r0, r1, c0, c1)) a closed basin W cuts."""
     from geosite.hydrology import _kernels as fk
 
     nr, nc = shape
@@ -386,13 +384,10 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None, memo: 
     if not seeds.size:
         return ("ok",)
     walls = (sr0 > 0, sr1 < nr, sc0 > 0, sc1 < nc)
-    memo = {} if memo is None else memo
-    if memo.get("heights") is not zs:
-        memo["heights"] = zs
-        memo["walled"] = np.pad(zs, ((int(walls[0]), int(walls[1])), (int(walls[2]), int(walls[3]))), constant_values=np.inf)
-    walled = memo["walled"]
-    scratch = np.zeros(walled.shape, dtype=np.uint8)
-    proven = np.zeros(walled.shape, dtype=np.uint8)
+    # fresh marks each call: one made at a bound proves nothing at a lower one, and the bounds restart
+    scratch = np.zeros(zs.shape, dtype=np.uint8)
+    proven = np.zeros(zs.shape, dtype=np.uint8)
+    walled = np.array(walls, dtype=np.uint8)  # the search window's own edges: no way out there
     open_scratch = open_proven = None
     wcols, scols = c1 - c0, zs.shape[1]
     for k in np.argsort(bounds, kind="stable"):  # increasing bounds keep `proven` valid
@@ -400,8 +395,8 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None, memo: 
         sr, sc = lr + r0 - sr0, lc + c0 - sc0  # in the search window
         if _true_outlet(zs, sr, sc, walls):
             continue
-        start = (sr + int(walls[0])) * walled.shape[1] + sc + int(walls[2])
-        if fk.spill_below(walled, start, float(bounds[k]), scratch, proven):
+        start = sr * scols + sc
+        if fk.spill_below(zs, start, float(bounds[k]), scratch, proven, walled):
             continue
         # no way out below the bound in the search window: where does the seed's water rise to? A search
         # in order of water level that spills by a true outlet, with none of the search window's own
@@ -416,9 +411,8 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None, memo: 
         # it leaves by the search window's own edge: the basin may be cut by it, or a way out lie beyond
         if coarse_outlets is not None and any(walls):
             # the cells of blocks the coarse grid proves below this bound are proven too; search again
-            wr0, wc0 = sr0 - int(walls[0]), sc0 - int(walls[2])  # DEM row/col of walled[0, 0]
-            coarse_outlets(search.ft_per_vertical_unit).paint(proven, wr0, wc0, bound)
-            if fk.spill_below(walled, start, bound, scratch, proven):
+            coarse_outlets(search.ft_per_vertical_unit).paint(proven, sr0, sc0, bound)
+            if fk.spill_below(zs, start, bound, scratch, proven, walled):
                 continue
         co = coarse_outlets(search.ft_per_vertical_unit) if coarse_outlets is not None else None
         if co is not None and co.closed(sr + sr0, sc + sc0, bound):
@@ -431,7 +425,7 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None, memo: 
             if open_scratch is None:
                 open_scratch = np.zeros(zs.shape, dtype=np.uint8)
                 open_proven = np.zeros(zs.shape, dtype=np.uint8)
-            if fk.spill_below(zs, sr * scols + sc, bound, open_scratch, open_proven):
+            if fk.spill_below(zs, start, bound, open_scratch, open_proven, np.zeros(4, dtype=np.uint8)):
                 return ("search",)  # a way out may lie beyond the search window
         return ("basin", box)
     return ("ok",)
@@ -471,7 +465,7 @@ class CoarseOutlets:
         from rasterio.windows import Window
 
         from geosite.hydrology import _kernels as fk
-        from geosite.io.raster import open_raster, read_heights
+        from geosite.io.raster import open_raster, read_heights, stored_nodata
 
         nr, nc = shape
         f = block_side((nr, nc))
@@ -488,10 +482,17 @@ class CoarseOutlets:
             # commute with the exact widening and the monotone scaling the fine heights get
             native = np.dtype(src.dtypes[0])
             exact32 = native == np.float32 or (native.kind in "iu" and native.itemsize <= 2)
+            nodata = stored_nodata(src)
+        dtype = "float32" if exact32 else "float64"
         for g0 in range(0, nr, band * per_open):
             with open_raster(path, "DEM", root, limits) as src:
                 for r0 in range(g0, min(g0 + band * per_open, nr), band):
-                    _coarse_band(src, read_heights, Window(0, r0, nc, min(band, nr - r0)), exact32, f, r0, nc, top, low)
+                    window = Window(0, r0, nc, min(band, nr - r0))
+                    if nodata is None:  # a mask band: read_heights applies it
+                        z, skip = read_heights(src, window, dtype), float("nan")
+                    else:  # the band as stored; the kernel skips its nodata value and infinities
+                        z, skip = src.read(1, window=window, out_dtype=dtype), nodata
+                    _coarse_band(np.ascontiguousarray(z), skip, f, r0, top, low)
         if ft_per_vertical_unit != 1.0:
             top *= ft_per_vertical_unit
             low *= ft_per_vertical_unit
@@ -543,14 +544,14 @@ class CoarseOutlets:
         proven[a0 - r0 : a1 - r0, b0 - c0 : b1 - c0] |= cells.view(np.uint8)
 
 
-def _coarse_band(src, read_heights, window, exact32: bool, f: int, r0: int, nc: int, top, low) -> None:
-    """One band of rows of the DEM into the coarse grids ``top`` (block maxima) and ``low`` (minima: NaN
-    for a block holding nodata or cut by the DEM's edge, an outlet for the floor). A band's height is a
-    multiple of ``f`` except at the DEM's last rows, so only the DEM's own edge cuts blocks."""
+def _coarse_band(z: np.ndarray, nodata: float, f: int, r0: int, top: np.ndarray, low: np.ndarray) -> None:
+    """One band of rows of the DEM (``z``, from row ``r0``, ``nodata`` and infinities no height) into
+    the coarse grids ``top`` (block maxima) and ``low`` (minima: NaN for a block holding nodata or cut by
+    the DEM's edge, an outlet for the floor). A band's height is a multiple of ``f`` except at the DEM's
+    last rows, so only the DEM's own edge cuts blocks."""
     from geosite.hydrology import _kernels as fk
 
-    z = np.ascontiguousarray(read_heights(src, window, "float32" if exact32 else "float64"))
-    t, lo = fk.block_extremes_f4(z, f) if z.dtype == np.float32 else fk.block_extremes(z, f)
+    t, lo = fk.block_extremes_f4(z, f, nodata) if z.dtype == np.float32 else fk.block_extremes(z, f, nodata)
     rows = slice(r0 // f, r0 // f + t.shape[0])
     top[rows] = t
     low[rows] = lo

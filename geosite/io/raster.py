@@ -119,6 +119,19 @@ def _nodata_as_stored(src) -> float:
     return float(src.nodata)
 
 
+def stored_nodata(src) -> float | None:
+    """What marks no height in a raw read of band 1 of an open raster, beside NaN and infinities: its
+    nodata value as stored (NaN when it has none), or None when a mask band marks it, which only
+    :func:`read_heights` applies. For a kernel that skips no-height cells as it reads a band (one pass
+    where marking them NaN first takes two more)."""
+    flags = src.mask_flag_enums[0]
+    if src.nodata is None and all(f == rasterio.enums.MaskFlags.all_valid for f in flags):
+        return float("nan")
+    if src.nodata is not None and flags == [rasterio.enums.MaskFlags.nodata]:
+        return float("nan") if np.isnan(src.nodata) else _nodata_as_stored(src)
+    return None
+
+
 def read_heights(src, window=None, dtype: str = "float64") -> np.ndarray:
     """Band 1 of an open raster in ``window`` as one float64 (or ``dtype``) array, nodata (value or
     mask) and infinities as NaN.
