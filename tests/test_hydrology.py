@@ -412,10 +412,11 @@ def test_a_walled_edge_is_no_way_out():
     z[2, :5] = 1.0
     start = 2 * 7 + 4
 
-    def ask(walls, grid=z, cells=5):
+    def ask(walls, grid=z, cells=5, level=np.full((1, 1), np.inf), f=0):
         proven = np.zeros(grid.shape, np.uint8)
         scratch = np.zeros(grid.shape, np.uint8)
-        ok = fk.spill_below(grid, start, 2.0, scratch, proven, np.array(walls, np.uint8))
+        # the grid is rows 10-14, columns 20-26 of a DEM whose coarse grid has blocks of f x f cells
+        ok = fk.spill_below(grid, start, 2.0, scratch, proven, np.array(walls, np.uint8), level, f, 10, 20)
         # the trough's cells walked, on success: to the edge, or to (2, 2) beside the hole
         assert not scratch.any() and (proven.sum() == (cells if ok else 0))
         return ok
@@ -425,6 +426,12 @@ def test_a_walled_edge_is_no_way_out():
     holed = z.copy()
     holed[1, 1] = np.nan  # a hole beside the trough
     assert ask([1, 1, 1, 1], holed, cells=3)
+    # a coarse grid proving DEM block (4, 7) (rows 12-14, columns 21-23: the trough's cells 1-3) at 2 ft
+    level = np.full((6, 10), 50.0)
+    level[4, 7] = 2.0
+    assert ask([1, 1, 1, 1], level=level, f=3, cells=2)  # from (2, 4) to (2, 3), the block's nearest cell
+    level[4, 7] = 2.5  # proven only at 2.5 ft: nothing at 2
+    assert not ask([1, 1, 1, 1], level=level, f=3)
 
 
 def test_walled_edges_search_as_a_frame_of_infinite_heights_does():
@@ -441,10 +448,11 @@ def test_walled_edges_search_as_a_frame_of_infinite_heights_does():
             r, c = int(rng.integers(23)), int(rng.integers(19))
             bound = float(rng.random() * 10)
             got = fk.spill_below(z, r * 19 + c, bound, np.zeros(z.shape, np.uint8), np.zeros(z.shape, np.uint8),
-                                 walls.astype(np.uint8))
+                                 walls.astype(np.uint8), np.full((1, 1), np.inf), 0, 0, 0)
             at = (r + int(walls[0])) * framed.shape[1] + c + int(walls[2])
             want = fk.spill_below(framed, at, bound, np.zeros(framed.shape, np.uint8),
-                                  np.zeros(framed.shape, np.uint8), np.zeros(4, np.uint8))
+                                  np.zeros(framed.shape, np.uint8), np.zeros(4, np.uint8), np.full((1, 1), np.inf), 0,
+                                  0, 0)
             assert got == want, (trial, r, c, bound)
 
 

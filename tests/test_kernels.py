@@ -60,8 +60,10 @@ def _inputs(z: np.ndarray):
         "upstream_stats": [(dirs, cells, parent, 3.0, 2.5)],
         "flat_components_touching": [(filled, dirs, inside)],
         "spill_below": [(z, start, float(filled.reshape(-1)[start]) + 0.5, np.zeros(z.shape, np.uint8),
-                         np.zeros(z.shape, np.uint8), walls) for walls in (np.zeros(4, np.uint8),
-                                                                          np.array([1, 0, 1, 1], np.uint8))],
+                         np.zeros(z.shape, np.uint8), walls, level, f, 3, 5)
+                        for walls in (np.zeros(4, np.uint8), np.array([1, 0, 1, 1], np.uint8))
+                        for level, f in ((np.full((1, 1), np.inf), 0),
+                                         (np.linspace(0.0, 100.0, 25 * 25).reshape(25, 25), 4))],
         "spill_basin": [(z, start, np.zeros(z.shape, np.uint8)),
                         (z, int(np.nanargmin(z.reshape(-1))), np.zeros(z.shape, np.uint8))],
         "channel_segments": [(dirs, acc, 30.0)],

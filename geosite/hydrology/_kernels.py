@@ -34,7 +34,7 @@ SIGNATURES: dict[str, str] = {
     "trace_upstream": "Tuple((i8[::1], i8[::1]))(u1[:, ::1], u1[:, ::1])",
     "upstream_stats": "UniTuple(f8[::1], 2)(u1[:, ::1], i8[::1], i8[::1], f8, f8)",
     "flat_components_touching": "u1[:, ::1](f8[:, ::1], u1[:, ::1], u1[:, ::1])",
-    "spill_below": "b1(f8[:, ::1], i8, f8, u1[:, ::1], u1[:, ::1], u1[::1])",
+    "spill_below": "b1(f8[:, ::1], i8, f8, u1[:, ::1], u1[:, ::1], u1[::1], f8[:, ::1], i8, i8, i8)",
     "spill_basin": "Tuple((f8, i8, i8, i8, i8, i8))(f8[:, ::1], i8, u1[:, ::1])",
     "block_extremes": "UniTuple(f8[:, ::1], 2)(f8[:, ::1], i8, f8)",
     "block_extremes_f4": "UniTuple(f8[:, ::1], 2)(f4[:, ::1], i8, f8)",

@@ -606,12 +606,16 @@ def _is_flat(filled, r, c, nr, nc):
 
 
 @njit(cache=True, nogil=True)
-def spill_below(z, start, bound, visited, proven, walls):
+def spill_below(z, start, bound, visited, proven, walls, level, f, r0, c0):
     """Is there a path from cell ``start`` to an outlet of ``z`` that never rises above ``bound``?
 
     An outlet is a cell beside nodata, or on an edge of the grid that ``walls`` (uint8: top, bottom,
     left, right) does not mark: a walled edge is the artificial edge of a window cut from a larger DEM,
     with nothing known beyond it (a +inf frame around a copy of the window, without the copy).
+    ``level`` (when ``f`` > 0): a coarse grid of that DEM, ``f`` x ``f`` cells a block, giving for each
+    block a height at or below which every cell of it is proven to reach an outlet of the DEM; reaching
+    a cell of a block at or below ``bound`` is success. ``z[0, 0]`` is the DEM's row ``r0``, column
+    ``c0``. (``f`` = 0: no coarse grid; pass a 1 x 1 ``level``.)
     A best-first search over the cells with ``z <= bound`` (nearest-to-the-grid-edge first, so it heads
     for the edge and backtracks only where a ridge above ``bound`` blocks it). ``visited`` (uint8, whole
     grid, all zero) is scratch, left all zero. ``proven`` (uint8, whole grid) marks cells already known
@@ -642,7 +646,7 @@ def spill_below(z, start, bound, visited, proven, walls):
         _, i, hn = _heap_pop(hk, hi, hn)
         r = i // nc
         c = i - r * nc
-        if pf[i] or _is_outlet(z, r, c, nr, nc, walls):
+        if pf[i] or _is_outlet(z, r, c, nr, nc, walls) or (f > 0 and level[(r + r0) // f, (c + c0) // f] <= bound):
             ok = True
             break
         for k in range(8):

@@ -312,7 +312,7 @@ def _uncertified_seed(z_all, label, filled, cells, r0: int, c0: int, state: dict
             state["proven"][:] = 0  # at a higher bound proves nothing here, so they are cleared
         state["upto"] = bound
         if not fk.spill_below(z_all, gr * nc + gc, bound, state["scratch"], state["proven"],
-                              np.zeros(4, dtype=np.uint8)):  # the whole DEM: every edge its own
+                              np.zeros(4, dtype=np.uint8), np.full((1, 1), np.inf), 0, 0, 0):  # every edge its own
             return gr * nc + gc
     return None
 

@@ -142,10 +142,11 @@ def read_site_dem(
     search: Dem | None = None
     held: list[CoarseOutlets] = []
 
-    def coarse_outlets(factor: float) -> CoarseOutlets:  # read once, when a search first needs it
-        if not held:
+    def coarse_outlets(factor: float, read: bool = True) -> CoarseOutlets | None:
+        """The coarse grid, read once, when a search first needs it (``read`` False: None until then)."""
+        if not held and read:
             held.append(CoarseOutlets.read(path, factor, (nr, nc), limits=limits, root=root))
-        return held[0]
+        return held[0] if held else None
 
     routed = None
     sbox = (0, 0, 0, 0)
@@ -388,6 +389,14 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
     scratch = np.zeros(zs.shape, dtype=np.uint8)
     proven = np.zeros(zs.shape, dtype=np.uint8)
     walled = np.array(walls, dtype=np.uint8)  # the search window's own edges: no way out there
+    no_coarse = np.full((1, 1), np.inf)
+    # the coarse grid once read (an earlier round's): each search may end in a block it proves
+    co = coarse_outlets(search.ft_per_vertical_unit, read=False) if coarse_outlets is not None else None
+
+    def spills(start: int, bound: float, scratch, proven, walls, co) -> bool:
+        level, f = (co.level, co.f) if co is not None else (no_coarse, 0)
+        return fk.spill_below(zs, start, bound, scratch, proven, walls, level, f, sr0, sc0)
+
     open_scratch = open_proven = None
     wcols, scols = c1 - c0, zs.shape[1]
     for k in np.argsort(bounds, kind="stable"):  # increasing bounds keep `proven` valid
@@ -396,23 +405,23 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
         if _true_outlet(zs, sr, sc, walls):
             continue
         start = sr * scols + sc
-        if fk.spill_below(zs, start, float(bounds[k]), scratch, proven, walled):
+        bound = float(bounds[k])
+        if spills(start, bound, scratch, proven, walled, co):
             continue
         # no way out below the bound in the search window: where does the seed's water rise to? A search
         # in order of water level that spills by a true outlet, with none of the search window's own
         # edges reached below it, has found the seed's whole-DEM filled height (a way round through
         # those edges would have been met first) and the basin it fills: a closed basin, without the
         # coarse grid (reading it is a pass over the whole file)
-        bound = float(bounds[k])
-        _, br0, br1, bc0, bc1, out = fk.spill_basin(zs, sr * scols + sc, np.zeros(zs.shape, dtype=np.uint8))
+        _, br0, br1, bc0, bc1, out = fk.spill_basin(zs, start, np.zeros(zs.shape, dtype=np.uint8))
         box = (br0 + sr0, br1 + sr0, bc0 + sc0, bc1 + sc0)
         if out >= 0 and _true_outlet(zs, *divmod(int(out), scols), walls):
             return ("basin", box)
-        # it leaves by the search window's own edge: the basin may be cut by it, or a way out lie beyond
-        if coarse_outlets is not None and any(walls):
-            # the cells of blocks the coarse grid proves below this bound are proven too; search again
-            coarse_outlets(search.ft_per_vertical_unit).paint(proven, sr0, sc0, bound)
-            if fk.spill_below(zs, start, bound, scratch, proven, walled):
+        # it leaves by the search window's own edge: the basin may be cut by it, or a way out lie beyond;
+        # the blocks the coarse grid proves at this bound may hold the way out: search again with them
+        if coarse_outlets is not None and any(walls) and co is None:
+            co = coarse_outlets(search.ft_per_vertical_unit)
+            if spills(start, bound, scratch, proven, walled, co):
                 continue
         co = coarse_outlets(search.ft_per_vertical_unit) if coarse_outlets is not None else None
         if co is not None and co.closed(sr + sr0, sc + sc0, bound):
@@ -425,7 +434,7 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
             if open_scratch is None:
                 open_scratch = np.zeros(zs.shape, dtype=np.uint8)
                 open_proven = np.zeros(zs.shape, dtype=np.uint8)
-            if fk.spill_below(zs, start, bound, open_scratch, open_proven, np.zeros(4, dtype=np.uint8)):
+            if spills(start, bound, open_scratch, open_proven, np.zeros(4, dtype=np.uint8), None):
                 return ("search",)  # a way out may lie beyond the search window
         return ("basin", box)
     return ("ok",)
@@ -456,7 +465,6 @@ class CoarseOutlets:
 
     def __init__(self, level: np.ndarray, floor: np.ndarray, low: np.ndarray, f: int) -> None:
         self.level, self.floor, self.floor_blocks, self.f = level, floor, low, f
-        self._painted: tuple[np.ndarray | None, float] = (None, -np.inf)
 
     @classmethod
     def read(cls, path, ft_per_vertical_unit: float, shape, *, limits=None, root=None) -> CoarseOutlets:
@@ -522,26 +530,6 @@ class CoarseOutlets:
         rows, cols = np.nonzero(lab == lab[br, bc])
         f = self.f
         return int(rows.min()) * f, int(rows.max() + 1) * f, int(cols.min()) * f, int(cols.max() + 1) * f
-
-    def paint(self, proven: np.ndarray, r0: int, c0: int, bound: float) -> None:
-        """Mark in ``proven`` (a window whose cell [0, 0] is DEM row ``r0``, column ``c0``; rows or columns
-        outside the DEM are left alone) the cells of every block proven at ``bound``. Called with rising
-        bounds on one array; a bound not above the last one painted on the same array adds nothing."""
-        if self._painted[0] is proven and bound <= self._painted[1]:
-            return
-        self._painted = (proven, bound)
-        h, w = proven.shape
-        f, (hr, hc) = self.f, self.level.shape
-        # the window's rows and columns inside the DEM, and the blocks they fall in
-        a0, a1 = max(r0, 0), min(r0 + h, hr * f)
-        b0, b1 = max(c0, 0), min(c0 + w, hc * f)
-        if a0 >= a1 or b0 >= b1:
-            return
-        blocks = self.level[a0 // f : (a1 - 1) // f + 1, b0 // f : (b1 - 1) // f + 1] <= bound
-        # each block's verdict spread over its cells (np.repeat on the small grid, then cropped)
-        cells = np.repeat(np.repeat(blocks, f, axis=0), f, axis=1)
-        cells = cells[a0 - (a0 // f) * f :, b0 - (b0 // f) * f :][: a1 - a0, : b1 - b0]
-        proven[a0 - r0 : a1 - r0, b0 - c0 : b1 - c0] |= cells.view(np.uint8)
 
 
 def _coarse_band(z: np.ndarray, nodata: float, f: int, r0: int, top: np.ndarray, low: np.ndarray) -> None:
