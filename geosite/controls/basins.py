@@ -108,7 +108,11 @@ def disturbed_outlets(
     first_dist = weighted_accumulation(sink, inside)
     chan = fg.channel_cells(channel_threshold_sqft) if channel_threshold_sqft else np.zeros(dirs.shape, bool)
     outlet_cells = exits & chan if concentrated_only else exits
-    lab, n = ndimage.label(outlet_cells, structure=np.ones((3, 3), bool))
+    # labelled on the disturbed cells' box (exits are disturbed cells), not the window
+    brows, bcols = np.flatnonzero(inside.any(axis=1)), np.flatnonzero(inside.any(axis=0))
+    r0, c0 = int(brows[0]), int(bcols[0])
+    lab_box, n = ndimage.label(outlet_cells[r0 : int(brows[-1]) + 1, c0 : int(bcols[-1]) + 1],
+                               structure=np.ones((3, 3), bool))
     if n == 0:
         return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
     steps = max(int(np.ceil(merge_ft / min(dem.cell_x_ft, dem.cell_y_ft))), 1)
@@ -120,10 +124,12 @@ def disturbed_outlets(
             k = parent[k]
         return k
 
-    flat = lab.reshape(-1)
-    nz = np.flatnonzero(flat)
-    nz = nz[np.argsort(flat[nz], kind="stable")]
-    cells_of = dict(zip(range(1, n + 1), np.split(nz, np.cumsum(np.bincount(flat[nz], minlength=n + 1)[1:])[:-1]), strict=True))
+    flat = lab_box.reshape(-1)
+    nzb = np.flatnonzero(flat)
+    nzb = nzb[np.argsort(flat[nzb], kind="stable")]
+    br, bc = np.divmod(nzb, lab_box.shape[1])
+    nz = (br + r0) * dirs.shape[1] + bc + c0  # the window's flat indices, in label then raster order
+    cells_of = dict(zip(range(1, n + 1), np.split(nz, np.cumsum(np.bincount(flat[nzb], minlength=n + 1)[1:])[:-1]), strict=True))
     owner = np.zeros(dirs.size, np.int64)  # the outlet (1..) whose path a cell is on; zeroed pages, no fill
     free = (~inside & ~chan).reshape(-1)  # paths meet overland, outside the disturbed area, before a channel
     paths: dict[int, np.ndarray] = {}

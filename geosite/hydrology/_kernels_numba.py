@@ -431,7 +431,8 @@ def accumulate_marked(dirs, marked, acc):
     number of marked cells draining through each cell, itself included; NaN on nodata. Only the marked
     cells and those downstream of them are visited past a first pass that clears ``acc``, so a site's
     few thousand cells in a window of millions cost their flow paths, not the window. The sums are
-    integers, so equal to :func:`accumulate`'s whatever the order."""
+    integers, so equal to :func:`accumulate`'s whatever the order. The clearing and the listing stay two
+    passes: as one, branching a cell, they took 10.5 ms of a 2 M-cell window against 3.1 ms."""
     nr, nc = dirs.shape
     n = nr * nc
     df = dirs.reshape(n)

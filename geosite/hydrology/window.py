@@ -311,7 +311,7 @@ def _route(search: Dem, sbox, wbox, shape, core, site_geom, threshold_cells: flo
     cells, _ = fk.trace_upstream(dirs, inside.view(np.uint8))
     area.reshape(-1)[cells] = True
     area[core[0] - r0 : core[1] - r0, core[2] - c0 : core[3] - c0] = True
-    check, sides = _relied_on(fg, area, wbox, shape)
+    check, sides, flats = _relied_on(fg, area, wbox, shape)
     if any(sides):
         # the site's own cells, to try before growing: a closed basin W cuts is found in one round
         ring = dilate(inside, 2)
@@ -331,7 +331,7 @@ def _route(search: Dem, sbox, wbox, shape, core, site_geom, threshold_cells: flo
         if any(fed_sides):
             # the core's own heights are tried before growing, as above
             return ("grow", fed_sides, ("ok", dem, fg, label, check))
-    return ("ok", dem, fg, label, check, inside, area)
+    return ("ok", dem, fg, label, check, inside, area, flats)
 
 
 def _edges(shape: tuple[int, int]) -> np.ndarray:
@@ -341,31 +341,38 @@ def _edges(shape: tuple[int, int]) -> np.ndarray:
     return e
 
 
-def _relied_on(fg: FlowGrid, area: np.ndarray, wbox, shape) -> tuple[np.ndarray, tuple[bool, ...]]:
+def _relied_on(fg: FlowGrid, area: np.ndarray, wbox, shape, known: np.ndarray | None = None):
     """The cells whose filled heights the directions of ``area`` rely on (a 2-cell ring, and every flat
-    touching it with its ring), and which artificial sides of W they reach."""
+    touching it with its ring), which artificial sides of W they reach, and those flats with their ring
+    (uint8). ``known``: the flats found for a smaller area (its third value); only the cells outside
+    them start a search (a flat touching one of them is in them whole), so a lake is walked once."""
     from geosite.hydrology import _kernels as fk
 
     nr, nc = shape
     r0, r1, c0, c1 = wbox
     check = dilate(area, 2)
-    flats = fk.flat_components_touching(fg.filled_ft, fg.directions, dilate(area, 1).view(np.uint8))
+    starts = dilate(area, 1)
+    if known is not None:
+        starts &= known == 0
+    flats = fk.flat_components_touching(fg.filled_ft, fg.directions, starts.view(np.uint8))
+    if known is not None:
+        flats |= known
     if flats.any():
         check |= dilate(flats.astype(bool), 1)
     sides = ((r0 > 0 and bool(check[0].any())), (r1 < nr and bool(check[-1].any())),
              (c0 > 0 and bool(check[:, 0].any())), (c1 < nc and bool(check[:, -1].any())))
-    return check, sides
+    return check, sides, flats
 
 
 def _with_dinf(routed, wbox, shape):
     """:func:`_route`'s "ok" widened by the site's D-infinity upslope cells (sheet flow may come from
     cells whose D8 path misses the site): the same "ok" tuple, or ("grow", sides)."""
-    _, dem, fg, label, _check, inside, area = routed
+    _, dem, fg, label, _check, inside, area, flats = routed
     area = area | fg.dinf_upstream(inside)
-    check, sides = _relied_on(fg, area, wbox, shape)
+    check, sides, flats = _relied_on(fg, area, wbox, shape, flats)
     if any(sides):
         return ("grow", sides)
-    return ("ok", dem, fg, label, check, inside, area)
+    return ("ok", dem, fg, label, check, inside, area, flats)
 
 
 def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
