@@ -16,6 +16,10 @@ the numbers are the JIT's (tests/test_kernels.py compares the two bit for bit). 
 parallel mode (these kernels are sequential) and is pending deprecation: if it goes, or the build has no
 C compiler, the build skips the extension and the JIT path takes over. The extension carries a digest
 of the source it was built from; an extension older than the source (an edited checkout) is not used.
+It is compiled for the generic x86-64 (or the build machine's architecture's baseline) CPU, numba.pycc's
+default: compiled for the build machine's own CPU (``CC.target_cpu = "host"``), the coarse pass's
+block extremes ran twice as fast but the priority flood of a 2 M-cell window took 0.25 s against 0.17 s,
+and a wheel so built would stop on an older CPU.
 """
 
 from __future__ import annotations
