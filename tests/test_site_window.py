@@ -311,3 +311,33 @@ def test_within_the_raster_budget_the_search_shrinks_and_the_window_stops(tmp_pa
     assert not where["certified"] and not where["whole"]
     assert (where["rows"][1] - where["rows"][0]) * (where["columns"][1] - where["columns"][0]) * 200 <= 20_000_000
     assert any("not proven to fit a window" in n for n in cut.report["notes"])
+
+
+def test_reading_a_dem_leaves_the_callers_gdal_cache_as_it_was(tmp_path):
+    """open_raster reads with a small GDAL block cache (each tile is read once) and gives the caller's
+    size back after, also when the read fails: a notebook's own rasterio work is not changed by it."""
+    import rasterio
+    from rasterio.env import get_gdal_config, set_gdal_config
+
+    from geosite.errors import InputError
+    from geosite.io.raster import READ_CACHE_MB, open_raster
+    from sitebuilder import write_dem
+
+    path = tmp_path / "dem.tif"
+    write_dem(path, inclined_plane(5.0, shape=(40, 30), cell=3.0))
+    old = get_gdal_config("GDAL_CACHEMAX")
+    try:
+        set_gdal_config("GDAL_CACHEMAX", 300)  # the caller's: 300 MB
+        seen = []
+        with open_raster(path) as src:
+            seen.append(get_gdal_config("GDAL_CACHEMAX"))
+            src.read(1)
+        assert seen == [READ_CACHE_MB] and get_gdal_config("GDAL_CACHEMAX") == 300
+        (tmp_path / "bad.tif").write_bytes(b"II*\x00" + b"\x00" * 60)
+        with pytest.raises(InputError):
+            read_dem(tmp_path / "bad.tif", "us_ft")
+        assert get_gdal_config("GDAL_CACHEMAX") == 300
+        with rasterio.open(path) as src:
+            assert src.read(1).shape == (40, 30)
+    finally:
+        set_gdal_config("GDAL_CACHEMAX", old)

@@ -467,9 +467,6 @@ class CoarseOutlets:
     so memory is the coarse grid's (about a million cells), not the DEM's.
     """
 
-    #: How much of the DEM (at 8 bytes a cell) is read through one opening of the file.
-    CACHE_BYTES = 64 * 2**20
-
     def __init__(self, level: np.ndarray, floor: np.ndarray, low: np.ndarray, f: int) -> None:
         self.level, self.floor, self.floor_blocks, self.f = level, floor, low, f
 
@@ -488,26 +485,22 @@ class CoarseOutlets:
         top = np.empty((hr, hc), dtype=np.float64)
         low = np.empty((hr, hc), dtype=np.float64)
         band = max(1, 512 // f) * f
-        # GDAL keeps every tile read in its block cache (5 % of RAM by default, 480 MB of a 64 M-cell
-        # DEM measured) until the file is closed; a pass reading each tile once gains nothing from it,
-        # so the file is reopened after every CACHE_BYTES of bands, which frees its tiles
-        per_open = max(1, cls.CACHE_BYTES // (band * nc * 8))
+        # GDAL's block cache holds what open_raster lets it (READ_CACHE_MB), not 5 % of RAM: a pass
+        # reading each tile once (480 MB of cache held for a 64 M-cell DEM at GDAL's default) in one opening
         with open_raster(path, "DEM", root, limits) as src:
             # the blocks' extremes in the file's own precision when float32 holds it exactly: max and min
             # commute with the exact widening and the monotone scaling the fine heights get
             native = np.dtype(src.dtypes[0])
             exact32 = native == np.float32 or (native.kind in "iu" and native.itemsize <= 2)
             nodata = stored_nodata(src)
-        dtype = "float32" if exact32 else "float64"
-        for g0 in range(0, nr, band * per_open):
-            with open_raster(path, "DEM", root, limits) as src:
-                for r0 in range(g0, min(g0 + band * per_open, nr), band):
-                    window = Window(0, r0, nc, min(band, nr - r0))
-                    if nodata is None:  # a mask band: read_heights applies it
-                        z, skip = read_heights(src, window, dtype), float("nan")
-                    else:  # the band as stored; the kernel skips its nodata value and infinities
-                        z, skip = src.read(1, window=window, out_dtype=dtype), nodata
-                    _coarse_band(np.ascontiguousarray(z), skip, f, r0, top, low)
+            dtype = "float32" if exact32 else "float64"
+            for r0 in range(0, nr, band):
+                window = Window(0, r0, nc, min(band, nr - r0))
+                if nodata is None:  # a mask band: read_heights applies it
+                    z, skip = read_heights(src, window, dtype), float("nan")
+                else:  # the band as stored; the kernel skips its nodata value and infinities
+                    z, skip = src.read(1, window=window, out_dtype=dtype), nodata
+                _coarse_band(np.ascontiguousarray(z), skip, f, r0, top, low)
         if ft_per_vertical_unit != 1.0:
             top *= ft_per_vertical_unit
             low *= ft_per_vertical_unit
