@@ -11,8 +11,9 @@ GeoTIFF in the same CRS, cell size and grid as the site's DEM; the site folder i
 ``[dem] path`` pointing at it. Larger DEMs are made once into ``--dir`` and reused.
 
 Each run is ``geosite analyze SITE --no-maps -q`` in a fresh process, timed from outside (best of
-``--repeat``), its peak memory from ``/usr/bin/time -f %M`` (the whole process; GNU time forks from
-its own small process, so nothing is inherited). The ratios are against the site-sized DEM.
+``--repeat``, the cases taking turns round by round), its peak memory from ``/usr/bin/time -f %M``
+(the whole process; GNU time forks from its own small process, so nothing is inherited). The ratios
+are against the site-sized DEM.
 """
 
 from __future__ import annotations
@@ -144,10 +145,15 @@ def main() -> int:
         cases.append((f"{s:g} M", cells, site_with_dem(site, dem, work / f"site_{s:g}M" / site.name)))
     print(f"\n{site.name}; {os.cpu_count()} CPUs; geosite analyze --no-maps, fresh process each, best of {a.repeat}")
     print(f"{'DEM':<12}{'cells':>13}{'time s':>9}{'peak MB':>9}{'time x':>8}{'memory x':>10}")
+    # the cases interleaved, one run of each per round: the VM's speed drifts by 15-30 % within the hour,
+    # and a drift between one case's runs and the next case's would be read as the DEM's cost
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in cases}
+    for _ in range(a.repeat):
+        for name, _, folder in cases:
+            runs[name].append(run(folder, work / f"out_{name.replace(' ', '')}"))
     base = None
-    for name, cells, folder in cases:
-        runs = [run(folder, work / f"out_{name.replace(' ', '')}") for _ in range(a.repeat)]
-        wall, peak = min(r[0] for r in runs), min(r[1] for r in runs)
+    for name, cells, _folder in cases:
+        wall, peak = min(r[0] for r in runs[name]), min(r[1] for r in runs[name])
         base = base or (wall, peak)
         print(f"{name:<12}{cells:>13,}{wall:>9.2f}{peak:>9.0f}{wall / base[0]:>8.2f}{peak / base[1]:>10.2f}",
               flush=True)
