@@ -345,7 +345,9 @@ def _relied_on(fg: FlowGrid, area: np.ndarray, wbox, shape, known: np.ndarray | 
     """The cells whose filled heights the directions of ``area`` rely on (a 2-cell ring, and every flat
     touching it with its ring), which artificial sides of W they reach, and those flats with their ring
     (uint8). ``known``: the flats found for a smaller area (its third value); only the cells outside
-    them start a search (a flat touching one of them is in them whole), so a lake is walked once."""
+    them start a search, so a lake is walked once. No flat is missed so: a flat found is in ``known``
+    whole, and a ring cell is never another flat's (a cell beside a flat is higher than it, so has a
+    lower neighbour and is not flat; at the same height it would be the same flat)."""
     from geosite.hydrology import _kernels as fk
 
     nr, nc = shape
