@@ -427,12 +427,11 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
         if out >= 0 and _true_outlet(zs, *divmod(int(out), scols), walls):
             return ("basin", box)
         # it leaves by the search window's own edge: the basin may be cut by it, or a way out lie beyond;
-        # the blocks the coarse grid proves at this bound may hold the way out: search again with them
-        if coarse_outlets is not None and any(walls) and co is None:
+        # the blocks the coarse grid proves at this bound may hold the way out: read it, search again
+        if coarse_outlets is not None and co is None:
             co = coarse_outlets(search.ft_per_vertical_unit)
-            if spills(start, bound, scratch, proven, walled, co):
+            if any(walls) and spills(start, bound, scratch, proven, walled, co):
                 continue
-        co = coarse_outlets(search.ft_per_vertical_unit) if coarse_outlets is not None else None
         if co is not None and co.closed(sr + sr0, sc + sc0, bound):
             # the block floor proves no way out below the bound: a closed basin cut by the search window,
             # which may be wider than the box (that holds only the way down to the edge): W takes in at
@@ -487,8 +486,8 @@ class CoarseOutlets:
         top = np.empty((hr, hc), dtype=np.float64)
         low = np.empty((hr, hc), dtype=np.float64)
         band = max(1, 512 // f) * f
-        # GDAL's block cache holds what open_raster lets it (READ_CACHE_MB), not 5 % of RAM: a pass
-        # reading each tile once (480 MB of cache held for a 64 M-cell DEM at GDAL's default) in one opening
+        # one opening for the whole pass: open_raster caps GDAL's block cache (READ_CACHE_MB), so the tiles
+        # read once are not all held (480 MB of a 64 M-cell DEM at GDAL's default, 5 % of RAM)
         with open_raster(path, "DEM", root, limits) as src:
             # the blocks' extremes in the file's own precision when float32 holds it exactly: max and min
             # commute with the exact widening and the monotone scaling the fine heights get

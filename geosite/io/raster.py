@@ -143,8 +143,8 @@ def _nodata_as_stored(src) -> float:
 def stored_nodata(src) -> float | None:
     """What marks no height in a raw read of band 1 of an open raster, beside NaN and infinities: its
     nodata value as stored (NaN when it has none), or None when a mask band marks it, which only
-    :func:`read_heights` applies. For a kernel that skips no-height cells as it reads a band (one pass
-    where marking them NaN first takes two more)."""
+    :func:`read_heights` applies. read_heights marks by it; a kernel that skips no-height cells as it
+    reads a band takes it too (one pass where marking them NaN first takes two more)."""
     flags = src.mask_flag_enums[0]
     if src.nodata is None and all(f == rasterio.enums.MaskFlags.all_valid for f in flags):
         return float("nan")
@@ -162,12 +162,11 @@ def read_heights(src, window=None, dtype: str = "float64") -> np.ndarray:
     """
     z = src.read(1, window=window, out_dtype=dtype)
     z[np.isinf(z)] = np.nan  # +-inf is no height (a sentinel some tools write), never a measurement
-    flags = src.mask_flag_enums[0]
-    if src.nodata is not None or any(f != rasterio.enums.MaskFlags.all_valid for f in flags):
-        if src.nodata is not None and not np.isnan(src.nodata) and flags == [rasterio.enums.MaskFlags.nodata]:
-            z[z == _nodata_as_stored(src)] = np.nan
-        else:
-            z[src.read_masks(1, window=window) == 0] = np.nan
+    nodata = stored_nodata(src)
+    if nodata is None:
+        z[src.read_masks(1, window=window) == 0] = np.nan
+    elif not np.isnan(nodata):
+        z[z == nodata] = np.nan
     return z
 
 
