@@ -196,6 +196,17 @@ def elevation_at(dem: Dem, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(inside_grid(dem, x, y), z, np.nan)
 
 
+def cells_box(cells: np.ndarray, pad: int = 0) -> tuple[slice, slice] | None:
+    """The rows and columns bounding the True ``cells``, widened by ``pad`` (clipped to the grid); None
+    when there are none."""
+    rows, cols = np.flatnonzero(cells.any(axis=1)), np.flatnonzero(cells.any(axis=0))
+    if not rows.size:
+        return None
+    nr, nc = cells.shape
+    return (slice(max(int(rows[0]) - pad, 0), min(int(rows[-1]) + 1 + pad, nr)),
+            slice(max(int(cols[0]) - pad, 0), min(int(cols[-1]) + 1 + pad, nc)))
+
+
 def rasterize(geom: Any, shape: tuple[int, int], transform: Any) -> np.ndarray:
     """The one rule for the cells of a polygon: a bool mask of ``shape`` whose cells have their centre in
     ``geom`` (in the grid's CRS); when no centre lies in it (a polygon smaller than a cell, or a thin

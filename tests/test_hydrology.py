@@ -518,3 +518,14 @@ def test_window_rings_are_scipys_square_dilation(n):
     want = binary_dilation(mask, structure=np.ones((3, 3), bool), iterations=n) if n else mask
     got = dilate(mask, n)
     assert got.dtype == bool and (got == want).all() and got is not mask
+
+
+def test_cells_box_bounds_the_cells_and_clips_its_ring_to_the_grid():
+    from geosite.grid import cells_box
+
+    cells = np.zeros((6, 8), bool)
+    assert cells_box(cells) is None and cells_box(cells, 2) is None
+    cells[1, 2] = cells[3, 6] = True
+    assert cells_box(cells) == (slice(1, 4), slice(2, 7))
+    assert cells_box(cells, 1) == (slice(0, 5), slice(1, 8))
+    assert cells_box(cells, 3) == (slice(0, 6), slice(0, 8))  # the ring stops at the grid's edges

@@ -109,10 +109,9 @@ def disturbed_outlets(
     chan = fg.channel_cells(channel_threshold_sqft) if channel_threshold_sqft else np.zeros(dirs.shape, bool)
     outlet_cells = exits & chan if concentrated_only else exits
     # labelled on the disturbed cells' box (exits are disturbed cells), not the window
-    brows, bcols = np.flatnonzero(inside.any(axis=1)), np.flatnonzero(inside.any(axis=0))
-    r0, c0 = int(brows[0]), int(bcols[0])
-    lab_box, n = ndimage.label(outlet_cells[r0 : int(brows[-1]) + 1, c0 : int(bcols[-1]) + 1],
-                               structure=np.ones((3, 3), bool))
+    box = grid.cells_box(inside)
+    r0, c0 = box[0].start, box[1].start
+    lab_box, n = ndimage.label(outlet_cells[box], structure=np.ones((3, 3), bool))
     if n == 0:
         return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
     steps = max(int(np.ceil(merge_ft / min(dem.cell_x_ft, dem.cell_y_ft))), 1)

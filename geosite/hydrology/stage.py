@@ -31,7 +31,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 
-from geosite.grid import to_crs, to_dem_crs
+from geosite.grid import cells_box, to_crs, to_dem_crs
 from geosite.rules import Profile, fmt
 
 if TYPE_CHECKING:
@@ -263,7 +263,7 @@ def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.
     # cells' bounding box, so that box and a ring of one cell are all that is looked at (a depression
     # reaching past it takes in a ring cell, which is not the site's); the DEM window around a site
     # holds many more depressions, and labelling all of them cost most of the time
-    box = _cells_box(site_all, 1)
+    box = cells_box(site_all, 1)
     depth = np.nan_to_num(fg.filled_ft[box] - dem.elevation_ft[box], copy=False)
     labels, n = ndimage.label(depth > 1e-6, structure=np.ones((3, 3), bool))
     if n == 0:
@@ -392,24 +392,13 @@ def concentrated_outflows(fg, disturbed: np.ndarray | None, threshold_sqft: floa
     and rill flow only; concentrated runoff from disturbed ground goes through a trap or basin)."""
     if disturbed is None:
         return None
-    box = _cells_box(disturbed, 0)  # only the disturbed cells can leave it: their box, not the window
+    box = cells_box(disturbed, 0)  # only the disturbed cells can leave it: their box, not the window
     if box is None:
         return 0
     rr, rc, has = (a[box] for a in fg.receivers())
     chan = fg.channel_cells(threshold_sqft)[box]
     leaves = disturbed[box] & chan & (fg.directions[box] != 255) & (~has | ~disturbed[rr, rc])
     return int(leaves.sum())
-
-
-def _cells_box(cells: np.ndarray, pad: int) -> tuple[slice, slice] | None:
-    """The rows and columns bounding the True ``cells``, widened by ``pad`` (clipped to the grid); None
-    when there are none."""
-    rows, cols = np.flatnonzero(cells.any(axis=1)), np.flatnonzero(cells.any(axis=0))
-    if not rows.size:
-        return None
-    nr, nc = cells.shape
-    return (slice(max(int(rows[0]) - pad, 0), min(int(rows[-1]) + 1 + pad, nr)),
-            slice(max(int(cols[0]) - pad, 0), min(int(cols[-1]) + 1 + pad, nc)))
 
 
 def _area_without_heights(polygon, dem) -> float:
@@ -432,7 +421,7 @@ def _upslope_truncated(fg, up) -> bool:
     cells = rasterize(up.polygon, dem.shape, dem.transform)
     if cells[0].any() or cells[-1].any() or cells[:, 0].any() or cells[:, -1].any():
         return True
-    box = _cells_box(cells, 1)  # the cells and their ring: the dilation of the window cut to them
+    box = cells_box(cells, 1)  # the cells and their ring: the dilation of the window cut to them
     if box is None:
         return False
     return bool((binary_dilation(cells[box], np.ones((3, 3), bool)) & ~np.isfinite(dem.elevation_ft[box])).any())
