@@ -47,6 +47,7 @@ class SiteMeasurements:
     peak: Phase | None = None
     flow_grid: Any = None  # geosite.hydrology.FlowGrid of the DEM, once the hydrology stage has run
     gate: Any = None  # geosite.rules.Gate: whether the chapter (and each scope of it) applies, computed once
+    decisions: Any = None  # {requirement id: geosite.rules.Decision}: each requirement required here or not, once
 
     def set(self, key: str, value: Any, why: str | None = None) -> None:
         """Record a measurement; ``None`` with ``why`` marks it not assessed, and why."""
