@@ -117,6 +117,8 @@ def measure_controls(
                 res.findings.append(c.finding(name, f"controls.{name}", "not_assessed", f"{text[:1].upper()}{text[1:]}: not assessed ({why})."))
         _inlets(site, c, None, None, bmps, res, step)  # on-site and adjacent inlets need no DEM
         _tracking(site, c, res, step)
+        _dewatering(site, c, bmps, res)
+        _inactive_stabilization(site, c, bmps, res)
         return res
     chan = m.layers.get("channels")
     chan_dem = to_crs(chan, dem.crs) if chan is not None and len(chan) else None
@@ -126,6 +128,9 @@ def measure_controls(
     _inlets(site, c, dem, fg, bmps, res, step)
     _tracking(site, c, res, step)
     _diversions(site, c, dem, fg, bmps, res, step)
+    _channelized_inflows(site, c, bmps, res)
+    _dewatering(site, c, bmps, res)
+    _inactive_stabilization(site, c, bmps, res)
     return res
 
 
@@ -727,3 +732,105 @@ def _diversions(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None
                                   f"No submitted diversion along {gap_len:,.0f} ft of the {need_len:,.0f} ft geosite proposes above the disturbed areas "
                                   f"(sheetflow from more than {area_ft2:,.0f} sq ft reaching them at {v_fps:g} ft/s or more across the disturbed area).",
                                   values=vals, feature_ids=need))
+
+
+# --------------------------------------------------------------------------------------------- plan checks without placement
+
+
+def _dewatering(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+    """B(1)-style: when dewatering is declared, the plan names what treats the pumped water (a bmps feature
+    of one of ``[controls] dewatering_types``)."""
+    q, d = c.practice("dewatering"), c.decision("dewatering")
+    if q is None or d is None or not d.met:
+        return
+    types = tuple(c.v("dewatering_types"))
+    got = controls.bmps_of(bmps, types)
+    if bmps is None:
+        res.findings.append(c.finding("dewatering", "dewatering_submitted", "not_assessed",
+                                      f"Dewatering is declared: {q.requires}; no bmps layer submitted to show what treats it.",
+                                      required=True))
+        return
+    ids = [py_scalar(i) for i in got["id"]] if got is not None and len(got) else []
+    res.findings.append(c.finding("dewatering", "dewatering_submitted", "pass" if ids else "fail",
+                                  f"Dewatering is declared and bmps {', '.join(map(str, ids))} treat the pumped water." if ids else
+                                  f"Dewatering is declared but the plan names nothing to treat the pumped water ({q.requires}; a bmps "
+                                  f"feature of type {', '.join(types)}).", required=True, feature_ids=ids))
+
+
+def _inactive_stabilization(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+    """B(6)(c)[1]-style: each disturbance polygon is stabilized within the requirement's days of its end
+    (its ``stabilized`` date, or the install date of a stabilization bmps feature over it)."""
+    q = c.practice("inactive_stabilization")
+    dist = site.layer("disturbance")
+    if q is None or dist is None or not len(dist):
+        return
+    days = int(q.param("days"))
+    late, undated, ok = [], [], []
+    stab = controls.bmps_of(bmps, tuple(c.v("stabilization_types")))
+    for i in range(len(dist)):
+        fid = py_scalar(dist["id"].iloc[i]) if "id" in dist.columns else i + 1
+        end = dist["end"].iloc[i] if "end" in dist.columns else None
+        when = _stabilized_on(dist, i, stab)
+        if end is None or when is None:
+            undated.append(fid)
+        elif (when - end).days > days:
+            late.append((fid, end, when))
+        else:
+            ok.append(fid)
+    if late:
+        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization", "fail",
+                                      "Disturbed ground stabilized more than " f"{days} days after its work ends: "
+                                      + "; ".join(f"area {f} ends {e.isoformat()}, stabilized {w.isoformat()} ({(w - e).days} days)"
+                                                  for f, e, w in late) + f" ({q.requires}).",
+                                      required=True, feature_ids=[f for f, _e, _w in late]))
+    if undated:
+        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization", "not_assessed",
+                                      f"Disturbance area(s) {', '.join(map(str, undated))}: no end date or no stabilization date, so whether the "
+                                      f"ground is stabilized within {days} days of going inactive cannot be told ({q.requires}).",
+                                      required=True, feature_ids=undated))
+    if ok and not late and not undated:
+        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization", "pass",
+                                      f"Every disturbance area is stabilized within {days} days of its end ({len(ok)} areas).", required=True))
+
+
+def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None) -> Any:
+    """The date disturbance polygon ``i`` is stabilized: its ``stabilized`` attribute, else the latest install
+    date of stabilization features covering most of it (None when the plan gives none)."""
+    v = dist["stabilized"].iloc[i] if "stabilized" in dist.columns else None
+    if v is not None:
+        return v
+    if stab is None or not len(stab) or "install" not in stab.columns:
+        return None
+    g = dist.geometry.iloc[i]
+    over = [d for d, s in zip(stab["install"], stab.geometry, strict=True)
+            if d is not None and s.geom_type.endswith("Polygon") and s.intersection(g).area >= 0.5 * g.area]
+    return max(over) if over else None
+
+
+def _channelized_inflows(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+    """B(6)(a)-style channelized runoff from adjacent areas: diverted (a submitted diversion within the
+    profile's cover tolerance of each channelized entry), or else its channel protected by the channel-edge
+    fences of the requirement's alternative (judged with the filter fence)."""
+    q, d = c.practice("channelized_diversion"), c.decision("channelized_diversion")
+    if q is None or d is None or not d.met:
+        return
+    entries = c.m.layers.get("upslope_entry_points")
+    pts = entries[entries["channelized"].astype(bool)] if entries is not None and "channelized" in entries.columns else None
+    if bmps is None or pts is None or not len(pts):
+        res.findings.append(c.finding("channelized_diversion", "channelized_diversion_submitted", "not_assessed",
+                                      f"Channelized runoff enters the disturbed area: {q.requires}; "
+                                      + ("no bmps layer submitted." if bmps is None else "its entry points are not located."),
+                                      required=True))
+        return
+    tol = float(c.p.value("submission", "diversion_cover_tolerance_ft")) / site.ft_per_unit
+    div = controls.bmps_of(bmps, ("diversion",))
+    near = div is not None and len(div) and all(div.distance(p).min() <= tol for p in pts.geometry)
+    fences = res.report.get("submitted_controls", {}).get("filter_fence", {})
+    channel_gap = sum(g["length_ft"] for g in fences.get("gaps", []) if g.get("side") == "channel")
+    protected = bool(fences) and c.practice("channel_fence") is not None and channel_gap <= 0
+    status = "pass" if near or protected else "fail"
+    how = ("submitted diversions at every channelized inflow" if near else
+           "the channel is protected by the channel-edge fences instead (B(6)(c)[3], the route the text allows 'otherwise')" if protected
+           else "no diversion at the inflows and the channel-edge fences have gaps or are not submitted")
+    res.findings.append(c.finding("channelized_diversion", "channelized_diversion_submitted", status,
+                                  f"Channelized runoff enters the disturbed area at {len(pts)} point(s): {how}.", required=True))
