@@ -269,8 +269,10 @@ def _plan_type(result: AnalysisResult, declared: Declared, required: str | None)
         return ReviewFinding("plan_type_submitted", citation, section, status, msg, **kw)
 
     if required is None:
-        return [f("not_assessed", "The plan type required cannot be told (no disturbed area measured).", "",
-                  settle="a disturbance layer", submitted=names.get(got, "not declared"))]
+        why = result.evaluation.plan_type_message
+        return [f("not_assessed", f"The plan type required cannot be told ({why[:1].lower()}{why[1:]}).", "",
+                  settle="a disturbance layer" if acres is None else "the chapter's plan-type thresholds in the profile",
+                  submitted=names.get(got, "not declared"))]
     req_text = {"full": names["full"], "statement": names["statement"], "both": "a full plan or a plan statement (exactly at the limit)"}[required]
     cite = pt["full"]["citation"] if required == "full" else pt["statement"]["citation"] if required == "statement" else f"{pt['full']['citation']}, {pt['statement']['citation']}"
     if got is None:

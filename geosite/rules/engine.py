@@ -260,12 +260,18 @@ def site_gate(profile: Profile | str, measurements: Any) -> Gate:
     triggers = [_condition(profile, t, m, section) for t in app.get("triggers", [])]
     exemptions = [_condition(profile, t, m, section) for t in app.get("exemptions", [])]
     applies = _combine([t.met for t in triggers], app.get("combine", "any"))
+    unread = app.get("unread")
+    if unread and applies is not True:
+        applies = None  # the part of the chapter holding (more of) its triggers was not read: never "does not apply"
     if any(e.met for e in exemptions):
         applies = False
     scopes = {name: _condition(profile, {"rule": name, **cond}, m, cond.get("section", section))
               for name, cond in profile.data.get("gates", {}).items()}
     g = Gate(applies, triggers, exemptions, scopes)
     g.message, g.citation = _applicability_text(applies, triggers, exemptions)
+    if unread and applies is None:
+        g.message = (f"Applicability not decided: the part of the chapter that holds its triggers ({unread}) was not read by the "
+                     "profile's author" + (f"; {g.message.removeprefix('Applicability not decided: ')}" if triggers else "") + ".")
     return g
 
 
@@ -365,12 +371,17 @@ def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
     the measurements, and why."""
     pt = profile.data.get("plan_type")
     if not pt:
-        return None, "plan type: not specified by this chapter"
+        return None, ("plan type: not in the profile (the chapter does not say, or the part that says it was not read: see the "
+                      "topics not read)")
     value = m.get(pt["measure"])
-    full = compare(value, pt["full"]["op"], pt["full"]["threshold"])
-    statement = compare(value, pt["statement"]["op"], pt["statement"]["threshold"])
-    if full is None:
+    full = compare(value, pt["full"]["op"], pt["full"]["threshold"]) if "full" in pt else False
+    statement = compare(value, pt["statement"]["op"], pt["statement"]["threshold"]) if "statement" in pt else False
+    if full is None or statement is None:
         return None, "plan type: not assessed (no disturbed area)"
+    if not full and not statement and ("full" not in pt or "statement" not in pt):
+        have = pt.get("full") or pt.get("statement")
+        return None, (f"{fmt(value, 'acres')} disturbed: not {have['text']}; what the chapter asks below that is not in the profile "
+                      "(not read, or not stated)")
     if full and statement:
         kind = "both"
         msg = (

@@ -152,7 +152,7 @@ class _Context:
         app = self.data.get("applicability")
         if app is None:
             return
-        self.p.keys("applicability", app, ("combine", "section", "triggers", "exemptions"))
+        self.p.keys("applicability", app, ("combine", "section", "triggers", "exemptions", "unread"))
         if app.get("combine", "any") not in ("any", "all"):
             self.p.add("applicability.combine", f"{app['combine']!r} is not any or all")
         self.section("applicability.section", app.get("section"))
