@@ -84,7 +84,10 @@ class CheckResult:
 
     @property
     def open_questions(self) -> list[ReviewFinding]:
-        """Findings not assessed: a requirement that may apply, which the plan's data cannot settle."""
+        """Findings not assessed where the chapter applies or may: a requirement the plan's data cannot settle
+        (none where the chapter does not apply: nothing is required there)."""
+        if self.analysis.evaluation.applies is False:
+            return []
         return [f for f in self.findings if f.status == "not_assessed"]
 
     @property
