@@ -43,7 +43,7 @@ def _declared(path):
 # --------------------------------------------------------------------------------------- the schema
 
 
-def test_lot7_derived_gpkg_has_every_layer_of_the_readme_with_its_declared_type(lot7_outputs, ):
+def test_lot7_derived_gpkg_has_every_layer_of_the_readme_with_its_declared_type(lot7_outputs):
     path = lot7_outputs / "derived.gpkg"
     layers = pyogrio.list_layers(path)
     assert [n for n, _ in layers] == [*DERIVED_SCHEMA, "layer_styles"]

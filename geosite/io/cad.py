@@ -303,7 +303,7 @@ class _Drawing:
         if name in POINT_BLOCKS:
             self.point(name, geom.representative_point(), row, cad, xdata, footprint=False)
 
-    def point(self, name: str, p: Any, row: Any, cad: str, xdata: list, footprint: bool = True) -> None:
+    def point(self, name: str, p: Any, row: Any, cad: str, xdata: list, *, footprint: bool = True) -> None:
         """A block reference at ``p`` with its ATTRIBs (the tags the layer has), scaled to the basin's
         footprint where its size is known, else to the symbol size."""
         symbol = SYMBOL_IN.get(name, PAPER_IN["symbol"]) * self.upi
