@@ -2,19 +2,27 @@
 
 Layer names follow the US National CAD Standard's pattern (discipline ``C`` civil, a major group, a
 minor group): erosion and sediment control on ``C-ESCP-*``, topography on ``C-TOPO-*``, the property on
-``C-PROP-*``; each filter fence kind on its own layer with its own linetype. The table is
-:data:`CAD_LAYERS` (documented in docs/cad_layers.md); colours are AutoCAD colour indices (ACI).
+``C-PROP-*``, text on ``C-ANNO-*``; each filter fence kind on its own layer with its own linetype. The
+tables are :data:`CAD_LAYERS`, :data:`ANNO_LAYERS` and :data:`CONTEXT_LAYERS` (documented in
+docs/cad_layers.md); colours are AutoCAD colour indices (ACI).
 
 What a CAD technician opens: coordinates in the layers' CRS units, ``$INSUNITS`` from that CRS (US
 survey feet 21, feet 2, metres 6) and ``$MEASUREMENT`` agreeing (0 imperial for feet, 1 metric for
 metres), ``$EXTMIN``/``$EXTMAX`` on the drawing's extent so it opens on the site, contours as
 LWPOLYLINEs at their elevation, and every feature's attributes as XDATA of the application
-``GEOSITE`` (one ``name=value`` string each). Written with ezdxf (audited on save by the tests).
+``GEOSITE`` (one ``name=value`` string each). Point practices (inlet protection, sediment basins and
+traps, upslope entry points) are block references (:data:`POINT_BLOCKS`): symbols of lines and circles
+that plot at any ``$PDMODE``, their attributes as ATTRIBs, a basin or trap scaled to its footprint
+where its size attributes give one (:data:`BASIN_SIZE_COLUMNS`). Labels are TEXT/MTEXT sized for the
+plot scale (1 in = 100 ft unless told): index contour elevations on C-ANNO-TOPO, practice labels on
+C-ANNO-ESCP, the site's road, structure, inlet and stream names on C-ANNO-IDEN. Written with ezdxf
+(audited on read back by the tests).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -156,24 +164,8 @@ def write_dxf(
     -------
     The path written.
     """
-    import ezdxf
-
     layers, crs = _one_crs(layers)
-    doc = ezdxf.new("R2010", setup=True)
-    code = insunits(crs) if crs is not None else None
-    # heights (elevation_ft), linetype lengths and paper sizes are in feet: the CRS unit on a foot CRS
-    # (US survey or international), international feet on a metre CRS
-    ft_per_unit = 1.0
-    if code is not None:
-        doc.header["$INSUNITS"] = code
-        doc.header["$MEASUREMENT"] = MEASUREMENT[code]
-        ft_per_unit = 1.0 / 0.3048 if code == 6 else 1.0
-    for lt, (desc, pattern) in LINETYPES.items():
-        doc.linetypes.add(lt, pattern=[v / ft_per_unit for v in pattern], description=desc)
-    doc.appids.add(APPID)
-    for name, (aci, what) in ANNO_LAYERS.items():
-        doc.layers.add(name, color=aci).description = what
-    define_blocks(doc)
+    doc, ft_per_unit = _new_document(crs)
     d = _Drawing(doc.modelspace(), scale_ft / ft_per_unit, ft_per_unit, point_radius)
     for name, gdf in layers.items():
         if gdf is not None:
@@ -183,6 +175,7 @@ def write_dxf(
         for name, gdf in context.items():
             if name in CONTEXT_LAYERS and gdf is not None and len(gdf):
                 d.context(name, gdf.to_crs(crs) if crs is not None and not gdf.crs.equals(crs) else gdf, box)
+    d.place_labels()
     if math.isfinite(box[0]):
         # ezdxf writes the header's $EXTMIN/$EXTMAX from the modelspace layout's on save
         msp = doc.modelspace()
@@ -195,6 +188,28 @@ def write_dxf(
     except OSError as exc:
         raise OutputError(f"{out}: cannot write the DXF ({exc})") from exc
     return out
+
+
+def _new_document(crs: Any) -> tuple[Any, float]:
+    """An empty drawing with geosite's header, linetypes, annotation layers and blocks, and the feet in
+    one of its units: heights (``elevation_ft``), linetype lengths and paper sizes are in feet, the CRS
+    unit on a foot CRS (US survey or international), international feet on a metre CRS."""
+    import ezdxf
+
+    doc = ezdxf.new("R2010", setup=True)
+    code = insunits(crs) if crs is not None else None
+    ft_per_unit = 1.0
+    if code is not None:
+        doc.header["$INSUNITS"] = code
+        doc.header["$MEASUREMENT"] = MEASUREMENT[code]
+        ft_per_unit = 1.0 / 0.3048 if code == 6 else 1.0
+    for lt, (desc, pattern) in LINETYPES.items():
+        doc.linetypes.add(lt, pattern=[v / ft_per_unit for v in pattern], description=desc)
+    doc.appids.add(APPID)
+    for name, (aci, what) in ANNO_LAYERS.items():
+        doc.layers.add(name, color=aci).description = what
+    define_blocks(doc)
+    return doc, ft_per_unit
 
 
 def _one_crs(layers: dict[str, Any]) -> tuple[dict[str, Any], Any]:
@@ -257,6 +272,7 @@ class _Drawing:
         self.fpu = ft_per_unit
         self.point_radius = point_radius
         self.bounds = [math.inf, math.inf, -math.inf, -math.inf]
+        self.labels: list[_Label] = []
 
     def layer(self, name: str, gdf: Any) -> None:
         """One geosite layer: its CAD layers, entities and labels."""
@@ -299,7 +315,7 @@ class _Drawing:
             for p in getattr(geom, "geoms", [geom]):
                 self.point(name, p, row, cad, xdata)
             return
-        _add(self.msp, geom, cad, None, elevation, xdata)
+        _add(self.msp, geom, cad, radius=None, elevation=elevation, xdata=xdata)
         if name in POINT_BLOCKS:
             self.point(name, geom.representative_point(), row, cad, xdata, footprint=False)
 
@@ -330,52 +346,83 @@ class _Drawing:
         r = max(xs, ys)
         self._grow((p.x - r, p.y - r, p.x + r, p.y + r))
 
-    def text(self, layer: str, s: str, at: tuple[float, float], *, height_in: float, angle: float = 0.0,
+    def label(self, layer: str, s: str, spots: list[tuple[tuple[float, float], float, str]], *,
+              priority: int, height_in: float | None = None, required: bool = True) -> None:
+        """Queue a label: the places it may go, best first, as (point, angle in degrees, alignment)."""
+        if s and spots:
+            self.labels.append(_Label(priority, layer, s, height_in or PAPER_IN["text"], spots, required))
+
+    def place_labels(self) -> None:
+        """Write the queued labels, most important first, each at its first place whose box meets no
+        label already placed; a required label with no free place goes at its first (CAD moves it)."""
+        placed: list[tuple[float, float, float, float]] = []
+        for lab in sorted(self.labels, key=lambda x: x.priority):
+            h = lab.height_in * self.upi
+            choice = None
+            for at, angle, align in lab.spots:
+                box = _text_box(lab.text, at, h, angle, align)
+                if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed):
+                    choice = (at, angle, align, box)
+                    break
+            if choice is None and lab.required:
+                at, angle, align = lab.spots[0]
+                choice = (at, angle, align, _text_box(lab.text, at, h, angle, align))
+            if choice is not None:
+                placed.append(choice[3])
+                self.text(lab.layer, lab.text, choice[0], height=h, angle=choice[1], align=choice[2])
+
+    def text(self, layer: str, s: str, at: tuple[float, float], *, height: float, angle: float = 0.0,
              align: str = "MIDDLE_CENTER") -> None:
-        """A TEXT (MTEXT when it has several lines) on an annotation layer, sized for the plot scale."""
+        """A TEXT (MTEXT when it has several lines) on an annotation layer, ``height`` in drawing units."""
         from ezdxf.enums import TextEntityAlignment
 
-        h = height_in * self.upi
         if "\n" in s:
-            attach = 5 if align == "MIDDLE_CENTER" else 4  # middle centre / middle left
-            self.msp.add_mtext(s.replace("\n", "\\P"), dxfattribs={"layer": layer, "char_height": h, "insert": at,
-                                                                 "rotation": angle, "attachment_point": attach})
+            self.msp.add_mtext(s.replace("\n", "\\P"), dxfattribs={
+                "layer": layer, "char_height": height, "insert": at, "rotation": angle,
+                "attachment_point": _MTEXT_ATTACH[align]})
             return
-        t = self.msp.add_text(s, height=h, rotation=angle, dxfattribs={"layer": layer})
+        t = self.msp.add_text(s, height=height, rotation=angle, dxfattribs={"layer": layer})
         t.set_placement(at, align=TextEntityAlignment[align])
 
     def contour_labels(self, geom: Any, text: str) -> None:
-        """An index contour's elevation along each piece long enough on paper, upright."""
+        """An index contour's elevation along each piece long enough on paper, upright: the first on a
+        piece always, the others where they find room within an inch of their station."""
         first, every = CONTOUR_LABEL_IN["first"] * self.upi, CONTOUR_LABEL_IN["every"] * self.upi
         for part in getattr(geom, "geoms", [geom]):
             n = part.length
             if n < first:
                 continue
             stations = [n / 2] if n < every else [every / 2 + k * every for k in range(int((n - every / 2) // every) + 1)]
-            for d in stations:
-                at, angle = _along(part, d)
-                self.text("C-ANNO-TOPO", text, at, height_in=PAPER_IN["contour_text"], angle=angle)
+            for k, d in enumerate(stations):
+                tries = [min(max(d + f * self.upi, 0.0), n) for f in (0.0, 0.5, -0.5, 1.0, -1.0)]
+                self.label("C-ANNO-TOPO", text, [(*_along(part, t), "MIDDLE_CENTER") for t in tries],
+                           priority=40, height_in=PAPER_IN["contour_text"], required=k == 0)
+
+    def point_spots(self, p: Any, r: float, above_first: bool = False) -> list[tuple[tuple[float, float], float, str]]:
+        """Places beside a symbol of radius ``r``: right, left, below, above (above first for a name)."""
+        g = r + PAPER_IN["gap"] * self.upi
+        right, left = ((p.x + g, p.y), 0.0, "MIDDLE_LEFT"), ((p.x - g, p.y), 0.0, "MIDDLE_RIGHT")
+        below, above = ((p.x, p.y - g), 0.0, "TOP_CENTER"), ((p.x, p.y + g), 0.0, "BOTTOM_CENTER")
+        return [above, below, left, right] if above_first else [right, left, below, above]
 
     def practice_label(self, name: str, geom: Any, row: Any) -> None:
         """The label of a practice (or upslope area) on C-ANNO-ESCP: beside a point's symbol, along a
-        line long enough on paper, inside a polygon."""
+        line long enough on paper (where it finds room), inside a polygon."""
         s = practice_text(name, row)
         if not s:
             return
         if geom.geom_type in ("Point", "MultiPoint"):
             p = geom if geom.geom_type == "Point" else geom.geoms[0]
             size = basin_size_ft(row) if name == "sediment_basins" else None
-            r = max(size[1], size[2]) / self.fpu if size else PAPER_IN["symbol"] * self.upi
-            self.text("C-ANNO-ESCP", s, (p.x + r + PAPER_IN["gap"] * self.upi, p.y), height_in=PAPER_IN["text"],
-                      align="MIDDLE_LEFT")
+            r = max(size[1], size[2]) / self.fpu if size else SYMBOL_IN.get(name, PAPER_IN["symbol"]) * self.upi
+            self.label("C-ANNO-ESCP", s, self.point_spots(p, r), priority=10)
         elif geom.geom_type in ("LineString", "MultiLineString"):
             part = max(getattr(geom, "geoms", [geom]), key=lambda g: g.length)
             if part.length >= 1.0 * self.upi:
-                at, angle = _along(part, part.length / 2)
-                self.text("C-ANNO-ESCP", s, at, height_in=PAPER_IN["text"], angle=angle)
+                spots = [(*_along(part, f * part.length), "MIDDLE_CENTER") for f in (0.5, 0.35, 0.65, 0.2, 0.8)]
+                self.label("C-ANNO-ESCP", s, spots, priority=50, required=False)
         else:
-            p = geom.representative_point()
-            self.text("C-ANNO-ESCP", s, (p.x, p.y), height_in=PAPER_IN["text"])
+            self.label("C-ANNO-ESCP", s, self.inside_spots(geom), priority=30)
 
     def context(self, name: str, gdf: Any, box: list[float]) -> None:
         """A site layer within the drawing's extent on its CAD layer, its names on C-ANNO-IDEN."""
@@ -395,19 +442,54 @@ class _Drawing:
             clipped = geom if geom.geom_type in ("Point", "MultiPoint") else geom.intersection(frame)
             self.feature(name, clipped, row, cad=cad, elevation=None, xdata=xdata)
             label = _text(_get(row, "name")) if name in NAMED_CONTEXT else ""
-            if not label:
-                continue
-            if clipped.geom_type in ("Point", "MultiPoint"):  # above the symbol: a practice's label is beside it
-                p = clipped if clipped.geom_type == "Point" else clipped.geoms[0]
-                r = (PAPER_IN["symbol"] + PAPER_IN["gap"] + PAPER_IN["text"] / 2) * self.upi
-                self.text("C-ANNO-IDEN", label, (p.x, p.y + r), height_in=PAPER_IN["text"])
-            elif clipped.geom_type in ("LineString", "MultiLineString"):
-                part = max(getattr(clipped, "geoms", [clipped]), key=lambda g: g.length)
-                at, angle = _along(part, part.length / 2)
-                self.text("C-ANNO-IDEN", label, at, height_in=PAPER_IN["text"], angle=angle)
-            elif not clipped.is_empty:
-                p = clipped.representative_point()
-                self.text("C-ANNO-IDEN", label, (p.x, p.y), height_in=PAPER_IN["text"])
+            if label and not clipped.is_empty:
+                self.label("C-ANNO-IDEN", label, self.name_spots(clipped), priority=20)
+
+    def name_spots(self, geom: Any) -> list[tuple[tuple[float, float], float, str]]:
+        """Places for a feature's name: above or below an inlet (a practice's label is beside it), along
+        a road or stream, inside a structure."""
+        if geom.geom_type in ("Point", "MultiPoint"):
+            p = geom if geom.geom_type == "Point" else geom.geoms[0]
+            return self.point_spots(p, PAPER_IN["symbol"] * self.upi, above_first=True)
+        if geom.geom_type in ("LineString", "MultiLineString"):
+            part = max(getattr(geom, "geoms", [geom]), key=lambda g: g.length)
+            return [(*_along(part, f * part.length), "MIDDLE_CENTER") for f in (0.5, 0.3, 0.7)]
+        return self.inside_spots(geom)
+
+    def inside_spots(self, geom: Any) -> list[tuple[tuple[float, float], float, str]]:
+        """Places in a polygon: its representative point, then up and down from it by one and two
+        label heights and a half."""
+        p = geom.representative_point()
+        step = 1.5 * PAPER_IN["text"] * self.upi
+        return [((p.x, p.y + k * step), 0.0, "MIDDLE_CENTER") for k in (0, 1, -1, 2, -2)]
+
+
+@dataclass
+class _Label:
+    priority: int
+    layer: str
+    text: str
+    height_in: float
+    spots: list[tuple[tuple[float, float], float, str]]
+    required: bool
+
+
+#: MTEXT attachment points of the TEXT alignments used.
+_MTEXT_ATTACH = {"MIDDLE_CENTER": 5, "MIDDLE_LEFT": 4, "MIDDLE_RIGHT": 6, "TOP_CENTER": 2, "BOTTOM_CENTER": 8}
+#: A character's width and an MTEXT line's pitch, in text heights (an estimate for the standard font).
+_CHAR_W, _LINE_PITCH = 0.65, 1.67
+
+
+def _text_box(s: str, at: tuple[float, float], h: float, angle: float, align: str) -> tuple[float, float, float, float]:
+    """The axis-aligned box round a text's estimated outline (drawing units)."""
+    lines = s.split("\n")
+    w = max(len(line) for line in lines) * _CHAR_W * h
+    ht = h + (len(lines) - 1) * _LINE_PITCH * h
+    xs = {"MIDDLE_LEFT": (0.0, w), "MIDDLE_RIGHT": (-w, 0.0)}.get(align, (-w / 2, w / 2))
+    ys = {"TOP_CENTER": (-ht, 0.0), "BOTTOM_CENTER": (0.0, ht)}.get(align, (-ht / 2, ht / 2))
+    c, sn = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    pts = [(at[0] + x * c - y * sn, at[1] + x * sn + y * c) for x in xs for y in ys]
+    return (min(p[0] for p in pts), min(p[1] for p in pts), max(p[0] for p in pts), max(p[1] for p in pts))
 
 
 def basin_size_ft(row: Any) -> tuple[str, float, float, str] | None:
@@ -496,7 +578,7 @@ def _text(v: Any) -> str:
     return str(v)
 
 
-def _add(msp: Any, geom: Any, layer: str, radius: float | None, elevation: float | None, xdata: list) -> None:
+def _add(msp: Any, geom: Any, layer: str, *, radius: float | None, elevation: float | None, xdata: list) -> None:
     if geom is None or geom.is_empty:
         return
     t = geom.geom_type
@@ -505,7 +587,7 @@ def _add(msp: Any, geom: Any, layer: str, radius: float | None, elevation: float
         attribs["elevation"] = elevation
     if t.startswith("Multi") or t == "GeometryCollection":
         for g in geom.geoms:
-            _add(msp, g, layer, radius, elevation, xdata)
+            _add(msp, g, layer, radius=radius, elevation=elevation, xdata=xdata)
         return
     if t == "Point":
         e = (msp.add_circle((geom.x, geom.y), radius, dxfattribs=attribs) if radius

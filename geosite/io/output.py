@@ -116,7 +116,7 @@ def write_manifest(folder: Path, **extra: Any) -> Path:
         if p.is_file() and p.name not in (MANIFEST, TMP_MARKER):
             files[p.relative_to(folder).as_posix()] = {"bytes": p.stat().st_size, "sha256": file_sha256(p)}
     manifest = {"generator": "geosite", "geosite_version": __version__,
-                "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "written": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
                 "argv": sys.argv[1:], **extra, "files": files}
     path = folder / MANIFEST
     path.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
