@@ -76,7 +76,7 @@ def test_point_practices_are_blocks_with_their_attributes(lot7_outputs):
         for _, row in frame.iterrows():
             ref = by_xy[(round(row.geometry.x, 3), round(row.geometry.y, 3))]  # at the feature's point
             attribs = {a.dxf.tag: a.dxf.text for a in ref.attribs}
-            assert attribs["LAYER"] == layer
+            assert set(attribs) == {t.upper() for t in tags}
             for tag in tags:
                 if tag in frame.columns and isinstance(row[tag], str):
                     assert attribs[tag.upper()] == row[tag], (layer, tag)

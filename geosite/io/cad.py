@@ -117,8 +117,8 @@ POINT_BLOCKS: dict[str, tuple[str, tuple[str, ...]]] = {
                                                   "trap_or_basin_required", "required")),
     "sediment_basins": ("GS_SEDIMENT_BASIN", ("kind", "outlet", "drainage_acres", "disturbed_acres", "size",
                                               "storage_cy", "required")),
-    "upslope_entry_points": ("GS_UPSLOPE_ENTRY", ("disturbance_id", "contrib_area_sqft", "flow_length_ft",
-                                                  "channelized")),
+    # hundreds on a site (a cell apart): the two numbers a reader wants; the rest is in the XDATA
+    "upslope_entry_points": ("GS_UPSLOPE_ENTRY", ("contrib_area_sqft", "flow_length_ft")),
     "storm_inlets": ("GS_STORM_INLET", ("id", "name")),
 }
 #: The symbol of a point layer not in :data:`POINT_BLOCKS`.
@@ -259,8 +259,12 @@ def define_blocks(doc: Any) -> None:
                 blk.add_line(*arg, dxfattribs=solid)
             else:
                 blk.add_circle((0, 0), arg, dxfattribs=solid)
-        for i, tag in enumerate(("layer", *tags.get(name, ()))):
-            blk.add_attdef(tag.upper(), insert=(1.2, -0.3 * i), dxfattribs={**solid, "height": 0.25, "flags": 1})
+        for i, tag in enumerate(tags.get(name, ())):
+            blk.add_attdef(tag.upper(), insert=(_ATT_X, -_ATT_DY * i), dxfattribs={**solid, "height": _ATT_H, "flags": 1})
+
+
+#: Where a block's attributes sit, in its units: right of the symbol, one under another.
+_ATT_X, _ATT_DY, _ATT_H = 1.2, 0.3, 0.25
 
 
 class _Drawing:
@@ -336,12 +340,14 @@ class _Drawing:
                 xs, ys = size[1] / self.fpu, size[2] / self.fpu
                 size_text = size[3]
         ref = self.msp.add_blockref(block, (p.x, p.y), dxfattribs={"layer": cad, "xscale": xs, "yscale": ys})
-        values = {"LAYER": name, **{t.upper(): _text(_get(row, t)) for t in tags}}
+        values = {t.upper(): _text(_get(row, t)) for t in tags}
         if "size" in tags:
             values["SIZE"] = size_text or "not sized: symbol only"
-        ref.add_auto_attribs(values)
-        for a in ref.attribs:
-            a.dxf.layer = cad
+        # where the block's ATTDEFs are (define_blocks), placed directly: ezdxf's autofill transforms
+        # each definition, 3x the cost with hundreds of entry points
+        for i, (tag, value) in enumerate(values.items()):
+            ref.add_attrib(tag, value, (p.x + _ATT_X * xs, p.y - _ATT_DY * i * ys),
+                           dxfattribs={"layer": cad, "height": _ATT_H * ys, "flags": 1})
         ref.set_xdata(APPID, xdata)
         r = max(xs, ys)
         self._grow((p.x - r, p.y - r, p.x + r, p.y + r))
