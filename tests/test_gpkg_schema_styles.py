@@ -163,6 +163,29 @@ def test_one_default_style_per_layer(lot7_outputs):
                for r in rows)
 
 
+def test_styles_are_well_formed_xml(lot7_outputs):
+    import xml.etree.ElementTree as ET
+
+    with sqlite3.connect(lot7_outputs / "derived.gpkg") as db:
+        for name, q, sld in db.execute("SELECT f_table_name, styleQML, styleSLD FROM layer_styles"):
+            assert ET.fromstring(q).tag == "qgis", name
+            assert ET.fromstring(sld.encode()).tag.endswith("StyledLayerDescriptor"), name
+
+
+def test_sheet_styles_read_without_matplotlib():
+    """write_outputs without maps reads the sheets' styles without the maps package's matplotlib, and
+    gets the same looks."""
+    import sys
+
+    code = ("import sys, json; from geosite.pipeline import sheet_styles; s = sheet_styles(); "
+            "print(json.dumps(['matplotlib' in sys.modules, {k: [v.edge, v.face, v.lw, str(v.ls)] for k, v in s.items()}]))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).parent.parent)
+    loaded, looks = json.loads(run.stdout)
+    assert not loaded
+    assert looks == {k: [v.edge, v.face, v.lw, str(v.ls)] for k, v in STYLES.items()}
+
+
 def test_status_colours_are_report_html_s():
     from geosite.review.html import STATUS_COLOURS as HTML
 
