@@ -211,7 +211,15 @@ for path in sys.argv[1:]:
         layer = QgsVectorLayer(f"{path}|layername={name}", name, "ogr")
         r = layer.renderer()
         symbols = r.symbols(QgsRenderContext()) if r is not None else []
-        out[f"{path.rsplit('/', 1)[-1].removesuffix('.gpkg')}:{name}"] = {"valid": layer.isValid(), "renderer": r.type() if r is not None else None,
+        lab = layer.labeling() if layer.labelsEnabled() else None
+        if lab is not None and lab.type() == "rule-based":
+            rule = lab.rootRule().children()[0]
+            lab = {"type": "rule-based", "filter": rule.filterExpression(), "field": rule.settings().fieldName}
+        elif lab is not None:
+            lab = {"type": lab.type(), "field": lab.settings().fieldName}
+        out[f"{path.rsplit('/', 1)[-1].removesuffix('.gpkg')}:{name}"] = {
+                     "labels": lab,
+                     "valid": layer.isValid(), "renderer": r.type() if r is not None else None,
                      "symbols": [[{"class": sl.layerType(), "color": sl.color().name(),
                                    "alpha": sl.color().alpha(),
                                    "width": sl.width() if hasattr(sl, "width") else None,
@@ -282,6 +290,10 @@ def test_qgis_opens_every_layer_with_the_sheets_style(lot7_outputs, tmp_path):
     assert got["derived:filter_fence"]["symbols"][0][0]["color"] == STYLES["fence_stand_in"].edge
     assert got["derived:contours"]["symbols"][0][0]["width"] == STYLES["index_contours"].lw
     assert got["findings:findings_polygons"]["symbols"][0][0]["color"] == STATUS_COLOURS["fail"]
+    # labelled as on the sheets: index contours with their elevation, inlets with their names
+    assert got["derived:contours"]["labels"] == {"type": "rule-based", "filter": '"index"', "field": "elevation_ft"}
+    assert got["derived:inlet_protection"]["labels"] == {"type": "simple", "field": "name"}
+    assert got["derived:site_boundary"]["labels"] is None
 
 
 def test_dates_of_any_layer_are_dates(tmp_path):

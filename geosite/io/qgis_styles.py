@@ -201,11 +201,41 @@ def _expression(where: tuple[str, Any] | None) -> str:
     return f"\"{field}\" = '{value}'" if isinstance(value, str) else f'"{field}" = {value}'
 
 
-def qml(rules: list[Rule], geometry: str | None) -> str:
+#: Labels QGIS draws, as the sheets do: layer -> (field or QGIS expression, where (field, value) or None,
+#: colour or None for the first rule's edge colour, size in points).
+LAYER_LABELS: dict[str, tuple[str, tuple[str, Any] | None, str | None, float]] = {
+    "contours": ("elevation_ft", ("index", True), None, 6.0),
+    "inlet_protection": ("name", None, "#1a1a1a", 6.0),
+    "sediment_basins": ("replace(\"kind\", '_', ' ')", None, "#1f618d", 6.0),
+}
+
+
+def labeling_xml(field: str, where: tuple[str, Any] | None, colour: str, size: float, geometry: str) -> str:
+    """QGIS labels of one field (rule-based when ``where`` limits them), with a white halo: along a
+    line, or round a point."""
+    line = geometry.removeprefix("Multi") == "LineString"
+    placement = 'placement="2" placementFlags="9"' if line else 'placement="6" dist="1.5" distUnits="Point"'
+    settings = (
+        f'<settings calloutType="simple"><text-style fieldName="{html.escape(field, quote=True)}" '
+        f'isExpression="{int("(" in field)}" fontSize="{size:g}" '
+        f'fontSizeUnit="Point" textColor="{qgis_colour(colour)}" textOpacity="1" fontWeight="50" fontItalic="0">'
+        '<text-buffer bufferDraw="1" bufferSize="0.8" bufferSizeUnits="Point" bufferColor="255,255,255,255" '
+        f'bufferOpacity="1"/></text-style><placement {placement} repeatDistance="0"/>'
+        '<rendering obstacle="1" drawLabels="1" scaleVisibility="0" upsidedownLabels="0"/></settings>')
+    if where is None:
+        return f'<labeling type="simple">{settings}</labeling>'
+    cond = html.escape(_expression(where), quote=True)
+    return (f'<labeling type="rule-based"><rules key="{{labels}}"><rule key="{{label0}}" filter="{cond}">'
+            f"{settings}</rule></rules></labeling>")
+
+
+def qml(rules: list[Rule], geometry: str | None, layer: str = "") -> str:
     """The QML document of a layer's style (QGIS 3.22 and later): single symbol for one unconditional
-    rule, rule-based otherwise; a table without geometry gets no renderer."""
-    head = "<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n<qgis version=\"3.22.0\" " \
-           'styleCategories="Symbology">'
+    rule, rule-based otherwise, and the ``layer``'s labels (:data:`LAYER_LABELS`); a table without
+    geometry gets no renderer."""
+    label = LAYER_LABELS.get(layer) if geometry else None
+    head = ("<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n<qgis version=\"3.22.0\" "
+            f'styleCategories="Symbology|Labeling" labelsEnabled="{int(label is not None)}">')
     if geometry is None:
         return head + "<layerGeometryType>4</layerGeometryType></qgis>\n"
     symbols = "<symbols>" + "".join(symbol_xml(r.look, geometry, str(i)) for i, r in enumerate(rules)) + "</symbols>"
@@ -218,7 +248,11 @@ def qml(rules: list[Rule], geometry: str | None) -> str:
         renderer = (f'<renderer-v2 type="RuleRenderer" {attrs}><rules key="{{root}}">{items}</rules>'
                     f"{symbols}</renderer-v2>")
     code = _GEOMETRY_CODE[geometry.removeprefix("Multi")]
-    return f"{head}{renderer}<layerGeometryType>{code}</layerGeometryType></qgis>\n"
+    labels = ""
+    if label is not None:
+        field, where, colour, size = label
+        labels = labeling_xml(field, where, colour or rules[0].look.edge, size, geometry)
+    return f"{head}{renderer}{labels}<layerGeometryType>{code}</layerGeometryType></qgis>\n"
 
 
 # ------------------------------------------------------------------------------------------------ SLD
@@ -277,7 +311,7 @@ def write_layer_styles(path: Path, styles: Mapping[str, tuple[list[Rule], str | 
     cols = {
         "f_table_catalog": [""] * len(names), "f_table_schema": [""] * len(names), "f_table_name": names,
         "f_geometry_column": ["geom" if styles[n][1] else "" for n in names], "styleName": names,
-        "styleQML": [qml(*styles[n]) for n in names],
+        "styleQML": [qml(*styles[n], layer=n) for n in names],
         "styleSLD": [sld(styles[n][0], styles[n][1], n) for n in names],
         "useAsDefault": [True] * len(names), "description": [f"geosite: {n} as on the sheets" for n in names],
         "owner": [""] * len(names), "ui": [None] * len(names),
