@@ -170,7 +170,7 @@ def write_dxf(
     for name, gdf in layers.items():
         if gdf is not None:
             d.layer(name, gdf)
-    box = d.bounds
+    box = list(d.bounds)  # the derived layers' extent: the context is clipped to it, the drawing opens on it
     if context and math.isfinite(box[0]):
         for name, gdf in context.items():
             if name in CONTEXT_LAYERS and gdf is not None and len(gdf):
