@@ -499,8 +499,18 @@ def _text_box(s: str, at: tuple[float, float], h: float, angle: float, align: st
 
 
 def basin_size_ft(row: Any) -> tuple[str, float, float, str] | None:
-    """A basin's or trap's footprint from its size attributes (:data:`BASIN_SIZE_COLUMNS`, feet):
-    (``circle``, radius, radius, text) or (``rect``, length, width, text); None where none is given."""
+    """A basin's or trap's footprint from its size attributes.
+
+    Parameters
+    ----------
+    row : the feature's attributes (a pandas Series): ``footprint_sqft`` (sq ft), ``diameter_ft`` (ft),
+        or ``length_ft`` and ``width_ft`` (ft), the first given (:data:`BASIN_SIZE_COLUMNS`).
+
+    Returns
+    -------
+    (``circle``, radius ft, radius ft, text) or (``rect``, length ft, width ft, text); None where the
+    row gives no size.
+    """
     area, dia = _num(_get(row, "footprint_sqft")), _num(_get(row, "diameter_ft"))
     length, width = _num(_get(row, "length_ft")), _num(_get(row, "width_ft"))
     if area and area > 0:

@@ -420,11 +420,22 @@ def _write_gpkg(path: Path, layers: dict[str, Any], schema: dict[str, LayerSchem
 
 
 def write_findings_gpkg(path: Path, layers: dict[str, Any], *, styles: dict[str, Any] | None = None) -> list[str]:
-    """findings.gpkg: the ``findings`` frame split by geometry family into ``findings_points``,
-    ``findings_lines`` and ``findings_polygons`` (a finding whose geometry mixes families is in each, its
-    parts of that family), those without geometry in the table ``findings``, all four always written;
-    then the context layers (:data:`FINDINGS_CONTEXT`) with derived.gpkg's schemas. ``styles`` as
-    :func:`write_gpkg` (the findings' own, :func:`geosite.io.qgis_styles.findings_rules`, by default)."""
+    """Write findings.gpkg: the findings by geometry type, then the context layers.
+
+    Parameters
+    ----------
+    path : the GeoPackage to create.
+    layers : ``findings`` (a GeoDataFrame of findings, coordinates in the site CRS's unit, rows without
+        geometry allowed) and context layers (:data:`FINDINGS_CONTEXT`, derived.gpkg's schemas).
+    styles : as :func:`write_gpkg`; the findings' own (:func:`geosite.io.qgis_styles.findings_rules`,
+        report.html's status colours) unless given.
+
+    Returns
+    -------
+    The layer names written: ``findings`` (the table of those without a place), ``findings_points``,
+    ``findings_lines``, ``findings_polygons`` (a finding whose geometry mixes kinds is in each, with its
+    parts of that kind), all four always, then the context layers.
+    """
     from geosite.io.qgis_styles import findings_rules
 
     layers = dict(layers)

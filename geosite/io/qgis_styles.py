@@ -87,8 +87,18 @@ _FINDING_RULES = tuple((s.replace("_", " "), f"status_{s}", ("status", s)) for s
 
 
 def layer_rules(symbology: Mapping[str, Any]) -> dict[str, list[Rule]]:
-    """The derived layers' styles from the sheets' ``symbology`` (name -> Style), the findings layers'
-    from :data:`STATUS_COLOURS`; a sheet style missing from ``symbology`` leaves its layer unstyled."""
+    """The GeoPackage layers' styles.
+
+    Parameters
+    ----------
+    symbology : the sheets' styles, name -> Style (:data:`geosite.maps.symbology.STYLES`: colours as
+        hex, widths and marker sizes in points).
+
+    Returns
+    -------
+    Layer name -> rules: the derived layers' from ``symbology`` (:data:`LAYER_RULES`; a layer whose sheet
+    style is missing is left unstyled), the findings layers' from :data:`STATUS_COLOURS`.
+    """
     looks = {**OWN_LOOKS, **symbology}
     out = {name: [Rule(label, looks[key], where) for label, key, where in rules]
            for name, rules in LAYER_RULES.items() if all(key in looks for _, key, _ in rules)}
@@ -299,8 +309,14 @@ def sld(rules: list[Rule], geometry: str | None, layer: str) -> str:
 
 
 def write_layer_styles(path: Path, styles: Mapping[str, tuple[list[Rule], str | None]]) -> None:
-    """Add the ``layer_styles`` table to a GeoPackage: for each layer, (rules, declared geometry type or
-    None) as its one default style (QML and SLD), named after the layer; QGIS applies it on load."""
+    """Add the ``layer_styles`` table to a GeoPackage; QGIS applies a layer's default style on load.
+
+    Parameters
+    ----------
+    path : the GeoPackage, its layers written (geometry column ``geom``).
+    styles : layer name -> (its rules, its declared geometry type or None for a table): one default
+        style each (QML and SLD), named after the layer.
+    """
     import numpy as np
     from pyogrio.raw import write
 
