@@ -536,10 +536,10 @@ def write_check_outputs(result: CheckResult, out: Path, overwrite: bool = False,
 
 
 def _write_findings_gpkg(path: Path, layers: dict[str, gpd.GeoDataFrame]) -> None:
-    """write_gpkg, except that the findings layer is written even when empty (a clean plan has none) and
-    its mixed geometry types go in as one 'Unknown' geometry column."""
-    from geosite.io.output import write_gpkg
+    """findings.gpkg (:func:`geosite.io.output.write_findings_gpkg`): the findings by geometry type, those
+    without a place in the table ``findings``, the context layers styled as on the sheets."""
+    from geosite.io.output import write_findings_gpkg
+    from geosite.io.qgis_styles import layer_rules
+    from geosite.pipeline import sheet_styles
 
-    f = layers.pop("findings")
-    f.to_file(path, layer="findings", driver="GPKG", engine="pyogrio", geometry_type="Unknown")
-    write_gpkg(path, layers)
+    write_findings_gpkg(path, layers, styles=layer_rules(sheet_styles()))
