@@ -396,7 +396,7 @@ def _top_down(sheet: L.MapSheet, panel: Panel, size: float, dry: bool) -> None:
         from copy import copy
 
         probe = copy(sheet)
-        probe.legend, probe.missing = [], []
+        probe.legend, probe.missing, probe.swatches = [], [], []
         probe.cursor = 0.1
         probe.panel = _NullAxes()
         _top_down_draw(probe, panel, size)
@@ -484,7 +484,7 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
     sheets = []
     with rc_context(L.RC):
         for tile in ctx.plan.tiles:
-            sheet = L.new_sheet(ctx.plan, tile)
+            sheet = L.new_sheet(ctx.plan, tile, limit=ctx.extent)
             no = sheet_no if not ctx.plan.tiled else f"{sheet_no}-{tile.number}"
             sheet.sheet_no = sheet_no
             panel, extra_rows = draw(ctx, sheet)
@@ -492,6 +492,7 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
                 L.match_lines(sheet, ctx.plan)
                 extra_rows = extra_rows + [("Sheet", f"{tile.number} of {len(ctx.plan.tiles)} of this map "
                                                       f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))")]
+            L.clip_map(sheet)
             labels.place(sheet)
             if sheet.unplaced:  # never silently: the sheet says which labels found no clear place
                 panel.notes.append(f"{len(sheet.unplaced)} label(s) found no place clear of the others and are not "

@@ -25,6 +25,7 @@ from geosite.maps.common import (
     status_filter,
     width_text,
 )
+from geosite.maps.drainage import draw_drainage
 from geosite.maps.symbology import EXISTING_ITEMS, FLOOD_ZONES, INK, LABELS, STYLES, item_of
 
 HEADING = "EXISTING SITE MAP"
@@ -79,9 +80,7 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
     # drainage: storm system (submitted) and natural drainage (hydrology stage)
     nat = ctx.derived.get("channels")
     if nat is not None and len(nat):
-        st = STYLES["natural_drainage"]
-        L.draw_geoms(sheet, nat.geometry.values, st)
-        panel.add(st, pre("natural_drainage") + st.label)
+        draw_drainage(ctx, sheet, panel, pre("natural_drainage"))
     elif nat is not None:
         panel.notes.append(f"{pre('natural_drainage')}Natural drainage: the DEM's flow routing finds no channel "
                            "on or near the site (sheet flow only).")

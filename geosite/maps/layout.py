@@ -77,14 +77,34 @@ class MapSheet:
     avoid: list[Any] = field(default_factory=list)  # symbol boxes (paper inches) labels must not hide
     placed: list[Any] = field(default_factory=list)  # (text, box in paper inches) of the labels placed
     unplaced: list[str] = field(default_factory=list)  # labels no candidate position could hold
+    swatches: list[tuple[str, str, str]] = field(default_factory=list)  # legend rows: (label, kind, marker)
+    limit: tuple[float, float, float, float] | None = None  # what the map shows (the site and its margin), CRS units
 
     @property
     def window(self):
-        return box(*self.tile.bounds)
+        """The ground this sheet shows: its tile, cut to :attr:`limit` (nothing is drawn or labelled beyond)."""
+        w = box(*self.tile.bounds)
+        return w if self.limit is None else w.intersection(box(*self.limit))
+
+    @property
+    def window_in(self):
+        """:attr:`window` on paper: inches from the sheet's lower left."""
+        upi = self.plan.units_per_inch
+        fx, fy, _, _ = self.plan.sheet.frame
+        x0, y0, x1, y1 = self.window.bounds
+        tx, ty = self.tile.bounds[0], self.tile.bounds[1]
+        return box(fx + (x0 - tx) / upi, fy + (y0 - ty) / upi, fx + (x1 - tx) / upi, fy + (y1 - ty) / upi)
 
 
-def new_sheet(plan: SheetPlan, tile: Tile) -> MapSheet:
-    """A blank sheet: the map frame at exact scale over ``tile`` and an empty panel."""
+def new_sheet(plan: SheetPlan, tile: Tile, limit: tuple[float, float, float, float] | None = None) -> MapSheet:
+    """A blank sheet: the map frame at exact scale over ``tile`` and an empty panel.
+
+    Parameters
+    ----------
+    plan, tile : the sheet plan and this sheet's tile of it.
+    limit : the ground the map shows (xmin, ymin, xmax, ymax, CRS units: the site and its map margin);
+        drawing and labels stop at it (:func:`clip_map`). None: the whole tile.
+    """
     s = plan.sheet
     W, H = s.width_in, s.height_in
     fig = Figure(figsize=(W, H), dpi=100)
@@ -109,7 +129,21 @@ def new_sheet(plan: SheetPlan, tile: Tile) -> MapSheet:
     # sheet border
     fig.add_artist(Rectangle((0.5 * s.border_in / W, 0.5 * s.border_in / H), 1 - s.border_in / W, 1 - s.border_in / H,
                              transform=fig.transFigure, fill=False, lw=0.5, ec="#888888"))
-    return MapSheet(fig, ax, panel, plan, tile)
+    return MapSheet(fig, ax, panel, plan, tile, limit=limit)
+
+
+def clip_map(sheet: MapSheet) -> None:
+    """Clip everything drawn on the map to :attr:`MapSheet.window` (the site and its margin): features
+    beyond it are cut at its edge, and its edge is drawn as a thin neat line."""
+    if sheet.limit is None:
+        return
+    x0, y0, x1, y1 = sheet.window.bounds
+    rect = Rectangle((x0, y0), x1 - x0, y1 - y0, transform=sheet.ax.transData, fill=False)
+    for art in [*sheet.ax.collections, *sheet.ax.lines, *sheet.ax.images, *sheet.ax.patches]:
+        if art.get_gid() != "leader":
+            art.set_clip_path(rect)
+    sheet.ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec="#555555", lw=0.5, zorder=10.3,
+                                 gid="neat-line"))
 
 
 def scale_check(sheet: MapSheet) -> float:
@@ -194,6 +228,12 @@ def draw_geoms(sheet: MapSheet, geoms, st: Style, *, edge: str | None = None, cl
                                              capstyle="round"), autolim=False)
         ax.add_collection(LineCollection(segs, colors=ec, linewidths=st.lw, linestyles=[st.ls], zorder=st.z),
                           autolim=False)
+        inner = st.extra.get("inner")
+        if inner:  # a second line inside the first (a diversion's berm): drawn the same in the legend
+            ax.add_collection(LineCollection(segs, colors=inner[0], linewidths=inner[1], linestyles=[inner[2]],
+                                             zorder=st.z + 0.001), autolim=False)
+        if st.extra.get("marks"):
+            _line_marks(sheet, lines, st, ec)
     if points:
         xy = np.array([(p.x, p.y) for p in points])
         ax.plot(xy[:, 0], xy[:, 1], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7,
@@ -202,6 +242,33 @@ def draw_geoms(sheet: MapSheet, geoms, st: Style, *, edge: str | None = None, cl
 
         labels.avoid(sheet, points, pad_in=st.size / 72 / 2 + 0.01)
     return len(polys) + len(lines) + len(points)
+
+
+def points_along(lines, spacing: float, first: float | None = None) -> list[tuple[float, float, float]]:
+    """(x, y, direction in degrees) every ``spacing`` (CRS units) along each line, the first at
+    ``first`` (default half a spacing) from its start; a line shorter than that gets one, at its middle."""
+    out = []
+    for ln in lines:
+        n = ln.length
+        if n <= 0:
+            continue
+        start = spacing / 2 if first is None else first
+        ds = np.arange(start, n, spacing) if n > start else np.array([n / 2])
+        for d in ds:
+            a, b = ln.interpolate(max(d - spacing * 0.05, 0)), ln.interpolate(min(d + spacing * 0.05, n))
+            p = ln.interpolate(d)
+            out.append((p.x, p.y, float(np.degrees(np.arctan2(b.y - a.y, b.x - a.x)))))
+    return out
+
+
+def _line_marks(sheet: MapSheet, lines, st: Style, color: str) -> None:
+    """A line symbol's marks (a fence's x) every ``mark_every_in`` inches of paper along it."""
+    every = float(st.extra.get("mark_every_in", 0.3)) * sheet.plan.units_per_inch
+    pts = points_along(lines, every)
+    if pts:
+        xy = np.array([(x, y) for x, y, _ in pts])
+        sheet.ax.plot(xy[:, 0], xy[:, 1], ls="none", marker=st.extra["marks"], ms=st.extra.get("mark_size", 3.2),
+                      mec=color, mfc=color, mew=0.8, zorder=st.z + 0.002, gid="line-mark")
 
 
 def halo(width: float = 2.0):
@@ -355,22 +422,49 @@ def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: 
     ec = edge or st.edge
     if st.kind == "polygon":
         r = Rectangle((x0, y - h / 2), w, h, fc=st.face, ec=ec, lw=st.lw, ls=st.ls, hatch=st.hatch,
-                      alpha=st.alpha if st.face != "none" else None)
+                      alpha=st.alpha if st.face != "none" else None, gid="swatch-polygon")
         if st.hatch:
             r.set_hatchcolor(ec)
         p.add_patch(r)
     elif st.kind == "line":
-        if st.face not in ("none", None):
-            p.add_line(Line2D([x0, x0 + w], [y, y], color=st.face, lw=st.lw * 3))
-        p.add_line(Line2D([x0, x0 + w], [y, y], color=ec, lw=st.lw, ls=st.ls))
+        _line_swatch(p, st, ec, x0, y, w)
     else:
-        p.add_line(Line2D([x0 + w / 2], [y], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7))
+        p.add_line(Line2D([x0 + w / 2], [y], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7,
+                          gid="swatch-point"))
     pw = sheet.plan.sheet.panel[2]
     lines = _wrap(label, pw - x0 - w - 0.2, size)
     p.text(x0 + w + 0.1, y + lh / 2 - 0.02, "\n".join(lines), fontsize=max(size, MIN_PT), va="top", ha="left",
            gid="legend", linespacing=1.15)
     sheet.legend.append(label)
+    sheet.swatches.append((label, st.kind, st.marker if st.kind == "point" else ""))
     sheet.cursor += lh + (len(lines) - 1) * size * 1.15 / 72
+
+
+def _line_swatch(p, st: Style, ec: str, x0: float, y: float, w: float) -> None:
+    """A line's legend swatch as the map draws it: casing, line, inner line, marks and flow arrow."""
+    if st.face not in ("none", None):
+        p.add_line(Line2D([x0, x0 + w], [y, y], color=st.face, lw=st.lw * 3))
+    p.add_line(Line2D([x0, x0 + w], [y, y], color=ec, lw=st.lw, ls=st.ls, gid="swatch-line"))
+    inner = st.extra.get("inner")
+    if inner:
+        p.add_line(Line2D([x0, x0 + w], [y, y], color=inner[0], lw=inner[1], ls=inner[2]))
+    if st.extra.get("marks"):
+        p.add_line(Line2D([x0 + w * 0.25, x0 + w * 0.75], [y, y], ls="none", marker=st.extra["marks"],
+                          ms=st.extra.get("mark_size", 3.2), mec=ec, mfc=ec, mew=0.8, gid="swatch-mark"))
+    if st.extra.get("arrows"):
+        p.add_patch(MplPolygon(arrow_head(x0 + w * 0.6, y, 0.0, float(st.extra["arrows"]) / 72), closed=True,
+                               fc=ec, ec=ec, lw=0.3, gid="swatch-arrow"))
+
+
+def arrow_head(x: float, y: float, angle_deg: float, size: float) -> np.ndarray:
+    """An arrowhead's three corners, tip ``size * 0.6`` ahead of (x, y), pointing at ``angle_deg``."""
+    a = np.radians(angle_deg)
+    ux, uy = np.cos(a), np.sin(a)
+    nx, ny = -uy, ux
+    tip = (x + ux * size * 0.6, y + uy * size * 0.6)
+    back = (x - ux * size * 0.4, y - uy * size * 0.4)
+    return np.array([tip, (back[0] + nx * size * 0.35, back[1] + ny * size * 0.35),
+                     (back[0] - nx * size * 0.35, back[1] - ny * size * 0.35)])
 
 
 def space_left(sheet: MapSheet) -> float:

@@ -1,0 +1,220 @@
+"""Direction and destination of drainage flows (Grantsburg plan A(1)(g)): arrowheads along each natural
+drainage path pointing downslope, and where each path's flow goes, labelled by name.
+
+The drainage paths are the hydrology stage's ``channels`` layer: LineStrings from each path's head
+downstream (the D8 links through cell centres), split at junctions. A path's destination is the first
+thing its flow reaches, following it and the paths below it: a storm drain inlet, a stream, channel or
+ditch, a wetland or lake (by the layer's ``name`` where it has one); failing those, the site edge where
+the flow leaves the site; failing that, the map's edge it runs off (or the place it ends).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import shapely
+from matplotlib.collections import PathCollection
+from matplotlib.path import Path as MplPath
+from shapely.geometry import Point
+
+from geosite.maps import layout as L
+from geosite.maps.common import MapContext, Panel, is_nan
+from geosite.maps.symbology import STYLES
+
+#: Arrowheads along a drainage path: one per this many inches of paper (at least one a path).
+ARROW_EVERY_IN = 1.0
+#: An arrowhead's length, inches of paper.
+ARROW_SIZE_IN = 0.09
+#: Two labels of the same destination closer than this (inches of paper) are one label.
+DESTINATION_SPACING_IN = 1.5
+
+_COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east")
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where a drainage path's flow goes: ``text`` (``flows to Little Wood Creek``) and the point
+    (site CRS) where it gets there."""
+
+    text: str
+    x: float
+    y: float
+    kind: str  # inlet, water, site_edge, map_edge, end
+
+
+def _compass(dx: float, dy: float) -> str:
+    a = math.degrees(math.atan2(dy, dx)) % 360
+    return _COMPASS[int(((a + 22.5) % 360) // 45)]
+
+
+def _targets(ctx: MapContext, tol: float) -> list[tuple[str, str, Any]]:
+    """(kind, text, geometry to meet) for what a drainage path can reach, inlets first."""
+    out = []
+    for layer, kind, what in (("storm_inlets", "inlet", "storm inlet"), ("channels", "water", "channel"),
+                              ("streams", "water", "stream"), ("wetlands", "water", "wetland"),
+                              ("lakes", "water", "lake")):
+        gdf = ctx.site_layer(layer)
+        if gdf is None:
+            continue
+        names = gdf["name"] if "name" in gdf.columns else [None] * len(gdf)
+        for g, nm in zip(gdf.geometry.values, names, strict=True):
+            if g is None or g.is_empty:
+                continue
+            named = str(nm).strip() if not is_nan(nm) and str(nm).strip() else ""
+            text = (f"inlet {named}" if layer == "storm_inlets" else named) if named else f"a {what}"
+            out.append((kind, f"flows to {text}", g.buffer(tol) if g.geom_type != "Polygon" else g))
+    return out
+
+
+def _first_hit(line, targets) -> tuple[float, str, str] | None:
+    """The first target ``line`` meets going downstream: (distance along it, kind, text); one the line
+    starts in is met at its start."""
+    start = Point(line.coords[0])
+    best = None
+    for kind, text, g in targets:
+        if not line.intersects(g):
+            continue
+        if g.contains(start):  # the flow is in it already (a path along a creek): it goes there
+            best = (0.0, kind, text) if best is None or best[0] > 0 else best
+            continue
+        inter = line.intersection(g)
+        coords = [c for part in shapely.get_parts(inter) for c in part.coords]
+        if not coords:
+            continue
+        d = min(line.project(Point(c)) for c in coords)
+        if best is None or d < best[0]:
+            best = (d, kind, text)
+    return best
+
+
+def _downstream(paths: list) -> list[int | None]:
+    """Each path's next path downstream: the one starting at (or passing through) its last vertex."""
+    ends = [Point(p.coords[-1]) for p in paths]
+    tree = shapely.STRtree(paths)
+    nxt: list[int | None] = []
+    for i, e in enumerate(ends):
+        cand = [int(j) for j in tree.query(e.buffer(1e-6), predicate="intersects") if int(j) != i]
+        starts = [j for j in cand if Point(paths[j].coords[0]).distance(e) < 1e-6]
+        nxt.append(starts[0] if starts else (cand[0] if cand else None))
+    return nxt
+
+
+def destinations(ctx: MapContext, paths: list, window) -> list[Destination]:
+    """Each drainage path's destination (see the module notes), in the order of ``paths`` (LineStrings,
+    site CRS, drawn downstream); ``window`` is the ground the map shows."""
+    tol = max(5.0 / ctx.site.ft_per_unit, 0.02 * ctx.upi)
+    targets = _targets(ctx, tol)
+    nxt = _downstream(paths)
+    site = ctx.site.boundary
+    out = []
+    for i in range(len(paths)):
+        seen, cur, exit_pt, last = set(), i, None, paths[i]
+        hit = None
+        while cur is not None and cur not in seen:
+            seen.add(cur)
+            line = paths[cur]
+            last = line
+            found = _first_hit(line, targets)
+            if exit_pt is None and site.contains(Point(line.coords[0])) and not site.contains(Point(line.coords[-1])):
+                out_part = line.difference(site)
+                if not out_part.is_empty:
+                    exit_pt = min((Point(c) for p in shapely.get_parts(out_part) for c in p.coords), key=line.project)
+            if found is not None:  # met at its start (a path along a creek): labelled at its middle
+                p = line.interpolate(found[0] if found[0] > 0 else line.length / 2)
+                hit = Destination(found[2], p.x, p.y, found[1])
+                break
+            cur = nxt[cur]
+        if hit is None and exit_pt is not None:
+            c = site.centroid
+            hit = Destination(f"leaves the site at its {_compass(exit_pt.x - c.x, exit_pt.y - c.y)} edge",
+                              exit_pt.x, exit_pt.y, "site_edge")
+        if hit is None:
+            end = Point(last.coords[-1])
+            edge = (min(window.exterior.distance(end), ctx.margin_area.exterior.distance(end)) < 2 * tol
+                    or not window.contains(end))
+            a, b = Point(last.coords[max(len(last.coords) - 3, 0)]), end
+            if edge:
+                hit = Destination(f"flows on off the map, {_compass(b.x - a.x, b.y - a.y)}", end.x, end.y, "map_edge")
+            else:
+                hit = Destination("flow path ends (DEM edge or no heights)", end.x, end.y, "end")
+        out.append(hit)
+    return out
+
+
+def _visible_paths(nat, window) -> list:
+    """The drainage paths' LineString parts (site CRS), in their downstream direction."""
+    parts = []
+    for g in nat.geometry.values:
+        if g is None or g.is_empty:
+            continue
+        parts += [p for p in shapely.get_parts(shapely.line_merge(g) if g.geom_type == "MultiLineString" else g)
+                  if p.geom_type == "LineString" and p.length > 0]
+    return parts
+
+
+def draw_flow_arrows(sheet: L.MapSheet, paths: list, color: str) -> int:
+    """Arrowheads along each path pointing downstream, one per :data:`ARROW_EVERY_IN` inches of paper
+    (at least one a path, at its middle when short); returns how many were drawn on this sheet."""
+    upi = sheet.plan.units_per_inch
+    win = sheet.window
+    heads = []
+    for line in paths:
+        vis = line.intersection(win)
+        for part in shapely.get_parts(vis):
+            if part.geom_type != "LineString" or part.length <= 0:
+                continue
+            for x, y, ang in L.points_along([part], ARROW_EVERY_IN * upi):
+                heads.append(L.arrow_head(x, y, ang, ARROW_SIZE_IN * upi))
+    if heads:
+        codes = [MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY]
+        pc = PathCollection([MplPath(np.vstack([h, h[:1]]), codes) for h in heads], facecolors=color,
+                            edgecolors=color, linewidths=0.3, zorder=4.05, gid="flow-arrows")
+        sheet.ax.add_collection(pc, autolim=False)
+    return len(heads)
+
+
+def label_destinations(sheet: L.MapSheet, dests: list[Destination], color: str) -> list[str]:
+    """One label per destination and place (labels of one destination within
+    :data:`DESTINATION_SPACING_IN` of each other are one); returns the texts asked for."""
+    upi = sheet.plan.units_per_inch
+    win = sheet.window
+    kept: list[Destination] = []
+    for d in dests:
+        if not win.contains(Point(d.x, d.y)):
+            continue
+        if any(k.text == d.text and math.hypot(k.x - d.x, k.y - d.y) < DESTINATION_SPACING_IN * upi for k in kept):
+            continue
+        kept.append(d)
+        L.label_at(sheet, d.x, d.y, d.text, size=6.0, color=color, kind="water", feature=Point(d.x, d.y),
+                   style="italic")
+    return [k.text for k in kept]
+
+
+def draw_drainage(ctx: MapContext, sheet: L.MapSheet, panel: Panel, prefix: str) -> bool:
+    """The natural drainage paths with flow arrows and their destinations (A(1)(g) "direction and
+    destination of drainage flows"); a note lists each destination with the number of paths reaching
+    it. False when the analysis traced no drainage path near the site."""
+    nat = ctx.derived.get("channels")
+    if nat is None or not len(nat):
+        return False
+    st = STYLES["natural_drainage"]
+    L.draw_geoms(sheet, nat.geometry.values, st)
+    paths = _visible_paths(nat, sheet.window)
+    n_arrows = draw_flow_arrows(sheet, paths, st.edge)
+    dests = destinations(ctx, paths, sheet.window)
+    label_destinations(sheet, dests, "#1b4f72")
+    sheet.destinations = dests  # type: ignore[attr-defined]  # for tests and notebooks
+    panel.add(st, prefix + st.label)
+    counts: dict[str, int] = {}
+    for d in dests:
+        counts[d.text] = counts.get(d.text, 0) + 1
+    listed = "; ".join(f"{t} ({n} path{'s' if n != 1 else ''})" for t, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    panel.notes.append(f"{prefix}Direction and destination of drainage flows: {len(paths)} drainage path(s) from the "
+                       f"DEM, {n_arrows} arrow(s) downslope; where the flow goes: {listed}.")
+    return True
+
+
+__all__ = ["Destination", "destinations", "draw_drainage", "draw_flow_arrows"]
