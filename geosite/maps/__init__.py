@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from matplotlib import rc_context
+
 from geosite.maps.common import PNG_DPI
 from geosite.maps.construction import draw_construction, render_construction_plan
 from geosite.maps.existing import draw_existing, render_existing_site_map
@@ -31,18 +33,29 @@ def render_plan_maps(result, out_dir: str | Path, sheet: str = "auto", scale_ft:
 
     ``out_dir`` is written into directly; the CLI wraps this in an atomic output folder.
     """
-    from geosite.maps.common import make_context, render
+    from geosite.maps.common import _save, make_context, render
+    from geosite.maps.layout import RC
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     kw = dict(scale_ft=scale_ft, margin_ft=margin_ft, vertical_datum=vertical_datum, date=date)
     ctx = make_context(result, sheet=sheet, hillshade=hillshade, **kw)
-    files = render(ctx, draw_existing, out_dir / MAP_FILES["existing"], "1", png_dpi=png_dpi, svg=svg)
-    chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
-    for n, (key, draw) in enumerate((("construction", draw_construction), ("final", draw_final)), start=2):
-        c = make_context(result, sheet=chosen, hillshade=False, **kw)
-        c._dem, c._dem_read, c._contours = ctx._dem, ctx._dem_read, ctx._contours  # read and traced once
-        files += render(c, draw, out_dir / MAP_FILES[key], str(n), png_dpi=png_dpi, svg=svg)
+    while True:  # one sheet for the set: the existing site map's, larger while another sheet's panel overflows
+        drawn = [(ctx, render(ctx, draw_existing, None, "1"), "existing")]
+        chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
+        for n, (key, draw) in enumerate((("construction", draw_construction), ("final", draw_final)), start=2):
+            c = make_context(result, sheet=chosen, hillshade=False, **kw)
+            c._dem, c._dem_read, c._contours = ctx._dem, ctx._dem_read, ctx._contours  # read and traced once
+            drawn.append((c, render(c, draw, None, str(n)), key))
+        over = any(f.geosite.notes and "overflows" in f.geosite.notes[-1] for _, figs, _ in drawn for f in figs)
+        if not over or str(sheet).strip().lower() != "auto" or ctx.plan.sheet.size == "ARCH-D":
+            break
+        ctx.plan = plan_sheets(ctx.extent, ctx.scale_ft, ctx.site.ft_per_unit, "auto", larger_than=ctx.plan.sheet)
+    files: list[Path] = []
+    with rc_context(RC):
+        for c, figs, key in drawn:
+            for f in figs:
+                files += _save(c, f.geosite, out_dir / MAP_FILES[key], png_dpi, svg)
     return files
 
 

@@ -31,7 +31,6 @@ ARROW_SIZE_IN = 0.09
 #: Two labels of the same destination closer than this (inches of paper) are one label.
 DESTINATION_SPACING_IN = 1.5
 
-_COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east")
 
 
 @dataclass(frozen=True)
@@ -44,10 +43,6 @@ class Destination:
     y: float
     kind: str  # inlet, water, site_edge, map_edge, end
 
-
-def _compass(dx: float, dy: float) -> str:
-    a = math.degrees(math.atan2(dy, dx)) % 360
-    return _COMPASS[int(((a + 22.5) % 360) // 45)]
 
 
 def _targets(ctx: MapContext, tol: float) -> list[tuple[str, str, Any]]:
@@ -129,7 +124,7 @@ def destinations(ctx: MapContext, paths: list, window) -> list[Destination]:
             cur = nxt[cur]
         if hit is None and exit_pt is not None:
             c = site.centroid
-            hit = Destination(f"leaves the site at its {_compass(exit_pt.x - c.x, exit_pt.y - c.y)} edge",
+            hit = Destination(f"leaves the site at its {L.compass(exit_pt.x - c.x, exit_pt.y - c.y)} edge",
                               exit_pt.x, exit_pt.y, "site_edge")
         if hit is None:
             end = Point(last.coords[-1])
@@ -137,7 +132,7 @@ def destinations(ctx: MapContext, paths: list, window) -> list[Destination]:
                     or not window.contains(end))
             a, b = Point(last.coords[max(len(last.coords) - 3, 0)]), end
             if edge:
-                hit = Destination(f"flows on off the map, {_compass(b.x - a.x, b.y - a.y)}", end.x, end.y, "map_edge")
+                hit = Destination(f"flows on off the map, {L.compass(b.x - a.x, b.y - a.y)}", end.x, end.y, "map_edge")
             else:
                 hit = Destination("flow path ends (DEM edge or no heights)", end.x, end.y, "end")
         out.append(hit)

@@ -78,8 +78,8 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
             st = STYLES[name]
             faint = faint_style(st)
             L.draw_geoms(sheet, old.geometry.values, faint)
-            if name == "roads":
-                label_improvements(sheet, name, old, fpu, faint.edge)
+            if name in ("roads", "structures"):  # existing structures are labelled on every sheet
+                label_improvements(sheet, name, old, fpu, faint.edge if name == "roads" else "#555555")
             panel.add(faint, "Existing " + st.label[0].lower() + st.label[1:] + ", to remain")
         if new is not None:
             L.draw_geoms(sheet, new.geometry.values, st_new)

@@ -467,6 +467,46 @@ def arrow_head(x: float, y: float, angle_deg: float, size: float) -> np.ndarray:
                      (back[0] - nx * size * 0.35, back[1] - ny * size * 0.35)])
 
 
+def _frame_strip(sheet: MapSheet, min_w: float, min_h: float) -> tuple[float, float, float, float] | None:
+    """The largest blank strip of the map frame beside the ground shown (:attr:`MapSheet.window_in`):
+    (left, bottom, width, height) inches, or None when no strip is ``min_w`` x ``min_h`` inches."""
+    fx, fy, fw, fh = sheet.plan.sheet.frame
+    wx0, wy0, wx1, wy1 = sheet.window_in.bounds
+    gap = 0.2
+    strips = [(fx + gap, fy + gap, wx0 - fx - 2 * gap, fh - 2 * gap), (wx1 + gap, fy + gap, fx + fw - wx1 - 2 * gap, fh - 2 * gap),
+              (fx + gap, fy + gap, fw - 2 * gap, wy0 - fy - 2 * gap), (fx + gap, wy1 + gap, fw - 2 * gap, fy + fh - wy1 - 2 * gap)]
+    fits = [s for s in strips if s[2] >= min_w and s[3] >= min_h]
+    return max(fits, key=lambda s: s[2] * s[3]) if fits else None
+
+
+def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: float = 7.0) -> bool:
+    """Text beside the map inside its frame, where the map frame is blank beyond the ground shown: a bold
+    ``title`` and ``rows`` of (gid, text); gid ``table`` rows in a monospaced face. False (nothing drawn)
+    when no blank strip can hold it all; the caller then puts it in the panel."""
+    strip = _frame_strip(sheet, 3.0, 2.0)
+    if strip is None:
+        return False
+    x0, y0, w, h = strip
+    w = min(w, 6.5)
+    lh = size * 1.25 / 72
+    blocks = [(gid, _wrap(text, w - 0.2, size * (1.12 if gid == "table" else 1.0)) if text else [""])
+              for gid, text in rows]
+    need = lh * (1 + sum(len(b) for _, b in blocks)) + 0.06 * len(blocks) + 0.2
+    if need > h:
+        return False
+    fig = sheet.fig
+    tr = fig.dpi_scale_trans
+    fig.add_artist(Rectangle((x0, y0 + h - need), w, need, transform=tr, fill=False, ec=INK, lw=0.6))
+    y = y0 + h - 0.1
+    fig.text(x0 + 0.1, y, title, transform=tr, fontsize=size + 0.5, fontweight="bold", va="top", ha="left")
+    y -= lh + 0.04
+    for gid, lines in blocks:
+        fig.text(x0 + 0.1, y, "\n".join(lines), transform=tr, fontsize=max(size - (0.5 if gid == "table" else 0), MIN_PT),
+                 va="top", ha="left", linespacing=1.25, gid=gid, family="DejaVu Sans Mono" if gid == "table" else FONT)
+        y -= lh * len(lines) + (0.06 if gid != "table" else 0.0)
+    return True
+
+
 def space_left(sheet: MapSheet) -> float:
     return sheet.plan.sheet.panel[3] - sheet.cursor - sheet.floor
 
@@ -588,14 +628,14 @@ def title_block(sheet: MapSheet, rows: list[tuple[str, str]], heading: str, shee
 
 
 def location_map(sheet: MapSheet, site_geom, extent, lines: list[tuple[Any, str, str]], caption: str,
-                 height_in: float = 1.0) -> None:
+                 height_in: float = 1.4) -> None:
     """A location (vicinity) map in the panel: the site filled, this sheet's map extent as a box, and
     the roads and waters of the site's data (``lines``: geometry, colour, name), with the caption under it."""
     pw = sheet.plan.sheet.panel[2]
     p = sheet.panel
     y = sheet.floor + 0.05
     x0, y0, x1, y1 = extent
-    gx0, gy0, gx1, gy1 = x0 - (x1 - x0), y0 - (y1 - y0), x1 + (x1 - x0), y1 + (y1 - y0)
+    gx0, gy0, gx1, gy1 = x0 - (x1 - x0) / 2, y0 - (y1 - y0) / 2, x1 + (x1 - x0) / 2, y1 + (y1 - y0) / 2
     w_in = pw - 0.3
     k = min(w_in / (gx1 - gx0), height_in / (gy1 - gy0))
     ox = 0.15 + (w_in - (gx1 - gx0) * k) / 2
@@ -624,8 +664,47 @@ def location_map(sheet: MapSheet, site_geom, extent, lines: list[tuple[Any, str,
             p.add_patch(MplPolygon(tr(poly.exterior.coords), closed=True, fc=INK, ec=INK, lw=0.5))
     a, b = tr([(x0, y0), (x1, y1)])
     p.add_patch(Rectangle(tuple(a), b[0] - a[0], b[1] - a[1], fill=False, ec="#c0392b", lw=0.6, ls=(0, (3, 2))))
+    c = site_geom.centroid
+    sx, sy = tr([(c.x, c.y)])[0]
+    p.text(sx, sy - 0.06, "SITE", fontsize=MIN_PT, fontweight="bold", ha="center", va="top", gid="location-site",
+           path_effects=halo(1.5))
+    _location_names(p, [(shapely.intersection(g, win), n) for g, _, n in lines if n], tr)
+    # a north arrow (grid north, as the sheet's) in the map's upper right corner
+    nx, ny = ox + (gx1 - gx0) * k - 0.12, y + hgt - 0.32
+    p.add_patch(MplPolygon([(nx, ny + 0.22), (nx - 0.05, ny), (nx, ny + 0.05), (nx + 0.05, ny)], closed=True, fc=INK,
+                           ec=INK, lw=0.3, gid="location-north"))
+    p.text(nx, ny + 0.23, "N", fontsize=MIN_PT, fontweight="bold", ha="center", va="bottom")
     p.text(0.1, y + hgt + 0.04, "LOCATION MAP", fontsize=MIN_PT + 0.5, fontweight="bold", va="bottom", ha="left")
     sheet.floor = y + hgt + 0.25
+
+
+def _location_names(p, named: list[tuple[Any, str]], tr) -> None:
+    """Each named road of the location map labelled once, along its longest visible piece."""
+    done = set()
+    for g, name in named:
+        if name in done or g is None or g.is_empty:
+            continue
+        piece = max(shapely.get_parts(g), key=lambda q: q.area if "Polygon" in q.geom_type else q.length)
+        r = shapely.minimum_rotated_rectangle(piece)
+        xy = np.asarray(r.exterior.coords) if r.geom_type == "Polygon" else np.asarray(piece.coords)
+        sides = np.diff(xy[:3], axis=0)
+        d = sides[int(np.argmax(np.hypot(sides[:, 0], sides[:, 1])))]
+        ang = float(np.degrees(np.arctan2(d[1], d[0])))
+        ang = ang - 180 if ang > 90 else ang + 180 if ang < -90 else ang
+        q = piece.representative_point()
+        px, py = tr([(q.x, q.y)])[0]
+        p.text(px, py, name, fontsize=MIN_PT, rotation=ang, rotation_mode="anchor", ha="center", va="center",
+               color="#333333", gid="location-road", path_effects=halo(1.5))
+        done.add(name)
+
+
+_COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east")
+
+
+def compass(dx: float, dy: float) -> str:
+    """The grid direction of (dx, dy) in words, to the nearest eighth (``north-east``)."""
+    a = float(np.degrees(np.arctan2(dy, dx))) % 360
+    return _COMPASS[int(((a + 22.5) % 360) // 45)]
 
 
 def contact_text(c) -> str:
