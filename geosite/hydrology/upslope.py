@@ -407,8 +407,8 @@ def _summarise(
 
 def smooth_outline(polygon: BaseGeometry, *, cell: float, min_area: float) -> BaseGeometry:
     """The outline of an upslope area (whole cells) for a map: parts and holes under ``min_area`` dropped
-    (the largest part kept when all are), simplified at half a cell, then closed and opened by half a
-    cell (``buffer(+e).buffer(-2e).buffer(+e)``) so the cells' stair steps read as the ground's curves.
+    (the largest part kept when all are), closed and opened by half a cell (``buffer(+e).buffer(-2e)
+    .buffer(+e)``) and simplified at half a cell, so the cells' stair steps read as the ground's lines.
     Only the drawing changes: the area reported stays the cells' (D-infinity's) measure.
 
     Parameters
@@ -433,9 +433,8 @@ def smooth_outline(polygon: BaseGeometry, *, cell: float, min_area: float) -> Ba
     if g.is_empty:
         return g
     e = cell / 2
-    smooth = shapely.simplify(g, e, preserve_topology=True).buffer(e, quad_segs=4).buffer(-2 * e, quad_segs=4)
-    smooth = mapped(smooth.buffer(e, quad_segs=4), keep_largest=False)
-    out = shapely.simplify(smooth, cell * 0.1, preserve_topology=True) if not smooth.is_empty else g
+    smooth = mapped(g.buffer(e, quad_segs=4).buffer(-2 * e, quad_segs=4).buffer(e, quad_segs=4), keep_largest=False)
+    out = shapely.simplify(smooth, e, preserve_topology=True) if not smooth.is_empty else g
     return out if out.geom_type == "MultiPolygon" else MultiPolygon(list(shapely.get_parts(out)))
 
 

@@ -29,7 +29,7 @@ ARROW_EVERY_IN = 1.0
 #: An arrowhead's length, inches of paper.
 ARROW_SIZE_IN = 0.09
 #: Two labels of the same destination closer than this (inches of paper) are one label.
-DESTINATION_SPACING_IN = 1.5
+DESTINATION_SPACING_IN = 3.0
 
 
 
@@ -64,16 +64,16 @@ def _targets(ctx: MapContext, tol: float) -> list[tuple[str, str, Any]]:
     return out
 
 
-def _first_hit(line, targets) -> tuple[float, str, str] | None:
-    """The first target ``line`` meets going downstream: (distance along it, kind, text); one the line
-    starts in is met at its start."""
+def _first_hit(line, targets) -> tuple[tuple[float, str, str] | None, tuple[float, str, str] | None]:
+    """The first target ``line`` meets going downstream, as (distance along it, kind, text), and the first
+    one it starts in (it runs along a creek, through a wetland: what it reaches beyond counts first)."""
     start = Point(line.coords[0])
-    best = None
+    best = along = None
     for kind, text, g in targets:
         if not line.intersects(g):
             continue
-        if g.contains(start):  # the flow is in it already (a path along a creek): it goes there
-            best = (0.0, kind, text) if best is None or best[0] > 0 else best
+        if g.contains(start):  # a path along a creek or through a wetland: what it reaches beyond counts first
+            along = along or (0.0, kind, text.replace("flows to", "flows along"))
             continue
         inter = line.intersection(g)
         coords = [c for part in shapely.get_parts(inter) for c in part.coords]
@@ -82,7 +82,7 @@ def _first_hit(line, targets) -> tuple[float, str, str] | None:
         d = min(line.project(Point(c)) for c in coords)
         if best is None or d < best[0]:
             best = (d, kind, text)
-    return best
+    return best, along
 
 
 def _downstream(paths: list) -> list[int | None]:
@@ -107,21 +107,25 @@ def destinations(ctx: MapContext, paths: list, window) -> list[Destination]:
     out = []
     for i in range(len(paths)):
         seen, cur, exit_pt, last = set(), i, None, paths[i]
-        hit = None
+        hit = along = None
         while cur is not None and cur not in seen:
             seen.add(cur)
             line = paths[cur]
             last = line
-            found = _first_hit(line, targets)
+            found, on = _first_hit(line, targets)
+            if along is None and on is not None:
+                p = line.interpolate(line.length / 2)
+                along = Destination(on[2], p.x, p.y, on[1])
             if exit_pt is None and site.contains(Point(line.coords[0])) and not site.contains(Point(line.coords[-1])):
                 out_part = line.difference(site)
                 if not out_part.is_empty:
                     exit_pt = min((Point(c) for p in shapely.get_parts(out_part) for c in p.coords), key=line.project)
-            if found is not None:  # met at its start (a path along a creek): labelled at its middle
-                p = line.interpolate(found[0] if found[0] > 0 else line.length / 2)
+            if found is not None:
+                p = line.interpolate(found[0])
                 hit = Destination(found[2], p.x, p.y, found[1])
                 break
             cur = nxt[cur]
+        hit = hit or along
         if hit is None and exit_pt is not None:
             c = site.centroid
             hit = Destination(f"leaves the site at its {L.compass(exit_pt.x - c.x, exit_pt.y - c.y)} edge",

@@ -159,7 +159,18 @@ def _cite(ctx: MapContext, table: str, key: str, short: bool = False) -> str:
 
 
 def _declared(ctx: MapContext, key: str) -> str | None:
-    d = ctx.site.settings.get("declared") or {}
+    """site.toml's ``[declared] key`` text (the plan's own provisions), or None (none, or no site.toml)."""
+    from geosite.errors import GeositeError
+    from geosite.site import read_site_toml
+
+    root = getattr(ctx.site, "root", None)
+    if root is None:
+        return None
+    try:
+        conf, _ = read_site_toml(root, ctx.site.limits)
+    except (GeositeError, OSError):
+        return None
+    d = conf.get("declared") or {}
     v = d.get(key) if isinstance(d, dict) else None
     return str(v).strip() if isinstance(v, str) and v.strip() else None
 
