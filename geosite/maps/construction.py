@@ -35,7 +35,7 @@ HEADING = "SITE CONSTRUCTION PLAN"
 PHASE_COLORS = ["#f4d9a6", "#f5b7b1", "#d2b4de", "#aed6f1", "#a3e4d7", "#f9e79f", "#d5dbdb"]
 #: filter fence colours by side (each drawn with the fence's x marks; none black, none dashed like the
 #: site boundary)
-SIDE_COLORS = {"downslope": "#b03a2e", "sideslope": "#7d3c98", "channel": "#117a65", "interior": "#a04000",
+SIDE_COLORS = {"downslope": "#b03a2e", "sideslope": "#b9770e", "channel": "#117a65", "interior": "#6e2c00",
                "hook": "#b03a2e", "stockpile": "#5c3d1e"}
 #: control layers (analysis) in drawing order: layer, the A(3) item they answer
 CONTROL_LAYERS = ("stockpile_setbacks", "sediment_basins", "tracking_pads", "diversions", "filter_fence",
