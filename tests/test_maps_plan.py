@@ -235,8 +235,8 @@ def test_legend_swatches_are_the_symbols_drawn(construction):
     assert kinds[fence][0] == "line"
     inlet = next(k for k in kinds if k.startswith("(c) Submitted inlet protection"))
     assert kinds[inlet] == ("point", "D")
-    outlets = [k for k in kinds if k.startswith("(c) Sediment trap or basin at an outlet")]
-    assert all(kinds[k] == ("point", "o") for k in outlets)  # a circle on the map, a circle in the legend
+    trap = next(k for k in kinds if k.startswith("(c) Sediment trap at an outlet, drawn at its DNR 1063 surface area"))
+    assert kinds[trap][0] == "polygon"  # drawn at its size, so a polygon swatch
     # the same symbol on the map: the submitted basin's polygon is drawn in the swatch's face colour
     from matplotlib.colors import same_color
 
@@ -246,6 +246,25 @@ def test_legend_swatches_are_the_symbols_drawn(construction):
     drawn = [c for c in construction.ax.collections if len(c.get_facecolor())
              and same_color(c.get_facecolor()[0][:3], st.face) and c.get_hatch() == st.hatch]
     assert drawn
+
+
+def test_proposed_trap_is_drawn_at_its_dnr_1063_surface_area(result, construction):
+    """The valley's outlet drains some acres: the trap is a circle of 1,560 sq ft per acre (DNR 1063,
+    medium-textured soil) around the outlet, and its label says so."""
+    (_, b), = result.layers["sediment_basins"].iterrows()
+    want = 1560.0 * b["drainage_acres"]
+    from geosite.maps.symbology import STYLES
+
+    st = STYLES["sediment_traps_sized"]
+    from matplotlib.colors import same_color
+
+    (coll,) = [c for c in construction.ax.collections if c.get_hatch() == st.hatch and len(c.get_facecolor())
+               and same_color(c.get_facecolor()[0][:3], st.face) and same_color(c.get_edgecolor()[0][:3], st.edge)]
+    xy = coll.get_paths()[0].vertices
+    area = shapely.Polygon(xy).area
+    assert area == pytest.approx(want, rel=0.01)
+    assert shapely.Polygon(xy).centroid.distance(b.geometry) < 0.5
+    assert any(f"{want:,.0f} sq ft surface" in t for t in _map_texts(construction))
 
 
 def test_fences_and_diversions_do_not_look_like_the_boundary_or_the_channels():

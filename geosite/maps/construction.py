@@ -6,6 +6,7 @@ carries the schedule of disturbance phases and project dates."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 import shapely
@@ -186,12 +187,38 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> list[str]:
                 L.draw_geoms(sheet, sel.geometry.values, st, edge=color)
                 panel.add(dataclasses.replace(st, edge=color), f"(c) {st.label}, {side}{' side' if side != 'hook' else 's (ends turned upslope)'}{ref}")
             continue
+        if name == "sediment_basins":
+            _traps_and_basins(ctx, sheet, panel, gdf, ref)
+            continue
         L.draw_geoms(sheet, gdf.geometry.values, st)
         panel.add(st, "(c) " + st.label + ref)
-        if name == "sediment_basins":
-            L.label_polygons(sheet, gdf, [_basin_text(r) for _, r in gdf.iterrows()], size=6, color=st.edge,
-                             kind="control")
     return present
+
+
+def _traps_and_basins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, gdf, ref: str) -> None:
+    """Proposed traps at their DNR 1063 surface area (the profile's sq ft per acre drained), as a circle
+    centred on the outlet; basins (DNR 1064, sized by design) as a circle symbol; each labelled with
+    type, drainage and, for a trap, its area."""
+    per_acre = ctx.profile.value("controls", "sediment_trap_surface_sqft_per_acre")
+    fpu = ctx.site.ft_per_unit
+    kinds = gdf["kind"].astype(str) if "kind" in gdf.columns else [""] * len(gdf)
+    acres = gdf["drainage_acres"] if "drainage_acres" in gdf.columns else [None] * len(gdf)
+    sized = [per_acre is not None and k == "sediment_trap" and not is_nan(a) for k, a in zip(kinds, acres, strict=True)]
+    texts = []
+    for (_, r), size, a in zip(gdf.iterrows(), sized, acres, strict=True):
+        area = float(per_acre) * float(a) if size else None
+        texts.append(_basin_text(r) + (f"\n{area:,.0f} sq ft surface" if area else ""))
+    if any(sized):
+        st = STYLES["sediment_traps_sized"]
+        circles = [g.buffer((float(per_acre) * float(a) / math.pi) ** 0.5 / fpu, quad_segs=16)
+                   for g, s, a in zip(gdf.geometry.values, sized, acres, strict=True) if s]
+        L.draw_geoms(sheet, circles, st)
+        panel.add(st, "(c) " + st.label + ref)
+    if not all(sized):
+        st = STYLES["sediment_basins"]
+        L.draw_geoms(sheet, [g for g, s in zip(gdf.geometry.values, sized, strict=True) if not s], st)
+        panel.add(st, "(c) " + st.label + ref)
+    L.label_polygons(sheet, gdf, texts, size=6, color=STYLES["sediment_basins"].edge, kind="control")
 
 
 def _basin_text(r) -> str:

@@ -175,6 +175,45 @@ def draw_flow_arrows(sheet: L.MapSheet, paths: list, color: str) -> int:
     return len(heads)
 
 
+def downslope_deg(dem, x: float, y: float) -> float | None:
+    """The downhill direction (degrees counter-clockwise from grid east) at (x, y) on ``dem`` (same CRS):
+    central differences of the heights one cell either side; None off the grid, on a flat or a hole."""
+    inv = ~dem.transform
+    c, r = inv @ (x, y)
+    r, c = int(r), int(c)
+    z = dem.elevation_ft
+    if not (1 <= r < z.shape[0] - 1 and 1 <= c < z.shape[1] - 1):
+        return None
+    gx = (z[r, c + 1] - z[r, c - 1]) / (2 * abs(dem.transform.a))
+    gy = (z[r - 1, c] - z[r + 1, c]) / (2 * abs(dem.transform.e))  # rows run south: up the sheet is r - 1
+    if not np.isfinite(gx) or not np.isfinite(gy) or math.hypot(gx, gy) < 1e-9:
+        return None
+    return math.degrees(math.atan2(-gy, -gx))
+
+
+def draw_entry_arrows(ctx: MapContext, sheet: L.MapSheet, points, color: str) -> int:
+    """Where upslope drainage enters the disturbed area: an arrowhead at each point, pointing down the
+    DEM's slope there (toward the disturbed area where the ground is flat); returns how many."""
+    dem = ctx.dem()
+    same = dem is not None and dem.crs is not None and dem.crs.equals(ctx.site.crs)
+    target = ctx.site.disturbed if getattr(ctx.site, "disturbed", None) is not None else ctx.site.boundary
+    heads = []
+    for p in points:
+        if p is None or p.is_empty or not sheet.window.contains(p):
+            continue
+        ang = downslope_deg(dem, p.x, p.y) if same else None
+        if ang is None:
+            q = target.centroid
+            ang = math.degrees(math.atan2(q.y - p.y, q.x - p.x))
+        heads.append(L.arrow_head(p.x, p.y, ang, ARROW_SIZE_IN * 1.2 * sheet.plan.units_per_inch))
+    if heads:
+        codes = [MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY]
+        sheet.ax.add_collection(PathCollection([MplPath(np.vstack([h, h[:1]]), codes) for h in heads], facecolors=color,
+                                               edgecolors=color, linewidths=0.3, zorder=7, gid="entry-arrows"),
+                                autolim=False)
+    return len(heads)
+
+
 def label_destinations(sheet: L.MapSheet, dests: list[Destination], color: str) -> list[str]:
     """One label per destination and place (labels of one destination within
     :data:`DESTINATION_SPACING_IN` of each other are one); returns the texts asked for."""
@@ -216,4 +255,4 @@ def draw_drainage(ctx: MapContext, sheet: L.MapSheet, panel: Panel, prefix: str)
     return True
 
 
-__all__ = ["Destination", "destinations", "draw_drainage", "draw_flow_arrows"]
+__all__ = ["Destination", "destinations", "downslope_deg", "draw_drainage", "draw_entry_arrows", "draw_flow_arrows"]

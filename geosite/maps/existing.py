@@ -25,7 +25,7 @@ from geosite.maps.common import (
     status_filter,
     width_text,
 )
-from geosite.maps.drainage import draw_drainage
+from geosite.maps.drainage import draw_drainage, draw_entry_arrows
 from geosite.maps.symbology import EXISTING_ITEMS, FLOOD_ZONES, INK, LABELS, STYLES, item_of
 
 HEADING = "EXISTING SITE MAP"
@@ -97,7 +97,7 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
         ent = ctx.derived.get("upslope_entry_points")
         if ent is not None and len(ent):
             st2 = STYLES["upslope_entry_points"]
-            L.draw_geoms(sheet, _thin_entries(ent, 40.0 / fpu).geometry.values, st2)
+            draw_entry_arrows(ctx, sheet, _thin_entries(ent, 40.0 / fpu).geometry.values, st2.edge)
             panel.add(st2, pre("upslope_areas") + st2.label)
     else:
         missing("upslope_areas", "upslope drainage areas: not computed (needs the DEM and the hydrology stage)")

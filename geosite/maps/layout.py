@@ -428,16 +428,19 @@ def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: 
         p.add_patch(r)
     elif st.kind == "line":
         _line_swatch(p, st, ec, x0, y, w)
+    elif st.extra.get("arrow_point"):  # a point drawn as an arrowhead on the map: the same arrowhead here
+        p.add_patch(MplPolygon(arrow_head(x0 + w / 2, y, -90.0, float(st.extra["arrow_point"]) / 72), closed=True,
+                               fc=st.face, ec=ec, lw=0.3, gid="swatch-arrow"))
     else:
         p.add_line(Line2D([x0 + w / 2], [y], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7,
                           gid="swatch-point"))
     pw = sheet.plan.sheet.panel[2]
     lines = _wrap(label, pw - x0 - w - 0.2, size)
     p.text(x0 + w + 0.1, y + lh / 2 - 0.02, "\n".join(lines), fontsize=max(size, MIN_PT), va="top", ha="left",
-           gid="legend", linespacing=1.15)
+           gid="legend", linespacing=1.25)
     sheet.legend.append(label)
     sheet.swatches.append((label, st.kind, st.marker if st.kind == "point" else ""))
-    sheet.cursor += lh + (len(lines) - 1) * size * 1.15 / 72
+    sheet.cursor += lh + (len(lines) - 1) * size * 1.25 / 72
 
 
 def _line_swatch(p, st: Style, ec: str, x0: float, y: float, w: float) -> None:

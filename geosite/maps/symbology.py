@@ -52,7 +52,8 @@ STYLES: dict[str, Style] = {
     "natural_drainage": Style("line", "Natural drainage paths (from the DEM): arrows point downslope, label: where the flow goes",
                               edge="#2e86c1", lw=0.8, ls=(0, (1, 1.5)), z=4, extra={"arrows": 6.0}),
     "upslope_areas": Style("polygon", "Upslope drainage areas (label: D-infinity area, mean slope, cover; outline by D8)", face="none", edge="#c0392b", lw=0.8, ls=(0, (5, 2, 1, 2)), z=5),
-    "upslope_entry_points": Style("point", "Where upslope drainage enters", face="#c0392b", edge="#c0392b", marker="v", size=3.5, z=7),
+    "upslope_entry_points": Style("point", "Where upslope drainage enters (arrow: downslope, from the DEM)", face="#c0392b",
+                                  edge="#c0392b", marker="v", size=3.5, z=7, extra={"arrow_point": 7.0}),
     "utilities": Style("line", "Utilities (label: name and size)", edge="#a03ca0", lw=0.8, ls=(0, (8, 2, 2, 2)), z=5.8),
     "structures": Style("polygon", "Structures (label: name, footprint)", face="#bdbdbd", edge=INK, lw=0.6, z=6),
     "roads": Style("line", "Roads, highways and paving (label: name, width)", face="#d9d9d9", edge="#555555", lw=1.4, z=5.5),
@@ -75,6 +76,8 @@ STYLES: dict[str, Style] = {
     # drawn at its size (polygon) in the same colours
     "sediment_basins": Style("point", "Sediment trap or basin at an outlet (label: type, drainage; sized per its DNR standard)",
                              face="#a9cce3", edge="#1f618d", marker="o", size=9.0, z=8.3),
+    "sediment_traps_sized": Style("polygon", "Sediment trap at an outlet, drawn at its DNR 1063 surface area (label: type, drainage, area)",
+                                  face="#a9cce3", edge="#1f618d", lw=0.8, hatch="--", z=6.05),
     "sediment_basins_submitted": Style("polygon", "Sediment trap or basin, at its size (label: type, storage)",
                                        face="#a9cce3", edge="#1f618d", lw=1.0, hatch="--", z=6),
     "inlet_protection": Style("point", "Storm drain inlet protection", face="#f1c40f", edge=INK, marker="D", size=6.0, z=8.5),
