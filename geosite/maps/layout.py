@@ -427,7 +427,7 @@ def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: 
             r.set_hatchcolor(ec)
         p.add_patch(r)
     elif st.kind == "line":
-        _line_swatch(p, st, ec, x0, y, w)
+        _line_swatch(p, st, ec=ec, x0=x0, y=y, w=w)
     elif st.extra.get("arrow_point"):  # a point drawn as an arrowhead on the map: the same arrowhead here
         p.add_patch(MplPolygon(arrow_head(x0 + w / 2, y, -90.0, float(st.extra["arrow_point"]) / 72), closed=True,
                                fc=st.face, ec=ec, lw=0.3, gid="swatch-arrow"))
@@ -443,7 +443,7 @@ def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: 
     sheet.cursor += lh + (len(lines) - 1) * size * 1.25 / 72
 
 
-def _line_swatch(p, st: Style, ec: str, x0: float, y: float, w: float) -> None:
+def _line_swatch(p, st: Style, *, ec: str, x0: float, y: float, w: float) -> None:
     """A line's legend swatch as the map draws it: casing, line, inner line, marks and flow arrow."""
     if st.face not in ("none", None):
         p.add_line(Line2D([x0, x0 + w], [y, y], color=st.face, lw=st.lw * 3))
