@@ -125,6 +125,7 @@ def test_the_destination_is_labelled_by_name(result, existing, tmp_path):
     from geosite.maps import render_plan_maps
 
     assert {d.text for d in existing.destinations} == {"flows to Clam Creek"}
+    assert "flows to Clam Creek" in _map_texts(existing)  # placed on the map
     d = existing.destinations[0]
     assert d.y == pytest.approx(Y0 - 450, abs=10)  # where the floor meets the creek: x = 300 ft
     assert d.x == pytest.approx(X0 + FLOOR_X, abs=4)

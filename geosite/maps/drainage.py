@@ -217,17 +217,21 @@ def draw_entry_arrows(ctx: MapContext, sheet: L.MapSheet, points, color: str) ->
 def label_destinations(sheet: L.MapSheet, dests: list[Destination], color: str) -> list[str]:
     """One label per destination and place (labels of one destination within
     :data:`DESTINATION_SPACING_IN` of each other are one); returns the texts asked for."""
+    from shapely.ops import nearest_points
+
     upi = sheet.plan.units_per_inch
-    win = sheet.window
+    inner = sheet.window.buffer(-0.05 * upi)  # a place on the map's edge (flow leaving it) is labelled just inside
     kept: list[Destination] = []
     for d in dests:
-        if not win.contains(Point(d.x, d.y)):
+        p = Point(d.x, d.y)
+        if not inner.contains(p):
+            if p.distance(inner) > 0.1 * upi:
+                continue  # beyond this sheet
+            p = nearest_points(inner, p)[0]
+        if any(k.text == d.text and math.hypot(k.x - p.x, k.y - p.y) < DESTINATION_SPACING_IN * upi for k in kept):
             continue
-        if any(k.text == d.text and math.hypot(k.x - d.x, k.y - d.y) < DESTINATION_SPACING_IN * upi for k in kept):
-            continue
-        kept.append(d)
-        L.label_at(sheet, d.x, d.y, d.text, size=6.0, color=color, kind="water", feature=Point(d.x, d.y),
-                   style="italic")
+        kept.append(Destination(d.text, p.x, p.y, d.kind))
+        L.label_at(sheet, p.x, p.y, d.text, size=6.0, color=color, kind="water", feature=p, style="italic")
     return [k.text for k in kept]
 
 
