@@ -248,7 +248,7 @@ def draw_drainage(ctx: MapContext, sheet: L.MapSheet, panel: Panel, prefix: str)
     n_arrows = draw_flow_arrows(sheet, paths, st.edge)
     dests = destinations(ctx, paths, sheet.window)
     label_destinations(sheet, dests, "#1b4f72")
-    sheet.destinations = dests  # type: ignore[attr-defined]  # for tests and notebooks
+    sheet.destinations = dests  # for tests and notebooks
     panel.add(st, prefix + st.label)
     counts: dict[str, int] = {}
     for d in dests:

@@ -78,6 +78,7 @@ class MapSheet:
     placed: list[Any] = field(default_factory=list)  # (text, box in paper inches) of the labels placed
     unplaced: list[str] = field(default_factory=list)  # labels no candidate position could hold
     swatches: list[tuple[str, str, str]] = field(default_factory=list)  # legend rows: (label, kind, marker)
+    destinations: list[Any] = field(default_factory=list)  # geosite.maps.drainage.Destination, per drainage path
     limit: tuple[float, float, float, float] | None = None  # what the map shows (the site and its margin), CRS units
 
     @property
