@@ -133,6 +133,8 @@ def test_the_destination_is_labelled_by_name(result, existing, tmp_path):
     pdf = next(f for f in files if f.name == "existing_site_map.pdf")
     text = " ".join(pymupdf.open(pdf)[0].get_text().split())
     assert "flows to Clam Creek" in text
+    sizes = {tuple(round(v) for v in pymupdf.open(f)[0].rect) for f in files if f.suffix == ".pdf"}
+    assert len(sizes) == 1  # the set on one sheet size
 
 
 def test_destination_rules_inlet_site_edge_and_downstream_paths(valley_site):

@@ -63,11 +63,14 @@ def _draw_set(result, ctx, kw: dict, grow: bool) -> list:
     while True:
         drawn = [(ctx, render(ctx, draw_existing, None, "1"), "existing")]
         chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
+        last = not grow or ctx.plan.sheet.size == "ARCH-D"
         for n, (key, draw) in enumerate((("construction", draw_construction), ("final", draw_final)), start=2):
             c = _context_like(result, ctx, chosen, kw)
             drawn.append((c, render(c, draw, None, str(n)), key))
-        over = any(f.geosite.notes and "overflows" in f.geosite.notes[-1] for _, figs, _ in drawn for f in figs)
-        if not over or not grow or ctx.plan.sheet.size == "ARCH-D":
+            over = any(f.geosite.notes and "overflows" in f.geosite.notes[-1] for _, figs, _ in drawn for f in figs)
+            if over and not last:
+                break  # the next sheet up, without drawing the rest on this one
+        if not over or last:
             break
         ctx.plan = plan_sheets(ctx.extent, ctx.scale_ft, ctx.site.ft_per_unit, "auto", larger_than=ctx.plan.sheet)
     if over:
