@@ -26,7 +26,7 @@ ITEM_KEYS = ("citation", "text", "layers", "contacts", "project", "declared", "c
              "map_label", "map_layers", "reading")
 JURISDICTION_KEYS = ("id", "name", "chapter", "source", "expected_crs", "map_margin_ft", "official", "extent", "notes")
 TOP_KEYS = ("jurisdiction", "sections", "applicability", "gates", "plan_type", "terrain", "rain", "requirements", "controls",
-            "review", "permit", "enforcement", "plan_content", "submission", "not_specified")
+            "review", "permit", "enforcement", "plan_content", "submission", "not_specified", "maintenance", "stabilization")
 NOT_SPECIFIED_KINDS = ("silent", "unread")
 
 
@@ -72,6 +72,8 @@ def validate(data: Mapping[str, Any]) -> list[str]:
     ctx.entries("enforcement", r.ENFORCEMENT_PARAMS)
     ctx.plan_content()
     ctx.entries("submission", r.SUBMISSION_PARAMS)
+    ctx.entries("maintenance", r.MAINTENANCE_PARAMS)
+    ctx.entries("stabilization", r.STABILIZATION_PARAMS)
     ctx.not_specified()
     return p.items
 
