@@ -112,7 +112,8 @@ def _groups(ctx: MapContext) -> list[tuple[str, Any, str | None, str | None, boo
 def bmp_schedule(ctx: MapContext) -> list[ScheduleRow]:
     """Every BMP's install and removal dates, one row per practice and phase (see the module notes)."""
     polys, phases = _phase_of(ctx)
-    inactive = ctx.profile.value("controls", "inactive_stabilize_days")
+    e = ctx.profile.days_of("inactive_stabilization")
+    inactive = e["value"] if e else None
     rows: dict[tuple[str, str, str, str, bool, bool], float] = {}
     fpu = ctx.site.ft_per_unit
     for what, geom, inst, rem, submitted, _ in _groups(ctx):
@@ -140,8 +141,8 @@ def schedule_table(ctx: MapContext) -> tuple[list[str], list[str]]:
     if any(r.dated for r in rows):
         notes.append("BMP dates as submitted (layer bmps: install, remove).")
     if any(not r.dated for r in rows):
-        inactive = ctx.profile.value("controls", "inactive_stabilize_days")
-        e = ctx.profile.entry("controls", "inactive_stabilize_days") or {}
+        e = ctx.profile.days_of("inactive_stabilization") or {}
+        inactive = e.get("value")
         after = (f"not before the phase's end + {inactive} days ({ctx.profile.cite(e.get('citation'), e.get('section'))})"
                  if inactive is not None else "once its ground is stabilized")
         notes.append("Dates proposed by geosite (the plan gives none): '<date' install before the phase it serves "
