@@ -27,7 +27,7 @@ from geosite.maps.common import (
     width_text,
 )
 from geosite.maps.drainage import draw_drainage, draw_entry_arrows
-from geosite.maps.symbology import EXISTING_ITEMS, FLOOD_ZONES, INK, LABELS, STYLES, item_of
+from geosite.maps.symbology import FLOOD_ZONES, INK, LABELS, STYLES
 
 HEADING = "EXISTING SITE MAP"
 
@@ -38,13 +38,14 @@ def _txt(v) -> str:
 
 @dataclass
 class _Items:
-    """The jurisdiction's item letters for the layers, and what the data lacks, by letter."""
+    """The jurisdiction's item letters for the layers (the profile's plan items with ``map_layers``), and what
+    the data lacks, by letter."""
 
-    jurisdiction: str
+    items: list[tuple[str, str, tuple[str, ...]]]
     absent: dict[str, list[str]] = field(default_factory=dict)
 
     def letter(self, layer: str) -> str | None:
-        return item_of(self.jurisdiction, layer)
+        return next((letter for letter, _, layers in self.items if layer in layers), None)
 
     def pre(self, layer: str) -> str:
         return f"({self.letter(layer)}) " if self.letter(layer) else ""
@@ -56,7 +57,7 @@ class _Items:
 def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
     panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(1): existing conditions on the site "
                            f"and within {ctx.margin_ft:g} ft of it", location=True)
-    it = _Items(ctx.profile.id)
+    it = _Items(ctx.profile.map_items())
     has_relief = draw_relief(ctx, sheet, panel, it.letter("contours"))  # relief first (under everything)
     _areas(ctx, sheet, panel, it)
     _floodplain(ctx, sheet, panel, it.pre("floodplain"), it.missing)
@@ -163,7 +164,7 @@ def _improvements(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) 
 def _contacts(ctx: MapContext, panel: Panel, it: _Items) -> None:
     """(j): the applicant and the maintenance person are in the title block; what they lack is absent."""
     site = ctx.site
-    jl = next((x for x, _, layers in EXISTING_ITEMS.get(it.jurisdiction, []) if "title_block" in layers), None)
+    jl = it.letter("title_block")
     if not jl:
         return
     gaps = [f"{who} {k}" for who, c in (("applicant", site.applicant), ("maintenance person", site.maintainer))

@@ -1,8 +1,8 @@
-"""How each layer is drawn, and which plan-content item it answers for each jurisdiction.
+"""How each layer is drawn.
 
-Styles are plain data (matplotlib keyword values); the drawing code reads them and nothing else.
-``EXISTING_ITEMS`` maps a jurisdiction profile id to the lettered items of its existing site map
-(Grantsburg and Belgium plan A(1)); Belgium's chapter has no (e) and letters the rest differently.
+Styles are plain data (matplotlib keyword values); the drawing code reads them and nothing else. Which
+plan-content item a layer answers for, and its letter, is the village's profile's (``Profile.map_items``:
+the full plan's items with ``map_layers``), so a new village's sheets need no code.
 """
 
 from __future__ import annotations
@@ -113,41 +113,6 @@ LABELS: dict[str, Any] = {
 #: Floodplain zones (layer floodplain, attribute ``zone``): the style each is drawn in.
 FLOOD_ZONES: dict[str, str] = {"floodway": "floodway", "fringe": "flood_fringe", "flood_fringe": "flood_fringe",
                                "100yr": "floodplain"}
-
-#: Plan-content items of the existing site map, by jurisdiction profile id: letter, text, layers.
-#: A layer may serve several items; an item is "present" when any of its layers is.
-EXISTING_ITEMS: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
-    "grantsburg": [
-        ("a", "Site boundaries and adjacent lands", ("site_boundary", "map_margin")),
-        ("b", "Lakes, streams, wetlands, channels, ditches", ("lakes", "streams", "wetlands", "channels")),
-        ("c", "Floodplains, flood fringes, floodways", ("floodplain",)),
-        ("d", "Predominant soil types", ("soils",)),
-        ("e", "Vegetative cover", ("vegetation",)),
-        ("f", "Storm drainage systems, natural drainage", ("storm_inlets", "natural_drainage")),
-        ("g", "Upslope drainage areas", ("upslope_areas", "upslope_entry_points")),
-        ("h", "Utilities, structures, roads, paving", ("utilities", "structures", "roads", "access_drives")),
-        ("i", "Topography, 5-ft contours", ("contours", "index_contours")),
-        ("j", "Applicant and maintenance contact", ("title_block",)),
-    ],
-    "belgium": [
-        ("a", "Site location and adjacent lands", ("site_boundary", "map_margin")),
-        ("b", "Lakes, streams, wetlands, channels, ditches", ("lakes", "streams", "wetlands", "channels")),
-        ("c", "Floodplains, flood fringes, floodways", ("floodplain",)),
-        ("d", "Predominant soil types", ("soils",)),
-        ("f", "Storm drainage systems, natural drainage", ("storm_inlets", "natural_drainage")),
-        ("g", "Utilities, structures, roads, paving", ("utilities", "structures", "roads", "access_drives")),
-        ("h", "Topography, 5-ft contours", ("contours", "index_contours")),
-    ],
-}
-
-
-def item_of(jurisdiction: str, layer: str) -> str | None:
-    """The item letter the layer answers for in that jurisdiction's existing site map, or None."""
-    for letter, _, layers in EXISTING_ITEMS.get(jurisdiction, []):
-        if layer in layers:
-            return letter
-    return None
-
 
 #: Submitted BMPs (layer ``bmps``) are drawn in this green, each type with its practice's own symbol.
 SUBMITTED = "#1e8449"
