@@ -33,6 +33,7 @@ import shapely
 
 from geosite.grid import cells_box, to_crs, to_dem_crs
 from geosite.rules import Profile
+from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
     from geosite.grid import Dem
@@ -161,7 +162,7 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "disturbance_id": fid,
             "disturbance_ids": ids,
             "area_sqft": area,
-            "area_acres": area / 43_560.0,
+            "area_acres": area / SQFT_PER_ACRE,
             "sheetflow_area_sqft": sheet,
             "channelized_area_sqft": up.channelized_area_sqft,
             "area_d8_sqft": up.area_sqft,

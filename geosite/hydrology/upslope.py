@@ -16,6 +16,7 @@ from geosite.errors import GeometryError, InputError
 from geosite.grid import rasterize
 from geosite.hydrology.certify import coarse_drainage_box, coarse_floor, dilate, lowest_fill_by_seed
 from geosite.hydrology.flow import FlowGrid, flow_grid
+from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
     import geopandas as gpd
@@ -33,7 +34,7 @@ WHOLE_FRACTION = 0.4
 
 #: Default area above which flow entering a polygon counts as channelized (concentrated), sq ft.
 #: A modelling choice, not an ordinance number: jurisdiction profiles should set their own.
-DEFAULT_CHANNEL_THRESHOLD_SQFT = 43_560.0
+DEFAULT_CHANNEL_THRESHOLD_SQFT = SQFT_PER_ACRE
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -78,7 +79,7 @@ class UpslopeArea:
 
     @property
     def area_acres(self) -> float:
-        return self.area_sqft / 43_560.0
+        return self.area_sqft / SQFT_PER_ACRE
 
     def to_geodataframe(self) -> gpd.GeoDataFrame:
         """The upslope area as a one-row GeoDataFrame with the scalar results as columns."""

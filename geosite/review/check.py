@@ -48,6 +48,7 @@ from geosite.review.declared import Declared, read_declared
 from geosite.review.findings import STATUSES, ReviewFinding, findings_frame, number, render_markdown
 from geosite.review.geometry import SECTION as GEOMETRY_SECTION
 from geosite.review.geometry import check_geometry, read_raw_layers
+from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
     from geosite.pipeline import AnalysisResult
@@ -314,8 +315,8 @@ def _declared_area(result: AnalysisResult, declared: Declared, plan_type: str) -
     diff_pct = (decl - measured) / measured * 100.0 if measured > 0 else float("inf")
     ok = abs(diff_pct) <= tol + 1e-9
     vals = {"declared_sqft": decl, "measured_sqft": measured, "difference_pct": diff_pct, "tolerance_pct": tol}
-    msg = (f"Declared disturbed area {decl:,.0f} sq ft ({decl / 43_560:,.2f} acres); measured {measured:,.0f} sq ft "
-           f"({measured / 43_560:,.2f} acres): {diff_pct:+.1f} %" + (f", within {tol:g} %." if ok else f", more than the {tol:g} % tolerance."))
+    msg = (f"Declared disturbed area {decl:,.0f} sq ft ({decl / SQFT_PER_ACRE:,.2f} acres); measured {measured:,.0f} sq ft "
+           f"({measured / SQFT_PER_ACRE:,.2f} acres): {diff_pct:+.1f} %" + (f", within {tol:g} %." if ok else f", more than the {tol:g} % tolerance."))
     return [ReviewFinding(rule, cite, section, "pass" if ok else "fail", msg, requirement=req, submitted=f"{decl:,.0f} sq ft declared",
                           values=vals, geometry=None if ok else _disturbed(result), layer="disturbance")]
 
