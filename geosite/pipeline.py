@@ -142,9 +142,11 @@ def write_outputs(
     sheet: str = "auto",
     scale_ft: float = 100.0,
     dxf: bool = True,
+    plan: bool = True,
 ) -> list[Path]:
     """Write report.json, report.md, derived.gpkg (and derived.dxf for CAD; the plan maps with
-    ``maps=True``) into ``out`` atomically. Returns the files written."""
+    ``maps=True``; the submission folder ``plan/`` with ``plan=True``, :mod:`geosite.plan_folder`) into
+    ``out`` atomically. Returns the files written."""
     from geosite.io.output import atomic_dir, write_gpkg, write_json
 
     out = Path(out)
@@ -159,8 +161,14 @@ def write_outputs(
 
             write_dxf(layers, tmp / "derived.dxf")  # contours too, at their elevation
             names.append("derived.dxf")
+        sheets: list[Path] = []
         if maps:
             from geosite.maps import render_plan_maps
 
-            names += [p.name for p in render_plan_maps(result, tmp, sheet=sheet, scale_ft=scale_ft)]
+            sheets = render_plan_maps(result, tmp, sheet=sheet, scale_ft=scale_ft)
+            names += [p.name for p in sheets]
+        if plan:
+            from geosite.plan_folder import PLAN_DIR, write_plan_folder
+
+            names += [str(p) for p in write_plan_folder(result, tmp / PLAN_DIR, sheets=sheets, scale_ft=scale_ft if maps else None)]
     return [out / n for n in names]

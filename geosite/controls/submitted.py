@@ -207,6 +207,8 @@ def slope_length_excess(
     fg: Any,
     barriers: Any,
     table: Any,
+    *,
+    geometry: bool = False,
 ) -> dict[str, Any]:
     """Where the slope above the submitted fences is longer than DNR 1056 allows.
 
@@ -218,8 +220,21 @@ def slope_length_excess(
     is longer than the table allows. Sums along the flow paths by pointer doubling (log2 of the longest
     path in passes).
 
-    Returns ``excess_sqft`` (area of the cells over the limit), ``max_ratio`` (the largest sum),
-    ``longest_ft`` (the longest slope length above a barrier, ft) and ``cells`` (the cells counted).
+    Parameters
+    ----------
+    polygon : shapely Polygon in the DEM's CRS (one connected part of the disturbed area).
+    dem : geosite.grid.Dem; fg : its FlowGrid (filled surface in ft, D8 directions).
+    barriers : shapely geometry (DEM CRS) of the fences, diversions and stabilization, or None.
+    table : DNR 1056 rows (slope below, %; maximum slope length above a fence, ft).
+    geometry : also return ``geometry``: the cells over the limit as one (Multi)Polygon in the DEM's CRS
+        (cell squares dissolved; None when there are none), the place of a failing finding.
+
+    Returns
+    -------
+    dict
+        ``excess_sqft`` (area of the cells over the limit, sq ft), ``max_ratio`` (the largest sum),
+        ``longest_ft`` (the longest slope length above a barrier, ft), ``cells`` (the cells counted) and,
+        with ``geometry``, ``geometry``.
     """
     import dataclasses
 
@@ -230,7 +245,9 @@ def slope_length_excess(
     from geosite.terrain import slope_pct
 
     inside = g.rasterize(polygon, dem.shape, dem.transform)
-    out = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0, "cells": int(inside.sum())}
+    out: dict[str, Any] = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0, "cells": int(inside.sum())}
+    if geometry:
+        out["geometry"] = None
     if not inside.any():
         return out
     rows, cols = np.nonzero(inside)
@@ -266,4 +283,14 @@ def slope_length_excess(
     over = ratio > 1.0 + 1e-9
     out.update(excess_sqft=float(over.sum()) * dem.cell_area_sqft, max_ratio=float(ratio.max()),
                longest_ft=float(np.where(ins.reshape(-1), length, 0.0).max()))
+    if geometry and over.any():
+        out["geometry"] = cells_polygon(over.reshape(nr, nc), sub.transform)
     return out
+
+
+def cells_polygon(mask: np.ndarray, transform: Any) -> Any:
+    """The cells of ``mask`` (on the grid of ``transform``) as one dissolved (Multi)Polygon."""
+    from rasterio import features
+
+    shapes = [shapely.geometry.shape(g) for g, v in features.shapes(mask.astype(np.uint8), mask=mask, transform=transform) if v]
+    return shapely.union_all(shapes) if shapes else None

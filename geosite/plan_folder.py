@@ -1,0 +1,622 @@
+"""The plan folder: what ``analyze`` proposes, written as a submission ``geosite check`` reads as is.
+
+``analyze`` writes ``OUT/plan/`` (:func:`write_plan_folder`):
+
+- ``site.toml``: the site's name, jurisdiction, CRS, contacts and ``[project]``; ``[dem]`` naming the DEM
+  copied beside it; ``[layers]`` naming layers.gpkg; ``[declared]`` filled from the analysis (plan type,
+  disturbed area, maintenance and stabilization provisions: the site's own words, else geosite's defaults
+  with the profile's numbers cited to their DNR standards; final conditions, the contours layer, the
+  existing-site sheet as the submitted map with its scale);
+- ``layers.gpkg``: the site's layers (its own ``bmps`` replaced by the proposal), ``disturbance`` with a
+  ``stabilized`` date on each polygon, ``contours``, and ``bmps``: every proposed practice
+  (:func:`plan_bmps`) with ``type``, ``practice``, ``standard``, ``install`` and ``remove`` dates;
+- the DEM (copied when it is one file of at most :data:`DEM_COPY_MAX_BYTES`; else the window geosite read,
+  written as a GeoTIFF in feet) and the proposed-grade DEM when given;
+- the three sheets, when rendered, as the submitted maps.
+
+Where the proposed layout still leaves slope above a fence longer than DNR 1056 allows (a row cut at a
+structure, a loop or a kink dropped, rows out of proportion), the plan covers that ground with a
+``stabilization`` feature (erosion mat or mulch) whose ``stand_in_for`` says what it replaces and why:
+measured with :func:`geosite.controls.slope_length_excess`, the function ``check`` uses.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from geosite import controls, grid
+from geosite.io.output import py_scalar
+
+PLAN_DIR = "plan"
+#: The largest DEM copied into the plan folder as it is; a larger (or tiled) one is written as the window
+#: geosite read for the analysis (a file management limit of geosite, not an ordinance number).
+DEM_COPY_MAX_BYTES = 256 * 2**20
+#: Whether ``check`` reads ``[declared] contours`` (CONVENTIONS.md; an unknown key is an input error before).
+READS_CONTOURS_KEY = False
+SHEET_FILES = ("existing_site_map", "construction_plan", "final_conditions")
+
+FENCE_PRACTICE = {
+    "downslope": "silt fence along the downslope edge",
+    "sideslope": "silt fence along the sideslope edge",
+    "hook": "silt fence end turned upslope (J-hook)",
+    "channel": "silt fence along the channel edge",
+    "interior": "silt fence row on the contour",
+}
+
+
+def write_plan_folder(result: Any, out: Path, *, sheets: list[Path] | None = None, scale_ft: float | None = None) -> list[Path]:
+    """Write the submission folder ``out`` (created; its parent is the run's output folder).
+
+    Parameters
+    ----------
+    result : geosite.pipeline.AnalysisResult
+        The analysis of the site.
+    out : Path
+        The plan folder to write (``OUT/plan``).
+    sheets : list of Path, optional
+        The rendered sheets (PDF), copied as the submitted maps.
+    scale_ft : float, optional
+        The sheets' scale, feet per inch.
+
+    Returns
+    -------
+    list of Path
+        The files written, relative to ``out``'s parent.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    site, prof = result.site, result.profile
+    written: list[Path] = []
+    dem_name = _copy_dem(result, out)
+    proposed = None
+    if site.proposed_dem_path is not None and Path(site.proposed_dem_path).is_file():
+        proposed = "proposed" + Path(site.proposed_dem_path).suffix
+        shutil.copyfile(site.proposed_dem_path, out / proposed)
+    maps = []
+    for p in sheets or []:
+        if p.suffix.lower() == ".pdf" and p.exists():
+            shutil.copyfile(p, out / p.name)
+            maps.append(p.name)
+    disturbance = plan_disturbance(result)
+    bmps = plan_bmps(result, disturbance)
+    stand_ins = _slope_length_stand_ins(result, bmps, disturbance)
+    bmps = _concat([bmps, stand_ins], site.crs)
+    bmps["id"] = range(1, len(bmps) + 1)
+    layers = {n: g for n, g in site.layers.items() if n not in ("bmps", "disturbance", "contours")}
+    layers["disturbance"] = disturbance
+    if "stockpiles" in layers:
+        layers["stockpiles"] = _piles(result, layers["stockpiles"], bmps)
+    if result.layers.get("contours") is not None:
+        layers["contours"] = result.layers["contours"][["elevation_ft", "index", "geometry"]]
+    layers["bmps"] = bmps
+    _write_layers(out / "layers.gpkg", layers)
+    declared = plan_declared(result, maps, scale_ft, contours="contours" in layers)
+    conf = _site_toml(result, declared, dem_name, proposed)
+    (out / "site.toml").write_text(_toml(conf), encoding="utf-8")
+    for name in ["site.toml", "layers.gpkg", *([dem_name] if dem_name else []), *([proposed] if proposed else []), *maps]:
+        written.append(Path(out.name) / name)
+    del prof
+    return written
+
+
+# --------------------------------------------------------------------------------------------- dates
+
+
+def _date(v: Any) -> dt.date | None:
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT:
+        return None
+    if isinstance(v, dt.datetime):
+        return v.date()
+    if isinstance(v, dt.date):
+        return v
+    try:
+        return dt.date.fromisoformat(str(v).strip()[:10])
+    except ValueError:
+        return None
+
+
+def plan_disturbance(result: Any) -> gpd.GeoDataFrame:
+    """The site's disturbance polygons, each with ``start`` and ``end`` (the project's where a polygon has
+    none) and ``stabilized``: the site's own date, else ``end`` plus the profile's inactive-stabilization
+    window (Grantsburg B(6)(c)[1]: 7 days), else ``end``."""
+    site = result.site
+    d = site.layers.get("disturbance")
+    if d is None:
+        return gpd.GeoDataFrame({"id": [], "start": [], "end": [], "stabilized": []}, geometry=[], crs=site.crs)
+    d = d.copy()
+    window = result.profile.value("controls", "inactive_stabilize_days")
+    starts, ends, stab = [], [], []
+    for i in range(len(d)):
+        s = _date(d["start"].iloc[i]) if "start" in d.columns else None
+        e = _date(d["end"].iloc[i]) if "end" in d.columns else None
+        s, e = s or site.project.start, e or site.project.end
+        given = _date(d["stabilized"].iloc[i]) if "stabilized" in d.columns else None
+        st = given or (e + dt.timedelta(days=int(window)) if e is not None and window is not None else e)
+        starts.append(s.isoformat() if s else None)
+        ends.append(e.isoformat() if e else None)
+        stab.append(st.isoformat() if st else None)
+    d["start"], d["end"], d["stabilized"] = starts, ends, stab
+    return d
+
+
+def _served(geom: Any, dist: gpd.GeoDataFrame, reach: float) -> tuple[str | None, str | None]:
+    """(install, remove) of a BMP at ``geom``: the day before the earliest start of the disturbance
+    polygons within ``reach`` (CRS units) of it (all of them when none is), and the day after the latest
+    of their ``stabilized`` dates."""
+    if not len(dist):
+        return None, None
+    near = dist[dist.geometry.distance(geom) <= reach]
+    near = near if len(near) else dist
+    s = [d for d in (_date(v) for v in near["start"]) if d]
+    e = [d for d in (_date(v) for v in near["stabilized"]) if d]
+    return ((min(s) - dt.timedelta(days=1)).isoformat() if s else None,
+            (max(e) + dt.timedelta(days=1)).isoformat() if e else None)
+
+
+# --------------------------------------------------------------------------------------------- bmps
+
+
+def _row(geom: Any, kind: str, practice: str, standard: str, **kw: Any) -> dict[str, Any]:
+    return {"type": kind, "practice": practice, "standard": standard, "geometry": geom, **kw}
+
+
+def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """Every control ``analyze`` proposes as one ``bmps`` layer (site CRS): filter fence (edges, hooks,
+    interior rows, channel edges), stockpile fences (``pile_id``), diversions, inlet protection, tracking
+    pads (as wide as the drive), sediment traps and basins (``drainage_acres``), a stabilization feature
+    per pile kept over the profile's days, a dewatering practice where ``[project] dewatering`` is declared;
+    each with ``install`` and ``remove`` dates (:func:`_served`)."""
+    site, L = result.site, result.layers
+    rows: list[dict[str, Any]] = []
+    fence = L.get("filter_fence")
+    if fence is not None and len(fence):
+        for side, g in zip(fence["side"], fence.geometry, strict=True):
+            if side in FENCE_PRACTICE and g is not None and not g.is_empty:
+                rows.append(_row(g, "silt_fence", FENCE_PRACTICE[side], "DNR 1056"))
+    piles = L.get("stockpile_fences")
+    if piles is not None and len(piles):
+        for pid, g in zip(piles["pile_id"], piles.geometry, strict=True):
+            if g is not None and not g.is_empty and g.length > 0:
+                rows.append(_row(g, "silt_fence", "silt fence along the pile's downslope side", "DNR 1056", pile_id=py_scalar(pid)))
+    div = L.get("diversions")
+    if div is not None and len(div):
+        rows += [_row(g, "diversion", "diversion above the disturbed area", "DNR 1066") for g in div.geometry if not g.is_empty]
+    inl = L.get("inlet_protection")
+    if inl is not None and len(inl):
+        rows += [_row(g, "inlet_protection", "storm drain inlet protection", "DNR 1060") for g in inl.geometry]
+    rows += _pads(result)
+    basins = L.get("sediment_basins")
+    if basins is not None and len(basins):
+        for k, g, ac in zip(basins["kind"], basins.geometry, basins["drainage_acres"], strict=True):
+            if k in ("sediment_trap", "sediment_basin"):
+                std = "DNR 1063" if k == "sediment_trap" else "DNR 1064"
+                rows.append(_row(g, k, f"{k.replace('_', ' ')} at the outlet", std, drainage_acres=float(ac)))
+    rows += _pile_stabilization(result)
+    rows += _dewatering(result, basins)
+    out = gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs) if rows else gpd.GeoDataFrame(
+        {"type": []}, geometry=[], crs=site.crs)
+    reach = 50.0 / site.ft_per_unit
+    dates = [_served(g, disturbance, reach) for g in out.geometry]
+    out["install"] = [a for a, _b in dates]
+    out["remove"] = [b for _a, b in dates]
+    return out
+
+
+def _pads(result: Any) -> list[dict[str, Any]]:
+    """A tracking pad at each entrance (an access drive meeting a road, B(3), DNR 1057), drawn as
+    CONVENTIONS.md measures one: from the road's edge along the drive, the profile's
+    ``tracking_pad_min_length_ft`` long, as wide as the drive (a Polygon drive's width across its long
+    axis; a line drive's ``width_ft``, else the profile's ``tracking_pad_width_ft``). A drive shorter than
+    the pad: the pad runs on along the drive's line into the site (the construction route), so its whole
+    length is stone."""
+    site, prof = result.site, result.profile
+    drives, roads = site.layer("access_drives"), site.layer("roads")
+    length = prof.value("controls", "tracking_pad_min_length_ft")
+    if drives is None or roads is None or not len(roads) or length is None or result.layers.get("tracking_pads") is None:
+        return []
+    fpu = site.ft_per_unit
+    road_u = shapely.union_all(grid.to_crs(roads, site.crs).geometry.values)
+    road_area = road_u if road_u.geom_type.endswith("Polygon") else road_u.buffer(0.5 / fpu)
+    out = []
+    for i in range(len(drives)):
+        g = drives.geometry.iloc[i]
+        if g is None or g.is_empty or not g.intersects(road_u.buffer(1.0 / fpu)):
+            continue
+        axis, width = _drive_axis(g, drives.iloc[i], prof, fpu)
+        xy = np.asarray(axis.coords)
+        a, b = xy[0], xy[-1]
+        if shapely.Point(*b).distance(road_u) < shapely.Point(*a).distance(road_u):
+            a, b = b, a  # from the road end
+        u = (b - a) / max(float(np.hypot(*(b - a))), 1e-12)
+        on_road = shapely.intersection(LineStringXY([a, a + u * float(np.hypot(*(b - a)))]), road_area)
+        t0 = max((float(np.dot(np.asarray(c) - a, u)) for part in getattr(on_road, "geoms", [on_road])
+                  if not part.is_empty for c in part.coords), default=0.0)
+        n = np.array([-u[1], u[0]]) * width / 2 / fpu
+        p0, p1 = a + u * t0, a + u * (t0 + float(length) / fpu)
+        pad = shapely.Polygon([p0 - n, p1 - n, p1 + n, p0 + n])
+        did = py_scalar(drives["id"].iloc[i]) if "id" in drives.columns else i + 1
+        out.append(_row(pad, "tracking_pad", f"stone tracking pad, {float(length):g} ft along the drive from the road, "
+                        f"{width:,.0f} ft wide (the drive's width)", "DNR 1057", drive_id=did))
+    return out
+
+
+def LineStringXY(pts: list[np.ndarray]) -> Any:  # noqa: N802 - a shapely constructor by another name
+    return shapely.LineString([tuple(p) for p in pts])
+
+
+def _drive_axis(g: Any, row: Any, prof: Any, fpu: float) -> tuple[Any, float]:
+    """(centre line, width in ft) of a drive: a line drive's own line and its ``width_ft`` (else the
+    profile's ``tracking_pad_width_ft``); a Polygon drive's minimum rotated rectangle's long axis and short
+    side."""
+    if g.geom_type.endswith("LineString"):
+        line = g if g.geom_type == "LineString" else max(g.geoms, key=lambda p: p.length)
+        w = row.get("width_ft") if hasattr(row, "get") else None
+        w = float(w) if w is not None and not (isinstance(w, float) and math.isnan(w)) else float(
+            prof.value("controls", "tracking_pad_width_ft", 12.0))
+        return shapely.LineString([line.coords[0], line.coords[-1]]), w
+    rect = np.asarray(shapely.minimum_rotated_rectangle(g).exterior.coords)[:4]
+    e = [float(np.hypot(*(rect[(k + 1) % 4] - rect[k]))) for k in range(4)]
+    k = int(np.argmin(e[:2]))
+    a = (rect[k] + rect[k + 1]) / 2
+    b = (rect[k + 2] + rect[(k + 3) % 4]) / 2
+    return shapely.LineString([a, b]), e[k] * fpu
+
+
+def _pile_stabilization(result: Any) -> list[dict[str, Any]]:
+    """A ``stabilization`` feature (mulch or tarp, DNR 1058) over each pile the analysis says must be
+    stabilized (kept over the profile's days, Grantsburg B(6)(e))."""
+    site = result.site
+    piles = site.layer("stockpiles")
+    report = {r["id"]: r for r in result.report.get("stockpiles") or [] if isinstance(r, dict)}
+    out = []
+    if piles is None:
+        return out
+    for pid, g in zip(piles["id"], piles.geometry, strict=True):
+        r = report.get(py_scalar(pid)) or {}
+        if r.get("stabilization_required"):
+            out.append(_row(g, "stabilization", "mulch or tarp the pile (kept longer than the chapter allows unstabilized)",
+                            "DNR 1058", method="mulch", pile_id=py_scalar(pid)))
+    return out
+
+
+def _dewatering(result: Any, basins: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
+    """Where ``[project] dewatering`` is declared: a dewatering practice (DNR 1061) discharging to the
+    largest trap or basin, else at the disturbed area's lowest outlet, else inside the disturbed area."""
+    site = result.site
+    if not site.project.dewatering:
+        return []
+    where = None
+    if basins is not None and len(basins):
+        where = basins.geometry.iloc[int(np.argmax(basins["drainage_acres"].to_numpy()))]
+    elif site.disturbed is not None:
+        where = site.disturbed.representative_point()
+    if where is None:
+        return []
+    # drawn as the bag's or tank's pad beside the trap it discharges to, not on the trap's own point
+    cell = 5.0 / site.ft_per_unit
+    where = shapely.box(where.x - cell, where.y - cell, where.x + cell, where.y + cell) if where.geom_type == "Point" else where
+    return [_row(where, "dewatering", "pumped water through a dewatering bag or settling tank before discharge", "DNR 1061")]
+
+
+def _piles(result: Any, piles: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The stockpiles as the plan gives them: a pile closer to a downslope feature than the setback,
+    whose site gives no ``setback_reason``, says that geosite kept it where the site places it and what
+    more the plan does there (its bmps with its ``pile_id``), for the inspector's decision."""
+    piles = piles.copy()
+    rep = {r["id"]: r for r in result.report.get("stockpiles") or [] if isinstance(r, dict)}
+    for col in ("setback_reason", "extra_bmps"):
+        if col not in piles.columns:
+            piles[col] = None
+    for i, pid in enumerate(piles["id"]):
+        r = rep.get(py_scalar(pid)) or {}
+        if not r.get("violation"):
+            continue
+        if not _text(piles["setback_reason"].iloc[i]):
+            piles.loc[piles.index[i], "setback_reason"] = (
+                f"kept where the site plan places it ({r.get('min_setback_ft', 0):,.1f} ft from the nearest downslope feature): "
+                "geosite does not move piles; the designer states why the setback is not possible here")
+        if not _text(piles["extra_bmps"].iloc[i]):
+            mine = bmps[bmps.get("pile_id", pd.Series([None] * len(bmps))).astype(object) == py_scalar(pid)] if "pile_id" in bmps.columns else bmps.iloc[0:0]
+            what = ", ".join(sorted({str(p) for p in mine["practice"]})) if len(mine) else ""
+            piles.loc[piles.index[i], "extra_bmps"] = what or "silt fence along the downslope side (DNR 1056)"
+    return piles
+
+
+def _text(v: Any) -> bool:
+    return v is not None and not (isinstance(v, float) and math.isnan(v)) and bool(str(v).strip())
+
+
+# --------------------------------------------------------------------------------------------- DNR 1056
+
+
+def _slope_length_stand_ins(result: Any, bmps: gpd.GeoDataFrame, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """Stabilization (erosion mat, DNR 1052) over the ground where the slope above the plan's own fences
+    is still longer than DNR 1056 allows, measured exactly as ``check`` measures it
+    (:func:`geosite.controls.slope_length_excess` with the plan's silt fence, diversion and stabilization
+    features as barriers), each with ``stand_in_for`` saying what it replaces and why."""
+    site, dem = result.site, result.dem
+    fg = getattr(result.measurements, "flow_grid", None)
+    table = result.profile.value("controls", "fence_max_slope_length_ft")
+    area = result.layers.get("disturbed_area")
+    empty = gpd.GeoDataFrame({"type": []}, geometry=[], crs=site.crs)
+    if dem is None or fg is None or table is None or area is None or not len(area):
+        return empty
+    lines = controls.bmps_of(bmps, ("silt_fence", "straw_bales", "diversion", "stabilization"))
+    barriers = shapely.union_all(grid.to_crs(lines, dem.crs).geometry.values) if lines is not None and len(lines) else None
+    parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
+    geoms = []
+    for poly in grid.to_crs(parts, dem.crs).geometry:
+        got = controls.slope_length_excess(poly, dem, fg, barriers, table, geometry=True)
+        g = got.get("geometry")
+        if g is not None and not g.is_empty:
+            # a crew lays mat in strips, not cell by cell: the cells over the limit grown by a cell (at
+            # least the sliver width a reviewer accepts), kept on the disturbed part
+            cell = max(abs(dem.transform.a), abs(dem.transform.e))
+            geoms.append(shapely.intersection(g.buffer(cell, join_style="mitre"), poly.buffer(0)))
+    if not geoms:
+        return empty
+    cover = grid.to_crs(gpd.GeoDataFrame(geometry=geoms, crs=dem.crs), site.crs)
+    rows = []
+    for g in cover.explode(index_parts=False).geometry:
+        sqft = g.area * site.ft_per_unit**2
+        rows.append(_row(g, "stabilization", "erosion mat on the slope", "DNR 1052", method="erosion_mat",
+                         stand_in_for=f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row keeps the slope "
+                         "above the next fence within the standard's length (a row cut at an obstacle, a loop, a sharp kink, "
+                         "a piece too short, or rows out of proportion to the area)"))
+    out = gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs)
+    reach = 50.0 / site.ft_per_unit
+    dates = [_served(g, disturbance, reach) for g in out.geometry]
+    out["install"] = [a for a, _b in dates]
+    out["remove"] = [b for _a, b in dates]
+    return out
+
+
+# --------------------------------------------------------------------------------------------- declared
+
+
+def plan_declared(result: Any, maps: list[str], scale_ft: float | None, *, contours: bool) -> dict[str, Any]:
+    """The ``[declared]`` table of the plan: the site's own declarations where it has them, the analysis
+    and geosite's defaults (cited, with the profile's numbers) elsewhere."""
+    site, prof = result.site, result.profile
+    mine = _site_declared(site)
+    pt = result.evaluation.plan_type
+    out: dict[str, Any] = {"plan_type": "full" if pt in ("full", "both", None) else "statement"}
+    area = result.report["disturbed"]["area_sqft"]
+    if area is not None:
+        out["disturbed_area_sqft"] = round(float(area), 1)
+    out["maintenance"] = mine.get("maintenance") or default_maintenance(prof)
+    out["stabilization"] = mine.get("stabilization") or default_stabilization(prof)
+    out["final_conditions"] = mine.get("final_conditions") or next(
+        (m for m in maps if m.startswith("final_conditions")), None) or (
+        "Final conditions: every disturbed polygon stabilized by its `stabilized` date (disturbance layer); structures, drives "
+        "and roads as in their layers; temporary BMPs removed on their `remove` dates (bmps layer).")
+    for k in ("slopes_after", "surety", "steep_slope_controls"):
+        if mine.get(k):
+            out[k] = mine[k]
+    if contours:
+        # the layer is named `contours`, which check reads by name (CONVENTIONS.md's [declared] contours key
+        # is written once review/declared.py knows it: READS_CONTOURS_KEY)
+        if READS_CONTOURS_KEY:
+            out["contours"] = "contours"
+        out["map_contour_interval_ft"] = float(prof.value("terrain", "contour_interval_ft", 5.0))
+    existing = next((m for m in maps if m.startswith("existing_site_map")), None)
+    if existing and scale_ft:
+        out["submitted_map"] = existing
+        out["map_scale_ft_per_in"] = float(scale_ft)
+    return out
+
+
+def _site_declared(site: Any) -> dict[str, Any]:
+    if site.root is None:
+        return {}
+    try:
+        from geosite.site import read_site_toml
+
+        conf, _ = read_site_toml(Path(site.root), site.limits)
+    except Exception:  # an in-memory or vanished site: nothing declared
+        return {}
+    d = conf.get("declared") or {}
+    return d if isinstance(d, dict) else {}
+
+
+def _pv(prof: Any, table: str, key: str) -> Any:
+    return prof.value(table, key)
+
+
+def default_maintenance(prof: Any) -> str:
+    """geosite's maintenance provisions, with the profile's numbers and their sources (A(3)(e))."""
+    every = _pv(prof, "permit", "inspect_every_days")
+    rain = _pv(prof, "permit", "inspect_rain_in")
+    hours = _pv(prof, "permit", "inspect_after_rain_hours")
+    frac = _pv(prof, "controls", "fence_cleanout_fraction_of_height")
+    parts = []
+    if every is not None:
+        parts.append(f"Every BMP inspected at least every {every:g} days")
+    if rain is not None:
+        parts.append(f"and within {hours:g} h after each rain of {rain:g} in or more" if hours is not None else f"and after each rain of {rain:g} in or more")
+    txt = (" ".join(parts) + " (" + _cite(prof, "permit", "inspect_every_days") + "; NR 216)." if parts else
+           "Every BMP inspected weekly and after each rain (NR 216).")
+    if frac is not None:
+        txt += (f" Silt fence: sediment removed when it reaches {_fraction(frac)} of the fence height, torn or sagging fabric and "
+                "undercut sections repaired within 24 h (DNR 1056).")
+    txt += (" Tracking pads: stone refreshed when voids fill, sediment tracked onto roads removed by the end of each day (DNR 1057)."
+            " Inlet protection cleaned after each rain (DNR 1060). Traps and basins cleaned out when half full (DNR 1063/1064)."
+            " Maintained by the person responsible for BMP maintenance named in this plan until the site is stabilized.")
+    return txt
+
+
+def default_stabilization(prof: Any) -> str:
+    """geosite's stabilization provisions, with the profile's numbers (A(3)(f), B(7))."""
+    days = _pv(prof, "controls", "inactive_stabilize_days")
+    pile = _pv(prof, "controls", "stockpile_stabilize_after_days")
+    txt = ("Disturbed ground stabilized by its `stabilized` date in the disturbance layer: topsoil, seed (DNR 1059) and mulch "
+           "(DNR 1058) at final grade; erosion mat (DNR 1052) on slopes of 12 % or more and where the plan's bmps layer shows it.")
+    if days is not None:
+        txt += f" Ground inactive for {days:g} days or more stabilized within that time ({_cite(prof, 'controls', 'inactive_stabilize_days')})."
+    if pile is not None:
+        txt += f" Piles kept more than {pile:g} days mulched or tarped ({_cite(prof, 'controls', 'stockpile_stabilize_after_days')})."
+    txt += " Seeded areas watered and re-seeded until established; temporary BMPs removed after stabilization."
+    return txt
+
+
+def _cite(prof: Any, table: str, key: str) -> str:
+    entry = (prof.data.get(table) or {}).get(key)
+    if isinstance(entry, dict) and entry.get("citation"):
+        return f"{prof.data.get('jurisdiction', {}).get('short_name', '')} {entry['citation']}".strip()
+    return "DNR"
+
+
+def _fraction(v: float) -> str:
+    for n, d in ((1, 3), (1, 2), (1, 4), (2, 3)):
+        if abs(v - n / d) < 1e-6:
+            return f"{n}/{d}"
+    return f"{v:.0%}"
+
+
+# --------------------------------------------------------------------------------------------- files
+
+
+def _copy_dem(result: Any, out: Path) -> str | None:
+    """The DEM into the plan folder: copied when it is one file of at most :data:`DEM_COPY_MAX_BYTES`,
+    else the window geosite read written as a GeoTIFF (heights in the site's feet). Returns its name."""
+    site = result.site
+    src = site.dem_path
+    if src is not None and Path(src).is_file() and Path(src).suffix.lower() in (".tif", ".tiff", ".asc") \
+            and Path(src).stat().st_size <= DEM_COPY_MAX_BYTES:
+        name = "dem" + Path(src).suffix.lower()
+        shutil.copyfile(src, out / name)
+        return name
+    dem = result.dem
+    if dem is None:
+        return None
+    import rasterio
+
+    with rasterio.open(out / "dem.tif", "w", driver="GTiff", height=dem.shape[0], width=dem.shape[1], count=1,
+                       dtype="float32", crs=dem.crs, transform=dem.transform, nodata=-9999.0, compress="deflate") as dst:
+        dst.write(np.where(np.isfinite(dem.elevation_ft), dem.elevation_ft, -9999.0).astype("float32"), 1)
+    return "dem.tif"
+
+
+def _dem_unit(result: Any, name: str | None) -> str | None:
+    site = result.site
+    if name is None:
+        return None
+    copied = site.dem_path is not None and Path(site.dem_path).is_file() and \
+        Path(site.dem_path).stat().st_size <= DEM_COPY_MAX_BYTES and Path(site.dem_path).suffix.lower() in (".tif", ".tiff", ".asc")
+    if copied and site.dem_vertical_unit is not None:
+        return str(site.dem_vertical_unit.value)
+    return "us_ft" if "us" in str(site.crs.axis_info[0].unit_name).lower() else "ft"
+
+
+def _site_toml(result: Any, declared: dict[str, Any], dem_name: str | None, proposed: str | None) -> dict[str, Any]:
+    site = result.site
+    conf: dict[str, Any] = {}
+    raw: dict[str, Any] = {}
+    if site.root is not None:
+        try:
+            from geosite.site import read_site_toml
+
+            raw, _ = read_site_toml(Path(site.root), site.limits)
+        except Exception:  # an in-memory site
+            raw = {}
+    conf["name"] = site.name
+    conf["jurisdiction"] = site.jurisdiction
+    conf["crs"] = site.crs.to_string()
+    if dem_name:
+        dem = {"path": dem_name, "vertical_unit": _dem_unit(result, dem_name)}
+        vd = (raw.get("dem") or {}).get("vertical_datum")
+        if vd:
+            dem["vertical_datum"] = vd
+        if proposed:
+            dem["proposed"] = proposed
+        conf["dem"] = dem
+    conf["layers"] = {"path": "layers.gpkg"}
+    for who in ("applicant", "maintainer", "preparer"):
+        c = raw.get(who) or ({k: getattr(getattr(site, who), k) for k in ("name", "address", "phone")} if hasattr(site, who) else None)
+        if c:
+            conf[who] = {k: v for k, v in c.items() if v is not None}
+    project = raw.get("project") or {k: v for k, v in vars(site.project).items() if v is not None and not k.startswith("_")}
+    if project:
+        conf["project"] = project
+    for k in ("map_margin_ft",):
+        if k in raw:
+            conf[k] = raw[k]
+    conf["declared"] = declared
+    if raw.get("revisions"):
+        conf["revisions"] = raw["revisions"]
+    return conf
+
+
+def _toml(conf: dict[str, Any]) -> str:
+    """A TOML document for a plain table of texts, numbers, booleans, dates, lists and sub-tables (and one
+    array of tables)."""
+    lines = [f"{k} = {_tv(v)}" for k, v in conf.items() if not isinstance(v, dict) and not _is_aot(v)]
+    for k, v in conf.items():
+        if isinstance(v, dict):
+            lines.append(f"\n[{k}]")
+            lines += [f"{kk} = {_tv(vv)}" for kk, vv in v.items() if vv is not None]
+    for k, v in conf.items():
+        if _is_aot(v):
+            for t in v:
+                lines.append(f"\n[[{k}]]")
+                lines += [f"{kk} = {_tv(vv)}" for kk, vv in t.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _is_aot(v: Any) -> bool:
+    return isinstance(v, list) and bool(v) and all(isinstance(t, dict) for t in v)
+
+
+def _tv(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" for c in v) + '"'
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_tv(x)}" for k, x in v.items()) + " }"
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_tv(x) for x in v) + "]"
+    if isinstance(v, dt.datetime):
+        return v.isoformat()
+    if isinstance(v, dt.date):
+        return v.isoformat()
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+    if isinstance(v, int | np.integer):
+        return str(int(v))
+    if isinstance(v, np.floating):
+        return _tv(float(v))
+    return _tv(str(v))
+
+
+def _concat(frames: list[gpd.GeoDataFrame], crs: Any) -> gpd.GeoDataFrame:
+    keep = [f for f in frames if f is not None and len(f)]
+    if not keep:
+        return gpd.GeoDataFrame({"type": []}, geometry=[], crs=crs)
+    return gpd.GeoDataFrame(pd.concat(keep, ignore_index=True), geometry="geometry", crs=crs)
+
+
+def _write_layers(path: Path, layers: dict[str, gpd.GeoDataFrame]) -> None:
+    """Every layer, empty ones too (an empty layer states "none on or near the site"), one GeoPackage."""
+    for name, gdf in layers.items():
+        if gdf is None:
+            continue
+        gdf = gdf.copy()
+        for col in gdf.columns:
+            if col != gdf.geometry.name and gdf[col].dtype == object:
+                gdf[col] = [v.isoformat() if isinstance(v, dt.date) else v for v in gdf[col]]
+        types = set(gdf.geom_type.dropna()) if len(gdf) else set()
+        multi = len(types) > 1 and len({t.removeprefix("Multi") for t in types}) == 1
+        kw: dict[str, Any] = {"promote_to_multi": multi or None}
+        if not len(gdf):
+            kw["geometry_type"] = "Unknown"
+        gdf.to_file(path, layer=name, driver="GPKG", engine="pyogrio", **kw)
