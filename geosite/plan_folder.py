@@ -225,7 +225,7 @@ def _pads(result: Any) -> list[dict[str, Any]]:
         return []
     fpu = site.ft_per_unit
     road_u = shapely.union_all(grid.to_crs(roads, site.crs).geometry.values)
-    road_area = road_u if road_u.geom_type.endswith("Polygon") else road_u.buffer(0.5 / fpu)
+    road_area = road_u  # a road drawn as a line: its line is the edge the pad starts at
     out = []
     for i in range(len(drives)):
         g = drives.geometry.iloc[i]
