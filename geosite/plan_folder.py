@@ -200,6 +200,10 @@ def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
             if k in ("sediment_trap", "sediment_basin"):
                 std = "DNR 1063" if k == "sediment_trap" else "DNR 1064"
                 rows.append(_row(g, k, f"{k.replace('_', ' ')} at the outlet", std, drainage_acres=float(ac)))
+    stand = L.get("stand_ins")  # the areas standing in for interior rows no crew could build (controls.fences)
+    if stand is not None and len(stand):
+        for r in stand.itertuples():
+            rows.append(_row(r.geometry, r.type, r.practice, r.standard, method=r.method, stand_in_for=r.stand_in_for))
     rows += _pile_stabilization(result)
     rows += _dewatering(result, basins)
     out = gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs) if rows else gpd.GeoDataFrame(
@@ -237,7 +241,7 @@ def _pads(result: Any) -> list[dict[str, Any]]:
         if shapely.Point(*b).distance(road_u) < shapely.Point(*a).distance(road_u):
             a, b = b, a  # from the road end
         u = (b - a) / max(float(np.hypot(*(b - a))), 1e-12)
-        on_road = shapely.intersection(LineStringXY([a, a + u * float(np.hypot(*(b - a)))]), road_area)
+        on_road = shapely.intersection(_segment([a, a + u * float(np.hypot(*(b - a)))]), road_area)
         t0 = max((float(np.dot(np.asarray(c) - a, u)) for part in getattr(on_road, "geoms", [on_road])
                   if not part.is_empty for c in part.coords), default=0.0)
         n = np.array([-u[1], u[0]]) * width / 2 / fpu
@@ -249,7 +253,7 @@ def _pads(result: Any) -> list[dict[str, Any]]:
     return out
 
 
-def LineStringXY(pts: list[np.ndarray]) -> Any:  # noqa: N802 - a shapely constructor by another name
+def _segment(pts: list[np.ndarray]) -> Any:
     return shapely.LineString([tuple(p) for p in pts])
 
 
@@ -415,16 +419,17 @@ def plan_declared(result: Any, maps: list[str], scale_ft: float | None, *, conto
     return out
 
 
-def _site_declared(site: Any) -> dict[str, Any]:
-    if site.root is None:
+def _raw_conf(site: Any) -> dict[str, Any]:
+    """The site's own site.toml as parsed ({} for a site built in memory)."""
+    if site.root is None or not (Path(site.root) / "site.toml").is_file():
         return {}
-    try:
-        from geosite.site import read_site_toml
+    from geosite.site import read_site_toml
 
-        conf, _ = read_site_toml(Path(site.root), site.limits)
-    except Exception:  # an in-memory or vanished site: nothing declared
-        return {}
-    d = conf.get("declared") or {}
+    return read_site_toml(Path(site.root), site.limits)[0]
+
+
+def _site_declared(site: Any) -> dict[str, Any]:
+    d = _raw_conf(site).get("declared") or {}
     return d if isinstance(d, dict) else {}
 
 
@@ -520,14 +525,7 @@ def _dem_unit(result: Any, name: str | None) -> str | None:
 def _site_toml(result: Any, declared: dict[str, Any], dem_name: str | None, proposed: str | None) -> dict[str, Any]:
     site = result.site
     conf: dict[str, Any] = {}
-    raw: dict[str, Any] = {}
-    if site.root is not None:
-        try:
-            from geosite.site import read_site_toml
-
-            raw, _ = read_site_toml(Path(site.root), site.limits)
-        except Exception:  # an in-memory site
-            raw = {}
+    raw = _raw_conf(site)
     conf["name"] = site.name
     conf["jurisdiction"] = site.jurisdiction
     conf["crs"] = site.crs.to_string()
