@@ -755,7 +755,8 @@ def filter_fence(
 
         chan = channels(fg, channel_threshold_sqft)  # traced once for every polygon
     where = _Layout(dem, fg, table, obst, chan, channel_threshold_sqft, channel_offset_ft,
-                    row_clearance_ft / dem.ft_per_unit, row_min_length_ft / dem.ft_per_unit, row_rules)
+                    row_clearance_ft / dem.ft_per_unit, row_min_length_ft / dem.ft_per_unit, row_rules,
+                    (tolerance_deg, min_run_ft))
     for pid, poly in zip(ids, geoms):
         runs = classify_boundary(poly, dem, fg, tolerance_deg, min_run_ft)
         runs["polygon_id"] = pid
@@ -806,6 +807,7 @@ class _Layout:
     clearance: float
     min_length: float
     rules: RowRules | None
+    classify: tuple[float, float] = (20.0, 20.0)  # the boundary classification's tolerance_deg, min_run_ft
 
     def polygon(self, poly: BaseGeometry, lines: list[tuple[str, Any]]
                 ) -> tuple[list[tuple[str, Any]], list[tuple[LineString, str, Any]], list[dict[str, Any]]]:
@@ -831,8 +833,29 @@ class _Layout:
             lines += [("channel", g) for g in channel_fences(poly, dem, self.fg, self.channel_threshold_sqft, self.channel_offset_ft, self.chan)]
         if rules is None or self.table is None:
             return lines, gaps, []
+        lines += self._below_obstacles(poly, gaps)
         lines, areas = self._stand_ins(poly, lines, gaps)
         return lines, [], areas
+
+    def _below_obstacles(self, poly: BaseGeometry, gaps: list[tuple[LineString, str, Any]]) -> list[tuple[str, Any]]:
+        """Where a row stops at a structure or a pile: a row along the obstacle's downslope side instead
+        (:data:`STAND_INS`), ``clearance`` from it, inside the polygon, pieces of the minimum length."""
+        assert self.rules is not None
+        out: list[tuple[str, Any]] = []
+        if self.obst is None:
+            return out
+        hit = {(layer, oid) for _g, layer, oid in gaps if layer in ("structures", "stockpiles")}
+        for geom, layer, oid in zip(self.obst.geometry.values, self.obst["layer"], self.obst["id"], strict=True):
+            if (layer, oid) not in hit:
+                continue
+            ring = geom.buffer(self.clearance, join_style="mitre")
+            runs = classify_boundary(ring, self.dem, self.fg, *self.classify)
+            for g in runs.geometry[runs["side"] == "downslope"]:
+                for part in _parts(shapely.intersection(g, poly)):
+                    for piece in split_at_kinks(part, self.rules.max_turn_deg):  # a corner is two rows
+                        if piece.length * self.dem.ft_per_unit >= self.rules.min_piece_ft:
+                            out.append(("interior", piece))
+        return out
 
     def _stand_ins(self, poly: BaseGeometry, lines: list[tuple[str, Any]], gaps: list[tuple[LineString, str, Any]]
                    ) -> tuple[list[tuple[str, Any]], list[dict[str, Any]]]:
@@ -855,6 +878,8 @@ class _Layout:
             return lines, []
         cell = max(abs(dem.transform.a), abs(dem.transform.e))
         area = shapely.intersection(got["geometry"].buffer(cell, join_style="mitre"), poly)
+        if self.obst is not None and len(self.obst):  # no mat on a house, a drive or a pile
+            area = shapely.difference(area, shapely.union_all(self.obst.geometry.values))
         out = []
         for part in getattr(area, "geoms", [area]):
             if part.geom_type != "Polygon" or part.is_empty:
