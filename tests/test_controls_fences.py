@@ -40,7 +40,7 @@ def test_fence_on_downslope_and_side_edges_never_upslope(az):
     up = runs[runs.side == "upslope"]
     assert up["length_ft"].sum() == pytest.approx(w, rel=1e-9)
     # un-rotate: the downslope run lies on the bottom edge, the upslope run on the top edge
-    back = lambda g: np.asarray(affinity.rotate(g, az - 180, origin=(CX, CY)).coords)  # noqa: E731
+    back = lambda g: np.asarray(affinity.rotate(g, az - 180, origin=(CX, CY)).coords)
     down = back(fence[fence.side == "downslope"].geometry.iloc[0])
     assert np.allclose(down[:, 1], CY - h / 2, atol=1e-6)
     assert np.allclose(back(up.geometry.iloc[0])[:, 1], CY + h / 2, atol=1e-6)
@@ -76,7 +76,7 @@ def test_hooks_turn_fence_ends_upslope():
     from shapely.geometry import Polygon
 
     tri = Polygon([(CX - 100, CY + 40), (CX + 100, CY + 40), (CX, CY - 60)])  # apex downhill
-    fence, runs = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[tri], crs=dem.crs), dem, flow_grid(dem))
+    fence, _runs = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[tri], crs=dem.crs), dem, flow_grid(dem))
     hooks = fence[fence.side == "hook"]
     assert len(hooks) == 2
     assert hooks["length_ft"].to_numpy() == pytest.approx([10.0, 10.0])

@@ -37,9 +37,9 @@ from geosite.controls.tracking import tracking_pads
 
 __all__ = [
     "DEM_CHANNELS",
-    "RowRules",
     "FEATURE_LAYERS",
     "UNCLASSIFIED",
+    "RowRules",
     "basin_kind",
     "bmps_of",
     "buildable_rows",
