@@ -1028,15 +1028,31 @@ def slope_length_excess(
         stop = g.rasterize(barriers.buffer(0.75 * cellu), ins.shape, sub.transform)
     slope = slope_pct(sub)
     lmax = max_slope_length_ft(np.where(np.isfinite(slope), slope, 0.0), table)
-    d = np.asarray(fg.directions[r0:r1, c0:c1]).astype(np.int64)
+    ratio, length = _sums_to_barrier(np.asarray(fg.directions[r0:r1, c0:c1]).astype(np.int64), ins & ~stop, lmax, dem)
     nr, nc = ins.shape
+    ratio = np.where(ins.reshape(-1), ratio, 0.0)
+    over = ratio > 1.0 + 1e-9
+    out.update(excess_sqft=float(over.sum()) * dem.cell_area_sqft, max_ratio=float(ratio.max()),
+               longest_ft=float(np.where(ins.reshape(-1), length, 0.0).max()))
+    if geometry and over.any():
+        out["geometry"] = cells_polygon(over.reshape(nr, nc), sub.transform)
+    return out
+
+
+def _sums_to_barrier(d: np.ndarray, live_cells: np.ndarray, lmax: np.ndarray, dem: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Along each cell's D8 path (directions ``d``), summed while it stays on ``live_cells``: each step
+    over the table's length for its cell (``lmax``, ft) and each step's length (ft); flattened. Pointer
+    doubling: log2 of the longest path in passes."""
+    from geosite import grid as g
+
+    nr, nc = d.shape
     rr, cc = np.mgrid[0:nr, 0:nc]
     go = (d >= 1) & (d <= 8)
     k = np.where(go, d - 1, 0)
     r2, c2 = rr + np.where(go, g.DR[k], 0), cc + np.where(go, g.DC[k], 0)
     go &= (r2 >= 0) & (r2 < nr) & (c2 >= 0) & (c2 < nc)
     step = np.hypot(np.where(go, g.DR[k], 0) * dem.cell_y_ft, np.where(go, g.DC[k], 0) * dem.cell_x_ft)
-    live = ins & ~stop & go
+    live = live_cells & go
     idx = np.arange(nr * nc).reshape(nr, nc)
     nxt = np.where(live, np.where(go, r2, rr) * nc + np.where(go, c2, cc), idx).reshape(-1)
     ratio = np.where(live, step / lmax, 0.0).reshape(-1)
@@ -1045,13 +1061,7 @@ def slope_length_excess(
         ratio = ratio + ratio[nxt]
         length = length + length[nxt]
         nxt = nxt[nxt]
-    ratio = np.where(ins.reshape(-1), ratio, 0.0)
-    over = ratio > 1.0 + 1e-9
-    out.update(excess_sqft=float(over.sum()) * dem.cell_area_sqft, max_ratio=float(ratio.max()),
-               longest_ft=float(np.where(ins.reshape(-1), length, 0.0).max()))
-    if geometry and over.any():
-        out["geometry"] = cells_polygon(over.reshape(nr, nc), sub.transform)
-    return out
+    return ratio, length
 
 
 def cells_polygon(mask: np.ndarray, transform: Any) -> Any:
