@@ -74,9 +74,9 @@ def write_plan_folder(result: Any, out: Path, *, sheets: list[Path] | None = Non
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    site, prof = result.site, result.profile
+    site = result.site
     written: list[Path] = []
-    dem_name = _copy_dem(result, out)
+    dem = _copy_dem(result, out)
     proposed = None
     if site.proposed_dem_path is not None and Path(site.proposed_dem_path).is_file():
         proposed = "proposed" + Path(site.proposed_dem_path).suffix
@@ -100,11 +100,10 @@ def write_plan_folder(result: Any, out: Path, *, sheets: list[Path] | None = Non
     layers["bmps"] = bmps
     _write_layers(out / "layers.gpkg", layers)
     declared = plan_declared(result, maps, scale_ft, contours="contours" in layers)
-    conf = _site_toml(result, declared, dem_name, proposed)
+    conf = _site_toml(result, declared, dem, proposed)
     (out / "site.toml").write_text(_toml(conf), encoding="utf-8")
-    for name in ["site.toml", "layers.gpkg", *([dem_name] if dem_name else []), *([proposed] if proposed else []), *maps]:
+    for name in ["site.toml", "layers.gpkg", *([dem[0]] if dem[0] else []), *([proposed] if proposed else []), *maps]:
         written.append(Path(out.name) / name)
-    del prof
     return written
 
 
@@ -228,13 +227,18 @@ def _pads(result: Any) -> list[dict[str, Any]]:
     if drives is None or roads is None or not len(roads) or length is None or result.layers.get("tracking_pads") is None:
         return []
     fpu = site.ft_per_unit
-    road_u = shapely.union_all(grid.to_crs(roads, site.crs).geometry.values)
-    road_area = road_u  # a road drawn as a line: its line is the edge the pad starts at
+    road_geoms = list(grid.to_crs(roads, site.crs).geometry.values)
     out = []
     for i in range(len(drives)):
         g = drives.geometry.iloc[i]
-        if g is None or g.is_empty or not g.intersects(road_u.buffer(1.0 / fpu)):
+        if g is None or g.is_empty:
             continue
+        # the roads the drive enters: met, not run along (a drive laid on a road still being built is on it)
+        met = [r for r in road_geoms if r.distance(g) <= 1.0 / fpu
+               and not (g.area > 0 and shapely.intersection(r, g).area > 0.5 * g.area)]
+        if not met:
+            continue
+        road_u = road_area = shapely.union_all(met)  # a road drawn as a line: its line is the edge the pad starts at
         axis, width = _drive_axis(g, drives.iloc[i], prof, fpu)
         xy = np.asarray(axis.coords)
         a, b = xy[0], xy[-1]
@@ -329,7 +333,7 @@ def _piles(result: Any, piles: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame) -> gpd.
                 f"kept where the site plan places it ({r.get('min_setback_ft', 0):,.1f} ft from the nearest downslope feature): "
                 "geosite does not move piles; the designer states why the setback is not possible here")
         if not _text(piles["extra_bmps"].iloc[i]):
-            mine = bmps[bmps.get("pile_id", pd.Series([None] * len(bmps))).astype(object) == py_scalar(pid)] if "pile_id" in bmps.columns else bmps.iloc[0:0]
+            mine = bmps[bmps["pile_id"] == py_scalar(pid)] if "pile_id" in bmps.columns else bmps.iloc[0:0]
             what = ", ".join(sorted({str(p) for p in mine["practice"]})) if len(mine) else ""
             piles.loc[piles.index[i], "extra_bmps"] = what or "silt fence along the downslope side (DNR 1056)"
     return piles
@@ -490,53 +494,44 @@ def _fraction(v: float) -> str:
 # --------------------------------------------------------------------------------------------- files
 
 
-def _copy_dem(result: Any, out: Path) -> str | None:
+def _copy_dem(result: Any, out: Path) -> tuple[str | None, str | None]:
     """The DEM into the plan folder: copied when it is one file of at most :data:`DEM_COPY_MAX_BYTES`,
-    else the window geosite read written as a GeoTIFF (heights in the site's feet). Returns its name."""
-    site = result.site
+    else the window geosite read written as a GeoTIFF, in the DEM's own vertical unit. Returns (its name,
+    its vertical unit), (None, None) without a DEM."""
+    site, dem = result.site, result.dem
+    unit = site.dem_vertical_unit.value if site.dem_vertical_unit is not None else None
     src = site.dem_path
     if src is not None and Path(src).is_file() and Path(src).suffix.lower() in (".tif", ".tiff", ".asc") \
             and Path(src).stat().st_size <= DEM_COPY_MAX_BYTES:
         name = "dem" + Path(src).suffix.lower()
         shutil.copyfile(src, out / name)
-        return name
-    dem = result.dem
+        return name, unit
     if dem is None:
-        return None
+        return None, None
     import rasterio
 
+    z = dem.elevation_ft / dem.ft_per_vertical_unit  # back to the unit it was read in
     with rasterio.open(out / "dem.tif", "w", driver="GTiff", height=dem.shape[0], width=dem.shape[1], count=1,
                        dtype="float32", crs=dem.crs, transform=dem.transform, nodata=-9999.0, compress="deflate") as dst:
-        dst.write(np.where(np.isfinite(dem.elevation_ft), dem.elevation_ft, -9999.0).astype("float32"), 1)
-    return "dem.tif"
+        dst.write(np.where(np.isfinite(z), z, -9999.0).astype("float32"), 1)
+    return "dem.tif", dem.vertical_unit.value
 
 
-def _dem_unit(result: Any, name: str | None) -> str | None:
-    site = result.site
-    if name is None:
-        return None
-    copied = site.dem_path is not None and Path(site.dem_path).is_file() and \
-        Path(site.dem_path).stat().st_size <= DEM_COPY_MAX_BYTES and Path(site.dem_path).suffix.lower() in (".tif", ".tiff", ".asc")
-    if copied and site.dem_vertical_unit is not None:
-        return str(site.dem_vertical_unit.value)
-    return "us_ft" if "us" in str(site.crs.axis_info[0].unit_name).lower() else "ft"
-
-
-def _site_toml(result: Any, declared: dict[str, Any], dem_name: str | None, proposed: str | None) -> dict[str, Any]:
+def _site_toml(result: Any, declared: dict[str, Any], dem: tuple[str | None, str | None], proposed: str | None) -> dict[str, Any]:
     site = result.site
     conf: dict[str, Any] = {}
     raw = _raw_conf(site)
     conf["name"] = site.name
     conf["jurisdiction"] = site.jurisdiction
     conf["crs"] = site.crs.to_string()
-    if dem_name:
-        dem = {"path": dem_name, "vertical_unit": _dem_unit(result, dem_name)}
+    if dem[0]:
+        table = {"path": dem[0], "vertical_unit": dem[1]}
         vd = (raw.get("dem") or {}).get("vertical_datum")
         if vd:
-            dem["vertical_datum"] = vd
+            table["vertical_datum"] = vd
         if proposed:
-            dem["proposed"] = proposed
-        conf["dem"] = dem
+            table["proposed"] = proposed
+        conf["dem"] = table
     conf["layers"] = {"path": "layers.gpkg"}
     for who in ("applicant", "maintainer", "preparer"):
         c = raw.get(who) or ({k: getattr(getattr(site, who), k) for k in ("name", "address", "phone")} if hasattr(site, who) else None)

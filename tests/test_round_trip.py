@@ -21,6 +21,7 @@ from pathlib import Path
 import geopandas as gpd
 import pytest
 import shapely
+from conftest import REAL_DEMS
 from sitebuilder import X0, line, make_site, point, rect, ridge_plane
 
 import geosite
@@ -95,7 +96,51 @@ def channel_site(folder: Path) -> Path:
     return make_site(folder, layers, site_conf(), dem=dem)
 
 
+def virginia_site(folder: Path) -> Path:
+    """A 2-acre lot on real urban LiDAR (shared/data/real_dems/virginia_2m, metres, UTM 18N) among its real
+    building footprints: rough terrain, nodata holes around buildings, structures in the way of rows."""
+    real = REAL_DEMS / "virginia_2m"
+    if not real.is_dir():
+        pytest.skip("shared/data/real_dems is not present")
+    crs = "EPSG:26918"
+    cx, cy = 321_781.0, 4_297_759.0
+    site = shapely.box(cx - 75, cy - 65, cx + 75, cy + 65)
+    dist = shapely.box(cx - 45, cy - 45, cx + 45, cy + 45)  # 8,100 m2: 2.0 acres
+    bld = gpd.read_file(real / "buildings.geojson").to_crs(crs)
+    bld = bld[bld.intersects(site.buffer(61.0))].reset_index(drop=True)
+    g = lambda geoms, **cols: gpd.GeoDataFrame(cols, geometry=list(geoms), crs=crs)  # noqa: E731
+    layers = {n: gpd.GeoDataFrame({"id": []}, geometry=gpd.GeoSeries([], crs=crs), crs=crs) for n in NONE_HERE}
+    road_y = cy - 70.0
+    layers.update({
+        "site_boundary": g([site], id=[1]),
+        "disturbance": g([dist], id=[1], phase=["1"], start=["2027-05-03"], end=["2027-10-15"]),
+        "structures": g(bld.geometry, id=list(range(1, len(bld) + 1)), status=["existing"] * len(bld)),
+        "roads": g([shapely.LineString([(cx - 200, road_y), (cx + 200, road_y)])], id=[1], status=["existing"], public=[True]),
+        "access_drives": g([shapely.box(cx - 4, road_y, cx + 4, cy - 40)], id=[1]),
+        "stockpiles": g([shapely.box(cx + 20, cy + 20, cx + 30, cy + 28)], id=[1], days=[20.0]),
+        "storm_inlets": g([shapely.Point(cx + 60, road_y + 2)], id=[1]),
+    })
+    folder.mkdir(parents=True)
+    shutil.copyfile(real / "dtm.tif", folder / "dem.tif")
+    return make_site(folder, layers, {**site_conf(), "crs": crs, "dem": {"path": "dem.tif", "vertical_unit": "m"}}, crs=crs)
+
+
+def crow_wing_site(folder: Path) -> Path:
+    """The third sample site (a six-lot subdivision on real Minnesota LiDAR), generated as
+    tests/test_real_terrain_site.py generates it."""
+    import subprocess
+    import sys
+
+    if not REAL_DEMS.is_dir():
+        pytest.skip("shared/data/real_dems is not present")
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "make_sample_sites.py"), "--only", "crow_wing_real_terrain",
+                    "--out", str(folder), "--real-dems", str(REAL_DEMS), "--quiet"], check=True, timeout=300)
+    return folder / "crow_wing_real_terrain"
+
+
 BUILT = {
+    "virginia_real_2_acres": virginia_site,
+    "crow_wing_real_subdivision": crow_wing_site,
     "small_lot_4pct": lambda f: lot(f, 4.0, (300, -700, 100, 100)),
     "steep_lot_15pct": lambda f: lot(f, 15.0, (250, -750, 300, 250)),
     "pile_by_the_road": lambda f: lot(f, 6.0, (300, -700, 150, 120), pile_near_road=True),
@@ -204,3 +249,30 @@ def test_slope_length_excess_geometry_is_the_excess_cells() -> None:
     fenced = slope_length_excess(poly, dem, fg, shapely.LineString([(x0, ytop - 30.0), (x0 + 40.0, ytop - 30.0)]), table,
                                  geometry=True)
     assert fenced["excess_sqft"] < got["excess_sqft"] / 4  # a row halfway: each half 30 ft long, 5 ft over
+
+
+def test_a_dem_too_large_to_copy_goes_in_as_the_window_read(tmp_path: Path, monkeypatch) -> None:
+    """Over the copy limit, the plan holds the window geosite read, in the DEM's own vertical unit (here
+    metres: heights 0.3048 of the feet), and check of the plan reads it and finds no failure."""
+    import rasterio
+
+    from geosite import plan_folder
+    from geosite.grid import Dem
+
+    monkeypatch.setattr(plan_folder, "DEM_COPY_MAX_BYTES", 0)
+    base = ridge_plane(4.0, shape=(600, 500))
+    metres = Dem.from_array(base.elevation_ft * 1200.0 / 3937.0, base.transform, base.crs, "m")  # us ft -> m
+    folder = lot(tmp_path / "lot", 4.0, (300, -700, 100, 100))
+    from sitebuilder import write_dem
+
+    write_dem(folder / "dem.tif", metres, vertical_factor=metres.ft_per_vertical_unit)
+    conf = (folder / "site.toml").read_text().replace('vertical_unit = "us_ft"', 'vertical_unit = "m"')
+    (folder / "site.toml").write_text(conf)
+    result, checked = run_plan(folder, tmp_path / "out")
+    assert not checked.failed, failing(checked)
+    plan = tmp_path / "out" / "plan"
+    assert tomllib.loads((plan / "site.toml").read_text())["dem"] == {"path": "dem.tif", "vertical_unit": "m"}
+    with rasterio.open(plan / "dem.tif") as src:
+        z = src.read(1, masked=True)
+        assert src.shape == result.dem.shape
+    assert float(z.max()) == pytest.approx(float(result.dem.elevation_ft.max()) * 1200.0 / 3937.0, abs=1e-3)
