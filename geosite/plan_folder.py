@@ -201,8 +201,9 @@ def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
                 rows.append(_row(g, k, f"{k.replace('_', ' ')} at the outlet", std, drainage_acres=float(ac)))
     stand = L.get("stand_ins")  # the areas standing in for interior rows no crew could build (controls.fences)
     if stand is not None and len(stand):
-        for r in stand.itertuples():
-            rows.append(_row(r.geometry, r.type, r.practice, r.standard, method=r.method, stand_in_for=r.stand_in_for))
+        for r in stand.explode(index_parts=False).itertuples():
+            if not _sliver(r.geometry, result):  # a remnant between an obstacle and the edge: the last pass covers it
+                rows.append(_row(r.geometry, r.type, r.practice, r.standard, method=r.method, stand_in_for=r.stand_in_for))
     rows += _pile_stabilization(result)
     rows += _dewatering(result, basins)
     out = gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs) if rows else gpd.GeoDataFrame(
@@ -296,6 +297,20 @@ def _pile_stabilization(result: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _sliver(g: Any, result: Any, crs: Any = None) -> bool:
+    """Whether ``g`` (site CRS, or ``crs``) is a sliver by the profile's ``[submission]`` measure (under
+    ``sliver_area_sqft``, or a mean width 2 x area / perimeter under ``sliver_width_ft``): what ``check`` calls
+    a digitizing error."""
+    from geosite.units import feet_per_crs_unit
+
+    prof = result.profile
+    fpu = result.site.ft_per_unit if crs is None else feet_per_crs_unit(crs, "stand-in")
+    area, perim = g.area * fpu**2, g.length * fpu
+    amin = prof.value("submission", "sliver_area_sqft")
+    wmin = prof.value("submission", "sliver_width_ft")
+    return (amin is not None and area < float(amin)) or (wmin is not None and perim > 0 and 2 * area / perim < float(wmin))
+
+
 def _dewatering(result: Any, basins: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
     """Where ``[project] dewatering`` is declared: a dewatering practice (DNR 1061) discharging to the
     largest trap or basin, else at the disturbed area's lowest outlet, else inside the disturbed area."""
@@ -369,7 +384,11 @@ def _slope_length_stand_ins(result: Any, bmps: gpd.GeoDataFrame, disturbance: gp
             # a crew lays mat in strips, not cell by cell: the cells over the limit grown by a cell (at
             # least the sliver width a reviewer accepts), kept on the disturbed part
             cell = max(abs(dem.transform.a), abs(dem.transform.e))
-            geoms.append(shapely.intersection(g.buffer(cell, join_style="mitre"), poly.buffer(0)))
+            for piece in getattr(g, "geoms", [g]):
+                grown = shapely.intersection(piece.buffer(cell, join_style="mitre"), poly.buffer(0))
+                if _sliver(grown, result, crs=dem.crs):  # too thin to lay or to read: wider, on the slope it serves
+                    grown = shapely.intersection(piece.buffer(3 * cell, join_style="mitre"), poly.buffer(0))
+                geoms.append(grown)
     if not geoms:
         return empty
     cover = grid.to_crs(gpd.GeoDataFrame(geometry=geoms, crs=dem.crs), site.crs)
