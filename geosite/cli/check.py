@@ -34,7 +34,8 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
     """Check SUBMISSION_DIR (a site folder with a [declared] table) against its chapter, section by section.
 
     Writes findings.json, findings.md, findings.gpkg (layer 'findings': where each problem is) and
-    report.html. Exit code: 0 the plan passes, 1 some findings fail, 2 bad input.
+    report.html. Exit code: 0 nothing fails (verdict pass, inspector_decision or incomplete), 1 some findings
+    fail, 2 bad input.
     """
     from geosite.review import check_submission, write_check_outputs
 
@@ -56,6 +57,8 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
             click.echo(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
         for f in result.decisions:
             click.echo(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
+        for f in result.open_questions if result.verdict == "incomplete" else []:
+            click.echo(f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with {f.settle or 'the data named in the finding'}")
         if s.get("review_deadline"):
             click.echo(f"  review deadline: {s['review_deadline']}")
         for f in files:

@@ -33,12 +33,13 @@ from geosite.controls.fences import (
 from geosite.controls.inlets import inlet_protection
 from geosite.controls.setbacks import DEM_CHANNELS, FEATURE_LAYERS, is_downslope, stockpile_setbacks
 from geosite.controls.submitted import bmps_of, fence_coverage, protected, slope_length_excess
-from geosite.controls.tracking import tracking_pads
+from geosite.controls.tracking import PadRule, pad_extent, tracking_pads
 
 __all__ = [
     "DEM_CHANNELS",
     "FEATURE_LAYERS",
     "UNCLASSIFIED",
+    "PadRule",
     "RowRules",
     "basin_kind",
     "bmps_of",
@@ -54,6 +55,7 @@ __all__ = [
     "interior_rows",
     "is_downslope",
     "max_slope_length_ft",
+    "pad_extent",
     "protected",
     "row_obstacles",
     "row_stand_ins",

@@ -591,8 +591,9 @@ def validate_layers(
                 layers[lname] = checked
     if "site_boundary" not in raw and not any("site_boundary" in p for p in problems):
         problems.append(f"{root}: no site_boundary layer; it is required (a polygon of the site)")
-    if "disturbance" in layers:
-        _parse_dates(layers["disturbance"], "disturbance", raw["disturbance"][1], problems)
+    for lname in ("disturbance", "bmps", "stockpiles"):
+        if lname in layers:
+            _parse_dates(layers[lname], lname, raw[lname][1], problems)
     for lname in NUMERIC_ATTRIBUTES:
         if lname in layers:
             _check_numbers(layers[lname], lname, raw[lname][1], problems)
@@ -734,10 +735,15 @@ def _idlist(ids: np.ndarray, most: int = 12) -> str:
     return ", ".join(items) + (f" and {len(ids) - most} more" if len(ids) > most else "")
 
 
+#: the attributes that hold dates, in any layer (docs/site_folder.md)
+DATE_COLUMNS = ("start", "end", "stabilized", "install", "remove")
+
+
 def _parse_dates(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
-    """``start`` / ``end`` as datetime.date or None (never NaT: a missing date is no date, and the
-    measurements treat it as "active throughout"); not a date, or outside :data:`DATE_RANGE`: a problem."""
-    for col in ("start", "end"):
+    """``start`` / ``end`` / ``stabilized`` / ``install`` / ``remove`` as datetime.date or None (never NaT: a
+    missing date is no date, and the measurements treat it as "active throughout"); not a date, or outside
+    :data:`DATE_RANGE`: a problem."""
+    for col in DATE_COLUMNS:
         if col not in gdf.columns:
             continue
         raw = gdf[col]
@@ -763,8 +769,8 @@ def _parse_dates(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str
 
 #: Attributes that hold numbers, by layer: (column, least value allowed).
 NUMERIC_ATTRIBUTES = {
-    "stockpiles": (("days", 0.0),),
-    "access_drives": (("pad_length_ft", 0.0),),
+    "stockpiles": (("days", 0.0), ("volume_cy", 0.0), ("height_ft", 0.0)),
+    "access_drives": (("pad_length_ft", 0.0), ("width_ft", 0.0)),
     "contours": (("elevation", -1e5), ("elevation_ft", -1e5)),
 }
 
