@@ -132,7 +132,7 @@ def plan_disturbance(result: Any) -> gpd.GeoDataFrame:
     if d is None:
         return gpd.GeoDataFrame({"id": [], "start": [], "end": [], "stabilized": []}, geometry=[], crs=site.crs)
     d = d.copy()
-    window = result.profile.value("controls", "inactive_stabilize_days")
+    window = _inactive_days(result.profile)[0]
     starts, ends, stab = [], [], []
     for i in range(len(d)):
         s = _date(d["start"].iloc[i]) if "start" in d.columns else None
@@ -482,16 +482,32 @@ def default_maintenance(prof: Any) -> str:
     return txt
 
 
+def _inactive_days(prof: Any) -> tuple[float | None, str]:
+    """(days, citation) of the chapter's inactive-ground stabilization (Grantsburg B(6)(c)[1]: 7 days), or
+    (None, "") where it has none."""
+    q = prof.practice("inactive_stabilization")
+    if q is None or "days" not in q.params:
+        return None, ""
+    return float(q.params["days"]), q.citation
+
+
+def _pile_days(prof: Any) -> tuple[float | None, str]:
+    """(days, citation) after which a pile must be stabilized (Grantsburg B(6)(e): over 30 days)."""
+    q = prof.practice("stockpile_stabilization")
+    days = next((c.get("threshold") for c in (q.conditions if q else ()) if c.get("measure") == "days"), None)
+    return (float(days), q.citation) if q is not None and days is not None else (None, "")
+
+
 def default_stabilization(prof: Any) -> str:
     """geosite's stabilization provisions, with the profile's numbers (A(3)(f), B(7))."""
-    days = _pv(prof, "controls", "inactive_stabilize_days")
-    pile = _pv(prof, "controls", "stockpile_stabilize_after_days")
+    days, days_cite = _inactive_days(prof)
+    pile, pile_cite = _pile_days(prof)
     txt = ("Disturbed ground stabilized by its `stabilized` date in the disturbance layer: topsoil, seed (DNR 1059) and mulch "
            "(DNR 1058) at final grade; erosion mat (DNR 1052) on slopes of 12 % or more and where the plan's bmps layer shows it.")
     if days is not None:
-        txt += f" Ground inactive for {days:g} days or more stabilized within that time ({_cite(prof, 'controls', 'inactive_stabilize_days')})."
+        txt += f" Ground inactive for {days:g} days or more stabilized within that time ({days_cite})."
     if pile is not None:
-        txt += f" Piles kept more than {pile:g} days mulched or tarped ({_cite(prof, 'controls', 'stockpile_stabilize_after_days')})."
+        txt += f" Piles kept more than {pile:g} days mulched or tarped ({pile_cite})."
     txt += " Seeded areas watered and re-seeded until established; temporary BMPs removed after stabilization."
     return txt
 
