@@ -42,6 +42,11 @@ PLAN_DIR = "plan"
 DEM_COPY_MAX_BYTES = 256 * 2**20
 #: Whether ``check`` reads ``[declared] contours`` (CONVENTIONS.md; an unknown key is an input error before).
 READS_CONTOURS_KEY = False
+#: A BMP serves the disturbance polygons within this distance of it (all of them when none is): its install
+#: and remove dates follow theirs (a drawing rule of geosite's, not an ordinance number).
+SERVED_REACH_FT = 50.0
+#: Half the side of the square drawn for a dewatering bag or tank's pad beside the trap it discharges to.
+DEWATERING_PAD_HALF_FT = 5.0
 SHEET_FILES = ("existing_site_map", "construction_plan", "final_conditions")
 
 FENCE_PRACTICE = {
@@ -208,7 +213,7 @@ def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     rows += _dewatering(result, basins)
     out = gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs) if rows else gpd.GeoDataFrame(
         {"type": []}, geometry=[], crs=site.crs)
-    reach = 50.0 / site.ft_per_unit
+    reach = SERVED_REACH_FT / site.ft_per_unit
     dates = [_served(g, disturbance, reach) for g in out.geometry]
     out["install"] = [a for a, _b in dates]
     out["remove"] = [b for _a, b in dates]
@@ -325,8 +330,8 @@ def _dewatering(result: Any, basins: gpd.GeoDataFrame | None) -> list[dict[str, 
     if where is None:
         return []
     # drawn as the bag's or tank's pad beside the trap it discharges to, not on the trap's own point
-    cell = 5.0 / site.ft_per_unit
-    where = shapely.box(where.x - cell, where.y - cell, where.x + cell, where.y + cell) if where.geom_type == "Point" else where
+    h = DEWATERING_PAD_HALF_FT / site.ft_per_unit
+    where = shapely.box(where.x - h, where.y - h, where.x + h, where.y + h) if where.geom_type == "Point" else where
     return [_row(where, "dewatering", "pumped water through a dewatering bag or settling tank before discharge", "DNR 1061")]
 
 
@@ -400,7 +405,7 @@ def _slope_length_stand_ins(result: Any, bmps: gpd.GeoDataFrame, disturbance: gp
                          "above the next fence within the standard's length (a row cut at an obstacle, a loop, a sharp kink, "
                          "a piece too short, or rows out of proportion to the area)"))
     out = gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs)
-    reach = 50.0 / site.ft_per_unit
+    reach = SERVED_REACH_FT / site.ft_per_unit
     dates = [_served(g, disturbance, reach) for g in out.geometry]
     out["install"] = [a for a, _b in dates]
     out["remove"] = [b for _a, b in dates]
