@@ -276,3 +276,20 @@ def test_a_dem_too_large_to_copy_goes_in_as_the_window_read(tmp_path: Path, monk
         z = src.read(1, masked=True)
         assert src.shape == result.dem.shape
     assert float(z.max()) == pytest.approx(float(result.dem.elevation_ft.max()) * 1200.0 / 3937.0, abs=1e-3)
+
+
+def test_the_sheets_are_the_submitted_maps(tmp_path: Path) -> None:
+    """With the sheets rendered, the plan submits the existing-site sheet at its scale (1 in = 100 ft) and the
+    final-conditions sheet, and check's A(1) map item passes on them."""
+    folder = BUILT["steep_lot_15pct"](tmp_path / "lot")  # 1.7 acres: a full plan, whose A(1) asks for the map
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = geosite.analyze(geosite.load_site(folder))
+        write_outputs(result, tmp_path / "out", maps=True, dxf=False)
+        checked = check_submission(tmp_path / "out" / "plan")
+    assert not checked.failed, failing(checked)
+    declared = tomllib.loads((tmp_path / "out" / "plan" / "site.toml").read_text())["declared"]
+    assert declared["submitted_map"] == "existing_site_map.pdf" and declared["map_scale_ft_per_in"] == 100.0
+    assert declared["final_conditions"] == "final_conditions.pdf"
+    (a1,) = [f for f in checked.findings if f.rule.endswith("A_1.map")]
+    assert a1.status == "pass"
