@@ -195,10 +195,13 @@ def check_submission(
     gate = result.evaluation.gate
     for f in findings:
         gate.apply(f)  # the plan's content and type: only where the chapter applies
-    findings += [_from_analysis(f, result) for f in result.findings]  # already judged under the gate
-    findings += _steep_slopes(result, declared)
+    reviewed = _steep_slopes(result, declared)
     cites = {lname: item_citation_for_layer(prof, checked, lname) for lname in site.layers}
-    findings += check_geometry(site, prof, raw, conf.get("crs"), cites)
+    reviewed += check_geometry(site, prof, raw, conf.get("crs"), cites)
+    for f in findings + reviewed:
+        f.source = "check"
+    findings += [_from_analysis(f, result) for f in result.findings]  # already judged under the gate
+    findings += reviewed
     names = result.report["inputs"].get("feature_names", {})
     for f in findings:  # "inlet(s) 2" -> "inlet(s) 2 (CB-2)": the names the plan gives its features
         f.message = name_features(f.message, names)

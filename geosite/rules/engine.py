@@ -52,7 +52,12 @@ class Trigger:
 
 @dataclass
 class Finding:
-    """One finding: a rule, its citation, a status (one of :data:`STATUSES`) and a message."""
+    """One finding, of ``analyze`` and ``geosite check`` alike: a rule, its citation and section, a status
+    (one of :data:`STATUSES`) and a message; ``required`` (whether the requirement applies: None when not
+    decided); ``requirement`` (what the chapter requires), ``submitted`` (what the plan shows), ``settle``
+    (for ``not_assessed``, the data that would settle it), ``geometry`` (where the problem is, site CRS;
+    None when it has no place), ``layer``/``feature_ids`` (the features concerned), ``source`` (``analyze``:
+    a measurement, ``check``: the review of a submission) and ``id`` (F1, F2 ... in a review)."""
 
     rule: str
     citation: str
@@ -62,9 +67,26 @@ class Finding:
     required: bool | None = None
     values: dict[str, Any] = field(default_factory=dict)
     feature_ids: list[Any] = field(default_factory=list)
+    requirement: str = ""
+    submitted: str = ""
+    settle: str = ""
+    geometry: Any = None
+    layer: str | None = None
+    source: str = "analyze"
+    id: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self, with_geometry: bool = False) -> dict[str, Any]:
+        """The finding as JSON-ready data (the geometry as WKT only when asked)."""
+        from geosite.io.output import py_scalar
+
+        has = self.geometry is not None and not self.geometry.is_empty
+        d = {"id": self.id, "rule": self.rule, "citation": self.citation, "section": self.section, "status": self.status,
+             "message": self.message, "required": self.required, "requirement": self.requirement, "submitted": self.submitted,
+             "settle": self.settle, "layer": self.layer, "feature_ids": [py_scalar(i) for i in self.feature_ids],
+             "values": self.values, "source": self.source, "has_geometry": has}
+        if with_geometry:
+            d["geometry_wkt"] = self.geometry.wkt if has else None
+        return d
 
 
 @dataclass

@@ -34,6 +34,7 @@ from geosite.errors import (
     GeositeWarning,
     InputError,
     MissingInputError,
+    Note,
     ReprojectionWarning,
     SiteValidationError,
     UnreadableInputError,
@@ -142,7 +143,7 @@ def load_site(
         except InputError as exc:
             problems.append(str(exc))
     elif not dem:
-        notes.append("no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not assessed")
+        notes.append(Note("no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not assessed", None))
     proposed = _site_file(root, dem_conf, "proposed", "[dem] proposed", allow_outside, toml_path, problems)
     if proposed is not None:
         if dem_path is None and not dem_conf.get("path") and not dem:
@@ -158,7 +159,7 @@ def load_site(
 
     for lname, spec in LAYERS.items():
         if lname not in layers and not spec.required:
-            notes.append(f"layer {lname!r} ({spec.description}) not present in the submitted data")
+            notes.append(Note(f"layer {lname!r} ({spec.description}) not present in the submitted data", None))
 
     site = Site(
         name=name,
@@ -543,24 +544,18 @@ def _check_dem_coverage(site: Site, notes: list[str]) -> None:
         covers_site = dl <= site_only[0] and db <= site_only[1] and dr >= site_only[2] and dt_ >= site_only[3]
         sides = ", ".join(f"{v:,.0f} ft short on the {k}" for k, v in gaps.items())
         what = "the site plus" if covers_site else "even the site itself, let alone"
-        notes.append(
+        notes.append(Note(
             f"DEM {site.dem_path}: does not cover {what} {margin:.0f} ft around it: {sides}; "
-            "slopes, contours and drainage near those edges are incomplete"
-        )
+            "slopes, contours and drainage near those edges are incomplete", CoverageWarning,
+        ))
 
 
 def _emit(notes: list[str], strict: bool) -> None:
     problems = []
     for note in notes:
-        cls: type[GeositeWarning]
-        if note.startswith("DEM") and "does not cover" in note:
-            cls = CoverageWarning
-        elif "reprojected" in note:
-            cls = ReprojectionWarning
-        elif "not present" in note or note.startswith("no DEM"):
+        cls = note.category if isinstance(note, Note) else GeositeWarning
+        if cls is None:
             continue  # routine: listed in the report, neither a warning nor (strict) an error
-        else:
-            cls = GeositeWarning
         if strict:
             problems.append(note)
         else:
@@ -662,7 +657,7 @@ def _check_layer(
             "or name the site CRS in site.toml (crs = ...) to have geosite reproject it"
         )
     elif not gdf.crs.equals(site_crs):
-        notes.append(f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}")
+        notes.append(Note(f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}", ReprojectionWarning))
         gdf = gdf.to_crs(site_crs)
 
     # geometry

@@ -135,9 +135,9 @@ def undated(site: Site) -> list[Any]:
 
 
 def phase_areas(site: Site) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame | None]:
-    """Each phase's disturbed area: its polygons' union clipped to the site (sq ft, acres), first start
-    and last end; and the same as a layer, one feature per phase. A layer without ``phase`` is one
-    phase per polygon, named by its id."""
+    """Each phase's disturbed area: its polygons' union, on or off the parcel as A(3) measures the activity
+    (sq ft, acres), first start and last end; and the same as a layer, one feature per phase. A layer
+    without ``phase`` is one phase per polygon, named by its id."""
     gdf = site.layer("disturbance")
     if gdf is None:
         return [], None
@@ -147,7 +147,7 @@ def phase_areas(site: Site) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame | No
     geoms = []
     for ph in dict.fromkeys(label):
         sel = gdf[(label == ph).to_numpy()]
-        geom = shapely.intersection(shapely.union_all(sel.geometry.values), site.boundary)
+        geom = shapely.union_all(sel.geometry.values)
         a = area_sqft(geom, fpu)
         starts = [d for d in map(_day, sel["start"]) if d is not None] if "start" in sel.columns else []
         ends = [d for d in map(_day, sel["end"]) if d is not None] if "end" in sel.columns else []
@@ -199,8 +199,9 @@ def measure_site(site: Site) -> SiteMeasurements:
                 site.notes.append(basis)
         outside = shapely.difference(site.disturbance_union, site.boundary)
         m.set("disturbed.outside_site_sqft", area_sqft(outside, fpu))
+        # the controls' ground: the activity on the parcel (its area is this geometry's; the activity's is the report's)
         m.layers["disturbed_area"] = gpd.GeoDataFrame(
-            {"area_sqft": [a], "area_acres": [a / SQFT_PER_ACRE]}, geometry=[dist], crs=site.crs
+            {"area_sqft": [on_site], "area_acres": [on_site / SQFT_PER_ACRE], "activity_area_sqft": [a]}, geometry=[dist], crs=site.crs
         )
         phases, layer = phase_areas(site)
         m.set("disturbed.phases", phases)
