@@ -33,9 +33,9 @@ from geosite.cli.app import limit_option, limits_from, output_folder, state
 def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, received, overwrite, make_valid, no_html, limit) -> None:
     """Check SUBMISSION_DIR (a site folder with a [declared] table) against its chapter, section by section.
 
-    Writes findings.json, findings.md, findings.gpkg (layer 'findings': where each problem is) and
-    report.html. Exit code: 0 nothing fails (verdict pass, inspector_decision or incomplete), 1 some findings
-    fail, 2 bad input.
+    Writes findings.json, findings.md, findings.gpkg (where each problem is: layers findings_points,
+    findings_lines, findings_polygons; table findings for those without a place) and report.html. Exit code:
+    0 nothing fails (verdict pass, inspector_decision or incomplete), 1 some findings fail, 2 bad input.
     """
     from geosite.review import check_submission, write_check_outputs
 

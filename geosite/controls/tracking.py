@@ -58,13 +58,14 @@ def tracking_pads(drives: gpd.GeoDataFrame, roads: gpd.GeoDataFrame, rule: PadRu
     drawn = None
     if bmps is not None and "type" in bmps.columns:
         drawn = grid.to_crs(bmps[bmps["type"].astype(str).str.lower() == "tracking_pad"], crs)
-    road_u = roads.geometry.union_all() if len(roads) else None
     entrances, rows = [], []
     for i in range(len(drives)):
         g = drives.geometry.iloc[i]
+        met = roads[[not _runs_on(g, r) for r in roads.geometry]]  # a road the drive runs on is its way in, not a roadway it meets
+        road_u = met.geometry.union_all() if len(met) else None
         if road_u is None or not g.intersects(road_u.buffer(1.0 / fpu)):
             continue
-        e, pad = _entrance(drives, i, roads, road_u, fpu, rule, drawn)
+        e, pad = _entrance(drives, i, met, road_u, fpu, rule, drawn)
         entrances.append(e)
         rows.append({"drive_id": e["drive_id"], "length_ft": e["required_length_ft"], "width_ft": e["drive_width_ft"],
                      "geometry": pad})
@@ -97,6 +98,15 @@ def _entrance(drives: gpd.GeoDataFrame, i: int, roads: gpd.GeoDataFrame, road_u:
          "drawn_pad_length_ft": along, "drawn_pad_width_ft": across,
          "submitted_pad": bool(ok_drawn or (declared is not None and declared >= need_ft - 0.5))}
     return e, pad
+
+
+def _runs_on(drive: Any, road: Any) -> bool:
+    """Whether the drive lies mostly on the road (a construction entrance drawn over the street being built):
+    then the road is the way in, and the entrance is where that way meets another road."""
+    if drive.geom_type.endswith("Polygon") and road.geom_type.endswith("Polygon"):
+        return bool(drive.area > 0 and drive.intersection(road).area >= 0.5 * drive.area)
+    axis = centre_line(drive)
+    return bool(axis.length > 0 and axis.intersection(road.buffer(1e-6)).length >= 0.5 * axis.length)
 
 
 def _value(gdf: gpd.GeoDataFrame, i: int, col: str) -> Any:
