@@ -104,7 +104,8 @@ def write_plan_folder(result: Any, out: Path, *, sheets: list[Path] | None = Non
         layers["contours"] = result.layers["contours"][["elevation_ft", "index", "geometry"]]
     layers["bmps"] = bmps
     _write_layers(out / "layers.gpkg", layers)
-    declared = plan_declared(result, maps, scale_ft, contours="contours" in layers)
+    declared = plan_declared(result, maps, scale_ft, contours="contours" in layers,
+                             practices={str(t) for t in bmps["type"]} if len(bmps) else None)
     conf = _site_toml(result, declared, dem, proposed)
     (out / "site.toml").write_text(_toml(conf), encoding="utf-8")
     for name in ["site.toml", "layers.gpkg", *([dem[0]] if dem[0] else []), *([proposed] if proposed else []), *maps]:
@@ -137,7 +138,7 @@ def plan_disturbance(result: Any) -> gpd.GeoDataFrame:
     if d is None:
         return gpd.GeoDataFrame({"id": [], "start": [], "end": [], "stabilized": []}, geometry=[], crs=site.crs)
     d = d.copy()
-    window = _inactive_days(result.profile)[0]
+    window = _inactive_days(result.profile)
     starts, ends, stab = [], [], []
     for i in range(len(d)):
         s = _date(d["start"].iloc[i]) if "start" in d.columns else None
@@ -415,7 +416,8 @@ def _slope_length_stand_ins(result: Any, bmps: gpd.GeoDataFrame, disturbance: gp
 # --------------------------------------------------------------------------------------------- declared
 
 
-def plan_declared(result: Any, maps: list[str], scale_ft: float | None, *, contours: bool) -> dict[str, Any]:
+def plan_declared(result: Any, maps: list[str], scale_ft: float | None, *, contours: bool,
+                  practices: set[str] | None = None) -> dict[str, Any]:
     """The ``[declared]`` table of the plan: the site's own declarations where it has them, the analysis
     and geosite's defaults (cited, with the profile's numbers) elsewhere."""
     site, prof = result.site, result.profile
@@ -425,7 +427,7 @@ def plan_declared(result: Any, maps: list[str], scale_ft: float | None, *, conto
     area = result.report["disturbed"]["area_sqft"]
     if area is not None:
         out["disturbed_area_sqft"] = round(float(area), 1)
-    out["maintenance"] = mine.get("maintenance") or default_maintenance(prof)
+    out["maintenance"] = mine.get("maintenance") or default_maintenance(prof, practices)
     out["stabilization"] = mine.get("stabilization") or default_stabilization(prof)
     out["final_conditions"] = mine.get("final_conditions") or next(
         (m for m in maps if m.startswith("final_conditions")), None) or (
@@ -461,74 +463,51 @@ def _site_declared(site: Any) -> dict[str, Any]:
     return d if isinstance(d, dict) else {}
 
 
-def _pv(prof: Any, table: str, key: str) -> Any:
-    return prof.value(table, key)
-
-
-def default_maintenance(prof: Any) -> str:
-    """geosite's maintenance provisions, with the profile's numbers and their sources (A(3)(e))."""
-    every = _pv(prof, "permit", "inspect_every_days")
-    rain = _pv(prof, "permit", "inspect_rain_in")
-    hours = _pv(prof, "permit", "inspect_after_rain_hours")
-    frac = _pv(prof, "controls", "fence_cleanout_fraction_of_height")
+def default_maintenance(prof: Any, practices: set[str] | None = None) -> str:
+    """geosite's maintenance provisions (A(3)(e)): the permit's inspection frequency, then the profile's
+    ``[maintenance]`` text for each practice on the plan (all of them when ``practices`` is None), each cited
+    to its DNR standard (the same table the construction sheet prints)."""
+    every = prof.value("permit", "inspect_every_days")
+    rain = prof.value("permit", "inspect_rain_in")
+    hours = prof.value("permit", "inspect_after_rain_hours")
     parts = []
-    if every is not None:
-        parts.append(f"Every BMP inspected at least every {every:g} days")
-    if rain is not None:
-        parts.append(f"and within {hours:g} h after each rain of {rain:g} in or more" if hours is not None else f"and after each rain of {rain:g} in or more")
-    txt = (" ".join(parts) + " (" + _cite(prof, "permit", "inspect_every_days") + "; NR 216)." if parts else
-           "Every BMP inspected weekly and after each rain (NR 216).")
-    if frac is not None:
-        txt += (f" Silt fence: sediment removed when it reaches {_fraction(frac)} of the fence height, torn or sagging fabric and "
-                "undercut sections repaired within 24 h (DNR 1056).")
-    txt += (" Tracking pads: stone refreshed when voids fill, sediment tracked onto roads removed by the end of each day (DNR 1057)."
-            " Inlet protection cleaned after each rain (DNR 1060). Traps and basins cleaned out when half full (DNR 1063/1064)."
-            " Maintained by the person responsible for BMP maintenance named in this plan until the site is stabilized.")
-    return txt
+    if every is not None and rain is not None:
+        within = f", within {hours:g} h of it (NR 216)" if hours is not None else ""
+        parts.append(f"Every BMP inspected at least every {every:g} days and after each rain of {rain:g} in or more "
+                     f"({_source(prof, 'permit', 'inspect_rain_in')}){within}; repairs made then.")
+    table = prof.data.get("maintenance") or {}
+    keys = [k for k in table if practices is None or k in practices] or list(table)
+    parts += [f"{k.replace('_', ' ').capitalize()}: {prof.value('maintenance', k)} ({_source(prof, 'maintenance', k)})." for k in keys]
+    parts.append("Maintained by the person responsible for BMP maintenance named in this plan until the site is stabilized.")
+    return " ".join(parts)
 
 
-def _inactive_days(prof: Any) -> tuple[float | None, str]:
-    """(days, citation) of the chapter's inactive-ground stabilization (Grantsburg B(6)(c)[1]: 7 days), or
-    (None, "") where it has none."""
-    q = prof.practice("inactive_stabilization")
-    if q is None or "days" not in q.params:
-        return None, ""
-    return float(q.params["days"]), q.citation
-
-
-def _pile_days(prof: Any) -> tuple[float | None, str]:
-    """(days, citation) after which a pile must be stabilized (Grantsburg B(6)(e): over 30 days)."""
-    q = prof.practice("stockpile_stabilization")
-    days = next((c.get("threshold") for c in (q.conditions if q else ()) if c.get("measure") == "days"), None)
-    return (float(days), q.citation) if q is not None and days is not None else (None, "")
+def _inactive_days(prof: Any) -> float | None:
+    """The chapter's inactive-ground stabilization window, days (Grantsburg B(6)(c)[1]: 7), or None."""
+    e = prof.days_of("inactive_stabilization")
+    return None if e is None else float(e["value"])
 
 
 def default_stabilization(prof: Any) -> str:
-    """geosite's stabilization provisions, with the profile's numbers (A(3)(f), B(7))."""
-    days, days_cite = _inactive_days(prof)
-    pile, pile_cite = _pile_days(prof)
-    txt = ("Disturbed ground stabilized by its `stabilized` date in the disturbance layer: topsoil, seed (DNR 1059) and mulch "
-           "(DNR 1058) at final grade; erosion mat (DNR 1052) on slopes of 12 % or more and where the plan's bmps layer shows it.")
-    if days is not None:
-        txt += f" Ground inactive for {days:g} days or more stabilized within that time ({days_cite})."
+    """geosite's stabilization provisions (A(3)(f), B(7)): the profile's ``[stabilization]`` text, cited, and
+    the dates: each disturbance polygon's ``stabilized`` date, each pile's stabilization feature."""
+    table = prof.data.get("stabilization") or {}
+    parts = [f"{k.capitalize()}: {prof.value('stabilization', k)} ({_source(prof, 'stabilization', k)})." for k in table]
+    pile = prof.days_of("stockpile_stabilization")
     if pile is not None:
-        txt += f" Piles kept more than {pile:g} days mulched or tarped ({pile_cite})."
-    txt += " Seeded areas watered and re-seeded until established; temporary BMPs removed after stabilization."
-    return txt
+        parts.append(f"Piles kept more than {pile['value']:g} days mulched or tarped ({pile['citation']}): the bmps "
+                     "stabilization feature with the pile's pile_id.")
+    parts.append("Schedule: each disturbance polygon stabilized by its `stabilized` date (disturbance layer); temporary BMPs "
+                 "removed on their `remove` dates (bmps layer).")
+    return " ".join(parts)
 
 
-def _cite(prof: Any, table: str, key: str) -> str:
+def _source(prof: Any, table: str, key: str) -> str:
+    """A profile entry's citation and source, as a finding cites it."""
     entry = (prof.data.get(table) or {}).get(key)
-    if isinstance(entry, dict) and entry.get("citation"):
-        return f"{prof.data.get('jurisdiction', {}).get('short_name', '')} {entry['citation']}".strip()
-    return "DNR"
-
-
-def _fraction(v: float) -> str:
-    for n, d in ((1, 3), (1, 2), (1, 4), (2, 3)):
-        if abs(v - n / d) < 1e-6:
-            return f"{n}/{d}"
-    return f"{v:.0%}"
+    if not isinstance(entry, dict):
+        return "geosite"
+    return "; ".join(str(b) for b in (entry.get("citation"), entry.get("source")) if b) or "geosite"
 
 
 # --------------------------------------------------------------------------------------------- files

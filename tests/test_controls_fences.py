@@ -178,8 +178,7 @@ def test_row_rules_come_from_both_profiles_with_their_source():
     for name in ("grantsburg", "belgium"):
         prof = load_profile(name)
         assert RowRules.from_profile(prof) == RowRules(**RULES_KW)
-        for key in ("fence_row_max_turn_deg", "fence_row_min_length_ft", "fence_row_max_perimeter_ratio",
-                    "fence_cleanout_fraction_of_height"):
+        for key in ("fence_row_max_turn_deg", "fence_row_min_length_ft", "fence_row_max_perimeter_ratio"):
             assert "source" in prof.data["controls"][key], key
 
 

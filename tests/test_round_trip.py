@@ -196,8 +196,10 @@ def test_plan_folder_by_hand(tmp_path: Path) -> None:
     conf = tomllib.loads((plan / "site.toml").read_text())
     assert conf["declared"]["plan_type"] == "statement"  # 10,000 sq ft: under an acre
     assert conf["declared"]["disturbed_area_sqft"] == pytest.approx(10_000.0)
-    assert "1/3 of the fence height" in conf["declared"]["maintenance"]
-    assert "every 7 days" in conf["declared"]["maintenance"] and "0.5 in" in conf["declared"]["maintenance"]
+    maintenance = conf["declared"]["maintenance"]  # the profile's [maintenance] for the practices on the plan
+    assert "every 7 days" in maintenance and "0.5 in" in maintenance and "within 24 h" in maintenance
+    assert "one-half of the fence's height" in maintenance and "DNR technical standard 1056" in maintenance
+    assert "sediment basin" not in maintenance.lower()  # no basin on this lot
     assert conf["dem"] == {"path": "dem.tif", "vertical_unit": "us_ft"}
     assert (plan / "dem.tif").stat().st_size == (folder / "dem.tif").stat().st_size
     dist = gpd.read_file(plan / "layers.gpkg", layer="disturbance")
