@@ -153,9 +153,11 @@ def write_outputs(
     sheet: str = "auto",
     scale_ft: float = 100.0,
     dxf: bool = True,
+    plan: bool = True,
 ) -> list[Path]:
     """Write report.json, report.md, derived.gpkg (and derived.dxf for CAD; the plan maps with
-    ``maps=True``) into ``out`` atomically. Returns the files written."""
+    ``maps=True``; the submission folder ``plan/`` with ``plan=True``, :mod:`geosite.plan_folder`) into
+    ``out`` atomically. Returns the files written."""
     from geosite.io.output import atomic_dir, write_gpkg, write_json
     from geosite.io.qgis_styles import layer_rules
 
@@ -172,10 +174,16 @@ def write_outputs(
             # contours at their elevation; the site's roads, structures and inlets named on C-ANNO-IDEN
             write_dxf(layers, tmp / "derived.dxf", context=result.site.layers, scale_ft=scale_ft)
             names.append("derived.dxf")
+        sheets: list[Path] = []
         if maps:
             from geosite.maps import render_plan_maps
 
-            names += [p.name for p in render_plan_maps(result, tmp, sheet=sheet, scale_ft=scale_ft)]
+            sheets = render_plan_maps(result, tmp, sheet=sheet, scale_ft=scale_ft)
+            names += [p.name for p in sheets]
+        if plan:
+            from geosite.plan_folder import PLAN_DIR, write_plan_folder
+
+            names += [str(p) for p in write_plan_folder(result, tmp / PLAN_DIR, sheets=sheets, scale_ft=scale_ft if maps else None)]
     return [out / n for n in names]
 
 

@@ -40,7 +40,7 @@ def test_fence_on_downslope_and_side_edges_never_upslope(az):
     up = runs[runs.side == "upslope"]
     assert up["length_ft"].sum() == pytest.approx(w, rel=1e-9)
     # un-rotate: the downslope run lies on the bottom edge, the upslope run on the top edge
-    back = lambda g: np.asarray(affinity.rotate(g, az - 180, origin=(CX, CY)).coords)  # noqa: E731
+    back = lambda g: np.asarray(affinity.rotate(g, az - 180, origin=(CX, CY)).coords)
     down = back(fence[fence.side == "downslope"].geometry.iloc[0])
     assert np.allclose(down[:, 1], CY - h / 2, atol=1e-6)
     assert np.allclose(back(up.geometry.iloc[0])[:, 1], CY + h / 2, atol=1e-6)
@@ -76,7 +76,7 @@ def test_hooks_turn_fence_ends_upslope():
     from shapely.geometry import Polygon
 
     tri = Polygon([(CX - 100, CY + 40), (CX + 100, CY + 40), (CX, CY - 60)])  # apex downhill
-    fence, runs = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[tri], crs=dem.crs), dem, flow_grid(dem))
+    fence, _runs = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[tri], crs=dem.crs), dem, flow_grid(dem))
     hooks = fence[fence.side == "hook"]
     assert len(hooks) == 2
     assert hooks["length_ft"].to_numpy() == pytest.approx([10.0, 10.0])
@@ -164,3 +164,101 @@ def test_a_fence_running_downhill_into_its_end_gets_a_j_hook():
     (high,) = [h for h in hooks if h.coords[0][1] == pytest.approx(CY + 80)]
     assert high.coords[1][1] - high.coords[0][1] == pytest.approx(10 / 2**0.5)
     assert high.intersection(fence_line).length == 0
+
+
+# ------------------------------------------------------------------ rows a crew can build (issue 25 item 3)
+
+RULES_KW = {"max_turn_deg": 60.0, "min_piece_ft": 25.0, "max_perimeter_ratio": 2.0}
+
+
+def test_row_rules_come_from_both_profiles_with_their_source():
+    from geosite.controls import RowRules
+    from geosite.rules import load_profile
+
+    for name in ("grantsburg", "belgium"):
+        prof = load_profile(name)
+        assert RowRules.from_profile(prof) == RowRules(**RULES_KW)
+        for key in ("fence_row_max_turn_deg", "fence_row_min_length_ft", "fence_row_max_perimeter_ratio"):
+            assert "source" in prof.data["controls"][key], key
+
+
+def test_a_row_is_cut_at_a_kink_sharper_than_the_limit_only():
+    from shapely.geometry import LineString
+
+    from geosite.controls.fences import split_at_kinks
+
+    gentle = LineString([(0, 0), (50, 0), (100, 40)])  # turns atan(40/50) = 38.7 deg: one row
+    assert [round(g.length, 6) for g in split_at_kinks(gentle, 60.0)] == [round(gentle.length, 6)]
+    v = LineString([(0, 0), (50, 0), (10, 20)])  # turns 180 - 26.6 = 153.4 deg: two rows
+    assert [round(g.length, 6) for g in split_at_kinks(v, 60.0)] == [50.0, round(float(np.hypot(40, 20)), 6)]
+
+
+def test_crew_rows_drop_loops_and_short_pieces():
+    from shapely.geometry import LineString, Point
+
+    from geosite.controls import RowRules
+    from geosite.controls.fences import crew_rows
+
+    ring = LineString(Point(0, 0).buffer(30).exterior.coords)  # a closed row around a mound
+    v = LineString([(100, 0), (200, 0), (180, 10)])  # a 100 ft row with a 22 ft hook back: the hook is cut off
+    kept, gaps = crew_rows([ring, v], None, RowRules(**RULES_KW), clearance=0.0, ft_per_unit=1.0)
+    assert [round(g.length, 6) for g in kept] == [100.0]
+    assert sorted(why for _g, why, _o in gaps) == ["loop", "short"]
+
+
+def test_rows_out_of_proportion_give_way_to_mulch_where_the_slope_is_too_long():
+    """A 400 x 400 ft area on a 12 % plane (DNR 1056: 25 ft at 10-33 %) would need 15 rows of 400 ft:
+    6,000 ft, 3.75 times its 1,600 ft perimeter (over 2): no interior row; mulch stands in on the ground
+    more than 25 ft of slope above the bottom fence (about 375 x 400 ft), an area, never a line along
+    a row; with it, DNR 1056's measure finds nothing over the limit."""
+    from geosite.controls import RowRules, row_stand_ins, slope_length_excess
+
+    dem = inclined_plane(12.0, shape=(300, 300), cell=2.0)
+    fg = flow_grid(dem)
+    area = box(CX - 200, CY - 200, CX + 200, CY + 200)
+    before, _ = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, fg)
+    assert fence_summary(before)["interior_length_ft"] == pytest.approx(15 * 400.0, rel=0.02)
+    fence, _ = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, fg, row_rules=RowRules(**RULES_KW))
+    assert set(fence["side"]) <= {"downslope", "sideslope", "hook"}
+    stand = row_stand_ins(fence)
+    assert set(stand["method"]) == {"mulch"} and set(stand.geom_type) == {"Polygon"}
+    assert "3.8 times the area's 1,600 ft perimeter" in stand["stand_in_for"].iloc[0]
+    assert stand["area_sqft"].sum() == pytest.approx(375.0 * 400.0, rel=0.03)
+    import shapely
+
+    barriers = shapely.union_all([*fence.geometry, *stand.geometry])
+    assert slope_length_excess(area, dem, fg, barriers, DNR_TABLE)["excess_sqft"] == 0.0
+
+
+def test_a_row_cut_at_a_house_is_stood_in_for_above_the_gap_not_along_it():
+    """The 3 % plane's 200 x 200 ft area with the house across its 75-ft row (above): with the crew
+    rules the gap is no fence line; a row runs along the house's downslope side instead (5 ft clear: 70 ft
+    at y = CY - 50), and erosion mat covers what is still over 75 ft of slope above a fence (the ground
+    beside and above the house, never the house itself); the measure then finds nothing over the limit."""
+    import shapely
+
+    from geosite.controls import RowRules, row_stand_ins, slope_length_excess
+
+    dem = inclined_plane(3.0, shape=(300, 300), cell=2.0)
+    fg = flow_grid(dem)
+    area = box(CX - 100, CY - 100, CX + 100, CY + 100)
+    house = box(CX - 30, CY - 45, CX + 30, CY - 5)
+    obst = gpd.GeoDataFrame({"layer": ["structures"], "id": [1]}, geometry=[house], crs=dem.crs)
+    fence, _ = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, fg, obstacles=obst,
+                            row_rules=RowRules(**RULES_KW))
+    assert "stand_in" not in set(fence["side"])
+    assert fence_summary(fence)["interior_length_ft"] == pytest.approx(130.0 + 200.0 + 70.0, abs=0.01)
+    below = [g for g in fence[fence.side == "interior"].geometry if abs(g.centroid.y - (CY - 50)) < 1e-6]
+    assert [round(g.length, 6) for g in below] == [70.0]
+    stand = row_stand_ins(fence)
+    assert len(stand) >= 1 and set(stand["method"]) == {"erosion_mat"}
+    assert all("structures 1" in s for s in stand["stand_in_for"])
+    unbuilt = shapely.LineString([(CX - 35, CY - 25), (CX + 35, CY - 25)])
+    assert all(g.centroid.y > CY - 25 for g in stand.geometry)  # above the gap
+    assert stand.geometry.intersection(unbuilt).length.sum() < 0.5 * unbuilt.length
+    assert stand.geometry.intersection(house).area.sum() == 0.0
+    barriers = shapely.union_all([*fence.geometry, *stand.geometry])
+    assert slope_length_excess(area, dem, fg, barriers, DNR_TABLE)["excess_sqft"] == 0.0
+
+
+DNR_TABLE = [[2.0, 100.0], [5.0, 75.0], [10.0, 50.0], [33.0, 25.0], [float("inf"), 20.0]]

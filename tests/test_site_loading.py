@@ -99,7 +99,7 @@ def test_cli_no_maps(tmp_path):
     out = tmp_path / "out"
     res = CliRunner().invoke(cli, ["analyze", str(folder), "--out", str(out), "--no-maps"])
     assert res.exit_code == 0, res.output
-    assert sorted(p.name for p in out.iterdir()) == ["derived.dxf", "derived.gpkg", "geosite-manifest.json", "report.json", "report.md"]
+    assert sorted(p.name for p in out.iterdir()) == ["derived.dxf", "derived.gpkg", "geosite-manifest.json", "plan", "report.json", "report.md"]
 
 
 def test_cli_refuses_small_map_scale_before_work(tmp_path):

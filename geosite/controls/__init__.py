@@ -19,6 +19,7 @@ from geosite.controls.basins import basin_kind, disturbed_outlets, submitted_at_
 from geosite.controls.diversion import diversions
 from geosite.controls.fences import (
     UNCLASSIFIED,
+    RowRules,
     buildable_rows,
     channel_edge_fences,
     classify_boundary,
@@ -27,6 +28,7 @@ from geosite.controls.fences import (
     interior_rows,
     max_slope_length_ft,
     row_obstacles,
+    row_stand_ins,
 )
 from geosite.controls.inlets import inlet_protection
 from geosite.controls.setbacks import DEM_CHANNELS, FEATURE_LAYERS, is_downslope, stockpile_setbacks
@@ -38,6 +40,7 @@ __all__ = [
     "FEATURE_LAYERS",
     "UNCLASSIFIED",
     "PadRule",
+    "RowRules",
     "basin_kind",
     "bmps_of",
     "buildable_rows",
@@ -55,6 +58,7 @@ __all__ = [
     "pad_extent",
     "protected",
     "row_obstacles",
+    "row_stand_ins",
     "slope_length_excess",
     "stockpile_setbacks",
     "submitted_at_outlets",

@@ -397,7 +397,7 @@ def interior_rows(
     need = np.ma.masked_invalid(d)
     out: list[LineString] = []
     tol = straighten_ft / sub.ft_per_unit
-    for level in range(1, int(math.floor(top)) + 1):
+    for level in range(1, math.floor(top) + 1):
         front = [ln for ln in gen.lines(float(level)) if len(ln) >= 2]
         if not front:
             continue
@@ -649,6 +649,50 @@ def _parts(geom: BaseGeometry) -> list[LineString]:
     return [p for p in getattr(merged, "geoms", [merged]) if p.geom_type == "LineString" and not p.is_empty]
 
 
+@dataclasses.dataclass(frozen=True)
+class RowRules:
+    """What makes an interior row one a crew can build (issue 25), from the profile's ``[controls]``.
+
+    Attributes
+    ----------
+    max_turn_deg : float
+        The sharpest turn (deg from straight on) a row may take at a post (``fence_row_max_turn_deg``):
+        a row is cut there, the pieces built apart.
+    min_piece_ft : float
+        The shortest piece of row built, ft (``fence_row_min_length_ft``).
+    max_perimeter_ratio : float
+        Interior rows longer in all than this many times the disturbed part's perimeter are out of
+        proportion (``fence_row_max_perimeter_ratio``): the Handbook's area practice stands in for them.
+    """
+
+    max_turn_deg: float
+    min_piece_ft: float
+    max_perimeter_ratio: float
+
+    @classmethod
+    def from_profile(cls, profile: Any) -> RowRules | None:
+        """The rules of ``profile``'s ``[controls]`` (None when it lacks any of the three keys)."""
+        keys = ("fence_row_max_turn_deg", "fence_row_min_length_ft", "fence_row_max_perimeter_ratio")
+        vals = [profile.value("controls", k) for k in keys]
+        if any(v is None for v in vals):
+            return None
+        return cls(*(float(v) for v in vals))
+
+
+#: What stands in where no buildable row keeps the slope above a fence within DNR 1056's length
+#: (practice, ``bmps`` type, method, standard), by why the row is not built.
+AREA_STAND_INS: dict[str, tuple[str, str, str, str]] = {
+    "proportion": ("temporary mulch on the slope between the edge fences", "stabilization", "mulch", "DNR 1058"),
+    "row": ("erosion mat on the slope above the unbuilt row", "stabilization", "erosion_mat", "DNR 1052"),
+}
+WHY_NOT_BUILT = {
+    "loop": "a closed ring around a mound or hollow",
+    "kink": "a kink sharper than a post can hold",
+    "short": "a piece too short to build",
+    "channel": "a row across concentrated flow",
+}
+
+
 def filter_fence(
     polygons: Any,
     dem: Dem,
@@ -662,6 +706,8 @@ def filter_fence(
     obstacles: gpd.GeoDataFrame | None = None,
     row_clearance_ft: float = 5.0,
     row_min_length_ft: float = 25.0,
+    *,
+    row_rules: RowRules | None = None,
 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """Filter fence for the disturbed polygons.
 
@@ -679,12 +725,16 @@ def filter_fence(
         GeoDataFrame with ``layer`` and ``id``; rows stop ``row_clearance_ft`` short of them and pieces
         under ``row_min_length_ft`` are not built. Each gap is a ``stand_in`` line naming the obstacle
         and what stands in for the row there (:data:`STAND_INS`).
+    row_rules : rows a crew can build (:class:`RowRules`): no closed loops, no turn sharper than the
+        profile's, no piece under its minimum, not out of proportion to the area. With them, ``fence``
+        holds only buildable fence and the stand-ins are areas where the replacement goes
+        (``fence.attrs["stand_ins"]``, :func:`row_stand_ins`), never lines along the unbuilt row.
 
     Returns
     -------
     (fence, runs) : GeoDataFrames in the input's CRS. ``fence`` has ``side`` (downslope, sideslope,
-        hook, channel, interior, stand_in: not fence), ``polygon_id``, ``length_ft`` and, for stand-ins,
-        ``obstacle`` and ``practice``; ``runs`` is the classified boundary
+        hook, channel, interior; without ``row_rules`` also stand_in: not fence), ``polygon_id``,
+        ``length_ft`` and, for stand-ins, ``obstacle`` and ``practice``; ``runs`` is the classified boundary
         (downslope, sideslope, upslope) with ``polygon_id``.
     """
     import geopandas as gpd
@@ -698,29 +748,23 @@ def filter_fence(
     obst = None
     if obstacles is not None and len(obstacles):
         obst = grid.to_crs(obstacles, dem.crs) if obstacles.crs is not None else obstacles
-    all_runs = []
+    all_runs, stand_ins = [], []
     chan = None
     if channel_threshold_sqft:
         from geosite.hydrology import channels
 
         chan = channels(fg, channel_threshold_sqft)  # traced once for every polygon
+    where = _Layout(dem, fg, table, obst, chan, channel_threshold_sqft, channel_offset_ft,
+                    row_clearance_ft / dem.ft_per_unit, row_min_length_ft / dem.ft_per_unit, row_rules,
+                    (tolerance_deg, min_run_ft))
     for pid, poly in zip(ids, geoms):
         runs = classify_boundary(poly, dem, fg, tolerance_deg, min_run_ft)
         runs["polygon_id"] = pid
         all_runs.append(runs)
         lines = [(side, g) for side, g in zip(runs["side"], runs.geometry) if side in FENCED]
         lines += [("hook", h) for h in _hooks(runs, fg.downhill_at, dem, hook_ft, poly)]
-        gaps: list[tuple[LineString, str, Any]] = []
-        if table is not None:
-            rows, gaps = buildable_rows(interior_rows(poly, dem, fg, table), obst, row_clearance_ft / dem.ft_per_unit,
-                                        row_min_length_ft / dem.ft_per_unit)
-            lines += [("interior", g) for g in rows]
-        corridor = _channel_corridor(poly, chan, channel_offset_ft / dem.ft_per_unit)
-        if corridor is not None:
-            # DNR 1056: silt fence is for sheet and rill flow, never across concentrated flow: the
-            # boundary and interior rows stop at the channel's edge fences
-            lines = [(side, part) for side, g in lines for part in _parts(shapely.difference(g, corridor))]
-            lines += [("channel", g) for g in channel_fences(poly, dem, fg, channel_threshold_sqft, channel_offset_ft, chan)]
+        lines, gaps, areas = where.polygon(poly, lines)
+        stand_ins += [{**a, "polygon_id": pid} for a in areas]
         for side, g in lines:
             fence_rows["side"].append(side)
             fence_rows["polygon_id"].append(pid)
@@ -744,7 +788,168 @@ def filter_fence(
     fpu = _ft_per_unit(out_crs, dem)
     fence["length_ft"] = fence.geometry.length * fpu
     runs_all["length_ft"] = runs_all.geometry.length * fpu
+    if row_rules is not None:
+        fence.attrs["stand_ins"] = _stand_in_frame(stand_ins, dem, out_crs, fpu)
     return fence, runs_all
+
+
+@dataclasses.dataclass
+class _Layout:
+    """The interior rows and channel fences of one disturbed polygon (DEM CRS; lengths in CRS units)."""
+
+    dem: Any
+    fg: Any
+    table: Any
+    obst: Any
+    chan: Any
+    channel_threshold_sqft: float | None
+    channel_offset_ft: float
+    clearance: float
+    min_length: float
+    rules: RowRules | None
+    classify: tuple[float, float] = (20.0, 20.0)  # the boundary classification's tolerance_deg, min_run_ft
+
+    def polygon(self, poly: BaseGeometry, lines: list[tuple[str, Any]]
+                ) -> tuple[list[tuple[str, Any]], list[tuple[LineString, str, Any]], list[dict[str, Any]]]:
+        """(fence lines, stand-in lines (no ``rules``), stand-in areas (with ``rules``))."""
+        dem, rules = self.dem, self.rules
+        gaps: list[tuple[LineString, str, Any]] = []
+        if self.table is not None:
+            raw = interior_rows(poly, dem, self.fg, self.table)
+            if rules is None:
+                rows, gaps = buildable_rows(raw, self.obst, self.clearance, self.min_length)
+            else:
+                rows, gaps = crew_rows(raw, self.obst, rules, clearance=self.clearance, ft_per_unit=dem.ft_per_unit)
+            lines = lines + [("interior", g) for g in rows]
+        corridor = _channel_corridor(poly, self.chan, self.channel_offset_ft / dem.ft_per_unit)
+        if corridor is not None:
+            # DNR 1056: silt fence is for sheet and rill flow, never across concentrated flow: the
+            # boundary and interior rows stop at the channel's edge fences
+            lines = [(side, part) for side, g in lines for part in _parts(shapely.difference(g, corridor))]
+            if rules is not None:  # the pieces the corridor leaves must be buildable too
+                short = [(g, "channel", None) for side, g in lines if side == "interior" and g.length * dem.ft_per_unit < rules.min_piece_ft]
+                gaps += short
+                lines = [(side, g) for side, g in lines if not (side == "interior" and g.length * dem.ft_per_unit < rules.min_piece_ft)]
+            lines += [("channel", g) for g in channel_fences(poly, dem, self.fg, self.channel_threshold_sqft, self.channel_offset_ft, self.chan)]
+        if rules is None or self.table is None:
+            return lines, gaps, []
+        lines += self._below_obstacles(poly, gaps)
+        lines, areas = self._stand_ins(poly, lines, gaps)
+        return lines, [], areas
+
+    def _below_obstacles(self, poly: BaseGeometry, gaps: list[tuple[LineString, str, Any]]) -> list[tuple[str, Any]]:
+        """Where a row stops at a structure or a pile: a row along the obstacle's downslope side instead
+        (:data:`STAND_INS`), ``clearance`` from it, inside the polygon, pieces of the minimum length."""
+        assert self.rules is not None
+        out: list[tuple[str, Any]] = []
+        if self.obst is None:
+            return out
+        hit = {(layer, oid) for _g, layer, oid in gaps if layer in ("structures", "stockpiles")}
+        for geom, layer, oid in zip(self.obst.geometry.values, self.obst["layer"], self.obst["id"], strict=True):
+            if (layer, oid) not in hit:
+                continue
+            ring = geom.buffer(self.clearance, join_style="mitre")
+            runs = classify_boundary(ring, self.dem, self.fg, *self.classify)
+            for g in runs.geometry[runs["side"] == "downslope"]:
+                for part in _parts(shapely.intersection(g, poly)):
+                    for piece in split_at_kinks(part, self.rules.max_turn_deg):  # a corner is two rows
+                        if piece.length * self.dem.ft_per_unit >= self.rules.min_piece_ft:
+                            out.append(("interior", piece))
+        return out
+
+    def _stand_ins(self, poly: BaseGeometry, lines: list[tuple[str, Any]], gaps: list[tuple[LineString, str, Any]]
+                   ) -> tuple[list[tuple[str, Any]], list[dict[str, Any]]]:
+        """Rows out of proportion dropped; then the ground still over DNR 1056's length above the fences
+        (:func:`slope_length_excess`, the measure ``check`` applies) as stand-in areas with their reason."""
+        dem, rules = self.dem, self.rules
+        assert rules is not None
+        fpu = dem.ft_per_unit
+        rows_ft = sum(g.length for side, g in lines if side == "interior") * fpu
+        perimeter_ft = poly.boundary.length * fpu
+        kind, why = "row", None
+        if rows_ft > rules.max_perimeter_ratio * perimeter_ft:
+            lines = [(side, g) for side, g in lines if side != "interior"]
+            kind = "proportion"
+            why = (f"interior rows would total {rows_ft:,.0f} ft, {rows_ft / perimeter_ft:.1f} times the area's {perimeter_ft:,.0f} ft "
+                   f"perimeter (over the profile's {rules.max_perimeter_ratio:g}): out of proportion to build and keep up")
+        barriers = shapely.union_all([g for _side, g in lines]) if lines else None
+        got = slope_length_excess(poly, dem, self.fg, barriers, self.table, geometry=True)
+        if got.get("geometry") is None:
+            return lines, []
+        cell = max(abs(dem.transform.a), abs(dem.transform.e))
+        area = shapely.intersection(got["geometry"].buffer(cell, join_style="mitre"), poly)
+        if self.obst is not None and len(self.obst):  # no mat on a house, a drive or a pile
+            area = shapely.difference(area, shapely.union_all(self.obst.geometry.values))
+        out = []
+        for part in getattr(area, "geoms", [area]):
+            if part.geom_type != "Polygon" or part.is_empty:
+                continue
+            reason = why or _gap_reason(part, gaps, self.table, fpu)
+            practice, kind_, method, std = AREA_STAND_INS[kind]
+            out.append({"geometry": part, "type": kind_, "method": method, "practice": practice, "standard": std,
+                        "stand_in_for": f"interior silt fence rows (DNR 1056): {reason}"})
+        return lines, out
+
+
+def _gap_reason(area: BaseGeometry, gaps: list[tuple[LineString, str, Any]], table: Any, fpu: float) -> str:
+    """Why no row serves ``area``: the unbuilt row nearest it (within the table's longest slope length)."""
+    reach = max(float(r[1]) for r in table) / fpu
+    near = [(area.distance(g), layer, oid) for g, layer, oid in gaps if area.distance(g) <= reach]
+    if not near:
+        return "no row on the contour keeps the slope above the next fence within the standard's length here"
+    _d, layer, oid = min(near, key=lambda t: t[0])
+    what = WHY_NOT_BUILT.get(layer) or f"the row would cross {layer} {oid}: {STAND_INS.get(layer, STAND_INS['short'])}"
+    return f"the row here is not built ({what})"
+
+
+def crew_rows(rows: list[LineString], obstacles: Any, rules: RowRules, *, clearance: float, ft_per_unit: float
+              ) -> tuple[list[LineString], list[tuple[LineString, str, Any]]]:
+    """Interior rows a crew can build (``rules``): closed loops dropped, rows cut at turns sharper than
+    ``rules.max_turn_deg``, then cut at obstacles (:func:`buildable_rows`, ``clearance`` CRS units) and
+    pieces under ``rules.min_piece_ft`` dropped. Returns (rows, unbuilt pieces as (line, why, obstacle id))
+    with why ``loop``, ``kink``, ``short`` or the obstacle's layer."""
+    gaps: list[tuple[LineString, str, Any]] = []
+    open_rows: list[LineString] = []
+    for row in rows:
+        if row.is_closed or (len(row.coords) > 3 and shapely.Point(row.coords[0]).distance(shapely.Point(row.coords[-1])) * ft_per_unit
+                             < rules.min_piece_ft and row.length * ft_per_unit > 3 * rules.min_piece_ft):
+            gaps.append((row, "loop", None))
+            continue
+        open_rows += split_at_kinks(row, rules.max_turn_deg)
+    kept, cut = buildable_rows(open_rows, obstacles, clearance, rules.min_piece_ft / ft_per_unit)
+    return kept, gaps + cut
+
+
+def split_at_kinks(row: LineString, max_turn_deg: float) -> list[LineString]:
+    """``row`` cut at every vertex where it turns more than ``max_turn_deg`` from straight on."""
+    xy = np.asarray(row.coords)[:, :2]
+    if len(xy) < 3:
+        return [row]
+    d = np.diff(xy, axis=0)
+    ang = np.degrees(np.arctan2(d[:, 1], d[:, 0]))
+    turn = np.abs((np.diff(ang) + 180.0) % 360.0 - 180.0)
+    cuts = np.flatnonzero(turn > max_turn_deg) + 1  # vertex indices
+    out, start = [], 0
+    for k in [*cuts.tolist(), len(xy) - 1]:
+        if k - start >= 1:
+            out.append(LineString(xy[start : k + 1]))
+        start = k
+    return [g for g in out if g.length > 0]
+
+
+def _stand_in_frame(rows: list[dict[str, Any]], dem: Dem, out_crs: Any, fpu: float) -> gpd.GeoDataFrame:
+    import geopandas as gpd
+
+    cols = ("type", "method", "practice", "standard", "stand_in_for", "polygon_id")
+    frame = gpd.GeoDataFrame({c: [r[c] for r in rows] for c in cols}, geometry=[r["geometry"] for r in rows], crs=dem.crs)
+    frame = grid.to_crs(frame, out_crs)
+    frame["area_sqft"] = frame.geometry.area * fpu**2
+    return frame
+
+
+def row_stand_ins(fence: gpd.GeoDataFrame) -> gpd.GeoDataFrame | None:
+    """The stand-in areas :func:`filter_fence` placed with ``row_rules`` (None without them)."""
+    return fence.attrs.get("stand_ins")
 
 
 def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
@@ -761,6 +966,110 @@ def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
     out["interior_stand_in_length_ft"] = (float(fence.loc[fence["side"] == "stand_in", "length_ft"].sum())
                                           if len(fence) else 0.0)
     return out
+
+
+def slope_length_excess(
+    polygon: Any,
+    dem: Any,
+    fg: Any,
+    barriers: Any,
+    table: Any,
+    *,
+    geometry: bool = False,
+) -> dict[str, Any]:
+    """Where the slope above the submitted fences is longer than DNR 1056 allows.
+
+    For every cell of ``polygon`` (DEM CRS; a cell counts when its centre is inside) the D8 flow length
+    down to the next barrier (a submitted fence, straw bale or diversion line in ``barriers``, DEM CRS,
+    taken as the cells within three quarters of a cell of it) or to the polygon's edge (where the edge
+    fence stands), each step divided by the table's maximum slope length for the cell's slope (Horn
+    slope of the filled surface): a sum over 1 means the slope above the fence that catches that water
+    is longer than the table allows. Sums along the flow paths by pointer doubling (log2 of the longest
+    path in passes).
+
+    Parameters
+    ----------
+    polygon : shapely Polygon in the DEM's CRS (one connected part of the disturbed area).
+    dem : geosite.grid.Dem; fg : its FlowGrid (filled surface in ft, D8 directions).
+    barriers : shapely geometry (DEM CRS) of the fences, diversions and stabilization, or None.
+    table : DNR 1056 rows (slope below, %; maximum slope length above a fence, ft).
+    geometry : also return ``geometry``: the cells over the limit as one (Multi)Polygon in the DEM's CRS
+        (cell squares dissolved; None when there are none), the place of a failing finding.
+
+    Returns
+    -------
+    dict
+        ``excess_sqft`` (area of the cells over the limit, sq ft), ``max_ratio`` (the largest sum),
+        ``longest_ft`` (the longest slope length above a barrier, ft), ``cells`` (the cells counted) and,
+        with ``geometry``, ``geometry``.
+    """
+    import dataclasses
+
+    from affine import Affine
+
+    from geosite import grid as g
+    from geosite.terrain import slope_pct
+
+    inside = g.rasterize(polygon, dem.shape, dem.transform)
+    out: dict[str, Any] = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0, "cells": int(inside.sum())}
+    if geometry:
+        out["geometry"] = None
+    if not inside.any():
+        return out
+    rows, cols = np.nonzero(inside)
+    r0, r1 = max(rows.min() - 2, 0), min(rows.max() + 3, dem.shape[0])
+    c0, c1 = max(cols.min() - 2, 0), min(cols.max() + 3, dem.shape[1])
+    sub = dataclasses.replace(dem, elevation_ft=np.asarray(fg.filled_ft[r0:r1, c0:c1], float),
+                              transform=dem.transform @ Affine.translation(c0, r0))
+    ins = inside[r0:r1, c0:c1]
+    cellu = max(abs(dem.transform.a), abs(dem.transform.e))
+    stop = np.zeros(ins.shape, bool)
+    if barriers is not None and not barriers.is_empty:
+        stop = g.rasterize(barriers.buffer(0.75 * cellu), ins.shape, sub.transform)
+    slope = slope_pct(sub)
+    lmax = max_slope_length_ft(np.where(np.isfinite(slope), slope, 0.0), table)
+    ratio, length = _sums_to_barrier(np.asarray(fg.directions[r0:r1, c0:c1]).astype(np.int64), ins & ~stop, lmax, dem)
+    nr, nc = ins.shape
+    ratio = np.where(ins.reshape(-1), ratio, 0.0)
+    over = ratio > 1.0 + 1e-9
+    out.update(excess_sqft=float(over.sum()) * dem.cell_area_sqft, max_ratio=float(ratio.max()),
+               longest_ft=float(np.where(ins.reshape(-1), length, 0.0).max()))
+    if geometry and over.any():
+        out["geometry"] = cells_polygon(over.reshape(nr, nc), sub.transform)
+    return out
+
+
+def _sums_to_barrier(d: np.ndarray, live_cells: np.ndarray, lmax: np.ndarray, dem: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Along each cell's D8 path (directions ``d``), summed while it stays on ``live_cells``: each step
+    over the table's length for its cell (``lmax``, ft) and each step's length (ft); flattened. Pointer
+    doubling: log2 of the longest path in passes."""
+    from geosite import grid as g
+
+    nr, nc = d.shape
+    rr, cc = np.mgrid[0:nr, 0:nc]
+    go = (d >= 1) & (d <= 8)
+    k = np.where(go, d - 1, 0)
+    r2, c2 = rr + np.where(go, g.DR[k], 0), cc + np.where(go, g.DC[k], 0)
+    go &= (r2 >= 0) & (r2 < nr) & (c2 >= 0) & (c2 < nc)
+    step = np.hypot(np.where(go, g.DR[k], 0) * dem.cell_y_ft, np.where(go, g.DC[k], 0) * dem.cell_x_ft)
+    live = live_cells & go
+    idx = np.arange(nr * nc).reshape(nr, nc)
+    nxt = np.where(live, np.where(go, r2, rr) * nc + np.where(go, c2, cc), idx).reshape(-1)
+    ratio = np.where(live, step / lmax, 0.0).reshape(-1)
+    length = np.where(live, step, 0.0).reshape(-1)
+    for _ in range(int(np.ceil(np.log2(max(nr * nc, 2)))) + 1):
+        ratio = ratio + ratio[nxt]
+        length = length + length[nxt]
+        nxt = nxt[nxt]
+    return ratio, length
+
+
+def cells_polygon(mask: np.ndarray, transform: Any) -> Any:
+    """The cells of ``mask`` (on the grid of ``transform``) as one dissolved (Multi)Polygon."""
+    from rasterio import features
+
+    shapes = [shapely.geometry.shape(g) for g, v in features.shapes(mask.astype(np.uint8), mask=mask, transform=transform) if v]
+    return shapely.union_all(shapes) if shapes else None
 
 
 def _ft_per_unit(crs: Any, dem: Dem) -> float:
@@ -782,17 +1091,24 @@ def _geoms_in_dem_crs(polygons: Any, dem: Dem) -> tuple[list[Any], list[Any], An
 
 
 __all__ = [
+    "AREA_STAND_INS",
     "DNR_1056_MAX_SLOPE_LENGTH_FT",
     "ROW_OBSTACLE_LAYERS",
     "STAND_INS",
     "UNCLASSIFIED",
+    "RowRules",
     "buildable_rows",
+    "cells_polygon",
     "channel_edge_fences",
     "channel_fences",
     "channel_inflow_banks",
     "classify_boundary",
+    "crew_rows",
     "fence_summary",
     "filter_fence",
     "interior_rows",
     "max_slope_length_ft",
+    "row_stand_ins",
+    "slope_length_excess",
+    "split_at_kinks",
 ]

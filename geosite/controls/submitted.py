@@ -16,11 +16,16 @@ import numpy as np
 import shapely
 
 from geosite import grid
+from geosite.controls.fences import cells_polygon, slope_length_excess
 
 if TYPE_CHECKING:
     import geopandas as gpd
 
 FENCE_TYPES = ("silt_fence", "straw_bales")
+#: DNR 1056's slope length above the submitted fences: one definition (:func:`slope_length_excess`, beside
+#: the rows that keep it), used by ``check`` here and by the proposal's rows and stand-ins
+__all__ = ["FENCE_TYPES", "bmps_of", "cells_polygon", "fence_coverage", "gaps_along", "intercepted", "protected",
+           "slope_length_excess"]
 
 
 def bmps_of(bmps: gpd.GeoDataFrame | None, types: tuple[str, ...]) -> gpd.GeoDataFrame | None:
@@ -199,71 +204,3 @@ def protected(points: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame | None, types: tu
     fpu = feet_per_crs_unit(points.crs, "points")
     u = grid.to_crs(got, points.crs).geometry.union_all()
     return np.array([g.distance(u) * fpu <= search_ft for g in points.geometry], bool)
-
-
-def slope_length_excess(
-    polygon: Any,
-    dem: Any,
-    fg: Any,
-    barriers: Any,
-    table: Any,
-) -> dict[str, Any]:
-    """Where the slope above the submitted fences is longer than DNR 1056 allows.
-
-    For every cell of ``polygon`` (DEM CRS; a cell counts when its centre is inside) the D8 flow length
-    down to the next barrier (a submitted fence, straw bale or diversion line in ``barriers``, DEM CRS,
-    taken as the cells within three quarters of a cell of it) or to the polygon's edge (where the edge
-    fence stands), each step divided by the table's maximum slope length for the cell's slope (Horn
-    slope of the filled surface): a sum over 1 means the slope above the fence that catches that water
-    is longer than the table allows. Sums along the flow paths by pointer doubling (log2 of the longest
-    path in passes).
-
-    Returns ``excess_sqft`` (area of the cells over the limit), ``max_ratio`` (the largest sum),
-    ``longest_ft`` (the longest slope length above a barrier, ft) and ``cells`` (the cells counted).
-    """
-    import dataclasses
-
-    from affine import Affine
-
-    from geosite import grid as g
-    from geosite.controls.fences import max_slope_length_ft
-    from geosite.terrain import slope_pct
-
-    inside = g.rasterize(polygon, dem.shape, dem.transform)
-    out = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0, "cells": int(inside.sum())}
-    if not inside.any():
-        return out
-    rows, cols = np.nonzero(inside)
-    r0, r1 = max(rows.min() - 2, 0), min(rows.max() + 3, dem.shape[0])
-    c0, c1 = max(cols.min() - 2, 0), min(cols.max() + 3, dem.shape[1])
-    sub = dataclasses.replace(dem, elevation_ft=np.asarray(fg.filled_ft[r0:r1, c0:c1], float),
-                              transform=dem.transform @ Affine.translation(c0, r0))
-    ins = inside[r0:r1, c0:c1]
-    cellu = max(abs(dem.transform.a), abs(dem.transform.e))
-    stop = np.zeros(ins.shape, bool)
-    if barriers is not None and not barriers.is_empty:
-        stop = g.rasterize(barriers.buffer(0.75 * cellu), ins.shape, sub.transform)
-    slope = slope_pct(sub)
-    lmax = max_slope_length_ft(np.where(np.isfinite(slope), slope, 0.0), table)
-    d = np.asarray(fg.directions[r0:r1, c0:c1]).astype(np.int64)
-    nr, nc = ins.shape
-    rr, cc = np.mgrid[0:nr, 0:nc]
-    go = (d >= 1) & (d <= 8)
-    k = np.where(go, d - 1, 0)
-    r2, c2 = rr + np.where(go, g.DR[k], 0), cc + np.where(go, g.DC[k], 0)
-    go &= (r2 >= 0) & (r2 < nr) & (c2 >= 0) & (c2 < nc)
-    step = np.hypot(np.where(go, g.DR[k], 0) * dem.cell_y_ft, np.where(go, g.DC[k], 0) * dem.cell_x_ft)
-    live = ins & ~stop & go
-    idx = np.arange(nr * nc).reshape(nr, nc)
-    nxt = np.where(live, np.where(go, r2, rr) * nc + np.where(go, c2, cc), idx).reshape(-1)
-    ratio = np.where(live, step / lmax, 0.0).reshape(-1)
-    length = np.where(live, step, 0.0).reshape(-1)
-    for _ in range(int(np.ceil(np.log2(max(nr * nc, 2)))) + 1):
-        ratio = ratio + ratio[nxt]
-        length = length + length[nxt]
-        nxt = nxt[nxt]
-    ratio = np.where(ins.reshape(-1), ratio, 0.0)
-    over = ratio > 1.0 + 1e-9
-    out.update(excess_sqft=float(over.sum()) * dem.cell_area_sqft, max_ratio=float(ratio.max()),
-               longest_ft=float(np.where(ins.reshape(-1), length, 0.0).max()))
-    return out

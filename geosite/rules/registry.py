@@ -181,6 +181,8 @@ CONTROL_PARAMS: dict[str, Param] = {
     "fence_intercept_reach_ft": _c(NUMBER, "ft"),
     "fence_row_clearance_ft": _c(NUMBER, "ft"),
     "fence_row_min_length_ft": _c(NUMBER, "ft"),
+    "fence_row_max_turn_deg": _c(NUMBER, "deg"),
+    "fence_row_max_perimeter_ratio": _c(NUMBER, ""),
     "stockpile_trace_ft": _c(NUMBER, "ft"),
     "stockpile_reach_tolerance_ft": _c(NUMBER, "ft"),
     "stockpile_fence_min_gap_ft": _c(NUMBER, "ft"),

@@ -1,0 +1,634 @@
+"""The plan folder: what ``analyze`` proposes, written as a submission ``geosite check`` reads as is.
+
+``analyze`` writes ``OUT/plan/`` (:func:`write_plan_folder`):
+
+- ``site.toml``: the site's name, jurisdiction, CRS, contacts and ``[project]``; ``[dem]`` naming the DEM
+  copied beside it; ``[layers]`` naming layers.gpkg; ``[declared]`` filled from the analysis (plan type,
+  disturbed area, maintenance and stabilization provisions: the site's own words, else geosite's defaults
+  with the profile's numbers cited to their DNR standards; final conditions, the contours layer, the
+  existing-site sheet as the submitted map with its scale);
+- ``layers.gpkg``: the site's layers (its own ``bmps`` replaced by the proposal), ``disturbance`` with a
+  ``stabilized`` date on each polygon, ``contours``, and ``bmps``: every proposed practice
+  (:func:`plan_bmps`) with ``type``, ``practice``, ``standard``, ``install`` and ``remove`` dates;
+- the DEM (copied when it is one file of at most :data:`DEM_COPY_MAX_BYTES`; else the window geosite read,
+  written as a GeoTIFF in feet) and the proposed-grade DEM when given;
+- the three sheets, when rendered, as the submitted maps.
+
+Where the proposed layout still leaves slope above a fence longer than DNR 1056 allows (a row cut at a
+structure, a loop or a kink dropped, rows out of proportion), the plan covers that ground with a
+``stabilization`` feature (erosion mat or mulch) whose ``stand_in_for`` says what it replaces and why:
+measured with :func:`geosite.controls.slope_length_excess`, the function ``check`` uses.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from geosite import controls, grid
+from geosite.io.output import py_scalar
+
+PLAN_DIR = "plan"
+#: The largest DEM copied into the plan folder as it is; a larger (or tiled) one is written as the window
+#: geosite read for the analysis (a file management limit of geosite, not an ordinance number).
+DEM_COPY_MAX_BYTES = 256 * 2**20
+#: Whether ``check`` reads ``[declared] contours`` (CONVENTIONS.md; an unknown key is an input error before).
+READS_CONTOURS_KEY = False
+#: A BMP serves the disturbance polygons within this distance of it (all of them when none is): its install
+#: and remove dates follow theirs (a drawing rule of geosite's, not an ordinance number).
+SERVED_REACH_FT = 50.0
+#: Half the side of the square drawn for a dewatering bag or tank's pad beside the trap it discharges to.
+DEWATERING_PAD_HALF_FT = 5.0
+SHEET_FILES = ("existing_site_map", "construction_plan", "final_conditions")
+
+FENCE_PRACTICE = {
+    "downslope": "silt fence along the downslope edge",
+    "sideslope": "silt fence along the sideslope edge",
+    "hook": "silt fence end turned upslope (J-hook)",
+    "channel": "silt fence along the channel edge",
+    "interior": "silt fence row on the contour",
+}
+
+
+def write_plan_folder(result: Any, out: Path, *, sheets: list[Path] | None = None, scale_ft: float | None = None) -> list[Path]:
+    """Write the submission folder ``out`` (created; its parent is the run's output folder).
+
+    Parameters
+    ----------
+    result : geosite.pipeline.AnalysisResult
+        The analysis of the site.
+    out : Path
+        The plan folder to write (``OUT/plan``).
+    sheets : list of Path, optional
+        The rendered sheets (PDF), copied as the submitted maps.
+    scale_ft : float, optional
+        The sheets' scale, feet per inch.
+
+    Returns
+    -------
+    list of Path
+        The files written, relative to ``out``'s parent.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    site = result.site
+    written: list[Path] = []
+    dem = _copy_dem(result, out)
+    proposed = None
+    if site.proposed_dem_path is not None and Path(site.proposed_dem_path).is_file():
+        proposed = "proposed" + Path(site.proposed_dem_path).suffix
+        shutil.copyfile(site.proposed_dem_path, out / proposed)
+    maps = []
+    for p in sheets or []:
+        if p.suffix.lower() == ".pdf" and p.exists():
+            shutil.copyfile(p, out / p.name)
+            maps.append(p.name)
+    disturbance = plan_disturbance(result)
+    bmps = plan_bmps(result, disturbance)
+    stand_ins = _slope_length_stand_ins(result, bmps, disturbance)
+    bmps = _concat([bmps, stand_ins], site.crs)
+    bmps["id"] = range(1, len(bmps) + 1)
+    layers = {n: g for n, g in site.layers.items() if n not in ("bmps", "disturbance", "contours")}
+    layers["disturbance"] = disturbance
+    if "stockpiles" in layers:
+        layers["stockpiles"] = _piles(result, layers["stockpiles"], bmps)
+    if result.layers.get("contours") is not None:
+        layers["contours"] = result.layers["contours"][["elevation_ft", "index", "geometry"]]
+    layers["bmps"] = bmps
+    _write_layers(out / "layers.gpkg", layers)
+    declared = plan_declared(result, maps, scale_ft, contours="contours" in layers,
+                             practices={str(t) for t in bmps["type"]} if len(bmps) else None)
+    conf = _site_toml(result, declared, dem, proposed)
+    (out / "site.toml").write_text(_toml(conf), encoding="utf-8")
+    for name in ["site.toml", "layers.gpkg", *([dem[0]] if dem[0] else []), *([proposed] if proposed else []), *maps]:
+        written.append(Path(out.name) / name)
+    return written
+
+
+# --------------------------------------------------------------------------------------------- dates
+
+
+def _date(v: Any) -> dt.date | None:
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT:
+        return None
+    if isinstance(v, dt.datetime):
+        return v.date()
+    if isinstance(v, dt.date):
+        return v
+    try:
+        return dt.date.fromisoformat(str(v).strip()[:10])
+    except ValueError:
+        return None
+
+
+def plan_disturbance(result: Any) -> gpd.GeoDataFrame:
+    """The site's disturbance polygons, each with ``start`` and ``end`` (the project's where a polygon has
+    none) and ``stabilized``: the site's own date, else ``end`` plus the profile's inactive-stabilization
+    window (Grantsburg B(6)(c)[1]: 7 days), else ``end``."""
+    site = result.site
+    d = site.layers.get("disturbance")
+    if d is None:
+        return gpd.GeoDataFrame({"id": [], "start": [], "end": [], "stabilized": []}, geometry=[], crs=site.crs)
+    d = d.copy()
+    window = _inactive_days(result.profile)
+    starts, ends, stab = [], [], []
+    for i in range(len(d)):
+        s = _date(d["start"].iloc[i]) if "start" in d.columns else None
+        e = _date(d["end"].iloc[i]) if "end" in d.columns else None
+        s, e = s or site.project.start, e or site.project.end
+        given = _date(d["stabilized"].iloc[i]) if "stabilized" in d.columns else None
+        st = given or (e + dt.timedelta(days=int(window)) if e is not None and window is not None else e)
+        starts.append(s.isoformat() if s else None)
+        ends.append(e.isoformat() if e else None)
+        stab.append(st.isoformat() if st else None)
+    d["start"], d["end"], d["stabilized"] = starts, ends, stab
+    return d
+
+
+def _served(geom: Any, dist: gpd.GeoDataFrame, reach: float) -> tuple[str | None, str | None]:
+    """(install, remove) of a BMP at ``geom``: the day before the earliest start of the disturbance
+    polygons within ``reach`` (CRS units) of it (all of them when none is), and the day after the latest
+    of their ``stabilized`` dates."""
+    if not len(dist):
+        return None, None
+    near = dist[dist.geometry.distance(geom) <= reach]
+    near = near if len(near) else dist
+    s = [d for d in (_date(v) for v in near["start"]) if d]
+    e = [d for d in (_date(v) for v in near["stabilized"]) if d]
+    return ((min(s) - dt.timedelta(days=1)).isoformat() if s else None,
+            (max(e) + dt.timedelta(days=1)).isoformat() if e else None)
+
+
+# --------------------------------------------------------------------------------------------- bmps
+
+
+def _row(geom: Any, kind: str, practice: str, standard: str, **kw: Any) -> dict[str, Any]:
+    return {"type": kind, "practice": practice, "standard": standard, "geometry": geom, **kw}
+
+
+def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """Every control ``analyze`` proposes as one ``bmps`` layer (site CRS): filter fence (edges, hooks,
+    interior rows, channel edges), stockpile fences (``pile_id``), diversions, inlet protection, tracking
+    pads (as wide as the drive), sediment traps and basins (``drainage_acres``), a stabilization feature
+    per pile kept over the profile's days, a dewatering practice where ``[project] dewatering`` is declared;
+    each with ``install`` and ``remove`` dates (:func:`_served`)."""
+    site, L = result.site, result.layers
+    rows: list[dict[str, Any]] = []
+    fence = L.get("filter_fence")
+    if fence is not None and len(fence):
+        for side, g in zip(fence["side"], fence.geometry, strict=True):
+            if side in FENCE_PRACTICE and g is not None and not g.is_empty:
+                rows.append(_row(g, "silt_fence", FENCE_PRACTICE[side], "DNR 1056"))
+    piles = L.get("stockpile_fences")
+    if piles is not None and len(piles):
+        for pid, g in zip(piles["pile_id"], piles.geometry, strict=True):
+            if g is not None and not g.is_empty and g.length > 0:
+                rows.append(_row(g, "silt_fence", "silt fence along the pile's downslope side", "DNR 1056", pile_id=py_scalar(pid)))
+    div = L.get("diversions")
+    if div is not None and len(div):
+        rows += [_row(g, "diversion", "diversion above the disturbed area", "DNR 1066") for g in div.geometry if not g.is_empty]
+    inl = L.get("inlet_protection")
+    if inl is not None and len(inl):
+        rows += [_row(g, "inlet_protection", "storm drain inlet protection", "DNR 1060") for g in inl.geometry]
+    rows += _pads(result)
+    basins = L.get("sediment_basins")
+    if basins is not None and len(basins):
+        for k, g, ac in zip(basins["kind"], basins.geometry, basins["drainage_acres"], strict=True):
+            if k in ("sediment_trap", "sediment_basin"):
+                std = "DNR 1063" if k == "sediment_trap" else "DNR 1064"
+                rows.append(_row(g, k, f"{k.replace('_', ' ')} at the outlet", std, drainage_acres=float(ac)))
+    stand = L.get("stand_ins")  # the areas standing in for interior rows no crew could build (controls.fences)
+    if stand is not None and len(stand):
+        for r in stand.explode(index_parts=False).itertuples():
+            if not _sliver(r.geometry, result):  # a remnant between an obstacle and the edge: the last pass covers it
+                rows.append(_row(r.geometry, r.type, r.practice, r.standard, method=r.method, stand_in_for=r.stand_in_for))
+    rows += _pile_stabilization(result)
+    rows += _dewatering(result, basins)
+    out = gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs) if rows else gpd.GeoDataFrame(
+        {"type": []}, geometry=[], crs=site.crs)
+    reach = SERVED_REACH_FT / site.ft_per_unit
+    dates = [_served(g, disturbance, reach) for g in out.geometry]
+    out["install"] = [a for a, _b in dates]
+    out["remove"] = [b for _a, b in dates]
+    return out
+
+
+def _pads(result: Any) -> list[dict[str, Any]]:
+    """A tracking pad at each entrance (an access drive meeting a road, B(3), DNR 1057), drawn as
+    CONVENTIONS.md measures one: from the road's edge along the drive, the profile's
+    ``tracking_pad_min_length_ft`` long, as wide as the drive (a Polygon drive's width across its long
+    axis; a line drive's ``width_ft``, else the profile's ``tracking_pad_width_ft``). A drive shorter than
+    the pad: the pad runs on along the drive's line into the site (the construction route), so its whole
+    length is stone."""
+    site, prof = result.site, result.profile
+    drives, roads = site.layer("access_drives"), site.layer("roads")
+    length = prof.value("controls", "tracking_pad_min_length_ft")
+    if drives is None or roads is None or not len(roads) or length is None or result.layers.get("tracking_pads") is None:
+        return []
+    fpu = site.ft_per_unit
+    road_geoms = list(grid.to_crs(roads, site.crs).geometry.values)
+    out = []
+    for i in range(len(drives)):
+        g = drives.geometry.iloc[i]
+        if g is None or g.is_empty:
+            continue
+        # the roads the drive enters: met, not run along (a drive laid on a road still being built is on it)
+        met = [r for r in road_geoms if r.distance(g) <= 1.0 / fpu
+               and not (g.area > 0 and shapely.intersection(r, g).area > 0.5 * g.area)]
+        if not met:
+            continue
+        road_u = road_area = shapely.union_all(met)  # a road drawn as a line: its line is the edge the pad starts at
+        axis, width = _drive_axis(g, drives.iloc[i], prof, fpu)
+        xy = np.asarray(axis.coords)
+        a, b = xy[0], xy[-1]
+        if shapely.Point(*b).distance(road_u) < shapely.Point(*a).distance(road_u):
+            a, b = b, a  # from the road end
+        u = (b - a) / max(float(np.hypot(*(b - a))), 1e-12)
+        on_road = shapely.intersection(_segment([a, a + u * float(np.hypot(*(b - a)))]), road_area)
+        t0 = max((float(np.dot(np.asarray(c) - a, u)) for part in getattr(on_road, "geoms", [on_road])
+                  if not part.is_empty for c in part.coords), default=0.0)
+        n = np.array([-u[1], u[0]]) * width / 2 / fpu
+        p0, p1 = a + u * t0, a + u * (t0 + float(length) / fpu)
+        pad = shapely.Polygon([p0 - n, p1 - n, p1 + n, p0 + n])
+        did = py_scalar(drives["id"].iloc[i]) if "id" in drives.columns else i + 1
+        out.append(_row(pad, "tracking_pad", f"stone tracking pad, {float(length):g} ft along the drive from the road, "
+                        f"{width:,.0f} ft wide (the drive's width)", "DNR 1057", drive_id=did))
+    return out
+
+
+def _segment(pts: list[np.ndarray]) -> Any:
+    return shapely.LineString([tuple(p) for p in pts])
+
+
+def _drive_axis(g: Any, row: Any, prof: Any, fpu: float) -> tuple[Any, float]:
+    """(centre line, width in ft) of a drive: a line drive's own line and its ``width_ft`` (else the
+    profile's ``tracking_pad_width_ft``); a Polygon drive's minimum rotated rectangle's long axis and short
+    side."""
+    if g.geom_type.endswith("LineString"):
+        line = g if g.geom_type == "LineString" else max(g.geoms, key=lambda p: p.length)
+        w = row.get("width_ft") if hasattr(row, "get") else None
+        w = float(w) if w is not None and not (isinstance(w, float) and math.isnan(w)) else float(
+            prof.value("controls", "tracking_pad_width_ft", 12.0))
+        return shapely.LineString([line.coords[0], line.coords[-1]]), w
+    rect = np.asarray(shapely.minimum_rotated_rectangle(g).exterior.coords)[:4]
+    e = [float(np.hypot(*(rect[(k + 1) % 4] - rect[k]))) for k in range(4)]
+    k = int(np.argmin(e[:2]))
+    a = (rect[k] + rect[k + 1]) / 2
+    b = (rect[k + 2] + rect[(k + 3) % 4]) / 2
+    return shapely.LineString([a, b]), e[k] * fpu
+
+
+def _pile_stabilization(result: Any) -> list[dict[str, Any]]:
+    """A ``stabilization`` feature (mulch or tarp, DNR 1058) over each pile the analysis says must be
+    stabilized (kept over the profile's days, Grantsburg B(6)(e))."""
+    site = result.site
+    piles = site.layer("stockpiles")
+    report = {r["id"]: r for r in result.report.get("stockpiles") or [] if isinstance(r, dict)}
+    out = []
+    if piles is None:
+        return out
+    for pid, g in zip(piles["id"], piles.geometry, strict=True):
+        r = report.get(py_scalar(pid)) or {}
+        if r.get("stabilization_required"):
+            out.append(_row(g, "stabilization", "mulch or tarp the pile (kept longer than the chapter allows unstabilized)",
+                            "DNR 1058", method="mulch", pile_id=py_scalar(pid)))
+    return out
+
+
+def _sliver(g: Any, result: Any, crs: Any = None) -> bool:
+    """Whether ``g`` (site CRS, or ``crs``) is a sliver by the profile's ``[submission]`` measure (under
+    ``sliver_area_sqft``, or a mean width 2 x area / perimeter under ``sliver_width_ft``): what ``check`` calls
+    a digitizing error."""
+    from geosite.units import feet_per_crs_unit
+
+    prof = result.profile
+    fpu = result.site.ft_per_unit if crs is None else feet_per_crs_unit(crs, "stand-in")
+    area, perim = g.area * fpu**2, g.length * fpu
+    amin = prof.value("submission", "sliver_area_sqft")
+    wmin = prof.value("submission", "sliver_width_ft")
+    return (amin is not None and area < float(amin)) or (wmin is not None and perim > 0 and 2 * area / perim < float(wmin))
+
+
+def _dewatering(result: Any, basins: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
+    """Where ``[project] dewatering`` is declared: a dewatering practice (DNR 1061) discharging to the
+    largest trap or basin, else at the disturbed area's lowest outlet, else inside the disturbed area."""
+    site = result.site
+    if not site.project.dewatering:
+        return []
+    where = None
+    if basins is not None and len(basins):
+        where = basins.geometry.iloc[int(np.argmax(basins["drainage_acres"].to_numpy()))]
+    elif site.disturbed is not None:
+        where = site.disturbed.representative_point()
+    if where is None:
+        return []
+    # drawn as the bag's or tank's pad beside the trap it discharges to, not on the trap's own point
+    h = DEWATERING_PAD_HALF_FT / site.ft_per_unit
+    where = shapely.box(where.x - h, where.y - h, where.x + h, where.y + h) if where.geom_type == "Point" else where
+    return [_row(where, "dewatering", "pumped water through a dewatering bag or settling tank before discharge", "DNR 1061")]
+
+
+def _piles(result: Any, piles: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The stockpiles as the plan gives them: a pile closer to a downslope feature than the setback,
+    whose site gives no ``setback_reason``, says that geosite kept it where the site places it and what
+    more the plan does there (its bmps with its ``pile_id``), for the inspector's decision."""
+    piles = piles.copy()
+    rep = {r["id"]: r for r in result.report.get("stockpiles") or [] if isinstance(r, dict)}
+    for col in ("setback_reason", "extra_bmps"):
+        if col not in piles.columns:
+            piles[col] = None
+    for i, pid in enumerate(piles["id"]):
+        r = rep.get(py_scalar(pid)) or {}
+        if not r.get("violation"):
+            continue
+        if not _text(piles["setback_reason"].iloc[i]):
+            piles.loc[piles.index[i], "setback_reason"] = (
+                f"kept where the site plan places it ({r.get('min_setback_ft', 0):,.1f} ft from the nearest downslope feature): "
+                "geosite does not move piles; the designer states why the setback is not possible here")
+        if not _text(piles["extra_bmps"].iloc[i]):
+            mine = bmps[bmps["pile_id"] == py_scalar(pid)] if "pile_id" in bmps.columns else bmps.iloc[0:0]
+            what = ", ".join(sorted({str(p) for p in mine["practice"]})) if len(mine) else ""
+            piles.loc[piles.index[i], "extra_bmps"] = what or "silt fence along the downslope side (DNR 1056)"
+    return piles
+
+
+def _text(v: Any) -> bool:
+    return v is not None and not (isinstance(v, float) and math.isnan(v)) and bool(str(v).strip())
+
+
+# --------------------------------------------------------------------------------------------- DNR 1056
+
+
+def _slope_length_stand_ins(result: Any, bmps: gpd.GeoDataFrame, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """Stabilization (erosion mat, DNR 1052) over the ground where the slope above the plan's own fences
+    is still longer than DNR 1056 allows, measured exactly as ``check`` measures it
+    (:func:`geosite.controls.slope_length_excess` with the plan's silt fence, diversion and stabilization
+    features as barriers), each with ``stand_in_for`` saying what it replaces and why."""
+    site, dem = result.site, result.dem
+    fg = getattr(result.measurements, "flow_grid", None)
+    table = result.profile.value("controls", "fence_max_slope_length_ft")
+    area = result.layers.get("disturbed_area")
+    empty = gpd.GeoDataFrame({"type": []}, geometry=[], crs=site.crs)
+    if dem is None or fg is None or table is None or area is None or not len(area):
+        return empty
+    lines = controls.bmps_of(bmps, ("silt_fence", "straw_bales", "diversion", "stabilization"))
+    barriers = shapely.union_all(grid.to_crs(lines, dem.crs).geometry.values) if lines is not None and len(lines) else None
+    parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
+    geoms = []
+    for poly in grid.to_crs(parts, dem.crs).geometry:
+        got = controls.slope_length_excess(poly, dem, fg, barriers, table, geometry=True)
+        g = got.get("geometry")
+        if g is not None and not g.is_empty:
+            # a crew lays mat in strips, not cell by cell: the cells over the limit grown by a cell (at
+            # least the sliver width a reviewer accepts), kept on the disturbed part
+            cell = max(abs(dem.transform.a), abs(dem.transform.e))
+            for piece in getattr(g, "geoms", [g]):
+                grown = shapely.intersection(piece.buffer(cell, join_style="mitre"), poly.buffer(0))
+                if _sliver(grown, result, crs=dem.crs):  # too thin to lay or to read: wider, on the slope it serves
+                    grown = shapely.intersection(piece.buffer(3 * cell, join_style="mitre"), poly.buffer(0))
+                geoms.append(grown)
+    if not geoms:
+        return empty
+    cover = grid.to_crs(gpd.GeoDataFrame(geometry=geoms, crs=dem.crs), site.crs)
+    rows = []
+    for g in cover.explode(index_parts=False).geometry:
+        sqft = g.area * site.ft_per_unit**2
+        rows.append(_row(g, "stabilization", "erosion mat on the slope", "DNR 1052", method="erosion_mat",
+                         stand_in_for=f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row keeps the slope "
+                         "above the next fence within the standard's length (a row cut at an obstacle, a loop, a sharp kink, "
+                         "a piece too short, or rows out of proportion to the area)"))
+    out = gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs)
+    reach = SERVED_REACH_FT / site.ft_per_unit
+    dates = [_served(g, disturbance, reach) for g in out.geometry]
+    out["install"] = [a for a, _b in dates]
+    out["remove"] = [b for _a, b in dates]
+    return out
+
+
+# --------------------------------------------------------------------------------------------- declared
+
+
+def plan_declared(result: Any, maps: list[str], scale_ft: float | None, *, contours: bool,
+                  practices: set[str] | None = None) -> dict[str, Any]:
+    """The ``[declared]`` table of the plan: the site's own declarations where it has them, the analysis
+    and geosite's defaults (cited, with the profile's numbers) elsewhere."""
+    site, prof = result.site, result.profile
+    mine = _site_declared(site)
+    pt = result.evaluation.plan_type
+    out: dict[str, Any] = {"plan_type": "full" if pt in ("full", "both", None) else "statement"}
+    area = result.report["disturbed"]["area_sqft"]
+    if area is not None:
+        out["disturbed_area_sqft"] = round(float(area), 1)
+    out["maintenance"] = mine.get("maintenance") or default_maintenance(prof, practices)
+    out["stabilization"] = mine.get("stabilization") or default_stabilization(prof)
+    out["final_conditions"] = mine.get("final_conditions") or next(
+        (m for m in maps if m.startswith("final_conditions")), None) or (
+        "Final conditions: every disturbed polygon stabilized by its `stabilized` date (disturbance layer); structures, drives "
+        "and roads as in their layers; temporary BMPs removed on their `remove` dates (bmps layer).")
+    for k in ("slopes_after", "surety", "steep_slope_controls"):
+        if mine.get(k):
+            out[k] = mine[k]
+    if contours:
+        # the layer is named `contours`, which check reads by name (CONVENTIONS.md's [declared] contours key
+        # is written once review/declared.py knows it: READS_CONTOURS_KEY)
+        if READS_CONTOURS_KEY:
+            out["contours"] = "contours"
+        out["map_contour_interval_ft"] = float(prof.value("terrain", "contour_interval_ft", 5.0))
+    existing = next((m for m in maps if m.startswith("existing_site_map")), None)
+    if existing and scale_ft:
+        out["submitted_map"] = existing
+        out["map_scale_ft_per_in"] = float(scale_ft)
+    return out
+
+
+def _raw_conf(site: Any) -> dict[str, Any]:
+    """The site's own site.toml as parsed ({} for a site built in memory)."""
+    if site.root is None or not (Path(site.root) / "site.toml").is_file():
+        return {}
+    from geosite.site import read_site_toml
+
+    return read_site_toml(Path(site.root), site.limits)[0]
+
+
+def _site_declared(site: Any) -> dict[str, Any]:
+    d = _raw_conf(site).get("declared") or {}
+    return d if isinstance(d, dict) else {}
+
+
+def default_maintenance(prof: Any, practices: set[str] | None = None) -> str:
+    """geosite's maintenance provisions (A(3)(e)): the permit's inspection frequency, then the profile's
+    ``[maintenance]`` text for each practice on the plan (all of them when ``practices`` is None), each cited
+    to its DNR standard (the same table the construction sheet prints)."""
+    every = prof.value("permit", "inspect_every_days")
+    rain = prof.value("permit", "inspect_rain_in")
+    hours = prof.value("permit", "inspect_after_rain_hours")
+    parts = []
+    if every is not None and rain is not None:
+        within = f", within {hours:g} h of it (NR 216)" if hours is not None else ""
+        parts.append(f"Every BMP inspected at least every {every:g} days and after each rain of {rain:g} in or more "
+                     f"({_source(prof, 'permit', 'inspect_rain_in')}){within}; repairs made then.")
+    table = prof.data.get("maintenance") or {}
+    keys = [k for k in table if practices is None or k in practices] or list(table)
+    parts += [f"{k.replace('_', ' ').capitalize()}: {prof.value('maintenance', k)} ({_source(prof, 'maintenance', k)})." for k in keys]
+    parts.append("Maintained by the person responsible for BMP maintenance named in this plan until the site is stabilized.")
+    return " ".join(parts)
+
+
+def _inactive_days(prof: Any) -> float | None:
+    """The chapter's inactive-ground stabilization window, days (Grantsburg B(6)(c)[1]: 7), or None."""
+    e = prof.days_of("inactive_stabilization")
+    return None if e is None else float(e["value"])
+
+
+def default_stabilization(prof: Any) -> str:
+    """geosite's stabilization provisions (A(3)(f), B(7)): the profile's ``[stabilization]`` text, cited, and
+    the dates: each disturbance polygon's ``stabilized`` date, each pile's stabilization feature."""
+    table = prof.data.get("stabilization") or {}
+    parts = [f"{k.capitalize()}: {prof.value('stabilization', k)} ({_source(prof, 'stabilization', k)})." for k in table]
+    pile = prof.days_of("stockpile_stabilization")
+    if pile is not None:
+        parts.append(f"Piles kept more than {pile['value']:g} days mulched or tarped ({pile['citation']}): the bmps "
+                     "stabilization feature with the pile's pile_id.")
+    parts.append("Schedule: each disturbance polygon stabilized by its `stabilized` date (disturbance layer); temporary BMPs "
+                 "removed on their `remove` dates (bmps layer).")
+    return " ".join(parts)
+
+
+def _source(prof: Any, table: str, key: str) -> str:
+    """A profile entry's citation and source, as a finding cites it."""
+    entry = (prof.data.get(table) or {}).get(key)
+    if not isinstance(entry, dict):
+        return "geosite"
+    return "; ".join(str(b) for b in (entry.get("citation"), entry.get("source")) if b) or "geosite"
+
+
+# --------------------------------------------------------------------------------------------- files
+
+
+def _copy_dem(result: Any, out: Path) -> tuple[str | None, str | None]:
+    """The DEM into the plan folder: copied when it is one file of at most :data:`DEM_COPY_MAX_BYTES`,
+    else the window geosite read written as a GeoTIFF, in the DEM's own vertical unit. Returns (its name,
+    its vertical unit), (None, None) without a DEM."""
+    site, dem = result.site, result.dem
+    unit = site.dem_vertical_unit.value if site.dem_vertical_unit is not None else None
+    src = site.dem_path
+    if src is not None and Path(src).is_file() and Path(src).suffix.lower() in (".tif", ".tiff", ".asc") \
+            and Path(src).stat().st_size <= DEM_COPY_MAX_BYTES:
+        name = "dem" + Path(src).suffix.lower()
+        shutil.copyfile(src, out / name)
+        return name, unit
+    if dem is None:
+        return None, None
+    import rasterio
+
+    z = dem.elevation_ft / dem.ft_per_vertical_unit  # back to the unit it was read in
+    with rasterio.open(out / "dem.tif", "w", driver="GTiff", height=dem.shape[0], width=dem.shape[1], count=1,
+                       dtype="float32", crs=dem.crs, transform=dem.transform, nodata=-9999.0, compress="deflate") as dst:
+        dst.write(np.where(np.isfinite(z), z, -9999.0).astype("float32"), 1)
+    return "dem.tif", dem.vertical_unit.value
+
+
+def _site_toml(result: Any, declared: dict[str, Any], dem: tuple[str | None, str | None], proposed: str | None) -> dict[str, Any]:
+    site = result.site
+    conf: dict[str, Any] = {}
+    raw = _raw_conf(site)
+    conf["name"] = site.name
+    conf["jurisdiction"] = site.jurisdiction
+    conf["crs"] = site.crs.to_string()
+    if dem[0]:
+        table = {"path": dem[0], "vertical_unit": dem[1]}
+        vd = (raw.get("dem") or {}).get("vertical_datum")
+        if vd:
+            table["vertical_datum"] = vd
+        if proposed:
+            table["proposed"] = proposed
+        conf["dem"] = table
+    conf["layers"] = {"path": "layers.gpkg"}
+    for who in ("applicant", "maintainer", "preparer"):
+        c = raw.get(who) or ({k: getattr(getattr(site, who), k) for k in ("name", "address", "phone")} if hasattr(site, who) else None)
+        if c:
+            conf[who] = {k: v for k, v in c.items() if v is not None}
+    project = raw.get("project") or {k: v for k, v in vars(site.project).items() if v is not None and not k.startswith("_")}
+    if project:
+        conf["project"] = project
+    for k in ("map_margin_ft",):
+        if k in raw:
+            conf[k] = raw[k]
+    conf["declared"] = declared
+    if raw.get("revisions"):
+        conf["revisions"] = raw["revisions"]
+    return conf
+
+
+def _toml(conf: dict[str, Any]) -> str:
+    """A TOML document for a plain table of texts, numbers, booleans, dates, lists and sub-tables (and one
+    array of tables)."""
+    lines = [f"{k} = {_tv(v)}" for k, v in conf.items() if not isinstance(v, dict) and not _is_aot(v)]
+    for k, v in conf.items():
+        if isinstance(v, dict):
+            lines.append(f"\n[{k}]")
+            lines += [f"{kk} = {_tv(vv)}" for kk, vv in v.items() if vv is not None]
+    for k, v in conf.items():
+        if _is_aot(v):
+            for t in v:
+                lines.append(f"\n[[{k}]]")
+                lines += [f"{kk} = {_tv(vv)}" for kk, vv in t.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _is_aot(v: Any) -> bool:
+    return isinstance(v, list) and bool(v) and all(isinstance(t, dict) for t in v)
+
+
+def _tv(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" for c in v) + '"'
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_tv(x)}" for k, x in v.items()) + " }"
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_tv(x) for x in v) + "]"
+    if isinstance(v, dt.datetime):
+        return v.isoformat()
+    if isinstance(v, dt.date):
+        return v.isoformat()
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+    if isinstance(v, int | np.integer):
+        return str(int(v))
+    if isinstance(v, np.floating):
+        return _tv(float(v))
+    return _tv(str(v))
+
+
+def _concat(frames: list[gpd.GeoDataFrame], crs: Any) -> gpd.GeoDataFrame:
+    keep = [f for f in frames if f is not None and len(f)]
+    if not keep:
+        return gpd.GeoDataFrame({"type": []}, geometry=[], crs=crs)
+    return gpd.GeoDataFrame(pd.concat(keep, ignore_index=True), geometry="geometry", crs=crs)
+
+
+def _write_layers(path: Path, layers: dict[str, gpd.GeoDataFrame]) -> None:
+    """Every layer, empty ones too (an empty layer states "none on or near the site"), one GeoPackage."""
+    for name, gdf in layers.items():
+        if gdf is None:
+            continue
+        gdf = gdf.copy()
+        for col in gdf.columns:
+            if col != gdf.geometry.name and gdf[col].dtype == object:
+                gdf[col] = [v.isoformat() if isinstance(v, dt.date) else v for v in gdf[col]]
+        types = set(gdf.geom_type.dropna()) if len(gdf) else set()
+        multi = len(types) > 1 and len({t.removeprefix("Multi") for t in types}) == 1
+        kw: dict[str, Any] = {"promote_to_multi": multi or None}
+        if not len(gdf):
+            kw["geometry_type"] = "Unknown"
+        gdf.to_file(path, layer=name, driver="GPKG", engine="pyogrio", **kw)

@@ -1,0 +1,297 @@
+"""What geosite proposes, geosite approves (issue 23): ``analyze`` writes ``OUT/plan/``, a submission
+folder, and ``check`` of that folder has no failing finding, on the sample sites and on built sites of
+several sizes and terrains (a small lot, a steep lot, a site big enough for basins, a site a channel
+crosses, a Belgium site with dewatering), each a complete site folder (an empty layer states "none on or
+near the site", as the plan content lists allow).
+
+Beside the property, numbers a reader can check by hand on the plan itself: the tracking pad is the
+profile's 50 ft along the drive from the road and as wide as the drive; every disturbance polygon is
+stabilized the profile's 7 days after its end (Grantsburg B(6)(c)[1]); every BMP is installed the day
+before the earliest disturbance it serves starts and removed the day after the latest is stabilized.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import tomllib
+import warnings
+from pathlib import Path
+
+import geopandas as gpd
+import pytest
+import shapely
+from conftest import REAL_DEMS
+from sitebuilder import X0, line, make_site, point, rect, ridge_plane
+
+import geosite
+from geosite.pipeline import write_outputs
+from geosite.review import check_submission
+from geosite.testing import v_valley
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted(p for p in (ROOT / "data" / "sample_sites").iterdir() if (p / "site.toml").exists())
+CRS = "EPSG:7593"
+#: the plan content layers a complete site folder has (empty: none on or near the site)
+NONE_HERE = ("streams", "lakes", "wetlands", "channels", "floodplain", "soils", "vegetation", "utilities", "structures")
+
+
+def gdf(geoms, **cols):
+    return gpd.GeoDataFrame(cols, geometry=list(geoms), crs=CRS)
+
+
+def empty():
+    return gpd.GeoDataFrame({"id": []}, geometry=gpd.GeoSeries([], crs=CRS), crs=CRS)
+
+
+PEOPLE = {
+    "applicant": {"name": "A. Applicant", "address": "1 Main St, Grantsburg, WI", "phone": "715-555-0100"},
+    "maintainer": {"name": "M. Maintainer", "address": "2 Main St, Grantsburg, WI", "phone": "715-555-0101"},
+}
+
+
+def site_conf(start="2027-05-03", end="2027-10-29", **project):
+    return {**PEOPLE, "project": {"start": dt.date.fromisoformat(start), "end": dt.date.fromisoformat(end), "cut_cy": 100.0,
+                                  "fill_cy": 50.0, "plat": "none", "dewatering": False, **project}}
+
+
+def complete(layers):
+    return {**{n: empty() for n in NONE_HERE}, **layers}
+
+
+def lot(folder: Path, slope_pct: float, dist: tuple[float, float, float, float], *, jurisdiction="grantsburg",
+        dewatering=False, shape=(600, 500), pile_near_road=False) -> Path:
+    """A lot on a plane falling south from a ridge: a road along its south edge, a drive from the road to
+    the work, an inlet on the site, a stockpile in the disturbed area."""
+    x, y, w, h = dist
+    road_y = y - 40.0
+    site = rect(x - 60, road_y + 5, w + 120, h + 100)
+    pile_y = road_y + 15 if pile_near_road else y + h / 2
+    layers = complete({
+        "site_boundary": gdf([site], id=[1]),
+        "disturbance": gdf([rect(*dist)], id=[1], phase=["1"], start=["2027-05-03"], end=["2027-09-30"]),
+        "stockpiles": gdf([rect(x + 10, pile_y, 20, 15)], id=[1], days=[45.0]),
+        "roads": gdf([line((x - 200, road_y), (x + w + 200, road_y))], id=[7], status=["existing"], public=[True]),
+        "access_drives": gdf([rect(x + w / 2 - 8, road_y, 16, y - road_y + 10)], id=[3]),
+        "storm_inlets": gdf([point(x - 30, road_y + 10)], id=[1]),
+    })
+    if pile_near_road:  # the pile's ground is disturbed too
+        layers["disturbance"] = gdf([rect(*dist), rect(x + 5, road_y + 10, 30, y - road_y - 10)], id=[1, 2], phase=["1", "1"],
+                                    start=["2027-05-03", "2027-05-03"], end=["2027-09-30", "2027-06-30"])
+    conf = {**site_conf(dewatering=dewatering), "jurisdiction": jurisdiction}
+    return make_site(folder, layers, conf, dem=ridge_plane(slope_pct, shape=shape))
+
+
+def channel_site(folder: Path) -> Path:
+    """A V-shaped valley (8 % sides, 3 % along the axis) whose stream of more than an acre crosses the
+    disturbed area: channel-edge fences, and rows that stop at concentrated flow."""
+    dem = v_valley(8.0, 3.0, shape=(500, 301))
+    cx = 301  # the axis at sitebuilder x = 301 ft (column 150 of 2 ft cells)
+    layers = complete({
+        "site_boundary": gdf([rect(cx - 200, -900, 400, 400)], id=[1]),
+        "disturbance": gdf([rect(cx - 120, -800, 240, 200)], id=[1], phase=["1"], start=["2027-05-03"], end=["2027-09-30"]),
+    })
+    layers["channels"] = gdf([line((cx, -300), (cx, -1000))], id=[1])
+    layers.update({n: empty() for n in ("stockpiles", "storm_inlets", "roads", "access_drives")})
+    return make_site(folder, layers, site_conf(), dem=dem)
+
+
+def virginia_site(folder: Path) -> Path:
+    """A 2-acre lot on real urban LiDAR (shared/data/real_dems/virginia_2m, metres, UTM 18N) among its real
+    building footprints: rough terrain, nodata holes around buildings, structures in the way of rows."""
+    real = REAL_DEMS / "virginia_2m"
+    if not real.is_dir():
+        pytest.skip("shared/data/real_dems is not present")
+    crs = "EPSG:26918"
+    cx, cy = 321_781.0, 4_297_759.0
+    site = shapely.box(cx - 75, cy - 65, cx + 75, cy + 65)
+    dist = shapely.box(cx - 45, cy - 45, cx + 45, cy + 45)  # 8,100 m2: 2.0 acres
+    bld = gpd.read_file(real / "buildings.geojson").to_crs(crs)
+    bld = bld[bld.intersects(site.buffer(61.0))].reset_index(drop=True)
+    g = lambda geoms, **cols: gpd.GeoDataFrame(cols, geometry=list(geoms), crs=crs)
+    layers = {n: gpd.GeoDataFrame({"id": []}, geometry=gpd.GeoSeries([], crs=crs), crs=crs) for n in NONE_HERE}
+    road_y = cy - 70.0
+    layers.update({
+        "site_boundary": g([site], id=[1]),
+        "disturbance": g([dist], id=[1], phase=["1"], start=["2027-05-03"], end=["2027-10-15"]),
+        "structures": g(bld.geometry, id=list(range(1, len(bld) + 1)), status=["existing"] * len(bld)),
+        "roads": g([shapely.LineString([(cx - 200, road_y), (cx + 200, road_y)])], id=[1], status=["existing"], public=[True]),
+        "access_drives": g([shapely.box(cx - 4, road_y, cx + 4, cy - 40)], id=[1]),
+        "stockpiles": g([shapely.box(cx + 20, cy + 20, cx + 30, cy + 28)], id=[1], days=[20.0]),
+        "storm_inlets": g([shapely.Point(cx + 60, road_y + 2)], id=[1]),
+    })
+    folder.mkdir(parents=True)
+    shutil.copyfile(real / "dtm.tif", folder / "dem.tif")
+    return make_site(folder, layers, {**site_conf(), "crs": crs, "dem": {"path": "dem.tif", "vertical_unit": "m"}}, crs=crs)
+
+
+def crow_wing_site(folder: Path) -> Path:
+    """The third sample site (a six-lot subdivision on real Minnesota LiDAR), generated as
+    tests/test_real_terrain_site.py generates it."""
+    import subprocess
+    import sys
+
+    if not REAL_DEMS.is_dir():
+        pytest.skip("shared/data/real_dems is not present")
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "make_sample_sites.py"), "--only", "crow_wing_real_terrain",
+                    "--out", str(folder), "--real-dems", str(REAL_DEMS), "--quiet"], check=True, timeout=300)
+    return folder / "crow_wing_real_terrain"
+
+
+BUILT = {
+    "virginia_real_2_acres": virginia_site,
+    "crow_wing_real_subdivision": crow_wing_site,
+    "small_lot_4pct": lambda f: lot(f, 4.0, (300, -700, 100, 100)),
+    "steep_lot_15pct": lambda f: lot(f, 15.0, (250, -750, 300, 250)),
+    "pile_by_the_road": lambda f: lot(f, 6.0, (300, -700, 150, 120), pile_near_road=True),
+    "big_site_basins": lambda f: lot(f, 3.0, (150, -1050, 700, 660), shape=(600, 520)),
+    "belgium_dewatering": lambda f: lot(f, 5.0, (300, -750, 220, 200), jurisdiction="belgium", dewatering=True),
+    "channel_through": channel_site,
+}
+
+
+def run_plan(folder: Path, out: Path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = geosite.analyze(geosite.load_site(folder))
+        write_outputs(result, out, maps=False, dxf=False)
+        checked = check_submission(out / "plan")
+    return result, checked
+
+
+def failing(checked) -> str:
+    return "\n".join(f"{f.citation} {f.rule}: {f.message}" for f in checked.failed)
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_sample_site_plan_passes_its_own_check(sample: Path, tmp_path: Path) -> None:
+    _result, checked = run_plan(sample, tmp_path / "out")
+    assert not checked.failed, failing(checked)
+    assert checked.verdict != "fail"
+
+
+@pytest.mark.parametrize("name", sorted(BUILT))
+def test_built_site_plan_passes_its_own_check(name: str, tmp_path: Path) -> None:
+    folder = BUILT[name](tmp_path / name)
+    result, checked = run_plan(folder, tmp_path / "out")
+    assert not checked.failed, failing(checked)
+    bmps = gpd.read_file(tmp_path / "out" / "plan" / "layers.gpkg", layer="bmps")
+    assert bmps["install"].notna().all() and bmps["remove"].notna().all()
+    assert set(bmps["type"]) >= {"silt_fence"}
+    if name == "big_site_basins":
+        assert result.report["disturbed"]["max_at_one_time_acres"] >= 10.0
+        assert set(bmps["type"]) & {"sediment_basin", "sediment_trap"}
+    if name == "belgium_dewatering":
+        assert "dewatering" in set(bmps["type"])
+    if name == "channel_through":
+        fence = result.layers["filter_fence"]
+        assert (fence["side"] == "channel").any()
+
+
+def test_plan_folder_by_hand(tmp_path: Path) -> None:
+    """The small lot's plan, read back: site.toml, the pad, the dates."""
+    folder = BUILT["small_lot_4pct"](tmp_path / "lot")
+    _result, _checked = run_plan(folder, tmp_path / "out")
+    plan = tmp_path / "out" / "plan"
+    conf = tomllib.loads((plan / "site.toml").read_text())
+    assert conf["declared"]["plan_type"] == "statement"  # 10,000 sq ft: under an acre
+    assert conf["declared"]["disturbed_area_sqft"] == pytest.approx(10_000.0)
+    maintenance = conf["declared"]["maintenance"]  # the profile's [maintenance] for the practices on the plan
+    assert "every 7 days" in maintenance and "0.5 in" in maintenance and "within 24 h" in maintenance
+    assert "one-half of the fence's height" in maintenance and "DNR technical standard 1056" in maintenance
+    assert "sediment basin" not in maintenance.lower()  # no basin on this lot
+    assert conf["dem"] == {"path": "dem.tif", "vertical_unit": "us_ft"}
+    assert (plan / "dem.tif").stat().st_size == (folder / "dem.tif").stat().st_size
+    dist = gpd.read_file(plan / "layers.gpkg", layer="disturbance")
+    assert list(dist["stabilized"].astype(str)) == ["2027-10-07"]  # 2027-09-30 + 7 days, B(6)(c)[1]
+    bmps = gpd.read_file(plan / "layers.gpkg", layer="bmps")
+    assert set(bmps["install"].astype(str)) == {"2027-05-02"}  # the day before 2027-05-03
+    assert set(bmps["remove"].astype(str)) == {"2027-10-08"}
+    (pad,) = bmps[bmps["type"] == "tracking_pad"].geometry
+    # the drive is 16 ft wide, running north from the road at y = -740 (site y); the pad: 50 x 16 ft from it
+    assert pad.area == pytest.approx(50.0 * 16.0, rel=1e-6)
+    assert pad.bounds[1] == pytest.approx(200_000.0 - 740.0) and pad.bounds[3] == pytest.approx(200_000.0 - 690.0)
+    assert pad.bounds[0] == pytest.approx(X0 + 342.0) and pad.bounds[2] == pytest.approx(X0 + 358.0)
+    (stab,) = bmps[bmps["type"] == "stabilization"].itertuples()  # the 45-day pile, over Grantsburg's 30
+    assert stab.pile_id == 1 and stab.method == "mulch"
+    assert bmps["type"].isin(["inlet_protection"]).sum() == 1
+
+
+def test_plan_of_a_copied_folder_reads_alone(tmp_path: Path) -> None:
+    """The plan folder holds everything it names: moved elsewhere, check reads it the same."""
+    folder = BUILT["small_lot_4pct"](tmp_path / "lot")
+    _r, first = run_plan(folder, tmp_path / "out")
+    moved = tmp_path / "moved"
+    shutil.copytree(tmp_path / "out" / "plan", moved)
+    shutil.rmtree(folder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        again = check_submission(moved)
+    assert [f.status for f in again.findings] == [f.status for f in first.findings]
+
+
+def test_slope_length_excess_geometry_is_the_excess_cells() -> None:
+    """On a 12 % plane (DNR 1056: 25 ft above a fence for 10-33 %), a 60 ft long area with no fence inside
+    (its low edge fenced) is over the limit on the cells whose water runs more than 25 ft to that edge: its
+    upper 35 ft, across its 40."""
+    from geosite.controls import slope_length_excess
+    from geosite.hydrology import flow_grid
+    from geosite.testing import inclined_plane
+
+    dem = inclined_plane(12.0, shape=(100, 100))
+    fg = flow_grid(dem)
+    x0, ytop = 500_000.0 + 80.0, 200_000.0 - 60.0
+    poly = shapely.box(x0, ytop - 60.0, x0 + 40.0, ytop)
+    table = [[2.0, 100.0], [5.0, 75.0], [10.0, 50.0], [33.0, 25.0], [float("inf"), 20.0]]
+    got = slope_length_excess(poly, dem, fg, None, table, geometry=True)
+    g = got["geometry"]
+    assert got["excess_sqft"] == pytest.approx(g.area)
+    assert g.bounds[3] == pytest.approx(ytop) and g.bounds[1] == pytest.approx(ytop - 60.0 + 25.0, abs=2.0)
+    assert g.area == pytest.approx(40.0 * 35.0, rel=0.07)
+    fenced = slope_length_excess(poly, dem, fg, shapely.LineString([(x0, ytop - 30.0), (x0 + 40.0, ytop - 30.0)]), table,
+                                 geometry=True)
+    assert fenced["excess_sqft"] < got["excess_sqft"] / 4  # a row halfway: each half 30 ft long, 5 ft over
+
+
+def test_a_dem_too_large_to_copy_goes_in_as_the_window_read(tmp_path: Path, monkeypatch) -> None:
+    """Over the copy limit, the plan holds the window geosite read, in the DEM's own vertical unit (here
+    metres: heights 0.3048 of the feet), and check of the plan reads it and finds no failure."""
+    import rasterio
+
+    from geosite import plan_folder
+    from geosite.grid import Dem
+
+    monkeypatch.setattr(plan_folder, "DEM_COPY_MAX_BYTES", 0)
+    base = ridge_plane(4.0, shape=(600, 500))
+    metres = Dem.from_array(base.elevation_ft * 1200.0 / 3937.0, base.transform, base.crs, "m")  # us ft -> m
+    folder = lot(tmp_path / "lot", 4.0, (300, -700, 100, 100))
+    from sitebuilder import write_dem
+
+    write_dem(folder / "dem.tif", metres, vertical_factor=metres.ft_per_vertical_unit)
+    conf = (folder / "site.toml").read_text().replace('vertical_unit = "us_ft"', 'vertical_unit = "m"')
+    (folder / "site.toml").write_text(conf)
+    result, checked = run_plan(folder, tmp_path / "out")
+    assert not checked.failed, failing(checked)
+    plan = tmp_path / "out" / "plan"
+    assert tomllib.loads((plan / "site.toml").read_text())["dem"] == {"path": "dem.tif", "vertical_unit": "m"}
+    with rasterio.open(plan / "dem.tif") as src:
+        z = src.read(1, masked=True)
+        assert src.shape == result.dem.shape
+    assert float(z.max()) == pytest.approx(float(result.dem.elevation_ft.max()) * 1200.0 / 3937.0, abs=1e-3)
+
+
+def test_the_sheets_are_the_submitted_maps(tmp_path: Path) -> None:
+    """With the sheets rendered, the plan submits the existing-site sheet at its scale (1 in = 100 ft) and the
+    final-conditions sheet, and check's A(1) map item passes on them."""
+    folder = BUILT["steep_lot_15pct"](tmp_path / "lot")  # 1.7 acres: a full plan, whose A(1) asks for the map
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = geosite.analyze(geosite.load_site(folder))
+        write_outputs(result, tmp_path / "out", maps=True, dxf=False)
+        checked = check_submission(tmp_path / "out" / "plan")
+    assert not checked.failed, failing(checked)
+    declared = tomllib.loads((tmp_path / "out" / "plan" / "site.toml").read_text())["declared"]
+    assert declared["submitted_map"] == "existing_site_map.pdf" and declared["map_scale_ft_per_in"] == 100.0
+    assert declared["final_conditions"] == "final_conditions.pdf"
+    (a1,) = [f for f in checked.findings if f.rule.endswith("A_1.map")]
+    assert a1.status == "pass"
