@@ -162,7 +162,11 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
         obstacles=controls.row_obstacles(site),
         row_clearance_ft=float(c.v("fence_row_clearance_ft")),
         row_min_length_ft=float(c.v("fence_row_min_length_ft")),
+        row_rules=controls.RowRules.from_profile(c.p),
     )
+    stand_ins = controls.row_stand_ins(fence)
+    if stand_ins is not None:
+        res.layers["stand_ins"] = stand_ins
     if channel_pr is not None and chan_dem is None:
         c.m.set("hydrology.channels_receiving_disturbed_runoff", 0)  # no channel traced on the DEM
     if channel_pr is None:
@@ -244,12 +248,18 @@ def _slope_lengths(site, c: _Ctx, dem, fg, bmps, parts, summary: dict[str, float
     lines = controls.bmps_of(bmps, ("silt_fence", "straw_bales", "diversion", "stabilization"))
     barriers = shapely.union_all(to_crs(lines, dem.crs).geometry.values) if lines is not None and len(lines) else None
     worst = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0}
+    where = []
     for poly in to_crs(parts, dem.crs).geometry:
-        got = controls.slope_length_excess(poly, dem, fg, barriers, table)
+        got = controls.slope_length_excess(poly, dem, fg, barriers, table, geometry=True)
+        if got["geometry"] is not None:
+            where.append(got["geometry"])
         worst["excess_sqft"] += got["excess_sqft"]
         worst["max_ratio"] = max(worst["max_ratio"], got["max_ratio"])
         worst["longest_ft"] = max(worst["longest_ft"], got["longest_ft"])
     res.report.setdefault("submitted_controls", {})["slope_length"] = worst
+    if where:  # the finding's place (issue 23 item 5): the lead wires it into the finding's geometry
+        res.layers["slope_length_excess"] = to_crs(gpd.GeoDataFrame(
+            {"what": ["slope above the next fence longer than DNR 1056 allows"] * len(where)}, geometry=where, crs=dem.crs), site.crs)
     design = c.p.section_name("design")
     f = c.finding("filter_fence", "filter_fence_slope_length", "pass" if worst["excess_sqft"] <= 0 else "fail",
                   "The slope above every submitted fence is within DNR 1056's maximum lengths "
