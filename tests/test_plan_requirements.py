@@ -84,3 +84,23 @@ def test_a_requirement_that_cannot_be_assessed_is_never_a_pass(tmp_path):
     data = json.loads((tmp_path / "out" / "findings.json").read_text())
     assert res.exit_code == 0 and data["verdict"] == "incomplete"
     assert data["to_settle"] and all(t["settle"] for t in data["to_settle"])
+
+
+def test_the_slope_length_failure_has_its_place(tmp_path, dem):
+    """DNR 1056's slope length above the next fence: a failing finding carries the ground where it is too long
+    (findings.gpkg and report.html draw it), and that ground is derived.gpkg's slope_length_excess layer."""
+    layers = clean_layers()
+    b = layers["bmps"]
+    keep = [t != "silt_fence" or i in (1, 2, 3) for i, t in zip(b["id"], b["type"], strict=True)]  # no interior rows
+    layers["bmps"] = bmp_frame(list(b.geometry[keep]), list(b["id"][keep]), list(b["type"][keep]))
+    _res, data, out = run_check(tmp_path, dem, layers)
+    (f,) = by_rule(data, "filter_fence_slope_length")
+    assert f["status"] == "fail" and f["has_geometry"] and f["layer"] == "slope_length_excess"
+    import geopandas as gpd
+
+    polys = gpd.read_file(out / "findings.gpkg", layer="findings_polygons")
+    area = polys.loc[polys["rule"] == "filter_fence_slope_length"].geometry.area.sum()
+    # 4 % slope: DNR 1056 allows 75 ft above a fence; the 240 x 240 ft disturbance has only its bottom fence:
+    # the ground more than 75 ft up the slope from it, 165 x 240 ft, within a 4-ft cell's row
+    assert area == pytest.approx(165 * 240, abs=4 * 240)
+    assert area == pytest.approx(f["values"]["excess_sqft"], rel=0.02)

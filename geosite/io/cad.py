@@ -68,6 +68,8 @@ CAD_LAYERS: dict[str, tuple[str, int, str, str]] = {
     "inlet_protection": ("C-ESCP-INLT", 2, "CONTINUOUS", "storm drain inlet protection"),
     "tracking_pads": ("C-ESCP-TRAK", 8, "CONTINUOUS", "stone tracking pads"),
     "diversions": ("C-ESCP-DIVR", 5, "DASHED2", "diversions"),
+    "stand_ins": ("C-ESCP-STND", 30, "CONTINUOUS", "stand-ins where a fence row cannot be built (erosion mat, mulch)"),
+    "slope_length_excess": ("C-ESCP-SLEN", 1, "CONTINUOUS", "slope above the next fence longer than DNR 1056 allows"),
 }
 #: A geosite layer not in the table: ``C-ESCP-`` and its name, white, continuous.
 DEFAULT_LAYER = ("C-ESCP-{name}", 7, "CONTINUOUS", "geosite layer {name}")

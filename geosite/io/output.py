@@ -336,6 +336,9 @@ DERIVED_SCHEMA: dict[str, LayerSchema] = {
         ("protected", "bool"), *_REQ)),
     "tracking_pads": LayerSchema("MultiPolygon", (("drive_id", "int"), ("length_ft", "float"), *_REQ)),
     "diversions": LayerSchema("MultiLineString", (("polygon_id", "int"), ("length_ft", "float"), *_REQ)),
+    "stand_ins": LayerSchema("MultiPolygon", (("type", "str"), ("method", "str"), ("practice", "str"), ("standard", "str"),
+                                              ("stand_in_for", "str"), ("polygon_id", "int"), ("area_sqft", "float"))),
+    "slope_length_excess": LayerSchema("MultiPolygon", (("what", "str"),)),
 }
 _FINDING_FIELDS = tuple((c, "str") for c in ("finding_id", "rule", "citation", "section", "status", "message",
                                              "layer", "feature_ids"))

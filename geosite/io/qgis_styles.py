@@ -59,6 +59,7 @@ class Rule:
 OWN_LOOKS: dict[str, Look] = {
     "steep_slopes": Look("polygon", face="none", edge="#b9770e", lw=0.5, hatch="////"),
     "fence_gaps": Look("line", edge="#d7191c", lw=2.0, ls=(0, (3, 1.5))),
+    "slope_length_excess": Look("polygon", face="#d7191c", edge="#d7191c", lw=0.5, alpha=0.25, hatch="\\\\"),
     **{f"status_{s}": Look("polygon", face=c, edge=c, lw=1.2, alpha=0.35, marker="o", size=7.0)
        for s, c in STATUS_COLOURS.items()},
 }
@@ -82,6 +83,8 @@ LAYER_RULES: dict[str, tuple[tuple[str, str, tuple[str, Any] | None], ...]] = {
     "inlet_protection": (("Storm drain inlet protection", "inlet_protection", None),),
     "tracking_pads": (("Tracking pads (stone)", "tracking_pads", None),),
     "diversions": (("Diversions", "diversions", None),),
+    "stand_ins": (("Stand-in where a fence row cannot be built", "stand_ins", None),),
+    "slope_length_excess": (("Slope above the next fence longer than DNR 1056 allows", "slope_length_excess", None),),
 }
 _FINDING_RULES = tuple((s.replace("_", " "), f"status_{s}", ("status", s)) for s in STATUS_COLOURS)
 

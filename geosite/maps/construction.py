@@ -180,6 +180,7 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> list[str]:
         ref = "" if req is None or (req == True).any() else (
             " (shown for reference: not required here)" if (req == False).all() else " (required only if it applies: not decided)")
         if name == "filter_fence" and "side" in gdf.columns:
+            _stand_in_areas(sheet, panel, ctx.derived.get("stand_ins"))
             _stand_ins(ctx, sheet, panel, gdf[gdf["side"] == "stand_in"])
             gdf = gdf[gdf["side"] != "stand_in"]
             for side, sel in gdf.groupby(gdf["side"].fillna("unspecified").astype(str)):
@@ -293,6 +294,21 @@ def gpd_frame(geoms, crs):
     import geopandas as gpd
 
     return gpd.GeoDataFrame(geometry=list(geoms), crs=crs)
+
+
+def _stand_in_areas(sheet: L.MapSheet, panel: Panel, areas) -> None:
+    """What stands in where an interior fence row cannot be built (the controls stage's ``stand_ins``
+    layer): drawn where it goes, at its size, with one note per practice saying why."""
+    if areas is None or not len(areas):
+        return
+    st = STYLES["stand_ins"]
+    L.draw_geoms(sheet, areas.geometry.values, st)
+    panel.add(st, "(c) " + st.label)
+    by = areas.groupby(areas["practice"].astype(str))
+    for practice, sel in by:
+        why = str(sel["stand_in_for"].iloc[0]) if "stand_in_for" in sel.columns else ""
+        panel.notes.append(f"(c) {practice[:1].upper()}{practice[1:]} ({sel['area_sqft'].sum():,.0f} sq ft"
+                           + (f"; {sel['standard'].iloc[0]}" if "standard" in sel.columns else "") + f"): {why}.")
 
 
 def _stand_ins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, stand) -> None:

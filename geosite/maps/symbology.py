@@ -64,6 +64,8 @@ STYLES: dict[str, Style] = {
     # construction
     "disturbance": Style("polygon", "Land disturbance (label: phase, dates)", face="#f4d9a6", edge="#b5651d", lw=0.9, alpha=0.85, z=3.5),
     "stockpiles": Style("polygon", "Soil stockpiles (label: days)", face="#c49a6c", edge="#5c3d1e", lw=0.8, hatch="...", z=6.5),
+    "stand_ins": Style("polygon", "Stand-in where a fence row cannot be built (erosion mat / mulch)", face="#f5cba7", edge="#d35400",
+                       lw=0.6, hatch="..", z=4.6),
     "stockpile_setbacks": Style("polygon", "Stockpile setback zones", face="none", edge="#d35400", lw=0.7, ls=(0, (3, 2)), hatch="xx", z=4.5),
     # fences: a solid line with an x every quarter inch (the plan-set fence symbol), coloured by side; never
     # dashed like the site boundary

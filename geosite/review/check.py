@@ -361,6 +361,8 @@ def _from_analysis(f, result: AnalysisResult) -> ReviewFinding:
             return _fence_finding(f, result)
     elif rule == "filter_fence_location":
         geom, layer = _union(L.get("filter_fence")), "filter_fence"
+    elif rule == "filter_fence_slope_length":  # where the slope above the next fence is longer than DNR 1056 allows
+        geom, layer = _union(L.get("slope_length_excess")), "slope_length_excess"
     elif rule in ("stockpile_setback", "stockpile_setback_upslope", "stockpile_stabilization"):
         layer = "stockpiles"
         geom = _stockpile_geometry(result, ids, rule == "stockpile_setback" and f.status == "fail")
