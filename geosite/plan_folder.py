@@ -41,7 +41,7 @@ PLAN_DIR = "plan"
 #: geosite read for the analysis (a file management limit of geosite, not an ordinance number).
 DEM_COPY_MAX_BYTES = 256 * 2**20
 #: Whether ``check`` reads ``[declared] contours`` (CONVENTIONS.md; an unknown key is an input error before).
-READS_CONTOURS_KEY = False
+READS_CONTOURS_KEY = True
 #: A BMP serves the disturbance polygons within this distance of it (all of them when none is): its install
 #: and remove dates follow theirs (a drawing rule of geosite's, not an ordinance number).
 SERVED_REACH_FT = 50.0
@@ -222,68 +222,15 @@ def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
 
 
 def _pads(result: Any) -> list[dict[str, Any]]:
-    """A tracking pad at each entrance (an access drive meeting a road, B(3), DNR 1057), drawn as
-    CONVENTIONS.md measures one: from the road's edge along the drive, the profile's
-    ``tracking_pad_min_length_ft`` long, as wide as the drive (a Polygon drive's width across its long
-    axis; a line drive's ``width_ft``, else the profile's ``tracking_pad_width_ft``). A drive shorter than
-    the pad: the pad runs on along the drive's line into the site (the construction route), so its whole
-    length is stone."""
-    site, prof = result.site, result.profile
-    drives, roads = site.layer("access_drives"), site.layer("roads")
-    length = prof.value("controls", "tracking_pad_min_length_ft")
-    if drives is None or roads is None or not len(roads) or length is None or result.layers.get("tracking_pads") is None:
+    """The tracking pad the controls stage proposes at each entrance (B(3), DNR 1057: along the drive from the
+    road's edge, as wide as the drive, as long as the standard asks where the drive allows; see
+    :mod:`geosite.controls.tracking`, the one definition ``check`` measures a pad by)."""
+    pads = result.layers.get("tracking_pads")
+    if pads is None or not len(pads):
         return []
-    fpu = site.ft_per_unit
-    road_geoms = list(grid.to_crs(roads, site.crs).geometry.values)
-    out = []
-    for i in range(len(drives)):
-        g = drives.geometry.iloc[i]
-        if g is None or g.is_empty:
-            continue
-        # the roads the drive enters: met, not run along (a drive laid on a road still being built is on it)
-        met = [r for r in road_geoms if r.distance(g) <= 1.0 / fpu
-               and not (g.area > 0 and shapely.intersection(r, g).area > 0.5 * g.area)]
-        if not met:
-            continue
-        road_u = road_area = shapely.union_all(met)  # a road drawn as a line: its line is the edge the pad starts at
-        axis, width = _drive_axis(g, drives.iloc[i], prof, fpu)
-        xy = np.asarray(axis.coords)
-        a, b = xy[0], xy[-1]
-        if shapely.Point(*b).distance(road_u) < shapely.Point(*a).distance(road_u):
-            a, b = b, a  # from the road end
-        u = (b - a) / max(float(np.hypot(*(b - a))), 1e-12)
-        on_road = shapely.intersection(_segment([a, a + u * float(np.hypot(*(b - a)))]), road_area)
-        t0 = max((float(np.dot(np.asarray(c) - a, u)) for part in getattr(on_road, "geoms", [on_road])
-                  if not part.is_empty for c in part.coords), default=0.0)
-        n = np.array([-u[1], u[0]]) * width / 2 / fpu
-        p0, p1 = a + u * t0, a + u * (t0 + float(length) / fpu)
-        pad = shapely.Polygon([p0 - n, p1 - n, p1 + n, p0 + n])
-        did = py_scalar(drives["id"].iloc[i]) if "id" in drives.columns else i + 1
-        out.append(_row(pad, "tracking_pad", f"stone tracking pad, {float(length):g} ft along the drive from the road, "
-                        f"{width:,.0f} ft wide (the drive's width)", "DNR 1057", drive_id=did))
-    return out
-
-
-def _segment(pts: list[np.ndarray]) -> Any:
-    return shapely.LineString([tuple(p) for p in pts])
-
-
-def _drive_axis(g: Any, row: Any, prof: Any, fpu: float) -> tuple[Any, float]:
-    """(centre line, width in ft) of a drive: a line drive's own line and its ``width_ft`` (else the
-    profile's ``tracking_pad_width_ft``); a Polygon drive's minimum rotated rectangle's long axis and short
-    side."""
-    if g.geom_type.endswith("LineString"):
-        line = g if g.geom_type == "LineString" else max(g.geoms, key=lambda p: p.length)
-        w = row.get("width_ft") if hasattr(row, "get") else None
-        w = float(w) if w is not None and not (isinstance(w, float) and math.isnan(w)) else float(
-            prof.value("controls", "tracking_pad_width_ft", 12.0))
-        return shapely.LineString([line.coords[0], line.coords[-1]]), w
-    rect = np.asarray(shapely.minimum_rotated_rectangle(g).exterior.coords)[:4]
-    e = [float(np.hypot(*(rect[(k + 1) % 4] - rect[k]))) for k in range(4)]
-    k = int(np.argmin(e[:2]))
-    a = (rect[k] + rect[k + 1]) / 2
-    b = (rect[k + 2] + rect[(k + 3) % 4]) / 2
-    return shapely.LineString([a, b]), e[k] * fpu
+    return [_row(g, "tracking_pad", f"stone tracking pad, {float(ln):,.0f} ft along the drive from the road, "
+                 f"{float(w):,.0f} ft wide (the drive's width)", "DNR 1057", drive_id=py_scalar(d))
+            for g, d, ln, w in zip(pads.geometry, pads["drive_id"], pads["length_ft"], pads["width_ft"], strict=True)]
 
 
 def _pile_stabilization(result: Any) -> list[dict[str, Any]]:

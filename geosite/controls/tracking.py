@@ -131,7 +131,7 @@ def _from_road(axis: LineString, road_u: Any, fpu: float) -> LineString:
     it leaves the road (a line road's centre line, or a polygon road's edge)."""
     if Point(axis.coords[0]).distance(road_u) > Point(axis.coords[-1]).distance(road_u):
         axis = shapely.reverse(axis)
-    on_road = shapely.intersection(axis, road_u.buffer(0.01 / fpu))
+    on_road = shapely.intersection(axis, road_u.buffer(1e-6 / fpu))
     coords = [c for part in getattr(on_road, "geoms", [on_road]) for c in getattr(part, "coords", [])]
     s0 = max((axis.project(Point(c)) for c in coords), default=0.0)
     out = shapely.ops.substring(axis, s0, axis.length)

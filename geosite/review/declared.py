@@ -48,6 +48,12 @@ class Declared:
     steep_slope_controls: str | None = None
     slopes_after: str | None = None
     surety: str | None = None
+    waste: str | None = None
+    street_cleaning: str | None = None
+    offsite_cleanup: str | None = None
+    bmp_removal: str | None = None
+    dewatering_treatment: str | None = None
+    contours: str | None = None
 
     def get(self, key: str) -> Any:
         return getattr(self, key, None)
@@ -56,8 +62,11 @@ class Declared:
         return {f.name: (str(v) if isinstance(v, Path) else v) for f in fields(self) if (v := getattr(self, f.name)) is not None}
 
 
-_TEXT = ("final_conditions", "maintenance", "stabilization", "steep_slope_controls", "slopes_after", "surety")
+_TEXT = ("final_conditions", "maintenance", "stabilization", "steep_slope_controls", "slopes_after", "surety", "waste",
+         "street_cleaning", "offsite_cleanup", "bmp_removal", "dewatering_treatment", "contours")
 _NUMBERS = ("map_dpi", "map_scale_ft_per_in", "map_contour_interval_ft")
+#: (the texts include the duties during construction a plan may state, the profile's provisions: B(2) waste,
+#: B(3) street cleaning, B(5) off-site cleanup, B(6)(f) BMP removal; what treats pumped water; the contours layer)
 _KNOWN = {"plan_type", "disturbed_area_sqft", "disturbed_area_acres", "submitted_map", "contour_vertical_unit", *_TEXT, *_NUMBERS}
 
 
