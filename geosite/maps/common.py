@@ -19,6 +19,7 @@ from shapely.geometry import box
 from geosite.errors import InputError
 from geosite.maps import labels
 from geosite.maps import layout as L
+from geosite.maps.printing import CoreFontCanvas, alias_core_fonts, core_text, core_texts, preview_png
 from geosite.maps.sheets import SheetPlan, check_scale, plan_sheets
 from geosite.maps.symbology import STYLES, Style
 
@@ -443,6 +444,7 @@ def render(ctx: MapContext, draw: Callable[[MapContext, L.MapSheet], tuple[Panel
     return the Figures when ``out_path`` is None. With ``sheet="auto"``, a sheet whose panel cannot hold
     the legend and title block is given up for the next larger one."""
     auto = str(ctx.sheet_request or "auto").strip().lower() == "auto"
+    alias_core_fonts()
     while True:
         sheets = _draw_all(ctx, draw, sheet_no)
         overflow = any(s.notes and "overflows" in s.notes[-1] for s in sheets)
@@ -469,10 +471,8 @@ def _save(ctx: MapContext, sheet: L.MapSheet, out: Path, png_dpi: int | None, sv
     meta = {"Title": f"{sheet.heading}: {ctx.site.name}", "Creator": "geosite", "Subject": ctx.profile.name}
     sheet.fig.savefig(pdf, format="pdf", metadata=meta)
     written = [pdf]
-    if png_dpi:
-        png = base.with_suffix(".png")
-        sheet.fig.savefig(png, format="png", dpi=png_dpi, facecolor="white")
-        written.append(png)
+    if png_dpi:  # the PDF rasterised: one drawing pass for both (geosite.maps.printing)
+        written.append(preview_png(pdf, base.with_suffix(".png"), png_dpi, sheet.fig))
     if svg:
         s = base.with_suffix(".svg")
         sheet.fig.savefig(s, format="svg")
@@ -485,6 +485,7 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
     with rc_context(L.RC):
         for tile in ctx.plan.tiles:
             sheet = L.new_sheet(ctx.plan, tile)
+            CoreFontCanvas(sheet.fig)  # text measured as the PDF sets it
             no = sheet_no if not ctx.plan.tiled else f"{sheet_no}-{tile.number}"
             sheet.sheet_no = sheet_no
             panel, extra_rows = draw(ctx, sheet)
@@ -492,12 +493,16 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
                 L.match_lines(sheet, ctx.plan)
                 extra_rows = extra_rows + [("Sheet", f"{tile.number} of {len(ctx.plan.tiles)} of this map "
                                                       f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))")]
+            for lab in sheet.labels:
+                lab.text = core_text(lab.text)
+            core_texts(sheet.fig)
             labels.place(sheet)
             if sheet.unplaced:  # never silently: the sheet says which labels found no clear place
                 panel.notes.append(f"{len(sheet.unplaced)} label(s) found no place clear of the others and are not "
                                    "shown: " + "; ".join(t.replace("\n", " ") for t in sheet.unplaced) + ".")
             sheet.heading = panel.heading
             layout_panel(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
+            core_texts(sheet.fig)
             sheet.fig.geosite = sheet  # for notebooks and tests: legend, absent items, scale
             sheets.append(sheet)
     return sheets
