@@ -65,9 +65,10 @@ def core_text(text: str) -> str:
 
 def core_texts(fig: Any) -> None:
     """Every text of ``fig`` made printable in the standard fonts (:func:`core_text`), in place."""
-    from matplotlib.text import Text
-
-    for t in fig.findobj(Text):
+    texts = list(fig.texts)
+    for ax in fig.axes:  # the axes' own texts (findobj would walk, and make, every tick too)
+        texts += ax.texts
+    for t in texts:
         s = t.get_text()
         if s and not s.isascii():
             fixed = core_text(s)
@@ -111,7 +112,25 @@ class CoreFontCanvas(FigureCanvasAgg):
         return self.renderer
 
 
+#: zlib level of the PNG previews: 1 writes a 22 x 17 in sheet in 0.064 s against level 6's 0.093 s
+#: (Lot 7's existing site map), for a file 13 % larger (545 against 481 kB).
+PNG_COMPRESS_LEVEL = 1
+
 _aliased: set[str] = set()
+
+
+def _write_core_font(self: Any, filename: str) -> Any:
+    """matplotlib's ``PdfFile._write_afm_font`` (3.11) with the AFM file parsed once per process, not
+    once per PDF (0.03 s a font a PDF); the PDF written is the same."""
+    from matplotlib.backends._backend_pdf_ps import _cached_get_afm_from_fname
+    from matplotlib.backends.backend_pdf import Name
+
+    fontdict = {"Type": Name("Font"), "Subtype": Name("Type1"),
+                "BaseFont": Name(_cached_get_afm_from_fname(filename).get_fontname()),
+                "Encoding": Name("WinAnsiEncoding")}
+    obj = self.reserveObject("font dictionary")
+    self.writeObject(obj, fontdict)
+    return obj
 
 
 def _quiet_core_weight(record: logging.LogRecord) -> bool:
@@ -123,11 +142,17 @@ def _quiet_core_weight(record: logging.LogRecord) -> bool:
 def alias_core_fonts() -> None:
     """Let matplotlib find a TrueType face for each standard font (:data:`TRUETYPE_FOR`, the first
     installed), for the glyph outlines it draws as label halos; once per process. Where none is
-    installed matplotlib falls back to its own DejaVu Sans, as before."""
+    installed matplotlib falls back to its own DejaVu Sans, as before. Also quiets matplotlib's notice
+    that Helvetica's normal weight is its Medium, and has the PDF writer parse each AFM file once
+    (:func:`_write_core_font`)."""
     from matplotlib import font_manager
 
     if not _aliased:  # the standard fonts' AFM files say "Medium" where a text asks "normal": the same face
         logging.getLogger(font_manager.__name__).addFilter(_quiet_core_weight)
+        from matplotlib.backends import backend_pdf
+
+        if hasattr(backend_pdf.PdfFile, "_write_afm_font"):
+            backend_pdf.PdfFile._write_afm_font = _write_core_font
     fm = font_manager.fontManager
     for core, candidates in TRUETYPE_FOR.items():
         if core in _aliased:
@@ -155,7 +180,7 @@ def preview_png(pdf: Path, png: Path, dpi: int, fig: Any) -> Path:
     try:
         bitmap = doc[0].render(scale=dpi / 72, fill_color=(255, 255, 255, 255))
         image = bitmap.to_pil()
-        image.save(png, format="png", dpi=(dpi, dpi))
+        image.save(png, format="png", dpi=(dpi, dpi), compress_level=PNG_COMPRESS_LEVEL)
     finally:
         doc.close()
     return png
