@@ -87,3 +87,9 @@ class MissingLayerWarning(GeositeWarning):
 
 class ReprojectionWarning(GeositeWarning):
     """A layer was reprojected to the site CRS."""
+
+
+class ImplausibleInputWarning(GeositeWarning):
+    """An input that is allowed but implausible for the jurisdiction: a site outside the profile's
+    declared extent, DEM heights outside the ground's range for the declared vertical unit. The report
+    lists each (report.json ``input_warnings``, and under the notes); ``--strict`` makes them errors."""

@@ -32,6 +32,7 @@ from geosite.errors import (
     CoverageWarning,
     CRSError,
     GeositeWarning,
+    ImplausibleInputWarning,
     InputError,
     MissingInputError,
     ReprojectionWarning,
@@ -181,8 +182,17 @@ def load_site(
     )
     if dem_path is not None:
         _check_dem_coverage(site, notes)
-    _emit(notes, strict)
+    _check_plausible(site, profile, notes)
+    _emit(notes, strict, implausible={w.message for w in site.input_warnings})
     return site
+
+
+def _check_plausible(site: Site, profile: Any, notes: list[str]) -> None:
+    """Implausible inputs for the village (geosite.site.plausible): kept on the site, noted."""
+    from geosite.site.plausible import check_site
+
+    site.input_warnings = check_site(site, profile)
+    notes.extend(w.message for w in site.input_warnings)
 
 
 def read_site_toml(root: Path, limits: Limits | None = None) -> tuple[dict[str, Any], Path]:
@@ -336,7 +346,8 @@ def site_from_frames(
         maintainer=maintainer or Contact(),
         notes=notes,
     )
-    _emit(notes, strict=False)
+    _check_plausible(site, profile, notes)
+    _emit(notes, strict=False, implausible={w.message for w in site.input_warnings})
     return site
 
 
@@ -549,11 +560,13 @@ def _check_dem_coverage(site: Site, notes: list[str]) -> None:
         )
 
 
-def _emit(notes: list[str], strict: bool) -> None:
+def _emit(notes: list[str], strict: bool, implausible: set[str] | frozenset[str] = frozenset()) -> None:
     problems = []
     for note in notes:
         cls: type[GeositeWarning]
-        if note.startswith("DEM") and "does not cover" in note:
+        if note in implausible:
+            cls = ImplausibleInputWarning
+        elif note.startswith("DEM") and "does not cover" in note:
             cls = CoverageWarning
         elif "reprojected" in note:
             cls = ReprojectionWarning
