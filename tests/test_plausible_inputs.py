@@ -75,7 +75,7 @@ def test_dem_in_metres_declared_feet_warns_naming_metres(tmp_path):
     (w,) = [w for w in site.input_warnings if w.kind == "dem_heights_out_of_range"]
     assert w.likely_unit == "m"
     # 900 ft falling 5 % over the site's 30-ft-deep rows: 260-270 "ft" as declared, outside 579-1,951 ft
-    assert "look like metres" in w.message and "--dem-vertical-unit m" in w.message and "3.28 times" in w.message
+    assert "look like metres" in w.message and "--dem-vertical-unit m" in w.message and "every slope is 3.28 times too gentle" in w.message
     assert "579 to 1,951 ft" in w.message and "Timms Hill" in w.message
     assert any(issubclass(x.category, ImplausibleInputWarning) and "look like metres" in str(x.message) for x in got)
     with pytest.raises(SiteValidationError, match="look like metres"):

@@ -84,8 +84,8 @@ def outside_extent(site: Any, profile: Any) -> InputWarning | None:
         how = "reaches outside" if geom.intersects(area) else "lies outside"
     else:
         where, how = "it has no place in that CRS", "lies outside"
-    msg = (f"site boundary (layer site_boundary{_file_of(site)}) {how} {profile.name}'s extent, {w:g} to {e:g} "
-           f"east, {s:g} to {n:g} north ({crs}; profile [jurisdiction] extent: {ext.get('source', 'no source given')}): "
+    msg = (f"site boundary (layer site_boundary{_file_of(site)}) {how} {profile.name}'s extent, longitude {w:g} to {e:g}, "
+           f"latitude {s:g} to {n:g} ({crs}; profile [jurisdiction] extent: {ext.get('source', 'no source given')}): "
            f"{where}; check the jurisdiction and the site CRS ({site.crs.name})")
     return InputWarning("site_outside_extent", msg, "site_boundary")
 
@@ -116,11 +116,17 @@ def heights_out_of_range(site: Any, profile: Any) -> InputWarning | None:
         as_u = raw * vertical_to_feet(u, site.crs)
         msg += (f"; the heights look like {_UNIT_WORDS[u]} ({np.percentile(as_u, 0.5):,.0f} to "
                 f"{np.percentile(as_u, 99.5):,.0f} ft read so): declare [dem] vertical_unit = \"{u.value}\" "
-                f"(or --dem-vertical-unit {u.value}); slopes and areas on the wrong unit are off by "
-                f"{max(vertical_to_feet(u), vertical_to_feet(declared)) / min(vertical_to_feet(u), vertical_to_feet(declared)):.2f} times")
+                f"(or --dem-vertical-unit {u.value}); as declared, every slope is "
+                f"{_slope_error(declared, u)}")
     else:
         msg += "; no vertical unit geosite reads puts them there: check the DEM's nodata value and its unit"
     return InputWarning("dem_heights_out_of_range", msg, str(source), likely[0].value if likely else None)
+
+
+def _slope_error(declared: VerticalUnit, actual: VerticalUnit) -> str:
+    """How far off slopes measured under the ``declared`` unit are when the heights are ``actual``."""
+    k = vertical_to_feet(actual) / vertical_to_feet(declared)
+    return f"{k:.2f} times too gentle" if k > 1 else f"{1 / k:.2f} times too steep"
 
 
 def _foot(u: VerticalUnit) -> str:
