@@ -66,7 +66,7 @@ def test_pdfs_use_standard_fonts_and_text_is_searchable(lot7):
 
 
 def test_labels_do_not_overlap_in_the_printed_pdf(lot7):
-    out, files, fig = lot7
+    _, files, fig = lot7
     frame = fig.geosite.plan.sheet.frame
     for pdf in (f for f in files if f.suffix == ".pdf"):
         lines = _map_lines(pdf, frame)

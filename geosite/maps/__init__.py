@@ -35,7 +35,7 @@ def render_plan_maps(result, out_dir: str | Path, sheet: str = "auto", scale_ft:
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    kw = dict(scale_ft=scale_ft, margin_ft=margin_ft, vertical_datum=vertical_datum, date=date)
+    kw = {"scale_ft": scale_ft, "margin_ft": margin_ft, "vertical_datum": vertical_datum, "date": date}
     ctx = make_context(result, sheet=sheet, hillshade=hillshade, **kw)
     files = render(ctx, draw_existing, out_dir / MAP_FILES["existing"], "1", png_dpi=png_dpi, svg=svg)
     chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"

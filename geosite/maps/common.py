@@ -517,8 +517,8 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str, give_up: bool = False) -> li
             panel, extra_rows = draw(ctx, sheet)
             if ctx.plan.tiled:
                 L.match_lines(sheet, ctx.plan)
-                extra_rows = extra_rows + [("Sheet", f"{tile.number} of {len(ctx.plan.tiles)} of this map "
-                                                      f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))")]
+                extra_rows = extra_rows + [("Sheet", (f"{tile.number} of {len(ctx.plan.tiles)} of this map "
+                                                      f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))"))]
             panel_fixed_parts(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
             if give_up and panel_overflows(sheet, panel):
                 return None
