@@ -117,3 +117,16 @@ def test_core_text_writes_what_the_standard_fonts_lack():
     assert core_text("Größe 45° – ½ in — Café") == "Größe 45° – ½ in — Café"  # all in Windows-1252
     assert core_text("Łódź → Ōtsu") == "?ódz -> Otsu"  # accents 1252 lacks dropped (Ł has no base letter)
     assert core_text("北") == "?"
+
+
+def test_png_writer_finishes_every_file_and_raises_what_failed(tmp_path):
+    from PIL import Image
+
+    from geosite.maps.printing import PngWriter
+
+    with PngWriter() as w:
+        w.submit(Image.new("RGB", (40, 30), "white"), tmp_path / "a.png", 96)
+    with Image.open(tmp_path / "a.png") as im:
+        assert im.size == (40, 30) and round(im.info["dpi"][0]) == 96
+    with pytest.raises(FileNotFoundError), PngWriter() as w:
+        w.submit(Image.new("RGB", (4, 3)), tmp_path / "missing" / "b.png", 96)

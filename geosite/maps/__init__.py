@@ -32,17 +32,20 @@ def render_plan_maps(result, out_dir: str | Path, sheet: str = "auto", scale_ft:
     ``out_dir`` is written into directly; the CLI wraps this in an atomic output folder.
     """
     from geosite.maps.common import make_context, render
+    from geosite.maps.printing import PngWriter
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     kw = {"scale_ft": scale_ft, "margin_ft": margin_ft, "vertical_datum": vertical_datum, "date": date}
     ctx = make_context(result, sheet=sheet, hillshade=hillshade, **kw)
-    files = render(ctx, draw_existing, out_dir / MAP_FILES["existing"], "1", png_dpi=png_dpi, svg=svg)
-    chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
-    for n, (key, draw) in enumerate((("construction", draw_construction), ("final", draw_final)), start=2):
-        c = make_context(result, sheet=chosen, hillshade=False, **kw)
-        c._dem, c._dem_read, c._contours = ctx._dem, ctx._dem_read, ctx._contours  # read and traced once
-        files += render(c, draw, out_dir / MAP_FILES[key], str(n), png_dpi=png_dpi, svg=svg)
+    with PngWriter() as writer:  # each preview encoded while the next sheet is drawn
+        files = render(ctx, draw_existing, out_dir / MAP_FILES["existing"], "1", png_dpi=png_dpi, svg=svg,
+                       writer=writer)
+        chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
+        for n, (key, draw) in enumerate((("construction", draw_construction), ("final", draw_final)), start=2):
+            c = make_context(result, sheet=chosen, hillshade=False, **kw)
+            c._dem, c._dem_read, c._contours = ctx._dem, ctx._dem_read, ctx._contours  # read and traced once
+            files += render(c, draw, out_dir / MAP_FILES[key], str(n), png_dpi=png_dpi, svg=svg, writer=writer)
     return files
 
 

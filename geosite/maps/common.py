@@ -19,7 +19,14 @@ from shapely.geometry import box
 from geosite.errors import InputError
 from geosite.maps import labels
 from geosite.maps import layout as L
-from geosite.maps.printing import CoreFontCanvas, alias_core_fonts, core_text, core_texts, preview_png
+from geosite.maps.printing import (
+    CoreFontCanvas,
+    PngWriter,
+    alias_core_fonts,
+    core_text,
+    core_texts,
+    preview_png,
+)
 from geosite.maps.sheets import SheetPlan, check_scale, plan_sheets
 from geosite.maps.symbology import STYLES, Style
 
@@ -461,11 +468,13 @@ class _NullAxes:
 
 
 def render(ctx: MapContext, draw: Callable[[MapContext, L.MapSheet], tuple[Panel, list[tuple[str, str]]]],
-           out_path: str | Path | None, sheet_no: str, png_dpi: int | None = PNG_DPI, svg: bool = False):
+           out_path: str | Path | None, sheet_no: str, png_dpi: int | None = PNG_DPI, svg: bool = False,
+           *, writer: PngWriter | None = None):
     """Draw every tile; write ``out_path`` (.pdf; tiles get -1, -2 ... suffixes) and PNG previews, or
     return the Figures when ``out_path`` is None. With ``sheet="auto"``, a sheet whose panel cannot hold
     the legend and title block is given up for the next larger one (as soon as that is known: before
-    its labels are placed)."""
+    its labels are placed). With ``writer`` (:class:`~geosite.maps.printing.PngWriter`), the previews
+    are encoded on its thread and complete when it is closed."""
     auto = str(ctx.sheet_request or "auto").strip().lower() == "auto"
     alias_core_fonts()
     while True:
@@ -483,11 +492,12 @@ def render(ctx: MapContext, draw: Callable[[MapContext, L.MapSheet], tuple[Panel
     written = []
     with rc_context(L.RC):
         for s in sheets:
-            written += _save(ctx, s, Path(out_path), png_dpi, svg)
+            written += _save(ctx, s, Path(out_path), png_dpi, svg, writer)
     return written
 
 
-def _save(ctx: MapContext, sheet: L.MapSheet, out: Path, png_dpi: int | None, svg: bool) -> list[Path]:
+def _save(ctx: MapContext, sheet: L.MapSheet, out: Path, png_dpi: int | None, svg: bool,
+          writer: PngWriter | None = None) -> list[Path]:
     stem = out.with_suffix("")
     base = Path(f"{stem}-{sheet.tile.number}") if ctx.plan.tiled else stem
     pdf = base.with_suffix(".pdf")
@@ -496,7 +506,7 @@ def _save(ctx: MapContext, sheet: L.MapSheet, out: Path, png_dpi: int | None, sv
     sheet.fig.savefig(pdf, format="pdf", metadata=meta)
     written = [pdf]
     if png_dpi:  # the PDF rasterised: one drawing pass for both (geosite.maps.printing)
-        written.append(preview_png(pdf, base.with_suffix(".png"), png_dpi, sheet.fig))
+        written.append(preview_png(pdf, base.with_suffix(".png"), png_dpi, sheet.fig, writer))
     if svg:
         s = base.with_suffix(".svg")
         sheet.fig.savefig(s, format="svg")
