@@ -152,8 +152,21 @@ def _site_heights(site: Any) -> tuple[np.ndarray, VerticalUnit, str] | None:
         return z[np.isfinite(z)], dem.vertical_unit, str(getattr(dem, "source", "") or "in memory")
     if site.dem_path is None or site.dem_vertical_unit is None:
         return None
+    try:
+        z = _read_sample(site)
+    except Exception:  # noqa: BLE001 - a DEM unreadable here (off the site, a degenerate transform) is
+        return None  # reported by the DEM's own checks when it is read; nothing to judge here
+    if z is None:
+        return None
+    vals = np.asarray(z.filled(np.nan), dtype="float64")
+    vals = vals[np.isfinite(vals)]
+    return vals * vertical_to_feet(site.dem_vertical_unit, site.crs), site.dem_vertical_unit, str(site.dem_path)
+
+
+def _read_sample(site: Any) -> Any:
+    """Band 1 of the site's DEM over the site's bounding box, decimated to at most
+    :data:`HEIGHT_SAMPLE_CELLS` a side (nearest cell), as a masked array; None without a CRS."""
     from rasterio.enums import Resampling
-    from rasterio.errors import WindowError
     from rasterio.windows import Window, from_bounds, intersection
 
     from geosite.grid import bounds_in
@@ -163,17 +176,11 @@ def _site_heights(site: Any) -> tuple[np.ndarray, VerticalUnit, str] | None:
         if src.crs is None:
             return None
         b = bounds_in(site.boundary.bounds, 0.0, site.crs, src.crs)
-        try:
-            win = intersection(from_bounds(*b, transform=src.transform).round_offsets().round_lengths(),
-                               Window(0, 0, src.width, src.height))
-        except WindowError:  # the site is off the DEM: the coverage check reports it
-            return None
+        win = intersection(from_bounds(*b, transform=src.transform).round_offsets().round_lengths(),
+                           Window(0, 0, src.width, src.height))
         rows, cols = max(int(win.height), 1), max(int(win.width), 1)
         shape = (min(rows, HEIGHT_SAMPLE_CELLS), min(cols, HEIGHT_SAMPLE_CELLS))
-        z = src.read(1, window=win, out_shape=shape, masked=True, resampling=Resampling.nearest)
-    vals = np.asarray(z.filled(np.nan), dtype="float64")
-    vals = vals[np.isfinite(vals)]
-    return vals * vertical_to_feet(site.dem_vertical_unit, site.crs), site.dem_vertical_unit, str(site.dem_path)
+        return src.read(1, window=win, out_shape=shape, masked=True, resampling=Resampling.nearest)
 
 
 __all__ = ["InputWarning", "check_site", "heights_out_of_range", "outside_extent"]
