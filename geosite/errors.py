@@ -101,3 +101,9 @@ class Note(str):
         note = super().__new__(cls, text)
         note.category = category
         return note
+
+
+class ImplausibleInputWarning(GeositeWarning):
+    """An input that is allowed but implausible for the jurisdiction: a site outside the profile's
+    declared extent, DEM heights outside the ground's range for the declared vertical unit. The report
+    lists each (report.json ``input_warnings``, and under the notes); ``--strict`` makes them errors."""

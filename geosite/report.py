@@ -66,6 +66,7 @@ def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluati
             "profile": {"file": profile.path, "sha256": profile.sha256},
         },
         "notes": list(site.notes),
+        "input_warnings": [w.to_dict() for w in site.input_warnings],  # implausible inputs (geosite.site.plausible)
     }
     if extra:
         report.update(extra)

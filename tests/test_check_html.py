@@ -100,3 +100,74 @@ def test_report_in_headless_chromium(report):
         assert "selected" not in driver.find_element(By.ID, f"finding-{fid}").get_attribute("class")
         assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
 
+
+
+@pytest.fixture(scope="module")
+def no_contours(tmp_path_factory) -> Path:
+    """A submission without its contours layer: A(1)(i) fails for the plan as a whole (the finding
+    carries the site boundary), beside findings with a place of their own."""
+    tmp = tmp_path_factory.mktemp("html_nc")
+    layers = clean_layers()
+    del layers["contours"]
+    folder = make_site(tmp / "sub", layers, clean_conf(), dem=inclined_plane(4.0, shape=(200, 200), cell=4.0))
+    res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(tmp / "out")])
+    assert res.exit_code == 1, res.output
+    return tmp / "out" / "report.html"
+
+
+def _data(page: Path) -> dict:
+    import html as _html
+    import json
+    import re
+
+    block = re.search(r'<script type="application/json" id="geosite-data">(.*?)</script>', page.read_text(), re.DOTALL)
+    return json.loads(_html.unescape(block.group(1)))
+
+
+def test_plan_content_finding_is_listed_not_painted(no_contours):
+    data = _data(no_contours)
+    (f,) = [f for f in data["findings"] if f["status"] == "fail" and "contours" in f["message"] and "missing" in f["message"]]
+    assert f["site_wide"] and not f["has_geometry"] and f["where"] == ""
+    drawn = {g["properties"]["id"] for g in data["finding_geometry"]["features"]}
+    assert f["id"] not in drawn  # the site is not painted for it
+    assert drawn  # while findings with a place of their own still are
+    text = no_contours.read_text()
+    assert f'id="finding-{f["id"]}"' in text and "whole plan</span>" in text
+
+
+def test_where_reads_as_easting_and_northing_with_the_crs(report):
+    """The fence gap runs along y = Y0 - 601 ft from x = X0 + 250 to X0 + 390 (test_review_check's
+    DIST): its "where" is a point on it, in feet, with the CRS named."""
+    import re
+
+    from sitebuilder import X0, Y0
+
+    data = _data(report)
+    (gap,) = [f for f in data["findings"] if f["rule"] == "filter_fence_submitted"]
+    m = re.fullmatch(r"E ([\d,]+) ft, N ([\d,]+) ft \(NAD83\(2011\) / WISCRS Burnett \(ftUS\)\)", gap["where"])
+    assert m, gap["where"]
+    e, n = (float(v.replace(",", "")) for v in m.groups())
+    x, y, w, _ = DIST
+    assert X0 + x - 1 <= e <= X0 + x + w + 1 and abs(n - (Y0 + y)) <= 2
+    assert f"Where:</b> {gap['where']}" in report.read_text()
+
+
+@needs_chromium
+def test_legend_and_layer_switches_sit_beside_the_map(report, tmp_path):
+    """The legend and the layer switches are a column of their own: no part of them lies over the
+    map; unticking a layer takes it off the map; structures are drawn."""
+    from selenium.webdriver.common.by import By
+
+    with chromium_page(report) as driver:
+        m = driver.find_element(By.ID, "map").rect
+        legend = driver.find_element(By.ID, "legend")
+        g = legend.rect
+        assert g["x"] >= m["x"] + m["width"] - 1  # right of the map, not over it
+        assert driver.find_elements(By.CSS_SELECTOR, ".leaflet-control-layers, .leaflet-control.legend") == []
+        assert "structures" in legend.text and "finding: fail" in legend.text
+        assert driver.execute_script("return window.geosite.contextLayers['structures'].getLayers().length") == 1
+        box = next(b for b in legend.find_elements(By.CSS_SELECTOR, "label") if b.text.strip() == "structures")
+        box.find_element(By.TAG_NAME, "input").click()
+        assert not driver.execute_script("return window.geosite.map.hasLayer(window.geosite.contextLayers['structures'])")
+        assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+        driver.save_screenshot(str(tmp_path / "report.png"))

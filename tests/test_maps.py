@@ -246,7 +246,8 @@ def test_plan_maps_from_analysis(site, tmp_path):
         assert f.stat().st_size > 1000
         if f.suffix == ".pdf":
             assert f.read_bytes().startswith(b"%PDF")
-            assert b"FontFile2" in f.read_bytes()  # TrueType embedded (pdf.fonttype 42)
+            # text in the PDF's standard fonts: nothing embedded, nothing subset (tests/test_map_printing.py)
+            assert b"/BaseFont /Helvetica" in f.read_bytes() and b"FontFile" not in f.read_bytes()
 
 
 def test_construction_plan_schedule_and_legend(site):

@@ -23,7 +23,9 @@ SHEETS = ("existing_site_map.pdf", "construction_plan.pdf", "final_conditions.pd
 def _spans(pdf):
     page = pymupdf.open(pdf)[0]
     out = []
-    for b in page.get_text("dict")["blocks"]:
+    # ink boxes: with the PDF's standard fonts MuPDF's span box is the font's whole box, taller than
+    # the line pitch of any multi-line text; what a reader sees meeting is the ink
+    for b in page.get_text("dict", flags=pymupdf.TEXT_ACCURATE_BBOXES)["blocks"]:
         for line in b.get("lines", []):
             for s in line["spans"]:
                 if s["text"].strip():

@@ -125,7 +125,7 @@ def test_no_injected_script_runs_when_every_tooltip_and_popup_opens(report, tmp_
         fails = driver.find_element(By.CSS_SELECTOR, ".head .fails")
         n_fail = driver.execute_script("return window.geosite.data.findings.filter(f => f.status === 'fail').length")
         assert n_fail >= 1 and len(fails.find_elements(By.CSS_SELECTOR, "li")) == n_fail
-        legend = driver.find_element(By.CSS_SELECTOR, ".legend.leaflet-control").text
+        legend = driver.find_element(By.CSS_SELECTOR, "#legend.legend").text  # beside the map, not on it
         for label in ("site boundary", "roads", "streams", "contours", "finding: fail"):
             assert label in legend, legend
         names = driver.execute_script("return Object.keys(window.geosite.contextLayers)")

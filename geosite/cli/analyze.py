@@ -19,7 +19,7 @@ from geosite.cli.app import limit_option, limits_from, output_folder, state
               help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
 @click.option("--make-valid", is_flag=True, help="Repair invalid polygons instead of rejecting them.")
-@click.option("--strict", is_flag=True, help="Treat warnings (DEM coverage, reprojection) as errors.")
+@click.option("--strict", is_flag=True, help="Treat warnings (DEM coverage, reprojection, a site outside the village, implausible DEM heights) as errors.")
 @click.option("--no-maps", is_flag=True, help="Skip the plan maps (PDF + PNG); write only the report and layers.")
 @click.option("--sheet", default="auto", show_default=True, help="Map sheet: ANSI-A..D, ARCH-D (+ -landscape/-portrait), or auto.")
 @click.option("--scale", "scale_ft", type=float, default=100.0, show_default=True,

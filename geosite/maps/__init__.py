@@ -36,6 +36,7 @@ def render_plan_maps(result, out_dir: str | Path, sheet: str = "auto", scale_ft:
     """
     from geosite.maps.common import _save, make_context
     from geosite.maps.layout import RC
+    from geosite.maps.printing import PngWriter
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -48,10 +49,10 @@ def render_plan_maps(result, out_dir: str | Path, sheet: str = "auto", scale_ft:
     finally:
         common_log.removeFilter(quiet)
     files: list[Path] = []
-    with rc_context(RC):
+    with PngWriter() as writer, rc_context(RC):  # each preview encoded while the next sheet is written
         for c, figs, key in drawn:
             for f in figs:
-                files += _save(c, f.geosite, out_dir / MAP_FILES[key], png_dpi, svg)
+                files += _save(c, f.geosite, out_dir / MAP_FILES[key], png_dpi, svg, writer)
     return files
 
 

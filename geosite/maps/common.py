@@ -19,6 +19,14 @@ from shapely.geometry import box
 from geosite.errors import InputError
 from geosite.maps import labels
 from geosite.maps import layout as L
+from geosite.maps.printing import (
+    CoreFontCanvas,
+    PngWriter,
+    alias_core_fonts,
+    core_text,
+    core_texts,
+    preview_png,
+)
 from geosite.maps.sheets import SheetPlan, check_scale, plan_sheets
 from geosite.maps.symbology import STYLES, Style
 
@@ -384,12 +392,34 @@ SHEETS_IN_SET = 3
 def layout_panel(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sheet_no: str) -> None:
     """Fixed parts from the bottom up (title block, key map, scales), then the heading, legend, absent
     items, notes and table from the top down, shrinking the text (never below 6 pt) to fit."""
+    panel_fixed_parts(ctx, sheet, panel, rows, sheet_no)
+    panel_top_down(sheet, panel)
+
+
+def panel_fixed_parts(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sheet_no: str) -> None:
+    """The panel's fixed parts, from the bottom up: title block, key map, location map, north arrow and
+    scales (they set ``sheet.floor``)."""
     L.title_block(sheet, rows, panel.heading, sheet_no, revisions=revisions(ctx), of=SHEETS_IN_SET)
     if ctx.plan.tiled:
         L.key_map(sheet, ctx.site.boundary, ctx.plan.tiles)
     if panel.location:
         L.location_map(sheet, ctx.site.boundary, sheet.window.bounds, _location_lines(ctx), _location_caption(ctx))
     L.north_and_scale(sheet, ctx.site.crs, ctx.convergence_deg())
+
+
+def panel_overflows(sheet: L.MapSheet, panel: Panel) -> bool:
+    """Whether the panel's text would overflow even at its smallest size (6 pt), measured without
+    drawing anything."""
+    cursor = sheet.cursor
+    _top_down(sheet, panel, 6.0, dry=True)
+    over = L.space_left(sheet) < 0
+    sheet.cursor = cursor
+    return over
+
+
+def panel_top_down(sheet: L.MapSheet, panel: Panel) -> None:
+    """The heading, legend, absent items, notes and table from the top down, at the largest size from
+    7 pt down to 6 pt that fits; a note on the sheet when even 6 pt overflows."""
     for size in (7.0, 6.5, 6.0):
         _top_down(sheet, panel, size, dry=True)
         if L.space_left(sheet) >= 0 or size == 6.0:
@@ -450,15 +480,20 @@ class _NullAxes:
 
 
 def render(ctx: MapContext, draw: Callable[[MapContext, L.MapSheet], tuple[Panel, list[tuple[str, str]]]],
-           out_path: str | Path | None, sheet_no: str, png_dpi: int | None = PNG_DPI, svg: bool = False):
+           out_path: str | Path | None, sheet_no: str, png_dpi: int | None = PNG_DPI, svg: bool = False,
+           *, writer: PngWriter | None = None):
     """Draw every tile; write ``out_path`` (.pdf; tiles get -1, -2 ... suffixes) and PNG previews, or
     return the Figures when ``out_path`` is None. With ``sheet="auto"``, a sheet whose panel cannot hold
-    the legend and title block is given up for the next larger one."""
+    the legend and title block is given up for the next larger one (as soon as that is known: before
+    its labels are placed). With ``writer`` (:class:`~geosite.maps.printing.PngWriter`), the previews
+    are encoded on its thread and complete when it is closed."""
     auto = str(ctx.sheet_request or "auto").strip().lower() == "auto"
+    alias_core_fonts()
     while True:
-        sheets = _draw_all(ctx, draw, sheet_no)
-        overflow = any(s.notes and "overflows" in s.notes[-1] for s in sheets)
-        if not (overflow and auto) or ctx.plan.sheet.size == "ARCH-D":
+        larger = auto and ctx.plan.sheet.size != "ARCH-D"
+        sheets = _draw_all(ctx, draw, sheet_no, give_up=larger)
+        overflow = sheets is None or any(s.notes and "overflows" in s.notes[-1] for s in sheets)
+        if sheets is not None and not (overflow and larger):
             break
         ctx.plan = plan_sheets(ctx.extent, ctx.scale_ft, ctx.site.ft_per_unit, "auto", larger_than=ctx.plan.sheet)
     for s in sheets:
@@ -469,11 +504,12 @@ def render(ctx: MapContext, draw: Callable[[MapContext, L.MapSheet], tuple[Panel
     written = []
     with rc_context(L.RC):
         for s in sheets:
-            written += _save(ctx, s, Path(out_path), png_dpi, svg)
+            written += _save(ctx, s, Path(out_path), png_dpi, svg, writer)
     return written
 
 
-def _save(ctx: MapContext, sheet: L.MapSheet, out: Path, png_dpi: int | None, svg: bool) -> list[Path]:
+def _save(ctx: MapContext, sheet: L.MapSheet, out: Path, png_dpi: int | None, svg: bool,
+          writer: PngWriter | None = None) -> list[Path]:
     stem = out.with_suffix("")
     base = Path(f"{stem}-{sheet.tile.number}") if ctx.plan.tiled else stem
     pdf = base.with_suffix(".pdf")
@@ -481,10 +517,8 @@ def _save(ctx: MapContext, sheet: L.MapSheet, out: Path, png_dpi: int | None, sv
     meta = {"Title": f"{sheet.heading}: {ctx.site.name}", "Creator": "geosite", "Subject": ctx.profile.name}
     sheet.fig.savefig(pdf, format="pdf", metadata=meta)
     written = [pdf]
-    if png_dpi:
-        png = base.with_suffix(".png")
-        sheet.fig.savefig(png, format="png", dpi=png_dpi, facecolor="white")
-        written.append(png)
+    if png_dpi:  # the PDF rasterised: one drawing pass for both (geosite.maps.printing)
+        written.append(preview_png(pdf, base.with_suffix(".png"), png_dpi, sheet.fig, writer))
     if svg:
         s = base.with_suffix(".svg")
         sheet.fig.savefig(s, format="svg")
@@ -492,30 +526,44 @@ def _save(ctx: MapContext, sheet: L.MapSheet, out: Path, png_dpi: int | None, sv
     return written
 
 
-def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
+def _draw_all(ctx: MapContext, draw, sheet_no: str, give_up: bool = False) -> list[L.MapSheet] | None:
+    """Every tile of ``ctx.plan`` drawn, labelled and laid out. With ``give_up``, None as soon as a
+    tile's panel is known to overflow (before its labels are placed: a larger sheet will be tried)."""
     sheets = []
     with rc_context(L.RC):
         for tile in ctx.plan.tiles:
             sheet = L.new_sheet(ctx.plan, tile, limit=ctx.extent)
+            CoreFontCanvas(sheet.fig)  # text measured as the PDF sets it
             no = sheet_no if not ctx.plan.tiled else f"{sheet_no}-{tile.number}"
             sheet.sheet_no = sheet_no
             panel, extra_rows = draw(ctx, sheet)
             if ctx.plan.tiled:
                 L.match_lines(sheet, ctx.plan)
-                extra_rows = extra_rows + [("Sheet", f"{tile.number} of {len(ctx.plan.tiles)} of this map "
-                                                      f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))")]
-            L.clip_map(sheet)
-            labels.place(sheet)
-            if sheet.unplaced:  # never silently: the sheet says which labels found no clear place
-                panel.notes.append(f"{len(sheet.unplaced)} label(s) found no place clear of the others and are not "
-                                   "shown: " + "; ".join(t.replace("\n", " ") for t in sheet.unplaced) + ".")
+                extra_rows = extra_rows + [("Sheet", (f"{tile.number} of {len(ctx.plan.tiles)} of this map "
+                                                      f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))"))]
+            panel_fixed_parts(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
+            if give_up and panel_overflows(sheet, panel):
+                return None
+            L.clip_map(sheet)  # nothing drawn beyond the site and its margin
+            _place_labels(sheet, panel)
             sheet.heading = panel.heading
-            layout_panel(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
+            panel_top_down(sheet, panel)
+            core_texts(sheet.fig)
             sheet.fig.geosite = sheet  # for notebooks and tests: legend, absent items, scale
             sheets.append(sheet)
     return sheets
 
 
+def _place_labels(sheet: L.MapSheet, panel: Panel) -> None:
+    """The map's labels placed (in characters the standard fonts show), and a note on the panel naming
+    any that found no clear place."""
+    for lab in sheet.labels:
+        lab.text = core_text(lab.text)
+    core_texts(sheet.fig)
+    labels.place(sheet)
+    if sheet.unplaced:  # never silently: the sheet says which labels found no place clear of the others
+        panel.notes.append(f"{len(sheet.unplaced)} label(s) found no place clear of the others and are not "
+                           "shown: " + "; ".join(t.replace("\n", " ") for t in sheet.unplaced) + ".")
 
 
 def area_text(geom, ft_per_unit: float) -> str:

@@ -32,13 +32,18 @@ from geosite.maps.symbology import INK, MIN_PT, Style
 if TYPE_CHECKING:
     from geosite.maps.sheets import SheetPlan, Tile
 
-FONT = "DejaVu Sans"
+#: The sheets' text faces: two of the PDF's 14 standard fonts, which every PDF reader has, so the PDF
+#: embeds none and no font is subset per run (geosite.maps.common measures text by their AFM metrics).
+FONT = "Helvetica"
+MONO = "Courier"
 
 RC = {
-    "pdf.fonttype": 42,  # TrueType embedded: text stays text and prints as drawn
+    "pdf.use14corefonts": True,  # text stays searchable text, in the reader's own Helvetica
+    "pdf.fonttype": 42,
     "ps.fonttype": 42,
     "svg.fonttype": "none",
     "font.family": FONT,
+    "text.parse_math": False,  # a "$" in a name or a note is a dollar sign, never mathtext
     "hatch.linewidth": 0.4,
     "path.simplify": False,  # matplotlib's own simplification works in screen pixels: see PRINT_TOLERANCE_IN
     "lines.solid_capstyle": "butt",
@@ -407,7 +412,7 @@ def panel_text(sheet: MapSheet, text: str, size: float = 7.0, bold: bool = False
     y = ph - sheet.cursor
     sheet.panel.text(0.1 + indent, y, "\n".join(lines), fontsize=max(size, MIN_PT), va="top", ha="left",
                      fontweight="bold" if bold else "normal", linespacing=1.25, gid=gid, color=color,
-                     family="DejaVu Sans Mono" if mono else FONT)
+                     family=MONO if mono else FONT)
     used = lh * len(lines)
     sheet.cursor += used
     return used

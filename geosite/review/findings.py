@@ -51,6 +51,18 @@ def findings_frame(findings: list[ReviewFinding], crs: Any):
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 
 
+def where_text(geom: BaseGeometry, crs: Any) -> str:
+    """Where a finding is, for a person: a point on its geometry as easting and northing in the site
+    CRS's unit with the CRS's name, ``E 153,433 ft, N 151,981 ft (NAD83(2011) / WISCRS Burnett (ftUS))``."""
+    from pyproj import CRS
+
+    p = geom.representative_point()
+    c = CRS.from_user_input(crs)
+    unit = (c.axis_info[0].unit_name if c.axis_info else "") or ""
+    short = "m" if unit in ("metre", "meter") else "ft" if "foot" in unit or "feet" in unit else unit
+    return f"E {p.x:,.0f} {short}, N {p.y:,.0f} {short} ({c.name})"
+
+
 def md(text: Any) -> str:
     """A text as literal Markdown: one line (newlines to spaces, so no text starts a heading or a list
     item: every line begins with geosite's own prefix), and every character that could make emphasis,
@@ -105,7 +117,7 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
             if f.settle:
                 out.append(f"  - To settle it: {md(f.settle)}")
             if f.geometry is not None and not f.geometry.is_empty:
-                c = f.geometry.centroid
-                out.append(f"  - Where: {f.geometry.geom_type} near ({c.x:,.1f}, {c.y:,.1f}) in the site CRS; layer `findings`, finding_id {md(f.id)}")
+                out.append(f"  - Where: {f.geometry.geom_type} at {md(where_text(f.geometry, summary['crs']))}; "
+                           f"layer `findings`, finding_id {md(f.id)}")
         out.append("")
     return "\n".join(out)

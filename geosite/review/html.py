@@ -3,7 +3,9 @@
 At the top, what fails (each failed finding, linked to its entry); then the findings list beside a
 Leaflet map of the site (site boundary, disturbed area, roads, streams, lakes, wetlands, channels,
 contours, required and submitted fences, submitted BMPs, and each finding's geometry highlighted),
-reprojected to EPSG:4326, with a legend. Clicking a finding zooms the map to its geometry and
+reprojected to EPSG:4326, with the legend and layer switches in a column beside it. Findings about the
+plan as a whole (their geometry is the site boundary or the disturbed area: a missing plan item, a
+declared number) are listed, never painted over the site. Clicking a finding zooms the map to its geometry and
 highlights it; clicking a feature on the map scrolls its finding into view and highlights it; a
 context feature's popup lists its attributes. Leaflet 1.9.4 (BSD-2-Clause, geosite/review/static/
 LICENSE) is inlined; there is no basemap and nothing is fetched from the network.
@@ -29,12 +31,15 @@ import base64
 import hashlib
 import html
 import json
+import math
 import re
 from importlib import resources
 from typing import Any
 
 import shapely
 from shapely.geometry import mapping
+
+from geosite.review.findings import where_text
 
 STATUS_COLOURS = {"fail": "#d7191c", "not_assessed": "#e08a00", "info": "#2b83ba", "pass": "#1a9641", "inspector_decision": "#7b3294"}
 #: Geometry drawn on the page is simplified to this fraction of the site's extent (and at least
@@ -50,7 +55,13 @@ CONTEXT_LAYERS = {
     "channels": ("channels (submitted)", ("id", "name")),
     "storm_inlets": ("storm inlets", ("id", "name")),
     "stockpiles": ("stockpiles", ("id", "days")),
+    "structures": ("structures", ("id", "name", "status")),
+    "access_drives": ("access drives", ("id", "name")),
 }
+#: A finding whose geometry is the site boundary or the disturbed area to within this share of its area
+#: is about the plan as a whole (a missing plan item, a declared number): listed, never painted over the
+#: site; only findings with a place of their own are drawn.
+SITE_WIDE_SHARE = 0.01
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
@@ -114,12 +125,12 @@ def _collection(geoms: list, props: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _finite(v: float) -> bool:
-    return v == v and abs(v) != float("inf")
+    return math.isfinite(v)
 
 
 def _text(v: Any) -> str:
     """An attribute value as display text ("" for missing)."""
-    if v is None or (isinstance(v, float) and v != v):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
     return str(v.item() if hasattr(v, "item") else v)
 
@@ -160,16 +171,36 @@ def page_data(result) -> dict[str, Any]:
     if bmps is not None:
         ctx["submitted BMPs"] = _layer(bmps, crs, tol, "bmps", ("id", "type"),
                                        lambda g, i: f"bmps {_text(g['id'].iloc[i])} ({_text(g['type'].iloc[i]) if 'type' in g.columns else 'bmp'})")
-    with_geom = [f for f in result.findings if f.geometry is not None and not f.geometry.is_empty]
+    wide = _site_wide_shapes(result)
+    with_geom = [f for f in result.findings if f.geometry is not None and not f.geometry.is_empty
+                 and not _is_site_wide(f.geometry, wide)]
     geoms = _to_wgs84(_drawable([f.geometry for f in with_geom], tol), crs)
     findings = []
     for f in result.findings:
+        own = f in with_geom
         findings.append({"id": f.id, "rule": f.rule, "citation": f.citation, "section": f.section, "status": f.status,
                          "message": f.message, "requirement": f.requirement, "submitted": f.submitted, "settle": f.settle,
-                         "has_geometry": f in with_geom})
+                         "has_geometry": own, "where": where_text(f.geometry, crs) if own else "",
+                         "site_wide": f.geometry is not None and not f.geometry.is_empty and not own})
     fcoll = _collection(geoms, [{"id": f.id, "status": f.status, "rule": f.rule} for f in with_geom])
     return {"summary": result.summary(), "context": ctx, "findings": findings, "finding_geometry": fcoll,
             "colours": STATUS_COLOURS}
+
+
+def _site_wide_shapes(result) -> list:
+    """The shapes a finding about the whole plan carries: the site boundary and the disturbed area."""
+    shapes = [result.site.boundary]
+    dist = result.analysis.layers.get("disturbed_area")
+    if dist is not None and len(dist):
+        shapes.append(shapely.union_all(dist.geometry.values))
+    return [g for g in shapes if g is not None and not g.is_empty and g.area > 0]
+
+
+def _is_site_wide(geom, shapes: list) -> bool:
+    """Whether ``geom`` is one of ``shapes`` (to within :data:`SITE_WIDE_SHARE` of its area)."""
+    if geom.geom_type not in ("Polygon", "MultiPolygon"):
+        return False
+    return any(geom.symmetric_difference(s).area <= SITE_WIDE_SHARE * s.area for s in shapes)
 
 
 def _e(v: Any) -> str:
@@ -204,9 +235,11 @@ def render_html(result) -> str:
             items.append(f"<h2>{_e(section or 'General')}</h2>")
         extra = "".join(
             f'<div class="sub"><b>{label}:</b> {_e(f[k])}</div>'
-            for k, label in (("requirement", "Required"), ("submitted", "Submitted"), ("settle", "To settle it")) if f[k]
+            for k, label in (("requirement", "Required"), ("submitted", "Submitted"), ("settle", "To settle it"),
+                             ("where", "Where")) if f[k]
         )
-        pin = ' <span class="pin" title="shown on the map">&#9679; map</span>' if f["has_geometry"] else ""
+        pin = (' <span class="pin" title="shown on the map">&#9679; map</span>' if f["has_geometry"] else
+               ' <span class="pin" title="about the plan as a whole: not drawn">whole plan</span>' if f["site_wide"] else "")
         status = f["status"] if f["status"] in STATUS_COLOURS else "other"
         items.append(
             f'<div class="finding {status}" id="finding-{_e(f["id"])}" data-id="{_e(f["id"])}" tabindex="0">'
@@ -245,6 +278,9 @@ body { display: flex; flex-direction: column; }
 #list { width: 42%; overflow-y: auto; padding: 0 10px; border-right: 1px solid #ccc; }
 #list h2 { font-size: 15px; margin: 14px 0 4px; }
 #map { flex: 1; background: #f4f1ea; }
+#legend { width: 200px; overflow-y: auto; padding: 6px 8px; border-left: 1px solid #ccc; font-size: 12px; line-height: 18px; }
+#legend h3 { font-size: 13px; margin: 4px 0; } #legend label { display: block; cursor: pointer; }
+#legend input { margin: 0 4px 0 0; vertical-align: middle; }
 .finding { padding: 6px 8px; margin: 4px 0; border-left: 4px solid #ccc; cursor: pointer; border-radius: 3px; }
 .finding.fail { border-color: #d7191c; } .finding.not_assessed { border-color: #e08a00; }
 .finding.info { border-color: #2b83ba; } .finding.pass { border-color: #1a9641; }
@@ -255,11 +291,10 @@ body { display: flex; flex-direction: column; }
 .finding.inspector_decision { border-color: #7b3294; } .badge.inspector_decision { background: #7b3294; } .verdict.inspector_decision { color: #7b3294; }
 .rule, .pin { color: #666; font-size: 12px; }
 .sub { font-size: 12px; color: #333; margin-left: 8px; }
-.legend { background: #fff; padding: 6px 8px; border-radius: 4px; box-shadow: 0 1px 4px rgba(0,0,0,.3); font-size: 12px; line-height: 18px; }
 .legend .sw { display: inline-block; width: 22px; height: 0; margin-right: 6px; vertical-align: middle; border-top: 3px solid #444; }
 .legend .sw.area { height: 10px; border: 1px solid #444; }
 .popup td { padding: 0 6px 0 0; vertical-align: top; } .popup td:first-child { color: #666; }
-@media print { .main { display: block; } #list { width: auto; overflow: visible; } #map { height: 500px; } }
+@media print { .main { display: block; } #list { width: auto; overflow: visible; } #map { height: 500px; } #legend { width: auto; border: 0; } }
 """
 
 _PAGE_JS = """
@@ -290,9 +325,11 @@ _PAGE_JS = """
     "channels (submitted)": { color: "#2171b5", weight: 1.5, dashArray: "6 3" },
     "storm inlets": { color: "#08519c", weight: 2, fillColor: "#6baed6", fillOpacity: 0.9 },
     "stockpiles": { color: "#7f2704", weight: 1, fillColor: "#d94801", fillOpacity: 0.35 },
+    "structures": { color: "#333", weight: 1, fillColor: "#8c8c8c", fillOpacity: 0.7 },
+    "access drives": { color: "#555", weight: 1, fillColor: "#cfcfcf", fillOpacity: 0.7, dashArray: "3 2" },
     "submitted BMPs": { color: "#006d2c", weight: 2, fillOpacity: 0.2 }
   };
-  var areas = { "disturbed area": 1, "lakes": 1, "wetlands": 1, "stockpiles": 1 };
+  var areas = { "disturbed area": 1, "lakes": 1, "wetlands": 1, "stockpiles": 1, "structures": 1, "access drives": 1 };
   function styleOf(name, f) {
     var s = ctxStyle[name] || { color: "#444", weight: 1 };
     if (name === "contours" && f && f.properties.attrs && f.properties.attrs.index === "True") {
@@ -319,7 +356,7 @@ _PAGE_JS = """
   }
   var findingLayers = {}, statusOf = {};
   DATA.findings.forEach(function (f) { statusOf[f.id] = f.status; });
-  L.geoJSON(DATA.finding_geometry, {
+  var findingGroup = L.geoJSON(DATA.finding_geometry, {
     style: function (f) { return baseStyle(f.properties.status); },
     pointToLayer: function (f, ll) { return L.circleMarker(ll, { radius: 7 }); },
     onEachFeature: function (f, l) {
@@ -356,25 +393,36 @@ _PAGE_JS = """
       var item = document.getElementById("finding-" + id); if (item) item.scrollIntoView({ block: "center" });
     });
   });
-  var legend = L.control({ position: "bottomleft" });
-  legend.onAdd = function () {
-    var box = L.DomUtil.create("div", "legend");
-    function row(label, colour, area, dash) {
-      var r = document.createElement("div"), sw = document.createElement("span");
-      sw.className = "sw" + (area ? " area" : "");
-      sw.style.borderColor = colour; if (area) sw.style.background = colour + "66";
-      if (dash) sw.style.borderTopStyle = "dashed";
-      r.appendChild(sw); r.appendChild(text(label)); box.appendChild(r);
+  // the legend and the layer switches, beside the map (never over it): a row per layer, its box
+  // showing or hiding it, its swatch drawn as the map draws it
+  var box = document.getElementById("legend");
+  function heading(t) { var h = document.createElement("h3"); h.textContent = t; box.appendChild(h); }
+  function row(label, colour, area, dash, layer) {
+    var r = document.createElement("label"), sw = document.createElement("span");
+    if (layer) {
+      var cb = document.createElement("input"); cb.type = "checkbox"; cb.checked = true;
+      cb.addEventListener("change", function () { if (cb.checked) map.addLayer(layer); else map.removeLayer(layer); });
+      r.appendChild(cb);
     }
-    Object.keys(DATA.context).forEach(function (name) {
-      var s = styleOf(name); row(name, s.fillColor && areas[name] ? s.fillColor : s.color, !!areas[name], !!s.dashArray);
-    });
-    Object.keys(COLOURS).forEach(function (st) { row("finding: " + st.replace("_", " "), COLOURS[st], false, false); });
-    L.DomEvent.disableClickPropagation(box);
-    return box;
-  };
-  legend.addTo(map);
-  L.control.layers(null, overlays, { collapsed: false }).addTo(map);
+    sw.className = "sw" + (area ? " area" : "");
+    sw.style.borderColor = colour; if (area) sw.style.background = colour + "66";
+    if (dash) sw.style.borderTopStyle = "dashed";
+    r.appendChild(sw); r.appendChild(text(label)); box.appendChild(r);
+  }
+  heading("Layers");
+  Object.keys(DATA.context).forEach(function (name) {
+    var s = styleOf(name);
+    row(name, s.fillColor && areas[name] ? s.fillColor : s.color, !!areas[name], !!s.dashArray, overlays[name]);
+  });
+  heading("Findings on the map");
+  row("findings with a place", "#444", false, false, findingGroup);
+  Object.keys(COLOURS).forEach(function (st) { row("finding: " + st.replace("_", " "), COLOURS[st], false, false, null); });
+  var wide = DATA.findings.filter(function (f) { return f.site_wide; }).length;
+  if (wide) {
+    var note = document.createElement("p");
+    note.textContent = wide + " finding(s) about the plan as a whole are listed, not drawn.";
+    box.appendChild(note);
+  }
   L.control.scale({ imperial: true, metric: false }).addTo(map);
   var b = all.getBounds();
   if (b.isValid()) map.fitBounds(b, { padding: [20, 20] }); else map.setView([44.5, -89.5], 7);
@@ -392,7 +440,7 @@ _TEMPLATE = """<!DOCTYPE html>
 <style>{page_css}</style></head>
 <body>
 {head}
-<div class="main"><div id="list">{items}</div><div id="map"></div></div>
+<div class="main"><div id="list">{items}</div><div id="map"></div><div id="legend" class="legend"></div></div>
 <script type="application/json" id="geosite-data">{data}</script>
 <script>{leaflet_js}</script>
 <script>{page_js}</script>

@@ -32,6 +32,7 @@ from geosite.errors import (
     CoverageWarning,
     CRSError,
     GeositeWarning,
+    ImplausibleInputWarning,
     InputError,
     MissingInputError,
     Note,
@@ -182,8 +183,17 @@ def load_site(
     )
     if dem_path is not None:
         _check_dem_coverage(site, notes)
+    _check_plausible(site, profile, notes)
     _emit(notes, strict)
     return site
+
+
+def _check_plausible(site: Site, profile: Any, notes: list[str]) -> None:
+    """Implausible inputs for the village (geosite.site.plausible): kept on the site, noted."""
+    from geosite.site.plausible import check_site
+
+    site.input_warnings = check_site(site, profile)
+    notes.extend(Note(w.message, ImplausibleInputWarning) for w in site.input_warnings)
 
 
 def read_site_toml(root: Path, limits: Limits | None = None) -> tuple[dict[str, Any], Path]:
@@ -337,6 +347,7 @@ def site_from_frames(
         maintainer=maintainer or Contact(),
         notes=notes,
     )
+    _check_plausible(site, profile, notes)
     _emit(notes, strict=False)
     return site
 

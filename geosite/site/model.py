@@ -85,6 +85,7 @@ class Site:
     maintainer: Contact = field(default_factory=Contact)
     project: Project = field(default_factory=Project)
     notes: list[str] = field(default_factory=list)
+    input_warnings: list[Any] = field(default_factory=list)  # geosite.site.plausible.InputWarning records
     settings: dict[str, Any] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)  # what reading its files may cost (geosite.io.limits)
     inputs_root: Path | None = None  # the folder site.toml's files must stay in (None: allowed outside)
