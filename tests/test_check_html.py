@@ -109,6 +109,8 @@ def no_contours(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("html_nc")
     layers = clean_layers()
     del layers["contours"]
+    (tmp / "sub").mkdir(parents=True, exist_ok=True)
+    write_map(tmp / "sub" / "map.tif", 2.0, 50)  # the existing site map clean_conf declares
     folder = make_site(tmp / "sub", layers, clean_conf(), dem=inclined_plane(4.0, shape=(200, 200), cell=4.0))
     res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(tmp / "out")])
     assert res.exit_code == 1, res.output

@@ -405,14 +405,15 @@ def _wrap(text: str, width_in: float, size: float) -> list[str]:
 def panel_text(sheet: MapSheet, text: str, size: float = 7.0, bold: bool = False, indent: float = 0.0,
                gid: str | None = None, color: str = INK, mono: bool = False) -> float:
     """Wrapped text at the panel's cursor (top down); returns the height used, inches."""
+    size = max(size, MIN_PT)  # the size printed, and so the pitch of its lines
     pw = sheet.plan.sheet.panel[2]
     ph = sheet.plan.sheet.panel[3]
     lines = _wrap(text, pw - 0.2 - indent, size * (1.12 if mono else 1.0))
     lh = size * 1.25 / 72
     y = ph - sheet.cursor
-    sheet.panel.text(0.1 + indent, y, "\n".join(lines), fontsize=max(size, MIN_PT), va="top", ha="left",
-                     fontweight="bold" if bold else "normal", linespacing=1.25, gid=gid, color=color,
-                     family=MONO if mono else FONT)
+    for k, line in enumerate(lines):  # one text a line, baselines at this pitch (a line's own ink never moves it)
+        sheet.panel.text(0.1 + indent, y - k * lh - 0.8 * size / 72, line, fontsize=size, va="baseline", ha="left",
+                         fontweight="bold" if bold else "normal", gid=gid, color=color, family=MONO if mono else FONT)
     used = lh * len(lines)
     sheet.cursor += used
     return used
@@ -510,9 +511,12 @@ def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: 
     fig.text(x0 + 0.1, y, title, transform=tr, fontsize=size + 0.5, fontweight="bold", va="top", ha="left")
     y -= lh + 0.04
     for gid, lines in blocks:
-        fig.text(x0 + 0.1, y, "\n".join(lines), transform=tr, fontsize=max(size - (0.5 if gid == "table" else 0), MIN_PT),
-                 va="top", ha="left", linespacing=1.25, gid=gid, family="DejaVu Sans Mono" if gid == "table" else FONT)
-        y -= lh * len(lines) + (0.06 if gid != "table" else 0.0)
+        fs = max(size - (0.5 if gid == "table" else 0), MIN_PT)
+        for line in lines:  # one text a line, baselines at the block's pitch (a line's own ink never moves it)
+            fig.text(x0 + 0.1, y - 0.8 * fs / 72, line, transform=tr, fontsize=fs, va="baseline", ha="left", gid=gid,
+                     family=MONO if gid == "table" else FONT)
+            y -= lh
+        y -= 0.06 if gid != "table" else 0.0
     return True
 
 

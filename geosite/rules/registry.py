@@ -212,7 +212,7 @@ TERRAIN_PARAMS: dict[str, Param] = {
     "contour_interval_ft": _c(NUMBER, "ft"),
     "index_contour_every": _c(INTEGER, "contours"),
     "channel_threshold_sqft": _c(NUMBER, "sq ft"),
-    "plausible_elevation_ft": _c(LIST, "ft"),
+    "ground_elevation_ft": _c(LIST, "ft", "the lowest and highest ground of the state, for the DEM height check"),
 }
 
 #: ``[submission]`` entries (how ``geosite check`` reads a plan)
