@@ -33,10 +33,13 @@ from geosite.cli.app import limit_option, limits_from, output_folder, state
 def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, received, overwrite, make_valid, no_html, limit) -> None:
     """Check SUBMISSION_DIR (a site folder with a [declared] table) against its chapter, section by section.
 
-    Writes findings.json, findings.md, findings.gpkg (layer 'findings': where each problem is) and
-    report.html. Exit code: 0 the plan passes, 1 some findings fail, 2 bad input.
+    The submission is copied to a private folder and read there by a child process with no network,
+    bounded memory and time, and only GeoTIFF, GeoPackage, shapefile, GeoJSON and DXF drivers
+    (docs/security.md). Writes findings.json, findings.md, findings.gpkg (layer 'findings': where each
+    problem is) and report.html. Exit code: 0 the plan passes, 1 some findings fail, 2 bad input.
     """
-    from geosite.review import check_submission, write_check_outputs
+    from geosite.review import write_check_outputs
+    from geosite.review.sandbox import check_submission_sandboxed
 
     quiet = state(ctx).quiet
     steps = state(ctx).steps()
@@ -44,7 +47,7 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
     inputs = [submission_dir] + ([dem] if dem else [])
     out = output_folder(out, inputs, overwrite)
     with steps:
-        result = check_submission(submission_dir, jurisdiction=jurisdiction, dem=dem,
+        result = check_submission_sandboxed(submission_dir, jurisdiction=jurisdiction, dem=dem,
                                   dem_vertical_unit=dem_vertical_unit, received=received.date() if received else None,
                                   make_valid=make_valid, step=steps, limits=limits_from(limit))
         steps("writing outputs")

@@ -126,6 +126,7 @@ class CheckResult:
             "findings": [f.to_dict() for f in self.findings],
             "schedule": self.schedule,
             "notes": list(self.site.notes),
+            **({"sandbox": self.extra["sandbox"]} if "sandbox" in self.extra else {}),
         }
 
 

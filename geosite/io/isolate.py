@@ -1,0 +1,119 @@
+"""Isolating the process that reads a submission (Linux): no network, bounded memory and CPU time.
+
+Called first thing in the sandbox's child process (geosite.review.sandbox), before GDAL, PROJ or any
+thread starts:
+
+- :func:`enter_network_namespace`: ``unshare(CLONE_NEWNET)``: the process gets a network of its own
+  holding only a loopback interface that is down, so no connection leaves it (not even to 127.0.0.1 of
+  the machine). Needs CAP_SYS_ADMIN (root, or a user namespace).
+- :func:`block_sockets`: a seccomp filter (no library needed: a classic-BPF program installed with
+  ``prctl``) making ``socket()`` fail with EPERM for every address family but AF_UNIX, and
+  ``io_uring_setup`` fail too (io_uring can open sockets without ``socket()``); x86-64 only. It holds
+  for the process and every thread it starts after, and cannot be lifted.
+- :func:`set_limits`: RLIMIT_AS (address space, bytes) and RLIMIT_CPU (seconds; the kernel kills the
+  process past it).
+
+:func:`network_probe` tries a TCP connection and says what stopped it, for the report.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+import resource
+import socket
+import struct
+
+CLONE_NEWNET = 0x40000000
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+_AUDIT_ARCH_X86_64 = 0xC000003E
+_NR_SOCKET = 41
+_NR_IO_URING_SETUP = 425
+_X32_BIT = 0x40000000
+_RET_ALLOW = 0x7FFF0000
+_RET_EPERM = 0x00050000 | errno.EPERM
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def enter_network_namespace() -> tuple[bool, str]:
+    """Move this process into a new, empty network namespace. Returns (held, why not)."""
+    unshare = getattr(os, "unshare", None)
+    try:
+        if unshare is not None:
+            unshare(CLONE_NEWNET)
+        elif _libc().unshare(CLONE_NEWNET) != 0:
+            e = ctypes.get_errno()
+            return False, os.strerror(e)
+    except (OSError, AttributeError) as exc:
+        return False, str(exc)
+    return True, ""
+
+
+def _filter() -> bytes:
+    """The seccomp program: (code, jt, jf, k) per instruction, relative jumps."""
+    ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    prog = [
+        (ld_abs, 0, 0, 4),                       # 0: A = arch
+        (jeq, 0, 6, _AUDIT_ARCH_X86_64),         # 1: not x86-64 -> allow (the filter is installed on x86-64 only)
+        (ld_abs, 0, 0, 0),                       # 2: A = syscall number
+        (jge, 5, 0, _X32_BIT),                   # 3: x32 ABI -> EPERM
+        (jeq, 0, 2, _NR_SOCKET),                 # 4: socket() ?
+        (ld_abs, 0, 0, 16),                      # 5: A = args[0] (address family, low word)
+        (jeq, 1, 2, socket.AF_UNIX),             # 6: AF_UNIX -> allow, else EPERM
+        (jeq, 1, 0, _NR_IO_URING_SETUP),         # 7: io_uring_setup -> EPERM
+        (ret, 0, 0, _RET_ALLOW),                 # 8
+        (ret, 0, 0, _RET_EPERM),                 # 9
+    ]
+    return b"".join(struct.pack("HBBI", *ins) for ins in prog)
+
+
+def block_sockets() -> tuple[bool, str]:
+    """Install the socket-blocking seccomp filter in this process. Returns (held, why not)."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return False, f"seccomp filter written for x86-64, this is {platform.machine()}"
+    code = _filter()
+    buf = ctypes.create_string_buffer(code, len(code))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    prog = SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    libc = _libc()
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
+        return False, os.strerror(ctypes.get_errno())
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0) != 0:
+        return False, os.strerror(ctypes.get_errno())
+    return True, ""
+
+
+def set_limits(*, memory_bytes: int | None, cpu_seconds: int | None) -> None:
+    """RLIMIT_AS to ``memory_bytes`` (bytes of address space) and RLIMIT_CPU to ``cpu_seconds`` (s)."""
+    if memory_bytes:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    if cpu_seconds:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+
+
+def network_probe(host: str = "127.0.0.1", port: int = 9) -> str:
+    """Try a TCP connection to ``host:port``; say what happened (``"socket refused (EPERM)"``,
+    ``"unreachable"``, ``"connection refused"`` ...): anything but a connection."""
+    try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    except OSError as exc:
+        return f"no socket ({errno.errorcode.get(exc.errno or 0, exc.errno)})"
+    try:
+        s.settimeout(1.0)
+        s.connect((host, port))
+        return "CONNECTED"
+    except OSError as exc:
+        return f"connect failed ({errno.errorcode.get(exc.errno or 0, exc.errno)})"
+    finally:
+        s.close()
