@@ -94,6 +94,8 @@ def refuse_remote(text: str | Path, what: str) -> str:
     """``text`` unless it is a URL, a GDAL connection string (``PG:``, ``WFS:``) or a GDAL virtual path
     (``/vsicurl/``, ``/vsizip/``): those are :class:`~geosite.errors.UnsafeInputError`."""
     raw = str(text)
+    if any(ord(c) < 32 or ord(c) == 127 for c in raw):
+        raise UnsafeInputError(f"{what} = {raw!r}: a path holding a NUL or control character; refused")
     if _REMOTE.search(raw):
         raise UnsafeInputError(
             f"{what} = {raw!r}: a URL, connection string or GDAL virtual path; a site may name only local "

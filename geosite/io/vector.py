@@ -86,6 +86,7 @@ def read_layer(path: Path, layer: str | None = None, cad_layer: str | None = Non
             gdf = gpd.read_file(path, layer=layer, engine="pyogrio")
     except (DataSourceError, DataLayerError, OSError, ValueError) as exc:
         raise UnreadableInputError(f"{where}: cannot be read ({_short(exc)})") from exc
+    _refuse_lists(gdf, where)
     if len(gdf) and gdf.geometry is not None:
         limits.check_vertices(where, shapely.get_num_coordinates(gdf.geometry.values), list(range(1, len(gdf) + 1)))
     if cad_layer is not None:
@@ -93,6 +94,21 @@ def read_layer(path: Path, layer: str | None = None, cad_layer: str | None = Non
             raise UnreadableInputError(f"{path}: no CAD 'Layer' field to select {cad_layer!r} from")
         gdf = gdf[gdf["Layer"] == cad_layer].reset_index(drop=True)
     return gdf
+
+
+def _refuse_lists(gdf: gpd.GeoDataFrame, where: str) -> None:
+    """An attribute holding lists or objects (a GeoJSON array, a GDAL list field) is an
+    :class:`~geosite.errors.UnreadableInputError` naming the column and the features: geosite reads one
+    value per attribute."""
+    geom = gdf.geometry.name if isinstance(gdf, gpd.GeoDataFrame) and "geometry" in gdf else None
+    for col in gdf.columns:
+        if col == geom or gdf[col].dtype != object:
+            continue
+        bad = [i + 1 for i, v in enumerate(gdf[col]) if isinstance(v, list | tuple | dict | set) or hasattr(v, "shape")]
+        if bad:
+            raise UnreadableInputError(f"{where}: column {col!r} holds lists, not single values (features "
+                                       f"{', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''}); "
+                                       "give one value per attribute")
 
 
 def _short(exc: Exception) -> str:
