@@ -131,10 +131,10 @@ def _check_schema_row(kind: str, name: str, sql: str, where: str) -> None:
                                "(a view runs SQL as it is read)")
     if kind == "trigger" and not _TRIGGER.match(name):
         raise UnsafeInputError(f"{where}: holds the trigger {name!r}, not one of the GeoPackage's own; refused")
-    if kind == "table" and re.match(r"(?is)\s*create\s+virtual\s+table", sql):
-        if not (name.startswith("rtree_") and re.search(r"(?is)\busing\s+rtree\s*\(", sql)):
-            raise UnsafeInputError(f"{where}: holds the virtual table {name!r}; geosite reads ordinary feature tables "
-                                   "only (only the GeoPackage's own R-tree indexes are virtual)")
+    virtual = kind == "table" and re.match(r"(?is)\s*create\s+virtual\s+table", sql)
+    if virtual and not (name.startswith("rtree_") and re.search(r"(?is)\busing\s+rtree\s*\(", sql)):
+        raise UnsafeInputError(f"{where}: holds the virtual table {name!r}; geosite reads ordinary feature tables "
+                               "only (only the GeoPackage's own R-tree indexes are virtual)")
 
 
 def _check_contents(con: sqlite3.Connection, tables: set[str], where: str) -> None:

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import shapely
 from pyproj import CRS
+from pyproj.exceptions import ProjError
 from shapely.geometry.base import BaseGeometry
 
 from geosite.errors import (
@@ -671,7 +672,7 @@ def _check_layer(
         notes.append(f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}")
         try:
             gdf = gdf.to_crs(site_crs)
-        except Exception as exc:  # pyproj's ProjError: another celestial body, no transformation
+        except (ProjError, ValueError) as exc:  # another celestial body, no transformation
             problems.append(f"{where}: cannot be moved from its CRS {gdf.crs.name!r} to the site CRS {site_crs.name!r} "
                             f"({str(exc).splitlines()[0][:200]}); give the layer in the site CRS")
             return None
