@@ -26,8 +26,10 @@ def safe_cell(value: Any) -> Any:
 
 def safe_frame(df: Any) -> Any:
     """A copy of the pandas DataFrame ``df`` with :func:`safe_cell` applied to every text column."""
+    from pandas.api.types import is_object_dtype, is_string_dtype
+
     out = df.copy()
     for col in out.columns:
-        if out[col].dtype == object:
-            out[col] = out[col].map(safe_cell)
+        if is_object_dtype(out[col]) or is_string_dtype(out[col]):
+            out[col] = out[col].map(safe_cell).astype(object)
     return out

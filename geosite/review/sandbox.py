@@ -31,6 +31,7 @@ import io
 import logging
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -140,7 +141,7 @@ def _crash(rc: int, logfile: Path, shown: Path, limits: Limits, seconds: float) 
         tail = logfile.read_bytes()[-4000:].decode("utf-8", "replace")
     except OSError:
         tail = ""
-    if "MemoryError" in tail or rc in (-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS) and "memory" in tail.lower():
+    if _OUT_OF_MEMORY.search(tail):
         return errors.LimitError(f"{shown}: reading the submission needed more memory than check_memory_bytes "
                                  f"{memory_limit(limits):,}; stopped, nothing written. Raise with --limit check_memory_bytes=N")
     if rc in (-signal.SIGXCPU, -signal.SIGKILL):
@@ -150,6 +151,11 @@ def _crash(rc: int, logfile: Path, shown: Path, limits: Limits, seconds: float) 
     return errors.UnreadableInputError(f"{shown}: the process reading the submission ended without a result after "
                                        f"{seconds:.1f} s ({_signal_name(rc)}: {last[0][:300]}); a file in it may be "
                                        "corrupt or crafted; nothing written")
+
+
+#: How running out of address space shows in the child's output (Python, glibc, the loader, C++).
+_OUT_OF_MEMORY = re.compile(r"MemoryError|failed to map segment|Cannot allocate memory|bad_alloc|out of memory|ENOMEM",
+                            re.IGNORECASE)
 
 
 def _signal_name(rc: int) -> str:
