@@ -212,6 +212,8 @@ def test_a_journal_beside_the_geopackage_is_left_alone_and_the_report_says_what_
     f = json.loads((tmp_path / "out" / "findings.json").read_text())
     box = f["sandbox"]
     assert box["network_namespace"] or box["seccomp"]
+    if isolate_landlock_abi() > 0:
+        assert box["landlock"] is True, box["landlock_error"]
     assert "CONNECTED" not in box["network_probe"]
     assert set(box["drivers"]) <= {"GTiff", "GPKG", "ESRI Shapefile", "GeoJSON", "DXF", "MEM", "Memory"}
     assert box["proj_network"] is False
@@ -299,6 +301,50 @@ def test_isolation_stops_a_connection_to_the_loopback_server():
             assert os.WEXITSTATUS(status) == 0, (layer.__name__, status)
         time.sleep(0.2)
         assert requests == ["/parent"]
+
+
+def isolate_landlock_abi() -> int:
+    from geosite.io.isolate import landlock_abi
+
+    return landlock_abi()
+
+
+@pytest.mark.skipif(isolate_landlock_abi() < 1, reason="no Landlock in this kernel")
+def test_landlock_lets_the_child_read_only_what_it_was_given(tmp_path):
+    """In a forked child restricted to one folder: a file there reads, a file beside it (outside) does
+    not, nor can a file be written outside its writable folder, nor a TCP connection made (ABI >= 4)."""
+    from geosite.io import isolate
+
+    given, outside, work = tmp_path / "given", tmp_path / "outside", tmp_path / "work"
+    for d in (given, outside, work):
+        d.mkdir()
+    (given / "a.txt").write_text("a")
+    (outside / "secret.txt").write_text("s")
+    with loopback_server() as (url, requests):
+        host, port = url.split("//")[1].split(":")
+        pid = os.fork()
+        if pid == 0:
+            held, _ = isolate.restrict_files([str(given)], [str(work)])
+            code = 0 if held else 10
+            code |= 0 if (given / "a.txt").read_text() == "a" else 1
+            try:
+                (outside / "secret.txt").read_text()
+                code |= 2
+            except PermissionError:
+                pass
+            try:
+                (outside / "new.txt").write_text("x")
+                code |= 4
+            except PermissionError:
+                pass
+            (work / "ok.txt").write_text("w")
+            if isolate.landlock_abi() >= 4 and "CONNECTED" in isolate.network_probe(host, int(port)):
+                code |= 8
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.WEXITSTATUS(status) == 0, os.WEXITSTATUS(status)
+        assert requests == []
+    assert (work / "ok.txt").read_text() == "w" and not (outside / "new.txt").exists()
 
 
 def test_only_the_allowlisted_gdal_drivers_remain(tmp_path):

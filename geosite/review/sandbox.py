@@ -122,7 +122,7 @@ def _run_child(tmp: Path, shown: Path, limits: Limits) -> dict[str, Any]:
         _kill_group(proc.pid)  # anything it left behind
     finally:
         out.close()
-    result = tmp / "result.pickle"
+    result = work / "result.pickle"
     if rc == 0 and result.is_file() and 0 < result.stat().st_size <= MAX_RESULT_BYTES:
         return safe_loads(result.read_bytes())
     raise _crash(rc, tmp / "child.log", shown, limits, time.monotonic() - t0)
@@ -310,11 +310,45 @@ def _isolate(request: dict[str, Any]) -> dict[str, Any]:
     left = allowlist.prune_gdal_drivers(keep)
     network.set_network_enabled(False)
     untrusted.set_policy(lambda path, driver, what: allowlist.submission_policy(path, driver, what, limits))
+    landlock, why_not_landlock = _restrict_files(request)
     return {"network_namespace": netns, "network_namespace_error": why_not or None, "seccomp": seccomp,
-            "seccomp_error": why_not_seccomp or None, "network_probe": isolate.network_probe(),
+            "seccomp_error": why_not_seccomp or None, "landlock": landlock, "landlock_error": why_not_landlock or None,
+            "network_probe": isolate.network_probe(),
             "drivers": sorted({d for names in left.values() for d in names}), "gdal_libraries": left,
             "memory_limit_bytes": memory_limit(limits), "cpu_limit_s": limits.check_cpu_seconds,
             "wall_limit_s": limits.check_seconds, "proj_network": network.is_network_enabled()}
+
+
+#: What the child may read besides Python, its packages and the submission: shared libraries, the
+#: loader's cache, the time zone, its own /proc entries, CPU topology, and the harmless devices.
+SYSTEM_READS = ("/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime", "/proc/self", "/proc/cpuinfo",
+                "/proc/meminfo", "/proc/stat", "/sys/devices/system/cpu", "/sys/fs/cgroup", "/dev/null", "/dev/urandom",
+                "/dev/zero")
+
+
+def _restrict_files(request: dict[str, Any]) -> tuple[bool, str]:
+    """Landlock the child: read only Python, its packages, GDAL's and PROJ's data, the staged submission
+    and the inspector's own files; write only its private working folder. Skipped (and said so) when
+    the inspector's ``--dem`` is a VRT, whose sources may lie anywhere."""
+    from geosite.io import isolate
+
+    if _inspector_vrt(request.get("dem")):
+        return False, "not applied: the inspector's --dem is a VRT, whose sources may lie anywhere"
+    work = str(Path(request["root"]).parent / "work")
+    reads = [sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(sys.executable).resolve().parent),
+             str(Path(__file__).resolve().parents[2]), request["root"], *SYSTEM_READS]
+    reads += [p for p in sys.path if p and Path(p).is_dir()]
+    reads += [os.environ[k] for k in ("GDAL_DATA", "PROJ_DATA", "PROJ_LIB") if os.environ.get(k)]
+    try:
+        from pyproj.datadir import get_data_dir
+
+        reads += get_data_dir().split(os.pathsep)
+    except Exception:  # noqa: BLE001 - pyproj finds its data itself; this only widens the list
+        pass
+    for own in (request.get("dem"), request.get("jurisdiction")):
+        if own and Path(own).is_file():
+            reads.append(str(Path(own).resolve()))
+    return isolate.restrict_files(sorted(set(reads)), [work, "/dev/null"])
 
 
 def _inspector_vrt(dem: str | None) -> bool:
@@ -372,12 +406,12 @@ def child_main(tmp: str) -> int:
     """The child: ``python -m geosite.review.sandbox TMP`` (TMP holds request.pickle, written by the parent)."""
     folder = Path(tmp)
     request = pickle.loads((folder / "request.pickle").read_bytes())  # the parent's own data
-    record = _isolate(request)
+    record = _isolate(request)  # from here: no network, bounded, only allowlisted drivers and files
     payload = _child_check(request)
     payload["sandbox"] = record
-    part = folder / "result.pickle.part"
+    part = folder / "work" / "result.pickle.part"
     part.write_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
-    os.replace(part, folder / "result.pickle")
+    os.replace(part, folder / "work" / "result.pickle")
     return 0
 
 
