@@ -343,8 +343,8 @@ def _restrict_files(request: dict[str, Any]) -> tuple[bool, str]:
         from pyproj.datadir import get_data_dir
 
         reads += get_data_dir().split(os.pathsep)
-    except Exception:  # noqa: BLE001 - pyproj finds its data itself; this only widens the list
-        pass
+    except Exception as exc:  # noqa: BLE001 - pyproj finds its data itself; this only widens the list
+        log.debug("pyproj data folder not found: %s", exc)
     for own in (request.get("dem"), request.get("jurisdiction")):
         if own and Path(own).is_file():
             reads.append(str(Path(own).resolve()))
