@@ -273,6 +273,39 @@ def test_the_cpu_limit_stops_the_child_with_a_clear_message(tmp_path, private_tm
             "over 1 s of CPU time (check_cpu_seconds)")
 
 
+def test_killing_check_kills_its_child(tmp_path):
+    """``geosite check`` killed (SIGKILL, no chance to clean up) while its child analyses a large DEM:
+    the kernel ends the child too (PR_SET_PDEATHSIG), so nothing runs on past the inspector's run."""
+    import signal
+    import subprocess
+    import sys
+
+    from sitebuilder import write_dem
+
+    from geosite.testing import inclined_plane
+
+    folder = submission(tmp_path / "sub")
+    write_dem(folder / "dem.tif", inclined_plane(4.0, shape=(2400, 2400), cell=0.25))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    parent = subprocess.Popen([sys.executable, "-m", "geosite.cli", "-q", "check", str(folder), "--out", str(tmp_path / "out")],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not sandbox_processes(tmp) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    children = sandbox_processes(tmp)
+    assert children, "the sandbox child never started"
+    time.sleep(0.5)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while sandbox_processes(tmp) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert sandbox_processes(tmp) == []
+    assert not (tmp_path / "out").exists()
+
+
 # ------------------------------------------------------------------------------------------ the layers, one by one
 
 

@@ -27,6 +27,7 @@ import socket
 import struct
 
 CLONE_NEWNET = 0x40000000
+_PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
@@ -92,6 +93,15 @@ def block_sockets() -> tuple[bool, str]:
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0) != 0:
         return False, os.strerror(ctypes.get_errno())
     return True, ""
+
+
+def die_with_parent() -> bool:
+    """Have the kernel SIGKILL this process when the process that started it ends (PR_SET_PDEATHSIG),
+    so a killed ``check`` leaves no child running. Returns whether it held."""
+    libc = _libc()
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+    held = libc.prctl(_PR_SET_PDEATHSIG, 9, None, 0, 0) == 0  # SIGKILL
+    return held and os.getppid() != 1  # the parent may have ended before the call
 
 
 def set_limits(*, memory_bytes: int | None, cpu_seconds: int | None) -> None:

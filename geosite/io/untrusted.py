@@ -69,6 +69,11 @@ def set_policy(policy: Policy | None) -> None:
     _policy = policy
 
 
+def policy_active() -> bool:
+    """Whether a submission policy is installed (the sandboxed ``check``'s child)."""
+    return _policy is not None
+
+
 def _apply_policy(path: Path, driver: str, what: str, root: Path | None) -> str:
     if _policy is not None and root is not None:
         _policy(path, driver, what)

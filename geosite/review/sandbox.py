@@ -94,13 +94,21 @@ def check_submission_sandboxed(
         tmp = Path(tmp_name)
         step("staging the submission")
         staged = stage_submission(shown, tmp / "submission", limits)
-        request = {"root": str(staged.root.resolve()), "shown": str(shown), "jurisdiction": jurisdiction,
+        request = {"root": str(staged.root.resolve()), "shown": str(shown), "jurisdiction": _absolute(jurisdiction),
                    "dem": None if dem is None else str(Path(dem).resolve()), "dem_vertical_unit": dem_vertical_unit,
                    "received": received, "make_valid": make_valid, "limits": limits}
         (tmp / "request.pickle").write_bytes(pickle.dumps(request))
         step("reading and checking the submission in a sandbox")
         payload = _run_child(tmp, shown, limits)
     return _unpack(payload, staged, shown)
+
+
+def _absolute(jurisdiction: str | None) -> str | None:
+    """The inspector's profile file as an absolute path (the child works in a folder of its own); a
+    profile name unchanged."""
+    if jurisdiction and jurisdiction.endswith(".toml") and not Path(jurisdiction).is_absolute():
+        return str(Path.cwd() / jurisdiction)
+    return jurisdiction
 
 
 def _run_child(tmp: Path, shown: Path, limits: Limits) -> dict[str, Any]:
@@ -114,9 +122,11 @@ def _run_child(tmp: Path, shown: Path, limits: Limits) -> dict[str, Any]:
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True, close_fds=True)
         try:
             rc = proc.wait(timeout=limits.check_seconds)
-        except subprocess.TimeoutExpired:
+        except BaseException as exc:  # the limit, or the inspector's Ctrl-C: the child goes too
             _kill_group(proc.pid)
             proc.wait()
+            if not isinstance(exc, subprocess.TimeoutExpired):
+                raise
             raise errors.LimitError(f"{shown}: reading and checking the submission took over {limits.check_seconds:,} s "
                                     "(check_seconds); stopped, nothing written. Raise with --limit check_seconds=N") from None
         _kill_group(proc.pid)  # anything it left behind
@@ -294,6 +304,8 @@ def _isolate(request: dict[str, Any]) -> dict[str, Any]:
     the record of what held."""
     from geosite.io import isolate
 
+    if not isolate.die_with_parent():
+        sys.exit(3)  # the parent is gone: no one to read the result
     netns, why_not = isolate.enter_network_namespace()
     seccomp, why_not_seccomp = isolate.block_sockets()
     limits: Limits = request["limits"]
