@@ -221,7 +221,11 @@ def test_a_journal_beside_the_geopackage_is_left_alone_and_the_report_says_what_
     assert staged == {p: hashlib.sha256((folder / p).read_bytes()).hexdigest() for p in ("dem.tif", "layers.gpkg", "site.toml")}
     assert any("layers.gpkg-wal" in s for s in box["staged"]["not_staged"])
     assert f["folder"] == str(folder)  # the submission's path, not the staged copy's
-    assert any(n.startswith("Read in a sandbox") for n in f["notes"])
+    assert f["isolation"].startswith("Read in a sandbox: a staged copy, network blocked by")
+    md = (tmp_path / "out" / "findings.md").read_text()
+    html = (tmp_path / "out" / "report.html").read_text()
+    for sha in staged.values():  # the report names what it read
+        assert sha in md and sha in html
     assert list(private_tmp.iterdir()) == []
 
 

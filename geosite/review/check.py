@@ -117,6 +117,7 @@ class CheckResult:
             "received": self.received.isoformat() if self.received else None,
             "review_deadline": deadline,
             "schedule_note": self.schedule_note,
+            **({"isolation": self.extra["isolation"]} if "isolation" in self.extra else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:

@@ -21,7 +21,7 @@ cannot reach the network, with its memory, CPU time and wall-clock time bounded 
 A crash, a kill at a limit or an error in the child is an :class:`~geosite.errors.InputError` (exit 2)
 naming the submission and the limit. ``CheckResult.extra["sandbox"]`` records what held (network
 namespace, seccomp, the drivers left, the limits) and the staged files with their SHA-256; the
-report's notes say it too.
+head of findings.md and report.html says it too.
 """
 
 from __future__ import annotations
@@ -212,18 +212,19 @@ def _unpack(payload: dict[str, Any], staged: Staged, shown: Path) -> CheckResult
     record = dict(payload.get("sandbox") or {})
     record["staged"] = staged.to_dict()
     result.extra["sandbox"] = record
-    result.site.notes.append(describe(record))
+    result.extra["isolation"] = describe(record)  # the summary's line (findings.md, report.html)
     return result
 
 
 def describe(record: dict[str, Any]) -> str:
     """One line for the report: what isolation held, and the staged files with their SHA-256."""
-    held = [k for k in ("network_namespace", "seccomp") if record.get(k)]
+    held = [k.replace("_", " ") for k in ("network_namespace", "seccomp") if record.get(k)]
     files = record.get("staged", {}).get("files", [])
     listed = "; ".join(f"{f['path']} ({f['bytes']:,} bytes, sha256 {f['sha256']})" for f in files)
     skipped = record.get("staged", {}).get("not_staged", [])
+    files_rule = "files limited by Landlock" if record.get("landlock") else f"files not limited ({record.get('landlock_error')})"
     return (f"Read in a sandbox: a staged copy, network blocked by {' and '.join(held) or 'NOTHING (see sandbox record)'}, "
-            f"GDAL drivers {', '.join(record.get('drivers', []))}; files read: {listed}"
+            f"{files_rule}, GDAL drivers {', '.join(record.get('drivers', []))}; files read: {listed}"
             + (f"; not read: {'; '.join(skipped)}" if skipped else ""))
 
 
