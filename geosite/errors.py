@@ -87,3 +87,17 @@ class MissingLayerWarning(GeositeWarning):
 
 class ReprojectionWarning(GeositeWarning):
     """A layer was reprojected to the site CRS."""
+
+
+class Note(str):
+    """A note on the input, as the report lists it (a ``str``), with its warning class: ``category`` is the
+    :class:`GeositeWarning` subclass it is raised as (``--strict``: an error), or None for a routine note
+    (an optional layer not present) that is listed but not warned. Kept typed so no code sorts notes by
+    their wording."""
+
+    category: type[GeositeWarning] | None
+
+    def __new__(cls, text: str, category: type[GeositeWarning] | None = GeositeWarning) -> Note:
+        note = super().__new__(cls, text)
+        note.category = category
+        return note

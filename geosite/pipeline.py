@@ -27,7 +27,7 @@ import geopandas as gpd
 from geosite.controls.stage import measure_controls
 from geosite.hydrology.stage import HYDRO_KEYS, channel_threshold_sqft, measure_hydrology
 from geosite.report import build_report, render_markdown
-from geosite.rules import Evaluation, Profile, evaluate, load_profile, site_gate
+from geosite.rules import Evaluation, Profile, decide, evaluate, load_profile, site_gate
 from geosite.site import Site, SiteMeasurements, measure_site
 from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
 from geosite.units import SQFT_PER_ACRE
@@ -77,14 +77,25 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
         extra.update(measure_earthwork(site, prof, dem, m, step))
         extra.update(measure_hydrology(site, prof, dem, m, step))
     m.gate = site_gate(prof, m.values)  # once: the controls, the rules, check, maps and report all read it
+    m.decisions = decide(prof, m.values, m.gate)  # once: each requirement required here or not
+    extra.update(_requirement_summary(m.decisions))
     controls = measure_controls(site, prof, dem, m.flow_grid, m, step)
     extra.update(controls.report)
     step("evaluating the rules")
-    ev = evaluate(prof, m.values, m.gate)
+    ev = evaluate(prof, m.values, m.gate, decisions=m.decisions)
     ev.findings.extend(controls.findings)
     report = build_report(site, prof, m, ev, extra)
     layers = {**m.layers, **controls.layers}
     return AnalysisResult(site, prof, m, ev, report, layers, dem)
+
+
+def _requirement_summary(decisions: dict[str, Any]) -> dict[str, Any]:
+    """report.json's ``sediment_basin`` block, from the one decision the controls and rules read."""
+    d = decisions.get("sediment_basin")
+    if d is None:
+        return {"sediment_basin": {"required": None, "reasons": ["not specified by this chapter"]}}
+    return {"sediment_basin": {"required": d.applies, "either_with": d.either_with,
+                               "reasons": [t.message for t in d.conditions if t.met] or ([d.why] if d.why else [])}}
 
 
 #: The largest DEM read whole when the site's drainage needs over half of it; a larger one is read on

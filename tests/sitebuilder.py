@@ -114,3 +114,17 @@ def ridge_plane(slope_pct: float, shape: tuple[int, int] = (500, 500), cell: flo
     d = y - (Y0 + RIDGE_Y)
     z = 900.0 - slope_pct / 100.0 * np.where(d < 0, -d, 4.0 * d)
     return Dem.from_array(z, base.transform, base.crs, "us_ft")
+
+
+def write_map(path, pixel_ft, dpi, extent=(0, -800, 800, 800), crs="EPSG:7593"):
+    """A georeferenced map GeoTIFF of ``pixel_ft`` ft pixels tagged ``dpi``: ``pixel_ft * dpi`` ft per inch."""
+    import numpy as np
+    import rasterio
+    from affine import Affine
+
+    x, y, w, h = extent
+    cols, rows = int(w / pixel_ft), int(h / pixel_ft)
+    t = Affine(pixel_ft, 0, X0 + x, 0, -pixel_ft, Y0 + y + h)
+    with rasterio.open(path, "w", driver="GTiff", width=cols, height=rows, count=1, dtype="uint8", crs=crs, transform=t) as dst:
+        dst.write(np.full((rows, cols), 200, "uint8"), 1)
+        dst.update_tags(TIFFTAG_XRESOLUTION=str(dpi), TIFFTAG_YRESOLUTION=str(dpi), TIFFTAG_RESOLUTIONUNIT="2 (pixels/inch)")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from sitebuilder import make_site
+from sitebuilder import make_site, write_map
 from test_review_check import DIST, bmp_frame, clean_conf, clean_layers, line
 
 from geosite.cli import cli
@@ -51,6 +51,8 @@ def report(tmp_path_factory) -> Path:
     south = [line((x, y - 1), (x + 50, y - 1)), line((x + 190, y - 1), (x + w, y - 1))]  # 140 ft missing
     layers["bmps"] = bmp_frame(south + list(bmps.geometry.iloc[1:]), [1, 8] + list(bmps["id"].iloc[1:]),
                                ["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]))
+    (tmp / "sub").mkdir(parents=True, exist_ok=True)
+    write_map(tmp / "sub" / "map.tif", 2.0, 50)  # the existing site map clean_conf declares
     folder = make_site(tmp / "sub", layers, clean_conf(), dem=inclined_plane(4.0, shape=(200, 200), cell=4.0))
     res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(tmp / "out")])
     assert res.exit_code == 1, res.output

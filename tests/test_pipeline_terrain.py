@@ -95,7 +95,9 @@ def test_dem_crop_keeps_georeferencing():
     assert whole.shape == dem.shape
 
 
-@pytest.mark.parametrize(("raise_ft", "declared", "met"), [(2.0, None, True), (0.5, None, False), (2.0, 100.0, False)])
+# A(4): the larger of the declared and the measured volume decides (a declared 100 cu yd does not hide 463 + 93 measured)
+@pytest.mark.parametrize(("raise_ft", "declared", "met"), [(2.0, None, True), (0.5, None, False), (2.0, 100.0, True),
+                                                           (0.5, 500.0, True), (0.5, 300.0, False)])
 def test_cut_and_fill_from_a_proposed_grade(tmp_path, raise_ft, declared, met):
     # existing: a 5 % plane; proposed: the same with a 100 x 100 ft pad raised `raise_ft` and a 50 x 50 ft
     # cut 1 ft. Fill = 100 x 100 x raise / 27 cu yd, cut = 50 x 50 x 1 / 27 = 92.6 cu yd.
@@ -124,7 +126,8 @@ def test_cut_and_fill_from_a_proposed_grade(tmp_path, raise_ft, declared, met):
     assert e["cut_cy"] == pytest.approx(50 * 50 / 27, rel=1e-9)
     t = next(t for t in r["applicability"]["triggers"] if t["rule"] == "cut_and_fill_volume")
     assert t["met"] is met
-    assert e["decides_a4"] == ("measured" if declared is None else "declared")
+    measured = e["cut_cy"] + e["fill_cy"]
+    assert e["decides_a4"] == ("measured" if declared is None or measured > declared else "declared")
 
 
 def test_a_steep_strip_reaching_into_the_site_keeps_its_whole_size(tmp_path):

@@ -129,9 +129,11 @@ def test_check_finds_what_the_real_site_seeds_and_nothing_else(real_site):
         "inlet_protection_submitted",  # CB-2 unprotected
         "tracking_pad",  # a 40-ft pad, short of DNR 1057's 50
         "sheetflow_diversion_submitted",  # run-on from above County Road 3 reaches the lots unchecked
+        "channelized_diversion_submitted",  # the channelized inflow is neither diverted nor its channel fenced
+        "stockpile_stabilization",  # the topsoil pile stays past 30 days with nothing to stabilize it
     }
     assert got["inlet_protection_submitted"].feature_ids == [2]
-    assert "drawn pad is 40 ft" in got["tracking_pad"].message and got["tracking_pad"].citation == "B(3)"
+    assert "the drawn pad runs 40 ft along the drive" in got["tracking_pad"].message and got["tracking_pad"].citation == "B(3)"
     # the low-edge fence, set a few yards below the lots, covers part of their downslope edge by catching
     # its runoff (it is more than 10 ft from the edge, so only that rule credits it)
     assert result.analysis.report["submitted_controls"]["filter_fence"]["intercepted_length_ft"] > 300

@@ -19,7 +19,7 @@ import pytest
 import shapely
 from click.testing import CliRunner
 from shapely.geometry import Polygon
-from sitebuilder import X0, Y0, line, make_site, point, rect
+from sitebuilder import X0, Y0, line, make_site, point, rect, write_map
 
 from geosite.cli import cli
 from geosite.testing import inclined_plane
@@ -53,7 +53,8 @@ def clean_layers() -> dict:
     px, py, pw, ph = PILE
     return {
         "site_boundary": gdf([rect(200, -600, 400, 400)], id=[1]),
-        "disturbance": gdf([rect(*DIST)], id=[1], phase=["all"], start=["2027-05-03"], end=["2027-10-29"]),
+        "disturbance": gdf([rect(*DIST)], id=[1], phase=["all"], start=["2027-05-03"], end=["2027-10-29"],
+                           stabilized=["2027-11-03"]),  # B(6)(c)[1]: within 7 days of the end
         "stockpiles": gdf([rect(*PILE)], id=[1], days=[20]),
         "streams": gdf([line((0, -700), (800, -700))], id=[1], name=["Wood Creek"]),
         "floodplain": gdf([rect(0, -780, 800, 160)], id=[1], zone=["100yr"]),
@@ -88,6 +89,8 @@ def clean_conf(**declared) -> dict:
         "final_conditions": "Lawn and a house; drive paved (sheet C-3)",
         "maintenance": "Inspect weekly and after 0.5 in of rain; repair fences within 24 h",
         "stabilization": "Seed and mulch within 7 days of final grade; temporary seed on the pile",
+        "submitted_map": "map.tif",
+        "map_dpi": 50,
         **declared,
     }
     return {
@@ -105,6 +108,8 @@ def dem():
 
 
 def run_check(tmp_path, dem, layers=None, conf=None, *args):
+    (tmp_path / "sub").mkdir(parents=True, exist_ok=True)
+    write_map(tmp_path / "sub" / "map.tif", 2.0, 50)  # the existing site map, 100 ft to the inch (A(1))
     folder = make_site(tmp_path / "sub", layers if layers is not None else clean_layers(), conf or clean_conf(), dem=dem)
     out = tmp_path / "out"
     res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(out), "--no-html", *args])

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import rasterio
 from affine import Affine
-from sitebuilder import X0, Y0, rect
+from sitebuilder import X0, Y0, rect, write_map
 from test_review_check import bmp_frame, clean_conf, clean_layers, fails, finding_geoms, gdf, line, run_check
 
 from geosite.testing import inclined_plane
@@ -68,15 +68,6 @@ def test_layer_crs_contradicts_declared(tmp_path, dem):
     assert f["layer"] == "soils" and "Transverse Mercator" in f["submitted"]
 
 
-def write_map(path, pixel_ft, dpi, extent=(0, -800, 800, 800)):
-    x, y, w, h = extent
-    cols, rows = int(w / pixel_ft), int(h / pixel_ft)
-    t = Affine(pixel_ft, 0, X0 + x, 0, -pixel_ft, Y0 + y + h)
-    with rasterio.open(path, "w", driver="GTiff", width=cols, height=rows, count=1, dtype="uint8", crs="EPSG:7593", transform=t) as dst:
-        dst.write(np.full((rows, cols), 200, "uint8"), 1)
-        dst.update_tags(TIFFTAG_XRESOLUTION=str(dpi), TIFFTAG_YRESOLUTION=str(dpi), TIFFTAG_RESOLUTIONUNIT="2 (pixels/inch)")
-
-
 @pytest.mark.parametrize(("pixel_ft", "dpi", "ok"), [(2.0, 50, True), (2.0, 72, False)])
 def test_submitted_geotiff_scale(tmp_path, dem, pixel_ft, dpi, ok):
     folder = tmp_path / "sub"
@@ -104,7 +95,7 @@ def test_submitted_map_too_small_an_extent(tmp_path, dem):
     write_map(folder / "map.tif", 1.0, 100, extent=(150, -650, 500, 500))  # 50 ft around the site, not 200
     from sitebuilder import make_site
 
-    make_site(folder, clean_layers(), clean_conf(submitted_map="map.tif"), dem=dem)
+    make_site(folder, clean_layers(), clean_conf(submitted_map="map.tif", map_dpi=100), dem=dem)
     from click.testing import CliRunner
 
     from geosite.cli import cli

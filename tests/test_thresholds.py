@@ -34,7 +34,7 @@ def test_disturbed_area_4000_sqft(tmp_path, area, met):
     assert trigger(r, "disturbance_on_steep_slopes")["met"] is None
 
 
-def test_overlapping_disturbance_counted_once_and_clipped_to_site(tmp_path):
+def test_overlapping_disturbance_counted_once_and_the_activity_measured_whole(tmp_path):
     # two 100 x 100 squares overlapping by 50 x 100, the second sticking 20 ft outside a 300 x 300 site
     folder = make_site(
         tmp_path / "s",
@@ -44,7 +44,9 @@ def test_overlapping_disturbance_counted_once_and_clipped_to_site(tmp_path):
     assert r["disturbed"]["area_sqft"] == pytest.approx(150 * 100, rel=1e-12)
     folder2 = make_site(tmp_path / "s2", {"site_boundary": [rect(0, 0, 300, 300)], "disturbance": [rect(220, 10, 100, 100)]})
     r2 = geosite.analyze(geosite.load_site(folder2)).report
-    assert r2["disturbed"]["area_sqft"] == pytest.approx(80 * 100, rel=1e-12)
+    # A(3) measures the activity, not its part on the parcel: 100 x 100, 80 x 100 of it on the site
+    assert r2["disturbed"]["area_sqft"] == pytest.approx(100 * 100, rel=1e-12)
+    assert r2["measurements"]["disturbed.on_site_sqft"] == pytest.approx(80 * 100, rel=1e-12)
     assert r2["disturbed"]["outside_site_sqft"] == pytest.approx(20 * 100, rel=1e-9)
     assert r2["site"]["area_sqft"] == pytest.approx(90_000.0)
     assert r2["site"]["area_acres"] == pytest.approx(90_000.0 / 43_560.0)

@@ -33,6 +33,7 @@ COMMANDS = {
     "check": ("check", "check"),
     "schedule": ("schedule", "schedule"),
     "batch": ("batch", "batch"),
+    "profile": ("profile", "profile"),
 }
 VERBOSITY = ("-q", "--quiet", "-v", "-vv", "-vvv", "--verbose")
 

@@ -36,7 +36,8 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
     The submission is copied to a private folder and read there by a child process with no network,
     bounded memory and time, and only GeoTIFF, GeoPackage, shapefile, GeoJSON and DXF drivers
     (docs/security.md). Writes findings.json, findings.md, findings.gpkg (layer 'findings': where each
-    problem is) and report.html. Exit code: 0 the plan passes, 1 some findings fail, 2 bad input.
+    problem is) and report.html. Exit code: 0 nothing fails (verdict pass, inspector_decision or
+    incomplete), 1 some findings fail, 2 bad input.
     """
     from geosite.review import write_check_outputs
     from geosite.review.sandbox import check_submission_sandboxed
@@ -59,6 +60,8 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
             click.echo(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
         for f in result.decisions:
             click.echo(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
+        for f in result.open_questions if result.verdict == "incomplete" else []:
+            click.echo(f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with {f.settle or 'the data named in the finding'}")
         if s.get("review_deadline"):
             click.echo(f"  review deadline: {s['review_deadline']}")
         for f in files:

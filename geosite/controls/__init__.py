@@ -31,12 +31,13 @@ from geosite.controls.fences import (
 from geosite.controls.inlets import inlet_protection
 from geosite.controls.setbacks import DEM_CHANNELS, FEATURE_LAYERS, is_downslope, stockpile_setbacks
 from geosite.controls.submitted import bmps_of, fence_coverage, protected, slope_length_excess
-from geosite.controls.tracking import tracking_pads
+from geosite.controls.tracking import PadRule, pad_extent, tracking_pads
 
 __all__ = [
     "DEM_CHANNELS",
     "FEATURE_LAYERS",
     "UNCLASSIFIED",
+    "PadRule",
     "basin_kind",
     "bmps_of",
     "buildable_rows",
@@ -51,6 +52,7 @@ __all__ = [
     "interior_rows",
     "is_downslope",
     "max_slope_length_ft",
+    "pad_extent",
     "protected",
     "row_obstacles",
     "slope_length_excess",

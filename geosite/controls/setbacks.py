@@ -103,12 +103,14 @@ def stockpile_setbacks(
     features: dict[str, gpd.GeoDataFrame],
     dem: Dem,
     fg: FlowGrid | None = None,
-    min_setback_ft: float = 25.0,
-    stabilize_after_days: float | None = 30.0,
-    trace_ft: float = 100.0,
-    tolerance_deg: float = 20.0,
+    *,
+    min_setback_ft: float,
+    trace_ft: float,
+    tolerance_deg: float,
+    reach_tolerance_ft: float,
     hook_ft: float = 0.0,
-    reach_tolerance_ft: float = 5.0,
+    downslope_only: bool = True,
+    fence_side: str = "downslope",
 ) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """Setbacks of soil stockpiles from the downslope features.
 
@@ -118,17 +120,20 @@ def stockpile_setbacks(
     features : layer name -> GeoDataFrame (roads, lakes, streams, wetlands, channels, and the channels
         traced on the DEM), any projected CRS.
     dem, fg : the DEM and its FlowGrid (``flow_grid(dem)``, computed when omitted; pass one to reuse it).
-    min_setback_ft : required distance from downslope features.
-    stabilize_after_days : piles kept longer than this must be stabilized (None: not specified).
-    trace_ft : how far D8 paths are followed from each pile.
-    tolerance_deg : for the downslope fence (see :func:`geosite.controls.fences.classify_boundary`).
-    hook_ft : upslope hooks at the fence's ends (0, the default: B(6)(e) asks for the downslope side only).
-    reach_tolerance_ft : the most a flow path may pass from a feature and still reach it (see the notes).
+    min_setback_ft : required distance, ft, from the features (the profile's requirement gives it).
+    trace_ft : how far, ft, D8 paths are followed from each pile.
+    tolerance_deg : for the downslope fence, degrees (see :func:`geosite.controls.fences.classify_boundary`).
+    reach_tolerance_ft : the most, ft, a flow path may pass from a feature and still reach it (see the notes).
+    hook_ft : upslope hooks at the fence's ends, ft (0, the default: Grantsburg's B(6)(e) asks for the
+        downslope side only).
+    downslope_only : only features downslope of the pile count for the setback (True: the chapters'
+        "downslope road, lake ..."); False: every feature within the setback counts.
+    fence_side : "downslope" (the pile's downslope side) or "all" (a fence all round).
 
     Returns
     -------
     (piles_report, zones, fences) : a list of dicts per pile (``id``, ``min_setback_ft``,
-        ``nearest_feature``, ``downslope``, ``violation``, ``stabilization_required``, ``near_upslope``,
+        ``nearest_feature``, ``downslope``, ``violation``, ``days``, ``stabilization``, ``near_upslope``,
         ``setback_reason`` and ``extra_bmps`` (the pile's attributes of those names, None when not given),
         ``features``); setback zone polygons (pile buffered by ``min_setback_ft``) and downslope fence
         lines, both in the piles' CRS.
@@ -164,27 +169,26 @@ def stockpile_setbacks(
                 fid = py_scalar(gdf["id"].iloc[j]) if "id" in gdf.columns else j + 1
                 found.append({"layer": lname, "id": fid, "distance_ft": dist, "downslope": down, "why": why})
         found.sort(key=lambda f: f["distance_ft"])
-        down = [f for f in found if f["downslope"]]
+        down = [f for f in found if f["downslope"] or not downslope_only]
         nearest = down[0] if down else (found[0] if found else None)
         min_set = down[0]["distance_ft"] if down else None
         days = piles["days"].iloc[i] if "days" in piles.columns else None
         days = None if days is None or (isinstance(days, float) and np.isnan(days)) else float(days)
-        stab = None if stabilize_after_days is None or days is None else days > stabilize_after_days
         report.append({
             "id": pid,
             "min_setback_ft": min_set,
             "nearest_feature": None if nearest is None else {"layer": nearest["layer"], "id": nearest["id"], "distance_ft": nearest["distance_ft"]},
             "downslope": bool(nearest["downslope"]) if nearest else False,
             "violation": bool(min_set is not None and min_set < min_setback_ft),
-            "stabilization_required": stab,
             "days": days,
-            "near_upslope": [f for f in found if not f["downslope"] and f["distance_ft"] < min_setback_ft],
+            "stabilization": _text(piles, i, "stabilization"),
+            "near_upslope": [f for f in found if downslope_only and not f["downslope"] and f["distance_ft"] < min_setback_ft],
             "setback_reason": _text(piles, i, "setback_reason"),
             "extra_bmps": _text(piles, i, "extra_bmps"),
             "features": found,
         })
         runs = classify_boundary(pile_d, dem, fg, tolerance_deg, min_run_ft=0.0)
-        lines = list(runs.geometry[runs["side"] == "downslope"])
+        lines = list(runs.geometry if fence_side == "all" else runs.geometry[runs["side"] == "downslope"])
         lines += _pile_hooks(runs, fg.downhill_at, dem, hook_ft, _hooks)
         for g in lines:
             fence_rows["pile_id"].append(pid)

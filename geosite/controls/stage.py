@@ -12,6 +12,7 @@ is not decided, a would-be failure is ``not_assessed``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -22,15 +23,13 @@ import shapely
 from geosite import controls
 from geosite.grid import to_crs, to_dem_crs
 from geosite.io.output import py_scalar
-from geosite.rules import Finding, Gate, Profile, site_gate
+from geosite.rules import Decision, Finding, Gate, Profile, Requirement, decide, feature_applies, site_gate
 
 if TYPE_CHECKING:
     from geosite.grid import Dem
     from geosite.hydrology import FlowGrid
     from geosite.site import Site, SiteMeasurements
 
-REPORT_KEYS = ("filter_fence", "stockpiles", "sediment_basin_location", "inlets", "tracking", "diversions", "submitted_controls")
-LAYER_NAMES = ("filter_fence", "stockpile_setbacks", "stockpile_fences", "sediment_basins", "inlet_protection", "tracking_pads", "diversions", "fence_gaps")
 #: practices whose placement needs the DEM (where flow goes)
 NEEDS_DEM = ("filter_fence", "channel_fence", "sediment_basin", "stockpile_setback", "stockpile_fence", "sheetflow_diversion")
 
@@ -45,36 +44,40 @@ class ControlsResult:
 
 
 class _Ctx:
-    def __init__(self, profile: Profile, gate: Gate, m: SiteMeasurements):
+    """What every placement reads: the profile, the gate, the measurements and the requirements decided
+    once for the site (:func:`geosite.rules.decide`)."""
+
+    def __init__(self, profile: Profile, gate: Gate, m: SiteMeasurements, decisions: dict[str, Decision]):
         self.p = profile
         self.gate = gate
         self.m = m
+        self.decisions = decisions
 
-    def v(self, key: str, default: Any = None) -> Any:
-        return self.p.value("controls", key, default)
+    def v(self, key: str) -> Any:
+        """A ``[controls]`` number (an error naming the profile when it is missing)."""
+        return self.p.control(key)
 
-    def practice(self, name: str) -> dict[str, Any] | None:
+    def practice(self, name: str) -> Requirement | None:
         return self.p.practice(name)
 
+    def decision(self, name: str) -> Decision | None:
+        q = self.practice(name)
+        return None if q is None else self.decisions.get(q.id)
+
     def open(self, name: str) -> bool | None:
-        """Whether the gate lets ``name`` apply here (the chapter, and the practice's scope)."""
-        return self.gate.open((self.practice(name) or {}).get("gate"))
+        """Whether the gate lets ``name`` apply here (the chapter, and the requirement's scope)."""
+        q = self.practice(name)
+        return self.gate.open(q.gate if q else None)
 
     def finding(self, name: str, rule: str, status: str, message: str, **kw: Any) -> Finding:
-        """A finding of practice ``name`` (its citation and section), passed through the gate."""
-        pr = self.practice(name) or {}
-        f = Finding(rule=rule, citation=pr.get("citation", ""), section=self.p.section_name(pr.get("section", "requirements")),
+        """A finding of practice ``name`` (its requirement's citation and section), passed through the gate."""
+        q = self.practice(name)
+        f = Finding(rule=rule, citation=q.citation if q else "", section=self.p.section_name(q.section if q else "requirements"),
                     status=status, message=message, **kw)
-        return self.gate.apply(f, pr.get("gate"))
+        return self.gate.apply(f, q.gate if q else None)
 
     def acres_at_once(self) -> float | None:
         return self.m.values.get("disturbed.max_at_one_time_acres")
-
-    def big(self) -> bool:
-        """At or over the [controls] basin_disturbed_acres at one time (Grantsburg B(6)(c)[2]: 10 acres)."""
-        limit = self.v("basin_disturbed_acres")
-        acres = self.acres_at_once()
-        return limit is not None and acres is not None and acres >= float(limit) * (1 - 1e-9)
 
 
 def _mark(gdf: gpd.GeoDataFrame, required: bool | None) -> gpd.GeoDataFrame:
@@ -99,10 +102,10 @@ def measure_controls(
     step = step or (lambda _s: None)
     res = ControlsResult()
     gate = m.gate if m.gate is not None else site_gate(profile, m.values)
-    c = _Ctx(profile, gate, m)
+    c = _Ctx(profile, gate, m, m.decisions if m.decisions is not None else decide(profile, m.values, gate))
     res.report["controls_gate"] = {"chapter_applies": gate.applies, "why": gate.message,
                                    **{k: t.met for k, t in gate.scopes.items()}}
-    if not profile.data.get("practices"):
+    if not any(q.practice for q in profile.requirements):
         return res
     bmps = site.layer("bmps")
     if dem is None or fg is None:
@@ -110,9 +113,12 @@ def measure_controls(
         for name in NEEDS_DEM:
             if c.practice(name):
                 res.report.setdefault(name, {"assessed": False, "why": why})
-                res.findings.append(c.finding(name, f"controls.{name}", "not_assessed", f"{c.practice(name)['text'][:1].upper()}{c.practice(name)['text'][1:]}: not assessed ({why})."))
+                text = c.practice(name).requires
+                res.findings.append(c.finding(name, f"controls.{name}", "not_assessed", f"{text[:1].upper()}{text[1:]}: not assessed ({why})."))
         _inlets(site, c, None, None, bmps, res, step)  # on-site and adjacent inlets need no DEM
         _tracking(site, c, res, step)
+        _dewatering(site, c, bmps, res)
+        _inactive_stabilization(site, c, bmps, res)
         return res
     chan = m.layers.get("channels")
     chan_dem = to_crs(chan, dem.crs) if chan is not None and len(chan) else None
@@ -122,6 +128,9 @@ def measure_controls(
     _inlets(site, c, dem, fg, bmps, res, step)
     _tracking(site, c, res, step)
     _diversions(site, c, dem, fg, bmps, res, step)
+    _channelized_inflows(site, c, bmps, res)
+    _dewatering(site, c, bmps, res)
+    _inactive_stabilization(site, c, bmps, res)
     return res
 
 
@@ -137,22 +146,22 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
         res.report["filter_fence"] = {"required": None, "why": "no disturbance layer"}
         return
     step("placing filter fence")
-    thr = float(c.p.value("terrain", "channel_threshold_sqft", 43_560.0))
+    thr = float(c.p.value("terrain", "channel_threshold_sqft"))
     channel_pr = c.practice("channel_fence")
     # the union (clipped to the site): edges shared by adjacent disturbance polygons get no fence
     parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
     parts["id"] = range(1, len(parts) + 1)
     fence, runs = controls.filter_fence(
         parts, dem, fg,
-        tolerance_deg=float(c.v("fence_sideslope_tolerance_deg", 20.0)),
-        min_run_ft=float(c.v("fence_min_run_ft", 20.0)),
-        hook_ft=float(c.v("fence_hook_ft", 10.0)) if pr.get("hooks", True) else 0.0,
+        tolerance_deg=float(c.v("fence_sideslope_tolerance_deg")),
+        min_run_ft=float(c.v("fence_min_run_ft")),
+        hook_ft=float(c.v("fence_hook_ft")) if pr.params.get("hooks", False) else 0.0,
         table=c.v("fence_max_slope_length_ft"),
         channel_threshold_sqft=thr,
-        channel_offset_ft=float(c.v("fence_channel_offset_ft", 5.0)),
+        channel_offset_ft=float(c.v("fence_channel_offset_ft")),
         obstacles=controls.row_obstacles(site),
-        row_clearance_ft=float(c.v("fence_row_clearance_ft", 5.0)),
-        row_min_length_ft=float(c.v("fence_row_min_length_ft", 25.0)),
+        row_clearance_ft=float(c.v("fence_row_clearance_ft")),
+        row_min_length_ft=float(c.v("fence_row_min_length_ft")),
     )
     if channel_pr is not None and chan_dem is None:
         c.m.set("hydrology.channels_receiving_disturbed_runoff", 0)  # no channel traced on the DEM
@@ -162,7 +171,7 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
         fence = fence[fence["side"] != "channel"].reset_index(drop=True)
     elif chan_dem is not None:
         out = controls.channel_edge_fences(to_dem_crs(site.disturbed, site, dem), to_dem_crs(site.boundary, site, dem),
-                                           dem, fg, chan_dem, thr, float(c.v("fence_channel_offset_ft", 5.0)))
+                                           dem, fg, chan_dem, thr, float(c.v("fence_channel_offset_ft")))
         c.m.set("hydrology.channels_receiving_disturbed_runoff", int(out.attrs.get("segments_reached", 0)))
         if len(out):
             out = to_crs(out, site.crs)
@@ -180,7 +189,7 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
                                   "upslope_length_ft": float(runs.loc[runs["side"] == "upslope", "length_ft"].sum()),
                                   "unclassified_length_ft": unclassified_ft}
     res.layers["filter_fence"] = _mark(fence, required if route else False)
-    std = pr.get("citation", "")
+    std = pr.citation
     if unclassified_ft > 0:
         res.findings.append(c.finding("filter_fence", "filter_fence_unclassified", "not_assessed",
                                       f"{unclassified_ft:,.0f} ft of the disturbed area's edge has no DEM heights just inside it: whether it is a "
@@ -204,9 +213,9 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
         res.findings.append(c.finding("filter_fence", "filter_fence_submitted", "not_assessed",
                                       f"No bmps layer submitted: {need['length_ft'].sum():,.0f} ft of filter fence is required and cannot be checked."))
         return
-    cov, gaps = controls.fence_coverage(need, bmps, float(c.v("fence_cover_tolerance_ft", 10.0)),
+    cov, gaps = controls.fence_coverage(need, bmps, float(c.v("fence_cover_tolerance_ft")),
                                         flow=(dem, fg, site.mask_on(dem, "site")),
-                                        reach_ft=float(c.v("fence_intercept_reach_ft", 50.0)))
+                                        reach_ft=float(c.v("fence_intercept_reach_ft")))
     res.layers["fence_gaps"] = gaps
     sub = res.report.setdefault("submitted_controls", {"bmps_layer": True})
     sub["filter_fence"] = {**cov, "gaps": [{"side": s, "polygon_id": py_scalar(p), "length_ft": float(L)} for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"], strict=True)]}
@@ -214,7 +223,8 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
     ids = sorted({py_scalar(p) for p in gaps["polygon_id"] if p is not None}) if len(gaps) else []
     by_side = gaps.groupby("side")["length_ft"].sum() if len(gaps) else {}
     edges = "downslope, sideslope and channel-edge" if channel_pr else "downslope and sideslope"
-    alt = f" (or basins at every outlet, {c.practice('sediment_basin')['citation']})" if basins.get("alternative_open") else ""
+    alt_q = c.practice("sediment_basin")
+    alt = f" (or basins at every outlet, {alt_q.citation})" if basins.get("alternative_open") and alt_q else ""
     _slope_lengths(site, c, dem, fg, bmps, parts, summary, res)
     res.findings.append(c.finding(
         "filter_fence", "filter_fence_submitted", "pass" if ok else "fail",
@@ -254,20 +264,22 @@ def _slope_lengths(site, c: _Ctx, dem, fg, bmps, parts, summary: dict[str, float
     res.findings.append(f)
 
 
-def _fence_route(c: _Ctx, pr: dict[str, Any], basins: dict[str, Any]) -> tuple[bool, str]:
-    """Whether the fences are the route the chapter requires here, and why (B(6)(c)'s 'either ... or')."""
+def _fence_route(c: _Ctx, pr: Requirement, basins: dict[str, Any]) -> tuple[bool, str]:
+    """Whether the fences are the route the chapter requires here, and why, from the requirement's
+    decision (its conditions, and its alternative: B(6)(c)'s 'either ... or')."""
+    d = c.decisions[pr.id]
     acres = c.acres_at_once()
-    if pr.get("unless") == "at_one_time_acres":
-        if acres is None:
-            return False, "the area disturbed at one time is not assessed"
-        if c.big():
-            return False, (f"{acres:,.2f} acres disturbed at one time: {pr['citation']} is the route for less than "
-                           f"{float(c.v('basin_disturbed_acres')):g} acres; sediment basins ({c.practice('sediment_basin')['citation']}) instead")
-    if pr.get("alternative") and basins.get("serves_all"):
-        alt = c.practice(pr["alternative"])
-        return False, (f"the submitted basins receive the runoff at every outlet of the disturbed area ({alt['citation']}), "
-                       f"the other route B(6)(c) allows: 'either [1] and [2] or [1] and [3]'")
-    return True, f"{pr['citation']}" + (f" ({acres:,.2f} acres disturbed at one time)" if acres is not None else "")
+    if d.met is None:
+        return False, "whether they are required is not assessed (" + "; ".join(t.message for t in d.conditions if t.met is None) + ")"
+    if d.met is False:
+        alt = c.decisions.get(pr.alternative or "")
+        instead = f"; {alt.requirement.requires} ({alt.requirement.citation}) instead" if alt is not None and alt.met else ""
+        return False, "; ".join(t.message for t in d.conditions) + instead
+    if d.either_with and basins.get("serves_all"):
+        alt_q = c.decisions[d.either_with].requirement
+        return False, (f"the submitted basins receive the runoff at every outlet of the disturbed area ({alt_q.citation}), "
+                       "the other route the chapter allows")
+    return True, f"{pr.citation}" + (f" ({acres:,.2f} acres disturbed at one time)" if acres is not None else "")
 
 
 # --------------------------------------------------------------------------------------------- basins
@@ -283,46 +295,29 @@ def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str,
         if pr is not None:
             res.report["sediment_basin_location"] = {"required": None, "why": "no disturbance layer"}
         return out
-    v = c.m.values
-    reasons, pending = [], []
-    when = pr.get("when", [])
-    if "at_one_time_acres" in when:
-        acres = c.acres_at_once()
-        if acres is None:
-            pending.append("the area disturbed at one time")
-        elif c.big():
-            reasons.append(f"{acres:,.2f} acres disturbed at one time ({float(c.v('basin_disturbed_acres')):g} acres or more)")
-    if "channel_originates" in when:
-        chan = v.get("hydrology.channel_originates_in_disturbed")
-        if chan is None:
-            pending.append("whether a channel originates in the disturbed area")
-        elif chan:
-            ids = v.get("hydrology.channel_origin_disturbance_ids") or []
-            reasons.append("a channel originates in the disturbed area" + (f" ({', '.join(map(str, ids))})" if ids else ""))
-    if "concentrated_outflow" in when:
-        n = v.get("hydrology.concentrated_outflows")
-        if n is None:
-            pending.append("whether concentrated runoff leaves the disturbed area")
-        elif n:
-            reasons.append("concentrated runoff (a channel traced on the DEM) leaves the disturbed area")
+    d = c.decisions[pr.id]
+    reasons = [t.message for t in d.conditions if t.met]
+    pending = [t.message for t in d.conditions if t.met is None]
+    if not d.conditions:
+        reasons = [f"every site the requirement applies to ({pr.citation})"]
     step("locating sediment basins and traps")
-    thr = float(c.p.value("terrain", "channel_threshold_sqft", 43_560.0))
-    trap, basin = float(c.v("sediment_trap_max_drainage_acres", 5.0)), float(c.v("sediment_basin_max_drainage_acres", 100.0))
+    thr = float(c.p.value("terrain", "channel_threshold_sqft"))
+    trap, basin = float(c.v("sediment_trap_max_drainage_acres")), float(c.v("sediment_basin_max_drainage_acres"))
     # which outlets need their own trap or basin: where concentrated runoff leaves (Belgium's reading: each
     # sized by its own catchment), or every outlet draining at least basin_outlet_min_acres (the fringe
     # below that is reported, not required one by one)
-    concentrated_only = when == ["concentrated_outflow"]
-    outlets, cells = controls.disturbed_outlets(dist, dem, fg, trap, basin, thr, float(c.v("basin_outlet_merge_ft", 50.0)),
+    concentrated_only = pr.params.get("outlets", "all") == "concentrated"
+    outlets, cells = controls.disturbed_outlets(dist, dem, fg, trap, basin, thr, float(c.v("basin_outlet_merge_ft")),
                                                 concentrated_only=concentrated_only)
-    keep = outlets["concentrated"].to_numpy(bool) | (outlets["drainage_acres"].to_numpy() >= float(c.v("basin_outlet_min_acres", 0.0)))
+    keep = outlets["concentrated"].to_numpy(bool) | (outlets["drainage_acres"].to_numpy() >= float(c.v("basin_outlet_min_acres")))
     fringe = outlets[~keep]
     cells = [x for x, k in zip(cells, keep, strict=True) if k]
     outlets = outlets[keep].reset_index(drop=True)
-    required = bool(reasons) if not pending or reasons else None
-    small_alt = bool(reasons) and "at_one_time_acres" in when and not c.big()  # under 10 acres: [3] is open too
+    required = d.met
+    small_alt = bool(d.met) and d.either_with is not None  # the alternative applies too: either route complies
     out["alternative_open"] = small_alt
     got = controls.bmps_of(bmps, tuple(c.p.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"])))
-    served = controls.submitted_at_outlets(got, outlets, cells, dem, fg, dist, float(c.v("basin_search_ft", 10.0))) if got is not None and len(got) and len(outlets) else \
+    served = controls.submitted_at_outlets(got, outlets, cells, dem, fg, dist, float(c.v("basin_search_ft"))) if got is not None and len(got) and len(outlets) else \
         [{"outlet": int(o), "drainage_acres": float(a), "disturbed_acres": float(d), "kind": k, "served_by": [], "suitable_by": []}
          for o, a, d, k in zip(outlets["outlet"], outlets["drainage_acres"], outlets["disturbed_acres"], outlets["kind"], strict=True)]
     total = float(outlets["drainage_acres"].sum()) if len(outlets) else 0.0
@@ -356,15 +351,15 @@ def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str,
                                   f"{'Sediment basins or traps are one route' if small_alt else 'Sediment basins or traps required' if c.open('sediment_basin') else 'Sediment basins or traps'} ({'; '.join(reasons)}): "
                                   f"the disturbed area's runoff leaves at {len(outlets)} outlet{'s' if len(outlets) != 1 else ''} needing one, draining {total:,.2f} acres "
                                   f"in all ({where})" + (f"; {len(fringe)} smaller outlet{'s' if len(fringe) != 1 else ''} drain {rep['fringe_drainage_acres']:,.2f} acres more, "
-                                                           f"each under {float(c.v('basin_outlet_min_acres', 0.0)):g} acre" if len(fringe) else "") + ".",
+                                                           f"each under {float(c.v('basin_outlet_min_acres')):g} acre" if len(fringe) else "") + ".",
                                   required=bool(route_req), values=rep))
     missing = [s for s in served if not s["suitable_by"]]
-    reading = f" Reading: {pr['reading']}" if pr.get("reading") else ""
+    reading = f" Reading: {pr.reading}" if pr.reading else ""
     if small_alt:
         status = "pass" if not missing else "info"
         msg = ("Submitted basins or traps receive the runoff at every outlet, each of a kind its drainage suits: "
-               f"{pr['citation']} is met, so the fences of the other route are not required." if not missing else
-               f"Basins per {pr['citation']} would be one way to comply; the plan is judged on the fences instead "
+               f"{pr.citation} is met, so the other route is not required." if not missing else
+               f"Basins per {pr.citation} would be one way to comply; the plan is judged on the other route instead "
                f"({len(missing)} outlet{'s' if len(missing) != 1 else ''} without a suitable basin or trap).") + reading
         res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", status, msg, values=rep))
         return out
@@ -393,23 +388,28 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -
         res.report["stockpiles"] = []
         return
     step("checking stockpile setbacks")
-    setback = c.v("stockpile_setback_ft")
-    features = {k: site.layer(k) for k in controls.FEATURE_LAYERS}
-    if chan is not None and len(chan):
+    setback = float(setback_pr.param("setback_ft")) if setback_pr is not None else 0.0
+    kinds = tuple(setback_pr.param("to")) if setback_pr is not None else (*controls.FEATURE_LAYERS, controls.DEM_CHANNELS)
+    features = {k: site.layer(k) for k in kinds if k != controls.DEM_CHANNELS}
+    if chan is not None and len(chan) and controls.DEM_CHANNELS in kinds:
         features[controls.DEM_CHANNELS] = chan  # drainage channels traced on the DEM count as much as drawn ones
     rep, zones, fences = controls.stockpile_setbacks(
         piles, features, dem, fg,
-        min_setback_ft=float(setback) if setback is not None else 0.0,
-        stabilize_after_days=c.v("stockpile_stabilize_after_days"),
-        trace_ft=float(c.v("stockpile_trace_ft", 100.0)),
-        tolerance_deg=float(c.v("fence_sideslope_tolerance_deg", 20.0)),
-        hook_ft=float(c.v("fence_hook_ft", 10.0)) if fence_pr and fence_pr.get("hooks", False) else 0.0,
-        reach_tolerance_ft=float(c.v("stockpile_reach_tolerance_ft", 5.0)),
+        min_setback_ft=setback,
+        trace_ft=float(c.v("stockpile_trace_ft")),
+        tolerance_deg=float(c.v("fence_sideslope_tolerance_deg")),
+        hook_ft=float(c.v("fence_hook_ft")) if fence_pr and fence_pr.params.get("hooks", False) else 0.0,
+        reach_tolerance_ft=float(c.v("stockpile_reach_tolerance_ft")),
+        downslope_only=bool(setback_pr.params.get("downslope_only", True)) if setback_pr is not None else True,
+        fence_side=str(fence_pr.params.get("side", "downslope")) if fence_pr is not None else "downslope",
     )
     if setback_pr is not None:
         res.layers["stockpile_setbacks"] = _mark(zones, c.open("stockpile_setback"))
     if fence_pr is not None:
         res.layers["stockpile_fences"] = _mark(fences, c.open("stockpile_fence"))
+    _pile_measures(piles, rep, site.ft_per_unit)
+    for r in rep:
+        r["stabilization_required"] = _pile_needs(c, stab_pr, r)
     res.report["stockpiles"] = [{k: v for k, v in r.items() if k != "features"} for r in rep]
     extra = _extra_bmps(bmps)
     for r in rep:
@@ -423,14 +423,16 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -
                                             f"Stockpile {r['id']} is {f0['distance_ft']:,.1f} ft from downslope {_feature_name(f0, down)}: "
                                             "a setback distance from roads and waters is not specified by this chapter.",
                                             values={"distance_ft": f0["distance_ft"]}, feature_ids=[r["id"]]))
-        elif r["violation"]:
+        elif r["violation"] and _pile_needs(c, setback_pr, r) is not False:
             reason, more = r["setback_reason"], r["extra_bmps"] or extra.get(r["id"])
+            if not setback_pr.params.get("wherever_possible", True):
+                reason = None  # the chapter sets the setback without "wherever possible": a closer pile fails
             base = (f"Stockpile {r['id']} is {r['min_setback_ft']:,.1f} ft from downslope {name}; piles are to be {float(setback):g} ft from "
                     "any downslope road, lake, stream, wetland or drainage channel wherever possible.")
             if reason and more:
                 res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "inspector_decision",
                                               f"{base} The plan says why {float(setback):g} ft is not possible (\"{reason}\") and what more it does there "
-                                              f"({more}): {setback_pr['citation']} leaves piles closer than {float(setback):g} ft to the Building Inspector, "
+                                              f"({more}): {setback_pr.citation} leaves piles closer than {float(setback):g} ft to the {c.p.official}, "
                                               "who may require additional or different BMPs. The inspector's decision.",
                                               required=True, values={"min_setback_ft": r["min_setback_ft"], "setback_reason": reason, "extra_bmps": more},
                                               feature_ids=[r["id"]]))
@@ -438,7 +440,8 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -
                 lack = "why it is not possible (the pile's setback_reason)" if not reason else ""
                 lack += (" and " if lack and not more else "") + ("what more it does there (extra_bmps)" if not more else "")
                 res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "fail",
-                                              f"{base} The plan does not say {lack}, so {setback_pr['citation']}'s 'wherever possible' is not shown.",
+                                              (f"{base} The plan does not say {lack}, so {setback_pr.citation}'s 'wherever possible' is not shown."
+                                               if setback_pr.params.get("wherever_possible", True) else f"{base} ({setback_pr.citation}: no exception.)"),
                                               required=True, values={"min_setback_ft": r["min_setback_ft"]}, feature_ids=[r["id"]]))
         else:
             res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "pass",
@@ -450,24 +453,22 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -
                 res.findings.append(c.finding("stockpile_setback", "stockpile_setback_upslope", "info",
                                               f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which is not downslope of it (no setback required).",
                                               feature_ids=[r["id"]]))
-        if stab_pr is not None and r["stabilization_required"]:
-            res.findings.append(c.finding("stockpile_stabilization", "stockpile_stabilization", "info",
-                                          f"Stockpile {r['id']} stays {r['days']:g} days: stabilize it (mulch, vegetative cover, tarps).",
-                                          required=True, feature_ids=[r["id"]]))
+        if stab_pr is not None:
+            _pile_stabilization(c, stab_pr, r, bmps, res)
     if fence_pr is None:
         return
     if bmps is None:
         res.findings.append(c.finding("stockpile_fence", "stockpile_fence", "not_assessed",
                                       "No bmps layer submitted: the fences on the downslope side of the piles cannot be checked."))
         return
-    tol = float(c.v("fence_cover_tolerance_ft", 10.0))
+    tol = float(c.v("fence_cover_tolerance_ft"))
     missing = []
     for pid in sorted({py_scalar(p) for p in fences["pile_id"]}, key=str):
         need = fences[(fences["pile_id"] == pid) & (fences["length_ft"] > 0)].copy()
         cov, _gaps = controls.fence_coverage(need.rename(columns={"pile_id": "polygon_id"}), bmps, tol,
-                                             min_gap_ft=float(c.v("stockpile_fence_min_gap_ft", 1.0)),
+                                             min_gap_ft=float(c.v("stockpile_fence_min_gap_ft")),
                                              flow=(dem, fg, site.mask_on(dem, "site")),
-                                             reach_ft=float(c.v("fence_intercept_reach_ft", 50.0)))
+                                             reach_ft=float(c.v("fence_intercept_reach_ft")))
         covered = cov["gap_length_ft"] <= 0.0
         for r in res.report["stockpiles"]:
             if r["id"] == pid:
@@ -478,6 +479,66 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -
                                   f"No straw bale or filter fabric fence along the downslope side of stockpile{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}."
                                   if missing else "Every stockpile has a fence along its downslope side (no end hooks are asked for).",
                                   required=True, feature_ids=missing))
+
+
+def _pile_measures(piles: gpd.GeoDataFrame, rep: list[dict[str, Any]], ft_per_unit: float) -> None:
+    """Each pile's own measures, for requirements written ``for_each`` pile (rules.registry.FEATURE_MEASURES):
+    days, area, height, volume (the layer's volume_cy, else area x height), distance to the nearest
+    feature downslope."""
+    for i, r in enumerate(rep):
+        area = float(piles.geometry.iloc[i].area) * ft_per_unit**2
+        height = _number(piles, i, "height_ft")
+        volume = _number(piles, i, "volume_cy")
+        if volume is None and height is not None:
+            volume = area * height / 27.0  # cu ft -> cu yd
+        r.update({"area_sqft": area, "height_ft": height, "volume_cy": volume, "downslope_distance_ft": r["min_setback_ft"]})
+
+
+def _number(gdf: gpd.GeoDataFrame, i: int, col: str) -> float | None:
+    if col not in gdf.columns:
+        return None
+    v = gdf[col].iloc[i]
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(x) else x
+
+
+def _pile_needs(c: _Ctx, q: Requirement | None, r: dict[str, Any]) -> bool | None:
+    """Whether requirement ``q`` (written for each pile) applies to pile ``r`` (None: not decided)."""
+    if q is None:
+        return False
+    t = feature_applies(c.p, q, r)
+    return True if t is None else t.met
+
+
+def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any], bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+    """B(6)(e)-style: a pile that meets the requirement's conditions (kept over 30 days) has its stabilization
+    in the plan: the pile's ``stabilization`` attribute, or a bmps feature of a stabilization type with its
+    ``pile_id``."""
+    need = r["stabilization_required"]
+    if need is False:
+        return
+    why = feature_applies(c.p, q, r)
+    because = f" ({why.message})" if why is not None else ""
+    if need is None:
+        res.findings.append(c.finding("stockpile_stabilization", "stockpile_stabilization", "not_assessed",
+                                      f"Stockpile {r['id']}: whether it must be stabilized is not assessed{because}.",
+                                      required=None, feature_ids=[r["id"]]))
+        return
+    types = tuple(c.v("stabilization_types"))
+    tied = [] if bmps is None or "pile_id" not in bmps.columns else \
+        [py_scalar(i) for i, p, t in zip(bmps["id"], bmps["pile_id"], bmps.get("type", [""] * len(bmps)), strict=True)
+         if py_scalar(p) == r["id"] and str(t) in types]
+    said = r.get("stabilization")
+    ok = bool(said) or bool(tied)
+    how = f"the plan stabilizes it: {said}" if said else f"bmps {', '.join(map(str, tied))} stabilize it" if tied else ""
+    res.findings.append(c.finding("stockpile_stabilization", "stockpile_stabilization", "pass" if ok else "fail",
+                                  f"Stockpile {r['id']}{because}: {how}." if ok else
+                                  f"Stockpile {r['id']}{because}: the plan does not stabilize it ({q.requires}; give the pile a "
+                                  "'stabilization' attribute or a stabilization bmps feature with its pile_id).",
+                                  required=True, feature_ids=[r["id"]]))
 
 
 def _feature_name(f: dict[str, Any], among: list[dict[str, Any]] | None = None) -> str:
@@ -514,11 +575,11 @@ def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
         res.report["inlets"] = []
         return
     step("checking storm drain inlets")
-    which = pr.get("which", "receiving")
-    limit = float(c.v("inlet_protection_max_drainage_acres", 1.0))
+    which = str(pr.param("which"))
+    limit = float(c.v("inlet_protection_max_drainage_acres"))
     out = controls.inlet_protection(inlets, site.disturbed, dem, fg, limit, site=site.boundary,
-                                    adjacent_ft=float(c.v("inlet_adjacent_ft", 0.0)), which=which)
-    out["protected"] = controls.protected(out, bmps, ("inlet_protection",), float(c.v("inlet_search_ft", 10.0)))
+                                    adjacent_ft=float(c.v("inlet_adjacent_ft")) if which == "all" else 0.0, which=which)
+    out["protected"] = controls.protected(out, bmps, ("inlet_protection",), float(c.v("inlet_search_ft")))
     req = out["protection_required"]
     state = c.open("inlet_protection")
     res.layers["inlet_protection"] = _mark(out[req.fillna(False).astype(bool)], state)
@@ -529,7 +590,7 @@ def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
          "protection_submitted": bool(r["protected"]) if bmps is not None else None}
         for _, r in out.iterrows()
     ]
-    scope = ("on the site, within {:g} ft of it, or reached by its runoff".format(float(c.v("inlet_adjacent_ft", 0.0)))
+    scope = ("on the site, within {:g} ft of it, or reached by its runoff".format(float(c.v("inlet_adjacent_ft")))
              if which == "all" else "in the disturbed area or receiving its runoff")
     need = out[req.fillna(False).astype(bool)]
     unknown = out[req.isna()]
@@ -537,7 +598,7 @@ def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
     if len(free):
         ids = [py_scalar(i) for i in free["id"]]
         res.findings.append(c.finding("inlet_protection", "inlet_protection_not_required", "info",
-                                      f"Storm drain inlet(s) {', '.join(map(str, ids))} are not {scope}: {pr['citation']} does not ask for their "
+                                      f"Storm drain inlet(s) {', '.join(map(str, ids))} are not {scope}: {pr.citation} does not ask for their "
                                       "protection" + (" (protected anyway)." if free["protected"].all() and bmps is not None else "."),
                                       feature_ids=ids))
     if len(unknown):
@@ -549,13 +610,13 @@ def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
     ids = [py_scalar(i) for i in need["id"]]
     if bmps is None:
         res.findings.append(c.finding("inlet_protection", "inlet_protection_submitted", "not_assessed",
-                                      f"{len(need)} inlet(s) need protection ({pr['citation']}: {scope}); no bmps layer submitted.",
+                                      f"{len(need)} inlet(s) need protection ({pr.citation}: {scope}); no bmps layer submitted.",
                                       required=True, feature_ids=ids))
         return
     bad = need[~need["protected"]]
     res.findings.append(c.finding("inlet_protection", "inlet_protection_submitted", "fail" if len(bad) else "pass",
                                   f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in bad['id'])} without inlet protection within "
-                                  f"{float(c.v('inlet_search_ft', 10.0)):g} ft ({pr['citation']}: every inlet {scope})."
+                                  f"{float(c.v('inlet_search_ft')):g} ft ({pr.citation}: every inlet {scope})."
                                   if len(bad) else f"Every storm drain inlet {scope} is protected ({len(need)}: {', '.join(map(str, ids))}).",
                                   required=True, feature_ids=[py_scalar(i) for i in bad["id"]]))
     big = need[need["trap_or_basin_required"]]
@@ -583,28 +644,37 @@ def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
         if touch:
             res.findings.append(c.finding("tracking_pad", "tracking_pad", "not_assessed",
                                           f"The disturbed area meets a road but no access_drives layer says where vehicles leave the site: each entrance "
-                                          f"needs a tracking pad ({pr['citation']}, DNR 1057).", required=True))
+                                          f"needs a tracking pad ({pr.citation}, DNR 1057).", required=True))
         return
     step("placing tracking pads")
-    min_len = float(c.v("tracking_pad_min_length_ft", 50.0))
-    bmps = site.layer("bmps")
-    ent, pads = controls.tracking_pads(drives, roads, min_len, float(c.v("tracking_pad_width_ft", 12.0)), bmps, float(c.v("inlet_search_ft", 10.0)))
+    rule = controls.PadRule(min_length_ft=float(c.v("tracking_pad_min_length_ft")), min_width_ft=float(c.v("tracking_pad_min_width_ft")),
+                            search_ft=float(c.v("tracking_pad_search_ft")))
+    ent, pads = controls.tracking_pads(drives, roads, rule, site.layer("bmps"))
     res.layers["tracking_pads"] = _mark(pads, c.open("tracking_pad"))
-    res.report["tracking"] = {"entrances": ent, "min_pad_length_ft": min_len}
+    res.report["tracking"] = {"entrances": ent, "min_pad_length_ft": rule.min_length_ft}
     if not ent:
         return
-    bad = [e["drive_id"] for e in ent if not e["submitted_pad"]]
     kinds = {True: "public", False: "private", None: "public or private"}
+    for e in ent:
+        res.findings.append(c.finding("tracking_pad", "tracking_pad", "pass" if e["submitted_pad"] else "fail",
+                                      _pad_message(e, kinds[e["road_public"]]), required=True,
+                                      values={k: e[k] for k in ("required_length_ft", "drive_width_ft", "drawn_pad_length_ft",
+                                                                "drawn_pad_width_ft")},
+                                      feature_ids=[] if e["submitted_pad"] else [e["drive_id"]]))
 
-    def onto(e: dict[str, Any]) -> str:
-        return f"drive {e['drive_id']} onto {kinds[e['road_public']]} road {e['road_id']}"
 
-    res.findings.append(c.finding("tracking_pad", "tracking_pad", "fail" if bad else "pass",
-                                  "Entrance(s) " + ", ".join(onto(e) for e in ent if not e["submitted_pad"])
-                                  + f" have no tracking pad of {min_len:g} ft or more (DNR 1057)"
-                                  + "".join(f"; drive {e['drive_id']}'s drawn pad is {e['drawn_pad_length_ft']:.0f} ft" for e in ent if not e["submitted_pad"] and e.get("drawn_pad_length_ft")) + "."
-                                  if bad else f"Every entrance ({', '.join(onto(e) for e in ent)}) has a tracking pad of {min_len:g} ft or more.",
-                                  required=True, feature_ids=bad))
+def _pad_message(e: dict[str, Any], kind: str) -> str:
+    """What the plan's pad at one entrance is, against DNR 1057 as the requirement reads it."""
+    where = f"Drive {e['drive_id']} onto {kind} road {e['road_id']}"
+    need = f"{e['required_length_ft']:,.0f} ft along the drive from the road and {e['drive_width_ft']:,.0f} ft wide (the drive's width)"
+    if e["submitted_pad"]:
+        got = (f"{e['drawn_pad_length_ft']:,.0f} ft along the drive, {e['drawn_pad_width_ft']:,.0f} ft wide"
+               if e["drawn_pad_length_ft"] is not None else f"{e['pad_length_ft']:,.0f} ft declared on the drive")
+        return f"{where}: tracking pad {got}; DNR 1057 asks {need}."
+    if e["drawn_pad_length_ft"] is None:
+        return f"{where}: no tracking pad; DNR 1057 asks {need}."
+    return (f"{where}: the drawn pad runs {e['drawn_pad_length_ft']:,.0f} ft along the drive and is {e['drawn_pad_width_ft']:,.0f} ft "
+            f"wide; DNR 1057 asks {need}.")
 
 
 # --------------------------------------------------------------------------------------------- diversions
@@ -625,14 +695,14 @@ def _diversions(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None
     polys = gpd.GeoDataFrame({"id": [p[0] for p in parts]}, geometry=[p[2] for p in parts], crs=site.crs)
     out, lines = controls.diversions(
         polys, dem, fg,
-        area_sqft=float(c.v("sheetflow_area_sqft", 10_000.0)),
-        velocity_fps=float(c.v("sheetflow_velocity_fps", 0.5)),
-        rain_in=c.p.value("rain", "ten_year_24_hour_in"),
+        area_sqft=float(pr.param("adjacent_area_sqft")),
+        velocity_fps=float(pr.param("velocity_fps")),
+        rain_in=c.p.storm_in(pr.param("storm")),
         upslope=upslope,
-        channel_threshold_sqft=float(c.p.value("terrain", "channel_threshold_sqft", 43_560.0)),
-        offset_ft=float(c.v("diversion_offset_ft", 5.0)),
-        tolerance_deg=float(c.v("fence_sideslope_tolerance_deg", 20.0)),
-        min_run_ft=float(c.v("fence_min_run_ft", 20.0)),
+        channel_threshold_sqft=float(c.p.value("terrain", "channel_threshold_sqft")),
+        offset_ft=float(c.v("diversion_offset_ft")),
+        tolerance_deg=float(c.v("fence_sideslope_tolerance_deg")),
+        min_run_ft=float(c.v("fence_min_run_ft")),
     )
     res.report["diversions"] = out
     state = c.open("sheetflow_diversion")
@@ -646,13 +716,13 @@ def _diversions(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None
     if not len(lines):
         return
     fpu = site.ft_per_unit
-    tol = float(c.p.value("submission", "diversion_cover_tolerance_ft", 25.0))
+    tol = float(c.p.value("submission", "diversion_cover_tolerance_ft"))
     want = shapely.union_all(lines.geometry.values)
     need_len = want.length * fpu
     got = controls.bmps_of(bmps, ("diversion",))
     gap = want if got is None or not len(got) else shapely.difference(want, shapely.union_all(got.geometry.values).buffer(tol / fpu))
     gap_len = gap.length * fpu if not gap.is_empty else 0.0
-    area_ft2, v_fps = float(c.v("sheetflow_area_sqft", 10_000.0)), float(c.v("sheetflow_velocity_fps", 0.5))
+    area_ft2, v_fps = float(pr.param("adjacent_area_sqft")), float(pr.param("velocity_fps"))
     vals = {"required_length_ft": need_len, "gap_length_ft": gap_len}
     if gap_len <= 0.1 * need_len:
         res.findings.append(c.finding("sheetflow_diversion", "sheetflow_diversion_submitted", "pass",
@@ -662,3 +732,105 @@ def _diversions(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None
                                   f"No submitted diversion along {gap_len:,.0f} ft of the {need_len:,.0f} ft geosite proposes above the disturbed areas "
                                   f"(sheetflow from more than {area_ft2:,.0f} sq ft reaching them at {v_fps:g} ft/s or more across the disturbed area).",
                                   values=vals, feature_ids=need))
+
+
+# --------------------------------------------------------------------------------------------- plan checks without placement
+
+
+def _dewatering(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+    """B(1)-style: when dewatering is declared, the plan names what treats the pumped water (a bmps feature
+    of one of ``[controls] dewatering_types``)."""
+    q, d = c.practice("dewatering"), c.decision("dewatering")
+    if q is None or d is None or not d.met:
+        return
+    types = tuple(c.v("dewatering_types"))
+    got = controls.bmps_of(bmps, types)
+    if bmps is None:
+        res.findings.append(c.finding("dewatering", "dewatering_submitted", "not_assessed",
+                                      f"Dewatering is declared: {q.requires}; no bmps layer submitted to show what treats it.",
+                                      required=True))
+        return
+    ids = [py_scalar(i) for i in got["id"]] if got is not None and len(got) else []
+    res.findings.append(c.finding("dewatering", "dewatering_submitted", "pass" if ids else "fail",
+                                  f"Dewatering is declared and bmps {', '.join(map(str, ids))} treat the pumped water." if ids else
+                                  f"Dewatering is declared but the plan names nothing to treat the pumped water ({q.requires}; a bmps "
+                                  f"feature of type {', '.join(types)}).", required=True, feature_ids=ids))
+
+
+def _inactive_stabilization(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+    """B(6)(c)[1]-style: each disturbance polygon is stabilized within the requirement's days of its end
+    (its ``stabilized`` date, or the install date of a stabilization bmps feature over it)."""
+    q = c.practice("inactive_stabilization")
+    dist = site.layer("disturbance")
+    if q is None or dist is None or not len(dist):
+        return
+    days = int(q.param("days"))
+    late, undated, ok = [], [], []
+    stab = controls.bmps_of(bmps, tuple(c.v("stabilization_types")))
+    for i in range(len(dist)):
+        fid = py_scalar(dist["id"].iloc[i]) if "id" in dist.columns else i + 1
+        end = dist["end"].iloc[i] if "end" in dist.columns else None
+        when = _stabilized_on(dist, i, stab)
+        if end is None or when is None:
+            undated.append(fid)
+        elif (when - end).days > days:
+            late.append((fid, end, when))
+        else:
+            ok.append(fid)
+    if late:
+        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization", "fail",
+                                      "Disturbed ground stabilized more than " f"{days} days after its work ends: "
+                                      + "; ".join(f"area {f} ends {e.isoformat()}, stabilized {w.isoformat()} ({(w - e).days} days)"
+                                                  for f, e, w in late) + f" ({q.requires}).",
+                                      required=True, feature_ids=[f for f, _e, _w in late]))
+    if undated:
+        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization", "not_assessed",
+                                      f"Disturbance area(s) {', '.join(map(str, undated))}: no end date or no stabilization date, so whether the "
+                                      f"ground is stabilized within {days} days of going inactive cannot be told ({q.requires}).",
+                                      required=True, feature_ids=undated))
+    if ok and not late and not undated:
+        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization", "pass",
+                                      f"Every disturbance area is stabilized within {days} days of its end ({len(ok)} areas).", required=True))
+
+
+def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None) -> Any:
+    """The date disturbance polygon ``i`` is stabilized: its ``stabilized`` attribute, else the latest install
+    date of stabilization features covering most of it (None when the plan gives none)."""
+    v = dist["stabilized"].iloc[i] if "stabilized" in dist.columns else None
+    if v is not None:
+        return v
+    if stab is None or not len(stab) or "install" not in stab.columns:
+        return None
+    g = dist.geometry.iloc[i]
+    over = [d for d, s in zip(stab["install"], stab.geometry, strict=True)
+            if d is not None and s.geom_type.endswith("Polygon") and s.intersection(g).area >= 0.5 * g.area]
+    return max(over) if over else None
+
+
+def _channelized_inflows(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+    """B(6)(a)-style channelized runoff from adjacent areas: diverted (a submitted diversion within the
+    profile's cover tolerance of each channelized entry), or else its channel protected by the channel-edge
+    fences of the requirement's alternative (judged with the filter fence)."""
+    q, d = c.practice("channelized_diversion"), c.decision("channelized_diversion")
+    if q is None or d is None or not d.met:
+        return
+    entries = c.m.layers.get("upslope_entry_points")
+    pts = entries[entries["channelized"].astype(bool)] if entries is not None and "channelized" in entries.columns else None
+    if bmps is None or pts is None or not len(pts):
+        res.findings.append(c.finding("channelized_diversion", "channelized_diversion_submitted", "not_assessed",
+                                      f"Channelized runoff enters the disturbed area: {q.requires}; "
+                                      + ("no bmps layer submitted." if bmps is None else "its entry points are not located."),
+                                      required=True))
+        return
+    tol = float(c.p.value("submission", "diversion_cover_tolerance_ft")) / site.ft_per_unit
+    div = controls.bmps_of(bmps, ("diversion",))
+    near = div is not None and len(div) and all(div.distance(p).min() <= tol for p in pts.geometry)
+    fences = res.report.get("submitted_controls", {}).get("filter_fence", {})
+    channel_gap = sum(g["length_ft"] for g in fences.get("gaps", []) if g.get("side") == "channel")
+    protected = bool(fences) and c.practice("channel_fence") is not None and channel_gap <= 0
+    status = "pass" if near or protected else "fail"
+    how = ("submitted diversions at every channelized inflow" if near else
+           "the channel is protected by the channel-edge fences instead (B(6)(c)[3], the route the text allows 'otherwise')" if protected
+           else "no diversion at the inflows and the channel-edge fences have gaps or are not submitted")
+    res.findings.append(c.finding("channelized_diversion", "channelized_diversion_submitted", status,
+                                  f"Channelized runoff enters the disturbed area at {len(pts)} point(s): {how}.", required=True))

@@ -32,7 +32,7 @@ import numpy as np
 import shapely
 
 from geosite.grid import cells_box, to_crs, to_dem_crs
-from geosite.rules import Profile, fmt
+from geosite.rules import Profile
 
 if TYPE_CHECKING:
     from geosite.grid import Dem
@@ -76,10 +76,12 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     from geosite import hydrology as hy
 
     threshold = channel_threshold_sqft(profile)
-    area_limit = profile.value("controls", "sheetflow_area_sqft")
-    v_limit = profile.value("controls", "sheetflow_velocity_fps")
-    rain_key = "ten_year_24_hour_in"
-    rain_in = profile.value("rain", rain_key)
+    diversion_q = profile.practice("sheetflow_diversion")  # the chapter's numbers, where it asks for diversions
+    area_limit = diversion_q.param("adjacent_area_sqft") if diversion_q else None
+    v_limit = diversion_q.param("velocity_fps") if diversion_q else None
+    rain_key = diversion_q.param("storm") if diversion_q else profile.value("rain", "runoff_storm")
+    rain_in = profile.storm_in(rain_key)
+    leave_in = profile.storm_in(profile.value("rain", "runoff_storm"))  # the storm a closed depression must hold
 
     step("routing flow (fill, D8, accumulation)")
     fg = m.flow_grid if m.flow_grid is not None and m.flow_grid.dem is dem else hy.flow_grid(dem)  # routed on reading
@@ -100,7 +102,7 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     dist = site.layer("disturbance")
     if site.disturbed is not None:
         missing = _area_without_heights(to_dem_crs(site.disturbed, site, dem), dem)
-        leaves, where = runoff_leaves_site(fg, site.mask_on(dem, "disturbed"), site.mask_on(dem, "site"), rain_in, missing)
+        leaves, where = runoff_leaves_site(fg, site.mask_on(dem, "disturbed"), site.mask_on(dem, "site"), leave_in, missing)
         m.set("hydrology.runoff_leaves_site", leaves, where)
         m.set("hydrology.runoff_leaves_site_how", where)
     else:
@@ -115,7 +117,7 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     upslope: list[dict[str, Any]] = []
     polys, entries = [], []
     originating_ids: list[Any] = []
-    rain_note = profile.entry("rain", rain_key) or {}
+    rain_note = (profile.entry("rain", rain_key) if rain_key else None) or {}
     rain_src = rain_note.get("source") or profile.cite(rain_note.get("citation"), rain_note.get("section"))
     for fid, ids, clipped, declared_cover in site.disturbed_parts:
         g_dem = to_dem_crs(clipped, site, dem)
@@ -222,21 +224,9 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     m.set("hydrology.channel_origin_disturbance_ids", originating_ids)
     m.set("hydrology.concentrated_outflows", concentrated_outflows(fg, site.mask_on(dem, "disturbed"), threshold))
 
-    reasons = []
-    v = m.values
-    basin_at = profile.value("controls", "basin_disturbed_acres")
-    if basin_at is not None and v.get("disturbed.max_at_one_time_acres") is not None:
-        if v["disturbed.max_at_one_time_acres"] >= float(basin_at) * (1 - 1e-9):
-            reasons.append(f"{fmt(v['disturbed.max_at_one_time_acres'], 'acres')} disturbed at one time (>= {basin_at} acres)")
-        if originating_ids:
-            reasons.append(f"a channel originates in disturbed area(s) {', '.join(map(str, originating_ids))}")
     return {
         "upslope": upslope,
         "channels": _channel_summary(m.layers["channels"], through, threshold),
-        "sediment_basin": {
-            "required": bool(reasons) if basin_at is not None else None,
-            "reasons": reasons if basin_at is not None else ["not specified by this chapter"],
-        },
         "flow_routing": {
             "method": "priority-flood depression filling, D8 steepest descent with diagonal distance, "
             "DEM edge and nodata as outlets",

@@ -24,9 +24,10 @@ gate (:class:`geosite.rules.Gate`): where the chapter does not apply nothing fai
 decided a would-be failure is not assessed. The submitted geometry's own problems (slivers, layers off
 the site) are about the data, not the chapter, and are reported whatever the gate says.
 
-The verdict: ``fail`` when any finding fails (CLI exit 1); else ``inspector_decision`` when some finding
-is left to the Building Inspector (exit 0: nothing fails, but the plan cannot be approved unseen); else
-``pass`` (exit 0).
+The verdict: ``fail`` when any finding fails (CLI exit 1); else ``incomplete`` when a requirement that
+applies (or may) could not be assessed (exit 0: nothing fails, but the plan cannot pass; ``to_settle`` lists
+the data that would settle each); else ``inspector_decision`` when some finding is left to the official
+(exit 0); else ``pass`` (exit 0).
 """
 
 from __future__ import annotations
@@ -82,8 +83,22 @@ class CheckResult:
         return [f for f in self.findings if f.status == "inspector_decision"]
 
     @property
+    def open_questions(self) -> list[ReviewFinding]:
+        """Findings not assessed where the chapter applies or may: a requirement the plan's data cannot settle
+        (none where the chapter does not apply: nothing is required there)."""
+        if self.analysis.evaluation.applies is False:
+            return []
+        return [f for f in self.findings if f.status == "not_assessed"]
+
+    @property
     def verdict(self) -> str:
-        return "fail" if self.failed else "inspector_decision" if self.decisions else "pass"
+        """``fail`` (a finding fails), ``incomplete`` (nothing fails, but a requirement that applies, or may,
+        could not be assessed: never a pass), ``inspector_decision`` or ``pass``."""
+        if self.failed:
+            return "fail"
+        if self.open_questions:
+            return "incomplete"
+        return "inspector_decision" if self.decisions else "pass"
 
     @property
     def exit_code(self) -> int:
@@ -117,6 +132,8 @@ class CheckResult:
             "received": self.received.isoformat() if self.received else None,
             "review_deadline": deadline,
             "schedule_note": self.schedule_note,
+            "to_settle": [{"finding": f.id, "rule": f.rule, "citation": f.citation,
+                           "settle": f.settle or "the data named in the finding"} for f in self.open_questions],
             **({"isolation": self.extra["isolation"]} if "isolation" in self.extra else {}),
         }
 
@@ -178,14 +195,18 @@ def check_submission(
     dem_submitted = dem is None and bool((conf.get("dem") or {}).get("path"))
     findings += check_completeness(site, prof, declared, checked, dem_submitted)
     findings += _declared_area(result, declared, checked)
+    findings += _declared_volume(result)
     findings += _permit_conditions(result, declared)
     gate = result.evaluation.gate
     for f in findings:
         gate.apply(f)  # the plan's content and type: only where the chapter applies
-    findings += [_from_analysis(f, result) for f in result.findings]  # already judged under the gate
-    findings += _steep_slopes(result, declared)
+    reviewed = _steep_slopes(result, declared)
     cites = {lname: item_citation_for_layer(prof, checked, lname) for lname in site.layers}
-    findings += check_geometry(site, prof, raw, conf.get("crs"), cites)
+    reviewed += check_geometry(site, prof, raw, conf.get("crs"), cites)
+    for f in findings + reviewed:
+        f.source = "check"
+    findings += [_from_analysis(f, result) for f in result.findings]  # already judged under the gate
+    findings += reviewed
     names = result.report["inputs"].get("feature_names", {})
     for f in findings:  # "inlet(s) 2" -> "inlet(s) 2 (CB-2)": the names the plan gives its features
         f.message = name_features(f.message, names)
@@ -256,8 +277,10 @@ def _plan_type(result: AnalysisResult, declared: Declared, required: str | None)
         return ReviewFinding("plan_type_submitted", citation, section, status, msg, **kw)
 
     if required is None:
-        return [f("not_assessed", "The plan type required cannot be told (no disturbed area measured).", "",
-                  settle="a disturbance layer", submitted=names.get(got, "not declared"))]
+        why = result.evaluation.plan_type_message
+        return [f("not_assessed", f"The plan type required cannot be told ({why[:1].lower()}{why[1:]}).", "",
+                  settle="a disturbance layer" if acres is None else "the chapter's plan-type thresholds in the profile",
+                  submitted=names.get(got, "not declared"))]
     req_text = {"full": names["full"], "statement": names["statement"], "both": "a full plan or a plan statement (exactly at the limit)"}[required]
     cite = pt["full"]["citation"] if required == "full" else pt["statement"]["citation"] if required == "statement" else f"{pt['full']['citation']}, {pt['statement']['citation']}"
     if got is None:
@@ -297,6 +320,27 @@ def _declared_area(result: AnalysisResult, declared: Declared, plan_type: str) -
            f"({measured / 43_560:,.2f} acres): {diff_pct:+.1f} %" + (f", within {tol:g} %." if ok else f", more than the {tol:g} % tolerance."))
     return [ReviewFinding(rule, cite, section, "pass" if ok else "fail", msg, requirement=req, submitted=f"{decl:,.0f} sq ft declared",
                           values=vals, geometry=None if ok else _disturbed(result), layer="disturbance")]
+
+
+def _declared_volume(result: AnalysisResult) -> list[ReviewFinding]:
+    """A(4)-style: where a proposed-grade DEM gives a measured cut + fill beside the declared one, the larger
+    decides (analyze); a declared volume under the measured one by more than the profile's
+    ``declared_volume_tolerance_pct`` fails (the plan understates its earthwork), over it is information."""
+    prof = result.profile
+    ew = result.report.get("earthwork") or {}
+    declared, measured = ew.get("declared_cut_fill_cy"), ew.get("cut_fill_cy")
+    tol = prof.value("submission", "declared_volume_tolerance_pct")
+    trig = next((t for t in prof.data.get("applicability", {}).get("triggers", []) if t.get("measure") == "project.cut_fill_cy"), None)
+    if declared is None or measured is None or tol is None or trig is None:
+        return []
+    diff = (float(declared) - measured) / measured * 100.0 if measured > 0 else float("inf")
+    status = "fail" if diff < -float(tol) - 1e-9 else "pass" if abs(diff) <= float(tol) + 1e-9 else "info"
+    msg = (f"Declared cut + fill {float(declared):,.0f} cu yd; measured from the proposed grade {measured:,.0f} cu yd ({diff:+.1f} %): "
+           + ("within" if status == "pass" else "more than") + f" {float(tol):g} %. The larger, {max(float(declared), measured):,.0f} cu yd, "
+           f"decides {trig['citation']} (the reading geosite adopts: the larger of the declared and the measured volume decides).")
+    return [ReviewFinding("declared_cut_fill", trig["citation"], prof.section_name(prof.data["applicability"].get("section")), status, msg,
+                          requirement=f"the declared cut + fill within {float(tol):g} % of the measured one",
+                          values={"declared_cy": float(declared), "measured_cy": measured, "difference_pct": diff})]
 
 
 def _union(gdf: gpd.GeoDataFrame | None, mask=None):
@@ -406,10 +450,11 @@ def _steep_geometry(result: AnalysisResult):
 
 def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFinding]:
     prof = result.profile
-    rule = next((r for r in prof.data.get("rules", []) if r["id"] == "steep_slope_controls"), None)
-    if rule is None:
+    q = prof.requirement("steep_slope_controls")
+    if q is None:
         return []  # not specified by this chapter (the analyze finding says so)
-    section = prof.section_name(rule.get("section"))
+    rule = {"citation": q.citation, "requires": q.requires, "gate": q.gate}
+    section = prof.section_name(q.section)
     gate = result.evaluation.gate
     area = result.report.get("slopes", {}).get("steep_disturbed_area_sqft") if isinstance(result.report.get("slopes"), dict) else None
     thr = float(prof.value("terrain", "steep_slope_pct", 12.0))
@@ -432,7 +477,7 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
     what = (f"declared: {said}" if said else "nothing declared") + (f"; drawn there: {', '.join(drawn)}" if drawn else "; no BMP drawn on them")
     return [gate.apply(ReviewFinding(r, rule["citation"], section, "info",
                                      f"{area:,.0f} sq ft of the disturbed area is on slopes of {thr:g} % or more ({what}). {rule['citation']} says such sites "
-                                     "'may require additional or different controls', as the Building Inspector specifies: the chapter sets no standard "
+                                     f"'may require additional or different controls', as the {prof.official} specifies: the chapter sets no standard "
                                      "a plan could fail, so this is a flag for the inspector.",
                                      requirement=rule.get("requires", ""), submitted=what, geometry=geom, values={"steep_disturbed_area_sqft": area},
                                      settle="" if said else "[declared] steep_slope_controls describing the controls on the steep ground"), rule.get("gate"))]

@@ -223,7 +223,12 @@ def contour_interval_ft(levels_ft: list[float]) -> float | None:
 
 
 def contour_finding(site: Site, profile: Profile, declared: Declared, head: str) -> ReviewFinding:
-    limit = float(profile.value("terrain", "contour_interval_ft", 5.0))
+    entry = profile.entry("terrain", "contour_interval_ft") or {}
+    if not entry.get("citation"):  # the chapter's interval, cited; geosite's drawing interval (a source) is no limit
+        return _f("not_assessed", f"{head}: the chapter's contour interval is not in the profile (not read, or not stated), so the "
+                  "plan's contours cannot be judged against it.", settle="the chapter's contour interval in the profile ([terrain] "
+                  "contour_interval_ft with its citation)")
+    limit = float(entry["value"])
     gdf = site.layers.get("contours")
     dem_hint = " (a DEM was submitted: `geosite map` draws contours from it, but the plan must show them)" if site.dem_path else ""
     if gdf is None:
@@ -296,7 +301,7 @@ def map_scale(path: Path, dpi: float | None) -> dict[str, Any]:
 
 def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str) -> ReviewFinding:
     path = declared.submitted_map
-    max_ft = float(item.get("max_ft_per_in", 100.0))
+    max_ft = float(item["max_ft_per_in"]) if item.get("max_ft_per_in") is not None else float("inf")  # no scale in the item: none judged
     if path is None:
         return _f("not_assessed", f"{head}: no submitted map declared; scale and extent not assessable.",
                   settle="[declared] submitted_map (a GeoTIFF with map_dpi, or a PDF with map_scale_ft_per_in)")

@@ -6,64 +6,18 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Any
 
-from shapely.geometry.base import BaseGeometry
-
 from geosite.io.output import py_scalar
+from geosite.rules import Finding
 
-STATUSES = ("fail", "inspector_decision", "not_assessed", "info", "pass")  # report order (geosite.rules.STATUSES)
-
-
-@dataclass
-class ReviewFinding:
-    """One finding of ``geosite check``.
-
-    ``rule``, ``citation``, ``section``, ``status`` (pass, fail, info, not_assessed, inspector_decision) and ``message`` as in
-    :class:`geosite.rules.engine.Finding`; ``requirement``: what the chapter requires; ``submitted``: what
-    the submission shows; ``settle``: for ``not_assessed``, the data that would settle it; ``geometry``:
-    where the problem is (site CRS; None when it has no place); ``layer``/``feature_ids``: the submitted
-    features concerned; ``source``: ``analyze`` (a measurement rerun) or ``check``.
-    """
-
-    rule: str
-    citation: str
-    section: str
-    status: str
-    message: str
-    requirement: str = ""
-    submitted: str = ""
-    settle: str = ""
-    geometry: BaseGeometry | None = None
-    layer: str | None = None
-    feature_ids: list[Any] = field(default_factory=list)
-    values: dict[str, Any] = field(default_factory=dict)
-    source: str = "check"
-    id: str = ""
-
-    def to_dict(self, with_geometry: bool = False) -> dict[str, Any]:
-        d = {
-            "id": self.id,
-            "rule": self.rule,
-            "citation": self.citation,
-            "section": self.section,
-            "status": self.status,
-            "message": self.message,
-            "requirement": self.requirement,
-            "submitted": self.submitted,
-            "settle": self.settle,
-            "layer": self.layer,
-            "feature_ids": [py_scalar(i) for i in self.feature_ids],
-            "values": self.values,
-            "source": self.source,
-            "has_geometry": self.geometry is not None and not self.geometry.is_empty,
-        }
-        if with_geometry:
-            d["geometry_wkt"] = self.geometry.wkt if d["has_geometry"] else None
-        return d
+#: the statuses of geosite.rules.STATUSES, in the order a report lists them (fails first)
+STATUSES = ("fail", "inspector_decision", "not_assessed", "info", "pass")
 
 
+#: a finding of ``geosite check``: the one finding class, :class:`geosite.rules.Finding` (kept under this name
+#: for the review's readers)
+ReviewFinding = Finding
 
 
 def number(findings: list[ReviewFinding]) -> None:

@@ -255,8 +255,9 @@ class _SafeUnpickler(pickle.Unpickler):
         obj = super().find_class(module, name)
         if (module, name) in _FUNCTIONS:
             return obj
-        if isinstance(obj, type) and module.startswith(_CLASS_MODULES) and not issubclass(obj, BaseException) \
-                and "." not in name:
+        plain = not issubclass(obj, BaseException) if isinstance(obj, type) else False
+        warning = isinstance(obj, type) and issubclass(obj, Warning) and module == "geosite.errors"  # a Note's class
+        if isinstance(obj, type) and module.startswith(_CLASS_MODULES) and (plain or warning) and "." not in name:
             return obj
         raise pickle.UnpicklingError(f"the sandbox's result names {module}.{name}, which a check result never holds")
 
@@ -276,7 +277,13 @@ def _remap(obj: Any, old: str, new: str, seen: set[int], depth: int = 0) -> Any:
     """``obj`` with the staged folder's path ``old`` written as the submission's ``new`` in every text and
     path of the dicts, lists, tuples and dataclasses it holds (frames and arrays are left alone)."""
     if isinstance(obj, str):
-        return obj.replace(old, new) if old in obj else obj
+        if old not in obj:
+            return obj
+        text = obj.replace(old, new)
+        if type(obj) is not str:  # a typed text (geosite.errors.Note): same type, same attributes
+            text = str.__new__(type(obj), text)
+            text.__dict__.update(getattr(obj, "__dict__", {}))
+        return text
     if isinstance(obj, PurePath):
         return type(obj)(str(obj).replace(old, new)) if old in str(obj) else obj
     if depth > 40 or id(obj) in seen:

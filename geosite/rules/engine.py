@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from geosite.rules.profile import OPS, Profile, load_profile
+from geosite.rules.profile import OPS, Profile, Requirement, load_profile
 
 Measurements = Mapping[str, Any]
 #: Every status a finding can have. ``inspector_decision``: the text leaves it to the Building Inspector.
@@ -52,7 +52,12 @@ class Trigger:
 
 @dataclass
 class Finding:
-    """One finding: a rule, its citation, a status (one of :data:`STATUSES`) and a message."""
+    """One finding, of ``analyze`` and ``geosite check`` alike: a rule, its citation and section, a status
+    (one of :data:`STATUSES`) and a message; ``required`` (whether the requirement applies: None when not
+    decided); ``requirement`` (what the chapter requires), ``submitted`` (what the plan shows), ``settle``
+    (for ``not_assessed``, the data that would settle it), ``geometry`` (where the problem is, site CRS;
+    None when it has no place), ``layer``/``feature_ids`` (the features concerned), ``source`` (``analyze``:
+    a measurement, ``check``: the review of a submission) and ``id`` (F1, F2 ... in a review)."""
 
     rule: str
     citation: str
@@ -62,9 +67,26 @@ class Finding:
     required: bool | None = None
     values: dict[str, Any] = field(default_factory=dict)
     feature_ids: list[Any] = field(default_factory=list)
+    requirement: str = ""
+    submitted: str = ""
+    settle: str = ""
+    geometry: Any = None
+    layer: str | None = None
+    source: str = "analyze"
+    id: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self, with_geometry: bool = False) -> dict[str, Any]:
+        """The finding as JSON-ready data (the geometry as WKT only when asked)."""
+        from geosite.io.output import py_scalar
+
+        has = self.geometry is not None and not self.geometry.is_empty
+        d = {"id": self.id, "rule": self.rule, "citation": self.citation, "section": self.section, "status": self.status,
+             "message": self.message, "required": self.required, "requirement": self.requirement, "submitted": self.submitted,
+             "settle": self.settle, "layer": self.layer, "feature_ids": [py_scalar(i) for i in self.feature_ids],
+             "values": self.values, "source": self.source, "has_geometry": has}
+        if with_geometry:
+            d["geometry_wkt"] = self.geometry.wkt if has else None
+        return d
 
 
 @dataclass
@@ -143,6 +165,31 @@ class Evaluation:
     plan_type_message: str
     findings: list[Finding]
     gate: Gate | None = None
+    decisions: dict[str, Decision] = field(default_factory=dict)
+
+
+@dataclass
+class Decision:
+    """Whether one requirement is required on this site, decided once (:func:`decide`) and read by the
+    controls stage, ``check`` and the reports alike.
+
+    ``applies``: the gate and the requirement's conditions (None: not decided). ``either_with``: the id of
+    the alternative requirement when it applies too, so the plan may satisfy either (B(6)(c)'s "either [1]
+    and [2] or [1] and [3]"); ``required`` is then True only for the pair, not each alone. For a requirement
+    written ``for_each`` feature, ``applies`` is the gate's; each feature's conditions are decided by
+    :func:`feature_applies`."""
+
+    requirement: Requirement
+    applies: bool | None
+    conditions: list[Trigger]
+    either_with: str | None = None
+    why: str = ""
+    met: bool | None = True  # the conditions alone, whatever the gate says
+
+    @property
+    def required(self) -> bool | None:
+        """Required on its own: applies, and no alternative route is open."""
+        return False if self.applies is False else None if self.applies is None else self.either_with is None
 
 
 def compare(value: Any, op: str, threshold: Any) -> bool | None:
@@ -235,16 +282,23 @@ def site_gate(profile: Profile | str, measurements: Any) -> Gate:
     triggers = [_condition(profile, t, m, section) for t in app.get("triggers", [])]
     exemptions = [_condition(profile, t, m, section) for t in app.get("exemptions", [])]
     applies = _combine([t.met for t in triggers], app.get("combine", "any"))
+    unread = app.get("unread")
+    if unread and applies is not True:
+        applies = None  # the part of the chapter holding (more of) its triggers was not read: never "does not apply"
     if any(e.met for e in exemptions):
         applies = False
     scopes = {name: _condition(profile, {"rule": name, **cond}, m, cond.get("section", section))
               for name, cond in profile.data.get("gates", {}).items()}
     g = Gate(applies, triggers, exemptions, scopes)
     g.message, g.citation = _applicability_text(applies, triggers, exemptions)
+    if unread and applies is None:
+        g.message = (f"Applicability not decided: the part of the chapter that holds its triggers ({unread}) was not read by the "
+                     "profile's author" + (f"; {g.message.removeprefix('Applicability not decided: ')}" if triggers else "") + ".")
     return g
 
 
-def evaluate(profile: Profile | str, measurements: Any, gate: Gate | None = None) -> Evaluation:
+def evaluate(profile: Profile | str, measurements: Any, gate: Gate | None = None, *,
+             decisions: dict[str, Decision] | None = None) -> Evaluation:
     """Evaluate every applicability trigger, the plan type and every rule of ``profile``.
 
     Parameters
@@ -259,6 +313,8 @@ def evaluate(profile: Profile | str, measurements: Any, gate: Gate | None = None
     gate : Gate, optional
         The site's gate, when already computed (``analyze`` computes it once for every stage); else
         computed here from ``measurements``.
+    decisions : dict, optional
+        The requirements decided under that gate (:func:`decide`), when already computed.
 
     Returns
     -------
@@ -281,19 +337,55 @@ def evaluate(profile: Profile | str, measurements: Any, gate: Gate | None = None
     kind, plan_msg = plan_type(profile, m)
     findings = [_applicability_finding(profile, g, section)]
     findings.append(_plan_type_finding(profile, kind, plan_msg))
-    for rule in profile.data.get("rules", []):
-        findings.append(_rule_finding(profile, rule, m, g))
+    decisions = decisions if decisions is not None else decide(profile, m, g)
+    for d in decisions.values():
+        if d.requirement.for_each:
+            continue  # judged feature by feature by the controls stage (a finding per pile, per inlet ...)
+        findings.append(_requirement_finding(profile, d, g, decisions))
     for item in profile.data.get("not_specified", []):
-        findings.append(
-            Finding(
-                rule=item["id"],
-                citation="",
-                section="",
-                status="info",
-                message=f"{item['topic'][:1].upper()}{item['topic'][1:]}: not specified by this chapter.",
-            )
-        )
-    return Evaluation(g.applies, g.triggers, g.exemptions, kind, plan_msg, findings, g)
+        unread = item.get("kind") == "unread"
+        text = (f"{item['topic'][:1].upper()}{item['topic'][1:]}: " + ("the profile's author could not read this part of the "
+                "chapter, so geosite cannot say what it requires (not assessed; not the same as silent)." if unread
+                else "not specified by this chapter."))
+        findings.append(Finding(rule=item["id"], citation=item.get("citation", ""), section=profile.section_name(item.get("section")),
+                                status="not_assessed" if unread else "info", message=text))
+    return Evaluation(g.applies, g.triggers, g.exemptions, kind, plan_msg, findings, g, decisions)
+
+
+def decide(profile: Profile, measurements: Any, gate: Gate | None = None) -> dict[str, Decision]:
+    """Each requirement of ``profile`` decided once for these measurements: whether it applies (the gate
+    and its conditions) and whether its alternative applies too. Keyed by requirement id."""
+    m = _mapping(measurements)
+    g = gate if gate is not None else site_gate(profile, m)
+    out: dict[str, Decision] = {}
+    for q in profile.requirements:
+        state = g.open(q.gate)
+        if q.for_each is not None:
+            out[q.id] = Decision(q, state, [], why=g.reason(q.gate))
+            continue
+        conds = [_condition(profile, c, m, q.section) for c in q.conditions]
+        met = _combine([c.met for c in conds], q.combine) if conds else True
+        applies = False if state is False or met is False else None if state is None or met is None else True
+        why = g.reason(q.gate) if state is not True else "; ".join(c.message for c in conds if c.met is not False)
+        out[q.id] = Decision(q, applies, conds, why=why, met=met)
+    for d in out.values():
+        alt = out.get(d.requirement.alternative or "")
+        if d.met and alt is not None and alt.met and g.open(alt.requirement.gate) is not False:
+            d.either_with = alt.requirement.id
+    return out
+
+
+def feature_applies(profile: Profile, q: Requirement, values: Mapping[str, Any]) -> Trigger | None:
+    """Whether requirement ``q`` (written ``for_each`` feature) applies to one feature whose measures are
+    ``values`` (``{"days": 31, ...}``): a Trigger saying so and why, or None when it has no conditions
+    (it applies to every feature)."""
+    if not q.conditions:
+        return None
+    conds = [_condition(profile, c, values, q.section) for c in q.conditions]
+    met = _combine([c.met for c in conds], q.combine)
+    return Trigger(rule=q.id, citation=q.citation, section=profile.section_name(q.section), value=[c.value for c in conds],
+                   threshold=[c.threshold for c in conds], op=q.combine, unit="", met=met,
+                   message="; ".join(c.message for c in conds))
 
 
 def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
@@ -301,12 +393,17 @@ def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
     the measurements, and why."""
     pt = profile.data.get("plan_type")
     if not pt:
-        return None, "plan type: not specified by this chapter"
+        return None, ("plan type: not in the profile (the chapter does not say, or the part that says it was not read: see the "
+                      "topics not read)")
     value = m.get(pt["measure"])
-    full = compare(value, pt["full"]["op"], pt["full"]["threshold"])
-    statement = compare(value, pt["statement"]["op"], pt["statement"]["threshold"])
-    if full is None:
+    full = compare(value, pt["full"]["op"], pt["full"]["threshold"]) if "full" in pt else False
+    statement = compare(value, pt["statement"]["op"], pt["statement"]["threshold"]) if "statement" in pt else False
+    if full is None or statement is None:
         return None, "plan type: not assessed (no disturbed area)"
+    if not full and not statement and ("full" not in pt or "statement" not in pt):
+        have = pt.get("full") or pt.get("statement")
+        return None, (f"{fmt(value, 'acres')} disturbed: not {have['text']}; what the chapter asks below that is not in the profile "
+                      "(not read, or not stated)")
     if full and statement:
         kind = "both"
         msg = (
@@ -368,56 +465,50 @@ def _plan_type_finding(profile: Profile, plan_type: str | None, message: str) ->
     )
 
 
-def _rule_finding(profile: Profile, rule: Mapping[str, Any], m: Measurements, g: Gate) -> Finding:
-    section = rule.get("section", "")
-    scope = rule.get("gate")
-    state = g.open(scope)
+def _requirement_finding(profile: Profile, d: Decision, g: Gate, decisions: dict[str, Decision]) -> Finding:
+    """The finding that says whether requirement ``d`` is required here and why (the plan is held against
+    it by the controls stage and ``check``)."""
+    q = d.requirement
+    section = profile.section_name(q.section)
+    values = {c.rule: c.value for c in d.conditions}
+    state = g.open(q.gate)
     if state is False:
-        closed = g.scopes.get(scope) if scope and g.applies else None
-        return Finding(
-            rule=rule["id"],
-            citation=rule["citation"],
-            section=profile.section_name(section),
-            status="info",
-            message=f"Does not apply ({closed.citation}): {closed.message}." if closed else f"Does not apply: {g.reason(scope)}.",
-            required=False,
-            values={scope: g.scopes[scope].value} if scope and g.applies else {},
-        )
-    finding = _evaluate_rule(profile, rule, m, section)
+        closed = g.scopes.get(q.gate) if q.gate and g.applies else None
+        msg = f"Does not apply ({closed.citation}): {closed.message}." if closed else f"Does not apply: {g.reason(q.gate)}."
+        return Finding(q.id, q.citation, section, "info", msg, required=False,
+                       values={q.gate: g.scopes[q.gate].value} if q.gate and g.applies else {})
+    status, msg = _requirement_text(profile, d, decisions)
+    if d.either_with:
+        values["either_with"] = d.either_with
+    f = Finding(q.id, q.citation, section, status, msg, required=d.met if not q.may_require else False, values=values)
     if state is None:
-        finding.message += f" (Only if it applies: {g.reason(scope)}.)"
-        finding.required = None if finding.required else finding.required
-    if rule.get("reading"):
-        finding.message += f" Reading: {rule['reading']}"
-    return finding
+        f.message += f" (Only if it applies: {g.reason(q.gate)}.)"
+        f.required = None if f.required else f.required
+    if q.reading:
+        f.message += f" Reading: {q.reading}"
+    return f
 
 
-def _evaluate_rule(profile: Profile, rule: Mapping[str, Any], m: Measurements, section: str) -> Finding:
-    conds = [_condition(profile, c, m, section) for c in rule.get("conditions", [])]
-    required = _combine([c.met for c in conds], rule.get("combine", "any")) if conds else True
-    requires = rule.get("requires", rule["id"])
-    may = rule.get("may_require")  # "may require ... as specified by the Building Inspector": a flag, not a requirement
+def _requirement_text(profile: Profile, d: Decision, decisions: dict[str, Decision]) -> tuple[str, str]:
+    """Status and words of a requirement's finding from its conditions (the gate is added by the caller)."""
+    q = d.requirement
+    conds = d.conditions
+    if q.for_each:
+        scope = f" for each feature of {q.for_each}" + (" that meets: " + "; ".join(c.get("text", c["measure"]) for c in q.conditions)
+                                                        if q.conditions else "")
+        return "info", f"Required{scope}: {q.requires}."
     if not conds:
-        status, msg = "info", f"Required on every site the chapter applies to: {requires}."
-    elif required and may:
-        reasons = "; ".join(c.message for c in conds if c.met)
-        status, msg = "info", f"{may[:1].upper()}{may[1:]} may require {requires}. Because: {reasons}."
-        required = False
-    elif required:
-        reasons = "; ".join(c.message for c in conds if c.met)
-        status, msg = "info", f"Required: {requires}. Because: {reasons}."
-    elif required is None:
+        return "info", f"Required on every site the chapter applies to: {q.requires}."
+    met = "; ".join(c.message for c in conds if c.met)
+    if d.met and q.may_require:
+        return "info", f"{q.may_require[:1].upper()}{q.may_require[1:]} may require {q.requires}. Because: {met}."
+    if d.met and d.either_with:
+        alt = decisions[d.either_with].requirement
+        return "info", (f"Required, or instead {alt.requires} ({alt.citation}): {q.requires}. Because: {met}. "
+                        "Either route complies.")
+    if d.met:
+        return "info", f"Required: {q.requires}. Because: {met}."
+    if d.met is None:
         pending = "; ".join(c.message for c in conds if c.met is None)
-        status, msg = "not_assessed", f"Not assessed whether {requires} is required: {pending}."
-    else:
-        reasons = "; ".join(c.message for c in conds)
-        status, msg = "info", f"Not required: {requires}. ({reasons}.)"
-    return Finding(
-        rule=rule["id"],
-        citation=rule["citation"],
-        section=profile.section_name(section),
-        status=status,
-        message=msg,
-        required=required,
-        values={c.rule: c.value for c in conds},
-    )
+        return "not_assessed", f"Not assessed whether {q.requires} is required: {pending}."
+    return "info", f"Not required: {q.requires}. (" + "; ".join(c.message for c in conds) + ".)"

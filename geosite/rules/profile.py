@@ -7,7 +7,6 @@ a path to a TOML file of the same shape.
 
 from __future__ import annotations
 
-import operator
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -15,8 +14,48 @@ from pathlib import Path
 from typing import Any
 
 from geosite.errors import ProfileError
+from geosite.rules.schema import OPS, validate
 
-OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq, "!=": operator.ne}
+__all__ = ["OPS", "Profile", "Requirement", "available_profiles", "load_profile"]
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One requirement of the chapter, written once in the profile's ``[[requirements]]``: where it applies
+    (``gate``, ``conditions`` combined by ``combine``, ``for_each`` feature of a layer), what satisfies it
+    (``practice`` with ``params``, a plan ``provision``, or for a ``flag`` nothing: the official decides), its
+    citation, section and reading, and the ``alternative`` requirement whose practice satisfies it too where
+    that one applies as well (B(6)(c)'s "either [1] and [2] or [1] and [3]")."""
+
+    id: str
+    kind: str
+    citation: str
+    section: str
+    requires: str
+    practice: str | None = None
+    provision: str | None = None
+    gate: str | None = None
+    conditions: tuple[dict[str, Any], ...] = ()
+    combine: str = "any"
+    for_each: str | None = None
+    alternative: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    reading: str = ""
+    may_require: str = ""
+
+    @classmethod
+    def from_toml(cls, q: dict[str, Any]) -> Requirement:
+        return cls(id=q["id"], kind=q.get("kind", "practice"), citation=q["citation"], section=q.get("section", ""),
+                   requires=q["requires"], practice=q.get("practice"), provision=q.get("provision"), gate=q.get("gate"),
+                   conditions=tuple(q.get("conditions", [])), combine=q.get("combine", "any"), for_each=q.get("for_each"),
+                   alternative=q.get("alternative"), params=dict(q.get("params", {})), reading=q.get("reading", ""),
+                   may_require=q.get("may_require", ""))
+
+    def param(self, name: str) -> Any:
+        """A parameter the profile must give (the schema makes sure of the required ones)."""
+        if name not in self.params:
+            raise ProfileError(f"requirement {self.id}: params.{name} is not given")
+        return self.params[name]
 
 
 @dataclass(frozen=True)
@@ -54,14 +93,51 @@ class Profile:
             return name
         return f"{name} {citation}" if name and name != citation else citation
 
-    def practice(self, name: str) -> dict[str, Any] | None:
-        """The ``[practices.<name>]`` entry: where the chapter (or the BMP Handbook it defers to) asks
-        for a control, with its citation, section, gate and wording; None when the chapter is silent."""
-        return self.data.get("practices", {}).get(name)
+    @property
+    def requirements(self) -> tuple[Requirement, ...]:
+        """The chapter's requirements, in the profile's order."""
+        return tuple(Requirement.from_toml(q) for q in self.data.get("requirements", []))
+
+    def requirement(self, rid: str) -> Requirement | None:
+        return next((q for q in self.requirements if q.id == rid), None)
+
+    def practice(self, name: str) -> Requirement | None:
+        """The requirement placed by practice ``name`` (its citation, section, gate, wording and
+        parameters); None when the chapter does not ask for it."""
+        return next((q for q in self.requirements if q.practice == name), None)
+
+    def control(self, key: str) -> Any:
+        """A ``[controls]`` number a practice needs: an error naming the profile when it is missing
+        (Handbook and method numbers are profile data, never code defaults)."""
+        value = self.value("controls", key)
+        if value is None:
+            raise ProfileError(f"profile {self.path or self.id}: [controls] {key} is needed by a practice the profile asks "
+                               "for and is not given")
+        return value
+
+    def storm_in(self, key: str | None) -> float | None:
+        """The depth, inches, of the ``[rain]`` storm ``key`` (None when not given)."""
+        return None if not key else self.value("rain", key)
+
+    @property
+    def official(self) -> str:
+        """The title of the official the chapter names (who reviews plans and decides what it leaves to judgement)."""
+        return str(self.data["jurisdiction"].get("official", "the official the chapter names"))
 
     @property
     def map_margin_ft(self) -> float:
         return float(self.data["jurisdiction"].get("map_margin_ft", 200.0))
+
+    def map_items(self) -> list[tuple[str, str, tuple[str, ...]]]:
+        """The existing site map's lettered items: (letter, label, layers drawn for it), from the full plan's
+        ``[[plan_content.full]]`` items that carry ``map_layers``."""
+        out = []
+        for item in self.data.get("plan_content", {}).get("full", []):
+            if item.get("map_layers"):
+                cite = item["citation"]
+                letter = cite.rsplit("(", 1)[-1].rstrip(")") if "(" in cite else cite
+                out.append((letter, item.get("map_label", item.get("text", "")), tuple(item["map_layers"])))
+        return out
 
 
 def _profiles_dir() -> Path:
@@ -102,38 +178,10 @@ def load_profile(name_or_path: str | Path, *, installed_only: bool = False) -> P
         raise ProfileError(f"profile {path}: not valid TOML ({exc})") from exc
     except OSError as exc:
         raise ProfileError(f"profile {path}: cannot be read ({exc.strerror})") from exc
-    problems = _validate(data)
+    problems = validate(data)
     if problems:
-        raise ProfileError(f"profile {path}: " + "; ".join(problems))
+        raise ProfileError(f"profile {path}: {len(problems)} problem{'s' if len(problems) != 1 else ''}:\n  " + "\n  ".join(problems))
     j = data["jurisdiction"]
     return Profile(id=j["id"], name=j["name"], data=data, path=str(path), sha256=hashlib.sha256(raw).hexdigest())
 
 
-def _validate(data: dict[str, Any]) -> list[str]:
-    problems = []
-    j = data.get("jurisdiction")
-    if not isinstance(j, dict) or "id" not in j or "name" not in j:
-        problems.append("[jurisdiction] needs id and name")
-    conditions = [("applicability.triggers", t) for t in data.get("applicability", {}).get("triggers", [])]
-    conditions += [("applicability.exemptions", t) for t in data.get("applicability", {}).get("exemptions", [])]
-    gates = data.get("gates", {})
-    conditions += [(f"gates.{name}", g) for name, g in gates.items()]
-    for rule in data.get("rules", []):
-        if "id" not in rule or "citation" not in rule:
-            problems.append(f"rule {rule.get('id', '?')}: needs id and citation")
-        if rule.get("gate") and rule["gate"] not in gates:
-            problems.append(f"rule {rule.get('id', '?')}: gate {rule['gate']!r} is not in [gates] (known: {', '.join(gates) or 'none'})")
-        conditions += [(f"rules.{rule.get('id', '?')}", c) for c in rule.get("conditions", [])]
-    for name, practice in data.get("practices", {}).items():
-        if not isinstance(practice, dict) or "citation" not in practice:
-            problems.append(f"practices.{name}: needs a citation")
-        elif practice.get("gate") and practice["gate"] not in gates:
-            problems.append(f"practices.{name}: gate {practice['gate']!r} is not in [gates] (known: {', '.join(gates) or 'none'})")
-    pt = data.get("plan_type", {})
-    conditions += [(f"plan_type.{k}", pt[k]) for k in ("full", "statement") if k in pt]
-    for where, cond in conditions:
-        if cond.get("op") not in OPS:
-            problems.append(f"{where}: op {cond.get('op')!r} is not one of {', '.join(OPS)}")
-        if "threshold" not in cond:
-            problems.append(f"{where}: no threshold")
-    return problems

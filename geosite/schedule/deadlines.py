@@ -214,10 +214,11 @@ def permit_conditions(profile: Profile, issued: dt.date | None = None) -> list[s
 def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline], list[str]]:
     """Stabilization due dates from the site's ``disturbance`` and ``stockpiles`` layers.
 
-    Disturbed ground inactive ``[controls] inactive_stabilize_days`` (7) or more: each disturbance
-    polygon's ``end`` + 7 days, if work stops there. Piles kept more than
-    ``[controls] stockpile_stabilize_after_days`` (30): the pile's ``start`` (else the earliest start of the
-    disturbance polygons it touches, else the project start) + 30 days.
+    Disturbed ground inactive the ``inactive_stabilization`` requirement's ``days`` (Grantsburg B(6)(c)[1]:
+    7) or more: each disturbance polygon's ``end`` + those days, if work stops there. Piles that the
+    ``stockpile_stabilization`` requirement's ``days`` condition covers (Grantsburg B(6)(e): more than 30):
+    the pile's ``start`` (else the earliest start of the disturbance polygons it touches, else the project
+    start) + those days.
 
     Returns
     -------
@@ -225,8 +226,8 @@ def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline]
     """
     out: list[Deadline] = []
     notes: list[str] = []
-    inactive = dated_entry(profile, "controls", "inactive_stabilize_days")
-    piles_e = dated_entry(profile, "controls", "stockpile_stabilize_after_days")
+    inactive = requirement_entry(profile, "inactive_stabilization")
+    piles_e = requirement_entry(profile, "stockpile_stabilization")
     dist = site.layer("disturbance")
     project_start = getattr(site.project, "start", None)
     if inactive is None:
@@ -265,6 +266,18 @@ def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline]
                             "stabilization", f"{limit} days after it is placed ({whence} {start.isoformat()}); {stay}",
                             cite(profile, piles_e)))
     return out, notes
+
+
+def requirement_entry(profile: Profile, practice: str) -> dict[str, Any] | None:
+    """The days of a stabilization requirement as a dated entry (value, citation, section): its
+    ``params.days``, or the threshold of its ``days`` condition; None when the chapter does not ask."""
+    q = profile.practice(practice)
+    if q is None:
+        return None
+    days = q.params.get("days")
+    if days is None:
+        days = next((c["threshold"] for c in q.conditions if c.get("measure") == "days"), None)
+    return None if days is None else {"value": days, "citation": q.citation, "section": q.section}
 
 
 def _feature_label(row: Any, kind: str) -> str:

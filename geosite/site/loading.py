@@ -35,6 +35,7 @@ from geosite.errors import (
     GeositeWarning,
     InputError,
     MissingInputError,
+    Note,
     ReprojectionWarning,
     SiteValidationError,
     UnreadableInputError,
@@ -143,7 +144,7 @@ def load_site(
         except InputError as exc:
             problems.append(str(exc))
     elif not dem:
-        notes.append("no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not assessed")
+        notes.append(Note("no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not assessed", None))
     proposed = _site_file(root, dem_conf, "proposed", "[dem] proposed", allow_outside, toml_path, problems)
     if proposed is not None:
         if dem_path is None and not dem_conf.get("path") and not dem:
@@ -159,7 +160,7 @@ def load_site(
 
     for lname, spec in LAYERS.items():
         if lname not in layers and not spec.required:
-            notes.append(f"layer {lname!r} ({spec.description}) not present in the submitted data")
+            notes.append(Note(f"layer {lname!r} ({spec.description}) not present in the submitted data", None))
 
     site = Site(
         name=name,
@@ -546,24 +547,18 @@ def _check_dem_coverage(site: Site, notes: list[str]) -> None:
         covers_site = dl <= site_only[0] and db <= site_only[1] and dr >= site_only[2] and dt_ >= site_only[3]
         sides = ", ".join(f"{v:,.0f} ft short on the {k}" for k, v in gaps.items())
         what = "the site plus" if covers_site else "even the site itself, let alone"
-        notes.append(
+        notes.append(Note(
             f"DEM {site.dem_path}: does not cover {what} {margin:.0f} ft around it: {sides}; "
-            "slopes, contours and drainage near those edges are incomplete"
-        )
+            "slopes, contours and drainage near those edges are incomplete", CoverageWarning,
+        ))
 
 
 def _emit(notes: list[str], strict: bool) -> None:
     problems = []
     for note in notes:
-        cls: type[GeositeWarning]
-        if note.startswith("DEM") and "does not cover" in note:
-            cls = CoverageWarning
-        elif "reprojected" in note:
-            cls = ReprojectionWarning
-        elif "not present" in note or note.startswith("no DEM"):
+        cls = note.category if isinstance(note, Note) else GeositeWarning
+        if cls is None:
             continue  # routine: listed in the report, neither a warning nor (strict) an error
-        else:
-            cls = GeositeWarning
         if strict:
             problems.append(note)
         else:
@@ -594,8 +589,9 @@ def validate_layers(
                 layers[lname] = checked
     if "site_boundary" not in raw and not any("site_boundary" in p for p in problems):
         problems.append(f"{root}: no site_boundary layer; it is required (a polygon of the site)")
-    if "disturbance" in layers:
-        _parse_dates(layers["disturbance"], "disturbance", raw["disturbance"][1], problems)
+    for lname in ("disturbance", "bmps", "stockpiles"):
+        if lname in layers:
+            _parse_dates(layers[lname], lname, raw[lname][1], problems)
     for lname in NUMERIC_ATTRIBUTES:
         if lname in layers:
             _check_numbers(layers[lname], lname, raw[lname][1], problems)
@@ -669,7 +665,7 @@ def _check_layer(
             "or name the site CRS in site.toml (crs = ...) to have geosite reproject it"
         )
     elif not gdf.crs.equals(site_crs):
-        notes.append(f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}")
+        notes.append(Note(f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}", ReprojectionWarning))
         try:
             gdf = gdf.to_crs(site_crs)
         except (ProjError, ValueError) as exc:  # another celestial body, no transformation
@@ -747,10 +743,15 @@ def _idlist(ids: np.ndarray, most: int = 12) -> str:
     return ", ".join(items) + (f" and {len(ids) - most} more" if len(ids) > most else "")
 
 
+#: the attributes that hold dates, in any layer (docs/site_folder.md)
+DATE_COLUMNS = ("start", "end", "stabilized", "install", "remove")
+
+
 def _parse_dates(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
-    """``start`` / ``end`` as datetime.date or None (never NaT: a missing date is no date, and the
-    measurements treat it as "active throughout"); not a date, or outside :data:`DATE_RANGE`: a problem."""
-    for col in ("start", "end"):
+    """``start`` / ``end`` / ``stabilized`` / ``install`` / ``remove`` as datetime.date or None (never NaT: a
+    missing date is no date, and the measurements treat it as "active throughout"); not a date, or outside
+    :data:`DATE_RANGE`: a problem."""
+    for col in DATE_COLUMNS:
         if col not in gdf.columns:
             continue
         raw = gdf[col]
@@ -776,8 +777,8 @@ def _parse_dates(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str
 
 #: Attributes that hold numbers, by layer: (column, least value allowed).
 NUMERIC_ATTRIBUTES = {
-    "stockpiles": (("days", 0.0),),
-    "access_drives": (("pad_length_ft", 0.0),),
+    "stockpiles": (("days", 0.0), ("volume_cy", 0.0), ("height_ft", 0.0)),
+    "access_drives": (("pad_length_ft", 0.0), ("width_ft", 0.0)),
     "contours": (("elevation", -1e5), ("elevation_ft", -1e5)),
 }
 

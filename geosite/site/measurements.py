@@ -47,6 +47,7 @@ class SiteMeasurements:
     peak: Phase | None = None
     flow_grid: Any = None  # geosite.hydrology.FlowGrid of the DEM, once the hydrology stage has run
     gate: Any = None  # geosite.rules.Gate: whether the chapter (and each scope of it) applies, computed once
+    decisions: Any = None  # {requirement id: geosite.rules.Decision}: each requirement required here or not, once
 
     def set(self, key: str, value: Any, why: str | None = None) -> None:
         """Record a measurement; ``None`` with ``why`` marks it not assessed, and why."""
@@ -70,31 +71,43 @@ def disturbed_geometry(site: Site) -> BaseGeometry | None:
     return site.disturbed
 
 
-def peak_disturbance(site: Site) -> Phase | None:
+def stabilize_within_days(site: Site) -> int | None:
+    """The days bare ground may stay unstabilized after work stops (the profile's ``inactive_stabilization``
+    requirement: Grantsburg B(6)(c)[1], 7), or None where the chapter does not say."""
+    prof = getattr(site, "profile", None)
+    q = prof.practice("inactive_stabilization") if prof is not None else None
+    return None if q is None else int(q.params.get("days", 0))
+
+
+def peak_disturbance(site: Site, stabilize_days: int | None = None) -> Phase | None:
     """The day with the largest area disturbed at one time.
 
-    A polygon is active from its ``start`` to its ``end`` date inclusive (a phase ending the day
-    another starts counts with it: on that day both are open). A polygon without dates is active
-    throughout. The peak occurs on some polygon's start date, so only those days are tried.
+    A polygon is disturbed from its ``start`` until it is stabilized: its ``stabilized`` date when the
+    plan gives one, else its ``end`` plus ``stabilize_days`` (bare ground is disturbed ground: the
+    "at one time" reading geosite adopts, docs/rules.md), else its ``end`` (inclusive: a phase ending the
+    day another starts counts with it). A polygon without dates is active throughout. The peak occurs on
+    some polygon's start date, so only those days are tried. The activity is measured whole, on or off
+    the parcel (A(3)).
     """
     gdf = site.layer("disturbance")
     if gdf is None:
         return None
     fpu = site.ft_per_unit
-    boundary = site.boundary
     n = len(gdf)
     start = [_day(v) for v in gdf["start"]] if "start" in gdf.columns else [None] * n
     end = [_day(v) for v in gdf["end"]] if "end" in gdf.columns else [None] * n
+    stab = [_day(v) for v in gdf["stabilized"]] if "stabilized" in gdf.columns else [None] * n
+    pad = dt.timedelta(days=stabilize_days or 0)
+    end = [s if s is not None else (e + pad if e is not None else None) for s, e in zip(stab, end, strict=True)]
     starts = sorted({d for d in start if d is not None})
     label = gdf["phase"].astype(str) if "phase" in gdf.columns else gdf["id"].astype(str)
     if not starts:
-        return Phase(None, sorted(set(label)), area_sqft(site.disturbed, fpu))
+        return Phase(None, sorted(set(label)), area_sqft(site.disturbance_union, fpu))
     best: Phase | None = None
     for day in starts:
         active = [(s is None or s <= day) and (e is None or day <= e) for s, e in zip(start, end, strict=True)]
         geoms = gdf.geometry.values[active]
-        geom = shapely.intersection(shapely.union_all(geoms), boundary)
-        a = area_sqft(geom, fpu)
+        a = area_sqft(shapely.union_all(geoms), fpu)
         if best is None or a > best.area_sqft:
             best = Phase(day, sorted(set(label[active])), a)
     return best
@@ -122,9 +135,9 @@ def undated(site: Site) -> list[Any]:
 
 
 def phase_areas(site: Site) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame | None]:
-    """Each phase's disturbed area: its polygons' union clipped to the site (sq ft, acres), first start
-    and last end; and the same as a layer, one feature per phase. A layer without ``phase`` is one
-    phase per polygon, named by its id."""
+    """Each phase's disturbed area: its polygons' union, on or off the parcel as A(3) measures the activity
+    (sq ft, acres), first start and last end; and the same as a layer, one feature per phase. A layer
+    without ``phase`` is one phase per polygon, named by its id."""
     gdf = site.layer("disturbance")
     if gdf is None:
         return [], None
@@ -134,7 +147,7 @@ def phase_areas(site: Site) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame | No
     geoms = []
     for ph in dict.fromkeys(label):
         sel = gdf[(label == ph).to_numpy()]
-        geom = shapely.intersection(shapely.union_all(sel.geometry.values), site.boundary)
+        geom = shapely.union_all(sel.geometry.values)
         a = area_sqft(geom, fpu)
         starts = [d for d in map(_day, sel["start"]) if d is not None] if "start" in sel.columns else []
         ends = [d for d in map(_day, sel["end"]) if d is not None] if "end" in sel.columns else []
@@ -161,10 +174,16 @@ def measure_site(site: Site) -> SiteMeasurements:
         for k in ("area_sqft", "area_acres", "max_at_one_time_sqft", "max_at_one_time_acres"):
             m.set(f"disturbed.{k}", None, why)
     else:
-        a = area_sqft(dist, fpu)
+        # A(3) measures the activity, not its part on the parcel: a drive apron graded in the right-of-way counts
+        on_site = area_sqft(dist, fpu)
+        a = area_sqft(site.disturbance_union, fpu)
         m.set("disturbed.area_sqft", a)
         m.set("disturbed.area_acres", a / SQFT_PER_ACRE)
-        peak = peak_disturbance(site)
+        m.set("disturbed.on_site_sqft", on_site)
+        if a > on_site * (1 + 1e-9):
+            m.set("disturbed.area_how", f"{a:,.0f} sq ft of land disturbing activity, {on_site:,.0f} sq ft of it on the parcel and "
+                  f"{a - on_site:,.0f} sq ft off it (A(3) measures the activity, wherever it is)")
+        peak = peak_disturbance(site, stabilize_within_days(site))
         m.peak = peak
         m.set("disturbed.max_at_one_time_sqft", peak.area_sqft)
         m.set("disturbed.max_at_one_time_acres", peak.area_acres)
@@ -180,8 +199,9 @@ def measure_site(site: Site) -> SiteMeasurements:
                 site.notes.append(basis)
         outside = shapely.difference(site.disturbance_union, site.boundary)
         m.set("disturbed.outside_site_sqft", area_sqft(outside, fpu))
+        # the controls' ground: the activity on the parcel (its area is this geometry's; the activity's is the report's)
         m.layers["disturbed_area"] = gpd.GeoDataFrame(
-            {"area_sqft": [a], "area_acres": [a / SQFT_PER_ACRE]}, geometry=[dist], crs=site.crs
+            {"area_sqft": [on_site], "area_acres": [on_site / SQFT_PER_ACRE], "activity_area_sqft": [a]}, geometry=[dist], crs=site.crs
         )
         phases, layer = phase_areas(site)
         m.set("disturbed.phases", phases)

@@ -225,7 +225,8 @@ def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     The proposed grade is resampled (bilinear) onto the existing DEM's grid; each cell whose centre
     lies in the site adds (proposed - existing) x cell area: positive is fill, negative cut. When the
     applicant declared no cut or fill, the measured total decides A(4); when they did, both are
-    reported and the declared one decides (the measured one is for the inspector to compare).
+    reported and the larger decides (the reading of A(4) geosite adopts; ``check`` reports a difference over
+    the profile's ``declared_volume_tolerance_pct``).
     """
     from geosite import terrain
     from geosite.units import CUFT_PER_CUYD
@@ -246,8 +247,9 @@ def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     m.set("earthwork.fill_cy", fill_cy)
     m.set("earthwork.cut_fill_cy", cut_cy + fill_cy)
     declared = site.project.cut_fill_cy
-    if declared is None:
-        m.set("project.cut_fill_cy", cut_cy + fill_cy)
+    measured = cut_cy + fill_cy
+    # A(4) as read here: the larger of the declared and the measured volume decides (DESIGN.md, docs/rules.md)
+    m.set("project.cut_fill_cy", measured if declared is None else max(float(declared), measured))
     interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
     final = dataclasses.replace(dem, elevation_ft=proposed, source=str(site.proposed_dem_path))
     margin = site.boundary.buffer(site.map_margin_ft(profile) / site.ft_per_unit)
@@ -260,7 +262,9 @@ def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "cut_fill_cy": cut_cy + fill_cy,
             "net_cy": fill_cy - cut_cy,
             "declared_cut_fill_cy": declared,
-            "decides_a4": "declared" if declared is not None else "measured",
+            "decides_a4": "measured" if declared is None or measured > float(declared) else "declared",
+            "reading": "A(4): the larger of the declared and the measured volume decides; a difference of more than the "
+                       "profile's declared_volume_tolerance_pct between them is a finding of geosite check",
             "site_cells_without_both_grades": missing,
             "method": "proposed minus existing grade on the existing DEM's cells inside the site (bilinear resampling)",
         }

@@ -1,0 +1,52 @@
+"""``geosite profile check FILE`` and ``geosite profile show NAME``: a village clerk's tools for a profile.
+
+``check`` validates a profile file against the schema (every key, its kind, unit and allowed values; the
+measures the stages record; the practices and their parameters) and prints every problem with the
+nearest valid name: exit 0 when valid, 2 when not. ``show`` prints the profile's requirements as a table.
+"""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group("profile")
+def profile() -> None:
+    """Check a jurisdiction profile, or show its requirements."""
+
+
+@profile.command("check")
+@click.argument("file")
+def check(file: str) -> None:
+    """Validate FILE (a profile .toml, or an installed profile's name): exit 0 valid, 2 with every problem."""
+    from geosite.rules import load_profile
+
+    prof = load_profile(file)  # a ProfileError (exit 2) lists every problem with the key and the nearest valid name
+    n = len(prof.requirements)
+    click.echo(f"{prof.path}: valid profile {prof.id!r} ({prof.name}): {n} requirement{'s' if n != 1 else ''}, "
+               f"{len(prof.data.get('applicability', {}).get('triggers', []))} applicability triggers, "
+               f"{len(prof.data.get('not_specified', []))} topics not specified or not read")
+
+
+@profile.command("show")
+@click.argument("name")
+@click.option("--markdown", is_flag=True, help="A Markdown table (as docs/rules.md has it).")
+def show(name: str, markdown: bool) -> None:
+    """Print the requirements of profile NAME (an installed name or a .toml path) as a table."""
+    from geosite.rules import load_profile
+    from geosite.rules.tables import requirement_rows
+
+    prof = load_profile(name)
+    header, rows = requirement_rows(prof)
+    if markdown:
+        click.echo("| " + " | ".join(header) + " |")
+        click.echo("| " + " | ".join("---" for _ in header) + " |")
+        for r in rows:
+            click.echo("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+        return
+    click.echo(f"{prof.name}: {prof.data['jurisdiction'].get('chapter', '')} ({prof.path})")
+    for r in rows:
+        click.echo("")
+        for h, c in zip(header, r, strict=True):
+            if c:
+                click.echo(f"  {h:<12} {c}")

@@ -1,0 +1,355 @@
+"""The schema of a jurisdiction profile: every table and key, its kind, unit and allowed values.
+
+:func:`validate` returns every problem of a profile at once, each naming the key (``requirements[3].conditions[0].measure``)
+and, for a misspelt name, the nearest valid one. :func:`geosite.rules.profile.load_profile` raises them as one
+:class:`~geosite.errors.ProfileError` (exit 2), so a clerk's typo never becomes a different verdict. What
+the stages measure and what the practices take are in :mod:`geosite.rules.registry`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from geosite.rules import registry as r
+
+#: the comparison operators a condition may use
+OPS: dict[str, Callable[[Any, Any], bool]] = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
+                                              "==": operator.eq, "!=": operator.ne}
+ENTRY_KEYS = ("value", "citation", "section", "source", "note", "unit", "by", "text")
+CONDITION_KEYS = ("rule", "citation", "section", "measure", "op", "threshold", "unit", "text", "how", "storm")
+REQUIREMENT_KEYS = ("id", "kind", "practice", "provision", "citation", "section", "gate", "requires", "conditions", "combine",
+                    "for_each", "alternative", "params", "reading", "may_require")
+ITEM_KEYS = ("citation", "text", "layers", "contacts", "project", "declared", "check", "max_ft_per_in", "margin_ft",
+             "map_label", "map_layers", "reading")
+JURISDICTION_KEYS = ("id", "name", "chapter", "source", "expected_crs", "map_margin_ft", "official", "extent", "notes")
+TOP_KEYS = ("jurisdiction", "sections", "applicability", "gates", "plan_type", "terrain", "rain", "requirements", "controls",
+            "review", "permit", "enforcement", "plan_content", "submission", "not_specified")
+NOT_SPECIFIED_KINDS = ("silent", "unread")
+
+
+class _Problems:
+    """Problems found so far, each ``key: what is wrong``."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+
+    def add(self, where: str, what: str) -> None:
+        self.items.append(f"{where}: {what}")
+
+    def unknown(self, where: str, name: str, valid: tuple[str, ...] | list[str], what: str = "key") -> None:
+        near = difflib.get_close_matches(str(name), list(valid), n=1, cutoff=0.6)
+        hint = f"; did you mean {near[0]!r}?" if near else f" (valid: {', '.join(valid)})" if len(valid) <= 12 else ""
+        self.add(where, f"unknown {what} {name!r}{hint}")
+
+    def keys(self, where: str, table: Mapping[str, Any], valid: tuple[str, ...]) -> None:
+        for k in table:
+            if k not in valid:
+                self.unknown(f"{where}.{k}" if where else str(k), k, valid)
+
+
+def validate(data: Mapping[str, Any]) -> list[str]:
+    """Every problem of the profile ``data`` (a parsed TOML), or an empty list."""
+    p = _Problems()
+    p.keys("", data, TOP_KEYS)
+    _jurisdiction(p, data.get("jurisdiction"))
+    sections = data.get("sections", {})
+    if not isinstance(sections, Mapping):
+        p.add("sections", "must be a table of section keys and names")
+        sections = {}
+    ctx = _Context(p, data, tuple(sections))
+    ctx.applicability()
+    ctx.gates()
+    ctx.plan_type()
+    ctx.entries("terrain", r.TERRAIN_PARAMS)
+    ctx.rain()
+    ctx.requirements()
+    ctx.entries("controls", r.CONTROL_PARAMS)
+    ctx.review()
+    ctx.entries("permit", r.PERMIT_PARAMS)
+    ctx.entries("enforcement", r.ENFORCEMENT_PARAMS)
+    ctx.plan_content()
+    ctx.entries("submission", r.SUBMISSION_PARAMS)
+    ctx.not_specified()
+    return p.items
+
+
+def _jurisdiction(p: _Problems, j: Any) -> None:
+    if not isinstance(j, Mapping):
+        p.add("jurisdiction", "the table is missing (it needs id and name)")
+        return
+    p.keys("jurisdiction", j, JURISDICTION_KEYS)
+    for k in ("id", "name"):
+        if not isinstance(j.get(k), str) or not j.get(k):
+            p.add(f"jurisdiction.{k}", "required text")
+    if "map_margin_ft" in j and not _is_number(j["map_margin_ft"]):
+        p.add("jurisdiction.map_margin_ft", f"must be a number of feet, not {j['map_margin_ft']!r}")
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _kind_ok(kind: str, v: Any) -> bool:
+    checks: dict[str, Callable[[Any], bool]] = {
+        r.NUMBER: _is_number, r.INTEGER: lambda x: isinstance(x, int) and not isinstance(x, bool),
+        r.BOOL: lambda x: isinstance(x, bool), r.TEXT: lambda x: isinstance(x, str), r.LIST: lambda x: isinstance(x, list),
+        r.TABLE: lambda x: isinstance(x, Mapping), r.DATE: lambda x: hasattr(x, "isoformat"),
+    }
+    return checks[kind](v)
+
+
+class _Context:
+    """The profile being validated, with the names its parts may refer to."""
+
+    def __init__(self, p: _Problems, data: Mapping[str, Any], sections: tuple[str, ...]) -> None:
+        self.p, self.data, self.sections = p, data, sections
+        gates = data.get("gates", {})
+        self.gate_names = tuple(gates) if isinstance(gates, Mapping) else ()
+        self.req_ids = tuple(q.get("id", "") for q in data.get("requirements", []) if isinstance(q, Mapping))
+        rain = data.get("rain", {})
+        self.storms = tuple(k for k in rain if k.endswith("_in")) if isinstance(rain, Mapping) else ()
+
+    def section(self, where: str, name: Any) -> None:
+        if name is not None and name not in self.sections:
+            self.p.unknown(where, name, self.sections, "section (not in [sections])")
+
+    def condition(self, where: str, c: Any, measures: Mapping[str, r.Measure] | None = None) -> None:
+        if not isinstance(c, Mapping):
+            self.p.add(where, "must be a table with measure, op and threshold")
+            return
+        self.p.keys(where, c, CONDITION_KEYS)
+        measures = r.MEASURES if measures is None else measures
+        key, op = c.get("measure"), c.get("op")
+        m = measures.get(key) if isinstance(key, str) else None
+        if m is None:
+            self.p.unknown(f"{where}.measure", key, tuple(measures), "measure")
+        if op not in OPS:
+            self.p.add(f"{where}.op", f"{op!r} is not an operator the engine has ({', '.join(OPS)})")
+        if "threshold" not in c:
+            self.p.add(where, "no threshold")
+        elif m is not None:
+            self._threshold(where, c, m)
+        if c.get("how") is not None and c["how"] not in _how_keys():
+            self.p.unknown(f"{where}.how", c["how"], _how_keys(), "measurement")
+        self.section(f"{where}.section", c.get("section"))
+
+    def _threshold(self, where: str, c: Mapping[str, Any], m: r.Measure) -> None:
+        t = c["threshold"]
+        want = r.NUMBER if m.kind == r.INTEGER else m.kind
+        if not _kind_ok(want, t):
+            self.p.add(f"{where}.threshold", f"{t!r} is not a {want} ({c.get('measure')} is a {m.kind}"
+                       + (f" in {m.unit})" if m.unit else ")"))
+        unit = c.get("unit")
+        if unit is not None and m.unit and unit != m.unit:
+            self.p.add(f"{where}.unit", f"{unit!r}, but {c.get('measure')} is measured in {m.unit!r}")
+        if m.kind in (r.BOOL, r.TEXT) and c.get("op") not in ("==", "!="):
+            self.p.add(f"{where}.op", f"{c.get('op')!r} cannot compare a {m.kind}; use == or !=")
+
+    def applicability(self) -> None:
+        app = self.data.get("applicability")
+        if app is None:
+            return
+        self.p.keys("applicability", app, ("combine", "section", "triggers", "exemptions", "unread"))
+        if app.get("combine", "any") not in ("any", "all"):
+            self.p.add("applicability.combine", f"{app['combine']!r} is not any or all")
+        self.section("applicability.section", app.get("section"))
+        for kind in ("triggers", "exemptions"):
+            for i, c in enumerate(app.get(kind, [])):
+                self.condition(f"applicability.{kind}[{i}]", c)
+                if isinstance(c, Mapping) and not c.get("citation"):
+                    self.p.add(f"applicability.{kind}[{i}]", "needs a citation")
+
+    def gates(self) -> None:
+        for name, g in (self.data.get("gates") or {}).items():
+            self.condition(f"gates.{name}", g)
+
+    def plan_type(self) -> None:
+        pt = self.data.get("plan_type")
+        if pt is None:
+            return
+        self.p.keys("plan_type", pt, ("measure", "section", "full", "statement"))
+        self.section("plan_type.section", pt.get("section"))
+        for k in ("full", "statement"):
+            if k in pt:
+                self.condition(f"plan_type.{k}", {"measure": pt.get("measure"), **pt[k]})
+                if not pt[k].get("citation"):
+                    self.p.add(f"plan_type.{k}", "needs a citation")
+
+    def entries(self, table: str, params: Mapping[str, r.Param], extra: tuple[str, ...] = ()) -> None:
+        t = self.data.get(table)
+        if t is None:
+            return
+        if not isinstance(t, Mapping):
+            self.p.add(table, "must be a table")
+            return
+        for k, e in t.items():
+            if k in extra:
+                continue
+            if k not in params:
+                self.p.unknown(f"{table}.{k}", k, tuple(params) + extra)
+                continue
+            self.entry(f"{table}.{k}", e, params[k])
+
+    def entry(self, where: str, e: Any, spec: r.Param) -> None:
+        if not isinstance(e, Mapping):
+            self.p.add(where, "must be { value = ..., citation = ... } or { value = ..., source = ... }")
+            return
+        self.p.keys(where, e, ENTRY_KEYS)
+        if "value" not in e:
+            self.p.add(where, "no value")
+        elif not _kind_ok(spec.kind, e["value"]) and not (spec.kind == r.NUMBER and _is_number(e["value"])):
+            self.p.add(f"{where}.value", f"{e['value']!r} is not a {spec.kind}" + (f" ({spec.unit})" if spec.unit else ""))
+        elif spec.choices and e["value"] not in spec.choices:
+            self.p.unknown(f"{where}.value", e["value"], spec.choices, "value")
+        if not e.get("citation") and not e.get("source") and not e.get("note"):
+            self.p.add(where, "needs a citation (the chapter's section) or a source (where the number comes from)")
+        if e.get("citation"):
+            self.section(f"{where}.section", e.get("section"))
+        unit = e.get("unit")
+        if unit is not None and spec.kind == r.NUMBER and spec.unit not in ("", unit) and unit not in r.TIME_UNITS:
+            self.p.add(f"{where}.unit", f"{unit!r}, but this number is in {spec.unit!r}")
+        if unit is not None and spec.unit == "" and spec.kind == r.NUMBER and unit not in r.TIME_UNITS:
+            self.p.unknown(f"{where}.unit", unit, r.TIME_UNITS, "unit")
+
+    def rain(self) -> None:
+        rain = self.data.get("rain")
+        if rain is None:
+            return
+        for k, e in rain.items():
+            if k == "runoff_storm":
+                if e not in self.storms:
+                    self.p.unknown("rain.runoff_storm", e, self.storms, "storm")
+            elif not k.endswith("_in"):
+                self.p.add(f"rain.{k}", "a design storm's depth is named <storm>_in (inches), e.g. ten_year_24_hour_in")
+            else:
+                self.entry(f"rain.{k}", e, r.Param(r.NUMBER, "in"))
+
+    def requirements(self) -> None:
+        seen: set[str] = set()
+        for i, q in enumerate(self.data.get("requirements", [])):
+            where = f"requirements[{i}]" + (f" ({q.get('id')})" if isinstance(q, Mapping) and q.get("id") else "")
+            if not isinstance(q, Mapping):
+                self.p.add(where, "must be a table")
+                continue
+            if q.get("id") in seen:
+                self.p.add(where, f"id {q.get('id')!r} is written twice: each requirement once")
+            seen.add(q.get("id"))
+            self.requirement(where, q)
+
+    def requirement(self, where: str, q: Mapping[str, Any]) -> None:
+        self.p.keys(where, q, REQUIREMENT_KEYS)
+        for k in ("id", "citation", "requires"):
+            if not isinstance(q.get(k), str) or not q.get(k):
+                self.p.add(f"{where}.{k}", "required text" + (": every requirement cites its section" if k == "citation" else ""))
+        kind = q.get("kind", "practice")
+        if kind not in r.REQUIREMENT_KINDS:
+            self.p.unknown(f"{where}.kind", kind, r.REQUIREMENT_KINDS, "kind")
+        self.section(f"{where}.section", q.get("section"))
+        if q.get("gate") is not None and q["gate"] not in self.gate_names:
+            self.p.unknown(f"{where}.gate", q["gate"], self.gate_names, "gate (not in [gates])")
+        if q.get("combine", "any") not in ("any", "all"):
+            self.p.add(f"{where}.combine", f"{q['combine']!r} is not any or all")
+        if q.get("alternative") is not None and q["alternative"] not in self.req_ids:
+            self.p.unknown(f"{where}.alternative", q["alternative"], self.req_ids, "requirement")
+        layer = q.get("for_each")
+        measures = None
+        if layer is not None:
+            if layer not in r.FEATURE_MEASURES:
+                self.p.unknown(f"{where}.for_each", layer, tuple(r.FEATURE_MEASURES), "layer")
+            else:
+                measures = r.FEATURE_MEASURES[layer]
+        for j, c in enumerate(q.get("conditions", [])):
+            self.condition(f"{where}.conditions[{j}]", c, measures)
+        if kind == "practice":
+            self._practice(where, q)
+        elif kind == "provision" and q.get("provision") not in r.DECLARED_FIELDS:
+            self.p.unknown(f"{where}.provision", q.get("provision"), r.DECLARED_FIELDS, "[declared] field")
+
+    def _practice(self, where: str, q: Mapping[str, Any]) -> None:
+        name = q.get("practice")
+        if name not in r.PRACTICES:
+            self.p.unknown(f"{where}.practice", name, tuple(r.PRACTICES), "practice")
+            return
+        spec = r.PRACTICES[name]
+        params = q.get("params", {})
+        if not isinstance(params, Mapping):
+            self.p.add(f"{where}.params", "must be a table")
+            return
+        for k, v in params.items():
+            if k not in spec:
+                self.p.unknown(f"{where}.params.{k}", k, tuple(spec), f"parameter of {name}")
+                continue
+            s = spec[k]
+            if not _kind_ok(s.kind, v) and not (s.kind == r.NUMBER and _is_number(v)):
+                self.p.add(f"{where}.params.{k}", f"{v!r} is not a {s.kind}" + (f" ({s.unit})" if s.unit else ""))
+            elif s.choices:
+                for x in v if s.kind == r.LIST else [v]:
+                    if x not in s.choices:
+                        self.p.unknown(f"{where}.params.{k}", x, s.choices, "value")
+        for k, s in spec.items():
+            if s.required and k not in params:
+                self.p.add(f"{where}.params", f"{name} needs {k} ({s.text})")
+        controls = self.data.get("controls") or {}
+        for k in r.PRACTICE_CONTROLS.get(name, ()):
+            if k == "inlet_adjacent_ft" and params.get("which") != "all":
+                continue
+            if k not in controls:
+                self.p.add("controls", f"{k} is needed by practice {name} ({where}) and is not given")
+        if name == "sheetflow_diversion" and params.get("storm") is not None and params["storm"] not in self.storms:
+            self.p.unknown(f"{where}.params.storm", params["storm"], self.storms, "storm (a [rain] depth)")
+
+    def review(self) -> None:
+        rv = self.data.get("review")
+        if rv is None:
+            return
+        if rv.get("kind", "working_days") not in ("working_days", "calendar_days"):
+            self.p.add("review.kind", f"{rv['kind']!r} is not working_days or calendar_days")
+        self.entries("review", r.REVIEW_PARAMS, extra=("kind", "holidays"))
+        h = rv.get("holidays")
+        if h is not None:
+            self.p.keys("review.holidays", h, ("country", "subdiv", "observed", "add", "remove", "citation", "source"))
+
+    def plan_content(self) -> None:
+        pc = self.data.get("plan_content")
+        if pc is None:
+            return
+        self.p.keys("plan_content", pc, ("section", "full", "statement"))
+        self.section("plan_content.section", pc.get("section"))
+        for kind in ("full", "statement"):
+            for i, item in enumerate(pc.get(kind, [])):
+                self.item(f"plan_content.{kind}[{i}]", item)
+
+    def item(self, where: str, item: Mapping[str, Any]) -> None:
+        self.p.keys(where, item, ITEM_KEYS)
+        if not item.get("citation"):
+            self.p.add(where, "needs a citation")
+        names = {"layers": r.LAYERS, "contacts": r.CONTACTS, "project": r.PROJECT_FIELDS,
+                 "map_layers": r.LAYERS + r.MAP_ONLY_LAYERS}
+        for key, valid in names.items():
+            for v in item.get(key, []):
+                if v not in valid:
+                    self.p.unknown(f"{where}.{key}", v, valid, key.rstrip("s"))
+        if item.get("declared") is not None and item["declared"] not in r.DECLARED_FIELDS:
+            self.p.unknown(f"{where}.declared", item["declared"], r.DECLARED_FIELDS, "[declared] field")
+        if item.get("check") is not None and item["check"] not in r.PLAN_CHECKS:
+            self.p.unknown(f"{where}.check", item["check"], r.PLAN_CHECKS, "check")
+        if not any(item.get(k) for k in ("layers", "contacts", "project", "declared", "check")):
+            self.p.add(where, "says nothing a submission could show (layers, contacts, project, declared or check)")
+
+    def not_specified(self) -> None:
+        for i, item in enumerate(self.data.get("not_specified", [])):
+            where = f"not_specified[{i}]"
+            self.p.keys(where, item, ("id", "topic", "kind", "citation", "section"))
+            if not item.get("id") or not item.get("topic"):
+                self.p.add(where, "needs id and topic")
+            if item.get("kind", "silent") not in NOT_SPECIFIED_KINDS:
+                self.p.unknown(f"{where}.kind", item["kind"], NOT_SPECIFIED_KINDS, "kind")
+
+
+def _how_keys() -> tuple[str, ...]:
+    """Measurements that say how a value was found (text the findings quote)."""
+    return ("slopes.steep_disturbed_how", "hydrology.runoff_leaves_site_how", "disturbed.max_at_one_time_basis",
+            "disturbed.area_how", "project.cut_fill_how")

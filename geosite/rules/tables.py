@@ -1,0 +1,50 @@
+"""A profile's requirements as rows of text: what ``geosite profile show`` prints and ``docs/rules.md``'s
+tables are generated from (scripts/make_rules_doc.py), so the docs cannot drift from the profiles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from geosite.rules.profile import Profile
+
+HEADER = ("requirement", "citation", "applies where", "satisfied by", "reading")
+
+
+def _condition(c: dict[str, Any]) -> str:
+    unit = f" {c['unit']}" if c.get("unit") else ""
+    return f"{c['measure']} {c['op']} {c['threshold']!r}{unit}".replace("True", "true").replace("False", "false")
+
+
+def _where(profile: Profile, q: Any) -> str:
+    parts = []
+    if q.gate:
+        g = profile.data.get("gates", {}).get(q.gate, {})
+        parts.append(f"gate {q.gate} ({g.get('citation', '')}: {_condition(g)})")
+    if q.for_each:
+        parts.append(f"each feature of {q.for_each}")
+    if q.conditions:
+        parts.append(f" {q.combine} of: ".join([""]) + f"{q.combine} of " + "; ".join(_condition(c) for c in q.conditions)
+                     if len(q.conditions) > 1 else _condition(q.conditions[0]))
+    if not parts:
+        parts.append("every site the chapter applies to")
+    return "; ".join(parts)
+
+
+def _by(q: Any) -> str:
+    if q.kind == "flag":
+        return f"the official's call ({q.may_require} may require it)"
+    if q.kind == "provision":
+        return f"a duty during construction ([declared] {q.provision} states it)"
+    params = ", ".join(f"{k} = {v!r}" for k, v in q.params.items())
+    alt = f"; or instead: {q.alternative}" if q.alternative else ""
+    return f"practice {q.practice}" + (f" ({params})" if params else "") + alt
+
+
+def requirement_rows(profile: Profile) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """(header, rows): one row per requirement and per topic the chapter does not specify (or that was not read)."""
+    rows = [(f"{q.id}: {q.requires}", profile.cite(q.citation, q.section), _where(profile, q), _by(q), q.reading)
+            for q in profile.requirements]
+    for item in profile.data.get("not_specified", []):
+        kind = "not read (the profile's author could not read this part)" if item.get("kind") == "unread" else "not specified by this chapter"
+        rows.append((f"{item['id']}: {item['topic']}", item.get("citation", ""), kind, "", ""))
+    return HEADER, rows
