@@ -417,6 +417,10 @@ def test_staging_refuses_fifos_control_characters_and_oversized_totals(tmp_path)
     with pytest.raises(LimitError, match="max_staged_total_bytes"):
         stage_submission(folder, tmp_path / "s2", Limits(max_staged_total_bytes=total - 1))
     assert not (tmp_path / "s2").exists()  # refused before anything was copied
+    os.link(folder / "dem.tif", tmp_path / "outside-dem.tif")  # the same file under a name outside
+    with pytest.raises(UnsafeInputError, match="2 hard links"):
+        stage_submission(folder, tmp_path / "s5")
+    (tmp_path / "outside-dem.tif").unlink()
     (folder / "bad\x1bname.txt").write_text("x")
     with pytest.raises(UnsafeInputError, match="control character"):
         stage_submission(folder, tmp_path / "s3")
@@ -488,6 +492,16 @@ def test_crs_text_is_plain_or_refused(crs, ok):
     else:
         with pytest.raises(UnsafeInputError, match="grid, file or URL"):
             check_crs_text(crs, "crs")
+
+
+def test_terminal_escapes_from_the_submission_are_not_printed(tmp_path, private_tmp):
+    """A site name carrying a terminal escape (ESC [2J clears the screen) reaches the inspector's
+    terminal as text in the verdict line."""
+    folder = submission(tmp_path / "sub")
+    toml(folder, name="Lot\x1b[2J 7")
+    res = CliRunner().invoke(cli, ["check", str(folder), "--out", str(tmp_path / "out")])
+    assert res.exit_code in (0, 1) and "\x1b" not in res.output, res.output
+    assert "Lot\\x1b[2J 7" in res.output
 
 
 def test_csv_cells_that_would_run_as_formulas_are_neutralised(tmp_path):

@@ -40,7 +40,7 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
     incomplete), 1 some findings fail, 2 bad input.
     """
     from geosite.review import write_check_outputs
-    from geosite.review.sandbox import check_submission_sandboxed
+    from geosite.review.sandbox import check_submission_sandboxed, printable
 
     quiet = state(ctx).quiet
     steps = state(ctx).steps()
@@ -49,21 +49,25 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
     out = output_folder(out, inputs, overwrite)
     with steps:
         result = check_submission_sandboxed(submission_dir, jurisdiction=jurisdiction, dem=dem,
-                                  dem_vertical_unit=dem_vertical_unit, received=received.date() if received else None,
-                                  make_valid=make_valid, step=steps, limits=limits_from(limit))
+                                            dem_vertical_unit=dem_vertical_unit,
+                                            received=received.date() if received else None,
+                                            make_valid=make_valid, step=steps, limits=limits_from(limit))
         steps("writing outputs")
         files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
     if not quiet:
+        def say(text: str) -> None:  # the applicant's names on the inspector's terminal: no escapes
+            click.echo(printable(text))
+
         s = result.summary()
-        click.echo(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")
+        say(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")
         for f in result.failed:
-            click.echo(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
+            say(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
         for f in result.decisions:
-            click.echo(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
+            say(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
         for f in result.open_questions if result.verdict == "incomplete" else []:
-            click.echo(f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with {f.settle or 'the data named in the finding'}")
+            say(f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with {f.settle or 'the data named in the finding'}")
         if s.get("review_deadline"):
-            click.echo(f"  review deadline: {s['review_deadline']}")
+            say(f"  review deadline: {s['review_deadline']}")
         for f in files:
-            click.echo(f"  wrote {f}")
+            say(f"  wrote {f}")
     sys.exit(result.exit_code)

@@ -230,8 +230,8 @@ def check_dxf(path: Path, where: str, max_entities: int) -> None:
 
     own, inserts = top
     total = own
-    for target, copies in inserts:
-        total += copies * expand(target, ())[0]
+    for target, copies in [*inserts, ("", 0)]:  # the sentinel checks a drawing without inserts too
+        total += copies * expand(target, ())[0] if target else 0
         if total > max_entities:
             raise UnsafeInputError(f"{where}: inserting its blocks would make over {max_entities:,} entities "
                                    "(max_vertices_total); refused before GDAL expands them")

@@ -3,7 +3,8 @@
 ``geosite check`` never lets GDAL, PROJ or SQLite open the applicant's folder. :func:`stage_submission`
 walks it first (without following any link) and refuses, before a byte of data is copied:
 
-- a symbolic link, FIFO, socket or device anywhere in it (a submission holds the files themselves);
+- a symbolic link, FIFO, socket or device anywhere in it (a submission holds the files themselves), a
+  file with more than one hard link (it may be an outside file under another name), a mount point;
 - a name that is not UTF-8, holds a control character (NUL, newline, escape ...) or a backslash, or is
   ``.`` / ``..``;
 - more than :attr:`~geosite.io.limits.Limits.max_staged_files` files, or folders nested deeper than
@@ -107,6 +108,7 @@ def _scan(folder: Path, limits: Limits) -> tuple[list[_Entry], list[str], list[s
     skipped: list[str] = []
     dirs: list[str] = []
     stack: list[tuple[str, int]] = [("", 0)]
+    root_dev = os.stat(folder).st_dev
     while stack:
         rel_dir, depth = stack.pop()
         if depth > MAX_DEPTH:
@@ -128,10 +130,15 @@ def _scan(folder: Path, limits: Limits) -> tuple[list[_Entry], list[str], list[s
                 dirs.append(rel)
                 stack.append((rel, depth + 1))
                 continue
+            if st.st_dev != root_dev:
+                raise UnsafeInputError(f"{where}: on another file system than the submission (a mount point); refused")
             if not stat.S_ISREG(st.st_mode):
                 kind = "a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) \
                     else "a device file" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file"
                 raise UnsafeInputError(f"{where}: {kind}; a submission holds regular files only; refused without opening it")
+            if st.st_nlink > 1:
+                raise UnsafeInputError(f"{where}: a file with {st.st_nlink} hard links (the same file may lie outside the "
+                                       "submission under another name); refused: copy it into the folder")
             if e.name.lower().endswith(JOURNALS):
                 skipped.append(f"{rel}: a SQLite journal; not read (a GeoPackage is read as its main file holds it)")
                 continue

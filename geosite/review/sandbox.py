@@ -159,8 +159,8 @@ def _crash(rc: int, logfile: Path, shown: Path, limits: Limits, seconds: float) 
                                  "of CPU time (check_cpu_seconds); stopped, nothing written. Raise with --limit check_cpu_seconds=N")
     last = [line for line in tail.strip().splitlines() if line.strip()][-1:] or [f"exit code {rc}"]
     return errors.UnreadableInputError(f"{shown}: the process reading the submission ended without a result after "
-                                       f"{seconds:.1f} s ({_signal_name(rc)}: {last[0][:300]}); a file in it may be "
-                                       "corrupt or crafted; nothing written")
+                                       f"{seconds:.1f} s ({_signal_name(rc)}: {printable(last[0][:300])}); a file in it "
+                                       "may be corrupt or crafted; nothing written")
 
 
 #: How running out of address space shows in the child's output (Python, glibc, the loader, C++).
@@ -200,12 +200,12 @@ def _unpack(payload: dict[str, Any], staged: Staged, shown: Path) -> CheckResult
         cls = getattr(errors, str(category), None)
         if not (isinstance(cls, type) and issubclass(cls, Warning)):
             cls = errors.GeositeWarning
-        warnings.warn(str(message), cls, stacklevel=3)
+        warnings.warn(printable(str(message)), cls, stacklevel=3)
     if "error" in payload:
         cls = getattr(errors, str(payload["error"]), None)
         if not (isinstance(cls, type) and issubclass(cls, errors.InputError)) or cls is errors.SiteValidationError:
             cls = errors.InputError
-        raise cls(str(payload["message"]))
+        raise cls(printable(str(payload["message"])))
     result = payload["result"]
     if not isinstance(result, CheckResult):
         raise errors.UnreadableInputError(f"{shown}: the sandbox returned no check result")
@@ -214,6 +214,12 @@ def _unpack(payload: dict[str, Any], staged: Staged, shown: Path) -> CheckResult
     result.extra["sandbox"] = record
     result.extra["isolation"] = describe(record)  # the summary's line (findings.md, report.html)
     return result
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (a terminal escape planted in a layer or CRS name) written as
+    ``\\xNN``; line breaks and tabs kept."""
+    return "".join(c if c in "\n\t" or (ord(c) >= 32 and not 127 <= ord(c) < 160) else f"\\x{ord(c):02x}" for c in text)
 
 
 def describe(record: dict[str, Any]) -> str:
