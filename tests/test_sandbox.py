@@ -38,6 +38,21 @@ def private_tmp(tmp_path, monkeypatch):
     return tmp
 
 
+@pytest.fixture(scope="module")
+def heavy_dem(tmp_path_factory) -> bytes:
+    """A 2,400 x 2,400-cell GeoTIFF (0.25 ft cells over the 600 ft the small site and its margin take):
+    its analysis needs many seconds of CPU, so a run over it outlasts a 1 s limit on any machine."""
+    from sitebuilder import write_dem
+
+    from geosite.io.raster import read_dem
+    from geosite.testing import inclined_plane
+
+    path = tmp_path_factory.mktemp("heavy") / "dem.tif"
+    write_dem(path, inclined_plane(4.0, shape=(2400, 2400), cell=0.25))
+    assert read_dem(path, "us_ft").shape == (2400, 2400)
+    return path.read_bytes()
+
+
 def check(folder, out, *extra):
     return CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(out), *extra])
 
@@ -248,8 +263,9 @@ def test_tracebacks_of_the_issue_are_exit_2_naming_file_and_key(tmp_path, privat
             "mars.gpkg, layer 'stockpiles': cannot be moved from its CRS 'Mars")
 
 
-def test_the_child_is_killed_at_the_wall_clock_limit(tmp_path, private_tmp):
+def test_the_child_is_killed_at_the_wall_clock_limit(tmp_path, private_tmp, heavy_dem):
     folder = submission(tmp_path / "sub")
+    (folder / "dem.tif").write_bytes(heavy_dem)
     t0 = time.monotonic()
     res = check(folder, tmp_path / "out", "--limit", "check_seconds=1")
     refused(res, tmp_path / "out", private_tmp, "took over 1 s (check_seconds)", "nothing written")
@@ -262,34 +278,23 @@ def test_the_memory_limit_stops_the_child_with_a_clear_message(tmp_path, private
             "more memory than check_memory_bytes 300,000,000")
 
 
-def test_the_cpu_limit_stops_the_child_with_a_clear_message(tmp_path, private_tmp):
-    """A 2,400 x 2,400-cell DEM (0.25 ft cells over the 600 ft the site and its margin take) needs many
-    CPU seconds to analyse; the kernel stops the child at 1."""
-    from sitebuilder import write_dem
-
-    from geosite.io.raster import read_dem
-    from geosite.testing import inclined_plane
-
+def test_the_cpu_limit_stops_the_child_with_a_clear_message(tmp_path, private_tmp, heavy_dem):
+    """The heavy DEM needs many CPU seconds to analyse; the kernel stops the child at 1."""
     folder = submission(tmp_path / "sub")
-    write_dem(folder / "dem.tif", inclined_plane(4.0, shape=(2400, 2400), cell=0.25))
-    assert read_dem(folder / "dem.tif", "us_ft").shape == (2400, 2400)
+    (folder / "dem.tif").write_bytes(heavy_dem)
     refused(check(folder, tmp_path / "out", "--limit", "check_cpu_seconds=1"), tmp_path / "out", private_tmp,
             "over 1 s of CPU time (check_cpu_seconds)")
 
 
-def test_killing_check_kills_its_child(tmp_path):
-    """``geosite check`` killed (SIGKILL, no chance to clean up) while its child analyses a large DEM:
+def test_killing_check_kills_its_child(tmp_path, heavy_dem):
+    """``geosite check`` killed (SIGKILL, no chance to clean up) while its child analyses the heavy DEM:
     the kernel ends the child too (PR_SET_PDEATHSIG), so nothing runs on past the inspector's run."""
     import signal
     import subprocess
     import sys
 
-    from sitebuilder import write_dem
-
-    from geosite.testing import inclined_plane
-
     folder = submission(tmp_path / "sub")
-    write_dem(folder / "dem.tif", inclined_plane(4.0, shape=(2400, 2400), cell=0.25))
+    (folder / "dem.tif").write_bytes(heavy_dem)
     tmp = tmp_path / "tmp"
     tmp.mkdir(exist_ok=True)
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}

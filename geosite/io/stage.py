@@ -16,7 +16,8 @@ walks it first (without following any link) and refuses, before a byte of data i
 
 Then each file is opened without following links and without blocking (``O_NOFOLLOW | O_NONBLOCK``),
 checked to be the same regular file the walk saw, copied with at most its size read, hashed (SHA-256)
-as it is copied and made read-only. What was hashed is what is read: a file swapped after the walk is
+as it is copied (not even its access time changed where the system allows ``O_NOATIME``) and made
+read-only. What was hashed is what is read: a file swapped after the walk is
 either refused (another file) or never seen. SQLite journals beside a GeoPackage (``-wal``, ``-shm``,
 ``-journal``) are not staged: a GeoPackage is read as its main file holds it, and nothing merges or
 deletes the applicant's journal.
@@ -159,7 +160,10 @@ def _copy(src_root: Path, dst_root: Path, entry: _Entry) -> StagedFile:
     where = src_root / entry.rel
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        fd = os.open(where, flags)
+        try:  # not even its access time changes (the file's owner, or root)
+            fd = os.open(where, flags | getattr(os, "O_NOATIME", 0))
+        except PermissionError:
+            fd = os.open(where, flags)
     except OSError as exc:
         why = "it became a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
         raise UnsafeInputError(f"{where}: changed while it was being staged ({why}); refused") from exc
