@@ -157,21 +157,43 @@ def write_outputs(
     """Write report.json, report.md, derived.gpkg (and derived.dxf for CAD; the plan maps with
     ``maps=True``) into ``out`` atomically. Returns the files written."""
     from geosite.io.output import atomic_dir, write_gpkg, write_json
+    from geosite.io.qgis_styles import layer_rules
 
     out = Path(out)
     with atomic_dir(out, overwrite=overwrite) as tmp:
         write_json(tmp / "report.json", result.report)
         (tmp / "report.md").write_text(render_markdown(result.report), encoding="utf-8")
         layers = {"site_boundary": result.site.layers["site_boundary"][["id", "geometry"]], **result.layers}
-        write_gpkg(tmp / "derived.gpkg", layers)
+        write_gpkg(tmp / "derived.gpkg", layers, styles=layer_rules(sheet_styles()))
         names = ["report.json", "report.md", "derived.gpkg"]
         if dxf:
             from geosite.io.cad import write_dxf
 
-            write_dxf(layers, tmp / "derived.dxf")  # contours too, at their elevation
+            # contours at their elevation; the site's roads, structures and inlets named on C-ANNO-IDEN
+            write_dxf(layers, tmp / "derived.dxf", context=result.site.layers, scale_ft=scale_ft)
             names.append("derived.dxf")
         if maps:
             from geosite.maps import render_plan_maps
 
             names += [p.name for p in render_plan_maps(result, tmp, sheet=sheet, scale_ft=scale_ft)]
     return [out / n for n in names]
+
+
+def sheet_styles() -> dict[str, Any]:
+    """The sheets' layer styles (:data:`geosite.maps.symbology.STYLES`), for the QGIS styles the
+    GeoPackages carry. The symbology module is plain data: unless the maps package is loaded already, it
+    is read on its own, without the package's matplotlib (0.3-0.4 s a run without maps would pay)."""
+    import importlib.util
+    import sys
+
+    if "geosite.maps" in sys.modules:
+        from geosite.maps.symbology import STYLES
+
+        return STYLES
+    name = "geosite._sheet_symbology"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "maps" / "symbology.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while the class is made
+        spec.loader.exec_module(module)
+    return sys.modules[name].STYLES

@@ -256,7 +256,8 @@ def test_construction_plan_schedule_and_legend(site):
     legend = "\n".join(sheet.legend)
     assert "(a) Land disturbance, phase 1" in legend and "(a) Land disturbance, phase 2" in legend
     assert "(b) Soil stockpiles" in legend
-    table = [t.get_text() for t in sheet.panel.texts if t.get_gid() == "table"]
+    # the schedule sits in the panel, or beside the map in its frame where that is blank
+    table = [t.get_text() for t in [*sheet.panel.texts, *sheet.fig.texts] if t.get_gid() == "table"]
     assert any("2027-04-05" in t and "2027-06-30" in t for t in table)
     final = render_final_conditions(site, None)[0].geosite
     assert "Proposed structures (label: name and size)" in "\n".join(final.legend)

@@ -182,3 +182,20 @@ def test_the_basin_and_fence_routes_are_decided_once_from_one_threshold_each():
     dec = _one_decision(d, values)
     assert dec["filter_fence"].applies is True and dec["filter_fence"].either_with == "sediment_basin"
     assert dec["sediment_basin"].either_with == "filter_fence"
+
+
+def test_a_copy_under_a_new_id_keeps_the_map_item_letters(tmp_path):
+    """The existing site map's item letters are the profile's (its plan items' map_layers), not a table keyed
+    by profile id: a village copying a profile under its own id keeps them."""
+    from geosite.maps.existing import _Items
+
+    d = grantsburg()
+    d["jurisdiction"]["id"] = "newtown"
+    path = tmp_path / "newtown.toml"
+    path.write_bytes(tomli_w.dumps(d).encode())
+    copy = load_profile(path)
+    assert copy.map_items() == load_profile("grantsburg").map_items()
+    items = _Items(copy.map_items())
+    assert (items.letter("contours"), items.letter("upslope_areas"), items.letter("title_block")) == ("i", "g", "j")
+    belgium = _Items(load_profile("belgium").map_items())
+    assert (belgium.letter("contours"), belgium.letter("vegetation")) == ("h", None)  # Belgium's chapter has no (e)

@@ -122,7 +122,15 @@ def fails(data):
 
 
 def finding_geoms(out):
-    return gpd.read_file(out / "findings.gpkg", layer="findings")
+    """The findings with a place: findings.gpkg's layers by geometry type (findings_points, _lines,
+    _polygons) together."""
+    import pandas as pd
+
+    parts = [gpd.read_file(out / "findings.gpkg", layer=f"findings_{k}") for k in ("points", "lines", "polygons")]
+    both = gpd.GeoDataFrame(pd.concat(parts, ignore_index=True), geometry="geometry", crs=parts[0].crs)
+    # the layers are Multi*: a one-part geometry back as the part the finding had
+    both["geometry"] = [g.geoms[0] if len(getattr(g, "geoms", ())) == 1 else g for g in both.geometry]
+    return both
 
 
 def test_clean_submission_passes(tmp_path, dem):

@@ -35,9 +35,10 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
 
     The submission is copied to a private folder and read there by a child process with no network,
     bounded memory and time, and only GeoTIFF, GeoPackage, shapefile, GeoJSON and DXF drivers
-    (docs/security.md). Writes findings.json, findings.md, findings.gpkg (layer 'findings': where each
-    problem is) and report.html. Exit code: 0 nothing fails (verdict pass, inspector_decision or
-    incomplete), 1 some findings fail, 2 bad input.
+    (docs/security.md). Writes findings.json, findings.md, findings.gpkg (where each problem is: layers
+    findings_points, findings_lines, findings_polygons; table findings for those without a place) and
+    report.html. Exit code: 0 nothing fails (verdict pass, inspector_decision or incomplete), 1 some
+    findings fail, 2 bad input.
     """
     from geosite.review import write_check_outputs
     from geosite.review.sandbox import check_submission_sandboxed, printable

@@ -778,18 +778,18 @@ def _inactive_stabilization(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, 
         else:
             ok.append(fid)
     if late:
-        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization", "fail",
+        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization_submitted", "fail",
                                       "Disturbed ground stabilized more than " f"{days} days after its work ends: "
                                       + "; ".join(f"area {f} ends {e.isoformat()}, stabilized {w.isoformat()} ({(w - e).days} days)"
                                                   for f, e, w in late) + f" ({q.requires}).",
                                       required=True, feature_ids=[f for f, _e, _w in late]))
     if undated:
-        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization", "not_assessed",
+        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization_submitted", "not_assessed",
                                       f"Disturbance area(s) {', '.join(map(str, undated))}: no end date or no stabilization date, so whether the "
                                       f"ground is stabilized within {days} days of going inactive cannot be told ({q.requires}).",
                                       required=True, feature_ids=undated))
     if ok and not late and not undated:
-        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization", "pass",
+        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization_submitted", "pass",
                                       f"Every disturbance area is stabilized within {days} days of its end ({len(ok)} areas).", required=True))
 
 

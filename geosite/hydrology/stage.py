@@ -33,6 +33,7 @@ import shapely
 
 from geosite.grid import cells_box, to_crs, to_dem_crs
 from geosite.rules import Profile
+from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
     from geosite.grid import Dem
@@ -114,6 +115,9 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         return {"channels": _channel_summary(m.layers["channels"], through, threshold)}
 
     step("upslope drainage areas")
+    from geosite.hydrology.upslope import smooth_outline
+
+    mapping_unit_sqft = float(profile.value("terrain", "steep_min_area_sqft", 0.0))  # the map's, for the outline
     upslope: list[dict[str, Any]] = []
     polys, entries = [], []
     originating_ids: list[Any] = []
@@ -158,7 +162,7 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "disturbance_id": fid,
             "disturbance_ids": ids,
             "area_sqft": area,
-            "area_acres": area / 43_560.0,
+            "area_acres": area / SQFT_PER_ACRE,
             "sheetflow_area_sqft": sheet,
             "channelized_area_sqft": up.channelized_area_sqft,
             "area_d8_sqft": up.area_sqft,
@@ -200,7 +204,8 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         if up.cell_count:
             polys.append({**{k: entry[k] for k in ("disturbance_id", "area_sqft", "area_d8_sqft", "sheetflow_area_sqft", "channelized",
                                                   "mean_slope_pct", "flow_length_ft", "land_cover", "velocity_fps")},
-                          "geometry": up_site})
+                          "geometry": smooth_outline(up_site, cell=dem.cell_x_ft / site.ft_per_unit,
+                                                     min_area=mapping_unit_sqft / site.ft_per_unit**2)})
         if up.entry_points is not None and len(up.entry_points):
             ep = to_crs(up.entry_points, site.crs)
             ep["disturbance_id"] = fid

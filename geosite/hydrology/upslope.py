@@ -16,6 +16,7 @@ from geosite.errors import GeometryError, InputError
 from geosite.grid import rasterize
 from geosite.hydrology.certify import coarse_drainage_box, coarse_floor, dilate, lowest_fill_by_seed
 from geosite.hydrology.flow import FlowGrid, flow_grid
+from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
     import geopandas as gpd
@@ -33,7 +34,7 @@ WHOLE_FRACTION = 0.4
 
 #: Default area above which flow entering a polygon counts as channelized (concentrated), sq ft.
 #: A modelling choice, not an ordinance number: jurisdiction profiles should set their own.
-DEFAULT_CHANNEL_THRESHOLD_SQFT = 43_560.0
+DEFAULT_CHANNEL_THRESHOLD_SQFT = SQFT_PER_ACRE
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -78,7 +79,7 @@ class UpslopeArea:
 
     @property
     def area_acres(self) -> float:
-        return self.area_sqft / 43_560.0
+        return self.area_sqft / SQFT_PER_ACRE
 
     def to_geodataframe(self) -> gpd.GeoDataFrame:
         """The upslope area as a one-row GeoDataFrame with the scalar results as columns."""
@@ -403,6 +404,39 @@ def _summarise(
         method=method,
         crs=dem.crs,
     )
+
+
+def smooth_outline(polygon: BaseGeometry, *, cell: float, min_area: float) -> BaseGeometry:
+    """The outline of an upslope area (whole cells) for a map: parts and holes under ``min_area`` dropped
+    (the largest part kept when all are), closed and opened by half a cell (``buffer(+e).buffer(-2e)
+    .buffer(+e)``) and simplified at half a cell, so the cells' stair steps read as the ground's lines.
+    Only the drawing changes: the area reported stays the cells' (D-infinity's) measure.
+
+    Parameters
+    ----------
+    polygon : the upslope area as whole cells, (Multi)Polygon in a projected CRS.
+    cell : the DEM's cell size, CRS units (feet or metres of the polygon's CRS).
+    min_area : the mapping unit, CRS units squared (the profile's steep-slope minimum area, 500 sq ft).
+
+    Returns
+    -------
+    MultiPolygon (empty when ``polygon`` is).
+    """
+    import shapely
+    from shapely.geometry import MultiPolygon, Polygon
+
+    def mapped(g: BaseGeometry, keep_largest: bool) -> MultiPolygon:
+        polys = [p for p in shapely.get_parts(g) if p.geom_type == "Polygon" and not p.is_empty]
+        big = [p for p in polys if p.area >= min_area] or (sorted(polys, key=lambda p: -p.area)[:1] if keep_largest else [])
+        return MultiPolygon([Polygon(p.exterior, [h for h in p.interiors if Polygon(h).area >= min_area]) for p in big])
+
+    g = mapped(polygon, keep_largest=True)
+    if g.is_empty:
+        return g
+    e = cell / 2
+    smooth = mapped(g.buffer(e, quad_segs=4).buffer(-2 * e, quad_segs=4).buffer(e, quad_segs=4), keep_largest=False)
+    out = shapely.simplify(smooth, e, preserve_topology=True) if not smooth.is_empty else g
+    return out if out.geom_type == "MultiPolygon" else MultiPolygon(list(shapely.get_parts(out)))
 
 
 def _slope_at(dem: Dem, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:

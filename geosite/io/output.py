@@ -29,6 +29,7 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +116,7 @@ def write_manifest(folder: Path, **extra: Any) -> Path:
         if p.is_file() and p.name not in (MANIFEST, TMP_MARKER):
             files[p.relative_to(folder).as_posix()] = {"bytes": p.stat().st_size, "sha256": file_sha256(p)}
     manifest = {"generator": "geosite", "geosite_version": __version__,
-                "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "written": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
                 "argv": sys.argv[1:], **extra, "files": files}
     path = folder / MANIFEST
     path.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
@@ -281,17 +282,332 @@ def _json_default(obj: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
-def write_gpkg(path: Path, layers: dict[str, Any]) -> list[str]:
-    """Write GeoDataFrames as layers of one GeoPackage, each with one declared geometry type; empty
-    layers are skipped. Returns layer names."""
-    written = []
-    for name, gdf in layers.items():
-        if gdf is None or len(gdf) == 0:
+# ------------------------------------------------------------------------------------------- GeoPackage
+
+#: The GeoPackage version written. GDAL 3.6 (Debian 12's ``ogrinfo``, QGIS 3.22) warns that a 1.4 file
+#: "may only be partially supported"; nothing geosite writes needs more than 1.2.
+GPKG_VERSION = "1.2"
+#: Columns written as dates (GPKG ``DATE``) in any layer: the ISO dates of phases and practices.
+DATE_COLUMNS = frozenset({"start", "end", "install", "remove", "stabilized"})
+
+
+@dataclass(frozen=True)
+class LayerSchema:
+    """A layer's declared geometry type (an OGR name such as ``MultiPolygon``; None for a table without
+    geometry) and the fields it always has, as (name, type) with type ``str``, ``float``, ``int``,
+    ``bool`` or ``date``. Columns beyond these are written after them, typed from their values."""
+
+    geometry: str | None
+    fields: tuple[tuple[str, str], ...] = ()
+
+
+_AREA = (("area_sqft", "float"), ("area_acres", "float"))
+_REQ = (("required", "bool"),)
+#: derived.gpkg, every layer always written (empty when a site has nothing for it), in README's order.
+#: ``Multi*`` wherever a feature can have several parts; steep slopes and the points are single by
+#: construction (:func:`geosite.terrain.steep.polygon_parts` explodes them).
+DERIVED_SCHEMA: dict[str, LayerSchema] = {
+    "site_boundary": LayerSchema("MultiPolygon", (("id", "int"),)),
+    "disturbed_area": LayerSchema("MultiPolygon", _AREA),
+    "disturbance_phases": LayerSchema("MultiPolygon", (("phase", "str"), ("start", "date"), ("end", "date"), *_AREA)),
+    "steep_slopes": LayerSchema("Polygon", (("class", "str"), ("min_slope_pct", "float"), ("area_sqft", "float"))),
+    "contours": LayerSchema("MultiLineString", (("elevation_ft", "float"), ("index", "bool"))),
+    "channels": LayerSchema("MultiLineString", (("contrib_area_sqft", "float"), ("starts_at_head", "bool"),
+                                                ("head_x", "float"), ("head_y", "float"))),
+    "upslope_areas": LayerSchema("MultiPolygon", (
+        ("disturbance_id", "int"), ("area_sqft", "float"), ("area_d8_sqft", "float"),
+        ("sheetflow_area_sqft", "float"), ("channelized", "bool"), ("mean_slope_pct", "float"),
+        ("flow_length_ft", "float"), ("land_cover", "str"), ("velocity_fps", "float"))),
+    "upslope_entry_points": LayerSchema("Point", (("disturbance_id", "int"), ("contrib_area_sqft", "float"),
+                                                  ("flow_length_ft", "float"), ("channelized", "bool"))),
+    "filter_fence": LayerSchema("MultiLineString", (("side", "str"), ("polygon_id", "int"), ("length_ft", "float"),
+                                                    ("obstacle", "str"), ("practice", "str"), *_REQ)),
+    "fence_gaps": LayerSchema("MultiLineString", (("side", "str"), ("polygon_id", "int"), ("length_ft", "float"))),
+    "stockpile_setbacks": LayerSchema("MultiPolygon", (("pile_id", "int"), ("setback_ft", "float"), *_REQ)),
+    "stockpile_fences": LayerSchema("MultiLineString", (("pile_id", "int"), ("length_ft", "float"), *_REQ)),
+    "sediment_basins": LayerSchema("Point", (
+        ("outlet", "int"), ("kind", "str"), ("limit", "str"), ("drainage_sqft", "float"), ("drainage_acres", "float"),
+        ("disturbed_sqft", "float"), ("disturbed_acres", "float"), ("concentrated", "bool"),
+        ("exit_cell_count", "int"), *_REQ)),
+    "inlet_protection": LayerSchema("Point", (
+        ("id", "int"), ("name", "str"), ("status", "str"), ("in_disturbed", "bool"), ("on_site", "bool"),
+        ("adjacent", "bool"), ("downslope_of_disturbed", "bool"), ("protection_required", "bool"),
+        ("drainage_area_sqft", "float"), ("drainage_area_acres", "float"), ("trap_or_basin_required", "bool"),
+        ("protected", "bool"), *_REQ)),
+    "tracking_pads": LayerSchema("MultiPolygon", (("drive_id", "int"), ("length_ft", "float"), *_REQ)),
+    "diversions": LayerSchema("MultiLineString", (("polygon_id", "int"), ("length_ft", "float"), *_REQ)),
+}
+_FINDING_FIELDS = tuple((c, "str") for c in ("finding_id", "rule", "citation", "section", "status", "message",
+                                             "layer", "feature_ids"))
+#: findings.gpkg's findings, one layer per geometry family and a table for those without a place.
+FINDINGS_SCHEMA: dict[str, LayerSchema] = {
+    "findings": LayerSchema(None, _FINDING_FIELDS),
+    "findings_points": LayerSchema("MultiPoint", _FINDING_FIELDS),
+    "findings_lines": LayerSchema("MultiLineString", _FINDING_FIELDS),
+    "findings_polygons": LayerSchema("MultiPolygon", _FINDING_FIELDS),
+}
+#: The context layers findings.gpkg carries (derived.gpkg's schemas).
+FINDINGS_CONTEXT = ("site_boundary", "disturbed_area", "filter_fence", "fence_gaps")
+_DIM = {"Point": 0, "LineString": 1, "LinearRing": 1, "Polygon": 2}
+
+
+def write_gpkg(
+    path: Path,
+    layers: dict[str, Any],
+    *,
+    schema: dict[str, LayerSchema] | None = None,
+    styles: dict[str, Any] | None = None,
+) -> list[str]:
+    """Write GeoDataFrames as the layers of one GeoPackage (version :data:`GPKG_VERSION`), each with its
+    declared geometry type and fields.
+
+    Parameters
+    ----------
+    path : the GeoPackage to create (it must not exist).
+    layers : layer name -> GeoDataFrame (or None); coordinates in the CRS's unit, written as they are.
+    schema : the fixed schema (:data:`DERIVED_SCHEMA` by default): every layer it names is written, empty
+        when ``layers`` has nothing for it; a layer it does not name is written with its parts' geometry
+        family as ``Multi*`` (left out when empty: it has no type to declare).
+    styles : layer name -> its style (:class:`geosite.io.qgis_styles.Rule` list), stored in the table
+        ``layer_styles`` as the layer's default style (QGIS applies it when it opens the layer).
+
+    Returns
+    -------
+    The layer names written, in order.
+    """
+    with _gdal_config(OGR_SQLITE_SYNCHRONOUS="OFF"):
+        return _write_gpkg(Path(path), layers, DERIVED_SCHEMA if schema is None else schema, styles)
+
+
+@contextmanager
+def _gdal_config(**options: str) -> Iterator[None]:
+    """GDAL configuration options for the block, the previous values put back after. SQLite's
+    synchronous commits cost some 70 ms a layer here; the file is written in a temporary output folder
+    swapped in whole (:func:`atomic_dir`), as every other output is, so nothing relies on them."""
+    import pyogrio
+
+    before = {k: pyogrio.get_gdal_config_option(k) for k in options}
+    pyogrio.set_gdal_config_options(options)
+    try:
+        yield
+    finally:
+        pyogrio.set_gdal_config_options(before)
+
+
+def _write_gpkg(path: Path, layers: dict[str, Any], schema: dict[str, LayerSchema],
+                styles: dict[str, Any] | None) -> list[str]:
+    from pyogrio.raw import write
+
+    crs = next((g.crs for g in layers.values() if g is not None and getattr(g, "crs", None) is not None), None)
+    names = list(schema) + [n for n in layers if n not in schema]
+    written: list[str] = []
+    for name in names:
+        gdf = layers.get(name)
+        ls = schema.get(name) or _inferred_schema(gdf)
+        if ls is None:
             continue
-        # one declared geometry type per layer: Polygon and MultiPolygon together are written as
-        # MultiPolygon (likewise lines and points), never as GEOMETRY ("Unknown")
-        types = set(gdf.geom_type.dropna())
-        multi = len(types) > 1 and len({t.removeprefix("Multi") for t in types}) == 1
-        gdf.to_file(path, layer=name, driver="GPKG", engine="pyogrio", promote_to_multi=multi or None)
+        geoms, fields, data, mask = layer_arrays(name, gdf, ls)
+        write(str(path), geoms, data, fields, field_mask=mask, layer=name, driver="GPKG",
+              geometry_type=ls.geometry, crs=_crs_text(gdf, crs) if ls.geometry else None,
+              dataset_options={"VERSION": GPKG_VERSION} if not written else None)
         written.append(name)
+    if styles:
+        from geosite.io.qgis_styles import write_layer_styles
+
+        geometry = {n: (schema.get(n) or _inferred_schema(layers.get(n))).geometry for n in written}
+        write_layer_styles(path, {n: (styles[n], geometry[n]) for n in written if n in styles})
     return written
+
+
+def write_findings_gpkg(path: Path, layers: dict[str, Any], *, styles: dict[str, Any] | None = None) -> list[str]:
+    """Write findings.gpkg: the findings by geometry type, then the context layers.
+
+    Parameters
+    ----------
+    path : the GeoPackage to create.
+    layers : ``findings`` (a GeoDataFrame of findings, coordinates in the site CRS's unit, rows without
+        geometry allowed) and context layers (:data:`FINDINGS_CONTEXT`, derived.gpkg's schemas).
+    styles : as :func:`write_gpkg`; the findings' own (:func:`geosite.io.qgis_styles.findings_rules`,
+        report.html's status colours) unless given.
+
+    Returns
+    -------
+    The layer names written: ``findings`` (the table of those without a place), ``findings_points``,
+    ``findings_lines``, ``findings_polygons`` (a finding whose geometry mixes kinds is in each, with its
+    parts of that kind), all four always, then the context layers.
+    """
+    from geosite.io.qgis_styles import findings_rules
+
+    layers = dict(layers)
+    frame = layers.pop("findings")
+    split = split_by_family(frame)
+    schema = {**FINDINGS_SCHEMA, **{n: DERIVED_SCHEMA[n] for n in FINDINGS_CONTEXT}}
+    return write_gpkg(path, {**split, **layers}, schema=schema,
+                      styles={**findings_rules(), **(styles or {})})
+
+
+def split_by_family(frame: Any) -> dict[str, Any]:
+    """A findings GeoDataFrame as ``findings`` (rows without geometry, as a plain DataFrame) and
+    ``findings_points`` / ``_lines`` / ``_polygons`` (each row's parts of that family)."""
+    import pandas as pd
+
+    attrs = frame.drop(columns=frame.geometry.name)
+    geoms = list(frame.geometry.values)
+    out: dict[str, Any] = {"findings": pd.DataFrame(attrs[[g is None or g.is_empty for g in geoms]])}
+    for family, name in (("Point", "findings_points"), ("LineString", "findings_lines"),
+                         ("Polygon", "findings_polygons")):
+        parts = [_parts_of(g, family) for g in geoms]
+        sub = frame[[bool(p) for p in parts]].copy()
+        sub[frame.geometry.name] = [_multi(p, family) for p in parts if p]
+        out[name] = sub
+    return out
+
+
+def layer_arrays(name: str, gdf: Any, ls: LayerSchema) -> tuple[Any, list[str], list[Any], list[Any]]:
+    """(WKB geometries or None, field names, field arrays, null masks) of one layer under its schema:
+    the declared fields first (null where the frame lacks them), then the frame's other columns."""
+    import numpy as np
+
+    n = 0 if gdf is None else len(gdf)
+    geom_col = getattr(gdf, "geometry", None) if ls.geometry else None
+    declared = dict(ls.fields)
+    extra = [c for c in (gdf.columns if gdf is not None else []) if c not in declared
+             and (geom_col is None or c != gdf.geometry.name) and c != "geometry"]
+    fields, data, mask = [], [], []
+    for col, kind in [*ls.fields, *((c, _infer_kind(c, gdf[c])) for c in extra)]:
+        values = gdf[col] if gdf is not None and col in gdf.columns else None
+        arr, m = _field_array(values, kind, n)
+        fields.append(str(col))
+        data.append(arr)
+        mask.append(m)
+    if not ls.geometry:
+        return None, fields, data, mask
+    import shapely
+
+    geoms = fit_geometries(name, [] if gdf is None else gdf.geometry.values, ls.geometry)
+    return shapely.to_wkb(np.asarray(geoms, dtype=object)), fields, data, mask
+
+
+def fit_geometries(name: str, geoms: Any, declared: str) -> list[Any]:
+    """Each geometry as the declared type: a single part promoted to ``Multi*``; parts of a lower
+    dimension (the lines and points a clip leaves beside a polygon) dropped; empty as null.
+    :class:`~geosite.errors.OutputError` for a part of a higher dimension, or several parts in a layer
+    declared single."""
+    family = declared.removeprefix("Multi")
+    out = []
+    for g in geoms:
+        if g is None or g.is_empty:
+            out.append(None)
+            continue
+        if g.geom_type == declared:
+            out.append(g)
+            continue
+        parts = _parts_of(g, family)
+        higher = [p.geom_type for p in _flat(g) if _DIM.get(p.geom_type, -1) > _DIM[family]]
+        if higher:
+            raise OutputError(f"GeoPackage layer {name!r}: a {higher[0]} in a layer declared {declared}")
+        if declared == family and len(parts) > 1:
+            raise OutputError(f"GeoPackage layer {name!r}: a feature of {len(parts)} parts in a layer declared "
+                              f"{declared}")
+        out.append(None if not parts else parts[0] if declared == family else _multi(parts, family))
+    return out
+
+
+def _flat(g: Any) -> list[Any]:
+    if g is None or g.is_empty:
+        return []
+    if hasattr(g, "geoms"):
+        return [p for sub in g.geoms for p in _flat(sub)]
+    return [g]
+
+
+def _parts_of(g: Any, family: str) -> list[Any]:
+    import shapely
+
+    return [shapely.LineString(p.coords) if p.geom_type == "LinearRing" else p
+            for p in _flat(g) if _DIM.get(p.geom_type, -1) == _DIM[family]]
+
+
+def _multi(parts: list[Any], family: str) -> Any:
+    import shapely
+
+    cls = {"Point": shapely.MultiPoint, "LineString": shapely.MultiLineString, "Polygon": shapely.MultiPolygon}
+    return cls[family](parts)
+
+
+def _crs_text(gdf: Any, fallback: Any) -> str | None:
+    """A layer's CRS as GDAL takes it fastest: ``EPSG:n`` where it has that code (GDAL looks a WKT up in
+    the PROJ database, some 60 ms a layer), else WKT."""
+    crs = getattr(gdf, "crs", None) or fallback
+    if crs is None:
+        return None
+    auth = crs.to_authority()
+    return f"{auth[0]}:{auth[1]}" if auth and auth[0] == "EPSG" and crs.to_epsg() is not None else crs.to_wkt()
+
+
+def _inferred_schema(gdf: Any) -> LayerSchema | None:
+    """A layer outside the schema: ``Multi*`` of its parts' family (None when it has no geometry to
+    type it by)."""
+    if gdf is None or not len(gdf) or not hasattr(gdf, "geometry"):
+        return None
+    dims = {_DIM.get(p.geom_type, -1) for g in gdf.geometry.values for p in _flat(g)}
+    if not dims:
+        return None
+    family = {0: "Point", 1: "LineString", 2: "Polygon"}[max(dims)]
+    return LayerSchema(f"Multi{family}")
+
+
+def _infer_kind(name: str, values: Any) -> str:
+    """The field type of a column the schema does not declare, from its name and values."""
+    import numpy as np
+    import pandas as pd
+
+    if name in DATE_COLUMNS:
+        return "date"
+    kind = values.dtype.kind
+    if kind == "b":
+        return "bool"
+    if kind in "iu":
+        return "int"
+    if kind == "f":
+        return "float"
+    if kind == "M":
+        return "datetime"
+    seen = [v for v in values if not (v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA)]
+    if seen and all(isinstance(v, bool | np.bool_) for v in seen):
+        return "bool"
+    if seen and all(isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_) for v in seen):
+        return "int"
+    if seen and all(isinstance(v, int | float | np.number) and not isinstance(v, bool | np.bool_) for v in seen):
+        return "float"
+    return "str"
+
+
+def _field_array(values: Any, kind: str, n: int) -> tuple[Any, Any]:
+    """(data, null mask or None) of one field of ``n`` rows; ``values`` None: all null."""
+    import numpy as np
+    import pandas as pd
+
+    if values is None:
+        values = pd.Series([None] * n, dtype=object)
+    values = pd.Series(values).reset_index(drop=True)
+    null = values.isna().to_numpy(bool)
+    if kind == "str":
+        return np.array([None if m else _text_value(v) for v, m in zip(values, null, strict=True)], dtype=object), None
+    if kind in ("date", "datetime"):
+        t = pd.to_datetime(values.where(~null, None).astype(object), errors="coerce", format="mixed")
+        return t.to_numpy("datetime64[D]" if kind == "date" else "datetime64[ms]"), None
+    if kind == "bool":
+        return np.array([bool(v) if not m else False for v, m in zip(values, null, strict=True)]), null
+    num = pd.to_numeric(values.where(~null, None).astype(object), errors="coerce")
+    if kind == "int":
+        return num.fillna(0).to_numpy("int64"), num.isna().to_numpy(bool)
+    return num.to_numpy("float64"), None
+
+
+def _text_value(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, dict | list | tuple):
+        return json.dumps(finite(v), default=_json_default)
+    return str(py_scalar(v))

@@ -11,7 +11,10 @@ Importing this package loads matplotlib's Figure and its Agg/PDF backends only, 
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
+
+from matplotlib import rc_context
 
 from geosite.maps.common import PNG_DPI
 from geosite.maps.construction import draw_construction, render_construction_plan
@@ -31,19 +34,64 @@ def render_plan_maps(result, out_dir: str | Path, sheet: str = "auto", scale_ft:
 
     ``out_dir`` is written into directly; the CLI wraps this in an atomic output folder.
     """
-    from geosite.maps.common import make_context, render
+    from geosite.maps.common import _save, make_context
+    from geosite.maps.layout import RC
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    kw = dict(scale_ft=scale_ft, margin_ft=margin_ft, vertical_datum=vertical_datum, date=date)
+    kw = {"scale_ft": scale_ft, "margin_ft": margin_ft, "vertical_datum": vertical_datum, "date": date}
     ctx = make_context(result, sheet=sheet, hillshade=hillshade, **kw)
-    files = render(ctx, draw_existing, out_dir / MAP_FILES["existing"], "1", png_dpi=png_dpi, svg=svg)
-    chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
-    for n, (key, draw) in enumerate((("construction", draw_construction), ("final", draw_final)), start=2):
-        c = make_context(result, sheet=chosen, hillshade=False, **kw)
-        c._dem, c._dem_read, c._contours = ctx._dem, ctx._dem_read, ctx._contours  # read and traced once
-        files += render(c, draw, out_dir / MAP_FILES[key], str(n), png_dpi=png_dpi, svg=svg)
+    common_log, quiet = logging.getLogger("geosite.maps.common"), _NoOverflowWarning()
+    common_log.addFilter(quiet)  # said once below, if even the largest sheet tried overflows
+    try:
+        drawn = _draw_set(result, ctx, kw, grow=str(sheet).strip().lower() == "auto")
+    finally:
+        common_log.removeFilter(quiet)
+    files: list[Path] = []
+    with rc_context(RC):
+        for c, figs, key in drawn:
+            for f in figs:
+                files += _save(c, f.geosite, out_dir / MAP_FILES[key], png_dpi, svg)
     return files
+
+
+def _draw_set(result, ctx, kw: dict, grow: bool) -> list:
+    """The three sheets drawn on one sheet size: the existing site map's, made larger (when ``grow``)
+    while any sheet's panel overflows. Returns (context, figures, map key) per map."""
+    from geosite.maps.common import render
+
+    while True:
+        drawn = [(ctx, render(ctx, draw_existing, None, "1"), "existing")]
+        chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
+        last = not grow or ctx.plan.sheet.size == "ARCH-D"
+        for n, (key, draw) in enumerate((("construction", draw_construction), ("final", draw_final)), start=2):
+            c = _context_like(result, ctx, chosen, kw)
+            drawn.append((c, render(c, draw, None, str(n)), key))
+            over = any(f.geosite.notes and "overflows" in f.geosite.notes[-1] for _, figs, _ in drawn for f in figs)
+            if over and not last:
+                break  # the next sheet up, without drawing the rest on this one
+        if not over or last:
+            break
+        ctx.plan = plan_sheets(ctx.extent, ctx.scale_ft, ctx.site.ft_per_unit, "auto", larger_than=ctx.plan.sheet)
+    if over:
+        logging.getLogger(__name__).warning("map panel overflows on %s; choose a larger sheet", ctx.plan.sheet.label)
+    return drawn
+
+
+def _context_like(result, ctx, sheet: str, kw: dict):
+    """A context for another sheet of the set: the same DEM, read and traced once."""
+    from geosite.maps.common import make_context
+
+    c = make_context(result, sheet=sheet, hillshade=False, **kw)
+    c._dem, c._dem_read, c._contours = ctx._dem, ctx._dem_read, ctx._contours
+    return c
+
+
+class _NoOverflowWarning(logging.Filter):
+    """Holds back the panel-overflow warning while the plan set is still trying larger sheets."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "overflows" not in record.getMessage()
 
 
 def write_plan_maps(result, out: str | Path, overwrite: bool = False, **options) -> list[Path]:

@@ -39,6 +39,7 @@ class Panel:
     notes: list[str] = field(default_factory=list)
     table: list[str] = field(default_factory=list)  # monospaced rows (schedules)
     table_title: str = ""
+    provisions: list[str] = field(default_factory=list)  # written provisions, after the table (A(3)(e), (f))
     location: bool = False  # a location map in the panel (the existing site map: A(1)(a) site location)
 
     def add(self, st: Style, label: str, edge: str | None = None) -> None:
@@ -341,7 +342,9 @@ def _location_lines(ctx: MapContext) -> list[tuple[Any, str, str]]:
     for name, color in (("roads", "#777777"), ("streams", WATER), ("lakes", WATER), ("wetlands", "#3f8f3f")):
         gdf = ctx.site_layer(name)
         if gdf is not None:
-            out += [(g, color, "") for g in gdf.geometry.values if g is not None]
+            names = gdf["name"] if name == "roads" and "name" in gdf.columns else [None] * len(gdf)
+            out += [(g, color, "" if is_nan(n) else str(n)) for g, n in zip(gdf.geometry.values, names, strict=True)
+                    if g is not None]
     return out
 
 
@@ -353,11 +356,17 @@ def _location_caption(ctx: MapContext) -> str:
     lon, lat = Transformer.from_crs(ctx.site.crs, "EPSG:4326", always_xy=True).transform(c.x, c.y)
     roads = ctx.site_layer("roads")
     near = []
-    if roads is not None and "name" in roads.columns:
-        d = roads.distance(ctx.site.boundary)
-        near = [str(n) for n, dd in zip(roads["name"], d, strict=True) if not is_nan(n) and dd * ctx.site.ft_per_unit < 100]
+    if roads is not None and "name" in roads.columns:  # every named road within the map margin: where and how far
+        from shapely.ops import nearest_points
+
+        for n, g in zip(roads["name"], roads.geometry.values, strict=True):
+            dd = g.distance(ctx.site.boundary) * ctx.site.ft_per_unit
+            if is_nan(n) or dd > ctx.margin_ft or str(n) in " ".join(near):
+                continue
+            q = nearest_points(g, c)[0]
+            near.append(f"{n} ({'adjoining' if dd < 1 else f'{dd:,.0f} ft'}, {L.compass(q.x - c.x, q.y - c.y)})")
     return (f"(a) Site location: {ctx.profile.name}; site centre {abs(lat):.5f}° {'N' if lat >= 0 else 'S'}, "
-            f"{abs(lon):.5f}° {'W' if lon < 0 else 'E'} (WGS 84)" + (f"; on {', '.join(near)}" if near else "")
+            f"{abs(lon):.5f}° {'W' if lon < 0 else 'E'} (WGS 84)" + (f"; roads: {', '.join(near)}" if near else "")
             + ". Black: the site; red box: this sheet's map.")
 
 
@@ -379,7 +388,7 @@ def layout_panel(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sheet_n
     if ctx.plan.tiled:
         L.key_map(sheet, ctx.site.boundary, ctx.plan.tiles)
     if panel.location:
-        L.location_map(sheet, ctx.site.boundary, sheet.tile.bounds, _location_lines(ctx), _location_caption(ctx))
+        L.location_map(sheet, ctx.site.boundary, sheet.window.bounds, _location_lines(ctx), _location_caption(ctx))
     L.north_and_scale(sheet, ctx.site.crs, ctx.convergence_deg())
     for size in (7.0, 6.5, 6.0):
         _top_down(sheet, panel, size, dry=True)
@@ -396,7 +405,7 @@ def _top_down(sheet: L.MapSheet, panel: Panel, size: float, dry: bool) -> None:
         from copy import copy
 
         probe = copy(sheet)
-        probe.legend, probe.missing = [], []
+        probe.legend, probe.missing, probe.swatches = [], [], []
         probe.cursor = 0.1
         probe.panel = _NullAxes()
         _top_down_draw(probe, panel, size)
@@ -428,6 +437,9 @@ def _top_down_draw(sheet: L.MapSheet, panel: Panel, size: float) -> None:
         L.panel_text(sheet, panel.table_title, size=size, bold=True)
         for row in panel.table:
             L.panel_text(sheet, row, size=max(size - 0.5, L.MIN_PT), gid="table", mono=True)
+    for n in panel.provisions:
+        sheet.cursor += 0.04
+        L.panel_text(sheet, n, size=size, gid="provision")
 
 
 class _NullAxes:
@@ -484,7 +496,7 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
     sheets = []
     with rc_context(L.RC):
         for tile in ctx.plan.tiles:
-            sheet = L.new_sheet(ctx.plan, tile)
+            sheet = L.new_sheet(ctx.plan, tile, limit=ctx.extent)
             no = sheet_no if not ctx.plan.tiled else f"{sheet_no}-{tile.number}"
             sheet.sheet_no = sheet_no
             panel, extra_rows = draw(ctx, sheet)
@@ -492,6 +504,7 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str) -> list[L.MapSheet]:
                 L.match_lines(sheet, ctx.plan)
                 extra_rows = extra_rows + [("Sheet", f"{tile.number} of {len(ctx.plan.tiles)} of this map "
                                                       f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))")]
+            L.clip_map(sheet)
             labels.place(sheet)
             if sheet.unplaced:  # never silently: the sheet says which labels found no clear place
                 panel.notes.append(f"{len(sheet.unplaced)} label(s) found no place clear of the others and are not "

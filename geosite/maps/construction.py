@@ -5,6 +5,8 @@ carries the schedule of disturbance phases and project dates."""
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from pathlib import Path
 
 import shapely
@@ -27,11 +29,15 @@ from geosite.maps.common import (
     status_filter,
 )
 from geosite.maps.existing import label_improvements
-from geosite.maps.symbology import INK, STYLES, Style
+from geosite.maps.provisions import maintenance_text, practices_on_plan, schedule_table, stabilization_text
+from geosite.maps.symbology import INK, STYLES, SUBMITTED, Style, submitted_style
 
 HEADING = "SITE CONSTRUCTION PLAN"
 PHASE_COLORS = ["#f4d9a6", "#f5b7b1", "#d2b4de", "#aed6f1", "#a3e4d7", "#f9e79f", "#d5dbdb"]
-SIDE_COLORS = {"downslope": "#111111", "sideslope": "#6e2c00", "channel": "#1f618d", "stockpile": "#5c3d1e"}
+#: filter fence colours by side (each drawn with the fence's x marks; none black, none dashed like the
+#: site boundary)
+SIDE_COLORS = {"downslope": "#b03a2e", "sideslope": "#b9770e", "channel": "#117a65", "interior": "#6e2c00",
+               "hook": "#b03a2e", "stockpile": "#5c3d1e"}
 #: control layers (analysis) in drawing order: layer, the A(3) item they answer
 CONTROL_LAYERS = ("stockpile_setbacks", "sediment_basins", "tracking_pads", "diversions", "filter_fence",
                   "stockpile_fences", "inlet_protection")
@@ -42,7 +48,8 @@ def _d(v) -> str:
 
 
 def draw_base(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
-    """The existing site, faint: contours, water, roads, structures, inlets (legend entries 'existing')."""
+    """The existing site, faint: contours, water, roads, structures (labelled), inlets (legend entries
+    'existing')."""
     draw_relief(ctx, sheet, panel, None, label="Existing ", faint=True)
     for name in ("lakes", "wetlands", "streams", "channels"):
         gdf = ctx.site_layer(name)
@@ -56,8 +63,7 @@ def draw_base(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
             faint = faint_style(st)
             L.draw_geoms(sheet, gdf.geometry.values, faint)
             panel.add(faint, "Existing " + st.label[0].lower() + st.label[1:])
-            if name == "roads":
-                label_improvements(sheet, name, gdf, ctx.site.ft_per_unit, "#555555")
+            label_improvements(sheet, name, gdf, ctx.site.ft_per_unit, "#555555")
     inlets = ctx.site_layer("storm_inlets")
     if inlets is not None:
         L.draw_geoms(sheet, inlets.geometry.values, STYLES["storm_inlets"])
@@ -66,47 +72,73 @@ def draw_base(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
 
 
 def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
-    panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(3)(a)-(d): land disturbance, "
-                           "stockpiles, best management practices and schedule")
-    fpu = ctx.site.ft_per_unit
+    panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(3)(a)-(f): land disturbance, "
+                           "stockpiles, best management practices, schedule, maintenance and stabilization")
     draw_base(ctx, sheet, panel)
     absent: list[str] = []
-    # (a) disturbance by phase
-    dist = ctx.site_layer("disturbance")
-    if dist is not None:
-        phases = dist["phase"].fillna("").astype(str).tolist() if "phase" in dist.columns else [""] * len(dist)
-        order = list(dict.fromkeys(phases))
-        base = STYLES["disturbance"]
-        for i, ph in enumerate(order):
-            sel = dist[[p == ph for p in phases]]
-            st = Style("polygon", base.label, face=PHASE_COLORS[i % len(PHASE_COLORS)], edge=base.edge, lw=base.lw,
-                       alpha=base.alpha, z=base.z)
-            L.draw_geoms(sheet, sel.geometry.values, st)
-            panel.add(st, f"(a) Land disturbance, phase {ph}" if ph else "(a) Land disturbance")
-        # one label and one schedule row per phase, with report.json's area (clipped to the site)
-        import geopandas as gpd
-
-        phases = ctx.phases()
-        label_geoms, texts, rows = [], [], []
-        for ph in phases:
-            sel = dist[[str(p) == str(ph["phase"]) for p in (dist["phase"] if "phase" in dist.columns else dist["id"])]]
-            if not len(sel):
-                continue
-            head = f"Phase {ph['phase']}" if "phase" in dist.columns else f"Disturbance {ph['phase']}"
-            label_geoms.append(shapely.union_all(sel.geometry.values))
-            texts.append(f"{head}\n{_d(ph.get('start'))} to {_d(ph.get('end'))}\n{sqft_text(ph['area_sqft'])}")
-            rows.append(f"{str(ph['phase'])[:6]:<6} {_d(ph.get('start')):<10} {_d(ph.get('end')):<10} "
-                        f"{ph['area_acres']:6.2f}")
-        L.label_polygons(sheet, gpd.GeoDataFrame(geometry=label_geoms, crs=dist.crs), texts, size=6.5,
-                         min_sq_in=0.15, kind="phase")
-        panel.table_title = "(d) SCHEDULE: disturbance phases"
-        panel.table = [f"{'phase':<6} {'start':<10} {'end':<10} {'acres':>6}", *rows]
+    _disturbance(ctx, sheet, panel, absent)
+    _proposed_improvements(ctx, sheet, panel)
+    _stockpiles(ctx, sheet, panel, absent)
+    present = _controls(ctx, sheet, panel)
+    not_placed = [n.replace("_", " ") for n in CONTROL_LAYERS if n not in present]
+    if not draw_submitted(ctx, sheet, panel):
+        absent.append("(c) submitted BMPs (layer bmps)")
+    draw_boundary(ctx, sheet, panel)
+    panel.missing = absent
+    if not_placed:
+        panel.notes.append("(c) Controls the analysis did not place (not required by its findings, or the controls "
+                           "stage has not run): " + ", ".join(not_placed) + ".")
+    rows, notes = schedule_table(ctx)
+    provisions = [f"(d) {n}" for n in notes] + maintenance_text(ctx, practices_on_plan(ctx)) + stabilization_text(ctx)
+    block = [("table", r) for r in panel.table + rows] + [("provision", t) for t in provisions]
+    if L.frame_block(sheet, panel.table_title + ", MAINTENANCE (e) AND STABILIZATION (f)", block):
+        panel.table, panel.table_title = [], ""
+        panel.notes.append("(d)-(f) Schedule, maintenance and stabilization: in the block beside the map.")
     else:
+        panel.table += rows
+        panel.provisions += provisions
+    return panel, []
+
+
+def _disturbance(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[str]) -> None:
+    """(a) land disturbance by phase, one label and one (d) schedule row per phase (report.json's area)."""
+    import geopandas as gpd
+
+    dist = ctx.site_layer("disturbance")
+    p = ctx.site.project
+    if dist is None:
         absent.append("(a) land disturbance (layer disturbance)")
         panel.table_title = "(d) SCHEDULE"
-    p = ctx.site.project
-    panel.table.append(f"project: {p.start or 'start not given'} to {p.end or 'end not given'}")
-    # what the plan builds: proposed structures, new roads and utilities, labelled from their attributes
+        panel.table = [f"project: {p.start or 'start not given'} to {p.end or 'end not given'}"]
+        return
+    phases = dist["phase"].fillna("").astype(str).tolist() if "phase" in dist.columns else [""] * len(dist)
+    base = STYLES["disturbance"]
+    for i, ph in enumerate(dict.fromkeys(phases)):
+        sel = dist[[q == ph for q in phases]]
+        st = Style("polygon", base.label, face=PHASE_COLORS[i % len(PHASE_COLORS)], edge=base.edge, lw=base.lw,
+                   alpha=base.alpha, z=base.z)
+        L.draw_geoms(sheet, sel.geometry.values, st)
+        panel.add(st, f"(a) Land disturbance, phase {ph}" if ph else "(a) Land disturbance")
+    label_geoms, texts, rows = [], [], []
+    key = dist["phase"] if "phase" in dist.columns else dist["id"]
+    for ph in ctx.phases():
+        sel = dist[[str(q) == str(ph["phase"]) for q in key]]
+        if not len(sel):
+            continue
+        head = f"Phase {ph['phase']}" if "phase" in dist.columns else f"Disturbance {ph['phase']}"
+        label_geoms.append(shapely.union_all(sel.geometry.values))
+        texts.append(f"{head}\n{_d(ph.get('start'))} to {_d(ph.get('end'))}\n{sqft_text(ph['area_sqft'])}")
+        rows.append(f"{str(ph['phase'])[:6]:<6} {_d(ph.get('start')):<10} {_d(ph.get('end')):<10} "
+                    f"{ph['area_acres']:6.2f}")
+    L.label_polygons(sheet, gpd.GeoDataFrame(geometry=label_geoms, crs=dist.crs), texts, size=6.5,
+                     min_sq_in=0.15, kind="phase")
+    panel.table_title = "(d) SCHEDULE: disturbance phases and BMPs"
+    panel.table = [f"{'phase':<6} {'start':<10} {'end':<10} {'acres':>6}", *rows,
+                   f"project: {p.start or 'start not given'} to {p.end or 'end not given'}"]
+
+
+def _proposed_improvements(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
+    """What the plan builds: proposed structures, new roads and utilities, labelled from their attributes."""
     for name, st_key in (("roads", "roads_proposed"), ("utilities", "utilities_proposed"),
                          ("structures", "structures_proposed")):
         keep = (lambda s: s == "proposed") if name == "structures" else (lambda s: s not in ("existing", ""))
@@ -115,57 +147,152 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
             continue
         st = STYLES[st_key]
         L.draw_geoms(sheet, new.geometry.values, st)
-        label_improvements(sheet, name, new, fpu, st.edge)
+        label_improvements(sheet, name, new, ctx.site.ft_per_unit, st.edge)
         panel.add(st, "(a) " + st.label)
-    # (b) stockpiles
+
+
+def _stockpiles(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[str]) -> None:
+    """(b) soil stockpiles, labelled with name, days and area."""
     piles = ctx.site_layer("stockpiles")
-    if piles is not None:
-        st = STYLES["stockpiles"]
-        L.draw_geoms(sheet, piles.geometry.values, st)
-        texts = [(short_name(name_of(r, "stockpile"), 24) + (f", {int(r['days'])} days" if "days" in piles.columns and not is_nan(r.get("days")) else ""))
-                 + f"\n{area_text(r.geometry, fpu)}" for _, r in piles.iterrows()]
-        L.label_polygons(sheet, piles, texts, size=6, min_sq_in=0.5, kind="stockpile")
-        panel.add(st, "(b) " + st.label)
-    else:
+    if piles is None:
         absent.append("(b) soil stockpiles (layer stockpiles)")
-    # (c) controls placed by the analysis
+        return
+    st = STYLES["stockpiles"]
+    L.draw_geoms(sheet, piles.geometry.values, st)
+    days = piles["days"] if "days" in piles.columns else [None] * len(piles)
+    texts = [short_name(name_of(r, "stockpile"), 24) + (f", {int(d)} days" if not is_nan(d) else "")
+             + f"\n{area_text(r.geometry, ctx.site.ft_per_unit)}" for (_, r), d in zip(piles.iterrows(), days, strict=True)]
+    L.label_polygons(sheet, piles, texts, size=6, min_sq_in=0.5, kind="stockpile")
+    panel.add(st, "(b) " + st.label)
+
+
+def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> list[str]:
+    """(c) the controls the analysis placed; fences coloured by side, traps and basins at their outlets
+    labelled with type and drainage. Returns the layers drawn."""
+    present = []
     for name in CONTROL_LAYERS:
         gdf = ctx.derived.get(name)
         if gdf is None or not len(gdf):
             continue
+        present.append(name)
         st = STYLES[name]
         req = gdf["required"] if "required" in gdf.columns else None  # the controls stage's gate: False = for reference
-        ref = "" if req is None or (req == True).any() else (  # noqa: E712 (None-aware)
-            " (shown for reference: not required here)" if (req == False).all() else " (required only if it applies: not decided)")  # noqa: E712
+        ref = "" if req is None or (req == True).any() else (
+            " (shown for reference: not required here)" if (req == False).all() else " (required only if it applies: not decided)")
         if name == "filter_fence" and "side" in gdf.columns:
-            stand = gdf[gdf["side"] == "stand_in"]
+            _stand_ins(ctx, sheet, panel, gdf[gdf["side"] == "stand_in"])
             gdf = gdf[gdf["side"] != "stand_in"]
-            _stand_ins(ctx, sheet, panel, stand)
             for side, sel in gdf.groupby(gdf["side"].fillna("unspecified").astype(str)):
                 color = SIDE_COLORS.get(side, "#7d3c98")
                 L.draw_geoms(sheet, sel.geometry.values, st, edge=color)
-                panel.add(Style(st.kind, st.label, edge=color, lw=st.lw, ls=st.ls), f"(c) {st.label}, {side} side{ref}", edge=color)
-        else:
-            L.draw_geoms(sheet, gdf.geometry.values, st)
-            panel.add(st, "(c) " + st.label + ref)
-    present = [n for n in CONTROL_LAYERS if ctx.derived.get(n) is not None and len(ctx.derived[n])]
-    not_placed = [n.replace("_", " ") for n in CONTROL_LAYERS if n not in present]
+                panel.add(dataclasses.replace(st, edge=color), f"(c) {st.label}, {side}{' side' if side != 'hook' else 's (ends turned upslope)'}{ref}")
+            continue
+        if name == "sediment_basins":
+            _traps_and_basins(ctx, sheet, panel, gdf, ref)
+            continue
+        L.draw_geoms(sheet, gdf.geometry.values, st)
+        panel.add(st, "(c) " + st.label + ref)
+    return present
+
+
+def _traps_and_basins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, gdf, ref: str) -> None:
+    """Proposed traps at their DNR 1063 surface area (the profile's sq ft per acre drained), as a circle
+    centred on the outlet; basins (DNR 1064, sized by design) as a circle symbol; each labelled with
+    type, drainage and, for a trap, its area."""
+    per_acre = ctx.profile.value("controls", "sediment_trap_surface_sqft_per_acre")
+    fpu = ctx.site.ft_per_unit
+    kinds = gdf["kind"].astype(str) if "kind" in gdf.columns else [""] * len(gdf)
+    acres = gdf["drainage_acres"] if "drainage_acres" in gdf.columns else [None] * len(gdf)
+    sized = [per_acre is not None and k == "sediment_trap" and not is_nan(a) for k, a in zip(kinds, acres, strict=True)]
+    texts = []
+    for (_, r), size, a in zip(gdf.iterrows(), sized, acres, strict=True):
+        area = float(per_acre) * float(a) if size else None
+        texts.append(_basin_text(r) + (f"\n{area:,.0f} sq ft surface" if area else ""))
+    if any(sized):
+        st = STYLES["sediment_traps_sized"]
+        circles = [g.buffer((float(per_acre) * float(a) / math.pi) ** 0.5 / fpu, quad_segs=16)
+                   for g, s, a in zip(gdf.geometry.values, sized, acres, strict=True) if s]
+        L.draw_geoms(sheet, circles, st)
+        panel.add(st, "(c) " + st.label + ref)
+    if not all(sized):
+        st = STYLES["sediment_basins"]
+        L.draw_geoms(sheet, [g for g, s in zip(gdf.geometry.values, sized, strict=True) if not s], st)
+        panel.add(st, "(c) " + st.label + ref)
+    L.label_polygons(sheet, gdf, texts, size=6, color=STYLES["sediment_basins"].edge, kind="control")
+
+
+def _basin_text(r) -> str:
+    """A proposed trap's or basin's label: its type, what drains to it and its standard."""
+    kind = str(r.get("kind") or "sediment trap or basin").replace("_", " ")
+    ac = r.get("drainage_acres")
+    std = str(r.get("limit") or "").split(":")[0]
+    return kind + (f", drains {float(ac):.2f} ac" if not is_nan(ac) else "") + (f" ({std})" if std else "")
+
+
+def draw_submitted(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> bool:
+    """(c) the submitted BMPs (layer ``bmps``), each type in its practice's own symbol, one label per
+    run (contiguous features of one type merged first), never one per segment. False without the layer."""
     bmps = ctx.site_layer("bmps")
-    if bmps is not None:
-        st = STYLES["bmps"]
-        L.draw_geoms(sheet, bmps.geometry.values, st)
-        L.label_polygons(sheet, bmps, [str(t).replace("_", " ") for t in bmps["type"]] if "type" in bmps.columns
-                         else [""] * len(bmps), size=6, min_sq_in=0.0)
-        panel.add(st, "(c) " + st.label)
-    else:
-        absent.append("(c) submitted BMPs (layer bmps)")
-    draw_boundary(ctx, sheet, panel)
-    panel.missing = absent
-    if not_placed:
-        panel.notes.append("(c) Controls the analysis did not place (not required by its findings, or the controls "
-                           "stage has not run): " + ", ".join(not_placed) + ".")
-    panel.notes.append("(e) maintenance and (f) stabilization are written provisions of the plan, not drawn here.")
-    return panel, []
+    if bmps is None:
+        return False
+    types = bmps["type"].fillna("bmp").astype(str) if "type" in bmps.columns else ["bmp"] * len(bmps)
+    fpu = ctx.site.ft_per_unit
+    for t in dict.fromkeys(types):
+        sel = bmps[[x == t for x in types]]
+        for kind, geoms in _by_kind(sel.geometry.values).items():
+            st = submitted_style(t, kind)
+            L.draw_geoms(sheet, geoms, st)
+            panel.add(st, "(c) " + st.label)
+            for run in practice_runs(geoms, tol=1.0 / fpu):
+                L.label_polygons(sheet, gpd_frame([run], bmps.crs), [_run_text(t, run, sel, fpu)], size=6,
+                                 color=SUBMITTED, kind="control", min_sq_in=0.0)
+    return True
+
+
+def _by_kind(geoms) -> dict[str, list]:
+    out: dict[str, list] = {}
+    for g in geoms:
+        if g is None or g.is_empty:
+            continue
+        t = g.geom_type
+        kind = "polygon" if "Polygon" in t else "line" if "LineString" in t else "point"
+        out.setdefault(kind, []).append(g)
+    return out
+
+
+def practice_runs(geoms, tol: float) -> list:
+    """Runs of one practice: lines merged where they meet (within ``tol``, CRS units) into one line each,
+    touching polygons into one, points one by one."""
+    if not geoms:
+        return []
+    if all("LineString" in g.geom_type for g in geoms):
+        merged = shapely.line_merge(shapely.union_all([shapely.snap(g, shapely.union_all(geoms), tol) for g in geoms]))
+        return [p for p in shapely.get_parts(merged) if not p.is_empty]
+    if all("Polygon" in g.geom_type for g in geoms):
+        return [p for p in shapely.get_parts(shapely.union_all([g.buffer(tol / 2) for g in geoms]).buffer(-tol / 2))
+                if not p.is_empty]
+    return list(geoms)
+
+
+def _run_text(t: str, run, sel, fpu: float) -> str:
+    """A run's label: the features' shared name (else the type), a line's length, a basin's storage."""
+    hit = sel[sel.intersects(run.buffer(1.0 / fpu))]
+    names = {str(n).strip() for n in (hit["name"] if "name" in hit.columns else []) if not is_nan(n) and str(n).strip()}
+    text = names.pop() if len(names) == 1 else t.replace("_", " ")
+    if "LineString" in run.geom_type:
+        text += f", {run.length * fpu:,.0f} ft"
+    if t in ("sediment_basin", "sediment_trap"):
+        cy = hit["storage_cy"].dropna() if "storage_cy" in hit.columns else []
+        ac = hit["drainage_acres"].dropna() if "drainage_acres" in hit.columns else []
+        text += f"\n{t.replace('_', ' ')}" + (f", storage {float(sum(cy)):,.0f} cu yd" if len(cy) else ", storage not given")
+        text += f", drains {float(sum(ac)):.2f} ac" if len(ac) else ""
+    return text
+
+
+def gpd_frame(geoms, crs):
+    import geopandas as gpd
+
+    return gpd.GeoDataFrame(geometry=list(geoms), crs=crs)
 
 
 def _stand_ins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, stand) -> None:
@@ -181,10 +308,10 @@ def _stand_ins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, stand) -> None:
         gdf = ctx.site_layer(layer)
         if gdf is not None and "id" in gdf.columns:
             names.update({f"{layer} {i}": name_of(r, f"{layer} {i}") for i, (_, r) in zip(gdf["id"], gdf.iterrows(), strict=True)})
-    by = stand.groupby([stand["obstacle"].fillna("short pieces").astype(str), stand["practice"].astype(str)])["length_ft"].sum()
-    for (obst, practice), ft in by.items():
-        what = names.get(obst, obst)
-        panel.notes.append(f"(c) Interior silt fence row not buildable at {what} ({ft:,.0f} ft): {practice}.")
+    by = stand.groupby([stand["practice"].astype(str), stand["obstacle"].fillna("short pieces").astype(str)])["length_ft"].sum()
+    for practice in dict.fromkeys(p for p, _ in by.index):  # one note per practice standing in, its places listed
+        where = ", ".join(f"{names.get(o, o)} ({ft:,.0f} ft)" for (p, o), ft in by.items() if p == practice)
+        panel.notes.append(f"(c) Interior silt fence rows not buildable at {where}: {practice}.")
 
 
 def render_construction_plan(result_or_site, out_path: str | Path | None = None, sheet: str = "auto",

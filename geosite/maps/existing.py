@@ -5,6 +5,7 @@ listed on the sheet as not present, never silently left out."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from geosite.maps import layout as L
@@ -25,7 +26,8 @@ from geosite.maps.common import (
     status_filter,
     width_text,
 )
-from geosite.maps.symbology import EXISTING_ITEMS, FLOOD_ZONES, INK, LABELS, STYLES, item_of
+from geosite.maps.drainage import draw_drainage, draw_entry_arrows
+from geosite.maps.symbology import FLOOD_ZONES, INK, LABELS, STYLES
 
 HEADING = "EXISTING SITE MAP"
 
@@ -34,21 +36,46 @@ def _txt(v) -> str:
     return "" if is_nan(v) else str(v)
 
 
+@dataclass
+class _Items:
+    """The jurisdiction's item letters for the layers (the profile's plan items with ``map_layers``), and what
+    the data lacks, by letter."""
+
+    items: list[tuple[str, str, tuple[str, ...]]]
+    absent: dict[str, list[str]] = field(default_factory=dict)
+
+    def letter(self, layer: str) -> str | None:
+        return next((letter for letter, _, layers in self.items if layer in layers), None)
+
+    def pre(self, layer: str) -> str:
+        return f"({self.letter(layer)}) " if self.letter(layer) else ""
+
+    def missing(self, layer: str, what: str) -> None:
+        self.absent.setdefault(self.letter(layer) or "", []).append(what)
+
+
 def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
-    j = ctx.profile.id
     panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(1): existing conditions on the site "
                            f"and within {ctx.margin_ft:g} ft of it", location=True)
-    letter = lambda layer: item_of(j, layer)  # noqa: E731
-    pre = lambda layer: f"({letter(layer)}) " if letter(layer) else ""  # noqa: E731
-    absent: dict[str, list[str]] = {}
+    it = _Items(ctx.profile.map_items())
+    has_relief = draw_relief(ctx, sheet, panel, it.letter("contours"))  # relief first (under everything)
+    _areas(ctx, sheet, panel, it)
+    _floodplain(ctx, sheet, panel, it.pre("floodplain"), it.missing)
+    _soils_table(ctx, panel, it.pre("soils"))
+    _waters(ctx, sheet, panel, it)
+    _drainage(ctx, sheet, panel, it)
+    _improvements(ctx, sheet, panel, it)
+    draw_boundary(ctx, sheet, panel, it.letter("site_boundary"))
+    if not has_relief:
+        it.missing("contours", "topography: no DEM, so no contours")
+    _contacts(ctx, panel, it)
+    for k in sorted(it.absent):
+        panel.missing.append((f"({k}) " if k else "") + "; ".join(it.absent[k]))
+    return panel, []
 
-    def missing(layer: str, what: str) -> None:
-        absent.setdefault(letter(layer) or "", []).append(what)
 
-    fpu = ctx.site.ft_per_unit
-    # relief first (under everything)
-    has_relief = draw_relief(ctx, sheet, panel, letter("contours"))
-    # area layers, bottom up: (layer, label column, label text, label colour, label kind, if absent)
+def _areas(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) -> None:
+    """Vegetative cover and soils, bottom up, each labelled from its attribute."""
     for name, col, text, color, kind, what in (
         ("vegetation", "cover", lambda v: _txt(v).replace("_", " "), "#4d7a3a", "vegetation",
          "vegetative cover (layer vegetation)"),
@@ -56,53 +83,61 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
     ):
         gdf = ctx.site_layer(name)
         if gdf is None:
-            missing(name, what)
+            it.missing(name, what)
             continue
         st = STYLES[name]
         L.draw_geoms(sheet, gdf.geometry.values, st)
         if col in gdf.columns:
             L.label_polygons(sheet, gdf, [text(v) for v in gdf[col]], color=color or st.edge, kind=kind)
-        panel.add(st, pre(name) + st.label)
-    _floodplain(ctx, sheet, panel, pre("floodplain"), missing)
-    _soils_table(ctx, panel, pre("soils"))
+        panel.add(st, it.pre(name) + st.label)
+
+
+def _waters(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) -> None:
+    """Wetlands, lakes, streams and channels, labelled by name."""
     for name, what in (("wetlands", "wetlands"), ("lakes", "lakes and ponds"), ("streams", "streams"),
                        ("channels", "channels and ditches (layer channels)")):
         gdf = ctx.site_layer(name)
         if gdf is None:
-            missing(name, what)
+            it.missing(name, what)
             continue
         st = STYLES[name]
         L.draw_geoms(sheet, gdf.geometry.values, st)
         if "name" in gdf.columns:
             L.label_polygons(sheet, gdf, [_txt(n) for n in gdf["name"]], color=st.edge, style="italic", kind="water")
-        panel.add(st, pre(name) + st.label)
-    # drainage: storm system (submitted) and natural drainage (hydrology stage)
+        panel.add(st, it.pre(name) + st.label)
+
+
+def _drainage(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) -> None:
+    """Natural drainage with its direction and destination, the upslope areas and where they enter."""
     nat = ctx.derived.get("channels")
     if nat is not None and len(nat):
-        st = STYLES["natural_drainage"]
-        L.draw_geoms(sheet, nat.geometry.values, st)
-        panel.add(st, pre("natural_drainage") + st.label)
+        draw_drainage(ctx, sheet, panel, it.pre("natural_drainage"))
     elif nat is not None:
-        panel.notes.append(f"{pre('natural_drainage')}Natural drainage: the DEM's flow routing finds no channel "
+        panel.notes.append(f"{it.pre('natural_drainage')}Natural drainage: the DEM's flow routing finds no channel "
                            "on or near the site (sheet flow only).")
     else:
-        missing("natural_drainage", "natural drainage paths: not computed (needs the DEM and the hydrology stage)")
+        it.missing("natural_drainage", "natural drainage paths: not computed (needs the DEM and the hydrology stage)")
     up = ctx.derived.get("upslope_areas")
     if up is not None and not len(up):
-        panel.notes.append(f"{pre('upslope_areas')}Upslope drainage areas: none drain onto the disturbed area.")
-    if up is not None and len(up):
-        st = STYLES["upslope_areas"]
-        L.draw_geoms(sheet, up.geometry.values, st)
-        L.label_polygons(sheet, up, _upslope_labels(ctx, up), color=st.edge, kind="upslope")
-        panel.add(st, pre("upslope_areas") + st.label)
-        ent = ctx.derived.get("upslope_entry_points")
-        if ent is not None and len(ent):
-            st2 = STYLES["upslope_entry_points"]
-            L.draw_geoms(sheet, _thin_entries(ent, 40.0 / fpu).geometry.values, st2)
-            panel.add(st2, pre("upslope_areas") + st2.label)
-    else:
-        missing("upslope_areas", "upslope drainage areas: not computed (needs the DEM and the hydrology stage)")
-    # improvements: each labelled with its name and dimensions from its attributes
+        panel.notes.append(f"{it.pre('upslope_areas')}Upslope drainage areas: none drain onto the disturbed area.")
+    if up is None or not len(up):
+        if up is None:
+            it.missing("upslope_areas", "upslope drainage areas: not computed (needs the DEM and the hydrology stage)")
+        return
+    st = STYLES["upslope_areas"]
+    L.draw_geoms(sheet, up.geometry.values, st)
+    L.label_polygons(sheet, up, _upslope_labels(ctx, up), color=st.edge, kind="upslope")
+    panel.add(st, it.pre("upslope_areas") + st.label)
+    ent = ctx.derived.get("upslope_entry_points")
+    if ent is not None and len(ent):
+        st2 = STYLES["upslope_entry_points"]
+        draw_entry_arrows(ctx, sheet, _thin_entries(ent, 40.0 / ctx.site.ft_per_unit).geometry.values, st2.edge)
+        panel.add(st2, it.pre("upslope_areas") + st2.label)
+
+
+def _improvements(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) -> None:
+    """Roads, drives, utilities, existing structures and inlets, each labelled from its attributes."""
+    fpu = ctx.site.ft_per_unit
     for name, gdf, what in (
         ("roads", status_filter(ctx.site_layer("roads"), lambda s: s != "new"), "roads, highways and paving (layer roads)"),
         ("access_drives", ctx.site_layer("access_drives"), "access drives"),
@@ -110,36 +145,33 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
         ("structures", status_filter(ctx.site_layer("structures"), lambda s: s != "proposed"), "existing structures"),
     ):
         if gdf is None:
-            missing(name, what)
+            it.missing(name, what)
             continue
         st = STYLES[name]
         L.draw_geoms(sheet, gdf.geometry.values, st)
         label_improvements(sheet, name, gdf, fpu, st.edge if name != "structures" else INK)
-        panel.add(st, pre(name) + st.label)
+        panel.add(st, it.pre(name) + st.label)
     inlets = ctx.site_layer("storm_inlets")
-    if inlets is not None:
-        st = STYLES["storm_inlets"]
-        L.draw_geoms(sheet, inlets.geometry.values, st)
-        label_improvements(sheet, "storm_inlets", inlets, fpu, INK)
-        panel.add(st, pre("storm_inlets") + st.label)
-    else:
-        missing("storm_inlets", "storm drain inlets (layer storm_inlets)")
-    draw_boundary(ctx, sheet, panel, letter("site_boundary"))
-    if not has_relief:
-        missing("contours", "topography: no DEM, so no contours")
+    if inlets is None:
+        it.missing("storm_inlets", "storm drain inlets (layer storm_inlets)")
+        return
+    st = STYLES["storm_inlets"]
+    L.draw_geoms(sheet, inlets.geometry.values, st)
+    label_improvements(sheet, "storm_inlets", inlets, fpu, INK)
+    panel.add(st, it.pre("storm_inlets") + st.label)
 
-    # (j) contacts
+
+def _contacts(ctx: MapContext, panel: Panel, it: _Items) -> None:
+    """(j): the applicant and the maintenance person are in the title block; what they lack is absent."""
     site = ctx.site
-    jl = next((x for x, _, layers in EXISTING_ITEMS.get(j, []) if "title_block" in layers), None)
-    if jl:
-        gaps = [f"{who} {k}" for who, c in (("applicant", site.applicant), ("maintenance person", site.maintainer))
-                for k in ("name", "address", "phone") if not getattr(c, k)]
-        if gaps:
-            absent.setdefault(jl, []).append(", ".join(gaps) + " (site.toml)")
-        panel.notes.append(f"({jl}) Applicant and person responsible for BMP maintenance: see the title block.")
-    for k in sorted(absent):
-        panel.missing.append((f"({k}) " if k else "") + "; ".join(absent[k]))
-    return panel, []
+    jl = it.letter("title_block")
+    if not jl:
+        return
+    gaps = [f"{who} {k}" for who, c in (("applicant", site.applicant), ("maintenance person", site.maintainer))
+            for k in ("name", "address", "phone") if not getattr(c, k)]
+    if gaps:
+        it.absent.setdefault(jl, []).append(", ".join(gaps) + " (site.toml)")
+    panel.notes.append(f"({jl}) Applicant and person responsible for BMP maintenance: see the title block.")
 
 
 def _floodplain(ctx: MapContext, sheet: L.MapSheet, panel: Panel, prefix: str, missing) -> None:

@@ -32,7 +32,6 @@ HEADING = "PLAN OF FINAL SITE CONDITIONS"
 def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
     panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(2): the site changes, at the scale "
                            "of the existing site map")
-    fpu = ctx.site.ft_per_unit
     has_relief = draw_relief(ctx, sheet, panel, None, label="Existing ", faint=True)
     proposed = ctx.derived.get("proposed_contours")
     if proposed is not None and len(proposed):
@@ -49,47 +48,8 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
             L.draw_geoms(sheet, gdf.geometry.values, STYLES[name])
             panel.add(STYLES[name], STYLES[name].label)
     shown, absent = [], []
-    # the disturbed area, stabilized at completion
-    dist = ctx.derived.get("disturbed_area")
-    if dist is None or not len(dist):
-        d = ctx.site_layer("disturbance")
-        geoms = [shapely.union_all(d.geometry.values)] if d is not None else []
-    else:
-        geoms = list(dist.geometry.values)
-    if geoms:
-        st = STYLES["stabilized"]
-        L.draw_geoms(sheet, geoms, st)
-        panel.add(st, st.label)
-        sqft = ctx.measured("disturbed.area_sqft")
-        shown.append(f"the disturbed area ({sqft_text(sqft) if sqft is not None else area_text(shapely.union_all(geoms), fpu)}) "
-                     "to be stabilized")
-    else:
-        absent.append("land disturbance (layer disturbance)")
-    changed = lambda s: s not in ("existing", "")  # noqa: E731
-    for name, keep_existing, keep_new, st_new in (
-        ("roads", lambda s: s == "existing", changed, STYLES["roads_proposed"]),
-        ("utilities", lambda s: s == "existing", changed, STYLES["utilities_proposed"]),
-        ("structures", lambda s: s != "proposed", lambda s: s == "proposed", STYLES["structures_proposed"]),
-    ):
-        layer = ctx.site_layer(name)
-        old = status_filter(layer, keep_existing)
-        new = status_filter(layer, keep_new)
-        if old is not None:
-            st = STYLES[name]
-            faint = faint_style(st)
-            L.draw_geoms(sheet, old.geometry.values, faint)
-            if name == "roads":
-                label_improvements(sheet, name, old, fpu, faint.edge)
-            panel.add(faint, "Existing " + st.label[0].lower() + st.label[1:] + ", to remain")
-        if new is not None:
-            L.draw_geoms(sheet, new.geometry.values, st_new)
-            label_improvements(sheet, name, new, fpu, st_new.edge)
-            panel.add(st_new, st_new.label + " (label: name and size)")
-            shown.append(f"{name} marked {'proposed' if name == 'structures' else 'new or changed'}: {len(new)}")
-        elif layer is None:
-            absent.append(f"{name} (layer {name})")
-        else:
-            panel.notes.append(f"No {name} carry a status of change{' (proposed)' if name == 'structures' else ''}.")
+    _stabilized(ctx, sheet, panel, shown, absent)
+    _changes(ctx, sheet, panel, shown, absent)
     drives = ctx.site_layer("access_drives")
     if drives is not None:
         L.draw_geoms(sheet, drives.geometry.values, STYLES["access_drives"])
@@ -103,6 +63,56 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
                   + ("; contours are existing grades." if has_relief else "."))
     panel.notes.insert(0, "This sheet shows " + ("; ".join(shown) if shown else "no changes: the data marks none") + grades)
     return panel, []
+
+
+def _stabilized(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str], absent: list[str]) -> None:
+    """The disturbed area, stabilized at completion (report.json's area)."""
+    dist = ctx.derived.get("disturbed_area")
+    if dist is None or not len(dist):
+        d = ctx.site_layer("disturbance")
+        geoms = [shapely.union_all(d.geometry.values)] if d is not None else []
+    else:
+        geoms = list(dist.geometry.values)
+    if not geoms:
+        absent.append("land disturbance (layer disturbance)")
+        return
+    st = STYLES["stabilized"]
+    L.draw_geoms(sheet, geoms, st)
+    panel.add(st, st.label)
+    sqft = ctx.measured("disturbed.area_sqft")
+    shown.append(f"the disturbed area ({sqft_text(sqft) if sqft is not None else area_text(shapely.union_all(geoms), ctx.site.ft_per_unit)}) "
+                 "to be stabilized")
+
+
+def _changes(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str], absent: list[str]) -> None:
+    """Roads, utilities and structures: existing ones faint (roads and structures labelled), what changes
+    in its own style, labelled with name and size."""
+    fpu = ctx.site.ft_per_unit
+    changed = lambda s: s not in ("existing", "")  # noqa: E731
+    for name, keep_existing, keep_new, st_new in (
+        ("roads", lambda s: s == "existing", changed, STYLES["roads_proposed"]),
+        ("utilities", lambda s: s == "existing", changed, STYLES["utilities_proposed"]),
+        ("structures", lambda s: s != "proposed", lambda s: s == "proposed", STYLES["structures_proposed"]),
+    ):
+        layer = ctx.site_layer(name)
+        old = status_filter(layer, keep_existing)
+        new = status_filter(layer, keep_new)
+        if old is not None:
+            st = STYLES[name]
+            faint = faint_style(st)
+            L.draw_geoms(sheet, old.geometry.values, faint)
+            if name in ("roads", "structures"):  # existing structures are labelled on every sheet
+                label_improvements(sheet, name, old, fpu, faint.edge if name == "roads" else "#555555")
+            panel.add(faint, "Existing " + st.label[0].lower() + st.label[1:] + ", to remain")
+        if new is not None:
+            L.draw_geoms(sheet, new.geometry.values, st_new)
+            label_improvements(sheet, name, new, fpu, st_new.edge)
+            panel.add(st_new, st_new.label + " (label: name and size)")
+            shown.append(f"{name} marked {'proposed' if name == 'structures' else 'new or changed'}: {len(new)}")
+        elif layer is None:
+            absent.append(f"{name} (layer {name})")
+        else:
+            panel.notes.append(f"No {name} carry a status of change{' (proposed)' if name == 'structures' else ''}.")
 
 
 def render_final_conditions(result_or_site, out_path: str | Path | None = None, sheet: str = "auto",

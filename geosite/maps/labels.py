@@ -82,9 +82,9 @@ def place(sheet) -> None:
     (match lines) counts as placed."""
     ax, fig = sheet.ax, sheet.fig
     renderer = _renderer(fig)
-    fx0, fy0, fw, fh = sheet.plan.sheet.frame
     inset = LABELS["frame_inset_in"]
-    frame = box(fx0 + inset, fy0 + inset, fx0 + fw - inset, fy0 + fh - inset)
+    frame = sheet.window_in.buffer(-inset, join_style="mitre")  # the map's neat line: nothing labelled beyond
+    shown = sheet.window
     placed: list[Any] = []
     for t in ax.texts:  # text drawn directly (match lines): obstacles
         placed.append(_bbox_in(t, renderer, fig))
@@ -94,6 +94,8 @@ def place(sheet) -> None:
     taken = np.array([b.bounds for b in placed + obstacles], float).reshape(-1, 4)
     for i in order:
         lab = sheet.labels[i]
+        if not shown.intersects(Point(lab.x, lab.y)) and (lab.feature is None or not shown.intersects(lab.feature)):
+            continue  # a feature beyond the map's edge is clipped there, not labelled
         art = ax.text(lab.x, lab.y, lab.text, fontsize=lab.size, color=lab.color, ha="center", va="center",
                       rotation=lab.rotation, rotation_mode="anchor", zorder=10.2, gid=lab.gid, clip_on=False,
                       **lab.kw)

@@ -77,14 +77,35 @@ class MapSheet:
     avoid: list[Any] = field(default_factory=list)  # symbol boxes (paper inches) labels must not hide
     placed: list[Any] = field(default_factory=list)  # (text, box in paper inches) of the labels placed
     unplaced: list[str] = field(default_factory=list)  # labels no candidate position could hold
+    swatches: list[tuple[str, str, str]] = field(default_factory=list)  # legend rows: (label, kind, marker)
+    destinations: list[Any] = field(default_factory=list)  # geosite.maps.drainage.Destination, per drainage path
+    limit: tuple[float, float, float, float] | None = None  # what the map shows (the site and its margin), CRS units
 
     @property
     def window(self):
-        return box(*self.tile.bounds)
+        """The ground this sheet shows: its tile, cut to :attr:`limit` (nothing is drawn or labelled beyond)."""
+        w = box(*self.tile.bounds)
+        return w if self.limit is None else w.intersection(box(*self.limit))
+
+    @property
+    def window_in(self):
+        """:attr:`window` on paper: inches from the sheet's lower left."""
+        upi = self.plan.units_per_inch
+        fx, fy, _, _ = self.plan.sheet.frame
+        x0, y0, x1, y1 = self.window.bounds
+        tx, ty = self.tile.bounds[0], self.tile.bounds[1]
+        return box(fx + (x0 - tx) / upi, fy + (y0 - ty) / upi, fx + (x1 - tx) / upi, fy + (y1 - ty) / upi)
 
 
-def new_sheet(plan: SheetPlan, tile: Tile) -> MapSheet:
-    """A blank sheet: the map frame at exact scale over ``tile`` and an empty panel."""
+def new_sheet(plan: SheetPlan, tile: Tile, limit: tuple[float, float, float, float] | None = None) -> MapSheet:
+    """A blank sheet: the map frame at exact scale over ``tile`` and an empty panel.
+
+    Parameters
+    ----------
+    plan, tile : the sheet plan and this sheet's tile of it.
+    limit : the ground the map shows (xmin, ymin, xmax, ymax, CRS units: the site and its map margin);
+        drawing and labels stop at it (:func:`clip_map`). None: the whole tile.
+    """
     s = plan.sheet
     W, H = s.width_in, s.height_in
     fig = Figure(figsize=(W, H), dpi=100)
@@ -109,7 +130,21 @@ def new_sheet(plan: SheetPlan, tile: Tile) -> MapSheet:
     # sheet border
     fig.add_artist(Rectangle((0.5 * s.border_in / W, 0.5 * s.border_in / H), 1 - s.border_in / W, 1 - s.border_in / H,
                              transform=fig.transFigure, fill=False, lw=0.5, ec="#888888"))
-    return MapSheet(fig, ax, panel, plan, tile)
+    return MapSheet(fig, ax, panel, plan, tile, limit=limit)
+
+
+def clip_map(sheet: MapSheet) -> None:
+    """Clip everything drawn on the map to :attr:`MapSheet.window` (the site and its margin): features
+    beyond it are cut at its edge, and its edge is drawn as a thin neat line."""
+    if sheet.limit is None:
+        return
+    x0, y0, x1, y1 = sheet.window.bounds
+    rect = Rectangle((x0, y0), x1 - x0, y1 - y0, transform=sheet.ax.transData, fill=False)
+    for art in [*sheet.ax.collections, *sheet.ax.lines, *sheet.ax.images, *sheet.ax.patches]:
+        if art.get_gid() != "leader":
+            art.set_clip_path(rect)
+    sheet.ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec="#555555", lw=0.5, zorder=10.3,
+                                 gid="neat-line"))
 
 
 def scale_check(sheet: MapSheet) -> float:
@@ -194,6 +229,12 @@ def draw_geoms(sheet: MapSheet, geoms, st: Style, *, edge: str | None = None, cl
                                              capstyle="round"), autolim=False)
         ax.add_collection(LineCollection(segs, colors=ec, linewidths=st.lw, linestyles=[st.ls], zorder=st.z),
                           autolim=False)
+        inner = st.extra.get("inner")
+        if inner:  # a second line inside the first (a diversion's berm): drawn the same in the legend
+            ax.add_collection(LineCollection(segs, colors=inner[0], linewidths=inner[1], linestyles=[inner[2]],
+                                             zorder=st.z + 0.001), autolim=False)
+        if st.extra.get("marks"):
+            _line_marks(sheet, lines, st, ec)
     if points:
         xy = np.array([(p.x, p.y) for p in points])
         ax.plot(xy[:, 0], xy[:, 1], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7,
@@ -202,6 +243,33 @@ def draw_geoms(sheet: MapSheet, geoms, st: Style, *, edge: str | None = None, cl
 
         labels.avoid(sheet, points, pad_in=st.size / 72 / 2 + 0.01)
     return len(polys) + len(lines) + len(points)
+
+
+def points_along(lines, spacing: float, first: float | None = None) -> list[tuple[float, float, float]]:
+    """(x, y, direction in degrees) every ``spacing`` (CRS units) along each line, the first at
+    ``first`` (default half a spacing) from its start; a line shorter than that gets one, at its middle."""
+    out = []
+    for ln in lines:
+        n = ln.length
+        if n <= 0:
+            continue
+        start = spacing / 2 if first is None else first
+        ds = np.arange(start, n, spacing) if n > start else np.array([n / 2])
+        for d in ds:
+            a, b = ln.interpolate(max(d - spacing * 0.05, 0)), ln.interpolate(min(d + spacing * 0.05, n))
+            p = ln.interpolate(d)
+            out.append((p.x, p.y, float(np.degrees(np.arctan2(b.y - a.y, b.x - a.x)))))
+    return out
+
+
+def _line_marks(sheet: MapSheet, lines, st: Style, color: str) -> None:
+    """A line symbol's marks (a fence's x) every ``mark_every_in`` inches of paper along it."""
+    every = float(st.extra.get("mark_every_in", 0.3)) * sheet.plan.units_per_inch
+    pts = points_along(lines, every)
+    if pts:
+        xy = np.array([(x, y) for x, y, _ in pts])
+        sheet.ax.plot(xy[:, 0], xy[:, 1], ls="none", marker=st.extra["marks"], ms=st.extra.get("mark_size", 3.2),
+                      mec=color, mfc=color, mew=0.8, zorder=st.z + 0.002, gid="line-mark")
 
 
 def halo(width: float = 2.0):
@@ -355,22 +423,92 @@ def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: 
     ec = edge or st.edge
     if st.kind == "polygon":
         r = Rectangle((x0, y - h / 2), w, h, fc=st.face, ec=ec, lw=st.lw, ls=st.ls, hatch=st.hatch,
-                      alpha=st.alpha if st.face != "none" else None)
+                      alpha=st.alpha if st.face != "none" else None, gid="swatch-polygon")
         if st.hatch:
             r.set_hatchcolor(ec)
         p.add_patch(r)
     elif st.kind == "line":
-        if st.face not in ("none", None):
-            p.add_line(Line2D([x0, x0 + w], [y, y], color=st.face, lw=st.lw * 3))
-        p.add_line(Line2D([x0, x0 + w], [y, y], color=ec, lw=st.lw, ls=st.ls))
+        _line_swatch(p, st, ec=ec, x0=x0, y=y, w=w)
+    elif st.extra.get("arrow_point"):  # a point drawn as an arrowhead on the map: the same arrowhead here
+        p.add_patch(MplPolygon(arrow_head(x0 + w / 2, y, -90.0, float(st.extra["arrow_point"]) / 72), closed=True,
+                               fc=st.face, ec=ec, lw=0.3, gid="swatch-arrow"))
     else:
-        p.add_line(Line2D([x0 + w / 2], [y], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7))
+        p.add_line(Line2D([x0 + w / 2], [y], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7,
+                          gid="swatch-point"))
     pw = sheet.plan.sheet.panel[2]
     lines = _wrap(label, pw - x0 - w - 0.2, size)
     p.text(x0 + w + 0.1, y + lh / 2 - 0.02, "\n".join(lines), fontsize=max(size, MIN_PT), va="top", ha="left",
-           gid="legend", linespacing=1.15)
+           gid="legend", linespacing=1.25)
     sheet.legend.append(label)
-    sheet.cursor += lh + (len(lines) - 1) * size * 1.15 / 72
+    sheet.swatches.append((label, st.kind, st.marker if st.kind == "point" else ""))
+    sheet.cursor += lh + (len(lines) - 1) * size * 1.25 / 72
+
+
+def _line_swatch(p, st: Style, *, ec: str, x0: float, y: float, w: float) -> None:
+    """A line's legend swatch as the map draws it: casing, line, inner line, marks and flow arrow."""
+    if st.face not in ("none", None):
+        p.add_line(Line2D([x0, x0 + w], [y, y], color=st.face, lw=st.lw * 3))
+    p.add_line(Line2D([x0, x0 + w], [y, y], color=ec, lw=st.lw, ls=st.ls, gid="swatch-line"))
+    inner = st.extra.get("inner")
+    if inner:
+        p.add_line(Line2D([x0, x0 + w], [y, y], color=inner[0], lw=inner[1], ls=inner[2]))
+    if st.extra.get("marks"):
+        p.add_line(Line2D([x0 + w * 0.25, x0 + w * 0.75], [y, y], ls="none", marker=st.extra["marks"],
+                          ms=st.extra.get("mark_size", 3.2), mec=ec, mfc=ec, mew=0.8, gid="swatch-mark"))
+    if st.extra.get("arrows"):
+        p.add_patch(MplPolygon(arrow_head(x0 + w * 0.6, y, 0.0, float(st.extra["arrows"]) / 72), closed=True,
+                               fc=ec, ec=ec, lw=0.3, gid="swatch-arrow"))
+
+
+def arrow_head(x: float, y: float, angle_deg: float, size: float) -> np.ndarray:
+    """An arrowhead's three corners, tip ``size * 0.6`` ahead of (x, y), pointing at ``angle_deg``."""
+    a = np.radians(angle_deg)
+    ux, uy = np.cos(a), np.sin(a)
+    nx, ny = -uy, ux
+    tip = (x + ux * size * 0.6, y + uy * size * 0.6)
+    back = (x - ux * size * 0.4, y - uy * size * 0.4)
+    return np.array([tip, (back[0] + nx * size * 0.35, back[1] + ny * size * 0.35),
+                     (back[0] - nx * size * 0.35, back[1] - ny * size * 0.35)])
+
+
+def _frame_strip(sheet: MapSheet, min_w: float, min_h: float) -> tuple[float, float, float, float] | None:
+    """The largest blank strip of the map frame beside the ground shown (:attr:`MapSheet.window_in`):
+    (left, bottom, width, height) inches, or None when no strip is ``min_w`` x ``min_h`` inches."""
+    fx, fy, fw, fh = sheet.plan.sheet.frame
+    wx0, wy0, wx1, wy1 = sheet.window_in.bounds
+    gap = 0.2
+    strips = [(fx + gap, fy + gap, wx0 - fx - 2 * gap, fh - 2 * gap), (wx1 + gap, fy + gap, fx + fw - wx1 - 2 * gap, fh - 2 * gap),
+              (fx + gap, fy + gap, fw - 2 * gap, wy0 - fy - 2 * gap), (fx + gap, wy1 + gap, fw - 2 * gap, fy + fh - wy1 - 2 * gap)]
+    fits = [s for s in strips if s[2] >= min_w and s[3] >= min_h]
+    return max(fits, key=lambda s: s[2] * s[3]) if fits else None
+
+
+def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: float = 7.0) -> bool:
+    """Text beside the map inside its frame, where the map frame is blank beyond the ground shown: a bold
+    ``title`` and ``rows`` of (gid, text); gid ``table`` rows in a monospaced face. False (nothing drawn)
+    when no blank strip can hold it all; the caller then puts it in the panel."""
+    strip = _frame_strip(sheet, 3.0, 2.0)
+    if strip is None:
+        return False
+    x0, y0, w, h = strip
+    w = min(w, 6.5)
+    lh = size * 1.25 / 72
+    blocks = [(gid, _wrap(text, w - 0.2, size * (1.12 if gid == "table" else 1.0)) if text else [""])
+              for gid, text in rows]
+    need = lh * (1 + sum(len(b) for _, b in blocks)) + 0.06 * len(blocks) + 0.2
+    if need > h:
+        return False
+    fig = sheet.fig
+    tr = fig.dpi_scale_trans
+    fig.add_artist(Rectangle((x0, y0 + h - need), w, need, transform=tr, fill=False, ec=INK, lw=0.6))
+    y = y0 + h - 0.1
+    fig.text(x0 + 0.1, y, title, transform=tr, fontsize=size + 0.5, fontweight="bold", va="top", ha="left")
+    y -= lh + 0.04
+    for gid, lines in blocks:
+        fig.text(x0 + 0.1, y, "\n".join(lines), transform=tr, fontsize=max(size - (0.5 if gid == "table" else 0), MIN_PT),
+                 va="top", ha="left", linespacing=1.25, gid=gid, family="DejaVu Sans Mono" if gid == "table" else FONT)
+        y -= lh * len(lines) + (0.06 if gid != "table" else 0.0)
+    return True
 
 
 def space_left(sheet: MapSheet) -> float:
@@ -494,14 +632,14 @@ def title_block(sheet: MapSheet, rows: list[tuple[str, str]], heading: str, shee
 
 
 def location_map(sheet: MapSheet, site_geom, extent, lines: list[tuple[Any, str, str]], caption: str,
-                 height_in: float = 1.0) -> None:
+                 height_in: float = 1.4) -> None:
     """A location (vicinity) map in the panel: the site filled, this sheet's map extent as a box, and
     the roads and waters of the site's data (``lines``: geometry, colour, name), with the caption under it."""
     pw = sheet.plan.sheet.panel[2]
     p = sheet.panel
     y = sheet.floor + 0.05
     x0, y0, x1, y1 = extent
-    gx0, gy0, gx1, gy1 = x0 - (x1 - x0), y0 - (y1 - y0), x1 + (x1 - x0), y1 + (y1 - y0)
+    gx0, gy0, gx1, gy1 = x0 - (x1 - x0) / 2, y0 - (y1 - y0) / 2, x1 + (x1 - x0) / 2, y1 + (y1 - y0) / 2
     w_in = pw - 0.3
     k = min(w_in / (gx1 - gx0), height_in / (gy1 - gy0))
     ox = 0.15 + (w_in - (gx1 - gx0) * k) / 2
@@ -530,8 +668,47 @@ def location_map(sheet: MapSheet, site_geom, extent, lines: list[tuple[Any, str,
             p.add_patch(MplPolygon(tr(poly.exterior.coords), closed=True, fc=INK, ec=INK, lw=0.5))
     a, b = tr([(x0, y0), (x1, y1)])
     p.add_patch(Rectangle(tuple(a), b[0] - a[0], b[1] - a[1], fill=False, ec="#c0392b", lw=0.6, ls=(0, (3, 2))))
+    c = site_geom.centroid
+    sx, sy = tr([(c.x, c.y)])[0]
+    p.text(sx, sy - 0.06, "SITE", fontsize=MIN_PT, fontweight="bold", ha="center", va="top", gid="location-site",
+           path_effects=halo(1.5))
+    _location_names(p, [(shapely.intersection(g, win), n) for g, _, n in lines if n], tr)
+    # a north arrow (grid north, as the sheet's) in the map's upper right corner
+    nx, ny = ox + (gx1 - gx0) * k - 0.12, y + hgt - 0.32
+    p.add_patch(MplPolygon([(nx, ny + 0.22), (nx - 0.05, ny), (nx, ny + 0.05), (nx + 0.05, ny)], closed=True, fc=INK,
+                           ec=INK, lw=0.3, gid="location-north"))
+    p.text(nx, ny + 0.23, "N", fontsize=MIN_PT, fontweight="bold", ha="center", va="bottom")
     p.text(0.1, y + hgt + 0.04, "LOCATION MAP", fontsize=MIN_PT + 0.5, fontweight="bold", va="bottom", ha="left")
     sheet.floor = y + hgt + 0.25
+
+
+def _location_names(p, named: list[tuple[Any, str]], tr) -> None:
+    """Each named road of the location map labelled once, along its longest visible piece."""
+    done = set()
+    for g, name in named:
+        if name in done or g is None or g.is_empty:
+            continue
+        piece = max(shapely.get_parts(g), key=lambda q: q.area if "Polygon" in q.geom_type else q.length)
+        r = shapely.minimum_rotated_rectangle(piece)
+        xy = np.asarray(r.exterior.coords) if r.geom_type == "Polygon" else np.asarray(piece.coords)
+        sides = np.diff(xy[:3], axis=0)
+        d = sides[int(np.argmax(np.hypot(sides[:, 0], sides[:, 1])))]
+        ang = float(np.degrees(np.arctan2(d[1], d[0])))
+        ang = ang - 180 if ang > 90 else ang + 180 if ang < -90 else ang
+        q = piece.representative_point()
+        px, py = tr([(q.x, q.y)])[0]
+        p.text(px, py, name, fontsize=MIN_PT, rotation=ang, rotation_mode="anchor", ha="center", va="center",
+               color="#333333", gid="location-road", path_effects=halo(1.5))
+        done.add(name)
+
+
+_COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east")
+
+
+def compass(dx: float, dy: float) -> str:
+    """The grid direction of (dx, dy) in words, to the nearest eighth (``north-east``)."""
+    a = float(np.degrees(np.arctan2(dy, dx))) % 360
+    return _COMPASS[int(((a + 22.5) % 360) // 45)]
 
 
 def contact_text(c) -> str:

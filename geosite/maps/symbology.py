@@ -1,8 +1,8 @@
-"""How each layer is drawn, and which plan-content item it answers for each jurisdiction.
+"""How each layer is drawn.
 
-Styles are plain data (matplotlib keyword values); the drawing code reads them and nothing else.
-``EXISTING_ITEMS`` maps a jurisdiction profile id to the lettered items of its existing site map
-(Grantsburg and Belgium plan A(1)); Belgium's chapter has no (e) and letters the rest differently.
+Styles are plain data (matplotlib keyword values); the drawing code reads them and nothing else. Which
+plan-content item a layer answers for, and its letter, is the village's profile's (``Profile.map_items``:
+the full plan's items with ``map_layers``), so a new village's sheets need no code.
 """
 
 from __future__ import annotations
@@ -49,9 +49,11 @@ STYLES: dict[str, Style] = {
     # outlines only: an opaque fill would hide the hillshade under it
     "vegetation": Style("polygon", "Vegetative cover (label: cover)", face="none", edge="#7fae6a", lw=0.5, ls=(0, (1, 1.2)), z=1.5),
     "storm_inlets": Style("point", "Storm drain inlets (label: name)", face="white", edge=INK, marker="s", size=3.5, z=7),
-    "natural_drainage": Style("line", "Natural drainage paths (from the DEM)", edge="#4aa3df", lw=0.8, ls=(0, (1, 1.5)), z=4),
+    "natural_drainage": Style("line", "Natural drainage paths (from the DEM): arrows point downslope, label: where the flow goes",
+                              edge="#2e86c1", lw=0.8, ls=(0, (1, 1.5)), z=4, extra={"arrows": 6.0}),
     "upslope_areas": Style("polygon", "Upslope drainage areas (label: D-infinity area, mean slope, cover; outline by D8)", face="none", edge="#c0392b", lw=0.8, ls=(0, (5, 2, 1, 2)), z=5),
-    "upslope_entry_points": Style("point", "Where upslope drainage enters", face="#c0392b", edge="#c0392b", marker="v", size=3.5, z=7),
+    "upslope_entry_points": Style("point", "Where upslope drainage enters (arrow: downslope, from the DEM)", face="#c0392b",
+                                  edge="#c0392b", marker="v", size=3.5, z=7, extra={"arrow_point": 7.0}),
     "utilities": Style("line", "Utilities (label: name and size)", edge="#a03ca0", lw=0.8, ls=(0, (8, 2, 2, 2)), z=5.8),
     "structures": Style("polygon", "Structures (label: name, footprint)", face="#bdbdbd", edge=INK, lw=0.6, z=6),
     "roads": Style("line", "Roads, highways and paving (label: name, width)", face="#d9d9d9", edge="#555555", lw=1.4, z=5.5),
@@ -63,13 +65,26 @@ STYLES: dict[str, Style] = {
     "disturbance": Style("polygon", "Land disturbance (label: phase, dates)", face="#f4d9a6", edge="#b5651d", lw=0.9, alpha=0.85, z=3.5),
     "stockpiles": Style("polygon", "Soil stockpiles (label: days)", face="#c49a6c", edge="#5c3d1e", lw=0.8, hatch="...", z=6.5),
     "stockpile_setbacks": Style("polygon", "Stockpile setback zones", face="none", edge="#d35400", lw=0.7, ls=(0, (3, 2)), hatch="xx", z=4.5),
-    "filter_fence": Style("line", "Filter fence / silt fence", edge="#111111", lw=1.2, ls=(0, (4, 1.5, 1, 1.5)), z=8),
+    # fences: a solid line with an x every quarter inch (the plan-set fence symbol), coloured by side; never
+    # dashed like the site boundary
+    "filter_fence": Style("line", "Filter fence / silt fence", edge="#b03a2e", lw=0.9, z=8,
+                          extra={"marks": "x", "mark_every_in": 0.25, "mark_size": 3.2}),
     "fence_stand_in": Style("line", "Interior row not buildable here (see note: what stands in)", edge="#d35400", lw=1.0, ls=(0, (1, 1.5)), z=7.9),
-    "stockpile_fences": Style("line", "Fences at stockpiles", edge="#111111", lw=1.0, ls=(0, (2, 1)), z=8),
-    "sediment_basins": Style("polygon", "Sediment basins and traps", face="#a9cce3", edge="#1f618d", lw=1.0, hatch="--", z=6),
+    "stockpile_fences": Style("line", "Fences at stockpiles", edge="#5c3d1e", lw=0.9, z=8,
+                              extra={"marks": "x", "mark_every_in": 0.2, "mark_size": 3.0}),
+    # the analysis' basins and traps are outlets (points): a circle, its legend a circle; a submitted one is
+    # drawn at its size (polygon) in the same colours
+    "sediment_basins": Style("point", "Sediment trap or basin at an outlet (label: type, drainage; sized per its DNR standard)",
+                             face="#a9cce3", edge="#1f618d", marker="o", size=9.0, z=8.3),
+    "sediment_traps_sized": Style("polygon", "Sediment trap at an outlet, drawn at its DNR 1063 surface area (label: type, drainage, area)",
+                                  face="#a9cce3", edge="#1f618d", lw=0.8, hatch="--", z=6.05),
+    "sediment_basins_submitted": Style("polygon", "Sediment trap or basin, at its size (label: type, storage)",
+                                       face="#a9cce3", edge="#1f618d", lw=1.0, hatch="--", z=6),
     "inlet_protection": Style("point", "Storm drain inlet protection", face="#f1c40f", edge=INK, marker="D", size=6.0, z=8.5),
     "tracking_pads": Style("polygon", "Tracking pads (stone)", face="#d5d8dc", edge=INK, lw=0.8, hatch="oo", z=7),
-    "diversions": Style("line", "Diversions", edge="#1f618d", lw=1.5, ls=(0, (6, 1.5, 1, 1.5, 1, 1.5)), z=7.5),
+    # a berm: a heavy line split by a white dashed centre, unlike any fence or channel
+    "diversions": Style("line", "Diversions (berm or swale)", edge="#1a5276", lw=2.6, z=7.5,
+                        extra={"inner": ("white", 0.9, (0, (2, 2)))}),
     "bmps": Style("point", "Submitted BMPs (label: type)", face="#27ae60", edge=INK, marker="P", size=6.0, z=8.4),
     # final
     # hatched, not filled: a fill would read as one of the construction plan's phase colours
@@ -99,36 +114,36 @@ LABELS: dict[str, Any] = {
 FLOOD_ZONES: dict[str, str] = {"floodway": "floodway", "fringe": "flood_fringe", "flood_fringe": "flood_fringe",
                                "100yr": "floodplain"}
 
-#: Plan-content items of the existing site map, by jurisdiction profile id: letter, text, layers.
-#: A layer may serve several items; an item is "present" when any of its layers is.
-EXISTING_ITEMS: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
-    "grantsburg": [
-        ("a", "Site boundaries and adjacent lands", ("site_boundary", "map_margin")),
-        ("b", "Lakes, streams, wetlands, channels, ditches", ("lakes", "streams", "wetlands", "channels")),
-        ("c", "Floodplains, flood fringes, floodways", ("floodplain",)),
-        ("d", "Predominant soil types", ("soils",)),
-        ("e", "Vegetative cover", ("vegetation",)),
-        ("f", "Storm drainage systems, natural drainage", ("storm_inlets", "natural_drainage")),
-        ("g", "Upslope drainage areas", ("upslope_areas", "upslope_entry_points")),
-        ("h", "Utilities, structures, roads, paving", ("utilities", "structures", "roads", "access_drives")),
-        ("i", "Topography, 5-ft contours", ("contours", "index_contours")),
-        ("j", "Applicant and maintenance contact", ("title_block",)),
-    ],
-    "belgium": [
-        ("a", "Site location and adjacent lands", ("site_boundary", "map_margin")),
-        ("b", "Lakes, streams, wetlands, channels, ditches", ("lakes", "streams", "wetlands", "channels")),
-        ("c", "Floodplains, flood fringes, floodways", ("floodplain",)),
-        ("d", "Predominant soil types", ("soils",)),
-        ("f", "Storm drainage systems, natural drainage", ("storm_inlets", "natural_drainage")),
-        ("g", "Utilities, structures, roads, paving", ("utilities", "structures", "roads", "access_drives")),
-        ("h", "Topography, 5-ft contours", ("contours", "index_contours")),
-    ],
+#: Submitted BMPs (layer ``bmps``) are drawn in this green, each type with its practice's own symbol.
+SUBMITTED = "#1e8449"
+_SUBMITTED_LINES: dict[str, dict[str, Any]] = {
+    "silt_fence": {"extra": {"marks": "x", "mark_every_in": 0.25, "mark_size": 3.2}, "lw": 0.9},
+    "straw_bales": {"extra": {"marks": "s", "mark_every_in": 0.2, "mark_size": 2.6}, "lw": 0.9},
+    "ditch_check": {"extra": {"marks": "|", "mark_every_in": 0.15, "mark_size": 4.0}, "lw": 0.9},
+    "diversion": {"extra": {"inner": ("white", 0.9, (0, (2, 2)))}, "lw": 2.6},
 }
+_SUBMITTED_AREAS: dict[str, dict[str, Any]] = {
+    "sediment_basin": {"face": "#a9cce3", "hatch": "--"},
+    "sediment_trap": {"face": "#a9cce3", "hatch": "--"},
+    "tracking_pad": {"face": "#d5d8dc", "hatch": "oo"},
+    "inlet_protection": {"face": "#f9e79f", "hatch": None},
+    "stabilization": {"face": "none", "hatch": ".."},
+    "erosion_mat": {"face": "none", "hatch": "++"},
+}
+_SUBMITTED_POINTS: dict[str, str] = {"inlet_protection": "D", "sediment_basin": "o", "sediment_trap": "o"}
 
 
-def item_of(jurisdiction: str, layer: str) -> str | None:
-    """The item letter the layer answers for in that jurisdiction's existing site map, or None."""
-    for letter, _, layers in EXISTING_ITEMS.get(jurisdiction, []):
-        if layer in layers:
-            return letter
-    return None
+def submitted_style(bmp_type: str, kind: str) -> Style:
+    """The symbol of a submitted BMP of ``bmp_type`` drawn as ``kind`` (polygon, line or point): the
+    practice's own symbol (a fence's x, a basin's hatch, a pad's stone) in :data:`SUBMITTED` green, so the
+    map and its legend swatch are the same thing."""
+    words = bmp_type.replace("_", " ")
+    label = f"Submitted {words} (label: name or type)"
+    if kind == "line":
+        o = _SUBMITTED_LINES.get(bmp_type, {"lw": 1.2})
+        return Style("line", label, edge=SUBMITTED, lw=o["lw"], z=8.2, extra=dict(o.get("extra", {})))
+    if kind == "polygon":
+        o = _SUBMITTED_AREAS.get(bmp_type, {"face": "none", "hatch": None})
+        return Style("polygon", label, face=o["face"], edge=SUBMITTED, lw=1.0, hatch=o["hatch"], z=6.6)
+    return Style("point", label, face="white", edge=SUBMITTED, marker=_SUBMITTED_POINTS.get(bmp_type, "o"), size=6.0,
+                 z=8.4)

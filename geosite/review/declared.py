@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from geosite.errors import InputError, MissingInputError, SiteValidationError
+from geosite.units import SQFT_PER_ACRE
 
 PLAN_TYPES = ("full", "statement")
-SQFT_PER_ACRE = 43_560.0
 
 
 @dataclass(frozen=True)

@@ -106,6 +106,18 @@ class Profile:
         parameters); None when the chapter does not ask for it."""
         return next((q for q in self.requirements if q.practice == name), None)
 
+    def days_of(self, practice: str) -> dict[str, Any] | None:
+        """The days of a requirement written with them, as an entry (value, citation, section): its
+        ``params.days`` (Grantsburg B(6)(c)[1]'s 7), else the threshold of its ``days`` condition (B(6)(e)'s 30);
+        None when the chapter does not ask for the practice."""
+        q = self.practice(practice)
+        if q is None:
+            return None
+        days = q.params.get("days")
+        if days is None:
+            days = next((c["threshold"] for c in q.conditions if c.get("measure") == "days"), None)
+        return None if days is None else {"value": days, "citation": q.citation, "section": q.section}
+
     def control(self, key: str) -> Any:
         """A ``[controls]`` number a practice needs: an error naming the profile when it is missing
         (Handbook and method numbers are profile data, never code defaults)."""

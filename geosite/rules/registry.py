@@ -189,6 +189,7 @@ CONTROL_PARAMS: dict[str, Param] = {
     "inlet_adjacent_ft": _c(NUMBER, "ft"),
     "sediment_trap_max_drainage_acres": _c(NUMBER, "acres"),
     "sediment_basin_max_drainage_acres": _c(NUMBER, "acres"),
+    "sediment_trap_surface_sqft_per_acre": _c(NUMBER, "sq ft per acre"),
     "basin_outlet_min_acres": _c(NUMBER, "acres"),
     "basin_outlet_merge_ft": _c(NUMBER, "ft"),
     "basin_search_ft": _c(NUMBER, "ft"),
@@ -293,3 +294,9 @@ PRACTICE_CONTROLS: dict[str, tuple[str, ...]] = {
     "dewatering": ("dewatering_types",),
     "inactive_stabilization": ("stabilization_types",),
 }
+
+#: ``[maintenance]``: geosite's default maintenance provisions, by practice (text, each cited to its DNR standard)
+MAINTENANCE_PARAMS: dict[str, Param] = {k: _c(TEXT) for k in (
+    "silt_fence", "straw_bales", "inlet_protection", "sediment_trap", "sediment_basin", "tracking_pad", "diversion", "erosion_mat")}
+#: ``[stabilization]``: geosite's default stabilization provisions (text)
+STABILIZATION_PARAMS: dict[str, Param] = {k: _c(TEXT) for k in ("temporary", "permanent", "maintain")}

@@ -26,7 +26,7 @@ ITEM_KEYS = ("citation", "text", "layers", "contacts", "project", "declared", "c
              "map_label", "map_layers", "reading")
 JURISDICTION_KEYS = ("id", "name", "chapter", "source", "expected_crs", "map_margin_ft", "official", "extent", "notes")
 TOP_KEYS = ("jurisdiction", "sections", "applicability", "gates", "plan_type", "terrain", "rain", "requirements", "controls",
-            "review", "permit", "enforcement", "plan_content", "submission", "not_specified")
+            "review", "permit", "enforcement", "plan_content", "submission", "not_specified", "maintenance", "stabilization")
 NOT_SPECIFIED_KINDS = ("silent", "unread")
 
 
@@ -39,7 +39,7 @@ class _Problems:
     def add(self, where: str, what: str) -> None:
         self.items.append(f"{where}: {what}")
 
-    def unknown(self, where: str, name: str, valid: tuple[str, ...] | list[str], what: str = "key") -> None:
+    def unknown(self, where: str, name: Any, valid: tuple[str, ...] | list[str], what: str = "key") -> None:
         near = difflib.get_close_matches(str(name), list(valid), n=1, cutoff=0.6)
         hint = f"; did you mean {near[0]!r}?" if near else f" (valid: {', '.join(valid)})" if len(valid) <= 12 else ""
         self.add(where, f"unknown {what} {name!r}{hint}")
@@ -72,6 +72,8 @@ def validate(data: Mapping[str, Any]) -> list[str]:
     ctx.entries("enforcement", r.ENFORCEMENT_PARAMS)
     ctx.plan_content()
     ctx.entries("submission", r.SUBMISSION_PARAMS)
+    ctx.entries("maintenance", r.MAINTENANCE_PARAMS)
+    ctx.entries("stabilization", r.STABILIZATION_PARAMS)
     ctx.not_specified()
     return p.items
 
@@ -228,7 +230,7 @@ class _Context:
                 self.entry(f"rain.{k}", e, r.Param(r.NUMBER, "in"))
 
     def requirements(self) -> None:
-        seen: set[str] = set()
+        seen: set[Any] = set()
         for i, q in enumerate(self.data.get("requirements", [])):
             where = f"requirements[{i}]" + (f" ({q.get('id')})" if isinstance(q, Mapping) and q.get("id") else "")
             if not isinstance(q, Mapping):

@@ -42,7 +42,7 @@ def _by(q: Any) -> str:
 
 def requirement_rows(profile: Profile) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """(header, rows): one row per requirement and per topic the chapter does not specify (or that was not read)."""
-    rows = [(f"{q.id}: {q.requires}", profile.cite(q.citation, q.section), _where(profile, q), _by(q), q.reading)
+    rows: list[tuple[str, ...]] = [(f"{q.id}: {q.requires}", profile.cite(q.citation, q.section), _where(profile, q), _by(q), q.reading)
             for q in profile.requirements]
     for item in profile.data.get("not_specified", []):
         kind = "not read (the profile's author could not read this part)" if item.get("kind") == "unread" else "not specified by this chapter"

@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from geosite.units import SQFT_PER_ACRE
+
 #: Value of the steep mask where the DEM has no height.
 MASK_NODATA = 255
 
@@ -70,7 +72,7 @@ class Screening:
 
     @property
     def steep_area_acres(self) -> dict[float, float]:
-        return {t: a / 43_560.0 for t, a in self.steep_area_sqft.items()}
+        return {t: a / SQFT_PER_ACRE for t, a in self.steep_area_sqft.items()}
 
     @property
     def valid_area_sqft(self) -> float:

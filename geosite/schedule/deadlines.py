@@ -226,8 +226,8 @@ def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline]
     """
     out: list[Deadline] = []
     notes: list[str] = []
-    inactive = requirement_entry(profile, "inactive_stabilization")
-    piles_e = requirement_entry(profile, "stockpile_stabilization")
+    inactive = profile.days_of("inactive_stabilization")
+    piles_e = profile.days_of("stockpile_stabilization")
     dist = site.layer("disturbance")
     project_start = getattr(site.project, "start", None)
     if inactive is None:
@@ -266,18 +266,6 @@ def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline]
                             "stabilization", f"{limit} days after it is placed ({whence} {start.isoformat()}); {stay}",
                             cite(profile, piles_e)))
     return out, notes
-
-
-def requirement_entry(profile: Profile, practice: str) -> dict[str, Any] | None:
-    """The days of a stabilization requirement as a dated entry (value, citation, section): its
-    ``params.days``, or the threshold of its ``days`` condition; None when the chapter does not ask."""
-    q = profile.practice(practice)
-    if q is None:
-        return None
-    days = q.params.get("days")
-    if days is None:
-        days = next((c["threshold"] for c in q.conditions if c.get("measure") == "days"), None)
-    return None if days is None else {"value": days, "citation": q.citation, "section": q.section}
 
 
 def _feature_label(row: Any, kind: str) -> str:

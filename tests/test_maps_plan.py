@@ -1,0 +1,327 @@
+"""The plan sheets as a reviewer reads them (issue 25): direction and destination of drainage flows,
+smooth upslope outlines, the BMP schedule and provisions, symbols whose legend swatch is the symbol
+drawn, one label per submitted practice run, and a map that stops at the site and its margin.
+
+The site: a valley falling 5 % south with 8 % sides (its floor at x = 300 ft), so the DEM's one
+drainage path runs down the floor from about 70 ft below the north edge, crossing Clam Creek
+(an east-west line at y = -450 ft) before the DEM's south edge. Heights are known everywhere, so an
+arrow's direction is checked against the terrain itself.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pytest
+import shapely
+from shapely.geometry import Point, box
+from sitebuilder import X0, Y0, line, make_site, point, rect
+
+from geosite.grid import Dem
+from geosite.site import load_site
+
+CRS = "EPSG:7593"
+FLOOR_X = 300.0  # ft from X0: the valley floor
+SITE = (200, -350, 200, 150)  # x, y, w, h (ft from X0, Y0)
+
+
+def _z(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The valley's height (ft) at site coordinates."""
+    return 900.0 - 0.05 * (Y0 - y) + 0.08 * np.abs(x - (X0 + FLOOR_X))
+
+
+def _valley() -> Dem:
+    from affine import Affine
+
+    t = Affine(2.0, 0.0, X0, 0.0, -2.0, Y0)
+    cols, rows = np.meshgrid(np.arange(300), np.arange(300))
+    x, y = X0 + (cols + 0.5) * 2.0, Y0 - (rows + 0.5) * 2.0
+    return Dem.from_array(_z(x, y), t, CRS, "us_ft", source="valley")
+
+
+def _frame(d: dict, geoms) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame(d, geometry=geoms, crs=CRS)
+
+
+FENCE_A = [line((210, -345), (270, -345)), line((270, -345), (330, -345)), line((330, -345), (390, -345))]
+FENCE_B = [line((205, -300), (205, -260)), line((205, -260), (205, -215))]
+
+
+@pytest.fixture(scope="module")
+def valley_site(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("plan") / "valley"
+    bmps = _frame({"type": ["silt_fence"] * 5 + ["sediment_basin", "inlet_protection"],
+                   "name": ["Fence A"] * 3 + ["Fence B"] * 2 + ["Basin SB-9", "Filter at CB-9"],
+                   "storage_cy": [None] * 5 + [120.0, None], "drainage_acres": [None] * 5 + [1.2, None],
+                   "install": ["2027-05-01"] * 5 + ["2027-04-20", "2027-05-02"],
+                   "remove": ["2027-10-15"] * 5 + ["2027-10-20", "2027-10-16"]},
+                  [*FENCE_A, *FENCE_B, rect(280, -348, 30, 20).buffer(0), point(250, -180)])
+    make_site(folder, {
+        "site_boundary": [rect(*SITE)],
+        "streams": _frame({"name": ["Clam Creek"]}, [line((50, -450), (550, -450))]),
+        "roads": _frame({"name": ["Birch Street"], "status": ["existing"]}, [rect(0, -190, 600, 24)]),
+        "storm_inlets": _frame({"name": ["CB-9"]}, [point(250, -180)]),
+        "structures": _frame({"name": ["Near shed", "New house", "Far barn"], "status": ["existing", "proposed", "existing"]},
+                             [rect(450, -300, 20, 20), rect(300, -300, 40, 30), rect(700, -300, 30, 30)]),
+        "disturbance": _frame({"phase": ["1"], "start": ["2027-05-03"], "end": ["2027-09-30"]}, [rect(220, -330, 160, 110)]),
+        "bmps": bmps,
+    }, conf={"applicant": {"name": "Ann Smith", "address": "1 Main St", "phone": "715-555-0100"},
+             "maintainer": {"name": "Bob Jones", "address": "2 Oak St", "phone": "715-555-0101"}},
+        dem=_valley())
+    return folder
+
+
+@pytest.fixture(scope="module")
+def result(valley_site):
+    from geosite.pipeline import analyze
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return analyze(load_site(valley_site))
+
+
+@pytest.fixture(scope="module")
+def existing(result):
+    from geosite.maps import render_existing_site_map
+
+    return render_existing_site_map(result, None, hillshade=False)[0].geosite
+
+
+@pytest.fixture(scope="module")
+def construction(result):
+    from geosite.maps import render_construction_plan
+
+    return render_construction_plan(result, None)[0].geosite
+
+
+def _map_texts(sheet) -> list[str]:
+    return [t for t, _ in sheet.placed]
+
+
+# ------------------------------------------------------------------------------------------- A(1)(g)
+
+
+def test_every_drainage_path_has_arrows_pointing_downslope(result, existing):
+    paths = [g for g in result.layers["channels"].geometry.values if g.intersects(existing.window)]
+    assert paths, "the valley floor should carry a drainage path"
+    arrows = [c for c in existing.ax.collections if c.get_gid() == "flow-arrows"]
+    assert len(arrows) == 1
+    heads = [p.vertices[:3] for p in arrows[0].get_paths()]
+    for g in paths:  # at least one arrowhead on every visible path, one per inch of paper along it
+        vis = g.intersection(existing.window)
+        on = [h for h in heads if vis.distance(Point(h.mean(axis=0))) < 0.05 * existing.plan.units_per_inch]
+        assert len(on) >= max(1, int(vis.length / existing.plan.units_per_inch) - 1)
+    for h in heads:  # the tip is lower than the arrow's base: it points downslope on the terrain itself
+        tip, base = h[0], (h[1] + h[2]) / 2
+        assert _z(np.array(tip[0]), np.array(tip[1])) < _z(np.array(base[0]), np.array(base[1]))
+
+
+def test_the_destination_is_labelled_by_name(result, existing, tmp_path):
+    import pymupdf
+
+    from geosite.maps import render_plan_maps
+
+    assert {d.text for d in existing.destinations} == {"flows to Clam Creek"}
+    assert "flows to Clam Creek" in _map_texts(existing)  # placed on the map
+    d = existing.destinations[0]
+    assert d.y == pytest.approx(Y0 - 450, abs=10)  # where the floor meets the creek: x = 300 ft
+    assert d.x == pytest.approx(X0 + FLOOR_X, abs=4)
+    files = render_plan_maps(result, tmp_path / "maps", png_dpi=None)
+    pdf = next(f for f in files if f.name == "existing_site_map.pdf")
+    text = " ".join(pymupdf.open(pdf)[0].get_text().split())
+    assert "flows to Clam Creek" in text
+    sizes = {tuple(round(v) for v in pymupdf.open(f)[0].rect) for f in files if f.suffix == ".pdf"}
+    assert len(sizes) == 1  # the set on one sheet size
+
+
+def test_destination_rules_inlet_site_edge_and_downstream_paths(valley_site):
+    """Without the analysis: three hand-drawn paths. One reaches inlet CB-9; one leaves the site south and
+    runs off the map; the third joins the first, so its flow goes where the first's does."""
+    from geosite.maps.common import make_context
+    from geosite.maps.drainage import destinations
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ctx = make_context(load_site(valley_site))
+    to_inlet = line((250, -260), (250, -200), (250, -150))  # passes CB-9 at (250, -180)
+    south = line((300, -300), (300, -360), (300, -400))
+    joins = line((200, -260), (250, -260))
+    got = destinations(ctx, [to_inlet, south, joins], box(*ctx.extent))
+    assert got[0].text == "flows to inlet CB-9" and got[0].y == pytest.approx(Y0 - 180 - 5, abs=1.5)
+    assert got[1].text == "leaves the site at its south edge" and got[1].y == pytest.approx(Y0 - 350, abs=0.5)
+    assert got[2].text == "flows to inlet CB-9"
+
+
+def test_upslope_outline_drops_slivers_and_keeps_the_area():
+    """A staircase of 2-ft cells (a 45-degree band 20 cells wide) with a 4 sq ft sliver cell beside it
+    and a one-cell hole: the outline has one part, no hole, fewer vertices, about the same area."""
+    from geosite.hydrology.upslope import smooth_outline
+
+    cells = [box(2 * c, 2 * r, 2 * c + 2, 2 * r + 2) for r in range(40) for c in range(r, r + 20) if (r, c) != (20, 30)]
+    band = shapely.union_all(cells)
+    sliver = box(100, 0, 102, 2)
+    raw = shapely.union_all([band, sliver])
+    assert len(shapely.get_parts(raw)) == 2 and len(raw.geoms[0].interiors) + len(raw.geoms[1].interiors) == 1
+    out = smooth_outline(raw, cell=2.0, min_area=500.0)
+    assert len(out.geoms) == 1 and not out.geoms[0].interiors
+    assert out.area == pytest.approx(band.area + 4.0, rel=0.03)
+    assert shapely.get_num_coordinates(out) < shapely.get_num_coordinates(band) / 10  # no stair steps left
+    filled = shapely.Polygon(band.exterior)
+    assert shapely.hausdorff_distance(out, filled) < 2.0  # within a cell of the cells
+
+
+def test_upslope_layer_is_the_smoothed_outline_with_the_rasters_area(result):
+    up = result.layers["upslope_areas"]
+    rep = {u["disturbance_id"]: u for u in result.report["measurements"]["hydrology.upslope"]}
+    for _, r in up.iterrows():
+        assert r.geometry.geom_type == "MultiPolygon"
+        assert all(p.area >= 500.0 for p in r.geometry.geoms)
+        assert r["area_sqft"] == rep[r["disturbance_id"]]["area_sqft"]  # the number reported is the cells'
+        assert r.geometry.area == pytest.approx(r["area_d8_sqft"], rel=0.05)
+
+
+# ------------------------------------------------------------------------------------------ A(3)(d)-(f)
+
+
+def _panel_and_frame_texts(sheet, gid: str) -> list[str]:
+    return [t.get_text() for t in [*sheet.panel.texts, *sheet.fig.texts] if t.get_gid() == gid]
+
+
+def test_schedule_lists_every_bmp_with_its_submitted_dates(construction):
+    table = "\n".join(_panel_and_frame_texts(construction, "table"))
+    for name, inst, rem in (("Fence A", "2027-05-01", "2027-10-15"), ("Fence B", "2027-05-01", "2027-10-15"),
+                            ("Basin SB-9", "2027-04-20", "2027-10-20"), ("Filter at CB-9", "2027-05-02", "2027-10-16")):
+        row = next(r for r in table.splitlines() if r.startswith(name))
+        assert inst in row and rem in row, row
+    assert "2027-05-03" in table and "2027-09-30" in table  # the phase's own dates
+
+
+def test_provisions_from_the_permit_and_the_dnr_standards(construction):
+    text = " ".join(" ".join(_panel_and_frame_texts(construction, "provision")).split())
+    assert "at least once every 7 days and after each rain of 0.5 in or more" in text
+    assert "D(3)(g)" in text
+    assert "silt fence: remove sediment before deposits reach one-half of the fence's height" in text
+    assert "(DNR technical standard 1056 (silt fence))" in text
+    assert "(f) Stabilization" in text and "B(6)(c)[1]" in text
+
+
+def test_declared_provisions_are_printed_as_given(valley_site, tmp_path):
+    import shutil
+
+    from geosite.maps import render_construction_plan
+
+    folder = tmp_path / "declared"
+    shutil.copytree(valley_site, folder)
+    toml = folder / "site.toml"
+    toml.write_text(toml.read_text() + '\n[declared]\nmaintenance = "Fences swept daily by Bob."\n'
+                    'stabilization = "Sod within 3 days of final grade."\n')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sheet = render_construction_plan(load_site(folder), None)[0].geosite
+    text = " ".join(" ".join(_panel_and_frame_texts(sheet, "provision")).split())
+    assert "Fences swept daily by Bob." in text and "Sod within 3 days of final grade." in text
+    assert "DNR technical standard 1056" not in text  # the plan's own provisions replace geosite's defaults
+    assert "after each rain of 0.5 in" in text  # the permit's inspection stays
+
+
+# -------------------------------------------------------------------------------------------- symbols
+
+
+def test_legend_swatches_are_the_symbols_drawn(construction):
+    kinds = {label: (kind, marker) for label, kind, marker in construction.swatches}
+    basin = next(k for k in kinds if k.startswith("(c) Submitted sediment basin"))
+    assert kinds[basin][0] == "polygon"  # a submitted basin is drawn at its size, and so is its swatch
+    fence = next(k for k in kinds if k.startswith("(c) Submitted silt fence"))
+    assert kinds[fence][0] == "line"
+    inlet = next(k for k in kinds if k.startswith("(c) Submitted inlet protection"))
+    assert kinds[inlet] == ("point", "D")
+    trap = next(k for k in kinds if k.startswith("(c) Sediment trap at an outlet, drawn at its DNR 1063 surface area"))
+    assert kinds[trap][0] == "polygon"  # drawn at its size, so a polygon swatch
+    # the same symbol on the map: the submitted basin's polygon is drawn in the swatch's face colour
+    from matplotlib.colors import same_color
+
+    from geosite.maps.symbology import submitted_style
+
+    st = submitted_style("sediment_basin", "polygon")
+    drawn = [c for c in construction.ax.collections if len(c.get_facecolor())
+             and same_color(c.get_facecolor()[0][:3], st.face) and c.get_hatch() == st.hatch]
+    assert drawn
+
+
+def test_proposed_trap_is_drawn_at_its_dnr_1063_surface_area(result, construction):
+    """The valley's outlet drains some acres: the trap is a circle of 1,560 sq ft per acre (DNR 1063,
+    medium-textured soil) around the outlet, and its label says so."""
+    (_, b), = result.layers["sediment_basins"].iterrows()
+    want = 1560.0 * b["drainage_acres"]
+    from geosite.maps.symbology import STYLES
+
+    st = STYLES["sediment_traps_sized"]
+    from matplotlib.colors import same_color
+
+    (coll,) = [c for c in construction.ax.collections if c.get_hatch() == st.hatch and len(c.get_facecolor())
+               and same_color(c.get_facecolor()[0][:3], st.face) and same_color(c.get_edgecolor()[0][:3], st.edge)]
+    xy = coll.get_paths()[0].vertices
+    area = shapely.Polygon(xy).area
+    assert area == pytest.approx(want, rel=0.01)
+    assert shapely.Polygon(xy).centroid.distance(b.geometry) < 0.5
+    assert any(f"{want:,.0f} sq ft surface" in t for t in _map_texts(construction))
+
+
+def test_fences_and_diversions_do_not_look_like_the_boundary_or_the_channels():
+    from geosite.maps.symbology import STYLES
+
+    boundary = STYLES["site_boundary"]
+    for key in ("filter_fence", "stockpile_fences"):
+        st = STYLES[key]
+        assert st.extra.get("marks") and st.ls == "-" and st.edge != boundary.edge
+    div, chan = STYLES["diversions"], STYLES["channels"]
+    assert div.extra.get("inner") and not chan.extra.get("inner") and div.ls != chan.ls
+
+
+def test_one_label_per_submitted_run(construction):
+    texts = _map_texts(construction)
+    assert sum(t.startswith("Fence A") for t in texts) == 1  # three touching segments: one run, one label
+    assert sum(t.startswith("Fence B") for t in texts) == 1
+    assert any(t.startswith("Fence A, 180 ft") for t in texts)
+    assert any("storage 120 cu yd" in t and "drains 1.20 ac" in t for t in texts)
+
+
+def test_structures_labelled_on_every_sheet(result, existing, construction):
+    from geosite.maps import render_final_conditions
+
+    final = render_final_conditions(result, None)[0].geosite
+    for sheet in (existing, construction, final):
+        assert any(t.startswith("Near shed") for t in _map_texts(sheet))
+    assert not any(t.startswith("New house") for t in _map_texts(existing))  # proposed: sheets 2 and 3 only
+    for sheet in (construction, final):
+        assert any(t.startswith("New house") for t in _map_texts(sheet))
+
+
+# ---------------------------------------------------------------------------------------------- frame
+
+
+def test_the_map_is_the_site_and_its_margin_and_nothing_beyond_is_labelled(existing, construction):
+    site = box(X0 + SITE[0], Y0 + SITE[1], X0 + SITE[0] + SITE[2], Y0 + SITE[1] + SITE[3])
+    for sheet in (existing, construction):
+        w = sheet.window
+        assert w.centroid.distance(site.centroid) < 0.5  # ft
+        assert w.bounds == pytest.approx((site.bounds[0] - 200, site.bounds[1] - 200, site.bounds[2] + 200,
+                                          site.bounds[3] + 200), abs=1e-6)
+        frame = sheet.window_in
+        assert all(frame.contains(b) for _, b in sheet.placed)
+        assert not any("Far barn" in t for t in _map_texts(sheet))  # 300 ft beyond the site: clipped, not labelled
+        (x0, y0), (x1, y1) = sheet.ax.transData.transform([w.bounds[:2], w.bounds[2:]])
+        for a in sheet.ax.collections:  # everything drawn is clipped at the margin's edge
+            assert a.get_clip_box() is not None and a.get_clip_box().extents == pytest.approx((x0, y0, x1, y1))
+
+
+def test_location_map_names_roads_shows_the_site_and_north(existing):
+    texts = {t.get_gid(): t.get_text() for t in existing.panel.texts if t.get_gid()}
+    assert texts.get("location-road") == "Birch Street"
+    assert texts.get("location-site") == "SITE"
+    caption = " ".join(texts["location"].split())
+    assert "roads: Birch Street (10 ft, north)" in caption  # the road's edge is 10 ft north of the site
+    assert any(p.get_gid() == "location-north" for p in existing.panel.patches)
