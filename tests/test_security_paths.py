@@ -109,9 +109,10 @@ def test_vrts_and_xml_that_point_at_the_network_are_refused_with_no_request(tmp_
         (folder / "roads.vrt").write_text(f"""<OGRVRTDataSource><OGRVRTLayer name="roads">
   <SrcDataSource>{url}/roads.geojson</SrcDataSource></OGRVRTLayer></OGRVRTDataSource>""")
         (folder / "wfs.gpkg").write_text(f"<OGRWFSDataSource><URL>{url}/wfs</URL></OGRWFSDataSource>")
-        cases = [({"dem": {"path": "mosaic.vrt"}}, "VRT source"),
+        # check reads no VRT at all (issue 24): the refusal names the file and says what to send instead
+        cases = [({"dem": {"path": "mosaic.vrt"}}, "mosaic.vrt: a VRT"),
                  ({"dem": {"path": "wms.tif"}}, "not a GeoTIFF, VRT or ASCII grid"),
-                 ({"layers": {"roads": "roads.vrt"}}, "VRT source"),
+                 ({"layers": {"roads": "roads.vrt"}}, "roads.vrt: an OGR VRT"),
                  ({"layers": {"streams": "wfs.gpkg"}}, "not a GeoPackage")]
         original = (folder / "site.toml").read_text()
         for over, needle in cases:
@@ -190,27 +191,41 @@ def test_symbolic_links_out_of_the_folder_are_refused(tmp_path):
     folder = submission(tmp_path / "sub")
     outside = _outside(tmp_path)
     # the DEM a link to an outside file; a linked folder; the GeoPackage's side file a link
+    # check stages the submission's regular files and refuses any link in it (issue 24), naming it
     (folder / "dem.tif").unlink()
     (folder / "dem.tif").symlink_to(outside / "secret.tif")
     res = check(folder, tmp_path / "out")
-    assert_refused(res, tmp_path / "out", "[dem] path", "outside the submission folder")
+    assert_refused(res, tmp_path / "out", "dem.tif: a symbolic link")
     (folder / "dem.tif").unlink()
     (folder / "dem.tif").write_bytes((outside / "secret.tif").read_bytes())
     (folder / "data").symlink_to(outside, target_is_directory=True)
     toml(folder, layers={"roads": "data/secret.gpkg:site_boundary"})
-    assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "[layers] roads", "outside the submission folder")
+    assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "data: a symbolic link")
+    (folder / "data").unlink()
     toml(folder, layers={"roads": "layers.gpkg:site_boundary"})
     os.symlink("/etc/hostname", folder / "layers.gpkg-journal")
-    assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "side file layers.gpkg-journal")
+    assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "layers.gpkg-journal: a symbolic link")
     (folder / "layers.gpkg-journal").unlink()
     # site.toml itself a link out of the folder
     (outside / "site.toml").write_text((folder / "site.toml").read_text())
     (folder / "site.toml").unlink()
     (folder / "site.toml").symlink_to(outside / "site.toml")
-    assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "site.toml", "outside the submission folder")
+    assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "site.toml: a symbolic link")
+    # analyze (a consultant's own folder, not staged) still refuses a link leaving the folder
+    (folder / "site.toml").unlink()
+    (folder / "site.toml").write_text((outside / "site.toml").read_text())
+    (folder / "dem.tif").unlink()
+    (folder / "dem.tif").symlink_to(outside / "secret.tif")
+    res = CliRunner().invoke(cli, ["-q", "analyze", str(folder), "--out", str(tmp_path / "a"), "--no-maps"])
+    assert_refused(res, tmp_path / "a", "[dem] path", "outside the submission folder")
+
+
+def analyze(folder, out):
+    return CliRunner().invoke(cli, ["-q", "analyze", str(folder), "--out", str(out), "--no-maps"])
 
 
 def test_vrt_sources_must_stay_inside(tmp_path):
+    """analyze (a consultant's own folder) checks a VRT's sources; check refuses every VRT (issue 24)."""
     folder = submission(tmp_path / "sub")
     outside = _outside(tmp_path)
     vrt = """<VRTDataset rasterXSize="300" rasterYSize="300"><SRS>EPSG:7593</SRS>
@@ -221,18 +236,20 @@ def test_vrt_sources_must_stay_inside(tmp_path):
     toml(folder, dem={"path": "mosaic.vrt"})
     for rel, src in (("1", "../outside/secret.tif"), ("0", str(outside / "secret.tif")), ("1", "dem.tif")):
         (folder / "mosaic.vrt").write_text(vrt.format(rel=rel, src=src))
-        res = check(folder, tmp_path / ("ok" if src == "dem.tif" else "out"))
-        if src == "dem.tif":  # a VRT over a tile inside the folder is fine
+        res = analyze(folder, tmp_path / ("ok" if src == "dem.tif" else "out"))
+        if src == "dem.tif":  # a VRT over a tile inside the folder is fine for analyze
             assert res.exit_code in (0, 1), res.output
         else:
             assert_refused(res, tmp_path / "out", "VRT source", "outside the submission folder")
+        assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "mosaic.vrt: a VRT")
     # a VRT of itself, and a Python pixel function
     (folder / "mosaic.vrt").write_text(vrt.format(rel="1", src="mosaic.vrt"))
-    assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "cycle")
+    assert_refused(analyze(folder, tmp_path / "out"), tmp_path / "out", "cycle")
     (folder / "mosaic.vrt").write_text(vrt.format(rel="1", src="dem.tif").replace(
         "<VRTRasterBand", '<VRTRasterBand subClass="VRTDerivedRasterBand"').replace(
         "<SimpleSource>", "<PixelFunctionLanguage>Python</PixelFunctionLanguage><PixelFunctionCode>import os</PixelFunctionCode><SimpleSource>"))
-    assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "Python pixel function")
+    assert_refused(analyze(folder, tmp_path / "out"), tmp_path / "out", "Python pixel function")
+    assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "mosaic.vrt: a VRT")
 
 
 def test_ogr_vrt_sources_must_stay_inside(tmp_path):
@@ -242,7 +259,8 @@ def test_ogr_vrt_sources_must_stay_inside(tmp_path):
         (folder / "roads.vrt").write_text(f"""<OGRVRTDataSource><OGRVRTLayer name="roads">
   <SrcDataSource relativeToVRT="1">{src}</SrcDataSource><SrcLayer>site_boundary</SrcLayer></OGRVRTLayer></OGRVRTDataSource>""")
         toml(folder, layers={"roads": "roads.vrt"})
-        res = check(folder, tmp_path / ("ok" if ok else "out"))
+        assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "roads.vrt: an OGR VRT")
+        res = analyze(folder, tmp_path / ("ok" if ok else "out"))
         if ok:
             assert res.exit_code in (0, 1), res.output
         else:
@@ -296,7 +314,8 @@ def test_device_file_as_a_layer_is_refused(tmp_path):
     folder = submission(tmp_path / "sub")
     (folder / "zero.gpkg").symlink_to("/dev/zero")
     toml(folder, layers={"roads": "zero.gpkg"})
-    assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "[layers] roads", "outside the submission folder")
+    assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "zero.gpkg: a symbolic link")
+    assert_refused(analyze(folder, tmp_path / "out"), tmp_path / "out", "[layers] roads", "outside the submission folder")
     # inside the folder (as a hard-to-make device would be): refused as a device, not read
     from geosite.errors import UnsafeInputError
     from geosite.io.untrusted import regular_file

@@ -33,11 +33,15 @@ from geosite.cli.app import limit_option, limits_from, output_folder, state
 def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, received, overwrite, make_valid, no_html, limit) -> None:
     """Check SUBMISSION_DIR (a site folder with a [declared] table) against its chapter, section by section.
 
-    Writes findings.json, findings.md, findings.gpkg (where each problem is: layers findings_points,
-    findings_lines, findings_polygons; table findings for those without a place) and report.html. Exit code:
-    0 nothing fails (verdict pass, inspector_decision or incomplete), 1 some findings fail, 2 bad input.
+    The submission is copied to a private folder and read there by a child process with no network,
+    bounded memory and time, and only GeoTIFF, GeoPackage, shapefile, GeoJSON and DXF drivers
+    (docs/security.md). Writes findings.json, findings.md, findings.gpkg (where each problem is: layers
+    findings_points, findings_lines, findings_polygons; table findings for those without a place) and
+    report.html. Exit code: 0 nothing fails (verdict pass, inspector_decision or incomplete), 1 some
+    findings fail, 2 bad input.
     """
-    from geosite.review import check_submission, write_check_outputs
+    from geosite.review import write_check_outputs
+    from geosite.review.sandbox import check_submission_sandboxed, printable
 
     quiet = state(ctx).quiet
     steps = state(ctx).steps()
@@ -45,22 +49,26 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
     inputs = [submission_dir] + ([dem] if dem else [])
     out = output_folder(out, inputs, overwrite)
     with steps:
-        result = check_submission(submission_dir, jurisdiction=jurisdiction, dem=dem,
-                                  dem_vertical_unit=dem_vertical_unit, received=received.date() if received else None,
-                                  make_valid=make_valid, step=steps, limits=limits_from(limit))
+        result = check_submission_sandboxed(submission_dir, jurisdiction=jurisdiction, dem=dem,
+                                            dem_vertical_unit=dem_vertical_unit,
+                                            received=received.date() if received else None,
+                                            make_valid=make_valid, step=steps, limits=limits_from(limit))
         steps("writing outputs")
         files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
     if not quiet:
+        def say(text: str) -> None:  # the applicant's names on the inspector's terminal: no escapes
+            click.echo(printable(text))
+
         s = result.summary()
-        click.echo(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")
+        say(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")
         for f in result.failed:
-            click.echo(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
+            say(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
         for f in result.decisions:
-            click.echo(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
+            say(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
         for f in result.open_questions if result.verdict == "incomplete" else []:
-            click.echo(f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with {f.settle or 'the data named in the finding'}")
+            say(f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with {f.settle or 'the data named in the finding'}")
         if s.get("review_deadline"):
-            click.echo(f"  review deadline: {s['review_deadline']}")
+            say(f"  review deadline: {s['review_deadline']}")
         for f in files:
-            click.echo(f"  wrote {f}")
+            say(f"  wrote {f}")
     sys.exit(result.exit_code)

@@ -53,6 +53,14 @@ class Limits:
     max_toml_bytes : size of site.toml (default 1 MB).
     max_sheet_tiles : sheets one plan map may be tiled over (default 100: about 14,000 acres at
         1 in = 100 ft on ARCH-D), checked before any work.
+    max_staged_file_bytes : size of one file of a submission that is neither a vector file nor a small
+        text file (a DEM, a submitted map), bytes (default 2 GiB); checked before ``check`` stages it.
+    max_staged_total_bytes : size of all the files of a submission, bytes (default 4 GiB).
+    max_staged_files : files in a submission (default 10,000).
+    check_seconds : wall-clock time the sandboxed ``check`` may take to read and check a submission, s
+        (default 1,800); its process is killed after it.
+    check_cpu_seconds : CPU time of that process, s (default 1,800).
+    check_memory_bytes : address space of that process, bytes (default 0: the raster budget plus 4 GiB).
     """
 
     raster_budget_bytes: int = 0  # 0: default_raster_budget_bytes()
@@ -63,6 +71,12 @@ class Limits:
     max_vector_file_bytes: int = 512 * 2**20
     max_toml_bytes: int = 2**20
     max_sheet_tiles: int = 100
+    max_staged_file_bytes: int = 2 * 2**30
+    max_staged_total_bytes: int = 4 * 2**30
+    max_staged_files: int = 10_000
+    check_seconds: int = 1_800
+    check_cpu_seconds: int = 1_800
+    check_memory_bytes: int = 0
 
     def __post_init__(self) -> None:
         if self.raster_budget_bytes == 0:

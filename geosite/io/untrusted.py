@@ -12,6 +12,8 @@ virtual paths (``/vsicurl/``) and VRTs whose sources are elsewhere. Before GDAL 
   picks its driver by content, not by name) and accept only the formats geosite reads; a VRT's
   sources are checked the same way, recursively (the raster VRT's ``SourceFilename``, the OGR VRT's
   ``SrcDataSource``);
+- :func:`set_policy` lets ``geosite check``'s sandbox (geosite.io.allowlist) narrow the formats a
+  submission may use and inspect each file before GDAL opens it;
 - :func:`offline` is the GDAL configuration every read runs under: no /vsicurl/-family file opens,
   no schema downloads, no Python pixel functions, no SQLite virtual tables on outside files, no
   directory listings, and PROJ's network off, for rasterio's GDAL and pyogrio's (two libraries).
@@ -22,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -54,6 +56,29 @@ MAX_XML_BYTES = 16_000_000
 RASTER_FORMATS = ("GTiff", "VRT", "AAIGrid")
 VECTOR_FORMATS = ("GPKG", "ESRI Shapefile", "GeoJSON", "DXF", "FlatGeobuf", "KML", "GML", "OGR_VRT")
 
+#: Called as ``policy(path, driver, what)`` for every file of a submission (a file checked with a
+#: ``root``) once its format is known and before GDAL opens it; raises to refuse. None: no policy.
+Policy = Callable[[Path, str, str], None]
+_policy: Policy | None = None
+
+
+def set_policy(policy: Policy | None) -> None:
+    """Install (or with None remove) the check every submission file passes before GDAL opens it: the
+    sandboxed ``check`` installs geosite.io.allowlist's in its child process."""
+    global _policy
+    _policy = policy
+
+
+def policy_active() -> bool:
+    """Whether a submission policy is installed (the sandboxed ``check``'s child)."""
+    return _policy is not None
+
+
+def _apply_policy(path: Path, driver: str, what: str, root: Path | None) -> str:
+    if _policy is not None and root is not None:
+        _policy(path, driver, what)
+    return driver
+
 
 def inside(root: str | Path, text: str | Path, what: str) -> Path:
     """The real path of ``text`` (relative to ``root``, as written in site.toml) when it lies inside
@@ -74,6 +99,8 @@ def refuse_remote(text: str | Path, what: str) -> str:
     """``text`` unless it is a URL, a GDAL connection string (``PG:``, ``WFS:``) or a GDAL virtual path
     (``/vsicurl/``, ``/vsizip/``): those are :class:`~geosite.errors.UnsafeInputError`."""
     raw = str(text)
+    if any(ord(c) < 32 or ord(c) == 127 for c in raw):
+        raise UnsafeInputError(f"{what} = {raw!r}: a path holding a NUL or control character; refused")
     if _REMOTE.search(raw):
         raise UnsafeInputError(
             f"{what} = {raw!r}: a URL, connection string or GDAL virtual path; a site may name only local "
@@ -173,10 +200,11 @@ def raster_format(path: Path, what: str, root: Path | None = None, _depth: int =
     regular_file(path, what, root)
     head = _head(path)
     if head[:4] in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+"):
-        return "GTiff"
+        return _apply_policy(path, "GTiff", what, root)
     if head.lstrip()[:5].lower() == b"ncols":
-        return "AAIGrid"
+        return _apply_policy(path, "AAIGrid", what, root)
     if _xml_root(head) == "VRTDataset":
+        _apply_policy(path, "VRT", what, root)
         _check_vrt(path, what, root, "raster", _depth, _seen)
         return "VRT"
     raise UnsafeInputError(f"{what} {path}: cannot be read as a raster: not a GeoTIFF, VRT or ASCII grid (by its content); geosite reads "
@@ -190,6 +218,19 @@ def vector_format(path: Path, what: str, root: Path | None = None, _depth: int =
     :class:`~geosite.errors.UnsafeInputError`."""
     regular_file(path, what, root)
     head = _head(path)
+    driver = _vector_driver(head)
+    if driver is not None:
+        _apply_policy(path, driver, what, root)
+    if driver == "OGR_VRT":
+        _check_vrt(path, what, root, "vector", _depth, _seen)
+    if driver is not None:
+        return driver
+    raise UnsafeInputError(f"{what} {path}: cannot be read as a vector file: not a GeoPackage, shapefile, GeoJSON, DXF, FlatGeobuf, KML or GML "
+                           "file (by its content); geosite reads only those vector formats from a submission")
+
+
+def _vector_driver(head: bytes) -> str | None:
+    """The vector driver for a file starting with ``head``, of those geosite reads; None for another."""
     if head.startswith(b"SQLite format 3\x00"):
         return "GPKG"
     if head[:4] == b"\x00\x00\x27\x0a":
@@ -205,14 +246,12 @@ def vector_format(path: Path, what: str, root: Path | None = None, _depth: int =
         return "DXF"
     root_el = _xml_root(head)
     if root_el == "OGRVRTDataSource":
-        _check_vrt(path, what, root, "vector", _depth, _seen)
         return "OGR_VRT"
     if root_el == "kml":
         return "KML"
     if root_el is not None and b"opengis.net/gml" in head:
         return "GML"
-    raise UnsafeInputError(f"{what} {path}: cannot be read as a vector file: not a GeoPackage, shapefile, GeoJSON, DXF, FlatGeobuf, KML or GML "
-                           "file (by its content); geosite reads only those vector formats from a submission")
+    return None
 
 
 def _check_vrt(path: Path, what: str, root: Path | None, kind: str, depth: int, seen: frozenset[Path]) -> None:

@@ -135,6 +135,7 @@ class CheckResult:
             "schedule_note": self.schedule_note,
             "to_settle": [{"finding": f.id, "rule": f.rule, "citation": f.citation,
                            "settle": f.settle or "the data named in the finding"} for f in self.open_questions],
+            **({"isolation": self.extra["isolation"]} if "isolation" in self.extra else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -144,6 +145,7 @@ class CheckResult:
             "findings": [f.to_dict() for f in self.findings],
             "schedule": self.schedule,
             "notes": list(self.site.notes),
+            **({"sandbox": self.extra["sandbox"]} if "sandbox" in self.extra else {}),
         }
 
 

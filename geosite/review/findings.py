@@ -80,6 +80,8 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
     out.append(f"- Jurisdiction: {md(summary['jurisdiction_name'])}")
     if summary.get("profile_file"):
         out.append(f"- Profile: {md(summary['profile_file'])} (sha256 {md(summary.get('profile_sha256'))})")
+    if summary.get("isolation"):
+        out.append(f"- {md(summary['isolation'])}")
     out.append(f"- Verdict: **{md(summary['verdict'])}** ({md(summary['counts_text'])})")
     if summary.get("plan_type_required"):
         out.append(f"- Plan required: {md(summary['plan_type_required'])}; declared: {md(summary.get('plan_type_declared') or 'not declared')}")

@@ -254,7 +254,9 @@ def render_html(result) -> str:
             + (f" &middot; plan required: {_e(s['plan_type_required'])}" if s.get("plan_type_required") else "")
             + (f" &middot; review deadline: <b>{_e(deadline)}</b>" if deadline else "") + "</div>"
             + (f'<div class="profile">profile {_e(s["profile_file"])} (sha256 {_e(s.get("profile_sha256"))})</div>'
-               if s.get("profile_file") else "") + _failures(data["findings"]) + "</div>")
+               if s.get("profile_file") else "")
+            + (f'<div class="profile">{_e(s["isolation"])}</div>' if s.get("isolation") else "")
+            + _failures(data["findings"]) + "</div>")
     leaflet_css, leaflet_js = _static("leaflet.css"), _static("leaflet.js")
     csp = (f"default-src 'none'; script-src {_csp_hash(leaflet_js)} {_csp_hash(_PAGE_JS)}; "
            f"style-src {_csp_hash(leaflet_css)} {_csp_hash(_PAGE_CSS)}; img-src data:; base-uri 'none'; form-action 'none'")

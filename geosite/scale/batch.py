@@ -355,11 +355,11 @@ def _process_site(site_dir: str | Path, out: str | Path, options: BatchOptions) 
         checked = None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the report lists every note; workers have no terminal
-            if options.check:
-                from geosite.review import check_submission
+            if options.check:  # a submission: staged and read in a sandbox (geosite.review.sandbox)
+                from geosite.review.sandbox import check_submission_sandboxed
 
-                checked = check_submission(site_dir, jurisdiction=options.jurisdiction, make_valid=options.make_valid,
-                                           limits=options.limits)
+                checked = check_submission_sandboxed(site_dir, jurisdiction=options.jurisdiction,
+                                                     make_valid=options.make_valid, limits=options.limits)
                 site, result = checked.site, checked.analysis
             else:
                 site = load_site(site_dir, jurisdiction=options.jurisdiction, make_valid=options.make_valid,
@@ -583,11 +583,12 @@ def write_summary(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
     from pyproj import CRS
 
     from geosite.io.output import file_sha256
+    from geosite.io.spreadsheet import safe_frame
 
     df = pd.DataFrame([{k: r.get(k) for k in SUMMARY_COLUMNS} for r in rows], columns=list(SUMMARY_COLUMNS))
     csv = out / "summary.csv"
     tmp = out / f".summary.csv.tmp-{os.getpid()}"
-    df.to_csv(tmp, index=False)
+    safe_frame(df).to_csv(tmp, index=False)  # no cell a spreadsheet would run as a formula
 
     crss = {r["crs"] for r in rows if r.get("boundary_wkb") is not None and r.get("crs")}
     target = CRS.from_wkt(next(iter(crss))) if len(crss) == 1 else CRS.from_epsg(4326)

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import shapely
 from pyproj import CRS
+from pyproj.exceptions import ProjError
 from shapely.geometry.base import BaseGeometry
 
 from geosite.errors import (
@@ -212,6 +213,8 @@ def read_site_toml(root: Path, limits: Limits | None = None) -> tuple[dict[str, 
         raise UnreadableInputError(f"{toml_path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from exc
     except tomllib.TOMLDecodeError as exc:
         raise UnreadableInputError(f"{toml_path}: not valid TOML ({exc})") from exc
+    except RecursionError as exc:  # tomllib recurses once per nested array or inline table
+        raise UnreadableInputError(f"{toml_path}: arrays or tables nested too deeply to read; refused") from exc
 
 
 def _table(conf: dict[str, Any], key: str, where: Path, problems: list[str]) -> dict[str, Any]:
@@ -629,6 +632,11 @@ def _site_crs(raw, declared: CRS | None, where, problems: list[str]) -> CRS | No
     except CRSError as exc:
         problems.append(str(exc))
         return None
+    axis = getattr(crs.ellipsoid, "semi_major_metre", None)
+    if axis is not None and not 6.3e6 < axis < 6.4e6:  # Mars, the Moon, a sphere of 1 m
+        problems.append(f"{what}: CRS {crs.name!r} is not on the Earth (ellipsoid {crs.ellipsoid.name!r}); "
+                        "use the site's projected CRS")
+        return None
     return crs
 
 
@@ -669,7 +677,12 @@ def _check_layer(
         )
     elif not gdf.crs.equals(site_crs):
         notes.append(Note(f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}", ReprojectionWarning))
-        gdf = gdf.to_crs(site_crs)
+        try:
+            gdf = gdf.to_crs(site_crs)
+        except (ProjError, ValueError) as exc:  # another celestial body, no transformation
+            problems.append(f"{where}: cannot be moved from its CRS {gdf.crs.name!r} to the site CRS {site_crs.name!r} "
+                            f"({str(exc).splitlines()[0][:200]}); give the layer in the site CRS")
+            return None
 
     # geometry
     geom = gdf.geometry.values
