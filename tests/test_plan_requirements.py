@@ -104,3 +104,12 @@ def test_the_slope_length_failure_has_its_place(tmp_path, dem):
     # the ground more than 75 ft up the slope from it, 165 x 240 ft, within a 4-ft cell's row
     assert area == pytest.approx(165 * 240, abs=4 * 240)
     assert area == pytest.approx(f["values"]["excess_sqft"], rel=0.02)
+
+
+def test_leaving_out_a_declaration_geosite_cross_checks_does_not_make_a_plan_incomplete(tmp_path, dem):
+    """The declared disturbed area and plan type are geosite's cross-checks, not the chapter's requirements:
+    a plan that shows everything the chapter asks but declares neither passes (both findings not assessed)."""
+    conf = clean_conf(plan_type=None, disturbed_area_sqft=None)
+    _res, data, _ = run_check(tmp_path, dem, None, conf)
+    assert {f["rule"] for f in data["findings"] if f["status"] == "not_assessed"} == {"declared_disturbed_area", "plan_type_submitted"}
+    assert data["verdict"] == "pass" and data["to_settle"] == []

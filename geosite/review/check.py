@@ -58,6 +58,12 @@ log = logging.getLogger(__name__)
 Step = Callable[[str], None]
 
 
+#: geosite's comparisons of what a plan declares with what it measures: not the chapter's requirements, so a
+#: declaration left out leaves them not assessed without leaving the plan incomplete (the plan type is checked
+#: against the list its size requires either way)
+CROSS_CHECKS = frozenset({"declared_disturbed_area", "plan_type_submitted", "declared_cut_fill"})
+
+
 @dataclass
 class CheckResult:
     """What ``check_submission`` found: the findings (numbered F1...), the analysis it reran, what was
@@ -89,7 +95,7 @@ class CheckResult:
         (none where the chapter does not apply: nothing is required there)."""
         if self.analysis.evaluation.applies is False:
             return []
-        return [f for f in self.findings if f.status == "not_assessed"]
+        return [f for f in self.findings if f.status == "not_assessed" and f.rule not in CROSS_CHECKS]
 
     @property
     def verdict(self) -> str:
