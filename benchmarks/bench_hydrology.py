@@ -54,7 +54,9 @@ def terrain(n_cells: int, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     z = np.zeros((side, side), dtype=np.float64)
     for sigma, amp in ((side / 16, 60.0), (side / 64, 15.0), (8.0, 4.0), (1.5, 0.5)):
-        k = max(1, int(sigma // 4))  # smooth coarse noise, then interpolate: cost O(cells), not O(cells x sigma)
+        k = max(
+            1, int(sigma // 4)
+        )  # smooth coarse noise, then interpolate: cost O(cells), not O(cells x sigma)
         m = side // k + 2
         f = gaussian_filter(rng.standard_normal((m, m)).astype(np.float32), sigma / k, mode="wrap")
         if k > 1:
@@ -111,7 +113,13 @@ def _load(npy: str, cell: float, crs: str):
 
     z = np.load(npy)
     c = PCRS.from_user_input(crs)
-    return Dem(z, Affine(cell, 0, 500_000.0, 0, -cell, 200_000.0), c, feet_per_crs_unit(c, "bench"), VerticalUnit.US_FT)
+    return Dem(
+        z,
+        Affine(cell, 0, 500_000.0, 0, -cell, 200_000.0),
+        c,
+        feet_per_crs_unit(c, "bench"),
+        VerticalUnit.US_FT,
+    )
 
 
 def worker(engine: str, npy: str, cell: float, crs: str, out: str) -> None:
@@ -161,7 +169,16 @@ def worker_upslope(npy: str, cell: float, crs: str) -> None:
     for (fr, fc), got in zip(((0.3, 0.4), (0.5, 0.5), (0.7, 0.6)), results):
         w = h.upslope_area(fg, _square(dem, int(fr * nr), int(fc * nc), side))
         same.append(got[1:] == (w.area_sqft, w.flow_length_ft, w.sheetflow_area_sqft))
-    print(json.dumps({"times": times, "methods": [r[0] for r in results], "areas_acres": [r[1] / 43560 for r in results], "same": same}))
+    print(
+        json.dumps(
+            {
+                "times": times,
+                "methods": [r[0] for r in results],
+                "areas_acres": [r[1] / 43560 for r in results],
+                "same": same,
+            }
+        )
+    )
     _ = shapely
 
 
@@ -192,7 +209,9 @@ def worker_first_use() -> None:
 
 def _run(args: list[str]) -> dict:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    p = subprocess.run([sys.executable, str(HERE), *args], capture_output=True, text=True, env=env, timeout=3600)
+    p = subprocess.run(
+        [sys.executable, str(HERE), *args], capture_output=True, text=True, env=env, timeout=3600
+    )
     if p.returncode != 0:
         return {"error": p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"}
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -254,7 +273,9 @@ def main() -> None:
                 valid = ~np.isnan(ours)
                 agree = f"{100 * np.mean(ours[valid] == other[valid]):.1f}%"
             rs = f"{ratio:.2f}" if e == "native" else ""
-            print(f"{name:<22}{n:>11,} {e:<12}{r['time_s']:>9.2f}{r['extra_bytes'] / n:>9.1f}{rs:>14}{agree:>10}")
+            print(
+                f"{name:<22}{n:>11,} {e:<12}{r['time_s']:>9.2f}{r['extra_bytes'] / n:>9.1f}{rs:>14}{agree:>10}"
+            )
         if name.startswith("terrain"):
             up = _run(["--upslope", str(npy), str(cell), crs])
             if "error" in up:
@@ -270,7 +291,9 @@ def main() -> None:
             summary.append((name, res, up))
         sys.stdout.flush()
     fu = _run(["--first-use"])
-    print(f"first use in a fresh process (import + fill/route/accumulate/upslope/channels on 100x100; kernels compiled ahead of time): {fu}")
+    print(
+        f"first use in a fresh process (import + fill/route/accumulate/upslope/channels on 100x100; kernels compiled ahead of time): {fu}"
+    )
 
 
 if __name__ == "__main__":

@@ -40,7 +40,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[1]
-SITES = [REPO / "data" / "sample_sites" / "grantsburg_lot7", REPO / "data" / "sample_sites" / "belgium_commons"]
+SITES = [
+    REPO / "data" / "sample_sites" / "grantsburg_lot7",
+    REPO / "data" / "sample_sites" / "belgium_commons",
+]
 
 
 def content(fig):
@@ -104,14 +107,29 @@ def floor_figure(size_in: tuple[float, float], dpi: float, items: list):
 
     for kind, a, geo, box, z in items:
         if kind == "text":
-            t = ax.text(geo[0], geo[1], a.get_text(), fontproperties=a.get_fontproperties(), color=a.get_color(),
-                        ha=a.get_ha(), va=a.get_va(), rotation=a.get_rotation(), rotation_mode=a.get_rotation_mode(),
-                        linespacing=a.get_linespacing() if hasattr(a, "get_linespacing") else a._linespacing,
-                        zorder=a.get_zorder(), path_effects=a.get_path_effects())
+            t = ax.text(
+                geo[0],
+                geo[1],
+                a.get_text(),
+                fontproperties=a.get_fontproperties(),
+                color=a.get_color(),
+                ha=a.get_ha(),
+                va=a.get_va(),
+                rotation=a.get_rotation(),
+                rotation_mode=a.get_rotation_mode(),
+                linespacing=a.get_linespacing() if hasattr(a, "get_linespacing") else a._linespacing,
+                zorder=a.get_zorder(),
+                path_effects=a.get_path_effects(),
+            )
             clip(t, box, z)
         elif kind in ("line", "patch", "collection"):
-            new = (Line2D(geo[:, 0], geo[:, 1]) if kind == "line" else PathPatch(geo) if kind == "patch"
-                   else PathCollection(geo))
+            new = (
+                Line2D(geo[:, 0], geo[:, 1])
+                if kind == "line"
+                else PathPatch(geo)
+                if kind == "patch"
+                else PathCollection(geo)
+            )
             new.update_from(a)  # the original's style (colours, widths, dashes, hatch, alpha)
             new.set_transform(ax.transData)
             if kind == "collection":
@@ -120,8 +138,17 @@ def floor_figure(size_in: tuple[float, float], dpi: float, items: list):
                 ax.add_artist(new)
             clip(new, box, z)
         elif kind == "image":
-            im = ax.imshow(a.get_array(), extent=geo, cmap=a.get_cmap(), norm=a.norm, alpha=a.get_alpha(),
-                           interpolation=a.get_interpolation(), origin=a.origin, zorder=a.get_zorder(), aspect="auto")
+            im = ax.imshow(
+                a.get_array(),
+                extent=geo,
+                cmap=a.get_cmap(),
+                norm=a.norm,
+                alpha=a.get_alpha(),
+                interpolation=a.get_interpolation(),
+                origin=a.origin,
+                zorder=a.get_zorder(),
+                aspect="auto",
+            )
             clip(im, box, z)
     ax.set_xlim(0, w * dpi)
     ax.set_ylim(0, h * dpi)
@@ -182,7 +209,11 @@ def child(site: str, mode: str) -> None:
         with rc_context(RC):
             for k, (size, dpi, items) in enumerate(sheets):
                 bare = floor_figure(size, dpi, items)
-                bare.savefig(Path(td) / f"floor{k}.pdf", format="pdf", metadata={"Title": "floor", "Creator": "geosite"})
+                bare.savefig(
+                    Path(td) / f"floor{k}.pdf",
+                    format="pdf",
+                    metadata={"Title": "floor", "Creator": "geosite"},
+                )
                 preview_png(Path(td) / f"floor{k}.pdf", Path(td) / f"floor{k}.png", PNG_DPI, bare)  # as ours
                 n += 2
         dt = time.perf_counter() - t
@@ -194,16 +225,24 @@ def _cli_seconds(site: Path, out: Path, maps: bool) -> float:
     """Wall time of one fresh ``geosite analyze`` process (with or without the sheets), seconds."""
     cmd = [sys.executable, "-m", "geosite.cli", "-q", "analyze", str(site), "--out", str(out), "--overwrite"]
     t = time.perf_counter()
-    subprocess.run(cmd + ([] if maps else ["--no-maps"]), check=True, capture_output=True,
-                   env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    subprocess.run(
+        cmd + ([] if maps else ["--no-maps"]),
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
     return time.perf_counter() - t
 
 
 def _import_seconds() -> float:
     """What a fresh process spends importing matplotlib's Figure and its PDF backend, seconds."""
-    code = ("import time; t = time.perf_counter(); import matplotlib.figure, matplotlib.backends.backend_pdf; "
-            "print(time.perf_counter() - t)")
-    return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    code = (
+        "import time; t = time.perf_counter(); import matplotlib.figure, matplotlib.backends.backend_pdf; "
+        "print(time.perf_counter() - t)"
+    )
+    return float(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    )
 
 
 def whole(site: Path, repeat: int) -> dict:
@@ -220,8 +259,13 @@ def whole(site: Path, repeat: int) -> dict:
 
 
 def _run(site: Path, mode: str) -> dict:
-    p = subprocess.run([sys.executable, str(HERE), "--child", str(site), mode], capture_output=True, text=True,
-                       env={**os.environ, "PYTHONWARNINGS": "ignore"}, check=True)
+    p = subprocess.run(
+        [sys.executable, str(HERE), "--child", str(site), mode],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        check=True,
+    )
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
@@ -250,8 +294,11 @@ def main() -> int:
             mine.append(_run(site, "ours")["seconds"])
             runs.append(_run(site, "floor"))
         ours, floor = min(mine), min(r["seconds"] for r in runs)
-        print(f"{site.name:<28}{ours:>8.2f}{floor:>9.2f}{ours / floor:>12.2f}  {runs[0]['texts']:>6}  "
-              f"{'met' if ours / floor <= 1.2 else 'NOT met'}", flush=True)
+        print(
+            f"{site.name:<28}{ours:>8.2f}{floor:>9.2f}{ours / floor:>12.2f}  {runs[0]['texts']:>6}  "
+            f"{'met' if ours / floor <= 1.2 else 'NOT met'}",
+            flush=True,
+        )
     return 0
 
 
@@ -262,9 +309,12 @@ def print_whole(sites: list[Path], repeat: int) -> None:
         r = whole(site, repeat)
         floor = (r["no_maps"] + r["import"] + r["save"]) / r["no_maps"]
         ratio = r["maps"] / r["no_maps"]
-        print(f"{site.name:<28}{r['maps']:>8.2f}{r['no_maps']:>10.2f}{ratio:>7.2f}{floor:>7.2f}  "
-              f"{'met' if ratio <= 1.5 else 'NOT met'} (floor: matplotlib import {r['import']:.2f} s + writing "
-              f"the finished sheets {r['save']:.2f} s)", flush=True)
+        print(
+            f"{site.name:<28}{r['maps']:>8.2f}{r['no_maps']:>10.2f}{ratio:>7.2f}{floor:>7.2f}  "
+            f"{'met' if ratio <= 1.5 else 'NOT met'} (floor: matplotlib import {r['import']:.2f} s + writing "
+            f"the finished sheets {r['save']:.2f} s)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

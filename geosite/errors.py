@@ -69,7 +69,11 @@ class SiteValidationError(InputError):
     def __init__(self, problems: Iterable[str], site: str | None = None) -> None:
         self.problems = list(problems)
         self.site = site
-        head = f"site {site!r} has {len(self.problems)} problem(s):" if site else f"{len(self.problems)} problem(s):"
+        head = (
+            f"site {site!r} has {len(self.problems)} problem(s):"
+            if site
+            else f"{len(self.problems)} problem(s):"
+        )
         super().__init__("\n  - ".join([head, *self.problems]))
 
 

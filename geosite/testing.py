@@ -68,7 +68,9 @@ def inclined_plane(
     # distance travelled downhill, in feet, from the grid origin
     down_ft = ((x - t.c) * np.sin(az) + (y - t.f) * np.cos(az)) * fpu
     z_ft = base_ft - slope_pct / 100.0 * down_ft
-    return Dem.from_array(_to_unit(z_ft, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="plane")
+    return Dem.from_array(
+        _to_unit(z_ft, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="plane"
+    )
 
 
 def cone(
@@ -86,7 +88,9 @@ def cone(
     cy = t.f + shape[0] / 2 * t.e
     r_ft = np.hypot(x - cx, y - cy) * _ft_per_unit(crs)
     z_ft = peak_ft - slope_pct / 100.0 * r_ft
-    return Dem.from_array(_to_unit(z_ft, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="cone")
+    return Dem.from_array(
+        _to_unit(z_ft, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="cone"
+    )
 
 
 def v_valley(
@@ -108,7 +112,9 @@ def v_valley(
     across_ft = np.abs(x - cx) * fpu
     down_ft = (t.f - y) * fpu
     z_ft = base_ft + side_slope_pct / 100.0 * across_ft - axis_slope_pct / 100.0 * down_ft
-    return Dem.from_array(_to_unit(z_ft, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="v_valley")
+    return Dem.from_array(
+        _to_unit(z_ft, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="v_valley"
+    )
 
 
 def rolling_terrain(
@@ -159,4 +165,6 @@ def rolling_terrain(
             d2 = dy[band, None] ** 2 + dx[None, :] ** 2
             hills[band] -= depth_ft * np.exp(-d2 / (2 * radius_ft**2))
     hills += base_ft
-    return Dem.from_array(_to_unit(hills, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="rolling_terrain")
+    return Dem.from_array(
+        _to_unit(hills, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="rolling_terrain"
+    )

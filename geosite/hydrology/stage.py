@@ -59,7 +59,9 @@ def predominant_cover(site: Site, area_site_crs) -> tuple[str | None, str]:
     areas = shapely.area(parts)
     if not (areas > 0).any():
         return None, "the vegetation layer does not cover the upslope area"
-    by_cover = gpd.pd.Series(areas, index=veg["cover"].astype(str).str.strip().str.lower()).groupby(level=0).sum()
+    by_cover = (
+        gpd.pd.Series(areas, index=veg["cover"].astype(str).str.strip().str.lower()).groupby(level=0).sum()
+    )
     cover = str(by_cover.idxmax())
     share = float(by_cover.max() / areas.sum())
     return cover, f"predominant cover of the upslope area ({share:.0%} of it)"
@@ -77,15 +79,21 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     from geosite import hydrology as hy
 
     threshold = channel_threshold_sqft(profile)
-    diversion_q = profile.practice("sheetflow_diversion")  # the chapter's numbers, where it asks for diversions
+    diversion_q = profile.practice(
+        "sheetflow_diversion"
+    )  # the chapter's numbers, where it asks for diversions
     area_limit = diversion_q.param("adjacent_area_sqft") if diversion_q else None
     v_limit = diversion_q.param("velocity_fps") if diversion_q else None
     rain_key = diversion_q.param("storm") if diversion_q else profile.value("rain", "runoff_storm")
     rain_in = profile.storm_in(rain_key)
-    leave_in = profile.storm_in(profile.value("rain", "runoff_storm"))  # the storm a closed depression must hold
+    leave_in = profile.storm_in(
+        profile.value("rain", "runoff_storm")
+    )  # the storm a closed depression must hold
 
     step("routing flow (fill, D8, accumulation)")
-    fg = m.flow_grid if m.flow_grid is not None and m.flow_grid.dem is dem else hy.flow_grid(dem)  # routed on reading
+    fg = (
+        m.flow_grid if m.flow_grid is not None and m.flow_grid.dem is dem else hy.flow_grid(dem)
+    )  # routed on reading
     m.flow_grid = fg  # reused by the controls stage
 
     step("tracing channels")
@@ -98,26 +106,36 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     shown = to_crs(chan, site.crs)
     shown = shown[shown.intersects(margin)].copy()
     shown["geometry"] = shown.geometry.intersection(margin)
-    m.layers["channels"] = shown[~shown.geometry.is_empty & (shown.geometry.length > 0)].reset_index(drop=True)
+    m.layers["channels"] = shown[~shown.geometry.is_empty & (shown.geometry.length > 0)].reset_index(
+        drop=True
+    )
 
     dist = site.layer("disturbance")
     if site.disturbed is not None:
         missing = _area_without_heights(to_dem_crs(site.disturbed, site, dem), dem)
-        leaves, where = runoff_leaves_site(fg, site.mask_on(dem, "disturbed"), site.mask_on(dem, "site"), leave_in, missing)
+        leaves, where = runoff_leaves_site(
+            fg, site.mask_on(dem, "disturbed"), site.mask_on(dem, "site"), leave_in, missing
+        )
         m.set("hydrology.runoff_leaves_site", leaves, where)
         m.set("hydrology.runoff_leaves_site_how", where)
     else:
         m.set("hydrology.runoff_leaves_site", None, "no disturbance layer in the site")
     if dist is None:
-        for key in ("hydrology.channel_originates_in_disturbed", "hydrology.max_sheetflow_area_sqft",
-                    "hydrology.sheetflow_diversions_required", "hydrology.channelized_inflows"):
+        for key in (
+            "hydrology.channel_originates_in_disturbed",
+            "hydrology.max_sheetflow_area_sqft",
+            "hydrology.sheetflow_diversions_required",
+            "hydrology.channelized_inflows",
+        ):
             m.set(key, None, "no disturbance layer in the site")
         return {"channels": _channel_summary(m.layers["channels"], through, threshold)}
 
     step("upslope drainage areas")
     from geosite.hydrology.upslope import smooth_outline
 
-    mapping_unit_sqft = float(profile.value("terrain", "steep_min_area_sqft", 0.0))  # the map's, for the outline
+    mapping_unit_sqft = float(
+        profile.value("terrain", "steep_min_area_sqft", 0.0)
+    )  # the map's, for the outline
     upslope: list[dict[str, Any]] = []
     polys, entries = [], []
     originating_ids: list[Any] = []
@@ -126,11 +144,21 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     for fid, ids, clipped, declared_cover in site.disturbed_parts:
         g_dem = to_dem_crs(clipped, site, dem)
         no_heights = _area_without_heights(g_dem, dem)
-        if not shapely.intersects(g_dem, shapely.box(*dem.bounds)) or no_heights >= shapely.area(g_dem) * dem.ft_per_unit**2 * (1 - 1e-9):
+        if not shapely.intersects(g_dem, shapely.box(*dem.bounds)) or no_heights >= shapely.area(
+            g_dem
+        ) * dem.ft_per_unit**2 * (1 - 1e-9):
             # beyond the DEM: nothing can be said of its drainage (the coverage warning named the shortfall)
-            upslope.append({"disturbance_id": fid, "area_sqft": None, "sheetflow_area_sqft": None,
-                            "channelized": None, "velocity_fps": None, "diversion_required": None,
-                            "why": "the disturbed area has no DEM heights (outside the DEM or in a nodata hole)"})
+            upslope.append(
+                {
+                    "disturbance_id": fid,
+                    "area_sqft": None,
+                    "sheetflow_area_sqft": None,
+                    "channelized": None,
+                    "velocity_fps": None,
+                    "diversion_required": None,
+                    "why": "the disturbed area has no DEM heights (outside the DEM or in a nodata hole)",
+                }
+            )
             continue
         up = hy.upslope_area(fg, g_dem, channel_threshold_sqft=threshold)
         # the total by D-infinity (sheet flow's true direction, see hydrology.upslope_area_dinf_sqft);
@@ -145,9 +173,13 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         cover = cover or DEFAULT_COVER
         adjacent_v = None
         if sheet > 0 and np.isfinite(up.mean_slope_pct) and up.mean_slope_pct > 0 and rain_in:
-            adjacent_v = hy.sheetflow_velocity_fps(cover, max(up.flow_length_ft, 1.0), rain_in, up.mean_slope_pct / 100.0)
+            adjacent_v = hy.sheetflow_velocity_fps(
+                cover, max(up.flow_length_ft, 1.0), rain_in, up.mean_slope_pct / 100.0
+            )
         on_cover, on_cover_why = _disturbed_cover(declared_cover)
-        across = velocity_across(fg, g_dem, up.entry_points, on_cover, rain_in) if sheet > 0 and rain_in else None
+        across = (
+            velocity_across(fg, g_dem, up.entry_points, on_cover, rain_in) if sheet > 0 and rain_in else None
+        )
         velocity = across["velocity_fps"] if across else None
         truncated = _upslope_truncated(fg, up) if up.cell_count else False
         over_area = area_limit is not None and sheet > float(area_limit)
@@ -171,7 +203,9 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "mean_slope_pct": _num(up.mean_slope_pct),
             "flow_length_ft": _num(up.flow_length_ft),
             "land_cover": cover,
-            "land_cover_source": f"assumed {DEFAULT_COVER} ({cover_why}; conservative)" if assumed else cover_why,
+            "land_cover_source": f"assumed {DEFAULT_COVER} ({cover_why}; conservative)"
+            if assumed
+            else cover_why,
             "manning_n": hy.manning_n(cover),
             "rain_in": rain_in,
             "rain_source": rain_src,
@@ -181,7 +215,10 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
                 f"TR-55 sheet flow across the disturbed area on the fastest entry path: n = {hy.manning_n(on_cover)} "
                 f"({on_cover_why}), L = {across['length_ft']:.0f} ft within the area (300 ft at most), s = {across['slope_pct']:.1f} %, "
                 f"P = {rain_in} in (10-year, 24-hour depth in place of P2; {rain_src})"
-                if across else "no sheetflow reaches the disturbed area" if sheet <= 0 else "no rainfall depth to estimate a velocity"
+                if across
+                else "no sheetflow reaches the disturbed area"
+                if sheet <= 0
+                else "no rainfall depth to estimate a velocity"
             ),
             "across": across,
             "disturbed_cover": on_cover,
@@ -189,7 +226,8 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "adjacent_velocity_method": (
                 f"TR-55 sheet flow on the adjacent land (information): n = {hy.manning_n(cover)}, "
                 f"L = {min(up.flow_length_ft, 300.0):.0f} ft, s = {_num(up.mean_slope_pct) or 0:.1f} %, P = {rain_in} in"
-                if adjacent_v is not None else "no sheetflow, slope or rainfall depth"
+                if adjacent_v is not None
+                else "no sheetflow, slope or rainfall depth"
             ),
             "no_heights_sqft": no_heights,
             "upslope_reaches_dem_edge": truncated,
@@ -197,15 +235,40 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "channel_originates_inside": fid in originating_ids,
         }
         if diversion is None and short and not over_area and area_limit is not None:
-            entry["why"] = (f"{sheet:,.0f} sq ft of sheetflow measured, under the {float(area_limit):,.0f} sq ft limit, but "
-                            + (f"{no_heights:,.0f} sq ft of the disturbed area has no DEM heights" if no_heights > 0 else
-                               "its upslope area reaches the DEM's edge or a nodata hole") + ": the rest is not assessed")
+            entry["why"] = (
+                f"{sheet:,.0f} sq ft of sheetflow measured, under the {float(area_limit):,.0f} sq ft limit, but "
+                + (
+                    f"{no_heights:,.0f} sq ft of the disturbed area has no DEM heights"
+                    if no_heights > 0
+                    else "its upslope area reaches the DEM's edge or a nodata hole"
+                )
+                + ": the rest is not assessed"
+            )
         upslope.append(entry)
         if up.cell_count:
-            polys.append({**{k: entry[k] for k in ("disturbance_id", "area_sqft", "area_d8_sqft", "sheetflow_area_sqft", "channelized",
-                                                  "mean_slope_pct", "flow_length_ft", "land_cover", "velocity_fps")},
-                          "geometry": smooth_outline(up_site, cell=dem.cell_x_ft / site.ft_per_unit,
-                                                     min_area=mapping_unit_sqft / site.ft_per_unit**2)})
+            polys.append(
+                {
+                    **{
+                        k: entry[k]
+                        for k in (
+                            "disturbance_id",
+                            "area_sqft",
+                            "area_d8_sqft",
+                            "sheetflow_area_sqft",
+                            "channelized",
+                            "mean_slope_pct",
+                            "flow_length_ft",
+                            "land_cover",
+                            "velocity_fps",
+                        )
+                    },
+                    "geometry": smooth_outline(
+                        up_site,
+                        cell=dem.cell_x_ft / site.ft_per_unit,
+                        min_area=mapping_unit_sqft / site.ft_per_unit**2,
+                    ),
+                }
+            )
         if up.entry_points is not None and len(up.entry_points):
             ep = to_crs(up.entry_points, site.crs)
             ep["disturbance_id"] = fid
@@ -214,20 +277,30 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     if polys:
         m.layers["upslope_areas"] = gpd.GeoDataFrame(polys, geometry="geometry", crs=site.crs)
     if entries:
-        m.layers["upslope_entry_points"] = gpd.GeoDataFrame(gpd.pd.concat(entries, ignore_index=True), crs=site.crs)
+        m.layers["upslope_entry_points"] = gpd.GeoDataFrame(
+            gpd.pd.concat(entries, ignore_index=True), crs=site.crs
+        )
 
     m.set("hydrology.upslope", upslope)
     assessed = [u for u in upslope if u["sheetflow_area_sqft"] is not None]
     m.set("hydrology.max_sheetflow_area_sqft", max((u["sheetflow_area_sqft"] for u in assessed), default=0.0))
     required = [u for u in upslope if u["diversion_required"]]
     pending = [u for u in upslope if u["diversion_required"] is None]
-    m.set("hydrology.sheetflow_diversions_required", None if pending and not required else len(required),
-          "; ".join(f"disturbed area {u['disturbance_id']}: {u.get('why', 'the profile sets no sheetflow area or velocity limit')}"
-                    for u in pending))
+    m.set(
+        "hydrology.sheetflow_diversions_required",
+        None if pending and not required else len(required),
+        "; ".join(
+            f"disturbed area {u['disturbance_id']}: {u.get('why', 'the profile sets no sheetflow area or velocity limit')}"
+            for u in pending
+        ),
+    )
     m.set("hydrology.channelized_inflows", sum(1 for u in upslope if u["channelized"]))
     m.set("hydrology.channel_originates_in_disturbed", bool(originating_ids))
     m.set("hydrology.channel_origin_disturbance_ids", originating_ids)
-    m.set("hydrology.concentrated_outflows", concentrated_outflows(fg, site.mask_on(dem, "disturbed"), threshold))
+    m.set(
+        "hydrology.concentrated_outflows",
+        concentrated_outflows(fg, site.mask_on(dem, "disturbed"), threshold),
+    )
 
     return {
         "upslope": upslope,
@@ -274,14 +347,17 @@ def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.
     volume_cuft = np.bincount(which, weights=depth.reshape(-1)[cells], minlength=n + 1) * dem.cell_area_sqft
     top = np.zeros(n + 1)
     np.maximum.at(top, which, np.nan_to_num(fg.accumulation_cells()[box].reshape(-1)[cells]))
-    holds = (volume_cuft >= rain_in / 12.0 * top * dem.cell_area_sqft) & (np.bincount(which, minlength=n + 1) > 0)
+    holds = (volume_cuft >= rain_in / 12.0 * top * dem.cell_area_sqft) & (
+        np.bincount(which, minlength=n + 1) > 0
+    )
     if holds.any():
         out[box] = holds[labels]
     return out
 
 
-def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: float | None = None,
-                       missing_sqft: float = 0.0) -> tuple[bool | None, str]:
+def runoff_leaves_site(
+    fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: float | None = None, missing_sqft: float = 0.0
+) -> tuple[bool | None, str]:
     """Whether runoff from the disturbed area leaves the site (Grantsburg B(6)'s condition); None when
     the DEM cannot tell.
 
@@ -310,17 +386,24 @@ def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: 
         return True, "flow paths from the disturbed area cross the site boundary"
     off = downstream & in_site & (dirs == 0)
     if off.any():
-        return None, (f"flow from the disturbed area reaches the DEM's edge or a nodata hole inside the site "
-                      f"({int(off.sum())} cells): where it goes from there the DEM cannot tell")
-    held = f"closed depressions inside the site that hold {rain_in} in of runoff" if sinks.any() else "the site"
+        return None, (
+            f"flow from the disturbed area reaches the DEM's edge or a nodata hole inside the site "
+            f"({int(off.sum())} cells): where it goes from there the DEM cannot tell"
+        )
+    held = (
+        f"closed depressions inside the site that hold {rain_in} in of runoff" if sinks.any() else "the site"
+    )
     if missing_sqft > 0:
-        return None, (f"every flow path from the part with heights ends in {held}, but {missing_sqft:,.0f} sq ft of the "
-                      "disturbed area has no DEM heights")
+        return None, (
+            f"every flow path from the part with heights ends in {held}, but {missing_sqft:,.0f} sq ft of the "
+            "disturbed area has no DEM heights"
+        )
     return False, f"every flow path from the disturbed area ends in {held}"
 
 
-def velocity_across(fg, polygon, entry_points, cover: str | float, rain_in: float,
-                    max_length_ft: float = 300.0) -> dict[str, Any] | None:
+def velocity_across(
+    fg, polygon, entry_points, cover: str | float, rain_in: float, max_length_ft: float = 300.0
+) -> dict[str, Any] | None:
     """TR-55 sheet-flow velocity across ``polygon`` (DEM CRS) of the runoff arriving from upslope: from
     each sheetflow entry (``entry_points`` of :func:`geosite.hydrology.upslope_area`: the outside cells
     whose flow enters, not channelized) along the D8 path inside the polygon, L its length there (at most
@@ -372,13 +455,28 @@ def velocity_across(fg, polygon, entry_points, cover: str | float, rain_in: floa
         slope = np.where(length > 0, (z0 - z_end) / length, 0.0)
     ok = (length > 0) & np.isfinite(slope) & (slope > 0)
     if not ok.any():
-        return {"velocity_fps": 0.0, "length_ft": float(length.max(initial=0.0)), "slope_pct": 0.0, "x": None, "y": None,
-                "paths": int(r.size)}
+        return {
+            "velocity_fps": 0.0,
+            "length_ft": float(length.max(initial=0.0)),
+            "slope_pct": 0.0,
+            "x": None,
+            "y": None,
+            "paths": int(r.size),
+        }
     v = np.zeros(r.size)
-    v[ok] = [sheetflow_velocity_fps(cover, float(L), rain_in, float(sl)) for L, sl in zip(length[ok], slope[ok], strict=True)]
+    v[ok] = [
+        sheetflow_velocity_fps(cover, float(L), rain_in, float(sl))
+        for L, sl in zip(length[ok], slope[ok], strict=True)
+    ]
     i = int(np.argmax(v))
-    return {"velocity_fps": float(v[i]), "length_ft": float(length[i]), "slope_pct": float(slope[i] * 100.0),
-            "x": float(sheet.geometry.x.iloc[i]), "y": float(sheet.geometry.y.iloc[i]), "paths": int(r.size)}
+    return {
+        "velocity_fps": float(v[i]),
+        "length_ft": float(length[i]),
+        "slope_pct": float(slope[i] * 100.0),
+        "x": float(sheet.geometry.x.iloc[i]),
+        "y": float(sheet.geometry.y.iloc[i]),
+        "paths": int(r.size),
+    }
 
 
 def concentrated_outflows(fg, disturbed: np.ndarray | None, threshold_sqft: float) -> int | None:
@@ -419,7 +517,9 @@ def _upslope_truncated(fg, up) -> bool:
     box = cells_box(cells, 1)  # the cells and their ring: the dilation of the window cut to them
     if box is None:
         return False
-    return bool((binary_dilation(cells[box], np.ones((3, 3), bool)) & ~np.isfinite(dem.elevation_ft[box])).any())
+    return bool(
+        (binary_dilation(cells[box], np.ones((3, 3), bool)) & ~np.isfinite(dem.elevation_ft[box])).any()
+    )
 
 
 def _disturbed_cover(declared: Any) -> tuple[str, str]:

@@ -114,11 +114,15 @@ def _as_polygon(polygon: Any, dem: Dem) -> BaseGeometry:
             gs = gs.to_crs(dem.crs)
         geom = gs.union_all()
     else:
-        raise GeometryError(f"upslope_area: expected a shapely polygon or a GeoDataFrame, got {type(polygon).__name__}")
+        raise GeometryError(
+            f"upslope_area: expected a shapely polygon or a GeoDataFrame, got {type(polygon).__name__}"
+        )
     if geom.is_empty or geom.geom_type not in ("Polygon", "MultiPolygon"):
         raise GeometryError(f"upslope_area: expected a non-empty (Multi)Polygon, got {geom.geom_type}")
     if not geom.is_valid:
-        raise GeometryError("upslope_area: the polygon is invalid (self-intersecting?); repair it (make_valid) first")
+        raise GeometryError(
+            "upslope_area: the polygon is invalid (self-intersecting?); repair it (make_valid) first"
+        )
     return geom
 
 
@@ -170,7 +174,9 @@ def upslope_area(
     if method not in ("auto", "window", "whole"):
         raise InputError(f"upslope_area: unknown method {method!r}; use 'auto', 'window' or 'whole'")
     if channel_threshold_sqft <= 0:
-        raise InputError(f"upslope_area: channel_threshold_sqft must be positive, got {channel_threshold_sqft}")
+        raise InputError(
+            f"upslope_area: channel_threshold_sqft must be positive, got {channel_threshold_sqft}"
+        )
     fg = dem if isinstance(dem, FlowGrid) else None
     base = fg.dem if fg is not None else dem
     geom = _as_polygon(polygon, base)
@@ -206,7 +212,9 @@ def upslope_area_dinf_sqft(fg: FlowGrid, polygon: Any) -> float:
     return fg.dinf_inflow_cells(inside) * fg.dem.cell_area_sqft
 
 
-def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, tuple] | None:
+def _window_route(
+    dem: Dem, geom: BaseGeometry
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, tuple] | None:
     """Route a window grown until certified (see :func:`upslope_area`): its heights, directions, the
     polygon's cells, its row and column, and the upstream trace of the polygon (cells, parents); None
     means "route the whole DEM"."""
@@ -229,8 +237,12 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
         r0, r1 = max(pr0 - m[0], 0), min(pr1 + m[1], nr)
         c0, c1 = max(pc0 - m[2], 0), min(pc1 + m[3], nc)
         if (r1 - r0) * (c1 - c0) > WHOLE_FRACTION * nr * nc:
-            log.debug("upslope window %dx%d exceeds %.0f %% of the DEM: routing the whole DEM", r1 - r0, c1 - c0,
-                      100 * WHOLE_FRACTION)
+            log.debug(
+                "upslope window %dx%d exceeds %.0f %% of the DEM: routing the whole DEM",
+                r1 - r0,
+                c1 - c0,
+                100 * WHOLE_FRACTION,
+            )
             return None
         z = np.ascontiguousarray(z_all[r0:r1, c0:c1])
         filled = np.empty_like(z)
@@ -277,15 +289,35 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
         pad = max(32, size)
         if "floor" not in state:
             state["floor"] = coarse_floor(z_all)
-        br0, br1, bc0, bc1 = coarse_drainage_box(*state["floor"], (pr0, pr1, pc0, pc1), (nr, nc), dem.cell_x_ft, dem.cell_y_ft)
+        br0, br1, bc0, bc1 = coarse_drainage_box(
+            *state["floor"], (pr0, pr1, pc0, pc1), (nr, nc), dem.cell_x_ft, dem.cell_y_ft
+        )
         # the coarse box has a block's ring already: 32 cells more, not the polygon's size
-        grown = [max(mi, wi) for mi, wi in zip(m, [pr0 - br0 + 32, br1 - pr1 + 32, pc0 - bc0 + 32, bc1 - pc1 + 32])]
-        h, w = min(pr1 + grown[1], nr) - max(pr0 - grown[0], 0), min(pc1 + grown[3], nc) - max(pc0 - grown[2], 0)
-        if grown == m or h * w > WHOLE_FRACTION * nr * nc:  # nothing new, or a guess too wide (block minima join more than cells do)
+        grown = [
+            max(mi, wi) for mi, wi in zip(m, [pr0 - br0 + 32, br1 - pr1 + 32, pc0 - bc0 + 32, bc1 - pc1 + 32])
+        ]
+        h, w = (
+            min(pr1 + grown[1], nr) - max(pr0 - grown[0], 0),
+            min(pc1 + grown[3], nc) - max(pc0 - grown[2], 0),
+        )
+        if (
+            grown == m or h * w > WHOLE_FRACTION * nr * nc
+        ):  # nothing new, or a guess too wide (block minima join more than cells do)
             _, br0, br1, bc0, bc1, _out = fk.spill_basin(z_all, seed, state["scratch"])
-            grown = [max(mi, wi) for mi, wi in zip(m, [pr0 - br0 + pad, br1 - pr1 + pad, pc0 - bc0 + pad, bc1 - pc1 + pad])]
-        log.debug("upslope window %dx%d: filled heights not certified (seed %d): taking in rows %d-%d, columns %d-%d",
-                  r1 - r0, c1 - c0, seed, br0, br1, bc0, bc1)
+            grown = [
+                max(mi, wi)
+                for mi, wi in zip(m, [pr0 - br0 + pad, br1 - pr1 + pad, pc0 - bc0 + pad, bc1 - pc1 + pad])
+            ]
+        log.debug(
+            "upslope window %dx%d: filled heights not certified (seed %d): taking in rows %d-%d, columns %d-%d",
+            r1 - r0,
+            c1 - c0,
+            seed,
+            br0,
+            br1,
+            bc0,
+            bc1,
+        )
         m = grown if grown != m else [mi * 2 for mi in m]  # the basin is in already: something else is
     return None
 
@@ -312,8 +344,18 @@ def _uncertified_seed(z_all, label, filled, cells, r0: int, c0: int, state: dict
         if bound < state["upto"]:  # a mark says "a way out at or below the bound it was made at": one made
             state["proven"][:] = 0  # at a higher bound proves nothing here, so they are cleared
         state["upto"] = bound
-        if not fk.spill_below(z_all, gr * nc + gc, bound, state["scratch"], state["proven"],
-                              np.zeros(4, dtype=np.uint8), np.full((1, 1), np.inf), 0, 0, 0):  # every edge its own
+        if not fk.spill_below(
+            z_all,
+            gr * nc + gc,
+            bound,
+            state["scratch"],
+            state["proven"],
+            np.zeros(4, dtype=np.uint8),
+            np.full((1, 1), np.inf),
+            0,
+            0,
+            0,
+        ):  # every edge its own
             return gr * nc + gc
     return None
 
@@ -381,7 +423,10 @@ def _summarise(
         rr0, rr1 = int(rows.min()), int(rows.max()) + 1
         cc0, cc1 = int(cols.min()), int(cols.max()) + 1
         sub = mask[rr0:rr1, cc0:cc1]
-        geoms = [shapely.geometry.shape(g) for g, _ in shapes(sub, mask=sub.astype(bool), transform=wt @ Affine.translation(cc0, rr0))]
+        geoms = [
+            shapely.geometry.shape(g)
+            for g, _ in shapes(sub, mask=sub.astype(bool), transform=wt @ Affine.translation(cc0, rr0))
+        ]
         poly = shapely.union_all(geoms)
         slope = _slope_at(dem, rows + r0, cols + c0)
         mean_slope = float(np.nanmean(slope)) if np.isfinite(slope).any() else math.nan
@@ -427,14 +472,20 @@ def smooth_outline(polygon: BaseGeometry, *, cell: float, min_area: float) -> Ba
 
     def mapped(g: BaseGeometry, keep_largest: bool) -> MultiPolygon:
         polys = [p for p in shapely.get_parts(g) if p.geom_type == "Polygon" and not p.is_empty]
-        big = [p for p in polys if p.area >= min_area] or (sorted(polys, key=lambda p: -p.area)[:1] if keep_largest else [])
-        return MultiPolygon([Polygon(p.exterior, [h for h in p.interiors if Polygon(h).area >= min_area]) for p in big])
+        big = [p for p in polys if p.area >= min_area] or (
+            sorted(polys, key=lambda p: -p.area)[:1] if keep_largest else []
+        )
+        return MultiPolygon(
+            [Polygon(p.exterior, [h for h in p.interiors if Polygon(h).area >= min_area]) for p in big]
+        )
 
     g = mapped(polygon, keep_largest=True)
     if g.is_empty:
         return g
     e = cell / 2
-    smooth = mapped(g.buffer(e, quad_segs=4).buffer(-2 * e, quad_segs=4).buffer(e, quad_segs=4), keep_largest=False)
+    smooth = mapped(
+        g.buffer(e, quad_segs=4).buffer(-2 * e, quad_segs=4).buffer(e, quad_segs=4), keep_largest=False
+    )
     out = shapely.simplify(smooth, e, preserve_topology=True) if not smooth.is_empty else g
     return out if out.geom_type == "MultiPolygon" else MultiPolygon(list(shapely.get_parts(out)))
 
@@ -446,5 +497,7 @@ def _slope_at(dem: Dem, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     nr, nc = dem.shape
     r0, r1 = max(int(rows.min()) - 1, 0), min(int(rows.max()) + 2, nr)
     c0, c1 = max(int(cols.min()) - 1, 0), min(int(cols.max()) + 2, nc)
-    crop = dataclasses.replace(dem, elevation_ft=dem.elevation_ft[r0:r1, c0:c1], transform=dem.transform @ Affine.translation(c0, r0))
+    crop = dataclasses.replace(
+        dem, elevation_ft=dem.elevation_ft[r0:r1, c0:c1], transform=dem.transform @ Affine.translation(c0, r0)
+    )
     return slope_pct(crop)[rows - r0, cols - c0]

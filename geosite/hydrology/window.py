@@ -86,12 +86,17 @@ class SiteWindow:
     def describe(self) -> str:
         if self.whole:
             return f"the whole DEM ({self.height:,} x {self.width:,} cells)"
-        where = (f"a {self.r1 - self.r0:,} x {self.c1 - self.c0:,}-cell window of the {self.height:,} x {self.width:,}-cell "
-                 f"DEM (rows {self.r0:,}-{self.r1:,}, columns {self.c0:,}-{self.c1:,})")
+        where = (
+            f"a {self.r1 - self.r0:,} x {self.c1 - self.c0:,}-cell window of the {self.height:,} x {self.width:,}-cell "
+            f"DEM (rows {self.r0:,}-{self.r1:,}, columns {self.c0:,}-{self.c1:,})"
+        )
         if not self.certified:
             return where + ", not proven to hold all the land draining into the site"
-        return (where + " holding the site, its map margin and every cell draining into the site, certified equal "
-                f"to the whole DEM's routing ({self.searched_cells:,} cells searched to prove it)")
+        return (
+            where
+            + " holding the site, its map margin and every cell draining into the site, certified equal "
+            f"to the whole DEM's routing ({self.searched_cells:,} cells searched to prove it)"
+        )
 
 
 def read_site_dem(
@@ -129,7 +134,9 @@ def read_site_dem(
 
     try:
         core = _cells(from_bounds(*core_bounds, transform=transform), (0, nr, 0, nc))
-        site_box = _cells(from_bounds(*site_geom.bounds, transform=transform), core)  # the coarse estimate's start
+        site_box = _cells(
+            from_bounds(*site_geom.bounds, transform=transform), core
+        )  # the coarse estimate's start
     except (ArithmeticError, ValueError, TypeError, AffineError, WindowError):  # a degenerate or south-up
         return whole(0, 0)  # grid: read_dem says why
     if not _window_reads_exact(path):
@@ -138,7 +145,9 @@ def read_site_dem(
     if core[0] >= core[1] or core[2] >= core[3] or (core[1] - core[0]) * (core[3] - core[2]) * 2 > nr * nc:
         return whole(0, 0)  # the site does not overlap (read_dem names that) or is most of the DEM
     m = [MIN_MARGIN_CELLS] * 4  # top, bottom, left, right, beyond the core
-    ext = max(core[1] - core[0], core[3] - core[2], 4 * MIN_MARGIN_CELLS)  # the search window's reach beyond W
+    ext = max(
+        core[1] - core[0], core[3] - core[2], 4 * MIN_MARGIN_CELLS
+    )  # the search window's reach beyond W
     search: Dem | None = None
     held: list[CoarseOutlets] = []
 
@@ -155,7 +164,8 @@ def read_site_dem(
     limits = limits or Limits()
     # the search window holds heights and two byte masks, not an analysis: its own, smaller, cost per cell
     search_limits = limits.with_overrides(
-        {"raster_budget_bytes": limits.raster_budget_bytes * BYTES_PER_DEM_CELL // SEARCH_BYTES_PER_CELL})
+        {"raster_budget_bytes": limits.raster_budget_bytes * BYTES_PER_DEM_CELL // SEARCH_BYTES_PER_CELL}
+    )
     for rounds in range(1, MAX_ROUNDS + 1):
         r0, r1 = max(core[0] - m[0], 0), min(core[1] + m[1], nr)
         c0, c1 = max(core[2] - m[2], 0), min(core[3] + m[3], nc)
@@ -166,14 +176,22 @@ def read_site_dem(
         if last is not None and (r1 - r0) * (c1 - c0) * BYTES_PER_DEM_CELL > limits.raster_budget_bytes:
             break  # the drainage needs more than the budget lets an analysis hold: the last window, uncertified
         last = (r0, r1, c0, c1)
-        if search is None or not _holds(sbox, (max(r0 - 1, 0), min(r1 + 1, nr), max(c0 - 1, 0), min(c1 + 1, nc))):
+        if search is None or not _holds(
+            sbox, (max(r0 - 1, 0), min(r1 + 1, nr), max(c0 - 1, 0), min(c1 + 1, nc))
+        ):
             # as wide as asked, but within what the budget lets a search hold
             while True:
                 sbox = (max(r0 - ext, 0), min(r1 + ext, nr), max(c0 - ext, 0), min(c1 + ext, nc))
-                if ext <= 1 or (sbox[1] - sbox[0]) * (sbox[3] - sbox[2]) * SEARCH_BYTES_PER_CELL <= limits.raster_budget_bytes:
+                if (
+                    ext <= 1
+                    or (sbox[1] - sbox[0]) * (sbox[3] - sbox[2]) * SEARCH_BYTES_PER_CELL
+                    <= limits.raster_budget_bytes
+                ):
                     break
                 ext //= 2
-            search = read_dem(path, vertical_unit, bounds=_bounds(transform, sbox), limits=search_limits, root=root)
+            search = read_dem(
+                path, vertical_unit, bounds=_bounds(transform, sbox), limits=search_limits, root=root
+            )
             searched = max(searched, search.elevation_ft.size)
         wbox = (r0, r1, c0, c1)
         if routed is None or routed[0] != wbox:  # a wider search window alone keeps W's routing
@@ -212,21 +230,38 @@ def read_site_dem(
 
             def margins(box):  # W's margins beyond the core to hold ``box``, and its cells then
                 b0, b1, d0, d1 = box
-                g = [max(mi, wi) for mi, wi in zip(m, [core[0] - b0 + pad, b1 - core[1] + pad, core[2] - d0 + pad,
-                                                       d1 - core[3] + pad])]
-                return g, (min(core[1] + g[1], nr) - max(core[0] - g[0], 0)) * (min(core[3] + g[3], nc) - max(core[2] - g[2], 0))
+                g = [
+                    max(mi, wi)
+                    for mi, wi in zip(
+                        m, [core[0] - b0 + pad, b1 - core[1] + pad, core[2] - d0 + pad, d1 - core[3] + pad]
+                    )
+                ]
+                return g, (min(core[1] + g[1], nr) - max(core[0] - g[0], 0)) * (
+                    min(core[3] + g[3], nc) - max(core[2] - g[2], 0)
+                )
 
             grown, _ = margins(verdict[1])
             if held:  # and what drains into it, as the coarse grid sees it: W in one step, not by doubling
                 br0, br1, bc0, bc1 = verdict[1]
-                cr0, cr1, cc0, cc1 = coarse_drainage_box(held[0].floor, held[0].f, site_box, (nr, nc),
-                                                         search.cell_x_ft, search.cell_y_ft)
+                cr0, cr1, cc0, cc1 = coarse_drainage_box(
+                    held[0].floor, held[0].f, site_box, (nr, nc), search.cell_x_ft, search.cell_y_ft
+                )
                 wider, cells = margins((min(br0, cr0), max(br1, cr1), min(bc0, cc0), max(bc1, cc1)))
                 if cells * 2 <= nr * nc:  # a guess that fits (block minima join more than the cells do:
-                    grown = wider  # it can overshoot, and one that would take W past half the DEM is not used)
+                    grown = (
+                        wider  # it can overshoot, and one that would take W past half the DEM is not used)
+                    )
             m = grown if grown != m else [mi * 2 for mi in m]
-        log.debug("site window round %d: W rows %d-%d, columns %d-%d: %s %s", rounds, r0, r1, c0, c1, verdict[0],
-                  verdict[1] if verdict[0] in ("grow", "basin") else "")
+        log.debug(
+            "site window round %d: W rows %d-%d, columns %d-%d: %s %s",
+            rounds,
+            r0,
+            r1,
+            c0,
+            c1,
+            verdict[0],
+            verdict[1] if verdict[0] in ("grow", "basin") else "",
+        )
     if last is not None and ((max_cells is not None and nr * nc > max_cells) or rounds < MAX_ROUNDS):
         r0, r1, c0, c1 = last
         dem = read_dem(path, vertical_unit, bounds=_bounds(transform, last), limits=limits, root=root)
@@ -237,8 +272,12 @@ def read_site_dem(
 def _cells(w, within: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
     """Rows r0:r1 and columns c0:c1 of the cells rasterio window ``w`` touches, clipped to ``within``
     (empty when it lies outside: r0 >= r1 or c0 >= c1)."""
-    return (max(math.floor(w.row_off), within[0]), min(math.ceil(w.row_off + w.height), within[1]),
-            max(math.floor(w.col_off), within[2]), min(math.ceil(w.col_off + w.width), within[3]))
+    return (
+        max(math.floor(w.row_off), within[0]),
+        min(math.ceil(w.row_off + w.height), within[1]),
+        max(math.floor(w.col_off), within[2]),
+        min(math.ceil(w.col_off + w.width), within[3]),
+    )
 
 
 def _window_reads_exact(path: Path) -> bool:
@@ -263,7 +302,11 @@ def _window_reads_exact(path: Path) -> bool:
         tag = el.tag.rsplit("}", 1)[-1]
         if tag in ("AveragedSource", "KernelFilteredSource"):
             return False
-        way = (el.get("resampling") or "nearest").lower() if tag in ("SimpleSource", "ComplexSource") else "nearest"
+        way = (
+            (el.get("resampling") or "nearest").lower()
+            if tag in ("SimpleSource", "ComplexSource")
+            else "nearest"
+        )
         if way not in ("nearest", "near"):
             return False
         if tag == "SourceFilename" and (el.text or "").strip().lower().endswith(".vrt"):
@@ -326,8 +369,12 @@ def _route(search: Dem, sbox, wbox, shape, core, site_geom, threshold_cells: flo
         feeding = short.copy()
         up, _ = fk.trace_upstream(dirs, short.view(np.uint8))
         feeding.reshape(-1)[up] = True
-        fed_sides = (r0 > 0 and bool(feeding[0].any()), r1 < nr and bool(feeding[-1].any()),
-                     c0 > 0 and bool(feeding[:, 0].any()), c1 < nc and bool(feeding[:, -1].any()))
+        fed_sides = (
+            r0 > 0 and bool(feeding[0].any()),
+            r1 < nr and bool(feeding[-1].any()),
+            c0 > 0 and bool(feeding[:, 0].any()),
+            c1 < nc and bool(feeding[:, -1].any()),
+        )
         if any(fed_sides):
             # the core's own heights are tried before growing, as above
             return ("grow", fed_sides, ("ok", dem, fg, label, check))
@@ -361,8 +408,12 @@ def _relied_on(fg: FlowGrid, area: np.ndarray, wbox, shape, known: np.ndarray | 
         flats |= known
     if flats.any():
         check |= dilate(flats.astype(bool), 1)
-    sides = ((r0 > 0 and bool(check[0].any())), (r1 < nr and bool(check[-1].any())),
-             (c0 > 0 and bool(check[:, 0].any())), (c1 < nc and bool(check[:, -1].any())))
+    sides = (
+        (r0 > 0 and bool(check[0].any())),
+        (r1 < nr and bool(check[-1].any())),
+        (c0 > 0 and bool(check[:, 0].any())),
+        (c1 < nc and bool(check[:, -1].any())),
+    )
     return check, sides, flats
 
 
@@ -451,7 +502,12 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
 def _true_outlet(zs: np.ndarray, r: int, c: int, walls) -> bool:
     """Is search-window cell (r, c) an outlet of the whole DEM: on its edge, or beside nodata?"""
     nr, nc = zs.shape
-    if (r == 0 and not walls[0]) or (r == nr - 1 and not walls[1]) or (c == 0 and not walls[2]) or (c == nc - 1 and not walls[3]):
+    if (
+        (r == 0 and not walls[0])
+        or (r == nr - 1 and not walls[1])
+        or (c == 0 and not walls[2])
+        or (c == nc - 1 and not walls[3])
+    ):
         return True
     return bool(np.isnan(zs[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2]).any())
 

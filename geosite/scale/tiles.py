@@ -114,15 +114,21 @@ def slope_tile(
         rr1, cc1 = min(r0 + h + 1, src.height), min(c0 + w + 1, src.width)
         halo = Window(cc0, rr0, cc1 - cc0, rr1 - rr0)
         z = read_heights(src, halo)
-        dem = Dem.from_array(z, src.window_transform(halo), src.crs, vertical_unit, source=str(path), copy=False)
+        dem = Dem.from_array(
+            z, src.window_transform(halo), src.crs, vertical_unit, source=str(path), copy=False
+        )
     s = slope_pct(dem)[r0 - rr0 : r0 - rr0 + h, c0 - cc0 : c0 - cc0 + w]
     del dem, z
     # the mask's rule, s >= t - SLOPE_TOLERANCE_PCT, as in terrain.steep_class_grid (before its cleaning)
     lowered = np.array([t - SLOPE_TOLERANCE_PCT for t in thresholds], dtype=np.float64)
     mask = np.empty(s.shape, dtype=np.uint8) if want_mask else np.empty((1, 1), dtype=np.uint8)
     valid, top, steep = tile_stats(s, lowered, mask, want_mask, MASK_NODATA)
-    out: dict[str, Any] = {"window": window, "valid": int(valid), "max": float(top) if valid else math.nan,
-                           "steep": [int(n) for n in steep]}
+    out: dict[str, Any] = {
+        "window": window,
+        "valid": int(valid),
+        "max": float(top) if valid else math.nan,
+        "steep": [int(n) for n in steep],
+    }
     if want_mask:
         out["mask"] = mask
     if want_slope:
@@ -133,15 +139,30 @@ def slope_tile(
 #: Compression of the outputs: ZSTD level 1 writes a float slope about 3.5x faster than DEFLATE
 #: (measured: 25 M float32 cells in 0.39 s against 1.39 s) for the same size; "deflate" for
 #: software older than GDAL 2.3.
-COMPRESS = {"zstd": {"compress": "zstd", "zstd_level": 1}, "deflate": {"compress": "deflate"}, "lzw": {"compress": "lzw"}}
+COMPRESS = {
+    "zstd": {"compress": "zstd", "zstd_level": 1},
+    "deflate": {"compress": "deflate"},
+    "lzw": {"compress": "lzw"},
+}
 
 
 def _profile(src: Any, dtype: str, nodata: float, block: int, compress: str) -> dict[str, Any]:
     return {
-        "driver": "GTiff", "width": src.width, "height": src.height, "count": 1, "dtype": dtype,
-        "crs": src.crs, "transform": src.transform, "nodata": nodata, "tiled": True,
-        "blockxsize": block, "blockysize": block, **COMPRESS[compress],
-        "predictor": 3 if dtype.startswith("float") else 2, "bigtiff": "if_safer", "num_threads": "all_cpus",
+        "driver": "GTiff",
+        "width": src.width,
+        "height": src.height,
+        "count": 1,
+        "dtype": dtype,
+        "crs": src.crs,
+        "transform": src.transform,
+        "nodata": nodata,
+        "tiled": True,
+        "blockxsize": block,
+        "blockysize": block,
+        **COMPRESS[compress],
+        "predictor": 3 if dtype.startswith("float") else 2,
+        "bigtiff": "if_safer",
+        "num_threads": "all_cpus",
     }
 
 
@@ -216,18 +237,26 @@ def screen_steep_slopes(
         t = src.transform
         if t.b != 0 or t.d != 0 or t.a <= 0 or t.e >= 0:
             raise CRSError(f"DEM {path}: must be north-up, not rotated (transform {tuple(t)[:6]})")
-        result = Screening(ts, (src.height, src.width), (abs(t.a) * fpu) * (abs(t.e) * fpu), steep_cells=dict.fromkeys(ts, 0))
+        result = Screening(
+            ts, (src.height, src.width), (abs(t.a) * fpu) * (abs(t.e) * fpu), steep_cells=dict.fromkeys(ts, 0)
+        )
         block = 512 if tile % 512 == 0 else 256 if tile % 256 == 0 else 16 * max(tile // 16 // 16, 1)
         block = min(block, 512)
         tmp = {p: p.with_name(f".{p.name}.tmp-{os.getpid()}") for p in outs}
         dsts = {}
         try:
             if slope_out is not None:
-                dsts["slope"] = rasterio.open(tmp[Path(slope_out)], "w", **_profile(src, slope_dtype, float("nan"), block, compress))
+                dsts["slope"] = rasterio.open(
+                    tmp[Path(slope_out)], "w", **_profile(src, slope_dtype, float("nan"), block, compress)
+                )
             if mask_out is not None:
-                dsts["mask"] = rasterio.open(tmp[Path(mask_out)], "w", **_profile(src, "uint8", MASK_NODATA, block, compress))
+                dsts["mask"] = rasterio.open(
+                    tmp[Path(mask_out)], "w", **_profile(src, "uint8", MASK_NODATA, block, compress)
+                )
             windows = list(tile_windows(src.height, src.width, tile))
-            for part in _run_tiles(str(path), vu.value, windows, ts, "slope" in dsts, "mask" in dsts, client, progress):
+            for part in _run_tiles(
+                str(path), vu.value, windows, ts, "slope" in dsts, "mask" in dsts, client, progress
+            ):
                 _absorb(result, part, dsts, slope_dtype)
         except BaseException:
             for d in dsts.values():
@@ -260,8 +289,17 @@ def _absorb(result: Screening, part: dict[str, Any], dsts: dict[str, Any], slope
         result.max_slope_pct = part["max"]
 
 
-def _run_tiles(path: str, vu: str, windows: list[tuple[int, int, int, int]], ts: list[float], want_slope: bool,
-               want_mask: bool, client: Any, progress: bool, threads: int = 2) -> Iterator[dict[str, Any]]:
+def _run_tiles(
+    path: str,
+    vu: str,
+    windows: list[tuple[int, int, int, int]],
+    ts: list[float],
+    want_slope: bool,
+    want_mask: bool,
+    client: Any,
+    progress: bool,
+    threads: int = 2,
+) -> Iterator[dict[str, Any]]:
     """Tile results in window order (here, ``threads`` tiles in flight on a thread pool), or in
     completion order from a Dask cluster with at most 2 per worker in flight: either way memory stays
     bounded however many tiles there are."""
@@ -279,8 +317,10 @@ def _run_tiles(path: str, vu: str, windows: list[tuple[int, int, int, int]], ts:
 
             with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="geosite-tile") as pool:
                 pending = iter(windows)
-                queue = deque(pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask)
-                              for w in _take(pending, threads))
+                queue = deque(
+                    pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask)
+                    for w in _take(pending, threads)
+                )
                 while queue:
                     part = queue.popleft().result()
                     for w in _take(pending, 1):
@@ -293,8 +333,10 @@ def _run_tiles(path: str, vu: str, windows: list[tuple[int, int, int, int]], ts:
 
         limit = max(2 * len(client.scheduler_info().get("workers", {})), 2)
         pending = iter(windows)
-        first = [client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask, pure=False)
-                 for w in _take(pending, limit)]
+        first = [
+            client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask, pure=False)
+            for w in _take(pending, limit)
+        ]
         queue = as_completed(first)
         for fut in queue:
             part = fut.result()
@@ -333,21 +375,31 @@ def build_vrt(tiles: Sequence[str | Path], vrt_path: str | Path) -> Path:
     metas = []
     for p in tiles:
         with rasterio.open(p) as s:
-            metas.append((Path(p), s.transform, s.width, s.height, s.crs, s.dtypes[0], s.nodata, s.block_shapes[0]))
+            metas.append(
+                (Path(p), s.transform, s.width, s.height, s.crs, s.dtypes[0], s.nodata, s.block_shapes[0])
+            )
     if not metas:
         raise InputError("build_vrt: no tiles")
     t0, crs, dtype, nodata = metas[0][1], metas[0][4], metas[0][5], metas[0][6]
     for p, t, _, _, c, d, nd, _ in metas:
         if (t.a, t.e) != (t0.a, t0.e) or c != crs or d != dtype or nd != nodata or t.b or t.d:
-            raise InputError(f"build_vrt: {p} is not on the grid of {metas[0][0]} (cell size, CRS, dtype, nodata)")
+            raise InputError(
+                f"build_vrt: {p} is not on the grid of {metas[0][0]} (cell size, CRS, dtype, nodata)"
+            )
     left = min(t.c for _, t, *_ in metas)
     top = max(t.f for _, t, *_ in metas)
     right = max(t.c + w * t.a for _, t, w, *_ in metas)
     bottom = min(t.f + h * t.e for _, t, _, h, *_ in metas)
     width = round((right - left) / t0.a)
     height = round((bottom - top) / t0.e)
-    gdal_type = {"float32": "Float32", "float64": "Float64", "int16": "Int16", "int32": "Int32",
-                 "uint16": "UInt16", "uint8": "Byte"}[dtype]
+    gdal_type = {
+        "float32": "Float32",
+        "float64": "Float64",
+        "int16": "Int16",
+        "int32": "Int32",
+        "uint16": "UInt16",
+        "uint8": "Byte",
+    }[dtype]
     root = ET.Element("VRTDataset", rasterXSize=str(width), rasterYSize=str(height))
     ET.SubElement(root, "SRS").text = crs.to_wkt()
     ET.SubElement(root, "GeoTransform").text = ", ".join(repr(v) for v in (left, t0.a, 0.0, top, 0.0, t0.e))
@@ -362,8 +414,15 @@ def build_vrt(tiles: Sequence[str | Path], vrt_path: str | Path) -> Path:
         src = ET.SubElement(band, "ComplexSource" if nodata is not None else "SimpleSource")
         ET.SubElement(src, "SourceFilename", relativeToVRT="1").text = rel
         ET.SubElement(src, "SourceBand").text = "1"
-        ET.SubElement(src, "SourceProperties", RasterXSize=str(w), RasterYSize=str(h), DataType=gdal_type,
-                      BlockXSize=str(bx), BlockYSize=str(by))
+        ET.SubElement(
+            src,
+            "SourceProperties",
+            RasterXSize=str(w),
+            RasterYSize=str(h),
+            DataType=gdal_type,
+            BlockXSize=str(bx),
+            BlockYSize=str(by),
+        )
         ET.SubElement(src, "SrcRect", xOff="0", yOff="0", xSize=str(w), ySize=str(h))
         ET.SubElement(src, "DstRect", xOff=str(col), yOff=str(row), xSize=str(w), ySize=str(h))
         if nodata is not None:

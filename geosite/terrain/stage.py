@@ -69,8 +69,9 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
     box_slope = slope[brows, bcols]
 
     def steep(within, lo, hi=None) -> float:
-        return terrain.steep_area_sqft(box, within=within, slope=box_slope, threshold_pct=lo, below_pct=hi,
-                                       min_area_sqft=mmu)
+        return terrain.steep_area_sqft(
+            box, within=within, slope=box_slope, threshold_pct=lo, below_pct=hi, min_area_sqft=mmu
+        )
 
     on_site = site.mask_on(dem, "site")
     with np.errstate(invalid="ignore"):
@@ -89,7 +90,9 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
         missing = _no_heights_sqft(disturbed, dem, slope)
         m.set("slopes.disturbed_without_heights_sqft", missing)
         if in_dist.any():
-            cells = terrain.steep_area_sqft(dem, within=disturbed, slope=slope, threshold_pct=threshold, min_area_sqft=0.0)
+            cells = terrain.steep_area_sqft(
+                dem, within=disturbed, slope=slope, threshold_pct=threshold, min_area_sqft=0.0
+            )
             mapped = steep(disturbed, threshold)
             top = float(slope[in_dist].max())
             how = _steep_how(cells, mapped, mmu, threshold, top, missing)
@@ -105,12 +108,20 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
         else:
             # with no height anywhere in the disturbed area its steep area is unknown, not zero (A(7) would
             # otherwise read "not met")
-            for key in ("slopes.steep_disturbed_area_sqft", "slopes.steep_disturbed_mapped_area_sqft",
-                        "slopes.state_steep_disturbed_area_sqft", "slopes.max_disturbed_slope_pct"):
+            for key in (
+                "slopes.steep_disturbed_area_sqft",
+                "slopes.steep_disturbed_mapped_area_sqft",
+                "slopes.state_steep_disturbed_area_sqft",
+                "slopes.max_disturbed_slope_pct",
+            ):
                 m.set(key, None, no_data)
     else:
-        for key in ("slopes.steep_disturbed_area_sqft", "slopes.steep_disturbed_mapped_area_sqft",
-                    "slopes.state_steep_disturbed_area_sqft", "slopes.max_disturbed_slope_pct"):
+        for key in (
+            "slopes.steep_disturbed_area_sqft",
+            "slopes.steep_disturbed_mapped_area_sqft",
+            "slopes.state_steep_disturbed_area_sqft",
+            "slopes.max_disturbed_slope_pct",
+        ):
             m.set(key, None, "no disturbance layer in the site")
 
     step("tracing steep-slope polygons and contours")
@@ -119,8 +130,12 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
     pad = 4 * max(abs(dem.transform.a), abs(dem.transform.e))
     left, bottom, right, top = to_dem_crs(margin, site, dem).bounds
     near, (rows, cols) = dem.crop((left - pad, bottom - pad, right + pad, top + pad))
-    steep_polys = terrain.steep_slope_polygons(near, slope[rows, cols], threshold_pct=(threshold, state), min_area_sqft=mmu)
-    m.layers["steep_slopes"] = terrain.polygon_parts(_to_site(steep_polys, site, clip=margin), mmu, site.ft_per_unit)
+    steep_polys = terrain.steep_slope_polygons(
+        near, slope[rows, cols], threshold_pct=(threshold, state), min_area_sqft=mmu
+    )
+    m.layers["steep_slopes"] = terrain.polygon_parts(
+        _to_site(steep_polys, site, clip=margin), mmu, site.ft_per_unit
+    )
     lines = terrain.contours(near, interval_ft=interval, index_every=index_every)
     m.layers["contours"] = _to_site(lines, site, clip=margin)
     m.set("contours.interval_ft", interval)
@@ -151,8 +166,10 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
 
 def _steep_how(cells: float, mapped: float, mmu: float, threshold: float, top: float, missing: float) -> str:
     """How the disturbed area's steep ground was measured, in words for the A(7) and B(6)(d) findings."""
-    text = (f"{cells:,.0f} sq ft of cells of Horn slope {threshold:g} % or more, clipped exactly to the disturbed area "
-            f"(no minimum area); the steep-slope map, which drops patches and fills holes under {mmu:,.0f} sq ft, shows {mapped:,.0f} sq ft")
+    text = (
+        f"{cells:,.0f} sq ft of cells of Horn slope {threshold:g} % or more, clipped exactly to the disturbed area "
+        f"(no minimum area); the steep-slope map, which drops patches and fills holes under {mmu:,.0f} sq ft, shows {mapped:,.0f} sq ft"
+    )
     if cells > 0 and mapped <= 0:
         text += f": the steep ground here lies only in patches under the {mmu:,.0f} sq ft mapping unit, so the map shows none"
     text += f"; the steepest slope in the disturbed area is {top:.1f} %"
@@ -185,12 +202,18 @@ def _name_nodata_holes(site: Site, dem: Dem, boundary: BaseGeometry, disturbed: 
         beyond = shapely.area(shapely.difference(disturbed, shapely.box(*dem.bounds))) * dem.ft_per_unit**2
         if beyond > 0:
             total = shapely.area(disturbed) * dem.ft_per_unit**2
-            site.notes.append(f"{src}: {beyond:,.0f} sq ft of the disturbed area ({beyond / total:.0%}) lies beyond the DEM: "
-                              "slopes and drainage there are not assessed")
+            site.notes.append(
+                f"{src}: {beyond:,.0f} sq ft of the disturbed area ({beyond / total:.0%}) lies beyond the DEM: "
+                "slopes and drainage there are not assessed"
+            )
     if not nodata.any():
         return
     on_site = rasterize(boundary, dem.shape, dem.transform)
-    in_dist = rasterize(disturbed, dem.shape, dem.transform) if disturbed is not None and not disturbed.is_empty else np.zeros(dem.shape, bool)
+    in_dist = (
+        rasterize(disturbed, dem.shape, dem.transform)
+        if disturbed is not None and not disturbed.is_empty
+        else np.zeros(dem.shape, bool)
+    )
     lab, n = ndimage.label(nodata, structure=np.ones((3, 3), bool))
     edge = set(np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))) - {0}
     for k in range(1, n + 1):
@@ -202,10 +225,12 @@ def _name_nodata_holes(site: Site, dem: Dem, boundary: BaseGeometry, disturbed: 
         x, y = centres(dem, np.array([int(r.mean())]), np.array([int(c.mean())]))
         where = "a nodata area at the DEM's edge" if k in edge else "a nodata hole"
         dist_sqft = float((cells & in_dist).sum()) * dem.cell_area_sqft
-        site.notes.append(f"{src}: {where} of {cells.sum() * dem.cell_area_sqft:,.0f} sq ft inside the site near "
-                          f"({float(x[0]):,.1f}, {float(y[0]):,.1f}) in the DEM's CRS"
-                          + (f", {dist_sqft:,.0f} sq ft of it in the disturbed area" if dist_sqft else "")
-                          + ": slopes, steep areas, drainage and fence sides there are not assessed (the same as beyond the DEM)")
+        site.notes.append(
+            f"{src}: {where} of {cells.sum() * dem.cell_area_sqft:,.0f} sq ft inside the site near "
+            f"({float(x[0]):,.1f}, {float(y[0]):,.1f}) in the DEM's CRS"
+            + (f", {dist_sqft:,.0f} sq ft of it in the disturbed area" if dist_sqft else "")
+            + ": slopes, steep areas, drainage and fence sides there are not assessed (the same as beyond the DEM)"
+        )
 
 
 def _to_site(gdf: gpd.GeoDataFrame, site: Site, clip: BaseGeometry | None = None) -> gpd.GeoDataFrame:
@@ -253,7 +278,9 @@ def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
     final = dataclasses.replace(dem, elevation_ft=proposed, source=str(site.proposed_dem_path))
     margin = site.boundary.buffer(site.map_margin_ft(profile) / site.ft_per_unit)
-    lines = terrain.contours(final, interval_ft=interval, index_every=int(profile.value("terrain", "index_contour_every", 5)))
+    lines = terrain.contours(
+        final, interval_ft=interval, index_every=int(profile.value("terrain", "index_contour_every", 5))
+    )
     m.layers["proposed_contours"] = _to_site(lines, site, clip=margin)
     return {
         "earthwork": {
@@ -264,7 +291,7 @@ def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "declared_cut_fill_cy": declared,
             "decides_a4": "measured" if declared is None or measured > float(declared) else "declared",
             "reading": "A(4): the larger of the declared and the measured volume decides; a difference of more than the "
-                       "profile's declared_volume_tolerance_pct between them is a finding of geosite check",
+            "profile's declared_volume_tolerance_pct between them is a finding of geosite check",
             "site_cells_without_both_grades": missing,
             "method": "proposed minus existing grade on the existing DEM's cells inside the site (bilinear resampling)",
         }

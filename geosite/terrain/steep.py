@@ -26,7 +26,6 @@ DEFAULT_MIN_AREA_SQFT = 500.0
 STEEP_THRESHOLDS_PCT = (12.0, 20.0)
 
 
-
 def steep_thresholds(threshold_pct: float | Sequence[float]) -> list[float]:
     """Slope thresholds (percent) as a sorted list; negative, non-finite or repeated ones are an InputError."""
     values = [float(threshold_pct)] if np.isscalar(threshold_pct) else [float(t) for t in threshold_pct]  # type: ignore[arg-type]
@@ -289,6 +288,8 @@ def steep_area_sqft(
     if not sub.any():
         return 0.0
     t = Affine(t.a, 0.0, t.c + c0 * t.a, 0.0, t.e, t.f + r0 * t.e)
-    polys = [shapely.geometry.shape(g) for g, _ in features.shapes(sub, mask=sub > 0, connectivity=4, transform=t)]
+    polys = [
+        shapely.geometry.shape(g) for g, _ in features.shapes(sub, mask=sub > 0, connectivity=4, transform=t)
+    ]
     steep = shapely.union_all(polys)
     return float(shapely.area(shapely.intersection(steep, geom))) * dem.ft_per_unit**2
