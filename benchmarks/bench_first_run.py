@@ -127,7 +127,8 @@ def main() -> int:
     from geosite.terrain import _contour_kernels
 
     print(
-        f"site {a.site.name}; {os.cpu_count()} CPUs; kernels installed here: {_kernels.ENGINE} (contours: {_contour_kernels.ENGINE}); best of {a.repeat}"
+        f"site {a.site.name}; {os.cpu_count()} CPUs; kernels installed here: {_kernels.ENGINE} (contours: "
+        f"{_contour_kernels.ENGINE}); best of {a.repeat}"
     )
     cli = [sys.executable, "-m", "geosite.cli", "analyze", str(a.site), "--no-maps", "-q"]
     rows = []

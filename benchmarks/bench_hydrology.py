@@ -247,7 +247,10 @@ def main() -> None:
     _run(["--upslope", str(warm), str(CELL_FT), CRS])
 
     print(f"engines: {', '.join(engines)}; richdem {'present' if 'richdem' in engines else 'not importable'}")
-    header = f"{'case':<22}{'cells':>11} {'engine':<12}{'time s':>9}{'B/cell':>9}{'ours/fastest':>14}{'same acc':>10}"
+    header = (
+        f"{'case':<22}{'cells':>11} {'engine':<12}{'time s':>9}{'B/cell':>9}{'ours/fastest':>14}"
+        f"{'same acc':>10}"
+    )
     print(header)
     print("-" * len(header))
     summary = []
@@ -274,7 +277,8 @@ def main() -> None:
                 agree = f"{100 * np.mean(ours[valid] == other[valid]):.1f}%"
             rs = f"{ratio:.2f}" if e == "native" else ""
             print(
-                f"{name:<22}{n:>11,} {e:<12}{r['time_s']:>9.2f}{r['extra_bytes'] / n:>9.1f}{rs:>14}{agree:>10}"
+                f"{name:<22}{n:>11,} "
+                f"{e:<12}{r['time_s']:>9.2f}{r['extra_bytes'] / n:>9.1f}{rs:>14}{agree:>10}"
             )
         if name.startswith("terrain"):
             up = _run(["--upslope", str(npy), str(cell), crs])
@@ -292,7 +296,8 @@ def main() -> None:
         sys.stdout.flush()
     fu = _run(["--first-use"])
     print(
-        f"first use in a fresh process (import + fill/route/accumulate/upslope/channels on 100x100; kernels compiled ahead of time): {fu}"
+        "first use in a fresh process (import + fill/route/accumulate/upslope/channels on 100x100; kernels "
+        f"compiled ahead of time): {fu}"
     )
 
 

@@ -2,7 +2,8 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_scale.py [--cells 100] [--sites 200] [--dir DIR] [--skip-dem] [--skip-batch]
+    .venv/bin/python benchmarks/bench_scale.py [--cells 100] [--sites 200] [--dir DIR]
+        [--skip-dem] [--skip-batch]
 
 1. Screening: a deterministic DEM of ``--cells`` million cells (square, 3 ft cells, EPSG:7593), written
    tile by tile (2,500-cell GeoTIFF tiles, never whole in memory) and mosaicked as a VRT: continuous
@@ -177,7 +178,8 @@ def bench_dem(folder: Path, mcells: float, repeats: int = 3) -> None:
     gb = 1024**3
     print(f"(best of {repeats} runs each; peak RSS the largest)")
     print(
-        f"in memory : read {ref['read_s']:.1f} s + slope_pct {ref['slope_s']:.1f} s; peak RSS {ref['peak_rss_bytes'] / gb:.2f} GB"
+        f"in memory : read {ref['read_s']:.1f} s + slope_pct {ref['slope_s']:.1f} s; peak RSS "
+        f"{ref['peak_rss_bytes'] / gb:.2f} GB"
     )
     for m in ("screen", "screen_mask", "screen_slope"):
         r = rows[m]
@@ -286,13 +288,15 @@ def bench_batch(folder: Path, n: int) -> None:
         f"batch of {n} sites: sequential {t_seq:.1f} s ({n / t_seq:.1f} sites/s); 2 workers {t_par:.1f} s "
         f"({n / t_par:.1f} sites/s): speed-up {t_seq / t_par:.2f}x; "
         f"cluster start {t_start:.1f} s + worker warm-up {t_warm:.1f} s "
-        f"(speed-up counting them {t_seq / (t_par + t_start + t_warm):.2f}x); resumed run (all skipped) {t_resume:.1f} s; "
+        f"(speed-up counting them {t_seq / (t_par + t_start + t_warm):.2f}x); resumed run (all skipped) "
+        f"{t_resume:.1f} s; "
         f"reports identical to sequential: {same}",
         flush=True,
     )
     share = t_raw / t_par
     print(
-        f"  ceiling on this machine now: 2 plain processes (no Dask) {t_raw:.1f} s, speed-up {t_seq / t_raw:.2f}x; "
+        f"  ceiling on this machine now: 2 plain processes (no Dask) {t_raw:.1f} s, speed-up "
+        f"{t_seq / t_raw:.2f}x; "
         f"Dask reaches {share:.0%} of it (goal 90 %: {'met' if share >= 0.9 else 'NOT met'})",
         flush=True,
     )

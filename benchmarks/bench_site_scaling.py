@@ -176,7 +176,8 @@ def main() -> int:
         print(f"DEM {s:g} M: {cells:,} cells ({time.perf_counter() - t:.0f} s to make or find)", flush=True)
         cases.append((f"{s:g} M", cells, site_with_dem(site, dem, work / f"site_{s:g}M" / site.name)))
     print(
-        f"\n{site.name}; {os.cpu_count()} CPUs; geosite analyze --no-maps, fresh process each, best of {a.repeat}"
+        f"\n{site.name}; {os.cpu_count()} CPUs; geosite analyze --no-maps, fresh process each, best of "
+        f"{a.repeat}"
     )
     print(f"{'DEM':<12}{'cells':>13}{'time s':>9}{'peak MB':>9}{'time x':>8}{'memory x':>10}")
     # the cases interleaved, one run of each per round: the VM's speed drifts by 15-30 % within the hour,
@@ -194,7 +195,8 @@ def main() -> int:
             flush=True,
         )
     print(
-        "goal 1 (issue 15): every larger DEM within 1.5x the site-sized time, memory bounded by the site's drainage"
+        "goal 1 (issue 15): every larger DEM within 1.5x the site-sized time, memory bounded by the site's "
+        "drainage"
     )
     return 0
 

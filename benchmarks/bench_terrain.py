@@ -332,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
             del dem
 
     head = (
-        f"{'operation':<38} {'DEM':<16} {'cells':>10} {'ours s':>8} {'kernel s':>8} {'peer':<13} {'peer s':>8} "
+        f"{'operation':<38} {'DEM':<16} {'cells':>10} {'ours s':>8} {'kernel s':>8} {'peer':<13} "
+        f"{'peer s':>8} "
         f"{'ratio':>6} {'DEM MB':>7} {'ours +MB':>8} {'B/cell':>6} {'peer MB':>8}"
     )
     print(head)
@@ -343,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             pname, ps, pmb = "-", float("nan"), float("nan")
         print(
-            f"{op:<38} {name:<16} {cells:>10,} {ours:>8.3f} {kernel:>8.3f} {pname:<13} {ps:>8.3f} {ours / ps:>6.2f} "
+            f"{op:<38} {name:<16} {cells:>10,} {ours:>8.3f} {kernel:>8.3f} {pname:<13} {ps:>8.3f} "
+            f"{ours / ps:>6.2f} "
             f"{dem_mb:>7.0f} {ours_mb:>8.0f} {ours_mb * 2**20 / cells:>6.1f} {pmb:>8.0f}"
         )
     return 0

@@ -14,7 +14,8 @@ COARSE_MAX_CELLS = 250_000
 
 
 def block_side(shape: tuple[int, int]) -> int:
-    """The block side of the coarse grid of a DEM of ``shape`` (at least 2, at most COARSE_MAX_CELLS blocks)."""
+    """The block side of the coarse grid of a DEM of ``shape`` (at least 2, at most COARSE_MAX_CELLS
+    blocks)."""
     return max(2, math.ceil(math.sqrt(shape[0] * shape[1] / COARSE_MAX_CELLS)))
 
 

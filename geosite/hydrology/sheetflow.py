@@ -53,7 +53,8 @@ def sheetflow_travel_time_hr(
     n = manning_n(manning)
     if not length_ft > 0 or not p2_in > 0 or not slope_ftft > 0:
         raise InputError(
-            f"sheet flow needs positive length, rainfall and slope (got L={length_ft} ft, P={p2_in} in, s={slope_ftft})"
+            f"sheet flow needs positive length, rainfall and slope (got L={length_ft} ft, P={p2_in} in, "
+            f"s={slope_ftft})"
         )
     L = min(float(length_ft), TR55_MAX_SHEETFLOW_LENGTH_FT)
     return 0.007 * (n * L) ** 0.8 / (p2_in**0.5 * slope_ftft**0.4)

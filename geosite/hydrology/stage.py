@@ -68,7 +68,8 @@ def predominant_cover(site: Site, area_site_crs) -> tuple[str | None, str]:
 
 
 def channel_threshold_sqft(profile: Profile) -> float:
-    """The contributing area at which flow counts as a channel, sq ft (the profile's, else geosite's 1 acre)."""
+    """The contributing area at which flow counts as a channel, sq ft (the profile's, else geosite's
+    1 acre)."""
     from geosite.hydrology.upslope import DEFAULT_CHANNEL_THRESHOLD_SQFT
 
     return float(profile.value("terrain", "channel_threshold_sqft", DEFAULT_CHANNEL_THRESHOLD_SQFT))
@@ -198,7 +199,10 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "sheetflow_area_sqft": sheet,
             "channelized_area_sqft": up.channelized_area_sqft,
             "area_d8_sqft": up.area_sqft,
-            "area_method": "D-infinity (Tarboton 1997) total; the channelized part by D8 entry cells; sheetflow = total - channelized",
+            "area_method": (
+                "D-infinity (Tarboton 1997) total; the channelized part by D8 entry cells; "
+                "sheetflow = total - channelized"
+            ),
             "channelized": bool(up.channelized),
             "mean_slope_pct": _num(up.mean_slope_pct),
             "flow_length_ft": _num(up.flow_length_ft),
@@ -210,10 +214,14 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "rain_in": rain_in,
             "rain_source": rain_src,
             "velocity_fps": velocity,
-            "velocity_where": "across the disturbed area (B(6)(a): 'velocities ... across the disturbed area'; decides)",
+            "velocity_where": (
+                "across the disturbed area (B(6)(a): 'velocities ... across the disturbed area'; decides)"
+            ),
             "velocity_method": (
-                f"TR-55 sheet flow across the disturbed area on the fastest entry path: n = {hy.manning_n(on_cover)} "
-                f"({on_cover_why}), L = {across['length_ft']:.0f} ft within the area (300 ft at most), s = {across['slope_pct']:.1f} %, "
+                "TR-55 sheet flow across the disturbed area on the fastest entry path: n = "
+                f"{hy.manning_n(on_cover)} "
+                f"({on_cover_why}), L = {across['length_ft']:.0f} ft within the area (300 ft at most), s = "
+                f"{across['slope_pct']:.1f} %, "
                 f"P = {rain_in} in (10-year, 24-hour depth in place of P2; {rain_src})"
                 if across
                 else "no sheetflow reaches the disturbed area"
@@ -225,7 +233,8 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "adjacent_velocity_fps": adjacent_v,
             "adjacent_velocity_method": (
                 f"TR-55 sheet flow on the adjacent land (information): n = {hy.manning_n(cover)}, "
-                f"L = {min(up.flow_length_ft, 300.0):.0f} ft, s = {_num(up.mean_slope_pct) or 0:.1f} %, P = {rain_in} in"
+                f"L = {min(up.flow_length_ft, 300.0):.0f} ft, s = {_num(up.mean_slope_pct) or 0:.1f} %, P = "
+                f"{rain_in} in"
                 if adjacent_v is not None
                 else "no sheetflow, slope or rainfall depth"
             ),
@@ -236,7 +245,8 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         }
         if diversion is None and short and not over_area and area_limit is not None:
             entry["why"] = (
-                f"{sheet:,.0f} sq ft of sheetflow measured, under the {float(area_limit):,.0f} sq ft limit, but "
+                f"{sheet:,.0f} sq ft of sheetflow measured, under the {float(area_limit):,.0f} sq ft limit, "
+                "but "
                 + (
                     f"{no_heights:,.0f} sq ft of the disturbed area has no DEM heights"
                     if no_heights > 0
@@ -290,7 +300,8 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
         "hydrology.sheetflow_diversions_required",
         None if pending and not required else len(required),
         "; ".join(
-            f"disturbed area {u['disturbance_id']}: {u.get('why', 'the profile sets no sheetflow area or velocity limit')}"
+            f"disturbed area {u['disturbance_id']}: "
+            f"{u.get('why', 'the profile sets no sheetflow area or velocity limit')}"
             for u in pending
         ),
     )
@@ -314,7 +325,8 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
 
 
 def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.ndarray:
-    """Cells of closed depressions inside the site (``in_site``: its cells) that hold the design storm's runoff.
+    """Cells of closed depressions inside the site (``in_site``: its cells) that hold the design storm's
+    runoff.
 
     A depression is a connected patch where filling raised the surface. It holds the storm when its
     volume (sum of fill depths x cell area) is at least ``rain_in`` of rain over everything draining
@@ -395,7 +407,8 @@ def runoff_leaves_site(
     )
     if missing_sqft > 0:
         return None, (
-            f"every flow path from the part with heights ends in {held}, but {missing_sqft:,.0f} sq ft of the "
+            f"every flow path from the part with heights ends in {held}, but {missing_sqft:,.0f} sq ft of "
+            "the "
             "disturbed area has no DEM heights"
         )
     return False, f"every flow path from the disturbed area ends in {held}"

@@ -309,7 +309,8 @@ def _window_route(
                 for mi, wi in zip(m, [pr0 - br0 + pad, br1 - pr1 + pad, pc0 - bc0 + pad, bc1 - pc1 + pad])
             ]
         log.debug(
-            "upslope window %dx%d: filled heights not certified (seed %d): taking in rows %d-%d, columns %d-%d",
+            "upslope window %dx%d: filled heights not certified (seed %d): taking in rows %d-%d, columns "
+            "%d-%d",
             r1 - r0,
             c1 - c0,
             seed,

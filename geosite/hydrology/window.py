@@ -87,7 +87,8 @@ class SiteWindow:
         if self.whole:
             return f"the whole DEM ({self.height:,} x {self.width:,} cells)"
         where = (
-            f"a {self.r1 - self.r0:,} x {self.c1 - self.c0:,}-cell window of the {self.height:,} x {self.width:,}-cell "
+            f"a {self.r1 - self.r0:,} x {self.c1 - self.c0:,}-cell window of the {self.height:,} x "
+            f"{self.width:,}-cell "
             f"DEM (rows {self.r0:,}-{self.r1:,}, columns {self.c0:,}-{self.c1:,})"
         )
         if not self.certified:
@@ -174,7 +175,8 @@ def read_site_dem(
                 return whole(rounds, searched)
             break
         if last is not None and (r1 - r0) * (c1 - c0) * BYTES_PER_DEM_CELL > limits.raster_budget_bytes:
-            break  # the drainage needs more than the budget lets an analysis hold: the last window, uncertified
+            # the drainage needs more than the budget lets an analysis hold: the last window, uncertified
+            break
         last = (r0, r1, c0, c1)
         if search is None or not _holds(
             sbox, (max(r0 - 1, 0), min(r1 + 1, nr), max(c0 - 1, 0), min(c1 + 1, nc))

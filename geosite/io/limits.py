@@ -107,15 +107,18 @@ class Limits:
             raise LimitError(
                 f"{what}: claims {width:,} x {height:,} cells; more than a site's raster can be "
                 f"(max_raster_side {self.max_raster_side:,}, max_raster_cells {self.max_raster_cells:,}); "
-                "refused before reading (a decompression bomb looks like this). Raise with --limit max_raster_side=N"
+                "refused before reading (a decompression bomb looks like this). Raise with --limit "
+                "max_raster_side=N"
             )
 
     def check_sheet_tiles(self, what: str, tiles: int, sheet: str, scale_ft: float) -> None:
         """Refuse plan maps tiled over more than ``max_sheet_tiles`` sheets each."""
         if tiles > self.max_sheet_tiles:
             raise LimitError(
-                f"{what}: the plan maps would take {tiles:,} {sheet} sheets each at 1 in = {scale_ft:g} ft, over "
-                f"max_sheet_tiles {self.max_sheet_tiles:,}; refused before any work. Use --no-maps (the numbers "
+                f"{what}: the plan maps would take {tiles:,} {sheet} sheets each at 1 in = {scale_ft:g} ft, "
+                "over "
+                f"max_sheet_tiles {self.max_sheet_tiles:,}; refused before any work. Use --no-maps (the "
+                "numbers "
                 "need no sheets), map a part of the site, or raise with --limit max_sheet_tiles=N"
             )
 
@@ -124,8 +127,10 @@ class Limits:
         need = width * height * BYTES_PER_DEM_CELL
         if need > self.raster_budget_bytes:
             raise LimitError(
-                f"{what}: reading {width:,} x {height:,} cells needs about {need / 2**30:,.1f} GB of working memory "
-                f"({BYTES_PER_DEM_CELL} bytes per cell), over the raster budget of {self.raster_budget_bytes / 2**30:,.1f} GB; "
+                f"{what}: reading {width:,} x {height:,} cells needs about {need / 2**30:,.1f} GB of working "
+                "memory "
+                f"({BYTES_PER_DEM_CELL} bytes per cell), over the raster budget of "
+                f"{self.raster_budget_bytes / 2**30:,.1f} GB; "
                 "refused before reading. Use a coarser DEM, or raise with --limit raster_budget_bytes=N"
             )
 
@@ -140,7 +145,8 @@ class Limits:
             i = over[0]
             raise LimitError(
                 f"{what}: feature {ids[i]} has {int(counts[i]):,} vertices, over max_vertices_per_feature "
-                f"{self.max_vertices_per_feature:,}; simplify it, or raise with --limit max_vertices_per_feature=N"
+                f"{self.max_vertices_per_feature:,}; simplify it, or raise with --limit "
+                "max_vertices_per_feature=N"
             )
         total = total_so_far + int(counts.sum())
         if total > self.max_vertices_total:

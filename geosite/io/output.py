@@ -95,7 +95,8 @@ def geosite_wrote(folder: Path) -> tuple[bool, str]:
     if extra:
         return (
             False,
-            f"it holds files geosite did not write ({', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''})",
+            "it holds files geosite did not write "
+            f"({', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''})",
         )
     return True, ""
 

@@ -300,7 +300,8 @@ def labeling_xml(field: str, where: tuple[str, Any] | None, colour: str, size: f
     settings = (
         f'<settings calloutType="simple"><text-style fieldName="{html.escape(field, quote=True)}" '
         f'isExpression="{int("(" in field)}" fontSize="{size:g}" '
-        f'fontSizeUnit="Point" textColor="{qgis_colour(colour)}" textOpacity="1" fontWeight="50" fontItalic="0">'
+        f'fontSizeUnit="Point" textColor="{qgis_colour(colour)}" textOpacity="1" fontWeight="50" '
+        'fontItalic="0">'
         '<text-buffer bufferDraw="1" bufferSize="0.8" bufferSizeUnits="Point" bufferColor="255,255,255,255" '
         f'bufferOpacity="1"/></text-style><placement {placement} repeatDistance="0"/>'
         '<rendering obstacle="1" drawLabels="1" scaleVisibility="0" upsidedownLabels="0"/></settings>'
@@ -362,7 +363,8 @@ def _sld_symbolizer(look: Any, geometry: str) -> str:
             f'<se:Stroke><se:SvgParameter name="stroke">{look.edge}</se:SvgParameter>'
             f'<se:SvgParameter name="stroke-width">{look.lw:g}</se:SvgParameter>'
             + (
-                f'<se:SvgParameter name="stroke-dasharray">{" ".join(f"{d:g}" for d in dashes)}</se:SvgParameter>'
+                "<se:SvgParameter "
+                f'name="stroke-dasharray">{" ".join(f"{d:g}" for d in dashes)}</se:SvgParameter>'
                 if dashes
                 else ""
             )

@@ -222,7 +222,8 @@ def raster_format(
         _check_vrt(path, what, root, "raster", _depth, _seen)
         return "VRT"
     raise UnsafeInputError(
-        f"{what} {path}: cannot be read as a raster: not a GeoTIFF, VRT or ASCII grid (by its content); geosite reads "
+        f"{what} {path}: cannot be read as a raster: not a GeoTIFF, VRT or ASCII grid (by its content); "
+        "geosite reads "
         "only those raster formats from a submission"
     )
 
@@ -243,7 +244,8 @@ def vector_format(
     if driver is not None:
         return driver
     raise UnsafeInputError(
-        f"{what} {path}: cannot be read as a vector file: not a GeoPackage, shapefile, GeoJSON, DXF, FlatGeobuf, KML or GML "
+        f"{what} {path}: cannot be read as a vector file: not a GeoPackage, shapefile, GeoJSON, DXF, "
+        "FlatGeobuf, KML or GML "
         "file (by its content); geosite reads only those vector formats from a submission"
     )
 

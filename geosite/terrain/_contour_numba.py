@@ -170,7 +170,8 @@ def _link_triangle(
     nk: np.ndarray,
     nbr: np.ndarray,
 ) -> None:
-    """Quad (r, c) missing one corner: its diagonal's nodes, and the links of the triangle of the other three."""
+    """Quad (r, c) missing one corner: its diagonal's nodes, and the links of the triangle of the other
+    three."""
     ma, mb, mc, md = m[r, c], m[r, c + 1], m[r + 1, c], m[r + 1, c + 1]
     if ma == _NO or md == _NO:  # the diagonal B-C, from B
         p, q, zp, zq, x0, dx = mb, mc, z[r, c + 1], z[r + 1, c], c + 1.0, -1.0

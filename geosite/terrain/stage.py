@@ -99,7 +99,8 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
             m.set("slopes.steep_disturbed_how", how)
             m.set("slopes.steep_disturbed_mapped_area_sqft", mapped)
             if cells <= 0 and missing > 0:
-                # no steep cell where there are heights: for the part without them A(7) is not assessed, never "not met"
+                # no steep cell where there are heights: for the part without them A(7) is not assessed,
+                # never "not met"
                 m.set("slopes.steep_disturbed_area_sqft", None, how)
             else:
                 m.set("slopes.steep_disturbed_area_sqft", cells)
@@ -151,14 +152,19 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
             "steep_disturbed_mapped_area_sqft": v.get("slopes.steep_disturbed_mapped_area_sqft"),
             "steep_disturbed_how": v.get("slopes.steep_disturbed_how"),
             "disturbed_without_heights_sqft": v.get("slopes.disturbed_without_heights_sqft"),
-            "cell_rule": "a cell counts when its Horn slope is at or above the threshold; its square is clipped exactly to the disturbed area (no minimum area)",
+            "cell_rule": (
+                "a cell counts when its Horn slope is at or above the threshold; its square is clipped "
+                "exactly to the disturbed area (no minimum area)"
+            ),
             "max_slope_pct": v["slopes.max_slope_pct"],
             "max_disturbed_slope_pct": v.get("slopes.max_disturbed_slope_pct"),
             "mean_slope_pct": v["slopes.mean_slope_pct"],
             "state_threshold_pct": state,
             "state_steep_area_sqft": v["slopes.state_steep_area_sqft"],
             "state_steep_disturbed_area_sqft": v.get("slopes.state_steep_disturbed_area_sqft"),
-            "method": "Horn (1981) 3x3 gradient as gdaldem slope -p computes it, heights and distances in feet",
+            "method": (
+                "Horn (1981) 3x3 gradient as gdaldem slope -p computes it, heights and distances in feet"
+            ),
         },
         "contours": {"interval_ft": interval, "index_every": index_every, "count": v["contours.count"]},
     }
@@ -167,11 +173,16 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
 def _steep_how(cells: float, mapped: float, mmu: float, threshold: float, top: float, missing: float) -> str:
     """How the disturbed area's steep ground was measured, in words for the A(7) and B(6)(d) findings."""
     text = (
-        f"{cells:,.0f} sq ft of cells of Horn slope {threshold:g} % or more, clipped exactly to the disturbed area "
-        f"(no minimum area); the steep-slope map, which drops patches and fills holes under {mmu:,.0f} sq ft, shows {mapped:,.0f} sq ft"
+        f"{cells:,.0f} sq ft of cells of Horn slope {threshold:g} % or more, clipped exactly to the "
+        "disturbed area "
+        f"(no minimum area); the steep-slope map, which drops patches and fills holes under {mmu:,.0f} sq "
+        f"ft, shows {mapped:,.0f} sq ft"
     )
     if cells > 0 and mapped <= 0:
-        text += f": the steep ground here lies only in patches under the {mmu:,.0f} sq ft mapping unit, so the map shows none"
+        text += (
+            f": the steep ground here lies only in patches under the {mmu:,.0f} sq ft mapping unit, "
+            "so the map shows none"
+        )
     text += f"; the steepest slope in the disturbed area is {top:.1f} %"
     if missing > 0:
         text += f"; {missing:,.0f} sq ft of the disturbed area has no DEM heights (not assessed there)"
@@ -203,7 +214,8 @@ def _name_nodata_holes(site: Site, dem: Dem, boundary: BaseGeometry, disturbed: 
         if beyond > 0:
             total = shapely.area(disturbed) * dem.ft_per_unit**2
             site.notes.append(
-                f"{src}: {beyond:,.0f} sq ft of the disturbed area ({beyond / total:.0%}) lies beyond the DEM: "
+                f"{src}: {beyond:,.0f} sq ft of the disturbed area ({beyond / total:.0%}) lies beyond the "
+                "DEM: "
                 "slopes and drainage there are not assessed"
             )
     if not nodata.any():
@@ -229,7 +241,8 @@ def _name_nodata_holes(site: Site, dem: Dem, boundary: BaseGeometry, disturbed: 
             f"{src}: {where} of {cells.sum() * dem.cell_area_sqft:,.0f} sq ft inside the site near "
             f"({float(x[0]):,.1f}, {float(y[0]):,.1f}) in the DEM's CRS"
             + (f", {dist_sqft:,.0f} sq ft of it in the disturbed area" if dist_sqft else "")
-            + ": slopes, steep areas, drainage and fence sides there are not assessed (the same as beyond the DEM)"
+            + ": slopes, steep areas, drainage and fence sides there are not assessed (the same as beyond "
+            "the DEM)"
         )
 
 
@@ -290,9 +303,14 @@ def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "net_cy": fill_cy - cut_cy,
             "declared_cut_fill_cy": declared,
             "decides_a4": "measured" if declared is None or measured > float(declared) else "declared",
-            "reading": "A(4): the larger of the declared and the measured volume decides; a difference of more than the "
-            "profile's declared_volume_tolerance_pct between them is a finding of geosite check",
+            "reading": (
+                "A(4): the larger of the declared and the measured volume decides; a difference of more "
+                "than the profile's declared_volume_tolerance_pct between them is a finding of geosite check"
+            ),
             "site_cells_without_both_grades": missing,
-            "method": "proposed minus existing grade on the existing DEM's cells inside the site (bilinear resampling)",
+            "method": (
+                "proposed minus existing grade on the existing DEM's cells inside the site "
+                "(bilinear resampling)"
+            ),
         }
     }

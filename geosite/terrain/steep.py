@@ -27,7 +27,8 @@ STEEP_THRESHOLDS_PCT = (12.0, 20.0)
 
 
 def steep_thresholds(threshold_pct: float | Sequence[float]) -> list[float]:
-    """Slope thresholds (percent) as a sorted list; negative, non-finite or repeated ones are an InputError."""
+    """Slope thresholds (percent) as a sorted list; negative, non-finite or repeated ones are an
+    InputError."""
     values = [float(threshold_pct)] if np.isscalar(threshold_pct) else [float(t) for t in threshold_pct]  # type: ignore[arg-type]
     if not values or any(not math.isfinite(t) or t < 0 for t in values) or len(set(values)) != len(values):
         raise InputError(f"slope thresholds must be distinct non-negative percentages, got {threshold_pct!r}")
