@@ -166,7 +166,7 @@ def worker_upslope(npy: str, cell: float, crs: str) -> None:
         results.append((res.method, res.area_sqft, res.flow_length_ft, res.sheetflow_area_sqft))
     fg = h.flow_grid(dem)
     same = []
-    for (fr, fc), got in zip(((0.3, 0.4), (0.5, 0.5), (0.7, 0.6)), results):
+    for (fr, fc), got in zip(((0.3, 0.4), (0.5, 0.5), (0.7, 0.6)), results, strict=True):
         w = h.upslope_area(fg, _square(dem, int(fr * nr), int(fc * nc), side))
         same.append(got[1:] == (w.area_sqft, w.flow_length_ft, w.sheetflow_area_sqft))
     print(

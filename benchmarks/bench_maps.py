@@ -199,7 +199,7 @@ def child(site: str, mode: str) -> None:
         ctx = make_context(result)
         figs += render(ctx, draw_existing, None, "1")
         chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
-        for key, draw in (("construction", draw_construction), ("final", draw_final)):
+        for _key, draw in (("construction", draw_construction), ("final", draw_final)):
             c = make_context(result, sheet=chosen, hillshade=False)
             figs += render(c, draw, None, "2")
         del MAP_FILES

@@ -258,7 +258,10 @@ def main(argv: list[str] | None = None) -> int:
             # slope
             slope_out = tmp / "ours_slope.tif"
             ours = _best(
-                lambda d=dem: _write_slope(terrain.slope_pct(read_dem(path, vu)), d, slope_out), args.repeat
+                lambda d=dem, path=path, vu=vu, slope_out=slope_out: _write_slope(
+                    terrain.slope_pct(read_dem(path, vu)), d, slope_out
+                ),
+                args.repeat,
             )
             kernel = _best(lambda d=dem: terrain.slope_pct(d), args.repeat)
             ours_mb = _op_mb("slope", path, vu)
@@ -273,18 +276,22 @@ def main(argv: list[str] | None = None) -> int:
                 arr = richdem.rdarray(np.nan_to_num(dem.elevation_ft, nan=-9999.0), no_data=-9999.0)
                 arr.geotransform = dem.transform.to_gdal()
                 peers["richdem"] = (
-                    _best(lambda: richdem.TerrainAttribute(arr, attrib="slope_percentage"), args.repeat),
+                    _best(
+                        lambda arr=arr: richdem.TerrainAttribute(arr, attrib="slope_percentage"), args.repeat
+                    ),
                     float("nan"),
                 )
             rows_out.append(("slope", name, cells, ours, kernel, dem_mb, ours_mb, peers))
             # contours
             shp_ours = tmp / "ours_contours.shp"
             ours = _best(
-                lambda: _write_lines(terrain.contours(read_dem(path, vu), interval_ft=5.0), shp_ours),
+                lambda path=path, vu=vu, shp_ours=shp_ours: _write_lines(
+                    terrain.contours(read_dem(path, vu), interval_ft=5.0), shp_ours
+                ),
                 args.repeat,
             )
             raw = _best(
-                lambda: _write_lines(
+                lambda path=path, vu=vu, shp_ours=shp_ours: _write_lines(
                     terrain.contours(read_dem(path, vu), interval_ft=5.0, smooth=False), shp_ours
                 ),
                 args.repeat,

@@ -110,7 +110,7 @@ def checked(name: str, fn: Callable[..., Any], sig: str) -> Callable[..., Any]:
     def kernel(*args: Any) -> Any:
         if len(args) != len(types):
             raise TypeError(f"{name}() takes {len(types)} arguments ({sig}), got {len(args)}")
-        for k, (a, t) in enumerate(zip(args, types)):
+        for k, (a, t) in enumerate(zip(args, types, strict=True)):
             if t is not None and not (
                 isinstance(a, np.ndarray) and a.dtype == t[0] and a.ndim == t[1] and a.flags.c_contiguous
             ):

@@ -276,7 +276,7 @@ def _window_route(
             seed = _uncertified_seed(z_all, label, filled, ring, r0, c0, state)
             if seed is None:
                 log.debug("upslope window %dx%d: reaches the edges %s, growing", r1 - r0, c1 - c0, sides)
-                m = [mi * 2 if s else mi for mi, s in zip(m, sides)]
+                m = [mi * 2 if s else mi for mi, s in zip(m, sides, strict=True)]
                 continue
         else:
             # 2. filled heights certified equal to the whole DEM's
@@ -294,7 +294,10 @@ def _window_route(
         )
         # the coarse box has a block's ring already: 32 cells more, not the polygon's size
         grown = [
-            max(mi, wi) for mi, wi in zip(m, [pr0 - br0 + 32, br1 - pr1 + 32, pc0 - bc0 + 32, bc1 - pc1 + 32])
+            max(mi, wi)
+            for mi, wi in zip(
+                m, [pr0 - br0 + 32, br1 - pr1 + 32, pc0 - bc0 + 32, bc1 - pc1 + 32], strict=True
+            )
         ]
         h, w = (
             min(pr1 + grown[1], nr) - max(pr0 - grown[0], 0),
@@ -306,7 +309,9 @@ def _window_route(
             _, br0, br1, bc0, bc1, _out = fk.spill_basin(z_all, seed, state["scratch"])
             grown = [
                 max(mi, wi)
-                for mi, wi in zip(m, [pr0 - br0 + pad, br1 - pr1 + pad, pc0 - bc0 + pad, bc1 - pc1 + pad])
+                for mi, wi in zip(
+                    m, [pr0 - br0 + pad, br1 - pr1 + pad, pc0 - bc0 + pad, bc1 - pc1 + pad], strict=True
+                )
             ]
         log.debug(
             "upslope window %dx%d: filled heights not certified (seed %d): taking in rows %d-%d, columns "

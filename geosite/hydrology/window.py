@@ -223,21 +223,17 @@ def read_site_dem(
                 ext *= 2
                 search = None
         if verdict[0] == "grow":  # the drainage reaches these sides of W
-            m = [mi * 2 if s else mi for mi, s in zip(m, verdict[1])]
+            m = [mi * 2 if s else mi for mi, s in zip(m, verdict[1], strict=True)]
         elif verdict[0] == "search":  # a search was stopped only by the search window's walls
             ext *= 2
             search = None
         else:  # "basin": a closed basin cut by W, rows and columns (DEM) br0:br1, bc0:bc1
             pad = MIN_MARGIN_CELLS
 
-            def margins(box):  # W's margins beyond the core to hold ``box``, and its cells then
+            def margins(box, m=m, pad=pad):  # W's margins beyond the core to hold ``box``, and its cells then
                 b0, b1, d0, d1 = box
-                g = [
-                    max(mi, wi)
-                    for mi, wi in zip(
-                        m, [core[0] - b0 + pad, b1 - core[1] + pad, core[2] - d0 + pad, d1 - core[3] + pad]
-                    )
-                ]
+                want = [core[0] - b0 + pad, b1 - core[1] + pad, core[2] - d0 + pad, d1 - core[3] + pad]
+                g = [max(mi, wi) for mi, wi in zip(m, want, strict=True)]
                 return g, (min(core[1] + g[1], nr) - max(core[0] - g[0], 0)) * (
                     min(core[3] + g[3], nc) - max(core[2] - g[2], 0)
                 )
@@ -249,10 +245,10 @@ def read_site_dem(
                     held[0].floor, held[0].f, site_box, (nr, nc), search.cell_x_ft, search.cell_y_ft
                 )
                 wider, cells = margins((min(br0, cr0), max(br1, cr1), min(bc0, cc0), max(bc1, cc1)))
-                if cells * 2 <= nr * nc:  # a guess that fits (block minima join more than the cells do:
-                    grown = (
-                        wider  # it can overshoot, and one that would take W past half the DEM is not used)
-                    )
+                # a guess that fits (block minima join more than the cells do: it can overshoot, and one
+                # that would take W past half the DEM is not used)
+                if cells * 2 <= nr * nc:
+                    grown = wider
             m = grown if grown != m else [mi * 2 for mi in m]
         log.debug(
             "site window round %d: W rows %d-%d, columns %d-%d: %s %s",

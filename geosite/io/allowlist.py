@@ -23,6 +23,7 @@ with ``untrusted.set_policy`` in the sandbox's child process).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sqlite3
@@ -313,10 +314,8 @@ def _read_insert_code(pending: list, code: str, value: str) -> None:
     if code == "2":
         pending[0] = value.upper()
         return
-    try:
+    with contextlib.suppress(ValueError):
         pending[1 if code == "70" else 2] = max(1, min(int(value), 1_000_000))
-    except ValueError:
-        pass
 
 
 def _add_insert(target: list | None, pending: list) -> None:

@@ -296,7 +296,7 @@ def define_blocks(doc: Any) -> None:
             ("line", ((0.0, -1.0), (0.0, 1.0))),
         ],
     }
-    tags = {block: t for block, t in POINT_BLOCKS.values()}
+    tags = dict(POINT_BLOCKS.values())
     tags["GS_SEDIMENT_BASIN_RECT"] = tags["GS_SEDIMENT_BASIN"]
     for name, parts in shapes.items():
         blk = doc.blocks.new(name)

@@ -89,7 +89,9 @@ def _trace(z: np.ndarray, interval: float, passes: int, step: int) -> dict[int, 
             continue
         xy[:, 1] += a  # from the band's first row to the grid's
         cut = np.flatnonzero(np.diff(ks)) + 1  # the lines come in increasing level
-        for i, j in zip(np.concatenate(([0], cut)).tolist(), np.concatenate((cut, [ks.size])).tolist()):
+        for i, j in zip(
+            np.concatenate(([0], cut)).tolist(), np.concatenate((cut, [ks.size])).tolist(), strict=True
+        ):
             o = offs[i : j + 1]
             out.setdefault(int(ks[i]), []).append((xy[o[0] : o[-1]], o - o[0]))
     return out
