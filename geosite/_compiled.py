@@ -26,7 +26,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-_DTYPES = {
+_DTYPES: dict[str, np.dtype[Any]] = {
     "f8": np.dtype(np.float64),
     "f4": np.dtype(np.float32),
     "i8": np.dtype(np.int64),

@@ -89,7 +89,7 @@ class Dem:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.elevation_ft.shape  # type: ignore[return-value]
+        return self.elevation_ft.shape
 
     @property
     def cell_x_ft(self) -> float:

@@ -59,7 +59,7 @@ class FlowGrid:
     _acc: np.ndarray | None = field(default=None, repr=False)
     _dinf: tuple | None = field(default=None, repr=False)
     _dinf_some: tuple | None = field(default=None, repr=False)
-    _downhill: tuple | None = field(default=None, repr=False)
+    _downhill: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _receivers: tuple | None = field(default=None, repr=False)
     _channels: dict = field(default_factory=dict, repr=False)
 
@@ -101,7 +101,8 @@ class FlowGrid:
         their cells alone (:func:`geosite.hydrology._kernels_numba.downhill_at`, the same vectors to
         the bit): the fences and the stockpiles sample a few thousand cells of a window of millions."""
         if self._downhill is not None:
-            return sample_vectors(*self._downhill, self.dem, x, y)
+            ux, uy = self._downhill
+            return sample_vectors(ux, uy, self.dem, x, y)
         from geosite.hydrology import _kernels as fk
 
         x, y = np.atleast_1d(np.asarray(x, dtype=np.float64)), np.atleast_1d(np.asarray(y, dtype=np.float64))

@@ -114,9 +114,10 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     dist = site.layer("disturbance")
     if site.disturbed is not None:
         missing = _area_without_heights(to_dem_crs(site.disturbed, site, dem), dem)
-        leaves, where = runoff_leaves_site(
-            fg, site.mask_on(dem, "disturbed"), site.mask_on(dem, "site"), leave_in, missing
-        )
+        disturbed_cells, site_cells = site.mask_on(dem, "disturbed"), site.mask_on(dem, "site")
+        # both set: the site has a boundary and, here, a disturbed area
+        assert disturbed_cells is not None and site_cells is not None
+        leaves, where = runoff_leaves_site(fg, disturbed_cells, site_cells, leave_in, missing)
         m.set("hydrology.runoff_leaves_site", leaves, where)
         m.set("hydrology.runoff_leaves_site_how", where)
     else:

@@ -177,8 +177,11 @@ def upslope_area(
         raise InputError(
             f"upslope_area: channel_threshold_sqft must be positive, got {channel_threshold_sqft}"
         )
-    fg = dem if isinstance(dem, FlowGrid) else None
-    base = fg.dem if fg is not None else dem
+    fg: FlowGrid | None = None
+    if isinstance(dem, FlowGrid):
+        fg, base = dem, dem.dem
+    else:
+        base = dem
     geom = _as_polygon(polygon, base)
     if method == "auto":
         method = "whole" if fg is not None else "window"
@@ -289,8 +292,9 @@ def _window_route(
         pad = max(32, size)
         if "floor" not in state:
             state["floor"] = coarse_floor(z_all)
+        floor, f = state["floor"]
         br0, br1, bc0, bc1 = coarse_drainage_box(
-            *state["floor"], (pr0, pr1, pc0, pc1), (nr, nc), dem.cell_x_ft, dem.cell_y_ft
+            floor, f, (pr0, pr1, pc0, pc1), (nr, nc), dem.cell_x_ft, dem.cell_y_ft
         )
         # the coarse box has a block's ring already: 32 cells more, not the polygon's size
         grown = [

@@ -36,7 +36,7 @@ import logging
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from affine import Affine, AffineError
@@ -158,7 +158,7 @@ def read_site_dem(
             held.append(CoarseOutlets.read(path, factor, (nr, nc), limits=limits, root=root))
         return held[0] if held else None
 
-    routed = None
+    routed: tuple[Any, ...] | None = None
     sbox = (0, 0, 0, 0)
     searched = 0
     last = None
@@ -240,6 +240,7 @@ def read_site_dem(
 
             grown, _ = margins(verdict[1])
             if held:  # and what drains into it, as the coarse grid sees it: W in one step, not by doubling
+                assert search is not None  # a "basin" verdict comes from a search of this round
                 br0, br1, bc0, bc1 = verdict[1]
                 cr0, cr1, cc0, cc1 = coarse_drainage_box(
                     held[0].floor, held[0].f, site_box, (nr, nc), search.cell_x_ft, search.cell_y_ft
@@ -473,7 +474,7 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
         # coarse grid (reading it is a pass over the whole file)
         _, br0, br1, bc0, bc1, out = fk.spill_basin(zs, start, np.zeros(zs.shape, dtype=np.uint8))
         box = (br0 + sr0, br1 + sr0, bc0 + sc0, bc1 + sc0)
-        if out >= 0 and _true_outlet(zs, *divmod(int(out), scols), walls):
+        if out >= 0 and _true_outlet(zs, *_cell(int(out), scols), walls):
             return ("basin", box)
         # it leaves by the search window's own edge: the basin may be cut by it, or a way out lie beyond;
         # the blocks the coarse grid proves at this bound may hold the way out: read it, search again
@@ -495,6 +496,12 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
                 return ("search",)  # a way out may lie beyond the search window
         return ("basin", box)
     return ("ok",)
+
+
+def _cell(flat: int, cols: int) -> tuple[int, int]:
+    """(row, column) of a flat index into a grid ``cols`` wide."""
+    r, c = divmod(flat, cols)
+    return r, c
 
 
 def _true_outlet(zs: np.ndarray, r: int, c: int, walls) -> bool:

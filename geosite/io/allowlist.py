@@ -295,6 +295,7 @@ def _dxf_blocks(path: Path) -> tuple[dict[str, tuple[int, list]], tuple[int, lis
                 elif section in ("BLOCKS", "ENTITIES") and (current is not None or section == "ENTITIES"):
                     in_block_header = False
                     target = current if section == "BLOCKS" else top
+                    assert target is not None  # the elif's condition
                     target[0] += 1
                     if value in ("INSERT", "MINSERT"):
                         pending = ["", 1, 1]

@@ -503,6 +503,7 @@ def _write_gpkg(
     )
     names = list(schema) + [n for n in layers if n not in schema]
     written: list[str] = []
+    geometry: dict[str, str | None] = {}  # each written layer's geometry type
     for name in names:
         gdf = layers.get(name)
         ls = schema.get(name) or _inferred_schema(gdf)
@@ -522,10 +523,10 @@ def _write_gpkg(
             dataset_options={"VERSION": GPKG_VERSION} if not written else None,
         )
         written.append(name)
+        geometry[name] = ls.geometry
     if styles:
         from geosite.io.qgis_styles import write_layer_styles
 
-        geometry = {n: (schema.get(n) or _inferred_schema(layers.get(n))).geometry for n in written}
         write_layer_styles(path, {n: (styles[n], geometry[n]) for n in written if n in styles})
     return written
 
@@ -612,7 +613,7 @@ def fit_geometries(name: str, geoms: Any, declared: str) -> list[Any]:
     :class:`~geosite.errors.OutputError` for a part of a higher dimension, or several parts in a layer
     declared single."""
     family = declared.removeprefix("Multi")
-    out = []
+    out: list[Any] = []
     for g in geoms:
         if g is None or g.is_empty:
             out.append(None)

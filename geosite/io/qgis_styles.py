@@ -417,7 +417,7 @@ def sld(rules: list[Rule], geometry: str | None, layer: str) -> str:
             )
         body += (
             f"<se:Rule><se:Name>{html.escape(r.label)}</se:Name>{cond}"
-            f"{_sld_symbolizer(r.look, geometry)}</se:Rule>"
+            f"{_sld_symbolizer(r.look, geometry or '')}</se:Rule>"  # rules only when there is one
         )
     return (
         '<?xml version="1.0" encoding="UTF-8"?><StyledLayerDescriptor version="1.1.0" '

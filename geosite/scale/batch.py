@@ -178,7 +178,7 @@ def _referenced_outside(root: Path, toml_bytes: bytes) -> list[Path]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return []
     values = [(conf.get("dem") or {}).get("path")] if isinstance(conf.get("dem"), dict) else []
-    layers = conf.get("layers") if isinstance(conf.get("layers"), dict) else {}
+    layers: dict[str, Any] = conf["layers"] if isinstance(conf.get("layers"), dict) else {}
     values += [v for k, v in layers.items() if k != "names"]
     out = []
     for v in values:

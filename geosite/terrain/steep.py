@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -29,7 +29,10 @@ STEEP_THRESHOLDS_PCT = (12.0, 20.0)
 def steep_thresholds(threshold_pct: float | Sequence[float]) -> list[float]:
     """Slope thresholds (percent) as a sorted list; negative, non-finite or repeated ones are an
     InputError."""
-    values = [float(threshold_pct)] if np.isscalar(threshold_pct) else [float(t) for t in threshold_pct]  # type: ignore[arg-type]
+    if np.isscalar(threshold_pct):
+        values = [float(cast(float, threshold_pct))]
+    else:
+        values = [float(t) for t in cast(Sequence[float], threshold_pct)]
     if not values or any(not math.isfinite(t) or t < 0 for t in values) or len(set(values)) != len(values):
         raise InputError(f"slope thresholds must be distinct non-negative percentages, got {threshold_pct!r}")
     return sorted(values)
