@@ -6,8 +6,9 @@ Usage::
 
 Cases: deterministic synthetic terrain (fractal hills on a regional grade, with closed kettle
 depressions and flats) of 1, 4 and 16 million cells, an inclined plane and a cone, and the real DEMs in
-/work/shared/data/real_dems (skipped when absent). Peers: topotoolbox (fill + FlowObject + accumulation),
-pyflwdir (``from_dem`` + ``accuflux``), richdem when importable.
+$GEOSITE_REAL_DEMS, else ../shared/data/real_dems beside the repository (skipped when absent).
+Peers: topotoolbox (fill + FlowObject + accumulation), pyflwdir (``from_dem`` + ``accuflux``), richdem
+when importable.
 
 Every engine run is a fresh subprocess that loads the DEM from a .npy file, warms up on a small DEM
 (imports; pyflwdir's numba cache), resets its peak RSS (/proc/self/clear_refs), notes its RSS, runs,
@@ -37,7 +38,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[1]
-REAL = Path("/work/shared/data/real_dems")
+#: Real DEMs (``*.tif``): $GEOSITE_REAL_DEMS, else ../shared/data/real_dems beside the repository
+REAL = Path(os.environ.get("GEOSITE_REAL_DEMS") or REPO.parent / "shared" / "data" / "real_dems")
 CELL_FT = 3.0
 CRS = "EPSG:7593"
 
