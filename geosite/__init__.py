@@ -50,9 +50,9 @@ Examples
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from typing import TYPE_CHECKING, Any
+
+from geosite._version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     from geosite import errors, testing

@@ -85,10 +85,6 @@ class CoverageWarning(GeositeWarning):
     """The DEM does not cover the site plus the map margin (200 ft)."""
 
 
-class MissingLayerWarning(GeositeWarning):
-    """An optional layer is absent; the measurements that need it are reported as not assessed."""
-
-
 class ReprojectionWarning(GeositeWarning):
     """A layer was reprojected to the site CRS."""
 

@@ -123,7 +123,7 @@ def file_sha256(path: Path) -> str:
 def write_manifest(folder: Path, **extra: Any) -> Path:
     """Write :data:`MANIFEST` in ``folder``: geosite's version, the time, the command line, and every
     file (relative path -> size and sha256)."""
-    from geosite import __version__
+    from geosite._version import __version__
 
     files = {}
     for p in sorted(folder.rglob("*")):

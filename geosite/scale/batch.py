@@ -145,7 +145,7 @@ def inputs_hash(site_dir: str | Path, options: BatchOptions | None = None) -> tu
     the source tiles of a VRT DEM by resolved path, size and mtime; the result-changing options;
     geosite's version.
     """
-    from geosite import __version__
+    from geosite._version import __version__
 
     root = Path(site_dir).resolve()
     options = options or BatchOptions()
