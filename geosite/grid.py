@@ -64,6 +64,7 @@ class Dem:
         crs: CRS | str | int,
         vertical_unit: VerticalUnit | str,
         nodata: float | None = None,
+        *,
         source: str = "<array>",
         copy: bool = True,
     ) -> Dem:

@@ -56,6 +56,7 @@ def inclined_plane(
     cell: float = 2.0,
     crs: str = CRS_US_FT,
     vertical_unit: VerticalUnit | str = VerticalUnit.US_FT,
+    *,
     azimuth_deg: float = 180.0,
     base_ft: float = 900.0,
 ) -> Dem:
@@ -79,6 +80,7 @@ def cone(
     cell: float = 2.0,
     crs: str = CRS_US_FT,
     vertical_unit: VerticalUnit | str = VerticalUnit.US_FT,
+    *,
     peak_ft: float = 1000.0,
 ) -> Dem:
     """A cone with its apex at the grid centre, sides of constant ``slope_pct``."""
@@ -99,6 +101,7 @@ def v_valley(
     shape: tuple[int, int] = (100, 101),
     cell: float = 2.0,
     crs: str = CRS_US_FT,
+    *,
     vertical_unit: VerticalUnit | str = VerticalUnit.US_FT,
     base_ft: float = 900.0,
 ) -> Dem:
@@ -123,6 +126,7 @@ def rolling_terrain(
     crs: str = CRS_US_FT,
     vertical_unit: VerticalUnit | str = VerticalUnit.US_FT,
     relief_ft: float = 80.0,
+    *,
     regional_slope_pct: float = 1.0,
     kettles: int = 6,
     seed: int = 0,

@@ -70,6 +70,7 @@ def coarse_drainage_box(
     f: int,
     box: tuple[int, int, int, int],
     shape: tuple[int, int],
+    *,
     cell_x_ft: float,
     cell_y_ft: float,
 ) -> tuple[int, int, int, int]:

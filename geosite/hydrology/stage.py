@@ -416,7 +416,7 @@ def runoff_leaves_site(
 
 
 def velocity_across(
-    fg, polygon, entry_points, cover: str | float, rain_in: float, max_length_ft: float = 300.0
+    fg, polygon, entry_points, cover: str | float, rain_in: float, *, max_length_ft: float = 300.0
 ) -> dict[str, Any] | None:
     """TR-55 sheet-flow velocity across ``polygon`` (DEM CRS) of the runoff arriving from upslope: from
     each sheetflow entry (``entry_points`` of :func:`geosite.hydrology.upslope_area`: the outside cells

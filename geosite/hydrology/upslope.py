@@ -189,14 +189,33 @@ def upslope_area(
         got = _window_route(base, geom)
         if got is not None:
             z, dirs, inside, r0, c0, traced = got
-            return _summarise(base, z, dirs, inside, r0, c0, channel_threshold_sqft, "window", traced)
+            return _summarise(
+                base,
+                z,
+                dirs,
+                inside,
+                r0=r0,
+                c0=c0,
+                threshold_sqft=channel_threshold_sqft,
+                method="window",
+                traced=traced,
+            )
         method = "whole"
     if fg is None:
         fg = flow_grid(base)
     inside = rasterize(geom, base.shape, base.transform).view(np.uint8)
     if not inside.any():
         raise GeometryError("upslope_area: the polygon does not cover any DEM cell")
-    return _summarise(base, base.elevation_ft, fg.directions, inside, 0, 0, channel_threshold_sqft, "whole")
+    return _summarise(
+        base,
+        base.elevation_ft,
+        fg.directions,
+        inside,
+        r0=0,
+        c0=0,
+        threshold_sqft=channel_threshold_sqft,
+        method="whole",
+    )
 
 
 def upslope_area_dinf_sqft(fg: FlowGrid, polygon: Any) -> float:
@@ -276,14 +295,14 @@ def _window_route(
             # inside a closed basin the window cuts takes the basin in at once instead
             ring = dilate(inside.astype(bool), 2)
             ring[0], ring[-1], ring[:, 0], ring[:, -1] = False, False, False, False
-            seed = _uncertified_seed(z_all, label, filled, ring, r0, c0, state)
+            seed = _uncertified_seed(z_all, label, filled, ring, r0=r0, c0=c0, state=state)
             if seed is None:
                 log.debug("upslope window %dx%d: reaches the edges %s, growing", r1 - r0, c1 - c0, sides)
                 m = [mi * 2 if s else mi for mi, s in zip(m, sides, strict=True)]
                 continue
         else:
             # 2. filled heights certified equal to the whole DEM's
-            seed = _uncertified_seed(z_all, label, filled, check, r0, c0, state)
+            seed = _uncertified_seed(z_all, label, filled, check, r0=r0, c0=c0, state=state)
             if seed is None:
                 return z, dirs, inside, r0, c0, (cells, parent)
         # the window cuts through a closed basin the seed's water fills before it spills: take in what
@@ -294,7 +313,7 @@ def _window_route(
             state["floor"] = coarse_floor(z_all)
         floor, f = state["floor"]
         br0, br1, bc0, bc1 = coarse_drainage_box(
-            floor, f, (pr0, pr1, pc0, pc1), (nr, nc), dem.cell_x_ft, dem.cell_y_ft
+            floor, f, (pr0, pr1, pc0, pc1), (nr, nc), cell_x_ft=dem.cell_x_ft, cell_y_ft=dem.cell_y_ft
         )
         # the coarse box has a block's ring already: 32 cells more, not the polygon's size
         grown = [
@@ -332,7 +351,7 @@ def _window_route(
     return None
 
 
-def _uncertified_seed(z_all, label, filled, cells, r0: int, c0: int, state: dict) -> int | None:
+def _uncertified_seed(z_all, label, filled, cells, *, r0: int, c0: int, state: dict) -> int | None:
     """The first seed (flat index on the whole DEM) of the window at row r0, column c0 whose filled
     height is not proven the whole DEM's for the ``cells`` relying on it (a search for a way out below
     their lowest filled height, :func:`geosite.hydrology._kernels.spill_below`); None when all are."""
@@ -382,6 +401,7 @@ def _summarise(
     z: np.ndarray,
     dirs: np.ndarray,
     inside: np.ndarray,
+    *,
     r0: int,
     c0: int,
     threshold_sqft: float,

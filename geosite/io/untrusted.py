@@ -219,7 +219,7 @@ def raster_format(
         return _apply_policy(path, "AAIGrid", what, root)
     if _xml_root(head) == "VRTDataset":
         _apply_policy(path, "VRT", what, root)
-        _check_vrt(path, what, root, "raster", _depth, _seen)
+        _check_vrt(path, what, root, "raster", _depth, seen=_seen)
         return "VRT"
     raise UnsafeInputError(
         f"{what} {path}: cannot be read as a raster: not a GeoTIFF, VRT or ASCII grid (by its content); "
@@ -240,7 +240,7 @@ def vector_format(
     if driver is not None:
         _apply_policy(path, driver, what, root)
     if driver == "OGR_VRT":
-        _check_vrt(path, what, root, "vector", _depth, _seen)
+        _check_vrt(path, what, root, "vector", _depth, seen=_seen)
     if driver is not None:
         return driver
     raise UnsafeInputError(
@@ -276,7 +276,7 @@ def _vector_driver(head: bytes) -> str | None:
 
 
 def _check_vrt(
-    path: Path, what: str, root: Path | None, kind: str, depth: int, seen: frozenset[Path]
+    path: Path, what: str, root: Path | None, kind: str, depth: int, *, seen: frozenset[Path]
 ) -> None:
     """Every source of a raster or OGR VRT: a local file (inside ``root`` when given) of an accepted
     format; no Python pixel functions; no nesting deeper than :data:`MAX_VRT_DEPTH` or in a cycle."""

@@ -92,6 +92,7 @@ def slope_tile(
     window: tuple[int, int, int, int],
     thresholds: Sequence[float] = (),
     want_slope: bool = True,
+    *,
     want_mask: bool = True,
 ) -> dict[str, Any]:
     """Slope of one tile of the DEM at ``path``, read with a one-cell halo (where the DEM has one).
@@ -255,7 +256,14 @@ def screen_steep_slopes(
                 )
             windows = list(tile_windows(src.height, src.width, tile))
             for part in _run_tiles(
-                str(path), vu.value, windows, ts, "slope" in dsts, "mask" in dsts, client, progress
+                str(path),
+                vu.value,
+                windows,
+                ts,
+                "slope" in dsts,
+                want_mask="mask" in dsts,
+                client=client,
+                progress=progress,
             ):
                 _absorb(result, part, dsts, slope_dtype)
         except BaseException:
@@ -295,6 +303,7 @@ def _run_tiles(
     windows: list[tuple[int, int, int, int]],
     ts: list[float],
     want_slope: bool,
+    *,
     want_mask: bool,
     client: Any,
     progress: bool,
@@ -318,13 +327,15 @@ def _run_tiles(
             with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="geosite-tile") as pool:
                 pending = iter(windows)
                 queue = deque(
-                    pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask)
+                    pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask=want_mask)
                     for w in _take(pending, threads)
                 )
                 while queue:
                     part = queue.popleft().result()
                     for w in _take(pending, 1):
-                        queue.append(pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask))
+                        queue.append(
+                            pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask=want_mask)
+                        )
                     yield part
                     if bar is not None:
                         bar.update(1)
@@ -334,7 +345,7 @@ def _run_tiles(
         limit = max(2 * len(client.scheduler_info().get("workers", {})), 2)
         pending = iter(windows)
         first = [
-            client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask, pure=False)
+            client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask=want_mask, pure=False)
             for w in _take(pending, limit)
         ]
         running = as_completed(first)
@@ -342,7 +353,9 @@ def _run_tiles(
             part = fut.result()
             fut.release()
             for w in _take(pending, 1):
-                running.add(client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask, pure=False))
+                running.add(
+                    client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask=want_mask, pure=False)
+                )
             yield part
             if bar is not None:
                 bar.update(1)

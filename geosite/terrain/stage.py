@@ -95,7 +95,7 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
             )
             mapped = steep(disturbed, threshold)
             top = float(slope[in_dist].max())
-            how = _steep_how(cells, mapped, mmu, threshold, top, missing)
+            how = _steep_how(cells, mapped, mmu, threshold, top, missing=missing)
             m.set("slopes.steep_disturbed_how", how)
             m.set("slopes.steep_disturbed_mapped_area_sqft", mapped)
             if cells <= 0 and missing > 0:
@@ -170,7 +170,9 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
     }
 
 
-def _steep_how(cells: float, mapped: float, mmu: float, threshold: float, top: float, missing: float) -> str:
+def _steep_how(
+    cells: float, mapped: float, mmu: float, threshold: float, top: float, *, missing: float
+) -> str:
     """How the disturbed area's steep ground was measured, in words for the A(7) and B(6)(d) findings."""
     text = (
         f"{cells:,.0f} sq ft of cells of Horn slope {threshold:g} % or more, clipped exactly to the "

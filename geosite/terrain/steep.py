@@ -239,6 +239,7 @@ def steep_area_sqft(
     slope: np.ndarray | None = None,
     threshold_pct: float = 12.0,
     below_pct: float | None = None,
+    *,
     min_area_sqft: float = 0.0,
 ) -> float:
     """Area, in sq ft, of the cells with ``threshold_pct <= slope < below_pct`` inside ``within``.
