@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -206,54 +207,29 @@ def screen_steep_slopes(
     """
     import rasterio
 
-    from geosite.errors import CRSError, InputError, MissingInputError, OutputError, UnreadableInputError
     from geosite.terrain import steep_thresholds
-    from geosite.units import feet_per_crs_unit, parse_vertical_unit
+    from geosite.units import parse_vertical_unit
 
     path = Path(path)
     vu = parse_vertical_unit(vertical_unit, where=f"DEM {path}")
     ts = steep_thresholds(threshold_pct)
-    if tile < 16:
-        raise InputError(f"tile must be at least 16 cells, got {tile}")
-    if compress not in COMPRESS:
-        raise InputError(f"compress must be one of {', '.join(COMPRESS)}, got {compress!r}")
-    if slope_dtype not in ("float32", "float64"):
-        raise InputError(f"slope_dtype must be float32 or float64, got {slope_dtype!r}")
-    if not path.exists():
-        raise MissingInputError(f"DEM {path}: file not found")
     outs = [Path(p) for p in (slope_out, mask_out) if p is not None]
-    for p in outs:
-        if p.exists() and not overwrite:
-            raise OutputError(f"{p} exists; pass overwrite=True to replace it")
-    try:
-        src = rasterio.open(path)
-    except rasterio.errors.RasterioIOError as exc:
-        raise UnreadableInputError(f"DEM {path}: cannot be read as a raster ({exc})") from exc
-    with src:
-        if src.crs is None:
-            raise CRSError(f"DEM {path}: has no CRS; assign one before use")
-        from pyproj import CRS
-
-        fpu = feet_per_crs_unit(CRS.from_user_input(src.crs), f"DEM {path}")
+    _check_screening(path, tile, compress, slope_dtype, outs, overwrite=overwrite)
+    with _open_north_up(path) as (src, fpu):
         t = src.transform
-        if t.b != 0 or t.d != 0 or t.a <= 0 or t.e >= 0:
-            raise CRSError(f"DEM {path}: must be north-up, not rotated (transform {tuple(t)[:6]})")
         result = Screening(
             ts, (src.height, src.width), (abs(t.a) * fpu) * (abs(t.e) * fpu), steep_cells=dict.fromkeys(ts, 0)
         )
         block = 512 if tile % 512 == 0 else 256 if tile % 256 == 0 else 16 * max(tile // 16 // 16, 1)
         block = min(block, 512)
+        outputs = {"slope": (slope_out, slope_dtype, float("nan")), "mask": (mask_out, "uint8", MASK_NODATA)}
         tmp = {p: p.with_name(f".{p.name}.tmp-{os.getpid()}") for p in outs}
         dsts = {}
         try:
-            if slope_out is not None:
-                dsts["slope"] = rasterio.open(
-                    tmp[Path(slope_out)], "w", **_profile(src, slope_dtype, float("nan"), block, compress)
-                )
-            if mask_out is not None:
-                dsts["mask"] = rasterio.open(
-                    tmp[Path(mask_out)], "w", **_profile(src, "uint8", MASK_NODATA, block, compress)
-                )
+            for key, (out, dtype, nodata) in outputs.items():
+                if out is not None:
+                    profile = _profile(src, dtype, nodata, block, compress)
+                    dsts[key] = rasterio.open(tmp[Path(out)], "w", **profile)
             windows = list(tile_windows(src.height, src.width, tile))
             for part in _run_tiles(
                 str(path),
@@ -278,6 +254,49 @@ def screen_steep_slopes(
         os.replace(p, final)
         result.files.append(final)
     return result
+
+
+def _check_screening(
+    path: Path, tile: int, compress: str, slope_dtype: str, outs: list[Path], *, overwrite: bool
+) -> None:
+    """The arguments of :func:`screen_steep_slopes` checked before any work (InputError and kin)."""
+    from geosite.errors import InputError, MissingInputError, OutputError
+
+    if tile < 16:
+        raise InputError(f"tile must be at least 16 cells, got {tile}")
+    if compress not in COMPRESS:
+        raise InputError(f"compress must be one of {', '.join(COMPRESS)}, got {compress!r}")
+    if slope_dtype not in ("float32", "float64"):
+        raise InputError(f"slope_dtype must be float32 or float64, got {slope_dtype!r}")
+    if not path.exists():
+        raise MissingInputError(f"DEM {path}: file not found")
+    for p in outs:
+        if p.exists() and not overwrite:
+            raise OutputError(f"{p} exists; pass overwrite=True to replace it")
+
+
+@contextmanager
+def _open_north_up(path: Path) -> Iterator[tuple[Any, float]]:
+    """The DEM at ``path`` open (rasterio), and feet per unit of its CRS; refused (CRSError and kin)
+    without a CRS or when not north-up."""
+    import rasterio
+    from pyproj import CRS
+
+    from geosite.errors import CRSError, UnreadableInputError
+    from geosite.units import feet_per_crs_unit
+
+    try:
+        src = rasterio.open(path)
+    except rasterio.errors.RasterioIOError as exc:
+        raise UnreadableInputError(f"DEM {path}: cannot be read as a raster ({exc})") from exc
+    with src:
+        if src.crs is None:
+            raise CRSError(f"DEM {path}: has no CRS; assign one before use")
+        fpu = feet_per_crs_unit(CRS.from_user_input(src.crs), f"DEM {path}")
+        t = src.transform
+        if t.b != 0 or t.d != 0 or t.a <= 0 or t.e >= 0:
+            raise CRSError(f"DEM {path}: must be north-up, not rotated (transform {tuple(t)[:6]})")
+        yield src, fpu
 
 
 def _absorb(result: Screening, part: dict[str, Any], dsts: dict[str, Any], slope_dtype: str) -> None:
