@@ -40,6 +40,7 @@ then shifted to real WISCRS coordinates computed with pyproj from the site's lon
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sqlite3
 import sys
@@ -852,8 +853,11 @@ def write_site(site: Site, out_dir: Path) -> dict:
 # ------------------------------------------------------------------------------- real terrain (third site)
 
 REAL_SITE = "crow_wing_real_terrain"
-#: where the real LiDAR lives in this workplace: shared/ beside the repository (never copied into it)
-REAL_DEMS = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_dems"
+#: where the real LiDAR lives: $GEOSITE_REAL_DEMS, else shared/data/real_dems beside the repository (never
+#: copied into it)
+REAL_DEMS = Path(
+    os.environ.get("GEOSITE_REAL_DEMS") or Path(__file__).resolve().parents[2] / "shared" / "data" / "real_dems"
+)
 
 
 def crow_wing_real_terrain(out_dir: Path, real_dems: Path = REAL_DEMS) -> dict:
