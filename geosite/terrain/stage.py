@@ -40,20 +40,74 @@ TERRAIN_KEYS = (
 )
 
 
+@dataclasses.dataclass(frozen=True)
+class _SlopeRules:
+    """The profile's terrain numbers: steep thresholds (percent, the chapter's and the state's), the
+    minimum mapping unit (sq ft), the contour interval (ft) and every how-many-th contour is an index."""
+
+    threshold: float
+    state: float
+    mmu: float
+    interval: float
+    index_every: int
+
+    @classmethod
+    def of(cls, profile: Profile) -> _SlopeRules:
+        return cls(
+            threshold=float(profile.value("terrain", "steep_slope_pct", 12.0)),
+            state=float(profile.value("terrain", "state_steep_slope_pct", 20.0)),
+            mmu=float(profile.value("terrain", "steep_min_area_sqft", 500.0)),
+            interval=float(profile.value("terrain", "contour_interval_ft", 5.0)),
+            index_every=int(profile.value("terrain", "index_contour_every", 5)),
+        )
+
+
 def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:
     """Slope statistics over the site and the disturbed area, steep-slope polygons and contours."""
     from geosite import terrain
 
-    threshold = float(profile.value("terrain", "steep_slope_pct", 12.0))
-    state = float(profile.value("terrain", "state_steep_slope_pct", 20.0))
-    mmu = float(profile.value("terrain", "steep_min_area_sqft", 500.0))
-    interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
-    index_every = int(profile.value("terrain", "index_contour_every", 5))
-
+    rules = _SlopeRules.of(profile)
+    threshold, state, mmu = rules.threshold, rules.state, rules.mmu
     step("computing slopes")
     slope = terrain.slope_pct(dem)
     boundary = to_dem_crs(site.boundary, site, dem)
     disturbed = to_dem_crs(site.disturbed, site, dem)
+    steep = _steep_measure(dem, slope, boundary, disturbed, mmu)
+    on_site = site.mask_on(dem, "site")
+    with np.errstate(invalid="ignore"):
+        site_slopes = slope[on_site & np.isfinite(slope)]
+    m.set("slopes.threshold_pct", threshold)
+    m.set("slopes.min_area_sqft", mmu)
+    no_site_data = "the DEM has no data on the site"
+    m.set("slopes.steep_area_sqft", steep(boundary, threshold) if site_slopes.size else None, no_site_data)
+    m.set("slopes.state_steep_area_sqft", steep(boundary, state) if site_slopes.size else None, no_site_data)
+    m.set("slopes.max_slope_pct", float(site_slopes.max()) if site_slopes.size else None, no_site_data)
+    m.set("slopes.mean_slope_pct", float(site_slopes.mean()) if site_slopes.size else None, no_site_data)
+    _name_nodata_holes(site, dem, boundary, disturbed)
+    if disturbed is not None and not disturbed.is_empty:
+        _set_disturbed_slopes(site, dem, m, slope, disturbed, steep=steep, rules=rules)
+    else:
+        for key in _DISTURBED_KEYS:
+            m.set(key, None, "no disturbance layer in the site")
+
+    step("tracing steep-slope polygons and contours")
+    _set_map_layers(site, profile, dem, m, slope, rules=rules)
+    return _slopes_summary(m.values, rules)
+
+
+#: what the disturbed area's slopes set, unknown (None) without one or without heights in it
+_DISTURBED_KEYS = (
+    "slopes.steep_disturbed_area_sqft",
+    "slopes.steep_disturbed_mapped_area_sqft",
+    "slopes.state_steep_disturbed_area_sqft",
+    "slopes.max_disturbed_slope_pct",
+)
+
+
+def _steep_measure(dem: Dem, slope: np.ndarray, boundary, disturbed, mmu: float):
+    """``steep(within, lo, hi=None)``: the steep area (sq ft) in ``within`` with slope from ``lo`` to below
+    ``hi`` percent, patches under ``mmu`` sq ft cleaned."""
+    from geosite import terrain
 
     # the steep areas measured: each band's patches cleaned (the minimum area) on the site's box widened
     # by the minimum area's cells, not on the DEM read. A patch (or gap) touching the site that leaves
@@ -73,80 +127,71 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
             box, within=within, slope=box_slope, threshold_pct=lo, below_pct=hi, min_area_sqft=mmu
         )
 
-    on_site = site.mask_on(dem, "site")
-    with np.errstate(invalid="ignore"):
-        site_slopes = slope[on_site & np.isfinite(slope)]
-    m.set("slopes.threshold_pct", threshold)
-    m.set("slopes.min_area_sqft", mmu)
-    no_site_data = "the DEM has no data on the site"
-    m.set("slopes.steep_area_sqft", steep(boundary, threshold) if site_slopes.size else None, no_site_data)
-    m.set("slopes.state_steep_area_sqft", steep(boundary, state) if site_slopes.size else None, no_site_data)
-    m.set("slopes.max_slope_pct", float(site_slopes.max()) if site_slopes.size else None, no_site_data)
-    m.set("slopes.mean_slope_pct", float(site_slopes.mean()) if site_slopes.size else None, no_site_data)
-    _name_nodata_holes(site, dem, boundary, disturbed)
-    if disturbed is not None and not disturbed.is_empty:
-        in_dist = site.mask_on(dem, "disturbed") & np.isfinite(slope)
-        no_data = "the DEM has no data in the disturbed area"
-        missing = _no_heights_sqft(disturbed, dem, slope)
-        m.set("slopes.disturbed_without_heights_sqft", missing)
-        if in_dist.any():
-            cells = terrain.steep_area_sqft(
-                dem, within=disturbed, slope=slope, threshold_pct=threshold, min_area_sqft=0.0
-            )
-            mapped = steep(disturbed, threshold)
-            top = float(slope[in_dist].max())
-            how = _steep_how(cells, mapped, mmu, threshold, top, missing=missing)
-            m.set("slopes.steep_disturbed_how", how)
-            m.set("slopes.steep_disturbed_mapped_area_sqft", mapped)
-            if cells <= 0 and missing > 0:
-                # no steep cell where there are heights: for the part without them A(7) is not assessed,
-                # never "not met"
-                m.set("slopes.steep_disturbed_area_sqft", None, how)
-            else:
-                m.set("slopes.steep_disturbed_area_sqft", cells)
-            m.set("slopes.state_steep_disturbed_area_sqft", steep(disturbed, state))
-            m.set("slopes.max_disturbed_slope_pct", top)
-        else:
-            # with no height anywhere in the disturbed area its steep area is unknown, not zero (A(7) would
-            # otherwise read "not met")
-            for key in (
-                "slopes.steep_disturbed_area_sqft",
-                "slopes.steep_disturbed_mapped_area_sqft",
-                "slopes.state_steep_disturbed_area_sqft",
-                "slopes.max_disturbed_slope_pct",
-            ):
-                m.set(key, None, no_data)
-    else:
-        for key in (
-            "slopes.steep_disturbed_area_sqft",
-            "slopes.steep_disturbed_mapped_area_sqft",
-            "slopes.state_steep_disturbed_area_sqft",
-            "slopes.max_disturbed_slope_pct",
-        ):
-            m.set(key, None, "no disturbance layer in the site")
+    return steep
 
-    step("tracing steep-slope polygons and contours")
+
+def _set_disturbed_slopes(
+    site: Site, dem: Dem, m: SiteMeasurements, slope: np.ndarray, disturbed, *, steep, rules: _SlopeRules
+) -> None:
+    """The disturbed area's steep areas (sq ft) and steepest slope (percent), set on ``m``."""
+    from geosite import terrain
+
+    in_dist = site.mask_on(dem, "disturbed") & np.isfinite(slope)
+    missing = _no_heights_sqft(disturbed, dem, slope)
+    m.set("slopes.disturbed_without_heights_sqft", missing)
+    if not in_dist.any():
+        # with no height anywhere in the disturbed area its steep area is unknown, not zero (A(7) would
+        # otherwise read "not met")
+        for key in _DISTURBED_KEYS:
+            m.set(key, None, "the DEM has no data in the disturbed area")
+        return
+    cells = terrain.steep_area_sqft(
+        dem, within=disturbed, slope=slope, threshold_pct=rules.threshold, min_area_sqft=0.0
+    )
+    mapped = steep(disturbed, rules.threshold)
+    top = float(slope[in_dist].max())
+    how = _steep_how(cells, mapped, rules.mmu, rules.threshold, top, missing=missing)
+    m.set("slopes.steep_disturbed_how", how)
+    m.set("slopes.steep_disturbed_mapped_area_sqft", mapped)
+    if cells <= 0 and missing > 0:
+        # no steep cell where there are heights: for the part without them A(7) is not assessed,
+        # never "not met"
+        m.set("slopes.steep_disturbed_area_sqft", None, how)
+    else:
+        m.set("slopes.steep_disturbed_area_sqft", cells)
+    m.set("slopes.state_steep_disturbed_area_sqft", steep(disturbed, rules.state))
+    m.set("slopes.max_disturbed_slope_pct", top)
+
+
+def _set_map_layers(
+    site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, slope: np.ndarray, *, rules: _SlopeRules
+) -> None:
+    """The ``steep_slopes`` and ``contours`` layers (site CRS, clipped to the map margin) set on ``m``."""
+    from geosite import terrain
+
     margin = site.boundary.buffer(site.map_margin_ft(profile) / site.ft_per_unit)
     # only the site and its map margin (plus a few cells, so patches and lines run past the clip)
     pad = 4 * max(abs(dem.transform.a), abs(dem.transform.e))
     left, bottom, right, top = to_dem_crs(margin, site, dem).bounds
     near, (rows, cols) = dem.crop((left - pad, bottom - pad, right + pad, top + pad))
     steep_polys = terrain.steep_slope_polygons(
-        near, slope[rows, cols], threshold_pct=(threshold, state), min_area_sqft=mmu
+        near, slope[rows, cols], threshold_pct=(rules.threshold, rules.state), min_area_sqft=rules.mmu
     )
     m.layers["steep_slopes"] = terrain.polygon_parts(
-        _to_site(steep_polys, site, clip=margin), mmu, site.ft_per_unit
+        _to_site(steep_polys, site, clip=margin), rules.mmu, site.ft_per_unit
     )
-    lines = terrain.contours(near, interval_ft=interval, index_every=index_every)
+    lines = terrain.contours(near, interval_ft=rules.interval, index_every=rules.index_every)
     m.layers["contours"] = _to_site(lines, site, clip=margin)
-    m.set("contours.interval_ft", interval)
+    m.set("contours.interval_ft", rules.interval)
     m.set("contours.count", int(len(m.layers["contours"])))
 
-    v = m.values
+
+def _slopes_summary(v: dict[str, Any], rules: _SlopeRules) -> dict[str, Any]:
+    """The stage's part of the report, from the measurements ``v`` it set."""
     return {
         "slopes": {
-            "threshold_pct": threshold,
-            "min_area_sqft": mmu,
+            "threshold_pct": rules.threshold,
+            "min_area_sqft": rules.mmu,
             "steep_area_sqft": v["slopes.steep_area_sqft"],
             "steep_disturbed_area_sqft": v.get("slopes.steep_disturbed_area_sqft"),
             "steep_disturbed_mapped_area_sqft": v.get("slopes.steep_disturbed_mapped_area_sqft"),
@@ -159,14 +204,18 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
             "max_slope_pct": v["slopes.max_slope_pct"],
             "max_disturbed_slope_pct": v.get("slopes.max_disturbed_slope_pct"),
             "mean_slope_pct": v["slopes.mean_slope_pct"],
-            "state_threshold_pct": state,
+            "state_threshold_pct": rules.state,
             "state_steep_area_sqft": v["slopes.state_steep_area_sqft"],
             "state_steep_disturbed_area_sqft": v.get("slopes.state_steep_disturbed_area_sqft"),
             "method": (
                 "Horn (1981) 3x3 gradient as gdaldem slope -p computes it, heights and distances in feet"
             ),
         },
-        "contours": {"interval_ft": interval, "index_every": index_every, "count": v["contours.count"]},
+        "contours": {
+            "interval_ft": rules.interval,
+            "index_every": rules.index_every,
+            "count": v["contours.count"],
+        },
     }
 
 
