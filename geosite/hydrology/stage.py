@@ -527,7 +527,7 @@ def velocity_across(
     ``max_length_ft``) and s its drop over L (filled heights); n of ``cover``; P = ``rain_in``. Returns
     the fastest path (``velocity_fps``, ``length_ft``, ``slope_pct``, ``x``, ``y`` of where it enters,
     ``paths``), or None when no sheetflow enters."""
-    from geosite.grid import DC, DR, rasterize, rowcol
+    from geosite.grid import rasterize, rowcol
     from geosite.hydrology import sheetflow_velocity_fps
 
     if entry_points is None or not len(entry_points):
@@ -537,37 +537,8 @@ def velocity_across(
         return None
     dem = fg.dem
     inside = rasterize(polygon, dem.shape, dem.transform)
-    nr, nc = dem.shape
     r, c = rowcol(dem, sheet.geometry.x.to_numpy(), sheet.geometry.y.to_numpy())
-    z = fg.filled_ft
-    dirs = fg.directions
-
-    def step(r, c):
-        d = dirs[r, c].astype(np.int64)
-        go = (d >= 1) & (d <= 8)
-        k = np.where(go, d - 1, 0)
-        r2, c2 = r + np.where(go, DR[k], 0), c + np.where(go, DC[k], 0)
-        go &= (r2 >= 0) & (r2 < nr) & (c2 >= 0) & (c2 < nc)
-        ln = np.hypot(np.where(go, DR[k], 0) * dem.cell_y_ft, np.where(go, DC[k], 0) * dem.cell_x_ft)
-        return np.where(go, r2, r), np.where(go, c2, c), go, ln
-
-    r, c, go, _ = step(r, c)  # the first cell inside: the entry cell's receiver
-    alive = go & inside[r, c]
-    z0 = z[r, c].copy()
-    z_end = z0.copy()
-    length = np.zeros(r.size)
-    for _ in range(int(np.ceil(max_length_ft / min(dem.cell_x_ft, dem.cell_y_ft))) + 2):
-        if not alive.any():
-            break
-        r2, c2, go, ln = step(r, c)
-        go &= alive
-        take = np.where(go, np.minimum(ln, max_length_ft - length), 0.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            z_next = np.where(go, z[r, c] - (z[r, c] - z[r2, c2]) * take / np.where(ln > 0, ln, 1.0), z_end)
-        z_end = np.where(go & np.isfinite(z_next), z_next, z_end)
-        length += take
-        alive = go & inside[r2, c2] & (length < max_length_ft - 1e-9)
-        r, c = np.where(go, r2, r), np.where(go, c2, c)
+    length, z0, z_end = _walk_inside(fg, inside, r, c, max_length_ft=max_length_ft)
     with np.errstate(invalid="ignore", divide="ignore"):
         slope = np.where(length > 0, (z0 - z_end) / length, 0.0)
     ok = (length > 0) & np.isfinite(slope) & (slope > 0)
@@ -594,6 +565,52 @@ def velocity_across(
         "y": float(sheet.geometry.y.iloc[i]),
         "paths": int(r.size),
     }
+
+
+def _d8_step(fg):
+    """``step(r, c)``: each cell's D8 receiver (itself where it has none or that is off the DEM), whether
+    it moved, and the distance moved (ft)."""
+    from geosite.grid import DC, DR
+
+    dem, dirs = fg.dem, fg.directions
+    nr, nc = dem.shape
+
+    def step(r, c):
+        d = dirs[r, c].astype(np.int64)
+        go = (d >= 1) & (d <= 8)
+        k = np.where(go, d - 1, 0)
+        r2, c2 = r + np.where(go, DR[k], 0), c + np.where(go, DC[k], 0)
+        go &= (r2 >= 0) & (r2 < nr) & (c2 >= 0) & (c2 < nc)
+        ln = np.hypot(np.where(go, DR[k], 0) * dem.cell_y_ft, np.where(go, DC[k], 0) * dem.cell_x_ft)
+        return np.where(go, r2, r), np.where(go, c2, c), go, ln
+
+    return step
+
+
+def _walk_inside(fg, inside: np.ndarray, r: np.ndarray, c: np.ndarray, *, max_length_ft: float):
+    """The D8 paths from entry cells (``r``, ``c``) into ``inside``, followed while inside and for at most
+    ``max_length_ft``: each path's length there (ft) and its filled heights (ft) at the start and the end
+    (interpolated where the length limit cuts a step)."""
+    dem, z = fg.dem, fg.filled_ft
+    step = _d8_step(fg)
+    r, c, go, _ = step(r, c)  # the first cell inside: the entry cell's receiver
+    alive = go & inside[r, c]
+    z0 = z[r, c].copy()
+    z_end = z0.copy()
+    length = np.zeros(r.size)
+    for _ in range(int(np.ceil(max_length_ft / min(dem.cell_x_ft, dem.cell_y_ft))) + 2):
+        if not alive.any():
+            break
+        r2, c2, go, ln = step(r, c)
+        go &= alive
+        take = np.where(go, np.minimum(ln, max_length_ft - length), 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z_next = np.where(go, z[r, c] - (z[r, c] - z[r2, c2]) * take / np.where(ln > 0, ln, 1.0), z_end)
+        z_end = np.where(go & np.isfinite(z_next), z_next, z_end)
+        length += take
+        alive = go & inside[r2, c2] & (length < max_length_ft - 1e-9)
+        r, c = np.where(go, r2, r), np.where(go, c2, c)
+    return length, z0, z_end
 
 
 def concentrated_outflows(fg, disturbed: np.ndarray | None, threshold_sqft: float) -> int | None:
