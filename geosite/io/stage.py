@@ -138,28 +138,7 @@ def _scan(folder: Path, limits: Limits) -> tuple[list[_Entry], list[str], list[s
                 dirs.append(rel)
                 stack.append((rel, depth + 1))
                 continue
-            if st.st_dev != root_dev:
-                raise UnsafeInputError(
-                    f"{where}: on another file system than the submission (a mount point); refused"
-                )
-            if not stat.S_ISREG(st.st_mode):
-                kind = (
-                    "a FIFO (named pipe)"
-                    if stat.S_ISFIFO(st.st_mode)
-                    else "a socket"
-                    if stat.S_ISSOCK(st.st_mode)
-                    else "a device file"
-                    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-                    else "not a regular file"
-                )
-                raise UnsafeInputError(
-                    f"{where}: {kind}; a submission holds regular files only; refused without opening it"
-                )
-            if st.st_nlink > 1:
-                raise UnsafeInputError(
-                    f"{where}: a file with {st.st_nlink} hard links (the same file may lie outside the "
-                    "submission under another name); refused: copy it into the folder"
-                )
+            _check_plain_file(where, st, root_dev)
             if e.name.lower().endswith(JOURNALS):
                 skipped.append(
                     f"{rel}: a SQLite journal; not read (a GeoPackage is read as its main file holds it)"
@@ -176,6 +155,33 @@ def _scan(folder: Path, limits: Limits) -> tuple[list[_Entry], list[str], list[s
     total = sum(e.size for e in entries)
     limits.check_file_size(f"submission {folder} (all its files)", total, "max_staged_total_bytes")
     return entries, skipped, dirs
+
+
+def _check_plain_file(where: str, st: os.stat_result, root_dev: int) -> None:
+    """UnsafeInputError unless ``st`` (not followed) is a regular file with one link on the submission's
+    own file system (``root_dev``)."""
+    if st.st_dev != root_dev:
+        raise UnsafeInputError(
+            f"{where}: on another file system than the submission (a mount point); refused"
+        )
+    if not stat.S_ISREG(st.st_mode):
+        kind = (
+            "a FIFO (named pipe)"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "a device file"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else "not a regular file"
+        )
+        raise UnsafeInputError(
+            f"{where}: {kind}; a submission holds regular files only; refused without opening it"
+        )
+    if st.st_nlink > 1:
+        raise UnsafeInputError(
+            f"{where}: a file with {st.st_nlink} hard links (the same file may lie outside the "
+            "submission under another name); refused: copy it into the folder"
+        )
 
 
 def _copy(src_root: Path, dst_root: Path, entry: _Entry) -> StagedFile:

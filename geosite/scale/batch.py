@@ -384,46 +384,8 @@ def _process_site(site_dir: str | Path, out: str | Path, options: BatchOptions) 
 
         import shapely
 
-        from geosite.io.output import write_manifest
-        from geosite.pipeline import analyze, write_outputs
-        from geosite.site import load_site
-
-        checked = None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the report lists every note; workers have no terminal
-            if options.check:  # a submission: staged and read in a sandbox (geosite.review.sandbox)
-                from geosite.review.sandbox import check_submission_sandboxed
-
-                checked = check_submission_sandboxed(
-                    site_dir,
-                    jurisdiction=options.jurisdiction,
-                    make_valid=options.make_valid,
-                    limits=options.limits,
-                )
-                site, result = checked.site, checked.analysis
-            else:
-                site = load_site(
-                    site_dir,
-                    jurisdiction=options.jurisdiction,
-                    make_valid=options.make_valid,
-                    strict=options.strict,
-                    allow_outside=options.allow_outside,
-                    limits=options.limits,
-                )
-                result = analyze(site)
-        staging = out / STAGING
-        stage = staging / f"{final.name}-{uuid.uuid4().hex}"
-        write_outputs(result, stage / "site")
-        if checked is not None:
-            from geosite.review import write_check_outputs
-
-            for f in write_check_outputs(checked, stage / "check"):
-                os.replace(f, stage / "site" / f.name)
-            row["verdict"] = checked.verdict
-        (stage / "site" / MARKER).write_text(digest + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
-        write_manifest(stage / "site", inputs_sha256=digest)
-        action = _publish(stage / "site", final, digest, staging, options.overwrite)
-        shutil.rmtree(stage, ignore_errors=True)
+        site, result, checked = _analyze_site(site_dir, options)
+        action = _write_site(out, final, result, checked, row, digest=digest, lines=lines, options=options)
         _numbers_from_report(row, result.report)
         if checked is not None:  # the plan's findings, not the analysis's
             row.update(fail_findings=len(checked.failed), findings=len(checked.findings))
@@ -439,6 +401,69 @@ def _process_site(site_dir: str | Path, out: str | Path, options: BatchOptions) 
         )
     row["seconds"] = round(time.perf_counter() - t0, 3)
     return row
+
+
+def _analyze_site(site_dir: Path, options: BatchOptions) -> tuple[Any, Any, Any]:
+    """(the site, its analysis, its check or None): one site analyzed, or checked as a submission."""
+    from geosite.pipeline import analyze
+    from geosite.site import load_site
+
+    checked = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the report lists every note; workers have no terminal
+        if options.check:  # a submission: staged and read in a sandbox (geosite.review.sandbox)
+            from geosite.review.sandbox import check_submission_sandboxed
+
+            checked = check_submission_sandboxed(
+                site_dir,
+                jurisdiction=options.jurisdiction,
+                make_valid=options.make_valid,
+                limits=options.limits,
+            )
+            site, result = checked.site, checked.analysis
+        else:
+            site = load_site(
+                site_dir,
+                jurisdiction=options.jurisdiction,
+                make_valid=options.make_valid,
+                strict=options.strict,
+                allow_outside=options.allow_outside,
+                limits=options.limits,
+            )
+            result = analyze(site)
+    return site, result, checked
+
+
+def _write_site(
+    out: Path,
+    final: Path,
+    result: Any,
+    checked: Any,
+    row: dict[str, Any],
+    *,
+    digest: str,
+    lines: list[str],
+    options: BatchOptions,
+) -> str:
+    """The site's outputs (and its check's) written to a staging folder, marked with its inputs' digest,
+    then published as ``final``; the check's verdict set on ``row``. Returns what :func:`_publish` did."""
+    from geosite.io.output import write_manifest
+    from geosite.pipeline import write_outputs
+
+    staging = out / STAGING
+    stage = staging / f"{final.name}-{uuid.uuid4().hex}"
+    write_outputs(result, stage / "site")
+    if checked is not None:
+        from geosite.review import write_check_outputs
+
+        for f in write_check_outputs(checked, stage / "check"):
+            os.replace(f, stage / "site" / f.name)
+        row["verdict"] = checked.verdict
+    (stage / "site" / MARKER).write_text(digest + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    write_manifest(stage / "site", inputs_sha256=digest)
+    action = _publish(stage / "site", final, digest, staging, options.overwrite)
+    shutil.rmtree(stage, ignore_errors=True)
+    return action
 
 
 # ------------------------------------------------------------------------------------ the batch
@@ -521,8 +546,6 @@ def run_batch(
     progress : True for a tqdm bar on stderr (drawn only on a terminal), or a callable given each row as
         it completes.
     """
-    from distributed import Client, as_completed
-
     options = options or BatchOptions()
     dirs = check_sites(site_dirs)
     out = Path(out).resolve()
@@ -532,56 +555,8 @@ def run_batch(
     own_client = client is None
     try:
         if client is None:
-            if scheduler:
-                from geosite.errors import InputError
-
-                try:  # timeout: dask config distributed.comm.timeouts.connect (30 s)
-                    client = Client(scheduler)
-                except (OSError, ValueError) as exc:
-                    raise InputError(
-                        f"cannot connect to the Dask scheduler at {scheduler!r}: {exc}; start one "
-                        "(dask scheduler) or leave out --scheduler for a local cluster"
-                    ) from exc
-            else:
-                cluster = local_cluster(workers or min(default_workers(), max(len(dirs), 1)))
-                client = Client(cluster)
-        token = uuid.uuid4().hex[:8]
-        futures = client.map(
-            process_site,
-            [str(d) for d in dirs],
-            out=str(out),
-            options=options,
-            key=[f"geosite-site-{token}-{i}-{d.name}" for i, d in enumerate(dirs)],
-            pure=False,
-        )
-        index = {f.key: i for i, f in enumerate(futures)}
-        rows: list[dict[str, Any] | None] = [None] * len(dirs)
-        bar = None
-        if progress is True:
-            from tqdm import tqdm
-
-            bar = tqdm(total=len(dirs), unit="site", desc="geosite batch", dynamic_ncols=True, disable=None)
-        for fut in as_completed(futures):
-            i = index[fut.key]
-            try:
-                row = fut.result()
-            except Exception as exc:  # e.g. KilledWorker: the task killed its workers too often
-                row = _row(dirs[i], out / dirs[i].name)
-                row.update(
-                    status="error",
-                    action="failed",
-                    error=f"task failed: {type(exc).__name__}: {exc}",
-                    output=None,
-                )
-            rows[i] = row
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix_str(f"{row['site']}: {row['status']}", refresh=False)
-            elif callable(progress):
-                progress(row)
-            fut.release()
-        if bar is not None:
-            bar.close()
+            client, cluster = _connect(scheduler, workers or min(default_workers(), max(len(dirs), 1)))
+        rows = _run_sites(client, dirs, out, options, progress)
     finally:
         if own_client and client is not None:
             client.close()
@@ -591,6 +566,79 @@ def run_batch(
     done = [r for r in rows if r is not None]
     files = write_summary(done, out)
     return BatchResult(done, out, files)
+
+
+def _connect(scheduler: str | None, workers: int) -> tuple[Any, Any]:
+    """(a Dask client, the local cluster it runs on or None): at ``scheduler``, else a local cluster of
+    ``workers`` processes."""
+    from distributed import Client
+
+    if scheduler:
+        from geosite.errors import InputError
+
+        try:  # timeout: dask config distributed.comm.timeouts.connect (30 s)
+            return Client(scheduler), None
+        except (OSError, ValueError) as exc:
+            raise InputError(
+                f"cannot connect to the Dask scheduler at {scheduler!r}: {exc}; start one "
+                "(dask scheduler) or leave out --scheduler for a local cluster"
+            ) from exc
+    cluster = local_cluster(workers)
+    try:
+        return Client(cluster), cluster
+    except BaseException:
+        cluster.close()
+        raise
+
+
+def _run_sites(
+    client: Any,
+    dirs: list[Path],
+    out: Path,
+    options: BatchOptions,
+    progress: bool | Callable[[dict[str, Any]], None],
+) -> list[dict[str, Any] | None]:
+    """Each site's row, in ``dirs``' order: the sites processed on ``client``, shown as they complete."""
+    from distributed import as_completed
+
+    token = uuid.uuid4().hex[:8]
+    futures = client.map(
+        process_site,
+        [str(d) for d in dirs],
+        out=str(out),
+        options=options,
+        key=[f"geosite-site-{token}-{i}-{d.name}" for i, d in enumerate(dirs)],
+        pure=False,
+    )
+    index = {f.key: i for i, f in enumerate(futures)}
+    rows: list[dict[str, Any] | None] = [None] * len(dirs)
+    bar = None
+    if progress is True:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(dirs), unit="site", desc="geosite batch", dynamic_ncols=True, disable=None)
+    for fut in as_completed(futures):
+        i = index[fut.key]
+        try:
+            row = fut.result()
+        except Exception as exc:  # e.g. KilledWorker: the task killed its workers too often
+            row = _row(dirs[i], out / dirs[i].name)
+            row.update(
+                status="error",
+                action="failed",
+                error=f"task failed: {type(exc).__name__}: {exc}",
+                output=None,
+            )
+        rows[i] = row
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix_str(f"{row['site']}: {row['status']}", refresh=False)
+        elif callable(progress):
+            progress(row)
+        fut.release()
+    if bar is not None:
+        bar.close()
+    return rows
 
 
 # ------------------------------------------------------------------------------------ summary

@@ -393,17 +393,13 @@ def _take(it: Iterator[Any], n: int) -> list[Any]:
     return out
 
 
-def build_vrt(tiles: Sequence[str | Path], vrt_path: str | Path) -> Path:
-    """A VRT mosaic of single-band GeoTIFF tiles on one grid (same CRS, cell size, dtype, nodata),
-    written as XML (no GDAL command-line tools needed); source paths relative to the VRT when they
-    can be."""
-    import xml.etree.ElementTree as ET
-
+def _tiles_on_one_grid(tiles: Sequence[str | Path]) -> list[tuple]:
+    """Each tile's (path, transform, width, height, CRS, dtype, nodata, block shape); InputError when
+    there is none or one is not on the first's grid."""
     import rasterio
 
     from geosite.errors import InputError
 
-    vrt_path = Path(vrt_path)
     metas = []
     for p in tiles:
         with rasterio.open(p) as s:
@@ -418,6 +414,18 @@ def build_vrt(tiles: Sequence[str | Path], vrt_path: str | Path) -> Path:
             raise InputError(
                 f"build_vrt: {p} is not on the grid of {metas[0][0]} (cell size, CRS, dtype, nodata)"
             )
+    return metas
+
+
+def build_vrt(tiles: Sequence[str | Path], vrt_path: str | Path) -> Path:
+    """A VRT mosaic of single-band GeoTIFF tiles on one grid (same CRS, cell size, dtype, nodata),
+    written as XML (no GDAL command-line tools needed); source paths relative to the VRT when they
+    can be."""
+    import xml.etree.ElementTree as ET
+
+    vrt_path = Path(vrt_path)
+    metas = _tiles_on_one_grid(tiles)
+    t0, crs, dtype, nodata = metas[0][1], metas[0][4], metas[0][5], metas[0][6]
     left = min(t.c for _, t, *_ in metas)
     top = max(t.f for _, t, *_ in metas)
     right = max(t.c + w * t.a for _, t, w, *_ in metas)
