@@ -5,10 +5,9 @@ Every kernel is :mod:`geosite.hydrology._kernels_numba`'s function of that name,
 argument types of :data:`SIGNATURES`, checked before the call (:mod:`geosite._compiled` loads them).
 
 Why ahead of time (measured by benchmarks/bench_first_run.py; numba 0.68.1, 2 cores): JIT-compiling
-these kernels costs a fresh process about 6 s (the priority flood alone about 1 s; another 3 s went to
-slice copies before :func:`~geosite.hydrology._kernels_numba._grown`), every later process about
-0.4 s to import numba and load its cache, and a first ``geosite analyze`` paid 13 s more than the
-second. The options the issue listed, measured: compiling during set-up leaves a plain ``pip install``
+these kernels costs a fresh process about 6 s (the priority flood alone about 1 s), every later
+process about 0.4 s to import numba and load its cache, and a first ``geosite analyze`` 13 s more than
+the second. The options the issue listed, measured: compiling during set-up leaves a plain ``pip install``
 paying it all on the first run; fewer, explicitly typed kernels still compile for 4-5 s (numba spends
 0.1 s on even a one-line function); a compiled extension costs neither, and numba's AOT compiler
 (``numba.pycc``) builds it from this same source at install (``setup.py``; a C compiler is needed), so
