@@ -219,19 +219,13 @@ def _run(args: list[str]) -> dict:
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="1 M cells and the real DEMs only")
-    ap.add_argument("--sizes", default=None, help="comma-separated million-cell sizes (default 1,4,16)")
-    a = ap.parse_args()
-    sizes = [float(s) for s in (a.sizes or ("1" if a.quick else "1,4,16")).split(",")]
-    engines = ["native"] + [e for e in ("topotoolbox", "pyflwdir", "richdem") if importlib.util.find_spec(e)]
-    tmp = Path(tempfile.mkdtemp(prefix="bench_hydro_"))
-
-    cases: list[tuple[str, np.ndarray | Path, float, str]] = []
+def _cases(sizes: list[float], quick: bool) -> list[tuple[str, np.ndarray, float, str]]:
+    """(name, heights in ft, cell size in ft, CRS) of each case: synthetic terrain of ``sizes`` million
+    cells, a plane and a cone (not ``quick``), and the real DEMs found under REAL."""
+    cases: list[tuple[str, np.ndarray, float, str]] = []
     for m in sizes:
         cases.append((f"terrain {m:g}M", terrain(int(m * 1e6)), CELL_FT, CRS))
-    if not a.quick:
+    if not quick:
         cases.append(("plane 4M", plane(4_000_000), CELL_FT, CRS))
         cases.append(("cone 4M", cone(4_000_000), CELL_FT, CRS))
     for rel in ("minnesota_1m/dem.tif", "virginia_2m/dtm.tif"):
@@ -241,6 +235,55 @@ def main() -> None:
 
             d = read_dem(REAL / rel, "m")
             cases.append((f"real {rel.split('/')[0]}", d.elevation_ft, abs(d.transform.a), str(d.crs)))
+    return cases
+
+
+def _bench_case(name: str, z: np.ndarray, cell: float, crs: str, *, engines: list[str], tmp: Path) -> None:
+    """Every engine on one case (fresh processes), a row each: time, memory per cell, ratio, agreement;
+    for synthetic terrain also ``upslope_area`` at three places."""
+    npy = tmp / "dem.npy"
+    np.save(npy, np.ascontiguousarray(z, dtype=np.float64))
+    n = int(np.asarray(z).size)
+    res = {e: _run(["--worker", e, str(npy), str(cell), crs, str(tmp / f"acc_{e}.npy")]) for e in engines}
+    ours = np.load(tmp / "acc_native.npy") if "error" not in res["native"] else None
+    peers = {e: r for e, r in res.items() if e != "native" and "error" not in r}
+    fastest = min((r["time_s"] for r in peers.values()), default=float("nan"))
+    for e, r in res.items():
+        if "error" in r:
+            print(f"{name:<22}{n:>11,} {e:<12}  failed: {r['error'][:60]}")
+            continue
+        ratio = r["time_s"] / fastest if e == "native" else float("nan")
+        agree = ""
+        if ours is not None:
+            other = np.load(tmp / f"acc_{e}.npy")
+            valid = ~np.isnan(ours)
+            agree = f"{100 * np.mean(ours[valid] == other[valid]):.1f}%"
+        rs = f"{ratio:.2f}" if e == "native" else ""
+        print(f"{name:<22}{n:>11,} {e:<12}{r['time_s']:>9.2f}{r['extra_bytes'] / n:>9.1f}{rs:>14}{agree:>10}")
+    if name.startswith("terrain"):
+        up = _run(["--upslope", str(npy), str(cell), crs])
+        if "error" in up:
+            print(f"{'':<22}{'':>11} upslope 5 ac failed: {up['error'][:60]}")
+        else:
+            worst = max(up["times"])
+            print(
+                f"{'':<22}{'':>11} upslope 5 ac: {', '.join(f'{t:.3f}' for t in up['times'])} s "
+                f"(worst/fastest peer whole-DEM = {worst / fastest:.3f}; goal < 0.25), "
+                f"methods {up['methods']}, equal to whole-DEM: {all(up['same'])}, "
+                f"areas {', '.join(f'{x:.1f}' for x in up['areas_acres'])} ac"
+            )
+    sys.stdout.flush()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="1 M cells and the real DEMs only")
+    ap.add_argument("--sizes", default=None, help="comma-separated million-cell sizes (default 1,4,16)")
+    a = ap.parse_args()
+    sizes = [float(s) for s in (a.sizes or ("1" if a.quick else "1,4,16")).split(",")]
+    engines = ["native"] + [e for e in ("topotoolbox", "pyflwdir", "richdem") if importlib.util.find_spec(e)]
+    tmp = Path(tempfile.mkdtemp(prefix="bench_hydro_"))
+    cases = _cases(sizes, a.quick)
 
     # warm numba's on-disk cache once (compilation is not what we time)
     warm = tmp / "warm.npy"
@@ -255,47 +298,8 @@ def main() -> None:
     )
     print(header)
     print("-" * len(header))
-    summary = []
     for name, z, cell, crs in cases:
-        npy = tmp / "dem.npy"
-        np.save(npy, np.ascontiguousarray(z, dtype=np.float64))
-        n = int(np.asarray(z).size)
-        res = {}
-        for e in engines:
-            r = _run(["--worker", e, str(npy), str(cell), crs, str(tmp / f"acc_{e}.npy")])
-            res[e] = r
-        ours = np.load(tmp / "acc_native.npy") if "error" not in res["native"] else None
-        peers = {e: r for e, r in res.items() if e != "native" and "error" not in r}
-        fastest = min((r["time_s"] for r in peers.values()), default=float("nan"))
-        for e, r in res.items():
-            if "error" in r:
-                print(f"{name:<22}{n:>11,} {e:<12}  failed: {r['error'][:60]}")
-                continue
-            ratio = r["time_s"] / fastest if e == "native" else float("nan")
-            agree = ""
-            if ours is not None:
-                other = np.load(tmp / f"acc_{e}.npy")
-                valid = ~np.isnan(ours)
-                agree = f"{100 * np.mean(ours[valid] == other[valid]):.1f}%"
-            rs = f"{ratio:.2f}" if e == "native" else ""
-            print(
-                f"{name:<22}{n:>11,} "
-                f"{e:<12}{r['time_s']:>9.2f}{r['extra_bytes'] / n:>9.1f}{rs:>14}{agree:>10}"
-            )
-        if name.startswith("terrain"):
-            up = _run(["--upslope", str(npy), str(cell), crs])
-            if "error" in up:
-                print(f"{'':<22}{'':>11} upslope 5 ac failed: {up['error'][:60]}")
-            else:
-                worst = max(up["times"])
-                print(
-                    f"{'':<22}{'':>11} upslope 5 ac: {', '.join(f'{t:.3f}' for t in up['times'])} s "
-                    f"(worst/fastest peer whole-DEM = {worst / fastest:.3f}; goal < 0.25), "
-                    f"methods {up['methods']}, equal to whole-DEM: {all(up['same'])}, "
-                    f"areas {', '.join(f'{x:.1f}' for x in up['areas_acres'])} ac"
-                )
-            summary.append((name, res, up))
-        sys.stdout.flush()
+        _bench_case(name, z, cell, crs, engines=engines, tmp=tmp)
     fu = _run(["--first-use"])
     print(
         "first use in a fresh process (import + fill/route/accumulate/upslope/channels on 100x100; kernels "

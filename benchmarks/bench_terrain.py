@@ -253,91 +253,86 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(td)
         for name, path, vu in _dems(args.quick, tmp):
             dem = read_dem(path, vu)
-            cells = dem.elevation_ft.size
-            dem_mb = dem.elevation_ft.nbytes / 2**20
-            # slope
-            slope_out = tmp / "ours_slope.tif"
-            ours = _best(
-                lambda d=dem, path=path, vu=vu, slope_out=slope_out: _write_slope(
-                    terrain.slope_pct(read_dem(path, vu)), d, slope_out
-                ),
-                args.repeat,
-            )
-            kernel = _best(lambda d=dem: terrain.slope_pct(d), args.repeat)
-            ours_mb = _op_mb("slope", path, vu)
-            peers: dict[str, tuple[float, float]] = {}
-            if gdaldem:
-                out = tmp / "slope_out.tif"
-                peers["gdaldem"] = _time_cmd(
-                    [gdaldem, "slope", "-q", *PEER_CACHE, "-p", "-compute_edges", str(path), str(out)],
-                    args.repeat,
-                )
-            if richdem:
-                arr = richdem.rdarray(np.nan_to_num(dem.elevation_ft, nan=-9999.0), no_data=-9999.0)
-                arr.geotransform = dem.transform.to_gdal()
-                peers["richdem"] = (
-                    _best(
-                        lambda arr=arr: richdem.TerrainAttribute(arr, attrib="slope_percentage"), args.repeat
-                    ),
-                    float("nan"),
-                )
-            rows_out.append(("slope", name, cells, ours, kernel, dem_mb, ours_mb, peers))
-            # contours
-            shp_ours = tmp / "ours_contours.shp"
-            ours = _best(
-                lambda path=path, vu=vu, shp_ours=shp_ours: _write_lines(
-                    terrain.contours(read_dem(path, vu), interval_ft=5.0), shp_ours
-                ),
-                args.repeat,
-            )
-            raw = _best(
-                lambda path=path, vu=vu, shp_ours=shp_ours: _write_lines(
-                    terrain.contours(read_dem(path, vu), interval_ft=5.0, smooth=False), shp_ours
-                ),
-                args.repeat,
-            )
-            kernel = _best(lambda d=dem: terrain.contours(d, interval_ft=5.0), args.repeat)
-            n_lines = len(terrain.contours(dem, interval_ft=5.0))
-            ours_mb = _op_mb("contours", path, vu)
-            peers = {}
-            if gdal_contour:
-                shp = tmp / "contours.shp"
-
-                def clean(shp: Path = shp) -> None:
-                    for f in tmp.glob("contours.*"):
-                        f.unlink()
-
-                peers["gdal_contour"] = _time_cmd(
-                    [
-                        gdal_contour,
-                        "-q",
-                        *PEER_CACHE,
-                        "-i",
-                        "5",
-                        "-a",
-                        "elev",
-                        "-f",
-                        "ESRI Shapefile",
-                        str(path),
-                        str(shp),
-                    ],
-                    args.repeat,
-                    pre=clean,
-                )
-            rows_out.append(
-                (
-                    f"contours ({n_lines} lines; raw {raw:.3f} s)",
-                    name,
-                    cells,
-                    ours,
-                    kernel,
-                    dem_mb,
-                    ours_mb,
-                    peers,
-                )
-            )
+            tools = {"gdaldem": gdaldem, "gdal_contour": gdal_contour, "richdem": richdem}
+            rows_out.append(_bench_slope(name, dem, path, vu, tmp=tmp, repeat=args.repeat, tools=tools))
+            rows_out.append(_bench_contours(name, dem, path, vu, tmp=tmp, repeat=args.repeat, tools=tools))
             del dem
+    _print_rows(rows_out)
+    return 0
 
+
+def _bench_slope(name: str, dem, path: Path, vu: str, *, tmp: Path, repeat: int, tools: dict) -> tuple:
+    """The slope row: ours (read + slope + write), the kernel alone, memory, gdaldem and richdem."""
+    from geosite import terrain
+    from geosite.io.raster import read_dem
+
+    cells = dem.elevation_ft.size
+    dem_mb = dem.elevation_ft.nbytes / 2**20
+    slope_out = tmp / "ours_slope.tif"
+    ours = _best(
+        lambda d=dem, path=path, vu=vu, slope_out=slope_out: _write_slope(
+            terrain.slope_pct(read_dem(path, vu)), d, slope_out
+        ),
+        repeat,
+    )
+    kernel = _best(lambda d=dem: terrain.slope_pct(d), repeat)
+    ours_mb = _op_mb("slope", path, vu)
+    peers: dict[str, tuple[float, float]] = {}
+    if tools["gdaldem"]:
+        out = tmp / "slope_out.tif"
+        peers["gdaldem"] = _time_cmd(
+            [tools["gdaldem"], "slope", "-q", *PEER_CACHE, "-p", "-compute_edges", str(path), str(out)],
+            repeat,
+        )
+    richdem = tools["richdem"]
+    if richdem:
+        arr = richdem.rdarray(np.nan_to_num(dem.elevation_ft, nan=-9999.0), no_data=-9999.0)
+        arr.geotransform = dem.transform.to_gdal()
+        peers["richdem"] = (
+            _best(lambda arr=arr: richdem.TerrainAttribute(arr, attrib="slope_percentage"), repeat),
+            float("nan"),
+        )
+    return ("slope", name, cells, ours, kernel, dem_mb, ours_mb, peers)
+
+
+def _bench_contours(name: str, dem, path: Path, vu: str, *, tmp: Path, repeat: int, tools: dict) -> tuple:
+    """The contours row: ours (read + trace + write; raw without smoothing), the kernel alone, memory,
+    gdal_contour."""
+    from geosite import terrain
+    from geosite.io.raster import read_dem
+
+    shp_ours = tmp / "ours_contours.shp"
+    ours = _best(
+        lambda path=path, vu=vu, shp_ours=shp_ours: _write_lines(
+            terrain.contours(read_dem(path, vu), interval_ft=5.0), shp_ours
+        ),
+        repeat,
+    )
+    raw = _best(
+        lambda path=path, vu=vu, shp_ours=shp_ours: _write_lines(
+            terrain.contours(read_dem(path, vu), interval_ft=5.0, smooth=False), shp_ours
+        ),
+        repeat,
+    )
+    kernel = _best(lambda d=dem: terrain.contours(d, interval_ft=5.0), repeat)
+    n_lines = len(terrain.contours(dem, interval_ft=5.0))
+    ours_mb = _op_mb("contours", path, vu)
+    peers: dict[str, tuple[float, float]] = {}
+    if tools["gdal_contour"]:
+        shp = tmp / "contours.shp"
+
+        def clean(shp: Path = shp) -> None:
+            for f in tmp.glob("contours.*"):
+                f.unlink()
+
+        cmd = [tools["gdal_contour"], "-q", *PEER_CACHE, "-i", "5", "-a", "elev", "-f", "ESRI Shapefile"]
+        peers["gdal_contour"] = _time_cmd([*cmd, str(path), str(shp)], repeat, pre=clean)
+    op = f"contours ({n_lines} lines; raw {raw:.3f} s)"
+    cells = dem.elevation_ft.size
+    return (op, name, cells, ours, kernel, dem.elevation_ft.nbytes / 2**20, ours_mb, peers)
+
+
+def _print_rows(rows_out: list[tuple]) -> None:
     head = (
         f"{'operation':<38} {'DEM':<16} {'cells':>10} {'ours s':>8} {'kernel s':>8} {'peer':<13} "
         f"{'peer s':>8} "
@@ -355,7 +350,6 @@ def main(argv: list[str] | None = None) -> int:
             f"{ours / ps:>6.2f} "
             f"{dem_mb:>7.0f} {ours_mb:>8.0f} {ours_mb * 2**20 / cells:>6.1f} {pmb:>8.0f}"
         )
-    return 0
 
 
 if __name__ == "__main__":
