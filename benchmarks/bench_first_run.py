@@ -111,6 +111,50 @@ def _ext_load_time() -> float:
     )
 
 
+def _fresh_install_row(site: Path, repeat: int) -> tuple[str, float, float, float]:
+    """A wheel built and installed into an empty target (as a fresh ``pip install``), then a notebook's
+    first and second run on ``site``: the table's row."""
+    with tempfile.TemporaryDirectory(prefix="bench_wheel_") as td:
+        wheels, target = Path(td) / "wheels", Path(td) / "site-packages"
+        t = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(REPO)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        whl = next(wheels.glob("geosite-*.whl"))
+        pip_install = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target"]
+        subprocess.run(
+            [*pip_install, str(target), str(whl)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        build = time.perf_counter() - t
+        nb = Path(td) / "notebook.py"
+        nb.write_text(NOTEBOOK)
+        f, s = first_and_second([sys.executable, str(nb), str(site)], target, repeat)
+        name = (
+            f"fresh pip install ({whl.name.split('-')[-1][:-4]}; built in {build:.0f} s), notebook first run"
+        )
+        return (name, f, s, 3.0)
+
+
+def _print_jit_times() -> None:
+    """numba's JIT compile time of each kernel, in a fresh process with an empty cache."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="bench_numba_"))
+    p = subprocess.run(
+        [sys.executable, str(HERE), "--child"], check=True, capture_output=True, text=True, env=env
+    )
+    times = json.loads(p.stdout.strip().splitlines()[-1])
+    shutil.rmtree(env["NUMBA_CACHE_DIR"], ignore_errors=True)
+    print("\nnumba JIT compile per kernel, fresh process, empty cache (the path without the extension):")
+    for k, v in times.items():
+        print(f"  {k:<28}{v:>6.2f} s")
+    print(f"  {'total':<28}{sum(times.values()):>6.2f} s")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--site", type=Path, default=SITE)
@@ -137,60 +181,13 @@ def main() -> int:
     f, s = first_and_second(cli, None, a.repeat, compiled=False)
     rows.append(("geosite analyze, no compiled kernels (numba JIT)", f, s, None))
     if not a.skip_wheel:
-        with tempfile.TemporaryDirectory(prefix="bench_wheel_") as td:
-            wheels, target = Path(td) / "wheels", Path(td) / "site-packages"
-            t = time.perf_counter()
-            subprocess.run(
-                [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(REPO)],
-                check=True,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            whl = next(wheels.glob("geosite-*.whl"))
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--no-deps",
-                    "--target",
-                    str(target),
-                    str(whl),
-                ],
-                check=True,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            build = time.perf_counter() - t
-            nb = Path(td) / "notebook.py"
-            nb.write_text(NOTEBOOK)
-            f, s = first_and_second([sys.executable, str(nb), str(a.site)], target, a.repeat)
-            rows.append(
-                (
-                    f"fresh pip install ({whl.name.split('-')[-1][:-4]}; built in {build:.0f} s), "
-                    "notebook first run",
-                    f,
-                    s,
-                    3.0,
-                )
-            )
+        rows.append(_fresh_install_row(a.site, a.repeat))
     print(f"\n{'case':<72}{'first s':>9}{'second s':>10}{'extra s':>9}  goal")
     for name, f, s, goal in rows:
         verdict = "" if goal is None else f"< {goal:g} s: {'met' if f - s < goal else 'NOT met'}"
         print(f"{name:<72}{f:>9.2f}{s:>10.2f}{f - s:>9.2f}  {verdict}")
 
-    env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="bench_numba_"))
-    p = subprocess.run(
-        [sys.executable, str(HERE), "--child"], check=True, capture_output=True, text=True, env=env
-    )
-    times = json.loads(p.stdout.strip().splitlines()[-1])
-    shutil.rmtree(env["NUMBA_CACHE_DIR"], ignore_errors=True)
-    print("\nnumba JIT compile per kernel, fresh process, empty cache (the path without the extension):")
-    for k, v in times.items():
-        print(f"  {k:<28}{v:>6.2f} s")
-    print(f"  {'total':<28}{sum(times.values()):>6.2f} s")
+    _print_jit_times()
     print(
         f"compiled extension: import {_ext_load_time():.3f} s (no numba import); "
         "terrain stencils: numpy, nothing to compile"

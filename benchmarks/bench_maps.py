@@ -83,10 +83,7 @@ def content(fig):
 def floor_figure(size_in: tuple[float, float], dpi: float, items: list):
     """A bare Figure with the content ``items`` (from :func:`content`), added as plainly as matplotlib
     allows."""
-    from matplotlib.collections import PathCollection
     from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import PathPatch
     from matplotlib.transforms import Bbox, TransformedBbox
 
     w, h = size_in
@@ -106,53 +103,64 @@ def floor_figure(size_in: tuple[float, float], dpi: float, items: list):
             art.set_clip_box(TransformedBbox(Bbox(box.get_points()), ax.transData))
 
     for kind, a, geo, box, z in items:
-        if kind == "text":
-            t = ax.text(
-                geo[0],
-                geo[1],
-                a.get_text(),
-                fontproperties=a.get_fontproperties(),
-                color=a.get_color(),
-                ha=a.get_ha(),
-                va=a.get_va(),
-                rotation=a.get_rotation(),
-                rotation_mode=a.get_rotation_mode(),
-                linespacing=a.get_linespacing() if hasattr(a, "get_linespacing") else a._linespacing,
-                zorder=a.get_zorder(),
-                path_effects=a.get_path_effects(),
-            )
-            clip(t, box, z)
-        elif kind in ("line", "patch", "collection"):
-            new = (
-                Line2D(geo[:, 0], geo[:, 1])
-                if kind == "line"
-                else PathPatch(geo)
-                if kind == "patch"
-                else PathCollection(geo)
-            )
-            new.update_from(a)  # the original's style (colours, widths, dashes, hatch, alpha)
-            new.set_transform(ax.transData)
-            if kind == "collection":
-                ax.add_collection(new, autolim=False)
-            else:
-                ax.add_artist(new)
+        new = _floor_artist(ax, kind, a, geo)
+        if new is not None:
             clip(new, box, z)
-        elif kind == "image":
-            im = ax.imshow(
-                a.get_array(),
-                extent=geo,
-                cmap=a.get_cmap(),
-                norm=a.norm,
-                alpha=a.get_alpha(),
-                interpolation=a.get_interpolation(),
-                origin=a.origin,
-                zorder=a.get_zorder(),
-                aspect="auto",
-            )
-            clip(im, box, z)
     ax.set_xlim(0, w * dpi)
     ax.set_ylim(0, h * dpi)
     return out
+
+
+def _floor_artist(ax, kind: str, a, geo):
+    """The copy on ``ax`` of one item of :func:`content` (``a`` the original artist, ``geo`` its geometry
+    in figure pixels), or None for a kind not drawn."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import PathPatch
+
+    if kind == "text":
+        return ax.text(
+            geo[0],
+            geo[1],
+            a.get_text(),
+            fontproperties=a.get_fontproperties(),
+            color=a.get_color(),
+            ha=a.get_ha(),
+            va=a.get_va(),
+            rotation=a.get_rotation(),
+            rotation_mode=a.get_rotation_mode(),
+            linespacing=a.get_linespacing() if hasattr(a, "get_linespacing") else a._linespacing,
+            zorder=a.get_zorder(),
+            path_effects=a.get_path_effects(),
+        )
+    if kind in ("line", "patch", "collection"):
+        new = (
+            Line2D(geo[:, 0], geo[:, 1])
+            if kind == "line"
+            else PathPatch(geo)
+            if kind == "patch"
+            else PathCollection(geo)
+        )
+        new.update_from(a)  # the original's style (colours, widths, dashes, hatch, alpha)
+        new.set_transform(ax.transData)
+        if kind == "collection":
+            ax.add_collection(new, autolim=False)
+        else:
+            ax.add_artist(new)
+        return new
+    if kind == "image":
+        return ax.imshow(
+            a.get_array(),
+            extent=geo,
+            cmap=a.get_cmap(),
+            norm=a.norm,
+            alpha=a.get_alpha(),
+            interpolation=a.get_interpolation(),
+            origin=a.origin,
+            zorder=a.get_zorder(),
+            aspect="auto",
+        )
+    return None
 
 
 def child(site: str, mode: str) -> None:

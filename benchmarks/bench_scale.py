@@ -198,17 +198,13 @@ def bench_dem(folder: Path, mcells: float, repeats: int = 3) -> None:
 # ----------------------------------------------------------------------------------------- batch
 
 
-def bench_batch(folder: Path, n: int) -> None:
-    import shutil
-    import warnings
-
+def _make_sites(sites_dir: Path, n: int) -> list[Path]:
+    """``n`` small synthetic site folders (planes of varied slope and aspect, the two villages in turn),
+    made once."""
     from sitebuilder import make_site, rect
 
-    from geosite.scale.batch import local_cluster, local_worker_env, process_site, run_batch
     from geosite.testing import inclined_plane
 
-    warnings.simplefilter("ignore")
-    sites_dir = folder / f"sites_{n}"
     if not sites_dir.exists():
         for i in range(n):
             dem = inclined_plane(
@@ -221,17 +217,15 @@ def bench_batch(folder: Path, n: int) -> None:
                 conf={"name": f"Site {i}", "jurisdiction": ("grantsburg", "belgium")[i % 2]},
                 dem=dem,
             )
-    sites = sorted(p for p in sites_dir.iterdir() if p.is_dir())
-    seq_out, par_out = folder / "seq_out", folder / "par_out"
-    for d in (seq_out, par_out):
-        shutil.rmtree(d, ignore_errors=True)
-    process_site(sites[0], folder / "warm_out")  # imports and kernels, not timed
-    t = time.perf_counter()
-    rows = [process_site(s, seq_out) for s in sites]
-    t_seq = time.perf_counter() - t
-    assert all(r["status"] == "ok" for r in rows)
+    return sorted(p for p in sites_dir.iterdir() if p.is_dir())
 
+
+def _dask_batch(sites: list[Path], folder: Path, par_out: Path) -> tuple[float, float, float, float]:
+    """(cluster start, worker warm-up, the batch, the batch resumed with every site skipped), seconds, on
+    a 2-worker local cluster as run_batch starts it."""
     from distributed import Client
+
+    from geosite.scale.batch import local_cluster, process_site, run_batch
 
     t = time.perf_counter()
     cluster = local_cluster(2)  # as run_batch starts it
@@ -252,7 +246,16 @@ def bench_batch(folder: Path, n: int) -> None:
     finally:
         client.close()
         cluster.close()
-    # the machine's own ceiling: two plain processes (no Dask), each warm, each doing half the sites
+    return t_start, t_warm, t_par, t_resume
+
+
+def _two_plain_processes(sites: list[Path], folder: Path) -> float:
+    """The machine's own ceiling: two plain processes (no Dask), each warm, each doing half the sites;
+    seconds."""
+    import shutil
+
+    from geosite.scale.batch import local_worker_env
+
     code = (
         "import sys, time, warnings; warnings.simplefilter('ignore'); from pathlib import Path; "
         "from geosite.scale.batch import process_site; s = sys.argv[3:]; process_site(s[0], sys.argv[2]); "
@@ -280,6 +283,27 @@ def bench_batch(folder: Path, n: int) -> None:
         p.communicate()
     t_raw = time.perf_counter() - t
     shutil.rmtree(folder / "raw_out", ignore_errors=True)
+    return t_raw
+
+
+def bench_batch(folder: Path, n: int) -> None:
+    import shutil
+    import warnings
+
+    from geosite.scale.batch import process_site
+
+    warnings.simplefilter("ignore")
+    sites = _make_sites(folder / f"sites_{n}", n)
+    seq_out, par_out = folder / "seq_out", folder / "par_out"
+    for d in (seq_out, par_out):
+        shutil.rmtree(d, ignore_errors=True)
+    process_site(sites[0], folder / "warm_out")  # imports and kernels, not timed
+    t = time.perf_counter()
+    rows = [process_site(s, seq_out) for s in sites]
+    t_seq = time.perf_counter() - t
+    assert all(r["status"] == "ok" for r in rows)
+    t_start, t_warm, t_par, t_resume = _dask_batch(sites, folder, par_out)
+    t_raw = _two_plain_processes(sites, folder)
     same = all(
         (seq_out / s.name / "report.json").read_text() == (par_out / s.name / "report.json").read_text()
         for s in sites
