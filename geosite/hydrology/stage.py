@@ -37,7 +37,10 @@ from geosite.rules import Profile
 from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from geosite.grid import Dem
+    from geosite.hydrology.flow import FlowGrid
     from geosite.site import Site, SiteMeasurements
 
 HYDRO_KEYS = (
@@ -110,7 +113,9 @@ class _Storms:
         )
 
 
-def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:
+def measure_hydrology(
+    site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step: Callable[[str], None]
+) -> dict[str, Any]:
     """Route the DEM, then measure upslope areas per disturbed polygon and the channel network."""
     from geosite import hydrology as hy
 
@@ -159,7 +164,7 @@ class _Context:
 
     site: Site
     dem: Dem
-    fg: Any
+    fg: FlowGrid
     storms: _Storms
 
 
@@ -205,7 +210,9 @@ def _measure_upslope(ctx: _Context, chan, m: SiteMeasurements) -> tuple[list[dic
     return upslope, originating_ids
 
 
-def _trace_channels(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, fg, *, threshold: float):
+def _trace_channels(
+    site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, fg: FlowGrid, *, threshold: float
+):
     """The channel network (and the channels through the site), its count and layer set on ``m``."""
     from geosite import hydrology as hy
 
@@ -224,7 +231,9 @@ def _trace_channels(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements,
     return chan, through
 
 
-def _set_runoff_leaves(site: Site, dem: Dem, m: SiteMeasurements, fg, leave_in: float | None) -> None:
+def _set_runoff_leaves(
+    site: Site, dem: Dem, m: SiteMeasurements, fg: FlowGrid, leave_in: float | None
+) -> None:
     """``hydrology.runoff_leaves_site`` (the B(6) gate) and how it was decided, set on ``m``."""
     if site.disturbed is None:
         m.set("hydrology.runoff_leaves_site", None, "no disturbance layer in the site")
@@ -428,7 +437,7 @@ def _set_upslope_summary(m: SiteMeasurements, upslope: list[dict[str, Any]], ori
     m.set("hydrology.channel_origin_disturbance_ids", originating_ids)
 
 
-def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.ndarray:
+def retaining_depressions(fg: FlowGrid, in_site: np.ndarray, rain_in: float | None) -> np.ndarray:
     """Cells of closed depressions inside the site (``in_site``: its cells) that hold the design storm's
     runoff.
 
@@ -567,7 +576,7 @@ def velocity_across(
     }
 
 
-def _d8_step(fg):
+def _d8_step(fg: FlowGrid):
     """``step(r, c)``: each cell's D8 receiver (itself where it has none or that is off the DEM), whether
     it moved, and the distance moved (ft)."""
     from geosite.grid import DC, DR
@@ -587,7 +596,7 @@ def _d8_step(fg):
     return step
 
 
-def _walk_inside(fg, inside: np.ndarray, r: np.ndarray, c: np.ndarray, *, max_length_ft: float):
+def _walk_inside(fg: FlowGrid, inside: np.ndarray, r: np.ndarray, c: np.ndarray, *, max_length_ft: float):
     """The D8 paths from entry cells (``r``, ``c``) into ``inside``, followed while inside and for at most
     ``max_length_ft``: each path's length there (ft) and its filled heights (ft) at the start and the end
     (interpolated where the length limit cuts a step)."""
@@ -613,7 +622,7 @@ def _walk_inside(fg, inside: np.ndarray, r: np.ndarray, c: np.ndarray, *, max_le
     return length, z0, z_end
 
 
-def concentrated_outflows(fg, disturbed: np.ndarray | None, threshold_sqft: float) -> int | None:
+def concentrated_outflows(fg: FlowGrid, disturbed: np.ndarray | None, threshold_sqft: float) -> int | None:
     """How many channel cells (contributing area >= ``threshold_sqft``) of the disturbed area drain out
     of it: the places where its runoff leaves as concentrated flow (silt fence, DNR 1056, is for sheet
     and rill flow only; concentrated runoff from disturbed ground goes through a trap or basin)."""
@@ -638,7 +647,7 @@ def _area_without_heights(polygon, dem) -> float:
     return float(beyond + holes.sum() * dem.cell_area_sqft)
 
 
-def _upslope_truncated(fg, up) -> bool:
+def _upslope_truncated(fg: FlowGrid, up) -> bool:
     """Whether an upslope area reaches the DEM's edge or a nodata cell (so land beyond may drain in too)."""
     from scipy.ndimage import binary_dilation
 

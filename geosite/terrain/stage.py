@@ -28,6 +28,8 @@ from shapely.geometry.base import BaseGeometry
 from geosite.grid import to_crs, to_dem_crs
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from geosite.grid import Dem
     from geosite.rules import Profile
     from geosite.site import Site, SiteMeasurements
@@ -62,7 +64,9 @@ class _SlopeRules:
         )
 
 
-def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:
+def measure_slopes(
+    site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step: Callable[[str], None]
+) -> dict[str, Any]:
     """Slope statistics over the site and the disturbed area, steep-slope polygons and contours."""
     from geosite import terrain
 
@@ -308,7 +312,9 @@ def _to_site(gdf: gpd.GeoDataFrame, site: Site, clip: BaseGeometry | None = None
     return out.reset_index(drop=True)
 
 
-def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:
+def measure_earthwork(
+    site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step: Callable[[str], None]
+) -> dict[str, Any]:
     """Cut and fill on the site from the proposed-grade DEM ([dem] proposed), in cubic yards.
 
     The proposed grade is resampled (bilinear) onto the existing DEM's grid; each cell whose centre
