@@ -169,8 +169,7 @@ def read_site_dem(
         last = (r0, r1, c0, c1)
         verdict = ws.certify(last)
         if verdict[0] == "ok":
-            assert ws.routed is not None
-            dem, fg = ws.routed[1][1], ws.routed[1][2]
+            dem, fg = ws.routed_dem()
             return dem, fg, SiteWindow(r0, r1, c0, c1, nr, nc, False, True, ws.searched, rounds)
         ws.grow(verdict, rounds)
     if last is not None and ((max_cells is not None and nr * nc > max_cells) or rounds < MAX_ROUNDS):
@@ -325,6 +324,11 @@ class _WindowSearch:
                 if cells * 2 <= self.shape[0] * self.shape[1]:
                     grown = wider
             self.m = grown if grown != self.m else [mi * 2 for mi in self.m]
+
+    def routed_dem(self) -> tuple[Dem, FlowGrid]:
+        """The Dem of W and its FlowGrid, once W is certified."""
+        assert self.routed is not None
+        return self.routed[1][1], self.routed[1][2]
 
     def _margins(self, box: tuple[int, int, int, int]) -> tuple[list[int], int]:
         """W's margins beyond the core to hold ``box`` (not less than now), and W's cells then."""

@@ -220,8 +220,7 @@ def screen_steep_slopes(
         result = Screening(
             ts, (src.height, src.width), (abs(t.a) * fpu) * (abs(t.e) * fpu), steep_cells=dict.fromkeys(ts, 0)
         )
-        block = 512 if tile % 512 == 0 else 256 if tile % 256 == 0 else 16 * max(tile // 16 // 16, 1)
-        block = min(block, 512)
+        block = min(512 if tile % 512 == 0 else 256 if tile % 256 == 0 else 16 * max(tile // 256, 1), 512)
         outputs = {"slope": (slope_out, slope_dtype, float("nan")), "mask": (mask_out, "uint8", MASK_NODATA)}
         tmp = {p: p.with_name(f".{p.name}.tmp-{os.getpid()}") for p in outs}
         dsts = {}
