@@ -23,8 +23,8 @@ fi
 install_geosite "[test]"
 # issue 26: lint and types first, with the versions pinned in the test extra and the configuration in
 # pyproject.toml ([tool.ruff], [tool.mypy]); any finding fails the run before the tests start
-echo "ruff check geosite tests benchmarks scripts" >&2
-.venv/bin/ruff check --no-cache geosite tests benchmarks scripts
+echo "ruff check geosite tests benchmarks scripts setup.py" >&2
+.venv/bin/ruff check --no-cache geosite tests benchmarks scripts setup.py
 echo "mypy (files and settings from pyproject.toml)" >&2
 .venv/bin/mypy
 exec .venv/bin/python -m pytest "$@"
