@@ -16,21 +16,24 @@ ROOT = Path(__file__).resolve().parent
 
 
 def _skip(why: object) -> None:
-    print(f"geosite: kernels not compiled ahead of time ({why}); numba compiles them on first use", file=sys.stderr)
+    print(
+        f"geosite: kernels not compiled ahead of time ({why}); numba compiles them on first use",
+        file=sys.stderr,
+    )
 
 
 class BuildKernels(build_ext):
     """build_ext that has numba compile the kernels to object files first, and never fails the build."""
 
-    def build_extension(self, ext):  # noqa: ANN001
+    def build_extension(self, ext):
         try:
             ext._prepare_object_files(self)  # numba.pycc: the kernels to object files
             super().build_extension(ext)
-        except Exception as exc:  # noqa: BLE001 - the JIT path is always there
+        except Exception as exc:
             _skip(exc)
 
 
-def _constant(value: int):  # noqa: ANN202
+def _constant(value: int):
     return lambda: value  # numba freezes the closure's value into the compiled code
 
 
@@ -38,14 +41,16 @@ def kernel_extensions() -> list:
     try:
         sys.path.insert(0, str(ROOT))
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # numba.pycc is pending deprecation: geosite/hydrology/_kernels.py
+            warnings.simplefilter(
+                "ignore"
+            )  # numba.pycc is pending deprecation: geosite/hydrology/_kernels.py
             from numba.pycc import CC
 
         import importlib
 
         from geosite.hydrology import _kernels
         from geosite.terrain import _contour_kernels
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         _skip(exc)
         return []
     out = []

@@ -53,13 +53,29 @@ def make_dem(path: Path, mcells: float) -> Path:
         return path
     side = int(round((mcells * 1e6) ** 0.5))
     up = 16
-    coarse = rolling_terrain((side // up + 4, side // up + 4), cell=CELL * up, relief_ft=60.0, kettles=10, seed=7).elevation_ft
+    coarse = rolling_terrain(
+        (side // up + 4, side // up + 4), cell=CELL * up, relief_ft=60.0, kettles=10, seed=7
+    ).elevation_ft
     t = Affine(CELL, 0, 500_000.0, 0, -CELL, 200_000.0 + side * CELL)
     radius = 1500.0 / CELL  # cells
     tmp = path.with_suffix(".tmp.tif")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with rasterio.open(tmp, "w", driver="GTiff", width=side, height=side, count=1, dtype="float32", crs=CRS,
-                       transform=t, nodata=-9999.0, tiled=True, blockxsize=256, blockysize=256, BIGTIFF="IF_SAFER") as dst:
+    with rasterio.open(
+        tmp,
+        "w",
+        driver="GTiff",
+        width=side,
+        height=side,
+        count=1,
+        dtype="float32",
+        crs=CRS,
+        transform=t,
+        nodata=-9999.0,
+        tiled=True,
+        blockxsize=256,
+        blockysize=256,
+        BIGTIFF="IF_SAFER",
+    ) as dst:
         centre = ndimage.map_coordinates(coarse, [[side / 2 / up + 1.5], [side / 2 / up + 1.5]], order=3)[0]
         for r0 in range(0, side, TILE):
             for c0 in range(0, side, TILE):
@@ -68,7 +84,8 @@ def make_dem(path: Path, mcells: float) -> Path:
                 z = ndimage.map_coordinates(coarse, [rr / up + 1.5, cc / up + 1.5], order=3, mode="nearest")
                 d = np.hypot(rr - side / 2, cc - side / 2) / radius
                 # the kettle: a floor 25 ft below the land's height at the centre, rising to a rim 8 ft above
-                # it at one radius; the rim then falls back to the land over 0.3 radii (the land kept where higher)
+                # it at one radius; the rim then falls back to the land over 0.3 radii (the land kept where
+                # higher)
                 ring = centre + 8.0 * np.clip(1.3 - d, 0.0, 0.3) / 0.3
                 z = np.where(d < 1.0, centre - 25.0 + 33.0 * d**2, np.where(d < 1.3, np.maximum(z, ring), z))
                 dst.write(z.astype(np.float32), 1, window=Window(c0, r0, ww, hh))
@@ -130,8 +147,17 @@ def child(mode: str, path: str) -> None:
     _reset_hwm()
     t0 = time.perf_counter()
     d8, dinf, info = answer()
-    print(json.dumps({"seconds": time.perf_counter() - t0, "peak_bytes": _hwm(), "d8_sqft": d8, "dinf_sqft": dinf,
-                      "where": info}))
+    print(
+        json.dumps(
+            {
+                "seconds": time.perf_counter() - t0,
+                "peak_bytes": _hwm(),
+                "d8_sqft": d8,
+                "dinf_sqft": dinf,
+                "where": info,
+            }
+        )
+    )
 
 
 def main() -> int:
@@ -150,24 +176,39 @@ def main() -> int:
     for mode in ("ours", "memory", "whole"):
         got = []
         for _ in range(a.repeat):
-            p = subprocess.run([sys.executable, str(HERE), "--child", mode, str(dem)], capture_output=True, text=True)
+            p = subprocess.run(
+                [sys.executable, str(HERE), "--child", mode, str(dem)], capture_output=True, text=True
+            )
             if p.returncode:
                 raise RuntimeError(p.stderr[-2000:])
             got.append(json.loads(p.stdout.strip().splitlines()[-1]))
         runs[mode] = min(got, key=lambda r: r["seconds"])
     o, mem, w = runs["ours"], runs["memory"], runs["whole"]
-    print(f"site in a kettle 3,000 ft across, {a.mcells:g} M-cell DEM; 2 CPUs; best of {a.repeat} fresh processes")
+    print(
+        f"site in a kettle 3,000 ft across, {a.mcells:g} M-cell DEM; 2 CPUs; best of {a.repeat} fresh "
+        "processes"
+    )
     print(f"{'':<8}{'time s':>9}{'peak MB':>9}{'D8 upslope ac':>15}{'D-inf ac':>10}")
     for name, r in (("file", o), ("memory", mem), ("whole", w)):
         dinf = f"{r['dinf_sqft'] / 43_560:>10.2f}" if r["dinf_sqft"] is not None else f"{'-':>10}"
-        print(f"{name:<8}{r['seconds']:>9.3f}{r['peak_bytes'] / 2**20:>9.0f}{r['d8_sqft'] / 43_560:>15.2f}{dinf}")
+        print(
+            f"{name:<8}{r['seconds']:>9.3f}{r['peak_bytes'] / 2**20:>9.0f}"
+            f"{r['d8_sqft'] / 43_560:>15.2f}{dinf}"
+        )
     same = o["d8_sqft"] == w["d8_sqft"] and o["dinf_sqft"] == w["dinf_sqft"]
     same_mem = mem["d8_sqft"] == w["d8_sqft"]
     print(f"file: {o['where']}\nmemory: {mem['where']}")
-    print(f"file (site window from the file, D8 + D-inf): {o['seconds'] / w['seconds']:.3f}x the whole DEM's time, "
-          f"{o['peak_bytes'] / w['peak_bytes']:.3f}x its memory, equal: {same}")
-    print(f"memory (upslope_area on the DEM in memory, D8): {mem['seconds']:.3f} s, {mem['seconds'] / w['seconds']:.3f}x, "
-          f"equal: {same_mem}; goal 6 (< 0.5 s on 16 M cells, equal): {'met' if same_mem and mem['seconds'] < 0.5 else 'NOT met'}")
+    print(
+        f"file (site window from the file, D8 + D-inf): {o['seconds'] / w['seconds']:.3f}x the whole DEM's "
+        "time, "
+        f"{o['peak_bytes'] / w['peak_bytes']:.3f}x its memory, equal: {same}"
+    )
+    print(
+        f"memory (upslope_area on the DEM in memory, D8): {mem['seconds']:.3f} s, "
+        f"{mem['seconds'] / w['seconds']:.3f}x, "
+        f"equal: {same_mem}; goal 6 (< 0.5 s on 16 M cells, equal): "
+        f"{'met' if same_mem and mem['seconds'] < 0.5 else 'NOT met'}"
+    )
     return 0
 
 

@@ -59,7 +59,9 @@ def _timed(cmd: list[str], env: dict[str, str], cwd: str) -> float:
     return time.perf_counter() - t
 
 
-def first_and_second(cmd: list[str], path: Path | None, repeat: int, compiled: bool = True) -> tuple[float, float]:
+def first_and_second(
+    cmd: list[str], path: Path | None, repeat: int, compiled: bool = True
+) -> tuple[float, float]:
     """Best (first, second) wall times of ``cmd`` over ``repeat`` fresh pairs."""
     firsts, seconds = [], []
     for _ in range(repeat):
@@ -99,17 +101,67 @@ def kernel_compile_times() -> dict[str, float]:
 
 
 def _ext_load_time() -> float:
-    code = ("import time; t = time.perf_counter(); from geosite.hydrology import _kernels as k; "
-            "from geosite.terrain import _contour_kernels as c; "
-            "print(time.perf_counter() - t if k.ENGINE == c.ENGINE == 'aot' else 'nan')")
-    return float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
+    code = (
+        "import time; t = time.perf_counter(); from geosite.hydrology import _kernels as k; "
+        "from geosite.terrain import _contour_kernels as c; "
+        "print(time.perf_counter() - t if k.ENGINE == c.ENGINE == 'aot' else 'nan')"
+    )
+    return float(
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    )
+
+
+def _fresh_install_row(site: Path, repeat: int) -> tuple[str, float, float, float]:
+    """A wheel built and installed into an empty target (as a fresh ``pip install``), then a notebook's
+    first and second run on ``site``: the table's row."""
+    with tempfile.TemporaryDirectory(prefix="bench_wheel_") as td:
+        wheels, target = Path(td) / "wheels", Path(td) / "site-packages"
+        t = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(REPO)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        whl = next(wheels.glob("geosite-*.whl"))
+        pip_install = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target"]
+        subprocess.run(
+            [*pip_install, str(target), str(whl)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        build = time.perf_counter() - t
+        nb = Path(td) / "notebook.py"
+        nb.write_text(NOTEBOOK)
+        f, s = first_and_second([sys.executable, str(nb), str(site)], target, repeat)
+        name = (
+            f"fresh pip install ({whl.name.split('-')[-1][:-4]}; built in {build:.0f} s), notebook first run"
+        )
+        return (name, f, s, 3.0)
+
+
+def _print_jit_times() -> None:
+    """numba's JIT compile time of each kernel, in a fresh process with an empty cache."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="bench_numba_"))
+    p = subprocess.run(
+        [sys.executable, str(HERE), "--child"], check=True, capture_output=True, text=True, env=env
+    )
+    times = json.loads(p.stdout.strip().splitlines()[-1])
+    shutil.rmtree(env["NUMBA_CACHE_DIR"], ignore_errors=True)
+    print("\nnumba JIT compile per kernel, fresh process, empty cache (the path without the extension):")
+    for k, v in times.items():
+        print(f"  {k:<28}{v:>6.2f} s")
+    print(f"  {'total':<28}{sum(times.values()):>6.2f} s")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--site", type=Path, default=SITE)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--skip-wheel", action="store_true", help="skip the fresh pip install (it builds a wheel)")
+    ap.add_argument(
+        "--skip-wheel", action="store_true", help="skip the fresh pip install (it builds a wheel)"
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -118,7 +170,10 @@ def main() -> int:
     from geosite.hydrology import _kernels
     from geosite.terrain import _contour_kernels
 
-    print(f"site {a.site.name}; {os.cpu_count()} CPUs; kernels installed here: {_kernels.ENGINE} (contours: {_contour_kernels.ENGINE}); best of {a.repeat}")
+    print(
+        f"site {a.site.name}; {os.cpu_count()} CPUs; kernels installed here: {_kernels.ENGINE} (contours: "
+        f"{_contour_kernels.ENGINE}); best of {a.repeat}"
+    )
     cli = [sys.executable, "-m", "geosite.cli", "analyze", str(a.site), "--no-maps", "-q"]
     rows = []
     f, s = first_and_second(cli, None, a.repeat)
@@ -126,35 +181,17 @@ def main() -> int:
     f, s = first_and_second(cli, None, a.repeat, compiled=False)
     rows.append(("geosite analyze, no compiled kernels (numba JIT)", f, s, None))
     if not a.skip_wheel:
-        with tempfile.TemporaryDirectory(prefix="bench_wheel_") as td:
-            wheels, target = Path(td) / "wheels", Path(td) / "site-packages"
-            t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(REPO)],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            whl = next(wheels.glob("geosite-*.whl"))
-            subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
-                            str(whl)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            build = time.perf_counter() - t
-            nb = Path(td) / "notebook.py"
-            nb.write_text(NOTEBOOK)
-            f, s = first_and_second([sys.executable, str(nb), str(a.site)], target, a.repeat)
-            rows.append((f"fresh pip install ({whl.name.split('-')[-1][:-4]}; built in {build:.0f} s), "
-                         "notebook first run", f, s, 3.0))
+        rows.append(_fresh_install_row(a.site, a.repeat))
     print(f"\n{'case':<72}{'first s':>9}{'second s':>10}{'extra s':>9}  goal")
     for name, f, s, goal in rows:
         verdict = "" if goal is None else f"< {goal:g} s: {'met' if f - s < goal else 'NOT met'}"
         print(f"{name:<72}{f:>9.2f}{s:>10.2f}{f - s:>9.2f}  {verdict}")
 
-    env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="bench_numba_"))
-    p = subprocess.run([sys.executable, str(HERE), "--child"], check=True, capture_output=True, text=True, env=env)
-    times = json.loads(p.stdout.strip().splitlines()[-1])
-    shutil.rmtree(env["NUMBA_CACHE_DIR"], ignore_errors=True)
-    print("\nnumba JIT compile per kernel, fresh process, empty cache (the path without the extension):")
-    for k, v in times.items():
-        print(f"  {k:<28}{v:>6.2f} s")
-    print(f"  {'total':<28}{sum(times.values()):>6.2f} s")
-    print(f"compiled extension: import {_ext_load_time():.3f} s (no numba import); "
-          "terrain stencils: numpy, nothing to compile")
+    _print_jit_times()
+    print(
+        f"compiled extension: import {_ext_load_time():.3f} s (no numba import); "
+        "terrain stencils: numpy, nothing to compile"
+    )
     return 0
 
 

@@ -6,8 +6,9 @@ Usage::
 
 Cases: deterministic synthetic terrain (fractal hills on a regional grade, with closed kettle
 depressions and flats) of 1, 4 and 16 million cells, an inclined plane and a cone, and the real DEMs in
-/work/shared/data/real_dems (skipped when absent). Peers: topotoolbox (fill + FlowObject + accumulation),
-pyflwdir (``from_dem`` + ``accuflux``), richdem when importable.
+$GEOSITE_REAL_DEMS, else ../shared/data/real_dems beside the repository (skipped when absent).
+Peers: topotoolbox (fill + FlowObject + accumulation), pyflwdir (``from_dem`` + ``accuflux``), richdem
+when importable.
 
 Every engine run is a fresh subprocess that loads the DEM from a .npy file, warms up on a small DEM
 (imports; pyflwdir's numba cache), resets its peak RSS (/proc/self/clear_refs), notes its RSS, runs,
@@ -37,7 +38,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[1]
-REAL = Path("/work/shared/data/real_dems")
+#: Real DEMs (``*.tif``): $GEOSITE_REAL_DEMS, else ../shared/data/real_dems beside the repository
+REAL = Path(os.environ.get("GEOSITE_REAL_DEMS") or REPO.parent / "shared" / "data" / "real_dems")
 CELL_FT = 3.0
 CRS = "EPSG:7593"
 
@@ -54,7 +56,9 @@ def terrain(n_cells: int, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     z = np.zeros((side, side), dtype=np.float64)
     for sigma, amp in ((side / 16, 60.0), (side / 64, 15.0), (8.0, 4.0), (1.5, 0.5)):
-        k = max(1, int(sigma // 4))  # smooth coarse noise, then interpolate: cost O(cells), not O(cells x sigma)
+        k = max(
+            1, int(sigma // 4)
+        )  # smooth coarse noise, then interpolate: cost O(cells), not O(cells x sigma)
         m = side // k + 2
         f = gaussian_filter(rng.standard_normal((m, m)).astype(np.float32), sigma / k, mode="wrap")
         if k > 1:
@@ -111,7 +115,13 @@ def _load(npy: str, cell: float, crs: str):
 
     z = np.load(npy)
     c = PCRS.from_user_input(crs)
-    return Dem(z, Affine(cell, 0, 500_000.0, 0, -cell, 200_000.0), c, feet_per_crs_unit(c, "bench"), VerticalUnit.US_FT)
+    return Dem(
+        z,
+        Affine(cell, 0, 500_000.0, 0, -cell, 200_000.0),
+        c,
+        feet_per_crs_unit(c, "bench"),
+        VerticalUnit.US_FT,
+    )
 
 
 def worker(engine: str, npy: str, cell: float, crs: str, out: str) -> None:
@@ -158,10 +168,19 @@ def worker_upslope(npy: str, cell: float, crs: str) -> None:
         results.append((res.method, res.area_sqft, res.flow_length_ft, res.sheetflow_area_sqft))
     fg = h.flow_grid(dem)
     same = []
-    for (fr, fc), got in zip(((0.3, 0.4), (0.5, 0.5), (0.7, 0.6)), results):
+    for (fr, fc), got in zip(((0.3, 0.4), (0.5, 0.5), (0.7, 0.6)), results, strict=True):
         w = h.upslope_area(fg, _square(dem, int(fr * nr), int(fc * nc), side))
         same.append(got[1:] == (w.area_sqft, w.flow_length_ft, w.sheetflow_area_sqft))
-    print(json.dumps({"times": times, "methods": [r[0] for r in results], "areas_acres": [r[1] / 43560 for r in results], "same": same}))
+    print(
+        json.dumps(
+            {
+                "times": times,
+                "methods": [r[0] for r in results],
+                "areas_acres": [r[1] / 43560 for r in results],
+                "same": same,
+            }
+        )
+    )
     _ = shapely
 
 
@@ -192,10 +211,68 @@ def worker_first_use() -> None:
 
 def _run(args: list[str]) -> dict:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    p = subprocess.run([sys.executable, str(HERE), *args], capture_output=True, text=True, env=env, timeout=3600)
+    p = subprocess.run(
+        [sys.executable, str(HERE), *args], capture_output=True, text=True, env=env, timeout=3600
+    )
     if p.returncode != 0:
         return {"error": p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"}
     return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def _cases(sizes: list[float], quick: bool) -> list[tuple[str, np.ndarray, float, str]]:
+    """(name, heights in ft, cell size in ft, CRS) of each case: synthetic terrain of ``sizes`` million
+    cells, a plane and a cone (not ``quick``), and the real DEMs found under REAL."""
+    cases: list[tuple[str, np.ndarray, float, str]] = []
+    for m in sizes:
+        cases.append((f"terrain {m:g}M", terrain(int(m * 1e6)), CELL_FT, CRS))
+    if not quick:
+        cases.append(("plane 4M", plane(4_000_000), CELL_FT, CRS))
+        cases.append(("cone 4M", cone(4_000_000), CELL_FT, CRS))
+    for rel in ("minnesota_1m/dem.tif", "virginia_2m/dtm.tif"):
+        if (REAL / rel).exists():
+            sys.path.insert(0, str(REPO))
+            from geosite.io.raster import read_dem
+
+            d = read_dem(REAL / rel, "m")
+            cases.append((f"real {rel.split('/')[0]}", d.elevation_ft, abs(d.transform.a), str(d.crs)))
+    return cases
+
+
+def _bench_case(name: str, z: np.ndarray, cell: float, crs: str, *, engines: list[str], tmp: Path) -> None:
+    """Every engine on one case (fresh processes), a row each: time, memory per cell, ratio, agreement;
+    for synthetic terrain also ``upslope_area`` at three places."""
+    npy = tmp / "dem.npy"
+    np.save(npy, np.ascontiguousarray(z, dtype=np.float64))
+    n = int(np.asarray(z).size)
+    res = {e: _run(["--worker", e, str(npy), str(cell), crs, str(tmp / f"acc_{e}.npy")]) for e in engines}
+    ours = np.load(tmp / "acc_native.npy") if "error" not in res["native"] else None
+    peers = {e: r for e, r in res.items() if e != "native" and "error" not in r}
+    fastest = min((r["time_s"] for r in peers.values()), default=float("nan"))
+    for e, r in res.items():
+        if "error" in r:
+            print(f"{name:<22}{n:>11,} {e:<12}  failed: {r['error'][:60]}")
+            continue
+        ratio = r["time_s"] / fastest if e == "native" else float("nan")
+        agree = ""
+        if ours is not None:
+            other = np.load(tmp / f"acc_{e}.npy")
+            valid = ~np.isnan(ours)
+            agree = f"{100 * np.mean(ours[valid] == other[valid]):.1f}%"
+        rs = f"{ratio:.2f}" if e == "native" else ""
+        print(f"{name:<22}{n:>11,} {e:<12}{r['time_s']:>9.2f}{r['extra_bytes'] / n:>9.1f}{rs:>14}{agree:>10}")
+    if name.startswith("terrain"):
+        up = _run(["--upslope", str(npy), str(cell), crs])
+        if "error" in up:
+            print(f"{'':<22}{'':>11} upslope 5 ac failed: {up['error'][:60]}")
+        else:
+            worst = max(up["times"])
+            print(
+                f"{'':<22}{'':>11} upslope 5 ac: {', '.join(f'{t:.3f}' for t in up['times'])} s "
+                f"(worst/fastest peer whole-DEM = {worst / fastest:.3f}; goal < 0.25), "
+                f"methods {up['methods']}, equal to whole-DEM: {all(up['same'])}, "
+                f"areas {', '.join(f'{x:.1f}' for x in up['areas_acres'])} ac"
+            )
+    sys.stdout.flush()
 
 
 def main() -> None:
@@ -206,20 +283,7 @@ def main() -> None:
     sizes = [float(s) for s in (a.sizes or ("1" if a.quick else "1,4,16")).split(",")]
     engines = ["native"] + [e for e in ("topotoolbox", "pyflwdir", "richdem") if importlib.util.find_spec(e)]
     tmp = Path(tempfile.mkdtemp(prefix="bench_hydro_"))
-
-    cases: list[tuple[str, np.ndarray | Path, float, str]] = []
-    for m in sizes:
-        cases.append((f"terrain {m:g}M", terrain(int(m * 1e6)), CELL_FT, CRS))
-    if not a.quick:
-        cases.append(("plane 4M", plane(4_000_000), CELL_FT, CRS))
-        cases.append(("cone 4M", cone(4_000_000), CELL_FT, CRS))
-    for rel in ("minnesota_1m/dem.tif", "virginia_2m/dtm.tif"):
-        if (REAL / rel).exists():
-            sys.path.insert(0, str(REPO))
-            from geosite.io.raster import read_dem
-
-            d = read_dem(REAL / rel, "m")
-            cases.append((f"real {rel.split('/')[0]}", d.elevation_ft, abs(d.transform.a), str(d.crs)))
+    cases = _cases(sizes, a.quick)
 
     # warm numba's on-disk cache once (compilation is not what we time)
     warm = tmp / "warm.npy"
@@ -228,49 +292,19 @@ def main() -> None:
     _run(["--upslope", str(warm), str(CELL_FT), CRS])
 
     print(f"engines: {', '.join(engines)}; richdem {'present' if 'richdem' in engines else 'not importable'}")
-    header = f"{'case':<22}{'cells':>11} {'engine':<12}{'time s':>9}{'B/cell':>9}{'ours/fastest':>14}{'same acc':>10}"
+    header = (
+        f"{'case':<22}{'cells':>11} {'engine':<12}{'time s':>9}{'B/cell':>9}{'ours/fastest':>14}"
+        f"{'same acc':>10}"
+    )
     print(header)
     print("-" * len(header))
-    summary = []
     for name, z, cell, crs in cases:
-        npy = tmp / "dem.npy"
-        np.save(npy, np.ascontiguousarray(z, dtype=np.float64))
-        n = int(np.asarray(z).size)
-        res = {}
-        for e in engines:
-            r = _run(["--worker", e, str(npy), str(cell), crs, str(tmp / f"acc_{e}.npy")])
-            res[e] = r
-        ours = np.load(tmp / "acc_native.npy") if "error" not in res["native"] else None
-        peers = {e: r for e, r in res.items() if e != "native" and "error" not in r}
-        fastest = min((r["time_s"] for r in peers.values()), default=float("nan"))
-        for e, r in res.items():
-            if "error" in r:
-                print(f"{name:<22}{n:>11,} {e:<12}  failed: {r['error'][:60]}")
-                continue
-            ratio = r["time_s"] / fastest if e == "native" else float("nan")
-            agree = ""
-            if ours is not None:
-                other = np.load(tmp / f"acc_{e}.npy")
-                valid = ~np.isnan(ours)
-                agree = f"{100 * np.mean(ours[valid] == other[valid]):.1f}%"
-            rs = f"{ratio:.2f}" if e == "native" else ""
-            print(f"{name:<22}{n:>11,} {e:<12}{r['time_s']:>9.2f}{r['extra_bytes'] / n:>9.1f}{rs:>14}{agree:>10}")
-        if name.startswith("terrain"):
-            up = _run(["--upslope", str(npy), str(cell), crs])
-            if "error" in up:
-                print(f"{'':<22}{'':>11} upslope 5 ac failed: {up['error'][:60]}")
-            else:
-                worst = max(up["times"])
-                print(
-                    f"{'':<22}{'':>11} upslope 5 ac: {', '.join(f'{t:.3f}' for t in up['times'])} s "
-                    f"(worst/fastest peer whole-DEM = {worst / fastest:.3f}; goal < 0.25), "
-                    f"methods {up['methods']}, equal to whole-DEM: {all(up['same'])}, "
-                    f"areas {', '.join(f'{x:.1f}' for x in up['areas_acres'])} ac"
-                )
-            summary.append((name, res, up))
-        sys.stdout.flush()
+        _bench_case(name, z, cell, crs, engines=engines, tmp=tmp)
     fu = _run(["--first-use"])
-    print(f"first use in a fresh process (import + fill/route/accumulate/upslope/channels on 100x100; kernels compiled ahead of time): {fu}")
+    print(
+        "first use in a fresh process (import + fill/route/accumulate/upslope/channels on 100x100; kernels "
+        f"compiled ahead of time): {fu}"
+    )
 
 
 if __name__ == "__main__":

@@ -40,7 +40,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[1]
-SITES = [REPO / "data" / "sample_sites" / "grantsburg_lot7", REPO / "data" / "sample_sites" / "belgium_commons"]
+SITES = [
+    REPO / "data" / "sample_sites" / "grantsburg_lot7",
+    REPO / "data" / "sample_sites" / "belgium_commons",
+]
 
 
 def content(fig):
@@ -80,10 +83,7 @@ def content(fig):
 def floor_figure(size_in: tuple[float, float], dpi: float, items: list):
     """A bare Figure with the content ``items`` (from :func:`content`), added as plainly as matplotlib
     allows."""
-    from matplotlib.collections import PathCollection
     from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import PathPatch
     from matplotlib.transforms import Bbox, TransformedBbox
 
     w, h = size_in
@@ -103,29 +103,64 @@ def floor_figure(size_in: tuple[float, float], dpi: float, items: list):
             art.set_clip_box(TransformedBbox(Bbox(box.get_points()), ax.transData))
 
     for kind, a, geo, box, z in items:
-        if kind == "text":
-            t = ax.text(geo[0], geo[1], a.get_text(), fontproperties=a.get_fontproperties(), color=a.get_color(),
-                        ha=a.get_ha(), va=a.get_va(), rotation=a.get_rotation(), rotation_mode=a.get_rotation_mode(),
-                        linespacing=a.get_linespacing() if hasattr(a, "get_linespacing") else a._linespacing,
-                        zorder=a.get_zorder(), path_effects=a.get_path_effects())
-            clip(t, box, z)
-        elif kind in ("line", "patch", "collection"):
-            new = (Line2D(geo[:, 0], geo[:, 1]) if kind == "line" else PathPatch(geo) if kind == "patch"
-                   else PathCollection(geo))
-            new.update_from(a)  # the original's style (colours, widths, dashes, hatch, alpha)
-            new.set_transform(ax.transData)
-            if kind == "collection":
-                ax.add_collection(new, autolim=False)
-            else:
-                ax.add_artist(new)
+        new = _floor_artist(ax, kind, a, geo)
+        if new is not None:
             clip(new, box, z)
-        elif kind == "image":
-            im = ax.imshow(a.get_array(), extent=geo, cmap=a.get_cmap(), norm=a.norm, alpha=a.get_alpha(),
-                           interpolation=a.get_interpolation(), origin=a.origin, zorder=a.get_zorder(), aspect="auto")
-            clip(im, box, z)
     ax.set_xlim(0, w * dpi)
     ax.set_ylim(0, h * dpi)
     return out
+
+
+def _floor_artist(ax, kind: str, a, geo):
+    """The copy on ``ax`` of one item of :func:`content` (``a`` the original artist, ``geo`` its geometry
+    in figure pixels), or None for a kind not drawn."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import PathPatch
+
+    if kind == "text":
+        return ax.text(
+            geo[0],
+            geo[1],
+            a.get_text(),
+            fontproperties=a.get_fontproperties(),
+            color=a.get_color(),
+            ha=a.get_ha(),
+            va=a.get_va(),
+            rotation=a.get_rotation(),
+            rotation_mode=a.get_rotation_mode(),
+            linespacing=a.get_linespacing() if hasattr(a, "get_linespacing") else a._linespacing,
+            zorder=a.get_zorder(),
+            path_effects=a.get_path_effects(),
+        )
+    if kind in ("line", "patch", "collection"):
+        new = (
+            Line2D(geo[:, 0], geo[:, 1])
+            if kind == "line"
+            else PathPatch(geo)
+            if kind == "patch"
+            else PathCollection(geo)
+        )
+        new.update_from(a)  # the original's style (colours, widths, dashes, hatch, alpha)
+        new.set_transform(ax.transData)
+        if kind == "collection":
+            ax.add_collection(new, autolim=False)
+        else:
+            ax.add_artist(new)
+        return new
+    if kind == "image":
+        return ax.imshow(
+            a.get_array(),
+            extent=geo,
+            cmap=a.get_cmap(),
+            norm=a.norm,
+            alpha=a.get_alpha(),
+            interpolation=a.get_interpolation(),
+            origin=a.origin,
+            zorder=a.get_zorder(),
+            aspect="auto",
+        )
+    return None
 
 
 def child(site: str, mode: str) -> None:
@@ -172,7 +207,7 @@ def child(site: str, mode: str) -> None:
         ctx = make_context(result)
         figs += render(ctx, draw_existing, None, "1")
         chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
-        for key, draw in (("construction", draw_construction), ("final", draw_final)):
+        for _key, draw in (("construction", draw_construction), ("final", draw_final)):
             c = make_context(result, sheet=chosen, hillshade=False)
             figs += render(c, draw, None, "2")
         del MAP_FILES
@@ -182,7 +217,11 @@ def child(site: str, mode: str) -> None:
         with rc_context(RC):
             for k, (size, dpi, items) in enumerate(sheets):
                 bare = floor_figure(size, dpi, items)
-                bare.savefig(Path(td) / f"floor{k}.pdf", format="pdf", metadata={"Title": "floor", "Creator": "geosite"})
+                bare.savefig(
+                    Path(td) / f"floor{k}.pdf",
+                    format="pdf",
+                    metadata={"Title": "floor", "Creator": "geosite"},
+                )
                 preview_png(Path(td) / f"floor{k}.pdf", Path(td) / f"floor{k}.png", PNG_DPI, bare)  # as ours
                 n += 2
         dt = time.perf_counter() - t
@@ -194,16 +233,24 @@ def _cli_seconds(site: Path, out: Path, maps: bool) -> float:
     """Wall time of one fresh ``geosite analyze`` process (with or without the sheets), seconds."""
     cmd = [sys.executable, "-m", "geosite.cli", "-q", "analyze", str(site), "--out", str(out), "--overwrite"]
     t = time.perf_counter()
-    subprocess.run(cmd + ([] if maps else ["--no-maps"]), check=True, capture_output=True,
-                   env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    subprocess.run(
+        cmd + ([] if maps else ["--no-maps"]),
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
     return time.perf_counter() - t
 
 
 def _import_seconds() -> float:
     """What a fresh process spends importing matplotlib's Figure and its PDF backend, seconds."""
-    code = ("import time; t = time.perf_counter(); import matplotlib.figure, matplotlib.backends.backend_pdf; "
-            "print(time.perf_counter() - t)")
-    return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    code = (
+        "import time; t = time.perf_counter(); import matplotlib.figure, matplotlib.backends.backend_pdf; "
+        "print(time.perf_counter() - t)"
+    )
+    return float(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    )
 
 
 def whole(site: Path, repeat: int) -> dict:
@@ -220,8 +267,13 @@ def whole(site: Path, repeat: int) -> dict:
 
 
 def _run(site: Path, mode: str) -> dict:
-    p = subprocess.run([sys.executable, str(HERE), "--child", str(site), mode], capture_output=True, text=True,
-                       env={**os.environ, "PYTHONWARNINGS": "ignore"}, check=True)
+    p = subprocess.run(
+        [sys.executable, str(HERE), "--child", str(site), mode],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        check=True,
+    )
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
@@ -250,8 +302,11 @@ def main() -> int:
             mine.append(_run(site, "ours")["seconds"])
             runs.append(_run(site, "floor"))
         ours, floor = min(mine), min(r["seconds"] for r in runs)
-        print(f"{site.name:<28}{ours:>8.2f}{floor:>9.2f}{ours / floor:>12.2f}  {runs[0]['texts']:>6}  "
-              f"{'met' if ours / floor <= 1.2 else 'NOT met'}", flush=True)
+        print(
+            f"{site.name:<28}{ours:>8.2f}{floor:>9.2f}{ours / floor:>12.2f}  {runs[0]['texts']:>6}  "
+            f"{'met' if ours / floor <= 1.2 else 'NOT met'}",
+            flush=True,
+        )
     return 0
 
 
@@ -262,9 +317,12 @@ def print_whole(sites: list[Path], repeat: int) -> None:
         r = whole(site, repeat)
         floor = (r["no_maps"] + r["import"] + r["save"]) / r["no_maps"]
         ratio = r["maps"] / r["no_maps"]
-        print(f"{site.name:<28}{r['maps']:>8.2f}{r['no_maps']:>10.2f}{ratio:>7.2f}{floor:>7.2f}  "
-              f"{'met' if ratio <= 1.5 else 'NOT met'} (floor: matplotlib import {r['import']:.2f} s + writing "
-              f"the finished sheets {r['save']:.2f} s)", flush=True)
+        print(
+            f"{site.name:<28}{r['maps']:>8.2f}{r['no_maps']:>10.2f}{ratio:>7.2f}{floor:>7.2f}  "
+            f"{'met' if ratio <= 1.5 else 'NOT met'} (floor: matplotlib import {r['import']:.2f} s + writing "
+            f"the finished sheets {r['save']:.2f} s)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_scale.py [--cells 100] [--sites 200] [--dir DIR] [--skip-dem] [--skip-batch]
+    .venv/bin/python benchmarks/bench_scale.py [--cells 100] [--sites 200] [--dir DIR]
+        [--skip-dem] [--skip-batch]
 
 1. Screening: a deterministic DEM of ``--cells`` million cells (square, 3 ft cells, EPSG:7593), written
    tile by tile (2,500-cell GeoTIFF tiles, never whole in memory) and mosaicked as a VRT: continuous
@@ -59,8 +60,9 @@ def make_dem(folder: Path, side: int) -> Path:
     tiles_dir = folder / f"tiles_{side}"
     tiles_dir.mkdir(parents=True, exist_ok=True)
     up = 8
-    coarse = rolling_terrain((side // up + 4, side // up + 4), cell=CELL_FT * up, relief_ft=300.0, kettles=40,
-                             seed=7).elevation_ft
+    coarse = rolling_terrain(
+        (side // up + 4, side // up + 4), cell=CELL_FT * up, relief_ft=300.0, kettles=40, seed=7
+    ).elevation_ft
     x0, y0 = 500_000.0, 300_000.0
     rng = np.random.default_rng(11)
     lakes = [(rng.uniform(0, side), rng.uniform(0, side), rng.uniform(20, 150)) for _ in range(60)]
@@ -76,9 +78,21 @@ def make_dem(folder: Path, side: int) -> Path:
                     z[(rr - lr) ** 2 + (cc - lc) ** 2 <= rad**2] = -9999.0
             del rr, cc
             p = tiles_dir / f"t_{r0:05d}_{c0:05d}.tif"
-            with rasterio.open(p, "w", driver="GTiff", width=w, height=h, count=1, dtype="float32", crs=CRS,
-                               transform=Affine(CELL_FT, 0, x0 + c0 * CELL_FT, 0, -CELL_FT, y0 - r0 * CELL_FT),
-                               nodata=-9999.0, tiled=True, blockxsize=256, blockysize=256) as dst:
+            with rasterio.open(
+                p,
+                "w",
+                driver="GTiff",
+                width=w,
+                height=h,
+                count=1,
+                dtype="float32",
+                crs=CRS,
+                transform=Affine(CELL_FT, 0, x0 + c0 * CELL_FT, 0, -CELL_FT, y0 - r0 * CELL_FT),
+                nodata=-9999.0,
+                tiled=True,
+                blockxsize=256,
+                blockysize=256,
+            ) as dst:
                 dst.write(z.astype(np.float32), 1)
             paths.append(p)
             del z
@@ -132,8 +146,13 @@ def child(mode: str, vrt: str, out: str) -> None:
 
 
 def run_child(mode: str, vrt: Path, out: Path) -> dict:
-    p = subprocess.run([sys.executable, str(HERE), "--child", mode, str(vrt), str(out)], capture_output=True,
-                       text=True, check=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    p = subprocess.run(
+        [sys.executable, str(HERE), "--child", mode, str(vrt), str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
@@ -141,8 +160,11 @@ def bench_dem(folder: Path, mcells: float, repeats: int = 3) -> None:
     side = int(round((mcells * 1e6) ** 0.5))
     t = time.perf_counter()
     vrt = make_dem(folder, side)
-    print(f"DEM {side} x {side} = {side * side / 1e6:.1f} M cells as {TILE}-cell tiles + VRT "
-          f"({time.perf_counter() - t:.0f} s to make or find)", flush=True)
+    print(
+        f"DEM {side} x {side} = {side * side / 1e6:.1f} M cells as {TILE}-cell tiles + VRT "
+        f"({time.perf_counter() - t:.0f} s to make or find)",
+        flush=True,
+    )
     out = folder / "screen_out"
     out.mkdir(exist_ok=True)
     rows = {}
@@ -155,49 +177,55 @@ def bench_dem(folder: Path, mcells: float, repeats: int = 3) -> None:
     ref = rows["inmem"]
     gb = 1024**3
     print(f"(best of {repeats} runs each; peak RSS the largest)")
-    print(f"in memory : read {ref['read_s']:.1f} s + slope_pct {ref['slope_s']:.1f} s; peak RSS {ref['peak_rss_bytes'] / gb:.2f} GB")
+    print(
+        f"in memory : read {ref['read_s']:.1f} s + slope_pct {ref['slope_s']:.1f} s; peak RSS "
+        f"{ref['peak_rss_bytes'] / gb:.2f} GB"
+    )
     for m in ("screen", "screen_mask", "screen_slope"):
         r = rows[m]
-        assert r["valid_cells"] == ref["valid_cells"] and abs(r["steep_acres_12"] - ref["steep_acres_12"]) < 1e-6
-        print(f"{m:12s}: {r['seconds']:.1f} s; peak RSS {r['peak_rss_bytes'] / gb:.2f} GB "
-              f"(goal < 2 GB: {'met' if r['peak_rss_bytes'] < 2 * gb else 'NOT met'}); "
-              f"vs read+slope in memory {r['seconds'] / ref['seconds']:.2f}x, vs slope kernel alone "
-              f"{r['seconds'] / ref['slope_s']:.2f}x (goal 1.5x)")
+        assert (
+            r["valid_cells"] == ref["valid_cells"] and abs(r["steep_acres_12"] - ref["steep_acres_12"]) < 1e-6
+        )
+        print(
+            f"{m:12s}: {r['seconds']:.1f} s; peak RSS {r['peak_rss_bytes'] / gb:.2f} GB "
+            f"(goal < 2 GB: {'met' if r['peak_rss_bytes'] < 2 * gb else 'NOT met'}); "
+            f"vs read+slope in memory {r['seconds'] / ref['seconds']:.2f}x, vs slope kernel alone "
+            f"{r['seconds'] / ref['slope_s']:.2f}x (goal 1.5x)"
+        )
     print(f"steep (>= 12 %) {ref['steep_acres_12']:,.1f} acres, same from every path", flush=True)
 
 
 # ----------------------------------------------------------------------------------------- batch
 
 
-def bench_batch(folder: Path, n: int) -> None:
-    import shutil
-    import warnings
-
+def _make_sites(sites_dir: Path, n: int) -> list[Path]:
+    """``n`` small synthetic site folders (planes of varied slope and aspect, the two villages in turn),
+    made once."""
     from sitebuilder import make_site, rect
 
-    from geosite.scale.batch import local_cluster, local_worker_env, process_site, run_batch
     from geosite.testing import inclined_plane
 
-    warnings.simplefilter("ignore")
-    sites_dir = folder / f"sites_{n}"
     if not sites_dir.exists():
         for i in range(n):
-            dem = inclined_plane(4.0 + (i % 9) * 2.0, shape=(150, 150), cell=2.0, azimuth_deg=(37.0 * i) % 360)
+            dem = inclined_plane(
+                4.0 + (i % 9) * 2.0, shape=(150, 150), cell=2.0, azimuth_deg=(37.0 * i) % 360
+            )
             w = 80 + (i % 7) * 10
-            make_site(sites_dir / f"site{i:03d}",
-                      {"site_boundary": [rect(60, -240, w, 120)], "disturbance": [rect(80, -220, w - 40, 60)]},
-                      conf={"name": f"Site {i}", "jurisdiction": ("grantsburg", "belgium")[i % 2]}, dem=dem)
-    sites = sorted(p for p in sites_dir.iterdir() if p.is_dir())
-    seq_out, par_out = folder / "seq_out", folder / "par_out"
-    for d in (seq_out, par_out):
-        shutil.rmtree(d, ignore_errors=True)
-    process_site(sites[0], folder / "warm_out")  # imports and kernels, not timed
-    t = time.perf_counter()
-    rows = [process_site(s, seq_out) for s in sites]
-    t_seq = time.perf_counter() - t
-    assert all(r["status"] == "ok" for r in rows)
+            make_site(
+                sites_dir / f"site{i:03d}",
+                {"site_boundary": [rect(60, -240, w, 120)], "disturbance": [rect(80, -220, w - 40, 60)]},
+                conf={"name": f"Site {i}", "jurisdiction": ("grantsburg", "belgium")[i % 2]},
+                dem=dem,
+            )
+    return sorted(p for p in sites_dir.iterdir() if p.is_dir())
 
+
+def _dask_batch(sites: list[Path], folder: Path, par_out: Path) -> tuple[float, float, float, float]:
+    """(cluster start, worker warm-up, the batch, the batch resumed with every site skipped), seconds, on
+    a 2-worker local cluster as run_batch starts it."""
     from distributed import Client
+
+    from geosite.scale.batch import local_cluster, process_site, run_batch
 
     t = time.perf_counter()
     cluster = local_cluster(2)  # as run_batch starts it
@@ -218,15 +246,33 @@ def bench_batch(folder: Path, n: int) -> None:
     finally:
         client.close()
         cluster.close()
-    # the machine's own ceiling: two plain processes (no Dask), each warm, each doing half the sites
-    code = ("import sys, time, warnings; warnings.simplefilter('ignore'); from pathlib import Path; "
-            "from geosite.scale.batch import process_site; s = sys.argv[3:]; process_site(s[0], sys.argv[2]); "
-            "print('ready', flush=True); sys.stdin.readline(); t = time.perf_counter(); "
-            "[process_site(x, sys.argv[1]) for x in s]; print(time.perf_counter() - t, flush=True)")
+    return t_start, t_warm, t_par, t_resume
+
+
+def _two_plain_processes(sites: list[Path], folder: Path) -> float:
+    """The machine's own ceiling: two plain processes (no Dask), each warm, each doing half the sites;
+    seconds."""
+    import shutil
+
+    from geosite.scale.batch import local_worker_env
+
+    code = (
+        "import sys, time, warnings; warnings.simplefilter('ignore'); from pathlib import Path; "
+        "from geosite.scale.batch import process_site; s = sys.argv[3:]; process_site(s[0], sys.argv[2]); "
+        "print('ready', flush=True); sys.stdin.readline(); t = time.perf_counter(); "
+        "[process_site(x, sys.argv[1]) for x in s]; print(time.perf_counter() - t, flush=True)"
+    )
     halves = [sites[0::2], sites[1::2]]
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(folder / "raw_out"), str(folder / "warm_out"),
-                               *map(str, h)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                              env={**os.environ, **local_worker_env(2)}) for h in halves]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(folder / "raw_out"), str(folder / "warm_out"), *map(str, h)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **local_worker_env(2)},
+        )
+        for h in halves
+    ]
     for p in procs:
         p.stdout.readline()
     t = time.perf_counter()
@@ -237,16 +283,47 @@ def bench_batch(folder: Path, n: int) -> None:
         p.communicate()
     t_raw = time.perf_counter() - t
     shutil.rmtree(folder / "raw_out", ignore_errors=True)
-    same = all((seq_out / s.name / "report.json").read_text() == (par_out / s.name / "report.json").read_text()
-               for s in sites)
-    print(f"batch of {n} sites: sequential {t_seq:.1f} s ({n / t_seq:.1f} sites/s); 2 workers {t_par:.1f} s "
-          f"({n / t_par:.1f} sites/s): speed-up {t_seq / t_par:.2f}x; "
-          f"cluster start {t_start:.1f} s + worker warm-up {t_warm:.1f} s "
-          f"(speed-up counting them {t_seq / (t_par + t_start + t_warm):.2f}x); resumed run (all skipped) {t_resume:.1f} s; "
-          f"reports identical to sequential: {same}", flush=True)
+    return t_raw
+
+
+def bench_batch(folder: Path, n: int) -> None:
+    import shutil
+    import warnings
+
+    from geosite.scale.batch import process_site
+
+    warnings.simplefilter("ignore")
+    sites = _make_sites(folder / f"sites_{n}", n)
+    seq_out, par_out = folder / "seq_out", folder / "par_out"
+    for d in (seq_out, par_out):
+        shutil.rmtree(d, ignore_errors=True)
+    process_site(sites[0], folder / "warm_out")  # imports and kernels, not timed
+    t = time.perf_counter()
+    rows = [process_site(s, seq_out) for s in sites]
+    t_seq = time.perf_counter() - t
+    assert all(r["status"] == "ok" for r in rows)
+    t_start, t_warm, t_par, t_resume = _dask_batch(sites, folder, par_out)
+    t_raw = _two_plain_processes(sites, folder)
+    same = all(
+        (seq_out / s.name / "report.json").read_text() == (par_out / s.name / "report.json").read_text()
+        for s in sites
+    )
+    print(
+        f"batch of {n} sites: sequential {t_seq:.1f} s ({n / t_seq:.1f} sites/s); 2 workers {t_par:.1f} s "
+        f"({n / t_par:.1f} sites/s): speed-up {t_seq / t_par:.2f}x; "
+        f"cluster start {t_start:.1f} s + worker warm-up {t_warm:.1f} s "
+        f"(speed-up counting them {t_seq / (t_par + t_start + t_warm):.2f}x); resumed run (all skipped) "
+        f"{t_resume:.1f} s; "
+        f"reports identical to sequential: {same}",
+        flush=True,
+    )
     share = t_raw / t_par
-    print(f"  ceiling on this machine now: 2 plain processes (no Dask) {t_raw:.1f} s, speed-up {t_seq / t_raw:.2f}x; "
-          f"Dask reaches {share:.0%} of it (goal 90 %: {'met' if share >= 0.9 else 'NOT met'})", flush=True)
+    print(
+        f"  ceiling on this machine now: 2 plain processes (no Dask) {t_raw:.1f} s, speed-up "
+        f"{t_seq / t_raw:.2f}x; "
+        f"Dask reaches {share:.0%} of it (goal 90 %: {'met' if share >= 0.9 else 'NOT met'})",
+        flush=True,
+    )
 
 
 def main() -> None:

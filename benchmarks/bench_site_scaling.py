@@ -57,8 +57,9 @@ def make_dem(site_dem: Path, path: Path, mcells: float) -> Path:
     r_in, c_in = (side - h) // 2, (side - w) // 2
     transform = Affine(t.a, 0, t.c - c_in * t.a, 0, t.e, t.f - r_in * t.e)
     up = 16
-    coarse = rolling_terrain((side // up + 4, side // up + 4), cell=abs(t.a) * up, relief_ft=120.0, kettles=30,
-                             seed=3).elevation_ft
+    coarse = rolling_terrain(
+        (side // up + 4, side // up + 4), cell=abs(t.a) * up, relief_ft=120.0, kettles=30, seed=3
+    ).elevation_ft
     edge = np.concatenate([inner[0], inner[-1], inner[:, 0], inner[:, -1]])
     level = float(np.nanmean(edge))
 
@@ -70,9 +71,22 @@ def make_dem(site_dem: Path, path: Path, mcells: float) -> Path:
     centre = outer(side // 2 - 1, side // 2 - 1, 3, 3).mean()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.tif")
-    with rasterio.open(tmp, "w", driver="GTiff", width=side, height=side, count=1, dtype="float32", crs=crs,
-                       transform=transform, nodata=nodata, tiled=True, blockxsize=256, blockysize=256,
-                       BIGTIFF="IF_SAFER") as dst:
+    with rasterio.open(
+        tmp,
+        "w",
+        driver="GTiff",
+        width=side,
+        height=side,
+        count=1,
+        dtype="float32",
+        crs=crs,
+        transform=transform,
+        nodata=nodata,
+        tiled=True,
+        blockxsize=256,
+        blockysize=256,
+        BIGTIFF="IF_SAFER",
+    ) as dst:
         for r0 in range(0, side, TILE):
             for c0 in range(0, side, TILE):
                 hh, ww = min(TILE, side - r0), min(TILE, side - c0)
@@ -108,12 +122,28 @@ def site_with_dem(site: Path, dem: Path, dest: Path) -> Path:
 
 def run(site: Path, out: Path) -> tuple[float, float]:
     """(wall seconds, peak MB) of one ``geosite analyze --no-maps`` in a fresh process."""
-    cmd = [sys.executable, "-m", "geosite.cli", "analyze", str(site), "--out", str(out), "--overwrite", "--no-maps",
-           "-q", "--allow-outside-paths"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "geosite.cli",
+        "analyze",
+        str(site),
+        "--out",
+        str(out),
+        "--overwrite",
+        "--no-maps",
+        "-q",
+        "--allow-outside-paths",
+    ]
     gnu_time = shutil.which("time") or "/usr/bin/time"
     t = time.perf_counter()
-    p = subprocess.run([gnu_time, "-f", "%M", *cmd], capture_output=True, text=True, cwd=out.parent,
-                       env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    p = subprocess.run(
+        [gnu_time, "-f", "%M", *cmd],
+        capture_output=True,
+        text=True,
+        cwd=out.parent,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
     wall = time.perf_counter() - t
     if p.returncode != 0:
         raise RuntimeError(f"{site}: geosite analyze failed: {p.stderr.strip().splitlines()[-2:]}")
@@ -130,7 +160,9 @@ def main() -> int:
     work = a.dir or Path(tempfile.gettempdir()) / "geosite-bench-site-scaling"
     work.mkdir(parents=True, exist_ok=True)
     site = a.site.resolve()
-    own_dem = (site / tomllib.loads((site / "site.toml").read_text(encoding="utf-8"))["dem"]["path"]).resolve()
+    own_dem = (
+        site / tomllib.loads((site / "site.toml").read_text(encoding="utf-8"))["dem"]["path"]
+    ).resolve()
     import rasterio
 
     with rasterio.open(own_dem) as src:
@@ -143,7 +175,10 @@ def main() -> int:
             cells = src.width * src.height
         print(f"DEM {s:g} M: {cells:,} cells ({time.perf_counter() - t:.0f} s to make or find)", flush=True)
         cases.append((f"{s:g} M", cells, site_with_dem(site, dem, work / f"site_{s:g}M" / site.name)))
-    print(f"\n{site.name}; {os.cpu_count()} CPUs; geosite analyze --no-maps, fresh process each, best of {a.repeat}")
+    print(
+        f"\n{site.name}; {os.cpu_count()} CPUs; geosite analyze --no-maps, fresh process each, best of "
+        f"{a.repeat}"
+    )
     print(f"{'DEM':<12}{'cells':>13}{'time s':>9}{'peak MB':>9}{'time x':>8}{'memory x':>10}")
     # the cases interleaved, one run of each per round: the VM's speed drifts by 15-30 % within the hour,
     # and a drift between one case's runs and the next case's would be read as the DEM's cost
@@ -155,9 +190,14 @@ def main() -> int:
     for name, cells, _folder in cases:
         wall, peak = min(r[0] for r in runs[name]), min(r[1] for r in runs[name])
         base = base or (wall, peak)
-        print(f"{name:<12}{cells:>13,}{wall:>9.2f}{peak:>9.0f}{wall / base[0]:>8.2f}{peak / base[1]:>10.2f}",
-              flush=True)
-    print("goal 1 (issue 15): every larger DEM within 1.5x the site-sized time, memory bounded by the site's drainage")
+        print(
+            f"{name:<12}{cells:>13,}{wall:>9.2f}{peak:>9.0f}{wall / base[0]:>8.2f}{peak / base[1]:>10.2f}",
+            flush=True,
+        )
+    print(
+        "goal 1 (issue 15): every larger DEM within 1.5x the site-sized time, memory bounded by the site's "
+        "drainage"
+    )
     return 0
 
 

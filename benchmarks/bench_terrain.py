@@ -73,8 +73,9 @@ def _run_peak_mb(cmd: list[str]) -> tuple[float, float]:
     gnu_time = shutil.which("time") or "/usr/bin/time"
     if not Path(gnu_time).exists():
         return wall, float("nan")
-    res = subprocess.run([gnu_time, "-f", "%M", *cmd], check=True, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
+    res = subprocess.run(
+        [gnu_time, "-f", "%M", *cmd], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     return wall, int(res.stderr.strip().splitlines()[-1]) / 1024.0
 
 
@@ -129,8 +130,12 @@ def _op_mb(op: str, path: Path, vertical_unit: str) -> float:
     """Peak memory (MB) one of our operations adds over the loaded DEM, measured in a fresh process."""
     if not Path("/proc/self/clear_refs").exists():
         return float("nan")
-    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", op, str(path), vertical_unit],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--child", op, str(path), vertical_unit],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return float(out.split("OP_MB")[-1])
 
 
@@ -139,8 +144,16 @@ def _write_tif(dem: object, path: Path) -> None:
 
     z = dem.elevation_ft  # type: ignore[attr-defined]
     with rasterio.open(
-        path, "w", driver="GTiff", width=z.shape[1], height=z.shape[0], count=1, dtype="float32",
-        crs=dem.crs.to_wkt(), transform=dem.transform, nodata=-9999.0,  # type: ignore[attr-defined]
+        path,
+        "w",
+        driver="GTiff",
+        width=z.shape[1],
+        height=z.shape[0],
+        count=1,
+        dtype="float32",
+        crs=dem.crs.to_wkt(),
+        transform=dem.transform,
+        nodata=-9999.0,  # type: ignore[attr-defined]
     ) as ds:
         ds.write(np.where(np.isnan(z), -9999.0, z).astype("float32"), 1)
 
@@ -149,9 +162,18 @@ def _write_slope(slope: np.ndarray, dem: object, path: Path) -> None:
     """Our slope written as gdaldem writes its own: a float32 GeoTIFF with a nodata value."""
     import rasterio
 
-    with rasterio.open(path, "w", driver="GTiff", width=slope.shape[1], height=slope.shape[0], count=1,
-                       dtype="float32", crs=dem.crs.to_wkt(), transform=dem.transform,  # type: ignore[attr-defined]
-                       nodata=-9999.0) as ds:
+    with rasterio.open(
+        path,
+        "w",
+        driver="GTiff",
+        width=slope.shape[1],
+        height=slope.shape[0],
+        count=1,
+        dtype="float32",
+        crs=dem.crs.to_wkt(),
+        transform=dem.transform,  # type: ignore[attr-defined]
+        nodata=-9999.0,
+    ) as ds:
         ds.write(np.where(np.isnan(slope), -9999.0, slope).astype("float32"), 1)
 
 
@@ -197,7 +219,9 @@ def _dems(quick: bool, tmp: Path) -> list[tuple[str, Path, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="1-million-cell synthetic DEMs and the real ones only")
+    ap.add_argument(
+        "--quick", action="store_true", help="1-million-cell synthetic DEMs and the real ones only"
+    )
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best is kept)")
     ap.add_argument("--child", nargs=3, metavar=("OP", "PATH", "VUNIT"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -213,8 +237,10 @@ def main(argv: list[str] | None = None) -> int:
         import richdem  # type: ignore[import-not-found]
     except ImportError:
         richdem = None
-    print(f"gdaldem: {gdaldem or 'absent'}; gdal_contour: {gdal_contour or 'absent'}; "
-          f"richdem: {'yes' if richdem else 'not importable'}; cores: {os.cpu_count()}")
+    print(
+        f"gdaldem: {gdaldem or 'absent'}; gdal_contour: {gdal_contour or 'absent'}; "
+        f"richdem: {'yes' if richdem else 'not importable'}; cores: {os.cpu_count()}"
+    )
     from geosite.testing import inclined_plane
 
     warm = inclined_plane(5.0, shape=(20, 20))
@@ -227,56 +253,91 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(td)
         for name, path, vu in _dems(args.quick, tmp):
             dem = read_dem(path, vu)
-            cells = dem.elevation_ft.size
-            dem_mb = dem.elevation_ft.nbytes / 2**20
-            # slope
-            slope_out = tmp / "ours_slope.tif"
-            ours = _best(lambda d=dem: _write_slope(terrain.slope_pct(read_dem(path, vu)), d, slope_out), args.repeat)
-            kernel = _best(lambda d=dem: terrain.slope_pct(d), args.repeat)
-            ours_mb = _op_mb("slope", path, vu)
-            peers: dict[str, tuple[float, float]] = {}
-            if gdaldem:
-                out = tmp / "slope_out.tif"
-                peers["gdaldem"] = _time_cmd(
-                    [gdaldem, "slope", "-q", *PEER_CACHE, "-p", "-compute_edges", str(path), str(out)], args.repeat
-                )
-            if richdem:
-                arr = richdem.rdarray(np.nan_to_num(dem.elevation_ft, nan=-9999.0), no_data=-9999.0)
-                arr.geotransform = dem.transform.to_gdal()
-                peers["richdem"] = (
-                    _best(lambda: richdem.TerrainAttribute(arr, attrib="slope_percentage"), args.repeat),
-                    float("nan"),
-                )
-            rows_out.append(("slope", name, cells, ours, kernel, dem_mb, ours_mb, peers))
-            # contours
-            shp_ours = tmp / "ours_contours.shp"
-            ours = _best(lambda: _write_lines(terrain.contours(read_dem(path, vu), interval_ft=5.0), shp_ours),
-                         args.repeat)
-            raw = _best(lambda: _write_lines(terrain.contours(read_dem(path, vu), interval_ft=5.0, smooth=False),
-                                             shp_ours), args.repeat)
-            kernel = _best(lambda d=dem: terrain.contours(d, interval_ft=5.0), args.repeat)
-            n_lines = len(terrain.contours(dem, interval_ft=5.0))
-            ours_mb = _op_mb("contours", path, vu)
-            peers = {}
-            if gdal_contour:
-                shp = tmp / "contours.shp"
-
-                def clean(shp: Path = shp) -> None:
-                    for f in tmp.glob("contours.*"):
-                        f.unlink()
-
-                peers["gdal_contour"] = _time_cmd(
-                    [gdal_contour, "-q", *PEER_CACHE, "-i", "5", "-a", "elev", "-f", "ESRI Shapefile", str(path),
-                     str(shp)],
-                    args.repeat,
-                    pre=clean,
-                )
-            rows_out.append((f"contours ({n_lines} lines; raw {raw:.3f} s)", name, cells, ours, kernel, dem_mb, ours_mb,
-                             peers))
+            tools = {"gdaldem": gdaldem, "gdal_contour": gdal_contour, "richdem": richdem}
+            rows_out.append(_bench_slope(name, dem, path, vu, tmp=tmp, repeat=args.repeat, tools=tools))
+            rows_out.append(_bench_contours(name, dem, path, vu, tmp=tmp, repeat=args.repeat, tools=tools))
             del dem
+    _print_rows(rows_out)
+    return 0
 
-    head = f"{'operation':<38} {'DEM':<16} {'cells':>10} {'ours s':>8} {'kernel s':>8} {'peer':<13} {'peer s':>8} " \
-           f"{'ratio':>6} {'DEM MB':>7} {'ours +MB':>8} {'B/cell':>6} {'peer MB':>8}"
+
+def _bench_slope(name: str, dem, path: Path, vu: str, *, tmp: Path, repeat: int, tools: dict) -> tuple:
+    """The slope row: ours (read + slope + write), the kernel alone, memory, gdaldem and richdem."""
+    from geosite import terrain
+    from geosite.io.raster import read_dem
+
+    cells = dem.elevation_ft.size
+    dem_mb = dem.elevation_ft.nbytes / 2**20
+    slope_out = tmp / "ours_slope.tif"
+    ours = _best(
+        lambda d=dem, path=path, vu=vu, slope_out=slope_out: _write_slope(
+            terrain.slope_pct(read_dem(path, vu)), d, slope_out
+        ),
+        repeat,
+    )
+    kernel = _best(lambda d=dem: terrain.slope_pct(d), repeat)
+    ours_mb = _op_mb("slope", path, vu)
+    peers: dict[str, tuple[float, float]] = {}
+    if tools["gdaldem"]:
+        out = tmp / "slope_out.tif"
+        peers["gdaldem"] = _time_cmd(
+            [tools["gdaldem"], "slope", "-q", *PEER_CACHE, "-p", "-compute_edges", str(path), str(out)],
+            repeat,
+        )
+    richdem = tools["richdem"]
+    if richdem:
+        arr = richdem.rdarray(np.nan_to_num(dem.elevation_ft, nan=-9999.0), no_data=-9999.0)
+        arr.geotransform = dem.transform.to_gdal()
+        peers["richdem"] = (
+            _best(lambda arr=arr: richdem.TerrainAttribute(arr, attrib="slope_percentage"), repeat),
+            float("nan"),
+        )
+    return ("slope", name, cells, ours, kernel, dem_mb, ours_mb, peers)
+
+
+def _bench_contours(name: str, dem, path: Path, vu: str, *, tmp: Path, repeat: int, tools: dict) -> tuple:
+    """The contours row: ours (read + trace + write; raw without smoothing), the kernel alone, memory,
+    gdal_contour."""
+    from geosite import terrain
+    from geosite.io.raster import read_dem
+
+    shp_ours = tmp / "ours_contours.shp"
+    ours = _best(
+        lambda path=path, vu=vu, shp_ours=shp_ours: _write_lines(
+            terrain.contours(read_dem(path, vu), interval_ft=5.0), shp_ours
+        ),
+        repeat,
+    )
+    raw = _best(
+        lambda path=path, vu=vu, shp_ours=shp_ours: _write_lines(
+            terrain.contours(read_dem(path, vu), interval_ft=5.0, smooth=False), shp_ours
+        ),
+        repeat,
+    )
+    kernel = _best(lambda d=dem: terrain.contours(d, interval_ft=5.0), repeat)
+    n_lines = len(terrain.contours(dem, interval_ft=5.0))
+    ours_mb = _op_mb("contours", path, vu)
+    peers: dict[str, tuple[float, float]] = {}
+    if tools["gdal_contour"]:
+        shp = tmp / "contours.shp"
+
+        def clean(shp: Path = shp) -> None:
+            for f in tmp.glob("contours.*"):
+                f.unlink()
+
+        cmd = [tools["gdal_contour"], "-q", *PEER_CACHE, "-i", "5", "-a", "elev", "-f", "ESRI Shapefile"]
+        peers["gdal_contour"] = _time_cmd([*cmd, str(path), str(shp)], repeat, pre=clean)
+    op = f"contours ({n_lines} lines; raw {raw:.3f} s)"
+    cells = dem.elevation_ft.size
+    return (op, name, cells, ours, kernel, dem.elevation_ft.nbytes / 2**20, ours_mb, peers)
+
+
+def _print_rows(rows_out: list[tuple]) -> None:
+    head = (
+        f"{'operation':<38} {'DEM':<16} {'cells':>10} {'ours s':>8} {'kernel s':>8} {'peer':<13} "
+        f"{'peer s':>8} "
+        f"{'ratio':>6} {'DEM MB':>7} {'ours +MB':>8} {'B/cell':>6} {'peer MB':>8}"
+    )
     print(head)
     print("-" * len(head))
     for op, name, cells, ours, kernel, dem_mb, ours_mb, peers in rows_out:
@@ -284,9 +345,11 @@ def main(argv: list[str] | None = None) -> int:
             pname, (ps, pmb) = min(peers.items(), key=lambda kv: kv[1][0])
         else:
             pname, ps, pmb = "-", float("nan"), float("nan")
-        print(f"{op:<38} {name:<16} {cells:>10,} {ours:>8.3f} {kernel:>8.3f} {pname:<13} {ps:>8.3f} {ours / ps:>6.2f} "
-              f"{dem_mb:>7.0f} {ours_mb:>8.0f} {ours_mb * 2**20 / cells:>6.1f} {pmb:>8.0f}")
-    return 0
+        print(
+            f"{op:<38} {name:<16} {cells:>10,} {ours:>8.3f} {kernel:>8.3f} {pname:<13} {ps:>8.3f} "
+            f"{ours / ps:>6.2f} "
+            f"{dem_mb:>7.0f} {ours_mb:>8.0f} {ours_mb * 2**20 / cells:>6.1f} {pmb:>8.0f}"
+        )
 
 
 if __name__ == "__main__":

@@ -33,7 +33,8 @@ Rules, maps, review
   `Trigger` per applicability criterion, ``plan_type``, a `Finding` per rule, each citing its section).
 - `render_existing_site_map`, `render_construction_plan`, `render_final_conditions` (to a PDF, or
   matplotlib Figures with ``out_path=None``), `render_plan_maps` (all three into a folder).
-- `check_submission` -> `CheckResult` (``geosite check``), `write_check_outputs`; `build_schedule` -> `Schedule`.
+- `check_submission` -> `CheckResult` (``geosite check``), `write_check_outputs`;
+  `build_schedule` -> `Schedule`.
 - `errors` (``geosite.errors.InputError`` ...) and `testing` (synthetic DEMs with known answers).
 
 Examples
@@ -49,9 +50,9 @@ Examples
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from typing import TYPE_CHECKING, Any
+
+from geosite._version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     from geosite import errors, testing

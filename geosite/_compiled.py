@@ -26,7 +26,13 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-_DTYPES = {"f8": np.dtype(np.float64), "f4": np.dtype(np.float32), "i8": np.dtype(np.int64), "u1": np.dtype(np.uint8), "b1": np.dtype(np.bool_)}
+_DTYPES: dict[str, np.dtype[Any]] = {
+    "f8": np.dtype(np.float64),
+    "f4": np.dtype(np.float32),
+    "i8": np.dtype(np.int64),
+    "u1": np.dtype(np.uint8),
+    "b1": np.dtype(np.bool_),
+}
 
 
 @dataclass(frozen=True)
@@ -62,8 +68,11 @@ class KernelSet:
             if impl.source_digest() == self.digest():
                 engine = "aot"
             else:
-                log.info("the compiled kernels predate %s (reinstall geosite to rebuild them): numba compiles "
-                         "them on first use", self.source_path.name)
+                log.info(
+                    "the compiled kernels predate %s (reinstall geosite to rebuild them): numba compiles "
+                    "them on first use",
+                    self.source_path.name,
+                )
                 impl = None
         if impl is None:
             impl = importlib.import_module(self.source)
@@ -101,11 +110,18 @@ def checked(name: str, fn: Callable[..., Any], sig: str) -> Callable[..., Any]:
     def kernel(*args: Any) -> Any:
         if len(args) != len(types):
             raise TypeError(f"{name}() takes {len(types)} arguments ({sig}), got {len(args)}")
-        for k, (a, t) in enumerate(zip(args, types)):
-            if t is not None and not (isinstance(a, np.ndarray) and a.dtype == t[0] and a.ndim == t[1]
-                                      and a.flags.c_contiguous):
-                got = f"{a.dtype}[{a.ndim}-D, {'C' if a.flags.c_contiguous else 'strided'}]" if isinstance(a, np.ndarray) else type(a).__name__
-                raise TypeError(f"{name}(): argument {k} must be a C-contiguous {t[1]}-D {t[0]} array ({sig}), got {got}")
+        for k, (a, t) in enumerate(zip(args, types, strict=True)):
+            if t is not None and not (
+                isinstance(a, np.ndarray) and a.dtype == t[0] and a.ndim == t[1] and a.flags.c_contiguous
+            ):
+                got = (
+                    f"{a.dtype}[{a.ndim}-D, {'C' if a.flags.c_contiguous else 'strided'}]"
+                    if isinstance(a, np.ndarray)
+                    else type(a).__name__
+                )
+                raise TypeError(
+                    f"{name}(): argument {k} must be a C-contiguous {t[1]}-D {t[0]} array ({sig}), got {got}"
+                )
         return fn(*args)
 
     kernel.__name__ = kernel.__qualname__ = name

@@ -69,7 +69,11 @@ class SiteValidationError(InputError):
     def __init__(self, problems: Iterable[str], site: str | None = None) -> None:
         self.problems = list(problems)
         self.site = site
-        head = f"site {site!r} has {len(self.problems)} problem(s):" if site else f"{len(self.problems)} problem(s):"
+        head = (
+            f"site {site!r} has {len(self.problems)} problem(s):"
+            if site
+            else f"{len(self.problems)} problem(s):"
+        )
         super().__init__("\n  - ".join([head, *self.problems]))
 
 
@@ -79,10 +83,6 @@ class GeositeWarning(UserWarning):
 
 class CoverageWarning(GeositeWarning):
     """The DEM does not cover the site plus the map margin (200 ft)."""
-
-
-class MissingLayerWarning(GeositeWarning):
-    """An optional layer is absent; the measurements that need it are reported as not assessed."""
 
 
 class ReprojectionWarning(GeositeWarning):

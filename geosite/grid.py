@@ -24,7 +24,6 @@ DR = np.array([0, 1, 1, 1, 0, -1, -1, -1], dtype=np.int64)
 DC = np.array([1, 1, 0, -1, -1, -1, 0, 1], dtype=np.int64)
 
 
-
 @dataclass(frozen=True, eq=False)
 class Dem:
     """A north-up elevation grid.
@@ -53,7 +52,9 @@ class Dem:
         if t.b != 0 or t.d != 0:
             raise CRSError(f"{self.source}: rotated DEM grids are not supported; warp it north-up first")
         if t.a <= 0 or t.e >= 0:
-            raise CRSError(f"{self.source}: DEM must be north-up with positive cell width (transform {tuple(t)[:6]})")
+            raise CRSError(
+                f"{self.source}: DEM must be north-up with positive cell width (transform {tuple(t)[:6]})"
+            )
 
     @classmethod
     def from_array(
@@ -63,6 +64,7 @@ class Dem:
         crs: CRS | str | int,
         vertical_unit: VerticalUnit | str,
         nodata: float | None = None,
+        *,
         source: str = "<array>",
         copy: bool = True,
     ) -> Dem:
@@ -88,7 +90,7 @@ class Dem:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.elevation_ft.shape  # type: ignore[return-value]
+        return self.elevation_ft.shape
 
     @property
     def cell_x_ft(self) -> float:
@@ -118,7 +120,9 @@ class Dem:
         rows = slice(max(int(np.floor(r0)), 0), min(int(np.ceil(r1)), self.shape[0]))
         cols = slice(max(int(np.floor(c0)), 0), min(int(np.ceil(c1)), self.shape[1]))
         t = self.transform @ Affine.translation(cols.start, rows.start)
-        sub = Dem(self.elevation_ft[rows, cols], t, self.crs, self.ft_per_unit, self.vertical_unit, self.source)
+        sub = Dem(
+            self.elevation_ft[rows, cols], t, self.crs, self.ft_per_unit, self.vertical_unit, self.source
+        )
         return sub, (rows, cols)
 
     @property
@@ -155,7 +159,9 @@ def to_dem_crs(geom: Any, site: Any, dem: Dem) -> Any:
     return geom_to_crs(geom, site.crs, dem.crs)
 
 
-def bounds_in(bounds: tuple[float, float, float, float], pad: float, src_crs: Any, dst_crs: Any) -> tuple[float, float, float, float]:
+def bounds_in(
+    bounds: tuple[float, float, float, float], pad: float, src_crs: Any, dst_crs: Any
+) -> tuple[float, float, float, float]:
     """``bounds`` (left, bottom, right, top in ``src_crs``) padded by ``pad`` CRS units, in ``dst_crs``
     (densified, so the result covers the padded box)."""
     left, bottom, right, top = bounds
@@ -203,8 +209,10 @@ def cells_box(cells: np.ndarray, pad: int = 0) -> tuple[slice, slice] | None:
     if not rows.size:
         return None
     nr, nc = cells.shape
-    return (slice(max(int(rows[0]) - pad, 0), min(int(rows[-1]) + 1 + pad, nr)),
-            slice(max(int(cols[0]) - pad, 0), min(int(cols[-1]) + 1 + pad, nc)))
+    return (
+        slice(max(int(rows[0]) - pad, 0), min(int(rows[-1]) + 1 + pad, nr)),
+        slice(max(int(cols[0]) - pad, 0), min(int(cols[-1]) + 1 + pad, nc)),
+    )
 
 
 def rasterize(geom: Any, shape: tuple[int, int], transform: Any) -> np.ndarray:
@@ -220,5 +228,7 @@ def rasterize(geom: Any, shape: tuple[int, int], transform: Any) -> np.ndarray:
         return np.zeros(shape, bool)
     mask = rio_rasterize([(geom, 1)], out_shape=shape, transform=transform, fill=0, dtype="uint8")
     if not mask.any():
-        mask = rio_rasterize([(geom, 1)], out_shape=shape, transform=transform, fill=0, dtype="uint8", all_touched=True)
+        mask = rio_rasterize(
+            [(geom, 1)], out_shape=shape, transform=transform, fill=0, dtype="uint8", all_touched=True
+        )
     return np.ascontiguousarray(mask).view(bool)

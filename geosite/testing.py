@@ -56,6 +56,7 @@ def inclined_plane(
     cell: float = 2.0,
     crs: str = CRS_US_FT,
     vertical_unit: VerticalUnit | str = VerticalUnit.US_FT,
+    *,
     azimuth_deg: float = 180.0,
     base_ft: float = 900.0,
 ) -> Dem:
@@ -68,7 +69,9 @@ def inclined_plane(
     # distance travelled downhill, in feet, from the grid origin
     down_ft = ((x - t.c) * np.sin(az) + (y - t.f) * np.cos(az)) * fpu
     z_ft = base_ft - slope_pct / 100.0 * down_ft
-    return Dem.from_array(_to_unit(z_ft, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="plane")
+    return Dem.from_array(
+        _to_unit(z_ft, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="plane"
+    )
 
 
 def cone(
@@ -77,6 +80,7 @@ def cone(
     cell: float = 2.0,
     crs: str = CRS_US_FT,
     vertical_unit: VerticalUnit | str = VerticalUnit.US_FT,
+    *,
     peak_ft: float = 1000.0,
 ) -> Dem:
     """A cone with its apex at the grid centre, sides of constant ``slope_pct``."""
@@ -86,7 +90,9 @@ def cone(
     cy = t.f + shape[0] / 2 * t.e
     r_ft = np.hypot(x - cx, y - cy) * _ft_per_unit(crs)
     z_ft = peak_ft - slope_pct / 100.0 * r_ft
-    return Dem.from_array(_to_unit(z_ft, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="cone")
+    return Dem.from_array(
+        _to_unit(z_ft, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="cone"
+    )
 
 
 def v_valley(
@@ -95,6 +101,7 @@ def v_valley(
     shape: tuple[int, int] = (100, 101),
     cell: float = 2.0,
     crs: str = CRS_US_FT,
+    *,
     vertical_unit: VerticalUnit | str = VerticalUnit.US_FT,
     base_ft: float = 900.0,
 ) -> Dem:
@@ -108,7 +115,9 @@ def v_valley(
     across_ft = np.abs(x - cx) * fpu
     down_ft = (t.f - y) * fpu
     z_ft = base_ft + side_slope_pct / 100.0 * across_ft - axis_slope_pct / 100.0 * down_ft
-    return Dem.from_array(_to_unit(z_ft, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="v_valley")
+    return Dem.from_array(
+        _to_unit(z_ft, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="v_valley"
+    )
 
 
 def rolling_terrain(
@@ -117,6 +126,7 @@ def rolling_terrain(
     crs: str = CRS_US_FT,
     vertical_unit: VerticalUnit | str = VerticalUnit.US_FT,
     relief_ft: float = 80.0,
+    *,
     regional_slope_pct: float = 1.0,
     kettles: int = 6,
     seed: int = 0,
@@ -159,4 +169,6 @@ def rolling_terrain(
             d2 = dy[band, None] ** 2 + dx[None, :] ** 2
             hills[band] -= depth_ft * np.exp(-d2 / (2 * radius_ft**2))
     hills += base_ft
-    return Dem.from_array(_to_unit(hills, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="rolling_terrain")
+    return Dem.from_array(
+        _to_unit(hills, crs, VerticalUnit(vertical_unit)), t, crs, vertical_unit, source="rolling_terrain"
+    )

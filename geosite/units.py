@@ -41,12 +41,21 @@ class VerticalUnit(str, Enum):
         return _LABELS[self]
 
 
-_METRES = {VerticalUnit.US_FT: METRES_PER_US_SURVEY_FOOT, VerticalUnit.FT: METRES_PER_FOOT, VerticalUnit.M: 1.0}
-_LABELS = {VerticalUnit.US_FT: "US survey foot", VerticalUnit.FT: "international foot", VerticalUnit.M: "metre"}
+_METRES = {
+    VerticalUnit.US_FT: METRES_PER_US_SURVEY_FOOT,
+    VerticalUnit.FT: METRES_PER_FOOT,
+    VerticalUnit.M: 1.0,
+}
+_LABELS = {
+    VerticalUnit.US_FT: "US survey foot",
+    VerticalUnit.FT: "international foot",
+    VerticalUnit.M: "metre",
+}
 
 
 def parse_vertical_unit(value: object, where: str = "vertical_unit") -> VerticalUnit:
-    """Parse a vertical unit spelling; a missing or unknown one is a :class:`UnitError` listing the valid ones."""
+    """Parse a vertical unit spelling; a missing or unknown one is a :class:`UnitError` listing the valid
+    ones."""
     if isinstance(value, VerticalUnit):
         return value
     valid = ", ".join(u.value for u in VerticalUnit)
@@ -64,24 +73,42 @@ def parse_vertical_unit(value: object, where: str = "vertical_unit") -> Vertical
 
 #: Other spellings of the vertical units that site.toml files and LiDAR metadata use.
 VERTICAL_UNIT_ALIASES = {
-    "usft": "us_ft", "ftus": "us_ft", "ft_us": "us_ft", "us_survey_ft": "us_ft", "us_survey_foot": "us_ft",
-    "us_survey_feet": "us_ft", "survey_ft": "us_ft", "survey_foot": "us_ft", "survey_feet": "us_ft",
-    "foot": "ft", "feet": "ft", "international_foot": "ft", "international_feet": "ft", "intl_ft": "ft",
-    "metre": "m", "metres": "m", "meter": "m", "meters": "m",
+    "usft": "us_ft",
+    "ftus": "us_ft",
+    "ft_us": "us_ft",
+    "us_survey_ft": "us_ft",
+    "us_survey_foot": "us_ft",
+    "us_survey_feet": "us_ft",
+    "survey_ft": "us_ft",
+    "survey_foot": "us_ft",
+    "survey_feet": "us_ft",
+    "foot": "ft",
+    "feet": "ft",
+    "international_foot": "ft",
+    "international_feet": "ft",
+    "intl_ft": "ft",
+    "metre": "m",
+    "metres": "m",
+    "meter": "m",
+    "meters": "m",
 }
 
 
 def crs_linear_unit_metres(crs: CRS, what: str) -> float:
     """Metres per horizontal unit of a projected CRS; a geographic or unitless CRS is a :class:`CRSError`."""
     if crs is None:
-        raise CRSError(f"{what} has no CRS; assign one (e.g. EPSG:7593 for Burnett County WISCRS, US survey feet)")
+        raise CRSError(
+            f"{what} has no CRS; assign one (e.g. EPSG:7593 for Burnett County WISCRS, US survey feet)"
+        )
     if crs.is_geographic:
         raise CRSError(
             f"{what} is in a geographic CRS ({crs.name}, degrees): distances and areas would be wrong. "
             "Reproject it to the site's WISCRS county system, or name a target CRS (site.toml 'crs')."
         )
     if not crs.is_projected:
-        raise CRSError(f"{what} has a CRS that is not projected ({crs.name}); use a projected CRS in feet or metres")
+        raise CRSError(
+            f"{what} has a CRS that is not projected ({crs.name}); use a projected CRS in feet or metres"
+        )
     axis = crs.axis_info[0]
     factor = axis.unit_conversion_factor
     if not factor or axis.unit_name in ("unknown", ""):

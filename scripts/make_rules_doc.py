@@ -27,9 +27,11 @@ def tests_naming(words: set[str]) -> dict[str, list[str]]:
         for node in tree.body:
             if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_"):
                 continue
-            consts = {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+            consts = {
+                n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            }
             for w in words:
-                if any(c == w or c.startswith(w + "_") or c.startswith(w + ".") for c in consts):
+                if any(c == w or c.startswith((w + "_", w + ".")) for c in consts):
                     out[w].append(f"{path.name}::{node.name}")
     return out
 
@@ -44,19 +46,48 @@ def generated() -> str:
     from geosite.rules.tables import HEADER, requirement_rows
 
     profiles = [load_profile(n) for n in available_profiles()]
-    ids = {q.id for p in profiles for q in p.requirements} | {q.practice for p in profiles for q in p.requirements if q.practice}
+    ids = {q.id for p in profiles for q in p.requirements} | {
+        q.practice for p in profiles for q in p.requirements if q.practice
+    }
     named = tests_naming(ids)
-    lines = [BEGIN, "", "## The requirements of each profile", "",
-             "Generated from `geosite/rules/profiles/*.toml` (`geosite profile show NAME` prints the same). Tests: those",
-             "whose code names the requirement or its practice.", ""]
+    lines = [
+        BEGIN,
+        "",
+        "## The requirements of each profile",
+        "",
+        "Generated from `geosite/rules/profiles/*.toml` (`geosite profile show NAME` prints the same). "
+        "Tests: those",
+        "whose code names the requirement or its practice.",
+        "",
+    ]
     for p in profiles:
         header, rows = requirement_rows(p)
-        lines += [f"### {p.name} (`{p.id}`)", "", "| " + " | ".join((*HEADER, "tests")) + " |",
-                  "| " + " | ".join("---" for _ in range(len(HEADER) + 1)) + " |"]
-        for q, row in zip(list(p.requirements) + [None] * (len(rows) - len(p.requirements)), rows, strict=True):
-            tests = sorted(set(named.get(q.id, []) + (named.get(q.practice, []) if q and q.practice else []))) if q else []
-            lines.append("| " + " | ".join(cell(c) for c in (*row, ", ".join(f"`{t}`" for t in tests[:4])
-                                                              + (f" and {len(tests) - 4} more" if len(tests) > 4 else ""))) + " |")
+        lines += [
+            f"### {p.name} (`{p.id}`)",
+            "",
+            "| " + " | ".join((*HEADER, "tests")) + " |",
+            "| " + " | ".join("---" for _ in range(len(HEADER) + 1)) + " |",
+        ]
+        for q, row in zip(
+            list(p.requirements) + [None] * (len(rows) - len(p.requirements)), rows, strict=True
+        ):
+            tests = (
+                sorted(set(named.get(q.id, []) + (named.get(q.practice, []) if q and q.practice else [])))
+                if q
+                else []
+            )
+            lines.append(
+                "| "
+                + " | ".join(
+                    cell(c)
+                    for c in (
+                        *row,
+                        ", ".join(f"`{t}`" for t in tests[:4])
+                        + (f" and {len(tests) - 4} more" if len(tests) > 4 else ""),
+                    )
+                )
+                + " |"
+            )
         lines.append("")
     return "\n".join(lines + [END]) + "\n"
 
@@ -67,33 +98,69 @@ def reference() -> str:
     sys.path.insert(0, str(ROOT))
     from geosite.rules import registry as r
 
-    lines = [BEGIN, "", "## Reference (generated from `geosite/rules/registry.py`)", "", "### Measures a condition may read", "",
-             "| measure | kind | unit | set by | what |", "| --- | --- | --- | --- | --- |"]
+    lines = [
+        BEGIN,
+        "",
+        "## Reference (generated from `geosite/rules/registry.py`)",
+        "",
+        "### Measures a condition may read",
+        "",
+        "| measure | kind | unit | set by | what |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     lines += [f"| `{k}` | {m.kind} | {m.unit} | {m.stage} | {cell(m.text)} |" for k, m in r.MEASURES.items()]
-    lines += ["", "### Measures of one feature (requirements written `for_each` layer)", "",
-              "| layer | measure | kind | unit | from | what |", "| --- | --- | --- | --- | --- | --- |"]
-    lines += [f"| `{lay}` | `{k}` | {m.kind} | {m.unit} | {m.stage} | {cell(m.text)} |"
-              for lay, ms in r.FEATURE_MEASURES.items() for k, m in ms.items()]
-    lines += ["", "### Practices and their `params`", "", "| practice | parameter | kind | unit | required | allowed | what |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines += [
+        "",
+        "### Measures of one feature (requirements written `for_each` layer)",
+        "",
+        "| layer | measure | kind | unit | from | what |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    lines += [
+        f"| `{lay}` | `{k}` | {m.kind} | {m.unit} | {m.stage} | {cell(m.text)} |"
+        for lay, ms in r.FEATURE_MEASURES.items()
+        for k, m in ms.items()
+    ]
+    lines += [
+        "",
+        "### Practices and their `params`",
+        "",
+        "| practice | parameter | kind | unit | required | allowed | what |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for name, params in r.PRACTICES.items():
         if not params:
             lines.append(f"| `{name}` | (none) | | | | | |")
         for k, p in params.items():
-            lines.append(f"| `{name}` | `{k}` | {p.kind} | {p.unit} | {'yes' if p.required else ''} | "
-                         f"{', '.join(p.choices)} | {cell(p.text)} |")
-    lines += ["", "### `[controls]` numbers each practice needs", "", "| practice | `[controls]` keys |", "| --- | --- |"]
+            lines.append(
+                f"| `{name}` | `{k}` | {p.kind} | {p.unit} | {'yes' if p.required else ''} | "
+                f"{', '.join(p.choices)} | {cell(p.text)} |"
+            )
+    lines += [
+        "",
+        "### `[controls]` numbers each practice needs",
+        "",
+        "| practice | `[controls]` keys |",
+        "| --- | --- |",
+    ]
     lines += [f"| `{n}` | {', '.join(f'`{k}`' for k in keys)} |" for n, keys in r.PRACTICE_CONTROLS.items()]
-    lines += ["", "### Other tables", "",
-              f"- `[terrain]`: {', '.join(f'`{k}` ({p.unit})' for k, p in r.TERRAIN_PARAMS.items())}",
-              f"- `[permit]`: {', '.join(f'`{k}`' for k in r.PERMIT_PARAMS)} (a time's `unit`: {', '.join(r.TIME_UNITS)})",
-              f"- `[enforcement]`: {', '.join(f'`{k}`' for k in r.ENFORCEMENT_PARAMS)}",
-              f"- `[review]`: `kind` (working_days or calendar_days), `holidays`, {', '.join(f'`{k}`' for k in r.REVIEW_PARAMS)}",
-              f"- `[submission]`: {', '.join(f'`{k}`' for k in r.SUBMISSION_PARAMS)}",
-              f"- plan items' `layers`: {', '.join(r.LAYERS)}; `map_layers` also: {', '.join(r.MAP_ONLY_LAYERS)}",
-              f"- plan items' `check`: {', '.join(r.PLAN_CHECKS)}; `contacts`: {', '.join(r.CONTACTS)}",
-              f"- `[declared]` fields (a plan item's `declared`, a provision's `provision`): {', '.join(r.DECLARED_FIELDS)}",
-              ""]
+    lines += [
+        "",
+        "### Other tables",
+        "",
+        f"- `[terrain]`: {', '.join(f'`{k}` ({p.unit})' for k, p in r.TERRAIN_PARAMS.items())}",
+        f"- `[permit]`: {', '.join(f'`{k}`' for k in r.PERMIT_PARAMS)} (a time's `unit`: "
+        f"{', '.join(r.TIME_UNITS)})",
+        f"- `[enforcement]`: {', '.join(f'`{k}`' for k in r.ENFORCEMENT_PARAMS)}",
+        "- `[review]`: `kind` (working_days or calendar_days), `holidays`, "
+        f"{', '.join(f'`{k}`' for k in r.REVIEW_PARAMS)}",
+        f"- `[submission]`: {', '.join(f'`{k}`' for k in r.SUBMISSION_PARAMS)}",
+        f"- plan items' `layers`: {', '.join(r.LAYERS)}; `map_layers` also: {', '.join(r.MAP_ONLY_LAYERS)}",
+        f"- plan items' `check`: {', '.join(r.PLAN_CHECKS)}; `contacts`: {', '.join(r.CONTACTS)}",
+        "- `[declared]` fields (a plan item's `declared`, a provision's `provision`): "
+        f"{', '.join(r.DECLARED_FIELDS)}",
+        "",
+    ]
     return "\n".join(lines + [END]) + "\n"
 
 

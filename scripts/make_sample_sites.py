@@ -40,6 +40,7 @@ then shifted to real WISCRS coordinates computed with pyproj from the site's lon
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sqlite3
 import sys
@@ -64,8 +65,22 @@ GPKG_DATE = "2027-01-04T00:00:00.000Z"  # pinned gpkg_contents.last_change (GDAL
 
 SITE_NAMES = ("grantsburg_lot7", "belgium_commons")
 LAYER_ORDER = [  # docs/site_folder.md order
-    "site_boundary", "disturbance", "stockpiles", "roads", "streams", "lakes", "wetlands", "channels",
-    "storm_inlets", "utilities", "structures", "floodplain", "soils", "vegetation", "access_drives", "bmps",
+    "site_boundary",
+    "disturbance",
+    "stockpiles",
+    "roads",
+    "streams",
+    "lakes",
+    "wetlands",
+    "channels",
+    "storm_inlets",
+    "utilities",
+    "structures",
+    "floodplain",
+    "soils",
+    "vegetation",
+    "access_drives",
+    "bmps",
 ]
 
 
@@ -197,7 +212,7 @@ def distance_to(line, X, Y, pad):
     """Distance from cell centres to a geometry, computed only inside its bbox + pad (inf elsewhere)."""
     d = np.full(X.shape, np.inf)
     x0, y0, x1, y1 = line.bounds
-    m = (X >= x0 - pad) & (X <= x1 + pad) & (Y >= y0 - pad) & (Y <= y1 + pad)
+    m = (x0 - pad <= X) & (x1 + pad >= X) & (y0 - pad <= Y) & (y1 + pad >= Y)
     pts = shapely.points(X[m], Y[m])
     d[m] = shapely.distance(pts, line)
     return d, m
@@ -233,7 +248,7 @@ def band(xs, y_lo, y_hi):
     xs = np.asarray(xs, dtype=float)
     y_lo = np.broadcast_to(np.asarray(y_lo, dtype=float), xs.shape)
     y_hi = np.broadcast_to(np.asarray(y_hi, dtype=float), xs.shape)
-    ring = list(zip(xs, y_hi)) + list(zip(xs[::-1], y_lo[::-1]))
+    ring = list(zip(xs, y_hi, strict=True)) + list(zip(xs[::-1], y_lo[::-1], strict=True))
     return shapely.make_valid(Polygon(ring))
 
 
@@ -333,7 +348,9 @@ def grantsburg_lot7() -> Site:
 
     # Creek, wetland and floodplain in the valley.
     xs = np.append(np.arange(xs_dem[0] + 1.0, xs_dem[1] - 1.0, 5.0), xs_dem[1] - 1.0)  # DEM edge to edge
-    creek = LineString(list(zip(xs[::-1], v.creek_y(xs[::-1]))))  # drawn downstream: east -> west
+    creek = LineString(
+        list(zip(xs[::-1], v.creek_y(xs[::-1]), strict=True))
+    )  # drawn downstream: east -> west
     L["streams"] = [_row(creek, name="Little Wood Creek")]
     xw = np.arange(ext[0], 381.0, 5.0)
     taper = np.sin(np.pi * (xw - xw[0]) / (xw[-1] - xw[0])) ** 0.35
@@ -355,18 +372,48 @@ def grantsburg_lot7() -> Site:
 
     # Utilities: existing mains in the street, new laterals to the house (126 ft) + new electric (62 ft).
     L["utilities"] = [
-        _row(LineString([(xs_dem[0], 256.0), (xs_dem[1], 256.0)]), kind="water",
-            status="existing", underground=True, name="6-in water main"),
-        _row(LineString([(xs_dem[0], 267.0), (xs_dem[1], 267.0)]), kind="sanitary",
-            status="existing", underground=True, name="8-in sanitary sewer"),
-        _row(LineString([(xs_dem[0], 244.0), (xs_dem[1], 244.0)]), kind="electric",
-            status="existing", underground=False, name="Overhead distribution line"),
-        _row(LineString([(96.0, 256.0), (96.0, 198.0)]), kind="water", status="new", underground=True,
-            name="1-in water lateral"),
-        _row(LineString([(82.0, 267.0), (82.0, 198.0)]), kind="sanitary", status="new", underground=True,
-            name="4-in sewer lateral"),
-        _row(LineString([(150.0, 244.0), (146.0, 204.0), (142.0, 188.0)]), kind="electric",
-            status="new", underground=True, name="Underground electric service"),
+        _row(
+            LineString([(xs_dem[0], 256.0), (xs_dem[1], 256.0)]),
+            kind="water",
+            status="existing",
+            underground=True,
+            name="6-in water main",
+        ),
+        _row(
+            LineString([(xs_dem[0], 267.0), (xs_dem[1], 267.0)]),
+            kind="sanitary",
+            status="existing",
+            underground=True,
+            name="8-in sanitary sewer",
+        ),
+        _row(
+            LineString([(xs_dem[0], 244.0), (xs_dem[1], 244.0)]),
+            kind="electric",
+            status="existing",
+            underground=False,
+            name="Overhead distribution line",
+        ),
+        _row(
+            LineString([(96.0, 256.0), (96.0, 198.0)]),
+            kind="water",
+            status="new",
+            underground=True,
+            name="1-in water lateral",
+        ),
+        _row(
+            LineString([(82.0, 267.0), (82.0, 198.0)]),
+            kind="sanitary",
+            status="new",
+            underground=True,
+            name="4-in sewer lateral",
+        ),
+        _row(
+            LineString([(150.0, 244.0), (146.0, 204.0), (142.0, 188.0)]),
+            kind="electric",
+            status="new",
+            underground=True,
+            name="Underground electric service",
+        ),
     ]
 
     # Existing cover (bands follow the valley) and soils, over the site + ~250 ft.
@@ -407,18 +454,24 @@ def grantsburg_lot7() -> Site:
     xs_f = np.arange(8.0, 150.0 + 1e-9, 2.0)
     level = float(v.z(100.0, 80.0))
     yf = v.contour_y(level, xs_f, 0.0, 200.0)
-    fence = LineString([(4.0, yf[0] + 22.0)] + list(zip(xs_f, yf)))
+    fence = LineString([(4.0, yf[0] + 22.0)] + list(zip(xs_f, yf, strict=True)))
     pile_fence = LineString([(20.0, 220.0), (22.0, 209.0), (78.0, 209.0), (81.0, 218.0)])
     L["bmps"] = [
         _row(fence, type="silt_fence", name="Silt fence below the pad (west end turned up)"),
         _row(pile_fence, type="silt_fence", name="Silt fence, downslope side of the topsoil pile"),
-        _row(L["storm_inlets"][0]["geometry"].buffer(2.5, quad_segs=2), type="inlet_protection",
-            name="Inlet filter bag at CB-1"),
-        _row(rect(122, 220, 138, road_yc - road_hw), type="tracking_pad",
-            name="Stone tracking pad, 3-in clear stone, 30 ft"),
+        _row(
+            L["storm_inlets"][0]["geometry"].buffer(2.5, quad_segs=2),
+            type="inlet_protection",
+            name="Inlet filter bag at CB-1",
+        ),
+        _row(
+            rect(122, 220, 138, road_yc - road_hw),
+            type="tracking_pad",
+            name="Stone tracking pad, 3-in clear stone, 30 ft",
+        ),
     ]
 
-    toml = '''# Sample site generated by scripts/make_sample_sites.py -- do not edit; rerun the script.
+    toml = """# Sample site generated by scripts/make_sample_sites.py -- do not edit; rerun the script.
 # Fictional people and addresses; terrain synthetic; soils illustrative (not SSURGO).
 name = "Lot 7 residence, Birch Street"
 jurisdiction = "grantsburg"
@@ -450,7 +503,7 @@ plat = "none"
 dewatering = false
 state_funded = false
 building_permit_days = 365
-'''
+"""
     return Site(
         name="grantsburg_lot7",
         lonlat=(-92.68, 45.78),
@@ -506,7 +559,7 @@ def belgium_commons() -> Site:
     ]
 
     xs = np.append(np.arange(xs_dem[0] + 1.0, xs_dem[1] - 1.0, 5.0), xs_dem[1] - 1.0)  # DEM edge to edge
-    creek = LineString(list(zip(xs, v.creek_y(xs))))  # drawn downstream: west -> east
+    creek = LineString(list(zip(xs, v.creek_y(xs), strict=True)))  # drawn downstream: west -> east
     L["streams"] = [_row(creek, name="Sauk Creek (tributary)")]
 
     # Phases. P1 (east, commercial) reaches down toward the creek; P2 (middle, townhouses + street);
@@ -524,8 +577,9 @@ def belgium_commons() -> Site:
     )
     L["disturbance"] = [
         _row(p1, phase="1", start="2027-04-12", end="2027-09-30", name="Phase 1: commercial lots"),
-        _row(p2, phase="2", start="2027-06-01", end="2027-11-15",
-            name="Phase 2: Commons Court and townhouses"),
+        _row(
+            p2, phase="2", start="2027-06-01", end="2027-11-15", name="Phase 2: Commons Court and townhouses"
+        ),
         _row(p3, phase="3", start="2027-10-01", end="2027-12-10", name="Phase 3: single-family lots"),
     ]
 
@@ -544,7 +598,7 @@ def belgium_commons() -> Site:
     ditch_x = np.array([1138.0, 1139.0, 1137.0, 1132.0, 1126.0])
     ditch_y = np.array([808.0, 600.0, 380.0, 160.0, 0.0])
     y_end = float(v.creek_y(1124.0))
-    ditch = LineString(list(zip(ditch_x, ditch_y)) + [(1124.0, y_end)])
+    ditch = LineString(list(zip(ditch_x, ditch_y, strict=True)) + [(1124.0, y_end)])
     swale_pts = [(450.0, 330.0), (455.0, 240.0), (462.0, 150.0), (468.0, 60.0)]
     swale = LineString(swale_pts + [(470.0, float(v.creek_y(470.0)))])
     L["channels"] = [
@@ -569,8 +623,11 @@ def belgium_commons() -> Site:
     ]
 
     L["storm_inlets"] = [
-        _row(Point(560.0, road_yc - road_hw + 1.5), name="CB-1 County Road D west of entrance",
-            status="existing"),
+        _row(
+            Point(560.0, road_yc - road_hw + 1.5),
+            name="CB-1 County Road D west of entrance",
+            status="existing",
+        ),
         _row(Point(905.0, road_yc - road_hw + 1.5), name="CB-2 County Road D east", status="existing"),
         _row(Point(614.0, 560.0), name="CB-3 Commons Court", status="new"),
         _row(Point(586.0, 420.0), name="CB-4 Commons Court", status="new"),
@@ -578,18 +635,49 @@ def belgium_commons() -> Site:
     ]
 
     L["utilities"] = [
-        _row(LineString([(xs_dem[0], 821.0), (xs_dem[1], 821.0)]), kind="water",
-            status="existing", underground=True, name="12-in water main, County Road D"),
-        _row(LineString([(xs_dem[0], 834.0), (xs_dem[1], 834.0)]), kind="gas",
-            status="existing", underground=True, name="4-in gas main"),
-        _row(LineString([(594.0, 821.0), (594.0, 300.0), (560.0, 300.0)]), kind="water",
-            status="new", underground=True, name="8-in water main, Commons Court"),
-        _row(LineString([(606.0, 834.0), (606.0, 285.0)]), kind="sanitary", status="new", underground=True,
-            name="8-in sanitary sewer, Commons Court"),
         _row(
-            LineString([(614.0, 560.0), (614.0, 420.0), (586.0, 420.0), (600.0, 257.0), (760.0, 190.0),
-                        (1004.0, 104.0)]),
-            kind="storm", status="new", underground=True, name="Storm sewer to basin",
+            LineString([(xs_dem[0], 821.0), (xs_dem[1], 821.0)]),
+            kind="water",
+            status="existing",
+            underground=True,
+            name="12-in water main, County Road D",
+        ),
+        _row(
+            LineString([(xs_dem[0], 834.0), (xs_dem[1], 834.0)]),
+            kind="gas",
+            status="existing",
+            underground=True,
+            name="4-in gas main",
+        ),
+        _row(
+            LineString([(594.0, 821.0), (594.0, 300.0), (560.0, 300.0)]),
+            kind="water",
+            status="new",
+            underground=True,
+            name="8-in water main, Commons Court",
+        ),
+        _row(
+            LineString([(606.0, 834.0), (606.0, 285.0)]),
+            kind="sanitary",
+            status="new",
+            underground=True,
+            name="8-in sanitary sewer, Commons Court",
+        ),
+        _row(
+            LineString(
+                [
+                    (614.0, 560.0),
+                    (614.0, 420.0),
+                    (586.0, 420.0),
+                    (600.0, 257.0),
+                    (760.0, 190.0),
+                    (1004.0, 104.0),
+                ]
+            ),
+            kind="storm",
+            status="new",
+            underground=True,
+            name="Storm sewer to basin",
         ),
     ]
 
@@ -607,10 +695,18 @@ def belgium_commons() -> Site:
     ]
 
     L["access_drives"] = [
-        _row(rect(584, 755, 616, road_yc - road_hw), name="Main construction entrance (Commons Court)",
-            surface="stone", pad_length_ft=60.0),
-        _row(rect(110, 790, 130, road_yc - road_hw), name="Phase 3 entrance",
-            surface="gravel", pad_length_ft=0.0),
+        _row(
+            rect(584, 755, 616, road_yc - road_hw),
+            name="Main construction entrance (Commons Court)",
+            surface="stone",
+            pad_length_ft=60.0,
+        ),
+        _row(
+            rect(110, 790, 130, road_yc - road_hw),
+            name="Phase 3 entrance",
+            surface="gravel",
+            pad_length_ft=0.0,
+        ),
     ]
 
     xa = np.arange(-260.0, 1411.0, 5.0)
@@ -653,10 +749,10 @@ def belgium_commons() -> Site:
     # pad at the main entrance (none at the Phase 3 entrance); a sediment basin for Phase 1.
     xf1 = np.arange(600.0, 1010.0 + 1e-9, 5.0)
     bulge_f = np.clip(1 - np.maximum(np.abs(xf1 - (x_pile + 40.0)) - 45.0, 0) / 25.0, 0, 1)
-    fence1 = LineString(list(zip(xf1, v.creek_y(xf1) + 39.0 - 33.0 * bulge_f)))
+    fence1 = LineString(list(zip(xf1, v.creek_y(xf1) + 39.0 - 33.0 * bulge_f, strict=True)))
     fence1 = fence1.difference(rect(x_pile - 8, -200, x_pile + 88, 300))
     xf2 = np.arange(250.0, 600.0 + 1e-9, 5.0)
-    fence2 = LineString(list(zip(xf2, v.contour_y(float(v.z(440.0, 114.0)), xf2, 0.0, 400.0))))
+    fence2 = LineString(list(zip(xf2, v.contour_y(float(v.z(440.0, 114.0)), xf2, 0.0, 400.0), strict=True)))
     fence3 = LineString([(14.0, 180.0), (14.0, 159.0), (256.0, 159.0), (256.0, 175.0)])
     bmps = []
     for part in getattr(fence1, "geoms", [fence1]):
@@ -664,24 +760,45 @@ def belgium_commons() -> Site:
     bmps += [
         _row(fence2, type="silt_fence", name="Silt fence, Phase 2 low edge"),
         _row(fence3, type="silt_fence", name="Silt fence, Phase 3 south edge"),
-        _row(LineString([(274.0, 745.0), (278.0, 729.0), (362.0, 729.0), (366.0, 745.0)]), type="silt_fence",
-            name="Silt fence below SP-1"),
-        _row(LineString([(994.0, 490.0), (998.0, 474.0), (1064.0, 474.0), (1068.0, 490.0)]),
-            type="silt_fence", name="Silt fence below SP-3"),
-        _row(L["storm_inlets"][0]["geometry"].buffer(2.5, quad_segs=2), type="inlet_protection",
-            name="Inlet filter, CB-1"),
-        _row(L["storm_inlets"][2]["geometry"].buffer(2.5, quad_segs=2), type="inlet_protection",
-            name="Inlet filter, CB-3"),
-        _row(L["storm_inlets"][3]["geometry"].buffer(2.5, quad_segs=2), type="inlet_protection",
-            name="Inlet filter, CB-4"),
-        _row(rect(584, 755, 616, road_yc - road_hw), type="tracking_pad",
-            name="Tracking pad, 60 ft, 3-in clear stone"),
-        _row(Point(1040.0, 100.0).buffer(36.0, quad_segs=8), type="sediment_basin",
-            name="Sediment basin SB-1 (Phase 1)"),
+        _row(
+            LineString([(274.0, 745.0), (278.0, 729.0), (362.0, 729.0), (366.0, 745.0)]),
+            type="silt_fence",
+            name="Silt fence below SP-1",
+        ),
+        _row(
+            LineString([(994.0, 490.0), (998.0, 474.0), (1064.0, 474.0), (1068.0, 490.0)]),
+            type="silt_fence",
+            name="Silt fence below SP-3",
+        ),
+        _row(
+            L["storm_inlets"][0]["geometry"].buffer(2.5, quad_segs=2),
+            type="inlet_protection",
+            name="Inlet filter, CB-1",
+        ),
+        _row(
+            L["storm_inlets"][2]["geometry"].buffer(2.5, quad_segs=2),
+            type="inlet_protection",
+            name="Inlet filter, CB-3",
+        ),
+        _row(
+            L["storm_inlets"][3]["geometry"].buffer(2.5, quad_segs=2),
+            type="inlet_protection",
+            name="Inlet filter, CB-4",
+        ),
+        _row(
+            rect(584, 755, 616, road_yc - road_hw),
+            type="tracking_pad",
+            name="Tracking pad, 60 ft, 3-in clear stone",
+        ),
+        _row(
+            Point(1040.0, 100.0).buffer(36.0, quad_segs=8),
+            type="sediment_basin",
+            name="Sediment basin SB-1 (Phase 1)",
+        ),
     ]
     L["bmps"] = bmps
 
-    toml = '''# Sample site generated by scripts/make_sample_sites.py -- do not edit; rerun the script.
+    toml = """# Sample site generated by scripts/make_sample_sites.py -- do not edit; rerun the script.
 # Fictional people and addresses; terrain synthetic; soils illustrative (not SSURGO).
 name = "Belgium Commons"
 jurisdiction = "belgium"
@@ -715,7 +832,7 @@ plat = "subdivision"
 dewatering = true                      # trench dewatering for the sanitary sewer, through the sediment basin
 state_funded = false
 building_permit_days = 365
-'''
+"""
     # Channels are incised into the DEM (they exist); the swale starts shallow at its head.
     return Site(
         name="belgium_commons",
@@ -821,18 +938,26 @@ def write_site(site: Site, out_dir: Path) -> dict:
     dem_path = out / "dem.tif"
     if dem_path.exists():
         dem_path.unlink()
-    profile = dict(
-        driver="GTiff", width=ncol, height=nrow, count=1, dtype="float32", crs=crs,
-        transform=from_origin(ox + left, oy + top, CELL, CELL), nodata=NODATA,
-        compress="deflate", predictor=3, zlevel=9, tiled=True, blockxsize=256, blockysize=256,
-    )
-    with rasterio.Env(GDAL_PAM_ENABLED="NO"):
-        with rasterio.open(dem_path, "w", **profile) as dst:
-            dst.write(Zf, 1)
-            dst.units = (unit_name,)
-            dst.update_tags(
-                VERTICAL_DATUM="NAVD88", VERTICAL_UNIT=unit_name, SOURCE="synthetic (geosite sample)"
-            )
+    profile = {
+        "driver": "GTiff",
+        "width": ncol,
+        "height": nrow,
+        "count": 1,
+        "dtype": "float32",
+        "crs": crs,
+        "transform": from_origin(ox + left, oy + top, CELL, CELL),
+        "nodata": NODATA,
+        "compress": "deflate",
+        "predictor": 3,
+        "zlevel": 9,
+        "tiled": True,
+        "blockxsize": 256,
+        "blockysize": 256,
+    }
+    with rasterio.Env(GDAL_PAM_ENABLED="NO"), rasterio.open(dem_path, "w", **profile) as dst:
+        dst.write(Zf, 1)
+        dst.units = (unit_name,)
+        dst.update_tags(VERTICAL_DATUM="NAVD88", VERTICAL_UNIT=unit_name, SOURCE="synthetic (geosite sample)")
 
     # Layers
     gpkg = out / "layers.gpkg"
@@ -845,15 +970,24 @@ def write_site(site: Site, out_dir: Path) -> dict:
         frames[lname] = gpd.GeoDataFrame(recs, geometry="geometry", crs=crs)
     counts = write_layers(gpkg, frames)
     (out / "site.toml").write_text(site.toml, encoding="utf-8")
-    return {"dem_shape": Zf.shape, "dem_bytes": dem_path.stat().st_size, "gpkg_bytes": gpkg.stat().st_size,
-            "counts": counts, "z_range": (float(Zf.min()), float(Zf.max()))}
+    return {
+        "dem_shape": Zf.shape,
+        "dem_bytes": dem_path.stat().st_size,
+        "gpkg_bytes": gpkg.stat().st_size,
+        "counts": counts,
+        "z_range": (float(Zf.min()), float(Zf.max())),
+    }
 
 
 # ------------------------------------------------------------------------------- real terrain (third site)
 
 REAL_SITE = "crow_wing_real_terrain"
-#: where the real LiDAR lives in this workplace: shared/ beside the repository (never copied into it)
-REAL_DEMS = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_dems"
+#: where the real LiDAR lives: $GEOSITE_REAL_DEMS, else shared/data/real_dems beside the repository (never
+#: copied into it)
+REAL_DEMS = Path(
+    os.environ.get("GEOSITE_REAL_DEMS")
+    or Path(__file__).resolve().parents[2] / "shared" / "data" / "real_dems"
+)
 
 
 def crow_wing_real_terrain(out_dir: Path, real_dems: Path = REAL_DEMS) -> dict:
@@ -861,7 +995,8 @@ def crow_wing_real_terrain(out_dir: Path, real_dems: Path = REAL_DEMS) -> dict:
     glacial terrain, Crow Wing County, Minnesota, 1-m cells, EPSG:26915 UTM 15N metres, heights in
     metres), used as if the site were in the Village of Grantsburg. The folder is generated, never
     committed (tests and scripts/run_sample.sh write it outside the repository's tracked files); it
-    holds its own copy of the DEM, so it names nothing outside itself and `geosite check` takes it. The creek is the DEM's own channel (the D8
+    holds its own copy of the DEM, so it names nothing outside itself and `geosite check` takes it. The
+    creek is the DEM's own channel (the D8
     flow path down the valley south of the parcel); the parcel is a 183 x 122 m rectangle turned
     25 deg off the grid on the slope north of it; a new cul-de-sac street, six lots with houses, a
     stockpile, utilities, inlets and an imperfect set of BMPs. Deterministic (no randomness; coordinates
@@ -911,10 +1046,14 @@ def crow_wing_real_terrain(out_dir: Path, real_dems: Path = REAL_DEMS) -> dict:
 
     W, H = 183.0, 122.0
     parcel = rct(-W / 2, -H / 2, W / 2, H / 2)
-    road_axis = line([(-W / 2 - 40, H / 2 + 6), (W / 2 + 40, H / 2 + 6)])  # existing road, outside the top edge
+    road_axis = line(
+        [(-W / 2 - 40, H / 2 + 6), (W / 2 + 40, H / 2 + 6)]
+    )  # existing road, outside the top edge
     road_old = road_axis.buffer(4.0, cap_style="flat")
     court_axis = line([(0.0, H / 2 + 2), (0.0, -12.0)])
-    court = unary_union([court_axis.buffer(5.0, cap_style="flat"), Point(frame(0.0, -12.0)).buffer(14.0, quad_segs=16)])
+    court = unary_union(
+        [court_axis.buffer(5.0, cap_style="flat"), Point(frame(0.0, -12.0)).buffer(14.0, quad_segs=16)]
+    )
     lots = [rct(x0, y0, x0 + 38, y0 + 34) for x0 in (-88.0, -50.0) for y0 in (-56.0, 8.0)]
     lots += [rct(12.0, y0, 50.0, y0 + 34) for y0 in (-56.0, 8.0)]
     houses = [shapely.affinity.scale(lot, 0.42, 0.45) for lot in lots]
@@ -924,7 +1063,9 @@ def crow_wing_real_terrain(out_dir: Path, real_dems: Path = REAL_DEMS) -> dict:
     ph3 = unary_union([lot.buffer(-2.0) for lot in lots[4:]]).difference(phase1)
     pile = rct(-44.0, -8.0, -30.0, 2.0)
     drive = rct(-4.0, H / 2, 4.0, H / 2 + 2.0).union(rct(-4.0, H / 2 - 20.0, 4.0, H / 2))
-    pad = rct(-4.0, H / 2 + 2.0 - 12.19, 4.0, H / 2 + 2.0)  # 40 ft of stone from the road: short of DNR 1057's 50
+    pad = rct(
+        -4.0, H / 2 + 2.0 - 12.19, 4.0, H / 2 + 2.0
+    )  # 40 ft of stone from the road: short of DNR 1057's 50
     inlets = [Point(frame(-9.0, -12.0)), Point(frame(9.0, -12.0))]
     water_old = road_axis.parallel_offset(2.0, "left")
     water_new = line([(1.5, H / 2 + 4.0), (1.5, -12.0)])
@@ -939,39 +1080,88 @@ def crow_wing_real_terrain(out_dir: Path, real_dems: Path = REAL_DEMS) -> dict:
     layers = {
         "site_boundary": [_row(parcel, name="Aspen Ridge, Lots 1-6 (proposed plat)")],
         "disturbance": [
-            _row(phase1, phase="1", start="2027-05-03", end="2027-07-30", name="Phase 1: Aspen Ridge Court and utilities"),
+            _row(
+                phase1,
+                phase="1",
+                start="2027-05-03",
+                end="2027-07-30",
+                name="Phase 1: Aspen Ridge Court and utilities",
+            ),
             _row(ph2, phase="2", start="2027-06-14", end="2027-10-15", name="Phase 2: Lots 1-4"),
             _row(ph3, phase="3", start="2027-08-02", end="2027-10-29", name="Phase 3: Lots 5-6"),
         ],
         "stockpiles": [_row(pile, days=60, material="topsoil", name="SP-1 topsoil")],
-        "roads": [_row(road_old, name="County Road 3", status="existing", public=True, surface="asphalt"),
-                  _row(court.intersection(parcel.buffer(3.0)), name="Aspen Ridge Court", status="new", public=True,
-                       surface="asphalt")],
+        "roads": [
+            _row(road_old, name="County Road 3", status="existing", public=True, surface="asphalt"),
+            _row(
+                court.intersection(parcel.buffer(3.0)),
+                name="Aspen Ridge Court",
+                status="new",
+                public=True,
+                surface="asphalt",
+            ),
+        ],
         "streams": [_row(creek, name="Spring Creek")],
-        "wetlands": [_row(creek.buffer(6.0).intersection(box(429360, 5150500, 429520, 5150600)), name="Spring Creek sedge meadow",
-                          type="wet meadow")],
+        "wetlands": [
+            _row(
+                creek.buffer(6.0).intersection(box(429360, 5150500, 429520, 5150600)),
+                name="Spring Creek sedge meadow",
+                type="wet meadow",
+            )
+        ],
         "storm_inlets": [_row(p, name=f"CB-{i}", status="new") for i, p in enumerate(inlets, start=1)],
-        "utilities": [_row(water_old, kind="water", status="existing", underground=True, name="6-in water main, County Road 3"),
-                      _row(water_new, kind="water", status="new", underground=True, name="8-in water main, Aspen Ridge Court"),
-                      _row(sewer_new, kind="sanitary", status="new", underground=True, name="8-in sanitary sewer, Aspen Ridge Court")],
+        "utilities": [
+            _row(
+                water_old,
+                kind="water",
+                status="existing",
+                underground=True,
+                name="6-in water main, County Road 3",
+            ),
+            _row(
+                water_new,
+                kind="water",
+                status="new",
+                underground=True,
+                name="8-in water main, Aspen Ridge Court",
+            ),
+            _row(
+                sewer_new,
+                kind="sanitary",
+                status="new",
+                underground=True,
+                name="8-in sanitary sewer, Aspen Ridge Court",
+            ),
+        ],
         "structures": [_row(h, status="proposed", name=n) for h, n in zip(houses, names, strict=True)]
         + [_row(barn, status="existing", name="Pole barn (to remain)")],
         "floodplain": [_row(creek.buffer(14.0).intersection(win), zone="100yr", name="Spring Creek, Zone A")],
-        "soils": [_row(upper, musym="MkB", name="Mahtomedi loamy sand, 1 to 8 percent slopes", hsg="A"),
-                  _row(lower, musym="MkD", name="Mahtomedi loamy sand, 8 to 25 percent slopes", hsg="A")],
-        "vegetation": [_row(win.difference(road_old), cover="light_woods", name="Aspen and red pine"),
-                       _row(road_old.intersection(win), cover="pavement", name="County Road 3")],
-        "access_drives": [_row(drive, name="Construction entrance (Aspen Ridge Court)", surface="gravel", pad_length_ft=40.0)],
-        "bmps": [_row(fence, type="silt_fence", name="Silt fence along the low edge (east part missing)"),
-                 _row(inlets[0].buffer(1.0), type="inlet_protection", name="Inlet filter, CB-1"),
-                 _row(pad, type="tracking_pad", name="Stone tracking pad, 40 ft")],
+        "soils": [
+            _row(upper, musym="MkB", name="Mahtomedi loamy sand, 1 to 8 percent slopes", hsg="A"),
+            _row(lower, musym="MkD", name="Mahtomedi loamy sand, 8 to 25 percent slopes", hsg="A"),
+        ],
+        "vegetation": [
+            _row(win.difference(road_old), cover="light_woods", name="Aspen and red pine"),
+            _row(road_old.intersection(win), cover="pavement", name="County Road 3"),
+        ],
+        "access_drives": [
+            _row(
+                drive, name="Construction entrance (Aspen Ridge Court)", surface="gravel", pad_length_ft=40.0
+            )
+        ],
+        "bmps": [
+            _row(fence, type="silt_fence", name="Silt fence along the low edge (east part missing)"),
+            _row(inlets[0].buffer(1.0), type="inlet_protection", name="Inlet filter, CB-1"),
+            _row(pad, type="tracking_pad", name="Stone tracking pad, 40 ft"),
+        ],
     }
     out = out_dir / REAL_SITE
     out.mkdir(parents=True, exist_ok=True)
     # the folder is generated (never committed), so it holds its own copy of the DEM: a site folder that
     # names nothing outside itself is one `geosite check` accepts as a submission
     shutil.copyfile(dem_path, out / "dem.tif")
-    toml = f"""# Generated by scripts/make_sample_sites.py (crow_wing_real_terrain) -- do not edit; rerun the script.
+    toml = """# Generated by scripts/make_sample_sites.py (crow_wing_real_terrain) -- do not edit; \
+rerun the script.
 # Real LiDAR (a copy of shared/data/real_dems/minnesota_1m/dem.tif, never committed) used as if in Grantsburg;
 # the plat, people and addresses are fictional; soils illustrative (not SSURGO).
 name = "Aspen Ridge, six-lot subdivision on real terrain"
@@ -1009,10 +1199,21 @@ plat = "subdivision"
 dewatering = false
 state_funded = false
 """
-    frames = {lname: gpd.GeoDataFrame([{"id": i, **{k: v for k, v in r.items() if k != "geometry"},
-                                         "geometry": shapely.transform(r["geometry"], lambda a: np.round(a, 2))}
-                                        for i, r in enumerate(layers[lname], start=1)], geometry="geometry", crs=crs)
-              for lname in sorted(layers, key=LAYER_ORDER.index)}
+    frames = {
+        lname: gpd.GeoDataFrame(
+            [
+                {
+                    "id": i,
+                    **{k: v for k, v in r.items() if k != "geometry"},
+                    "geometry": shapely.transform(r["geometry"], lambda a: np.round(a, 2)),
+                }
+                for i, r in enumerate(layers[lname], start=1)
+            ],
+            geometry="geometry",
+            crs=crs,
+        )
+        for lname in sorted(layers, key=LAYER_ORDER.index)
+    }
     gpkg = out / "layers.gpkg"
     counts = write_layers(gpkg, frames)
     (out / "site.toml").write_text(toml, encoding="utf-8")
@@ -1051,11 +1252,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "data" / "sample_sites"))
     ap.add_argument(
-        "--only", action="append", choices=(*SITE_NAMES, REAL_SITE),
+        "--only",
+        action="append",
+        choices=(*SITE_NAMES, REAL_SITE),
         help=f"generate only this site (repeatable); {REAL_SITE} (real LiDAR read from shared/, not bundled) "
-             "is generated only when named",
+        "is generated only when named",
     )
-    ap.add_argument("--real-dems", default=str(REAL_DEMS), help="folder of the real DEMs (shared/data/real_dems)")
+    ap.add_argument(
+        "--real-dems", default=str(REAL_DEMS), help="folder of the real DEMs (shared/data/real_dems)"
+    )
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     out = Path(args.out)
@@ -1064,17 +1269,22 @@ def main(argv=None) -> int:
         names = [n for n in names if n != REAL_SITE]
         info = crow_wing_real_terrain(out, Path(args.real_dems))
         if not args.quiet:
-            print(f"{REAL_SITE}: DEM {info['dem']} (copied into the folder); layers.gpkg {info['gpkg_bytes']:,} B; "
-                  f"{sum(info['counts'].values())} features in {len(info['counts'])} layers")
+            print(
+                f"{REAL_SITE}: DEM {info['dem']} (copied into the folder); layers.gpkg "
+                f"{info['gpkg_bytes']:,} B; "
+                f"{sum(info['counts'].values())} features in {len(info['counts'])} layers"
+            )
     for n in names:
         t0 = time.perf_counter()
         info = write_site(BUILDERS[n](), out)
         if not args.quiet:
             nrow, ncol = info["dem_shape"]
-            print(f"{n}: DEM {ncol} x {nrow} cells, z {info['z_range'][0]:.2f}.."
-                  f"{info['z_range'][1]:.2f}, {info['dem_bytes']:,} B; layers.gpkg {info['gpkg_bytes']:,} B; "
-                  f"{sum(info['counts'].values())} features in {len(info['counts'])} layers; "
-                  f"{time.perf_counter() - t0:.1f} s")
+            print(
+                f"{n}: DEM {ncol} x {nrow} cells, z {info['z_range'][0]:.2f}.."
+                f"{info['z_range'][1]:.2f}, {info['dem_bytes']:,} B; layers.gpkg {info['gpkg_bytes']:,} B; "
+                f"{sum(info['counts'].values())} features in {len(info['counts'])} layers; "
+                f"{time.perf_counter() - t0:.1f} s"
+            )
     return 0
 
 

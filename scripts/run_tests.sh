@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Quickstart 2: set up geosite with its test dependencies in .venv and run the test suite.
+# Quickstart 2: set up geosite with its test dependencies in .venv, lint it (ruff, mypy) and run the test suite.
 # GDAL's command-line tools (gdaldem, gdal_contour) are the independent reference some tests compare
 # against; where they are missing and apt-get can install them (root), they are installed, else
 # those tests skip and say so.
@@ -21,4 +21,10 @@ if ! /usr/bin/python3 -c "import qgis.core" >/dev/null 2>&1 && command -v apt-ge
     || echo "could not install qgis; the QGIS style test will skip" >&2
 fi
 install_geosite "[test]"
+# issue 26: lint and types first, with the versions pinned in the test extra and the configuration in
+# pyproject.toml ([tool.ruff], [tool.mypy]); any finding fails the run before the tests start
+echo "ruff check geosite tests benchmarks scripts setup.py" >&2
+.venv/bin/ruff check --no-cache geosite tests benchmarks scripts setup.py
+echo "mypy (files and settings from pyproject.toml)" >&2
+.venv/bin/mypy
 exec .venv/bin/python -m pytest "$@"

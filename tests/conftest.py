@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -6,7 +7,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
-REAL_DEMS = SHARED / "data" / "real_dems"
+#: the real DEMs: $GEOSITE_REAL_DEMS, else shared/data/real_dems beside the repository (README)
+REAL_DEMS = Path(os.environ.get("GEOSITE_REAL_DEMS") or SHARED / "data" / "real_dems")
 
 
 @pytest.fixture

@@ -395,7 +395,7 @@ def test_a_way_out_proven_at_one_height_is_not_reused_below_it():
         filled = np.full(z.shape, height)
         cells = np.zeros(z.shape, bool)
         cells[10, 11] = True
-        return _uncertified_seed(z, label, filled, cells, 0, 0, state)
+        return _uncertified_seed(z, label, filled, cells, r0=0, c0=0, state=state)
 
     assert ask(12.0) is None  # over the rim at 10 ft: proven
     assert ask(5.0) == seed  # below the rim: no way out, whatever the marks left from 12 ft

@@ -10,6 +10,7 @@ import shutil
 import numpy as np
 import pytest
 
+from geosite._compiled import arg_types
 from geosite.hydrology import _kernels as fk
 from geosite.terrain import _contour_kernels as ck
 from geosite.testing import rolling_terrain
@@ -117,6 +118,27 @@ def test_the_extension_gives_the_jit_answers_bit_for_bit(case):
             assert _same(got, want), name
             for x, y in zip(a, b, strict=True):  # what each wrote into its output arrays
                 assert _same(x, y), name
+
+
+def test_every_kernel_has_a_typed_name_and_nothing_else_does():
+    """The explicit, typed module names (what type checkers and IDEs see) are exactly SIGNATURES's kernels,
+    each the checked wrapper the loader made for the engine in use."""
+    import ast
+    import inspect
+    import typing
+
+    tree = ast.parse(inspect.getsource(fk))
+    typed = {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+             and ast.unparse(n.annotation).startswith("Callable")}
+    assert typed == set(fk.SIGNATURES)
+    hints = typing.get_type_hints(fk)
+    for name in fk.SIGNATURES:
+        assert getattr(fk, name) is fk._kernels[name] and getattr(fk, name).__name__ == name
+        declared = typing.get_args(hints[name])[0]  # Callable[[args...], result]
+        sig_args = arg_types(fk.SIGNATURES[name])
+        assert len(declared) == len(sig_args), name
+        for t, s in zip(declared, sig_args, strict=True):  # an array where the signature has one
+            assert (typing.get_origin(t) is np.ndarray) == (s is not None), (name, t, s)
 
 
 @pytest.mark.parametrize("bad", ["float32", "strided", "1-D"])

@@ -21,12 +21,12 @@ from geosite.hydrology.channel import channels, channels_originating_in, channel
 from geosite.hydrology.flow import (
     FlowGrid,
     downhill_field,
+    drains_into,
     fill_depressions,
     flow_accumulation,
     flow_grid,
     receivers,
     sample_vectors,
-    drains_into,
     trace_down,
     weighted_accumulation,
 )

@@ -14,7 +14,8 @@ COARSE_MAX_CELLS = 250_000
 
 
 def block_side(shape: tuple[int, int]) -> int:
-    """The block side of the coarse grid of a DEM of ``shape`` (at least 2, at most COARSE_MAX_CELLS blocks)."""
+    """The block side of the coarse grid of a DEM of ``shape`` (at least 2, at most COARSE_MAX_CELLS
+    blocks)."""
     return max(2, math.ceil(math.sqrt(shape[0] * shape[1] / COARSE_MAX_CELLS)))
 
 
@@ -33,7 +34,9 @@ def dilate(mask: np.ndarray, n: int) -> np.ndarray:
     return out if n > 0 else out.copy()
 
 
-def lowest_fill_by_seed(label: np.ndarray, filled: np.ndarray, check: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def lowest_fill_by_seed(
+    label: np.ndarray, filled: np.ndarray, check: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The seeds (flat indices, ascending) the ``check`` cells were flooded from, and the lowest filled
     height relying on each: a minimum into a dense array by seed (np.minimum.at; sorting the labels took
     four times as long on a 1.9 M-cell window), set only where a seed is (filling the whole array and
@@ -62,8 +65,15 @@ def coarse_floor(z: np.ndarray) -> tuple[np.ndarray, int]:
     return floor, f
 
 
-def coarse_drainage_box(floor: np.ndarray, f: int, box: tuple[int, int, int, int], shape: tuple[int, int],
-                        cell_x_ft: float, cell_y_ft: float) -> tuple[int, int, int, int]:
+def coarse_drainage_box(
+    floor: np.ndarray,
+    f: int,
+    box: tuple[int, int, int, int],
+    shape: tuple[int, int],
+    *,
+    cell_x_ft: float,
+    cell_y_ft: float,
+) -> tuple[int, int, int, int]:
     """Rows r0:r1 and columns c0:c1 (of the DEM, ``shape``) bounding an estimate of the land the cells of
     ``box`` (a site's or a polygon's rows and columns) drain from and rely on, made on the coarse grid:
     ``floor`` is the filled grid of the DEM's ``f`` x ``f`` block minima. D8 on it; the blocks draining
@@ -88,4 +98,9 @@ def coarse_drainage_box(floor: np.ndarray, f: int, box: tuple[int, int, int, int
     area.reshape(-1)[up] = True
     area |= fk.flat_components_touching(floor, dirs, dilate(area, 1).view(np.uint8)).astype(bool)
     rows, cols = np.nonzero(dilate(area, 1))
-    return (int(rows.min()) * f, min(int(rows.max() + 1) * f, nr), int(cols.min()) * f, min(int(cols.max() + 1) * f, nc))
+    return (
+        int(rows.min()) * f,
+        min(int(rows.max() + 1) * f, nr),
+        int(cols.min()) * f,
+        min(int(cols.max() + 1) * f, nc),
+    )

@@ -11,8 +11,9 @@ Nothing is hand-written here beyond the adapters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -105,4 +106,6 @@ def available_engines() -> list[str]:
     """Names of the engines whose library is importable here."""
     import importlib.util
 
-    return [n for n, (mod, _) in ENGINES.items() if n == "native" or importlib.util.find_spec(mod) is not None]
+    return [
+        n for n, (mod, _) in ENGINES.items() if n == "native" or importlib.util.find_spec(mod) is not None
+    ]

@@ -59,7 +59,7 @@ class FlowGrid:
     _acc: np.ndarray | None = field(default=None, repr=False)
     _dinf: tuple | None = field(default=None, repr=False)
     _dinf_some: tuple | None = field(default=None, repr=False)
-    _downhill: tuple | None = field(default=None, repr=False)
+    _downhill: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _receivers: tuple | None = field(default=None, repr=False)
     _channels: dict = field(default_factory=dict, repr=False)
 
@@ -101,7 +101,8 @@ class FlowGrid:
         their cells alone (:func:`geosite.hydrology._kernels_numba.downhill_at`, the same vectors to
         the bit): the fences and the stockpiles sample a few thousand cells of a window of millions."""
         if self._downhill is not None:
-            return sample_vectors(*self._downhill, self.dem, x, y)
+            ux, uy = self._downhill
+            return sample_vectors(ux, uy, self.dem, x, y)
         from geosite.hydrology import _kernels as fk
 
         x, y = np.atleast_1d(np.asarray(x, dtype=np.float64)), np.atleast_1d(np.asarray(y, dtype=np.float64))
@@ -110,9 +111,17 @@ class FlowGrid:
         rows = np.ascontiguousarray(np.where(inside, r, 0), dtype=np.int64)
         cols = np.ascontiguousarray(np.where(inside, c, 0), dtype=np.int64)
         vx, vy = np.empty(x.size), np.empty(x.size)
-        fk.downhill_at(np.ascontiguousarray(self.filled_ft, dtype=np.float64), float(self.dem.cell_x_ft),
-                       float(self.dem.cell_y_ft), np.ascontiguousarray(self.directions, dtype=np.uint8), True,
-                       rows, cols, vx, vy)
+        fk.downhill_at(
+            np.ascontiguousarray(self.filled_ft, dtype=np.float64),
+            float(self.dem.cell_x_ft),
+            float(self.dem.cell_y_ft),
+            np.ascontiguousarray(self.directions, dtype=np.uint8),
+            True,
+            rows,
+            cols,
+            vx,
+            vy,
+        )
         return np.where(inside, vx, 0.0), np.where(inside, vy, 0.0)
 
     def receivers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -135,7 +144,9 @@ class FlowGrid:
             rec1 = np.empty(n, dtype=np.int64)
             rec2 = np.empty(n, dtype=np.int64)
             p1 = np.empty(n, dtype=np.float64)
-            fk.dinf_partition(self.filled_ft, self.directions, self.dem.cell_x_ft, self.dem.cell_y_ft, rec1, rec2, p1)
+            fk.dinf_partition(
+                self.filled_ft, self.directions, self.dem.cell_x_ft, self.dem.cell_y_ft, rec1, rec2, p1
+            )
             self._dinf = (rec1, rec2, p1)
         return self._dinf
 
@@ -147,8 +158,12 @@ class FlowGrid:
             return rec1, rec2, p1, np.ones(rec1.size, dtype=np.uint8)
         if self._dinf_some is None:
             n = self.directions.size
-            self._dinf_some = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n),
-                               np.zeros(n, dtype=np.uint8))
+            self._dinf_some = (
+                np.empty(n, dtype=np.int64),
+                np.empty(n, dtype=np.int64),
+                np.empty(n),
+                np.zeros(n, dtype=np.uint8),
+            )
         return self._dinf_some
 
     def dinf_upstream(self, inside: np.ndarray) -> np.ndarray:
@@ -160,8 +175,17 @@ class FlowGrid:
 
         rec1, rec2, p1, done = self._dinf_split()
         mask = np.ascontiguousarray(inside, dtype=bool).view(np.uint8).reshape(-1)
-        up = fk.dinf_upstream_lazy(self.filled_ft, self.directions, self.dem.cell_x_ft, self.dem.cell_y_ft, mask,
-                                   rec1, rec2, p1, done)
+        up = fk.dinf_upstream_lazy(
+            self.filled_ft,
+            self.directions,
+            self.dem.cell_x_ft,
+            self.dem.cell_y_ft,
+            mask,
+            rec1,
+            rec2,
+            p1,
+            done,
+        )
         return up.view(bool).reshape(self.directions.shape)
 
     def dinf_inflow_cells(self, inside: np.ndarray) -> float:
@@ -228,7 +252,9 @@ def weighted_accumulation(directions: np.ndarray, weight: np.ndarray) -> np.ndar
 # which way water goes: helpers the controls sample
 
 
-def downhill_field(surface_ft: np.ndarray, dem: Dem, directions: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def downhill_field(
+    surface_ft: np.ndarray, dem: Dem, directions: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Unit vectors (x east, y north) of the steepest descent of ``surface_ft`` (usually the filled
     DEM), from central differences averaged over 3x3 cells (exact on a plane). Where the surface is
     flat or has no gradient (nodata neighbours), the D8 direction of the cell is used when given;
@@ -247,7 +273,9 @@ def downhill_field(surface_ft: np.ndarray, dem: Dem, directions: np.ndarray | No
     return ux, uy
 
 
-def sample_vectors(ux: np.ndarray, uy: np.ndarray, dem: Dem, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sample_vectors(
+    ux: np.ndarray, uy: np.ndarray, dem: Dem, x: np.ndarray, y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     r, c = rowcol(dem, x, y)
     inside = inside_grid(dem, x, y)
     return np.where(inside, ux[r, c], 0.0), np.where(inside, uy[r, c], 0.0)

@@ -35,21 +35,26 @@ def manning_n(land_cover: str | float) -> float:
             return MANNING_N_SHEETFLOW[land_cover]
         except KeyError:
             valid = ", ".join(MANNING_N_SHEETFLOW)
-            raise InputError(f"unknown land cover {land_cover!r} for Manning's n; use one of: {valid}") from None
+            raise InputError(
+                f"unknown land cover {land_cover!r} for Manning's n; use one of: {valid}"
+            ) from None
     n = float(land_cover)
     if not n > 0:
         raise InputError(f"Manning's n must be positive, got {land_cover}")
     return n
 
 
-def sheetflow_travel_time_hr(manning: str | float, length_ft: float, p2_in: float, slope_ftft: float) -> float:
+def sheetflow_travel_time_hr(
+    manning: str | float, length_ft: float, p2_in: float, slope_ftft: float
+) -> float:
     """TR-55 sheet flow travel time, hours: Tt = 0.007 (n L)^0.8 / (P2^0.5 s^0.4), with L capped at
     300 ft (TR-55's limit for sheet flow; beyond it flow is shallow concentrated). ``p2_in`` is the
     24-hour rainfall depth, in; TR-55 uses the 2-year storm: state which depth you pass."""
     n = manning_n(manning)
     if not length_ft > 0 or not p2_in > 0 or not slope_ftft > 0:
         raise InputError(
-            f"sheet flow needs positive length, rainfall and slope (got L={length_ft} ft, P={p2_in} in, s={slope_ftft})"
+            f"sheet flow needs positive length, rainfall and slope (got L={length_ft} ft, P={p2_in} in, "
+            f"s={slope_ftft})"
         )
     L = min(float(length_ft), TR55_MAX_SHEETFLOW_LENGTH_FT)
     return 0.007 * (n * L) ** 0.8 / (p2_in**0.5 * slope_ftft**0.4)

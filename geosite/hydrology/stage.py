@@ -25,6 +25,7 @@ limit it still decides; under it, the decision is "not assessed", saying how muc
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
@@ -36,7 +37,10 @@ from geosite.rules import Profile
 from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from geosite.grid import Dem
+    from geosite.hydrology.flow import FlowGrid
     from geosite.site import Site, SiteMeasurements
 
 HYDRO_KEYS = (
@@ -59,176 +63,90 @@ def predominant_cover(site: Site, area_site_crs) -> tuple[str | None, str]:
     areas = shapely.area(parts)
     if not (areas > 0).any():
         return None, "the vegetation layer does not cover the upslope area"
-    by_cover = gpd.pd.Series(areas, index=veg["cover"].astype(str).str.strip().str.lower()).groupby(level=0).sum()
+    by_cover = (
+        gpd.pd.Series(areas, index=veg["cover"].astype(str).str.strip().str.lower()).groupby(level=0).sum()
+    )
     cover = str(by_cover.idxmax())
     share = float(by_cover.max() / areas.sum())
     return cover, f"predominant cover of the upslope area ({share:.0%} of it)"
 
 
 def channel_threshold_sqft(profile: Profile) -> float:
-    """The contributing area at which flow counts as a channel, sq ft (the profile's, else geosite's 1 acre)."""
+    """The contributing area at which flow counts as a channel, sq ft (the profile's, else geosite's
+    1 acre)."""
     from geosite.hydrology.upslope import DEFAULT_CHANNEL_THRESHOLD_SQFT
 
     return float(profile.value("terrain", "channel_threshold_sqft", DEFAULT_CHANNEL_THRESHOLD_SQFT))
 
 
-def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Storms:
+    """What the profile sets for the hydrology stage: the channel threshold (sq ft), the sheetflow
+    diversion limits (sq ft, ft/s; None where the profile asks for no diversions), the storm whose depth
+    (in) the velocities use and its source, the storm a closed depression must hold (in), and the map's
+    mapping unit (sq ft) for the upslope outlines."""
+
+    threshold_sqft: float
+    area_limit: Any
+    v_limit: Any
+    rain_in: float | None
+    rain_src: Any
+    leave_in: float | None
+    mapping_unit_sqft: float
+
+    @classmethod
+    def of(cls, profile: Profile) -> _Storms:
+        diversion_q = profile.practice("sheetflow_diversion")  # the chapter's numbers, where it asks
+        rain_key = diversion_q.param("storm") if diversion_q else profile.value("rain", "runoff_storm")
+        rain_note = (profile.entry("rain", rain_key) if rain_key else None) or {}
+        return cls(
+            threshold_sqft=channel_threshold_sqft(profile),
+            area_limit=diversion_q.param("adjacent_area_sqft") if diversion_q else None,
+            v_limit=diversion_q.param("velocity_fps") if diversion_q else None,
+            rain_in=profile.storm_in(rain_key),
+            rain_src=rain_note.get("source")
+            or profile.cite(rain_note.get("citation"), rain_note.get("section")),
+            # the storm a closed depression must hold
+            leave_in=profile.storm_in(profile.value("rain", "runoff_storm")),
+            # the map's, for the outline
+            mapping_unit_sqft=float(profile.value("terrain", "steep_min_area_sqft", 0.0)),
+        )
+
+
+def measure_hydrology(
+    site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step: Callable[[str], None]
+) -> dict[str, Any]:
     """Route the DEM, then measure upslope areas per disturbed polygon and the channel network."""
     from geosite import hydrology as hy
 
-    threshold = channel_threshold_sqft(profile)
-    diversion_q = profile.practice("sheetflow_diversion")  # the chapter's numbers, where it asks for diversions
-    area_limit = diversion_q.param("adjacent_area_sqft") if diversion_q else None
-    v_limit = diversion_q.param("velocity_fps") if diversion_q else None
-    rain_key = diversion_q.param("storm") if diversion_q else profile.value("rain", "runoff_storm")
-    rain_in = profile.storm_in(rain_key)
-    leave_in = profile.storm_in(profile.value("rain", "runoff_storm"))  # the storm a closed depression must hold
-
+    storms = _Storms.of(profile)
+    threshold = storms.threshold_sqft
     step("routing flow (fill, D8, accumulation)")
-    fg = m.flow_grid if m.flow_grid is not None and m.flow_grid.dem is dem else hy.flow_grid(dem)  # routed on reading
+    # routed on reading
+    fg = m.flow_grid if m.flow_grid is not None and m.flow_grid.dem is dem else hy.flow_grid(dem)
     m.flow_grid = fg  # reused by the controls stage
 
     step("tracing channels")
-    chan = hy.channels(fg, threshold)
-    boundary_dem = to_dem_crs(site.boundary, site, dem)
-    through = hy.channels_through(chan, boundary_dem)
-    m.set("hydrology.channels_through_site", int(len(through)))
-    # the layer and its count: the site and its map margin (channels farther off are not the plan's)
-    margin = site.boundary.buffer(site.map_margin_ft(profile) / site.ft_per_unit)
-    shown = to_crs(chan, site.crs)
-    shown = shown[shown.intersects(margin)].copy()
-    shown["geometry"] = shown.geometry.intersection(margin)
-    m.layers["channels"] = shown[~shown.geometry.is_empty & (shown.geometry.length > 0)].reset_index(drop=True)
-
-    dist = site.layer("disturbance")
-    if site.disturbed is not None:
-        missing = _area_without_heights(to_dem_crs(site.disturbed, site, dem), dem)
-        leaves, where = runoff_leaves_site(fg, site.mask_on(dem, "disturbed"), site.mask_on(dem, "site"), leave_in, missing)
-        m.set("hydrology.runoff_leaves_site", leaves, where)
-        m.set("hydrology.runoff_leaves_site_how", where)
-    else:
-        m.set("hydrology.runoff_leaves_site", None, "no disturbance layer in the site")
-    if dist is None:
-        for key in ("hydrology.channel_originates_in_disturbed", "hydrology.max_sheetflow_area_sqft",
-                    "hydrology.sheetflow_diversions_required", "hydrology.channelized_inflows"):
+    chan, through = _trace_channels(site, profile, dem, m, fg, threshold=threshold)
+    _set_runoff_leaves(site, dem, m, fg, storms.leave_in)
+    if site.layer("disturbance") is None:
+        for key in (
+            "hydrology.channel_originates_in_disturbed",
+            "hydrology.max_sheetflow_area_sqft",
+            "hydrology.sheetflow_diversions_required",
+            "hydrology.channelized_inflows",
+        ):
             m.set(key, None, "no disturbance layer in the site")
         return {"channels": _channel_summary(m.layers["channels"], through, threshold)}
 
     step("upslope drainage areas")
-    from geosite.hydrology.upslope import smooth_outline
-
-    mapping_unit_sqft = float(profile.value("terrain", "steep_min_area_sqft", 0.0))  # the map's, for the outline
-    upslope: list[dict[str, Any]] = []
-    polys, entries = [], []
-    originating_ids: list[Any] = []
-    rain_note = (profile.entry("rain", rain_key) if rain_key else None) or {}
-    rain_src = rain_note.get("source") or profile.cite(rain_note.get("citation"), rain_note.get("section"))
-    for fid, ids, clipped, declared_cover in site.disturbed_parts:
-        g_dem = to_dem_crs(clipped, site, dem)
-        no_heights = _area_without_heights(g_dem, dem)
-        if not shapely.intersects(g_dem, shapely.box(*dem.bounds)) or no_heights >= shapely.area(g_dem) * dem.ft_per_unit**2 * (1 - 1e-9):
-            # beyond the DEM: nothing can be said of its drainage (the coverage warning named the shortfall)
-            upslope.append({"disturbance_id": fid, "area_sqft": None, "sheetflow_area_sqft": None,
-                            "channelized": None, "velocity_fps": None, "diversion_required": None,
-                            "why": "the disturbed area has no DEM heights (outside the DEM or in a nodata hole)"})
-            continue
-        up = hy.upslope_area(fg, g_dem, channel_threshold_sqft=threshold)
-        # the total by D-infinity (sheet flow's true direction, see hydrology.upslope_area_dinf_sqft);
-        # the concentrated part stays D8's (channels converge, where D8 is right)
-        area = hy.upslope_area_dinf_sqft(fg, g_dem)
-        sheet = max(area - up.channelized_area_sqft, 0.0)
-        if len(chan) and len(hy.channels_originating_in(chan, g_dem)):
-            originating_ids.append(fid)
-        up_site = to_crs(up.to_geodataframe(), site.crs).geometry.iloc[0] if up.cell_count else None
-        cover, cover_why = predominant_cover(site, up_site)
-        assumed = cover is None
-        cover = cover or DEFAULT_COVER
-        adjacent_v = None
-        if sheet > 0 and np.isfinite(up.mean_slope_pct) and up.mean_slope_pct > 0 and rain_in:
-            adjacent_v = hy.sheetflow_velocity_fps(cover, max(up.flow_length_ft, 1.0), rain_in, up.mean_slope_pct / 100.0)
-        on_cover, on_cover_why = _disturbed_cover(declared_cover)
-        across = velocity_across(fg, g_dem, up.entry_points, on_cover, rain_in) if sheet > 0 and rain_in else None
-        velocity = across["velocity_fps"] if across else None
-        truncated = _upslope_truncated(fg, up) if up.cell_count else False
-        over_area = area_limit is not None and sheet > float(area_limit)
-        short = no_heights > 0 or truncated
-        if area_limit is None or v_limit is None:
-            diversion = None
-        elif not over_area:
-            diversion = None if short else False
-        else:
-            diversion = True if velocity is None else velocity >= float(v_limit)
-        entry = {
-            "disturbance_id": fid,
-            "disturbance_ids": ids,
-            "area_sqft": area,
-            "area_acres": area / SQFT_PER_ACRE,
-            "sheetflow_area_sqft": sheet,
-            "channelized_area_sqft": up.channelized_area_sqft,
-            "area_d8_sqft": up.area_sqft,
-            "area_method": "D-infinity (Tarboton 1997) total; the channelized part by D8 entry cells; sheetflow = total - channelized",
-            "channelized": bool(up.channelized),
-            "mean_slope_pct": _num(up.mean_slope_pct),
-            "flow_length_ft": _num(up.flow_length_ft),
-            "land_cover": cover,
-            "land_cover_source": f"assumed {DEFAULT_COVER} ({cover_why}; conservative)" if assumed else cover_why,
-            "manning_n": hy.manning_n(cover),
-            "rain_in": rain_in,
-            "rain_source": rain_src,
-            "velocity_fps": velocity,
-            "velocity_where": "across the disturbed area (B(6)(a): 'velocities ... across the disturbed area'; decides)",
-            "velocity_method": (
-                f"TR-55 sheet flow across the disturbed area on the fastest entry path: n = {hy.manning_n(on_cover)} "
-                f"({on_cover_why}), L = {across['length_ft']:.0f} ft within the area (300 ft at most), s = {across['slope_pct']:.1f} %, "
-                f"P = {rain_in} in (10-year, 24-hour depth in place of P2; {rain_src})"
-                if across else "no sheetflow reaches the disturbed area" if sheet <= 0 else "no rainfall depth to estimate a velocity"
-            ),
-            "across": across,
-            "disturbed_cover": on_cover,
-            "adjacent_velocity_fps": adjacent_v,
-            "adjacent_velocity_method": (
-                f"TR-55 sheet flow on the adjacent land (information): n = {hy.manning_n(cover)}, "
-                f"L = {min(up.flow_length_ft, 300.0):.0f} ft, s = {_num(up.mean_slope_pct) or 0:.1f} %, P = {rain_in} in"
-                if adjacent_v is not None else "no sheetflow, slope or rainfall depth"
-            ),
-            "no_heights_sqft": no_heights,
-            "upslope_reaches_dem_edge": truncated,
-            "diversion_required": diversion,
-            "channel_originates_inside": fid in originating_ids,
-        }
-        if diversion is None and short and not over_area and area_limit is not None:
-            entry["why"] = (f"{sheet:,.0f} sq ft of sheetflow measured, under the {float(area_limit):,.0f} sq ft limit, but "
-                            + (f"{no_heights:,.0f} sq ft of the disturbed area has no DEM heights" if no_heights > 0 else
-                               "its upslope area reaches the DEM's edge or a nodata hole") + ": the rest is not assessed")
-        upslope.append(entry)
-        if up.cell_count:
-            polys.append({**{k: entry[k] for k in ("disturbance_id", "area_sqft", "area_d8_sqft", "sheetflow_area_sqft", "channelized",
-                                                  "mean_slope_pct", "flow_length_ft", "land_cover", "velocity_fps")},
-                          "geometry": smooth_outline(up_site, cell=dem.cell_x_ft / site.ft_per_unit,
-                                                     min_area=mapping_unit_sqft / site.ft_per_unit**2)})
-        if up.entry_points is not None and len(up.entry_points):
-            ep = to_crs(up.entry_points, site.crs)
-            ep["disturbance_id"] = fid
-            entries.append(ep)
-
-    if polys:
-        m.layers["upslope_areas"] = gpd.GeoDataFrame(polys, geometry="geometry", crs=site.crs)
-    if entries:
-        m.layers["upslope_entry_points"] = gpd.GeoDataFrame(gpd.pd.concat(entries, ignore_index=True), crs=site.crs)
-
-    m.set("hydrology.upslope", upslope)
-    assessed = [u for u in upslope if u["sheetflow_area_sqft"] is not None]
-    m.set("hydrology.max_sheetflow_area_sqft", max((u["sheetflow_area_sqft"] for u in assessed), default=0.0))
-    required = [u for u in upslope if u["diversion_required"]]
-    pending = [u for u in upslope if u["diversion_required"] is None]
-    m.set("hydrology.sheetflow_diversions_required", None if pending and not required else len(required),
-          "; ".join(f"disturbed area {u['disturbance_id']}: {u.get('why', 'the profile sets no sheetflow area or velocity limit')}"
-                    for u in pending))
-    m.set("hydrology.channelized_inflows", sum(1 for u in upslope if u["channelized"]))
-    m.set("hydrology.channel_originates_in_disturbed", bool(originating_ids))
-    m.set("hydrology.channel_origin_disturbance_ids", originating_ids)
-    m.set("hydrology.concentrated_outflows", concentrated_outflows(fg, site.mask_on(dem, "disturbed"), threshold))
-
+    ctx = _Context(site=site, dem=dem, fg=fg, storms=storms)
+    upslope, originating_ids = _measure_upslope(ctx, chan, m)
+    _set_upslope_summary(m, upslope, originating_ids)
+    m.set(
+        "hydrology.concentrated_outflows",
+        concentrated_outflows(fg, site.mask_on(dem, "disturbed"), threshold),
+    )
     return {
         "upslope": upslope,
         "channels": _channel_summary(m.layers["channels"], through, threshold),
@@ -240,8 +158,288 @@ def measure_hydrology(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     }
 
 
-def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.ndarray:
-    """Cells of closed depressions inside the site (``in_site``: its cells) that hold the design storm's runoff.
+@dataclass(frozen=True)
+class _Context:
+    """What every disturbed area's measurement uses: the site, its DEM and routing, the profile's storms."""
+
+    site: Site
+    dem: Dem
+    fg: FlowGrid
+    storms: _Storms
+
+
+def _measure_upslope(ctx: _Context, chan, m: SiteMeasurements) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Each disturbed area's upslope entry (and the ids of those a channel originates in); the
+    ``upslope_areas`` and ``upslope_entry_points`` layers set on ``m``."""
+    from geosite import hydrology as hy
+
+    site, dem = ctx.site, ctx.dem
+    upslope: list[dict[str, Any]] = []
+    polys, entries = [], []
+    originating_ids: list[Any] = []
+    for fid, ids, clipped, declared_cover in site.disturbed_parts:
+        g_dem = to_dem_crs(clipped, site, dem)
+        no_heights = _area_without_heights(g_dem, dem)
+        if not shapely.intersects(g_dem, shapely.box(*dem.bounds)) or no_heights >= shapely.area(
+            g_dem
+        ) * dem.ft_per_unit**2 * (1 - 1e-9):
+            # beyond the DEM: nothing can be said of its drainage (the coverage warning named the shortfall)
+            upslope.append(_without_heights(fid))
+            continue
+        up = hy.upslope_area(ctx.fg, g_dem, channel_threshold_sqft=ctx.storms.threshold_sqft)
+        if len(chan) and len(hy.channels_originating_in(chan, g_dem)):
+            originating_ids.append(fid)
+        up_site = to_crs(up.to_geodataframe(), site.crs).geometry.iloc[0] if up.cell_count else None
+        entry = _upslope_entry(
+            ctx, g_dem, up, up_site, fid=fid, ids=ids, declared_cover=declared_cover,
+            no_heights=no_heights, originating=fid in originating_ids,
+        )  # fmt: skip
+        upslope.append(entry)
+        if up.cell_count:
+            polys.append(_upslope_polygon(entry, up_site, site, dem, ctx.storms.mapping_unit_sqft))
+        if up.entry_points is not None and len(up.entry_points):
+            ep = to_crs(up.entry_points, site.crs)
+            ep["disturbance_id"] = fid
+            entries.append(ep)
+    if polys:
+        m.layers["upslope_areas"] = gpd.GeoDataFrame(polys, geometry="geometry", crs=site.crs)
+    if entries:
+        m.layers["upslope_entry_points"] = gpd.GeoDataFrame(
+            gpd.pd.concat(entries, ignore_index=True), crs=site.crs
+        )
+    return upslope, originating_ids
+
+
+def _trace_channels(
+    site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, fg: FlowGrid, *, threshold: float
+):
+    """The channel network (and the channels through the site), its count and layer set on ``m``."""
+    from geosite import hydrology as hy
+
+    chan = hy.channels(fg, threshold)
+    boundary_dem = to_dem_crs(site.boundary, site, dem)
+    through = hy.channels_through(chan, boundary_dem)
+    m.set("hydrology.channels_through_site", int(len(through)))
+    # the layer and its count: the site and its map margin (channels farther off are not the plan's)
+    margin = site.boundary.buffer(site.map_margin_ft(profile) / site.ft_per_unit)
+    shown = to_crs(chan, site.crs)
+    shown = shown[shown.intersects(margin)].copy()
+    shown["geometry"] = shown.geometry.intersection(margin)
+    m.layers["channels"] = shown[~shown.geometry.is_empty & (shown.geometry.length > 0)].reset_index(
+        drop=True
+    )
+    return chan, through
+
+
+def _set_runoff_leaves(
+    site: Site, dem: Dem, m: SiteMeasurements, fg: FlowGrid, leave_in: float | None
+) -> None:
+    """``hydrology.runoff_leaves_site`` (the B(6) gate) and how it was decided, set on ``m``."""
+    if site.disturbed is None:
+        m.set("hydrology.runoff_leaves_site", None, "no disturbance layer in the site")
+        return
+    missing = _area_without_heights(to_dem_crs(site.disturbed, site, dem), dem)
+    disturbed_cells, site_cells = site.mask_on(dem, "disturbed"), site.mask_on(dem, "site")
+    # both set: the site has a boundary and, here, a disturbed area
+    assert disturbed_cells is not None and site_cells is not None
+    leaves, where = runoff_leaves_site(fg, disturbed_cells, site_cells, leave_in, missing)
+    m.set("hydrology.runoff_leaves_site", leaves, where)
+    m.set("hydrology.runoff_leaves_site_how", where)
+
+
+def _without_heights(fid: Any) -> dict[str, Any]:
+    """The upslope entry of a disturbed area without DEM heights: nothing measured."""
+    return {
+        "disturbance_id": fid,
+        "area_sqft": None,
+        "sheetflow_area_sqft": None,
+        "channelized": None,
+        "velocity_fps": None,
+        "diversion_required": None,
+        "why": "the disturbed area has no DEM heights (outside the DEM or in a nodata hole)",
+    }
+
+
+def _upslope_entry(
+    ctx: _Context,
+    g_dem,
+    up,
+    up_site,
+    *,
+    fid: Any,
+    ids: Any,
+    declared_cover: Any,
+    no_heights: float,
+    originating: bool,
+) -> dict[str, Any]:
+    """The report's entry of one disturbed area (``g_dem`` in the DEM's CRS; ``up`` its upslope area,
+    ``up_site`` that area's outline in the site's CRS): areas (sq ft), covers, velocities (ft/s) and the
+    B(6)(a) diversion decision."""
+    from geosite import hydrology as hy
+
+    area_limit, v_limit = ctx.storms.area_limit, ctx.storms.v_limit
+    # the total by D-infinity (sheet flow's true direction, see hydrology.upslope_area_dinf_sqft);
+    # the concentrated part stays D8's (channels converge, where D8 is right)
+    area = hy.upslope_area_dinf_sqft(ctx.fg, g_dem)
+    sheet = max(area - up.channelized_area_sqft, 0.0)
+    flow = _sheetflow(ctx, g_dem, up, up_site, sheet, declared_cover=declared_cover)
+    velocity = flow["velocity_fps"]
+    truncated = _upslope_truncated(ctx.fg, up) if up.cell_count else False
+    over_area = area_limit is not None and sheet > float(area_limit)
+    short = no_heights > 0 or truncated
+    if area_limit is None or v_limit is None:
+        diversion = None
+    elif not over_area:
+        diversion = None if short else False
+    else:
+        diversion = True if velocity is None else velocity >= float(v_limit)
+    entry = {
+        "disturbance_id": fid,
+        "disturbance_ids": ids,
+        "area_sqft": area,
+        "area_acres": area / SQFT_PER_ACRE,
+        "sheetflow_area_sqft": sheet,
+        "channelized_area_sqft": up.channelized_area_sqft,
+        "area_d8_sqft": up.area_sqft,
+        "area_method": (
+            "D-infinity (Tarboton 1997) total; the channelized part by D8 entry cells; "
+            "sheetflow = total - channelized"
+        ),
+        "channelized": bool(up.channelized),
+        "mean_slope_pct": _num(up.mean_slope_pct),
+        "flow_length_ft": _num(up.flow_length_ft),
+        **flow,
+        "no_heights_sqft": no_heights,
+        "upslope_reaches_dem_edge": truncated,
+        "diversion_required": diversion,
+        "channel_originates_inside": originating,
+    }
+    if diversion is None and short and not over_area and area_limit is not None:
+        entry["why"] = (
+            f"{sheet:,.0f} sq ft of sheetflow measured, under the {float(area_limit):,.0f} sq ft limit, "
+            "but "
+            + (
+                f"{no_heights:,.0f} sq ft of the disturbed area has no DEM heights"
+                if no_heights > 0
+                else "its upslope area reaches the DEM's edge or a nodata hole"
+            )
+            + ": the rest is not assessed"
+        )
+    return entry
+
+
+def _sheetflow(ctx: _Context, g_dem, up, up_site, sheet: float, *, declared_cover: Any) -> dict[str, Any]:
+    """The entry's covers and TR-55 sheet flow velocities (ft/s): across the disturbed area (decides) and
+    on the adjacent land (information), each with how it was estimated."""
+    from geosite import hydrology as hy
+
+    rain_in = ctx.storms.rain_in
+    cover, cover_why = predominant_cover(ctx.site, up_site)
+    assumed = cover is None
+    cover = cover or DEFAULT_COVER
+    adjacent_v = None
+    if sheet > 0 and np.isfinite(up.mean_slope_pct) and up.mean_slope_pct > 0 and rain_in:
+        adjacent_v = hy.sheetflow_velocity_fps(
+            cover, max(up.flow_length_ft, 1.0), rain_in, up.mean_slope_pct / 100.0
+        )
+    on_cover, on_cover_why = _disturbed_cover(declared_cover)
+    across = (
+        velocity_across(ctx.fg, g_dem, up.entry_points, on_cover, rain_in) if sheet > 0 and rain_in else None
+    )
+    return {
+        "land_cover": cover,
+        "land_cover_source": f"assumed {DEFAULT_COVER} ({cover_why}; conservative)" if assumed else cover_why,
+        "manning_n": hy.manning_n(cover),
+        "rain_in": rain_in,
+        "rain_source": ctx.storms.rain_src,
+        "velocity_fps": across["velocity_fps"] if across else None,
+        "velocity_where": (
+            "across the disturbed area (B(6)(a): 'velocities ... across the disturbed area'; decides)"
+        ),
+        "velocity_method": _velocity_method(across, on_cover, on_cover_why, sheet, ctx.storms),
+        "across": across,
+        "disturbed_cover": on_cover,
+        "adjacent_velocity_fps": adjacent_v,
+        "adjacent_velocity_method": (
+            f"TR-55 sheet flow on the adjacent land (information): n = {hy.manning_n(cover)}, "
+            f"L = {min(up.flow_length_ft, 300.0):.0f} ft, s = {_num(up.mean_slope_pct) or 0:.1f} %, P = "
+            f"{rain_in} in"
+            if adjacent_v is not None
+            else "no sheetflow, slope or rainfall depth"
+        ),
+    }
+
+
+def _velocity_method(across, on_cover: str, on_cover_why: str, sheet: float, storms: _Storms) -> str:
+    """How the velocity across the disturbed area was estimated (or why it was not)."""
+    from geosite import hydrology as hy
+
+    if across:
+        return (
+            "TR-55 sheet flow across the disturbed area on the fastest entry path: n = "
+            f"{hy.manning_n(on_cover)} "
+            f"({on_cover_why}), L = {across['length_ft']:.0f} ft within the area (300 ft at most), s = "
+            f"{across['slope_pct']:.1f} %, "
+            f"P = {storms.rain_in} in (10-year, 24-hour depth in place of P2; {storms.rain_src})"
+        )
+    return (
+        "no sheetflow reaches the disturbed area"
+        if sheet <= 0
+        else "no rainfall depth to estimate a velocity"
+    )
+
+
+_UPSLOPE_LAYER_KEYS = (
+    "disturbance_id",
+    "area_sqft",
+    "area_d8_sqft",
+    "sheetflow_area_sqft",
+    "channelized",
+    "mean_slope_pct",
+    "flow_length_ft",
+    "land_cover",
+    "velocity_fps",
+)
+
+
+def _upslope_polygon(entry: dict[str, Any], up_site, site: Site, dem: Dem, mapping_unit_sqft: float) -> dict:
+    """The ``upslope_areas`` layer's row of one entry: its outline smoothed to the map's mapping unit."""
+    from geosite.hydrology.upslope import smooth_outline
+
+    return {
+        **{k: entry[k] for k in _UPSLOPE_LAYER_KEYS},
+        "geometry": smooth_outline(
+            up_site,
+            cell=dem.cell_x_ft / site.ft_per_unit,
+            min_area=mapping_unit_sqft / site.ft_per_unit**2,
+        ),
+    }
+
+
+def _set_upslope_summary(m: SiteMeasurements, upslope: list[dict[str, Any]], originating_ids: list) -> None:
+    """The stage's totals over the disturbed areas' entries, set on ``m``."""
+    m.set("hydrology.upslope", upslope)
+    assessed = [u for u in upslope if u["sheetflow_area_sqft"] is not None]
+    m.set("hydrology.max_sheetflow_area_sqft", max((u["sheetflow_area_sqft"] for u in assessed), default=0.0))
+    required = [u for u in upslope if u["diversion_required"]]
+    pending = [u for u in upslope if u["diversion_required"] is None]
+    m.set(
+        "hydrology.sheetflow_diversions_required",
+        None if pending and not required else len(required),
+        "; ".join(
+            f"disturbed area {u['disturbance_id']}: "
+            f"{u.get('why', 'the profile sets no sheetflow area or velocity limit')}"
+            for u in pending
+        ),
+    )
+    m.set("hydrology.channelized_inflows", sum(1 for u in upslope if u["channelized"]))
+    m.set("hydrology.channel_originates_in_disturbed", bool(originating_ids))
+    m.set("hydrology.channel_origin_disturbance_ids", originating_ids)
+
+
+def retaining_depressions(fg: FlowGrid, in_site: np.ndarray, rain_in: float | None) -> np.ndarray:
+    """Cells of closed depressions inside the site (``in_site``: its cells) that hold the design storm's
+    runoff.
 
     A depression is a connected patch where filling raised the surface. It holds the storm when its
     volume (sum of fill depths x cell area) is at least ``rain_in`` of rain over everything draining
@@ -274,14 +472,17 @@ def retaining_depressions(fg, in_site: np.ndarray, rain_in: float | None) -> np.
     volume_cuft = np.bincount(which, weights=depth.reshape(-1)[cells], minlength=n + 1) * dem.cell_area_sqft
     top = np.zeros(n + 1)
     np.maximum.at(top, which, np.nan_to_num(fg.accumulation_cells()[box].reshape(-1)[cells]))
-    holds = (volume_cuft >= rain_in / 12.0 * top * dem.cell_area_sqft) & (np.bincount(which, minlength=n + 1) > 0)
+    holds = (volume_cuft >= rain_in / 12.0 * top * dem.cell_area_sqft) & (
+        np.bincount(which, minlength=n + 1) > 0
+    )
     if holds.any():
         out[box] = holds[labels]
     return out
 
 
-def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: float | None = None,
-                       missing_sqft: float = 0.0) -> tuple[bool | None, str]:
+def runoff_leaves_site(
+    fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: float | None = None, missing_sqft: float = 0.0
+) -> tuple[bool | None, str]:
     """Whether runoff from the disturbed area leaves the site (Grantsburg B(6)'s condition); None when
     the DEM cannot tell.
 
@@ -310,24 +511,32 @@ def runoff_leaves_site(fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: 
         return True, "flow paths from the disturbed area cross the site boundary"
     off = downstream & in_site & (dirs == 0)
     if off.any():
-        return None, (f"flow from the disturbed area reaches the DEM's edge or a nodata hole inside the site "
-                      f"({int(off.sum())} cells): where it goes from there the DEM cannot tell")
-    held = f"closed depressions inside the site that hold {rain_in} in of runoff" if sinks.any() else "the site"
+        return None, (
+            f"flow from the disturbed area reaches the DEM's edge or a nodata hole inside the site "
+            f"({int(off.sum())} cells): where it goes from there the DEM cannot tell"
+        )
+    held = (
+        f"closed depressions inside the site that hold {rain_in} in of runoff" if sinks.any() else "the site"
+    )
     if missing_sqft > 0:
-        return None, (f"every flow path from the part with heights ends in {held}, but {missing_sqft:,.0f} sq ft of the "
-                      "disturbed area has no DEM heights")
+        return None, (
+            f"every flow path from the part with heights ends in {held}, but {missing_sqft:,.0f} sq ft of "
+            "the "
+            "disturbed area has no DEM heights"
+        )
     return False, f"every flow path from the disturbed area ends in {held}"
 
 
-def velocity_across(fg, polygon, entry_points, cover: str | float, rain_in: float,
-                    max_length_ft: float = 300.0) -> dict[str, Any] | None:
+def velocity_across(
+    fg, polygon, entry_points, cover: str | float, rain_in: float, *, max_length_ft: float = 300.0
+) -> dict[str, Any] | None:
     """TR-55 sheet-flow velocity across ``polygon`` (DEM CRS) of the runoff arriving from upslope: from
     each sheetflow entry (``entry_points`` of :func:`geosite.hydrology.upslope_area`: the outside cells
     whose flow enters, not channelized) along the D8 path inside the polygon, L its length there (at most
     ``max_length_ft``) and s its drop over L (filled heights); n of ``cover``; P = ``rain_in``. Returns
     the fastest path (``velocity_fps``, ``length_ft``, ``slope_pct``, ``x``, ``y`` of where it enters,
     ``paths``), or None when no sheetflow enters."""
-    from geosite.grid import DC, DR, rasterize, rowcol
+    from geosite.grid import rasterize, rowcol
     from geosite.hydrology import sheetflow_velocity_fps
 
     if entry_points is None or not len(entry_points):
@@ -337,10 +546,43 @@ def velocity_across(fg, polygon, entry_points, cover: str | float, rain_in: floa
         return None
     dem = fg.dem
     inside = rasterize(polygon, dem.shape, dem.transform)
-    nr, nc = dem.shape
     r, c = rowcol(dem, sheet.geometry.x.to_numpy(), sheet.geometry.y.to_numpy())
-    z = fg.filled_ft
-    dirs = fg.directions
+    length, z0, z_end = _walk_inside(fg, inside, r, c, max_length_ft=max_length_ft)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = np.where(length > 0, (z0 - z_end) / length, 0.0)
+    ok = (length > 0) & np.isfinite(slope) & (slope > 0)
+    if not ok.any():
+        return {
+            "velocity_fps": 0.0,
+            "length_ft": float(length.max(initial=0.0)),
+            "slope_pct": 0.0,
+            "x": None,
+            "y": None,
+            "paths": int(r.size),
+        }
+    v = np.zeros(r.size)
+    v[ok] = [
+        sheetflow_velocity_fps(cover, float(L), rain_in, float(sl))
+        for L, sl in zip(length[ok], slope[ok], strict=True)
+    ]
+    i = int(np.argmax(v))
+    return {
+        "velocity_fps": float(v[i]),
+        "length_ft": float(length[i]),
+        "slope_pct": float(slope[i] * 100.0),
+        "x": float(sheet.geometry.x.iloc[i]),
+        "y": float(sheet.geometry.y.iloc[i]),
+        "paths": int(r.size),
+    }
+
+
+def _d8_step(fg: FlowGrid):
+    """``step(r, c)``: each cell's D8 receiver (itself where it has none or that is off the DEM), whether
+    it moved, and the distance moved (ft)."""
+    from geosite.grid import DC, DR
+
+    dem, dirs = fg.dem, fg.directions
+    nr, nc = dem.shape
 
     def step(r, c):
         d = dirs[r, c].astype(np.int64)
@@ -351,6 +593,15 @@ def velocity_across(fg, polygon, entry_points, cover: str | float, rain_in: floa
         ln = np.hypot(np.where(go, DR[k], 0) * dem.cell_y_ft, np.where(go, DC[k], 0) * dem.cell_x_ft)
         return np.where(go, r2, r), np.where(go, c2, c), go, ln
 
+    return step
+
+
+def _walk_inside(fg: FlowGrid, inside: np.ndarray, r: np.ndarray, c: np.ndarray, *, max_length_ft: float):
+    """The D8 paths from entry cells (``r``, ``c``) into ``inside``, followed while inside and for at most
+    ``max_length_ft``: each path's length there (ft) and its filled heights (ft) at the start and the end
+    (interpolated where the length limit cuts a step)."""
+    dem, z = fg.dem, fg.filled_ft
+    step = _d8_step(fg)
     r, c, go, _ = step(r, c)  # the first cell inside: the entry cell's receiver
     alive = go & inside[r, c]
     z0 = z[r, c].copy()
@@ -368,20 +619,10 @@ def velocity_across(fg, polygon, entry_points, cover: str | float, rain_in: floa
         length += take
         alive = go & inside[r2, c2] & (length < max_length_ft - 1e-9)
         r, c = np.where(go, r2, r), np.where(go, c2, c)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        slope = np.where(length > 0, (z0 - z_end) / length, 0.0)
-    ok = (length > 0) & np.isfinite(slope) & (slope > 0)
-    if not ok.any():
-        return {"velocity_fps": 0.0, "length_ft": float(length.max(initial=0.0)), "slope_pct": 0.0, "x": None, "y": None,
-                "paths": int(r.size)}
-    v = np.zeros(r.size)
-    v[ok] = [sheetflow_velocity_fps(cover, float(L), rain_in, float(sl)) for L, sl in zip(length[ok], slope[ok], strict=True)]
-    i = int(np.argmax(v))
-    return {"velocity_fps": float(v[i]), "length_ft": float(length[i]), "slope_pct": float(slope[i] * 100.0),
-            "x": float(sheet.geometry.x.iloc[i]), "y": float(sheet.geometry.y.iloc[i]), "paths": int(r.size)}
+    return length, z0, z_end
 
 
-def concentrated_outflows(fg, disturbed: np.ndarray | None, threshold_sqft: float) -> int | None:
+def concentrated_outflows(fg: FlowGrid, disturbed: np.ndarray | None, threshold_sqft: float) -> int | None:
     """How many channel cells (contributing area >= ``threshold_sqft``) of the disturbed area drain out
     of it: the places where its runoff leaves as concentrated flow (silt fence, DNR 1056, is for sheet
     and rill flow only; concentrated runoff from disturbed ground goes through a trap or basin)."""
@@ -406,7 +647,7 @@ def _area_without_heights(polygon, dem) -> float:
     return float(beyond + holes.sum() * dem.cell_area_sqft)
 
 
-def _upslope_truncated(fg, up) -> bool:
+def _upslope_truncated(fg: FlowGrid, up) -> bool:
     """Whether an upslope area reaches the DEM's edge or a nodata cell (so land beyond may drain in too)."""
     from scipy.ndimage import binary_dilation
 
@@ -419,7 +660,9 @@ def _upslope_truncated(fg, up) -> bool:
     box = cells_box(cells, 1)  # the cells and their ring: the dilation of the window cut to them
     if box is None:
         return False
-    return bool((binary_dilation(cells[box], np.ones((3, 3), bool)) & ~np.isfinite(dem.elevation_ft[box])).any())
+    return bool(
+        (binary_dilation(cells[box], np.ones((3, 3), bool)) & ~np.isfinite(dem.elevation_ft[box])).any()
+    )
 
 
 def _disturbed_cover(declared: Any) -> tuple[str, str]:

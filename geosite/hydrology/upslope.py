@@ -114,11 +114,15 @@ def _as_polygon(polygon: Any, dem: Dem) -> BaseGeometry:
             gs = gs.to_crs(dem.crs)
         geom = gs.union_all()
     else:
-        raise GeometryError(f"upslope_area: expected a shapely polygon or a GeoDataFrame, got {type(polygon).__name__}")
+        raise GeometryError(
+            f"upslope_area: expected a shapely polygon or a GeoDataFrame, got {type(polygon).__name__}"
+        )
     if geom.is_empty or geom.geom_type not in ("Polygon", "MultiPolygon"):
         raise GeometryError(f"upslope_area: expected a non-empty (Multi)Polygon, got {geom.geom_type}")
     if not geom.is_valid:
-        raise GeometryError("upslope_area: the polygon is invalid (self-intersecting?); repair it (make_valid) first")
+        raise GeometryError(
+            "upslope_area: the polygon is invalid (self-intersecting?); repair it (make_valid) first"
+        )
     return geom
 
 
@@ -170,9 +174,14 @@ def upslope_area(
     if method not in ("auto", "window", "whole"):
         raise InputError(f"upslope_area: unknown method {method!r}; use 'auto', 'window' or 'whole'")
     if channel_threshold_sqft <= 0:
-        raise InputError(f"upslope_area: channel_threshold_sqft must be positive, got {channel_threshold_sqft}")
-    fg = dem if isinstance(dem, FlowGrid) else None
-    base = fg.dem if fg is not None else dem
+        raise InputError(
+            f"upslope_area: channel_threshold_sqft must be positive, got {channel_threshold_sqft}"
+        )
+    fg: FlowGrid | None = None
+    if isinstance(dem, FlowGrid):
+        fg, base = dem, dem.dem
+    else:
+        base = dem
     geom = _as_polygon(polygon, base)
     if method == "auto":
         method = "whole" if fg is not None else "window"
@@ -180,14 +189,33 @@ def upslope_area(
         got = _window_route(base, geom)
         if got is not None:
             z, dirs, inside, r0, c0, traced = got
-            return _summarise(base, z, dirs, inside, r0, c0, channel_threshold_sqft, "window", traced)
+            return _summarise(
+                base,
+                z,
+                dirs,
+                inside,
+                r0=r0,
+                c0=c0,
+                threshold_sqft=channel_threshold_sqft,
+                method="window",
+                traced=traced,
+            )
         method = "whole"
     if fg is None:
         fg = flow_grid(base)
     inside = rasterize(geom, base.shape, base.transform).view(np.uint8)
     if not inside.any():
         raise GeometryError("upslope_area: the polygon does not cover any DEM cell")
-    return _summarise(base, base.elevation_ft, fg.directions, inside, 0, 0, channel_threshold_sqft, "whole")
+    return _summarise(
+        base,
+        base.elevation_ft,
+        fg.directions,
+        inside,
+        r0=0,
+        c0=0,
+        threshold_sqft=channel_threshold_sqft,
+        method="whole",
+    )
 
 
 def upslope_area_dinf_sqft(fg: FlowGrid, polygon: Any) -> float:
@@ -206,12 +234,63 @@ def upslope_area_dinf_sqft(fg: FlowGrid, polygon: Any) -> float:
     return fg.dinf_inflow_cells(inside) * fg.dem.cell_area_sqft
 
 
-def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, tuple] | None:
+def _window_route(
+    dem: Dem, geom: BaseGeometry
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, tuple] | None:
     """Route a window grown until certified (see :func:`upslope_area`): its heights, directions, the
     polygon's cells, its row and column, and the upstream trace of the polygon (cells, parents); None
     means "route the whole DEM"."""
-    from geosite.hydrology import _kernels as fk
+    nr, nc = dem.shape
+    pr0, pr1, pc0, pc1 = _polygon_box(dem, geom)
+    size = max(pr1 - pr0, pc1 - pc0)
+    m = [max(32, size)] * 4  # margins: top, bottom, left, right
+    z_all = np.ascontiguousarray(dem.elevation_ft, dtype=np.float64)
+    state: dict = {}  # the searches' scratch and proven marks over the whole DEM, made when first needed
+    for _ in range(40):
+        r0, r1 = max(pr0 - m[0], 0), min(pr1 + m[1], nr)
+        c0, c1 = max(pc0 - m[2], 0), min(pc1 + m[3], nc)
+        if (r1 - r0) * (c1 - c0) > WHOLE_FRACTION * nr * nc:
+            log.debug(
+                "upslope window %dx%d exceeds %.0f %% of the DEM: routing the whole DEM",
+                r1 - r0,
+                c1 - c0,
+                100 * WHOLE_FRACTION,
+            )
+            return None
+        w = _RoutedWindow.route(dem, z_all, geom, (r0, r1, c0, c1))
+        # 1. clear of the artificial edges
+        sides = (
+            (r0 > 0 and w.check[0].any()),
+            (r1 < nr and w.check[-1].any()),
+            (c0 > 0 and w.check[:, 0].any()),
+            (c1 < nc and w.check[:, -1].any()),
+        )
+        if any(sides):
+            # before growing by doubling: are the polygon's own filled heights the whole DEM's? One
+            # inside a closed basin the window cuts takes the basin in at once instead
+            ring = dilate(w.inside.astype(bool), 2)
+            ring[0], ring[-1], ring[:, 0], ring[:, -1] = False, False, False, False
+            seed = _uncertified_seed(z_all, w.label, w.filled, ring, r0=r0, c0=c0, state=state)
+            if seed is None:
+                log.debug("upslope window %dx%d: reaches the edges %s, growing", r1 - r0, c1 - c0, sides)
+                m = [mi * 2 if s else mi for mi, s in zip(m, sides, strict=True)]
+                continue
+        else:
+            # 2. filled heights certified equal to the whole DEM's
+            seed = _uncertified_seed(z_all, w.label, w.filled, w.check, r0=r0, c0=c0, state=state)
+            if seed is None:
+                return w.z, w.dirs, w.inside, r0, c0, (w.cells, w.parent)
+        grown, taken = _basin_margins(dem, z_all, (pr0, pr1, pc0, pc1), m, seed=seed, state=state)
+        log.debug(
+            "upslope window %dx%d: filled heights not certified (seed %d): taking in rows %d-%d, columns "
+            "%d-%d", r1 - r0, c1 - c0, seed, *taken,
+        )  # fmt: skip
+        m = grown if grown != m else [mi * 2 for mi in m]  # the basin is in already: something else is
+    return None
 
+
+def _polygon_box(dem: Dem, geom: BaseGeometry) -> tuple[int, int, int, int]:
+    """Rows r0:r1 and columns c0:c1 of the DEM under the polygon's bounds (GeometryError outside it)."""
     nr, nc = dem.shape
     inv = ~dem.transform
     xmin, ymin, xmax, ymax = geom.bounds
@@ -221,17 +300,29 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
     pc0, pc1 = max(int(math.floor(ca)), 0), min(int(math.ceil(cb)), nc)
     if pr0 >= pr1 or pc0 >= pc1:
         raise GeometryError("upslope_area: the polygon lies outside the DEM")
-    size = max(pr1 - pr0, pc1 - pc0)
-    m = [max(32, size)] * 4  # margins: top, bottom, left, right
-    z_all = np.ascontiguousarray(dem.elevation_ft, dtype=np.float64)
-    state: dict = {}  # the searches' scratch and proven marks over the whole DEM, made when first needed
-    for _ in range(40):
-        r0, r1 = max(pr0 - m[0], 0), min(pr1 + m[1], nr)
-        c0, c1 = max(pc0 - m[2], 0), min(pc1 + m[3], nc)
-        if (r1 - r0) * (c1 - c0) > WHOLE_FRACTION * nr * nc:
-            log.debug("upslope window %dx%d exceeds %.0f %% of the DEM: routing the whole DEM", r1 - r0, c1 - c0,
-                      100 * WHOLE_FRACTION)
-            return None
+    return pr0, pr1, pc0, pc1
+
+
+@dataclass(frozen=True)
+class _RoutedWindow:
+    """One window routed: heights ``z`` (ft), ``filled`` heights and the seed ``label`` of each cell, D8
+    ``dirs``, the polygon's cells ``inside``, its upstream trace (``cells``, ``parent``) and the cells
+    whose routing must not touch the window's edges (``check``: the trace and its flats, dilated)."""
+
+    z: np.ndarray
+    filled: np.ndarray
+    label: np.ndarray
+    dirs: np.ndarray
+    inside: np.ndarray
+    cells: np.ndarray
+    parent: np.ndarray
+    check: np.ndarray
+
+    @classmethod
+    def route(cls, dem: Dem, z_all: np.ndarray, geom: BaseGeometry, box: tuple[int, int, int, int]):
+        from geosite.hydrology import _kernels as fk
+
+        r0, r1, c0, c1 = box
         z = np.ascontiguousarray(z_all[r0:r1, c0:c1])
         filled = np.empty_like(z)
         label = np.empty(z.shape, dtype=np.int64)
@@ -249,48 +340,79 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray,
         flats = fk.flat_components_touching(filled, dirs, dilate(area, 1).astype(np.uint8))
         if flats.any():
             check |= dilate(flats.astype(bool), 1)
-        # 1. clear of the artificial edges
-        sides = (
-            (r0 > 0 and check[0].any()),
-            (r1 < nr and check[-1].any()),
-            (c0 > 0 and check[:, 0].any()),
-            (c1 < nc and check[:, -1].any()),
-        )
-        if any(sides):
-            # before growing by doubling: are the polygon's own filled heights the whole DEM's? One
-            # inside a closed basin the window cuts takes the basin in at once instead
-            ring = dilate(inside.astype(bool), 2)
-            ring[0], ring[-1], ring[:, 0], ring[:, -1] = False, False, False, False
-            seed = _uncertified_seed(z_all, label, filled, ring, r0, c0, state)
-            if seed is None:
-                log.debug("upslope window %dx%d: reaches the edges %s, growing", r1 - r0, c1 - c0, sides)
-                m = [mi * 2 if s else mi for mi, s in zip(m, sides)]
-                continue
-        else:
-            # 2. filled heights certified equal to the whole DEM's
-            seed = _uncertified_seed(z_all, label, filled, check, r0, c0, state)
-            if seed is None:
-                return z, dirs, inside, r0, c0, (cells, parent)
-        # the window cuts through a closed basin the seed's water fills before it spills: take in what
-        # the coarse grid says drains into the polygon, the basin and its flats with it (one step, not
-        # doubling); when that is in already, the basin itself (the search finding its spill bounds it)
-        pad = max(32, size)
-        if "floor" not in state:
-            state["floor"] = coarse_floor(z_all)
-        br0, br1, bc0, bc1 = coarse_drainage_box(*state["floor"], (pr0, pr1, pc0, pc1), (nr, nc), dem.cell_x_ft, dem.cell_y_ft)
-        # the coarse box has a block's ring already: 32 cells more, not the polygon's size
-        grown = [max(mi, wi) for mi, wi in zip(m, [pr0 - br0 + 32, br1 - pr1 + 32, pc0 - bc0 + 32, bc1 - pc1 + 32])]
-        h, w = min(pr1 + grown[1], nr) - max(pr0 - grown[0], 0), min(pc1 + grown[3], nc) - max(pc0 - grown[2], 0)
-        if grown == m or h * w > WHOLE_FRACTION * nr * nc:  # nothing new, or a guess too wide (block minima join more than cells do)
-            _, br0, br1, bc0, bc1, _out = fk.spill_basin(z_all, seed, state["scratch"])
-            grown = [max(mi, wi) for mi, wi in zip(m, [pr0 - br0 + pad, br1 - pr1 + pad, pc0 - bc0 + pad, bc1 - pc1 + pad])]
-        log.debug("upslope window %dx%d: filled heights not certified (seed %d): taking in rows %d-%d, columns %d-%d",
-                  r1 - r0, c1 - c0, seed, br0, br1, bc0, bc1)
-        m = grown if grown != m else [mi * 2 for mi in m]  # the basin is in already: something else is
-    return None
+        return cls(z, filled, label, dirs, inside, cells, parent, check)
 
 
-def _uncertified_seed(z_all, label, filled, cells, r0: int, c0: int, state: dict) -> int | None:
+def _basin_margins(
+    dem: Dem, z_all: np.ndarray, pbox: tuple[int, int, int, int], m: list[int], *, seed: int, state: dict
+) -> tuple[list[int], tuple[int, int, int, int]]:
+    """The margins (cells beyond the polygon's rows and columns ``pbox``) that take in the closed basin
+    the window cut through, whose seed's water fills before it spills; and the rows and columns taken in."""
+    from geosite.hydrology import _kernels as fk
+
+    nr, nc = dem.shape
+    pr0, pr1, pc0, pc1 = pbox
+    # the window cuts through a closed basin the seed's water fills before it spills: take in what
+    # the coarse grid says drains into the polygon, the basin and its flats with it (one step, not
+    # doubling); when that is in already, the basin itself (the search finding its spill bounds it)
+    pad = max(32, max(pr1 - pr0, pc1 - pc0))
+    if "floor" not in state:
+        state["floor"] = coarse_floor(z_all)
+    floor, f = state["floor"]
+    br0, br1, bc0, bc1 = coarse_drainage_box(
+        floor, f, pbox, (nr, nc), cell_x_ft=dem.cell_x_ft, cell_y_ft=dem.cell_y_ft
+    )
+    # the coarse box has a block's ring already: 32 cells more, not the polygon's size
+    want = [pr0 - br0 + 32, br1 - pr1 + 32, pc0 - bc0 + 32, bc1 - pc1 + 32]
+    grown = [max(mi, wi) for mi, wi in zip(m, want, strict=True)]
+    h = min(pr1 + grown[1], nr) - max(pr0 - grown[0], 0)
+    w = min(pc1 + grown[3], nc) - max(pc0 - grown[2], 0)
+    # nothing new, or a guess too wide (block minima join more than cells do)
+    if grown == m or h * w > WHOLE_FRACTION * nr * nc:
+        _, br0, br1, bc0, bc1, _out = fk.spill_basin(z_all, seed, state["scratch"])
+        want = [pr0 - br0 + pad, br1 - pr1 + pad, pc0 - bc0 + pad, bc1 - pc1 + pad]
+        grown = [max(mi, wi) for mi, wi in zip(m, want, strict=True)]
+    return grown, (br0, br1, bc0, bc1)
+
+
+def _entry_flow_lengths(parent: np.ndarray, length: np.ndarray, entry: np.ndarray) -> np.ndarray:
+    """The longest flow path (ft) to each entry cell (``entry``: the traced cells without a parent): the
+    max flow ``length`` over the cells whose path enters there."""
+    # each cell's entry cell (the root of its parent chain), by pointer jumping: log2(depth) gathers
+    root = np.where(parent >= 0, parent, np.arange(parent.size))
+    while True:
+        up = root[root]
+        if np.array_equal(up, root):
+            break
+        root = up
+    entry_pos = np.flatnonzero(entry)
+    entry_len = np.zeros(entry_pos.size)
+    if parent.size:
+        longest = np.zeros(parent.size)
+        np.maximum.at(longest, root, length)
+        entry_len = longest[entry_pos]
+    return entry_len
+
+
+def _outline(shape: tuple[int, int], cells: np.ndarray, wt: Affine):
+    """The polygon of the ``cells`` (flat indices) of a window of ``shape`` whose transform is ``wt``."""
+    import shapely
+    from rasterio.features import shapes
+
+    rows, cols = np.divmod(cells, shape[1])
+    mask = np.zeros(shape, dtype=np.uint8)
+    mask.reshape(-1)[cells] = 1
+    rr0, rr1 = int(rows.min()), int(rows.max()) + 1
+    cc0, cc1 = int(cols.min()), int(cols.max()) + 1
+    sub = mask[rr0:rr1, cc0:cc1]
+    geoms = [
+        shapely.geometry.shape(g)
+        for g, _ in shapes(sub, mask=sub.astype(bool), transform=wt @ Affine.translation(cc0, rr0))
+    ]
+    return shapely.union_all(geoms)
+
+
+def _uncertified_seed(z_all, label, filled, cells, *, r0: int, c0: int, state: dict) -> int | None:
     """The first seed (flat index on the whole DEM) of the window at row r0, column c0 whose filled
     height is not proven the whole DEM's for the ``cells`` relying on it (a search for a way out below
     their lowest filled height, :func:`geosite.hydrology._kernels.spill_below`); None when all are."""
@@ -312,8 +434,18 @@ def _uncertified_seed(z_all, label, filled, cells, r0: int, c0: int, state: dict
         if bound < state["upto"]:  # a mark says "a way out at or below the bound it was made at": one made
             state["proven"][:] = 0  # at a higher bound proves nothing here, so they are cleared
         state["upto"] = bound
-        if not fk.spill_below(z_all, gr * nc + gc, bound, state["scratch"], state["proven"],
-                              np.zeros(4, dtype=np.uint8), np.full((1, 1), np.inf), 0, 0, 0):  # every edge its own
+        if not fk.spill_below(
+            z_all,
+            gr * nc + gc,
+            bound,
+            state["scratch"],
+            state["proven"],
+            np.zeros(4, dtype=np.uint8),
+            np.full((1, 1), np.inf),
+            0,
+            0,
+            0,
+        ):  # every edge its own
             return gr * nc + gc
     return None
 
@@ -330,6 +462,7 @@ def _summarise(
     z: np.ndarray,
     dirs: np.ndarray,
     inside: np.ndarray,
+    *,
     r0: int,
     c0: int,
     threshold_sqft: float,
@@ -340,7 +473,6 @@ def _summarise(
     ``traced``: the polygon's upstream trace on those directions when the caller has it already."""
     import geopandas as gpd
     import shapely
-    from rasterio.features import shapes
 
     from geosite.hydrology import _kernels as fk
 
@@ -352,20 +484,7 @@ def _summarise(
     entry = parent < 0
     contrib = acc[entry] * cell_sqft
     chan = contrib >= threshold_sqft
-    # longest path to each entry: the max flow length over the cells whose path enters there
-    # each cell's entry cell (the root of its parent chain), by pointer jumping: log2(depth) gathers
-    root = np.where(parent >= 0, parent, np.arange(cells.size))
-    while True:
-        up = root[root]
-        if np.array_equal(up, root):
-            break
-        root = up
-    entry_pos = np.flatnonzero(entry)
-    entry_len = np.zeros(entry_pos.size)
-    if cells.size:
-        longest = np.zeros(cells.size)
-        np.maximum.at(longest, root, length)
-        entry_len = longest[entry_pos]
+    entry_len = _entry_flow_lengths(parent, length, entry)
     t = dem.transform
     ex = t.c + (cols[entry] + c0 + 0.5) * t.a
     ey = t.f + (rows[entry] + r0 + 0.5) * t.e
@@ -374,15 +493,8 @@ def _summarise(
         geometry=gpd.points_from_xy(ex, ey),
         crs=dem.crs,
     )
-    mask = np.zeros(dirs.shape, dtype=np.uint8)
-    mask.reshape(-1)[cells] = 1
-    wt = dem.transform @ Affine.translation(c0, r0)
     if cells.size:
-        rr0, rr1 = int(rows.min()), int(rows.max()) + 1
-        cc0, cc1 = int(cols.min()), int(cols.max()) + 1
-        sub = mask[rr0:rr1, cc0:cc1]
-        geoms = [shapely.geometry.shape(g) for g, _ in shapes(sub, mask=sub.astype(bool), transform=wt @ Affine.translation(cc0, rr0))]
-        poly = shapely.union_all(geoms)
+        poly = _outline(dirs.shape, cells, dem.transform @ Affine.translation(c0, r0))
         slope = _slope_at(dem, rows + r0, cols + c0)
         mean_slope = float(np.nanmean(slope)) if np.isfinite(slope).any() else math.nan
     else:
@@ -427,14 +539,20 @@ def smooth_outline(polygon: BaseGeometry, *, cell: float, min_area: float) -> Ba
 
     def mapped(g: BaseGeometry, keep_largest: bool) -> MultiPolygon:
         polys = [p for p in shapely.get_parts(g) if p.geom_type == "Polygon" and not p.is_empty]
-        big = [p for p in polys if p.area >= min_area] or (sorted(polys, key=lambda p: -p.area)[:1] if keep_largest else [])
-        return MultiPolygon([Polygon(p.exterior, [h for h in p.interiors if Polygon(h).area >= min_area]) for p in big])
+        big = [p for p in polys if p.area >= min_area] or (
+            sorted(polys, key=lambda p: -p.area)[:1] if keep_largest else []
+        )
+        return MultiPolygon(
+            [Polygon(p.exterior, [h for h in p.interiors if Polygon(h).area >= min_area]) for p in big]
+        )
 
     g = mapped(polygon, keep_largest=True)
     if g.is_empty:
         return g
     e = cell / 2
-    smooth = mapped(g.buffer(e, quad_segs=4).buffer(-2 * e, quad_segs=4).buffer(e, quad_segs=4), keep_largest=False)
+    smooth = mapped(
+        g.buffer(e, quad_segs=4).buffer(-2 * e, quad_segs=4).buffer(e, quad_segs=4), keep_largest=False
+    )
     out = shapely.simplify(smooth, e, preserve_topology=True) if not smooth.is_empty else g
     return out if out.geom_type == "MultiPolygon" else MultiPolygon(list(shapely.get_parts(out)))
 
@@ -446,5 +564,7 @@ def _slope_at(dem: Dem, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     nr, nc = dem.shape
     r0, r1 = max(int(rows.min()) - 1, 0), min(int(rows.max()) + 2, nr)
     c0, c1 = max(int(cols.min()) - 1, 0), min(int(cols.max()) + 2, nc)
-    crop = dataclasses.replace(dem, elevation_ft=dem.elevation_ft[r0:r1, c0:c1], transform=dem.transform @ Affine.translation(c0, r0))
+    crop = dataclasses.replace(
+        dem, elevation_ft=dem.elevation_ft[r0:r1, c0:c1], transform=dem.transform @ Affine.translation(c0, r0)
+    )
     return slope_pct(crop)[rows - r0, cols - c0]

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from affine import Affine, AffineError
@@ -86,12 +86,18 @@ class SiteWindow:
     def describe(self) -> str:
         if self.whole:
             return f"the whole DEM ({self.height:,} x {self.width:,} cells)"
-        where = (f"a {self.r1 - self.r0:,} x {self.c1 - self.c0:,}-cell window of the {self.height:,} x {self.width:,}-cell "
-                 f"DEM (rows {self.r0:,}-{self.r1:,}, columns {self.c0:,}-{self.c1:,})")
+        where = (
+            f"a {self.r1 - self.r0:,} x {self.c1 - self.c0:,}-cell window of the {self.height:,} x "
+            f"{self.width:,}-cell "
+            f"DEM (rows {self.r0:,}-{self.r1:,}, columns {self.c0:,}-{self.c1:,})"
+        )
         if not self.certified:
             return where + ", not proven to hold all the land draining into the site"
-        return (where + " holding the site, its map margin and every cell draining into the site, certified equal "
-                f"to the whole DEM's routing ({self.searched_cells:,} cells searched to prove it)")
+        return (
+            where
+            + " holding the site, its map margin and every cell draining into the site, certified equal "
+            f"to the whole DEM's routing ({self.searched_cells:,} cells searched to prove it)"
+        )
 
 
 def read_site_dem(
@@ -129,116 +135,221 @@ def read_site_dem(
 
     try:
         core = _cells(from_bounds(*core_bounds, transform=transform), (0, nr, 0, nc))
-        site_box = _cells(from_bounds(*site_geom.bounds, transform=transform), core)  # the coarse estimate's start
+        # the coarse estimate's start
+        site_box = _cells(from_bounds(*site_geom.bounds, transform=transform), core)
     except (ArithmeticError, ValueError, TypeError, AffineError, WindowError):  # a degenerate or south-up
         return whole(0, 0)  # grid: read_dem says why
     if not _window_reads_exact(path):
         return whole(0, 0)
-
     if core[0] >= core[1] or core[2] >= core[3] or (core[1] - core[0]) * (core[3] - core[2]) * 2 > nr * nc:
         return whole(0, 0)  # the site does not overlap (read_dem names that) or is most of the DEM
-    m = [MIN_MARGIN_CELLS] * 4  # top, bottom, left, right, beyond the core
-    ext = max(core[1] - core[0], core[3] - core[2], 4 * MIN_MARGIN_CELLS)  # the search window's reach beyond W
-    search: Dem | None = None
-    held: list[CoarseOutlets] = []
-
-    def coarse_outlets(factor: float, read: bool = True) -> CoarseOutlets | None:
-        """The coarse grid, read once, when a search first needs it (``read`` False: None until then)."""
-        if not held and read:
-            held.append(CoarseOutlets.read(path, factor, (nr, nc), limits=limits, root=root))
-        return held[0] if held else None
-
-    routed = None
-    sbox = (0, 0, 0, 0)
-    searched = 0
-    last = None
     limits = limits or Limits()
-    # the search window holds heights and two byte masks, not an analysis: its own, smaller, cost per cell
-    search_limits = limits.with_overrides(
-        {"raster_budget_bytes": limits.raster_budget_bytes * BYTES_PER_DEM_CELL // SEARCH_BYTES_PER_CELL})
+    ws = _WindowSearch(
+        path=path,
+        vertical_unit=vertical_unit,
+        site_geom=site_geom,
+        limits=limits,
+        root=root,
+        channel_threshold_sqft=channel_threshold_sqft,
+        shape=(nr, nc),
+        transform=transform,
+        core=core,
+        site_box=site_box,
+    )
+    last = None
     for rounds in range(1, MAX_ROUNDS + 1):
-        r0, r1 = max(core[0] - m[0], 0), min(core[1] + m[1], nr)
-        c0, c1 = max(core[2] - m[2], 0), min(core[3] + m[3], nc)
+        r0, r1, c0, c1 = ws.window()
         if (r1 - r0) * (c1 - c0) * 2 > nr * nc:
             if max_cells is None or nr * nc <= max_cells or last is None:
-                return whole(rounds, searched)
+                return whole(rounds, ws.searched)
             break
         if last is not None and (r1 - r0) * (c1 - c0) * BYTES_PER_DEM_CELL > limits.raster_budget_bytes:
-            break  # the drainage needs more than the budget lets an analysis hold: the last window, uncertified
+            # the drainage needs more than the budget lets an analysis hold: the last window, uncertified
+            break
         last = (r0, r1, c0, c1)
-        if search is None or not _holds(sbox, (max(r0 - 1, 0), min(r1 + 1, nr), max(c0 - 1, 0), min(c1 + 1, nc))):
-            # as wide as asked, but within what the budget lets a search hold
-            while True:
-                sbox = (max(r0 - ext, 0), min(r1 + ext, nr), max(c0 - ext, 0), min(c1 + ext, nc))
-                if ext <= 1 or (sbox[1] - sbox[0]) * (sbox[3] - sbox[2]) * SEARCH_BYTES_PER_CELL <= limits.raster_budget_bytes:
-                    break
-                ext //= 2
-            search = read_dem(path, vertical_unit, bounds=_bounds(transform, sbox), limits=search_limits, root=root)
-            searched = max(searched, search.elevation_ft.size)
-        wbox = (r0, r1, c0, c1)
-        if routed is None or routed[0] != wbox:  # a wider search window alone keeps W's routing
-            thr = None if channel_threshold_sqft is None else channel_threshold_sqft / search.cell_area_sqft
-            routed = (wbox, _route(search, sbox, wbox, (nr, nc), core, site_geom, thr))
-        # D8's cells certified first; then the D-infinity upslope cells added (computed once per window)
-        verdict = routed[1]
+        verdict = ws.certify(last)
         if verdict[0] == "ok":
-            verdict = _certify(search, sbox, wbox, (nr, nc), routed[1], coarse_outlets)
-        if verdict[0] == "ok":
-            if len(routed) < 3:
-                routed = (*routed, _with_dinf(routed[1], wbox, (nr, nc)))
-            verdict = routed[2]
-            if verdict[0] == "ok":  # only the cells D8's certificate did not cover
-                added = (*routed[2][:4], routed[2][4] & ~routed[1][4])
-                verdict = _certify(search, sbox, wbox, (nr, nc), added, coarse_outlets)
-        if verdict[0] == "ok":
-            dem, fg = routed[1][1], routed[1][2]
-            return dem, fg, SiteWindow(r0, r1, c0, c1, nr, nc, False, True, searched, rounds)
-        if verdict[0] == "grow" and len(verdict) > 2:
-            # before growing by doubling: are the site's own filled heights certified? A site in a closed
-            # basin W cuts through takes the basin in at once instead
-            own = _certify(search, sbox, wbox, (nr, nc), verdict[2], coarse_outlets)
-            if own[0] == "basin":
-                verdict = own
-            elif own[0] == "search":
-                ext *= 2
-                search = None
-        if verdict[0] == "grow":  # the drainage reaches these sides of W
-            m = [mi * 2 if s else mi for mi, s in zip(m, verdict[1])]
-        elif verdict[0] == "search":  # a search was stopped only by the search window's walls
-            ext *= 2
-            search = None
-        else:  # "basin": a closed basin cut by W, rows and columns (DEM) br0:br1, bc0:bc1
-            pad = MIN_MARGIN_CELLS
-
-            def margins(box):  # W's margins beyond the core to hold ``box``, and its cells then
-                b0, b1, d0, d1 = box
-                g = [max(mi, wi) for mi, wi in zip(m, [core[0] - b0 + pad, b1 - core[1] + pad, core[2] - d0 + pad,
-                                                       d1 - core[3] + pad])]
-                return g, (min(core[1] + g[1], nr) - max(core[0] - g[0], 0)) * (min(core[3] + g[3], nc) - max(core[2] - g[2], 0))
-
-            grown, _ = margins(verdict[1])
-            if held:  # and what drains into it, as the coarse grid sees it: W in one step, not by doubling
-                br0, br1, bc0, bc1 = verdict[1]
-                cr0, cr1, cc0, cc1 = coarse_drainage_box(held[0].floor, held[0].f, site_box, (nr, nc),
-                                                         search.cell_x_ft, search.cell_y_ft)
-                wider, cells = margins((min(br0, cr0), max(br1, cr1), min(bc0, cc0), max(bc1, cc1)))
-                if cells * 2 <= nr * nc:  # a guess that fits (block minima join more than the cells do:
-                    grown = wider  # it can overshoot, and one that would take W past half the DEM is not used)
-            m = grown if grown != m else [mi * 2 for mi in m]
-        log.debug("site window round %d: W rows %d-%d, columns %d-%d: %s %s", rounds, r0, r1, c0, c1, verdict[0],
-                  verdict[1] if verdict[0] in ("grow", "basin") else "")
+            dem, fg = ws.routed_dem()
+            return dem, fg, SiteWindow(r0, r1, c0, c1, nr, nc, False, True, ws.searched, rounds)
+        ws.grow(verdict, rounds)
     if last is not None and ((max_cells is not None and nr * nc > max_cells) or rounds < MAX_ROUNDS):
         r0, r1, c0, c1 = last
         dem = read_dem(path, vertical_unit, bounds=_bounds(transform, last), limits=limits, root=root)
-        return dem, None, SiteWindow(r0, r1, c0, c1, nr, nc, False, False, searched, MAX_ROUNDS)
-    return whole(MAX_ROUNDS, searched)
+        return dem, None, SiteWindow(r0, r1, c0, c1, nr, nc, False, False, ws.searched, MAX_ROUNDS)
+    return whole(MAX_ROUNDS, ws.searched)
+
+
+@dataclass
+class _WindowSearch:
+    """The rounds of :func:`read_site_dem`: the routed window W (the core and margins ``m``, top, bottom,
+    left, right, in cells), the search window around it (``ext`` cells beyond W, read as ``search`` on
+    rows and columns ``sbox``), the coarse grid once read (``held``), W's routing (``routed``)."""
+
+    path: Path
+    vertical_unit: Any
+    site_geom: BaseGeometry
+    limits: Limits
+    root: Path | None
+    channel_threshold_sqft: float | None
+    shape: tuple[int, int]
+    transform: Affine
+    core: tuple[int, int, int, int]
+    site_box: tuple[int, int, int, int]
+    m: list[int] = field(default_factory=lambda: [MIN_MARGIN_CELLS] * 4)
+    ext: int = 0
+    search: Dem | None = None
+    sbox: tuple[int, int, int, int] = (0, 0, 0, 0)
+    held: list[CoarseOutlets] = field(default_factory=list)
+    routed: tuple[Any, ...] | None = None
+    searched: int = 0
+
+    def __post_init__(self) -> None:
+        core = self.core
+        # the search window's reach beyond W
+        self.ext = max(core[1] - core[0], core[3] - core[2], 4 * MIN_MARGIN_CELLS)
+        # the search window holds heights and two byte masks, not an analysis: its own, smaller, cost per
+        # cell
+        budget = self.limits.raster_budget_bytes * BYTES_PER_DEM_CELL // SEARCH_BYTES_PER_CELL
+        self.search_limits = self.limits.with_overrides({"raster_budget_bytes": budget})
+
+    def coarse_outlets(self, factor: float, read: bool = True) -> CoarseOutlets | None:
+        """The coarse grid, read once, when a search first needs it (``read`` False: None until then)."""
+        if not self.held and read:
+            self.held.append(
+                CoarseOutlets.read(self.path, factor, self.shape, limits=self.limits, root=self.root)
+            )
+        return self.held[0] if self.held else None
+
+    def window(self) -> tuple[int, int, int, int]:
+        """W's rows r0:r1 and columns c0:c1 now."""
+        (nr, nc), core, m = self.shape, self.core, self.m
+        return (
+            max(core[0] - m[0], 0),
+            min(core[1] + m[1], nr),
+            max(core[2] - m[2], 0),
+            min(core[3] + m[3], nc),
+        )
+
+    def _read_search(self, wbox: tuple[int, int, int, int]) -> Dem:
+        """The search window around W, read again when W (and a cell's ring) is no longer inside it."""
+        from geosite.io.raster import read_dem
+
+        (nr, nc), (r0, r1, c0, c1) = self.shape, wbox
+        if self.search is None or not _holds(
+            self.sbox, (max(r0 - 1, 0), min(r1 + 1, nr), max(c0 - 1, 0), min(c1 + 1, nc))
+        ):
+            # as wide as asked, but within what the budget lets a search hold
+            while True:
+                ext = self.ext
+                self.sbox = (max(r0 - ext, 0), min(r1 + ext, nr), max(c0 - ext, 0), min(c1 + ext, nc))
+                sb = self.sbox
+                if ext <= 1 or (sb[1] - sb[0]) * (sb[3] - sb[2]) * SEARCH_BYTES_PER_CELL <= (
+                    self.limits.raster_budget_bytes
+                ):
+                    break
+                self.ext //= 2
+            self.search = read_dem(
+                self.path,
+                self.vertical_unit,
+                bounds=_bounds(self.transform, self.sbox),
+                limits=self.search_limits,
+                root=self.root,
+            )
+            self.searched = max(self.searched, self.search.elevation_ft.size)
+        return self.search
+
+    def certify(self, wbox: tuple[int, int, int, int]) -> tuple:
+        """W routed (once per W) and its certificate: D8's cells first, then the D-infinity upslope cells
+        added (computed once per window). ("ok", ...) or why not (see :func:`_route`, :func:`_certify`)."""
+        search, shape, sbox = self._read_search(wbox), self.shape, self.sbox
+        if self.routed is None or self.routed[0] != wbox:  # a wider search window alone keeps W's routing
+            thr = self.channel_threshold_sqft
+            thr = None if thr is None else thr / search.cell_area_sqft
+            route = _route(
+                search, sbox, wbox, shape, self.core, site_geom=self.site_geom, threshold_cells=thr
+            )
+            self.routed = (wbox, route)
+        routed = self.routed
+        verdict = routed[1]
+        if verdict[0] == "ok":
+            verdict = _certify(search, sbox, wbox, shape, routed[1], coarse_outlets=self.coarse_outlets)
+        if verdict[0] == "ok":
+            if len(routed) < 3:
+                self.routed = routed = (*routed, _with_dinf(routed[1], wbox, shape))
+            verdict = routed[2]
+            if verdict[0] == "ok":  # only the cells D8's certificate did not cover
+                added = (*routed[2][:4], routed[2][4] & ~routed[1][4])
+                verdict = _certify(search, sbox, wbox, shape, added, coarse_outlets=self.coarse_outlets)
+        if verdict[0] == "grow" and len(verdict) > 2:
+            # before growing by doubling: are the site's own filled heights certified? A site in a closed
+            # basin W cuts through takes the basin in at once instead
+            own = _certify(search, sbox, wbox, shape, verdict[2], coarse_outlets=self.coarse_outlets)
+            if own[0] == "basin":
+                verdict = own
+            elif own[0] == "search":
+                self.ext *= 2
+                self.search = None
+        return verdict
+
+    def grow(self, verdict: tuple, rounds: int) -> None:
+        """W's margins, or the search window, grown by what ``verdict`` says (of W in round ``rounds``)."""
+        log.debug(
+            "site window round %d: W rows %d-%d, columns %d-%d: %s %s",
+            rounds,
+            *self.window(),
+            verdict[0],
+            verdict[1] if verdict[0] in ("grow", "basin") else "",
+        )
+        if verdict[0] == "grow":  # the drainage reaches these sides of W
+            self.m = [mi * 2 if s else mi for mi, s in zip(self.m, verdict[1], strict=True)]
+        elif verdict[0] == "search":  # a search was stopped only by the search window's walls
+            self.ext *= 2
+            self.search = None
+        else:  # "basin": a closed basin cut by W, rows and columns (DEM) br0:br1, bc0:bc1
+            grown, _ = self._margins(verdict[1])
+            if self.held:  # and what drains into it, as the coarse grid sees it: W in one step
+                assert self.search is not None  # a "basin" verdict comes from a search of this round
+                br0, br1, bc0, bc1 = verdict[1]
+                cr0, cr1, cc0, cc1 = coarse_drainage_box(
+                    self.held[0].floor,
+                    self.held[0].f,
+                    self.site_box,
+                    self.shape,
+                    cell_x_ft=self.search.cell_x_ft,
+                    cell_y_ft=self.search.cell_y_ft,
+                )
+                wider, cells = self._margins((min(br0, cr0), max(br1, cr1), min(bc0, cc0), max(bc1, cc1)))
+                # a guess that fits (block minima join more than the cells do: it can overshoot, and one
+                # that would take W past half the DEM is not used)
+                if cells * 2 <= self.shape[0] * self.shape[1]:
+                    grown = wider
+            self.m = grown if grown != self.m else [mi * 2 for mi in self.m]
+
+    def routed_dem(self) -> tuple[Dem, FlowGrid]:
+        """The Dem of W and its FlowGrid, once W is certified."""
+        assert self.routed is not None
+        return self.routed[1][1], self.routed[1][2]
+
+    def _margins(self, box: tuple[int, int, int, int]) -> tuple[list[int], int]:
+        """W's margins beyond the core to hold ``box`` (not less than now), and W's cells then."""
+        (nr, nc), core, pad = self.shape, self.core, MIN_MARGIN_CELLS
+        b0, b1, d0, d1 = box
+        want = [core[0] - b0 + pad, b1 - core[1] + pad, core[2] - d0 + pad, d1 - core[3] + pad]
+        g = [max(mi, wi) for mi, wi in zip(self.m, want, strict=True)]
+        return g, (min(core[1] + g[1], nr) - max(core[0] - g[0], 0)) * (
+            min(core[3] + g[3], nc) - max(core[2] - g[2], 0)
+        )
 
 
 def _cells(w, within: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
     """Rows r0:r1 and columns c0:c1 of the cells rasterio window ``w`` touches, clipped to ``within``
     (empty when it lies outside: r0 >= r1 or c0 >= c1)."""
-    return (max(math.floor(w.row_off), within[0]), min(math.ceil(w.row_off + w.height), within[1]),
-            max(math.floor(w.col_off), within[2]), min(math.ceil(w.col_off + w.width), within[3]))
+    return (
+        max(math.floor(w.row_off), within[0]),
+        min(math.ceil(w.row_off + w.height), within[1]),
+        max(math.floor(w.col_off), within[2]),
+        min(math.ceil(w.col_off + w.width), within[3]),
+    )
 
 
 def _window_reads_exact(path: Path) -> bool:
@@ -263,7 +374,11 @@ def _window_reads_exact(path: Path) -> bool:
         tag = el.tag.rsplit("}", 1)[-1]
         if tag in ("AveragedSource", "KernelFilteredSource"):
             return False
-        way = (el.get("resampling") or "nearest").lower() if tag in ("SimpleSource", "ComplexSource") else "nearest"
+        way = (
+            (el.get("resampling") or "nearest").lower()
+            if tag in ("SimpleSource", "ComplexSource")
+            else "nearest"
+        )
         if way not in ("nearest", "near"):
             return False
         if tag == "SourceFilename" and (el.text or "").strip().lower().endswith(".vrt"):
@@ -285,7 +400,7 @@ def _bounds(t: Affine, box: tuple[int, int, int, int]) -> tuple[float, float, fl
     return min(x0 + ex, x1 - ex), min(y0 + ey, y1 - ey), max(x0 + ex, x1 - ex), max(y0 + ey, y1 - ey)
 
 
-def _route(search: Dem, sbox, wbox, shape, core, site_geom, threshold_cells: float | None = None):
+def _route(search: Dem, sbox, wbox, shape, core, *, site_geom, threshold_cells: float | None = None):
     """Route window ``wbox`` (cut from the search window ``search``, rows/columns ``sbox``) and find the
     cells whose directions the answer relies on: ("ok", dem, flowgrid, label, check) or ("grow", sides)."""
     import dataclasses
@@ -326,8 +441,12 @@ def _route(search: Dem, sbox, wbox, shape, core, site_geom, threshold_cells: flo
         feeding = short.copy()
         up, _ = fk.trace_upstream(dirs, short.view(np.uint8))
         feeding.reshape(-1)[up] = True
-        fed_sides = (r0 > 0 and bool(feeding[0].any()), r1 < nr and bool(feeding[-1].any()),
-                     c0 > 0 and bool(feeding[:, 0].any()), c1 < nc and bool(feeding[:, -1].any()))
+        fed_sides = (
+            r0 > 0 and bool(feeding[0].any()),
+            r1 < nr and bool(feeding[-1].any()),
+            c0 > 0 and bool(feeding[:, 0].any()),
+            c1 < nc and bool(feeding[:, -1].any()),
+        )
         if any(fed_sides):
             # the core's own heights are tried before growing, as above
             return ("grow", fed_sides, ("ok", dem, fg, label, check))
@@ -361,8 +480,12 @@ def _relied_on(fg: FlowGrid, area: np.ndarray, wbox, shape, known: np.ndarray | 
         flats |= known
     if flats.any():
         check |= dilate(flats.astype(bool), 1)
-    sides = ((r0 > 0 and bool(check[0].any())), (r1 < nr and bool(check[-1].any())),
-             (c0 > 0 and bool(check[:, 0].any())), (c1 < nc and bool(check[:, -1].any())))
+    sides = (
+        (r0 > 0 and bool(check[0].any())),
+        (r1 < nr and bool(check[-1].any())),
+        (c0 > 0 and bool(check[:, 0].any())),
+        (c1 < nc and bool(check[:, -1].any())),
+    )
     return check, sides, flats
 
 
@@ -377,7 +500,7 @@ def _with_dinf(routed, wbox, shape):
     return ("ok", dem, fg, label, check, inside, area, flats)
 
 
-def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
+def _certify(search: Dem, sbox, wbox, shape, routed, *, coarse_outlets=None):
     """The filled heights of the routed window ``wbox`` (``routed``: :func:`_route`'s "ok") proven the
     whole DEM's on the search window ``search`` (rows/columns ``sbox``): ("ok",) | ("search",) when a
     way out may lie beyond the search window | ("basin", (r0, r1, c0, c1)) a closed basin W cuts."""
@@ -402,7 +525,7 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
     # the coarse grid once read (an earlier round's): each search may end in a block it proves
     co = coarse_outlets(search.ft_per_vertical_unit, read=False) if coarse_outlets is not None else None
 
-    def spills(start: int, bound: float, scratch, proven, walls, co) -> bool:
+    def spills(start: int, bound: float, scratch, proven, walls, *, co) -> bool:
         level, f = (co.level, co.f) if co is not None else (no_coarse, 0)
         return fk.spill_below(zs, start, bound, scratch, proven, walls, level, f, sr0, sc0)
 
@@ -415,7 +538,7 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
             continue
         start = sr * scols + sc
         bound = float(bounds[k])
-        if spills(start, bound, scratch, proven, walled, co):
+        if spills(start, bound, scratch, proven, walled, co=co):
             continue
         # no way out below the bound in the search window: where does the seed's water rise to? A search
         # in order of water level that spills by a true outlet, with none of the search window's own
@@ -424,13 +547,13 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
         # coarse grid (reading it is a pass over the whole file)
         _, br0, br1, bc0, bc1, out = fk.spill_basin(zs, start, np.zeros(zs.shape, dtype=np.uint8))
         box = (br0 + sr0, br1 + sr0, bc0 + sc0, bc1 + sc0)
-        if out >= 0 and _true_outlet(zs, *divmod(int(out), scols), walls):
+        if out >= 0 and _true_outlet(zs, *_cell(int(out), scols), walls):
             return ("basin", box)
         # it leaves by the search window's own edge: the basin may be cut by it, or a way out lie beyond;
         # the blocks the coarse grid proves at this bound may hold the way out: read it, search again
         if coarse_outlets is not None and co is None:
             co = coarse_outlets(search.ft_per_vertical_unit)
-            if any(walls) and spills(start, bound, scratch, proven, walled, co):
+            if any(walls) and spills(start, bound, scratch, proven, walled, co=co):
                 continue
         if co is not None and co.closed(sr + sr0, sc + sc0, bound):
             # the block floor proves no way out below the bound: a closed basin cut by the search window,
@@ -442,16 +565,27 @@ def _certify(search: Dem, sbox, wbox, shape, routed, coarse_outlets=None):
             if open_scratch is None:
                 open_scratch = np.zeros(zs.shape, dtype=np.uint8)
                 open_proven = np.zeros(zs.shape, dtype=np.uint8)
-            if spills(start, bound, open_scratch, open_proven, np.zeros(4, dtype=np.uint8), None):
+            if spills(start, bound, open_scratch, open_proven, np.zeros(4, dtype=np.uint8), co=None):
                 return ("search",)  # a way out may lie beyond the search window
         return ("basin", box)
     return ("ok",)
 
 
+def _cell(flat: int, cols: int) -> tuple[int, int]:
+    """(row, column) of a flat index into a grid ``cols`` wide."""
+    r, c = divmod(flat, cols)
+    return r, c
+
+
 def _true_outlet(zs: np.ndarray, r: int, c: int, walls) -> bool:
     """Is search-window cell (r, c) an outlet of the whole DEM: on its edge, or beside nodata?"""
     nr, nc = zs.shape
-    if (r == 0 and not walls[0]) or (r == nr - 1 and not walls[1]) or (c == 0 and not walls[2]) or (c == nc - 1 and not walls[3]):
+    if (
+        (r == 0 and not walls[0])
+        or (r == nr - 1 and not walls[1])
+        or (c == 0 and not walls[2])
+        or (c == nc - 1 and not walls[3])
+    ):
         return True
     return bool(np.isnan(zs[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2]).any())
 
@@ -501,7 +635,7 @@ class CoarseOutlets:
                     z, skip = read_heights(src, window, dtype), float("nan")
                 else:  # the band as stored; the kernel skips its nodata value and infinities
                     z, skip = src.read(1, window=window, out_dtype=dtype), nodata
-                _coarse_band(np.ascontiguousarray(z), skip, f, r0, top, low)
+                _coarse_band(np.ascontiguousarray(z), skip, f, r0, top, low=low)
         if ft_per_vertical_unit != 1.0:
             top *= ft_per_vertical_unit
             low *= ft_per_vertical_unit
@@ -533,7 +667,7 @@ class CoarseOutlets:
         return int(rows.min()) * f, int(rows.max() + 1) * f, int(cols.min()) * f, int(cols.max() + 1) * f
 
 
-def _coarse_band(z: np.ndarray, nodata: float, f: int, r0: int, top: np.ndarray, low: np.ndarray) -> None:
+def _coarse_band(z: np.ndarray, nodata: float, f: int, r0: int, top: np.ndarray, *, low: np.ndarray) -> None:
     """One band of rows of the DEM (``z``, from row ``r0``, ``nodata`` and infinities no height) into
     the coarse grids ``top`` (block maxima) and ``low`` (minima: NaN for a block holding nodata or cut by
     the DEM's edge, an outlet for the floor). A band's height is a multiple of ``f`` except at the DEM's

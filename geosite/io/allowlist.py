@@ -23,6 +23,7 @@ with ``untrusted.set_policy`` in the sandbox's child process).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sqlite3
@@ -53,10 +54,14 @@ _CONVERT = {
     "GML": "a GML file; send it as a GeoPackage (ogr2ogr layers.gpkg in.gml)",
     "OGR_VRT": "an OGR VRT (its sources and SQL could reach anywhere); send the layers as a GeoPackage",
 }
-_GRID = re.compile(r"(?i)(^|[+\s])\+?(nadgrids|geoidgrids|hgridshift|vgridshift|gridshift|xy_grids|z_grids|grids|"
-                   r"init|tinshift|deformation|file|url)\s*=")
+_GRID = re.compile(
+    r"(?i)(^|[+\s])\+?(nadgrids|geoidgrids|hgridshift|vgridshift|gridshift|xy_grids|z_grids|grids|"
+    r"init|tinshift|deformation|file|url)\s*="
+)
 _REMOTE = re.compile(r"(?i)(https?|ftp|file)\s*:|[\\/]vsi|PARAMETERFILE\s*\[|GEOIDMODEL\s*\[")
-_TRIGGER = re.compile(r"^(gpkg_\w+|rtree_\w+_(insert|update\d*|delete)|trigger_(insert|delete)_feature_count_\w+)$")
+_TRIGGER = re.compile(
+    r"^(gpkg_\w+|rtree_\w+_(insert|update\d*|delete)|trigger_(insert|delete)_feature_count_\w+)$"
+)
 _EPSG_NAME = re.compile(r"(?i)^\s*(urn:ogc:def:crs:(epsg:[\d.]*:\d+|ogc:1\.3:crs84|ogc::crs84)|epsg:\d+)\s*$")
 
 
@@ -67,16 +72,20 @@ def check_crs_text(text: object, where: str) -> None:
         return
     s = str(text)
     if "\x00" in s or _GRID.search(s) or _REMOTE.search(s):
-        raise UnsafeInputError(f"{where}: a CRS naming a grid, file or URL ({_clip(s)}); geosite check accepts a CRS "
-                               "only as an EPSG code, or WKT / PROJ text without grids, files or URLs")
+        raise UnsafeInputError(
+            f"{where}: a CRS naming a grid, file or URL ({_clip(s)}); geosite check accepts a CRS "
+            "only as an EPSG code, or WKT / PROJ text without grids, files or URLs"
+        )
 
 
 def submission_policy(path: Path, driver: str, what: str, limits: Limits | None = None) -> None:
     """The check every submission file passes once its format is known and before GDAL opens it."""
     if driver not in RASTER_DRIVERS + VECTOR_DRIVERS:
         why = _CONVERT.get(driver, f"a {driver} file")
-        raise UnsafeInputError(f"{what} {path}: {why}; geosite check reads a DEM only as a GeoTIFF and layers only "
-                               "as a GeoPackage, shapefile, GeoJSON or DXF")
+        raise UnsafeInputError(
+            f"{what} {path}: {why}; geosite check reads a DEM only as a GeoTIFF and layers only "
+            "as a GeoPackage, shapefile, GeoJSON or DXF"
+        )
     where = f"{what} {path}"
     if driver == "GPKG":
         check_geopackage(path, where)
@@ -116,8 +125,10 @@ def check_geopackage(path: Path, where: str) -> None:
         for name in sorted(tables):
             cols = con.execute(f'PRAGMA table_xinfo("{name.replace(chr(34), chr(34) * 2)}")').fetchall()
             if any(c[6] in (2, 3) for c in cols):
-                raise UnsafeInputError(f"{where}: table {name!r} has generated columns (computed as they are read); "
-                                       "geosite reads ordinary feature tables only")
+                raise UnsafeInputError(
+                    f"{where}: table {name!r} has generated columns (computed as they are read); "
+                    "geosite reads ordinary feature tables only"
+                )
         _check_contents(con, tables, where)
     except sqlite3.Error as exc:
         raise UnsafeInputError(f"{where}: not a readable GeoPackage ({exc})") from exc
@@ -127,14 +138,20 @@ def check_geopackage(path: Path, where: str) -> None:
 
 def _check_schema_row(kind: str, name: str, sql: str, where: str) -> None:
     if kind == "view":
-        raise UnsafeInputError(f"{where}: holds the SQL view {name!r}; geosite reads ordinary feature tables only "
-                               "(a view runs SQL as it is read)")
+        raise UnsafeInputError(
+            f"{where}: holds the SQL view {name!r}; geosite reads ordinary feature tables only "
+            "(a view runs SQL as it is read)"
+        )
     if kind == "trigger" and not _TRIGGER.match(name):
-        raise UnsafeInputError(f"{where}: holds the trigger {name!r}, not one of the GeoPackage's own; refused")
+        raise UnsafeInputError(
+            f"{where}: holds the trigger {name!r}, not one of the GeoPackage's own; refused"
+        )
     virtual = kind == "table" and re.match(r"(?is)\s*create\s+virtual\s+table", sql)
     if virtual and not (name.startswith("rtree_") and re.search(r"(?is)\busing\s+rtree\s*\(", sql)):
-        raise UnsafeInputError(f"{where}: holds the virtual table {name!r}; geosite reads ordinary feature tables "
-                               "only (only the GeoPackage's own R-tree indexes are virtual)")
+        raise UnsafeInputError(
+            f"{where}: holds the virtual table {name!r}; geosite reads ordinary feature tables "
+            "only (only the GeoPackage's own R-tree indexes are virtual)"
+        )
 
 
 def _check_contents(con: sqlite3.Connection, tables: set[str], where: str) -> None:
@@ -144,7 +161,9 @@ def _check_contents(con: sqlite3.Connection, tables: set[str], where: str) -> No
         raise UnsafeInputError(f"{where}: no gpkg_contents table: not a GeoPackage ({exc})") from exc
     for name, kind in contents:
         if str(kind).lower() not in ("features", "attributes"):
-            raise UnsafeInputError(f"{where}: layer {name!r} is of type {kind!r}; geosite reads feature tables only")
+            raise UnsafeInputError(
+                f"{where}: layer {name!r} is of type {kind!r}; geosite reads feature tables only"
+            )
         if name not in tables:
             raise UnsafeInputError(f"{where}: layer {name!r} is not an ordinary table; refused")
     cols = [c[1] for c in con.execute("PRAGMA table_info(gpkg_spatial_ref_sys)").fetchall()]
@@ -164,8 +183,10 @@ def check_geojson(path: Path, where: str) -> None:
     if b"crs" not in data.lower() and b"\\u" not in data:
         return  # no crs member can be spelled
     if len(data) > MAX_GEOJSON_PARSE_BYTES:
-        raise UnsafeInputError(f"{where}: a GeoJSON over {MAX_GEOJSON_PARSE_BYTES:,} bytes with a crs member or \\u escapes; "
-                               "send it as a GeoPackage")
+        raise UnsafeInputError(
+            f"{where}: a GeoJSON over {MAX_GEOJSON_PARSE_BYTES:,} bytes with a crs member or \\u escapes; "
+            "send it as a GeoPackage"
+        )
     try:
         obj = json.loads(data.decode("utf-8-sig"))
     except (ValueError, RecursionError) as exc:
@@ -194,8 +215,10 @@ def _check_geojson_crs(crs: object, where: str) -> None:
         elif crs.get("type") == "EPSG" and isinstance(props.get("code"), int):
             ok = True
     if not ok:
-        raise UnsafeInputError(f"{where}: crs member {_clip(json.dumps(crs))} is not a named EPSG or OGC CRS "
-                               "(a link or a PROJ string is refused); use \"urn:ogc:def:crs:EPSG::NNNN\"")
+        raise UnsafeInputError(
+            f"{where}: crs member {_clip(json.dumps(crs))} is not a named EPSG or OGC CRS "
+            '(a link or a PROJ string is refused); use "urn:ogc:def:crs:EPSG::NNNN"'
+        )
 
 
 # ------------------------------------------------------------------------------------------ DXF
@@ -212,10 +235,14 @@ def check_dxf(path: Path, where: str, max_entities: int) -> None:
 
     def expand(name: str, trail: tuple[str, ...]) -> tuple[int, int]:
         if name in trail:
-            raise UnsafeInputError(f"{where}: block {name!r} inserts itself (through {' > '.join(trail)}); refused")
+            raise UnsafeInputError(
+                f"{where}: block {name!r} inserts itself (through {' > '.join(trail)}); refused"
+            )
         if len(trail) >= MAX_DXF_BLOCK_DEPTH:
-            raise UnsafeInputError(f"{where}: blocks nested more than {MAX_DXF_BLOCK_DEPTH} deep ({' > '.join(trail[:4])} ...); "
-                                   "explode them in CAD before sending")
+            raise UnsafeInputError(
+                f"{where}: blocks nested more than {MAX_DXF_BLOCK_DEPTH} deep ({' > '.join(trail[:4])} ...); "
+                "explode them in CAD before sending"
+            )
         if name not in memo:
             own, inserts = blocks.get(name, (0, []))
             total, depth = own, 0
@@ -233,8 +260,10 @@ def check_dxf(path: Path, where: str, max_entities: int) -> None:
     for target, copies in [*inserts, ("", 0)]:  # the sentinel checks a drawing without inserts too
         total += copies * expand(target, ())[0] if target else 0
         if total > max_entities:
-            raise UnsafeInputError(f"{where}: inserting its blocks would make over {max_entities:,} entities "
-                                   "(max_vertices_total); refused before GDAL expands them")
+            raise UnsafeInputError(
+                f"{where}: inserting its blocks would make over {max_entities:,} entities "
+                "(max_vertices_total); refused before GDAL expands them"
+            )
 
 
 def _dxf_blocks(path: Path) -> tuple[dict[str, tuple[int, list]], tuple[int, list]]:
@@ -266,6 +295,7 @@ def _dxf_blocks(path: Path) -> tuple[dict[str, tuple[int, list]], tuple[int, lis
                 elif section in ("BLOCKS", "ENTITIES") and (current is not None or section == "ENTITIES"):
                     in_block_header = False
                     target = current if section == "BLOCKS" else top
+                    assert target is not None  # the elif's condition
                     target[0] += 1
                     if value in ("INSERT", "MINSERT"):
                         pending = ["", 1, 1]
@@ -285,10 +315,8 @@ def _read_insert_code(pending: list, code: str, value: str) -> None:
     if code == "2":
         pending[0] = value.upper()
         return
-    try:
+    with contextlib.suppress(ValueError):
         pending[1 if code == "70" else 2] = max(1, min(int(value), 1_000_000))
-    except ValueError:
-        pass
 
 
 def _add_insert(target: list | None, pending: list) -> None:
@@ -330,7 +358,9 @@ def prune_gdal_drivers(keep: Iterable[str] = KEEP_DRIVERS) -> dict[str, list[str
         lib.GDALDeregisterDriver.argtypes = [ctypes.c_void_p]
         lib.GDALDestroyDriver.argtypes = [ctypes.c_void_p]
         lib.CPLSetConfigOption.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
-        names = [lib.GDALGetDescription(lib.GDALGetDriver(i)).decode() for i in range(lib.GDALGetDriverCount())]
+        names = [
+            lib.GDALGetDescription(lib.GDALGetDriver(i)).decode() for i in range(lib.GDALGetDriverCount())
+        ]
         skip = [n for n in names if n not in keep]
         lib.CPLSetConfigOption(b"GDAL_SKIP", ",".join(skip).encode())
         for i in reversed(range(lib.GDALGetDriverCount())):
@@ -338,8 +368,9 @@ def prune_gdal_drivers(keep: Iterable[str] = KEEP_DRIVERS) -> dict[str, list[str
             if lib.GDALGetDescription(drv).decode() not in keep:
                 lib.GDALDeregisterDriver(drv)
                 lib.GDALDestroyDriver(drv)
-        left[Path(path).name] = sorted(lib.GDALGetDescription(lib.GDALGetDriver(i)).decode()
-                                       for i in range(lib.GDALGetDriverCount()))
+        left[Path(path).name] = sorted(
+            lib.GDALGetDescription(lib.GDALGetDriver(i)).decode() for i in range(lib.GDALGetDriverCount())
+        )
     return left
 
 

@@ -47,7 +47,12 @@ LINETYPES: dict[str, tuple[str, list[float]]] = {
 #: geosite layer (or ``filter_fence:<side>``) -> (CAD layer, ACI colour, linetype, what it holds).
 CAD_LAYERS: dict[str, tuple[str, int, str, str]] = {
     "site_boundary": ("C-PROP-BNDY", 7, "PHANTOM", "site boundary (the parcel)"),
-    "disturbed_area": ("C-ESCP-LIMT", 30, "GS_LIMITS", "limits of land disturbance (union, clipped to the site)"),
+    "disturbed_area": (
+        "C-ESCP-LIMT",
+        30,
+        "GS_LIMITS",
+        "limits of land disturbance (union, clipped to the site)",
+    ),
     "disturbance_phases": ("C-ESCP-PHAS", 40, "DASHED", "land disturbance by phase"),
     "steep_slopes": ("C-TOPO-STEP", 221, "CONTINUOUS", "slopes of 12 % or more (and 20 %)"),
     "contours": ("C-TOPO-MINR", 33, "CONTINUOUS", "existing contours (minor)"),
@@ -59,7 +64,12 @@ CAD_LAYERS: dict[str, tuple[str, int, str, str]] = {
     "filter_fence:sideslope": ("C-ESCP-SFNC-SIDE", 6, "GS_SILT_FENCE", "silt fence, sideslope edges"),
     "filter_fence:hook": ("C-ESCP-SFNC-HOOK", 6, "CONTINUOUS", "silt fence end hooks (turned upslope)"),
     "filter_fence:channel": ("C-ESCP-SFNC-CHNL", 4, "GS_CHANNEL_FENCE", "silt fence along channel edges"),
-    "filter_fence:interior": ("C-ESCP-SFNC-ROWS", 210, "GS_SILT_FENCE_ROW", "interior silt fence rows (DNR 1056)"),
+    "filter_fence:interior": (
+        "C-ESCP-SFNC-ROWS",
+        210,
+        "GS_SILT_FENCE_ROW",
+        "interior silt fence rows (DNR 1056)",
+    ),
     "filter_fence:stand_in": ("C-ESCP-SFNC-NBLD", 8, "DOT", "interior rows not buildable: what stands in"),
     "fence_gaps": ("C-ESCP-SFNC-GAPS", 1, "CONTINUOUS", "required fence missing from the submitted plan"),
     "stockpile_setbacks": ("C-ESCP-STKP-SETB", 30, "DASHED", "stockpile setback zones"),
@@ -68,8 +78,18 @@ CAD_LAYERS: dict[str, tuple[str, int, str, str]] = {
     "inlet_protection": ("C-ESCP-INLT", 2, "CONTINUOUS", "storm drain inlet protection"),
     "tracking_pads": ("C-ESCP-TRAK", 8, "CONTINUOUS", "stone tracking pads"),
     "diversions": ("C-ESCP-DIVR", 5, "DASHED2", "diversions"),
-    "stand_ins": ("C-ESCP-STND", 30, "CONTINUOUS", "stand-ins where a fence row cannot be built (erosion mat, mulch)"),
-    "slope_length_excess": ("C-ESCP-SLEN", 1, "CONTINUOUS", "slope above the next fence longer than DNR 1056 allows"),
+    "stand_ins": (
+        "C-ESCP-STND",
+        30,
+        "CONTINUOUS",
+        "stand-ins where a fence row cannot be built (erosion mat, mulch)",
+    ),
+    "slope_length_excess": (
+        "C-ESCP-SLEN",
+        1,
+        "CONTINUOUS",
+        "slope above the next fence longer than DNR 1056 allows",
+    ),
 }
 #: A geosite layer not in the table: ``C-ESCP-`` and its name, white, continuous.
 DEFAULT_LAYER = ("C-ESCP-{name}", 7, "CONTINUOUS", "geosite layer {name}")
@@ -115,10 +135,14 @@ CONTEXT_LAYERS: dict[str, tuple[str, int, str, str]] = {
 NAMED_CONTEXT = ("roads", "structures", "storm_inlets", "streams")
 #: Point practices drawn as blocks: geosite layer -> (block, ATTRIB tags from the layer's columns).
 POINT_BLOCKS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "inlet_protection": ("GS_INLET_PROTECTION", ("id", "name", "status", "protected", "drainage_area_acres",
-                                                  "trap_or_basin_required", "required")),
-    "sediment_basins": ("GS_SEDIMENT_BASIN", ("kind", "outlet", "drainage_acres", "disturbed_acres", "size",
-                                              "storage_cy", "required")),
+    "inlet_protection": (
+        "GS_INLET_PROTECTION",
+        ("id", "name", "status", "protected", "drainage_area_acres", "trap_or_basin_required", "required"),
+    ),
+    "sediment_basins": (
+        "GS_SEDIMENT_BASIN",
+        ("kind", "outlet", "drainage_acres", "disturbed_acres", "size", "storage_cy", "required"),
+    ),
     # hundreds on a site (a cell apart): the two numbers a reader wants; the rest is in the XDATA
     "upslope_entry_points": ("GS_UPSLOPE_ENTRY", ("contrib_area_sqft", "flow_length_ft")),
     "storm_inlets": ("GS_STORM_INLET", ("id", "name")),
@@ -183,7 +207,9 @@ def write_dxf(
         msp = doc.modelspace()
         msp.dxf.extmin = (box[0], box[1], 0.0)
         msp.dxf.extmax = (box[2], box[3], 0.0)
-        doc.set_modelspace_vport(height=(box[3] - box[1]) * 1.1, center=((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))
+        doc.set_modelspace_vport(
+            height=(box[3] - box[1]) * 1.1, center=((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        )
     out = Path(path)
     try:
         doc.saveas(out)
@@ -235,22 +261,42 @@ def define_blocks(doc: Any) -> None:
     solid = {"layer": "0", "linetype": "CONTINUOUS"}
     shapes: dict[str, list[tuple[str, Any]]] = {
         # a diamond round a grate (the sheets' yellow diamond)
-        "GS_INLET_PROTECTION": [("poly", [(0, 1), (1, 0), (0, -1), (-1, 0)]),
-                                ("poly", [(-0.45, -0.45), (0.45, -0.45), (0.45, 0.45), (-0.45, 0.45)]),
-                                ("line", ((-0.45, -0.45), (0.45, 0.45))), ("line", ((-0.45, 0.45), (0.45, -0.45)))],
+        "GS_INLET_PROTECTION": [
+            ("poly", [(0, 1), (1, 0), (0, -1), (-1, 0)]),
+            ("poly", [(-0.45, -0.45), (0.45, -0.45), (0.45, 0.45), (-0.45, 0.45)]),
+            ("line", ((-0.45, -0.45), (0.45, 0.45))),
+            ("line", ((-0.45, 0.45), (0.45, -0.45))),
+        ],
         # the pool (a circle of the footprint's size) and its water lines
-        "GS_SEDIMENT_BASIN": [("circle", 1.0), ("line", ((-0.8, 0.3), (0.8, 0.3))), ("line", ((-0.9, 0.0), (0.9, 0.0))),
-                              ("line", ((-0.8, -0.3), (0.8, -0.3)))],
-        "GS_SEDIMENT_BASIN_RECT": [("poly", [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]),
-                                   ("line", ((-0.4, 0.2), (0.4, 0.2))), ("line", ((-0.4, 0.0), (0.4, 0.0))),
-                                   ("line", ((-0.4, -0.2), (0.4, -0.2)))],
+        "GS_SEDIMENT_BASIN": [
+            ("circle", 1.0),
+            ("line", ((-0.8, 0.3), (0.8, 0.3))),
+            ("line", ((-0.9, 0.0), (0.9, 0.0))),
+            ("line", ((-0.8, -0.3), (0.8, -0.3))),
+        ],
+        "GS_SEDIMENT_BASIN_RECT": [
+            ("poly", [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]),
+            ("line", ((-0.4, 0.2), (0.4, 0.2))),
+            ("line", ((-0.4, 0.0), (0.4, 0.0))),
+            ("line", ((-0.4, -0.2), (0.4, -0.2))),
+        ],
         # a triangle pointing down the slope, its tail up it (the sheets' red triangle)
-        "GS_UPSLOPE_ENTRY": [("poly", [(-0.87, 0.5), (0.87, 0.5), (0.0, -1.0)]), ("line", ((0.0, 0.5), (0.0, 1.3)))],
-        "GS_STORM_INLET": [("poly", [(-0.7, -0.7), (0.7, -0.7), (0.7, 0.7), (-0.7, 0.7)]),
-                           ("line", ((-0.7, 0.0), (0.7, 0.0))), ("line", ((0.0, -0.7), (0.0, 0.7)))],
-        GENERIC_BLOCK: [("circle", 1.0), ("line", ((-1.0, 0.0), (1.0, 0.0))), ("line", ((0.0, -1.0), (0.0, 1.0)))],
+        "GS_UPSLOPE_ENTRY": [
+            ("poly", [(-0.87, 0.5), (0.87, 0.5), (0.0, -1.0)]),
+            ("line", ((0.0, 0.5), (0.0, 1.3))),
+        ],
+        "GS_STORM_INLET": [
+            ("poly", [(-0.7, -0.7), (0.7, -0.7), (0.7, 0.7), (-0.7, 0.7)]),
+            ("line", ((-0.7, 0.0), (0.7, 0.0))),
+            ("line", ((0.0, -0.7), (0.0, 0.7))),
+        ],
+        GENERIC_BLOCK: [
+            ("circle", 1.0),
+            ("line", ((-1.0, 0.0), (1.0, 0.0))),
+            ("line", ((0.0, -1.0), (0.0, 1.0))),
+        ],
     }
-    tags = {block: t for block, t in POINT_BLOCKS.values()}
+    tags = dict(POINT_BLOCKS.values())
     tags["GS_SEDIMENT_BASIN_RECT"] = tags["GS_SEDIMENT_BASIN"]
     for name, parts in shapes.items():
         blk = doc.blocks.new(name)
@@ -262,7 +308,9 @@ def define_blocks(doc: Any) -> None:
             else:
                 blk.add_circle((0, 0), arg, dxfattribs=solid)
         for i, tag in enumerate(tags.get(name, ())):
-            blk.add_attdef(tag.upper(), insert=(_ATT_X, -_ATT_DY * i), dxfattribs={**solid, "height": _ATT_H, "flags": 1})
+            blk.add_attdef(
+                tag.upper(), insert=(_ATT_X, -_ATT_DY * i), dxfattribs={**solid, "height": _ATT_H, "flags": 1}
+            )
 
 
 #: Where a block's attributes sit, in its units: right of the symbol, one under another.
@@ -288,7 +336,7 @@ class _Drawing:
             sides = gdf["side"].astype(str)
         elif name == "contours" and "index" in gdf.columns:
             sides = gdf["index"].map(lambda v: "index" if bool(v) else "")
-        for key in (set(sides) if sides is not None else {None}):
+        for key in set(sides) if sides is not None else {None}:
             cad, aci, lt, what = cad_layer(name, key or None)
             if cad not in doc.layers:
                 doc.layers.add(cad, color=aci, linetype=lt).description = what
@@ -311,10 +359,16 @@ class _Drawing:
                 self.practice_label(name, geom, row)
 
     def _grow(self, b: tuple[float, float, float, float]) -> None:
-        self.bounds[:] = [min(self.bounds[0], b[0]), min(self.bounds[1], b[1]),
-                          max(self.bounds[2], b[2]), max(self.bounds[3], b[3])]
+        self.bounds[:] = [
+            min(self.bounds[0], b[0]),
+            min(self.bounds[1], b[1]),
+            max(self.bounds[2], b[2]),
+            max(self.bounds[3], b[3]),
+        ]
 
-    def feature(self, name: str, geom: Any, row: Any, *, cad: str, elevation: float | None, xdata: list) -> None:
+    def feature(
+        self, name: str, geom: Any, row: Any, *, cad: str, elevation: float | None, xdata: list
+    ) -> None:
         """A feature's entities: a block reference for a point, else LWPOLYLINEs (and, for a basin drawn
         as a polygon, its block at the representative point)."""
         if geom.geom_type in ("Point", "MultiPoint"):
@@ -331,7 +385,9 @@ class _Drawing:
         symbol = SYMBOL_IN.get(name, PAPER_IN["symbol"]) * self.upi
         block, tags = POINT_BLOCKS.get(name, (GENERIC_BLOCK, ()))
         if name not in POINT_BLOCKS and self.point_radius:
-            self.msp.add_circle((p.x, p.y), self.point_radius, dxfattribs={"layer": cad}).set_xdata(APPID, xdata)
+            self.msp.add_circle((p.x, p.y), self.point_radius, dxfattribs={"layer": cad}).set_xdata(
+                APPID, xdata
+            )
             return
         xs = ys = symbol
         size_text = ""
@@ -348,14 +404,26 @@ class _Drawing:
         # where the block's ATTDEFs are (define_blocks), placed directly: ezdxf's autofill transforms
         # each definition, 3x the cost with hundreds of entry points
         for i, (tag, value) in enumerate(values.items()):
-            ref.add_attrib(tag, value, (p.x + _ATT_X * xs, p.y - _ATT_DY * i * ys),
-                           dxfattribs={"layer": cad, "height": _ATT_H * ys, "flags": 1})
+            ref.add_attrib(
+                tag,
+                value,
+                (p.x + _ATT_X * xs, p.y - _ATT_DY * i * ys),
+                dxfattribs={"layer": cad, "height": _ATT_H * ys, "flags": 1},
+            )
         ref.set_xdata(APPID, xdata)
         r = max(xs, ys)
         self._grow((p.x - r, p.y - r, p.x + r, p.y + r))
 
-    def label(self, layer: str, s: str, spots: list[tuple[tuple[float, float], float, str]], *,
-              priority: int, height_in: float | None = None, required: bool = True) -> None:
+    def label(
+        self,
+        layer: str,
+        s: str,
+        spots: list[tuple[tuple[float, float], float, str]],
+        *,
+        priority: int,
+        height_in: float | None = None,
+        required: bool = True,
+    ) -> None:
         """Queue a label: the places it may go, best first, as (point, angle in degrees, alignment)."""
         if s and spots:
             self.labels.append(_Label(priority, layer, s, height_in or PAPER_IN["text"], spots, required))
@@ -369,7 +437,9 @@ class _Drawing:
             choice = None
             for at, angle, align in lab.spots:
                 box = _text_box(lab.text, at, h, angle, align)
-                if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed):
+                if not any(
+                    box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed
+                ):
                     choice = (at, angle, align, box)
                     break
             if choice is None and lab.required:
@@ -379,15 +449,30 @@ class _Drawing:
                 placed.append(choice[3])
                 self.text(lab.layer, lab.text, choice[0], height=h, angle=choice[1], align=choice[2])
 
-    def text(self, layer: str, s: str, at: tuple[float, float], *, height: float, angle: float = 0.0,
-             align: str = "MIDDLE_CENTER") -> None:
+    def text(
+        self,
+        layer: str,
+        s: str,
+        at: tuple[float, float],
+        *,
+        height: float,
+        angle: float = 0.0,
+        align: str = "MIDDLE_CENTER",
+    ) -> None:
         """A TEXT (MTEXT when it has several lines) on an annotation layer, ``height`` in drawing units."""
         from ezdxf.enums import TextEntityAlignment
 
         if "\n" in s:
-            self.msp.add_mtext(s.replace("\n", "\\P"), dxfattribs={
-                "layer": layer, "char_height": height, "insert": at, "rotation": angle,
-                "attachment_point": _MTEXT_ATTACH[align]})
+            self.msp.add_mtext(
+                s.replace("\n", "\\P"),
+                dxfattribs={
+                    "layer": layer,
+                    "char_height": height,
+                    "insert": at,
+                    "rotation": angle,
+                    "attachment_point": _MTEXT_ATTACH[align],
+                },
+            )
             return
         t = self.msp.add_text(s, height=height, rotation=angle, dxfattribs={"layer": layer})
         t.set_placement(at, align=TextEntityAlignment[align])
@@ -400,13 +485,25 @@ class _Drawing:
             n = part.length
             if n < first:
                 continue
-            stations = [n / 2] if n < every else [every / 2 + k * every for k in range(int((n - every / 2) // every) + 1)]
+            stations = (
+                [n / 2]
+                if n < every
+                else [every / 2 + k * every for k in range(int((n - every / 2) // every) + 1)]
+            )
             for k, d in enumerate(stations):
                 tries = [min(max(d + f * self.upi, 0.0), n) for f in (0.0, 0.5, -0.5, 1.0, -1.0)]
-                self.label("C-ANNO-TOPO", text, [(*_along(part, t), "MIDDLE_CENTER") for t in tries],
-                           priority=40, height_in=PAPER_IN["contour_text"], required=k == 0)
+                self.label(
+                    "C-ANNO-TOPO",
+                    text,
+                    [(*_along(part, t), "MIDDLE_CENTER") for t in tries],
+                    priority=40,
+                    height_in=PAPER_IN["contour_text"],
+                    required=k == 0,
+                )
 
-    def point_spots(self, p: Any, r: float, above_first: bool = False) -> list[tuple[tuple[float, float], float, str]]:
+    def point_spots(
+        self, p: Any, r: float, above_first: bool = False
+    ) -> list[tuple[tuple[float, float], float, str]]:
         """Places beside a symbol of radius ``r``: right, left, below, above (above first for a name)."""
         g = r + PAPER_IN["gap"] * self.upi
         right, left = ((p.x + g, p.y), 0.0, "MIDDLE_LEFT"), ((p.x - g, p.y), 0.0, "MIDDLE_RIGHT")
@@ -422,12 +519,18 @@ class _Drawing:
         if geom.geom_type in ("Point", "MultiPoint"):
             p = geom if geom.geom_type == "Point" else geom.geoms[0]
             size = basin_size_ft(row) if name == "sediment_basins" else None
-            r = max(size[1], size[2]) / self.fpu if size else SYMBOL_IN.get(name, PAPER_IN["symbol"]) * self.upi
+            r = (
+                max(size[1], size[2]) / self.fpu
+                if size
+                else SYMBOL_IN.get(name, PAPER_IN["symbol"]) * self.upi
+            )
             self.label("C-ANNO-ESCP", s, self.point_spots(p, r), priority=10)
         elif geom.geom_type in ("LineString", "MultiLineString"):
             part = max(getattr(geom, "geoms", [geom]), key=lambda g: g.length)
             if part.length >= 1.0 * self.upi:
-                spots = [(*_along(part, f * part.length), "MIDDLE_CENTER") for f in (0.5, 0.35, 0.65, 0.2, 0.8)]
+                spots = [
+                    (*_along(part, f * part.length), "MIDDLE_CENTER") for f in (0.5, 0.35, 0.65, 0.2, 0.8)
+                ]
                 self.label("C-ANNO-ESCP", s, spots, priority=50, required=False)
         else:
             self.label("C-ANNO-ESCP", s, self.inside_spots(geom), priority=30)
@@ -445,8 +548,9 @@ class _Drawing:
             if geom is None or geom.is_empty or not geom.intersects(frame):
                 continue
             row = gdf.iloc[i]
-            xdata = [(1000, f"geosite_layer={name}")] + [(1000, f"{c}={_text(row[c])}"[:255])
-                                                           for c in gdf.columns if c != gdf.geometry.name]
+            xdata = [(1000, f"geosite_layer={name}")] + [
+                (1000, f"{c}={_text(row[c])}"[:255]) for c in gdf.columns if c != gdf.geometry.name
+            ]
             clipped = geom if geom.geom_type in ("Point", "MultiPoint") else geom.intersection(frame)
             self.feature(name, clipped, row, cad=cad, elevation=None, xdata=xdata)
             label = _text(_get(row, "name")) if name in NAMED_CONTEXT else ""
@@ -488,7 +592,9 @@ _MTEXT_ATTACH = {"MIDDLE_CENTER": 5, "MIDDLE_LEFT": 4, "MIDDLE_RIGHT": 6, "TOP_C
 _CHAR_W, _LINE_PITCH = 0.65, 1.67
 
 
-def _text_box(s: str, at: tuple[float, float], h: float, angle: float, align: str) -> tuple[float, float, float, float]:
+def _text_box(
+    s: str, at: tuple[float, float], h: float, angle: float, align: str
+) -> tuple[float, float, float, float]:
     """The axis-aligned box round a text's estimated outline (drawing units)."""
     lines = s.split("\n")
     w = max(len(line) for line in lines) * _CHAR_W * h
@@ -596,7 +702,9 @@ def _text(v: Any) -> str:
     return str(v)
 
 
-def _add(msp: Any, geom: Any, layer: str, *, radius: float | None, elevation: float | None, xdata: list) -> None:
+def _add(
+    msp: Any, geom: Any, layer: str, *, radius: float | None, elevation: float | None, xdata: list
+) -> None:
     if geom is None or geom.is_empty:
         return
     t = geom.geom_type
@@ -608,13 +716,20 @@ def _add(msp: Any, geom: Any, layer: str, *, radius: float | None, elevation: fl
             _add(msp, g, layer, radius=radius, elevation=elevation, xdata=xdata)
         return
     if t == "Point":
-        e = (msp.add_circle((geom.x, geom.y), radius, dxfattribs=attribs) if radius
-             else msp.add_point((geom.x, geom.y), dxfattribs=attribs))
+        e = (
+            msp.add_circle((geom.x, geom.y), radius, dxfattribs=attribs)
+            if radius
+            else msp.add_point((geom.x, geom.y), dxfattribs=attribs)
+        )
         e.set_xdata(APPID, xdata)
     elif t in ("LineString", "LinearRing"):
-        e = msp.add_lwpolyline([tuple(c[:2]) for c in geom.coords], close=t == "LinearRing", dxfattribs=attribs)
+        e = msp.add_lwpolyline(
+            [tuple(c[:2]) for c in geom.coords], close=t == "LinearRing", dxfattribs=attribs
+        )
         e.set_xdata(APPID, xdata)
     elif t == "Polygon":
         for ring in [geom.exterior, *geom.interiors]:
-            e = msp.add_lwpolyline([tuple(c[:2]) for c in list(ring.coords)[:-1]], close=True, dxfattribs=attribs)
+            e = msp.add_lwpolyline(
+                [tuple(c[:2]) for c in list(ring.coords)[:-1]], close=True, dxfattribs=attribs
+            )
             e.set_xdata(APPID, xdata)

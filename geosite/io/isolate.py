@@ -61,16 +61,16 @@ def _filter() -> bytes:
     """The seccomp program: (code, jt, jf, k) per instruction, relative jumps."""
     ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
     prog = [
-        (ld_abs, 0, 0, 4),                       # 0: A = arch
-        (jeq, 0, 6, _AUDIT_ARCH_X86_64),         # 1: not x86-64 -> allow (the filter is installed on x86-64 only)
-        (ld_abs, 0, 0, 0),                       # 2: A = syscall number
-        (jge, 5, 0, _X32_BIT),                   # 3: x32 ABI -> EPERM
-        (jeq, 0, 2, _NR_SOCKET),                 # 4: socket() ?
-        (ld_abs, 0, 0, 16),                      # 5: A = args[0] (address family, low word)
-        (jeq, 1, 2, socket.AF_UNIX),             # 6: AF_UNIX -> allow, else EPERM
-        (jeq, 1, 0, _NR_IO_URING_SETUP),         # 7: io_uring_setup -> EPERM
-        (ret, 0, 0, _RET_ALLOW),                 # 8
-        (ret, 0, 0, _RET_EPERM),                 # 9
+        (ld_abs, 0, 0, 4),  # 0: A = arch
+        (jeq, 0, 6, _AUDIT_ARCH_X86_64),  # 1: not x86-64 -> allow (the filter is installed on x86-64 only)
+        (ld_abs, 0, 0, 0),  # 2: A = syscall number
+        (jge, 5, 0, _X32_BIT),  # 3: x32 ABI -> EPERM
+        (jeq, 0, 2, _NR_SOCKET),  # 4: socket() ?
+        (ld_abs, 0, 0, 16),  # 5: A = args[0] (address family, low word)
+        (jeq, 1, 2, socket.AF_UNIX),  # 6: AF_UNIX -> allow, else EPERM
+        (jeq, 1, 0, _NR_IO_URING_SETUP),  # 7: io_uring_setup -> EPERM
+        (ret, 0, 0, _RET_ALLOW),  # 8
+        (ret, 0, 0, _RET_EPERM),  # 9
     ]
     return b"".join(struct.pack("HBBI", *ins) for ins in prog)
 
@@ -159,7 +159,9 @@ def restrict_files(read: list[str], write: list[str]) -> tuple[bool, str]:
     attr = struct.pack("QQ", fs, net) if abi >= 4 else struct.pack("Q", fs)
     libc = _libc()
     libc.syscall.restype = ctypes.c_long
-    fd = libc.syscall(_NR_LANDLOCK_CREATE_RULESET, ctypes.c_char_p(attr), ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+    fd = libc.syscall(
+        _NR_LANDLOCK_CREATE_RULESET, ctypes.c_char_p(attr), ctypes.c_size_t(len(attr)), ctypes.c_uint32(0)
+    )
     if fd < 0:
         return False, f"landlock_create_ruleset: {os.strerror(ctypes.get_errno())}"
     try:
@@ -186,6 +188,12 @@ def _add_rule(libc: ctypes.CDLL, ruleset: int, path: str, rights: int, handled: 
         if not os.path.isdir(path):
             rights &= _FILE_RIGHTS
         rule = struct.pack("=Qi", rights & handled, pfd)
-        libc.syscall(_NR_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(1), ctypes.c_char_p(rule), ctypes.c_uint32(0))
+        libc.syscall(
+            _NR_LANDLOCK_ADD_RULE,
+            ctypes.c_int(ruleset),
+            ctypes.c_int(1),
+            ctypes.c_char_p(rule),
+            ctypes.c_uint32(0),
+        )
     finally:
         os.close(pfd)

@@ -107,24 +107,32 @@ class Limits:
             raise LimitError(
                 f"{what}: claims {width:,} x {height:,} cells; more than a site's raster can be "
                 f"(max_raster_side {self.max_raster_side:,}, max_raster_cells {self.max_raster_cells:,}); "
-                "refused before reading (a decompression bomb looks like this). Raise with --limit max_raster_side=N")
+                "refused before reading (a decompression bomb looks like this). Raise with --limit "
+                "max_raster_side=N"
+            )
 
     def check_sheet_tiles(self, what: str, tiles: int, sheet: str, scale_ft: float) -> None:
         """Refuse plan maps tiled over more than ``max_sheet_tiles`` sheets each."""
         if tiles > self.max_sheet_tiles:
             raise LimitError(
-                f"{what}: the plan maps would take {tiles:,} {sheet} sheets each at 1 in = {scale_ft:g} ft, over "
-                f"max_sheet_tiles {self.max_sheet_tiles:,}; refused before any work. Use --no-maps (the numbers "
-                "need no sheets), map a part of the site, or raise with --limit max_sheet_tiles=N")
+                f"{what}: the plan maps would take {tiles:,} {sheet} sheets each at 1 in = {scale_ft:g} ft, "
+                "over "
+                f"max_sheet_tiles {self.max_sheet_tiles:,}; refused before any work. Use --no-maps (the "
+                "numbers "
+                "need no sheets), map a part of the site, or raise with --limit max_sheet_tiles=N"
+            )
 
     def check_read(self, what: str, width: int, height: int) -> None:
         """Refuse to read a ``width`` x ``height`` window whose working memory exceeds the budget."""
         need = width * height * BYTES_PER_DEM_CELL
         if need > self.raster_budget_bytes:
             raise LimitError(
-                f"{what}: reading {width:,} x {height:,} cells needs about {need / 2**30:,.1f} GB of working memory "
-                f"({BYTES_PER_DEM_CELL} bytes per cell), over the raster budget of {self.raster_budget_bytes / 2**30:,.1f} GB; "
-                "refused before reading. Use a coarser DEM, or raise with --limit raster_budget_bytes=N")
+                f"{what}: reading {width:,} x {height:,} cells needs about {need / 2**30:,.1f} GB of working "
+                "memory "
+                f"({BYTES_PER_DEM_CELL} bytes per cell), over the raster budget of "
+                f"{self.raster_budget_bytes / 2**30:,.1f} GB; "
+                "refused before reading. Use a coarser DEM, or raise with --limit raster_budget_bytes=N"
+            )
 
     def check_vertices(self, what: str, per_feature: Any, ids: Any, total_so_far: int = 0) -> int:
         """Refuse a layer with a feature over ``max_vertices_per_feature`` or a site over
@@ -135,19 +143,26 @@ class Limits:
         over = np.flatnonzero(counts > self.max_vertices_per_feature)
         if over.size:
             i = over[0]
-            raise LimitError(f"{what}: feature {ids[i]} has {int(counts[i]):,} vertices, over max_vertices_per_feature "
-                             f"{self.max_vertices_per_feature:,}; simplify it, or raise with --limit max_vertices_per_feature=N")
+            raise LimitError(
+                f"{what}: feature {ids[i]} has {int(counts[i]):,} vertices, over max_vertices_per_feature "
+                f"{self.max_vertices_per_feature:,}; simplify it, or raise with --limit "
+                "max_vertices_per_feature=N"
+            )
         total = total_so_far + int(counts.sum())
         if total > self.max_vertices_total:
-            raise LimitError(f"{what}: the site's layers reach {total:,} vertices, over max_vertices_total "
-                             f"{self.max_vertices_total:,}; simplify them, or raise with --limit max_vertices_total=N")
+            raise LimitError(
+                f"{what}: the site's layers reach {total:,} vertices, over max_vertices_total "
+                f"{self.max_vertices_total:,}; simplify them, or raise with --limit max_vertices_total=N"
+            )
         return total
 
     def check_file_size(self, what: str, size: int, limit_key: str) -> None:
         limit = getattr(self, limit_key)
         if size > limit:
-            raise LimitError(f"{what}: {size:,} bytes, over {limit_key} {limit:,}; refused before reading. "
-                             f"Raise with --limit {limit_key}=N")
+            raise LimitError(
+                f"{what}: {size:,} bytes, over {limit_key} {limit:,}; refused before reading. "
+                f"Raise with --limit {limit_key}=N"
+            )
 
 
 def parse_limits(items: tuple[str, ...] | list[str], base: Limits | None = None) -> Limits:

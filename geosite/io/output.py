@@ -49,7 +49,9 @@ def check_output_dir(out: Path, inputs: Sequence[Path], overwrite: bool, contain
     for inp in inputs:
         inp = Path(inp).resolve()
         if out == inp or out.is_relative_to(inp) or (inp.is_dir() and inp.is_relative_to(out)):
-            raise OutputError(f"output folder {out} overlaps the input {inp}; choose an --out outside the inputs")
+            raise OutputError(
+                f"output folder {out} overlaps the input {inp}; choose an --out outside the inputs"
+            )
     if out.exists() and not out.is_dir():
         raise OutputError(f"output {out} exists and is not a folder")
     if out.exists() and not container:
@@ -69,8 +71,10 @@ def probe_writable(out: Path) -> None:
     try:
         Path(tempfile.mkdtemp(prefix=".geosite-probe-", dir=parent)).rmdir()
     except OSError as exc:
-        raise OutputError(f"output folder {out}: cannot be written in {parent} ({exc.strerror or exc}); "
-                          "choose another --out") from exc
+        raise OutputError(
+            f"output folder {out}: cannot be written in {parent} ({exc.strerror or exc}); "
+            "choose another --out"
+        ) from exc
 
 
 def geosite_wrote(folder: Path) -> tuple[bool, str]:
@@ -81,11 +85,19 @@ def geosite_wrote(folder: Path) -> tuple[bool, str]:
         listed = set(manifest["files"])
     except (OSError, ValueError, KeyError, TypeError):
         return False, f"it has no {MANIFEST} (geosite writes one in every output folder)"
-    extra = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
-                   if p.name != MANIFEST and (p.is_file() or p.is_symlink() or not p.is_dir())
-                   and p.relative_to(folder).as_posix() not in listed)
+    extra = sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.name != MANIFEST
+        and (p.is_file() or p.is_symlink() or not p.is_dir())
+        and p.relative_to(folder).as_posix() not in listed
+    )
     if extra:
-        return False, f"it holds files geosite did not write ({', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''})"
+        return (
+            False,
+            "it holds files geosite did not write "
+            f"({', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''})",
+        )
     return True, ""
 
 
@@ -93,8 +105,10 @@ def refuse_foreign(folder: Path) -> None:
     """:class:`~geosite.errors.OutputError` unless geosite wrote ``folder`` (:func:`geosite_wrote`)."""
     ok, why = geosite_wrote(folder)
     if not ok:
-        raise OutputError(f"output folder {folder} exists and geosite did not write it: {why}; "
-                          "--overwrite replaces only geosite's own outputs: choose another --out or move it")
+        raise OutputError(
+            f"output folder {folder} exists and geosite did not write it: {why}; "
+            "--overwrite replaces only geosite's own outputs: choose another --out or move it"
+        )
 
 
 def file_sha256(path: Path) -> str:
@@ -109,15 +123,20 @@ def file_sha256(path: Path) -> str:
 def write_manifest(folder: Path, **extra: Any) -> Path:
     """Write :data:`MANIFEST` in ``folder``: geosite's version, the time, the command line, and every
     file (relative path -> size and sha256)."""
-    from geosite import __version__
+    from geosite._version import __version__
 
     files = {}
     for p in sorted(folder.rglob("*")):
         if p.is_file() and p.name not in (MANIFEST, TMP_MARKER):
             files[p.relative_to(folder).as_posix()] = {"bytes": p.stat().st_size, "sha256": file_sha256(p)}
-    manifest = {"generator": "geosite", "geosite_version": __version__,
-                "written": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-                "argv": sys.argv[1:], **extra, "files": files}
+    manifest = {
+        "generator": "geosite",
+        "geosite_version": __version__,
+        "written": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "argv": sys.argv[1:],
+        **extra,
+        "files": files,
+    }
     path = folder / MANIFEST
     path.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
     return path
@@ -143,7 +162,7 @@ def clean_stale(out: Path) -> list[Path]:
     if not out.parent.is_dir():
         return removed
     for p in sorted(out.parent.glob(f".{out.name}.*-*")):
-        kind = p.name[len(out.name) + 2:].split("-", 1)[0]
+        kind = p.name[len(out.name) + 2 :].split("-", 1)[0]
         if kind not in ("tmp", "old") or not p.is_dir() or p.is_symlink():
             continue
         try:
@@ -151,7 +170,7 @@ def clean_stale(out: Path) -> list[Path]:
         except (OSError, ValueError, IndexError):
             pid = None
         if pid is None:  # the writer's pid is in the name too (a run killed writing its marker, or removing)
-            named = re.fullmatch(r"(?:tmp|old)-(\d+)(?:-.*)?", p.name[len(out.name) + 2:])
+            named = re.fullmatch(r"(?:tmp|old)-(\d+)(?:-.*)?", p.name[len(out.name) + 2 :])
             pid = int(named.group(1)) if named else None
         ours = pid is not None or (p / MANIFEST).is_file()
         if not ours:
@@ -237,7 +256,9 @@ def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
 
 def write_json(path: Path, data: Any) -> None:
     """JSON with NaN and infinities written as null (JSON has no NaN)."""
-    path.write_text(json.dumps(finite(data), indent=2, default=_json_default, allow_nan=False) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(finite(data), indent=2, default=_json_default, allow_nan=False) + "\n", encoding="utf-8"
+    )
 
 
 def py_scalar(v: Any) -> Any:
@@ -309,39 +330,114 @@ _REQ = (("required", "bool"),)
 DERIVED_SCHEMA: dict[str, LayerSchema] = {
     "site_boundary": LayerSchema("MultiPolygon", (("id", "int"),)),
     "disturbed_area": LayerSchema("MultiPolygon", _AREA),
-    "disturbance_phases": LayerSchema("MultiPolygon", (("phase", "str"), ("start", "date"), ("end", "date"), *_AREA)),
-    "steep_slopes": LayerSchema("Polygon", (("class", "str"), ("min_slope_pct", "float"), ("area_sqft", "float"))),
+    "disturbance_phases": LayerSchema(
+        "MultiPolygon", (("phase", "str"), ("start", "date"), ("end", "date"), *_AREA)
+    ),
+    "steep_slopes": LayerSchema(
+        "Polygon", (("class", "str"), ("min_slope_pct", "float"), ("area_sqft", "float"))
+    ),
     "contours": LayerSchema("MultiLineString", (("elevation_ft", "float"), ("index", "bool"))),
-    "channels": LayerSchema("MultiLineString", (("contrib_area_sqft", "float"), ("starts_at_head", "bool"),
-                                                ("head_x", "float"), ("head_y", "float"))),
-    "upslope_areas": LayerSchema("MultiPolygon", (
-        ("disturbance_id", "int"), ("area_sqft", "float"), ("area_d8_sqft", "float"),
-        ("sheetflow_area_sqft", "float"), ("channelized", "bool"), ("mean_slope_pct", "float"),
-        ("flow_length_ft", "float"), ("land_cover", "str"), ("velocity_fps", "float"))),
-    "upslope_entry_points": LayerSchema("Point", (("disturbance_id", "int"), ("contrib_area_sqft", "float"),
-                                                  ("flow_length_ft", "float"), ("channelized", "bool"))),
-    "filter_fence": LayerSchema("MultiLineString", (("side", "str"), ("polygon_id", "int"), ("length_ft", "float"),
-                                                    ("obstacle", "str"), ("practice", "str"), *_REQ)),
-    "fence_gaps": LayerSchema("MultiLineString", (("side", "str"), ("polygon_id", "int"), ("length_ft", "float"))),
+    "channels": LayerSchema(
+        "MultiLineString",
+        (
+            ("contrib_area_sqft", "float"),
+            ("starts_at_head", "bool"),
+            ("head_x", "float"),
+            ("head_y", "float"),
+        ),
+    ),
+    "upslope_areas": LayerSchema(
+        "MultiPolygon",
+        (
+            ("disturbance_id", "int"),
+            ("area_sqft", "float"),
+            ("area_d8_sqft", "float"),
+            ("sheetflow_area_sqft", "float"),
+            ("channelized", "bool"),
+            ("mean_slope_pct", "float"),
+            ("flow_length_ft", "float"),
+            ("land_cover", "str"),
+            ("velocity_fps", "float"),
+        ),
+    ),
+    "upslope_entry_points": LayerSchema(
+        "Point",
+        (
+            ("disturbance_id", "int"),
+            ("contrib_area_sqft", "float"),
+            ("flow_length_ft", "float"),
+            ("channelized", "bool"),
+        ),
+    ),
+    "filter_fence": LayerSchema(
+        "MultiLineString",
+        (
+            ("side", "str"),
+            ("polygon_id", "int"),
+            ("length_ft", "float"),
+            ("obstacle", "str"),
+            ("practice", "str"),
+            *_REQ,
+        ),
+    ),
+    "fence_gaps": LayerSchema(
+        "MultiLineString", (("side", "str"), ("polygon_id", "int"), ("length_ft", "float"))
+    ),
     "stockpile_setbacks": LayerSchema("MultiPolygon", (("pile_id", "int"), ("setback_ft", "float"), *_REQ)),
     "stockpile_fences": LayerSchema("MultiLineString", (("pile_id", "int"), ("length_ft", "float"), *_REQ)),
-    "sediment_basins": LayerSchema("Point", (
-        ("outlet", "int"), ("kind", "str"), ("limit", "str"), ("drainage_sqft", "float"), ("drainage_acres", "float"),
-        ("disturbed_sqft", "float"), ("disturbed_acres", "float"), ("concentrated", "bool"),
-        ("exit_cell_count", "int"), *_REQ)),
-    "inlet_protection": LayerSchema("Point", (
-        ("id", "int"), ("name", "str"), ("status", "str"), ("in_disturbed", "bool"), ("on_site", "bool"),
-        ("adjacent", "bool"), ("downslope_of_disturbed", "bool"), ("protection_required", "bool"),
-        ("drainage_area_sqft", "float"), ("drainage_area_acres", "float"), ("trap_or_basin_required", "bool"),
-        ("protected", "bool"), *_REQ)),
+    "sediment_basins": LayerSchema(
+        "Point",
+        (
+            ("outlet", "int"),
+            ("kind", "str"),
+            ("limit", "str"),
+            ("drainage_sqft", "float"),
+            ("drainage_acres", "float"),
+            ("disturbed_sqft", "float"),
+            ("disturbed_acres", "float"),
+            ("concentrated", "bool"),
+            ("exit_cell_count", "int"),
+            *_REQ,
+        ),
+    ),
+    "inlet_protection": LayerSchema(
+        "Point",
+        (
+            ("id", "int"),
+            ("name", "str"),
+            ("status", "str"),
+            ("in_disturbed", "bool"),
+            ("on_site", "bool"),
+            ("adjacent", "bool"),
+            ("downslope_of_disturbed", "bool"),
+            ("protection_required", "bool"),
+            ("drainage_area_sqft", "float"),
+            ("drainage_area_acres", "float"),
+            ("trap_or_basin_required", "bool"),
+            ("protected", "bool"),
+            *_REQ,
+        ),
+    ),
     "tracking_pads": LayerSchema("MultiPolygon", (("drive_id", "int"), ("length_ft", "float"), *_REQ)),
     "diversions": LayerSchema("MultiLineString", (("polygon_id", "int"), ("length_ft", "float"), *_REQ)),
-    "stand_ins": LayerSchema("MultiPolygon", (("type", "str"), ("method", "str"), ("practice", "str"), ("standard", "str"),
-                                              ("stand_in_for", "str"), ("polygon_id", "int"), ("area_sqft", "float"))),
+    "stand_ins": LayerSchema(
+        "MultiPolygon",
+        (
+            ("type", "str"),
+            ("method", "str"),
+            ("practice", "str"),
+            ("standard", "str"),
+            ("stand_in_for", "str"),
+            ("polygon_id", "int"),
+            ("area_sqft", "float"),
+        ),
+    ),
     "slope_length_excess": LayerSchema("MultiPolygon", (("what", "str"),)),
 }
-_FINDING_FIELDS = tuple((c, "str") for c in ("finding_id", "rule", "citation", "section", "status", "message",
-                                             "layer", "feature_ids"))
+_FINDING_FIELDS = tuple(
+    (c, "str")
+    for c in ("finding_id", "rule", "citation", "section", "status", "message", "layer", "feature_ids")
+)
 #: findings.gpkg's findings, one layer per geometry family and a table for those without a place.
 FINDINGS_SCHEMA: dict[str, LayerSchema] = {
     "findings": LayerSchema(None, _FINDING_FIELDS),
@@ -397,32 +493,47 @@ def _gdal_config(**options: str) -> Iterator[None]:
         pyogrio.set_gdal_config_options(before)
 
 
-def _write_gpkg(path: Path, layers: dict[str, Any], schema: dict[str, LayerSchema],
-                styles: dict[str, Any] | None) -> list[str]:
+def _write_gpkg(
+    path: Path, layers: dict[str, Any], schema: dict[str, LayerSchema], styles: dict[str, Any] | None
+) -> list[str]:
     from pyogrio.raw import write
 
-    crs = next((g.crs for g in layers.values() if g is not None and getattr(g, "crs", None) is not None), None)
+    crs = next(
+        (g.crs for g in layers.values() if g is not None and getattr(g, "crs", None) is not None), None
+    )
     names = list(schema) + [n for n in layers if n not in schema]
     written: list[str] = []
+    geometry: dict[str, str | None] = {}  # each written layer's geometry type
     for name in names:
         gdf = layers.get(name)
         ls = schema.get(name) or _inferred_schema(gdf)
         if ls is None:
             continue
         geoms, fields, data, mask = layer_arrays(name, gdf, ls)
-        write(str(path), geoms, data, fields, field_mask=mask, layer=name, driver="GPKG",
-              geometry_type=ls.geometry, crs=_crs_text(gdf, crs) if ls.geometry else None,
-              dataset_options={"VERSION": GPKG_VERSION} if not written else None)
+        write(
+            str(path),
+            geoms,
+            data,
+            fields,
+            field_mask=mask,
+            layer=name,
+            driver="GPKG",
+            geometry_type=ls.geometry,
+            crs=_crs_text(gdf, crs) if ls.geometry else None,
+            dataset_options={"VERSION": GPKG_VERSION} if not written else None,
+        )
         written.append(name)
+        geometry[name] = ls.geometry
     if styles:
         from geosite.io.qgis_styles import write_layer_styles
 
-        geometry = {n: (schema.get(n) or _inferred_schema(layers.get(n))).geometry for n in written}
         write_layer_styles(path, {n: (styles[n], geometry[n]) for n in written if n in styles})
     return written
 
 
-def write_findings_gpkg(path: Path, layers: dict[str, Any], *, styles: dict[str, Any] | None = None) -> list[str]:
+def write_findings_gpkg(
+    path: Path, layers: dict[str, Any], *, styles: dict[str, Any] | None = None
+) -> list[str]:
     """Write findings.gpkg: the findings by geometry type, then the context layers.
 
     Parameters
@@ -445,8 +556,7 @@ def write_findings_gpkg(path: Path, layers: dict[str, Any], *, styles: dict[str,
     frame = layers.pop("findings")
     split = split_by_family(frame)
     schema = {**FINDINGS_SCHEMA, **{n: DERIVED_SCHEMA[n] for n in FINDINGS_CONTEXT}}
-    return write_gpkg(path, {**split, **layers}, schema=schema,
-                      styles={**findings_rules(), **(styles or {})})
+    return write_gpkg(path, {**split, **layers}, schema=schema, styles={**findings_rules(), **(styles or {})})
 
 
 def split_by_family(frame: Any) -> dict[str, Any]:
@@ -457,8 +567,11 @@ def split_by_family(frame: Any) -> dict[str, Any]:
     attrs = frame.drop(columns=frame.geometry.name)
     geoms = list(frame.geometry.values)
     out: dict[str, Any] = {"findings": pd.DataFrame(attrs[[g is None or g.is_empty for g in geoms]])}
-    for family, name in (("Point", "findings_points"), ("LineString", "findings_lines"),
-                         ("Polygon", "findings_polygons")):
+    for family, name in (
+        ("Point", "findings_points"),
+        ("LineString", "findings_lines"),
+        ("Polygon", "findings_polygons"),
+    ):
         parts = [_parts_of(g, family) for g in geoms]
         sub = frame[[bool(p) for p in parts]].copy()
         sub[frame.geometry.name] = [_multi(p, family) for p in parts if p]
@@ -474,8 +587,11 @@ def layer_arrays(name: str, gdf: Any, ls: LayerSchema) -> tuple[Any, list[str], 
     n = 0 if gdf is None else len(gdf)
     geom_col = getattr(gdf, "geometry", None) if ls.geometry else None
     declared = dict(ls.fields)
-    extra = [c for c in (gdf.columns if gdf is not None else []) if c not in declared
-             and (geom_col is None or c != gdf.geometry.name) and c != "geometry"]
+    extra = [
+        c
+        for c in (gdf.columns if gdf is not None else [])
+        if c not in declared and (geom_col is None or c != gdf.geometry.name) and c != "geometry"
+    ]
     fields, data, mask = [], [], []
     for col, kind in [*ls.fields, *((c, _infer_kind(c, gdf[c])) for c in extra)]:
         values = gdf[col] if gdf is not None and col in gdf.columns else None
@@ -497,7 +613,7 @@ def fit_geometries(name: str, geoms: Any, declared: str) -> list[Any]:
     :class:`~geosite.errors.OutputError` for a part of a higher dimension, or several parts in a layer
     declared single."""
     family = declared.removeprefix("Multi")
-    out = []
+    out: list[Any] = []
     for g in geoms:
         if g is None or g.is_empty:
             out.append(None)
@@ -510,8 +626,9 @@ def fit_geometries(name: str, geoms: Any, declared: str) -> list[Any]:
         if higher:
             raise OutputError(f"GeoPackage layer {name!r}: a {higher[0]} in a layer declared {declared}")
         if declared == family and len(parts) > 1:
-            raise OutputError(f"GeoPackage layer {name!r}: a feature of {len(parts)} parts in a layer declared "
-                              f"{declared}")
+            raise OutputError(
+                f"GeoPackage layer {name!r}: a feature of {len(parts)} parts in a layer declared {declared}"
+            )
         out.append(None if not parts else parts[0] if declared == family else _multi(parts, family))
     return out
 
@@ -527,14 +644,21 @@ def _flat(g: Any) -> list[Any]:
 def _parts_of(g: Any, family: str) -> list[Any]:
     import shapely
 
-    return [shapely.LineString(p.coords) if p.geom_type == "LinearRing" else p
-            for p in _flat(g) if _DIM.get(p.geom_type, -1) == _DIM[family]]
+    return [
+        shapely.LineString(p.coords) if p.geom_type == "LinearRing" else p
+        for p in _flat(g)
+        if _DIM.get(p.geom_type, -1) == _DIM[family]
+    ]
 
 
 def _multi(parts: list[Any], family: str) -> Any:
     import shapely
 
-    cls = {"Point": shapely.MultiPoint, "LineString": shapely.MultiLineString, "Polygon": shapely.MultiPolygon}
+    cls = {
+        "Point": shapely.MultiPoint,
+        "LineString": shapely.MultiLineString,
+        "Polygon": shapely.MultiPolygon,
+    }
     return cls[family](parts)
 
 
@@ -545,7 +669,9 @@ def _crs_text(gdf: Any, fallback: Any) -> str | None:
     if crs is None:
         return None
     auth = crs.to_authority()
-    return f"{auth[0]}:{auth[1]}" if auth and auth[0] == "EPSG" and crs.to_epsg() is not None else crs.to_wkt()
+    return (
+        f"{auth[0]}:{auth[1]}" if auth and auth[0] == "EPSG" and crs.to_epsg() is not None else crs.to_wkt()
+    )
 
 
 def _inferred_schema(gdf: Any) -> LayerSchema | None:
@@ -581,7 +707,9 @@ def _infer_kind(name: str, values: Any) -> str:
         return "bool"
     if seen and all(isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_) for v in seen):
         return "int"
-    if seen and all(isinstance(v, int | float | np.number) and not isinstance(v, bool | np.bool_) for v in seen):
+    if seen and all(
+        isinstance(v, int | float | np.number) and not isinstance(v, bool | np.bool_) for v in seen
+    ):
         return "float"
     return "str"
 
@@ -596,7 +724,9 @@ def _field_array(values: Any, kind: str, n: int) -> tuple[Any, Any]:
     values = pd.Series(values).reset_index(drop=True)
     null = values.isna().to_numpy(bool)
     if kind == "str":
-        return np.array([None if m else _text_value(v) for v, m in zip(values, null, strict=True)], dtype=object), None
+        return np.array(
+            [None if m else _text_value(v) for v, m in zip(values, null, strict=True)], dtype=object
+        ), None
     if kind in ("date", "datetime"):
         t = pd.to_datetime(values.where(~null, None).astype(object), errors="coerce", format="mixed")
         return t.to_numpy("datetime64[D]" if kind == "date" else "datetime64[ms]"), None

@@ -25,8 +25,13 @@ from typing import Any
 #: The table QGIS (and GDAL's GPKG driver) keep layer styles in.
 STYLES_TABLE = "layer_styles"
 #: report.html's colours of the finding statuses (geosite.review.html.STATUS_COLOURS; a test checks).
-STATUS_COLOURS = {"fail": "#d7191c", "not_assessed": "#e08a00", "info": "#2b83ba", "pass": "#1a9641",
-                  "inspector_decision": "#7b3294"}
+STATUS_COLOURS = {
+    "fail": "#d7191c",
+    "not_assessed": "#e08a00",
+    "info": "#2b83ba",
+    "pass": "#1a9641",
+    "inspector_decision": "#7b3294",
+}
 
 
 @dataclass(frozen=True)
@@ -60,8 +65,10 @@ OWN_LOOKS: dict[str, Look] = {
     "steep_slopes": Look("polygon", face="none", edge="#b9770e", lw=0.5, hatch="////"),
     "fence_gaps": Look("line", edge="#d7191c", lw=2.0, ls=(0, (3, 1.5))),
     "slope_length_excess": Look("polygon", face="#d7191c", edge="#d7191c", lw=0.5, alpha=0.25, hatch="\\\\"),
-    **{f"status_{s}": Look("polygon", face=c, edge=c, lw=1.2, alpha=0.35, marker="o", size=7.0)
-       for s, c in STATUS_COLOURS.items()},
+    **{
+        f"status_{s}": Look("polygon", face=c, edge=c, lw=1.2, alpha=0.35, marker="o", size=7.0)
+        for s, c in STATUS_COLOURS.items()
+    },
 }
 
 #: Each derived layer's rules: (label, look key, where); a key is a sheet style's (or :data:`OWN_LOOKS`').
@@ -74,8 +81,10 @@ LAYER_RULES: dict[str, tuple[tuple[str, str, tuple[str, Any] | None], ...]] = {
     "channels": (("Natural drainage paths (from the DEM)", "natural_drainage", None),),
     "upslope_areas": (("Upslope drainage areas", "upslope_areas", None),),
     "upslope_entry_points": (("Where upslope drainage enters", "upslope_entry_points", None),),
-    "filter_fence": (("Interior row not buildable here: stand-in", "fence_stand_in", ("side", "stand_in")),
-                     ("Filter fence / silt fence", "filter_fence", None)),
+    "filter_fence": (
+        ("Interior row not buildable here: stand-in", "fence_stand_in", ("side", "stand_in")),
+        ("Filter fence / silt fence", "filter_fence", None),
+    ),
     "fence_gaps": (("Required fence missing from the plan", "fence_gaps", None),),
     "stockpile_setbacks": (("Stockpile setback zones", "stockpile_setbacks", None),),
     "stockpile_fences": (("Fences at stockpiles", "stockpile_fences", None),),
@@ -84,7 +93,9 @@ LAYER_RULES: dict[str, tuple[tuple[str, str, tuple[str, Any] | None], ...]] = {
     "tracking_pads": (("Tracking pads (stone)", "tracking_pads", None),),
     "diversions": (("Diversions", "diversions", None),),
     "stand_ins": (("Stand-in where a fence row cannot be built", "stand_ins", None),),
-    "slope_length_excess": (("Slope above the next fence longer than DNR 1056 allows", "slope_length_excess", None),),
+    "slope_length_excess": (
+        ("Slope above the next fence longer than DNR 1056 allows", "slope_length_excess", None),
+    ),
 }
 _FINDING_RULES = tuple((s.replace("_", " "), f"status_{s}", ("status", s)) for s in STATUS_COLOURS)
 
@@ -103,8 +114,11 @@ def layer_rules(symbology: Mapping[str, Any]) -> dict[str, list[Rule]]:
     style is missing is left unstyled), the findings layers' from :data:`STATUS_COLOURS`.
     """
     looks = {**OWN_LOOKS, **symbology}
-    out = {name: [Rule(label, looks[key], where) for label, key, where in rules]
-           for name, rules in LAYER_RULES.items() if all(key in looks for _, key, _ in rules)}
+    out = {
+        name: [Rule(label, looks[key], where) for label, key, where in rules]
+        for name, rules in LAYER_RULES.items()
+        if all(key in looks for _, key, _ in rules)
+    }
     for name in ("findings_points", "findings_lines", "findings_polygons", "findings"):
         out[name] = [Rule(label, looks[key], where) for label, key, where in _FINDING_RULES]
     return out
@@ -118,16 +132,45 @@ def findings_rules() -> dict[str, list[Rule]]:
 # ------------------------------------------------------------------------------------------------ QML
 
 #: matplotlib's named line styles as dash patterns (in line widths, matplotlib's rcParams defaults).
-_NAMED_DASHES = {"--": (3.7, 1.6), "dashed": (3.7, 1.6), ":": (1.0, 1.65), "dotted": (1.0, 1.65),
-                 "-.": (6.4, 1.6, 1.0, 1.6), "dashdot": (6.4, 1.6, 1.0, 1.6)}
+_NAMED_DASHES = {
+    "--": (3.7, 1.6),
+    "dashed": (3.7, 1.6),
+    ":": (1.0, 1.65),
+    "dotted": (1.0, 1.65),
+    "-.": (6.4, 1.6, 1.0, 1.6),
+    "dashdot": (6.4, 1.6, 1.0, 1.6),
+}
 #: matplotlib hatch letters -> QGIS (Qt) brush patterns.
-_HATCHES = {"-": "horizontal", "|": "vertical", "/": "b_diagonal", "\\": "f_diagonal", "x": "diagonal_x",
-            "+": "cross", ".": "dense6", "o": "dense5", "O": "dense4", "*": "dense4"}
+_HATCHES = {
+    "-": "horizontal",
+    "|": "vertical",
+    "/": "b_diagonal",
+    "\\": "f_diagonal",
+    "x": "diagonal_x",
+    "+": "cross",
+    ".": "dense6",
+    "o": "dense5",
+    "O": "dense4",
+    "*": "dense4",
+}
 #: matplotlib markers -> (QGIS simple marker name, rotation in degrees).
-_MARKERS = {"o": ("circle", 0), "s": ("square", 0), "D": ("diamond", 0), "d": ("diamond", 0),
-            "v": ("triangle", 180), "^": ("triangle", 0), "<": ("triangle", 90), ">": ("triangle", 270),
-            "P": ("cross_fill", 0), "+": ("cross", 0), "x": ("cross2", 0), "X": ("cross2", 0),
-            "*": ("star", 0), "p": ("pentagon", 0), "h": ("hexagon", 0)}
+_MARKERS = {
+    "o": ("circle", 0),
+    "s": ("square", 0),
+    "D": ("diamond", 0),
+    "d": ("diamond", 0),
+    "v": ("triangle", 180),
+    "^": ("triangle", 0),
+    "<": ("triangle", 90),
+    ">": ("triangle", 270),
+    "P": ("cross_fill", 0),
+    "+": ("cross", 0),
+    "x": ("cross2", 0),
+    "X": ("cross2", 0),
+    "*": ("star", 0),
+    "p": ("pentagon", 0),
+    "h": ("hexagon", 0),
+}
 _GEOMETRY_CODE = {"Point": 0, "LineString": 1, "Polygon": 2}
 
 
@@ -136,7 +179,7 @@ def qgis_colour(colour: str, alpha: float = 1.0) -> str:
     if not colour or colour == "none":
         return "0,0,0,0"
     c = colour.lstrip("#")
-    r, g, b = (int(c[i:i + 2], 16) for i in (0, 2, 4))
+    r, g, b = (int(c[i : i + 2], 16) for i in (0, 2, 4))
     a = int(c[6:8], 16) if len(c) == 8 else 255
     return f"{r},{g},{b},{round(a * alpha)}"
 
@@ -153,23 +196,38 @@ def dash_pattern(ls: Any, lw: float) -> tuple[float, ...] | None:
 
 
 def _options(opts: Mapping[str, Any]) -> str:
-    items = "".join(f'<Option type="QString" name="{k}" value="{html.escape(str(v), quote=True)}"/>'
-                    for k, v in opts.items())
+    items = "".join(
+        f'<Option type="QString" name="{k}" value="{html.escape(str(v), quote=True)}"/>'
+        for k, v in opts.items()
+    )
     return f'<Option type="Map">{items}</Option>'
 
 
 def _line_layer(look: Any) -> str:
     dashes = dash_pattern(look.ls, look.lw)
-    opts = {"line_color": qgis_colour(look.edge), "line_width": look.lw, "line_width_unit": "Point",
-            "line_style": "solid", "capstyle": "flat", "joinstyle": "round",
-            "use_custom_dash": "1" if dashes else "0",
-            "customdash": ";".join(f"{d:g}" for d in dashes or (5, 2)), "customdash_unit": "Point"}
+    opts = {
+        "line_color": qgis_colour(look.edge),
+        "line_width": look.lw,
+        "line_width_unit": "Point",
+        "line_style": "solid",
+        "capstyle": "flat",
+        "joinstyle": "round",
+        "use_custom_dash": "1" if dashes else "0",
+        "customdash": ";".join(f"{d:g}" for d in dashes or (5, 2)),
+        "customdash_unit": "Point",
+    }
     return f'<layer class="SimpleLine" enabled="1" locked="0" pass="0">{_options(opts)}</layer>'
 
 
 def _fill_layer(colour: str, style: str) -> str:
-    opts = {"color": colour, "style": style, "outline_style": "no", "outline_color": "0,0,0,0",
-            "outline_width": 0, "outline_width_unit": "Point"}
+    opts = {
+        "color": colour,
+        "style": style,
+        "outline_style": "no",
+        "outline_color": "0,0,0,0",
+        "outline_width": 0,
+        "outline_width_unit": "Point",
+    }
     return f'<layer class="SimpleFill" enabled="1" locked="0" pass="0">{_options(opts)}</layer>'
 
 
@@ -178,10 +236,18 @@ def _marker_layer(look: Any) -> str:
     name, angle = ("circle", 0) if polygon_look else _MARKERS.get(look.marker, ("circle", 0))
     size = max(look.size, 6.0) if polygon_look else look.size
     face = look.face if look.face != "none" else "#ffffff"
-    opts = {"name": name, "angle": angle, "color": qgis_colour(face, look.alpha if not polygon_look else 1.0),
-            "outline_color": qgis_colour(look.edge), "outline_style": "solid",
-            "outline_width": max(min(look.lw, 1.0), 0.4) if polygon_look else 0.5,
-            "outline_width_unit": "Point", "size": size, "size_unit": "Point", "joinstyle": "miter"}
+    opts = {
+        "name": name,
+        "angle": angle,
+        "color": qgis_colour(face, look.alpha if not polygon_look else 1.0),
+        "outline_color": qgis_colour(look.edge),
+        "outline_style": "solid",
+        "outline_width": max(min(look.lw, 1.0), 0.4) if polygon_look else 0.5,
+        "outline_width_unit": "Point",
+        "size": size,
+        "size_unit": "Point",
+        "joinstyle": "miter",
+    }
     return f'<layer class="SimpleMarker" enabled="1" locked="0" pass="0">{_options(opts)}</layer>'
 
 
@@ -201,8 +267,11 @@ def symbol_xml(look: Any, geometry: str, name: str) -> str:
             layers.append(_fill_layer(qgis_colour(look.edge), _HATCHES.get(look.hatch[0], "b_diagonal")))
         if look.edge not in (None, "none"):
             layers.append(_line_layer(look))
-    return (f'<symbol type="{kind}" name="{name}" alpha="1" clip_to_extent="1" force_rhr="0">'
-            + "".join(layers) + "</symbol>")
+    return (
+        f'<symbol type="{kind}" name="{name}" alpha="1" clip_to_extent="1" force_rhr="0">'
+        + "".join(layers)
+        + "</symbol>"
+    )
 
 
 def _expression(where: tuple[str, Any] | None) -> str:
@@ -231,15 +300,19 @@ def labeling_xml(field: str, where: tuple[str, Any] | None, colour: str, size: f
     settings = (
         f'<settings calloutType="simple"><text-style fieldName="{html.escape(field, quote=True)}" '
         f'isExpression="{int("(" in field)}" fontSize="{size:g}" '
-        f'fontSizeUnit="Point" textColor="{qgis_colour(colour)}" textOpacity="1" fontWeight="50" fontItalic="0">'
+        f'fontSizeUnit="Point" textColor="{qgis_colour(colour)}" textOpacity="1" fontWeight="50" '
+        'fontItalic="0">'
         '<text-buffer bufferDraw="1" bufferSize="0.8" bufferSizeUnits="Point" bufferColor="255,255,255,255" '
         f'bufferOpacity="1"/></text-style><placement {placement} repeatDistance="0"/>'
-        '<rendering obstacle="1" drawLabels="1" scaleVisibility="0" upsidedownLabels="0"/></settings>')
+        '<rendering obstacle="1" drawLabels="1" scaleVisibility="0" upsidedownLabels="0"/></settings>'
+    )
     if where is None:
         return f'<labeling type="simple">{settings}</labeling>'
     cond = html.escape(_expression(where), quote=True)
-    return (f'<labeling type="rule-based"><rules key="{{labels}}"><rule key="{{label0}}" filter="{cond}">'
-            f"{settings}</rule></rules></labeling>")
+    return (
+        f'<labeling type="rule-based"><rules key="{{labels}}"><rule key="{{label0}}" filter="{cond}">'
+        f"{settings}</rule></rules></labeling>"
+    )
 
 
 def qml(rules: list[Rule], geometry: str | None, layer: str = "") -> str:
@@ -247,19 +320,30 @@ def qml(rules: list[Rule], geometry: str | None, layer: str = "") -> str:
     rule, rule-based otherwise, and the ``layer``'s labels (:data:`LAYER_LABELS`); a table without
     geometry gets no renderer."""
     label = LAYER_LABELS.get(layer) if geometry else None
-    head = ("<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n<qgis version=\"3.22.0\" "
-            f'styleCategories="Symbology|Labeling" labelsEnabled="{int(label is not None)}">')
+    head = (
+        "<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n<qgis version=\"3.22.0\" "
+        f'styleCategories="Symbology|Labeling" labelsEnabled="{int(label is not None)}">'
+    )
     if geometry is None:
         return head + "<layerGeometryType>4</layerGeometryType></qgis>\n"
-    symbols = "<symbols>" + "".join(symbol_xml(r.look, geometry, str(i)) for i, r in enumerate(rules)) + "</symbols>"
+    symbols = (
+        "<symbols>"
+        + "".join(symbol_xml(r.look, geometry, str(i)) for i, r in enumerate(rules))
+        + "</symbols>"
+    )
     attrs = 'forceraster="0" symbollevels="0" enableorderby="0" referencescale="-1"'
     if len(rules) == 1 and rules[0].where is None:
         renderer = f'<renderer-v2 type="singleSymbol" {attrs}>{symbols}<rotation/><sizescale/></renderer-v2>'
     else:
-        items = "".join(f'<rule key="{{r{i}}}" symbol="{i}" label="{html.escape(r.label, quote=True)}" '
-                        f'filter="{html.escape(_expression(r.where), quote=True)}"/>' for i, r in enumerate(rules))
-        renderer = (f'<renderer-v2 type="RuleRenderer" {attrs}><rules key="{{root}}">{items}</rules>'
-                    f"{symbols}</renderer-v2>")
+        items = "".join(
+            f'<rule key="{{r{i}}}" symbol="{i}" label="{html.escape(r.label, quote=True)}" '
+            f'filter="{html.escape(_expression(r.where), quote=True)}"/>'
+            for i, r in enumerate(rules)
+        )
+        renderer = (
+            f'<renderer-v2 type="RuleRenderer" {attrs}><rules key="{{root}}">{items}</rules>'
+            f"{symbols}</renderer-v2>"
+        )
     code = _GEOMETRY_CODE[geometry.removeprefix("Multi")]
     labels = ""
     if label is not None:
@@ -274,18 +358,45 @@ def qml(rules: list[Rule], geometry: str | None, layer: str = "") -> str:
 def _sld_symbolizer(look: Any, geometry: str) -> str:
     family = geometry.removeprefix("Multi")
     dashes = dash_pattern(look.ls, look.lw)
-    stroke = (f'<se:Stroke><se:SvgParameter name="stroke">{look.edge}</se:SvgParameter>'
-              f'<se:SvgParameter name="stroke-width">{look.lw:g}</se:SvgParameter>'
-              + (f'<se:SvgParameter name="stroke-dasharray">{" ".join(f"{d:g}" for d in dashes)}</se:SvgParameter>'
-                 if dashes else "") + "</se:Stroke>") if look.edge != "none" else ""
-    fill = (f'<se:Fill><se:SvgParameter name="fill">{look.face}</se:SvgParameter>'
-            f'<se:SvgParameter name="fill-opacity">{look.alpha:g}</se:SvgParameter></se:Fill>'
-            if look.face != "none" else "")
+    stroke = (
+        (
+            f'<se:Stroke><se:SvgParameter name="stroke">{look.edge}</se:SvgParameter>'
+            f'<se:SvgParameter name="stroke-width">{look.lw:g}</se:SvgParameter>'
+            + (
+                "<se:SvgParameter "
+                f'name="stroke-dasharray">{" ".join(f"{d:g}" for d in dashes)}</se:SvgParameter>'
+                if dashes
+                else ""
+            )
+            + "</se:Stroke>"
+        )
+        if look.edge != "none"
+        else ""
+    )
+    fill = (
+        f'<se:Fill><se:SvgParameter name="fill">{look.face}</se:SvgParameter>'
+        f'<se:SvgParameter name="fill-opacity">{look.alpha:g}</se:SvgParameter></se:Fill>'
+        if look.face != "none"
+        else ""
+    )
     if family == "Point":
-        name = "circle" if look.kind == "polygon" else {"s": "square", "D": "square", "v": "triangle", "^": "triangle",
-                                                         "P": "cross", "+": "cross", "x": "x"}.get(look.marker, "circle")
-        return (f"<se:PointSymbolizer><se:Graphic><se:Mark><se:WellKnownName>{name}</se:WellKnownName>{fill}{stroke}"
-                f"</se:Mark><se:Size>{look.size:g}</se:Size></se:Graphic></se:PointSymbolizer>")
+        name = (
+            "circle"
+            if look.kind == "polygon"
+            else {
+                "s": "square",
+                "D": "square",
+                "v": "triangle",
+                "^": "triangle",
+                "P": "cross",
+                "+": "cross",
+                "x": "x",
+            }.get(look.marker, "circle")
+        )
+        return (
+            f"<se:PointSymbolizer><se:Graphic><se:Mark><se:WellKnownName>{name}</se:WellKnownName>{fill}{stroke}"
+            f"</se:Mark><se:Size>{look.size:g}</se:Size></se:Graphic></se:PointSymbolizer>"
+        )
     if family == "LineString":
         return f"<se:LineSymbolizer>{stroke}</se:LineSymbolizer>"
     return f"<se:PolygonSymbolizer>{fill}{stroke}</se:PolygonSymbolizer>"
@@ -299,16 +410,22 @@ def sld(rules: list[Rule], geometry: str | None, layer: str) -> str:
             cond = "<se:ElseFilter/>" if len(rules) > 1 else ""
         else:
             f, v = r.where
-            cond = (f"<ogc:Filter><ogc:PropertyIsEqualTo><ogc:PropertyName>{f}</ogc:PropertyName>"
-                    f"<ogc:Literal>{int(v) if isinstance(v, bool) else html.escape(str(v))}</ogc:Literal>"
-                    "</ogc:PropertyIsEqualTo></ogc:Filter>")
-        body += (f"<se:Rule><se:Name>{html.escape(r.label)}</se:Name>{cond}"
-                 f"{_sld_symbolizer(r.look, geometry)}</se:Rule>")
-    return ('<?xml version="1.0" encoding="UTF-8"?><StyledLayerDescriptor version="1.1.0" '
-            'xmlns="http://www.opengis.net/sld" xmlns:se="http://www.opengis.net/se" '
-            'xmlns:ogc="http://www.opengis.net/ogc"><NamedLayer>'
-            f"<se:Name>{html.escape(layer)}</se:Name><UserStyle><se:Name>{html.escape(layer)}</se:Name>"
-            f"<se:FeatureTypeStyle>{body}</se:FeatureTypeStyle></UserStyle></NamedLayer></StyledLayerDescriptor>\n")
+            cond = (
+                f"<ogc:Filter><ogc:PropertyIsEqualTo><ogc:PropertyName>{f}</ogc:PropertyName>"
+                f"<ogc:Literal>{int(v) if isinstance(v, bool) else html.escape(str(v))}</ogc:Literal>"
+                "</ogc:PropertyIsEqualTo></ogc:Filter>"
+            )
+        body += (
+            f"<se:Rule><se:Name>{html.escape(r.label)}</se:Name>{cond}"
+            f"{_sld_symbolizer(r.look, geometry or '')}</se:Rule>"  # rules only when there is one
+        )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><StyledLayerDescriptor version="1.1.0" '
+        'xmlns="http://www.opengis.net/sld" xmlns:se="http://www.opengis.net/se" '
+        'xmlns:ogc="http://www.opengis.net/ogc"><NamedLayer>'
+        f"<se:Name>{html.escape(layer)}</se:Name><UserStyle><se:Name>{html.escape(layer)}</se:Name>"
+        f"<se:FeatureTypeStyle>{body}</se:FeatureTypeStyle></UserStyle></NamedLayer></StyledLayerDescriptor>\n"
+    )
 
 
 def write_layer_styles(path: Path, styles: Mapping[str, tuple[list[Rule], str | None]]) -> None:
@@ -328,14 +445,27 @@ def write_layer_styles(path: Path, styles: Mapping[str, tuple[list[Rule], str | 
         return
     now = np.datetime64(_dt.datetime.now(_dt.UTC).replace(tzinfo=None), "ms")
     cols = {
-        "f_table_catalog": [""] * len(names), "f_table_schema": [""] * len(names), "f_table_name": names,
-        "f_geometry_column": ["geom" if styles[n][1] else "" for n in names], "styleName": names,
+        "f_table_catalog": [""] * len(names),
+        "f_table_schema": [""] * len(names),
+        "f_table_name": names,
+        "f_geometry_column": ["geom" if styles[n][1] else "" for n in names],
+        "styleName": names,
         "styleQML": [qml(*styles[n], layer=n) for n in names],
         "styleSLD": [sld(styles[n][0], styles[n][1], n) for n in names],
-        "useAsDefault": [True] * len(names), "description": [f"geosite: {n} as on the sheets" for n in names],
-        "owner": [""] * len(names), "ui": [None] * len(names),
+        "useAsDefault": [True] * len(names),
+        "description": [f"geosite: {n} as on the sheets" for n in names],
+        "owner": [""] * len(names),
+        "ui": [None] * len(names),
     }
     data = [np.array(v, dtype=bool if k == "useAsDefault" else object) for k, v in cols.items()]
     data.append(np.full(len(names), now, dtype="datetime64[ms]"))
-    write(str(path), None, data, [*cols, "update_time"], layer=STYLES_TABLE, driver="GPKG",
-          geometry_type=None, layer_options={"FID": "id"})
+    write(
+        str(path),
+        None,
+        data,
+        [*cols, "update_time"],
+        layer=STYLES_TABLE,
+        driver="GPKG",
+        geometry_type=None,
+        layer_options={"FID": "id"},
+    )

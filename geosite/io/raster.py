@@ -21,7 +21,6 @@ from geosite.io.limits import Limits
 from geosite.io.untrusted import offline, raster_format
 from geosite.units import VerticalUnit, parse_vertical_unit
 
-
 #: GDAL's block cache while geosite reads a raster, MB. Each tile is read once, so a cache adds nothing,
 #: and GDAL's default (5 % of RAM: 1.2 GB here) costs fresh pages for every tile read: a 4.2 M-cell window
 #: of a float32 GeoTIFF read in 0.027 s with it, 0.015 s with 64 MB; the 64 M-cell DEM's coarse pass read
@@ -44,8 +43,9 @@ def _read_cache() -> Iterator[None]:
 
 
 @contextmanager
-def open_raster(path: str | Path, what: str = "DEM", root: Path | None = None,
-                limits: Limits | None = None) -> Iterator[rasterio.DatasetReader]:
+def open_raster(
+    path: str | Path, what: str = "DEM", root: Path | None = None, limits: Limits | None = None
+) -> Iterator[rasterio.DatasetReader]:
     """Open a raster for reading the safe way: a regular file of a format geosite reads (a VRT's sources
     checked, inside ``root`` when given), opened by that driver only, with GDAL offline, and its
     dimensions within ``limits``. Errors name ``what`` and the file."""
@@ -93,7 +93,9 @@ def read_dem(
             if c1 <= c0 or r1 <= r0:
                 raise UnreadableInputError(f"DEM {path}: does not overlap the site at all")
             window = Window(c0, r0, c1 - c0, r1 - r0)
-        limits.check_read(f"DEM {path}", *((window.width, window.height) if window else (src.width, src.height)))
+        limits.check_read(
+            f"DEM {path}", *((window.width, window.height) if window else (src.width, src.height))
+        )
         try:
             z = read_heights(src, window)
         except RasterioIOError as exc:
@@ -115,12 +117,16 @@ def check_dem(dem: Dem) -> Dem:
     rows, cols = dem.shape
     where = f"DEM {dem.source}"
     if rows < MIN_DEM_CELLS or cols < MIN_DEM_CELLS:
-        raise InputError(f"{where}: {rows} x {cols} cells (over the site); slopes and drainage need at least "
-                         f"{MIN_DEM_CELLS} x {MIN_DEM_CELLS} cells: give a finer or larger DEM")
+        raise InputError(
+            f"{where}: {rows} x {cols} cells (over the site); slopes and drainage need at least "
+            f"{MIN_DEM_CELLS} x {MIN_DEM_CELLS} cells: give a finer or larger DEM"
+        )
     for name, size in (("width", dem.cell_x_ft), ("height", dem.cell_y_ft)):
         if not (MIN_CELL_FT <= size <= MAX_CELL_FT):
-            raise InputError(f"{where}: cell {name} {size:.3g} ft is outside {MIN_CELL_FT:g}-{MAX_CELL_FT:g} ft; "
-                             "check the DEM's geotransform and CRS unit")
+            raise InputError(
+                f"{where}: cell {name} {size:.3g} ft is outside {MIN_CELL_FT:g}-{MAX_CELL_FT:g} ft; "
+                "check the DEM's geotransform and CRS unit"
+            )
     inf = np.isinf(dem.elevation_ft)
     if inf.any():  # a copy: the caller's Dem is left as it was
         dem = dataclasses.replace(dem, elevation_ft=np.where(inf, np.nan, dem.elevation_ft))

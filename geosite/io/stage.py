@@ -69,8 +69,11 @@ class Staged:
         return sum(f.size for f in self.files)
 
     def to_dict(self) -> dict[str, object]:
-        return {"files": [{"path": f.path, "bytes": f.size, "sha256": f.sha256} for f in self.files],
-                "not_staged": list(self.skipped), "total_bytes": self.total_bytes}
+        return {
+            "files": [{"path": f.path, "bytes": f.size, "sha256": f.sha256} for f in self.files],
+            "not_staged": list(self.skipped),
+            "total_bytes": self.total_bytes,
+        }
 
 
 def size_limit_key(name: str) -> str:
@@ -91,7 +94,9 @@ def check_name(name: str, where: str) -> None:
         raise UnsafeInputError(f"{where}: a file name that is not UTF-8 text; rename it")
     bad = [c for c in name if ord(c) < 32 or 127 <= ord(c) < 160 or c == "\\"]
     if bad:
-        raise UnsafeInputError(f"{where}: a file name holding a control character or backslash ({bad[0]!r}); rename it")
+        raise UnsafeInputError(
+            f"{where}: a file name holding a control character or backslash ({bad[0]!r}); rename it"
+        )
 
 
 @dataclass
@@ -125,40 +130,67 @@ def _scan(folder: Path, limits: Limits) -> tuple[list[_Entry], list[str], list[s
             check_name(e.name, where)
             st = e.stat(follow_symlinks=False)
             if stat.S_ISLNK(st.st_mode):
-                raise UnsafeInputError(f"{where}: a symbolic link; a submission must hold the files themselves "
-                                       "(refused without following it)")
+                raise UnsafeInputError(
+                    f"{where}: a symbolic link; a submission must hold the files themselves "
+                    "(refused without following it)"
+                )
             if stat.S_ISDIR(st.st_mode):
                 dirs.append(rel)
                 stack.append((rel, depth + 1))
                 continue
-            if st.st_dev != root_dev:
-                raise UnsafeInputError(f"{where}: on another file system than the submission (a mount point); refused")
-            if not stat.S_ISREG(st.st_mode):
-                kind = "a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) \
-                    else "a device file" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file"
-                raise UnsafeInputError(f"{where}: {kind}; a submission holds regular files only; refused without opening it")
-            if st.st_nlink > 1:
-                raise UnsafeInputError(f"{where}: a file with {st.st_nlink} hard links (the same file may lie outside the "
-                                       "submission under another name); refused: copy it into the folder")
+            _check_plain_file(where, st, root_dev)
             if e.name.lower().endswith(JOURNALS):
-                skipped.append(f"{rel}: a SQLite journal; not read (a GeoPackage is read as its main file holds it)")
+                skipped.append(
+                    f"{rel}: a SQLite journal; not read (a GeoPackage is read as its main file holds it)"
+                )
                 continue
             key = size_limit_key(e.name)
             limits.check_file_size(where, st.st_size, key)
             entries.append(_Entry(rel, st.st_size, st.st_dev, st.st_ino))
             if len(entries) > limits.max_staged_files:
-                raise UnsafeInputError(f"{folder}: more than max_staged_files {limits.max_staged_files:,} files; refused. "
-                                       "Raise with --limit max_staged_files=N")
+                raise UnsafeInputError(
+                    f"{folder}: more than max_staged_files {limits.max_staged_files:,} files; refused. "
+                    "Raise with --limit max_staged_files=N"
+                )
     total = sum(e.size for e in entries)
     limits.check_file_size(f"submission {folder} (all its files)", total, "max_staged_total_bytes")
     return entries, skipped, dirs
+
+
+def _check_plain_file(where: str, st: os.stat_result, root_dev: int) -> None:
+    """UnsafeInputError unless ``st`` (not followed) is a regular file with one link on the submission's
+    own file system (``root_dev``)."""
+    if st.st_dev != root_dev:
+        raise UnsafeInputError(
+            f"{where}: on another file system than the submission (a mount point); refused"
+        )
+    if not stat.S_ISREG(st.st_mode):
+        kind = (
+            "a FIFO (named pipe)"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "a device file"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else "not a regular file"
+        )
+        raise UnsafeInputError(
+            f"{where}: {kind}; a submission holds regular files only; refused without opening it"
+        )
+    if st.st_nlink > 1:
+        raise UnsafeInputError(
+            f"{where}: a file with {st.st_nlink} hard links (the same file may lie outside the "
+            "submission under another name); refused: copy it into the folder"
+        )
 
 
 def _copy(src_root: Path, dst_root: Path, entry: _Entry) -> StagedFile:
     """Copy one scanned file (the same one: device and inode checked on the open descriptor), at most its
     scanned size, hashing it; the copy made read-only."""
     where = src_root / entry.rel
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    flags = (
+        os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    )
     try:
         try:  # not even its access time changes (the file's owner, or root)
             fd = os.open(where, flags | getattr(os, "O_NOATIME", 0))
@@ -171,8 +203,14 @@ def _copy(src_root: Path, dst_root: Path, entry: _Entry) -> StagedFile:
     dst = dst_root / entry.rel
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (entry.dev, entry.ino) or st.st_size != entry.size:
-            raise UnsafeInputError(f"{where}: changed while it was being staged (replaced or resized); refused")
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or (st.st_dev, st.st_ino) != (entry.dev, entry.ino)
+            or st.st_size != entry.size
+        ):
+            raise UnsafeInputError(
+                f"{where}: changed while it was being staged (replaced or resized); refused"
+            )
         left = entry.size
         with open(dst, "xb") as out:
             while left > 0:

@@ -91,7 +91,8 @@ def inside(root: str | Path, text: str | Path, what: str) -> Path:
     if Path(raw).is_absolute() or _windows_absolute(raw):
         raise UnsafeInputError(
             f"{what} = {raw!r}: an absolute path; a submission may name only files inside its own folder, "
-            "by a path relative to it")
+            "by a path relative to it"
+        )
     return _contained(Path(root), Path(root) / raw, f"{what} = {raw!r}")
 
 
@@ -104,7 +105,8 @@ def refuse_remote(text: str | Path, what: str) -> str:
     if _REMOTE.search(raw):
         raise UnsafeInputError(
             f"{what} = {raw!r}: a URL, connection string or GDAL virtual path; a site may name only local "
-            "files (geosite never fetches or opens remote data for it)")
+            "files (geosite never fetches or opens remote data for it)"
+        )
     return raw
 
 
@@ -115,13 +117,17 @@ def _contained(root: Path, target: Path, where: str) -> Path:
     except (OSError, RuntimeError) as exc:  # a symbolic link loop
         raise UnsafeInputError(f"{where}: cannot be resolved ({type(exc).__name__}); refused") from exc
     if not real.is_relative_to(base):
-        raise UnsafeInputError(f"{where}: leads outside the submission folder (through '..', an absolute path or a "
-                               "symbolic link); refused without looking at what it points to")
+        raise UnsafeInputError(
+            f"{where}: leads outside the submission folder (through '..', an absolute path or a "
+            "symbolic link); refused without looking at what it points to"
+        )
     return real
 
 
 def _windows_absolute(text: str) -> bool:
-    return len(text) > 2 and text[1] == ":" and text[0].isalpha() and text[2] in "\\/" or text.startswith("\\\\")
+    return (
+        len(text) > 2 and text[1] == ":" and text[0].isalpha() and text[2] in "\\/" or text.startswith("\\\\")
+    )
 
 
 def _kind(mode: int) -> str | None:
@@ -156,8 +162,11 @@ def regular_file(path: Path, what: str, root: Path | None = None) -> Path:
         base = Path(root).resolve()
         stem = path.name.split(".", 1)[0]
         try:
-            siblings = [e for e in os.scandir(path.parent) if e.name != path.name and
-                        (e.name.startswith(stem + ".") or e.name.startswith(path.name))]
+            siblings = [
+                e
+                for e in os.scandir(path.parent)
+                if e.name != path.name and (e.name.startswith(stem + ".") or e.name.startswith(path.name))
+            ]
         except OSError:
             siblings = []
         for e in siblings:
@@ -165,10 +174,14 @@ def regular_file(path: Path, what: str, root: Path | None = None) -> Path:
             try:
                 real = side.resolve()
             except (OSError, RuntimeError):
-                raise UnsafeInputError(f"{what} {path}: its side file {e.name} cannot be resolved; refused") from None
+                raise UnsafeInputError(
+                    f"{what} {path}: its side file {e.name} cannot be resolved; refused"
+                ) from None
             if not real.is_relative_to(base):
-                raise UnsafeInputError(f"{what} {path}: its side file {e.name} is a link out of the submission folder "
-                                       "(GDAL would read it with the file); refused")
+                raise UnsafeInputError(
+                    f"{what} {path}: its side file {e.name} is a link out of the submission folder "
+                    "(GDAL would read it with the file); refused"
+                )
             try:
                 skind = _kind(os.stat(real).st_mode)
             except OSError:
@@ -192,8 +205,9 @@ def _xml_root(head: bytes) -> str | None:
     return m.group(2).decode("ascii") if m else None
 
 
-def raster_format(path: Path, what: str, root: Path | None = None, _depth: int = 0,
-                  _seen: frozenset[Path] = frozenset()) -> str:
+def raster_format(
+    path: Path, what: str, root: Path | None = None, _depth: int = 0, _seen: frozenset[Path] = frozenset()
+) -> str:
     """The GDAL driver geosite lets open ``path``: GTiff (GeoTIFF, COG, BigTIFF), VRT (its sources
     checked: regular files, inside ``root`` when given, themselves of these formats) or AAIGrid.
     Anything else is :class:`~geosite.errors.UnsafeInputError`."""
@@ -205,14 +219,18 @@ def raster_format(path: Path, what: str, root: Path | None = None, _depth: int =
         return _apply_policy(path, "AAIGrid", what, root)
     if _xml_root(head) == "VRTDataset":
         _apply_policy(path, "VRT", what, root)
-        _check_vrt(path, what, root, "raster", _depth, _seen)
+        _check_vrt(path, what, root, "raster", _depth, seen=_seen)
         return "VRT"
-    raise UnsafeInputError(f"{what} {path}: cannot be read as a raster: not a GeoTIFF, VRT or ASCII grid (by its content); geosite reads "
-                           "only those raster formats from a submission")
+    raise UnsafeInputError(
+        f"{what} {path}: cannot be read as a raster: not a GeoTIFF, VRT or ASCII grid (by its content); "
+        "geosite reads "
+        "only those raster formats from a submission"
+    )
 
 
-def vector_format(path: Path, what: str, root: Path | None = None, _depth: int = 0,
-                  _seen: frozenset[Path] = frozenset()) -> str:
+def vector_format(
+    path: Path, what: str, root: Path | None = None, _depth: int = 0, _seen: frozenset[Path] = frozenset()
+) -> str:
     """The format of a vector file by its content (GPKG, shapefile, GeoJSON, DXF, FlatGeobuf, KML, GML,
     or an OGR VRT whose sources are checked like :func:`raster_format`'s); anything else is
     :class:`~geosite.errors.UnsafeInputError`."""
@@ -222,11 +240,14 @@ def vector_format(path: Path, what: str, root: Path | None = None, _depth: int =
     if driver is not None:
         _apply_policy(path, driver, what, root)
     if driver == "OGR_VRT":
-        _check_vrt(path, what, root, "vector", _depth, _seen)
+        _check_vrt(path, what, root, "vector", _depth, seen=_seen)
     if driver is not None:
         return driver
-    raise UnsafeInputError(f"{what} {path}: cannot be read as a vector file: not a GeoPackage, shapefile, GeoJSON, DXF, FlatGeobuf, KML or GML "
-                           "file (by its content); geosite reads only those vector formats from a submission")
+    raise UnsafeInputError(
+        f"{what} {path}: cannot be read as a vector file: not a GeoPackage, shapefile, GeoJSON, DXF, "
+        "FlatGeobuf, KML or GML "
+        "file (by its content); geosite reads only those vector formats from a submission"
+    )
 
 
 def _vector_driver(head: bytes) -> str | None:
@@ -254,14 +275,18 @@ def _vector_driver(head: bytes) -> str | None:
     return None
 
 
-def _check_vrt(path: Path, what: str, root: Path | None, kind: str, depth: int, seen: frozenset[Path]) -> None:
+def _check_vrt(
+    path: Path, what: str, root: Path | None, kind: str, depth: int, *, seen: frozenset[Path]
+) -> None:
     """Every source of a raster or OGR VRT: a local file (inside ``root`` when given) of an accepted
     format; no Python pixel functions; no nesting deeper than :data:`MAX_VRT_DEPTH` or in a cycle."""
     import xml.etree.ElementTree as ET
 
     real = path.resolve()
     if depth >= MAX_VRT_DEPTH or real in seen:
-        raise UnsafeInputError(f"{what} {path}: VRTs nested deeper than {MAX_VRT_DEPTH} or in a cycle; refused")
+        raise UnsafeInputError(
+            f"{what} {path}: VRTs nested deeper than {MAX_VRT_DEPTH} or in a cycle; refused"
+        )
     if path.stat().st_size > MAX_XML_BYTES:
         raise UnsafeInputError(f"{what} {path}: a VRT over {MAX_XML_BYTES:,} bytes; refused")
     try:
@@ -272,10 +297,18 @@ def _check_vrt(path: Path, what: str, root: Path | None, kind: str, depth: int, 
     for el in tree.iter():
         tag = el.tag.rsplit("}", 1)[-1]
         if tag == "PixelFunctionLanguage" and (el.text or "").strip().lower() == "python":
-            raise UnsafeInputError(f"{what} {path}: a VRT with a Python pixel function; refused (geosite runs no code "
-                                   "from its inputs)")
-        if tag in ("SrcSQL",) and kind == "vector" and re.search(r"(?i)\b(attach|load_extension)\b", el.text or ""):
-            raise UnsafeInputError(f"{what} {path}: an OGR VRT whose SQL attaches databases or loads extensions; refused")
+            raise UnsafeInputError(
+                f"{what} {path}: a VRT with a Python pixel function; refused (geosite runs no code "
+                "from its inputs)"
+            )
+        if (
+            tag in ("SrcSQL",)
+            and kind == "vector"
+            and re.search(r"(?i)\b(attach|load_extension)\b", el.text or "")
+        ):
+            raise UnsafeInputError(
+                f"{what} {path}: an OGR VRT whose SQL attaches databases or loads extensions; refused"
+            )
         if tag not in tags:
             continue
         src = (el.text or "").strip()

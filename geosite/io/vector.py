@@ -33,7 +33,9 @@ class LayerSpec:
 LAYERS: dict[str, LayerSpec] = {
     s.name: s
     for s in [
-        LayerSpec("site_boundary", POLYGON, True, "the site: the land in the permit application's legal description"),
+        LayerSpec(
+            "site_boundary", POLYGON, True, "the site: the land in the permit application's legal description"
+        ),
         LayerSpec("disturbance", POLYGON, False, "land disturbing activity, with phase and start/end dates"),
         LayerSpec("stockpiles", POLYGON, False, "soil or dirt stockpiles, with planned days in place"),
         LayerSpec("roads", LINE + POLYGON, False, "roads, streets and highways, with status"),
@@ -72,7 +74,9 @@ def _same_driver(path: Path, layer: str | None, driver: str, root: Path | None) 
     with offline():
         opened = pyogrio.read_info(path, layer=layer).get("driver")
     if opened != driver:
-        raise UnsafeInputError(f"{path}: its content reads as {driver} but GDAL opens it as {opened}; refused")
+        raise UnsafeInputError(
+            f"{path}: its content reads as {driver} but GDAL opens it as {opened}; refused"
+        )
 
 
 def list_layers(path: Path, root: Path | None = None, limits: Limits | None = None) -> list[str]:
@@ -85,8 +89,14 @@ def list_layers(path: Path, root: Path | None = None, limits: Limits | None = No
         raise UnreadableInputError(f"{path}: cannot be read as a vector file ({_short(exc)})") from exc
 
 
-def read_layer(path: Path, layer: str | None = None, cad_layer: str | None = None, *, root: Path | None = None,
-               limits: Limits | None = None) -> gpd.GeoDataFrame:
+def read_layer(
+    path: Path,
+    layer: str | None = None,
+    cad_layer: str | None = None,
+    *,
+    root: Path | None = None,
+    limits: Limits | None = None,
+) -> gpd.GeoDataFrame:
     """Read one layer. For DXF, ``cad_layer`` keeps only the entities on that CAD layer. With ``root``,
     an OGR VRT's sources must lie inside it; ``limits`` bounds the file size and each feature's vertices."""
     import shapely
@@ -102,7 +112,9 @@ def read_layer(path: Path, layer: str | None = None, cad_layer: str | None = Non
         raise UnreadableInputError(f"{where}: cannot be read ({_short(exc)})") from exc
     _refuse_lists(gdf, where)
     if len(gdf) and gdf.geometry is not None:
-        limits.check_vertices(where, shapely.get_num_coordinates(gdf.geometry.values), list(range(1, len(gdf) + 1)))
+        limits.check_vertices(
+            where, shapely.get_num_coordinates(gdf.geometry.values), list(range(1, len(gdf) + 1))
+        )
     if cad_layer is not None:
         if "Layer" not in gdf.columns:
             raise UnreadableInputError(f"{path}: no CAD 'Layer' field to select {cad_layer!r} from")
@@ -118,11 +130,17 @@ def _refuse_lists(gdf: gpd.GeoDataFrame, where: str) -> None:
     for col in gdf.columns:
         if col == geom or gdf[col].dtype != object:
             continue
-        bad = [i + 1 for i, v in enumerate(gdf[col]) if isinstance(v, list | tuple | dict | set) or hasattr(v, "shape")]
+        bad = [
+            i + 1
+            for i, v in enumerate(gdf[col])
+            if isinstance(v, list | tuple | dict | set) or hasattr(v, "shape")
+        ]
         if bad:
-            raise UnreadableInputError(f"{where}: column {col!r} holds lists, not single values (features "
-                                       f"{', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''}); "
-                                       "give one value per attribute")
+            raise UnreadableInputError(
+                f"{where}: column {col!r} holds lists, not single values (features "
+                f"{', '.join(map(str, bad[:10]))}{' ...' if len(bad) > 10 else ''}); "
+                "give one value per attribute"
+            )
 
 
 def _short(exc: Exception) -> str:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 
-def tile_stats(s: np.ndarray, thresholds: np.ndarray, mask: np.ndarray, want_mask: bool,
-               nodata: int) -> tuple[int, float, np.ndarray]:
+def tile_stats(
+    s: np.ndarray, thresholds: np.ndarray, mask: np.ndarray, want_mask: bool, nodata: int
+) -> tuple[int, float, np.ndarray]:
     """Valid cells, steepest slope, cells at or above each threshold (``thresholds`` already lowered
     by the tolerance) of the slope tile ``s``; with ``want_mask``, ``mask`` gets the number of
     thresholds met (``nodata`` where the slope is NaN)."""

@@ -46,9 +46,23 @@ MARKER = "inputs.sha256"
 STAGING = ".geosite-batch-tmp"
 #: Columns of summary.csv / summary.gpkg, in order.
 SUMMARY_COLUMNS = (
-    "site", "name", "status", "action", "error", "jurisdiction", "plan_type", "applies",
-    "site_acres", "disturbed_acres", "max_at_one_time_acres", "fail_findings", "findings", "verdict",
-    "seconds", "folder", "output",
+    "site",
+    "name",
+    "status",
+    "action",
+    "error",
+    "jurisdiction",
+    "plan_type",
+    "applies",
+    "site_acres",
+    "disturbed_acres",
+    "max_at_one_time_acres",
+    "fail_findings",
+    "findings",
+    "verdict",
+    "seconds",
+    "folder",
+    "output",
 )
 
 
@@ -85,8 +99,12 @@ class BatchOptions:
 
     def result_key(self) -> dict[str, Any]:
         """The options that change a site's results (hashed into its marker)."""
-        return {"jurisdiction": self.jurisdiction, "make_valid": self.make_valid, "strict": self.strict,
-                "check": self.check}
+        return {
+            "jurisdiction": self.jurisdiction,
+            "make_valid": self.make_valid,
+            "strict": self.strict,
+            "check": self.check,
+        }
 
 
 @dataclass
@@ -127,7 +145,7 @@ def inputs_hash(site_dir: str | Path, options: BatchOptions | None = None) -> tu
     the source tiles of a VRT DEM by resolved path, size and mtime; the result-changing options;
     geosite's version.
     """
-    from geosite import __version__
+    from geosite._version import __version__
 
     root = Path(site_dir).resolve()
     options = options or BatchOptions()
@@ -160,7 +178,7 @@ def _referenced_outside(root: Path, toml_bytes: bytes) -> list[Path]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return []
     values = [(conf.get("dem") or {}).get("path")] if isinstance(conf.get("dem"), dict) else []
-    layers = conf.get("layers") if isinstance(conf.get("layers"), dict) else {}
+    layers: dict[str, Any] = conf["layers"] if isinstance(conf.get("layers"), dict) else {}
     values += [v for k, v in layers.items() if k != "names"]
     out = []
     for v in values:
@@ -277,13 +295,17 @@ def _publish(src: Path, final: Path, digest: str, staging: Path, overwrite: bool
         from geosite.errors import OutputError
 
         shutil.rmtree(src, ignore_errors=True)
-        raise OutputError(f"output folder {final} exists and geosite did not write it ({why}); "
-                          "pass --overwrite to replace it")
+        raise OutputError(
+            f"output folder {final} exists and geosite did not write it ({why}); "
+            "pass --overwrite to replace it"
+        )
     swap_in(src, final)
     return "written"
 
 
-def process_site(site_dir: str | Path, out: str | Path, options: BatchOptions | None = None) -> dict[str, Any]:
+def process_site(
+    site_dir: str | Path, out: str | Path, options: BatchOptions | None = None
+) -> dict[str, Any]:
     """Analyse one site folder into ``out/<folder name>/`` unless its outputs are up to date.
 
     Runs on a Dask worker (or anywhere). Never raises for a bad site: the row says ``status="error"``
@@ -307,18 +329,32 @@ def _in_child(site_dir: str | Path, out: str | Path, options: BatchOptions) -> d
 
     t0 = time.perf_counter()
     child_options = replace(options, timeout_s=None)
-    code = ("import pickle, sys; from geosite.scale.batch import process_site; "
-            "a = pickle.load(sys.stdin.buffer); sys.stdout.buffer.write(pickle.dumps(process_site(*a)))")
-    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    code = (
+        "import pickle, sys; from geosite.scale.batch import process_site; "
+        "a = pickle.load(sys.stdin.buffer); sys.stdout.buffer.write(pickle.dumps(process_site(*a)))"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
-        stdout, stderr = proc.communicate(pickle.dumps((str(site_dir), str(out), child_options)), timeout=options.timeout_s)
+        stdout, stderr = proc.communicate(
+            pickle.dumps((str(site_dir), str(out), child_options)), timeout=options.timeout_s
+        )
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         row = _row(Path(site_dir).resolve(), Path(out).resolve() / site_key(site_dir))
-        row.update(status="error", action="failed", output=None, seconds=round(time.perf_counter() - t0, 3),
-                   error=f"timed out: stopped after {options.timeout_s:g} s (--timeout); nothing was written")
+        row.update(
+            status="error",
+            action="failed",
+            output=None,
+            seconds=round(time.perf_counter() - t0, 3),
+            error=f"timed out: stopped after {options.timeout_s:g} s (--timeout); nothing was written",
+        )
         return row
     if proc.returncode != 0 or not stdout:
         row = _row(Path(site_dir).resolve(), Path(out).resolve() / site_key(site_dir))
@@ -348,36 +384,8 @@ def _process_site(site_dir: str | Path, out: str | Path, options: BatchOptions) 
 
         import shapely
 
-        from geosite.io.output import write_manifest
-        from geosite.pipeline import analyze, write_outputs
-        from geosite.site import load_site
-
-        checked = None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the report lists every note; workers have no terminal
-            if options.check:  # a submission: staged and read in a sandbox (geosite.review.sandbox)
-                from geosite.review.sandbox import check_submission_sandboxed
-
-                checked = check_submission_sandboxed(site_dir, jurisdiction=options.jurisdiction,
-                                                     make_valid=options.make_valid, limits=options.limits)
-                site, result = checked.site, checked.analysis
-            else:
-                site = load_site(site_dir, jurisdiction=options.jurisdiction, make_valid=options.make_valid,
-                                 strict=options.strict, allow_outside=options.allow_outside, limits=options.limits)
-                result = analyze(site)
-        staging = out / STAGING
-        stage = staging / f"{final.name}-{uuid.uuid4().hex}"
-        write_outputs(result, stage / "site")
-        if checked is not None:
-            from geosite.review import write_check_outputs
-
-            for f in write_check_outputs(checked, stage / "check"):
-                os.replace(f, stage / "site" / f.name)
-            row["verdict"] = checked.verdict
-        (stage / "site" / MARKER).write_text(digest + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
-        write_manifest(stage / "site", inputs_sha256=digest)
-        action = _publish(stage / "site", final, digest, staging, options.overwrite)
-        shutil.rmtree(stage, ignore_errors=True)
+        site, result, checked = _analyze_site(site_dir, options)
+        action = _write_site(out, final, result, checked, row, digest=digest, lines=lines, options=options)
         _numbers_from_report(row, result.report)
         if checked is not None:  # the plan's findings, not the analysis's
             row.update(fail_findings=len(checked.failed), findings=len(checked.findings))
@@ -388,10 +396,74 @@ def _process_site(site_dir: str | Path, out: str | Path, options: BatchOptions) 
         row.update(status="error", action="failed", error=str(exc), output=None)
     except Exception as exc:  # a bug on one site must not stop the others; the row carries it
         log.exception("%s: failed", site_dir)
-        row.update(status="error", action="failed", error=f"internal error: {type(exc).__name__}: {exc}",
-                   output=None)
+        row.update(
+            status="error", action="failed", error=f"internal error: {type(exc).__name__}: {exc}", output=None
+        )
     row["seconds"] = round(time.perf_counter() - t0, 3)
     return row
+
+
+def _analyze_site(site_dir: Path, options: BatchOptions) -> tuple[Any, Any, Any]:
+    """(the site, its analysis, its check or None): one site analyzed, or checked as a submission."""
+    from geosite.pipeline import analyze
+    from geosite.site import load_site
+
+    checked = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the report lists every note; workers have no terminal
+        if options.check:  # a submission: staged and read in a sandbox (geosite.review.sandbox)
+            from geosite.review.sandbox import check_submission_sandboxed
+
+            checked = check_submission_sandboxed(
+                site_dir,
+                jurisdiction=options.jurisdiction,
+                make_valid=options.make_valid,
+                limits=options.limits,
+            )
+            site, result = checked.site, checked.analysis
+        else:
+            site = load_site(
+                site_dir,
+                jurisdiction=options.jurisdiction,
+                make_valid=options.make_valid,
+                strict=options.strict,
+                allow_outside=options.allow_outside,
+                limits=options.limits,
+            )
+            result = analyze(site)
+    return site, result, checked
+
+
+def _write_site(
+    out: Path,
+    final: Path,
+    result: Any,
+    checked: Any,
+    row: dict[str, Any],
+    *,
+    digest: str,
+    lines: list[str],
+    options: BatchOptions,
+) -> str:
+    """The site's outputs (and its check's) written to a staging folder, marked with its inputs' digest,
+    then published as ``final``; the check's verdict set on ``row``. Returns what :func:`_publish` did."""
+    from geosite.io.output import write_manifest
+    from geosite.pipeline import write_outputs
+
+    staging = out / STAGING
+    stage = staging / f"{final.name}-{uuid.uuid4().hex}"
+    write_outputs(result, stage / "site")
+    if checked is not None:
+        from geosite.review import write_check_outputs
+
+        for f in write_check_outputs(checked, stage / "check"):
+            os.replace(f, stage / "site" / f.name)
+        row["verdict"] = checked.verdict
+    (stage / "site" / MARKER).write_text(digest + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    write_manifest(stage / "site", inputs_sha256=digest)
+    action = _publish(stage / "site", final, digest, staging, options.overwrite)
+    shutil.rmtree(stage, ignore_errors=True)
+    return action
 
 
 # ------------------------------------------------------------------------------------ the batch
@@ -421,10 +493,16 @@ def local_cluster(n_workers: int) -> Any:
     import dask
     from distributed import LocalCluster
 
-    with dask.config.set({"distributed.scheduler.worker-saturation": float("inf"),
-                          "distributed.worker.profile.enabled": False}):
-        return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                            env=local_worker_env(n_workers))
+    with dask.config.set(
+        {"distributed.scheduler.worker-saturation": float("inf"), "distributed.worker.profile.enabled": False}
+    ):
+        return LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            env=local_worker_env(n_workers),
+        )
 
 
 def check_sites(site_dirs: Sequence[str | Path]) -> list[Path]:
@@ -435,8 +513,10 @@ def check_sites(site_dirs: Sequence[str | Path]) -> list[Path]:
     seen: dict[str, Path] = {}
     for d in dirs:
         if d.name in seen and seen[d.name] != d:
-            raise InputError(f"site folders {seen[d.name]} and {d} have the same name {d.name!r}; "
-                             f"their outputs would share OUT/{d.name}: rename one")
+            raise InputError(
+                f"site folders {seen[d.name]} and {d} have the same name {d.name!r}; "
+                f"their outputs would share OUT/{d.name}: rename one"
+            )
         seen[d.name] = d
     return list(dict.fromkeys(dirs))
 
@@ -466,8 +546,6 @@ def run_batch(
     progress : True for a tqdm bar on stderr (drawn only on a terminal), or a callable given each row as
         it completes.
     """
-    from distributed import Client, as_completed
-
     options = options or BatchOptions()
     dirs = check_sites(site_dirs)
     out = Path(out).resolve()
@@ -477,44 +555,8 @@ def run_batch(
     own_client = client is None
     try:
         if client is None:
-            if scheduler:
-                from geosite.errors import InputError
-
-                try:  # timeout: dask config distributed.comm.timeouts.connect (30 s)
-                    client = Client(scheduler)
-                except (OSError, ValueError) as exc:
-                    raise InputError(f"cannot connect to the Dask scheduler at {scheduler!r}: {exc}; start one "
-                                     "(dask scheduler) or leave out --scheduler for a local cluster") from exc
-            else:
-                cluster = local_cluster(workers or min(default_workers(), max(len(dirs), 1)))
-                client = Client(cluster)
-        token = uuid.uuid4().hex[:8]
-        futures = client.map(process_site, [str(d) for d in dirs], out=str(out), options=options,
-                             key=[f"geosite-site-{token}-{i}-{d.name}" for i, d in enumerate(dirs)], pure=False)
-        index = {f.key: i for i, f in enumerate(futures)}
-        rows: list[dict[str, Any] | None] = [None] * len(dirs)
-        bar = None
-        if progress is True:
-            from tqdm import tqdm
-
-            bar = tqdm(total=len(dirs), unit="site", desc="geosite batch", dynamic_ncols=True, disable=None)
-        for fut in as_completed(futures):
-            i = index[fut.key]
-            try:
-                row = fut.result()
-            except Exception as exc:  # e.g. KilledWorker: the task killed its workers too often
-                row = _row(dirs[i], out / dirs[i].name)
-                row.update(status="error", action="failed", error=f"task failed: {type(exc).__name__}: {exc}",
-                           output=None)
-            rows[i] = row
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix_str(f"{row['site']}: {row['status']}", refresh=False)
-            elif callable(progress):
-                progress(row)
-            fut.release()
-        if bar is not None:
-            bar.close()
+            client, cluster = _connect(scheduler, workers or min(default_workers(), max(len(dirs), 1)))
+        rows = _run_sites(client, dirs, out, options, progress)
     finally:
         if own_client and client is not None:
             client.close()
@@ -524,6 +566,79 @@ def run_batch(
     done = [r for r in rows if r is not None]
     files = write_summary(done, out)
     return BatchResult(done, out, files)
+
+
+def _connect(scheduler: str | None, workers: int) -> tuple[Any, Any]:
+    """(a Dask client, the local cluster it runs on or None): at ``scheduler``, else a local cluster of
+    ``workers`` processes."""
+    from distributed import Client
+
+    if scheduler:
+        from geosite.errors import InputError
+
+        try:  # timeout: dask config distributed.comm.timeouts.connect (30 s)
+            return Client(scheduler), None
+        except (OSError, ValueError) as exc:
+            raise InputError(
+                f"cannot connect to the Dask scheduler at {scheduler!r}: {exc}; start one "
+                "(dask scheduler) or leave out --scheduler for a local cluster"
+            ) from exc
+    cluster = local_cluster(workers)
+    try:
+        return Client(cluster), cluster
+    except BaseException:
+        cluster.close()
+        raise
+
+
+def _run_sites(
+    client: Any,
+    dirs: list[Path],
+    out: Path,
+    options: BatchOptions,
+    progress: bool | Callable[[dict[str, Any]], None],
+) -> list[dict[str, Any] | None]:
+    """Each site's row, in ``dirs``' order: the sites processed on ``client``, shown as they complete."""
+    from distributed import as_completed
+
+    token = uuid.uuid4().hex[:8]
+    futures = client.map(
+        process_site,
+        [str(d) for d in dirs],
+        out=str(out),
+        options=options,
+        key=[f"geosite-site-{token}-{i}-{d.name}" for i, d in enumerate(dirs)],
+        pure=False,
+    )
+    index = {f.key: i for i, f in enumerate(futures)}
+    rows: list[dict[str, Any] | None] = [None] * len(dirs)
+    bar = None
+    if progress is True:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(dirs), unit="site", desc="geosite batch", dynamic_ncols=True, disable=None)
+    for fut in as_completed(futures):
+        i = index[fut.key]
+        try:
+            row = fut.result()
+        except Exception as exc:  # e.g. KilledWorker: the task killed its workers too often
+            row = _row(dirs[i], out / dirs[i].name)
+            row.update(
+                status="error",
+                action="failed",
+                error=f"task failed: {type(exc).__name__}: {exc}",
+                output=None,
+            )
+        rows[i] = row
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix_str(f"{row['site']}: {row['status']}", refresh=False)
+        elif callable(progress):
+            progress(row)
+        fut.release()
+    if bar is not None:
+        bar.close()
+    return rows
 
 
 # ------------------------------------------------------------------------------------ summary
@@ -538,16 +653,21 @@ def _summary_record(out: Path) -> dict[str, set[str]]:
     """Each summary's name -> the SHA-256s batch may find it with (two while one is being replaced)."""
     try:
         rec = json.loads((out / SUMMARY_RECORD).read_text(encoding="utf-8"))
-        return {k: {v} if isinstance(v, str) else {x for x in v if isinstance(x, str)}
-                for k, v in rec["summaries"].items() if isinstance(k, str) and isinstance(v, (str, list))}
+        return {
+            k: {v} if isinstance(v, str) else {x for x in v if isinstance(x, str)}
+            for k, v in rec["summaries"].items()
+            if isinstance(k, str) and isinstance(v, (str, list))
+        }
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
 
 
 def _write_record(out: Path, shas: dict[str, Any]) -> None:
     rec = out / f".{SUMMARY_RECORD}.tmp-{os.getpid()}"
-    rec.write_text(json.dumps({"generator": "geosite batch", "summaries": shas}, indent=2, default=sorted) + "\n",
-                   encoding="utf-8")
+    rec.write_text(
+        json.dumps({"generator": "geosite batch", "summaries": shas}, indent=2, default=sorted) + "\n",
+        encoding="utf-8",
+    )
     os.replace(rec, out / SUMMARY_RECORD)
 
 
@@ -566,11 +686,15 @@ def check_summaries(out: Path) -> None:
         try:
             own = not p.is_symlink() and p.is_file() and file_sha256(p) in record.get(name, set())
         except OSError as exc:
-            raise OutputError(f"{p}: cannot be read to tell whether batch wrote it ({exc.strerror or exc}); "
-                              "move it or choose another --out") from exc
+            raise OutputError(
+                f"{p}: cannot be read to tell whether batch wrote it ({exc.strerror or exc}); "
+                "move it or choose another --out"
+            ) from exc
         if not own:
-            raise OutputError(f"{p}: exists and is not the summary geosite batch wrote there (or it changed since); "
-                              "batch replaces only its own summaries: move it or choose another --out")
+            raise OutputError(
+                f"{p}: exists and is not the summary geosite batch wrote there (or it changed since); "
+                "batch replaces only its own summaries: move it or choose another --out"
+            )
 
 
 def write_summary(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
@@ -598,8 +722,11 @@ def write_summary(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
         if g is not None and r.get("crs") and not CRS.from_wkt(r["crs"]).equals(target):
             g = gpd.GeoSeries([g], crs=CRS.from_wkt(r["crs"])).to_crs(target).iloc[0]
         geoms.append(g)
-    gdf = gpd.GeoDataFrame(df.assign(applies=df["applies"].map(lambda v: None if v is None else str(v).lower())),
-                           geometry=geoms, crs=target)
+    gdf = gpd.GeoDataFrame(
+        df.assign(applies=df["applies"].map(lambda v: None if v is None else str(v).lower())),
+        geometry=geoms,
+        crs=target,
+    )
     gpkg = out / "summary.gpkg"
     tmp_g = out / f".summary.tmp-{os.getpid()}.gpkg"
     gdf.to_file(tmp_g, layer="sites", driver="GPKG", engine="pyogrio")
@@ -621,5 +748,17 @@ def summary_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     return counts
 
 
-__all__ = ["BatchOptions", "BatchResult", "inputs_hash", "process_site", "run_batch", "write_summary",
-           "check_summaries", "read_marker", "MARKER", "SUMMARIES", "SUMMARY_COLUMNS", "SUMMARY_RECORD"]
+__all__ = [
+    "BatchOptions",
+    "BatchResult",
+    "inputs_hash",
+    "process_site",
+    "run_batch",
+    "write_summary",
+    "check_summaries",
+    "read_marker",
+    "MARKER",
+    "SUMMARIES",
+    "SUMMARY_COLUMNS",
+    "SUMMARY_RECORD",
+]

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,7 @@ def slope_tile(
     window: tuple[int, int, int, int],
     thresholds: Sequence[float] = (),
     want_slope: bool = True,
+    *,
     want_mask: bool = True,
 ) -> dict[str, Any]:
     """Slope of one tile of the DEM at ``path``, read with a one-cell halo (where the DEM has one).
@@ -114,15 +116,21 @@ def slope_tile(
         rr1, cc1 = min(r0 + h + 1, src.height), min(c0 + w + 1, src.width)
         halo = Window(cc0, rr0, cc1 - cc0, rr1 - rr0)
         z = read_heights(src, halo)
-        dem = Dem.from_array(z, src.window_transform(halo), src.crs, vertical_unit, source=str(path), copy=False)
+        dem = Dem.from_array(
+            z, src.window_transform(halo), src.crs, vertical_unit, source=str(path), copy=False
+        )
     s = slope_pct(dem)[r0 - rr0 : r0 - rr0 + h, c0 - cc0 : c0 - cc0 + w]
     del dem, z
     # the mask's rule, s >= t - SLOPE_TOLERANCE_PCT, as in terrain.steep_class_grid (before its cleaning)
     lowered = np.array([t - SLOPE_TOLERANCE_PCT for t in thresholds], dtype=np.float64)
     mask = np.empty(s.shape, dtype=np.uint8) if want_mask else np.empty((1, 1), dtype=np.uint8)
     valid, top, steep = tile_stats(s, lowered, mask, want_mask, MASK_NODATA)
-    out: dict[str, Any] = {"window": window, "valid": int(valid), "max": float(top) if valid else math.nan,
-                           "steep": [int(n) for n in steep]}
+    out: dict[str, Any] = {
+        "window": window,
+        "valid": int(valid),
+        "max": float(top) if valid else math.nan,
+        "steep": [int(n) for n in steep],
+    }
     if want_mask:
         out["mask"] = mask
     if want_slope:
@@ -133,15 +141,30 @@ def slope_tile(
 #: Compression of the outputs: ZSTD level 1 writes a float slope about 3.5x faster than DEFLATE
 #: (measured: 25 M float32 cells in 0.39 s against 1.39 s) for the same size; "deflate" for
 #: software older than GDAL 2.3.
-COMPRESS = {"zstd": {"compress": "zstd", "zstd_level": 1}, "deflate": {"compress": "deflate"}, "lzw": {"compress": "lzw"}}
+COMPRESS: dict[str, dict[str, Any]] = {
+    "zstd": {"compress": "zstd", "zstd_level": 1},
+    "deflate": {"compress": "deflate"},
+    "lzw": {"compress": "lzw"},
+}
 
 
 def _profile(src: Any, dtype: str, nodata: float, block: int, compress: str) -> dict[str, Any]:
     return {
-        "driver": "GTiff", "width": src.width, "height": src.height, "count": 1, "dtype": dtype,
-        "crs": src.crs, "transform": src.transform, "nodata": nodata, "tiled": True,
-        "blockxsize": block, "blockysize": block, **COMPRESS[compress],
-        "predictor": 3 if dtype.startswith("float") else 2, "bigtiff": "if_safer", "num_threads": "all_cpus",
+        "driver": "GTiff",
+        "width": src.width,
+        "height": src.height,
+        "count": 1,
+        "dtype": dtype,
+        "crs": src.crs,
+        "transform": src.transform,
+        "nodata": nodata,
+        "tiled": True,
+        "blockxsize": block,
+        "blockysize": block,
+        **COMPRESS[compress],
+        "predictor": 3 if dtype.startswith("float") else 2,
+        "bigtiff": "if_safer",
+        "num_threads": "all_cpus",
     }
 
 
@@ -184,50 +207,39 @@ def screen_steep_slopes(
     """
     import rasterio
 
-    from geosite.errors import CRSError, InputError, MissingInputError, OutputError, UnreadableInputError
     from geosite.terrain import steep_thresholds
-    from geosite.units import feet_per_crs_unit, parse_vertical_unit
+    from geosite.units import parse_vertical_unit
 
     path = Path(path)
     vu = parse_vertical_unit(vertical_unit, where=f"DEM {path}")
     ts = steep_thresholds(threshold_pct)
-    if tile < 16:
-        raise InputError(f"tile must be at least 16 cells, got {tile}")
-    if compress not in COMPRESS:
-        raise InputError(f"compress must be one of {', '.join(COMPRESS)}, got {compress!r}")
-    if slope_dtype not in ("float32", "float64"):
-        raise InputError(f"slope_dtype must be float32 or float64, got {slope_dtype!r}")
-    if not path.exists():
-        raise MissingInputError(f"DEM {path}: file not found")
     outs = [Path(p) for p in (slope_out, mask_out) if p is not None]
-    for p in outs:
-        if p.exists() and not overwrite:
-            raise OutputError(f"{p} exists; pass overwrite=True to replace it")
-    try:
-        src = rasterio.open(path)
-    except rasterio.errors.RasterioIOError as exc:
-        raise UnreadableInputError(f"DEM {path}: cannot be read as a raster ({exc})") from exc
-    with src:
-        if src.crs is None:
-            raise CRSError(f"DEM {path}: has no CRS; assign one before use")
-        from pyproj import CRS
-
-        fpu = feet_per_crs_unit(CRS.from_user_input(src.crs), f"DEM {path}")
+    _check_screening(path, tile, compress, slope_dtype, outs, overwrite=overwrite)
+    with _open_north_up(path) as (src, fpu):
         t = src.transform
-        if t.b != 0 or t.d != 0 or t.a <= 0 or t.e >= 0:
-            raise CRSError(f"DEM {path}: must be north-up, not rotated (transform {tuple(t)[:6]})")
-        result = Screening(ts, (src.height, src.width), (abs(t.a) * fpu) * (abs(t.e) * fpu), steep_cells=dict.fromkeys(ts, 0))
-        block = 512 if tile % 512 == 0 else 256 if tile % 256 == 0 else 16 * max(tile // 16 // 16, 1)
-        block = min(block, 512)
+        result = Screening(
+            ts, (src.height, src.width), (abs(t.a) * fpu) * (abs(t.e) * fpu), steep_cells=dict.fromkeys(ts, 0)
+        )
+        block = min(512 if tile % 512 == 0 else 256 if tile % 256 == 0 else 16 * max(tile // 256, 1), 512)
+        outputs = {"slope": (slope_out, slope_dtype, float("nan")), "mask": (mask_out, "uint8", MASK_NODATA)}
         tmp = {p: p.with_name(f".{p.name}.tmp-{os.getpid()}") for p in outs}
         dsts = {}
         try:
-            if slope_out is not None:
-                dsts["slope"] = rasterio.open(tmp[Path(slope_out)], "w", **_profile(src, slope_dtype, float("nan"), block, compress))
-            if mask_out is not None:
-                dsts["mask"] = rasterio.open(tmp[Path(mask_out)], "w", **_profile(src, "uint8", MASK_NODATA, block, compress))
+            for key, (out, dtype, nodata) in outputs.items():
+                if out is not None:
+                    profile = _profile(src, dtype, nodata, block, compress)
+                    dsts[key] = rasterio.open(tmp[Path(out)], "w", **profile)
             windows = list(tile_windows(src.height, src.width, tile))
-            for part in _run_tiles(str(path), vu.value, windows, ts, "slope" in dsts, "mask" in dsts, client, progress):
+            for part in _run_tiles(
+                str(path),
+                vu.value,
+                windows,
+                ts,
+                "slope" in dsts,
+                want_mask="mask" in dsts,
+                client=client,
+                progress=progress,
+            ):
                 _absorb(result, part, dsts, slope_dtype)
         except BaseException:
             for d in dsts.values():
@@ -241,6 +253,49 @@ def screen_steep_slopes(
         os.replace(p, final)
         result.files.append(final)
     return result
+
+
+def _check_screening(
+    path: Path, tile: int, compress: str, slope_dtype: str, outs: list[Path], *, overwrite: bool
+) -> None:
+    """The arguments of :func:`screen_steep_slopes` checked before any work (InputError and kin)."""
+    from geosite.errors import InputError, MissingInputError, OutputError
+
+    if tile < 16:
+        raise InputError(f"tile must be at least 16 cells, got {tile}")
+    if compress not in COMPRESS:
+        raise InputError(f"compress must be one of {', '.join(COMPRESS)}, got {compress!r}")
+    if slope_dtype not in ("float32", "float64"):
+        raise InputError(f"slope_dtype must be float32 or float64, got {slope_dtype!r}")
+    if not path.exists():
+        raise MissingInputError(f"DEM {path}: file not found")
+    for p in outs:
+        if p.exists() and not overwrite:
+            raise OutputError(f"{p} exists; pass overwrite=True to replace it")
+
+
+@contextmanager
+def _open_north_up(path: Path) -> Iterator[tuple[Any, float]]:
+    """The DEM at ``path`` open (rasterio), and feet per unit of its CRS; refused (CRSError and kin)
+    without a CRS or when not north-up."""
+    import rasterio
+    from pyproj import CRS
+
+    from geosite.errors import CRSError, UnreadableInputError
+    from geosite.units import feet_per_crs_unit
+
+    try:
+        src = rasterio.open(path)
+    except rasterio.errors.RasterioIOError as exc:
+        raise UnreadableInputError(f"DEM {path}: cannot be read as a raster ({exc})") from exc
+    with src:
+        if src.crs is None:
+            raise CRSError(f"DEM {path}: has no CRS; assign one before use")
+        fpu = feet_per_crs_unit(CRS.from_user_input(src.crs), f"DEM {path}")
+        t = src.transform
+        if t.b != 0 or t.d != 0 or t.a <= 0 or t.e >= 0:
+            raise CRSError(f"DEM {path}: must be north-up, not rotated (transform {tuple(t)[:6]})")
+        yield src, fpu
 
 
 def _absorb(result: Screening, part: dict[str, Any], dsts: dict[str, Any], slope_dtype: str) -> None:
@@ -260,8 +315,18 @@ def _absorb(result: Screening, part: dict[str, Any], dsts: dict[str, Any], slope
         result.max_slope_pct = part["max"]
 
 
-def _run_tiles(path: str, vu: str, windows: list[tuple[int, int, int, int]], ts: list[float], want_slope: bool,
-               want_mask: bool, client: Any, progress: bool, threads: int = 2) -> Iterator[dict[str, Any]]:
+def _run_tiles(
+    path: str,
+    vu: str,
+    windows: list[tuple[int, int, int, int]],
+    ts: list[float],
+    want_slope: bool,
+    *,
+    want_mask: bool,
+    client: Any,
+    progress: bool,
+    threads: int = 2,
+) -> Iterator[dict[str, Any]]:
     """Tile results in window order (here, ``threads`` tiles in flight on a thread pool), or in
     completion order from a Dask cluster with at most 2 per worker in flight: either way memory stays
     bounded however many tiles there are."""
@@ -279,12 +344,16 @@ def _run_tiles(path: str, vu: str, windows: list[tuple[int, int, int, int]], ts:
 
             with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="geosite-tile") as pool:
                 pending = iter(windows)
-                queue = deque(pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask)
-                              for w in _take(pending, threads))
+                queue = deque(
+                    pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask=want_mask)
+                    for w in _take(pending, threads)
+                )
                 while queue:
                     part = queue.popleft().result()
                     for w in _take(pending, 1):
-                        queue.append(pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask))
+                        queue.append(
+                            pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask=want_mask)
+                        )
                     yield part
                     if bar is not None:
                         bar.update(1)
@@ -293,14 +362,18 @@ def _run_tiles(path: str, vu: str, windows: list[tuple[int, int, int, int]], ts:
 
         limit = max(2 * len(client.scheduler_info().get("workers", {})), 2)
         pending = iter(windows)
-        first = [client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask, pure=False)
-                 for w in _take(pending, limit)]
-        queue = as_completed(first)
-        for fut in queue:
+        first = [
+            client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask=want_mask, pure=False)
+            for w in _take(pending, limit)
+        ]
+        running = as_completed(first)
+        for fut in running:
             part = fut.result()
             fut.release()
             for w in _take(pending, 1):
-                queue.add(client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask, pure=False))
+                running.add(
+                    client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask=want_mask, pure=False)
+                )
             yield part
             if bar is not None:
                 bar.update(1)
@@ -319,35 +392,53 @@ def _take(it: Iterator[Any], n: int) -> list[Any]:
     return out
 
 
+def _tiles_on_one_grid(tiles: Sequence[str | Path]) -> list[tuple]:
+    """Each tile's (path, transform, width, height, CRS, dtype, nodata, block shape); InputError when
+    there is none or one is not on the first's grid."""
+    import rasterio
+
+    from geosite.errors import InputError
+
+    metas = []
+    for p in tiles:
+        with rasterio.open(p) as s:
+            metas.append(
+                (Path(p), s.transform, s.width, s.height, s.crs, s.dtypes[0], s.nodata, s.block_shapes[0])
+            )
+    if not metas:
+        raise InputError("build_vrt: no tiles")
+    t0, crs, dtype, nodata = metas[0][1], metas[0][4], metas[0][5], metas[0][6]
+    for p, t, _, _, c, d, nd, _ in metas:
+        if (t.a, t.e) != (t0.a, t0.e) or c != crs or d != dtype or nd != nodata or t.b or t.d:
+            raise InputError(
+                f"build_vrt: {p} is not on the grid of {metas[0][0]} (cell size, CRS, dtype, nodata)"
+            )
+    return metas
+
+
 def build_vrt(tiles: Sequence[str | Path], vrt_path: str | Path) -> Path:
     """A VRT mosaic of single-band GeoTIFF tiles on one grid (same CRS, cell size, dtype, nodata),
     written as XML (no GDAL command-line tools needed); source paths relative to the VRT when they
     can be."""
     import xml.etree.ElementTree as ET
 
-    import rasterio
-
-    from geosite.errors import InputError
-
     vrt_path = Path(vrt_path)
-    metas = []
-    for p in tiles:
-        with rasterio.open(p) as s:
-            metas.append((Path(p), s.transform, s.width, s.height, s.crs, s.dtypes[0], s.nodata, s.block_shapes[0]))
-    if not metas:
-        raise InputError("build_vrt: no tiles")
+    metas = _tiles_on_one_grid(tiles)
     t0, crs, dtype, nodata = metas[0][1], metas[0][4], metas[0][5], metas[0][6]
-    for p, t, _, _, c, d, nd, _ in metas:
-        if (t.a, t.e) != (t0.a, t0.e) or c != crs or d != dtype or nd != nodata or t.b or t.d:
-            raise InputError(f"build_vrt: {p} is not on the grid of {metas[0][0]} (cell size, CRS, dtype, nodata)")
     left = min(t.c for _, t, *_ in metas)
     top = max(t.f for _, t, *_ in metas)
     right = max(t.c + w * t.a for _, t, w, *_ in metas)
     bottom = min(t.f + h * t.e for _, t, _, h, *_ in metas)
     width = round((right - left) / t0.a)
     height = round((bottom - top) / t0.e)
-    gdal_type = {"float32": "Float32", "float64": "Float64", "int16": "Int16", "int32": "Int32",
-                 "uint16": "UInt16", "uint8": "Byte"}[dtype]
+    gdal_type = {
+        "float32": "Float32",
+        "float64": "Float64",
+        "int16": "Int16",
+        "int32": "Int32",
+        "uint16": "UInt16",
+        "uint8": "Byte",
+    }[dtype]
     root = ET.Element("VRTDataset", rasterXSize=str(width), rasterYSize=str(height))
     ET.SubElement(root, "SRS").text = crs.to_wkt()
     ET.SubElement(root, "GeoTransform").text = ", ".join(repr(v) for v in (left, t0.a, 0.0, top, 0.0, t0.e))
@@ -362,8 +453,15 @@ def build_vrt(tiles: Sequence[str | Path], vrt_path: str | Path) -> Path:
         src = ET.SubElement(band, "ComplexSource" if nodata is not None else "SimpleSource")
         ET.SubElement(src, "SourceFilename", relativeToVRT="1").text = rel
         ET.SubElement(src, "SourceBand").text = "1"
-        ET.SubElement(src, "SourceProperties", RasterXSize=str(w), RasterYSize=str(h), DataType=gdal_type,
-                      BlockXSize=str(bx), BlockYSize=str(by))
+        ET.SubElement(
+            src,
+            "SourceProperties",
+            RasterXSize=str(w),
+            RasterYSize=str(h),
+            DataType=gdal_type,
+            BlockXSize=str(bx),
+            BlockYSize=str(by),
+        )
         ET.SubElement(src, "SrcRect", xOff="0", yOff="0", xSize=str(w), ySize=str(h))
         ET.SubElement(src, "DstRect", xOff=str(col), yOff=str(row), xSize=str(w), ySize=str(h))
         if nodata is not None:

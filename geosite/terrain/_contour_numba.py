@@ -94,8 +94,9 @@ def _number_edges(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, in
 
 
 @njit(cache=True, nogil=True)
-def _edge_nodes(z: np.ndarray, m: np.ndarray, iv: float, hb: np.ndarray, vb: np.ndarray, xy: np.ndarray,
-                nk: np.ndarray) -> None:
+def _edge_nodes(
+    z: np.ndarray, m: np.ndarray, iv: float, hb: np.ndarray, vb: np.ndarray, xy: np.ndarray, nk: np.ndarray
+) -> None:
     """Each grid edge's nodes: where each level crosses it (linear between its two heights), and the level."""
     h, w = z.shape
     for r in range(h):
@@ -125,8 +126,9 @@ def _edge_nodes(z: np.ndarray, m: np.ndarray, iv: float, hb: np.ndarray, vb: np.
 
 
 @njit(cache=True, nogil=True)
-def _link_quad(z: np.ndarray, m: np.ndarray, iv: float, r: int, c: int, hb: np.ndarray, vb: np.ndarray,
-               nbr: np.ndarray) -> None:
+def _link_quad(
+    z: np.ndarray, m: np.ndarray, iv: float, r: int, c: int, hb: np.ndarray, vb: np.ndarray, nbr: np.ndarray
+) -> None:
     """Link the nodes of quad (r, c), all four corners with heights, level by level."""
     ma, mb, mc, md = m[r, c], m[r, c + 1], m[r + 1, c], m[r + 1, c + 1]
     lo = min(min(ma, mb), min(mc, md))
@@ -155,9 +157,21 @@ def _link_quad(z: np.ndarray, m: np.ndarray, iv: float, r: int, c: int, hb: np.n
 
 
 @njit(cache=True, nogil=True)
-def _link_triangle(z: np.ndarray, m: np.ndarray, iv: float, r: int, c: int, hb: np.ndarray, vb: np.ndarray,
-                   gb: np.ndarray, xy: np.ndarray, nk: np.ndarray, nbr: np.ndarray) -> None:
-    """Quad (r, c) missing one corner: its diagonal's nodes, and the links of the triangle of the other three."""
+def _link_triangle(
+    z: np.ndarray,
+    m: np.ndarray,
+    iv: float,
+    r: int,
+    c: int,
+    hb: np.ndarray,
+    vb: np.ndarray,
+    gb: np.ndarray,
+    xy: np.ndarray,
+    nk: np.ndarray,
+    nbr: np.ndarray,
+) -> None:
+    """Quad (r, c) missing one corner: its diagonal's nodes, and the links of the triangle of the other
+    three."""
     ma, mb, mc, md = m[r, c], m[r, c + 1], m[r + 1, c], m[r + 1, c + 1]
     if ma == _NO or md == _NO:  # the diagonal B-C, from B
         p, q, zp, zq, x0, dx = mb, mc, z[r, c + 1], z[r + 1, c], c + 1.0, -1.0

@@ -156,8 +156,9 @@ def horn_slope_pct(p: np.ndarray, cell_x: float, cell_y: float) -> np.ndarray:
     return out
 
 
-def horn_hillshade(p: np.ndarray, cell_x: float, cell_y: float, azimuth_deg: float,
-                   altitude_deg: float) -> np.ndarray:
+def horn_hillshade(
+    p: np.ndarray, cell_x: float, cell_y: float, azimuth_deg: float, altitude_deg: float
+) -> np.ndarray:
     """GDAL's hillshade (1-255, 0 where the centre is missing) from Horn's gradient on the padded grid."""
     rows, cols = p.shape[0] - 2, p.shape[1] - 2
     out = np.empty((rows, cols), dtype=np.uint8)

@@ -89,7 +89,9 @@ def _trace(z: np.ndarray, interval: float, passes: int, step: int) -> dict[int, 
             continue
         xy[:, 1] += a  # from the band's first row to the grid's
         cut = np.flatnonzero(np.diff(ks)) + 1  # the lines come in increasing level
-        for i, j in zip(np.concatenate(([0], cut)).tolist(), np.concatenate((cut, [ks.size])).tolist()):
+        for i, j in zip(
+            np.concatenate(([0], cut)).tolist(), np.concatenate((cut, [ks.size])).tolist(), strict=True
+        ):
             o = offs[i : j + 1]
             out.setdefault(int(ks[i]), []).append((xy[o[0] : o[-1]], o - o[0]))
     return out
@@ -119,7 +121,7 @@ def _join(per_level: dict[int, list[tuple]], step: int, rows: int, t) -> tuple[n
     ends = np.cumsum(counts)
     on = np.zeros(len(counts), dtype=bool)
     for y in (v[ends - counts, 1], v[ends - 1, 1]):
-        on |= (y % step == 0) & (0 < y) & (y < rows - 1)
+        on |= (y % step == 0) & (y > 0) & (y < rows - 1)
     on &= np.bincount(lvl, minlength=nlev)[lvl] > 1  # a level's only line is never cut
     ncut = np.bincount(lvl[on], minlength=nlev)
     merge = on & (ncut[lvl] > 1)  # a level's only cut line is kept as it is
@@ -188,7 +190,6 @@ def contours(
         contour closes), ordered by elevation.
     """
     import geopandas as gpd
-    import shapely
 
     if not (interval_ft > 0 and math.isfinite(interval_ft)):
         raise InputError(f"contour interval must be a positive number of feet, got {interval_ft}")
@@ -215,9 +216,11 @@ def contours(
     # would ask the tracer for more levels than memory holds, or level numbers past exact integers
     levels = (hi - lo) / iv
     if levels > MAX_CONTOUR_LEVELS or max(abs(lo), abs(hi)) / iv > 2.0**50:
-        raise InputError(f"DEM {dem.source}: heights from {lo:,.6g} to {hi:,.6g} ft would need {levels:,.6g} "
-                         f"contours at {iv:g} ft (at most {MAX_CONTOUR_LEVELS:,}); check the DEM's nodata value "
-                         "and vertical unit")
+        raise InputError(
+            f"DEM {dem.source}: heights from {lo:,.6g} to {hi:,.6g} ft would need {levels:,.6g} "
+            f"contours at {iv:g} ft (at most {MAX_CONTOUR_LEVELS:,}); check the DEM's nodata value "
+            "and vertical unit"
+        )
     step = _band_rows(rows, cols)
     per_level = _trace(z, iv, passes, step)
     if not per_level:

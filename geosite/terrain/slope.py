@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 SLOPE_TOLERANCE_PCT = 1e-6
 
 
-
 def _padded(dem: Dem) -> np.ndarray:
     from geosite.terrain import _kernels as k
 

@@ -28,6 +28,8 @@ from shapely.geometry.base import BaseGeometry
 from geosite.grid import to_crs, to_dem_crs
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from geosite.grid import Dem
     from geosite.rules import Profile
     from geosite.site import Site, SiteMeasurements
@@ -40,20 +42,76 @@ TERRAIN_KEYS = (
 )
 
 
-def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:
+@dataclasses.dataclass(frozen=True)
+class _SlopeRules:
+    """The profile's terrain numbers: steep thresholds (percent, the chapter's and the state's), the
+    minimum mapping unit (sq ft), the contour interval (ft) and every how-many-th contour is an index."""
+
+    threshold: float
+    state: float
+    mmu: float
+    interval: float
+    index_every: int
+
+    @classmethod
+    def of(cls, profile: Profile) -> _SlopeRules:
+        return cls(
+            threshold=float(profile.value("terrain", "steep_slope_pct", 12.0)),
+            state=float(profile.value("terrain", "state_steep_slope_pct", 20.0)),
+            mmu=float(profile.value("terrain", "steep_min_area_sqft", 500.0)),
+            interval=float(profile.value("terrain", "contour_interval_ft", 5.0)),
+            index_every=int(profile.value("terrain", "index_contour_every", 5)),
+        )
+
+
+def measure_slopes(
+    site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step: Callable[[str], None]
+) -> dict[str, Any]:
     """Slope statistics over the site and the disturbed area, steep-slope polygons and contours."""
     from geosite import terrain
 
-    threshold = float(profile.value("terrain", "steep_slope_pct", 12.0))
-    state = float(profile.value("terrain", "state_steep_slope_pct", 20.0))
-    mmu = float(profile.value("terrain", "steep_min_area_sqft", 500.0))
-    interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
-    index_every = int(profile.value("terrain", "index_contour_every", 5))
-
+    rules = _SlopeRules.of(profile)
+    threshold, state, mmu = rules.threshold, rules.state, rules.mmu
     step("computing slopes")
     slope = terrain.slope_pct(dem)
     boundary = to_dem_crs(site.boundary, site, dem)
     disturbed = to_dem_crs(site.disturbed, site, dem)
+    steep = _steep_measure(dem, slope, boundary, disturbed, mmu)
+    on_site = site.mask_on(dem, "site")
+    with np.errstate(invalid="ignore"):
+        site_slopes = slope[on_site & np.isfinite(slope)]
+    m.set("slopes.threshold_pct", threshold)
+    m.set("slopes.min_area_sqft", mmu)
+    no_site_data = "the DEM has no data on the site"
+    m.set("slopes.steep_area_sqft", steep(boundary, threshold) if site_slopes.size else None, no_site_data)
+    m.set("slopes.state_steep_area_sqft", steep(boundary, state) if site_slopes.size else None, no_site_data)
+    m.set("slopes.max_slope_pct", float(site_slopes.max()) if site_slopes.size else None, no_site_data)
+    m.set("slopes.mean_slope_pct", float(site_slopes.mean()) if site_slopes.size else None, no_site_data)
+    _name_nodata_holes(site, dem, boundary, disturbed)
+    if disturbed is not None and not disturbed.is_empty:
+        _set_disturbed_slopes(site, dem, m, slope, disturbed, steep=steep, rules=rules)
+    else:
+        for key in _DISTURBED_KEYS:
+            m.set(key, None, "no disturbance layer in the site")
+
+    step("tracing steep-slope polygons and contours")
+    _set_map_layers(site, profile, dem, m, slope, rules=rules)
+    return _slopes_summary(m.values, rules)
+
+
+#: what the disturbed area's slopes set, unknown (None) without one or without heights in it
+_DISTURBED_KEYS = (
+    "slopes.steep_disturbed_area_sqft",
+    "slopes.steep_disturbed_mapped_area_sqft",
+    "slopes.state_steep_disturbed_area_sqft",
+    "slopes.max_disturbed_slope_pct",
+)
+
+
+def _steep_measure(dem: Dem, slope: np.ndarray, boundary, disturbed, mmu: float):
+    """``steep(within, lo, hi=None)``: the steep area (sq ft) in ``within`` with slope from ``lo`` to below
+    ``hi`` percent, patches under ``mmu`` sq ft cleaned."""
+    from geosite import terrain
 
     # the steep areas measured: each band's patches cleaned (the minimum area) on the site's box widened
     # by the minimum area's cells, not on the DEM read. A patch (or gap) touching the site that leaves
@@ -69,92 +127,117 @@ def measure_slopes(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, 
     box_slope = slope[brows, bcols]
 
     def steep(within, lo, hi=None) -> float:
-        return terrain.steep_area_sqft(box, within=within, slope=box_slope, threshold_pct=lo, below_pct=hi,
-                                       min_area_sqft=mmu)
+        return terrain.steep_area_sqft(
+            box, within=within, slope=box_slope, threshold_pct=lo, below_pct=hi, min_area_sqft=mmu
+        )
 
-    on_site = site.mask_on(dem, "site")
-    with np.errstate(invalid="ignore"):
-        site_slopes = slope[on_site & np.isfinite(slope)]
-    m.set("slopes.threshold_pct", threshold)
-    m.set("slopes.min_area_sqft", mmu)
-    no_site_data = "the DEM has no data on the site"
-    m.set("slopes.steep_area_sqft", steep(boundary, threshold) if site_slopes.size else None, no_site_data)
-    m.set("slopes.state_steep_area_sqft", steep(boundary, state) if site_slopes.size else None, no_site_data)
-    m.set("slopes.max_slope_pct", float(site_slopes.max()) if site_slopes.size else None, no_site_data)
-    m.set("slopes.mean_slope_pct", float(site_slopes.mean()) if site_slopes.size else None, no_site_data)
-    _name_nodata_holes(site, dem, boundary, disturbed)
-    if disturbed is not None and not disturbed.is_empty:
-        in_dist = site.mask_on(dem, "disturbed") & np.isfinite(slope)
-        no_data = "the DEM has no data in the disturbed area"
-        missing = _no_heights_sqft(disturbed, dem, slope)
-        m.set("slopes.disturbed_without_heights_sqft", missing)
-        if in_dist.any():
-            cells = terrain.steep_area_sqft(dem, within=disturbed, slope=slope, threshold_pct=threshold, min_area_sqft=0.0)
-            mapped = steep(disturbed, threshold)
-            top = float(slope[in_dist].max())
-            how = _steep_how(cells, mapped, mmu, threshold, top, missing)
-            m.set("slopes.steep_disturbed_how", how)
-            m.set("slopes.steep_disturbed_mapped_area_sqft", mapped)
-            if cells <= 0 and missing > 0:
-                # no steep cell where there are heights: for the part without them A(7) is not assessed, never "not met"
-                m.set("slopes.steep_disturbed_area_sqft", None, how)
-            else:
-                m.set("slopes.steep_disturbed_area_sqft", cells)
-            m.set("slopes.state_steep_disturbed_area_sqft", steep(disturbed, state))
-            m.set("slopes.max_disturbed_slope_pct", top)
-        else:
-            # with no height anywhere in the disturbed area its steep area is unknown, not zero (A(7) would
-            # otherwise read "not met")
-            for key in ("slopes.steep_disturbed_area_sqft", "slopes.steep_disturbed_mapped_area_sqft",
-                        "slopes.state_steep_disturbed_area_sqft", "slopes.max_disturbed_slope_pct"):
-                m.set(key, None, no_data)
+    return steep
+
+
+def _set_disturbed_slopes(
+    site: Site, dem: Dem, m: SiteMeasurements, slope: np.ndarray, disturbed, *, steep, rules: _SlopeRules
+) -> None:
+    """The disturbed area's steep areas (sq ft) and steepest slope (percent), set on ``m``."""
+    from geosite import terrain
+
+    in_dist = site.mask_on(dem, "disturbed") & np.isfinite(slope)
+    missing = _no_heights_sqft(disturbed, dem, slope)
+    m.set("slopes.disturbed_without_heights_sqft", missing)
+    if not in_dist.any():
+        # with no height anywhere in the disturbed area its steep area is unknown, not zero (A(7) would
+        # otherwise read "not met")
+        for key in _DISTURBED_KEYS:
+            m.set(key, None, "the DEM has no data in the disturbed area")
+        return
+    cells = terrain.steep_area_sqft(
+        dem, within=disturbed, slope=slope, threshold_pct=rules.threshold, min_area_sqft=0.0
+    )
+    mapped = steep(disturbed, rules.threshold)
+    top = float(slope[in_dist].max())
+    how = _steep_how(cells, mapped, rules.mmu, rules.threshold, top, missing=missing)
+    m.set("slopes.steep_disturbed_how", how)
+    m.set("slopes.steep_disturbed_mapped_area_sqft", mapped)
+    if cells <= 0 and missing > 0:
+        # no steep cell where there are heights: for the part without them A(7) is not assessed,
+        # never "not met"
+        m.set("slopes.steep_disturbed_area_sqft", None, how)
     else:
-        for key in ("slopes.steep_disturbed_area_sqft", "slopes.steep_disturbed_mapped_area_sqft",
-                    "slopes.state_steep_disturbed_area_sqft", "slopes.max_disturbed_slope_pct"):
-            m.set(key, None, "no disturbance layer in the site")
+        m.set("slopes.steep_disturbed_area_sqft", cells)
+    m.set("slopes.state_steep_disturbed_area_sqft", steep(disturbed, rules.state))
+    m.set("slopes.max_disturbed_slope_pct", top)
 
-    step("tracing steep-slope polygons and contours")
+
+def _set_map_layers(
+    site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, slope: np.ndarray, *, rules: _SlopeRules
+) -> None:
+    """The ``steep_slopes`` and ``contours`` layers (site CRS, clipped to the map margin) set on ``m``."""
+    from geosite import terrain
+
     margin = site.boundary.buffer(site.map_margin_ft(profile) / site.ft_per_unit)
     # only the site and its map margin (plus a few cells, so patches and lines run past the clip)
     pad = 4 * max(abs(dem.transform.a), abs(dem.transform.e))
     left, bottom, right, top = to_dem_crs(margin, site, dem).bounds
     near, (rows, cols) = dem.crop((left - pad, bottom - pad, right + pad, top + pad))
-    steep_polys = terrain.steep_slope_polygons(near, slope[rows, cols], threshold_pct=(threshold, state), min_area_sqft=mmu)
-    m.layers["steep_slopes"] = terrain.polygon_parts(_to_site(steep_polys, site, clip=margin), mmu, site.ft_per_unit)
-    lines = terrain.contours(near, interval_ft=interval, index_every=index_every)
+    steep_polys = terrain.steep_slope_polygons(
+        near, slope[rows, cols], threshold_pct=(rules.threshold, rules.state), min_area_sqft=rules.mmu
+    )
+    m.layers["steep_slopes"] = terrain.polygon_parts(
+        _to_site(steep_polys, site, clip=margin), rules.mmu, site.ft_per_unit
+    )
+    lines = terrain.contours(near, interval_ft=rules.interval, index_every=rules.index_every)
     m.layers["contours"] = _to_site(lines, site, clip=margin)
-    m.set("contours.interval_ft", interval)
+    m.set("contours.interval_ft", rules.interval)
     m.set("contours.count", int(len(m.layers["contours"])))
 
-    v = m.values
+
+def _slopes_summary(v: dict[str, Any], rules: _SlopeRules) -> dict[str, Any]:
+    """The stage's part of the report, from the measurements ``v`` it set."""
     return {
         "slopes": {
-            "threshold_pct": threshold,
-            "min_area_sqft": mmu,
+            "threshold_pct": rules.threshold,
+            "min_area_sqft": rules.mmu,
             "steep_area_sqft": v["slopes.steep_area_sqft"],
             "steep_disturbed_area_sqft": v.get("slopes.steep_disturbed_area_sqft"),
             "steep_disturbed_mapped_area_sqft": v.get("slopes.steep_disturbed_mapped_area_sqft"),
             "steep_disturbed_how": v.get("slopes.steep_disturbed_how"),
             "disturbed_without_heights_sqft": v.get("slopes.disturbed_without_heights_sqft"),
-            "cell_rule": "a cell counts when its Horn slope is at or above the threshold; its square is clipped exactly to the disturbed area (no minimum area)",
+            "cell_rule": (
+                "a cell counts when its Horn slope is at or above the threshold; its square is clipped "
+                "exactly to the disturbed area (no minimum area)"
+            ),
             "max_slope_pct": v["slopes.max_slope_pct"],
             "max_disturbed_slope_pct": v.get("slopes.max_disturbed_slope_pct"),
             "mean_slope_pct": v["slopes.mean_slope_pct"],
-            "state_threshold_pct": state,
+            "state_threshold_pct": rules.state,
             "state_steep_area_sqft": v["slopes.state_steep_area_sqft"],
             "state_steep_disturbed_area_sqft": v.get("slopes.state_steep_disturbed_area_sqft"),
-            "method": "Horn (1981) 3x3 gradient as gdaldem slope -p computes it, heights and distances in feet",
+            "method": (
+                "Horn (1981) 3x3 gradient as gdaldem slope -p computes it, heights and distances in feet"
+            ),
         },
-        "contours": {"interval_ft": interval, "index_every": index_every, "count": v["contours.count"]},
+        "contours": {
+            "interval_ft": rules.interval,
+            "index_every": rules.index_every,
+            "count": v["contours.count"],
+        },
     }
 
 
-def _steep_how(cells: float, mapped: float, mmu: float, threshold: float, top: float, missing: float) -> str:
+def _steep_how(
+    cells: float, mapped: float, mmu: float, threshold: float, top: float, *, missing: float
+) -> str:
     """How the disturbed area's steep ground was measured, in words for the A(7) and B(6)(d) findings."""
-    text = (f"{cells:,.0f} sq ft of cells of Horn slope {threshold:g} % or more, clipped exactly to the disturbed area "
-            f"(no minimum area); the steep-slope map, which drops patches and fills holes under {mmu:,.0f} sq ft, shows {mapped:,.0f} sq ft")
+    text = (
+        f"{cells:,.0f} sq ft of cells of Horn slope {threshold:g} % or more, clipped exactly to the "
+        "disturbed area "
+        f"(no minimum area); the steep-slope map, which drops patches and fills holes under {mmu:,.0f} sq "
+        f"ft, shows {mapped:,.0f} sq ft"
+    )
     if cells > 0 and mapped <= 0:
-        text += f": the steep ground here lies only in patches under the {mmu:,.0f} sq ft mapping unit, so the map shows none"
+        text += (
+            f": the steep ground here lies only in patches under the {mmu:,.0f} sq ft mapping unit, "
+            "so the map shows none"
+        )
     text += f"; the steepest slope in the disturbed area is {top:.1f} %"
     if missing > 0:
         text += f"; {missing:,.0f} sq ft of the disturbed area has no DEM heights (not assessed there)"
@@ -185,12 +268,19 @@ def _name_nodata_holes(site: Site, dem: Dem, boundary: BaseGeometry, disturbed: 
         beyond = shapely.area(shapely.difference(disturbed, shapely.box(*dem.bounds))) * dem.ft_per_unit**2
         if beyond > 0:
             total = shapely.area(disturbed) * dem.ft_per_unit**2
-            site.notes.append(f"{src}: {beyond:,.0f} sq ft of the disturbed area ({beyond / total:.0%}) lies beyond the DEM: "
-                              "slopes and drainage there are not assessed")
+            site.notes.append(
+                f"{src}: {beyond:,.0f} sq ft of the disturbed area ({beyond / total:.0%}) lies beyond the "
+                "DEM: "
+                "slopes and drainage there are not assessed"
+            )
     if not nodata.any():
         return
     on_site = rasterize(boundary, dem.shape, dem.transform)
-    in_dist = rasterize(disturbed, dem.shape, dem.transform) if disturbed is not None and not disturbed.is_empty else np.zeros(dem.shape, bool)
+    in_dist = (
+        rasterize(disturbed, dem.shape, dem.transform)
+        if disturbed is not None and not disturbed.is_empty
+        else np.zeros(dem.shape, bool)
+    )
     lab, n = ndimage.label(nodata, structure=np.ones((3, 3), bool))
     edge = set(np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))) - {0}
     for k in range(1, n + 1):
@@ -202,10 +292,13 @@ def _name_nodata_holes(site: Site, dem: Dem, boundary: BaseGeometry, disturbed: 
         x, y = centres(dem, np.array([int(r.mean())]), np.array([int(c.mean())]))
         where = "a nodata area at the DEM's edge" if k in edge else "a nodata hole"
         dist_sqft = float((cells & in_dist).sum()) * dem.cell_area_sqft
-        site.notes.append(f"{src}: {where} of {cells.sum() * dem.cell_area_sqft:,.0f} sq ft inside the site near "
-                          f"({float(x[0]):,.1f}, {float(y[0]):,.1f}) in the DEM's CRS"
-                          + (f", {dist_sqft:,.0f} sq ft of it in the disturbed area" if dist_sqft else "")
-                          + ": slopes, steep areas, drainage and fence sides there are not assessed (the same as beyond the DEM)")
+        site.notes.append(
+            f"{src}: {where} of {cells.sum() * dem.cell_area_sqft:,.0f} sq ft inside the site near "
+            f"({float(x[0]):,.1f}, {float(y[0]):,.1f}) in the DEM's CRS"
+            + (f", {dist_sqft:,.0f} sq ft of it in the disturbed area" if dist_sqft else "")
+            + ": slopes, steep areas, drainage and fence sides there are not assessed (the same as beyond "
+            "the DEM)"
+        )
 
 
 def _to_site(gdf: gpd.GeoDataFrame, site: Site, clip: BaseGeometry | None = None) -> gpd.GeoDataFrame:
@@ -219,7 +312,9 @@ def _to_site(gdf: gpd.GeoDataFrame, site: Site, clip: BaseGeometry | None = None
     return out.reset_index(drop=True)
 
 
-def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step) -> dict[str, Any]:
+def measure_earthwork(
+    site: Site, profile: Profile, dem: Dem, m: SiteMeasurements, step: Callable[[str], None]
+) -> dict[str, Any]:
     """Cut and fill on the site from the proposed-grade DEM ([dem] proposed), in cubic yards.
 
     The proposed grade is resampled (bilinear) onto the existing DEM's grid; each cell whose centre
@@ -253,7 +348,9 @@ def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
     interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
     final = dataclasses.replace(dem, elevation_ft=proposed, source=str(site.proposed_dem_path))
     margin = site.boundary.buffer(site.map_margin_ft(profile) / site.ft_per_unit)
-    lines = terrain.contours(final, interval_ft=interval, index_every=int(profile.value("terrain", "index_contour_every", 5)))
+    lines = terrain.contours(
+        final, interval_ft=interval, index_every=int(profile.value("terrain", "index_contour_every", 5))
+    )
     m.layers["proposed_contours"] = _to_site(lines, site, clip=margin)
     return {
         "earthwork": {
@@ -263,9 +360,14 @@ def measure_earthwork(site: Site, profile: Profile, dem: Dem, m: SiteMeasurement
             "net_cy": fill_cy - cut_cy,
             "declared_cut_fill_cy": declared,
             "decides_a4": "measured" if declared is None or measured > float(declared) else "declared",
-            "reading": "A(4): the larger of the declared and the measured volume decides; a difference of more than the "
-                       "profile's declared_volume_tolerance_pct between them is a finding of geosite check",
+            "reading": (
+                "A(4): the larger of the declared and the measured volume decides; a difference of more "
+                "than the profile's declared_volume_tolerance_pct between them is a finding of geosite check"
+            ),
             "site_cells_without_both_grades": missing,
-            "method": "proposed minus existing grade on the existing DEM's cells inside the site (bilinear resampling)",
+            "method": (
+                "proposed minus existing grade on the existing DEM's cells inside the site "
+                "(bilinear resampling)"
+            ),
         }
     }

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -26,10 +26,13 @@ DEFAULT_MIN_AREA_SQFT = 500.0
 STEEP_THRESHOLDS_PCT = (12.0, 20.0)
 
 
-
 def steep_thresholds(threshold_pct: float | Sequence[float]) -> list[float]:
-    """Slope thresholds (percent) as a sorted list; negative, non-finite or repeated ones are an InputError."""
-    values = [float(threshold_pct)] if np.isscalar(threshold_pct) else [float(t) for t in threshold_pct]  # type: ignore[arg-type]
+    """Slope thresholds (percent) as a sorted list; negative, non-finite or repeated ones are an
+    InputError."""
+    if np.isscalar(threshold_pct):
+        values = [float(cast(float, threshold_pct))]
+    else:
+        values = [float(t) for t in cast(Sequence[float], threshold_pct)]
     if not values or any(not math.isfinite(t) or t < 0 for t in values) or len(set(values)) != len(values):
         raise InputError(f"slope thresholds must be distinct non-negative percentages, got {threshold_pct!r}")
     return sorted(values)
@@ -236,6 +239,7 @@ def steep_area_sqft(
     slope: np.ndarray | None = None,
     threshold_pct: float = 12.0,
     below_pct: float | None = None,
+    *,
     min_area_sqft: float = 0.0,
 ) -> float:
     """Area, in sq ft, of the cells with ``threshold_pct <= slope < below_pct`` inside ``within``.
@@ -289,6 +293,8 @@ def steep_area_sqft(
     if not sub.any():
         return 0.0
     t = Affine(t.a, 0.0, t.c + c0 * t.a, 0.0, t.e, t.f + r0 * t.e)
-    polys = [shapely.geometry.shape(g) for g, _ in features.shapes(sub, mask=sub > 0, connectivity=4, transform=t)]
+    polys = [
+        shapely.geometry.shape(g) for g, _ in features.shapes(sub, mask=sub > 0, connectivity=4, transform=t)
+    ]
     steep = shapely.union_all(polys)
     return float(shapely.area(shapely.intersection(steep, geom))) * dem.ft_per_unit**2
