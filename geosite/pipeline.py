@@ -79,7 +79,7 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     m.gate = site_gate(prof, m.values)  # once: the controls, the rules, check, maps and report all read it
     m.decisions = decide(prof, m.values, m.gate)  # once: each requirement required here or not
     extra.update(_requirement_summary(m.decisions))
-    controls = measure_controls(site, prof, dem, m.flow_grid, m, step)
+    controls = measure_controls(site, prof, dem, m.flow_grid, m, step=step)
     extra.update(controls.report)
     step("evaluating the rules")
     ev = evaluate(prof, m.values, m.gate, decisions=m.decisions)

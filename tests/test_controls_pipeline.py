@@ -55,7 +55,7 @@ def test_fence_gaps_inlets_tracking(plane):
     )
     m = measure_site(site)
     m.set("hydrology.runoff_leaves_site", True)  # as the hydrology stage finds: the plane drains off the site
-    res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, lambda s: None)
+    res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, step=lambda s: None)
     ff = res.report["filter_fence"]
     assert ff["required"] and ff["downslope_length_ft"] == pytest.approx(200) and ff["sideslope_length_ft"] == pytest.approx(200)
     cov = res.report["submitted_controls"]["filter_fence"]
@@ -100,7 +100,7 @@ def test_basin_sized_from_the_whole_outlet(plane):
     m = measure_site(site)
     m.set("hydrology.runoff_leaves_site", True)
     m.set("hydrology.channel_originates_in_disturbed", True)
-    res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, lambda s: None)
+    res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, step=lambda s: None)
     b = res.report["sediment_basin_location"]
     assert b["required"] and b["kind"] == "sediment_trap"
     assert len(b["outlets"]) == 1
@@ -124,7 +124,7 @@ def test_belgium_controls_by_the_handbook(plane):
         bmps=gdf([LineString([(X + 200, Y + 249), (X + 400, Y + 249)])], type=["silt_fence"]),
     )
     prof = load_profile("belgium")
-    res = measure_controls(site, prof, dem, fg, measure_site(site), lambda s: None)
+    res = measure_controls(site, prof, dem, fg, measure_site(site), step=lambda s: None)
     f = {x.rule: x for x in res.findings}
     assert f["filter_fence_submitted"].status == "fail"
     assert f["filter_fence_submitted"].citation == "Design criteria (DNR 1056)"
@@ -146,7 +146,7 @@ def test_dxf_round_trip(plane, tmp_path):
 
     dem, fg = plane
     site = _site(dem, storm_inlets=gdf([Point(X + 301, Y + 301)], id=[1]))
-    res = measure_controls(site, load_profile("grantsburg"), dem, fg, measure_site(site), lambda s: None)
+    res = measure_controls(site, load_profile("grantsburg"), dem, fg, measure_site(site), step=lambda s: None)
     path = write_dxf(res.layers, tmp_path / "controls.dxf")
     from geosite.io.cad import ANNO_LAYERS, cad_layer
 
@@ -176,7 +176,7 @@ def test_a_fence_set_below_the_limits_of_disturbance_covers_the_edges_whose_runo
         bmps = gdf([LineString([(X + 190, Y + y_fence), (X + 410, Y + y_fence)])], type=["silt_fence"])
         m = measure_site(site := _site(dem, bmps=bmps))
         m.set("hydrology.runoff_leaves_site", True)
-        res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, lambda s: None)
+        res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, step=lambda s: None)
         gaps = res.layers["fence_gaps"]
         return res.report["submitted_controls"]["filter_fence"], gaps.groupby("side")["length_ft"].sum()
 

@@ -43,15 +43,20 @@ class ControlsResult:
     layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
 
 
+@dataclass
 class _Ctx:
-    """What every placement reads: the profile, the gate, the measurements and the requirements decided
-    once for the site (:func:`geosite.rules.decide`)."""
+    """What every placement reads and writes: the profile, the gate, the measurements and the requirements
+    decided once for the site (:func:`geosite.rules.decide`); the site, its submitted ``bmps`` layer, the
+    stage's result and its progress callback."""
 
-    def __init__(self, profile: Profile, gate: Gate, m: SiteMeasurements, decisions: dict[str, Decision]):
-        self.p = profile
-        self.gate = gate
-        self.m = m
-        self.decisions = decisions
+    p: Profile
+    gate: Gate
+    m: SiteMeasurements
+    decisions: dict[str, Decision]
+    site: Site
+    res: ControlsResult
+    step: Callable[[str], None]
+    bmps: gpd.GeoDataFrame | None = None
 
     def v(self, key: str) -> Any:
         """A ``[controls]`` number (an error naming the profile when it is missing)."""
@@ -80,6 +85,14 @@ class _Ctx:
         return self.m.values.get("disturbed.max_at_one_time_acres")
 
 
+@dataclass(frozen=True)
+class _Flow:
+    """The DEM and its flow grid (both in the DEM's CRS), for the placements that need where flow goes."""
+
+    dem: Dem
+    fg: FlowGrid
+
+
 def _mark(gdf: gpd.GeoDataFrame, required: bool | None) -> gpd.GeoDataFrame:
     """The layer with its ``required`` column: False where it is drawn for reference only (the maps' legend
     reads it), None where that is not decided."""
@@ -94,95 +107,95 @@ def measure_controls(
     dem: Dem | None,
     fg: FlowGrid | None,
     m: SiteMeasurements,
+    *,
     step: Callable[[str], None] | None = None,
 ) -> ControlsResult:
     """Where the controls go (fences, setbacks, basins, inlets, tracking, diversions) and how the
-    submitted ``bmps`` compare. ``dem``/``fg`` are in the DEM's CRS; layers come back in the site CRS.
-    ``m.gate`` is the site's gate (computed here from ``m`` when the pipeline has not)."""
-    step = step or (lambda _s: None)
+    submitted ``bmps`` compare.
+
+    Parameters
+    ----------
+    site : Site
+        The site (its layers in the site CRS, lengths in ``site.ft_per_unit`` ft per CRS unit).
+    profile : Profile
+        The village's profile: its ``[practices]`` and ``[controls]`` numbers (ft, acres, degrees).
+    dem : Dem or None
+        The DEM (elevations in ft, its own CRS); None when the site has none.
+    fg : FlowGrid or None
+        The flow grid on ``dem`` (None with it).
+    m : SiteMeasurements
+        The measurements so far; ``m.gate`` is the site's gate (computed here from ``m`` when the pipeline
+        has not).
+    step : callable, optional
+        Called with a short progress message before each placement.
+
+    Returns
+    -------
+    ControlsResult
+        Report keys, findings and layers (site CRS).
+    """
     res = ControlsResult()
     gate = m.gate if m.gate is not None else site_gate(profile, m.values)
-    c = _Ctx(profile, gate, m, m.decisions if m.decisions is not None else decide(profile, m.values, gate))
+    c = _Ctx(profile, gate, m, m.decisions if m.decisions is not None else decide(profile, m.values, gate),
+             site=site, res=res, step=step or (lambda _s: None))
     res.report["controls_gate"] = {"chapter_applies": gate.applies, "why": gate.message,
                                    **{k: t.met for k, t in gate.scopes.items()}}
     if not any(q.practice for q in profile.requirements):
         return res
-    bmps = site.layer("bmps")
+    c.bmps = site.layer("bmps")
     if dem is None or fg is None:
-        why = "no DEM: where flow leaves the disturbed area cannot be told"
-        for name in NEEDS_DEM:
-            if c.practice(name):
-                res.report.setdefault(name, {"assessed": False, "why": why})
-                text = c.practice(name).requires
-                res.findings.append(c.finding(name, f"controls.{name}", "not_assessed", f"{text[:1].upper()}{text[1:]}: not assessed ({why})."))
-        _inlets(site, c, None, None, bmps, res, step)  # on-site and adjacent inlets need no DEM
-        _tracking(site, c, res, step)
-        _dewatering(site, c, bmps, res)
-        _inactive_stabilization(site, c, bmps, res)
+        _without_dem(c)
         return res
+    flow = _Flow(dem, fg)
     chan = m.layers.get("channels")
     chan_dem = to_crs(chan, dem.crs) if chan is not None and len(chan) else None
-    basins = _basin(site, c, dem, fg, bmps, res, step)
-    _fences(site, c, dem, fg, bmps, chan_dem, basins, res, step)
-    _stockpiles(site, c, dem, fg, bmps, chan, res, step)
-    _inlets(site, c, dem, fg, bmps, res, step)
-    _tracking(site, c, res, step)
-    _diversions(site, c, dem, fg, bmps, res, step)
-    _channelized_inflows(site, c, bmps, res)
-    _dewatering(site, c, bmps, res)
-    _inactive_stabilization(site, c, bmps, res)
+    basins = _basin(c, flow)
+    _fences(c, flow, chan_dem, basins)
+    _stockpiles(c, flow, chan)
+    _inlets(c, dem, fg)
+    _tracking(c)
+    _diversions(c, flow)
+    _channelized_inflows(c)
+    _dewatering(c)
+    _inactive_stabilization(c)
     return res
+
+
+def _without_dem(c: _Ctx) -> None:
+    """The placements that need where flow goes are not assessed; the rest are checked."""
+    why = "no DEM: where flow leaves the disturbed area cannot be told"
+    for name in NEEDS_DEM:
+        q = c.practice(name)
+        if q:
+            c.res.report.setdefault(name, {"assessed": False, "why": why})
+            text = q.requires
+            c.res.findings.append(c.finding(name, f"controls.{name}", "not_assessed", f"{text[:1].upper()}{text[1:]}: not assessed ({why})."))
+    _inlets(c, None, None)  # on-site and adjacent inlets need no DEM
+    _tracking(c)
+    _dewatering(c)
+    _inactive_stabilization(c)
 
 
 # --------------------------------------------------------------------------------------------- fences
 
 
-def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res: ControlsResult, step) -> None:
+def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dict[str, Any]) -> None:
+    """Filter fence: where it goes (downslope, sideslope and channel edges, interior rows), whether it is
+    the route the chapter requires here, and the submitted fences against it."""
     pr = c.practice("filter_fence")
     area = c.m.layers.get("disturbed_area")
+    res = c.res
     if pr is None:
         return
     if area is None or not len(area):
         res.report["filter_fence"] = {"required": None, "why": "no disturbance layer"}
         return
-    step("placing filter fence")
-    thr = float(c.p.value("terrain", "channel_threshold_sqft"))
+    c.step("placing filter fence")
     channel_pr = c.practice("channel_fence")
     # the union (clipped to the site): edges shared by adjacent disturbance polygons get no fence
     parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
     parts["id"] = range(1, len(parts) + 1)
-    fence, runs = controls.filter_fence(
-        parts, dem, fg,
-        tolerance_deg=float(c.v("fence_sideslope_tolerance_deg")),
-        min_run_ft=float(c.v("fence_min_run_ft")),
-        hook_ft=float(c.v("fence_hook_ft")) if pr.params.get("hooks", False) else 0.0,
-        table=c.v("fence_max_slope_length_ft"),
-        channel_threshold_sqft=thr,
-        channel_offset_ft=float(c.v("fence_channel_offset_ft")),
-        obstacles=controls.row_obstacles(site),
-        row_clearance_ft=float(c.v("fence_row_clearance_ft")),
-        row_min_length_ft=float(c.v("fence_row_min_length_ft")),
-        row_rules=controls.RowRules.from_profile(c.p),
-    )
-    stand_ins = controls.row_stand_ins(fence)
-    if stand_ins is not None:
-        res.layers["stand_ins"] = stand_ins
-    if channel_pr is not None and chan_dem is None:
-        c.m.set("hydrology.channels_receiving_disturbed_runoff", 0)  # no channel traced on the DEM
-    if channel_pr is None:
-        # the chapter asks for no channel-edge fences: the side fences still stop at concentrated flow
-        # (DNR 1056: silt fence is for sheet and rill flow), which a trap or basin takes instead
-        fence = fence[fence["side"] != "channel"].reset_index(drop=True)
-    elif chan_dem is not None:
-        out = controls.channel_edge_fences(to_dem_crs(site.disturbed, site, dem), to_dem_crs(site.boundary, site, dem),
-                                           dem, fg, chan_dem, thr, float(c.v("fence_channel_offset_ft")))
-        c.m.set("hydrology.channels_receiving_disturbed_runoff", int(out.attrs.get("segments_reached", 0)))
-        if len(out):
-            out = to_crs(out, site.crs)
-            out["polygon_id"] = None
-            out["length_ft"] = out.geometry.length * site.ft_per_unit
-            fence = gpd.GeoDataFrame(gpd.pd.concat([fence, out[["side", "polygon_id", "geometry", "length_ft"]]], ignore_index=True),
-                                     geometry="geometry", crs=site.crs)
+    fence, runs = _fence_lines(c, flow, pr, parts, chan_dem)
     summary = controls.fence_summary(fence)
     unclassified_ft = float(runs.loc[runs["side"] == controls.UNCLASSIFIED, "length_ft"].sum())
     acres = c.acres_at_once()
@@ -210,6 +223,64 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
                                   f"({summary['total_length_ft']:,.0f} ft in all, end hooks included), plus {summary['interior_length_ft']:,.0f} ft of "
                                   "interior rows where the slope above a fence is longer than DNR 1056 allows.",
                                   required=True, values=summary))
+    _fence_submitted(c, flow, fence=fence, parts=parts, summary=summary, basins=basins)
+
+
+def _fence_lines(
+    c: _Ctx, flow: _Flow, pr: Requirement, parts: gpd.GeoDataFrame, chan_dem: gpd.GeoDataFrame | None
+) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """The fence lines geosite places (site CRS) and the classified edge runs of the disturbed area."""
+    site, dem, fg = c.site, flow.dem, flow.fg
+    thr = float(c.p.value("terrain", "channel_threshold_sqft"))
+    channel_pr = c.practice("channel_fence")
+    fence, runs = controls.filter_fence(
+        parts, dem, fg,
+        tolerance_deg=float(c.v("fence_sideslope_tolerance_deg")),
+        min_run_ft=float(c.v("fence_min_run_ft")),
+        hook_ft=float(c.v("fence_hook_ft")) if pr.params.get("hooks", False) else 0.0,
+        table=c.v("fence_max_slope_length_ft"),
+        channel_threshold_sqft=thr,
+        channel_offset_ft=float(c.v("fence_channel_offset_ft")),
+        obstacles=controls.row_obstacles(site),
+        row_clearance_ft=float(c.v("fence_row_clearance_ft")),
+        row_min_length_ft=float(c.v("fence_row_min_length_ft")),
+        row_rules=controls.RowRules.from_profile(c.p),
+    )
+    stand_ins = controls.row_stand_ins(fence)
+    if stand_ins is not None:
+        c.res.layers["stand_ins"] = stand_ins
+    if channel_pr is not None and chan_dem is None:
+        c.m.set("hydrology.channels_receiving_disturbed_runoff", 0)  # no channel traced on the DEM
+    if channel_pr is None:
+        # the chapter asks for no channel-edge fences: the side fences still stop at concentrated flow
+        # (DNR 1056: silt fence is for sheet and rill flow), which a trap or basin takes instead
+        fence = fence[fence["side"] != "channel"].reset_index(drop=True)
+    elif chan_dem is not None:
+        out = controls.channel_edge_fences(to_dem_crs(site.disturbed, site, dem), to_dem_crs(site.boundary, site, dem),
+                                           dem, fg, chan_dem, thr, float(c.v("fence_channel_offset_ft")))
+        c.m.set("hydrology.channels_receiving_disturbed_runoff", int(out.attrs.get("segments_reached", 0)))
+        if len(out):
+            out = to_crs(out, site.crs)
+            out["polygon_id"] = None
+            out["length_ft"] = out.geometry.length * site.ft_per_unit
+            fence = gpd.GeoDataFrame(gpd.pd.concat([fence, out[["side", "polygon_id", "geometry", "length_ft"]]], ignore_index=True),
+                                     geometry="geometry", crs=site.crs)
+    return fence, runs
+
+
+def _fence_submitted(
+    c: _Ctx,
+    flow: _Flow,
+    *,
+    fence: gpd.GeoDataFrame,
+    parts: gpd.GeoDataFrame,
+    summary: dict[str, Any],
+    basins: dict[str, Any],
+) -> None:
+    """The submitted silt fence / straw bales against the required stretches, and the slope lengths above
+    them."""
+    res, bmps, site = c.res, c.bmps, c.site
+    channel_pr = c.practice("channel_fence")
     sides = ("downslope", "sideslope", "channel") if channel_pr else ("downslope", "sideslope")
     need = fence[fence["side"].isin(sides)]
     if bmps is None:
@@ -218,7 +289,7 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
                                       f"No bmps layer submitted: {need['length_ft'].sum():,.0f} ft of filter fence is required and cannot be checked."))
         return
     cov, gaps = controls.fence_coverage(need, bmps, float(c.v("fence_cover_tolerance_ft")),
-                                        flow=(dem, fg, site.mask_on(dem, "site")),
+                                        flow=(flow.dem, flow.fg, site.mask_on(flow.dem, "site")),
                                         reach_ft=float(c.v("fence_intercept_reach_ft")))
     res.layers["fence_gaps"] = gaps
     sub = res.report.setdefault("submitted_controls", {"bmps_layer": True})
@@ -229,7 +300,7 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
     edges = "downslope, sideslope and channel-edge" if channel_pr else "downslope and sideslope"
     alt_q = c.practice("sediment_basin")
     alt = f" (or basins at every outlet, {alt_q.citation})" if basins.get("alternative_open") and alt_q else ""
-    _slope_lengths(site, c, dem, fg, bmps, parts, summary, res)
+    _slope_lengths(c, flow, parts, summary)
     res.findings.append(c.finding(
         "filter_fence", "filter_fence_submitted", "pass" if ok else "fail",
         f"Submitted silt fence / straw bales cover every required {edges} stretch."
@@ -238,14 +309,15 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
         required=True, values=cov, feature_ids=ids))
 
 
-def _slope_lengths(site, c: _Ctx, dem, fg, bmps, parts, summary: dict[str, float], res: ControlsResult) -> None:
+def _slope_lengths(c: _Ctx, flow: _Flow, parts: gpd.GeoDataFrame, summary: dict[str, float]) -> None:
     """DNR 1056's maximum slope length above a fence, checked on the submitted fences: the Handbook's
     design criteria, which both chapters make binding on every BMP (Grantsburg's and Belgium's design
     criteria sections), so it is cited there, under the fence practice's gate."""
     table = c.v("fence_max_slope_length_ft")
     if table is None:
         return
-    lines = controls.bmps_of(bmps, ("silt_fence", "straw_bales", "diversion", "stabilization"))
+    res, site, dem, fg = c.res, c.site, flow.dem, flow.fg
+    lines = controls.bmps_of(c.bmps, ("silt_fence", "straw_bales", "diversion", "stabilization"))
     barriers = shapely.union_all(to_crs(lines, dem.crs).geometry.values) if lines is not None and len(lines) else None
     worst = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0}
     where = []
@@ -295,10 +367,30 @@ def _fence_route(c: _Ctx, pr: Requirement, basins: dict[str, Any]) -> tuple[bool
 # --------------------------------------------------------------------------------------------- basins
 
 
-def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str, Any]:
+@dataclass
+class _BasinPlan:
+    """The outlets of the disturbed area needing a basin or trap (site CRS), and the submitted ones at them."""
+
+    outlets: gpd.GeoDataFrame
+    fringe: gpd.GeoDataFrame
+    #: per outlet: its drainage (acres), kind, and the bmps ids receiving its runoff / suiting it
+    served: list[dict[str, Any]]
+    #: the submitted basins and traps (None when the plan has none)
+    got: gpd.GeoDataFrame | None
+    reasons: list[str]
+    #: the alternative applies too: either route complies
+    small_alt: bool
+    #: acres draining to the outlets in all
+    total: float
+    #: the report entry (``sediment_basin_location``)
+    rep: dict[str, Any]
+
+
+def _basin(c: _Ctx, flow: _Flow) -> dict[str, Any]:
     """Sediment basins and traps: the outlets, which need one, and the submitted ones at them. Returns
     what the fence route needs to know (``serves_all``, ``alternative_open``)."""
     pr = c.practice("sediment_basin")
+    res = c.res
     out: dict[str, Any] = {"serves_all": False, "alternative_open": False}
     dist = c.m.layers.get("disturbed_area")
     if pr is None or dist is None or not len(dist):
@@ -310,24 +402,13 @@ def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str,
     pending = [t.message for t in d.conditions if t.met is None]
     if not d.conditions:
         reasons = [f"every site the requirement applies to ({pr.citation})"]
-    step("locating sediment basins and traps")
-    thr = float(c.p.value("terrain", "channel_threshold_sqft"))
-    trap, basin = float(c.v("sediment_trap_max_drainage_acres")), float(c.v("sediment_basin_max_drainage_acres"))
-    # which outlets need their own trap or basin: where concentrated runoff leaves (Belgium's reading: each
-    # sized by its own catchment), or every outlet draining at least basin_outlet_min_acres (the fringe
-    # below that is reported, not required one by one)
-    concentrated_only = pr.params.get("outlets", "all") == "concentrated"
-    outlets, cells = controls.disturbed_outlets(dist, dem, fg, trap, basin, thr, float(c.v("basin_outlet_merge_ft")),
-                                                concentrated_only=concentrated_only)
-    keep = outlets["concentrated"].to_numpy(bool) | (outlets["drainage_acres"].to_numpy() >= float(c.v("basin_outlet_min_acres")))
-    fringe = outlets[~keep]
-    cells = [x for x, k in zip(cells, keep, strict=True) if k]
-    outlets = outlets[keep].reset_index(drop=True)
+    c.step("locating sediment basins and traps")
+    outlets, cells, fringe = _basin_outlets(c, flow, pr, dist)
     required = d.met
     small_alt = bool(d.met) and d.either_with is not None  # the alternative applies too: either route complies
     out["alternative_open"] = small_alt
-    got = controls.bmps_of(bmps, tuple(c.p.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"])))
-    served = controls.submitted_at_outlets(got, outlets, cells, dem, fg, dist, float(c.v("basin_search_ft"))) if got is not None and len(got) and len(outlets) else \
+    got = controls.bmps_of(c.bmps, tuple(c.p.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"])))
+    served = controls.submitted_at_outlets(got, outlets, cells, flow.dem, flow.fg, dist, float(c.v("basin_search_ft"))) if got is not None and len(got) and len(outlets) else \
         [{"outlet": int(o), "drainage_acres": float(a), "disturbed_acres": float(d), "kind": k, "served_by": [], "suitable_by": []}
          for o, a, d, k in zip(outlets["outlet"], outlets["drainage_acres"], outlets["disturbed_acres"], outlets["kind"], strict=True)]
     total = float(outlets["drainage_acres"].sum()) if len(outlets) else 0.0
@@ -350,6 +431,33 @@ def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str,
         return out
     if not required:
         return out
+    _basin_findings(c, pr, _BasinPlan(outlets, fringe, served, got, reasons, small_alt, total, rep), bool(route_req))
+    return out
+
+
+def _basin_outlets(
+    c: _Ctx, flow: _Flow, pr: Requirement, dist: gpd.GeoDataFrame
+) -> tuple[gpd.GeoDataFrame, list[Any], gpd.GeoDataFrame]:
+    """The outlets needing their own trap or basin, their cells, and the fringe of smaller outlets."""
+    thr = float(c.p.value("terrain", "channel_threshold_sqft"))
+    trap, basin = float(c.v("sediment_trap_max_drainage_acres")), float(c.v("sediment_basin_max_drainage_acres"))
+    # which outlets need their own trap or basin: where concentrated runoff leaves (Belgium's reading: each
+    # sized by its own catchment), or every outlet draining at least basin_outlet_min_acres (the fringe
+    # below that is reported, not required one by one)
+    concentrated_only = pr.params.get("outlets", "all") == "concentrated"
+    outlets, cells = controls.disturbed_outlets(dist, flow.dem, flow.fg, trap, basin, thr, float(c.v("basin_outlet_merge_ft")),
+                                                concentrated_only=concentrated_only)
+    keep = outlets["concentrated"].to_numpy(bool) | (outlets["drainage_acres"].to_numpy() >= float(c.v("basin_outlet_min_acres")))
+    fringe = outlets[~keep]
+    cells = [x for x, k in zip(cells, keep, strict=True) if k]
+    outlets = outlets[keep].reset_index(drop=True)
+    return outlets, cells, fringe
+
+
+def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) -> None:
+    """Where the required basins go, and whether the plan submits one of a suiting kind at each outlet."""
+    res, outlets, fringe, served, got, reasons, rep = c.res, b.outlets, b.fringe, b.served, b.got, b.reasons, b.rep
+    small_alt, total = b.small_alt, b.total
     at = {int(o): (float(g.x), float(g.y)) for o, g in zip(outlets["outlet"], outlets.geometry, strict=True)}
     where = "; ".join(
         f"outlet {s['outlet']} near ({at[s['outlet']][0]:,.0f}, {at[s['outlet']][1]:,.0f}) ({s['drainage_acres']:,.2f} acres drain there, "
@@ -362,7 +470,7 @@ def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str,
                                   f"the disturbed area's runoff leaves at {len(outlets)} outlet{'s' if len(outlets) != 1 else ''} needing one, draining {total:,.2f} acres "
                                   f"in all ({where})" + (f"; {len(fringe)} smaller outlet{'s' if len(fringe) != 1 else ''} drain {rep['fringe_drainage_acres']:,.2f} acres more, "
                                                            f"each under {float(c.v('basin_outlet_min_acres')):g} acre" if len(fringe) else "") + ".",
-                                  required=bool(route_req), values=rep))
+                                  required=route_req, values=rep))
     missing = [s for s in served if not s["suitable_by"]]
     reading = f" Reading: {pr.reading}" if pr.reading else ""
     if small_alt:
@@ -372,7 +480,7 @@ def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str,
                f"Basins per {pr.citation} would be one way to comply; the plan is judged on the other route instead "
                f"({len(missing)} outlet{'s' if len(missing) != 1 else ''} without a suitable basin or trap).") + reading
         res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", status, msg, values=rep))
-        return out
+        return
     if got is None or not len(got):
         status, msg = "fail", f"Sediment basins are required ({'; '.join(reasons)}) but the bmps layer has none: {where}."
     elif missing:
@@ -385,26 +493,27 @@ def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str,
         status, msg = "pass", f"Every outlet of the disturbed area has a submitted basin or trap of a kind its drainage suits ({where})."
     res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", status, msg + reading, required=True, values=rep,
                                   feature_ids=[py_scalar(i) for i in got["id"]] if got is not None else []))
-    return out
 
 
 # --------------------------------------------------------------------------------------------- stockpiles
 
 
-def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -> None:
+def _stockpiles(c: _Ctx, flow: _Flow, chan: gpd.GeoDataFrame | None) -> None:
+    """Stockpiles: their setbacks from downslope roads and waters, their fences and stabilization."""
+    site, res = c.site, c.res
     piles = site.layer("stockpiles")
     setback_pr, fence_pr, stab_pr = c.practice("stockpile_setback"), c.practice("stockpile_fence"), c.practice("stockpile_stabilization")
     if piles is None:
         res.report["stockpiles"] = []
         return
-    step("checking stockpile setbacks")
+    c.step("checking stockpile setbacks")
     setback = float(setback_pr.param("setback_ft")) if setback_pr is not None else 0.0
     kinds = tuple(setback_pr.param("to")) if setback_pr is not None else (*controls.FEATURE_LAYERS, controls.DEM_CHANNELS)
     features = {k: site.layer(k) for k in kinds if k != controls.DEM_CHANNELS}
     if chan is not None and len(chan) and controls.DEM_CHANNELS in kinds:
         features[controls.DEM_CHANNELS] = chan  # drainage channels traced on the DEM count as much as drawn ones
     rep, zones, fences = controls.stockpile_setbacks(
-        piles, features, dem, fg,
+        piles, features, flow.dem, flow.fg,
         min_setback_ft=setback,
         trace_ft=float(c.v("stockpile_trace_ft")),
         tolerance_deg=float(c.v("fence_sideslope_tolerance_deg")),
@@ -421,52 +530,72 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -
     for r in rep:
         r["stabilization_required"] = _pile_needs(c, stab_pr, r)
     res.report["stockpiles"] = [{k: v for k, v in r.items() if k != "features"} for r in rep]
-    extra = _extra_bmps(bmps)
+    extra = _extra_bmps(c.bmps)
     for r in rep:
-        nf = r["nearest_feature"]
-        name = _feature_name(nf, r["features"]) if nf else ""
-        if setback_pr is None:
-            down = [f for f in r["features"] if f["downslope"]]
-            if down:
-                f0 = down[0]
-                res.findings.append(Finding("stockpile_downslope", "", "", "info",
-                                            f"Stockpile {r['id']} is {f0['distance_ft']:,.1f} ft from downslope {_feature_name(f0, down)}: "
-                                            "a setback distance from roads and waters is not specified by this chapter.",
-                                            values={"distance_ft": f0["distance_ft"]}, feature_ids=[r["id"]]))
-        elif r["violation"] and _pile_needs(c, setback_pr, r) is not False:
-            reason, more = r["setback_reason"], r["extra_bmps"] or extra.get(r["id"])
-            if not setback_pr.params.get("wherever_possible", True):
-                reason = None  # the chapter sets the setback without "wherever possible": a closer pile fails
-            base = (f"Stockpile {r['id']} is {r['min_setback_ft']:,.1f} ft from downslope {name}; piles are to be {float(setback):g} ft from "
-                    "any downslope road, lake, stream, wetland or drainage channel wherever possible.")
-            if reason and more:
-                res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "inspector_decision",
-                                              f"{base} The plan says why {float(setback):g} ft is not possible (\"{reason}\") and what more it does there "
-                                              f"({more}): {setback_pr.citation} leaves piles closer than {float(setback):g} ft to the {c.p.official}, "
-                                              "who may require additional or different BMPs. The inspector's decision.",
-                                              required=True, values={"min_setback_ft": r["min_setback_ft"], "setback_reason": reason, "extra_bmps": more},
-                                              feature_ids=[r["id"]]))
-            else:
-                lack = "why it is not possible (the pile's setback_reason)" if not reason else ""
-                lack += (" and " if lack and not more else "") + ("what more it does there (extra_bmps)" if not more else "")
-                res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "fail",
-                                              (f"{base} The plan does not say {lack}, so {setback_pr.citation}'s 'wherever possible' is not shown."
-                                               if setback_pr.params.get("wherever_possible", True) else f"{base} ({setback_pr.citation}: no exception.)"),
-                                              required=True, values={"min_setback_ft": r["min_setback_ft"]}, feature_ids=[r["id"]]))
-        else:
-            res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "pass",
-                                          f"Stockpile {r['id']}: " + (f"nearest downslope feature {r['min_setback_ft']:,.1f} ft away ({name})."
-                                                                      if r["min_setback_ft"] is not None else "no road, lake, stream, wetland or drainage channel downslope."),
-                                          values={"min_setback_ft": r["min_setback_ft"]}, feature_ids=[r["id"]]))
+        _pile_setback(c, r, setback, extra)
         if setback_pr is not None:
             for f in r["near_upslope"]:
                 res.findings.append(c.finding("stockpile_setback", "stockpile_setback_upslope", "info",
                                               f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which is not downslope of it (no setback required).",
                                               feature_ids=[r["id"]]))
         if stab_pr is not None:
-            _pile_stabilization(c, stab_pr, r, bmps, res)
+            _pile_stabilization(c, stab_pr, r)
     if fence_pr is None:
         return
+    _pile_fences(c, flow, fences)
+
+
+def _pile_setback(c: _Ctx, r: dict[str, Any], setback: float, extra: dict[Any, str]) -> None:
+    """Pile ``r``'s setback (``setback`` ft) from the roads and waters downslope of it; ``extra`` the BMPs
+    the plan ties to each pile."""
+    setback_pr = c.practice("stockpile_setback")
+    res = c.res
+    nf = r["nearest_feature"]
+    name = _feature_name(nf, r["features"]) if nf else ""
+    if setback_pr is None:
+        down = [f for f in r["features"] if f["downslope"]]
+        if down:
+            f0 = down[0]
+            res.findings.append(Finding("stockpile_downslope", "", "", "info",
+                                        f"Stockpile {r['id']} is {f0['distance_ft']:,.1f} ft from downslope {_feature_name(f0, down)}: "
+                                        "a setback distance from roads and waters is not specified by this chapter.",
+                                        values={"distance_ft": f0["distance_ft"]}, feature_ids=[r["id"]]))
+    elif r["violation"] and _pile_needs(c, setback_pr, r) is not False:
+        _pile_too_close(c, setback_pr, r, setback, name=name, more=r["extra_bmps"] or extra.get(r["id"]))
+    else:
+        res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "pass",
+                                      f"Stockpile {r['id']}: " + (f"nearest downslope feature {r['min_setback_ft']:,.1f} ft away ({name})."
+                                                                  if r["min_setback_ft"] is not None else "no road, lake, stream, wetland or drainage channel downslope."),
+                                      values={"min_setback_ft": r["min_setback_ft"]}, feature_ids=[r["id"]]))
+
+
+def _pile_too_close(c: _Ctx, setback_pr: Requirement, r: dict[str, Any], setback: float, *, name: str, more: Any) -> None:
+    """Pile ``r`` closer than ``setback`` ft to ``name`` downslope: the inspector's decision when the plan says
+    why and what more it does (``more``), else a failure."""
+    reason = r["setback_reason"]
+    if not setback_pr.params.get("wherever_possible", True):
+        reason = None  # the chapter sets the setback without "wherever possible": a closer pile fails
+    base = (f"Stockpile {r['id']} is {r['min_setback_ft']:,.1f} ft from downslope {name}; piles are to be {float(setback):g} ft from "
+            "any downslope road, lake, stream, wetland or drainage channel wherever possible.")
+    if reason and more:
+        c.res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "inspector_decision",
+                                        f"{base} The plan says why {float(setback):g} ft is not possible (\"{reason}\") and what more it does there "
+                                        f"({more}): {setback_pr.citation} leaves piles closer than {float(setback):g} ft to the {c.p.official}, "
+                                        "who may require additional or different BMPs. The inspector's decision.",
+                                        required=True, values={"min_setback_ft": r["min_setback_ft"], "setback_reason": reason, "extra_bmps": more},
+                                        feature_ids=[r["id"]]))
+        return
+    lack = "why it is not possible (the pile's setback_reason)" if not reason else ""
+    lack += (" and " if lack and not more else "") + ("what more it does there (extra_bmps)" if not more else "")
+    c.res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "fail",
+                                    (f"{base} The plan does not say {lack}, so {setback_pr.citation}'s 'wherever possible' is not shown."
+                                     if setback_pr.params.get("wherever_possible", True) else f"{base} ({setback_pr.citation}: no exception.)"),
+                                    required=True, values={"min_setback_ft": r["min_setback_ft"]}, feature_ids=[r["id"]]))
+
+
+def _pile_fences(c: _Ctx, flow: _Flow, fences: gpd.GeoDataFrame) -> None:
+    """The submitted fences along the downslope side of each pile (``fences``: the ones geosite places)."""
+    res, bmps = c.res, c.bmps
     if bmps is None:
         res.findings.append(c.finding("stockpile_fence", "stockpile_fence", "not_assessed",
                                       "No bmps layer submitted: the fences on the downslope side of the piles cannot be checked."))
@@ -477,7 +606,7 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -
         need = fences[(fences["pile_id"] == pid) & (fences["length_ft"] > 0)].copy()
         cov, _gaps = controls.fence_coverage(need.rename(columns={"pile_id": "polygon_id"}), bmps, tol,
                                              min_gap_ft=float(c.v("stockpile_fence_min_gap_ft")),
-                                             flow=(dem, fg, site.mask_on(dem, "site")),
+                                             flow=(flow.dem, flow.fg, c.site.mask_on(flow.dem, "site")),
                                              reach_ft=float(c.v("fence_intercept_reach_ft")))
         covered = cov["gap_length_ft"] <= 0.0
         for r in res.report["stockpiles"]:
@@ -523,10 +652,11 @@ def _pile_needs(c: _Ctx, q: Requirement | None, r: dict[str, Any]) -> bool | Non
     return True if t is None else t.met
 
 
-def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any], bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any]) -> None:
     """B(6)(e)-style: a pile that meets the requirement's conditions (kept over 30 days) has its stabilization
     in the plan: the pile's ``stabilization`` attribute, or a bmps feature of a stabilization type with its
     ``pile_id``."""
+    res, bmps = c.res, c.bmps
     need = r["stabilization_required"]
     if need is False:
         return
@@ -576,7 +706,10 @@ def _extra_bmps(bmps: gpd.GeoDataFrame | None) -> dict[Any, str]:
 # --------------------------------------------------------------------------------------------- inlets
 
 
-def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
+def _inlets(c: _Ctx, dem: Dem | None, fg: FlowGrid | None) -> None:
+    """Storm drain inlets: which need protection (on the site, near it, or reached by its runoff), and
+    whether the plan protects them."""
+    site, res, bmps, step = c.site, c.res, c.bmps, c.step
     pr = c.practice("inlet_protection")
     inlets = site.layer("storm_inlets")
     if pr is None:
@@ -640,7 +773,9 @@ def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
 # --------------------------------------------------------------------------------------------- tracking
 
 
-def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
+def _tracking(c: _Ctx) -> None:
+    """Tracking pads at each entrance where vehicles leave the site onto a road."""
+    site, res, step = c.site, c.res, c.step
     pr = c.practice("tracking_pad")
     if pr is None:
         return
@@ -690,7 +825,9 @@ def _pad_message(e: dict[str, Any], kind: str) -> str:
 # --------------------------------------------------------------------------------------------- diversions
 
 
-def _diversions(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
+def _diversions(c: _Ctx, flow: _Flow) -> None:
+    """Diversions above disturbed areas that sheetflow from upslope reaches, and the submitted ones."""
+    site, res, bmps, step, dem, fg = c.site, c.res, c.bmps, c.step, flow.dem, flow.fg
     pr = c.practice("sheetflow_diversion")
     dist = site.layer("disturbance")
     if pr is None:
@@ -747,9 +884,10 @@ def _diversions(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None
 # --------------------------------------------------------------------------------------------- plan checks without placement
 
 
-def _dewatering(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+def _dewatering(c: _Ctx) -> None:
     """B(1)-style: when dewatering is declared, the plan names what treats the pumped water (a bmps feature
     of one of ``[controls] dewatering_types``)."""
+    res, bmps = c.res, c.bmps
     q, d = c.practice("dewatering"), c.decision("dewatering")
     if q is None or d is None or not d.met:
         return
@@ -767,9 +905,10 @@ def _dewatering(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: Control
                                   f"feature of type {', '.join(types)}).", required=True, feature_ids=ids))
 
 
-def _inactive_stabilization(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+def _inactive_stabilization(c: _Ctx) -> None:
     """B(6)(c)[1]-style: each disturbance polygon is stabilized within the requirement's days of its end
     (its ``stabilized`` date, or the install date of a stabilization bmps feature over it)."""
+    site, res, bmps = c.site, c.res, c.bmps
     q = c.practice("inactive_stabilization")
     dist = site.layer("disturbance")
     if q is None or dist is None or not len(dist):
@@ -817,10 +956,11 @@ def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None
     return max(over) if over else None
 
 
-def _channelized_inflows(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+def _channelized_inflows(c: _Ctx) -> None:
     """B(6)(a)-style channelized runoff from adjacent areas: diverted (a submitted diversion within the
     profile's cover tolerance of each channelized entry), or else its channel protected by the channel-edge
     fences of the requirement's alternative (judged with the filter fence)."""
+    site, res, bmps = c.site, c.res, c.bmps
     q, d = c.practice("channelized_diversion"), c.decision("channelized_diversion")
     if q is None or d is None or not d.met:
         return

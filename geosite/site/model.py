@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import geopandas as gpd
 import numpy as np
@@ -151,6 +151,10 @@ class Site:
 
         return self._kept("disturbed_parts", ("site_boundary", "disturbance"), parts)
 
+    @overload
+    def mask_on(self, dem: Any, what: Literal["site"] = "site") -> np.ndarray: ...
+    @overload
+    def mask_on(self, dem: Any, what: str) -> np.ndarray | None: ...
     def mask_on(self, dem: Any, what: str = "site") -> np.ndarray | None:
         """The cells of ``dem`` in the site (``what="site"``) or the disturbed area (``"disturbed"``), by
         :func:`geosite.grid.rasterize`'s rule, in the DEM's CRS; None for "disturbed" without disturbance."""
