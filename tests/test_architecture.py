@@ -40,7 +40,8 @@ def test_the_contracts_do_fail_on_a_cycle_and_an_upward_import(tmp_path: Path) -
     (pkg / "low" / "a.py").write_text("from badpkg.low import b\nfrom badpkg import high\n")
     (pkg / "low" / "b.py").write_text("from badpkg.low import a\n")
     config = tmp_path / "contracts.toml"
-    config.write_text(textwrap.dedent("""
+    config.write_text(
+        textwrap.dedent("""
         [tool.importlinter]
         root_package = "badpkg"
         [[tool.importlinter.contracts]]
@@ -54,7 +55,8 @@ def test_the_contracts_do_fail_on_a_cycle_and_an_upward_import(tmp_path: Path) -
         name = "no cycles"
         type = "acyclic_siblings"
         ancestors = ["badpkg"]
-    """))
+    """)
+    )
     run = _lint(config, tmp_path)
     assert run.returncode != 0
     assert "Contracts: 0 kept, 2 broken." in run.stdout, run.stdout

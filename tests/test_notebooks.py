@@ -57,7 +57,11 @@ def kernel_name(tmp_path_factory) -> str:
                 "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
                 "display_name": f"geosite tests ({sys.executable})",
                 "language": "python",
-                "env": {"TMPDIR": str(scratch), "MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
+                "env": {
+                    "TMPDIR": str(scratch),
+                    "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+                    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+                },
             }
         )
     )

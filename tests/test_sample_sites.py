@@ -188,8 +188,22 @@ def test_dem_format_and_coverage(bundled):
 
 def test_every_layer_has_integer_ids_and_documented_attributes(bundled):
     site, cfg, dem, layers = bundled
-    expected = {"site_boundary", "disturbance", "stockpiles", "roads", "streams", "wetlands", "storm_inlets",
-                "utilities", "structures", "floodplain", "soils", "vegetation", "access_drives", "bmps"}
+    expected = {
+        "site_boundary",
+        "disturbance",
+        "stockpiles",
+        "roads",
+        "streams",
+        "wetlands",
+        "storm_inlets",
+        "utilities",
+        "structures",
+        "floodplain",
+        "soils",
+        "vegetation",
+        "access_drives",
+        "bmps",
+    }
     assert expected <= set(layers)
     for name, gdf in layers.items():
         assert "id" in gdf.columns, name
@@ -204,13 +218,28 @@ def test_every_layer_has_integer_ids_and_documented_attributes(bundled):
     assert set(layers["utilities"]["status"]) <= {"existing", "new", "repair", "replace", "enlarge"}
     assert set(layers["structures"]["status"]) <= {"existing", "proposed"}
     assert set(layers["floodplain"]["zone"]) <= {"floodway", "fringe", "100yr"}
-    assert set(layers["vegetation"]["cover"]) <= {"pavement", "bare_soil", "short_grass", "dense_grass",
-                                                  "light_woods", "dense_woods", "crops"}
+    assert set(layers["vegetation"]["cover"]) <= {
+        "pavement",
+        "bare_soil",
+        "short_grass",
+        "dense_grass",
+        "light_woods",
+        "dense_woods",
+        "crops",
+    }
     assert {"musym", "name", "hsg"} <= set(layers["soils"].columns)
     assert 2 <= layers["soils"]["musym"].nunique() <= 4
     types = set(layers["bmps"]["type"])
-    assert types <= {"silt_fence", "straw_bales", "sediment_basin", "sediment_trap", "inlet_protection",
-                     "tracking_pad", "diversion", "stabilization"}
+    assert types <= {
+        "silt_fence",
+        "straw_bales",
+        "sediment_basin",
+        "sediment_trap",
+        "inlet_protection",
+        "tracking_pad",
+        "diversion",
+        "stabilization",
+    }
     assert {"silt_fence", "inlet_protection", "tracking_pad"} <= types
     # imperfect on purpose: some inlets unprotected
     inlets = layers["storm_inlets"].geometry

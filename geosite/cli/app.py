@@ -56,9 +56,17 @@ class Steps:
             from tqdm import tqdm
 
             # a redraw per stage (mininterval 0): a run has some fifteen, each worth seeing
-            self._bar = tqdm(total=None, initial=1, desc=name, file=self.file or sys.stderr, disable=None,
-                             leave=False, mininterval=0, dynamic_ncols=True,
-                             bar_format="geosite: {desc} (stage {n_fmt}, {elapsed})")
+            self._bar = tqdm(
+                total=None,
+                initial=1,
+                desc=name,
+                file=self.file or sys.stderr,
+                disable=None,
+                leave=False,
+                mininterval=0,
+                dynamic_ncols=True,
+                bar_format="geosite: {desc} (stage {n_fmt}, {elapsed})",
+            )
         else:
             self._bar.set_description_str(name, refresh=False)
             self._bar.update(1)
@@ -96,9 +104,14 @@ def output_folder(out, inputs, overwrite: bool, container: bool = False):  # noq
 
 def limit_option(f):  # noqa: ANN001, ANN201
     """``--limit KEY=VALUE`` (repeatable): raise or lower one of geosite.io.limits.Limits."""
-    return click.option("--limit", "limit", multiple=True, metavar="KEY=VALUE",
-                        help="Change a resource limit (repeatable), e.g. --limit max_vertices_total=5000000; "
-                             "the limits and their defaults: docs/security.md.")(f)
+    return click.option(
+        "--limit",
+        "limit",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="Change a resource limit (repeatable), e.g. --limit max_vertices_total=5000000; "
+        "the limits and their defaults: docs/security.md.",
+    )(f)
 
 
 def limits_from(items: tuple[str, ...]):  # noqa: ANN201
@@ -143,7 +156,11 @@ class Geosite(click.Group):
 
 
 def _setup_logging(verbose: int, quiet: bool) -> None:
-    level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
+    level = (
+        logging.WARNING
+        if quiet
+        else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
+    )
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     # the level on the handler too: libraries that set their own loggers' levels (distributed logs its
     # scheduler and workers at INFO) would otherwise print through the root handler under -q

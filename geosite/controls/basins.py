@@ -51,8 +51,14 @@ def basin_kind(acres: float, trap_max_acres: float = 5.0, basin_max_acres: float
     if acres < trap_max_acres:
         return "sediment_trap", f"DNR 1063: a sediment trap for drainage under {trap_max_acres:g} acres"
     if acres <= basin_max_acres:
-        return "sediment_basin", f"DNR 1064: a sediment basin for drainage of {trap_max_acres:g} to {basin_max_acres:g} acres"
-    return "multiple_basins", f"drainage over {basin_max_acres:g} acres: more than one sediment basin (DNR 1064)"
+        return (
+            "sediment_basin",
+            f"DNR 1064: a sediment basin for drainage of {trap_max_acres:g} to {basin_max_acres:g} acres",
+        )
+    return (
+        "multiple_basins",
+        f"drainage over {basin_max_acres:g} acres: more than one sediment basin (DNR 1064)",
+    )
 
 
 def disturbed_outlets(
@@ -96,8 +102,17 @@ def disturbed_outlets(
     dirs = fg.directions
     rr, rc, has = fg.receivers()
     exits = inside & (dirs != 255) & (~has | ~inside[rr, rc])
-    cols = {"outlet": [], "drainage_sqft": [], "drainage_acres": [], "disturbed_sqft": [], "disturbed_acres": [],
-            "concentrated": [], "kind": [], "limit": [], "exit_cell_count": []}
+    cols = {
+        "outlet": [],
+        "drainage_sqft": [],
+        "drainage_acres": [],
+        "disturbed_sqft": [],
+        "disturbed_acres": [],
+        "concentrated": [],
+        "kind": [],
+        "limit": [],
+        "exit_cell_count": [],
+    }
     if not exits.any() or (concentrated_only and not channel_threshold_sqft):
         return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
     sink = dirs.copy()
@@ -128,7 +143,13 @@ def disturbed_outlets(
     nzb = nzb[np.argsort(flat[nzb], kind="stable")]
     br, bc = np.divmod(nzb, lab_box.shape[1])
     nz = (br + r0) * dirs.shape[1] + bc + c0  # the window's flat indices, in label then raster order
-    cells_of = dict(zip(range(1, n + 1), np.split(nz, np.cumsum(np.bincount(flat[nzb], minlength=n + 1)[1:])[:-1]), strict=True))
+    cells_of = dict(
+        zip(
+            range(1, n + 1),
+            np.split(nz, np.cumsum(np.bincount(flat[nzb], minlength=n + 1)[1:])[:-1]),
+            strict=True,
+        )
+    )
     owner = np.zeros(dirs.size, np.int64)  # the outlet (1..) whose path a cell is on; zeroed pages, no fill
     free = (~inside & ~chan).reshape(-1)  # paths meet overland, outside the disturbed area, before a channel
     paths: dict[int, np.ndarray] = {}
@@ -163,9 +184,17 @@ def disturbed_outlets(
         r, c = divmod(at, dirs.shape[1])
         x, y = grid.centres(dem, np.array([r]), np.array([c]))
         pts.append(Point(float(x[0]), float(y[0])))
-        for key, val in (("outlet", i), ("drainage_sqft", drain), ("drainage_acres", acres), ("disturbed_sqft", dist_sqft),
-                         ("disturbed_acres", dist_sqft / SQFT_PER_ACRE), ("concentrated", conc), ("kind", kind),
-                         ("limit", limit), ("exit_cell_count", count)):
+        for key, val in (
+            ("outlet", i),
+            ("drainage_sqft", drain),
+            ("drainage_acres", acres),
+            ("disturbed_sqft", dist_sqft),
+            ("disturbed_acres", dist_sqft / SQFT_PER_ACRE),
+            ("concentrated", conc),
+            ("kind", kind),
+            ("limit", limit),
+            ("exit_cell_count", count),
+        ):
             cols[key].append(val)
         exit_cells.append(reach)
     out = gpd.GeoDataFrame(cols, geometry=pts, crs=dem.crs)
@@ -192,10 +221,18 @@ def submitted_at_outlets(
     suits its drainage) and ``captured`` (submitted id -> share of the outlet's drainage flowing through it)."""
     geoms = list(grid.to_crs(basins, dem.crs).geometry)
     ids = [py_scalar(i) for i in basins["id"]] if "id" in basins.columns else list(range(1, len(basins) + 1))
-    types = [str(t).strip().lower() for t in basins["type"]] if "type" in basins.columns else ["sediment_basin"] * len(basins)
+    types = (
+        [str(t).strip().lower() for t in basins["type"]]
+        if "type" in basins.columns
+        else ["sediment_basin"] * len(basins)
+    )
     tol = search_ft / dem.ft_per_unit
     nc = dem.shape[1]
-    geom = disturbed if isinstance(disturbed, shapely.geometry.base.BaseGeometry) else grid.to_crs(disturbed, dem.crs).geometry.union_all()
+    geom = (
+        disturbed
+        if isinstance(disturbed, shapely.geometry.base.BaseGeometry)
+        else grid.to_crs(disturbed, dem.crs).geometry.union_all()
+    )
     inside = grid.rasterize(geom, dem.shape, dem.transform)
     rr, rc, has = fg.receivers()
     exits = inside & (fg.directions != 255) & (~has | ~inside[rr, rc])
@@ -204,8 +241,11 @@ def submitted_at_outlets(
     base = np.nan_to_num(weighted_accumulation(sink, np.ones(sink.shape)), copy=False).reshape(-1)
     shares: list[dict[Any, float]] = [{} for _ in range(len(outlets))]
     for i, g in zip(ids, geoms, strict=True):
-        foot = grid.rasterize(g.buffer(0.5 * min(abs(dem.transform.a), abs(dem.transform.e))) if g.geom_type == "Point" else g,
-                              dem.shape, dem.transform)
+        foot = grid.rasterize(
+            g.buffer(0.5 * min(abs(dem.transform.a), abs(dem.transform.e))) if g.geom_type == "Point" else g,
+            dem.shape,
+            dem.transform,
+        )
         if not (foot & inside).any():
             continue
         with_basin = sink.copy()
@@ -221,11 +261,23 @@ def submitted_at_outlets(
         r, c = np.divmod(cells, nc)
         x, y = grid.centres(dem, r, c)
         pts = shapely.multipoints(np.column_stack([x, y]))
-        served = [i for i, g in zip(ids, geoms, strict=True) if shapely.dwithin(g, pts, tol) or shares[k].get(i, 0.0) >= capture]
+        served = [
+            i
+            for i, g in zip(ids, geoms, strict=True)
+            if shapely.dwithin(g, pts, tol) or shares[k].get(i, 0.0) >= capture
+        ]
         ok = [i for i, t in zip(ids, types, strict=True) if i in served and _suits(t, o["kind"])]
-        out.append({"outlet": int(o["outlet"]), "drainage_acres": float(o["drainage_acres"]),
-                    "disturbed_acres": float(o["disturbed_acres"]), "kind": o["kind"], "served_by": served,
-                    "suitable_by": ok, "captured": {i: round(v, 3) for i, v in shares[k].items() if v > 0}})
+        out.append(
+            {
+                "outlet": int(o["outlet"]),
+                "drainage_acres": float(o["drainage_acres"]),
+                "disturbed_acres": float(o["disturbed_acres"]),
+                "kind": o["kind"],
+                "served_by": served,
+                "suitable_by": ok,
+                "captured": {i: round(v, 3) for i, v in shares[k].items() if v > 0},
+            }
+        )
     return out
 
 

@@ -164,8 +164,15 @@ def stockpile_setbacks(
                 dist = float(pile.distance(gdf.geometry.iloc[j])) * fpu
                 if lname == DEM_CHANNELS and dist > trace_ft + min_setback_ft:
                     continue  # the traced network is large: beyond the trace and the setback it cannot matter
-                down, why = is_downslope(pile_d, gd.geometry.iloc[j], dem, fg, trace_ft, _paths=paths,
-                                         reach_tolerance_ft=reach_tolerance_ft)
+                down, why = is_downslope(
+                    pile_d,
+                    gd.geometry.iloc[j],
+                    dem,
+                    fg,
+                    trace_ft,
+                    _paths=paths,
+                    reach_tolerance_ft=reach_tolerance_ft,
+                )
                 fid = py_scalar(gdf["id"].iloc[j]) if "id" in gdf.columns else j + 1
                 found.append({"layer": lname, "id": fid, "distance_ft": dist, "downslope": down, "why": why})
         found.sort(key=lambda f: f["distance_ft"])
@@ -174,19 +181,27 @@ def stockpile_setbacks(
         min_set = down[0]["distance_ft"] if down else None
         days = piles["days"].iloc[i] if "days" in piles.columns else None
         days = None if days is None or (isinstance(days, float) and np.isnan(days)) else float(days)
-        report.append({
-            "id": pid,
-            "min_setback_ft": min_set,
-            "nearest_feature": None if nearest is None else {"layer": nearest["layer"], "id": nearest["id"], "distance_ft": nearest["distance_ft"]},
-            "downslope": bool(nearest["downslope"]) if nearest else False,
-            "violation": bool(min_set is not None and min_set < min_setback_ft),
-            "days": days,
-            "stabilization": _text(piles, i, "stabilization"),
-            "near_upslope": [f for f in found if downslope_only and not f["downslope"] and f["distance_ft"] < min_setback_ft],
-            "setback_reason": _text(piles, i, "setback_reason"),
-            "extra_bmps": _text(piles, i, "extra_bmps"),
-            "features": found,
-        })
+        report.append(
+            {
+                "id": pid,
+                "min_setback_ft": min_set,
+                "nearest_feature": None
+                if nearest is None
+                else {"layer": nearest["layer"], "id": nearest["id"], "distance_ft": nearest["distance_ft"]},
+                "downslope": bool(nearest["downslope"]) if nearest else False,
+                "violation": bool(min_set is not None and min_set < min_setback_ft),
+                "days": days,
+                "stabilization": _text(piles, i, "stabilization"),
+                "near_upslope": [
+                    f
+                    for f in found
+                    if downslope_only and not f["downslope"] and f["distance_ft"] < min_setback_ft
+                ],
+                "setback_reason": _text(piles, i, "setback_reason"),
+                "extra_bmps": _text(piles, i, "extra_bmps"),
+                "features": found,
+            }
+        )
         runs = classify_boundary(pile_d, dem, fg, tolerance_deg, min_run_ft=0.0)
         lines = list(runs.geometry if fence_side == "all" else runs.geometry[runs["side"] == "downslope"])
         lines += _pile_hooks(runs, fg.downhill_at, dem, hook_ft, _hooks)

@@ -31,7 +31,14 @@ if TYPE_CHECKING:
     from geosite.site import Site, SiteMeasurements
 
 #: practices whose placement needs the DEM (where flow goes)
-NEEDS_DEM = ("filter_fence", "channel_fence", "sediment_basin", "stockpile_setback", "stockpile_fence", "sheetflow_diversion")
+NEEDS_DEM = (
+    "filter_fence",
+    "channel_fence",
+    "sediment_basin",
+    "stockpile_setback",
+    "stockpile_fence",
+    "sheetflow_diversion",
+)
 
 
 @dataclass
@@ -77,8 +84,14 @@ class _Ctx:
     def finding(self, name: str, rule: str, status: str, message: str, **kw: Any) -> Finding:
         """A finding of practice ``name`` (its requirement's citation and section), passed through the gate."""
         q = self.practice(name)
-        f = Finding(rule=rule, citation=q.citation if q else "", section=self.p.section_name(q.section if q else "requirements"),
-                    status=status, message=message, **kw)
+        f = Finding(
+            rule=rule,
+            citation=q.citation if q else "",
+            section=self.p.section_name(q.section if q else "requirements"),
+            status=status,
+            message=message,
+            **kw,
+        )
         return self.gate.apply(f, q.gate if q else None)
 
     def acres_at_once(self) -> float | None:
@@ -136,10 +149,20 @@ def measure_controls(
     """
     res = ControlsResult()
     gate = m.gate if m.gate is not None else site_gate(profile, m.values)
-    c = _Ctx(profile, gate, m, m.decisions if m.decisions is not None else decide(profile, m.values, gate),
-             site=site, res=res, step=step or (lambda _s: None))
-    res.report["controls_gate"] = {"chapter_applies": gate.applies, "why": gate.message,
-                                   **{k: t.met for k, t in gate.scopes.items()}}
+    c = _Ctx(
+        profile,
+        gate,
+        m,
+        m.decisions if m.decisions is not None else decide(profile, m.values, gate),
+        site=site,
+        res=res,
+        step=step or (lambda _s: None),
+    )
+    res.report["controls_gate"] = {
+        "chapter_applies": gate.applies,
+        "why": gate.message,
+        **{k: t.met for k, t in gate.scopes.items()},
+    }
     if not any(q.practice for q in profile.requirements):
         return res
     c.bmps = site.layer("bmps")
@@ -169,7 +192,14 @@ def _without_dem(c: _Ctx) -> None:
         if q:
             c.res.report.setdefault(name, {"assessed": False, "why": why})
             text = q.requires
-            c.res.findings.append(c.finding(name, f"controls.{name}", "not_assessed", f"{text[:1].upper()}{text[1:]}: not assessed ({why})."))
+            c.res.findings.append(
+                c.finding(
+                    name,
+                    f"controls.{name}",
+                    "not_assessed",
+                    f"{text[:1].upper()}{text[1:]}: not assessed ({why}).",
+                )
+            )
     _inlets(c, None, None)  # on-site and adjacent inlets need no DEM
     _tracking(c)
     _dewatering(c)
@@ -202,27 +232,48 @@ def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dic
     route, why = _fence_route(c, pr, basins)
     state = c.open("filter_fence")
     required = route and state
-    res.report["filter_fence"] = {"required": required, "route": why, "disturbed_max_at_one_time_acres": acres, **summary,
-                                  "upslope_length_ft": float(runs.loc[runs["side"] == "upslope", "length_ft"].sum()),
-                                  "unclassified_length_ft": unclassified_ft}
+    res.report["filter_fence"] = {
+        "required": required,
+        "route": why,
+        "disturbed_max_at_one_time_acres": acres,
+        **summary,
+        "upslope_length_ft": float(runs.loc[runs["side"] == "upslope", "length_ft"].sum()),
+        "unclassified_length_ft": unclassified_ft,
+    }
     res.layers["filter_fence"] = _mark(fence, required if route else False)
     std = pr.citation
     if unclassified_ft > 0:
-        res.findings.append(c.finding("filter_fence", "filter_fence_unclassified", "not_assessed",
-                                      f"{unclassified_ft:,.0f} ft of the disturbed area's edge has no DEM heights just inside it: whether it is a "
-                                      "downslope or sideslope side needing fence is not assessed there (no fence placed).",
-                                      values={"unclassified_length_ft": unclassified_ft}))
+        res.findings.append(
+            c.finding(
+                "filter_fence",
+                "filter_fence_unclassified",
+                "not_assessed",
+                f"{unclassified_ft:,.0f} ft of the disturbed area's edge has no DEM heights just inside it: whether it is a "
+                "downslope or sideslope side needing fence is not assessed there (no fence placed).",
+                values={"unclassified_length_ft": unclassified_ft},
+            )
+        )
     if not route:
-        res.findings.append(c.finding("filter_fence", "filter_fence_location", "info",
-                                      f"Fence lines shown for reference: {why}."))
+        res.findings.append(
+            c.finding(
+                "filter_fence", "filter_fence_location", "info", f"Fence lines shown for reference: {why}."
+            )
+        )
         return
     channel_txt = f" and {summary['channel_length_ft']:,.0f} ft along channel edges" if channel_pr else ""
-    res.findings.append(c.finding("filter_fence", "filter_fence_location", "info",
-                                  f"Filter fence {'required ' if state else ''}({std}) along {summary['downslope_length_ft']:,.0f} ft of downslope and "
-                                  f"{summary['sideslope_length_ft']:,.0f} ft of sideslope edge{channel_txt} "
-                                  f"({summary['total_length_ft']:,.0f} ft in all, end hooks included), plus {summary['interior_length_ft']:,.0f} ft of "
-                                  "interior rows where the slope above a fence is longer than DNR 1056 allows.",
-                                  required=True, values=summary))
+    res.findings.append(
+        c.finding(
+            "filter_fence",
+            "filter_fence_location",
+            "info",
+            f"Filter fence {'required ' if state else ''}({std}) along {summary['downslope_length_ft']:,.0f} ft of downslope and "
+            f"{summary['sideslope_length_ft']:,.0f} ft of sideslope edge{channel_txt} "
+            f"({summary['total_length_ft']:,.0f} ft in all, end hooks included), plus {summary['interior_length_ft']:,.0f} ft of "
+            "interior rows where the slope above a fence is longer than DNR 1056 allows.",
+            required=True,
+            values=summary,
+        )
+    )
     _fence_submitted(c, flow, fence=fence, parts=parts, summary=summary, basins=basins)
 
 
@@ -234,7 +285,9 @@ def _fence_lines(
     thr = float(c.p.value("terrain", "channel_threshold_sqft"))
     channel_pr = c.practice("channel_fence")
     fence, runs = controls.filter_fence(
-        parts, dem, fg,
+        parts,
+        dem,
+        fg,
         tolerance_deg=float(c.v("fence_sideslope_tolerance_deg")),
         min_run_ft=float(c.v("fence_min_run_ft")),
         hook_ft=float(c.v("fence_hook_ft")) if pr.params.get("hooks", False) else 0.0,
@@ -256,15 +309,27 @@ def _fence_lines(
         # (DNR 1056: silt fence is for sheet and rill flow), which a trap or basin takes instead
         fence = fence[fence["side"] != "channel"].reset_index(drop=True)
     elif chan_dem is not None:
-        out = controls.channel_edge_fences(to_dem_crs(site.disturbed, site, dem), to_dem_crs(site.boundary, site, dem),
-                                           dem, fg, chan_dem, thr, float(c.v("fence_channel_offset_ft")))
+        out = controls.channel_edge_fences(
+            to_dem_crs(site.disturbed, site, dem),
+            to_dem_crs(site.boundary, site, dem),
+            dem,
+            fg,
+            chan_dem,
+            thr,
+            float(c.v("fence_channel_offset_ft")),
+        )
         c.m.set("hydrology.channels_receiving_disturbed_runoff", int(out.attrs.get("segments_reached", 0)))
         if len(out):
             out = to_crs(out, site.crs)
             out["polygon_id"] = None
             out["length_ft"] = out.geometry.length * site.ft_per_unit
-            fence = gpd.GeoDataFrame(gpd.pd.concat([fence, out[["side", "polygon_id", "geometry", "length_ft"]]], ignore_index=True),
-                                     geometry="geometry", crs=site.crs)
+            fence = gpd.GeoDataFrame(
+                gpd.pd.concat(
+                    [fence, out[["side", "polygon_id", "geometry", "length_ft"]]], ignore_index=True
+                ),
+                geometry="geometry",
+                crs=site.crs,
+            )
     return fence, runs
 
 
@@ -285,28 +350,55 @@ def _fence_submitted(
     need = fence[fence["side"].isin(sides)]
     if bmps is None:
         res.report["submitted_controls"] = {"bmps_layer": False}
-        res.findings.append(c.finding("filter_fence", "filter_fence_submitted", "not_assessed",
-                                      f"No bmps layer submitted: {need['length_ft'].sum():,.0f} ft of filter fence is required and cannot be checked."))
+        res.findings.append(
+            c.finding(
+                "filter_fence",
+                "filter_fence_submitted",
+                "not_assessed",
+                f"No bmps layer submitted: {need['length_ft'].sum():,.0f} ft of filter fence is required and cannot be checked.",
+            )
+        )
         return
-    cov, gaps = controls.fence_coverage(need, bmps, float(c.v("fence_cover_tolerance_ft")),
-                                        flow=(flow.dem, flow.fg, site.mask_on(flow.dem, "site")),
-                                        reach_ft=float(c.v("fence_intercept_reach_ft")))
+    cov, gaps = controls.fence_coverage(
+        need,
+        bmps,
+        float(c.v("fence_cover_tolerance_ft")),
+        flow=(flow.dem, flow.fg, site.mask_on(flow.dem, "site")),
+        reach_ft=float(c.v("fence_intercept_reach_ft")),
+    )
     res.layers["fence_gaps"] = gaps
     sub = res.report.setdefault("submitted_controls", {"bmps_layer": True})
-    sub["filter_fence"] = {**cov, "gaps": [{"side": s, "polygon_id": py_scalar(p), "length_ft": float(L)} for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"], strict=True)]}
+    sub["filter_fence"] = {
+        **cov,
+        "gaps": [
+            {"side": s, "polygon_id": py_scalar(p), "length_ft": float(L)}
+            for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"], strict=True)
+        ],
+    }
     ok = cov["gap_length_ft"] <= 0.0
     ids = sorted({py_scalar(p) for p in gaps["polygon_id"] if p is not None}) if len(gaps) else []
     by_side = gaps.groupby("side")["length_ft"].sum() if len(gaps) else {}
     edges = "downslope, sideslope and channel-edge" if channel_pr else "downslope and sideslope"
     alt_q = c.practice("sediment_basin")
-    alt = f" (or basins at every outlet, {alt_q.citation})" if basins.get("alternative_open") and alt_q else ""
+    alt = (
+        f" (or basins at every outlet, {alt_q.citation})" if basins.get("alternative_open") and alt_q else ""
+    )
     _slope_lengths(c, flow, parts, summary)
-    res.findings.append(c.finding(
-        "filter_fence", "filter_fence_submitted", "pass" if ok else "fail",
-        f"Submitted silt fence / straw bales cover every required {edges} stretch."
-        if ok else f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the {cov['required_length_ft']:,.0f} ft required{alt} ("
-        + ", ".join(f"{v:,.0f} ft {k}" for k, v in sorted(by_side.items())) + f"; {len(gaps)} gap{'s' if len(gaps) != 1 else ''}).",
-        required=True, values=cov, feature_ids=ids))
+    res.findings.append(
+        c.finding(
+            "filter_fence",
+            "filter_fence_submitted",
+            "pass" if ok else "fail",
+            f"Submitted silt fence / straw bales cover every required {edges} stretch."
+            if ok
+            else f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the {cov['required_length_ft']:,.0f} ft required{alt} ("
+            + ", ".join(f"{v:,.0f} ft {k}" for k, v in sorted(by_side.items()))
+            + f"; {len(gaps)} gap{'s' if len(gaps) != 1 else ''}).",
+            required=True,
+            values=cov,
+            feature_ids=ids,
+        )
+    )
 
 
 def _slope_lengths(c: _Ctx, flow: _Flow, parts: gpd.GeoDataFrame, summary: dict[str, float]) -> None:
@@ -318,7 +410,11 @@ def _slope_lengths(c: _Ctx, flow: _Flow, parts: gpd.GeoDataFrame, summary: dict[
         return
     res, site, dem, fg = c.res, c.site, flow.dem, flow.fg
     lines = controls.bmps_of(c.bmps, ("silt_fence", "straw_bales", "diversion", "stabilization"))
-    barriers = shapely.union_all(to_crs(lines, dem.crs).geometry.values) if lines is not None and len(lines) else None
+    barriers = (
+        shapely.union_all(to_crs(lines, dem.crs).geometry.values)
+        if lines is not None and len(lines)
+        else None
+    )
     worst = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0}
     where = []
     for poly in to_crs(parts, dem.crs).geometry:
@@ -330,18 +426,29 @@ def _slope_lengths(c: _Ctx, flow: _Flow, parts: gpd.GeoDataFrame, summary: dict[
         worst["longest_ft"] = max(worst["longest_ft"], got["longest_ft"])
     res.report.setdefault("submitted_controls", {})["slope_length"] = worst
     if where:  # the finding's place (issue 23 item 5): the lead wires it into the finding's geometry
-        res.layers["slope_length_excess"] = to_crs(gpd.GeoDataFrame(
-            {"what": ["slope above the next fence longer than DNR 1056 allows"] * len(where)}, geometry=where, crs=dem.crs), site.crs)
+        res.layers["slope_length_excess"] = to_crs(
+            gpd.GeoDataFrame(
+                {"what": ["slope above the next fence longer than DNR 1056 allows"] * len(where)},
+                geometry=where,
+                crs=dem.crs,
+            ),
+            site.crs,
+        )
     design = c.p.section_name("design")
-    f = c.finding("filter_fence", "filter_fence_slope_length", "pass" if worst["excess_sqft"] <= 0 else "fail",
-                  "The slope above every submitted fence is within DNR 1056's maximum lengths "
-                  f"(the longest, {worst['longest_ft']:,.0f} ft, is {worst['max_ratio']:.0%} of what its slope allows)."
-                  if worst["excess_sqft"] <= 0 else
-                  f"On {worst['excess_sqft']:,.0f} sq ft of the disturbed area the slope above the next submitted fence is longer than DNR 1056 "
-                  f"allows for its steepness (up to {worst['longest_ft']:,.0f} ft of slope, {worst['max_ratio']:.1f} times the table's length): "
-                  f"interior fence rows (geosite proposes {summary['interior_length_ft']:,.0f} ft), diversions across the slope or a "
-                  "stabilization BMP over it are needed.",
-                  values=worst, required=True)
+    f = c.finding(
+        "filter_fence",
+        "filter_fence_slope_length",
+        "pass" if worst["excess_sqft"] <= 0 else "fail",
+        "The slope above every submitted fence is within DNR 1056's maximum lengths "
+        f"(the longest, {worst['longest_ft']:,.0f} ft, is {worst['max_ratio']:.0%} of what its slope allows)."
+        if worst["excess_sqft"] <= 0
+        else f"On {worst['excess_sqft']:,.0f} sq ft of the disturbed area the slope above the next submitted fence is longer than DNR 1056 "
+        f"allows for its steepness (up to {worst['longest_ft']:,.0f} ft of slope, {worst['max_ratio']:.1f} times the table's length): "
+        f"interior fence rows (geosite proposes {summary['interior_length_ft']:,.0f} ft), diversions across the slope or a "
+        "stabilization BMP over it are needed.",
+        values=worst,
+        required=True,
+    )
     f.citation, f.section = "Design criteria (DNR 1056)", design
     res.findings.append(f)
 
@@ -352,16 +459,26 @@ def _fence_route(c: _Ctx, pr: Requirement, basins: dict[str, Any]) -> tuple[bool
     d = c.decisions[pr.id]
     acres = c.acres_at_once()
     if d.met is None:
-        return False, "whether they are required is not assessed (" + "; ".join(t.message for t in d.conditions if t.met is None) + ")"
+        return False, "whether they are required is not assessed (" + "; ".join(
+            t.message for t in d.conditions if t.met is None
+        ) + ")"
     if d.met is False:
         alt = c.decisions.get(pr.alternative or "")
-        instead = f"; {alt.requirement.requires} ({alt.requirement.citation}) instead" if alt is not None and alt.met else ""
+        instead = (
+            f"; {alt.requirement.requires} ({alt.requirement.citation}) instead"
+            if alt is not None and alt.met
+            else ""
+        )
         return False, "; ".join(t.message for t in d.conditions) + instead
     if d.either_with and basins.get("serves_all"):
         alt_q = c.decisions[d.either_with].requirement
-        return False, (f"the submitted basins receive the runoff at every outlet of the disturbed area ({alt_q.citation}), "
-                       "the other route the chapter allows")
-    return True, f"{pr.citation}" + (f" ({acres:,.2f} acres disturbed at one time)" if acres is not None else "")
+        return False, (
+            f"the submitted basins receive the runoff at every outlet of the disturbed area ({alt_q.citation}), "
+            "the other route the chapter allows"
+        )
+    return True, f"{pr.citation}" + (
+        f" ({acres:,.2f} acres disturbed at one time)" if acres is not None else ""
+    )
 
 
 # --------------------------------------------------------------------------------------------- basins
@@ -405,33 +522,85 @@ def _basin(c: _Ctx, flow: _Flow) -> dict[str, Any]:
     c.step("locating sediment basins and traps")
     outlets, cells, fringe = _basin_outlets(c, flow, pr, dist)
     required = d.met
-    small_alt = bool(d.met) and d.either_with is not None  # the alternative applies too: either route complies
+    small_alt = (
+        bool(d.met) and d.either_with is not None
+    )  # the alternative applies too: either route complies
     out["alternative_open"] = small_alt
-    got = controls.bmps_of(c.bmps, tuple(c.p.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"])))
-    served = controls.submitted_at_outlets(got, outlets, cells, flow.dem, flow.fg, dist, float(c.v("basin_search_ft"))) if got is not None and len(got) and len(outlets) else \
-        [{"outlet": int(o), "drainage_acres": float(a), "disturbed_acres": float(d), "kind": k, "served_by": [], "suitable_by": []}
-         for o, a, d, k in zip(outlets["outlet"], outlets["drainage_acres"], outlets["disturbed_acres"], outlets["kind"], strict=True)]
+    got = controls.bmps_of(
+        c.bmps, tuple(c.p.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"]))
+    )
+    served = (
+        controls.submitted_at_outlets(
+            got, outlets, cells, flow.dem, flow.fg, dist, float(c.v("basin_search_ft"))
+        )
+        if got is not None and len(got) and len(outlets)
+        else [
+            {
+                "outlet": int(o),
+                "drainage_acres": float(a),
+                "disturbed_acres": float(d),
+                "kind": k,
+                "served_by": [],
+                "suitable_by": [],
+            }
+            for o, a, d, k in zip(
+                outlets["outlet"],
+                outlets["drainage_acres"],
+                outlets["disturbed_acres"],
+                outlets["kind"],
+                strict=True,
+            )
+        ]
+    )
     total = float(outlets["drainage_acres"].sum()) if len(outlets) else 0.0
     out["serves_all"] = bool(served) and all(s["suitable_by"] for s in served)
-    rep = {"required": required, "reasons": reasons, "outlets": served, "drainage_acres": total,
-           "disturbed_acres_at_outlets": float(outlets["disturbed_acres"].sum()) if len(outlets) else 0.0,
-           "fringe_outlets": int(len(fringe)), "fringe_drainage_acres": float(fringe["drainage_acres"].sum()),
-           "either_route": small_alt}
+    rep = {
+        "required": required,
+        "reasons": reasons,
+        "outlets": served,
+        "drainage_acres": total,
+        "disturbed_acres_at_outlets": float(outlets["disturbed_acres"].sum()) if len(outlets) else 0.0,
+        "fringe_outlets": int(len(fringe)),
+        "fringe_drainage_acres": float(fringe["drainage_acres"].sum()),
+        "either_route": small_alt,
+    }
     if len(outlets):
         first = outlets.iloc[0]
-        rep.update({"located": True, "x": float(first.geometry.x), "y": float(first.geometry.y), "kind": first["kind"],
-                    "limit": first["limit"], "drainage_area_sqft": float(first["drainage_sqft"]),
-                    "drainage_area_acres": float(first["drainage_acres"])})
+        rep.update(
+            {
+                "located": True,
+                "x": float(first.geometry.x),
+                "y": float(first.geometry.y),
+                "kind": first["kind"],
+                "limit": first["limit"],
+                "drainage_area_sqft": float(first["drainage_sqft"]),
+                "drainage_area_acres": float(first["drainage_acres"]),
+            }
+        )
     res.report["sediment_basin_location"] = rep
-    route_req = required if not small_alt else False  # under 10 acres a basin is one route of two: never alone a failure
-    res.layers["sediment_basins"] = _mark(outlets, bool(route_req and c.open("sediment_basin")) if required is not None else None)
+    route_req = (
+        required if not small_alt else False
+    )  # under 10 acres a basin is one route of two: never alone a failure
+    res.layers["sediment_basins"] = _mark(
+        outlets, bool(route_req and c.open("sediment_basin")) if required is not None else None
+    )
     if required is None:
-        res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", "not_assessed",
-                                      "Whether sediment basins are required is not assessed: " + "; ".join(pending) + " not assessed."))
+        res.findings.append(
+            c.finding(
+                "sediment_basin",
+                "sediment_basin_submitted",
+                "not_assessed",
+                "Whether sediment basins are required is not assessed: "
+                + "; ".join(pending)
+                + " not assessed.",
+            )
+        )
         return out
     if not required:
         return out
-    _basin_findings(c, pr, _BasinPlan(outlets, fringe, served, got, reasons, small_alt, total, rep), bool(route_req))
+    _basin_findings(
+        c, pr, _BasinPlan(outlets, fringe, served, got, reasons, small_alt, total, rep), bool(route_req)
+    )
     return out
 
 
@@ -440,14 +609,27 @@ def _basin_outlets(
 ) -> tuple[gpd.GeoDataFrame, list[Any], gpd.GeoDataFrame]:
     """The outlets needing their own trap or basin, their cells, and the fringe of smaller outlets."""
     thr = float(c.p.value("terrain", "channel_threshold_sqft"))
-    trap, basin = float(c.v("sediment_trap_max_drainage_acres")), float(c.v("sediment_basin_max_drainage_acres"))
+    trap, basin = (
+        float(c.v("sediment_trap_max_drainage_acres")),
+        float(c.v("sediment_basin_max_drainage_acres")),
+    )
     # which outlets need their own trap or basin: where concentrated runoff leaves (Belgium's reading: each
     # sized by its own catchment), or every outlet draining at least basin_outlet_min_acres (the fringe
     # below that is reported, not required one by one)
     concentrated_only = pr.params.get("outlets", "all") == "concentrated"
-    outlets, cells = controls.disturbed_outlets(dist, flow.dem, flow.fg, trap, basin, thr, float(c.v("basin_outlet_merge_ft")),
-                                                concentrated_only=concentrated_only)
-    keep = outlets["concentrated"].to_numpy(bool) | (outlets["drainage_acres"].to_numpy() >= float(c.v("basin_outlet_min_acres")))
+    outlets, cells = controls.disturbed_outlets(
+        dist,
+        flow.dem,
+        flow.fg,
+        trap,
+        basin,
+        thr,
+        float(c.v("basin_outlet_merge_ft")),
+        concentrated_only=concentrated_only,
+    )
+    keep = outlets["concentrated"].to_numpy(bool) | (
+        outlets["drainage_acres"].to_numpy() >= float(c.v("basin_outlet_min_acres"))
+    )
     fringe = outlets[~keep]
     cells = [x for x, k in zip(cells, keep, strict=True) if k]
     outlets = outlets[keep].reset_index(drop=True)
@@ -456,43 +638,95 @@ def _basin_outlets(
 
 def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) -> None:
     """Where the required basins go, and whether the plan submits one of a suiting kind at each outlet."""
-    res, outlets, fringe, served, got, reasons, rep = c.res, b.outlets, b.fringe, b.served, b.got, b.reasons, b.rep
+    res, outlets, fringe, served, got, reasons, rep = (
+        c.res,
+        b.outlets,
+        b.fringe,
+        b.served,
+        b.got,
+        b.reasons,
+        b.rep,
+    )
     small_alt, total = b.small_alt, b.total
     at = {int(o): (float(g.x), float(g.y)) for o, g in zip(outlets["outlet"], outlets.geometry, strict=True)}
     where = "; ".join(
         f"outlet {s['outlet']} near ({at[s['outlet']][0]:,.0f}, {at[s['outlet']][1]:,.0f}) ({s['drainage_acres']:,.2f} acres drain there, "
         f"{s['disturbed_acres']:,.2f} of them disturbed): "
-        f"{s['kind'].replace('_', ' ')}" + (f", submitted {', '.join(map(str, s['suitable_by']))}" if s["suitable_by"] else
-                                            f"; bmps {', '.join(map(str, s['served_by']))} receive its runoff but do not suit it" if s["served_by"] else "; none submitted")
-        for s in served)
-    res.findings.append(c.finding("sediment_basin", "sediment_basin_location", "info",
-                                  f"{'Sediment basins or traps are one route' if small_alt else 'Sediment basins or traps required' if c.open('sediment_basin') else 'Sediment basins or traps'} ({'; '.join(reasons)}): "
-                                  f"the disturbed area's runoff leaves at {len(outlets)} outlet{'s' if len(outlets) != 1 else ''} needing one, draining {total:,.2f} acres "
-                                  f"in all ({where})" + (f"; {len(fringe)} smaller outlet{'s' if len(fringe) != 1 else ''} drain {rep['fringe_drainage_acres']:,.2f} acres more, "
-                                                           f"each under {float(c.v('basin_outlet_min_acres')):g} acre" if len(fringe) else "") + ".",
-                                  required=route_req, values=rep))
+        f"{s['kind'].replace('_', ' ')}"
+        + (
+            f", submitted {', '.join(map(str, s['suitable_by']))}"
+            if s["suitable_by"]
+            else f"; bmps {', '.join(map(str, s['served_by']))} receive its runoff but do not suit it"
+            if s["served_by"]
+            else "; none submitted"
+        )
+        for s in served
+    )
+    res.findings.append(
+        c.finding(
+            "sediment_basin",
+            "sediment_basin_location",
+            "info",
+            f"{'Sediment basins or traps are one route' if small_alt else 'Sediment basins or traps required' if c.open('sediment_basin') else 'Sediment basins or traps'} ({'; '.join(reasons)}): "
+            f"the disturbed area's runoff leaves at {len(outlets)} outlet{'s' if len(outlets) != 1 else ''} needing one, draining {total:,.2f} acres "
+            f"in all ({where})"
+            + (
+                f"; {len(fringe)} smaller outlet{'s' if len(fringe) != 1 else ''} drain {rep['fringe_drainage_acres']:,.2f} acres more, "
+                f"each under {float(c.v('basin_outlet_min_acres')):g} acre"
+                if len(fringe)
+                else ""
+            )
+            + ".",
+            required=route_req,
+            values=rep,
+        )
+    )
     missing = [s for s in served if not s["suitable_by"]]
     reading = f" Reading: {pr.reading}" if pr.reading else ""
     if small_alt:
         status = "pass" if not missing else "info"
-        msg = ("Submitted basins or traps receive the runoff at every outlet, each of a kind its drainage suits: "
-               f"{pr.citation} is met, so the other route is not required." if not missing else
-               f"Basins per {pr.citation} would be one way to comply; the plan is judged on the other route instead "
-               f"({len(missing)} outlet{'s' if len(missing) != 1 else ''} without a suitable basin or trap).") + reading
+        msg = (
+            "Submitted basins or traps receive the runoff at every outlet, each of a kind its drainage suits: "
+            f"{pr.citation} is met, so the other route is not required."
+            if not missing
+            else f"Basins per {pr.citation} would be one way to comply; the plan is judged on the other route instead "
+            f"({len(missing)} outlet{'s' if len(missing) != 1 else ''} without a suitable basin or trap)."
+        ) + reading
         res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", status, msg, values=rep))
         return
     if got is None or not len(got):
-        status, msg = "fail", f"Sediment basins are required ({'; '.join(reasons)}) but the bmps layer has none: {where}."
+        status, msg = (
+            "fail",
+            f"Sediment basins are required ({'; '.join(reasons)}) but the bmps layer has none: {where}.",
+        )
     elif missing:
         upslope = [i for i in map(py_scalar, got["id"]) if not any(i in s["served_by"] for s in served)]
         status = "fail"
-        msg = (f"{len(missing)} of {len(served)} outlet{'s' if len(served) != 1 else ''} of the disturbed area "
-               f"{'has' if len(missing) == 1 else 'have'} no submitted basin or trap of a kind its drainage suits ({where})."
-               + (f" bmps {', '.join(map(str, upslope))} receive none of the disturbed area's runoff." if upslope else ""))
+        msg = (
+            f"{len(missing)} of {len(served)} outlet{'s' if len(served) != 1 else ''} of the disturbed area "
+            f"{'has' if len(missing) == 1 else 'have'} no submitted basin or trap of a kind its drainage suits ({where})."
+            + (
+                f" bmps {', '.join(map(str, upslope))} receive none of the disturbed area's runoff."
+                if upslope
+                else ""
+            )
+        )
     else:
-        status, msg = "pass", f"Every outlet of the disturbed area has a submitted basin or trap of a kind its drainage suits ({where})."
-    res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", status, msg + reading, required=True, values=rep,
-                                  feature_ids=[py_scalar(i) for i in got["id"]] if got is not None else []))
+        status, msg = (
+            "pass",
+            f"Every outlet of the disturbed area has a submitted basin or trap of a kind its drainage suits ({where}).",
+        )
+    res.findings.append(
+        c.finding(
+            "sediment_basin",
+            "sediment_basin_submitted",
+            status,
+            msg + reading,
+            required=True,
+            values=rep,
+            feature_ids=[py_scalar(i) for i in got["id"]] if got is not None else [],
+        )
+    )
 
 
 # --------------------------------------------------------------------------------------------- stockpiles
@@ -502,24 +736,39 @@ def _stockpiles(c: _Ctx, flow: _Flow, chan: gpd.GeoDataFrame | None) -> None:
     """Stockpiles: their setbacks from downslope roads and waters, their fences and stabilization."""
     site, res = c.site, c.res
     piles = site.layer("stockpiles")
-    setback_pr, fence_pr, stab_pr = c.practice("stockpile_setback"), c.practice("stockpile_fence"), c.practice("stockpile_stabilization")
+    setback_pr, fence_pr, stab_pr = (
+        c.practice("stockpile_setback"),
+        c.practice("stockpile_fence"),
+        c.practice("stockpile_stabilization"),
+    )
     if piles is None:
         res.report["stockpiles"] = []
         return
     c.step("checking stockpile setbacks")
     setback = float(setback_pr.param("setback_ft")) if setback_pr is not None else 0.0
-    kinds = tuple(setback_pr.param("to")) if setback_pr is not None else (*controls.FEATURE_LAYERS, controls.DEM_CHANNELS)
+    kinds = (
+        tuple(setback_pr.param("to"))
+        if setback_pr is not None
+        else (*controls.FEATURE_LAYERS, controls.DEM_CHANNELS)
+    )
     features = {k: site.layer(k) for k in kinds if k != controls.DEM_CHANNELS}
     if chan is not None and len(chan) and controls.DEM_CHANNELS in kinds:
-        features[controls.DEM_CHANNELS] = chan  # drainage channels traced on the DEM count as much as drawn ones
+        features[controls.DEM_CHANNELS] = (
+            chan  # drainage channels traced on the DEM count as much as drawn ones
+        )
     rep, zones, fences = controls.stockpile_setbacks(
-        piles, features, flow.dem, flow.fg,
+        piles,
+        features,
+        flow.dem,
+        flow.fg,
         min_setback_ft=setback,
         trace_ft=float(c.v("stockpile_trace_ft")),
         tolerance_deg=float(c.v("fence_sideslope_tolerance_deg")),
         hook_ft=float(c.v("fence_hook_ft")) if fence_pr and fence_pr.params.get("hooks", False) else 0.0,
         reach_tolerance_ft=float(c.v("stockpile_reach_tolerance_ft")),
-        downslope_only=bool(setback_pr.params.get("downslope_only", True)) if setback_pr is not None else True,
+        downslope_only=bool(setback_pr.params.get("downslope_only", True))
+        if setback_pr is not None
+        else True,
         fence_side=str(fence_pr.params.get("side", "downslope")) if fence_pr is not None else "downslope",
     )
     if setback_pr is not None:
@@ -535,9 +784,15 @@ def _stockpiles(c: _Ctx, flow: _Flow, chan: gpd.GeoDataFrame | None) -> None:
         _pile_setback(c, r, setback, extra)
         if setback_pr is not None:
             for f in r["near_upslope"]:
-                res.findings.append(c.finding("stockpile_setback", "stockpile_setback_upslope", "info",
-                                              f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which is not downslope of it (no setback required).",
-                                              feature_ids=[r["id"]]))
+                res.findings.append(
+                    c.finding(
+                        "stockpile_setback",
+                        "stockpile_setback_upslope",
+                        "info",
+                        f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which is not downslope of it (no setback required).",
+                        feature_ids=[r["id"]],
+                    )
+                )
         if stab_pr is not None:
             _pile_stabilization(c, stab_pr, r)
     if fence_pr is None:
@@ -556,68 +811,129 @@ def _pile_setback(c: _Ctx, r: dict[str, Any], setback: float, extra: dict[Any, s
         down = [f for f in r["features"] if f["downslope"]]
         if down:
             f0 = down[0]
-            res.findings.append(Finding("stockpile_downslope", "", "", "info",
-                                        f"Stockpile {r['id']} is {f0['distance_ft']:,.1f} ft from downslope {_feature_name(f0, down)}: "
-                                        "a setback distance from roads and waters is not specified by this chapter.",
-                                        values={"distance_ft": f0["distance_ft"]}, feature_ids=[r["id"]]))
+            res.findings.append(
+                Finding(
+                    "stockpile_downslope",
+                    "",
+                    "",
+                    "info",
+                    f"Stockpile {r['id']} is {f0['distance_ft']:,.1f} ft from downslope {_feature_name(f0, down)}: "
+                    "a setback distance from roads and waters is not specified by this chapter.",
+                    values={"distance_ft": f0["distance_ft"]},
+                    feature_ids=[r["id"]],
+                )
+            )
     elif r["violation"] and _pile_needs(c, setback_pr, r) is not False:
         _pile_too_close(c, setback_pr, r, setback, name=name, more=r["extra_bmps"] or extra.get(r["id"]))
     else:
-        res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "pass",
-                                      f"Stockpile {r['id']}: " + (f"nearest downslope feature {r['min_setback_ft']:,.1f} ft away ({name})."
-                                                                  if r["min_setback_ft"] is not None else "no road, lake, stream, wetland or drainage channel downslope."),
-                                      values={"min_setback_ft": r["min_setback_ft"]}, feature_ids=[r["id"]]))
+        res.findings.append(
+            c.finding(
+                "stockpile_setback",
+                "stockpile_setback",
+                "pass",
+                f"Stockpile {r['id']}: "
+                + (
+                    f"nearest downslope feature {r['min_setback_ft']:,.1f} ft away ({name})."
+                    if r["min_setback_ft"] is not None
+                    else "no road, lake, stream, wetland or drainage channel downslope."
+                ),
+                values={"min_setback_ft": r["min_setback_ft"]},
+                feature_ids=[r["id"]],
+            )
+        )
 
 
-def _pile_too_close(c: _Ctx, setback_pr: Requirement, r: dict[str, Any], setback: float, *, name: str, more: Any) -> None:
+def _pile_too_close(
+    c: _Ctx, setback_pr: Requirement, r: dict[str, Any], setback: float, *, name: str, more: Any
+) -> None:
     """Pile ``r`` closer than ``setback`` ft to ``name`` downslope: the inspector's decision when the plan says
     why and what more it does (``more``), else a failure."""
     reason = r["setback_reason"]
     if not setback_pr.params.get("wherever_possible", True):
         reason = None  # the chapter sets the setback without "wherever possible": a closer pile fails
-    base = (f"Stockpile {r['id']} is {r['min_setback_ft']:,.1f} ft from downslope {name}; piles are to be {float(setback):g} ft from "
-            "any downslope road, lake, stream, wetland or drainage channel wherever possible.")
+    base = (
+        f"Stockpile {r['id']} is {r['min_setback_ft']:,.1f} ft from downslope {name}; piles are to be {float(setback):g} ft from "
+        "any downslope road, lake, stream, wetland or drainage channel wherever possible."
+    )
     if reason and more:
-        c.res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "inspector_decision",
-                                        f"{base} The plan says why {float(setback):g} ft is not possible (\"{reason}\") and what more it does there "
-                                        f"({more}): {setback_pr.citation} leaves piles closer than {float(setback):g} ft to the {c.p.official}, "
-                                        "who may require additional or different BMPs. The inspector's decision.",
-                                        required=True, values={"min_setback_ft": r["min_setback_ft"], "setback_reason": reason, "extra_bmps": more},
-                                        feature_ids=[r["id"]]))
+        c.res.findings.append(
+            c.finding(
+                "stockpile_setback",
+                "stockpile_setback",
+                "inspector_decision",
+                f'{base} The plan says why {float(setback):g} ft is not possible ("{reason}") and what more it does there '
+                f"({more}): {setback_pr.citation} leaves piles closer than {float(setback):g} ft to the {c.p.official}, "
+                "who may require additional or different BMPs. The inspector's decision.",
+                required=True,
+                values={"min_setback_ft": r["min_setback_ft"], "setback_reason": reason, "extra_bmps": more},
+                feature_ids=[r["id"]],
+            )
+        )
         return
     lack = "why it is not possible (the pile's setback_reason)" if not reason else ""
-    lack += (" and " if lack and not more else "") + ("what more it does there (extra_bmps)" if not more else "")
-    c.res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "fail",
-                                    (f"{base} The plan does not say {lack}, so {setback_pr.citation}'s 'wherever possible' is not shown."
-                                     if setback_pr.params.get("wherever_possible", True) else f"{base} ({setback_pr.citation}: no exception.)"),
-                                    required=True, values={"min_setback_ft": r["min_setback_ft"]}, feature_ids=[r["id"]]))
+    lack += (" and " if lack and not more else "") + (
+        "what more it does there (extra_bmps)" if not more else ""
+    )
+    c.res.findings.append(
+        c.finding(
+            "stockpile_setback",
+            "stockpile_setback",
+            "fail",
+            (
+                f"{base} The plan does not say {lack}, so {setback_pr.citation}'s 'wherever possible' is not shown."
+                if setback_pr.params.get("wherever_possible", True)
+                else f"{base} ({setback_pr.citation}: no exception.)"
+            ),
+            required=True,
+            values={"min_setback_ft": r["min_setback_ft"]},
+            feature_ids=[r["id"]],
+        )
+    )
 
 
 def _pile_fences(c: _Ctx, flow: _Flow, fences: gpd.GeoDataFrame) -> None:
     """The submitted fences along the downslope side of each pile (``fences``: the ones geosite places)."""
     res, bmps = c.res, c.bmps
     if bmps is None:
-        res.findings.append(c.finding("stockpile_fence", "stockpile_fence", "not_assessed",
-                                      "No bmps layer submitted: the fences on the downslope side of the piles cannot be checked."))
+        res.findings.append(
+            c.finding(
+                "stockpile_fence",
+                "stockpile_fence",
+                "not_assessed",
+                "No bmps layer submitted: the fences on the downslope side of the piles cannot be checked.",
+            )
+        )
         return
     tol = float(c.v("fence_cover_tolerance_ft"))
     missing = []
     for pid in sorted({py_scalar(p) for p in fences["pile_id"]}, key=str):
         need = fences[(fences["pile_id"] == pid) & (fences["length_ft"] > 0)].copy()
-        cov, _gaps = controls.fence_coverage(need.rename(columns={"pile_id": "polygon_id"}), bmps, tol,
-                                             min_gap_ft=float(c.v("stockpile_fence_min_gap_ft")),
-                                             flow=(flow.dem, flow.fg, c.site.mask_on(flow.dem, "site")),
-                                             reach_ft=float(c.v("fence_intercept_reach_ft")))
+        cov, _gaps = controls.fence_coverage(
+            need.rename(columns={"pile_id": "polygon_id"}),
+            bmps,
+            tol,
+            min_gap_ft=float(c.v("stockpile_fence_min_gap_ft")),
+            flow=(flow.dem, flow.fg, c.site.mask_on(flow.dem, "site")),
+            reach_ft=float(c.v("fence_intercept_reach_ft")),
+        )
         covered = cov["gap_length_ft"] <= 0.0
         for r in res.report["stockpiles"]:
             if r["id"] == pid:
                 r["downslope_fence_submitted"] = covered
         if not covered:
             missing.append(pid)
-    res.findings.append(c.finding("stockpile_fence", "stockpile_fence", "fail" if missing else "pass",
-                                  f"No straw bale or filter fabric fence along the downslope side of stockpile{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}."
-                                  if missing else "Every stockpile has a fence along its downslope side (no end hooks are asked for).",
-                                  required=True, feature_ids=missing))
+    res.findings.append(
+        c.finding(
+            "stockpile_fence",
+            "stockpile_fence",
+            "fail" if missing else "pass",
+            f"No straw bale or filter fabric fence along the downslope side of stockpile{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}."
+            if missing
+            else "Every stockpile has a fence along its downslope side (no end hooks are asked for).",
+            required=True,
+            feature_ids=missing,
+        )
+    )
 
 
 def _pile_measures(piles: gpd.GeoDataFrame, rep: list[dict[str, Any]], ft_per_unit: float) -> None:
@@ -630,7 +946,14 @@ def _pile_measures(piles: gpd.GeoDataFrame, rep: list[dict[str, Any]], ft_per_un
         volume = _number(piles, i, "volume_cy")
         if volume is None and height is not None:
             volume = area * height / 27.0  # cu ft -> cu yd
-        r.update({"area_sqft": area, "height_ft": height, "volume_cy": volume, "downslope_distance_ft": r["min_setback_ft"]})
+        r.update(
+            {
+                "area_sqft": area,
+                "height_ft": height,
+                "volume_cy": volume,
+                "downslope_distance_ft": r["min_setback_ft"],
+            }
+        )
 
 
 def _number(gdf: gpd.GeoDataFrame, i: int, col: str) -> float | None:
@@ -663,22 +986,49 @@ def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any]) -> None:
     why = feature_applies(c.p, q, r)
     because = f" ({why.message})" if why is not None else ""
     if need is None:
-        res.findings.append(c.finding("stockpile_stabilization", "stockpile_stabilization", "not_assessed",
-                                      f"Stockpile {r['id']}: whether it must be stabilized is not assessed{because}.",
-                                      required=None, feature_ids=[r["id"]]))
+        res.findings.append(
+            c.finding(
+                "stockpile_stabilization",
+                "stockpile_stabilization",
+                "not_assessed",
+                f"Stockpile {r['id']}: whether it must be stabilized is not assessed{because}.",
+                required=None,
+                feature_ids=[r["id"]],
+            )
+        )
         return
     types = tuple(c.v("stabilization_types"))
-    tied = [] if bmps is None or "pile_id" not in bmps.columns else \
-        [py_scalar(i) for i, p, t in zip(bmps["id"], bmps["pile_id"], bmps.get("type", [""] * len(bmps)), strict=True)
-         if py_scalar(p) == r["id"] and str(t) in types]
+    tied = (
+        []
+        if bmps is None or "pile_id" not in bmps.columns
+        else [
+            py_scalar(i)
+            for i, p, t in zip(bmps["id"], bmps["pile_id"], bmps.get("type", [""] * len(bmps)), strict=True)
+            if py_scalar(p) == r["id"] and str(t) in types
+        ]
+    )
     said = r.get("stabilization")
     ok = bool(said) or bool(tied)
-    how = f"the plan stabilizes it: {said}" if said else f"bmps {', '.join(map(str, tied))} stabilize it" if tied else ""
-    res.findings.append(c.finding("stockpile_stabilization", "stockpile_stabilization", "pass" if ok else "fail",
-                                  f"Stockpile {r['id']}{because}: {how}." if ok else
-                                  f"Stockpile {r['id']}{because}: the plan does not stabilize it ({q.requires}; give the pile a "
-                                  "'stabilization' attribute or a stabilization bmps feature with its pile_id).",
-                                  required=True, feature_ids=[r["id"]]))
+    how = (
+        f"the plan stabilizes it: {said}"
+        if said
+        else f"bmps {', '.join(map(str, tied))} stabilize it"
+        if tied
+        else ""
+    )
+    res.findings.append(
+        c.finding(
+            "stockpile_stabilization",
+            "stockpile_stabilization",
+            "pass" if ok else "fail",
+            f"Stockpile {r['id']}{because}: {how}."
+            if ok
+            else f"Stockpile {r['id']}{because}: the plan does not stabilize it ({q.requires}; give the pile a "
+            "'stabilization' attribute or a stabilization bmps feature with its pile_id).",
+            required=True,
+            feature_ids=[r["id"]],
+        )
+    )
 
 
 def _feature_name(f: dict[str, Any], among: list[dict[str, Any]] | None = None) -> str:
@@ -696,7 +1046,9 @@ def _extra_bmps(bmps: gpd.GeoDataFrame | None) -> dict[Any, str]:
     if bmps is None or "pile_id" not in bmps.columns:
         return {}
     out: dict[Any, list[str]] = {}
-    for i, pid, t in zip(bmps["id"], bmps["pile_id"], bmps["type"] if "type" in bmps.columns else [""] * len(bmps), strict=True):
+    for i, pid, t in zip(
+        bmps["id"], bmps["pile_id"], bmps["type"] if "type" in bmps.columns else [""] * len(bmps), strict=True
+    ):
         if pid is None or (isinstance(pid, float) and pid != pid):
             continue
         out.setdefault(py_scalar(pid), []).append(f"bmps {py_scalar(i)} ({t})")
@@ -720,54 +1072,107 @@ def _inlets(c: _Ctx, dem: Dem | None, fg: FlowGrid | None) -> None:
     step("checking storm drain inlets")
     which = str(pr.param("which"))
     limit = float(c.v("inlet_protection_max_drainage_acres"))
-    out = controls.inlet_protection(inlets, site.disturbed, dem, fg, limit, site=site.boundary,
-                                    adjacent_ft=float(c.v("inlet_adjacent_ft")) if which == "all" else 0.0, which=which)
+    out = controls.inlet_protection(
+        inlets,
+        site.disturbed,
+        dem,
+        fg,
+        limit,
+        site=site.boundary,
+        adjacent_ft=float(c.v("inlet_adjacent_ft")) if which == "all" else 0.0,
+        which=which,
+    )
     out["protected"] = controls.protected(out, bmps, ("inlet_protection",), float(c.v("inlet_search_ft")))
     req = out["protection_required"]
     state = c.open("inlet_protection")
     res.layers["inlet_protection"] = _mark(out[req.fillna(False).astype(bool)], state)
     res.report["inlets"] = [
-        {"id": py_scalar(r["id"]), "on_site": bool(r["on_site"]), "adjacent": bool(r["adjacent"]), "in_disturbed": bool(r["in_disturbed"]),
-         "downslope_of_disturbed": r["downslope_of_disturbed"], "protection_required": r["protection_required"],
-         "drainage_area_acres": py_scalar(r["drainage_area_acres"]), "trap_or_basin_required": bool(r["trap_or_basin_required"]),
-         "protection_submitted": bool(r["protected"]) if bmps is not None else None}
+        {
+            "id": py_scalar(r["id"]),
+            "on_site": bool(r["on_site"]),
+            "adjacent": bool(r["adjacent"]),
+            "in_disturbed": bool(r["in_disturbed"]),
+            "downslope_of_disturbed": r["downslope_of_disturbed"],
+            "protection_required": r["protection_required"],
+            "drainage_area_acres": py_scalar(r["drainage_area_acres"]),
+            "trap_or_basin_required": bool(r["trap_or_basin_required"]),
+            "protection_submitted": bool(r["protected"]) if bmps is not None else None,
+        }
         for _, r in out.iterrows()
     ]
-    scope = ("on the site, within {:g} ft of it, or reached by its runoff".format(float(c.v("inlet_adjacent_ft")))
-             if which == "all" else "in the disturbed area or receiving its runoff")
+    scope = (
+        "on the site, within {:g} ft of it, or reached by its runoff".format(float(c.v("inlet_adjacent_ft")))
+        if which == "all"
+        else "in the disturbed area or receiving its runoff"
+    )
     need = out[req.fillna(False).astype(bool)]
     unknown = out[req.isna()]
     free = out[req.apply(lambda v: v is False)]
     if len(free):
         ids = [py_scalar(i) for i in free["id"]]
-        res.findings.append(c.finding("inlet_protection", "inlet_protection_not_required", "info",
-                                      f"Storm drain inlet(s) {', '.join(map(str, ids))} are not {scope}: {pr.citation} does not ask for their "
-                                      "protection" + (" (protected anyway)." if free["protected"].all() and bmps is not None else "."),
-                                      feature_ids=ids))
+        res.findings.append(
+            c.finding(
+                "inlet_protection",
+                "inlet_protection_not_required",
+                "info",
+                f"Storm drain inlet(s) {', '.join(map(str, ids))} are not {scope}: {pr.citation} does not ask for their "
+                "protection"
+                + (" (protected anyway)." if free["protected"].all() and bmps is not None else "."),
+                feature_ids=ids,
+            )
+        )
     if len(unknown):
-        res.findings.append(c.finding("inlet_protection", "inlet_protection_unknown", "not_assessed",
-                                      f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in unknown['id'])}: whether the disturbed area's runoff "
-                                      "reaches them is not assessed (no DEM heights there).", feature_ids=[py_scalar(i) for i in unknown["id"]]))
+        res.findings.append(
+            c.finding(
+                "inlet_protection",
+                "inlet_protection_unknown",
+                "not_assessed",
+                f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in unknown['id'])}: whether the disturbed area's runoff "
+                "reaches them is not assessed (no DEM heights there).",
+                feature_ids=[py_scalar(i) for i in unknown["id"]],
+            )
+        )
     if not len(need):
         return
     ids = [py_scalar(i) for i in need["id"]]
     if bmps is None:
-        res.findings.append(c.finding("inlet_protection", "inlet_protection_submitted", "not_assessed",
-                                      f"{len(need)} inlet(s) need protection ({pr.citation}: {scope}); no bmps layer submitted.",
-                                      required=True, feature_ids=ids))
+        res.findings.append(
+            c.finding(
+                "inlet_protection",
+                "inlet_protection_submitted",
+                "not_assessed",
+                f"{len(need)} inlet(s) need protection ({pr.citation}: {scope}); no bmps layer submitted.",
+                required=True,
+                feature_ids=ids,
+            )
+        )
         return
     bad = need[~need["protected"]]
-    res.findings.append(c.finding("inlet_protection", "inlet_protection_submitted", "fail" if len(bad) else "pass",
-                                  f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in bad['id'])} without inlet protection within "
-                                  f"{float(c.v('inlet_search_ft')):g} ft ({pr.citation}: every inlet {scope})."
-                                  if len(bad) else f"Every storm drain inlet {scope} is protected ({len(need)}: {', '.join(map(str, ids))}).",
-                                  required=True, feature_ids=[py_scalar(i) for i in bad["id"]]))
+    res.findings.append(
+        c.finding(
+            "inlet_protection",
+            "inlet_protection_submitted",
+            "fail" if len(bad) else "pass",
+            f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in bad['id'])} without inlet protection within "
+            f"{float(c.v('inlet_search_ft')):g} ft ({pr.citation}: every inlet {scope})."
+            if len(bad)
+            else f"Every storm drain inlet {scope} is protected ({len(need)}: {', '.join(map(str, ids))}).",
+            required=True,
+            feature_ids=[py_scalar(i) for i in bad["id"]],
+        )
+    )
     big = need[need["trap_or_basin_required"]]
     if len(big):
-        res.findings.append(c.finding("inlet_protection", "inlet_drainage", "info",
-                                      f"Inlet(s) {', '.join(str(py_scalar(i)) for i in big['id'])} drain more than {limit:g} acre: DNR 1060 protection is for "
-                                      "1 acre or less, so a sediment trap or basin upstream as well (the kind of protection, not whether).",
-                                      feature_ids=[py_scalar(i) for i in big["id"]]))
+        res.findings.append(
+            c.finding(
+                "inlet_protection",
+                "inlet_drainage",
+                "info",
+                f"Inlet(s) {', '.join(str(py_scalar(i)) for i in big['id'])} drain more than {limit:g} acre: DNR 1060 protection is for "
+                "1 acre or less, so a sediment trap or basin upstream as well (the kind of protection, not whether).",
+                feature_ids=[py_scalar(i) for i in big["id"]],
+            )
+        )
 
 
 # --------------------------------------------------------------------------------------------- tracking
@@ -785,15 +1190,27 @@ def _tracking(c: _Ctx) -> None:
         return
     if drives is None:
         res.report["tracking"] = {"entrances": [], "why": "no access_drives layer"}
-        touch = site.disturbed is not None and bool(site.disturbed.buffer(1.0 / site.ft_per_unit).intersects(roads.geometry.union_all()))
+        touch = site.disturbed is not None and bool(
+            site.disturbed.buffer(1.0 / site.ft_per_unit).intersects(roads.geometry.union_all())
+        )
         if touch:
-            res.findings.append(c.finding("tracking_pad", "tracking_pad", "not_assessed",
-                                          f"The disturbed area meets a road but no access_drives layer says where vehicles leave the site: each entrance "
-                                          f"needs a tracking pad ({pr.citation}, DNR 1057).", required=True))
+            res.findings.append(
+                c.finding(
+                    "tracking_pad",
+                    "tracking_pad",
+                    "not_assessed",
+                    f"The disturbed area meets a road but no access_drives layer says where vehicles leave the site: each entrance "
+                    f"needs a tracking pad ({pr.citation}, DNR 1057).",
+                    required=True,
+                )
+            )
         return
     step("placing tracking pads")
-    rule = controls.PadRule(min_length_ft=float(c.v("tracking_pad_min_length_ft")), min_width_ft=float(c.v("tracking_pad_min_width_ft")),
-                            search_ft=float(c.v("tracking_pad_search_ft")))
+    rule = controls.PadRule(
+        min_length_ft=float(c.v("tracking_pad_min_length_ft")),
+        min_width_ft=float(c.v("tracking_pad_min_width_ft")),
+        search_ft=float(c.v("tracking_pad_search_ft")),
+    )
     ent, pads = controls.tracking_pads(drives, roads, rule, site.layer("bmps"))
     res.layers["tracking_pads"] = _mark(pads, c.open("tracking_pad"))
     res.report["tracking"] = {"entrances": ent, "min_pad_length_ft": rule.min_length_ft}
@@ -801,11 +1218,25 @@ def _tracking(c: _Ctx) -> None:
         return
     kinds = {True: "public", False: "private", None: "public or private"}
     for e in ent:
-        res.findings.append(c.finding("tracking_pad", "tracking_pad", "pass" if e["submitted_pad"] else "fail",
-                                      _pad_message(e, kinds[e["road_public"]]), required=True,
-                                      values={k: e[k] for k in ("required_length_ft", "drive_width_ft", "drawn_pad_length_ft",
-                                                                "drawn_pad_width_ft")},
-                                      feature_ids=[] if e["submitted_pad"] else [e["drive_id"]]))
+        res.findings.append(
+            c.finding(
+                "tracking_pad",
+                "tracking_pad",
+                "pass" if e["submitted_pad"] else "fail",
+                _pad_message(e, kinds[e["road_public"]]),
+                required=True,
+                values={
+                    k: e[k]
+                    for k in (
+                        "required_length_ft",
+                        "drive_width_ft",
+                        "drawn_pad_length_ft",
+                        "drawn_pad_width_ft",
+                    )
+                },
+                feature_ids=[] if e["submitted_pad"] else [e["drive_id"]],
+            )
+        )
 
 
 def _pad_message(e: dict[str, Any], kind: str) -> str:
@@ -813,13 +1244,18 @@ def _pad_message(e: dict[str, Any], kind: str) -> str:
     where = f"Drive {e['drive_id']} onto {kind} road {e['road_id']}"
     need = f"{e['required_length_ft']:,.0f} ft along the drive from the road and {e['drive_width_ft']:,.0f} ft wide (the drive's width)"
     if e["submitted_pad"]:
-        got = (f"{e['drawn_pad_length_ft']:,.0f} ft along the drive, {e['drawn_pad_width_ft']:,.0f} ft wide"
-               if e["drawn_pad_length_ft"] is not None else f"{e['pad_length_ft']:,.0f} ft declared on the drive")
+        got = (
+            f"{e['drawn_pad_length_ft']:,.0f} ft along the drive, {e['drawn_pad_width_ft']:,.0f} ft wide"
+            if e["drawn_pad_length_ft"] is not None
+            else f"{e['pad_length_ft']:,.0f} ft declared on the drive"
+        )
         return f"{where}: tracking pad {got}; DNR 1057 asks {need}."
     if e["drawn_pad_length_ft"] is None:
         return f"{where}: no tracking pad; DNR 1057 asks {need}."
-    return (f"{where}: the drawn pad runs {e['drawn_pad_length_ft']:,.0f} ft along the drive and is {e['drawn_pad_width_ft']:,.0f} ft "
-            f"wide; DNR 1057 asks {need}.")
+    return (
+        f"{where}: the drawn pad runs {e['drawn_pad_length_ft']:,.0f} ft along the drive and is {e['drawn_pad_width_ft']:,.0f} ft "
+        f"wide; DNR 1057 asks {need}."
+    )
 
 
 # --------------------------------------------------------------------------------------------- diversions
@@ -841,7 +1277,9 @@ def _diversions(c: _Ctx, flow: _Flow) -> None:
     parts = site.disturbed_parts  # measured per connected part, as the hydrology stage measured them
     polys = gpd.GeoDataFrame({"id": [p[0] for p in parts]}, geometry=[p[2] for p in parts], crs=site.crs)
     out, lines = controls.diversions(
-        polys, dem, fg,
+        polys,
+        dem,
+        fg,
         area_sqft=float(pr.param("adjacent_area_sqft")),
         velocity_fps=float(pr.param("velocity_fps")),
         rain_in=c.p.storm_in(pr.param("storm")),
@@ -857,9 +1295,16 @@ def _diversions(c: _Ctx, flow: _Flow) -> None:
     need = [d["id"] for d in out if d["required"]]
     if not need:
         return
-    res.findings.append(c.finding("sheetflow_diversion", "sheetflow_diversion_location", "info",
-                                  f"Diversion proposed above disturbed area(s) {', '.join(map(str, need))} ({lines['length_ft'].sum():,.0f} ft along their upslope edges).",
-                                  required=True, feature_ids=need))
+    res.findings.append(
+        c.finding(
+            "sheetflow_diversion",
+            "sheetflow_diversion_location",
+            "info",
+            f"Diversion proposed above disturbed area(s) {', '.join(map(str, need))} ({lines['length_ft'].sum():,.0f} ft along their upslope edges).",
+            required=True,
+            feature_ids=need,
+        )
+    )
     if not len(lines):
         return
     fpu = site.ft_per_unit
@@ -867,18 +1312,36 @@ def _diversions(c: _Ctx, flow: _Flow) -> None:
     want = shapely.union_all(lines.geometry.values)
     need_len = want.length * fpu
     got = controls.bmps_of(bmps, ("diversion",))
-    gap = want if got is None or not len(got) else shapely.difference(want, shapely.union_all(got.geometry.values).buffer(tol / fpu))
+    gap = (
+        want
+        if got is None or not len(got)
+        else shapely.difference(want, shapely.union_all(got.geometry.values).buffer(tol / fpu))
+    )
     gap_len = gap.length * fpu if not gap.is_empty else 0.0
     area_ft2, v_fps = float(pr.param("adjacent_area_sqft")), float(pr.param("velocity_fps"))
     vals = {"required_length_ft": need_len, "gap_length_ft": gap_len}
     if gap_len <= 0.1 * need_len:
-        res.findings.append(c.finding("sheetflow_diversion", "sheetflow_diversion_submitted", "pass",
-                                      f"Submitted diversions cover the {need_len:,.0f} ft proposed above the disturbed areas.", values=vals))
+        res.findings.append(
+            c.finding(
+                "sheetflow_diversion",
+                "sheetflow_diversion_submitted",
+                "pass",
+                f"Submitted diversions cover the {need_len:,.0f} ft proposed above the disturbed areas.",
+                values=vals,
+            )
+        )
         return
-    res.findings.append(c.finding("sheetflow_diversion", "sheetflow_diversion_submitted", "fail",
-                                  f"No submitted diversion along {gap_len:,.0f} ft of the {need_len:,.0f} ft geosite proposes above the disturbed areas "
-                                  f"(sheetflow from more than {area_ft2:,.0f} sq ft reaching them at {v_fps:g} ft/s or more across the disturbed area).",
-                                  values=vals, feature_ids=need))
+    res.findings.append(
+        c.finding(
+            "sheetflow_diversion",
+            "sheetflow_diversion_submitted",
+            "fail",
+            f"No submitted diversion along {gap_len:,.0f} ft of the {need_len:,.0f} ft geosite proposes above the disturbed areas "
+            f"(sheetflow from more than {area_ft2:,.0f} sq ft reaching them at {v_fps:g} ft/s or more across the disturbed area).",
+            values=vals,
+            feature_ids=need,
+        )
+    )
 
 
 # --------------------------------------------------------------------------------------------- plan checks without placement
@@ -894,15 +1357,30 @@ def _dewatering(c: _Ctx) -> None:
     types = tuple(c.v("dewatering_types"))
     got = controls.bmps_of(bmps, types)
     if bmps is None:
-        res.findings.append(c.finding("dewatering", "dewatering_submitted", "not_assessed",
-                                      f"Dewatering is declared: {q.requires}; no bmps layer submitted to show what treats it.",
-                                      required=True))
+        res.findings.append(
+            c.finding(
+                "dewatering",
+                "dewatering_submitted",
+                "not_assessed",
+                f"Dewatering is declared: {q.requires}; no bmps layer submitted to show what treats it.",
+                required=True,
+            )
+        )
         return
     ids = [py_scalar(i) for i in got["id"]] if got is not None and len(got) else []
-    res.findings.append(c.finding("dewatering", "dewatering_submitted", "pass" if ids else "fail",
-                                  f"Dewatering is declared and bmps {', '.join(map(str, ids))} treat the pumped water." if ids else
-                                  f"Dewatering is declared but the plan names nothing to treat the pumped water ({q.requires}; a bmps "
-                                  f"feature of type {', '.join(types)}).", required=True, feature_ids=ids))
+    res.findings.append(
+        c.finding(
+            "dewatering",
+            "dewatering_submitted",
+            "pass" if ids else "fail",
+            f"Dewatering is declared and bmps {', '.join(map(str, ids))} treat the pumped water."
+            if ids
+            else f"Dewatering is declared but the plan names nothing to treat the pumped water ({q.requires}; a bmps "
+            f"feature of type {', '.join(types)}).",
+            required=True,
+            feature_ids=ids,
+        )
+    )
 
 
 def _inactive_stabilization(c: _Ctx) -> None:
@@ -927,19 +1405,44 @@ def _inactive_stabilization(c: _Ctx) -> None:
         else:
             ok.append(fid)
     if late:
-        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization_submitted", "fail",
-                                      "Disturbed ground stabilized more than " f"{days} days after its work ends: "
-                                      + "; ".join(f"area {f} ends {e.isoformat()}, stabilized {w.isoformat()} ({(w - e).days} days)"
-                                                  for f, e, w in late) + f" ({q.requires}).",
-                                      required=True, feature_ids=[f for f, _e, _w in late]))
+        res.findings.append(
+            c.finding(
+                "inactive_stabilization",
+                "inactive_stabilization_submitted",
+                "fail",
+                "Disturbed ground stabilized more than "
+                f"{days} days after its work ends: "
+                + "; ".join(
+                    f"area {f} ends {e.isoformat()}, stabilized {w.isoformat()} ({(w - e).days} days)"
+                    for f, e, w in late
+                )
+                + f" ({q.requires}).",
+                required=True,
+                feature_ids=[f for f, _e, _w in late],
+            )
+        )
     if undated:
-        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization_submitted", "not_assessed",
-                                      f"Disturbance area(s) {', '.join(map(str, undated))}: no end date or no stabilization date, so whether the "
-                                      f"ground is stabilized within {days} days of going inactive cannot be told ({q.requires}).",
-                                      required=True, feature_ids=undated))
+        res.findings.append(
+            c.finding(
+                "inactive_stabilization",
+                "inactive_stabilization_submitted",
+                "not_assessed",
+                f"Disturbance area(s) {', '.join(map(str, undated))}: no end date or no stabilization date, so whether the "
+                f"ground is stabilized within {days} days of going inactive cannot be told ({q.requires}).",
+                required=True,
+                feature_ids=undated,
+            )
+        )
     if ok and not late and not undated:
-        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization_submitted", "pass",
-                                      f"Every disturbance area is stabilized within {days} days of its end ({len(ok)} areas).", required=True))
+        res.findings.append(
+            c.finding(
+                "inactive_stabilization",
+                "inactive_stabilization_submitted",
+                "pass",
+                f"Every disturbance area is stabilized within {days} days of its end ({len(ok)} areas).",
+                required=True,
+            )
+        )
 
 
 def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None) -> Any:
@@ -951,8 +1454,11 @@ def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None
     if stab is None or not len(stab) or "install" not in stab.columns:
         return None
     g = dist.geometry.iloc[i]
-    over = [d for d, s in zip(stab["install"], stab.geometry, strict=True)
-            if d is not None and s.geom_type.endswith("Polygon") and s.intersection(g).area >= 0.5 * g.area]
+    over = [
+        d
+        for d, s in zip(stab["install"], stab.geometry, strict=True)
+        if d is not None and s.geom_type.endswith("Polygon") and s.intersection(g).area >= 0.5 * g.area
+    ]
     return max(over) if over else None
 
 
@@ -965,12 +1471,22 @@ def _channelized_inflows(c: _Ctx) -> None:
     if q is None or d is None or not d.met:
         return
     entries = c.m.layers.get("upslope_entry_points")
-    pts = entries[entries["channelized"].astype(bool)] if entries is not None and "channelized" in entries.columns else None
+    pts = (
+        entries[entries["channelized"].astype(bool)]
+        if entries is not None and "channelized" in entries.columns
+        else None
+    )
     if bmps is None or pts is None or not len(pts):
-        res.findings.append(c.finding("channelized_diversion", "channelized_diversion_submitted", "not_assessed",
-                                      f"Channelized runoff enters the disturbed area: {q.requires}; "
-                                      + ("no bmps layer submitted." if bmps is None else "its entry points are not located."),
-                                      required=True))
+        res.findings.append(
+            c.finding(
+                "channelized_diversion",
+                "channelized_diversion_submitted",
+                "not_assessed",
+                f"Channelized runoff enters the disturbed area: {q.requires}; "
+                + ("no bmps layer submitted." if bmps is None else "its entry points are not located."),
+                required=True,
+            )
+        )
         return
     tol = float(c.p.value("submission", "diversion_cover_tolerance_ft")) / site.ft_per_unit
     div = controls.bmps_of(bmps, ("diversion",))
@@ -979,8 +1495,19 @@ def _channelized_inflows(c: _Ctx) -> None:
     channel_gap = sum(g["length_ft"] for g in fences.get("gaps", []) if g.get("side") == "channel")
     protected = bool(fences) and c.practice("channel_fence") is not None and channel_gap <= 0
     status = "pass" if near or protected else "fail"
-    how = ("submitted diversions at every channelized inflow" if near else
-           "the channel is protected by the channel-edge fences instead (B(6)(c)[3], the route the text allows 'otherwise')" if protected
-           else "no diversion at the inflows and the channel-edge fences have gaps or are not submitted")
-    res.findings.append(c.finding("channelized_diversion", "channelized_diversion_submitted", status,
-                                  f"Channelized runoff enters the disturbed area at {len(pts)} point(s): {how}.", required=True))
+    how = (
+        "submitted diversions at every channelized inflow"
+        if near
+        else "the channel is protected by the channel-edge fences instead (B(6)(c)[3], the route the text allows 'otherwise')"
+        if protected
+        else "no diversion at the inflows and the channel-edge fences have gaps or are not submitted"
+    )
+    res.findings.append(
+        c.finding(
+            "channelized_diversion",
+            "channelized_diversion_submitted",
+            status,
+            f"Channelized runoff enters the disturbed area at {len(pts)} point(s): {how}.",
+            required=True,
+        )
+    )

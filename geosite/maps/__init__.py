@@ -22,12 +22,26 @@ from geosite.maps.existing import draw_existing, render_existing_site_map
 from geosite.maps.final import draw_final, render_final_conditions
 from geosite.maps.sheets import SHEET_SIZES_IN, Sheet, check_scale, parse_sheet, plan_sheets
 
-MAP_FILES = {"existing": "existing_site_map.pdf", "construction": "construction_plan.pdf", "final": "final_conditions.pdf"}
+MAP_FILES = {
+    "existing": "existing_site_map.pdf",
+    "construction": "construction_plan.pdf",
+    "final": "final_conditions.pdf",
+}
 
 
-def render_plan_maps(result, out_dir: str | Path, sheet: str = "auto", scale_ft: float = 100, *,
-                     margin_ft: float | None = None, hillshade: bool = True, vertical_datum: str | None = None,
-                     date: str | None = None, png_dpi: int | None = PNG_DPI, svg: bool = False) -> list[Path]:
+def render_plan_maps(
+    result,
+    out_dir: str | Path,
+    sheet: str = "auto",
+    scale_ft: float = 100,
+    *,
+    margin_ft: float | None = None,
+    hillshade: bool = True,
+    vertical_datum: str | None = None,
+    date: str | None = None,
+    png_dpi: int | None = PNG_DPI,
+    svg: bool = False,
+) -> list[Path]:
     """Write the three plan maps into ``out_dir``: existing_site_map.pdf, construction_plan.pdf and
     final_conditions.pdf, each with a PNG preview (``-N`` suffixes when tiled). All three share the
     sheet the existing site map needs (the one with most to show) and the same scale. Returns the files.
@@ -65,17 +79,25 @@ def _draw_set(result, ctx, kw: dict, grow: bool) -> list:
         drawn = [(ctx, render(ctx, draw_existing, None, "1"), "existing")]
         chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
         last = not grow or ctx.plan.sheet.size == "ARCH-D"
-        for n, (key, draw) in enumerate((("construction", draw_construction), ("final", draw_final)), start=2):
+        for n, (key, draw) in enumerate(
+            (("construction", draw_construction), ("final", draw_final)), start=2
+        ):
             c = _context_like(result, ctx, chosen, kw)
             drawn.append((c, render(c, draw, None, str(n)), key))
-            over = any(f.geosite.notes and "overflows" in f.geosite.notes[-1] for _, figs, _ in drawn for f in figs)
+            over = any(
+                f.geosite.notes and "overflows" in f.geosite.notes[-1] for _, figs, _ in drawn for f in figs
+            )
             if over and not last:
                 break  # the next sheet up, without drawing the rest on this one
         if not over or last:
             break
-        ctx.plan = plan_sheets(ctx.extent, ctx.scale_ft, ctx.site.ft_per_unit, "auto", larger_than=ctx.plan.sheet)
+        ctx.plan = plan_sheets(
+            ctx.extent, ctx.scale_ft, ctx.site.ft_per_unit, "auto", larger_than=ctx.plan.sheet
+        )
     if over:
-        logging.getLogger(__name__).warning("map panel overflows on %s; choose a larger sheet", ctx.plan.sheet.label)
+        logging.getLogger(__name__).warning(
+            "map panel overflows on %s; choose a larger sheet", ctx.plan.sheet.label
+        )
     return drawn
 
 

@@ -30,15 +30,23 @@ HEADING = "PLAN OF FINAL SITE CONDITIONS"
 
 
 def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
-    panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(2): the site changes, at the scale "
-                           "of the existing site map")
+    panel = Panel(
+        HEADING,
+        f"{ctx.profile.name} ordinance, plan content A(2): the site changes, at the scale "
+        "of the existing site map",
+    )
     has_relief = draw_relief(ctx, sheet, panel, None, label="Existing ", faint=True)
     proposed = ctx.derived.get("proposed_contours")
     if proposed is not None and len(proposed):
         iv = ctx.interval_ft
         minor = Style("line", f"Proposed contours, {iv:g} ft", edge="#1f5fa8", lw=0.45, z=2.2)
-        index = Style("line", f"Proposed index contours, every {iv * ctx.index_every:g} ft, labelled (ft)",
-                      edge="#123f73", lw=0.9, z=2.25)
+        index = Style(
+            "line",
+            f"Proposed index contours, every {iv * ctx.index_every:g} ft, labelled (ft)",
+            edge="#123f73",
+            lw=0.9,
+            z=2.25,
+        )
         L.draw_contours(sheet, proposed, minor, index)
         panel.add(minor, minor.label)
         panel.add(index, index.label)
@@ -59,13 +67,18 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
     if proposed is not None and len(proposed):
         grades = ". Final grades: proposed contours (blue) from the submitted proposed-grade surface, over existing (brown)."
     else:
-        grades = (". Final grades are not shown: no proposed-grade surface was submitted"
-                  + ("; contours are existing grades." if has_relief else "."))
-    panel.notes.insert(0, "This sheet shows " + ("; ".join(shown) if shown else "no changes: the data marks none") + grades)
+        grades = ". Final grades are not shown: no proposed-grade surface was submitted" + (
+            "; contours are existing grades." if has_relief else "."
+        )
+    panel.notes.insert(
+        0, "This sheet shows " + ("; ".join(shown) if shown else "no changes: the data marks none") + grades
+    )
     return panel, []
 
 
-def _stabilized(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str], absent: list[str]) -> None:
+def _stabilized(
+    ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str], absent: list[str]
+) -> None:
     """The disturbed area, stabilized at completion (report.json's area)."""
     dist = ctx.derived.get("disturbed_area")
     if dist is None or not len(dist):
@@ -80,8 +93,10 @@ def _stabilized(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[st
     L.draw_geoms(sheet, geoms, st)
     panel.add(st, st.label)
     sqft = ctx.measured("disturbed.area_sqft")
-    shown.append(f"the disturbed area ({sqft_text(sqft) if sqft is not None else area_text(shapely.union_all(geoms), ctx.site.ft_per_unit)}) "
-                 "to be stabilized")
+    shown.append(
+        f"the disturbed area ({sqft_text(sqft) if sqft is not None else area_text(shapely.union_all(geoms), ctx.site.ft_per_unit)}) "
+        "to be stabilized"
+    )
 
 
 def _changes(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str], absent: list[str]) -> None:
@@ -108,19 +123,39 @@ def _changes(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str],
             L.draw_geoms(sheet, new.geometry.values, st_new)
             label_improvements(sheet, name, new, fpu, st_new.edge)
             panel.add(st_new, st_new.label + " (label: name and size)")
-            shown.append(f"{name} marked {'proposed' if name == 'structures' else 'new or changed'}: {len(new)}")
+            shown.append(
+                f"{name} marked {'proposed' if name == 'structures' else 'new or changed'}: {len(new)}"
+            )
         elif layer is None:
             absent.append(f"{name} (layer {name})")
         else:
-            panel.notes.append(f"No {name} carry a status of change{' (proposed)' if name == 'structures' else ''}.")
+            panel.notes.append(
+                f"No {name} carry a status of change{' (proposed)' if name == 'structures' else ''}."
+            )
 
 
-def render_final_conditions(result_or_site, out_path: str | Path | None = None, sheet: str = "auto",
-                            scale_ft: float = 100, *, margin_ft: float | None = None,
-                            vertical_datum: str | None = None, date: str | None = None, sheet_no: str = "3",
-                            png_dpi: int | None = PNG_DPI, svg: bool = False):
+def render_final_conditions(
+    result_or_site,
+    out_path: str | Path | None = None,
+    sheet: str = "auto",
+    scale_ft: float = 100,
+    *,
+    margin_ft: float | None = None,
+    vertical_datum: str | None = None,
+    date: str | None = None,
+    sheet_no: str = "3",
+    png_dpi: int | None = PNG_DPI,
+    svg: bool = False,
+):
     """Draw the plan of final site conditions at exactly 1 in = ``scale_ft`` ft (the existing site map's
     scale); arguments and return value as :func:`geosite.maps.render_existing_site_map`."""
-    ctx = make_context(result_or_site, scale_ft=scale_ft, sheet=sheet, margin_ft=margin_ft,
-                       vertical_datum=vertical_datum, date=date, hillshade=False)
+    ctx = make_context(
+        result_or_site,
+        scale_ft=scale_ft,
+        sheet=sheet,
+        margin_ft=margin_ft,
+        vertical_datum=vertical_datum,
+        date=date,
+        hillshade=False,
+    )
     return render(ctx, draw_final, out_path, sheet_no, png_dpi=png_dpi, svg=svg)

@@ -83,7 +83,9 @@ def check_scale(scale_ft: float) -> float:
     try:
         s = float(scale_ft)
     except (TypeError, ValueError):
-        raise InputError(f"map scale must be a number of feet per inch (e.g. 100, 50, 40, 20), got {scale_ft!r}") from None
+        raise InputError(
+            f"map scale must be a number of feet per inch (e.g. 100, 50, 40, 20), got {scale_ft!r}"
+        ) from None
     if not (s > 0 and math.isfinite(s)):
         raise InputError(f"map scale must be a positive number of feet per inch, got {scale_ft!r}")
     if s > MAX_SCALE_FT:

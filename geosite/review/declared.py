@@ -59,15 +59,39 @@ class Declared:
         return getattr(self, key, None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: (str(v) if isinstance(v, Path) else v) for f in fields(self) if (v := getattr(self, f.name)) is not None}
+        return {
+            f.name: (str(v) if isinstance(v, Path) else v)
+            for f in fields(self)
+            if (v := getattr(self, f.name)) is not None
+        }
 
 
-_TEXT = ("final_conditions", "maintenance", "stabilization", "steep_slope_controls", "slopes_after", "surety", "waste",
-         "street_cleaning", "offsite_cleanup", "bmp_removal", "dewatering_treatment", "contours")
+_TEXT = (
+    "final_conditions",
+    "maintenance",
+    "stabilization",
+    "steep_slope_controls",
+    "slopes_after",
+    "surety",
+    "waste",
+    "street_cleaning",
+    "offsite_cleanup",
+    "bmp_removal",
+    "dewatering_treatment",
+    "contours",
+)
 _NUMBERS = ("map_dpi", "map_scale_ft_per_in", "map_contour_interval_ft")
 #: (the texts include the duties during construction a plan may state, the profile's provisions: B(2) waste,
 #: B(3) street cleaning, B(5) off-site cleanup, B(6)(f) BMP removal; what treats pumped water; the contours layer)
-_KNOWN = {"plan_type", "disturbed_area_sqft", "disturbed_area_acres", "submitted_map", "contour_vertical_unit", *_TEXT, *_NUMBERS}
+_KNOWN = {
+    "plan_type",
+    "disturbed_area_sqft",
+    "disturbed_area_acres",
+    "submitted_map",
+    "contour_vertical_unit",
+    *_TEXT,
+    *_NUMBERS,
+}
 
 
 #: Declared texts ending so name a file of the submission (checked to lie inside its folder).
@@ -118,7 +142,9 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
     if d.get("submitted_map"):
         try:
             if not isinstance(d["submitted_map"], str):
-                raise InputError(f"{where} submitted_map = {d['submitted_map']!r} must be a text (a file in the folder)")
+                raise InputError(
+                    f"{where} submitted_map = {d['submitted_map']!r} must be a text (a file in the folder)"
+                )
             smap = inside(root, d["submitted_map"], f"{where} submitted_map")
             if not smap.exists():
                 raise InputError(f"{where} submitted_map {str(root / d['submitted_map'])!r}: file not found")
@@ -149,5 +175,11 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
     nums = {k: num(k) for k in _NUMBERS}
     if problems:
         raise SiteValidationError(problems, str(root))
-    return Declared(plan_type=plan_type, disturbed_area_sqft=area, submitted_map=smap, contour_vertical_unit=unit,
-                    **nums, **texts), conf
+    return Declared(
+        plan_type=plan_type,
+        disturbed_area_sqft=area,
+        submitted_map=smap,
+        contour_vertical_unit=unit,
+        **nums,
+        **texts,
+    ), conf

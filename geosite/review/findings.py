@@ -84,9 +84,13 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
         out.append(f"- {md(summary['isolation'])}")
     out.append(f"- Verdict: **{md(summary['verdict'])}** ({md(summary['counts_text'])})")
     if summary.get("plan_type_required"):
-        out.append(f"- Plan required: {md(summary['plan_type_required'])}; declared: {md(summary.get('plan_type_declared') or 'not declared')}")
+        out.append(
+            f"- Plan required: {md(summary['plan_type_required'])}; declared: {md(summary.get('plan_type_declared') or 'not declared')}"
+        )
     if summary.get("disturbed_area_sqft") is not None:
-        out.append(f"- Disturbed area (measured): {summary['disturbed_area_sqft']:,.0f} sq ft ({summary['disturbed_area_acres']:.3f} acres)")
+        out.append(
+            f"- Disturbed area (measured): {summary['disturbed_area_sqft']:,.0f} sq ft ({summary['disturbed_area_acres']:.3f} acres)"
+        )
     dl = summary.get("review_deadline")
     if dl:
         out.append(f"- Review deadline: {md(dl)}")
@@ -97,12 +101,18 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
     if failed:
         # what the inspector writes to the applicant about: first, each with its section
         out += ["## What fails", ""]
-        out += [f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ") for k, f in enumerate(failed, 1)]
+        out += [
+            f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ")
+            for k, f in enumerate(failed, 1)
+        ]
         out.append("")
     decide = [f for f in findings if f.status == "inspector_decision"]
     if decide:  # neither a pass nor a fail: the chapter leaves these to the Building Inspector
         out += ["## For the inspector's decision", ""]
-        out += [f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ") for k, f in enumerate(decide, 1)]
+        out += [
+            f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ")
+            for k, f in enumerate(decide, 1)
+        ]
         out.append("")
     groups: dict[str, list[ReviewFinding]] = defaultdict(list)
     for f in findings:
@@ -119,7 +129,9 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
             if f.settle:
                 out.append(f"  - To settle it: {md(f.settle)}")
             if f.geometry is not None and not f.geometry.is_empty:
-                out.append(f"  - Where: {f.geometry.geom_type} at {md(where_text(f.geometry, summary['crs']))}; "
-                           f"layer `findings`, finding_id {md(f.id)}")
+                out.append(
+                    f"  - Where: {f.geometry.geom_type} at {md(where_text(f.geometry, summary['crs']))}; "
+                    f"layer `findings`, finding_id {md(f.id)}"
+                )
         out.append("")
     return "\n".join(out)

@@ -50,8 +50,6 @@ def _cite(profile: Profile, key: str) -> str:
     return e.get("citation", "")
 
 
-
-
 def read_raw_layers(site: Site, conf: dict[str, Any]) -> dict[str, gpd.GeoDataFrame]:
     """The layers as submitted (before reprojection and repair), keyed by geosite layer name."""
     from geosite.site import read_layers
@@ -74,29 +72,63 @@ def check_geometry(
     out: list[ReviewFinding] = []
     fpu = site.ft_per_unit
 
-    def add(rule: str, status: str, msg: str, *, layer: str | None = None, ids=(), geometry=None, citation: str = "", **kw) -> None:
-        out.append(ReviewFinding(rule=rule, citation=citation or cites.get(layer or "", ""), section=SECTION, status=status,
-                                 message=msg, layer=layer, feature_ids=[py_scalar(i) for i in ids], geometry=geometry, **kw))
+    def add(
+        rule: str,
+        status: str,
+        msg: str,
+        *,
+        layer: str | None = None,
+        ids=(),
+        geometry=None,
+        citation: str = "",
+        **kw,
+    ) -> None:
+        out.append(
+            ReviewFinding(
+                rule=rule,
+                citation=citation or cites.get(layer or "", ""),
+                section=SECTION,
+                status=status,
+                message=msg,
+                layer=layer,
+                feature_ids=[py_scalar(i) for i in ids],
+                geometry=geometry,
+                **kw,
+            )
+        )
 
     # CRS
     expected = profile.data.get("jurisdiction", {}).get("expected_crs")
     if expected:
         exp = CRS.from_user_input(expected)
         if not site.crs.equals(exp):
-            add("crs.expected", "info",
+            add(
+                "crs.expected",
+                "info",
                 f"The site CRS is {site.crs.name}, not the {exp.name} ({expected}) this jurisdiction expects; layers were measured in feet after reprojection.",
-                requirement=f"{expected} ({exp.name}) expected by the profile")
+                requirement=f"{expected} ({exp.name}) expected by the profile",
+            )
     decl = CRS.from_user_input(declared_crs) if declared_crs else None
     for lname, gdf in raw.items():
         if decl is None or gdf.crs is None or gdf.crs.equals(decl):
             continue
         if gdf.crs.is_geographic:
-            add("crs.layer_reprojected", "info", f"Layer {lname} is in {gdf.crs.name} (degrees); reprojected to the declared {decl.name}.", layer=lname)
+            add(
+                "crs.layer_reprojected",
+                "info",
+                f"Layer {lname} is in {gdf.crs.name} (degrees); reprojected to the declared {decl.name}.",
+                layer=lname,
+            )
         else:
-            add("crs.layer_contradicts_declared", "fail",
+            add(
+                "crs.layer_contradicts_declared",
+                "fail",
                 f"Layer {lname} is in {gdf.crs.name}, which contradicts the crs declared in site.toml ({decl.name}); "
                 "geosite reprojected it, but the plan's layers must agree with the declared system (or the declaration is wrong).",
-                layer=lname, requirement=f"every layer in the declared CRS {decl.name}", submitted=gdf.crs.name)
+                layer=lname,
+                requirement=f"every layer in the declared CRS {decl.name}",
+                submitted=gdf.crs.name,
+            )
 
     # invalid polygons repaired with --make-valid
     for lname, gdf in raw.items():
@@ -104,20 +136,31 @@ def check_geometry(
         if site_gdf is None or len(gdf) != len(site_gdf) or not len(gdf):
             continue
         geom = gdf.geometry.values
-        bad = ~np.asarray(shapely.is_valid(geom)) & ~np.asarray(shapely.is_missing(geom) | shapely.is_empty(geom))
+        bad = ~np.asarray(shapely.is_valid(geom)) & ~np.asarray(
+            shapely.is_missing(geom) | shapely.is_empty(geom)
+        )
         if not bad.any():
             continue
-        g_site = gdf.geometry if gdf.crs is None or gdf.crs.equals(site.crs) else gdf.geometry.to_crs(site.crs)
+        g_site = (
+            gdf.geometry if gdf.crs is None or gdf.crs.equals(site.crs) else gdf.geometry.to_crs(site.crs)
+        )
         for i in np.flatnonzero(bad):
             fid = py_scalar(site_gdf["id"].iloc[i])
             reason = shapely.is_valid_reason(geom[i])
             before = g_site.iloc[i]
             after = site_gdf.geometry.iloc[i]
-            add("geometry.invalid_repaired", "fail",
+            add(
+                "geometry.invalid_repaired",
+                "fail",
                 f"{lname} {fid}: invalid polygon ({reason}); repaired with --make-valid for the measurements "
                 f"({abs(before.area) * fpu**2:,.0f} sq ft as drawn, {after.area * fpu**2:,.0f} sq ft repaired); a corrected polygon is needed.",
-                layer=lname, ids=[fid], geometry=before, values={"reason": reason, "repaired_area_sqft": after.area * fpu**2},
-                requirement="valid polygons (no self-intersections)", submitted=reason)
+                layer=lname,
+                ids=[fid],
+                geometry=before,
+                values={"reason": reason, "repaired_area_sqft": after.area * fpu**2},
+                requirement="valid polygons (no self-intersections)",
+                submitted=reason,
+            )
 
     boundary = site.boundary
     for lname, gdf in site.layers.items():
@@ -133,10 +176,16 @@ def check_geometry(
             width = np.where(perim > 0, 2.0 * area / np.where(perim > 0, perim, 1.0), 0.0)
             amin, wmin = _v(profile, "sliver_area_sqft"), _v(profile, "sliver_width_ft")
             for i in np.flatnonzero(poly & ((area < amin) | (width < wmin))):
-                add("geometry.sliver", "fail",
+                add(
+                    "geometry.sliver",
+                    "fail",
                     f"{lname} {py_scalar(ids[i])}: sliver polygon ({area[i]:,.1f} sq ft, mean width {width[i]:,.2f} ft; "
                     f"slivers are under {amin:g} sq ft or {wmin:g} ft wide): a digitizing error to remove or redraw.",
-                    layer=lname, ids=[ids[i]], geometry=geoms[i], values={"area_sqft": float(area[i]), "mean_width_ft": float(width[i])})
+                    layer=lname,
+                    ids=[ids[i]],
+                    geometry=geoms[i],
+                    values={"area_sqft": float(area[i]), "mean_width_ft": float(width[i])},
+                )
         # duplicates
         keys = shapely.to_wkb(shapely.normalize(geoms))
         groups: dict[bytes, list[int]] = defaultdict(list)
@@ -145,19 +194,30 @@ def check_geometry(
         for idx in groups.values():
             if len(idx) > 1:
                 dup = [py_scalar(ids[i]) for i in idx]
-                add("geometry.duplicate", "fail",
+                add(
+                    "geometry.duplicate",
+                    "fail",
                     f"{lname} {', '.join(map(str, dup))}: identical geometries (counted once in areas, but the plan lists them {len(idx)} times).",
-                    layer=lname, ids=dup, geometry=geoms[idx[0]])
+                    layer=lname,
+                    ids=dup,
+                    geometry=geoms[idx[0]],
+                )
         # layers off the site
         if lname != "site_boundary":
             margin = _v(profile, "overlap_margin_ft")
             zone = boundary.buffer(margin / fpu)
             if not shapely.intersects(shapely.union_all(geoms), zone):
                 d = shapely.union_all(geoms).distance(boundary) * fpu
-                add("geometry.layer_off_site", "fail",
+                add(
+                    "geometry.layer_off_site",
+                    "fail",
                     f"Layer {lname} lies entirely beyond the site and {margin:g} ft around it ({d:,.0f} ft away): wrong coordinates or CRS.",
-                    layer=lname, ids=list(ids), geometry=shapely.union_all(geoms), citation=_cite(profile, "overlap_margin_ft"),
-                    values={"distance_ft": d})
+                    layer=lname,
+                    ids=list(ids),
+                    geometry=shapely.union_all(geoms),
+                    citation=_cite(profile, "overlap_margin_ft"),
+                    values={"distance_ft": d},
+                )
     # BMPs outside the site
     bmps = site.layer("bmps")
     if bmps is not None:
@@ -170,12 +230,22 @@ def check_geometry(
         for i in np.flatnonzero(outside):
             kind0 = str(bmps["type"].iloc[i]).strip().lower() if "type" in bmps.columns else ""
             near = [site.layer(n) for n in serves.get(kind0, ())]
-            if any(g is not None and bmps.geometry.iloc[i].distance(shapely.union_all(g.geometry.values)) * fpu <= tol for g in near):
+            if any(
+                g is not None
+                and bmps.geometry.iloc[i].distance(shapely.union_all(g.geometry.values)) * fpu <= tol
+                for g in near
+            ):
                 outside[i] = False
         for i in np.flatnonzero(outside):
             g = bmps.geometry.iloc[i]
             kind = bmps["type"].iloc[i] if "type" in bmps.columns else "BMP"
-            add("geometry.bmp_outside_site", "fail",
+            add(
+                "geometry.bmp_outside_site",
+                "fail",
                 f"bmps {py_scalar(bmps['id'].iloc[i])} ({kind}) is drawn outside the site ({g.distance(boundary) * fpu:,.0f} ft beyond its boundary).",
-                layer="bmps", ids=[bmps["id"].iloc[i]], geometry=g, values={"distance_ft": g.distance(boundary) * fpu})
+                layer="bmps",
+                ids=[bmps["id"].iloc[i]],
+                geometry=g,
+                values={"distance_ft": g.distance(boundary) * fpu},
+            )
     return out

@@ -41,7 +41,13 @@ from shapely.geometry import mapping
 
 from geosite.review.findings import where_text
 
-STATUS_COLOURS = {"fail": "#d7191c", "not_assessed": "#e08a00", "info": "#2b83ba", "pass": "#1a9641", "inspector_decision": "#7b3294"}
+STATUS_COLOURS = {
+    "fail": "#d7191c",
+    "not_assessed": "#e08a00",
+    "info": "#2b83ba",
+    "pass": "#1a9641",
+    "inspector_decision": "#7b3294",
+}
 #: Geometry drawn on the page is simplified to this fraction of the site's extent (and at least
 #: :data:`DRAW_TOLERANCE_MIN_FT`): a 1 M-vertex boundary draws as a few thousand vertices.
 DRAW_TOLERANCE_FRACTION = 1 / 5000
@@ -140,8 +146,15 @@ def _layer(gdf, crs, tol: float, label: str, attrs: tuple[str, ...] = (), name_o
     props = []
     for i in range(len(gdf)):
         row = {c: _text(gdf[c].iloc[i]) for c in cols}
-        name = name_of(gdf, i) if name_of else (f"{label} {row['id']}" + (f": {row['name']}" if row.get("name") else "")
-                                               if "id" in row else label)
+        name = (
+            name_of(gdf, i)
+            if name_of
+            else (
+                f"{label} {row['id']}" + (f": {row['name']}" if row.get("name") else "")
+                if "id" in row
+                else label
+            )
+        )
         props.append({"name": name, "attrs": row})
     return _collection(_to_wgs84(_drawable(list(gdf.geometry), tol), crs), props)
 
@@ -152,13 +165,20 @@ def page_data(result) -> dict[str, Any]:
     crs = result.site.crs
     tol = _draw_tolerance(result)
     ctx: dict[str, Any] = {}
-    ctx["site boundary"] = _layer(result.site.layers["site_boundary"], crs, tol, "site boundary", ("id",),
-                                  lambda g, i: "site boundary")
+    ctx["site boundary"] = _layer(
+        result.site.layers["site_boundary"], crs, tol, "site boundary", ("id",), lambda g, i: "site boundary"
+    )
     L = result.analysis.layers
     contours = L.get("contours")
     if contours is not None and len(contours):
-        ctx["contours"] = _layer(contours, crs, tol, "contour", ("elevation_ft", "index"),
-                                 lambda g, i: f"contour {g['elevation_ft'].iloc[i]:,.0f} ft")
+        ctx["contours"] = _layer(
+            contours,
+            crs,
+            tol,
+            "contour",
+            ("elevation_ft", "index"),
+            lambda g, i: f"contour {g['elevation_ft'].iloc[i]:,.0f} ft",
+        )
     for key, label in (("disturbed_area", "disturbed area"), ("filter_fence", "required filter fence")):
         g = L.get(key)
         if g is not None and len(g):
@@ -169,22 +189,50 @@ def page_data(result) -> dict[str, Any]:
             ctx[label] = _layer(g, crs, tol, lname.rstrip("s"), attrs)
     bmps = result.site.layer("bmps")
     if bmps is not None:
-        ctx["submitted BMPs"] = _layer(bmps, crs, tol, "bmps", ("id", "type"),
-                                       lambda g, i: f"bmps {_text(g['id'].iloc[i])} ({_text(g['type'].iloc[i]) if 'type' in g.columns else 'bmp'})")
+        ctx["submitted BMPs"] = _layer(
+            bmps,
+            crs,
+            tol,
+            "bmps",
+            ("id", "type"),
+            lambda g, i: (
+                f"bmps {_text(g['id'].iloc[i])} ({_text(g['type'].iloc[i]) if 'type' in g.columns else 'bmp'})"
+            ),
+        )
     wide = _site_wide_shapes(result)
-    with_geom = [f for f in result.findings if f.geometry is not None and not f.geometry.is_empty
-                 and not _is_site_wide(f.geometry, wide)]
+    with_geom = [
+        f
+        for f in result.findings
+        if f.geometry is not None and not f.geometry.is_empty and not _is_site_wide(f.geometry, wide)
+    ]
     geoms = _to_wgs84(_drawable([f.geometry for f in with_geom], tol), crs)
     findings = []
     for f in result.findings:
         own = f in with_geom
-        findings.append({"id": f.id, "rule": f.rule, "citation": f.citation, "section": f.section, "status": f.status,
-                         "message": f.message, "requirement": f.requirement, "submitted": f.submitted, "settle": f.settle,
-                         "has_geometry": own, "where": where_text(f.geometry, crs) if own else "",
-                         "site_wide": f.geometry is not None and not f.geometry.is_empty and not own})
+        findings.append(
+            {
+                "id": f.id,
+                "rule": f.rule,
+                "citation": f.citation,
+                "section": f.section,
+                "status": f.status,
+                "message": f.message,
+                "requirement": f.requirement,
+                "submitted": f.submitted,
+                "settle": f.settle,
+                "has_geometry": own,
+                "where": where_text(f.geometry, crs) if own else "",
+                "site_wide": f.geometry is not None and not f.geometry.is_empty and not own,
+            }
+        )
     fcoll = _collection(geoms, [{"id": f.id, "status": f.status, "rule": f.rule} for f in with_geom])
-    return {"summary": result.summary(), "context": ctx, "findings": findings, "finding_geometry": fcoll,
-            "colours": STATUS_COLOURS}
+    return {
+        "summary": result.summary(),
+        "context": ctx,
+        "findings": findings,
+        "finding_geometry": fcoll,
+        "colours": STATUS_COLOURS,
+    }
 
 
 def _site_wide_shapes(result) -> list:
@@ -210,16 +258,19 @@ def _e(v: Any) -> str:
 def _failures(findings: list[dict[str, Any]]) -> str:
     """The box at the top: every failed finding, then every one left to the inspector's decision, each
     with its citation and message, linked to its entry."""
+
     def rows(items: list[dict[str, Any]]) -> str:
         return "".join(
             f'<li><a class="goto" href="#finding-{_e(f["id"])}" data-id="{_e(f["id"])}">{_e(f["id"])}</a> '
-            f'<b>{_e(f["citation"])}</b> {_e(f["message"])}</li>' for f in items)
+            f"<b>{_e(f['citation'])}</b> {_e(f['message'])}</li>"
+            for f in items
+        )
 
     failed = [f for f in findings if f["status"] == "fail"]
     decide = [f for f in findings if f["status"] == "inspector_decision"]
-    box = (f'<b>What fails ({len(failed)})</b><ol>{rows(failed)}</ol>' if failed else "No finding fails.")
+    box = f"<b>What fails ({len(failed)})</b><ol>{rows(failed)}</ol>" if failed else "No finding fails."
     if decide:
-        box += f'<b>For the inspector\'s decision ({len(decide)})</b><ol>{rows(decide)}</ol>'
+        box += f"<b>For the inspector's decision ({len(decide)})</b><ol>{rows(decide)}</ol>"
     return f'<div class="fails{"" if failed or decide else " none"}">{box}</div>'
 
 
@@ -235,11 +286,21 @@ def render_html(result) -> str:
             items.append(f"<h2>{_e(section or 'General')}</h2>")
         extra = "".join(
             f'<div class="sub"><b>{label}:</b> {_e(f[k])}</div>'
-            for k, label in (("requirement", "Required"), ("submitted", "Submitted"), ("settle", "To settle it"),
-                             ("where", "Where")) if f[k]
+            for k, label in (
+                ("requirement", "Required"),
+                ("submitted", "Submitted"),
+                ("settle", "To settle it"),
+                ("where", "Where"),
+            )
+            if f[k]
         )
-        pin = (' <span class="pin" title="shown on the map">&#9679; map</span>' if f["has_geometry"] else
-               ' <span class="pin" title="about the plan as a whole: not drawn">whole plan</span>' if f["site_wide"] else "")
+        pin = (
+            ' <span class="pin" title="shown on the map">&#9679; map</span>'
+            if f["has_geometry"]
+            else ' <span class="pin" title="about the plan as a whole: not drawn">whole plan</span>'
+            if f["site_wide"]
+            else ""
+        )
         status = f["status"] if f["status"] in STATUS_COLOURS else "other"
         items.append(
             f'<div class="finding {status}" id="finding-{_e(f["id"])}" data-id="{_e(f["id"])}" tabindex="0">'
@@ -249,20 +310,36 @@ def render_html(result) -> str:
         )
     deadline = s.get("review_deadline")
     verdict = s["verdict"] if s["verdict"] in ("pass", "fail", "inspector_decision") else "other"
-    head = (f'<div class="head"><h1>{_e(title)}</h1><div>{_e(s["jurisdiction_name"])} &middot; verdict '
-            f'<b class="verdict {verdict}">{_e(s["verdict"].upper())}</b> ({_e(s["counts_text"])})'
-            + (f" &middot; plan required: {_e(s['plan_type_required'])}" if s.get("plan_type_required") else "")
-            + (f" &middot; review deadline: <b>{_e(deadline)}</b>" if deadline else "") + "</div>"
-            + (f'<div class="profile">profile {_e(s["profile_file"])} (sha256 {_e(s.get("profile_sha256"))})</div>'
-               if s.get("profile_file") else "")
-            + (f'<div class="profile">{_e(s["isolation"])}</div>' if s.get("isolation") else "")
-            + _failures(data["findings"]) + "</div>")
+    head = (
+        f'<div class="head"><h1>{_e(title)}</h1><div>{_e(s["jurisdiction_name"])} &middot; verdict '
+        f'<b class="verdict {verdict}">{_e(s["verdict"].upper())}</b> ({_e(s["counts_text"])})'
+        + (f" &middot; plan required: {_e(s['plan_type_required'])}" if s.get("plan_type_required") else "")
+        + (f" &middot; review deadline: <b>{_e(deadline)}</b>" if deadline else "")
+        + "</div>"
+        + (
+            f'<div class="profile">profile {_e(s["profile_file"])} (sha256 {_e(s.get("profile_sha256"))})</div>'
+            if s.get("profile_file")
+            else ""
+        )
+        + (f'<div class="profile">{_e(s["isolation"])}</div>' if s.get("isolation") else "")
+        + _failures(data["findings"])
+        + "</div>"
+    )
     leaflet_css, leaflet_js = _static("leaflet.css"), _static("leaflet.js")
-    csp = (f"default-src 'none'; script-src {_csp_hash(leaflet_js)} {_csp_hash(_PAGE_JS)}; "
-           f"style-src {_csp_hash(leaflet_css)} {_csp_hash(_PAGE_CSS)}; img-src data:; base-uri 'none'; form-action 'none'")
+    csp = (
+        f"default-src 'none'; script-src {_csp_hash(leaflet_js)} {_csp_hash(_PAGE_JS)}; "
+        f"style-src {_csp_hash(leaflet_css)} {_csp_hash(_PAGE_CSS)}; img-src data:; base-uri 'none'; form-action 'none'"
+    )
     return _TEMPLATE.format(
-        title=_e(title), csp=csp, leaflet_css=leaflet_css, leaflet_js=leaflet_js, page_css=_PAGE_CSS,
-        page_js=_PAGE_JS, head=head, items="\n".join(items), data=json_for_html(data),
+        title=_e(title),
+        csp=csp,
+        leaflet_css=leaflet_css,
+        leaflet_js=leaflet_js,
+        page_css=_PAGE_CSS,
+        page_js=_PAGE_JS,
+        head=head,
+        items="\n".join(items),
+        data=json_for_html(data),
     )
 
 

@@ -103,9 +103,13 @@ def load_site(
     profile = None
     juris = jurisdiction or conf.get("jurisdiction")
     if not juris:
-        problems.append(f"{toml_path}: 'jurisdiction' is not set (a profile name such as grantsburg or belgium)")
+        problems.append(
+            f"{toml_path}: 'jurisdiction' is not set (a profile name such as grantsburg or belgium)"
+        )
     elif not isinstance(juris, str):
-        problems.append(f"{toml_path}: 'jurisdiction' = {juris!r}; use a profile name such as grantsburg or belgium")
+        problems.append(
+            f"{toml_path}: 'jurisdiction' = {juris!r}; use a profile name such as grantsburg or belgium"
+        )
         juris = None
     else:
         try:
@@ -119,7 +123,7 @@ def load_site(
     if conf.get("crs"):
         try:
             if not isinstance(conf["crs"], str | int) or isinstance(conf["crs"], bool):
-                raise TypeError("use a text such as \"EPSG:7593\"")
+                raise TypeError('use a text such as "EPSG:7593"')
             declared_crs = CRS.from_user_input(conf["crs"])
         except Exception as exc:  # pyproj.exceptions.CRSError
             problems.append(f"{toml_path}: crs {conf['crs']!r} is not a CRS pyproj knows ({exc})")
@@ -141,27 +145,47 @@ def load_site(
             dem_path, _ = _raster_path(dem_path, "DEM", dem_root, problems)
     if dem_path is not None or (dem_conf.get("path") and not dem):
         try:
-            vu = parse_vertical_unit(dem_vertical_unit or dem_conf.get("vertical_unit"), where=f"DEM {dem_path or dem_conf.get('path')}")
+            vu = parse_vertical_unit(
+                dem_vertical_unit or dem_conf.get("vertical_unit"),
+                where=f"DEM {dem_path or dem_conf.get('path')}",
+            )
         except InputError as exc:
             problems.append(str(exc))
     elif not dem:
-        notes.append(Note("no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not assessed", None))
+        notes.append(
+            Note(
+                "no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not assessed",
+                None,
+            )
+        )
     proposed = _site_file(root, dem_conf, "proposed", "[dem] proposed", allow_outside, toml_path, problems)
     if proposed is not None:
         if dem_path is None and not dem_conf.get("path") and not dem:
-            problems.append(f"{toml_path}: [dem] proposed is given without the existing-grade DEM ([dem] path)")
+            problems.append(
+                f"{toml_path}: [dem] proposed is given without the existing-grade DEM ([dem] path)"
+            )
         proposed, _ = _raster_path(proposed, "proposed-grade DEM", None if allow_outside else root, problems)
 
     # layers
-    raw = read_layers(root, _table(conf, "layers", toml_path, problems), problems, notes,
-                      allow_outside=allow_outside, limits=limits)
-    site_crs, layers = validate_layers(raw, declared_crs, str(toml_path), str(root), make_valid, problems, notes)
+    raw = read_layers(
+        root,
+        _table(conf, "layers", toml_path, problems),
+        problems,
+        notes,
+        allow_outside=allow_outside,
+        limits=limits,
+    )
+    site_crs, layers = validate_layers(
+        raw, declared_crs, str(toml_path), str(root), make_valid, problems, notes
+    )
     if problems:
         raise SiteValidationError(problems, site=str(root))
 
     for lname, spec in LAYERS.items():
         if lname not in layers and not spec.required:
-            notes.append(Note(f"layer {lname!r} ({spec.description}) not present in the submitted data", None))
+            notes.append(
+                Note(f"layer {lname!r} ({spec.description}) not present in the submitted data", None)
+            )
 
     site = Site(
         name=name,
@@ -203,18 +227,24 @@ def read_site_toml(root: Path, limits: Limits | None = None) -> tuple[dict[str, 
     limits = limits or Limits()
     toml_path = root / "site.toml"
     if not toml_path.exists() and not toml_path.is_symlink():
-        raise MissingInputError(f"{toml_path}: missing; every site folder needs a site.toml (see docs/site_folder.md)")
+        raise MissingInputError(
+            f"{toml_path}: missing; every site folder needs a site.toml (see docs/site_folder.md)"
+        )
     real = inside(root, "site.toml", "site.toml")
     regular_file(real, "site.toml")
     limits.check_file_size(str(toml_path), real.stat().st_size, "max_toml_bytes")
     try:
         return tomllib.loads(real.read_text(encoding="utf-8")), toml_path
     except UnicodeDecodeError as exc:
-        raise UnreadableInputError(f"{toml_path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from exc
+        raise UnreadableInputError(
+            f"{toml_path}: not UTF-8 text (byte {exc.start}); save it as UTF-8"
+        ) from exc
     except tomllib.TOMLDecodeError as exc:
         raise UnreadableInputError(f"{toml_path}: not valid TOML ({exc})") from exc
     except RecursionError as exc:  # tomllib recurses once per nested array or inline table
-        raise UnreadableInputError(f"{toml_path}: arrays or tables nested too deeply to read; refused") from exc
+        raise UnreadableInputError(
+            f"{toml_path}: arrays or tables nested too deeply to read; refused"
+        ) from exc
 
 
 def _table(conf: dict[str, Any], key: str, where: Path, problems: list[str]) -> dict[str, Any]:
@@ -228,7 +258,9 @@ def _table(conf: dict[str, Any], key: str, where: Path, problems: list[str]) -> 
     return v
 
 
-def _text(conf: dict[str, Any], key: str, where: Path | str, problems: list[str], label: str = "") -> str | None:
+def _text(
+    conf: dict[str, Any], key: str, where: Path | str, problems: list[str], label: str = ""
+) -> str | None:
     v = conf.get(key)
     if v is None:
         return None
@@ -245,21 +277,35 @@ def _settings(conf: dict[str, Any], where: Path, problems: list[str]) -> dict[st
     out: dict[str, Any] = {}
     if "map_margin_ft" in conf:
         v = conf["map_margin_ft"]
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or not 0 <= v <= 5_000:
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, int | float)
+            or not math.isfinite(v)
+            or not 0 <= v <= 5_000
+        ):
             problems.append(f"{where}: map_margin_ft = {v!r}; use a number of feet from 0 to 5,000")
         else:
             out["map_margin_ft"] = float(v)
     if "preparer" in conf:
         prep = _table(conf, "preparer", where, problems)
-        out["preparer"] = {k: t for k in ("name", "firm", "address", "phone")
-                           if (t := _text(prep, k, where, problems, f"[preparer] {k}")) is not None}
+        out["preparer"] = {
+            k: t
+            for k in ("name", "firm", "address", "phone")
+            if (t := _text(prep, k, where, problems, f"[preparer] {k}")) is not None
+        }
     revs = conf.get("revisions")
     if revs is not None:
         if not isinstance(revs, list) or not all(isinstance(r, dict) for r in revs):
             problems.append(f"{where}: revisions must be [[revisions]] tables (no, date, description)")
         else:
-            out["revisions"] = [{k: str(r[k]) for k in ("no", "date", "description")
-                                 if isinstance(r.get(k), str | int) and not isinstance(r.get(k), bool)} for r in revs]
+            out["revisions"] = [
+                {
+                    k: str(r[k])
+                    for k in ("no", "date", "description")
+                    if isinstance(r.get(k), str | int) and not isinstance(r.get(k), bool)
+                }
+                for r in revs
+            ]
     dem = conf.get("dem")
     if isinstance(dem, dict):
         datum = _text(dem, "vertical_datum", where, problems, "[dem] vertical_datum")
@@ -268,8 +314,15 @@ def _settings(conf: dict[str, Any], where: Path, problems: list[str]) -> dict[st
     return out
 
 
-def _site_file(root: Path, table: dict[str, Any], key: str, what: str, allow_outside: bool, where: Path,
-               problems: list[str]) -> Path | None:
+def _site_file(
+    root: Path,
+    table: dict[str, Any],
+    key: str,
+    what: str,
+    allow_outside: bool,
+    where: Path,
+    problems: list[str],
+) -> Path | None:
     """The file site.toml names at ``table[key]``: inside the folder (or, with ``allow_outside``, any
     local path), or None with a problem appended. Absent: None."""
     v = table.get(key)
@@ -287,7 +340,9 @@ def _site_file(root: Path, table: dict[str, Any], key: str, what: str, allow_out
         return None
 
 
-def _raster_path(path: Path, what: str, root: Path | None, problems: list[str]) -> tuple[Path | None, Path | None]:
+def _raster_path(
+    path: Path, what: str, root: Path | None, problems: list[str]
+) -> tuple[Path | None, Path | None]:
     """``path`` when it is a raster geosite may open (raster_format), else None with a problem."""
     try:
         raster_format(path, what, root)
@@ -373,9 +428,16 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
         v = d.get(key)
         if v is None:
             return None
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or not 0 <= v <= MAX_CUBIC_YARDS:
-            problems.append(f"{where}: [project] {key} must be a finite number of cubic yards from 0 to "
-                            f"{MAX_CUBIC_YARDS:,.0f}, got {v!r}")
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, int | float)
+            or not math.isfinite(v)
+            or not 0 <= v <= MAX_CUBIC_YARDS
+        ):
+            problems.append(
+                f"{where}: [project] {key} must be a finite number of cubic yards from 0 to "
+                f"{MAX_CUBIC_YARDS:,.0f}, got {v!r}"
+            )
             return None
         return float(v)
 
@@ -384,8 +446,10 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
         if v is None:
             return None
         if isinstance(v, dt.datetime):
-            problems.append(f"{where}: [project] {key} = {v.isoformat()} is a date and time; give the date alone "
-                            f"({key} = {v.date().isoformat()})")
+            problems.append(
+                f"{where}: [project] {key} = {v.isoformat()} is a date and time; give the date alone "
+                f"({key} = {v.date().isoformat()})"
+            )
             return None
         if not isinstance(v, dt.date):
             try:
@@ -396,8 +460,10 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
                 problems.append(f"{where}: [project] {key} = {d.get(key)!r} is not a date (YYYY-MM-DD)")
                 return None
         if not DATE_RANGE[0] <= v <= DATE_RANGE[1]:
-            problems.append(f"{where}: [project] {key} = {v.isoformat()} is outside {DATE_RANGE[0].year}-"
-                            f"{DATE_RANGE[1].year}; check the year")
+            problems.append(
+                f"{where}: [project] {key} = {v.isoformat()} is outside {DATE_RANGE[0].year}-"
+                f"{DATE_RANGE[1].year}; check the year"
+            )
             return None
         return v
 
@@ -417,7 +483,9 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
         problems.append(f"{where}: [project] end {end} is before start {start}")
     bpd = d.get("building_permit_days")
     if bpd is not None and (isinstance(bpd, bool) or not isinstance(bpd, int) or not 0 <= bpd <= 36_500):
-        problems.append(f"{where}: [project] building_permit_days = {bpd!r}; use a whole number of days (0 to 36,500)")
+        problems.append(
+            f"{where}: [project] building_permit_days = {bpd!r}; use a whole number of days (0 to 36,500)"
+        )
         bpd = None
     return Project(
         start=start,
@@ -434,7 +502,12 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
 
 
 def read_layers(
-    root: Path, conf: dict[str, Any], problems: list[str], notes: list[str], *, allow_outside: bool = False,
+    root: Path,
+    conf: dict[str, Any],
+    problems: list[str],
+    notes: list[str],
+    *,
+    allow_outside: bool = False,
     limits: Limits | None = None,
 ) -> dict[str, tuple[gpd.GeoDataFrame, str]]:
     """Read every layer the site's [layers] table points at. Returns name -> (frame, source label).
@@ -446,13 +519,17 @@ def read_layers(
     toml = root / "site.toml"
     names_map = conf.get("names", {}) or {}
     if not isinstance(names_map, dict) or not all(isinstance(v, str) for v in names_map.values()):
-        problems.append(f"{toml}: [layers.names] must be a table of texts (geosite name = \"the file's layer name\")")
+        problems.append(
+            f'{toml}: [layers.names] must be a table of texts (geosite name = "the file\'s layer name")'
+        )
         names_map = {}
     out: dict[str, tuple[gpd.GeoDataFrame, str]] = {}
     sources: dict[str, str] = {}
     bundle = conf.get("path")
     if bundle is not None and not isinstance(bundle, str):
-        problems.append(f"{toml}: [layers] path = {bundle!r} must be a text (a path relative to the site folder)")
+        problems.append(
+            f"{toml}: [layers] path = {bundle!r} must be a text (a path relative to the site folder)"
+        )
         bundle = None
     if bundle is None and "path" not in conf and not any(k in LAYERS for k in conf):
         # no [layers] table: a layers.gpkg, else one file per layer named after it
@@ -520,8 +597,12 @@ def read_layers(
                 gdf = read_layer(path, layer=sub or None, root=within, limits=limits)
             label = f"{root / path_text}" + (f", layer {sub!r}" if sub else "")
             if isinstance(gdf, gpd.GeoDataFrame) and len(gdf):
-                total = limits.check_vertices(label, shapely.get_num_coordinates(gdf.geometry.values),
-                                              list(range(1, len(gdf) + 1)), total)
+                total = limits.check_vertices(
+                    label,
+                    shapely.get_num_coordinates(gdf.geometry.values),
+                    list(range(1, len(gdf) + 1)),
+                    total,
+                )
         except InputError as exc:
             problems.append(f"layer {lname!r}: {exc}")
             continue
@@ -558,10 +639,13 @@ def _check_dem_coverage(site: Site, notes: list[str]) -> None:
         covers_site = dl <= site_only[0] and db <= site_only[1] and dr >= site_only[2] and dt_ >= site_only[3]
         sides = ", ".join(f"{v:,.0f} ft short on the {k}" for k, v in gaps.items())
         what = "the site plus" if covers_site else "even the site itself, let alone"
-        notes.append(Note(
-            f"DEM {site.dem_path}: does not cover {what} {margin:.0f} ft around it: {sides}; "
-            "slopes, contours and drainage near those edges are incomplete", CoverageWarning,
-        ))
+        notes.append(
+            Note(
+                f"DEM {site.dem_path}: does not cover {what} {margin:.0f} ft around it: {sides}; "
+                "slopes, contours and drainage near those edges are incomplete",
+                CoverageWarning,
+            )
+        )
 
 
 def _emit(notes: list[str], strict: bool) -> None:
@@ -595,7 +679,9 @@ def validate_layers(
     layers: dict[str, gpd.GeoDataFrame] = {}
     if site_crs is not None:
         for lname, (gdf, src) in raw.items():
-            checked = _check_layer(lname, gdf, src, site_crs, declared_crs is not None, make_valid, problems, notes)
+            checked = _check_layer(
+                lname, gdf, src, site_crs, declared_crs is not None, make_valid, problems, notes
+            )
             if checked is not None:
                 layers[lname] = checked
     if "site_boundary" not in raw and not any("site_boundary" in p for p in problems):
@@ -622,7 +708,7 @@ def _site_crs(raw, declared: CRS | None, where, problems: list[str]) -> CRS | No
         if crs is None:
             problems.append(
                 f"{src} (site_boundary): no CRS; assign one to the file, or name the site CRS in site.toml "
-                "(crs = \"EPSG:7593\" for Burnett County WISCRS, \"EPSG:7613\" for Ozaukee County)"
+                '(crs = "EPSG:7593" for Burnett County WISCRS, "EPSG:7613" for Ozaukee County)'
             )
             return None
     else:
@@ -634,8 +720,10 @@ def _site_crs(raw, declared: CRS | None, where, problems: list[str]) -> CRS | No
         return None
     axis = getattr(crs.ellipsoid, "semi_major_metre", None)
     if axis is not None and not 6.3e6 < axis < 6.4e6:  # Mars, the Moon, a sphere of 1 m
-        problems.append(f"{what}: CRS {crs.name!r} is not on the Earth (ellipsoid {crs.ellipsoid.name!r}); "
-                        "use the site's projected CRS")
+        problems.append(
+            f"{what}: CRS {crs.name!r} is not on the Earth (ellipsoid {crs.ellipsoid.name!r}); "
+            "use the site's projected CRS"
+        )
         return None
     return crs
 
@@ -666,7 +754,9 @@ def _check_layer(
     # CRS
     if gdf.crs is None:
         if target_named:
-            notes.append(f"{where}: no CRS in the file; taken to be in the site CRS named in site.toml ({site_crs.name})")
+            notes.append(
+                f"{where}: no CRS in the file; taken to be in the site CRS named in site.toml ({site_crs.name})"
+            )
             gdf = gdf.set_crs(site_crs)
         else:
             problems.append(f"{where}: no CRS; assign one, or name the site CRS in site.toml (crs = ...)")
@@ -676,12 +766,19 @@ def _check_layer(
             "or name the site CRS in site.toml (crs = ...) to have geosite reproject it"
         )
     elif not gdf.crs.equals(site_crs):
-        notes.append(Note(f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}", ReprojectionWarning))
+        notes.append(
+            Note(
+                f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}",
+                ReprojectionWarning,
+            )
+        )
         try:
             gdf = gdf.to_crs(site_crs)
         except (ProjError, ValueError) as exc:  # another celestial body, no transformation
-            problems.append(f"{where}: cannot be moved from its CRS {gdf.crs.name!r} to the site CRS {site_crs.name!r} "
-                            f"({str(exc).splitlines()[0][:200]}); give the layer in the site CRS")
+            problems.append(
+                f"{where}: cannot be moved from its CRS {gdf.crs.name!r} to the site CRS {site_crs.name!r} "
+                f"({str(exc).splitlines()[0][:200]}); give the layer in the site CRS"
+            )
             return None
 
     # geometry
@@ -691,11 +788,15 @@ def _check_layer(
         bounds = np.abs(shapely.bounds(geom))
         absurd = ~empty & ~(np.isfinite(bounds).all(axis=1) & (bounds <= MAX_ABS_COORDINATE).all(axis=1))
     if absurd.any():
-        problems.append(f"{where}: coordinates that are not finite or beyond {MAX_ABS_COORDINATE:g} CRS units "
-                        f"(ids {_idlist(ids[absurd])}); wrong CRS or a corrupt file")
+        problems.append(
+            f"{where}: coordinates that are not finite or beyond {MAX_ABS_COORDINATE:g} CRS units "
+            f"(ids {_idlist(ids[absurd])}); wrong CRS or a corrupt file"
+        )
         return None
     if empty.any():
-        problems.append(f"{where}: {int(empty.sum())} empty or missing geometr{'y' if empty.sum() == 1 else 'ies'} (ids {_idlist(ids[empty])}); remove them")
+        problems.append(
+            f"{where}: {int(empty.sum())} empty or missing geometr{'y' if empty.sum() == 1 else 'ies'} (ids {_idlist(ids[empty])}); remove them"
+        )
     names = np.array([g.geom_type if g is not None else "None" for g in geom])
     bad_type = ~empty & ~np.isin(names, spec.geometry)
     if bad_type.any():
@@ -713,9 +814,13 @@ def _check_layer(
             keep = spec.geometry
             fixed = [_extract(g, keep) for g in repaired]
             gdf.loc[invalid, gdf.geometry.name] = fixed
-            notes.append(f"{where}: repaired {int(invalid.sum())} invalid geometr{'y' if invalid.sum() == 1 else 'ies'} (ids {_idlist(ids[invalid])}) with --make-valid")
+            notes.append(
+                f"{where}: repaired {int(invalid.sum())} invalid geometr{'y' if invalid.sum() == 1 else 'ies'} (ids {_idlist(ids[invalid])}) with --make-valid"
+            )
         else:
-            reasons = [f"{i}: {shapely.is_valid_reason(g)}" for i, g in zip(ids[invalid], geom[invalid], strict=True)]
+            reasons = [
+                f"{i}: {shapely.is_valid_reason(g)}" for i, g in zip(ids[invalid], geom[invalid], strict=True)
+            ]
             problems.append(
                 f"{where}: {int(invalid.sum())} invalid polygon{'s' if invalid.sum() != 1 else ''} "
                 f"(ids {'; '.join(reasons)}); repair them or pass --make-valid"
@@ -771,19 +876,25 @@ def _parse_dates(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str
         parsed = pd.to_datetime(raw, errors="coerce")
         bad = gdf[col].notna() & parsed.isna()
         if bad.any():
-            problems.append(f"{src} ({lname}): column {col!r} has values that are not dates (ids {_idlist(gdf['id'][bad].to_numpy())}); use YYYY-MM-DD")
+            problems.append(
+                f"{src} ({lname}): column {col!r} has values that are not dates (ids {_idlist(gdf['id'][bad].to_numpy())}); use YYYY-MM-DD"
+            )
         days = [None if pd.isna(d) else d.date() for d in parsed]
         out = [d if d is None or DATE_RANGE[0] <= d <= DATE_RANGE[1] else None for d in days]
         far = np.array([d is not None and o is None for d, o in zip(days, out, strict=True)], dtype=bool)
         if far.any():
-            problems.append(f"{src} ({lname}): column {col!r} has dates outside {DATE_RANGE[0].year}-{DATE_RANGE[1].year} "
-                            f"(ids {_idlist(gdf['id'][far].to_numpy())}); check the year")
+            problems.append(
+                f"{src} ({lname}): column {col!r} has dates outside {DATE_RANGE[0].year}-{DATE_RANGE[1].year} "
+                f"(ids {_idlist(gdf['id'][far].to_numpy())}); check the year"
+            )
         gdf[col] = pd.Series(out, index=gdf.index, dtype=object)
     if "start" in gdf.columns and "end" in gdf.columns:
         both = gdf["start"].notna() & gdf["end"].notna()
         backwards = both & (gdf["end"].where(both) < gdf["start"].where(both))
         if backwards.any():
-            problems.append(f"{src} ({lname}): end before start (ids {_idlist(gdf['id'][backwards].to_numpy())})")
+            problems.append(
+                f"{src} ({lname}): end before start (ids {_idlist(gdf['id'][backwards].to_numpy())})"
+            )
 
 
 #: Attributes that hold numbers, by layer: (column, least value allowed).
@@ -797,14 +908,25 @@ NUMERIC_ATTRIBUTES = {
 #: Attributes that hold yes/no, by layer (``underground`` decides A(6)'s pipe length, ``public`` a road's kind).
 FLAG_ATTRIBUTES = {"utilities": ("underground",), "roads": ("public",)}
 #: How yes and no are written in shapefiles, GeoPackages and CAD exports.
-FLAG_SPELLINGS = {"true": True, "false": False, "yes": True, "no": False, "y": True, "n": False, "1": True,
-                  "0": False, "t": True, "f": False}
+FLAG_SPELLINGS = {
+    "true": True,
+    "false": False,
+    "yes": True,
+    "no": False,
+    "y": True,
+    "n": False,
+    "1": True,
+    "0": False,
+    "t": True,
+    "f": False,
+}
 
 
 def _check_flags(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
     """The layer's yes/no attributes as True, False or None (missing): the text "no" is False, never
     the true that ``bool("no")`` would give; anything else that is not a yes or a no is a problem naming
     the ids."""
+
     def flag(v: Any) -> Any:
         if v is None or (isinstance(v, float) and math.isnan(v)):
             return None
@@ -820,8 +942,10 @@ def _check_flags(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str
         values = [flag(v) for v in gdf[col]]
         bad = np.array([v == "?" for v in values], dtype=bool)
         if bad.any():
-            problems.append(f"{src} ({lname}): column {col!r} must hold yes or no (true/false, yes/no, 1/0) "
-                            f"(ids {_idlist(gdf['id'][bad].to_numpy())}: {', '.join(map(repr, gdf[col][bad].tolist()[:5]))})")
+            problems.append(
+                f"{src} ({lname}): column {col!r} must hold yes or no (true/false, yes/no, 1/0) "
+                f"(ids {_idlist(gdf['id'][bad].to_numpy())}: {', '.join(map(repr, gdf[col][bad].tolist()[:5]))})"
+            )
         gdf[col] = pd.Series([None if v == "?" else v for v in values], index=gdf.index, dtype=object)
 
 
@@ -832,11 +956,17 @@ def _check_numbers(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[s
     for col, least in NUMERIC_ATTRIBUTES.get(lname, ()):
         if col not in gdf.columns:
             continue
-        values = pd.to_numeric(gdf[col].map(lambda v: v if not isinstance(v, bool) else float("nan")), errors="coerce")
+        values = pd.to_numeric(
+            gdf[col].map(lambda v: v if not isinstance(v, bool) else float("nan")), errors="coerce"
+        )
         values = values.astype("float64")
-        text = gdf[col].notna() & values.isna() & ~gdf[col].map(lambda v: isinstance(v, float) and math.isnan(v))
+        text = (
+            gdf[col].notna() & values.isna() & ~gdf[col].map(lambda v: isinstance(v, float) and math.isnan(v))
+        )
         bad = text | np.isinf(values) | (values < least)
         if bad.any():
-            problems.append(f"{src} ({lname}): column {col!r} must hold finite numbers of at least {least:g} "
-                            f"(ids {_idlist(gdf['id'][bad].to_numpy())}: {', '.join(map(repr, gdf[col][bad].tolist()[:5]))})")
+            problems.append(
+                f"{src} ({lname}): column {col!r} must hold finite numbers of at least {least:g} "
+                f"(ids {_idlist(gdf['id'][bad].to_numpy())}: {', '.join(map(repr, gdf[col][bad].tolist()[:5]))})"
+            )
         gdf[col] = values
