@@ -152,9 +152,11 @@ def read_dem_for(site: Site, profile: Profile) -> tuple[Any, Any, dict[str, Any]
     )
     if not where.certified:
         site.notes.append(
-            f"DEM {site.dem_path}: the land draining into the site was not proven to fit a window geosite reads "
+            f"DEM {site.dem_path}: the land draining into the site was not proven to fit a window geosite "
+            "reads "
             f"(over half of this {where.height * where.width:,}-cell DEM, which is more than the "
-            f"{WHOLE_DEM_MAX_CELLS:,} cells read whole, or more than the raster budget lets an analysis hold); read "
+            f"{WHOLE_DEM_MAX_CELLS:,} cells read whole, or more than the raster budget lets an analysis "
+            "hold); read "
             f"{where.describe()}, so upslope areas reaching farther are cut at that window"
         )
     info = {

@@ -376,7 +376,8 @@ def _piles(result: Any, piles: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame) -> gpd.
             continue
         if not _text(piles["setback_reason"].iloc[i]):
             piles.loc[piles.index[i], "setback_reason"] = (
-                f"kept where the site plan places it ({r.get('min_setback_ft', 0):,.1f} ft from the nearest downslope feature): "
+                f"kept where the site plan places it ({r.get('min_setback_ft', 0):,.1f} ft from the nearest "
+                "downslope feature): "
                 "geosite does not move piles; the designer states why the setback is not possible here"
             )
         if not _text(piles["extra_bmps"].iloc[i]):
@@ -443,7 +444,8 @@ def _slope_length_stand_ins(
                 "DNR 1052",
                 method="erosion_mat",
                 stand_in_for=f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row keeps the slope "
-                "above the next fence within the standard's length (a row cut at an obstacle, a loop, a sharp kink, "
+                "above the next fence within the standard's length (a row cut at an obstacle, a loop, a "
+                "sharp kink, "
                 "a piece too short, or rows out of proportion to the area)",
             )
         )
@@ -476,7 +478,8 @@ def plan_declared(
         mine.get("final_conditions")
         or next((m for m in maps if m.startswith("final_conditions")), None)
         or (
-            "Final conditions: every disturbed polygon stabilized by its `stabilized` date (disturbance layer); structures, drives "
+            "Final conditions: every disturbed polygon stabilized by its `stabilized` date (disturbance "
+            "layer); structures, drives "
             "and roads as in their layers; temporary BMPs removed on their `remove` dates (bmps layer)."
         )
     )
@@ -527,11 +530,13 @@ def default_maintenance(prof: Any, practices: set[str] | None = None) -> str:
     table = prof.data.get("maintenance") or {}
     keys = [k for k in table if practices is None or k in practices] or list(table)
     parts += [
-        f"{k.replace('_', ' ').capitalize()}: {prof.value('maintenance', k)} ({_source(prof, 'maintenance', k)})."
+        f"{k.replace('_', ' ').capitalize()}: {prof.value('maintenance', k)} "
+        f"({_source(prof, 'maintenance', k)})."
         for k in keys
     ]
     parts.append(
-        "Maintained by the person responsible for BMP maintenance named in this plan until the site is stabilized."
+        "Maintained by the person responsible for BMP maintenance named in this plan until the site is "
+        "stabilized."
     )
     return " ".join(parts)
 
@@ -557,7 +562,8 @@ def default_stabilization(prof: Any) -> str:
             "stabilization feature with the pile's pile_id."
         )
     parts.append(
-        "Schedule: each disturbance polygon stabilized by its `stabilized` date (disturbance layer); temporary BMPs "
+        "Schedule: each disturbance polygon stabilized by its `stabilized` date (disturbance layer); "
+        "temporary BMPs "
         "removed on their `remove` dates (bmps layer)."
     )
     return " ".join(parts)

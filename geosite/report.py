@@ -118,7 +118,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         "| --- | --- |",
         f"| site area | {fmt(s['area_sqft'], 'sq ft')} ({_acres(s['area_acres'])}) |",
         f"| disturbed area | {fmt(d['area_sqft'], 'sq ft')} ({_acres(d['area_acres'])}) |",
-        f"| largest area disturbed at one time | {fmt(d['max_at_one_time_sqft'], 'sq ft')} ({_acres(d['max_at_one_time_acres'])})"
+        f"| largest area disturbed at one time | {fmt(d['max_at_one_time_sqft'], 'sq ft')} "
+        f"({_acres(d['max_at_one_time_acres'])})"
         + (f" on {d['max_at_one_time_date']}" if d.get("max_at_one_time_date") else "")
         + " |",
         *(
@@ -218,7 +219,8 @@ def _drainage(report: dict[str, Any], names: dict[str, dict[str, str]]) -> list[
             "",
             "Upslope drainage areas (land outside each disturbed area that drains onto it):",
             "",
-            "| disturbed area | upslope area | sheetflow | channelized | mean slope | cover | sheet-flow velocity | diversion |",
+            "| disturbed area | upslope area | sheetflow | channelized | mean slope | cover | sheet-flow "
+            "velocity | diversion |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for d in up:
@@ -230,7 +232,8 @@ def _drainage(report: dict[str, Any], names: dict[str, dict[str, str]]) -> list[
             )
             out.append(
                 f"| {who} | {fmt(d.get('area_sqft'), 'sq ft')} ({_acres(d.get('area_acres'))}) | "
-                f"{fmt(d.get('sheetflow_area_sqft'), 'sq ft')} | {fmt(d.get('channelized_area_sqft'), 'sq ft')} | "
+                f"{fmt(d.get('sheetflow_area_sqft'), 'sq ft')} | "
+                f"{fmt(d.get('channelized_area_sqft'), 'sq ft')} | "
                 f"{fmt(d.get('mean_slope_pct'), '%')} | {str(d.get('land_cover') or '').replace('_', ' ')} | "
                 + (f"{v:.2f} ft/s" if isinstance(v, (int, float)) else "not estimated")
                 + f" | {div} |"

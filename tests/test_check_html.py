@@ -105,7 +105,8 @@ def test_report_in_headless_chromium(report):
         )
         assert after != before and after[2] > before[2]
         gap_in_view = driver.execute_script(
-            f"return window.geosite.map.getBounds().contains(window.geosite.findingLayers['{fid}'].getBounds())"
+            "return "
+            f"window.geosite.map.getBounds().contains(window.geosite.findingLayers['{fid}'].getBounds())"
         )
         assert gap_in_view
         assert (

@@ -207,7 +207,8 @@ def test_sheet_styles_read_without_matplotlib():
 
     code = (
         "import sys, json; from geosite.pipeline import sheet_styles; s = sheet_styles(); "
-        "print(json.dumps(['matplotlib' in sys.modules, {k: [v.edge, v.face, v.lw, str(v.ls)] for k, v in s.items()}]))"
+        "print(json.dumps(['matplotlib' in sys.modules, {k: [v.edge, v.face, v.lw, str(v.ls)] for k, v in "
+        "s.items()}]))"
     )
     run = subprocess.run(
         [sys.executable, "-c", code],

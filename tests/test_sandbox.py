@@ -108,7 +108,8 @@ def recursive_view_gpkg(src: Path, dst: Path) -> None:
         "SELECT n AS fid, NULL AS geom FROM r"
     )
     con.execute(
-        "INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) VALUES ('roads', 'features', 'roads', 7593)"
+        "INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) VALUES ('roads', 'features', "
+        "'roads', 7593)"
     )
     con.execute("INSERT INTO gpkg_geometry_columns VALUES ('roads', 'geom', 'LINESTRING', 7593, 0, 0)")
     con.commit()
@@ -146,8 +147,10 @@ def hostile_layers(folder: Path, url: str, outside: Path) -> dict[str, str]:
     )
     (folder / "lakes.gml").write_text(
         f'<?xml version="1.0"?><ogr:FeatureCollection xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
-        f'xsi:schemaLocation="http://ogr.maptools.org/ {url}/schema.xsd" xmlns:ogr="http://ogr.maptools.org/" '
-        'xmlns:gml="http://www.opengis.net/gml"><gml:featureMember><ogr:lakes fid="lakes.0"><ogr:geometryProperty>'
+        f'xsi:schemaLocation="http://ogr.maptools.org/ {url}/schema.xsd" '
+        'xmlns:ogr="http://ogr.maptools.org/" '
+        'xmlns:gml="http://www.opengis.net/gml"><gml:featureMember><ogr:lakes '
+        'fid="lakes.0"><ogr:geometryProperty>'
         '<gml:Point srsName="EPSG:7593"><gml:coordinates>500300,199700</gml:coordinates></gml:Point></ogr:geometryProperty>'
         "</ogr:lakes></gml:featureMember></ogr:FeatureCollection>"
     )
@@ -189,14 +192,18 @@ def test_every_hostile_kind_is_refused_with_no_request_and_nothing_outside_opene
         fifo(outside / name)
     with loopback_server() as (url, requests):
         (folder / "mosaic.vrt").write_text(
-            f'<VRTDataset rasterXSize="300" rasterYSize="300"><VRTRasterBand dataType="Float32" band="1"><SimpleSource>'
-            f'<SourceFilename relativeToVRT="0">{url}/tile.tif</SourceFilename><SourceBand>1</SourceBand></SimpleSource>'
-            f'<SimpleSource><SourceFilename relativeToVRT="0">{outside}/dem.tif</SourceFilename></SimpleSource>'
+            '<VRTDataset rasterXSize="300" rasterYSize="300"><VRTRasterBand dataType="Float32" '
+            'band="1"><SimpleSource>'
+            "<SourceFilename "
+            f'relativeToVRT="0">{url}/tile.tif</SourceFilename><SourceBand>1</SourceBand></SimpleSource>'
+            "<SimpleSource><SourceFilename "
+            f'relativeToVRT="0">{outside}/dem.tif</SourceFilename></SimpleSource>'
             "</VRTRasterBand></VRTDataset>"
         )
         (folder / "warped.vrt").write_text(
             f'<VRTDataset subClass="VRTWarpedDataset" rasterXSize="300" rasterYSize="300"><GDALWarpOptions>'
-            f'<SourceDataset relativeToVRT="0">{outside}/warp.tif</SourceDataset></GDALWarpOptions></VRTDataset>'
+            "<SourceDataset "
+            f'relativeToVRT="0">{outside}/warp.tif</SourceDataset></GDALWarpOptions></VRTDataset>'
         )
         toml(
             folder,
@@ -550,7 +557,8 @@ def test_geopackage_inspection_allows_geosites_own_and_refuses_views_triggers_vi
         "CREATE TRIGGER t AFTER INSERT ON site_boundary BEGIN SELECT 1; END": "trigger 't'",
         "CREATE VIRTUAL TABLE f USING fts5(a)": "virtual table 'f'",
         "CREATE TABLE g (a INTEGER, b INTEGER GENERATED ALWAYS AS (a * 2))": "generated columns",
-        "UPDATE gpkg_spatial_ref_sys SET definition = '+proj=longlat +nadgrids=/x/y.gsb' WHERE srs_id = 4326": "srs_id 4326: a CRS naming a grid",
+        "UPDATE gpkg_spatial_ref_sys SET definition = '+proj=longlat +nadgrids=/x/y.gsb' WHERE srs_id = "
+        "4326": "srs_id 4326: a CRS naming a grid",
     }
     for i, (sql, needle) in enumerate(cases.items()):
         copy = tmp_path / f"c{i}.gpkg"

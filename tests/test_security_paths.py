@@ -140,15 +140,19 @@ def test_gml_and_kml_with_remote_references_are_read_offline(tmp_path):
     with loopback_server() as (url, requests):
         x0, y0 = 500_200.0 + 150, 200_000.0 - 300
         (folder / "inlets.gml").write_text(
-            f'<?xml version="1.0"?><ogr:FeatureCollection xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
-            f'xsi:schemaLocation="http://ogr.maptools.org/ {url}/schema.xsd" xmlns:ogr="http://ogr.maptools.org/" '
-            f'xmlns:gml="http://www.opengis.net/gml"><gml:featureMember><ogr:inlets fid="inlets.0"><ogr:geometryProperty>'
+            '<?xml version="1.0"?><ogr:FeatureCollection '
+            'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+            f'xsi:schemaLocation="http://ogr.maptools.org/ {url}/schema.xsd" '
+            'xmlns:ogr="http://ogr.maptools.org/" '
+            'xmlns:gml="http://www.opengis.net/gml"><gml:featureMember><ogr:inlets '
+            'fid="inlets.0"><ogr:geometryProperty>'
             f'<gml:Point srsName="EPSG:7593"><gml:coordinates>{x0},{y0}</gml:coordinates></gml:Point></ogr:geometryProperty>'
             "</ogr:inlets></gml:featureMember></ogr:FeatureCollection>"
         )
         (folder / "wetlands.kml").write_text(
             f'<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document><NetworkLink><Link>'
-            f'<href>{url}/more.kml</href></Link></NetworkLink><Style id="s"><IconStyle><Icon><href>{url}/i.png</href>'
+            f"<href>{url}/more.kml</href></Link></NetworkLink><Style "
+            f'id="s"><IconStyle><Icon><href>{url}/i.png</href>'
             "</Icon></IconStyle></Style></Document></kml>"
         )
         toml(folder, layers={"storm_inlets": "inlets.gml", "wetlands": "wetlands.kml"})
@@ -262,7 +266,8 @@ def test_vrt_sources_must_stay_inside(tmp_path):
         .replace("<VRTRasterBand", '<VRTRasterBand subClass="VRTDerivedRasterBand"')
         .replace(
             "<SimpleSource>",
-            "<PixelFunctionLanguage>Python</PixelFunctionLanguage><PixelFunctionCode>import os</PixelFunctionCode><SimpleSource>",
+            "<PixelFunctionLanguage>Python</PixelFunctionLanguage><PixelFunctionCode>import "
+            "os</PixelFunctionCode><SimpleSource>",
         )
     )
     assert_refused(analyze(folder, tmp_path / "out"), tmp_path / "out", "Python pixel function")

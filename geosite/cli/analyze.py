@@ -127,7 +127,8 @@ def analyze(
             )
         applies = r["applicability"]["applies"]
         click.echo(
-            f"  chapter applies: {'not decided' if applies is None else 'yes' if applies else 'no'}; plan type: {r['plan_type']}"
+            f"  chapter applies: {'not decided' if applies is None else 'yes' if applies else 'no'}; plan "
+            f"type: {r['plan_type']}"
         )
         counts = {}
         for f in r["findings"]:

@@ -109,7 +109,8 @@ def check(
             say(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
         for f in result.open_questions if result.verdict == "incomplete" else []:
             say(
-                f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with {f.settle or 'the data named in the finding'}"
+                f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with "
+                f"{f.settle or 'the data named in the finding'}"
             )
         if s.get("review_deadline"):
             say(f"  review deadline: {s['review_deadline']}")

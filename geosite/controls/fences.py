@@ -970,8 +970,10 @@ class _Layout:
             lines = [(side, g) for side, g in lines if side != "interior"]
             kind = "proportion"
             why = (
-                f"interior rows would total {rows_ft:,.0f} ft, {rows_ft / perimeter_ft:.1f} times the area's {perimeter_ft:,.0f} ft "
-                f"perimeter (over the profile's {rules.max_perimeter_ratio:g}): out of proportion to build and keep up"
+                f"interior rows would total {rows_ft:,.0f} ft, {rows_ft / perimeter_ft:.1f} times the area's "
+                f"{perimeter_ft:,.0f} ft "
+                f"perimeter (over the profile's {rules.max_perimeter_ratio:g}): out of proportion to build "
+                "and keep up"
             )
         barriers = shapely.union_all([g for _side, g in lines]) if lines else None
         got = slope_length_excess(poly, dem, self.fg, barriers, self.table, geometry=True)

@@ -248,7 +248,8 @@ def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dic
                 "filter_fence",
                 "filter_fence_unclassified",
                 "not_assessed",
-                f"{unclassified_ft:,.0f} ft of the disturbed area's edge has no DEM heights just inside it: whether it is a "
+                f"{unclassified_ft:,.0f} ft of the disturbed area's edge has no DEM heights just inside it: "
+                "whether it is a "
                 "downslope or sideslope side needing fence is not assessed there (no fence placed).",
                 values={"unclassified_length_ft": unclassified_ft},
             )
@@ -266,9 +267,11 @@ def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dic
             "filter_fence",
             "filter_fence_location",
             "info",
-            f"Filter fence {'required ' if state else ''}({std}) along {summary['downslope_length_ft']:,.0f} ft of downslope and "
+            f"Filter fence {'required ' if state else ''}({std}) along {summary['downslope_length_ft']:,.0f} "
+            "ft of downslope and "
             f"{summary['sideslope_length_ft']:,.0f} ft of sideslope edge{channel_txt} "
-            f"({summary['total_length_ft']:,.0f} ft in all, end hooks included), plus {summary['interior_length_ft']:,.0f} ft of "
+            f"({summary['total_length_ft']:,.0f} ft in all, end hooks included), plus "
+            f"{summary['interior_length_ft']:,.0f} ft of "
             "interior rows where the slope above a fence is longer than DNR 1056 allows.",
             required=True,
             values=summary,
@@ -355,7 +358,8 @@ def _fence_submitted(
                 "filter_fence",
                 "filter_fence_submitted",
                 "not_assessed",
-                f"No bmps layer submitted: {need['length_ft'].sum():,.0f} ft of filter fence is required and cannot be checked.",
+                f"No bmps layer submitted: {need['length_ft'].sum():,.0f} ft of filter fence is required and "
+                "cannot be checked.",
             )
         )
         return
@@ -443,8 +447,10 @@ def _slope_lengths(c: _Ctx, flow: _Flow, parts: gpd.GeoDataFrame, summary: dict[
         f"(the longest, {worst['longest_ft']:,.0f} ft, is {worst['max_ratio']:.0%} of what its slope allows)."
         if worst["excess_sqft"] <= 0
         else f"On {worst['excess_sqft']:,.0f} sq ft of the disturbed area the slope above the next submitted fence is longer than DNR 1056 "
-        f"allows for its steepness (up to {worst['longest_ft']:,.0f} ft of slope, {worst['max_ratio']:.1f} times the table's length): "
-        f"interior fence rows (geosite proposes {summary['interior_length_ft']:,.0f} ft), diversions across the slope or a "
+        f"allows for its steepness (up to {worst['longest_ft']:,.0f} ft of slope, {worst['max_ratio']:.1f} "
+        "times the table's length): "
+        f"interior fence rows (geosite proposes {summary['interior_length_ft']:,.0f} ft), diversions across "
+        "the slope or a "
         "stabilization BMP over it are needed.",
         values=worst,
         required=True,
@@ -473,7 +479,8 @@ def _fence_route(c: _Ctx, pr: Requirement, basins: dict[str, Any]) -> tuple[bool
     if d.either_with and basins.get("serves_all"):
         alt_q = c.decisions[d.either_with].requirement
         return False, (
-            f"the submitted basins receive the runoff at every outlet of the disturbed area ({alt_q.citation}), "
+            "the submitted basins receive the runoff at every outlet of the disturbed area "
+            f"({alt_q.citation}), "
             "the other route the chapter allows"
         )
     return True, f"{pr.citation}" + (
@@ -650,7 +657,8 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
     small_alt, total = b.small_alt, b.total
     at = {int(o): (float(g.x), float(g.y)) for o, g in zip(outlets["outlet"], outlets.geometry, strict=True)}
     where = "; ".join(
-        f"outlet {s['outlet']} near ({at[s['outlet']][0]:,.0f}, {at[s['outlet']][1]:,.0f}) ({s['drainage_acres']:,.2f} acres drain there, "
+        f"outlet {s['outlet']} near ({at[s['outlet']][0]:,.0f}, {at[s['outlet']][1]:,.0f}) "
+        f"({s['drainage_acres']:,.2f} acres drain there, "
         f"{s['disturbed_acres']:,.2f} of them disturbed): "
         f"{s['kind'].replace('_', ' ')}"
         + (
@@ -668,10 +676,12 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
             "sediment_basin_location",
             "info",
             f"{'Sediment basins or traps are one route' if small_alt else 'Sediment basins or traps required' if c.open('sediment_basin') else 'Sediment basins or traps'} ({'; '.join(reasons)}): "
-            f"the disturbed area's runoff leaves at {len(outlets)} outlet{'s' if len(outlets) != 1 else ''} needing one, draining {total:,.2f} acres "
+            f"the disturbed area's runoff leaves at {len(outlets)} outlet{'s' if len(outlets) != 1 else ''} "
+            f"needing one, draining {total:,.2f} acres "
             f"in all ({where})"
             + (
-                f"; {len(fringe)} smaller outlet{'s' if len(fringe) != 1 else ''} drain {rep['fringe_drainage_acres']:,.2f} acres more, "
+                f"; {len(fringe)} smaller outlet{'s' if len(fringe) != 1 else ''} drain "
+                f"{rep['fringe_drainage_acres']:,.2f} acres more, "
                 f"each under {float(c.v('basin_outlet_min_acres')):g} acre"
                 if len(fringe)
                 else ""
@@ -686,7 +696,8 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
     if small_alt:
         status = "pass" if not missing else "info"
         msg = (
-            "Submitted basins or traps receive the runoff at every outlet, each of a kind its drainage suits: "
+            "Submitted basins or traps receive the runoff at every outlet, each of a kind its drainage "
+            "suits: "
             f"{pr.citation} is met, so the other route is not required."
             if not missing
             else f"Basins per {pr.citation} would be one way to comply; the plan is judged on the other route instead "
@@ -704,7 +715,8 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
         status = "fail"
         msg = (
             f"{len(missing)} of {len(served)} outlet{'s' if len(served) != 1 else ''} of the disturbed area "
-            f"{'has' if len(missing) == 1 else 'have'} no submitted basin or trap of a kind its drainage suits ({where})."
+            f"{'has' if len(missing) == 1 else 'have'} no submitted basin or trap of a kind its drainage "
+            f"suits ({where})."
             + (
                 f" bmps {', '.join(map(str, upslope))} receive none of the disturbed area's runoff."
                 if upslope
@@ -714,7 +726,8 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
     else:
         status, msg = (
             "pass",
-            f"Every outlet of the disturbed area has a submitted basin or trap of a kind its drainage suits ({where}).",
+            "Every outlet of the disturbed area has a submitted basin or trap of a kind its drainage suits "
+            f"({where}).",
         )
     res.findings.append(
         c.finding(
@@ -789,7 +802,8 @@ def _stockpiles(c: _Ctx, flow: _Flow, chan: gpd.GeoDataFrame | None) -> None:
                         "stockpile_setback",
                         "stockpile_setback_upslope",
                         "info",
-                        f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which is not downslope of it (no setback required).",
+                        f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which "
+                        "is not downslope of it (no setback required).",
                         feature_ids=[r["id"]],
                     )
                 )
@@ -817,7 +831,8 @@ def _pile_setback(c: _Ctx, r: dict[str, Any], setback: float, extra: dict[Any, s
                     "",
                     "",
                     "info",
-                    f"Stockpile {r['id']} is {f0['distance_ft']:,.1f} ft from downslope {_feature_name(f0, down)}: "
+                    f"Stockpile {r['id']} is {f0['distance_ft']:,.1f} ft from downslope "
+                    f"{_feature_name(f0, down)}: "
                     "a setback distance from roads and waters is not specified by this chapter.",
                     values={"distance_ft": f0["distance_ft"]},
                     feature_ids=[r["id"]],
@@ -852,7 +867,8 @@ def _pile_too_close(
     if not setback_pr.params.get("wherever_possible", True):
         reason = None  # the chapter sets the setback without "wherever possible": a closer pile fails
     base = (
-        f"Stockpile {r['id']} is {r['min_setback_ft']:,.1f} ft from downslope {name}; piles are to be {float(setback):g} ft from "
+        f"Stockpile {r['id']} is {r['min_setback_ft']:,.1f} ft from downslope {name}; piles are to be "
+        f"{float(setback):g} ft from "
         "any downslope road, lake, stream, wetland or drainage channel wherever possible."
     )
     if reason and more:
@@ -861,8 +877,10 @@ def _pile_too_close(
                 "stockpile_setback",
                 "stockpile_setback",
                 "inspector_decision",
-                f'{base} The plan says why {float(setback):g} ft is not possible ("{reason}") and what more it does there '
-                f"({more}): {setback_pr.citation} leaves piles closer than {float(setback):g} ft to the {c.p.official}, "
+                f'{base} The plan says why {float(setback):g} ft is not possible ("{reason}") and what more '
+                "it does there "
+                f"({more}): {setback_pr.citation} leaves piles closer than {float(setback):g} ft to the "
+                f"{c.p.official}, "
                 "who may require additional or different BMPs. The inspector's decision.",
                 required=True,
                 values={"min_setback_ft": r["min_setback_ft"], "setback_reason": reason, "extra_bmps": more},
@@ -880,7 +898,8 @@ def _pile_too_close(
             "stockpile_setback",
             "fail",
             (
-                f"{base} The plan does not say {lack}, so {setback_pr.citation}'s 'wherever possible' is not shown."
+                f"{base} The plan does not say {lack}, so {setback_pr.citation}'s 'wherever possible' is not "
+                "shown."
                 if setback_pr.params.get("wherever_possible", True)
                 else f"{base} ({setback_pr.citation}: no exception.)"
             ),
@@ -927,7 +946,8 @@ def _pile_fences(c: _Ctx, flow: _Flow, fences: gpd.GeoDataFrame) -> None:
             "stockpile_fence",
             "stockpile_fence",
             "fail" if missing else "pass",
-            f"No straw bale or filter fabric fence along the downslope side of stockpile{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}."
+            "No straw bale or filter fabric fence along the downslope side of "
+            f"stockpile{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}."
             if missing
             else "Every stockpile has a fence along its downslope side (no end hooks are asked for).",
             required=True,
@@ -1115,7 +1135,8 @@ def _inlets(c: _Ctx, dem: Dem | None, fg: FlowGrid | None) -> None:
                 "inlet_protection",
                 "inlet_protection_not_required",
                 "info",
-                f"Storm drain inlet(s) {', '.join(map(str, ids))} are not {scope}: {pr.citation} does not ask for their "
+                f"Storm drain inlet(s) {', '.join(map(str, ids))} are not {scope}: {pr.citation} does not "
+                "ask for their "
                 "protection"
                 + (" (protected anyway)." if free["protected"].all() and bmps is not None else "."),
                 feature_ids=ids,
@@ -1127,7 +1148,8 @@ def _inlets(c: _Ctx, dem: Dem | None, fg: FlowGrid | None) -> None:
                 "inlet_protection",
                 "inlet_protection_unknown",
                 "not_assessed",
-                f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in unknown['id'])}: whether the disturbed area's runoff "
+                f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in unknown['id'])}: whether the "
+                "disturbed area's runoff "
                 "reaches them is not assessed (no DEM heights there).",
                 feature_ids=[py_scalar(i) for i in unknown["id"]],
             )
@@ -1153,7 +1175,8 @@ def _inlets(c: _Ctx, dem: Dem | None, fg: FlowGrid | None) -> None:
             "inlet_protection",
             "inlet_protection_submitted",
             "fail" if len(bad) else "pass",
-            f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in bad['id'])} without inlet protection within "
+            f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in bad['id'])} without inlet "
+            "protection within "
             f"{float(c.v('inlet_search_ft')):g} ft ({pr.citation}: every inlet {scope})."
             if len(bad)
             else f"Every storm drain inlet {scope} is protected ({len(need)}: {', '.join(map(str, ids))}).",
@@ -1168,8 +1191,10 @@ def _inlets(c: _Ctx, dem: Dem | None, fg: FlowGrid | None) -> None:
                 "inlet_protection",
                 "inlet_drainage",
                 "info",
-                f"Inlet(s) {', '.join(str(py_scalar(i)) for i in big['id'])} drain more than {limit:g} acre: DNR 1060 protection is for "
-                "1 acre or less, so a sediment trap or basin upstream as well (the kind of protection, not whether).",
+                f"Inlet(s) {', '.join(str(py_scalar(i)) for i in big['id'])} drain more than {limit:g} acre: "
+                "DNR 1060 protection is for "
+                "1 acre or less, so a sediment trap or basin upstream as well (the kind of protection, not "
+                "whether).",
                 feature_ids=[py_scalar(i) for i in big["id"]],
             )
         )
@@ -1199,7 +1224,8 @@ def _tracking(c: _Ctx) -> None:
                     "tracking_pad",
                     "tracking_pad",
                     "not_assessed",
-                    f"The disturbed area meets a road but no access_drives layer says where vehicles leave the site: each entrance "
+                    "The disturbed area meets a road but no access_drives layer says where vehicles leave "
+                    "the site: each entrance "
                     f"needs a tracking pad ({pr.citation}, DNR 1057).",
                     required=True,
                 )
@@ -1253,7 +1279,8 @@ def _pad_message(e: dict[str, Any], kind: str) -> str:
     if e["drawn_pad_length_ft"] is None:
         return f"{where}: no tracking pad; DNR 1057 asks {need}."
     return (
-        f"{where}: the drawn pad runs {e['drawn_pad_length_ft']:,.0f} ft along the drive and is {e['drawn_pad_width_ft']:,.0f} ft "
+        f"{where}: the drawn pad runs {e['drawn_pad_length_ft']:,.0f} ft along the drive and is "
+        f"{e['drawn_pad_width_ft']:,.0f} ft "
         f"wide; DNR 1057 asks {need}."
     )
 
@@ -1300,7 +1327,8 @@ def _diversions(c: _Ctx, flow: _Flow) -> None:
             "sheetflow_diversion",
             "sheetflow_diversion_location",
             "info",
-            f"Diversion proposed above disturbed area(s) {', '.join(map(str, need))} ({lines['length_ft'].sum():,.0f} ft along their upslope edges).",
+            f"Diversion proposed above disturbed area(s) {', '.join(map(str, need))} "
+            f"({lines['length_ft'].sum():,.0f} ft along their upslope edges).",
             required=True,
             feature_ids=need,
         )
@@ -1336,8 +1364,10 @@ def _diversions(c: _Ctx, flow: _Flow) -> None:
             "sheetflow_diversion",
             "sheetflow_diversion_submitted",
             "fail",
-            f"No submitted diversion along {gap_len:,.0f} ft of the {need_len:,.0f} ft geosite proposes above the disturbed areas "
-            f"(sheetflow from more than {area_ft2:,.0f} sq ft reaching them at {v_fps:g} ft/s or more across the disturbed area).",
+            f"No submitted diversion along {gap_len:,.0f} ft of the {need_len:,.0f} ft geosite proposes "
+            "above the disturbed areas "
+            f"(sheetflow from more than {area_ft2:,.0f} sq ft reaching them at {v_fps:g} ft/s or more across "
+            "the disturbed area).",
             values=vals,
             feature_ids=need,
         )
@@ -1427,7 +1457,8 @@ def _inactive_stabilization(c: _Ctx) -> None:
                 "inactive_stabilization",
                 "inactive_stabilization_submitted",
                 "not_assessed",
-                f"Disturbance area(s) {', '.join(map(str, undated))}: no end date or no stabilization date, so whether the "
+                f"Disturbance area(s) {', '.join(map(str, undated))}: no end date or no stabilization date, "
+                "so whether the "
                 f"ground is stabilized within {days} days of going inactive cannot be told ({q.requires}).",
                 required=True,
                 feature_ids=undated,

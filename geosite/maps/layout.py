@@ -739,7 +739,8 @@ def north_and_scale(sheet: MapSheet, crs, convergence_deg: float | None, size: f
         f"Scale exact when printed at 100 % on {sheet.plan.sheet.label}. "
         f"Grid north: up the sheet is north of the {crs.name} grid"
         + (
-            f"; true north is {abs(convergence_deg):.2f}° {'west' if convergence_deg > 0 else 'east'} of grid north at the site."
+            f"; true north is {abs(convergence_deg):.2f}° {'west' if convergence_deg > 0 else 'east'} of "
+            "grid north at the site."
             if convergence_deg is not None
             else "."
         )

@@ -158,7 +158,8 @@ def schedule_table(ctx: MapContext) -> tuple[list[str], list[str]]:
         e = ctx.profile.days_of("inactive_stabilization") or {}
         inactive = e.get("value")
         after = (
-            f"not before the phase's end + {inactive} days ({ctx.profile.cite(e.get('citation'), e.get('section'))})"
+            f"not before the phase's end + {inactive} days "
+            f"({ctx.profile.cite(e.get('citation'), e.get('section'))})"
             if inactive is not None
             else "once its ground is stabilized"
         )
@@ -211,7 +212,8 @@ def maintenance_text(ctx: MapContext, practices: set[str]) -> list[str]:
             else ""
         )
         out.append(
-            f"(e) Inspection: every BMP at least once every {days} days and after each rain of {rain:g} in or "
+            f"(e) Inspection: every BMP at least once every {days} days and after each rain of {rain:g} in "
+            "or "
             f"more ({_cite(ctx, 'permit', 'inspect_rain_in')}){within}; repairs made then."
         )
     given = _declared(ctx, "maintenance")

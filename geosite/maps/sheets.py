@@ -91,7 +91,8 @@ def check_scale(scale_ft: float) -> float:
     if s > MAX_SCALE_FT:
         raise InputError(
             f"map scale 1 in = {s:g} ft is smaller than the ordinance allows: the existing site map must be "
-            f"at least 1 in = {MAX_SCALE_FT:g} ft (Grantsburg and Belgium plan A(1)); use --scale 100, 50, 40 or 20"
+            f"at least 1 in = {MAX_SCALE_FT:g} ft (Grantsburg and Belgium plan A(1)); use --scale 100, 50, "
+            "40 or 20"
         )
     return s
 

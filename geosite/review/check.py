@@ -321,7 +321,8 @@ def _plan_type(result: AnalysisResult, declared: Declared, required: str | None)
         return [
             f(
                 "not_assessed",
-                f"{acres:,.2f} acres disturbed: {req_text} is required; the submission does not declare its plan type "
+                f"{acres:,.2f} acres disturbed: {req_text} is required; the submission does not declare its "
+                "plan type "
                 f"(checked against the {'full plan' if required != 'statement' else 'plan statement'} list).",
                 cite,
                 requirement=req_text,
@@ -333,7 +334,8 @@ def _plan_type(result: AnalysisResult, declared: Declared, required: str | None)
         return [
             f(
                 "fail",
-                f"A plan statement was submitted for {acres:,.2f} acres disturbed: {pt['full']['citation']} requires "
+                f"A plan statement was submitted for {acres:,.2f} acres disturbed: {pt['full']['citation']} "
+                "requires "
                 f"{names['full']} for {pt['full']['text'].split(':')[0]}.",
                 pt["full"]["citation"],
                 requirement=names["full"],
@@ -344,7 +346,8 @@ def _plan_type(result: AnalysisResult, declared: Declared, required: str | None)
             )
         ]
     msg = (
-        f"{names[got][:1].upper()}{names[got][1:]} submitted; {acres:,.2f} acres disturbed requires {req_text}"
+        f"{names[got][:1].upper()}{names[got][1:]} submitted; {acres:,.2f} acres disturbed requires "
+        f"{req_text}"
         + (
             " (a full plan covers everything a statement asks)."
             if required == "statement" and got == "full"
@@ -399,7 +402,8 @@ def _declared_area(result: AnalysisResult, declared: Declared, plan_type: str) -
         "tolerance_pct": tol,
     }
     msg = (
-        f"Declared disturbed area {decl:,.0f} sq ft ({decl / SQFT_PER_ACRE:,.2f} acres); measured {measured:,.0f} sq ft "
+        f"Declared disturbed area {decl:,.0f} sq ft ({decl / SQFT_PER_ACRE:,.2f} acres); measured "
+        f"{measured:,.0f} sq ft "
         f"({measured / SQFT_PER_ACRE:,.2f} acres): {diff_pct:+.1f} %"
         + (f", within {tol:g} %." if ok else f", more than the {tol:g} % tolerance.")
     )
@@ -440,10 +444,12 @@ def _declared_volume(result: AnalysisResult) -> list[ReviewFinding]:
     diff = (float(declared) - measured) / measured * 100.0 if measured > 0 else float("inf")
     status = "fail" if diff < -float(tol) - 1e-9 else "pass" if abs(diff) <= float(tol) + 1e-9 else "info"
     msg = (
-        f"Declared cut + fill {float(declared):,.0f} cu yd; measured from the proposed grade {measured:,.0f} cu yd ({diff:+.1f} %): "
+        f"Declared cut + fill {float(declared):,.0f} cu yd; measured from the proposed grade {measured:,.0f} "
+        f"cu yd ({diff:+.1f} %): "
         + ("within" if status == "pass" else "more than")
         + f" {float(tol):g} %. The larger, {max(float(declared), measured):,.0f} cu yd, "
-        f"decides {trig['citation']} (the reading geosite adopts: the larger of the declared and the measured volume decides)."
+        f"decides {trig['citation']} (the reading geosite adopts: the larger of the declared and the "
+        "measured volume decides)."
     )
     return [
         ReviewFinding(
@@ -662,8 +668,10 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
                 rule["citation"],
                 section,
                 "info",
-                f"{area:,.0f} sq ft of the disturbed area is on slopes of {thr:g} % or more ({what}). {rule['citation']} says such sites "
-                f"'may require additional or different controls', as the {prof.official} specifies: the chapter sets no standard "
+                f"{area:,.0f} sq ft of the disturbed area is on slopes of {thr:g} % or more ({what}). "
+                f"{rule['citation']} says such sites "
+                f"'may require additional or different controls', as the {prof.official} specifies: the "
+                "chapter sets no standard "
                 "a plan could fail, so this is a flag for the inspector.",
                 requirement=rule.get("requires", ""),
                 submitted=what,
@@ -692,7 +700,8 @@ def _permit_conditions(result: AnalysisResult, declared: Declared) -> list[Revie
         if s["value"] == "shall":
             status = "pass" if said else "info"
             msg = (
-                f"As a condition of approving the plan and issuing the permit, {by} shall require {s['text']} ({cite}); "
+                f"As a condition of approving the plan and issuing the permit, {by} shall require "
+                f"{s['text']} ({cite}); "
                 + (
                     f"declared: {said}."
                     if said
@@ -702,8 +711,8 @@ def _permit_conditions(result: AnalysisResult, declared: Declared) -> list[Revie
         else:
             status = "info"
             msg = (
-                f"{by[:1].upper()}{by[1:]} may require {s['text']} as a condition of approval and issuance ({cite}): the inspector's call"
-                + (f"; declared: {said}." if said else ".")
+                f"{by[:1].upper()}{by[1:]} may require {s['text']} as a condition of approval and issuance "
+                f"({cite}): the inspector's call" + (f"; declared: {said}." if said else ".")
             )
         out.append(
             ReviewFinding(
@@ -727,7 +736,8 @@ def _permit_conditions(result: AnalysisResult, declared: Declared) -> list[Revie
                 hold.get("citation", ""),
                 prof.section_name(hold.get("section", "plan")),
                 "info",
-                f"{hold['text'][:1].upper()}{hold['text'][1:]} ({hold.get('citation', '')}): the building permit waits for this one.",
+                f"{hold['text'][:1].upper()}{hold['text'][1:]} ({hold.get('citation', '')}): the building "
+                "permit waits for this one.",
                 requirement=hold["text"],
             )
         )

@@ -228,7 +228,8 @@ def schedule_finding(site: Site, head: str) -> ReviewFinding:
     if problems:
         return _f(
             "fail",
-            f"{head}: {'; '.join(problems)} ({project}; the project's start and end alone do not date each activity "
+            f"{head}: {'; '.join(problems)} ({project}; the project's start and end alone do not date each "
+            "activity "
             "and each BMP's installation).",
             submitted=project,
             settle="start and end on each disturbance polygon, and an install date on each bmps feature",
@@ -236,7 +237,8 @@ def schedule_finding(site: Site, head: str) -> ReviewFinding:
     n_d, n_b = len(dist), len(bmps)
     return _f(
         "pass",
-        f"{head}: start and end dates on all {n_d} disturbance polygon{'s' if n_d != 1 else ''} and an install date on all "
+        f"{head}: start and end dates on all {n_d} disturbance polygon{'s' if n_d != 1 else ''} and an "
+        "install date on all "
         f"{n_b} BMP{'s' if n_b != 1 else ''} ({project}).",
         submitted=f"{n_d} activities and {n_b} BMPs dated",
     )
@@ -270,7 +272,8 @@ def slopes_finding(site: Site, declared: Declared, head: str, dem_submitted: boo
                 []
                 if after
                 else [
-                    "a proposed-grade DEM ([dem] proposed) or [declared] slopes_after describing the slopes after development"
+                    "a proposed-grade DEM ([dem] proposed) or [declared] slopes_after describing the slopes "
+                    "after development"
                 ]
             )
         ),
@@ -317,7 +320,8 @@ def contour_finding(site: Site, profile: Profile, declared: Declared, head: str)
             ok = mi <= limit + 1e-9
             return _f(
                 "pass" if ok else "fail",
-                f"{head}: the submitted map declares a {mi:g} ft interval (no contours layer); the limit is {limit:g} ft.",
+                f"{head}: the submitted map declares a {mi:g} ft interval (no contours layer); the limit is "
+                f"{limit:g} ft.",
                 submitted=f"declared map contour interval {mi:g} ft",
                 values={"interval_ft": mi, "limit_ft": limit},
             )
@@ -469,7 +473,8 @@ def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str)
             )
     elif declared.map_scale_ft_per_in is not None and abs(declared.map_scale_ft_per_in - s) > 0.02 * s:
         problems.append(
-            f"declared 1 in = {declared.map_scale_ft_per_in:g} ft but {info['pixel_ft']:.3g} ft pixels printed at {info['dpi']:g} dpi give 1 in = {s:,.1f} ft"
+            f"declared 1 in = {declared.map_scale_ft_per_in:g} ft but {info['pixel_ft']:.3g} ft pixels "
+            f"printed at {info['dpi']:g} dpi give 1 in = {s:,.1f} ft"
         )
     if s > max_ft + 1e-6:
         problems.append(f"1 in = {s:,.1f} ft is smaller than the required 1 in = {max_ft:g} ft")
@@ -489,7 +494,8 @@ def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str)
         short = need.difference(box(*b))
         if short.area * site.ft_per_unit**2 > 1.0:
             problems.append(
-                f"it does not show the site and {float(margin):g} ft around it ({short.area * site.ft_per_unit**2:,.0f} sq ft left out)"
+                f"it does not show the site and {float(margin):g} ft around it "
+                f"({short.area * site.ft_per_unit**2:,.0f} sq ft left out)"
             )
             geometry = short
     vals["ft_per_in"] = s

@@ -85,11 +85,13 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
     out.append(f"- Verdict: **{md(summary['verdict'])}** ({md(summary['counts_text'])})")
     if summary.get("plan_type_required"):
         out.append(
-            f"- Plan required: {md(summary['plan_type_required'])}; declared: {md(summary.get('plan_type_declared') or 'not declared')}"
+            f"- Plan required: {md(summary['plan_type_required'])}; declared: "
+            f"{md(summary.get('plan_type_declared') or 'not declared')}"
         )
     if summary.get("disturbed_area_sqft") is not None:
         out.append(
-            f"- Disturbed area (measured): {summary['disturbed_area_sqft']:,.0f} sq ft ({summary['disturbed_area_acres']:.3f} acres)"
+            f"- Disturbed area (measured): {summary['disturbed_area_sqft']:,.0f} sq ft "
+            f"({summary['disturbed_area_acres']:.3f} acres)"
         )
     dl = summary.get("review_deadline")
     if dl:

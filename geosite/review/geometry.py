@@ -105,7 +105,8 @@ def check_geometry(
             add(
                 "crs.expected",
                 "info",
-                f"The site CRS is {site.crs.name}, not the {exp.name} ({expected}) this jurisdiction expects; layers were measured in feet after reprojection.",
+                f"The site CRS is {site.crs.name}, not the {exp.name} ({expected}) this jurisdiction "
+                "expects; layers were measured in feet after reprojection.",
                 requirement=f"{expected} ({exp.name}) expected by the profile",
             )
     decl = CRS.from_user_input(declared_crs) if declared_crs else None
@@ -123,8 +124,10 @@ def check_geometry(
             add(
                 "crs.layer_contradicts_declared",
                 "fail",
-                f"Layer {lname} is in {gdf.crs.name}, which contradicts the crs declared in site.toml ({decl.name}); "
-                "geosite reprojected it, but the plan's layers must agree with the declared system (or the declaration is wrong).",
+                f"Layer {lname} is in {gdf.crs.name}, which contradicts the crs declared in site.toml "
+                f"({decl.name}); "
+                "geosite reprojected it, but the plan's layers must agree with the declared system (or the "
+                "declaration is wrong).",
                 layer=lname,
                 requirement=f"every layer in the declared CRS {decl.name}",
                 submitted=gdf.crs.name,
@@ -153,7 +156,8 @@ def check_geometry(
                 "geometry.invalid_repaired",
                 "fail",
                 f"{lname} {fid}: invalid polygon ({reason}); repaired with --make-valid for the measurements "
-                f"({abs(before.area) * fpu**2:,.0f} sq ft as drawn, {after.area * fpu**2:,.0f} sq ft repaired); a corrected polygon is needed.",
+                f"({abs(before.area) * fpu**2:,.0f} sq ft as drawn, {after.area * fpu**2:,.0f} sq ft "
+                "repaired); a corrected polygon is needed.",
                 layer=lname,
                 ids=[fid],
                 geometry=before,
@@ -179,8 +183,10 @@ def check_geometry(
                 add(
                     "geometry.sliver",
                     "fail",
-                    f"{lname} {py_scalar(ids[i])}: sliver polygon ({area[i]:,.1f} sq ft, mean width {width[i]:,.2f} ft; "
-                    f"slivers are under {amin:g} sq ft or {wmin:g} ft wide): a digitizing error to remove or redraw.",
+                    f"{lname} {py_scalar(ids[i])}: sliver polygon ({area[i]:,.1f} sq ft, mean width "
+                    f"{width[i]:,.2f} ft; "
+                    f"slivers are under {amin:g} sq ft or {wmin:g} ft wide): a digitizing error to remove or "
+                    "redraw.",
                     layer=lname,
                     ids=[ids[i]],
                     geometry=geoms[i],
@@ -197,7 +203,8 @@ def check_geometry(
                 add(
                     "geometry.duplicate",
                     "fail",
-                    f"{lname} {', '.join(map(str, dup))}: identical geometries (counted once in areas, but the plan lists them {len(idx)} times).",
+                    f"{lname} {', '.join(map(str, dup))}: identical geometries (counted once in areas, but "
+                    f"the plan lists them {len(idx)} times).",
                     layer=lname,
                     ids=dup,
                     geometry=geoms[idx[0]],
@@ -211,7 +218,8 @@ def check_geometry(
                 add(
                     "geometry.layer_off_site",
                     "fail",
-                    f"Layer {lname} lies entirely beyond the site and {margin:g} ft around it ({d:,.0f} ft away): wrong coordinates or CRS.",
+                    f"Layer {lname} lies entirely beyond the site and {margin:g} ft around it ({d:,.0f} ft "
+                    "away): wrong coordinates or CRS.",
                     layer=lname,
                     ids=list(ids),
                     geometry=shapely.union_all(geoms),
@@ -242,7 +250,8 @@ def check_geometry(
             add(
                 "geometry.bmp_outside_site",
                 "fail",
-                f"bmps {py_scalar(bmps['id'].iloc[i])} ({kind}) is drawn outside the site ({g.distance(boundary) * fpu:,.0f} ft beyond its boundary).",
+                f"bmps {py_scalar(bmps['id'].iloc[i])} ({kind}) is drawn outside the site "
+                f"({g.distance(boundary) * fpu:,.0f} ft beyond its boundary).",
                 layer="bmps",
                 ids=[bmps["id"].iloc[i]],
                 geometry=g,

@@ -196,7 +196,8 @@ def page_data(result) -> dict[str, Any]:
             "bmps",
             ("id", "type"),
             lambda g, i: (
-                f"bmps {_text(g['id'].iloc[i])} ({_text(g['type'].iloc[i]) if 'type' in g.columns else 'bmp'})"
+                f"bmps {_text(g['id'].iloc[i])} "
+                f"({_text(g['type'].iloc[i]) if 'type' in g.columns else 'bmp'})"
             ),
         )
     wide = _site_wide_shapes(result)
@@ -305,7 +306,8 @@ def render_html(result) -> str:
         items.append(
             f'<div class="finding {status}" id="finding-{_e(f["id"])}" data-id="{_e(f["id"])}" tabindex="0">'
             f'<span class="badge {status}">{_e(f["status"].replace("_", " "))}</span> '
-            f'<b>{_e(f["citation"] or "")}</b> <span class="rule">{_e(f["id"])} &middot; {_e(f["rule"])}</span>{pin}'
+            f'<b>{_e(f["citation"] or "")}</b> <span class="rule">{_e(f["id"])} &middot; '
+            f"{_e(f['rule'])}</span>{pin}"
             f'<div class="msg">{_e(f["message"])}</div>{extra}</div>'
         )
     deadline = s.get("review_deadline")
@@ -317,7 +319,8 @@ def render_html(result) -> str:
         + (f" &middot; review deadline: <b>{_e(deadline)}</b>" if deadline else "")
         + "</div>"
         + (
-            f'<div class="profile">profile {_e(s["profile_file"])} (sha256 {_e(s.get("profile_sha256"))})</div>'
+            f'<div class="profile">profile {_e(s["profile_file"])} (sha256 '
+            f"{_e(s.get('profile_sha256'))})</div>"
             if s.get("profile_file")
             else ""
         )
@@ -328,7 +331,8 @@ def render_html(result) -> str:
     leaflet_css, leaflet_js = _static("leaflet.css"), _static("leaflet.js")
     csp = (
         f"default-src 'none'; script-src {_csp_hash(leaflet_js)} {_csp_hash(_PAGE_JS)}; "
-        f"style-src {_csp_hash(leaflet_css)} {_csp_hash(_PAGE_CSS)}; img-src data:; base-uri 'none'; form-action 'none'"
+        f"style-src {_csp_hash(leaflet_css)} {_csp_hash(_PAGE_CSS)}; img-src data:; base-uri 'none'; "
+        "form-action 'none'"
     )
     return _TEMPLATE.format(
         title=_e(title),

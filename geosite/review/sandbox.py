@@ -176,7 +176,8 @@ def _crash(rc: int, logfile: Path, shown: Path, limits: Limits, seconds: float) 
     if rc in (-signal.SIGXCPU, -signal.SIGKILL):
         return errors.LimitError(
             f"{shown}: reading and checking the submission used over {limits.check_cpu_seconds:,} s "
-            "of CPU time (check_cpu_seconds); stopped, nothing written. Raise with --limit check_cpu_seconds=N"
+            "of CPU time (check_cpu_seconds); stopped, nothing written. Raise with --limit "
+            "check_cpu_seconds=N"
         )
     last = [line for line in tail.strip().splitlines() if line.strip()][-1:] or [f"exit code {rc}"]
     return errors.UnreadableInputError(
@@ -263,7 +264,8 @@ def describe(record: dict[str, Any]) -> str:
         else f"files not limited ({record.get('landlock_error')})"
     )
     return (
-        f"Read in a sandbox: a staged copy, network blocked by {' and '.join(held) or 'NOTHING (see sandbox record)'}, "
+        "Read in a sandbox: a staged copy, network blocked by "
+        f"{' and '.join(held) or 'NOTHING (see sandbox record)'}, "
         f"{files_rule}, GDAL drivers {', '.join(record.get('drivers', []))}; files read: {listed}"
         + (f"; not read: {'; '.join(skipped)}" if skipped else "")
     )

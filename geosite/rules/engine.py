@@ -122,7 +122,8 @@ class Gate:
         if scope:
             if scope not in self.scopes:
                 raise KeyError(
-                    f"gate {scope!r} is not in the profile's [gates] (known: {', '.join(self.scopes) or 'none'})"
+                    f"gate {scope!r} is not in the profile's [gates] (known: "
+                    f"{', '.join(self.scopes) or 'none'})"
                 )
             states.append(self.scopes[scope].met)
         if False in states:
@@ -254,8 +255,8 @@ def _condition(profile: Profile, cond: Mapping[str, Any], m: Measurements, secti
     else:
         how = m.get(cond["how"]) if cond.get("how") else None
         message = (
-            f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}; threshold {cond['op']} {fmt(cond['threshold'], unit)})"
-            + (f": {how}" if how else "")
+            f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}; threshold {cond['op']} "
+            f"{fmt(cond['threshold'], unit)})" + (f": {how}" if how else "")
         )
     sec = cond.get("section", section)
     return Trigger(
@@ -320,7 +321,8 @@ def site_gate(profile: Profile | str, measurements: Any) -> Gate:
     g.message, g.citation = _applicability_text(applies, triggers, exemptions)
     if unread and applies is None:
         g.message = (
-            f"Applicability not decided: the part of the chapter that holds its triggers ({unread}) was not read by the "
+            f"Applicability not decided: the part of the chapter that holds its triggers ({unread}) was not "
+            "read by the "
             "profile's author"
             + (f"; {g.message.removeprefix('Applicability not decided: ')}" if triggers else "")
             + "."
@@ -452,7 +454,8 @@ def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
     pt = profile.data.get("plan_type")
     if not pt:
         return None, (
-            "plan type: not in the profile (the chapter does not say, or the part that says it was not read: see the "
+            "plan type: not in the profile (the chapter does not say, or the part that says it was not read: "
+            "see the "
             "topics not read)"
         )
     value = m.get(pt["measure"])
@@ -465,7 +468,8 @@ def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
     if not full and not statement and ("full" not in pt or "statement" not in pt):
         have = pt.get("full") or pt.get("statement")
         return None, (
-            f"{fmt(value, 'acres')} disturbed: not {have['text']}; what the chapter asks below that is not in the profile "
+            f"{fmt(value, 'acres')} disturbed: not {have['text']}; what the chapter asks below that is not "
+            "in the profile "
             "(not read, or not stated)"
         )
     if full and statement:

@@ -205,7 +205,8 @@ PRACTICES: dict[str, dict[str, Param]] = {
             TEXT,
             choices=("all", "concentrated"),
             text="which outlets of the disturbed area need a trap or basin: "
-            "every outlet draining at least [controls] basin_outlet_min_acres, or only where concentrated runoff leaves",
+            "every outlet draining at least [controls] basin_outlet_min_acres, or only where concentrated "
+            "runoff leaves",
         ),
     },
     "stockpile_setback": {

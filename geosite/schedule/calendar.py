@@ -111,7 +111,8 @@ class HolidayCalendar:
             elif "after" in d:
                 if d["after"] not in base_names:
                     problems.append(
-                        f"add: after {d['after']!r} is not a holiday of the base list; known: {', '.join(sorted(base_names))}"
+                        f"add: after {d['after']!r} is not a holiday of the base list; known: "
+                        f"{', '.join(sorted(base_names))}"
                     )
                 if not isinstance(d.get("days", 1), int):
                     problems.append(
@@ -125,7 +126,8 @@ class HolidayCalendar:
         for r in self.remove:
             if as_date(r) is None and r not in base_names:
                 problems.append(
-                    f"remove: {r!r} is neither a date (YYYY-MM-DD) nor a holiday of the base list; known: {', '.join(sorted(base_names))}"
+                    f"remove: {r!r} is neither a date (YYYY-MM-DD) nor a holiday of the base list; known: "
+                    f"{', '.join(sorted(base_names))}"
                 )
         return problems
 
@@ -313,6 +315,7 @@ def non_working_policy(profile: Profile) -> str:
     policy = profile.value("review", "non_working_last_day", "report")
     if policy not in NON_WORKING_LAST_DAY:
         raise ProfileError(
-            f"profile {profile.path}: [review] non_working_last_day = {policy!r}; use one of {', '.join(NON_WORKING_LAST_DAY)}"
+            f"profile {profile.path}: [review] non_working_last_day = {policy!r}; use one of "
+            f"{', '.join(NON_WORKING_LAST_DAY)}"
         )
     return policy

@@ -204,7 +204,8 @@ def permit_expiry(
             raise InputError("permit extensions: not specified by this chapter")
         if not 0 < n <= ext["value"]:
             raise InputError(
-                f"extension {i} of {n} days: each extension may add 1 to {ext['value']} days ({cite(profile, ext)})"
+                f"extension {i} of {n} days: each extension may add 1 to {ext['value']} days "
+                f"({cite(profile, ext)})"
             )
         expires += dt.timedelta(days=int(n))
         out.append(
@@ -287,7 +288,8 @@ def enforcement_deadlines(
             "enforcement",
             "cease_without_permit_hours",
             notice_without_permit,
-            "Landowner or land user without a permit ceases the activity (else a cease and desist order may be sought)",
+            "Landowner or land user without a permit ceases the activity (else a cease and desist order may "
+            "be sought)",
             "enforcement",
             "hours",
             "the notice",
@@ -381,7 +383,8 @@ def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline]
         days = None if days is None or (isinstance(days, float) and math.isnan(days)) else float(days)
         if days is not None and days <= limit:
             notes.append(
-                f"{label}: planned {days:g} days, not more than {limit}: no stabilization required ({cite(profile, piles_e)})"
+                f"{label}: planned {days:g} days, not more than {limit}: no stabilization required "
+                f"({cite(profile, piles_e)})"
             )
             continue
         if start is None:

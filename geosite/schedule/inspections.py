@@ -51,7 +51,8 @@ def read_rainfall(path: str | Path) -> dict[dt.date, float]:
         return _read_rainfall(path)
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"rainfall file {path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r}); "
+            f"rainfall file {path}: not UTF-8 text (byte {exc.start}: "
+            f"{exc.object[exc.start : exc.start + 1]!r}); "
             "save it as UTF-8 (or plain ASCII) CSV"
         ) from exc
     except csv.Error as exc:
@@ -132,7 +133,8 @@ def inspection_schedule(
             if start <= day <= end and inches >= rain_e["value"] - 1e-9:
                 due.setdefault(day + lag, []).append(
                     (
-                        f"{inches:.2f} in of rain on {day.isoformat()} (>= {rain_e['value']:g} in; within {hours:g} h)",
+                        f"{inches:.2f} in of rain on {day.isoformat()} (>= {rain_e['value']:g} in; within "
+                        f"{hours:g} h)",
                         rain_cite,
                     )
                 )

@@ -140,7 +140,8 @@ def counting_rules(profile: Profile, calendar: HolidayCalendar | None = None) ->
     kind = profile.data.get("review", {}).get("kind", "working_days")
     policy = non_working_policy(profile)
     rules = [
-        "The day of the event (receipt, issue, start, installation, notice) is day 0; a deadline of N days is "
+        "The day of the event (receipt, issue, start, installation, notice) is day 0; a deadline of N days "
+        "is "
         "the Nth day after it."
     ]
     where = f" ({cal.citation})" if cal.citation else ""
@@ -303,16 +304,19 @@ def build_schedule(
         work = dated_entry(profile, "enforcement", "village_work_after")
         if comply:
             notes.append(
-                f"after a notice of violation or stop-work order: comply within {comply['value']:g} hours ({cite(profile, comply)})"
+                f"after a notice of violation or stop-work order: comply within {comply['value']:g} hours "
+                f"({cite(profile, comply)})"
             )
         if cease:
             notes.append(
-                f"where work goes on without a permit: cease within {cease['value']:g} hours of the notice, or the Building "
+                f"where work goes on without a permit: cease within {cease['value']:g} hours of the notice, "
+                "or the Building "
                 f"Inspector may request a cease and desist order ({cite(profile, cease)})"
             )
         if work:
             notes.append(
-                f"after a notice of intent: the village may start the work {work['value']:g} working days after it is mailed or served ({cite(profile, work)})"
+                f"after a notice of intent: the village may start the work {work['value']:g} working days "
+                f"after it is mailed or served ({cite(profile, work)})"
             )
     sched.deadlines += enforcement_deadlines(
         profile,

@@ -154,7 +154,8 @@ def load_site(
     elif not dem:
         notes.append(
             Note(
-                "no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not assessed",
+                "no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not "
+                "assessed",
                 None,
             )
         )
@@ -755,7 +756,8 @@ def _check_layer(
     if gdf.crs is None:
         if target_named:
             notes.append(
-                f"{where}: no CRS in the file; taken to be in the site CRS named in site.toml ({site_crs.name})"
+                f"{where}: no CRS in the file; taken to be in the site CRS named in site.toml "
+                f"({site_crs.name})"
             )
             gdf = gdf.set_crs(site_crs)
         else:
@@ -795,7 +797,8 @@ def _check_layer(
         return None
     if empty.any():
         problems.append(
-            f"{where}: {int(empty.sum())} empty or missing geometr{'y' if empty.sum() == 1 else 'ies'} (ids {_idlist(ids[empty])}); remove them"
+            f"{where}: {int(empty.sum())} empty or missing geometr{'y' if empty.sum() == 1 else 'ies'} (ids "
+            f"{_idlist(ids[empty])}); remove them"
         )
     names = np.array([g.geom_type if g is not None else "None" for g in geom])
     bad_type = ~empty & ~np.isin(names, spec.geometry)
@@ -815,7 +818,9 @@ def _check_layer(
             fixed = [_extract(g, keep) for g in repaired]
             gdf.loc[invalid, gdf.geometry.name] = fixed
             notes.append(
-                f"{where}: repaired {int(invalid.sum())} invalid geometr{'y' if invalid.sum() == 1 else 'ies'} (ids {_idlist(ids[invalid])}) with --make-valid"
+                f"{where}: repaired {int(invalid.sum())} invalid "
+                f"geometr{'y' if invalid.sum() == 1 else 'ies'} (ids {_idlist(ids[invalid])}) with "
+                "--make-valid"
             )
         else:
             reasons = [
@@ -877,14 +882,16 @@ def _parse_dates(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str
         bad = gdf[col].notna() & parsed.isna()
         if bad.any():
             problems.append(
-                f"{src} ({lname}): column {col!r} has values that are not dates (ids {_idlist(gdf['id'][bad].to_numpy())}); use YYYY-MM-DD"
+                f"{src} ({lname}): column {col!r} has values that are not dates (ids "
+                f"{_idlist(gdf['id'][bad].to_numpy())}); use YYYY-MM-DD"
             )
         days = [None if pd.isna(d) else d.date() for d in parsed]
         out = [d if d is None or DATE_RANGE[0] <= d <= DATE_RANGE[1] else None for d in days]
         far = np.array([d is not None and o is None for d, o in zip(days, out, strict=True)], dtype=bool)
         if far.any():
             problems.append(
-                f"{src} ({lname}): column {col!r} has dates outside {DATE_RANGE[0].year}-{DATE_RANGE[1].year} "
+                f"{src} ({lname}): column {col!r} has dates outside "
+                f"{DATE_RANGE[0].year}-{DATE_RANGE[1].year} "
                 f"(ids {_idlist(gdf['id'][far].to_numpy())}); check the year"
             )
         gdf[col] = pd.Series(out, index=gdf.index, dtype=object)
@@ -944,7 +951,8 @@ def _check_flags(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str
         if bad.any():
             problems.append(
                 f"{src} ({lname}): column {col!r} must hold yes or no (true/false, yes/no, 1/0) "
-                f"(ids {_idlist(gdf['id'][bad].to_numpy())}: {', '.join(map(repr, gdf[col][bad].tolist()[:5]))})"
+                f"(ids {_idlist(gdf['id'][bad].to_numpy())}: "
+                f"{', '.join(map(repr, gdf[col][bad].tolist()[:5]))})"
             )
         gdf[col] = pd.Series([None if v == "?" else v for v in values], index=gdf.index, dtype=object)
 
@@ -967,6 +975,7 @@ def _check_numbers(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[s
         if bad.any():
             problems.append(
                 f"{src} ({lname}): column {col!r} must hold finite numbers of at least {least:g} "
-                f"(ids {_idlist(gdf['id'][bad].to_numpy())}: {', '.join(map(repr, gdf[col][bad].tolist()[:5]))})"
+                f"(ids {_idlist(gdf['id'][bad].to_numpy())}: "
+                f"{', '.join(map(repr, gdf[col][bad].tolist()[:5]))})"
             )
         gdf[col] = values

@@ -211,8 +211,10 @@ def measure_site(site: Site) -> SiteMeasurements:
         missing = undated(site)
         if missing:
             basis = (
-                f"{len(missing)} disturbance polygon(s) (ids {', '.join(str(i) for i in missing[:12])}) have no start or "
-                "no end date: each is counted as disturbed from the start of the work to its end, so the largest "
+                f"{len(missing)} disturbance polygon(s) (ids {', '.join(str(i) for i in missing[:12])}) have "
+                "no start or "
+                "no end date: each is counted as disturbed from the start of the work to its end, so the "
+                "largest "
                 "area at one time includes them (a missing date never removes an area)"
             )
             m.set("disturbed.max_at_one_time_basis", basis)
@@ -277,7 +279,8 @@ def _utilities(site: Site, m: SiteMeasurements, fpu: float) -> None:
         m.set(
             "utilities.work_length_ft",
             None,
-            "the utilities layer has no 'status' column, so new or repaired pipe cannot be told from existing",
+            "the utilities layer has no 'status' column, so new or repaired pipe cannot be told from "
+            "existing",
         )
         return
     mask = _status(util).isin(PIPE_WORK)

@@ -85,8 +85,10 @@ def outside_extent(site: Any, profile: Any) -> InputWarning | None:
     else:
         where, how = "it has no place in that CRS", "lies outside"
     msg = (
-        f"site boundary (layer site_boundary{_file_of(site)}) {how} {profile.name}'s extent, longitude {w:g} to {e:g}, "
-        f"latitude {s:g} to {n:g} ({crs}; profile [jurisdiction] extent: {ext.get('source', 'no source given')}): "
+        f"site boundary (layer site_boundary{_file_of(site)}) {how} {profile.name}'s extent, longitude {w:g} "
+        f"to {e:g}, "
+        f"latitude {s:g} to {n:g} ({crs}; profile [jurisdiction] extent: "
+        f"{ext.get('source', 'no source given')}): "
         f"{where}; check the jurisdiction and the site CRS ({site.crs.name})"
     )
     return InputWarning("site_outside_extent", msg, "site_boundary")
@@ -116,7 +118,8 @@ def heights_out_of_range(site: Any, profile: Any) -> InputWarning | None:
     lo, hi = np.percentile(feet, [0.5, 99.5])
     msg = (
         f"DEM {source}: heights over the site run {lo:,.1f} to {hi:,.1f} ft read as {_UNIT_WORDS[declared]} "
-        f"(vertical_unit {declared.value}), outside the ground's {low:,.0f} to {high:,.0f} ft (profile [terrain] "
+        f"(vertical_unit {declared.value}), outside the ground's {low:,.0f} to {high:,.0f} ft (profile "
+        "[terrain] "
         f"ground_elevation_ft: {entry.get('source', 'no source given')})"
     )
     if likely:
