@@ -317,7 +317,8 @@ def _pile_stabilization(result: Any) -> list[dict[str, Any]]:
 
 def _sliver(g: Any, result: Any, crs: Any = None) -> bool:
     """Whether ``g`` (site CRS, or ``crs``) is a sliver by the profile's ``[submission]`` measure (under
-    ``sliver_area_sqft``, or a mean width 2 x area / perimeter under ``sliver_width_ft``): what ``check`` calls
+    ``sliver_area_sqft``, or a mean width 2 x area / perimeter under ``sliver_width_ft``): what ``check``
+    calls
     a digitizing error."""
     from geosite.units import feet_per_crs_unit
 
@@ -443,7 +444,8 @@ def _slope_length_stand_ins(
                 "erosion mat on the slope",
                 "DNR 1052",
                 method="erosion_mat",
-                stand_in_for=f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row keeps the slope "
+                stand_in_for=f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row "
+                "keeps the slope "
                 "above the next fence within the standard's length (a row cut at an obstacle, a loop, a "
                 "sharp kink, "
                 "a piece too short, or rows out of proportion to the area)",

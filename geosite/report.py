@@ -78,7 +78,8 @@ def build_report(
 
 
 def _feature_names(site: Site) -> dict[str, dict[str, str]]:
-    """Each layer's features by id with their ``name`` attribute (report.md names them: Birch Street, CB-2)."""
+    """Each layer's features by id with their ``name`` attribute (report.md names them: Birch Street,
+    CB-2)."""
     out: dict[str, dict[str, str]] = {}
     for layer, gdf in site.layers.items():
         if gdf is None or "name" not in gdf.columns or "id" not in gdf.columns:
@@ -128,7 +129,8 @@ def render_markdown(report: dict[str, Any]) -> str:
             else []
         ),
         f"| plan type | {report['plan_type'] or 'not assessed'} |",
-        f"| chapter applies | {fmt(report['applicability']['applies']) if report['applicability']['applies'] is not None else 'not decided'} |",
+        "| chapter applies | "
+        f"{fmt(report['applicability']['applies']) if report['applicability']['applies'] is not None else 'not decided'} |",
     ]
     for key, label, unit in (
         ("slopes.steep_area_sqft", "land on slopes of 12 % or more (site)", "sq ft"),

@@ -131,7 +131,8 @@ def ridge_plane(slope_pct: float, shape: tuple[int, int] = (500, 500), cell: flo
 
 
 def write_map(path, pixel_ft, dpi, extent=(0, -800, 800, 800), crs="EPSG:7593"):
-    """A georeferenced map GeoTIFF of ``pixel_ft`` ft pixels tagged ``dpi``: ``pixel_ft * dpi`` ft per inch."""
+    """A georeferenced map GeoTIFF of ``pixel_ft`` ft pixels tagged ``dpi``: ``pixel_ft * dpi`` ft per
+    inch."""
     import numpy as np
     import rasterio
     from affine import Affine

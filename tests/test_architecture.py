@@ -20,7 +20,10 @@ pytest.importorskip("importlinter")
 
 def _lint(config: Path, cwd: Path) -> subprocess.CompletedProcess:
     # in a child process: import-linter imports the root package by name from the working folder
-    code = "import sys; from importlinter.cli import lint_imports; sys.exit(lint_imports(config_filename=sys.argv[1], no_cache=True, no_logo=True))"
+    code = (
+        "import sys; from importlinter.cli import lint_imports; "
+        "sys.exit(lint_imports(config_filename=sys.argv[1], no_cache=True, no_logo=True))"
+    )
     return subprocess.run([sys.executable, "-c", code, str(config)], cwd=cwd, capture_output=True, text=True)
 
 

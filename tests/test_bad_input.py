@@ -157,7 +157,8 @@ def test_vertical_unit_not_given(tmp_path):
 
 
 def test_dem_short_of_margin_warns_naming_shortfall(tmp_path):
-    # DEM covers x in [0, 400) and y in [-400, 0] around origin (X0, Y0+200): the site is 300 x 200 at (X0, Y0)
+    # DEM covers x in [0, 400) and y in [-400, 0] around origin (X0, Y0+200): the site is 300 x 200 at (X0,
+    # Y0)
     dem = inclined_plane(5.0, shape=(200, 200), cell=2.0)  # from (500000, 200000) east 400 ft, south 400 ft
     folder = good_site(tmp_path, dem=dem)
     with pytest.warns(CoverageWarning, match="ft short on the"):

@@ -180,7 +180,8 @@ def assert_invariants(report: dict) -> None:
         v = d.get(key)
         assert v is None or (math.isfinite(v) and v >= 0), (key, v)
     if d.get("area_sqft") is not None:
-        # A(3) measures the activity, on or off the parcel: its part on the parcel fits the site, the rest is outside
+        # A(3) measures the activity, on or off the parcel: its part on the parcel fits the site, the rest is
+        # outside
         on_site = report["measurements"]["disturbed.on_site_sqft"]
         assert on_site <= site * (1 + 1e-9) + 1e-6
         assert d["area_sqft"] == pytest.approx(on_site + d["outside_site_sqft"], rel=1e-6, abs=1e-3)

@@ -265,7 +265,8 @@ def test_legend_names_present_items_and_lists_absent(site):
     ):
         assert want in missing, want
     assert "(d)" not in missing and "(i)" not in missing
-    # (f) natural drainage and (g) upslope areas come from the analysis: a bare Site says they were not computed
+    # (f) natural drainage and (g) upslope areas come from the analysis: a bare Site says they were not
+    # computed
     assert "(g) upslope drainage areas: not computed" in missing
 
 

@@ -83,7 +83,8 @@ def test_every_number_printed_is_report_json_s(lot7_outputs, report):
     (phase,) = m["disturbed.phases"]
     assert phase["area_sqft"] == pytest.approx(report["disturbed"]["area_sqft"])  # one phase: the whole area
     want = f"{phase['area_sqft']:,.0f} sq ft ({phase['area_sqft'] / 43560:,.2f} ac)"
-    # A(3) measures the activity: the polygon whole, its drive apron in the right-of-way included (26,072 sq ft on the parcel)
+    # A(3) measures the activity: the polygon whole, its drive apron in the right-of-way included (26,072 sq
+    # ft on the parcel)
     assert want == "26,312 sq ft (0.60 ac)"
     assert report["measurements"]["disturbed.on_site_sqft"] == pytest.approx(26_072, abs=1)
     construction = pymupdf.open(lot7_outputs / "construction_plan.pdf")[0].get_text()

@@ -99,7 +99,8 @@ def test_dem_crop_keeps_georeferencing():
     assert whole.shape == dem.shape
 
 
-# A(4): the larger of the declared and the measured volume decides (a declared 100 cu yd does not hide 463 + 93 measured)
+# A(4): the larger of the declared and the measured volume decides (a declared 100 cu yd does not hide 463 +
+# 93 measured)
 @pytest.mark.parametrize(
     ("raise_ft", "declared", "met"),
     [(2.0, None, True), (0.5, None, False), (2.0, 100.0, True), (0.5, 500.0, True), (0.5, 300.0, False)],

@@ -63,7 +63,8 @@ def test_b6e_a_pile_kept_over_30_days_is_stabilized_in_the_plan(tmp_path, dem, d
     [("2027-11-05", "pass", "pass"), ("2027-11-06", "fail", "fail"), (None, "not_assessed", "incomplete")],
 )
 def test_b6c1_ground_stabilized_within_7_days_of_going_inactive(tmp_path, dem, stabilized, status, verdict):
-    # the work ends 2027-10-29: stabilized by 11-05 (7 days) passes, 11-06 (8 days) fails, undated is incomplete
+    # the work ends 2027-10-29: stabilized by 11-05 (7 days) passes, 11-06 (8 days) fails, undated is
+    # incomplete
     layers = clean_layers()
     d = layers["disturbance"]
     d["stabilized"] = [stabilized]

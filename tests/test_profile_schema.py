@@ -41,7 +41,10 @@ def test_every_bundled_profile_is_valid(name):
 
 def _typo_measure(d):
     d["applicability"]["triggers"][2]["measure"] = "disturbed.area_sqf"
-    return "applicability.triggers[2].measure: unknown measure 'disturbed.area_sqf'; did you mean 'disturbed.area_sqft'?"
+    return (
+        "applicability.triggers[2].measure: unknown measure 'disturbed.area_sqf'; did "
+        "you mean 'disturbed.area_sqft'?"
+    )
 
 
 def _old_vocabulary(d):

@@ -27,7 +27,8 @@ def values(acres: float, **more) -> dict:
 
 @pytest.mark.parametrize(("acres", "plan"), [(1.0, None), (1.0001, "full"), (3.0, "full")])
 def test_newburg_full_plan_over_one_acre(acres, plan):
-    # § 152.08(B): "covering more than one acre"; the statement for smaller sites was not read: undecided, not borrowed
+    # § 152.08(B): "covering more than one acre"; the statement for smaller sites was not read: undecided, not
+    # borrowed
     ev = evaluate("newburg", values(acres))
     assert ev.plan_type == plan
     if plan is None:
@@ -88,7 +89,8 @@ def _check(tmp_path, dem, jurisdiction, ft_per_in):
 
 @pytest.mark.parametrize(("ft_per_in", "status"), [(20.0, "pass"), (25.0, "not_assessed")])
 def test_newburg_map_scale_one_inch_to_twenty_feet(tmp_path, dem, ft_per_in, status):
-    # a 1 in = 25 ft map is too small for § 152.08(B)(1); whether the chapter applies at all is in § 152.07 (not
+    # a 1 in = 25 ft map is too small for § 152.08(B)(1); whether the chapter applies at all is in § 152.07
+    # (not
     # read), so the gate turns the would-be failure into "not assessed", saying both
     data = _check(tmp_path, dem, "newburg", ft_per_in)
     (f,) = [f for f in data["findings"] if f["rule"].endswith(".map")]

@@ -1,6 +1,7 @@
 """The third sample site: a subdivision on real LiDAR (shared/data/real_dems/minnesota_1m), generated
 on the fly by scripts/make_sample_sites.py into a temporary folder (with its own copy of the DEM, never
-committed; the test skips where shared/ is absent). Its sheets, GeoPackage and DXF are read back as Lot 7's are,
+committed; the test skips where shared/ is absent). Its sheets, GeoPackage and DXF are read back as Lot 7's
+are,
 on terrain that is not smooth, a parcel turned 25 deg off the grid and a metre CRS."""
 
 from __future__ import annotations
@@ -158,7 +159,8 @@ def test_check_finds_what_the_real_site_seeds_and_nothing_else(real_site):
         "inlet_protection_submitted",  # CB-2 unprotected
         "tracking_pad",  # a 40-ft pad, short of DNR 1057's 50
         "sheetflow_diversion_submitted",  # run-on from above County Road 3 reaches the lots unchecked
-        "channelized_diversion_submitted",  # the channelized inflow is neither diverted nor its channel fenced
+        # the channelized inflow is neither diverted nor its channel fenced
+        "channelized_diversion_submitted",
         "stockpile_stabilization",  # the topsoil pile stays past 30 days with nothing to stabilize it
     }
     assert got["inlet_protection_submitted"].feature_ids == [2]

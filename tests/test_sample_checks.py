@@ -66,7 +66,8 @@ def test_grantsburg_lot7_finds_what_it_seeds_and_fails_nothing_else(lot7):
     assert got["filter_fence_submitted"].citation == "B(6)(c)[3]"
     # DNR 1056: one fence below the pad on a 16 % slope, no interior rows
     assert got["filter_fence_slope_length"].citation == "Design criteria (DNR 1056)"
-    # B(4) all inlets: CB-2, 118 ft west in the street (upslope of the work, inside A(1)'s 200 ft), unprotected
+    # B(4) all inlets: CB-2, 118 ft west in the street (upslope of the work, inside A(1)'s 200 ft),
+    # unprotected
     assert (
         got["inlet_protection_submitted"].feature_ids == [2]
         and got["inlet_protection_submitted"].citation == "B(4)"

@@ -151,7 +151,8 @@ def hostile_layers(folder: Path, url: str, outside: Path) -> dict[str, str]:
         'xmlns:ogr="http://ogr.maptools.org/" '
         'xmlns:gml="http://www.opengis.net/gml"><gml:featureMember><ogr:lakes '
         'fid="lakes.0"><ogr:geometryProperty>'
-        '<gml:Point srsName="EPSG:7593"><gml:coordinates>500300,199700</gml:coordinates></gml:Point></ogr:geometryProperty>'
+        "<gml:Point "
+        'srsName="EPSG:7593"><gml:coordinates>500300,199700</gml:coordinates></gml:Point></ogr:geometryProperty>'
         "</ogr:lakes></gml:featureMember></ogr:FeatureCollection>"
     )
     wet = json.loads(
@@ -412,7 +413,7 @@ def test_killing_check_kills_its_child(tmp_path, heavy_dem):
     assert not (tmp_path / "out").exists()
 
 
-# ------------------------------------------------------------------------------------------ the layers, one by one
+# ------------------------------------------------------------------------------------- the layers, one by one
 
 
 def test_isolation_stops_a_connection_to_the_loopback_server():

@@ -73,7 +73,8 @@ def mutate(data: bytes, rng: random.Random, url: str) -> bytes:
 
 @pytest.fixture(scope="module")
 def originals(tmp_path_factory) -> dict[str, bytes]:
-    """The four valid files: the sample's GeoPackage and GeoTIFF, its roads as GeoJSON, its utilities as DXF."""
+    """The four valid files: the sample's GeoPackage and GeoTIFF, its roads as GeoJSON, its utilities as
+    DXF."""
     from geosite.io.cad import write_dxf
 
     tmp = tmp_path_factory.mktemp("originals")

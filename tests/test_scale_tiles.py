@@ -183,7 +183,8 @@ def test_windowed_read_from_vrt_and_cog(dem_files, kind):
 
 def test_site_analysis_same_from_tif_vrt_cog_in_window(dem_files, tmp_path, monkeypatch):
     """A DEM read in a window around the site (the margins lowered for the test, so the window is a
-    small part of this small DEM); from a VRT mosaic or a COG the whole analysis is the one from the GeoTIFF."""
+    small part of this small DEM); from a VRT mosaic or a COG the whole analysis is the one from the
+    GeoTIFF."""
     import geosite.pipeline as pipeline
 
     monkeypatch.setattr(pipeline, "CORE_MARGIN_FT", 0.0)

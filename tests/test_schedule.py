@@ -157,7 +157,8 @@ def test_grantsburg_review_full_and_statement(cal):
 
 
 def test_grantsburg_re_review_after_information():
-    # statement; information received Thu 2026-12-31: [Jan 1], Jan 4 M 1 ... Jan 8 F 5, Jan 11-15 6-10 -> Fri 2027-01-15
+    # statement; information received Thu 2026-12-31: [Jan 1], Jan 4 M 1 ... Jan 8 F 5, Jan 11-15 6-10 -> Fri
+    # 2027-01-15
     ds = review_deadlines(D(2026, 12, 15), GRANTSBURG, "statement", info_received=D(2026, 12, 31))
     assert [d.date for d in ds] == [D(2026, 12, 30), D(2027, 1, 15)]
     assert ds[1].what.startswith("Second review")
@@ -323,7 +324,7 @@ def test_rainfall_header_errors(tmp_path):
         read_rainfall(tmp_path / "missing.csv")
 
 
-# ------------------------------------------------------------------------------------------ stabilization and the whole
+# -------------------------------------------------------------------------------- stabilization and the whole
 
 
 def _site(jurisdiction: str = "grantsburg"):

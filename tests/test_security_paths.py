@@ -146,7 +146,8 @@ def test_gml_and_kml_with_remote_references_are_read_offline(tmp_path):
             'xmlns:ogr="http://ogr.maptools.org/" '
             'xmlns:gml="http://www.opengis.net/gml"><gml:featureMember><ogr:inlets '
             'fid="inlets.0"><ogr:geometryProperty>'
-            f'<gml:Point srsName="EPSG:7593"><gml:coordinates>{x0},{y0}</gml:coordinates></gml:Point></ogr:geometryProperty>'
+            "<gml:Point "
+            f'srsName="EPSG:7593"><gml:coordinates>{x0},{y0}</gml:coordinates></gml:Point></ogr:geometryProperty>'
             "</ogr:inlets></gml:featureMember></ogr:FeatureCollection>"
         )
         (folder / "wetlands.kml").write_text(

@@ -148,7 +148,8 @@ def test_the_same_defects_fail_once_the_chapter_applies(tmp_path, plane, width, 
 
 
 def _plane_with_pit(depth_ft: float):
-    """A 5 % plane falling south with a conical pit (radius 100 ft, ``depth_ft`` deep) 250 ft below the top."""
+    """A 5 % plane falling south with a conical pit (radius 100 ft, ``depth_ft`` deep) 250 ft below the
+    top."""
     from geosite.grid import Dem
     from geosite.testing import cell_centres, inclined_plane
 
@@ -220,7 +221,8 @@ def test_which_inlets_need_protection(tmp_path, plane, jurisdiction):
     f = one(r.findings, "inlet_protection_submitted")
     assert f.status == "fail"
     if jurisdiction == "grantsburg":
-        # B(4): all inlets on the site or its 200-ft adjacent area (A(1)), and the farther ones its runoff reaches
+        # B(4): all inlets on the site or its 200-ft adjacent area (A(1)), and the farther ones its runoff
+        # reaches
         assert {k: v["protection_required"] for k, v in inl.items()} == {
             1: True,
             2: False,
@@ -384,7 +386,7 @@ def test_under_ten_acres_a_channel_origin_makes_basins_one_route_fences_the_othe
         assert fence[0].status == "fail" and "or basins at every outlet" in fence[0].message
 
 
-# ------------------------------------------------------------------------- B(6)(c)[3]: channel edges outside the work
+# ----------------------------------------------------------------- B(6)(c)[3]: channel edges outside the work
 
 
 def test_channel_edge_fence_outside_the_disturbed_area(tmp_path, valley):

@@ -35,7 +35,8 @@ from geosite.cli.app import limit_option, limits_from, output_folder, state
 @click.option(
     "--strict",
     is_flag=True,
-    help="Treat warnings (DEM coverage, reprojection, a site outside the village, implausible DEM heights) as errors.",
+    help="Treat warnings (DEM coverage, reprojection, a site outside the village, "
+    "implausible DEM heights) as errors.",
 )
 @click.option(
     "--no-maps", is_flag=True, help="Skip the plan maps (PDF + PNG); write only the report and layers."

@@ -17,7 +17,8 @@ from geosite.cli.app import limit_option, limits_from, output_folder, state
     "out",
     type=click.Path(path_type=Path),
     default=None,
-    help="Output folder (default: ./geosite-out/<submission folder name>-check). Never inside the submission.",
+    help="Output folder (default: ./geosite-out/<submission folder name>-check). Never "
+    "inside the submission.",
 )
 @click.option(
     "--jurisdiction",

@@ -218,7 +218,8 @@ def submitted_at_outlets(
 
     Returns one dict per outlet: ``outlet``, ``drainage_acres``, ``disturbed_acres``, ``kind`` (needed),
     ``served_by`` (ids of the submitted features receiving its runoff), ``suitable_by`` (those whose type
-    suits its drainage) and ``captured`` (submitted id -> share of the outlet's drainage flowing through it)."""
+    suits its drainage) and ``captured`` (submitted id -> share of the outlet's drainage flowing through
+    it)."""
     geoms = list(grid.to_crs(basins, dem.crs).geometry)
     ids = [py_scalar(i) for i in basins["id"]] if "id" in basins.columns else list(range(1, len(basins) + 1))
     types = (

@@ -27,7 +27,8 @@ up the slope, exactly; D8 paths on planes not aligned with the grid are up to 8 
 flow, so rows there are a little closer than needed). :func:`buildable_rows` then cuts the rows where
 they would cross a structure, drive, road, water or stockpile (5 ft clear) and drops pieces under
 25 ft; each gap is a ``stand_in`` naming the obstacle and what replaces the row there (a row along the
-obstacle's downslope side, erosion mat on the slope, phasing: :data:`STAND_INS`). Where a channel (``hydrology.channels``) crosses the area,
+obstacle's downslope side, erosion mat on the slope, phasing: :data:`STAND_INS`). Where a channel
+(``hydrology.channels``) crosses the area,
 fences are drawn along both its edges, ``fence_channel_offset_ft`` either side of its centreline.
 Outside the disturbed polygons (Grantsburg B(6)(c)[3]: a channel passing through the site),
 :func:`channel_edge_fences` draws them along the stretches of the channel the disturbed area's runoff

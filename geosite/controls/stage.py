@@ -82,7 +82,8 @@ class _Ctx:
         return self.gate.open(q.gate if q else None)
 
     def finding(self, name: str, rule: str, status: str, message: str, **kw: Any) -> Finding:
-        """A finding of practice ``name`` (its requirement's citation and section), passed through the gate."""
+        """A finding of practice ``name`` (its requirement's citation and section), passed through the
+        gate."""
         q = self.practice(name)
         f = Finding(
             rule=rule,
@@ -395,7 +396,8 @@ def _fence_submitted(
             "pass" if ok else "fail",
             f"Submitted silt fence / straw bales cover every required {edges} stretch."
             if ok
-            else f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the {cov['required_length_ft']:,.0f} ft required{alt} ("
+            else f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the "
+            f"{cov['required_length_ft']:,.0f} ft required{alt} ("
             + ", ".join(f"{v:,.0f} ft {k}" for k, v in sorted(by_side.items()))
             + f"; {len(gaps)} gap{'s' if len(gaps) != 1 else ''}).",
             required=True,
@@ -446,7 +448,8 @@ def _slope_lengths(c: _Ctx, flow: _Flow, parts: gpd.GeoDataFrame, summary: dict[
         "The slope above every submitted fence is within DNR 1056's maximum lengths "
         f"(the longest, {worst['longest_ft']:,.0f} ft, is {worst['max_ratio']:.0%} of what its slope allows)."
         if worst["excess_sqft"] <= 0
-        else f"On {worst['excess_sqft']:,.0f} sq ft of the disturbed area the slope above the next submitted fence is longer than DNR 1056 "
+        else f"On {worst['excess_sqft']:,.0f} sq ft of the disturbed area the slope above the "
+        "next submitted fence is longer than DNR 1056 "
         f"allows for its steepness (up to {worst['longest_ft']:,.0f} ft of slope, {worst['max_ratio']:.1f} "
         "times the table's length): "
         f"interior fence rows (geosite proposes {summary['interior_length_ft']:,.0f} ft), diversions across "
@@ -493,7 +496,8 @@ def _fence_route(c: _Ctx, pr: Requirement, basins: dict[str, Any]) -> tuple[bool
 
 @dataclass
 class _BasinPlan:
-    """The outlets of the disturbed area needing a basin or trap (site CRS), and the submitted ones at them."""
+    """The outlets of the disturbed area needing a basin or trap (site CRS), and the submitted ones at
+    them."""
 
     outlets: gpd.GeoDataFrame
     fringe: gpd.GeoDataFrame
@@ -700,7 +704,8 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
             "suits: "
             f"{pr.citation} is met, so the other route is not required."
             if not missing
-            else f"Basins per {pr.citation} would be one way to comply; the plan is judged on the other route instead "
+            else f"Basins per {pr.citation} would be one way to comply; the plan is judged on the "
+            "other route instead "
             f"({len(missing)} outlet{'s' if len(missing) != 1 else ''} without a suitable basin or trap)."
         ) + reading
         res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", status, msg, values=rep))
@@ -861,7 +866,8 @@ def _pile_setback(c: _Ctx, r: dict[str, Any], setback: float, extra: dict[Any, s
 def _pile_too_close(
     c: _Ctx, setback_pr: Requirement, r: dict[str, Any], setback: float, *, name: str, more: Any
 ) -> None:
-    """Pile ``r`` closer than ``setback`` ft to ``name`` downslope: the inspector's decision when the plan says
+    """Pile ``r`` closer than ``setback`` ft to ``name`` downslope: the inspector's decision when the plan
+    says
     why and what more it does (``more``), else a failure."""
     reason = r["setback_reason"]
     if not setback_pr.params.get("wherever_possible", True):
@@ -1043,7 +1049,8 @@ def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any]) -> None:
             "pass" if ok else "fail",
             f"Stockpile {r['id']}{because}: {how}."
             if ok
-            else f"Stockpile {r['id']}{because}: the plan does not stabilize it ({q.requires}; give the pile a "
+            else f"Stockpile {r['id']}{because}: the plan does not stabilize it ({q.requires}; "
+            "give the pile a "
             "'stabilization' attribute or a stabilization bmps feature with its pile_id).",
             required=True,
             feature_ids=[r["id"]],
@@ -1268,7 +1275,10 @@ def _tracking(c: _Ctx) -> None:
 def _pad_message(e: dict[str, Any], kind: str) -> str:
     """What the plan's pad at one entrance is, against DNR 1057 as the requirement reads it."""
     where = f"Drive {e['drive_id']} onto {kind} road {e['road_id']}"
-    need = f"{e['required_length_ft']:,.0f} ft along the drive from the road and {e['drive_width_ft']:,.0f} ft wide (the drive's width)"
+    need = (
+        f"{e['required_length_ft']:,.0f} ft along the drive from the road and "
+        f"{e['drive_width_ft']:,.0f} ft wide (the drive's width)"
+    )
     if e["submitted_pad"]:
         got = (
             f"{e['drawn_pad_length_ft']:,.0f} ft along the drive, {e['drawn_pad_width_ft']:,.0f} ft wide"
@@ -1374,7 +1384,7 @@ def _diversions(c: _Ctx, flow: _Flow) -> None:
     )
 
 
-# --------------------------------------------------------------------------------------------- plan checks without placement
+# ------------------------------------------------------------------------------ plan checks without placement
 
 
 def _dewatering(c: _Ctx) -> None:
@@ -1405,7 +1415,8 @@ def _dewatering(c: _Ctx) -> None:
             "pass" if ids else "fail",
             f"Dewatering is declared and bmps {', '.join(map(str, ids))} treat the pumped water."
             if ids
-            else f"Dewatering is declared but the plan names nothing to treat the pumped water ({q.requires}; a bmps "
+            else "Dewatering is declared but the plan names nothing to treat the pumped water "
+            f"({q.requires}; a bmps "
             f"feature of type {', '.join(types)}).",
             required=True,
             feature_ids=ids,
@@ -1529,7 +1540,8 @@ def _channelized_inflows(c: _Ctx) -> None:
     how = (
         "submitted diversions at every channelized inflow"
         if near
-        else "the channel is protected by the channel-edge fences instead (B(6)(c)[3], the route the text allows 'otherwise')"
+        else "the channel is protected by the channel-edge fences instead (B(6)(c)[3], the "
+        "route the text allows 'otherwise')"
         if protected
         else "no diversion at the inflows and the channel-edge fences have gaps or are not submitted"
     )

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 class PadRule:
     """What a pad must be (from the profile): ``min_length_ft`` along the drive (DNR 1057: 50 ft where
     space allows), ``min_width_ft`` (the width assumed for a drive drawn as a line without ``width_ft``),
-    ``search_ft`` (a drawn pad serves an entrance when it lies this close to where the drive meets the road)."""
+    ``search_ft`` (a drawn pad serves an entrance when it lies this close to where the drive meets the
+    road)."""
 
     min_length_ft: float
     min_width_ft: float

@@ -205,7 +205,8 @@ def make_context(
     date: str | None = None,
     hillshade: bool = True,
 ) -> MapContext:
-    """Gather what the maps need from an AnalysisResult (preferred: it carries the derived layers) or a Site."""
+    """Gather what the maps need from an AnalysisResult (preferred: it carries the derived layers) or a
+    Site."""
     from geosite.rules import load_profile
     from geosite.site import Site
 
@@ -263,7 +264,8 @@ def check_sheet_count(
     site, scale_ft: float = 100.0, sheet: str = "auto", margin_ft: float | None = None
 ) -> None:
     """Refuse, before any work, a bad margin or a site whose plan maps would be tiled over more sheets
-    than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan them."""
+    than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan
+    them."""
     from geosite.rules import load_profile
 
     margin = (

@@ -65,7 +65,10 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
     draw_boundary(ctx, sheet, panel)
     panel.missing = absent
     if proposed is not None and len(proposed):
-        grades = ". Final grades: proposed contours (blue) from the submitted proposed-grade surface, over existing (brown)."
+        grades = (
+            ". Final grades: proposed contours (blue) from the submitted proposed-grade "
+            "surface, over existing (brown)."
+        )
     else:
         grades = ". Final grades are not shown: no proposed-grade surface was submitted" + (
             "; contours are existing grades." if has_relief else "."
@@ -94,7 +97,8 @@ def _stabilized(
     panel.add(st, st.label)
     sqft = ctx.measured("disturbed.area_sqft")
     shown.append(
-        f"the disturbed area ({sqft_text(sqft) if sqft is not None else area_text(shapely.union_all(geoms), ctx.site.ft_per_unit)}) "
+        "the disturbed area "
+        f"({sqft_text(sqft) if sqft is not None else area_text(shapely.union_all(geoms), ctx.site.ft_per_unit)}) "
         "to be stabilized"
     )
 

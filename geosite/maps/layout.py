@@ -92,7 +92,8 @@ class MapSheet:
 
     @property
     def window(self):
-        """The ground this sheet shows: its tile, cut to :attr:`limit` (nothing is drawn or labelled beyond)."""
+        """The ground this sheet shows: its tile, cut to :attr:`limit` (nothing is drawn or labelled
+        beyond)."""
         w = box(*self.tile.bounds)
         return w if self.limit is None else w.intersection(box(*self.limit))
 

@@ -61,7 +61,8 @@ Step = Callable[[str], None]
 @dataclass
 class CheckResult:
     """What ``check_submission`` found: the findings (numbered F1...), the analysis it reran, what was
-    declared, and the review schedule (None, with ``schedule_note`` saying why, when it could not be built)."""
+    declared, and the review schedule (None, with ``schedule_note`` saying why, when it could not be
+    built)."""
 
     site: Site
     analysis: AnalysisResult
@@ -160,9 +161,9 @@ def _find_deadline(sched: dict[str, Any]) -> str | None:
     """The first review deadline among the schedule's dated entries (``Schedule.to_dict()["deadlines"]``)."""
     for d in sched.get("deadlines") or []:
         if isinstance(d, dict) and d.get("kind") == "review" and d.get("date"):
-            return f"{d['date']} ({d.get('what', 'review')}; {d.get('rule', '')}; {d.get('citation', '')})".replace(
-                "; )", ")"
-            )
+            return (
+                f"{d['date']} ({d.get('what', 'review')}; {d.get('rule', '')}; {d.get('citation', '')})"
+            ).replace("; )", ")")
     return None
 
 
@@ -563,7 +564,8 @@ def _fence_finding(f, result: AnalysisResult) -> ReviewFinding:
         section=f.section,
         status=f.status,
         message=f.message,
-        requirement="filter fences, straw bales or equivalent along all sideslope and downslope sides (and channel edges)",
+        requirement="filter fences, straw bales or equivalent along all sideslope and downslope "
+        "sides (and channel edges)",
         submitted=f"{vals.get('submitted_fence_length_ft', 0.0):,.0f} ft of silt fence / straw bales",
         geometry=None if ok or gaps is None or not len(gaps) else shapely.union_all(gaps.geometry.values),
         layer="fence_gaps",

@@ -124,7 +124,8 @@ def _item(
         return _f(
             "not_assessed",
             f"{head}: not assessable from the data (no DEM in site.toml).",
-            settle="a DEM in site.toml [dem] (geosite derives slope directions and upslope drainage areas from it), or the plan's own description",
+            settle="a DEM in site.toml [dem] (geosite derives slope directions and upslope drainage "
+            "areas from it), or the plan's own description",
         )
     if "layers" in item:
         have = [n for n in item["layers"] if n in site.layers]
@@ -186,7 +187,7 @@ def _item(
     )
 
 
-# --------------------------------------------------------------------------------------------- schedule, slopes
+# ------------------------------------------------------------------------------------------- schedule, slopes
 
 
 def _undated(gdf, cols: tuple[str, ...]) -> list[Any]:

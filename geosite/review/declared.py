@@ -4,17 +4,22 @@
 [declared]
 plan_type = "full"                  # full | statement: the kind of plan submitted
 disturbed_area_sqft = 56000.0       # or disturbed_area_acres = 1.29 (not both)
-submitted_map = "existing_map.tif"  # the existing site map: a georeferenced GeoTIFF, or a PDF (relative to the folder)
-map_dpi = 150                       # print resolution of the GeoTIFF, pixels per inch (default: its TIFF resolution tags)
-map_scale_ft_per_in = 100           # declared scale, feet per inch (needed for a PDF; checked against a GeoTIFF)
+# the existing site map: a georeferenced GeoTIFF, or a PDF (relative to the folder)
+submitted_map = "existing_map.tif"
+map_dpi = 150                       # GeoTIFF print resolution, pixels per inch (default: its resolution tags)
+# declared scale, ft per inch (needed for a PDF; checked against a GeoTIFF)
+map_scale_ft_per_in = 100
 map_contour_interval_ft = 2.0       # contour interval printed on the submitted map
-contour_vertical_unit = "us_ft"     # unit of the contours layer's `elevation` field (us_ft | ft | m); `elevation_ft` is feet
-final_conditions = "final.pdf"      # A(2): plan of final site conditions (a file in the folder, or a description)
+# unit of the contours layer's `elevation` field (us_ft | ft | m); `elevation_ft` is feet
+contour_vertical_unit = "us_ft"
+final_conditions = "final.pdf"      # A(2): plan of final site conditions (a file in the folder, or a text)
 maintenance = "Weekly and after 0.5 in of rain; ..."  # A(3)(e): provisions for BMP maintenance
 stabilization = "Seed and mulch ..."                  # A(3)(f) / B(7): stabilization materials and schedule
 steep_slope_controls = "Erosion mat on the 15 % bank"  # B(6)(d): extra controls on slopes of 12 % or more
-slopes_after = "Lot graded to drain north-east to the street"  # statement B(2): direction of slopes after development
-surety = "Letter of credit, First Bank, $6,000"         # D(2): the surety bond, letter of credit or escrow offered
+# statement B(2): direction of slopes after development
+slopes_after = "Lot graded to drain north-east to the street"
+# D(2): the surety bond, letter of credit or escrow offered
+surety = "Letter of credit, First Bank, $6,000"
 ```
 
 Every key is optional. Unknown keys and wrong types are input errors (exit 2), listed together.
@@ -82,7 +87,8 @@ _TEXT = (
 )
 _NUMBERS = ("map_dpi", "map_scale_ft_per_in", "map_contour_interval_ft")
 #: (the texts include the duties during construction a plan may state, the profile's provisions: B(2) waste,
-#: B(3) street cleaning, B(5) off-site cleanup, B(6)(f) BMP removal; what treats pumped water; the contours layer)
+#: B(3) street cleaning, B(5) off-site cleanup, B(6)(f) BMP removal; what treats pumped water; the contours
+# layer)
 _KNOWN = {
     "plan_type",
     "disturbed_area_sqft",

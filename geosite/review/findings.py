@@ -67,7 +67,8 @@ def md(text: Any) -> str:
     """A text as literal Markdown: one line (newlines to spaces, so no text starts a heading or a list
     item: every line begins with geosite's own prefix), and every character that could make emphasis,
     a link, code, a table, an entity or HTML inside a line (``<``, ``*``, ``[``, ``&``, a backtick...)
-    backslash-escaped (CommonMark renders the character itself). Every text of findings.md goes through here: much of it comes from the
+    backslash-escaped (CommonMark renders the character itself). Every text of findings.md goes through here:
+    much of it comes from the
     submission (names, ids, declared texts)."""
     one_line = re.sub(r"[\r\n\u2028\u2029]+", " ", "" if text is None else str(text))
     return _MD_SPECIAL.sub(r"\\\1", one_line)

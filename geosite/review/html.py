@@ -378,7 +378,7 @@ body { display: flex; flex-direction: column; }
 .legend .sw.area { height: 10px; border: 1px solid #444; }
 .popup td { padding: 0 6px 0 0; vertical-align: top; } .popup td:first-child { color: #666; }
 @media print { .main { display: block; } #list { width: auto; overflow: visible; } #map { height: 500px; } #legend { width: auto; border: 0; } }
-"""
+"""  # noqa: E501  (the stylesheet as the page gets it: one rule a line)
 
 _PAGE_JS = """
 (function () {
@@ -511,7 +511,7 @@ _PAGE_JS = """
   if (b.isValid()) map.fitBounds(b, { padding: [20, 20] }); else map.setView([44.5, -89.5], 7);
   window.geosite = { map: map, findingLayers: findingLayers, contextLayers: contextLayers, select: select, data: DATA };
 })();
-"""
+"""  # noqa: E501  (the script as the page gets it)
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

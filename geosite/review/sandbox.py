@@ -220,7 +220,8 @@ def child_env(work: Path) -> dict[str, str]:
 
 
 def _unpack(payload: dict[str, Any], staged: Staged, shown: Path) -> CheckResult:
-    """The child's CheckResult with the staged files recorded, or its error raised; its warnings re-emitted."""
+    """The child's CheckResult with the staged files recorded, or its error raised; its warnings
+    re-emitted."""
     for category, message in payload.get("warnings", []):
         cls = getattr(errors, str(category), None)
         if not (isinstance(cls, type) and issubclass(cls, Warning)):
@@ -543,7 +544,8 @@ def _child_check(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def child_main(tmp: str) -> int:
-    """The child: ``python -m geosite.review.sandbox TMP`` (TMP holds request.pickle, written by the parent)."""
+    """The child: ``python -m geosite.review.sandbox TMP`` (TMP holds request.pickle, written by the
+    parent)."""
     folder = Path(tmp)
     request = pickle.loads((folder / "request.pickle").read_bytes())  # the parent's own data
     record = _isolate(request)  # from here: no network, bounded, only allowlisted drivers and files

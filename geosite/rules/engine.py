@@ -133,9 +133,15 @@ class Gate:
     def reason(self, scope: str | None = None) -> str:
         """Why ``scope`` is closed or undecided ("" when open), citing the section that decides it."""
         if self.applies is False:
-            return f"the chapter does not apply ({self.message.removeprefix('The chapter does not apply: ').rstrip('.')})"
+            return (
+                "the chapter does not apply "
+                f"({self.message.removeprefix('The chapter does not apply: ').rstrip('.')})"
+            )
         if self.applies is None:
-            return f"whether the chapter applies is not decided ({self.message.removeprefix('Applicability not decided: ').rstrip('.')})"
+            return (
+                "whether the chapter applies is not decided "
+                f"({self.message.removeprefix('Applicability not decided: ').rstrip('.')})"
+            )
         s = self.scopes.get(scope) if scope else None
         if s is None or s.met is True:
             return ""
@@ -310,7 +316,8 @@ def site_gate(profile: Profile | str, measurements: Any) -> Gate:
     applies = _combine([t.met for t in triggers], app.get("combine", "any"))
     unread = app.get("unread")
     if unread and applies is not True:
-        applies = None  # the part of the chapter holding (more of) its triggers was not read: never "does not apply"
+        # the part of the chapter holding (more of) its triggers was not read: never "does not apply"
+        applies = None
     if any(e.met for e in exemptions):
         applies = False
     scopes = {

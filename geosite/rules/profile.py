@@ -120,7 +120,8 @@ class Profile:
 
     def days_of(self, practice: str) -> dict[str, Any] | None:
         """The days of a requirement written with them, as an entry (value, citation, section): its
-        ``params.days`` (Grantsburg B(6)(c)[1]'s 7), else the threshold of its ``days`` condition (B(6)(e)'s 30);
+        ``params.days`` (Grantsburg B(6)(c)[1]'s 7), else the threshold of its ``days`` condition (B(6)(e)'s
+        30);
         None when the chapter does not ask for the practice."""
         q = self.practice(practice)
         if q is None:
@@ -147,7 +148,8 @@ class Profile:
 
     @property
     def official(self) -> str:
-        """The title of the official the chapter names (who reviews plans and decides what it leaves to judgement)."""
+        """The title of the official the chapter names (who reviews plans and decides what it leaves to
+        judgement)."""
         return str(self.data["jurisdiction"].get("official", "the official the chapter names"))
 
     @property

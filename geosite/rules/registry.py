@@ -238,7 +238,8 @@ PRACTICES: dict[str, dict[str, Param]] = {
             TEXT,
             choices=("all", "receiving"),
             required=True,
-            text="all: every inlet on the site, within [controls] inlet_adjacent_ft, or reached by its runoff; "
+            text="all: every inlet on the site, within [controls] inlet_adjacent_ft, or reached "
+            "by its runoff; "
             "receiving: inlets in the disturbed area or receiving its runoff",
         ),
     },
@@ -477,7 +478,8 @@ PRACTICE_CONTROLS: dict[str, tuple[str, ...]] = {
     "inactive_stabilization": ("stabilization_types",),
 }
 
-#: ``[maintenance]``: geosite's default maintenance provisions, by practice (text, each cited to its DNR standard)
+#: ``[maintenance]``: geosite's default maintenance provisions, by practice (text, each cited to its DNR
+# standard)
 MAINTENANCE_PARAMS: dict[str, Param] = {
     k: _c(TEXT)
     for k in (

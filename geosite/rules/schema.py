@@ -1,6 +1,7 @@
 """The schema of a jurisdiction profile: every table and key, its kind, unit and allowed values.
 
-:func:`validate` returns every problem of a profile at once, each naming the key (``requirements[3].conditions[0].measure``)
+:func:`validate` returns every problem of a profile at once, each naming the key
+(``requirements[3].conditions[0].measure``)
 and, for a misspelt name, the nearest valid one. :func:`geosite.rules.profile.load_profile` raises them as one
 :class:`~geosite.errors.ProfileError` (exit 2), so a clerk's typo never becomes a different verdict. What
 the stages measure and what the practices take are in :mod:`geosite.rules.registry`.

@@ -48,7 +48,8 @@ def _by(q: Any) -> str:
 
 
 def requirement_rows(profile: Profile) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
-    """(header, rows): one row per requirement and per topic the chapter does not specify (or that was not read)."""
+    """(header, rows): one row per requirement and per topic the chapter does not specify (or that was not
+    read)."""
     rows: list[tuple[str, ...]] = [
         (f"{q.id}: {q.requires}", profile.cite(q.citation, q.section), _where(profile, q), _by(q), q.reading)
         for q in profile.requirements

@@ -191,7 +191,10 @@ def permit_expiry(
     rule = f"{days} days after issue on {issued.isoformat()} (day 0)"
     if building_permit_days is not None and building_permit_days > days:
         days = int(building_permit_days)
-        rule = f"the building permit's {days} days (longer than {dur['value']}) after issue on {issued.isoformat()} (day 0)"
+        rule = (
+            f"the building permit's {days} days (longer than {dur['value']}) after issue on "
+            f"{issued.isoformat()} (day 0)"
+        )
     expires = issued + dt.timedelta(days=days)
     out = [
         Deadline(

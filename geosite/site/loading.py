@@ -1,5 +1,6 @@
 """Loading a site: ``load_site`` reads a site folder (``site.toml`` + layers + DEM; see
-docs/site_folder.md) and validates the whole of it at once: every problem found (missing layers, unreadable files, invalid or empty
+docs/site_folder.md) and validates the whole of it at once: every problem found (missing layers, unreadable
+files, invalid or empty
 geometries, wrong geometry types, missing or geographic CRSs, units) is collected and raised together
 in one :class:`~geosite.errors.SiteValidationError`, each naming the file and the layer. Allowed but
 suspicious things (a reprojected layer, a DEM short of the map margin) become warnings, kept on
@@ -912,7 +913,8 @@ NUMERIC_ATTRIBUTES = {
 }
 
 
-#: Attributes that hold yes/no, by layer (``underground`` decides A(6)'s pipe length, ``public`` a road's kind).
+#: Attributes that hold yes/no, by layer (``underground`` decides A(6)'s pipe length, ``public`` a road's
+# kind).
 FLAG_ATTRIBUTES = {"utilities": ("underground",), "roads": ("public",)}
 #: How yes and no are written in shapefiles, GeoPackages and CAD exports.
 FLAG_SPELLINGS = {

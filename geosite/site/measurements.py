@@ -190,7 +190,8 @@ def measure_site(site: Site) -> SiteMeasurements:
         for k in ("area_sqft", "area_acres", "max_at_one_time_sqft", "max_at_one_time_acres"):
             m.set(f"disturbed.{k}", None, why)
     else:
-        # A(3) measures the activity, not its part on the parcel: a drive apron graded in the right-of-way counts
+        # A(3) measures the activity, not its part on the parcel: a drive apron graded in the right-of-way
+        # counts
         on_site = area_sqft(dist, fpu)
         a = area_sqft(site.disturbance_union, fpu)
         m.set("disturbed.area_sqft", a)
@@ -222,7 +223,8 @@ def measure_site(site: Site) -> SiteMeasurements:
                 site.notes.append(basis)
         outside = shapely.difference(site.disturbance_union, site.boundary)
         m.set("disturbed.outside_site_sqft", area_sqft(outside, fpu))
-        # the controls' ground: the activity on the parcel (its area is this geometry's; the activity's is the report's)
+        # the controls' ground: the activity on the parcel (its area is this geometry's; the activity's is the
+        # report's)
         m.layers["disturbed_area"] = gpd.GeoDataFrame(
             {"area_sqft": [on_site], "area_acres": [on_site / SQFT_PER_ACRE], "activity_area_sqft": [a]},
             geometry=[dist],

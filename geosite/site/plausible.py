@@ -80,7 +80,10 @@ def outside_extent(site: Any, profile: Any) -> InputWarning | None:
         return None
     if geom is not None and not geom.is_empty and math.isfinite(geom.centroid.x):
         c = geom.centroid
-        where = f"its centre is at {abs(c.y):.4f}° {'N' if c.y >= 0 else 'S'}, {abs(c.x):.4f}° {'W' if c.x < 0 else 'E'}"
+        where = (
+            f"its centre is at {abs(c.y):.4f}° {'N' if c.y >= 0 else 'S'}, {abs(c.x):.4f}° "
+            f"{'W' if c.x < 0 else 'E'}"
+        )
         how = "reaches outside" if geom.intersects(area) else "lies outside"
     else:
         where, how = "it has no place in that CRS", "lies outside"
