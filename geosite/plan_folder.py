@@ -444,11 +444,11 @@ def _slope_length_stand_ins(
                 "erosion mat on the slope",
                 "DNR 1052",
                 method="erosion_mat",
-                stand_in_for=f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row "
-                "keeps the slope "
-                "above the next fence within the standard's length (a row cut at an obstacle, a loop, a "
-                "sharp kink, "
-                "a piece too short, or rows out of proportion to the area)",
+                stand_in_for=(
+                    f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row keeps "
+                    "the slope above the next fence within the standard's length (a row cut at an obstacle, "
+                    "a loop, a sharp kink, a piece too short, or rows out of proportion to the area)"
+                ),
             )
         )
     out = gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs)

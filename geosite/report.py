@@ -55,7 +55,7 @@ def build_report(
         "plan_type": ev.plan_type,
         "plan_type_reason": ev.plan_type_message,
         "findings": [f.to_dict() for f in ev.findings],
-        "measurements": {k: val for k, val in sorted(v.items())},
+        "measurements": dict(sorted(v.items())),
         "inputs": {
             "layers_present": sorted(site.layers),
             "layers_missing": site.missing_layers,
@@ -106,6 +106,7 @@ STATUS_MARK = {
 def render_markdown(report: dict[str, Any]) -> str:
     """A human-readable report: summary, applicability, then findings grouped by section."""
     s, d = report["site"], report["disturbed"]
+    applies = report["applicability"]["applies"]
     lines = [
         f"# Erosion control analysis: {s['name']}",
         "",
@@ -129,8 +130,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             else []
         ),
         f"| plan type | {report['plan_type'] or 'not assessed'} |",
-        "| chapter applies | "
-        f"{fmt(report['applicability']['applies']) if report['applicability']['applies'] is not None else 'not decided'} |",
+        f"| chapter applies | {fmt(applies) if applies is not None else 'not decided'} |",
     ]
     for key, label, unit in (
         ("slopes.steep_area_sqft", "land on slopes of 12 % or more (site)", "sq ft"),
@@ -175,7 +175,8 @@ def render_markdown(report: dict[str, Any]) -> str:
 #: How finding messages refer to features ("roads 1", "Stockpile 1", "inlet(s) 2, 5"), by layer.
 _REFS = (
     (
-        r"\b(roads|streams|wetlands|lakes|channels|structures|utilities|stockpiles|storm_inlets|access_drives) (\d+)",
+        r"\b(roads|streams|wetlands|lakes|channels|structures|utilities|stockpiles|storm_inlets|access_drives)"
+        r" (\d+)",
         None,
     ),
     (r"\b([Ss]tockpiles?) (\d+)", "stockpiles"),

@@ -44,7 +44,7 @@ class Steps:
     file, a pipe, a test: tqdm draws nothing there). The pipeline only calls it with each stage's name
     (it never imports the CLI); close it (or use it as a context manager) before printing results."""
 
-    def __init__(self, quiet: bool, file=None) -> None:  # noqa: ANN001 - a text stream, default stderr
+    def __init__(self, quiet: bool, file=None) -> None:  # a text stream, default stderr
         self.quiet = quiet
         self.file = file
         self._bar = None
@@ -94,7 +94,7 @@ class CliState:
         return Steps(self.quiet)
 
 
-def output_folder(out, inputs, overwrite: bool, container: bool = False):  # noqa: ANN001, ANN201
+def output_folder(out, inputs, overwrite: bool, container: bool = False):
     """The output folder, refused before any work when it exists (without --overwrite, or not written
     by geosite), overlaps an input or cannot be written (:func:`geosite.io.output.check_output_dir`)."""
     from geosite.io.output import check_output_dir
@@ -102,7 +102,7 @@ def output_folder(out, inputs, overwrite: bool, container: bool = False):  # noq
     return check_output_dir(out, inputs, overwrite, container)
 
 
-def limit_option(f):  # noqa: ANN001, ANN201
+def limit_option(f):
     """``--limit KEY=VALUE`` (repeatable): raise or lower one of geosite.io.limits.Limits."""
     return click.option(
         "--limit",
@@ -114,7 +114,7 @@ def limit_option(f):  # noqa: ANN001, ANN201
     )(f)
 
 
-def limits_from(items: tuple[str, ...]):  # noqa: ANN201
+def limits_from(items: tuple[str, ...]):
     """The :class:`geosite.io.limits.Limits` the ``--limit`` options ask for."""
     from geosite.io.limits import parse_limits
 
@@ -145,7 +145,7 @@ class Geosite(click.Group):
         module, attr = COMMANDS[name]
         return getattr(importlib.import_module(f"geosite.cli.{module}"), attr)
 
-    def invoke(self, ctx: click.Context):  # noqa: ANN201
+    def invoke(self, ctx: click.Context):
         from geosite.errors import InputError, OutputError
 
         try:
@@ -169,7 +169,7 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
 
 
 def _show_warnings(quiet: bool) -> None:
-    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+    def show(message, category, filename, lineno, file=None, line=None):
         if not quiet:
             click.echo(f"warning: {message}", err=True)
 

@@ -11,7 +11,7 @@ from geosite.cli.app import output_folder, state
 _DATE = click.DateTime(formats=["%Y-%m-%d"])
 
 
-def _day(value):  # noqa: ANN001, ANN202
+def _day(value):
     return value.date() if value is not None else None
 
 

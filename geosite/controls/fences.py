@@ -672,7 +672,7 @@ def channel_edge_fences(
                     continue
                 reached.add(k)
                 edges = np.flatnonzero(np.diff(np.r_[0, flags.astype(np.int8), 0]))
-                for a, b in zip(edges[::2], edges[1::2] - 1):
+                for a, b in zip(edges[::2], edges[1::2] - 1, strict=False):
                     piece = substring(g, max(along[a] - half, 0.0), min(along[b] + half, g.length))
                     if piece.geom_type != "LineString" or piece.length <= 0:
                         continue
@@ -836,11 +836,11 @@ def filter_fence(
         row_rules,
         (tolerance_deg, min_run_ft),
     )
-    for pid, poly in zip(ids, geoms):
+    for pid, poly in zip(ids, geoms, strict=False):
         runs = classify_boundary(poly, dem, fg, tolerance_deg, min_run_ft)
         runs["polygon_id"] = pid
         all_runs.append(runs)
-        lines = [(side, g) for side, g in zip(runs["side"], runs.geometry) if side in FENCED]
+        lines = [(side, g) for side, g in zip(runs["side"], runs.geometry, strict=False) if side in FENCED]
         lines += [("hook", h) for h in _hooks(runs, fg.downhill_at, dem, hook_ft, poly)]
         lines, gaps, areas = where.polygon(poly, lines)
         stand_ins += [{**a, "polygon_id": pid} for a in areas]

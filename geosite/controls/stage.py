@@ -674,12 +674,18 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
         )
         for s in served
     )
+    if small_alt:
+        what = "Sediment basins or traps are one route"
+    elif c.open("sediment_basin"):
+        what = "Sediment basins or traps required"
+    else:
+        what = "Sediment basins or traps"
     res.findings.append(
         c.finding(
             "sediment_basin",
             "sediment_basin_location",
             "info",
-            f"{'Sediment basins or traps are one route' if small_alt else 'Sediment basins or traps required' if c.open('sediment_basin') else 'Sediment basins or traps'} ({'; '.join(reasons)}): "
+            f"{what} ({'; '.join(reasons)}): "
             f"the disturbed area's runoff leaves at {len(outlets)} outlet{'s' if len(outlets) != 1 else ''} "
             f"needing one, draining {total:,.2f} acres "
             f"in all ({where})"

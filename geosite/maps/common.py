@@ -127,7 +127,7 @@ class MapContext:
                 self._dem = self._analysis_dem(margin_ft)
                 if self._dem is None:
                     self._dem = self.site.read_dem(margin_ft=margin_ft)
-            except Exception as exc:  # noqa: BLE001 - a map without relief is still a map; say why
+            except Exception as exc:  # a map without relief is still a map; say why
                 log.warning("DEM not read for the map: %s", exc)
                 self._dem = None
         return self._dem
@@ -191,7 +191,7 @@ class MapContext:
             f = Proj(self.site.crs).get_factors(lon, lat)
             v = float(f.meridian_convergence)
             return v if math.isfinite(v) else None
-        except Exception:  # noqa: BLE001 - a note on the sheet, never a reason to fail
+        except Exception:  # a note on the sheet, never a reason to fail
             return None
 
 
@@ -358,7 +358,7 @@ def datum_text(ctx: MapContext) -> str:
         try:
             sub = dem.crs.sub_crs_list
             datum = next((c.name for c in sub if c.is_vertical), None)
-        except Exception:  # noqa: BLE001
+        except Exception:
             datum = None
     d = datum or "not stated in the DEM or site.toml ([dem] vertical_datum)"
     return f"Elevations in feet (DEM heights given in {unit}, converted); vertical datum: {d}."

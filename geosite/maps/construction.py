@@ -226,10 +226,10 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> list[str]:
         )  # the controls stage's gate: False = for reference
         ref = (
             ""
-            if req is None or (req == True).any()
+            if req is None or req.eq(True).any()
             else (
                 " (shown for reference: not required here)"
-                if (req == False).all()
+                if req.eq(False).all()
                 else " (required only if it applies: not decided)"
             )
         )

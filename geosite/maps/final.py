@@ -96,18 +96,18 @@ def _stabilized(
     L.draw_geoms(sheet, geoms, st)
     panel.add(st, st.label)
     sqft = ctx.measured("disturbed.area_sqft")
-    shown.append(
-        "the disturbed area "
-        f"({sqft_text(sqft) if sqft is not None else area_text(shapely.union_all(geoms), ctx.site.ft_per_unit)}) "
-        "to be stabilized"
-    )
+    area = sqft_text(sqft) if sqft is not None else area_text(shapely.union_all(geoms), ctx.site.ft_per_unit)
+    shown.append(f"the disturbed area ({area}) to be stabilized")
 
 
 def _changes(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str], absent: list[str]) -> None:
     """Roads, utilities and structures: existing ones faint (roads and structures labelled), what changes
     in its own style, labelled with name and size."""
     fpu = ctx.site.ft_per_unit
-    changed = lambda s: s not in ("existing", "")  # noqa: E731
+
+    def changed(s: str) -> bool:
+        return s not in ("existing", "")
+
     for name, keep_existing, keep_new, st_new in (
         ("roads", lambda s: s == "existing", changed, STYLES["roads_proposed"]),
         ("utilities", lambda s: s == "existing", changed, STYLES["utilities_proposed"]),

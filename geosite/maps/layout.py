@@ -479,13 +479,13 @@ def draw_hillshade(sheet: MapSheet, dem, shade: np.ndarray, alpha: float = 0.35)
     t = dem.transform
     img = np.ma.masked_equal(shade[r0:r1:k, c0:c1:k], 0)
     # each sample stands for k x k cells from its own: the image spans n * k cells, not c1 - c0
-    l, r = t.c + c0 * t.a, t.c + (c0 + img.shape[1] * k) * t.a
+    left, r = t.c + c0 * t.a, t.c + (c0 + img.shape[1] * k) * t.a
     top, b = t.f + r0 * t.e, t.f + (r0 + img.shape[0] * k) * t.e
     # flat ground under a 45-degree sun shades to 255 sin 45 = 180: that and brighter print white, so
     # only the shadows of the relief darken the sheet
     sheet.ax.imshow(
         img,
-        extent=(l, r, b, top),
+        extent=(left, r, b, top),
         origin="upper",
         cmap="gray",
         vmin=0,

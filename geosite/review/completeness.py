@@ -372,7 +372,7 @@ def contour_finding(site: Site, profile: Profile, declared: Declared, head: str)
             settle="the contours of the whole site",
         )
     ok = interval <= limit + 0.01
-    vals = {"interval_ft": interval, "limit_ft": limit, "levels": len(set(round(v, 2) for v in levels))}
+    vals = {"interval_ft": interval, "limit_ft": limit, "levels": len({round(v, 2) for v in levels})}
     return _f(
         "pass" if ok else "fail",
         f"{head}: contours every {interval:g} ft"

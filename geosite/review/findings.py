@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from geosite.io.output import py_scalar
 from geosite.rules import Finding
+
+if TYPE_CHECKING:
+    from shapely.geometry.base import BaseGeometry
 
 #: the statuses of geosite.rules.STATUSES, in the order a report lists them (fails first)
 STATUSES = ("fail", "inspector_decision", "not_assessed", "info", "pass")

@@ -353,7 +353,8 @@ body { display: flex; flex-direction: column; }
 .head { padding: 6px 12px; border-bottom: 1px solid #ccc; }
 .head h1 { font-size: 18px; margin: 2px 0; }
 .profile { color: #666; font-size: 11px; }
-.fails { margin: 6px 0 2px; padding: 4px 10px; background: #fdecea; border-left: 4px solid #d7191c; max-height: 22vh; overflow-y: auto; }
+.fails { margin: 6px 0 2px; padding: 4px 10px; background: #fdecea; border-left: 4px solid #d7191c; \
+max-height: 22vh; overflow-y: auto; }
 .fails.none { background: #eaf6ec; border-color: #1a9641; }
 .fails ol { margin: 2px 0; padding-left: 22px; } .fails li { margin: 1px 0; }
 .verdict.fail { color: #d7191c; } .verdict.pass { color: #1a9641; }
@@ -361,24 +362,30 @@ body { display: flex; flex-direction: column; }
 #list { width: 42%; overflow-y: auto; padding: 0 10px; border-right: 1px solid #ccc; }
 #list h2 { font-size: 15px; margin: 14px 0 4px; }
 #map { flex: 1; background: #f4f1ea; }
-#legend { width: 200px; overflow-y: auto; padding: 6px 8px; border-left: 1px solid #ccc; font-size: 12px; line-height: 18px; }
+#legend { width: 200px; overflow-y: auto; padding: 6px 8px; border-left: 1px solid #ccc; font-size: 12px; \
+line-height: 18px; }
 #legend h3 { font-size: 13px; margin: 4px 0; } #legend label { display: block; cursor: pointer; }
 #legend input { margin: 0 4px 0 0; vertical-align: middle; }
-.finding { padding: 6px 8px; margin: 4px 0; border-left: 4px solid #ccc; cursor: pointer; border-radius: 3px; }
+.finding { padding: 6px 8px; margin: 4px 0; border-left: 4px solid #ccc; cursor: pointer; border-radius: \
+3px; }
 .finding.fail { border-color: #d7191c; } .finding.not_assessed { border-color: #e08a00; }
 .finding.info { border-color: #2b83ba; } .finding.pass { border-color: #1a9641; }
 .finding.selected { background: #fff3b0; outline: 2px solid #f0c000; }
-.badge { color: #fff; padding: 1px 6px; border-radius: 3px; font-size: 12px; text-transform: uppercase; background: #666; }
+.badge { color: #fff; padding: 1px 6px; border-radius: 3px; font-size: 12px; text-transform: uppercase; \
+background: #666; }
 .badge.fail { background: #d7191c; } .badge.not_assessed { background: #e08a00; }
 .badge.info { background: #2b83ba; } .badge.pass { background: #1a9641; }
-.finding.inspector_decision { border-color: #7b3294; } .badge.inspector_decision { background: #7b3294; } .verdict.inspector_decision { color: #7b3294; }
+.finding.inspector_decision { border-color: #7b3294; } .badge.inspector_decision { background: #7b3294; } \
+.verdict.inspector_decision { color: #7b3294; }
 .rule, .pin { color: #666; font-size: 12px; }
 .sub { font-size: 12px; color: #333; margin-left: 8px; }
-.legend .sw { display: inline-block; width: 22px; height: 0; margin-right: 6px; vertical-align: middle; border-top: 3px solid #444; }
+.legend .sw { display: inline-block; width: 22px; height: 0; margin-right: 6px; vertical-align: middle; \
+border-top: 3px solid #444; }
 .legend .sw.area { height: 10px; border: 1px solid #444; }
 .popup td { padding: 0 6px 0 0; vertical-align: top; } .popup td:first-child { color: #666; }
-@media print { .main { display: block; } #list { width: auto; overflow: visible; } #map { height: 500px; } #legend { width: auto; border: 0; } }
-"""  # noqa: E501  (the stylesheet as the page gets it: one rule a line)
+@media print { .main { display: block; } #list { width: auto; overflow: visible; } #map { height: 500px; } \
+#legend { width: auto; border: 0; } }
+"""
 
 _PAGE_JS = """
 (function () {
@@ -412,7 +419,8 @@ _PAGE_JS = """
     "access drives": { color: "#555", weight: 1, fillColor: "#cfcfcf", fillOpacity: 0.7, dashArray: "3 2" },
     "submitted BMPs": { color: "#006d2c", weight: 2, fillOpacity: 0.2 }
   };
-  var areas = { "disturbed area": 1, "lakes": 1, "wetlands": 1, "stockpiles": 1, "structures": 1, "access drives": 1 };
+  var areas = { "disturbed area": 1, "lakes": 1, "wetlands": 1, "stockpiles": 1, "structures": 1, "access \
+drives": 1 };
   function styleOf(name, f) {
     var s = ctxStyle[name] || { color: "#444", weight: 1 };
     if (name === "contours" && f && f.properties.attrs && f.properties.attrs.index === "True") {
@@ -451,8 +459,10 @@ _PAGE_JS = """
   }).addTo(map);
   var selected = null;
   function select(id, zoom) {
-    if (selected && findingLayers[selected]) { findingLayers[selected].setStyle(baseStyle(statusOf[selected])); }
-    document.querySelectorAll(".finding.selected").forEach(function (el) { el.classList.remove("selected"); });
+    if (selected && findingLayers[selected]) { \
+findingLayers[selected].setStyle(baseStyle(statusOf[selected])); }
+    document.querySelectorAll(".finding.selected").forEach(function (el) { el.classList.remove("selected"); \
+});
     selected = id;
     var item = document.getElementById("finding-" + id);
     if (item) { item.classList.add("selected"); if (!zoom) item.scrollIntoView({ block: "center" }); }
@@ -468,7 +478,8 @@ _PAGE_JS = """
   }
   document.querySelectorAll(".finding").forEach(function (el) {
     el.addEventListener("click", function () { select(el.getAttribute("data-id"), true); });
-    el.addEventListener("keydown", function (e) { if (e.key === "Enter") select(el.getAttribute("data-id"), true); });
+    el.addEventListener("keydown", function (e) { if (e.key === "Enter") select(el.getAttribute("data-id"), \
+true); });
   });
   document.querySelectorAll(".fails a.goto").forEach(function (el) {
     el.addEventListener("click", function (e) {
@@ -484,7 +495,8 @@ _PAGE_JS = """
     var r = document.createElement("label"), sw = document.createElement("span");
     if (layer) {
       var cb = document.createElement("input"); cb.type = "checkbox"; cb.checked = true;
-      cb.addEventListener("change", function () { if (cb.checked) map.addLayer(layer); else map.removeLayer(layer); });
+      cb.addEventListener("change", function () { if (cb.checked) map.addLayer(layer); else \
+map.removeLayer(layer); });
       r.appendChild(cb);
     }
     sw.className = "sw" + (area ? " area" : "");
@@ -495,11 +507,13 @@ _PAGE_JS = """
   heading("Layers");
   Object.keys(DATA.context).forEach(function (name) {
     var s = styleOf(name);
-    row(name, s.fillColor && areas[name] ? s.fillColor : s.color, !!areas[name], !!s.dashArray, overlays[name]);
+    row(name, s.fillColor && areas[name] ? s.fillColor : s.color, !!areas[name], !!s.dashArray, \
+overlays[name]);
   });
   heading("Findings on the map");
   row("findings with a place", "#444", false, false, findingGroup);
-  Object.keys(COLOURS).forEach(function (st) { row("finding: " + st.replace("_", " "), COLOURS[st], false, false, null); });
+  Object.keys(COLOURS).forEach(function (st) { row("finding: " + st.replace("_", " "), COLOURS[st], false, \
+false, null); });
   var wide = DATA.findings.filter(function (f) { return f.site_wide; }).length;
   if (wide) {
     var note = document.createElement("p");
@@ -509,9 +523,10 @@ _PAGE_JS = """
   L.control.scale({ imperial: true, metric: false }).addTo(map);
   var b = all.getBounds();
   if (b.isValid()) map.fitBounds(b, { padding: [20, 20] }); else map.setView([44.5, -89.5], 7);
-  window.geosite = { map: map, findingLayers: findingLayers, contextLayers: contextLayers, select: select, data: DATA };
+  window.geosite = { map: map, findingLayers: findingLayers, contextLayers: contextLayers, select: select, \
+data: DATA };
 })();
-"""  # noqa: E501  (the script as the page gets it)
+"""
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -26,6 +26,7 @@ head of findings.md and report.html says it too.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import logging
@@ -156,10 +157,8 @@ def _run_child(tmp: Path, shown: Path, limits: Limits) -> dict[str, Any]:
 
 
 def _kill_group(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _crash(rc: int, logfile: Path, shown: Path, limits: Limits, seconds: float) -> errors.InputError:
@@ -343,7 +342,7 @@ def safe_loads(data: bytes) -> Any:
     """Unpickle the child's result with :class:`_SafeUnpickler`; a bad one is an InputError."""
     try:
         return _SafeUnpickler(io.BytesIO(data)).load()
-    except Exception as exc:  # noqa: BLE001 - any failure to rebuild it is a refused result
+    except Exception as exc:  # any failure to rebuild it is a refused result
         raise errors.UnreadableInputError(
             f"the sandbox's result could not be read back safely ({exc})"
         ) from None
@@ -471,7 +470,7 @@ def _restrict_files(request: dict[str, Any]) -> tuple[bool, str]:
         from pyproj.datadir import get_data_dir
 
         reads += get_data_dir().split(os.pathsep)
-    except Exception as exc:  # noqa: BLE001 - pyproj finds its data itself; this only widens the list
+    except Exception as exc:  # pyproj finds its data itself; this only widens the list
         log.debug("pyproj data folder not found: %s", exc)
     for own in (request.get("dem"), request.get("jurisdiction")):
         if own and Path(own).is_file():
@@ -529,7 +528,7 @@ def _child_check(request: dict[str, Any]) -> dict[str, Any]:
             }
         except MemoryError:
             raise
-        except Exception as exc:  # noqa: BLE001 - no traceback for any input: exit 2 naming what failed
+        except Exception as exc:  # no traceback for any input: exit 2 naming what failed
             payload = {
                 "error": "UnreadableInputError",
                 "message": f"{shown}: the submission could not be read ({type(exc).__name__}: "

@@ -224,7 +224,7 @@ def compare(value: Any, op: str, threshold: Any) -> bool | None:
     """``value op threshold`` with a relative tolerance for numbers; None when value is None."""
     if value is None:
         return None
-    if isinstance(value, bool) or isinstance(threshold, bool) or isinstance(threshold, str):
+    if isinstance(value, bool) or isinstance(threshold, (bool, str)):
         return bool(OPS[op](value, threshold))
     v, t = float(value), float(threshold)
     if math.isclose(v, t, rel_tol=REL_TOL, abs_tol=1e-9):

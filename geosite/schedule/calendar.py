@@ -172,7 +172,7 @@ class HolidayCalendar:
 
 
 @functools.lru_cache(maxsize=8)
-def _base(country: str, subdiv: str | None, observed: bool):  # noqa: ANN202
+def _base(country: str, subdiv: str | None, observed: bool):
     import holidays
 
     try:

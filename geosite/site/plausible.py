@@ -73,7 +73,7 @@ def outside_extent(site: Any, profile: Any) -> InputWarning | None:
         from pyproj import CRS
 
         geom = geom_to_crs(site.boundary, site.crs, CRS.from_user_input(crs))
-    except Exception:  # noqa: BLE001 - a site that cannot be put in the extent's CRS is outside it
+    except Exception:  # a site that cannot be put in the extent's CRS is outside it
         geom = None
     area = box(w, s, e, n)
     if geom is not None and not geom.is_empty and area.contains(geom):
@@ -170,7 +170,7 @@ def _site_heights(site: Any) -> tuple[np.ndarray, VerticalUnit, str] | None:
         return None
     try:
         z = _read_sample(site)
-    except Exception:  # noqa: BLE001 - a DEM unreadable here (off the site, a degenerate transform) is
+    except Exception:  # a DEM unreadable here (off the site, a degenerate transform) is
         return None  # reported by the DEM's own checks when it is read; nothing to judge here
     if z is None:
         return None
