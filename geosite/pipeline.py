@@ -233,6 +233,8 @@ def sheet_styles() -> dict[str, Any]:
     name = "geosite._sheet_symbology"
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "maps" / "symbology.py")
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {name} from geosite/maps/symbology.py")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # dataclasses look their module up while the class is made
         spec.loader.exec_module(module)

@@ -296,7 +296,7 @@ def _pile_stabilization(result: Any) -> list[dict[str, Any]]:
     site = result.site
     piles = site.layer("stockpiles")
     report = {r["id"]: r for r in result.report.get("stockpiles") or [] if isinstance(r, dict)}
-    out = []
+    out: list[dict[str, Any]] = []
     if piles is None:
         return out
     for pid, g in zip(piles["id"], piles.geometry, strict=True):

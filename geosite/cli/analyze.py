@@ -131,7 +131,7 @@ def analyze(
             f"  chapter applies: {'not decided' if applies is None else 'yes' if applies else 'no'}; plan "
             f"type: {r['plan_type']}"
         )
-        counts = {}
+        counts: dict[str, int] = {}
         for f in r["findings"]:
             counts[f["status"]] = counts.get(f["status"], 0) + 1
         click.echo("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))

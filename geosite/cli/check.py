@@ -115,6 +115,6 @@ def check(
             )
         if s.get("review_deadline"):
             say(f"  review deadline: {s['review_deadline']}")
-        for f in files:
-            say(f"  wrote {f}")
+        for path in files:
+            say(f"  wrote {path}")
     sys.exit(result.exit_code)

@@ -102,7 +102,7 @@ def disturbed_outlets(
     dirs = fg.directions
     rr, rc, has = fg.receivers()
     exits = inside & (dirs != 255) & (~has | ~inside[rr, rc])
-    cols = {
+    cols: dict[str, list[Any]] = {
         "outlet": [],
         "drainage_sqft": [],
         "drainage_acres": [],
@@ -125,6 +125,7 @@ def disturbed_outlets(
     outlet_cells = exits & chan if concentrated_only else exits
     # labelled on the disturbed cells' box (exits are disturbed cells), not the window
     box = grid.cells_box(inside)
+    assert box is not None  # the disturbed area has cells on the DEM here
     r0, c0 = box[0].start, box[1].start
     lab_box, n = ndimage.label(outlet_cells[box], structure=np.ones((3, 3), bool))
     if n == 0:

@@ -422,10 +422,10 @@ def interior_rows(
     out: list[LineString] = []
     tol = straighten_ft / sub.ft_per_unit
     for level in range(1, math.floor(top) + 1):
-        front = [ln for ln in gen.lines(float(level)) if len(ln) >= 2]
+        front: list[np.ndarray] = [np.asarray(ln) for ln in gen.lines(float(level)) if len(ln) >= 2]
         if not front:
             continue
-        pts = np.concatenate(front)
+        pts: np.ndarray = np.concatenate(front)
         z_front = _bilinear(filled, sub, pts[:, 0], pts[:, 1])
         if not np.isfinite(z_front).any():
             continue
@@ -575,16 +575,20 @@ def channel_fences(
     polygon: BaseGeometry,
     dem: Dem,
     fg: FlowGrid,
-    threshold_sqft: float,
+    threshold_sqft: float | None,
+    *,
     offset_ft: float = 5.0,
     chan: gpd.GeoDataFrame | None = None,
 ) -> list[LineString]:
     """Fence lines along both edges of every channel (contributing area >= ``threshold_sqft``) passing
     through ``polygon``, ``offset_ft`` either side of its centreline, clipped to the polygon.
-    ``chan``: the channel network (DEM CRS) when already traced, so it is not traced again."""
+    ``chan``: the channel network (DEM CRS) when already traced, so it is not traced again (then
+    ``threshold_sqft`` may be None)."""
     from geosite.hydrology import channels
 
     if chan is None:
+        if threshold_sqft is None:
+            raise ValueError("channel_fences: neither a channel network nor a threshold to trace one")
         chan = channels(fg, threshold_sqft)
     out: list[LineString] = []
     if not len(chan):
@@ -923,7 +927,12 @@ class _Layout:
             lines += [
                 ("channel", g)
                 for g in channel_fences(
-                    poly, dem, self.fg, self.channel_threshold_sqft, self.channel_offset_ft, self.chan
+                    poly,
+                    dem,
+                    self.fg,
+                    self.channel_threshold_sqft,
+                    offset_ft=self.channel_offset_ft,
+                    chan=self.chan,
                 )
             ]
         if rules is None or self.table is None:

@@ -157,7 +157,7 @@ def stockpile_setbacks(
         pid = py_scalar(piles["id"].iloc[i]) if "id" in piles.columns else i + 1
         pile, pile_d = piles.geometry.iloc[i], piles_dem.geometry.iloc[i]
         paths = _flow_segments(pile_d, dem, fg, trace_ft)
-        found = []
+        found: list[dict[str, Any]] = []
         for lname, gdf in feats.items():
             gd = feats_dem[lname]
             for j in range(len(gdf)):
@@ -176,9 +176,9 @@ def stockpile_setbacks(
                 fid = py_scalar(gdf["id"].iloc[j]) if "id" in gdf.columns else j + 1
                 found.append({"layer": lname, "id": fid, "distance_ft": dist, "downslope": down, "why": why})
         found.sort(key=lambda f: f["distance_ft"])
-        down = [f for f in found if f["downslope"] or not downslope_only]
-        nearest = down[0] if down else (found[0] if found else None)
-        min_set = down[0]["distance_ft"] if down else None
+        downs = [f for f in found if f["downslope"] or not downslope_only]
+        nearest = downs[0] if downs else (found[0] if found else None)
+        min_set = downs[0]["distance_ft"] if downs else None
         days = piles["days"].iloc[i] if "days" in piles.columns else None
         days = None if days is None or (isinstance(days, float) and np.isnan(days)) else float(days)
         report.append(

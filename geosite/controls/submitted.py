@@ -78,6 +78,7 @@ def intercepted(
     crs: Any,
     flow: tuple[Any, Any, np.ndarray],
     fence_mask: np.ndarray,
+    *,
     reach_ft: float,
     beyond_ft: float,
     required_dem: Any,
@@ -182,8 +183,16 @@ def fence_coverage(
         req_len += g.length * fpu
         for part in gaps_along(g, fence_u, tol):
             pieces = [part]
-            if fence_mask is not None and part.length * fpu >= min_gap_ft:
-                caught = intercepted(part, crs, flow, fence_mask, reach_ft, tolerance_ft, required_dem)
+            if fence_mask is not None and flow is not None and part.length * fpu >= min_gap_ft:
+                caught = intercepted(
+                    part,
+                    crs,
+                    flow,
+                    fence_mask,
+                    reach_ft=reach_ft,
+                    beyond_ft=tolerance_ft,
+                    required_dem=required_dem,
+                )
                 caught_ft += sum(b - a for a, b in caught) * fpu
                 pieces, pos = [], 0.0
                 for a, b in caught + [(part.length, part.length)]:

@@ -12,7 +12,9 @@ Importing this package loads matplotlib's Figure and its Agg/PDF backends only, 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from matplotlib import rc_context
 
@@ -22,11 +24,37 @@ from geosite.maps.existing import draw_existing, render_existing_site_map
 from geosite.maps.final import draw_final, render_final_conditions
 from geosite.maps.sheets import SHEET_SIZES_IN, Sheet, check_scale, parse_sheet, plan_sheets
 
+if TYPE_CHECKING:
+    from geosite.maps.common import MapContext
+
 MAP_FILES = {
     "existing": "existing_site_map.pdf",
     "construction": "construction_plan.pdf",
     "final": "final_conditions.pdf",
 }
+
+
+@dataclass(frozen=True)
+class _SetOptions:
+    """What every map of a plan set shares: the scale (ft per inch), the margin (ft), datum and date."""
+
+    scale_ft: float
+    margin_ft: float | None
+    vertical_datum: str | None
+    date: str | None
+
+    def context(self, result: Any, sheet: str, hillshade: bool) -> MapContext:
+        from geosite.maps.common import make_context
+
+        return make_context(
+            result,
+            sheet=sheet,
+            hillshade=hillshade,
+            scale_ft=self.scale_ft,
+            margin_ft=self.margin_ft,
+            vertical_datum=self.vertical_datum,
+            date=self.date,
+        )
 
 
 def render_plan_maps(
@@ -48,14 +76,14 @@ def render_plan_maps(
 
     ``out_dir`` is written into directly; the CLI wraps this in an atomic output folder.
     """
-    from geosite.maps.common import _save, make_context
+    from geosite.maps.common import _save
     from geosite.maps.layout import RC
     from geosite.maps.printing import PngWriter
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    kw = {"scale_ft": scale_ft, "margin_ft": margin_ft, "vertical_datum": vertical_datum, "date": date}
-    ctx = make_context(result, sheet=sheet, hillshade=hillshade, **kw)
+    kw = _SetOptions(scale_ft, margin_ft, vertical_datum, date)
+    ctx = kw.context(result, sheet, hillshade)
     common_log, quiet = logging.getLogger("geosite.maps.common"), _NoOverflowWarning()
     common_log.addFilter(quiet)  # said once below, if even the largest sheet tried overflows
     try:
@@ -70,7 +98,7 @@ def render_plan_maps(
     return files
 
 
-def _draw_set(result, ctx, kw: dict, grow: bool) -> list:
+def _draw_set(result: Any, ctx: MapContext, kw: _SetOptions, grow: bool) -> list[tuple[MapContext, Any, str]]:
     """The three sheets drawn on one sheet size: the existing site map's, made larger (when ``grow``)
     while any sheet's panel overflows. Returns (context, figures, map key) per map."""
     from geosite.maps.common import render
@@ -101,12 +129,10 @@ def _draw_set(result, ctx, kw: dict, grow: bool) -> list:
     return drawn
 
 
-def _context_like(result, ctx, sheet: str, kw: dict):
+def _context_like(result: Any, ctx: MapContext, sheet: str, kw: _SetOptions) -> MapContext:
     """A context for another sheet of the set: the same DEM, read and traced once."""
-    from geosite.maps.common import make_context
-
-    c = make_context(result, sheet=sheet, hillshade=False, **kw)
-    c._dem, c._dem_read, c._contours = ctx._dem, ctx._dem_read, ctx._contours
+    c = kw.context(result, sheet, False)
+    c.share_terrain_from(ctx)
     return c
 
 

@@ -152,6 +152,11 @@ class MapContext:
             whole = src.transform == dem.transform and src.shape == dem.shape
         return dem if whole else None
 
+    def share_terrain_from(self, other: MapContext) -> None:
+        """Use ``other``'s DEM and contours (read and traced once for a set of maps of one site and
+        extent) instead of reading and tracing them again."""
+        self._dem, self._dem_read, self._contours = other._dem, other._dem_read, other._contours
+
     def contours(self) -> gpd.GeoDataFrame | None:
         """The analysis' contours, else contours traced here from the DEM, clipped to the map's extent."""
         if self._contours is None:
@@ -229,8 +234,8 @@ def make_context(
         derived,
         scale_ft,
         float(margin_ft),
-        None,
-        vertical_datum,  # type: ignore[arg-type]
+        None,  # type: ignore[arg-type]  # the sheet plan, set below once the context can measure
+        vertical_datum,
         date or L.today(),
         hillshade,
         interval,
@@ -415,7 +420,7 @@ def _location_caption(ctx: MapContext) -> str:
     c = ctx.site.boundary.centroid
     lon, lat = Transformer.from_crs(ctx.site.crs, "EPSG:4326", always_xy=True).transform(c.x, c.y)
     roads = ctx.site_layer("roads")
-    near = []
+    near: list[str] = []
     if (
         roads is not None and "name" in roads.columns
     ):  # every named road within the map margin: where and how far
@@ -637,7 +642,7 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str, give_up: bool = False) -> li
             sheet.heading = panel.heading
             panel_top_down(sheet, panel)
             core_texts(sheet.fig)
-            sheet.fig.geosite = sheet  # for notebooks and tests: legend, absent items, scale
+            sheet.fig.geosite = sheet  # type: ignore[attr-defined]  # for notebooks and tests: legend, absent items, scale
             sheets.append(sheet)
     return sheets
 

@@ -110,7 +110,9 @@ def destinations(ctx: MapContext, paths: list, window) -> list[Destination]:
     site = ctx.site.boundary
     out = []
     for i in range(len(paths)):
-        seen, cur, exit_pt, last = set(), i, None, paths[i]
+        seen: set[int] = set()
+        cur: int | None = i
+        exit_pt, last = None, paths[i]
         hit = along = None
         while cur is not None and cur not in seen:
             seen.add(cur)

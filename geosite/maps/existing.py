@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from geosite.maps import layout as L
 from geosite.maps.common import (
@@ -364,7 +365,7 @@ def _thin_entries(ent, spacing: float, most: int = 12):
     groups = ent.groupby("disturbance_id") if "disturbance_id" in ent.columns else [(None, ent)]
     for _, g in groups:
         g = g.sort_values("contrib_area_sqft", ascending=False) if "contrib_area_sqft" in g.columns else g
-        chosen = []
+        chosen: list[Any] = []
         for idx, pt in zip(g.index, g.geometry, strict=True):
             if all(pt.distance(q) >= spacing for q in chosen):
                 chosen.append(pt)

@@ -55,7 +55,8 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
         if gdf is not None:
             L.draw_geoms(sheet, gdf.geometry.values, STYLES[name])
             panel.add(STYLES[name], STYLES[name].label)
-    shown, absent = [], []
+    shown: list[str] = []
+    absent: list[str] = []
     _stabilized(ctx, sheet, panel, shown, absent)
     _changes(ctx, sheet, panel, shown, absent)
     drives = ctx.site_layer("access_drives")

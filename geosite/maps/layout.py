@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 FONT = "Helvetica"
 MONO = "Courier"
 
-RC = {
+RC: dict[Any, Any] = {
     "pdf.use14corefonts": True,  # text stays searchable text, in the reader's own Helvetica
     "pdf.fonttype": 42,
     "ps.fonttype": 42,

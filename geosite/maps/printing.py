@@ -180,7 +180,7 @@ def alias_core_fonts() -> None:
         from matplotlib.backends import backend_pdf
 
         if hasattr(backend_pdf.PdfFile, "_write_afm_font"):
-            backend_pdf.PdfFile._write_afm_font = _write_core_font
+            backend_pdf.PdfFile._write_afm_font = _write_core_font  # type: ignore[method-assign]
     fm = font_manager.fontManager
     for core, candidates in TRUETYPE_FOR.items():
         if core in _aliased:
@@ -192,7 +192,7 @@ def alias_core_fonts() -> None:
             faces = [e for e in fm.ttflist if e.name == name]
             if faces:
                 fm.ttflist.extend(dataclasses.replace(e, name=core) for e in faces)
-                fm._findfont_cached.cache_clear()
+                fm._findfont_cached.cache_clear()  # type: ignore[attr-defined]
                 break
 
 

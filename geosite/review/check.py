@@ -215,6 +215,7 @@ def check_submission(
     findings += _declared_volume(result)
     findings += _permit_conditions(result, declared)
     gate = result.evaluation.gate
+    assert gate is not None  # the pipeline's evaluation carries the gate it judged under
     for f in findings:
         gate.apply(f)  # the plan's content and type: only where the chapter applies
     reviewed = _steep_slopes(result, declared)
@@ -303,7 +304,7 @@ def _plan_type(result: AnalysisResult, declared: Declared, required: str | None)
                 settle="a disturbance layer"
                 if acres is None
                 else "the chapter's plan-type thresholds in the profile",
-                submitted=names.get(got, "not declared"),
+                submitted=names.get(got or "", "not declared"),
             )
         ]
     req_text = {
@@ -613,9 +614,9 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
     q = prof.requirement("steep_slope_controls")
     if q is None:
         return []  # not specified by this chapter (the analyze finding says so)
-    rule = {"citation": q.citation, "requires": q.requires, "gate": q.gate}
     section = prof.section_name(q.section)
     gate = result.evaluation.gate
+    assert gate is not None  # the pipeline's evaluation carries the gate it judged under
     area = (
         result.report.get("slopes", {}).get("steep_disturbed_area_sqft")
         if isinstance(result.report.get("slopes"), dict)
@@ -629,14 +630,14 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
             gate.apply(
                 ReviewFinding(
                     r,
-                    rule["citation"],
+                    q.citation,
                     section,
                     "not_assessed",
                     f"Slopes of {thr:g} % or more in the disturbed area: not assessed ({why}).",
-                    requirement=rule.get("requires", ""),
+                    requirement=q.requires,
                     settle="a DEM covering the disturbed area",
                 ),
-                rule.get("gate"),
+                q.gate,
             )
         ]
     if area <= 0:
@@ -644,13 +645,13 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
             gate.apply(
                 ReviewFinding(
                     r,
-                    rule["citation"],
+                    q.citation,
                     section,
                     "pass",
                     f"No disturbed land on slopes of {thr:g} % or more: no additional controls to consider.",
-                    requirement=rule.get("requires", ""),
+                    requirement=q.requires,
                 ),
-                rule.get("gate"),
+                q.gate,
             )
         ]
     geom = _steep_geometry(result)
@@ -667,15 +668,15 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
         gate.apply(
             ReviewFinding(
                 r,
-                rule["citation"],
+                q.citation,
                 section,
                 "info",
                 f"{area:,.0f} sq ft of the disturbed area is on slopes of {thr:g} % or more ({what}). "
-                f"{rule['citation']} says such sites "
+                f"{q.citation} says such sites "
                 f"'may require additional or different controls', as the {prof.official} specifies: the "
                 "chapter sets no standard "
                 "a plan could fail, so this is a flag for the inspector.",
-                requirement=rule.get("requires", ""),
+                requirement=q.requires,
                 submitted=what,
                 geometry=geom,
                 values={"steep_disturbed_area_sqft": area},
@@ -683,7 +684,7 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
                 if said
                 else "[declared] steep_slope_controls describing the controls on the steep ground",
             ),
-            rule.get("gate"),
+            q.gate,
         )
     ]
 

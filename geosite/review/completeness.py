@@ -118,8 +118,8 @@ def _item(
         if dem_submitted:
             return _f(
                 "pass",
-                f"{head}: derived by geosite from the submitted DEM ({site.dem_path.name}).",
-                submitted=f"DEM {site.dem_path.name}",
+                f"{head}: derived by geosite from the submitted DEM ({_dem_name(site)}).",
+                submitted=f"DEM {_dem_name(site)}",
             )
         return _f(
             "not_assessed",
@@ -235,6 +235,7 @@ def schedule_finding(site: Site, head: str) -> ReviewFinding:
             submitted=project,
             settle="start and end on each disturbance polygon, and an install date on each bmps feature",
         )
+    assert dist is not None and bmps is not None  # no problems: both layers are there
     n_d, n_b = len(dist), len(bmps)
     return _f(
         "pass",
@@ -245,11 +246,16 @@ def schedule_finding(site: Site, head: str) -> ReviewFinding:
     )
 
 
+def _dem_name(site: Site) -> str:
+    """The submitted DEM's file name ("" when there is none)."""
+    return site.dem_path.name if site.dem_path is not None else ""
+
+
 def slopes_finding(site: Site, declared: Declared, head: str, dem_submitted: bool) -> ReviewFinding:
     """Statement B(2): slope directions before (the DEM) and after development (a proposed grade, or a
     declared description)."""
     before = (
-        f"before: derived from the submitted DEM ({site.dem_path.name})"
+        f"before: derived from the submitted DEM ({_dem_name(site)})"
         if dem_submitted
         else "before: no DEM in site.toml"
     )

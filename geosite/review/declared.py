@@ -165,7 +165,7 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
     if unit is not None and str(unit) not in ("us_ft", "ft", "m"):
         problems.append(f"{where} contour_vertical_unit = {unit!r}; use us_ft, ft or m")
         unit = None
-    texts = {}
+    texts: dict[str, Any] = {}
     for k in _TEXT:
         v = d.get(k)
         if v is not None and (not isinstance(v, str | bool) or (isinstance(v, str) and not v.strip())):
@@ -178,7 +178,7 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
                 problems.append(str(exc))
                 v = None
         texts[k] = None if v in (None, False) else str(v)
-    nums = {k: num(k) for k in _NUMBERS}
+    nums: dict[str, Any] = {k: num(k) for k in _NUMBERS}
     if problems:
         raise SiteValidationError(problems, str(root))
     return Declared(

@@ -195,8 +195,8 @@ def check_geometry(
         # duplicates
         keys = shapely.to_wkb(shapely.normalize(geoms))
         groups: dict[bytes, list[int]] = defaultdict(list)
-        for i, k in enumerate(keys):
-            groups[k].append(i)
+        for j, k in enumerate(keys):
+            groups[k].append(j)
         for idx in groups.values():
             if len(idx) > 1:
                 dup = [py_scalar(ids[i]) for i in idx]

@@ -141,7 +141,15 @@ def load_site(
     if dem:
         dem_path, dem_root = _raster_path(Path(dem), "DEM", None, problems)
     else:
-        dem_path = _site_file(root, dem_conf, "path", "[dem] path", allow_outside, toml_path, problems)
+        dem_path = _site_file(
+            root,
+            dem_conf,
+            "path",
+            "[dem] path",
+            allow_outside=allow_outside,
+            where=toml_path,
+            problems=problems,
+        )
         if dem_path is not None:
             dem_path, _ = _raster_path(dem_path, "DEM", dem_root, problems)
     if dem_path is not None or (dem_conf.get("path") and not dem):
@@ -160,7 +168,15 @@ def load_site(
                 None,
             )
         )
-    proposed = _site_file(root, dem_conf, "proposed", "[dem] proposed", allow_outside, toml_path, problems)
+    proposed = _site_file(
+        root,
+        dem_conf,
+        "proposed",
+        "[dem] proposed",
+        allow_outside=allow_outside,
+        where=toml_path,
+        problems=problems,
+    )
     if proposed is not None:
         if dem_path is None and not dem_conf.get("path") and not dem:
             problems.append(
@@ -178,10 +194,11 @@ def load_site(
         limits=limits,
     )
     site_crs, layers = validate_layers(
-        raw, declared_crs, str(toml_path), str(root), make_valid, problems, notes
+        raw, declared_crs, str(toml_path), str(root), make_valid=make_valid, problems=problems, notes=notes
     )
     if problems:
         raise SiteValidationError(problems, site=str(root))
+    assert site_crs is not None and isinstance(juris, str)  # no problems: both were found
 
     for lname, spec in LAYERS.items():
         if lname not in layers and not spec.required:
@@ -321,6 +338,7 @@ def _site_file(
     table: dict[str, Any],
     key: str,
     what: str,
+    *,
     allow_outside: bool,
     where: Path,
     problems: list[str],
@@ -381,9 +399,12 @@ def site_from_frames(
             notes.append(f"layer {lname!r} is not a geosite layer; ignored (known: {', '.join(LAYERS)})")
             continue
         raw[lname] = (gdf, f"<GeoDataFrame {lname}>")
-    site_crs, checked = validate_layers(raw, declared, "<frames>", "<frames>", make_valid, problems, notes)
+    site_crs, checked = validate_layers(
+        raw, declared, "<frames>", "<frames>", make_valid=make_valid, problems=problems, notes=notes
+    )
     if problems:
         raise SiteValidationError(problems, site=name)
+    assert site_crs is not None  # no problems: the CRS was found
     dem_path, dem_obj, vu = None, None, None
     if isinstance(dem, Dem):
         from geosite.io.raster import check_dem
@@ -618,6 +639,8 @@ def _is_windows_drive(text: str) -> bool:
 
 def _check_dem_coverage(site: Site, notes: list[str]) -> None:
     """Warn, naming the shortfall in feet on each side, when the DEM does not cover the site + margin."""
+    if site.dem_path is None:
+        return
     margin = site.map_margin_ft()
     try:
         with open_raster(site.dem_path, "DEM", site.dem_root, site.limits) as src:
@@ -672,6 +695,7 @@ def validate_layers(
     declared_crs: CRS | None,
     where: str,
     root: str,
+    *,
     make_valid: bool,
     problems: list[str],
     notes: list[str],
@@ -682,7 +706,14 @@ def validate_layers(
     if site_crs is not None:
         for lname, (gdf, src) in raw.items():
             checked = _check_layer(
-                lname, gdf, src, site_crs, declared_crs is not None, make_valid, problems, notes
+                lname,
+                gdf,
+                src,
+                site_crs,
+                target_named=declared_crs is not None,
+                make_valid=make_valid,
+                problems=problems,
+                notes=notes,
             )
             if checked is not None:
                 layers[lname] = checked
@@ -720,10 +751,11 @@ def _site_crs(raw, declared: CRS | None, where, problems: list[str]) -> CRS | No
     except CRSError as exc:
         problems.append(str(exc))
         return None
-    axis = getattr(crs.ellipsoid, "semi_major_metre", None)
-    if axis is not None and not 6.3e6 < axis < 6.4e6:  # Mars, the Moon, a sphere of 1 m
+    ell = crs.ellipsoid
+    axis = getattr(ell, "semi_major_metre", None)
+    if ell is not None and axis is not None and not 6.3e6 < axis < 6.4e6:  # Mars, the Moon, a sphere of 1 m
         problems.append(
-            f"{what}: CRS {crs.name!r} is not on the Earth (ellipsoid {crs.ellipsoid.name!r}); "
+            f"{what}: CRS {crs.name!r} is not on the Earth (ellipsoid {ell.name!r}); "
             "use the site's projected CRS"
         )
         return None
@@ -735,6 +767,7 @@ def _check_layer(
     gdf: gpd.GeoDataFrame,
     src: str,
     site_crs: CRS,
+    *,
     target_named: bool,
     make_valid: bool,
     problems: list[str],

@@ -204,6 +204,7 @@ def measure_site(site: Site) -> SiteMeasurements:
                 f"{a - on_site:,.0f} sq ft off it (A(3) measures the activity, wherever it is)",
             )
         peak = peak_disturbance(site, stabilize_within_days(site))
+        assert peak is not None  # the site has a disturbance layer here
         m.peak = peak
         m.set("disturbed.max_at_one_time_sqft", peak.area_sqft)
         m.set("disturbed.max_at_one_time_acres", peak.area_acres)

@@ -45,7 +45,7 @@ class InputWarning:
 def check_site(site: Any, profile: Any) -> list[InputWarning]:
     """The implausible-input records for ``site`` under ``profile`` (empty when all is plausible or
     the profile declares neither check)."""
-    out = []
+    out: list[InputWarning] = []
     if profile is None:
         return out
     w = outside_extent(site, profile)
