@@ -19,6 +19,7 @@ import datetime as dt
 import math
 import tomllib
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -90,8 +91,6 @@ def load_site(
         profile file (``geosite check``: the rulebook is the inspector's).
     limits : resource limits (:class:`~geosite.io.limits.Limits`; defaults sized to this machine).
     """
-    from geosite.rules import load_profile
-
     limits = limits or Limits()
     root = Path(folder)
     if not root.is_dir():
@@ -101,88 +100,26 @@ def load_site(
     problems: list[str] = []
     notes: list[str] = []
     name = _text(conf, "name", toml_path, problems) or root.name
-    profile = None
-    juris = jurisdiction or conf.get("jurisdiction")
-    if not juris:
-        problems.append(
-            f"{toml_path}: 'jurisdiction' is not set (a profile name such as grantsburg or belgium)"
-        )
-    elif not isinstance(juris, str):
-        problems.append(
-            f"{toml_path}: 'jurisdiction' = {juris!r}; use a profile name such as grantsburg or belgium"
-        )
-        juris = None
-    else:
-        try:
-            installed = jurisdiction is None and (installed_profile_only or not juris.endswith(".toml"))
-            profile = load_profile(juris, installed_only=installed)
-            juris = profile.id
-        except InputError as exc:
-            problems.append(f"{toml_path}: {exc}")
-
-    declared_crs = None
-    if conf.get("crs"):
-        try:
-            if not isinstance(conf["crs"], str | int) or isinstance(conf["crs"], bool):
-                raise TypeError('use a text such as "EPSG:7593"')
-            declared_crs = CRS.from_user_input(conf["crs"])
-        except Exception as exc:  # pyproj.exceptions.CRSError
-            problems.append(f"{toml_path}: crs {conf['crs']!r} is not a CRS pyproj knows ({exc})")
-
+    juris, profile = _jurisdiction(
+        conf, jurisdiction, toml_path, problems, installed_profile_only=installed_profile_only
+    )
+    declared_crs = _declared_crs(conf, toml_path, problems)
     project = _project(_table(conf, "project", toml_path, problems), toml_path, problems)
     applicant = _contact(_table(conf, "applicant", toml_path, problems), "applicant", toml_path, problems)
     maintainer = _contact(_table(conf, "maintainer", toml_path, problems), "maintainer", toml_path, problems)
     settings = _settings(conf, toml_path, problems)
 
     # DEM: the caller's --dem may lie anywhere; site.toml's paths stay in the folder
-    dem_conf = _table(conf, "dem", toml_path, problems)
-    vu = None
-    dem_root = None if allow_outside else root
-    if dem:
-        dem_path, dem_root = _raster_path(Path(dem), "DEM", None, problems)
-    else:
-        dem_path = _site_file(
-            root,
-            dem_conf,
-            "path",
-            "[dem] path",
-            allow_outside=allow_outside,
-            where=toml_path,
-            problems=problems,
-        )
-        if dem_path is not None:
-            dem_path, _ = _raster_path(dem_path, "DEM", dem_root, problems)
-    if dem_path is not None or (dem_conf.get("path") and not dem):
-        try:
-            vu = parse_vertical_unit(
-                dem_vertical_unit or dem_conf.get("vertical_unit"),
-                where=f"DEM {dem_path or dem_conf.get('path')}",
-            )
-        except InputError as exc:
-            problems.append(str(exc))
-    elif not dem:
-        notes.append(
-            Note(
-                "no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not "
-                "assessed",
-                None,
-            )
-        )
-    proposed = _site_file(
+    dem_path, dem_root, vu, proposed = _dem_paths(
         root,
-        dem_conf,
-        "proposed",
-        "[dem] proposed",
+        _table(conf, "dem", toml_path, problems),
+        dem,
+        dem_vertical_unit,
         allow_outside=allow_outside,
-        where=toml_path,
+        toml_path=toml_path,
         problems=problems,
+        notes=notes,
     )
-    if proposed is not None:
-        if dem_path is None and not dem_conf.get("path") and not dem:
-            problems.append(
-                f"{toml_path}: [dem] proposed is given without the existing-grade DEM ([dem] path)"
-            )
-        proposed, _ = _raster_path(proposed, "proposed-grade DEM", None if allow_outside else root, problems)
 
     # layers
     raw = read_layers(
@@ -230,6 +167,116 @@ def load_site(
     _check_plausible(site, profile, notes)
     _emit(notes, strict)
     return site
+
+
+def _jurisdiction(
+    conf: dict[str, Any],
+    jurisdiction: str | None,
+    toml_path: Path,
+    problems: list[str],
+    *,
+    installed_profile_only: bool,
+) -> tuple[str | None, Any]:
+    """The jurisdiction (the profile's id) and its profile; (None or the text given, None) with a problem."""
+    from geosite.rules import load_profile
+
+    profile = None
+    juris = jurisdiction or conf.get("jurisdiction")
+    if not juris:
+        problems.append(
+            f"{toml_path}: 'jurisdiction' is not set (a profile name such as grantsburg or belgium)"
+        )
+    elif not isinstance(juris, str):
+        problems.append(
+            f"{toml_path}: 'jurisdiction' = {juris!r}; use a profile name such as grantsburg or belgium"
+        )
+        juris = None
+    else:
+        try:
+            installed = jurisdiction is None and (installed_profile_only or not juris.endswith(".toml"))
+            profile = load_profile(juris, installed_only=installed)
+            juris = profile.id
+        except InputError as exc:
+            problems.append(f"{toml_path}: {exc}")
+
+    return juris, profile
+
+
+def _declared_crs(conf: dict[str, Any], toml_path: Path, problems: list[str]) -> CRS | None:
+    """site.toml's ``crs`` (None when absent, or with a problem when pyproj does not know it)."""
+    declared_crs = None
+    if conf.get("crs"):
+        try:
+            if not isinstance(conf["crs"], str | int) or isinstance(conf["crs"], bool):
+                raise TypeError('use a text such as "EPSG:7593"')
+            declared_crs = CRS.from_user_input(conf["crs"])
+        except Exception as exc:  # pyproj.exceptions.CRSError
+            problems.append(f"{toml_path}: crs {conf['crs']!r} is not a CRS pyproj knows ({exc})")
+
+    return declared_crs
+
+
+def _dem_paths(
+    root: Path,
+    dem_conf: dict[str, Any],
+    dem: str | Path | None,
+    dem_vertical_unit: str | None,
+    *,
+    allow_outside: bool,
+    toml_path: Path,
+    problems: list[str],
+    notes: list[Any],
+) -> tuple[Path | None, Path | None, Any, Path | None]:
+    """The DEM (the caller's ``dem``, else site.toml's [dem] path), the folder it must stay in, its
+    vertical unit, and the proposed-grade DEM."""
+    vu = None
+    dem_root = None if allow_outside else root
+    if dem:
+        dem_path, dem_root = _raster_path(Path(dem), "DEM", None, problems)
+    else:
+        dem_path = _site_file(
+            root,
+            dem_conf,
+            "path",
+            "[dem] path",
+            allow_outside=allow_outside,
+            where=toml_path,
+            problems=problems,
+        )
+        if dem_path is not None:
+            dem_path, _ = _raster_path(dem_path, "DEM", dem_root, problems)
+    if dem_path is not None or (dem_conf.get("path") and not dem):
+        try:
+            vu = parse_vertical_unit(
+                dem_vertical_unit or dem_conf.get("vertical_unit"),
+                where=f"DEM {dem_path or dem_conf.get('path')}",
+            )
+        except InputError as exc:
+            problems.append(str(exc))
+    elif not dem:
+        notes.append(
+            Note(
+                "no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not "
+                "assessed",
+                None,
+            )
+        )
+    proposed = _site_file(
+        root,
+        dem_conf,
+        "proposed",
+        "[dem] proposed",
+        allow_outside=allow_outside,
+        where=toml_path,
+        problems=problems,
+    )
+    if proposed is not None:
+        if dem_path is None and not dem_conf.get("path") and not dem:
+            problems.append(
+                f"{toml_path}: [dem] proposed is given without the existing-grade DEM ([dem] path)"
+            )
+        proposed, _ = _raster_path(proposed, "proposed-grade DEM", None if allow_outside else root, problems)
+    return dem_path, dem_root, vu, proposed
 
 
 def _check_plausible(site: Site, profile: Any, notes: list[str]) -> None:
@@ -446,6 +493,34 @@ def _contact(d: dict[str, Any], who: str, where: Path, problems: list[str]) -> C
     return Contact(name=text("name"), address=text("address"), phone=text("phone"))
 
 
+def _project_date(d: dict[str, Any], key: str, where: Path, problems: list[str]) -> dt.date | None:
+    """[project] ``key`` as a date in :data:`DATE_RANGE` (None when absent, or with a problem)."""
+    v = d.get(key)
+    if v is None:
+        return None
+    if isinstance(v, dt.datetime):
+        problems.append(
+            f"{where}: [project] {key} = {v.isoformat()} is a date and time; give the date alone "
+            f"({key} = {v.date().isoformat()})"
+        )
+        return None
+    if not isinstance(v, dt.date):
+        try:
+            v = dt.date.fromisoformat(v) if isinstance(v, str) else None
+        except ValueError:
+            v = None
+        if v is None:
+            problems.append(f"{where}: [project] {key} = {d.get(key)!r} is not a date (YYYY-MM-DD)")
+            return None
+    if not DATE_RANGE[0] <= v <= DATE_RANGE[1]:
+        problems.append(
+            f"{where}: [project] {key} = {v.isoformat()} is outside {DATE_RANGE[0].year}-"
+            f"{DATE_RANGE[1].year}; check the year"
+        )
+        return None
+    return v
+
+
 def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
     def number(key: str) -> float | None:
         v = d.get(key)
@@ -465,30 +540,7 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
         return float(v)
 
     def date(key: str) -> dt.date | None:
-        v = d.get(key)
-        if v is None:
-            return None
-        if isinstance(v, dt.datetime):
-            problems.append(
-                f"{where}: [project] {key} = {v.isoformat()} is a date and time; give the date alone "
-                f"({key} = {v.date().isoformat()})"
-            )
-            return None
-        if not isinstance(v, dt.date):
-            try:
-                v = dt.date.fromisoformat(v) if isinstance(v, str) else None
-            except ValueError:
-                v = None
-            if v is None:
-                problems.append(f"{where}: [project] {key} = {d.get(key)!r} is not a date (YYYY-MM-DD)")
-                return None
-        if not DATE_RANGE[0] <= v <= DATE_RANGE[1]:
-            problems.append(
-                f"{where}: [project] {key} = {v.isoformat()} is outside {DATE_RANGE[0].year}-"
-                f"{DATE_RANGE[1].year}; check the year"
-            )
-            return None
-        return v
+        return _project_date(d, key, where, problems)
 
     def flag(key: str, default: bool | None) -> bool | None:
         v = d.get(key, default)
@@ -538,20 +590,18 @@ def read_layers(
     Every path stays inside ``root`` (symbolic links resolved) unless ``allow_outside``; a file is read
     only when it is a regular file of a vector format geosite reads (geosite.io.vector.read_layer), and
     the layers' vertices stay within ``limits``."""
-    limits = limits or Limits()
-    toml = root / "site.toml"
+    r = _LayerReading(root, problems, notes, allow_outside, limits or Limits())
     names_map = conf.get("names", {}) or {}
     if not isinstance(names_map, dict) or not all(isinstance(v, str) for v in names_map.values()):
         problems.append(
-            f'{toml}: [layers.names] must be a table of texts (geosite name = "the file\'s layer name")'
+            f'{r.toml}: [layers.names] must be a table of texts (geosite name = "the file\'s layer name")'
         )
         names_map = {}
-    out: dict[str, tuple[gpd.GeoDataFrame, str]] = {}
     sources: dict[str, str] = {}
     bundle = conf.get("path")
     if bundle is not None and not isinstance(bundle, str):
         problems.append(
-            f"{toml}: [layers] path = {bundle!r} must be a text (a path relative to the site folder)"
+            f"{r.toml}: [layers] path = {bundle!r} must be a text (a path relative to the site folder)"
         )
         bundle = None
     if bundle is None and "path" not in conf and not any(k in LAYERS for k in conf):
@@ -559,30 +609,72 @@ def read_layers(
         if (root / "layers.gpkg").exists() or (root / "layers.gpkg").is_symlink():
             bundle = "layers.gpkg"
         else:
-            for lname in LAYERS:
-                for suffix in VECTOR_SUFFIXES:
-                    if (root / f"{lname}{suffix}").exists():
-                        sources[lname] = f"{lname}{suffix}"
-                        break
-    within = None if allow_outside else root
+            sources.update(_files_named_after_layers(root))
+    if bundle is not None:
+        sources.update(r.bundle_sources(bundle, names_map))
+    for key, value in conf.items():
+        if key in ("path", "names"):
+            continue
+        if key not in LAYERS:
+            problems.append(f"{r.toml}: [layers] {key!r} is not a geosite layer (known: {', '.join(LAYERS)})")
+            continue
+        if not isinstance(value, str) or not value:
+            problems.append(f"{r.toml}: [layers] {key} = {value!r} must be a text (a file, or file:layer)")
+            continue
+        sources[key] = value
+    return r.read(sources)
 
-    def locate(text: str, what: str) -> Path | None:
+
+def _files_named_after_layers(root: Path) -> dict[str, str]:
+    """Without a [layers] table: one file per layer in ``root``, named after it."""
+    sources: dict[str, str] = {}
+    for lname in LAYERS:
+        for suffix in VECTOR_SUFFIXES:
+            if (root / f"{lname}{suffix}").exists():
+                sources[lname] = f"{lname}{suffix}"
+                break
+    return sources
+
+
+@dataclass
+class _LayerReading:
+    """Reading a site folder's layers: where they may be, the limits they are read under, and the
+    problems and notes found on the way (appended)."""
+
+    root: Path
+    problems: list[str]
+    notes: list[str]
+    allow_outside: bool
+    limits: Limits
+
+    @property
+    def toml(self) -> Path:
+        return self.root / "site.toml"
+
+    @property
+    def within(self) -> Path | None:
+        return None if self.allow_outside else self.root
+
+    def locate(self, text: str, what: str) -> Path | None:
+        """The path ``text`` names (inside the folder unless ``allow_outside``), or None with a problem."""
         try:
-            if allow_outside:
-                return root / refuse_remote(text, f"{toml}: {what}")
-            return inside(root, text, f"{toml}: {what}")
+            if self.allow_outside:
+                return self.root / refuse_remote(text, f"{self.toml}: {what}")
+            return inside(self.root, text, f"{self.toml}: {what}")
         except InputError as exc:
-            problems.append(str(exc))
+            self.problems.append(str(exc))
             return None
 
-    if bundle is not None:
-        bpath = locate(bundle, "[layers] path")
+    def bundle_sources(self, bundle: str, names_map: dict[str, str]) -> dict[str, str]:
+        """The geosite layers found in the one file ``bundle`` (by their names, or ``names_map``'s)."""
+        bpath = self.locate(bundle, "[layers] path")
         available: list[str] = []
         if bpath is not None:
             try:
-                available = list_layers(bpath, root=within, limits=limits)
+                available = list_layers(bpath, root=self.within, limits=self.limits)
             except InputError as exc:
-                problems.append(str(exc))
+                self.problems.append(str(exc))
+        sources: dict[str, str] = {}
         for lname in LAYERS:
             file_layer = names_map.get(lname, lname)
             if file_layer in available:
@@ -590,47 +682,43 @@ def read_layers(
         known = {names_map.get(n, n) for n in LAYERS}
         extra = [a for a in available if a not in known]
         if extra:
-            notes.append(f"{bpath}: layers {', '.join(map(repr, extra))} are not geosite layers; ignored")
-    for key, value in conf.items():
-        if key in ("path", "names"):
-            continue
-        if key not in LAYERS:
-            problems.append(f"{toml}: [layers] {key!r} is not a geosite layer (known: {', '.join(LAYERS)})")
-            continue
-        if not isinstance(value, str) or not value:
-            problems.append(f"{toml}: [layers] {key} = {value!r} must be a text (a file, or file:layer)")
-            continue
-        sources[key] = value
-    total = 0
-    for lname, src in sources.items():
-        try:
-            refuse_remote(src, f"{toml}: [layers] {lname}")
-        except InputError as exc:
-            problems.append(str(exc))
-            continue
-        path_text, _, sub = src.partition(":") if not _is_windows_drive(src) else (src, "", "")
-        path = locate(path_text, f"[layers] {lname}")
-        if path is None:
-            continue
-        is_dxf = path.suffix.lower() == ".dxf"
-        try:
-            if is_dxf:
-                gdf = read_layer(path, cad_layer=sub or None, root=within, limits=limits)
-            else:
-                gdf = read_layer(path, layer=sub or None, root=within, limits=limits)
-            label = f"{root / path_text}" + (f", layer {sub!r}" if sub else "")
-            if isinstance(gdf, gpd.GeoDataFrame) and len(gdf):
-                total = limits.check_vertices(
-                    label,
-                    shapely.get_num_coordinates(gdf.geometry.values),
-                    list(range(1, len(gdf) + 1)),
-                    total,
-                )
-        except InputError as exc:
-            problems.append(f"layer {lname!r}: {exc}")
-            continue
-        out[lname] = (gdf, label)
-    return out
+            self.notes.append(
+                f"{bpath}: layers {', '.join(map(repr, extra))} are not geosite layers; ignored"
+            )
+        return sources
+
+    def read(self, sources: dict[str, str]) -> dict[str, tuple[gpd.GeoDataFrame, str]]:
+        """Each layer of ``sources`` (name -> "file" or "file:layer") read, with its source label."""
+        out: dict[str, tuple[gpd.GeoDataFrame, str]] = {}
+        total = 0
+        for lname, src in sources.items():
+            try:
+                refuse_remote(src, f"{self.toml}: [layers] {lname}")
+            except InputError as exc:
+                self.problems.append(str(exc))
+                continue
+            path_text, _, sub = src.partition(":") if not _is_windows_drive(src) else (src, "", "")
+            path = self.locate(path_text, f"[layers] {lname}")
+            if path is None:
+                continue
+            try:
+                if path.suffix.lower() == ".dxf":
+                    gdf = read_layer(path, cad_layer=sub or None, root=self.within, limits=self.limits)
+                else:
+                    gdf = read_layer(path, layer=sub or None, root=self.within, limits=self.limits)
+                label = f"{self.root / path_text}" + (f", layer {sub!r}" if sub else "")
+                if isinstance(gdf, gpd.GeoDataFrame) and len(gdf):
+                    total = self.limits.check_vertices(
+                        label,
+                        shapely.get_num_coordinates(gdf.geometry.values),
+                        list(range(1, len(gdf) + 1)),
+                        total,
+                    )
+            except InputError as exc:
+                self.problems.append(f"layer {lname!r}: {exc}")
+                continue
+            out[lname] = (gdf, label)
+        return out
 
 
 def _is_windows_drive(text: str) -> bool:
