@@ -108,7 +108,6 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
     """The ``[declared]`` table of ``folder/site.toml`` (and the whole parsed TOML). Files it names
     (``submitted_map``, a ``final_conditions`` file) must lie inside the folder: a path leaving it is
     refused without looking at what it points to."""
-    from geosite.io.untrusted import inside, raster_format, regular_file
     from geosite.site import read_site_toml
 
     root = Path(folder)
@@ -144,6 +143,30 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
     if sqft is not None and acres is not None:
         problems.append(f"{where} give disturbed_area_sqft or disturbed_area_acres, not both")
     area = sqft if sqft is not None else (acres * SQFT_PER_ACRE if acres is not None else None)
+    smap = _submitted_map(d, root, where, problems)
+    unit = d.get("contour_vertical_unit")
+    if unit is not None and str(unit) not in ("us_ft", "ft", "m"):
+        problems.append(f"{where} contour_vertical_unit = {unit!r}; use us_ft, ft or m")
+        unit = None
+    texts = _declared_texts(d, root, where, problems)
+    nums: dict[str, Any] = {k: num(k) for k in _NUMBERS}
+    if problems:
+        raise SiteValidationError(problems, str(root))
+    return Declared(
+        plan_type=plan_type,
+        disturbed_area_sqft=area,
+        submitted_map=smap,
+        contour_vertical_unit=unit,
+        **nums,
+        **texts,
+    ), conf
+
+
+def _submitted_map(d: dict[str, Any], root: Path, where: str, problems: list[str]) -> Path | None:
+    """The declared ``submitted_map``: a file inside the folder, of a format geosite reads (None when
+    absent, or with a problem)."""
+    from geosite.io.untrusted import inside, raster_format, regular_file
+
     smap = None
     if d.get("submitted_map"):
         try:
@@ -161,10 +184,13 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
         except InputError as exc:
             problems.append(str(exc))
             smap = None
-    unit = d.get("contour_vertical_unit")
-    if unit is not None and str(unit) not in ("us_ft", "ft", "m"):
-        problems.append(f"{where} contour_vertical_unit = {unit!r}; use us_ft, ft or m")
-        unit = None
+    return smap
+
+
+def _declared_texts(d: dict[str, Any], root: Path, where: str, problems: list[str]) -> dict[str, Any]:
+    """The declared texts (a text naming a file must name one inside the folder)."""
+    from geosite.io.untrusted import inside
+
     texts: dict[str, Any] = {}
     for k in _TEXT:
         v = d.get(k)
@@ -178,14 +204,4 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
                 problems.append(str(exc))
                 v = None
         texts[k] = None if v in (None, False) else str(v)
-    nums: dict[str, Any] = {k: num(k) for k in _NUMBERS}
-    if problems:
-        raise SiteValidationError(problems, str(root))
-    return Declared(
-        plan_type=plan_type,
-        disturbed_area_sqft=area,
-        submitted_map=smap,
-        contour_vertical_unit=unit,
-        **nums,
-        **texts,
-    ), conf
+    return texts

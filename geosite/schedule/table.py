@@ -239,6 +239,39 @@ def build_schedule(
     )
     notes = sched.notes
     p = site.project
+    _add_review(sched, profile, cal, received, info_received)
+    _add_permit(sched, profile, issued, extensions, p.building_permit_days)
+    if p.start is not None:
+        d = start_notice_due(p.start, profile, cal)
+        if d:
+            sched.deadlines.append(d)
+    else:
+        notes.append("start-of-work notice: the project has no start date")
+    _add_bmp_notices(sched, profile, cal, bmp_installed)
+    _add_inspections(sched, profile, p, rain)
+    stab, stab_notes = stabilization_deadlines(site, profile)
+    sched.deadlines += stab
+    notes += stab_notes
+    sched.conditions = permit_conditions(profile, issued)
+    no_notice = notice is None and notice_of_intent is None and notice_without_permit is None
+    if no_notice or not profile.data.get("enforcement"):
+        notes += _enforcement_notes(profile)
+    sched.deadlines += enforcement_deadlines(
+        profile,
+        notice=notice,
+        notice_of_intent=notice_of_intent,
+        notice_without_permit=notice_without_permit,
+        calendar=cal,
+    )
+    sched.deadlines.sort(key=lambda d: d.date)
+    return sched
+
+
+def _add_review(
+    sched: Schedule, profile: Profile, cal: Any, received: dt.date | None, info_received: dt.date | None
+) -> None:
+    """The review deadlines (from ``received``, and the second review's from ``info_received``)."""
+    plan_type, notes = sched.plan_type, sched.notes
     if received is not None:
         sched.deadlines += review_deadlines(
             received, profile, plan_type, info_received=info_received, calendar=cal
@@ -255,8 +288,19 @@ def build_schedule(
                 )
                 if d.what.startswith("Second")
             ]
+
+
+def _add_permit(
+    sched: Schedule,
+    profile: Profile,
+    issued: dt.date | None,
+    extensions: Sequence[int],
+    building_permit_days: int | None,
+) -> None:
+    """The permit's expiry (from ``issued``; ``extensions`` in days each)."""
+    notes = sched.notes
     if issued is not None:
-        sched.deadlines += permit_expiry(issued, profile, p.building_permit_days, extensions)
+        sched.deadlines += permit_expiry(issued, profile, building_permit_days, extensions)
         if dated_entry(profile, "permit", "duration_days") is None:
             notes.append("permit duration: not specified by this chapter")
     else:
@@ -265,12 +309,11 @@ def build_schedule(
             "permit expiry: give the date the permit was issued (--issued)"
             + (f"; extensions of up to {ext['value']} days each ({cite(profile, ext)})" if ext else "")
         )
-    if p.start is not None:
-        d = start_notice_due(p.start, profile, cal)
-        if d:
-            sched.deadlines.append(d)
-    else:
-        notes.append("start-of-work notice: the project has no start date")
+
+
+def _add_bmp_notices(sched: Schedule, profile: Profile, cal: Any, bmp_installed: Iterable[dt.date]) -> None:
+    """Each BMP completion notice's deadline, for the installation days given."""
+    notes = sched.notes
     bmp = dated_entry(profile, "permit", "notify_bmp_completion")
     if bmp is not None:
         unit = bmp.get("unit", "working_days").replace("_", " ")
@@ -283,6 +326,13 @@ def build_schedule(
         d = bmp_completion_notice_due(day, profile, cal)
         if d:
             sched.deadlines.append(d)
+
+
+def _add_inspections(
+    sched: Schedule, profile: Profile, p: Any, rain: str | Path | Mapping[dt.date, float] | None
+) -> None:
+    """Weekly and rain inspections over the project's dates (``p``: the site's project)."""
+    notes = sched.notes
     if p.start is not None and p.end is not None:
         rain_in = read_rainfall(rain) if isinstance(rain, (str, Path)) else rain
         sched.inspections = inspection_schedule(p.start, p.end, profile, rain_in)
@@ -292,38 +342,30 @@ def build_schedule(
             )
     else:
         notes.append("inspections: the project needs start and end dates")
-    stab, stab_notes = stabilization_deadlines(site, profile)
-    sched.deadlines += stab
-    notes += stab_notes
-    sched.conditions = permit_conditions(profile, issued)
+
+
+def _enforcement_notes(profile: Profile) -> list[str]:
+    """The enforcement periods, as notes (when no notice is given)."""
     if not profile.data.get("enforcement"):
-        notes.append("enforcement periods: not specified by this chapter")
-    elif notice is None and notice_of_intent is None and notice_without_permit is None:
-        comply = dated_entry(profile, "enforcement", "comply_hours")
-        cease = dated_entry(profile, "enforcement", "cease_without_permit_hours")
-        work = dated_entry(profile, "enforcement", "village_work_after")
-        if comply:
-            notes.append(
-                f"after a notice of violation or stop-work order: comply within {comply['value']:g} hours "
-                f"({cite(profile, comply)})"
-            )
-        if cease:
-            notes.append(
-                f"where work goes on without a permit: cease within {cease['value']:g} hours of the notice, "
-                "or the Building "
-                f"Inspector may request a cease and desist order ({cite(profile, cease)})"
-            )
-        if work:
-            notes.append(
-                f"after a notice of intent: the village may start the work {work['value']:g} working days "
-                f"after it is mailed or served ({cite(profile, work)})"
-            )
-    sched.deadlines += enforcement_deadlines(
-        profile,
-        notice=notice,
-        notice_of_intent=notice_of_intent,
-        notice_without_permit=notice_without_permit,
-        calendar=cal,
-    )
-    sched.deadlines.sort(key=lambda d: d.date)
-    return sched
+        return ["enforcement periods: not specified by this chapter"]
+    notes: list[str] = []
+    comply = dated_entry(profile, "enforcement", "comply_hours")
+    cease = dated_entry(profile, "enforcement", "cease_without_permit_hours")
+    work = dated_entry(profile, "enforcement", "village_work_after")
+    if comply:
+        notes.append(
+            f"after a notice of violation or stop-work order: comply within {comply['value']:g} hours "
+            f"({cite(profile, comply)})"
+        )
+    if cease:
+        notes.append(
+            f"where work goes on without a permit: cease within {cease['value']:g} hours of the notice, "
+            "or the Building "
+            f"Inspector may request a cease and desist order ({cite(profile, cease)})"
+        )
+    if work:
+        notes.append(
+            f"after a notice of intent: the village may start the work {work['value']:g} working days "
+            f"after it is mailed or served ({cite(profile, work)})"
+        )
+    return notes
