@@ -115,76 +115,98 @@ def _item(
     if check == "slopes":
         return slopes_finding(site, declared, head, dem_submitted)
     if check == "dem":
-        if dem_submitted:
-            return _f(
-                "pass",
-                f"{head}: derived by geosite from the submitted DEM ({_dem_name(site)}).",
-                submitted=f"DEM {_dem_name(site)}",
-            )
-        return _f(
-            "not_assessed",
-            f"{head}: not assessable from the data (no DEM in site.toml).",
-            settle="a DEM in site.toml [dem] (geosite derives slope directions and upslope drainage "
-            "areas from it), or the plan's own description",
-        )
+        return _dem_finding(site, head, dem_submitted)
     if "layers" in item:
-        have = [n for n in item["layers"] if n in site.layers]
-        if have:
-            counts = ", ".join(
-                f"{n} ({len(site.layers[n])} feature{'s' if len(site.layers[n]) != 1 else ''})" for n in have
-            )
-            return _f("pass", f"{head}: shown ({counts}).", submitted=counts, layer=have[0])
-        names = " or ".join(item["layers"])
-        return _f(
-            "fail",
-            f"{head}: missing; no {names} layer in the submission.",
-            submitted="nothing",
-            settle=f"a {names} layer (an empty layer states there are none on or near the site)",
-        )
+        return _layers_finding(site, item["layers"], head)
     if "contacts" in item:
-        missing = []
-        for who in item["contacts"]:
-            c = getattr(site, who)
-            gaps = [k for k in ("name", "address", "phone") if not getattr(c, k)]
-            if gaps:
-                missing.append(f"{who} {', '.join(gaps)}")
-        if missing:
-            return _f(
-                "fail",
-                f"{head}: missing {'; '.join(missing)} in site.toml.",
-                settle="[applicant] and [maintainer] name, address and phone in site.toml",
-            )
-        return _f(
-            "pass",
-            f"{head}: given for "
-            + " and ".join(f"{w} {getattr(site, w).name}" for w in item["contacts"])
-            + ".",
-        )
+        return _contacts_finding(site, item["contacts"], head)
     if "project" in item:
-        gaps = [k for k in item["project"] if getattr(site.project, k, None) is None]
-        if gaps:
-            return _f(
-                "fail",
-                f"{head}: missing [project] {', '.join(gaps)} in site.toml.",
-                settle=f"[project] {', '.join(gaps)} in site.toml",
-            )
-        got = ", ".join(f"{k} {getattr(site.project, k)}" for k in item["project"])
-        return _f("pass", f"{head}: {got}.", submitted=got)
+        return _project_finding(site, item["project"], head)
     if "declared" in item:
-        key = item["declared"]
-        v = declared.get(key)
-        if not v:
-            return _f(
-                "not_assessed",
-                f"{head}: not assessable from the data; not declared.",
-                settle=f"[declared] {key} in site.toml (a description, or the file that holds it)",
-            )
-        if v.lower().endswith(DOC_SUFFIXES) and site.root is not None and not (Path(site.root) / v).exists():
-            return _f("fail", f"{head}: the declared file {v!r} is not in the submission.", submitted=v)
-        return _f("pass", f"{head}: declared ({v[:80]}{'...' if len(v) > 80 else ''}).", submitted=v)
+        return _declared_finding(site, declared, item["declared"], head)
     return _f(
         "not_assessed", f"{head}: not assessable from the data.", settle="the inspector's reading of the plan"
     )
+
+
+def _dem_finding(site: Site, head: str, dem_submitted: bool) -> ReviewFinding:
+    """An item geosite derives from the submitted DEM."""
+    if dem_submitted:
+        return _f(
+            "pass",
+            f"{head}: derived by geosite from the submitted DEM ({_dem_name(site)}).",
+            submitted=f"DEM {_dem_name(site)}",
+        )
+    return _f(
+        "not_assessed",
+        f"{head}: not assessable from the data (no DEM in site.toml).",
+        settle="a DEM in site.toml [dem] (geosite derives slope directions and upslope drainage "
+        "areas from it), or the plan's own description",
+    )
+
+
+def _layers_finding(site: Site, layers: list[str], head: str) -> ReviewFinding:
+    """An item shown by any of the submission's ``layers``."""
+    have = [n for n in layers if n in site.layers]
+    if have:
+        counts = ", ".join(
+            f"{n} ({len(site.layers[n])} feature{'s' if len(site.layers[n]) != 1 else ''})" for n in have
+        )
+        return _f("pass", f"{head}: shown ({counts}).", submitted=counts, layer=have[0])
+    names = " or ".join(layers)
+    return _f(
+        "fail",
+        f"{head}: missing; no {names} layer in the submission.",
+        submitted="nothing",
+        settle=f"a {names} layer (an empty layer states there are none on or near the site)",
+    )
+
+
+def _contacts_finding(site: Site, contacts: list[str], head: str) -> ReviewFinding:
+    """An item given by site.toml's contacts (name, address, phone)."""
+    missing = []
+    for who in contacts:
+        c = getattr(site, who)
+        gaps = [k for k in ("name", "address", "phone") if not getattr(c, k)]
+        if gaps:
+            missing.append(f"{who} {', '.join(gaps)}")
+    if missing:
+        return _f(
+            "fail",
+            f"{head}: missing {'; '.join(missing)} in site.toml.",
+            settle="[applicant] and [maintainer] name, address and phone in site.toml",
+        )
+    return _f(
+        "pass",
+        f"{head}: given for " + " and ".join(f"{w} {getattr(site, w).name}" for w in contacts) + ".",
+    )
+
+
+def _project_finding(site: Site, keys: list[str], head: str) -> ReviewFinding:
+    """An item given by site.toml's [project] ``keys``."""
+    gaps = [k for k in keys if getattr(site.project, k, None) is None]
+    if gaps:
+        return _f(
+            "fail",
+            f"{head}: missing [project] {', '.join(gaps)} in site.toml.",
+            settle=f"[project] {', '.join(gaps)} in site.toml",
+        )
+    got = ", ".join(f"{k} {getattr(site.project, k)}" for k in keys)
+    return _f("pass", f"{head}: {got}.", submitted=got)
+
+
+def _declared_finding(site: Site, declared: Declared, key: str, head: str) -> ReviewFinding:
+    """An item the applicant declares ([declared] ``key``: a description, or a file of the submission)."""
+    v = declared.get(key)
+    if not v:
+        return _f(
+            "not_assessed",
+            f"{head}: not assessable from the data; not declared.",
+            settle=f"[declared] {key} in site.toml (a description, or the file that holds it)",
+        )
+    if v.lower().endswith(DOC_SUFFIXES) and site.root is not None and not (Path(site.root) / v).exists():
+        return _f("fail", f"{head}: the declared file {v!r} is not in the submission.", submitted=v)
+    return _f("pass", f"{head}: declared ({v[:80]}{'...' if len(v) > 80 else ''}).", submitted=v)
 
 
 # ------------------------------------------------------------------------------------------- schedule, slopes

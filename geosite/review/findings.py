@@ -77,9 +77,8 @@ def md(text: Any) -> str:
     return _MD_SPECIAL.sub(r"\\\1", one_line)
 
 
-def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> str:
-    """findings.md: the verdict, the review deadline (when known), then findings grouped by section.
-    Every text is escaped (:func:`md`)."""
+def _summary_lines(summary: dict[str, Any]) -> list[str]:
+    """findings.md's head: the site, jurisdiction, profile, verdict, plan type, area and review deadline."""
     out = [f"# Plan check: {md(summary['site'])}", ""]
     out.append(f"- Jurisdiction: {md(summary['jurisdiction_name'])}")
     if summary.get("profile_file"):
@@ -102,6 +101,13 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
         out.append(f"- Review deadline: {md(dl)}")
     elif summary.get("schedule_note"):
         out.append(f"- Review deadline: {md(summary['schedule_note'])}")
+    return out
+
+
+def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> str:
+    """findings.md: the verdict, the review deadline (when known), then findings grouped by section.
+    Every text is escaped (:func:`md`)."""
+    out = _summary_lines(summary)
     out.append("")
     failed = [f for f in findings if f.status == "fail"]
     if failed:
