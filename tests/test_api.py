@@ -57,7 +57,7 @@ def test_every_public_name_resolves_and_is_documented(name):
 
 def test_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        geosite.nope
+        _ = geosite.nope
     assert "analyze" in dir(geosite)
 
 

@@ -40,7 +40,10 @@ def test_fence_on_downslope_and_side_edges_never_upslope(az):
     up = runs[runs.side == "upslope"]
     assert up["length_ft"].sum() == pytest.approx(w, rel=1e-9)
     # un-rotate: the downslope run lies on the bottom edge, the upslope run on the top edge
-    back = lambda g: np.asarray(affinity.rotate(g, az - 180, origin=(CX, CY)).coords)
+
+    def back(g):
+        return np.asarray(affinity.rotate(g, az - 180, origin=(CX, CY)).coords)
+
     down = back(fence[fence.side == "downslope"].geometry.iloc[0])
     assert np.allclose(down[:, 1], CY - h / 2, atol=1e-6)
     assert np.allclose(back(up.geometry.iloc[0])[:, 1], CY + h / 2, atol=1e-6)

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings  # noqa: E402 - after the importorskip
+from hypothesis import strategies as st  # noqa: E402
 
 settings.register_profile(
     "ci",

@@ -37,7 +37,7 @@ def _frame(geoms, crs=CRS, **cols):
 
 
 def _declared(path):
-    return {n: t for n, t in pyogrio.list_layers(path)}
+    return dict(pyogrio.list_layers(path))
 
 
 # --------------------------------------------------------------------------------------- the schema
@@ -250,7 +250,11 @@ for path in sys.argv[1:]:
         lab = layer.labeling() if layer.labelsEnabled() else None
         if lab is not None and lab.type() == "rule-based":
             rule = lab.rootRule().children()[0]
-            lab = {"type": "rule-based", "filter": rule.filterExpression(), "field": rule.settings().fieldName}
+            lab = {
+                "type": "rule-based",
+                "filter": rule.filterExpression(),
+                "field": rule.settings().fieldName,
+            }
         elif lab is not None:
             lab = {"type": lab.type(), "field": lab.settings().fieldName}
         out[f"{path.rsplit('/', 1)[-1].removesuffix('.gpkg')}:{name}"] = {

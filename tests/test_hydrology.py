@@ -429,7 +429,9 @@ def test_a_walled_edge_is_no_way_out():
     z[2, :5] = 1.0
     start = 2 * 7 + 4
 
-    def ask(walls, grid=z, cells=5, level=np.full((1, 1), np.inf), f=0):
+    no_level = np.full((1, 1), np.inf)
+
+    def ask(walls, grid=z, cells=5, level=no_level, f=0):
         proven = np.zeros(grid.shape, np.uint8)
         scratch = np.zeros(grid.shape, np.uint8)
         # the grid is rows 10-14, columns 20-26 of a DEM whose coarse grid has blocks of f x f cells

@@ -228,7 +228,7 @@ def test_contours_on_a_ten_percent_plane(site):
     assert np.array_equal(is_index, np.isclose(np.mod(np.round(z), 25), 0))  # every fifth is an index contour
     labels = [t for t in ax.texts if t.get_gid() == "contour-label"]
     labelled = {float(t.get_text()) for t in labels}
-    assert labelled == {float(round(v)) for v, ix in zip(z, is_index) if ix}
+    assert labelled == {float(round(v)) for v, ix in zip(z, is_index, strict=False) if ix}
     for t in labels:  # each label sits on its contour
         zt = 900.0 - 0.1 * (Y0 - t.get_position()[1])
         assert zt == pytest.approx(float(t.get_text()), abs=0.01)
@@ -462,8 +462,10 @@ def test_thinned_hillshade_cells_sit_over_their_own_cells(tmp_path):
     imgs = [a for a in fig.geosite.ax.get_children() if isinstance(a, AxesImage)]
     assert imgs
     im = imgs[0]
-    l, r, b, t = im.get_extent()
+    left, r, b, t = im.get_extent()
     rows, cols = im.get_array().shape
-    assert (r - l) / cols == pytest.approx(0.6, rel=1e-12) and (t - b) / rows == pytest.approx(0.6, rel=1e-12)
+    assert (r - left) / cols == pytest.approx(0.6, rel=1e-12) and (t - b) / rows == pytest.approx(
+        0.6, rel=1e-12
+    )
     # the first sample's corner is a cell corner of the DEM
-    assert ((l - dem.transform.c) / 0.3) == pytest.approx(round((l - dem.transform.c) / 0.3), abs=1e-9)
+    assert ((left - dem.transform.c) / 0.3) == pytest.approx(round((left - dem.transform.c) / 0.3), abs=1e-9)

@@ -10,7 +10,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from sitebuilder import make_site, rect, write_map
+from sitebuilder import make_site, write_map
 from test_review_check import clean_conf, clean_layers
 
 from geosite.cli import cli

@@ -4,10 +4,7 @@ site, a layer whose CRS contradicts the declared one, the scale and extent of a 
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-import rasterio
-from affine import Affine
 from sitebuilder import X0, Y0, rect, write_map
 from test_review_check import bmp_frame, clean_conf, clean_layers, fails, finding_geoms, gdf, line, run_check
 

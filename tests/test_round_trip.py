@@ -153,7 +153,10 @@ def virginia_site(folder: Path) -> Path:
     dist = shapely.box(cx - 45, cy - 45, cx + 45, cy + 45)  # 8,100 m2: 2.0 acres
     bld = gpd.read_file(real / "buildings.geojson").to_crs(crs)
     bld = bld[bld.intersects(site.buffer(61.0))].reset_index(drop=True)
-    g = lambda geoms, **cols: gpd.GeoDataFrame(cols, geometry=list(geoms), crs=crs)
+
+    def g(geoms, **cols):
+        return gpd.GeoDataFrame(cols, geometry=list(geoms), crs=crs)
+
     layers = {
         n: gpd.GeoDataFrame({"id": []}, geometry=gpd.GeoSeries([], crs=crs), crs=crs) for n in NONE_HERE
     }

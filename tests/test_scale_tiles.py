@@ -167,10 +167,10 @@ def test_metre_heights_and_float32_output(tmp_path):
 @pytest.mark.parametrize("kind", ["vrt", "cog"])
 def test_windowed_read_from_vrt_and_cog(dem_files, kind):
     with rasterio.open(dem_files["tif"]) as s:
-        l, b, r, t = s.bounds
+        left, b, r, t = s.bounds
     for bounds in (
-        (l + 100, b + 77, l + 400, b + 300),
-        (l - 50, t - 200, l + 150, t + 50),
+        (left + 100, b + 77, left + 400, b + 300),
+        (left - 50, t - 200, left + 150, t + 50),
         (r - 31, b - 5, r + 9, b + 40),
     ):
         a, w = (
@@ -189,7 +189,7 @@ def test_site_analysis_same_from_tif_vrt_cog_in_window(dem_files, tmp_path, monk
 
     monkeypatch.setattr(pipeline, "CORE_MARGIN_FT", 0.0)
     with rasterio.open(dem_files["tif"]) as s:
-        l, b, r, t = s.bounds
+        left, b, r, t = s.bounds
     from shapely.geometry import box
 
     reports = {}
@@ -197,8 +197,8 @@ def test_site_analysis_same_from_tif_vrt_cog_in_window(dem_files, tmp_path, monk
         folder = make_site(
             tmp_path / kind,
             {
-                "site_boundary": [box(l + 250, b + 200, l + 450, b + 330)],
-                "disturbance": [box(l + 270, b + 220, l + 400, b + 300)],
+                "site_boundary": [box(left + 250, b + 200, left + 450, b + 330)],
+                "disturbance": [box(left + 270, b + 220, left + 400, b + 300)],
             },
             conf={"dem": {"path": str(path), "vertical_unit": "us_ft"}, "map_margin_ft": 0},
         )

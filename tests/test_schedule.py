@@ -13,8 +13,6 @@ import pytest
 from click.testing import CliRunner
 from sitebuilder import rect
 
-ROOT_PROFILES = Path(__file__).resolve().parents[1] / "geosite" / "rules" / "profiles"
-
 from geosite.errors import InputError, ProfileError
 from geosite.rules.profile import load_profile
 from geosite.schedule import (
@@ -32,6 +30,8 @@ from geosite.schedule import (
     start_notice_due,
 )
 from geosite.site import Project, site_from_frames
+
+ROOT_PROFILES = Path(__file__).resolve().parents[1] / "geosite" / "rules" / "profiles"
 
 D = dt.date
 GRANTSBURG = load_profile("grantsburg")

@@ -165,15 +165,15 @@ def test_coarse_grid_reads_every_way_of_marking_no_height_alike(tmp_path, monkey
     holes[100:130, 0:25] = True  # a hole on the edge
     z[holes] = np.nan
     monkeypatch.setattr("geosite.hydrology.certify.COARSE_MAX_CELLS", 1_500)
-    profile = dict(
-        driver="GTiff",
-        height=z.shape[0],
-        width=z.shape[1],
-        count=1,
-        dtype="float32",
-        crs=dem.crs,
-        transform=dem.transform,
-    )
+    profile = {
+        "driver": "GTiff",
+        "height": z.shape[0],
+        "width": z.shape[1],
+        "count": 1,
+        "dtype": "float32",
+        "crs": dem.crs,
+        "transform": dem.transform,
+    }
     sign = np.where(rng.random(z.shape) < 0.5, np.inf, -np.inf)
     grids = {}
     for way in ("value", "infinity", "mask"):
@@ -271,7 +271,8 @@ def test_a_float32_vrt_nodata_not_exact_in_float32_is_the_same_nodata_in_every_r
     (folder / "dem.vrt").write_text(f"""<VRTDataset rasterXSize="{n}" rasterYSize="{n}">
   <SRS>EPSG:7593</SRS><GeoTransform>500000.0, {cell}, 0, {200_000.0 + n * cell}, 0, -{cell}</GeoTransform>
   <VRTRasterBand dataType="Float32" band="1"><NoDataValue>0.1</NoDataValue>
-    <SimpleSource><SourceFilename relativeToVRT="1">src.tif</SourceFilename><SourceBand>1</SourceBand></SimpleSource>
+    <SimpleSource><SourceFilename relativeToVRT="1">src.tif</SourceFilename><SourceBand>1</SourceBand>\
+</SimpleSource>
   </VRTRasterBand></VRTDataset>""")
     assert np.isnan(read_dem(folder / "dem.vrt", "us_ft").elevation_ft[n // 2, n // 2])
     x, y = 500_000.0 + n * cell / 2, 200_000.0 + n * cell / 2 - 480
@@ -299,8 +300,10 @@ def test_an_averaging_vrt_is_read_whole(tmp_path):
     (folder / "dem.vrt").write_text("""<VRTDataset rasterXSize="600" rasterYSize="600">
   <SRS>EPSG:7593</SRS><GeoTransform>500000.0, 3.0, 0, 201800.0, 0, -3.0</GeoTransform>
   <VRTRasterBand dataType="Float32" band="1">
-    <ComplexSource resampling="average"><SourceFilename relativeToVRT="1">src.tif</SourceFilename><SourceBand>1</SourceBand>
-      <SrcRect xOff="0" yOff="0" xSize="900" ySize="900"/><DstRect xOff="0" yOff="0" xSize="600" ySize="600"/></ComplexSource>
+    <ComplexSource resampling="average"><SourceFilename relativeToVRT="1">src.tif</SourceFilename>\
+<SourceBand>1</SourceBand>
+      <SrcRect xOff="0" yOff="0" xSize="900" ySize="900"/>\
+<DstRect xOff="0" yOff="0" xSize="600" ySize="600"/></ComplexSource>
   </VRTRasterBand></VRTDataset>""")
     x, y = 500_000.0 + 900.0, 200_000.0 + 600.0
     make_site(
@@ -375,10 +378,10 @@ def test_reading_a_dem_leaves_the_callers_gdal_cache_as_it_was(tmp_path):
     size back after, also when the read fails: a notebook's own rasterio work is not changed by it."""
     import rasterio
     from rasterio.env import get_gdal_config, set_gdal_config
+    from sitebuilder import write_dem
 
     from geosite.errors import InputError
     from geosite.io.raster import READ_CACHE_MB, open_raster
-    from sitebuilder import write_dem
 
     path = tmp_path / "dem.tif"
     write_dem(path, inclined_plane(5.0, shape=(40, 30), cell=3.0))
