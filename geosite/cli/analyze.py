@@ -65,6 +65,7 @@ from geosite.cli.app import limit_option, limits_from, output_folder, state
 @click.pass_context
 def analyze(
     ctx,
+    *,
     site_dir,
     out,
     jurisdiction,

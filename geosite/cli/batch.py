@@ -72,6 +72,7 @@ from geosite.cli.app import limit_option, limits_from, output_folder, state
 @click.pass_context
 def batch(
     ctx,
+    *,
     sites,
     out,
     scheduler,

@@ -56,6 +56,7 @@ from geosite.cli.app import limit_option, limits_from, output_folder, state
 @click.pass_context
 def check(
     ctx,
+    *,
     submission_dir,
     out,
     jurisdiction,

@@ -46,7 +46,7 @@ from geosite.cli.app import output_folder, state
 @click.option("--no-hillshade", is_flag=True, help="Draw contours without the shaded relief under them.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
 @click.pass_context
-def map_cmd(ctx, site_dir, out, sheet, scale_ft, margin_ft, jurisdiction, no_hillshade, overwrite) -> None:
+def map_cmd(ctx, *, site_dir, out, sheet, scale_ft, margin_ft, jurisdiction, no_hillshade, overwrite) -> None:
     """Draw SITE_DIR's plan maps: existing site map, construction plan, final conditions (PDF + PNG)."""
     from geosite.maps import check_scale, parse_sheet, write_plan_maps
     from geosite.pipeline import analyze as run_analysis

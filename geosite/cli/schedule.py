@@ -84,6 +84,7 @@ def _day(value):
 @click.pass_context
 def schedule(
     ctx,
+    *,
     site_dir,
     received,
     issued,
