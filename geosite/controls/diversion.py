@@ -24,6 +24,7 @@ def diversions(
     fg: FlowGrid,
     area_sqft: float = 10_000.0,
     velocity_fps: float = 0.5,
+    *,
     rain_in: float | None = None,
     upslope: dict[Any, dict[str, Any]] | None = None,
     channel_threshold_sqft: float = 43_560.0,

@@ -139,6 +139,7 @@ def classify_boundary(
     fg: FlowGrid | None = None,
     tolerance_deg: float = 20.0,
     min_run_ft: float = 20.0,
+    *,
     spacing_ft: float | None = None,
 ) -> gpd.GeoDataFrame:
     """Classify the boundary of ``polygon`` (DEM CRS) by how surface flow crosses it.
@@ -640,6 +641,7 @@ def channel_edge_fences(
     dem: Dem,
     fg: FlowGrid,
     chan: gpd.GeoDataFrame,
+    *,
     threshold_sqft: float,
     offset_ft: float = 5.0,
 ) -> gpd.GeoDataFrame:
@@ -766,6 +768,7 @@ def filter_fence(
     fg: FlowGrid | None = None,
     tolerance_deg: float = 20.0,
     min_run_ft: float = 20.0,
+    *,
     hook_ft: float = 10.0,
     table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT,
     channel_threshold_sqft: float | None = 43_560.0,
@@ -773,7 +776,6 @@ def filter_fence(
     obstacles: gpd.GeoDataFrame | None = None,
     row_clearance_ft: float = 5.0,
     row_min_length_ft: float = 25.0,
-    *,
     row_rules: RowRules | None = None,
 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """Filter fence for the disturbed polygons.

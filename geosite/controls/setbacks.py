@@ -51,6 +51,7 @@ def is_downslope(
     dem: Dem,
     fg: FlowGrid,
     trace_ft: float = 100.0,
+    *,
     tolerance_ft: float = 0.1,
     _paths: Any = None,
     reach_tolerance_ft: float = 5.0,

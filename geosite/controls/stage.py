@@ -319,8 +319,8 @@ def _fence_lines(
             dem,
             fg,
             chan_dem,
-            thr,
-            float(c.v("fence_channel_offset_ft")),
+            threshold_sqft=thr,
+            offset_ft=float(c.v("fence_channel_offset_ft")),
         )
         c.m.set("hydrology.channels_receiving_disturbed_runoff", int(out.attrs.get("segments_reached", 0)))
         if len(out):
@@ -542,7 +542,7 @@ def _basin(c: _Ctx, flow: _Flow) -> dict[str, Any]:
     )
     served = (
         controls.submitted_at_outlets(
-            got, outlets, cells, flow.dem, flow.fg, dist, float(c.v("basin_search_ft"))
+            got, outlets, cells, flow.dem, flow.fg, disturbed=dist, search_ft=float(c.v("basin_search_ft"))
         )
         if got is not None and len(got) and len(outlets)
         else [
@@ -634,8 +634,8 @@ def _basin_outlets(
         flow.fg,
         trap,
         basin,
-        thr,
-        float(c.v("basin_outlet_merge_ft")),
+        channel_threshold_sqft=thr,
+        merge_ft=float(c.v("basin_outlet_merge_ft")),
         concentrated_only=concentrated_only,
     )
     keep = outlets["concentrated"].to_numpy(bool) | (

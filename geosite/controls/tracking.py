@@ -69,7 +69,7 @@ def tracking_pads(
         road_u = met.geometry.union_all() if len(met) else None
         if road_u is None or not g.intersects(road_u.buffer(1.0 / fpu)):
             continue
-        e, pad = _entrance(drives, i, met, road_u, fpu, rule, drawn)
+        e, pad = _entrance(drives, i, met, road_u, fpu, rule=rule, drawn=drawn)
         entrances.append(e)
         rows.append(
             {
@@ -91,6 +91,7 @@ def _entrance(
     roads: gpd.GeoDataFrame,
     road_u: Any,
     fpu: float,
+    *,
     rule: PadRule,
     drawn: gpd.GeoDataFrame | None,
 ) -> tuple[dict[str, Any], Any]:

@@ -94,7 +94,7 @@ def render_plan_maps(
     with PngWriter() as writer, rc_context(RC):  # each preview encoded while the next sheet is written
         for c, figs, key in drawn:
             for f in figs:
-                files += _save(c, f.geosite, out_dir / MAP_FILES[key], png_dpi, svg, writer)
+                files += _save(c, f.geosite, out_dir / MAP_FILES[key], png_dpi, svg, writer=writer)
     return files
 
 

@@ -322,6 +322,7 @@ def draw_relief(
     panel: Panel,
     letter: str | None = None,
     label: str = "",
+    *,
     faint: bool = False,
 ) -> bool:
     """Hillshade (optional) and contours with labelled index contours; False when there is no DEM."""
@@ -556,8 +557,8 @@ def render(
     out_path: str | Path | None,
     sheet_no: str,
     png_dpi: int | None = PNG_DPI,
-    svg: bool = False,
     *,
+    svg: bool = False,
     writer: PngWriter | None = None,
 ):
     """Draw every tile; write ``out_path`` (.pdf; tiles get -1, -2 ... suffixes) and PNG previews, or
@@ -584,7 +585,7 @@ def render(
     written = []
     with rc_context(L.RC):
         for s in sheets:
-            written += _save(ctx, s, Path(out_path), png_dpi, svg, writer)
+            written += _save(ctx, s, Path(out_path), png_dpi, svg, writer=writer)
     return written
 
 
@@ -594,6 +595,7 @@ def _save(
     out: Path,
     png_dpi: int | None,
     svg: bool,
+    *,
     writer: PngWriter | None = None,
 ) -> list[Path]:
     stem = out.with_suffix("")

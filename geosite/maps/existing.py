@@ -252,7 +252,9 @@ def _soils_table(ctx: MapContext, panel: Panel, prefix: str) -> None:
     panel.table = rows
 
 
-def label_improvements(sheet: L.MapSheet, layer: str, gdf, fpu: float, color: str, prefix: str = "") -> None:
+def label_improvements(
+    sheet: L.MapSheet, layer: str, gdf, fpu: float, color: str, *, prefix: str = ""
+) -> None:
     """Roads, drives, utilities, structures and inlets labelled from their attributes: the name
     (``6-in water main``, ``Birch Street``), a road's width, a structure's footprint, an inlet's tag."""
     texts = []

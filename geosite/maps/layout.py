@@ -347,6 +347,7 @@ def label_at(
     y: float,
     text: str,
     size: float = 6.5,
+    *,
     color: str = INK,
     kind: str = "feature",
     feature=None,
@@ -365,6 +366,7 @@ def label_polygons(
     texts: list[str],
     size: float = 6.5,
     color: str = INK,
+    *,
     min_sq_in: float = 0.04,
     kind: str = "feature",
     **kw,
@@ -395,7 +397,7 @@ def label_polygons(
 
 
 def draw_contours(
-    sheet: MapSheet, contours, minor: Style, index: Style, label_every_in: float = 5.0, size: float = 6.5
+    sheet: MapSheet, contours, minor: Style, index: Style, label_every_in: float = 5.0, *, size: float = 6.5
 ) -> list[tuple[float, float, float]]:
     """Contour lines (minor thin, index heavy) and the index contours' elevations along them, upright,
     on a white halo, at least once per visible piece at least 0.75 in long and then every
@@ -515,6 +517,7 @@ def panel_text(
     size: float = 7.0,
     bold: bool = False,
     indent: float = 0.0,
+    *,
     gid: str | None = None,
     color: str = INK,
     mono: bool = False,
@@ -836,6 +839,7 @@ def title_block(
     heading: str,
     sheet_no: str,
     size: float = 6.5,
+    *,
     revisions: list[tuple[str, str, str]] | None = None,
     of: int | None = None,
 ) -> None:
@@ -908,6 +912,7 @@ def location_map(
     extent,
     lines: list[tuple[Any, str, str]],
     caption: str,
+    *,
     height_in: float = 1.4,
 ) -> None:
     """A location (vicinity) map in the panel: the site filled, this sheet's map extent as a box, and

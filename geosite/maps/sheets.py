@@ -168,7 +168,7 @@ def plan_sheets(
     for s in cands:
         _, _, fw, fh = s.frame
         if need_w <= fw + 1e-9 and need_h <= fh + 1e-9:
-            return _tiles(s, extent, upi, scale_ft, 1, 1)
+            return _tiles(s, extent, upi, scale_ft, 1, rows=1)
     biggest = max(SHEET_SIZES_IN[c.size][0] * SHEET_SIZES_IN[c.size][1] for c in cands)
     best = None
     for s in cands:
@@ -181,7 +181,7 @@ def plan_sheets(
             best = (cols * rows, s, cols, rows)
     assert best is not None
     _, s, cols, rows = best
-    return _tiles(s, extent, upi, scale_ft, cols, rows)
+    return _tiles(s, extent, upi, scale_ft, cols, rows=rows)
 
 
 def _area(s: Sheet) -> float:
@@ -189,7 +189,7 @@ def _area(s: Sheet) -> float:
     return a * b
 
 
-def _tiles(s: Sheet, extent, upi: float, scale_ft: float, cols: int, rows: int) -> SheetPlan:
+def _tiles(s: Sheet, extent, upi: float, scale_ft: float, cols: int, *, rows: int) -> SheetPlan:
     _, _, fw, fh = s.frame
     tw, th = fw * upi, fh * upi
     cx, cy = (extent[0] + extent[2]) / 2, (extent[1] + extent[3]) / 2

@@ -141,7 +141,7 @@ def _text(v: Any) -> str:
     return str(v.item() if hasattr(v, "item") else v)
 
 
-def _layer(gdf, crs, tol: float, label: str, attrs: tuple[str, ...] = (), name_of=None) -> dict[str, Any]:
+def _layer(gdf, crs, tol: float, label: str, attrs: tuple[str, ...] = (), *, name_of=None) -> dict[str, Any]:
     cols = [c for c in attrs if c in gdf.columns]
     props = []
     for i in range(len(gdf)):
@@ -166,7 +166,12 @@ def page_data(result) -> dict[str, Any]:
     tol = _draw_tolerance(result)
     ctx: dict[str, Any] = {}
     ctx["site boundary"] = _layer(
-        result.site.layers["site_boundary"], crs, tol, "site boundary", ("id",), lambda g, i: "site boundary"
+        result.site.layers["site_boundary"],
+        crs,
+        tol,
+        "site boundary",
+        ("id",),
+        name_of=lambda g, i: "site boundary",
     )
     L = result.analysis.layers
     contours = L.get("contours")
@@ -177,12 +182,12 @@ def page_data(result) -> dict[str, Any]:
             tol,
             "contour",
             ("elevation_ft", "index"),
-            lambda g, i: f"contour {g['elevation_ft'].iloc[i]:,.0f} ft",
+            name_of=lambda g, i: f"contour {g['elevation_ft'].iloc[i]:,.0f} ft",
         )
     for key, label in (("disturbed_area", "disturbed area"), ("filter_fence", "required filter fence")):
         g = L.get(key)
         if g is not None and len(g):
-            ctx[label] = _layer(g, crs, tol, label, (), lambda g, i, label=label: label)
+            ctx[label] = _layer(g, crs, tol, label, (), name_of=lambda g, i, label=label: label)
     for lname, (label, attrs) in CONTEXT_LAYERS.items():
         g = result.site.layer(lname)
         if g is not None:
@@ -195,7 +200,7 @@ def page_data(result) -> dict[str, Any]:
             tol,
             "bmps",
             ("id", "type"),
-            lambda g, i: (
+            name_of=lambda g, i: (
                 f"bmps {_text(g['id'].iloc[i])} "
                 f"({_text(g['type'].iloc[i]) if 'type' in g.columns else 'bmp'})"
             ),

@@ -70,6 +70,7 @@ def _due(
     table: str,
     key: str,
     start: dt.date,
+    *,
     what: str,
     kind: str,
     default_unit: str,
@@ -133,10 +134,10 @@ def review_deadlines(
             "review",
             f"{k}_plan_days" if k == "full" else "statement_days",
             received,
-            f"Plan review decision{suffix}",
-            "review",
-            unit,
-            "receipt",
+            what=f"Plan review decision{suffix}",
+            kind="review",
+            default_unit=unit,
+            event="receipt",
         )
         if d:
             out.append(d)
@@ -147,10 +148,10 @@ def review_deadlines(
                 "review",
                 f"after_information_{k}_days",
                 info_received,
-                f"Second review decision, after the needed information{suffix}",
-                "review",
-                unit,
-                "receipt of the information",
+                what=f"Second review decision, after the needed information{suffix}",
+                kind="review",
+                default_unit=unit,
+                event="receipt of the information",
             )
             if d:
                 out.append(d)
@@ -233,10 +234,10 @@ def start_notice_due(
         "permit",
         "notify_start",
         start,
-        "Permittee notifies the village that work started",
-        "notice",
-        "working_days",
-        "the start of work",
+        what="Permittee notifies the village that work started",
+        kind="notice",
+        default_unit="working_days",
+        event="the start of work",
     )
 
 
@@ -250,10 +251,10 @@ def bmp_completion_notice_due(
         "permit",
         "notify_bmp_completion",
         installed,
-        "Permittee notifies the village that BMPs are installed",
-        "notice",
-        "working_days",
-        "installation",
+        what="Permittee notifies the village that BMPs are installed",
+        kind="notice",
+        default_unit="working_days",
+        event="installation",
     )
 
 
@@ -278,10 +279,10 @@ def enforcement_deadlines(
             "enforcement",
             "comply_hours",
             notice,
-            "Permittee complies (else the permit may be revoked)",
-            "enforcement",
-            "hours",
-            "the notice",
+            what="Permittee complies (else the permit may be revoked)",
+            kind="enforcement",
+            default_unit="hours",
+            event="the notice",
         )
         out += [d] if d else []
     if notice_without_permit is not None:
@@ -291,11 +292,13 @@ def enforcement_deadlines(
             "enforcement",
             "cease_without_permit_hours",
             notice_without_permit,
-            "Landowner or land user without a permit ceases the activity (else a cease and desist order may "
-            "be sought)",
-            "enforcement",
-            "hours",
-            "the notice",
+            what=(
+                "Landowner or land user without a permit ceases the activity (else a cease and desist order "
+                "may be sought)"
+            ),
+            kind="enforcement",
+            default_unit="hours",
+            event="the notice",
         )
         out += [d] if d else []
     if notice_of_intent is not None:
@@ -305,10 +308,10 @@ def enforcement_deadlines(
             "enforcement",
             "village_work_after",
             notice_of_intent,
-            "Village may go on the land and start the work",
-            "enforcement",
-            "working_days",
-            "mailing or service of the notice of intent",
+            what="Village may go on the land and start the work",
+            kind="enforcement",
+            default_unit="working_days",
+            event="mailing or service of the notice of intent",
         )
         out += [d] if d else []
     return out
