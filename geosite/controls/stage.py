@@ -649,31 +649,9 @@ def _basin_outlets(
 
 def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) -> None:
     """Where the required basins go, and whether the plan submits one of a suiting kind at each outlet."""
-    res, outlets, fringe, served, got, reasons, rep = (
-        c.res,
-        b.outlets,
-        b.fringe,
-        b.served,
-        b.got,
-        b.reasons,
-        b.rep,
-    )
+    res, outlets, fringe, served, reasons, rep = c.res, b.outlets, b.fringe, b.served, b.reasons, b.rep
     small_alt, total = b.small_alt, b.total
-    at = {int(o): (float(g.x), float(g.y)) for o, g in zip(outlets["outlet"], outlets.geometry, strict=True)}
-    where = "; ".join(
-        f"outlet {s['outlet']} near ({at[s['outlet']][0]:,.0f}, {at[s['outlet']][1]:,.0f}) "
-        f"({s['drainage_acres']:,.2f} acres drain there, "
-        f"{s['disturbed_acres']:,.2f} of them disturbed): "
-        f"{s['kind'].replace('_', ' ')}"
-        + (
-            f", submitted {', '.join(map(str, s['suitable_by']))}"
-            if s["suitable_by"]
-            else f"; bmps {', '.join(map(str, s['served_by']))} receive its runoff but do not suit it"
-            if s["served_by"]
-            else "; none submitted"
-        )
-        for s in served
-    )
+    where = _basin_where(outlets, served)
     if small_alt:
         what = "Sediment basins or traps are one route"
     elif c.open("sediment_basin"):
@@ -701,6 +679,33 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
             values=rep,
         )
     )
+    _basin_submitted(c, pr, b, where)
+
+
+def _basin_where(outlets: gpd.GeoDataFrame, served: list[dict[str, Any]]) -> str:
+    """Each outlet as the findings name it: where (site CRS), its drainage (acres), the submitted basins."""
+    at = {int(o): (float(g.x), float(g.y)) for o, g in zip(outlets["outlet"], outlets.geometry, strict=True)}
+    where = "; ".join(
+        f"outlet {s['outlet']} near ({at[s['outlet']][0]:,.0f}, {at[s['outlet']][1]:,.0f}) "
+        f"({s['drainage_acres']:,.2f} acres drain there, "
+        f"{s['disturbed_acres']:,.2f} of them disturbed): "
+        f"{s['kind'].replace('_', ' ')}"
+        + (
+            f", submitted {', '.join(map(str, s['suitable_by']))}"
+            if s["suitable_by"]
+            else f"; bmps {', '.join(map(str, s['served_by']))} receive its runoff but do not suit it"
+            if s["served_by"]
+            else "; none submitted"
+        )
+        for s in served
+    )
+    return where
+
+
+def _basin_submitted(c: _Ctx, pr: Requirement, b: _BasinPlan, where: str) -> None:
+    """Whether the plan submits a basin or trap of a kind its drainage suits at each outlet (``where``:
+    the outlets as the findings name them)."""
+    res, served, got, reasons, rep, small_alt = c.res, b.served, b.got, b.reasons, b.rep, b.small_alt
     missing = [s for s in served if not s["suitable_by"]]
     reading = f" Reading: {pr.reading}" if pr.reading else ""
     if small_alt:
@@ -1119,7 +1124,22 @@ def _inlets(c: _Ctx, dem: Dem | None, fg: FlowGrid | None) -> None:
     req = out["protection_required"]
     state = c.open("inlet_protection")
     res.layers["inlet_protection"] = _mark(out[req.fillna(False).astype(bool)], state)
-    res.report["inlets"] = [
+    res.report["inlets"] = _inlet_report(out, bmps)
+    scope = (
+        "on the site, within {:g} ft of it, or reached by its runoff".format(float(c.v("inlet_adjacent_ft")))
+        if which == "all"
+        else "in the disturbed area or receiving its runoff"
+    )
+    need = out[req.fillna(False).astype(bool)]
+    _inlets_not_required(c, pr, out, scope)
+    if not len(need):
+        return
+    _inlets_submitted(c, pr, need, scope, limit)
+
+
+def _inlet_report(out: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
+    """The report's entry per inlet: where it is, whether it needs protection and has it."""
+    return [
         {
             "id": py_scalar(r["id"]),
             "on_site": bool(r["on_site"]),
@@ -1133,12 +1153,12 @@ def _inlets(c: _Ctx, dem: Dem | None, fg: FlowGrid | None) -> None:
         }
         for _, r in out.iterrows()
     ]
-    scope = (
-        "on the site, within {:g} ft of it, or reached by its runoff".format(float(c.v("inlet_adjacent_ft")))
-        if which == "all"
-        else "in the disturbed area or receiving its runoff"
-    )
-    need = out[req.fillna(False).astype(bool)]
+
+
+def _inlets_not_required(c: _Ctx, pr: Requirement, out: gpd.GeoDataFrame, scope: str) -> None:
+    """The inlets the requirement does not reach (``scope``), and those it is not known to."""
+    res, bmps = c.res, c.bmps
+    req = out["protection_required"]
     unknown = out[req.isna()]
     free = out[req.apply(lambda v: v is False)]
     if len(free):
@@ -1167,8 +1187,11 @@ def _inlets(c: _Ctx, dem: Dem | None, fg: FlowGrid | None) -> None:
                 feature_ids=[py_scalar(i) for i in unknown["id"]],
             )
         )
-    if not len(need):
-        return
+
+
+def _inlets_submitted(c: _Ctx, pr: Requirement, need: gpd.GeoDataFrame, scope: str, limit: float) -> None:
+    """The submitted protection at each inlet that needs it (``limit``: acres one protection serves)."""
+    res, bmps = c.res, c.bmps
     ids = [py_scalar(i) for i in need["id"]]
     if bmps is None:
         res.findings.append(
