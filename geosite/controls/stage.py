@@ -533,14 +533,56 @@ def _basin(c: _Ctx, flow: _Flow) -> dict[str, Any]:
     c.step("locating sediment basins and traps")
     outlets, cells, fringe = _basin_outlets(c, flow, pr, dist)
     required = d.met
-    small_alt = (
-        bool(d.met) and d.either_with is not None
-    )  # the alternative applies too: either route complies
+    # the alternative applies too: either route complies
+    small_alt = bool(d.met) and d.either_with is not None
     out["alternative_open"] = small_alt
     got = controls.bmps_of(
         c.bmps, tuple(c.p.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"]))
     )
-    served = (
+    served = _served(c, flow, got=got, outlets=outlets, cells=cells, dist=dist)
+    out["serves_all"] = bool(served) and all(s["suitable_by"] for s in served)
+    rep = _basin_rep(outlets, fringe, served, required=required, reasons=reasons, small_alt=small_alt)
+    res.report["sediment_basin_location"] = rep
+    # under 10 acres a basin is one route of two: never alone a failure
+    route_req = required if not small_alt else False
+    res.layers["sediment_basins"] = _mark(
+        outlets, bool(route_req and c.open("sediment_basin")) if required is not None else None
+    )
+    if required is None:
+        res.findings.append(
+            c.finding(
+                "sediment_basin",
+                "sediment_basin_submitted",
+                "not_assessed",
+                "Whether sediment basins are required is not assessed: "
+                + "; ".join(pending)
+                + " not assessed.",
+            )
+        )
+        return out
+    if not required:
+        return out
+    _basin_findings(
+        c,
+        pr,
+        _BasinPlan(outlets, fringe, served, got, reasons, small_alt, rep["drainage_acres"], rep),
+        bool(route_req),
+    )
+    return out
+
+
+def _served(
+    c: _Ctx,
+    flow: _Flow,
+    *,
+    got: gpd.GeoDataFrame | None,
+    outlets: gpd.GeoDataFrame,
+    cells: list[Any],
+    dist: gpd.GeoDataFrame,
+) -> list[dict[str, Any]]:
+    """Per outlet: its drainage (acres), kind, and the submitted basins (``got``) receiving its runoff or
+    suiting it."""
+    return (
         controls.submitted_at_outlets(
             got, outlets, cells, flow.dem, flow.fg, disturbed=dist, search_ft=float(c.v("basin_search_ft"))
         )
@@ -563,9 +605,20 @@ def _basin(c: _Ctx, flow: _Flow) -> dict[str, Any]:
             )
         ]
     )
+
+
+def _basin_rep(
+    outlets: gpd.GeoDataFrame,
+    fringe: gpd.GeoDataFrame,
+    served: list[dict[str, Any]],
+    *,
+    required: bool | None,
+    reasons: list[str],
+    small_alt: bool,
+) -> dict[str, Any]:
+    """The report's ``sediment_basin_location``: the outlets, their drainage (acres), the first one."""
     total = float(outlets["drainage_acres"].sum()) if len(outlets) else 0.0
-    out["serves_all"] = bool(served) and all(s["suitable_by"] for s in served)
-    rep = {
+    rep: dict[str, Any] = {
         "required": required,
         "reasons": reasons,
         "outlets": served,
@@ -588,31 +641,7 @@ def _basin(c: _Ctx, flow: _Flow) -> dict[str, Any]:
                 "drainage_area_acres": float(first["drainage_acres"]),
             }
         )
-    res.report["sediment_basin_location"] = rep
-    route_req = (
-        required if not small_alt else False
-    )  # under 10 acres a basin is one route of two: never alone a failure
-    res.layers["sediment_basins"] = _mark(
-        outlets, bool(route_req and c.open("sediment_basin")) if required is not None else None
-    )
-    if required is None:
-        res.findings.append(
-            c.finding(
-                "sediment_basin",
-                "sediment_basin_submitted",
-                "not_assessed",
-                "Whether sediment basins are required is not assessed: "
-                + "; ".join(pending)
-                + " not assessed.",
-            )
-        )
-        return out
-    if not required:
-        return out
-    _basin_findings(
-        c, pr, _BasinPlan(outlets, fringe, served, got, reasons, small_alt, total, rep), bool(route_req)
-    )
-    return out
+    return rep
 
 
 def _basin_outlets(
