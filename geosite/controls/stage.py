@@ -1358,7 +1358,7 @@ def _pad_message(e: dict[str, Any], kind: str) -> str:
 
 def _diversions(c: _Ctx, flow: _Flow) -> None:
     """Diversions above disturbed areas that sheetflow from upslope reaches, and the submitted ones."""
-    site, res, bmps, step, dem, fg = c.site, c.res, c.bmps, c.step, flow.dem, flow.fg
+    site, res, step, dem, fg = c.site, c.res, c.step, flow.dem, flow.fg
     pr = c.practice("sheetflow_diversion")
     dist = site.layer("disturbance")
     if pr is None:
@@ -1403,6 +1403,12 @@ def _diversions(c: _Ctx, flow: _Flow) -> None:
     )
     if not len(lines):
         return
+    _diversions_submitted(c, pr, lines, need)
+
+
+def _diversions_submitted(c: _Ctx, pr: Requirement, lines: gpd.GeoDataFrame, need: list[Any]) -> None:
+    """The submitted diversions along the ones geosite proposes (``lines``, above areas ``need``)."""
+    site, res, bmps = c.site, c.res, c.bmps
     fpu = site.ft_per_unit
     tol = float(c.p.value("submission", "diversion_cover_tolerance_ft"))
     want = shapely.union_all(lines.geometry.values)
