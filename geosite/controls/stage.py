@@ -222,7 +222,6 @@ def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dic
         res.report["filter_fence"] = {"required": None, "why": "no disturbance layer"}
         return
     c.step("placing filter fence")
-    channel_pr = c.practice("channel_fence")
     # the union (clipped to the site): edges shared by adjacent disturbance polygons get no fence
     parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
     parts["id"] = range(1, len(parts) + 1)
@@ -242,7 +241,6 @@ def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dic
         "unclassified_length_ft": unclassified_ft,
     }
     res.layers["filter_fence"] = _mark(fence, required if route else False)
-    std = pr.citation
     if unclassified_ft > 0:
         res.findings.append(
             c.finding(
@@ -262,6 +260,13 @@ def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dic
             )
         )
         return
+    _fence_location(c, pr, summary, state)
+    _fence_submitted(c, flow, fence=fence, parts=parts, summary=summary, basins=basins)
+
+
+def _fence_location(c: _Ctx, pr: Requirement, summary: dict[str, Any], state: bool | None) -> None:
+    """Where the required fence goes (``summary``: its lengths by side, ft)."""
+    res, std, channel_pr = c.res, pr.citation, c.practice("channel_fence")
     channel_txt = f" and {summary['channel_length_ft']:,.0f} ft along channel edges" if channel_pr else ""
     res.findings.append(
         c.finding(
@@ -278,7 +283,6 @@ def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dic
             values=summary,
         )
     )
-    _fence_submitted(c, flow, fence=fence, parts=parts, summary=summary, basins=basins)
 
 
 def _fence_lines(
@@ -373,13 +377,7 @@ def _fence_submitted(
     )
     res.layers["fence_gaps"] = gaps
     sub = res.report.setdefault("submitted_controls", {"bmps_layer": True})
-    sub["filter_fence"] = {
-        **cov,
-        "gaps": [
-            {"side": s, "polygon_id": py_scalar(p), "length_ft": float(L)}
-            for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"], strict=True)
-        ],
-    }
+    sub["filter_fence"] = _coverage_report(cov, gaps)
     ok = cov["gap_length_ft"] <= 0.0
     ids = sorted({py_scalar(p) for p in gaps["polygon_id"] if p is not None}) if len(gaps) else []
     by_side = gaps.groupby("side")["length_ft"].sum() if len(gaps) else {}
@@ -405,6 +403,17 @@ def _fence_submitted(
             feature_ids=ids,
         )
     )
+
+
+def _coverage_report(cov: dict[str, Any], gaps: gpd.GeoDataFrame) -> dict[str, Any]:
+    """The report's ``submitted_controls.filter_fence``: the coverage and each gap (side, polygon, ft)."""
+    return {
+        **cov,
+        "gaps": [
+            {"side": s, "polygon_id": py_scalar(p), "length_ft": float(L)}
+            for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"], strict=True)
+        ],
+    }
 
 
 def _slope_lengths(c: _Ctx, flow: _Flow, parts: gpd.GeoDataFrame, summary: dict[str, float]) -> None:
@@ -804,19 +813,9 @@ def _stockpiles(c: _Ctx, flow: _Flow, chan: gpd.GeoDataFrame | None) -> None:
         return
     c.step("checking stockpile setbacks")
     setback = float(setback_pr.param("setback_ft")) if setback_pr is not None else 0.0
-    kinds = (
-        tuple(setback_pr.param("to"))
-        if setback_pr is not None
-        else (*controls.FEATURE_LAYERS, controls.DEM_CHANNELS)
-    )
-    features = {k: site.layer(k) for k in kinds if k != controls.DEM_CHANNELS}
-    if chan is not None and len(chan) and controls.DEM_CHANNELS in kinds:
-        features[controls.DEM_CHANNELS] = (
-            chan  # drainage channels traced on the DEM count as much as drawn ones
-        )
     rep, zones, fences = controls.stockpile_setbacks(
         piles,
-        features,
+        _setback_features(c, setback_pr, chan),
         flow.dem,
         flow.fg,
         min_setback_ft=setback,
@@ -857,6 +856,22 @@ def _stockpiles(c: _Ctx, flow: _Flow, chan: gpd.GeoDataFrame | None) -> None:
     if fence_pr is None:
         return
     _pile_fences(c, flow, fences)
+
+
+def _setback_features(
+    c: _Ctx, setback_pr: Requirement | None, chan: gpd.GeoDataFrame | None
+) -> dict[str, gpd.GeoDataFrame | None]:
+    """The layers piles keep their setback from (the requirement's ``to``), by layer name."""
+    kinds = (
+        tuple(setback_pr.param("to"))
+        if setback_pr is not None
+        else (*controls.FEATURE_LAYERS, controls.DEM_CHANNELS)
+    )
+    features = {k: c.site.layer(k) for k in kinds if k != controls.DEM_CHANNELS}
+    if chan is not None and len(chan) and controls.DEM_CHANNELS in kinds:
+        # drainage channels traced on the DEM count as much as drawn ones
+        features[controls.DEM_CHANNELS] = chan
+    return features
 
 
 def _pile_setback(c: _Ctx, r: dict[str, Any], setback: float, extra: dict[Any, str]) -> None:
