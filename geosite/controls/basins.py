@@ -103,17 +103,7 @@ def disturbed_outlets(
     dirs = fg.directions
     rr, rc, has = fg.receivers()
     exits = inside & (dirs != 255) & (~has | ~inside[rr, rc])
-    cols: dict[str, list[Any]] = {
-        "outlet": [],
-        "drainage_sqft": [],
-        "drainage_acres": [],
-        "disturbed_sqft": [],
-        "disturbed_acres": [],
-        "concentrated": [],
-        "kind": [],
-        "limit": [],
-        "exit_cell_count": [],
-    }
+    cols = _outlet_columns()
     if not exits.any() or (concentrated_only and not channel_threshold_sqft):
         return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
     sink = dirs.copy()
@@ -132,43 +122,9 @@ def disturbed_outlets(
     if n == 0:
         return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
     steps = max(int(np.ceil(merge_ft / min(dem.cell_x_ft, dem.cell_y_ft))), 1)
-    parent = list(range(n + 1))
-
-    def find(k: int) -> int:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    flat = lab_box.reshape(-1)
-    nzb = np.flatnonzero(flat)
-    nzb = nzb[np.argsort(flat[nzb], kind="stable")]
-    br, bc = np.divmod(nzb, lab_box.shape[1])
-    nz = (br + r0) * dirs.shape[1] + bc + c0  # the window's flat indices, in label then raster order
-    cells_of = dict(
-        zip(
-            range(1, n + 1),
-            np.split(nz, np.cumsum(np.bincount(flat[nzb], minlength=n + 1)[1:])[:-1]),
-            strict=True,
-        )
-    )
-    owner = np.zeros(dirs.size, np.int64)  # the outlet (1..) whose path a cell is on; zeroed pages, no fill
+    cells_of = _cells_by_label(lab_box, n, r0 * dirs.shape[1] + c0, dirs.shape[1])
     free = (~inside & ~chan).reshape(-1)  # paths meet overland, outside the disturbed area, before a channel
-    paths: dict[int, np.ndarray] = {}
-    for k in range(1, n + 1):
-        r, c = np.divmod(cells_of[k], dirs.shape[1])
-        p = trace_down(dirs, r, c, steps)
-        paths[k] = p
-        p = p[free[p]]
-        hit = owner[p]
-        for other in np.unique(hit[hit > 0]):
-            a, b = find(k), find(int(other))
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-        owner[p] = np.where(hit > 0, hit, k)
-    groups: dict[int, list[int]] = {}
-    for k in range(1, n + 1):
-        groups.setdefault(find(k), []).append(k)
+    groups, paths = _merge_by_paths(cells_of, dirs, free, steps)
     cell = dem.cell_area_sqft
     rows = []
     for members in groups.values():
@@ -179,11 +135,30 @@ def disturbed_outlets(
         reach = np.unique(np.concatenate([idx] + [paths[k] for k in members]))
         rows.append((drain, dist_sqft, bool(chan.reshape(-1)[idx].any()), int(at), int(idx.size), reach))
     rows.sort(key=lambda t: -t[0])
+    out, exit_cells = _outlet_frame(
+        rows, dem, cols, trap_max_acres=trap_max_acres, basin_max_acres=basin_max_acres
+    )
+    return grid.to_crs(out, out_crs), exit_cells
+
+
+def _outlet_frame(
+    rows: list[tuple[Any, ...]],
+    dem: Dem,
+    cols: dict[str, list[Any]],
+    *,
+    trap_max_acres: float,
+    basin_max_acres: float,
+) -> tuple[gpd.GeoDataFrame, list[np.ndarray]]:
+    """One point per outlet (DEM CRS) from ``rows`` (drainage sq ft, disturbed sq ft, concentrated, the
+    outlet cell, exit cell count, the cells reached), largest first, numbered 1..; and the cells reached."""
+    import geopandas as gpd
+
+    dirs_cols = dem.shape[1]
     pts, exit_cells = [], []
     for i, (drain, dist_sqft, conc, at, count, reach) in enumerate(rows, 1):
         acres = drain / SQFT_PER_ACRE
         kind, limit = basin_kind(acres, trap_max_acres, basin_max_acres)
-        r, c = divmod(at, dirs.shape[1])
+        r, c = divmod(at, dirs_cols)
         x, y = grid.centres(dem, np.array([r]), np.array([c]))
         pts.append(Point(float(x[0]), float(y[0])))
         for key, val in (
@@ -199,8 +174,73 @@ def disturbed_outlets(
         ):
             cols[key].append(val)
         exit_cells.append(reach)
-    out = gpd.GeoDataFrame(cols, geometry=pts, crs=dem.crs)
-    return grid.to_crs(out, out_crs), exit_cells
+    return gpd.GeoDataFrame(cols, geometry=pts, crs=dem.crs), exit_cells
+
+
+def _outlet_columns() -> dict[str, list[Any]]:
+    """The outlets' columns, empty."""
+    return {
+        "outlet": [],
+        "drainage_sqft": [],
+        "drainage_acres": [],
+        "disturbed_sqft": [],
+        "disturbed_acres": [],
+        "concentrated": [],
+        "kind": [],
+        "limit": [],
+        "exit_cell_count": [],
+    }
+
+
+def _cells_by_label(lab_box: np.ndarray, n: int, offset: int, ncols: int) -> dict[int, np.ndarray]:
+    """Label (1..n) -> the window's flat indices of its cells, in raster order (``lab_box``: labels on a box
+    whose first cell is the window's flat index ``offset``; ``ncols``: the window's width in cells)."""
+    flat = lab_box.reshape(-1)
+    nzb = np.flatnonzero(flat)
+    nzb = nzb[np.argsort(flat[nzb], kind="stable")]
+    br, bc = np.divmod(nzb, lab_box.shape[1])
+    r0, c0 = divmod(offset, ncols)
+    nz = (br + r0) * ncols + bc + c0  # the window's flat indices, in label then raster order
+    return dict(
+        zip(
+            range(1, n + 1),
+            np.split(nz, np.cumsum(np.bincount(flat[nzb], minlength=n + 1)[1:])[:-1]),
+            strict=True,
+        )
+    )
+
+
+def _merge_by_paths(
+    cells_of: dict[int, np.ndarray], dirs: np.ndarray, free: np.ndarray, steps: int
+) -> tuple[dict[int, list[int]], dict[int, np.ndarray]]:
+    """Exit-cell groups whose downhill paths (``steps`` cells each) meet on ``free`` cells: one outlet each,
+    as root label -> its labels; and each label's path cells (flat indices)."""
+    n = len(cells_of)
+    parent = list(range(n + 1))
+
+    def find(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    owner = np.zeros(dirs.size, np.int64)  # the outlet (1..) whose path a cell is on; zeroed pages, no fill
+    paths: dict[int, np.ndarray] = {}
+    for k in range(1, n + 1):
+        r, c = np.divmod(cells_of[k], dirs.shape[1])
+        p = trace_down(dirs, r, c, steps)
+        paths[k] = p
+        p = p[free[p]]
+        hit = owner[p]
+        for other in np.unique(hit[hit > 0]):
+            a, b = find(k), find(int(other))
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+        owner[p] = np.where(hit > 0, hit, k)
+    groups: dict[int, list[int]] = {}
+    for k in range(1, n + 1):
+        groups.setdefault(find(k), []).append(k)
+    return groups, paths
 
 
 def submitted_at_outlets(
