@@ -335,10 +335,6 @@ def interior_rows(
     ``table`` (see the module notes): on the contour of the filled surface (smoothed by a 1-cell
     Gaussian when ``smooth``), straightened to within ``straighten_ft`` (Douglas-Peucker) so a crew can
     set posts along it. Cutting them at obstacles and dropping short pieces: :func:`buildable_rows`."""
-    import contourpy
-
-    from geosite.terrain import slope_pct
-
     inside = grid.rasterize(polygon, dem.shape, dem.transform)
     if not inside.any():
         return []
@@ -351,8 +347,26 @@ def interior_rows(
         dem, elevation_ft=dem.elevation_ft[r0:r1, c0:c1], transform=dem.transform @ Affine.translation(c0, r0)
     )
     ins = inside[r0:r1, c0:c1]
-    dirs = np.array(fg.directions[r0:r1, c0:c1])
-    filled = np.asarray(fg.filled_ft[r0:r1, c0:c1], float)
+    d, filled = _slope_length_ratio(fg, sub, ins, polygon, table=table, win=(slice(r0, r1), slice(c0, c1)))
+    return _rows_on_contours(d, filled, sub, ins, polygon, smooth=smooth, straighten_ft=straighten_ft)
+
+
+def _slope_length_ratio(
+    fg: FlowGrid,
+    sub: Dem,
+    ins: np.ndarray,
+    polygon: BaseGeometry,
+    *,
+    table: Any,
+    win: tuple[slice, slice],
+) -> tuple[np.ndarray, np.ndarray]:
+    """On the window ``win`` of the flow grid (``sub``: the DEM there; ``ins``: the polygon's cells): the
+    slope length above each cell over what ``table`` allows for its slope (NaN outside), and the filled
+    surface (ft)."""
+    from geosite.terrain import slope_pct
+
+    dirs = np.array(fg.directions[win])
+    filled = np.asarray(fg.filled_ft[win], float)
     slope = slope_pct(dataclasses.replace(sub, elevation_ft=filled))
     slope = np.where(np.isfinite(slope), slope, 0.0)
     lmax = max_slope_length_ft(slope, table)
@@ -406,6 +420,23 @@ def interior_rows(
             break
         d = nd
     d = np.where(np.isfinite(d), d, np.nan)
+    return d, filled
+
+
+def _rows_on_contours(
+    d: np.ndarray,
+    filled: np.ndarray,
+    sub: Dem,
+    ins: np.ndarray,
+    polygon: BaseGeometry,
+    *,
+    smooth: bool,
+    straighten_ft: float,
+) -> list[LineString]:
+    """Row k on the contour of the filled surface at the lowest height where ``d`` reaches k."""
+    import contourpy
+
+    cellu = max(abs(sub.transform.a), abs(sub.transform.e))
     top = np.nanmax(d) if np.isfinite(d).any() else 0.0
     if not top > 1.0:
         return []
