@@ -845,11 +845,7 @@ def filter_fence(
     fg = fg or flow_grid(dem)
     geoms, ids, out_crs = _geoms_in_dem_crs(polygons, dem)
     fence_rows: dict[str, list[Any]] = {
-        "side": [],
-        "polygon_id": [],
-        "geometry": [],
-        "obstacle": [],
-        "practice": [],
+        k: [] for k in ("side", "polygon_id", "geometry", "obstacle", "practice")
     }
     obst = None
     if obstacles is not None and len(obstacles):
@@ -861,17 +857,17 @@ def filter_fence(
 
         chan = channels(fg, channel_threshold_sqft)  # traced once for every polygon
     where = _Layout(
-        dem,
-        fg,
-        table,
-        obst,
-        chan,
-        channel_threshold_sqft,
-        channel_offset_ft,
-        row_clearance_ft / dem.ft_per_unit,
-        row_min_length_ft / dem.ft_per_unit,
-        row_rules,
-        (tolerance_deg, min_run_ft),
+        dem=dem,
+        fg=fg,
+        table=table,
+        obst=obst,
+        chan=chan,
+        channel_threshold_sqft=channel_threshold_sqft,
+        channel_offset_ft=channel_offset_ft,
+        clearance=row_clearance_ft / dem.ft_per_unit,
+        min_length=row_min_length_ft / dem.ft_per_unit,
+        rules=row_rules,
+        classify=(tolerance_deg, min_run_ft),
     )
     for pid, poly in zip(ids, geoms, strict=False):
         runs = classify_boundary(poly, dem, fg, tolerance_deg, min_run_ft)
@@ -881,18 +877,7 @@ def filter_fence(
         lines += [("hook", h) for h in _hooks(runs, fg.downhill_at, dem, hook_ft, poly)]
         lines, gaps, areas = where.polygon(poly, lines)
         stand_ins += [{**a, "polygon_id": pid} for a in areas]
-        for side, g in lines:
-            fence_rows["side"].append(side)
-            fence_rows["polygon_id"].append(pid)
-            fence_rows["geometry"].append(g)
-            fence_rows["obstacle"].append(None)
-            fence_rows["practice"].append(None)
-        for g, layer, oid in gaps:
-            fence_rows["side"].append("stand_in")
-            fence_rows["polygon_id"].append(pid)
-            fence_rows["geometry"].append(g)
-            fence_rows["obstacle"].append(f"{layer} {oid}" if oid is not None else None)
-            fence_rows["practice"].append(STAND_INS.get(layer, STAND_INS["short"]))
+        _add_fence_rows(fence_rows, pid, lines, gaps)
     fence = gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs)
     runs_all = (
         gpd.GeoDataFrame(pd.concat(all_runs, ignore_index=True), geometry="geometry", crs=dem.crs)
@@ -909,7 +894,28 @@ def filter_fence(
     return fence, runs_all
 
 
-@dataclasses.dataclass
+def _add_fence_rows(
+    fence_rows: dict[str, list[Any]],
+    pid: Any,
+    lines: list[tuple[str, Any]],
+    gaps: list[tuple[LineString, str, Any]],
+) -> None:
+    """Polygon ``pid``'s fence ``lines`` (side, line) and stand-in ``gaps`` (line, obstacle layer, id)."""
+    for side, g in lines:
+        fence_rows["side"].append(side)
+        fence_rows["polygon_id"].append(pid)
+        fence_rows["geometry"].append(g)
+        fence_rows["obstacle"].append(None)
+        fence_rows["practice"].append(None)
+    for g, layer, oid in gaps:
+        fence_rows["side"].append("stand_in")
+        fence_rows["polygon_id"].append(pid)
+        fence_rows["geometry"].append(g)
+        fence_rows["obstacle"].append(f"{layer} {oid}" if oid is not None else None)
+        fence_rows["practice"].append(STAND_INS.get(layer, STAND_INS["short"]))
+
+
+@dataclasses.dataclass(kw_only=True)
 class _Layout:
     """The interior rows and channel fences of one disturbed polygon (DEM CRS; lengths in CRS units)."""
 

@@ -503,7 +503,7 @@ def _fence_route(c: _Ctx, pr: Requirement, basins: dict[str, Any]) -> tuple[bool
 # --------------------------------------------------------------------------------------------- basins
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _BasinPlan:
     """The outlets of the disturbed area needing a basin or trap (site CRS), and the submitted ones at
     them."""
@@ -574,7 +574,16 @@ def _basin(c: _Ctx, flow: _Flow) -> dict[str, Any]:
     _basin_findings(
         c,
         pr,
-        _BasinPlan(outlets, fringe, served, got, reasons, small_alt, rep["drainage_acres"], rep),
+        _BasinPlan(
+            outlets=outlets,
+            fringe=fringe,
+            served=served,
+            got=got,
+            reasons=reasons,
+            small_alt=small_alt,
+            total=rep["drainage_acres"],
+            rep=rep,
+        ),
         bool(route_req),
     )
     return out
