@@ -874,36 +874,9 @@ def _check_layer(
             notes.append(f"{where}: has no features")
         return gdf.set_crs(site_crs, allow_override=True) if gdf.crs is None else gdf.to_crs(site_crs)
 
-    # CRS
-    if gdf.crs is None:
-        if target_named:
-            notes.append(
-                f"{where}: no CRS in the file; taken to be in the site CRS named in site.toml "
-                f"({site_crs.name})"
-            )
-            gdf = gdf.set_crs(site_crs)
-        else:
-            problems.append(f"{where}: no CRS; assign one, or name the site CRS in site.toml (crs = ...)")
-    elif gdf.crs.is_geographic and not target_named:
-        problems.append(
-            f"{where}: geographic CRS ({gdf.crs.name}, degrees): reproject it to the site's projected CRS, "
-            "or name the site CRS in site.toml (crs = ...) to have geosite reproject it"
-        )
-    elif not gdf.crs.equals(site_crs):
-        notes.append(
-            Note(
-                f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}",
-                ReprojectionWarning,
-            )
-        )
-        try:
-            gdf = gdf.to_crs(site_crs)
-        except (ProjError, ValueError) as exc:  # another celestial body, no transformation
-            problems.append(
-                f"{where}: cannot be moved from its CRS {gdf.crs.name!r} to the site CRS {site_crs.name!r} "
-                f"({str(exc).splitlines()[0][:200]}); give the layer in the site CRS"
-            )
-            return None
+    gdf = _layer_to_site_crs(gdf, where, site_crs, target_named=target_named, problems=problems, notes=notes)
+    if gdf is None:
+        return None
 
     # geometry
     geom = gdf.geometry.values
@@ -934,27 +907,96 @@ def _check_layer(
     valid = np.asarray(shapely.is_valid(geom))
     invalid = ok & ~valid
     if invalid.any():
-        if make_valid:
-            repaired = shapely.make_valid(geom[invalid])
-            keep = spec.geometry
-            fixed = [_extract(g, keep) for g in repaired]
-            gdf.loc[invalid, gdf.geometry.name] = fixed
-            notes.append(
-                f"{where}: repaired {int(invalid.sum())} invalid "
-                f"geometr{'y' if invalid.sum() == 1 else 'ies'} (ids {_idlist(ids[invalid])}) with "
-                "--make-valid"
-            )
-        else:
-            reasons = [
-                f"{i}: {shapely.is_valid_reason(g)}" for i, g in zip(ids[invalid], geom[invalid], strict=True)
-            ]
-            problems.append(
-                f"{where}: {int(invalid.sum())} invalid polygon{'s' if invalid.sum() != 1 else ''} "
-                f"(ids {'; '.join(reasons)}); repair them or pass --make-valid"
-            )
+        _invalid_polygons(
+            gdf,
+            invalid,
+            ids,
+            where,
+            allowed=spec.geometry,
+            make_valid=make_valid,
+            problems=problems,
+            notes=notes,
+        )
     if len(problems) > n0:
         return None
     return gdf
+
+
+def _layer_to_site_crs(
+    gdf: gpd.GeoDataFrame,
+    where: str,
+    site_crs: CRS,
+    *,
+    target_named: bool,
+    problems: list[str],
+    notes: list[Any],
+) -> gpd.GeoDataFrame | None:
+    """The layer in the site CRS (a problem when it has none and site.toml names none, or is in degrees
+    without it); None when it cannot be moved there."""
+    if gdf.crs is None:
+        if target_named:
+            notes.append(
+                f"{where}: no CRS in the file; taken to be in the site CRS named in site.toml "
+                f"({site_crs.name})"
+            )
+            gdf = gdf.set_crs(site_crs)
+        else:
+            problems.append(f"{where}: no CRS; assign one, or name the site CRS in site.toml (crs = ...)")
+    elif gdf.crs.is_geographic and not target_named:
+        problems.append(
+            f"{where}: geographic CRS ({gdf.crs.name}, degrees): reproject it to the site's projected CRS, "
+            "or name the site CRS in site.toml (crs = ...) to have geosite reproject it"
+        )
+    elif not gdf.crs.equals(site_crs):
+        notes.append(
+            Note(
+                f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}",
+                ReprojectionWarning,
+            )
+        )
+        try:
+            gdf = gdf.to_crs(site_crs)
+        except (ProjError, ValueError) as exc:  # another celestial body, no transformation
+            problems.append(
+                f"{where}: cannot be moved from its CRS {gdf.crs.name!r} to the site CRS {site_crs.name!r} "
+                f"({str(exc).splitlines()[0][:200]}); give the layer in the site CRS"
+            )
+            return None
+    return gdf
+
+
+def _invalid_polygons(
+    gdf: gpd.GeoDataFrame,
+    invalid: np.ndarray,
+    ids: np.ndarray,
+    where: str,
+    *,
+    allowed: tuple[str, ...],
+    make_valid: bool,
+    problems: list[str],
+    notes: list[Any],
+) -> None:
+    """The ``invalid`` polygons repaired in place (``make_valid``: keeping the parts of the ``allowed``
+    geometry types), else a problem naming each."""
+    geom = gdf.geometry.values
+    if make_valid:
+        repaired = shapely.make_valid(geom[invalid])
+        keep = allowed
+        fixed = [_extract(g, keep) for g in repaired]
+        gdf.loc[invalid, gdf.geometry.name] = fixed
+        notes.append(
+            f"{where}: repaired {int(invalid.sum())} invalid "
+            f"geometr{'y' if invalid.sum() == 1 else 'ies'} (ids {_idlist(ids[invalid])}) with "
+            "--make-valid"
+        )
+    else:
+        reasons = [
+            f"{i}: {shapely.is_valid_reason(g)}" for i, g in zip(ids[invalid], geom[invalid], strict=True)
+        ]
+        problems.append(
+            f"{where}: {int(invalid.sum())} invalid polygon{'s' if invalid.sum() != 1 else ''} "
+            f"(ids {'; '.join(reasons)}); repair them or pass --make-valid"
+        )
 
 
 def _lower_columns(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
