@@ -36,6 +36,8 @@ import shapely
 from geosite.review.findings import ReviewFinding
 
 if TYPE_CHECKING:
+    import geopandas as gpd
+
     from geosite.review.declared import Declared
     from geosite.rules import Profile
     from geosite.site import Site
@@ -326,9 +328,8 @@ def contour_interval_ft(levels_ft: list[float]) -> float | None:
 
 def contour_finding(site: Site, profile: Profile, declared: Declared, head: str) -> ReviewFinding:
     entry = profile.entry("terrain", "contour_interval_ft") or {}
-    if not entry.get(
-        "citation"
-    ):  # the chapter's interval, cited; geosite's drawing interval (a source) is no limit
+    # the chapter's interval, cited; geosite's drawing interval (a source) is no limit
+    if not entry.get("citation"):
         return _f(
             "not_assessed",
             f"{head}: the chapter's contour interval is not in the profile (not read, or not stated), so the "
@@ -344,24 +345,7 @@ def contour_finding(site: Site, profile: Profile, declared: Declared, head: str)
         else ""
     )
     if gdf is None:
-        mi = declared.map_contour_interval_ft
-        if mi is not None:
-            ok = mi <= limit + 1e-9
-            return _f(
-                "pass" if ok else "fail",
-                f"{head}: the submitted map declares a {mi:g} ft interval (no contours layer); the limit is "
-                f"{limit:g} ft.",
-                submitted=f"declared map contour interval {mi:g} ft",
-                values={"interval_ft": mi, "limit_ft": limit},
-            )
-        return _f(
-            "fail",
-            f"{head}: missing; no contours layer in the submission{dem_hint}.",
-            submitted="no contours",
-            settle=f"a contours layer with an elevation_ft (or elevation) field at {limit:g} ft or less",
-            layer="contours",
-            geometry=site.boundary,
-        )
+        return _no_contours_layer(site, declared, head, limit, dem_hint)
     if len(gdf) == 0:
         return _f(
             "fail",
@@ -369,27 +353,10 @@ def contour_finding(site: Site, profile: Profile, declared: Declared, head: str)
             layer="contours",
             geometry=site.boundary,
         )
-    if "elevation_ft" in gdf.columns:
-        col, m_per = "elevation_ft", M_PER_FT
-    elif "elevation" in gdf.columns:
-        unit = declared.contour_vertical_unit or (
-            site.dem_vertical_unit.value if site.dem_vertical_unit else None
-        )
-        if unit is None:
-            return _f(
-                "not_assessed",
-                f"{head}: the contours' elevation field has no unit.",
-                layer="contours",
-                settle="[declared] contour_vertical_unit (us_ft, ft or m), or an elevation_ft field",
-            )
-        col, m_per = "elevation", M_PER_UNIT[unit]
-    else:
-        return _f(
-            "not_assessed",
-            f"{head}: the contours layer has no elevation or elevation_ft field.",
-            layer="contours",
-            settle="an elevation_ft (or elevation) field on the contours",
-        )
+    got = _elevation_column(gdf, site, declared, head)
+    if isinstance(got, ReviewFinding):
+        return got
+    col, m_per = got
     levels = [float(v) * m_per / M_PER_FT for v in gdf[col].dropna()]
     interval = contour_interval_ft(levels)
     if interval is None:
@@ -410,6 +377,57 @@ def contour_finding(site: Site, profile: Profile, declared: Declared, head: str)
         layer="contours",
         geometry=None if ok else shapely.union_all(gdf.geometry.values),
     )
+
+
+def _no_contours_layer(
+    site: Site, declared: Declared, head: str, limit: float, dem_hint: str
+) -> ReviewFinding:
+    """Without a contours layer: the submitted map's declared interval against ``limit`` (ft), if any."""
+    mi = declared.map_contour_interval_ft
+    if mi is not None:
+        ok = mi <= limit + 1e-9
+        return _f(
+            "pass" if ok else "fail",
+            f"{head}: the submitted map declares a {mi:g} ft interval (no contours layer); the limit is "
+            f"{limit:g} ft.",
+            submitted=f"declared map contour interval {mi:g} ft",
+            values={"interval_ft": mi, "limit_ft": limit},
+        )
+    return _f(
+        "fail",
+        f"{head}: missing; no contours layer in the submission{dem_hint}.",
+        submitted="no contours",
+        settle=f"a contours layer with an elevation_ft (or elevation) field at {limit:g} ft or less",
+        layer="contours",
+        geometry=site.boundary,
+    )
+
+
+def _elevation_column(
+    gdf: gpd.GeoDataFrame, site: Site, declared: Declared, head: str
+) -> tuple[str, float] | ReviewFinding:
+    """The contours' elevation field and metres per its unit; a finding when there is none, or no unit."""
+    if "elevation_ft" in gdf.columns:
+        return "elevation_ft", M_PER_FT
+    elif "elevation" in gdf.columns:
+        unit = declared.contour_vertical_unit or (
+            site.dem_vertical_unit.value if site.dem_vertical_unit else None
+        )
+        if unit is None:
+            return _f(
+                "not_assessed",
+                f"{head}: the contours' elevation field has no unit.",
+                layer="contours",
+                settle="[declared] contour_vertical_unit (us_ft, ft or m), or an elevation_ft field",
+            )
+        return "elevation", M_PER_UNIT[unit]
+    else:
+        return _f(
+            "not_assessed",
+            f"{head}: the contours layer has no elevation or elevation_ft field.",
+            layer="contours",
+            settle="an elevation_ft (or elevation) field on the contours",
+        )
 
 
 # --------------------------------------------------------------------------------------------- map
