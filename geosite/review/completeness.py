@@ -471,9 +471,8 @@ def map_scale(path: Path, dpi: float | None) -> dict[str, Any]:
 
 def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str) -> ReviewFinding:
     path = declared.submitted_map
-    max_ft = (
-        float(item["max_ft_per_in"]) if item.get("max_ft_per_in") is not None else float("inf")
-    )  # no scale in the item: none judged
+    # no scale in the item: none judged
+    max_ft = float(item["max_ft_per_in"]) if item.get("max_ft_per_in") is not None else float("inf")
     if path is None:
         return _f(
             "not_assessed",
@@ -481,22 +480,7 @@ def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str)
             settle="[declared] submitted_map (a GeoTIFF with map_dpi, or a PDF with map_scale_ft_per_in)",
         )
     if path.suffix.lower() not in (".tif", ".tiff"):
-        s = declared.map_scale_ft_per_in
-        if s is None:
-            return _f(
-                "not_assessed",
-                f"{head}: {path.name} is not a GeoTIFF and no scale is declared.",
-                settle="[declared] map_scale_ft_per_in, or the map as a georeferenced GeoTIFF with map_dpi",
-            )
-        ok = s <= max_ft + 1e-9
-        return _f(
-            "pass" if ok else "fail",
-            f"{head}: {path.name} declared at 1 in = {s:g} ft (declared, not measured); "
-            + ("at or larger than" if ok else "smaller than")
-            + f" 1 in = {max_ft:g} ft.",
-            submitted=f"{path.name}, 1 in = {s:g} ft (declared)",
-            values={"ft_per_in": s},
-        )
+        return _declared_scale_finding(path, declared, head, max_ft)
     try:
         info = map_scale(path, declared.map_dpi)
     except Exception as exc:  # rasterio errors: an unreadable image
@@ -528,18 +512,8 @@ def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str)
     geometry = None
     margin = item.get("margin_ft")
     if margin is not None:
-        from shapely.geometry import box
-
-        from geosite.grid import bounds_in as _bounds_in
-
-        b = (
-            _bounds_in(info["bounds"], 0.0, info["crs"], site.crs)
-            if not info["crs"].equals(site.crs)
-            else info["bounds"]
-        )
-        need = site.boundary.buffer(float(margin) / site.ft_per_unit, join_style="mitre")
-        short = need.difference(box(*b))
-        if short.area * site.ft_per_unit**2 > 1.0:
+        short = _left_out(site, info, float(margin))
+        if short is not None:
             problems.append(
                 f"it does not show the site and {float(margin):g} ft around it "
                 f"({short.area * site.ft_per_unit**2:,.0f} sq ft left out)"
@@ -556,3 +530,39 @@ def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str)
         submitted=sub,
         values=vals,
     )
+
+
+def _declared_scale_finding(path: Path, declared: Declared, head: str, max_ft: float) -> ReviewFinding:
+    """A map that is not a GeoTIFF: its declared scale (ft per inch) against ``max_ft``."""
+    s = declared.map_scale_ft_per_in
+    if s is None:
+        return _f(
+            "not_assessed",
+            f"{head}: {path.name} is not a GeoTIFF and no scale is declared.",
+            settle="[declared] map_scale_ft_per_in, or the map as a georeferenced GeoTIFF with map_dpi",
+        )
+    ok = s <= max_ft + 1e-9
+    return _f(
+        "pass" if ok else "fail",
+        f"{head}: {path.name} declared at 1 in = {s:g} ft (declared, not measured); "
+        + ("at or larger than" if ok else "smaller than")
+        + f" 1 in = {max_ft:g} ft.",
+        submitted=f"{path.name}, 1 in = {s:g} ft (declared)",
+        values={"ft_per_in": s},
+    )
+
+
+def _left_out(site: Site, info: dict[str, Any], margin: float) -> Any:
+    """The part of the site and ``margin`` ft around it the map does not show (None: under 1 sq ft)."""
+    from shapely.geometry import box
+
+    from geosite.grid import bounds_in as _bounds_in
+
+    b = (
+        _bounds_in(info["bounds"], 0.0, info["crs"], site.crs)
+        if not info["crs"].equals(site.crs)
+        else info["bounds"]
+    )
+    need = site.boundary.buffer(margin / site.ft_per_unit, join_style="mitre")
+    short = need.difference(box(*b))
+    return short if short.area * site.ft_per_unit**2 > 1.0 else None
