@@ -121,7 +121,6 @@ def load_site(
         notes=notes,
     )
 
-    # layers
     raw = read_layers(
         root,
         _table(conf, "layers", toml_path, problems),
@@ -137,12 +136,7 @@ def load_site(
         raise SiteValidationError(problems, site=str(root))
     assert site_crs is not None and isinstance(juris, str)  # no problems: both were found
 
-    for lname, spec in LAYERS.items():
-        if lname not in layers and not spec.required:
-            notes.append(
-                Note(f"layer {lname!r} ({spec.description}) not present in the submitted data", None)
-            )
-
+    notes += _absent_layer_notes(layers)
     site = Site(
         name=name,
         jurisdiction=juris,
@@ -167,6 +161,15 @@ def load_site(
     _check_plausible(site, profile, notes)
     _emit(notes, strict)
     return site
+
+
+def _absent_layer_notes(layers: dict[str, gpd.GeoDataFrame]) -> list[Any]:
+    """A note for each optional layer the site does not have."""
+    return [
+        Note(f"layer {lname!r} ({spec.description}) not present in the submitted data", None)
+        for lname, spec in LAYERS.items()
+        if lname not in layers and not spec.required
+    ]
 
 
 def _jurisdiction(
