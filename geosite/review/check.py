@@ -617,43 +617,36 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
     section = prof.section_name(q.section)
     gate = result.evaluation.gate
     assert gate is not None  # the pipeline's evaluation carries the gate it judged under
+
+    def finding(status: str, message: str, **kw: Any) -> list[ReviewFinding]:
+        f = ReviewFinding(
+            "steep_slope_controls_submitted",
+            q.citation,
+            section,
+            status,
+            message,
+            requirement=q.requires,
+            **kw,
+        )
+        return [gate.apply(f, q.gate)]
+
     area = (
         result.report.get("slopes", {}).get("steep_disturbed_area_sqft")
         if isinstance(result.report.get("slopes"), dict)
         else None
     )
     thr = float(prof.value("terrain", "steep_slope_pct", 12.0))
-    r = "steep_slope_controls_submitted"
     if area is None:
         why = result.measurements.values.get("slopes.steep_disturbed_area_sqft.why", "no DEM")
-        return [
-            gate.apply(
-                ReviewFinding(
-                    r,
-                    q.citation,
-                    section,
-                    "not_assessed",
-                    f"Slopes of {thr:g} % or more in the disturbed area: not assessed ({why}).",
-                    requirement=q.requires,
-                    settle="a DEM covering the disturbed area",
-                ),
-                q.gate,
-            )
-        ]
+        return finding(
+            "not_assessed",
+            f"Slopes of {thr:g} % or more in the disturbed area: not assessed ({why}).",
+            settle="a DEM covering the disturbed area",
+        )
     if area <= 0:
-        return [
-            gate.apply(
-                ReviewFinding(
-                    r,
-                    q.citation,
-                    section,
-                    "pass",
-                    f"No disturbed land on slopes of {thr:g} % or more: no additional controls to consider.",
-                    requirement=q.requires,
-                ),
-                q.gate,
-            )
-        ]
+        return finding(
+            "pass", f"No disturbed land on slopes of {thr:g} % or more: no additional controls to consider."
+        )
     geom = _steep_geometry(result)
     bmps = result.site.layer("bmps")
     drawn = []
@@ -664,29 +657,18 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
     what = (f"declared: {said}" if said else "nothing declared") + (
         f"; drawn there: {', '.join(drawn)}" if drawn else "; no BMP drawn on them"
     )
-    return [
-        gate.apply(
-            ReviewFinding(
-                r,
-                q.citation,
-                section,
-                "info",
-                f"{area:,.0f} sq ft of the disturbed area is on slopes of {thr:g} % or more ({what}). "
-                f"{q.citation} says such sites "
-                f"'may require additional or different controls', as the {prof.official} specifies: the "
-                "chapter sets no standard "
-                "a plan could fail, so this is a flag for the inspector.",
-                requirement=q.requires,
-                submitted=what,
-                geometry=geom,
-                values={"steep_disturbed_area_sqft": area},
-                settle=""
-                if said
-                else "[declared] steep_slope_controls describing the controls on the steep ground",
-            ),
-            q.gate,
-        )
-    ]
+    return finding(
+        "info",
+        f"{area:,.0f} sq ft of the disturbed area is on slopes of {thr:g} % or more ({what}). "
+        f"{q.citation} says such sites "
+        f"'may require additional or different controls', as the {prof.official} specifies: the "
+        "chapter sets no standard "
+        "a plan could fail, so this is a flag for the inspector.",
+        submitted=what,
+        geometry=geom,
+        values={"steep_disturbed_area_sqft": area},
+        settle="" if said else "[declared] steep_slope_controls describing the controls on the steep ground",
+    )
 
 
 def _permit_conditions(result: AnalysisResult, declared: Declared) -> list[ReviewFinding]:
