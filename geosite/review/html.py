@@ -164,6 +164,46 @@ def page_data(result) -> dict[str, Any]:
     drawing, see :data:`DRAW_TOLERANCE_FRACTION`)."""
     crs = result.site.crs
     tol = _draw_tolerance(result)
+    ctx = _context_layers(result, crs, tol)
+    wide = _site_wide_shapes(result)
+    with_geom = [
+        f
+        for f in result.findings
+        if f.geometry is not None and not f.geometry.is_empty and not _is_site_wide(f.geometry, wide)
+    ]
+    geoms = _to_wgs84(_drawable([f.geometry for f in with_geom], tol), crs)
+    findings = []
+    for f in result.findings:
+        own = f in with_geom
+        findings.append(
+            {
+                "id": f.id,
+                "rule": f.rule,
+                "citation": f.citation,
+                "section": f.section,
+                "status": f.status,
+                "message": f.message,
+                "requirement": f.requirement,
+                "submitted": f.submitted,
+                "settle": f.settle,
+                "has_geometry": own,
+                "where": where_text(f.geometry, crs) if own else "",
+                "site_wide": f.geometry is not None and not f.geometry.is_empty and not own,
+            }
+        )
+    fcoll = _collection(geoms, [{"id": f.id, "status": f.status, "rule": f.rule} for f in with_geom])
+    return {
+        "summary": result.summary(),
+        "context": ctx,
+        "findings": findings,
+        "finding_geometry": fcoll,
+        "colours": STATUS_COLOURS,
+    }
+
+
+def _context_layers(result: Any, crs: Any, tol: float) -> dict[str, Any]:
+    """The page's context layers (site boundary, contours, disturbed area, fences, the site's layers and
+    its BMPs), each as GeoJSON in EPSG:4326 drawn within ``tol`` (site CRS units)."""
     ctx: dict[str, Any] = {}
     ctx["site boundary"] = _layer(
         result.site.layers["site_boundary"],
@@ -205,40 +245,7 @@ def page_data(result) -> dict[str, Any]:
                 f"({_text(g['type'].iloc[i]) if 'type' in g.columns else 'bmp'})"
             ),
         )
-    wide = _site_wide_shapes(result)
-    with_geom = [
-        f
-        for f in result.findings
-        if f.geometry is not None and not f.geometry.is_empty and not _is_site_wide(f.geometry, wide)
-    ]
-    geoms = _to_wgs84(_drawable([f.geometry for f in with_geom], tol), crs)
-    findings = []
-    for f in result.findings:
-        own = f in with_geom
-        findings.append(
-            {
-                "id": f.id,
-                "rule": f.rule,
-                "citation": f.citation,
-                "section": f.section,
-                "status": f.status,
-                "message": f.message,
-                "requirement": f.requirement,
-                "submitted": f.submitted,
-                "settle": f.settle,
-                "has_geometry": own,
-                "where": where_text(f.geometry, crs) if own else "",
-                "site_wide": f.geometry is not None and not f.geometry.is_empty and not own,
-            }
-        )
-    fcoll = _collection(geoms, [{"id": f.id, "status": f.status, "rule": f.rule} for f in with_geom])
-    return {
-        "summary": result.summary(),
-        "context": ctx,
-        "findings": findings,
-        "finding_geometry": fcoll,
-        "colours": STATUS_COLOURS,
-    }
+    return ctx
 
 
 def _site_wide_shapes(result) -> list:
