@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from geosite import __version__
+from geosite._version import __version__
 from geosite.rules import Evaluation, Profile, fmt
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import click
 
-from geosite import __version__
+from geosite._version import __version__
 
 log = logging.getLogger("geosite")
 
