@@ -59,7 +59,11 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     if isinstance(profile, Profile):
         prof = profile
     else:  # the profile the site was loaded with (it may be a file, not an installed name)
-        prof = site.profile if profile is None and site.profile is not None else load_profile(profile or site.jurisdiction)
+        prof = (
+            site.profile
+            if profile is None and site.profile is not None
+            else load_profile(profile or site.jurisdiction)
+        )
     step("measuring areas and phases")
     m = measure_site(site)
     extra: dict[str, Any] = {}
@@ -79,7 +83,7 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     m.gate = site_gate(prof, m.values)  # once: the controls, the rules, check, maps and report all read it
     m.decisions = decide(prof, m.values, m.gate)  # once: each requirement required here or not
     extra.update(_requirement_summary(m.decisions))
-    controls = measure_controls(site, prof, dem, m.flow_grid, m, step)
+    controls = measure_controls(site, prof, dem, m.flow_grid, m, step=step)
     extra.update(controls.report)
     step("evaluating the rules")
     ev = evaluate(prof, m.values, m.gate, decisions=m.decisions)
@@ -94,8 +98,13 @@ def _requirement_summary(decisions: dict[str, Any]) -> dict[str, Any]:
     d = decisions.get("sediment_basin")
     if d is None:
         return {"sediment_basin": {"required": None, "reasons": ["not specified by this chapter"]}}
-    return {"sediment_basin": {"required": d.applies, "either_with": d.either_with,
-                               "reasons": [t.message for t in d.conditions if t.met] or ([d.why] if d.why else [])}}
+    return {
+        "sediment_basin": {
+            "required": d.applies,
+            "either_with": d.either_with,
+            "reasons": [t.message for t in d.conditions if t.met] or ([d.why] if d.why else []),
+        }
+    }
 
 
 #: The largest DEM read whole when the site's drainage needs over half of it; a larger one is read on
@@ -118,7 +127,9 @@ def read_dem_for(site: Site, profile: Profile) -> tuple[Any, Any, dict[str, Any]
         return site.read_dem(margin_ft=None), None, None
     dem_crs = raster_crs(site.dem_path, site.dem_root, site.limits)
     margin_ft = max(site.map_margin_ft(profile), CORE_MARGIN_FT)
-    left, bottom, right, top = bounds_in(site.boundary.bounds, margin_ft / site.ft_per_unit, site.crs, dem_crs)
+    left, bottom, right, top = bounds_in(
+        site.boundary.bounds, margin_ft / site.ft_per_unit, site.crs, dem_crs
+    )
     threshold = channel_threshold_sqft(profile)
     inlets = site.layer("storm_inlets")  # B(4) reaches any inlet the runoff gets to, however far
     if inlets is not None:
@@ -129,18 +140,34 @@ def read_dem_for(site: Site, profile: Profile) -> tuple[Any, Any, dict[str, Any]
         if limit_ac is not None:
             threshold = min(threshold, float(limit_ac) * SQFT_PER_ACRE)
     site_geom = geom_to_crs(site.boundary, site.crs, dem_crs)
-    dem, fg, where = read_site_dem(site.dem_path, site.dem_vertical_unit, site_geom, (left, bottom, right, top),
-                                   limits=site.limits, root=site.dem_root, max_cells=WHOLE_DEM_MAX_CELLS,
-                                   channel_threshold_sqft=threshold)
+    dem, fg, where = read_site_dem(
+        site.dem_path,
+        site.dem_vertical_unit,
+        site_geom,
+        (left, bottom, right, top),
+        limits=site.limits,
+        root=site.dem_root,
+        max_cells=WHOLE_DEM_MAX_CELLS,
+        channel_threshold_sqft=threshold,
+    )
     if not where.certified:
         site.notes.append(
-            f"DEM {site.dem_path}: the land draining into the site was not proven to fit a window geosite reads "
+            f"DEM {site.dem_path}: the land draining into the site was not proven to fit a window geosite "
+            "reads "
             f"(over half of this {where.height * where.width:,}-cell DEM, which is more than the "
-            f"{WHOLE_DEM_MAX_CELLS:,} cells read whole, or more than the raster budget lets an analysis hold); read "
-            f"{where.describe()}, so upslope areas reaching farther are cut at that window")
-    info = {"rows": [where.r0, where.r1], "columns": [where.c0, where.c1], "dem_shape": [where.height, where.width],
-            "whole": where.whole, "certified": where.certified, "searched_cells": where.searched_cells,
-            "description": where.describe()}
+            f"{WHOLE_DEM_MAX_CELLS:,} cells read whole, or more than the raster budget lets an analysis "
+            "hold); read "
+            f"{where.describe()}, so upslope areas reaching farther are cut at that window"
+        )
+    info = {
+        "rows": [where.r0, where.r1],
+        "columns": [where.c0, where.c1],
+        "dem_shape": [where.height, where.width],
+        "whole": where.whole,
+        "certified": where.certified,
+        "searched_cells": where.searched_cells,
+        "description": where.describe(),
+    }
     return dem, fg, info
 
 
@@ -183,7 +210,12 @@ def write_outputs(
         if plan:
             from geosite.plan_folder import PLAN_DIR, write_plan_folder
 
-            names += [str(p) for p in write_plan_folder(result, tmp / PLAN_DIR, sheets=sheets, scale_ft=scale_ft if maps else None)]
+            names += [
+                str(p)
+                for p in write_plan_folder(
+                    result, tmp / PLAN_DIR, sheets=sheets, scale_ft=scale_ft if maps else None
+                )
+            ]
     return [out / n for n in names]
 
 
@@ -201,6 +233,8 @@ def sheet_styles() -> dict[str, Any]:
     name = "geosite._sheet_symbology"
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "maps" / "symbology.py")
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {name} from geosite/maps/symbology.py")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # dataclasses look their module up while the class is made
         spec.loader.exec_module(module)

@@ -58,7 +58,9 @@ FENCE_PRACTICE = {
 }
 
 
-def write_plan_folder(result: Any, out: Path, *, sheets: list[Path] | None = None, scale_ft: float | None = None) -> list[Path]:
+def write_plan_folder(
+    result: Any, out: Path, *, sheets: list[Path] | None = None, scale_ft: float | None = None
+) -> list[Path]:
     """Write the submission folder ``out`` (created; its parent is the run's output folder).
 
     Parameters
@@ -104,11 +106,22 @@ def write_plan_folder(result: Any, out: Path, *, sheets: list[Path] | None = Non
         layers["contours"] = result.layers["contours"][["elevation_ft", "index", "geometry"]]
     layers["bmps"] = bmps
     _write_layers(out / "layers.gpkg", layers)
-    declared = plan_declared(result, maps, scale_ft, contours="contours" in layers,
-                             practices={str(t) for t in bmps["type"]} if len(bmps) else None)
+    declared = plan_declared(
+        result,
+        maps,
+        scale_ft,
+        contours="contours" in layers,
+        practices={str(t) for t in bmps["type"]} if len(bmps) else None,
+    )
     conf = _site_toml(result, declared, dem, proposed)
     (out / "site.toml").write_text(_toml(conf), encoding="utf-8")
-    for name in ["site.toml", "layers.gpkg", *([dem[0]] if dem[0] else []), *([proposed] if proposed else []), *maps]:
+    for name in [
+        "site.toml",
+        "layers.gpkg",
+        *([dem[0]] if dem[0] else []),
+        *([proposed] if proposed else []),
+        *maps,
+    ]:
         written.append(Path(out.name) / name)
     return written
 
@@ -136,7 +149,9 @@ def plan_disturbance(result: Any) -> gpd.GeoDataFrame:
     site = result.site
     d = site.layers.get("disturbance")
     if d is None:
-        return gpd.GeoDataFrame({"id": [], "start": [], "end": [], "stabilized": []}, geometry=[], crs=site.crs)
+        return gpd.GeoDataFrame(
+            {"id": [], "start": [], "end": [], "stabilized": []}, geometry=[], crs=site.crs
+        )
     d = d.copy()
     window = _inactive_days(result.profile)
     starts, ends, stab = [], [], []
@@ -163,8 +178,10 @@ def _served(geom: Any, dist: gpd.GeoDataFrame, reach: float) -> tuple[str | None
     near = near if len(near) else dist
     s = [d for d in (_date(v) for v in near["start"]) if d]
     e = [d for d in (_date(v) for v in near["stabilized"]) if d]
-    return ((min(s) - dt.timedelta(days=1)).isoformat() if s else None,
-            (max(e) + dt.timedelta(days=1)).isoformat() if e else None)
+    return (
+        (min(s) - dt.timedelta(days=1)).isoformat() if s else None,
+        (max(e) + dt.timedelta(days=1)).isoformat() if e else None,
+    )
 
 
 # --------------------------------------------------------------------------------------------- bmps
@@ -191,13 +208,27 @@ def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     if piles is not None and len(piles):
         for pid, g in zip(piles["pile_id"], piles.geometry, strict=True):
             if g is not None and not g.is_empty and g.length > 0:
-                rows.append(_row(g, "silt_fence", "silt fence along the pile's downslope side", "DNR 1056", pile_id=py_scalar(pid)))
+                rows.append(
+                    _row(
+                        g,
+                        "silt_fence",
+                        "silt fence along the pile's downslope side",
+                        "DNR 1056",
+                        pile_id=py_scalar(pid),
+                    )
+                )
     div = L.get("diversions")
     if div is not None and len(div):
-        rows += [_row(g, "diversion", "diversion above the disturbed area", "DNR 1066") for g in div.geometry if not g.is_empty]
+        rows += [
+            _row(g, "diversion", "diversion above the disturbed area", "DNR 1066")
+            for g in div.geometry
+            if not g.is_empty
+        ]
     inl = L.get("inlet_protection")
     if inl is not None and len(inl):
-        rows += [_row(g, "inlet_protection", "storm drain inlet protection", "DNR 1060") for g in inl.geometry]
+        rows += [
+            _row(g, "inlet_protection", "storm drain inlet protection", "DNR 1060") for g in inl.geometry
+        ]
     rows += _pads(result)
     basins = L.get("sediment_basins")
     if basins is not None and len(basins):
@@ -205,15 +236,31 @@ def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
             if k in ("sediment_trap", "sediment_basin"):
                 std = "DNR 1063" if k == "sediment_trap" else "DNR 1064"
                 rows.append(_row(g, k, f"{k.replace('_', ' ')} at the outlet", std, drainage_acres=float(ac)))
-    stand = L.get("stand_ins")  # the areas standing in for interior rows no crew could build (controls.fences)
+    stand = L.get(
+        "stand_ins"
+    )  # the areas standing in for interior rows no crew could build (controls.fences)
     if stand is not None and len(stand):
         for r in stand.explode(index_parts=False).itertuples():
-            if not _sliver(r.geometry, result):  # a remnant between an obstacle and the edge: the last pass covers it
-                rows.append(_row(r.geometry, r.type, r.practice, r.standard, method=r.method, stand_in_for=r.stand_in_for))
+            if not _sliver(
+                r.geometry, result
+            ):  # a remnant between an obstacle and the edge: the last pass covers it
+                rows.append(
+                    _row(
+                        r.geometry,
+                        r.type,
+                        r.practice,
+                        r.standard,
+                        method=r.method,
+                        stand_in_for=r.stand_in_for,
+                    )
+                )
     rows += _pile_stabilization(result)
     rows += _dewatering(result, basins)
-    out = gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs) if rows else gpd.GeoDataFrame(
-        {"type": []}, geometry=[], crs=site.crs)
+    out = (
+        gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs)
+        if rows
+        else gpd.GeoDataFrame({"type": []}, geometry=[], crs=site.crs)
+    )
     reach = SERVED_REACH_FT / site.ft_per_unit
     dates = [_served(g, disturbance, reach) for g in out.geometry]
     out["install"] = [a for a, _b in dates]
@@ -228,9 +275,19 @@ def _pads(result: Any) -> list[dict[str, Any]]:
     pads = result.layers.get("tracking_pads")
     if pads is None or not len(pads):
         return []
-    return [_row(g, "tracking_pad", f"stone tracking pad, {float(ln):,.0f} ft along the drive from the road, "
-                 f"{float(w):,.0f} ft wide (the drive's width)", "DNR 1057", drive_id=py_scalar(d))
-            for g, d, ln, w in zip(pads.geometry, pads["drive_id"], pads["length_ft"], pads["width_ft"], strict=True)]
+    return [
+        _row(
+            g,
+            "tracking_pad",
+            f"stone tracking pad, {float(ln):,.0f} ft along the drive from the road, "
+            f"{float(w):,.0f} ft wide (the drive's width)",
+            "DNR 1057",
+            drive_id=py_scalar(d),
+        )
+        for g, d, ln, w in zip(
+            pads.geometry, pads["drive_id"], pads["length_ft"], pads["width_ft"], strict=True
+        )
+    ]
 
 
 def _pile_stabilization(result: Any) -> list[dict[str, Any]]:
@@ -239,20 +296,29 @@ def _pile_stabilization(result: Any) -> list[dict[str, Any]]:
     site = result.site
     piles = site.layer("stockpiles")
     report = {r["id"]: r for r in result.report.get("stockpiles") or [] if isinstance(r, dict)}
-    out = []
+    out: list[dict[str, Any]] = []
     if piles is None:
         return out
     for pid, g in zip(piles["id"], piles.geometry, strict=True):
         r = report.get(py_scalar(pid)) or {}
         if r.get("stabilization_required"):
-            out.append(_row(g, "stabilization", "mulch or tarp the pile (kept longer than the chapter allows unstabilized)",
-                            "DNR 1058", method="mulch", pile_id=py_scalar(pid)))
+            out.append(
+                _row(
+                    g,
+                    "stabilization",
+                    "mulch or tarp the pile (kept longer than the chapter allows unstabilized)",
+                    "DNR 1058",
+                    method="mulch",
+                    pile_id=py_scalar(pid),
+                )
+            )
     return out
 
 
 def _sliver(g: Any, result: Any, crs: Any = None) -> bool:
     """Whether ``g`` (site CRS, or ``crs``) is a sliver by the profile's ``[submission]`` measure (under
-    ``sliver_area_sqft``, or a mean width 2 x area / perimeter under ``sliver_width_ft``): what ``check`` calls
+    ``sliver_area_sqft``, or a mean width 2 x area / perimeter under ``sliver_width_ft``): what ``check``
+    calls
     a digitizing error."""
     from geosite.units import feet_per_crs_unit
 
@@ -261,7 +327,9 @@ def _sliver(g: Any, result: Any, crs: Any = None) -> bool:
     area, perim = g.area * fpu**2, g.length * fpu
     amin = prof.value("submission", "sliver_area_sqft")
     wmin = prof.value("submission", "sliver_width_ft")
-    return (amin is not None and area < float(amin)) or (wmin is not None and perim > 0 and 2 * area / perim < float(wmin))
+    return (amin is not None and area < float(amin)) or (
+        wmin is not None and perim > 0 and 2 * area / perim < float(wmin)
+    )
 
 
 def _dewatering(result: Any, basins: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
@@ -279,8 +347,19 @@ def _dewatering(result: Any, basins: gpd.GeoDataFrame | None) -> list[dict[str, 
         return []
     # drawn as the bag's or tank's pad beside the trap it discharges to, not on the trap's own point
     h = DEWATERING_PAD_HALF_FT / site.ft_per_unit
-    where = shapely.box(where.x - h, where.y - h, where.x + h, where.y + h) if where.geom_type == "Point" else where
-    return [_row(where, "dewatering", "pumped water through a dewatering bag or settling tank before discharge", "DNR 1061")]
+    where = (
+        shapely.box(where.x - h, where.y - h, where.x + h, where.y + h)
+        if where.geom_type == "Point"
+        else where
+    )
+    return [
+        _row(
+            where,
+            "dewatering",
+            "pumped water through a dewatering bag or settling tank before discharge",
+            "DNR 1061",
+        )
+    ]
 
 
 def _piles(result: Any, piles: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
@@ -298,8 +377,10 @@ def _piles(result: Any, piles: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame) -> gpd.
             continue
         if not _text(piles["setback_reason"].iloc[i]):
             piles.loc[piles.index[i], "setback_reason"] = (
-                f"kept where the site plan places it ({r.get('min_setback_ft', 0):,.1f} ft from the nearest downslope feature): "
-                "geosite does not move piles; the designer states why the setback is not possible here")
+                f"kept where the site plan places it ({r.get('min_setback_ft', 0):,.1f} ft from the nearest "
+                "downslope feature): "
+                "geosite does not move piles; the designer states why the setback is not possible here"
+            )
         if not _text(piles["extra_bmps"].iloc[i]):
             mine = bmps[bmps["pile_id"] == py_scalar(pid)] if "pile_id" in bmps.columns else bmps.iloc[0:0]
             what = ", ".join(sorted({str(p) for p in mine["practice"]})) if len(mine) else ""
@@ -314,7 +395,9 @@ def _text(v: Any) -> bool:
 # --------------------------------------------------------------------------------------------- DNR 1056
 
 
-def _slope_length_stand_ins(result: Any, bmps: gpd.GeoDataFrame, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+def _slope_length_stand_ins(
+    result: Any, bmps: gpd.GeoDataFrame, disturbance: gpd.GeoDataFrame
+) -> gpd.GeoDataFrame:
     """Stabilization (erosion mat, DNR 1052) over the ground where the slope above the plan's own fences
     is still longer than DNR 1056 allows, measured exactly as ``check`` measures it
     (:func:`geosite.controls.slope_length_excess` with the plan's silt fence, diversion and stabilization
@@ -327,7 +410,11 @@ def _slope_length_stand_ins(result: Any, bmps: gpd.GeoDataFrame, disturbance: gp
     if dem is None or fg is None or table is None or area is None or not len(area):
         return empty
     lines = controls.bmps_of(bmps, ("silt_fence", "straw_bales", "diversion", "stabilization"))
-    barriers = shapely.union_all(grid.to_crs(lines, dem.crs).geometry.values) if lines is not None and len(lines) else None
+    barriers = (
+        shapely.union_all(grid.to_crs(lines, dem.crs).geometry.values)
+        if lines is not None and len(lines)
+        else None
+    )
     parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
     geoms = []
     for poly in grid.to_crs(parts, dem.crs).geometry:
@@ -339,7 +426,9 @@ def _slope_length_stand_ins(result: Any, bmps: gpd.GeoDataFrame, disturbance: gp
             cell = max(abs(dem.transform.a), abs(dem.transform.e))
             for piece in getattr(g, "geoms", [g]):
                 grown = shapely.intersection(piece.buffer(cell, join_style="mitre"), poly.buffer(0))
-                if _sliver(grown, result, crs=dem.crs):  # too thin to lay or to read: wider, on the slope it serves
+                if _sliver(
+                    grown, result, crs=dem.crs
+                ):  # too thin to lay or to read: wider, on the slope it serves
                     grown = shapely.intersection(piece.buffer(3 * cell, join_style="mitre"), poly.buffer(0))
                 geoms.append(grown)
     if not geoms:
@@ -348,10 +437,20 @@ def _slope_length_stand_ins(result: Any, bmps: gpd.GeoDataFrame, disturbance: gp
     rows = []
     for g in cover.explode(index_parts=False).geometry:
         sqft = g.area * site.ft_per_unit**2
-        rows.append(_row(g, "stabilization", "erosion mat on the slope", "DNR 1052", method="erosion_mat",
-                         stand_in_for=f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row keeps the slope "
-                         "above the next fence within the standard's length (a row cut at an obstacle, a loop, a sharp kink, "
-                         "a piece too short, or rows out of proportion to the area)"))
+        rows.append(
+            _row(
+                g,
+                "stabilization",
+                "erosion mat on the slope",
+                "DNR 1052",
+                method="erosion_mat",
+                stand_in_for=(
+                    f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row keeps "
+                    "the slope above the next fence within the standard's length (a row cut at an obstacle, "
+                    "a loop, a sharp kink, a piece too short, or rows out of proportion to the area)"
+                ),
+            )
+        )
     out = gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs)
     reach = SERVED_REACH_FT / site.ft_per_unit
     dates = [_served(g, disturbance, reach) for g in out.geometry]
@@ -363,8 +462,9 @@ def _slope_length_stand_ins(result: Any, bmps: gpd.GeoDataFrame, disturbance: gp
 # --------------------------------------------------------------------------------------------- declared
 
 
-def plan_declared(result: Any, maps: list[str], scale_ft: float | None, *, contours: bool,
-                  practices: set[str] | None = None) -> dict[str, Any]:
+def plan_declared(
+    result: Any, maps: list[str], scale_ft: float | None, *, contours: bool, practices: set[str] | None = None
+) -> dict[str, Any]:
     """The ``[declared]`` table of the plan: the site's own declarations where it has them, the analysis
     and geosite's defaults (cited, with the profile's numbers) elsewhere."""
     site, prof = result.site, result.profile
@@ -376,10 +476,15 @@ def plan_declared(result: Any, maps: list[str], scale_ft: float | None, *, conto
         out["disturbed_area_sqft"] = round(float(area), 1)
     out["maintenance"] = mine.get("maintenance") or default_maintenance(prof, practices)
     out["stabilization"] = mine.get("stabilization") or default_stabilization(prof)
-    out["final_conditions"] = mine.get("final_conditions") or next(
-        (m for m in maps if m.startswith("final_conditions")), None) or (
-        "Final conditions: every disturbed polygon stabilized by its `stabilized` date (disturbance layer); structures, drives "
-        "and roads as in their layers; temporary BMPs removed on their `remove` dates (bmps layer).")
+    out["final_conditions"] = (
+        mine.get("final_conditions")
+        or next((m for m in maps if m.startswith("final_conditions")), None)
+        or (
+            "Final conditions: every disturbed polygon stabilized by its `stabilized` date (disturbance "
+            "layer); structures, drives "
+            "and roads as in their layers; temporary BMPs removed on their `remove` dates (bmps layer)."
+        )
+    )
     for k in ("slopes_after", "surety", "steep_slope_controls"):
         if mine.get(k):
             out[k] = mine[k]
@@ -420,12 +525,21 @@ def default_maintenance(prof: Any, practices: set[str] | None = None) -> str:
     parts = []
     if every is not None and rain is not None:
         within = f", within {hours:g} h of it (NR 216)" if hours is not None else ""
-        parts.append(f"Every BMP inspected at least every {every:g} days and after each rain of {rain:g} in or more "
-                     f"({_source(prof, 'permit', 'inspect_rain_in')}){within}; repairs made then.")
+        parts.append(
+            f"Every BMP inspected at least every {every:g} days and after each rain of {rain:g} in or more "
+            f"({_source(prof, 'permit', 'inspect_rain_in')}){within}; repairs made then."
+        )
     table = prof.data.get("maintenance") or {}
     keys = [k for k in table if practices is None or k in practices] or list(table)
-    parts += [f"{k.replace('_', ' ').capitalize()}: {prof.value('maintenance', k)} ({_source(prof, 'maintenance', k)})." for k in keys]
-    parts.append("Maintained by the person responsible for BMP maintenance named in this plan until the site is stabilized.")
+    parts += [
+        f"{k.replace('_', ' ').capitalize()}: {prof.value('maintenance', k)} "
+        f"({_source(prof, 'maintenance', k)})."
+        for k in keys
+    ]
+    parts.append(
+        "Maintained by the person responsible for BMP maintenance named in this plan until the site is "
+        "stabilized."
+    )
     return " ".join(parts)
 
 
@@ -439,13 +553,21 @@ def default_stabilization(prof: Any) -> str:
     """geosite's stabilization provisions (A(3)(f), B(7)): the profile's ``[stabilization]`` text, cited, and
     the dates: each disturbance polygon's ``stabilized`` date, each pile's stabilization feature."""
     table = prof.data.get("stabilization") or {}
-    parts = [f"{k.capitalize()}: {prof.value('stabilization', k)} ({_source(prof, 'stabilization', k)})." for k in table]
+    parts = [
+        f"{k.capitalize()}: {prof.value('stabilization', k)} ({_source(prof, 'stabilization', k)})."
+        for k in table
+    ]
     pile = prof.days_of("stockpile_stabilization")
     if pile is not None:
-        parts.append(f"Piles kept more than {pile['value']:g} days mulched or tarped ({pile['citation']}): the bmps "
-                     "stabilization feature with the pile's pile_id.")
-    parts.append("Schedule: each disturbance polygon stabilized by its `stabilized` date (disturbance layer); temporary BMPs "
-                 "removed on their `remove` dates (bmps layer).")
+        parts.append(
+            f"Piles kept more than {pile['value']:g} days mulched or tarped ({pile['citation']}): the bmps "
+            "stabilization feature with the pile's pile_id."
+        )
+    parts.append(
+        "Schedule: each disturbance polygon stabilized by its `stabilized` date (disturbance layer); "
+        "temporary BMPs "
+        "removed on their `remove` dates (bmps layer)."
+    )
     return " ".join(parts)
 
 
@@ -467,8 +589,12 @@ def _copy_dem(result: Any, out: Path) -> tuple[str | None, str | None]:
     site, dem = result.site, result.dem
     unit = site.dem_vertical_unit.value if site.dem_vertical_unit is not None else None
     src = site.dem_path
-    if src is not None and Path(src).is_file() and Path(src).suffix.lower() in (".tif", ".tiff", ".asc") \
-            and Path(src).stat().st_size <= DEM_COPY_MAX_BYTES:
+    if (
+        src is not None
+        and Path(src).is_file()
+        and Path(src).suffix.lower() in (".tif", ".tiff", ".asc")
+        and Path(src).stat().st_size <= DEM_COPY_MAX_BYTES
+    ):
         name = "dem" + Path(src).suffix.lower()
         shutil.copyfile(src, out / name)
         return name, unit
@@ -477,13 +603,26 @@ def _copy_dem(result: Any, out: Path) -> tuple[str | None, str | None]:
     import rasterio
 
     z = dem.elevation_ft / dem.ft_per_vertical_unit  # back to the unit it was read in
-    with rasterio.open(out / "dem.tif", "w", driver="GTiff", height=dem.shape[0], width=dem.shape[1], count=1,
-                       dtype="float32", crs=dem.crs, transform=dem.transform, nodata=-9999.0, compress="deflate") as dst:
+    with rasterio.open(
+        out / "dem.tif",
+        "w",
+        driver="GTiff",
+        height=dem.shape[0],
+        width=dem.shape[1],
+        count=1,
+        dtype="float32",
+        crs=dem.crs,
+        transform=dem.transform,
+        nodata=-9999.0,
+        compress="deflate",
+    ) as dst:
         dst.write(np.where(np.isfinite(z), z, -9999.0).astype("float32"), 1)
     return "dem.tif", dem.vertical_unit.value
 
 
-def _site_toml(result: Any, declared: dict[str, Any], dem: tuple[str | None, str | None], proposed: str | None) -> dict[str, Any]:
+def _site_toml(
+    result: Any, declared: dict[str, Any], dem: tuple[str | None, str | None], proposed: str | None
+) -> dict[str, Any]:
     site = result.site
     conf: dict[str, Any] = {}
     raw = _raw_conf(site)
@@ -500,10 +639,16 @@ def _site_toml(result: Any, declared: dict[str, Any], dem: tuple[str | None, str
         conf["dem"] = table
     conf["layers"] = {"path": "layers.gpkg"}
     for who in ("applicant", "maintainer", "preparer"):
-        c = raw.get(who) or ({k: getattr(getattr(site, who), k) for k in ("name", "address", "phone")} if hasattr(site, who) else None)
+        c = raw.get(who) or (
+            {k: getattr(getattr(site, who), k) for k in ("name", "address", "phone")}
+            if hasattr(site, who)
+            else None
+        )
         if c:
             conf[who] = {k: v for k, v in c.items() if v is not None}
-    project = raw.get("project") or {k: v for k, v in vars(site.project).items() if v is not None and not k.startswith("_")}
+    project = raw.get("project") or {
+        k: v for k, v in vars(site.project).items() if v is not None and not k.startswith("_")
+    }
     if project:
         conf["project"] = project
     for k in ("map_margin_ft",):

@@ -6,14 +6,16 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from geosite import __version__
+from geosite._version import __version__
 from geosite.rules import Evaluation, Profile, fmt
 
 if TYPE_CHECKING:
     from geosite.site import Site, SiteMeasurements
 
 
-def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluation, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_report(
+    site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluation, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The report as a JSON-ready dict."""
     v = m.values
     report: dict[str, Any] = {
@@ -53,7 +55,7 @@ def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluati
         "plan_type": ev.plan_type,
         "plan_type_reason": ev.plan_type_message,
         "findings": [f.to_dict() for f in ev.findings],
-        "measurements": {k: val for k, val in sorted(v.items())},
+        "measurements": dict(sorted(v.items())),
         "inputs": {
             "layers_present": sorted(site.layers),
             "layers_missing": site.missing_layers,
@@ -66,7 +68,9 @@ def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluati
             "profile": {"file": profile.path, "sha256": profile.sha256},
         },
         "notes": list(site.notes),
-        "input_warnings": [w.to_dict() for w in site.input_warnings],  # implausible inputs (geosite.site.plausible)
+        "input_warnings": [
+            w.to_dict() for w in site.input_warnings
+        ],  # implausible inputs (geosite.site.plausible)
     }
     if extra:
         report.update(extra)
@@ -74,25 +78,35 @@ def build_report(site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluati
 
 
 def _feature_names(site: Site) -> dict[str, dict[str, str]]:
-    """Each layer's features by id with their ``name`` attribute (report.md names them: Birch Street, CB-2)."""
+    """Each layer's features by id with their ``name`` attribute (report.md names them: Birch Street,
+    CB-2)."""
     out: dict[str, dict[str, str]] = {}
     for layer, gdf in site.layers.items():
         if gdf is None or "name" not in gdf.columns or "id" not in gdf.columns:
             continue
-        names = {str(i): str(n).strip() for i, n in zip(gdf["id"], gdf["name"], strict=True)
-                 if n is not None and str(n).strip() and str(n) != "nan"}
+        names = {
+            str(i): str(n).strip()
+            for i, n in zip(gdf["id"], gdf["name"], strict=True)
+            if n is not None and str(n).strip() and str(n) != "nan"
+        }
         if names:
             out[layer] = names
     return out
 
 
-STATUS_MARK = {"fail": "FAIL", "pass": "pass", "info": "info", "not_assessed": "not assessed",
-               "inspector_decision": "INSPECTOR'S DECISION"}
+STATUS_MARK = {
+    "fail": "FAIL",
+    "pass": "pass",
+    "info": "info",
+    "not_assessed": "not assessed",
+    "inspector_decision": "INSPECTOR'S DECISION",
+}
 
 
 def render_markdown(report: dict[str, Any]) -> str:
     """A human-readable report: summary, applicability, then findings grouped by section."""
     s, d = report["site"], report["disturbed"]
+    applies = report["applicability"]["applies"]
     lines = [
         f"# Erosion control analysis: {s['name']}",
         "",
@@ -106,7 +120,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         "| --- | --- |",
         f"| site area | {fmt(s['area_sqft'], 'sq ft')} ({_acres(s['area_acres'])}) |",
         f"| disturbed area | {fmt(d['area_sqft'], 'sq ft')} ({_acres(d['area_acres'])}) |",
-        f"| largest area disturbed at one time | {fmt(d['max_at_one_time_sqft'], 'sq ft')} ({_acres(d['max_at_one_time_acres'])})"
+        f"| largest area disturbed at one time | {fmt(d['max_at_one_time_sqft'], 'sq ft')} "
+        f"({_acres(d['max_at_one_time_acres'])})"
         + (f" on {d['max_at_one_time_date']}" if d.get("max_at_one_time_date") else "")
         + " |",
         *(
@@ -115,12 +130,20 @@ def render_markdown(report: dict[str, Any]) -> str:
             else []
         ),
         f"| plan type | {report['plan_type'] or 'not assessed'} |",
-        f"| chapter applies | {fmt(report['applicability']['applies']) if report['applicability']['applies'] is not None else 'not decided'} |",
+        f"| chapter applies | {fmt(applies) if applies is not None else 'not decided'} |",
     ]
     for key, label, unit in (
         ("slopes.steep_area_sqft", "land on slopes of 12 % or more (site)", "sq ft"),
-        ("slopes.steep_disturbed_area_sqft", "disturbed land on slopes of 12 % or more (A(7): every cell, no minimum area)", "sq ft"),
-        ("slopes.steep_disturbed_mapped_area_sqft", "the same on the steep-slope map (patches and holes under the mapping unit dropped, filled)", "sq ft"),
+        (
+            "slopes.steep_disturbed_area_sqft",
+            "disturbed land on slopes of 12 % or more (A(7): every cell, no minimum area)",
+            "sq ft",
+        ),
+        (
+            "slopes.steep_disturbed_mapped_area_sqft",
+            "the same on the steep-slope map (patches and holes under the mapping unit dropped, filled)",
+            "sq ft",
+        ),
         ("slopes.max_disturbed_slope_pct", "steepest slope in the disturbed area", "%"),
         ("slopes.max_slope_pct", "steepest slope on the site", "%"),
     ):
@@ -139,7 +162,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += [f"### {section}", ""]
         for f in items:
             cite = f"**{f['citation']}** " if f["citation"] else ""
-            lines.append(f"- {cite}[{STATUS_MARK.get(f['status'], f['status'])}] {name_features(f['message'], names)}")
+            lines.append(
+                f"- {cite}[{STATUS_MARK.get(f['status'], f['status'])}] {name_features(f['message'], names)}"
+            )
         lines.append("")
     lines += _drainage(report, names) + _methods(report)
     if report.get("notes"):
@@ -149,7 +174,11 @@ def render_markdown(report: dict[str, Any]) -> str:
 
 #: How finding messages refer to features ("roads 1", "Stockpile 1", "inlet(s) 2, 5"), by layer.
 _REFS = (
-    (r"\b(roads|streams|wetlands|lakes|channels|structures|utilities|stockpiles|storm_inlets|access_drives) (\d+)", None),
+    (
+        r"\b(roads|streams|wetlands|lakes|channels|structures|utilities|stockpiles|storm_inlets|access_drives)"
+        r" (\d+)",
+        None,
+    ),
     (r"\b([Ss]tockpiles?) (\d+)", "stockpiles"),
     (r"\b([Ii]nlet\(s\)|[Ii]nlets?) ((?:\d+(?:, )?)+)", "storm_inlets"),
     (r"\b(drive\(s\)|drives?) ((?:\d+(?:, )?)+)", "access_drives"),
@@ -163,6 +192,7 @@ def name_features(message: str, names: dict[str, dict[str, str]]) -> str:
     import re
 
     for pattern, layer in _REFS:
+
         def sub(m: re.Match, layer: str | None = layer) -> str:
             table = names.get(layer or m.group(1), {})
             ids = [i.strip() for i in m.group(2).split(",") if i.strip()]
@@ -180,23 +210,37 @@ def _drainage(report: dict[str, Any], names: dict[str, dict[str, str]]) -> list[
     out = ["## Drainage", ""]
     leaves = m.get("hydrology.runoff_leaves_site")
     how = m.get("hydrology.runoff_leaves_site_how") or m.get("hydrology.runoff_leaves_site.why") or ""
-    out.append("Runoff leaves the site: " + {True: "**yes**", False: "**no**", None: "not assessed"}[leaves]
-               + (f" ({how})." if how else "."))
+    out.append(
+        "Runoff leaves the site: "
+        + {True: "**yes**", False: "**no**", None: "not assessed"}[leaves]
+        + (f" ({how})." if how else ".")
+    )
     up = m.get("hydrology.upslope")
     if isinstance(up, list) and up:
         dist = names.get("disturbance", {})
-        out += ["", "Upslope drainage areas (land outside each disturbed area that drains onto it):", "",
-                "| disturbed area | upslope area | sheetflow | channelized | mean slope | cover | sheet-flow velocity | diversion |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        out += [
+            "",
+            "Upslope drainage areas (land outside each disturbed area that drains onto it):",
+            "",
+            "| disturbed area | upslope area | sheetflow | channelized | mean slope | cover | sheet-flow "
+            "velocity | diversion |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
         for d in up:
             did = str(d.get("disturbance_id"))
             who = f"{did} ({dist[did]})" if did in dist else did
             v = d.get("velocity_fps")
-            div = {True: "required", False: "not required", None: "not assessed"}.get(d.get("diversion_required"), "")
-            out.append(f"| {who} | {fmt(d.get('area_sqft'), 'sq ft')} ({_acres(d.get('area_acres'))}) | "
-                       f"{fmt(d.get('sheetflow_area_sqft'), 'sq ft')} | {fmt(d.get('channelized_area_sqft'), 'sq ft')} | "
-                       f"{fmt(d.get('mean_slope_pct'), '%')} | {str(d.get('land_cover') or '').replace('_', ' ')} | "
-                       + (f"{v:.2f} ft/s" if isinstance(v, (int, float)) else "not estimated") + f" | {div} |")
+            div = {True: "required", False: "not required", None: "not assessed"}.get(
+                d.get("diversion_required"), ""
+            )
+            out.append(
+                f"| {who} | {fmt(d.get('area_sqft'), 'sq ft')} ({_acres(d.get('area_acres'))}) | "
+                f"{fmt(d.get('sheetflow_area_sqft'), 'sq ft')} | "
+                f"{fmt(d.get('channelized_area_sqft'), 'sq ft')} | "
+                f"{fmt(d.get('mean_slope_pct'), '%')} | {str(d.get('land_cover') or '').replace('_', ' ')} | "
+                + (f"{v:.2f} ft/s" if isinstance(v, (int, float)) else "not estimated")
+                + f" | {div} |"
+            )
     elif isinstance(up, list):
         out += ["", "No land outside the disturbed areas drains onto them."]
     return out + [""]
@@ -205,16 +249,27 @@ def _drainage(report: dict[str, Any], names: dict[str, dict[str, str]]) -> list[
 def _methods(report: dict[str, Any]) -> list[str]:
     """How each number was measured, from the methods the report records."""
     m = report.get("measurements", {})
-    rows = [("Slopes", report.get("slopes", {}).get("method")),
-            ("Flow routing", report.get("flow_routing", {}).get("method"))]
+    rows = [
+        ("Slopes", report.get("slopes", {}).get("method")),
+        ("Flow routing", report.get("flow_routing", {}).get("method")),
+    ]
     up = m.get("hydrology.upslope")
     if isinstance(up, list) and up:
         rows.append(("Upslope areas", up[0].get("area_method")))
-        rows += [(f"Sheet-flow velocity, disturbed area {d.get('disturbance_id')}", d.get("velocity_method")) for d in up]
+        rows += [
+            (f"Sheet-flow velocity, disturbed area {d.get('disturbance_id')}", d.get("velocity_method"))
+            for d in up
+        ]
     if "contours" in report:
         c = report["contours"]
-        rows.append(("Contours", f"every {c.get('interval_ft'):g} ft, every {c.get('index_every')}th an index contour"
-                     if isinstance(c.get("interval_ft"), (int, float)) else None))
+        rows.append(
+            (
+                "Contours",
+                f"every {c.get('interval_ft'):g} ft, every {c.get('index_every')}th an index contour"
+                if isinstance(c.get("interval_ft"), (int, float))
+                else None,
+            )
+        )
     rows = [(k, v) for k, v in rows if v]
     return (["## Methods", ""] + [f"- **{k}**: {v}" for k, v in rows] + [""]) if rows else []
 

@@ -17,6 +17,7 @@ def real_dems() -> Path:
         pytest.skip("shared/data/real_dems is not present")
     return REAL_DEMS
 
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

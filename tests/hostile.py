@@ -30,7 +30,9 @@ def submission(folder: Path, layers: dict | None = None, conf: dict | None = Non
     the DEM reaching 200 ft around the site), Grantsburg, declared a plan statement."""
     base = {
         "site_boundary": gdf([rect(200, -400, 200, 200)], id=[1]),
-        "disturbance": gdf([rect(250, -350, 100, 100)], id=[1], phase=["all"], start=["2027-05-03"], end=["2027-10-29"]),
+        "disturbance": gdf(
+            [rect(250, -350, 100, 100)], id=[1], phase=["all"], start=["2027-05-03"], end=["2027-10-29"]
+        ),
     }
     base.update(layers or {})
     c = {"declared": {"plan_type": "statement"}}
@@ -79,4 +81,6 @@ def loopback_server() -> Iterator[tuple[str, list[str]]]:
 
 def run_geosite(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
     """``geosite ARGS`` in a child process, killed after ``timeout`` seconds (subprocess.run kills it)."""
-    return subprocess.run([sys.executable, "-m", "geosite.cli", *args], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "geosite.cli", *args], capture_output=True, text=True, timeout=timeout
+    )

@@ -62,8 +62,16 @@ def write_dem(path: Path, dem, dtype: str = "float32", vertical_factor: float = 
     """Write a geosite Dem back to GeoTIFF in its own vertical unit."""
     z = dem.elevation_ft / vertical_factor
     with rasterio.open(
-        path, "w", driver="GTiff", height=z.shape[0], width=z.shape[1], count=1, dtype=dtype,
-        crs=dem.crs, transform=dem.transform, nodata=-9999.0,
+        path,
+        "w",
+        driver="GTiff",
+        height=z.shape[0],
+        width=z.shape[1],
+        count=1,
+        dtype=dtype,
+        crs=dem.crs,
+        transform=dem.transform,
+        nodata=-9999.0,
     ) as dst:
         dst.write(np.where(np.isnan(z), -9999.0, z).astype(dtype), 1)
 
@@ -78,9 +86,15 @@ def make_site(
     """Write a site folder: layers.gpkg (lists of geometries become frames in ``crs``), site.toml, dem.tif."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, value in layers.items():
-        gdf = value if isinstance(value, gpd.GeoDataFrame) else gpd.GeoDataFrame(geometry=list(value), crs=crs)
+        gdf = (
+            value if isinstance(value, gpd.GeoDataFrame) else gpd.GeoDataFrame(geometry=list(value), crs=crs)
+        )
         gdf.to_file(folder / "layers.gpkg", layer=name, driver="GPKG", engine="pyogrio")
-    base: dict[str, Any] = {"name": "Test site", "jurisdiction": "grantsburg", "layers": {"path": "layers.gpkg"}}
+    base: dict[str, Any] = {
+        "name": "Test site",
+        "jurisdiction": "grantsburg",
+        "layers": {"path": "layers.gpkg"},
+    }
     if dem is not None:
         write_dem(folder / "dem.tif", dem)
         base["dem"] = {"path": "dem.tif", "vertical_unit": "us_ft"}
@@ -117,7 +131,8 @@ def ridge_plane(slope_pct: float, shape: tuple[int, int] = (500, 500), cell: flo
 
 
 def write_map(path, pixel_ft, dpi, extent=(0, -800, 800, 800), crs="EPSG:7593"):
-    """A georeferenced map GeoTIFF of ``pixel_ft`` ft pixels tagged ``dpi``: ``pixel_ft * dpi`` ft per inch."""
+    """A georeferenced map GeoTIFF of ``pixel_ft`` ft pixels tagged ``dpi``: ``pixel_ft * dpi`` ft per
+    inch."""
     import numpy as np
     import rasterio
     from affine import Affine
@@ -125,6 +140,12 @@ def write_map(path, pixel_ft, dpi, extent=(0, -800, 800, 800), crs="EPSG:7593"):
     x, y, w, h = extent
     cols, rows = int(w / pixel_ft), int(h / pixel_ft)
     t = Affine(pixel_ft, 0, X0 + x, 0, -pixel_ft, Y0 + y + h)
-    with rasterio.open(path, "w", driver="GTiff", width=cols, height=rows, count=1, dtype="uint8", crs=crs, transform=t) as dst:
+    with rasterio.open(
+        path, "w", driver="GTiff", width=cols, height=rows, count=1, dtype="uint8", crs=crs, transform=t
+    ) as dst:
         dst.write(np.full((rows, cols), 200, "uint8"), 1)
-        dst.update_tags(TIFFTAG_XRESOLUTION=str(dpi), TIFFTAG_YRESOLUTION=str(dpi), TIFFTAG_RESOLUTIONUNIT="2 (pixels/inch)")
+        dst.update_tags(
+            TIFFTAG_XRESOLUTION=str(dpi),
+            TIFFTAG_YRESOLUTION=str(dpi),
+            TIFFTAG_RESOLUTIONUNIT="2 (pixels/inch)",
+        )

@@ -57,7 +57,7 @@ def test_every_public_name_resolves_and_is_documented(name):
 
 def test_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        geosite.nope  # noqa: B018
+        _ = geosite.nope
     assert "analyze" in dir(geosite)
 
 
@@ -79,13 +79,21 @@ def plane_site():
     layers = {
         "site_boundary": frame([box(X0 + 20, Y0 - 170, X0 + 170, Y0 - 20)]),
         "disturbance": frame(
-            [box(X0 + 50, Y0 - 120, X0 + 150, Y0 - 60)], id=[1], phase=["1"], start=["2027-05-03"], end=["2027-09-30"]
+            [box(X0 + 50, Y0 - 120, X0 + 150, Y0 - 60)],
+            id=[1],
+            phase=["1"],
+            start=["2027-05-03"],
+            end=["2027-09-30"],
         ),
         "stockpiles": frame([box(X0 + 60, Y0 - 160, X0 + 80, Y0 - 140)], id=[1], days=[45]),
         "streams": frame([LineString([(X0, Y0 - 178), (X0 + 200, Y0 - 178)])], id=[1], name=["creek"]),
     }
     site = geosite.site_from_frames(
-        layers, name="plane", jurisdiction="grantsburg", dem=dem, project=geosite.Project(cut_cy=10, fill_cy=5)
+        layers,
+        name="plane",
+        jurisdiction="grantsburg",
+        dem=dem,
+        project=geosite.Project(cut_cy=10, fill_cy=5),
     )
     return site, dem
 
@@ -108,7 +116,9 @@ def test_terrain_through_the_api(plane_site):
     assert list(steep["class"]) == [">=12%"]
     assert steep.crs.equals(site.crs)
     assert steep["area_sqft"].sum() == pytest.approx(200 * 200)
-    assert geosite.steep_area_sqft(dem, within=site.layer("disturbance"), slope=slope) == pytest.approx(6_000.0)
+    assert geosite.steep_area_sqft(dem, within=site.layer("disturbance"), slope=slope) == pytest.approx(
+        6_000.0
+    )
     bands = geosite.steep_slope_polygons(dem, slope, threshold_pct=(12, 20))
     assert set(bands["class"]) == {"12-20%"}
     c = geosite.contours(dem, interval_ft=5.0)
@@ -132,7 +142,9 @@ def test_hydrology_through_the_api(plane_site):
 
 def test_controls_through_the_api(plane_site):
     site, dem = plane_site
-    fence, runs = geosite.filter_fence(site.layer("disturbance"), dem, table=None, channel_threshold_sqft=None)
+    fence, runs = geosite.filter_fence(
+        site.layer("disturbance"), dem, table=None, channel_threshold_sqft=None
+    )
     summary = geosite.fence_summary(fence)
     assert summary["downslope_length_ft"] == pytest.approx(100.0)
     assert summary["sideslope_length_ft"] == pytest.approx(120.0)
@@ -142,13 +154,21 @@ def test_controls_through_the_api(plane_site):
     assert fence.crs.equals(site.crs)
     assert runs.loc[runs["side"] == "upslope", "length_ft"].sum() == pytest.approx(100.0)
 
-    piles, zones, fences = geosite.stockpile_setbacks(site.layer("stockpiles"), {"streams": site.layer("streams")}, dem,
-                                                      min_setback_ft=25.0, trace_ft=100.0, tolerance_deg=20.0,
-                                                      reach_tolerance_ft=5.0)
+    piles, zones, fences = geosite.stockpile_setbacks(
+        site.layer("stockpiles"),
+        {"streams": site.layer("streams")},
+        dem,
+        min_setback_ft=25.0,
+        trace_ft=100.0,
+        tolerance_deg=20.0,
+        reach_tolerance_ft=5.0,
+    )
     (pile,) = piles
     assert pile["min_setback_ft"] == pytest.approx(18.0)
     assert pile["downslope"] and pile["violation"]
-    assert pile["days"] == 45  # stabilization over 30 days is decided by the profile's requirement (rules.feature_applies)
+    assert (
+        pile["days"] == 45
+    )  # stabilization over 30 days is decided by the profile's requirement (rules.feature_applies)
     assert zones.crs.equals(site.crs) and len(fences) >= 1
 
 
@@ -168,7 +188,10 @@ def test_analyze_and_evaluate_through_the_api(plane_site):
     for m in (r, r.measurements, dict(r.measurements.values)):
         ev = geosite.evaluate("grantsburg", m)
         assert ev.applies is True and ev.plan_type == "statement"
-    assert geosite.evaluate(geosite.load_profile("belgium"), r).plan_type == geosite.analyze(site, "belgium").evaluation.plan_type
+    assert (
+        geosite.evaluate(geosite.load_profile("belgium"), r).plan_type
+        == geosite.analyze(site, "belgium").evaluation.plan_type
+    )
     with pytest.raises(TypeError, match="mapping of dotted keys"):
         geosite.evaluate("grantsburg", 3)
 

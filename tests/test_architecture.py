@@ -20,7 +20,10 @@ pytest.importorskip("importlinter")
 
 def _lint(config: Path, cwd: Path) -> subprocess.CompletedProcess:
     # in a child process: import-linter imports the root package by name from the working folder
-    code = "import sys; from importlinter.cli import lint_imports; sys.exit(lint_imports(config_filename=sys.argv[1], no_cache=True, no_logo=True))"
+    code = (
+        "import sys; from importlinter.cli import lint_imports; "
+        "sys.exit(lint_imports(config_filename=sys.argv[1], no_cache=True, no_logo=True))"
+    )
     return subprocess.run([sys.executable, "-c", code, str(config)], cwd=cwd, capture_output=True, text=True)
 
 
@@ -40,7 +43,8 @@ def test_the_contracts_do_fail_on_a_cycle_and_an_upward_import(tmp_path: Path) -
     (pkg / "low" / "a.py").write_text("from badpkg.low import b\nfrom badpkg import high\n")
     (pkg / "low" / "b.py").write_text("from badpkg.low import a\n")
     config = tmp_path / "contracts.toml"
-    config.write_text(textwrap.dedent("""
+    config.write_text(
+        textwrap.dedent("""
         [tool.importlinter]
         root_package = "badpkg"
         [[tool.importlinter.contracts]]
@@ -54,7 +58,8 @@ def test_the_contracts_do_fail_on_a_cycle_and_an_upward_import(tmp_path: Path) -
         name = "no cycles"
         type = "acyclic_siblings"
         ancestors = ["badpkg"]
-    """))
+    """)
+    )
     run = _lint(config, tmp_path)
     assert run.returncode != 0
     assert "Contracts: 0 kept, 2 broken." in run.stdout, run.stdout

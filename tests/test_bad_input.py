@@ -20,7 +20,11 @@ from geosite.testing import inclined_plane
 
 
 def digest(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def run_cli(*args: str):
@@ -28,7 +32,11 @@ def run_cli(*args: str):
 
 
 def good_site(tmp_path: Path, **kw) -> Path:
-    return make_site(tmp_path / "site", {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [rect(10, 10, 50, 100)]}, **kw)
+    return make_site(
+        tmp_path / "site",
+        {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [rect(10, 10, 50, 100)]},
+        **kw,
+    )
 
 
 def bowtie():
@@ -65,9 +73,13 @@ def test_corrupt_layer_file(tmp_path):
 
 
 def test_invalid_polygon_lists_ids_and_make_valid_repairs(tmp_path):
-    gdf = gpd.GeoDataFrame({"id": [4, 9, 11]}, geometry=[bowtie(), rect(200, 0, 10, 10), bowtie()], crs="EPSG:7593")
+    gdf = gpd.GeoDataFrame(
+        {"id": [4, 9, 11]}, geometry=[bowtie(), rect(200, 0, 10, 10), bowtie()], crs="EPSG:7593"
+    )
     folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": gdf})
-    msg = assert_bad(tmp_path, folder, "disturbance", "invalid", "4:", "11:", "Self-intersection", "--make-valid")
+    msg = assert_bad(
+        tmp_path, folder, "disturbance", "invalid", "4:", "11:", "Self-intersection", "--make-valid"
+    )
     assert "9:" not in msg
     out = tmp_path / "fixed"
     res = run_cli("analyze", str(folder), "--out", str(out), "--make-valid")
@@ -88,17 +100,25 @@ def test_empty_geometry(tmp_path):
 def test_wrong_geometry_type(tmp_path):
     from sitebuilder import line
 
-    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [line((0, 0), (10, 10))]})
+    folder = make_site(
+        tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [line((0, 0), (10, 10))]}
+    )
     assert_bad(tmp_path, folder, "disturbance", "wrong geometry type", "LineString", "Polygon")
 
 
 def test_no_crs(tmp_path):
     folder = good_site(tmp_path)
     gpd.GeoDataFrame(geometry=[rect(0, 0, 300, 200)]).to_file(folder / "bounds.geojson", driver="GeoJSON")
-    write_toml(folder / "site.toml", {"name": "x", "jurisdiction": "grantsburg", "layers": {"site_boundary": "bounds.geojson"}})
+    write_toml(
+        folder / "site.toml",
+        {"name": "x", "jurisdiction": "grantsburg", "layers": {"site_boundary": "bounds.geojson"}},
+    )
     # GeoJSON without a crs member is WGS84 by the standard; strip it to a truly CRS-less shapefile instead
     gpd.GeoDataFrame(geometry=[rect(0, 0, 300, 200)]).to_file(folder / "bounds.shp")
-    write_toml(folder / "site.toml", {"name": "x", "jurisdiction": "grantsburg", "layers": {"site_boundary": "bounds.shp"}})
+    write_toml(
+        folder / "site.toml",
+        {"name": "x", "jurisdiction": "grantsburg", "layers": {"site_boundary": "bounds.shp"}},
+    )
     assert_bad(tmp_path, folder, "bounds.shp", "no CRS")
 
 
@@ -106,7 +126,10 @@ def test_geographic_crs_is_an_error_unless_a_target_is_named(tmp_path):
     gdf = gpd.GeoDataFrame(geometry=[rect(0, 0, 300, 200)], crs="EPSG:7593").to_crs("EPSG:4326")
     folder = make_site(tmp_path / "s", {"site_boundary": gdf})
     assert_bad(tmp_path, folder, "geographic", "degrees")
-    write_toml(folder / "site.toml", {"name": "x", "jurisdiction": "grantsburg", "crs": "EPSG:7593", "layers": {"path": "layers.gpkg"}})
+    write_toml(
+        folder / "site.toml",
+        {"name": "x", "jurisdiction": "grantsburg", "crs": "EPSG:7593", "layers": {"path": "layers.gpkg"}},
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         site = geosite.load_site(folder)
@@ -121,12 +144,21 @@ def test_unknown_jurisdiction_lists_known(tmp_path):
 
 def test_vertical_unit_not_given(tmp_path):
     folder = good_site(tmp_path, dem=inclined_plane(5.0, shape=(300, 300), cell=2.0))
-    write_toml(folder / "site.toml", {"name": "x", "jurisdiction": "grantsburg", "dem": {"path": "dem.tif"}, "layers": {"path": "layers.gpkg"}})
+    write_toml(
+        folder / "site.toml",
+        {
+            "name": "x",
+            "jurisdiction": "grantsburg",
+            "dem": {"path": "dem.tif"},
+            "layers": {"path": "layers.gpkg"},
+        },
+    )
     assert_bad(tmp_path, folder, "vertical unit", "dem.tif", "--dem-vertical-unit")
 
 
 def test_dem_short_of_margin_warns_naming_shortfall(tmp_path):
-    # DEM covers x in [0, 400) and y in [-400, 0] around origin (X0, Y0+200): the site is 300 x 200 at (X0, Y0)
+    # DEM covers x in [0, 400) and y in [-400, 0] around origin (X0, Y0+200): the site is 300 x 200 at (X0,
+    # Y0)
     dem = inclined_plane(5.0, shape=(200, 200), cell=2.0)  # from (500000, 200000) east 400 ft, south 400 ft
     folder = good_site(tmp_path, dem=dem)
     with pytest.warns(CoverageWarning, match="ft short on the"):
@@ -137,7 +169,11 @@ def test_dem_short_of_margin_warns_naming_shortfall(tmp_path):
 
 def test_all_problems_reported_at_once(tmp_path):
     gdf = gpd.GeoDataFrame({"id": [1]}, geometry=[bowtie()], crs="EPSG:7593")
-    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)], "stockpiles": gdf}, conf={"jurisdiction": "nowhere"})
+    folder = make_site(
+        tmp_path / "s",
+        {"site_boundary": [rect(0, 0, 300, 200)], "stockpiles": gdf},
+        conf={"jurisdiction": "nowhere"},
+    )
     with pytest.raises(SiteValidationError) as info:
         geosite.load_site(folder)
     assert len(info.value.problems) == 2
@@ -196,6 +232,22 @@ def test_dem_without_crs(tmp_path):
 
 def test_yes_no_settings_must_be_booleans(tmp_path):
     folder = good_site(
-        tmp_path, conf={"project": {"dewatering": "yes", "state_funded": "no", "cut_cy": "lots", "building_permit_days": "1y"}}
+        tmp_path,
+        conf={
+            "project": {
+                "dewatering": "yes",
+                "state_funded": "no",
+                "cut_cy": "lots",
+                "building_permit_days": "1y",
+            }
+        },
     )
-    assert_bad(tmp_path, folder, "dewatering = 'yes'", "state_funded = 'no'", "true or false", "cut_cy", "building_permit_days")
+    assert_bad(
+        tmp_path,
+        folder,
+        "dewatering = 'yes'",
+        "state_funded = 'no'",
+        "true or false",
+        "cut_cy",
+        "building_permit_days",
+    )

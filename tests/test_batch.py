@@ -41,12 +41,14 @@ def build_sites(root: Path, n: int) -> list[Path]:
     for i in range(n):
         dem = inclined_plane(SLOPES[i % len(SLOPES)], shape=(150, 150), cell=2.0, azimuth_deg=90.0 * (i % 4))
         w = 100 + 10 * i
-        folders.append(make_site(
-            root / f"site{i:02d}",
-            {"site_boundary": [rect(60, -240, w, 120)], "disturbance": [rect(80, -220, w - 50, 60)]},
-            conf={"name": f"Site {i}", "jurisdiction": ("grantsburg", "belgium")[i % 2]},
-            dem=dem,
-        ))
+        folders.append(
+            make_site(
+                root / f"site{i:02d}",
+                {"site_boundary": [rect(60, -240, w, 120)], "disturbance": [rect(80, -220, w - 50, 60)]},
+                conf={"name": f"Site {i}", "jurisdiction": ("grantsburg", "belgium")[i % 2]},
+                dem=dem,
+            )
+        )
     return folders
 
 
@@ -168,7 +170,9 @@ def test_resume_skips_done_and_redoes_changed(sites, local_client, tmp_path):
     toml.write_text(toml.read_text().replace('name = "Site 1"', 'name = "Site 1, revised"'))
     third = run_batch(folders, out, client=local_client)
     assert [r["action"] for r in third.rows] == ["skipped", "analyzed", "skipped"]
-    assert json.loads((out / folders[1].name / "report.json").read_text())["site"]["name"] == "Site 1, revised"
+    assert (
+        json.loads((out / folders[1].name / "report.json").read_text())["site"]["name"] == "Site 1, revised"
+    )
     assert (out / folders[0].name / "report.json").stat().st_mtime_ns == mtimes[folders[0].name]
 
 
@@ -188,7 +192,9 @@ def test_a_summary_geosite_did_not_write_is_never_replaced(sites, local_client, 
     mine = out / "summary.csv"
     mine.write_text("my own table\n")
     r = CliRunner().invoke(cli, ["batch", str(folders[0]), "--workers", "1", "--out", str(out)])
-    assert r.exit_code == 2 and "summary.csv" in r.output and "replaces only its own summaries" in r.output, r.output
+    assert r.exit_code == 2 and "summary.csv" in r.output and "replaces only its own summaries" in r.output, (
+        r.output
+    )
     assert mine.read_text() == "my own table\n" and not (out / folders[0].name).exists()
 
     out2 = tmp_path / "out2"
@@ -200,7 +206,9 @@ def test_a_summary_geosite_did_not_write_is_never_replaced(sites, local_client, 
     assert (out2 / "summary.gpkg").read_bytes() == edited + b"\0"
 
 
-def test_a_batch_killed_between_its_two_summary_swaps_knows_them_next_time(sites, local_client, tmp_path, monkeypatch):
+def test_a_batch_killed_between_its_two_summary_swaps_knows_them_next_time(
+    sites, local_client, tmp_path, monkeypatch
+):
     import geosite.scale.batch as B
 
     _, folders, _ = sites
@@ -248,8 +256,12 @@ def _free_port() -> int:
 
 
 def _spawn(args: list[str], log: Path) -> subprocess.Popen:
-    return subprocess.Popen([str(VENV_BIN / "dask"), *args], stdout=log.open("wb"), stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    return subprocess.Popen(
+        [str(VENV_BIN / "dask"), *args],
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -278,11 +290,30 @@ def dask_cluster(tmp_path, request):
             _stop(p)
 
     request.addfinalizer(stop_all)
-    procs.append(_spawn(["scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
-                         "--no-dashboard"], tmp_path / "scheduler.log"))
+    procs.append(
+        _spawn(
+            ["scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
+            tmp_path / "scheduler.log",
+        )
+    )
     for i in range(2):
-        procs.append(_spawn(["worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
-                             "--no-dashboard", "--name", f"w{i}"], tmp_path / f"worker{i}.log"))
+        procs.append(
+            _spawn(
+                [
+                    "worker",
+                    address,
+                    "--host",
+                    "127.0.0.1",
+                    "--nthreads",
+                    "1",
+                    "--no-nanny",
+                    "--no-dashboard",
+                    "--name",
+                    f"w{i}",
+                ],
+                tmp_path / f"worker{i}.log",
+            )
+        )
     client = Client(address, timeout="30s")
     request.addfinalizer(client.close)
     client.wait_for_workers(2, timeout=60)
@@ -297,8 +328,21 @@ def test_cli_against_running_scheduler_and_worker_killed_mid_batch(sites, dask_c
 
     # the CLI, as a user runs it, against the scheduler's address
     out = tmp_path / "cli"
-    proc = subprocess.run([str(VENV_BIN / "geosite"), "-q", "batch", *map(str, folders[:3]), "--scheduler", address,
-                           "--out", str(out)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            str(VENV_BIN / "geosite"),
+            "-q",
+            "batch",
+            *map(str, folders[:3]),
+            "--scheduler",
+            address,
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "INFO" not in proc.stderr  # -q: only errors (distributed's own INFO logging included)
     assert_outputs_match(out, folders[:3], refs)
@@ -306,8 +350,11 @@ def test_cli_against_running_scheduler_and_worker_killed_mid_batch(sites, dask_c
     # SIGKILL one worker while tasks run (each task sleeps 1 s first, so both workers are busy)
     out = tmp_path / "killed"
     holder: dict = {}
-    runner = threading.Thread(target=lambda: holder.update(
-        result=run_batch(folders, out, client=client, options=BatchOptions(delay_s=1.0))))
+    runner = threading.Thread(
+        target=lambda: holder.update(
+            result=run_batch(folders, out, client=client, options=BatchOptions(delay_s=1.0))
+        )
+    )
     runner.start()
     deadline = time.monotonic() + 30
     victim = None
@@ -337,8 +384,12 @@ def test_cli_local_cluster_exit_1_with_a_bad_site(sites, tmp_path):
     _, folders, refs = sites
     bad = bad_site(tmp_path)
     out = tmp_path / "out"
-    proc = subprocess.run([str(VENV_BIN / "geosite"), "batch", str(folders[4]), str(bad), "--workers", "2",
-                           "--out", str(out)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [str(VENV_BIN / "geosite"), "batch", str(folders[4]), str(bad), "--workers", "2", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1, proc.stderr
     assert "zz_bad" in proc.stderr and "invalid polygon" in proc.stderr
     assert "INFO distributed" not in proc.stderr  # the local cluster's INFO lines stay out of the default run
@@ -366,8 +417,17 @@ def test_cli_usage_errors_exit_2(sites, tmp_path):
     import dask
 
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
-        r = runner.invoke(cli, ["batch", str(folders[0]), "--scheduler", f"tcp://127.0.0.1:{_free_port()}",
-                                "--out", str(tmp_path / "o2")])
+        r = runner.invoke(
+            cli,
+            [
+                "batch",
+                str(folders[0]),
+                "--scheduler",
+                f"tcp://127.0.0.1:{_free_port()}",
+                "--out",
+                str(tmp_path / "o2"),
+            ],
+        )
     assert r.exit_code == 2 and "cannot connect to the Dask scheduler" in r.output
 
 
@@ -383,8 +443,11 @@ def test_inputs_hash_follows_dem_outside_the_folder_and_vrt_tiles(tmp_path):
     county.mkdir()
     write_dem(county / "a.tif", dem)
     vrt = build_vrt([county / "a.tif"], county / "mosaic.vrt")
-    folder = make_site(tmp_path / "s", {"site_boundary": [rect(10, -60, 30, 30)]},
-                       conf={"dem": {"path": str(vrt), "vertical_unit": "us_ft"}})
+    folder = make_site(
+        tmp_path / "s",
+        {"site_boundary": [rect(10, -60, 30, 30)]},
+        conf={"dem": {"path": str(vrt), "vertical_unit": "us_ft"}},
+    )
     before, lines = inputs_hash(folder)
     assert any(str(county / "a.tif") in line for line in lines)
     assert inputs_hash(folder)[0] == before

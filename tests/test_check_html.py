@@ -17,8 +17,10 @@ from geosite.cli import cli
 from geosite.testing import inclined_plane
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-needs_chromium = pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-                                    reason="needs /usr/bin/chromium and chromedriver (Debian chromium chromium-driver)")
+needs_chromium = pytest.mark.skipif(
+    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+    reason="needs /usr/bin/chromium and chromedriver (Debian chromium chromium-driver)",
+)
 
 
 @contextmanager
@@ -29,8 +31,15 @@ def chromium_page(page: Path, height: int = 900) -> Iterator:
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = str(CHROMIUM)
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-              "--disable-component-update", "--disable-sync", f"--window-size=1400,{height}"):
+    for a in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--window-size=1400,{height}",
+    ):
         opts.add_argument(a)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
@@ -49,8 +58,11 @@ def report(tmp_path_factory) -> Path:
     x, y, w, _ = DIST
     bmps = layers["bmps"]
     south = [line((x, y - 1), (x + 50, y - 1)), line((x + 190, y - 1), (x + w, y - 1))]  # 140 ft missing
-    layers["bmps"] = bmp_frame(south + list(bmps.geometry.iloc[1:]), [1, 8] + list(bmps["id"].iloc[1:]),
-                               ["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]))
+    layers["bmps"] = bmp_frame(
+        south + list(bmps.geometry.iloc[1:]),
+        [1, 8] + list(bmps["id"].iloc[1:]),
+        ["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]),
+    )
     (tmp / "sub").mkdir(parents=True, exist_ok=True)
     write_map(tmp / "sub" / "map.tif", 2.0, 50)  # the existing site map clean_conf declares
     folder = make_site(tmp / "sub", layers, clean_conf(), dem=inclined_plane(4.0, shape=(200, 200), cell=4.0))
@@ -81,25 +93,34 @@ def test_report_in_headless_chromium(report):
         assert n_findings >= 3 and n_paths >= n_findings + 3
         # the failed fence finding: click it in the list -> the map moves to the gap and highlights it
         fid = driver.execute_script(
-            "return window.geosite.data.findings.filter(f => f.rule === 'filter_fence_submitted')[0].id")
-        before = driver.execute_script("var m = window.geosite.map, c = m.getCenter(); return [c.lat, c.lng, m.getZoom()]")
+            "return window.geosite.data.findings.filter(f => f.rule === 'filter_fence_submitted')[0].id"
+        )
+        before = driver.execute_script(
+            "var m = window.geosite.map, c = m.getCenter(); return [c.lat, c.lng, m.getZoom()]"
+        )
         driver.find_element(By.ID, f"finding-{fid}").click()
         time.sleep(0.5)
-        after = driver.execute_script("var m = window.geosite.map, c = m.getCenter(); return [c.lat, c.lng, m.getZoom()]")
+        after = driver.execute_script(
+            "var m = window.geosite.map, c = m.getCenter(); return [c.lat, c.lng, m.getZoom()]"
+        )
         assert after != before and after[2] > before[2]
         gap_in_view = driver.execute_script(
-            f"return window.geosite.map.getBounds().contains(window.geosite.findingLayers['{fid}'].getBounds())")
+            "return "
+            f"window.geosite.map.getBounds().contains(window.geosite.findingLayers['{fid}'].getBounds())"
+        )
         assert gap_in_view
-        assert driver.execute_script(f"return window.geosite.findingLayers['{fid}'].options.color") == "#f0c000"
+        assert (
+            driver.execute_script(f"return window.geosite.findingLayers['{fid}'].options.color") == "#f0c000"
+        )
         assert "selected" in driver.find_element(By.ID, f"finding-{fid}").get_attribute("class")
         # the other way: clicking a map feature selects (and scrolls to) its finding
         other = driver.execute_script(
-            f"return Object.keys(window.geosite.findingLayers).filter(k => k !== '{fid}')[0]")
+            f"return Object.keys(window.geosite.findingLayers).filter(k => k !== '{fid}')[0]"
+        )
         driver.execute_script(f"window.geosite.findingLayers['{other}'].fire('click')")
         assert "selected" in driver.find_element(By.ID, f"finding-{other}").get_attribute("class")
         assert "selected" not in driver.find_element(By.ID, f"finding-{fid}").get_attribute("class")
         assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
-
 
 
 @pytest.fixture(scope="module")
@@ -122,13 +143,19 @@ def _data(page: Path) -> dict:
     import json
     import re
 
-    block = re.search(r'<script type="application/json" id="geosite-data">(.*?)</script>', page.read_text(), re.DOTALL)
+    block = re.search(
+        r'<script type="application/json" id="geosite-data">(.*?)</script>', page.read_text(), re.DOTALL
+    )
     return json.loads(_html.unescape(block.group(1)))
 
 
 def test_plan_content_finding_is_listed_not_painted(no_contours):
     data = _data(no_contours)
-    (f,) = [f for f in data["findings"] if f["status"] == "fail" and "contours" in f["message"] and "missing" in f["message"]]
+    (f,) = [
+        f
+        for f in data["findings"]
+        if f["status"] == "fail" and "contours" in f["message"] and "missing" in f["message"]
+    ]
     assert f["site_wide"] and not f["has_geometry"] and f["where"] == ""
     drawn = {g["properties"]["id"] for g in data["finding_geometry"]["features"]}
     assert f["id"] not in drawn  # the site is not painted for it
@@ -146,7 +173,9 @@ def test_where_reads_as_easting_and_northing_with_the_crs(report):
 
     data = _data(report)
     (gap,) = [f for f in data["findings"] if f["rule"] == "filter_fence_submitted"]
-    m = re.fullmatch(r"E ([\d,]+) ft, N ([\d,]+) ft \(NAD83\(2011\) / WISCRS Burnett \(ftUS\)\)", gap["where"])
+    m = re.fullmatch(
+        r"E ([\d,]+) ft, N ([\d,]+) ft \(NAD83\(2011\) / WISCRS Burnett \(ftUS\)\)", gap["where"]
+    )
     assert m, gap["where"]
     e, n = (float(v.replace(",", "")) for v in m.groups())
     x, y, w, _ = DIST
@@ -167,9 +196,15 @@ def test_legend_and_layer_switches_sit_beside_the_map(report, tmp_path):
         assert g["x"] >= m["x"] + m["width"] - 1  # right of the map, not over it
         assert driver.find_elements(By.CSS_SELECTOR, ".leaflet-control-layers, .leaflet-control.legend") == []
         assert "structures" in legend.text and "finding: fail" in legend.text
-        assert driver.execute_script("return window.geosite.contextLayers['structures'].getLayers().length") == 1
-        box = next(b for b in legend.find_elements(By.CSS_SELECTOR, "label") if b.text.strip() == "structures")
+        assert (
+            driver.execute_script("return window.geosite.contextLayers['structures'].getLayers().length") == 1
+        )
+        box = next(
+            b for b in legend.find_elements(By.CSS_SELECTOR, "label") if b.text.strip() == "structures"
+        )
         box.find_element(By.TAG_NAME, "input").click()
-        assert not driver.execute_script("return window.geosite.map.hasLayer(window.geosite.contextLayers['structures'])")
+        assert not driver.execute_script(
+            "return window.geosite.map.hasLayer(window.geosite.contextLayers['structures'])"
+        )
         assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
         driver.save_screenshot(str(tmp_path / "report.png"))

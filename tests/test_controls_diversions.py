@@ -33,7 +33,9 @@ def test_diversion_along_the_upslope_edge(tmp_path, upslope, needed):
     res = run(folder)
     (u,) = res.report["upslope"]
     assert u["sheetflow_area_sqft"] == pytest.approx(100 * upslope, rel=0.02)
-    assert u["velocity_fps"] == pytest.approx(60 / (3600 * 0.007 * (0.05 * 60) ** 0.8 / (4.1**0.5 * 0.05**0.4)), rel=1e-6)
+    assert u["velocity_fps"] == pytest.approx(
+        60 / (3600 * 0.007 * (0.05 * 60) ** 0.8 / (4.1**0.5 * 0.05**0.4)), rel=1e-6
+    )
     assert u["diversion_required"] is needed
     (d,) = res.report["diversions"]
     assert d["required"] is needed

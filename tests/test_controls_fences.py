@@ -40,12 +40,19 @@ def test_fence_on_downslope_and_side_edges_never_upslope(az):
     up = runs[runs.side == "upslope"]
     assert up["length_ft"].sum() == pytest.approx(w, rel=1e-9)
     # un-rotate: the downslope run lies on the bottom edge, the upslope run on the top edge
-    back = lambda g: np.asarray(affinity.rotate(g, az - 180, origin=(CX, CY)).coords)
+
+    def back(g):
+        return np.asarray(affinity.rotate(g, az - 180, origin=(CX, CY)).coords)
+
     down = back(fence[fence.side == "downslope"].geometry.iloc[0])
     assert np.allclose(down[:, 1], CY - h / 2, atol=1e-6)
     assert np.allclose(back(up.geometry.iloc[0])[:, 1], CY + h / 2, atol=1e-6)
     # no fence line touches the upslope edge's interior
-    top_mid = affinity.rotate(box(CX - w / 2 + 5, CY + h / 2 - 0.01, CX + w / 2 - 5, CY + h / 2 + 0.01), -(az - 180), origin=(CX, CY))
+    top_mid = affinity.rotate(
+        box(CX - w / 2 + 5, CY + h / 2 - 0.01, CX + w / 2 - 5, CY + h / 2 + 0.01),
+        -(az - 180),
+        origin=(CX, CY),
+    )
     assert not fence.intersects(top_mid).any()
 
 
@@ -66,7 +73,15 @@ def test_interior_rows_every_dnr_1056_length(az):
 
 
 def test_dnr_1056_table():
-    assert max_slope_length_ft([0.5, 2.0, 4.9, 5.0, 10.0, 33.0, 50.0]).tolist() == [100, 75, 75, 50, 25, 20, 20]
+    assert max_slope_length_ft([0.5, 2.0, 4.9, 5.0, 10.0, 33.0, 50.0]).tolist() == [
+        100,
+        75,
+        75,
+        50,
+        25,
+        20,
+        20,
+    ]
 
 
 def test_hooks_turn_fence_ends_upslope():
@@ -76,7 +91,9 @@ def test_hooks_turn_fence_ends_upslope():
     from shapely.geometry import Polygon
 
     tri = Polygon([(CX - 100, CY + 40), (CX + 100, CY + 40), (CX, CY - 60)])  # apex downhill
-    fence, _runs = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[tri], crs=dem.crs), dem, flow_grid(dem))
+    fence, _runs = filter_fence(
+        gpd.GeoDataFrame({"id": [1]}, geometry=[tri], crs=dem.crs), dem, flow_grid(dem)
+    )
     hooks = fence[fence.side == "hook"]
     assert len(hooks) == 2
     assert hooks["length_ft"].to_numpy() == pytest.approx([10.0, 10.0])
@@ -107,14 +124,17 @@ def test_interior_rows_run_on_the_contour_and_stop_at_a_house():
     house = box(CX - 30, CY - 45, CX + 30, CY - 5)  # spans y = CY - 25 (the 75-ft row)
     obst = gpd.GeoDataFrame({"layer": ["structures"], "id": [1]}, geometry=[house], crs=dem.crs)
     rows = interior_rows(area, dem, flow_grid(dem))
-    assert sorted(round(float(np.mean(np.asarray(g.coords)[:, 1])) - (CY - 100), 2) for g in rows) == [75.0, 150.0]
+    assert sorted(round(float(np.mean(np.asarray(g.coords)[:, 1])) - (CY - 100), 2) for g in rows) == [
+        75.0,
+        150.0,
+    ]
     for g in rows:  # on the contour: one height along the whole row
         assert np.ptp(np.asarray(g.coords)[:, 1]) < 1e-6
     kept, gaps = buildable_rows(rows, obst, clearance=5.0, min_length=25.0)
     assert not any(g.intersects(house.buffer(4.99)) for g in kept)
     low = [g for g in kept if abs(np.mean(np.asarray(g.coords)[:, 1]) - (CY - 25)) < 1e-6]
     assert sorted(round(g.length, 6) for g in low) == [65.0, 65.0]
-    (gap, layer, oid), = gaps
+    ((gap, layer, oid),) = gaps
     assert (layer, oid) == ("structures", 1) and gap.length == pytest.approx(70.0)
     fence, _ = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, obstacles=obst)
     stand = fence[fence.side == "stand_in"]
@@ -149,8 +169,11 @@ def test_a_fence_running_downhill_into_its_end_gets_a_j_hook():
 
     dem = inclined_plane(2.0, shape=(300, 300), cell=2.0)
     fence_line = LineString([(CX, CY + 80), (CX, CY - 80)])  # north to south: downhill into its end
-    runs = gpd.GeoDataFrame({"side": ["sideslope", "upslope"], "ring": [0, 0], "chain": [0, -1], "chain_pos": [0, 0]},
-                            geometry=[fence_line, LineString([(CX, CY - 80), (CX + 50, CY - 80)])], crs=dem.crs)
+    runs = gpd.GeoDataFrame(
+        {"side": ["sideslope", "upslope"], "ring": [0, 0], "chain": [0, -1], "chain_pos": [0, 0]},
+        geometry=[fence_line, LineString([(CX, CY - 80), (CX + 50, CY - 80)])],
+        crs=dem.crs,
+    )
     fg = flow_grid(dem)
     area = box(CX, CY - 80, CX + 100, CY + 80)  # the area lies east of the fence
     hooks = _hooks(runs, fg.downhill_at, dem, 10.0, area)
@@ -200,7 +223,9 @@ def test_crew_rows_drop_loops_and_short_pieces():
     from geosite.controls.fences import crew_rows
 
     ring = LineString(Point(0, 0).buffer(30).exterior.coords)  # a closed row around a mound
-    v = LineString([(100, 0), (200, 0), (180, 10)])  # a 100 ft row with a 22 ft hook back: the hook is cut off
+    v = LineString(
+        [(100, 0), (200, 0), (180, 10)]
+    )  # a 100 ft row with a 22 ft hook back: the hook is cut off
     kept, gaps = crew_rows([ring, v], None, RowRules(**RULES_KW), clearance=0.0, ft_per_unit=1.0)
     assert [round(g.length, 6) for g in kept] == [100.0]
     assert sorted(why for _g, why, _o in gaps) == ["loop", "short"]
@@ -218,7 +243,9 @@ def test_rows_out_of_proportion_give_way_to_mulch_where_the_slope_is_too_long():
     area = box(CX - 200, CY - 200, CX + 200, CY + 200)
     before, _ = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, fg)
     assert fence_summary(before)["interior_length_ft"] == pytest.approx(15 * 400.0, rel=0.02)
-    fence, _ = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, fg, row_rules=RowRules(**RULES_KW))
+    fence, _ = filter_fence(
+        gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, fg, row_rules=RowRules(**RULES_KW)
+    )
     assert set(fence["side"]) <= {"downslope", "sideslope", "hook"}
     stand = row_stand_ins(fence)
     assert set(stand["method"]) == {"mulch"} and set(stand.geom_type) == {"Polygon"}
@@ -244,8 +271,13 @@ def test_a_row_cut_at_a_house_is_stood_in_for_above_the_gap_not_along_it():
     area = box(CX - 100, CY - 100, CX + 100, CY + 100)
     house = box(CX - 30, CY - 45, CX + 30, CY - 5)
     obst = gpd.GeoDataFrame({"layer": ["structures"], "id": [1]}, geometry=[house], crs=dem.crs)
-    fence, _ = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, fg, obstacles=obst,
-                            row_rules=RowRules(**RULES_KW))
+    fence, _ = filter_fence(
+        gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs),
+        dem,
+        fg,
+        obstacles=obst,
+        row_rules=RowRules(**RULES_KW),
+    )
     assert "stand_in" not in set(fence["side"])
     assert fence_summary(fence)["interior_length_ft"] == pytest.approx(130.0 + 200.0 + 70.0, abs=0.01)
     below = [g for g in fence[fence.side == "interior"].geometry if abs(g.centroid.y - (CY - 50)) < 1e-6]

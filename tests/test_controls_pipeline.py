@@ -49,15 +49,21 @@ def test_fence_gaps_inlets_tracking(plane):
     site = _site(
         dem,
         bmps=bmps,
-        storm_inlets=gdf([Point(X + 301, Y + 301), Point(X + 301, Y + 201), Point(X + 101, Y + 401)], id=[1, 2, 3]),
+        storm_inlets=gdf(
+            [Point(X + 301, Y + 301), Point(X + 301, Y + 201), Point(X + 101, Y + 401)], id=[1, 2, 3]
+        ),
         roads=gdf([LineString([(X, Y + 100), (X + 600, Y + 100)])], id=[9]),
         access_drives=gdf([LineString([(X + 300, Y + 100), (X + 300, Y + 250)])], id=[4]),
     )
     m = measure_site(site)
     m.set("hydrology.runoff_leaves_site", True)  # as the hydrology stage finds: the plane drains off the site
-    res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, lambda s: None)
+    res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, step=lambda s: None)
     ff = res.report["filter_fence"]
-    assert ff["required"] and ff["downslope_length_ft"] == pytest.approx(200) and ff["sideslope_length_ft"] == pytest.approx(200)
+    assert (
+        ff["required"]
+        and ff["downslope_length_ft"] == pytest.approx(200)
+        and ff["sideslope_length_ft"] == pytest.approx(200)
+    )
     cov = res.report["submitted_controls"]["filter_fence"]
     assert cov["required_length_ft"] == pytest.approx(400)
     # a stretch is covered where a submitted fence runs alongside it (within 10 ft), measured along the
@@ -67,16 +73,22 @@ def test_fence_gaps_inlets_tracking(plane):
     assert cov["gap_length_ft"] == pytest.approx(gap, abs=0.01)
     assert res.layers["fence_gaps"]["length_ft"].sum() == pytest.approx(gap, abs=0.01)
     f = {x.rule: x for x in res.findings}
-    assert f["filter_fence_submitted"].status == "fail" and f["filter_fence_submitted"].citation == "B(6)(c)[3]"
+    assert (
+        f["filter_fence_submitted"].status == "fail" and f["filter_fence_submitted"].citation == "B(6)(c)[3]"
+    )
     assert "140 ft" in f["filter_fence_submitted"].message
     assert "140 ft sideslope" in f["filter_fence_submitted"].message
     # inlets: 1 inside, 2 straight downslope (south), 3 north-west and upslope but on the site: B(4) says
     # "all storm drain inlets", so 3 needs protection too
     inl = {i["id"]: i for i in res.report["inlets"]}
-    assert inl[1]["in_disturbed"] and inl[2]["downslope_of_disturbed"] and not inl[3]["downslope_of_disturbed"]
+    assert (
+        inl[1]["in_disturbed"] and inl[2]["downslope_of_disturbed"] and not inl[3]["downslope_of_disturbed"]
+    )
     assert inl[3]["on_site"] and inl[3]["protection_required"] is True
     assert inl[2]["protection_submitted"] and not inl[1]["protection_submitted"]
-    assert f["inlet_protection_submitted"].status == "fail" and f["inlet_protection_submitted"].feature_ids == [1, 3]
+    assert f["inlet_protection_submitted"].status == "fail" and f[
+        "inlet_protection_submitted"
+    ].feature_ids == [1, 3]
     # inlet 2's drainage: the largest accumulation within one cell of it: the cell just below it
     # (y 198-200) collects its 2-ft column from the top of the grid (y 600): 402 x 2 = 804 sq ft
     assert inl[2]["drainage_area_acres"] * 43_560 == pytest.approx(804.0)
@@ -100,7 +112,7 @@ def test_basin_sized_from_the_whole_outlet(plane):
     m = measure_site(site)
     m.set("hydrology.runoff_leaves_site", True)
     m.set("hydrology.channel_originates_in_disturbed", True)
-    res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, lambda s: None)
+    res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, step=lambda s: None)
     b = res.report["sediment_basin_location"]
     assert b["required"] and b["kind"] == "sediment_trap"
     assert len(b["outlets"]) == 1
@@ -117,24 +129,29 @@ def test_belgium_controls_by_the_handbook(plane):
     does not say (a stockpile setback, sheetflow diversions) is not placed."""
     dem, fg = plane
     site = _site(
-        dem, jurisdiction="belgium",
+        dem,
+        jurisdiction="belgium",
         storm_inlets=gdf([Point(X + 301, Y + 201), Point(X + 101, Y + 401)], id=[1, 2]),
         roads=gdf([LineString([(X, Y + 100), (X + 600, Y + 100)])], id=[9], public=[False]),
         access_drives=gdf([LineString([(X + 300, Y + 100), (X + 300, Y + 250)])], id=[4]),
         bmps=gdf([LineString([(X + 200, Y + 249), (X + 400, Y + 249)])], type=["silt_fence"]),
     )
     prof = load_profile("belgium")
-    res = measure_controls(site, prof, dem, fg, measure_site(site), lambda s: None)
+    res = measure_controls(site, prof, dem, fg, measure_site(site), step=lambda s: None)
     f = {x.rule: x for x in res.findings}
     assert f["filter_fence_submitted"].status == "fail"
     assert f["filter_fence_submitted"].citation == "Design criteria (DNR 1056)"
     assert f["filter_fence_submitted"].section == "Design criteria, standards and specifications"
     assert res.report["filter_fence"]["downslope_length_ft"] == pytest.approx(200)
-    assert res.report["filter_fence"]["sideslope_length_ft"] == pytest.approx(200)  # DNR 1056: downslope and sides
+    assert res.report["filter_fence"]["sideslope_length_ft"] == pytest.approx(
+        200
+    )  # DNR 1056: downslope and sides
     # DNR 1060: inlet 1 receives the disturbed area's runoff, inlet 2 (upslope, on the site) does not
     inl = {i["id"]: i for i in res.report["inlets"]}
     assert inl[1]["protection_required"] is True and inl[2]["protection_required"] is False
-    assert f["inlet_protection_submitted"].citation == "Design criteria (DNR 1060)" and f["inlet_protection_submitted"].feature_ids == [1]
+    assert f["inlet_protection_submitted"].citation == "Design criteria (DNR 1060)" and f[
+        "inlet_protection_submitted"
+    ].feature_ids == [1]
     # DNR 1057 at the entrance onto a private road
     assert f["tracking_pad"].status == "fail" and f["tracking_pad"].citation == "Design criteria (DNR 1057)"
     assert res.report["tracking"]["entrances"][0]["road_public"] is False
@@ -146,7 +163,7 @@ def test_dxf_round_trip(plane, tmp_path):
 
     dem, fg = plane
     site = _site(dem, storm_inlets=gdf([Point(X + 301, Y + 301)], id=[1]))
-    res = measure_controls(site, load_profile("grantsburg"), dem, fg, measure_site(site), lambda s: None)
+    res = measure_controls(site, load_profile("grantsburg"), dem, fg, measure_site(site), step=lambda s: None)
     path = write_dxf(res.layers, tmp_path / "controls.dxf")
     from geosite.io.cad import ANNO_LAYERS, cad_layer
 
@@ -155,11 +172,16 @@ def test_dxf_round_trip(plane, tmp_path):
     want = {cad_layer(k)[0] for k, v in res.layers.items() if len(v) and k != "filter_fence"}
     want |= {cad_layer("filter_fence", s)[0] for s in set(ff["side"])}
     assert set(back["Layer"]) - set(ANNO_LAYERS) == want  # and the practices' labels on C-ANNO-ESCP
-    fence = back[back["Layer"].str.startswith("C-ESCP-SFNC-") & (back["Layer"] != "C-ESCP-SFNC-GAPS")
-                 & (back["Layer"] != "C-ESCP-SFNC-STKP")]
+    fence = back[
+        back["Layer"].str.startswith("C-ESCP-SFNC-")
+        & (back["Layer"] != "C-ESCP-SFNC-GAPS")
+        & (back["Layer"] != "C-ESCP-SFNC-STKP")
+    ]
     assert fence.geometry.length.sum() == pytest.approx(ff["length_ft"].sum(), rel=1e-9)
     assert tuple(fence.total_bounds) == pytest.approx(tuple(ff.total_bounds))
-    assert tuple(ff[ff.side == "downslope"].total_bounds) == pytest.approx((X + 200, Y + 250, X + 400, Y + 250))
+    assert tuple(ff[ff.side == "downslope"].total_bounds) == pytest.approx(
+        (X + 200, Y + 250, X + 400, Y + 250)
+    )
     import ezdxf
 
     assert ezdxf.readfile(path).header["$INSUNITS"] == 21  # US survey feet
@@ -176,7 +198,7 @@ def test_a_fence_set_below_the_limits_of_disturbance_covers_the_edges_whose_runo
         bmps = gdf([LineString([(X + 190, Y + y_fence), (X + 410, Y + y_fence)])], type=["silt_fence"])
         m = measure_site(site := _site(dem, bmps=bmps))
         m.set("hydrology.runoff_leaves_site", True)
-        res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, lambda s: None)
+        res = measure_controls(site, load_profile("grantsburg"), dem, fg, m, step=lambda s: None)
         gaps = res.layers["fence_gaps"]
         return res.report["submitted_controls"]["filter_fence"], gaps.groupby("side")["length_ft"].sum()
 

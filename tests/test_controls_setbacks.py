@@ -20,10 +20,20 @@ def plane():
 
 def _run(plane, layer, y):
     dem, fg = plane
-    feat = gpd.GeoDataFrame({"id": [3]}, geometry=[LineString([(X + 100, Y + y), (X + 500, Y + y)])], crs=dem.crs)
+    feat = gpd.GeoDataFrame(
+        {"id": [3]}, geometry=[LineString([(X + 100, Y + y), (X + 500, Y + y)])], crs=dem.crs
+    )
     piles = gpd.GeoDataFrame({"id": [1], "days": [45]}, geometry=[PILE], crs=dem.crs)
-    rep, zones, fences = stockpile_setbacks(piles, {layer: feat}, dem, fg, min_setback_ft=25.0, trace_ft=100.0,
-                                           tolerance_deg=20.0, reach_tolerance_ft=5.0)
+    rep, zones, fences = stockpile_setbacks(
+        piles,
+        {layer: feat},
+        dem,
+        fg,
+        min_setback_ft=25.0,
+        trace_ft=100.0,
+        tolerance_deg=20.0,
+        reach_tolerance_ft=5.0,
+    )
     return rep[0], zones, fences
 
 
@@ -32,7 +42,9 @@ def test_creek_20ft_below_pile_is_violation(plane):
     assert r["downslope"] and r["violation"]
     assert r["min_setback_ft"] == pytest.approx(20.0)
     assert r["nearest_feature"] == {"layer": "streams", "id": 3, "distance_ft": pytest.approx(20.0)}
-    assert r["days"] == 45  # stabilization over 30 days is decided by the profile's requirement (rules.feature_applies)
+    assert (
+        r["days"] == 45
+    )  # stabilization over 30 days is decided by the profile's requirement (rules.feature_applies)
     # setback zone: 40 x 40 pile buffered 25 ft = 90 x 90 less the rounded corners
     assert zones.geometry.iloc[0].area == pytest.approx(40 * 40 + 4 * 40 * 25 + 3.14159 * 25**2, rel=0.01)
     # fence on the downslope (south) side, 40 ft: B(6)(e) asks for the downslope side, no end hooks

@@ -24,7 +24,10 @@ def continuous_upslope(dem, square, azimuth_deg):
     return shapely.intersection(swept, box(*dem.bounds)).difference(square).area * dem.ft_per_unit**2
 
 
-@pytest.mark.parametrize(("az", "d8_err", "dinf_tol"), [(180, 0.0, 1e-9), (135, 0.011, 0.012), (170, 0.162, 0.05), (160, 0.286, 0.07), (100, 0.168, 0.05)])
+@pytest.mark.parametrize(
+    ("az", "d8_err", "dinf_tol"),
+    [(180, 0.0, 1e-9), (135, 0.011, 0.012), (170, 0.162, 0.05), (160, 0.286, 0.07), (100, 0.168, 0.05)],
+)
 def test_dinf_follows_the_fall_line(az, d8_err, dinf_tol):
     dem = inclined_plane(5.0, shape=(400, 400), cell=2.0, azimuth_deg=az)
     fg = hy.flow_grid(dem)
@@ -83,7 +86,11 @@ def _dinf_by_trig(filled, dx, dy):
                     s = math.hypot(s1, s2)
                 if s > best:
                     best = s
-                    pick = ((r + DR[k1]) * nc + c + DC[k1], (r + DR[k2]) * nc + c + DC[k2], (alpha - ang) / alpha)
+                    pick = (
+                        (r + DR[k1]) * nc + c + DC[k1],
+                        (r + DR[k2]) * nc + c + DC[k2],
+                        (alpha - ang) / alpha,
+                    )
             if pick is not None:
                 out[r * nc + c] = pick
     return out

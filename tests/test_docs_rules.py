@@ -18,7 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_generated_docs_match_the_profiles_and_the_registry():
-    res = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_rules_doc.py"), "--check"], capture_output=True, text=True)
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "make_rules_doc.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, "docs/rules.md or docs/profiles.md is stale: run scripts/make_rules_doc.py"
 
 
@@ -30,7 +34,9 @@ def _worked_example() -> dict:
 def test_the_worked_example_is_a_valid_profile_deciding_what_it_says():
     base = tomllib.loads((ROOT / "geosite/rules/profiles/grantsburg.toml").read_text())
     ex = _worked_example()
-    base["applicability"]["triggers"] = [t for t in base["applicability"]["triggers"] if t["rule"] != "disturbed_area"] + ex["applicability"]["triggers"]
+    base["applicability"]["triggers"] = [
+        t for t in base["applicability"]["triggers"] if t["rule"] != "disturbed_area"
+    ] + ex["applicability"]["triggers"]
     base["plan_type"] = ex["plan_type"]
     ids = {q["id"] for q in ex["requirements"]}
     base["requirements"] = [q for q in base["requirements"] if q["id"] not in ids] + ex["requirements"]

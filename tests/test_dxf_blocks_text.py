@@ -37,7 +37,9 @@ def _render(doc, box, px_per_ft, path):
     FigureCanvasAgg(fig)
     ax = fig.add_axes((0, 0, 1, 1))
     config = Configuration(background_policy=BackgroundPolicy.WHITE)
-    Frontend(RenderContext(doc), MatplotlibBackend(ax, adjust_figure=False), config=config).draw_layout(doc.modelspace(), finalize=True)
+    Frontend(RenderContext(doc), MatplotlibBackend(ax, adjust_figure=False), config=config).draw_layout(
+        doc.modelspace(), finalize=True
+    )
     ax.set_aspect("equal", adjustable="box")  # the box exactly: the backend's "datalim" would move it
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)
@@ -56,7 +58,7 @@ def _ink(img, rc, x, y, r_ft, px_per_ft):
     """Pixels not white within ``r_ft`` of (x, y)."""
     r0, c0 = rc(x, y)
     k = max(math.ceil(r_ft * px_per_ft), 1)
-    win = img[max(r0 - k, 0):r0 + k + 1, max(c0 - k, 0):c0 + k + 1]
+    win = img[max(r0 - k, 0) : r0 + k + 1, max(c0 - k, 0) : c0 + k + 1]
     return int((win.mean(axis=2) < 0.95).sum())
 
 
@@ -82,15 +84,23 @@ def test_point_practices_are_blocks_with_their_attributes(lot7_outputs):
                     assert attribs[tag.upper()] == row[tag], (layer, tag)
                 elif tag in frame.columns and isinstance(row[tag], float) and not math.isnan(row[tag]):
                     assert float(attribs[tag.upper()]) == pytest.approx(row[tag], rel=1e-5), (layer, tag)
-    inlets = {a.dxf.text for r in msp.query('INSERT[name=="GS_INLET_PROTECTION"]') for a in r.attribs
-              if a.dxf.tag == "NAME"}
+    inlets = {
+        a.dxf.text
+        for r in msp.query('INSERT[name=="GS_INLET_PROTECTION"]')
+        for a in r.attribs
+        if a.dxf.tag == "NAME"
+    }
     assert inlets == {"CB-1 (in front of Lot 7)", "CB-2"}
     (trap,) = msp.query('INSERT[name=="GS_SEDIMENT_BASIN"]')
     assert {a.dxf.tag: a.dxf.text for a in trap.attribs}["KIND"] == "sediment_trap"
     # the symbols are lines and circles, drawn on layer 0 so they take the inserting layer's colour
     for block, _ in POINT_BLOCKS.values():
         kinds = {e.dxftype() for e in doc.blocks.get(block)}
-        assert kinds <= {"LINE", "LWPOLYLINE", "CIRCLE", "ATTDEF"} and kinds & {"LINE", "LWPOLYLINE", "CIRCLE"}
+        assert kinds <= {"LINE", "LWPOLYLINE", "CIRCLE", "ATTDEF"} and kinds & {
+            "LINE",
+            "LWPOLYLINE",
+            "CIRCLE",
+        }
         assert {e.dxf.layer for e in doc.blocks.get(block) if e.dxftype() != "ATTDEF"} == {"0"}
 
 
@@ -98,8 +108,11 @@ def test_blocks_plot_where_the_practices_are(lot7_outputs, tmp_path):
     """Rendered on white as plotted, each inlet protection and the trap show ink within the symbol's
     radius of their point; with their CAD layers turned off the same places are blank."""
     doc = ezdxf.readfile(lot7_outputs / "derived.dxf")
-    refs = [r for r in doc.modelspace().query("INSERT")
-            if r.dxf.name in ("GS_INLET_PROTECTION", "GS_SEDIMENT_BASIN")]
+    refs = [
+        r
+        for r in doc.modelspace().query("INSERT")
+        if r.dxf.name in ("GS_INLET_PROTECTION", "GS_SEDIMENT_BASIN")
+    ]
     xs = [r.dxf.insert.x for r in refs]
     ys = [r.dxf.insert.y for r in refs]
     box = (min(xs) - 30, min(ys) - 30, max(xs) + 30, max(ys) + 30)
@@ -124,8 +137,11 @@ def test_contour_elevations_and_labels_are_text(lot7_outputs):
     contours = gpd.read_file(lot7_outputs / "derived.gpkg", layer="contours")
     index = contours[contours["index"].astype(bool)]
     first_ft = CONTOUR_LABEL_IN["first"] * 100.0  # the default 1 in = 100 ft
-    labelled = {f"{e:g}" for e, g in zip(index["elevation_ft"], index.geometry, strict=True)
-                if max(p.length for p in g.geoms) >= first_ft}
+    labelled = {
+        f"{e:g}"
+        for e, g in zip(index["elevation_ft"], index.geometry, strict=True)
+        if max(p.length for p in g.geoms) >= first_ft
+    }
     texts = msp.query('TEXT[layer=="C-ANNO-TOPO"]')
     assert labelled and {t.dxf.text for t in texts} == labelled  # Lot 7: 925 and 950
     for t in texts:  # each on its contour
@@ -134,19 +150,30 @@ def test_contour_elevations_and_labels_are_text(lot7_outputs):
         assert line.distance(at) < 1e-6
         assert t.dxf.height == pytest.approx(7.0)  # 0.07 in at 1 in = 100 ft
     assert {"C-ANNO-TOPO", "C-ANNO-ESCP", "C-ANNO-IDEN"} <= {layer.dxf.name for layer in doc.layers}
-    escp = [t.dxf.text if t.dxftype() == "TEXT" else t.text for t in msp.query('TEXT MTEXT[layer=="C-ANNO-ESCP"]')]
+    escp = [
+        t.dxf.text if t.dxftype() == "TEXT" else t.text for t in msp.query('TEXT MTEXT[layer=="C-ANNO-ESCP"]')
+    ]
     assert escp.count("INLET PROTECTION") == 2 and "STONE TRACKING PAD 50 FT" in escp
     assert any(s.startswith("SEDIMENT TRAP") for s in escp)
     names = {t.dxf.text for t in msp.query('TEXT[layer=="C-ANNO-IDEN"]')}
-    assert {"Birch Street", "Little Wood Creek", "CB-2", "Lindquist residence (house + attached garage)"} <= names
+    assert {
+        "Birch Street",
+        "Little Wood Creek",
+        "CB-2",
+        "Lindquist residence (house + attached garage)",
+    } <= names
     assert set(ANNO_LAYERS) == {"C-ANNO-TOPO", "C-ANNO-ESCP", "C-ANNO-IDEN"}
 
 
 def _basins(tmp_path, **cols):
-    frame = gpd.GeoDataFrame({"kind": ["sediment_trap"] * 3, "drainage_acres": [1.5, 2.0, 0.4], **cols},
-                             geometry=[Point(1000, 1000), Point(1200, 1000), Point(1400, 1000)], crs=CRS)
-    site = gpd.GeoDataFrame({"id": [1]}, geometry=[Polygon([(900, 900), (1500, 900), (1500, 1100), (900, 1100)])],
-                            crs=CRS)
+    frame = gpd.GeoDataFrame(
+        {"kind": ["sediment_trap"] * 3, "drainage_acres": [1.5, 2.0, 0.4], **cols},
+        geometry=[Point(1000, 1000), Point(1200, 1000), Point(1400, 1000)],
+        crs=CRS,
+    )
+    site = gpd.GeoDataFrame(
+        {"id": [1]}, geometry=[Polygon([(900, 900), (1500, 900), (1500, 1100), (900, 1100)])], crs=CRS
+    )
     path = write_dxf({"site_boundary": site, "sediment_basins": frame}, tmp_path / "b.dxf")
     doc = ezdxf.readfile(path)
     refs = sorted(doc.modelspace().query("INSERT"), key=lambda r: r.dxf.insert.x)
@@ -156,8 +183,12 @@ def _basins(tmp_path, **cols):
 def test_basins_drawn_at_their_footprint(tmp_path):
     """A trap of 1,256.6 sq ft is a circle 40 ft across; one 30 x 20 ft a rectangle of that size; one
     without a size the 12 ft symbol, its SIZE attribute saying so."""
-    doc, refs = _basins(tmp_path, footprint_sqft=[400 * math.pi, np.nan, np.nan], length_ft=[np.nan, 30.0, np.nan],
-                        width_ft=[np.nan, 20.0, np.nan])
+    doc, refs = _basins(
+        tmp_path,
+        footprint_sqft=[400 * math.pi, np.nan, np.nan],
+        length_ft=[np.nan, 30.0, np.nan],
+        width_ft=[np.nan, 20.0, np.nan],
+    )
     sizes = []
     for r in refs:
         ext = bbox.extents(e for e in r.virtual_entities() if e.dxftype() != "ATTRIB")
@@ -168,7 +199,10 @@ def test_basins_drawn_at_their_footprint(tmp_path):
     assert size == ["1,257 sq ft footprint", "30 x 20 ft", "not sized: symbol only"]
     # rendered, the 40 ft circle has ink 20 ft from its centre and none at its centre's 10 ft ring
     img, rc = _render(doc, (950, 950, 1050, 1050), 4.0, tmp_path / "basin.png")
-    on_ring = [_ink(img, rc, 1000 + 20 * math.cos(a), 1000 + 20 * math.sin(a), 0.5, 4.0) for a in np.linspace(0, 6, 12)]
+    on_ring = [
+        _ink(img, rc, 1000 + 20 * math.cos(a), 1000 + 20 * math.sin(a), 0.5, 4.0)
+        for a in np.linspace(0, 6, 12)
+    ]
     assert min(on_ring) > 0
     labels = [t.text for t in doc.modelspace().query('MTEXT[layer=="C-ANNO-ESCP"]')]
     assert labels[0].split("\\P") == ["SEDIMENT TRAP", "1,257 SQ FT FOOTPRINT", "1.50 AC DRAIN HERE"]

@@ -25,7 +25,8 @@ def reference_fill(z: np.ndarray) -> np.ndarray:
             edge = r in (0, nr - 1) or c in (0, nc - 1)
             near_nodata = any(
                 np.isnan(z[r + dr, c + dc])
-                for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+                for dr in (-1, 0, 1)
+                for dc in (-1, 0, 1)
                 if 0 <= r + dr < nr and 0 <= c + dc < nc
             )
             if edge or near_nodata:

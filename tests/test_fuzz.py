@@ -21,13 +21,24 @@ import numpy as np
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402 - after the importorskip
 from hypothesis import strategies as st  # noqa: E402
 
-settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("soak", max_examples=400, deadline=None, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile(
+    "ci",
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "soak",
+    max_examples=400,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 settings.load_profile(os.environ.get("GEOSITE_FUZZ_PROFILE", "ci"))
 
 X0, Y0 = 500_000.0, 200_000.0
@@ -44,7 +55,9 @@ def polygons(draw):
     """A polygon of one of the kinds a submission may hold, in EPSG:7593 feet near (X0, Y0)."""
     from shapely.geometry import MultiPolygon, Polygon, box
 
-    kind = draw(st.sampled_from(["box", "bowtie", "multi", "hole", "z", "sliver", "spike", "duplicate_points"]))
+    kind = draw(
+        st.sampled_from(["box", "bowtie", "multi", "hole", "z", "sliver", "spike", "duplicate_points"])
+    )
     x, y, w, h = draw(offsets), draw(offsets), draw(sizes), draw(sizes)
     x, y = X0 + x, Y0 + y
     if kind == "box":
@@ -54,7 +67,10 @@ def polygons(draw):
     if kind == "multi":
         return MultiPolygon([box(x, y, x + w, y + h), box(x + 2 * w, y, x + 3 * w, y + h)])
     if kind == "hole":
-        return Polygon(box(x, y, x + w, y + h).exterior.coords, [box(x + w / 4, y + h / 4, x + w / 2, y + h / 2).exterior.coords])
+        return Polygon(
+            box(x, y, x + w, y + h).exterior.coords,
+            [box(x + w / 4, y + h / 4, x + w / 2, y + h / 2).exterior.coords],
+        )
     if kind == "z":
         z = draw(st.one_of(st.floats(-1e3, 1e3), st.just(float("nan"))))
         return Polygon([(x, y, z), (x + w, y, z), (x + w, y + h, z), (x, y + h, z)])
@@ -92,22 +108,62 @@ def dems(draw):
 
 
 TOML_VALUES = st.one_of(
-    st.integers(-10**12, 10**12), st.floats(allow_nan=True, allow_infinity=True), st.booleans(),
-    st.text(max_size=12), st.dates(min_value=dt.date(1, 1, 1)), st.datetimes(),
-    st.lists(st.integers(), max_size=2), st.dictionaries(st.sampled_from(["a", "name"]), st.integers(), max_size=1),
+    st.integers(-(10**12), 10**12),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.text(max_size=12),
+    st.dates(min_value=dt.date(1, 1, 1)),
+    st.datetimes(),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.sampled_from(["a", "name"]), st.integers(), max_size=1),
 )
-VALID = {"name": "Lot 7", "jurisdiction": "belgium", "crs": "EPSG:7593", "map_margin_ft": 150.0,
-         "start": dt.date(2027, 5, 1), "end": dt.date(2027, 9, 30), "cut_cy": 250.0, "fill_cy": 0, "plat": "subdivision",
-         "dewatering": False, "building_permit_days": 365, "phone": "715-555-0100", "vertical_unit": "m",
-         "path": "dem.tif", "roads": "layers.gpkg:site_boundary", "disturbed_area_sqft": 10_000.0, "map_dpi": 150,
-         "maintenance": "weekly", "dem": {"path": "dem.tif", "vertical_unit": "us_ft"}, "layers": {"path": "layers.gpkg"},
-         "project": {"start": dt.date(2027, 5, 3)}}
-TOML_KEYS = [("", "name"), ("", "jurisdiction"), ("", "crs"), ("", "map_margin_ft"), ("project", "start"),
-             ("project", "end"), ("project", "cut_cy"), ("project", "fill_cy"), ("project", "plat"),
-             ("project", "dewatering"), ("project", "building_permit_days"), ("applicant", "name"),
-             ("applicant", "phone"), ("dem", "vertical_unit"), ("dem", "path"), ("layers", "roads"),
-             ("declared", "disturbed_area_sqft"), ("declared", "map_dpi"), ("declared", "maintenance"),
-             ("", "dem"), ("", "layers"), ("", "project")]
+VALID = {
+    "name": "Lot 7",
+    "jurisdiction": "belgium",
+    "crs": "EPSG:7593",
+    "map_margin_ft": 150.0,
+    "start": dt.date(2027, 5, 1),
+    "end": dt.date(2027, 9, 30),
+    "cut_cy": 250.0,
+    "fill_cy": 0,
+    "plat": "subdivision",
+    "dewatering": False,
+    "building_permit_days": 365,
+    "phone": "715-555-0100",
+    "vertical_unit": "m",
+    "path": "dem.tif",
+    "roads": "layers.gpkg:site_boundary",
+    "disturbed_area_sqft": 10_000.0,
+    "map_dpi": 150,
+    "maintenance": "weekly",
+    "dem": {"path": "dem.tif", "vertical_unit": "us_ft"},
+    "layers": {"path": "layers.gpkg"},
+    "project": {"start": dt.date(2027, 5, 3)},
+}
+TOML_KEYS = [
+    ("", "name"),
+    ("", "jurisdiction"),
+    ("", "crs"),
+    ("", "map_margin_ft"),
+    ("project", "start"),
+    ("project", "end"),
+    ("project", "cut_cy"),
+    ("project", "fill_cy"),
+    ("project", "plat"),
+    ("project", "dewatering"),
+    ("project", "building_permit_days"),
+    ("applicant", "name"),
+    ("applicant", "phone"),
+    ("dem", "vertical_unit"),
+    ("dem", "path"),
+    ("layers", "roads"),
+    ("declared", "disturbed_area_sqft"),
+    ("declared", "map_dpi"),
+    ("declared", "maintenance"),
+    ("", "dem"),
+    ("", "layers"),
+    ("", "project"),
+]
 
 
 def _frame(geoms, **cols):
@@ -124,7 +180,8 @@ def assert_invariants(report: dict) -> None:
         v = d.get(key)
         assert v is None or (math.isfinite(v) and v >= 0), (key, v)
     if d.get("area_sqft") is not None:
-        # A(3) measures the activity, on or off the parcel: its part on the parcel fits the site, the rest is outside
+        # A(3) measures the activity, on or off the parcel: its part on the parcel fits the site, the rest is
+        # outside
         on_site = report["measurements"]["disturbed.on_site_sqft"]
         assert on_site <= site * (1 + 1e-9) + 1e-6
         assert d["area_sqft"] == pytest.approx(on_site + d["outside_site_sqft"], rel=1e-6, abs=1e-3)
@@ -141,8 +198,14 @@ def assert_invariants(report: dict) -> None:
 # ------------------------------------------------------------------------------------------ properties
 
 
-@given(boundary=polygons(), disturbance=st.lists(polygons(), min_size=0, max_size=3), dem=st.one_of(st.none(), dems()),
-       dates=st.lists(st.one_of(st.none(), st.dates(dt.date(2020, 1, 1), dt.date(2030, 1, 1))), min_size=6, max_size=6))
+@given(
+    boundary=polygons(),
+    disturbance=st.lists(polygons(), min_size=0, max_size=3),
+    dem=st.one_of(st.none(), dems()),
+    dates=st.lists(
+        st.one_of(st.none(), st.dates(dt.date(2020, 1, 1), dt.date(2030, 1, 1))), min_size=6, max_size=6
+    ),
+)
 def test_site_from_frames_and_analyze_raise_only_geosite_errors(boundary, disturbance, dem, dates):
     import geosite
     from geosite.errors import GeositeError
@@ -150,13 +213,19 @@ def test_site_from_frames_and_analyze_raise_only_geosite_errors(boundary, distur
     layers = {"site_boundary": _frame([boundary], id=[1])}
     if disturbance:
         n = len(disturbance)
-        layers["disturbance"] = _frame(disturbance, id=list(range(1, n + 1)), phase=[str(i) for i in range(n)],
-                                       start=dates[:n], end=dates[3:3 + n])
+        layers["disturbance"] = _frame(
+            disturbance,
+            id=list(range(1, n + 1)),
+            phase=[str(i) for i in range(n)],
+            start=dates[:n],
+            end=dates[3 : 3 + n],
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            site = geosite.site_from_frames(layers, name="fuzz", jurisdiction="grantsburg", dem=dem,
-                                            make_valid=True)
+            site = geosite.site_from_frames(
+                layers, name="fuzz", jurisdiction="grantsburg", dem=dem, make_valid=True
+            )
             result = geosite.analyze(site)
         except GeositeError:
             return
@@ -189,8 +258,13 @@ def test_site_toml_values_through_the_cli_give_a_verdict_or_exit_2(tmp_path_fact
     from geosite.cli import cli
 
     folder = _base_submission(tmp_path_factory)
-    conf = {"name": "fuzz", "jurisdiction": "grantsburg", "dem": {"path": "dem.tif", "vertical_unit": "us_ft"},
-            "layers": {"path": "layers.gpkg"}, "declared": {"plan_type": "statement"}}
+    conf = {
+        "name": "fuzz",
+        "jurisdiction": "grantsburg",
+        "dem": {"path": "dem.tif", "vertical_unit": "us_ft"},
+        "layers": {"path": "layers.gpkg"},
+        "declared": {"plan_type": "statement"},
+    }
     for (table, key), v in values:
         if table == "":
             conf[key] = v
@@ -213,6 +287,8 @@ def test_site_toml_values_through_the_cli_give_a_verdict_or_exit_2(tmp_path_fact
         import json
 
         summary = json.loads((out / "findings.json").read_text())
-        assert summary["verdict"] in ("pass", "fail") and res.exit_code == (1 if summary["verdict"] == "fail" else 0)
+        assert summary["verdict"] in ("pass", "fail") and res.exit_code == (
+            1 if summary["verdict"] == "fail" else 0
+        )
         area = summary["disturbed_area_sqft"]
         assert area is None or (math.isfinite(area) and 0 <= area <= 40_000.0 * (1 + 1e-9))

@@ -37,7 +37,7 @@ def _frame(geoms, crs=CRS, **cols):
 
 
 def _declared(path):
-    return {n: t for n, t in pyogrio.list_layers(path)}
+    return dict(pyogrio.list_layers(path))
 
 
 # --------------------------------------------------------------------------------------- the schema
@@ -73,12 +73,18 @@ def test_same_schema_whatever_the_site(tmp_path):
     """One site's contours are all LineStrings, another's mixed with MultiLineStrings, a third has no
     layer but its boundary: the same layers and declared types in all three."""
     sq = Polygon([(0, 0), (100, 0), (100, 100), (0, 100)])
-    a = {"site_boundary": _frame([sq], id=[1]),
-         "contours": _frame([LineString([(0, 5), (100, 5)])], elevation_ft=[900.0], index=[False])}
-    b = {"site_boundary": _frame([sq], id=[1]),
-         "contours": _frame([LineString([(0, 5), (100, 5)]),
-                             MultiLineString([[(0, 10), (40, 10)], [(60, 10), (100, 10)]])],
-                            elevation_ft=[900.0, 905.0], index=[False, True])}
+    a = {
+        "site_boundary": _frame([sq], id=[1]),
+        "contours": _frame([LineString([(0, 5), (100, 5)])], elevation_ft=[900.0], index=[False]),
+    }
+    b = {
+        "site_boundary": _frame([sq], id=[1]),
+        "contours": _frame(
+            [LineString([(0, 5), (100, 5)]), MultiLineString([[(0, 10), (40, 10)], [(60, 10), (100, 10)]])],
+            elevation_ft=[900.0, 905.0],
+            index=[False, True],
+        ),
+    }
     c = {"site_boundary": _frame([sq], id=[1])}
     kinds = []
     for i, layers in enumerate((a, b, c)):
@@ -106,21 +112,34 @@ def test_clip_artefacts_dropped_and_a_wrong_family_refused(tmp_path):
 def test_findings_split_by_geometry_type(tmp_path):
     pt, ln = Point(5, 5), LineString([(0, 0), (30, 40)])
     poly = Polygon([(0, 0), (10, 0), (10, 10), (0, 10)])
-    frame = _frame([pt, ln, poly, shapely.GeometryCollection([Point(1, 1), poly]), None],
-                   finding_id=["F1", "F2", "F3", "F4", "F5"], rule=["r"] * 5, status=["fail", "info", "pass",
-                                                                                      "fail", "not_assessed"])
+    frame = _frame(
+        [pt, ln, poly, shapely.GeometryCollection([Point(1, 1), poly]), None],
+        finding_id=["F1", "F2", "F3", "F4", "F5"],
+        rule=["r"] * 5,
+        status=["fail", "info", "pass", "fail", "not_assessed"],
+    )
     site = _frame([poly], id=[1])
     path = tmp_path / "findings.gpkg"
     # as review.check writes it: the context layers in the sheets' styles
     write_findings_gpkg(path, {"findings": frame, "site_boundary": site}, styles=layer_rules(STYLES))
     kinds = _declared(path)
-    assert {n: kinds[n] for n in FINDINGS_SCHEMA} == {"findings": None, "findings_points": "MultiPoint",
-                                                      "findings_lines": "MultiLineString",
-                                                      "findings_polygons": "MultiPolygon"}
+    assert {n: kinds[n] for n in FINDINGS_SCHEMA} == {
+        "findings": None,
+        "findings_points": "MultiPoint",
+        "findings_lines": "MultiLineString",
+        "findings_polygons": "MultiPolygon",
+    }
     assert "Unknown" not in kinds.values()
-    ids = {n: list(pyogrio.read_dataframe(path, layer=n, read_geometry=False)["finding_id"]) for n in FINDINGS_SCHEMA}
-    assert ids == {"findings": ["F5"], "findings_points": ["F1", "F4"], "findings_lines": ["F2"],
-                   "findings_polygons": ["F3", "F4"]}
+    ids = {
+        n: list(pyogrio.read_dataframe(path, layer=n, read_geometry=False)["finding_id"])
+        for n in FINDINGS_SCHEMA
+    }
+    assert ids == {
+        "findings": ["F5"],
+        "findings_points": ["F1", "F4"],
+        "findings_lines": ["F2"],
+        "findings_polygons": ["F3", "F4"],
+    }
     lines = gpd.read_file(path, layer="findings_lines")
     assert lines.length.tolist() == [50.0]
 
@@ -141,13 +160,16 @@ def test_debian_gdal_reads_both_geopackages_without_a_warning(lot7_outputs, tmp_
         pytest.skip("/usr/bin/ogrinfo not installed (Debian gdal-bin; scripts/run_tests.sh installs it)")
     test_findings_split_by_geometry_type(tmp_path)
     for path in (lot7_outputs / "derived.gpkg", tmp_path / "findings.gpkg"):
-        run = subprocess.run([OGRINFO, "-ro", "-so", "-al", path], capture_output=True, text=True, check=False)
+        run = subprocess.run(
+            [OGRINFO, "-ro", "-so", "-al", path], capture_output=True, text=True, check=False
+        )
         said = run.stdout + run.stderr
         assert run.returncode == 0, said
         assert "Warning" not in said and "partially supported" not in said, (version, said[:2000])
         assert "Unknown (any)" not in said
-    listing = subprocess.run([OGRINFO, "-ro", lot7_outputs / "derived.gpkg"], capture_output=True, text=True,
-                             check=False).stdout
+    listing = subprocess.run(
+        [OGRINFO, "-ro", lot7_outputs / "derived.gpkg"], capture_output=True, text=True, check=False
+    ).stdout
     assert "5: contours (Multi Line String)" in listing and "4: steep_slopes (Polygon)" in listing
 
 
@@ -156,11 +178,17 @@ def test_debian_gdal_reads_both_geopackages_without_a_warning(lot7_outputs, tmp_
 
 def test_one_default_style_per_layer(lot7_outputs):
     with sqlite3.connect(lot7_outputs / "derived.gpkg") as db:
-        rows = db.execute("SELECT f_table_name, f_geometry_column, useAsDefault, styleQML, styleSLD "
-                          "FROM layer_styles").fetchall()
+        rows = db.execute(
+            "SELECT f_table_name, f_geometry_column, useAsDefault, styleQML, styleSLD FROM layer_styles"
+        ).fetchall()
     assert sorted(r[0] for r in rows) == sorted(DERIVED_SCHEMA)  # one row per layer
-    assert all(r[1] == "geom" and r[2] == 1 and r[3].startswith("<!DOCTYPE qgis") and "<StyledLayerDescriptor" in r[4]
-               for r in rows)
+    assert all(
+        r[1] == "geom"
+        and r[2] == 1
+        and r[3].startswith("<!DOCTYPE qgis")
+        and "<StyledLayerDescriptor" in r[4]
+        for r in rows
+    )
 
 
 def test_styles_are_well_formed_xml(lot7_outputs):
@@ -177,10 +205,18 @@ def test_sheet_styles_read_without_matplotlib():
     gets the same looks."""
     import sys
 
-    code = ("import sys, json; from geosite.pipeline import sheet_styles; s = sheet_styles(); "
-            "print(json.dumps(['matplotlib' in sys.modules, {k: [v.edge, v.face, v.lw, str(v.ls)] for k, v in s.items()}]))")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).parent.parent)
+    code = (
+        "import sys, json; from geosite.pipeline import sheet_styles; s = sheet_styles(); "
+        "print(json.dumps(['matplotlib' in sys.modules, {k: [v.edge, v.face, v.lw, str(v.ls)] for k, v in "
+        "s.items()}]))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent.parent,
+    )
     loaded, looks = json.loads(run.stdout)
     assert not loaded
     assert looks == {k: [v.edge, v.face, v.lw, str(v.ls)] for k, v in STYLES.items()}
@@ -198,7 +234,7 @@ def test_matplotlib_dashes_scale_with_the_line_width():
     assert dash_pattern("-", 2.0) is None
 
 
-_QGIS_SCRIPT = r'''
+_QGIS_SCRIPT = r"""
 import json, sqlite3, sys
 from qgis.core import QgsApplication, QgsRenderContext, QgsVectorLayer
 app = QgsApplication([], False)
@@ -214,7 +250,11 @@ for path in sys.argv[1:]:
         lab = layer.labeling() if layer.labelsEnabled() else None
         if lab is not None and lab.type() == "rule-based":
             rule = lab.rootRule().children()[0]
-            lab = {"type": "rule-based", "filter": rule.filterExpression(), "field": rule.settings().fieldName}
+            lab = {
+                "type": "rule-based",
+                "filter": rule.filterExpression(),
+                "field": rule.settings().fieldName,
+            }
         elif lab is not None:
             lab = {"type": lab.type(), "field": lab.settings().fieldName}
         out[f"{path.rsplit('/', 1)[-1].removesuffix('.gpkg')}:{name}"] = {
@@ -226,7 +266,7 @@ for path in sys.argv[1:]:
                                    "size": sl.size() if hasattr(sl, "size") else None}
                                   for sl in s.symbolLayers()] for s in symbols]}
 print(json.dumps(out))
-'''
+"""
 
 
 def _qgis_available():
@@ -234,8 +274,12 @@ def _qgis_available():
         return "no /usr/bin/python3"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     env.pop("PYTHONPATH", None)
-    run = subprocess.run([SYS_PYTHON, "-c", "import qgis.core"], capture_output=True, text=True, env=env, check=False)
-    return None if run.returncode == 0 else "QGIS's Python bindings are not installed (Debian qgis python3-qgis)"
+    run = subprocess.run(
+        [SYS_PYTHON, "-c", "import qgis.core"], capture_output=True, text=True, env=env, check=False
+    )
+    return (
+        None if run.returncode == 0 else "QGIS's Python bindings are not installed (Debian qgis python3-qgis)"
+    )
 
 
 def _expected(look, geometry):
@@ -261,15 +305,28 @@ def test_qgis_opens_every_layer_with_the_sheets_style(lot7_outputs, tmp_path):
     script.write_text(_QGIS_SCRIPT)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_RUNTIME_DIR": str(tmp_path)}
     env.pop("PYTHONPATH", None)
-    run = subprocess.run([SYS_PYTHON, script, lot7_outputs / "derived.gpkg", findings], capture_output=True,
-                         text=True, env=env, check=False, timeout=120)
+    run = subprocess.run(
+        [SYS_PYTHON, script, lot7_outputs / "derived.gpkg", findings],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     got = json.loads(run.stdout.strip().splitlines()[-1])
     rules = layer_rules(STYLES)
     schema = {**DERIVED_SCHEMA, **FINDINGS_SCHEMA}
-    assert set(got) == ({f"derived:{n}" for n in DERIVED_SCHEMA} | {f"findings:{n}" for n in FINDINGS_SCHEMA}
-                        | {"findings:site_boundary", "findings:disturbed_area", "findings:filter_fence",
-                           "findings:fence_gaps"})
+    assert set(got) == (
+        {f"derived:{n}" for n in DERIVED_SCHEMA}
+        | {f"findings:{n}" for n in FINDINGS_SCHEMA}
+        | {
+            "findings:site_boundary",
+            "findings:disturbed_area",
+            "findings:filter_fence",
+            "findings:fence_gaps",
+        }
+    )
     for key, info in got.items():
         name = key.split(":")[1]
         assert info["valid"], key
@@ -285,21 +342,32 @@ def test_qgis_opens_every_layer_with_the_sheets_style(lot7_outputs, tmp_path):
             first = symbol[0]
             assert (first["class"], first["color"]) == (cls, colour.lower()), (name, rule.label, symbol)
             if width is not None:
-                assert first["width" if cls == "SimpleLine" else "size"] == pytest.approx(width), (name, rule.label)
+                assert first["width" if cls == "SimpleLine" else "size"] == pytest.approx(width), (
+                    name,
+                    rule.label,
+                )
     # the stand-in rows and index contours: their own symbols, as on the sheets
     assert got["derived:filter_fence"]["symbols"][0][0]["color"] == STYLES["fence_stand_in"].edge
     assert got["derived:contours"]["symbols"][0][0]["width"] == STYLES["index_contours"].lw
     assert got["findings:findings_polygons"]["symbols"][0][0]["color"] == STATUS_COLOURS["fail"]
     # labelled as on the sheets: index contours with their elevation, inlets with their names
-    assert got["derived:contours"]["labels"] == {"type": "rule-based", "filter": '"index"', "field": "elevation_ft"}
+    assert got["derived:contours"]["labels"] == {
+        "type": "rule-based",
+        "filter": '"index"',
+        "field": "elevation_ft",
+    }
     assert got["derived:inlet_protection"]["labels"] == {"type": "simple", "field": "name"}
     assert got["derived:site_boundary"]["labels"] is None
 
 
 def test_dates_of_any_layer_are_dates(tmp_path):
     """A practice's install and removal dates (bmps conventions) are DATE fields in any layer."""
-    f = _frame([Point(0, 0), Point(1, 1)], id=[1, 2], install=["2027-05-03", None],
-               remove=[dt.date(2027, 10, 1), None])
+    f = _frame(
+        [Point(0, 0), Point(1, 1)],
+        id=[1, 2],
+        install=["2027-05-03", None],
+        remove=[dt.date(2027, 10, 1), None],
+    )
     write_gpkg(tmp_path / "a.gpkg", {"site_boundary": None, "extra_points": f})
     info = pyogrio.read_info(tmp_path / "a.gpkg", layer="extra_points")
     types = dict(zip(info["fields"], info["ogr_types"], strict=True))

@@ -41,7 +41,9 @@ def _rough(shape=(160, 180), seed=3, holes=True) -> Dem:
     if holes:
         z[40:46, 120:130] = np.nan
         z[100:103, 30:33] = np.nan
-    return Dem.from_array(z, Affine(3.0, 0, 500_000.0, 0, -3.0, 200_000.0), CRS_US_FT, "us_ft", source="rough")
+    return Dem.from_array(
+        z, Affine(3.0, 0, 500_000.0, 0, -3.0, 200_000.0), CRS_US_FT, "us_ft", source="rough"
+    )
 
 
 @pytest.mark.parametrize("crs,vu", UNIT_COMBOS)
@@ -213,7 +215,9 @@ def test_window_equals_whole_dem():
         assert a.area_sqft == b.area_sqft
         assert a.sheetflow_area_sqft == b.sheetflow_area_sqft and a.channelized == b.channelized
         assert a.flow_length_ft == b.flow_length_ft
-        assert (a.mean_slope_pct == b.mean_slope_pct) or (math.isnan(a.mean_slope_pct) and math.isnan(b.mean_slope_pct))
+        assert (a.mean_slope_pct == b.mean_slope_pct) or (
+            math.isnan(a.mean_slope_pct) and math.isnan(b.mean_slope_pct)
+        )
         assert sorted(a.entry_points["contrib_area_sqft"]) == sorted(b.entry_points["contrib_area_sqft"])
     assert "window" in methods
 
@@ -230,17 +234,24 @@ def test_a_site_in_a_basin_wider_than_its_window_is_answered_on_the_basin():
     a = h.upslope_area(dem, poly, method="window")
     b = h.upslope_area(fg, poly)
     assert a.method == "window" and a.cell_count > 1000
-    assert (a.area_sqft, a.flow_length_ft, a.sheetflow_area_sqft) == (b.area_sqft, b.flow_length_ft, b.sheetflow_area_sqft)
+    assert (a.area_sqft, a.flow_length_ft, a.sheetflow_area_sqft) == (
+        b.area_sqft,
+        b.flow_length_ft,
+        b.sheetflow_area_sqft,
+    )
     # the search the window was sized by: the basin's spill height is the filled height at its cells,
     # and its box holds every cell the basin fills
     from geosite.hydrology import _kernels as fk
 
-    level, r0, r1, c0, c1, outlet = fk.spill_basin(np.ascontiguousarray(dem.elevation_ft), 300 * 600 + 300,
-                                           np.zeros(dem.shape, np.uint8))
+    level, r0, r1, c0, c1, outlet = fk.spill_basin(
+        np.ascontiguousarray(dem.elevation_ft), 300 * 600 + 300, np.zeros(dem.shape, np.uint8)
+    )
     assert level == fg.filled_ft[300, 300] > dem.elevation_ft[300, 300]
     lake = np.argwhere(fg.filled_ft > dem.elevation_ft)
     near = lake[np.abs(lake - 300).max(axis=1) < 200]  # this bowl's cells (other pits lie far off)
-    assert r0 <= near[:, 0].min() and near[:, 0].max() < r1 and c0 <= near[:, 1].min() and near[:, 1].max() < c1
+    assert (
+        r0 <= near[:, 0].min() and near[:, 0].max() < r1 and c0 <= near[:, 1].min() and near[:, 1].max() < c1
+    )
     # the way out it reports: a cell on the DEM's edge (no nodata here) no higher than the spill height
     orow, ocol = divmod(outlet, dem.shape[1])
     assert orow in (0, dem.shape[0] - 1) or ocol in (0, dem.shape[1] - 1)
@@ -295,7 +306,9 @@ def test_tr55_sheetflow_velocity_hand_value():
     assert h.sheetflow_travel_time_hr("short_grass", 100.0, 2.9, 0.02) == pytest.approx(0.17154, rel=1e-4)
     assert h.sheetflow_velocity_fps(0.15, 100.0, 2.9, 0.02) == pytest.approx(0.1619, rel=1e-3)
     # L is capped at 300 ft: a 500 ft path gets the 300 ft velocity
-    assert h.sheetflow_velocity_fps("bare_soil", 500.0, 4.1, 0.05) == h.sheetflow_velocity_fps(0.05, 300.0, 4.1, 0.05)
+    assert h.sheetflow_velocity_fps("bare_soil", 500.0, 4.1, 0.05) == h.sheetflow_velocity_fps(
+        0.05, 300.0, 4.1, 0.05
+    )
     with pytest.raises(InputError, match="short_grass"):
         h.manning_n("lawn")
     with pytest.raises(InputError):
@@ -307,7 +320,9 @@ def test_engine_interface():
     with pytest.raises(InputError, match="native"):
         get_engine("whitebox")
     dem = inclined_plane(5.0, shape=(10, 8))
-    assert np.array_equal(get_engine("native").accumulation_cells(dem), np.repeat(np.arange(1.0, 11)[:, None], 8, 1))
+    assert np.array_equal(
+        get_engine("native").accumulation_cells(dem), np.repeat(np.arange(1.0, 11)[:, None], 8, 1)
+    )
 
 
 @pytest.mark.skipif(importlib.util.find_spec("topotoolbox") is None, reason="topotoolbox not installed")
@@ -325,7 +340,9 @@ def test_agrees_with_topotoolbox():
     assert np.nansum(a[-1]) > 0 and abs(np.nanmax(a) - np.nanmax(b)) / np.nanmax(b) < 0.05
 
 
-@pytest.mark.skipif(importlib.util.find_spec("richdem") is None, reason="richdem not installed (no build for Python 3.10+)")
+@pytest.mark.skipif(
+    importlib.util.find_spec("richdem") is None, reason="richdem not installed (no build for Python 3.10+)"
+)
 def test_agrees_with_richdem():  # pragma: no cover
     dem = _rough(holes=False)
     a = get_engine("native").accumulation_cells(dem)
@@ -412,7 +429,9 @@ def test_a_walled_edge_is_no_way_out():
     z[2, :5] = 1.0
     start = 2 * 7 + 4
 
-    def ask(walls, grid=z, cells=5, level=np.full((1, 1), np.inf), f=0):
+    no_level = np.full((1, 1), np.inf)
+
+    def ask(walls, grid=z, cells=5, level=no_level, f=0):
         proven = np.zeros(grid.shape, np.uint8)
         scratch = np.zeros(grid.shape, np.uint8)
         # the grid is rows 10-14, columns 20-26 of a DEM whose coarse grid has blocks of f x f cells
@@ -443,16 +462,37 @@ def test_walled_edges_search_as_a_frame_of_infinite_heights_does():
         z = rng.random((23, 19)) * 10
         z[rng.random(z.shape) < 0.03] = np.nan
         walls = rng.random(4) < 0.6
-        framed = np.pad(z, ((int(walls[0]), int(walls[1])), (int(walls[2]), int(walls[3]))), constant_values=np.inf)
+        framed = np.pad(
+            z, ((int(walls[0]), int(walls[1])), (int(walls[2]), int(walls[3]))), constant_values=np.inf
+        )
         for _ in range(10):
             r, c = int(rng.integers(23)), int(rng.integers(19))
             bound = float(rng.random() * 10)
-            got = fk.spill_below(z, r * 19 + c, bound, np.zeros(z.shape, np.uint8), np.zeros(z.shape, np.uint8),
-                                 walls.astype(np.uint8), np.full((1, 1), np.inf), 0, 0, 0)
+            got = fk.spill_below(
+                z,
+                r * 19 + c,
+                bound,
+                np.zeros(z.shape, np.uint8),
+                np.zeros(z.shape, np.uint8),
+                walls.astype(np.uint8),
+                np.full((1, 1), np.inf),
+                0,
+                0,
+                0,
+            )
             at = (r + int(walls[0])) * framed.shape[1] + c + int(walls[2])
-            want = fk.spill_below(framed, at, bound, np.zeros(framed.shape, np.uint8),
-                                  np.zeros(framed.shape, np.uint8), np.zeros(4, np.uint8), np.full((1, 1), np.inf), 0,
-                                  0, 0)
+            want = fk.spill_below(
+                framed,
+                at,
+                bound,
+                np.zeros(framed.shape, np.uint8),
+                np.zeros(framed.shape, np.uint8),
+                np.zeros(4, np.uint8),
+                np.full((1, 1), np.inf),
+                0,
+                0,
+                0,
+            )
             assert got == want, (trial, r, c, bound)
 
 
@@ -496,7 +536,13 @@ def test_block_extremes_are_each_blocks_highest_and_lowest_height(f):
 def test_receivers_follow_the_codes_and_stop_at_the_edge():
     # codes 1..8 = E, SE, S, SW, W, NW, N, NE (row down = south); 0 drains out, 255 is nodata
     d = np.full((4, 5), 3, dtype=np.uint8)  # south everywhere
-    d[1, 1], d[1, 2], d[2, 3], d[2, 0], d[0, 4] = 1, 6, 0, 255, 8  # east, north-west, out, nodata, NE off-grid
+    d[1, 1], d[1, 2], d[2, 3], d[2, 0], d[0, 4] = (
+        1,
+        6,
+        0,
+        255,
+        8,
+    )  # east, north-west, out, nodata, NE off-grid
     rr, cc, has = h.receivers(d)
     assert (rr[1, 1], cc[1, 1]) == (1, 2) and (rr[1, 2], cc[1, 2]) == (0, 1)
     assert (rr[0, 0], cc[0, 0]) == (1, 0) and has[0, 0]

@@ -23,9 +23,11 @@ def test_the_compiled_extension_is_in_use():
     del pycc
     assert fk.ENGINE == "aot", (
         "geosite.hydrology._kernels_aot is missing or older than _kernels_numba.py: reinstall "
-        "(pip install -e . ; bash scripts/run_tests.sh does it) to rebuild it")
+        "(pip install -e . ; bash scripts/run_tests.sh does it) to rebuild it"
+    )
     assert ck.ENGINE == "aot", (
-        "geosite.terrain._contour_aot is missing or older than _contour_numba.py: reinstall to rebuild it")
+        "geosite.terrain._contour_aot is missing or older than _contour_numba.py: reinstall to rebuild it"
+    )
 
 
 def _inputs(z: np.ndarray):
@@ -46,41 +48,102 @@ def _inputs(z: np.ndarray):
     n = z.size
     rec1, rec2, p1 = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
     jit.dinf_partition(filled, dirs, 3.0, 2.5, rec1, rec2, p1)
-    up = jit.dinf_upstream_lazy(filled, dirs, 3.0, 2.5, inside.reshape(-1), np.empty(n, np.int64), np.empty(n, np.int64),
-                                np.empty(n), np.zeros(n, np.uint8))
+    up = jit.dinf_upstream_lazy(
+        filled,
+        dirs,
+        3.0,
+        2.5,
+        inside.reshape(-1),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+        np.empty(n),
+        np.zeros(n, np.uint8),
+    )
     pick = tuple(np.ascontiguousarray(a, dtype=np.int64) for a in np.divmod(np.arange(0, n, 7), nc))
     start = int(np.flatnonzero(~np.isnan(z.reshape(-1)))[n // 2])
     weight = np.linspace(0.5, 1.5, n)
     return {
-        "priority_flood": [(z, np.empty_like(z), True, np.empty(z.shape, np.int64)),
-                           (z, np.empty_like(z), False, np.empty((1, 1), np.int64))],
+        "priority_flood": [
+            (z, np.empty_like(z), True, np.empty(z.shape, np.int64)),
+            (z, np.empty_like(z), False, np.empty((1, 1), np.int64)),
+        ],
         "d8_directions": [(filled, 3.0, 2.5, np.empty(z.shape, np.uint8))],
         "accumulate": [(dirs, np.ones(1), np.empty(z.shape)), (dirs, weight, np.empty(z.shape))],
         "accumulate_marked": [(dirs, inside.reshape(-1).copy(), np.empty(z.shape))],
         "trace_upstream": [(dirs, inside)],
         "upstream_stats": [(dirs, cells, parent, 3.0, 2.5)],
         "flat_components_touching": [(filled, dirs, inside)],
-        "spill_below": [(z, start, float(filled.reshape(-1)[start]) + 0.5, np.zeros(z.shape, np.uint8),
-                         np.zeros(z.shape, np.uint8), walls, level, f, 3, 5)
-                        for walls in (np.zeros(4, np.uint8), np.array([1, 0, 1, 1], np.uint8))
-                        for level, f in ((np.full((1, 1), np.inf), 0),
-                                         (np.linspace(0.0, 100.0, 25 * 25).reshape(25, 25), 4))],
-        "spill_basin": [(z, start, np.zeros(z.shape, np.uint8)),
-                        (z, int(np.nanargmin(z.reshape(-1))), np.zeros(z.shape, np.uint8))],
+        "spill_below": [
+            (
+                z,
+                start,
+                float(filled.reshape(-1)[start]) + 0.5,
+                np.zeros(z.shape, np.uint8),
+                np.zeros(z.shape, np.uint8),
+                walls,
+                level,
+                f,
+                3,
+                5,
+            )
+            for walls in (np.zeros(4, np.uint8), np.array([1, 0, 1, 1], np.uint8))
+            for level, f in (
+                (np.full((1, 1), np.inf), 0),
+                (np.linspace(0.0, 100.0, 25 * 25).reshape(25, 25), 4),
+            )
+        ],
+        "spill_basin": [
+            (z, start, np.zeros(z.shape, np.uint8)),
+            (z, int(np.nanargmin(z.reshape(-1))), np.zeros(z.shape, np.uint8)),
+        ],
         "channel_segments": [(dirs, acc, 30.0)],
         "block_extremes": [(z, 8, np.nan), (z, 7, float(z[3, 3])), (filled, 2, np.nan)],
-        "block_extremes_f4": [(z.astype(np.float32), 8, np.nan), (z.astype(np.float32), 7, float(np.float32(z[3, 3])))],
-        "dinf_partition": [(filled, dirs, 3.0, 2.5, np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n))],
-        "downhill_at": [(filled, 3.0, 2.5, dirs, True, pick[0], pick[1], np.empty(pick[0].size), np.empty(pick[0].size)),
-                        (z, 3.0, 2.5, np.zeros((1, 1), np.uint8), False, pick[0], pick[1], np.empty(pick[0].size),
-                         np.empty(pick[0].size))],
-        "downhill_vectors": [(filled, 3.0, 2.5, dirs, True, np.empty(z.shape), np.empty(z.shape)),
-                             (z, 3.0, 2.5, dirs, False, np.empty(z.shape), np.empty(z.shape))],
-        "dinf_inflow": [(rec1, rec2, p1, inside.reshape(-1), np.ones(1)), (rec1, rec2, p1, inside.reshape(-1), weight)],
-        "dinf_upstream_lazy": [(filled, dirs, 3.0, 2.5, inside.reshape(-1), np.zeros(n, np.int64), np.zeros(n, np.int64),
-                                np.zeros(n), np.zeros(n, np.uint8))],
-        "dinf_inflow_within": [(rec1, rec2, p1, inside.reshape(-1), np.ones(1), up),
-                               (rec1, rec2, p1, inside.reshape(-1), weight, up)],
+        "block_extremes_f4": [
+            (z.astype(np.float32), 8, np.nan),
+            (z.astype(np.float32), 7, float(np.float32(z[3, 3]))),
+        ],
+        "dinf_partition": [
+            (filled, dirs, 3.0, 2.5, np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n))
+        ],
+        "downhill_at": [
+            (filled, 3.0, 2.5, dirs, True, pick[0], pick[1], np.empty(pick[0].size), np.empty(pick[0].size)),
+            (
+                z,
+                3.0,
+                2.5,
+                np.zeros((1, 1), np.uint8),
+                False,
+                pick[0],
+                pick[1],
+                np.empty(pick[0].size),
+                np.empty(pick[0].size),
+            ),
+        ],
+        "downhill_vectors": [
+            (filled, 3.0, 2.5, dirs, True, np.empty(z.shape), np.empty(z.shape)),
+            (z, 3.0, 2.5, dirs, False, np.empty(z.shape), np.empty(z.shape)),
+        ],
+        "dinf_inflow": [
+            (rec1, rec2, p1, inside.reshape(-1), np.ones(1)),
+            (rec1, rec2, p1, inside.reshape(-1), weight),
+        ],
+        "dinf_upstream_lazy": [
+            (
+                filled,
+                dirs,
+                3.0,
+                2.5,
+                inside.reshape(-1),
+                np.zeros(n, np.int64),
+                np.zeros(n, np.int64),
+                np.zeros(n),
+                np.zeros(n, np.uint8),
+            )
+        ],
+        "dinf_inflow_within": [
+            (rec1, rec2, p1, inside.reshape(-1), np.ones(1), up),
+            (rec1, rec2, p1, inside.reshape(-1), weight, up),
+        ],
     }
 
 

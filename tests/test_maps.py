@@ -41,18 +41,42 @@ def plane_site(tmp_path_factory) -> Path:
     """A 300 x 200 ft site on a 10 % plane falling south (900 ft at the DEM's north edge)."""
     folder = tmp_path_factory.mktemp("maps") / "site"
     dem = inclined_plane(10.0, shape=(500, 500), cell=2.0)
-    make_site(folder, {
-        "site_boundary": [rect(*SITE)],
-        "streams": _frame({"name": ["Clam Creek"]}, [line((100, -880), (900, -860))]),
-        "soils": _frame({"musym": ["SaB", "ScC"]}, [rect(100, -900, 400, 800), rect(500, -900, 400, 800)]),
-        "structures": _frame({"status": ["existing", "proposed"]}, [rect(380, -560, 60, 40), rect(500, -520, 80, 50)]),
-        "storm_inlets": [point(360, -590)],
-        "disturbance": _frame({"phase": ["1", "2"], "start": ["2027-04-05", "2027-06-01"],
-                               "end": ["2027-06-30", "2027-09-30"]}, [rect(360, -590, 150, 150), rect(510, -590, 120, 150)]),
-        "stockpiles": _frame({"days": [45]}, [rect(600, -430, 30, 20)]),
-    }, conf={"applicant": {"name": "Ann Smith", "address": "1 Main St, Grantsburg WI", "phone": "715-555-0100"},
-             "maintainer": {"name": "Bob Jones", "address": "2 Oak St, Grantsburg WI", "phone": "715-555-0101"}},
-        dem=dem)
+    make_site(
+        folder,
+        {
+            "site_boundary": [rect(*SITE)],
+            "streams": _frame({"name": ["Clam Creek"]}, [line((100, -880), (900, -860))]),
+            "soils": _frame(
+                {"musym": ["SaB", "ScC"]}, [rect(100, -900, 400, 800), rect(500, -900, 400, 800)]
+            ),
+            "structures": _frame(
+                {"status": ["existing", "proposed"]}, [rect(380, -560, 60, 40), rect(500, -520, 80, 50)]
+            ),
+            "storm_inlets": [point(360, -590)],
+            "disturbance": _frame(
+                {
+                    "phase": ["1", "2"],
+                    "start": ["2027-04-05", "2027-06-01"],
+                    "end": ["2027-06-30", "2027-09-30"],
+                },
+                [rect(360, -590, 150, 150), rect(510, -590, 120, 150)],
+            ),
+            "stockpiles": _frame({"days": [45]}, [rect(600, -430, 30, 20)]),
+        },
+        conf={
+            "applicant": {
+                "name": "Ann Smith",
+                "address": "1 Main St, Grantsburg WI",
+                "phone": "715-555-0100",
+            },
+            "maintainer": {
+                "name": "Bob Jones",
+                "address": "2 Oak St, Grantsburg WI",
+                "phone": "715-555-0101",
+            },
+        },
+        dem=dem,
+    )
     return folder
 
 
@@ -125,7 +149,11 @@ def test_pdf_boundary_measures_exact_scale(site, tmp_path, scale_ft):
     assert (w, h) == pytest.approx((s.width_in * PT, s.height_in * PT), abs=0.01)
     # the 300 x 200 ft boundary is 300/scale x 200/scale inches on the page
     want_w, want_h = 300 / scale_ft * PT, 200 / scale_ft * PT
-    rects = [r for r in _rectangles(_pdf_paths(pdf)) if abs(r[2] / want_w - 1) < 0.05 and abs(r[3] / want_h - 1) < 0.05]
+    rects = [
+        r
+        for r in _rectangles(_pdf_paths(pdf))
+        if abs(r[2] / want_w - 1) < 0.05 and abs(r[3] / want_h - 1) < 0.05
+    ]
     assert rects, "site boundary rectangle not found in the PDF"
     x, y, rw, rh = rects[0]
     err = max(abs(rw / want_w - 1), abs(rh / want_h - 1))
@@ -178,9 +206,14 @@ def test_contours_on_a_ten_percent_plane(site):
     sheet = fig.geosite
     ax = sheet.ax
     ys = {}
-    for coll, st in ((c, s) for c in ax.collections for s in (STYLES["contours"], STYLES["index_contours"])
-                     if hasattr(c, "get_segments") and matplotlib.colors.same_color(c.get_edgecolor()[0], s.edge)
-                     and np.isclose(c.get_linewidth()[0], s.lw)):
+    for coll, st in (
+        (c, s)
+        for c in ax.collections
+        for s in (STYLES["contours"], STYLES["index_contours"])
+        if hasattr(c, "get_segments")
+        and matplotlib.colors.same_color(c.get_edgecolor()[0], s.edge)
+        and np.isclose(c.get_linewidth()[0], s.lw)
+    ):
         for seg in coll.get_segments():
             assert np.ptp(seg[:, 1]) < 1e-6  # the plane falls due south: contours run east-west
             ys[round(float(seg[0, 1]), 6)] = st is STYLES["index_contours"]
@@ -195,7 +228,7 @@ def test_contours_on_a_ten_percent_plane(site):
     assert np.array_equal(is_index, np.isclose(np.mod(np.round(z), 25), 0))  # every fifth is an index contour
     labels = [t for t in ax.texts if t.get_gid() == "contour-label"]
     labelled = {float(t.get_text()) for t in labels}
-    assert labelled == {float(round(v)) for v, ix in zip(z, is_index) if ix}
+    assert labelled == {float(round(v)) for v, ix in zip(z, is_index, strict=False) if ix}
     for t in labels:  # each label sits on its contour
         zt = 900.0 - 0.1 * (Y0 - t.get_position()[1])
         assert zt == pytest.approx(float(t.get_text()), abs=0.01)
@@ -208,14 +241,32 @@ def test_contours_on_a_ten_percent_plane(site):
 def test_legend_names_present_items_and_lists_absent(site):
     sheet = render_existing_site_map(site, None, hillshade=False)[0].geosite
     legend = "\n".join(sheet.legend)
-    for want in ("(a) Site boundary", "(a) Adjacent area shown (200 ft)", "(b) Streams", "(d) Soil map units",
-                 "(f) Storm drain inlets", "(h) Structures", "(i) Contours, 5 ft", "(i) Index contours"):
+    for want in (
+        "(a) Site boundary",
+        "(a) Adjacent area shown (200 ft)",
+        "(b) Streams",
+        "(d) Soil map units",
+        "(f) Storm drain inlets",
+        "(h) Structures",
+        "(i) Contours, 5 ft",
+        "(i) Index contours",
+    ):
         assert want in legend, want
     missing = "\n".join(sheet.missing)
-    for want in ("(b)", "lakes", "wetlands", "(c) floodplain", "(e) vegetative cover", "(h)", "roads", "utilities"):
+    for want in (
+        "(b)",
+        "lakes",
+        "wetlands",
+        "(c) floodplain",
+        "(e) vegetative cover",
+        "(h)",
+        "roads",
+        "utilities",
+    ):
         assert want in missing, want
     assert "(d)" not in missing and "(i)" not in missing
-    # (f) natural drainage and (g) upslope areas come from the analysis: a bare Site says they were not computed
+    # (f) natural drainage and (g) upslope areas come from the analysis: a bare Site says they were not
+    # computed
     assert "(g) upslope drainage areas: not computed" in missing
 
 
@@ -240,8 +291,16 @@ def test_plan_maps_from_analysis(site, tmp_path):
         result = analyze(site)
     files = render_plan_maps(result, tmp_path / "maps")
     names = sorted(f.name for f in files)
-    assert names == sorted(["existing_site_map.pdf", "existing_site_map.png", "construction_plan.pdf",
-                            "construction_plan.png", "final_conditions.pdf", "final_conditions.png"])
+    assert names == sorted(
+        [
+            "existing_site_map.pdf",
+            "existing_site_map.png",
+            "construction_plan.pdf",
+            "construction_plan.png",
+            "final_conditions.pdf",
+            "final_conditions.png",
+        ]
+    )
     for f in files:
         assert f.stat().st_size > 1000
         if f.suffix == ".pdf":
@@ -306,7 +365,9 @@ def test_cli_map(plane_site, tmp_path):
     assert (out / "existing_site_map.pdf").is_file() and (out / "construction_plan.pdf").is_file()
     r = CliRunner().invoke(cli, ["-q", "map", str(plane_site), "--out", str(out)])
     assert r.exit_code == 2  # exists, no --overwrite
-    r = CliRunner().invoke(cli, ["-q", "map", str(plane_site), "--out", str(tmp_path / "x"), "--scale", "200"])
+    r = CliRunner().invoke(
+        cli, ["-q", "map", str(plane_site), "--out", str(tmp_path / "x"), "--scale", "200"]
+    )
     assert r.exit_code == 2 and "1 in = 100 ft" in r.output
 
 
@@ -315,7 +376,9 @@ def test_import_geosite_does_not_load_pyplot():
     import sys
 
     code = "import sys, geosite, geosite.maps; print(any('pyplot' in m for m in sys.modules))"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+    )
 
 
 def test_hillshade_computed_once_for_every_tile(site, monkeypatch):
@@ -323,7 +386,9 @@ def test_hillshade_computed_once_for_every_tile(site, monkeypatch):
 
     calls = []
     real = terrain.hillshade
-    monkeypatch.setattr(terrain, "hillshade", lambda dem, *a, **k: calls.append(dem.shape) or real(dem, *a, **k))
+    monkeypatch.setattr(
+        terrain, "hillshade", lambda dem, *a, **k: calls.append(dem.shape) or real(dem, *a, **k)
+    )
     figs = render_existing_site_map(site, None, sheet="ANSI-A", scale_ft=50)
     assert len(figs) > 1  # tiled
     assert len(calls) == 1
@@ -370,7 +435,7 @@ def test_labels_asked_for_at_one_point_are_placed_apart_with_leaders():
     labels.place(sheet)
     boxes = [b for _, b in sheet.placed]
     assert len(boxes) == 12 and sheet.unplaced == ["x" * 400]
-    for a, b in ((a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]):
+    for a, b in ((a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]):
         assert not a.intersects(b)
     fx, fy, fw, fh = plan.sheet.frame
     assert all(box(fx, fy, fx + fw, fy + fh).contains(b) for b in boxes)
@@ -397,8 +462,10 @@ def test_thinned_hillshade_cells_sit_over_their_own_cells(tmp_path):
     imgs = [a for a in fig.geosite.ax.get_children() if isinstance(a, AxesImage)]
     assert imgs
     im = imgs[0]
-    l, r, b, t = im.get_extent()
+    left, r, b, t = im.get_extent()
     rows, cols = im.get_array().shape
-    assert (r - l) / cols == pytest.approx(0.6, rel=1e-12) and (t - b) / rows == pytest.approx(0.6, rel=1e-12)
+    assert (r - left) / cols == pytest.approx(0.6, rel=1e-12) and (t - b) / rows == pytest.approx(
+        0.6, rel=1e-12
+    )
     # the first sample's corner is a cell corner of the DEM
-    assert ((l - dem.transform.c) / 0.3) == pytest.approx(round((l - dem.transform.c) / 0.3), abs=1e-9)
+    assert ((left - dem.transform.c) / 0.3) == pytest.approx(round((left - dem.transform.c) / 0.3), abs=1e-9)

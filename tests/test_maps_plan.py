@@ -53,24 +53,42 @@ FENCE_B = [line((205, -300), (205, -260)), line((205, -260), (205, -215))]
 @pytest.fixture(scope="module")
 def valley_site(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("plan") / "valley"
-    bmps = _frame({"type": ["silt_fence"] * 5 + ["sediment_basin", "inlet_protection"],
-                   "name": ["Fence A"] * 3 + ["Fence B"] * 2 + ["Basin SB-9", "Filter at CB-9"],
-                   "storage_cy": [None] * 5 + [120.0, None], "drainage_acres": [None] * 5 + [1.2, None],
-                   "install": ["2027-05-01"] * 5 + ["2027-04-20", "2027-05-02"],
-                   "remove": ["2027-10-15"] * 5 + ["2027-10-20", "2027-10-16"]},
-                  [*FENCE_A, *FENCE_B, rect(280, -348, 30, 20).buffer(0), point(250, -180)])
-    make_site(folder, {
-        "site_boundary": [rect(*SITE)],
-        "streams": _frame({"name": ["Clam Creek"]}, [line((50, -450), (550, -450))]),
-        "roads": _frame({"name": ["Birch Street"], "status": ["existing"]}, [rect(0, -190, 600, 24)]),
-        "storm_inlets": _frame({"name": ["CB-9"]}, [point(250, -180)]),
-        "structures": _frame({"name": ["Near shed", "New house", "Far barn"], "status": ["existing", "proposed", "existing"]},
-                             [rect(450, -300, 20, 20), rect(300, -300, 40, 30), rect(700, -300, 30, 30)]),
-        "disturbance": _frame({"phase": ["1"], "start": ["2027-05-03"], "end": ["2027-09-30"]}, [rect(220, -330, 160, 110)]),
-        "bmps": bmps,
-    }, conf={"applicant": {"name": "Ann Smith", "address": "1 Main St", "phone": "715-555-0100"},
-             "maintainer": {"name": "Bob Jones", "address": "2 Oak St", "phone": "715-555-0101"}},
-        dem=_valley())
+    bmps = _frame(
+        {
+            "type": ["silt_fence"] * 5 + ["sediment_basin", "inlet_protection"],
+            "name": ["Fence A"] * 3 + ["Fence B"] * 2 + ["Basin SB-9", "Filter at CB-9"],
+            "storage_cy": [None] * 5 + [120.0, None],
+            "drainage_acres": [None] * 5 + [1.2, None],
+            "install": ["2027-05-01"] * 5 + ["2027-04-20", "2027-05-02"],
+            "remove": ["2027-10-15"] * 5 + ["2027-10-20", "2027-10-16"],
+        },
+        [*FENCE_A, *FENCE_B, rect(280, -348, 30, 20).buffer(0), point(250, -180)],
+    )
+    make_site(
+        folder,
+        {
+            "site_boundary": [rect(*SITE)],
+            "streams": _frame({"name": ["Clam Creek"]}, [line((50, -450), (550, -450))]),
+            "roads": _frame({"name": ["Birch Street"], "status": ["existing"]}, [rect(0, -190, 600, 24)]),
+            "storm_inlets": _frame({"name": ["CB-9"]}, [point(250, -180)]),
+            "structures": _frame(
+                {
+                    "name": ["Near shed", "New house", "Far barn"],
+                    "status": ["existing", "proposed", "existing"],
+                },
+                [rect(450, -300, 20, 20), rect(300, -300, 40, 30), rect(700, -300, 30, 30)],
+            ),
+            "disturbance": _frame(
+                {"phase": ["1"], "start": ["2027-05-03"], "end": ["2027-09-30"]}, [rect(220, -330, 160, 110)]
+            ),
+            "bmps": bmps,
+        },
+        conf={
+            "applicant": {"name": "Ann Smith", "address": "1 Main St", "phone": "715-555-0100"},
+            "maintainer": {"name": "Bob Jones", "address": "2 Oak St", "phone": "715-555-0101"},
+        },
+        dem=_valley(),
+    )
     return folder
 
 
@@ -160,7 +178,12 @@ def test_upslope_outline_drops_slivers_and_keeps_the_area():
     and a one-cell hole: the outline has one part, no hole, fewer vertices, about the same area."""
     from geosite.hydrology.upslope import smooth_outline
 
-    cells = [box(2 * c, 2 * r, 2 * c + 2, 2 * r + 2) for r in range(40) for c in range(r, r + 20) if (r, c) != (20, 30)]
+    cells = [
+        box(2 * c, 2 * r, 2 * c + 2, 2 * r + 2)
+        for r in range(40)
+        for c in range(r, r + 20)
+        if (r, c) != (20, 30)
+    ]
     band = shapely.union_all(cells)
     sliver = box(100, 0, 102, 2)
     raw = shapely.union_all([band, sliver])
@@ -192,8 +215,12 @@ def _panel_and_frame_texts(sheet, gid: str) -> list[str]:
 
 def test_schedule_lists_every_bmp_with_its_submitted_dates(construction):
     table = "\n".join(_panel_and_frame_texts(construction, "table"))
-    for name, inst, rem in (("Fence A", "2027-05-01", "2027-10-15"), ("Fence B", "2027-05-01", "2027-10-15"),
-                            ("Basin SB-9", "2027-04-20", "2027-10-20"), ("Filter at CB-9", "2027-05-02", "2027-10-16")):
+    for name, inst, rem in (
+        ("Fence A", "2027-05-01", "2027-10-15"),
+        ("Fence B", "2027-05-01", "2027-10-15"),
+        ("Basin SB-9", "2027-04-20", "2027-10-20"),
+        ("Filter at CB-9", "2027-05-02", "2027-10-16"),
+    ):
         row = next(r for r in table.splitlines() if r.startswith(name))
         assert inst in row and rem in row, row
     assert "2027-05-03" in table and "2027-09-30" in table  # the phase's own dates
@@ -216,8 +243,10 @@ def test_declared_provisions_are_printed_as_given(valley_site, tmp_path):
     folder = tmp_path / "declared"
     shutil.copytree(valley_site, folder)
     toml = folder / "site.toml"
-    toml.write_text(toml.read_text() + '\n[declared]\nmaintenance = "Fences swept daily by Bob."\n'
-                    'stabilization = "Sod within 3 days of final grade."\n')
+    toml.write_text(
+        toml.read_text() + '\n[declared]\nmaintenance = "Fences swept daily by Bob."\n'
+        'stabilization = "Sod within 3 days of final grade."\n'
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sheet = render_construction_plan(load_site(folder), None)[0].geosite
@@ -238,7 +267,9 @@ def test_legend_swatches_are_the_symbols_drawn(construction):
     assert kinds[fence][0] == "line"
     inlet = next(k for k in kinds if k.startswith("(c) Submitted inlet protection"))
     assert kinds[inlet] == ("point", "D")
-    trap = next(k for k in kinds if k.startswith("(c) Sediment trap at an outlet, drawn at its DNR 1063 surface area"))
+    trap = next(
+        k for k in kinds if k.startswith("(c) Sediment trap at an outlet, drawn at its DNR 1063 surface area")
+    )
     assert kinds[trap][0] == "polygon"  # drawn at its size, so a polygon swatch
     # the same symbol on the map: the submitted basin's polygon is drawn in the swatch's face colour
     from matplotlib.colors import same_color
@@ -246,23 +277,34 @@ def test_legend_swatches_are_the_symbols_drawn(construction):
     from geosite.maps.symbology import submitted_style
 
     st = submitted_style("sediment_basin", "polygon")
-    drawn = [c for c in construction.ax.collections if len(c.get_facecolor())
-             and same_color(c.get_facecolor()[0][:3], st.face) and c.get_hatch() == st.hatch]
+    drawn = [
+        c
+        for c in construction.ax.collections
+        if len(c.get_facecolor())
+        and same_color(c.get_facecolor()[0][:3], st.face)
+        and c.get_hatch() == st.hatch
+    ]
     assert drawn
 
 
 def test_proposed_trap_is_drawn_at_its_dnr_1063_surface_area(result, construction):
     """The valley's outlet drains some acres: the trap is a circle of 1,560 sq ft per acre (DNR 1063,
     medium-textured soil) around the outlet, and its label says so."""
-    (_, b), = result.layers["sediment_basins"].iterrows()
+    ((_, b),) = result.layers["sediment_basins"].iterrows()
     want = 1560.0 * b["drainage_acres"]
     from geosite.maps.symbology import STYLES
 
     st = STYLES["sediment_traps_sized"]
     from matplotlib.colors import same_color
 
-    (coll,) = [c for c in construction.ax.collections if c.get_hatch() == st.hatch and len(c.get_facecolor())
-               and same_color(c.get_facecolor()[0][:3], st.face) and same_color(c.get_edgecolor()[0][:3], st.edge)]
+    (coll,) = [
+        c
+        for c in construction.ax.collections
+        if c.get_hatch() == st.hatch
+        and len(c.get_facecolor())
+        and same_color(c.get_facecolor()[0][:3], st.face)
+        and same_color(c.get_edgecolor()[0][:3], st.edge)
+    ]
     xy = coll.get_paths()[0].vertices
     area = shapely.Polygon(xy).area
     assert area == pytest.approx(want, rel=0.01)
@@ -308,14 +350,19 @@ def test_the_map_is_the_site_and_its_margin_and_nothing_beyond_is_labelled(exist
     for sheet in (existing, construction):
         w = sheet.window
         assert w.centroid.distance(site.centroid) < 0.5  # ft
-        assert w.bounds == pytest.approx((site.bounds[0] - 200, site.bounds[1] - 200, site.bounds[2] + 200,
-                                          site.bounds[3] + 200), abs=1e-6)
+        assert w.bounds == pytest.approx(
+            (site.bounds[0] - 200, site.bounds[1] - 200, site.bounds[2] + 200, site.bounds[3] + 200), abs=1e-6
+        )
         frame = sheet.window_in
         assert all(frame.contains(b) for _, b in sheet.placed)
-        assert not any("Far barn" in t for t in _map_texts(sheet))  # 300 ft beyond the site: clipped, not labelled
+        assert not any(
+            "Far barn" in t for t in _map_texts(sheet)
+        )  # 300 ft beyond the site: clipped, not labelled
         (x0, y0), (x1, y1) = sheet.ax.transData.transform([w.bounds[:2], w.bounds[2:]])
         for a in sheet.ax.collections:  # everything drawn is clipped at the margin's edge
-            assert a.get_clip_box() is not None and a.get_clip_box().extents == pytest.approx((x0, y0, x1, y1))
+            assert a.get_clip_box() is not None and a.get_clip_box().extents == pytest.approx(
+                (x0, y0, x1, y1)
+            )
 
 
 def test_location_map_names_roads_shows_the_site_and_north(existing):

@@ -1,6 +1,7 @@
 """The analyst notebooks (notebooks/*.ipynb) run top to bottom, and are committed without outputs.
 
-The kernel is this very interpreter (``sys.executable``, i.e. the venv scripts/run_tests.sh made): a kernelspec
+The kernel is this very interpreter (``sys.executable``, i.e. the venv scripts/run_tests.sh made): a
+kernelspec
 naming it is written to a temporary Jupyter path, so a user's own ``python3`` kernel is never picked up. Each
 notebook makes its own cross-checks (e.g. against ``geosite analyze`` run on the same site) with ``assert``,
 so a failing assertion fails here. Set ``GEOSITE_NOTEBOOK_TIMEOUT`` to change the per-cell limit (s).
@@ -57,7 +58,11 @@ def kernel_name(tmp_path_factory) -> str:
                 "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
                 "display_name": f"geosite tests ({sys.executable})",
                 "language": "python",
-                "env": {"TMPDIR": str(scratch), "MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
+                "env": {
+                    "TMPDIR": str(scratch),
+                    "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+                    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+                },
             }
         )
     )
@@ -101,6 +106,7 @@ def test_notebook_runs(path, kernel_name):
 
 @pytest.mark.slow
 def test_terrain_notebook_runs_without_the_real_dems(kernel_name, monkeypatch, tmp_path):
-    """Outside this workplace the shared real DEMs are absent: the notebook says so and runs on its stand-in."""
+    """Outside this workplace the shared real DEMs are absent: the notebook says so and runs on its
+    stand-in."""
     monkeypatch.setenv("GEOSITE_REAL_DEMS", str(tmp_path / "absent"))
     _run(ROOT / "notebooks" / "terrain_analysis.ipynb", kernel_name)

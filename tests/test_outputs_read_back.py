@@ -42,17 +42,31 @@ def report(lot7_outputs):
 def test_no_two_text_boxes_on_a_sheet_intersect(lot7_outputs, name):
     _, spans = _spans(lot7_outputs / name)
     assert len(spans) > 60
-    bad = [(a, b) for (a, ra), (b, rb) in itertools.combinations(spans, 2)
-           if (ra & rb).width > 0.3 and (ra & rb).height > 0.3]  # points; touching lines are not overlaps
+    bad = [
+        (a, b)
+        for (a, ra), (b, rb) in itertools.combinations(spans, 2)
+        if (ra & rb).width > 0.3 and (ra & rb).height > 0.3
+    ]  # points; touching lines are not overlaps
     assert not bad, bad[:5]
 
 
 def test_labels_are_searchable_text_named_from_attributes(lot7_outputs):
     page, _ = _spans(lot7_outputs / "existing_site_map.pdf")
     text = page.get_text()
-    for want in ("Birch Street (24 ft wide)", "6-in water main", "8-in sanitary sewer", "CB-1", "CB-2",
-                 "Little Wood Creek", "GrB: Grantsburg silt loam, 2 to 6 percent slopes (HSG C)", "LOCATION MAP",
-                 "1 of 3", "REVISIONS", "SEAL", "Prepared by"):
+    for want in (
+        "Birch Street (24 ft wide)",
+        "6-in water main",
+        "8-in sanitary sewer",
+        "CB-1",
+        "CB-2",
+        "Little Wood Creek",
+        "GrB: Grantsburg silt loam, 2 to 6 percent slopes (HSG C)",
+        "LOCATION MAP",
+        "1 of 3",
+        "REVISIONS",
+        "SEAL",
+        "Prepared by",
+    ):
         assert page.search_for(want) or want in text, want
     assert "confirm" not in text.lower()
     for name, n in (("construction_plan.pdf", "2 of 3"), ("final_conditions.pdf", "3 of 3")):
@@ -69,14 +83,17 @@ def test_every_number_printed_is_report_json_s(lot7_outputs, report):
     (phase,) = m["disturbed.phases"]
     assert phase["area_sqft"] == pytest.approx(report["disturbed"]["area_sqft"])  # one phase: the whole area
     want = f"{phase['area_sqft']:,.0f} sq ft ({phase['area_sqft'] / 43560:,.2f} ac)"
-    # A(3) measures the activity: the polygon whole, its drive apron in the right-of-way included (26,072 sq ft on the parcel)
+    # A(3) measures the activity: the polygon whole, its drive apron in the right-of-way included (26,072 sq
+    # ft on the parcel)
     assert want == "26,312 sq ft (0.60 ac)"
     assert report["measurements"]["disturbed.on_site_sqft"] == pytest.approx(26_072, abs=1)
     construction = pymupdf.open(lot7_outputs / "construction_plan.pdf")[0].get_text()
     assert want in construction
     (up,) = m["hydrology.upslope"]
     existing = pymupdf.open(lot7_outputs / "existing_site_map.pdf")[0].get_text()
-    assert f"upslope {up['area_sqft']:,.0f} sq ft ({up['area_sqft'] / 43560:,.2f} ac)" in existing.replace("\n", " ")
+    assert f"upslope {up['area_sqft']:,.0f} sq ft ({up['area_sqft'] / 43560:,.2f} ac)" in existing.replace(
+        "\n", " "
+    )
     assert f"{up['area_d8_sqft']:,.0f} sq ft" not in existing  # D8's number is not printed as the size
     final = pymupdf.open(lot7_outputs / "final_conditions.pdf")[0].get_text()
     assert f"({want})" in final.replace("\n", " ")
@@ -144,8 +161,14 @@ def test_dxf_opens_on_the_site_with_its_layers_units_and_attributes(lot7_outputs
     want = (bounds[:, 0].min(), bounds[:, 1].min(), bounds[:, 2].max(), bounds[:, 3].max())
     ext = (*doc.header["$EXTMIN"][:2], *doc.header["$EXTMAX"][:2])
     assert ext == pytest.approx(want)
-    for key in ("filter_fence:downslope", "filter_fence:sideslope", "filter_fence:interior", "contours:index",
-                "site_boundary", "steep_slopes"):
+    for key in (
+        "filter_fence:downslope",
+        "filter_fence:sideslope",
+        "filter_fence:interior",
+        "contours:index",
+        "site_boundary",
+        "steep_slopes",
+    ):
         name, aci, lt, _ = CAD_LAYERS[key]
         layer = doc.layers.get(name)
         assert layer.dxf.color == aci and layer.dxf.linetype == lt, key
@@ -161,9 +184,12 @@ def test_dxf_opens_on_the_site_with_its_layers_units_and_attributes(lot7_outputs
         assert e.dxf.elevation == pytest.approx(float(xd["elevation_ft"])) and e.dxf.elevation % 5 == 0
     # GDAL reads the same entities on the same layers
     back = pyogrio.read_dataframe(lot7_outputs / "derived.dxf")
-    assert (back["Layer"] == CAD_LAYERS["filter_fence:interior"][0]).sum() == (fence["side"] == "interior").sum()
+    assert (back["Layer"] == CAD_LAYERS["filter_fence:interior"][0]).sum() == (
+        fence["side"] == "interior"
+    ).sum()
     assert back.geometry.length[back["Layer"] == "C-ESCP-SFNC-DOWN"].sum() == pytest.approx(
-        fence.loc[fence["side"] == "downslope", "length_ft"].sum(), rel=1e-9)
+        fence.loc[fence["side"] == "downslope", "length_ft"].sum(), rel=1e-9
+    )
 
 
 def test_dxf_renders_the_fence_where_the_geopackage_has_it(lot7_outputs, tmp_path):
@@ -203,16 +229,22 @@ def test_dxf_renders_the_fence_where_the_geopackage_has_it(lot7_outputs, tmp_pat
         for d in np.arange(0, g.length, 2.0):
             p = g.interpolate(d)
             c, r = int((p.x - x0) / (x1 - x0) * (w - 1)), int((y1 - p.y) / (y1 - y0) * (h - 1))
-            hits.append(dark[max(r - 1, 0):r + 2, max(c - 1, 0):c + 2].any())
+            hits.append(dark[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2].any())
     # the fence linetypes are dashed (8 ft dash and a dot in 12 ft; rows 4 ft in 9): most samples hit ink
     assert np.mean(hits) > 0.8
     # and ground 20 ft or more from every feature the DXF holds is blank
     gpkg = lot7_outputs / "derived.gpkg"
-    drawn = shapely.union_all([gpd.read_file(gpkg, layer=n).union_all() for n, t in pyogrio.list_layers(gpkg) if t])
+    drawn = shapely.union_all(
+        [gpd.read_file(gpkg, layer=n).union_all() for n, t in pyogrio.list_layers(gpkg) if t]
+    )
     far = shapely.box(x0, y0, x1, y1).difference(drawn.buffer(20.0))
-    pts = [far.representative_point()] + [p for p in shapely.points(np.random.default_rng(1).uniform(x0, x1, 400),
-                                                                     np.random.default_rng(2).uniform(y0, y1, 400))
-                                          if far.contains(p)]
+    pts = [far.representative_point()] + [
+        p
+        for p in shapely.points(
+            np.random.default_rng(1).uniform(x0, x1, 400), np.random.default_rng(2).uniform(y0, y1, 400)
+        )
+        if far.contains(p)
+    ]
     assert len(pts) > 20
     for p in pts:
         c, r = int((p.x - x0) / (x1 - x0) * (w - 1)), int((y1 - p.y) / (y1 - y0) * (h - 1))
@@ -227,9 +259,18 @@ def test_report_md_names_features_and_gives_the_drainage(lot7_outputs, report):
     assert "roads 1 (Birch Street)" in md and "Stockpile 1 (Topsoil pile)" in md
     (up,) = report["measurements"]["hydrology.upslope"]
     row = next(line for line in md.splitlines() if line.startswith("| 1 (House pad and drive) |"))
-    assert f"{up['area_sqft']:,.0f} sq ft ({up['area_acres']:,.3f} acres)" in row  # D-infinity, as report.json
-    assert "Runoff leaves the site: **yes** (flow paths from the disturbed area cross the site boundary)." in md
-    for method in (report["slopes"]["method"], report["flow_routing"]["method"], up["area_method"], up["velocity_method"]):
+    assert (
+        f"{up['area_sqft']:,.0f} sq ft ({up['area_acres']:,.3f} acres)" in row
+    )  # D-infinity, as report.json
+    assert (
+        "Runoff leaves the site: **yes** (flow paths from the disturbed area cross the site boundary)." in md
+    )
+    for method in (
+        report["slopes"]["method"],
+        report["flow_routing"]["method"],
+        up["area_method"],
+        up["velocity_method"],
+    ):
         assert method in md
 
 
@@ -237,7 +278,9 @@ def test_name_features_rewrites_references():
     from geosite.report import name_features
 
     names = {"storm_inlets": {"2": "CB-2", "5": "CB-5"}, "roads": {"1": "Birch Street"}}
-    assert name_features("Storm drain inlet(s) 2, 5 without inlet protection", names) == \
-        "Storm drain inlet(s) 2 (CB-2), 5 (CB-5) without inlet protection"
+    assert (
+        name_features("Storm drain inlet(s) 2, 5 without inlet protection", names)
+        == "Storm drain inlet(s) 2 (CB-2), 5 (CB-5) without inlet protection"
+    )
     assert name_features("18.0 ft from roads 1, which", names) == "18.0 ft from roads 1 (Birch Street), which"
     assert name_features("roads 7 is unnamed", names) == "roads 7 is unnamed"

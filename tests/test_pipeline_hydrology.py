@@ -59,7 +59,9 @@ def test_upslope_area_on_a_plane_is_width_times_upslope_length(tmp_path, upslope
     # crosses (cell centre to cell centre: 1 ft inside to 1 ft outside), s = 0.05, P = 4.1 in
     assert u["across"]["length_ft"] == pytest.approx(100.0) and u["across"]["slope_pct"] == pytest.approx(5.0)
     assert u["velocity_fps"] == pytest.approx(tr55_fps(0.05, 100.0, 0.05), rel=1e-6)
-    assert "across the disturbed area" in u["velocity_method"] and "neighbouring county" in u["velocity_method"]
+    assert (
+        "across the disturbed area" in u["velocity_method"] and "neighbouring county" in u["velocity_method"]
+    )
     # the adjacent land's (bare soil assumed: no vegetation layer) beside it, for information
     assert u["adjacent_velocity_fps"] == pytest.approx(tr55_fps(0.05, upslope_ft, 0.05), rel=0.02)
     over = width * upslope_ft > 10_000
@@ -73,7 +75,11 @@ def cut_below(tmp_path, slope_pct: float, cover: str):
     veg = gpd.GeoDataFrame({"cover": [cover]}, geometry=[rect(0, -1000, 1000, 1000)], crs="EPSG:7593")
     folder = make_site(
         tmp_path / "s",
-        {"site_boundary": [rect(0, -990, 1000, 990)], "disturbance": [rect(350, TOP - 300, 100, 100)], "vegetation": veg},
+        {
+            "site_boundary": [rect(0, -990, 1000, 990)],
+            "disturbance": [rect(350, TOP - 300, 100, 100)],
+            "vegetation": veg,
+        },
         dem=ridge_plane(slope_pct),
     )
     r = analyze(folder)
@@ -110,8 +116,12 @@ def test_sheetflow_across_a_gentle_cut_needs_no_diversion(tmp_path):
 def test_disturbed_cover_given_by_the_plan_sets_the_velocity(tmp_path):
     # the same cut declared as dense grass (disturbance cover): n = 0.24 across it, 0.19 ft/s at 5 %
     dem = ridge_plane(5.0)
-    dist = gpd.GeoDataFrame({"cover": ["dense_grass"]}, geometry=[rect(350, TOP - 300, 100, 100)], crs="EPSG:7593")
-    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, -990, 1000, 990)], "disturbance": dist}, dem=dem)
+    dist = gpd.GeoDataFrame(
+        {"cover": ["dense_grass"]}, geometry=[rect(350, TOP - 300, 100, 100)], crs="EPSG:7593"
+    )
+    folder = make_site(
+        tmp_path / "s", {"site_boundary": [rect(0, -990, 1000, 990)], "disturbance": dist}, dem=dem
+    )
     (u,) = analyze(folder)["upslope"]
     assert u["disturbed_cover"] == "dense_grass"
     assert u["velocity_fps"] == pytest.approx(tr55_fps(0.24, 100.0, 0.05), rel=1e-6)
@@ -123,9 +133,9 @@ def test_channel_originating_in_small_disturbance_requires_basin(tmp_path):
     # The axis accumulates about a row of 101 cells per row, so 1 acre (10,890 cells) is reached
     # about 108 rows (216 ft) down the valley: the channel head.
     dem = v_valley(10.0, 2.0, shape=(300, 101), cell=2.0)
-    upper = rect(60, -260, 82, 80)   # rows 90-130 around the axis: holds the head
-    lower = rect(60, -540, 82, 60)   # rows 240-270: the channel passes through it
-    site = rect(0, -580, 202, 580)   # the channel leaves the site 20 ft above the DEM's edge
+    upper = rect(60, -260, 82, 80)  # rows 90-130 around the axis: holds the head
+    lower = rect(60, -540, 82, 60)  # rows 240-270: the channel passes through it
+    site = rect(0, -580, 202, 580)  # the channel leaves the site 20 ft above the DEM's edge
     r1 = analyze(make_site(tmp_path / "a", {"site_boundary": [site], "disturbance": [upper]}, dem=dem))
     r2 = analyze(make_site(tmp_path / "b", {"site_boundary": [site], "disturbance": [lower]}, dem=dem))
     assert r1["disturbed"]["max_at_one_time_acres"] < 10
@@ -179,7 +189,10 @@ def test_disturbed_area_beyond_the_dem_is_not_assessed_not_a_crash(tmp_path):
     dem = inclined_plane(5.0, shape=(200, 200), cell=2.0)
     folder = make_site(
         tmp_path / "s",
-        {"site_boundary": [rect(0, -300, 900, 250)], "disturbance": [rect(50, -200, 100, 100), rect(600, -200, 100, 100)]},
+        {
+            "site_boundary": [rect(0, -300, 900, 250)],
+            "disturbance": [rect(50, -200, 100, 100), rect(600, -200, 100, 100)],
+        },
         dem=dem,
     )
     r = analyze(folder)
@@ -202,7 +215,9 @@ def test_steep_slopes_unknown_where_the_dem_has_no_data(tmp_path):
     assert r["slopes"]["steep_area_sqft"] > 0  # the covered part of the site is 15 %
 
 
-@pytest.mark.parametrize(("rain_in", "pit_in_site", "held"), [(4.1, True, True), (30.0, True, False), (4.1, False, False)])
+@pytest.mark.parametrize(
+    ("rain_in", "pit_in_site", "held"), [(4.1, True, True), (30.0, True, False), (4.1, False, False)]
+)
 def test_a_depression_holds_the_storm_by_volume_and_only_inside_the_site(rain_in, pit_in_site, held):
     # the 25 ft pit on the 5 % plane fills to its downhill lip; it holds rain_in of runoff from what
     # drains into it when its volume (fill depth x 4 sq ft per cell) is at least that depth over that
@@ -217,7 +232,9 @@ def test_a_depression_holds_the_storm_by_volume_and_only_inside_the_site(rain_in
     pit = depth > 1e-6
     volume_cuft = depth[pit].sum() * 4.0
     drains_in_sqft = np.nan_to_num(fg.accumulation_cells())[pit].max() * 4.0
-    assert volume_cuft == pytest.approx(141_440, rel=1e-3) and drains_in_sqft == pytest.approx(63_340, rel=1e-3)
+    assert volume_cuft == pytest.approx(141_440, rel=1e-3) and drains_in_sqft == pytest.approx(
+        63_340, rel=1e-3
+    )
     in_site = np.zeros(fg.dem.shape, bool)
     in_site[10:-10, 10:-10] = True
     if not pit_in_site:
@@ -297,5 +314,7 @@ def test_an_upslope_area_touching_nodata_or_the_edge_is_truncated(where, truncat
     t = dem.transform
     # cells r..r+h-1, c..c+w-1; "beside_hole": rows 36-39, columns 52-59, cell (39, 59) beside (40, 60)
     r, c, hh, w = {"clear": (20, 20, 4, 9), "beside_hole": (36, 52, 4, 8), "edge": (0, 30, 4, 9)}[where]
-    poly = shapely.box(t.c + (c + 0.1) * t.a, t.f + (r + hh - 0.1) * t.e, t.c + (c + w - 0.1) * t.a, t.f + (r + 0.1) * t.e)
+    poly = shapely.box(
+        t.c + (c + 0.1) * t.a, t.f + (r + hh - 0.1) * t.e, t.c + (c + w - 0.1) * t.a, t.f + (r + 0.1) * t.e
+    )
     assert _upslope_truncated(h.flow_grid(dem), SimpleNamespace(polygon=poly)) is truncated

@@ -50,8 +50,12 @@ def test_metre_dem_on_metre_crs_site_in_us_feet(tmp_path):
     x0, y0 = ORIGIN[CRS_M]
     import geopandas as gpd
 
-    site_m = gpd.GeoDataFrame(geometry=[box(x0 + 100, y0 - 300, x0 + 250, y0 - 150)], crs=CRS_M).to_crs("EPSG:7593")
-    folder = make_site(tmp_path / "s", {"site_boundary": site_m}, conf={"dem": {"path": "dem.tif", "vertical_unit": "m"}})
+    site_m = gpd.GeoDataFrame(geometry=[box(x0 + 100, y0 - 300, x0 + 250, y0 - 150)], crs=CRS_M).to_crs(
+        "EPSG:7593"
+    )
+    folder = make_site(
+        tmp_path / "s", {"site_boundary": site_m}, conf={"dem": {"path": "dem.tif", "vertical_unit": "m"}}
+    )
     write_dem(folder / "dem.tif", dem, dtype="float64", vertical_factor=1 / 0.3048 * 1.0)
     r = analyze(folder)
     assert r["slopes"]["max_slope_pct"] == pytest.approx(15.0, abs=1e-6)
@@ -95,9 +99,12 @@ def test_dem_crop_keeps_georeferencing():
     assert whole.shape == dem.shape
 
 
-# A(4): the larger of the declared and the measured volume decides (a declared 100 cu yd does not hide 463 + 93 measured)
-@pytest.mark.parametrize(("raise_ft", "declared", "met"), [(2.0, None, True), (0.5, None, False), (2.0, 100.0, True),
-                                                           (0.5, 500.0, True), (0.5, 300.0, False)])
+# A(4): the larger of the declared and the measured volume decides (a declared 100 cu yd does not hide 463 +
+# 93 measured)
+@pytest.mark.parametrize(
+    ("raise_ft", "declared", "met"),
+    [(2.0, None, True), (0.5, None, False), (2.0, 100.0, True), (0.5, 500.0, True), (0.5, 300.0, False)],
+)
 def test_cut_and_fill_from_a_proposed_grade(tmp_path, raise_ft, declared, met):
     # existing: a 5 % plane; proposed: the same with a 100 x 100 ft pad raised `raise_ft` and a 50 x 50 ft
     # cut 1 ft. Fill = 100 x 100 x raise / 27 cu yd, cut = 50 x 50 x 1 / 27 = 92.6 cu yd.
@@ -116,7 +123,10 @@ def test_cut_and_fill_from_a_proposed_grade(tmp_path, raise_ft, declared, met):
     folder = make_site(
         tmp_path / "s",
         {"site_boundary": [rect(300, -700, 400, 300)], "disturbance": [rect(390, -610, 200, 120)]},
-        conf={"dem": {"path": "dem.tif", "vertical_unit": "us_ft", "proposed": "proposed.tif"}, "project": project},
+        conf={
+            "dem": {"path": "dem.tif", "vertical_unit": "us_ft", "proposed": "proposed.tif"},
+            "project": project,
+        },
     )
     write_dem(folder / "dem.tif", dem, dtype="float64")
     write_dem(folder / "proposed.tif", Dem.from_array(z, dem.transform, dem.crs, "us_ft"), dtype="float64")
@@ -149,8 +159,11 @@ def test_a_steep_strip_reaching_into_the_site_keeps_its_whole_size(tmp_path):
     z[top - 250 : top, col] += 3.0
     dem = type(dem)(z, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit)
     whole = terrain.steep_area_sqft(dem, within=site_poly, threshold_pct=12.0, min_area_sqft=500.0)
-    folder = make_site(tmp_path / "s", {"site_boundary": [site_poly], "disturbance": [rect(350, -950, 100, 100)]},
-                       conf={"dem": {"path": "dem.tif", "vertical_unit": "us_ft"}})
+    folder = make_site(
+        tmp_path / "s",
+        {"site_boundary": [site_poly], "disturbance": [rect(350, -950, 100, 100)]},
+        conf={"dem": {"path": "dem.tif", "vertical_unit": "us_ft"}},
+    )
     write_dem(folder / "dem.tif", dem, dtype="float64")
     got = analyze(folder)["slopes"]["steep_area_sqft"]
     assert whole > 0 and got == pytest.approx(whole, rel=1e-12)

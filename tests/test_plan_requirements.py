@@ -30,17 +30,25 @@ def test_b1_dewatering_declared_needs_something_to_treat_it(tmp_path, dem, treat
     layers = clean_layers()
     if treated:
         b = layers["bmps"]
-        layers["bmps"] = bmp_frame(list(b.geometry) + [rect(300, -580, 10, 10)], list(b["id"]) + [20], list(b["type"]) + ["dewatering"])
+        layers["bmps"] = bmp_frame(
+            list(b.geometry) + [rect(300, -580, 10, 10)],
+            list(b["id"]) + [20],
+            list(b["type"]) + ["dewatering"],
+        )
     res, data, _ = run_check(tmp_path, dem, layers, with_conf(dewatering=True))
     (f,) = by_rule(data, "dewatering_submitted")
     assert f["citation"] == "B(1)" and f["status"] == status
     assert data["verdict"] == verdict and res.exit_code == (1 if status == "fail" else 0)
 
 
-@pytest.mark.parametrize(("days", "stabilized", "status"), [(30, False, None), (31, False, "fail"), (31, True, "pass")])
+@pytest.mark.parametrize(
+    ("days", "stabilized", "status"), [(30, False, None), (31, False, "fail"), (31, True, "pass")]
+)
 def test_b6e_a_pile_kept_over_30_days_is_stabilized_in_the_plan(tmp_path, dem, days, stabilized, status):
     layers = clean_layers()
-    layers["stockpiles"] = gdf([rect(*PILE)], id=[1], days=[days], **({"stabilization": ["tarp"]} if stabilized else {}))
+    layers["stockpiles"] = gdf(
+        [rect(*PILE)], id=[1], days=[days], **({"stabilization": ["tarp"]} if stabilized else {})
+    )
     _res, data, _ = run_check(tmp_path, dem, layers)
     got = by_rule(data, "stockpile_stabilization")
     if status is None:  # 30 days is not "more than 30 days": nothing to judge
@@ -50,10 +58,13 @@ def test_b6e_a_pile_kept_over_30_days_is_stabilized_in_the_plan(tmp_path, dem, d
         assert f["citation"] == "B(6)(e)" and f["status"] == status and f["feature_ids"] == [1]
 
 
-@pytest.mark.parametrize(("stabilized", "status", "verdict"),
-                         [("2027-11-05", "pass", "pass"), ("2027-11-06", "fail", "fail"), (None, "not_assessed", "incomplete")])
+@pytest.mark.parametrize(
+    ("stabilized", "status", "verdict"),
+    [("2027-11-05", "pass", "pass"), ("2027-11-06", "fail", "fail"), (None, "not_assessed", "incomplete")],
+)
 def test_b6c1_ground_stabilized_within_7_days_of_going_inactive(tmp_path, dem, stabilized, status, verdict):
-    # the work ends 2027-10-29: stabilized by 11-05 (7 days) passes, 11-06 (8 days) fails, undated is incomplete
+    # the work ends 2027-10-29: stabilized by 11-05 (7 days) passes, 11-06 (8 days) fails, undated is
+    # incomplete
     layers = clean_layers()
     d = layers["disturbance"]
     d["stabilized"] = [stabilized]
@@ -91,7 +102,9 @@ def test_the_slope_length_failure_has_its_place(tmp_path, dem):
     (findings.gpkg and report.html draw it), and that ground is derived.gpkg's slope_length_excess layer."""
     layers = clean_layers()
     b = layers["bmps"]
-    keep = [t != "silt_fence" or i in (1, 2, 3) for i, t in zip(b["id"], b["type"], strict=True)]  # no interior rows
+    keep = [
+        t != "silt_fence" or i in (1, 2, 3) for i, t in zip(b["id"], b["type"], strict=True)
+    ]  # no interior rows
     layers["bmps"] = bmp_frame(list(b.geometry[keep]), list(b["id"][keep]), list(b["type"][keep]))
     _res, data, out = run_check(tmp_path, dem, layers)
     (f,) = by_rule(data, "filter_fence_slope_length")

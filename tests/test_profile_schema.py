@@ -41,7 +41,10 @@ def test_every_bundled_profile_is_valid(name):
 
 def _typo_measure(d):
     d["applicability"]["triggers"][2]["measure"] = "disturbed.area_sqf"
-    return "applicability.triggers[2].measure: unknown measure 'disturbed.area_sqf'; did you mean 'disturbed.area_sqft'?"
+    return (
+        "applicability.triggers[2].measure: unknown measure 'disturbed.area_sqf'; did "
+        "you mean 'disturbed.area_sqft'?"
+    )
 
 
 def _old_vocabulary(d):
@@ -60,7 +63,9 @@ def _unit(d):
 
 
 def _param(d):
-    req(d, "stockpile_setback")["params"]["setbak_ft"] = req(d, "stockpile_setback")["params"].pop("setback_ft")
+    req(d, "stockpile_setback")["params"]["setbak_ft"] = req(d, "stockpile_setback")["params"].pop(
+        "setback_ft"
+    )
     return "unknown parameter of stockpile_setback 'setbak_ft'; did you mean 'setback_ft'?"
 
 
@@ -70,7 +75,11 @@ def _param_type(d):
 
 
 def _controls_key(d):
-    d["controls"]["basin_disturbed_acres"] = {"value": 0.5, "citation": "B(6)(c)[2]", "section": "requirements"}
+    d["controls"]["basin_disturbed_acres"] = {
+        "value": 0.5,
+        "citation": "B(6)(c)[2]",
+        "section": "requirements",
+    }
     return "controls.basin_disturbed_acres: unknown key 'basin_disturbed_acres'"
 
 
@@ -124,9 +133,28 @@ def _bool_threshold(d):
     return "'yes' is not a boolean"
 
 
-@pytest.mark.parametrize("mutate", [_typo_measure, _old_vocabulary, _operator, _unit, _param, _param_type, _controls_key,
-                                    _controls_missing, _no_citation, _gate, _alternative, _practice, _storm, _section,
-                                    _twice, _feature_measure, _bool_threshold])
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        _typo_measure,
+        _old_vocabulary,
+        _operator,
+        _unit,
+        _param,
+        _param_type,
+        _controls_key,
+        _controls_missing,
+        _no_citation,
+        _gate,
+        _alternative,
+        _practice,
+        _storm,
+        _section,
+        _twice,
+        _feature_measure,
+        _bool_threshold,
+    ],
+)
 def test_a_typo_is_refused_naming_the_key_and_the_nearest_name(tmp_path, mutate):
     d = grantsburg()
     want = mutate(d)
@@ -171,8 +199,12 @@ def test_the_basin_and_fence_routes_are_decided_once_from_one_threshold_each():
     req(d, "filter_fence")["conditions"][0]["threshold"] = 0.5
     req(d, "channel_edge_fences")["conditions"][0]["threshold"] = 0.5
     assert validate(d) == []
-    values = {"disturbed.area_sqft": 43_560.0, "disturbed.max_at_one_time_acres": 1.0, "hydrology.runoff_leaves_site": True,
-              "hydrology.channel_originates_in_disturbed": False}
+    values = {
+        "disturbed.area_sqft": 43_560.0,
+        "disturbed.max_at_one_time_acres": 1.0,
+        "hydrology.runoff_leaves_site": True,
+        "hydrology.channel_originates_in_disturbed": False,
+    }
     dec = _one_decision(d, values)
     assert dec["sediment_basin"].applies is True and dec["sediment_basin"].either_with is None
     assert dec["filter_fence"].applies is False
@@ -196,6 +228,13 @@ def test_a_copy_under_a_new_id_keeps_the_map_item_letters(tmp_path):
     copy = load_profile(path)
     assert copy.map_items() == load_profile("grantsburg").map_items()
     items = _Items(copy.map_items())
-    assert (items.letter("contours"), items.letter("upslope_areas"), items.letter("title_block")) == ("i", "g", "j")
+    assert (items.letter("contours"), items.letter("upslope_areas"), items.letter("title_block")) == (
+        "i",
+        "g",
+        "j",
+    )
     belgium = _Items(load_profile("belgium").map_items())
-    assert (belgium.letter("contours"), belgium.letter("vegetation")) == ("h", None)  # Belgium's chapter has no (e)
+    assert (belgium.letter("contours"), belgium.letter("vegetation")) == (
+        "h",
+        None,
+    )  # Belgium's chapter has no (e)

@@ -39,8 +39,11 @@ def test_analyze_under_a_pipe_writes_no_progress(tmp_path):
 
     from geosite.testing import inclined_plane
 
-    site = make_site(tmp_path / "s", {"site_boundary": [rect(60, -240, 80, 120)], "disturbance": [rect(80, -220, 40, 60)]},
-                     dem=inclined_plane(5.0, shape=(150, 150), cell=2.0))
+    site = make_site(
+        tmp_path / "s",
+        {"site_boundary": [rect(60, -240, 80, 120)], "disturbance": [rect(80, -220, 40, 60)]},
+        dem=inclined_plane(5.0, shape=(150, 150), cell=2.0),
+    )
     res = CliRunner().invoke(cli, ["analyze", str(site), "--out", str(tmp_path / "out"), "--no-maps"])
     assert res.exit_code == 0, res.output
     assert "stage" not in res.stderr and "\r" not in res.stderr

@@ -29,7 +29,9 @@ def virginia_site(tmp_path, real_dems):
     crs = "EPSG:26918"
     # a 300 m x 250 m site over the middle of the DTM, a 120 m x 80 m disturbed area inside it
     x0, y0 = 321_630.0, 4_297_640.0
-    gpd.GeoDataFrame(geometry=[box(x0, y0, x0 + 300, y0 + 250)], crs=crs).to_file(folder / "layers.gpkg", layer="site_boundary")
+    gpd.GeoDataFrame(geometry=[box(x0, y0, x0 + 300, y0 + 250)], crs=crs).to_file(
+        folder / "layers.gpkg", layer="site_boundary"
+    )
     gpd.GeoDataFrame({"phase": ["1"]}, geometry=[box(x0 + 90, y0 + 80, x0 + 210, y0 + 160)], crs=crs).to_file(
         folder / "layers.gpkg", layer="disturbance"
     )
@@ -66,7 +68,9 @@ def test_analyze_on_real_lidar(virginia_site, tmp_path):
     fg = res.measurements.flow_grid
     assert ((fg.directions == 255) == np.isnan(res.dem.elevation_ft)).all()
     (u,) = r["upslope"]
-    assert u["area_sqft"] >= 0 and u["sheetflow_area_sqft"] + u["channelized_area_sqft"] == pytest.approx(u["area_sqft"])
+    assert u["area_sqft"] >= 0 and u["sheetflow_area_sqft"] + u["channelized_area_sqft"] == pytest.approx(
+        u["area_sqft"]
+    )
     assert r["applicability"]["applies"] is True  # 103,333 sq ft disturbed
     assert r["plan_type"] == "full"
     c = res.layers["contours"]
@@ -75,12 +79,16 @@ def test_analyze_on_real_lidar(virginia_site, tmp_path):
     out = tmp_path / "out"
     result = CliRunner().invoke(cli, ["analyze", str(virginia_site), "--out", str(out), "--no-maps"])
     assert result.exit_code == 0, result.output
-    assert json.loads((out / "report.json").read_text())["disturbed"]["area_sqft"] == pytest.approx(r["disturbed"]["area_sqft"])
+    assert json.loads((out / "report.json").read_text())["disturbed"]["area_sqft"] == pytest.approx(
+        r["disturbed"]["area_sqft"]
+    )
 
 
 def test_geographic_layer_refused_without_a_named_crs(virginia_site, tmp_path):
     text = (virginia_site / "site.toml").read_text().replace('crs = "EPSG:26918"\n', "")
     (virginia_site / "site.toml").write_text(text)
-    result = CliRunner().invoke(cli, ["analyze", str(virginia_site), "--out", str(tmp_path / "out"), "--no-maps"])
+    result = CliRunner().invoke(
+        cli, ["analyze", str(virginia_site), "--out", str(tmp_path / "out"), "--no-maps"]
+    )
     assert result.exit_code == 2
     assert "buildings.geojson" in result.output and "geographic" in result.output

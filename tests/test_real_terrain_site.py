@@ -1,6 +1,7 @@
 """The third sample site: a subdivision on real LiDAR (shared/data/real_dems/minnesota_1m), generated
 on the fly by scripts/make_sample_sites.py into a temporary folder (with its own copy of the DEM, never
-committed; the test skips where shared/ is absent). Its sheets, GeoPackage and DXF are read back as Lot 7's are,
+committed; the test skips where shared/ is absent). Its sheets, GeoPackage and DXF are read back as Lot 7's
+are,
 on terrain that is not smooth, a parcel turned 25 deg off the grid and a metre CRS."""
 
 from __future__ import annotations
@@ -22,8 +23,21 @@ NAME = "crow_wing_real_terrain"
 
 
 def _generate(out):
-    subprocess.run([sys.executable, str(SCRIPT), "--only", NAME, "--out", str(out), "--real-dems", str(REAL_DEMS),
-                    "--quiet"], check=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--only",
+            NAME,
+            "--out",
+            str(out),
+            "--real-dems",
+            str(REAL_DEMS),
+            "--quiet",
+        ],
+        check=True,
+        timeout=300,
+    )
     return out / NAME
 
 
@@ -49,8 +63,15 @@ def real_outputs(real_site, tmp_path_factory):
 def test_generator_is_deterministic_and_the_folder_self_contained(real_site, tmp_path):
     again = _generate(tmp_path)
     for f in ("site.toml", "layers.gpkg", "dem.tif"):
-        assert hashlib.sha256((real_site / f).read_bytes()).digest() == hashlib.sha256((again / f).read_bytes()).digest()
-    assert sorted(p.name for p in real_site.iterdir()) == ["dem.tif", "layers.gpkg", "site.toml"]  # self-contained
+        assert (
+            hashlib.sha256((real_site / f).read_bytes()).digest()
+            == hashlib.sha256((again / f).read_bytes()).digest()
+        )
+    assert sorted(p.name for p in real_site.iterdir()) == [
+        "dem.tif",
+        "layers.gpkg",
+        "site.toml",
+    ]  # self-contained
     import tomllib
 
     conf = tomllib.loads((real_site / "site.toml").read_text())
@@ -86,10 +107,18 @@ def test_real_site_sheets_have_no_overlapping_labels(real_outputs, name):
     pymupdf = pytest.importorskip("pymupdf")
     page = pymupdf.open(real_outputs / name)[0]
     blocks = page.get_text("dict", flags=pymupdf.TEXT_ACCURATE_BBOXES)["blocks"]  # ink boxes (standard fonts)
-    spans = [(s["text"], pymupdf.Rect(s["bbox"])) for b in blocks for ln in b.get("lines", [])
-             for s in ln["spans"] if s["text"].strip()]
-    bad = [(a, b) for (a, ra), (b, rb) in itertools.combinations(spans, 2)
-           if (ra & rb).width > 0.3 and (ra & rb).height > 0.3]
+    spans = [
+        (s["text"], pymupdf.Rect(s["bbox"]))
+        for b in blocks
+        for ln in b.get("lines", [])
+        for s in ln["spans"]
+        if s["text"].strip()
+    ]
+    bad = [
+        (a, b)
+        for (a, ra), (b, rb) in itertools.combinations(spans, 2)
+        if (ra & rb).width > 0.3 and (ra & rb).height > 0.3
+    ]
     assert not bad, bad[:5]
     text = page.get_text()
     assert "County Road 3" in text and "confirm" not in text.lower()
@@ -130,11 +159,15 @@ def test_check_finds_what_the_real_site_seeds_and_nothing_else(real_site):
         "inlet_protection_submitted",  # CB-2 unprotected
         "tracking_pad",  # a 40-ft pad, short of DNR 1057's 50
         "sheetflow_diversion_submitted",  # run-on from above County Road 3 reaches the lots unchecked
-        "channelized_diversion_submitted",  # the channelized inflow is neither diverted nor its channel fenced
+        # the channelized inflow is neither diverted nor its channel fenced
+        "channelized_diversion_submitted",
         "stockpile_stabilization",  # the topsoil pile stays past 30 days with nothing to stabilize it
     }
     assert got["inlet_protection_submitted"].feature_ids == [2]
-    assert "the drawn pad runs 40 ft along the drive" in got["tracking_pad"].message and got["tracking_pad"].citation == "B(3)"
+    assert (
+        "the drawn pad runs 40 ft along the drive" in got["tracking_pad"].message
+        and got["tracking_pad"].citation == "B(3)"
+    )
     # the low-edge fence, set a few yards below the lots, covers part of their downslope edge by catching
     # its runoff (it is more than 10 ft from the edge, so only that rule credits it)
     assert result.analysis.report["submitted_controls"]["filter_fence"]["intercepted_length_ft"] > 300

@@ -37,7 +37,10 @@ def gdf(geoms, **cols):
 def contours():
     # z = 900 + 0.04 y (y <= 0, ft): a 2-ft contour every 50 ft
     levels = list(range(868, 900, 2))
-    return gdf([line((0, (z - 900) / 0.04), (800, (z - 900) / 0.04)) for z in levels], elevation_ft=[float(z) for z in levels])
+    return gdf(
+        [line((0, (z - 900) / 0.04), (800, (z - 900) / 0.04)) for z in levels],
+        elevation_ft=[float(z) for z in levels],
+    )
 
 
 INSTALL = "2027-05-03"
@@ -53,8 +56,14 @@ def clean_layers() -> dict:
     px, py, pw, ph = PILE
     return {
         "site_boundary": gdf([rect(200, -600, 400, 400)], id=[1]),
-        "disturbance": gdf([rect(*DIST)], id=[1], phase=["all"], start=["2027-05-03"], end=["2027-10-29"],
-                           stabilized=["2027-11-03"]),  # B(6)(c)[1]: within 7 days of the end
+        "disturbance": gdf(
+            [rect(*DIST)],
+            id=[1],
+            phase=["all"],
+            start=["2027-05-03"],
+            end=["2027-10-29"],
+            stabilized=["2027-11-03"],
+        ),  # B(6)(c)[1]: within 7 days of the end
         "stockpiles": gdf([rect(*PILE)], id=[1], days=[20]),
         "streams": gdf([line((0, -700), (800, -700))], id=[1], name=["Wood Creek"]),
         "floodplain": gdf([rect(0, -780, 800, 160)], id=[1], zone=["100yr"]),
@@ -70,14 +79,27 @@ def clean_layers() -> dict:
                 line((x, y - 1), (x + w, y - 1)),  # downslope (south) edge
                 line((x - 1, y), (x - 1, y + h)),  # west sideslope
                 line((x + w + 1, y), (x + w + 1, y + h)),  # east sideslope
-                line((px - 1, py + 11), (px - 1, py - 1), (px + pw + 1, py - 1), (px + pw + 1, py + 11)),  # pile fence with hooks
+                line(
+                    (px - 1, py + 11), (px - 1, py - 1), (px + pw + 1, py - 1), (px + pw + 1, py + 11)
+                ),  # pile fence with hooks
                 rect(397, -563, 6, 6),  # inlet protection
                 rect(444, -610, 12, 55),  # tracking pad, 55 ft
                 line((x, y + h + 5), (x + w, y + h + 5)),  # diversion above the upslope (north) edge, B(6)(a)
-                *[line((x, y + d), (x + w, y + d)) for d in (75, 150, 225)],  # interior rows: DNR 1056, 75 ft at 4 %
+                *[
+                    line((x, y + d), (x + w, y + d)) for d in (75, 150, 225)
+                ],  # interior rows: DNR 1056, 75 ft at 4 %
             ],
             [1, 2, 3, 4, 5, 6, 7, 11, 12, 13],
-            ["silt_fence", "silt_fence", "silt_fence", "silt_fence", "inlet_protection", "tracking_pad", "diversion"] + ["silt_fence"] * 3,
+            [
+                "silt_fence",
+                "silt_fence",
+                "silt_fence",
+                "silt_fence",
+                "inlet_protection",
+                "tracking_pad",
+                "diversion",
+            ]
+            + ["silt_fence"] * 3,
         ),
     }
 
@@ -97,7 +119,13 @@ def clean_conf(**declared) -> dict:
         "crs": CRS,
         "applicant": {"name": "A. Applicant", "address": "1 Main St, Grantsburg WI", "phone": "715-555-0100"},
         "maintainer": {"name": "M. Keeper", "address": "2 Oak St, Grantsburg WI", "phone": "715-555-0101"},
-        "project": {"start": "2027-05-03", "end": "2027-10-29", "dewatering": False, "cut_cy": 300.0, "fill_cy": 250.0},
+        "project": {
+            "start": "2027-05-03",
+            "end": "2027-10-29",
+            "dewatering": False,
+            "cut_cy": 300.0,
+            "fill_cy": 250.0,
+        },
         "declared": {k: v for k, v in d.items() if v is not None},
     }
 
@@ -110,7 +138,9 @@ def dem():
 def run_check(tmp_path, dem, layers=None, conf=None, *args):
     (tmp_path / "sub").mkdir(parents=True, exist_ok=True)
     write_map(tmp_path / "sub" / "map.tif", 2.0, 50)  # the existing site map, 100 ft to the inch (A(1))
-    folder = make_site(tmp_path / "sub", layers if layers is not None else clean_layers(), conf or clean_conf(), dem=dem)
+    folder = make_site(
+        tmp_path / "sub", layers if layers is not None else clean_layers(), conf or clean_conf(), dem=dem
+    )
     out = tmp_path / "out"
     res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(out), "--no-html", *args])
     data = json.loads((out / "findings.json").read_text()) if (out / "findings.json").exists() else None
@@ -126,7 +156,9 @@ def finding_geoms(out):
     _polygons) together."""
     import pandas as pd
 
-    parts = [gpd.read_file(out / "findings.gpkg", layer=f"findings_{k}") for k in ("points", "lines", "polygons")]
+    parts = [
+        gpd.read_file(out / "findings.gpkg", layer=f"findings_{k}") for k in ("points", "lines", "polygons")
+    ]
     both = gpd.GeoDataFrame(pd.concat(parts, ignore_index=True), geometry="geometry", crs=parts[0].crs)
     # the layers are Multi*: a one-part geometry back as the part the finding had
     both["geometry"] = [g.geoms[0] if len(getattr(g, "geoms", ())) == 1 else g for g in both.geometry]
@@ -139,9 +171,18 @@ def test_clean_submission_passes(tmp_path, dem):
     assert fails(data) == []
     by_rule = {f["rule"]: f for f in data["findings"]}
     # the things the plan must get right are positively passed, not just absent
-    for rule in ("filter_fence_submitted", "stockpile_setback", "stockpile_fence", "inlet_protection_submitted",
-                 "tracking_pad", "plan_type_submitted", "declared_disturbed_area", "plan_content.full.A_1_i.contours",
-                 "plan_content.full.A_1_j", "plan_content.full.A_3_a"):
+    for rule in (
+        "filter_fence_submitted",
+        "stockpile_setback",
+        "stockpile_fence",
+        "inlet_protection_submitted",
+        "tracking_pad",
+        "plan_type_submitted",
+        "declared_disturbed_area",
+        "plan_content.full.A_1_i.contours",
+        "plan_content.full.A_1_j",
+        "plan_content.full.A_3_a",
+    ):
         assert by_rule[rule]["status"] == "pass", by_rule[rule]
     assert data["verdict"] == "pass" and data["plan_type_required"] == "full"
     # items data cannot show are "not assessed" with what would settle them, never a silent pass
@@ -172,8 +213,11 @@ def test_140ft_of_downslope_fence_missing(tmp_path, dem):
     bmps = layers["bmps"]
     # the south fence now stops 50 ft from its west end and resumes 140 ft farther on
     south = [line((x, y - 1), (x + 50, y - 1)), line((x + 190, y - 1), (x + w, y - 1))]
-    layers["bmps"] = bmp_frame(south + list(bmps.geometry.iloc[1:]), [1, 8] + list(bmps["id"].iloc[1:]),
-                               ["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]))
+    layers["bmps"] = bmp_frame(
+        south + list(bmps.geometry.iloc[1:]),
+        [1, 8] + list(bmps["id"].iloc[1:]),
+        ["silt_fence", "silt_fence"] + list(bmps["type"].iloc[1:]),
+    )
     res, data, out = run_check(tmp_path, dem, layers)
     assert res.exit_code == 1
     (f,) = fails(data)
@@ -201,7 +245,9 @@ def test_plan_statement_for_13_acre_site(tmp_path, dem):
 def bowtie_layers():
     layers = clean_layers()
     tie = Polygon([(X0 + 300, Y0 - 400), (X0 + 340, Y0 - 360), (X0 + 340, Y0 - 400), (X0 + 300, Y0 - 360)])
-    layers["disturbance"] = gdf([rect(*DIST), tie], id=[1, 2], phase=["all", "pad"], start=["2027-05-03"] * 2, end=["2027-10-29"] * 2)
+    layers["disturbance"] = gdf(
+        [rect(*DIST), tie], id=[1, 2], phase=["all", "pad"], start=["2027-05-03"] * 2, end=["2027-10-29"] * 2
+    )
     return layers, tie
 
 
@@ -217,7 +263,9 @@ def test_self_intersecting_disturbance_repaired_is_a_finding(tmp_path, dem):
     res, data, out = run_check(tmp_path, dem, layers, None, "--make-valid")
     assert res.exit_code == 1
     (f,) = fails(data)
-    assert f["rule"] == "geometry.invalid_repaired" and f["layer"] == "disturbance" and f["feature_ids"] == [2]
+    assert (
+        f["rule"] == "geometry.invalid_repaired" and f["layer"] == "disturbance" and f["feature_ids"] == [2]
+    )
     assert f["citation"] == "A(3)(a)" and "Self-intersection" in f["message"]
     g = finding_geoms(out).set_index("finding_id").loc[f["id"], "geometry"]
     assert g.centroid.distance(shapely.Point(X0 + 320, Y0 - 380)) < 1.0
@@ -269,15 +317,26 @@ def test_pile_closer_with_reason_and_extra_bmps_is_the_inspectors_decision(tmp_p
     # a fail, the Building Inspector's decision. The check's verdict says so and exits 0 (nothing fails).
     layers = clean_layers()
     px, py, pw, _ = PILE
-    layers["streams"] = gdf([line((0, -700), (800, -700)), line((px - 10, py - 18), (600, py - 18))], id=[1, 2], name=["Wood Creek", "Mill Run"])
-    layers["stockpiles"] = gdf([rect(*PILE)], id=[1], days=[20], setback_reason=["the pad fills the lot"],
-                               extra_bmps=["a second fence row and a tarp"])
+    layers["streams"] = gdf(
+        [line((0, -700), (800, -700)), line((px - 10, py - 18), (600, py - 18))],
+        id=[1, 2],
+        name=["Wood Creek", "Mill Run"],
+    )
+    layers["stockpiles"] = gdf(
+        [rect(*PILE)],
+        id=[1],
+        days=[20],
+        setback_reason=["the pad fills the lot"],
+        extra_bmps=["a second fence row and a tarp"],
+    )
     res, data, out = run_check(tmp_path, dem, layers)
     assert res.exit_code == 0 and data["verdict"] == "inspector_decision", fails(data)
     (f,) = [f for f in data["findings"] if f["status"] == "inspector_decision"]
     assert f["rule"] == "stockpile_setback" and f["citation"] == "B(6)(e)" and "18.0 ft" in f["message"]
     md = (out / "findings.md").read_text()
-    assert "## For the inspector's decision" in md and "**INSPECTOR\\_DECISION** B(6)(e)" in md  # findings.md escapes _
+    assert (
+        "## For the inspector's decision" in md and "**INSPECTOR\\_DECISION** B(6)(e)" in md
+    )  # findings.md escapes _
 
 
 def test_fence_rows_too_far_apart_for_dnr_1056(tmp_path, dem):
@@ -313,11 +372,20 @@ def test_d2_surety_is_a_condition_of_the_permit(tmp_path, dem, surety, status):
     assert hold["citation"] == "C(3)" and hold["status"] == "info"
 
 
-@pytest.mark.parametrize(("after", "status"), [(None, "not_assessed"), ("graded to drain south-east", "pass")])
+@pytest.mark.parametrize(
+    ("after", "status"), [(None, "not_assessed"), ("graded to drain south-east", "pass")]
+)
 def test_statement_b2_needs_the_slopes_after_development(tmp_path, dem, after, status):
     layers = clean_layers()
-    layers["disturbance"] = gdf([rect(280, -520, 150, 150)], id=[1], phase=["all"], start=["2027-05-03"], end=["2027-10-29"])
-    res, data, _out = run_check(tmp_path, dem, layers, clean_conf(plan_type="statement", disturbed_area_sqft=22_500.0, slopes_after=after))
+    layers["disturbance"] = gdf(
+        [rect(280, -520, 150, 150)], id=[1], phase=["all"], start=["2027-05-03"], end=["2027-10-29"]
+    )
+    res, data, _out = run_check(
+        tmp_path,
+        dem,
+        layers,
+        clean_conf(plan_type="statement", disturbed_area_sqft=22_500.0, slopes_after=after),
+    )
     f = next(f for f in data["findings"] if f["rule"] == "plan_content.statement.B_2.slopes")
     assert f["citation"] == "B(2)" and f["status"] == status
     assert "before: derived from the submitted DEM" in f["message"]

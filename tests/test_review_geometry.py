@@ -4,10 +4,7 @@ site, a layer whose CRS contradicts the declared one, the scale and extent of a 
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-import rasterio
-from affine import Affine
 from sitebuilder import X0, Y0, rect, write_map
 from test_review_check import bmp_frame, clean_conf, clean_layers, fails, finding_geoms, gdf, line, run_check
 
@@ -28,7 +25,12 @@ def only_fail(data, rule):
 def test_sliver_in_disturbance(tmp_path, dem):
     layers = clean_layers()
     d = layers["disturbance"]
-    layers["disturbance"] = gdf(list(d.geometry) + [rect(300, -400, 50, 0.5)], id=[1, 2], start=["2027-05-03"] * 2, end=["2027-10-29"] * 2)
+    layers["disturbance"] = gdf(
+        list(d.geometry) + [rect(300, -400, 50, 0.5)],
+        id=[1, 2],
+        start=["2027-05-03"] * 2,
+        end=["2027-10-29"] * 2,
+    )
     res, data, out = run_check(tmp_path, dem, layers)
     f = only_fail(data, "geometry.sliver")
     assert res.exit_code == 1 and f["feature_ids"] == [2] and f["citation"] == "A(3)(a)"
@@ -39,7 +41,9 @@ def test_sliver_in_disturbance(tmp_path, dem):
 def test_duplicate_bmp(tmp_path, dem):
     layers = clean_layers()
     b = layers["bmps"]
-    layers["bmps"] = bmp_frame(list(b.geometry) + [b.geometry.iloc[4]], list(b["id"]) + [9], list(b["type"]) + ["inlet_protection"])
+    layers["bmps"] = bmp_frame(
+        list(b.geometry) + [b.geometry.iloc[4]], list(b["id"]) + [9], list(b["type"]) + ["inlet_protection"]
+    )
     res, data, _ = run_check(tmp_path, dem, layers)
     f = only_fail(data, "geometry.duplicate")
     assert f["feature_ids"] == [5, 9] and f["layer"] == "bmps"
@@ -54,7 +58,11 @@ def test_layer_off_site_and_bmp_outside(tmp_path, dem):
 
     layers = clean_layers()
     b = layers["bmps"]
-    layers["bmps"] = bmp_frame(list(b.geometry) + [line((700, -300), (750, -300))], list(b["id"]) + [10], list(b["type"]) + ["silt_fence"])
+    layers["bmps"] = bmp_frame(
+        list(b.geometry) + [line((700, -300), (750, -300))],
+        list(b["id"]) + [10],
+        list(b["type"]) + ["silt_fence"],
+    )
     res, data, _ = run_check(tmp_path / "b", dem, layers)
     f = only_fail(data, "geometry.bmp_outside_site")
     assert f["feature_ids"] == [10] and f["values"]["distance_ft"] == pytest.approx(100.0)

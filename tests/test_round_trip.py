@@ -33,7 +33,17 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted(p for p in (ROOT / "data" / "sample_sites").iterdir() if (p / "site.toml").exists())
 CRS = "EPSG:7593"
 #: the plan content layers a complete site folder has (empty: none on or near the site)
-NONE_HERE = ("streams", "lakes", "wetlands", "channels", "floodplain", "soils", "vegetation", "utilities", "structures")
+NONE_HERE = (
+    "streams",
+    "lakes",
+    "wetlands",
+    "channels",
+    "floodplain",
+    "soils",
+    "vegetation",
+    "utilities",
+    "structures",
+)
 
 
 def gdf(geoms, **cols):
@@ -51,33 +61,60 @@ PEOPLE = {
 
 
 def site_conf(start="2027-05-03", end="2027-10-29", **project):
-    return {**PEOPLE, "project": {"start": dt.date.fromisoformat(start), "end": dt.date.fromisoformat(end), "cut_cy": 100.0,
-                                  "fill_cy": 50.0, "plat": "none", "dewatering": False, **project}}
+    return {
+        **PEOPLE,
+        "project": {
+            "start": dt.date.fromisoformat(start),
+            "end": dt.date.fromisoformat(end),
+            "cut_cy": 100.0,
+            "fill_cy": 50.0,
+            "plat": "none",
+            "dewatering": False,
+            **project,
+        },
+    }
 
 
 def complete(layers):
     return {**{n: empty() for n in NONE_HERE}, **layers}
 
 
-def lot(folder: Path, slope_pct: float, dist: tuple[float, float, float, float], *, jurisdiction="grantsburg",
-        dewatering=False, shape=(600, 500), pile_near_road=False) -> Path:
+def lot(
+    folder: Path,
+    slope_pct: float,
+    dist: tuple[float, float, float, float],
+    *,
+    jurisdiction="grantsburg",
+    dewatering=False,
+    shape=(600, 500),
+    pile_near_road=False,
+) -> Path:
     """A lot on a plane falling south from a ridge: a road along its south edge, a drive from the road to
     the work, an inlet on the site, a stockpile in the disturbed area."""
     x, y, w, h = dist
     road_y = y - 40.0
     site = rect(x - 60, road_y + 5, w + 120, h + 100)
     pile_y = road_y + 15 if pile_near_road else y + h / 2
-    layers = complete({
-        "site_boundary": gdf([site], id=[1]),
-        "disturbance": gdf([rect(*dist)], id=[1], phase=["1"], start=["2027-05-03"], end=["2027-09-30"]),
-        "stockpiles": gdf([rect(x + 10, pile_y, 20, 15)], id=[1], days=[45.0]),
-        "roads": gdf([line((x - 200, road_y), (x + w + 200, road_y))], id=[7], status=["existing"], public=[True]),
-        "access_drives": gdf([rect(x + w / 2 - 8, road_y, 16, y - road_y + 10)], id=[3]),
-        "storm_inlets": gdf([point(x - 30, road_y + 10)], id=[1]),
-    })
+    layers = complete(
+        {
+            "site_boundary": gdf([site], id=[1]),
+            "disturbance": gdf([rect(*dist)], id=[1], phase=["1"], start=["2027-05-03"], end=["2027-09-30"]),
+            "stockpiles": gdf([rect(x + 10, pile_y, 20, 15)], id=[1], days=[45.0]),
+            "roads": gdf(
+                [line((x - 200, road_y), (x + w + 200, road_y))], id=[7], status=["existing"], public=[True]
+            ),
+            "access_drives": gdf([rect(x + w / 2 - 8, road_y, 16, y - road_y + 10)], id=[3]),
+            "storm_inlets": gdf([point(x - 30, road_y + 10)], id=[1]),
+        }
+    )
     if pile_near_road:  # the pile's ground is disturbed too
-        layers["disturbance"] = gdf([rect(*dist), rect(x + 5, road_y + 10, 30, y - road_y - 10)], id=[1, 2], phase=["1", "1"],
-                                    start=["2027-05-03", "2027-05-03"], end=["2027-09-30", "2027-06-30"])
+        layers["disturbance"] = gdf(
+            [rect(*dist), rect(x + 5, road_y + 10, 30, y - road_y - 10)],
+            id=[1, 2],
+            phase=["1", "1"],
+            start=["2027-05-03", "2027-05-03"],
+            end=["2027-09-30", "2027-06-30"],
+        )
     conf = {**site_conf(dewatering=dewatering), "jurisdiction": jurisdiction}
     return make_site(folder, layers, conf, dem=ridge_plane(slope_pct, shape=shape))
 
@@ -87,10 +124,18 @@ def channel_site(folder: Path) -> Path:
     disturbed area: channel-edge fences, and rows that stop at concentrated flow."""
     dem = v_valley(8.0, 3.0, shape=(500, 301))
     cx = 301  # the axis at sitebuilder x = 301 ft (column 150 of 2 ft cells)
-    layers = complete({
-        "site_boundary": gdf([rect(cx - 200, -900, 400, 400)], id=[1]),
-        "disturbance": gdf([rect(cx - 120, -800, 240, 200)], id=[1], phase=["1"], start=["2027-05-03"], end=["2027-09-30"]),
-    })
+    layers = complete(
+        {
+            "site_boundary": gdf([rect(cx - 200, -900, 400, 400)], id=[1]),
+            "disturbance": gdf(
+                [rect(cx - 120, -800, 240, 200)],
+                id=[1],
+                phase=["1"],
+                start=["2027-05-03"],
+                end=["2027-09-30"],
+            ),
+        }
+    )
     layers["channels"] = gdf([line((cx, -300), (cx, -1000))], id=[1])
     layers.update({n: empty() for n in ("stockpiles", "storm_inlets", "roads", "access_drives")})
     return make_site(folder, layers, site_conf(), dem=dem)
@@ -108,21 +153,35 @@ def virginia_site(folder: Path) -> Path:
     dist = shapely.box(cx - 45, cy - 45, cx + 45, cy + 45)  # 8,100 m2: 2.0 acres
     bld = gpd.read_file(real / "buildings.geojson").to_crs(crs)
     bld = bld[bld.intersects(site.buffer(61.0))].reset_index(drop=True)
-    g = lambda geoms, **cols: gpd.GeoDataFrame(cols, geometry=list(geoms), crs=crs)
-    layers = {n: gpd.GeoDataFrame({"id": []}, geometry=gpd.GeoSeries([], crs=crs), crs=crs) for n in NONE_HERE}
+
+    def g(geoms, **cols):
+        return gpd.GeoDataFrame(cols, geometry=list(geoms), crs=crs)
+
+    layers = {
+        n: gpd.GeoDataFrame({"id": []}, geometry=gpd.GeoSeries([], crs=crs), crs=crs) for n in NONE_HERE
+    }
     road_y = cy - 70.0
-    layers.update({
-        "site_boundary": g([site], id=[1]),
-        "disturbance": g([dist], id=[1], phase=["1"], start=["2027-05-03"], end=["2027-10-15"]),
-        "structures": g(bld.geometry, id=list(range(1, len(bld) + 1)), status=["existing"] * len(bld)),
-        "roads": g([shapely.LineString([(cx - 200, road_y), (cx + 200, road_y)])], id=[1], status=["existing"], public=[True]),
-        "access_drives": g([shapely.box(cx - 4, road_y, cx + 4, cy - 40)], id=[1]),
-        "stockpiles": g([shapely.box(cx + 20, cy + 20, cx + 30, cy + 28)], id=[1], days=[20.0]),
-        "storm_inlets": g([shapely.Point(cx + 60, road_y + 2)], id=[1]),
-    })
+    layers.update(
+        {
+            "site_boundary": g([site], id=[1]),
+            "disturbance": g([dist], id=[1], phase=["1"], start=["2027-05-03"], end=["2027-10-15"]),
+            "structures": g(bld.geometry, id=list(range(1, len(bld) + 1)), status=["existing"] * len(bld)),
+            "roads": g(
+                [shapely.LineString([(cx - 200, road_y), (cx + 200, road_y)])],
+                id=[1],
+                status=["existing"],
+                public=[True],
+            ),
+            "access_drives": g([shapely.box(cx - 4, road_y, cx + 4, cy - 40)], id=[1]),
+            "stockpiles": g([shapely.box(cx + 20, cy + 20, cx + 30, cy + 28)], id=[1], days=[20.0]),
+            "storm_inlets": g([shapely.Point(cx + 60, road_y + 2)], id=[1]),
+        }
+    )
     folder.mkdir(parents=True)
     shutil.copyfile(real / "dtm.tif", folder / "dem.tif")
-    return make_site(folder, layers, {**site_conf(), "crs": crs, "dem": {"path": "dem.tif", "vertical_unit": "m"}}, crs=crs)
+    return make_site(
+        folder, layers, {**site_conf(), "crs": crs, "dem": {"path": "dem.tif", "vertical_unit": "m"}}, crs=crs
+    )
 
 
 def crow_wing_site(folder: Path) -> Path:
@@ -133,8 +192,21 @@ def crow_wing_site(folder: Path) -> Path:
 
     if not REAL_DEMS.is_dir():
         pytest.skip("shared/data/real_dems is not present")
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "make_sample_sites.py"), "--only", "crow_wing_real_terrain",
-                    "--out", str(folder), "--real-dems", str(REAL_DEMS), "--quiet"], check=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "make_sample_sites.py"),
+            "--only",
+            "crow_wing_real_terrain",
+            "--out",
+            str(folder),
+            "--real-dems",
+            str(REAL_DEMS),
+            "--quiet",
+        ],
+        check=True,
+        timeout=300,
+    )
     return folder / "crow_wing_real_terrain"
 
 
@@ -145,7 +217,9 @@ BUILT = {
     "steep_lot_15pct": lambda f: lot(f, 15.0, (250, -750, 300, 250)),
     "pile_by_the_road": lambda f: lot(f, 6.0, (300, -700, 150, 120), pile_near_road=True),
     "big_site_basins": lambda f: lot(f, 3.0, (150, -1050, 700, 660), shape=(600, 520)),
-    "belgium_dewatering": lambda f: lot(f, 5.0, (300, -750, 220, 200), jurisdiction="belgium", dewatering=True),
+    "belgium_dewatering": lambda f: lot(
+        f, 5.0, (300, -750, 220, 200), jurisdiction="belgium", dewatering=True
+    ),
     "channel_through": channel_site,
 }
 
@@ -210,7 +284,9 @@ def test_plan_folder_by_hand(tmp_path: Path) -> None:
     (pad,) = bmps[bmps["type"] == "tracking_pad"].geometry
     # the drive is 16 ft wide, running north from the road at y = -740 (site y); the pad: 50 x 16 ft from it
     assert pad.area == pytest.approx(50.0 * 16.0, rel=1e-6)
-    assert pad.bounds[1] == pytest.approx(200_000.0 - 740.0) and pad.bounds[3] == pytest.approx(200_000.0 - 690.0)
+    assert pad.bounds[1] == pytest.approx(200_000.0 - 740.0) and pad.bounds[3] == pytest.approx(
+        200_000.0 - 690.0
+    )
     assert pad.bounds[0] == pytest.approx(X0 + 342.0) and pad.bounds[2] == pytest.approx(X0 + 358.0)
     (stab,) = bmps[bmps["type"] == "stabilization"].itertuples()  # the 45-day pile, over Grantsburg's 30
     assert stab.pile_id == 1 and stab.method == "mulch"
@@ -248,8 +324,9 @@ def test_slope_length_excess_geometry_is_the_excess_cells() -> None:
     assert got["excess_sqft"] == pytest.approx(g.area)
     assert g.bounds[3] == pytest.approx(ytop) and g.bounds[1] == pytest.approx(ytop - 60.0 + 25.0, abs=2.0)
     assert g.area == pytest.approx(40.0 * 35.0, rel=0.07)
-    fenced = slope_length_excess(poly, dem, fg, shapely.LineString([(x0, ytop - 30.0), (x0 + 40.0, ytop - 30.0)]), table,
-                                 geometry=True)
+    fenced = slope_length_excess(
+        poly, dem, fg, shapely.LineString([(x0, ytop - 30.0), (x0 + 40.0, ytop - 30.0)]), table, geometry=True
+    )
     assert fenced["excess_sqft"] < got["excess_sqft"] / 4  # a row halfway: each half 30 ft long, 5 ft over
 
 

@@ -48,10 +48,17 @@ def local(result, geom):
 def test_grantsburg_lot7_finds_what_it_seeds_and_fails_nothing_else(lot7):
     assert lot7.analysis.evaluation.applies is True and lot7.analysis.evaluation.gate.open("b6") is True
     got = failed(lot7)
-    assert set(got) == {"filter_fence_submitted", "filter_fence_slope_length", "inlet_protection_submitted", "tracking_pad",
-                        "stockpile_stabilization"}
+    assert set(got) == {
+        "filter_fence_submitted",
+        "filter_fence_slope_length",
+        "inlet_protection_submitted",
+        "tracking_pad",
+        "stockpile_stabilization",
+    }
     # B(6)(e): the topsoil pile stays 45 days and the plan does not stabilize it
-    assert got["stockpile_stabilization"].citation == "B(6)(e)" and got["stockpile_stabilization"].feature_ids == [1]
+    assert got["stockpile_stabilization"].citation == "B(6)(e)" and got[
+        "stockpile_stabilization"
+    ].feature_ids == [1]
     # silt fence: none on the east sideslope, the last ~45 ft of the downslope edge bare
     gaps = lot7.analysis.layers["fence_gaps"]
     east = [local(lot7, g) for g in gaps.geometry if local(lot7, g).bounds[0] > 145]
@@ -59,10 +66,17 @@ def test_grantsburg_lot7_finds_what_it_seeds_and_fails_nothing_else(lot7):
     assert got["filter_fence_submitted"].citation == "B(6)(c)[3]"
     # DNR 1056: one fence below the pad on a 16 % slope, no interior rows
     assert got["filter_fence_slope_length"].citation == "Design criteria (DNR 1056)"
-    # B(4) all inlets: CB-2, 118 ft west in the street (upslope of the work, inside A(1)'s 200 ft), unprotected
-    assert got["inlet_protection_submitted"].feature_ids == [2] and got["inlet_protection_submitted"].citation == "B(4)"
+    # B(4) all inlets: CB-2, 118 ft west in the street (upslope of the work, inside A(1)'s 200 ft),
+    # unprotected
+    assert (
+        got["inlet_protection_submitted"].feature_ids == [2]
+        and got["inlet_protection_submitted"].citation == "B(4)"
+    )
     # B(3): a 30-ft pad where DNR 1057 asks for 50
-    assert got["tracking_pad"].citation == "B(3)" and "the drawn pad runs 30 ft along the drive" in got["tracking_pad"].message
+    assert (
+        got["tracking_pad"].citation == "B(3)"
+        and "the drawn pad runs 30 ft along the drive" in got["tracking_pad"].message
+    )
     # the trap: the pile 18 ft from Birch Street, which is upslope of it: information, and its fence passes
     up = rule(lot7, "stockpile_setback_upslope")
     assert up.status == "info" and "18.0 ft from roads 1" in up.message
@@ -74,9 +88,22 @@ def test_grantsburg_lot7_finds_what_it_seeds_and_fails_nothing_else(lot7):
 def test_belgium_commons_finds_what_it_seeds_and_fails_nothing_else(commons):
     assert commons.analysis.evaluation.applies is True
     got = failed(commons)
-    assert set(got) == {"filter_fence_submitted", "filter_fence_slope_length", "inlet_protection_submitted", "tracking_pad",
-                        "sediment_basin_submitted", "plan_content.full.A_1_h.contours", "plan_content.full.A_3_d.schedule"}
-    for name in ("filter_fence_submitted", "filter_fence_slope_length", "inlet_protection_submitted", "tracking_pad", "sediment_basin_submitted"):
+    assert set(got) == {
+        "filter_fence_submitted",
+        "filter_fence_slope_length",
+        "inlet_protection_submitted",
+        "tracking_pad",
+        "sediment_basin_submitted",
+        "plan_content.full.A_1_h.contours",
+        "plan_content.full.A_3_d.schedule",
+    }
+    for name in (
+        "filter_fence_submitted",
+        "filter_fence_slope_length",
+        "inlet_protection_submitted",
+        "tracking_pad",
+        "sediment_basin_submitted",
+    ):
         assert got[name].citation.startswith("Design criteria (DNR 10"), name
         assert got[name].section == "Design criteria, standards and specifications", name
     # fence gaps around SP-2 (x 852-948) and along the east 110 ft of phase 1 (x 1010-1120)
@@ -99,7 +126,11 @@ def test_belgium_commons_finds_what_it_seeds_and_fails_nothing_else(commons):
     assert sp2 and sp2[0].status == "info" and "not specified by this chapter" in sp2[0].message
     assert "streams 1 (Sauk Creek (tributary)) is 17.1 ft away" in sp2[0].message
     # nothing borrowed from Grantsburg: no 10-acre basin trigger, no 25-ft setback
-    assert not any("10 acres" in f.message or "25 ft from" in f.message for f in commons.findings if f.status in ("fail", "pass"))
+    assert not any(
+        "10 acres" in f.message or "25 ft from" in f.message
+        for f in commons.findings
+        if f.status in ("fail", "pass")
+    )
 
 
 def test_findings_name_the_features_the_plan_names(lot7):

@@ -78,7 +78,9 @@ def max_disturbed_at_one_time(dist: gpd.GeoDataFrame) -> float:
     days = sorted(set(dist["start"]) | set(dist["end"]))
     best = 0.0
     for day in days:
-        active = [g for g, s, e in zip(dist.geometry, dist["start"], dist["end"]) if s <= day <= e]
+        active = [
+            g for g, s, e in zip(dist.geometry, dist["start"], dist["end"], strict=False) if s <= day <= e
+        ]
         if active:
             best = max(best, shapely.union_all(active).area)
     return best
@@ -188,8 +190,22 @@ def test_dem_format_and_coverage(bundled):
 
 def test_every_layer_has_integer_ids_and_documented_attributes(bundled):
     site, cfg, dem, layers = bundled
-    expected = {"site_boundary", "disturbance", "stockpiles", "roads", "streams", "wetlands", "storm_inlets",
-                "utilities", "structures", "floodplain", "soils", "vegetation", "access_drives", "bmps"}
+    expected = {
+        "site_boundary",
+        "disturbance",
+        "stockpiles",
+        "roads",
+        "streams",
+        "wetlands",
+        "storm_inlets",
+        "utilities",
+        "structures",
+        "floodplain",
+        "soils",
+        "vegetation",
+        "access_drives",
+        "bmps",
+    }
     assert expected <= set(layers)
     for name, gdf in layers.items():
         assert "id" in gdf.columns, name
@@ -204,13 +220,28 @@ def test_every_layer_has_integer_ids_and_documented_attributes(bundled):
     assert set(layers["utilities"]["status"]) <= {"existing", "new", "repair", "replace", "enlarge"}
     assert set(layers["structures"]["status"]) <= {"existing", "proposed"}
     assert set(layers["floodplain"]["zone"]) <= {"floodway", "fringe", "100yr"}
-    assert set(layers["vegetation"]["cover"]) <= {"pavement", "bare_soil", "short_grass", "dense_grass",
-                                                  "light_woods", "dense_woods", "crops"}
+    assert set(layers["vegetation"]["cover"]) <= {
+        "pavement",
+        "bare_soil",
+        "short_grass",
+        "dense_grass",
+        "light_woods",
+        "dense_woods",
+        "crops",
+    }
     assert {"musym", "name", "hsg"} <= set(layers["soils"].columns)
     assert 2 <= layers["soils"]["musym"].nunique() <= 4
     types = set(layers["bmps"]["type"])
-    assert types <= {"silt_fence", "straw_bales", "sediment_basin", "sediment_trap", "inlet_protection",
-                     "tracking_pad", "diversion", "stabilization"}
+    assert types <= {
+        "silt_fence",
+        "straw_bales",
+        "sediment_basin",
+        "sediment_trap",
+        "inlet_protection",
+        "tracking_pad",
+        "diversion",
+        "stabilization",
+    }
     assert {"silt_fence", "inlet_protection", "tracking_pad"} <= types
     # imperfect on purpose: some inlets unprotected
     inlets = layers["storm_inlets"].geometry
@@ -317,7 +348,7 @@ def test_belgium_commons_is_over_ten_acres_at_one_time():
     near = stream.intersection(bad.buffer(60.0))
     assert sample(dem, z, near).mean() < sample(dem, z, bad.exterior).mean()
     # heights are stored in metres: the raw values are ~0.3 of the heights in feet
-    assert 190.0 < float(dem["z"].min()) and float(dem["z"].max()) < 216.0
+    assert float(dem["z"].min()) > 190.0 and float(dem["z"].max()) < 216.0
 
 
 def test_sample_sites_folder_is_small():

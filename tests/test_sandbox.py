@@ -103,9 +103,14 @@ def recursive_view_gpkg(src: Path, dst: Path) -> None:
     """A copy of a GeoPackage with a layer that is a recursive SQL view (it never ends when read)."""
     dst.write_bytes(src.read_bytes())
     con = sqlite3.connect(dst)
-    con.execute("CREATE VIEW roads AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
-                "SELECT n AS fid, NULL AS geom FROM r")
-    con.execute("INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) VALUES ('roads', 'features', 'roads', 7593)")
+    con.execute(
+        "CREATE VIEW roads AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+        "SELECT n AS fid, NULL AS geom FROM r"
+    )
+    con.execute(
+        "INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) VALUES ('roads', 'features', "
+        "'roads', 7593)"
+    )
     con.execute("INSERT INTO gpkg_geometry_columns VALUES ('roads', 'geom', 'LINESTRING', 7593, 0, 0)")
     con.commit()
     con.close()
@@ -114,8 +119,12 @@ def recursive_view_gpkg(src: Path, dst: Path) -> None:
 def nested_blocks_dxf(levels: int, copies: int) -> str:
     """A DXF whose block B{k} inserts B{k-1} ``copies`` times, ``levels`` deep, one insert of the last
     in the drawing: copies ** (levels - 1) lines once expanded."""
-    blocks = ["0\nSECTION\n2\nBLOCKS\n", "0\nBLOCK\n8\n0\n2\nB0\n70\n0\n10\n0\n20\n0\n30\n0\n3\nB0\n",
-              "0\nLINE\n8\n0\n10\n0\n20\n0\n11\n1\n21\n1\n", "0\nENDBLK\n"]
+    blocks = [
+        "0\nSECTION\n2\nBLOCKS\n",
+        "0\nBLOCK\n8\n0\n2\nB0\n70\n0\n10\n0\n20\n0\n30\n0\n3\nB0\n",
+        "0\nLINE\n8\n0\n10\n0\n20\n0\n11\n1\n21\n1\n",
+        "0\nENDBLK\n",
+    ]
     for k in range(1, levels):
         blocks.append(f"0\nBLOCK\n8\n0\n2\nB{k}\n70\n0\n10\n0\n20\n0\n30\n0\n3\nB{k}\n")
         blocks += [f"0\nINSERT\n8\n0\n2\nB{k - 1}\n10\n{i}\n20\n0\n" for i in range(copies)]
@@ -127,27 +136,48 @@ def nested_blocks_dxf(levels: int, copies: int) -> str:
 
 def hostile_layers(folder: Path, url: str, outside: Path) -> dict[str, str]:
     """Every hostile layer of the issue in one submission (a site's layer problems are reported together)."""
-    ogr_vrt = (f'<OGRVRTDataSource><OGRVRTLayer name="roads"><SrcDataSource>{outside}/roads.gpkg</SrcDataSource>'
-               f'<SrcSQL dialect="SQLITE">SELECT ogr_geocode(\'x\', \'QUERY_TEMPLATE={url}/geo?q=%s\', '
-               f'\'CACHE_FILE={outside}/cache.db\') AS g FROM roads</SrcSQL></OGRVRTLayer></OGRVRTDataSource>')
+    ogr_vrt = (
+        f'<OGRVRTDataSource><OGRVRTLayer name="roads"><SrcDataSource>{outside}/roads.gpkg</SrcDataSource>'
+        f"<SrcSQL dialect=\"SQLITE\">SELECT ogr_geocode('x', 'QUERY_TEMPLATE={url}/geo?q=%s', "
+        f"'CACHE_FILE={outside}/cache.db') AS g FROM roads</SrcSQL></OGRVRTLayer></OGRVRTDataSource>"
+    )
     (folder / "roads.vrt").write_text(ogr_vrt)
-    (folder / "wfs.gml").write_text(f'<?xml version="1.0"?><OGRWFSDataSource><URL>{url}/wfs?SERVICE=WFS</URL></OGRWFSDataSource>')
+    (folder / "wfs.gml").write_text(
+        f'<?xml version="1.0"?><OGRWFSDataSource><URL>{url}/wfs?SERVICE=WFS</URL></OGRWFSDataSource>'
+    )
     (folder / "lakes.gml").write_text(
         f'<?xml version="1.0"?><ogr:FeatureCollection xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
-        f'xsi:schemaLocation="http://ogr.maptools.org/ {url}/schema.xsd" xmlns:ogr="http://ogr.maptools.org/" '
-        'xmlns:gml="http://www.opengis.net/gml"><gml:featureMember><ogr:lakes fid="lakes.0"><ogr:geometryProperty>'
-        '<gml:Point srsName="EPSG:7593"><gml:coordinates>500300,199700</gml:coordinates></gml:Point></ogr:geometryProperty>'
-        '</ogr:lakes></gml:featureMember></ogr:FeatureCollection>')
-    wet = json.loads(gpd.GeoDataFrame({"id": [1]}, geometry=[rect(220, -380, 20, 20)], crs="EPSG:7593").to_json())
+        f'xsi:schemaLocation="http://ogr.maptools.org/ {url}/schema.xsd" '
+        'xmlns:ogr="http://ogr.maptools.org/" '
+        'xmlns:gml="http://www.opengis.net/gml"><gml:featureMember><ogr:lakes '
+        'fid="lakes.0"><ogr:geometryProperty>'
+        "<gml:Point "
+        'srsName="EPSG:7593"><gml:coordinates>500300,199700</gml:coordinates></gml:Point></ogr:geometryProperty>'
+        "</ogr:lakes></gml:featureMember></ogr:FeatureCollection>"
+    )
+    wet = json.loads(
+        gpd.GeoDataFrame({"id": [1]}, geometry=[rect(220, -380, 20, 20)], crs="EPSG:7593").to_json()
+    )
     wet["crs"] = {"type": "link", "properties": {"href": f"{url}/crs.wkt", "type": "ogcwkt"}}
     (folder / "wetlands.geojson").write_text(json.dumps(wet))
-    gpd.GeoDataFrame({"id": [1]}, geometry=[line((210, -390), (390, -390))], crs="EPSG:7593").to_file(folder / "channels.shp")
-    (folder / "channels.prj").write_text(f"+proj=tmerc +lat_0=45 +lon_0=-92 +k=1 +x_0=0 +y_0=0 +ellps=GRS80 "
-                                         f"+nadgrids={outside}/grid.gsb +units=us-ft +no_defs")
+    gpd.GeoDataFrame({"id": [1]}, geometry=[line((210, -390), (390, -390))], crs="EPSG:7593").to_file(
+        folder / "channels.shp"
+    )
+    (folder / "channels.prj").write_text(
+        f"+proj=tmerc +lat_0=45 +lon_0=-92 +k=1 +x_0=0 +y_0=0 +ellps=GRS80 "
+        f"+nadgrids={outside}/grid.gsb +units=us-ft +no_defs"
+    )
     recursive_view_gpkg(folder / "layers.gpkg", folder / "views.gpkg")
     (folder / "blocks.dxf").write_text(nested_blocks_dxf(levels=12, copies=10))
-    return {"roads": "roads.vrt", "streams": "wfs.gml", "lakes": "lakes.gml", "wetlands": "wetlands.geojson",
-            "channels": "channels.shp", "utilities": "views.gpkg:roads", "structures": "blocks.dxf"}
+    return {
+        "roads": "roads.vrt",
+        "streams": "wfs.gml",
+        "lakes": "lakes.gml",
+        "wetlands": "wetlands.geojson",
+        "channels": "channels.shp",
+        "utilities": "views.gpkg:roads",
+        "structures": "blocks.dxf",
+    }
 
 
 # ------------------------------------------------------------------------------------------ end to end
@@ -163,22 +193,42 @@ def test_every_hostile_kind_is_refused_with_no_request_and_nothing_outside_opene
         fifo(outside / name)
     with loopback_server() as (url, requests):
         (folder / "mosaic.vrt").write_text(
-            f'<VRTDataset rasterXSize="300" rasterYSize="300"><VRTRasterBand dataType="Float32" band="1"><SimpleSource>'
-            f'<SourceFilename relativeToVRT="0">{url}/tile.tif</SourceFilename><SourceBand>1</SourceBand></SimpleSource>'
-            f'<SimpleSource><SourceFilename relativeToVRT="0">{outside}/dem.tif</SourceFilename></SimpleSource>'
-            '</VRTRasterBand></VRTDataset>')
+            '<VRTDataset rasterXSize="300" rasterYSize="300"><VRTRasterBand dataType="Float32" '
+            'band="1"><SimpleSource>'
+            "<SourceFilename "
+            f'relativeToVRT="0">{url}/tile.tif</SourceFilename><SourceBand>1</SourceBand></SimpleSource>'
+            "<SimpleSource><SourceFilename "
+            f'relativeToVRT="0">{outside}/dem.tif</SourceFilename></SimpleSource>'
+            "</VRTRasterBand></VRTDataset>"
+        )
         (folder / "warped.vrt").write_text(
             f'<VRTDataset subClass="VRTWarpedDataset" rasterXSize="300" rasterYSize="300"><GDALWarpOptions>'
-            f'<SourceDataset relativeToVRT="0">{outside}/warp.tif</SourceDataset></GDALWarpOptions></VRTDataset>')
-        toml(folder, dem={"path": "mosaic.vrt", "proposed": "warped.vrt"}, layers=hostile_layers(folder, url, outside))
+            "<SourceDataset "
+            f'relativeToVRT="0">{outside}/warp.tif</SourceDataset></GDALWarpOptions></VRTDataset>'
+        )
+        toml(
+            folder,
+            dem={"path": "mosaic.vrt", "proposed": "warped.vrt"},
+            layers=hostile_layers(folder, url, outside),
+        )
         before = digest(folder)
         t0 = time.monotonic()
         res = check(folder, tmp_path / "out", "--limit", "check_seconds=120")
-        refused(res, tmp_path / "out", private_tmp,
-                "mosaic.vrt: a VRT", "warped.vrt: a VRT", "roads.vrt: an OGR VRT", "wfs.gml: cannot be read as a vector file",
-                "lakes.gml: a GML file", "wetlands.geojson: crs member", "is not a named EPSG or OGC CRS",
-                "channels.shp: channels.prj: a CRS naming a grid", "views.gpkg: holds the SQL view 'roads'",
-                "blocks.dxf: blocks nested more than 8 deep")
+        refused(
+            res,
+            tmp_path / "out",
+            private_tmp,
+            "mosaic.vrt: a VRT",
+            "warped.vrt: a VRT",
+            "roads.vrt: an OGR VRT",
+            "wfs.gml: cannot be read as a vector file",
+            "lakes.gml: a GML file",
+            "wetlands.geojson: crs member",
+            "is not a named EPSG or OGC CRS",
+            "channels.shp: channels.prj: a CRS naming a grid",
+            "views.gpkg: holds the SQL view 'roads'",
+            "blocks.dxf: blocks nested more than 8 deep",
+        )
         assert time.monotonic() - t0 < 60  # no FIFO opened (it would block), no view run
         assert requests == []
     assert digest(folder) == before
@@ -190,8 +240,13 @@ def test_a_link_in_the_submission_is_refused_at_staging_and_never_followed(tmp_p
     target = fifo(tmp_path / "outside" / "dem.tif")  # following the link to read it would block
     (folder / "dem.tif").unlink()
     (folder / "dem.tif").symlink_to(target)
-    refused(check(folder, tmp_path / "out"), tmp_path / "out", private_tmp, "dem.tif: a symbolic link",
-            "refused without following it")
+    refused(
+        check(folder, tmp_path / "out"),
+        tmp_path / "out",
+        private_tmp,
+        "dem.tif: a symbolic link",
+        "refused without following it",
+    )
 
 
 def test_a_sparse_3_gb_prj_is_refused_by_its_size_before_a_byte_is_read(tmp_path, private_tmp):
@@ -201,8 +256,14 @@ def test_a_sparse_3_gb_prj_is_refused_by_its_size_before_a_byte_is_read(tmp_path
         fh.truncate(3 * 2**30)  # sparse: 3 GB long, no block on disk
     toml(folder, layers={"site_boundary": "boundary.shp"})
     t0 = time.monotonic()
-    refused(check(folder, tmp_path / "out"), tmp_path / "out", private_tmp, "boundary.prj: 3,221,225,472 bytes",
-            "over max_toml_bytes", "refused before reading")
+    refused(
+        check(folder, tmp_path / "out"),
+        tmp_path / "out",
+        private_tmp,
+        "boundary.prj: 3,221,225,472 bytes",
+        "over max_toml_bytes",
+        "refused before reading",
+    )
     assert time.monotonic() - t0 < 10
 
 
@@ -210,11 +271,17 @@ def test_a_fifo_named_as_a_grid_in_site_toml_crs_is_never_opened(tmp_path, priva
     folder = submission(tmp_path / "sub")
     grid = fifo(tmp_path / "outside" / "grid.gsb")
     toml(folder, crs=f"+proj=tmerc +lat_0=45 +lon_0=-92 +ellps=GRS80 +nadgrids={grid} +units=us-ft +no_defs")
-    refused(check(folder, tmp_path / "out", "--limit", "check_seconds=60"), tmp_path / "out", private_tmp,
-            "site.toml: crs: a CRS naming a grid, file or URL")
+    refused(
+        check(folder, tmp_path / "out", "--limit", "check_seconds=60"),
+        tmp_path / "out",
+        private_tmp,
+        "site.toml: crs: a CRS naming a grid, file or URL",
+    )
 
 
-def test_a_journal_beside_the_geopackage_is_left_alone_and_the_report_says_what_was_read(tmp_path, private_tmp):
+def test_a_journal_beside_the_geopackage_is_left_alone_and_the_report_says_what_was_read(
+    tmp_path, private_tmp
+):
     """layers.gpkg-wal is neither merged nor deleted (it is not staged); the report records the isolation
     that held and each staged file's SHA-256, which a reader can recompute."""
     folder = submission(tmp_path / "sub")
@@ -233,7 +300,10 @@ def test_a_journal_beside_the_geopackage_is_left_alone_and_the_report_says_what_
     assert set(box["drivers"]) <= {"GTiff", "GPKG", "ESRI Shapefile", "GeoJSON", "DXF", "MEM", "Memory"}
     assert box["proj_network"] is False
     staged = {s["path"]: s["sha256"] for s in box["staged"]["files"]}
-    assert staged == {p: hashlib.sha256((folder / p).read_bytes()).hexdigest() for p in ("dem.tif", "layers.gpkg", "site.toml")}
+    assert staged == {
+        p: hashlib.sha256((folder / p).read_bytes()).hexdigest()
+        for p in ("dem.tif", "layers.gpkg", "site.toml")
+    }
     assert any("layers.gpkg-wal" in s for s in box["staged"]["not_staged"])
     assert f["folder"] == str(folder)  # the submission's path, not the staged copy's
     assert f["isolation"].startswith("Read in a sandbox: a staged copy, network blocked by")
@@ -248,19 +318,35 @@ def test_tracebacks_of_the_issue_are_exit_2_naming_file_and_key(tmp_path, privat
     folder = submission(tmp_path / "sub")
     text = (folder / "site.toml").read_text()
     (folder / "site.toml").write_text(text + "\nx = " + "[" * 5000 + "]" * 5000 + "\n")
-    refused(check(folder, tmp_path / "out"), tmp_path / "out", private_tmp, "site.toml: arrays or tables nested too deeply")
+    refused(
+        check(folder, tmp_path / "out"),
+        tmp_path / "out",
+        private_tmp,
+        "site.toml: arrays or tables nested too deeply",
+    )
     (folder / "site.toml").write_text(text)
     # a NUL in a path, list values in an attribute, a layer in a Mars CRS: one run, every problem named
     dist = json.loads(gpd.read_file(folder / "layers.gpkg", layer="disturbance").to_json())
     for ft in dist["features"]:
         ft["properties"]["id"] = [1, 2]
     (folder / "dist.geojson").write_text(json.dumps(dist))
-    mars = gpd.read_file(folder / "layers.gpkg", layer="disturbance").set_crs("IAU_2015:49910", allow_override=True)
+    mars = gpd.read_file(folder / "layers.gpkg", layer="disturbance").set_crs(
+        "IAU_2015:49910", allow_override=True
+    )
     mars.to_file(folder / "mars.gpkg", layer="stockpiles")
-    toml(folder, dem={"path": "dem\x00.tif"}, layers={"disturbance": "dist.geojson", "stockpiles": "mars.gpkg:stockpiles"})
-    refused(check(folder, tmp_path / "out"), tmp_path / "out", private_tmp,
-            "[dem] path = 'dem\\x00.tif': a path holding a NUL", "dist.geojson: column 'id' holds lists",
-            "mars.gpkg, layer 'stockpiles': cannot be moved from its CRS 'Mars")
+    toml(
+        folder,
+        dem={"path": "dem\x00.tif"},
+        layers={"disturbance": "dist.geojson", "stockpiles": "mars.gpkg:stockpiles"},
+    )
+    refused(
+        check(folder, tmp_path / "out"),
+        tmp_path / "out",
+        private_tmp,
+        "[dem] path = 'dem\\x00.tif': a path holding a NUL",
+        "dist.geojson: column 'id' holds lists",
+        "mars.gpkg, layer 'stockpiles': cannot be moved from its CRS 'Mars",
+    )
 
 
 def test_the_child_is_killed_at_the_wall_clock_limit(tmp_path, private_tmp, heavy_dem):
@@ -274,16 +360,24 @@ def test_the_child_is_killed_at_the_wall_clock_limit(tmp_path, private_tmp, heav
 
 def test_the_memory_limit_stops_the_child_with_a_clear_message(tmp_path, private_tmp):
     folder = submission(tmp_path / "sub")
-    refused(check(folder, tmp_path / "out", "--limit", "check_memory_bytes=300000000"), tmp_path / "out", private_tmp,
-            "more memory than check_memory_bytes 300,000,000")
+    refused(
+        check(folder, tmp_path / "out", "--limit", "check_memory_bytes=300000000"),
+        tmp_path / "out",
+        private_tmp,
+        "more memory than check_memory_bytes 300,000,000",
+    )
 
 
 def test_the_cpu_limit_stops_the_child_with_a_clear_message(tmp_path, private_tmp, heavy_dem):
     """The heavy DEM needs many CPU seconds to analyse; the kernel stops the child at 1."""
     folder = submission(tmp_path / "sub")
     (folder / "dem.tif").write_bytes(heavy_dem)
-    refused(check(folder, tmp_path / "out", "--limit", "check_cpu_seconds=1"), tmp_path / "out", private_tmp,
-            "over 1 s of CPU time (check_cpu_seconds)")
+    refused(
+        check(folder, tmp_path / "out", "--limit", "check_cpu_seconds=1"),
+        tmp_path / "out",
+        private_tmp,
+        "over 1 s of CPU time (check_cpu_seconds)",
+    )
 
 
 def test_killing_check_kills_its_child(tmp_path, heavy_dem):
@@ -298,8 +392,12 @@ def test_killing_check_kills_its_child(tmp_path, heavy_dem):
     tmp = tmp_path / "tmp"
     tmp.mkdir(exist_ok=True)
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    parent = subprocess.Popen([sys.executable, "-m", "geosite.cli", "-q", "check", str(folder), "--out", str(tmp_path / "out")],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "geosite.cli", "-q", "check", str(folder), "--out", str(tmp_path / "out")],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while not sandbox_processes(tmp) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -315,7 +413,7 @@ def test_killing_check_kills_its_child(tmp_path, heavy_dem):
     assert not (tmp_path / "out").exists()
 
 
-# ------------------------------------------------------------------------------------------ the layers, one by one
+# ------------------------------------------------------------------------------------- the layers, one by one
 
 
 def test_isolation_stops_a_connection_to_the_loopback_server():
@@ -335,7 +433,9 @@ def test_isolation_stops_a_connection_to_the_loopback_server():
             if pid == 0:  # the child: cut the network, then try
                 held, _ = layer()
                 try:
-                    socket.create_connection((host, int(port)), timeout=2).sendall(b"GET /child HTTP/1.0\r\n\r\n")
+                    socket.create_connection((host, int(port)), timeout=2).sendall(
+                        b"GET /child HTTP/1.0\r\n\r\n"
+                    )
                     os._exit(3)
                 except OSError:
                     os._exit(0 if held else 4)
@@ -395,17 +495,30 @@ def test_only_the_allowlisted_gdal_drivers_remain(tmp_path):
     import sys
 
     vrt = tmp_path / "a.vrt"
-    vrt.write_text('<VRTDataset rasterXSize="2" rasterYSize="2"><VRTRasterBand dataType="Byte" band="1"/></VRTDataset>')
-    code = ("import json, sys, rasterio, pyogrio\nwith rasterio.Env(): pass\n"
-            "from geosite.io.allowlist import prune_gdal_drivers\nleft = prune_gdal_drivers()\n"
-            "try:\n    rasterio.open(sys.argv[1]); opened = True\nexcept Exception:\n    opened = False\n"
-            "print(json.dumps({'left': left, 'opened': opened}))")
-    run = subprocess.run([sys.executable, "-c", code, str(vrt)], capture_output=True, text=True, timeout=120, check=False,
-                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    vrt.write_text(
+        '<VRTDataset rasterXSize="2" rasterYSize="2"><VRTRasterBand dataType="Byte" band="1"/></VRTDataset>'
+    )
+    code = (
+        "import json, sys, rasterio, pyogrio\nwith rasterio.Env(): pass\n"
+        "from geosite.io.allowlist import prune_gdal_drivers\nleft = prune_gdal_drivers()\n"
+        "try:\n    rasterio.open(sys.argv[1]); opened = True\nexcept Exception:\n    opened = False\n"
+        "print(json.dumps({'left': left, 'opened': opened}))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(vrt)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
     out = json.loads(run.stdout.strip().splitlines()[-1])
     assert len(out["left"]) == 2  # rasterio's GDAL and pyogrio's
     for names in out["left"].values():
-        assert set(names) <= {"GTiff", "GPKG", "ESRI Shapefile", "GeoJSON", "DXF", "MEM", "Memory"} and "GTiff" in names
+        assert (
+            set(names) <= {"GTiff", "GPKG", "ESRI Shapefile", "GeoJSON", "DXF", "MEM", "Memory"}
+            and "GTiff" in names
+        )
     assert out["opened"] is False
 
 
@@ -440,12 +553,14 @@ def test_geopackage_inspection_allows_geosites_own_and_refuses_views_triggers_vi
 
     folder = submission(tmp_path / "sub")
     check_geopackage(folder / "layers.gpkg", "layers.gpkg")  # GDAL's own R-trees and triggers pass
-    cases = {"CREATE VIEW v AS SELECT 1": "SQL view 'v'",
-             "CREATE TRIGGER t AFTER INSERT ON site_boundary BEGIN SELECT 1; END": "trigger 't'",
-             "CREATE VIRTUAL TABLE f USING fts5(a)": "virtual table 'f'",
-             "CREATE TABLE g (a INTEGER, b INTEGER GENERATED ALWAYS AS (a * 2))": "generated columns",
-             "UPDATE gpkg_spatial_ref_sys SET definition = '+proj=longlat +nadgrids=/x/y.gsb' WHERE srs_id = 4326":
-                 "srs_id 4326: a CRS naming a grid"}
+    cases = {
+        "CREATE VIEW v AS SELECT 1": "SQL view 'v'",
+        "CREATE TRIGGER t AFTER INSERT ON site_boundary BEGIN SELECT 1; END": "trigger 't'",
+        "CREATE VIRTUAL TABLE f USING fts5(a)": "virtual table 'f'",
+        "CREATE TABLE g (a INTEGER, b INTEGER GENERATED ALWAYS AS (a * 2))": "generated columns",
+        "UPDATE gpkg_spatial_ref_sys SET definition = '+proj=longlat +nadgrids=/x/y.gsb' WHERE srs_id = "
+        "4326": "srs_id 4326: a CRS naming a grid",
+    }
     for i, (sql, needle) in enumerate(cases.items()):
         copy = tmp_path / f"c{i}.gpkg"
         copy.write_bytes((folder / "layers.gpkg").read_bytes())
@@ -464,10 +579,20 @@ def test_dxf_expanded_entities_are_counted_by_hand(tmp_path):
 
     ln = "0\nLINE\n8\n0\n10\n0\n20\n0\n11\n1\n21\n1\n"
     ins = "0\nINSERT\n8\n0\n2\n{}\n10\n0\n20\n0\n"
-    text = (DXF_HEAD + "0\nSECTION\n2\nBLOCKS\n0\nBLOCK\n8\n0\n2\nA\n70\n0\n" + ln * 2 + "0\nENDBLK\n"
-            + "0\nBLOCK\n8\n0\n2\nB\n70\n0\n" + ins.format("A") * 3 + ln + "0\nENDBLK\n0\nENDSEC\n"
-            + "0\nSECTION\n2\nENTITIES\n" + ins.format("B") * 2 + "0\nINSERT\n8\n0\n2\nA\n70\n2\n71\n2\n10\n0\n20\n0\n"
-            + "0\nENDSEC\n0\nEOF\n")
+    text = (
+        DXF_HEAD
+        + "0\nSECTION\n2\nBLOCKS\n0\nBLOCK\n8\n0\n2\nA\n70\n0\n"
+        + ln * 2
+        + "0\nENDBLK\n"
+        + "0\nBLOCK\n8\n0\n2\nB\n70\n0\n"
+        + ins.format("A") * 3
+        + ln
+        + "0\nENDBLK\n0\nENDSEC\n"
+        + "0\nSECTION\n2\nENTITIES\n"
+        + ins.format("B") * 2
+        + "0\nINSERT\n8\n0\n2\nA\n70\n2\n71\n2\n10\n0\n20\n0\n"
+        + "0\nENDSEC\n0\nEOF\n"
+    )
     path = tmp_path / "a.dxf"
     path.write_text(text)
     check_dxf(path, "a.dxf", 31)
@@ -483,12 +608,20 @@ def test_dxf_expanded_entities_are_counted_by_hand(tmp_path):
     check_dxf(path, "a.dxf", 2_000_000)
 
 
-@pytest.mark.parametrize(("crs", "ok"), [
-    ("EPSG:7593", True), (7593, True), ('PROJCS["x",GEOGCS["y",DATUM["z",SPHEROID["GRS80",6378137,298.257]]]]', True),
-    ("+proj=tmerc +ellps=GRS80 +units=us-ft", True), ("+proj=tmerc +nadgrids=@null", False),
-    ("+proj=longlat +geoidgrids=/x.gtx", False), ("+init=/etc/passwd:x", False),
-    ('BOUNDCRS[SOURCECRS[...],ABRIDGEDTRANSFORMATION[PARAMETERFILE["g","/x.gsb"]]]', False),
-    ('{"$schema": "https://proj.org/schemas/v0.7/projjson.schema.json"}', False)])
+@pytest.mark.parametrize(
+    ("crs", "ok"),
+    [
+        ("EPSG:7593", True),
+        (7593, True),
+        ('PROJCS["x",GEOGCS["y",DATUM["z",SPHEROID["GRS80",6378137,298.257]]]]', True),
+        ("+proj=tmerc +ellps=GRS80 +units=us-ft", True),
+        ("+proj=tmerc +nadgrids=@null", False),
+        ("+proj=longlat +geoidgrids=/x.gtx", False),
+        ("+init=/etc/passwd:x", False),
+        ('BOUNDCRS[SOURCECRS[...],ABRIDGEDTRANSFORMATION[PARAMETERFILE["g","/x.gsb"]]]', False),
+        ('{"$schema": "https://proj.org/schemas/v0.7/projjson.schema.json"}', False),
+    ],
+)
 def test_crs_text_is_plain_or_refused(crs, ok):
     from geosite.io.allowlist import check_crs_text
 
@@ -516,8 +649,18 @@ def test_csv_cells_that_would_run_as_formulas_are_neutralised(tmp_path):
     payloads = ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1", "  =1"]
     assert [safe_cell(p) for p in payloads] == ["'" + p for p in payloads]
     assert [safe_cell(v) for v in ("Lot 7", -2.5, 3, None, "a=b")] == ["Lot 7", -2.5, 3, None, "a=b"]
-    rows = [{**dict.fromkeys(SUMMARY_COLUMNS), "site": "s", "name": payloads[0], "status": "error",
-             "error": "@cmd", "seconds": -1.0, "boundary_wkb": None, "crs": None}]
+    rows = [
+        {
+            **dict.fromkeys(SUMMARY_COLUMNS),
+            "site": "s",
+            "name": payloads[0],
+            "status": "error",
+            "error": "@cmd",
+            "seconds": -1.0,
+            "boundary_wkb": None,
+            "crs": None,
+        }
+    ]
     write_summary(rows, tmp_path)
     import csv
 

@@ -33,10 +33,19 @@ SEED = 24
 
 
 def tokens(url: str) -> list[bytes]:
-    return [url.encode(), f"/vsicurl/{url}/x.tif".encode(), b"+nadgrids=/tmp/geosite-fuzz-grid.gsb",
-            b"<VRTDataset><SourceFilename>" + url.encode() + b"</SourceFilename>", b"CREATE VIEW v AS SELECT 1;",
-            b"\x00", b"1e400", b"-99999999999999999999", b'"crs":{"type":"link","properties":{"href":"' + url.encode() + b'"}}',
-            b"0\nINSERT\n2\nB\n70\n30000\n71\n30000\n", b"\xff" * 64]
+    return [
+        url.encode(),
+        f"/vsicurl/{url}/x.tif".encode(),
+        b"+nadgrids=/tmp/geosite-fuzz-grid.gsb",
+        b"<VRTDataset><SourceFilename>" + url.encode() + b"</SourceFilename>",
+        b"CREATE VIEW v AS SELECT 1;",
+        b"\x00",
+        b"1e400",
+        b"-99999999999999999999",
+        b'"crs":{"type":"link","properties":{"href":"' + url.encode() + b'"}}',
+        b"0\nINSERT\n2\nB\n70\n30000\n71\n30000\n",
+        b"\xff" * 64,
+    ]
 
 
 def mutate(data: bytes, rng: random.Random, url: str) -> bytes:
@@ -51,12 +60,12 @@ def mutate(data: bytes, rng: random.Random, url: str) -> bytes:
                 buf[i] ^= 1 << rng.randrange(8)
         elif op == "overwrite":
             n = rng.randint(1, 256)
-            buf[at:at + n] = bytes(rng.randrange(256) for _ in range(n))
+            buf[at : at + n] = bytes(rng.randrange(256) for _ in range(n))
         elif op == "truncate":
-            del buf[max(at, 16):]
+            del buf[max(at, 16) :]
         elif op == "duplicate":
             n = rng.randint(1, 4096)
-            buf[at:at] = buf[at:at + n]
+            buf[at:at] = buf[at : at + n]
         else:
             buf[at:at] = rng.choice(tokens(url))
     return bytes(buf)
@@ -64,15 +73,20 @@ def mutate(data: bytes, rng: random.Random, url: str) -> bytes:
 
 @pytest.fixture(scope="module")
 def originals(tmp_path_factory) -> dict[str, bytes]:
-    """The four valid files: the sample's GeoPackage and GeoTIFF, its roads as GeoJSON, its utilities as DXF."""
+    """The four valid files: the sample's GeoPackage and GeoTIFF, its roads as GeoJSON, its utilities as
+    DXF."""
     from geosite.io.cad import write_dxf
 
     tmp = tmp_path_factory.mktemp("originals")
     roads = gpd.read_file(SAMPLE / "layers.gpkg", layer="roads")
     roads.to_file(tmp / "roads.geojson", driver="GeoJSON")
     write_dxf({"utilities": gpd.read_file(SAMPLE / "layers.gpkg", layer="utilities")}, tmp / "utilities.dxf")
-    return {"layers.gpkg": (SAMPLE / "layers.gpkg").read_bytes(), "dem.tif": (SAMPLE / "dem.tif").read_bytes(),
-            "roads.geojson": (tmp / "roads.geojson").read_bytes(), "utilities.dxf": (tmp / "utilities.dxf").read_bytes()}
+    return {
+        "layers.gpkg": (SAMPLE / "layers.gpkg").read_bytes(),
+        "dem.tif": (SAMPLE / "dem.tif").read_bytes(),
+        "roads.geojson": (tmp / "roads.geojson").read_bytes(),
+        "utilities.dxf": (tmp / "utilities.dxf").read_bytes(),
+    }
 
 
 def sandbox_alive(tmp: Path) -> list[int]:
@@ -92,7 +106,9 @@ def tree(folder: Path) -> set[str]:
     return {str(p.relative_to(folder)) for p in folder.rglob("*")}
 
 
-def test_mutated_submissions_exit_0_1_or_2_with_no_request_and_nothing_written_outside(tmp_path, monkeypatch, originals):
+def test_mutated_submissions_exit_0_1_or_2_with_no_request_and_nothing_written_outside(
+    tmp_path, monkeypatch, originals
+):
     import tomllib
 
     sandbox_tmp = tmp_path / "tmp"
@@ -106,18 +122,27 @@ def test_mutated_submissions_exit_0_1_or_2_with_no_request_and_nothing_written_o
         for case in range(CASES):
             folder = tmp_path / f"case{case}"
             folder.mkdir()
-            spoiled = rng.sample(sorted(originals), rng.choice((1, 1, 2)))  # the others valid: reads go deeper
+            spoiled = rng.sample(
+                sorted(originals), rng.choice((1, 1, 2))
+            )  # the others valid: reads go deeper
             for name, data in originals.items():
                 (folder / name).write_bytes(mutate(data, rng, url) if name in spoiled else data)
             write_toml(folder / "site.toml", conf)
             before, around = digest(folder), tree(tmp_path)
-            res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(tmp_path / "out"),
-                                           "--limit", "check_seconds=60"])
+            res = CliRunner().invoke(
+                cli,
+                ["-q", "check", str(folder), "--out", str(tmp_path / "out"), "--limit", "check_seconds=60"],
+            )
             assert res.exit_code in (0, 1, 2), (case, res.output)
-            assert isinstance(res.exception, SystemExit | None) and "Traceback" not in res.output, (case, res.output)
+            assert isinstance(res.exception, SystemExit | None) and "Traceback" not in res.output, (
+                case,
+                res.output,
+            )
             assert requests == [], case
             assert digest(folder) == before, case
-            assert tree(tmp_path) - around <= {"out"} | {str(p.relative_to(tmp_path)) for p in (tmp_path / "out").rglob("*")}
+            assert tree(tmp_path) - around <= {"out"} | {
+                str(p.relative_to(tmp_path)) for p in (tmp_path / "out").rglob("*")
+            }
             assert list(sandbox_tmp.iterdir()) == [], case
             assert sandbox_alive(sandbox_tmp) == [], case
             codes.append(res.exit_code)

@@ -41,8 +41,19 @@ def holed_terrain(vertical_unit: str = "us_ft"):
 def write_tif(path: Path, dem, vertical_unit: str = "us_ft", dtype: str = "float64", **extra) -> Path:
     factor = {"us_ft": 1.0, "m": 1200 / 3937}[vertical_unit]
     z = dem.elevation_ft * factor
-    with rasterio.open(path, "w", driver="GTiff", height=z.shape[0], width=z.shape[1], count=1, dtype=dtype,
-                       crs=dem.crs, transform=dem.transform, nodata=-9999.0, **extra) as dst:
+    with rasterio.open(
+        path,
+        "w",
+        driver="GTiff",
+        height=z.shape[0],
+        width=z.shape[1],
+        count=1,
+        dtype=dtype,
+        crs=dem.crs,
+        transform=dem.transform,
+        nodata=-9999.0,
+        **extra,
+    ) as dst:
         dst.write(np.where(np.isnan(z), -9999.0, z).astype(dtype), 1)
     return path
 
@@ -55,7 +66,12 @@ def write_tiles_vrt(src: Path, folder: Path, piece: tuple[int, int] = (70, 90)) 
         for r0 in range(0, s.height, piece[0]):
             for c0 in range(0, s.width, piece[1]):
                 win = Window(c0, r0, min(piece[1], s.width - c0), min(piece[0], s.height - r0))
-                prof = {**s.profile, "width": win.width, "height": win.height, "transform": s.window_transform(win)}
+                prof = {
+                    **s.profile,
+                    "width": win.width,
+                    "height": win.height,
+                    "transform": s.window_transform(win),
+                }
                 p = folder / "tiles" / f"t_{r0:04d}_{c0:04d}.tif"
                 p.parent.mkdir(exist_ok=True)
                 with rasterio.open(p, "w", **prof) as d:
@@ -81,7 +97,11 @@ def dem_files(tmp_path_factory):
     root = tmp_path_factory.mktemp("dems")
     dem = holed_terrain()
     tif = write_tif(root / "dem.tif", dem)
-    return {"tif": tif, "vrt": write_tiles_vrt(tif, root / "vrt"), "cog": write_cog(tif, root / "dem_cog.tif")}
+    return {
+        "tif": tif,
+        "vrt": write_tiles_vrt(tif, root / "vrt"),
+        "cog": write_cog(tif, root / "dem_cog.tif"),
+    }
 
 
 @pytest.mark.parametrize("tile", [16, 64, 100, 1000])
@@ -89,8 +109,15 @@ def test_tiled_slope_equals_whole_dem_bitwise(dem_files, tmp_path, tile):
     whole = read_dem(dem_files["tif"], "us_ft")
     assert np.isnan(whole.elevation_ft).sum() > 1000
     expected = slope_pct(whole)
-    res = screen_steep_slopes(dem_files["tif"], "us_ft", (12.0, 20.0), tile=tile, slope_out=tmp_path / "slope.tif",
-                              mask_out=tmp_path / "mask.tif", slope_dtype="float64")
+    res = screen_steep_slopes(
+        dem_files["tif"],
+        "us_ft",
+        (12.0, 20.0),
+        tile=tile,
+        slope_out=tmp_path / "slope.tif",
+        mask_out=tmp_path / "mask.tif",
+        slope_dtype="float64",
+    )
     got = read_band(tmp_path / "slope.tif")
     assert np.array_equal(got, expected, equal_nan=True)
     assert res.tiles == -(-SHAPE[0] // tile) * -(-SHAPE[1] // tile)
@@ -104,7 +131,9 @@ def test_tiled_slope_equals_whole_dem_bitwise(dem_files, tmp_path, tile):
     assert res.steep_area_sqft[12.0] == pytest.approx(steep_area_sqft(whole, threshold_pct=12.0), rel=1e-12)
     mask = read_band(tmp_path / "mask.tif")
     with np.errstate(invalid="ignore"):
-        want = (expected >= 12.0 - SLOPE_TOLERANCE_PCT).astype(np.uint8) + (expected >= 20.0 - SLOPE_TOLERANCE_PCT)
+        want = (expected >= 12.0 - SLOPE_TOLERANCE_PCT).astype(np.uint8) + (
+            expected >= 20.0 - SLOPE_TOLERANCE_PCT
+        )
     want[np.isnan(expected)] = MASK_NODATA
     assert np.array_equal(mask, want)
     with rasterio.open(tmp_path / "mask.tif") as s:
@@ -114,9 +143,14 @@ def test_tiled_slope_equals_whole_dem_bitwise(dem_files, tmp_path, tile):
 @pytest.mark.parametrize("kind", ["vrt", "cog"])
 def test_vrt_mosaic_and_cog_give_the_same_slope(dem_files, tmp_path, kind):
     expected = slope_pct(read_dem(dem_files["tif"], "us_ft"))
-    assert np.array_equal(read_dem(dem_files[kind], "us_ft").elevation_ft, read_dem(dem_files["tif"], "us_ft").elevation_ft,
-                          equal_nan=True)
-    screen_steep_slopes(dem_files[kind], "us_ft", tile=64, slope_out=tmp_path / "s.tif", slope_dtype="float64")
+    assert np.array_equal(
+        read_dem(dem_files[kind], "us_ft").elevation_ft,
+        read_dem(dem_files["tif"], "us_ft").elevation_ft,
+        equal_nan=True,
+    )
+    screen_steep_slopes(
+        dem_files[kind], "us_ft", tile=64, slope_out=tmp_path / "s.tif", slope_dtype="float64"
+    )
     assert np.array_equal(read_band(tmp_path / "s.tif"), expected, equal_nan=True)
 
 
@@ -133,33 +167,50 @@ def test_metre_heights_and_float32_output(tmp_path):
 @pytest.mark.parametrize("kind", ["vrt", "cog"])
 def test_windowed_read_from_vrt_and_cog(dem_files, kind):
     with rasterio.open(dem_files["tif"]) as s:
-        l, b, r, t = s.bounds
-    for bounds in ((l + 100, b + 77, l + 400, b + 300), (l - 50, t - 200, l + 150, t + 50), (r - 31, b - 5, r + 9, b + 40)):
-        a, w = read_dem(dem_files["tif"], "us_ft", bounds=bounds), read_dem(dem_files[kind], "us_ft", bounds=bounds)
+        left, b, r, t = s.bounds
+    for bounds in (
+        (left + 100, b + 77, left + 400, b + 300),
+        (left - 50, t - 200, left + 150, t + 50),
+        (r - 31, b - 5, r + 9, b + 40),
+    ):
+        a, w = (
+            read_dem(dem_files["tif"], "us_ft", bounds=bounds),
+            read_dem(dem_files[kind], "us_ft", bounds=bounds),
+        )
         assert a.transform == w.transform
         assert np.array_equal(a.elevation_ft, w.elevation_ft, equal_nan=True)
 
 
 def test_site_analysis_same_from_tif_vrt_cog_in_window(dem_files, tmp_path, monkeypatch):
     """A DEM read in a window around the site (the margins lowered for the test, so the window is a
-    small part of this small DEM); from a VRT mosaic or a COG the whole analysis is the one from the GeoTIFF."""
+    small part of this small DEM); from a VRT mosaic or a COG the whole analysis is the one from the
+    GeoTIFF."""
     import geosite.pipeline as pipeline
 
     monkeypatch.setattr(pipeline, "CORE_MARGIN_FT", 0.0)
     with rasterio.open(dem_files["tif"]) as s:
-        l, b, r, t = s.bounds
+        left, b, r, t = s.bounds
     from shapely.geometry import box
 
     reports = {}
     for kind, path in dem_files.items():
-        folder = make_site(tmp_path / kind, {"site_boundary": [box(l + 250, b + 200, l + 450, b + 330)],
-                                              "disturbance": [box(l + 270, b + 220, l + 400, b + 300)]},
-                           conf={"dem": {"path": str(path), "vertical_unit": "us_ft"}, "map_margin_ft": 0})
+        folder = make_site(
+            tmp_path / kind,
+            {
+                "site_boundary": [box(left + 250, b + 200, left + 450, b + 330)],
+                "disturbance": [box(left + 270, b + 220, left + 400, b + 300)],
+            },
+            conf={"dem": {"path": str(path), "vertical_unit": "us_ft"}, "map_margin_ft": 0},
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rep = geosite.analyze(geosite.load_site(folder, allow_outside=True)).report
         assert not rep["dem_window"]["whole"] and rep["dem_window"]["certified"]
-        text = json.dumps(rep, sort_keys=True, default=str).replace(str(path), "DEM").replace(str(folder), "SITE")
+        text = (
+            json.dumps(rep, sort_keys=True, default=str)
+            .replace(str(path), "DEM")
+            .replace(str(folder), "SITE")
+        )
         reports[kind] = json.loads(text)
     assert reports["tif"]["slopes"]["steep_area_sqft"] > 0
     assert reports["vrt"] == reports["tif"]
@@ -169,9 +220,17 @@ def test_site_analysis_same_from_tif_vrt_cog_in_window(dem_files, tmp_path, monk
 def test_tiles_on_dask(dem_files, tmp_path):
     distributed = pytest.importorskip("distributed")
     expected = slope_pct(read_dem(dem_files["vrt"], "us_ft"))
-    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
-        res = screen_steep_slopes(dem_files["vrt"], "us_ft", tile=40, slope_out=tmp_path / "s.tif",
-                                  slope_dtype="float64", client=client)
+    with distributed.Client(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ) as client:
+        res = screen_steep_slopes(
+            dem_files["vrt"],
+            "us_ft",
+            tile=40,
+            slope_out=tmp_path / "s.tif",
+            slope_dtype="float64",
+            client=client,
+        )
     assert res.tiles == 6 * 7
     assert np.array_equal(read_band(tmp_path / "s.tif"), expected, equal_nan=True)
 

@@ -13,8 +13,6 @@ import pytest
 from click.testing import CliRunner
 from sitebuilder import rect
 
-ROOT_PROFILES = Path(__file__).resolve().parents[1] / "geosite" / "rules" / "profiles"
-
 from geosite.errors import InputError, ProfileError
 from geosite.rules.profile import load_profile
 from geosite.schedule import (
@@ -32,6 +30,8 @@ from geosite.schedule import (
     start_notice_due,
 )
 from geosite.site import Project, site_from_frames
+
+ROOT_PROFILES = Path(__file__).resolve().parents[1] / "geosite" / "rules" / "profiles"
 
 D = dt.date
 GRANTSBURG = load_profile("grantsburg")
@@ -95,22 +95,25 @@ def _profile_with_holidays(tmp_path: Path, table: str) -> Path:
 
 
 def test_profile_adds_and_removes_village_days(tmp_path):
-    path = _profile_with_holidays(tmp_path, """[review.holidays]
+    path = _profile_with_holidays(
+        tmp_path,
+        """[review.holidays]
 country = "US"
 add = [ { month_day = "12-24", name = "Christmas Eve" },
         { after = "Thanksgiving Day", days = 1, name = "Day after Thanksgiving" },
         { date = "2026-11-03", name = "General election" } ]
 remove = [ "Columbus Day", "2026-11-11" ]
 citation = "Definitions: working day"
-""")
+""",
+    )
     village = holiday_calendar(load_profile(str(path)))
     assert village.holiday(D(2026, 12, 24)) == "Christmas Eve"
     assert village.holiday(D(2026, 11, 27)) == "Day after Thanksgiving"
-    assert village.holiday(D(2027, 11, 26)) == "Day after Thanksgiving"   # Thanksgiving 2027 is Nov 25
+    assert village.holiday(D(2027, 11, 26)) == "Day after Thanksgiving"  # Thanksgiving 2027 is Nov 25
     assert village.holiday(D(2026, 11, 3)) == "General election"
-    assert village.holiday(D(2026, 10, 12)) is None                       # Columbus Day removed
-    assert village.holiday(D(2026, 11, 11)) is None                       # Veterans Day 2026 removed by date
-    assert village.holiday(D(2027, 11, 11)) == "Veterans Day"             # ... only that year
+    assert village.holiday(D(2026, 10, 12)) is None  # Columbus Day removed
+    assert village.holiday(D(2026, 11, 11)) is None  # Veterans Day 2026 removed by date
+    assert village.holiday(D(2027, 11, 11)) == "Veterans Day"  # ... only that year
     # notice of intent Mon 2026-11-23, 3 working days:
     # Tue 24 1, Wed 25 2, [Thu 26 Thanksgiving], [Fri 27 Day after], Mon 30 3   (default calendar: Fri 27)
     d = enforcement_deadlines(load_profile(str(path)), notice_of_intent=D(2026, 11, 23))[0]
@@ -121,10 +124,13 @@ citation = "Definitions: working day"
 
 
 def test_profile_holiday_errors_list_known_names(tmp_path):
-    path = _profile_with_holidays(tmp_path, """[review.holidays]
+    path = _profile_with_holidays(
+        tmp_path,
+        """[review.holidays]
 add = [ { after = "Thanksgiving", name = "Day after" }, { month_day = "13-01" } ]
 remove = [ "Boxing Day" ]
-""")
+""",
+    )
     with pytest.raises(ProfileError) as exc:
         holiday_calendar(load_profile(str(path)))
     msg = str(exc.value)
@@ -151,7 +157,8 @@ def test_grantsburg_review_full_and_statement(cal):
 
 
 def test_grantsburg_re_review_after_information():
-    # statement; information received Thu 2026-12-31: [Jan 1], Jan 4 M 1 ... Jan 8 F 5, Jan 11-15 6-10 -> Fri 2027-01-15
+    # statement; information received Thu 2026-12-31: [Jan 1], Jan 4 M 1 ... Jan 8 F 5, Jan 11-15 6-10 -> Fri
+    # 2027-01-15
     ds = review_deadlines(D(2026, 12, 15), GRANTSBURG, "statement", info_received=D(2026, 12, 31))
     assert [d.date for d in ds] == [D(2026, 12, 30), D(2027, 1, 15)]
     assert ds[1].what.startswith("Second review")
@@ -245,7 +252,9 @@ def test_permit_conditions_surety_and_building_permit():
 
     g = permit_conditions(GRANTSBURG, D(2027, 4, 1))
     assert len(g) == 2
-    assert "the Village shall require a surety bond" in g[0] and g[0].endswith("D(2))") and "2027-04-01" in g[0]
+    assert (
+        "the Village shall require a surety bond" in g[0] and g[0].endswith("D(2))") and "2027-04-01" in g[0]
+    )
     assert "building permit" in g[1] and "C(3)" in g[1]
     (b,) = permit_conditions(BELGIUM)
     assert "the Building Inspector may require a surety bond" in b and "D(2)" in b
@@ -256,23 +265,32 @@ def test_permit_conditions_surety_and_building_permit():
 
 def test_inspections_weekly_and_after_rain(tmp_path):
     csv = tmp_path / "rain.csv"
-    csv.write_text("date,rain_in\n2027-04-30,2.0\n2027-05-05,0.49\n2027-05-06,0.50\n2027-05-09,0.8\n"
-                   "2027-05-12,T\n2027-05-31,0.6\n", encoding="utf-8")
+    csv.write_text(
+        "date,rain_in\n2027-04-30,2.0\n2027-05-05,0.49\n2027-05-06,0.50\n2027-05-09,0.8\n"
+        "2027-05-12,T\n2027-05-31,0.6\n",
+        encoding="utf-8",
+    )
     rain = read_rainfall(csv)
     assert rain[D(2027, 5, 12)] == 0.0
     got = inspection_schedule(D(2027, 5, 3), D(2027, 5, 31), GRANTSBURG, rain)
     # weekly from Mon 05-03: 05-10, 05-17, 05-24, 05-31; rain: 0.49 on 05-05 does not count, 0.50 on 05-06
     # -> 05-07, 0.8 on 05-09 -> 05-10 (with the weekly one), 0.6 on the last day 05-31 -> 06-01;
     # 2.0 on 04-30 is before the work starts
-    assert [i.date for i in got] == [D(2027, 5, 7), D(2027, 5, 10), D(2027, 5, 17), D(2027, 5, 24),
-                                     D(2027, 5, 31), D(2027, 6, 1)]
+    assert [i.date for i in got] == [
+        D(2027, 5, 7),
+        D(2027, 5, 10),
+        D(2027, 5, 17),
+        D(2027, 5, 24),
+        D(2027, 5, 31),
+        D(2027, 6, 1),
+    ]
     assert got[1].reasons[0] == "weekly inspection" and "0.80 in of rain on 2027-05-09" in got[1].reasons[1]
     assert "D(3)(g)" in got[0].citation and "NR 216" in got[0].citation
 
 
 def test_rain_in_millimetres(tmp_path):
     csv = tmp_path / "rain_mm.csv"
-    csv.write_text("date,rain_mm\n2027-05-05,12.6\n2027-05-06,12.7\n", encoding="utf-8")   # 12.7 mm = 0.50 in
+    csv.write_text("date,rain_mm\n2027-05-05,12.6\n2027-05-06,12.7\n", encoding="utf-8")  # 12.7 mm = 0.50 in
     rain = read_rainfall(csv)
     assert rain[D(2027, 5, 6)] == pytest.approx(0.5)
     got = inspection_schedule(D(2027, 5, 3), D(2027, 5, 8), BELGIUM, rain)
@@ -281,8 +299,10 @@ def test_rain_in_millimetres(tmp_path):
 
 def test_bad_rainfall_rows_name_file_and_line(tmp_path):
     csv = tmp_path / "rain.csv"
-    csv.write_text("date,rain_in\n2027-05-05,0.1\n2027-05-06,lots\n2027-13-01,0.2\n2027-05-08,-1\n"
-                   "2027-05-05,0.3\n", encoding="utf-8")
+    csv.write_text(
+        "date,rain_in\n2027-05-05,0.1\n2027-05-06,lots\n2027-13-01,0.2\n2027-05-08,-1\n2027-05-05,0.3\n",
+        encoding="utf-8",
+    )
     with pytest.raises(InputError) as exc:
         read_rainfall(csv)
     msg = str(exc.value)
@@ -296,28 +316,36 @@ def test_bad_rainfall_rows_name_file_and_line(tmp_path):
 def test_rainfall_header_errors(tmp_path):
     csv = tmp_path / "rain.csv"
     csv.write_text("day,precip\n2027-05-05,0.1\n", encoding="utf-8")
-    with pytest.raises(InputError, match="needs columns 'date' and one of 'rain_in' or 'rain_mm'.*'day', 'precip'"):
+    with pytest.raises(
+        InputError, match="needs columns 'date' and one of 'rain_in' or 'rain_mm'.*'day', 'precip'"
+    ):
         read_rainfall(csv)
     with pytest.raises(InputError, match="not found"):
         read_rainfall(tmp_path / "missing.csv")
 
 
-# ------------------------------------------------------------------------------------------ stabilization and the whole
+# -------------------------------------------------------------------------------- stabilization and the whole
 
 
 def _site(jurisdiction: str = "grantsburg"):
     crs = "EPSG:7593" if jurisdiction == "grantsburg" else "EPSG:7613"
     dist = gpd.GeoDataFrame(
         {"id": [1, 2], "phase": [1, 2], "start": ["2027-05-03", "2027-06-01"], "end": ["2027-09-24", None]},
-        geometry=[rect(0, 0, 200, 150), rect(200, 0, 100, 150)], crs=crs)
+        geometry=[rect(0, 0, 200, 150), rect(200, 0, 100, 150)],
+        crs=crs,
+    )
     piles = gpd.GeoDataFrame(
         {"id": [1, 2, 3, 4], "days": [45, 60, 25, None], "start": [None, "2027-06-10", None, None]},
         geometry=[rect(10, 10, 20, 20), rect(220, 10, 20, 20), rect(50, 50, 10, 10), rect(400, 10, 10, 10)],
-        crs=crs)
+        crs=crs,
+    )
     boundary = gpd.GeoDataFrame({"id": [1]}, geometry=[rect(0, 0, 420, 200)], crs=crs)
-    return site_from_frames({"site_boundary": boundary, "disturbance": dist, "stockpiles": piles},
-                            name="Test", jurisdiction=jurisdiction,
-                            project=Project(start=D(2027, 4, 26), end=D(2027, 10, 29), building_permit_days=365))
+    return site_from_frames(
+        {"site_boundary": boundary, "disturbance": dist, "stockpiles": piles},
+        name="Test",
+        jurisdiction=jurisdiction,
+        project=Project(start=D(2027, 4, 26), end=D(2027, 10, 29), building_permit_days=365),
+    )
 
 
 def test_stabilization_dates():
@@ -345,8 +373,14 @@ def test_belgium_stabilization_not_specified():
 
 
 def test_build_schedule_to_dict():
-    sched = build_schedule(_site(), received=D(2026, 12, 22), issued=D(2027, 4, 1), plan_type="statement",
-                           notice_of_intent=D(2026, 12, 23), bmp_installed=[D(2026, 7, 2)])
+    sched = build_schedule(
+        _site(),
+        received=D(2026, 12, 22),
+        issued=D(2027, 4, 1),
+        plan_type="statement",
+        notice_of_intent=D(2026, 12, 23),
+        bmp_installed=[D(2026, 7, 2)],
+    )
     d = sched.to_dict()
     json.dumps(d)  # serializable as is
     kinds = {x["kind"] for x in d["deadlines"]}
@@ -354,7 +388,7 @@ def test_build_schedule_to_dict():
     review = next(x for x in d["deadlines"] if x["kind"] == "review")
     assert review["date"] == "2027-01-07" and review["weekday"] == "Thu"
     assert next(x for x in d["deadlines"] if x["kind"] == "permit")["date"] == "2028-03-31"
-    assert d["inspections"][0]["date"] == "2027-05-03"          # project start 04-26 + 7
+    assert d["inspections"][0]["date"] == "2027-05-03"  # project start 04-26 + 7
     assert any("day 0" in c for c in d["counting"])
     rows = sched.rows()
     assert [r["date"] for r in rows] == sorted(r["date"] for r in rows)
@@ -380,8 +414,11 @@ def site_dir(tmp_path_factory) -> Path:
     from sitebuilder import make_site
 
     folder = tmp_path_factory.mktemp("sched") / "site"
-    return make_site(folder, {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [rect(0, 0, 100, 50)]},
-                     conf={"project": {"start": D(2027, 5, 3), "end": D(2027, 5, 31)}})
+    return make_site(
+        folder,
+        {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [rect(0, 0, 100, 50)]},
+        conf={"project": {"start": D(2027, 5, 3), "end": D(2027, 5, 31)}},
+    )
 
 
 def test_cli_text_json_and_out(site_dir, tmp_path):
@@ -394,7 +431,9 @@ def test_cli_text_json_and_out(site_dir, tmp_path):
     assert res.exit_code == 0, res.output
     assert "2027-01-07" in res.output and "0.50 in of rain" in res.output
     out = tmp_path / "out"
-    res = runner.invoke(cli, ["schedule", str(site_dir), "--received", "2026-12-22", "--format", "json", "--out", str(out)])
+    res = runner.invoke(
+        cli, ["schedule", str(site_dir), "--received", "2026-12-22", "--format", "json", "--out", str(out)]
+    )
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
     assert data["plan_type"] == "statement" and data["deadlines"][0]["date"] == "2027-01-07"
@@ -425,9 +464,14 @@ def test_a_profile_given_as_a_file_is_the_one_the_schedule_counts_by(tmp_path):
 
     text = (ROOT_PROFILES / "grantsburg.toml").read_text(encoding="utf-8")
     custom = tmp_path / "grantsburg_2027.toml"
-    custom.write_text(text.replace('full_plan_days = { value = 30,', 'full_plan_days = { value = 20,'), encoding="utf-8")
-    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 400, 400)], "disturbance": [rect(10, 10, 300, 300)]},
-                       {"name": "t", "jurisdiction": "grantsburg"})
+    custom.write_text(
+        text.replace("full_plan_days = { value = 30,", "full_plan_days = { value = 20,"), encoding="utf-8"
+    )
+    folder = make_site(
+        tmp_path / "s",
+        {"site_boundary": [rect(0, 0, 400, 400)], "disturbance": [rect(10, 10, 300, 300)]},
+        {"name": "t", "jurisdiction": "grantsburg"},
+    )
     site = load_site(folder, jurisdiction=str(custom))
     sched = build_schedule(site, received=dt.date(2027, 3, 1), plan_type="full")
     (review,) = [d for d in sched.deadlines if d.kind == "review"]

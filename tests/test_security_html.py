@@ -24,8 +24,8 @@ from geosite.cli import cli
 #: Each sets window.__pwned (a number per payload) if it ever runs.
 PAYLOADS = [
     '<img src=x onerror="window.__pwned=(window.__pwned||0)+1">',
-    '</script><script>window.__pwned=(window.__pwned||0)+10</script>',
-    '<!--<script>window.__pwned=(window.__pwned||0)+100</script>',
+    "</script><script>window.__pwned=(window.__pwned||0)+10</script>",
+    "<!--<script>window.__pwned=(window.__pwned||0)+100</script>",
     '"><svg onload="window.__pwned=(window.__pwned||0)+1000">',
     "javascript:window.__pwned=10000",
     "**bold** [link](javascript:alert(1)) `code` &amp; \u2028 line",
@@ -40,20 +40,33 @@ def hostile(i: int) -> str:
 def report(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("xss")
     layers = {
-        "disturbance": gdf([rect(250, -350, 100, 100)], id=[hostile(0)], phase=[hostile(1)], start=["2027-05-03"],
-                           end=["2027-10-29"]),
+        "disturbance": gdf(
+            [rect(250, -350, 100, 100)],
+            id=[hostile(0)],
+            phase=[hostile(1)],
+            start=["2027-05-03"],
+            end=["2027-10-29"],
+        ),
         "roads": gdf([line((0, -450), (600, -450))], id=[1], name=[hostile(2)], status=["existing"]),
         "streams": gdf([line((100, -500), (500, -520))], id=[hostile(3)], name=[hostile(0)]),
         "stockpiles": gdf([rect(205, -250, 20, 20)], id=[hostile(4)], days=[40]),
         "storm_inlets": gdf([point(300, -390)], id=[hostile(1)]),
-        "bmps": gdf([line((250, -351), (300, -351)), rect(290, -395, 4, 4)], id=[hostile(5), hostile(3)],
-                    type=[hostile(2), "silt_fence"]),
+        "bmps": gdf(
+            [line((250, -351), (300, -351)), rect(290, -395, 4, 4)],
+            id=[hostile(5), hostile(3)],
+            type=[hostile(2), "silt_fence"],
+        ),
     }
     conf = {
         "name": hostile(1) + " " + hostile(0),
         "applicant": {"name": hostile(3), "address": hostile(2), "phone": hostile(0)},
-        "declared": {"maintenance": hostile(1), "stabilization": hostile(2), "steep_slope_controls": hostile(3),
-                     "final_conditions": hostile(0), "disturbed_area_sqft": 9000.0},
+        "declared": {
+            "maintenance": hostile(1),
+            "stabilization": hostile(2),
+            "steep_slope_controls": hostile(3),
+            "final_conditions": hostile(0),
+            "disturbed_area_sqft": 9000.0,
+        },
     }
     folder = submission(tmp / "sub", layers, conf)
     res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(tmp / "out")])
@@ -118,19 +131,28 @@ def test_no_injected_script_runs_when_every_tooltip_and_popup_opens(report, tmp_
         for el in driver.find_elements(By.CSS_SELECTOR, ".fails a.goto"):
             driver.execute_script("arguments[0].click()", el)
         assert driver.execute_script("return window.__pwned === undefined")
-        assert driver.execute_script("return document.querySelectorAll('img, svg[onload], [onerror], [onload]').length") == 0
+        assert (
+            driver.execute_script(
+                "return document.querySelectorAll('img, svg[onload], [onerror], [onload]').length"
+            )
+            == 0
+        )
         errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
         assert errors == []
         # issue 14: what fails at the top, a legend, roads, streams and contours on the map
         fails = driver.find_element(By.CSS_SELECTOR, ".head .fails")
-        n_fail = driver.execute_script("return window.geosite.data.findings.filter(f => f.status === 'fail').length")
+        n_fail = driver.execute_script(
+            "return window.geosite.data.findings.filter(f => f.status === 'fail').length"
+        )
         assert n_fail >= 1 and len(fails.find_elements(By.CSS_SELECTOR, "li")) == n_fail
         legend = driver.find_element(By.CSS_SELECTOR, "#legend.legend").text  # beside the map, not on it
         for label in ("site boundary", "roads", "streams", "contours", "finding: fail"):
             assert label in legend, legend
         names = driver.execute_script("return Object.keys(window.geosite.contextLayers)")
         assert {"roads", "streams", "contours"} <= set(names)
-        assert driver.execute_script("return window.geosite.contextLayers['contours'].getLayers().length") >= 3
+        assert (
+            driver.execute_script("return window.geosite.contextLayers['contours'].getLayers().length") >= 3
+        )
         driver.save_screenshot(str(tmp_path / "report.png"))
 
 
@@ -139,12 +161,19 @@ def test_the_box_at_the_top_lists_the_failures_then_the_inspector_s_decisions():
 
     findings = [
         {"id": "F1", "status": "fail", "citation": "B(4)", "message": "CB-2 unprotected <b>"},
-        {"id": "F2", "status": "inspector_decision", "citation": "B(6)(e)", "message": "pile 18 ft from the creek"},
+        {
+            "id": "F2",
+            "status": "inspector_decision",
+            "citation": "B(6)(e)",
+            "message": "pile 18 ft from the creek",
+        },
         {"id": "F3", "status": "pass", "citation": "B(3)", "message": "pad"},
     ]
     box = _failures(findings)
     assert "What fails (1)" in box and "For the inspector's decision (1)" in box
     assert box.index("F1") < box.index("F2") and "F3" not in box
     assert "&lt;b&gt;" in box and "<b>CB-2" not in box  # messages escaped
-    assert "No finding fails." in _failures(findings[1:]) and "inspector's decision (1)" in _failures(findings[1:])
+    assert "No finding fails." in _failures(findings[1:]) and "inspector's decision (1)" in _failures(
+        findings[1:]
+    )
     assert _failures(findings[2:]) == '<div class="fails none">No finding fails.</div>'

@@ -44,7 +44,9 @@ def test_overwrite_replaces_only_what_geosite_wrote(site, tmp_path, command):
     ours = tmp_path / "ours"
     assert run(command, site, "--out", ours, *extra).exit_code in (0, 1)
     manifest = json.loads((ours / output.MANIFEST).read_text())
-    assert manifest["generator"] == "geosite" and ("findings.json" in manifest["files"] or "report.json" in manifest["files"])
+    assert manifest["generator"] == "geosite" and (
+        "findings.json" in manifest["files"] or "report.json" in manifest["files"]
+    )
     # a file of the user's added to geosite's output: the folder is no longer only geosite's
     (ours / "my notes.txt").write_text("mine")
     res = run(command, site, "--out", ours, "--overwrite", *extra)
@@ -61,7 +63,11 @@ def test_batch_never_replaces_an_unrelated_folder_without_overwrite(site, tmp_pa
     (out / site.name).mkdir(parents=True)
     (out / site.name / "keep.txt").write_text("mine")
     row = process_site(site, out)
-    assert row["status"] == "error" and "geosite did not write it" in row["error"] and "--overwrite" in row["error"]
+    assert (
+        row["status"] == "error"
+        and "geosite did not write it" in row["error"]
+        and "--overwrite" in row["error"]
+    )
     assert (out / site.name / "keep.txt").read_text() == "mine"
     row = process_site(site, out, BatchOptions(overwrite=True))
     assert row["status"] == "ok" and not (out / site.name / "keep.txt").exists()
@@ -112,7 +118,18 @@ def test_the_swap_leaves_old_or_new_output_at_every_instant(site, tmp_path, monk
 def test_killed_runs_at_random_instants_leave_a_complete_output(site, tmp_path):
     out = tmp_path / "out"
     assert run("analyze", site, "--out", out, "--no-maps").exit_code == 0
-    cmd = [sys.executable, "-m", "geosite.cli", "-q", "analyze", str(site), "--out", str(out), "--no-maps", "--overwrite"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "geosite.cli",
+        "-q",
+        "analyze",
+        str(site),
+        "--out",
+        str(out),
+        "--no-maps",
+        "--overwrite",
+    ]
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True, timeout=120)
     duration = time.perf_counter() - t0
@@ -123,7 +140,9 @@ def test_killed_runs_at_random_instants_leave_a_complete_output(site, tmp_path):
         proc.wait(timeout=30)
         assert complete(out), k
     assert run("analyze", site, "--out", out, "--no-maps", "--overwrite").exit_code == 0
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]  # killed runs' temporaries cleaned
+    assert not [
+        p for p in tmp_path.iterdir() if p.name.startswith(".out.")
+    ]  # killed runs' temporaries cleaned
 
 
 def test_stale_temporaries_are_cleaned_and_nothing_else(site, tmp_path):

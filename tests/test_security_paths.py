@@ -55,15 +55,17 @@ def test_offline_gdal_makes_no_request_where_plain_gdal_does(tmp_path):
 
     with loopback_server() as (url, requests):
         for name in ("a.tif", "b.geojson"):
-            with pytest.raises(Exception):
-                rasterio.open(f"/vsicurl/{url}/{name}") if name.endswith(".tif") else pyogrio.read_dataframe(f"/vsicurl/{url}/{name}")
+            with pytest.raises(Exception):  # noqa: B017 - rasterio and pyogrio raise their own classes
+                rasterio.open(f"/vsicurl/{url}/{name}") if name.endswith(".tif") else pyogrio.read_dataframe(
+                    f"/vsicurl/{url}/{name}"
+                )
         plain = len(requests)
         with offline():
             for name in ("c.tif", "d.tif"):
-                with pytest.raises(Exception):
+                with pytest.raises(Exception):  # noqa: B017 - any error of the reader is the refusal
                     rasterio.open(f"/vsicurl/{url}/{name}")
             for name in ("e.geojson", "f.gpkg"):
-                with pytest.raises(Exception):
+                with pytest.raises(Exception):  # noqa: B017 - any error of the reader is the refusal
                     pyogrio.read_dataframe(f"/vsicurl/{url}/{name}")
         assert plain >= 2 and len(requests) == plain, requests
     assert pyogrio.get_gdal_config_option("CPL_VSIL_CURL_ALLOWED_EXTENSIONS") is None  # restored
@@ -90,7 +92,9 @@ def test_remote_paths_are_refused_with_no_request(tmp_path, table, key, value):
         toml(folder, **{table: {key: value.format(url=url)}})
         before = digest(folder)
         res = check(folder, tmp_path / "out")
-        assert_refused(res, tmp_path / "out", f"[{table}]", key, "URL, connection string or GDAL virtual path")
+        assert_refused(
+            res, tmp_path / "out", f"[{table}]", key, "URL, connection string or GDAL virtual path"
+        )
         assert requests == []
     assert digest(folder) == before
 
@@ -103,17 +107,21 @@ def test_vrts_and_xml_that_point_at_the_network_are_refused_with_no_request(tmp_
   <VRTRasterBand dataType="Float32" band="1"><SimpleSource>
     <SourceFilename relativeToVRT="0">/vsicurl/{url}/tile.tif</SourceFilename><SourceBand>1</SourceBand>
   </SimpleSource></VRTRasterBand></VRTDataset>""")
-        (folder / "wms.tif").write_text(f"<GDAL_WMS><Service name=\"TMS\"><ServerUrl>{url}/${{z}}/${{x}}/${{y}}.png</ServerUrl>"
-                                        "</Service><DataWindow><UpperLeftX>0</UpperLeftX></DataWindow></GDAL_WMS>")
+        (folder / "wms.tif").write_text(
+            f'<GDAL_WMS><Service name="TMS"><ServerUrl>{url}/${{z}}/${{x}}/${{y}}.png</ServerUrl>'
+            "</Service><DataWindow><UpperLeftX>0</UpperLeftX></DataWindow></GDAL_WMS>"
+        )
         # an OGR VRT over a remote GeoJSON; a WFS description named like a GeoPackage
         (folder / "roads.vrt").write_text(f"""<OGRVRTDataSource><OGRVRTLayer name="roads">
   <SrcDataSource>{url}/roads.geojson</SrcDataSource></OGRVRTLayer></OGRVRTDataSource>""")
         (folder / "wfs.gpkg").write_text(f"<OGRWFSDataSource><URL>{url}/wfs</URL></OGRWFSDataSource>")
         # check reads no VRT at all (issue 24): the refusal names the file and says what to send instead
-        cases = [({"dem": {"path": "mosaic.vrt"}}, "mosaic.vrt: a VRT"),
-                 ({"dem": {"path": "wms.tif"}}, "not a GeoTIFF, VRT or ASCII grid"),
-                 ({"layers": {"roads": "roads.vrt"}}, "roads.vrt: an OGR VRT"),
-                 ({"layers": {"streams": "wfs.gpkg"}}, "not a GeoPackage")]
+        cases = [
+            ({"dem": {"path": "mosaic.vrt"}}, "mosaic.vrt: a VRT"),
+            ({"dem": {"path": "wms.tif"}}, "not a GeoTIFF, VRT or ASCII grid"),
+            ({"layers": {"roads": "roads.vrt"}}, "roads.vrt: an OGR VRT"),
+            ({"layers": {"streams": "wfs.gpkg"}}, "not a GeoPackage"),
+        ]
         original = (folder / "site.toml").read_text()
         for over, needle in cases:
             (folder / "site.toml").write_text(original)
@@ -132,15 +140,22 @@ def test_gml_and_kml_with_remote_references_are_read_offline(tmp_path):
     with loopback_server() as (url, requests):
         x0, y0 = 500_200.0 + 150, 200_000.0 - 300
         (folder / "inlets.gml").write_text(
-            f'<?xml version="1.0"?><ogr:FeatureCollection xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
-            f'xsi:schemaLocation="http://ogr.maptools.org/ {url}/schema.xsd" xmlns:ogr="http://ogr.maptools.org/" '
-            f'xmlns:gml="http://www.opengis.net/gml"><gml:featureMember><ogr:inlets fid="inlets.0"><ogr:geometryProperty>'
-            f'<gml:Point srsName="EPSG:7593"><gml:coordinates>{x0},{y0}</gml:coordinates></gml:Point></ogr:geometryProperty>'
-            '</ogr:inlets></gml:featureMember></ogr:FeatureCollection>')
+            '<?xml version="1.0"?><ogr:FeatureCollection '
+            'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+            f'xsi:schemaLocation="http://ogr.maptools.org/ {url}/schema.xsd" '
+            'xmlns:ogr="http://ogr.maptools.org/" '
+            'xmlns:gml="http://www.opengis.net/gml"><gml:featureMember><ogr:inlets '
+            'fid="inlets.0"><ogr:geometryProperty>'
+            "<gml:Point "
+            f'srsName="EPSG:7593"><gml:coordinates>{x0},{y0}</gml:coordinates></gml:Point></ogr:geometryProperty>'
+            "</ogr:inlets></gml:featureMember></ogr:FeatureCollection>"
+        )
         (folder / "wetlands.kml").write_text(
             f'<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document><NetworkLink><Link>'
-            f'<href>{url}/more.kml</href></Link></NetworkLink><Style id="s"><IconStyle><Icon><href>{url}/i.png</href>'
-            '</Icon></IconStyle></Style></Document></kml>')
+            f"<href>{url}/more.kml</href></Link></NetworkLink><Style "
+            f'id="s"><IconStyle><Icon><href>{url}/i.png</href>'
+            "</Icon></IconStyle></Style></Document></kml>"
+        )
         toml(folder, layers={"storm_inlets": "inlets.gml", "wetlands": "wetlands.kml"})
         res = check(folder, tmp_path / "out")
         assert res.exit_code in (0, 1, 2) and "Traceback" not in res.output, res.output
@@ -171,7 +186,9 @@ ESCAPES = [
 
 
 @pytest.mark.parametrize(("table", "key", "value"), ESCAPES)
-def test_paths_leaving_the_folder_are_refused_alike_whether_or_not_the_file_exists(tmp_path, table, key, value):
+def test_paths_leaving_the_folder_are_refused_alike_whether_or_not_the_file_exists(
+    tmp_path, table, key, value
+):
     folder = submission(tmp_path / "sub")
     outside = _outside(tmp_path)
     messages = []
@@ -245,9 +262,15 @@ def test_vrt_sources_must_stay_inside(tmp_path):
     # a VRT of itself, and a Python pixel function
     (folder / "mosaic.vrt").write_text(vrt.format(rel="1", src="mosaic.vrt"))
     assert_refused(analyze(folder, tmp_path / "out"), tmp_path / "out", "cycle")
-    (folder / "mosaic.vrt").write_text(vrt.format(rel="1", src="dem.tif").replace(
-        "<VRTRasterBand", '<VRTRasterBand subClass="VRTDerivedRasterBand"').replace(
-        "<SimpleSource>", "<PixelFunctionLanguage>Python</PixelFunctionLanguage><PixelFunctionCode>import os</PixelFunctionCode><SimpleSource>"))
+    (folder / "mosaic.vrt").write_text(
+        vrt.format(rel="1", src="dem.tif")
+        .replace("<VRTRasterBand", '<VRTRasterBand subClass="VRTDerivedRasterBand"')
+        .replace(
+            "<SimpleSource>",
+            "<PixelFunctionLanguage>Python</PixelFunctionLanguage><PixelFunctionCode>import "
+            "os</PixelFunctionCode><SimpleSource>",
+        )
+    )
     assert_refused(analyze(folder, tmp_path / "out"), tmp_path / "out", "Python pixel function")
     assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "mosaic.vrt: a VRT")
 
@@ -257,7 +280,8 @@ def test_ogr_vrt_sources_must_stay_inside(tmp_path):
     _outside(tmp_path)
     for src, ok in (("../outside/secret.gpkg", False), ("layers.gpkg", True)):
         (folder / "roads.vrt").write_text(f"""<OGRVRTDataSource><OGRVRTLayer name="roads">
-  <SrcDataSource relativeToVRT="1">{src}</SrcDataSource><SrcLayer>site_boundary</SrcLayer></OGRVRTLayer></OGRVRTDataSource>""")
+  <SrcDataSource relativeToVRT="1">{src}</SrcDataSource><SrcLayer>site_boundary</SrcLayer>\
+</OGRVRTLayer></OGRVRTDataSource>""")
         toml(folder, layers={"roads": "roads.vrt"})
         assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "roads.vrt: an OGR VRT")
         res = analyze(folder, tmp_path / ("ok" if ok else "out"))
@@ -274,9 +298,14 @@ def test_analyze_may_allow_outside_paths_with_a_flag_check_never(tmp_path):
     runner = CliRunner()
     res = runner.invoke(cli, ["-q", "analyze", str(folder), "--out", str(tmp_path / "a1"), "--no-maps"])
     assert_refused(res, tmp_path / "a1", "[dem] path", "absolute path")
-    res = runner.invoke(cli, ["-q", "analyze", str(folder), "--out", str(tmp_path / "a2"), "--no-maps", "--allow-outside-paths"])
+    res = runner.invoke(
+        cli,
+        ["-q", "analyze", str(folder), "--out", str(tmp_path / "a2"), "--no-maps", "--allow-outside-paths"],
+    )
     assert res.exit_code == 0, res.output
-    res = runner.invoke(cli, ["-q", "check", str(folder), "--out", str(tmp_path / "c"), "--allow-outside-paths"])
+    res = runner.invoke(
+        cli, ["-q", "check", str(folder), "--out", str(tmp_path / "c"), "--allow-outside-paths"]
+    )
     assert res.exit_code == 2 and "No such option" in res.output
     # the inspector's own --dem may lie anywhere
     toml(folder, dem={"path": "dem.tif"})
@@ -290,7 +319,9 @@ def test_analyze_may_allow_outside_paths_with_a_flag_check_never(tmp_path):
 @pytest.mark.parametrize("which", ["layer", "dem", "site.toml", "side file"])
 def test_fifos_are_refused_without_hanging(tmp_path, which):
     folder = submission(tmp_path / "sub")
-    target = {"layer": "roads.gpkg", "dem": "fifo.tif", "site.toml": "site.toml", "side file": "layers.dbf"}[which]
+    target = {"layer": "roads.gpkg", "dem": "fifo.tif", "site.toml": "site.toml", "side file": "layers.dbf"}[
+        which
+    ]
     if which == "layer":
         toml(folder, layers={"roads": "roads.gpkg"})
     elif which == "dem":
@@ -315,7 +346,9 @@ def test_device_file_as_a_layer_is_refused(tmp_path):
     (folder / "zero.gpkg").symlink_to("/dev/zero")
     toml(folder, layers={"roads": "zero.gpkg"})
     assert_refused(check(folder, tmp_path / "out"), tmp_path / "out", "zero.gpkg: a symbolic link")
-    assert_refused(analyze(folder, tmp_path / "out"), tmp_path / "out", "[layers] roads", "outside the submission folder")
+    assert_refused(
+        analyze(folder, tmp_path / "out"), tmp_path / "out", "[layers] roads", "outside the submission folder"
+    )
     # inside the folder (as a hard-to-make device would be): refused as a device, not read
     from geosite.errors import UnsafeInputError
     from geosite.io.untrusted import regular_file
@@ -327,7 +360,7 @@ def test_device_file_as_a_layer_is_refused(tmp_path):
 def test_a_submission_with_a_path_to_a_profile_is_refused(tmp_path):
     """Requirement 3 in the same terms: site.toml's jurisdiction names an installed profile only."""
     folder = submission(tmp_path / "sub")
-    lenient = (folder / "lenient.toml")
+    lenient = folder / "lenient.toml"
     from importlib import resources
 
     text = (resources.files("geosite.rules") / "profiles" / "grantsburg.toml").read_text()

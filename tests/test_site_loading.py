@@ -27,7 +27,11 @@ def test_one_file_per_layer_and_dxf(tmp_path):
     # CAD drawing: a closed polyline on layer STOCKPILE, a line on layer FENCE
     doc = ezdxf.new()
     msp = doc.modelspace()
-    msp.add_lwpolyline([(X0 + 150, Y0 + 20), (X0 + 170, Y0 + 20), (X0 + 170, Y0 + 40), (X0 + 150, Y0 + 40)], close=True, dxfattribs={"layer": "STOCKPILE"})
+    msp.add_lwpolyline(
+        [(X0 + 150, Y0 + 20), (X0 + 170, Y0 + 20), (X0 + 170, Y0 + 40), (X0 + 150, Y0 + 40)],
+        close=True,
+        dxfattribs={"layer": "STOCKPILE"},
+    )
     msp.add_line((X0, Y0 + 5), (X0 + 100, Y0 + 5), dxfattribs={"layer": "FENCE"})
     doc.saveas(folder / "plan.dxf")
     write_toml(
@@ -36,7 +40,11 @@ def test_one_file_per_layer_and_dxf(tmp_path):
             "name": "files",
             "jurisdiction": "grantsburg",
             "crs": "EPSG:7593",
-            "layers": {"site_boundary": "boundary.shp", "disturbance": "disturb.geojson", "bmps": "plan.dxf:FENCE"},
+            "layers": {
+                "site_boundary": "boundary.shp",
+                "disturbance": "disturb.geojson",
+                "bmps": "plan.dxf:FENCE",
+            },
         },
     )
     with warnings.catch_warnings():
@@ -53,7 +61,11 @@ def test_layer_name_mapping(tmp_path):
     folder = make_site(tmp_path / "s", {"PARCEL": [rect(0, 0, 300, 200)], "GRADING": [rect(0, 0, 100, 100)]})
     write_toml(
         folder / "site.toml",
-        {"name": "mapped", "jurisdiction": "grantsburg", "layers": {"path": "layers.gpkg", "names": {"site_boundary": "PARCEL", "disturbance": "GRADING"}}},
+        {
+            "name": "mapped",
+            "jurisdiction": "grantsburg",
+            "layers": {"path": "layers.gpkg", "names": {"site_boundary": "PARCEL", "disturbance": "GRADING"}},
+        },
     )
     r = geosite.analyze(geosite.load_site(folder)).report
     assert r["site"]["area_sqft"] == pytest.approx(60_000.0)
@@ -69,7 +81,9 @@ def test_layer_in_other_projected_crs_is_reprojected(tmp_path):
 
 
 def test_cli_writes_the_three_outputs(tmp_path):
-    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [rect(0, 0, 100, 50)]})
+    folder = make_site(
+        tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [rect(0, 0, 100, 50)]}
+    )
     out = tmp_path / "out"
     res = CliRunner().invoke(cli, ["analyze", str(folder), "--out", str(out)])
     assert res.exit_code == 0, res.output
@@ -95,11 +109,20 @@ def test_cli_writes_the_three_outputs(tmp_path):
 
 
 def test_cli_no_maps(tmp_path):
-    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [rect(0, 0, 100, 50)]})
+    folder = make_site(
+        tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [rect(0, 0, 100, 50)]}
+    )
     out = tmp_path / "out"
     res = CliRunner().invoke(cli, ["analyze", str(folder), "--out", str(out), "--no-maps"])
     assert res.exit_code == 0, res.output
-    assert sorted(p.name for p in out.iterdir()) == ["derived.dxf", "derived.gpkg", "geosite-manifest.json", "plan", "report.json", "report.md"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "derived.dxf",
+        "derived.gpkg",
+        "geosite-manifest.json",
+        "plan",
+        "report.json",
+        "report.md",
+    ]
 
 
 def test_cli_refuses_small_map_scale_before_work(tmp_path):
@@ -119,7 +142,10 @@ def test_site_from_frames_with_a_dem_array():
         "disturbance": gpd.GeoDataFrame(geometry=[rect(350, -650, 100, 100)], crs=crs),
     }
     site = geosite.site_from_frames(
-        layers, name="frames", jurisdiction="grantsburg", dem=inclined_plane(15.0, shape=(500, 500)),
+        layers,
+        name="frames",
+        jurisdiction="grantsburg",
+        dem=inclined_plane(15.0, shape=(500, 500)),
         project=Project(cut_cy=450.0),
     )
     r = geosite.analyze(site).report
@@ -133,13 +159,21 @@ def test_site_from_frames_with_a_dem_array():
 def test_attribute_names_in_any_case(tmp_path):
     import datetime as dt
 
-    roads = gpd.GeoDataFrame({"STATUS": ["New"]}, geometry=[__import__("sitebuilder").line((0, -40), (300, -40))], crs="EPSG:7593")
+    roads = gpd.GeoDataFrame(
+        {"STATUS": ["New"]}, geometry=[__import__("sitebuilder").line((0, -40), (300, -40))], crs="EPSG:7593"
+    )
     dist = gpd.GeoDataFrame(
-        {"Phase": [1, 2], "START": [dt.date(2027, 4, 1), dt.date(2027, 5, 1)], "End": [dt.date(2027, 6, 1), dt.date(2027, 9, 1)]},
+        {
+            "Phase": [1, 2],
+            "START": [dt.date(2027, 4, 1), dt.date(2027, 5, 1)],
+            "End": [dt.date(2027, 6, 1), dt.date(2027, 9, 1)],
+        },
         geometry=[rect(0, 0, 100, 100), rect(150, 0, 100, 100)],
         crs="EPSG:7593",
     )
-    folder = make_site(tmp_path / "s", {"site_boundary": [rect(-50, -50, 400, 300)], "disturbance": dist, "roads": roads})
+    folder = make_site(
+        tmp_path / "s", {"site_boundary": [rect(-50, -50, 400, 300)], "disturbance": dist, "roads": roads}
+    )
     r = geosite.analyze(geosite.load_site(folder)).report
     assert next(t for t in r["applicability"]["triggers"] if t["rule"] == "road_work")["met"] is True
     assert r["disturbed"]["max_at_one_time_sqft"] == pytest.approx(20_000.0)
@@ -147,7 +181,9 @@ def test_attribute_names_in_any_case(tmp_path):
 
 
 def test_quiet_flag_after_the_command(tmp_path):
-    folder = make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [rect(0, 0, 100, 50)]})
+    folder = make_site(
+        tmp_path / "s", {"site_boundary": [rect(0, 0, 300, 200)], "disturbance": [rect(0, 0, 100, 50)]}
+    )
     res = CliRunner().invoke(cli, ["analyze", str(folder), "--out", str(tmp_path / "out"), "--no-maps", "-q"])
     assert res.exit_code == 0, res.output
     assert res.output == ""

@@ -39,7 +39,9 @@ def _analyses(folder):
 def _same(windowed, whole) -> None:
     rep = dict(windowed.report)
     where = rep.pop("dem_window")
-    assert json.dumps(rep, sort_keys=True, default=str) == json.dumps(whole.report, sort_keys=True, default=str)
+    assert json.dumps(rep, sort_keys=True, default=str) == json.dumps(
+        whole.report, sort_keys=True, default=str
+    )
     assert set(windowed.layers) == set(whole.layers)
     for name, gdf in whole.layers.items():
         other = windowed.layers[name]
@@ -54,9 +56,15 @@ def _site(folder, dem: Dem, at: tuple[float, float], side_ft: float = 90.0):
     t = dem.transform
     x, y = t.c + at[0], t.f - at[1]
     h = side_ft / 2
-    return make_site(folder, {"site_boundary": [box(x - h, y - h, x + h, y + h)],
-                              "disturbance": [box(x - h + 10, y - h + 10, x + h - 10, y + h - 10)],
-                              "stockpiles": [box(x - 10, y - 10, x + 5, y + 5)]}, dem=dem)
+    return make_site(
+        folder,
+        {
+            "site_boundary": [box(x - h, y - h, x + h, y + h)],
+            "disturbance": [box(x - h + 10, y - h + 10, x + h - 10, y + h - 10)],
+            "stockpiles": [box(x - 10, y - 10, x + 5, y + 5)],
+        },
+        dem=dem,
+    )
 
 
 def test_a_site_on_a_hill_is_read_on_a_window_holding_the_summit(tmp_path):
@@ -95,8 +103,9 @@ def test_a_site_in_a_closed_basin_wider_than_its_margin_takes_the_basin_in(tmp_p
     assert up is None or up["area_sqft"] is not None
 
 
-@pytest.mark.parametrize("seed,at,windowed", [(3, (1350.0, 1350.0), False), (5, (700.0, 2000.0), True),
-                                              (8, (2100.0, 600.0), True)])
+@pytest.mark.parametrize(
+    "seed,at,windowed", [(3, (1350.0, 1350.0), False), (5, (700.0, 2000.0), True), (8, (2100.0, 600.0), True)]
+)
 def test_rolling_terrain_with_kettles_and_holes_same_as_the_whole_dem(tmp_path, seed, at, windowed):
     """Sites whose drainage reaches the DEM's edge (read whole) and sites whose drainage fits a window."""
     dem = rolling_terrain((900, 900), cell=3.0, relief_ft=60.0, kettles=40, seed=seed)
@@ -156,13 +165,22 @@ def test_coarse_grid_reads_every_way_of_marking_no_height_alike(tmp_path, monkey
     holes[100:130, 0:25] = True  # a hole on the edge
     z[holes] = np.nan
     monkeypatch.setattr("geosite.hydrology.certify.COARSE_MAX_CELLS", 1_500)
-    profile = dict(driver="GTiff", height=z.shape[0], width=z.shape[1], count=1, dtype="float32", crs=dem.crs,
-                   transform=dem.transform)
+    profile = {
+        "driver": "GTiff",
+        "height": z.shape[0],
+        "width": z.shape[1],
+        "count": 1,
+        "dtype": "float32",
+        "crs": dem.crs,
+        "transform": dem.transform,
+    }
     sign = np.where(rng.random(z.shape) < 0.5, np.inf, -np.inf)
     grids = {}
     for way in ("value", "infinity", "mask"):
         path = tmp_path / f"{way}.tif"
-        stored = np.where(holes, {"value": -9999.0, "infinity": sign, "mask": 123.0}[way], z).astype(np.float32)
+        stored = np.where(holes, {"value": -9999.0, "infinity": sign, "mask": 123.0}[way], z).astype(
+            np.float32
+        )
         with rasterio.open(path, "w", nodata=-9999.0 if way == "value" else None, **profile) as dst:
             dst.write(stored, 1)
             if way == "mask":
@@ -186,9 +204,15 @@ def test_site_toml_map_margin_sets_the_clip_of_every_layer(tmp_path):
     dem = cone(15.0, shape=(400, 400), cell=3.0)
     t = dem.transform
     x, y = t.c + 600.0, t.f - 900.0
-    folder = make_site(tmp_path / "m", {"site_boundary": [box(x - 45, y - 45, x + 45, y + 45)],
-                                        "disturbance": [box(x - 35, y - 35, x + 35, y + 35)]},
-                       conf={"map_margin_ft": 50}, dem=dem)
+    folder = make_site(
+        tmp_path / "m",
+        {
+            "site_boundary": [box(x - 45, y - 45, x + 45, y + 45)],
+            "disturbance": [box(x - 35, y - 35, x + 35, y + 35)],
+        },
+        conf={"map_margin_ft": 50},
+        dem=dem,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = geosite.analyze(geosite.load_site(folder))
@@ -205,8 +229,18 @@ def test_site_toml_map_margin_sets_the_clip_of_every_layer(tmp_path):
 def _tif(path, z, transform, dtype="float32", nodata=None):
     import rasterio
 
-    with rasterio.open(path, "w", driver="GTiff", height=z.shape[0], width=z.shape[1], count=1, dtype=dtype,
-                       crs="EPSG:7593", transform=transform, nodata=nodata) as dst:
+    with rasterio.open(
+        path,
+        "w",
+        driver="GTiff",
+        height=z.shape[0],
+        width=z.shape[1],
+        count=1,
+        dtype=dtype,
+        crs="EPSG:7593",
+        transform=transform,
+        nodata=nodata,
+    ) as dst:
         dst.write(z.astype(dtype), 1)
     return path
 
@@ -214,7 +248,9 @@ def _tif(path, z, transform, dtype="float32", nodata=None):
 def _bowl(n: int, cell: float, rim_cells: float) -> np.ndarray:
     rr, cc = np.mgrid[0:n, 0:n]
     d = np.hypot(rr - n / 2, cc - n / 2)
-    return np.where(d < rim_cells, 900 + 0.05 * cell * d, 900 + 0.05 * cell * rim_cells - 0.05 * cell * (d - rim_cells)), d
+    return np.where(
+        d < rim_cells, 900 + 0.05 * cell * d, 900 + 0.05 * cell * rim_cells - 0.05 * cell * (d - rim_cells)
+    ), d
 
 
 def test_a_float32_vrt_nodata_not_exact_in_float32_is_the_same_nodata_in_every_read(tmp_path):
@@ -235,13 +271,19 @@ def test_a_float32_vrt_nodata_not_exact_in_float32_is_the_same_nodata_in_every_r
     (folder / "dem.vrt").write_text(f"""<VRTDataset rasterXSize="{n}" rasterYSize="{n}">
   <SRS>EPSG:7593</SRS><GeoTransform>500000.0, {cell}, 0, {200_000.0 + n * cell}, 0, -{cell}</GeoTransform>
   <VRTRasterBand dataType="Float32" band="1"><NoDataValue>0.1</NoDataValue>
-    <SimpleSource><SourceFilename relativeToVRT="1">src.tif</SourceFilename><SourceBand>1</SourceBand></SimpleSource>
+    <SimpleSource><SourceFilename relativeToVRT="1">src.tif</SourceFilename><SourceBand>1</SourceBand>\
+</SimpleSource>
   </VRTRasterBand></VRTDataset>""")
     assert np.isnan(read_dem(folder / "dem.vrt", "us_ft").elevation_ft[n // 2, n // 2])
     x, y = 500_000.0 + n * cell / 2, 200_000.0 + n * cell / 2 - 480
-    make_site(folder, {"site_boundary": [box(x - 45, y - 45, x + 45, y + 45)],
-                       "disturbance": [box(x - 35, y - 35, x + 35, y + 35)]},
-              conf={"dem": {"path": "dem.vrt", "vertical_unit": "us_ft"}})
+    make_site(
+        folder,
+        {
+            "site_boundary": [box(x - 45, y - 45, x + 45, y + 45)],
+            "disturbance": [box(x - 35, y - 35, x + 35, y + 35)],
+        },
+        conf={"dem": {"path": "dem.vrt", "vertical_unit": "us_ft"}},
+    )
     got, whole = _analyses(folder)
     _same(got, whole)
 
@@ -258,13 +300,20 @@ def test_an_averaging_vrt_is_read_whole(tmp_path):
     (folder / "dem.vrt").write_text("""<VRTDataset rasterXSize="600" rasterYSize="600">
   <SRS>EPSG:7593</SRS><GeoTransform>500000.0, 3.0, 0, 201800.0, 0, -3.0</GeoTransform>
   <VRTRasterBand dataType="Float32" band="1">
-    <ComplexSource resampling="average"><SourceFilename relativeToVRT="1">src.tif</SourceFilename><SourceBand>1</SourceBand>
-      <SrcRect xOff="0" yOff="0" xSize="900" ySize="900"/><DstRect xOff="0" yOff="0" xSize="600" ySize="600"/></ComplexSource>
+    <ComplexSource resampling="average"><SourceFilename relativeToVRT="1">src.tif</SourceFilename>\
+<SourceBand>1</SourceBand>
+      <SrcRect xOff="0" yOff="0" xSize="900" ySize="900"/>\
+<DstRect xOff="0" yOff="0" xSize="600" ySize="600"/></ComplexSource>
   </VRTRasterBand></VRTDataset>""")
     x, y = 500_000.0 + 900.0, 200_000.0 + 600.0
-    make_site(folder, {"site_boundary": [box(x - 45, y - 45, x + 45, y + 45)],
-                       "disturbance": [box(x - 35, y - 35, x + 35, y + 35)]},
-              conf={"dem": {"path": "dem.vrt", "vertical_unit": "us_ft"}})
+    make_site(
+        folder,
+        {
+            "site_boundary": [box(x - 45, y - 45, x + 45, y + 45)],
+            "disturbance": [box(x - 35, y - 35, x + 35, y + 35)],
+        },
+        conf={"dem": {"path": "dem.vrt", "vertical_unit": "us_ft"}},
+    )
     got, whole = _analyses(folder)
     assert _same(got, whole)["whole"]
 
@@ -277,9 +326,16 @@ def test_a_south_up_dem_is_a_clear_error(tmp_path):
 
     folder = tmp_path / "s"
     folder.mkdir()
-    _tif(folder / "dem.tif", cone(15.0, shape=(200, 200), cell=3.0).elevation_ft, Affine(3.0, 0, 500_000.0, 0, 3.0, 199_400.0))
-    make_site(folder, {"site_boundary": [box(500_200, 199_500, 500_300, 199_600)]},
-              conf={"dem": {"path": "dem.tif", "vertical_unit": "us_ft"}})
+    _tif(
+        folder / "dem.tif",
+        cone(15.0, shape=(200, 200), cell=3.0).elevation_ft,
+        Affine(3.0, 0, 500_000.0, 0, 3.0, 199_400.0),
+    )
+    make_site(
+        folder,
+        {"site_boundary": [box(500_200, 199_500, 500_300, 199_600)]},
+        conf={"dem": {"path": "dem.tif", "vertical_unit": "us_ft"}},
+    )
     r = CliRunner().invoke(cli, ["-q", "analyze", str(folder), "--out", str(tmp_path / "o"), "--no-maps"])
     assert r.exit_code == 2 and "north-up" in r.output and "dem.tif" in r.output, r.output
 
@@ -305,11 +361,15 @@ def test_within_the_raster_budget_the_search_shrinks_and_the_window_stops(tmp_pa
     ref = dict(whole.report)
     assert json.dumps(rep, sort_keys=True, default=str) == json.dumps(ref, sort_keys=True, default=str)
 
-    cut = analysed(_site(tmp_path / "plane", inclined_plane(5.0, shape=(1500, 300), cell=3.0), (450.0, 4200.0)),
-                   20_000_000)
+    cut = analysed(
+        _site(tmp_path / "plane", inclined_plane(5.0, shape=(1500, 300), cell=3.0), (450.0, 4200.0)),
+        20_000_000,
+    )
     where = cut.report["dem_window"]
     assert not where["certified"] and not where["whole"]
-    assert (where["rows"][1] - where["rows"][0]) * (where["columns"][1] - where["columns"][0]) * 200 <= 20_000_000
+    assert (where["rows"][1] - where["rows"][0]) * (
+        where["columns"][1] - where["columns"][0]
+    ) * 200 <= 20_000_000
     assert any("not proven to fit a window" in n for n in cut.report["notes"])
 
 
@@ -318,10 +378,10 @@ def test_reading_a_dem_leaves_the_callers_gdal_cache_as_it_was(tmp_path):
     size back after, also when the read fails: a notebook's own rasterio work is not changed by it."""
     import rasterio
     from rasterio.env import get_gdal_config, set_gdal_config
+    from sitebuilder import write_dem
 
     from geosite.errors import InputError
     from geosite.io.raster import READ_CACHE_MB, open_raster
-    from sitebuilder import write_dem
 
     path = tmp_path / "dem.tif"
     write_dem(path, inclined_plane(5.0, shape=(40, 30), cell=3.0))

@@ -41,8 +41,16 @@ UNITS = [(crs, vu) for crs in (CRS_US_FT, CRS_M) for vu in ("us_ft", "ft", "m")]
 def _write_tif(path: Path, z: np.ndarray, transform: Affine, crs: object, nodata: float = -9999.0) -> Path:
     arr = np.where(np.isnan(z), nodata, z).astype("float32")
     with rasterio.open(
-        path, "w", driver="GTiff", width=z.shape[1], height=z.shape[0], count=1, dtype="float32",
-        crs=crs, transform=transform, nodata=nodata,
+        path,
+        "w",
+        driver="GTiff",
+        width=z.shape[1],
+        height=z.shape[0],
+        count=1,
+        dtype="float32",
+        crs=crs,
+        transform=transform,
+        nodata=nodata,
     ) as ds:
         ds.write(arr, 1)
     return path
@@ -133,13 +141,21 @@ def test_slope_and_hillshade_match_gdaldem_on_real_dems(real_dems: Path, tmp_pat
 @needs_gdal
 @pytest.mark.parametrize(
     ("crs", "vu", "scale"),
-    [(CRS_US_FT, "m", METRES_PER_US_SURVEY_FOOT), (CRS_M, "ft", 1 / METRES_PER_FOOT), (CRS_US_FT, "us_ft", 1.0)],
+    [
+        (CRS_US_FT, "m", METRES_PER_US_SURVEY_FOOT),
+        (CRS_M, "ft", 1 / METRES_PER_FOOT),
+        (CRS_US_FT, "us_ft", 1.0),
+    ],
 )
-def test_slope_matches_gdaldem_with_scale_when_units_differ(tmp_path: Path, crs: str, vu: str, scale: float) -> None:
+def test_slope_matches_gdaldem_with_scale_when_units_differ(
+    tmp_path: Path, crs: str, vu: str, scale: float
+) -> None:
     dem = rolling_terrain((90, 110), cell=3.0, crs=crs, vertical_unit=vu, relief_ft=15.0, seed=3)
     # the file holds heights in the DEM's own vertical unit; gdaldem -s converts its horizontal unit
     foot_m = METRES_PER_US_SURVEY_FOOT if crs == CRS_US_FT else METRES_PER_FOOT
-    native = dem.elevation_ft * foot_m / {"m": 1.0, "ft": METRES_PER_FOOT, "us_ft": METRES_PER_US_SURVEY_FOOT}[vu]
+    native = (
+        dem.elevation_ft * foot_m / {"m": 1.0, "ft": METRES_PER_FOOT, "us_ft": METRES_PER_US_SURVEY_FOOT}[vu]
+    )
     src = _write_tif(tmp_path / "dem.tif", native, dem.transform, crs)
     theirs = _gdaldem("slope", src, tmp_path / "slope.tif", "-p", "-s", repr(scale))
     ours = terrain.slope_pct(dem)
@@ -155,7 +171,9 @@ def test_nodata_holes_follow_gdal_compute_edges(tmp_path: Path) -> None:
     z[0, 5] = np.nan
     z[40, 0] = np.nan
     holey = Dem.from_array(z, dem.transform, CRS_US_FT, "us_ft")
-    theirs = _gdaldem("slope", _write_tif(tmp_path / "h.tif", z, dem.transform, CRS_US_FT), tmp_path / "s.tif", "-p")
+    theirs = _gdaldem(
+        "slope", _write_tif(tmp_path / "h.tif", z, dem.transform, CRS_US_FT), tmp_path / "s.tif", "-p"
+    )
     ours = terrain.slope_pct(holey)
     assert np.array_equal(np.isnan(ours), np.isnan(z))
     diff = np.abs(ours - theirs)
@@ -243,7 +261,9 @@ def test_area_in_another_crs_is_refused() -> None:
 @pytest.mark.parametrize("smooth", [True, False])
 def test_plane_contours_are_straight_at_the_right_spacing(crs: str, vu: str, smooth: bool) -> None:
     # 4 % grade falling south, 600 columns (three contour tiles wide): 1 ft contours every 25 ft
-    dem = inclined_plane(4.0, shape=(120, 600), cell=2.0 if crs == CRS_US_FT else 0.6, crs=crs, vertical_unit=vu)
+    dem = inclined_plane(
+        4.0, shape=(120, 600), cell=2.0 if crs == CRS_US_FT else 0.6, crs=crs, vertical_unit=vu
+    )
     gdf = terrain.contours(dem, interval_ft=1.0, smooth=smooth)
     assert gdf.crs.equals(dem.crs) and (gdf.geom_type == "LineString").all()
     assert gdf["elevation_ft"].is_unique  # one line per level: the tiles were stitched back together
@@ -259,7 +279,9 @@ def test_plane_contours_are_straight_at_the_right_spacing(crs: str, vu: str, smo
 
 
 @pytest.mark.parametrize("smooth", [True, False])
-def test_oblique_plane_contours_are_stitched_across_bands(monkeypatch: pytest.MonkeyPatch, smooth: bool) -> None:
+def test_oblique_plane_contours_are_stitched_across_bands(
+    monkeypatch: pytest.MonkeyPatch, smooth: bool
+) -> None:
     # bands of 37 rows (seams at rows 37, 74, ...): every contour of the plane crosses dozens of seams
     # and must come out whole, one line per level, its ends on the grid's edge
     import geosite.terrain.contour as contour_module
@@ -304,7 +326,9 @@ def test_the_tracer_draws_contourpys_segments(seed: int) -> None:
     xy, offs, ks = ck.contour_band(np.ascontiguousarray(z), iv)
     assert np.all(np.diff(ks) >= 0)
     x, y = np.meshgrid(np.arange(w, dtype=float), np.arange(h, dtype=float))
-    gen = contourpy.contour_generator(x, y, np.ma.masked_invalid(z), name="serial", corner_mask=True, line_type="Separate")
+    gen = contourpy.contour_generator(
+        x, y, np.ma.masked_invalid(z), name="serial", corner_mask=True, line_type="Separate"
+    )
     for k in range(int(np.floor(np.nanmin(z) / iv)) - 1, int(np.ceil(np.nanmax(z) / iv)) + 2):
         ours = [xy[offs[i] : offs[i + 1]] for i in np.flatnonzero(ks == k)]
         theirs = gen.lines(k * iv)
@@ -317,7 +341,9 @@ def test_contours_end_only_on_the_grid_edge() -> None:
     dem = rolling_terrain((400, 400), cell=3.0, relief_ft=40.0, seed=2)
     gdf = terrain.contours(dem, interval_ft=1.0, smooth=False)
     t = dem.transform
-    ends = np.array([shapely.get_coordinates(g)[[0, -1]] for g in gdf.geometry if not g.is_ring]).reshape(-1, 2)
+    ends = np.array([shapely.get_coordinates(g)[[0, -1]] for g in gdf.geometry if not g.is_ring]).reshape(
+        -1, 2
+    )
     col = (ends[:, 0] - t.c) / t.a - 0.5
     row = (ends[:, 1] - t.f) / t.e - 0.5
     on_edge = np.isclose(col, 0) | np.isclose(col, 399) | np.isclose(row, 0) | np.isclose(row, 399)
@@ -360,7 +386,12 @@ def test_real_dem_contours_skip_nodata_and_never_cross(real_dems: Path) -> None:
     rows, cols = np.nonzero(np.isnan(dem.elevation_ft))
     t = dem.transform
     holes = shapely.union_all(
-        shapely.box(t.c + (cols + 0.25) * t.a, t.f + (rows + 0.75) * t.e, t.c + (cols + 0.75) * t.a, t.f + (rows + 0.25) * t.e)
+        shapely.box(
+            t.c + (cols + 0.25) * t.a,
+            t.f + (rows + 0.75) * t.e,
+            t.c + (cols + 0.75) * t.a,
+            t.f + (rows + 0.25) * t.e,
+        )
     )
     assert not shapely.intersects(shapely.multipoints(shapely.get_coordinates(gdf.geometry.values)), holes)
 
@@ -420,8 +451,12 @@ def test_an_infinite_height_is_no_height() -> None:
     dem = inclined_plane(5.0, shape=(60, 60), cell=2.0)
     z_inf, z_nan = dem.elevation_ft.copy(), dem.elevation_ft.copy()
     z_inf[30, 30], z_nan[30, 30] = np.inf, np.nan
-    a = terrain.contours(Dem(z_inf, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit), interval_ft=0.5)
-    b = terrain.contours(Dem(z_nan, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit), interval_ft=0.5)
+    a = terrain.contours(
+        Dem(z_inf, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit), interval_ft=0.5
+    )
+    b = terrain.contours(
+        Dem(z_nan, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit), interval_ft=0.5
+    )
     assert len(a) == len(b) > 5 and all(g1.equals(g2) for g1, g2 in zip(a.geometry, b.geometry, strict=True))
 
 

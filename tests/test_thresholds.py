@@ -38,11 +38,16 @@ def test_overlapping_disturbance_counted_once_and_the_activity_measured_whole(tm
     # two 100 x 100 squares overlapping by 50 x 100, the second sticking 20 ft outside a 300 x 300 site
     folder = make_site(
         tmp_path / "s",
-        {"site_boundary": [rect(0, 0, 300, 300)], "disturbance": [rect(10, 10, 100, 100), rect(60, 10, 100, 100)]},
+        {
+            "site_boundary": [rect(0, 0, 300, 300)],
+            "disturbance": [rect(10, 10, 100, 100), rect(60, 10, 100, 100)],
+        },
     )
     r = geosite.analyze(geosite.load_site(folder)).report
     assert r["disturbed"]["area_sqft"] == pytest.approx(150 * 100, rel=1e-12)
-    folder2 = make_site(tmp_path / "s2", {"site_boundary": [rect(0, 0, 300, 300)], "disturbance": [rect(220, 10, 100, 100)]})
+    folder2 = make_site(
+        tmp_path / "s2", {"site_boundary": [rect(0, 0, 300, 300)], "disturbance": [rect(220, 10, 100, 100)]}
+    )
     r2 = geosite.analyze(geosite.load_site(folder2)).report
     # A(3) measures the activity, not its part on the parcel: 100 x 100, 80 x 100 of it on the site
     assert r2["disturbed"]["area_sqft"] == pytest.approx(100 * 100, rel=1e-12)
@@ -52,7 +57,9 @@ def test_overlapping_disturbance_counted_once_and_the_activity_measured_whole(tm
     assert r2["site"]["area_acres"] == pytest.approx(90_000.0 / 43_560.0)
 
 
-@pytest.mark.parametrize(("cut", "fill", "met"), [(200, 199, False), (200, 200, True), (0, 400, True), (399, 0, False)])
+@pytest.mark.parametrize(
+    ("cut", "fill", "met"), [(200, 199, False), (200, 200, True), (0, 400, True), (399, 0, False)]
+)
 def test_cut_fill_400_cy(tmp_path, cut, fill, met):
     r = run(tmp_path, {"disturbance": [rect(0, 0, 10, 10)]}, {"project": {"cut_cy": cut, "fill_cy": fill}})
     t = trigger(r, "cut_and_fill_volume")
@@ -76,16 +83,24 @@ def test_pipe_300_ft(tmp_path, length, met):
 def test_road_construction_triggers_but_existing_road_does_not(tmp_path):
     import geopandas as gpd
 
-    existing = gpd.GeoDataFrame({"status": ["existing"]}, geometry=[line((0, -30), (500, -30))], crs="EPSG:7593")
+    existing = gpd.GeoDataFrame(
+        {"status": ["existing"]}, geometry=[line((0, -30), (500, -30))], crs="EPSG:7593"
+    )
     r = run(tmp_path, {"disturbance": [rect(0, 0, 10, 10)], "roads": existing}, name="a")
     assert trigger(r, "road_work")["met"] is False
-    new = gpd.GeoDataFrame({"status": ["existing", "new"]}, geometry=[line((0, -30), (500, -30)), line((5, 0), (5, 400))], crs="EPSG:7593")
+    new = gpd.GeoDataFrame(
+        {"status": ["existing", "new"]},
+        geometry=[line((0, -30), (500, -30)), line((5, 0), (5, 400))],
+        crs="EPSG:7593",
+    )
     r = run(tmp_path, {"disturbance": [rect(0, 0, 10, 10)], "roads": new}, name="b")
     assert trigger(r, "road_work")["met"] is True and trigger(r, "road_work")["citation"] == "A(5)"
     assert r["applicability"]["applies"] is True
 
 
-@pytest.mark.parametrize(("plat", "rule"), [("subdivision", "subdivision_plat"), ("certified_survey", "certified_survey")])
+@pytest.mark.parametrize(
+    ("plat", "rule"), [("subdivision", "subdivision_plat"), ("certified_survey", "certified_survey")]
+)
 def test_plat_and_survey(tmp_path, plat, rule):
     r = run(tmp_path, {"disturbance": [rect(0, 0, 10, 10)]}, {"project": {"plat": plat}})
     assert trigger(r, rule)["met"] is True
@@ -170,7 +185,11 @@ def test_belgium_silent_topics_say_not_specified(tmp_path):
 
 
 def test_belgium_state_funded_is_exempt(tmp_path):
-    r = run(tmp_path, {"disturbance": [square_of_acres(2)]}, {"jurisdiction": "belgium", "project": {"state_funded": True}})
+    r = run(
+        tmp_path,
+        {"disturbance": [square_of_acres(2)]},
+        {"jurisdiction": "belgium", "project": {"state_funded": True}},
+    )
     assert r["applicability"]["applies"] is False
     assert r["applicability"]["exemptions"][0]["met"] is True
 
@@ -182,7 +201,10 @@ def test_metre_crs_reports_feet(tmp_path):
     crs = "EPSG:26915"
     folder = make_site(
         tmp_path / "m",
-        {"site_boundary": [box(500_000, 5_000_000, 500_300, 5_000_300)], "disturbance": [box(500_010, 5_000_010, 500_110, 5_000_060)]},
+        {
+            "site_boundary": [box(500_000, 5_000_000, 500_300, 5_000_300)],
+            "disturbance": [box(500_010, 5_000_010, 500_110, 5_000_060)],
+        },
         crs=crs,
     )
     r = geosite.analyze(geosite.load_site(folder)).report

@@ -18,8 +18,17 @@ from geosite.units import (
 
 @pytest.mark.parametrize(
     ("text", "unit"),
-    [("us_ft", "us_ft"), ("US survey feet", "us_ft"), ("ftUS", "us_ft"), ("usft", "us_ft"), ("Feet", "ft"),
-     ("ft", "ft"), ("metres", "m"), ("Meter", "m"), ("M", "m")],
+    [
+        ("us_ft", "us_ft"),
+        ("US survey feet", "us_ft"),
+        ("ftUS", "us_ft"),
+        ("usft", "us_ft"),
+        ("Feet", "ft"),
+        ("ft", "ft"),
+        ("metres", "m"),
+        ("Meter", "m"),
+        ("M", "m"),
+    ],
 )
 def test_vertical_unit_spellings(text, unit):
     assert parse_vertical_unit(text) is VerticalUnit(unit)

@@ -71,7 +71,9 @@ def plane_layers(dist=(300, -700, 100, 100), **extra):
         "site_boundary": gdf([rect(200, -800, 400, 400)], id=[1]),
         "disturbance": gdf([rect(*dist)], id=[1], start=["2027-05-03"], end=["2027-09-30"]),
         "storm_inlets": gdf([point(250, -450)], id=[1]),  # on the site, north-west of the work, upslope
-        "roads": gdf([line((0, -805), (1000, -805))], id=[7], status=["existing"], public=[False]),  # a private road
+        "roads": gdf(
+            [line((0, -805), (1000, -805))], id=[7], status=["existing"], public=[False]
+        ),  # a private road
         "access_drives": gdf([line((x + w / 2, -805), (x + w / 2, y))], id=[3]),
         "bmps": gdf([rect(580, -420, 5, 5)], id=[1], type=["stabilization"], install=["2027-05-03"]),
     }
@@ -83,12 +85,21 @@ def fails(findings):
     return [f for f in findings if (f["status"] if isinstance(f, dict) else f.status) == "fail"]
 
 
-@pytest.mark.parametrize(("jurisdiction", "conf"), [
-    ("grantsburg", {"project": {"cut_cy": 10.0, "fill_cy": 10.0}}),        # 2,950 sq ft at 4 %: none of A(1)-(7)
-    ("grantsburg", {"project": {"plat": "subdivision", "authority_superseded": True}}),  # superseded lands
-    ("belgium", {"project": {"state_funded": True}}),                     # state-conducted: exempt
-    ("belgium", {"project": {"landscaping_only": True}}),                 # landscaping is not land disturbance
-])
+@pytest.mark.parametrize(
+    ("jurisdiction", "conf"),
+    [
+        (
+            "grantsburg",
+            {"project": {"cut_cy": 10.0, "fill_cy": 10.0}},
+        ),  # 2,950 sq ft at 4 %: none of A(1)-(7)
+        (
+            "grantsburg",
+            {"project": {"plat": "subdivision", "authority_superseded": True}},
+        ),  # superseded lands
+        ("belgium", {"project": {"state_funded": True}}),  # state-conducted: exempt
+        ("belgium", {"project": {"landscaping_only": True}}),  # landscaping is not land disturbance
+    ],
+)
 def test_nothing_fails_where_the_chapter_does_not_apply(tmp_path, plane, jurisdiction, conf):
     layers = plane_layers(dist=(300, -700, 50, 59))
     folder = make_site(tmp_path / "s", layers, {"jurisdiction": jurisdiction, **conf}, dem=plane)
@@ -106,7 +117,9 @@ def test_nothing_fails_where_the_chapter_does_not_apply(tmp_path, plane, jurisdi
     assert data["chapter_applies"] is False
 
 
-@pytest.mark.parametrize(("width", "applies"), [(67.79, False), (67.8, True)])  # x 59 ft: 3,999.6 / 4,000.2 sq ft
+@pytest.mark.parametrize(
+    ("width", "applies"), [(67.79, False), (67.8, True)]
+)  # x 59 ft: 3,999.6 / 4,000.2 sq ft
 def test_the_same_defects_fail_once_the_chapter_applies(tmp_path, plane, width, applies):
     layers = plane_layers(dist=(300, -700, width, 59))
     folder = make_site(tmp_path / "s", layers, {"project": {"cut_cy": 10.0, "fill_cy": 10.0}}, dem=plane)
@@ -118,8 +131,15 @@ def test_the_same_defects_fail_once_the_chapter_applies(tmp_path, plane, width, 
         return
     assert r.report["applicability"]["triggers"][2]["citation"] == "A(3)"
     # and B(6)(a): 688 ft x 67.8 ft of sheetflow crosses 59 ft of bare ground at 4 %: 0.55 ft/s
-    assert set(failed) == {"inlet_protection_submitted", "tracking_pad", "filter_fence_submitted", "sheetflow_diversion_submitted"}
-    assert failed["inlet_protection_submitted"].citation == "B(4)" and failed["inlet_protection_submitted"].feature_ids == [1]
+    assert set(failed) == {
+        "inlet_protection_submitted",
+        "tracking_pad",
+        "filter_fence_submitted",
+        "sheetflow_diversion_submitted",
+    }
+    assert failed["inlet_protection_submitted"].citation == "B(4)" and failed[
+        "inlet_protection_submitted"
+    ].feature_ids == [1]
     assert failed["tracking_pad"].citation == "B(3)" and "private road 7" in failed["tracking_pad"].message
     assert failed["filter_fence_submitted"].citation == "B(6)(c)[3]"
 
@@ -128,14 +148,17 @@ def test_the_same_defects_fail_once_the_chapter_applies(tmp_path, plane, width, 
 
 
 def _plane_with_pit(depth_ft: float):
-    """A 5 % plane falling south with a conical pit (radius 100 ft, ``depth_ft`` deep) 250 ft below the top."""
+    """A 5 % plane falling south with a conical pit (radius 100 ft, ``depth_ft`` deep) 250 ft below the
+    top."""
     from geosite.grid import Dem
     from geosite.testing import cell_centres, inclined_plane
 
     dem = inclined_plane(5.0, shape=(300, 300), cell=2.0)
     x, y = cell_centres(dem.shape, dem.transform)
     r = np.hypot(x - (dem.transform.c + 300.0), y - (dem.transform.f - 250.0))
-    return Dem.from_array(dem.elevation_ft - np.clip(depth_ft * (1 - r / 100.0), 0, None), dem.transform, dem.crs, "us_ft")
+    return Dem.from_array(
+        dem.elevation_ft - np.clip(depth_ft * (1 - r / 100.0), 0, None), dem.transform, dem.crs, "us_ft"
+    )
 
 
 @pytest.mark.parametrize(("pit_ft", "leaves"), [(0.0, True), (25.0, False)])
@@ -152,7 +175,9 @@ def test_b6_fails_nothing_where_runoff_stays_on_the_site_but_b1_to_b5_still_appl
         "access_drives": gdf([line((300, -50), (300, -90))], id=[3]),
         "bmps": gdf([rect(60, -500, 4, 4)], id=[9], type=["stabilization"]),
     }
-    r = analyze(make_site(tmp_path / "s", layers, {"project": {"plat": "subdivision"}}, dem=_plane_with_pit(pit_ft)))
+    r = analyze(
+        make_site(tmp_path / "s", layers, {"project": {"plat": "subdivision"}}, dem=_plane_with_pit(pit_ft))
+    )
     assert r.measurements.values["hydrology.runoff_leaves_site"] is leaves
     assert r.evaluation.gate.open("b6") is leaves
     failed = {f.rule: f.citation for f in fails(r.findings)}
@@ -160,7 +185,12 @@ def test_b6_fails_nothing_where_runoff_stays_on_the_site_but_b1_to_b5_still_appl
     assert {"inlet_protection_submitted", "tracking_pad"} <= set(failed)  # B(1)-(5) apply either way
     if leaves:
         # the pile stays 45 days with nothing to stabilize it: B(6)(e) fails it too
-        assert b6 == {"filter_fence_submitted", "stockpile_setback", "stockpile_fence", "stockpile_stabilization"}
+        assert b6 == {
+            "filter_fence_submitted",
+            "stockpile_setback",
+            "stockpile_fence",
+            "stockpile_stabilization",
+        }
     else:
         assert b6 == set()
         # nor is anything of B(6) left open: the disturbance has no stabilization date, which B(6)(c)[1] would
@@ -179,21 +209,45 @@ def test_b6_fails_nothing_where_runoff_stays_on_the_site_but_b1_to_b5_still_appl
 def test_which_inlets_need_protection(tmp_path, plane, jurisdiction):
     # site top edge y = -400: inlets 199 and 201 ft north of it (upslope, runoff never reaches them), one
     # 250 ft below the site straight under the work (reached), one 250 ft below and 300 ft east (not)
-    inlets = gdf([point(300, -201), point(300, -199), point(350, -1050), point(900, -1050), point(250, -450)], id=[1, 2, 3, 4, 5])
-    folder = make_site(tmp_path / "s", plane_layers(storm_inlets=inlets), {"jurisdiction": jurisdiction, "project": {"plat": "subdivision"}}, dem=plane)
+    inlets = gdf(
+        [point(300, -201), point(300, -199), point(350, -1050), point(900, -1050), point(250, -450)],
+        id=[1, 2, 3, 4, 5],
+    )
+    folder = make_site(
+        tmp_path / "s",
+        plane_layers(storm_inlets=inlets),
+        {"jurisdiction": jurisdiction, "project": {"plat": "subdivision"}},
+        dem=plane,
+    )
     r = analyze(folder)
     inl = {i["id"]: i for i in r.report["inlets"]}
     assert inl[3]["downslope_of_disturbed"] and not inl[4]["downslope_of_disturbed"]
     f = one(r.findings, "inlet_protection_submitted")
     assert f.status == "fail"
     if jurisdiction == "grantsburg":
-        # B(4): all inlets on the site or its 200-ft adjacent area (A(1)), and the farther ones its runoff reaches
-        assert {k: v["protection_required"] for k, v in inl.items()} == {1: True, 2: False, 3: True, 4: False, 5: True}
+        # B(4): all inlets on the site or its 200-ft adjacent area (A(1)), and the farther ones its runoff
+        # reaches
+        assert {k: v["protection_required"] for k, v in inl.items()} == {
+            1: True,
+            2: False,
+            3: True,
+            4: False,
+            5: True,
+        }
         assert f.citation == "B(4)" and f.feature_ids == [1, 3, 5]
     else:
         # DNR 1060 alone: the inlets in the disturbed area or receiving its runoff
-        assert {k: v["protection_required"] for k, v in inl.items()} == {1: False, 2: False, 3: True, 4: False, 5: False}
-        assert f.citation == "Design criteria (DNR 1060)" and f.section == "Design criteria, standards and specifications"
+        assert {k: v["protection_required"] for k, v in inl.items()} == {
+            1: False,
+            2: False,
+            3: True,
+            4: False,
+            5: False,
+        }
+        assert (
+            f.citation == "Design criteria (DNR 1060)"
+            and f.section == "Design criteria, standards and specifications"
+        )
         assert f.feature_ids == [3]
     free = one(r.findings, "inlet_protection_not_required")
     assert free.status == "info" and 4 in free.feature_ids
@@ -202,12 +256,21 @@ def test_which_inlets_need_protection(tmp_path, plane, jurisdiction):
 # ------------------------------------------------------------------------- B(3): public or private roads
 
 
-@pytest.mark.parametrize(("jurisdiction", "cite"), [("grantsburg", "B(3)"), ("belgium", "Design criteria (DNR 1057)")])
+@pytest.mark.parametrize(
+    ("jurisdiction", "cite"), [("grantsburg", "B(3)"), ("belgium", "Design criteria (DNR 1057)")]
+)
 @pytest.mark.parametrize(("pad_ft", "ok"), [(49.0, False), (50.0, True)])
 def test_tracking_pad_onto_a_private_road(tmp_path, plane, jurisdiction, cite, pad_ft, ok):
     layers = plane_layers()
     layers["bmps"] = gdf([rect(344, -805, 12, pad_ft)], id=[1], type=["tracking_pad"], install=["2027-05-03"])
-    r = analyze(make_site(tmp_path / "s", layers, {"jurisdiction": jurisdiction, "project": {"plat": "subdivision"}}, dem=plane))
+    r = analyze(
+        make_site(
+            tmp_path / "s",
+            layers,
+            {"jurisdiction": jurisdiction, "project": {"plat": "subdivision"}},
+            dem=plane,
+        )
+    )
     (ent,) = r.report["tracking"]["entrances"]
     assert ent["road_id"] == 7 and ent["road_public"] is False
     f = one(r.findings, "tracking_pad")
@@ -232,24 +295,35 @@ def big_layers(basins):
     return {
         "site_boundary": gdf([rect(150, -1150, 900, 1130)], id=[1]),
         "disturbance": gdf([rect(*BIG)], id=[1], start=["2027-05-03"], end=["2027-09-30"]),
-        "bmps": gdf([g for g, _t in basins], id=list(range(1, len(basins) + 1)), type=[t for _g, t in basins],
-                    install=["2027-05-03"] * len(basins)),
+        "bmps": gdf(
+            [g for g, _t in basins],
+            id=list(range(1, len(basins) + 1)),
+            type=[t for _g, t in basins],
+            install=["2027-05-03"] * len(basins),
+        ),
     }
 
 
-@pytest.mark.parametrize(("where", "kind", "status"), [
-    ("bottom", "sediment_basin", "pass"),
-    ("bottom", "sediment_trap", "fail"),  # DNR 1063: a trap serves under 5 acres; 12.86 drain there
-    ("top", "sediment_basin", "fail"),     # upslope of the work: receives none of its runoff
-])
-def test_basin_counts_only_where_it_receives_the_runoff_and_suits_it(tmp_path, big_plane, where, kind, status):
+@pytest.mark.parametrize(
+    ("where", "kind", "status"),
+    [
+        ("bottom", "sediment_basin", "pass"),
+        ("bottom", "sediment_trap", "fail"),  # DNR 1063: a trap serves under 5 acres; 12.86 drain there
+        ("top", "sediment_basin", "fail"),  # upslope of the work: receives none of its runoff
+    ],
+)
+def test_basin_counts_only_where_it_receives_the_runoff_and_suits_it(
+    tmp_path, big_plane, where, kind, status
+):
     x, y, w, h = BIG
     at = point(x + w / 2, y) if where == "bottom" else point(x + w / 2, y + h + 60)
     r = analyze(make_site(tmp_path / "s", big_layers([(at.buffer(30), kind)]), dem=big_plane))
     b = r.report["sediment_basin_location"]
     assert r.report["disturbed"]["max_at_one_time_acres"] == pytest.approx(490_000 / 43_560)
     (o,) = b["outlets"]
-    assert o["drainage_acres"] * 43_560 == pytest.approx(700 * 800, rel=1e-9) and o["kind"] == "sediment_basin"
+    assert (
+        o["drainage_acres"] * 43_560 == pytest.approx(700 * 800, rel=1e-9) and o["kind"] == "sediment_basin"
+    )
     assert o["disturbed_acres"] * 43_560 == pytest.approx(490_000, rel=1e-9)
     f = one(r.findings, "sediment_basin_submitted")
     assert f.citation == "B(6)(c)[2]" and f.status == status
@@ -266,7 +340,11 @@ def test_basin_kind_at_the_handbook_limits():
     from geosite.controls import basin_kind
 
     assert [basin_kind(a)[0] for a in (4.99, 5.0, 100.0, 100.01)] == [
-        "sediment_trap", "sediment_basin", "sediment_basin", "multiple_basins"]
+        "sediment_trap",
+        "sediment_basin",
+        "sediment_basin",
+        "multiple_basins",
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -277,20 +355,30 @@ def valley():
 
 
 VALLEY_SITE = rect(0, -580, 202, 580)  # the channel leaves the site 20 ft above the DEM's edge
-HEAD = rect(60, -260, 82, 80)          # holds the channel head: B(6)(c)[2]'s channel origin
+HEAD = rect(60, -260, 82, 80)  # holds the channel head: B(6)(c)[2]'s channel origin
 
 
 @pytest.mark.parametrize(("basin", "route"), [(True, "c2"), (False, "c3")])
-def test_under_ten_acres_a_channel_origin_makes_basins_one_route_fences_the_other(tmp_path, valley, basin, route):
-    bmps = [point(101, -262).buffer(8.0)] if basin else [point(101, -100).buffer(8.0)]  # at the outlet, or far upslope
-    layers = {"site_boundary": [VALLEY_SITE], "disturbance": gdf([HEAD], id=[1]),
-              "bmps": gdf(bmps, id=[1], type=["sediment_trap"])}
+def test_under_ten_acres_a_channel_origin_makes_basins_one_route_fences_the_other(
+    tmp_path, valley, basin, route
+):
+    bmps = (
+        [point(101, -262).buffer(8.0)] if basin else [point(101, -100).buffer(8.0)]
+    )  # at the outlet, or far upslope
+    layers = {
+        "site_boundary": [VALLEY_SITE],
+        "disturbance": gdf([HEAD], id=[1]),
+        "bmps": gdf(bmps, id=[1], type=["sediment_trap"]),
+    }
     r = analyze(make_site(tmp_path / "s", layers, {"project": {"plat": "subdivision"}}, dem=valley))
     assert r.measurements.values["hydrology.channel_originates_in_disturbed"] is True
     b = r.report["sediment_basin_location"]
     (o,) = b["outlets"]
     # the whole valley above the area's bottom edge drains out there: 130 rows x 101 columns of 4 sq ft
-    assert o["drainage_acres"] * 43_560 == pytest.approx(130 * 101 * 4, rel=0.01) and o["kind"] == "sediment_trap"
+    assert (
+        o["drainage_acres"] * 43_560 == pytest.approx(130 * 101 * 4, rel=0.01)
+        and o["kind"] == "sediment_trap"
+    )
     assert b["either_route"] is True
     fb = one(r.findings, "sediment_basin_submitted")
     fence = by_rule(r.findings, "filter_fence_submitted")
@@ -302,14 +390,18 @@ def test_under_ten_acres_a_channel_origin_makes_basins_one_route_fences_the_othe
         assert fence[0].status == "fail" and "or basins at every outlet" in fence[0].message
 
 
-# ------------------------------------------------------------------------- B(6)(c)[3]: channel edges outside the work
+# ----------------------------------------------------------------- B(6)(c)[3]: channel edges outside the work
 
 
 def test_channel_edge_fence_outside_the_disturbed_area(tmp_path, valley):
     # work on the east side of the valley, below the channel head, not touching the channel: its runoff
     # runs west (the D8 step across the 10 % side) into the channel along rows 150-199 (y -300 to -400)
     work = rect(120, -400, 60, 100)
-    layers = {"site_boundary": [VALLEY_SITE], "disturbance": gdf([work], id=[1]), "bmps": gdf([point(5, -5)], type=["stabilization"])}
+    layers = {
+        "site_boundary": [VALLEY_SITE],
+        "disturbance": gdf([work], id=[1]),
+        "bmps": gdf([point(5, -5)], type=["stabilization"]),
+    }
     r = analyze(make_site(tmp_path / "s", layers, {"project": {"plat": "subdivision"}}, dem=valley))
     fence = r.layers["filter_fence"]
     chan = fence[fence["side"] == "channel"]
@@ -345,7 +437,10 @@ def _band(slope_pct: float):
 @pytest.mark.parametrize(("slope", "met"), [(11.5, False), (20.0, True)])
 def test_a7_counts_steep_ground_below_the_mapping_unit(tmp_path, slope, met):
     dem = _band(slope)
-    layers = {"site_boundary": [rect(0, -400, 60, 400)], "disturbance": gdf([rect(10, -250, 30, 100)], id=[1])}
+    layers = {
+        "site_boundary": [rect(0, -400, 60, 400)],
+        "disturbance": gdf([rect(10, -250, 30, 100)], id=[1]),
+    }
     r = analyze(make_site(tmp_path / "s", layers, {"project": {"cut_cy": 0.0, "fill_cy": 0.0}}, dem=dem))
     s = r.report["slopes"]
     t = next(t for t in r.report["applicability"]["triggers"] if t["rule"] == "disturbance_on_steep_slopes")
@@ -353,13 +448,17 @@ def test_a7_counts_steep_ground_below_the_mapping_unit(tmp_path, slope, met):
     assert r.evaluation.applies is met  # 3,000 sq ft disturbed: A(7) is the only trigger
     if met:
         assert s["max_disturbed_slope_pct"] == pytest.approx(20.0, abs=0.01)  # the DEM is written as float32
-        assert s["steep_disturbed_area_sqft"] == pytest.approx(8 * 30, rel=1e-9)  # the band's cells, clipped exactly
+        assert s["steep_disturbed_area_sqft"] == pytest.approx(
+            8 * 30, rel=1e-9
+        )  # the band's cells, clipped exactly
         assert s["steep_disturbed_mapped_area_sqft"] == 0.0
         assert "only in patches under the 500 sq ft mapping unit" in t["message"] and "20.0 %" in t["message"]
         md = geosite.report.render_markdown(r.report)
         assert "240 sq ft" in md
     else:
-        assert s["steep_disturbed_area_sqft"] == 0.0 and s["max_disturbed_slope_pct"] == pytest.approx(11.5, abs=0.01)
+        assert s["steep_disturbed_area_sqft"] == 0.0 and s["max_disturbed_slope_pct"] == pytest.approx(
+            11.5, abs=0.01
+        )
         assert "11.5 %" in t["message"]
 
 
@@ -371,7 +470,10 @@ def test_a7_where_part_of_the_work_is_beyond_the_dem(tmp_path, slope, met):
     from geosite.testing import inclined_plane
 
     dem = inclined_plane(slope, shape=(200, 200), cell=2.0)  # x 0..400
-    layers = {"site_boundary": [rect(0, -300, 600, 250)], "disturbance": gdf([rect(350, -200, 100, 39)], id=[1])}  # 3,900 sq ft
+    layers = {
+        "site_boundary": [rect(0, -300, 600, 250)],
+        "disturbance": gdf([rect(350, -200, 100, 39)], id=[1]),
+    }  # 3,900 sq ft
     r = analyze(make_site(tmp_path / "s", layers, {"project": {"cut_cy": 0.0, "fill_cy": 0.0}}, dem=dem))
     t = next(t for t in r.report["applicability"]["triggers"] if t["rule"] == "disturbance_on_steep_slopes")
     assert t["met"] is met
@@ -391,9 +493,14 @@ def test_nodata_hole_is_named_and_its_fence_runs_unclassified(tmp_path):
 
     base = inclined_plane(5.0, shape=(200, 200), cell=2.0)
     z = base.elevation_ft.copy()
-    z[100:110, 120:140] = np.nan  # 20 x 40 ft hole (y -200..-220, x 240..280) across the work's east edge (x 260)
+    z[100:110, 120:140] = (
+        np.nan
+    )  # 20 x 40 ft hole (y -200..-220, x 240..280) across the work's east edge (x 260)
     dem = Dem.from_array(z, base.transform, base.crs, "us_ft")
-    layers = {"site_boundary": [rect(20, -380, 360, 360)], "disturbance": gdf([rect(160, -260, 100, 100)], id=[1])}
+    layers = {
+        "site_boundary": [rect(20, -380, 360, 360)],
+        "disturbance": gdf([rect(160, -260, 100, 100)], id=[1]),
+    }
     r = analyze(make_site(tmp_path / "s", layers, {"project": {"plat": "subdivision"}}, dem=dem))
     (note,) = [n for n in r.report["notes"] if "nodata hole" in n]
     assert "800 sq ft inside the site" in note and "400 sq ft of it in the disturbed area" in note
@@ -404,10 +511,16 @@ def test_nodata_hole_is_named_and_its_fence_runs_unclassified(tmp_path):
 
 def test_runoff_reaching_the_dem_edge_inside_the_site_is_not_assessed(tmp_path, plane):
     # the site runs past the DEM's bottom edge (y -1200): where the work's runoff goes from there is unknown
-    layers = {"site_boundary": [rect(200, -1300, 400, 900)], "disturbance": gdf([rect(300, -700, 100, 100)], id=[1])}
+    layers = {
+        "site_boundary": [rect(200, -1300, 400, 900)],
+        "disturbance": gdf([rect(300, -700, 100, 100)], id=[1]),
+    }
     r = analyze(make_site(tmp_path / "s", layers, {"project": {"plat": "subdivision"}}, dem=plane))
     assert r.measurements.values["hydrology.runoff_leaves_site"] is None
-    assert "DEM's edge or a nodata hole inside the site" in r.measurements.values["hydrology.runoff_leaves_site.why"]
+    assert (
+        "DEM's edge or a nodata hole inside the site"
+        in r.measurements.values["hydrology.runoff_leaves_site.why"]
+    )
     assert r.evaluation.gate.open("b6") is None
     assert fails(r.findings) == [] or all(not f.citation.startswith("B(6)") for f in fails(r.findings))
 
@@ -419,8 +532,11 @@ PILE = rect(112, -430, 28, 20)  # on the valley's east side, its west edge 11 ft
 
 
 def pile_layers(**pile_attrs):
-    return {"site_boundary": [VALLEY_SITE], "disturbance": gdf([rect(110, -440, 40, 40)], id=[1]),
-            "stockpiles": gdf([PILE], id=[1], days=[20], **pile_attrs)}
+    return {
+        "site_boundary": [VALLEY_SITE],
+        "disturbance": gdf([rect(110, -440, 40, 40)], id=[1]),
+        "stockpiles": gdf([PILE], id=[1], days=[20], **pile_attrs),
+    }
 
 
 def test_a_channel_traced_on_the_dem_is_a_drainage_channel(tmp_path, valley):
@@ -431,17 +547,29 @@ def test_a_channel_traced_on_the_dem_is_a_drainage_channel(tmp_path, valley):
     assert "setback_reason" in f.message
 
 
-@pytest.mark.parametrize(("attrs", "status"), [
-    ({"setback_reason": ["the lot is 60 ft wide"]}, "fail"),                                        # a reason, no extra BMPs
-    ({"extra_bmps": ["a second row of fence"]}, "fail"),                                            # extra BMPs, no reason
-    ({"setback_reason": ["the lot is 60 ft wide"], "extra_bmps": ["tarp and a second fence row"]}, "inspector_decision"),
-])
-def test_a_closer_pile_is_the_inspectors_decision_only_with_a_reason_and_extra_bmps(tmp_path, valley, attrs, status):
-    r = analyze(make_site(tmp_path / "s", pile_layers(**attrs), {"project": {"plat": "subdivision"}}, dem=valley))
+@pytest.mark.parametrize(
+    ("attrs", "status"),
+    [
+        ({"setback_reason": ["the lot is 60 ft wide"]}, "fail"),  # a reason, no extra BMPs
+        ({"extra_bmps": ["a second row of fence"]}, "fail"),  # extra BMPs, no reason
+        (
+            {"setback_reason": ["the lot is 60 ft wide"], "extra_bmps": ["tarp and a second fence row"]},
+            "inspector_decision",
+        ),
+    ],
+)
+def test_a_closer_pile_is_the_inspectors_decision_only_with_a_reason_and_extra_bmps(
+    tmp_path, valley, attrs, status
+):
+    r = analyze(
+        make_site(tmp_path / "s", pile_layers(**attrs), {"project": {"plat": "subdivision"}}, dem=valley)
+    )
     f = one(r.findings, "stockpile_setback")
     assert f.status == status and f.citation == "B(6)(e)"
     if status == "inspector_decision":
-        assert "the lot is 60 ft wide" in f.message and "Building Inspector" in f.message and "tarp" in f.message
+        assert (
+            "the lot is 60 ft wide" in f.message and "Building Inspector" in f.message and "tarp" in f.message
+        )
 
 
 def test_the_pile_fence_needs_no_end_hooks(tmp_path, valley):
@@ -461,12 +589,24 @@ def test_a_coarse_dem_does_not_make_a_road_above_a_pile_downslope():
 
     dem = inclined_plane(5.0, shape=(20, 20), cell=85.3)  # 26 m cells, falling south
     pile = box(X0 + 800, Y0 - 840, X0 + 840, Y0 - 800)
-    road = gpd.GeoDataFrame({"id": [1]}, geometry=[line((700, -774), (950, -774))], crs=CRS)  # 26 ft above the pile
+    road = gpd.GeoDataFrame(
+        {"id": [1]}, geometry=[line((700, -774), (950, -774))], crs=CRS
+    )  # 26 ft above the pile
     piles = gpd.GeoDataFrame({"id": [1], "days": [10]}, geometry=[pile], crs=CRS)
-    (rep,), _z, _f = stockpile_setbacks(piles, {"roads": road}, dem, flow_grid(dem), min_setback_ft=25.0,
-                                          trace_ft=100.0, tolerance_deg=20.0, reach_tolerance_ft=5.0)
+    (rep,), _z, _f = stockpile_setbacks(
+        piles,
+        {"roads": road},
+        dem,
+        flow_grid(dem),
+        min_setback_ft=25.0,
+        trace_ft=100.0,
+        tolerance_deg=20.0,
+        reach_tolerance_ft=5.0,
+    )
     assert rep["min_setback_ft"] is None and not rep["violation"]
-    assert rep["features"][0]["distance_ft"] == pytest.approx(26.0) and rep["features"][0]["downslope"] is False
+    assert (
+        rep["features"][0]["distance_ft"] == pytest.approx(26.0) and rep["features"][0]["downslope"] is False
+    )
 
 
 def test_belgium_reports_a_close_pile_and_fails_nothing_for_it(tmp_path, valley):
@@ -476,11 +616,19 @@ def test_belgium_reports_a_close_pile_and_fails_nothing_for_it(tmp_path, valley)
     assert f.status == "info" and "not specified by this chapter" in f.message and "11.0 ft" in f.message
 
 
-@pytest.mark.parametrize(("dewatering", "status", "required"), [(True, "info", True), (False, "info", False), (None, "not_assessed", None)])
+@pytest.mark.parametrize(
+    ("dewatering", "status", "required"),
+    [(True, "info", True), (False, "info", False), (None, "not_assessed", None)],
+)
 def test_b1_dewatering_is_required_where_water_is_pumped(tmp_path, dewatering, status, required):
     project = {"plat": "subdivision"} | ({} if dewatering is None else {"dewatering": dewatering})
-    r = analyze(make_site(tmp_path / "s", {"site_boundary": [rect(0, 0, 200, 200)], "disturbance": [rect(10, 10, 50, 50)]},
-                          {"project": project}))
+    r = analyze(
+        make_site(
+            tmp_path / "s",
+            {"site_boundary": [rect(0, 0, 200, 200)], "disturbance": [rect(10, 10, 50, 50)]},
+            {"project": project},
+        )
+    )
     f = one(r.findings, "dewatering")
     assert f.citation == "B(1)" and f.status == status and f.required is required
 
@@ -491,7 +639,12 @@ def test_the_construction_plan_says_which_controls_are_for_reference(tmp_path, p
     pymupdf = pytest.importorskip("pymupdf")
     from geosite.maps import render_construction_plan
 
-    folder = make_site(tmp_path / "s", plane_layers(dist=(300, -700, 50, 59)), {"project": {"cut_cy": 10.0, "fill_cy": 10.0}}, dem=plane)
+    folder = make_site(
+        tmp_path / "s",
+        plane_layers(dist=(300, -700, 50, 59)),
+        {"project": {"cut_cy": 10.0, "fill_cy": 10.0}},
+        dem=plane,
+    )
     r = analyze(folder)
     out = render_construction_plan(r, tmp_path / "plan.pdf", png_dpi=None)
     paths = out if isinstance(out, list) else [tmp_path / "plan.pdf"]

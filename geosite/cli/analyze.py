@@ -11,25 +11,75 @@ from geosite.cli.app import limit_option, limits_from, output_folder, state
 
 @click.command("analyze")
 @click.argument("site_dir", type=click.Path(path_type=Path))
-@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
-              help="Output folder (default: ./geosite-out/<site folder name>). Never inside the site folder.")
-@click.option("--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium).")
-@click.option("--dem", type=click.Path(path_type=Path), default=None, help="DEM file; overrides site.toml [dem] path.")
-@click.option("--dem-vertical-unit", type=click.Choice(["us_ft", "ft", "m"]), default=None,
-              help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Output folder (default: ./geosite-out/<site folder name>). Never inside the site folder.",
+)
+@click.option(
+    "--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium)."
+)
+@click.option(
+    "--dem", type=click.Path(path_type=Path), default=None, help="DEM file; overrides site.toml [dem] path."
+)
+@click.option(
+    "--dem-vertical-unit",
+    type=click.Choice(["us_ft", "ft", "m"]),
+    default=None,
+    help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
 @click.option("--make-valid", is_flag=True, help="Repair invalid polygons instead of rejecting them.")
-@click.option("--strict", is_flag=True, help="Treat warnings (DEM coverage, reprojection, a site outside the village, implausible DEM heights) as errors.")
-@click.option("--no-maps", is_flag=True, help="Skip the plan maps (PDF + PNG); write only the report and layers.")
-@click.option("--sheet", default="auto", show_default=True, help="Map sheet: ANSI-A..D, ARCH-D (+ -landscape/-portrait), or auto.")
-@click.option("--scale", "scale_ft", type=float, default=100.0, show_default=True,
-              help="Map scale, feet per inch (100 or larger scales: 50, 40, 20).")
-@click.option("--allow-outside-paths", "allow_outside", is_flag=True,
-              help="Let site.toml name files outside SITE_DIR (your own folder only; `geosite check` never allows it).")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Treat warnings (DEM coverage, reprojection, a site outside the village, "
+    "implausible DEM heights) as errors.",
+)
+@click.option(
+    "--no-maps", is_flag=True, help="Skip the plan maps (PDF + PNG); write only the report and layers."
+)
+@click.option(
+    "--sheet",
+    default="auto",
+    show_default=True,
+    help="Map sheet: ANSI-A..D, ARCH-D (+ -landscape/-portrait), or auto.",
+)
+@click.option(
+    "--scale",
+    "scale_ft",
+    type=float,
+    default=100.0,
+    show_default=True,
+    help="Map scale, feet per inch (100 or larger scales: 50, 40, 20).",
+)
+@click.option(
+    "--allow-outside-paths",
+    "allow_outside",
+    is_flag=True,
+    help="Let site.toml name files outside SITE_DIR (your own folder only; `geosite check` never allows it).",
+)
 @limit_option
 @click.pass_context
-def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite, make_valid, strict, no_maps, sheet, scale_ft,
-            allow_outside, limit) -> None:
+def analyze(
+    ctx,
+    *,
+    site_dir,
+    out,
+    jurisdiction,
+    dem,
+    dem_vertical_unit,
+    overwrite,
+    make_valid,
+    strict,
+    no_maps,
+    sheet,
+    scale_ft,
+    allow_outside,
+    limit,
+) -> None:
     """Analyze SITE_DIR: areas, slopes, drainage and the ordinance's findings, each with its section."""
     from geosite.pipeline import analyze as run_analysis
     from geosite.pipeline import write_outputs
@@ -49,25 +99,40 @@ def analyze(ctx, site_dir, out, jurisdiction, dem, dem_vertical_unit, overwrite,
             parse_sheet(sheet)
     with steps:
         steps("loading and validating the site")
-        site = load_site(site_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit,
-                         make_valid=make_valid, strict=strict, allow_outside=allow_outside, limits=limits)
+        site = load_site(
+            site_dir,
+            jurisdiction=jurisdiction,
+            dem=dem,
+            dem_vertical_unit=dem_vertical_unit,
+            make_valid=make_valid,
+            strict=strict,
+            allow_outside=allow_outside,
+            limits=limits,
+        )
         if not no_maps:
             from geosite.maps.common import check_sheet_count
 
             check_sheet_count(site, scale_ft, sheet)
         result = run_analysis(site, step=steps)
         steps("writing outputs" + ("" if no_maps else " and plan maps"))
-        files = write_outputs(result, out, overwrite=overwrite, maps=not no_maps, sheet=sheet, scale_ft=scale_ft)
+        files = write_outputs(
+            result, out, overwrite=overwrite, maps=not no_maps, sheet=sheet, scale_ft=scale_ft
+        )
     if not quiet:
         r = result.report
         d = r["disturbed"]
         click.echo(f"{site.name} ({r['jurisdiction_name']})")
         if d["area_sqft"] is not None:
-            click.echo(f"  disturbed: {d['area_sqft']:,.0f} sq ft ({d['area_acres']:.3f} acres); "
-                       f"at one time at most {d['max_at_one_time_acres']:.3f} acres")
+            click.echo(
+                f"  disturbed: {d['area_sqft']:,.0f} sq ft ({d['area_acres']:.3f} acres); "
+                f"at one time at most {d['max_at_one_time_acres']:.3f} acres"
+            )
         applies = r["applicability"]["applies"]
-        click.echo(f"  chapter applies: {'not decided' if applies is None else 'yes' if applies else 'no'}; plan type: {r['plan_type']}")
-        counts = {}
+        click.echo(
+            f"  chapter applies: {'not decided' if applies is None else 'yes' if applies else 'no'}; plan "
+            f"type: {r['plan_type']}"
+        )
+        counts: dict[str, int] = {}
         for f in r["findings"]:
             counts[f["status"]] = counts.get(f["status"], 0) + 1
         click.echo("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import click
 
-from geosite import __version__
+from geosite._version import __version__
 
 log = logging.getLogger("geosite")
 
@@ -44,7 +44,7 @@ class Steps:
     file, a pipe, a test: tqdm draws nothing there). The pipeline only calls it with each stage's name
     (it never imports the CLI); close it (or use it as a context manager) before printing results."""
 
-    def __init__(self, quiet: bool, file=None) -> None:  # noqa: ANN001 - a text stream, default stderr
+    def __init__(self, quiet: bool, file=None) -> None:  # a text stream, default stderr
         self.quiet = quiet
         self.file = file
         self._bar = None
@@ -56,9 +56,17 @@ class Steps:
             from tqdm import tqdm
 
             # a redraw per stage (mininterval 0): a run has some fifteen, each worth seeing
-            self._bar = tqdm(total=None, initial=1, desc=name, file=self.file or sys.stderr, disable=None,
-                             leave=False, mininterval=0, dynamic_ncols=True,
-                             bar_format="geosite: {desc} (stage {n_fmt}, {elapsed})")
+            self._bar = tqdm(
+                total=None,
+                initial=1,
+                desc=name,
+                file=self.file or sys.stderr,
+                disable=None,
+                leave=False,
+                mininterval=0,
+                dynamic_ncols=True,
+                bar_format="geosite: {desc} (stage {n_fmt}, {elapsed})",
+            )
         else:
             self._bar.set_description_str(name, refresh=False)
             self._bar.update(1)
@@ -86,7 +94,7 @@ class CliState:
         return Steps(self.quiet)
 
 
-def output_folder(out, inputs, overwrite: bool, container: bool = False):  # noqa: ANN001, ANN201
+def output_folder(out, inputs, overwrite: bool, container: bool = False):
     """The output folder, refused before any work when it exists (without --overwrite, or not written
     by geosite), overlaps an input or cannot be written (:func:`geosite.io.output.check_output_dir`)."""
     from geosite.io.output import check_output_dir
@@ -94,14 +102,19 @@ def output_folder(out, inputs, overwrite: bool, container: bool = False):  # noq
     return check_output_dir(out, inputs, overwrite, container)
 
 
-def limit_option(f):  # noqa: ANN001, ANN201
+def limit_option(f):
     """``--limit KEY=VALUE`` (repeatable): raise or lower one of geosite.io.limits.Limits."""
-    return click.option("--limit", "limit", multiple=True, metavar="KEY=VALUE",
-                        help="Change a resource limit (repeatable), e.g. --limit max_vertices_total=5000000; "
-                             "the limits and their defaults: docs/security.md.")(f)
+    return click.option(
+        "--limit",
+        "limit",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="Change a resource limit (repeatable), e.g. --limit max_vertices_total=5000000; "
+        "the limits and their defaults: docs/security.md.",
+    )(f)
 
 
-def limits_from(items: tuple[str, ...]):  # noqa: ANN201
+def limits_from(items: tuple[str, ...]):
     """The :class:`geosite.io.limits.Limits` the ``--limit`` options ask for."""
     from geosite.io.limits import parse_limits
 
@@ -132,7 +145,7 @@ class Geosite(click.Group):
         module, attr = COMMANDS[name]
         return getattr(importlib.import_module(f"geosite.cli.{module}"), attr)
 
-    def invoke(self, ctx: click.Context):  # noqa: ANN201
+    def invoke(self, ctx: click.Context):
         from geosite.errors import InputError, OutputError
 
         try:
@@ -143,7 +156,11 @@ class Geosite(click.Group):
 
 
 def _setup_logging(verbose: int, quiet: bool) -> None:
-    level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
+    level = (
+        logging.WARNING
+        if quiet
+        else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
+    )
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     # the level on the handler too: libraries that set their own loggers' levels (distributed logs its
     # scheduler and workers at INFO) would otherwise print through the root handler under -q
@@ -152,7 +169,7 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
 
 
 def _show_warnings(quiet: bool) -> None:
-    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+    def show(message, category, filename, lineno, file=None, line=None):
         if not quiet:
             click.echo(f"warning: {message}", err=True)
 

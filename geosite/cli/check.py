@@ -12,25 +12,62 @@ from geosite.cli.app import limit_option, limits_from, output_folder, state
 
 @click.command("check")
 @click.argument("submission_dir", type=click.Path(path_type=Path))
-@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
-              help="Output folder (default: ./geosite-out/<submission folder name>-check). Never inside the submission.")
-@click.option("--jurisdiction", default=None,
-              help="Profile name or profile file (.toml): the inspector's rulebook, overriding site.toml's (which may "
-                   "only name an installed profile: grantsburg, belgium).")
-@click.option("--dem", type=click.Path(path_type=Path), default=None,
-              help="DEM file (e.g. the county LiDAR); overrides site.toml [dem] path.")
-@click.option("--dem-vertical-unit", type=click.Choice(["us_ft", "ft", "m"]), default=None,
-              help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.")
-@click.option("--received", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
-              help="Date the application, plan and fee were received (YYYY-MM-DD), for the review deadline.")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Output folder (default: ./geosite-out/<submission folder name>-check). Never "
+    "inside the submission.",
+)
+@click.option(
+    "--jurisdiction",
+    default=None,
+    help="Profile name or profile file (.toml): the inspector's rulebook, overriding site.toml's (which may "
+    "only name an installed profile: grantsburg, belgium).",
+)
+@click.option(
+    "--dem",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="DEM file (e.g. the county LiDAR); overrides site.toml [dem] path.",
+)
+@click.option(
+    "--dem-vertical-unit",
+    type=click.Choice(["us_ft", "ft", "m"]),
+    default=None,
+    help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.",
+)
+@click.option(
+    "--received",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    default=None,
+    help="Date the application, plan and fee were received (YYYY-MM-DD), for the review deadline.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
-@click.option("--make-valid", is_flag=True,
-              help="Repair invalid polygons for the measurements and report each one as a failed finding "
-                   "(without it, invalid polygons are bad input: exit 2).")
+@click.option(
+    "--make-valid",
+    is_flag=True,
+    help="Repair invalid polygons for the measurements and report each one as a failed finding "
+    "(without it, invalid polygons are bad input: exit 2).",
+)
 @click.option("--no-html", is_flag=True, help="Skip report.html.")
 @limit_option
 @click.pass_context
-def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, received, overwrite, make_valid, no_html, limit) -> None:
+def check(
+    ctx,
+    *,
+    submission_dir,
+    out,
+    jurisdiction,
+    dem,
+    dem_vertical_unit,
+    received,
+    overwrite,
+    make_valid,
+    no_html,
+    limit,
+) -> None:
     """Check SUBMISSION_DIR (a site folder with a [declared] table) against its chapter, section by section.
 
     The submission is copied to a private folder and read there by a child process with no network,
@@ -49,13 +86,20 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
     inputs = [submission_dir] + ([dem] if dem else [])
     out = output_folder(out, inputs, overwrite)
     with steps:
-        result = check_submission_sandboxed(submission_dir, jurisdiction=jurisdiction, dem=dem,
-                                            dem_vertical_unit=dem_vertical_unit,
-                                            received=received.date() if received else None,
-                                            make_valid=make_valid, step=steps, limits=limits_from(limit))
+        result = check_submission_sandboxed(
+            submission_dir,
+            jurisdiction=jurisdiction,
+            dem=dem,
+            dem_vertical_unit=dem_vertical_unit,
+            received=received.date() if received else None,
+            make_valid=make_valid,
+            step=steps,
+            limits=limits_from(limit),
+        )
         steps("writing outputs")
         files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
     if not quiet:
+
         def say(text: str) -> None:  # the applicant's names on the inspector's terminal: no escapes
             click.echo(printable(text))
 
@@ -66,9 +110,12 @@ def check(ctx, submission_dir, out, jurisdiction, dem, dem_vertical_unit, receiv
         for f in result.decisions:
             say(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
         for f in result.open_questions if result.verdict == "incomplete" else []:
-            say(f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with {f.settle or 'the data named in the finding'}")
+            say(
+                f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with "
+                f"{f.settle or 'the data named in the finding'}"
+            )
         if s.get("review_deadline"):
             say(f"  review deadline: {s['review_deadline']}")
-        for f in files:
-            say(f"  wrote {f}")
+        for path in files:
+            say(f"  wrote {path}")
     sys.exit(result.exit_code)

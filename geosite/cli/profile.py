@@ -21,11 +21,15 @@ def check(file: str) -> None:
     """Validate FILE (a profile .toml, or an installed profile's name): exit 0 valid, 2 with every problem."""
     from geosite.rules import load_profile
 
-    prof = load_profile(file)  # a ProfileError (exit 2) lists every problem with the key and the nearest valid name
+    prof = load_profile(
+        file
+    )  # a ProfileError (exit 2) lists every problem with the key and the nearest valid name
     n = len(prof.requirements)
-    click.echo(f"{prof.path}: valid profile {prof.id!r} ({prof.name}): {n} requirement{'s' if n != 1 else ''}, "
-               f"{len(prof.data.get('applicability', {}).get('triggers', []))} applicability triggers, "
-               f"{len(prof.data.get('not_specified', []))} topics not specified or not read")
+    click.echo(
+        f"{prof.path}: valid profile {prof.id!r} ({prof.name}): {n} requirement{'s' if n != 1 else ''}, "
+        f"{len(prof.data.get('applicability', {}).get('triggers', []))} applicability triggers, "
+        f"{len(prof.data.get('not_specified', []))} topics not specified or not read"
+    )
 
 
 @profile.command("show")

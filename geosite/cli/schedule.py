@@ -11,35 +11,96 @@ from geosite.cli.app import output_folder, state
 _DATE = click.DateTime(formats=["%Y-%m-%d"])
 
 
-def _day(value):  # noqa: ANN001, ANN202
+def _day(value):
     return value.date() if value is not None else None
 
 
 @click.command("schedule")
 @click.argument("site_dir", type=click.Path(path_type=Path))
-@click.option("--received", type=_DATE, default=None, help="Day the application, plan and fee were received (YYYY-MM-DD).")
+@click.option(
+    "--received",
+    type=_DATE,
+    default=None,
+    help="Day the application, plan and fee were received (YYYY-MM-DD).",
+)
 @click.option("--issued", type=_DATE, default=None, help="Day the permit was issued (YYYY-MM-DD).")
-@click.option("--info-received", type=_DATE, default=None, help="Day the needed information was received (YYYY-MM-DD).")
-@click.option("--rain", type=click.Path(path_type=Path), default=None,
-              help="Daily rainfall CSV: columns date and rain_in (or rain_mm).")
-@click.option("--plan-type", type=click.Choice(["full", "statement", "both"]), default=None,
-              help="Plan type; default from the disturbed area.")
-@click.option("--extension", "extensions", type=click.IntRange(min=1), multiple=True,
-              help="Days added by a permit extension (repeat for each).")
-@click.option("--bmp-installed", type=_DATE, multiple=True, help="Day BMPs were installed (repeatable): the completion notice.")
+@click.option(
+    "--info-received", type=_DATE, default=None, help="Day the needed information was received (YYYY-MM-DD)."
+)
+@click.option(
+    "--rain",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Daily rainfall CSV: columns date and rain_in (or rain_mm).",
+)
+@click.option(
+    "--plan-type",
+    type=click.Choice(["full", "statement", "both"]),
+    default=None,
+    help="Plan type; default from the disturbed area.",
+)
+@click.option(
+    "--extension",
+    "extensions",
+    type=click.IntRange(min=1),
+    multiple=True,
+    help="Days added by a permit extension (repeat for each).",
+)
+@click.option(
+    "--bmp-installed",
+    type=_DATE,
+    multiple=True,
+    help="Day BMPs were installed (repeatable): the completion notice.",
+)
 @click.option("--notice", type=_DATE, default=None, help="Day of a notice of violation or stop-work order.")
-@click.option("--notice-of-intent", type=_DATE, default=None, help="Day a notice of intent was mailed or served.")
-@click.option("--notice-without-permit", type=_DATE, default=None,
-              help="Day of a notice where work goes on without a permit (the time to cease).")
-@click.option("--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium).")
-@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
-              help="Also write schedule.json and schedule.md to this folder (never inside the site folder).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="What to print.")
+@click.option(
+    "--notice-of-intent", type=_DATE, default=None, help="Day a notice of intent was mailed or served."
+)
+@click.option(
+    "--notice-without-permit",
+    type=_DATE,
+    default=None,
+    help="Day of a notice where work goes on without a permit (the time to cease).",
+)
+@click.option(
+    "--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium)."
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write schedule.json and schedule.md to this folder (never inside the site folder).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="What to print.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
 @click.pass_context
-def schedule(ctx, site_dir, received, issued, info_received, rain, plan_type, extensions, bmp_installed, notice,
-             notice_of_intent, notice_without_permit, jurisdiction, out, fmt, overwrite) -> None:
+def schedule(
+    ctx,
+    *,
+    site_dir,
+    received,
+    issued,
+    info_received,
+    rain,
+    plan_type,
+    extensions,
+    bmp_installed,
+    notice,
+    notice_of_intent,
+    notice_without_permit,
+    jurisdiction,
+    out,
+    fmt,
+    overwrite,
+) -> None:
     """The calendar of SITE_DIR: review and permit deadlines, notices, inspections, stabilization."""
     import json
 
@@ -51,14 +112,25 @@ def schedule(ctx, site_dir, received, issued, info_received, rain, plan_type, ex
     if out is not None:
         out = output_folder(out, [site_dir] + ([rain] if rain else []), overwrite)
     if rain is not None:
-        rain = read_rainfall(rain)  # a bad record is refused before anything else, with or without project dates
+        rain = read_rainfall(
+            rain
+        )  # a bad record is refused before anything else, with or without project dates
     site = load_site(site_dir, jurisdiction=jurisdiction)
     profile = site.profile or load_profile(jurisdiction or site.jurisdiction)
-    sched = build_schedule(site, profile, received=_day(received), issued=_day(issued),
-                           info_received=_day(info_received), rain=rain, plan_type=plan_type,
-                           extensions=extensions, bmp_installed=[_day(d) for d in bmp_installed],
-                           notice=_day(notice), notice_of_intent=_day(notice_of_intent),
-                           notice_without_permit=_day(notice_without_permit))
+    sched = build_schedule(
+        site,
+        profile,
+        received=_day(received),
+        issued=_day(issued),
+        info_received=_day(info_received),
+        rain=rain,
+        plan_type=plan_type,
+        extensions=extensions,
+        bmp_installed=[_day(d) for d in bmp_installed],
+        notice=_day(notice),
+        notice_of_intent=_day(notice_of_intent),
+        notice_without_permit=_day(notice_without_permit),
+    )
     if out is not None:
         sched.write(out, overwrite=overwrite)
     if fmt == "json":

@@ -51,8 +51,14 @@ def basin_kind(acres: float, trap_max_acres: float = 5.0, basin_max_acres: float
     if acres < trap_max_acres:
         return "sediment_trap", f"DNR 1063: a sediment trap for drainage under {trap_max_acres:g} acres"
     if acres <= basin_max_acres:
-        return "sediment_basin", f"DNR 1064: a sediment basin for drainage of {trap_max_acres:g} to {basin_max_acres:g} acres"
-    return "multiple_basins", f"drainage over {basin_max_acres:g} acres: more than one sediment basin (DNR 1064)"
+        return (
+            "sediment_basin",
+            f"DNR 1064: a sediment basin for drainage of {trap_max_acres:g} to {basin_max_acres:g} acres",
+        )
+    return (
+        "multiple_basins",
+        f"drainage over {basin_max_acres:g} acres: more than one sediment basin (DNR 1064)",
+    )
 
 
 def disturbed_outlets(
@@ -61,6 +67,7 @@ def disturbed_outlets(
     fg: FlowGrid,
     trap_max_acres: float = 5.0,
     basin_max_acres: float = 100.0,
+    *,
     channel_threshold_sqft: float | None = None,
     merge_ft: float = 50.0,
     concentrated_only: bool = False,
@@ -96,8 +103,7 @@ def disturbed_outlets(
     dirs = fg.directions
     rr, rc, has = fg.receivers()
     exits = inside & (dirs != 255) & (~has | ~inside[rr, rc])
-    cols = {"outlet": [], "drainage_sqft": [], "drainage_acres": [], "disturbed_sqft": [], "disturbed_acres": [],
-            "concentrated": [], "kind": [], "limit": [], "exit_cell_count": []}
+    cols = _outlet_columns()
     if not exits.any() or (concentrated_only and not channel_threshold_sqft):
         return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
     sink = dirs.copy()
@@ -110,11 +116,106 @@ def disturbed_outlets(
     outlet_cells = exits & chan if concentrated_only else exits
     # labelled on the disturbed cells' box (exits are disturbed cells), not the window
     box = grid.cells_box(inside)
+    assert box is not None  # the disturbed area has cells on the DEM here
     r0, c0 = box[0].start, box[1].start
     lab_box, n = ndimage.label(outlet_cells[box], structure=np.ones((3, 3), bool))
     if n == 0:
         return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
     steps = max(int(np.ceil(merge_ft / min(dem.cell_x_ft, dem.cell_y_ft))), 1)
+    cells_of = _cells_by_label(lab_box, n, r0 * dirs.shape[1] + c0, dirs.shape[1])
+    free = (~inside & ~chan).reshape(-1)  # paths meet overland, outside the disturbed area, before a channel
+    groups, paths = _merge_by_paths(cells_of, dirs, free, steps)
+    cell = dem.cell_area_sqft
+    rows = []
+    for members in groups.values():
+        idx = np.concatenate([cells_of[k] for k in members])
+        drain = float(first.reshape(-1)[idx].sum()) * cell
+        dist_sqft = float(first_dist.reshape(-1)[idx].sum()) * cell
+        at = idx[int(np.argmax(first.reshape(-1)[idx]))]
+        reach = np.unique(np.concatenate([idx] + [paths[k] for k in members]))
+        rows.append((drain, dist_sqft, bool(chan.reshape(-1)[idx].any()), int(at), int(idx.size), reach))
+    rows.sort(key=lambda t: -t[0])
+    out, exit_cells = _outlet_frame(
+        rows, dem, cols, trap_max_acres=trap_max_acres, basin_max_acres=basin_max_acres
+    )
+    return grid.to_crs(out, out_crs), exit_cells
+
+
+def _outlet_frame(
+    rows: list[tuple[Any, ...]],
+    dem: Dem,
+    cols: dict[str, list[Any]],
+    *,
+    trap_max_acres: float,
+    basin_max_acres: float,
+) -> tuple[gpd.GeoDataFrame, list[np.ndarray]]:
+    """One point per outlet (DEM CRS) from ``rows`` (drainage sq ft, disturbed sq ft, concentrated, the
+    outlet cell, exit cell count, the cells reached), largest first, numbered 1..; and the cells reached."""
+    import geopandas as gpd
+
+    dirs_cols = dem.shape[1]
+    pts, exit_cells = [], []
+    for i, (drain, dist_sqft, conc, at, count, reach) in enumerate(rows, 1):
+        acres = drain / SQFT_PER_ACRE
+        kind, limit = basin_kind(acres, trap_max_acres, basin_max_acres)
+        r, c = divmod(at, dirs_cols)
+        x, y = grid.centres(dem, np.array([r]), np.array([c]))
+        pts.append(Point(float(x[0]), float(y[0])))
+        for key, val in (
+            ("outlet", i),
+            ("drainage_sqft", drain),
+            ("drainage_acres", acres),
+            ("disturbed_sqft", dist_sqft),
+            ("disturbed_acres", dist_sqft / SQFT_PER_ACRE),
+            ("concentrated", conc),
+            ("kind", kind),
+            ("limit", limit),
+            ("exit_cell_count", count),
+        ):
+            cols[key].append(val)
+        exit_cells.append(reach)
+    return gpd.GeoDataFrame(cols, geometry=pts, crs=dem.crs), exit_cells
+
+
+def _outlet_columns() -> dict[str, list[Any]]:
+    """The outlets' columns, empty."""
+    return {
+        "outlet": [],
+        "drainage_sqft": [],
+        "drainage_acres": [],
+        "disturbed_sqft": [],
+        "disturbed_acres": [],
+        "concentrated": [],
+        "kind": [],
+        "limit": [],
+        "exit_cell_count": [],
+    }
+
+
+def _cells_by_label(lab_box: np.ndarray, n: int, offset: int, ncols: int) -> dict[int, np.ndarray]:
+    """Label (1..n) -> the window's flat indices of its cells, in raster order (``lab_box``: labels on a box
+    whose first cell is the window's flat index ``offset``; ``ncols``: the window's width in cells)."""
+    flat = lab_box.reshape(-1)
+    nzb = np.flatnonzero(flat)
+    nzb = nzb[np.argsort(flat[nzb], kind="stable")]
+    br, bc = np.divmod(nzb, lab_box.shape[1])
+    r0, c0 = divmod(offset, ncols)
+    nz = (br + r0) * ncols + bc + c0  # the window's flat indices, in label then raster order
+    return dict(
+        zip(
+            range(1, n + 1),
+            np.split(nz, np.cumsum(np.bincount(flat[nzb], minlength=n + 1)[1:])[:-1]),
+            strict=True,
+        )
+    )
+
+
+def _merge_by_paths(
+    cells_of: dict[int, np.ndarray], dirs: np.ndarray, free: np.ndarray, steps: int
+) -> tuple[dict[int, list[int]], dict[int, np.ndarray]]:
+    """Exit-cell groups whose downhill paths (``steps`` cells each) meet on ``free`` cells: one outlet each,
+    as root label -> its labels; and each label's path cells (flat indices)."""
+    n = len(cells_of)
     parent = list(range(n + 1))
 
     def find(k: int) -> int:
@@ -123,14 +224,7 @@ def disturbed_outlets(
             k = parent[k]
         return k
 
-    flat = lab_box.reshape(-1)
-    nzb = np.flatnonzero(flat)
-    nzb = nzb[np.argsort(flat[nzb], kind="stable")]
-    br, bc = np.divmod(nzb, lab_box.shape[1])
-    nz = (br + r0) * dirs.shape[1] + bc + c0  # the window's flat indices, in label then raster order
-    cells_of = dict(zip(range(1, n + 1), np.split(nz, np.cumsum(np.bincount(flat[nzb], minlength=n + 1)[1:])[:-1]), strict=True))
     owner = np.zeros(dirs.size, np.int64)  # the outlet (1..) whose path a cell is on; zeroed pages, no fill
-    free = (~inside & ~chan).reshape(-1)  # paths meet overland, outside the disturbed area, before a channel
     paths: dict[int, np.ndarray] = {}
     for k in range(1, n + 1):
         r, c = np.divmod(cells_of[k], dirs.shape[1])
@@ -146,30 +240,7 @@ def disturbed_outlets(
     groups: dict[int, list[int]] = {}
     for k in range(1, n + 1):
         groups.setdefault(find(k), []).append(k)
-    cell = dem.cell_area_sqft
-    rows = []
-    for members in groups.values():
-        idx = np.concatenate([cells_of[k] for k in members])
-        drain = float(first.reshape(-1)[idx].sum()) * cell
-        dist_sqft = float(first_dist.reshape(-1)[idx].sum()) * cell
-        at = idx[int(np.argmax(first.reshape(-1)[idx]))]
-        reach = np.unique(np.concatenate([idx] + [paths[k] for k in members]))
-        rows.append((drain, dist_sqft, bool(chan.reshape(-1)[idx].any()), int(at), int(idx.size), reach))
-    rows.sort(key=lambda t: -t[0])
-    pts, exit_cells = [], []
-    for i, (drain, dist_sqft, conc, at, count, reach) in enumerate(rows, 1):
-        acres = drain / SQFT_PER_ACRE
-        kind, limit = basin_kind(acres, trap_max_acres, basin_max_acres)
-        r, c = divmod(at, dirs.shape[1])
-        x, y = grid.centres(dem, np.array([r]), np.array([c]))
-        pts.append(Point(float(x[0]), float(y[0])))
-        for key, val in (("outlet", i), ("drainage_sqft", drain), ("drainage_acres", acres), ("disturbed_sqft", dist_sqft),
-                         ("disturbed_acres", dist_sqft / SQFT_PER_ACRE), ("concentrated", conc), ("kind", kind),
-                         ("limit", limit), ("exit_cell_count", count)):
-            cols[key].append(val)
-        exit_cells.append(reach)
-    out = gpd.GeoDataFrame(cols, geometry=pts, crs=dem.crs)
-    return grid.to_crs(out, out_crs), exit_cells
+    return groups, paths
 
 
 def submitted_at_outlets(
@@ -178,6 +249,7 @@ def submitted_at_outlets(
     exit_cells: list[np.ndarray],
     dem: Dem,
     fg: FlowGrid,
+    *,
     disturbed: Any,
     search_ft: float = 10.0,
     capture: float = 0.5,
@@ -189,13 +261,22 @@ def submitted_at_outlets(
 
     Returns one dict per outlet: ``outlet``, ``drainage_acres``, ``disturbed_acres``, ``kind`` (needed),
     ``served_by`` (ids of the submitted features receiving its runoff), ``suitable_by`` (those whose type
-    suits its drainage) and ``captured`` (submitted id -> share of the outlet's drainage flowing through it)."""
+    suits its drainage) and ``captured`` (submitted id -> share of the outlet's drainage flowing through
+    it)."""
     geoms = list(grid.to_crs(basins, dem.crs).geometry)
     ids = [py_scalar(i) for i in basins["id"]] if "id" in basins.columns else list(range(1, len(basins) + 1))
-    types = [str(t).strip().lower() for t in basins["type"]] if "type" in basins.columns else ["sediment_basin"] * len(basins)
+    types = (
+        [str(t).strip().lower() for t in basins["type"]]
+        if "type" in basins.columns
+        else ["sediment_basin"] * len(basins)
+    )
     tol = search_ft / dem.ft_per_unit
     nc = dem.shape[1]
-    geom = disturbed if isinstance(disturbed, shapely.geometry.base.BaseGeometry) else grid.to_crs(disturbed, dem.crs).geometry.union_all()
+    geom = (
+        disturbed
+        if isinstance(disturbed, shapely.geometry.base.BaseGeometry)
+        else grid.to_crs(disturbed, dem.crs).geometry.union_all()
+    )
     inside = grid.rasterize(geom, dem.shape, dem.transform)
     rr, rc, has = fg.receivers()
     exits = inside & (fg.directions != 255) & (~has | ~inside[rr, rc])
@@ -204,8 +285,11 @@ def submitted_at_outlets(
     base = np.nan_to_num(weighted_accumulation(sink, np.ones(sink.shape)), copy=False).reshape(-1)
     shares: list[dict[Any, float]] = [{} for _ in range(len(outlets))]
     for i, g in zip(ids, geoms, strict=True):
-        foot = grid.rasterize(g.buffer(0.5 * min(abs(dem.transform.a), abs(dem.transform.e))) if g.geom_type == "Point" else g,
-                              dem.shape, dem.transform)
+        foot = grid.rasterize(
+            g.buffer(0.5 * min(abs(dem.transform.a), abs(dem.transform.e))) if g.geom_type == "Point" else g,
+            dem.shape,
+            dem.transform,
+        )
         if not (foot & inside).any():
             continue
         with_basin = sink.copy()
@@ -221,11 +305,23 @@ def submitted_at_outlets(
         r, c = np.divmod(cells, nc)
         x, y = grid.centres(dem, r, c)
         pts = shapely.multipoints(np.column_stack([x, y]))
-        served = [i for i, g in zip(ids, geoms, strict=True) if shapely.dwithin(g, pts, tol) or shares[k].get(i, 0.0) >= capture]
+        served = [
+            i
+            for i, g in zip(ids, geoms, strict=True)
+            if shapely.dwithin(g, pts, tol) or shares[k].get(i, 0.0) >= capture
+        ]
         ok = [i for i, t in zip(ids, types, strict=True) if i in served and _suits(t, o["kind"])]
-        out.append({"outlet": int(o["outlet"]), "drainage_acres": float(o["drainage_acres"]),
-                    "disturbed_acres": float(o["disturbed_acres"]), "kind": o["kind"], "served_by": served,
-                    "suitable_by": ok, "captured": {i: round(v, 3) for i, v in shares[k].items() if v > 0}})
+        out.append(
+            {
+                "outlet": int(o["outlet"]),
+                "drainage_acres": float(o["drainage_acres"]),
+                "disturbed_acres": float(o["disturbed_acres"]),
+                "kind": o["kind"],
+                "served_by": served,
+                "suitable_by": ok,
+                "captured": {i: round(v, 3) for i, v in shares[k].items() if v > 0},
+            }
+        )
     return out
 
 

@@ -24,6 +24,7 @@ def diversions(
     fg: FlowGrid,
     area_sqft: float = 10_000.0,
     velocity_fps: float = 0.5,
+    *,
     rain_in: float | None = None,
     upslope: dict[Any, dict[str, Any]] | None = None,
     channel_threshold_sqft: float = 43_560.0,
@@ -71,13 +72,21 @@ def diversions(
                 bounds = poly.bounds
                 length = max(bounds[2] - bounds[0], bounds[3] - bounds[1]) * dem.ft_per_unit
                 vel = sheetflow_velocity_fps("bare_soil", length, rain_in, s) if s > 0 else 0.0
-            how = f"upslope_area + TR-55 sheet flow, bare soil, {rain_in} in" if rain_in else "upslope_area (no velocity: no rainfall depth)"
+            how = (
+                f"upslope_area + TR-55 sheet flow, bare soil, {rain_in} in"
+                if rain_in
+                else "upslope_area (no velocity: no rainfall depth)"
+            )
         needed = bool(sheet is not None and sheet > area_sqft and (vel is None or vel >= velocity_fps))
-        out.append({"id": pid, "sheetflow_area_sqft": sheet, "velocity_fps": vel, "required": needed, "method": how})
+        out.append(
+            {"id": pid, "sheetflow_area_sqft": sheet, "velocity_fps": vel, "required": needed, "method": how}
+        )
         if needed:
             runs = classify_boundary(poly, dem, fg, tolerance_deg, min_run_ft)
             for g in runs.geometry[runs["side"] == "upslope"]:
-                off = shapely.offset_curve(g, -offset_ft / dem.ft_per_unit)  # negative = right of travel: outward
+                off = shapely.offset_curve(
+                    g, -offset_ft / dem.ft_per_unit
+                )  # negative = right of travel: outward
                 geoms.append(off)
                 gids.append(pid)
     lines = grid.to_crs(gpd.GeoDataFrame({"polygon_id": gids}, geometry=geoms, crs=dem.crs), crs)

@@ -27,7 +27,8 @@ up the slope, exactly; D8 paths on planes not aligned with the grid are up to 8 
 flow, so rows there are a little closer than needed). :func:`buildable_rows` then cuts the rows where
 they would cross a structure, drive, road, water or stockpile (5 ft clear) and drops pieces under
 25 ft; each gap is a ``stand_in`` naming the obstacle and what replaces the row there (a row along the
-obstacle's downslope side, erosion mat on the slope, phasing: :data:`STAND_INS`). Where a channel (``hydrology.channels``) crosses the area,
+obstacle's downslope side, erosion mat on the slope, phasing: :data:`STAND_INS`). Where a channel
+(``hydrology.channels``) crosses the area,
 fences are drawn along both its edges, ``fence_channel_offset_ft`` either side of its centreline.
 Outside the disturbed polygons (Grantsburg B(6)(c)[3]: a channel passing through the site),
 :func:`channel_edge_fences` draws them along the stretches of the channel the disturbed area's runoff
@@ -92,13 +93,17 @@ def _runs(labels: list[str], lengths: np.ndarray, min_run: float) -> list[tuple[
     if len(runs) > 1 and runs[0][0] == runs[-1][0]:
         last = runs.pop()
         runs[0] = [last[0], last[1] + runs[0][1], last[2] + runs[0][2]]
+
     def classified_neighbour(j: int) -> bool:
         return {runs[j - 1][0], runs[(j + 1) % len(runs)][0]} != {UNCLASSIFIED}
 
     # stretches without heights (unclassified) keep their label, and lend it to no neighbour
     while len(runs) > 1:
-        open_ = [j for j in range(len(runs))
-                 if runs[j][0] != UNCLASSIFIED and runs[j][1] < min_run and classified_neighbour(j)]
+        open_ = [
+            j
+            for j in range(len(runs))
+            if runs[j][0] != UNCLASSIFIED and runs[j][1] < min_run and classified_neighbour(j)
+        ]
         if not open_:
             break
         k = min(open_, key=lambda j: runs[j][1])
@@ -134,6 +139,7 @@ def classify_boundary(
     fg: FlowGrid | None = None,
     tolerance_deg: float = 20.0,
     min_run_ft: float = 20.0,
+    *,
     spacing_ft: float | None = None,
 ) -> gpd.GeoDataFrame:
     """Classify the boundary of ``polygon`` (DEM CRS) by how surface flow crosses it.
@@ -226,7 +232,9 @@ def _chains(runs: gpd.GeoDataFrame) -> tuple[list[int], list[int]]:
     return out, pos
 
 
-def max_slope_length_ft(slope_pct: np.ndarray | float, table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT) -> np.ndarray:
+def max_slope_length_ft(
+    slope_pct: np.ndarray | float, table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT
+) -> np.ndarray:
     """DNR 1056 maximum slope length above a fence (ft) for each slope (%): the first row whose
     ``slope below`` exceeds the slope."""
     s = np.asarray(slope_pct, float)
@@ -236,7 +244,9 @@ def max_slope_length_ft(slope_pct: np.ndarray | float, table: Any = DNR_1056_MAX
     return out
 
 
-def _downhill_sampler(dem: Dem, fg: FlowGrid | None) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+def _downhill_sampler(
+    dem: Dem, fg: FlowGrid | None
+) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
     """Downhill unit vectors at points (x, y) in the DEM's CRS: the routed grid's, computed at the points'
     cells alone (:meth:`FlowGrid.downhill_at`); without one, of the DEM's filled surface."""
     if fg is not None:
@@ -247,8 +257,13 @@ def _downhill_sampler(dem: Dem, fg: FlowGrid | None) -> Callable[[np.ndarray, np
     return lambda x, y: sample_vectors(ux, uy, dem, x, y)
 
 
-def _hooks(runs: gpd.GeoDataFrame, sample: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
-           dem: Dem, hook_ft: float, polygon: BaseGeometry | None = None) -> list[LineString]:
+def _hooks(
+    runs: gpd.GeoDataFrame,
+    sample: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    dem: Dem,
+    hook_ft: float,
+    polygon: BaseGeometry | None = None,
+) -> list[LineString]:
     """A hook of ``hook_ft`` at each open end of each fence chain, turned upslope (DNR 1056). Where the
     fence runs up or down the slope into its end (within 45 deg), a hook straight upslope would only
     retrace the fence: it turns off the line instead, 45 deg back up the slope (a J-hook), toward the
@@ -320,10 +335,6 @@ def interior_rows(
     ``table`` (see the module notes): on the contour of the filled surface (smoothed by a 1-cell
     Gaussian when ``smooth``), straightened to within ``straighten_ft`` (Douglas-Peucker) so a crew can
     set posts along it. Cutting them at obstacles and dropping short pieces: :func:`buildable_rows`."""
-    import contourpy
-
-    from geosite.terrain import slope_pct
-
     inside = grid.rasterize(polygon, dem.shape, dem.transform)
     if not inside.any():
         return []
@@ -332,10 +343,30 @@ def interior_rows(
     c0, c1 = max(cols_i.min() - 2, 0), min(cols_i.max() + 3, dem.shape[1])
     from affine import Affine
 
-    sub = dataclasses.replace(dem, elevation_ft=dem.elevation_ft[r0:r1, c0:c1], transform=dem.transform @ Affine.translation(c0, r0))
+    sub = dataclasses.replace(
+        dem, elevation_ft=dem.elevation_ft[r0:r1, c0:c1], transform=dem.transform @ Affine.translation(c0, r0)
+    )
     ins = inside[r0:r1, c0:c1]
-    dirs = np.array(fg.directions[r0:r1, c0:c1])
-    filled = np.asarray(fg.filled_ft[r0:r1, c0:c1], float)
+    d, filled = _slope_length_ratio(fg, sub, ins, polygon, table=table, win=(slice(r0, r1), slice(c0, c1)))
+    return _rows_on_contours(d, filled, sub, ins, polygon, smooth=smooth, straighten_ft=straighten_ft)
+
+
+def _slope_length_ratio(
+    fg: FlowGrid,
+    sub: Dem,
+    ins: np.ndarray,
+    polygon: BaseGeometry,
+    *,
+    table: Any,
+    win: tuple[slice, slice],
+) -> tuple[np.ndarray, np.ndarray]:
+    """On the window ``win`` of the flow grid (``sub``: the DEM there; ``ins``: the polygon's cells): the
+    slope length above each cell over what ``table`` allows for its slope (NaN outside), and the filled
+    surface (ft)."""
+    from geosite.terrain import slope_pct
+
+    dirs = np.array(fg.directions[win])
+    filled = np.asarray(fg.filled_ft[win], float)
     slope = slope_pct(dataclasses.replace(sub, elevation_ft=filled))
     slope = np.where(np.isfinite(slope), slope, 0.0)
     lmax = max_slope_length_ft(slope, table)
@@ -352,7 +383,12 @@ def interior_rows(
     ux, uy = downhill_field(filled, sub, dirs)
     vx, vy = ux[cand_r, cand_c], uy[cand_r, cand_c]
     cellu = max(abs(sub.transform.a), abs(sub.transform.e))
-    rays = shapely.linestrings(np.stack([np.column_stack([ex, ey]), np.column_stack([ex + vx * 1.5 * cellu, ey + vy * 1.5 * cellu])], axis=1))
+    rays = shapely.linestrings(
+        np.stack(
+            [np.column_stack([ex, ey]), np.column_stack([ex + vx * 1.5 * cellu, ey + vy * 1.5 * cellu])],
+            axis=1,
+        )
+    )
     hits = shapely.intersection(rays, polygon.boundary)
     dist = shapely.distance(shapely.points(ex, ey), hits) * sub.ft_per_unit
     crosses = np.isfinite(dist) & ((vx != 0) | (vy != 0))
@@ -364,7 +400,10 @@ def interior_rows(
     w_recv = 1.0 / lmax[rr, rc]
     s_mean = 0.5 * (slope + slope[rr, rc]) / 100.0
     drop = filled - filled[rr, rc]
-    step = np.hypot((rr - np.arange(rr.shape[0])[:, None]) * sub.cell_y_ft, (rc - np.arange(rc.shape[1])[None, :]) * sub.cell_x_ft)
+    step = np.hypot(
+        (rr - np.arange(rr.shape[0])[:, None]) * sub.cell_y_ft,
+        (rc - np.arange(rc.shape[1])[None, :]) * sub.cell_x_ft,
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         along = np.where((s_mean > 1e-3) & (drop > 0), drop / s_mean, step)
     inc = 0.5 * along * (w_self + w_recv)
@@ -381,6 +420,23 @@ def interior_rows(
             break
         d = nd
     d = np.where(np.isfinite(d), d, np.nan)
+    return d, filled
+
+
+def _rows_on_contours(
+    d: np.ndarray,
+    filled: np.ndarray,
+    sub: Dem,
+    ins: np.ndarray,
+    polygon: BaseGeometry,
+    *,
+    smooth: bool,
+    straighten_ft: float,
+) -> list[LineString]:
+    """Row k on the contour of the filled surface at the lowest height where ``d`` reaches k."""
+    import contourpy
+
+    cellu = max(abs(sub.transform.a), abs(sub.transform.e))
     top = np.nanmax(d) if np.isfinite(d).any() else 0.0
     if not top > 1.0:
         return []
@@ -398,10 +454,10 @@ def interior_rows(
     out: list[LineString] = []
     tol = straighten_ft / sub.ft_per_unit
     for level in range(1, math.floor(top) + 1):
-        front = [ln for ln in gen.lines(float(level)) if len(ln) >= 2]
+        front: list[np.ndarray] = [np.asarray(ln) for ln in gen.lines(float(level)) if len(ln) >= 2]
         if not front:
             continue
-        pts = np.concatenate(front)
+        pts: np.ndarray = np.concatenate(front)
         z_front = _bilinear(filled, sub, pts[:, 0], pts[:, 1])
         if not np.isfinite(z_front).any():
             continue
@@ -427,7 +483,9 @@ def _bilinear(a: np.ndarray, dem: Dem, x: np.ndarray, y: np.ndarray) -> np.ndarr
     t = dem.transform  # inverse of x = c + a col + b row, y = f + d col + e row (north-up: b = d = 0)
     col = (np.asarray(x, float) - t.c) / t.a
     row = (np.asarray(y, float) - t.f) / t.e
-    return map_coordinates(np.asarray(a, float), [row - 0.5, col - 0.5], order=1, mode="constant", cval=np.nan)
+    return map_coordinates(
+        np.asarray(a, float), [row - 0.5, col - 0.5], order=1, mode="constant", cval=np.nan
+    )
 
 
 #: What stands in for an interior row where the row cannot be built, by the layer that stops it (DNR
@@ -446,7 +504,16 @@ STAND_INS: dict[str, str] = {
 
 
 #: The site layers no interior row may cross.
-ROW_OBSTACLE_LAYERS = ("structures", "stockpiles", "access_drives", "roads", "streams", "lakes", "wetlands", "channels")
+ROW_OBSTACLE_LAYERS = (
+    "structures",
+    "stockpiles",
+    "access_drives",
+    "roads",
+    "streams",
+    "lakes",
+    "wetlands",
+    "channels",
+)
 
 
 def row_obstacles(site: Any, width_ft: float = 2.0) -> gpd.GeoDataFrame | None:
@@ -460,7 +527,9 @@ def row_obstacles(site: Any, width_ft: float = 2.0) -> gpd.GeoDataFrame | None:
         gdf = site.layer(name)
         if gdf is None:
             continue
-        for g, i in zip(gdf.geometry.values, gdf["id"] if "id" in gdf.columns else range(1, len(gdf) + 1), strict=True):
+        for g, i in zip(
+            gdf.geometry.values, gdf["id"] if "id" in gdf.columns else range(1, len(gdf) + 1), strict=True
+        ):
             if g is None or g.is_empty:
                 continue
             geoms.append(g if g.geom_type in ("Polygon", "MultiPolygon") else g.buffer(half))
@@ -471,15 +540,26 @@ def row_obstacles(site: Any, width_ft: float = 2.0) -> gpd.GeoDataFrame | None:
     return gpd.GeoDataFrame({"layer": layers, "id": ids}, geometry=geoms, crs=site.crs)
 
 
-def buildable_rows(rows: list[LineString], obstacles: Any, clearance: float, min_length: float
-                   ) -> tuple[list[LineString], list[tuple[LineString, str, Any]]]:
+def buildable_rows(
+    rows: list[LineString], obstacles: Any, clearance: float, min_length: float
+) -> tuple[list[LineString], list[tuple[LineString, str, Any]]]:
     """Cut interior rows where they would cross an obstacle (``obstacles``: a GeoDataFrame with
     ``layer`` and ``id`` in the rows' CRS), ``clearance`` CRS units clear of it, and drop pieces shorter
     than ``min_length``. Returns the rows kept and the gaps as (line, stand-in layer key, obstacle id)."""
     keep: list[LineString] = []
     gaps: list[tuple[LineString, str, Any]] = []
-    obst = [] if obstacles is None or not len(obstacles) else list(zip(
-        shapely.buffer(obstacles.geometry.values, clearance), obstacles["layer"], obstacles["id"], strict=True))
+    obst = (
+        []
+        if obstacles is None or not len(obstacles)
+        else list(
+            zip(
+                shapely.buffer(obstacles.geometry.values, clearance),
+                obstacles["layer"],
+                obstacles["id"],
+                strict=True,
+            )
+        )
+    )
     for row in rows:
         pieces = [row]
         for geom, layer, oid in obst:
@@ -500,7 +580,9 @@ def buildable_rows(rows: list[LineString], obstacles: Any, clearance: float, min
     return keep, gaps
 
 
-def _inside_receiver(filled: np.ndarray, ins: np.ndarray, dem: Dem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _inside_receiver(
+    filled: np.ndarray, ins: np.ndarray, dem: Dem
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Steepest lower neighbour of every cell among the cells of ``ins`` (row, col, found)."""
     nr, nc = filled.shape
     best = np.zeros(filled.shape)
@@ -522,15 +604,23 @@ def _inside_receiver(filled: np.ndarray, ins: np.ndarray, dem: Dem) -> tuple[np.
 
 
 def channel_fences(
-    polygon: BaseGeometry, dem: Dem, fg: FlowGrid, threshold_sqft: float, offset_ft: float = 5.0,
+    polygon: BaseGeometry,
+    dem: Dem,
+    fg: FlowGrid,
+    threshold_sqft: float | None,
+    *,
+    offset_ft: float = 5.0,
     chan: gpd.GeoDataFrame | None = None,
 ) -> list[LineString]:
     """Fence lines along both edges of every channel (contributing area >= ``threshold_sqft``) passing
     through ``polygon``, ``offset_ft`` either side of its centreline, clipped to the polygon.
-    ``chan``: the channel network (DEM CRS) when already traced, so it is not traced again."""
+    ``chan``: the channel network (DEM CRS) when already traced, so it is not traced again (then
+    ``threshold_sqft`` may be None)."""
     from geosite.hydrology import channels
 
     if chan is None:
+        if threshold_sqft is None:
+            raise ValueError("channel_fences: neither a channel network nor a threshold to trace one")
         chan = channels(fg, threshold_sqft)
     out: list[LineString] = []
     if not len(chan):
@@ -547,7 +637,9 @@ def channel_fences(
     return out
 
 
-def channel_inflow_banks(disturbed: BaseGeometry, dem: Dem, fg: FlowGrid, threshold_sqft: float) -> tuple[np.ndarray, np.ndarray]:
+def channel_inflow_banks(
+    disturbed: BaseGeometry, dem: Dem, fg: FlowGrid, threshold_sqft: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Channel cells (contributing area >= ``threshold_sqft``) that the runoff of ``disturbed`` (DEM CRS)
     reaches overland, from their left and from their right bank (facing downstream): a cell is marked
     when one of its D8 donors is not a channel cell and is a disturbed cell or downstream of one.
@@ -580,6 +672,7 @@ def channel_edge_fences(
     dem: Dem,
     fg: FlowGrid,
     chan: gpd.GeoDataFrame,
+    *,
     threshold_sqft: float,
     offset_ft: float = 5.0,
 ) -> gpd.GeoDataFrame:
@@ -616,7 +709,7 @@ def channel_edge_fences(
                     continue
                 reached.add(k)
                 edges = np.flatnonzero(np.diff(np.r_[0, flags.astype(np.int8), 0]))
-                for a, b in zip(edges[::2], edges[1::2] - 1):
+                for a, b in zip(edges[::2], edges[1::2] - 1, strict=False):
                     piece = substring(g, max(along[a] - half, 0.0), min(along[b] + half, g.length))
                     if piece.geom_type != "LineString" or piece.length <= 0:
                         continue
@@ -633,7 +726,9 @@ def channel_edge_fences(
     return out
 
 
-def _channel_corridor(poly: BaseGeometry, chan: gpd.GeoDataFrame | None, half_width: float) -> BaseGeometry | None:
+def _channel_corridor(
+    poly: BaseGeometry, chan: gpd.GeoDataFrame | None, half_width: float
+) -> BaseGeometry | None:
     """The strip of concentrated flow through ``poly``: its channels buffered ``half_width`` (CRS units)."""
     if chan is None or not len(chan):
         return None
@@ -682,7 +777,12 @@ class RowRules:
 #: What stands in where no buildable row keeps the slope above a fence within DNR 1056's length
 #: (practice, ``bmps`` type, method, standard), by why the row is not built.
 AREA_STAND_INS: dict[str, tuple[str, str, str, str]] = {
-    "proportion": ("temporary mulch on the slope between the edge fences", "stabilization", "mulch", "DNR 1058"),
+    "proportion": (
+        "temporary mulch on the slope between the edge fences",
+        "stabilization",
+        "mulch",
+        "DNR 1058",
+    ),
     "row": ("erosion mat on the slope above the unbuilt row", "stabilization", "erosion_mat", "DNR 1052"),
 }
 WHY_NOT_BUILT = {
@@ -699,6 +799,7 @@ def filter_fence(
     fg: FlowGrid | None = None,
     tolerance_deg: float = 20.0,
     min_run_ft: float = 20.0,
+    *,
     hook_ft: float = 10.0,
     table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT,
     channel_threshold_sqft: float | None = 43_560.0,
@@ -706,7 +807,6 @@ def filter_fence(
     obstacles: gpd.GeoDataFrame | None = None,
     row_clearance_ft: float = 5.0,
     row_min_length_ft: float = 25.0,
-    *,
     row_rules: RowRules | None = None,
 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """Filter fence for the disturbed polygons.
@@ -744,7 +844,9 @@ def filter_fence(
 
     fg = fg or flow_grid(dem)
     geoms, ids, out_crs = _geoms_in_dem_crs(polygons, dem)
-    fence_rows: dict[str, list[Any]] = {"side": [], "polygon_id": [], "geometry": [], "obstacle": [], "practice": []}
+    fence_rows: dict[str, list[Any]] = {
+        k: [] for k in ("side", "polygon_id", "geometry", "obstacle", "practice")
+    }
     obst = None
     if obstacles is not None and len(obstacles):
         obst = grid.to_crs(obstacles, dem.crs) if obstacles.crs is not None else obstacles
@@ -754,29 +856,28 @@ def filter_fence(
         from geosite.hydrology import channels
 
         chan = channels(fg, channel_threshold_sqft)  # traced once for every polygon
-    where = _Layout(dem, fg, table, obst, chan, channel_threshold_sqft, channel_offset_ft,
-                    row_clearance_ft / dem.ft_per_unit, row_min_length_ft / dem.ft_per_unit, row_rules,
-                    (tolerance_deg, min_run_ft))
-    for pid, poly in zip(ids, geoms):
+    where = _Layout(
+        dem=dem,
+        fg=fg,
+        table=table,
+        obst=obst,
+        chan=chan,
+        channel_threshold_sqft=channel_threshold_sqft,
+        channel_offset_ft=channel_offset_ft,
+        clearance=row_clearance_ft / dem.ft_per_unit,
+        min_length=row_min_length_ft / dem.ft_per_unit,
+        rules=row_rules,
+        classify=(tolerance_deg, min_run_ft),
+    )
+    for pid, poly in zip(ids, geoms, strict=False):
         runs = classify_boundary(poly, dem, fg, tolerance_deg, min_run_ft)
         runs["polygon_id"] = pid
         all_runs.append(runs)
-        lines = [(side, g) for side, g in zip(runs["side"], runs.geometry) if side in FENCED]
+        lines = [(side, g) for side, g in zip(runs["side"], runs.geometry, strict=False) if side in FENCED]
         lines += [("hook", h) for h in _hooks(runs, fg.downhill_at, dem, hook_ft, poly)]
         lines, gaps, areas = where.polygon(poly, lines)
         stand_ins += [{**a, "polygon_id": pid} for a in areas]
-        for side, g in lines:
-            fence_rows["side"].append(side)
-            fence_rows["polygon_id"].append(pid)
-            fence_rows["geometry"].append(g)
-            fence_rows["obstacle"].append(None)
-            fence_rows["practice"].append(None)
-        for g, layer, oid in gaps:
-            fence_rows["side"].append("stand_in")
-            fence_rows["polygon_id"].append(pid)
-            fence_rows["geometry"].append(g)
-            fence_rows["obstacle"].append(f"{layer} {oid}" if oid is not None else None)
-            fence_rows["practice"].append(STAND_INS.get(layer, STAND_INS["short"]))
+        _add_fence_rows(fence_rows, pid, lines, gaps)
     fence = gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs)
     runs_all = (
         gpd.GeoDataFrame(pd.concat(all_runs, ignore_index=True), geometry="geometry", crs=dem.crs)
@@ -793,7 +894,28 @@ def filter_fence(
     return fence, runs_all
 
 
-@dataclasses.dataclass
+def _add_fence_rows(
+    fence_rows: dict[str, list[Any]],
+    pid: Any,
+    lines: list[tuple[str, Any]],
+    gaps: list[tuple[LineString, str, Any]],
+) -> None:
+    """Polygon ``pid``'s fence ``lines`` (side, line) and stand-in ``gaps`` (line, obstacle layer, id)."""
+    for side, g in lines:
+        fence_rows["side"].append(side)
+        fence_rows["polygon_id"].append(pid)
+        fence_rows["geometry"].append(g)
+        fence_rows["obstacle"].append(None)
+        fence_rows["practice"].append(None)
+    for g, layer, oid in gaps:
+        fence_rows["side"].append("stand_in")
+        fence_rows["polygon_id"].append(pid)
+        fence_rows["geometry"].append(g)
+        fence_rows["obstacle"].append(f"{layer} {oid}" if oid is not None else None)
+        fence_rows["practice"].append(STAND_INS.get(layer, STAND_INS["short"]))
+
+
+@dataclasses.dataclass(kw_only=True)
 class _Layout:
     """The interior rows and channel fences of one disturbed polygon (DEM CRS; lengths in CRS units)."""
 
@@ -809,8 +931,9 @@ class _Layout:
     rules: RowRules | None
     classify: tuple[float, float] = (20.0, 20.0)  # the boundary classification's tolerance_deg, min_run_ft
 
-    def polygon(self, poly: BaseGeometry, lines: list[tuple[str, Any]]
-                ) -> tuple[list[tuple[str, Any]], list[tuple[LineString, str, Any]], list[dict[str, Any]]]:
+    def polygon(
+        self, poly: BaseGeometry, lines: list[tuple[str, Any]]
+    ) -> tuple[list[tuple[str, Any]], list[tuple[LineString, str, Any]], list[dict[str, Any]]]:
         """(fence lines, stand-in lines (no ``rules``), stand-in areas (with ``rules``))."""
         dem, rules = self.dem, self.rules
         gaps: list[tuple[LineString, str, Any]] = []
@@ -819,7 +942,9 @@ class _Layout:
             if rules is None:
                 rows, gaps = buildable_rows(raw, self.obst, self.clearance, self.min_length)
             else:
-                rows, gaps = crew_rows(raw, self.obst, rules, clearance=self.clearance, ft_per_unit=dem.ft_per_unit)
+                rows, gaps = crew_rows(
+                    raw, self.obst, rules, clearance=self.clearance, ft_per_unit=dem.ft_per_unit
+                )
             lines = lines + [("interior", g) for g in rows]
         corridor = _channel_corridor(poly, self.chan, self.channel_offset_ft / dem.ft_per_unit)
         if corridor is not None:
@@ -827,17 +952,37 @@ class _Layout:
             # boundary and interior rows stop at the channel's edge fences
             lines = [(side, part) for side, g in lines for part in _parts(shapely.difference(g, corridor))]
             if rules is not None:  # the pieces the corridor leaves must be buildable too
-                short = [(g, "channel", None) for side, g in lines if side == "interior" and g.length * dem.ft_per_unit < rules.min_piece_ft]
+                short = [
+                    (g, "channel", None)
+                    for side, g in lines
+                    if side == "interior" and g.length * dem.ft_per_unit < rules.min_piece_ft
+                ]
                 gaps += short
-                lines = [(side, g) for side, g in lines if not (side == "interior" and g.length * dem.ft_per_unit < rules.min_piece_ft)]
-            lines += [("channel", g) for g in channel_fences(poly, dem, self.fg, self.channel_threshold_sqft, self.channel_offset_ft, self.chan)]
+                lines = [
+                    (side, g)
+                    for side, g in lines
+                    if not (side == "interior" and g.length * dem.ft_per_unit < rules.min_piece_ft)
+                ]
+            lines += [
+                ("channel", g)
+                for g in channel_fences(
+                    poly,
+                    dem,
+                    self.fg,
+                    self.channel_threshold_sqft,
+                    offset_ft=self.channel_offset_ft,
+                    chan=self.chan,
+                )
+            ]
         if rules is None or self.table is None:
             return lines, gaps, []
         lines += self._below_obstacles(poly, gaps)
         lines, areas = self._stand_ins(poly, lines, gaps)
         return lines, [], areas
 
-    def _below_obstacles(self, poly: BaseGeometry, gaps: list[tuple[LineString, str, Any]]) -> list[tuple[str, Any]]:
+    def _below_obstacles(
+        self, poly: BaseGeometry, gaps: list[tuple[LineString, str, Any]]
+    ) -> list[tuple[str, Any]]:
         """Where a row stops at a structure or a pile: a row along the obstacle's downslope side instead
         (:data:`STAND_INS`), ``clearance`` from it, inside the polygon, pieces of the minimum length."""
         assert self.rules is not None
@@ -845,7 +990,9 @@ class _Layout:
         if self.obst is None:
             return out
         hit = {(layer, oid) for _g, layer, oid in gaps if layer in ("structures", "stockpiles")}
-        for geom, layer, oid in zip(self.obst.geometry.values, self.obst["layer"], self.obst["id"], strict=True):
+        for geom, layer, oid in zip(
+            self.obst.geometry.values, self.obst["layer"], self.obst["id"], strict=True
+        ):
             if (layer, oid) not in hit:
                 continue
             ring = geom.buffer(self.clearance, join_style="mitre")
@@ -857,8 +1004,9 @@ class _Layout:
                             out.append(("interior", piece))
         return out
 
-    def _stand_ins(self, poly: BaseGeometry, lines: list[tuple[str, Any]], gaps: list[tuple[LineString, str, Any]]
-                   ) -> tuple[list[tuple[str, Any]], list[dict[str, Any]]]:
+    def _stand_ins(
+        self, poly: BaseGeometry, lines: list[tuple[str, Any]], gaps: list[tuple[LineString, str, Any]]
+    ) -> tuple[list[tuple[str, Any]], list[dict[str, Any]]]:
         """Rows out of proportion dropped; then the ground still over DNR 1056's length above the fences
         (:func:`slope_length_excess`, the measure ``check`` applies) as stand-in areas with their reason."""
         dem, rules = self.dem, self.rules
@@ -870,8 +1018,12 @@ class _Layout:
         if rows_ft > rules.max_perimeter_ratio * perimeter_ft:
             lines = [(side, g) for side, g in lines if side != "interior"]
             kind = "proportion"
-            why = (f"interior rows would total {rows_ft:,.0f} ft, {rows_ft / perimeter_ft:.1f} times the area's {perimeter_ft:,.0f} ft "
-                   f"perimeter (over the profile's {rules.max_perimeter_ratio:g}): out of proportion to build and keep up")
+            why = (
+                f"interior rows would total {rows_ft:,.0f} ft, {rows_ft / perimeter_ft:.1f} times the area's "
+                f"{perimeter_ft:,.0f} ft "
+                f"perimeter (over the profile's {rules.max_perimeter_ratio:g}): out of proportion to build "
+                "and keep up"
+            )
         barriers = shapely.union_all([g for _side, g in lines]) if lines else None
         got = slope_length_excess(poly, dem, self.fg, barriers, self.table, geometry=True)
         if got.get("geometry") is None:
@@ -886,8 +1038,16 @@ class _Layout:
                 continue
             reason = why or _gap_reason(part, gaps, self.table, fpu)
             practice, kind_, method, std = AREA_STAND_INS[kind]
-            out.append({"geometry": part, "type": kind_, "method": method, "practice": practice, "standard": std,
-                        "stand_in_for": f"interior silt fence rows (DNR 1056): {reason}"})
+            out.append(
+                {
+                    "geometry": part,
+                    "type": kind_,
+                    "method": method,
+                    "practice": practice,
+                    "standard": std,
+                    "stand_in_for": f"interior silt fence rows (DNR 1056): {reason}",
+                }
+            )
         return lines, out
 
 
@@ -898,12 +1058,16 @@ def _gap_reason(area: BaseGeometry, gaps: list[tuple[LineString, str, Any]], tab
     if not near:
         return "no row on the contour keeps the slope above the next fence within the standard's length here"
     _d, layer, oid = min(near, key=lambda t: t[0])
-    what = WHY_NOT_BUILT.get(layer) or f"the row would cross {layer} {oid}: {STAND_INS.get(layer, STAND_INS['short'])}"
+    what = (
+        WHY_NOT_BUILT.get(layer)
+        or f"the row would cross {layer} {oid}: {STAND_INS.get(layer, STAND_INS['short'])}"
+    )
     return f"the row here is not built ({what})"
 
 
-def crew_rows(rows: list[LineString], obstacles: Any, rules: RowRules, *, clearance: float, ft_per_unit: float
-              ) -> tuple[list[LineString], list[tuple[LineString, str, Any]]]:
+def crew_rows(
+    rows: list[LineString], obstacles: Any, rules: RowRules, *, clearance: float, ft_per_unit: float
+) -> tuple[list[LineString], list[tuple[LineString, str, Any]]]:
     """Interior rows a crew can build (``rules``): closed loops dropped, rows cut at turns sharper than
     ``rules.max_turn_deg``, then cut at obstacles (:func:`buildable_rows`, ``clearance`` CRS units) and
     pieces under ``rules.min_piece_ft`` dropped. Returns (rows, unbuilt pieces as (line, why, obstacle id))
@@ -911,8 +1075,12 @@ def crew_rows(rows: list[LineString], obstacles: Any, rules: RowRules, *, cleara
     gaps: list[tuple[LineString, str, Any]] = []
     open_rows: list[LineString] = []
     for row in rows:
-        if row.is_closed or (len(row.coords) > 3 and shapely.Point(row.coords[0]).distance(shapely.Point(row.coords[-1])) * ft_per_unit
-                             < rules.min_piece_ft and row.length * ft_per_unit > 3 * rules.min_piece_ft):
+        if row.is_closed or (
+            len(row.coords) > 3
+            and shapely.Point(row.coords[0]).distance(shapely.Point(row.coords[-1])) * ft_per_unit
+            < rules.min_piece_ft
+            and row.length * ft_per_unit > 3 * rules.min_piece_ft
+        ):
             gaps.append((row, "loop", None))
             continue
         open_rows += split_at_kinks(row, rules.max_turn_deg)
@@ -941,7 +1109,9 @@ def _stand_in_frame(rows: list[dict[str, Any]], dem: Dem, out_crs: Any, fpu: flo
     import geopandas as gpd
 
     cols = ("type", "method", "practice", "standard", "stand_in_for", "polygon_id")
-    frame = gpd.GeoDataFrame({c: [r[c] for r in rows] for c in cols}, geometry=[r["geometry"] for r in rows], crs=dem.crs)
+    frame = gpd.GeoDataFrame(
+        {c: [r[c] for r in rows] for c in cols}, geometry=[r["geometry"] for r in rows], crs=dem.crs
+    )
     frame = grid.to_crs(frame, out_crs)
     frame["area_sqft"] = frame.geometry.area * fpu**2
     return frame
@@ -959,12 +1129,15 @@ def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
     length is in the classified runs, not here.)"""
     out = {}
     for side in ("downslope", "sideslope", "hook", "channel", "interior"):
-        out[f"{side}_length_ft"] = float(fence.loc[fence["side"] == side, "length_ft"].sum()) if len(fence) else 0.0
+        out[f"{side}_length_ft"] = (
+            float(fence.loc[fence["side"] == side, "length_ft"].sum()) if len(fence) else 0.0
+        )
     out["total_length_ft"] = sum(out[f"{k}_length_ft"] for k in ("downslope", "sideslope", "hook", "channel"))
     out["with_interior_length_ft"] = out["total_length_ft"] + out["interior_length_ft"]
     # where an interior row cannot be built: not fence, what stands in for it (a row below, mat, phasing)
-    out["interior_stand_in_length_ft"] = (float(fence.loc[fence["side"] == "stand_in", "length_ft"].sum())
-                                          if len(fence) else 0.0)
+    out["interior_stand_in_length_ft"] = (
+        float(fence.loc[fence["side"] == "stand_in", "length_ft"].sum()) if len(fence) else 0.0
+    )
     return out
 
 
@@ -1011,7 +1184,12 @@ def slope_length_excess(
     from geosite.terrain import slope_pct
 
     inside = g.rasterize(polygon, dem.shape, dem.transform)
-    out: dict[str, Any] = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0, "cells": int(inside.sum())}
+    out: dict[str, Any] = {
+        "excess_sqft": 0.0,
+        "max_ratio": 0.0,
+        "longest_ft": 0.0,
+        "cells": int(inside.sum()),
+    }
     if geometry:
         out["geometry"] = None
     if not inside.any():
@@ -1019,8 +1197,11 @@ def slope_length_excess(
     rows, cols = np.nonzero(inside)
     r0, r1 = max(rows.min() - 2, 0), min(rows.max() + 3, dem.shape[0])
     c0, c1 = max(cols.min() - 2, 0), min(cols.max() + 3, dem.shape[1])
-    sub = dataclasses.replace(dem, elevation_ft=np.asarray(fg.filled_ft[r0:r1, c0:c1], float),
-                              transform=dem.transform @ Affine.translation(c0, r0))
+    sub = dataclasses.replace(
+        dem,
+        elevation_ft=np.asarray(fg.filled_ft[r0:r1, c0:c1], float),
+        transform=dem.transform @ Affine.translation(c0, r0),
+    )
     ins = inside[r0:r1, c0:c1]
     cellu = max(abs(dem.transform.a), abs(dem.transform.e))
     stop = np.zeros(ins.shape, bool)
@@ -1028,18 +1209,25 @@ def slope_length_excess(
         stop = g.rasterize(barriers.buffer(0.75 * cellu), ins.shape, sub.transform)
     slope = slope_pct(sub)
     lmax = max_slope_length_ft(np.where(np.isfinite(slope), slope, 0.0), table)
-    ratio, length = _sums_to_barrier(np.asarray(fg.directions[r0:r1, c0:c1]).astype(np.int64), ins & ~stop, lmax, dem)
+    ratio, length = _sums_to_barrier(
+        np.asarray(fg.directions[r0:r1, c0:c1]).astype(np.int64), ins & ~stop, lmax, dem
+    )
     nr, nc = ins.shape
     ratio = np.where(ins.reshape(-1), ratio, 0.0)
     over = ratio > 1.0 + 1e-9
-    out.update(excess_sqft=float(over.sum()) * dem.cell_area_sqft, max_ratio=float(ratio.max()),
-               longest_ft=float(np.where(ins.reshape(-1), length, 0.0).max()))
+    out.update(
+        excess_sqft=float(over.sum()) * dem.cell_area_sqft,
+        max_ratio=float(ratio.max()),
+        longest_ft=float(np.where(ins.reshape(-1), length, 0.0).max()),
+    )
     if geometry and over.any():
         out["geometry"] = cells_polygon(over.reshape(nr, nc), sub.transform)
     return out
 
 
-def _sums_to_barrier(d: np.ndarray, live_cells: np.ndarray, lmax: np.ndarray, dem: Any) -> tuple[np.ndarray, np.ndarray]:
+def _sums_to_barrier(
+    d: np.ndarray, live_cells: np.ndarray, lmax: np.ndarray, dem: Any
+) -> tuple[np.ndarray, np.ndarray]:
     """Along each cell's D8 path (directions ``d``), summed while it stays on ``live_cells``: each step
     over the table's length for its cell (``lmax``, ft) and each step's length (ft); flattened. Pointer
     doubling: log2 of the longest path in passes."""
@@ -1068,7 +1256,11 @@ def cells_polygon(mask: np.ndarray, transform: Any) -> Any:
     """The cells of ``mask`` (on the grid of ``transform``) as one dissolved (Multi)Polygon."""
     from rasterio import features
 
-    shapes = [shapely.geometry.shape(g) for g, v in features.shapes(mask.astype(np.uint8), mask=mask, transform=transform) if v]
+    shapes = [
+        shapely.geometry.shape(g)
+        for g, v in features.shapes(mask.astype(np.uint8), mask=mask, transform=transform)
+        if v
+    ]
     return shapely.union_all(shapes) if shapes else None
 
 
@@ -1086,7 +1278,11 @@ def _geoms_in_dem_crs(polygons: Any, dem: Dem) -> tuple[list[Any], list[Any], An
         return [polygons], [1], dem.crs
     crs = polygons.crs or dem.crs
     gs = grid.to_crs(polygons, dem.crs)
-    ids = list(polygons["id"]) if hasattr(polygons, "columns") and "id" in polygons.columns else list(range(1, len(polygons) + 1))
+    ids = (
+        list(polygons["id"])
+        if hasattr(polygons, "columns") and "id" in polygons.columns
+        else list(range(1, len(polygons) + 1))
+    )
     return list(gs.geometry), ids, crs
 
 

@@ -84,10 +84,14 @@ def inlet_protection(
     out["downslope_of_disturbed"] = down
     req: list[bool | None] = []
     for k in range(len(out)):
-        known = bool(out["in_disturbed"].iloc[k]) or (which == "all" and (out["on_site"].iloc[k] or out["adjacent"].iloc[k]))
+        known = bool(out["in_disturbed"].iloc[k]) or (
+            which == "all" and (out["on_site"].iloc[k] or out["adjacent"].iloc[k])
+        )
         req.append(True if known or down[k] else (None if down[k] is None else False))
     out["protection_required"] = req
     out["drainage_area_sqft"] = area
     out["drainage_area_acres"] = np.asarray(area, float) / SQFT_PER_ACRE
-    out["trap_or_basin_required"] = [bool(q) and bool(a > max_drainage_acres) for q, a in zip(req, out["drainage_area_acres"], strict=True)]
+    out["trap_or_basin_required"] = [
+        bool(q) and bool(a > max_drainage_acres) for q, a in zip(req, out["drainage_area_acres"], strict=True)
+    ]
     return out

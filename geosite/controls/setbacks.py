@@ -51,6 +51,7 @@ def is_downslope(
     dem: Dem,
     fg: FlowGrid,
     trace_ft: float = 100.0,
+    *,
     tolerance_ft: float = 0.1,
     _paths: Any = None,
     reach_tolerance_ft: float = 5.0,
@@ -157,36 +158,23 @@ def stockpile_setbacks(
         pid = py_scalar(piles["id"].iloc[i]) if "id" in piles.columns else i + 1
         pile, pile_d = piles.geometry.iloc[i], piles_dem.geometry.iloc[i]
         paths = _flow_segments(pile_d, dem, fg, trace_ft)
-        found = []
-        for lname, gdf in feats.items():
-            gd = feats_dem[lname]
-            for j in range(len(gdf)):
-                dist = float(pile.distance(gdf.geometry.iloc[j])) * fpu
-                if lname == DEM_CHANNELS and dist > trace_ft + min_setback_ft:
-                    continue  # the traced network is large: beyond the trace and the setback it cannot matter
-                down, why = is_downslope(pile_d, gd.geometry.iloc[j], dem, fg, trace_ft, _paths=paths,
-                                         reach_tolerance_ft=reach_tolerance_ft)
-                fid = py_scalar(gdf["id"].iloc[j]) if "id" in gdf.columns else j + 1
-                found.append({"layer": lname, "id": fid, "distance_ft": dist, "downslope": down, "why": why})
+        found = _features_near(
+            pile,
+            pile_d,
+            feats,
+            feats_dem,
+            dem=dem,
+            fg=fg,
+            paths=paths,
+            trace_ft=trace_ft,
+            min_setback_ft=min_setback_ft,
+            reach_tolerance_ft=reach_tolerance_ft,
+            fpu=fpu,
+        )
         found.sort(key=lambda f: f["distance_ft"])
-        down = [f for f in found if f["downslope"] or not downslope_only]
-        nearest = down[0] if down else (found[0] if found else None)
-        min_set = down[0]["distance_ft"] if down else None
-        days = piles["days"].iloc[i] if "days" in piles.columns else None
-        days = None if days is None or (isinstance(days, float) and np.isnan(days)) else float(days)
-        report.append({
-            "id": pid,
-            "min_setback_ft": min_set,
-            "nearest_feature": None if nearest is None else {"layer": nearest["layer"], "id": nearest["id"], "distance_ft": nearest["distance_ft"]},
-            "downslope": bool(nearest["downslope"]) if nearest else False,
-            "violation": bool(min_set is not None and min_set < min_setback_ft),
-            "days": days,
-            "stabilization": _text(piles, i, "stabilization"),
-            "near_upslope": [f for f in found if downslope_only and not f["downslope"] and f["distance_ft"] < min_setback_ft],
-            "setback_reason": _text(piles, i, "setback_reason"),
-            "extra_bmps": _text(piles, i, "extra_bmps"),
-            "features": found,
-        })
+        report.append(
+            _pile_entry(piles, i, pid, found, min_setback_ft=min_setback_ft, downslope_only=downslope_only)
+        )
         runs = classify_boundary(pile_d, dem, fg, tolerance_deg, min_run_ft=0.0)
         lines = list(runs.geometry if fence_side == "all" else runs.geometry[runs["side"] == "downslope"])
         lines += _pile_hooks(runs, fg.downhill_at, dem, hook_ft, _hooks)
@@ -201,6 +189,77 @@ def stockpile_setbacks(
     fences = grid.to_crs(gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs), crs)
     fences["length_ft"] = fences.geometry.length * fpu
     return report, zones, fences
+
+
+def _features_near(
+    pile: Any,
+    pile_d: Any,
+    feats: dict[str, gpd.GeoDataFrame],
+    feats_dem: dict[str, gpd.GeoDataFrame],
+    *,
+    dem: Dem,
+    fg: FlowGrid,
+    paths: Any,
+    trace_ft: float,
+    min_setback_ft: float,
+    reach_tolerance_ft: float,
+    fpu: float,
+) -> list[dict[str, Any]]:
+    """Each feature of ``feats`` (the piles' CRS; ``feats_dem`` in the DEM's) with its distance from the
+    pile (ft) and whether it is downslope of it (``pile_d``: the pile in the DEM's CRS)."""
+    found: list[dict[str, Any]] = []
+    for lname, gdf in feats.items():
+        gd = feats_dem[lname]
+        for j in range(len(gdf)):
+            dist = float(pile.distance(gdf.geometry.iloc[j])) * fpu
+            if lname == DEM_CHANNELS and dist > trace_ft + min_setback_ft:
+                continue  # the traced network is large: beyond the trace and the setback it cannot matter
+            down, why = is_downslope(
+                pile_d,
+                gd.geometry.iloc[j],
+                dem,
+                fg,
+                trace_ft,
+                _paths=paths,
+                reach_tolerance_ft=reach_tolerance_ft,
+            )
+            fid = py_scalar(gdf["id"].iloc[j]) if "id" in gdf.columns else j + 1
+            found.append({"layer": lname, "id": fid, "distance_ft": dist, "downslope": down, "why": why})
+    return found
+
+
+def _pile_entry(
+    piles: gpd.GeoDataFrame,
+    i: int,
+    pid: Any,
+    found: list[dict[str, Any]],
+    *,
+    min_setback_ft: float,
+    downslope_only: bool,
+) -> dict[str, Any]:
+    """Pile ``i``'s report entry from the features ``found`` near it (nearest first)."""
+    downs = [f for f in found if f["downslope"] or not downslope_only]
+    nearest = downs[0] if downs else (found[0] if found else None)
+    min_set = downs[0]["distance_ft"] if downs else None
+    days = piles["days"].iloc[i] if "days" in piles.columns else None
+    days = None if days is None or (isinstance(days, float) and np.isnan(days)) else float(days)
+    return {
+        "id": pid,
+        "min_setback_ft": min_set,
+        "nearest_feature": None
+        if nearest is None
+        else {"layer": nearest["layer"], "id": nearest["id"], "distance_ft": nearest["distance_ft"]},
+        "downslope": bool(nearest["downslope"]) if nearest else False,
+        "violation": bool(min_set is not None and min_set < min_setback_ft),
+        "days": days,
+        "stabilization": _text(piles, i, "stabilization"),
+        "near_upslope": [
+            f for f in found if downslope_only and not f["downslope"] and f["distance_ft"] < min_setback_ft
+        ],
+        "setback_reason": _text(piles, i, "setback_reason"),
+        "extra_bmps": _text(piles, i, "extra_bmps"),
+        "features": found,
+    }
 
 
 def _text(gdf: gpd.GeoDataFrame, i: int, col: str) -> str | None:

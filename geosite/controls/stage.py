@@ -31,7 +31,14 @@ if TYPE_CHECKING:
     from geosite.site import Site, SiteMeasurements
 
 #: practices whose placement needs the DEM (where flow goes)
-NEEDS_DEM = ("filter_fence", "channel_fence", "sediment_basin", "stockpile_setback", "stockpile_fence", "sheetflow_diversion")
+NEEDS_DEM = (
+    "filter_fence",
+    "channel_fence",
+    "sediment_basin",
+    "stockpile_setback",
+    "stockpile_fence",
+    "sheetflow_diversion",
+)
 
 
 @dataclass
@@ -43,15 +50,20 @@ class ControlsResult:
     layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
 
 
+@dataclass
 class _Ctx:
-    """What every placement reads: the profile, the gate, the measurements and the requirements decided
-    once for the site (:func:`geosite.rules.decide`)."""
+    """What every placement reads and writes: the profile, the gate, the measurements and the requirements
+    decided once for the site (:func:`geosite.rules.decide`); the site, its submitted ``bmps`` layer, the
+    stage's result and its progress callback."""
 
-    def __init__(self, profile: Profile, gate: Gate, m: SiteMeasurements, decisions: dict[str, Decision]):
-        self.p = profile
-        self.gate = gate
-        self.m = m
-        self.decisions = decisions
+    p: Profile
+    gate: Gate
+    m: SiteMeasurements
+    decisions: dict[str, Decision]
+    site: Site
+    res: ControlsResult
+    step: Callable[[str], None]
+    bmps: gpd.GeoDataFrame | None = None
 
     def v(self, key: str) -> Any:
         """A ``[controls]`` number (an error naming the profile when it is missing)."""
@@ -70,14 +82,29 @@ class _Ctx:
         return self.gate.open(q.gate if q else None)
 
     def finding(self, name: str, rule: str, status: str, message: str, **kw: Any) -> Finding:
-        """A finding of practice ``name`` (its requirement's citation and section), passed through the gate."""
+        """A finding of practice ``name`` (its requirement's citation and section), passed through the
+        gate."""
         q = self.practice(name)
-        f = Finding(rule=rule, citation=q.citation if q else "", section=self.p.section_name(q.section if q else "requirements"),
-                    status=status, message=message, **kw)
+        f = Finding(
+            rule=rule,
+            citation=q.citation if q else "",
+            section=self.p.section_name(q.section if q else "requirements"),
+            status=status,
+            message=message,
+            **kw,
+        )
         return self.gate.apply(f, q.gate if q else None)
 
     def acres_at_once(self) -> float | None:
         return self.m.values.get("disturbed.max_at_one_time_acres")
+
+
+@dataclass(frozen=True)
+class _Flow:
+    """The DEM and its flow grid (both in the DEM's CRS), for the placements that need where flow goes."""
+
+    dem: Dem
+    fg: FlowGrid
 
 
 def _mark(gdf: gpd.GeoDataFrame, required: bool | None) -> gpd.GeoDataFrame:
@@ -94,65 +121,181 @@ def measure_controls(
     dem: Dem | None,
     fg: FlowGrid | None,
     m: SiteMeasurements,
+    *,
     step: Callable[[str], None] | None = None,
 ) -> ControlsResult:
     """Where the controls go (fences, setbacks, basins, inlets, tracking, diversions) and how the
-    submitted ``bmps`` compare. ``dem``/``fg`` are in the DEM's CRS; layers come back in the site CRS.
-    ``m.gate`` is the site's gate (computed here from ``m`` when the pipeline has not)."""
-    step = step or (lambda _s: None)
+    submitted ``bmps`` compare.
+
+    Parameters
+    ----------
+    site : Site
+        The site (its layers in the site CRS, lengths in ``site.ft_per_unit`` ft per CRS unit).
+    profile : Profile
+        The village's profile: its ``[practices]`` and ``[controls]`` numbers (ft, acres, degrees).
+    dem : Dem or None
+        The DEM (elevations in ft, its own CRS); None when the site has none.
+    fg : FlowGrid or None
+        The flow grid on ``dem`` (None with it).
+    m : SiteMeasurements
+        The measurements so far; ``m.gate`` is the site's gate (computed here from ``m`` when the pipeline
+        has not).
+    step : callable, optional
+        Called with a short progress message before each placement.
+
+    Returns
+    -------
+    ControlsResult
+        Report keys, findings and layers (site CRS).
+    """
     res = ControlsResult()
     gate = m.gate if m.gate is not None else site_gate(profile, m.values)
-    c = _Ctx(profile, gate, m, m.decisions if m.decisions is not None else decide(profile, m.values, gate))
-    res.report["controls_gate"] = {"chapter_applies": gate.applies, "why": gate.message,
-                                   **{k: t.met for k, t in gate.scopes.items()}}
+    c = _Ctx(
+        profile,
+        gate,
+        m,
+        m.decisions if m.decisions is not None else decide(profile, m.values, gate),
+        site=site,
+        res=res,
+        step=step or (lambda _s: None),
+    )
+    res.report["controls_gate"] = {
+        "chapter_applies": gate.applies,
+        "why": gate.message,
+        **{k: t.met for k, t in gate.scopes.items()},
+    }
     if not any(q.practice for q in profile.requirements):
         return res
-    bmps = site.layer("bmps")
+    c.bmps = site.layer("bmps")
     if dem is None or fg is None:
-        why = "no DEM: where flow leaves the disturbed area cannot be told"
-        for name in NEEDS_DEM:
-            if c.practice(name):
-                res.report.setdefault(name, {"assessed": False, "why": why})
-                text = c.practice(name).requires
-                res.findings.append(c.finding(name, f"controls.{name}", "not_assessed", f"{text[:1].upper()}{text[1:]}: not assessed ({why})."))
-        _inlets(site, c, None, None, bmps, res, step)  # on-site and adjacent inlets need no DEM
-        _tracking(site, c, res, step)
-        _dewatering(site, c, bmps, res)
-        _inactive_stabilization(site, c, bmps, res)
+        _without_dem(c)
         return res
+    flow = _Flow(dem, fg)
     chan = m.layers.get("channels")
     chan_dem = to_crs(chan, dem.crs) if chan is not None and len(chan) else None
-    basins = _basin(site, c, dem, fg, bmps, res, step)
-    _fences(site, c, dem, fg, bmps, chan_dem, basins, res, step)
-    _stockpiles(site, c, dem, fg, bmps, chan, res, step)
-    _inlets(site, c, dem, fg, bmps, res, step)
-    _tracking(site, c, res, step)
-    _diversions(site, c, dem, fg, bmps, res, step)
-    _channelized_inflows(site, c, bmps, res)
-    _dewatering(site, c, bmps, res)
-    _inactive_stabilization(site, c, bmps, res)
+    basins = _basin(c, flow)
+    _fences(c, flow, chan_dem, basins)
+    _stockpiles(c, flow, chan)
+    _inlets(c, dem, fg)
+    _tracking(c)
+    _diversions(c, flow)
+    _channelized_inflows(c)
+    _dewatering(c)
+    _inactive_stabilization(c)
     return res
+
+
+def _without_dem(c: _Ctx) -> None:
+    """The placements that need where flow goes are not assessed; the rest are checked."""
+    why = "no DEM: where flow leaves the disturbed area cannot be told"
+    for name in NEEDS_DEM:
+        q = c.practice(name)
+        if q:
+            c.res.report.setdefault(name, {"assessed": False, "why": why})
+            text = q.requires
+            c.res.findings.append(
+                c.finding(
+                    name,
+                    f"controls.{name}",
+                    "not_assessed",
+                    f"{text[:1].upper()}{text[1:]}: not assessed ({why}).",
+                )
+            )
+    _inlets(c, None, None)  # on-site and adjacent inlets need no DEM
+    _tracking(c)
+    _dewatering(c)
+    _inactive_stabilization(c)
 
 
 # --------------------------------------------------------------------------------------------- fences
 
 
-def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res: ControlsResult, step) -> None:
+def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dict[str, Any]) -> None:
+    """Filter fence: where it goes (downslope, sideslope and channel edges, interior rows), whether it is
+    the route the chapter requires here, and the submitted fences against it."""
     pr = c.practice("filter_fence")
     area = c.m.layers.get("disturbed_area")
+    res = c.res
     if pr is None:
         return
     if area is None or not len(area):
         res.report["filter_fence"] = {"required": None, "why": "no disturbance layer"}
         return
-    step("placing filter fence")
-    thr = float(c.p.value("terrain", "channel_threshold_sqft"))
-    channel_pr = c.practice("channel_fence")
+    c.step("placing filter fence")
     # the union (clipped to the site): edges shared by adjacent disturbance polygons get no fence
     parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
     parts["id"] = range(1, len(parts) + 1)
+    fence, runs = _fence_lines(c, flow, pr, parts, chan_dem)
+    summary = controls.fence_summary(fence)
+    unclassified_ft = float(runs.loc[runs["side"] == controls.UNCLASSIFIED, "length_ft"].sum())
+    acres = c.acres_at_once()
+    route, why = _fence_route(c, pr, basins)
+    state = c.open("filter_fence")
+    required = route and state
+    res.report["filter_fence"] = {
+        "required": required,
+        "route": why,
+        "disturbed_max_at_one_time_acres": acres,
+        **summary,
+        "upslope_length_ft": float(runs.loc[runs["side"] == "upslope", "length_ft"].sum()),
+        "unclassified_length_ft": unclassified_ft,
+    }
+    res.layers["filter_fence"] = _mark(fence, required if route else False)
+    if unclassified_ft > 0:
+        res.findings.append(
+            c.finding(
+                "filter_fence",
+                "filter_fence_unclassified",
+                "not_assessed",
+                f"{unclassified_ft:,.0f} ft of the disturbed area's edge has no DEM heights just inside it: "
+                "whether it is a "
+                "downslope or sideslope side needing fence is not assessed there (no fence placed).",
+                values={"unclassified_length_ft": unclassified_ft},
+            )
+        )
+    if not route:
+        res.findings.append(
+            c.finding(
+                "filter_fence", "filter_fence_location", "info", f"Fence lines shown for reference: {why}."
+            )
+        )
+        return
+    _fence_location(c, pr, summary, state)
+    _fence_submitted(c, flow, fence=fence, parts=parts, summary=summary, basins=basins)
+
+
+def _fence_location(c: _Ctx, pr: Requirement, summary: dict[str, Any], state: bool | None) -> None:
+    """Where the required fence goes (``summary``: its lengths by side, ft)."""
+    res, std, channel_pr = c.res, pr.citation, c.practice("channel_fence")
+    channel_txt = f" and {summary['channel_length_ft']:,.0f} ft along channel edges" if channel_pr else ""
+    res.findings.append(
+        c.finding(
+            "filter_fence",
+            "filter_fence_location",
+            "info",
+            f"Filter fence {'required ' if state else ''}({std}) along {summary['downslope_length_ft']:,.0f} "
+            "ft of downslope and "
+            f"{summary['sideslope_length_ft']:,.0f} ft of sideslope edge{channel_txt} "
+            f"({summary['total_length_ft']:,.0f} ft in all, end hooks included), plus "
+            f"{summary['interior_length_ft']:,.0f} ft of "
+            "interior rows where the slope above a fence is longer than DNR 1056 allows.",
+            required=True,
+            values=summary,
+        )
+    )
+
+
+def _fence_lines(
+    c: _Ctx, flow: _Flow, pr: Requirement, parts: gpd.GeoDataFrame, chan_dem: gpd.GeoDataFrame | None
+) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """The fence lines geosite places (site CRS) and the classified edge runs of the disturbed area."""
+    site, dem, fg = c.site, flow.dem, flow.fg
+    thr = float(c.p.value("terrain", "channel_threshold_sqft"))
+    channel_pr = c.practice("channel_fence")
     fence, runs = controls.filter_fence(
-        parts, dem, fg,
+        parts,
+        dem,
+        fg,
         tolerance_deg=float(c.v("fence_sideslope_tolerance_deg")),
         min_run_ft=float(c.v("fence_min_run_ft")),
         hook_ft=float(c.v("fence_hook_ft")) if pr.params.get("hooks", False) else 0.0,
@@ -166,7 +309,7 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
     )
     stand_ins = controls.row_stand_ins(fence)
     if stand_ins is not None:
-        res.layers["stand_ins"] = stand_ins
+        c.res.layers["stand_ins"] = stand_ins
     if channel_pr is not None and chan_dem is None:
         c.m.set("hydrology.channels_receiving_disturbed_runoff", 0)  # no channel traced on the DEM
     if channel_pr is None:
@@ -174,79 +317,119 @@ def _fences(site, c: _Ctx, dem, fg, bmps, chan_dem, basins: dict[str, Any], res:
         # (DNR 1056: silt fence is for sheet and rill flow), which a trap or basin takes instead
         fence = fence[fence["side"] != "channel"].reset_index(drop=True)
     elif chan_dem is not None:
-        out = controls.channel_edge_fences(to_dem_crs(site.disturbed, site, dem), to_dem_crs(site.boundary, site, dem),
-                                           dem, fg, chan_dem, thr, float(c.v("fence_channel_offset_ft")))
+        out = controls.channel_edge_fences(
+            to_dem_crs(site.disturbed, site, dem),
+            to_dem_crs(site.boundary, site, dem),
+            dem,
+            fg,
+            chan_dem,
+            threshold_sqft=thr,
+            offset_ft=float(c.v("fence_channel_offset_ft")),
+        )
         c.m.set("hydrology.channels_receiving_disturbed_runoff", int(out.attrs.get("segments_reached", 0)))
         if len(out):
             out = to_crs(out, site.crs)
             out["polygon_id"] = None
             out["length_ft"] = out.geometry.length * site.ft_per_unit
-            fence = gpd.GeoDataFrame(gpd.pd.concat([fence, out[["side", "polygon_id", "geometry", "length_ft"]]], ignore_index=True),
-                                     geometry="geometry", crs=site.crs)
-    summary = controls.fence_summary(fence)
-    unclassified_ft = float(runs.loc[runs["side"] == controls.UNCLASSIFIED, "length_ft"].sum())
-    acres = c.acres_at_once()
-    route, why = _fence_route(c, pr, basins)
-    state = c.open("filter_fence")
-    required = route and state
-    res.report["filter_fence"] = {"required": required, "route": why, "disturbed_max_at_one_time_acres": acres, **summary,
-                                  "upslope_length_ft": float(runs.loc[runs["side"] == "upslope", "length_ft"].sum()),
-                                  "unclassified_length_ft": unclassified_ft}
-    res.layers["filter_fence"] = _mark(fence, required if route else False)
-    std = pr.citation
-    if unclassified_ft > 0:
-        res.findings.append(c.finding("filter_fence", "filter_fence_unclassified", "not_assessed",
-                                      f"{unclassified_ft:,.0f} ft of the disturbed area's edge has no DEM heights just inside it: whether it is a "
-                                      "downslope or sideslope side needing fence is not assessed there (no fence placed).",
-                                      values={"unclassified_length_ft": unclassified_ft}))
-    if not route:
-        res.findings.append(c.finding("filter_fence", "filter_fence_location", "info",
-                                      f"Fence lines shown for reference: {why}."))
-        return
-    channel_txt = f" and {summary['channel_length_ft']:,.0f} ft along channel edges" if channel_pr else ""
-    res.findings.append(c.finding("filter_fence", "filter_fence_location", "info",
-                                  f"Filter fence {'required ' if state else ''}({std}) along {summary['downslope_length_ft']:,.0f} ft of downslope and "
-                                  f"{summary['sideslope_length_ft']:,.0f} ft of sideslope edge{channel_txt} "
-                                  f"({summary['total_length_ft']:,.0f} ft in all, end hooks included), plus {summary['interior_length_ft']:,.0f} ft of "
-                                  "interior rows where the slope above a fence is longer than DNR 1056 allows.",
-                                  required=True, values=summary))
+            fence = gpd.GeoDataFrame(
+                gpd.pd.concat(
+                    [fence, out[["side", "polygon_id", "geometry", "length_ft"]]], ignore_index=True
+                ),
+                geometry="geometry",
+                crs=site.crs,
+            )
+    return fence, runs
+
+
+def _fence_submitted(
+    c: _Ctx,
+    flow: _Flow,
+    *,
+    fence: gpd.GeoDataFrame,
+    parts: gpd.GeoDataFrame,
+    summary: dict[str, Any],
+    basins: dict[str, Any],
+) -> None:
+    """The submitted silt fence / straw bales against the required stretches, and the slope lengths above
+    them."""
+    res, bmps, site = c.res, c.bmps, c.site
+    channel_pr = c.practice("channel_fence")
     sides = ("downslope", "sideslope", "channel") if channel_pr else ("downslope", "sideslope")
     need = fence[fence["side"].isin(sides)]
     if bmps is None:
         res.report["submitted_controls"] = {"bmps_layer": False}
-        res.findings.append(c.finding("filter_fence", "filter_fence_submitted", "not_assessed",
-                                      f"No bmps layer submitted: {need['length_ft'].sum():,.0f} ft of filter fence is required and cannot be checked."))
+        res.findings.append(
+            c.finding(
+                "filter_fence",
+                "filter_fence_submitted",
+                "not_assessed",
+                f"No bmps layer submitted: {need['length_ft'].sum():,.0f} ft of filter fence is required and "
+                "cannot be checked.",
+            )
+        )
         return
-    cov, gaps = controls.fence_coverage(need, bmps, float(c.v("fence_cover_tolerance_ft")),
-                                        flow=(dem, fg, site.mask_on(dem, "site")),
-                                        reach_ft=float(c.v("fence_intercept_reach_ft")))
+    cov, gaps = controls.fence_coverage(
+        need,
+        bmps,
+        float(c.v("fence_cover_tolerance_ft")),
+        flow=(flow.dem, flow.fg, site.mask_on(flow.dem, "site")),
+        reach_ft=float(c.v("fence_intercept_reach_ft")),
+    )
     res.layers["fence_gaps"] = gaps
     sub = res.report.setdefault("submitted_controls", {"bmps_layer": True})
-    sub["filter_fence"] = {**cov, "gaps": [{"side": s, "polygon_id": py_scalar(p), "length_ft": float(L)} for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"], strict=True)]}
+    sub["filter_fence"] = _coverage_report(cov, gaps)
     ok = cov["gap_length_ft"] <= 0.0
     ids = sorted({py_scalar(p) for p in gaps["polygon_id"] if p is not None}) if len(gaps) else []
     by_side = gaps.groupby("side")["length_ft"].sum() if len(gaps) else {}
     edges = "downslope, sideslope and channel-edge" if channel_pr else "downslope and sideslope"
     alt_q = c.practice("sediment_basin")
-    alt = f" (or basins at every outlet, {alt_q.citation})" if basins.get("alternative_open") and alt_q else ""
-    _slope_lengths(site, c, dem, fg, bmps, parts, summary, res)
-    res.findings.append(c.finding(
-        "filter_fence", "filter_fence_submitted", "pass" if ok else "fail",
-        f"Submitted silt fence / straw bales cover every required {edges} stretch."
-        if ok else f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the {cov['required_length_ft']:,.0f} ft required{alt} ("
-        + ", ".join(f"{v:,.0f} ft {k}" for k, v in sorted(by_side.items())) + f"; {len(gaps)} gap{'s' if len(gaps) != 1 else ''}).",
-        required=True, values=cov, feature_ids=ids))
+    alt = (
+        f" (or basins at every outlet, {alt_q.citation})" if basins.get("alternative_open") and alt_q else ""
+    )
+    _slope_lengths(c, flow, parts, summary)
+    res.findings.append(
+        c.finding(
+            "filter_fence",
+            "filter_fence_submitted",
+            "pass" if ok else "fail",
+            f"Submitted silt fence / straw bales cover every required {edges} stretch."
+            if ok
+            else f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the "
+            f"{cov['required_length_ft']:,.0f} ft required{alt} ("
+            + ", ".join(f"{v:,.0f} ft {k}" for k, v in sorted(by_side.items()))
+            + f"; {len(gaps)} gap{'s' if len(gaps) != 1 else ''}).",
+            required=True,
+            values=cov,
+            feature_ids=ids,
+        )
+    )
 
 
-def _slope_lengths(site, c: _Ctx, dem, fg, bmps, parts, summary: dict[str, float], res: ControlsResult) -> None:
+def _coverage_report(cov: dict[str, Any], gaps: gpd.GeoDataFrame) -> dict[str, Any]:
+    """The report's ``submitted_controls.filter_fence``: the coverage and each gap (side, polygon, ft)."""
+    return {
+        **cov,
+        "gaps": [
+            {"side": s, "polygon_id": py_scalar(p), "length_ft": float(L)}
+            for s, p, L in zip(gaps["side"], gaps["polygon_id"], gaps["length_ft"], strict=True)
+        ],
+    }
+
+
+def _slope_lengths(c: _Ctx, flow: _Flow, parts: gpd.GeoDataFrame, summary: dict[str, float]) -> None:
     """DNR 1056's maximum slope length above a fence, checked on the submitted fences: the Handbook's
     design criteria, which both chapters make binding on every BMP (Grantsburg's and Belgium's design
     criteria sections), so it is cited there, under the fence practice's gate."""
     table = c.v("fence_max_slope_length_ft")
     if table is None:
         return
-    lines = controls.bmps_of(bmps, ("silt_fence", "straw_bales", "diversion", "stabilization"))
-    barriers = shapely.union_all(to_crs(lines, dem.crs).geometry.values) if lines is not None and len(lines) else None
+    res, site, dem, fg = c.res, c.site, flow.dem, flow.fg
+    lines = controls.bmps_of(c.bmps, ("silt_fence", "straw_bales", "diversion", "stabilization"))
+    barriers = (
+        shapely.union_all(to_crs(lines, dem.crs).geometry.values)
+        if lines is not None and len(lines)
+        else None
+    )
     worst = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0}
     where = []
     for poly in to_crs(parts, dem.crs).geometry:
@@ -258,18 +441,32 @@ def _slope_lengths(site, c: _Ctx, dem, fg, bmps, parts, summary: dict[str, float
         worst["longest_ft"] = max(worst["longest_ft"], got["longest_ft"])
     res.report.setdefault("submitted_controls", {})["slope_length"] = worst
     if where:  # the finding's place (issue 23 item 5): the lead wires it into the finding's geometry
-        res.layers["slope_length_excess"] = to_crs(gpd.GeoDataFrame(
-            {"what": ["slope above the next fence longer than DNR 1056 allows"] * len(where)}, geometry=where, crs=dem.crs), site.crs)
+        res.layers["slope_length_excess"] = to_crs(
+            gpd.GeoDataFrame(
+                {"what": ["slope above the next fence longer than DNR 1056 allows"] * len(where)},
+                geometry=where,
+                crs=dem.crs,
+            ),
+            site.crs,
+        )
     design = c.p.section_name("design")
-    f = c.finding("filter_fence", "filter_fence_slope_length", "pass" if worst["excess_sqft"] <= 0 else "fail",
-                  "The slope above every submitted fence is within DNR 1056's maximum lengths "
-                  f"(the longest, {worst['longest_ft']:,.0f} ft, is {worst['max_ratio']:.0%} of what its slope allows)."
-                  if worst["excess_sqft"] <= 0 else
-                  f"On {worst['excess_sqft']:,.0f} sq ft of the disturbed area the slope above the next submitted fence is longer than DNR 1056 "
-                  f"allows for its steepness (up to {worst['longest_ft']:,.0f} ft of slope, {worst['max_ratio']:.1f} times the table's length): "
-                  f"interior fence rows (geosite proposes {summary['interior_length_ft']:,.0f} ft), diversions across the slope or a "
-                  "stabilization BMP over it are needed.",
-                  values=worst, required=True)
+    f = c.finding(
+        "filter_fence",
+        "filter_fence_slope_length",
+        "pass" if worst["excess_sqft"] <= 0 else "fail",
+        "The slope above every submitted fence is within DNR 1056's maximum lengths "
+        f"(the longest, {worst['longest_ft']:,.0f} ft, is {worst['max_ratio']:.0%} of what its slope allows)."
+        if worst["excess_sqft"] <= 0
+        else f"On {worst['excess_sqft']:,.0f} sq ft of the disturbed area the slope above the "
+        "next submitted fence is longer than DNR 1056 "
+        f"allows for its steepness (up to {worst['longest_ft']:,.0f} ft of slope, {worst['max_ratio']:.1f} "
+        "times the table's length): "
+        f"interior fence rows (geosite proposes {summary['interior_length_ft']:,.0f} ft), diversions across "
+        "the slope or a "
+        "stabilization BMP over it are needed.",
+        values=worst,
+        required=True,
+    )
     f.citation, f.section = "Design criteria (DNR 1056)", design
     res.findings.append(f)
 
@@ -280,25 +477,57 @@ def _fence_route(c: _Ctx, pr: Requirement, basins: dict[str, Any]) -> tuple[bool
     d = c.decisions[pr.id]
     acres = c.acres_at_once()
     if d.met is None:
-        return False, "whether they are required is not assessed (" + "; ".join(t.message for t in d.conditions if t.met is None) + ")"
+        return False, "whether they are required is not assessed (" + "; ".join(
+            t.message for t in d.conditions if t.met is None
+        ) + ")"
     if d.met is False:
         alt = c.decisions.get(pr.alternative or "")
-        instead = f"; {alt.requirement.requires} ({alt.requirement.citation}) instead" if alt is not None and alt.met else ""
+        instead = (
+            f"; {alt.requirement.requires} ({alt.requirement.citation}) instead"
+            if alt is not None and alt.met
+            else ""
+        )
         return False, "; ".join(t.message for t in d.conditions) + instead
     if d.either_with and basins.get("serves_all"):
         alt_q = c.decisions[d.either_with].requirement
-        return False, (f"the submitted basins receive the runoff at every outlet of the disturbed area ({alt_q.citation}), "
-                       "the other route the chapter allows")
-    return True, f"{pr.citation}" + (f" ({acres:,.2f} acres disturbed at one time)" if acres is not None else "")
+        return False, (
+            "the submitted basins receive the runoff at every outlet of the disturbed area "
+            f"({alt_q.citation}), "
+            "the other route the chapter allows"
+        )
+    return True, f"{pr.citation}" + (
+        f" ({acres:,.2f} acres disturbed at one time)" if acres is not None else ""
+    )
 
 
 # --------------------------------------------------------------------------------------------- basins
 
 
-def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str, Any]:
+@dataclass(kw_only=True)
+class _BasinPlan:
+    """The outlets of the disturbed area needing a basin or trap (site CRS), and the submitted ones at
+    them."""
+
+    outlets: gpd.GeoDataFrame
+    fringe: gpd.GeoDataFrame
+    #: per outlet: its drainage (acres), kind, and the bmps ids receiving its runoff / suiting it
+    served: list[dict[str, Any]]
+    #: the submitted basins and traps (None when the plan has none)
+    got: gpd.GeoDataFrame | None
+    reasons: list[str]
+    #: the alternative applies too: either route complies
+    small_alt: bool
+    #: acres draining to the outlets in all
+    total: float
+    #: the report entry (``sediment_basin_location``)
+    rep: dict[str, Any]
+
+
+def _basin(c: _Ctx, flow: _Flow) -> dict[str, Any]:
     """Sediment basins and traps: the outlets, which need one, and the submitted ones at them. Returns
     what the fence route needs to know (``serves_all``, ``alternative_open``)."""
     pr = c.practice("sediment_basin")
+    res = c.res
     out: dict[str, Any] = {"serves_all": False, "alternative_open": False}
     dist = c.m.layers.get("disturbed_area")
     if pr is None or dist is None or not len(dist):
@@ -310,107 +539,302 @@ def _basin(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> dict[str,
     pending = [t.message for t in d.conditions if t.met is None]
     if not d.conditions:
         reasons = [f"every site the requirement applies to ({pr.citation})"]
-    step("locating sediment basins and traps")
+    c.step("locating sediment basins and traps")
+    outlets, cells, fringe = _basin_outlets(c, flow, pr, dist)
+    required = d.met
+    # the alternative applies too: either route complies
+    small_alt = bool(d.met) and d.either_with is not None
+    out["alternative_open"] = small_alt
+    got = controls.bmps_of(
+        c.bmps, tuple(c.p.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"]))
+    )
+    served = _served(c, flow, got=got, outlets=outlets, cells=cells, dist=dist)
+    out["serves_all"] = bool(served) and all(s["suitable_by"] for s in served)
+    rep = _basin_rep(outlets, fringe, served, required=required, reasons=reasons, small_alt=small_alt)
+    res.report["sediment_basin_location"] = rep
+    # under 10 acres a basin is one route of two: never alone a failure
+    route_req = required if not small_alt else False
+    res.layers["sediment_basins"] = _mark(
+        outlets, bool(route_req and c.open("sediment_basin")) if required is not None else None
+    )
+    if required is None:
+        res.findings.append(
+            c.finding(
+                "sediment_basin",
+                "sediment_basin_submitted",
+                "not_assessed",
+                "Whether sediment basins are required is not assessed: "
+                + "; ".join(pending)
+                + " not assessed.",
+            )
+        )
+        return out
+    if not required:
+        return out
+    _basin_findings(
+        c,
+        pr,
+        _BasinPlan(
+            outlets=outlets,
+            fringe=fringe,
+            served=served,
+            got=got,
+            reasons=reasons,
+            small_alt=small_alt,
+            total=rep["drainage_acres"],
+            rep=rep,
+        ),
+        bool(route_req),
+    )
+    return out
+
+
+def _served(
+    c: _Ctx,
+    flow: _Flow,
+    *,
+    got: gpd.GeoDataFrame | None,
+    outlets: gpd.GeoDataFrame,
+    cells: list[Any],
+    dist: gpd.GeoDataFrame,
+) -> list[dict[str, Any]]:
+    """Per outlet: its drainage (acres), kind, and the submitted basins (``got``) receiving its runoff or
+    suiting it."""
+    return (
+        controls.submitted_at_outlets(
+            got, outlets, cells, flow.dem, flow.fg, disturbed=dist, search_ft=float(c.v("basin_search_ft"))
+        )
+        if got is not None and len(got) and len(outlets)
+        else [
+            {
+                "outlet": int(o),
+                "drainage_acres": float(a),
+                "disturbed_acres": float(d),
+                "kind": k,
+                "served_by": [],
+                "suitable_by": [],
+            }
+            for o, a, d, k in zip(
+                outlets["outlet"],
+                outlets["drainage_acres"],
+                outlets["disturbed_acres"],
+                outlets["kind"],
+                strict=True,
+            )
+        ]
+    )
+
+
+def _basin_rep(
+    outlets: gpd.GeoDataFrame,
+    fringe: gpd.GeoDataFrame,
+    served: list[dict[str, Any]],
+    *,
+    required: bool | None,
+    reasons: list[str],
+    small_alt: bool,
+) -> dict[str, Any]:
+    """The report's ``sediment_basin_location``: the outlets, their drainage (acres), the first one."""
+    total = float(outlets["drainage_acres"].sum()) if len(outlets) else 0.0
+    rep: dict[str, Any] = {
+        "required": required,
+        "reasons": reasons,
+        "outlets": served,
+        "drainage_acres": total,
+        "disturbed_acres_at_outlets": float(outlets["disturbed_acres"].sum()) if len(outlets) else 0.0,
+        "fringe_outlets": int(len(fringe)),
+        "fringe_drainage_acres": float(fringe["drainage_acres"].sum()),
+        "either_route": small_alt,
+    }
+    if len(outlets):
+        first = outlets.iloc[0]
+        rep.update(
+            {
+                "located": True,
+                "x": float(first.geometry.x),
+                "y": float(first.geometry.y),
+                "kind": first["kind"],
+                "limit": first["limit"],
+                "drainage_area_sqft": float(first["drainage_sqft"]),
+                "drainage_area_acres": float(first["drainage_acres"]),
+            }
+        )
+    return rep
+
+
+def _basin_outlets(
+    c: _Ctx, flow: _Flow, pr: Requirement, dist: gpd.GeoDataFrame
+) -> tuple[gpd.GeoDataFrame, list[Any], gpd.GeoDataFrame]:
+    """The outlets needing their own trap or basin, their cells, and the fringe of smaller outlets."""
     thr = float(c.p.value("terrain", "channel_threshold_sqft"))
-    trap, basin = float(c.v("sediment_trap_max_drainage_acres")), float(c.v("sediment_basin_max_drainage_acres"))
+    trap, basin = (
+        float(c.v("sediment_trap_max_drainage_acres")),
+        float(c.v("sediment_basin_max_drainage_acres")),
+    )
     # which outlets need their own trap or basin: where concentrated runoff leaves (Belgium's reading: each
     # sized by its own catchment), or every outlet draining at least basin_outlet_min_acres (the fringe
     # below that is reported, not required one by one)
     concentrated_only = pr.params.get("outlets", "all") == "concentrated"
-    outlets, cells = controls.disturbed_outlets(dist, dem, fg, trap, basin, thr, float(c.v("basin_outlet_merge_ft")),
-                                                concentrated_only=concentrated_only)
-    keep = outlets["concentrated"].to_numpy(bool) | (outlets["drainage_acres"].to_numpy() >= float(c.v("basin_outlet_min_acres")))
+    outlets, cells = controls.disturbed_outlets(
+        dist,
+        flow.dem,
+        flow.fg,
+        trap,
+        basin,
+        channel_threshold_sqft=thr,
+        merge_ft=float(c.v("basin_outlet_merge_ft")),
+        concentrated_only=concentrated_only,
+    )
+    keep = outlets["concentrated"].to_numpy(bool) | (
+        outlets["drainage_acres"].to_numpy() >= float(c.v("basin_outlet_min_acres"))
+    )
     fringe = outlets[~keep]
     cells = [x for x, k in zip(cells, keep, strict=True) if k]
     outlets = outlets[keep].reset_index(drop=True)
-    required = d.met
-    small_alt = bool(d.met) and d.either_with is not None  # the alternative applies too: either route complies
-    out["alternative_open"] = small_alt
-    got = controls.bmps_of(bmps, tuple(c.p.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"])))
-    served = controls.submitted_at_outlets(got, outlets, cells, dem, fg, dist, float(c.v("basin_search_ft"))) if got is not None and len(got) and len(outlets) else \
-        [{"outlet": int(o), "drainage_acres": float(a), "disturbed_acres": float(d), "kind": k, "served_by": [], "suitable_by": []}
-         for o, a, d, k in zip(outlets["outlet"], outlets["drainage_acres"], outlets["disturbed_acres"], outlets["kind"], strict=True)]
-    total = float(outlets["drainage_acres"].sum()) if len(outlets) else 0.0
-    out["serves_all"] = bool(served) and all(s["suitable_by"] for s in served)
-    rep = {"required": required, "reasons": reasons, "outlets": served, "drainage_acres": total,
-           "disturbed_acres_at_outlets": float(outlets["disturbed_acres"].sum()) if len(outlets) else 0.0,
-           "fringe_outlets": int(len(fringe)), "fringe_drainage_acres": float(fringe["drainage_acres"].sum()),
-           "either_route": small_alt}
-    if len(outlets):
-        first = outlets.iloc[0]
-        rep.update({"located": True, "x": float(first.geometry.x), "y": float(first.geometry.y), "kind": first["kind"],
-                    "limit": first["limit"], "drainage_area_sqft": float(first["drainage_sqft"]),
-                    "drainage_area_acres": float(first["drainage_acres"])})
-    res.report["sediment_basin_location"] = rep
-    route_req = required if not small_alt else False  # under 10 acres a basin is one route of two: never alone a failure
-    res.layers["sediment_basins"] = _mark(outlets, bool(route_req and c.open("sediment_basin")) if required is not None else None)
-    if required is None:
-        res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", "not_assessed",
-                                      "Whether sediment basins are required is not assessed: " + "; ".join(pending) + " not assessed."))
-        return out
-    if not required:
-        return out
+    return outlets, cells, fringe
+
+
+def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) -> None:
+    """Where the required basins go, and whether the plan submits one of a suiting kind at each outlet."""
+    res, outlets, fringe, served, reasons, rep = c.res, b.outlets, b.fringe, b.served, b.reasons, b.rep
+    small_alt, total = b.small_alt, b.total
+    where = _basin_where(outlets, served)
+    if small_alt:
+        what = "Sediment basins or traps are one route"
+    elif c.open("sediment_basin"):
+        what = "Sediment basins or traps required"
+    else:
+        what = "Sediment basins or traps"
+    res.findings.append(
+        c.finding(
+            "sediment_basin",
+            "sediment_basin_location",
+            "info",
+            f"{what} ({'; '.join(reasons)}): "
+            f"the disturbed area's runoff leaves at {len(outlets)} outlet{'s' if len(outlets) != 1 else ''} "
+            f"needing one, draining {total:,.2f} acres "
+            f"in all ({where})"
+            + (
+                f"; {len(fringe)} smaller outlet{'s' if len(fringe) != 1 else ''} drain "
+                f"{rep['fringe_drainage_acres']:,.2f} acres more, "
+                f"each under {float(c.v('basin_outlet_min_acres')):g} acre"
+                if len(fringe)
+                else ""
+            )
+            + ".",
+            required=route_req,
+            values=rep,
+        )
+    )
+    _basin_submitted(c, pr, b, where)
+
+
+def _basin_where(outlets: gpd.GeoDataFrame, served: list[dict[str, Any]]) -> str:
+    """Each outlet as the findings name it: where (site CRS), its drainage (acres), the submitted basins."""
     at = {int(o): (float(g.x), float(g.y)) for o, g in zip(outlets["outlet"], outlets.geometry, strict=True)}
     where = "; ".join(
-        f"outlet {s['outlet']} near ({at[s['outlet']][0]:,.0f}, {at[s['outlet']][1]:,.0f}) ({s['drainage_acres']:,.2f} acres drain there, "
+        f"outlet {s['outlet']} near ({at[s['outlet']][0]:,.0f}, {at[s['outlet']][1]:,.0f}) "
+        f"({s['drainage_acres']:,.2f} acres drain there, "
         f"{s['disturbed_acres']:,.2f} of them disturbed): "
-        f"{s['kind'].replace('_', ' ')}" + (f", submitted {', '.join(map(str, s['suitable_by']))}" if s["suitable_by"] else
-                                            f"; bmps {', '.join(map(str, s['served_by']))} receive its runoff but do not suit it" if s["served_by"] else "; none submitted")
-        for s in served)
-    res.findings.append(c.finding("sediment_basin", "sediment_basin_location", "info",
-                                  f"{'Sediment basins or traps are one route' if small_alt else 'Sediment basins or traps required' if c.open('sediment_basin') else 'Sediment basins or traps'} ({'; '.join(reasons)}): "
-                                  f"the disturbed area's runoff leaves at {len(outlets)} outlet{'s' if len(outlets) != 1 else ''} needing one, draining {total:,.2f} acres "
-                                  f"in all ({where})" + (f"; {len(fringe)} smaller outlet{'s' if len(fringe) != 1 else ''} drain {rep['fringe_drainage_acres']:,.2f} acres more, "
-                                                           f"each under {float(c.v('basin_outlet_min_acres')):g} acre" if len(fringe) else "") + ".",
-                                  required=bool(route_req), values=rep))
+        f"{s['kind'].replace('_', ' ')}"
+        + (
+            f", submitted {', '.join(map(str, s['suitable_by']))}"
+            if s["suitable_by"]
+            else f"; bmps {', '.join(map(str, s['served_by']))} receive its runoff but do not suit it"
+            if s["served_by"]
+            else "; none submitted"
+        )
+        for s in served
+    )
+    return where
+
+
+def _basin_submitted(c: _Ctx, pr: Requirement, b: _BasinPlan, where: str) -> None:
+    """Whether the plan submits a basin or trap of a kind its drainage suits at each outlet (``where``:
+    the outlets as the findings name them)."""
+    res, served, got, reasons, rep, small_alt = c.res, b.served, b.got, b.reasons, b.rep, b.small_alt
     missing = [s for s in served if not s["suitable_by"]]
     reading = f" Reading: {pr.reading}" if pr.reading else ""
     if small_alt:
         status = "pass" if not missing else "info"
-        msg = ("Submitted basins or traps receive the runoff at every outlet, each of a kind its drainage suits: "
-               f"{pr.citation} is met, so the other route is not required." if not missing else
-               f"Basins per {pr.citation} would be one way to comply; the plan is judged on the other route instead "
-               f"({len(missing)} outlet{'s' if len(missing) != 1 else ''} without a suitable basin or trap).") + reading
+        msg = (
+            "Submitted basins or traps receive the runoff at every outlet, each of a kind its drainage "
+            "suits: "
+            f"{pr.citation} is met, so the other route is not required."
+            if not missing
+            else f"Basins per {pr.citation} would be one way to comply; the plan is judged on the "
+            "other route instead "
+            f"({len(missing)} outlet{'s' if len(missing) != 1 else ''} without a suitable basin or trap)."
+        ) + reading
         res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", status, msg, values=rep))
-        return out
+        return
     if got is None or not len(got):
-        status, msg = "fail", f"Sediment basins are required ({'; '.join(reasons)}) but the bmps layer has none: {where}."
+        status, msg = (
+            "fail",
+            f"Sediment basins are required ({'; '.join(reasons)}) but the bmps layer has none: {where}.",
+        )
     elif missing:
         upslope = [i for i in map(py_scalar, got["id"]) if not any(i in s["served_by"] for s in served)]
         status = "fail"
-        msg = (f"{len(missing)} of {len(served)} outlet{'s' if len(served) != 1 else ''} of the disturbed area "
-               f"{'has' if len(missing) == 1 else 'have'} no submitted basin or trap of a kind its drainage suits ({where})."
-               + (f" bmps {', '.join(map(str, upslope))} receive none of the disturbed area's runoff." if upslope else ""))
+        msg = (
+            f"{len(missing)} of {len(served)} outlet{'s' if len(served) != 1 else ''} of the disturbed area "
+            f"{'has' if len(missing) == 1 else 'have'} no submitted basin or trap of a kind its drainage "
+            f"suits ({where})."
+            + (
+                f" bmps {', '.join(map(str, upslope))} receive none of the disturbed area's runoff."
+                if upslope
+                else ""
+            )
+        )
     else:
-        status, msg = "pass", f"Every outlet of the disturbed area has a submitted basin or trap of a kind its drainage suits ({where})."
-    res.findings.append(c.finding("sediment_basin", "sediment_basin_submitted", status, msg + reading, required=True, values=rep,
-                                  feature_ids=[py_scalar(i) for i in got["id"]] if got is not None else []))
-    return out
+        status, msg = (
+            "pass",
+            "Every outlet of the disturbed area has a submitted basin or trap of a kind its drainage suits "
+            f"({where}).",
+        )
+    res.findings.append(
+        c.finding(
+            "sediment_basin",
+            "sediment_basin_submitted",
+            status,
+            msg + reading,
+            required=True,
+            values=rep,
+            feature_ids=[py_scalar(i) for i in got["id"]] if got is not None else [],
+        )
+    )
 
 
 # --------------------------------------------------------------------------------------------- stockpiles
 
 
-def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -> None:
+def _stockpiles(c: _Ctx, flow: _Flow, chan: gpd.GeoDataFrame | None) -> None:
+    """Stockpiles: their setbacks from downslope roads and waters, their fences and stabilization."""
+    site, res = c.site, c.res
     piles = site.layer("stockpiles")
-    setback_pr, fence_pr, stab_pr = c.practice("stockpile_setback"), c.practice("stockpile_fence"), c.practice("stockpile_stabilization")
+    setback_pr, fence_pr, stab_pr = (
+        c.practice("stockpile_setback"),
+        c.practice("stockpile_fence"),
+        c.practice("stockpile_stabilization"),
+    )
     if piles is None:
         res.report["stockpiles"] = []
         return
-    step("checking stockpile setbacks")
+    c.step("checking stockpile setbacks")
     setback = float(setback_pr.param("setback_ft")) if setback_pr is not None else 0.0
-    kinds = tuple(setback_pr.param("to")) if setback_pr is not None else (*controls.FEATURE_LAYERS, controls.DEM_CHANNELS)
-    features = {k: site.layer(k) for k in kinds if k != controls.DEM_CHANNELS}
-    if chan is not None and len(chan) and controls.DEM_CHANNELS in kinds:
-        features[controls.DEM_CHANNELS] = chan  # drainage channels traced on the DEM count as much as drawn ones
     rep, zones, fences = controls.stockpile_setbacks(
-        piles, features, dem, fg,
+        piles,
+        _setback_features(c, setback_pr, chan),
+        flow.dem,
+        flow.fg,
         min_setback_ft=setback,
         trace_ft=float(c.v("stockpile_trace_ft")),
         tolerance_deg=float(c.v("fence_sideslope_tolerance_deg")),
         hook_ft=float(c.v("fence_hook_ft")) if fence_pr and fence_pr.params.get("hooks", False) else 0.0,
         reach_tolerance_ft=float(c.v("stockpile_reach_tolerance_ft")),
-        downslope_only=bool(setback_pr.params.get("downslope_only", True)) if setback_pr is not None else True,
+        downslope_only=bool(setback_pr.params.get("downslope_only", True))
+        if setback_pr is not None
+        else True,
         fence_side=str(fence_pr.params.get("side", "downslope")) if fence_pr is not None else "downslope",
     )
     if setback_pr is not None:
@@ -421,74 +845,185 @@ def _stockpiles(site, c: _Ctx, dem, fg, bmps, chan, res: ControlsResult, step) -
     for r in rep:
         r["stabilization_required"] = _pile_needs(c, stab_pr, r)
     res.report["stockpiles"] = [{k: v for k, v in r.items() if k != "features"} for r in rep]
-    extra = _extra_bmps(bmps)
+    extra = _extra_bmps(c.bmps)
     for r in rep:
-        nf = r["nearest_feature"]
-        name = _feature_name(nf, r["features"]) if nf else ""
-        if setback_pr is None:
-            down = [f for f in r["features"] if f["downslope"]]
-            if down:
-                f0 = down[0]
-                res.findings.append(Finding("stockpile_downslope", "", "", "info",
-                                            f"Stockpile {r['id']} is {f0['distance_ft']:,.1f} ft from downslope {_feature_name(f0, down)}: "
-                                            "a setback distance from roads and waters is not specified by this chapter.",
-                                            values={"distance_ft": f0["distance_ft"]}, feature_ids=[r["id"]]))
-        elif r["violation"] and _pile_needs(c, setback_pr, r) is not False:
-            reason, more = r["setback_reason"], r["extra_bmps"] or extra.get(r["id"])
-            if not setback_pr.params.get("wherever_possible", True):
-                reason = None  # the chapter sets the setback without "wherever possible": a closer pile fails
-            base = (f"Stockpile {r['id']} is {r['min_setback_ft']:,.1f} ft from downslope {name}; piles are to be {float(setback):g} ft from "
-                    "any downslope road, lake, stream, wetland or drainage channel wherever possible.")
-            if reason and more:
-                res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "inspector_decision",
-                                              f"{base} The plan says why {float(setback):g} ft is not possible (\"{reason}\") and what more it does there "
-                                              f"({more}): {setback_pr.citation} leaves piles closer than {float(setback):g} ft to the {c.p.official}, "
-                                              "who may require additional or different BMPs. The inspector's decision.",
-                                              required=True, values={"min_setback_ft": r["min_setback_ft"], "setback_reason": reason, "extra_bmps": more},
-                                              feature_ids=[r["id"]]))
-            else:
-                lack = "why it is not possible (the pile's setback_reason)" if not reason else ""
-                lack += (" and " if lack and not more else "") + ("what more it does there (extra_bmps)" if not more else "")
-                res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "fail",
-                                              (f"{base} The plan does not say {lack}, so {setback_pr.citation}'s 'wherever possible' is not shown."
-                                               if setback_pr.params.get("wherever_possible", True) else f"{base} ({setback_pr.citation}: no exception.)"),
-                                              required=True, values={"min_setback_ft": r["min_setback_ft"]}, feature_ids=[r["id"]]))
-        else:
-            res.findings.append(c.finding("stockpile_setback", "stockpile_setback", "pass",
-                                          f"Stockpile {r['id']}: " + (f"nearest downslope feature {r['min_setback_ft']:,.1f} ft away ({name})."
-                                                                      if r["min_setback_ft"] is not None else "no road, lake, stream, wetland or drainage channel downslope."),
-                                          values={"min_setback_ft": r["min_setback_ft"]}, feature_ids=[r["id"]]))
+        _pile_setback(c, r, setback, extra)
         if setback_pr is not None:
             for f in r["near_upslope"]:
-                res.findings.append(c.finding("stockpile_setback", "stockpile_setback_upslope", "info",
-                                              f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which is not downslope of it (no setback required).",
-                                              feature_ids=[r["id"]]))
+                res.findings.append(
+                    c.finding(
+                        "stockpile_setback",
+                        "stockpile_setback_upslope",
+                        "info",
+                        f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which "
+                        "is not downslope of it (no setback required).",
+                        feature_ids=[r["id"]],
+                    )
+                )
         if stab_pr is not None:
-            _pile_stabilization(c, stab_pr, r, bmps, res)
+            _pile_stabilization(c, stab_pr, r)
     if fence_pr is None:
         return
+    _pile_fences(c, flow, fences)
+
+
+def _setback_features(
+    c: _Ctx, setback_pr: Requirement | None, chan: gpd.GeoDataFrame | None
+) -> dict[str, gpd.GeoDataFrame | None]:
+    """The layers piles keep their setback from (the requirement's ``to``), by layer name."""
+    kinds = (
+        tuple(setback_pr.param("to"))
+        if setback_pr is not None
+        else (*controls.FEATURE_LAYERS, controls.DEM_CHANNELS)
+    )
+    features = {k: c.site.layer(k) for k in kinds if k != controls.DEM_CHANNELS}
+    if chan is not None and len(chan) and controls.DEM_CHANNELS in kinds:
+        # drainage channels traced on the DEM count as much as drawn ones
+        features[controls.DEM_CHANNELS] = chan
+    return features
+
+
+def _pile_setback(c: _Ctx, r: dict[str, Any], setback: float, extra: dict[Any, str]) -> None:
+    """Pile ``r``'s setback (``setback`` ft) from the roads and waters downslope of it; ``extra`` the BMPs
+    the plan ties to each pile."""
+    setback_pr = c.practice("stockpile_setback")
+    res = c.res
+    nf = r["nearest_feature"]
+    name = _feature_name(nf, r["features"]) if nf else ""
+    if setback_pr is None:
+        down = [f for f in r["features"] if f["downslope"]]
+        if down:
+            f0 = down[0]
+            res.findings.append(
+                Finding(
+                    "stockpile_downslope",
+                    "",
+                    "",
+                    "info",
+                    f"Stockpile {r['id']} is {f0['distance_ft']:,.1f} ft from downslope "
+                    f"{_feature_name(f0, down)}: "
+                    "a setback distance from roads and waters is not specified by this chapter.",
+                    values={"distance_ft": f0["distance_ft"]},
+                    feature_ids=[r["id"]],
+                )
+            )
+    elif r["violation"] and _pile_needs(c, setback_pr, r) is not False:
+        _pile_too_close(c, setback_pr, r, setback, name=name, more=r["extra_bmps"] or extra.get(r["id"]))
+    else:
+        res.findings.append(
+            c.finding(
+                "stockpile_setback",
+                "stockpile_setback",
+                "pass",
+                f"Stockpile {r['id']}: "
+                + (
+                    f"nearest downslope feature {r['min_setback_ft']:,.1f} ft away ({name})."
+                    if r["min_setback_ft"] is not None
+                    else "no road, lake, stream, wetland or drainage channel downslope."
+                ),
+                values={"min_setback_ft": r["min_setback_ft"]},
+                feature_ids=[r["id"]],
+            )
+        )
+
+
+def _pile_too_close(
+    c: _Ctx, setback_pr: Requirement, r: dict[str, Any], setback: float, *, name: str, more: Any
+) -> None:
+    """Pile ``r`` closer than ``setback`` ft to ``name`` downslope: the inspector's decision when the plan
+    says
+    why and what more it does (``more``), else a failure."""
+    reason = r["setback_reason"]
+    if not setback_pr.params.get("wherever_possible", True):
+        reason = None  # the chapter sets the setback without "wherever possible": a closer pile fails
+    base = (
+        f"Stockpile {r['id']} is {r['min_setback_ft']:,.1f} ft from downslope {name}; piles are to be "
+        f"{float(setback):g} ft from "
+        "any downslope road, lake, stream, wetland or drainage channel wherever possible."
+    )
+    if reason and more:
+        c.res.findings.append(
+            c.finding(
+                "stockpile_setback",
+                "stockpile_setback",
+                "inspector_decision",
+                f'{base} The plan says why {float(setback):g} ft is not possible ("{reason}") and what more '
+                "it does there "
+                f"({more}): {setback_pr.citation} leaves piles closer than {float(setback):g} ft to the "
+                f"{c.p.official}, "
+                "who may require additional or different BMPs. The inspector's decision.",
+                required=True,
+                values={"min_setback_ft": r["min_setback_ft"], "setback_reason": reason, "extra_bmps": more},
+                feature_ids=[r["id"]],
+            )
+        )
+        return
+    lack = "why it is not possible (the pile's setback_reason)" if not reason else ""
+    lack += (" and " if lack and not more else "") + (
+        "what more it does there (extra_bmps)" if not more else ""
+    )
+    c.res.findings.append(
+        c.finding(
+            "stockpile_setback",
+            "stockpile_setback",
+            "fail",
+            (
+                f"{base} The plan does not say {lack}, so {setback_pr.citation}'s 'wherever possible' is not "
+                "shown."
+                if setback_pr.params.get("wherever_possible", True)
+                else f"{base} ({setback_pr.citation}: no exception.)"
+            ),
+            required=True,
+            values={"min_setback_ft": r["min_setback_ft"]},
+            feature_ids=[r["id"]],
+        )
+    )
+
+
+def _pile_fences(c: _Ctx, flow: _Flow, fences: gpd.GeoDataFrame) -> None:
+    """The submitted fences along the downslope side of each pile (``fences``: the ones geosite places)."""
+    res, bmps = c.res, c.bmps
     if bmps is None:
-        res.findings.append(c.finding("stockpile_fence", "stockpile_fence", "not_assessed",
-                                      "No bmps layer submitted: the fences on the downslope side of the piles cannot be checked."))
+        res.findings.append(
+            c.finding(
+                "stockpile_fence",
+                "stockpile_fence",
+                "not_assessed",
+                "No bmps layer submitted: the fences on the downslope side of the piles cannot be checked.",
+            )
+        )
         return
     tol = float(c.v("fence_cover_tolerance_ft"))
     missing = []
     for pid in sorted({py_scalar(p) for p in fences["pile_id"]}, key=str):
         need = fences[(fences["pile_id"] == pid) & (fences["length_ft"] > 0)].copy()
-        cov, _gaps = controls.fence_coverage(need.rename(columns={"pile_id": "polygon_id"}), bmps, tol,
-                                             min_gap_ft=float(c.v("stockpile_fence_min_gap_ft")),
-                                             flow=(dem, fg, site.mask_on(dem, "site")),
-                                             reach_ft=float(c.v("fence_intercept_reach_ft")))
+        cov, _gaps = controls.fence_coverage(
+            need.rename(columns={"pile_id": "polygon_id"}),
+            bmps,
+            tol,
+            min_gap_ft=float(c.v("stockpile_fence_min_gap_ft")),
+            flow=(flow.dem, flow.fg, c.site.mask_on(flow.dem, "site")),
+            reach_ft=float(c.v("fence_intercept_reach_ft")),
+        )
         covered = cov["gap_length_ft"] <= 0.0
         for r in res.report["stockpiles"]:
             if r["id"] == pid:
                 r["downslope_fence_submitted"] = covered
         if not covered:
             missing.append(pid)
-    res.findings.append(c.finding("stockpile_fence", "stockpile_fence", "fail" if missing else "pass",
-                                  f"No straw bale or filter fabric fence along the downslope side of stockpile{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}."
-                                  if missing else "Every stockpile has a fence along its downslope side (no end hooks are asked for).",
-                                  required=True, feature_ids=missing))
+    res.findings.append(
+        c.finding(
+            "stockpile_fence",
+            "stockpile_fence",
+            "fail" if missing else "pass",
+            "No straw bale or filter fabric fence along the downslope side of "
+            f"stockpile{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}."
+            if missing
+            else "Every stockpile has a fence along its downslope side (no end hooks are asked for).",
+            required=True,
+            feature_ids=missing,
+        )
+    )
 
 
 def _pile_measures(piles: gpd.GeoDataFrame, rep: list[dict[str, Any]], ft_per_unit: float) -> None:
@@ -501,7 +1036,14 @@ def _pile_measures(piles: gpd.GeoDataFrame, rep: list[dict[str, Any]], ft_per_un
         volume = _number(piles, i, "volume_cy")
         if volume is None and height is not None:
             volume = area * height / 27.0  # cu ft -> cu yd
-        r.update({"area_sqft": area, "height_ft": height, "volume_cy": volume, "downslope_distance_ft": r["min_setback_ft"]})
+        r.update(
+            {
+                "area_sqft": area,
+                "height_ft": height,
+                "volume_cy": volume,
+                "downslope_distance_ft": r["min_setback_ft"],
+            }
+        )
 
 
 def _number(gdf: gpd.GeoDataFrame, i: int, col: str) -> float | None:
@@ -523,32 +1065,61 @@ def _pile_needs(c: _Ctx, q: Requirement | None, r: dict[str, Any]) -> bool | Non
     return True if t is None else t.met
 
 
-def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any], bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any]) -> None:
     """B(6)(e)-style: a pile that meets the requirement's conditions (kept over 30 days) has its stabilization
     in the plan: the pile's ``stabilization`` attribute, or a bmps feature of a stabilization type with its
     ``pile_id``."""
+    res, bmps = c.res, c.bmps
     need = r["stabilization_required"]
     if need is False:
         return
     why = feature_applies(c.p, q, r)
     because = f" ({why.message})" if why is not None else ""
     if need is None:
-        res.findings.append(c.finding("stockpile_stabilization", "stockpile_stabilization", "not_assessed",
-                                      f"Stockpile {r['id']}: whether it must be stabilized is not assessed{because}.",
-                                      required=None, feature_ids=[r["id"]]))
+        res.findings.append(
+            c.finding(
+                "stockpile_stabilization",
+                "stockpile_stabilization",
+                "not_assessed",
+                f"Stockpile {r['id']}: whether it must be stabilized is not assessed{because}.",
+                required=None,
+                feature_ids=[r["id"]],
+            )
+        )
         return
     types = tuple(c.v("stabilization_types"))
-    tied = [] if bmps is None or "pile_id" not in bmps.columns else \
-        [py_scalar(i) for i, p, t in zip(bmps["id"], bmps["pile_id"], bmps.get("type", [""] * len(bmps)), strict=True)
-         if py_scalar(p) == r["id"] and str(t) in types]
+    tied = (
+        []
+        if bmps is None or "pile_id" not in bmps.columns
+        else [
+            py_scalar(i)
+            for i, p, t in zip(bmps["id"], bmps["pile_id"], bmps.get("type", [""] * len(bmps)), strict=True)
+            if py_scalar(p) == r["id"] and str(t) in types
+        ]
+    )
     said = r.get("stabilization")
     ok = bool(said) or bool(tied)
-    how = f"the plan stabilizes it: {said}" if said else f"bmps {', '.join(map(str, tied))} stabilize it" if tied else ""
-    res.findings.append(c.finding("stockpile_stabilization", "stockpile_stabilization", "pass" if ok else "fail",
-                                  f"Stockpile {r['id']}{because}: {how}." if ok else
-                                  f"Stockpile {r['id']}{because}: the plan does not stabilize it ({q.requires}; give the pile a "
-                                  "'stabilization' attribute or a stabilization bmps feature with its pile_id).",
-                                  required=True, feature_ids=[r["id"]]))
+    how = (
+        f"the plan stabilizes it: {said}"
+        if said
+        else f"bmps {', '.join(map(str, tied))} stabilize it"
+        if tied
+        else ""
+    )
+    res.findings.append(
+        c.finding(
+            "stockpile_stabilization",
+            "stockpile_stabilization",
+            "pass" if ok else "fail",
+            f"Stockpile {r['id']}{because}: {how}."
+            if ok
+            else f"Stockpile {r['id']}{because}: the plan does not stabilize it ({q.requires}; "
+            "give the pile a "
+            "'stabilization' attribute or a stabilization bmps feature with its pile_id).",
+            required=True,
+            feature_ids=[r["id"]],
+        )
+    )
 
 
 def _feature_name(f: dict[str, Any], among: list[dict[str, Any]] | None = None) -> str:
@@ -566,7 +1137,9 @@ def _extra_bmps(bmps: gpd.GeoDataFrame | None) -> dict[Any, str]:
     if bmps is None or "pile_id" not in bmps.columns:
         return {}
     out: dict[Any, list[str]] = {}
-    for i, pid, t in zip(bmps["id"], bmps["pile_id"], bmps["type"] if "type" in bmps.columns else [""] * len(bmps), strict=True):
+    for i, pid, t in zip(
+        bmps["id"], bmps["pile_id"], bmps["type"] if "type" in bmps.columns else [""] * len(bmps), strict=True
+    ):
         if pid is None or (isinstance(pid, float) and pid != pid):
             continue
         out.setdefault(py_scalar(pid), []).append(f"bmps {py_scalar(i)} ({t})")
@@ -576,7 +1149,10 @@ def _extra_bmps(bmps: gpd.GeoDataFrame | None) -> dict[Any, str]:
 # --------------------------------------------------------------------------------------------- inlets
 
 
-def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
+def _inlets(c: _Ctx, dem: Dem | None, fg: FlowGrid | None) -> None:
+    """Storm drain inlets: which need protection (on the site, near it, or reached by its runoff), and
+    whether the plan protects them."""
+    site, res, bmps, step = c.site, c.res, c.bmps, c.step
     pr = c.practice("inlet_protection")
     inlets = site.layer("storm_inlets")
     if pr is None:
@@ -587,60 +1163,138 @@ def _inlets(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
     step("checking storm drain inlets")
     which = str(pr.param("which"))
     limit = float(c.v("inlet_protection_max_drainage_acres"))
-    out = controls.inlet_protection(inlets, site.disturbed, dem, fg, limit, site=site.boundary,
-                                    adjacent_ft=float(c.v("inlet_adjacent_ft")) if which == "all" else 0.0, which=which)
+    out = controls.inlet_protection(
+        inlets,
+        site.disturbed,
+        dem,
+        fg,
+        limit,
+        site=site.boundary,
+        adjacent_ft=float(c.v("inlet_adjacent_ft")) if which == "all" else 0.0,
+        which=which,
+    )
     out["protected"] = controls.protected(out, bmps, ("inlet_protection",), float(c.v("inlet_search_ft")))
     req = out["protection_required"]
     state = c.open("inlet_protection")
     res.layers["inlet_protection"] = _mark(out[req.fillna(False).astype(bool)], state)
-    res.report["inlets"] = [
-        {"id": py_scalar(r["id"]), "on_site": bool(r["on_site"]), "adjacent": bool(r["adjacent"]), "in_disturbed": bool(r["in_disturbed"]),
-         "downslope_of_disturbed": r["downslope_of_disturbed"], "protection_required": r["protection_required"],
-         "drainage_area_acres": py_scalar(r["drainage_area_acres"]), "trap_or_basin_required": bool(r["trap_or_basin_required"]),
-         "protection_submitted": bool(r["protected"]) if bmps is not None else None}
+    res.report["inlets"] = _inlet_report(out, bmps)
+    scope = (
+        "on the site, within {:g} ft of it, or reached by its runoff".format(float(c.v("inlet_adjacent_ft")))
+        if which == "all"
+        else "in the disturbed area or receiving its runoff"
+    )
+    need = out[req.fillna(False).astype(bool)]
+    _inlets_not_required(c, pr, out, scope)
+    if not len(need):
+        return
+    _inlets_submitted(c, pr, need, scope, limit)
+
+
+def _inlet_report(out: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
+    """The report's entry per inlet: where it is, whether it needs protection and has it."""
+    return [
+        {
+            "id": py_scalar(r["id"]),
+            "on_site": bool(r["on_site"]),
+            "adjacent": bool(r["adjacent"]),
+            "in_disturbed": bool(r["in_disturbed"]),
+            "downslope_of_disturbed": r["downslope_of_disturbed"],
+            "protection_required": r["protection_required"],
+            "drainage_area_acres": py_scalar(r["drainage_area_acres"]),
+            "trap_or_basin_required": bool(r["trap_or_basin_required"]),
+            "protection_submitted": bool(r["protected"]) if bmps is not None else None,
+        }
         for _, r in out.iterrows()
     ]
-    scope = ("on the site, within {:g} ft of it, or reached by its runoff".format(float(c.v("inlet_adjacent_ft")))
-             if which == "all" else "in the disturbed area or receiving its runoff")
-    need = out[req.fillna(False).astype(bool)]
+
+
+def _inlets_not_required(c: _Ctx, pr: Requirement, out: gpd.GeoDataFrame, scope: str) -> None:
+    """The inlets the requirement does not reach (``scope``), and those it is not known to."""
+    res, bmps = c.res, c.bmps
+    req = out["protection_required"]
     unknown = out[req.isna()]
     free = out[req.apply(lambda v: v is False)]
     if len(free):
         ids = [py_scalar(i) for i in free["id"]]
-        res.findings.append(c.finding("inlet_protection", "inlet_protection_not_required", "info",
-                                      f"Storm drain inlet(s) {', '.join(map(str, ids))} are not {scope}: {pr.citation} does not ask for their "
-                                      "protection" + (" (protected anyway)." if free["protected"].all() and bmps is not None else "."),
-                                      feature_ids=ids))
+        res.findings.append(
+            c.finding(
+                "inlet_protection",
+                "inlet_protection_not_required",
+                "info",
+                f"Storm drain inlet(s) {', '.join(map(str, ids))} are not {scope}: {pr.citation} does not "
+                "ask for their "
+                "protection"
+                + (" (protected anyway)." if free["protected"].all() and bmps is not None else "."),
+                feature_ids=ids,
+            )
+        )
     if len(unknown):
-        res.findings.append(c.finding("inlet_protection", "inlet_protection_unknown", "not_assessed",
-                                      f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in unknown['id'])}: whether the disturbed area's runoff "
-                                      "reaches them is not assessed (no DEM heights there).", feature_ids=[py_scalar(i) for i in unknown["id"]]))
-    if not len(need):
-        return
+        res.findings.append(
+            c.finding(
+                "inlet_protection",
+                "inlet_protection_unknown",
+                "not_assessed",
+                f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in unknown['id'])}: whether the "
+                "disturbed area's runoff "
+                "reaches them is not assessed (no DEM heights there).",
+                feature_ids=[py_scalar(i) for i in unknown["id"]],
+            )
+        )
+
+
+def _inlets_submitted(c: _Ctx, pr: Requirement, need: gpd.GeoDataFrame, scope: str, limit: float) -> None:
+    """The submitted protection at each inlet that needs it (``limit``: acres one protection serves)."""
+    res, bmps = c.res, c.bmps
     ids = [py_scalar(i) for i in need["id"]]
     if bmps is None:
-        res.findings.append(c.finding("inlet_protection", "inlet_protection_submitted", "not_assessed",
-                                      f"{len(need)} inlet(s) need protection ({pr.citation}: {scope}); no bmps layer submitted.",
-                                      required=True, feature_ids=ids))
+        res.findings.append(
+            c.finding(
+                "inlet_protection",
+                "inlet_protection_submitted",
+                "not_assessed",
+                f"{len(need)} inlet(s) need protection ({pr.citation}: {scope}); no bmps layer submitted.",
+                required=True,
+                feature_ids=ids,
+            )
+        )
         return
     bad = need[~need["protected"]]
-    res.findings.append(c.finding("inlet_protection", "inlet_protection_submitted", "fail" if len(bad) else "pass",
-                                  f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in bad['id'])} without inlet protection within "
-                                  f"{float(c.v('inlet_search_ft')):g} ft ({pr.citation}: every inlet {scope})."
-                                  if len(bad) else f"Every storm drain inlet {scope} is protected ({len(need)}: {', '.join(map(str, ids))}).",
-                                  required=True, feature_ids=[py_scalar(i) for i in bad["id"]]))
+    res.findings.append(
+        c.finding(
+            "inlet_protection",
+            "inlet_protection_submitted",
+            "fail" if len(bad) else "pass",
+            f"Storm drain inlet(s) {', '.join(str(py_scalar(i)) for i in bad['id'])} without inlet "
+            "protection within "
+            f"{float(c.v('inlet_search_ft')):g} ft ({pr.citation}: every inlet {scope})."
+            if len(bad)
+            else f"Every storm drain inlet {scope} is protected ({len(need)}: {', '.join(map(str, ids))}).",
+            required=True,
+            feature_ids=[py_scalar(i) for i in bad["id"]],
+        )
+    )
     big = need[need["trap_or_basin_required"]]
     if len(big):
-        res.findings.append(c.finding("inlet_protection", "inlet_drainage", "info",
-                                      f"Inlet(s) {', '.join(str(py_scalar(i)) for i in big['id'])} drain more than {limit:g} acre: DNR 1060 protection is for "
-                                      "1 acre or less, so a sediment trap or basin upstream as well (the kind of protection, not whether).",
-                                      feature_ids=[py_scalar(i) for i in big["id"]]))
+        res.findings.append(
+            c.finding(
+                "inlet_protection",
+                "inlet_drainage",
+                "info",
+                f"Inlet(s) {', '.join(str(py_scalar(i)) for i in big['id'])} drain more than {limit:g} acre: "
+                "DNR 1060 protection is for "
+                "1 acre or less, so a sediment trap or basin upstream as well (the kind of protection, not "
+                "whether).",
+                feature_ids=[py_scalar(i) for i in big["id"]],
+            )
+        )
 
 
 # --------------------------------------------------------------------------------------------- tracking
 
 
-def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
+def _tracking(c: _Ctx) -> None:
+    """Tracking pads at each entrance where vehicles leave the site onto a road."""
+    site, res, step = c.site, c.res, c.step
     pr = c.practice("tracking_pad")
     if pr is None:
         return
@@ -650,15 +1304,28 @@ def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
         return
     if drives is None:
         res.report["tracking"] = {"entrances": [], "why": "no access_drives layer"}
-        touch = site.disturbed is not None and bool(site.disturbed.buffer(1.0 / site.ft_per_unit).intersects(roads.geometry.union_all()))
+        touch = site.disturbed is not None and bool(
+            site.disturbed.buffer(1.0 / site.ft_per_unit).intersects(roads.geometry.union_all())
+        )
         if touch:
-            res.findings.append(c.finding("tracking_pad", "tracking_pad", "not_assessed",
-                                          f"The disturbed area meets a road but no access_drives layer says where vehicles leave the site: each entrance "
-                                          f"needs a tracking pad ({pr.citation}, DNR 1057).", required=True))
+            res.findings.append(
+                c.finding(
+                    "tracking_pad",
+                    "tracking_pad",
+                    "not_assessed",
+                    "The disturbed area meets a road but no access_drives layer says where vehicles leave "
+                    "the site: each entrance "
+                    f"needs a tracking pad ({pr.citation}, DNR 1057).",
+                    required=True,
+                )
+            )
         return
     step("placing tracking pads")
-    rule = controls.PadRule(min_length_ft=float(c.v("tracking_pad_min_length_ft")), min_width_ft=float(c.v("tracking_pad_min_width_ft")),
-                            search_ft=float(c.v("tracking_pad_search_ft")))
+    rule = controls.PadRule(
+        min_length_ft=float(c.v("tracking_pad_min_length_ft")),
+        min_width_ft=float(c.v("tracking_pad_min_width_ft")),
+        search_ft=float(c.v("tracking_pad_search_ft")),
+    )
     ent, pads = controls.tracking_pads(drives, roads, rule, site.layer("bmps"))
     res.layers["tracking_pads"] = _mark(pads, c.open("tracking_pad"))
     res.report["tracking"] = {"entrances": ent, "min_pad_length_ft": rule.min_length_ft}
@@ -666,31 +1333,56 @@ def _tracking(site, c: _Ctx, res: ControlsResult, step) -> None:
         return
     kinds = {True: "public", False: "private", None: "public or private"}
     for e in ent:
-        res.findings.append(c.finding("tracking_pad", "tracking_pad", "pass" if e["submitted_pad"] else "fail",
-                                      _pad_message(e, kinds[e["road_public"]]), required=True,
-                                      values={k: e[k] for k in ("required_length_ft", "drive_width_ft", "drawn_pad_length_ft",
-                                                                "drawn_pad_width_ft")},
-                                      feature_ids=[] if e["submitted_pad"] else [e["drive_id"]]))
+        res.findings.append(
+            c.finding(
+                "tracking_pad",
+                "tracking_pad",
+                "pass" if e["submitted_pad"] else "fail",
+                _pad_message(e, kinds[e["road_public"]]),
+                required=True,
+                values={
+                    k: e[k]
+                    for k in (
+                        "required_length_ft",
+                        "drive_width_ft",
+                        "drawn_pad_length_ft",
+                        "drawn_pad_width_ft",
+                    )
+                },
+                feature_ids=[] if e["submitted_pad"] else [e["drive_id"]],
+            )
+        )
 
 
 def _pad_message(e: dict[str, Any], kind: str) -> str:
     """What the plan's pad at one entrance is, against DNR 1057 as the requirement reads it."""
     where = f"Drive {e['drive_id']} onto {kind} road {e['road_id']}"
-    need = f"{e['required_length_ft']:,.0f} ft along the drive from the road and {e['drive_width_ft']:,.0f} ft wide (the drive's width)"
+    need = (
+        f"{e['required_length_ft']:,.0f} ft along the drive from the road and "
+        f"{e['drive_width_ft']:,.0f} ft wide (the drive's width)"
+    )
     if e["submitted_pad"]:
-        got = (f"{e['drawn_pad_length_ft']:,.0f} ft along the drive, {e['drawn_pad_width_ft']:,.0f} ft wide"
-               if e["drawn_pad_length_ft"] is not None else f"{e['pad_length_ft']:,.0f} ft declared on the drive")
+        got = (
+            f"{e['drawn_pad_length_ft']:,.0f} ft along the drive, {e['drawn_pad_width_ft']:,.0f} ft wide"
+            if e["drawn_pad_length_ft"] is not None
+            else f"{e['pad_length_ft']:,.0f} ft declared on the drive"
+        )
         return f"{where}: tracking pad {got}; DNR 1057 asks {need}."
     if e["drawn_pad_length_ft"] is None:
         return f"{where}: no tracking pad; DNR 1057 asks {need}."
-    return (f"{where}: the drawn pad runs {e['drawn_pad_length_ft']:,.0f} ft along the drive and is {e['drawn_pad_width_ft']:,.0f} ft "
-            f"wide; DNR 1057 asks {need}.")
+    return (
+        f"{where}: the drawn pad runs {e['drawn_pad_length_ft']:,.0f} ft along the drive and is "
+        f"{e['drawn_pad_width_ft']:,.0f} ft "
+        f"wide; DNR 1057 asks {need}."
+    )
 
 
 # --------------------------------------------------------------------------------------------- diversions
 
 
-def _diversions(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None:
+def _diversions(c: _Ctx, flow: _Flow) -> None:
+    """Diversions above disturbed areas that sheetflow from upslope reaches, and the submitted ones."""
+    site, res, step, dem, fg = c.site, c.res, c.step, flow.dem, flow.fg
     pr = c.practice("sheetflow_diversion")
     dist = site.layer("disturbance")
     if pr is None:
@@ -704,7 +1396,9 @@ def _diversions(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None
     parts = site.disturbed_parts  # measured per connected part, as the hydrology stage measured them
     polys = gpd.GeoDataFrame({"id": [p[0] for p in parts]}, geometry=[p[2] for p in parts], crs=site.crs)
     out, lines = controls.diversions(
-        polys, dem, fg,
+        polys,
+        dem,
+        fg,
         area_sqft=float(pr.param("adjacent_area_sqft")),
         velocity_fps=float(pr.param("velocity_fps")),
         rain_in=c.p.storm_in(pr.param("storm")),
@@ -720,56 +1414,108 @@ def _diversions(site, c: _Ctx, dem, fg, bmps, res: ControlsResult, step) -> None
     need = [d["id"] for d in out if d["required"]]
     if not need:
         return
-    res.findings.append(c.finding("sheetflow_diversion", "sheetflow_diversion_location", "info",
-                                  f"Diversion proposed above disturbed area(s) {', '.join(map(str, need))} ({lines['length_ft'].sum():,.0f} ft along their upslope edges).",
-                                  required=True, feature_ids=need))
+    res.findings.append(
+        c.finding(
+            "sheetflow_diversion",
+            "sheetflow_diversion_location",
+            "info",
+            f"Diversion proposed above disturbed area(s) {', '.join(map(str, need))} "
+            f"({lines['length_ft'].sum():,.0f} ft along their upslope edges).",
+            required=True,
+            feature_ids=need,
+        )
+    )
     if not len(lines):
         return
+    _diversions_submitted(c, pr, lines, need)
+
+
+def _diversions_submitted(c: _Ctx, pr: Requirement, lines: gpd.GeoDataFrame, need: list[Any]) -> None:
+    """The submitted diversions along the ones geosite proposes (``lines``, above areas ``need``)."""
+    site, res, bmps = c.site, c.res, c.bmps
     fpu = site.ft_per_unit
     tol = float(c.p.value("submission", "diversion_cover_tolerance_ft"))
     want = shapely.union_all(lines.geometry.values)
     need_len = want.length * fpu
     got = controls.bmps_of(bmps, ("diversion",))
-    gap = want if got is None or not len(got) else shapely.difference(want, shapely.union_all(got.geometry.values).buffer(tol / fpu))
+    gap = (
+        want
+        if got is None or not len(got)
+        else shapely.difference(want, shapely.union_all(got.geometry.values).buffer(tol / fpu))
+    )
     gap_len = gap.length * fpu if not gap.is_empty else 0.0
     area_ft2, v_fps = float(pr.param("adjacent_area_sqft")), float(pr.param("velocity_fps"))
     vals = {"required_length_ft": need_len, "gap_length_ft": gap_len}
     if gap_len <= 0.1 * need_len:
-        res.findings.append(c.finding("sheetflow_diversion", "sheetflow_diversion_submitted", "pass",
-                                      f"Submitted diversions cover the {need_len:,.0f} ft proposed above the disturbed areas.", values=vals))
+        res.findings.append(
+            c.finding(
+                "sheetflow_diversion",
+                "sheetflow_diversion_submitted",
+                "pass",
+                f"Submitted diversions cover the {need_len:,.0f} ft proposed above the disturbed areas.",
+                values=vals,
+            )
+        )
         return
-    res.findings.append(c.finding("sheetflow_diversion", "sheetflow_diversion_submitted", "fail",
-                                  f"No submitted diversion along {gap_len:,.0f} ft of the {need_len:,.0f} ft geosite proposes above the disturbed areas "
-                                  f"(sheetflow from more than {area_ft2:,.0f} sq ft reaching them at {v_fps:g} ft/s or more across the disturbed area).",
-                                  values=vals, feature_ids=need))
+    res.findings.append(
+        c.finding(
+            "sheetflow_diversion",
+            "sheetflow_diversion_submitted",
+            "fail",
+            f"No submitted diversion along {gap_len:,.0f} ft of the {need_len:,.0f} ft geosite proposes "
+            "above the disturbed areas "
+            f"(sheetflow from more than {area_ft2:,.0f} sq ft reaching them at {v_fps:g} ft/s or more across "
+            "the disturbed area).",
+            values=vals,
+            feature_ids=need,
+        )
+    )
 
 
-# --------------------------------------------------------------------------------------------- plan checks without placement
+# ------------------------------------------------------------------------------ plan checks without placement
 
 
-def _dewatering(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+def _dewatering(c: _Ctx) -> None:
     """B(1)-style: when dewatering is declared, the plan names what treats the pumped water (a bmps feature
     of one of ``[controls] dewatering_types``)."""
+    res, bmps = c.res, c.bmps
     q, d = c.practice("dewatering"), c.decision("dewatering")
     if q is None or d is None or not d.met:
         return
     types = tuple(c.v("dewatering_types"))
     got = controls.bmps_of(bmps, types)
     if bmps is None:
-        res.findings.append(c.finding("dewatering", "dewatering_submitted", "not_assessed",
-                                      f"Dewatering is declared: {q.requires}; no bmps layer submitted to show what treats it.",
-                                      required=True))
+        res.findings.append(
+            c.finding(
+                "dewatering",
+                "dewatering_submitted",
+                "not_assessed",
+                f"Dewatering is declared: {q.requires}; no bmps layer submitted to show what treats it.",
+                required=True,
+            )
+        )
         return
     ids = [py_scalar(i) for i in got["id"]] if got is not None and len(got) else []
-    res.findings.append(c.finding("dewatering", "dewatering_submitted", "pass" if ids else "fail",
-                                  f"Dewatering is declared and bmps {', '.join(map(str, ids))} treat the pumped water." if ids else
-                                  f"Dewatering is declared but the plan names nothing to treat the pumped water ({q.requires}; a bmps "
-                                  f"feature of type {', '.join(types)}).", required=True, feature_ids=ids))
+    res.findings.append(
+        c.finding(
+            "dewatering",
+            "dewatering_submitted",
+            "pass" if ids else "fail",
+            f"Dewatering is declared and bmps {', '.join(map(str, ids))} treat the pumped water."
+            if ids
+            else "Dewatering is declared but the plan names nothing to treat the pumped water "
+            f"({q.requires}; a bmps "
+            f"feature of type {', '.join(types)}).",
+            required=True,
+            feature_ids=ids,
+        )
+    )
 
 
-def _inactive_stabilization(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+def _inactive_stabilization(c: _Ctx) -> None:
     """B(6)(c)[1]-style: each disturbance polygon is stabilized within the requirement's days of its end
     (its ``stabilized`` date, or the install date of a stabilization bmps feature over it)."""
+    site, res, bmps = c.site, c.res, c.bmps
     q = c.practice("inactive_stabilization")
     dist = site.layer("disturbance")
     if q is None or dist is None or not len(dist):
@@ -788,19 +1534,45 @@ def _inactive_stabilization(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, 
         else:
             ok.append(fid)
     if late:
-        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization_submitted", "fail",
-                                      "Disturbed ground stabilized more than " f"{days} days after its work ends: "
-                                      + "; ".join(f"area {f} ends {e.isoformat()}, stabilized {w.isoformat()} ({(w - e).days} days)"
-                                                  for f, e, w in late) + f" ({q.requires}).",
-                                      required=True, feature_ids=[f for f, _e, _w in late]))
+        res.findings.append(
+            c.finding(
+                "inactive_stabilization",
+                "inactive_stabilization_submitted",
+                "fail",
+                "Disturbed ground stabilized more than "
+                f"{days} days after its work ends: "
+                + "; ".join(
+                    f"area {f} ends {e.isoformat()}, stabilized {w.isoformat()} ({(w - e).days} days)"
+                    for f, e, w in late
+                )
+                + f" ({q.requires}).",
+                required=True,
+                feature_ids=[f for f, _e, _w in late],
+            )
+        )
     if undated:
-        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization_submitted", "not_assessed",
-                                      f"Disturbance area(s) {', '.join(map(str, undated))}: no end date or no stabilization date, so whether the "
-                                      f"ground is stabilized within {days} days of going inactive cannot be told ({q.requires}).",
-                                      required=True, feature_ids=undated))
+        res.findings.append(
+            c.finding(
+                "inactive_stabilization",
+                "inactive_stabilization_submitted",
+                "not_assessed",
+                f"Disturbance area(s) {', '.join(map(str, undated))}: no end date or no stabilization date, "
+                "so whether the "
+                f"ground is stabilized within {days} days of going inactive cannot be told ({q.requires}).",
+                required=True,
+                feature_ids=undated,
+            )
+        )
     if ok and not late and not undated:
-        res.findings.append(c.finding("inactive_stabilization", "inactive_stabilization_submitted", "pass",
-                                      f"Every disturbance area is stabilized within {days} days of its end ({len(ok)} areas).", required=True))
+        res.findings.append(
+            c.finding(
+                "inactive_stabilization",
+                "inactive_stabilization_submitted",
+                "pass",
+                f"Every disturbance area is stabilized within {days} days of its end ({len(ok)} areas).",
+                required=True,
+            )
+        )
 
 
 def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None) -> Any:
@@ -812,25 +1584,39 @@ def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None
     if stab is None or not len(stab) or "install" not in stab.columns:
         return None
     g = dist.geometry.iloc[i]
-    over = [d for d, s in zip(stab["install"], stab.geometry, strict=True)
-            if d is not None and s.geom_type.endswith("Polygon") and s.intersection(g).area >= 0.5 * g.area]
+    over = [
+        d
+        for d, s in zip(stab["install"], stab.geometry, strict=True)
+        if d is not None and s.geom_type.endswith("Polygon") and s.intersection(g).area >= 0.5 * g.area
+    ]
     return max(over) if over else None
 
 
-def _channelized_inflows(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res: ControlsResult) -> None:
+def _channelized_inflows(c: _Ctx) -> None:
     """B(6)(a)-style channelized runoff from adjacent areas: diverted (a submitted diversion within the
     profile's cover tolerance of each channelized entry), or else its channel protected by the channel-edge
     fences of the requirement's alternative (judged with the filter fence)."""
+    site, res, bmps = c.site, c.res, c.bmps
     q, d = c.practice("channelized_diversion"), c.decision("channelized_diversion")
     if q is None or d is None or not d.met:
         return
     entries = c.m.layers.get("upslope_entry_points")
-    pts = entries[entries["channelized"].astype(bool)] if entries is not None and "channelized" in entries.columns else None
+    pts = (
+        entries[entries["channelized"].astype(bool)]
+        if entries is not None and "channelized" in entries.columns
+        else None
+    )
     if bmps is None or pts is None or not len(pts):
-        res.findings.append(c.finding("channelized_diversion", "channelized_diversion_submitted", "not_assessed",
-                                      f"Channelized runoff enters the disturbed area: {q.requires}; "
-                                      + ("no bmps layer submitted." if bmps is None else "its entry points are not located."),
-                                      required=True))
+        res.findings.append(
+            c.finding(
+                "channelized_diversion",
+                "channelized_diversion_submitted",
+                "not_assessed",
+                f"Channelized runoff enters the disturbed area: {q.requires}; "
+                + ("no bmps layer submitted." if bmps is None else "its entry points are not located."),
+                required=True,
+            )
+        )
         return
     tol = float(c.p.value("submission", "diversion_cover_tolerance_ft")) / site.ft_per_unit
     div = controls.bmps_of(bmps, ("diversion",))
@@ -839,8 +1625,20 @@ def _channelized_inflows(site: Site, c: _Ctx, bmps: gpd.GeoDataFrame | None, res
     channel_gap = sum(g["length_ft"] for g in fences.get("gaps", []) if g.get("side") == "channel")
     protected = bool(fences) and c.practice("channel_fence") is not None and channel_gap <= 0
     status = "pass" if near or protected else "fail"
-    how = ("submitted diversions at every channelized inflow" if near else
-           "the channel is protected by the channel-edge fences instead (B(6)(c)[3], the route the text allows 'otherwise')" if protected
-           else "no diversion at the inflows and the channel-edge fences have gaps or are not submitted")
-    res.findings.append(c.finding("channelized_diversion", "channelized_diversion_submitted", status,
-                                  f"Channelized runoff enters the disturbed area at {len(pts)} point(s): {how}.", required=True))
+    how = (
+        "submitted diversions at every channelized inflow"
+        if near
+        else "the channel is protected by the channel-edge fences instead (B(6)(c)[3], the "
+        "route the text allows 'otherwise')"
+        if protected
+        else "no diversion at the inflows and the channel-edge fences have gaps or are not submitted"
+    )
+    res.findings.append(
+        c.finding(
+            "channelized_diversion",
+            "channelized_diversion_submitted",
+            status,
+            f"Channelized runoff enters the disturbed area at {len(pts)} point(s): {how}.",
+            required=True,
+        )
+    )

@@ -24,8 +24,16 @@ if TYPE_CHECKING:
 FENCE_TYPES = ("silt_fence", "straw_bales")
 #: DNR 1056's slope length above the submitted fences: one definition (:func:`slope_length_excess`, beside
 #: the rows that keep it), used by ``check`` here and by the proposal's rows and stand-ins
-__all__ = ["FENCE_TYPES", "bmps_of", "cells_polygon", "fence_coverage", "gaps_along", "intercepted", "protected",
-           "slope_length_excess"]
+__all__ = [
+    "FENCE_TYPES",
+    "bmps_of",
+    "cells_polygon",
+    "fence_coverage",
+    "gaps_along",
+    "intercepted",
+    "protected",
+    "slope_length_excess",
+]
 
 
 def bmps_of(bmps: gpd.GeoDataFrame | None, types: tuple[str, ...]) -> gpd.GeoDataFrame | None:
@@ -65,8 +73,16 @@ def gaps_along(required: Any, fences: Any, tol: float) -> list[Any]:
     return gaps
 
 
-def intercepted(line: Any, crs: Any, flow: tuple[Any, Any, np.ndarray], fence_mask: np.ndarray,
-                reach_ft: float, beyond_ft: float, required_dem: Any) -> list[tuple[float, float]]:
+def intercepted(
+    line: Any,
+    crs: Any,
+    flow: tuple[Any, Any, np.ndarray],
+    fence_mask: np.ndarray,
+    *,
+    reach_ft: float,
+    beyond_ft: float,
+    required_dem: Any,
+) -> list[tuple[float, float]]:
     """The parts of ``line`` (in ``crs``) whose runoff meets a submitted fence (``fence_mask``: the DEM
     cells within three quarters of a cell of one) on its D8 path within ``reach_ft``, more than
     ``beyond_ft`` from every required line (``required_dem``, DEM CRS: a fence beside a required line is
@@ -158,16 +174,25 @@ def fence_coverage(
     if flow is not None and fence_u is not None:
         dem = flow[0]
         fence_dem = grid.geom_to_crs(fence_u, crs, dem.crs)
-        fence_mask = grid.rasterize(fence_dem.buffer(0.75 * min(abs(dem.transform.a), abs(dem.transform.e))),
-                                    dem.shape, dem.transform)
+        fence_mask = grid.rasterize(
+            fence_dem.buffer(0.75 * min(abs(dem.transform.a), abs(dem.transform.e))), dem.shape, dem.transform
+        )
         required_dem = grid.geom_to_crs(shapely.union_all(required.geometry.values), crs, dem.crs)
     for i in range(len(required)):
         g = required.geometry.iloc[i]
         req_len += g.length * fpu
         for part in gaps_along(g, fence_u, tol):
             pieces = [part]
-            if fence_mask is not None and part.length * fpu >= min_gap_ft:
-                caught = intercepted(part, crs, flow, fence_mask, reach_ft, tolerance_ft, required_dem)
+            if fence_mask is not None and flow is not None and part.length * fpu >= min_gap_ft:
+                caught = intercepted(
+                    part,
+                    crs,
+                    flow,
+                    fence_mask,
+                    reach_ft=reach_ft,
+                    beyond_ft=tolerance_ft,
+                    required_dem=required_dem,
+                )
                 caught_ft += sum(b - a for a, b in caught) * fpu
                 pieces, pos = [], 0.0
                 for a, b in caught + [(part.length, part.length)]:
@@ -178,7 +203,9 @@ def fence_coverage(
                 if piece.length * fpu < min_gap_ft:
                     continue
                 rows["side"].append(required["side"].iloc[i] if "side" in required.columns else None)
-                rows["polygon_id"].append(required["polygon_id"].iloc[i] if "polygon_id" in required.columns else None)
+                rows["polygon_id"].append(
+                    required["polygon_id"].iloc[i] if "polygon_id" in required.columns else None
+                )
                 rows["geometry"].append(piece)
     gaps = gpd.GeoDataFrame(rows, geometry="geometry", crs=crs)
     gaps["length_ft"] = gaps.geometry.length * fpu
@@ -189,12 +216,16 @@ def fence_coverage(
         "gap_length_ft": gap_len,
         "covered_fraction": (1.0 - gap_len / req_len) if req_len > 0 else None,
         "intercepted_length_ft": caught_ft,
-        "submitted_fence_length_ft": float(fences.geometry.length.sum() * fpu) if fences is not None and len(fences) else 0.0,
+        "submitted_fence_length_ft": float(fences.geometry.length.sum() * fpu)
+        if fences is not None and len(fences)
+        else 0.0,
     }
     return summary, gaps
 
 
-def protected(points: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame | None, types: tuple[str, ...], search_ft: float) -> np.ndarray:
+def protected(
+    points: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame | None, types: tuple[str, ...], search_ft: float
+) -> np.ndarray:
     """For each point (or feature), whether a BMP of ``types`` lies within ``search_ft``."""
     from geosite.units import feet_per_crs_unit
 

@@ -28,15 +28,17 @@ if TYPE_CHECKING:
 class PadRule:
     """What a pad must be (from the profile): ``min_length_ft`` along the drive (DNR 1057: 50 ft where
     space allows), ``min_width_ft`` (the width assumed for a drive drawn as a line without ``width_ft``),
-    ``search_ft`` (a drawn pad serves an entrance when it lies this close to where the drive meets the road)."""
+    ``search_ft`` (a drawn pad serves an entrance when it lies this close to where the drive meets the
+    road)."""
 
     min_length_ft: float
     min_width_ft: float
     search_ft: float
 
 
-def tracking_pads(drives: gpd.GeoDataFrame, roads: gpd.GeoDataFrame, rule: PadRule,
-                  bmps: gpd.GeoDataFrame | None = None) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame]:
+def tracking_pads(
+    drives: gpd.GeoDataFrame, roads: gpd.GeoDataFrame, rule: PadRule, bmps: gpd.GeoDataFrame | None = None
+) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame]:
     """Entrances (an access drive meets a road) and the tracking pad each needs (B(3), DNR 1057).
 
     Returns
@@ -61,20 +63,38 @@ def tracking_pads(drives: gpd.GeoDataFrame, roads: gpd.GeoDataFrame, rule: PadRu
     entrances, rows = [], []
     for i in range(len(drives)):
         g = drives.geometry.iloc[i]
-        met = roads[[not _runs_on(g, r) for r in roads.geometry]]  # a road the drive runs on is its way in, not a roadway it meets
+        met = roads[
+            [not _runs_on(g, r) for r in roads.geometry]
+        ]  # a road the drive runs on is its way in, not a roadway it meets
         road_u = met.geometry.union_all() if len(met) else None
         if road_u is None or not g.intersects(road_u.buffer(1.0 / fpu)):
             continue
-        e, pad = _entrance(drives, i, met, road_u, fpu, rule, drawn)
+        e, pad = _entrance(drives, i, met, road_u, fpu, rule=rule, drawn=drawn)
         entrances.append(e)
-        rows.append({"drive_id": e["drive_id"], "length_ft": e["required_length_ft"], "width_ft": e["drive_width_ft"],
-                     "geometry": pad})
-    pads = gpd.GeoDataFrame(rows, columns=["drive_id", "length_ft", "width_ft", "geometry"], geometry="geometry", crs=crs)
+        rows.append(
+            {
+                "drive_id": e["drive_id"],
+                "length_ft": e["required_length_ft"],
+                "width_ft": e["drive_width_ft"],
+                "geometry": pad,
+            }
+        )
+    pads = gpd.GeoDataFrame(
+        rows, columns=["drive_id", "length_ft", "width_ft", "geometry"], geometry="geometry", crs=crs
+    )
     return entrances, pads
 
 
-def _entrance(drives: gpd.GeoDataFrame, i: int, roads: gpd.GeoDataFrame, road_u: Any, fpu: float, rule: PadRule,
-              drawn: gpd.GeoDataFrame | None) -> tuple[dict[str, Any], Any]:
+def _entrance(
+    drives: gpd.GeoDataFrame,
+    i: int,
+    roads: gpd.GeoDataFrame,
+    road_u: Any,
+    fpu: float,
+    *,
+    rule: PadRule,
+    drawn: gpd.GeoDataFrame | None,
+) -> tuple[dict[str, Any], Any]:
     g = drives.geometry.iloc[i]
     j = next((j for j in range(len(roads)) if roads.geometry.iloc[j].distance(g) <= 1.0 / fpu), None)
     public = _value(roads, j, "public") if j is not None else None
@@ -89,14 +109,25 @@ def _entrance(drives: gpd.GeoDataFrame, i: int, roads: gpd.GeoDataFrame, road_u:
     if drawn is not None and len(drawn):
         near = drawn[drawn.distance(pt) * fpu <= rule.search_ft]
         if len(near):
-            along, across = max((pad_extent(p, axis, fpu, rule.search_ft) for p in near.geometry), key=lambda a: (a[0], a[1]))
-    ok_drawn = along is not None and along >= need_ft - 0.5 and across is not None and across >= width_ft - 0.5
-    e = {"drive_id": py_scalar(drives["id"].iloc[i]) if "id" in drives.columns else i + 1,
-         "road_id": py_scalar(roads["id"].iloc[j]) if j is not None and "id" in roads.columns else None,
-         "road_public": None if public is None else bool(public), "x": float(pt.x), "y": float(pt.y),
-         "drive_width_ft": float(width_ft), "required_length_ft": float(need_ft), "pad_length_ft": declared,
-         "drawn_pad_length_ft": along, "drawn_pad_width_ft": across,
-         "submitted_pad": bool(ok_drawn or (declared is not None and declared >= need_ft - 0.5))}
+            along, across = max(
+                (pad_extent(p, axis, fpu, rule.search_ft) for p in near.geometry), key=lambda a: (a[0], a[1])
+            )
+    ok_drawn = (
+        along is not None and along >= need_ft - 0.5 and across is not None and across >= width_ft - 0.5
+    )
+    e = {
+        "drive_id": py_scalar(drives["id"].iloc[i]) if "id" in drives.columns else i + 1,
+        "road_id": py_scalar(roads["id"].iloc[j]) if j is not None and "id" in roads.columns else None,
+        "road_public": None if public is None else bool(public),
+        "x": float(pt.x),
+        "y": float(pt.y),
+        "drive_width_ft": float(width_ft),
+        "required_length_ft": float(need_ft),
+        "pad_length_ft": declared,
+        "drawn_pad_length_ft": along,
+        "drawn_pad_width_ft": across,
+        "submitted_pad": bool(ok_drawn or (declared is not None and declared >= need_ft - 0.5)),
+    }
     return e, pad
 
 
@@ -113,7 +144,9 @@ def _value(gdf: gpd.GeoDataFrame, i: int, col: str) -> Any:
     if col not in gdf.columns:
         return None
     v = gdf[col].iloc[i]
-    return None if v is None or (isinstance(v, float) and np.isnan(v)) else (float(v) if col != "public" else v)
+    return (
+        None if v is None or (isinstance(v, float) and np.isnan(v)) else (float(v) if col != "public" else v)
+    )
 
 
 def centre_line(geom: Any) -> LineString:
@@ -173,7 +206,9 @@ def _cut_width(pad: Any, piece: LineString, frac: float, fpu: float) -> float:
     dx, dy = q.x - p.x, q.y - p.y
     n = float(np.hypot(dx, dy)) or 1.0
     reach = 1000.0 / fpu
-    cut = LineString([(p.x - dy / n * reach, p.y + dx / n * reach), (p.x + dy / n * reach, p.y - dx / n * reach)])
+    cut = LineString(
+        [(p.x - dy / n * reach, p.y + dx / n * reach), (p.x + dy / n * reach, p.y - dx / n * reach)]
+    )
     hit = shapely.intersection(cut, pad)
     segs = [s for s in getattr(hit, "geoms", [hit]) if s.geom_type == "LineString"]
     seg = min(segs, key=lambda s: s.distance(p), default=None)

@@ -74,7 +74,9 @@ class MapContext:
     _hillshade: Any = None
     sheet_request: str | None = "auto"
     analysis_dem: Any = None  # the DEM the analysis measured (AnalysisResult.dem), when there was one
-    report: dict[str, Any] | None = None  # the analysis' report.json: every number a sheet prints comes from it
+    report: dict[str, Any] | None = (
+        None  # the analysis' report.json: every number a sheet prints comes from it
+    )
 
     def measured(self, key: str, default: Any = None) -> Any:
         """A measurement as report.json holds it (``disturbed.phases``), or ``default``."""
@@ -125,7 +127,7 @@ class MapContext:
                 self._dem = self._analysis_dem(margin_ft)
                 if self._dem is None:
                     self._dem = self.site.read_dem(margin_ft=margin_ft)
-            except Exception as exc:  # noqa: BLE001 - a map without relief is still a map; say why
+            except Exception as exc:  # a map without relief is still a map; say why
                 log.warning("DEM not read for the map: %s", exc)
                 self._dem = None
         return self._dem
@@ -140,14 +142,20 @@ class MapContext:
 
         from geosite.grid import bounds_in as _bounds_in
 
-        left, bottom, right, top = _bounds_in(self.site.boundary.bounds, margin_ft / self.site.ft_per_unit,
-                                              self.site.crs, dem.crs)
+        left, bottom, right, top = _bounds_in(
+            self.site.boundary.bounds, margin_ft / self.site.ft_per_unit, self.site.crs, dem.crs
+        )
         dl, db, dr, dt = dem.bounds
         if not (left <= dl and bottom <= db and right >= dr and top >= dt):
             return None
         with rasterio.open(path) as src:
             whole = src.transform == dem.transform and src.shape == dem.shape
         return dem if whole else None
+
+    def share_terrain_from(self, other: MapContext) -> None:
+        """Use ``other``'s DEM and contours (read and traced once for a set of maps of one site and
+        extent) instead of reading and tracing them again."""
+        self._dem, self._dem_read, self._contours = other._dem, other._dem_read, other._contours
 
     def contours(self) -> gpd.GeoDataFrame | None:
         """The analysis' contours, else contours traced here from the DEM, clipped to the map's extent."""
@@ -188,13 +196,22 @@ class MapContext:
             f = Proj(self.site.crs).get_factors(lon, lat)
             v = float(f.meridian_convergence)
             return v if math.isfinite(v) else None
-        except Exception:  # noqa: BLE001 - a note on the sheet, never a reason to fail
+        except Exception:  # a note on the sheet, never a reason to fail
             return None
 
 
-def make_context(result_or_site, *, scale_ft: float = 100, sheet: str | None = "auto", margin_ft: float | None = None,
-                 vertical_datum: str | None = None, date: str | None = None, hillshade: bool = True) -> MapContext:
-    """Gather what the maps need from an AnalysisResult (preferred: it carries the derived layers) or a Site."""
+def make_context(
+    result_or_site,
+    *,
+    scale_ft: float = 100,
+    sheet: str | None = "auto",
+    margin_ft: float | None = None,
+    vertical_datum: str | None = None,
+    date: str | None = None,
+    hillshade: bool = True,
+) -> MapContext:
+    """Gather what the maps need from an AnalysisResult (preferred: it carries the derived layers) or a
+    Site."""
     from geosite.rules import load_profile
     from geosite.site import Site
 
@@ -211,13 +228,26 @@ def make_context(result_or_site, *, scale_ft: float = 100, sheet: str | None = "
     margin_ft = check_margin(margin_ft)
     interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
     index_every = int(profile.value("terrain", "index_contour_every", 5))
-    ctx = MapContext(site, profile, derived, scale_ft, float(margin_ft), None, vertical_datum,  # type: ignore[arg-type]
-                     date or L.today(), hillshade, interval, index_every)
+    ctx = MapContext(
+        site,
+        profile,
+        derived,
+        scale_ft,
+        float(margin_ft),
+        None,  # type: ignore[arg-type]  # the sheet plan, set below once the context can measure
+        vertical_datum,
+        date or L.today(),
+        hillshade,
+        interval,
+        index_every,
+    )
     ctx.sheet_request = sheet
     ctx.analysis_dem = getattr(result_or_site, "dem", None)  # an AnalysisResult's; a Site has none
     ctx.report = getattr(result_or_site, "report", None)
     ctx.plan = plan_sheets(ctx.extent, scale_ft, site.ft_per_unit, sheet)
-    site.limits.check_sheet_tiles(f"site {site.root or site.name}", len(ctx.plan.tiles), ctx.plan.sheet.label, scale_ft)
+    site.limits.check_sheet_tiles(
+        f"site {site.root or site.name}", len(ctx.plan.tiles), ctx.plan.sheet.label, scale_ft
+    )
     return ctx
 
 
@@ -235,14 +265,23 @@ def check_margin(margin_ft: Any) -> float:
     return float(margin_ft)
 
 
-def check_sheet_count(site, scale_ft: float = 100.0, sheet: str = "auto", margin_ft: float | None = None) -> None:
+def check_sheet_count(
+    site, scale_ft: float = 100.0, sheet: str = "auto", margin_ft: float | None = None
+) -> None:
     """Refuse, before any work, a bad margin or a site whose plan maps would be tiled over more sheets
-    than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan them."""
+    than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan
+    them."""
     from geosite.rules import load_profile
 
-    margin = site.map_margin_ft(site.profile or load_profile(site.jurisdiction)) if margin_ft is None else margin_ft
+    margin = (
+        site.map_margin_ft(site.profile or load_profile(site.jurisdiction))
+        if margin_ft is None
+        else margin_ft
+    )
     plan = plan_sheets(map_extent(site, check_margin(margin)), check_scale(scale_ft), site.ft_per_unit, sheet)
-    site.limits.check_sheet_tiles(f"site {site.root or site.name}", len(plan.tiles), plan.sheet.label, scale_ft)
+    site.limits.check_sheet_tiles(
+        f"site {site.root or site.name}", len(plan.tiles), plan.sheet.label, scale_ft
+    )
 
 
 # ------------------------------------------------------------------------------------------ shared parts
@@ -266,14 +305,26 @@ def draw_boundary(ctx: MapContext, sheet: L.MapSheet, panel: Panel, letter: str 
     prefix = f"({letter}) " if letter else ""
     panel.add(site_st, prefix + site_st.label)
     if ctx.margin_ft > 0:
-        L.draw_geoms(sheet, [ctx.margin_area.exterior], Style("line", "", edge=margin_st.edge, lw=margin_st.lw,
-                                                             ls=margin_st.ls, z=margin_st.z))
-        panel.add(Style("line", "", edge=margin_st.edge, lw=margin_st.lw, ls=margin_st.ls),
-                  prefix + margin_st.label.format(margin=f"{ctx.margin_ft:g}"))
+        L.draw_geoms(
+            sheet,
+            [ctx.margin_area.exterior],
+            Style("line", "", edge=margin_st.edge, lw=margin_st.lw, ls=margin_st.ls, z=margin_st.z),
+        )
+        panel.add(
+            Style("line", "", edge=margin_st.edge, lw=margin_st.lw, ls=margin_st.ls),
+            prefix + margin_st.label.format(margin=f"{ctx.margin_ft:g}"),
+        )
 
 
-def draw_relief(ctx: MapContext, sheet: L.MapSheet, panel: Panel, letter: str | None = None,
-                label: str = "", faint: bool = False) -> bool:
+def draw_relief(
+    ctx: MapContext,
+    sheet: L.MapSheet,
+    panel: Panel,
+    letter: str | None = None,
+    label: str = "",
+    *,
+    faint: bool = False,
+) -> bool:
     """Hillshade (optional) and contours with labelled index contours; False when there is no DEM."""
     prefix = f"({letter}) " if letter else ""
     c = ctx.contours()
@@ -290,6 +341,7 @@ def draw_relief(ctx: MapContext, sheet: L.MapSheet, panel: Panel, letter: str | 
         index = Style("line", index.label, edge="#b08650", lw=0.5, z=index.z)
     L.draw_contours(sheet, c, minor, index)
     iv = ctx.interval_ft
+
     def lab(text: str) -> str:
         return prefix + (label + text[0].lower() + text[1:] if label else text)
 
@@ -300,8 +352,11 @@ def draw_relief(ctx: MapContext, sheet: L.MapSheet, panel: Panel, letter: str | 
 
 def datum_text(ctx: MapContext) -> str:
     dem = ctx.dem() if ctx.site.dem_path is not None or ctx.site.dem_array is not None else None
-    unit = ctx.site.dem_vertical_unit.value if ctx.site.dem_vertical_unit is not None else (
-        dem.vertical_unit.value if dem is not None else None)
+    unit = (
+        ctx.site.dem_vertical_unit.value
+        if ctx.site.dem_vertical_unit is not None
+        else (dem.vertical_unit.value if dem is not None else None)
+    )
     if dem is None:
         return "No DEM in the submitted data: no contours."
     datum = ctx.vertical_datum or ctx.site.settings.get("vertical_datum")
@@ -309,7 +364,7 @@ def datum_text(ctx: MapContext) -> str:
         try:
             sub = dem.crs.sub_crs_list
             datum = next((c.name for c in sub if c.is_vertical), None)
-        except Exception:  # noqa: BLE001
+        except Exception:
             datum = None
     d = datum or "not stated in the DEM or site.toml ([dem] vertical_datum)"
     return f"Elevations in feet (DEM heights given in {unit}, converted); vertical datum: {d}."
@@ -351,8 +406,11 @@ def _location_lines(ctx: MapContext) -> list[tuple[Any, str, str]]:
         gdf = ctx.site_layer(name)
         if gdf is not None:
             names = gdf["name"] if name == "roads" and "name" in gdf.columns else [None] * len(gdf)
-            out += [(g, color, "" if is_nan(n) else str(n)) for g, n in zip(gdf.geometry.values, names, strict=True)
-                    if g is not None]
+            out += [
+                (g, color, "" if is_nan(n) else str(n))
+                for g, n in zip(gdf.geometry.values, names, strict=True)
+                if g is not None
+            ]
     return out
 
 
@@ -363,8 +421,10 @@ def _location_caption(ctx: MapContext) -> str:
     c = ctx.site.boundary.centroid
     lon, lat = Transformer.from_crs(ctx.site.crs, "EPSG:4326", always_xy=True).transform(c.x, c.y)
     roads = ctx.site_layer("roads")
-    near = []
-    if roads is not None and "name" in roads.columns:  # every named road within the map margin: where and how far
+    near: list[str] = []
+    if (
+        roads is not None and "name" in roads.columns
+    ):  # every named road within the map margin: where and how far
         from shapely.ops import nearest_points
 
         for n, g in zip(roads["name"], roads.geometry.values, strict=True):
@@ -372,16 +432,24 @@ def _location_caption(ctx: MapContext) -> str:
             if is_nan(n) or dd > ctx.margin_ft or str(n) in " ".join(near):
                 continue
             q = nearest_points(g, c)[0]
-            near.append(f"{n} ({'adjoining' if dd < 1 else f'{dd:,.0f} ft'}, {L.compass(q.x - c.x, q.y - c.y)})")
-    return (f"(a) Site location: {ctx.profile.name}; site centre {abs(lat):.5f}° {'N' if lat >= 0 else 'S'}, "
-            f"{abs(lon):.5f}° {'W' if lon < 0 else 'E'} (WGS 84)" + (f"; roads: {', '.join(near)}" if near else "")
-            + ". Black: the site; red box: this sheet's map.")
+            near.append(
+                f"{n} ({'adjoining' if dd < 1 else f'{dd:,.0f} ft'}, {L.compass(q.x - c.x, q.y - c.y)})"
+            )
+    return (
+        f"(a) Site location: {ctx.profile.name}; site centre {abs(lat):.5f}° {'N' if lat >= 0 else 'S'}, "
+        f"{abs(lon):.5f}° {'W' if lon < 0 else 'E'} (WGS 84)"
+        + (f"; roads: {', '.join(near)}" if near else "")
+        + ". Black: the site; red box: this sheet's map."
+    )
 
 
 def revisions(ctx: MapContext) -> list[tuple[str, str, str]]:
     """The revision block's rows: site.toml ``[[revisions]]`` (no, date, description), else the issue."""
     given = ctx.site.settings.get("revisions") or []
-    rows = [(str(r.get("no", i)), str(r.get("date", "")), str(r.get("description", ""))) for i, r in enumerate(given)]
+    rows = [
+        (str(r.get("no", i)), str(r.get("date", "")), str(r.get("description", "")))
+        for i, r in enumerate(given)
+    ]
     return rows or [("0", ctx.date, "Issued for review")]
 
 
@@ -403,7 +471,9 @@ def panel_fixed_parts(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sh
     if ctx.plan.tiled:
         L.key_map(sheet, ctx.site.boundary, ctx.plan.tiles)
     if panel.location:
-        L.location_map(sheet, ctx.site.boundary, sheet.window.bounds, _location_lines(ctx), _location_caption(ctx))
+        L.location_map(
+            sheet, ctx.site.boundary, sheet.window.bounds, _location_lines(ctx), _location_caption(ctx)
+        )
     L.north_and_scale(sheet, ctx.site.crs, ctx.convergence_deg())
 
 
@@ -455,7 +525,9 @@ def _top_down_draw(sheet: L.MapSheet, panel: Panel, size: float) -> None:
         L.legend_row(sheet, st, label, size=size, edge=edge)
     if panel.missing:
         sheet.cursor += 0.05
-        L.panel_text(sheet, "Not present in the submitted data:", size=size, bold=True, gid="legend-missing-head")
+        L.panel_text(
+            sheet, "Not present in the submitted data:", size=size, bold=True, gid="legend-missing-head"
+        )
         for m in panel.missing:
             L.panel_text(sheet, "– " + m, size=size, indent=0.05, gid="legend-missing")
             sheet.missing.append(m)
@@ -479,9 +551,16 @@ class _NullAxes:
         return lambda *a, **k: None
 
 
-def render(ctx: MapContext, draw: Callable[[MapContext, L.MapSheet], tuple[Panel, list[tuple[str, str]]]],
-           out_path: str | Path | None, sheet_no: str, png_dpi: int | None = PNG_DPI, svg: bool = False,
-           *, writer: PngWriter | None = None):
+def render(
+    ctx: MapContext,
+    draw: Callable[[MapContext, L.MapSheet], tuple[Panel, list[tuple[str, str]]]],
+    out_path: str | Path | None,
+    sheet_no: str,
+    png_dpi: int | None = PNG_DPI,
+    *,
+    svg: bool = False,
+    writer: PngWriter | None = None,
+):
     """Draw every tile; write ``out_path`` (.pdf; tiles get -1, -2 ... suffixes) and PNG previews, or
     return the Figures when ``out_path`` is None. With ``sheet="auto"``, a sheet whose panel cannot hold
     the legend and title block is given up for the next larger one (as soon as that is known: before
@@ -495,7 +574,9 @@ def render(ctx: MapContext, draw: Callable[[MapContext, L.MapSheet], tuple[Panel
         overflow = sheets is None or any(s.notes and "overflows" in s.notes[-1] for s in sheets)
         if sheets is not None and not (overflow and larger):
             break
-        ctx.plan = plan_sheets(ctx.extent, ctx.scale_ft, ctx.site.ft_per_unit, "auto", larger_than=ctx.plan.sheet)
+        ctx.plan = plan_sheets(
+            ctx.extent, ctx.scale_ft, ctx.site.ft_per_unit, "auto", larger_than=ctx.plan.sheet
+        )
     for s in sheets:
         if s.notes and "overflows" in s.notes[-1]:
             log.warning("map panel overflows on %s; choose a larger sheet", ctx.plan.sheet.label)
@@ -504,12 +585,19 @@ def render(ctx: MapContext, draw: Callable[[MapContext, L.MapSheet], tuple[Panel
     written = []
     with rc_context(L.RC):
         for s in sheets:
-            written += _save(ctx, s, Path(out_path), png_dpi, svg, writer)
+            written += _save(ctx, s, Path(out_path), png_dpi, svg, writer=writer)
     return written
 
 
-def _save(ctx: MapContext, sheet: L.MapSheet, out: Path, png_dpi: int | None, svg: bool,
-          writer: PngWriter | None = None) -> list[Path]:
+def _save(
+    ctx: MapContext,
+    sheet: L.MapSheet,
+    out: Path,
+    png_dpi: int | None,
+    svg: bool,
+    *,
+    writer: PngWriter | None = None,
+) -> list[Path]:
     stem = out.with_suffix("")
     base = Path(f"{stem}-{sheet.tile.number}") if ctx.plan.tiled else stem
     pdf = base.with_suffix(".pdf")
@@ -539,8 +627,15 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str, give_up: bool = False) -> li
             panel, extra_rows = draw(ctx, sheet)
             if ctx.plan.tiled:
                 L.match_lines(sheet, ctx.plan)
-                extra_rows = extra_rows + [("Sheet", (f"{tile.number} of {len(ctx.plan.tiles)} of this map "
-                                                      f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))"))]
+                extra_rows = extra_rows + [
+                    (
+                        "Sheet",
+                        (
+                            f"{tile.number} of {len(ctx.plan.tiles)} of this map "
+                            f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))"
+                        ),
+                    )
+                ]
             panel_fixed_parts(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
             if give_up and panel_overflows(sheet, panel):
                 return None
@@ -549,7 +644,7 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str, give_up: bool = False) -> li
             sheet.heading = panel.heading
             panel_top_down(sheet, panel)
             core_texts(sheet.fig)
-            sheet.fig.geosite = sheet  # for notebooks and tests: legend, absent items, scale
+            sheet.fig.geosite = sheet  # type: ignore[attr-defined]  # for notebooks and tests: legend, absent items, scale
             sheets.append(sheet)
     return sheets
 
@@ -562,8 +657,10 @@ def _place_labels(sheet: L.MapSheet, panel: Panel) -> None:
     core_texts(sheet.fig)
     labels.place(sheet)
     if sheet.unplaced:  # never silently: the sheet says which labels found no place clear of the others
-        panel.notes.append(f"{len(sheet.unplaced)} label(s) found no place clear of the others and are not "
-                           "shown: " + "; ".join(t.replace("\n", " ") for t in sheet.unplaced) + ".")
+        panel.notes.append(
+            f"{len(sheet.unplaced)} label(s) found no place clear of the others and are not "
+            "shown: " + "; ".join(t.replace("\n", " ") for t in sheet.unplaced) + "."
+        )
 
 
 def area_text(geom, ft_per_unit: float) -> str:
@@ -630,6 +727,12 @@ __all__ = ["MapContext", "Panel", "make_context", "render", "shapely"]
 
 def faint_style(st: Style) -> Style:
     """The grey, "existing, to remain" version of a style (same line dash and weight)."""
-    return Style(st.kind, st.label, face="#e5e5e5" if st.face != "none" else "none", edge="#777777",
-                 lw=st.lw, ls=st.ls, z=st.z)
-
+    return Style(
+        st.kind,
+        st.label,
+        face="#e5e5e5" if st.face != "none" else "none",
+        edge="#777777",
+        lw=st.lw,
+        ls=st.ls,
+        z=st.z,
+    )

@@ -36,11 +36,24 @@ HEADING = "SITE CONSTRUCTION PLAN"
 PHASE_COLORS = ["#f4d9a6", "#f5b7b1", "#d2b4de", "#aed6f1", "#a3e4d7", "#f9e79f", "#d5dbdb"]
 #: filter fence colours by side (each drawn with the fence's x marks; none black, none dashed like the
 #: site boundary)
-SIDE_COLORS = {"downslope": "#b03a2e", "sideslope": "#b9770e", "channel": "#117a65", "interior": "#6e2c00",
-               "hook": "#b03a2e", "stockpile": "#5c3d1e"}
+SIDE_COLORS = {
+    "downslope": "#b03a2e",
+    "sideslope": "#b9770e",
+    "channel": "#117a65",
+    "interior": "#6e2c00",
+    "hook": "#b03a2e",
+    "stockpile": "#5c3d1e",
+}
 #: control layers (analysis) in drawing order: layer, the A(3) item they answer
-CONTROL_LAYERS = ("stockpile_setbacks", "sediment_basins", "tracking_pads", "diversions", "filter_fence",
-                  "stockpile_fences", "inlet_protection")
+CONTROL_LAYERS = (
+    "stockpile_setbacks",
+    "sediment_basins",
+    "tracking_pads",
+    "diversions",
+    "filter_fence",
+    "stockpile_fences",
+    "inlet_protection",
+)
 
 
 def _d(v) -> str:
@@ -72,8 +85,11 @@ def draw_base(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
 
 
 def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
-    panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(3)(a)-(f): land disturbance, "
-                           "stockpiles, best management practices, schedule, maintenance and stabilization")
+    panel = Panel(
+        HEADING,
+        f"{ctx.profile.name} ordinance, plan content A(3)(a)-(f): land disturbance, "
+        "stockpiles, best management practices, schedule, maintenance and stabilization",
+    )
     draw_base(ctx, sheet, panel)
     absent: list[str] = []
     _disturbance(ctx, sheet, panel, absent)
@@ -86,10 +102,14 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
     draw_boundary(ctx, sheet, panel)
     panel.missing = absent
     if not_placed:
-        panel.notes.append("(c) Controls the analysis did not place (not required by its findings, or the controls "
-                           "stage has not run): " + ", ".join(not_placed) + ".")
+        panel.notes.append(
+            "(c) Controls the analysis did not place (not required by its findings, or the controls "
+            "stage has not run): " + ", ".join(not_placed) + "."
+        )
     rows, notes = schedule_table(ctx)
-    provisions = [f"(d) {n}" for n in notes] + maintenance_text(ctx, practices_on_plan(ctx)) + stabilization_text(ctx)
+    provisions = (
+        [f"(d) {n}" for n in notes] + maintenance_text(ctx, practices_on_plan(ctx)) + stabilization_text(ctx)
+    )
     block = [("table", r) for r in panel.table + rows] + [("provision", t) for t in provisions]
     if L.frame_block(sheet, panel.table_title + ", MAINTENANCE (e) AND STABILIZATION (f)", block):
         panel.table, panel.table_title = [], ""
@@ -115,8 +135,15 @@ def _disturbance(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[
     base = STYLES["disturbance"]
     for i, ph in enumerate(dict.fromkeys(phases)):
         sel = dist[[q == ph for q in phases]]
-        st = Style("polygon", base.label, face=PHASE_COLORS[i % len(PHASE_COLORS)], edge=base.edge, lw=base.lw,
-                   alpha=base.alpha, z=base.z)
+        st = Style(
+            "polygon",
+            base.label,
+            face=PHASE_COLORS[i % len(PHASE_COLORS)],
+            edge=base.edge,
+            lw=base.lw,
+            alpha=base.alpha,
+            z=base.z,
+        )
         L.draw_geoms(sheet, sel.geometry.values, st)
         panel.add(st, f"(a) Land disturbance, phase {ph}" if ph else "(a) Land disturbance")
     label_geoms, texts, rows = [], [], []
@@ -128,19 +155,33 @@ def _disturbance(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[
         head = f"Phase {ph['phase']}" if "phase" in dist.columns else f"Disturbance {ph['phase']}"
         label_geoms.append(shapely.union_all(sel.geometry.values))
         texts.append(f"{head}\n{_d(ph.get('start'))} to {_d(ph.get('end'))}\n{sqft_text(ph['area_sqft'])}")
-        rows.append(f"{str(ph['phase'])[:6]:<6} {_d(ph.get('start')):<10} {_d(ph.get('end')):<10} "
-                    f"{ph['area_acres']:6.2f}")
-    L.label_polygons(sheet, gpd.GeoDataFrame(geometry=label_geoms, crs=dist.crs), texts, size=6.5,
-                     min_sq_in=0.15, kind="phase")
+        rows.append(
+            f"{str(ph['phase'])[:6]:<6} {_d(ph.get('start')):<10} {_d(ph.get('end')):<10} "
+            f"{ph['area_acres']:6.2f}"
+        )
+    L.label_polygons(
+        sheet,
+        gpd.GeoDataFrame(geometry=label_geoms, crs=dist.crs),
+        texts,
+        size=6.5,
+        min_sq_in=0.15,
+        kind="phase",
+    )
     panel.table_title = "(d) SCHEDULE: disturbance phases and BMPs"
-    panel.table = [f"{'phase':<6} {'start':<10} {'end':<10} {'acres':>6}", *rows,
-                   f"project: {p.start or 'start not given'} to {p.end or 'end not given'}"]
+    panel.table = [
+        f"{'phase':<6} {'start':<10} {'end':<10} {'acres':>6}",
+        *rows,
+        f"project: {p.start or 'start not given'} to {p.end or 'end not given'}",
+    ]
 
 
 def _proposed_improvements(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
     """What the plan builds: proposed structures, new roads and utilities, labelled from their attributes."""
-    for name, st_key in (("roads", "roads_proposed"), ("utilities", "utilities_proposed"),
-                         ("structures", "structures_proposed")):
+    for name, st_key in (
+        ("roads", "roads_proposed"),
+        ("utilities", "utilities_proposed"),
+        ("structures", "structures_proposed"),
+    ):
         keep = (lambda s: s == "proposed") if name == "structures" else (lambda s: s not in ("existing", ""))
         new = status_filter(ctx.site_layer(name), keep)
         if new is None:
@@ -160,8 +201,12 @@ def _stockpiles(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[s
     st = STYLES["stockpiles"]
     L.draw_geoms(sheet, piles.geometry.values, st)
     days = piles["days"] if "days" in piles.columns else [None] * len(piles)
-    texts = [short_name(name_of(r, "stockpile"), 24) + (f", {int(d)} days" if not is_nan(d) else "")
-             + f"\n{area_text(r.geometry, ctx.site.ft_per_unit)}" for (_, r), d in zip(piles.iterrows(), days, strict=True)]
+    texts = [
+        short_name(name_of(r, "stockpile"), 24)
+        + (f", {int(d)} days" if not is_nan(d) else "")
+        + f"\n{area_text(r.geometry, ctx.site.ft_per_unit)}"
+        for (_, r), d in zip(piles.iterrows(), days, strict=True)
+    ]
     L.label_polygons(sheet, piles, texts, size=6, min_sq_in=0.5, kind="stockpile")
     panel.add(st, "(b) " + st.label)
 
@@ -176,9 +221,18 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> list[str]:
             continue
         present.append(name)
         st = STYLES[name]
-        req = gdf["required"] if "required" in gdf.columns else None  # the controls stage's gate: False = for reference
-        ref = "" if req is None or (req == True).any() else (
-            " (shown for reference: not required here)" if (req == False).all() else " (required only if it applies: not decided)")
+        req = (
+            gdf["required"] if "required" in gdf.columns else None
+        )  # the controls stage's gate: False = for reference
+        ref = (
+            ""
+            if req is None or req.eq(True).any()
+            else (
+                " (shown for reference: not required here)"
+                if req.eq(False).all()
+                else " (required only if it applies: not decided)"
+            )
+        )
         if name == "filter_fence" and "side" in gdf.columns:
             _stand_in_areas(sheet, panel, ctx.derived.get("stand_ins"))
             _stand_ins(ctx, sheet, panel, gdf[gdf["side"] == "stand_in"])
@@ -186,7 +240,10 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> list[str]:
             for side, sel in gdf.groupby(gdf["side"].fillna("unspecified").astype(str)):
                 color = SIDE_COLORS.get(side, "#7d3c98")
                 L.draw_geoms(sheet, sel.geometry.values, st, edge=color)
-                panel.add(dataclasses.replace(st, edge=color), f"(c) {st.label}, {side}{' side' if side != 'hook' else 's (ends turned upslope)'}{ref}")
+                panel.add(
+                    dataclasses.replace(st, edge=color),
+                    f"(c) {st.label}, {side}{' side' if side != 'hook' else 's (ends turned upslope)'}{ref}",
+                )
             continue
         if name == "sediment_basins":
             _traps_and_basins(ctx, sheet, panel, gdf, ref)
@@ -204,15 +261,21 @@ def _traps_and_basins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, gdf, ref
     fpu = ctx.site.ft_per_unit
     kinds = gdf["kind"].astype(str) if "kind" in gdf.columns else [""] * len(gdf)
     acres = gdf["drainage_acres"] if "drainage_acres" in gdf.columns else [None] * len(gdf)
-    sized = [per_acre is not None and k == "sediment_trap" and not is_nan(a) for k, a in zip(kinds, acres, strict=True)]
+    sized = [
+        per_acre is not None and k == "sediment_trap" and not is_nan(a)
+        for k, a in zip(kinds, acres, strict=True)
+    ]
     texts = []
     for (_, r), size, a in zip(gdf.iterrows(), sized, acres, strict=True):
         area = float(per_acre) * float(a) if size else None
         texts.append(_basin_text(r) + (f"\n{area:,.0f} sq ft surface" if area else ""))
     if any(sized):
         st = STYLES["sediment_traps_sized"]
-        circles = [g.buffer((float(per_acre) * float(a) / math.pi) ** 0.5 / fpu, quad_segs=16)
-                   for g, s, a in zip(gdf.geometry.values, sized, acres, strict=True) if s]
+        circles = [
+            g.buffer((float(per_acre) * float(a) / math.pi) ** 0.5 / fpu, quad_segs=16)
+            for g, s, a in zip(gdf.geometry.values, sized, acres, strict=True)
+            if s
+        ]
         L.draw_geoms(sheet, circles, st)
         panel.add(st, "(c) " + st.label + ref)
     if not all(sized):
@@ -245,8 +308,15 @@ def draw_submitted(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> bool:
             L.draw_geoms(sheet, geoms, st)
             panel.add(st, "(c) " + st.label)
             for run in practice_runs(geoms, tol=1.0 / fpu):
-                L.label_polygons(sheet, gpd_frame([run], bmps.crs), [_run_text(t, run, sel, fpu)], size=6,
-                                 color=SUBMITTED, kind="control", min_sq_in=0.0)
+                L.label_polygons(
+                    sheet,
+                    gpd_frame([run], bmps.crs),
+                    [_run_text(t, run, sel, fpu)],
+                    size=6,
+                    color=SUBMITTED,
+                    kind="control",
+                    min_sq_in=0.0,
+                )
     return True
 
 
@@ -267,25 +337,36 @@ def practice_runs(geoms, tol: float) -> list:
     if not geoms:
         return []
     if all("LineString" in g.geom_type for g in geoms):
-        merged = shapely.line_merge(shapely.union_all([shapely.snap(g, shapely.union_all(geoms), tol) for g in geoms]))
+        merged = shapely.line_merge(
+            shapely.union_all([shapely.snap(g, shapely.union_all(geoms), tol) for g in geoms])
+        )
         return [p for p in shapely.get_parts(merged) if not p.is_empty]
     if all("Polygon" in g.geom_type for g in geoms):
-        return [p for p in shapely.get_parts(shapely.union_all([g.buffer(tol / 2) for g in geoms]).buffer(-tol / 2))
-                if not p.is_empty]
+        return [
+            p
+            for p in shapely.get_parts(shapely.union_all([g.buffer(tol / 2) for g in geoms]).buffer(-tol / 2))
+            if not p.is_empty
+        ]
     return list(geoms)
 
 
 def _run_text(t: str, run, sel, fpu: float) -> str:
     """A run's label: the features' shared name (else the type), a line's length, a basin's storage."""
     hit = sel[sel.intersects(run.buffer(1.0 / fpu))]
-    names = {str(n).strip() for n in (hit["name"] if "name" in hit.columns else []) if not is_nan(n) and str(n).strip()}
+    names = {
+        str(n).strip()
+        for n in (hit["name"] if "name" in hit.columns else [])
+        if not is_nan(n) and str(n).strip()
+    }
     text = names.pop() if len(names) == 1 else t.replace("_", " ")
     if "LineString" in run.geom_type:
         text += f", {run.length * fpu:,.0f} ft"
     if t in ("sediment_basin", "sediment_trap"):
         cy = hit["storage_cy"].dropna() if "storage_cy" in hit.columns else []
         ac = hit["drainage_acres"].dropna() if "drainage_acres" in hit.columns else []
-        text += f"\n{t.replace('_', ' ')}" + (f", storage {float(sum(cy)):,.0f} cu yd" if len(cy) else ", storage not given")
+        text += f"\n{t.replace('_', ' ')}" + (
+            f", storage {float(sum(cy)):,.0f} cu yd" if len(cy) else ", storage not given"
+        )
         text += f", drains {float(sum(ac)):.2f} ac" if len(ac) else ""
     return text
 
@@ -307,8 +388,11 @@ def _stand_in_areas(sheet: L.MapSheet, panel: Panel, areas) -> None:
     by = areas.groupby(areas["practice"].astype(str))
     for practice, sel in by:
         why = str(sel["stand_in_for"].iloc[0]) if "stand_in_for" in sel.columns else ""
-        panel.notes.append(f"(c) {practice[:1].upper()}{practice[1:]} ({sel['area_sqft'].sum():,.0f} sq ft"
-                           + (f"; {sel['standard'].iloc[0]}" if "standard" in sel.columns else "") + f"): {why}.")
+        panel.notes.append(
+            f"(c) {practice[:1].upper()}{practice[1:]} ({sel['area_sqft'].sum():,.0f} sq ft"
+            + (f"; {sel['standard'].iloc[0]}" if "standard" in sel.columns else "")
+            + f"): {why}."
+        )
 
 
 def _stand_ins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, stand) -> None:
@@ -320,24 +404,58 @@ def _stand_ins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, stand) -> None:
     L.draw_geoms(sheet, stand.geometry.values, st)
     panel.add(st, "(c) " + st.label)
     names = {}
-    for layer in ("structures", "stockpiles", "access_drives", "roads", "streams", "lakes", "wetlands", "channels"):
+    for layer in (
+        "structures",
+        "stockpiles",
+        "access_drives",
+        "roads",
+        "streams",
+        "lakes",
+        "wetlands",
+        "channels",
+    ):
         gdf = ctx.site_layer(layer)
         if gdf is not None and "id" in gdf.columns:
-            names.update({f"{layer} {i}": name_of(r, f"{layer} {i}") for i, (_, r) in zip(gdf["id"], gdf.iterrows(), strict=True)})
-    by = stand.groupby([stand["practice"].astype(str), stand["obstacle"].fillna("short pieces").astype(str)])["length_ft"].sum()
-    for practice in dict.fromkeys(p for p, _ in by.index):  # one note per practice standing in, its places listed
+            names.update(
+                {
+                    f"{layer} {i}": name_of(r, f"{layer} {i}")
+                    for i, (_, r) in zip(gdf["id"], gdf.iterrows(), strict=True)
+                }
+            )
+    by = stand.groupby([stand["practice"].astype(str), stand["obstacle"].fillna("short pieces").astype(str)])[
+        "length_ft"
+    ].sum()
+    for practice in dict.fromkeys(
+        p for p, _ in by.index
+    ):  # one note per practice standing in, its places listed
         where = ", ".join(f"{names.get(o, o)} ({ft:,.0f} ft)" for (p, o), ft in by.items() if p == practice)
         panel.notes.append(f"(c) Interior silt fence rows not buildable at {where}: {practice}.")
 
 
-def render_construction_plan(result_or_site, out_path: str | Path | None = None, sheet: str = "auto",
-                             scale_ft: float = 100, *, margin_ft: float | None = None,
-                             vertical_datum: str | None = None, date: str | None = None, sheet_no: str = "2",
-                             png_dpi: int | None = PNG_DPI, svg: bool = False):
+def render_construction_plan(
+    result_or_site,
+    out_path: str | Path | None = None,
+    sheet: str = "auto",
+    scale_ft: float = 100,
+    *,
+    margin_ft: float | None = None,
+    vertical_datum: str | None = None,
+    date: str | None = None,
+    sheet_no: str = "2",
+    png_dpi: int | None = PNG_DPI,
+    svg: bool = False,
+):
     """Draw the site construction plan at exactly 1 in = ``scale_ft`` ft; arguments and return value as
     :func:`geosite.maps.render_existing_site_map`. The control layers come from the analysis result."""
-    ctx = make_context(result_or_site, scale_ft=scale_ft, sheet=sheet, margin_ft=margin_ft,
-                       vertical_datum=vertical_datum, date=date, hillshade=False)
+    ctx = make_context(
+        result_or_site,
+        scale_ft=scale_ft,
+        sheet=sheet,
+        margin_ft=margin_ft,
+        vertical_datum=vertical_datum,
+        date=date,
+        hillshade=False,
+    )
     return render(ctx, draw_construction, out_path, sheet_no, png_dpi=png_dpi, svg=svg)
 
 

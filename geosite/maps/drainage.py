@@ -32,7 +32,6 @@ ARROW_SIZE_IN = 0.09
 DESTINATION_SPACING_IN = 3.0
 
 
-
 @dataclass(frozen=True)
 class Destination:
     """Where a drainage path's flow goes: ``text`` (``flows to Little Wood Creek``) and the point
@@ -44,13 +43,16 @@ class Destination:
     kind: str  # inlet, water, site_edge, map_edge, end
 
 
-
 def _targets(ctx: MapContext, tol: float) -> list[tuple[str, str, Any]]:
     """(kind, text, geometry to meet) for what a drainage path can reach, inlets first."""
     out = []
-    for layer, kind, what in (("storm_inlets", "inlet", "storm inlet"), ("channels", "water", "channel"),
-                              ("streams", "water", "stream"), ("wetlands", "water", "wetland"),
-                              ("lakes", "water", "lake")):
+    for layer, kind, what in (
+        ("storm_inlets", "inlet", "storm inlet"),
+        ("channels", "water", "channel"),
+        ("streams", "water", "stream"),
+        ("wetlands", "water", "wetland"),
+        ("lakes", "water", "lake"),
+    ):
         gdf = ctx.site_layer(layer)
         if gdf is None:
             continue
@@ -72,7 +74,9 @@ def _first_hit(line, targets) -> tuple[tuple[float, str, str] | None, tuple[floa
     for kind, text, g in targets:
         if not line.intersects(g):
             continue
-        if g.contains(start):  # a path along a creek or through a wetland: what it reaches beyond counts first
+        if g.contains(
+            start
+        ):  # a path along a creek or through a wetland: what it reaches beyond counts first
             along = along or (0.0, kind, text.replace("flows to", "flows along"))
             continue
         inter = line.intersection(g)
@@ -106,7 +110,9 @@ def destinations(ctx: MapContext, paths: list, window) -> list[Destination]:
     site = ctx.site.boundary
     out = []
     for i in range(len(paths)):
-        seen, cur, exit_pt, last = set(), i, None, paths[i]
+        seen: set[int] = set()
+        cur: int | None = i
+        exit_pt, last = None, paths[i]
         hit = along = None
         while cur is not None and cur not in seen:
             seen.add(cur)
@@ -116,10 +122,16 @@ def destinations(ctx: MapContext, paths: list, window) -> list[Destination]:
             if along is None and on is not None:
                 p = line.interpolate(line.length / 2)
                 along = Destination(on[2], p.x, p.y, on[1])
-            if exit_pt is None and site.contains(Point(line.coords[0])) and not site.contains(Point(line.coords[-1])):
+            if (
+                exit_pt is None
+                and site.contains(Point(line.coords[0]))
+                and not site.contains(Point(line.coords[-1]))
+            ):
                 out_part = line.difference(site)
                 if not out_part.is_empty:
-                    exit_pt = min((Point(c) for p in shapely.get_parts(out_part) for c in p.coords), key=line.project)
+                    exit_pt = min(
+                        (Point(c) for p in shapely.get_parts(out_part) for c in p.coords), key=line.project
+                    )
             if found is not None:
                 p = line.interpolate(found[0])
                 hit = Destination(found[2], p.x, p.y, found[1])
@@ -128,15 +140,22 @@ def destinations(ctx: MapContext, paths: list, window) -> list[Destination]:
         hit = hit or along
         if hit is None and exit_pt is not None:
             c = site.centroid
-            hit = Destination(f"leaves the site at its {L.compass(exit_pt.x - c.x, exit_pt.y - c.y)} edge",
-                              exit_pt.x, exit_pt.y, "site_edge")
+            hit = Destination(
+                f"leaves the site at its {L.compass(exit_pt.x - c.x, exit_pt.y - c.y)} edge",
+                exit_pt.x,
+                exit_pt.y,
+                "site_edge",
+            )
         if hit is None:
             end = Point(last.coords[-1])
-            edge = (min(window.exterior.distance(end), ctx.margin_area.exterior.distance(end)) < 2 * tol
-                    or not window.contains(end))
+            edge = min(
+                window.exterior.distance(end), ctx.margin_area.exterior.distance(end)
+            ) < 2 * tol or not window.contains(end)
             a, b = Point(last.coords[max(len(last.coords) - 3, 0)]), end
             if edge:
-                hit = Destination(f"flows on off the map, {L.compass(b.x - a.x, b.y - a.y)}", end.x, end.y, "map_edge")
+                hit = Destination(
+                    f"flows on off the map, {L.compass(b.x - a.x, b.y - a.y)}", end.x, end.y, "map_edge"
+                )
             else:
                 hit = Destination("flow path ends (DEM edge or no heights)", end.x, end.y, "end")
         out.append(hit)
@@ -149,8 +168,11 @@ def _visible_paths(nat, window) -> list:
     for g in nat.geometry.values:
         if g is None or g.is_empty:
             continue
-        parts += [p for p in shapely.get_parts(shapely.line_merge(g) if g.geom_type == "MultiLineString" else g)
-                  if p.geom_type == "LineString" and p.length > 0]
+        parts += [
+            p
+            for p in shapely.get_parts(shapely.line_merge(g) if g.geom_type == "MultiLineString" else g)
+            if p.geom_type == "LineString" and p.length > 0
+        ]
     return parts
 
 
@@ -169,8 +191,14 @@ def draw_flow_arrows(sheet: L.MapSheet, paths: list, color: str) -> int:
                 heads.append(L.arrow_head(x, y, ang, ARROW_SIZE_IN * upi))
     if heads:
         codes = [MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY]
-        pc = PathCollection([MplPath(np.vstack([h, h[:1]]), codes) for h in heads], facecolors=color,
-                            edgecolors=color, linewidths=0.3, zorder=4.05, gid="flow-arrows")
+        pc = PathCollection(
+            [MplPath(np.vstack([h, h[:1]]), codes) for h in heads],
+            facecolors=color,
+            edgecolors=color,
+            linewidths=0.3,
+            zorder=4.05,
+            gid="flow-arrows",
+        )
         sheet.ax.add_collection(pc, autolim=False)
     return len(heads)
 
@@ -208,9 +236,17 @@ def draw_entry_arrows(ctx: MapContext, sheet: L.MapSheet, points, color: str) ->
         heads.append(L.arrow_head(p.x, p.y, ang, ARROW_SIZE_IN * 1.2 * sheet.plan.units_per_inch))
     if heads:
         codes = [MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY]
-        sheet.ax.add_collection(PathCollection([MplPath(np.vstack([h, h[:1]]), codes) for h in heads], facecolors=color,
-                                               edgecolors=color, linewidths=0.3, zorder=7, gid="entry-arrows"),
-                                autolim=False)
+        sheet.ax.add_collection(
+            PathCollection(
+                [MplPath(np.vstack([h, h[:1]]), codes) for h in heads],
+                facecolors=color,
+                edgecolors=color,
+                linewidths=0.3,
+                zorder=7,
+                gid="entry-arrows",
+            ),
+            autolim=False,
+        )
     return len(heads)
 
 
@@ -220,7 +256,9 @@ def label_destinations(sheet: L.MapSheet, dests: list[Destination], color: str) 
     from shapely.ops import nearest_points
 
     upi = sheet.plan.units_per_inch
-    inner = sheet.window.buffer(-0.05 * upi)  # a place on the map's edge (flow leaving it) is labelled just inside
+    inner = sheet.window.buffer(
+        -0.05 * upi
+    )  # a place on the map's edge (flow leaving it) is labelled just inside
     kept: list[Destination] = []
     for d in dests:
         p = Point(d.x, d.y)
@@ -228,7 +266,9 @@ def label_destinations(sheet: L.MapSheet, dests: list[Destination], color: str) 
             if p.distance(inner) > 0.1 * upi:
                 continue  # beyond this sheet
             p = nearest_points(inner, p)[0]
-        if any(k.text == d.text and math.hypot(k.x - p.x, k.y - p.y) < DESTINATION_SPACING_IN * upi for k in kept):
+        if any(
+            k.text == d.text and math.hypot(k.x - p.x, k.y - p.y) < DESTINATION_SPACING_IN * upi for k in kept
+        ):
             continue
         kept.append(Destination(d.text, p.x, p.y, d.kind))
         L.label_at(sheet, p.x, p.y, d.text, size=6.0, color=color, kind="water", feature=p, style="italic")
@@ -253,10 +293,21 @@ def draw_drainage(ctx: MapContext, sheet: L.MapSheet, panel: Panel, prefix: str)
     counts: dict[str, int] = {}
     for d in dests:
         counts[d.text] = counts.get(d.text, 0) + 1
-    listed = "; ".join(f"{t} ({n} path{'s' if n != 1 else ''})" for t, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-    panel.notes.append(f"{prefix}Direction and destination of drainage flows: {len(paths)} drainage path(s) from the "
-                       f"DEM, {n_arrows} arrow(s) downslope; where the flow goes: {listed}.")
+    listed = "; ".join(
+        f"{t} ({n} path{'s' if n != 1 else ''})" for t, n in sorted(counts.items(), key=lambda kv: -kv[1])
+    )
+    panel.notes.append(
+        f"{prefix}Direction and destination of drainage flows: {len(paths)} drainage path(s) from the "
+        f"DEM, {n_arrows} arrow(s) downslope; where the flow goes: {listed}."
+    )
     return True
 
 
-__all__ = ["Destination", "destinations", "downslope_deg", "draw_drainage", "draw_entry_arrows", "draw_flow_arrows"]
+__all__ = [
+    "Destination",
+    "destinations",
+    "downslope_deg",
+    "draw_drainage",
+    "draw_entry_arrows",
+    "draw_flow_arrows",
+]

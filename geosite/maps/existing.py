@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from geosite.maps import layout as L
 from geosite.maps.common import (
@@ -55,8 +56,12 @@ class _Items:
 
 
 def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
-    panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(1): existing conditions on the site "
-                           f"and within {ctx.margin_ft:g} ft of it", location=True)
+    panel = Panel(
+        HEADING,
+        f"{ctx.profile.name} ordinance, plan content A(1): existing conditions on the site "
+        f"and within {ctx.margin_ft:g} ft of it",
+        location=True,
+    )
     it = _Items(ctx.profile.map_items())
     has_relief = draw_relief(ctx, sheet, panel, it.letter("contours"))  # relief first (under everything)
     _areas(ctx, sheet, panel, it)
@@ -77,8 +82,14 @@ def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple
 def _areas(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) -> None:
     """Vegetative cover and soils, bottom up, each labelled from its attribute."""
     for name, col, text, color, kind, what in (
-        ("vegetation", "cover", lambda v: _txt(v).replace("_", " "), "#4d7a3a", "vegetation",
-         "vegetative cover (layer vegetation)"),
+        (
+            "vegetation",
+            "cover",
+            lambda v: _txt(v).replace("_", " "),
+            "#4d7a3a",
+            "vegetation",
+            "vegetative cover (layer vegetation)",
+        ),
         ("soils", "musym", _txt, "#7a4f1c", "soil", "soil types (layer soils)"),
     ):
         gdf = ctx.site_layer(name)
@@ -94,8 +105,12 @@ def _areas(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) -> None
 
 def _waters(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) -> None:
     """Wetlands, lakes, streams and channels, labelled by name."""
-    for name, what in (("wetlands", "wetlands"), ("lakes", "lakes and ponds"), ("streams", "streams"),
-                       ("channels", "channels and ditches (layer channels)")):
+    for name, what in (
+        ("wetlands", "wetlands"),
+        ("lakes", "lakes and ponds"),
+        ("streams", "streams"),
+        ("channels", "channels and ditches (layer channels)"),
+    ):
         gdf = ctx.site_layer(name)
         if gdf is None:
             it.missing(name, what)
@@ -103,7 +118,9 @@ def _waters(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) -> Non
         st = STYLES[name]
         L.draw_geoms(sheet, gdf.geometry.values, st)
         if "name" in gdf.columns:
-            L.label_polygons(sheet, gdf, [_txt(n) for n in gdf["name"]], color=st.edge, style="italic", kind="water")
+            L.label_polygons(
+                sheet, gdf, [_txt(n) for n in gdf["name"]], color=st.edge, style="italic", kind="water"
+            )
         panel.add(st, it.pre(name) + st.label)
 
 
@@ -113,16 +130,25 @@ def _drainage(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) -> N
     if nat is not None and len(nat):
         draw_drainage(ctx, sheet, panel, it.pre("natural_drainage"))
     elif nat is not None:
-        panel.notes.append(f"{it.pre('natural_drainage')}Natural drainage: the DEM's flow routing finds no channel "
-                           "on or near the site (sheet flow only).")
+        panel.notes.append(
+            f"{it.pre('natural_drainage')}Natural drainage: the DEM's flow routing finds no channel "
+            "on or near the site (sheet flow only)."
+        )
     else:
-        it.missing("natural_drainage", "natural drainage paths: not computed (needs the DEM and the hydrology stage)")
+        it.missing(
+            "natural_drainage", "natural drainage paths: not computed (needs the DEM and the hydrology stage)"
+        )
     up = ctx.derived.get("upslope_areas")
     if up is not None and not len(up):
-        panel.notes.append(f"{it.pre('upslope_areas')}Upslope drainage areas: none drain onto the disturbed area.")
+        panel.notes.append(
+            f"{it.pre('upslope_areas')}Upslope drainage areas: none drain onto the disturbed area."
+        )
     if up is None or not len(up):
         if up is None:
-            it.missing("upslope_areas", "upslope drainage areas: not computed (needs the DEM and the hydrology stage)")
+            it.missing(
+                "upslope_areas",
+                "upslope drainage areas: not computed (needs the DEM and the hydrology stage)",
+            )
         return
     st = STYLES["upslope_areas"]
     L.draw_geoms(sheet, up.geometry.values, st)
@@ -131,7 +157,9 @@ def _drainage(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) -> N
     ent = ctx.derived.get("upslope_entry_points")
     if ent is not None and len(ent):
         st2 = STYLES["upslope_entry_points"]
-        draw_entry_arrows(ctx, sheet, _thin_entries(ent, 40.0 / ctx.site.ft_per_unit).geometry.values, st2.edge)
+        draw_entry_arrows(
+            ctx, sheet, _thin_entries(ent, 40.0 / ctx.site.ft_per_unit).geometry.values, st2.edge
+        )
         panel.add(st2, it.pre("upslope_areas") + st2.label)
 
 
@@ -139,10 +167,22 @@ def _improvements(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) 
     """Roads, drives, utilities, existing structures and inlets, each labelled from its attributes."""
     fpu = ctx.site.ft_per_unit
     for name, gdf, what in (
-        ("roads", status_filter(ctx.site_layer("roads"), lambda s: s != "new"), "roads, highways and paving (layer roads)"),
+        (
+            "roads",
+            status_filter(ctx.site_layer("roads"), lambda s: s != "new"),
+            "roads, highways and paving (layer roads)",
+        ),
         ("access_drives", ctx.site_layer("access_drives"), "access drives"),
-        ("utilities", status_filter(ctx.site_layer("utilities"), lambda s: s != "new"), "utilities (layer utilities)"),
-        ("structures", status_filter(ctx.site_layer("structures"), lambda s: s != "proposed"), "existing structures"),
+        (
+            "utilities",
+            status_filter(ctx.site_layer("utilities"), lambda s: s != "new"),
+            "utilities (layer utilities)",
+        ),
+        (
+            "structures",
+            status_filter(ctx.site_layer("structures"), lambda s: s != "proposed"),
+            "existing structures",
+        ),
     ):
         if gdf is None:
             it.missing(name, what)
@@ -167,8 +207,12 @@ def _contacts(ctx: MapContext, panel: Panel, it: _Items) -> None:
     jl = it.letter("title_block")
     if not jl:
         return
-    gaps = [f"{who} {k}" for who, c in (("applicant", site.applicant), ("maintenance person", site.maintainer))
-            for k in ("name", "address", "phone") if not getattr(c, k)]
+    gaps = [
+        f"{who} {k}"
+        for who, c in (("applicant", site.applicant), ("maintenance person", site.maintainer))
+        for k in ("name", "address", "phone")
+        if not getattr(c, k)
+    ]
     if gaps:
         it.absent.setdefault(jl, []).append(", ".join(gaps) + " (site.toml)")
     panel.notes.append(f"({jl}) Applicant and person responsible for BMP maintenance: see the title block.")
@@ -180,8 +224,11 @@ def _floodplain(ctx: MapContext, sheet: L.MapSheet, panel: Panel, prefix: str, m
     if gdf is None:
         missing("floodplain", "floodplain, fringe and floodway (layer floodplain)")
         return
-    zones = (gdf["zone"].fillna("100yr").astype(str).str.strip().str.lower() if "zone" in gdf.columns
-             else ["100yr"] * len(gdf))
+    zones = (
+        gdf["zone"].fillna("100yr").astype(str).str.strip().str.lower()
+        if "zone" in gdf.columns
+        else ["100yr"] * len(gdf)
+    )
     styles = [FLOOD_ZONES.get(z, "floodplain") for z in zones]
     for key in dict.fromkeys(sorted(styles, key=list(FLOOD_ZONES.values()).index)):
         sel = gdf[[k == key for k in styles]]
@@ -205,7 +252,9 @@ def _soils_table(ctx: MapContext, panel: Panel, prefix: str) -> None:
     panel.table = rows
 
 
-def label_improvements(sheet: L.MapSheet, layer: str, gdf, fpu: float, color: str, prefix: str = "") -> None:
+def label_improvements(
+    sheet: L.MapSheet, layer: str, gdf, fpu: float, color: str, *, prefix: str = ""
+) -> None:
     """Roads, drives, utilities, structures and inlets labelled from their attributes: the name
     (``6-in water main``, ``Birch Street``), a road's width, a structure's footprint, an inlet's tag."""
     texts = []
@@ -222,10 +271,16 @@ def label_improvements(sheet: L.MapSheet, layer: str, gdf, fpu: float, color: st
         else:
             t = nm
         texts.append(prefix + t if t else "")
-    kind = {"roads": "road", "utilities": "utility", "structures": "structure", "storm_inlets": "inlet",
-            "access_drives": "feature"}.get(layer, "feature")
-    L.label_polygons(sheet, gdf, texts, size=LABELS["size_pt"].get(kind, 6.5), color=color, kind=kind,
-                     min_sq_in=0.12)
+    kind = {
+        "roads": "road",
+        "utilities": "utility",
+        "structures": "structure",
+        "storm_inlets": "inlet",
+        "access_drives": "feature",
+    }.get(layer, "feature")
+    L.label_polygons(
+        sheet, gdf, texts, size=LABELS["size_pt"].get(kind, 6.5), color=color, kind=kind, min_sq_in=0.12
+    )
 
 
 def _upslope_labels(ctx: MapContext, up) -> list[str]:
@@ -256,10 +311,20 @@ def _upslope_label(row, fpu: float, geom=None) -> str:
     return ", ".join(parts)
 
 
-def render_existing_site_map(result_or_site, out_path: str | Path | None = None, sheet: str = "auto",
-                             scale_ft: float = 100, *, margin_ft: float | None = None, hillshade: bool = True,
-                             vertical_datum: str | None = None, date: str | None = None, sheet_no: str = "1",
-                             png_dpi: int | None = PNG_DPI, svg: bool = False):
+def render_existing_site_map(
+    result_or_site,
+    out_path: str | Path | None = None,
+    sheet: str = "auto",
+    scale_ft: float = 100,
+    *,
+    margin_ft: float | None = None,
+    hillshade: bool = True,
+    vertical_datum: str | None = None,
+    date: str | None = None,
+    sheet_no: str = "1",
+    png_dpi: int | None = PNG_DPI,
+    svg: bool = False,
+):
     """Draw the existing site map at exactly 1 in = ``scale_ft`` ft.
 
     Parameters
@@ -280,8 +345,15 @@ def render_existing_site_map(result_or_site, out_path: str | Path | None = None,
     -------
     list of Path (files written) or, with ``out_path=None``, list of matplotlib Figure.
     """
-    ctx = make_context(result_or_site, scale_ft=scale_ft, sheet=sheet, margin_ft=margin_ft,
-                       vertical_datum=vertical_datum, date=date, hillshade=hillshade)
+    ctx = make_context(
+        result_or_site,
+        scale_ft=scale_ft,
+        sheet=sheet,
+        margin_ft=margin_ft,
+        vertical_datum=vertical_datum,
+        date=date,
+        hillshade=hillshade,
+    )
     return render(ctx, draw_existing, out_path, sheet_no, png_dpi=png_dpi, svg=svg)
 
 
@@ -295,7 +367,7 @@ def _thin_entries(ent, spacing: float, most: int = 12):
     groups = ent.groupby("disturbance_id") if "disturbance_id" in ent.columns else [(None, ent)]
     for _, g in groups:
         g = g.sort_values("contrib_area_sqft", ascending=False) if "contrib_area_sqft" in g.columns else g
-        chosen = []
+        chosen: list[Any] = []
         for idx, pt in zip(g.index, g.geometry, strict=True):
             if all(pt.distance(q) >= spacing for q in chosen):
                 chosen.append(pt)
@@ -303,4 +375,3 @@ def _thin_entries(ent, spacing: float, most: int = 12):
                 if len(chosen) >= most:
                     break
     return ent.loc[pd.Index(keep)]
-

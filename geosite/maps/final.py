@@ -30,15 +30,23 @@ HEADING = "PLAN OF FINAL SITE CONDITIONS"
 
 
 def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
-    panel = Panel(HEADING, f"{ctx.profile.name} ordinance, plan content A(2): the site changes, at the scale "
-                           "of the existing site map")
+    panel = Panel(
+        HEADING,
+        f"{ctx.profile.name} ordinance, plan content A(2): the site changes, at the scale "
+        "of the existing site map",
+    )
     has_relief = draw_relief(ctx, sheet, panel, None, label="Existing ", faint=True)
     proposed = ctx.derived.get("proposed_contours")
     if proposed is not None and len(proposed):
         iv = ctx.interval_ft
         minor = Style("line", f"Proposed contours, {iv:g} ft", edge="#1f5fa8", lw=0.45, z=2.2)
-        index = Style("line", f"Proposed index contours, every {iv * ctx.index_every:g} ft, labelled (ft)",
-                      edge="#123f73", lw=0.9, z=2.25)
+        index = Style(
+            "line",
+            f"Proposed index contours, every {iv * ctx.index_every:g} ft, labelled (ft)",
+            edge="#123f73",
+            lw=0.9,
+            z=2.25,
+        )
         L.draw_contours(sheet, proposed, minor, index)
         panel.add(minor, minor.label)
         panel.add(index, index.label)
@@ -47,7 +55,8 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
         if gdf is not None:
             L.draw_geoms(sheet, gdf.geometry.values, STYLES[name])
             panel.add(STYLES[name], STYLES[name].label)
-    shown, absent = [], []
+    shown: list[str] = []
+    absent: list[str] = []
     _stabilized(ctx, sheet, panel, shown, absent)
     _changes(ctx, sheet, panel, shown, absent)
     drives = ctx.site_layer("access_drives")
@@ -57,15 +66,23 @@ def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[st
     draw_boundary(ctx, sheet, panel)
     panel.missing = absent
     if proposed is not None and len(proposed):
-        grades = ". Final grades: proposed contours (blue) from the submitted proposed-grade surface, over existing (brown)."
+        grades = (
+            ". Final grades: proposed contours (blue) from the submitted proposed-grade "
+            "surface, over existing (brown)."
+        )
     else:
-        grades = (". Final grades are not shown: no proposed-grade surface was submitted"
-                  + ("; contours are existing grades." if has_relief else "."))
-    panel.notes.insert(0, "This sheet shows " + ("; ".join(shown) if shown else "no changes: the data marks none") + grades)
+        grades = ". Final grades are not shown: no proposed-grade surface was submitted" + (
+            "; contours are existing grades." if has_relief else "."
+        )
+    panel.notes.insert(
+        0, "This sheet shows " + ("; ".join(shown) if shown else "no changes: the data marks none") + grades
+    )
     return panel, []
 
 
-def _stabilized(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str], absent: list[str]) -> None:
+def _stabilized(
+    ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str], absent: list[str]
+) -> None:
     """The disturbed area, stabilized at completion (report.json's area)."""
     dist = ctx.derived.get("disturbed_area")
     if dist is None or not len(dist):
@@ -80,15 +97,18 @@ def _stabilized(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[st
     L.draw_geoms(sheet, geoms, st)
     panel.add(st, st.label)
     sqft = ctx.measured("disturbed.area_sqft")
-    shown.append(f"the disturbed area ({sqft_text(sqft) if sqft is not None else area_text(shapely.union_all(geoms), ctx.site.ft_per_unit)}) "
-                 "to be stabilized")
+    area = sqft_text(sqft) if sqft is not None else area_text(shapely.union_all(geoms), ctx.site.ft_per_unit)
+    shown.append(f"the disturbed area ({area}) to be stabilized")
 
 
 def _changes(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str], absent: list[str]) -> None:
     """Roads, utilities and structures: existing ones faint (roads and structures labelled), what changes
     in its own style, labelled with name and size."""
     fpu = ctx.site.ft_per_unit
-    changed = lambda s: s not in ("existing", "")  # noqa: E731
+
+    def changed(s: str) -> bool:
+        return s not in ("existing", "")
+
     for name, keep_existing, keep_new, st_new in (
         ("roads", lambda s: s == "existing", changed, STYLES["roads_proposed"]),
         ("utilities", lambda s: s == "existing", changed, STYLES["utilities_proposed"]),
@@ -108,19 +128,39 @@ def _changes(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str],
             L.draw_geoms(sheet, new.geometry.values, st_new)
             label_improvements(sheet, name, new, fpu, st_new.edge)
             panel.add(st_new, st_new.label + " (label: name and size)")
-            shown.append(f"{name} marked {'proposed' if name == 'structures' else 'new or changed'}: {len(new)}")
+            shown.append(
+                f"{name} marked {'proposed' if name == 'structures' else 'new or changed'}: {len(new)}"
+            )
         elif layer is None:
             absent.append(f"{name} (layer {name})")
         else:
-            panel.notes.append(f"No {name} carry a status of change{' (proposed)' if name == 'structures' else ''}.")
+            panel.notes.append(
+                f"No {name} carry a status of change{' (proposed)' if name == 'structures' else ''}."
+            )
 
 
-def render_final_conditions(result_or_site, out_path: str | Path | None = None, sheet: str = "auto",
-                            scale_ft: float = 100, *, margin_ft: float | None = None,
-                            vertical_datum: str | None = None, date: str | None = None, sheet_no: str = "3",
-                            png_dpi: int | None = PNG_DPI, svg: bool = False):
+def render_final_conditions(
+    result_or_site,
+    out_path: str | Path | None = None,
+    sheet: str = "auto",
+    scale_ft: float = 100,
+    *,
+    margin_ft: float | None = None,
+    vertical_datum: str | None = None,
+    date: str | None = None,
+    sheet_no: str = "3",
+    png_dpi: int | None = PNG_DPI,
+    svg: bool = False,
+):
     """Draw the plan of final site conditions at exactly 1 in = ``scale_ft`` ft (the existing site map's
     scale); arguments and return value as :func:`geosite.maps.render_existing_site_map`."""
-    ctx = make_context(result_or_site, scale_ft=scale_ft, sheet=sheet, margin_ft=margin_ft,
-                       vertical_datum=vertical_datum, date=date, hillshade=False)
+    ctx = make_context(
+        result_or_site,
+        scale_ft=scale_ft,
+        sheet=sheet,
+        margin_ft=margin_ft,
+        vertical_datum=vertical_datum,
+        date=date,
+        hillshade=False,
+    )
     return render(ctx, draw_final, out_path, sheet_no, png_dpi=png_dpi, svg=svg)

@@ -53,14 +53,41 @@ class Label:
     gid: str = "map-label"
 
 
-def request(sheet, x: float, y: float, text: str, *, size: float = 6.5, color: str = INK, kind: str = "feature",
-            feature: Any = None, along: Any = None, rotation: float = 0.0, fixed: bool = False,
-            gid: str = "map-label", **kw) -> None:
+def request(
+    sheet,
+    x: float,
+    y: float,
+    text: str,
+    *,
+    size: float = 6.5,
+    color: str = INK,
+    kind: str = "feature",
+    feature: Any = None,
+    along: Any = None,
+    rotation: float = 0.0,
+    fixed: bool = False,
+    gid: str = "map-label",
+    **kw,
+) -> None:
     """Ask for a label at (x, y) (data coordinates) on ``sheet``; placed by :func:`place`."""
     if not text:
         return
-    sheet.labels.append(Label(text, float(x), float(y), max(size, MIN_PT), color, PRIORITY.get(kind, 50), feature,
-                              along, rotation, fixed, kw, gid))
+    sheet.labels.append(
+        Label(
+            text,
+            float(x),
+            float(y),
+            max(size, MIN_PT),
+            color,
+            PRIORITY.get(kind, 50),
+            feature,
+            along,
+            rotation,
+            fixed,
+            kw,
+            gid,
+        )
+    )
 
 
 def avoid(sheet, geoms, pad_in: float = 0.03) -> None:
@@ -94,15 +121,29 @@ def place(sheet) -> None:
     taken = np.array([b.bounds for b in placed + obstacles], float).reshape(-1, 4)
     for i in order:
         lab = sheet.labels[i]
-        if not shown.intersects(Point(lab.x, lab.y)) and (lab.feature is None or not shown.intersects(lab.feature)):
+        if not shown.intersects(Point(lab.x, lab.y)) and (
+            lab.feature is None or not shown.intersects(lab.feature)
+        ):
             continue  # a feature beyond the map's edge is clipped there, not labelled
-        art = ax.text(lab.x, lab.y, lab.text, fontsize=lab.size, color=lab.color, ha="center", va="center",
-                      rotation=lab.rotation, rotation_mode="anchor", zorder=10.2, gid=lab.gid, clip_on=False,
-                      **lab.kw)
+        art = ax.text(
+            lab.x,
+            lab.y,
+            lab.text,
+            fontsize=lab.size,
+            color=lab.color,
+            ha="center",
+            va="center",
+            rotation=lab.rotation,
+            rotation_mode="anchor",
+            zorder=10.2,
+            gid=lab.gid,
+            clip_on=False,
+            **lab.kw,
+        )
         done = False
         ax0, ay0 = _to_in(sheet, lab.x, lab.y)
         base: dict[float, Any] = {}
-        for (cx, cy, rot, leader) in _candidates(sheet, lab):
+        for cx, cy, rot, leader in _candidates(sheet, lab):
             key = round(rot, 1)
             if key not in base:  # a text's box only moves with it: measured once per angle
                 art.set_position((lab.x, lab.y))
@@ -120,10 +161,22 @@ def place(sheet) -> None:
             taken = np.vstack([taken, bb.bounds])
             if leader:
                 _leader(sheet, lab, bb)
-            halo = ax.text(cx, cy, lab.text, fontsize=lab.size, color="white", ha="center", va="center",
-                           rotation=rot, rotation_mode="anchor", zorder=10.1, gid="label-halo", clip_on=False,
-                           path_effects=[patheffects.Stroke(linewidth=LABELS["halo_pt"], foreground="white")],
-                           **lab.kw)
+            halo = ax.text(
+                cx,
+                cy,
+                lab.text,
+                fontsize=lab.size,
+                color="white",
+                ha="center",
+                va="center",
+                rotation=rot,
+                rotation_mode="anchor",
+                zorder=10.1,
+                gid="label-halo",
+                clip_on=False,
+                path_effects=[patheffects.Stroke(linewidth=LABELS["halo_pt"], foreground="white")],
+                **lab.kw,
+            )
             del halo
             sheet.placed.append((lab.text, bb))
             done = True
@@ -137,8 +190,14 @@ def _hits(taken: np.ndarray, b: tuple[float, float, float, float], pad: float) -
     """Whether box ``b`` (x0, y0, x1, y1), grown by ``pad``, meets any row of ``taken``."""
     if not len(taken):
         return False
-    return bool(np.any((taken[:, 0] < b[2] + pad) & (taken[:, 2] > b[0] - pad)
-                       & (taken[:, 1] < b[3] + pad) & (taken[:, 3] > b[1] - pad)))
+    return bool(
+        np.any(
+            (taken[:, 0] < b[2] + pad)
+            & (taken[:, 2] > b[0] - pad)
+            & (taken[:, 1] < b[3] + pad)
+            & (taken[:, 3] > b[1] - pad)
+        )
+    )
 
 
 def _candidates(sheet, lab: Label):
@@ -174,7 +233,9 @@ def _along_points(sheet, line, fixed: bool):
     """Points along the visible part of ``line`` with the upright angle of the line there."""
     upi = sheet.plan.units_per_inch
     vis = shapely.intersection(line, sheet.window)
-    parts = sorted((p for p in shapely.get_parts(vis) if p.geom_type == "LineString"), key=lambda g: -g.length)
+    parts = sorted(
+        (p for p in shapely.get_parts(vis) if p.geom_type == "LineString"), key=lambda g: -g.length
+    )
     fracs = (0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9) if not fixed else tuple(np.linspace(0.05, 0.95, 19))
     for part in parts[:3]:
         L = part.length
@@ -223,8 +284,16 @@ def _leader(sheet, lab: Label, bb) -> None:
     p_box, p_feat = ops.nearest_points(b.exterior, target)
     if p_box.distance(p_feat) < 0.02 * upi:
         return
-    sheet.ax.add_line(Line2D([p_box.x, p_feat.x], [p_box.y, p_feat.y], color=lab.color, lw=LABELS["leader_pt"],
-                             zorder=10.05, gid="leader"))
+    sheet.ax.add_line(
+        Line2D(
+            [p_box.x, p_feat.x],
+            [p_box.y, p_feat.y],
+            color=lab.color,
+            lw=LABELS["leader_pt"],
+            zorder=10.05,
+            gid="leader",
+        )
+    )
     sheet.ax.plot([p_feat.x], [p_feat.y], marker="o", ms=1.2, color=lab.color, zorder=10.05)
 
 

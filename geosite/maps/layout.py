@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 FONT = "Helvetica"
 MONO = "Courier"
 
-RC = {
+RC: dict[Any, Any] = {
     "pdf.use14corefonts": True,  # text stays searchable text, in the reader's own Helvetica
     "pdf.fonttype": 42,
     "ps.fonttype": 42,
@@ -83,12 +83,17 @@ class MapSheet:
     placed: list[Any] = field(default_factory=list)  # (text, box in paper inches) of the labels placed
     unplaced: list[str] = field(default_factory=list)  # labels no candidate position could hold
     swatches: list[tuple[str, str, str]] = field(default_factory=list)  # legend rows: (label, kind, marker)
-    destinations: list[Any] = field(default_factory=list)  # geosite.maps.drainage.Destination, per drainage path
-    limit: tuple[float, float, float, float] | None = None  # what the map shows (the site and its margin), CRS units
+    destinations: list[Any] = field(
+        default_factory=list
+    )  # geosite.maps.drainage.Destination, per drainage path
+    limit: tuple[float, float, float, float] | None = (
+        None  # what the map shows (the site and its margin), CRS units
+    )
 
     @property
     def window(self):
-        """The ground this sheet shows: its tile, cut to :attr:`limit` (nothing is drawn or labelled beyond)."""
+        """The ground this sheet shows: its tile, cut to :attr:`limit` (nothing is drawn or labelled
+        beyond)."""
         w = box(*self.tile.bounds)
         return w if self.limit is None else w.intersection(box(*self.limit))
 
@@ -102,7 +107,9 @@ class MapSheet:
         return box(fx + (x0 - tx) / upi, fy + (y0 - ty) / upi, fx + (x1 - tx) / upi, fy + (y1 - ty) / upi)
 
 
-def new_sheet(plan: SheetPlan, tile: Tile, limit: tuple[float, float, float, float] | None = None) -> MapSheet:
+def new_sheet(
+    plan: SheetPlan, tile: Tile, limit: tuple[float, float, float, float] | None = None
+) -> MapSheet:
     """A blank sheet: the map frame at exact scale over ``tile`` and an empty panel.
 
     Parameters
@@ -133,8 +140,17 @@ def new_sheet(plan: SheetPlan, tile: Tile, limit: tuple[float, float, float, flo
     panel.set_axis_off()
     panel.add_patch(Rectangle((0, 0), pw, ph, fill=False, lw=1.0, ec=INK))
     # sheet border
-    fig.add_artist(Rectangle((0.5 * s.border_in / W, 0.5 * s.border_in / H), 1 - s.border_in / W, 1 - s.border_in / H,
-                             transform=fig.transFigure, fill=False, lw=0.5, ec="#888888"))
+    fig.add_artist(
+        Rectangle(
+            (0.5 * s.border_in / W, 0.5 * s.border_in / H),
+            1 - s.border_in / W,
+            1 - s.border_in / H,
+            transform=fig.transFigure,
+            fill=False,
+            lw=0.5,
+            ec="#888888",
+        )
+    )
     return MapSheet(fig, ax, panel, plan, tile, limit=limit)
 
 
@@ -148,8 +164,9 @@ def clip_map(sheet: MapSheet) -> None:
     for art in [*sheet.ax.collections, *sheet.ax.lines, *sheet.ax.images, *sheet.ax.patches]:
         if art.get_gid() != "leader":
             art.set_clip_path(rect)
-    sheet.ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec="#555555", lw=0.5, zorder=10.3,
-                                 gid="neat-line"))
+    sheet.ax.add_patch(
+        Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec="#555555", lw=0.5, zorder=10.3, gid="neat-line")
+    )
 
 
 def scale_check(sheet: MapSheet) -> float:
@@ -157,7 +174,12 @@ def scale_check(sheet: MapSheet) -> float:
     ax, fig = sheet.ax, sheet.fig
     (x0, _), (x1, _) = ax.transData.transform([(sheet.tile.bounds[0], 0), (sheet.tile.bounds[2], 0)])
     inches = (x1 - x0) / fig.dpi
-    return (sheet.tile.bounds[2] - sheet.tile.bounds[0]) * sheet.plan.scale_ft / sheet.plan.units_per_inch / inches
+    return (
+        (sheet.tile.bounds[2] - sheet.tile.bounds[0])
+        * sheet.plan.scale_ft
+        / sheet.plan.units_per_inch
+        / inches
+    )
 
 
 # ------------------------------------------------------------------------------------------ geometry
@@ -208,7 +230,9 @@ def _split(geoms) -> tuple[list, list, list]:
     return polys, lines, points
 
 
-def draw_geoms(sheet: MapSheet, geoms, st: Style, *, edge: str | None = None, clip_to_window: bool = True) -> int:
+def draw_geoms(
+    sheet: MapSheet, geoms, st: Style, *, edge: str | None = None, clip_to_window: bool = True
+) -> int:
     """Draw polygons, lines and points in ``st``; returns how many parts fall in the sheet's window."""
     ax = sheet.ax
     win = sheet.window.buffer(sheet.plan.units_per_inch * 0.5)
@@ -222,28 +246,54 @@ def draw_geoms(sheet: MapSheet, geoms, st: Style, *, edge: str | None = None, cl
     ec = edge or st.edge
     if polys:
         paths = [p for p in (polygon_path(g) for g in polys) if p is not None]
-        pc = PathCollection(paths, facecolors=st.face, edgecolors=ec, linewidths=st.lw, linestyles=[st.ls],
-                            alpha=st.alpha if st.face != "none" else None, zorder=st.z, hatch=st.hatch)
+        pc = PathCollection(
+            paths,
+            facecolors=st.face,
+            edgecolors=ec,
+            linewidths=st.lw,
+            linestyles=[st.ls],
+            alpha=st.alpha if st.face != "none" else None,
+            zorder=st.z,
+            hatch=st.hatch,
+        )
         if st.hatch:
             pc.set_hatchcolor(ec)
         ax.add_collection(pc, autolim=False)
     if lines:
         segs = [np.asarray(ln.coords) for ln in lines]
         if st.face not in ("none", None) and st.kind == "line":  # roads: a casing under the line
-            ax.add_collection(LineCollection(segs, colors=st.face, linewidths=st.lw * 3, zorder=st.z - 0.01,
-                                             capstyle="round"), autolim=False)
-        ax.add_collection(LineCollection(segs, colors=ec, linewidths=st.lw, linestyles=[st.ls], zorder=st.z),
-                          autolim=False)
+            ax.add_collection(
+                LineCollection(
+                    segs, colors=st.face, linewidths=st.lw * 3, zorder=st.z - 0.01, capstyle="round"
+                ),
+                autolim=False,
+            )
+        ax.add_collection(
+            LineCollection(segs, colors=ec, linewidths=st.lw, linestyles=[st.ls], zorder=st.z), autolim=False
+        )
         inner = st.extra.get("inner")
         if inner:  # a second line inside the first (a diversion's berm): drawn the same in the legend
-            ax.add_collection(LineCollection(segs, colors=inner[0], linewidths=inner[1], linestyles=[inner[2]],
-                                             zorder=st.z + 0.001), autolim=False)
+            ax.add_collection(
+                LineCollection(
+                    segs, colors=inner[0], linewidths=inner[1], linestyles=[inner[2]], zorder=st.z + 0.001
+                ),
+                autolim=False,
+            )
         if st.extra.get("marks"):
             _line_marks(sheet, lines, st, ec)
     if points:
         xy = np.array([(p.x, p.y) for p in points])
-        ax.plot(xy[:, 0], xy[:, 1], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7,
-                zorder=st.z)
+        ax.plot(
+            xy[:, 0],
+            xy[:, 1],
+            ls="none",
+            marker=st.marker,
+            ms=st.size,
+            mfc=st.face,
+            mec=ec,
+            mew=0.7,
+            zorder=st.z,
+        )
         from geosite.maps import labels
 
         labels.avoid(sheet, points, pad_in=st.size / 72 / 2 + 0.01)
@@ -273,24 +323,54 @@ def _line_marks(sheet: MapSheet, lines, st: Style, color: str) -> None:
     pts = points_along(lines, every)
     if pts:
         xy = np.array([(x, y) for x, y, _ in pts])
-        sheet.ax.plot(xy[:, 0], xy[:, 1], ls="none", marker=st.extra["marks"], ms=st.extra.get("mark_size", 3.2),
-                      mec=color, mfc=color, mew=0.8, zorder=st.z + 0.002, gid="line-mark")
+        sheet.ax.plot(
+            xy[:, 0],
+            xy[:, 1],
+            ls="none",
+            marker=st.extra["marks"],
+            ms=st.extra.get("mark_size", 3.2),
+            mec=color,
+            mfc=color,
+            mew=0.8,
+            zorder=st.z + 0.002,
+            gid="line-mark",
+        )
 
 
 def halo(width: float = 2.0):
     return [patheffects.withStroke(linewidth=width, foreground="white")]
 
 
-def label_at(sheet: MapSheet, x: float, y: float, text: str, size: float = 6.5, color: str = INK,
-             kind: str = "feature", feature=None, along=None, **kw) -> None:
+def label_at(
+    sheet: MapSheet,
+    x: float,
+    y: float,
+    text: str,
+    size: float = 6.5,
+    *,
+    color: str = INK,
+    kind: str = "feature",
+    feature=None,
+    along=None,
+    **kw,
+) -> None:
     """Ask for a label at (x, y); :func:`geosite.maps.labels.place` puts it where it overlaps nothing."""
     from geosite.maps import labels
 
     labels.request(sheet, x, y, text, size=size, color=color, kind=kind, feature=feature, along=along, **kw)
 
 
-def label_polygons(sheet: MapSheet, gdf, texts: list[str], size: float = 6.5, color: str = INK,
-                   min_sq_in: float = 0.04, kind: str = "feature", **kw) -> None:
+def label_polygons(
+    sheet: MapSheet,
+    gdf,
+    texts: list[str],
+    size: float = 6.5,
+    color: str = INK,
+    *,
+    min_sq_in: float = 0.04,
+    kind: str = "feature",
+    **kw,
+) -> None:
     """A label for each feature's visible part: inside a polygon large enough on paper to hold it
     (else beside it, with a leader), along a line."""
     win = sheet.window
@@ -316,8 +396,9 @@ def label_polygons(sheet: MapSheet, gdf, texts: list[str], size: float = 6.5, co
 # ------------------------------------------------------------------------------------------ contours
 
 
-def draw_contours(sheet: MapSheet, contours, minor: Style, index: Style, label_every_in: float = 5.0,
-                  size: float = 6.5) -> list[tuple[float, float, float]]:
+def draw_contours(
+    sheet: MapSheet, contours, minor: Style, index: Style, label_every_in: float = 5.0, *, size: float = 6.5
+) -> list[tuple[float, float, float]]:
     """Contour lines (minor thin, index heavy) and the index contours' elevations along them, upright,
     on a white halo, at least once per visible piece at least 0.75 in long and then every
     ``label_every_in`` inches of paper. Returns the labels placed as (x, y, elevation_ft)."""
@@ -325,9 +406,16 @@ def draw_contours(sheet: MapSheet, contours, minor: Style, index: Style, label_e
         return []
     win = sheet.window
     upi = sheet.plan.units_per_inch
-    clipped = shapely.simplify(shapely.clip_by_rect(contours.geometry.values, *sheet.tile.bounds),
-                               PRINT_TOLERANCE_IN * upi, preserve_topology=True)
-    is_index = contours["index"].to_numpy(dtype=bool) if "index" in contours.columns else np.zeros(len(contours), bool)
+    clipped = shapely.simplify(
+        shapely.clip_by_rect(contours.geometry.values, *sheet.tile.bounds),
+        PRINT_TOLERANCE_IN * upi,
+        preserve_topology=True,
+    )
+    is_index = (
+        contours["index"].to_numpy(dtype=bool)
+        if "index" in contours.columns
+        else np.zeros(len(contours), bool)
+    )
     elev = contours["elevation_ft"].to_numpy(dtype=float)
     placed = []
     for want_index, st in ((False, minor), (True, index)):
@@ -337,7 +425,9 @@ def draw_contours(sheet: MapSheet, contours, minor: Style, index: Style, label_e
                 continue
             segs += [np.asarray(p.coords) for p in shapely.get_parts(g) if p.geom_type == "LineString"]
         if segs:
-            sheet.ax.add_collection(LineCollection(segs, colors=st.edge, linewidths=st.lw, zorder=st.z), autolim=False)
+            sheet.ax.add_collection(
+                LineCollection(segs, colors=st.edge, linewidths=st.lw, zorder=st.z), autolim=False
+            )
     del win
     from shapely.ops import substring
 
@@ -358,8 +448,18 @@ def draw_contours(sheet: MapSheet, contours, minor: Style, index: Style, label_e
             for k in range(n):
                 piece = substring(part, part.length * k / n, part.length * (k + 1) / n)
                 p = piece.interpolate(0.5, normalized=True)
-                labels.request(sheet, p.x, p.y, text, size=size, color=index.edge, kind="contour", along=piece,
-                               fixed=True, gid="contour-label")
+                labels.request(
+                    sheet,
+                    p.x,
+                    p.y,
+                    text,
+                    size=size,
+                    color=index.edge,
+                    kind="contour",
+                    along=piece,
+                    fixed=True,
+                    gid="contour-label",
+                )
                 placed.append((p.x, p.y, z))
     return placed
 
@@ -381,12 +481,21 @@ def draw_hillshade(sheet: MapSheet, dem, shade: np.ndarray, alpha: float = 0.35)
     t = dem.transform
     img = np.ma.masked_equal(shade[r0:r1:k, c0:c1:k], 0)
     # each sample stands for k x k cells from its own: the image spans n * k cells, not c1 - c0
-    l, r = t.c + c0 * t.a, t.c + (c0 + img.shape[1] * k) * t.a
+    left, r = t.c + c0 * t.a, t.c + (c0 + img.shape[1] * k) * t.a
     top, b = t.f + r0 * t.e, t.f + (r0 + img.shape[0] * k) * t.e
     # flat ground under a 45-degree sun shades to 255 sin 45 = 180: that and brighter print white, so
     # only the shadows of the relief darken the sheet
-    sheet.ax.imshow(img, extent=(l, r, b, top), origin="upper", cmap="gray", vmin=0, vmax=180, alpha=alpha,
-                    interpolation="nearest", zorder=0.5)
+    sheet.ax.imshow(
+        img,
+        extent=(left, r, b, top),
+        origin="upper",
+        cmap="gray",
+        vmin=0,
+        vmax=180,
+        alpha=alpha,
+        interpolation="nearest",
+        zorder=0.5,
+    )
     sheet.ax.set_xlim(sheet.tile.bounds[0], sheet.tile.bounds[2])  # imshow must not move the limits
     sheet.ax.set_ylim(sheet.tile.bounds[1], sheet.tile.bounds[3])
 
@@ -402,8 +511,17 @@ def _wrap(text: str, width_in: float, size: float) -> list[str]:
     return out
 
 
-def panel_text(sheet: MapSheet, text: str, size: float = 7.0, bold: bool = False, indent: float = 0.0,
-               gid: str | None = None, color: str = INK, mono: bool = False) -> float:
+def panel_text(
+    sheet: MapSheet,
+    text: str,
+    size: float = 7.0,
+    bold: bool = False,
+    indent: float = 0.0,
+    *,
+    gid: str | None = None,
+    color: str = INK,
+    mono: bool = False,
+) -> float:
     """Wrapped text at the panel's cursor (top down); returns the height used, inches."""
     size = max(size, MIN_PT)  # the size printed, and so the pitch of its lines
     pw = sheet.plan.sheet.panel[2]
@@ -411,9 +529,21 @@ def panel_text(sheet: MapSheet, text: str, size: float = 7.0, bold: bool = False
     lines = _wrap(text, pw - 0.2 - indent, size * (1.12 if mono else 1.0))
     lh = size * 1.25 / 72
     y = ph - sheet.cursor
-    for k, line in enumerate(lines):  # one text a line, baselines at this pitch (a line's own ink never moves it)
-        sheet.panel.text(0.1 + indent, y - k * lh - 0.8 * size / 72, line, fontsize=size, va="baseline", ha="left",
-                         fontweight="bold" if bold else "normal", gid=gid, color=color, family=MONO if mono else FONT)
+    for k, line in enumerate(
+        lines
+    ):  # one text a line, baselines at this pitch (a line's own ink never moves it)
+        sheet.panel.text(
+            0.1 + indent,
+            y - k * lh - 0.8 * size / 72,
+            line,
+            fontsize=size,
+            va="baseline",
+            ha="left",
+            fontweight="bold" if bold else "normal",
+            gid=gid,
+            color=color,
+            family=MONO if mono else FONT,
+        )
     used = lh * len(lines)
     sheet.cursor += used
     return used
@@ -428,23 +558,60 @@ def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: 
     x0, w, h = 0.12, 0.42, 0.11
     ec = edge or st.edge
     if st.kind == "polygon":
-        r = Rectangle((x0, y - h / 2), w, h, fc=st.face, ec=ec, lw=st.lw, ls=st.ls, hatch=st.hatch,
-                      alpha=st.alpha if st.face != "none" else None, gid="swatch-polygon")
+        r = Rectangle(
+            (x0, y - h / 2),
+            w,
+            h,
+            fc=st.face,
+            ec=ec,
+            lw=st.lw,
+            ls=st.ls,
+            hatch=st.hatch,
+            alpha=st.alpha if st.face != "none" else None,
+            gid="swatch-polygon",
+        )
         if st.hatch:
             r.set_hatchcolor(ec)
         p.add_patch(r)
     elif st.kind == "line":
         _line_swatch(p, st, ec=ec, x0=x0, y=y, w=w)
     elif st.extra.get("arrow_point"):  # a point drawn as an arrowhead on the map: the same arrowhead here
-        p.add_patch(MplPolygon(arrow_head(x0 + w / 2, y, -90.0, float(st.extra["arrow_point"]) / 72), closed=True,
-                               fc=st.face, ec=ec, lw=0.3, gid="swatch-arrow"))
+        p.add_patch(
+            MplPolygon(
+                arrow_head(x0 + w / 2, y, -90.0, float(st.extra["arrow_point"]) / 72),
+                closed=True,
+                fc=st.face,
+                ec=ec,
+                lw=0.3,
+                gid="swatch-arrow",
+            )
+        )
     else:
-        p.add_line(Line2D([x0 + w / 2], [y], ls="none", marker=st.marker, ms=st.size, mfc=st.face, mec=ec, mew=0.7,
-                          gid="swatch-point"))
+        p.add_line(
+            Line2D(
+                [x0 + w / 2],
+                [y],
+                ls="none",
+                marker=st.marker,
+                ms=st.size,
+                mfc=st.face,
+                mec=ec,
+                mew=0.7,
+                gid="swatch-point",
+            )
+        )
     pw = sheet.plan.sheet.panel[2]
     lines = _wrap(label, pw - x0 - w - 0.2, size)
-    p.text(x0 + w + 0.1, y + lh / 2 - 0.02, "\n".join(lines), fontsize=max(size, MIN_PT), va="top", ha="left",
-           gid="legend", linespacing=1.25)
+    p.text(
+        x0 + w + 0.1,
+        y + lh / 2 - 0.02,
+        "\n".join(lines),
+        fontsize=max(size, MIN_PT),
+        va="top",
+        ha="left",
+        gid="legend",
+        linespacing=1.25,
+    )
     sheet.legend.append(label)
     sheet.swatches.append((label, st.kind, st.marker if st.kind == "point" else ""))
     sheet.cursor += lh + (len(lines) - 1) * size * 1.25 / 72
@@ -459,11 +626,30 @@ def _line_swatch(p, st: Style, *, ec: str, x0: float, y: float, w: float) -> Non
     if inner:
         p.add_line(Line2D([x0, x0 + w], [y, y], color=inner[0], lw=inner[1], ls=inner[2]))
     if st.extra.get("marks"):
-        p.add_line(Line2D([x0 + w * 0.25, x0 + w * 0.75], [y, y], ls="none", marker=st.extra["marks"],
-                          ms=st.extra.get("mark_size", 3.2), mec=ec, mfc=ec, mew=0.8, gid="swatch-mark"))
+        p.add_line(
+            Line2D(
+                [x0 + w * 0.25, x0 + w * 0.75],
+                [y, y],
+                ls="none",
+                marker=st.extra["marks"],
+                ms=st.extra.get("mark_size", 3.2),
+                mec=ec,
+                mfc=ec,
+                mew=0.8,
+                gid="swatch-mark",
+            )
+        )
     if st.extra.get("arrows"):
-        p.add_patch(MplPolygon(arrow_head(x0 + w * 0.6, y, 0.0, float(st.extra["arrows"]) / 72), closed=True,
-                               fc=ec, ec=ec, lw=0.3, gid="swatch-arrow"))
+        p.add_patch(
+            MplPolygon(
+                arrow_head(x0 + w * 0.6, y, 0.0, float(st.extra["arrows"]) / 72),
+                closed=True,
+                fc=ec,
+                ec=ec,
+                lw=0.3,
+                gid="swatch-arrow",
+            )
+        )
 
 
 def arrow_head(x: float, y: float, angle_deg: float, size: float) -> np.ndarray:
@@ -473,8 +659,13 @@ def arrow_head(x: float, y: float, angle_deg: float, size: float) -> np.ndarray:
     nx, ny = -uy, ux
     tip = (x + ux * size * 0.6, y + uy * size * 0.6)
     back = (x - ux * size * 0.4, y - uy * size * 0.4)
-    return np.array([tip, (back[0] + nx * size * 0.35, back[1] + ny * size * 0.35),
-                     (back[0] - nx * size * 0.35, back[1] - ny * size * 0.35)])
+    return np.array(
+        [
+            tip,
+            (back[0] + nx * size * 0.35, back[1] + ny * size * 0.35),
+            (back[0] - nx * size * 0.35, back[1] - ny * size * 0.35),
+        ]
+    )
 
 
 def _frame_strip(sheet: MapSheet, min_w: float, min_h: float) -> tuple[float, float, float, float] | None:
@@ -483,8 +674,12 @@ def _frame_strip(sheet: MapSheet, min_w: float, min_h: float) -> tuple[float, fl
     fx, fy, fw, fh = sheet.plan.sheet.frame
     wx0, wy0, wx1, wy1 = sheet.window_in.bounds
     gap = 0.2
-    strips = [(fx + gap, fy + gap, wx0 - fx - 2 * gap, fh - 2 * gap), (wx1 + gap, fy + gap, fx + fw - wx1 - 2 * gap, fh - 2 * gap),
-              (fx + gap, fy + gap, fw - 2 * gap, wy0 - fy - 2 * gap), (fx + gap, wy1 + gap, fw - 2 * gap, fy + fh - wy1 - 2 * gap)]
+    strips = [
+        (fx + gap, fy + gap, wx0 - fx - 2 * gap, fh - 2 * gap),
+        (wx1 + gap, fy + gap, fx + fw - wx1 - 2 * gap, fh - 2 * gap),
+        (fx + gap, fy + gap, fw - 2 * gap, wy0 - fy - 2 * gap),
+        (fx + gap, wy1 + gap, fw - 2 * gap, fy + fh - wy1 - 2 * gap),
+    ]
     fits = [s for s in strips if s[2] >= min_w and s[3] >= min_h]
     return max(fits, key=lambda s: s[2] * s[3]) if fits else None
 
@@ -499,8 +694,10 @@ def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: 
     x0, y0, w, h = strip
     w = min(w, 6.5)
     lh = size * 1.25 / 72
-    blocks = [(gid, _wrap(text, w - 0.2, size * (1.12 if gid == "table" else 1.0)) if text else [""])
-              for gid, text in rows]
+    blocks = [
+        (gid, _wrap(text, w - 0.2, size * (1.12 if gid == "table" else 1.0)) if text else [""])
+        for gid, text in rows
+    ]
     need = lh * (1 + sum(len(b) for _, b in blocks)) + 0.06 * len(blocks) + 0.2
     if need > h:
         return False
@@ -512,9 +709,20 @@ def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: 
     y -= lh + 0.04
     for gid, lines in blocks:
         fs = max(size - (0.5 if gid == "table" else 0), MIN_PT)
-        for line in lines:  # one text a line, baselines at the block's pitch (a line's own ink never moves it)
-            fig.text(x0 + 0.1, y - 0.8 * fs / 72, line, transform=tr, fontsize=fs, va="baseline", ha="left", gid=gid,
-                     family=MONO if gid == "table" else FONT)
+        for (
+            line
+        ) in lines:  # one text a line, baselines at the block's pitch (a line's own ink never moves it)
+            fig.text(
+                x0 + 0.1,
+                y - 0.8 * fs / 72,
+                line,
+                transform=tr,
+                fontsize=fs,
+                va="baseline",
+                ha="left",
+                gid=gid,
+                family=MONO if gid == "table" else FONT,
+            )
             y -= lh
         y -= 0.06 if gid != "table" else 0.0
     return True
@@ -531,17 +739,33 @@ def north_and_scale(sheet: MapSheet, crs, convergence_deg: float | None, size: f
     pw = sheet.plan.sheet.panel[2]
     y0 = sheet.floor + 0.12
     # written scale and the printing note
-    note = (f"Scale exact when printed at 100 % on {sheet.plan.sheet.label}. "
-            f"Grid north: up the sheet is north of the {crs.name} grid"
-            + (f"; true north is {abs(convergence_deg):.2f}° {'west' if convergence_deg > 0 else 'east'} of grid north at the site."
-               if convergence_deg is not None else "."))
+    note = (
+        f"Scale exact when printed at 100 % on {sheet.plan.sheet.label}. "
+        f"Grid north: up the sheet is north of the {crs.name} grid"
+        + (
+            f"; true north is {abs(convergence_deg):.2f}° {'west' if convergence_deg > 0 else 'east'} of "
+            "grid north at the site."
+            if convergence_deg is not None
+            else "."
+        )
+    )
     lines = _wrap(note, pw - 0.75, MIN_PT)  # the north arrow stands to the right of this note
-    p.text(0.1, y0, "\n".join(lines), fontsize=MIN_PT, va="bottom", ha="left", linespacing=1.2, color="#333333")
+    p.text(
+        0.1, y0, "\n".join(lines), fontsize=MIN_PT, va="bottom", ha="left", linespacing=1.2, color="#333333"
+    )
     nx, ny = pw - 0.3, y0 + 0.12
     y0 += len(lines) * MIN_PT * 1.2 / 72 + 0.08
     ratio = round(s * 12)
-    p.text(0.1, y0, f"1 in = {s:g} ft   (1:{ratio:,})", fontsize=8, fontweight="bold", va="bottom", ha="left",
-           gid="written-scale")
+    p.text(
+        0.1,
+        y0,
+        f"1 in = {s:g} ft   (1:{ratio:,})",
+        fontsize=8,
+        fontweight="bold",
+        va="bottom",
+        ha="left",
+        gid="written-scale",
+    )
     y0 += 0.25
     # graphic scale: 0, s/2, s, 2s feet = 0, 0.5, 1, 2 in
     x0, hbar = 0.15, 0.07
@@ -551,8 +775,13 @@ def north_and_scale(sheet: MapSheet, crs, convergence_deg: float | None, size: f
         p.text(x0 + v, y0 + hbar + 0.04, f"{v * s:g}", fontsize=MIN_PT + 0.5, ha="center", va="bottom")
     p.text(x0 + 2.0 + 0.08, y0 + hbar / 2, "feet", fontsize=MIN_PT + 0.5, ha="left", va="center")
     # north arrow (grid north), right of the note and the written scale
-    arrow = MplPolygon([(nx, ny + 0.55), (nx - 0.12, ny), (nx, ny + 0.12), (nx + 0.12, ny)], closed=True,
-                       fc=INK, ec=INK, lw=0.5)
+    arrow = MplPolygon(
+        [(nx, ny + 0.55), (nx - 0.12, ny), (nx, ny + 0.12), (nx + 0.12, ny)],
+        closed=True,
+        fc=INK,
+        ec=INK,
+        lw=0.5,
+    )
     p.add_patch(arrow)
     p.text(nx, ny + 0.6, "N", fontsize=9, fontweight="bold", ha="center", va="bottom")
     p.text(nx, ny - 0.03, "grid", fontsize=MIN_PT, ha="center", va="top")
@@ -580,19 +809,40 @@ def key_map(sheet: MapSheet, site_geom, all_tiles: list[Tile], height_in: float 
         b = tr(t.bounds[2], t.bounds[3])
         here = t.number == sheet.tile.number
         p.add_patch(Rectangle(a, b[0] - a[0], b[1] - a[1], fc="#dddddd" if here else "white", ec=INK, lw=0.6))
-        p.text((a[0] + b[0]) / 2, (a[1] + b[1]) / 2, str(t.number), fontsize=7, ha="center", va="center",
-               fontweight="bold" if here else "normal")
+        p.text(
+            (a[0] + b[0]) / 2,
+            (a[1] + b[1]) / 2,
+            str(t.number),
+            fontsize=7,
+            ha="center",
+            va="center",
+            fontweight="bold" if here else "normal",
+        )
     for poly in shapely.get_parts(site_geom):
         if poly.geom_type == "Polygon":
             xy = np.array([tr(x, yy) for x, yy in poly.exterior.coords])
             p.add_patch(MplPolygon(xy, closed=True, fill=False, ec=INK, lw=1.0))
-    p.text(0.1, y + height_in + 0.05, "Key map: sheets of this map (this sheet shaded)", fontsize=MIN_PT + 0.5,
-           va="bottom", ha="left")
+    p.text(
+        0.1,
+        y + height_in + 0.05,
+        "Key map: sheets of this map (this sheet shaded)",
+        fontsize=MIN_PT + 0.5,
+        va="bottom",
+        ha="left",
+    )
     sheet.floor = y + height_in + 0.25
 
 
-def title_block(sheet: MapSheet, rows: list[tuple[str, str]], heading: str, sheet_no: str, size: float = 6.5,
-                revisions: list[tuple[str, str, str]] | None = None, of: int | None = None) -> None:
+def title_block(
+    sheet: MapSheet,
+    rows: list[tuple[str, str]],
+    heading: str,
+    sheet_no: str,
+    size: float = 6.5,
+    *,
+    revisions: list[tuple[str, str, str]] | None = None,
+    of: int | None = None,
+) -> None:
     """The title block at the bottom of the panel: a heading and the sheet number box ("1 of 3"),
     labelled rows, then above it the revision block and a blank square for the preparer's seal."""
     p = sheet.panel
@@ -611,13 +861,29 @@ def title_block(sheet: MapSheet, rows: list[tuple[str, str]], heading: str, shee
     p.text(0.1, total - 0.08, heading, fontsize=8.5, fontweight="bold", va="top", ha="left")
     p.add_patch(Rectangle((pw - 0.8, total - head_h), 0.8, head_h, fill=False, ec=INK, lw=0.6))
     p.text(pw - 0.4, total - 0.05, "SHEET", fontsize=MIN_PT, ha="center", va="top")
-    p.text(pw - 0.4, total - head_h + 0.04, f"{sheet_no} of {of}" if of else sheet_no, fontsize=8.5,
-           fontweight="bold", ha="center", va="bottom", gid="sheet-number")
+    p.text(
+        pw - 0.4,
+        total - head_h + 0.04,
+        f"{sheet_no} of {of}" if of else sheet_no,
+        fontsize=8.5,
+        fontweight="bold",
+        ha="center",
+        va="bottom",
+        gid="sheet-number",
+    )
     y = total - head_h - 0.06
     for label, lines in blocks:
         p.text(0.1, y, label, fontsize=max(size, MIN_PT), fontweight="bold", va="top", ha="left")
-        p.text(0.1 + label_w, y, "\n".join(lines), fontsize=max(size, MIN_PT), va="top", ha="left",
-               linespacing=1.25, gid="title-block")
+        p.text(
+            0.1 + label_w,
+            y,
+            "\n".join(lines),
+            fontsize=max(size, MIN_PT),
+            va="top",
+            ha="left",
+            linespacing=1.25,
+            gid="title-block",
+        )
         y -= len(lines) * lh + 0.03
     # revision block (left) and seal (right), above the title block
     seal = 0.9
@@ -640,8 +906,15 @@ def title_block(sheet: MapSheet, rows: list[tuple[str, str]], heading: str, shee
     sheet.floor = total + band + 0.08
 
 
-def location_map(sheet: MapSheet, site_geom, extent, lines: list[tuple[Any, str, str]], caption: str,
-                 height_in: float = 1.4) -> None:
+def location_map(
+    sheet: MapSheet,
+    site_geom,
+    extent,
+    lines: list[tuple[Any, str, str]],
+    caption: str,
+    *,
+    height_in: float = 1.4,
+) -> None:
     """A location (vicinity) map in the panel: the site filled, this sheet's map extent as a box, and
     the roads and waters of the site's data (``lines``: geometry, colour, name), with the caption under it."""
     pw = sheet.plan.sheet.panel[2]
@@ -668,7 +941,9 @@ def location_map(sheet: MapSheet, site_geom, extent, lines: list[tuple[Any, str,
         g = shapely.intersection(geom, win)
         for part in shapely.get_parts(g):
             if part.geom_type == "Polygon":
-                p.add_patch(MplPolygon(tr(part.exterior.coords), closed=True, fc=color, ec=color, lw=0.3, alpha=0.6))
+                p.add_patch(
+                    MplPolygon(tr(part.exterior.coords), closed=True, fc=color, ec=color, lw=0.3, alpha=0.6)
+                )
             elif part.geom_type == "LineString":
                 xy = tr(part.coords)
                 p.add_line(Line2D(xy[:, 0], xy[:, 1], color=color, lw=0.8))
@@ -676,18 +951,39 @@ def location_map(sheet: MapSheet, site_geom, extent, lines: list[tuple[Any, str,
         if poly.geom_type == "Polygon":
             p.add_patch(MplPolygon(tr(poly.exterior.coords), closed=True, fc=INK, ec=INK, lw=0.5))
     a, b = tr([(x0, y0), (x1, y1)])
-    p.add_patch(Rectangle(tuple(a), b[0] - a[0], b[1] - a[1], fill=False, ec="#c0392b", lw=0.6, ls=(0, (3, 2))))
+    p.add_patch(
+        Rectangle(tuple(a), b[0] - a[0], b[1] - a[1], fill=False, ec="#c0392b", lw=0.6, ls=(0, (3, 2)))
+    )
     c = site_geom.centroid
     sx, sy = tr([(c.x, c.y)])[0]
-    p.text(sx, sy - 0.06, "SITE", fontsize=MIN_PT, fontweight="bold", ha="center", va="top", gid="location-site",
-           path_effects=halo(1.5))
+    p.text(
+        sx,
+        sy - 0.06,
+        "SITE",
+        fontsize=MIN_PT,
+        fontweight="bold",
+        ha="center",
+        va="top",
+        gid="location-site",
+        path_effects=halo(1.5),
+    )
     _location_names(p, [(shapely.intersection(g, win), n) for g, _, n in lines if n], tr)
     # a north arrow (grid north, as the sheet's) in the map's upper right corner
     nx, ny = ox + (gx1 - gx0) * k - 0.12, y + hgt - 0.32
-    p.add_patch(MplPolygon([(nx, ny + 0.22), (nx - 0.05, ny), (nx, ny + 0.05), (nx + 0.05, ny)], closed=True, fc=INK,
-                           ec=INK, lw=0.3, gid="location-north"))
+    p.add_patch(
+        MplPolygon(
+            [(nx, ny + 0.22), (nx - 0.05, ny), (nx, ny + 0.05), (nx + 0.05, ny)],
+            closed=True,
+            fc=INK,
+            ec=INK,
+            lw=0.3,
+            gid="location-north",
+        )
+    )
     p.text(nx, ny + 0.23, "N", fontsize=MIN_PT, fontweight="bold", ha="center", va="bottom")
-    p.text(0.1, y + hgt + 0.04, "LOCATION MAP", fontsize=MIN_PT + 0.5, fontweight="bold", va="bottom", ha="left")
+    p.text(
+        0.1, y + hgt + 0.04, "LOCATION MAP", fontsize=MIN_PT + 0.5, fontweight="bold", va="bottom", ha="left"
+    )
     sheet.floor = y + hgt + 0.25
 
 
@@ -706,8 +1002,19 @@ def _location_names(p, named: list[tuple[Any, str]], tr) -> None:
         ang = ang - 180 if ang > 90 else ang + 180 if ang < -90 else ang
         q = piece.representative_point()
         px, py = tr([(q.x, q.y)])[0]
-        p.text(px, py, name, fontsize=MIN_PT, rotation=ang, rotation_mode="anchor", ha="center", va="center",
-               color="#333333", gid="location-road", path_effects=halo(1.5))
+        p.text(
+            px,
+            py,
+            name,
+            fontsize=MIN_PT,
+            rotation=ang,
+            rotation_mode="anchor",
+            ha="center",
+            va="center",
+            color="#333333",
+            gid="location-road",
+            path_effects=halo(1.5),
+        )
         done.add(name)
 
 
@@ -722,8 +1029,11 @@ def compass(dx: float, dy: float) -> str:
 
 def contact_text(c) -> str:
     missing = [k for k in ("name", "address", "phone") if not getattr(c, k)]
-    parts = [c.name or "NAME NOT GIVEN", c.address or "ADDRESS NOT GIVEN",
-             f"daytime phone {c.phone}" if c.phone else "DAYTIME PHONE NOT GIVEN"]
+    parts = [
+        c.name or "NAME NOT GIVEN",
+        c.address or "ADDRESS NOT GIVEN",
+        f"daytime phone {c.phone}" if c.phone else "DAYTIME PHONE NOT GIVEN",
+    ]
     del missing
     return "; ".join(parts)
 
@@ -761,6 +1071,16 @@ def match_lines(sheet: MapSheet, plan: SheetPlan) -> None:
             mx += off
         else:
             mx -= off
-        ax.text(mx, my, f"MATCH LINE — SEE SHEET {sheet.sheet_no}-{other.number}", fontsize=7, fontweight="bold",
-                color="#c0392b", rotation=rot, ha="center", va="center", zorder=11, path_effects=halo(2.5))
-
+        ax.text(
+            mx,
+            my,
+            f"MATCH LINE — SEE SHEET {sheet.sheet_no}-{other.number}",
+            fontsize=7,
+            fontweight="bold",
+            color="#c0392b",
+            rotation=rot,
+            ha="center",
+            va="center",
+            zorder=11,
+            path_effects=halo(2.5),
+        )

@@ -32,13 +32,33 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 log = logging.getLogger(__name__)
 
 #: Characters outside Windows-1252 that sheets may hold, written with characters inside it.
-ASCII_FOR = {"≥": ">=", "≤": "<=", "→": "->", "←": "<-", "↑": "^", "↓": "v", "≈": "~", "−": "-", "‐": "-",
-             "‑": "-", "∆": "delta ", "Δ": "delta ", "√": "sqrt", "∞": "inf", "≠": "!=", "\u2009": " ",
-             "\u202f": " ", "\u2002": " ", "\u2003": " "}
+ASCII_FOR = {
+    "≥": ">=",
+    "≤": "<=",
+    "→": "->",
+    "←": "<-",
+    "↑": "^",
+    "↓": "v",
+    "≈": "~",
+    "−": "-",
+    "‐": "-",
+    "‑": "-",
+    "∆": "delta ",
+    "Δ": "delta ",
+    "√": "sqrt",
+    "∞": "inf",
+    "≠": "!=",
+    "\u2009": " ",
+    "\u202f": " ",
+    "\u2002": " ",
+    "\u2003": " ",
+}
 #: TrueType faces metric-compatible with the standard fonts, first found first: matplotlib draws a
 #: label's white halo as the outline of these glyphs (and Agg, without PDFium, the preview's text).
-TRUETYPE_FOR = {"Helvetica": ("Liberation Sans", "Nimbus Sans", "Arimo", "DejaVu Sans"),
-                "Courier": ("Liberation Mono", "Nimbus Mono PS", "Cousine", "DejaVu Sans Mono")}
+TRUETYPE_FOR = {
+    "Helvetica": ("Liberation Sans", "Nimbus Sans", "Arimo", "DejaVu Sans"),
+    "Courier": ("Liberation Mono", "Nimbus Mono PS", "Cousine", "DejaVu Sans Mono"),
+}
 
 
 def core_text(text: str) -> str:
@@ -82,7 +102,9 @@ def _afm(prop: Any) -> Any:
     from matplotlib.backends._backend_pdf_ps import _cached_get_afm_from_fname
     from matplotlib.backends.backend_pdf import RendererPdf
 
-    return _cached_get_afm_from_fname(font_manager.findfont(prop, fontext="afm", directory=RendererPdf._afm_font_dir))
+    return _cached_get_afm_from_fname(
+        font_manager.findfont(prop, fontext="afm", directory=RendererPdf._afm_font_dir)
+    )
 
 
 class CoreFontRenderer(RendererAgg):
@@ -125,9 +147,12 @@ def _write_core_font(self: Any, filename: str) -> Any:
     from matplotlib.backends._backend_pdf_ps import _cached_get_afm_from_fname
     from matplotlib.backends.backend_pdf import Name
 
-    fontdict = {"Type": Name("Font"), "Subtype": Name("Type1"),
-                "BaseFont": Name(_cached_get_afm_from_fname(filename).get_fontname()),
-                "Encoding": Name("WinAnsiEncoding")}
+    fontdict = {
+        "Type": Name("Font"),
+        "Subtype": Name("Type1"),
+        "BaseFont": Name(_cached_get_afm_from_fname(filename).get_fontname()),
+        "Encoding": Name("WinAnsiEncoding"),
+    }
     obj = self.reserveObject("font dictionary")
     self.writeObject(obj, fontdict)
     return obj
@@ -136,7 +161,10 @@ def _write_core_font(self: Any, filename: str) -> Any:
 def _quiet_core_weight(record: logging.LogRecord) -> bool:
     """False (drop it) for matplotlib's notice that a standard font's normal weight is its Medium."""
     msg = record.getMessage()
-    return not (msg.startswith("findfont: Failed to find font weight") and any(f" for {c}," in msg for c in TRUETYPE_FOR))
+    return not (
+        msg.startswith("findfont: Failed to find font weight")
+        and any(f" for {c}," in msg for c in TRUETYPE_FOR)
+    )
 
 
 def alias_core_fonts() -> None:
@@ -152,7 +180,7 @@ def alias_core_fonts() -> None:
         from matplotlib.backends import backend_pdf
 
         if hasattr(backend_pdf.PdfFile, "_write_afm_font"):
-            backend_pdf.PdfFile._write_afm_font = _write_core_font
+            backend_pdf.PdfFile._write_afm_font = _write_core_font  # type: ignore[method-assign]
     fm = font_manager.fontManager
     for core, candidates in TRUETYPE_FOR.items():
         if core in _aliased:
@@ -164,7 +192,7 @@ def alias_core_fonts() -> None:
             faces = [e for e in fm.ttflist if e.name == name]
             if faces:
                 fm.ttflist.extend(dataclasses.replace(e, name=core) for e in faces)
-                fm._findfont_cached.cache_clear()
+                fm._findfont_cached.cache_clear()  # type: ignore[attr-defined]
                 break
 
 
@@ -226,5 +254,12 @@ def preview_png(pdf: Path, png: Path, dpi: int, fig: Any, writer: PngWriter | No
     return png
 
 
-__all__ = ["CoreFontCanvas", "CoreFontRenderer", "PngWriter", "alias_core_fonts", "core_text", "core_texts",
-           "preview_png"]
+__all__ = [
+    "CoreFontCanvas",
+    "CoreFontRenderer",
+    "PngWriter",
+    "alias_core_fonts",
+    "core_text",
+    "core_texts",
+    "preview_png",
+]

@@ -60,7 +60,9 @@ def _phase_of(ctx: MapContext) -> tuple[Any, dict[str, dict[str, Any]]]:
     phases = {str(p["phase"]): p for p in ctx.phases()}
     if dist is None:
         return None, phases
-    key = dist["phase"] if "phase" in dist.columns else dist["id"] if "id" in dist.columns else range(len(dist))
+    key = (
+        dist["phase"] if "phase" in dist.columns else dist["id"] if "id" in dist.columns else range(len(dist))
+    )
     return list(zip(dist.geometry.values, [str(k) for k in key], strict=True)), phases
 
 
@@ -94,14 +96,26 @@ def _groups(ctx: MapContext) -> list[tuple[str, Any, str | None, str | None, boo
             what = str(nm) if not is_nan(nm) and str(nm).strip() else t.replace("_", " ")
             inst = r.get("install") if "install" in bmps.columns else None
             rem = r.get("remove") if "remove" in bmps.columns else None
-            out.append((what, r.geometry, None if is_nan(inst) else str(inst)[:10], None if is_nan(rem) else str(rem)[:10],
-                        True, t))
+            out.append(
+                (
+                    what,
+                    r.geometry,
+                    None if is_nan(inst) else str(inst)[:10],
+                    None if is_nan(rem) else str(rem)[:10],
+                    True,
+                    t,
+                )
+            )
     if bmps is None:  # no submitted BMPs: the analysis' practices, with geosite's proposed dates
         for layer, (words, key) in CONTROL_WORDS.items():
             gdf = ctx.derived.get(layer)
             if gdf is None or not len(gdf):
                 continue
-            sides = gdf["side"].fillna("").astype(str) if layer == "filter_fence" and "side" in gdf.columns else [""] * len(gdf)
+            sides = (
+                gdf["side"].fillna("").astype(str)
+                if layer == "filter_fence" and "side" in gdf.columns
+                else [""] * len(gdf)
+            )
             for g, side in zip(gdf.geometry.values, sides, strict=True):
                 if side == "stand_in":
                     continue
@@ -143,10 +157,16 @@ def schedule_table(ctx: MapContext) -> tuple[list[str], list[str]]:
     if any(not r.dated for r in rows):
         e = ctx.profile.days_of("inactive_stabilization") or {}
         inactive = e.get("value")
-        after = (f"not before the phase's end + {inactive} days ({ctx.profile.cite(e.get('citation'), e.get('section'))})"
-                 if inactive is not None else "once its ground is stabilized")
-        notes.append("Dates proposed by geosite (the plan gives none): '<date' install before the phase it serves "
-                     f"starts; '>date' remove once that phase is stabilized, {after}.")
+        after = (
+            f"not before the phase's end + {inactive} days "
+            f"({ctx.profile.cite(e.get('citation'), e.get('section'))})"
+            if inactive is not None
+            else "once its ground is stabilized"
+        )
+        notes.append(
+            "Dates proposed by geosite (the plan gives none): '<date' install before the phase it serves "
+            f"starts; '>date' remove once that phase is stabilized, {after}."
+        )
     return table, notes
 
 
@@ -154,8 +174,10 @@ def _cite(ctx: MapContext, table: str, key: str, short: bool = False) -> str:
     """An entry's citation and source; ``short``: the source up to its first colon (its name)."""
     e = ctx.profile.entry(table, key) or {}
     src = str(e.get("source") or "")
-    parts = [ctx.profile.cite(e.get("citation"), e.get("section")) if e.get("citation") else "",
-             src.split(":")[0] if short else src]
+    parts = [
+        ctx.profile.cite(e.get("citation"), e.get("section")) if e.get("citation") else "",
+        src.split(":")[0] if short else src,
+    ]
     return "; ".join(p for p in parts if p)
 
 
@@ -184,9 +206,16 @@ def maintenance_text(ctx: MapContext, practices: set[str]) -> list[str]:
     hours = p.value("permit", "inspect_after_rain_hours")
     out = []
     if days is not None and rain is not None:
-        within = f", within {hours} hours of it ({_cite(ctx, 'permit', 'inspect_after_rain_hours', short=True)})" if hours else ""
-        out.append(f"(e) Inspection: every BMP at least once every {days} days and after each rain of {rain:g} in or "
-                   f"more ({_cite(ctx, 'permit', 'inspect_rain_in')}){within}; repairs made then.")
+        within = (
+            f", within {hours} hours of it ({_cite(ctx, 'permit', 'inspect_after_rain_hours', short=True)})"
+            if hours
+            else ""
+        )
+        out.append(
+            f"(e) Inspection: every BMP at least once every {days} days and after each rain of {rain:g} in "
+            "or "
+            f"more ({_cite(ctx, 'permit', 'inspect_rain_in')}){within}; repairs made then."
+        )
     given = _declared(ctx, "maintenance")
     if given:
         out.append(f"(e) Maintenance, as the plan provides (site.toml [declared] maintenance): {given}")
@@ -194,7 +223,10 @@ def maintenance_text(ctx: MapContext, practices: set[str]) -> list[str]:
     defaults = p.data.get("maintenance") or {}
     keys = [k for k in defaults if k in practices] or list(defaults)
     if keys:
-        body = "; ".join(f"{k.replace('_', ' ')}: {p.value('maintenance', k)} ({_cite(ctx, 'maintenance', k)})" for k in keys)
+        body = "; ".join(
+            f"{k.replace('_', ' ')}: {p.value('maintenance', k)} ({_cite(ctx, 'maintenance', k)})"
+            for k in keys
+        )
         out.append(f"(e) Maintenance (geosite's defaults; the plan states none): {body}.")
     return out
 
@@ -207,14 +239,17 @@ def stabilization_text(ctx: MapContext) -> list[str]:
     defaults = ctx.profile.data.get("stabilization") or {}
     if not defaults:
         return ["(f) Stabilization: not stated (site.toml [declared] stabilization)."]
-    body = "; ".join(f"{k}: {ctx.profile.value('stabilization', k)} ({_cite(ctx, 'stabilization', k)})" for k in defaults)
+    body = "; ".join(
+        f"{k}: {ctx.profile.value('stabilization', k)} ({_cite(ctx, 'stabilization', k)})" for k in defaults
+    )
     return [f"(f) Stabilization (geosite's defaults; the plan states none): {body}."]
 
 
 def practices_on_plan(ctx: MapContext) -> set[str]:
     """The profile ``[maintenance]`` keys of the practices the plan holds (placed or submitted)."""
     return {key for _, _, _, _, _, key in _groups(ctx)} | (
-        {"sediment_trap"} if "sediment_basin" in {k for *_, k in _groups(ctx)} else set())
+        {"sediment_trap"} if "sediment_basin" in {k for *_, k in _groups(ctx)} else set()
+    )
 
 
 __all__ = ["ScheduleRow", "bmp_schedule", "maintenance_text", "schedule_table", "stabilization_text"]

@@ -83,13 +83,16 @@ def check_scale(scale_ft: float) -> float:
     try:
         s = float(scale_ft)
     except (TypeError, ValueError):
-        raise InputError(f"map scale must be a number of feet per inch (e.g. 100, 50, 40, 20), got {scale_ft!r}") from None
+        raise InputError(
+            f"map scale must be a number of feet per inch (e.g. 100, 50, 40, 20), got {scale_ft!r}"
+        ) from None
     if not (s > 0 and math.isfinite(s)):
         raise InputError(f"map scale must be a positive number of feet per inch, got {scale_ft!r}")
     if s > MAX_SCALE_FT:
         raise InputError(
             f"map scale 1 in = {s:g} ft is smaller than the ordinance allows: the existing site map must be "
-            f"at least 1 in = {MAX_SCALE_FT:g} ft (Grantsburg and Belgium plan A(1)); use --scale 100, 50, 40 or 20"
+            f"at least 1 in = {MAX_SCALE_FT:g} ft (Grantsburg and Belgium plan A(1)); use --scale 100, 50, "
+            "40 or 20"
         )
     return s
 
@@ -165,7 +168,7 @@ def plan_sheets(
     for s in cands:
         _, _, fw, fh = s.frame
         if need_w <= fw + 1e-9 and need_h <= fh + 1e-9:
-            return _tiles(s, extent, upi, scale_ft, 1, 1)
+            return _tiles(s, extent, upi, scale_ft, 1, rows=1)
     biggest = max(SHEET_SIZES_IN[c.size][0] * SHEET_SIZES_IN[c.size][1] for c in cands)
     best = None
     for s in cands:
@@ -178,7 +181,7 @@ def plan_sheets(
             best = (cols * rows, s, cols, rows)
     assert best is not None
     _, s, cols, rows = best
-    return _tiles(s, extent, upi, scale_ft, cols, rows)
+    return _tiles(s, extent, upi, scale_ft, cols, rows=rows)
 
 
 def _area(s: Sheet) -> float:
@@ -186,7 +189,7 @@ def _area(s: Sheet) -> float:
     return a * b
 
 
-def _tiles(s: Sheet, extent, upi: float, scale_ft: float, cols: int, rows: int) -> SheetPlan:
+def _tiles(s: Sheet, extent, upi: float, scale_ft: float, cols: int, *, rows: int) -> SheetPlan:
     _, _, fw, fh = s.frame
     tw, th = fw * upi, fh * upi
     cx, cy = (extent[0] + extent[2]) / 2, (extent[1] + extent[3]) / 2

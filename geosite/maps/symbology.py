@@ -37,71 +37,228 @@ class Style:
 STYLES: dict[str, Style] = {
     # existing conditions
     "site_boundary": Style("polygon", "Site boundary", edge=INK, lw=1.6, ls=(0, (12, 3, 2, 3, 2, 3)), z=9),
-    "map_margin": Style("polygon", "Adjacent area shown ({margin} ft)", edge="#777777", lw=0.6, ls=(0, (4, 3)), z=8.9),
+    "map_margin": Style(
+        "polygon", "Adjacent area shown ({margin} ft)", edge="#777777", lw=0.6, ls=(0, (4, 3)), z=8.9
+    ),
     "lakes": Style("polygon", "Lakes and ponds", face=WATER_FILL, edge=WATER, lw=0.6, z=3),
     "streams": Style("line", "Streams", edge=WATER, lw=1.2, z=4.2),
     "wetlands": Style("polygon", "Wetlands", face="none", edge="#3f8f3f", lw=0.6, hatch="||", z=3.1),
     "channels": Style("line", "Channels and ditches (submitted)", edge=WATER, lw=0.9, ls=(0, (6, 2)), z=4.1),
-    "floodplain": Style("polygon", "100-year floodplain", face="none", edge="#5b8fd1", lw=0.6, hatch="\\\\\\\\", z=2.9),
+    "floodplain": Style(
+        "polygon", "100-year floodplain", face="none", edge="#5b8fd1", lw=0.6, hatch="\\\\\\\\", z=2.9
+    ),
     "floodway": Style("polygon", "Floodway", face="none", edge="#1f4e9c", lw=0.8, hatch="xxxx", z=2.92),
-    "flood_fringe": Style("polygon", "Flood fringe", face="none", edge="#5b8fd1", lw=0.6, hatch="////", z=2.91),
-    "soils": Style("polygon", "Soil map units (label: musym)", face="none", edge="#9a6b3f", lw=0.5, ls=(0, (2, 2)), z=2.5),
+    "flood_fringe": Style(
+        "polygon", "Flood fringe", face="none", edge="#5b8fd1", lw=0.6, hatch="////", z=2.91
+    ),
+    "soils": Style(
+        "polygon", "Soil map units (label: musym)", face="none", edge="#9a6b3f", lw=0.5, ls=(0, (2, 2)), z=2.5
+    ),
     # outlines only: an opaque fill would hide the hillshade under it
-    "vegetation": Style("polygon", "Vegetative cover (label: cover)", face="none", edge="#7fae6a", lw=0.5, ls=(0, (1, 1.2)), z=1.5),
-    "storm_inlets": Style("point", "Storm drain inlets (label: name)", face="white", edge=INK, marker="s", size=3.5, z=7),
-    "natural_drainage": Style("line", "Natural drainage paths (from the DEM): arrows point downslope, label: where the flow goes",
-                              edge="#2e86c1", lw=0.8, ls=(0, (1, 1.5)), z=4, extra={"arrows": 6.0}),
-    "upslope_areas": Style("polygon", "Upslope drainage areas (label: D-infinity area, mean slope, cover; outline by D8)", face="none", edge="#c0392b", lw=0.8, ls=(0, (5, 2, 1, 2)), z=5),
-    "upslope_entry_points": Style("point", "Where upslope drainage enters (arrow: downslope, from the DEM)", face="#c0392b",
-                                  edge="#c0392b", marker="v", size=3.5, z=7, extra={"arrow_point": 7.0}),
-    "utilities": Style("line", "Utilities (label: name and size)", edge="#a03ca0", lw=0.8, ls=(0, (8, 2, 2, 2)), z=5.8),
-    "structures": Style("polygon", "Structures (label: name, footprint)", face="#bdbdbd", edge=INK, lw=0.6, z=6),
-    "roads": Style("line", "Roads, highways and paving (label: name, width)", face="#d9d9d9", edge="#555555", lw=1.4, z=5.5),
-    "access_drives": Style("line", "Access drives", face="#eeeeee", edge="#555555", lw=1.0, ls=(0, (3, 1.5)), z=5.6),
+    "vegetation": Style(
+        "polygon",
+        "Vegetative cover (label: cover)",
+        face="none",
+        edge="#7fae6a",
+        lw=0.5,
+        ls=(0, (1, 1.2)),
+        z=1.5,
+    ),
+    "storm_inlets": Style(
+        "point", "Storm drain inlets (label: name)", face="white", edge=INK, marker="s", size=3.5, z=7
+    ),
+    "natural_drainage": Style(
+        "line",
+        "Natural drainage paths (from the DEM): arrows point downslope, label: where the flow goes",
+        edge="#2e86c1",
+        lw=0.8,
+        ls=(0, (1, 1.5)),
+        z=4,
+        extra={"arrows": 6.0},
+    ),
+    "upslope_areas": Style(
+        "polygon",
+        "Upslope drainage areas (label: D-infinity area, mean slope, cover; outline by D8)",
+        face="none",
+        edge="#c0392b",
+        lw=0.8,
+        ls=(0, (5, 2, 1, 2)),
+        z=5,
+    ),
+    "upslope_entry_points": Style(
+        "point",
+        "Where upslope drainage enters (arrow: downslope, from the DEM)",
+        face="#c0392b",
+        edge="#c0392b",
+        marker="v",
+        size=3.5,
+        z=7,
+        extra={"arrow_point": 7.0},
+    ),
+    "utilities": Style(
+        "line", "Utilities (label: name and size)", edge="#a03ca0", lw=0.8, ls=(0, (8, 2, 2, 2)), z=5.8
+    ),
+    "structures": Style(
+        "polygon", "Structures (label: name, footprint)", face="#bdbdbd", edge=INK, lw=0.6, z=6
+    ),
+    "roads": Style(
+        "line",
+        "Roads, highways and paving (label: name, width)",
+        face="#d9d9d9",
+        edge="#555555",
+        lw=1.4,
+        z=5.5,
+    ),
+    "access_drives": Style(
+        "line", "Access drives", face="#eeeeee", edge="#555555", lw=1.0, ls=(0, (3, 1.5)), z=5.6
+    ),
     "contours": Style("line", "Contours, {interval} ft", edge="#9c6b30", lw=0.3, z=2.0),
-    "index_contours": Style("line", "Index contours, every {index} ft, labelled (ft)", edge="#7a4f1c", lw=0.8, z=2.05),
+    "index_contours": Style(
+        "line", "Index contours, every {index} ft, labelled (ft)", edge="#7a4f1c", lw=0.8, z=2.05
+    ),
     "hillshade": Style("polygon", "Hillshade (from the DEM)", face="#bbbbbb", edge="none", z=0.5),
     # construction
-    "disturbance": Style("polygon", "Land disturbance (label: phase, dates)", face="#f4d9a6", edge="#b5651d", lw=0.9, alpha=0.85, z=3.5),
-    "stockpiles": Style("polygon", "Soil stockpiles (label: days)", face="#c49a6c", edge="#5c3d1e", lw=0.8, hatch="...", z=6.5),
-    "stand_ins": Style("polygon", "Stand-in where a fence row cannot be built (erosion mat / mulch)", face="#f5cba7", edge="#d35400",
-                       lw=0.6, hatch="..", z=4.6),
-    "stockpile_setbacks": Style("polygon", "Stockpile setback zones", face="none", edge="#d35400", lw=0.7, ls=(0, (3, 2)), hatch="xx", z=4.5),
+    "disturbance": Style(
+        "polygon",
+        "Land disturbance (label: phase, dates)",
+        face="#f4d9a6",
+        edge="#b5651d",
+        lw=0.9,
+        alpha=0.85,
+        z=3.5,
+    ),
+    "stockpiles": Style(
+        "polygon", "Soil stockpiles (label: days)", face="#c49a6c", edge="#5c3d1e", lw=0.8, hatch="...", z=6.5
+    ),
+    "stand_ins": Style(
+        "polygon",
+        "Stand-in where a fence row cannot be built (erosion mat / mulch)",
+        face="#f5cba7",
+        edge="#d35400",
+        lw=0.6,
+        hatch="..",
+        z=4.6,
+    ),
+    "stockpile_setbacks": Style(
+        "polygon",
+        "Stockpile setback zones",
+        face="none",
+        edge="#d35400",
+        lw=0.7,
+        ls=(0, (3, 2)),
+        hatch="xx",
+        z=4.5,
+    ),
     # fences: a solid line with an x every quarter inch (the plan-set fence symbol), coloured by side; never
     # dashed like the site boundary
-    "filter_fence": Style("line", "Filter fence / silt fence", edge="#b03a2e", lw=0.9, z=8,
-                          extra={"marks": "x", "mark_every_in": 0.25, "mark_size": 3.2}),
-    "fence_stand_in": Style("line", "Interior row not buildable here (see note: what stands in)", edge="#d35400", lw=1.0, ls=(0, (1, 1.5)), z=7.9),
-    "stockpile_fences": Style("line", "Fences at stockpiles", edge="#5c3d1e", lw=0.9, z=8,
-                              extra={"marks": "x", "mark_every_in": 0.2, "mark_size": 3.0}),
+    "filter_fence": Style(
+        "line",
+        "Filter fence / silt fence",
+        edge="#b03a2e",
+        lw=0.9,
+        z=8,
+        extra={"marks": "x", "mark_every_in": 0.25, "mark_size": 3.2},
+    ),
+    "fence_stand_in": Style(
+        "line",
+        "Interior row not buildable here (see note: what stands in)",
+        edge="#d35400",
+        lw=1.0,
+        ls=(0, (1, 1.5)),
+        z=7.9,
+    ),
+    "stockpile_fences": Style(
+        "line",
+        "Fences at stockpiles",
+        edge="#5c3d1e",
+        lw=0.9,
+        z=8,
+        extra={"marks": "x", "mark_every_in": 0.2, "mark_size": 3.0},
+    ),
     # the analysis' basins and traps are outlets (points): a circle, its legend a circle; a submitted one is
     # drawn at its size (polygon) in the same colours
-    "sediment_basins": Style("point", "Sediment trap or basin at an outlet (label: type, drainage; sized per its DNR standard)",
-                             face="#a9cce3", edge="#1f618d", marker="o", size=9.0, z=8.3),
-    "sediment_traps_sized": Style("polygon", "Sediment trap at an outlet, drawn at its DNR 1063 surface area (label: type, drainage, area)",
-                                  face="#a9cce3", edge="#1f618d", lw=0.8, hatch="--", z=6.05),
-    "sediment_basins_submitted": Style("polygon", "Sediment trap or basin, at its size (label: type, storage)",
-                                       face="#a9cce3", edge="#1f618d", lw=1.0, hatch="--", z=6),
-    "inlet_protection": Style("point", "Storm drain inlet protection", face="#f1c40f", edge=INK, marker="D", size=6.0, z=8.5),
-    "tracking_pads": Style("polygon", "Tracking pads (stone)", face="#d5d8dc", edge=INK, lw=0.8, hatch="oo", z=7),
+    "sediment_basins": Style(
+        "point",
+        "Sediment trap or basin at an outlet (label: type, drainage; sized per its DNR standard)",
+        face="#a9cce3",
+        edge="#1f618d",
+        marker="o",
+        size=9.0,
+        z=8.3,
+    ),
+    "sediment_traps_sized": Style(
+        "polygon",
+        "Sediment trap at an outlet, drawn at its DNR 1063 surface area (label: type, drainage, area)",
+        face="#a9cce3",
+        edge="#1f618d",
+        lw=0.8,
+        hatch="--",
+        z=6.05,
+    ),
+    "sediment_basins_submitted": Style(
+        "polygon",
+        "Sediment trap or basin, at its size (label: type, storage)",
+        face="#a9cce3",
+        edge="#1f618d",
+        lw=1.0,
+        hatch="--",
+        z=6,
+    ),
+    "inlet_protection": Style(
+        "point", "Storm drain inlet protection", face="#f1c40f", edge=INK, marker="D", size=6.0, z=8.5
+    ),
+    "tracking_pads": Style(
+        "polygon", "Tracking pads (stone)", face="#d5d8dc", edge=INK, lw=0.8, hatch="oo", z=7
+    ),
     # a berm: a heavy line split by a white dashed centre, unlike any fence or channel
-    "diversions": Style("line", "Diversions (berm or swale)", edge="#1a5276", lw=2.6, z=7.5,
-                        extra={"inner": ("white", 0.9, (0, (2, 2)))}),
-    "bmps": Style("point", "Submitted BMPs (label: type)", face="#27ae60", edge=INK, marker="P", size=6.0, z=8.4),
+    "diversions": Style(
+        "line",
+        "Diversions (berm or swale)",
+        edge="#1a5276",
+        lw=2.6,
+        z=7.5,
+        extra={"inner": ("white", 0.9, (0, (2, 2)))},
+    ),
+    "bmps": Style(
+        "point", "Submitted BMPs (label: type)", face="#27ae60", edge=INK, marker="P", size=6.0, z=8.4
+    ),
     # final
     # hatched, not filled: a fill would read as one of the construction plan's phase colours
-    "structures_proposed": Style("polygon", "Proposed structures", face="white", edge="#922b21", lw=1.0, hatch="////", z=6.1),
+    "structures_proposed": Style(
+        "polygon", "Proposed structures", face="white", edge="#922b21", lw=1.0, hatch="////", z=6.1
+    ),
     "roads_proposed": Style("line", "New or changed roads", face="#f5cba7", edge="#a04000", lw=1.6, z=5.7),
     "utilities_proposed": Style("line", "New or changed utilities", edge="#a03ca0", lw=1.2, z=5.85),
-    "stabilized": Style("polygon", "Disturbed area, stabilized at completion", face="#d4efdf", edge="#1e8449", lw=0.6, ls=(0, (2, 2)), z=3),
+    "stabilized": Style(
+        "polygon",
+        "Disturbed area, stabilized at completion",
+        face="#d4efdf",
+        edge="#1e8449",
+        lw=0.6,
+        ls=(0, (2, 2)),
+        z=3,
+    ),
 }
 
 #: Map labels (geosite.maps.labels): placement order by kind (lower first), sizes in points, distances
 #: in paper inches.
 LABELS: dict[str, Any] = {
-    "priority": {"inlet": 10, "road": 15, "water": 20, "utility": 25, "structure": 30, "phase": 35,
-                 "stockpile": 38, "control": 40, "upslope": 45, "floodplain": 50, "soil": 55,
-                 "vegetation": 60, "feature": 50, "contour": 70},
+    "priority": {
+        "inlet": 10,
+        "road": 15,
+        "water": 20,
+        "utility": 25,
+        "structure": 30,
+        "phase": 35,
+        "stockpile": 38,
+        "control": 40,
+        "upslope": 45,
+        "floodplain": 50,
+        "soil": 55,
+        "vegetation": 60,
+        "feature": 50,
+        "contour": 70,
+    },
     "size_pt": {"road": 7.0, "water": 6.5, "feature": 6.5, "small": 6.0, "contour": 6.0},
     "pad_in": 0.015,  # clear space kept around every label's box
     "frame_inset_in": 0.04,  # labels stay this far inside the map frame
@@ -113,8 +270,12 @@ LABELS: dict[str, Any] = {
 }
 
 #: Floodplain zones (layer floodplain, attribute ``zone``): the style each is drawn in.
-FLOOD_ZONES: dict[str, str] = {"floodway": "floodway", "fringe": "flood_fringe", "flood_fringe": "flood_fringe",
-                               "100yr": "floodplain"}
+FLOOD_ZONES: dict[str, str] = {
+    "floodway": "floodway",
+    "fringe": "flood_fringe",
+    "flood_fringe": "flood_fringe",
+    "100yr": "floodplain",
+}
 
 #: Submitted BMPs (layer ``bmps``) are drawn in this green, each type with its practice's own symbol.
 SUBMITTED = "#1e8449"
@@ -147,5 +308,12 @@ def submitted_style(bmp_type: str, kind: str) -> Style:
     if kind == "polygon":
         o = _SUBMITTED_AREAS.get(bmp_type, {"face": "none", "hatch": None})
         return Style("polygon", label, face=o["face"], edge=SUBMITTED, lw=1.0, hatch=o["hatch"], z=6.6)
-    return Style("point", label, face="white", edge=SUBMITTED, marker=_SUBMITTED_POINTS.get(bmp_type, "o"), size=6.0,
-                 z=8.4)
+    return Style(
+        "point",
+        label,
+        face="white",
+        edge=SUBMITTED,
+        marker=_SUBMITTED_POINTS.get(bmp_type, "o"),
+        size=6.0,
+        z=8.4,
+    )

@@ -10,4 +10,11 @@ from geosite.review.check import CheckResult, check_submission, write_check_outp
 from geosite.review.declared import Declared, read_declared
 from geosite.review.findings import ReviewFinding
 
-__all__ = ["CheckResult", "Declared", "ReviewFinding", "check_submission", "read_declared", "write_check_outputs"]
+__all__ = [
+    "CheckResult",
+    "Declared",
+    "ReviewFinding",
+    "check_submission",
+    "read_declared",
+    "write_check_outputs",
+]

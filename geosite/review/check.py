@@ -67,7 +67,8 @@ CROSS_CHECKS = frozenset({"declared_disturbed_area", "plan_type_submitted", "dec
 @dataclass
 class CheckResult:
     """What ``check_submission`` found: the findings (numbered F1...), the analysis it reran, what was
-    declared, and the review schedule (None, with ``schedule_note`` saying why, when it could not be built)."""
+    declared, and the review schedule (None, with ``schedule_note`` saying why, when it could not be
+    built)."""
 
     site: Site
     analysis: AnalysisResult
@@ -139,8 +140,15 @@ class CheckResult:
             "received": self.received.isoformat() if self.received else None,
             "review_deadline": deadline,
             "schedule_note": self.schedule_note,
-            "to_settle": [{"finding": f.id, "rule": f.rule, "citation": f.citation,
-                           "settle": f.settle or "the data named in the finding"} for f in self.open_questions],
+            "to_settle": [
+                {
+                    "finding": f.id,
+                    "rule": f.rule,
+                    "citation": f.citation,
+                    "settle": f.settle or "the data named in the finding",
+                }
+                for f in self.open_questions
+            ],
             **({"isolation": self.extra["isolation"]} if "isolation" in self.extra else {}),
         }
 
@@ -159,7 +167,9 @@ def _find_deadline(sched: dict[str, Any]) -> str | None:
     """The first review deadline among the schedule's dated entries (``Schedule.to_dict()["deadlines"]``)."""
     for d in sched.get("deadlines") or []:
         if isinstance(d, dict) and d.get("kind") == "review" and d.get("date"):
-            return f"{d['date']} ({d.get('what', 'review')}; {d.get('rule', '')}; {d.get('citation', '')})".replace("; )", ")")
+            return (
+                f"{d['date']} ({d.get('what', 'review')}; {d.get('rule', '')}; {d.get('citation', '')})"
+            ).replace("; )", ")")
     return None
 
 
@@ -188,8 +198,14 @@ def check_submission(
     step("reading the declarations")
     declared, conf = read_declared(folder, limits)
     step("loading and validating the submission")
-    site = load_site(folder, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit, make_valid=make_valid,
-                     **_submission_rules(limits))
+    site = load_site(
+        folder,
+        jurisdiction=jurisdiction,
+        dem=dem,
+        dem_vertical_unit=dem_vertical_unit,
+        make_valid=make_valid,
+        **_submission_rules(limits),
+    )
     raw = read_raw_layers(site, conf)
     result = analyze(site, step=step)
     prof = result.profile
@@ -205,6 +221,7 @@ def check_submission(
     findings += _declared_volume(result)
     findings += _permit_conditions(result, declared)
     gate = result.evaluation.gate
+    assert gate is not None  # the pipeline's evaluation carries the gate it judged under
     for f in findings:
         gate.apply(f)  # the plan's content and type: only where the chapter applies
     reviewed = _steep_slopes(result, declared)
@@ -285,22 +302,66 @@ def _plan_type(result: AnalysisResult, declared: Declared, required: str | None)
 
     if required is None:
         why = result.evaluation.plan_type_message
-        return [f("not_assessed", f"The plan type required cannot be told ({why[:1].lower()}{why[1:]}).", "",
-                  settle="a disturbance layer" if acres is None else "the chapter's plan-type thresholds in the profile",
-                  submitted=names.get(got, "not declared"))]
-    req_text = {"full": names["full"], "statement": names["statement"], "both": "a full plan or a plan statement (exactly at the limit)"}[required]
-    cite = pt["full"]["citation"] if required == "full" else pt["statement"]["citation"] if required == "statement" else f"{pt['full']['citation']}, {pt['statement']['citation']}"
+        return [
+            f(
+                "not_assessed",
+                f"The plan type required cannot be told ({why[:1].lower()}{why[1:]}).",
+                "",
+                settle="a disturbance layer"
+                if acres is None
+                else "the chapter's plan-type thresholds in the profile",
+                submitted=names.get(got or "", "not declared"),
+            )
+        ]
+    req_text = {
+        "full": names["full"],
+        "statement": names["statement"],
+        "both": "a full plan or a plan statement (exactly at the limit)",
+    }[required]
+    cite = (
+        pt["full"]["citation"]
+        if required == "full"
+        else pt["statement"]["citation"]
+        if required == "statement"
+        else f"{pt['full']['citation']}, {pt['statement']['citation']}"
+    )
     if got is None:
-        return [f("not_assessed", f"{acres:,.2f} acres disturbed: {req_text} is required; the submission does not declare its plan type "
-                  f"(checked against the {'full plan' if required != 'statement' else 'plan statement'} list).", cite,
-                  requirement=req_text, submitted="not declared", settle="[declared] plan_type = \"full\" or \"statement\" in site.toml")]
+        return [
+            f(
+                "not_assessed",
+                f"{acres:,.2f} acres disturbed: {req_text} is required; the submission does not declare its "
+                "plan type "
+                f"(checked against the {'full plan' if required != 'statement' else 'plan statement'} list).",
+                cite,
+                requirement=req_text,
+                submitted="not declared",
+                settle='[declared] plan_type = "full" or "statement" in site.toml',
+            )
+        ]
     if required == "full" and got == "statement":
-        return [f("fail", f"A plan statement was submitted for {acres:,.2f} acres disturbed: {pt['full']['citation']} requires "
-                  f"{names['full']} for {pt['full']['text'].split(':')[0]}.", pt["full"]["citation"],
-                  requirement=names["full"], submitted=names["statement"], geometry=_disturbed(result), layer="disturbance",
-                  values={"disturbed_area_acres": acres, "declared": got, "required": required})]
-    msg = (f"{names[got][:1].upper()}{names[got][1:]} submitted; {acres:,.2f} acres disturbed requires {req_text}"
-           + (" (a full plan covers everything a statement asks)." if required == "statement" and got == "full" else "."))
+        return [
+            f(
+                "fail",
+                f"A plan statement was submitted for {acres:,.2f} acres disturbed: {pt['full']['citation']} "
+                "requires "
+                f"{names['full']} for {pt['full']['text'].split(':')[0]}.",
+                pt["full"]["citation"],
+                requirement=names["full"],
+                submitted=names["statement"],
+                geometry=_disturbed(result),
+                layer="disturbance",
+                values={"disturbed_area_acres": acres, "declared": got, "required": required},
+            )
+        ]
+    msg = (
+        f"{names[got][:1].upper()}{names[got][1:]} submitted; {acres:,.2f} acres disturbed requires "
+        f"{req_text}"
+        + (
+            " (a full plan covers everything a statement asks)."
+            if required == "statement" and got == "full"
+            else "."
+        )
+    )
     return [f("pass", msg, cite, requirement=req_text, submitted=names[got])]
 
 
@@ -308,25 +369,66 @@ def _declared_area(result: AnalysisResult, declared: Declared, plan_type: str) -
     prof = result.profile
     tol = float(prof.value("submission", "declared_area_tolerance_pct", 5.0))
     section = prof.section_name(prof.data.get("plan_content", {}).get("section", "plan"))
-    cite = item_citation_for_layer(prof, plan_type, "disturbance") or (prof.data.get("plan_type", {}).get(plan_type, {}) or {}).get("citation", "")
+    cite = item_citation_for_layer(prof, plan_type, "disturbance") or (
+        prof.data.get("plan_type", {}).get(plan_type, {}) or {}
+    ).get("citation", "")
     measured = result.report["disturbed"]["area_sqft"]
     rule = "declared_disturbed_area"
     req = f"the declared disturbed area within {tol:g} % of the area of the disturbance polygons"
     if declared.disturbed_area_sqft is None:
-        return [ReviewFinding(rule, cite, section, "not_assessed", "The submission declares no disturbed area to compare with the measured one"
-                              + (f" ({measured:,.0f} sq ft)." if measured is not None else "."), requirement=req,
-                              settle="[declared] disturbed_area_sqft (or disturbed_area_acres) in site.toml")]
+        return [
+            ReviewFinding(
+                rule,
+                cite,
+                section,
+                "not_assessed",
+                "The submission declares no disturbed area to compare with the measured one"
+                + (f" ({measured:,.0f} sq ft)." if measured is not None else "."),
+                requirement=req,
+                settle="[declared] disturbed_area_sqft (or disturbed_area_acres) in site.toml",
+            )
+        ]
     if measured is None:
-        return [ReviewFinding(rule, cite, section, "not_assessed", "No disturbance layer: the declared disturbed area cannot be checked.",
-                              requirement=req, settle="a disturbance layer")]
+        return [
+            ReviewFinding(
+                rule,
+                cite,
+                section,
+                "not_assessed",
+                "No disturbance layer: the declared disturbed area cannot be checked.",
+                requirement=req,
+                settle="a disturbance layer",
+            )
+        ]
     decl = declared.disturbed_area_sqft
     diff_pct = (decl - measured) / measured * 100.0 if measured > 0 else float("inf")
     ok = abs(diff_pct) <= tol + 1e-9
-    vals = {"declared_sqft": decl, "measured_sqft": measured, "difference_pct": diff_pct, "tolerance_pct": tol}
-    msg = (f"Declared disturbed area {decl:,.0f} sq ft ({decl / SQFT_PER_ACRE:,.2f} acres); measured {measured:,.0f} sq ft "
-           f"({measured / SQFT_PER_ACRE:,.2f} acres): {diff_pct:+.1f} %" + (f", within {tol:g} %." if ok else f", more than the {tol:g} % tolerance."))
-    return [ReviewFinding(rule, cite, section, "pass" if ok else "fail", msg, requirement=req, submitted=f"{decl:,.0f} sq ft declared",
-                          values=vals, geometry=None if ok else _disturbed(result), layer="disturbance")]
+    vals = {
+        "declared_sqft": decl,
+        "measured_sqft": measured,
+        "difference_pct": diff_pct,
+        "tolerance_pct": tol,
+    }
+    msg = (
+        f"Declared disturbed area {decl:,.0f} sq ft ({decl / SQFT_PER_ACRE:,.2f} acres); measured "
+        f"{measured:,.0f} sq ft "
+        f"({measured / SQFT_PER_ACRE:,.2f} acres): {diff_pct:+.1f} %"
+        + (f", within {tol:g} %." if ok else f", more than the {tol:g} % tolerance.")
+    )
+    return [
+        ReviewFinding(
+            rule,
+            cite,
+            section,
+            "pass" if ok else "fail",
+            msg,
+            requirement=req,
+            submitted=f"{decl:,.0f} sq ft declared",
+            values=vals,
+            geometry=None if ok else _disturbed(result),
+            layer="disturbance",
+        )
+    ]
 
 
 def _declared_volume(result: AnalysisResult) -> list[ReviewFinding]:
@@ -337,17 +439,37 @@ def _declared_volume(result: AnalysisResult) -> list[ReviewFinding]:
     ew = result.report.get("earthwork") or {}
     declared, measured = ew.get("declared_cut_fill_cy"), ew.get("cut_fill_cy")
     tol = prof.value("submission", "declared_volume_tolerance_pct")
-    trig = next((t for t in prof.data.get("applicability", {}).get("triggers", []) if t.get("measure") == "project.cut_fill_cy"), None)
+    trig = next(
+        (
+            t
+            for t in prof.data.get("applicability", {}).get("triggers", [])
+            if t.get("measure") == "project.cut_fill_cy"
+        ),
+        None,
+    )
     if declared is None or measured is None or tol is None or trig is None:
         return []
     diff = (float(declared) - measured) / measured * 100.0 if measured > 0 else float("inf")
     status = "fail" if diff < -float(tol) - 1e-9 else "pass" if abs(diff) <= float(tol) + 1e-9 else "info"
-    msg = (f"Declared cut + fill {float(declared):,.0f} cu yd; measured from the proposed grade {measured:,.0f} cu yd ({diff:+.1f} %): "
-           + ("within" if status == "pass" else "more than") + f" {float(tol):g} %. The larger, {max(float(declared), measured):,.0f} cu yd, "
-           f"decides {trig['citation']} (the reading geosite adopts: the larger of the declared and the measured volume decides).")
-    return [ReviewFinding("declared_cut_fill", trig["citation"], prof.section_name(prof.data["applicability"].get("section")), status, msg,
-                          requirement=f"the declared cut + fill within {float(tol):g} % of the measured one",
-                          values={"declared_cy": float(declared), "measured_cy": measured, "difference_pct": diff})]
+    msg = (
+        f"Declared cut + fill {float(declared):,.0f} cu yd; measured from the proposed grade {measured:,.0f} "
+        f"cu yd ({diff:+.1f} %): "
+        + ("within" if status == "pass" else "more than")
+        + f" {float(tol):g} %. The larger, {max(float(declared), measured):,.0f} cu yd, "
+        f"decides {trig['citation']} (the reading geosite adopts: the larger of the declared and the "
+        "measured volume decides)."
+    )
+    return [
+        ReviewFinding(
+            "declared_cut_fill",
+            trig["citation"],
+            prof.section_name(prof.data["applicability"].get("section")),
+            status,
+            msg,
+            requirement=f"the declared cut + fill within {float(tol):g} % of the measured one",
+            values={"declared_cy": float(declared), "measured_cy": measured, "difference_pct": diff},
+        )
+    ]
 
 
 def _union(gdf: gpd.GeoDataFrame | None, mask=None):
@@ -369,15 +491,25 @@ def _from_analysis(f, result: AnalysisResult) -> ReviewFinding:
             return _fence_finding(f, result)
     elif rule == "filter_fence_location":
         geom, layer = _union(L.get("filter_fence")), "filter_fence"
-    elif rule == "filter_fence_slope_length":  # where the slope above the next fence is longer than DNR 1056 allows
+    elif (
+        rule == "filter_fence_slope_length"
+    ):  # where the slope above the next fence is longer than DNR 1056 allows
         geom, layer = _union(L.get("slope_length_excess")), "slope_length_excess"
     elif rule in ("stockpile_setback", "stockpile_setback_upslope", "stockpile_stabilization"):
         layer = "stockpiles"
         geom = _stockpile_geometry(result, ids, rule == "stockpile_setback" and f.status == "fail")
     elif rule == "stockpile_fence":
         fences = L.get("stockpile_fences")
-        geom, layer = (_union(fences, fences["pile_id"].isin(ids)) if fences is not None and ids else None), "stockpile_fences"
-    elif rule in ("inlet_protection_submitted", "inlet_drainage", "inlet_protection_not_required", "inlet_protection_unknown"):
+        geom, layer = (
+            (_union(fences, fences["pile_id"].isin(ids)) if fences is not None and ids else None),
+            "stockpile_fences",
+        )
+    elif rule in (
+        "inlet_protection_submitted",
+        "inlet_drainage",
+        "inlet_protection_not_required",
+        "inlet_protection_unknown",
+    ):
         geom, layer = _by_ids(site.layer("storm_inlets"), ids), "storm_inlets"
     elif rule == "tracking_pad":
         pads = L.get("tracking_pads")
@@ -396,10 +528,26 @@ def _from_analysis(f, result: AnalysisResult) -> ReviewFinding:
         geom = _steep_geometry(result)
     settle = ""
     if f.status == "not_assessed":
-        settle = _SETTLE.get(rule) or ("a DEM covering the site and 200 ft around it" if "no DEM" in f.message
-                                       else "a bmps layer" if "bmps" in f.message else "the data named in the message")
-    return ReviewFinding(rule=rule, citation=f.citation, section=f.section, status=f.status, message=f.message,
-                         geometry=geom, layer=layer, feature_ids=ids, values=dict(f.values or {}), source="analyze", settle=settle)
+        settle = _SETTLE.get(rule) or (
+            "a DEM covering the site and 200 ft around it"
+            if "no DEM" in f.message
+            else "a bmps layer"
+            if "bmps" in f.message
+            else "the data named in the message"
+        )
+    return ReviewFinding(
+        rule=rule,
+        citation=f.citation,
+        section=f.section,
+        status=f.status,
+        message=f.message,
+        geometry=geom,
+        layer=layer,
+        feature_ids=ids,
+        values=dict(f.values or {}),
+        source="analyze",
+        settle=settle,
+    )
 
 
 #: what settles an analyze finding that was not assessed
@@ -417,11 +565,21 @@ def _fence_finding(f, result: AnalysisResult) -> ReviewFinding:
     gaps = result.layers.get("fence_gaps")
     ok = f.status == "pass"
     vals = dict(f.values or {})
-    return ReviewFinding(rule=f.rule, citation=f.citation, section=f.section, status=f.status, message=f.message,
-                         requirement="filter fences, straw bales or equivalent along all sideslope and downslope sides (and channel edges)",
-                         submitted=f"{vals.get('submitted_fence_length_ft', 0.0):,.0f} ft of silt fence / straw bales",
-                         geometry=None if ok or gaps is None or not len(gaps) else shapely.union_all(gaps.geometry.values),
-                         layer="fence_gaps", feature_ids=list(f.feature_ids or []), values=vals, source="analyze")
+    return ReviewFinding(
+        rule=f.rule,
+        citation=f.citation,
+        section=f.section,
+        status=f.status,
+        message=f.message,
+        requirement="filter fences, straw bales or equivalent along all sideslope and downslope "
+        "sides (and channel edges)",
+        submitted=f"{vals.get('submitted_fence_length_ft', 0.0):,.0f} ft of silt fence / straw bales",
+        geometry=None if ok or gaps is None or not len(gaps) else shapely.union_all(gaps.geometry.values),
+        layer="fence_gaps",
+        feature_ids=list(f.feature_ids or []),
+        values=vals,
+        source="analyze",
+    )
 
 
 def _by_ids(gdf: gpd.GeoDataFrame | None, ids: list[Any]):
@@ -462,20 +620,39 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
     q = prof.requirement("steep_slope_controls")
     if q is None:
         return []  # not specified by this chapter (the analyze finding says so)
-    rule = {"citation": q.citation, "requires": q.requires, "gate": q.gate}
     section = prof.section_name(q.section)
     gate = result.evaluation.gate
-    area = result.report.get("slopes", {}).get("steep_disturbed_area_sqft") if isinstance(result.report.get("slopes"), dict) else None
+    assert gate is not None  # the pipeline's evaluation carries the gate it judged under
+
+    def finding(status: str, message: str, **kw: Any) -> list[ReviewFinding]:
+        f = ReviewFinding(
+            "steep_slope_controls_submitted",
+            q.citation,
+            section,
+            status,
+            message,
+            requirement=q.requires,
+            **kw,
+        )
+        return [gate.apply(f, q.gate)]
+
+    area = (
+        result.report.get("slopes", {}).get("steep_disturbed_area_sqft")
+        if isinstance(result.report.get("slopes"), dict)
+        else None
+    )
     thr = float(prof.value("terrain", "steep_slope_pct", 12.0))
-    r = "steep_slope_controls_submitted"
     if area is None:
         why = result.measurements.values.get("slopes.steep_disturbed_area_sqft.why", "no DEM")
-        return [gate.apply(ReviewFinding(r, rule["citation"], section, "not_assessed",
-                                         f"Slopes of {thr:g} % or more in the disturbed area: not assessed ({why}).",
-                                         requirement=rule.get("requires", ""), settle="a DEM covering the disturbed area"), rule.get("gate"))]
+        return finding(
+            "not_assessed",
+            f"Slopes of {thr:g} % or more in the disturbed area: not assessed ({why}).",
+            settle="a DEM covering the disturbed area",
+        )
     if area <= 0:
-        return [gate.apply(ReviewFinding(r, rule["citation"], section, "pass", f"No disturbed land on slopes of {thr:g} % or more: no additional controls to consider.",
-                                         requirement=rule.get("requires", "")), rule.get("gate"))]
+        return finding(
+            "pass", f"No disturbed land on slopes of {thr:g} % or more: no additional controls to consider."
+        )
     geom = _steep_geometry(result)
     bmps = result.site.layer("bmps")
     drawn = []
@@ -483,13 +660,21 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
         near = bmps[shapely.intersects(bmps.geometry.values, geom)]
         drawn = sorted(set(near["type"].astype(str)))
     said = declared.steep_slope_controls
-    what = (f"declared: {said}" if said else "nothing declared") + (f"; drawn there: {', '.join(drawn)}" if drawn else "; no BMP drawn on them")
-    return [gate.apply(ReviewFinding(r, rule["citation"], section, "info",
-                                     f"{area:,.0f} sq ft of the disturbed area is on slopes of {thr:g} % or more ({what}). {rule['citation']} says such sites "
-                                     f"'may require additional or different controls', as the {prof.official} specifies: the chapter sets no standard "
-                                     "a plan could fail, so this is a flag for the inspector.",
-                                     requirement=rule.get("requires", ""), submitted=what, geometry=geom, values={"steep_disturbed_area_sqft": area},
-                                     settle="" if said else "[declared] steep_slope_controls describing the controls on the steep ground"), rule.get("gate"))]
+    what = (f"declared: {said}" if said else "nothing declared") + (
+        f"; drawn there: {', '.join(drawn)}" if drawn else "; no BMP drawn on them"
+    )
+    return finding(
+        "info",
+        f"{area:,.0f} sq ft of the disturbed area is on slopes of {thr:g} % or more ({what}). "
+        f"{q.citation} says such sites "
+        f"'may require additional or different controls', as the {prof.official} specifies: the "
+        "chapter sets no standard "
+        "a plan could fail, so this is a flag for the inspector.",
+        submitted=what,
+        geometry=geom,
+        values={"steep_disturbed_area_sqft": area},
+        settle="" if said else "[declared] steep_slope_controls describing the controls on the steep ground",
+    )
 
 
 def _permit_conditions(result: AnalysisResult, declared: Declared) -> list[ReviewFinding]:
@@ -505,26 +690,57 @@ def _permit_conditions(result: AnalysisResult, declared: Declared) -> list[Revie
         said = declared.get("surety")
         if s["value"] == "shall":
             status = "pass" if said else "info"
-            msg = (f"As a condition of approving the plan and issuing the permit, {by} shall require {s['text']} ({cite}); "
-                   + (f"declared: {said}." if said else "none declared yet: it is due before the permit is issued."))
+            msg = (
+                f"As a condition of approving the plan and issuing the permit, {by} shall require "
+                f"{s['text']} ({cite}); "
+                + (
+                    f"declared: {said}."
+                    if said
+                    else "none declared yet: it is due before the permit is issued."
+                )
+            )
         else:
             status = "info"
-            msg = (f"{by[:1].upper()}{by[1:]} may require {s['text']} as a condition of approval and issuance ({cite}): the inspector's call"
-                   + (f"; declared: {said}." if said else "."))
-        out.append(ReviewFinding("permit_surety", cite, section, status, msg, requirement=s["text"], submitted=said or "",
-                                 settle="" if said or s["value"] != "shall" else "[declared] surety (the bond, letter of credit or escrow offered)"))
+            msg = (
+                f"{by[:1].upper()}{by[1:]} may require {s['text']} as a condition of approval and issuance "
+                f"({cite}): the inspector's call" + (f"; declared: {said}." if said else ".")
+            )
+        out.append(
+            ReviewFinding(
+                "permit_surety",
+                cite,
+                section,
+                status,
+                msg,
+                requirement=s["text"],
+                submitted=said or "",
+                settle=""
+                if said or s["value"] != "shall"
+                else "[declared] surety (the bond, letter of credit or escrow offered)",
+            )
+        )
     hold = prof.entry("permit", "building_permit_hold")
     if hold is not None and hold.get("value"):
-        out.append(ReviewFinding("permit_before_building_permit", hold.get("citation", ""), prof.section_name(hold.get("section", "plan")), "info",
-                                 f"{hold['text'][:1].upper()}{hold['text'][1:]} ({hold.get('citation', '')}): the building permit waits for this one.",
-                                 requirement=hold["text"]))
+        out.append(
+            ReviewFinding(
+                "permit_before_building_permit",
+                hold.get("citation", ""),
+                prof.section_name(hold.get("section", "plan")),
+                "info",
+                f"{hold['text'][:1].upper()}{hold['text'][1:]} ({hold.get('citation', '')}): the building "
+                "permit waits for this one.",
+                requirement=hold["text"],
+            )
+        )
     return out
 
 
 # --------------------------------------------------------------------------------------------- outputs
 
 
-def write_check_outputs(result: CheckResult, out: Path, overwrite: bool = False, html: bool = True) -> list[Path]:
+def write_check_outputs(
+    result: CheckResult, out: Path, overwrite: bool = False, html: bool = True
+) -> list[Path]:
     """findings.json, findings.md, findings.gpkg (layers ``findings`` and context) and report.html,
     written atomically into ``out``."""
     from geosite.io.output import atomic_dir, write_json

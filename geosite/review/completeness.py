@@ -36,6 +36,8 @@ import shapely
 from geosite.review.findings import ReviewFinding
 
 if TYPE_CHECKING:
+    import geopandas as gpd
+
     from geosite.review.declared import Declared
     from geosite.rules import Profile
     from geosite.site import Site
@@ -70,15 +72,24 @@ def check_completeness(
     section = profile.section_name(pc.get("section", "plan"))
     items = plan_items(profile, plan_type)
     if not items:
-        return [ReviewFinding("plan_content", "", section, "info",
-                              f"Plan content for a {plan_type} plan: not specified by this chapter.")]
+        return [
+            ReviewFinding(
+                "plan_content",
+                "",
+                section,
+                "info",
+                f"Plan content for a {plan_type} plan: not specified by this chapter.",
+            )
+        ]
     out = []
     for item in items:
         f = _item(site, profile, declared, item, dem_submitted)
         f.section = section
         f.citation = item["citation"]
         f.requirement = f.requirement or item["text"]
-        f.rule = f"plan_content.{plan_type}.{_slug(item['citation'])}" + (f".{item['check']}" if item.get("check") else "")
+        f.rule = f"plan_content.{plan_type}.{_slug(item['citation'])}" + (
+            f".{item['check']}" if item.get("check") else ""
+        )
         out.append(f)
     return out
 
@@ -91,7 +102,9 @@ def _f(status: str, message: str, **kw: Any) -> ReviewFinding:
     return ReviewFinding(rule="", citation="", section="", status=status, message=message, **kw)
 
 
-def _item(site: Site, profile: Profile, declared: Declared, item: dict[str, Any], dem_submitted: bool) -> ReviewFinding:
+def _item(
+    site: Site, profile: Profile, declared: Declared, item: dict[str, Any], dem_submitted: bool
+) -> ReviewFinding:
     text = item["text"]
     head = text[:1].upper() + text[1:]
     check = item.get("check")
@@ -104,49 +117,101 @@ def _item(site: Site, profile: Profile, declared: Declared, item: dict[str, Any]
     if check == "slopes":
         return slopes_finding(site, declared, head, dem_submitted)
     if check == "dem":
-        if dem_submitted:
-            return _f("pass", f"{head}: derived by geosite from the submitted DEM ({site.dem_path.name}).",
-                      submitted=f"DEM {site.dem_path.name}")
-        return _f("not_assessed", f"{head}: not assessable from the data (no DEM in site.toml).",
-                  settle="a DEM in site.toml [dem] (geosite derives slope directions and upslope drainage areas from it), or the plan's own description")
+        return _dem_finding(site, head, dem_submitted)
     if "layers" in item:
-        have = [n for n in item["layers"] if n in site.layers]
-        if have:
-            counts = ", ".join(f"{n} ({len(site.layers[n])} feature{'s' if len(site.layers[n]) != 1 else ''})" for n in have)
-            return _f("pass", f"{head}: shown ({counts}).", submitted=counts, layer=have[0])
-        names = " or ".join(item["layers"])
-        return _f("fail", f"{head}: missing; no {names} layer in the submission.", submitted="nothing",
-                  settle=f"a {names} layer (an empty layer states there are none on or near the site)")
+        return _layers_finding(site, item["layers"], head)
     if "contacts" in item:
-        missing = []
-        for who in item["contacts"]:
-            c = getattr(site, who)
-            gaps = [k for k in ("name", "address", "phone") if not getattr(c, k)]
-            if gaps:
-                missing.append(f"{who} {', '.join(gaps)}")
-        if missing:
-            return _f("fail", f"{head}: missing {'; '.join(missing)} in site.toml.",
-                      settle="[applicant] and [maintainer] name, address and phone in site.toml")
-        return _f("pass", f"{head}: given for " + " and ".join(f"{w} {getattr(site, w).name}" for w in item["contacts"]) + ".")
+        return _contacts_finding(site, item["contacts"], head)
     if "project" in item:
-        gaps = [k for k in item["project"] if getattr(site.project, k, None) is None]
-        if gaps:
-            return _f("fail", f"{head}: missing [project] {', '.join(gaps)} in site.toml.", settle=f"[project] {', '.join(gaps)} in site.toml")
-        got = ", ".join(f"{k} {getattr(site.project, k)}" for k in item["project"])
-        return _f("pass", f"{head}: {got}.", submitted=got)
+        return _project_finding(site, item["project"], head)
     if "declared" in item:
-        key = item["declared"]
-        v = declared.get(key)
-        if not v:
-            return _f("not_assessed", f"{head}: not assessable from the data; not declared.",
-                      settle=f"[declared] {key} in site.toml (a description, or the file that holds it)")
-        if v.lower().endswith(DOC_SUFFIXES) and site.root is not None and not (Path(site.root) / v).exists():
-            return _f("fail", f"{head}: the declared file {v!r} is not in the submission.", submitted=v)
-        return _f("pass", f"{head}: declared ({v[:80]}{'...' if len(v) > 80 else ''}).", submitted=v)
-    return _f("not_assessed", f"{head}: not assessable from the data.", settle="the inspector's reading of the plan")
+        return _declared_finding(site, declared, item["declared"], head)
+    return _f(
+        "not_assessed", f"{head}: not assessable from the data.", settle="the inspector's reading of the plan"
+    )
 
 
-# --------------------------------------------------------------------------------------------- schedule, slopes
+def _dem_finding(site: Site, head: str, dem_submitted: bool) -> ReviewFinding:
+    """An item geosite derives from the submitted DEM."""
+    if dem_submitted:
+        return _f(
+            "pass",
+            f"{head}: derived by geosite from the submitted DEM ({_dem_name(site)}).",
+            submitted=f"DEM {_dem_name(site)}",
+        )
+    return _f(
+        "not_assessed",
+        f"{head}: not assessable from the data (no DEM in site.toml).",
+        settle="a DEM in site.toml [dem] (geosite derives slope directions and upslope drainage "
+        "areas from it), or the plan's own description",
+    )
+
+
+def _layers_finding(site: Site, layers: list[str], head: str) -> ReviewFinding:
+    """An item shown by any of the submission's ``layers``."""
+    have = [n for n in layers if n in site.layers]
+    if have:
+        counts = ", ".join(
+            f"{n} ({len(site.layers[n])} feature{'s' if len(site.layers[n]) != 1 else ''})" for n in have
+        )
+        return _f("pass", f"{head}: shown ({counts}).", submitted=counts, layer=have[0])
+    names = " or ".join(layers)
+    return _f(
+        "fail",
+        f"{head}: missing; no {names} layer in the submission.",
+        submitted="nothing",
+        settle=f"a {names} layer (an empty layer states there are none on or near the site)",
+    )
+
+
+def _contacts_finding(site: Site, contacts: list[str], head: str) -> ReviewFinding:
+    """An item given by site.toml's contacts (name, address, phone)."""
+    missing = []
+    for who in contacts:
+        c = getattr(site, who)
+        gaps = [k for k in ("name", "address", "phone") if not getattr(c, k)]
+        if gaps:
+            missing.append(f"{who} {', '.join(gaps)}")
+    if missing:
+        return _f(
+            "fail",
+            f"{head}: missing {'; '.join(missing)} in site.toml.",
+            settle="[applicant] and [maintainer] name, address and phone in site.toml",
+        )
+    return _f(
+        "pass",
+        f"{head}: given for " + " and ".join(f"{w} {getattr(site, w).name}" for w in contacts) + ".",
+    )
+
+
+def _project_finding(site: Site, keys: list[str], head: str) -> ReviewFinding:
+    """An item given by site.toml's [project] ``keys``."""
+    gaps = [k for k in keys if getattr(site.project, k, None) is None]
+    if gaps:
+        return _f(
+            "fail",
+            f"{head}: missing [project] {', '.join(gaps)} in site.toml.",
+            settle=f"[project] {', '.join(gaps)} in site.toml",
+        )
+    got = ", ".join(f"{k} {getattr(site.project, k)}" for k in keys)
+    return _f("pass", f"{head}: {got}.", submitted=got)
+
+
+def _declared_finding(site: Site, declared: Declared, key: str, head: str) -> ReviewFinding:
+    """An item the applicant declares ([declared] ``key``: a description, or a file of the submission)."""
+    v = declared.get(key)
+    if not v:
+        return _f(
+            "not_assessed",
+            f"{head}: not assessable from the data; not declared.",
+            settle=f"[declared] {key} in site.toml (a description, or the file that holds it)",
+        )
+    if v.lower().endswith(DOC_SUFFIXES) and site.root is not None and not (Path(site.root) / v).exists():
+        return _f("fail", f"{head}: the declared file {v!r} is not in the submission.", submitted=v)
+    return _f("pass", f"{head}: declared ({v[:80]}{'...' if len(v) > 80 else ''}).", submitted=v)
+
+
+# ------------------------------------------------------------------------------------------- schedule, slopes
 
 
 def _undated(gdf, cols: tuple[str, ...]) -> list[Any]:
@@ -156,7 +221,10 @@ def _undated(gdf, cols: tuple[str, ...]) -> list[Any]:
     bad = [False] * len(gdf)
     for col in cols:
         vals = gdf[col] if col in gdf.columns else [None] * len(gdf)
-        bad = [b or v is None or (isinstance(v, float) and v != v) or str(v).strip() in ("", "NaT", "None") for b, v in zip(bad, vals, strict=True)]
+        bad = [
+            b or v is None or (isinstance(v, float) and v != v) or str(v).strip() in ("", "NaT", "None")
+            for b, v in zip(bad, vals, strict=True)
+        ]
     return [i for i, b in zip(gdf["id"], bad, strict=True) if b]
 
 
@@ -171,7 +239,9 @@ def schedule_finding(site: Site, head: str) -> ReviewFinding:
     else:
         ids = _undated(dist, ("start", "end"))
         if ids:
-            problems.append(f"disturbance {', '.join(str(py_scalar(i)) for i in ids)} without a start and an end date")
+            problems.append(
+                f"disturbance {', '.join(str(py_scalar(i)) for i in ids)} without a start and an end date"
+            )
     if bmps is None or not len(bmps):
         problems.append("no bmps layer, so no installation to date")
     else:
@@ -181,18 +251,38 @@ def schedule_finding(site: Site, head: str) -> ReviewFinding:
     p = site.project
     project = f"project {p.start} to {p.end}" if p.start and p.end else "no project dates"
     if problems:
-        return _f("fail", f"{head}: {'; '.join(problems)} ({project}; the project's start and end alone do not date each activity "
-                  "and each BMP's installation).", submitted=project,
-                  settle="start and end on each disturbance polygon, and an install date on each bmps feature")
+        return _f(
+            "fail",
+            f"{head}: {'; '.join(problems)} ({project}; the project's start and end alone do not date each "
+            "activity "
+            "and each BMP's installation).",
+            submitted=project,
+            settle="start and end on each disturbance polygon, and an install date on each bmps feature",
+        )
+    assert dist is not None and bmps is not None  # no problems: both layers are there
     n_d, n_b = len(dist), len(bmps)
-    return _f("pass", f"{head}: start and end dates on all {n_d} disturbance polygon{'s' if n_d != 1 else ''} and an install date on all "
-              f"{n_b} BMP{'s' if n_b != 1 else ''} ({project}).", submitted=f"{n_d} activities and {n_b} BMPs dated")
+    return _f(
+        "pass",
+        f"{head}: start and end dates on all {n_d} disturbance polygon{'s' if n_d != 1 else ''} and an "
+        "install date on all "
+        f"{n_b} BMP{'s' if n_b != 1 else ''} ({project}).",
+        submitted=f"{n_d} activities and {n_b} BMPs dated",
+    )
+
+
+def _dem_name(site: Site) -> str:
+    """The submitted DEM's file name ("" when there is none)."""
+    return site.dem_path.name if site.dem_path is not None else ""
 
 
 def slopes_finding(site: Site, declared: Declared, head: str, dem_submitted: bool) -> ReviewFinding:
     """Statement B(2): slope directions before (the DEM) and after development (a proposed grade, or a
     declared description)."""
-    before = f"before: derived from the submitted DEM ({site.dem_path.name})" if dem_submitted else "before: no DEM in site.toml"
+    before = (
+        f"before: derived from the submitted DEM ({_dem_name(site)})"
+        if dem_submitted
+        else "before: no DEM in site.toml"
+    )
     if site.proposed_dem_path is not None:
         after = f"after: derived from the proposed-grade DEM ({site.proposed_dem_path.name})"
     elif declared.slopes_after:
@@ -201,10 +291,24 @@ def slopes_finding(site: Site, declared: Declared, head: str, dem_submitted: boo
         after = None
     if dem_submitted and after:
         return _f("pass", f"{head}: {before}; {after}.", submitted=f"{before}; {after}")
-    return _f("not_assessed", f"{head}: {before}; after: " + ("shown" if after else "not shown (the existing DEM shows the slopes before development only)")
-              + ".", submitted=before,
-              settle="; ".join(([] if dem_submitted else ["a DEM in site.toml [dem]"]) + ([] if after else
-                               ["a proposed-grade DEM ([dem] proposed) or [declared] slopes_after describing the slopes after development"])))
+    return _f(
+        "not_assessed",
+        f"{head}: {before}; after: "
+        + ("shown" if after else "not shown (the existing DEM shows the slopes before development only)")
+        + ".",
+        submitted=before,
+        settle="; ".join(
+            ([] if dem_submitted else ["a DEM in site.toml [dem]"])
+            + (
+                []
+                if after
+                else [
+                    "a proposed-grade DEM ([dem] proposed) or [declared] slopes_after describing the slopes "
+                    "after development"
+                ]
+            )
+        ),
+    )
 
 
 # --------------------------------------------------------------------------------------------- contours
@@ -224,46 +328,106 @@ def contour_interval_ft(levels_ft: list[float]) -> float | None:
 
 def contour_finding(site: Site, profile: Profile, declared: Declared, head: str) -> ReviewFinding:
     entry = profile.entry("terrain", "contour_interval_ft") or {}
-    if not entry.get("citation"):  # the chapter's interval, cited; geosite's drawing interval (a source) is no limit
-        return _f("not_assessed", f"{head}: the chapter's contour interval is not in the profile (not read, or not stated), so the "
-                  "plan's contours cannot be judged against it.", settle="the chapter's contour interval in the profile ([terrain] "
-                  "contour_interval_ft with its citation)")
+    # the chapter's interval, cited; geosite's drawing interval (a source) is no limit
+    if not entry.get("citation"):
+        return _f(
+            "not_assessed",
+            f"{head}: the chapter's contour interval is not in the profile (not read, or not stated), so the "
+            "plan's contours cannot be judged against it.",
+            settle="the chapter's contour interval in the profile ([terrain] "
+            "contour_interval_ft with its citation)",
+        )
     limit = float(entry["value"])
     gdf = site.layers.get("contours")
-    dem_hint = " (a DEM was submitted: `geosite map` draws contours from it, but the plan must show them)" if site.dem_path else ""
+    dem_hint = (
+        " (a DEM was submitted: `geosite map` draws contours from it, but the plan must show them)"
+        if site.dem_path
+        else ""
+    )
     if gdf is None:
-        mi = declared.map_contour_interval_ft
-        if mi is not None:
-            ok = mi <= limit + 1e-9
-            return _f("pass" if ok else "fail", f"{head}: the submitted map declares a {mi:g} ft interval (no contours layer); the limit is {limit:g} ft.",
-                      submitted=f"declared map contour interval {mi:g} ft", values={"interval_ft": mi, "limit_ft": limit})
-        return _f("fail", f"{head}: missing; no contours layer in the submission{dem_hint}.", submitted="no contours",
-                  settle=f"a contours layer with an elevation_ft (or elevation) field at {limit:g} ft or less", layer="contours",
-                  geometry=site.boundary)
+        return _no_contours_layer(site, declared, head, limit, dem_hint)
     if len(gdf) == 0:
-        return _f("fail", f"{head}: the contours layer is empty{dem_hint}.", layer="contours", geometry=site.boundary)
-    if "elevation_ft" in gdf.columns:
-        col, m_per = "elevation_ft", M_PER_FT
-    elif "elevation" in gdf.columns:
-        unit = declared.contour_vertical_unit or (site.dem_vertical_unit.value if site.dem_vertical_unit else None)
-        if unit is None:
-            return _f("not_assessed", f"{head}: the contours' elevation field has no unit.", layer="contours",
-                      settle="[declared] contour_vertical_unit (us_ft, ft or m), or an elevation_ft field")
-        col, m_per = "elevation", M_PER_UNIT[unit]
-    else:
-        return _f("not_assessed", f"{head}: the contours layer has no elevation or elevation_ft field.", layer="contours",
-                  settle="an elevation_ft (or elevation) field on the contours")
+        return _f(
+            "fail",
+            f"{head}: the contours layer is empty{dem_hint}.",
+            layer="contours",
+            geometry=site.boundary,
+        )
+    got = _elevation_column(gdf, site, declared, head)
+    if isinstance(got, ReviewFinding):
+        return got
+    col, m_per = got
     levels = [float(v) * m_per / M_PER_FT for v in gdf[col].dropna()]
     interval = contour_interval_ft(levels)
     if interval is None:
-        return _f("not_assessed", f"{head}: a single contour level; the interval cannot be told.", layer="contours",
-                  settle="the contours of the whole site")
+        return _f(
+            "not_assessed",
+            f"{head}: a single contour level; the interval cannot be told.",
+            layer="contours",
+            settle="the contours of the whole site",
+        )
     ok = interval <= limit + 0.01
-    vals = {"interval_ft": interval, "limit_ft": limit, "levels": len(set(round(v, 2) for v in levels))}
-    return _f("pass" if ok else "fail",
-              f"{head}: contours every {interval:g} ft" + ("." if ok else f", coarser than the {limit:g} ft the chapter allows."),
-              submitted=f"contours layer, interval {interval:g} ft", values=vals, layer="contours",
-              geometry=None if ok else shapely.union_all(gdf.geometry.values))
+    vals = {"interval_ft": interval, "limit_ft": limit, "levels": len({round(v, 2) for v in levels})}
+    return _f(
+        "pass" if ok else "fail",
+        f"{head}: contours every {interval:g} ft"
+        + ("." if ok else f", coarser than the {limit:g} ft the chapter allows."),
+        submitted=f"contours layer, interval {interval:g} ft",
+        values=vals,
+        layer="contours",
+        geometry=None if ok else shapely.union_all(gdf.geometry.values),
+    )
+
+
+def _no_contours_layer(
+    site: Site, declared: Declared, head: str, limit: float, dem_hint: str
+) -> ReviewFinding:
+    """Without a contours layer: the submitted map's declared interval against ``limit`` (ft), if any."""
+    mi = declared.map_contour_interval_ft
+    if mi is not None:
+        ok = mi <= limit + 1e-9
+        return _f(
+            "pass" if ok else "fail",
+            f"{head}: the submitted map declares a {mi:g} ft interval (no contours layer); the limit is "
+            f"{limit:g} ft.",
+            submitted=f"declared map contour interval {mi:g} ft",
+            values={"interval_ft": mi, "limit_ft": limit},
+        )
+    return _f(
+        "fail",
+        f"{head}: missing; no contours layer in the submission{dem_hint}.",
+        submitted="no contours",
+        settle=f"a contours layer with an elevation_ft (or elevation) field at {limit:g} ft or less",
+        layer="contours",
+        geometry=site.boundary,
+    )
+
+
+def _elevation_column(
+    gdf: gpd.GeoDataFrame, site: Site, declared: Declared, head: str
+) -> tuple[str, float] | ReviewFinding:
+    """The contours' elevation field and metres per its unit; a finding when there is none, or no unit."""
+    if "elevation_ft" in gdf.columns:
+        return "elevation_ft", M_PER_FT
+    elif "elevation" in gdf.columns:
+        unit = declared.contour_vertical_unit or (
+            site.dem_vertical_unit.value if site.dem_vertical_unit else None
+        )
+        if unit is None:
+            return _f(
+                "not_assessed",
+                f"{head}: the contours' elevation field has no unit.",
+                layer="contours",
+                settle="[declared] contour_vertical_unit (us_ft, ft or m), or an elevation_ft field",
+            )
+        return "elevation", M_PER_UNIT[unit]
+    else:
+        return _f(
+            "not_assessed",
+            f"{head}: the contours layer has no elevation or elevation_ft field.",
+            layer="contours",
+            settle="an elevation_ft (or elevation) field on the contours",
+        )
 
 
 # --------------------------------------------------------------------------------------------- map
@@ -295,59 +459,110 @@ def map_scale(path: Path, dpi: float | None) -> dict[str, Any]:
             dpi = res * 2.54 if unit.startswith("3") else res if unit.startswith("2") else None
         except ValueError:
             dpi = None
-    return {"georeferenced": True, "pixel_ft": pixel_ft, "dpi": dpi, "ft_per_in": pixel_ft * dpi if dpi else None,
-            "bounds": bounds, "crs": pcrs}
+    return {
+        "georeferenced": True,
+        "pixel_ft": pixel_ft,
+        "dpi": dpi,
+        "ft_per_in": pixel_ft * dpi if dpi else None,
+        "bounds": bounds,
+        "crs": pcrs,
+    }
 
 
 def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str) -> ReviewFinding:
     path = declared.submitted_map
-    max_ft = float(item["max_ft_per_in"]) if item.get("max_ft_per_in") is not None else float("inf")  # no scale in the item: none judged
+    # no scale in the item: none judged
+    max_ft = float(item["max_ft_per_in"]) if item.get("max_ft_per_in") is not None else float("inf")
     if path is None:
-        return _f("not_assessed", f"{head}: no submitted map declared; scale and extent not assessable.",
-                  settle="[declared] submitted_map (a GeoTIFF with map_dpi, or a PDF with map_scale_ft_per_in)")
+        return _f(
+            "not_assessed",
+            f"{head}: no submitted map declared; scale and extent not assessable.",
+            settle="[declared] submitted_map (a GeoTIFF with map_dpi, or a PDF with map_scale_ft_per_in)",
+        )
     if path.suffix.lower() not in (".tif", ".tiff"):
-        s = declared.map_scale_ft_per_in
-        if s is None:
-            return _f("not_assessed", f"{head}: {path.name} is not a GeoTIFF and no scale is declared.",
-                      settle="[declared] map_scale_ft_per_in, or the map as a georeferenced GeoTIFF with map_dpi")
-        ok = s <= max_ft + 1e-9
-        return _f("pass" if ok else "fail", f"{head}: {path.name} declared at 1 in = {s:g} ft (declared, not measured); "
-                  + ("at or larger than" if ok else "smaller than") + f" 1 in = {max_ft:g} ft.", submitted=f"{path.name}, 1 in = {s:g} ft (declared)",
-                  values={"ft_per_in": s})
+        return _declared_scale_finding(path, declared, head, max_ft)
     try:
         info = map_scale(path, declared.map_dpi)
     except Exception as exc:  # rasterio errors: an unreadable image
         return _f("fail", f"{head}: {path.name} cannot be read as a GeoTIFF ({exc}).", submitted=path.name)
     if not info["georeferenced"]:
-        return _f("fail", f"{head}: {path.name} is not georeferenced (no CRS or transform).", submitted=path.name,
-                  settle="a georeferenced GeoTIFF")
+        return _f(
+            "fail",
+            f"{head}: {path.name} is not georeferenced (no CRS or transform).",
+            submitted=path.name,
+            settle="a georeferenced GeoTIFF",
+        )
     problems, vals = [], {"pixel_ft": info["pixel_ft"], "dpi": info["dpi"], "ft_per_in": info["ft_per_in"]}
     s = info["ft_per_in"]
     if s is None:
         s = declared.map_scale_ft_per_in
         if s is None:
-            return _f("not_assessed", f"{head}: {path.name} has no print resolution; its scale cannot be told.",
-                      settle="[declared] map_dpi (the print resolution) or map_scale_ft_per_in")
+            return _f(
+                "not_assessed",
+                f"{head}: {path.name} has no print resolution; its scale cannot be told.",
+                settle="[declared] map_dpi (the print resolution) or map_scale_ft_per_in",
+            )
     elif declared.map_scale_ft_per_in is not None and abs(declared.map_scale_ft_per_in - s) > 0.02 * s:
-        problems.append(f"declared 1 in = {declared.map_scale_ft_per_in:g} ft but {info['pixel_ft']:.3g} ft pixels printed at {info['dpi']:g} dpi give 1 in = {s:,.1f} ft")
+        problems.append(
+            f"declared 1 in = {declared.map_scale_ft_per_in:g} ft but {info['pixel_ft']:.3g} ft pixels "
+            f"printed at {info['dpi']:g} dpi give 1 in = {s:,.1f} ft"
+        )
     if s > max_ft + 1e-6:
         problems.append(f"1 in = {s:,.1f} ft is smaller than the required 1 in = {max_ft:g} ft")
     geometry = None
     margin = item.get("margin_ft")
     if margin is not None:
-        from shapely.geometry import box
-
-        from geosite.grid import bounds_in as _bounds_in
-
-        b = _bounds_in(info["bounds"], 0.0, info["crs"], site.crs) if not info["crs"].equals(site.crs) else info["bounds"]
-        need = site.boundary.buffer(float(margin) / site.ft_per_unit, join_style="mitre")
-        short = need.difference(box(*b))
-        if short.area * site.ft_per_unit**2 > 1.0:
-            problems.append(f"it does not show the site and {float(margin):g} ft around it ({short.area * site.ft_per_unit ** 2:,.0f} sq ft left out)")
+        short = _left_out(site, info, float(margin))
+        if short is not None:
+            problems.append(
+                f"it does not show the site and {float(margin):g} ft around it "
+                f"({short.area * site.ft_per_unit**2:,.0f} sq ft left out)"
+            )
             geometry = short
     vals["ft_per_in"] = s
     sub = f"{path.name}: 1 in = {s:,.1f} ft"
     if problems:
         return _f("fail", f"{head}: {'; '.join(problems)}.", submitted=sub, values=vals, geometry=geometry)
-    return _f("pass", f"{head}: {path.name} at 1 in = {s:,.1f} ft" + (f", covering the site and {float(margin):g} ft around it." if margin else "."),
-              submitted=sub, values=vals)
+    return _f(
+        "pass",
+        f"{head}: {path.name} at 1 in = {s:,.1f} ft"
+        + (f", covering the site and {float(margin):g} ft around it." if margin else "."),
+        submitted=sub,
+        values=vals,
+    )
+
+
+def _declared_scale_finding(path: Path, declared: Declared, head: str, max_ft: float) -> ReviewFinding:
+    """A map that is not a GeoTIFF: its declared scale (ft per inch) against ``max_ft``."""
+    s = declared.map_scale_ft_per_in
+    if s is None:
+        return _f(
+            "not_assessed",
+            f"{head}: {path.name} is not a GeoTIFF and no scale is declared.",
+            settle="[declared] map_scale_ft_per_in, or the map as a georeferenced GeoTIFF with map_dpi",
+        )
+    ok = s <= max_ft + 1e-9
+    return _f(
+        "pass" if ok else "fail",
+        f"{head}: {path.name} declared at 1 in = {s:g} ft (declared, not measured); "
+        + ("at or larger than" if ok else "smaller than")
+        + f" 1 in = {max_ft:g} ft.",
+        submitted=f"{path.name}, 1 in = {s:g} ft (declared)",
+        values={"ft_per_in": s},
+    )
+
+
+def _left_out(site: Site, info: dict[str, Any], margin: float) -> Any:
+    """The part of the site and ``margin`` ft around it the map does not show (None: under 1 sq ft)."""
+    from shapely.geometry import box
+
+    from geosite.grid import bounds_in as _bounds_in
+
+    b = (
+        _bounds_in(info["bounds"], 0.0, info["crs"], site.crs)
+        if not info["crs"].equals(site.crs)
+        else info["bounds"]
+    )
+    need = site.boundary.buffer(margin / site.ft_per_unit, join_style="mitre")
+    short = need.difference(box(*b))
+    return short if short.area * site.ft_per_unit**2 > 1.0 else None

@@ -4,17 +4,22 @@
 [declared]
 plan_type = "full"                  # full | statement: the kind of plan submitted
 disturbed_area_sqft = 56000.0       # or disturbed_area_acres = 1.29 (not both)
-submitted_map = "existing_map.tif"  # the existing site map: a georeferenced GeoTIFF, or a PDF (relative to the folder)
-map_dpi = 150                       # print resolution of the GeoTIFF, pixels per inch (default: its TIFF resolution tags)
-map_scale_ft_per_in = 100           # declared scale, feet per inch (needed for a PDF; checked against a GeoTIFF)
+# the existing site map: a georeferenced GeoTIFF, or a PDF (relative to the folder)
+submitted_map = "existing_map.tif"
+map_dpi = 150                       # GeoTIFF print resolution, pixels per inch (default: its resolution tags)
+# declared scale, ft per inch (needed for a PDF; checked against a GeoTIFF)
+map_scale_ft_per_in = 100
 map_contour_interval_ft = 2.0       # contour interval printed on the submitted map
-contour_vertical_unit = "us_ft"     # unit of the contours layer's `elevation` field (us_ft | ft | m); `elevation_ft` is feet
-final_conditions = "final.pdf"      # A(2): plan of final site conditions (a file in the folder, or a description)
+# unit of the contours layer's `elevation` field (us_ft | ft | m); `elevation_ft` is feet
+contour_vertical_unit = "us_ft"
+final_conditions = "final.pdf"      # A(2): plan of final site conditions (a file in the folder, or a text)
 maintenance = "Weekly and after 0.5 in of rain; ..."  # A(3)(e): provisions for BMP maintenance
 stabilization = "Seed and mulch ..."                  # A(3)(f) / B(7): stabilization materials and schedule
 steep_slope_controls = "Erosion mat on the 15 % bank"  # B(6)(d): extra controls on slopes of 12 % or more
-slopes_after = "Lot graded to drain north-east to the street"  # statement B(2): direction of slopes after development
-surety = "Letter of credit, First Bank, $6,000"         # D(2): the surety bond, letter of credit or escrow offered
+# statement B(2): direction of slopes after development
+slopes_after = "Lot graded to drain north-east to the street"
+# D(2): the surety bond, letter of credit or escrow offered
+surety = "Letter of credit, First Bank, $6,000"
 ```
 
 Every key is optional. Unknown keys and wrong types are input errors (exit 2), listed together.
@@ -59,15 +64,40 @@ class Declared:
         return getattr(self, key, None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: (str(v) if isinstance(v, Path) else v) for f in fields(self) if (v := getattr(self, f.name)) is not None}
+        return {
+            f.name: (str(v) if isinstance(v, Path) else v)
+            for f in fields(self)
+            if (v := getattr(self, f.name)) is not None
+        }
 
 
-_TEXT = ("final_conditions", "maintenance", "stabilization", "steep_slope_controls", "slopes_after", "surety", "waste",
-         "street_cleaning", "offsite_cleanup", "bmp_removal", "dewatering_treatment", "contours")
+_TEXT = (
+    "final_conditions",
+    "maintenance",
+    "stabilization",
+    "steep_slope_controls",
+    "slopes_after",
+    "surety",
+    "waste",
+    "street_cleaning",
+    "offsite_cleanup",
+    "bmp_removal",
+    "dewatering_treatment",
+    "contours",
+)
 _NUMBERS = ("map_dpi", "map_scale_ft_per_in", "map_contour_interval_ft")
 #: (the texts include the duties during construction a plan may state, the profile's provisions: B(2) waste,
-#: B(3) street cleaning, B(5) off-site cleanup, B(6)(f) BMP removal; what treats pumped water; the contours layer)
-_KNOWN = {"plan_type", "disturbed_area_sqft", "disturbed_area_acres", "submitted_map", "contour_vertical_unit", *_TEXT, *_NUMBERS}
+#: B(3) street cleaning, B(5) off-site cleanup, B(6)(f) BMP removal; what treats pumped water; the contours
+# layer)
+_KNOWN = {
+    "plan_type",
+    "disturbed_area_sqft",
+    "disturbed_area_acres",
+    "submitted_map",
+    "contour_vertical_unit",
+    *_TEXT,
+    *_NUMBERS,
+}
 
 
 #: Declared texts ending so name a file of the submission (checked to lie inside its folder).
@@ -78,7 +108,6 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
     """The ``[declared]`` table of ``folder/site.toml`` (and the whole parsed TOML). Files it names
     (``submitted_map``, a ``final_conditions`` file) must lie inside the folder: a path leaving it is
     refused without looking at what it points to."""
-    from geosite.io.untrusted import inside, raster_format, regular_file
     from geosite.site import read_site_toml
 
     root = Path(folder)
@@ -114,11 +143,37 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
     if sqft is not None and acres is not None:
         problems.append(f"{where} give disturbed_area_sqft or disturbed_area_acres, not both")
     area = sqft if sqft is not None else (acres * SQFT_PER_ACRE if acres is not None else None)
+    smap = _submitted_map(d, root, where, problems)
+    unit = d.get("contour_vertical_unit")
+    if unit is not None and str(unit) not in ("us_ft", "ft", "m"):
+        problems.append(f"{where} contour_vertical_unit = {unit!r}; use us_ft, ft or m")
+        unit = None
+    texts = _declared_texts(d, root, where, problems)
+    nums: dict[str, Any] = {k: num(k) for k in _NUMBERS}
+    if problems:
+        raise SiteValidationError(problems, str(root))
+    return Declared(
+        plan_type=plan_type,
+        disturbed_area_sqft=area,
+        submitted_map=smap,
+        contour_vertical_unit=unit,
+        **nums,
+        **texts,
+    ), conf
+
+
+def _submitted_map(d: dict[str, Any], root: Path, where: str, problems: list[str]) -> Path | None:
+    """The declared ``submitted_map``: a file inside the folder, of a format geosite reads (None when
+    absent, or with a problem)."""
+    from geosite.io.untrusted import inside, raster_format, regular_file
+
     smap = None
     if d.get("submitted_map"):
         try:
             if not isinstance(d["submitted_map"], str):
-                raise InputError(f"{where} submitted_map = {d['submitted_map']!r} must be a text (a file in the folder)")
+                raise InputError(
+                    f"{where} submitted_map = {d['submitted_map']!r} must be a text (a file in the folder)"
+                )
             smap = inside(root, d["submitted_map"], f"{where} submitted_map")
             if not smap.exists():
                 raise InputError(f"{where} submitted_map {str(root / d['submitted_map'])!r}: file not found")
@@ -129,11 +184,14 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
         except InputError as exc:
             problems.append(str(exc))
             smap = None
-    unit = d.get("contour_vertical_unit")
-    if unit is not None and str(unit) not in ("us_ft", "ft", "m"):
-        problems.append(f"{where} contour_vertical_unit = {unit!r}; use us_ft, ft or m")
-        unit = None
-    texts = {}
+    return smap
+
+
+def _declared_texts(d: dict[str, Any], root: Path, where: str, problems: list[str]) -> dict[str, Any]:
+    """The declared texts (a text naming a file must name one inside the folder)."""
+    from geosite.io.untrusted import inside
+
+    texts: dict[str, Any] = {}
     for k in _TEXT:
         v = d.get(k)
         if v is not None and (not isinstance(v, str | bool) or (isinstance(v, str) and not v.strip())):
@@ -146,8 +204,4 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
                 problems.append(str(exc))
                 v = None
         texts[k] = None if v in (None, False) else str(v)
-    nums = {k: num(k) for k in _NUMBERS}
-    if problems:
-        raise SiteValidationError(problems, str(root))
-    return Declared(plan_type=plan_type, disturbed_area_sqft=area, submitted_map=smap, contour_vertical_unit=unit,
-                    **nums, **texts), conf
+    return texts

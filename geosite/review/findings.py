@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from geosite.io.output import py_scalar
 from geosite.rules import Finding
+
+if TYPE_CHECKING:
+    from shapely.geometry.base import BaseGeometry
 
 #: the statuses of geosite.rules.STATUSES, in the order a report lists them (fails first)
 STATUSES = ("fail", "inspector_decision", "not_assessed", "info", "pass")
@@ -67,15 +70,15 @@ def md(text: Any) -> str:
     """A text as literal Markdown: one line (newlines to spaces, so no text starts a heading or a list
     item: every line begins with geosite's own prefix), and every character that could make emphasis,
     a link, code, a table, an entity or HTML inside a line (``<``, ``*``, ``[``, ``&``, a backtick...)
-    backslash-escaped (CommonMark renders the character itself). Every text of findings.md goes through here: much of it comes from the
+    backslash-escaped (CommonMark renders the character itself). Every text of findings.md goes through here:
+    much of it comes from the
     submission (names, ids, declared texts)."""
     one_line = re.sub(r"[\r\n\u2028\u2029]+", " ", "" if text is None else str(text))
     return _MD_SPECIAL.sub(r"\\\1", one_line)
 
 
-def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> str:
-    """findings.md: the verdict, the review deadline (when known), then findings grouped by section.
-    Every text is escaped (:func:`md`)."""
+def _summary_lines(summary: dict[str, Any]) -> list[str]:
+    """findings.md's head: the site, jurisdiction, profile, verdict, plan type, area and review deadline."""
     out = [f"# Plan check: {md(summary['site'])}", ""]
     out.append(f"- Jurisdiction: {md(summary['jurisdiction_name'])}")
     if summary.get("profile_file"):
@@ -84,25 +87,44 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
         out.append(f"- {md(summary['isolation'])}")
     out.append(f"- Verdict: **{md(summary['verdict'])}** ({md(summary['counts_text'])})")
     if summary.get("plan_type_required"):
-        out.append(f"- Plan required: {md(summary['plan_type_required'])}; declared: {md(summary.get('plan_type_declared') or 'not declared')}")
+        out.append(
+            f"- Plan required: {md(summary['plan_type_required'])}; declared: "
+            f"{md(summary.get('plan_type_declared') or 'not declared')}"
+        )
     if summary.get("disturbed_area_sqft") is not None:
-        out.append(f"- Disturbed area (measured): {summary['disturbed_area_sqft']:,.0f} sq ft ({summary['disturbed_area_acres']:.3f} acres)")
+        out.append(
+            f"- Disturbed area (measured): {summary['disturbed_area_sqft']:,.0f} sq ft "
+            f"({summary['disturbed_area_acres']:.3f} acres)"
+        )
     dl = summary.get("review_deadline")
     if dl:
         out.append(f"- Review deadline: {md(dl)}")
     elif summary.get("schedule_note"):
         out.append(f"- Review deadline: {md(summary['schedule_note'])}")
+    return out
+
+
+def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> str:
+    """findings.md: the verdict, the review deadline (when known), then findings grouped by section.
+    Every text is escaped (:func:`md`)."""
+    out = _summary_lines(summary)
     out.append("")
     failed = [f for f in findings if f.status == "fail"]
     if failed:
         # what the inspector writes to the applicant about: first, each with its section
         out += ["## What fails", ""]
-        out += [f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ") for k, f in enumerate(failed, 1)]
+        out += [
+            f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ")
+            for k, f in enumerate(failed, 1)
+        ]
         out.append("")
     decide = [f for f in findings if f.status == "inspector_decision"]
     if decide:  # neither a pass nor a fail: the chapter leaves these to the Building Inspector
         out += ["## For the inspector's decision", ""]
-        out += [f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ") for k, f in enumerate(decide, 1)]
+        out += [
+            f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ")
+            for k, f in enumerate(decide, 1)
+        ]
         out.append("")
     groups: dict[str, list[ReviewFinding]] = defaultdict(list)
     for f in findings:
@@ -119,7 +141,9 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
             if f.settle:
                 out.append(f"  - To settle it: {md(f.settle)}")
             if f.geometry is not None and not f.geometry.is_empty:
-                out.append(f"  - Where: {f.geometry.geom_type} at {md(where_text(f.geometry, summary['crs']))}; "
-                           f"layer `findings`, finding_id {md(f.id)}")
+                out.append(
+                    f"  - Where: {f.geometry.geom_type} at {md(where_text(f.geometry, summary['crs']))}; "
+                    f"layer `findings`, finding_id {md(f.id)}"
+                )
         out.append("")
     return "\n".join(out)

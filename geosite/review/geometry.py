@@ -18,6 +18,7 @@ Thresholds come from the profile's ``[submission]`` table.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
@@ -50,8 +51,6 @@ def _cite(profile: Profile, key: str) -> str:
     return e.get("citation", "")
 
 
-
-
 def read_raw_layers(site: Site, conf: dict[str, Any]) -> dict[str, gpd.GeoDataFrame]:
     """The layers as submitted (before reprojection and repair), keyed by geosite layer name."""
     from geosite.site import read_layers
@@ -70,61 +69,139 @@ def check_geometry(
     citation_for_layer: dict[str, str] | None = None,
 ) -> list[ReviewFinding]:
     """Findings on the submitted geometry (see the module docstring)."""
-    cites = citation_for_layer or {}
-    out: list[ReviewFinding] = []
-    fpu = site.ft_per_unit
-
-    def add(rule: str, status: str, msg: str, *, layer: str | None = None, ids=(), geometry=None, citation: str = "", **kw) -> None:
-        out.append(ReviewFinding(rule=rule, citation=citation or cites.get(layer or "", ""), section=SECTION, status=status,
-                                 message=msg, layer=layer, feature_ids=[py_scalar(i) for i in ids], geometry=geometry, **kw))
-
-    # CRS
-    expected = profile.data.get("jurisdiction", {}).get("expected_crs")
-    if expected:
-        exp = CRS.from_user_input(expected)
-        if not site.crs.equals(exp):
-            add("crs.expected", "info",
-                f"The site CRS is {site.crs.name}, not the {exp.name} ({expected}) this jurisdiction expects; layers were measured in feet after reprojection.",
-                requirement=f"{expected} ({exp.name}) expected by the profile")
-    decl = CRS.from_user_input(declared_crs) if declared_crs else None
-    for lname, gdf in raw.items():
-        if decl is None or gdf.crs is None or gdf.crs.equals(decl):
-            continue
-        if gdf.crs.is_geographic:
-            add("crs.layer_reprojected", "info", f"Layer {lname} is in {gdf.crs.name} (degrees); reprojected to the declared {decl.name}.", layer=lname)
-        else:
-            add("crs.layer_contradicts_declared", "fail",
-                f"Layer {lname} is in {gdf.crs.name}, which contradicts the crs declared in site.toml ({decl.name}); "
-                "geosite reprojected it, but the plan's layers must agree with the declared system (or the declaration is wrong).",
-                layer=lname, requirement=f"every layer in the declared CRS {decl.name}", submitted=gdf.crs.name)
-
-    # invalid polygons repaired with --make-valid
-    for lname, gdf in raw.items():
-        site_gdf = site.layers.get(lname)
-        if site_gdf is None or len(gdf) != len(site_gdf) or not len(gdf):
-            continue
-        geom = gdf.geometry.values
-        bad = ~np.asarray(shapely.is_valid(geom)) & ~np.asarray(shapely.is_missing(geom) | shapely.is_empty(geom))
-        if not bad.any():
-            continue
-        g_site = gdf.geometry if gdf.crs is None or gdf.crs.equals(site.crs) else gdf.geometry.to_crs(site.crs)
-        for i in np.flatnonzero(bad):
-            fid = py_scalar(site_gdf["id"].iloc[i])
-            reason = shapely.is_valid_reason(geom[i])
-            before = g_site.iloc[i]
-            after = site_gdf.geometry.iloc[i]
-            add("geometry.invalid_repaired", "fail",
-                f"{lname} {fid}: invalid polygon ({reason}); repaired with --make-valid for the measurements "
-                f"({abs(before.area) * fpu**2:,.0f} sq ft as drawn, {after.area * fpu**2:,.0f} sq ft repaired); a corrected polygon is needed.",
-                layer=lname, ids=[fid], geometry=before, values={"reason": reason, "repaired_area_sqft": after.area * fpu**2},
-                requirement="valid polygons (no self-intersections)", submitted=reason)
-
-    boundary = site.boundary
+    chk = _GeometryCheck(site, profile, citation_for_layer or {})
+    chk.crs(raw, declared_crs)
+    chk.repaired(raw)
     for lname, gdf in site.layers.items():
         if not len(gdf):
             continue
-        geoms = gdf.geometry.values
-        ids = gdf["id"].to_numpy()
+        chk.slivers(lname, gdf)
+        chk.duplicates(lname, gdf)
+        if lname != "site_boundary":
+            chk.off_site(lname, gdf)
+    chk.bmps_outside()
+    return chk.out
+
+
+@dataclass
+class _GeometryCheck:
+    """The geometry findings of one site, gathered in ``out``."""
+
+    site: Site
+    profile: Profile
+    cites: dict[str, str]
+    out: list[ReviewFinding] = field(default_factory=list)
+
+    @property
+    def fpu(self) -> float:
+        return float(self.site.ft_per_unit)
+
+    def add(
+        self,
+        rule: str,
+        status: str,
+        msg: str,
+        *,
+        layer: str | None = None,
+        ids: Any = (),
+        geometry: Any = None,
+        citation: str = "",
+        **kw: Any,
+    ) -> None:
+        """One finding of this section (its citation: ``citation``, else the layer's)."""
+        self.out.append(
+            ReviewFinding(
+                rule=rule,
+                citation=citation or self.cites.get(layer or "", ""),
+                section=SECTION,
+                status=status,
+                message=msg,
+                layer=layer,
+                feature_ids=[py_scalar(i) for i in ids],
+                geometry=geometry,
+                **kw,
+            )
+        )
+
+    def crs(self, raw: dict[str, gpd.GeoDataFrame], declared_crs: str | None) -> None:
+        """The site CRS against the profile's expected one; each layer's against the declared one."""
+        site, profile, add = self.site, self.profile, self.add
+        # CRS
+        expected = profile.data.get("jurisdiction", {}).get("expected_crs")
+        if expected:
+            exp = CRS.from_user_input(expected)
+            if not site.crs.equals(exp):
+                add(
+                    "crs.expected",
+                    "info",
+                    f"The site CRS is {site.crs.name}, not the {exp.name} ({expected}) this jurisdiction "
+                    "expects; layers were measured in feet after reprojection.",
+                    requirement=f"{expected} ({exp.name}) expected by the profile",
+                )
+        decl = CRS.from_user_input(declared_crs) if declared_crs else None
+        for lname, gdf in raw.items():
+            if decl is None or gdf.crs is None or gdf.crs.equals(decl):
+                continue
+            if gdf.crs.is_geographic:
+                add(
+                    "crs.layer_reprojected",
+                    "info",
+                    f"Layer {lname} is in {gdf.crs.name} (degrees); reprojected to the declared {decl.name}.",
+                    layer=lname,
+                )
+            else:
+                add(
+                    "crs.layer_contradicts_declared",
+                    "fail",
+                    f"Layer {lname} is in {gdf.crs.name}, which contradicts the crs declared in site.toml "
+                    f"({decl.name}); "
+                    "geosite reprojected it, but the plan's layers must agree with the declared system "
+                    "(or the declaration is wrong).",
+                    layer=lname,
+                    requirement=f"every layer in the declared CRS {decl.name}",
+                    submitted=gdf.crs.name,
+                )
+
+    def repaired(self, raw: dict[str, gpd.GeoDataFrame]) -> None:
+        """Invalid polygons repaired with --make-valid."""
+        site, add, fpu = self.site, self.add, self.fpu
+        # invalid polygons repaired with --make-valid
+        for lname, gdf in raw.items():
+            site_gdf = site.layers.get(lname)
+            if site_gdf is None or len(gdf) != len(site_gdf) or not len(gdf):
+                continue
+            geom = gdf.geometry.values
+            bad = ~np.asarray(shapely.is_valid(geom)) & ~np.asarray(
+                shapely.is_missing(geom) | shapely.is_empty(geom)
+            )
+            if not bad.any():
+                continue
+            g_site = (
+                gdf.geometry if gdf.crs is None or gdf.crs.equals(site.crs) else gdf.geometry.to_crs(site.crs)
+            )
+            for i in np.flatnonzero(bad):
+                fid = py_scalar(site_gdf["id"].iloc[i])
+                reason = shapely.is_valid_reason(geom[i])
+                before = g_site.iloc[i]
+                after = site_gdf.geometry.iloc[i]
+                add(
+                    "geometry.invalid_repaired",
+                    "fail",
+                    f"{lname} {fid}: invalid polygon ({reason}); repaired with --make-valid for the "
+                    f"measurements ({abs(before.area) * fpu**2:,.0f} sq ft as drawn, "
+                    f"{after.area * fpu**2:,.0f} sq ft repaired); a corrected polygon is needed.",
+                    layer=lname,
+                    ids=[fid],
+                    geometry=before,
+                    values={"reason": reason, "repaired_area_sqft": after.area * fpu**2},
+                    requirement="valid polygons (no self-intersections)",
+                    submitted=reason,
+                )
+
+    def slivers(self, lname: str, gdf: gpd.GeoDataFrame) -> None:
+        """Sliver polygons: a digitizing error."""
+        profile, add, fpu = self.profile, self.add, self.fpu
+        geoms, ids = gdf.geometry.values, gdf["id"].to_numpy()
         # slivers
         poly = np.isin(shapely.get_type_id(geoms), (3, 6))
         if poly.any():
@@ -133,49 +210,92 @@ def check_geometry(
             width = np.where(perim > 0, 2.0 * area / np.where(perim > 0, perim, 1.0), 0.0)
             amin, wmin = _v(profile, "sliver_area_sqft"), _v(profile, "sliver_width_ft")
             for i in np.flatnonzero(poly & ((area < amin) | (width < wmin))):
-                add("geometry.sliver", "fail",
-                    f"{lname} {py_scalar(ids[i])}: sliver polygon ({area[i]:,.1f} sq ft, mean width {width[i]:,.2f} ft; "
-                    f"slivers are under {amin:g} sq ft or {wmin:g} ft wide): a digitizing error to remove or redraw.",
-                    layer=lname, ids=[ids[i]], geometry=geoms[i], values={"area_sqft": float(area[i]), "mean_width_ft": float(width[i])})
+                add(
+                    "geometry.sliver",
+                    "fail",
+                    f"{lname} {py_scalar(ids[i])}: sliver polygon ({area[i]:,.1f} sq ft, mean width "
+                    f"{width[i]:,.2f} ft; "
+                    f"slivers are under {amin:g} sq ft or {wmin:g} ft wide): a digitizing error to remove or "
+                    "redraw.",
+                    layer=lname,
+                    ids=[ids[i]],
+                    geometry=geoms[i],
+                    values={"area_sqft": float(area[i]), "mean_width_ft": float(width[i])},
+                )
+
+    def duplicates(self, lname: str, gdf: gpd.GeoDataFrame) -> None:
+        """Identical geometries in one layer."""
+        add = self.add
+        geoms, ids = gdf.geometry.values, gdf["id"].to_numpy()
         # duplicates
         keys = shapely.to_wkb(shapely.normalize(geoms))
         groups: dict[bytes, list[int]] = defaultdict(list)
-        for i, k in enumerate(keys):
-            groups[k].append(i)
+        for j, k in enumerate(keys):
+            groups[k].append(j)
         for idx in groups.values():
             if len(idx) > 1:
                 dup = [py_scalar(ids[i]) for i in idx]
-                add("geometry.duplicate", "fail",
-                    f"{lname} {', '.join(map(str, dup))}: identical geometries (counted once in areas, but the plan lists them {len(idx)} times).",
-                    layer=lname, ids=dup, geometry=geoms[idx[0]])
-        # layers off the site
-        if lname != "site_boundary":
-            margin = _v(profile, "overlap_margin_ft")
-            zone = boundary.buffer(margin / fpu)
-            if not shapely.intersects(shapely.union_all(geoms), zone):
-                d = shapely.union_all(geoms).distance(boundary) * fpu
-                add("geometry.layer_off_site", "fail",
-                    f"Layer {lname} lies entirely beyond the site and {margin:g} ft around it ({d:,.0f} ft away): wrong coordinates or CRS.",
-                    layer=lname, ids=list(ids), geometry=shapely.union_all(geoms), citation=_cite(profile, "overlap_margin_ft"),
-                    values={"distance_ft": d})
-    # BMPs outside the site
-    bmps = site.layer("bmps")
-    if bmps is not None:
-        tol = _v(profile, "bmp_outside_tolerance_ft")
-        zone = boundary.buffer(tol / fpu)
-        outside = ~np.asarray(shapely.intersects(bmps.geometry.values, zone))
-        # a BMP at the thing it protects just beyond the boundary (inlet protection at a street inlet, a
-        # tracking pad at the road) is where it belongs
-        serves = {"inlet_protection": ("storm_inlets",), "tracking_pad": ("roads", "access_drives")}
-        for i in np.flatnonzero(outside):
-            kind0 = str(bmps["type"].iloc[i]).strip().lower() if "type" in bmps.columns else ""
-            near = [site.layer(n) for n in serves.get(kind0, ())]
-            if any(g is not None and bmps.geometry.iloc[i].distance(shapely.union_all(g.geometry.values)) * fpu <= tol for g in near):
-                outside[i] = False
-        for i in np.flatnonzero(outside):
-            g = bmps.geometry.iloc[i]
-            kind = bmps["type"].iloc[i] if "type" in bmps.columns else "BMP"
-            add("geometry.bmp_outside_site", "fail",
-                f"bmps {py_scalar(bmps['id'].iloc[i])} ({kind}) is drawn outside the site ({g.distance(boundary) * fpu:,.0f} ft beyond its boundary).",
-                layer="bmps", ids=[bmps["id"].iloc[i]], geometry=g, values={"distance_ft": g.distance(boundary) * fpu})
-    return out
+                add(
+                    "geometry.duplicate",
+                    "fail",
+                    f"{lname} {', '.join(map(str, dup))}: identical geometries (counted once in areas, but "
+                    f"the plan lists them {len(idx)} times).",
+                    layer=lname,
+                    ids=dup,
+                    geometry=geoms[idx[0]],
+                )
+
+    def off_site(self, lname: str, gdf: gpd.GeoDataFrame) -> None:
+        """A layer lying entirely beyond the site and its margin."""
+        profile, add, fpu, boundary = self.profile, self.add, self.fpu, self.site.boundary
+        geoms, ids = gdf.geometry.values, gdf["id"].to_numpy()
+        margin = _v(profile, "overlap_margin_ft")
+        zone = boundary.buffer(margin / fpu)
+        if not shapely.intersects(shapely.union_all(geoms), zone):
+            d = shapely.union_all(geoms).distance(boundary) * fpu
+            add(
+                "geometry.layer_off_site",
+                "fail",
+                f"Layer {lname} lies entirely beyond the site and {margin:g} ft around it ({d:,.0f} ft "
+                "away): wrong coordinates or CRS.",
+                layer=lname,
+                ids=list(ids),
+                geometry=shapely.union_all(geoms),
+                citation=_cite(profile, "overlap_margin_ft"),
+                values={"distance_ft": d},
+            )
+
+    def bmps_outside(self) -> None:
+        """BMPs drawn outside the site (but not one at what it protects just beyond the boundary)."""
+        site, profile, add, fpu, boundary = self.site, self.profile, self.add, self.fpu, self.site.boundary
+        # BMPs outside the site
+        bmps = site.layer("bmps")
+        if bmps is not None:
+            tol = _v(profile, "bmp_outside_tolerance_ft")
+            zone = boundary.buffer(tol / fpu)
+            outside = ~np.asarray(shapely.intersects(bmps.geometry.values, zone))
+            # a BMP at the thing it protects just beyond the boundary (inlet protection at a street inlet, a
+            # tracking pad at the road) is where it belongs
+            serves = {"inlet_protection": ("storm_inlets",), "tracking_pad": ("roads", "access_drives")}
+            for i in np.flatnonzero(outside):
+                kind0 = str(bmps["type"].iloc[i]).strip().lower() if "type" in bmps.columns else ""
+                near = [site.layer(n) for n in serves.get(kind0, ())]
+                if any(
+                    g is not None
+                    and bmps.geometry.iloc[i].distance(shapely.union_all(g.geometry.values)) * fpu <= tol
+                    for g in near
+                ):
+                    outside[i] = False
+            for i in np.flatnonzero(outside):
+                g = bmps.geometry.iloc[i]
+                kind = bmps["type"].iloc[i] if "type" in bmps.columns else "BMP"
+                add(
+                    "geometry.bmp_outside_site",
+                    "fail",
+                    f"bmps {py_scalar(bmps['id'].iloc[i])} ({kind}) is drawn outside the site "
+                    f"({g.distance(boundary) * fpu:,.0f} ft beyond its boundary).",
+                    layer="bmps",
+                    ids=[bmps["id"].iloc[i]],
+                    geometry=g,
+                    values={"distance_ft": g.distance(boundary) * fpu},
+                )

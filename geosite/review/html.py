@@ -41,7 +41,13 @@ from shapely.geometry import mapping
 
 from geosite.review.findings import where_text
 
-STATUS_COLOURS = {"fail": "#d7191c", "not_assessed": "#e08a00", "info": "#2b83ba", "pass": "#1a9641", "inspector_decision": "#7b3294"}
+STATUS_COLOURS = {
+    "fail": "#d7191c",
+    "not_assessed": "#e08a00",
+    "info": "#2b83ba",
+    "pass": "#1a9641",
+    "inspector_decision": "#7b3294",
+}
 #: Geometry drawn on the page is simplified to this fraction of the site's extent (and at least
 #: :data:`DRAW_TOLERANCE_MIN_FT`): a 1 M-vertex boundary draws as a few thousand vertices.
 DRAW_TOLERANCE_FRACTION = 1 / 5000
@@ -135,13 +141,20 @@ def _text(v: Any) -> str:
     return str(v.item() if hasattr(v, "item") else v)
 
 
-def _layer(gdf, crs, tol: float, label: str, attrs: tuple[str, ...] = (), name_of=None) -> dict[str, Any]:
+def _layer(gdf, crs, tol: float, label: str, attrs: tuple[str, ...] = (), *, name_of=None) -> dict[str, Any]:
     cols = [c for c in attrs if c in gdf.columns]
     props = []
     for i in range(len(gdf)):
         row = {c: _text(gdf[c].iloc[i]) for c in cols}
-        name = name_of(gdf, i) if name_of else (f"{label} {row['id']}" + (f": {row['name']}" if row.get("name") else "")
-                                               if "id" in row else label)
+        name = (
+            name_of(gdf, i)
+            if name_of
+            else (
+                f"{label} {row['id']}" + (f": {row['name']}" if row.get("name") else "")
+                if "id" in row
+                else label
+            )
+        )
         props.append({"name": name, "attrs": row})
     return _collection(_to_wgs84(_drawable(list(gdf.geometry), tol), crs), props)
 
@@ -151,40 +164,88 @@ def page_data(result) -> dict[str, Any]:
     drawing, see :data:`DRAW_TOLERANCE_FRACTION`)."""
     crs = result.site.crs
     tol = _draw_tolerance(result)
+    ctx = _context_layers(result, crs, tol)
+    wide = _site_wide_shapes(result)
+    with_geom = [
+        f
+        for f in result.findings
+        if f.geometry is not None and not f.geometry.is_empty and not _is_site_wide(f.geometry, wide)
+    ]
+    geoms = _to_wgs84(_drawable([f.geometry for f in with_geom], tol), crs)
+    findings = []
+    for f in result.findings:
+        own = f in with_geom
+        findings.append(
+            {
+                "id": f.id,
+                "rule": f.rule,
+                "citation": f.citation,
+                "section": f.section,
+                "status": f.status,
+                "message": f.message,
+                "requirement": f.requirement,
+                "submitted": f.submitted,
+                "settle": f.settle,
+                "has_geometry": own,
+                "where": where_text(f.geometry, crs) if own else "",
+                "site_wide": f.geometry is not None and not f.geometry.is_empty and not own,
+            }
+        )
+    fcoll = _collection(geoms, [{"id": f.id, "status": f.status, "rule": f.rule} for f in with_geom])
+    return {
+        "summary": result.summary(),
+        "context": ctx,
+        "findings": findings,
+        "finding_geometry": fcoll,
+        "colours": STATUS_COLOURS,
+    }
+
+
+def _context_layers(result: Any, crs: Any, tol: float) -> dict[str, Any]:
+    """The page's context layers (site boundary, contours, disturbed area, fences, the site's layers and
+    its BMPs), each as GeoJSON in EPSG:4326 drawn within ``tol`` (site CRS units)."""
     ctx: dict[str, Any] = {}
-    ctx["site boundary"] = _layer(result.site.layers["site_boundary"], crs, tol, "site boundary", ("id",),
-                                  lambda g, i: "site boundary")
+    ctx["site boundary"] = _layer(
+        result.site.layers["site_boundary"],
+        crs,
+        tol,
+        "site boundary",
+        ("id",),
+        name_of=lambda g, i: "site boundary",
+    )
     L = result.analysis.layers
     contours = L.get("contours")
     if contours is not None and len(contours):
-        ctx["contours"] = _layer(contours, crs, tol, "contour", ("elevation_ft", "index"),
-                                 lambda g, i: f"contour {g['elevation_ft'].iloc[i]:,.0f} ft")
+        ctx["contours"] = _layer(
+            contours,
+            crs,
+            tol,
+            "contour",
+            ("elevation_ft", "index"),
+            name_of=lambda g, i: f"contour {g['elevation_ft'].iloc[i]:,.0f} ft",
+        )
     for key, label in (("disturbed_area", "disturbed area"), ("filter_fence", "required filter fence")):
         g = L.get(key)
         if g is not None and len(g):
-            ctx[label] = _layer(g, crs, tol, label, (), lambda g, i, label=label: label)
+            ctx[label] = _layer(g, crs, tol, label, (), name_of=lambda g, i, label=label: label)
     for lname, (label, attrs) in CONTEXT_LAYERS.items():
         g = result.site.layer(lname)
         if g is not None:
             ctx[label] = _layer(g, crs, tol, lname.rstrip("s"), attrs)
     bmps = result.site.layer("bmps")
     if bmps is not None:
-        ctx["submitted BMPs"] = _layer(bmps, crs, tol, "bmps", ("id", "type"),
-                                       lambda g, i: f"bmps {_text(g['id'].iloc[i])} ({_text(g['type'].iloc[i]) if 'type' in g.columns else 'bmp'})")
-    wide = _site_wide_shapes(result)
-    with_geom = [f for f in result.findings if f.geometry is not None and not f.geometry.is_empty
-                 and not _is_site_wide(f.geometry, wide)]
-    geoms = _to_wgs84(_drawable([f.geometry for f in with_geom], tol), crs)
-    findings = []
-    for f in result.findings:
-        own = f in with_geom
-        findings.append({"id": f.id, "rule": f.rule, "citation": f.citation, "section": f.section, "status": f.status,
-                         "message": f.message, "requirement": f.requirement, "submitted": f.submitted, "settle": f.settle,
-                         "has_geometry": own, "where": where_text(f.geometry, crs) if own else "",
-                         "site_wide": f.geometry is not None and not f.geometry.is_empty and not own})
-    fcoll = _collection(geoms, [{"id": f.id, "status": f.status, "rule": f.rule} for f in with_geom])
-    return {"summary": result.summary(), "context": ctx, "findings": findings, "finding_geometry": fcoll,
-            "colours": STATUS_COLOURS}
+        ctx["submitted BMPs"] = _layer(
+            bmps,
+            crs,
+            tol,
+            "bmps",
+            ("id", "type"),
+            name_of=lambda g, i: (
+                f"bmps {_text(g['id'].iloc[i])} "
+                f"({_text(g['type'].iloc[i]) if 'type' in g.columns else 'bmp'})"
+            ),
+        )
+    return ctx
 
 
 def _site_wide_shapes(result) -> list:
@@ -210,16 +271,19 @@ def _e(v: Any) -> str:
 def _failures(findings: list[dict[str, Any]]) -> str:
     """The box at the top: every failed finding, then every one left to the inspector's decision, each
     with its citation and message, linked to its entry."""
+
     def rows(items: list[dict[str, Any]]) -> str:
         return "".join(
             f'<li><a class="goto" href="#finding-{_e(f["id"])}" data-id="{_e(f["id"])}">{_e(f["id"])}</a> '
-            f'<b>{_e(f["citation"])}</b> {_e(f["message"])}</li>' for f in items)
+            f"<b>{_e(f['citation'])}</b> {_e(f['message'])}</li>"
+            for f in items
+        )
 
     failed = [f for f in findings if f["status"] == "fail"]
     decide = [f for f in findings if f["status"] == "inspector_decision"]
-    box = (f'<b>What fails ({len(failed)})</b><ol>{rows(failed)}</ol>' if failed else "No finding fails.")
+    box = f"<b>What fails ({len(failed)})</b><ol>{rows(failed)}</ol>" if failed else "No finding fails."
     if decide:
-        box += f'<b>For the inspector\'s decision ({len(decide)})</b><ol>{rows(decide)}</ol>'
+        box += f"<b>For the inspector's decision ({len(decide)})</b><ol>{rows(decide)}</ol>"
     return f'<div class="fails{"" if failed or decide else " none"}">{box}</div>'
 
 
@@ -235,34 +299,63 @@ def render_html(result) -> str:
             items.append(f"<h2>{_e(section or 'General')}</h2>")
         extra = "".join(
             f'<div class="sub"><b>{label}:</b> {_e(f[k])}</div>'
-            for k, label in (("requirement", "Required"), ("submitted", "Submitted"), ("settle", "To settle it"),
-                             ("where", "Where")) if f[k]
+            for k, label in (
+                ("requirement", "Required"),
+                ("submitted", "Submitted"),
+                ("settle", "To settle it"),
+                ("where", "Where"),
+            )
+            if f[k]
         )
-        pin = (' <span class="pin" title="shown on the map">&#9679; map</span>' if f["has_geometry"] else
-               ' <span class="pin" title="about the plan as a whole: not drawn">whole plan</span>' if f["site_wide"] else "")
+        pin = (
+            ' <span class="pin" title="shown on the map">&#9679; map</span>'
+            if f["has_geometry"]
+            else ' <span class="pin" title="about the plan as a whole: not drawn">whole plan</span>'
+            if f["site_wide"]
+            else ""
+        )
         status = f["status"] if f["status"] in STATUS_COLOURS else "other"
         items.append(
             f'<div class="finding {status}" id="finding-{_e(f["id"])}" data-id="{_e(f["id"])}" tabindex="0">'
             f'<span class="badge {status}">{_e(f["status"].replace("_", " "))}</span> '
-            f'<b>{_e(f["citation"] or "")}</b> <span class="rule">{_e(f["id"])} &middot; {_e(f["rule"])}</span>{pin}'
+            f'<b>{_e(f["citation"] or "")}</b> <span class="rule">{_e(f["id"])} &middot; '
+            f"{_e(f['rule'])}</span>{pin}"
             f'<div class="msg">{_e(f["message"])}</div>{extra}</div>'
         )
     deadline = s.get("review_deadline")
     verdict = s["verdict"] if s["verdict"] in ("pass", "fail", "inspector_decision") else "other"
-    head = (f'<div class="head"><h1>{_e(title)}</h1><div>{_e(s["jurisdiction_name"])} &middot; verdict '
-            f'<b class="verdict {verdict}">{_e(s["verdict"].upper())}</b> ({_e(s["counts_text"])})'
-            + (f" &middot; plan required: {_e(s['plan_type_required'])}" if s.get("plan_type_required") else "")
-            + (f" &middot; review deadline: <b>{_e(deadline)}</b>" if deadline else "") + "</div>"
-            + (f'<div class="profile">profile {_e(s["profile_file"])} (sha256 {_e(s.get("profile_sha256"))})</div>'
-               if s.get("profile_file") else "")
-            + (f'<div class="profile">{_e(s["isolation"])}</div>' if s.get("isolation") else "")
-            + _failures(data["findings"]) + "</div>")
+    head = (
+        f'<div class="head"><h1>{_e(title)}</h1><div>{_e(s["jurisdiction_name"])} &middot; verdict '
+        f'<b class="verdict {verdict}">{_e(s["verdict"].upper())}</b> ({_e(s["counts_text"])})'
+        + (f" &middot; plan required: {_e(s['plan_type_required'])}" if s.get("plan_type_required") else "")
+        + (f" &middot; review deadline: <b>{_e(deadline)}</b>" if deadline else "")
+        + "</div>"
+        + (
+            f'<div class="profile">profile {_e(s["profile_file"])} (sha256 '
+            f"{_e(s.get('profile_sha256'))})</div>"
+            if s.get("profile_file")
+            else ""
+        )
+        + (f'<div class="profile">{_e(s["isolation"])}</div>' if s.get("isolation") else "")
+        + _failures(data["findings"])
+        + "</div>"
+    )
     leaflet_css, leaflet_js = _static("leaflet.css"), _static("leaflet.js")
-    csp = (f"default-src 'none'; script-src {_csp_hash(leaflet_js)} {_csp_hash(_PAGE_JS)}; "
-           f"style-src {_csp_hash(leaflet_css)} {_csp_hash(_PAGE_CSS)}; img-src data:; base-uri 'none'; form-action 'none'")
+    csp = (
+        f"default-src 'none'; script-src {_csp_hash(leaflet_js)} {_csp_hash(_PAGE_JS)}; "
+        f"style-src {_csp_hash(leaflet_css)} {_csp_hash(_PAGE_CSS)}; img-src data:; base-uri 'none'; "
+        "form-action 'none'"
+    )
     return _TEMPLATE.format(
-        title=_e(title), csp=csp, leaflet_css=leaflet_css, leaflet_js=leaflet_js, page_css=_PAGE_CSS,
-        page_js=_PAGE_JS, head=head, items="\n".join(items), data=json_for_html(data),
+        title=_e(title),
+        csp=csp,
+        leaflet_css=leaflet_css,
+        leaflet_js=leaflet_js,
+        page_css=_PAGE_CSS,
+        page_js=_PAGE_JS,
+        head=head,
+        items="\n".join(items),
+        data=json_for_html(data),
     )
 
 
@@ -272,7 +365,8 @@ body { display: flex; flex-direction: column; }
 .head { padding: 6px 12px; border-bottom: 1px solid #ccc; }
 .head h1 { font-size: 18px; margin: 2px 0; }
 .profile { color: #666; font-size: 11px; }
-.fails { margin: 6px 0 2px; padding: 4px 10px; background: #fdecea; border-left: 4px solid #d7191c; max-height: 22vh; overflow-y: auto; }
+.fails { margin: 6px 0 2px; padding: 4px 10px; background: #fdecea; border-left: 4px solid #d7191c; \
+max-height: 22vh; overflow-y: auto; }
 .fails.none { background: #eaf6ec; border-color: #1a9641; }
 .fails ol { margin: 2px 0; padding-left: 22px; } .fails li { margin: 1px 0; }
 .verdict.fail { color: #d7191c; } .verdict.pass { color: #1a9641; }
@@ -280,23 +374,29 @@ body { display: flex; flex-direction: column; }
 #list { width: 42%; overflow-y: auto; padding: 0 10px; border-right: 1px solid #ccc; }
 #list h2 { font-size: 15px; margin: 14px 0 4px; }
 #map { flex: 1; background: #f4f1ea; }
-#legend { width: 200px; overflow-y: auto; padding: 6px 8px; border-left: 1px solid #ccc; font-size: 12px; line-height: 18px; }
+#legend { width: 200px; overflow-y: auto; padding: 6px 8px; border-left: 1px solid #ccc; font-size: 12px; \
+line-height: 18px; }
 #legend h3 { font-size: 13px; margin: 4px 0; } #legend label { display: block; cursor: pointer; }
 #legend input { margin: 0 4px 0 0; vertical-align: middle; }
-.finding { padding: 6px 8px; margin: 4px 0; border-left: 4px solid #ccc; cursor: pointer; border-radius: 3px; }
+.finding { padding: 6px 8px; margin: 4px 0; border-left: 4px solid #ccc; cursor: pointer; border-radius: \
+3px; }
 .finding.fail { border-color: #d7191c; } .finding.not_assessed { border-color: #e08a00; }
 .finding.info { border-color: #2b83ba; } .finding.pass { border-color: #1a9641; }
 .finding.selected { background: #fff3b0; outline: 2px solid #f0c000; }
-.badge { color: #fff; padding: 1px 6px; border-radius: 3px; font-size: 12px; text-transform: uppercase; background: #666; }
+.badge { color: #fff; padding: 1px 6px; border-radius: 3px; font-size: 12px; text-transform: uppercase; \
+background: #666; }
 .badge.fail { background: #d7191c; } .badge.not_assessed { background: #e08a00; }
 .badge.info { background: #2b83ba; } .badge.pass { background: #1a9641; }
-.finding.inspector_decision { border-color: #7b3294; } .badge.inspector_decision { background: #7b3294; } .verdict.inspector_decision { color: #7b3294; }
+.finding.inspector_decision { border-color: #7b3294; } .badge.inspector_decision { background: #7b3294; } \
+.verdict.inspector_decision { color: #7b3294; }
 .rule, .pin { color: #666; font-size: 12px; }
 .sub { font-size: 12px; color: #333; margin-left: 8px; }
-.legend .sw { display: inline-block; width: 22px; height: 0; margin-right: 6px; vertical-align: middle; border-top: 3px solid #444; }
+.legend .sw { display: inline-block; width: 22px; height: 0; margin-right: 6px; vertical-align: middle; \
+border-top: 3px solid #444; }
 .legend .sw.area { height: 10px; border: 1px solid #444; }
 .popup td { padding: 0 6px 0 0; vertical-align: top; } .popup td:first-child { color: #666; }
-@media print { .main { display: block; } #list { width: auto; overflow: visible; } #map { height: 500px; } #legend { width: auto; border: 0; } }
+@media print { .main { display: block; } #list { width: auto; overflow: visible; } #map { height: 500px; } \
+#legend { width: auto; border: 0; } }
 """
 
 _PAGE_JS = """
@@ -331,7 +431,8 @@ _PAGE_JS = """
     "access drives": { color: "#555", weight: 1, fillColor: "#cfcfcf", fillOpacity: 0.7, dashArray: "3 2" },
     "submitted BMPs": { color: "#006d2c", weight: 2, fillOpacity: 0.2 }
   };
-  var areas = { "disturbed area": 1, "lakes": 1, "wetlands": 1, "stockpiles": 1, "structures": 1, "access drives": 1 };
+  var areas = { "disturbed area": 1, "lakes": 1, "wetlands": 1, "stockpiles": 1, "structures": 1, "access \
+drives": 1 };
   function styleOf(name, f) {
     var s = ctxStyle[name] || { color: "#444", weight: 1 };
     if (name === "contours" && f && f.properties.attrs && f.properties.attrs.index === "True") {
@@ -370,8 +471,10 @@ _PAGE_JS = """
   }).addTo(map);
   var selected = null;
   function select(id, zoom) {
-    if (selected && findingLayers[selected]) { findingLayers[selected].setStyle(baseStyle(statusOf[selected])); }
-    document.querySelectorAll(".finding.selected").forEach(function (el) { el.classList.remove("selected"); });
+    if (selected && findingLayers[selected]) { \
+findingLayers[selected].setStyle(baseStyle(statusOf[selected])); }
+    document.querySelectorAll(".finding.selected").forEach(function (el) { el.classList.remove("selected"); \
+});
     selected = id;
     var item = document.getElementById("finding-" + id);
     if (item) { item.classList.add("selected"); if (!zoom) item.scrollIntoView({ block: "center" }); }
@@ -387,7 +490,8 @@ _PAGE_JS = """
   }
   document.querySelectorAll(".finding").forEach(function (el) {
     el.addEventListener("click", function () { select(el.getAttribute("data-id"), true); });
-    el.addEventListener("keydown", function (e) { if (e.key === "Enter") select(el.getAttribute("data-id"), true); });
+    el.addEventListener("keydown", function (e) { if (e.key === "Enter") select(el.getAttribute("data-id"), \
+true); });
   });
   document.querySelectorAll(".fails a.goto").forEach(function (el) {
     el.addEventListener("click", function (e) {
@@ -403,7 +507,8 @@ _PAGE_JS = """
     var r = document.createElement("label"), sw = document.createElement("span");
     if (layer) {
       var cb = document.createElement("input"); cb.type = "checkbox"; cb.checked = true;
-      cb.addEventListener("change", function () { if (cb.checked) map.addLayer(layer); else map.removeLayer(layer); });
+      cb.addEventListener("change", function () { if (cb.checked) map.addLayer(layer); else \
+map.removeLayer(layer); });
       r.appendChild(cb);
     }
     sw.className = "sw" + (area ? " area" : "");
@@ -414,11 +519,13 @@ _PAGE_JS = """
   heading("Layers");
   Object.keys(DATA.context).forEach(function (name) {
     var s = styleOf(name);
-    row(name, s.fillColor && areas[name] ? s.fillColor : s.color, !!areas[name], !!s.dashArray, overlays[name]);
+    row(name, s.fillColor && areas[name] ? s.fillColor : s.color, !!areas[name], !!s.dashArray, \
+overlays[name]);
   });
   heading("Findings on the map");
   row("findings with a place", "#444", false, false, findingGroup);
-  Object.keys(COLOURS).forEach(function (st) { row("finding: " + st.replace("_", " "), COLOURS[st], false, false, null); });
+  Object.keys(COLOURS).forEach(function (st) { row("finding: " + st.replace("_", " "), COLOURS[st], false, \
+false, null); });
   var wide = DATA.findings.filter(function (f) { return f.site_wide; }).length;
   if (wide) {
     var note = document.createElement("p");
@@ -428,7 +535,8 @@ _PAGE_JS = """
   L.control.scale({ imperial: true, metric: false }).addTo(map);
   var b = all.getBounds();
   if (b.isValid()) map.fitBounds(b, { padding: [20, 20] }); else map.setView([44.5, -89.5], 7);
-  window.geosite = { map: map, findingLayers: findingLayers, contextLayers: contextLayers, select: select, data: DATA };
+  window.geosite = { map: map, findingLayers: findingLayers, contextLayers: contextLayers, select: select, \
+data: DATA };
 })();
 """
 

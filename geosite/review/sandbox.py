@@ -26,6 +26,7 @@ head of findings.md and report.html says it too.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import logging
@@ -94,9 +95,16 @@ def check_submission_sandboxed(
         tmp = Path(tmp_name)
         step("staging the submission")
         staged = stage_submission(shown, tmp / "submission", limits)
-        request = {"root": str(staged.root.resolve()), "shown": str(shown), "jurisdiction": _absolute(jurisdiction),
-                   "dem": None if dem is None else str(Path(dem).resolve()), "dem_vertical_unit": dem_vertical_unit,
-                   "received": received, "make_valid": make_valid, "limits": limits}
+        request = {
+            "root": str(staged.root.resolve()),
+            "shown": str(shown),
+            "jurisdiction": _absolute(jurisdiction),
+            "dem": None if dem is None else str(Path(dem).resolve()),
+            "dem_vertical_unit": dem_vertical_unit,
+            "received": received,
+            "make_valid": make_valid,
+            "limits": limits,
+        }
         (tmp / "request.pickle").write_bytes(pickle.dumps(request))
         step("reading and checking the submission in a sandbox")
         payload = _run_child(tmp, shown, limits)
@@ -118,8 +126,16 @@ def _run_child(tmp: Path, shown: Path, limits: Limits) -> dict[str, Any]:
     out = open(tmp / "child.log", "wb")  # noqa: SIM115 - closed below, after the child is gone
     t0 = time.monotonic()
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "geosite.review.sandbox", str(tmp)], cwd=work, env=child_env(work),
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True, close_fds=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "geosite.review.sandbox", str(tmp)],
+            cwd=work,
+            env=child_env(work),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            close_fds=True,
+        )
         try:
             rc = proc.wait(timeout=limits.check_seconds)
         except BaseException as exc:  # the limit, or the inspector's Ctrl-C: the child goes too
@@ -127,8 +143,10 @@ def _run_child(tmp: Path, shown: Path, limits: Limits) -> dict[str, Any]:
             proc.wait()
             if not isinstance(exc, subprocess.TimeoutExpired):
                 raise
-            raise errors.LimitError(f"{shown}: reading and checking the submission took over {limits.check_seconds:,} s "
-                                    "(check_seconds); stopped, nothing written. Raise with --limit check_seconds=N") from None
+            raise errors.LimitError(
+                f"{shown}: reading and checking the submission took over {limits.check_seconds:,} s "
+                "(check_seconds); stopped, nothing written. Raise with --limit check_seconds=N"
+            ) from None
         _kill_group(proc.pid)  # anything it left behind
     finally:
         out.close()
@@ -139,10 +157,8 @@ def _run_child(tmp: Path, shown: Path, limits: Limits) -> dict[str, Any]:
 
 
 def _kill_group(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _crash(rc: int, logfile: Path, shown: Path, limits: Limits, seconds: float) -> errors.InputError:
@@ -152,20 +168,28 @@ def _crash(rc: int, logfile: Path, shown: Path, limits: Limits, seconds: float) 
     except OSError:
         tail = ""
     if _OUT_OF_MEMORY.search(tail):
-        return errors.LimitError(f"{shown}: reading the submission needed more memory than check_memory_bytes "
-                                 f"{memory_limit(limits):,}; stopped, nothing written. Raise with --limit check_memory_bytes=N")
+        return errors.LimitError(
+            f"{shown}: reading the submission needed more memory than check_memory_bytes "
+            f"{memory_limit(limits):,}; stopped, nothing written. Raise with --limit check_memory_bytes=N"
+        )
     if rc in (-signal.SIGXCPU, -signal.SIGKILL):
-        return errors.LimitError(f"{shown}: reading and checking the submission used over {limits.check_cpu_seconds:,} s "
-                                 "of CPU time (check_cpu_seconds); stopped, nothing written. Raise with --limit check_cpu_seconds=N")
+        return errors.LimitError(
+            f"{shown}: reading and checking the submission used over {limits.check_cpu_seconds:,} s "
+            "of CPU time (check_cpu_seconds); stopped, nothing written. Raise with --limit "
+            "check_cpu_seconds=N"
+        )
     last = [line for line in tail.strip().splitlines() if line.strip()][-1:] or [f"exit code {rc}"]
-    return errors.UnreadableInputError(f"{shown}: the process reading the submission ended without a result after "
-                                       f"{seconds:.1f} s ({_signal_name(rc)}: {printable(last[0][:300])}); a file in it "
-                                       "may be corrupt or crafted; nothing written")
+    return errors.UnreadableInputError(
+        f"{shown}: the process reading the submission ended without a result after "
+        f"{seconds:.1f} s ({_signal_name(rc)}: {printable(last[0][:300])}); a file in it "
+        "may be corrupt or crafted; nothing written"
+    )
 
 
 #: How running out of address space shows in the child's output (Python, glibc, the loader, C++).
-_OUT_OF_MEMORY = re.compile(r"MemoryError|failed to map segment|Cannot allocate memory|bad_alloc|out of memory|ENOMEM",
-                            re.IGNORECASE)
+_OUT_OF_MEMORY = re.compile(
+    r"MemoryError|failed to map segment|Cannot allocate memory|bad_alloc|out of memory|ENOMEM", re.IGNORECASE
+)
 
 
 def _signal_name(rc: int) -> str:
@@ -195,7 +219,8 @@ def child_env(work: Path) -> dict[str, str]:
 
 
 def _unpack(payload: dict[str, Any], staged: Staged, shown: Path) -> CheckResult:
-    """The child's CheckResult with the staged files recorded, or its error raised; its warnings re-emitted."""
+    """The child's CheckResult with the staged files recorded, or its error raised; its warnings
+    re-emitted."""
     for category, message in payload.get("warnings", []):
         cls = getattr(errors, str(category), None)
         if not (isinstance(cls, type) and issubclass(cls, Warning)):
@@ -203,7 +228,10 @@ def _unpack(payload: dict[str, Any], staged: Staged, shown: Path) -> CheckResult
         warnings.warn(printable(str(message)), cls, stacklevel=3)
     if "error" in payload:
         cls = getattr(errors, str(payload["error"]), None)
-        if not (isinstance(cls, type) and issubclass(cls, errors.InputError)) or cls is errors.SiteValidationError:
+        if (
+            not (isinstance(cls, type) and issubclass(cls, errors.InputError))
+            or cls is errors.SiteValidationError
+        ):
             cls = errors.InputError
         raise cls(printable(str(payload["message"])))
     result = payload["result"]
@@ -219,7 +247,9 @@ def _unpack(payload: dict[str, Any], staged: Staged, shown: Path) -> CheckResult
 def printable(text: str) -> str:
     """``text`` with control characters (a terminal escape planted in a layer or CRS name) written as
     ``\\xNN``; line breaks and tabs kept."""
-    return "".join(c if c in "\n\t" or (ord(c) >= 32 and not 127 <= ord(c) < 160) else f"\\x{ord(c):02x}" for c in text)
+    return "".join(
+        c if c in "\n\t" or (ord(c) >= 32 and not 127 <= ord(c) < 160) else f"\\x{ord(c):02x}" for c in text
+    )
 
 
 def describe(record: dict[str, Any]) -> str:
@@ -228,29 +258,60 @@ def describe(record: dict[str, Any]) -> str:
     files = record.get("staged", {}).get("files", [])
     listed = "; ".join(f"{f['path']} ({f['bytes']:,} bytes, sha256 {f['sha256']})" for f in files)
     skipped = record.get("staged", {}).get("not_staged", [])
-    files_rule = "files limited by Landlock" if record.get("landlock") else f"files not limited ({record.get('landlock_error')})"
-    return (f"Read in a sandbox: a staged copy, network blocked by {' and '.join(held) or 'NOTHING (see sandbox record)'}, "
-            f"{files_rule}, GDAL drivers {', '.join(record.get('drivers', []))}; files read: {listed}"
-            + (f"; not read: {'; '.join(skipped)}" if skipped else ""))
+    files_rule = (
+        "files limited by Landlock"
+        if record.get("landlock")
+        else f"files not limited ({record.get('landlock_error')})"
+    )
+    return (
+        "Read in a sandbox: a staged copy, network blocked by "
+        f"{' and '.join(held) or 'NOTHING (see sandbox record)'}, "
+        f"{files_rule}, GDAL drivers {', '.join(record.get('drivers', []))}; files read: {listed}"
+        + (f"; not read: {'; '.join(skipped)}" if skipped else "")
+    )
 
 
 # ------------------------------------------------------------------------------------------ safe unpickling
 
 #: Modules whose classes a CheckResult is made of.
-_CLASS_MODULES = ("geosite.", "numpy", "pandas", "geopandas", "shapely", "pyproj", "affine", "datetime", "pathlib",
-                  "collections", "decimal")
+_CLASS_MODULES = (
+    "geosite.",
+    "numpy",
+    "pandas",
+    "geopandas",
+    "shapely",
+    "pyproj",
+    "affine",
+    "datetime",
+    "pathlib",
+    "collections",
+    "decimal",
+)
 #: The functions (not classes) a CheckResult's pickle calls to rebuild arrays, frames and geometries.
 _FUNCTIONS = {
-    ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
-    ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
-    ("numpy._core.numeric", "_frombuffer"), ("numpy.core.numeric", "_frombuffer"),
-    ("numpy", "dtype"), ("pandas._libs.internals", "_unpickle_block"),
-    ("pandas._libs.arrays", "__pyx_unpickle_NDArrayBacked"), ("pandas.core.indexes.base", "_new_Index"),
-    ("pandas._libs.tslibs.timestamps", "_unpickle_timestamp"), ("pandas._libs.tslibs.timedeltas", "_timedelta_unpickle"),
-    ("pandas.core.arrays.categorical", "_unpickle_categorical"), ("shapely.io", "from_wkb"),
-    ("shapely.geometry.base", "_unpickle_geometry"), ("copyreg", "_reconstructor"), ("builtins", "slice"),
-    ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "complex"), ("builtins", "object"),
-    ("builtins", "bytearray"), ("_codecs", "encode"),
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "scalar"),
+    ("numpy.core.multiarray", "scalar"),
+    ("numpy._core.numeric", "_frombuffer"),
+    ("numpy.core.numeric", "_frombuffer"),
+    ("numpy", "dtype"),
+    ("pandas._libs.internals", "_unpickle_block"),
+    ("pandas._libs.arrays", "__pyx_unpickle_NDArrayBacked"),
+    ("pandas.core.indexes.base", "_new_Index"),
+    ("pandas._libs.tslibs.timestamps", "_unpickle_timestamp"),
+    ("pandas._libs.tslibs.timedeltas", "_timedelta_unpickle"),
+    ("pandas.core.arrays.categorical", "_unpickle_categorical"),
+    ("shapely.io", "from_wkb"),
+    ("shapely.geometry.base", "_unpickle_geometry"),
+    ("copyreg", "_reconstructor"),
+    ("builtins", "slice"),
+    ("builtins", "set"),
+    ("builtins", "frozenset"),
+    ("builtins", "complex"),
+    ("builtins", "object"),
+    ("builtins", "bytearray"),
+    ("_codecs", "encode"),
 }
 
 
@@ -262,18 +323,29 @@ class _SafeUnpickler(pickle.Unpickler):
         if (module, name) in _FUNCTIONS:
             return obj
         plain = not issubclass(obj, BaseException) if isinstance(obj, type) else False
-        warning = isinstance(obj, type) and issubclass(obj, Warning) and module == "geosite.errors"  # a Note's class
-        if isinstance(obj, type) and module.startswith(_CLASS_MODULES) and (plain or warning) and "." not in name:
+        warning = (
+            isinstance(obj, type) and issubclass(obj, Warning) and module == "geosite.errors"
+        )  # a Note's class
+        if (
+            isinstance(obj, type)
+            and module.startswith(_CLASS_MODULES)
+            and (plain or warning)
+            and "." not in name
+        ):
             return obj
-        raise pickle.UnpicklingError(f"the sandbox's result names {module}.{name}, which a check result never holds")
+        raise pickle.UnpicklingError(
+            f"the sandbox's result names {module}.{name}, which a check result never holds"
+        )
 
 
 def safe_loads(data: bytes) -> Any:
     """Unpickle the child's result with :class:`_SafeUnpickler`; a bad one is an InputError."""
     try:
         return _SafeUnpickler(io.BytesIO(data)).load()
-    except Exception as exc:  # noqa: BLE001 - any failure to rebuild it is a refused result
-        raise errors.UnreadableInputError(f"the sandbox's result could not be read back safely ({exc})") from None
+    except Exception as exc:  # any failure to rebuild it is a refused result
+        raise errors.UnreadableInputError(
+            f"the sandbox's result could not be read back safely ({exc})"
+        ) from None
 
 
 # ------------------------------------------------------------------------------------------ the child
@@ -337,19 +409,41 @@ def _isolate(request: dict[str, Any]) -> dict[str, Any]:
     network.set_network_enabled(False)
     untrusted.set_policy(lambda path, driver, what: allowlist.submission_policy(path, driver, what, limits))
     landlock, why_not_landlock = _restrict_files(request)
-    return {"network_namespace": netns, "network_namespace_error": why_not or None, "seccomp": seccomp,
-            "seccomp_error": why_not_seccomp or None, "landlock": landlock, "landlock_error": why_not_landlock or None,
-            "network_probe": isolate.network_probe(),
-            "drivers": sorted({d for names in left.values() for d in names}), "gdal_libraries": left,
-            "memory_limit_bytes": memory_limit(limits), "cpu_limit_s": limits.check_cpu_seconds,
-            "wall_limit_s": limits.check_seconds, "proj_network": network.is_network_enabled()}
+    return {
+        "network_namespace": netns,
+        "network_namespace_error": why_not or None,
+        "seccomp": seccomp,
+        "seccomp_error": why_not_seccomp or None,
+        "landlock": landlock,
+        "landlock_error": why_not_landlock or None,
+        "network_probe": isolate.network_probe(),
+        "drivers": sorted({d for names in left.values() for d in names}),
+        "gdal_libraries": left,
+        "memory_limit_bytes": memory_limit(limits),
+        "cpu_limit_s": limits.check_cpu_seconds,
+        "wall_limit_s": limits.check_seconds,
+        "proj_network": network.is_network_enabled(),
+    }
 
 
 #: What the child may read besides Python, its packages and the submission: shared libraries, the
 #: loader's cache, the time zone, its own /proc entries, CPU topology, and the harmless devices.
-SYSTEM_READS = ("/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime", "/proc/self", "/proc/cpuinfo",
-                "/proc/meminfo", "/proc/stat", "/sys/devices/system/cpu", "/sys/fs/cgroup", "/dev/null", "/dev/urandom",
-                "/dev/zero")
+SYSTEM_READS = (
+    "/usr",
+    "/lib",
+    "/lib64",
+    "/etc/ld.so.cache",
+    "/etc/localtime",
+    "/proc/self",
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/stat",
+    "/sys/devices/system/cpu",
+    "/sys/fs/cgroup",
+    "/dev/null",
+    "/dev/urandom",
+    "/dev/zero",
+)
 
 
 def _restrict_files(request: dict[str, Any]) -> tuple[bool, str]:
@@ -361,15 +455,22 @@ def _restrict_files(request: dict[str, Any]) -> tuple[bool, str]:
     if _inspector_vrt(request.get("dem")):
         return False, "not applied: the inspector's --dem is a VRT, whose sources may lie anywhere"
     work = str(Path(request["root"]).parent / "work")
-    reads = [sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(sys.executable).resolve().parent),
-             str(Path(__file__).resolve().parents[2]), request["root"], *SYSTEM_READS]
+    reads = [
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        str(Path(sys.executable).resolve().parent),
+        str(Path(__file__).resolve().parents[2]),
+        request["root"],
+        *SYSTEM_READS,
+    ]
     reads += [p for p in sys.path if p and Path(p).is_dir()]
     reads += [os.environ[k] for k in ("GDAL_DATA", "PROJ_DATA", "PROJ_LIB") if os.environ.get(k)]
     try:
         from pyproj.datadir import get_data_dir
 
         reads += get_data_dir().split(os.pathsep)
-    except Exception as exc:  # noqa: BLE001 - pyproj finds its data itself; this only widens the list
+    except Exception as exc:  # pyproj finds its data itself; this only widens the list
         log.debug("pyproj data folder not found: %s", exc)
     for own in (request.get("dem"), request.get("jurisdiction")):
         if own and Path(own).is_file():
@@ -408,28 +509,42 @@ def _child_check(request: dict[str, Any]) -> dict[str, Any]:
         warnings.simplefilter("always")
         try:
             _check_toml_crs(Path(root), request["limits"])
-            result = check_submission(root, jurisdiction=request["jurisdiction"], dem=request["dem"],
-                                      dem_vertical_unit=request["dem_vertical_unit"], received=request["received"],
-                                      make_valid=request["make_valid"], limits=request["limits"])
+            result = check_submission(
+                root,
+                jurisdiction=request["jurisdiction"],
+                dem=request["dem"],
+                dem_vertical_unit=request["dem_vertical_unit"],
+                received=request["received"],
+                make_valid=request["make_valid"],
+                limits=request["limits"],
+            )
             payload: dict[str, Any] = {"result": _remap(result, root, shown, set())}
         except errors.InputError as exc:
             payload = {"error": type(exc).__name__, "message": str(exc).replace(root, shown)}
         except RecursionError:
-            payload = {"error": "UnreadableInputError",
-                       "message": f"{shown}: a file in the submission is nested too deeply to read (RecursionError)"}
+            payload = {
+                "error": "UnreadableInputError",
+                "message": f"{shown}: a file in the submission is nested too deeply to read (RecursionError)",
+            }
         except MemoryError:
             raise
-        except Exception as exc:  # noqa: BLE001 - no traceback for any input: exit 2 naming what failed
-            payload = {"error": "UnreadableInputError",
-                       "message": f"{shown}: the submission could not be read ({type(exc).__name__}: "
-                                  f"{str(exc).replace(root, shown)[:500]})"}
-    payload["warnings"] = [(w.category.__name__, str(w.message).replace(root, shown)) for w in caught
-                           if issubclass(w.category, errors.GeositeWarning)]
+        except Exception as exc:  # no traceback for any input: exit 2 naming what failed
+            payload = {
+                "error": "UnreadableInputError",
+                "message": f"{shown}: the submission could not be read ({type(exc).__name__}: "
+                f"{str(exc).replace(root, shown)[:500]})",
+            }
+    payload["warnings"] = [
+        (w.category.__name__, str(w.message).replace(root, shown))
+        for w in caught
+        if issubclass(w.category, errors.GeositeWarning)
+    ]
     return payload
 
 
 def child_main(tmp: str) -> int:
-    """The child: ``python -m geosite.review.sandbox TMP`` (TMP holds request.pickle, written by the parent)."""
+    """The child: ``python -m geosite.review.sandbox TMP`` (TMP holds request.pickle, written by the
+    parent)."""
     folder = Path(tmp)
     request = pickle.loads((folder / "request.pickle").read_bytes())  # the parent's own data
     record = _isolate(request)  # from here: no network, bounded, only allowlisted drivers and files

@@ -12,20 +12,36 @@ A new village is a new profile file; the engine reads only what a profile says.
 """
 
 from geosite.rules.engine import (
-           STATUSES,
-           Decision,
-           Evaluation,
-           Finding,
-           Gate,
-           Trigger,
-           decide,
-           evaluate,
-           feature_applies,
-           fmt,
-           plan_type,
-           site_gate,
+    STATUSES,
+    Decision,
+    Evaluation,
+    Finding,
+    Gate,
+    Trigger,
+    decide,
+    evaluate,
+    feature_applies,
+    fmt,
+    plan_type,
+    site_gate,
 )
 from geosite.rules.profile import Profile, Requirement, available_profiles, load_profile
 
-__all__ = ["STATUSES", "Decision", "Evaluation", "Finding", "Gate", "Profile", "Requirement", "Trigger", "available_profiles",
-           "decide", "evaluate", "feature_applies", "fmt", "load_profile", "plan_type", "site_gate"]
+__all__ = [
+    "STATUSES",
+    "Decision",
+    "Evaluation",
+    "Finding",
+    "Gate",
+    "Profile",
+    "Requirement",
+    "Trigger",
+    "available_profiles",
+    "decide",
+    "evaluate",
+    "feature_applies",
+    "fmt",
+    "load_profile",
+    "plan_type",
+    "site_gate",
+]

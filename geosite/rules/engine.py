@@ -80,10 +80,23 @@ class Finding:
         from geosite.io.output import py_scalar
 
         has = self.geometry is not None and not self.geometry.is_empty
-        d = {"id": self.id, "rule": self.rule, "citation": self.citation, "section": self.section, "status": self.status,
-             "message": self.message, "required": self.required, "requirement": self.requirement, "submitted": self.submitted,
-             "settle": self.settle, "layer": self.layer, "feature_ids": [py_scalar(i) for i in self.feature_ids],
-             "values": self.values, "source": self.source, "has_geometry": has}
+        d = {
+            "id": self.id,
+            "rule": self.rule,
+            "citation": self.citation,
+            "section": self.section,
+            "status": self.status,
+            "message": self.message,
+            "required": self.required,
+            "requirement": self.requirement,
+            "submitted": self.submitted,
+            "settle": self.settle,
+            "layer": self.layer,
+            "feature_ids": [py_scalar(i) for i in self.feature_ids],
+            "values": self.values,
+            "source": self.source,
+            "has_geometry": has,
+        }
         if with_geometry:
             d["geometry_wkt"] = self.geometry.wkt if has else None
         return d
@@ -108,7 +121,10 @@ class Gate:
         states = [self.applies]
         if scope:
             if scope not in self.scopes:
-                raise KeyError(f"gate {scope!r} is not in the profile's [gates] (known: {', '.join(self.scopes) or 'none'})")
+                raise KeyError(
+                    f"gate {scope!r} is not in the profile's [gates] (known: "
+                    f"{', '.join(self.scopes) or 'none'})"
+                )
             states.append(self.scopes[scope].met)
         if False in states:
             return False
@@ -117,9 +133,15 @@ class Gate:
     def reason(self, scope: str | None = None) -> str:
         """Why ``scope`` is closed or undecided ("" when open), citing the section that decides it."""
         if self.applies is False:
-            return f"the chapter does not apply ({self.message.removeprefix('The chapter does not apply: ').rstrip('.')})"
+            return (
+                "the chapter does not apply "
+                f"({self.message.removeprefix('The chapter does not apply: ').rstrip('.')})"
+            )
         if self.applies is None:
-            return f"whether the chapter applies is not decided ({self.message.removeprefix('Applicability not decided: ').rstrip('.')})"
+            return (
+                "whether the chapter applies is not decided "
+                f"({self.message.removeprefix('Applicability not decided: ').rstrip('.')})"
+            )
         s = self.scopes.get(scope) if scope else None
         if s is None or s.met is True:
             return ""
@@ -142,15 +164,21 @@ class Gate:
             if hasattr(finding, "required"):
                 finding.required = False
         elif state is None and (finding.status in ("fail", "inspector_decision") or required):
-            finding.status = "not_assessed" if finding.status in ("fail", "inspector_decision") else finding.status
+            finding.status = (
+                "not_assessed" if finding.status in ("fail", "inspector_decision") else finding.status
+            )
             finding.message = f"Required only if it applies, and {why}: {finding.message}"
             if hasattr(finding, "required"):
                 finding.required = None
         return finding
 
     def to_dict(self) -> dict[str, Any]:
-        return {"applies": self.applies, "message": self.message, "citation": self.citation,
-                "scopes": {k: t.to_dict() for k, t in self.scopes.items()}}
+        return {
+            "applies": self.applies,
+            "message": self.message,
+            "citation": self.citation,
+            "scopes": {k: t.to_dict() for k, t in self.scopes.items()},
+        }
 
 
 @dataclass
@@ -197,7 +225,7 @@ def compare(value: Any, op: str, threshold: Any) -> bool | None:
     """``value op threshold`` with a relative tolerance for numbers; None when value is None."""
     if value is None:
         return None
-    if isinstance(value, bool) or isinstance(threshold, bool) or isinstance(threshold, str):
+    if isinstance(value, bool) or isinstance(threshold, (bool, str)):
         return bool(OPS[op](value, threshold))
     v, t = float(value), float(threshold)
     if math.isclose(v, t, rel_tol=REL_TOL, abs_tol=1e-9):
@@ -228,11 +256,15 @@ def _condition(profile: Profile, cond: Mapping[str, Any], m: Measurements, secti
         message = f"{text}: not assessed ({m.get(key + '.why', 'the data needed is not in the site')})"
     elif isinstance(cond["threshold"], bool | str):
         how = m.get(cond["how"]) if cond.get("how") else None  # a measurement saying how the value was found
-        message = f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}{': ' + str(how) if how else ''})"
+        message = (
+            f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}{': ' + str(how) if how else ''})"
+        )
     else:
         how = m.get(cond["how"]) if cond.get("how") else None
-        message = (f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}; threshold {cond['op']} {fmt(cond['threshold'], unit)})"
-                   + (f": {how}" if how else ""))
+        message = (
+            f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}; threshold {cond['op']} "
+            f"{fmt(cond['threshold'], unit)})" + (f": {how}" if how else "")
+        )
     sec = cond.get("section", section)
     return Trigger(
         rule=cond.get("rule", key),
@@ -285,21 +317,34 @@ def site_gate(profile: Profile | str, measurements: Any) -> Gate:
     applies = _combine([t.met for t in triggers], app.get("combine", "any"))
     unread = app.get("unread")
     if unread and applies is not True:
-        applies = None  # the part of the chapter holding (more of) its triggers was not read: never "does not apply"
+        # the part of the chapter holding (more of) its triggers was not read: never "does not apply"
+        applies = None
     if any(e.met for e in exemptions):
         applies = False
-    scopes = {name: _condition(profile, {"rule": name, **cond}, m, cond.get("section", section))
-              for name, cond in profile.data.get("gates", {}).items()}
+    scopes = {
+        name: _condition(profile, {"rule": name, **cond}, m, cond.get("section", section))
+        for name, cond in profile.data.get("gates", {}).items()
+    }
     g = Gate(applies, triggers, exemptions, scopes)
     g.message, g.citation = _applicability_text(applies, triggers, exemptions)
     if unread and applies is None:
-        g.message = (f"Applicability not decided: the part of the chapter that holds its triggers ({unread}) was not read by the "
-                     "profile's author" + (f"; {g.message.removeprefix('Applicability not decided: ')}" if triggers else "") + ".")
+        g.message = (
+            f"Applicability not decided: the part of the chapter that holds its triggers ({unread}) was not "
+            "read by the "
+            "profile's author"
+            + (f"; {g.message.removeprefix('Applicability not decided: ')}" if triggers else "")
+            + "."
+        )
     return g
 
 
-def evaluate(profile: Profile | str, measurements: Any, gate: Gate | None = None, *,
-             decisions: dict[str, Decision] | None = None) -> Evaluation:
+def evaluate(
+    profile: Profile | str,
+    measurements: Any,
+    gate: Gate | None = None,
+    *,
+    decisions: dict[str, Decision] | None = None,
+) -> Evaluation:
     """Evaluate every applicability trigger, the plan type and every rule of ``profile``.
 
     Parameters
@@ -345,11 +390,21 @@ def evaluate(profile: Profile | str, measurements: Any, gate: Gate | None = None
         findings.append(_requirement_finding(profile, d, g, decisions))
     for item in profile.data.get("not_specified", []):
         unread = item.get("kind") == "unread"
-        text = (f"{item['topic'][:1].upper()}{item['topic'][1:]}: " + ("the profile's author could not read this part of the "
-                "chapter, so geosite cannot say what it requires (not assessed; not the same as silent)." if unread
-                else "not specified by this chapter."))
-        findings.append(Finding(rule=item["id"], citation=item.get("citation", ""), section=profile.section_name(item.get("section")),
-                                status="not_assessed" if unread else "info", message=text))
+        text = f"{item['topic'][:1].upper()}{item['topic'][1:]}: " + (
+            "the profile's author could not read this part of the "
+            "chapter, so geosite cannot say what it requires (not assessed; not the same as silent)."
+            if unread
+            else "not specified by this chapter."
+        )
+        findings.append(
+            Finding(
+                rule=item["id"],
+                citation=item.get("citation", ""),
+                section=profile.section_name(item.get("section")),
+                status="not_assessed" if unread else "info",
+                message=text,
+            )
+        )
     return Evaluation(g.applies, g.triggers, g.exemptions, kind, plan_msg, findings, g, decisions)
 
 
@@ -367,7 +422,11 @@ def decide(profile: Profile, measurements: Any, gate: Gate | None = None) -> dic
         conds = [_condition(profile, c, m, q.section) for c in q.conditions]
         met = _combine([c.met for c in conds], q.combine) if conds else True
         applies = False if state is False or met is False else None if state is None or met is None else True
-        why = g.reason(q.gate) if state is not True else "; ".join(c.message for c in conds if c.met is not False)
+        why = (
+            g.reason(q.gate)
+            if state is not True
+            else "; ".join(c.message for c in conds if c.met is not False)
+        )
         out[q.id] = Decision(q, applies, conds, why=why, met=met)
     for d in out.values():
         alt = out.get(d.requirement.alternative or "")
@@ -384,9 +443,17 @@ def feature_applies(profile: Profile, q: Requirement, values: Mapping[str, Any])
         return None
     conds = [_condition(profile, c, values, q.section) for c in q.conditions]
     met = _combine([c.met for c in conds], q.combine)
-    return Trigger(rule=q.id, citation=q.citation, section=profile.section_name(q.section), value=[c.value for c in conds],
-                   threshold=[c.threshold for c in conds], op=q.combine, unit="", met=met,
-                   message="; ".join(c.message for c in conds))
+    return Trigger(
+        rule=q.id,
+        citation=q.citation,
+        section=profile.section_name(q.section),
+        value=[c.value for c in conds],
+        threshold=[c.threshold for c in conds],
+        op=q.combine,
+        unit="",
+        met=met,
+        message="; ".join(c.message for c in conds),
+    )
 
 
 def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
@@ -394,17 +461,25 @@ def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
     the measurements, and why."""
     pt = profile.data.get("plan_type")
     if not pt:
-        return None, ("plan type: not in the profile (the chapter does not say, or the part that says it was not read: see the "
-                      "topics not read)")
+        return None, (
+            "plan type: not in the profile (the chapter does not say, or the part that says it was not read: "
+            "see the "
+            "topics not read)"
+        )
     value = m.get(pt["measure"])
     full = compare(value, pt["full"]["op"], pt["full"]["threshold"]) if "full" in pt else False
-    statement = compare(value, pt["statement"]["op"], pt["statement"]["threshold"]) if "statement" in pt else False
+    statement = (
+        compare(value, pt["statement"]["op"], pt["statement"]["threshold"]) if "statement" in pt else False
+    )
     if full is None or statement is None:
         return None, "plan type: not assessed (no disturbed area)"
     if not full and not statement and ("full" not in pt or "statement" not in pt):
         have = pt.get("full") or pt.get("statement")
-        return None, (f"{fmt(value, 'acres')} disturbed: not {have['text']}; what the chapter asks below that is not in the profile "
-                      "(not read, or not stated)")
+        return None, (
+            f"{fmt(value, 'acres')} disturbed: not {have['text']}; what the chapter asks below that is not "
+            "in the profile "
+            "(not read, or not stated)"
+        )
     if full and statement:
         kind = "both"
         msg = (
@@ -428,13 +503,18 @@ def _applicability_text(applies, triggers, exemptions) -> tuple[str, str]:
         e = next(e for e in exemptions if e.met)
         return f"The chapter does not apply: {e.message}.", e.citation
     if applies:
-        return "The chapter applies: " + "; ".join(t.message for t in met) + ".", ", ".join(t.citation for t in met)
+        return "The chapter applies: " + "; ".join(t.message for t in met) + ".", ", ".join(
+            t.citation for t in met
+        )
     if applies is None:
         pending = [t for t in triggers if t.met is None]
-        msg = "Applicability not decided: no trigger met, and these were not assessed: " + "; ".join(t.message for t in pending)
+        msg = "Applicability not decided: no trigger met, and these were not assessed: " + "; ".join(
+            t.message for t in pending
+        )
         return msg, ", ".join(t.citation for t in pending)
-    return "The chapter does not apply: no trigger is met (" + "; ".join(t.message for t in triggers) + ").", \
-        ", ".join(t.citation for t in triggers)
+    return "The chapter does not apply: no trigger is met (" + "; ".join(
+        t.message for t in triggers
+    ) + ").", ", ".join(t.citation for t in triggers)
 
 
 def _applicability_finding(profile: Profile, g: Gate, section: str) -> Finding:
@@ -475,13 +555,26 @@ def _requirement_finding(profile: Profile, d: Decision, g: Gate, decisions: dict
     state = g.open(q.gate)
     if state is False:
         closed = g.scopes.get(q.gate) if q.gate and g.applies else None
-        msg = f"Does not apply ({closed.citation}): {closed.message}." if closed else f"Does not apply: {g.reason(q.gate)}."
-        return Finding(q.id, q.citation, section, "info", msg, required=False,
-                       values={q.gate: g.scopes[q.gate].value} if q.gate and g.applies else {})
+        msg = (
+            f"Does not apply ({closed.citation}): {closed.message}."
+            if closed
+            else f"Does not apply: {g.reason(q.gate)}."
+        )
+        return Finding(
+            q.id,
+            q.citation,
+            section,
+            "info",
+            msg,
+            required=False,
+            values={q.gate: g.scopes[q.gate].value} if q.gate and g.applies else {},
+        )
     status, msg = _requirement_text(profile, d, decisions)
     if d.either_with:
         values["either_with"] = d.either_with
-    f = Finding(q.id, q.citation, section, status, msg, required=d.met if not q.may_require else False, values=values)
+    f = Finding(
+        q.id, q.citation, section, status, msg, required=d.met if not q.may_require else False, values=values
+    )
     if state is None:
         f.message += f" (Only if it applies: {g.reason(q.gate)}.)"
         f.required = None if f.required else f.required
@@ -495,18 +588,26 @@ def _requirement_text(profile: Profile, d: Decision, decisions: dict[str, Decisi
     q = d.requirement
     conds = d.conditions
     if q.for_each:
-        scope = f" for each feature of {q.for_each}" + (" that meets: " + "; ".join(c.get("text", c["measure"]) for c in q.conditions)
-                                                        if q.conditions else "")
+        scope = f" for each feature of {q.for_each}" + (
+            " that meets: " + "; ".join(c.get("text", c["measure"]) for c in q.conditions)
+            if q.conditions
+            else ""
+        )
         return "info", f"Required{scope}: {q.requires}."
     if not conds:
         return "info", f"Required on every site the chapter applies to: {q.requires}."
     met = "; ".join(c.message for c in conds if c.met)
     if d.met and q.may_require:
-        return "info", f"{q.may_require[:1].upper()}{q.may_require[1:]} may require {q.requires}. Because: {met}."
+        return (
+            "info",
+            f"{q.may_require[:1].upper()}{q.may_require[1:]} may require {q.requires}. Because: {met}.",
+        )
     if d.met and d.either_with:
         alt = decisions[d.either_with].requirement
-        return "info", (f"Required, or instead {alt.requires} ({alt.citation}): {q.requires}. Because: {met}. "
-                        "Either route complies.")
+        return "info", (
+            f"Required, or instead {alt.requires} ({alt.citation}): {q.requires}. Because: {met}. "
+            "Either route complies."
+        )
     if d.met:
         return "info", f"Required: {q.requires}. Because: {met}."
     if d.met is None:

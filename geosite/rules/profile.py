@@ -45,11 +45,23 @@ class Requirement:
 
     @classmethod
     def from_toml(cls, q: dict[str, Any]) -> Requirement:
-        return cls(id=q["id"], kind=q.get("kind", "practice"), citation=q["citation"], section=q.get("section", ""),
-                   requires=q["requires"], practice=q.get("practice"), provision=q.get("provision"), gate=q.get("gate"),
-                   conditions=tuple(q.get("conditions", [])), combine=q.get("combine", "any"), for_each=q.get("for_each"),
-                   alternative=q.get("alternative"), params=dict(q.get("params", {})), reading=q.get("reading", ""),
-                   may_require=q.get("may_require", ""))
+        return cls(
+            id=q["id"],
+            kind=q.get("kind", "practice"),
+            citation=q["citation"],
+            section=q.get("section", ""),
+            requires=q["requires"],
+            practice=q.get("practice"),
+            provision=q.get("provision"),
+            gate=q.get("gate"),
+            conditions=tuple(q.get("conditions", [])),
+            combine=q.get("combine", "any"),
+            for_each=q.get("for_each"),
+            alternative=q.get("alternative"),
+            params=dict(q.get("params", {})),
+            reading=q.get("reading", ""),
+            may_require=q.get("may_require", ""),
+        )
 
     def param(self, name: str) -> Any:
         """A parameter the profile must give (the schema makes sure of the required ones)."""
@@ -108,7 +120,8 @@ class Profile:
 
     def days_of(self, practice: str) -> dict[str, Any] | None:
         """The days of a requirement written with them, as an entry (value, citation, section): its
-        ``params.days`` (Grantsburg B(6)(c)[1]'s 7), else the threshold of its ``days`` condition (B(6)(e)'s 30);
+        ``params.days`` (Grantsburg B(6)(c)[1]'s 7), else the threshold of its ``days`` condition (B(6)(e)'s
+        30);
         None when the chapter does not ask for the practice."""
         q = self.practice(practice)
         if q is None:
@@ -123,8 +136,10 @@ class Profile:
         (Handbook and method numbers are profile data, never code defaults)."""
         value = self.value("controls", key)
         if value is None:
-            raise ProfileError(f"profile {self.path or self.id}: [controls] {key} is needed by a practice the profile asks "
-                               "for and is not given")
+            raise ProfileError(
+                f"profile {self.path or self.id}: [controls] {key} is needed by a practice the profile asks "
+                "for and is not given"
+            )
         return value
 
     def storm_in(self, key: str | None) -> float | None:
@@ -133,7 +148,8 @@ class Profile:
 
     @property
     def official(self) -> str:
-        """The title of the official the chapter names (who reviews plans and decides what it leaves to judgement)."""
+        """The title of the official the chapter names (who reviews plans and decides what it leaves to
+        judgement)."""
         return str(self.data["jurisdiction"].get("official", "the official the chapter names"))
 
     @property
@@ -173,8 +189,10 @@ def load_profile(name_or_path: str | Path, *, installed_only: bool = False) -> P
     known = available_profiles()
     if installed_only:
         if text.strip().lower() not in known:
-            raise ProfileError(f"jurisdiction {text!r} is not an installed profile ({', '.join(known)}); a submission "
-                               "may only name one of those (the inspector chooses any other with --jurisdiction)")
+            raise ProfileError(
+                f"jurisdiction {text!r} is not an installed profile ({', '.join(known)}); a submission "
+                "may only name one of those (the inspector chooses any other with --jurisdiction)"
+            )
         path = _profiles_dir() / f"{text.strip().lower()}.toml"
     elif not (text.endswith(".toml") and path.exists()):
         path = _profiles_dir() / f"{text.strip().lower()}.toml"
@@ -192,8 +210,11 @@ def load_profile(name_or_path: str | Path, *, installed_only: bool = False) -> P
         raise ProfileError(f"profile {path}: cannot be read ({exc.strerror})") from exc
     problems = validate(data)
     if problems:
-        raise ProfileError(f"profile {path}: {len(problems)} problem{'s' if len(problems) != 1 else ''}:\n  " + "\n  ".join(problems))
+        raise ProfileError(
+            f"profile {path}: {len(problems)} problem{'s' if len(problems) != 1 else ''}:\n  "
+            + "\n  ".join(problems)
+        )
     j = data["jurisdiction"]
-    return Profile(id=j["id"], name=j["name"], data=data, path=str(path), sha256=hashlib.sha256(raw).hexdigest())
-
-
+    return Profile(
+        id=j["id"], name=j["name"], data=data, path=str(path), sha256=hashlib.sha256(raw).hexdigest()
+    )

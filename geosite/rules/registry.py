@@ -13,7 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: the kinds of value a profile entry may hold
-NUMBER, INTEGER, BOOL, TEXT, DATE, TABLE, LIST = "number", "integer", "boolean", "text", "date", "table", "list"
+NUMBER, INTEGER, BOOL, TEXT, DATE, TABLE, LIST = (
+    "number",
+    "integer",
+    "boolean",
+    "text",
+    "date",
+    "table",
+    "list",
+)
 
 
 @dataclass(frozen=True)
@@ -30,33 +38,63 @@ def _m(kind: str, unit: str, stage: str, text: str) -> Measure:
     return Measure(kind, unit, stage, text)
 
 
-_SITE, _TERRAIN, _HYDRO, _DECL = "site.measurements", "terrain.stage", "hydrology.stage", "site.toml [project]"
+_SITE, _TERRAIN, _HYDRO, _DECL = (
+    "site.measurements",
+    "terrain.stage",
+    "hydrology.stage",
+    "site.toml [project]",
+)
 
 #: every measurement a profile condition may read, by its dotted key
 MEASURES: dict[str, Measure] = {
     "site.area_sqft": _m(NUMBER, "sq ft", _SITE, "area of the site boundary"),
     "site.area_acres": _m(NUMBER, "acres", _SITE, "area of the site boundary"),
-    "disturbed.area_sqft": _m(NUMBER, "sq ft", _SITE, "area of the land disturbing activity (the disturbance polygons, "
-                              "on or off the parcel: A(3) measures the activity)"),
+    "disturbed.area_sqft": _m(
+        NUMBER,
+        "sq ft",
+        _SITE,
+        "area of the land disturbing activity (the disturbance polygons, "
+        "on or off the parcel: A(3) measures the activity)",
+    ),
     "disturbed.area_acres": _m(NUMBER, "acres", _SITE, "area of the land disturbing activity"),
-    "disturbed.on_site_sqft": _m(NUMBER, "sq ft", _SITE, "the part of the disturbed area inside the site boundary"),
-    "disturbed.outside_site_sqft": _m(NUMBER, "sq ft", _SITE, "the part of the disturbed area outside the site boundary"),
-    "disturbed.max_at_one_time_sqft": _m(NUMBER, "sq ft", _SITE, "largest area disturbed at one time (bare until stabilized)"),
-    "disturbed.max_at_one_time_acres": _m(NUMBER, "acres", _SITE, "largest area disturbed at one time (bare until stabilized)"),
+    "disturbed.on_site_sqft": _m(
+        NUMBER, "sq ft", _SITE, "the part of the disturbed area inside the site boundary"
+    ),
+    "disturbed.outside_site_sqft": _m(
+        NUMBER, "sq ft", _SITE, "the part of the disturbed area outside the site boundary"
+    ),
+    "disturbed.max_at_one_time_sqft": _m(
+        NUMBER, "sq ft", _SITE, "largest area disturbed at one time (bare until stabilized)"
+    ),
+    "disturbed.max_at_one_time_acres": _m(
+        NUMBER, "acres", _SITE, "largest area disturbed at one time (bare until stabilized)"
+    ),
     "project.plat": _m(TEXT, "", _DECL, "plat approval: none, subdivision or certified_survey"),
     "project.cut_cy": _m(NUMBER, "cu yd", _DECL, "declared excavation"),
     "project.fill_cy": _m(NUMBER, "cu yd", _DECL, "declared fill"),
-    "project.cut_fill_cy": _m(NUMBER, "cu yd", _SITE, "excavation plus fill: the larger of the declared and the measured"),
+    "project.cut_fill_cy": _m(
+        NUMBER, "cu yd", _SITE, "excavation plus fill: the larger of the declared and the measured"
+    ),
     "project.dewatering": _m(BOOL, "", _DECL, "site dewatering planned"),
     "project.state_funded": _m(BOOL, "", _DECL, "state-funded or state-conducted work"),
-    "project.authority_superseded": _m(BOOL, "", _DECL, "erosion control authority superseded by the county or state"),
+    "project.authority_superseded": _m(
+        BOOL, "", _DECL, "erosion control authority superseded by the county or state"
+    ),
     "project.landscaping_only": _m(BOOL, "", _DECL, "landscaping modifications only"),
     "earthwork.cut_cy": _m(NUMBER, "cu yd", _TERRAIN, "cut measured from a proposed-grade DEM"),
     "earthwork.fill_cy": _m(NUMBER, "cu yd", _TERRAIN, "fill measured from a proposed-grade DEM"),
-    "earthwork.cut_fill_cy": _m(NUMBER, "cu yd", _TERRAIN, "cut plus fill measured from a proposed-grade DEM"),
-    "roads.work_count": _m(INTEGER, "road features", _SITE, "roads being built, enlarged, relocated or reconstructed"),
-    "utilities.work_length_ft": _m(NUMBER, "ft", _SITE, "underground pipe laid, repaired, replaced or enlarged"),
-    "utilities.longest_work_ft": _m(NUMBER, "ft", _SITE, "the longest single pipe being laid, repaired, replaced or enlarged"),
+    "earthwork.cut_fill_cy": _m(
+        NUMBER, "cu yd", _TERRAIN, "cut plus fill measured from a proposed-grade DEM"
+    ),
+    "roads.work_count": _m(
+        INTEGER, "road features", _SITE, "roads being built, enlarged, relocated or reconstructed"
+    ),
+    "utilities.work_length_ft": _m(
+        NUMBER, "ft", _SITE, "underground pipe laid, repaired, replaced or enlarged"
+    ),
+    "utilities.longest_work_ft": _m(
+        NUMBER, "ft", _SITE, "the longest single pipe being laid, repaired, replaced or enlarged"
+    ),
     "storm_inlets.count": _m(INTEGER, "inlets", _SITE, "storm drain inlets in the layer"),
     "access_drives.count": _m(INTEGER, "drives", _SITE, "access drives in the layer"),
     "stockpiles.count": _m(INTEGER, "piles", _SITE, "soil stockpiles in the layer"),
@@ -66,40 +104,71 @@ MEASURES: dict[str, Measure] = {
     "wetlands.count": _m(INTEGER, "wetlands", _SITE, "wetlands in the layer"),
     "lakes.count": _m(INTEGER, "lakes", _SITE, "lakes in the layer"),
     "channels.count": _m(INTEGER, "channels", _SITE, "drawn channels in the layer"),
-    "slopes.steep_disturbed_area_sqft": _m(NUMBER, "sq ft", _TERRAIN, "disturbed area on slopes at or over the profile's steep slope"),
-    "slopes.steep_area_sqft": _m(NUMBER, "sq ft", _TERRAIN, "site area on slopes at or over the profile's steep slope"),
-    "slopes.state_steep_disturbed_area_sqft": _m(NUMBER, "sq ft", _TERRAIN, "disturbed area on slopes of the state's band"),
+    "slopes.steep_disturbed_area_sqft": _m(
+        NUMBER, "sq ft", _TERRAIN, "disturbed area on slopes at or over the profile's steep slope"
+    ),
+    "slopes.steep_area_sqft": _m(
+        NUMBER, "sq ft", _TERRAIN, "site area on slopes at or over the profile's steep slope"
+    ),
+    "slopes.state_steep_disturbed_area_sqft": _m(
+        NUMBER, "sq ft", _TERRAIN, "disturbed area on slopes of the state's band"
+    ),
     "slopes.max_disturbed_slope_pct": _m(NUMBER, "%", _TERRAIN, "steepest slope in the disturbed area"),
     "slopes.max_slope_pct": _m(NUMBER, "%", _TERRAIN, "steepest slope on the site"),
     "slopes.mean_slope_pct": _m(NUMBER, "%", _TERRAIN, "mean slope on the site"),
     "hydrology.runoff_leaves_site": _m(BOOL, "", _HYDRO, "runoff from the disturbed area leaves the site"),
-    "hydrology.channel_originates_in_disturbed": _m(BOOL, "", _HYDRO, "a channel originates in the disturbed area"),
-    "hydrology.concentrated_outflows": _m(INTEGER, "channel cells", _HYDRO, "concentrated runoff leaving the disturbed area"),
-    "hydrology.sheetflow_diversions_required": _m(INTEGER, "disturbed areas", _HYDRO,
-                                                  "disturbed areas receiving sheetflow over the diversion requirement's area at "
-                                                  "or over its velocity"),
-    "hydrology.max_sheetflow_area_sqft": _m(NUMBER, "sq ft", _HYDRO, "largest sheetflow area draining onto a disturbed area"),
-    "hydrology.channelized_inflows": _m(INTEGER, "disturbed areas", _HYDRO, "disturbed areas receiving channelized runoff"),
-    "hydrology.channels_receiving_disturbed_runoff": _m(INTEGER, "channel segments", "controls.stage",
-                                                        "channel segments through the site that the disturbed area's runoff reaches"),
-    "hydrology.channels_through_site": _m(INTEGER, "channel segments", _HYDRO, "channel segments passing through the site"),
+    "hydrology.channel_originates_in_disturbed": _m(
+        BOOL, "", _HYDRO, "a channel originates in the disturbed area"
+    ),
+    "hydrology.concentrated_outflows": _m(
+        INTEGER, "channel cells", _HYDRO, "concentrated runoff leaving the disturbed area"
+    ),
+    "hydrology.sheetflow_diversions_required": _m(
+        INTEGER,
+        "disturbed areas",
+        _HYDRO,
+        "disturbed areas receiving sheetflow over the diversion requirement's area at or over its velocity",
+    ),
+    "hydrology.max_sheetflow_area_sqft": _m(
+        NUMBER, "sq ft", _HYDRO, "largest sheetflow area draining onto a disturbed area"
+    ),
+    "hydrology.channelized_inflows": _m(
+        INTEGER, "disturbed areas", _HYDRO, "disturbed areas receiving channelized runoff"
+    ),
+    "hydrology.channels_receiving_disturbed_runoff": _m(
+        INTEGER,
+        "channel segments",
+        "controls.stage",
+        "channel segments through the site that the disturbed area's runoff reaches",
+    ),
+    "hydrology.channels_through_site": _m(
+        INTEGER, "channel segments", _HYDRO, "channel segments passing through the site"
+    ),
 }
 
 #: measurements of one feature, for requirements written ``for_each`` feature of a layer
 FEATURE_MEASURES: dict[str, dict[str, Measure]] = {
     "stockpiles": {
         "days": _m(NUMBER, "days", "the layer's days", "planned days in place"),
-        "volume_cy": _m(NUMBER, "cu yd", "the layer's volume_cy, else area x height_ft", "volume of the pile"),
+        "volume_cy": _m(
+            NUMBER, "cu yd", "the layer's volume_cy, else area x height_ft", "volume of the pile"
+        ),
         "area_sqft": _m(NUMBER, "sq ft", _SITE, "footprint of the pile"),
         "height_ft": _m(NUMBER, "ft", "the layer's height_ft", "height of the pile"),
-        "downslope_distance_ft": _m(NUMBER, "ft", "controls.setbacks",
-                                    "distance to the nearest feature downslope of the pile (of the kinds the requirement names)"),
+        "downslope_distance_ft": _m(
+            NUMBER,
+            "ft",
+            "controls.setbacks",
+            "distance to the nearest feature downslope of the pile (of the kinds the requirement names)",
+        ),
     },
     "storm_inlets": {
         "drainage_acres": _m(NUMBER, "acres", "controls.inlets", "area draining to the inlet"),
     },
     "access_drives": {
-        "width_ft": _m(NUMBER, "ft", "the layer's width_ft, else the drive polygon's width", "width of the drive"),
+        "width_ft": _m(
+            NUMBER, "ft", "the layer's width_ft, else the drive polygon's width", "width of the drive"
+        ),
     },
 }
 
@@ -116,43 +185,80 @@ class Param:
 
 
 #: kinds of feature a stockpile setback may be measured to
-SETBACK_FEATURES = ("roads", "lakes", "streams", "wetlands", "channels", "dem_channels", "storm_inlets", "structures")
+SETBACK_FEATURES = (
+    "roads",
+    "lakes",
+    "streams",
+    "wetlands",
+    "channels",
+    "dem_channels",
+    "storm_inlets",
+    "structures",
+)
 
 #: the practices the controls stage knows: name -> its parameters (``params`` of a requirement)
 PRACTICES: dict[str, dict[str, Param]] = {
     "filter_fence": {"hooks": Param(BOOL, text="ends turned upslope (DNR 1056)")},
     "channel_fence": {},
     "sediment_basin": {
-        "outlets": Param(TEXT, choices=("all", "concentrated"), text="which outlets of the disturbed area need a trap or basin: "
-                         "every outlet draining at least [controls] basin_outlet_min_acres, or only where concentrated runoff leaves"),
+        "outlets": Param(
+            TEXT,
+            choices=("all", "concentrated"),
+            text="which outlets of the disturbed area need a trap or basin: "
+            "every outlet draining at least [controls] basin_outlet_min_acres, or only where concentrated "
+            "runoff leaves",
+        ),
     },
     "stockpile_setback": {
-        "setback_ft": Param(NUMBER, "ft", required=True, text="distance a pile keeps from the features named in 'to'"),
-        "to": Param(LIST, choices=SETBACK_FEATURES, required=True, text="the kinds of feature the setback is measured to"),
+        "setback_ft": Param(
+            NUMBER, "ft", required=True, text="distance a pile keeps from the features named in 'to'"
+        ),
+        "to": Param(
+            LIST,
+            choices=SETBACK_FEATURES,
+            required=True,
+            text="the kinds of feature the setback is measured to",
+        ),
         "downslope_only": Param(BOOL, text="only features downslope of the pile count (default true)"),
-        "wherever_possible": Param(BOOL, text="a closer pile with the plan's reason and extra BMPs is the inspector's decision "
-                                   "(default true); false: a closer pile fails"),
+        "wherever_possible": Param(
+            BOOL,
+            text="a closer pile with the plan's reason and extra BMPs is the inspector's decision "
+            "(default true); false: a closer pile fails",
+        ),
     },
     "stockpile_fence": {
-        "side": Param(TEXT, choices=("downslope", "all"), text="fence on the downslope side (default) or all round"),
+        "side": Param(
+            TEXT, choices=("downslope", "all"), text="fence on the downslope side (default) or all round"
+        ),
         "hooks": Param(BOOL, text="ends turned upslope"),
     },
     "stockpile_stabilization": {},
     "inlet_protection": {
-        "which": Param(TEXT, choices=("all", "receiving"), required=True,
-                       text="all: every inlet on the site, within [controls] inlet_adjacent_ft, or reached by its runoff; "
-                            "receiving: inlets in the disturbed area or receiving its runoff"),
+        "which": Param(
+            TEXT,
+            choices=("all", "receiving"),
+            required=True,
+            text="all: every inlet on the site, within [controls] inlet_adjacent_ft, or reached "
+            "by its runoff; "
+            "receiving: inlets in the disturbed area or receiving its runoff",
+        ),
     },
     "tracking_pad": {},
     "sheetflow_diversion": {
-        "adjacent_area_sqft": Param(NUMBER, "sq ft", required=True, text="sheetflow from adjacent areas greater than this is diverted"),
-        "velocity_fps": Param(NUMBER, "ft/s", required=True, text="unless its velocity across the disturbed area is below this"),
+        "adjacent_area_sqft": Param(
+            NUMBER, "sq ft", required=True, text="sheetflow from adjacent areas greater than this is diverted"
+        ),
+        "velocity_fps": Param(
+            NUMBER, "ft/s", required=True, text="unless its velocity across the disturbed area is below this"
+        ),
         "storm": Param(TEXT, required=True, text="the [rain] depth the velocity is computed for"),
     },
     "channelized_diversion": {},
     "dewatering": {},
     "inactive_stabilization": {
-        "days": Param(NUMBER, "days", required=True, text="ground inactive this long or more is stabilized within it"),
+        "days": Param(
+            NUMBER, "days", required=True, text="ground inactive this long or more is stabilized within it"
+        ),
     },
     "waste": {},
     "offsite_cleanup": {},
@@ -212,7 +318,9 @@ TERRAIN_PARAMS: dict[str, Param] = {
     "contour_interval_ft": _c(NUMBER, "ft"),
     "index_contour_every": _c(INTEGER, "contours"),
     "channel_threshold_sqft": _c(NUMBER, "sq ft"),
-    "ground_elevation_ft": _c(LIST, "ft", "the lowest and highest ground of the state, for the DEM height check"),
+    "ground_elevation_ft": _c(
+        LIST, "ft", "the lowest and highest ground of the state, for the DEM height check"
+    ),
 }
 
 #: ``[submission]`` entries (how ``geosite check`` reads a plan)
@@ -261,34 +369,107 @@ TIME_UNITS = ("days", "working_days", "hours")
 #: what a ``[plan_content]`` item's ``check`` may name (geosite.review.completeness)
 PLAN_CHECKS = ("map", "dem", "contours", "slopes", "schedule")
 #: layers a site folder may hold (docs/site_folder.md)
-LAYERS = ("site_boundary", "disturbance", "stockpiles", "roads", "streams", "lakes", "wetlands", "channels",
-          "storm_inlets", "utilities", "structures", "floodplain", "soils", "vegetation", "access_drives", "bmps",
-          "contours")
+LAYERS = (
+    "site_boundary",
+    "disturbance",
+    "stockpiles",
+    "roads",
+    "streams",
+    "lakes",
+    "wetlands",
+    "channels",
+    "storm_inlets",
+    "utilities",
+    "structures",
+    "floodplain",
+    "soils",
+    "vegetation",
+    "access_drives",
+    "bmps",
+    "contours",
+)
 #: layers drawn on the sheets that are not site layers, which a plan item's map_layers may name
-MAP_ONLY_LAYERS = ("map_margin", "natural_drainage", "upslope_areas", "upslope_entry_points", "index_contours",
-                   "title_block")
+MAP_ONLY_LAYERS = (
+    "map_margin",
+    "natural_drainage",
+    "upslope_areas",
+    "upslope_entry_points",
+    "index_contours",
+    "title_block",
+)
 #: the people site.toml names
 CONTACTS = ("applicant", "maintainer", "preparer", "owner")
 #: the [project] fields
-PROJECT_FIELDS = ("start", "end", "cut_cy", "fill_cy", "plat", "dewatering", "state_funded", "authority_superseded",
-                  "landscaping_only", "description")
+PROJECT_FIELDS = (
+    "start",
+    "end",
+    "cut_cy",
+    "fill_cy",
+    "plat",
+    "dewatering",
+    "state_funded",
+    "authority_superseded",
+    "landscaping_only",
+    "description",
+)
 #: the [declared] fields
-DECLARED_FIELDS = ("plan_type", "disturbed_area_sqft", "disturbed_area_acres", "submitted_map", "map_dpi",
-                   "map_scale_ft_per_in", "map_contour_interval_ft", "maintenance", "stabilization", "steep_slope_controls",
-                   "final_conditions", "slopes_after", "surety", "contours", "waste", "offsite_cleanup", "street_cleaning",
-                   "dewatering_treatment", "bmp_removal")
+DECLARED_FIELDS = (
+    "plan_type",
+    "disturbed_area_sqft",
+    "disturbed_area_acres",
+    "submitted_map",
+    "map_dpi",
+    "map_scale_ft_per_in",
+    "map_contour_interval_ft",
+    "maintenance",
+    "stabilization",
+    "steep_slope_controls",
+    "final_conditions",
+    "slopes_after",
+    "surety",
+    "contours",
+    "waste",
+    "offsite_cleanup",
+    "street_cleaning",
+    "dewatering_treatment",
+    "bmp_removal",
+)
 
 #: the ``[controls]`` numbers each practice reads: a profile asking for the practice must give them
 PRACTICE_CONTROLS: dict[str, tuple[str, ...]] = {
-    "filter_fence": ("fence_sideslope_tolerance_deg", "fence_min_run_ft", "fence_hook_ft", "fence_max_slope_length_ft",
-                     "fence_channel_offset_ft", "fence_cover_tolerance_ft", "fence_intercept_reach_ft", "fence_row_clearance_ft",
-                     "fence_row_min_length_ft"),
+    "filter_fence": (
+        "fence_sideslope_tolerance_deg",
+        "fence_min_run_ft",
+        "fence_hook_ft",
+        "fence_max_slope_length_ft",
+        "fence_channel_offset_ft",
+        "fence_cover_tolerance_ft",
+        "fence_intercept_reach_ft",
+        "fence_row_clearance_ft",
+        "fence_row_min_length_ft",
+    ),
     "channel_fence": ("fence_channel_offset_ft",),
-    "sediment_basin": ("sediment_trap_max_drainage_acres", "sediment_basin_max_drainage_acres", "basin_outlet_min_acres",
-                       "basin_outlet_merge_ft", "basin_search_ft"),
-    "stockpile_setback": ("stockpile_trace_ft", "stockpile_reach_tolerance_ft", "fence_sideslope_tolerance_deg"),
-    "stockpile_fence": ("stockpile_trace_ft", "stockpile_reach_tolerance_ft", "fence_sideslope_tolerance_deg",
-                        "fence_cover_tolerance_ft", "stockpile_fence_min_gap_ft", "fence_intercept_reach_ft", "fence_hook_ft"),
+    "sediment_basin": (
+        "sediment_trap_max_drainage_acres",
+        "sediment_basin_max_drainage_acres",
+        "basin_outlet_min_acres",
+        "basin_outlet_merge_ft",
+        "basin_search_ft",
+    ),
+    "stockpile_setback": (
+        "stockpile_trace_ft",
+        "stockpile_reach_tolerance_ft",
+        "fence_sideslope_tolerance_deg",
+    ),
+    "stockpile_fence": (
+        "stockpile_trace_ft",
+        "stockpile_reach_tolerance_ft",
+        "fence_sideslope_tolerance_deg",
+        "fence_cover_tolerance_ft",
+        "stockpile_fence_min_gap_ft",
+        "fence_intercept_reach_ft",
+        "fence_hook_ft",
+    ),
     "stockpile_stabilization": ("stabilization_types",),
     "inlet_protection": ("inlet_protection_max_drainage_acres", "inlet_search_ft", "inlet_adjacent_ft"),
     "tracking_pad": ("tracking_pad_min_length_ft", "tracking_pad_min_width_ft", "tracking_pad_search_ft"),
@@ -297,8 +478,20 @@ PRACTICE_CONTROLS: dict[str, tuple[str, ...]] = {
     "inactive_stabilization": ("stabilization_types",),
 }
 
-#: ``[maintenance]``: geosite's default maintenance provisions, by practice (text, each cited to its DNR standard)
-MAINTENANCE_PARAMS: dict[str, Param] = {k: _c(TEXT) for k in (
-    "silt_fence", "straw_bales", "inlet_protection", "sediment_trap", "sediment_basin", "tracking_pad", "diversion", "erosion_mat")}
+#: ``[maintenance]``: geosite's default maintenance provisions, by practice (text, each cited to its DNR
+# standard)
+MAINTENANCE_PARAMS: dict[str, Param] = {
+    k: _c(TEXT)
+    for k in (
+        "silt_fence",
+        "straw_bales",
+        "inlet_protection",
+        "sediment_trap",
+        "sediment_basin",
+        "tracking_pad",
+        "diversion",
+        "erosion_mat",
+    )
+}
 #: ``[stabilization]``: geosite's default stabilization provisions (text)
 STABILIZATION_PARAMS: dict[str, Param] = {k: _c(TEXT) for k in ("temporary", "permanent", "maintain")}

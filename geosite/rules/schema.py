@@ -1,6 +1,7 @@
 """The schema of a jurisdiction profile: every table and key, its kind, unit and allowed values.
 
-:func:`validate` returns every problem of a profile at once, each naming the key (``requirements[3].conditions[0].measure``)
+:func:`validate` returns every problem of a profile at once, each naming the key
+(``requirements[3].conditions[0].measure``)
 and, for a misspelt name, the nearest valid one. :func:`geosite.rules.profile.load_profile` raises them as one
 :class:`~geosite.errors.ProfileError` (exit 2), so a clerk's typo never becomes a different verdict. What
 the stages measure and what the practices take are in :mod:`geosite.rules.registry`.
@@ -16,17 +17,77 @@ from typing import Any
 from geosite.rules import registry as r
 
 #: the comparison operators a condition may use
-OPS: dict[str, Callable[[Any, Any], bool]] = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
-                                              "==": operator.eq, "!=": operator.ne}
+OPS: dict[str, Callable[[Any, Any], bool]] = {
+    ">=": operator.ge,
+    ">": operator.gt,
+    "<=": operator.le,
+    "<": operator.lt,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 ENTRY_KEYS = ("value", "citation", "section", "source", "note", "unit", "by", "text")
 CONDITION_KEYS = ("rule", "citation", "section", "measure", "op", "threshold", "unit", "text", "how", "storm")
-REQUIREMENT_KEYS = ("id", "kind", "practice", "provision", "citation", "section", "gate", "requires", "conditions", "combine",
-                    "for_each", "alternative", "params", "reading", "may_require")
-ITEM_KEYS = ("citation", "text", "layers", "contacts", "project", "declared", "check", "max_ft_per_in", "margin_ft",
-             "map_label", "map_layers", "reading")
-JURISDICTION_KEYS = ("id", "name", "chapter", "source", "expected_crs", "map_margin_ft", "official", "extent", "notes")
-TOP_KEYS = ("jurisdiction", "sections", "applicability", "gates", "plan_type", "terrain", "rain", "requirements", "controls",
-            "review", "permit", "enforcement", "plan_content", "submission", "not_specified", "maintenance", "stabilization")
+REQUIREMENT_KEYS = (
+    "id",
+    "kind",
+    "practice",
+    "provision",
+    "citation",
+    "section",
+    "gate",
+    "requires",
+    "conditions",
+    "combine",
+    "for_each",
+    "alternative",
+    "params",
+    "reading",
+    "may_require",
+)
+ITEM_KEYS = (
+    "citation",
+    "text",
+    "layers",
+    "contacts",
+    "project",
+    "declared",
+    "check",
+    "max_ft_per_in",
+    "margin_ft",
+    "map_label",
+    "map_layers",
+    "reading",
+)
+JURISDICTION_KEYS = (
+    "id",
+    "name",
+    "chapter",
+    "source",
+    "expected_crs",
+    "map_margin_ft",
+    "official",
+    "extent",
+    "notes",
+)
+TOP_KEYS = (
+    "jurisdiction",
+    "sections",
+    "applicability",
+    "gates",
+    "plan_type",
+    "terrain",
+    "rain",
+    "requirements",
+    "controls",
+    "review",
+    "permit",
+    "enforcement",
+    "plan_content",
+    "submission",
+    "not_specified",
+    "maintenance",
+    "stabilization",
+)
 NOT_SPECIFIED_KINDS = ("silent", "unread")
 
 
@@ -41,7 +102,13 @@ class _Problems:
 
     def unknown(self, where: str, name: Any, valid: tuple[str, ...] | list[str], what: str = "key") -> None:
         near = difflib.get_close_matches(str(name), list(valid), n=1, cutoff=0.6)
-        hint = f"; did you mean {near[0]!r}?" if near else f" (valid: {', '.join(valid)})" if len(valid) <= 12 else ""
+        hint = (
+            f"; did you mean {near[0]!r}?"
+            if near
+            else f" (valid: {', '.join(valid)})"
+            if len(valid) <= 12
+            else ""
+        )
         self.add(where, f"unknown {what} {name!r}{hint}")
 
     def keys(self, where: str, table: Mapping[str, Any], valid: tuple[str, ...]) -> None:
@@ -96,9 +163,13 @@ def _is_number(v: Any) -> bool:
 
 def _kind_ok(kind: str, v: Any) -> bool:
     checks: dict[str, Callable[[Any], bool]] = {
-        r.NUMBER: _is_number, r.INTEGER: lambda x: isinstance(x, int) and not isinstance(x, bool),
-        r.BOOL: lambda x: isinstance(x, bool), r.TEXT: lambda x: isinstance(x, str), r.LIST: lambda x: isinstance(x, list),
-        r.TABLE: lambda x: isinstance(x, Mapping), r.DATE: lambda x: hasattr(x, "isoformat"),
+        r.NUMBER: _is_number,
+        r.INTEGER: lambda x: isinstance(x, int) and not isinstance(x, bool),
+        r.BOOL: lambda x: isinstance(x, bool),
+        r.TEXT: lambda x: isinstance(x, str),
+        r.LIST: lambda x: isinstance(x, list),
+        r.TABLE: lambda x: isinstance(x, Mapping),
+        r.DATE: lambda x: hasattr(x, "isoformat"),
     }
     return checks[kind](v)
 
@@ -142,8 +213,11 @@ class _Context:
         t = c["threshold"]
         want = r.NUMBER if m.kind == r.INTEGER else m.kind
         if not _kind_ok(want, t):
-            self.p.add(f"{where}.threshold", f"{t!r} is not a {want} ({c.get('measure')} is a {m.kind}"
-                       + (f" in {m.unit})" if m.unit else ")"))
+            self.p.add(
+                f"{where}.threshold",
+                f"{t!r} is not a {want} ({c.get('measure')} is a {m.kind}"
+                + (f" in {m.unit})" if m.unit else ")"),
+            )
         unit = c.get("unit")
         if unit is not None and m.unit and unit != m.unit:
             self.p.add(f"{where}.unit", f"{unit!r}, but {c.get('measure')} is measured in {m.unit!r}")
@@ -203,15 +277,25 @@ class _Context:
         if "value" not in e:
             self.p.add(where, "no value")
         elif not _kind_ok(spec.kind, e["value"]) and not (spec.kind == r.NUMBER and _is_number(e["value"])):
-            self.p.add(f"{where}.value", f"{e['value']!r} is not a {spec.kind}" + (f" ({spec.unit})" if spec.unit else ""))
+            self.p.add(
+                f"{where}.value",
+                f"{e['value']!r} is not a {spec.kind}" + (f" ({spec.unit})" if spec.unit else ""),
+            )
         elif spec.choices and e["value"] not in spec.choices:
             self.p.unknown(f"{where}.value", e["value"], spec.choices, "value")
         if not e.get("citation") and not e.get("source") and not e.get("note"):
-            self.p.add(where, "needs a citation (the chapter's section) or a source (where the number comes from)")
+            self.p.add(
+                where, "needs a citation (the chapter's section) or a source (where the number comes from)"
+            )
         if e.get("citation"):
             self.section(f"{where}.section", e.get("section"))
         unit = e.get("unit")
-        if unit is not None and spec.kind == r.NUMBER and spec.unit not in ("", unit) and unit not in r.TIME_UNITS:
+        if (
+            unit is not None
+            and spec.kind == r.NUMBER
+            and spec.unit not in ("", unit)
+            and unit not in r.TIME_UNITS
+        ):
             self.p.add(f"{where}.unit", f"{unit!r}, but this number is in {spec.unit!r}")
         if unit is not None and spec.unit == "" and spec.kind == r.NUMBER and unit not in r.TIME_UNITS:
             self.p.unknown(f"{where}.unit", unit, r.TIME_UNITS, "unit")
@@ -225,14 +309,19 @@ class _Context:
                 if e not in self.storms:
                     self.p.unknown("rain.runoff_storm", e, self.storms, "storm")
             elif not k.endswith("_in"):
-                self.p.add(f"rain.{k}", "a design storm's depth is named <storm>_in (inches), e.g. ten_year_24_hour_in")
+                self.p.add(
+                    f"rain.{k}",
+                    "a design storm's depth is named <storm>_in (inches), e.g. ten_year_24_hour_in",
+                )
             else:
                 self.entry(f"rain.{k}", e, r.Param(r.NUMBER, "in"))
 
     def requirements(self) -> None:
         seen: set[Any] = set()
         for i, q in enumerate(self.data.get("requirements", [])):
-            where = f"requirements[{i}]" + (f" ({q.get('id')})" if isinstance(q, Mapping) and q.get("id") else "")
+            where = f"requirements[{i}]" + (
+                f" ({q.get('id')})" if isinstance(q, Mapping) and q.get("id") else ""
+            )
             if not isinstance(q, Mapping):
                 self.p.add(where, "must be a table")
                 continue
@@ -245,7 +334,10 @@ class _Context:
         self.p.keys(where, q, REQUIREMENT_KEYS)
         for k in ("id", "citation", "requires"):
             if not isinstance(q.get(k), str) or not q.get(k):
-                self.p.add(f"{where}.{k}", "required text" + (": every requirement cites its section" if k == "citation" else ""))
+                self.p.add(
+                    f"{where}.{k}",
+                    "required text" + (": every requirement cites its section" if k == "citation" else ""),
+                )
         kind = q.get("kind", "practice")
         if kind not in r.REQUIREMENT_KINDS:
             self.p.unknown(f"{where}.kind", kind, r.REQUIREMENT_KINDS, "kind")
@@ -286,7 +378,9 @@ class _Context:
                 continue
             s = spec[k]
             if not _kind_ok(s.kind, v) and not (s.kind == r.NUMBER and _is_number(v)):
-                self.p.add(f"{where}.params.{k}", f"{v!r} is not a {s.kind}" + (f" ({s.unit})" if s.unit else ""))
+                self.p.add(
+                    f"{where}.params.{k}", f"{v!r} is not a {s.kind}" + (f" ({s.unit})" if s.unit else "")
+                )
             elif s.choices:
                 for x in v if s.kind == r.LIST else [v]:
                     if x not in s.choices:
@@ -300,7 +394,11 @@ class _Context:
                 continue
             if k not in controls:
                 self.p.add("controls", f"{k} is needed by practice {name} ({where}) and is not given")
-        if name == "sheetflow_diversion" and params.get("storm") is not None and params["storm"] not in self.storms:
+        if (
+            name == "sheetflow_diversion"
+            and params.get("storm") is not None
+            and params["storm"] not in self.storms
+        ):
             self.p.unknown(f"{where}.params.storm", params["storm"], self.storms, "storm (a [rain] depth)")
 
     def review(self) -> None:
@@ -312,7 +410,9 @@ class _Context:
         self.entries("review", r.REVIEW_PARAMS, extra=("kind", "holidays"))
         h = rv.get("holidays")
         if h is not None:
-            self.p.keys("review.holidays", h, ("country", "subdiv", "observed", "add", "remove", "citation", "source"))
+            self.p.keys(
+                "review.holidays", h, ("country", "subdiv", "observed", "add", "remove", "citation", "source")
+            )
 
     def plan_content(self) -> None:
         pc = self.data.get("plan_content")
@@ -328,8 +428,12 @@ class _Context:
         self.p.keys(where, item, ITEM_KEYS)
         if not item.get("citation"):
             self.p.add(where, "needs a citation")
-        names = {"layers": r.LAYERS, "contacts": r.CONTACTS, "project": r.PROJECT_FIELDS,
-                 "map_layers": r.LAYERS + r.MAP_ONLY_LAYERS}
+        names = {
+            "layers": r.LAYERS,
+            "contacts": r.CONTACTS,
+            "project": r.PROJECT_FIELDS,
+            "map_layers": r.LAYERS + r.MAP_ONLY_LAYERS,
+        }
         for key, valid in names.items():
             for v in item.get(key, []):
                 if v not in valid:
@@ -339,7 +443,9 @@ class _Context:
         if item.get("check") is not None and item["check"] not in r.PLAN_CHECKS:
             self.p.unknown(f"{where}.check", item["check"], r.PLAN_CHECKS, "check")
         if not any(item.get(k) for k in ("layers", "contacts", "project", "declared", "check")):
-            self.p.add(where, "says nothing a submission could show (layers, contacts, project, declared or check)")
+            self.p.add(
+                where, "says nothing a submission could show (layers, contacts, project, declared or check)"
+            )
 
     def not_specified(self) -> None:
         for i, item in enumerate(self.data.get("not_specified", [])):
@@ -353,5 +459,10 @@ class _Context:
 
 def _how_keys() -> tuple[str, ...]:
     """Measurements that say how a value was found (text the findings quote)."""
-    return ("slopes.steep_disturbed_how", "hydrology.runoff_leaves_site_how", "disturbed.max_at_one_time_basis",
-            "disturbed.area_how", "project.cut_fill_how")
+    return (
+        "slopes.steep_disturbed_how",
+        "hydrology.runoff_leaves_site_how",
+        "disturbed.max_at_one_time_basis",
+        "disturbed.area_how",
+        "project.cut_fill_how",
+    )

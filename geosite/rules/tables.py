@@ -12,7 +12,9 @@ HEADER = ("requirement", "citation", "applies where", "satisfied by", "reading")
 
 def _condition(c: dict[str, Any]) -> str:
     unit = f" {c['unit']}" if c.get("unit") else ""
-    return f"{c['measure']} {c['op']} {c['threshold']!r}{unit}".replace("True", "true").replace("False", "false")
+    return f"{c['measure']} {c['op']} {c['threshold']!r}{unit}".replace("True", "true").replace(
+        "False", "false"
+    )
 
 
 def _where(profile: Profile, q: Any) -> str:
@@ -23,8 +25,13 @@ def _where(profile: Profile, q: Any) -> str:
     if q.for_each:
         parts.append(f"each feature of {q.for_each}")
     if q.conditions:
-        parts.append(f" {q.combine} of: ".join([""]) + f"{q.combine} of " + "; ".join(_condition(c) for c in q.conditions)
-                     if len(q.conditions) > 1 else _condition(q.conditions[0]))
+        parts.append(
+            f" {q.combine} of: ".join([""])
+            + f"{q.combine} of "
+            + "; ".join(_condition(c) for c in q.conditions)
+            if len(q.conditions) > 1
+            else _condition(q.conditions[0])
+        )
     if not parts:
         parts.append("every site the chapter applies to")
     return "; ".join(parts)
@@ -41,10 +48,17 @@ def _by(q: Any) -> str:
 
 
 def requirement_rows(profile: Profile) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
-    """(header, rows): one row per requirement and per topic the chapter does not specify (or that was not read)."""
-    rows: list[tuple[str, ...]] = [(f"{q.id}: {q.requires}", profile.cite(q.citation, q.section), _where(profile, q), _by(q), q.reading)
-            for q in profile.requirements]
+    """(header, rows): one row per requirement and per topic the chapter does not specify (or that was not
+    read)."""
+    rows: list[tuple[str, ...]] = [
+        (f"{q.id}: {q.requires}", profile.cite(q.citation, q.section), _where(profile, q), _by(q), q.reading)
+        for q in profile.requirements
+    ]
     for item in profile.data.get("not_specified", []):
-        kind = "not read (the profile's author could not read this part)" if item.get("kind") == "unread" else "not specified by this chapter"
+        kind = (
+            "not read (the profile's author could not read this part)"
+            if item.get("kind") == "unread"
+            else "not specified by this chapter"
+        )
         rows.append((f"{item['id']}: {item['topic']}", item.get("citation", ""), kind, "", ""))
     return HEADER, rows

@@ -75,12 +75,17 @@ class HolidayCalendar:
         known = {"country", "subdiv", "observed", "add", "remove", "citation", "section", "source"}
         unknown = sorted(set(conf) - known)
         if unknown:
-            raise ProfileError(f"profile {profile.path}: [review.holidays] unknown keys {unknown}; known: {sorted(known)}")
+            raise ProfileError(
+                f"profile {profile.path}: [review.holidays] unknown keys {unknown}; known: {sorted(known)}"
+            )
         cal = cls(
             country=str(conf.get("country", "US")),
             subdiv=conf.get("subdiv"),
             observed=bool(conf.get("observed", True)),
-            add=tuple(tuple(sorted(a.items())) if isinstance(a, dict) else (("bad", a),) for a in conf.get("add", [])),
+            add=tuple(
+                tuple(sorted(a.items())) if isinstance(a, dict) else (("bad", a),)
+                for a in conf.get("add", [])
+            ),
             remove=tuple(str(r) for r in conf.get("remove", [])),
             citation=profile.cite(conf.get("citation"), conf.get("section")),
             source=str(conf.get("source", "")),
@@ -98,14 +103,21 @@ class HolidayCalendar:
             d = dict(entry)
             if "month_day" in d:
                 try:
-                    dt.date(2000, *map(int, str(d["month_day"]).split("-")))  # 2000: leap year, Feb 29 allowed
+                    dt.date(
+                        2000, *map(int, str(d["month_day"]).split("-"))
+                    )  # 2000: leap year, Feb 29 allowed
                 except (TypeError, ValueError):
                     problems.append(f"add: month_day {d['month_day']!r} is not MM-DD")
             elif "after" in d:
                 if d["after"] not in base_names:
-                    problems.append(f"add: after {d['after']!r} is not a holiday of the base list; known: {', '.join(sorted(base_names))}")
+                    problems.append(
+                        f"add: after {d['after']!r} is not a holiday of the base list; known: "
+                        f"{', '.join(sorted(base_names))}"
+                    )
                 if not isinstance(d.get("days", 1), int):
-                    problems.append(f"add: days {d.get('days')!r} after {d['after']!r} must be a whole number")
+                    problems.append(
+                        f"add: days {d.get('days')!r} after {d['after']!r} must be a whole number"
+                    )
             elif "date" in d:
                 if as_date(d["date"]) is None:
                     problems.append(f"add: date {d['date']!r} is not YYYY-MM-DD")
@@ -113,7 +125,10 @@ class HolidayCalendar:
                 problems.append(f"add: {d!r} needs month_day, after or date (and a name)")
         for r in self.remove:
             if as_date(r) is None and r not in base_names:
-                problems.append(f"remove: {r!r} is neither a date (YYYY-MM-DD) nor a holiday of the base list; known: {', '.join(sorted(base_names))}")
+                problems.append(
+                    f"remove: {r!r} is neither a date (YYYY-MM-DD) nor a holiday of the base list; known: "
+                    f"{', '.join(sorted(base_names))}"
+                )
         return problems
 
     def holiday(self, day: dt.date) -> str | None:
@@ -157,7 +172,7 @@ class HolidayCalendar:
 
 
 @functools.lru_cache(maxsize=8)
-def _base(country: str, subdiv: str | None, observed: bool):  # noqa: ANN202
+def _base(country: str, subdiv: str | None, observed: bool):
     import holidays
 
     try:
@@ -207,8 +222,11 @@ def _holidays_of_year(cal: HolidayCalendar, year: int) -> dict[dt.date, str]:
                 continue
             days = [dt.date(year, m, dd)]
         elif "after" in a:
-            days = [d + dt.timedelta(days=int(a.get("days", 1))) for d, n in unshifted.items()
-                    if d.year == year and a["after"] in n.split("; ")]
+            days = [
+                d + dt.timedelta(days=int(a.get("days", 1)))
+                for d, n in unshifted.items()
+                if d.year == year and a["after"] in n.split("; ")
+            ]
         else:
             d = as_date(a["date"])
             days = [d] if d is not None and d.year == year else []
@@ -242,8 +260,15 @@ def holiday_calendar(profile: Profile) -> HolidayCalendar:
     return HolidayCalendar.from_profile(profile)
 
 
-def add_days(start: dt.date, n: float, unit: str, calendar: HolidayCalendar, *,
-             policy: str = "report", act: bool = True) -> tuple[dt.date, str, str]:
+def add_days(
+    start: dt.date,
+    n: float,
+    unit: str,
+    calendar: HolidayCalendar,
+    *,
+    policy: str = "report",
+    act: bool = True,
+) -> tuple[dt.date, str, str]:
     """Count ``n`` ``unit`` from ``start`` (day 0).
 
     Parameters
@@ -276,12 +301,21 @@ def add_days(start: dt.date, n: float, unit: str, calendar: HolidayCalendar, *,
     nxt = calendar.on_or_after(due)
     if policy == "extend":
         return nxt, rule + f"; {due.isoformat()} is a {why}, moved to the next working day", ""
-    return due, rule, (f"falls on a non-working day ({why}); the chapter counts calendar days and does not "
-                       f"move it (next working day {nxt.strftime('%a')} {nxt.isoformat()})")
+    return (
+        due,
+        rule,
+        (
+            f"falls on a non-working day ({why}); the chapter counts calendar days and does not "
+            f"move it (next working day {nxt.strftime('%a')} {nxt.isoformat()})"
+        ),
+    )
 
 
 def non_working_policy(profile: Profile) -> str:
     policy = profile.value("review", "non_working_last_day", "report")
     if policy not in NON_WORKING_LAST_DAY:
-        raise ProfileError(f"profile {profile.path}: [review] non_working_last_day = {policy!r}; use one of {', '.join(NON_WORKING_LAST_DAY)}")
+        raise ProfileError(
+            f"profile {profile.path}: [review] non_working_last_day = {policy!r}; use one of "
+            f"{', '.join(NON_WORKING_LAST_DAY)}"
+        )
     return policy

@@ -41,8 +41,15 @@ class Deadline:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"date": self.date.isoformat(), "weekday": self.date.strftime("%a"), "what": self.what,
-                "kind": self.kind, "rule": self.rule, "citation": self.citation, "note": self.note}
+        return {
+            "date": self.date.isoformat(),
+            "weekday": self.date.strftime("%a"),
+            "what": self.what,
+            "kind": self.kind,
+            "rule": self.rule,
+            "citation": self.citation,
+            "note": self.note,
+        }
 
 
 def dated_entry(profile: Profile, table: str, key: str) -> dict[str, Any] | None:
@@ -57,19 +64,41 @@ def cite(profile: Profile, e: Mapping[str, Any]) -> str:
     return text or str(e.get("source", "")).split(":")[0]  # a source's head names it; the rest explains
 
 
-def _due(profile: Profile, calendar: HolidayCalendar, table: str, key: str, start: dt.date, what: str,
-         kind: str, default_unit: str, event: str) -> Deadline | None:
+def _due(
+    profile: Profile,
+    calendar: HolidayCalendar,
+    table: str,
+    key: str,
+    start: dt.date,
+    *,
+    what: str,
+    kind: str,
+    default_unit: str,
+    event: str,
+) -> Deadline | None:
     e = dated_entry(profile, table, key)
     if e is None:
         return None
     unit = e.get("unit", default_unit)
     due, rule, note = add_days(start, e["value"], unit, calendar, policy=non_working_policy(profile))
-    return Deadline(due, what, kind, rule.replace(f"after {start.isoformat()}", f"after {event} on {start.isoformat()}"),
-                    cite(profile, e), note)
+    return Deadline(
+        due,
+        what,
+        kind,
+        rule.replace(f"after {start.isoformat()}", f"after {event} on {start.isoformat()}"),
+        cite(profile, e),
+        note,
+    )
 
 
-def review_deadlines(received: dt.date, profile: Profile, plan_type: str | None = None, *,
-                     info_received: dt.date | None = None, calendar: HolidayCalendar | None = None) -> list[Deadline]:
+def review_deadlines(
+    received: dt.date,
+    profile: Profile,
+    plan_type: str | None = None,
+    *,
+    info_received: dt.date | None = None,
+    calendar: HolidayCalendar | None = None,
+) -> list[Deadline]:
     """The Building Inspector's review deadline(s).
 
     Parameters
@@ -92,15 +121,38 @@ def review_deadlines(received: dt.date, profile: Profile, plan_type: str | None 
     label = {"full": "full plan", "statement": "plan statement"}
     out = []
     for k in kinds:
-        suffix = "" if plan_type in ("full", "statement") else f" (if a {label[k]})" if plan_type is None else f" ({label[k]})"
-        d = _due(profile, cal, "review", f"{k}_plan_days" if k == "full" else "statement_days", received,
-                 f"Plan review decision{suffix}", "review", unit, "receipt")
+        suffix = (
+            ""
+            if plan_type in ("full", "statement")
+            else f" (if a {label[k]})"
+            if plan_type is None
+            else f" ({label[k]})"
+        )
+        d = _due(
+            profile,
+            cal,
+            "review",
+            f"{k}_plan_days" if k == "full" else "statement_days",
+            received,
+            what=f"Plan review decision{suffix}",
+            kind="review",
+            default_unit=unit,
+            event="receipt",
+        )
         if d:
             out.append(d)
         if info_received is not None:
-            d = _due(profile, cal, "review", f"after_information_{k}_days", info_received,
-                     f"Second review decision, after the needed information{suffix}", "review", unit,
-                     "receipt of the information")
+            d = _due(
+                profile,
+                cal,
+                "review",
+                f"after_information_{k}_days",
+                info_received,
+                what=f"Second review decision, after the needed information{suffix}",
+                kind="review",
+                default_unit=unit,
+                event="receipt of the information",
+            )
             if d:
                 out.append(d)
     return _dedupe(out)
@@ -117,8 +169,9 @@ def _dedupe(items: list[Deadline]) -> list[Deadline]:
     return sorted(seen.values(), key=lambda d: d.date)
 
 
-def permit_expiry(issued: dt.date, profile: Profile, building_permit_days: int | None = None,
-                  extensions: Sequence[int] = ()) -> list[Deadline]:
+def permit_expiry(
+    issued: dt.date, profile: Profile, building_permit_days: int | None = None, extensions: Sequence[int] = ()
+) -> list[Deadline]:
     """The permit's last valid day: issue + max(duration, building permit length), then each extension.
 
     Parameters
@@ -139,37 +192,80 @@ def permit_expiry(issued: dt.date, profile: Profile, building_permit_days: int |
     rule = f"{days} days after issue on {issued.isoformat()} (day 0)"
     if building_permit_days is not None and building_permit_days > days:
         days = int(building_permit_days)
-        rule = f"the building permit's {days} days (longer than {dur['value']}) after issue on {issued.isoformat()} (day 0)"
+        rule = (
+            f"the building permit's {days} days (longer than {dur['value']}) after issue on "
+            f"{issued.isoformat()} (day 0)"
+        )
     expires = issued + dt.timedelta(days=days)
-    out = [Deadline(expires, "Erosion control permit expires (last valid day)", "permit", rule, cite(profile, dur))]
+    out = [
+        Deadline(
+            expires, "Erosion control permit expires (last valid day)", "permit", rule, cite(profile, dur)
+        )
+    ]
     ext = dated_entry(profile, "permit", "extension_days")
     for i, n in enumerate(extensions, 1):
         if ext is None:
             raise InputError("permit extensions: not specified by this chapter")
         if not 0 < n <= ext["value"]:
-            raise InputError(f"extension {i} of {n} days: each extension may add 1 to {ext['value']} days ({cite(profile, ext)})")
+            raise InputError(
+                f"extension {i} of {n} days: each extension may add 1 to {ext['value']} days "
+                f"({cite(profile, ext)})"
+            )
         expires += dt.timedelta(days=int(n))
-        out.append(Deadline(expires, f"Permit expires after extension {i}", "permit",
-                            f"previous expiry + {n} days (at most {ext['value']} per extension)", cite(profile, ext)))
+        out.append(
+            Deadline(
+                expires,
+                f"Permit expires after extension {i}",
+                "permit",
+                f"previous expiry + {n} days (at most {ext['value']} per extension)",
+                cite(profile, ext),
+            )
+        )
     return out
 
 
-def start_notice_due(start: dt.date, profile: Profile, calendar: HolidayCalendar | None = None) -> Deadline | None:
+def start_notice_due(
+    start: dt.date, profile: Profile, calendar: HolidayCalendar | None = None
+) -> Deadline | None:
     """When the permittee must notify the village that land disturbance started on ``start``."""
-    return _due(profile, calendar or holiday_calendar(profile), "permit", "notify_start", start,
-                "Permittee notifies the village that work started", "notice", "working_days", "the start of work")
+    return _due(
+        profile,
+        calendar or holiday_calendar(profile),
+        "permit",
+        "notify_start",
+        start,
+        what="Permittee notifies the village that work started",
+        kind="notice",
+        default_unit="working_days",
+        event="the start of work",
+    )
 
 
-def bmp_completion_notice_due(installed: dt.date, profile: Profile,
-                              calendar: HolidayCalendar | None = None) -> Deadline | None:
+def bmp_completion_notice_due(
+    installed: dt.date, profile: Profile, calendar: HolidayCalendar | None = None
+) -> Deadline | None:
     """When the permittee must notify the village that BMPs installed on ``installed`` are complete."""
-    return _due(profile, calendar or holiday_calendar(profile), "permit", "notify_bmp_completion", installed,
-                "Permittee notifies the village that BMPs are installed", "notice", "working_days", "installation")
+    return _due(
+        profile,
+        calendar or holiday_calendar(profile),
+        "permit",
+        "notify_bmp_completion",
+        installed,
+        what="Permittee notifies the village that BMPs are installed",
+        kind="notice",
+        default_unit="working_days",
+        event="installation",
+    )
 
 
-def enforcement_deadlines(profile: Profile, *, notice: dt.date | None = None, notice_of_intent: dt.date | None = None,
-                          notice_without_permit: dt.date | None = None,
-                          calendar: HolidayCalendar | None = None) -> list[Deadline]:
+def enforcement_deadlines(
+    profile: Profile,
+    *,
+    notice: dt.date | None = None,
+    notice_of_intent: dt.date | None = None,
+    notice_without_permit: dt.date | None = None,
+    calendar: HolidayCalendar | None = None,
+) -> list[Deadline]:
     """After a notice of violation / stop-work order: the time to comply; where work goes on without a
     permit, the time to cease after the notice (Grantsburg Enforcement C: 24 hours, else the Building
     Inspector may seek a cease and desist order); after a notice of intent: when the village may start the
@@ -177,18 +273,46 @@ def enforcement_deadlines(profile: Profile, *, notice: dt.date | None = None, no
     cal = calendar or holiday_calendar(profile)
     out = []
     if notice is not None:
-        d = _due(profile, cal, "enforcement", "comply_hours", notice, "Permittee complies (else the permit may be revoked)",
-                 "enforcement", "hours", "the notice")
+        d = _due(
+            profile,
+            cal,
+            "enforcement",
+            "comply_hours",
+            notice,
+            what="Permittee complies (else the permit may be revoked)",
+            kind="enforcement",
+            default_unit="hours",
+            event="the notice",
+        )
         out += [d] if d else []
     if notice_without_permit is not None:
-        d = _due(profile, cal, "enforcement", "cease_without_permit_hours", notice_without_permit,
-                 "Landowner or land user without a permit ceases the activity (else a cease and desist order may be sought)",
-                 "enforcement", "hours", "the notice")
+        d = _due(
+            profile,
+            cal,
+            "enforcement",
+            "cease_without_permit_hours",
+            notice_without_permit,
+            what=(
+                "Landowner or land user without a permit ceases the activity (else a cease and desist order "
+                "may be sought)"
+            ),
+            kind="enforcement",
+            default_unit="hours",
+            event="the notice",
+        )
         out += [d] if d else []
     if notice_of_intent is not None:
-        d = _due(profile, cal, "enforcement", "village_work_after", notice_of_intent,
-                 "Village may go on the land and start the work", "enforcement", "working_days",
-                 "mailing or service of the notice of intent")
+        d = _due(
+            profile,
+            cal,
+            "enforcement",
+            "village_work_after",
+            notice_of_intent,
+            what="Village may go on the land and start the work",
+            kind="enforcement",
+            default_unit="working_days",
+            event="mailing or service of the notice of intent",
+        )
         out += [d] if d else []
     return out
 
@@ -238,11 +362,19 @@ def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline]
             end = as_date(row.get("end")) if "end" in dist.columns else None
             label = _feature_label(row, "disturbance area")
             if end is None:
-                notes.append(f"{label}: no end date, so its stabilization ({n} days after work stops) cannot be dated")
+                notes.append(
+                    f"{label}: no end date, so its stabilization ({n} days after work stops) cannot be dated"
+                )
                 continue
-            out.append(Deadline(end + dt.timedelta(days=n), f"Stabilize {label} if left inactive", "stabilization",
-                                f"{n} days after its planned end on {end.isoformat()} (inactive {n} days or more)",
-                                cite(profile, inactive)))
+            out.append(
+                Deadline(
+                    end + dt.timedelta(days=n),
+                    f"Stabilize {label} if left inactive",
+                    "stabilization",
+                    f"{n} days after its planned end on {end.isoformat()} (inactive {n} days or more)",
+                    cite(profile, inactive),
+                )
+            )
     if piles_e is None:
         notes.append("stabilization of soil stockpiles: not specified by this chapter")
         return out, notes
@@ -256,15 +388,28 @@ def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline]
         days = row.get("days") if "days" in piles.columns else None
         days = None if days is None or (isinstance(days, float) and math.isnan(days)) else float(days)
         if days is not None and days <= limit:
-            notes.append(f"{label}: planned {days:g} days, not more than {limit}: no stabilization required ({cite(profile, piles_e)})")
+            notes.append(
+                f"{label}: planned {days:g} days, not more than {limit}: no stabilization required "
+                f"({cite(profile, piles_e)})"
+            )
             continue
         if start is None:
-            notes.append(f"{label}: no start date (pile, disturbance or project), so its stabilization cannot be dated")
+            notes.append(
+                f"{label}: no start date (pile, disturbance or project), so its stabilization cannot be dated"
+            )
             continue
-        stay = f"planned {days:g} days" if days is not None else "days in place unknown; due if it stays longer"
-        out.append(Deadline(start + dt.timedelta(days=limit), f"Stabilize {label} (mulch, vegetative cover, tarps)",
-                            "stabilization", f"{limit} days after it is placed ({whence} {start.isoformat()}); {stay}",
-                            cite(profile, piles_e)))
+        stay = (
+            f"planned {days:g} days" if days is not None else "days in place unknown; due if it stays longer"
+        )
+        out.append(
+            Deadline(
+                start + dt.timedelta(days=limit),
+                f"Stabilize {label} (mulch, vegetative cover, tarps)",
+                "stabilization",
+                f"{limit} days after it is placed ({whence} {start.isoformat()}); {stay}",
+                cite(profile, piles_e),
+            )
+        )
     return out, notes
 
 

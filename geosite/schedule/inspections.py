@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from geosite.rules import Profile
 
 MM_PER_IN = 25.4
-TRACE_VALUES = ("t", "trace")          # NOAA daily records mark a trace of rain "T": counted as 0.0 in
+TRACE_VALUES = ("t", "trace")  # NOAA daily records mark a trace of rain "T": counted as 0.0 in
 
 
 @dataclass(frozen=True)
@@ -30,8 +30,12 @@ class Inspection:
     citation: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"date": self.date.isoformat(), "weekday": self.date.strftime("%a"), "reasons": list(self.reasons),
-                "citation": self.citation}
+        return {
+            "date": self.date.isoformat(),
+            "weekday": self.date.strftime("%a"),
+            "reasons": list(self.reasons),
+            "citation": self.citation,
+        }
 
 
 def read_rainfall(path: str | Path) -> dict[dt.date, float]:
@@ -46,8 +50,11 @@ def read_rainfall(path: str | Path) -> dict[dt.date, float]:
     try:
         return _read_rainfall(path)
     except UnicodeDecodeError as exc:
-        raise InputError(f"rainfall file {path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r}); "
-                         "save it as UTF-8 (or plain ASCII) CSV") from exc
+        raise InputError(
+            f"rainfall file {path}: not UTF-8 text (byte {exc.start}: "
+            f"{exc.object[exc.start : exc.start + 1]!r}); "
+            "save it as UTF-8 (or plain ASCII) CSV"
+        ) from exc
     except csv.Error as exc:
         raise InputError(f"rainfall file {path}: not a CSV file geosite can read ({exc})") from exc
 
@@ -59,15 +66,21 @@ def _read_rainfall(path: Path) -> dict[dt.date, float]:
         reader.fieldnames = cols
         rain_cols = [c for c in ("rain_in", "rain_mm") if c in cols]
         if "date" not in cols or len(rain_cols) != 1:
-            raise InputError(f"rainfall file {path}: needs columns 'date' and one of 'rain_in' or 'rain_mm' "
-                             f"(found {', '.join(map(repr, cols)) or 'no header'})")
+            raise InputError(
+                f"rainfall file {path}: needs columns 'date' and one of 'rain_in' or 'rain_mm' "
+                f"(found {', '.join(map(repr, cols)) or 'no header'})"
+            )
         col = rain_cols[0]
         factor = 1.0 if col == "rain_in" else 1.0 / MM_PER_IN
         rain: dict[dt.date, float] = {}
         problems = []
         for line, row in enumerate(reader, start=2):
             raw_d, raw_r = (row.get("date") or "").strip(), (row.get(col) or "").strip()
-            if not raw_d and not raw_r and not any((v or "").strip() for v in row.values() if isinstance(v, str)):
+            if (
+                not raw_d
+                and not raw_r
+                and not any((v or "").strip() for v in row.values() if isinstance(v, str))
+            ):
                 continue  # blank line
             d = as_date(raw_d)
             if d is None:
@@ -78,7 +91,9 @@ def _read_rainfall(path: Path) -> dict[dt.date, float]:
                 try:
                     value = float(raw_r)
                 except ValueError:
-                    problems.append(f"line {line}: {col} {raw_r!r} is not a number (write 0 for a dry day, T for a trace)")
+                    problems.append(
+                        f"line {line}: {col} {raw_r!r} is not a number (write 0 for a dry day, T for a trace)"
+                    )
                     continue
                 if not math.isfinite(value) or value < 0:
                     problems.append(f"line {line}: {col} {raw_r!r} must be a number 0 or more")
@@ -92,8 +107,9 @@ def _read_rainfall(path: Path) -> dict[dt.date, float]:
     return rain
 
 
-def inspection_schedule(start: dt.date, end: dt.date, profile: Profile,
-                        rain_in: Mapping[dt.date, float] | None = None) -> list[Inspection]:
+def inspection_schedule(
+    start: dt.date, end: dt.date, profile: Profile, rain_in: Mapping[dt.date, float] | None = None
+) -> list[Inspection]:
     """Inspections from ``start`` to ``end``: every ``inspect_every_days`` after the start, and the day after
     each day with ``inspect_rain_in`` or more of rain (within 24 hours after the rain, Wis. Admin. Code
     ch. NR 216; the chapter says "after each rain"). Same-day inspections are merged, reasons kept."""
@@ -116,6 +132,13 @@ def inspection_schedule(start: dt.date, end: dt.date, profile: Profile,
         for day, inches in sorted(rain_in.items()):
             if start <= day <= end and inches >= rain_e["value"] - 1e-9:
                 due.setdefault(day + lag, []).append(
-                    (f"{inches:.2f} in of rain on {day.isoformat()} (>= {rain_e['value']:g} in; within {hours:g} h)", rain_cite))
-    return [Inspection(d, tuple(r for r, _ in items), "; ".join(dict.fromkeys(c for _, c in items)))
-            for d, items in sorted(due.items())]
+                    (
+                        f"{inches:.2f} in of rain on {day.isoformat()} (>= {rain_e['value']:g} in; within "
+                        f"{hours:g} h)",
+                        rain_cite,
+                    )
+                )
+    return [
+        Inspection(d, tuple(r for r, _ in items), "; ".join(dict.fromkeys(c for _, c in items)))
+        for d, items in sorted(due.items())
+    ]

@@ -49,23 +49,41 @@ class Schedule:
     def rows(self) -> list[dict[str, Any]]:
         """Deadlines and inspections merged in date order (inspections on one row per day)."""
         rows = [d.to_dict() for d in self.deadlines]
-        rows += [{"date": i.date.isoformat(), "weekday": i.date.strftime("%a"), "what": "Inspect the BMPs and repair",
-                  "kind": "inspection", "rule": "; ".join(i.reasons), "citation": i.citation, "note": ""}
-                 for i in self.inspections]
+        rows += [
+            {
+                "date": i.date.isoformat(),
+                "weekday": i.date.strftime("%a"),
+                "what": "Inspect the BMPs and repair",
+                "kind": "inspection",
+                "rule": "; ".join(i.reasons),
+                "citation": i.citation,
+                "note": "",
+            }
+            for i in self.inspections
+        ]
         order = {"review": 0, "notice": 1, "permit": 2, "enforcement": 3, "stabilization": 4, "inspection": 5}
         return sorted(rows, key=lambda r: (r["date"], order.get(r["kind"], 9)))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"site": self.site, "jurisdiction": self.jurisdiction, "jurisdiction_name": self.jurisdiction_name,
-                "plan_type": self.plan_type, "counting": list(self.counting),
-                "deadlines": [d.to_dict() for d in self.deadlines],
-                "inspections": [i.to_dict() for i in self.inspections], "conditions": list(self.conditions),
-                "notes": list(self.notes)}
+        return {
+            "site": self.site,
+            "jurisdiction": self.jurisdiction,
+            "jurisdiction_name": self.jurisdiction_name,
+            "plan_type": self.plan_type,
+            "counting": list(self.counting),
+            "deadlines": [d.to_dict() for d in self.deadlines],
+            "inspections": [i.to_dict() for i in self.inspections],
+            "conditions": list(self.conditions),
+            "notes": list(self.notes),
+        }
 
     def to_text(self, *, width: int = 56) -> str:
         """A plain table for the terminal: date, day, what, citation; rule and note on the next line."""
-        lines = [f"{self.site}: schedule under the {self.jurisdiction_name} erosion control chapter",
-                 f"plan type: {self.plan_type or 'not known'}", ""]
+        lines = [
+            f"{self.site}: schedule under the {self.jurisdiction_name} erosion control chapter",
+            f"plan type: {self.plan_type or 'not known'}",
+            "",
+        ]
         lines.append(f"{'date':<10}  {'day':<3}  {'what':<{width}}  citation")
         lines.append(f"{'-' * 10}  {'-' * 3}  {'-' * width}  {'-' * 20}")
         import textwrap
@@ -97,8 +115,14 @@ class Schedule:
 
     def to_markdown(self) -> str:
         """The same calendar as a Markdown document."""
-        out = [f"# Schedule: {self.site}", "", f"Jurisdiction: {self.jurisdiction_name}. Plan type: {self.plan_type or 'not known'}.", "",
-               "| Date | Day | What | How counted | Citation | Note |", "| --- | --- | --- | --- | --- | --- |"]
+        out = [
+            f"# Schedule: {self.site}",
+            "",
+            f"Jurisdiction: {self.jurisdiction_name}. Plan type: {self.plan_type or 'not known'}.",
+            "",
+            "| Date | Day | What | How counted | Citation | Note |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
         for r in self.rows():
             cells = [r["date"], r["weekday"], r["what"], r["rule"], r["citation"], r["note"]]
             out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
@@ -110,31 +134,43 @@ class Schedule:
         return "\n".join(out) + "\n"
 
 
-
-
 def counting_rules(profile: Profile, calendar: HolidayCalendar | None = None) -> list[str]:
     """The day-counting rules in force for this profile, in words (for reports)."""
     cal = calendar or holiday_calendar(profile)
     kind = profile.data.get("review", {}).get("kind", "working_days")
     policy = non_working_policy(profile)
-    rules = ["The day of the event (receipt, issue, start, installation, notice) is day 0; a deadline of N days is "
-             "the Nth day after it."]
+    rules = [
+        "The day of the event (receipt, issue, start, installation, notice) is day 0; a deadline of N days "
+        "is "
+        "the Nth day after it."
+    ]
     where = f" ({cal.citation})" if cal.citation else ""
     base = f"{cal.country}{'-' + cal.subdiv if cal.subdiv else ''} holidays from the holidays library" + (
-        ", observed days included" if cal.observed else "")
+        ", observed days included" if cal.observed else ""
+    )
     changes = []
     if cal.add:
         changes.append("plus " + ", ".join(str(dict(a).get("name", "village day")) for a in cal.add))
     if cal.remove:
         changes.append("minus " + ", ".join(cal.remove))
-    rules.append(f"Working days{where}: every day except Saturdays, Sundays and holidays: {base}"
-                 + (f" ({'; '.join(changes)})" if changes else "") + (f". {cal.source}" if cal.source else "."))
+    rules.append(
+        f"Working days{where}: every day except Saturdays, Sundays and holidays: {base}"
+        + (f" ({'; '.join(changes)})" if changes else "")
+        + (f". {cal.source}" if cal.source else ".")
+    )
     if kind == "calendar_days":
         rules.append("Review periods are calendar days (the chapter says 'days').")
-    rules.append("Calendar-day and hour deadlines that end on a Saturday, Sunday or holiday are "
-                 + ("moved to the next working day." if policy == "extend" else
-                    "not moved (the chapter is silent); the note gives the next working day."))
-    rules.append("Hours are counted straight through: 48 hours after work starts is the same time two days later.")
+    rules.append(
+        "Calendar-day and hour deadlines that end on a Saturday, Sunday or holiday are "
+        + (
+            "moved to the next working day."
+            if policy == "extend"
+            else "not moved (the chapter is silent); the note gives the next working day."
+        )
+    )
+    rules.append(
+        "Hours are counted straight through: 48 hours after work starts is the same time two days later."
+    )
     return rules
 
 
@@ -194,66 +230,142 @@ def build_schedule(
         plan_type = plan_type_of(site, profile)
     elif plan_type not in PLAN_TYPES:
         raise InputError(f"plan type {plan_type!r}; use one of {', '.join(PLAN_TYPES)}")
-    sched = Schedule(site=site.name, jurisdiction=profile.id, jurisdiction_name=profile.name, plan_type=plan_type,
-                     counting=counting_rules(profile, cal))
+    sched = Schedule(
+        site=site.name,
+        jurisdiction=profile.id,
+        jurisdiction_name=profile.name,
+        plan_type=plan_type,
+        counting=counting_rules(profile, cal),
+    )
     notes = sched.notes
     p = site.project
-    if received is not None:
-        sched.deadlines += review_deadlines(received, profile, plan_type, info_received=info_received, calendar=cal)
-    else:
-        notes.append("review deadline: give the date the application, plan and fee were received (--received)")
-        if info_received is not None:
-            sched.deadlines += [d for d in review_deadlines(info_received, profile, plan_type, info_received=info_received,
-                                                            calendar=cal) if d.what.startswith("Second")]
-    if issued is not None:
-        sched.deadlines += permit_expiry(issued, profile, p.building_permit_days, extensions)
-        if dated_entry(profile, "permit", "duration_days") is None:
-            notes.append("permit duration: not specified by this chapter")
-    else:
-        ext = dated_entry(profile, "permit", "extension_days")
-        notes.append("permit expiry: give the date the permit was issued (--issued)"
-                     + (f"; extensions of up to {ext['value']} days each ({cite(profile, ext)})" if ext else ""))
+    _add_review(sched, profile, cal, received, info_received)
+    _add_permit(sched, profile, issued, extensions, p.building_permit_days)
     if p.start is not None:
         d = start_notice_due(p.start, profile, cal)
         if d:
             sched.deadlines.append(d)
     else:
         notes.append("start-of-work notice: the project has no start date")
-    bmp = dated_entry(profile, "permit", "notify_bmp_completion")
-    if bmp is not None:
-        unit = bmp.get("unit", "working_days").replace("_", " ")
-        unit = unit.removesuffix("s") if bmp["value"] == 1 else unit
-        notes.append(f"BMP completion notice: within {bmp['value']:g} {unit} after each BMP is installed "
-                     f"({cite(profile, bmp)}); dated below for the installation days given")
-    for day in bmp_installed:
-        d = bmp_completion_notice_due(day, profile, cal)
-        if d:
-            sched.deadlines.append(d)
-    if p.start is not None and p.end is not None:
-        rain_in = read_rainfall(rain) if isinstance(rain, (str, Path)) else rain
-        sched.inspections = inspection_schedule(p.start, p.end, profile, rain_in)
-        if rain_in is None:
-            notes.append("rain inspections: no rainfall record given (--rain CSV); only weekly inspections are listed")
-    else:
-        notes.append("inspections: the project needs start and end dates")
+    _add_bmp_notices(sched, profile, cal, bmp_installed)
+    _add_inspections(sched, profile, p, rain)
     stab, stab_notes = stabilization_deadlines(site, profile)
     sched.deadlines += stab
     notes += stab_notes
     sched.conditions = permit_conditions(profile, issued)
-    if not profile.data.get("enforcement"):
-        notes.append("enforcement periods: not specified by this chapter")
-    elif notice is None and notice_of_intent is None and notice_without_permit is None:
-        comply = dated_entry(profile, "enforcement", "comply_hours")
-        cease = dated_entry(profile, "enforcement", "cease_without_permit_hours")
-        work = dated_entry(profile, "enforcement", "village_work_after")
-        if comply:
-            notes.append(f"after a notice of violation or stop-work order: comply within {comply['value']:g} hours ({cite(profile, comply)})")
-        if cease:
-            notes.append(f"where work goes on without a permit: cease within {cease['value']:g} hours of the notice, or the Building "
-                         f"Inspector may request a cease and desist order ({cite(profile, cease)})")
-        if work:
-            notes.append(f"after a notice of intent: the village may start the work {work['value']:g} working days after it is mailed or served ({cite(profile, work)})")
-    sched.deadlines += enforcement_deadlines(profile, notice=notice, notice_of_intent=notice_of_intent,
-                                             notice_without_permit=notice_without_permit, calendar=cal)
+    no_notice = notice is None and notice_of_intent is None and notice_without_permit is None
+    if no_notice or not profile.data.get("enforcement"):
+        notes += _enforcement_notes(profile)
+    sched.deadlines += enforcement_deadlines(
+        profile,
+        notice=notice,
+        notice_of_intent=notice_of_intent,
+        notice_without_permit=notice_without_permit,
+        calendar=cal,
+    )
     sched.deadlines.sort(key=lambda d: d.date)
     return sched
+
+
+def _add_review(
+    sched: Schedule, profile: Profile, cal: Any, received: dt.date | None, info_received: dt.date | None
+) -> None:
+    """The review deadlines (from ``received``, and the second review's from ``info_received``)."""
+    plan_type, notes = sched.plan_type, sched.notes
+    if received is not None:
+        sched.deadlines += review_deadlines(
+            received, profile, plan_type, info_received=info_received, calendar=cal
+        )
+    else:
+        notes.append(
+            "review deadline: give the date the application, plan and fee were received (--received)"
+        )
+        if info_received is not None:
+            sched.deadlines += [
+                d
+                for d in review_deadlines(
+                    info_received, profile, plan_type, info_received=info_received, calendar=cal
+                )
+                if d.what.startswith("Second")
+            ]
+
+
+def _add_permit(
+    sched: Schedule,
+    profile: Profile,
+    issued: dt.date | None,
+    extensions: Sequence[int],
+    building_permit_days: int | None,
+) -> None:
+    """The permit's expiry (from ``issued``; ``extensions`` in days each)."""
+    notes = sched.notes
+    if issued is not None:
+        sched.deadlines += permit_expiry(issued, profile, building_permit_days, extensions)
+        if dated_entry(profile, "permit", "duration_days") is None:
+            notes.append("permit duration: not specified by this chapter")
+    else:
+        ext = dated_entry(profile, "permit", "extension_days")
+        notes.append(
+            "permit expiry: give the date the permit was issued (--issued)"
+            + (f"; extensions of up to {ext['value']} days each ({cite(profile, ext)})" if ext else "")
+        )
+
+
+def _add_bmp_notices(sched: Schedule, profile: Profile, cal: Any, bmp_installed: Iterable[dt.date]) -> None:
+    """Each BMP completion notice's deadline, for the installation days given."""
+    notes = sched.notes
+    bmp = dated_entry(profile, "permit", "notify_bmp_completion")
+    if bmp is not None:
+        unit = bmp.get("unit", "working_days").replace("_", " ")
+        unit = unit.removesuffix("s") if bmp["value"] == 1 else unit
+        notes.append(
+            f"BMP completion notice: within {bmp['value']:g} {unit} after each BMP is installed "
+            f"({cite(profile, bmp)}); dated below for the installation days given"
+        )
+    for day in bmp_installed:
+        d = bmp_completion_notice_due(day, profile, cal)
+        if d:
+            sched.deadlines.append(d)
+
+
+def _add_inspections(
+    sched: Schedule, profile: Profile, p: Any, rain: str | Path | Mapping[dt.date, float] | None
+) -> None:
+    """Weekly and rain inspections over the project's dates (``p``: the site's project)."""
+    notes = sched.notes
+    if p.start is not None and p.end is not None:
+        rain_in = read_rainfall(rain) if isinstance(rain, (str, Path)) else rain
+        sched.inspections = inspection_schedule(p.start, p.end, profile, rain_in)
+        if rain_in is None:
+            notes.append(
+                "rain inspections: no rainfall record given (--rain CSV); only weekly inspections are listed"
+            )
+    else:
+        notes.append("inspections: the project needs start and end dates")
+
+
+def _enforcement_notes(profile: Profile) -> list[str]:
+    """The enforcement periods, as notes (when no notice is given)."""
+    if not profile.data.get("enforcement"):
+        return ["enforcement periods: not specified by this chapter"]
+    notes: list[str] = []
+    comply = dated_entry(profile, "enforcement", "comply_hours")
+    cease = dated_entry(profile, "enforcement", "cease_without_permit_hours")
+    work = dated_entry(profile, "enforcement", "village_work_after")
+    if comply:
+        notes.append(
+            f"after a notice of violation or stop-work order: comply within {comply['value']:g} hours "
+            f"({cite(profile, comply)})"
+        )
+    if cease:
+        notes.append(
+            f"where work goes on without a permit: cease within {cease['value']:g} hours of the notice, "
+            "or the Building "
+            f"Inspector may request a cease and desist order ({cite(profile, cease)})"
+        )
+    if work:
+        notes.append(
+            f"after a notice of intent: the village may start the work {work['value']:g} working days "
+            f"after it is mailed or served ({cite(profile, work)})"
+        )
+    return notes

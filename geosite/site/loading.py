@@ -1,5 +1,6 @@
 """Loading a site: ``load_site`` reads a site folder (``site.toml`` + layers + DEM; see
-docs/site_folder.md) and validates the whole of it at once: every problem found (missing layers, unreadable files, invalid or empty
+docs/site_folder.md) and validates the whole of it at once: every problem found (missing layers, unreadable
+files, invalid or empty
 geometries, wrong geometry types, missing or geographic CRSs, units) is collected and raised together
 in one :class:`~geosite.errors.SiteValidationError`, each naming the file and the layer. Allowed but
 suspicious things (a reprojected layer, a DEM short of the map margin) become warnings, kept on
@@ -18,6 +19,7 @@ import datetime as dt
 import math
 import tomllib
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -89,8 +91,6 @@ def load_site(
         profile file (``geosite check``: the rulebook is the inspector's).
     limits : resource limits (:class:`~geosite.io.limits.Limits`; defaults sized to this machine).
     """
-    from geosite.rules import load_profile
-
     limits = limits or Limits()
     root = Path(folder)
     if not root.is_dir():
@@ -100,69 +100,43 @@ def load_site(
     problems: list[str] = []
     notes: list[str] = []
     name = _text(conf, "name", toml_path, problems) or root.name
-    profile = None
-    juris = jurisdiction or conf.get("jurisdiction")
-    if not juris:
-        problems.append(f"{toml_path}: 'jurisdiction' is not set (a profile name such as grantsburg or belgium)")
-    elif not isinstance(juris, str):
-        problems.append(f"{toml_path}: 'jurisdiction' = {juris!r}; use a profile name such as grantsburg or belgium")
-        juris = None
-    else:
-        try:
-            installed = jurisdiction is None and (installed_profile_only or not juris.endswith(".toml"))
-            profile = load_profile(juris, installed_only=installed)
-            juris = profile.id
-        except InputError as exc:
-            problems.append(f"{toml_path}: {exc}")
-
-    declared_crs = None
-    if conf.get("crs"):
-        try:
-            if not isinstance(conf["crs"], str | int) or isinstance(conf["crs"], bool):
-                raise TypeError("use a text such as \"EPSG:7593\"")
-            declared_crs = CRS.from_user_input(conf["crs"])
-        except Exception as exc:  # pyproj.exceptions.CRSError
-            problems.append(f"{toml_path}: crs {conf['crs']!r} is not a CRS pyproj knows ({exc})")
-
+    juris, profile = _jurisdiction(
+        conf, jurisdiction, toml_path, problems, installed_profile_only=installed_profile_only
+    )
+    declared_crs = _declared_crs(conf, toml_path, problems)
     project = _project(_table(conf, "project", toml_path, problems), toml_path, problems)
     applicant = _contact(_table(conf, "applicant", toml_path, problems), "applicant", toml_path, problems)
     maintainer = _contact(_table(conf, "maintainer", toml_path, problems), "maintainer", toml_path, problems)
     settings = _settings(conf, toml_path, problems)
 
     # DEM: the caller's --dem may lie anywhere; site.toml's paths stay in the folder
-    dem_conf = _table(conf, "dem", toml_path, problems)
-    vu = None
-    dem_root = None if allow_outside else root
-    if dem:
-        dem_path, dem_root = _raster_path(Path(dem), "DEM", None, problems)
-    else:
-        dem_path = _site_file(root, dem_conf, "path", "[dem] path", allow_outside, toml_path, problems)
-        if dem_path is not None:
-            dem_path, _ = _raster_path(dem_path, "DEM", dem_root, problems)
-    if dem_path is not None or (dem_conf.get("path") and not dem):
-        try:
-            vu = parse_vertical_unit(dem_vertical_unit or dem_conf.get("vertical_unit"), where=f"DEM {dem_path or dem_conf.get('path')}")
-        except InputError as exc:
-            problems.append(str(exc))
-    elif not dem:
-        notes.append(Note("no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not assessed", None))
-    proposed = _site_file(root, dem_conf, "proposed", "[dem] proposed", allow_outside, toml_path, problems)
-    if proposed is not None:
-        if dem_path is None and not dem_conf.get("path") and not dem:
-            problems.append(f"{toml_path}: [dem] proposed is given without the existing-grade DEM ([dem] path)")
-        proposed, _ = _raster_path(proposed, "proposed-grade DEM", None if allow_outside else root, problems)
+    dem_path, dem_root, vu, proposed = _dem_paths(
+        root,
+        _table(conf, "dem", toml_path, problems),
+        dem,
+        dem_vertical_unit,
+        allow_outside=allow_outside,
+        toml_path=toml_path,
+        problems=problems,
+        notes=notes,
+    )
 
-    # layers
-    raw = read_layers(root, _table(conf, "layers", toml_path, problems), problems, notes,
-                      allow_outside=allow_outside, limits=limits)
-    site_crs, layers = validate_layers(raw, declared_crs, str(toml_path), str(root), make_valid, problems, notes)
+    raw = read_layers(
+        root,
+        _table(conf, "layers", toml_path, problems),
+        problems,
+        notes,
+        allow_outside=allow_outside,
+        limits=limits,
+    )
+    site_crs, layers = validate_layers(
+        raw, declared_crs, str(toml_path), str(root), make_valid=make_valid, problems=problems, notes=notes
+    )
     if problems:
         raise SiteValidationError(problems, site=str(root))
+    assert site_crs is not None and isinstance(juris, str)  # no problems: both were found
 
-    for lname, spec in LAYERS.items():
-        if lname not in layers and not spec.required:
-            notes.append(Note(f"layer {lname!r} ({spec.description}) not present in the submitted data", None))
-
+    notes += _absent_layer_notes(layers)
     site = Site(
         name=name,
         jurisdiction=juris,
@@ -189,6 +163,125 @@ def load_site(
     return site
 
 
+def _absent_layer_notes(layers: dict[str, gpd.GeoDataFrame]) -> list[Any]:
+    """A note for each optional layer the site does not have."""
+    return [
+        Note(f"layer {lname!r} ({spec.description}) not present in the submitted data", None)
+        for lname, spec in LAYERS.items()
+        if lname not in layers and not spec.required
+    ]
+
+
+def _jurisdiction(
+    conf: dict[str, Any],
+    jurisdiction: str | None,
+    toml_path: Path,
+    problems: list[str],
+    *,
+    installed_profile_only: bool,
+) -> tuple[str | None, Any]:
+    """The jurisdiction (the profile's id) and its profile; (None or the text given, None) with a problem."""
+    from geosite.rules import load_profile
+
+    profile = None
+    juris = jurisdiction or conf.get("jurisdiction")
+    if not juris:
+        problems.append(
+            f"{toml_path}: 'jurisdiction' is not set (a profile name such as grantsburg or belgium)"
+        )
+    elif not isinstance(juris, str):
+        problems.append(
+            f"{toml_path}: 'jurisdiction' = {juris!r}; use a profile name such as grantsburg or belgium"
+        )
+        juris = None
+    else:
+        try:
+            installed = jurisdiction is None and (installed_profile_only or not juris.endswith(".toml"))
+            profile = load_profile(juris, installed_only=installed)
+            juris = profile.id
+        except InputError as exc:
+            problems.append(f"{toml_path}: {exc}")
+
+    return juris, profile
+
+
+def _declared_crs(conf: dict[str, Any], toml_path: Path, problems: list[str]) -> CRS | None:
+    """site.toml's ``crs`` (None when absent, or with a problem when pyproj does not know it)."""
+    declared_crs = None
+    if conf.get("crs"):
+        try:
+            if not isinstance(conf["crs"], str | int) or isinstance(conf["crs"], bool):
+                raise TypeError('use a text such as "EPSG:7593"')
+            declared_crs = CRS.from_user_input(conf["crs"])
+        except Exception as exc:  # pyproj.exceptions.CRSError
+            problems.append(f"{toml_path}: crs {conf['crs']!r} is not a CRS pyproj knows ({exc})")
+
+    return declared_crs
+
+
+def _dem_paths(
+    root: Path,
+    dem_conf: dict[str, Any],
+    dem: str | Path | None,
+    dem_vertical_unit: str | None,
+    *,
+    allow_outside: bool,
+    toml_path: Path,
+    problems: list[str],
+    notes: list[Any],
+) -> tuple[Path | None, Path | None, Any, Path | None]:
+    """The DEM (the caller's ``dem``, else site.toml's [dem] path), the folder it must stay in, its
+    vertical unit, and the proposed-grade DEM."""
+    vu = None
+    dem_root = None if allow_outside else root
+    if dem:
+        dem_path, dem_root = _raster_path(Path(dem), "DEM", None, problems)
+    else:
+        dem_path = _site_file(
+            root,
+            dem_conf,
+            "path",
+            "[dem] path",
+            allow_outside=allow_outside,
+            where=toml_path,
+            problems=problems,
+        )
+        if dem_path is not None:
+            dem_path, _ = _raster_path(dem_path, "DEM", dem_root, problems)
+    if dem_path is not None or (dem_conf.get("path") and not dem):
+        try:
+            vu = parse_vertical_unit(
+                dem_vertical_unit or dem_conf.get("vertical_unit"),
+                where=f"DEM {dem_path or dem_conf.get('path')}",
+            )
+        except InputError as exc:
+            problems.append(str(exc))
+    elif not dem:
+        notes.append(
+            Note(
+                "no DEM given ([dem] path in site.toml or --dem): slopes, contours and drainage are not "
+                "assessed",
+                None,
+            )
+        )
+    proposed = _site_file(
+        root,
+        dem_conf,
+        "proposed",
+        "[dem] proposed",
+        allow_outside=allow_outside,
+        where=toml_path,
+        problems=problems,
+    )
+    if proposed is not None:
+        if dem_path is None and not dem_conf.get("path") and not dem:
+            problems.append(
+                f"{toml_path}: [dem] proposed is given without the existing-grade DEM ([dem] path)"
+            )
+        proposed, _ = _raster_path(proposed, "proposed-grade DEM", None if allow_outside else root, problems)
+    return dem_path, dem_root, vu, proposed
+
+
 def _check_plausible(site: Site, profile: Any, notes: list[str]) -> None:
     """Implausible inputs for the village (geosite.site.plausible): kept on the site, noted."""
     from geosite.site.plausible import check_site
@@ -203,18 +296,24 @@ def read_site_toml(root: Path, limits: Limits | None = None) -> tuple[dict[str, 
     limits = limits or Limits()
     toml_path = root / "site.toml"
     if not toml_path.exists() and not toml_path.is_symlink():
-        raise MissingInputError(f"{toml_path}: missing; every site folder needs a site.toml (see docs/site_folder.md)")
+        raise MissingInputError(
+            f"{toml_path}: missing; every site folder needs a site.toml (see docs/site_folder.md)"
+        )
     real = inside(root, "site.toml", "site.toml")
     regular_file(real, "site.toml")
     limits.check_file_size(str(toml_path), real.stat().st_size, "max_toml_bytes")
     try:
         return tomllib.loads(real.read_text(encoding="utf-8")), toml_path
     except UnicodeDecodeError as exc:
-        raise UnreadableInputError(f"{toml_path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from exc
+        raise UnreadableInputError(
+            f"{toml_path}: not UTF-8 text (byte {exc.start}); save it as UTF-8"
+        ) from exc
     except tomllib.TOMLDecodeError as exc:
         raise UnreadableInputError(f"{toml_path}: not valid TOML ({exc})") from exc
     except RecursionError as exc:  # tomllib recurses once per nested array or inline table
-        raise UnreadableInputError(f"{toml_path}: arrays or tables nested too deeply to read; refused") from exc
+        raise UnreadableInputError(
+            f"{toml_path}: arrays or tables nested too deeply to read; refused"
+        ) from exc
 
 
 def _table(conf: dict[str, Any], key: str, where: Path, problems: list[str]) -> dict[str, Any]:
@@ -228,7 +327,9 @@ def _table(conf: dict[str, Any], key: str, where: Path, problems: list[str]) -> 
     return v
 
 
-def _text(conf: dict[str, Any], key: str, where: Path | str, problems: list[str], label: str = "") -> str | None:
+def _text(
+    conf: dict[str, Any], key: str, where: Path | str, problems: list[str], label: str = ""
+) -> str | None:
     v = conf.get(key)
     if v is None:
         return None
@@ -245,21 +346,35 @@ def _settings(conf: dict[str, Any], where: Path, problems: list[str]) -> dict[st
     out: dict[str, Any] = {}
     if "map_margin_ft" in conf:
         v = conf["map_margin_ft"]
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or not 0 <= v <= 5_000:
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, int | float)
+            or not math.isfinite(v)
+            or not 0 <= v <= 5_000
+        ):
             problems.append(f"{where}: map_margin_ft = {v!r}; use a number of feet from 0 to 5,000")
         else:
             out["map_margin_ft"] = float(v)
     if "preparer" in conf:
         prep = _table(conf, "preparer", where, problems)
-        out["preparer"] = {k: t for k in ("name", "firm", "address", "phone")
-                           if (t := _text(prep, k, where, problems, f"[preparer] {k}")) is not None}
+        out["preparer"] = {
+            k: t
+            for k in ("name", "firm", "address", "phone")
+            if (t := _text(prep, k, where, problems, f"[preparer] {k}")) is not None
+        }
     revs = conf.get("revisions")
     if revs is not None:
         if not isinstance(revs, list) or not all(isinstance(r, dict) for r in revs):
             problems.append(f"{where}: revisions must be [[revisions]] tables (no, date, description)")
         else:
-            out["revisions"] = [{k: str(r[k]) for k in ("no", "date", "description")
-                                 if isinstance(r.get(k), str | int) and not isinstance(r.get(k), bool)} for r in revs]
+            out["revisions"] = [
+                {
+                    k: str(r[k])
+                    for k in ("no", "date", "description")
+                    if isinstance(r.get(k), str | int) and not isinstance(r.get(k), bool)
+                }
+                for r in revs
+            ]
     dem = conf.get("dem")
     if isinstance(dem, dict):
         datum = _text(dem, "vertical_datum", where, problems, "[dem] vertical_datum")
@@ -268,8 +383,16 @@ def _settings(conf: dict[str, Any], where: Path, problems: list[str]) -> dict[st
     return out
 
 
-def _site_file(root: Path, table: dict[str, Any], key: str, what: str, allow_outside: bool, where: Path,
-               problems: list[str]) -> Path | None:
+def _site_file(
+    root: Path,
+    table: dict[str, Any],
+    key: str,
+    what: str,
+    *,
+    allow_outside: bool,
+    where: Path,
+    problems: list[str],
+) -> Path | None:
     """The file site.toml names at ``table[key]``: inside the folder (or, with ``allow_outside``, any
     local path), or None with a problem appended. Absent: None."""
     v = table.get(key)
@@ -287,7 +410,9 @@ def _site_file(root: Path, table: dict[str, Any], key: str, what: str, allow_out
         return None
 
 
-def _raster_path(path: Path, what: str, root: Path | None, problems: list[str]) -> tuple[Path | None, Path | None]:
+def _raster_path(
+    path: Path, what: str, root: Path | None, problems: list[str]
+) -> tuple[Path | None, Path | None]:
     """``path`` when it is a raster geosite may open (raster_format), else None with a problem."""
     try:
         raster_format(path, what, root)
@@ -324,9 +449,12 @@ def site_from_frames(
             notes.append(f"layer {lname!r} is not a geosite layer; ignored (known: {', '.join(LAYERS)})")
             continue
         raw[lname] = (gdf, f"<GeoDataFrame {lname}>")
-    site_crs, checked = validate_layers(raw, declared, "<frames>", "<frames>", make_valid, problems, notes)
+    site_crs, checked = validate_layers(
+        raw, declared, "<frames>", "<frames>", make_valid=make_valid, problems=problems, notes=notes
+    )
     if problems:
         raise SiteValidationError(problems, site=name)
+    assert site_crs is not None  # no problems: the CRS was found
     dem_path, dem_obj, vu = None, None, None
     if isinstance(dem, Dem):
         from geosite.io.raster import check_dem
@@ -368,38 +496,54 @@ def _contact(d: dict[str, Any], who: str, where: Path, problems: list[str]) -> C
     return Contact(name=text("name"), address=text("address"), phone=text("phone"))
 
 
+def _project_date(d: dict[str, Any], key: str, where: Path, problems: list[str]) -> dt.date | None:
+    """[project] ``key`` as a date in :data:`DATE_RANGE` (None when absent, or with a problem)."""
+    v = d.get(key)
+    if v is None:
+        return None
+    if isinstance(v, dt.datetime):
+        problems.append(
+            f"{where}: [project] {key} = {v.isoformat()} is a date and time; give the date alone "
+            f"({key} = {v.date().isoformat()})"
+        )
+        return None
+    if not isinstance(v, dt.date):
+        try:
+            v = dt.date.fromisoformat(v) if isinstance(v, str) else None
+        except ValueError:
+            v = None
+        if v is None:
+            problems.append(f"{where}: [project] {key} = {d.get(key)!r} is not a date (YYYY-MM-DD)")
+            return None
+    if not DATE_RANGE[0] <= v <= DATE_RANGE[1]:
+        problems.append(
+            f"{where}: [project] {key} = {v.isoformat()} is outside {DATE_RANGE[0].year}-"
+            f"{DATE_RANGE[1].year}; check the year"
+        )
+        return None
+    return v
+
+
 def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
     def number(key: str) -> float | None:
         v = d.get(key)
         if v is None:
             return None
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or not 0 <= v <= MAX_CUBIC_YARDS:
-            problems.append(f"{where}: [project] {key} must be a finite number of cubic yards from 0 to "
-                            f"{MAX_CUBIC_YARDS:,.0f}, got {v!r}")
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, int | float)
+            or not math.isfinite(v)
+            or not 0 <= v <= MAX_CUBIC_YARDS
+        ):
+            problems.append(
+                f"{where}: [project] {key} must be a finite number of cubic yards from 0 to "
+                f"{MAX_CUBIC_YARDS:,.0f}, got {v!r}"
+            )
             return None
         return float(v)
 
     def date(key: str) -> dt.date | None:
-        v = d.get(key)
-        if v is None:
-            return None
-        if isinstance(v, dt.datetime):
-            problems.append(f"{where}: [project] {key} = {v.isoformat()} is a date and time; give the date alone "
-                            f"({key} = {v.date().isoformat()})")
-            return None
-        if not isinstance(v, dt.date):
-            try:
-                v = dt.date.fromisoformat(v) if isinstance(v, str) else None
-            except ValueError:
-                v = None
-            if v is None:
-                problems.append(f"{where}: [project] {key} = {d.get(key)!r} is not a date (YYYY-MM-DD)")
-                return None
-        if not DATE_RANGE[0] <= v <= DATE_RANGE[1]:
-            problems.append(f"{where}: [project] {key} = {v.isoformat()} is outside {DATE_RANGE[0].year}-"
-                            f"{DATE_RANGE[1].year}; check the year")
-            return None
-        return v
+        return _project_date(d, key, where, problems)
 
     def flag(key: str, default: bool | None) -> bool | None:
         v = d.get(key, default)
@@ -417,7 +561,9 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
         problems.append(f"{where}: [project] end {end} is before start {start}")
     bpd = d.get("building_permit_days")
     if bpd is not None and (isinstance(bpd, bool) or not isinstance(bpd, int) or not 0 <= bpd <= 36_500):
-        problems.append(f"{where}: [project] building_permit_days = {bpd!r}; use a whole number of days (0 to 36,500)")
+        problems.append(
+            f"{where}: [project] building_permit_days = {bpd!r}; use a whole number of days (0 to 36,500)"
+        )
         bpd = None
     return Project(
         start=start,
@@ -434,7 +580,12 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
 
 
 def read_layers(
-    root: Path, conf: dict[str, Any], problems: list[str], notes: list[str], *, allow_outside: bool = False,
+    root: Path,
+    conf: dict[str, Any],
+    problems: list[str],
+    notes: list[str],
+    *,
+    allow_outside: bool = False,
     limits: Limits | None = None,
 ) -> dict[str, tuple[gpd.GeoDataFrame, str]]:
     """Read every layer the site's [layers] table points at. Returns name -> (frame, source label).
@@ -442,47 +593,91 @@ def read_layers(
     Every path stays inside ``root`` (symbolic links resolved) unless ``allow_outside``; a file is read
     only when it is a regular file of a vector format geosite reads (geosite.io.vector.read_layer), and
     the layers' vertices stay within ``limits``."""
-    limits = limits or Limits()
-    toml = root / "site.toml"
+    r = _LayerReading(root, problems, notes, allow_outside, limits or Limits())
     names_map = conf.get("names", {}) or {}
     if not isinstance(names_map, dict) or not all(isinstance(v, str) for v in names_map.values()):
-        problems.append(f"{toml}: [layers.names] must be a table of texts (geosite name = \"the file's layer name\")")
+        problems.append(
+            f'{r.toml}: [layers.names] must be a table of texts (geosite name = "the file\'s layer name")'
+        )
         names_map = {}
-    out: dict[str, tuple[gpd.GeoDataFrame, str]] = {}
     sources: dict[str, str] = {}
     bundle = conf.get("path")
     if bundle is not None and not isinstance(bundle, str):
-        problems.append(f"{toml}: [layers] path = {bundle!r} must be a text (a path relative to the site folder)")
+        problems.append(
+            f"{r.toml}: [layers] path = {bundle!r} must be a text (a path relative to the site folder)"
+        )
         bundle = None
     if bundle is None and "path" not in conf and not any(k in LAYERS for k in conf):
         # no [layers] table: a layers.gpkg, else one file per layer named after it
         if (root / "layers.gpkg").exists() or (root / "layers.gpkg").is_symlink():
             bundle = "layers.gpkg"
         else:
-            for lname in LAYERS:
-                for suffix in VECTOR_SUFFIXES:
-                    if (root / f"{lname}{suffix}").exists():
-                        sources[lname] = f"{lname}{suffix}"
-                        break
-    within = None if allow_outside else root
+            sources.update(_files_named_after_layers(root))
+    if bundle is not None:
+        sources.update(r.bundle_sources(bundle, names_map))
+    for key, value in conf.items():
+        if key in ("path", "names"):
+            continue
+        if key not in LAYERS:
+            problems.append(f"{r.toml}: [layers] {key!r} is not a geosite layer (known: {', '.join(LAYERS)})")
+            continue
+        if not isinstance(value, str) or not value:
+            problems.append(f"{r.toml}: [layers] {key} = {value!r} must be a text (a file, or file:layer)")
+            continue
+        sources[key] = value
+    return r.read(sources)
 
-    def locate(text: str, what: str) -> Path | None:
+
+def _files_named_after_layers(root: Path) -> dict[str, str]:
+    """Without a [layers] table: one file per layer in ``root``, named after it."""
+    sources: dict[str, str] = {}
+    for lname in LAYERS:
+        for suffix in VECTOR_SUFFIXES:
+            if (root / f"{lname}{suffix}").exists():
+                sources[lname] = f"{lname}{suffix}"
+                break
+    return sources
+
+
+@dataclass
+class _LayerReading:
+    """Reading a site folder's layers: where they may be, the limits they are read under, and the
+    problems and notes found on the way (appended)."""
+
+    root: Path
+    problems: list[str]
+    notes: list[str]
+    allow_outside: bool
+    limits: Limits
+
+    @property
+    def toml(self) -> Path:
+        return self.root / "site.toml"
+
+    @property
+    def within(self) -> Path | None:
+        return None if self.allow_outside else self.root
+
+    def locate(self, text: str, what: str) -> Path | None:
+        """The path ``text`` names (inside the folder unless ``allow_outside``), or None with a problem."""
         try:
-            if allow_outside:
-                return root / refuse_remote(text, f"{toml}: {what}")
-            return inside(root, text, f"{toml}: {what}")
+            if self.allow_outside:
+                return self.root / refuse_remote(text, f"{self.toml}: {what}")
+            return inside(self.root, text, f"{self.toml}: {what}")
         except InputError as exc:
-            problems.append(str(exc))
+            self.problems.append(str(exc))
             return None
 
-    if bundle is not None:
-        bpath = locate(bundle, "[layers] path")
+    def bundle_sources(self, bundle: str, names_map: dict[str, str]) -> dict[str, str]:
+        """The geosite layers found in the one file ``bundle`` (by their names, or ``names_map``'s)."""
+        bpath = self.locate(bundle, "[layers] path")
         available: list[str] = []
         if bpath is not None:
             try:
-                available = list_layers(bpath, root=within, limits=limits)
+                available = list_layers(bpath, root=self.within, limits=self.limits)
             except InputError as exc:
-                problems.append(str(exc))
+                self.problems.append(str(exc))
+        sources: dict[str, str] = {}
         for lname in LAYERS:
             file_layer = names_map.get(lname, lname)
             if file_layer in available:
@@ -490,43 +685,43 @@ def read_layers(
         known = {names_map.get(n, n) for n in LAYERS}
         extra = [a for a in available if a not in known]
         if extra:
-            notes.append(f"{bpath}: layers {', '.join(map(repr, extra))} are not geosite layers; ignored")
-    for key, value in conf.items():
-        if key in ("path", "names"):
-            continue
-        if key not in LAYERS:
-            problems.append(f"{toml}: [layers] {key!r} is not a geosite layer (known: {', '.join(LAYERS)})")
-            continue
-        if not isinstance(value, str) or not value:
-            problems.append(f"{toml}: [layers] {key} = {value!r} must be a text (a file, or file:layer)")
-            continue
-        sources[key] = value
-    total = 0
-    for lname, src in sources.items():
-        try:
-            refuse_remote(src, f"{toml}: [layers] {lname}")
-        except InputError as exc:
-            problems.append(str(exc))
-            continue
-        path_text, _, sub = src.partition(":") if not _is_windows_drive(src) else (src, "", "")
-        path = locate(path_text, f"[layers] {lname}")
-        if path is None:
-            continue
-        is_dxf = path.suffix.lower() == ".dxf"
-        try:
-            if is_dxf:
-                gdf = read_layer(path, cad_layer=sub or None, root=within, limits=limits)
-            else:
-                gdf = read_layer(path, layer=sub or None, root=within, limits=limits)
-            label = f"{root / path_text}" + (f", layer {sub!r}" if sub else "")
-            if isinstance(gdf, gpd.GeoDataFrame) and len(gdf):
-                total = limits.check_vertices(label, shapely.get_num_coordinates(gdf.geometry.values),
-                                              list(range(1, len(gdf) + 1)), total)
-        except InputError as exc:
-            problems.append(f"layer {lname!r}: {exc}")
-            continue
-        out[lname] = (gdf, label)
-    return out
+            self.notes.append(
+                f"{bpath}: layers {', '.join(map(repr, extra))} are not geosite layers; ignored"
+            )
+        return sources
+
+    def read(self, sources: dict[str, str]) -> dict[str, tuple[gpd.GeoDataFrame, str]]:
+        """Each layer of ``sources`` (name -> "file" or "file:layer") read, with its source label."""
+        out: dict[str, tuple[gpd.GeoDataFrame, str]] = {}
+        total = 0
+        for lname, src in sources.items():
+            try:
+                refuse_remote(src, f"{self.toml}: [layers] {lname}")
+            except InputError as exc:
+                self.problems.append(str(exc))
+                continue
+            path_text, _, sub = src.partition(":") if not _is_windows_drive(src) else (src, "", "")
+            path = self.locate(path_text, f"[layers] {lname}")
+            if path is None:
+                continue
+            try:
+                if path.suffix.lower() == ".dxf":
+                    gdf = read_layer(path, cad_layer=sub or None, root=self.within, limits=self.limits)
+                else:
+                    gdf = read_layer(path, layer=sub or None, root=self.within, limits=self.limits)
+                label = f"{self.root / path_text}" + (f", layer {sub!r}" if sub else "")
+                if isinstance(gdf, gpd.GeoDataFrame) and len(gdf):
+                    total = self.limits.check_vertices(
+                        label,
+                        shapely.get_num_coordinates(gdf.geometry.values),
+                        list(range(1, len(gdf) + 1)),
+                        total,
+                    )
+            except InputError as exc:
+                self.problems.append(f"layer {lname!r}: {exc}")
+                continue
+            out[lname] = (gdf, label)
+        return out
 
 
 def _is_windows_drive(text: str) -> bool:
@@ -535,6 +730,8 @@ def _is_windows_drive(text: str) -> bool:
 
 def _check_dem_coverage(site: Site, notes: list[str]) -> None:
     """Warn, naming the shortfall in feet on each side, when the DEM does not cover the site + margin."""
+    if site.dem_path is None:
+        return
     margin = site.map_margin_ft()
     try:
         with open_raster(site.dem_path, "DEM", site.dem_root, site.limits) as src:
@@ -558,10 +755,13 @@ def _check_dem_coverage(site: Site, notes: list[str]) -> None:
         covers_site = dl <= site_only[0] and db <= site_only[1] and dr >= site_only[2] and dt_ >= site_only[3]
         sides = ", ".join(f"{v:,.0f} ft short on the {k}" for k, v in gaps.items())
         what = "the site plus" if covers_site else "even the site itself, let alone"
-        notes.append(Note(
-            f"DEM {site.dem_path}: does not cover {what} {margin:.0f} ft around it: {sides}; "
-            "slopes, contours and drainage near those edges are incomplete", CoverageWarning,
-        ))
+        notes.append(
+            Note(
+                f"DEM {site.dem_path}: does not cover {what} {margin:.0f} ft around it: {sides}; "
+                "slopes, contours and drainage near those edges are incomplete",
+                CoverageWarning,
+            )
+        )
 
 
 def _emit(notes: list[str], strict: bool) -> None:
@@ -586,6 +786,7 @@ def validate_layers(
     declared_crs: CRS | None,
     where: str,
     root: str,
+    *,
     make_valid: bool,
     problems: list[str],
     notes: list[str],
@@ -595,7 +796,16 @@ def validate_layers(
     layers: dict[str, gpd.GeoDataFrame] = {}
     if site_crs is not None:
         for lname, (gdf, src) in raw.items():
-            checked = _check_layer(lname, gdf, src, site_crs, declared_crs is not None, make_valid, problems, notes)
+            checked = _check_layer(
+                lname,
+                gdf,
+                src,
+                site_crs,
+                target_named=declared_crs is not None,
+                make_valid=make_valid,
+                problems=problems,
+                notes=notes,
+            )
             if checked is not None:
                 layers[lname] = checked
     if "site_boundary" not in raw and not any("site_boundary" in p for p in problems):
@@ -622,7 +832,7 @@ def _site_crs(raw, declared: CRS | None, where, problems: list[str]) -> CRS | No
         if crs is None:
             problems.append(
                 f"{src} (site_boundary): no CRS; assign one to the file, or name the site CRS in site.toml "
-                "(crs = \"EPSG:7593\" for Burnett County WISCRS, \"EPSG:7613\" for Ozaukee County)"
+                '(crs = "EPSG:7593" for Burnett County WISCRS, "EPSG:7613" for Ozaukee County)'
             )
             return None
     else:
@@ -632,10 +842,13 @@ def _site_crs(raw, declared: CRS | None, where, problems: list[str]) -> CRS | No
     except CRSError as exc:
         problems.append(str(exc))
         return None
-    axis = getattr(crs.ellipsoid, "semi_major_metre", None)
-    if axis is not None and not 6.3e6 < axis < 6.4e6:  # Mars, the Moon, a sphere of 1 m
-        problems.append(f"{what}: CRS {crs.name!r} is not on the Earth (ellipsoid {crs.ellipsoid.name!r}); "
-                        "use the site's projected CRS")
+    ell = crs.ellipsoid
+    axis = getattr(ell, "semi_major_metre", None)
+    if ell is not None and axis is not None and not 6.3e6 < axis < 6.4e6:  # Mars, the Moon, a sphere of 1 m
+        problems.append(
+            f"{what}: CRS {crs.name!r} is not on the Earth (ellipsoid {ell.name!r}); "
+            "use the site's projected CRS"
+        )
         return None
     return crs
 
@@ -645,6 +858,7 @@ def _check_layer(
     gdf: gpd.GeoDataFrame,
     src: str,
     site_crs: CRS,
+    *,
     target_named: bool,
     make_valid: bool,
     problems: list[str],
@@ -663,26 +877,9 @@ def _check_layer(
             notes.append(f"{where}: has no features")
         return gdf.set_crs(site_crs, allow_override=True) if gdf.crs is None else gdf.to_crs(site_crs)
 
-    # CRS
-    if gdf.crs is None:
-        if target_named:
-            notes.append(f"{where}: no CRS in the file; taken to be in the site CRS named in site.toml ({site_crs.name})")
-            gdf = gdf.set_crs(site_crs)
-        else:
-            problems.append(f"{where}: no CRS; assign one, or name the site CRS in site.toml (crs = ...)")
-    elif gdf.crs.is_geographic and not target_named:
-        problems.append(
-            f"{where}: geographic CRS ({gdf.crs.name}, degrees): reproject it to the site's projected CRS, "
-            "or name the site CRS in site.toml (crs = ...) to have geosite reproject it"
-        )
-    elif not gdf.crs.equals(site_crs):
-        notes.append(Note(f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}", ReprojectionWarning))
-        try:
-            gdf = gdf.to_crs(site_crs)
-        except (ProjError, ValueError) as exc:  # another celestial body, no transformation
-            problems.append(f"{where}: cannot be moved from its CRS {gdf.crs.name!r} to the site CRS {site_crs.name!r} "
-                            f"({str(exc).splitlines()[0][:200]}); give the layer in the site CRS")
-            return None
+    gdf = _layer_to_site_crs(gdf, where, site_crs, target_named=target_named, problems=problems, notes=notes)
+    if gdf is None:
+        return None
 
     # geometry
     geom = gdf.geometry.values
@@ -691,11 +888,16 @@ def _check_layer(
         bounds = np.abs(shapely.bounds(geom))
         absurd = ~empty & ~(np.isfinite(bounds).all(axis=1) & (bounds <= MAX_ABS_COORDINATE).all(axis=1))
     if absurd.any():
-        problems.append(f"{where}: coordinates that are not finite or beyond {MAX_ABS_COORDINATE:g} CRS units "
-                        f"(ids {_idlist(ids[absurd])}); wrong CRS or a corrupt file")
+        problems.append(
+            f"{where}: coordinates that are not finite or beyond {MAX_ABS_COORDINATE:g} CRS units "
+            f"(ids {_idlist(ids[absurd])}); wrong CRS or a corrupt file"
+        )
         return None
     if empty.any():
-        problems.append(f"{where}: {int(empty.sum())} empty or missing geometr{'y' if empty.sum() == 1 else 'ies'} (ids {_idlist(ids[empty])}); remove them")
+        problems.append(
+            f"{where}: {int(empty.sum())} empty or missing geometr{'y' if empty.sum() == 1 else 'ies'} (ids "
+            f"{_idlist(ids[empty])}); remove them"
+        )
     names = np.array([g.geom_type if g is not None else "None" for g in geom])
     bad_type = ~empty & ~np.isin(names, spec.geometry)
     if bad_type.any():
@@ -708,21 +910,96 @@ def _check_layer(
     valid = np.asarray(shapely.is_valid(geom))
     invalid = ok & ~valid
     if invalid.any():
-        if make_valid:
-            repaired = shapely.make_valid(geom[invalid])
-            keep = spec.geometry
-            fixed = [_extract(g, keep) for g in repaired]
-            gdf.loc[invalid, gdf.geometry.name] = fixed
-            notes.append(f"{where}: repaired {int(invalid.sum())} invalid geometr{'y' if invalid.sum() == 1 else 'ies'} (ids {_idlist(ids[invalid])}) with --make-valid")
-        else:
-            reasons = [f"{i}: {shapely.is_valid_reason(g)}" for i, g in zip(ids[invalid], geom[invalid], strict=True)]
-            problems.append(
-                f"{where}: {int(invalid.sum())} invalid polygon{'s' if invalid.sum() != 1 else ''} "
-                f"(ids {'; '.join(reasons)}); repair them or pass --make-valid"
-            )
+        _invalid_polygons(
+            gdf,
+            invalid,
+            ids,
+            where,
+            allowed=spec.geometry,
+            make_valid=make_valid,
+            problems=problems,
+            notes=notes,
+        )
     if len(problems) > n0:
         return None
     return gdf
+
+
+def _layer_to_site_crs(
+    gdf: gpd.GeoDataFrame,
+    where: str,
+    site_crs: CRS,
+    *,
+    target_named: bool,
+    problems: list[str],
+    notes: list[Any],
+) -> gpd.GeoDataFrame | None:
+    """The layer in the site CRS (a problem when it has none and site.toml names none, or is in degrees
+    without it); None when it cannot be moved there."""
+    if gdf.crs is None:
+        if target_named:
+            notes.append(
+                f"{where}: no CRS in the file; taken to be in the site CRS named in site.toml "
+                f"({site_crs.name})"
+            )
+            gdf = gdf.set_crs(site_crs)
+        else:
+            problems.append(f"{where}: no CRS; assign one, or name the site CRS in site.toml (crs = ...)")
+    elif gdf.crs.is_geographic and not target_named:
+        problems.append(
+            f"{where}: geographic CRS ({gdf.crs.name}, degrees): reproject it to the site's projected CRS, "
+            "or name the site CRS in site.toml (crs = ...) to have geosite reproject it"
+        )
+    elif not gdf.crs.equals(site_crs):
+        notes.append(
+            Note(
+                f"{where}: reprojected from {gdf.crs.name} to the site CRS {site_crs.name}",
+                ReprojectionWarning,
+            )
+        )
+        try:
+            gdf = gdf.to_crs(site_crs)
+        except (ProjError, ValueError) as exc:  # another celestial body, no transformation
+            problems.append(
+                f"{where}: cannot be moved from its CRS {gdf.crs.name!r} to the site CRS {site_crs.name!r} "
+                f"({str(exc).splitlines()[0][:200]}); give the layer in the site CRS"
+            )
+            return None
+    return gdf
+
+
+def _invalid_polygons(
+    gdf: gpd.GeoDataFrame,
+    invalid: np.ndarray,
+    ids: np.ndarray,
+    where: str,
+    *,
+    allowed: tuple[str, ...],
+    make_valid: bool,
+    problems: list[str],
+    notes: list[Any],
+) -> None:
+    """The ``invalid`` polygons repaired in place (``make_valid``: keeping the parts of the ``allowed``
+    geometry types), else a problem naming each."""
+    geom = gdf.geometry.values
+    if make_valid:
+        repaired = shapely.make_valid(geom[invalid])
+        keep = allowed
+        fixed = [_extract(g, keep) for g in repaired]
+        gdf.loc[invalid, gdf.geometry.name] = fixed
+        notes.append(
+            f"{where}: repaired {int(invalid.sum())} invalid "
+            f"geometr{'y' if invalid.sum() == 1 else 'ies'} (ids {_idlist(ids[invalid])}) with "
+            "--make-valid"
+        )
+    else:
+        reasons = [
+            f"{i}: {shapely.is_valid_reason(g)}" for i, g in zip(ids[invalid], geom[invalid], strict=True)
+        ]
+        problems.append(
+            f"{where}: {int(invalid.sum())} invalid polygon{'s' if invalid.sum() != 1 else ''} "
+            f"(ids {'; '.join(reasons)}); repair them or pass --make-valid"
+        )
 
 
 def _lower_columns(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
@@ -771,19 +1048,27 @@ def _parse_dates(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str
         parsed = pd.to_datetime(raw, errors="coerce")
         bad = gdf[col].notna() & parsed.isna()
         if bad.any():
-            problems.append(f"{src} ({lname}): column {col!r} has values that are not dates (ids {_idlist(gdf['id'][bad].to_numpy())}); use YYYY-MM-DD")
+            problems.append(
+                f"{src} ({lname}): column {col!r} has values that are not dates (ids "
+                f"{_idlist(gdf['id'][bad].to_numpy())}); use YYYY-MM-DD"
+            )
         days = [None if pd.isna(d) else d.date() for d in parsed]
         out = [d if d is None or DATE_RANGE[0] <= d <= DATE_RANGE[1] else None for d in days]
         far = np.array([d is not None and o is None for d, o in zip(days, out, strict=True)], dtype=bool)
         if far.any():
-            problems.append(f"{src} ({lname}): column {col!r} has dates outside {DATE_RANGE[0].year}-{DATE_RANGE[1].year} "
-                            f"(ids {_idlist(gdf['id'][far].to_numpy())}); check the year")
+            problems.append(
+                f"{src} ({lname}): column {col!r} has dates outside "
+                f"{DATE_RANGE[0].year}-{DATE_RANGE[1].year} "
+                f"(ids {_idlist(gdf['id'][far].to_numpy())}); check the year"
+            )
         gdf[col] = pd.Series(out, index=gdf.index, dtype=object)
     if "start" in gdf.columns and "end" in gdf.columns:
         both = gdf["start"].notna() & gdf["end"].notna()
         backwards = both & (gdf["end"].where(both) < gdf["start"].where(both))
         if backwards.any():
-            problems.append(f"{src} ({lname}): end before start (ids {_idlist(gdf['id'][backwards].to_numpy())})")
+            problems.append(
+                f"{src} ({lname}): end before start (ids {_idlist(gdf['id'][backwards].to_numpy())})"
+            )
 
 
 #: Attributes that hold numbers, by layer: (column, least value allowed).
@@ -794,17 +1079,29 @@ NUMERIC_ATTRIBUTES = {
 }
 
 
-#: Attributes that hold yes/no, by layer (``underground`` decides A(6)'s pipe length, ``public`` a road's kind).
+#: Attributes that hold yes/no, by layer (``underground`` decides A(6)'s pipe length, ``public`` a road's
+# kind).
 FLAG_ATTRIBUTES = {"utilities": ("underground",), "roads": ("public",)}
 #: How yes and no are written in shapefiles, GeoPackages and CAD exports.
-FLAG_SPELLINGS = {"true": True, "false": False, "yes": True, "no": False, "y": True, "n": False, "1": True,
-                  "0": False, "t": True, "f": False}
+FLAG_SPELLINGS = {
+    "true": True,
+    "false": False,
+    "yes": True,
+    "no": False,
+    "y": True,
+    "n": False,
+    "1": True,
+    "0": False,
+    "t": True,
+    "f": False,
+}
 
 
 def _check_flags(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
     """The layer's yes/no attributes as True, False or None (missing): the text "no" is False, never
     the true that ``bool("no")`` would give; anything else that is not a yes or a no is a problem naming
     the ids."""
+
     def flag(v: Any) -> Any:
         if v is None or (isinstance(v, float) and math.isnan(v)):
             return None
@@ -820,8 +1117,11 @@ def _check_flags(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str
         values = [flag(v) for v in gdf[col]]
         bad = np.array([v == "?" for v in values], dtype=bool)
         if bad.any():
-            problems.append(f"{src} ({lname}): column {col!r} must hold yes or no (true/false, yes/no, 1/0) "
-                            f"(ids {_idlist(gdf['id'][bad].to_numpy())}: {', '.join(map(repr, gdf[col][bad].tolist()[:5]))})")
+            problems.append(
+                f"{src} ({lname}): column {col!r} must hold yes or no (true/false, yes/no, 1/0) "
+                f"(ids {_idlist(gdf['id'][bad].to_numpy())}: "
+                f"{', '.join(map(repr, gdf[col][bad].tolist()[:5]))})"
+            )
         gdf[col] = pd.Series([None if v == "?" else v for v in values], index=gdf.index, dtype=object)
 
 
@@ -832,11 +1132,18 @@ def _check_numbers(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[s
     for col, least in NUMERIC_ATTRIBUTES.get(lname, ()):
         if col not in gdf.columns:
             continue
-        values = pd.to_numeric(gdf[col].map(lambda v: v if not isinstance(v, bool) else float("nan")), errors="coerce")
+        values = pd.to_numeric(
+            gdf[col].map(lambda v: v if not isinstance(v, bool) else float("nan")), errors="coerce"
+        )
         values = values.astype("float64")
-        text = gdf[col].notna() & values.isna() & ~gdf[col].map(lambda v: isinstance(v, float) and math.isnan(v))
+        text = (
+            gdf[col].notna() & values.isna() & ~gdf[col].map(lambda v: isinstance(v, float) and math.isnan(v))
+        )
         bad = text | np.isinf(values) | (values < least)
         if bad.any():
-            problems.append(f"{src} ({lname}): column {col!r} must hold finite numbers of at least {least:g} "
-                            f"(ids {_idlist(gdf['id'][bad].to_numpy())}: {', '.join(map(repr, gdf[col][bad].tolist()[:5]))})")
+            problems.append(
+                f"{src} ({lname}): column {col!r} must hold finite numbers of at least {least:g} "
+                f"(ids {_idlist(gdf['id'][bad].to_numpy())}: "
+                f"{', '.join(map(repr, gdf[col][bad].tolist()[:5]))})"
+            )
         gdf[col] = values

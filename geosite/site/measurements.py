@@ -47,7 +47,9 @@ class SiteMeasurements:
     peak: Phase | None = None
     flow_grid: Any = None  # geosite.hydrology.FlowGrid of the DEM, once the hydrology stage has run
     gate: Any = None  # geosite.rules.Gate: whether the chapter (and each scope of it) applies, computed once
-    decisions: Any = None  # {requirement id: geosite.rules.Decision}: each requirement required here or not, once
+    decisions: Any = (
+        None  # {requirement id: geosite.rules.Decision}: each requirement required here or not, once
+    )
 
     def set(self, key: str, value: Any, why: str | None = None) -> None:
         """Record a measurement; ``None`` with ``why`` marks it not assessed, and why."""
@@ -98,14 +100,18 @@ def peak_disturbance(site: Site, stabilize_days: int | None = None) -> Phase | N
     end = [_day(v) for v in gdf["end"]] if "end" in gdf.columns else [None] * n
     stab = [_day(v) for v in gdf["stabilized"]] if "stabilized" in gdf.columns else [None] * n
     pad = dt.timedelta(days=stabilize_days or 0)
-    end = [s if s is not None else (e + pad if e is not None else None) for s, e in zip(stab, end, strict=True)]
+    end = [
+        s if s is not None else (e + pad if e is not None else None) for s, e in zip(stab, end, strict=True)
+    ]
     starts = sorted({d for d in start if d is not None})
     label = gdf["phase"].astype(str) if "phase" in gdf.columns else gdf["id"].astype(str)
     if not starts:
         return Phase(None, sorted(set(label)), area_sqft(site.disturbance_union, fpu))
     best: Phase | None = None
     for day in starts:
-        active = [(s is None or s <= day) and (e is None or day <= e) for s, e in zip(start, end, strict=True)]
+        active = [
+            (s is None or s <= day) and (e is None or day <= e) for s, e in zip(start, end, strict=True)
+        ]
         geoms = gdf.geometry.values[active]
         a = area_sqft(shapely.union_all(geoms), fpu)
         if best is None or a > best.area_sqft:
@@ -151,12 +157,22 @@ def phase_areas(site: Site) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame | No
         a = area_sqft(geom, fpu)
         starts = [d for d in map(_day, sel["start"]) if d is not None] if "start" in sel.columns else []
         ends = [d for d in map(_day, sel["end"]) if d is not None] if "end" in sel.columns else []
-        rows.append({"phase": ph, "disturbance_ids": [int(i) if str(i).isdigit() else i for i in sel["id"]],
-                     "start": min(starts).isoformat() if starts else None, "end": max(ends).isoformat() if ends else None,
-                     "area_sqft": a, "area_acres": a / SQFT_PER_ACRE})
+        rows.append(
+            {
+                "phase": ph,
+                "disturbance_ids": [int(i) if str(i).isdigit() else i for i in sel["id"]],
+                "start": min(starts).isoformat() if starts else None,
+                "end": max(ends).isoformat() if ends else None,
+                "area_sqft": a,
+                "area_acres": a / SQFT_PER_ACRE,
+            }
+        )
         geoms.append(geom)
-    layer = gpd.GeoDataFrame({k: [r[k] for r in rows] for k in ("phase", "start", "end", "area_sqft", "area_acres")},
-                             geometry=geoms, crs=site.crs)
+    layer = gpd.GeoDataFrame(
+        {k: [r[k] for r in rows] for k in ("phase", "start", "end", "area_sqft", "area_acres")},
+        geometry=geoms,
+        crs=site.crs,
+    )
     return rows, layer
 
 
@@ -174,16 +190,21 @@ def measure_site(site: Site) -> SiteMeasurements:
         for k in ("area_sqft", "area_acres", "max_at_one_time_sqft", "max_at_one_time_acres"):
             m.set(f"disturbed.{k}", None, why)
     else:
-        # A(3) measures the activity, not its part on the parcel: a drive apron graded in the right-of-way counts
+        # A(3) measures the activity, not its part on the parcel: a drive apron graded in the right-of-way
+        # counts
         on_site = area_sqft(dist, fpu)
         a = area_sqft(site.disturbance_union, fpu)
         m.set("disturbed.area_sqft", a)
         m.set("disturbed.area_acres", a / SQFT_PER_ACRE)
         m.set("disturbed.on_site_sqft", on_site)
         if a > on_site * (1 + 1e-9):
-            m.set("disturbed.area_how", f"{a:,.0f} sq ft of land disturbing activity, {on_site:,.0f} sq ft of it on the parcel and "
-                  f"{a - on_site:,.0f} sq ft off it (A(3) measures the activity, wherever it is)")
+            m.set(
+                "disturbed.area_how",
+                f"{a:,.0f} sq ft of land disturbing activity, {on_site:,.0f} sq ft of it on the parcel and "
+                f"{a - on_site:,.0f} sq ft off it (A(3) measures the activity, wherever it is)",
+            )
         peak = peak_disturbance(site, stabilize_within_days(site))
+        assert peak is not None  # the site has a disturbance layer here
         m.peak = peak
         m.set("disturbed.max_at_one_time_sqft", peak.area_sqft)
         m.set("disturbed.max_at_one_time_acres", peak.area_acres)
@@ -191,17 +212,24 @@ def measure_site(site: Site) -> SiteMeasurements:
         m.set("disturbed.max_at_one_time_phases", peak.phases)
         missing = undated(site)
         if missing:
-            basis = (f"{len(missing)} disturbance polygon(s) (ids {', '.join(str(i) for i in missing[:12])}) have no start or "
-                     "no end date: each is counted as disturbed from the start of the work to its end, so the largest "
-                     "area at one time includes them (a missing date never removes an area)")
+            basis = (
+                f"{len(missing)} disturbance polygon(s) (ids {', '.join(str(i) for i in missing[:12])}) have "
+                "no start or "
+                "no end date: each is counted as disturbed from the start of the work to its end, so the "
+                "largest "
+                "area at one time includes them (a missing date never removes an area)"
+            )
             m.set("disturbed.max_at_one_time_basis", basis)
             if basis not in site.notes:
                 site.notes.append(basis)
         outside = shapely.difference(site.disturbance_union, site.boundary)
         m.set("disturbed.outside_site_sqft", area_sqft(outside, fpu))
-        # the controls' ground: the activity on the parcel (its area is this geometry's; the activity's is the report's)
+        # the controls' ground: the activity on the parcel (its area is this geometry's; the activity's is the
+        # report's)
         m.layers["disturbed_area"] = gpd.GeoDataFrame(
-            {"area_sqft": [on_site], "area_acres": [on_site / SQFT_PER_ACRE], "activity_area_sqft": [a]}, geometry=[dist], crs=site.crs
+            {"area_sqft": [on_site], "area_acres": [on_site / SQFT_PER_ACRE], "activity_area_sqft": [a]},
+            geometry=[dist],
+            crs=site.crs,
         )
         phases, layer = phase_areas(site)
         m.set("disturbed.phases", phases)
@@ -234,7 +262,11 @@ def _roads(site: Site, m: SiteMeasurements) -> None:
         m.set("roads.work_ids", [])
         return
     if "status" not in roads.columns:
-        m.set("roads.work_count", None, "the roads layer has no 'status' column, so road construction cannot be told from existing roads")
+        m.set(
+            "roads.work_count",
+            None,
+            "the roads layer has no 'status' column, so road construction cannot be told from existing roads",
+        )
         return
     work = roads[_status(roads).isin(ROAD_WORK)]
     m.set("roads.work_count", int(len(work)))
@@ -247,7 +279,12 @@ def _utilities(site: Site, m: SiteMeasurements, fpu: float) -> None:
         m.set("utilities.work_length_ft", 0.0)
         return
     if "status" not in util.columns:
-        m.set("utilities.work_length_ft", None, "the utilities layer has no 'status' column, so new or repaired pipe cannot be told from existing")
+        m.set(
+            "utilities.work_length_ft",
+            None,
+            "the utilities layer has no 'status' column, so new or repaired pipe cannot be told from "
+            "existing",
+        )
         return
     mask = _status(util).isin(PIPE_WORK)
     if "underground" in util.columns:
@@ -260,14 +297,25 @@ def _utilities(site: Site, m: SiteMeasurements, fpu: float) -> None:
 
 
 def _counts(site: Site, m: SiteMeasurements) -> None:
-    for lname in ("storm_inlets", "access_drives", "stockpiles", "roads", "streams", "wetlands", "lakes", "channels"):
+    for lname in (
+        "storm_inlets",
+        "access_drives",
+        "stockpiles",
+        "roads",
+        "streams",
+        "wetlands",
+        "lakes",
+        "channels",
+    ):
         gdf = site.layer(lname)
         m.set(f"{lname}.count", 0 if gdf is None else int(len(gdf)))
     piles = site.layer("stockpiles")
     if piles is None:
         m.set("stockpiles.max_days", 0)
     elif "days" not in piles.columns:
-        m.set("stockpiles.max_days", None, "the stockpiles layer has no 'days' column (planned days in place)")
+        m.set(
+            "stockpiles.max_days", None, "the stockpiles layer has no 'days' column (planned days in place)"
+        )
     elif piles["days"].isna().any():  # a missing value is not 0 days: the rule is not assessed
         ids = ", ".join(str(i) for i in piles["id"][piles["days"].isna()].tolist()[:12])
         m.set("stockpiles.max_days", None, f"stockpiles {ids} have no 'days' value (planned days in place)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import geopandas as gpd
 import numpy as np
@@ -90,7 +90,9 @@ class Site:
     limits: Limits = field(default_factory=Limits)  # what reading its files may cost (geosite.io.limits)
     inputs_root: Path | None = None  # the folder site.toml's files must stay in (None: allowed outside)
     dem_root: Path | None = None  # the folder a DEM VRT's sources must stay in (None: the caller's own DEM)
-    _derived: dict[Any, tuple[tuple[int, ...], Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _derived: dict[Any, tuple[tuple[int, ...], Any]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def _kept(self, key: Any, layer_names: tuple[str, ...], compute: Any) -> Any:
         """``compute()``, kept under ``key`` while the named layers are the same frames."""
@@ -105,12 +107,16 @@ class Site:
     @property
     def boundary(self) -> BaseGeometry:
         """The site: the union of the site_boundary polygons."""
-        return self._kept("boundary", ("site_boundary",),
-                          lambda: shapely.union_all(self.layers["site_boundary"].geometry.values))
+        return self._kept(
+            "boundary",
+            ("site_boundary",),
+            lambda: shapely.union_all(self.layers["site_boundary"].geometry.values),
+        )
 
     @property
     def disturbance_union(self) -> BaseGeometry | None:
         """The union of the disturbance polygons as drawn (overlaps once, not clipped), or None."""
+
         def union() -> BaseGeometry | None:
             gdf = self.layer("disturbance")
             return None if gdf is None else shapely.union_all(gdf.geometry.values)
@@ -120,6 +126,7 @@ class Site:
     @property
     def disturbed(self) -> BaseGeometry | None:
         """The disturbed area: the disturbance union clipped to the site, or None without disturbance."""
+
         def clipped() -> BaseGeometry | None:
             u = self.disturbance_union
             return None if u is None else shapely.intersection(u, self.boundary)
@@ -133,6 +140,7 @@ class Site:
         B(6)(a)'s "adjacent areas" lie outside the whole disturbed area: a polygon inside or beside another
         drains its neighbour's disturbed ground, not an adjacent area, so upslope areas and diversions are
         measured per part. A part's id is the first of its polygons' ids."""
+
         def parts() -> list[tuple[Any, list[Any], BaseGeometry, Any]]:
             dist, whole = self.layer("disturbance"), self.disturbed
             if dist is None or whole is None or whole.is_empty:
@@ -142,15 +150,23 @@ class Site:
             for part in getattr(whole, "geoms", [whole]):
                 if part.is_empty or part.geom_type != "Polygon":
                     continue
-                shares = [(shapely.area(shapely.intersection(g, part)), i, cv)
-                          for i, g, cv in zip(dist["id"], dist.geometry, covers, strict=True)]
+                shares = [
+                    (shapely.area(shapely.intersection(g, part)), i, cv)
+                    for i, g, cv in zip(dist["id"], dist.geometry, covers, strict=True)
+                ]
                 inside = [t for t in shares if t[0] > 0]
                 if inside:
-                    out.append((inside[0][1], [t[1] for t in inside], part, max(inside, key=lambda t: t[0])[2]))
+                    out.append(
+                        (inside[0][1], [t[1] for t in inside], part, max(inside, key=lambda t: t[0])[2])
+                    )
             return out
 
         return self._kept("disturbed_parts", ("site_boundary", "disturbance"), parts)
 
+    @overload
+    def mask_on(self, dem: Any, what: Literal["site"] = "site") -> np.ndarray: ...
+    @overload
+    def mask_on(self, dem: Any, what: str) -> np.ndarray | None: ...
     def mask_on(self, dem: Any, what: str = "site") -> np.ndarray | None:
         """The cells of ``dem`` in the site (``what="site"``) or the disturbed area (``"disturbed"``), by
         :func:`geosite.grid.rasterize`'s rule, in the DEM's CRS; None for "disturbed" without disturbance."""
@@ -161,7 +177,9 @@ class Site:
 
         def compute() -> np.ndarray | None:
             g = geom()
-            return None if g is None else rasterize(geom_to_crs(g, self.crs, dem.crs), dem.shape, dem.transform)
+            return (
+                None if g is None else rasterize(geom_to_crs(g, self.crs, dem.crs), dem.shape, dem.transform)
+            )
 
         return self._kept(key, ("site_boundary", "disturbance"), compute)
 
@@ -203,11 +221,22 @@ class Site:
         with open_raster(self.proposed_dem_path, "proposed-grade DEM", self.inputs_root, self.limits) as src:
             self.limits.check_read(f"proposed-grade DEM {self.proposed_dem_path}", src.width, src.height)
             if src.crs is None:
-                raise CRSError(f"proposed-grade DEM {self.proposed_dem_path}: has no CRS; assign one before use")
+                raise CRSError(
+                    f"proposed-grade DEM {self.proposed_dem_path}: has no CRS; assign one before use"
+                )
             z = read_heights(src)
             out = np.full(dem.shape, np.nan)
-            reproject(z, out, src_transform=src.transform, src_crs=src.crs, src_nodata=np.nan,
-                      dst_transform=dem.transform, dst_crs=dem.crs, dst_nodata=np.nan, resampling=Resampling.bilinear)
+            reproject(
+                z,
+                out,
+                src_transform=src.transform,
+                src_crs=src.crs,
+                src_nodata=np.nan,
+                dst_transform=dem.transform,
+                dst_crs=dem.crs,
+                dst_nodata=np.nan,
+                resampling=Resampling.bilinear,
+            )
         return out * dem.ft_per_vertical_unit
 
     def read_dem(self, margin_ft: float | None = 200.0):
@@ -222,5 +251,12 @@ class Site:
             return None
         if margin_ft is None:
             return read_dem(self.dem_path, self.dem_vertical_unit, limits=self.limits, root=self.dem_root)
-        bounds = bounds_in(self.boundary.bounds, margin_ft / self.ft_per_unit, self.crs, raster_crs(self.dem_path, self.dem_root, self.limits))
-        return read_dem(self.dem_path, self.dem_vertical_unit, bounds=bounds, limits=self.limits, root=self.dem_root)
+        bounds = bounds_in(
+            self.boundary.bounds,
+            margin_ft / self.ft_per_unit,
+            self.crs,
+            raster_crs(self.dem_path, self.dem_root, self.limits),
+        )
+        return read_dem(
+            self.dem_path, self.dem_vertical_unit, bounds=bounds, limits=self.limits, root=self.dem_root
+        )

@@ -45,7 +45,7 @@ class InputWarning:
 def check_site(site: Any, profile: Any) -> list[InputWarning]:
     """The implausible-input records for ``site`` under ``profile`` (empty when all is plausible or
     the profile declares neither check)."""
-    out = []
+    out: list[InputWarning] = []
     if profile is None:
         return out
     w = outside_extent(site, profile)
@@ -73,20 +73,27 @@ def outside_extent(site: Any, profile: Any) -> InputWarning | None:
         from pyproj import CRS
 
         geom = geom_to_crs(site.boundary, site.crs, CRS.from_user_input(crs))
-    except Exception:  # noqa: BLE001 - a site that cannot be put in the extent's CRS is outside it
+    except Exception:  # a site that cannot be put in the extent's CRS is outside it
         geom = None
     area = box(w, s, e, n)
     if geom is not None and not geom.is_empty and area.contains(geom):
         return None
     if geom is not None and not geom.is_empty and math.isfinite(geom.centroid.x):
         c = geom.centroid
-        where = f"its centre is at {abs(c.y):.4f}° {'N' if c.y >= 0 else 'S'}, {abs(c.x):.4f}° {'W' if c.x < 0 else 'E'}"
+        where = (
+            f"its centre is at {abs(c.y):.4f}° {'N' if c.y >= 0 else 'S'}, {abs(c.x):.4f}° "
+            f"{'W' if c.x < 0 else 'E'}"
+        )
         how = "reaches outside" if geom.intersects(area) else "lies outside"
     else:
         where, how = "it has no place in that CRS", "lies outside"
-    msg = (f"site boundary (layer site_boundary{_file_of(site)}) {how} {profile.name}'s extent, longitude {w:g} to {e:g}, "
-           f"latitude {s:g} to {n:g} ({crs}; profile [jurisdiction] extent: {ext.get('source', 'no source given')}): "
-           f"{where}; check the jurisdiction and the site CRS ({site.crs.name})")
+    msg = (
+        f"site boundary (layer site_boundary{_file_of(site)}) {how} {profile.name}'s extent, longitude {w:g} "
+        f"to {e:g}, "
+        f"latitude {s:g} to {n:g} ({crs}; profile [jurisdiction] extent: "
+        f"{ext.get('source', 'no source given')}): "
+        f"{where}; check the jurisdiction and the site CRS ({site.crs.name})"
+    )
     return InputWarning("site_outside_extent", msg, "site_boundary")
 
 
@@ -105,19 +112,28 @@ def heights_out_of_range(site: Any, profile: Any) -> InputWarning | None:
     if len(feet) == 0 or _share_outside(feet, low, high) <= OUTLIER_SHARE:
         return None
     raw = feet / vertical_to_feet(declared, site.crs)
-    likely = [u for u in (VerticalUnit.M, VerticalUnit.FT) if _foot(u) != _foot(declared)
-              and _share_outside(raw * vertical_to_feet(u, site.crs), low, high) <= OUTLIER_SHARE]
+    likely = [
+        u
+        for u in (VerticalUnit.M, VerticalUnit.FT)
+        if _foot(u) != _foot(declared)
+        and _share_outside(raw * vertical_to_feet(u, site.crs), low, high) <= OUTLIER_SHARE
+    ]
     lo, hi = np.percentile(feet, [0.5, 99.5])
-    msg = (f"DEM {source}: heights over the site run {lo:,.1f} to {hi:,.1f} ft read as {_UNIT_WORDS[declared]} "
-           f"(vertical_unit {declared.value}), outside the ground's {low:,.0f} to {high:,.0f} ft (profile [terrain] "
-           f"ground_elevation_ft: {entry.get('source', 'no source given')})")
+    msg = (
+        f"DEM {source}: heights over the site run {lo:,.1f} to {hi:,.1f} ft read as {_UNIT_WORDS[declared]} "
+        f"(vertical_unit {declared.value}), outside the ground's {low:,.0f} to {high:,.0f} ft (profile "
+        "[terrain] "
+        f"ground_elevation_ft: {entry.get('source', 'no source given')})"
+    )
     if likely:
         u = likely[0]
         as_u = raw * vertical_to_feet(u, site.crs)
-        msg += (f"; the heights look like {_UNIT_WORDS[u]} ({np.percentile(as_u, 0.5):,.0f} to "
-                f"{np.percentile(as_u, 99.5):,.0f} ft read so): declare [dem] vertical_unit = \"{u.value}\" "
-                f"(or --dem-vertical-unit {u.value}); as declared, every slope is "
-                f"{_slope_error(declared, u)}")
+        msg += (
+            f"; the heights look like {_UNIT_WORDS[u]} ({np.percentile(as_u, 0.5):,.0f} to "
+            f'{np.percentile(as_u, 99.5):,.0f} ft read so): declare [dem] vertical_unit = "{u.value}" '
+            f"(or --dem-vertical-unit {u.value}); as declared, every slope is "
+            f"{_slope_error(declared, u)}"
+        )
     else:
         msg += "; no vertical unit geosite reads puts them there: check the DEM's nodata value and its unit"
     return InputWarning("dem_heights_out_of_range", msg, str(source), likely[0].value if likely else None)
@@ -154,13 +170,17 @@ def _site_heights(site: Any) -> tuple[np.ndarray, VerticalUnit, str] | None:
         return None
     try:
         z = _read_sample(site)
-    except Exception:  # noqa: BLE001 - a DEM unreadable here (off the site, a degenerate transform) is
+    except Exception:  # a DEM unreadable here (off the site, a degenerate transform) is
         return None  # reported by the DEM's own checks when it is read; nothing to judge here
     if z is None:
         return None
     vals = np.asarray(z.filled(np.nan), dtype="float64")
     vals = vals[np.isfinite(vals)]
-    return vals * vertical_to_feet(site.dem_vertical_unit, site.crs), site.dem_vertical_unit, str(site.dem_path)
+    return (
+        vals * vertical_to_feet(site.dem_vertical_unit, site.crs),
+        site.dem_vertical_unit,
+        str(site.dem_path),
+    )
 
 
 def _read_sample(site: Any) -> Any:
@@ -176,8 +196,10 @@ def _read_sample(site: Any) -> Any:
         if src.crs is None:
             return None
         b = bounds_in(site.boundary.bounds, 0.0, site.crs, src.crs)
-        win = intersection(from_bounds(*b, transform=src.transform).round_offsets().round_lengths(),
-                           Window(0, 0, src.width, src.height))
+        win = intersection(
+            from_bounds(*b, transform=src.transform).round_offsets().round_lengths(),
+            Window(0, 0, src.width, src.height),
+        )
         rows, cols = max(int(win.height), 1), max(int(win.width), 1)
         shape = (min(rows, HEIGHT_SAMPLE_CELLS), min(cols, HEIGHT_SAMPLE_CELLS))
         return src.read(1, window=win, out_shape=shape, masked=True, resampling=Resampling.nearest)
