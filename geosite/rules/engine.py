@@ -158,7 +158,7 @@ class Gate:
         why = self.reason(scope)
         required = getattr(finding, "required", None)
         if state is False and (finding.status in (*VERDICTS, "not_assessed") or required):
-            # nothing is required where the chapter (or this part of it) does not apply: no open question either
+            # nothing is required where the chapter (or this part of it) does not apply: no open question
             finding.status = "info" if finding.status in (*VERDICTS, "not_assessed") else finding.status
             finding.message = f"Not required here ({why}); shown for reference: {finding.message}"
             if hasattr(finding, "required"):
