@@ -470,7 +470,8 @@ def plan_declared(
     site, prof = result.site, result.profile
     mine = _site_declared(site)
     pt = result.evaluation.plan_type
-    out: dict[str, Any] = {"plan_type": "full" if pt in ("full", "both", None) else "statement"}
+    # the plan type the chapter asks for (a full plan where both hold); none declared where it cannot be told
+    out: dict[str, Any] = {} if pt is None else {"plan_type": "statement" if pt == "statement" else "full"}
     area = result.report["disturbed"]["area_sqft"]
     if area is not None:
         out["disturbed_area_sqft"] = round(float(area), 1)

@@ -107,6 +107,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     """A human-readable report: summary, applicability, then findings grouped by section."""
     s, d = report["site"], report["disturbed"]
     applies = report["applicability"]["applies"]
+    thr = report.get("measurements", {}).get("slopes.threshold_pct")
+    steep = f"{thr:g} %" if isinstance(thr, int | float) else "the profile's steep slope"
     lines = [
         f"# Erosion control analysis: {s['name']}",
         "",
@@ -125,7 +127,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         + (f" on {d['max_at_one_time_date']}" if d.get("max_at_one_time_date") else "")
         + " |",
         *(
-            [f"| disturbance drawn outside the site (not counted) | {fmt(d['outside_site_sqft'], 'sq ft')} |"]
+            [
+                f"| of it outside the site (counted: the activity is measured whole) | "
+                f"{fmt(d['outside_site_sqft'], 'sq ft')} |"
+            ]
             if d.get("outside_site_sqft")
             else []
         ),
@@ -133,10 +138,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"| chapter applies | {fmt(applies) if applies is not None else 'not decided'} |",
     ]
     for key, label, unit in (
-        ("slopes.steep_area_sqft", "land on slopes of 12 % or more (site)", "sq ft"),
+        ("slopes.steep_area_sqft", f"land on slopes of {steep} or more (site)", "sq ft"),
         (
             "slopes.steep_disturbed_area_sqft",
-            "disturbed land on slopes of 12 % or more (A(7): every cell, no minimum area)",
+            f"disturbed land on slopes of {steep} or more (every cell, no minimum area)",
             "sq ft",
         ),
         (

@@ -238,3 +238,51 @@ def test_a_copy_under_a_new_id_keeps_the_map_item_letters(tmp_path):
         "h",
         None,
     )  # Belgium's chapter has no (e)
+
+
+def _missing_terrain(d):
+    del d["terrain"]["contour_interval_ft"]
+    return "terrain.contour_interval_ft: missing: geosite needs this number"
+
+
+def _not_specified_section(d):
+    d["not_specified"] = [{"id": "x", "topic": "y", "kind": "unread", "section": "requirement"}]
+    return "not_specified[0].section: unknown section (not in [sections]) 'requirement'"
+
+
+@pytest.mark.parametrize("mutate", [_missing_terrain, _not_specified_section])
+def test_numbers_geosite_needs_are_given_and_every_section_named_exists(mutate):
+    d = grantsburg()
+    want = mutate(d)
+    assert want in problems_of(d)
+
+
+@pytest.mark.parametrize(
+    ("kind", "status", "settle"),
+    [
+        ("silent", "info", ""),
+        ("unread", "not_assessed", "the chapter's text"),
+        ("unexpressed", "not_assessed", "the official's reading"),
+    ],
+)
+def test_what_a_chapter_does_not_say_or_the_language_cannot(kind, status, settle):
+    """A rule the chapter states that the profile language cannot say is never passed nor borrowed: not
+    assessed, like a part not read; what the chapter is silent on is information."""
+    from geosite.rules import evaluate
+    from geosite.rules.profile import Profile
+
+    d = grantsburg()
+    d["not_specified"] = [
+        {
+            "id": "watercourse_work",
+            "kind": kind,
+            "citation": "§ 446-2D",
+            "topic": "any watercourse changed or enlarged",
+        }
+    ]
+    assert validate(d) == []
+    ev = evaluate(
+        Profile(id="v", name="v", data=d), {"disturbed.area_sqft": 5000.0, "disturbed.area_acres": 0.11}
+    )
+    (f,) = [f for f in ev.findings if f.rule == "watercourse_work"]
+    assert f.status == status and f.settle.startswith(settle) and f.citation == "§ 446-2D"

@@ -354,7 +354,7 @@ def _sheetflow(ctx: _Context, g_dem, up, up_site, sheet: float, *, declared_cove
         "rain_source": ctx.storms.rain_src,
         "velocity_fps": across["velocity_fps"] if across else None,
         "velocity_where": (
-            "across the disturbed area (B(6)(a): 'velocities ... across the disturbed area'; decides)"
+            "across the disturbed area (the sheetflow diversion requirement's velocity; decides)"
         ),
         "velocity_method": _velocity_method(across, on_cover, on_cover_why, sheet, ctx.storms),
         "across": across,

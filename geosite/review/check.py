@@ -526,8 +526,8 @@ def _from_analysis(f, result: AnalysisResult) -> ReviewFinding:
         geom, layer = _union(L.get("filter_fence")), "filter_fence"
     elif rule in ("steep_slope_controls", "disturbance_on_steep_slopes"):
         geom = _steep_geometry(result)
-    settle = ""
-    if f.status == "not_assessed":
+    settle = f.settle
+    if f.status == "not_assessed" and not settle:
         settle = _SETTLE.get(rule) or (
             "a DEM covering the site and 200 ft around it"
             if "no DEM" in f.message

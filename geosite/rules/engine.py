@@ -275,7 +275,7 @@ def _condition(profile: Profile, cond: Mapping[str, Any], m: Measurements, secti
         op=cond["op"],
         unit=unit,
         met=met,
-        message=message,
+        message=message + (f" (reading: {cond['reading']})" if cond.get("reading") else ""),
     )
 
 
@@ -389,22 +389,7 @@ def evaluate(
             continue  # judged feature by feature by the controls stage (a finding per pile, per inlet ...)
         findings.append(_requirement_finding(profile, d, g, decisions))
     for item in profile.data.get("not_specified", []):
-        unread = item.get("kind") == "unread"
-        text = f"{item['topic'][:1].upper()}{item['topic'][1:]}: " + (
-            "the profile's author could not read this part of the "
-            "chapter, so geosite cannot say what it requires (not assessed; not the same as silent)."
-            if unread
-            else "not specified by this chapter."
-        )
-        findings.append(
-            Finding(
-                rule=item["id"],
-                citation=item.get("citation", ""),
-                section=profile.section_name(item.get("section")),
-                status="not_assessed" if unread else "info",
-                message=text,
-            )
-        )
+        findings.append(_not_specified_finding(profile, item))
     return Evaluation(g.applies, g.triggers, g.exemptions, kind, plan_msg, findings, g, decisions)
 
 
@@ -453,6 +438,36 @@ def feature_applies(profile: Profile, q: Requirement, values: Mapping[str, Any])
         unit="",
         met=met,
         message="; ".join(c.message for c in conds),
+    )
+
+
+#: what a [[not_specified]] entry's finding says, and what would settle it, by its kind
+_NOT_SPECIFIED = {
+    "silent": ("info", "not specified by this chapter.", ""),
+    "unread": (
+        "not_assessed",
+        "the profile's author could not read this part of the chapter, so geosite cannot say what "
+        "it requires (not assessed; not the same as silent).",
+        "the chapter's text for this part, in the profile",
+    ),
+    "unexpressed": (
+        "not_assessed",
+        "the chapter says this, but the profile language cannot say it, so geosite cannot "
+        "assess it (for the official; not borrowed, not passed).",
+        "the official's reading of this part",
+    ),
+}
+
+
+def _not_specified_finding(profile: Profile, item: Mapping[str, Any]) -> Finding:
+    status, words, settle = _NOT_SPECIFIED[item.get("kind", "silent")]
+    return Finding(
+        rule=item["id"],
+        citation=item.get("citation", ""),
+        section=profile.section_name(item.get("section")),
+        status=status,
+        message=f"{item['topic'][:1].upper()}{item['topic'][1:]}: {words}",
+        settle=settle,
     )
 
 

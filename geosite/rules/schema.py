@@ -26,7 +26,19 @@ OPS: dict[str, Callable[[Any, Any], bool]] = {
     "!=": operator.ne,
 }
 ENTRY_KEYS = ("value", "citation", "section", "source", "note", "unit", "by", "text")
-CONDITION_KEYS = ("rule", "citation", "section", "measure", "op", "threshold", "unit", "text", "how", "storm")
+CONDITION_KEYS = (
+    "rule",
+    "citation",
+    "section",
+    "measure",
+    "op",
+    "threshold",
+    "unit",
+    "text",
+    "how",
+    "storm",
+    "reading",
+)
 REQUIREMENT_KEYS = (
     "id",
     "kind",
@@ -88,7 +100,28 @@ TOP_KEYS = (
     "maintenance",
     "stabilization",
 )
-NOT_SPECIFIED_KINDS = ("silent", "unread")
+#: silent: the chapter does not say it; unread: the profile's author could not read that part;
+#: unexpressed: the chapter says it but the profile language cannot (geosite cannot assess it: never a pass)
+NOT_SPECIFIED_KINDS = ("silent", "unread", "unexpressed")
+#: the numbers geosite cannot work without: a profile gives each, the chapter's with its citation or geosite's
+#: own with its source, so no number reaches a finding without saying where it comes from
+REQUIRED_ENTRIES = {
+    "terrain": (
+        "steep_slope_pct",
+        "state_steep_slope_pct",
+        "steep_min_area_sqft",
+        "contour_interval_ft",
+        "index_contour_every",
+        "channel_threshold_sqft",
+    ),
+    "submission": (
+        "declared_area_tolerance_pct",
+        "sliver_area_sqft",
+        "sliver_width_ft",
+        "overlap_margin_ft",
+        "bmp_outside_tolerance_ft",
+    ),
+}
 
 
 class _Problems:
@@ -142,6 +175,16 @@ def validate(data: Mapping[str, Any]) -> list[str]:
     ctx.entries("maintenance", r.MAINTENANCE_PARAMS)
     ctx.entries("stabilization", r.STABILIZATION_PARAMS)
     ctx.not_specified()
+    for table, keys in REQUIRED_ENTRIES.items():
+        table_data = data.get(table)
+        have: Mapping[str, Any] = table_data if isinstance(table_data, Mapping) else {}
+        for k in keys:
+            if k not in have:
+                p.add(
+                    f"{table}.{k}",
+                    "missing: geosite needs this number; give the chapter's with its citation, or "
+                    "geosite's own with a source saying so (docs/profiles.md)",
+                )
     return p.items
 
 
@@ -455,6 +498,7 @@ class _Context:
                 self.p.add(where, "needs id and topic")
             if item.get("kind", "silent") not in NOT_SPECIFIED_KINDS:
                 self.p.unknown(f"{where}.kind", item["kind"], NOT_SPECIFIED_KINDS, "kind")
+            self.section(f"{where}.section", item.get("section"))
 
 
 def _how_keys() -> tuple[str, ...]:

@@ -201,7 +201,7 @@ def measure_site(site: Site) -> SiteMeasurements:
             m.set(
                 "disturbed.area_how",
                 f"{a:,.0f} sq ft of land disturbing activity, {on_site:,.0f} sq ft of it on the parcel and "
-                f"{a - on_site:,.0f} sq ft off it (A(3) measures the activity, wherever it is)",
+                f"{a - on_site:,.0f} sq ft off it (the activity is measured wherever it is)",
             )
         peak = peak_disturbance(site, stabilize_within_days(site))
         assert peak is not None  # the site has a disturbance layer here
