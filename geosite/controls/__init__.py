@@ -31,7 +31,13 @@ from geosite.controls.fences import (
     row_stand_ins,
 )
 from geosite.controls.inlets import inlet_protection
-from geosite.controls.setbacks import DEM_CHANNELS, FEATURE_LAYERS, is_downslope, stockpile_setbacks
+from geosite.controls.setbacks import (
+    DEM_CHANNELS,
+    FEATURE_LAYERS,
+    is_downslope,
+    number_at,
+    stockpile_setbacks,
+)
 from geosite.controls.submitted import bmps_of, fence_coverage, protected, slope_length_excess
 from geosite.controls.tracking import PadRule, pad_extent, tracking_pads
 
@@ -54,6 +60,7 @@ __all__ = [
     "inlet_protection",
     "interior_rows",
     "is_downslope",
+    "number_at",
     "max_slope_length_ft",
     "pad_extent",
     "protected",

@@ -262,6 +262,19 @@ def _pile_entry(
     }
 
 
+def number_at(gdf: gpd.GeoDataFrame, i: int, col: str) -> float | None:
+    """A numeric attribute of row ``i`` (site loading has checked it is a number), None when the column is
+    absent or the value missing."""
+    if col not in gdf.columns:
+        return None
+    v = gdf[col].iloc[i]
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if np.isnan(x) else x
+
+
 def _text(gdf: gpd.GeoDataFrame, i: int, col: str) -> str | None:
     """A text attribute of row ``i``, None when the column is absent or the value empty."""
     if col not in gdf.columns:

@@ -12,7 +12,6 @@ is not decided, a would-be failure is ``not_assessed``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -1032,8 +1031,8 @@ def _pile_measures(piles: gpd.GeoDataFrame, rep: list[dict[str, Any]], ft_per_un
     feature downslope."""
     for i, r in enumerate(rep):
         area = float(piles.geometry.iloc[i].area) * ft_per_unit**2
-        height = _number(piles, i, "height_ft")
-        volume = _number(piles, i, "volume_cy")
+        height = controls.number_at(piles, i, "height_ft")
+        volume = controls.number_at(piles, i, "volume_cy")
         if volume is None and height is not None:
             volume = area * height / 27.0  # cu ft -> cu yd
         r.update(
@@ -1044,17 +1043,6 @@ def _pile_measures(piles: gpd.GeoDataFrame, rep: list[dict[str, Any]], ft_per_un
                 "downslope_distance_ft": r["min_setback_ft"],
             }
         )
-
-
-def _number(gdf: gpd.GeoDataFrame, i: int, col: str) -> float | None:
-    if col not in gdf.columns:
-        return None
-    v = gdf[col].iloc[i]
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(x) else x
 
 
 def _pile_needs(c: _Ctx, q: Requirement | None, r: dict[str, Any]) -> bool | None:

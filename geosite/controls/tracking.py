@@ -18,6 +18,7 @@ import shapely
 from shapely.geometry import LineString, Point
 
 from geosite import grid
+from geosite.controls.setbacks import number_at
 from geosite.io.output import py_scalar
 
 if TYPE_CHECKING:
@@ -97,14 +98,15 @@ def _entrance(
 ) -> tuple[dict[str, Any], Any]:
     g = drives.geometry.iloc[i]
     j = next((j for j in range(len(roads)) if roads.geometry.iloc[j].distance(g) <= 1.0 / fpu), None)
-    public = _value(roads, j, "public") if j is not None else None
+    public = roads["public"].iloc[j] if j is not None and "public" in roads.columns else None
+    public = None if public is None or (isinstance(public, float) and np.isnan(public)) else public
     axis = _from_road(centre_line(g), road_u, fpu)
     pt = Point(axis.coords[0])
     width_ft = _drive_width_ft(drives, i, axis, fpu) or rule.min_width_ft
     need_ft = min(rule.min_length_ft, axis.length * fpu)  # "where space allows": the drive's own length
     pad_line = shapely.ops.substring(axis, 0.0, need_ft / fpu)
     pad = pad_line.buffer(width_ft / 2 / fpu, cap_style="flat")
-    declared = _value(drives, i, "pad_length_ft")
+    declared = number_at(drives, i, "pad_length_ft")
     along = across = None
     if drawn is not None and len(drawn):
         near = drawn[drawn.distance(pt) * fpu <= rule.search_ft]
@@ -140,15 +142,6 @@ def _runs_on(drive: Any, road: Any) -> bool:
     return bool(axis.length > 0 and axis.intersection(road.buffer(1e-6)).length >= 0.5 * axis.length)
 
 
-def _value(gdf: gpd.GeoDataFrame, i: int, col: str) -> Any:
-    if col not in gdf.columns:
-        return None
-    v = gdf[col].iloc[i]
-    return (
-        None if v is None or (isinstance(v, float) and np.isnan(v)) else (float(v) if col != "public" else v)
-    )
-
-
 def centre_line(geom: Any) -> LineString:
     """A drive's centre line: the line itself (its longest part), or a polygon's long axis."""
     if geom.geom_type.endswith("LineString"):
@@ -173,7 +166,7 @@ def _from_road(axis: LineString, road_u: Any, fpu: float) -> LineString:
 
 def _drive_width_ft(drives: gpd.GeoDataFrame, i: int, axis: LineString, fpu: float) -> float | None:
     """The drive's width: its ``width_ft``, else a polygon drive's area over its centre line's length."""
-    w = _value(drives, i, "width_ft")
+    w = number_at(drives, i, "width_ft")
     if w is not None:
         return float(w)
     g = drives.geometry.iloc[i]
