@@ -602,13 +602,6 @@ def _requirement_text(profile: Profile, d: Decision, decisions: dict[str, Decisi
     """Status and words of a requirement's finding from its conditions (the gate is added by the caller)."""
     q = d.requirement
     conds = d.conditions
-    if q.for_each:
-        scope = f" for each feature of {q.for_each}" + (
-            " that meets: " + "; ".join(c.get("text", c["measure"]) for c in q.conditions)
-            if q.conditions
-            else ""
-        )
-        return "info", f"Required{scope}: {q.requires}."
     if not conds:
         return "info", f"Required on every site the chapter applies to: {q.requires}."
     met = "; ".join(c.message for c in conds if c.met)
