@@ -52,7 +52,8 @@ class KernelSet:
 
     def digest(self) -> int:
         """A digest of what the compiled kernels are made of: the source, the data it freezes in, and
-        the signatures (63 bits, so the extension can return it as an int64)."""
+        the signatures (63 bits, so the extension can return it as an int64).
+        """
         h = hashlib.sha256(self.source_path.read_bytes())
         h.update(self.frozen + repr(sorted(self.signatures.items())).encode())
         return int(h.hexdigest()[:15], 16)

@@ -30,7 +30,8 @@ class UnreadableInputError(InputError, OSError):
 
 class CRSError(InputError):
     """A layer or raster has no CRS, a geographic CRS where a projected one is needed, or a CRS that
-    contradicts the declared one."""
+    contradicts the declared one.
+    """
 
 
 class UnitError(InputError):
@@ -48,12 +49,14 @@ class ProfileError(InputError):
 class UnsafeInputError(InputError):
     """A file the input names that geosite refuses to open: a path leaving the site folder (``..``, an
     absolute path, a symbolic link), a URL or GDAL virtual path (``/vsicurl/``), a FIFO or device, a
-    format geosite does not read from a submission, or a VRT whose sources leave the folder."""
+    format geosite does not read from a submission, or a VRT whose sources leave the folder.
+    """
 
 
 class LimitError(InputError):
     """An input over one of geosite's resource limits (raster cells x bytes, raster dimensions, vertices,
-    file size, time); the message names the limit and how to raise it."""
+    file size, time); the message names the limit and how to raise it.
+    """
 
 
 class OutputError(GeositeError, OSError):
@@ -93,7 +96,8 @@ class Note(str):
     """A note on the input, as the report lists it (a ``str``), with its warning class: ``category`` is the
     :class:`GeositeWarning` subclass it is raised as (``--strict``: an error), or None for a routine note
     (an optional layer not present) that is listed but not warned. Kept typed so no code sorts notes by
-    their wording."""
+    their wording.
+    """
 
     category: type[GeositeWarning] | None
 
@@ -106,4 +110,5 @@ class Note(str):
 class ImplausibleInputWarning(GeositeWarning):
     """An input that is allowed but implausible for the jurisdiction: a site outside the profile's
     declared extent, DEM heights outside the ground's range for the declared vertical unit. The report
-    lists each (report.json ``input_warnings``, and under the notes); ``--strict`` makes them errors."""
+    lists each (report.json ``input_warnings``, and under the notes); ``--strict`` makes them errors.
+    """

@@ -71,7 +71,8 @@ class Dem:
         """Build a Dem from an array of heights in ``vertical_unit`` (converted to feet here).
 
         With ``copy=False`` a float64 array is converted in place (the reader's own buffer), so a
-        large DEM is held once."""
+        large DEM is held once.
+        """
         crs = CRS.from_user_input(crs)
         vu = VerticalUnit(vertical_unit)
         ft_per_unit = feet_per_crs_unit(crs, f"DEM {source}")
@@ -113,7 +114,8 @@ class Dem:
 
     def crop(self, bounds: tuple[float, float, float, float]) -> tuple[Dem, tuple[slice, slice]]:
         """The part of the grid covering ``bounds`` (left, bottom, right, top, CRS units), as a Dem
-        sharing this one's array, and the (rows, cols) slices it was cut with."""
+        sharing this one's array, and the (rows, cols) slices it was cut with.
+        """
         inv = ~self.transform
         c0, r0 = inv @ (bounds[0], bounds[3])
         c1, r1 = inv @ (bounds[2], bounds[1])
@@ -163,7 +165,8 @@ def bounds_in(
     bounds: tuple[float, float, float, float], pad: float, src_crs: Any, dst_crs: Any
 ) -> tuple[float, float, float, float]:
     """``bounds`` (left, bottom, right, top in ``src_crs``) padded by ``pad`` CRS units, in ``dst_crs``
-    (densified, so the result covers the padded box)."""
+    (densified, so the result covers the padded box).
+    """
     left, bottom, right, top = bounds
     padded = (left - pad, bottom - pad, right + pad, top + pad)
     if src_crs.equals(dst_crs):
@@ -204,7 +207,8 @@ def elevation_at(dem: Dem, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def cells_box(cells: np.ndarray, pad: int = 0) -> tuple[slice, slice] | None:
     """The rows and columns bounding the True ``cells``, widened by ``pad`` (clipped to the grid); None
-    when there are none."""
+    when there are none.
+    """
     rows, cols = np.flatnonzero(cells.any(axis=1)), np.flatnonzero(cells.any(axis=0))
     if not rows.size:
         return None
@@ -221,7 +225,8 @@ def rasterize(geom: Any, shape: tuple[int, int], transform: Any) -> np.ndarray:
     sliver), every cell it touches. Empty or None: no cell.
 
     The mask is a bool view of rasterio's uint8 raster (``mask.view(numpy.uint8)`` gives the kernels'
-    0/1 array without a copy)."""
+    0/1 array without a copy).
+    """
     from rasterio.features import rasterize as rio_rasterize
 
     if geom is None or geom.is_empty:

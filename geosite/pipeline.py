@@ -118,7 +118,8 @@ CORE_MARGIN_FT = 200.0
 def read_dem_for(site: Site, profile: Profile) -> tuple[Any, Any, dict[str, Any] | None]:
     """The DEM the analysis needs (:mod:`geosite.hydrology.window`): the site, its map margin, the storm
     inlets and every cell draining into the site, certified equal to the whole DEM's routing. Returns
-    (Dem, FlowGrid or None, where it was read for the report or None for an in-memory DEM)."""
+    (Dem, FlowGrid or None, where it was read for the report or None for an in-memory DEM).
+    """
     from geosite.grid import bounds_in, geom_to_crs
     from geosite.hydrology.window import read_site_dem
     from geosite.io.raster import raster_crs
@@ -184,7 +185,8 @@ def write_outputs(
 ) -> list[Path]:
     """Write report.json, report.md, derived.gpkg (and derived.dxf for CAD; the plan maps with
     ``maps=True``; the submission folder ``plan/`` with ``plan=True``, :mod:`geosite.plan_folder`) into
-    ``out`` atomically. Returns the files written."""
+    ``out`` atomically. Returns the files written.
+    """
     from geosite.io.output import atomic_dir, write_gpkg, write_json
     from geosite.io.qgis_styles import layer_rules
 
@@ -222,7 +224,8 @@ def write_outputs(
 def sheet_styles() -> dict[str, Any]:
     """The sheets' layer styles (:data:`geosite.maps.symbology.STYLES`), for the QGIS styles the
     GeoPackages carry. The symbology module is plain data: unless the maps package is loaded already, it
-    is read on its own, without the package's matplotlib (0.3-0.4 s a run without maps would pay)."""
+    is read on its own, without the package's matplotlib (0.3-0.4 s a run without maps would pay).
+    """
     import importlib.util
     import sys
 

@@ -145,7 +145,8 @@ def _date(v: Any) -> dt.date | None:
 def plan_disturbance(result: Any) -> gpd.GeoDataFrame:
     """The site's disturbance polygons, each with ``start`` and ``end`` (the project's where a polygon has
     none) and ``stabilized``: the site's own date, else ``end`` plus the profile's inactive-stabilization
-    window (Grantsburg B(6)(c)[1]: 7 days), else ``end``."""
+    window (Grantsburg B(6)(c)[1]: 7 days), else ``end``.
+    """
     site = result.site
     d = site.layers.get("disturbance")
     if d is None:
@@ -171,7 +172,8 @@ def plan_disturbance(result: Any) -> gpd.GeoDataFrame:
 def _served(geom: Any, dist: gpd.GeoDataFrame, reach: float) -> tuple[str | None, str | None]:
     """(install, remove) of a BMP at ``geom``: the day before the earliest start of the disturbance
     polygons within ``reach`` (CRS units) of it (all of them when none is), and the day after the latest
-    of their ``stabilized`` dates."""
+    of their ``stabilized`` dates.
+    """
     if not len(dist):
         return None, None
     near = dist[dist.geometry.distance(geom) <= reach]
@@ -196,7 +198,8 @@ def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     interior rows, channel edges), stockpile fences (``pile_id``), diversions, inlet protection, tracking
     pads (as wide as the drive), sediment traps and basins (``drainage_acres``), a stabilization feature
     per pile kept over the profile's days, a dewatering practice where ``[project] dewatering`` is declared;
-    each with ``install`` and ``remove`` dates (:func:`_served`)."""
+    each with ``install`` and ``remove`` dates (:func:`_served`).
+    """
     site, L = result.site, result.layers
     rows: list[dict[str, Any]] = []
     fence = L.get("filter_fence")
@@ -271,7 +274,8 @@ def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
 def _pads(result: Any) -> list[dict[str, Any]]:
     """The tracking pad the controls stage proposes at each entrance (B(3), DNR 1057: along the drive from the
     road's edge, as wide as the drive, as long as the standard asks where the drive allows; see
-    :mod:`geosite.controls.tracking`, the one definition ``check`` measures a pad by)."""
+    :mod:`geosite.controls.tracking`, the one definition ``check`` measures a pad by).
+    """
     pads = result.layers.get("tracking_pads")
     if pads is None or not len(pads):
         return []
@@ -292,7 +296,8 @@ def _pads(result: Any) -> list[dict[str, Any]]:
 
 def _pile_stabilization(result: Any) -> list[dict[str, Any]]:
     """A ``stabilization`` feature (mulch or tarp, DNR 1058) over each pile the analysis says must be
-    stabilized (kept over the profile's days, Grantsburg B(6)(e))."""
+    stabilized (kept over the profile's days, Grantsburg B(6)(e)).
+    """
     site = result.site
     piles = site.layer("stockpiles")
     report = {r["id"]: r for r in result.report.get("stockpiles") or [] if isinstance(r, dict)}
@@ -319,7 +324,8 @@ def _sliver(g: Any, result: Any, crs: Any = None) -> bool:
     """Whether ``g`` (site CRS, or ``crs``) is a sliver by the profile's ``[submission]`` measure (under
     ``sliver_area_sqft``, or a mean width 2 x area / perimeter under ``sliver_width_ft``): what ``check``
     calls
-    a digitizing error."""
+    a digitizing error.
+    """
     from geosite.units import feet_per_crs_unit
 
     prof = result.profile
@@ -334,7 +340,8 @@ def _sliver(g: Any, result: Any, crs: Any = None) -> bool:
 
 def _dewatering(result: Any, basins: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
     """Where ``[project] dewatering`` is declared: a dewatering practice (DNR 1061) discharging to the
-    largest trap or basin, else at the disturbed area's lowest outlet, else inside the disturbed area."""
+    largest trap or basin, else at the disturbed area's lowest outlet, else inside the disturbed area.
+    """
     site = result.site
     if not site.project.dewatering:
         return []
@@ -365,7 +372,8 @@ def _dewatering(result: Any, basins: gpd.GeoDataFrame | None) -> list[dict[str, 
 def _piles(result: Any, piles: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     """The stockpiles as the plan gives them: a pile closer to a downslope feature than the setback,
     whose site gives no ``setback_reason``, says that geosite kept it where the site places it and what
-    more the plan does there (its bmps with its ``pile_id``), for the inspector's decision."""
+    more the plan does there (its bmps with its ``pile_id``), for the inspector's decision.
+    """
     piles = piles.copy()
     rep = {r["id"]: r for r in result.report.get("stockpiles") or [] if isinstance(r, dict)}
     for col in ("setback_reason", "extra_bmps"):
@@ -401,7 +409,8 @@ def _slope_length_stand_ins(
     """Stabilization (erosion mat, DNR 1052) over the ground where the slope above the plan's own fences
     is still longer than DNR 1056 allows, measured exactly as ``check`` measures it
     (:func:`geosite.controls.slope_length_excess` with the plan's silt fence, diversion and stabilization
-    features as barriers), each with ``stand_in_for`` saying what it replaces and why."""
+    features as barriers), each with ``stand_in_for`` saying what it replaces and why.
+    """
     site, dem = result.site, result.dem
     fg = getattr(result.measurements, "flow_grid", None)
     table = result.profile.value("controls", "fence_max_slope_length_ft")
@@ -466,7 +475,8 @@ def plan_declared(
     result: Any, maps: list[str], scale_ft: float | None, *, contours: bool, practices: set[str] | None = None
 ) -> dict[str, Any]:
     """The ``[declared]`` table of the plan: the site's own declarations where it has them, the analysis
-    and geosite's defaults (cited, with the profile's numbers) elsewhere."""
+    and geosite's defaults (cited, with the profile's numbers) elsewhere.
+    """
     site, prof = result.site, result.profile
     mine = _site_declared(site)
     pt = result.evaluation.plan_type
@@ -519,7 +529,8 @@ def _site_declared(site: Any) -> dict[str, Any]:
 def default_maintenance(prof: Any, practices: set[str] | None = None) -> str:
     """geosite's maintenance provisions (A(3)(e)): the permit's inspection frequency, then the profile's
     ``[maintenance]`` text for each practice on the plan (all of them when ``practices`` is None), each cited
-    to its DNR standard (the same table the construction sheet prints)."""
+    to its DNR standard (the same table the construction sheet prints).
+    """
     every = prof.value("permit", "inspect_every_days")
     rain = prof.value("permit", "inspect_rain_in")
     hours = prof.value("permit", "inspect_after_rain_hours")
@@ -552,7 +563,8 @@ def _inactive_days(prof: Any) -> float | None:
 
 def default_stabilization(prof: Any) -> str:
     """geosite's stabilization provisions (A(3)(f), B(7)): the profile's ``[stabilization]`` text, cited, and
-    the dates: each disturbance polygon's ``stabilized`` date, each pile's stabilization feature."""
+    the dates: each disturbance polygon's ``stabilized`` date, each pile's stabilization feature.
+    """
     table = prof.data.get("stabilization") or {}
     parts = [
         f"{k.capitalize()}: {prof.value('stabilization', k)} ({_source(prof, 'stabilization', k)})."
@@ -586,7 +598,8 @@ def _source(prof: Any, table: str, key: str) -> str:
 def _copy_dem(result: Any, out: Path) -> tuple[str | None, str | None]:
     """The DEM into the plan folder: copied when it is one file of at most :data:`DEM_COPY_MAX_BYTES`,
     else the window geosite read written as a GeoTIFF, in the DEM's own vertical unit. Returns (its name,
-    its vertical unit), (None, None) without a DEM."""
+    its vertical unit), (None, None) without a DEM.
+    """
     site, dem = result.site, result.dem
     unit = site.dem_vertical_unit.value if site.dem_vertical_unit is not None else None
     src = site.dem_path
@@ -663,7 +676,8 @@ def _site_toml(
 
 def _toml(conf: dict[str, Any]) -> str:
     """A TOML document for a plain table of texts, numbers, booleans, dates, lists and sub-tables (and one
-    array of tables)."""
+    array of tables).
+    """
     lines = [f"{k} = {_tv(v)}" for k, v in conf.items() if not isinstance(v, dict) and not _is_aot(v)]
     for k, v in conf.items():
         if isinstance(v, dict):

@@ -1,5 +1,6 @@
 """The analysis report: ``report.json`` (the numbers and findings, unit-suffixed keys) and
-``report.md`` (the same for a person, findings grouped by section)."""
+``report.md`` (the same for a person, findings grouped by section).
+"""
 
 from __future__ import annotations
 
@@ -79,7 +80,8 @@ def build_report(
 
 def _feature_names(site: Site) -> dict[str, dict[str, str]]:
     """Each layer's features by id with their ``name`` attribute (report.md names them: Birch Street,
-    CB-2)."""
+    CB-2).
+    """
     out: dict[str, dict[str, str]] = {}
     for layer, gdf in site.layers.items():
         if gdf is None or "name" not in gdf.columns or "id" not in gdf.columns:
@@ -193,7 +195,8 @@ _REFS = (
 
 def name_features(message: str, names: dict[str, dict[str, str]]) -> str:
     """``message`` with each feature it refers to by layer and id followed by its name from the site's
-    data: "18.0 ft from roads 1" -> "18.0 ft from roads 1 (Birch Street)"."""
+    data: "18.0 ft from roads 1" -> "18.0 ft from roads 1 (Birch Street)".
+    """
     import re
 
     for pattern, layer in _REFS:

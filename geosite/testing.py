@@ -61,7 +61,8 @@ def inclined_plane(
     base_ft: float = 900.0,
 ) -> Dem:
     """A plane of exactly ``slope_pct`` whose downhill direction is ``azimuth_deg`` (clockwise from north;
-    180 = falls to the south). ``cell`` is in CRS units. Heights are exact in feet before unit conversion."""
+    180 = falls to the south). ``cell`` is in CRS units. Heights are exact in feet before unit conversion.
+    """
     t = _grid(shape, cell, crs)
     x, y = cell_centres(shape, t)
     fpu = _ft_per_unit(crs)
@@ -107,7 +108,8 @@ def v_valley(
 ) -> Dem:
     """A V-shaped valley: its axis runs north-south down the middle column, falling to the south at
     ``axis_slope_pct``; both sides rise from the axis at ``side_slope_pct``. With an odd number of
-    columns the axis lies on the centre column's cell centres."""
+    columns the axis lies on the centre column's cell centres.
+    """
     t = _grid(shape, cell, crs)
     x, y = cell_centres(shape, t)
     fpu = _ft_per_unit(crs)

@@ -55,7 +55,8 @@ _LABELS = {
 
 def parse_vertical_unit(value: object, where: str = "vertical_unit") -> VerticalUnit:
     """Parse a vertical unit spelling; a missing or unknown one is a :class:`UnitError` listing the valid
-    ones."""
+    ones.
+    """
     if isinstance(value, VerticalUnit):
         return value
     valid = ", ".join(u.value for u in VerticalUnit)

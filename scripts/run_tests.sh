@@ -27,4 +27,6 @@ echo "ruff check geosite tests benchmarks scripts setup.py" >&2
 .venv/bin/ruff check --no-cache geosite tests benchmarks scripts setup.py
 echo "mypy (files and settings from pyproject.toml)" >&2
 .venv/bin/mypy
+echo "numpydoc lint geosite (checks from pyproject.toml [tool.numpydoc_validation])" >&2
+find geosite -name '*.py' -print0 | sort -z | xargs -0 .venv/bin/python -m numpydoc lint
 exec .venv/bin/python -m pytest "$@"

@@ -42,7 +42,8 @@ class Steps:
     """The run's progress on stderr: one line, redrawn by tqdm, naming the stage running, how many have
     run and the time since the first. Silent under -q and wherever stderr is not a terminal (a log
     file, a pipe, a test: tqdm draws nothing there). The pipeline only calls it with each stage's name
-    (it never imports the CLI); close it (or use it as a context manager) before printing results."""
+    (it never imports the CLI); close it (or use it as a context manager) before printing results.
+    """
 
     def __init__(self, quiet: bool, file=None) -> None:  # a text stream, default stderr
         self.quiet = quiet
@@ -96,7 +97,8 @@ class CliState:
 
 def output_folder(out, inputs, overwrite: bool, container: bool = False):
     """The output folder, refused before any work when it exists (without --overwrite, or not written
-    by geosite), overlaps an input or cannot be written (:func:`geosite.io.output.check_output_dir`)."""
+    by geosite), overlaps an input or cannot be written (:func:`geosite.io.output.check_output_dir`).
+    """
     from geosite.io.output import check_output_dir
 
     return check_output_dir(out, inputs, overwrite, container)

@@ -150,7 +150,8 @@ def _outlet_frame(
     basin_max_acres: float,
 ) -> tuple[gpd.GeoDataFrame, list[np.ndarray]]:
     """One point per outlet (DEM CRS) from ``rows`` (drainage sq ft, disturbed sq ft, concentrated, the
-    outlet cell, exit cell count, the cells reached), largest first, numbered 1..; and the cells reached."""
+    outlet cell, exit cell count, the cells reached), largest first, numbered 1..; and the cells reached.
+    """
     import geopandas as gpd
 
     dirs_cols = dem.shape[1]
@@ -194,7 +195,8 @@ def _outlet_columns() -> dict[str, list[Any]]:
 
 def _cells_by_label(lab_box: np.ndarray, n: int, offset: int, ncols: int) -> dict[int, np.ndarray]:
     """Label (1..n) -> the window's flat indices of its cells, in raster order (``lab_box``: labels on a box
-    whose first cell is the window's flat index ``offset``; ``ncols``: the window's width in cells)."""
+    whose first cell is the window's flat index ``offset``; ``ncols``: the window's width in cells).
+    """
     flat = lab_box.reshape(-1)
     nzb = np.flatnonzero(flat)
     nzb = nzb[np.argsort(flat[nzb], kind="stable")]
@@ -214,7 +216,8 @@ def _merge_by_paths(
     cells_of: dict[int, np.ndarray], dirs: np.ndarray, free: np.ndarray, steps: int
 ) -> tuple[dict[int, list[int]], dict[int, np.ndarray]]:
     """Exit-cell groups whose downhill paths (``steps`` cells each) meet on ``free`` cells: one outlet each,
-    as root label -> its labels; and each label's path cells (flat indices)."""
+    as root label -> its labels; and each label's path cells (flat indices).
+    """
     n = len(cells_of)
     parent = list(range(n + 1))
 
@@ -262,7 +265,8 @@ def submitted_at_outlets(
     Returns one dict per outlet: ``outlet``, ``drainage_acres``, ``disturbed_acres``, ``kind`` (needed),
     ``served_by`` (ids of the submitted features receiving its runoff), ``suitable_by`` (those whose type
     suits its drainage) and ``captured`` (submitted id -> share of the outlet's drainage flowing through
-    it)."""
+    it).
+    """
     geoms = list(grid.to_crs(basins, dem.crs).geometry)
     ids = [py_scalar(i) for i in basins["id"]] if "id" in basins.columns else list(range(1, len(basins) + 1))
     types = (

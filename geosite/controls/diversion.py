@@ -1,5 +1,6 @@
 """Sheetflow diversions (Grantsburg B(6)(a)): along the upslope-classified edges of each disturbed polygon
-receiving more than ``area_sqft`` of sheetflow at a velocity not below ``velocity_fps``, offset outward."""
+receiving more than ``area_sqft`` of sheetflow at a velocity not below ``velocity_fps``, offset outward.
+"""
 
 from __future__ import annotations
 

@@ -202,7 +202,8 @@ def classify_boundary(
 
 def _chains(runs: gpd.GeoDataFrame) -> tuple[list[int], list[int]]:
     """Label consecutive fenced runs (cyclic within a ring) with a shared chain number (-1 = not
-    fenced) and their position along the chain."""
+    fenced) and their position along the chain.
+    """
     out = [-1] * len(runs)
     pos = [0] * len(runs)
     chain = 0
@@ -236,7 +237,8 @@ def max_slope_length_ft(
     slope_pct: np.ndarray | float, table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT
 ) -> np.ndarray:
     """DNR 1056 maximum slope length above a fence (ft) for each slope (%): the first row whose
-    ``slope below`` exceeds the slope."""
+    ``slope below`` exceeds the slope.
+    """
     s = np.asarray(slope_pct, float)
     out = np.full(s.shape, float(table[-1][1]))
     for below, length in reversed(list(table)):
@@ -248,7 +250,8 @@ def _downhill_sampler(
     dem: Dem, fg: FlowGrid | None
 ) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
     """Downhill unit vectors at points (x, y) in the DEM's CRS: the routed grid's, computed at the points'
-    cells alone (:meth:`FlowGrid.downhill_at`); without one, of the DEM's filled surface."""
+    cells alone (:meth:`FlowGrid.downhill_at`); without one, of the DEM's filled surface.
+    """
     if fg is not None:
         return fg.downhill_at
     from geosite.hydrology import fill_depressions
@@ -267,7 +270,8 @@ def _hooks(
     """A hook of ``hook_ft`` at each open end of each fence chain, turned upslope (DNR 1056). Where the
     fence runs up or down the slope into its end (within 45 deg), a hook straight upslope would only
     retrace the fence: it turns off the line instead, 45 deg back up the slope (a J-hook), toward the
-    disturbed area where the ground allows, so every open end is turned upslope on the ground."""
+    disturbed area where the ground allows, so every open end is turned upslope on the ground.
+    """
     hooks: list[LineString] = []
     if hook_ft <= 0:
         return hooks
@@ -306,7 +310,8 @@ def _hooks(
 
 def _out_of_end(p: np.ndarray, back: np.ndarray, reach: float) -> np.ndarray | None:
     """Unit vector out of a fence at its end ``p``: from the fence's point ``reach`` back along it (or
-    its far end), so a last stretch shorter than a cell does not decide the direction."""
+    its far end), so a last stretch shorter than a cell does not decide the direction.
+    """
     acc = 0.0
     prev = p
     q = None
@@ -334,7 +339,8 @@ def interior_rows(
     """Interior fence rows in ``polygon`` (DEM CRS) keeping the slope length above every fence within
     ``table`` (see the module notes): on the contour of the filled surface (smoothed by a 1-cell
     Gaussian when ``smooth``), straightened to within ``straighten_ft`` (Douglas-Peucker) so a crew can
-    set posts along it. Cutting them at obstacles and dropping short pieces: :func:`buildable_rows`."""
+    set posts along it. Cutting them at obstacles and dropping short pieces: :func:`buildable_rows`.
+    """
     inside = grid.rasterize(polygon, dem.shape, dem.transform)
     if not inside.any():
         return []
@@ -362,7 +368,8 @@ def _slope_length_ratio(
 ) -> tuple[np.ndarray, np.ndarray]:
     """On the window ``win`` of the flow grid (``sub``: the DEM there; ``ins``: the polygon's cells): the
     slope length above each cell over what ``table`` allows for its slope (NaN outside), and the filled
-    surface (ft)."""
+    surface (ft).
+    """
     from geosite.terrain import slope_pct
 
     dirs = np.array(fg.directions[win])
@@ -518,7 +525,8 @@ ROW_OBSTACLE_LAYERS = (
 
 def row_obstacles(site: Any, width_ft: float = 2.0) -> gpd.GeoDataFrame | None:
     """The site's structures, stockpiles, drives, roads and waters as one GeoDataFrame (``layer``,
-    ``id``, site CRS) for :func:`filter_fence`'s ``obstacles``; lines get ``width_ft`` of width."""
+    ``id``, site CRS) for :func:`filter_fence`'s ``obstacles``; lines get ``width_ft`` of width.
+    """
     import geopandas as gpd
 
     geoms, layers, ids = [], [], []
@@ -545,7 +553,8 @@ def buildable_rows(
 ) -> tuple[list[LineString], list[tuple[LineString, str, Any]]]:
     """Cut interior rows where they would cross an obstacle (``obstacles``: a GeoDataFrame with
     ``layer`` and ``id`` in the rows' CRS), ``clearance`` CRS units clear of it, and drop pieces shorter
-    than ``min_length``. Returns the rows kept and the gaps as (line, stand-in layer key, obstacle id)."""
+    than ``min_length``. Returns the rows kept and the gaps as (line, stand-in layer key, obstacle id).
+    """
     keep: list[LineString] = []
     gaps: list[tuple[LineString, str, Any]] = []
     obst = (
@@ -615,7 +624,8 @@ def channel_fences(
     """Fence lines along both edges of every channel (contributing area >= ``threshold_sqft``) passing
     through ``polygon``, ``offset_ft`` either side of its centreline, clipped to the polygon.
     ``chan``: the channel network (DEM CRS) when already traced, so it is not traced again (then
-    ``threshold_sqft`` may be None)."""
+    ``threshold_sqft`` may be None).
+    """
     from geosite.hydrology import channels
 
     if chan is None:
@@ -644,7 +654,8 @@ def channel_inflow_banks(
     reaches overland, from their left and from their right bank (facing downstream): a cell is marked
     when one of its D8 donors is not a channel cell and is a disturbed cell or downstream of one.
     Runoff arriving along the channel itself (from upstream) marks nothing: a fence on the bank cannot
-    keep out what is already in the channel."""
+    keep out what is already in the channel.
+    """
     from geosite.hydrology import weighted_accumulation
 
     inside = grid.rasterize(disturbed, dem.shape, dem.transform)
@@ -984,7 +995,8 @@ class _Layout:
         self, poly: BaseGeometry, gaps: list[tuple[LineString, str, Any]]
     ) -> list[tuple[str, Any]]:
         """Where a row stops at a structure or a pile: a row along the obstacle's downslope side instead
-        (:data:`STAND_INS`), ``clearance`` from it, inside the polygon, pieces of the minimum length."""
+        (:data:`STAND_INS`), ``clearance`` from it, inside the polygon, pieces of the minimum length.
+        """
         assert self.rules is not None
         out: list[tuple[str, Any]] = []
         if self.obst is None:
@@ -1008,7 +1020,8 @@ class _Layout:
         self, poly: BaseGeometry, lines: list[tuple[str, Any]], gaps: list[tuple[LineString, str, Any]]
     ) -> tuple[list[tuple[str, Any]], list[dict[str, Any]]]:
         """Rows out of proportion dropped; then the ground still over DNR 1056's length above the fences
-        (:func:`slope_length_excess`, the measure ``check`` applies) as stand-in areas with their reason."""
+        (:func:`slope_length_excess`, the measure ``check`` applies) as stand-in areas with their reason.
+        """
         dem, rules = self.dem, self.rules
         assert rules is not None
         fpu = dem.ft_per_unit
@@ -1071,7 +1084,8 @@ def crew_rows(
     """Interior rows a crew can build (``rules``): closed loops dropped, rows cut at turns sharper than
     ``rules.max_turn_deg``, then cut at obstacles (:func:`buildable_rows`, ``clearance`` CRS units) and
     pieces under ``rules.min_piece_ft`` dropped. Returns (rows, unbuilt pieces as (line, why, obstacle id))
-    with why ``loop``, ``kink``, ``short`` or the obstacle's layer."""
+    with why ``loop``, ``kink``, ``short`` or the obstacle's layer.
+    """
     gaps: list[tuple[LineString, str, Any]] = []
     open_rows: list[LineString] = []
     for row in rows:
@@ -1126,7 +1140,8 @@ def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
     """Lengths (ft) by side: downslope, sideslope, hook, channel, interior; ``total_length_ft`` is the
     B(6)(c)[3] fence (downslope, sideslope and channel-edge runs with their end hooks); DNR 1056's interior
     rows come on top, in ``with_interior_length_ft``. (Unclassified boundary stretches get no fence; their
-    length is in the classified runs, not here.)"""
+    length is in the classified runs, not here.)
+    """
     out = {}
     for side in ("downslope", "sideslope", "hook", "channel", "interior"):
         out[f"{side}_length_ft"] = (
@@ -1230,7 +1245,8 @@ def _sums_to_barrier(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Along each cell's D8 path (directions ``d``), summed while it stays on ``live_cells``: each step
     over the table's length for its cell (``lmax``, ft) and each step's length (ft); flattened. Pointer
-    doubling: log2 of the longest path in passes."""
+    doubling: log2 of the longest path in passes.
+    """
     from geosite import grid as g
 
     nr, nc = d.shape

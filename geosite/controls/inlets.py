@@ -48,7 +48,8 @@ def inlet_protection(
     (None off the DEM), ``protection_required`` (None when it turns on what is not known),
     ``drainage_area_sqft``, ``drainage_area_acres`` and ``trap_or_basin_required`` (draining more than
     ``max_drainage_acres``, DNR 1060). ``disturbed`` and ``site`` are in the inlets' CRS; ``which`` is
-    ``"all"`` or ``"receiving"`` (see the module notes)."""
+    ``"all"`` or ``"receiving"`` (see the module notes).
+    """
     from geosite.errors import InputError
     from geosite.hydrology import weighted_accumulation
     from geosite.units import feet_per_crs_unit

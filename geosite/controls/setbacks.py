@@ -57,7 +57,8 @@ def is_downslope(
     reach_tolerance_ft: float = 5.0,
 ) -> tuple[bool, str]:
     """Whether ``feature`` is downslope of ``pile`` (both shapely geometries in the DEM CRS), and why
-    ("flow reaches it", "lower and facing", or "not downslope"). See the module notes."""
+    ("flow reaches it", "lower and facing", or "not downslope"). See the module notes.
+    """
     cellu = max(abs(dem.transform.a), abs(dem.transform.e))
     segments = _paths if _paths is not None else _flow_segments(pile, dem, fg, trace_ft)
     if len(segments):
@@ -206,7 +207,8 @@ def _features_near(
     fpu: float,
 ) -> list[dict[str, Any]]:
     """Each feature of ``feats`` (the piles' CRS; ``feats_dem`` in the DEM's) with its distance from the
-    pile (ft) and whether it is downslope of it (``pile_d``: the pile in the DEM's CRS)."""
+    pile (ft) and whether it is downslope of it (``pile_d``: the pile in the DEM's CRS).
+    """
     found: list[dict[str, Any]] = []
     for lname, gdf in feats.items():
         gd = feats_dem[lname]
@@ -264,7 +266,8 @@ def _pile_entry(
 
 def number_at(gdf: gpd.GeoDataFrame, i: int, col: str) -> float | None:
     """A numeric attribute of row ``i`` (site loading has checked it is a number), None when the column is
-    absent or the value missing."""
+    absent or the value missing.
+    """
     if col not in gdf.columns:
         return None
     v = gdf[col].iloc[i]

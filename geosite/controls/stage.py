@@ -53,7 +53,8 @@ class ControlsResult:
 class _Ctx:
     """What every placement reads and writes: the profile, the gate, the measurements and the requirements
     decided once for the site (:func:`geosite.rules.decide`); the site, its submitted ``bmps`` layer, the
-    stage's result and its progress callback."""
+    stage's result and its progress callback.
+    """
 
     p: Profile
     gate: Gate
@@ -82,7 +83,8 @@ class _Ctx:
 
     def finding(self, name: str, rule: str, status: str, message: str, **kw: Any) -> Finding:
         """A finding of practice ``name`` (its requirement's citation and section), passed through the
-        gate."""
+        gate.
+        """
         q = self.practice(name)
         f = Finding(
             rule=rule,
@@ -108,7 +110,8 @@ class _Flow:
 
 def _mark(gdf: gpd.GeoDataFrame, required: bool | None) -> gpd.GeoDataFrame:
     """The layer with its ``required`` column: False where it is drawn for reference only (the maps' legend
-    reads it), None where that is not decided."""
+    reads it), None where that is not decided.
+    """
     gdf = gdf.copy()
     gdf["required"] = required
     return gdf
@@ -211,7 +214,8 @@ def _without_dem(c: _Ctx) -> None:
 
 def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dict[str, Any]) -> None:
     """Filter fence: where it goes (downslope, sideslope and channel edges, interior rows), whether it is
-    the route the chapter requires here, and the submitted fences against it."""
+    the route the chapter requires here, and the submitted fences against it.
+    """
     pr = c.practice("filter_fence")
     area = c.m.layers.get("disturbed_area")
     res = c.res
@@ -350,7 +354,8 @@ def _fence_submitted(
     basins: dict[str, Any],
 ) -> None:
     """The submitted silt fence / straw bales against the required stretches, and the slope lengths above
-    them."""
+    them.
+    """
     res, bmps, site = c.res, c.bmps, c.site
     channel_pr = c.practice("channel_fence")
     sides = ("downslope", "sideslope", "channel") if channel_pr else ("downslope", "sideslope")
@@ -418,7 +423,8 @@ def _coverage_report(cov: dict[str, Any], gaps: gpd.GeoDataFrame) -> dict[str, A
 def _slope_lengths(c: _Ctx, flow: _Flow, parts: gpd.GeoDataFrame, summary: dict[str, float]) -> None:
     """DNR 1056's maximum slope length above a fence, checked on the submitted fences: the Handbook's
     design criteria, which both chapters make binding on every BMP (Grantsburg's and Belgium's design
-    criteria sections), so it is cited there, under the fence practice's gate."""
+    criteria sections), so it is cited there, under the fence practice's gate.
+    """
     table = c.v("fence_max_slope_length_ft")
     if table is None:
         return
@@ -472,7 +478,8 @@ def _slope_lengths(c: _Ctx, flow: _Flow, parts: gpd.GeoDataFrame, summary: dict[
 
 def _fence_route(c: _Ctx, pr: Requirement, basins: dict[str, Any]) -> tuple[bool, str]:
     """Whether the fences are the route the chapter requires here, and why, from the requirement's
-    decision (its conditions, and its alternative: B(6)(c)'s 'either ... or')."""
+    decision (its conditions, and its alternative: B(6)(c)'s 'either ... or').
+    """
     d = c.decisions[pr.id]
     acres = c.acres_at_once()
     if d.met is None:
@@ -505,7 +512,8 @@ def _fence_route(c: _Ctx, pr: Requirement, basins: dict[str, Any]) -> tuple[bool
 @dataclass(kw_only=True)
 class _BasinPlan:
     """The outlets of the disturbed area needing a basin or trap (site CRS), and the submitted ones at
-    them."""
+    them.
+    """
 
     outlets: gpd.GeoDataFrame
     fringe: gpd.GeoDataFrame
@@ -524,7 +532,8 @@ class _BasinPlan:
 
 def _basin(c: _Ctx, flow: _Flow) -> dict[str, Any]:
     """Sediment basins and traps: the outlets, which need one, and the submitted ones at them. Returns
-    what the fence route needs to know (``serves_all``, ``alternative_open``)."""
+    what the fence route needs to know (``serves_all``, ``alternative_open``).
+    """
     pr = c.practice("sediment_basin")
     res = c.res
     out: dict[str, Any] = {"serves_all": False, "alternative_open": False}
@@ -598,7 +607,8 @@ def _served(
     dist: gpd.GeoDataFrame,
 ) -> list[dict[str, Any]]:
     """Per outlet: its drainage (acres), kind, and the submitted basins (``got``) receiving its runoff or
-    suiting it."""
+    suiting it.
+    """
     return (
         controls.submitted_at_outlets(
             got, outlets, cells, flow.dem, flow.fg, disturbed=dist, search_ft=float(c.v("basin_search_ft"))
@@ -750,7 +760,8 @@ def _basin_where(outlets: gpd.GeoDataFrame, served: list[dict[str, Any]]) -> str
 
 def _basin_submitted(c: _Ctx, pr: Requirement, b: _BasinPlan, where: str) -> None:
     """Whether the plan submits a basin or trap of a kind its drainage suits at each outlet (``where``:
-    the outlets as the findings name them)."""
+    the outlets as the findings name them).
+    """
     res, served, got, reasons, rep, small_alt = c.res, b.served, b.got, b.reasons, b.rep, b.small_alt
     missing = [s for s in served if not s["suitable_by"]]
     reading = f" Reading: {pr.reading}" if pr.reading else ""
@@ -884,7 +895,8 @@ def _setback_features(
 
 def _pile_setback(c: _Ctx, r: dict[str, Any], setback: float, extra: dict[Any, str]) -> None:
     """Pile ``r``'s setback (``setback`` ft) from the roads and waters downslope of it; ``extra`` the BMPs
-    the plan ties to each pile."""
+    the plan ties to each pile.
+    """
     setback_pr = c.practice("stockpile_setback")
     res = c.res
     nf = r["nearest_feature"]
@@ -931,7 +943,8 @@ def _pile_too_close(
 ) -> None:
     """Pile ``r`` closer than ``setback`` ft to ``name`` downslope: the inspector's decision when the plan
     says
-    why and what more it does (``more``), else a failure."""
+    why and what more it does (``more``), else a failure.
+    """
     reason = r["setback_reason"]
     if not setback_pr.params.get("wherever_possible", True):
         reason = None  # the chapter sets the setback without "wherever possible": a closer pile fails
@@ -1028,7 +1041,8 @@ def _pile_fences(c: _Ctx, flow: _Flow, fences: gpd.GeoDataFrame) -> None:
 def _pile_measures(piles: gpd.GeoDataFrame, rep: list[dict[str, Any]], ft_per_unit: float) -> None:
     """Each pile's own measures, for requirements written ``for_each`` pile (rules.registry.FEATURE_MEASURES):
     days, area, height, volume (the layer's volume_cy, else area x height), distance to the nearest
-    feature downslope."""
+    feature downslope.
+    """
     for i, r in enumerate(rep):
         area = float(piles.geometry.iloc[i].area) * ft_per_unit**2
         height = controls.number_at(piles, i, "height_ft")
@@ -1056,7 +1070,8 @@ def _pile_needs(c: _Ctx, q: Requirement | None, r: dict[str, Any]) -> bool | Non
 def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any]) -> None:
     """B(6)(e)-style: a pile that meets the requirement's conditions (kept over 30 days) has its stabilization
     in the plan: the pile's ``stabilization`` attribute, or a bmps feature of a stabilization type with its
-    ``pile_id``."""
+    ``pile_id``.
+    """
     res, bmps = c.res, c.bmps
     need = r["stabilization_required"]
     if need is False:
@@ -1112,7 +1127,8 @@ def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any]) -> None:
 
 def _feature_name(f: dict[str, Any], among: list[dict[str, Any]] | None = None) -> str:
     """A feature as the findings name it; a channel traced on the DEM also names the nearest drawn
-    downslope feature of ``among`` (often the same creek, drawn)."""
+    downslope feature of ``among`` (often the same creek, drawn).
+    """
     if f["layer"] != controls.DEM_CHANNELS:
         return f"{f['layer']} {f['id']}"
     drawn = next((g for g in among or [] if g["downslope"] and g["layer"] != controls.DEM_CHANNELS), None)
@@ -1139,7 +1155,8 @@ def _extra_bmps(bmps: gpd.GeoDataFrame | None) -> dict[Any, str]:
 
 def _inlets(c: _Ctx, dem: Dem | None, fg: FlowGrid | None) -> None:
     """Storm drain inlets: which need protection (on the site, near it, or reached by its runoff), and
-    whether the plan protects them."""
+    whether the plan protects them.
+    """
     site, res, bmps, step = c.site, c.res, c.bmps, c.step
     pr = c.practice("inlet_protection")
     inlets = site.layer("storm_inlets")
@@ -1465,7 +1482,8 @@ def _diversions_submitted(c: _Ctx, pr: Requirement, lines: gpd.GeoDataFrame, nee
 
 def _dewatering(c: _Ctx) -> None:
     """B(1)-style: when dewatering is declared, the plan names what treats the pumped water (a bmps feature
-    of one of ``[controls] dewatering_types``)."""
+    of one of ``[controls] dewatering_types``).
+    """
     res, bmps = c.res, c.bmps
     q, d = c.practice("dewatering"), c.decision("dewatering")
     if q is None or d is None or not d.met:
@@ -1502,7 +1520,8 @@ def _dewatering(c: _Ctx) -> None:
 
 def _inactive_stabilization(c: _Ctx) -> None:
     """B(6)(c)[1]-style: each disturbance polygon is stabilized within the requirement's days of its end
-    (its ``stabilized`` date, or the install date of a stabilization bmps feature over it)."""
+    (its ``stabilized`` date, or the install date of a stabilization bmps feature over it).
+    """
     site, res, bmps = c.site, c.res, c.bmps
     q = c.practice("inactive_stabilization")
     dist = site.layer("disturbance")
@@ -1565,7 +1584,8 @@ def _inactive_stabilization(c: _Ctx) -> None:
 
 def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None) -> Any:
     """The date disturbance polygon ``i`` is stabilized: its ``stabilized`` attribute, else the latest install
-    date of stabilization features covering most of it (None when the plan gives none)."""
+    date of stabilization features covering most of it (None when the plan gives none).
+    """
     v = dist["stabilized"].iloc[i] if "stabilized" in dist.columns else None
     if v is not None:
         return v
@@ -1583,7 +1603,8 @@ def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None
 def _channelized_inflows(c: _Ctx) -> None:
     """B(6)(a)-style channelized runoff from adjacent areas: diverted (a submitted diversion within the
     profile's cover tolerance of each channelized entry), or else its channel protected by the channel-edge
-    fences of the requirement's alternative (judged with the filter fence)."""
+    fences of the requirement's alternative (judged with the filter fence).
+    """
     site, res, bmps = c.site, c.res, c.bmps
     q, d = c.practice("channelized_diversion"), c.decision("channelized_diversion")
     if q is None or d is None or not d.met:

@@ -89,7 +89,8 @@ def intercepted(
     the beside-the-line rule's, :func:`gaps_along`, so a gap keeps its measured length up to a fence's
     end), before the path leaves the site (``flow`` = (dem, flow grid, the site's cells on it)). Sampled
     about every DEM cell along the line; returns the intercepted stretches as (start, end) distances
-    along ``line``."""
+    along ``line``.
+    """
 
     from geosite.units import feet_per_crs_unit
 

@@ -30,7 +30,8 @@ class PadRule:
     """What a pad must be (from the profile): ``min_length_ft`` along the drive (DNR 1057: 50 ft where
     space allows), ``min_width_ft`` (the width assumed for a drive drawn as a line without ``width_ft``),
     ``search_ft`` (a drawn pad serves an entrance when it lies this close to where the drive meets the
-    road)."""
+    road).
+    """
 
     min_length_ft: float
     min_width_ft: float
@@ -135,7 +136,8 @@ def _entrance(
 
 def _runs_on(drive: Any, road: Any) -> bool:
     """Whether the drive lies mostly on the road (a construction entrance drawn over the street being built):
-    then the road is the way in, and the entrance is where that way meets another road."""
+    then the road is the way in, and the entrance is where that way meets another road.
+    """
     if drive.geom_type.endswith("Polygon") and road.geom_type.endswith("Polygon"):
         return bool(drive.area > 0 and drive.intersection(road).area >= 0.5 * drive.area)
     axis = centre_line(drive)
@@ -154,7 +156,8 @@ def centre_line(geom: Any) -> LineString:
 
 def _from_road(axis: LineString, road_u: Any, fpu: float) -> LineString:
     """The centre line from the road's edge into the site: oriented away from the road, starting where
-    it leaves the road (a line road's centre line, or a polygon road's edge)."""
+    it leaves the road (a line road's centre line, or a polygon road's edge).
+    """
     if Point(axis.coords[0]).distance(road_u) > Point(axis.coords[-1]).distance(road_u):
         axis = shapely.reverse(axis)
     on_road = shapely.intersection(axis, road_u.buffer(1e-6 / fpu))
@@ -181,7 +184,8 @@ def pad_extent(pad: Any, axis: LineString, fpu: float, search_ft: float) -> tupl
 
     The length is the piece of the drive's centre line (``axis``, from the road) inside the pad that starts
     within ``search_ft`` of the road; the width, the shortest of cuts square to the drive at a quarter,
-    half and three quarters of that piece. A line drawn as a pad has no width (0)."""
+    half and three quarters of that piece. A line drawn as a pad has no width (0).
+    """
     inside = shapely.intersection(axis, pad.buffer(0.01 / fpu))
     parts = [p for p in getattr(inside, "geoms", [inside]) if p.geom_type == "LineString" and p.length > 0]
     start = Point(axis.coords[0])

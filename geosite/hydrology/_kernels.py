@@ -103,6 +103,7 @@ dinf_inflow_within: Callable[[I8, I8, F8, U1, F8, U1], float] = _kernels["dinf_i
 
 def warm() -> str:
     """Compile every kernel now (numba caches it on disk) when they are JIT-compiled; nothing to do for
-    the extension. Returns the engine, "aot" or "jit"."""
+    the extension. Returns the engine, "aot" or "jit".
+    """
     KERNELS.warm(ENGINE, _impl)
     return ENGINE

@@ -43,7 +43,8 @@ NODATA = 255
 @njit(cache=True, nogil=True)
 def _grown(arr, n, size):
     """A new array of ``size`` elements holding ``arr[:n]`` (a loop: a slice assignment costs numba
-    seconds of compile time for its shape-mismatch error path)."""
+    seconds of compile time for its shape-mismatch error path).
+    """
     out = np.empty(size, dtype=arr.dtype)
     for i in range(n):
         out[i] = arr[i]
@@ -55,7 +56,8 @@ def _heap_push(keys, idx, n, key, value):
     """Push onto a 4-ary min-heap stored in (keys, idx)[:n]; returns the new size (caller grows arrays).
     Four children a node, not two: half the levels for a pop to sift through, and the four keys compared
     at each lie side by side in memory (measured against a binary heap: the priority flood about a quarter
-    faster on 2 and 4 M-cell DEMs)."""
+    faster on 2 and 4 M-cell DEMs).
+    """
     i = n
     while i > 0:
         p = (i - 1) >> 2
@@ -229,7 +231,8 @@ def priority_flood(z, filled, want_label, label):
 @njit(cache=True, nogil=True, inline="always")
 def _has_lower_open_neighbour(zf, closed, r, c, nr, nc, zc):
     """Whether a not-yet-reached valid neighbour of (r, c) lies below ``zc``: the cell might spill into
-    it, so it must wait its turn in the heap."""
+    it, so it must wait its turn in the heap.
+    """
     for k in range(8):
         rr = r + DR[k]
         cc = c + DC[k]
@@ -416,7 +419,8 @@ def accumulate(dirs, weight, acc):
 def _drain(df, af, count, j, nc, done, ready):
     """Pass cell ``j``'s accumulation down its receiver chain (flat arrays: directions ``df``, sums ``af``,
     donors still to come ``count``), marking each cell passed ``done``, for as long as the next cell has
-    all its donors in (its count falls to ``ready``)."""
+    all its donors in (its count falls to ``ready``).
+    """
     while True:
         count[j] = done
         d = df[j]
@@ -439,7 +443,8 @@ def accumulate_marked(dirs, marked, acc):
     cells and those downstream of them are visited past a first pass that clears ``acc``, so a site's
     few thousand cells in a window of millions cost their flow paths, not the window. The sums are
     integers, so equal to :func:`accumulate`'s whatever the order. The clearing and the listing stay two
-    passes: as one, branching a cell, they took 10.5 ms of a 2 M-cell window against 3.1 ms."""
+    passes: as one, branching a cell, they took 10.5 ms of a 2 M-cell window against 3.1 ms.
+    """
     nr, nc = dirs.shape
     n = nr * nc
     df = dirs.reshape(n)
@@ -486,7 +491,8 @@ def accumulate_marked(dirs, marked, acc):
 @njit(cache=True, nogil=True)
 def _push_donors(dirs, seen, i, p, cells, parent, m):
     """Append the unseen D8 donors of cell ``i`` to ``cells`` (growing it as needed), each with
-    ``parent`` ``p``. Returns the (possibly new) arrays and the new count."""
+    ``parent`` ``p``. Returns the (possibly new) arrays and the new count.
+    """
     nr, nc = dirs.shape
     r = i // nc
     c = i - r * nc
@@ -538,7 +544,8 @@ def trace_upstream(dirs, inside):
 @njit(cache=True, nogil=True)
 def upstream_stats(dirs, cells, parent, dx, dy):
     """For the traced cells: local contributing cells (counting only traced cells) and the D8 flow
-    length in feet from each cell centre to the centre of the first target cell it reaches."""
+    length in feet from each cell centre to the centre of the first target cell it reaches.
+    """
     nr, nc = dirs.shape
     m = cells.size
     acc = np.ones(m, dtype=np.float64)
@@ -561,7 +568,8 @@ def upstream_stats(dirs, cells, parent, dx, dy):
 def flat_components_touching(filled, dirs, region):
     """Mark (in a new uint8 grid) every cell of each flat (cells whose code came from route_flats, i.e.
     equal-height neighbourhoods without a lower neighbour) that touches ``region``, plus a one-cell ring.
-    Flats are found as 8-connected equal-height cells having no strictly lower valid neighbour."""
+    Flats are found as 8-connected equal-height cells having no strictly lower valid neighbour.
+    """
     nr, nc = filled.shape
     out = np.zeros((nr, nc), dtype=np.uint8)
     seen = np.zeros((nr, nc), dtype=np.uint8)
@@ -826,7 +834,8 @@ def block_extremes(z, f, nodata):
     contiguous cells that the compiler vectorises, then each run of ``f`` columns is reduced: the 64 M
     DEM's blocks in 0.10 s, against 0.14 s for a loop over each block's cells testing each for no height
     (numpy's strided maxima, minima and NaN test took 0.40 s). The band is read as the file stores it:
-    marking nodata and infinities as NaN first took two more passes and two masks a band."""
+    marking nodata and infinities as NaN first took two more passes and two masks a band.
+    """
     nr, nc = z.shape
     hr = (nr + f - 1) // f
     hc = (nc + f - 1) // f
@@ -940,7 +949,8 @@ FACET_DIAG = np.array([1, 1, 3, 3, 5, 5, 7, 7], dtype=np.int64)
 @njit(cache=True, nogil=True)
 def _dinf_cell(filled, dirs, dx, dy, alpha_x, alpha_y, diag, r, c, rec1, rec2, p1):
     """:func:`dinf_partition` of cell (r, c) alone, into ``rec1``, ``rec2``, ``p1`` at its flat index
-    (``alpha_x``, ``alpha_y``: each facet's angle, one per orientation; ``diag``: the diagonal's length)."""
+    (``alpha_x``, ``alpha_y``: each facet's angle, one per orientation; ``diag``: the diagonal's length).
+    """
     nr, nc = filled.shape
     i = r * nc + c
     rec1[i] = -1
@@ -1007,7 +1017,8 @@ def dinf_partition(filled, dirs, dx, dy, rec1, rec2, p1):
     edge and s2 across it, the direction lies inside the facet when s2 >= 0 and s2 * d1 <= s1 * d2
     (its angle, atan2(s2, s1), at most the facet's, atan2(d2, d1)); below it the edge (s1) is steepest,
     beyond it the diagonal. Only the chosen facet's angle is computed, once per cell (8 fewer arctan2
-    calls per cell: 0.26 s to 0.1 s on 1.9 M cells)."""
+    calls per cell: 0.26 s to 0.1 s on 1.9 M cells).
+    """
     nr, nc = filled.shape
     alpha_x, alpha_y, diag = np.arctan2(dy, dx), np.arctan2(dx, dy), np.sqrt(dx * dx + dy * dy)
     for r in range(nr):
@@ -1024,7 +1035,8 @@ def dinf_upstream_lazy(filled, dirs, dx, dy, inside, rec1, rec2, p1, done):
     The split (:func:`dinf_partition`'s, into ``rec1``, ``rec2``, ``p1``) is computed only for the cells
     looked at: the ``inside`` cells and the neighbours of every cell reached; ``done`` (uint8) marks the
     cells whose split is there, kept between calls. A site's upslope cells and their ring cost the
-    search, not the window."""
+    search, not the window.
+    """
     nr, nc = filled.shape
     n = nr * nc
     alpha_x, alpha_y, diag = np.arctan2(dy, dx), np.arctan2(dx, dy), np.sqrt(dx * dx + dy * dy)
@@ -1064,7 +1076,8 @@ def dinf_upstream_lazy(filled, dirs, dx, dy, inside, rec1, rec2, p1, done):
 @njit(cache=True, nogil=True)
 def _gradient(surface, dx, dy, r, c):
     """Cell (r, c)'s gradient (x east, y north) by central differences (one-sided on the grid's edges),
-    and whether it has one (finite)."""
+    and whether it has one (finite).
+    """
     nr, nc = surface.shape
     ra = r - 1 if r > 0 else r
     rb = r + 1 if r < nr - 1 else r
@@ -1080,7 +1093,8 @@ def _gradient(surface, dx, dy, r, c):
 @njit(cache=True, nogil=True)
 def _downhill(sx, sy, w, dx, dy, d, use_dirs):
     """The unit vector down the mean gradient (sx, sy summed over ``w`` cells), or down D8 code ``d``
-    (when ``use_dirs``) where that is flat or there is none; (0, 0) where neither says anything."""
+    (when ``use_dirs``) where that is flat or there is none; (0, 0) where neither says anything.
+    """
     if w > 0:
         sx /= w
         sy /= w
@@ -1101,7 +1115,8 @@ def downhill_vectors(surface, dx, dy, dirs, use_dirs, ux, uy):
     central differences (one-sided on the grid's edges, as numpy.gradient), averaged over the 3 x 3
     cells around (clamped at the edges, as scipy's uniform_filter in "nearest" mode; cells without a
     gradient left out of the mean). Where that is flat (norm <= 1e-9) or has no gradient, the cell's D8
-    direction from ``dirs`` when ``use_dirs`` (codes 1..8), else (0, 0)."""
+    direction from ``dirs`` when ``use_dirs`` (codes 1..8), else (0, 0).
+    """
     nr, nc = surface.shape
     gx = np.zeros((nr, nc))
     gy = np.zeros((nr, nc))
@@ -1135,7 +1150,8 @@ def downhill_vectors(surface, dx, dy, dirs, use_dirs, ux, uy):
 def downhill_at(surface, dx, dy, dirs, use_dirs, rows, cols, ux, uy):
     """:func:`downhill_vectors` at the cells (``rows``, ``cols``) alone, into ``ux``, ``uy`` (one per
     cell): the same vectors to the bit (each neighbour's gradient computed as there), for a few thousand
-    sampled cells instead of the grid."""
+    sampled cells instead of the grid.
+    """
     nr, nc = surface.shape
     for k in range(rows.size):
         r, c = rows[k], cols[k]
@@ -1161,7 +1177,8 @@ def dinf_inflow(rec1, rec2, p1, inside, weight):
     """Flow (in units of ``weight`` per cell, 1-element array for uniform) entering the ``inside`` cells
     from outside them under the D-infinity split: each outside cell passes its own weight plus what it
     receives; inside cells absorb what reaches them. Returns the total absorbed (the upslope area).
-    :func:`dinf_inflow_within` over every cell (the splits of all of them read)."""
+    :func:`dinf_inflow_within` over every cell (the splits of all of them read).
+    """
     return dinf_inflow_within(rec1, rec2, p1, inside, weight, np.ones(rec1.size, dtype=np.uint8))
 
 
@@ -1171,7 +1188,8 @@ def dinf_inflow_within(rec1, rec2, p1, inside, weight, within):
     Given every cell sending ``inside`` any flow, with ``inside`` (:func:`dinf_upstream_lazy`'s answer),
     the same total to the bit as over every cell: no cell outside sends flow to one within, so the cells
     within are taken off the stack in the same order (started, as there, in increasing index).
-    Counting down each cell's donors (in-degree), a stack of the cells whose donors are all in."""
+    Counting down each cell's donors (in-degree), a stack of the cells whose donors are all in.
+    """
     n = rec1.size
     uniform = weight.size == 1 and n != 1
     indeg = np.zeros(n, dtype=np.uint8)

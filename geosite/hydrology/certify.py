@@ -1,7 +1,8 @@
 """What the two certified windows share (the analysis's from the file, :mod:`geosite.hydrology.window`,
 and ``upslope_area``'s on a DEM in memory, :mod:`geosite.hydrology.upslope`): the rings of cells a
 direction relies on, the seeds a window's flood relied on, and a coarse-grid estimate of a drainage
-that sizes a window in one step. Hand-written: no library certifies a windowed flow routing."""
+that sizes a window in one step. Hand-written: no library certifies a windowed flow routing.
+"""
 
 from __future__ import annotations
 
@@ -15,14 +16,16 @@ COARSE_MAX_CELLS = 250_000
 
 def block_side(shape: tuple[int, int]) -> int:
     """The block side of the coarse grid of a DEM of ``shape`` (at least 2, at most COARSE_MAX_CELLS
-    blocks)."""
+    blocks).
+    """
     return max(2, math.ceil(math.sqrt(shape[0] * shape[1] / COARSE_MAX_CELLS)))
 
 
 def dilate(mask: np.ndarray, n: int) -> np.ndarray:
     """``mask`` grown by ``n`` cells in the 8 directions (scipy's binary_dilation with a 3 x 3 square,
     ``n`` iterations, cells beyond the grid off), as shifted ORs along the rows, then the columns: the
-    same cells in a sixth of the time (4.7 vs 31 ms on a 1.9 M-cell window)."""
+    same cells in a sixth of the time (4.7 vs 31 ms on a 1.9 M-cell window).
+    """
     out = np.asarray(mask, dtype=bool)
     for _ in range(n):
         rows = out.copy()
@@ -40,7 +43,8 @@ def lowest_fill_by_seed(
     """The seeds (flat indices, ascending) the ``check`` cells were flooded from, and the lowest filled
     height relying on each: a minimum into a dense array by seed (np.minimum.at; sorting the labels took
     four times as long on a 1.9 M-cell window), set only where a seed is (filling the whole array and
-    scanning it took 17 ms a call on a 2 M-cell window)."""
+    scanning it took 17 ms a call on a 2 M-cell window).
+    """
     lab, fill = label[check], filled[check]
     ok = ~np.isnan(fill)
     lab, fill = lab[ok], fill[ok]
@@ -55,7 +59,8 @@ def lowest_fill_by_seed(
 
 def coarse_floor(z: np.ndarray) -> tuple[np.ndarray, int]:
     """The filled grid of ``z``'s block minima (NaN blocks: nodata or cut by the edge, outlets) and its
-    block side: the coarse surface :func:`coarse_drainage_box` routes, for a DEM held in memory."""
+    block side: the coarse surface :func:`coarse_drainage_box` routes, for a DEM held in memory.
+    """
     from geosite.hydrology import _kernels as fk
 
     f = block_side(z.shape)
@@ -82,7 +87,8 @@ def coarse_drainage_box(
     a kettle and one in a closed basin, rows and columns within 2 blocks of the fine answer's. Adding
     the blocks draining into those flats, as a wider guess, took in half a 16 M-cell DEM for a site
     whose fine drainage is 3,453 cells. A guess to size a window in one step (its cost is the coarse
-    grid's, 250,000 blocks at most); only the fine certificate proves anything."""
+    grid's, 250,000 blocks at most); only the fine certificate proves anything.
+    """
     from geosite.hydrology import _kernels as fk
 
     nr, nc = shape

@@ -1,5 +1,6 @@
 """Channels: the cells whose contributing area reaches a threshold, as line segments split at junctions,
-and which of them originate in or pass through a polygon (Grantsburg B(6)(c)[2] and [3])."""
+and which of them originate in or pass through a polygon (Grantsburg B(6)(c)[2] and [3]).
+"""
 
 from __future__ import annotations
 
@@ -67,7 +68,8 @@ def channels(dem: Dem | FlowGrid, threshold_sqft: float) -> gpd.GeoDataFrame:
 
 def channels_originating_in(chan: gpd.GeoDataFrame, polygon: BaseGeometry) -> gpd.GeoDataFrame:
     """Channel segments whose head cell (a channel cell no channel drains into) lies inside ``polygon``:
-    the "channel originating in the disturbed area" of Grantsburg B(6)(c)[2]."""
+    the "channel originating in the disturbed area" of Grantsburg B(6)(c)[2].
+    """
     import shapely
 
     pts = shapely.points(chan["head_x"].to_numpy(), chan["head_y"].to_numpy())

@@ -89,7 +89,8 @@ ENGINES: dict[str, tuple[str, Callable[[Dem], np.ndarray]]] = {
 
 def get_engine(name: str) -> FlowEngine:
     """The engine called ``name``; an unknown name lists the valid ones, a missing library says so
-    (:class:`ImportError`)."""
+    (:class:`ImportError`).
+    """
     try:
         module, fn = ENGINES[name]
     except KeyError:

@@ -80,7 +80,8 @@ class FlowGrid:
     def channel_cells(self, threshold_sqft: float) -> np.ndarray:
         """The cells whose contributing area reaches ``threshold_sqft`` (bool; nodata never); cached per
         threshold and read-only: the outlets, the channel banks and the concentrated outflows ask the
-        same question of the same grid."""
+        same question of the same grid.
+        """
         key = float(threshold_sqft)
         if key not in self._channels:
             with np.errstate(invalid="ignore"):
@@ -91,7 +92,8 @@ class FlowGrid:
 
     def downhill(self) -> tuple[np.ndarray, np.ndarray]:
         """:func:`downhill_field` of the filled surface with these directions (unit vectors x, y); cached:
-        the fences, the stockpiles and each area's boundary sample the same field."""
+        the fences, the stockpiles and each area's boundary sample the same field.
+        """
         if self._downhill is None:
             self._downhill = downhill_field(self.filled_ft, self.dem, self.directions)
         return self._downhill
@@ -99,7 +101,8 @@ class FlowGrid:
     def downhill_at(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:func:`sample_vectors` of :meth:`downhill` at points (x, y) in the DEM's CRS, computed at
         their cells alone (:func:`geosite.hydrology._kernels_numba.downhill_at`, the same vectors to
-        the bit): the fences and the stockpiles sample a few thousand cells of a window of millions."""
+        the bit): the fences and the stockpiles sample a few thousand cells of a window of millions.
+        """
         if self._downhill is not None:
             ux, uy = self._downhill
             return sample_vectors(ux, uy, self.dem, x, y)
@@ -126,7 +129,8 @@ class FlowGrid:
 
     def receivers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:func:`receivers` of these directions (row, column, has one); cached: the outlets, the
-        channel banks and the concentrated outflows read the same arrays."""
+        channel banks and the concentrated outflows read the same arrays.
+        """
         if self._receivers is None:
             got = receivers(self.directions)
             for a in got:
@@ -136,7 +140,8 @@ class FlowGrid:
 
     def dinf(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """D-infinity split of every cell (flat indices ``rec1``, ``rec2`` and the share ``p1`` to
-        ``rec1``; see :func:`geosite.hydrology._kernels.dinf_partition`); cached."""
+        ``rec1``; see :func:`geosite.hydrology._kernels.dinf_partition`); cached.
+        """
         if self._dinf is None:
             from geosite.hydrology import _kernels as fk
 
@@ -152,7 +157,8 @@ class FlowGrid:
 
     def _dinf_split(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The D-infinity split of the cells computed so far (``rec1``, ``rec2``, ``p1``, and ``done``:
-        1 where a cell's split is there): the whole grid's when :meth:`dinf` has run."""
+        1 where a cell's split is there): the whole grid's when :meth:`dinf` has run.
+        """
         if self._dinf is not None:
             rec1, rec2, p1 = self._dinf
             return rec1, rec2, p1, np.ones(rec1.size, dtype=np.uint8)
@@ -170,7 +176,8 @@ class FlowGrid:
         """Cells any share of whose D-infinity flow reaches an ``inside`` cell (bool, the grid's shape),
         those included. The split is computed only for the cells the search looks at (the answer and
         its ring; kept for later calls): the same cells as over :meth:`dinf`, to the bit, for a site's
-        cost rather than the window's."""
+        cost rather than the window's.
+        """
         from geosite.hydrology import _kernels as fk
 
         rec1, rec2, p1, done = self._dinf_split()
@@ -191,7 +198,8 @@ class FlowGrid:
     def dinf_inflow_cells(self, inside: np.ndarray) -> float:
         """Cells' worth of flow entering the ``inside`` cells (bool, the grid's shape) from outside them
         under the D-infinity split, flow leaving and re-entering counted once
-        (:func:`geosite.hydrology._kernels_numba.dinf_inflow`), over the cells upstream of them alone."""
+        (:func:`geosite.hydrology._kernels_numba.dinf_inflow`), over the cells upstream of them alone.
+        """
         from geosite.hydrology import _kernels as fk
 
         within = self.dinf_upstream(inside).view(np.uint8).reshape(-1)
@@ -235,7 +243,8 @@ def weighted_accumulation(directions: np.ndarray, weight: np.ndarray) -> np.ndar
     ``directions`` (float64, NaN on nodata). With a boolean ``weight`` the number of True cells
     draining through each (> 0 marks the cells downstream of them), found by following only their
     flow paths (:func:`~geosite.hydrology._kernels_numba.accumulate_marked`: a site's cells in a
-    window of millions cost their paths, not the window); any other weight is accumulated over the grid."""
+    window of millions cost their paths, not the window); any other weight is accumulated over the grid.
+    """
     from geosite.hydrology import _kernels as fk
 
     acc = np.empty(directions.shape, dtype=np.float64)
@@ -262,7 +271,8 @@ def downhill_field(
 
     One pass of :func:`geosite.hydrology._kernels.downhill_vectors` (numpy.gradient, scipy's
     uniform_filter and the masks between them took 0.17 s on a 1.9 M-cell window in about 20 passes
-    over the grid; the kernel gives the same vectors, to rounding, in one)."""
+    over the grid; the kernel gives the same vectors, to rounding, in one).
+    """
     from geosite.hydrology import _kernels as fk
 
     z = np.ascontiguousarray(surface_ft, dtype=np.float64)
@@ -284,7 +294,8 @@ def sample_vectors(
 def receivers(directions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For every cell: receiver row, column, and whether it has one on the grid (a cell without one,
     draining out or nodata, is its own). By lookup tables on the direction codes (six times faster on a
-    1.9 M-cell window than selecting among offset arrays)."""
+    1.9 M-cell window than selecting among offset arrays).
+    """
     nr, nc = directions.shape
     d = np.asarray(directions, dtype=np.uint8)
     drow, dcol, code = np.zeros(256, np.int64), np.zeros(256, np.int64), np.zeros(256, bool)
@@ -304,7 +315,8 @@ def receivers(directions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
 def drains_into(directions: np.ndarray, target: np.ndarray) -> np.ndarray:
     """The ``target`` cells (bool, the grid's shape) and every cell whose D8 path reaches one: a search
     up the donors from the target (:func:`~geosite.hydrology._kernels_numba.trace_upstream`), touching
-    those cells only, past one scan of the target."""
+    those cells only, past one scan of the target.
+    """
     from geosite.hydrology import _kernels as fk
 
     tgt = np.ascontiguousarray(target, dtype=bool)
@@ -316,7 +328,8 @@ def drains_into(directions: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 def trace_down(directions: np.ndarray, rows: np.ndarray, cols: np.ndarray, max_steps: int) -> np.ndarray:
     """Flat indices of every cell on the D8 paths from the given cells (themselves included), for at
-    most ``max_steps`` steps each."""
+    most ``max_steps`` steps each.
+    """
     nr, nc = directions.shape
     r = np.asarray(rows, np.int64).copy()
     c = np.asarray(cols, np.int64).copy()

@@ -1,5 +1,6 @@
 """TR-55 sheet flow (USDA NRCS 1986, Urban Hydrology for Small Watersheds, ch. 3): Manning's n by land
-cover, travel time and mean velocity. Pure arithmetic on feet, inches and ft/ft."""
+cover, travel time and mean velocity. Pure arithmetic on feet, inches and ft/ft.
+"""
 
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ def sheetflow_travel_time_hr(
 ) -> float:
     """TR-55 sheet flow travel time, hours: Tt = 0.007 (n L)^0.8 / (P2^0.5 s^0.4), with L capped at
     300 ft (TR-55's limit for sheet flow; beyond it flow is shallow concentrated). ``p2_in`` is the
-    24-hour rainfall depth, in; TR-55 uses the 2-year storm: state which depth you pass."""
+    24-hour rainfall depth, in; TR-55 uses the 2-year storm: state which depth you pass.
+    """
     n = manning_n(manning)
     if not length_ft > 0 or not p2_in > 0 or not slope_ftft > 0:
         raise InputError(
@@ -62,6 +64,7 @@ def sheetflow_travel_time_hr(
 
 def sheetflow_velocity_fps(manning: str | float, length_ft: float, p2_in: float, slope_ftft: float) -> float:
     """Mean TR-55 sheet flow velocity, ft/s: V = L / (3600 Tt), L capped at 300 ft (so the velocity is
-    that of the first 300 ft of a longer sheet flow path). See :func:`sheetflow_travel_time_hr`."""
+    that of the first 300 ft of a longer sheet flow path). See :func:`sheetflow_travel_time_hr`.
+    """
     L = min(float(length_ft), TR55_MAX_SHEETFLOW_LENGTH_FT)
     return L / (3600.0 * sheetflow_travel_time_hr(manning, length_ft, p2_in, slope_ftft))

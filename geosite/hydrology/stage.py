@@ -73,7 +73,8 @@ def predominant_cover(site: Site, area_site_crs) -> tuple[str | None, str]:
 
 def channel_threshold_sqft(profile: Profile) -> float:
     """The contributing area at which flow counts as a channel, sq ft (the profile's, else geosite's
-    1 acre)."""
+    1 acre).
+    """
     from geosite.hydrology.upslope import DEFAULT_CHANNEL_THRESHOLD_SQFT
 
     return float(profile.value("terrain", "channel_threshold_sqft", DEFAULT_CHANNEL_THRESHOLD_SQFT))
@@ -84,7 +85,8 @@ class _Storms:
     """What the profile sets for the hydrology stage: the channel threshold (sq ft), the sheetflow
     diversion limits (sq ft, ft/s; None where the profile asks for no diversions), the storm whose depth
     (in) the velocities use and its source, the storm a closed depression must hold (in), and the map's
-    mapping unit (sq ft) for the upslope outlines."""
+    mapping unit (sq ft) for the upslope outlines.
+    """
 
     threshold_sqft: float
     area_limit: Any
@@ -170,7 +172,8 @@ class _Context:
 
 def _measure_upslope(ctx: _Context, chan, m: SiteMeasurements) -> tuple[list[dict[str, Any]], list[Any]]:
     """Each disturbed area's upslope entry (and the ids of those a channel originates in); the
-    ``upslope_areas`` and ``upslope_entry_points`` layers set on ``m``."""
+    ``upslope_areas`` and ``upslope_entry_points`` layers set on ``m``.
+    """
     from geosite import hydrology as hy
 
     site, dem = ctx.site, ctx.dem
@@ -274,7 +277,8 @@ def _upslope_entry(
 ) -> dict[str, Any]:
     """The report's entry of one disturbed area (``g_dem`` in the DEM's CRS; ``up`` its upslope area,
     ``up_site`` that area's outline in the site's CRS): areas (sq ft), covers, velocities (ft/s) and the
-    B(6)(a) diversion decision."""
+    B(6)(a) diversion decision.
+    """
     from geosite import hydrology as hy
 
     area_limit, v_limit = ctx.storms.area_limit, ctx.storms.v_limit
@@ -330,7 +334,8 @@ def _upslope_entry(
 
 def _sheetflow(ctx: _Context, g_dem, up, up_site, sheet: float, *, declared_cover: Any) -> dict[str, Any]:
     """The entry's covers and TR-55 sheet flow velocities (ft/s): across the disturbed area (decides) and
-    on the adjacent land (information), each with how it was estimated."""
+    on the adjacent land (information), each with how it was estimated.
+    """
     from geosite import hydrology as hy
 
     rain_in = ctx.storms.rain_in
@@ -444,7 +449,8 @@ def retaining_depressions(fg: FlowGrid, in_site: np.ndarray, rain_in: float | No
     A depression is a connected patch where filling raised the surface. It holds the storm when its
     volume (sum of fill depths x cell area) is at least ``rain_in`` of rain over everything draining
     into it, all of it taken as runoff (no infiltration: the conservative reading). Without a depth,
-    no depression is taken to hold anything."""
+    no depression is taken to hold anything.
+    """
     from scipy import ndimage
 
     dem = fg.dem
@@ -494,7 +500,8 @@ def runoff_leaves_site(
     filled surface); closed depressions inside the site that hold the design storm
     (:func:`retaining_depressions`) stop the flow. Runoff leaves when a marked cell lies outside the
     site. Where marked flow instead reaches the DEM's edge or a nodata hole inside the site, or part
-    of the disturbed area has no heights, where it goes is not known: None, saying why."""
+    of the disturbed area has no heights, where it goes is not known: None, saying why.
+    """
     from geosite.hydrology import weighted_accumulation
 
     weight = disturbed & np.isfinite(fg.dem.elevation_ft)  # boolean: only its flow paths are followed
@@ -535,7 +542,8 @@ def velocity_across(
     whose flow enters, not channelized) along the D8 path inside the polygon, L its length there (at most
     ``max_length_ft``) and s its drop over L (filled heights); n of ``cover``; P = ``rain_in``. Returns
     the fastest path (``velocity_fps``, ``length_ft``, ``slope_pct``, ``x``, ``y`` of where it enters,
-    ``paths``), or None when no sheetflow enters."""
+    ``paths``), or None when no sheetflow enters.
+    """
     from geosite.grid import rasterize, rowcol
     from geosite.hydrology import sheetflow_velocity_fps
 
@@ -578,7 +586,8 @@ def velocity_across(
 
 def _d8_step(fg: FlowGrid):
     """``step(r, c)``: each cell's D8 receiver (itself where it has none or that is off the DEM), whether
-    it moved, and the distance moved (ft)."""
+    it moved, and the distance moved (ft).
+    """
     from geosite.grid import DC, DR
 
     dem, dirs = fg.dem, fg.directions
@@ -599,7 +608,8 @@ def _d8_step(fg: FlowGrid):
 def _walk_inside(fg: FlowGrid, inside: np.ndarray, r: np.ndarray, c: np.ndarray, *, max_length_ft: float):
     """The D8 paths from entry cells (``r``, ``c``) into ``inside``, followed while inside and for at most
     ``max_length_ft``: each path's length there (ft) and its filled heights (ft) at the start and the end
-    (interpolated where the length limit cuts a step)."""
+    (interpolated where the length limit cuts a step).
+    """
     dem, z = fg.dem, fg.filled_ft
     step = _d8_step(fg)
     r, c, go, _ = step(r, c)  # the first cell inside: the entry cell's receiver
@@ -625,7 +635,8 @@ def _walk_inside(fg: FlowGrid, inside: np.ndarray, r: np.ndarray, c: np.ndarray,
 def concentrated_outflows(fg: FlowGrid, disturbed: np.ndarray | None, threshold_sqft: float) -> int | None:
     """How many channel cells (contributing area >= ``threshold_sqft``) of the disturbed area drain out
     of it: the places where its runoff leaves as concentrated flow (silt fence, DNR 1056, is for sheet
-    and rill flow only; concentrated runoff from disturbed ground goes through a trap or basin)."""
+    and rill flow only; concentrated runoff from disturbed ground goes through a trap or basin).
+    """
     if disturbed is None:
         return None
     box = cells_box(disturbed, 0)  # only the disturbed cells can leave it: their box, not the window
@@ -639,7 +650,8 @@ def concentrated_outflows(fg: FlowGrid, disturbed: np.ndarray | None, threshold_
 
 def _area_without_heights(polygon, dem) -> float:
     """Sq ft of ``polygon`` (DEM CRS) with no DEM height: beyond the DEM's extent (exactly), plus its
-    nodata cells (cells whose centre lies inside it)."""
+    nodata cells (cells whose centre lies inside it).
+    """
     from geosite.grid import rasterize
 
     beyond = shapely.area(shapely.difference(polygon, shapely.box(*dem.bounds))) * dem.ft_per_unit**2
@@ -667,7 +679,8 @@ def _upslope_truncated(fg: FlowGrid, up) -> bool:
 
 def _disturbed_cover(declared: Any) -> tuple[str, str]:
     """The cover of the disturbed ground for B(6)(a)'s velocity: the polygon's ``cover`` when the plan
-    gives a known one, else bare soil."""
+    gives a known one, else bare soil.
+    """
     from geosite.hydrology import MANNING_N_SHEETFLOW
 
     if isinstance(declared, str) and declared.strip().lower() in MANNING_N_SHEETFLOW:

@@ -1,5 +1,6 @@
 """The land outside a polygon that drains into it (upslope area), by D8 on a certified window of the DEM
-or on the whole grid, and its D-infinity total (Tarboton 1997). Vectors are in the DEM's CRS."""
+or on the whole grid, and its D-infinity total (Tarboton 1997). Vectors are in the DEM's CRS.
+"""
 
 from __future__ import annotations
 
@@ -101,7 +102,8 @@ class UpslopeArea:
 
 def _as_polygon(polygon: Any, dem: Dem) -> BaseGeometry:
     """A shapely geometry in the DEM's CRS from a shapely geometry (assumed in the DEM's CRS), a
-    GeoSeries or a GeoDataFrame (reprojected when its CRS differs)."""
+    GeoSeries or a GeoDataFrame (reprojected when its CRS differs).
+    """
     from shapely.geometry.base import BaseGeometry
 
     if isinstance(polygon, BaseGeometry):
@@ -239,7 +241,8 @@ def _window_route(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, tuple] | None:
     """Route a window grown until certified (see :func:`upslope_area`): its heights, directions, the
     polygon's cells, its row and column, and the upstream trace of the polygon (cells, parents); None
-    means "route the whole DEM"."""
+    means "route the whole DEM".
+    """
     nr, nc = dem.shape
     pr0, pr1, pc0, pc1 = _polygon_box(dem, geom)
     size = max(pr1 - pr0, pc1 - pc0)
@@ -307,7 +310,8 @@ def _polygon_box(dem: Dem, geom: BaseGeometry) -> tuple[int, int, int, int]:
 class _RoutedWindow:
     """One window routed: heights ``z`` (ft), ``filled`` heights and the seed ``label`` of each cell, D8
     ``dirs``, the polygon's cells ``inside``, its upstream trace (``cells``, ``parent``) and the cells
-    whose routing must not touch the window's edges (``check``: the trace and its flats, dilated)."""
+    whose routing must not touch the window's edges (``check``: the trace and its flats, dilated).
+    """
 
     z: np.ndarray
     filled: np.ndarray
@@ -347,7 +351,8 @@ def _basin_margins(
     dem: Dem, z_all: np.ndarray, pbox: tuple[int, int, int, int], m: list[int], *, seed: int, state: dict
 ) -> tuple[list[int], tuple[int, int, int, int]]:
     """The margins (cells beyond the polygon's rows and columns ``pbox``) that take in the closed basin
-    the window cut through, whose seed's water fills before it spills; and the rows and columns taken in."""
+    the window cut through, whose seed's water fills before it spills; and the rows and columns taken in.
+    """
     from geosite.hydrology import _kernels as fk
 
     nr, nc = dem.shape
@@ -377,7 +382,8 @@ def _basin_margins(
 
 def _entry_flow_lengths(parent: np.ndarray, length: np.ndarray, entry: np.ndarray) -> np.ndarray:
     """The longest flow path (ft) to each entry cell (``entry``: the traced cells without a parent): the
-    max flow ``length`` over the cells whose path enters there."""
+    max flow ``length`` over the cells whose path enters there.
+    """
     # each cell's entry cell (the root of its parent chain), by pointer jumping: log2(depth) gathers
     root = np.where(parent >= 0, parent, np.arange(parent.size))
     while True:
@@ -415,7 +421,8 @@ def _outline(shape: tuple[int, int], cells: np.ndarray, wt: Affine):
 def _uncertified_seed(z_all, label, filled, cells, *, r0: int, c0: int, state: dict) -> int | None:
     """The first seed (flat index on the whole DEM) of the window at row r0, column c0 whose filled
     height is not proven the whole DEM's for the ``cells`` relying on it (a search for a way out below
-    their lowest filled height, :func:`geosite.hydrology._kernels.spill_below`); None when all are."""
+    their lowest filled height, :func:`geosite.hydrology._kernels.spill_below`); None when all are.
+    """
     from geosite.hydrology import _kernels as fk
 
     nc = z_all.shape[1]
@@ -470,7 +477,8 @@ def _summarise(
     traced: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> UpslopeArea:
     """Turn directions + polygon mask (on a window at row r0, col c0 of the DEM) into an UpslopeArea;
-    ``traced``: the polygon's upstream trace on those directions when the caller has it already."""
+    ``traced``: the polygon's upstream trace on those directions when the caller has it already.
+    """
     import geopandas as gpd
     import shapely
 

@@ -66,7 +66,8 @@ SEARCH_BYTES_PER_CELL = 16
 class SiteWindow:
     """Where a site's DEM was read: rows ``r0:r1`` and columns ``c0:c1`` of a ``height`` x ``width``
     DEM; ``whole`` when that is all of it; ``certified`` when the site's drainage was proven to lie
-    inside; ``searched_cells`` the largest search window read to prove it; ``rounds`` of growth."""
+    inside; ``searched_cells`` the largest search window read to prove it; ``rounds`` of growth.
+    """
 
     r0: int
     r1: int
@@ -183,7 +184,8 @@ def read_site_dem(
 class _WindowSearch:
     """The rounds of :func:`read_site_dem`: the routed window W (the core and margins ``m``, top, bottom,
     left, right, in cells), the search window around it (``ext`` cells beyond W, read as ``search`` on
-    rows and columns ``sbox``), the coarse grid once read (``held``), W's routing (``routed``)."""
+    rows and columns ``sbox``), the coarse grid once read (``held``), W's routing (``routed``).
+    """
 
     path: Path
     vertical_unit: Any
@@ -260,7 +262,8 @@ class _WindowSearch:
 
     def certify(self, wbox: tuple[int, int, int, int]) -> tuple:
         """W routed (once per W) and its certificate: D8's cells first, then the D-infinity upslope cells
-        added (computed once per window). ("ok", ...) or why not (see :func:`_route`, :func:`_certify`)."""
+        added (computed once per window). ("ok", ...) or why not (see :func:`_route`, :func:`_certify`).
+        """
         search, shape, sbox = self._read_search(wbox), self.shape, self.sbox
         if self.routed is None or self.routed[0] != wbox:  # a wider search window alone keeps W's routing
             thr = self.channel_threshold_sqft
@@ -343,7 +346,8 @@ class _WindowSearch:
 
 def _cells(w, within: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
     """Rows r0:r1 and columns c0:c1 of the cells rasterio window ``w`` touches, clipped to ``within``
-    (empty when it lies outside: r0 >= r1 or c0 >= c1)."""
+    (empty when it lies outside: r0 >= r1 or c0 >= c1).
+    """
     return (
         max(math.floor(w.row_off), within[0]),
         min(math.ceil(w.row_off + w.height), within[1]),
@@ -357,7 +361,8 @@ def _window_reads_exact(path: Path) -> bool:
     A GeoTIFF's or a COG's cells are stored, so yes; a VRT resampling its sources other than by nearest
     neighbour (average, bilinear, cubic, ...) computes each cell from source pixels around it, and GDAL's
     windowed reads of an averaging VRT differ from the whole read by feet: such a DEM, or a VRT of VRTs,
-    is read whole."""
+    is read whole.
+    """
     import xml.etree.ElementTree as ET
 
     from geosite.io.untrusted import MAX_XML_BYTES
@@ -402,7 +407,8 @@ def _bounds(t: Affine, box: tuple[int, int, int, int]) -> tuple[float, float, fl
 
 def _route(search: Dem, sbox, wbox, shape, core, *, site_geom, threshold_cells: float | None = None):
     """Route window ``wbox`` (cut from the search window ``search``, rows/columns ``sbox``) and find the
-    cells whose directions the answer relies on: ("ok", dem, flowgrid, label, check) or ("grow", sides)."""
+    cells whose directions the answer relies on: ("ok", dem, flowgrid, label, check) or ("grow", sides).
+    """
     import dataclasses
 
     from geosite.hydrology import _kernels as fk
@@ -466,7 +472,8 @@ def _relied_on(fg: FlowGrid, area: np.ndarray, wbox, shape, known: np.ndarray | 
     (uint8). ``known``: the flats found for a smaller area (its third value); only the cells outside
     them start a search, so a lake is walked once. No flat is missed so: a flat found is in ``known``
     whole, and a ring cell is never another flat's (a cell beside a flat is higher than it, so has a
-    lower neighbour and is not flat; at the same height it would be the same flat)."""
+    lower neighbour and is not flat; at the same height it would be the same flat).
+    """
     from geosite.hydrology import _kernels as fk
 
     nr, nc = shape
@@ -491,7 +498,8 @@ def _relied_on(fg: FlowGrid, area: np.ndarray, wbox, shape, known: np.ndarray | 
 
 def _with_dinf(routed, wbox, shape):
     """:func:`_route`'s "ok" widened by the site's D-infinity upslope cells (sheet flow may come from
-    cells whose D8 path misses the site): the same "ok" tuple, or ("grow", sides)."""
+    cells whose D8 path misses the site): the same "ok" tuple, or ("grow", sides).
+    """
     _, dem, fg, label, _check, inside, area, flats = routed
     area = area | fg.dinf_upstream(inside)
     check, sides, flats = _relied_on(fg, area, wbox, shape, flats)
@@ -503,7 +511,8 @@ def _with_dinf(routed, wbox, shape):
 def _certify(search: Dem, sbox, wbox, shape, routed, *, coarse_outlets=None):
     """The filled heights of the routed window ``wbox`` (``routed``: :func:`_route`'s "ok") proven the
     whole DEM's on the search window ``search`` (rows/columns ``sbox``): ("ok",) | ("search",) when a
-    way out may lie beyond the search window | ("basin", (r0, r1, c0, c1)) a closed basin W cuts."""
+    way out may lie beyond the search window | ("basin", (r0, r1, c0, c1)) a closed basin W cuts.
+    """
     from geosite.hydrology import _kernels as fk
 
     nr, nc = shape
@@ -608,7 +617,8 @@ class CoarseOutlets:
     @classmethod
     def read(cls, path, ft_per_vertical_unit: float, shape, *, limits=None, root=None) -> CoarseOutlets:
         """The coarse grid of the DEM at ``path`` (``shape`` rows x columns), heights times
-        ``ft_per_vertical_unit`` as :class:`~geosite.grid.Dem` converts them."""
+        ``ft_per_vertical_unit`` as :class:`~geosite.grid.Dem` converts them.
+        """
         from rasterio.windows import Window
 
         from geosite.hydrology import _kernels as fk
@@ -648,14 +658,16 @@ class CoarseOutlets:
         """Is DEM cell (r, c) proven to have no way out at or below ``bound``? The flood of the blocks'
         lowest heights is a floor under every cell's filled height: a path's highest cell is at least
         the lowest cell of each block it crosses, and a block holding nodata counts as nodata, so its
-        neighbours are outlets (NaN is never "closed")."""
+        neighbours are outlets (NaN is never "closed").
+        """
         return bool(self.floor[r // self.f, c // self.f] > bound)
 
     def basin_box(self, r: int, c: int) -> tuple[int, int, int, int]:
         """Rows r0:r1, columns c0:c1 (DEM) bounding the blocks the closed basin holding DEM cell (r, c)
         is likely to cover, to size the next window (a guess; only the fine search certifies): the
         8-connected blocks, from the cell's, whose lowest height is below the floor under its spill
-        height (water rises at least that far). The block maxima's bound above it leaks across ridges."""
+        height (water rises at least that far). The block maxima's bound above it leaks across ridges.
+        """
         from scipy import ndimage
 
         br, bc = r // self.f, c // self.f
@@ -671,7 +683,8 @@ def _coarse_band(z: np.ndarray, nodata: float, f: int, r0: int, top: np.ndarray,
     """One band of rows of the DEM (``z``, from row ``r0``, ``nodata`` and infinities no height) into
     the coarse grids ``top`` (block maxima) and ``low`` (minima: NaN for a block holding nodata or cut by
     the DEM's edge, an outlet for the floor). A band's height is a multiple of ``f`` except at the DEM's
-    last rows, so only the DEM's own edge cuts blocks."""
+    last rows, so only the DEM's own edge cuts blocks.
+    """
     from geosite.hydrology import _kernels as fk
 
     t, lo = fk.block_extremes_f4(z, f, nodata) if z.dtype == np.float32 else fk.block_extremes(z, f, nodata)

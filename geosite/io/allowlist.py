@@ -67,7 +67,8 @@ _EPSG_NAME = re.compile(r"(?i)^\s*(urn:ogc:def:crs:(epsg:[\d.]*:\d+|ogc:1\.3:crs
 
 def check_crs_text(text: object, where: str) -> None:
     """Refuse a CRS that could make PROJ open a file or a URL: only an EPSG code, WKT or a PROJ string
-    without grid, file or URL parameters passes (:class:`~geosite.errors.UnsafeInputError`)."""
+    without grid, file or URL parameters passes (:class:`~geosite.errors.UnsafeInputError`).
+    """
     if isinstance(text, int) and not isinstance(text, bool):
         return
     s = str(text)
@@ -226,7 +227,8 @@ def _check_geojson_crs(crs: object, where: str) -> None:
 
 def check_dxf(path: Path, where: str, max_entities: int) -> None:
     """Blocks nested at most :data:`MAX_DXF_BLOCK_DEPTH` deep, and at most ``max_entities`` entities once
-    every INSERT (and MINSERT's rows x columns) is expanded; counted from the group codes, before GDAL."""
+    every INSERT (and MINSERT's rows x columns) is expanded; counted from the group codes, before GDAL.
+    """
     with open(path, "rb") as fh:
         if fh.read(18) == b"AutoCAD Binary DXF":
             raise UnsafeInputError(f"{where}: a binary DXF; save it as an ASCII DXF")
@@ -268,7 +270,8 @@ def check_dxf(path: Path, where: str, max_entities: int) -> None:
 
 def _dxf_blocks(path: Path) -> tuple[dict[str, tuple[int, list]], tuple[int, list]]:
     """Each block's own entity count and INSERTs (block name, copies), and the same for the drawing's
-    ENTITIES section, from the DXF's (group code, value) pairs."""
+    ENTITIES section, from the DXF's (group code, value) pairs.
+    """
     blocks: dict[str, list] = {}
     top: list = [0, []]
     section = None
@@ -343,7 +346,8 @@ def loaded_gdal_libraries() -> list[str]:
 
 def prune_gdal_drivers(keep: Iterable[str] = KEEP_DRIVERS) -> dict[str, list[str]]:
     """Deregister and destroy every GDAL driver not in ``keep`` in each GDAL library loaded (and set
-    GDAL_SKIP there, so a later re-registration skips them too). Returns each library's drivers left."""
+    GDAL_SKIP there, so a later re-registration skips them too). Returns each library's drivers left.
+    """
     import ctypes
 
     keep = set(keep)

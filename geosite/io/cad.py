@@ -221,7 +221,8 @@ def write_dxf(
 def _new_document(crs: Any) -> tuple[Any, float]:
     """An empty drawing with geosite's header, linetypes, annotation layers and blocks, and the feet in
     one of its units: heights (``elevation_ft``), linetype lengths and paper sizes are in feet, the CRS
-    unit on a foot CRS (US survey or international), international feet on a metre CRS."""
+    unit on a foot CRS (US survey or international), international feet on a metre CRS.
+    """
     import ezdxf
 
     doc = ezdxf.new("R2010", setup=True)
@@ -257,7 +258,8 @@ def _one_crs(layers: dict[str, Any]) -> tuple[dict[str, Any], Any]:
 def define_blocks(doc: Any) -> None:
     """The point practices' symbols, one drawing unit in radius (inserted scaled to their size), drawn
     with lines and circles on layer 0 (so they take the inserting layer's colour) and plotted at any
-    ``$PDMODE``; each block's ATTDEFs (invisible: the data, not a label) are its tags."""
+    ``$PDMODE``; each block's ATTDEFs (invisible: the data, not a label) are its tags.
+    """
     solid = {"layer": "0", "linetype": "CONTINUOUS"}
     shapes: dict[str, list[tuple[str, Any]]] = {
         # a diamond round a grate (the sheets' yellow diamond)
@@ -370,7 +372,8 @@ class _Drawing:
         self, name: str, geom: Any, row: Any, *, cad: str, elevation: float | None, xdata: list
     ) -> None:
         """A feature's entities: a block reference for a point, else LWPOLYLINEs (and, for a basin drawn
-        as a polygon, its block at the representative point)."""
+        as a polygon, its block at the representative point).
+        """
         if geom.geom_type in ("Point", "MultiPoint"):
             for p in getattr(geom, "geoms", [geom]):
                 self.point(name, p, row, cad, xdata)
@@ -381,7 +384,8 @@ class _Drawing:
 
     def point(self, name: str, p: Any, row: Any, cad: str, xdata: list, *, footprint: bool = True) -> None:
         """A block reference at ``p`` with its ATTRIBs (the tags the layer has), scaled to the basin's
-        footprint where its size is known, else to the symbol size."""
+        footprint where its size is known, else to the symbol size.
+        """
         symbol = SYMBOL_IN.get(name, PAPER_IN["symbol"]) * self.upi
         block, tags = POINT_BLOCKS.get(name, (GENERIC_BLOCK, ()))
         if name not in POINT_BLOCKS and self.point_radius:
@@ -430,7 +434,8 @@ class _Drawing:
 
     def place_labels(self) -> None:
         """Write the queued labels, most important first, each at its first place whose box meets no
-        label already placed; a required label with no free place goes at its first (CAD moves it)."""
+        label already placed; a required label with no free place goes at its first (CAD moves it).
+        """
         placed: list[tuple[float, float, float, float]] = []
         for lab in sorted(self.labels, key=lambda x: x.priority):
             h = lab.height_in * self.upi
@@ -479,7 +484,8 @@ class _Drawing:
 
     def contour_labels(self, geom: Any, text: str) -> None:
         """An index contour's elevation along each piece long enough on paper, upright: the first on a
-        piece always, the others where they find room within an inch of their station."""
+        piece always, the others where they find room within an inch of their station.
+        """
         first, every = CONTOUR_LABEL_IN["first"] * self.upi, CONTOUR_LABEL_IN["every"] * self.upi
         for part in getattr(geom, "geoms", [geom]):
             n = part.length
@@ -512,7 +518,8 @@ class _Drawing:
 
     def practice_label(self, name: str, geom: Any, row: Any) -> None:
         """The label of a practice (or upslope area) on C-ANNO-ESCP: beside a point's symbol, along a
-        line long enough on paper (where it finds room), inside a polygon."""
+        line long enough on paper (where it finds room), inside a polygon.
+        """
         s = practice_text(name, row)
         if not s:
             return
@@ -559,7 +566,8 @@ class _Drawing:
 
     def name_spots(self, geom: Any) -> list[tuple[tuple[float, float], float, str]]:
         """Places for a feature's name: above or below an inlet (a practice's label is beside it), along
-        a road or stream, inside a structure."""
+        a road or stream, inside a structure.
+        """
         if geom.geom_type in ("Point", "MultiPoint"):
             p = geom if geom.geom_type == "Point" else geom.geoms[0]
             return self.point_spots(p, PAPER_IN["symbol"] * self.upi, above_first=True)
@@ -570,7 +578,8 @@ class _Drawing:
 
     def inside_spots(self, geom: Any) -> list[tuple[tuple[float, float], float, str]]:
         """Places in a polygon: its representative point, then up and down from it by one and two
-        label heights and a half."""
+        label heights and a half.
+        """
         p = geom.representative_point()
         step = 1.5 * PAPER_IN["text"] * self.upi
         return [((p.x, p.y + k * step), 0.0, "MIDDLE_CENTER") for k in (0, 1, -1, 2, -2)]

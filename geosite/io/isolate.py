@@ -97,7 +97,8 @@ def block_sockets() -> tuple[bool, str]:
 
 def die_with_parent() -> bool:
     """Have the kernel SIGKILL this process when the process that started it ends (PR_SET_PDEATHSIG),
-    so a killed ``check`` leaves no child running. Returns whether it held."""
+    so a killed ``check`` leaves no child running. Returns whether it held.
+    """
     libc = _libc()
     libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
     held = libc.prctl(_PR_SET_PDEATHSIG, 9, None, 0, 0) == 0  # SIGKILL
@@ -114,7 +115,8 @@ def set_limits(*, memory_bytes: int | None, cpu_seconds: int | None) -> None:
 
 def network_probe(host: str = "127.0.0.1", port: int = 9) -> str:
     """Try a TCP connection to ``host:port``; say what happened (``"socket refused (EPERM)"``,
-    ``"unreachable"``, ``"connection refused"`` ...): anything but a connection."""
+    ``"unreachable"``, ``"connection refused"`` ...): anything but a connection.
+    """
     try:
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     except OSError as exc:
@@ -150,7 +152,8 @@ def landlock_abi() -> int:
 def restrict_files(read: list[str], write: list[str]) -> tuple[bool, str]:
     """Landlock: from now on this process (and its threads and children) may read only beneath the
     paths in ``read`` and write only beneath those in ``write``; with Landlock ABI 4 or later, no TCP
-    connection or bind either. Paths that do not exist are skipped. Returns (held, why not)."""
+    connection or bind either. Paths that do not exist are skipped. Returns (held, why not).
+    """
     abi = landlock_abi()
     if abi < 1:
         return False, "Landlock not available in this kernel"

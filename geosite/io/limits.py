@@ -84,7 +84,8 @@ class Limits:
 
     def with_overrides(self, overrides: dict[str, Any]) -> Limits:
         """These limits with some replaced (``{"max_vertices_total": 5e6}``); an unknown key or a value
-        that is not a positive number is an :class:`~geosite.errors.InputError` listing the keys."""
+        that is not a positive number is an :class:`~geosite.errors.InputError` listing the keys.
+        """
         known = {f.name for f in fields(self)}
         values = {}
         for key, value in overrides.items():
@@ -136,7 +137,8 @@ class Limits:
 
     def check_vertices(self, what: str, per_feature: Any, ids: Any, total_so_far: int = 0) -> int:
         """Refuse a layer with a feature over ``max_vertices_per_feature`` or a site over
-        ``max_vertices_total``; returns the new running total."""
+        ``max_vertices_total``; returns the new running total.
+        """
         import numpy as np
 
         counts = np.asarray(per_feature)

@@ -44,7 +44,8 @@ TMP_MARKER = ".geosite-tmp"
 def check_output_dir(out: Path, inputs: Sequence[Path], overwrite: bool, container: bool = False) -> Path:
     """Refuse, before any work, an output that exists (without ``overwrite``, or that geosite did not
     write), that lies inside (or is) an input, or whose place cannot be written. A ``container``
-    (batch's OUT, holding one folder per site) may exist: each site folder in it is guarded on its own."""
+    (batch's OUT, holding one folder per site) may exist: each site folder in it is guarded on its own.
+    """
     out = Path(out).resolve()
     for inp in inputs:
         inp = Path(inp).resolve()
@@ -64,7 +65,8 @@ def check_output_dir(out: Path, inputs: Sequence[Path], overwrite: bool, contain
 
 def probe_writable(out: Path) -> None:
     """Refuse an output whose nearest existing parent folder cannot take a new folder (read-only, not
-    a folder, no permission): found now, not after the whole analysis."""
+    a folder, no permission): found now, not after the whole analysis.
+    """
     parent = Path(out).parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
@@ -79,7 +81,8 @@ def probe_writable(out: Path) -> None:
 
 def geosite_wrote(folder: Path) -> tuple[bool, str]:
     """Whether ``folder`` is an output geosite wrote: it holds a readable :data:`MANIFEST` and no entry
-    the manifest does not list. Returns (yes, why not)."""
+    the manifest does not list. Returns (yes, why not).
+    """
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         listed = set(manifest["files"])
@@ -122,7 +125,8 @@ def file_sha256(path: Path) -> str:
 
 def write_manifest(folder: Path, **extra: Any) -> Path:
     """Write :data:`MANIFEST` in ``folder``: geosite's version, the time, the command line, and every
-    file (relative path -> size and sha256)."""
+    file (relative path -> size and sha256).
+    """
     from geosite._version import __version__
 
     files = {}
@@ -156,7 +160,8 @@ def clean_stale(out: Path) -> list[Path]:
     """Remove the temporary folders that killed runs left beside ``out`` (``.NAME.tmp-*`` /
     ``.NAME.old-*`` holding :data:`TMP_MARKER` or a manifest, their writer's process gone), and put
     back an old output left beside a missing ``out`` (a kill between two plain renames). Returns what
-    was removed."""
+    was removed.
+    """
     out = Path(out)
     removed: list[Path] = []
     if not out.parent.is_dir():
@@ -210,7 +215,8 @@ def _exchange(a: Path, b: Path) -> bool:
 
 def swap_in(new: Path, out: Path) -> None:
     """Make the complete folder ``new`` the folder ``out``: a rename when ``out`` does not exist, else an
-    atomic exchange and the old one removed (two renames where the exchange is not supported)."""
+    atomic exchange and the old one removed (two renames where the exchange is not supported).
+    """
     if not out.exists():
         os.rename(new, out)
         return
@@ -231,7 +237,8 @@ def swap_in(new: Path, out: Path) -> None:
 def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
     """Yield a temporary folder; on success it gets the run's manifest and becomes ``out`` (replacing
     it only with ``overwrite`` and only when geosite wrote it). Stale temporaries of killed runs to
-    the same place are removed first."""
+    the same place are removed first.
+    """
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     clean_stale(out)
@@ -263,13 +270,15 @@ def write_json(path: Path, data: Any) -> None:
 
 def py_scalar(v: Any) -> Any:
     """A numpy scalar (an id or value read from a GeoDataFrame) as the plain Python value; anything
-    else unchanged."""
+    else unchanged.
+    """
     return v.item() if hasattr(v, "item") else v
 
 
 def finite(obj: Any) -> Any:
     """``obj`` (dicts, lists, numbers) with NaN and infinities as None, numpy scalars as Python ones:
-    what JSON can hold."""
+    what JSON can hold.
+    """
     import math
 
     if isinstance(obj, float):
@@ -316,7 +325,8 @@ DATE_COLUMNS = frozenset({"start", "end", "install", "remove", "stabilized"})
 class LayerSchema:
     """A layer's declared geometry type (an OGR name such as ``MultiPolygon``; None for a table without
     geometry) and the fields it always has, as (name, type) with type ``str``, ``float``, ``int``,
-    ``bool`` or ``date``. Columns beyond these are written after them, typed from their values."""
+    ``bool`` or ``date``. Columns beyond these are written after them, typed from their values.
+    """
 
     geometry: str | None
     fields: tuple[tuple[str, str], ...] = ()
@@ -482,7 +492,8 @@ def write_gpkg(
 def _gdal_config(**options: str) -> Iterator[None]:
     """GDAL configuration options for the block, the previous values put back after. SQLite's
     synchronous commits cost some 70 ms a layer here; the file is written in a temporary output folder
-    swapped in whole (:func:`atomic_dir`), as every other output is, so nothing relies on them."""
+    swapped in whole (:func:`atomic_dir`), as every other output is, so nothing relies on them.
+    """
     import pyogrio
 
     before = {k: pyogrio.get_gdal_config_option(k) for k in options}
@@ -561,7 +572,8 @@ def write_findings_gpkg(
 
 def split_by_family(frame: Any) -> dict[str, Any]:
     """A findings GeoDataFrame as ``findings`` (rows without geometry, as a plain DataFrame) and
-    ``findings_points`` / ``_lines`` / ``_polygons`` (each row's parts of that family)."""
+    ``findings_points`` / ``_lines`` / ``_polygons`` (each row's parts of that family).
+    """
     import pandas as pd
 
     attrs = frame.drop(columns=frame.geometry.name)
@@ -581,7 +593,8 @@ def split_by_family(frame: Any) -> dict[str, Any]:
 
 def layer_arrays(name: str, gdf: Any, ls: LayerSchema) -> tuple[Any, list[str], list[Any], list[Any]]:
     """(WKB geometries or None, field names, field arrays, null masks) of one layer under its schema:
-    the declared fields first (null where the frame lacks them), then the frame's other columns."""
+    the declared fields first (null where the frame lacks them), then the frame's other columns.
+    """
     import numpy as np
 
     n = 0 if gdf is None else len(gdf)
@@ -611,7 +624,8 @@ def fit_geometries(name: str, geoms: Any, declared: str) -> list[Any]:
     """Each geometry as the declared type: a single part promoted to ``Multi*``; parts of a lower
     dimension (the lines and points a clip leaves beside a polygon) dropped; empty as null.
     :class:`~geosite.errors.OutputError` for a part of a higher dimension, or several parts in a layer
-    declared single."""
+    declared single.
+    """
     family = declared.removeprefix("Multi")
     out: list[Any] = []
     for g in geoms:
@@ -664,7 +678,8 @@ def _multi(parts: list[Any], family: str) -> Any:
 
 def _crs_text(gdf: Any, fallback: Any) -> str | None:
     """A layer's CRS as GDAL takes it fastest: ``EPSG:n`` where it has that code (GDAL looks a WKT up in
-    the PROJ database, some 60 ms a layer), else WKT."""
+    the PROJ database, some 60 ms a layer), else WKT.
+    """
     crs = getattr(gdf, "crs", None) or fallback
     if crs is None:
         return None
@@ -676,7 +691,8 @@ def _crs_text(gdf: Any, fallback: Any) -> str | None:
 
 def _inferred_schema(gdf: Any) -> LayerSchema | None:
     """A layer outside the schema: ``Multi*`` of its parts' family (None when it has no geometry to
-    type it by)."""
+    type it by).
+    """
     if gdf is None or not len(gdf) or not hasattr(gdf, "geometry"):
         return None
     dims = {_DIM.get(p.geom_type, -1) for g in gdf.geometry.values for p in _flat(g)}

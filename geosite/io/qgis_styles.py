@@ -37,7 +37,8 @@ STATUS_COLOURS = {
 @dataclass(frozen=True)
 class Look:
     """A look with the attributes of a sheet's Style (matplotlib values: colours as hex or ``none``,
-    widths and sizes in points, ``ls`` a matplotlib line style)."""
+    widths and sizes in points, ``ls`` a matplotlib line style).
+    """
 
     kind: str
     face: str = "none"
@@ -53,7 +54,8 @@ class Look:
 @dataclass(frozen=True)
 class Rule:
     """One symbol of a layer's style: its legend ``label``, its ``look``, and ``where`` (field, value) it
-    applies (None: every feature no earlier rule took)."""
+    applies (None: every feature no earlier rule took).
+    """
 
     label: str
     look: Any
@@ -186,7 +188,8 @@ def qgis_colour(colour: str, alpha: float = 1.0) -> str:
 
 def dash_pattern(ls: Any, lw: float) -> tuple[float, ...] | None:
     """A matplotlib line style as absolute dash lengths in points (matplotlib scales a pattern by the
-    line width, QGIS does not), None for a solid line."""
+    line width, QGIS does not), None for a solid line.
+    """
     if ls in (None, "-", "solid", "None", "none", ""):
         return None
     if isinstance(ls, str):
@@ -253,7 +256,8 @@ def _marker_layer(look: Any) -> str:
 
 def symbol_xml(look: Any, geometry: str, name: str) -> str:
     """The QGIS ``<symbol>`` of a look drawn on a geometry family (Point, LineString or Polygon): a
-    polygon is its face (with the look's alpha), its hatch in the edge colour, then its outline."""
+    polygon is its face (with the look's alpha), its hatch in the edge colour, then its outline.
+    """
     family = geometry.removeprefix("Multi")
     if family == "Point":
         kind, layers = "marker", [_marker_layer(look)]
@@ -294,7 +298,8 @@ LAYER_LABELS: dict[str, tuple[str, tuple[str, Any] | None, str | None, float]] =
 
 def labeling_xml(field: str, where: tuple[str, Any] | None, colour: str, size: float, geometry: str) -> str:
     """QGIS labels of one field (rule-based when ``where`` limits them), with a white halo: along a
-    line, or round a point."""
+    line, or round a point.
+    """
     line = geometry.removeprefix("Multi") == "LineString"
     placement = 'placement="2" placementFlags="9"' if line else 'placement="6" dist="1.5" distUnits="Point"'
     settings = (
@@ -318,7 +323,8 @@ def labeling_xml(field: str, where: tuple[str, Any] | None, colour: str, size: f
 def qml(rules: list[Rule], geometry: str | None, layer: str = "") -> str:
     """The QML document of a layer's style (QGIS 3.22 and later): single symbol for one unconditional
     rule, rule-based otherwise, and the ``layer``'s labels (:data:`LAYER_LABELS`); a table without
-    geometry gets no renderer."""
+    geometry gets no renderer.
+    """
     label = LAYER_LABELS.get(layer) if geometry else None
     head = (
         "<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n<qgis version=\"3.22.0\" "

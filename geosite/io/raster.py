@@ -1,6 +1,7 @@
 """Reading DEMs with rasterio: only the window a site needs, nodata as NaN, heights in feet; every
 raster opened through :func:`open_raster` (format by content, offline GDAL, dimensions and budget
-checked before reading: geosite.io.untrusted, geosite.io.limits)."""
+checked before reading: geosite.io.untrusted, geosite.io.limits).
+"""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ READ_CACHE_MB = 64
 @contextmanager
 def _read_cache() -> Iterator[None]:
     """GDAL's block cache at :data:`READ_CACHE_MB` for the block, the caller's size restored after
-    (rasterio.Env sets it, as GDAL needs, but leaves it set)."""
+    (rasterio.Env sets it, as GDAL needs, but leaves it set).
+    """
     from rasterio.env import get_gdal_config, set_gdal_config
 
     old = get_gdal_config("GDAL_CACHEMAX")
@@ -48,7 +50,8 @@ def open_raster(
 ) -> Iterator[rasterio.DatasetReader]:
     """Open a raster for reading the safe way: a regular file of a format geosite reads (a VRT's sources
     checked, inside ``root`` when given), opened by that driver only, with GDAL offline, and its
-    dimensions within ``limits``. Errors name ``what`` and the file."""
+    dimensions within ``limits``. Errors name ``what`` and the file.
+    """
     path = Path(path)
     driver = raster_format(path, what, root)
     with offline(), _read_cache():
@@ -113,7 +116,8 @@ MIN_DEM_CELLS = 3
 def check_dem(dem: Dem) -> Dem:
     """``dem`` when geosite can measure on it: at least 3 x 3 cells, cells between 0.01 and 1,000 ft,
     some finite height; infinite heights (a sentinel some tools write) become nodata. Else an
-    :class:`~geosite.errors.InputError` naming the DEM."""
+    :class:`~geosite.errors.InputError` naming the DEM.
+    """
     rows, cols = dem.shape
     where = f"DEM {dem.source}"
     if rows < MIN_DEM_CELLS or cols < MIN_DEM_CELLS:
@@ -138,7 +142,8 @@ def check_dem(dem: Dem) -> Dem:
 def _nodata_as_stored(src) -> float:
     """The nodata value as the band stores it: a float band's nodata rounded to the band's own type, as
     GDAL compares it (a float32 band's 0.1 is float32(0.1), not the decimal 0.1 in the header); an
-    integer band's as given."""
+    integer band's as given.
+    """
     kind = np.dtype(src.dtypes[0])
     if kind.kind == "f":
         with np.errstate(over="ignore"):
@@ -150,7 +155,8 @@ def stored_nodata(src) -> float | None:
     """What marks no height in a raw read of band 1 of an open raster, beside NaN and infinities: its
     nodata value as stored (NaN when it has none), or None when a mask band marks it, which only
     :func:`read_heights` applies. read_heights marks by it; a kernel that skips no-height cells as it
-    reads a band takes it too (one pass where marking them NaN first takes two more)."""
+    reads a band takes it too (one pass where marking them NaN first takes two more).
+    """
     flags = src.mask_flag_enums[0]
     if src.nodata is None and all(f == rasterio.enums.MaskFlags.all_valid for f in flags):
         return float("nan")
@@ -178,7 +184,8 @@ def read_heights(src, window=None, dtype: str = "float64") -> np.ndarray:
 
 def raster_crs(path: str | Path, root: Path | None = None, limits: Limits | None = None) -> CRS:
     """The CRS of a raster file (opened as :func:`open_raster` does: a VRT's sources inside ``root``
-    when given); none is a :class:`~geosite.errors.CRSError`."""
+    when given); none is a :class:`~geosite.errors.CRSError`.
+    """
     with open_raster(path, "DEM", root, limits) as src:
         if src.crs is None:
             raise CRSError(f"DEM {path}: has no CRS; assign one before use")

@@ -17,7 +17,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 def safe_cell(value: Any) -> Any:
     """``value`` with a leading ``'`` when it is a text a spreadsheet would run as a formula (also when
-    spaces or a line break precede the formula character); anything else unchanged."""
+    spaces or a line break precede the formula character); anything else unchanged.
+    """
     if (
         isinstance(value, str)
         and value.lstrip(" \n").startswith(FORMULA_STARTS)

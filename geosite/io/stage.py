@@ -109,7 +109,8 @@ class _Entry:
 
 def _scan(folder: Path, limits: Limits) -> tuple[list[_Entry], list[str], list[str]]:
     """Every regular file under ``folder`` (links never followed), the journals left out, and the
-    folders (relative paths); refusals as UnsafeInputError / LimitError, before anything is copied."""
+    folders (relative paths); refusals as UnsafeInputError / LimitError, before anything is copied.
+    """
     entries: list[_Entry] = []
     skipped: list[str] = []
     dirs: list[str] = []
@@ -159,7 +160,8 @@ def _scan(folder: Path, limits: Limits) -> tuple[list[_Entry], list[str], list[s
 
 def _check_plain_file(where: str, st: os.stat_result, root_dev: int) -> None:
     """UnsafeInputError unless ``st`` (not followed) is a regular file with one link on the submission's
-    own file system (``root_dev``)."""
+    own file system (``root_dev``).
+    """
     if st.st_dev != root_dev:
         raise UnsafeInputError(
             f"{where}: on another file system than the submission (a mount point); refused"
@@ -186,7 +188,8 @@ def _check_plain_file(where: str, st: os.stat_result, root_dev: int) -> None:
 
 def _copy(src_root: Path, dst_root: Path, entry: _Entry) -> StagedFile:
     """Copy one scanned file (the same one: device and inode checked on the open descriptor), at most its
-    scanned size, hashing it; the copy made read-only."""
+    scanned size, hashing it; the copy made read-only.
+    """
     where = src_root / entry.rel
     flags = (
         os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)

@@ -64,7 +64,8 @@ _policy: Policy | None = None
 
 def set_policy(policy: Policy | None) -> None:
     """Install (or with None remove) the check every submission file passes before GDAL opens it: the
-    sandboxed ``check`` installs geosite.io.allowlist's in its child process."""
+    sandboxed ``check`` installs geosite.io.allowlist's in its child process.
+    """
     global _policy
     _policy = policy
 
@@ -98,7 +99,8 @@ def inside(root: str | Path, text: str | Path, what: str) -> Path:
 
 def refuse_remote(text: str | Path, what: str) -> str:
     """``text`` unless it is a URL, a GDAL connection string (``PG:``, ``WFS:``) or a GDAL virtual path
-    (``/vsicurl/``, ``/vsizip/``): those are :class:`~geosite.errors.UnsafeInputError`."""
+    (``/vsicurl/``, ``/vsizip/``): those are :class:`~geosite.errors.UnsafeInputError`.
+    """
     raw = str(text)
     if any(ord(c) < 32 or ord(c) == 127 for c in raw):
         raise UnsafeInputError(f"{what} = {raw!r}: a path holding a NUL or control character; refused")
@@ -148,7 +150,8 @@ def regular_file(path: Path, what: str, root: Path | None = None) -> Path:
     """``path`` when it is a regular file (and, with ``root``, so are its side files, inside ``root``):
     a FIFO, device, socket or folder is :class:`~geosite.errors.UnsafeInputError`; no file at all is
     :class:`~geosite.errors.MissingInputError`. Side files are the entries beside it whose names
-    start with its stem and a dot (``roads.dbf``, ``dem.tif.aux.xml``, ``layers.gpkg-wal``)."""
+    start with its stem and a dot (``roads.dbf``, ``dem.tif.aux.xml``, ``layers.gpkg-wal``).
+    """
     try:
         st = os.stat(path)
     except FileNotFoundError as exc:
@@ -210,7 +213,8 @@ def raster_format(
 ) -> str:
     """The GDAL driver geosite lets open ``path``: GTiff (GeoTIFF, COG, BigTIFF), VRT (its sources
     checked: regular files, inside ``root`` when given, themselves of these formats) or AAIGrid.
-    Anything else is :class:`~geosite.errors.UnsafeInputError`."""
+    Anything else is :class:`~geosite.errors.UnsafeInputError`.
+    """
     regular_file(path, what, root)
     head = _head(path)
     if head[:4] in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+"):
@@ -233,7 +237,8 @@ def vector_format(
 ) -> str:
     """The format of a vector file by its content (GPKG, shapefile, GeoJSON, DXF, FlatGeobuf, KML, GML,
     or an OGR VRT whose sources are checked like :func:`raster_format`'s); anything else is
-    :class:`~geosite.errors.UnsafeInputError`."""
+    :class:`~geosite.errors.UnsafeInputError`.
+    """
     regular_file(path, what, root)
     head = _head(path)
     driver = _vector_driver(head)
@@ -279,7 +284,8 @@ def _check_vrt(
     path: Path, what: str, root: Path | None, kind: str, depth: int, *, seen: frozenset[Path]
 ) -> None:
     """Every source of a raster or OGR VRT: a local file (inside ``root`` when given) of an accepted
-    format; no Python pixel functions; no nesting deeper than :data:`MAX_VRT_DEPTH` or in a cycle."""
+    format; no Python pixel functions; no nesting deeper than :data:`MAX_VRT_DEPTH` or in a cycle.
+    """
     import xml.etree.ElementTree as ET
 
     real = path.resolve()
@@ -336,7 +342,8 @@ def _check_vrt(
 @contextmanager
 def offline() -> Iterator[None]:
     """Run the block with :data:`OFFLINE_GDAL` set in rasterio's GDAL and pyogrio's, and PROJ's network
-    off; the previous settings are restored after."""
+    off; the previous settings are restored after.
+    """
     import pyogrio
     import rasterio
     from pyproj import network

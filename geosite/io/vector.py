@@ -1,7 +1,8 @@
 """Reading the site's vector layers (GeoPackage, shapefile, GeoJSON, DXF, FlatGeobuf, KML, GML, OGR VRT)
 through pyogrio, and the table of layers geosite knows with the geometry each must have. Every file is
 checked first (its format by content, its side files, its size; geosite.io.untrusted, geosite.io.limits)
-and read with GDAL offline."""
+and read with GDAL offline.
+"""
 
 from __future__ import annotations
 
@@ -58,7 +59,8 @@ LAYERS: dict[str, LayerSpec] = {
 
 def _checked(path: Path, root: Path | None, limits: Limits) -> str:
     """A vector file geosite may open: present, of an accepted format (side files too), not too big.
-    Returns the driver its content names."""
+    Returns the driver its content names.
+    """
     if not path.exists() and not path.is_symlink():
         raise MissingInputError(f"{path}: file not found")
     driver = vector_format(path, "vector file", root)
@@ -68,7 +70,8 @@ def _checked(path: Path, root: Path | None, limits: Limits) -> str:
 
 def _same_driver(path: Path, layer: str | None, driver: str, root: Path | None) -> None:
     """Under a submission policy (the sandboxed check): the driver GDAL opens ``path`` with must be the
-    one its content names (and was inspected for); else UnsafeInputError."""
+    one its content names (and was inspected for); else UnsafeInputError.
+    """
     if root is None or not policy_active():
         return
     with offline():
@@ -98,7 +101,8 @@ def read_layer(
     limits: Limits | None = None,
 ) -> gpd.GeoDataFrame:
     """Read one layer. For DXF, ``cad_layer`` keeps only the entities on that CAD layer. With ``root``,
-    an OGR VRT's sources must lie inside it; ``limits`` bounds the file size and each feature's vertices."""
+    an OGR VRT's sources must lie inside it; ``limits`` bounds the file size and each feature's vertices.
+    """
     import shapely
 
     limits = limits or Limits()
@@ -125,7 +129,8 @@ def read_layer(
 def _refuse_lists(gdf: gpd.GeoDataFrame, where: str) -> None:
     """An attribute holding lists or objects (a GeoJSON array, a GDAL list field) is an
     :class:`~geosite.errors.UnreadableInputError` naming the column and the features: geosite reads one
-    value per attribute."""
+    value per attribute.
+    """
     geom = gdf.geometry.name if isinstance(gdf, gpd.GeoDataFrame) and "geometry" in gdf else None
     for col in gdf.columns:
         if col == geom or gdf[col].dtype != object:

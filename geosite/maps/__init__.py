@@ -100,7 +100,8 @@ def render_plan_maps(
 
 def _draw_set(result: Any, ctx: MapContext, kw: _SetOptions, grow: bool) -> list[tuple[MapContext, Any, str]]:
     """The three sheets drawn on one sheet size: the existing site map's, made larger (when ``grow``)
-    while any sheet's panel overflows. Returns (context, figures, map key) per map."""
+    while any sheet's panel overflows. Returns (context, figures, map key) per map.
+    """
     from geosite.maps.common import render
 
     while True:
@@ -145,7 +146,8 @@ class _NoOverflowWarning(logging.Filter):
 
 def write_plan_maps(result, out: str | Path, overwrite: bool = False, **options) -> list[Path]:
     """:func:`render_plan_maps` into the folder ``out``, written atomically (see
-    :func:`geosite.io.output.atomic_dir`); ``options`` as for :func:`render_plan_maps`. Returns the files."""
+    :func:`geosite.io.output.atomic_dir`); ``options`` as for :func:`render_plan_maps`. Returns the files.
+    """
     from geosite.io.output import atomic_dir
 
     out = Path(out)

@@ -1,5 +1,6 @@
 """What every plan map shares: the map context (site, profile, derived layers, scale, extent, sheets),
-the panel layout, and the render loop that writes PDF (print master) and PNG previews per tile."""
+the panel layout, and the render loop that writes PDF (print master) and PNG previews per tile.
+"""
 
 from __future__ import annotations
 
@@ -86,7 +87,8 @@ class MapContext:
 
     def phases(self) -> list[dict[str, Any]]:
         """Each phase's disturbed area and dates: report.json's ``disturbed.phases``, else measured the
-        same way here (a Site without an analysis)."""
+        same way here (a Site without an analysis).
+        """
         got = self.measured("disturbed.phases")
         if got is None:
             from geosite.site import phase_areas
@@ -119,7 +121,8 @@ class MapContext:
 
     def dem(self):
         """The DEM under the map (the site, its margin and two scale lengths more), read once; None
-        without one. The analysis' own DEM when it holds exactly that window (see _analysis_dem)."""
+        without one. The analysis' own DEM when it holds exactly that window (see _analysis_dem).
+        """
         if not self._dem_read:
             self._dem_read = True
             margin_ft = self.margin_ft + 2 * self.scale_ft
@@ -134,7 +137,8 @@ class MapContext:
 
     def _analysis_dem(self, margin_ft: float):
         """The analysis' DEM when ``site.read_dem(margin_ft)`` would read the same grid again: the
-        analysis read the whole DEM file and the map window takes all of it in. None otherwise."""
+        analysis read the whole DEM file and the map window takes all of it in. None otherwise.
+        """
         dem, path = self.analysis_dem, self.site.dem_path
         if dem is None or path is None or self.site.dem_array is not None:
             return None
@@ -154,7 +158,8 @@ class MapContext:
 
     def share_terrain_from(self, other: MapContext) -> None:
         """Use ``other``'s DEM and contours (read and traced once for a set of maps of one site and
-        extent) instead of reading and tracing them again."""
+        extent) instead of reading and tracing them again.
+        """
         self._dem, self._dem_read, self._contours = other._dem, other._dem_read, other._contours
 
     def contours(self) -> gpd.GeoDataFrame | None:
@@ -176,7 +181,8 @@ class MapContext:
 
     def shaded_relief(self):
         """Shaded relief of :meth:`dem` (uint8, one value a cell), computed once for every tile and
-        every sheet tried; None without a DEM in the site's CRS."""
+        every sheet tried; None without a DEM in the site's CRS.
+        """
         if self._hillshade is None:
             dem = self.dem()
             if dem is None or not dem.crs.equals(self.site.crs):
@@ -211,7 +217,8 @@ def make_context(
     hillshade: bool = True,
 ) -> MapContext:
     """Gather what the maps need from an AnalysisResult (preferred: it carries the derived layers) or a
-    Site."""
+    Site.
+    """
     from geosite.rules import load_profile
     from geosite.site import Site
 
@@ -270,7 +277,8 @@ def check_sheet_count(
 ) -> None:
     """Refuse, before any work, a bad margin or a site whose plan maps would be tiled over more sheets
     than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan
-    them."""
+    them.
+    """
     from geosite.rules import load_profile
 
     margin = (
@@ -459,14 +467,16 @@ SHEETS_IN_SET = 3
 
 def layout_panel(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sheet_no: str) -> None:
     """Fixed parts from the bottom up (title block, key map, scales), then the heading, legend, absent
-    items, notes and table from the top down, shrinking the text (never below 6 pt) to fit."""
+    items, notes and table from the top down, shrinking the text (never below 6 pt) to fit.
+    """
     panel_fixed_parts(ctx, sheet, panel, rows, sheet_no)
     panel_top_down(sheet, panel)
 
 
 def panel_fixed_parts(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sheet_no: str) -> None:
     """The panel's fixed parts, from the bottom up: title block, key map, location map, north arrow and
-    scales (they set ``sheet.floor``)."""
+    scales (they set ``sheet.floor``).
+    """
     L.title_block(sheet, rows, panel.heading, sheet_no, revisions=revisions(ctx), of=SHEETS_IN_SET)
     if ctx.plan.tiled:
         L.key_map(sheet, ctx.site.boundary, ctx.plan.tiles)
@@ -479,7 +489,8 @@ def panel_fixed_parts(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sh
 
 def panel_overflows(sheet: L.MapSheet, panel: Panel) -> bool:
     """Whether the panel's text would overflow even at its smallest size (6 pt), measured without
-    drawing anything."""
+    drawing anything.
+    """
     cursor = sheet.cursor
     _top_down(sheet, panel, 6.0, dry=True)
     over = L.space_left(sheet) < 0
@@ -489,7 +500,8 @@ def panel_overflows(sheet: L.MapSheet, panel: Panel) -> bool:
 
 def panel_top_down(sheet: L.MapSheet, panel: Panel) -> None:
     """The heading, legend, absent items, notes and table from the top down, at the largest size from
-    7 pt down to 6 pt that fits; a note on the sheet when even 6 pt overflows."""
+    7 pt down to 6 pt that fits; a note on the sheet when even 6 pt overflows.
+    """
     for size in (7.0, 6.5, 6.0):
         _top_down(sheet, panel, size, dry=True)
         if L.space_left(sheet) >= 0 or size == 6.0:
@@ -565,7 +577,8 @@ def render(
     return the Figures when ``out_path`` is None. With ``sheet="auto"``, a sheet whose panel cannot hold
     the legend and title block is given up for the next larger one (as soon as that is known: before
     its labels are placed). With ``writer`` (:class:`~geosite.maps.printing.PngWriter`), the previews
-    are encoded on its thread and complete when it is closed."""
+    are encoded on its thread and complete when it is closed.
+    """
     auto = str(ctx.sheet_request or "auto").strip().lower() == "auto"
     alias_core_fonts()
     while True:
@@ -616,7 +629,8 @@ def _save(
 
 def _draw_all(ctx: MapContext, draw, sheet_no: str, give_up: bool = False) -> list[L.MapSheet] | None:
     """Every tile of ``ctx.plan`` drawn, labelled and laid out. With ``give_up``, None as soon as a
-    tile's panel is known to overflow (before its labels are placed: a larger sheet will be tried)."""
+    tile's panel is known to overflow (before its labels are placed: a larger sheet will be tried).
+    """
     sheets = []
     with rc_context(L.RC):
         for tile in ctx.plan.tiles:
@@ -651,7 +665,8 @@ def _draw_all(ctx: MapContext, draw, sheet_no: str, give_up: bool = False) -> li
 
 def _place_labels(sheet: L.MapSheet, panel: Panel) -> None:
     """The map's labels placed (in characters the standard fonts show), and a note on the panel naming
-    any that found no clear place."""
+    any that found no clear place.
+    """
     for lab in sheet.labels:
         lab.text = core_text(lab.text)
     core_texts(sheet.fig)
@@ -684,7 +699,8 @@ def name_of(row, fallback: str = "") -> str:
 
 def short_name(text: str, longest: int = 16) -> str:
     """An inlet's or pile's tag: the whole name when short, else its first word (``CB-2 County Road D``
-    -> ``CB-2``)."""
+    -> ``CB-2``).
+    """
     return text if len(text) <= longest else text.split()[0]
 
 
@@ -702,7 +718,8 @@ def dims_text(geom, ft_per_unit: float) -> str:
 
 def width_text(geom, ft_per_unit: float) -> str:
     """The width of a long polygon (a road's pavement): the short side of the rectangle with its area
-    and perimeter, ``24 ft``; blank for a line or a compact shape."""
+    and perimeter, ``24 ft``; blank for a line or a compact shape.
+    """
     if geom is None or geom.geom_type not in ("Polygon", "MultiPolygon"):
         return ""
     if geom.area < 0.9 * shapely.minimum_rotated_rectangle(geom).area:

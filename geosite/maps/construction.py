@@ -1,7 +1,8 @@
 """The site construction plan (plan A(3)): disturbed areas by phase with their dates, stockpiles with
 their setback zones, every control the analysis placed (fences by side, basins, inlet protection,
 tracking pads, diversions) and the submitted BMPs, over a faint base of the existing site; the panel
-carries the schedule of disturbance phases and project dates."""
+carries the schedule of disturbance phases and project dates.
+"""
 
 from __future__ import annotations
 
@@ -62,7 +63,8 @@ def _d(v) -> str:
 
 def draw_base(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
     """The existing site, faint: contours, water, roads, structures (labelled), inlets (legend entries
-    'existing')."""
+    'existing').
+    """
     draw_relief(ctx, sheet, panel, None, label="Existing ", faint=True)
     for name in ("lakes", "wetlands", "streams", "channels"):
         gdf = ctx.site_layer(name)
@@ -213,7 +215,8 @@ def _stockpiles(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[s
 
 def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> list[str]:
     """(c) the controls the analysis placed; fences coloured by side, traps and basins at their outlets
-    labelled with type and drainage. Returns the layers drawn."""
+    labelled with type and drainage. Returns the layers drawn.
+    """
     present = []
     for name in CONTROL_LAYERS:
         gdf = ctx.derived.get(name)
@@ -256,7 +259,8 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> list[str]:
 def _traps_and_basins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, gdf, ref: str) -> None:
     """Proposed traps at their DNR 1063 surface area (the profile's sq ft per acre drained), as a circle
     centred on the outlet; basins (DNR 1064, sized by design) as a circle symbol; each labelled with
-    type, drainage and, for a trap, its area."""
+    type, drainage and, for a trap, its area.
+    """
     per_acre = ctx.profile.value("controls", "sediment_trap_surface_sqft_per_acre")
     fpu = ctx.site.ft_per_unit
     kinds = gdf["kind"].astype(str) if "kind" in gdf.columns else [""] * len(gdf)
@@ -295,7 +299,8 @@ def _basin_text(r) -> str:
 
 def draw_submitted(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> bool:
     """(c) the submitted BMPs (layer ``bmps``), each type in its practice's own symbol, one label per
-    run (contiguous features of one type merged first), never one per segment. False without the layer."""
+    run (contiguous features of one type merged first), never one per segment. False without the layer.
+    """
     bmps = ctx.site_layer("bmps")
     if bmps is None:
         return False
@@ -333,7 +338,8 @@ def _by_kind(geoms) -> dict[str, list]:
 
 def practice_runs(geoms, tol: float) -> list:
     """Runs of one practice: lines merged where they meet (within ``tol``, CRS units) into one line each,
-    touching polygons into one, points one by one."""
+    touching polygons into one, points one by one.
+    """
     if not geoms:
         return []
     if all("LineString" in g.geom_type for g in geoms):
@@ -379,7 +385,8 @@ def gpd_frame(geoms, crs):
 
 def _stand_in_areas(sheet: L.MapSheet, panel: Panel, areas) -> None:
     """What stands in where an interior fence row cannot be built (the controls stage's ``stand_ins``
-    layer): drawn where it goes, at its size, with one note per practice saying why."""
+    layer): drawn where it goes, at its size, with one note per practice saying why.
+    """
     if areas is None or not len(areas):
         return
     st = STYLES["stand_ins"]
@@ -397,7 +404,8 @@ def _stand_in_areas(sheet: L.MapSheet, panel: Panel, areas) -> None:
 
 def _stand_ins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, stand) -> None:
     """Where an interior row cannot be built: drawn (not as fence) and named in a note with what
-    stands in for it (controls.fences.STAND_INS)."""
+    stands in for it (controls.fences.STAND_INS).
+    """
     if stand is None or not len(stand):
         return
     st = STYLES["fence_stand_in"]
@@ -446,7 +454,8 @@ def render_construction_plan(
     svg: bool = False,
 ):
     """Draw the site construction plan at exactly 1 in = ``scale_ft`` ft; arguments and return value as
-    :func:`geosite.maps.render_existing_site_map`. The control layers come from the analysis result."""
+    :func:`geosite.maps.render_existing_site_map`. The control layers come from the analysis result.
+    """
     ctx = make_context(
         result_or_site,
         scale_ft=scale_ft,

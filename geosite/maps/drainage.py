@@ -35,7 +35,8 @@ DESTINATION_SPACING_IN = 3.0
 @dataclass(frozen=True)
 class Destination:
     """Where a drainage path's flow goes: ``text`` (``flows to Little Wood Creek``) and the point
-    (site CRS) where it gets there."""
+    (site CRS) where it gets there.
+    """
 
     text: str
     x: float
@@ -68,7 +69,8 @@ def _targets(ctx: MapContext, tol: float) -> list[tuple[str, str, Any]]:
 
 def _first_hit(line, targets) -> tuple[tuple[float, str, str] | None, tuple[float, str, str] | None]:
     """The first target ``line`` meets going downstream, as (distance along it, kind, text), and the first
-    one it starts in (it runs along a creek, through a wetland: what it reaches beyond counts first)."""
+    one it starts in (it runs along a creek, through a wetland: what it reaches beyond counts first).
+    """
     start = Point(line.coords[0])
     best = along = None
     for kind, text, g in targets:
@@ -103,7 +105,8 @@ def _downstream(paths: list) -> list[int | None]:
 
 def destinations(ctx: MapContext, paths: list, window) -> list[Destination]:
     """Each drainage path's destination (see the module notes), in the order of ``paths`` (LineStrings,
-    site CRS, drawn downstream); ``window`` is the ground the map shows."""
+    site CRS, drawn downstream); ``window`` is the ground the map shows.
+    """
     tol = max(5.0 / ctx.site.ft_per_unit, 0.02 * ctx.upi)
     targets = _targets(ctx, tol)
     nxt = _downstream(paths)
@@ -178,7 +181,8 @@ def _visible_paths(nat, window) -> list:
 
 def draw_flow_arrows(sheet: L.MapSheet, paths: list, color: str) -> int:
     """Arrowheads along each path pointing downstream, one per :data:`ARROW_EVERY_IN` inches of paper
-    (at least one a path, at its middle when short); returns how many were drawn on this sheet."""
+    (at least one a path, at its middle when short); returns how many were drawn on this sheet.
+    """
     upi = sheet.plan.units_per_inch
     win = sheet.window
     heads = []
@@ -205,7 +209,8 @@ def draw_flow_arrows(sheet: L.MapSheet, paths: list, color: str) -> int:
 
 def downslope_deg(dem, x: float, y: float) -> float | None:
     """The downhill direction (degrees counter-clockwise from grid east) at (x, y) on ``dem`` (same CRS):
-    central differences of the heights one cell either side; None off the grid, on a flat or a hole."""
+    central differences of the heights one cell either side; None off the grid, on a flat or a hole.
+    """
     inv = ~dem.transform
     c, r = inv @ (x, y)
     r, c = int(r), int(c)
@@ -221,7 +226,8 @@ def downslope_deg(dem, x: float, y: float) -> float | None:
 
 def draw_entry_arrows(ctx: MapContext, sheet: L.MapSheet, points, color: str) -> int:
     """Where upslope drainage enters the disturbed area: an arrowhead at each point, pointing down the
-    DEM's slope there (toward the disturbed area where the ground is flat); returns how many."""
+    DEM's slope there (toward the disturbed area where the ground is flat); returns how many.
+    """
     dem = ctx.dem()
     same = dem is not None and dem.crs is not None and dem.crs.equals(ctx.site.crs)
     target = ctx.site.disturbed if getattr(ctx.site, "disturbed", None) is not None else ctx.site.boundary
@@ -252,7 +258,8 @@ def draw_entry_arrows(ctx: MapContext, sheet: L.MapSheet, points, color: str) ->
 
 def label_destinations(sheet: L.MapSheet, dests: list[Destination], color: str) -> list[str]:
     """One label per destination and place (labels of one destination within
-    :data:`DESTINATION_SPACING_IN` of each other are one); returns the texts asked for."""
+    :data:`DESTINATION_SPACING_IN` of each other are one); returns the texts asked for.
+    """
     from shapely.ops import nearest_points
 
     upi = sheet.plan.units_per_inch
@@ -278,7 +285,8 @@ def label_destinations(sheet: L.MapSheet, dests: list[Destination], color: str) 
 def draw_drainage(ctx: MapContext, sheet: L.MapSheet, panel: Panel, prefix: str) -> bool:
     """The natural drainage paths with flow arrows and their destinations (A(1)(g) "direction and
     destination of drainage flows"); a note lists each destination with the number of paths reaching
-    it. False when the analysis traced no drainage path near the site."""
+    it. False when the analysis traced no drainage path near the site.
+    """
     nat = ctx.derived.get("channels")
     if nat is None or not len(nat):
         return False

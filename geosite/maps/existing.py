@@ -1,7 +1,8 @@
 """The existing site map (Grantsburg plan A(1)(a)-(j), Belgium A(1)(a)-(d), (f)-(h)): the site and the
 adjacent area, every existing-conditions layer the data holds, 5-ft contours with labelled index
 contours over an optional hillshade, and the contacts in the title block. Every item the data lacks is
-listed on the sheet as not present, never silently left out."""
+listed on the sheet as not present, never silently left out.
+"""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def _txt(v) -> str:
 @dataclass
 class _Items:
     """The jurisdiction's item letters for the layers (the profile's plan items with ``map_layers``), and what
-    the data lacks, by letter."""
+    the data lacks, by letter.
+    """
 
     items: list[tuple[str, str, tuple[str, ...]]]
     absent: dict[str, list[str]] = field(default_factory=dict)
@@ -256,7 +258,8 @@ def label_improvements(
     sheet: L.MapSheet, layer: str, gdf, fpu: float, color: str, *, prefix: str = ""
 ) -> None:
     """Roads, drives, utilities, structures and inlets labelled from their attributes: the name
-    (``6-in water main``, ``Birch Street``), a road's width, a structure's footprint, an inlet's tag."""
+    (``6-in water main``, ``Birch Street``), a road's width, a structure's footprint, an inlet's tag.
+    """
     texts = []
     for _, r in gdf.iterrows():
         g = r.geometry
@@ -285,7 +288,8 @@ def label_improvements(
 
 def _upslope_labels(ctx: MapContext, up) -> list[str]:
     """Each upslope area's label from report.json's ``hydrology.upslope`` (the D-infinity area the
-    report gives), matched on ``disturbance_id``; the drawn polygon's own numbers without a report."""
+    report gives), matched on ``disturbance_id``; the drawn polygon's own numbers without a report.
+    """
     given = ctx.measured("hydrology.upslope")
     by_id = {d.get("disturbance_id"): d for d in given} if isinstance(given, list) else {}
     out = []
@@ -360,7 +364,8 @@ def render_existing_site_map(
 def _thin_entries(ent, spacing: float, most: int = 12):
     """The entry points worth a symbol: per disturbed area, those carrying the most flow, at least
     ``spacing`` (CRS units) apart and at most ``most`` of them; every boundary cell where flow enters
-    would print as a solid bar."""
+    would print as a solid bar.
+    """
     import pandas as pd
 
     keep = []

@@ -1,7 +1,8 @@
 """The plan of final site conditions (plan A(2)), in the simple form the submitted data supports: the
 existing site (faint), what the data marks as changing (structures with status proposed, roads and
 utilities that are new or changed), and the disturbed area to be stabilized at completion. It does not
-show final grades unless a proposed-grade surface is given; the sheet says so."""
+show final grades unless a proposed-grade surface is given; the sheet says so.
+"""
 
 from __future__ import annotations
 
@@ -103,7 +104,8 @@ def _stabilized(
 
 def _changes(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str], absent: list[str]) -> None:
     """Roads, utilities and structures: existing ones faint (roads and structures labelled), what changes
-    in its own style, labelled with name and size."""
+    in its own style, labelled with name and size.
+    """
     fpu = ctx.site.ft_per_unit
 
     def changed(s: str) -> bool:
@@ -153,7 +155,8 @@ def render_final_conditions(
     svg: bool = False,
 ):
     """Draw the plan of final site conditions at exactly 1 in = ``scale_ft`` ft (the existing site map's
-    scale); arguments and return value as :func:`geosite.maps.render_existing_site_map`."""
+    scale); arguments and return value as :func:`geosite.maps.render_existing_site_map`.
+    """
     ctx = make_context(
         result_or_site,
         scale_ft=scale_ft,

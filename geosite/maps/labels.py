@@ -106,7 +106,8 @@ def avoid(sheet, geoms, pad_in: float = 0.03) -> None:
 
 def place(sheet) -> None:
     """Place every requested label on ``sheet`` (see the module notes). Fixed text already on the map
-    (match lines) counts as placed."""
+    (match lines) counts as placed.
+    """
     ax, fig = sheet.ax, sheet.fig
     renderer = _renderer(fig)
     inset = LABELS["frame_inset_in"]

@@ -93,7 +93,8 @@ class MapSheet:
     @property
     def window(self):
         """The ground this sheet shows: its tile, cut to :attr:`limit` (nothing is drawn or labelled
-        beyond)."""
+        beyond).
+        """
         w = box(*self.tile.bounds)
         return w if self.limit is None else w.intersection(box(*self.limit))
 
@@ -156,7 +157,8 @@ def new_sheet(
 
 def clip_map(sheet: MapSheet) -> None:
     """Clip everything drawn on the map to :attr:`MapSheet.window` (the site and its margin): features
-    beyond it are cut at its edge, and its edge is drawn as a thin neat line."""
+    beyond it are cut at its edge, and its edge is drawn as a thin neat line.
+    """
     if sheet.limit is None:
         return
     x0, y0, x1, y1 = sheet.window.bounds
@@ -302,7 +304,8 @@ def draw_geoms(
 
 def points_along(lines, spacing: float, first: float | None = None) -> list[tuple[float, float, float]]:
     """(x, y, direction in degrees) every ``spacing`` (CRS units) along each line, the first at
-    ``first`` (default half a spacing) from its start; a line shorter than that gets one, at its middle."""
+    ``first`` (default half a spacing) from its start; a line shorter than that gets one, at its middle.
+    """
     out = []
     for ln in lines:
         n = ln.length
@@ -372,7 +375,8 @@ def label_polygons(
     **kw,
 ) -> None:
     """A label for each feature's visible part: inside a polygon large enough on paper to hold it
-    (else beside it, with a leader), along a line."""
+    (else beside it, with a leader), along a line.
+    """
     win = sheet.window
     upi2 = sheet.plan.units_per_inch**2
     for geom, text in zip(gdf.geometry.values, texts, strict=True):
@@ -401,7 +405,8 @@ def draw_contours(
 ) -> list[tuple[float, float, float]]:
     """Contour lines (minor thin, index heavy) and the index contours' elevations along them, upright,
     on a white halo, at least once per visible piece at least 0.75 in long and then every
-    ``label_every_in`` inches of paper. Returns the labels placed as (x, y, elevation_ft)."""
+    ``label_every_in`` inches of paper. Returns the labels placed as (x, y, elevation_ft).
+    """
     if contours is None or len(contours) == 0:
         return []
     win = sheet.window
@@ -466,7 +471,8 @@ def draw_contours(
 
 def draw_hillshade(sheet: MapSheet, dem, shade: np.ndarray, alpha: float = 0.35) -> None:
     """The shaded relief under the map: only the cells under the sheet's window, at most
-    :data:`PRINT_DPI` of them per inch of paper (every k-th cell where the DEM is finer)."""
+    :data:`PRINT_DPI` of them per inch of paper (every k-th cell where the DEM is finer).
+    """
     inv = ~dem.transform
     xmin, ymin, xmax, ymax = sheet.tile.bounds
     c0, r0 = inv @ (xmin, ymax)
@@ -670,7 +676,8 @@ def arrow_head(x: float, y: float, angle_deg: float, size: float) -> np.ndarray:
 
 def _frame_strip(sheet: MapSheet, min_w: float, min_h: float) -> tuple[float, float, float, float] | None:
     """The largest blank strip of the map frame beside the ground shown (:attr:`MapSheet.window_in`):
-    (left, bottom, width, height) inches, or None when no strip is ``min_w`` x ``min_h`` inches."""
+    (left, bottom, width, height) inches, or None when no strip is ``min_w`` x ``min_h`` inches.
+    """
     fx, fy, fw, fh = sheet.plan.sheet.frame
     wx0, wy0, wx1, wy1 = sheet.window_in.bounds
     gap = 0.2
@@ -687,7 +694,8 @@ def _frame_strip(sheet: MapSheet, min_w: float, min_h: float) -> tuple[float, fl
 def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: float = 7.0) -> bool:
     """Text beside the map inside its frame, where the map frame is blank beyond the ground shown: a bold
     ``title`` and ``rows`` of (gid, text); gid ``table`` rows in a monospaced face. False (nothing drawn)
-    when no blank strip can hold it all; the caller then puts it in the panel."""
+    when no blank strip can hold it all; the caller then puts it in the panel.
+    """
     strip = _frame_strip(sheet, 3.0, 2.0)
     if strip is None:
         return False
@@ -844,7 +852,8 @@ def title_block(
     of: int | None = None,
 ) -> None:
     """The title block at the bottom of the panel: a heading and the sheet number box ("1 of 3"),
-    labelled rows, then above it the revision block and a blank square for the preparer's seal."""
+    labelled rows, then above it the revision block and a blank square for the preparer's seal.
+    """
     p = sheet.panel
     pw = sheet.plan.sheet.panel[2]
     lh = size * 1.25 / 72
@@ -916,7 +925,8 @@ def location_map(
     height_in: float = 1.4,
 ) -> None:
     """A location (vicinity) map in the panel: the site filled, this sheet's map extent as a box, and
-    the roads and waters of the site's data (``lines``: geometry, colour, name), with the caption under it."""
+    the roads and waters of the site's data (``lines``: geometry, colour, name), with the caption under it.
+    """
     pw = sheet.plan.sheet.panel[2]
     p = sheet.panel
     y = sheet.floor + 0.05

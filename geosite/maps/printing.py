@@ -63,7 +63,8 @@ TRUETYPE_FOR = {
 
 def core_text(text: str) -> str:
     """``text`` in characters the PDF standard fonts can show (Windows-1252): a few symbols spelled in
-    ASCII (:data:`ASCII_FOR`), accents kept where 1252 has them, else dropped, anything else ``?``."""
+    ASCII (:data:`ASCII_FOR`), accents kept where 1252 has them, else dropped, anything else ``?``.
+    """
     out = []
     for ch in text:
         try:
@@ -109,7 +110,8 @@ def _afm(prop: Any) -> Any:
 
 class CoreFontRenderer(RendererAgg):
     """Agg, measuring text as the PDF backend sets it in the standard fonts (same AFM metrics, same
-    arithmetic, in pixels at this renderer's dpi); what it draws is Agg's own."""
+    arithmetic, in pixels at this renderer's dpi); what it draws is Agg's own.
+    """
 
     def get_text_width_height_descent(self, s: str, prop: Any, ismath: Any) -> tuple[float, float, float]:
         """Width, height and descent of ``s`` in pixels, by the standard font's metrics."""
@@ -122,7 +124,8 @@ class CoreFontRenderer(RendererAgg):
 
 class CoreFontCanvas(FigureCanvasAgg):
     """A figure's canvas whose renderer measures text by the standard fonts' metrics (label placement
-    asks the canvas for its renderer)."""
+    asks the canvas for its renderer).
+    """
 
     def get_renderer(self) -> RendererAgg:
         """The canvas' :class:`CoreFontRenderer`, made again when the size or dpi changed."""
@@ -143,7 +146,8 @@ _aliased: set[str] = set()
 
 def _write_core_font(self: Any, filename: str) -> Any:
     """matplotlib's ``PdfFile._write_afm_font`` (3.11) with the AFM file parsed once per process, not
-    once per PDF (0.03 s a font a PDF); the PDF written is the same."""
+    once per PDF (0.03 s a font a PDF); the PDF written is the same.
+    """
     from matplotlib.backends._backend_pdf_ps import _cached_get_afm_from_fname
     from matplotlib.backends.backend_pdf import Name
 
@@ -172,7 +176,8 @@ def alias_core_fonts() -> None:
     installed), for the glyph outlines it draws as label halos; once per process. Where none is
     installed matplotlib falls back to its own DejaVu Sans, as before. Also quiets matplotlib's notice
     that Helvetica's normal weight is its Medium, and has the PDF writer parse each AFM file once
-    (:func:`_write_core_font`)."""
+    (:func:`_write_core_font`).
+    """
     from matplotlib import font_manager
 
     if not _aliased:  # the standard fonts' AFM files say "Medium" where a text asks "normal": the same face
@@ -199,7 +204,8 @@ def alias_core_fonts() -> None:
 class PngWriter:
     """PNG previews encoded on one background thread while the next sheet is drawn (Pillow's encoder
     releases the GIL, so the zlib work runs beside matplotlib's on a second core). A context manager:
-    leaving it waits for every file and raises the first error."""
+    leaving it waits for every file and raises the first error.
+    """
 
     def __init__(self) -> None:
         from concurrent.futures import ThreadPoolExecutor
@@ -234,7 +240,8 @@ def _write_png(image: Any, png: Path, dpi: int) -> None:
 def preview_png(pdf: Path, png: Path, dpi: int, fig: Any, writer: PngWriter | None = None) -> Path:
     """The PNG preview of a one-page ``pdf`` at ``dpi`` (dots per inch): the PDF rasterised by PDFium
     (pypdfium2) on white, encoded by ``writer`` when given (the file is complete when the writer is
-    closed), else here; without pypdfium2, ``fig`` drawn again by Agg."""
+    closed), else here; without pypdfium2, ``fig`` drawn again by Agg.
+    """
     try:
         import pypdfium2 as pdfium
     except ImportError:

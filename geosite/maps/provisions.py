@@ -200,7 +200,8 @@ def _declared(ctx: MapContext, key: str) -> str | None:
 
 def maintenance_text(ctx: MapContext, practices: set[str]) -> list[str]:
     """(e): the permit's inspection frequency, then the plan's maintenance provisions or geosite's
-    defaults for the ``practices`` on the plan (profile ``[maintenance]`` keys), each cited."""
+    defaults for the ``practices`` on the plan (profile ``[maintenance]`` keys), each cited.
+    """
     p = ctx.profile
     days, rain = p.value("permit", "inspect_every_days"), p.value("permit", "inspect_rain_in")
     hours = p.value("permit", "inspect_after_rain_hours")

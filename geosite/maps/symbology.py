@@ -299,7 +299,8 @@ _SUBMITTED_POINTS: dict[str, str] = {"inlet_protection": "D", "sediment_basin": 
 def submitted_style(bmp_type: str, kind: str) -> Style:
     """The symbol of a submitted BMP of ``bmp_type`` drawn as ``kind`` (polygon, line or point): the
     practice's own symbol (a fence's x, a basin's hatch, a pad's stone) in :data:`SUBMITTED` green, so the
-    map and its legend swatch are the same thing."""
+    map and its legend swatch are the same thing.
+    """
     words = bmp_type.replace("_", " ")
     label = f"Submitted {words} (label: name or type)"
     if kind == "line":

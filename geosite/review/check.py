@@ -68,7 +68,8 @@ CROSS_CHECKS = frozenset({"declared_disturbed_area", "plan_type_submitted", "dec
 class CheckResult:
     """What ``check_submission`` found: the findings (numbered F1...), the analysis it reran, what was
     declared, and the review schedule (None, with ``schedule_note`` saying why, when it could not be
-    built)."""
+    built).
+    """
 
     site: Site
     analysis: AnalysisResult
@@ -93,7 +94,8 @@ class CheckResult:
     @property
     def open_questions(self) -> list[ReviewFinding]:
         """Findings not assessed where the chapter applies or may: a requirement the plan's data cannot settle
-        (none where the chapter does not apply: nothing is required there)."""
+        (none where the chapter does not apply: nothing is required there).
+        """
         if self.analysis.evaluation.applies is False:
             return []
         return [f for f in self.findings if f.status == "not_assessed" and f.rule not in CROSS_CHECKS]
@@ -101,7 +103,8 @@ class CheckResult:
     @property
     def verdict(self) -> str:
         """``fail`` (a finding fails), ``incomplete`` (nothing fails, but a requirement that applies, or may,
-        could not be assessed: never a pass), ``inspector_decision`` or ``pass``."""
+        could not be assessed: never a pass), ``inspector_decision`` or ``pass``.
+        """
         if self.failed:
             return "fail"
         if self.open_questions:
@@ -190,7 +193,8 @@ def check_submission(
     """Check the submission in ``folder``. Raises :class:`geosite.errors.InputError` on bad input.
 
     ``jurisdiction`` is the inspector's (a profile name or file); site.toml's may only name an installed
-    profile. ``limits``: :class:`geosite.io.limits.Limits` for reading the submission."""
+    profile. ``limits``: :class:`geosite.io.limits.Limits` for reading the submission.
+    """
     from geosite.pipeline import analyze
     from geosite.site import load_site
 
@@ -243,7 +247,8 @@ def check_submission(
 
 def _submission_rules(limits: Any = None) -> dict[str, Any]:
     """How a submission is loaded: its files inside its folder, its rulebook an installed profile unless
-    the inspector names another (docs/security.md)."""
+    the inspector names another (docs/security.md).
+    """
     return {"allow_outside": False, "installed_profile_only": True, "limits": limits}
 
 
@@ -434,7 +439,8 @@ def _declared_area(result: AnalysisResult, declared: Declared, plan_type: str) -
 def _declared_volume(result: AnalysisResult) -> list[ReviewFinding]:
     """A(4)-style: where a proposed-grade DEM gives a measured cut + fill beside the declared one, the larger
     decides (analyze); a declared volume under the measured one by more than the profile's
-    ``declared_volume_tolerance_pct`` fails (the plan understates its earthwork), over it is information."""
+    ``declared_volume_tolerance_pct`` fails (the plan understates its earthwork), over it is information.
+    """
     prof = result.profile
     ew = result.report.get("earthwork") or {}
     declared, measured = ew.get("declared_cut_fill_cy"), ew.get("cut_fill_cy")
@@ -561,7 +567,8 @@ _SETTLE = {
 
 def _fence_finding(f, result: AnalysisResult) -> ReviewFinding:
     """The controls stage's submitted-fence finding, with its gaps (measured along the required
-    lines, see geosite.controls.submitted.gaps_along) as the geometry."""
+    lines, see geosite.controls.submitted.gaps_along) as the geometry.
+    """
     gaps = result.layers.get("fence_gaps")
     ok = f.status == "pass"
     vals = dict(f.values or {})
@@ -680,7 +687,8 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
 def _permit_conditions(result: AnalysisResult, declared: Declared) -> list[ReviewFinding]:
     """The conditions the chapter sets on approving the plan and issuing the permit, from the profile's
     ``[permit]`` ``surety`` (D(2)) and ``building_permit_hold`` (Grantsburg C(3)): information for the
-    inspector, passed when the submission declares the surety that is required."""
+    inspector, passed when the submission declares the surety that is required.
+    """
     prof = result.profile
     out = []
     s = prof.entry("permit", "surety")
@@ -742,7 +750,8 @@ def write_check_outputs(
     result: CheckResult, out: Path, overwrite: bool = False, html: bool = True
 ) -> list[Path]:
     """findings.json, findings.md, findings.gpkg (layers ``findings`` and context) and report.html,
-    written atomically into ``out``."""
+    written atomically into ``out``.
+    """
     from geosite.io.output import atomic_dir, write_json
 
     names = ["findings.json", "findings.md", "findings.gpkg"] + (["report.html"] if html else [])
@@ -764,7 +773,8 @@ def write_check_outputs(
 
 def _write_findings_gpkg(path: Path, layers: dict[str, gpd.GeoDataFrame]) -> None:
     """findings.gpkg (:func:`geosite.io.output.write_findings_gpkg`): the findings by geometry type, those
-    without a place in the table ``findings``, the context layers styled as on the sheets."""
+    without a place in the table ``findings``, the context layers styled as on the sheets.
+    """
     from geosite.io.output import write_findings_gpkg
     from geosite.io.qgis_styles import layer_rules
     from geosite.pipeline import sheet_styles

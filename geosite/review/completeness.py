@@ -277,7 +277,8 @@ def _dem_name(site: Site) -> str:
 
 def slopes_finding(site: Site, declared: Declared, head: str, dem_submitted: bool) -> ReviewFinding:
     """Statement B(2): slope directions before (the DEM) and after development (a proposed grade, or a
-    declared description)."""
+    declared description).
+    """
     before = (
         f"before: derived from the submitted DEM ({_dem_name(site)})"
         if dem_submitted
@@ -316,7 +317,8 @@ def slopes_finding(site: Site, declared: Declared, head: str, dem_submitted: boo
 
 def contour_interval_ft(levels_ft: list[float]) -> float | None:
     """The contour interval: the most common step between consecutive distinct levels (ties: the
-    smallest); None with fewer than two levels."""
+    smallest); None with fewer than two levels.
+    """
     lv = sorted({round(v, 2) for v in levels_ft})
     steps = [round(b - a, 2) for a, b in zip(lv, lv[1:], strict=False) if b - a > 0]
     if not steps:
@@ -436,7 +438,8 @@ def _elevation_column(
 def map_scale(path: Path, dpi: float | None) -> dict[str, Any]:
     """Scale and footprint of a georeferenced GeoTIFF map: pixel size (ft) x print dpi = ft per inch.
     ``dpi`` defaults to the TIFF resolution tags. Keys: ft_per_in (None without a dpi), dpi, pixel_ft,
-    bounds, crs."""
+    bounds, crs.
+    """
     import rasterio
 
     from geosite.units import feet_per_crs_unit

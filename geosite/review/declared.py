@@ -107,7 +107,8 @@ FILE_SUFFIXES = (".pdf", ".tif", ".tiff", ".png", ".jpg", ".dxf", ".dwg", ".gpkg
 def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dict[str, Any]]:
     """The ``[declared]`` table of ``folder/site.toml`` (and the whole parsed TOML). Files it names
     (``submitted_map``, a ``final_conditions`` file) must lie inside the folder: a path leaving it is
-    refused without looking at what it points to."""
+    refused without looking at what it points to.
+    """
     from geosite.site import read_site_toml
 
     root = Path(folder)
@@ -164,7 +165,8 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
 
 def _submitted_map(d: dict[str, Any], root: Path, where: str, problems: list[str]) -> Path | None:
     """The declared ``submitted_map``: a file inside the folder, of a format geosite reads (None when
-    absent, or with a problem)."""
+    absent, or with a problem).
+    """
     from geosite.io.untrusted import inside, raster_format, regular_file
 
     smap = None

@@ -1,6 +1,7 @@
 """Review findings: a :class:`~geosite.rules.engine.Finding` plus what was required, what was submitted,
 what data would settle it, and the geometry of the problem (site CRS); and their outputs
-(``findings.json``, ``findings.md``, the ``findings`` layer of ``findings.gpkg``)."""
+(``findings.json``, ``findings.md``, the ``findings`` layer of ``findings.gpkg``).
+"""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 
 def where_text(geom: BaseGeometry, crs: Any) -> str:
     """Where a finding is, for a person: a point on its geometry as easting and northing in the site
-    CRS's unit with the CRS's name, ``E 153,433 ft, N 151,981 ft (NAD83(2011) / WISCRS Burnett (ftUS))``."""
+    CRS's unit with the CRS's name, ``E 153,433 ft, N 151,981 ft (NAD83(2011) / WISCRS Burnett (ftUS))``.
+    """
     from pyproj import CRS
 
     p = geom.representative_point()
@@ -72,7 +74,8 @@ def md(text: Any) -> str:
     a link, code, a table, an entity or HTML inside a line (``<``, ``*``, ``[``, ``&``, a backtick...)
     backslash-escaped (CommonMark renders the character itself). Every text of findings.md goes through here:
     much of it comes from the
-    submission (names, ids, declared texts)."""
+    submission (names, ids, declared texts).
+    """
     one_line = re.sub(r"[\r\n\u2028\u2029]+", " ", "" if text is None else str(text))
     return _MD_SPECIAL.sub(r"\\\1", one_line)
 
@@ -106,7 +109,8 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
 
 def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> str:
     """findings.md: the verdict, the review deadline (when known), then findings grouped by section.
-    Every text is escaped (:func:`md`)."""
+    Every text is escaped (:func:`md`).
+    """
     out = _summary_lines(summary)
     out.append("")
     failed = [f for f in findings if f.status == "fail"]

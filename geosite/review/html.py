@@ -81,7 +81,8 @@ def _static(name: str) -> str:
 
 def json_for_html(data: Any) -> str:
     """JSON safe inside a ``<script type="application/json">`` block: ``<``, ``>``, ``&``, U+2028 and
-    U+2029 escaped, so no value can close the block or open a comment."""
+    U+2029 escaped, so no value can close the block or open a comment.
+    """
     from geosite.io.output import finite
 
     text = json.dumps(finite(data), default=str, allow_nan=False)
@@ -161,7 +162,8 @@ def _layer(gdf, crs, tol: float, label: str, attrs: tuple[str, ...] = (), *, nam
 
 def page_data(result) -> dict[str, Any]:
     """The JSON the page draws: context layers and findings, in EPSG:4326 (geometry simplified for
-    drawing, see :data:`DRAW_TOLERANCE_FRACTION`)."""
+    drawing, see :data:`DRAW_TOLERANCE_FRACTION`).
+    """
     crs = result.site.crs
     tol = _draw_tolerance(result)
     ctx = _context_layers(result, crs, tol)
@@ -203,7 +205,8 @@ def page_data(result) -> dict[str, Any]:
 
 def _context_layers(result: Any, crs: Any, tol: float) -> dict[str, Any]:
     """The page's context layers (site boundary, contours, disturbed area, fences, the site's layers and
-    its BMPs), each as GeoJSON in EPSG:4326 drawn within ``tol`` (site CRS units)."""
+    its BMPs), each as GeoJSON in EPSG:4326 drawn within ``tol`` (site CRS units).
+    """
     ctx: dict[str, Any] = {}
     ctx["site boundary"] = _layer(
         result.site.layers["site_boundary"],
@@ -270,7 +273,8 @@ def _e(v: Any) -> str:
 
 def _failures(findings: list[dict[str, Any]]) -> str:
     """The box at the top: every failed finding, then every one left to the inspector's decision, each
-    with its citation and message, linked to its entry."""
+    with its citation and message, linked to its entry.
+    """
 
     def rows(items: list[dict[str, Any]]) -> str:
         return "".join(

@@ -113,7 +113,8 @@ def check_submission_sandboxed(
 
 def _absolute(jurisdiction: str | None) -> str | None:
     """The inspector's profile file as an absolute path (the child works in a folder of its own); a
-    profile name unchanged."""
+    profile name unchanged.
+    """
     if jurisdiction and jurisdiction.endswith(".toml") and not Path(jurisdiction).is_absolute():
         return str(Path.cwd() / jurisdiction)
     return jurisdiction
@@ -208,7 +209,8 @@ def memory_limit(limits: Limits) -> int:
 
 def child_env(work: Path) -> dict[str, str]:
     """The child's environment: the parent's, this package first on the path, GDAL offline, caches and
-    temporary files in ``work``."""
+    temporary files in ``work``.
+    """
     env = dict(os.environ)
     env.update(CHILD_ENV)
     here = str(Path(__file__).resolve().parents[2])
@@ -220,7 +222,8 @@ def child_env(work: Path) -> dict[str, str]:
 
 def _unpack(payload: dict[str, Any], staged: Staged, shown: Path) -> CheckResult:
     """The child's CheckResult with the staged files recorded, or its error raised; its warnings
-    re-emitted."""
+    re-emitted.
+    """
     for category, message in payload.get("warnings", []):
         cls = getattr(errors, str(category), None)
         if not (isinstance(cls, type) and issubclass(cls, Warning)):
@@ -246,7 +249,8 @@ def _unpack(payload: dict[str, Any], staged: Staged, shown: Path) -> CheckResult
 
 def printable(text: str) -> str:
     """``text`` with control characters (a terminal escape planted in a layer or CRS name) written as
-    ``\\xNN``; line breaks and tabs kept."""
+    ``\\xNN``; line breaks and tabs kept.
+    """
     return "".join(
         c if c in "\n\t" or (ord(c) >= 32 and not 127 <= ord(c) < 160) else f"\\x{ord(c):02x}" for c in text
     )
@@ -353,7 +357,8 @@ def safe_loads(data: bytes) -> Any:
 
 def _remap(obj: Any, old: str, new: str, seen: set[int], depth: int = 0) -> Any:
     """``obj`` with the staged folder's path ``old`` written as the submission's ``new`` in every text and
-    path of the dicts, lists, tuples and dataclasses it holds (frames and arrays are left alone)."""
+    path of the dicts, lists, tuples and dataclasses it holds (frames and arrays are left alone).
+    """
     if isinstance(obj, str):
         if old not in obj:
             return obj
@@ -387,7 +392,8 @@ def _remap(obj: Any, old: str, new: str, seen: set[int], depth: int = 0) -> Any:
 
 def _isolate(request: dict[str, Any]) -> dict[str, Any]:
     """Cut the network, bound memory and CPU, prune GDAL's drivers, install the file policy. Returns
-    the record of what held."""
+    the record of what held.
+    """
     from geosite.io import isolate
 
     if not isolate.die_with_parent():
@@ -449,7 +455,8 @@ SYSTEM_READS = (
 def _restrict_files(request: dict[str, Any]) -> tuple[bool, str]:
     """Landlock the child: read only Python, its packages, GDAL's and PROJ's data, the staged submission
     and the inspector's own files; write only its private working folder. Skipped (and said so) when
-    the inspector's ``--dem`` is a VRT, whose sources may lie anywhere."""
+    the inspector's ``--dem`` is a VRT, whose sources may lie anywhere.
+    """
     from geosite.io import isolate
 
     if _inspector_vrt(request.get("dem")):
@@ -480,7 +487,8 @@ def _restrict_files(request: dict[str, Any]) -> tuple[bool, str]:
 
 def _inspector_vrt(dem: str | None) -> bool:
     """Whether the inspector's own ``--dem`` (trusted, read where it lies) is a VRT, which then keeps GDAL's
-    VRT driver (a submission's DEM is still read as a GeoTIFF only)."""
+    VRT driver (a submission's DEM is still read as a GeoTIFF only).
+    """
     if not dem:
         return False
     try:
@@ -544,7 +552,8 @@ def _child_check(request: dict[str, Any]) -> dict[str, Any]:
 
 def child_main(tmp: str) -> int:
     """The child: ``python -m geosite.review.sandbox TMP`` (TMP holds request.pickle, written by the
-    parent)."""
+    parent).
+    """
     folder = Path(tmp)
     request = pickle.loads((folder / "request.pickle").read_bytes())  # the parent's own data
     record = _isolate(request)  # from here: no network, bounded, only allowlisted drivers and files

@@ -57,7 +57,8 @@ class Finding:
     decided); ``requirement`` (what the chapter requires), ``submitted`` (what the plan shows), ``settle``
     (for ``not_assessed``, the data that would settle it), ``geometry`` (where the problem is, site CRS;
     None when it has no place), ``layer``/``feature_ids`` (the features concerned), ``source`` (``analyze``:
-    a measurement, ``check``: the review of a submission) and ``id`` (F1, F2 ... in a review)."""
+    a measurement, ``check``: the review of a submission) and ``id`` (F1, F2 ... in a review).
+    """
 
     rule: str
     citation: str
@@ -107,7 +108,8 @@ class Gate:
     """Where the chapter applies: ``applies`` (the chapter at all: its applicability triggers and
     exemptions; None when not decided) and ``scopes``, the profile's ``[gates]`` (Grantsburg "b6":
     B(6)(a)-(e) apply only where runoff leaves the site), each a :class:`Trigger`. Computed once per
-    site (:func:`site_gate`) and read by every stage."""
+    site (:func:`site_gate`) and read by every stage.
+    """
 
     applies: bool | None
     triggers: list[Trigger]
@@ -151,7 +153,8 @@ class Gate:
     def apply(self, finding: Any, scope: str | None = None) -> Any:
         """``finding`` (a :class:`Finding` or anything with ``status`` and ``message``) as the gate allows:
         unchanged where ``scope`` applies; information ("shown for reference") where it does not; a
-        would-be fail or decision ``not_assessed`` where that is not decided. Returns the finding."""
+        would-be fail or decision ``not_assessed`` where that is not decided. Returns the finding.
+        """
         state = self.open(scope)
         if state is True:
             return finding
@@ -185,7 +188,8 @@ class Gate:
 class Evaluation:
     """The rules' verdict on a site: whether the chapter applies (None: not decided), the triggers and
     exemptions behind it, the plan type ('full', 'statement', 'both' or None) and why, the findings, and
-    the :class:`Gate` they were judged under."""
+    the :class:`Gate` they were judged under.
+    """
 
     applies: bool | None
     triggers: list[Trigger]
@@ -206,7 +210,8 @@ class Decision:
     the alternative requirement when it applies too, so the plan may satisfy either (B(6)(c)'s "either [1]
     and [2] or [1] and [3]"); ``required`` is then True only for the pair, not each alone. For a requirement
     written ``for_each`` feature, ``applies`` is the gate's; each feature's conditions are decided by
-    :func:`feature_applies`."""
+    :func:`feature_applies`.
+    """
 
     requirement: Requirement
     applies: bool | None
@@ -306,7 +311,8 @@ def site_gate(profile: Profile | str, measurements: Any) -> Gate:
     """The gate of ``profile`` for these measurements: whether the chapter applies (its applicability
     triggers, combined as the profile says, and its exemptions: an exemption met closes the chapter
     whatever the triggers say) and each of its ``[gates]`` scopes. Compute it once per site, after
-    the measurements the triggers read (terrain, hydrology) and before anything is judged."""
+    the measurements the triggers read (terrain, hydrology) and before anything is judged.
+    """
     if not isinstance(profile, Profile):
         profile = load_profile(profile)
     m = _mapping(measurements)
@@ -395,7 +401,8 @@ def evaluate(
 
 def decide(profile: Profile, measurements: Any, gate: Gate | None = None) -> dict[str, Decision]:
     """Each requirement of ``profile`` decided once for these measurements: whether it applies (the gate
-    and its conditions) and whether its alternative applies too. Keyed by requirement id."""
+    and its conditions) and whether its alternative applies too. Keyed by requirement id.
+    """
     m = _mapping(measurements)
     g = gate if gate is not None else site_gate(profile, m)
     out: dict[str, Decision] = {}
@@ -423,7 +430,8 @@ def decide(profile: Profile, measurements: Any, gate: Gate | None = None) -> dic
 def feature_applies(profile: Profile, q: Requirement, values: Mapping[str, Any]) -> Trigger | None:
     """Whether requirement ``q`` (written ``for_each`` feature) applies to one feature whose measures are
     ``values`` (``{"days": 31, ...}``): a Trigger saying so and why, or None when it has no conditions
-    (it applies to every feature)."""
+    (it applies to every feature).
+    """
     if not q.conditions:
         return None
     conds = [_condition(profile, c, values, q.section) for c in q.conditions]
@@ -473,7 +481,8 @@ def _not_specified_finding(profile: Profile, item: Mapping[str, Any]) -> Finding
 
 def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
     """The plan type ('full', 'statement', 'both' or None) the profile's ``[plan_type]`` gives for
-    the measurements, and why."""
+    the measurements, and why.
+    """
     pt = profile.data.get("plan_type")
     if not pt:
         return None, (
@@ -563,7 +572,8 @@ def _plan_type_finding(profile: Profile, plan_type: str | None, message: str) ->
 
 def _requirement_finding(profile: Profile, d: Decision, g: Gate, decisions: dict[str, Decision]) -> Finding:
     """The finding that says whether requirement ``d`` is required here and why (the plan is held against
-    it by the controls stage and ``check``)."""
+    it by the controls stage and ``check``).
+    """
     q = d.requirement
     section = profile.section_name(q.section)
     values = {c.rule: c.value for c in d.conditions}

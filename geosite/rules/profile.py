@@ -25,7 +25,8 @@ class Requirement:
     (``gate``, ``conditions`` combined by ``combine``, ``for_each`` feature of a layer), what satisfies it
     (``practice`` with ``params``, a plan ``provision``, or for a ``flag`` nothing: the official decides), its
     citation, section and reading, and the ``alternative`` requirement whose practice satisfies it too where
-    that one applies as well (B(6)(c)'s "either [1] and [2] or [1] and [3]")."""
+    that one applies as well (B(6)(c)'s "either [1] and [2] or [1] and [3]").
+    """
 
     id: str
     kind: str
@@ -115,14 +116,16 @@ class Profile:
 
     def practice(self, name: str) -> Requirement | None:
         """The requirement placed by practice ``name`` (its citation, section, gate, wording and
-        parameters); None when the chapter does not ask for it."""
+        parameters); None when the chapter does not ask for it.
+        """
         return next((q for q in self.requirements if q.practice == name), None)
 
     def days_of(self, practice: str) -> dict[str, Any] | None:
         """The days of a requirement written with them, as an entry (value, citation, section): its
         ``params.days`` (Grantsburg B(6)(c)[1]'s 7), else the threshold of its ``days`` condition (B(6)(e)'s
         30);
-        None when the chapter does not ask for the practice."""
+        None when the chapter does not ask for the practice.
+        """
         q = self.practice(practice)
         if q is None:
             return None
@@ -133,7 +136,8 @@ class Profile:
 
     def control(self, key: str) -> Any:
         """A ``[controls]`` number a practice needs: an error naming the profile when it is missing
-        (Handbook and method numbers are profile data, never code defaults)."""
+        (Handbook and method numbers are profile data, never code defaults).
+        """
         value = self.value("controls", key)
         if value is None:
             raise ProfileError(
@@ -149,7 +153,8 @@ class Profile:
     @property
     def official(self) -> str:
         """The title of the official the chapter names (who reviews plans and decides what it leaves to
-        judgement)."""
+        judgement).
+        """
         return str(self.data["jurisdiction"].get("official", "the official the chapter names"))
 
     @property
@@ -158,7 +163,8 @@ class Profile:
 
     def map_items(self) -> list[tuple[str, str, tuple[str, ...]]]:
         """The existing site map's lettered items: (letter, label, layers drawn for it), from the full plan's
-        ``[[plan_content.full]]`` items that carry ``map_layers``."""
+        ``[[plan_content.full]]`` items that carry ``map_layers``.
+        """
         out = []
         for item in self.data.get("plan_content", {}).get("full", []):
             if item.get("map_layers"):
@@ -181,7 +187,8 @@ def load_profile(name_or_path: str | Path, *, installed_only: bool = False) -> P
     """Load a bundled profile by name, or a profile TOML by path. Unknown names list the known ones.
 
     ``installed_only``: only a bundled profile's name (as a submission's site.toml may give); a path, or
-    a name that is not one of :func:`available_profiles`, is a :class:`~geosite.errors.ProfileError`."""
+    a name that is not one of :func:`available_profiles`, is a :class:`~geosite.errors.ProfileError`.
+    """
     import hashlib
 
     text = str(name_or_path)

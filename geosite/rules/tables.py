@@ -1,5 +1,6 @@
 """A profile's requirements as rows of text: what ``geosite profile show`` prints and ``docs/rules.md``'s
-tables are generated from (scripts/make_rules_doc.py), so the docs cannot drift from the profiles."""
+tables are generated from (scripts/make_rules_doc.py), so the docs cannot drift from the profiles.
+"""
 
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ def _by(q: Any) -> str:
 
 def requirement_rows(profile: Profile) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """(header, rows): one row per requirement and per topic the chapter does not specify (or that was not
-    read)."""
+    read).
+    """
     rows: list[tuple[str, ...]] = [
         (f"{q.id}: {q.requires}", profile.cite(q.citation, q.section), _where(profile, q), _by(q), q.reading)
         for q in profile.requirements

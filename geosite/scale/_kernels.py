@@ -15,7 +15,8 @@ def tile_stats(
 ) -> tuple[int, float, np.ndarray]:
     """Valid cells, steepest slope, cells at or above each threshold (``thresholds`` already lowered
     by the tolerance) of the slope tile ``s``; with ``want_mask``, ``mask`` gets the number of
-    thresholds met (``nodata`` where the slope is NaN)."""
+    thresholds met (``nodata`` where the slope is NaN).
+    """
     valid = ~np.isnan(s)
     n = int(np.count_nonzero(valid))
     top = float(np.max(s, where=valid, initial=-np.inf))

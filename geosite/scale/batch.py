@@ -278,7 +278,8 @@ def _verdict_from_existing(row: dict[str, Any], final: Path) -> None:
 def _publish(src: Path, final: Path, digest: str, staging: Path, overwrite: bool = False) -> str:
     """Move the finished folder ``src`` to ``final``. Returns "written" or "kept" (an identical result,
     from an earlier attempt of the same task, was already there). An existing ``final`` is replaced
-    (atomically: geosite.io.output.swap_in) only when geosite wrote it, or with ``overwrite``."""
+    (atomically: geosite.io.output.swap_in) only when geosite wrote it, or with ``overwrite``.
+    """
     from geosite.io.output import geosite_wrote, swap_in
 
     try:
@@ -320,7 +321,8 @@ def process_site(
 
 def _in_child(site_dir: str | Path, out: str | Path, options: BatchOptions) -> dict[str, Any]:
     """:func:`process_site` in a child Python process of its own session, killed with everything it
-    started when ``options.timeout_s`` passes (a stuck read, a runaway site); the row then says so."""
+    started when ``options.timeout_s`` passes (a stuck read, a runaway site); the row then says so.
+    """
     import pickle
     import signal
     import subprocess
@@ -446,7 +448,8 @@ def _write_site(
     options: BatchOptions,
 ) -> str:
     """The site's outputs (and its check's) written to a staging folder, marked with its inputs' digest,
-    then published as ``final``; the check's verdict set on ``row``. Returns what :func:`_publish` did."""
+    then published as ``final``; the check's verdict set on ``row``. Returns what :func:`_publish` did.
+    """
     from geosite.io.output import write_manifest
     from geosite.pipeline import write_outputs
 
@@ -478,7 +481,8 @@ def local_worker_env(n_workers: int) -> dict[str, str]:
     """Environment of local worker processes: the CPUs shared out between them, so n workers each
     running their threaded stencils on every CPU do not oversubscribe the machine (measured with
     numba's parallel kernels: 2 workers x 2 threads on 2 CPUs ran each site 2-3x slower than one
-    process)."""
+    process).
+    """
     per = max((os.cpu_count() or 1) // max(n_workers, 1), 1)
     return {"NUMBA_NUM_THREADS": str(per), "OMP_NUM_THREADS": str(per)}
 
@@ -489,7 +493,8 @@ def local_cluster(n_workers: int) -> Any:
     at once (worker-saturation inf: sites are short, and a worker waiting for its next task between
     sites cost 10 % of the throughput; work stealing still balances, and a dead worker's queue is
     rescheduled). The workers' statistical profiler (a thread taking the GIL every 10 ms to sample the
-    running site) is off: a batch does not show Dask's dashboard."""
+    running site) is off: a batch does not show Dask's dashboard.
+    """
     import dask
     from distributed import LocalCluster
 
@@ -570,7 +575,8 @@ def run_batch(
 
 def _connect(scheduler: str | None, workers: int) -> tuple[Any, Any]:
     """(a Dask client, the local cluster it runs on or None): at ``scheduler``, else a local cluster of
-    ``workers`` processes."""
+    ``workers`` processes.
+    """
     from distributed import Client
 
     if scheduler:
@@ -674,7 +680,8 @@ def _write_record(out: Path, shas: dict[str, Any]) -> None:
 def check_summaries(out: Path) -> None:
     """Refuse (:class:`~geosite.errors.OutputError`) a batch whose OUT holds a summary.csv or
     summary.gpkg geosite did not write, or that changed since (its SHA-256 is not the one recorded in
-    :data:`SUMMARY_RECORD` when batch wrote it): batch replaces only its own summaries."""
+    :data:`SUMMARY_RECORD` when batch wrote it): batch replaces only its own summaries.
+    """
     from geosite.errors import OutputError
     from geosite.io.output import file_sha256
 
@@ -700,7 +707,8 @@ def check_summaries(out: Path) -> None:
 def write_summary(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
     """summary.csv (every row) and summary.gpkg (layer ``sites``: the rows with a site boundary, in
     the sites' common CRS, or EPSG:4326 when they differ), each replaced atomically, their SHA-256
-    recorded in :data:`SUMMARY_RECORD` (so the next batch knows them for its own)."""
+    recorded in :data:`SUMMARY_RECORD` (so the next batch knows them for its own).
+    """
     import geopandas as gpd
     import pandas as pd
     import shapely

@@ -277,7 +277,8 @@ def _check_screening(
 @contextmanager
 def _open_north_up(path: Path) -> Iterator[tuple[Any, float]]:
     """The DEM at ``path`` open (rasterio), and feet per unit of its CRS; refused (CRSError and kin)
-    without a CRS or when not north-up."""
+    without a CRS or when not north-up.
+    """
     import rasterio
     from pyproj import CRS
 
@@ -329,7 +330,8 @@ def _run_tiles(
 ) -> Iterator[dict[str, Any]]:
     """Tile results in window order (here, ``threads`` tiles in flight on a thread pool), or in
     completion order from a Dask cluster with at most 2 per worker in flight: either way memory stays
-    bounded however many tiles there are."""
+    bounded however many tiles there are.
+    """
     bar = None
     if progress:
         from tqdm import tqdm
@@ -394,7 +396,8 @@ def _take(it: Iterator[Any], n: int) -> list[Any]:
 
 def _tiles_on_one_grid(tiles: Sequence[str | Path]) -> list[tuple]:
     """Each tile's (path, transform, width, height, CRS, dtype, nodata, block shape); InputError when
-    there is none or one is not on the first's grid."""
+    there is none or one is not on the first's grid.
+    """
     import rasterio
 
     from geosite.errors import InputError
@@ -419,7 +422,8 @@ def _tiles_on_one_grid(tiles: Sequence[str | Path]) -> list[tuple]:
 def build_vrt(tiles: Sequence[str | Path], vrt_path: str | Path) -> Path:
     """A VRT mosaic of single-band GeoTIFF tiles on one grid (same CRS, cell size, dtype, nodata),
     written as XML (no GDAL command-line tools needed); source paths relative to the VRT when they
-    can be."""
+    can be.
+    """
     import xml.etree.ElementTree as ET
 
     vrt_path = Path(vrt_path)

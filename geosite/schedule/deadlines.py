@@ -1,6 +1,7 @@
 """Dated obligations, each with the citation it comes from: the review decision, the permit's expiry and
 extensions, the permittee's notices, enforcement periods, and when disturbed ground and stockpiles
-must be stabilized. Counting follows :mod:`geosite.schedule.calendar`."""
+must be stabilized. Counting follows :mod:`geosite.schedule.calendar`.
+"""
 
 from __future__ import annotations
 
@@ -269,7 +270,8 @@ def enforcement_deadlines(
     """After a notice of violation / stop-work order: the time to comply; where work goes on without a
     permit, the time to cease after the notice (Grantsburg Enforcement C: 24 hours, else the Building
     Inspector may seek a cease and desist order); after a notice of intent: when the village may start the
-    work itself. Empty when the chapter says nothing (Belgium)."""
+    work itself. Empty when the chapter says nothing (Belgium).
+    """
     cal = calendar or holiday_calendar(profile)
     out = []
     if notice is not None:
@@ -320,7 +322,8 @@ def enforcement_deadlines(
 def permit_conditions(profile: Profile, issued: dt.date | None = None) -> list[str]:
     """The conditions the chapter sets on issuing the permit, in words with their citations: the surety
     (``[permit] surety``: Grantsburg D(2) "shall", Belgium D(2) "may") and the hold on building permits
-    (``[permit] building_permit_hold``: Grantsburg C(3)); [] when the chapter sets none."""
+    (``[permit] building_permit_hold``: Grantsburg C(3)); [] when the chapter sets none.
+    """
     out = []
     s = dated_entry(profile, "permit", "surety")
     if s is not None:

@@ -112,7 +112,8 @@ def inspection_schedule(
 ) -> list[Inspection]:
     """Inspections from ``start`` to ``end``: every ``inspect_every_days`` after the start, and the day after
     each day with ``inspect_rain_in`` or more of rain (within 24 hours after the rain, Wis. Admin. Code
-    ch. NR 216; the chapter says "after each rain"). Same-day inspections are merged, reasons kept."""
+    ch. NR 216; the chapter says "after each rain"). Same-day inspections are merged, reasons kept.
+    """
     if end < start:
         raise InputError(f"inspection schedule: end {end} is before start {start}")
     every = dated_entry(profile, "permit", "inspect_every_days")

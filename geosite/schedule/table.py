@@ -1,5 +1,6 @@
 """The schedule table: everything dated for one site (:func:`build_schedule` -> :class:`Schedule`), as
-text, Markdown or JSON-ready rows, and the counting rules in words."""
+text, Markdown or JSON-ready rows, and the counting rules in words.
+"""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 class Schedule:
     """Everything dated for one site: deadlines (review, permit, notices, stabilization, enforcement),
     inspections, the conditions of issuing the permit (surety, building permit hold), and notes (rules
-    without a date yet, things not specified, inputs missing)."""
+    without a date yet, things not specified, inputs missing).
+    """
 
     site: str
     jurisdiction: str
@@ -176,7 +178,8 @@ def counting_rules(profile: Profile, calendar: HolidayCalendar | None = None) ->
 
 def plan_type_of(site: Any, profile: Profile) -> str | None:
     """'full', 'statement', 'both' or None, from the disturbed area and the profile's ``[plan_type]``
-    (the rules engine's own decision, thresholds compared the same way)."""
+    (the rules engine's own decision, thresholds compared the same way).
+    """
     from geosite.rules import plan_type
     from geosite.units import SQFT_PER_ACRE
 

@@ -231,7 +231,8 @@ def _dem_paths(
     notes: list[Any],
 ) -> tuple[Path | None, Path | None, Any, Path | None]:
     """The DEM (the caller's ``dem``, else site.toml's [dem] path), the folder it must stay in, its
-    vertical unit, and the proposed-grade DEM."""
+    vertical unit, and the proposed-grade DEM.
+    """
     vu = None
     dem_root = None if allow_outside else root
     if dem:
@@ -292,7 +293,8 @@ def _check_plausible(site: Site, profile: Any, notes: list[str]) -> None:
 
 def read_site_toml(root: Path, limits: Limits | None = None) -> tuple[dict[str, Any], Path]:
     """``root/site.toml`` parsed: a regular file inside the folder, within ``limits.max_toml_bytes``,
-    valid UTF-8 TOML. Returns (the table, its path)."""
+    valid UTF-8 TOML. Returns (the table, its path).
+    """
     limits = limits or Limits()
     toml_path = root / "site.toml"
     if not toml_path.exists() and not toml_path.is_symlink():
@@ -342,7 +344,8 @@ def _text(
 def _settings(conf: dict[str, Any], where: Path, problems: list[str]) -> dict[str, Any]:
     """The site's own settings: map_margin_ft (a finite number of feet from 0 to 5,000), and for the
     sheets' title block ``[preparer]`` (name, firm, address, phone), ``[[revisions]]`` (no, date,
-    description) and ``[dem] vertical_datum``, all texts."""
+    description) and ``[dem] vertical_datum``, all texts.
+    """
     out: dict[str, Any] = {}
     if "map_margin_ft" in conf:
         v = conf["map_margin_ft"]
@@ -394,7 +397,8 @@ def _site_file(
     problems: list[str],
 ) -> Path | None:
     """The file site.toml names at ``table[key]``: inside the folder (or, with ``allow_outside``, any
-    local path), or None with a problem appended. Absent: None."""
+    local path), or None with a problem appended. Absent: None.
+    """
     v = table.get(key)
     if v is None or v == "":
         return None
@@ -436,7 +440,8 @@ def site_from_frames(
     make_valid: bool = False,
 ) -> Site:
     """Build a validated Site from GeoDataFrames (keyed by geosite layer name) and a DEM path or
-    :class:`~geosite.grid.Dem`."""
+    :class:`~geosite.grid.Dem`.
+    """
     from geosite.grid import Dem
     from geosite.rules import load_profile
 
@@ -592,7 +597,8 @@ def read_layers(
 
     Every path stays inside ``root`` (symbolic links resolved) unless ``allow_outside``; a file is read
     only when it is a regular file of a vector format geosite reads (geosite.io.vector.read_layer), and
-    the layers' vertices stay within ``limits``."""
+    the layers' vertices stay within ``limits``.
+    """
     r = _LayerReading(root, problems, notes, allow_outside, limits or Limits())
     names_map = conf.get("names", {}) or {}
     if not isinstance(names_map, dict) or not all(isinstance(v, str) for v in names_map.values()):
@@ -642,7 +648,8 @@ def _files_named_after_layers(root: Path) -> dict[str, str]:
 @dataclass
 class _LayerReading:
     """Reading a site folder's layers: where they may be, the limits they are read under, and the
-    problems and notes found on the way (appended)."""
+    problems and notes found on the way (appended).
+    """
 
     root: Path
     problems: list[str]
@@ -935,7 +942,8 @@ def _layer_to_site_crs(
     notes: list[Any],
 ) -> gpd.GeoDataFrame | None:
     """The layer in the site CRS (a problem when it has none and site.toml names none, or is in degrees
-    without it); None when it cannot be moved there."""
+    without it); None when it cannot be moved there.
+    """
     if gdf.crs is None:
         if target_named:
             notes.append(
@@ -980,7 +988,8 @@ def _invalid_polygons(
     notes: list[Any],
 ) -> None:
     """The ``invalid`` polygons repaired in place (``make_valid``: keeping the parts of the ``allowed``
-    geometry types), else a problem naming each."""
+    geometry types), else a problem naming each.
+    """
     geom = gdf.geometry.values
     if make_valid:
         repaired = shapely.make_valid(geom[invalid])
@@ -1004,7 +1013,8 @@ def _invalid_polygons(
 
 def _lower_columns(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     """Attribute names in lower case (shapefiles and CAD exports often say STATUS, Phase, DAYS), unless
-    two would then collide."""
+    two would then collide.
+    """
     geom = gdf.geometry.name
     names = {c: c.lower() for c in gdf.columns if c != geom and isinstance(c, str)}
     if len(set(names.values())) == len(names) and geom.lower() not in set(names.values()) - {geom}:
@@ -1038,7 +1048,8 @@ DATE_COLUMNS = ("start", "end", "stabilized", "install", "remove")
 def _parse_dates(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
     """``start`` / ``end`` / ``stabilized`` / ``install`` / ``remove`` as datetime.date or None (never NaT: a
     missing date is no date, and the measurements treat it as "active throughout"); not a date, or outside
-    :data:`DATE_RANGE`: a problem."""
+    :data:`DATE_RANGE`: a problem.
+    """
     for col in DATE_COLUMNS:
         if col not in gdf.columns:
             continue
@@ -1100,7 +1111,8 @@ FLAG_SPELLINGS = {
 def _check_flags(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
     """The layer's yes/no attributes as True, False or None (missing): the text "no" is False, never
     the true that ``bool("no")`` would give; anything else that is not a yes or a no is a problem naming
-    the ids."""
+    the ids.
+    """
 
     def flag(v: Any) -> Any:
         if v is None or (isinstance(v, float) and math.isnan(v)):
@@ -1128,7 +1140,8 @@ def _check_flags(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str
 def _check_numbers(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:
     """The layer's numeric attributes as floats, NaN where missing; text that is not a number, an
     infinity or a value below the least allowed is a problem naming the ids (never a 0 or inf that
-    decides a rule)."""
+    decides a rule).
+    """
     for col, least in NUMERIC_ATTRIBUTES.get(lname, ()):
         if col not in gdf.columns:
             continue

@@ -69,13 +69,15 @@ def length_ft(geom: BaseGeometry, ft_per_unit: float) -> float:
 
 def disturbed_geometry(site: Site) -> BaseGeometry | None:
     """Union of the disturbance polygons clipped to the site (overlaps counted once), or None
-    (:attr:`geosite.site.Site.disturbed`, computed once per site)."""
+    (:attr:`geosite.site.Site.disturbed`, computed once per site).
+    """
     return site.disturbed
 
 
 def stabilize_within_days(site: Site) -> int | None:
     """The days bare ground may stay unstabilized after work stops (the profile's ``inactive_stabilization``
-    requirement: Grantsburg B(6)(c)[1], 7), or None where the chapter does not say."""
+    requirement: Grantsburg B(6)(c)[1], 7), or None where the chapter does not say.
+    """
     prof = getattr(site, "profile", None)
     q = prof.practice("inactive_stabilization") if prof is not None else None
     return None if q is None else int(q.params.get("days", 0))
@@ -130,7 +132,8 @@ def _day(v: Any) -> dt.date | None:
 
 def undated(site: Site) -> list[Any]:
     """Ids of the disturbance polygons with no start or no end date (taken as active from the start
-    of the work, or to its end)."""
+    of the work, or to its end).
+    """
     gdf = site.layer("disturbance")
     if gdf is None:
         return []
@@ -143,7 +146,8 @@ def undated(site: Site) -> list[Any]:
 def phase_areas(site: Site) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame | None]:
     """Each phase's disturbed area: its polygons' union, on or off the parcel as A(3) measures the activity
     (sq ft, acres), first start and last end; and the same as a layer, one feature per phase. A layer
-    without ``phase`` is one phase per polygon, named by its id."""
+    without ``phase`` is one phase per polygon, named by its id.
+    """
     gdf = site.layer("disturbance")
     if gdf is None:
         return [], None

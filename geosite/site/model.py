@@ -1,6 +1,7 @@
 """The Site: a site's layers in one projected CRS, its DEM reference, its people and project facts, and
 what is derived from its layers once and kept (the site polygon, the disturbance union, their masks on
-a DEM grid). Built by :func:`geosite.site.load_site` or :func:`geosite.site.site_from_frames`."""
+a DEM grid). Built by :func:`geosite.site.load_site` or :func:`geosite.site.site_from_frames`.
+"""
 
 from __future__ import annotations
 
@@ -139,7 +140,8 @@ class Site:
         it, its polygon in the site CRS, the ``cover`` given to the polygon covering most of it). Grantsburg
         B(6)(a)'s "adjacent areas" lie outside the whole disturbed area: a polygon inside or beside another
         drains its neighbour's disturbed ground, not an adjacent area, so upslope areas and diversions are
-        measured per part. A part's id is the first of its polygons' ids."""
+        measured per part. A part's id is the first of its polygons' ids.
+        """
 
         def parts() -> list[tuple[Any, list[Any], BaseGeometry, Any]]:
             dist, whole = self.layer("disturbance"), self.disturbed
@@ -169,7 +171,8 @@ class Site:
     def mask_on(self, dem: Any, what: str) -> np.ndarray | None: ...
     def mask_on(self, dem: Any, what: str = "site") -> np.ndarray | None:
         """The cells of ``dem`` in the site (``what="site"``) or the disturbed area (``"disturbed"``), by
-        :func:`geosite.grid.rasterize`'s rule, in the DEM's CRS; None for "disturbed" without disturbance."""
+        :func:`geosite.grid.rasterize`'s rule, in the DEM's CRS; None for "disturbed" without disturbance.
+        """
         from geosite.grid import geom_to_crs, rasterize
 
         geom = {"site": lambda: self.boundary, "disturbed": lambda: self.disturbed}[what]
@@ -193,7 +196,8 @@ class Site:
 
     def map_margin_ft(self, profile: Any = None) -> float:
         """Feet around the site that the maps show and the analysis clips its layers to: site.toml's
-        ``map_margin_ft``, else ``profile``'s (default: the profile it was loaded with), else 200."""
+        ``map_margin_ft``, else ``profile``'s (default: the profile it was loaded with), else 200.
+        """
         if "map_margin_ft" in self.settings:
             return float(self.settings["map_margin_ft"])
         prof = profile if profile is not None else self.profile
@@ -210,7 +214,8 @@ class Site:
 
     def read_proposed_on(self, dem):
         """The proposed-grade DEM resampled (bilinear) onto ``dem``'s grid, heights in feet (NaN where it
-        has none), or None when the site has no proposed grade."""
+        has none), or None when the site has no proposed grade.
+        """
         import numpy as np
         from rasterio.warp import Resampling, reproject
 
@@ -241,7 +246,8 @@ class Site:
 
     def read_dem(self, margin_ft: float | None = 200.0):
         """The DEM window covering the site plus ``margin_ft`` (a :class:`~geosite.grid.Dem`; the whole
-        DEM when ``margin_ft`` is None), or None when the site has no DEM."""
+        DEM when ``margin_ft`` is None), or None when the site has no DEM.
+        """
         from geosite.grid import bounds_in
         from geosite.io.raster import raster_crs, read_dem
 

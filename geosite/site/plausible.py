@@ -30,7 +30,8 @@ _UNIT_WORDS = {VerticalUnit.US_FT: "US survey feet", VerticalUnit.FT: "feet", Ve
 class InputWarning:
     """One implausible input: what kind (``site_outside_extent``, ``dem_heights_out_of_range``), the
     message a person reads (naming the file, the layer and the problem), and the unit the heights
-    look like (``m``, ``ft``; None when not a height or no unit fits)."""
+    look like (``m``, ``ft``; None when not a height or no unit fits).
+    """
 
     kind: str
     message: str
@@ -44,7 +45,8 @@ class InputWarning:
 
 def check_site(site: Any, profile: Any) -> list[InputWarning]:
     """The implausible-input records for ``site`` under ``profile`` (empty when all is plausible or
-    the profile declares neither check)."""
+    the profile declares neither check).
+    """
     out: list[InputWarning] = []
     if profile is None:
         return out
@@ -59,7 +61,8 @@ def check_site(site: Any, profile: Any) -> list[InputWarning]:
 
 def outside_extent(site: Any, profile: Any) -> InputWarning | None:
     """A record when the site boundary reaches outside the profile's ``[jurisdiction] extent`` (a bbox
-    ``[west, south, east, north]`` in its ``crs``); None inside, or with no extent declared."""
+    ``[west, south, east, north]`` in its ``crs``); None inside, or with no extent declared.
+    """
     from shapely.geometry import box
 
     from geosite.grid import geom_to_crs
@@ -100,7 +103,8 @@ def outside_extent(site: Any, profile: Any) -> InputWarning | None:
 def heights_out_of_range(site: Any, profile: Any) -> InputWarning | None:
     """A record when more than :data:`OUTLIER_SHARE` of the DEM's heights over the site, read in the
     declared vertical unit, lie outside the profile's ``[terrain] ground_elevation_ft``, naming the unit
-    under which they would lie inside it; None when they fit, or with no range or DEM."""
+    under which they would lie inside it; None when they fit, or with no range or DEM.
+    """
     entry = profile.entry("terrain", "ground_elevation_ft")
     if entry is None or site.dem_vertical_unit is None and site.dem_array is None:
         return None
@@ -161,7 +165,8 @@ def _file_of(site: Any) -> str:
 
 def _site_heights(site: Any) -> tuple[np.ndarray, VerticalUnit, str] | None:
     """Finite DEM heights over the site's bounding box in feet (the declared unit converted), at most
-    :data:`HEIGHT_SAMPLE_CELLS` a side (a decimated read), the declared unit and the DEM's name."""
+    :data:`HEIGHT_SAMPLE_CELLS` a side (a decimated read), the declared unit and the DEM's name.
+    """
     if site.dem_array is not None:
         dem = site.dem_array
         z = np.asarray(dem.elevation_ft, dtype="float64")
@@ -185,7 +190,8 @@ def _site_heights(site: Any) -> tuple[np.ndarray, VerticalUnit, str] | None:
 
 def _read_sample(site: Any) -> Any:
     """Band 1 of the site's DEM over the site's bounding box, decimated to at most
-    :data:`HEIGHT_SAMPLE_CELLS` a side (nearest cell), as a masked array; None without a CRS."""
+    :data:`HEIGHT_SAMPLE_CELLS` a side (nearest cell), as a masked array; None without a CRS.
+    """
     from rasterio.enums import Resampling
     from rasterio.windows import Window, from_bounds, intersection
 

@@ -33,7 +33,8 @@ _NO = -(1 << 62)  # "no height" in the level counts
 @njit(cache=True, nogil=True)
 def _levels_below(z: np.ndarray, iv: float) -> np.ndarray:
     """m[r, c]: the smallest k with ``k * iv >= z[r, c]``, so the cell is above level k (``z > k * iv``)
-    exactly when ``k < m``; :data:`_NO` where the height is NaN."""
+    exactly when ``k < m``; :data:`_NO` where the height is NaN.
+    """
     h, w = z.shape
     m = np.empty((h, w), dtype=np.int64)
     for r in range(h):
@@ -61,7 +62,8 @@ def _link(nbr: np.ndarray, a: int, b: int) -> None:
 def _number_edges(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Each edge's first node (its nodes are its crossings, by level): ``hb`` for the edges (r, c)-(r, c+1),
     ``vb`` for (r, c)-(r+1, c), ``gb`` for the diagonal of a quad missing one corner (the side of the
-    triangle of its other three; an empty array when no height is missing), and the number of nodes."""
+    triangle of its other three; an empty array when no height is missing), and the number of nodes.
+    """
     h, w = m.shape
     hb = np.empty((h, w - 1), dtype=np.int64)
     vb = np.empty((h - 1, w), dtype=np.int64)
@@ -171,7 +173,8 @@ def _link_triangle(
     nbr: np.ndarray,
 ) -> None:
     """Quad (r, c) missing one corner: its diagonal's nodes, and the links of the triangle of the other
-    three."""
+    three.
+    """
     ma, mb, mc, md = m[r, c], m[r, c + 1], m[r + 1, c], m[r + 1, c + 1]
     if ma == _NO or md == _NO:  # the diagonal B-C, from B
         p, q, zp, zq, x0, dx = mb, mc, z[r, c + 1], z[r + 1, c], c + 1.0, -1.0
@@ -208,7 +211,8 @@ def _link_triangle(
 @njit(cache=True, nogil=True)
 def _walk(xy: np.ndarray, nk: np.ndarray, nbr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The lines through the linked nodes, level by level (the nodes sorted by level by counting): each
-    level's open lines walked from an end, then its closed ones."""
+    level's open lines walked from an end, then its closed ones.
+    """
     nodes = nk.size
     k0 = k1 = nk[0]
     for i in range(nodes):  # a loop: nk.min() and nk.max() cost numba over a second of compile

@@ -30,7 +30,8 @@ SERIAL_CELLS = 1 << 18
 
 def threads() -> int:
     """Threads the stencils use: ``OMP_NUM_THREADS`` when set (geosite batch shares the CPUs out
-    between its workers that way), else one per CPU."""
+    between its workers that way), else one per CPU.
+    """
     try:
         n = int(os.environ.get("OMP_NUM_THREADS", "0"))
     except ValueError:
@@ -63,7 +64,8 @@ def pad_extrapolate(z: np.ndarray) -> np.ndarray:
     """``z`` padded by one cell, the outside cells extrapolated linearly from the two nearest cells
     inward (``2 a - b``, as GDAL's ``-compute_edges``; the corners along the diagonal). An outside cell
     whose two source cells are not both valid is NaN. A grid one cell high (wide) repeats its one row
-    (column) outward: no gradient across it."""
+    (column) outward: no gradient across it.
+    """
     rows, cols = z.shape
     p = np.empty((rows + 2, cols + 2), dtype=np.float64)
     p[1:-1, 1:-1] = z
@@ -97,7 +99,8 @@ def pad_extrapolate(z: np.ndarray) -> np.ndarray:
 
 def _neighbours(p: np.ndarray, r0: int, r1: int) -> tuple[np.ndarray, list[np.ndarray], bool]:
     """The centres of output rows r0..r1 and their 3x3 neighbourhoods (row-major, centre included), a
-    missing neighbour replaced by the centre (GDAL's rule); and whether the block has a missing cell."""
+    missing neighbour replaced by the centre (GDAL's rule); and whether the block has a missing cell.
+    """
     n, m = r1 - r0, p.shape[1] - 2
     win = p[r0 : r1 + 2]
     c = win[1 : n + 1, 1 : m + 1]
@@ -112,7 +115,8 @@ def _neighbours(p: np.ndarray, r0: int, r1: int) -> tuple[np.ndarray, list[np.nd
 
 def _horn(nb: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Horn's sums (east minus west, north minus south), each a 1-2-1 weighted sum, in the order
-    ``(w2 + 2 w5 + w8) - (w0 + 2 w3 + w6)``, ``(w0 + 2 w1 + w2) - (w6 + 2 w7 + w8)``."""
+    ``(w2 + 2 w5 + w8) - (w0 + 2 w3 + w6)``, ``(w0 + 2 w1 + w2) - (w6 + 2 w7 + w8)``.
+    """
     w0, w1, w2, w3, _, w5, w6, w7, w8 = nb
     ew = w5 * 2.0
     ew += w2  # w2 + 2 w5 (addition commutes exactly)
@@ -194,7 +198,8 @@ _BINOMIAL = (1.0, 2.0, 1.0, 2.0, 4.0, 2.0, 1.0, 2.0, 1.0)
 def binomial_smooth(p: np.ndarray) -> np.ndarray:
     """One pass of the 3x3 binomial filter (1-2-1 by 1-2-1, /16) over the padded grid, NaN-aware: missing
     neighbours get no weight, missing centres stay missing. Linear surfaces pass through unchanged
-    (the padding is a linear extrapolation). The sum runs row-major over the neighbourhood."""
+    (the padding is a linear extrapolation). The sum runs row-major over the neighbourhood.
+    """
     rows, cols = p.shape[0] - 2, p.shape[1] - 2
     out = np.empty((rows, cols), dtype=np.float64)
 

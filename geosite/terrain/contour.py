@@ -1,5 +1,6 @@
 """Contour lines of a :class:`~geosite.grid.Dem` at the ordinance's interval (5 ft), with index contours,
-traced on a lightly smoothed grid (never smoothed as lines, so they cannot cross), in the DEM's CRS."""
+traced on a lightly smoothed grid (never smoothed as lines, so they cannot cross), in the DEM's CRS.
+"""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def smooth_elevation(dem: Dem, passes: int = 1) -> np.ndarray:
 
 def _smooth_rows(z: np.ndarray, a: int, b: int, passes: int) -> np.ndarray:
     """Rows ``a`` to ``b - 1`` of :func:`smooth_elevation`, from only the rows they depend on (one more
-    each side per pass), so a band of a large grid is smoothed without smoothing the whole grid."""
+    each side per pass), so a band of a large grid is smoothed without smoothing the whole grid.
+    """
     if passes <= 0:
         return z[a:b]
     from geosite.terrain import _kernels as k
@@ -76,7 +78,8 @@ def _trace(z: np.ndarray, interval: float, passes: int, step: int) -> dict[int, 
     smoothed from only the rows it depends on and traced in one pass for all its levels
     (:func:`geosite.terrain._contour_kernels.contour_band`). Returns, per level multiple k,
     (vertices, offsets) per band: (col, row) vertices of its lines in the grid, each line
-    ``vertices[offsets[i]:offsets[i + 1]]``."""
+    ``vertices[offsets[i]:offsets[i + 1]]``.
+    """
     from geosite.terrain import _contour_kernels as ck
 
     rows = z.shape[0]
@@ -104,7 +107,8 @@ def _join(per_level: dict[int, list[tuple]], step: int, rows: int, t) -> tuple[n
     the DEM's transform ``t``, through cell centres). A few whole-array operations and one shapely
     ``line_merge`` for every level; empties ``per_level``. The lines are made from the vertices once
     and put in order as geometries: copying the joined lines' vertices back out to order them with
-    the rest, then making every line again, took a 4 M-cell cone's contours to 44 MB, against 34 MB."""
+    the rest, then making every line again, took a 4 M-cell cone's contours to 44 MB, against 34 MB.
+    """
     import shapely
 
     levels = np.array(sorted(per_level), dtype=np.int64)

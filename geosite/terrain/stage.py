@@ -45,7 +45,8 @@ TERRAIN_KEYS = (
 @dataclasses.dataclass(frozen=True)
 class _SlopeRules:
     """The profile's terrain numbers: steep thresholds (percent, the chapter's and the state's), the
-    minimum mapping unit (sq ft), the contour interval (ft) and every how-many-th contour is an index."""
+    minimum mapping unit (sq ft), the contour interval (ft) and every how-many-th contour is an index.
+    """
 
     threshold: float
     state: float
@@ -110,7 +111,8 @@ _DISTURBED_KEYS = (
 
 def _steep_measure(dem: Dem, slope: np.ndarray, boundary, disturbed, mmu: float):
     """``steep(within, lo, hi=None)``: the steep area (sq ft) in ``within`` with slope from ``lo`` to below
-    ``hi`` percent, patches under ``mmu`` sq ft cleaned."""
+    ``hi`` percent, patches under ``mmu`` sq ft cleaned.
+    """
     from geosite import terrain
 
     # the steep areas measured: each band's patches cleaned (the minimum area) on the site's box widened
@@ -246,7 +248,8 @@ def _steep_how(
 
 def _no_heights_sqft(area: BaseGeometry, dem: Dem, slope: np.ndarray) -> float:
     """Sq ft of ``area`` (DEM CRS) without a slope: beyond the DEM's extent (exactly), plus the cells
-    inside it whose centre lies in ``area`` and that have no height."""
+    inside it whose centre lies in ``area`` and that have no height.
+    """
     from geosite.grid import rasterize
 
     beyond = shapely.area(shapely.difference(area, shapely.box(*dem.bounds))) * dem.ft_per_unit**2
@@ -257,7 +260,8 @@ def _no_heights_sqft(area: BaseGeometry, dem: Dem, slope: np.ndarray) -> float:
 def _name_nodata_holes(site: Site, dem: Dem, boundary: BaseGeometry, disturbed: BaseGeometry | None) -> None:
     """A note on the site for every nodata hole inside the DEM that reaches the site (its size, where,
     how much of it is disturbed), and for a disturbed area reaching beyond the DEM: measurements on the
-    DEM are not assessed there, the same as beyond the DEM's edge."""
+    DEM are not assessed there, the same as beyond the DEM's edge.
+    """
     from scipy import ndimage
 
     from geosite.grid import centres, rasterize

@@ -1,6 +1,7 @@
 """Steep slopes: cells at or above the ordinance's slope thresholds (12 % in Grantsburg A(7) and B(6)(d),
 20 % in the state rules), cleaned to a minimum mapping unit, as class grids, polygons and areas clipped
-exactly to the site or the disturbed area. Vector results are in the DEM's CRS; areas in sq ft."""
+exactly to the site or the disturbed area. Vector results are in the DEM's CRS; areas in sq ft.
+"""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ STEEP_THRESHOLDS_PCT = (12.0, 20.0)
 
 def steep_thresholds(threshold_pct: float | Sequence[float]) -> list[float]:
     """Slope thresholds (percent) as a sorted list; negative, non-finite or repeated ones are an
-    InputError."""
+    InputError.
+    """
     if np.isscalar(threshold_pct):
         values = [float(cast(float, threshold_pct))]
     else:
@@ -45,7 +47,8 @@ def _class_names(thresholds: list[float]) -> list[str]:
 
 def _drop_small(mask: np.ndarray, min_cells: int, fill_holes: bool) -> np.ndarray:
     """Remove 4-connected patches of ``mask`` smaller than ``min_cells``; with ``fill_holes``, also fill
-    enclosed gaps (not touching the grid edge) smaller than that."""
+    enclosed gaps (not touching the grid edge) smaller than that.
+    """
     from scipy import ndimage
 
     if min_cells <= 1:
@@ -118,7 +121,8 @@ def steep_class_grid(
 def _fold_small_bands(grid: np.ndarray, n_classes: int, min_cells: int) -> np.ndarray:
     """A band's patch smaller than the mapping unit (a sliver of 12-20 % between two >= 20 % patches)
     is mapped with the steeper band it lies against, so no class polygon is smaller than the unit and
-    the >= 12 % outline stays the cleaned >= 12 % mask."""
+    the >= 12 % outline stays the cleaned >= 12 % mask.
+    """
     from scipy import ndimage
 
     out = grid.copy()
@@ -147,7 +151,8 @@ def _fold_small_bands(grid: np.ndarray, n_classes: int, min_cells: int) -> np.nd
 
 def polygon_parts(gdf: gpd.GeoDataFrame, min_area_sqft: float, ft_per_unit: float) -> gpd.GeoDataFrame:
     """Steep-slope polygons after a clip: only valid Polygon parts (a clip can leave collections, lines
-    and points), none smaller than the mapping unit, ``area_sqft`` remeasured."""
+    and points), none smaller than the mapping unit, ``area_sqft`` remeasured.
+    """
     import shapely
 
     if not len(gdf):
