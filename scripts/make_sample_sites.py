@@ -218,7 +218,7 @@ def distance_to(line, X, Y, pad):
     return d, m
 
 
-def channel_cut(X, Y, line, depth, width, head_taper=0.0, bottom=2.0):
+def channel_cut(X, Y, line, depth, width, *, head_taper=0.0, bottom=2.0):
     """Depth of a channel carved along a line: flat bottom (half-width ``bottom``, wide enough that a
     cell centre always lies on it, so the raster thalweg is smooth), Gaussian banks; ramps in over
     head_taper ft from the line's start."""
@@ -232,7 +232,7 @@ def channel_cut(X, Y, line, depth, width, head_taper=0.0, bottom=2.0):
     return depth * prof, d
 
 
-def flatten_road(Z, X, Y, valley, y_c, half_w, blend=10.0, crown=0.02):
+def flatten_road(Z, X, Y, valley, y_c, *, half_w, blend=10.0, crown=0.02):
     """Existing road: a crowned bench at the height of its centreline."""
     dy = np.abs(Y - y_c)
     t = np.clip((dy - half_w - 2.0) / blend, 0.0, 1.0)
@@ -905,7 +905,7 @@ def build_dem(site: Site):
         damp = np.maximum(damp, np.exp(-((np.maximum(np.minimum(d_ch, 1e6) - 1.5, 0) / (3 * width)) ** 2)))
     Z = Z - cut
     for yc_road, hw in site.roads_to_flatten:
-        Z, wgt = flatten_road(Z, X, Y, v, yc_road, hw)
+        Z, wgt = flatten_road(Z, X, Y, v, yc_road, half_w=hw)
         damp = np.maximum(damp, 0.85 * wgt)
     for x, y, depth, sigma in site.depressions:
         Z = Z - depth * np.exp(-((X - x) ** 2 + (Y - y) ** 2) / (2 * sigma**2))

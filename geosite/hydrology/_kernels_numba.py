@@ -623,7 +623,7 @@ def _is_flat(filled, r, c, nr, nc):
 
 @njit(cache=True, nogil=True)
 def spill_below(z, start, bound, visited, proven, walls, level, f, r0, c0):
-    """Is there a path from cell ``start`` to an outlet of ``z`` that never rises above ``bound``?
+    """Whether a path leads from cell ``start`` to an outlet of ``z`` never rising above ``bound``.
 
     An outlet is a cell beside nodata, or on an edge of the grid that ``walls`` (uint8: top, bottom,
     left, right) does not mark: a walled edge is the artificial edge of a window cut from a larger DEM,
