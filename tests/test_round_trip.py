@@ -210,6 +210,29 @@ def crow_wing_site(folder: Path) -> Path:
     return folder / "crow_wing_real_terrain"
 
 
+def channel_through_basins(folder: Path) -> Path:
+    """The valley again, 10.3 acres disturbed across its stream: B(6)(c)'s basin route is the only one open
+    (10 acres or more), so the perimeter fences are not required, yet B(6)(a) still asks for the channelized
+    inflow to be diverted or its channel protected by channel-edge fences."""
+    dem = v_valley(1.0, 1.0, shape=(700, 451))  # gentle: sheet flow below 0.5 ft/s, no diversion asked
+    cx = 451  # the axis at x = 451 ft (column 225 of 2 ft cells)
+    layers = complete(
+        {
+            "site_boundary": gdf([rect(cx - 400, -1300, 800, 1000)], id=[1]),
+            "disturbance": gdf(
+                [rect(cx - 280, -1200, 560, 800)],  # 560 x 800 = 448,000 sq ft, 10.28 acres
+                id=[1],
+                phase=["1"],
+                start=["2027-05-03"],
+                end=["2027-09-30"],
+            ),
+        }
+    )
+    layers["channels"] = gdf([line((cx, -100), (cx, -1400))], id=[1])
+    layers.update({n: empty() for n in ("stockpiles", "storm_inlets", "roads", "access_drives")})
+    return make_site(folder, layers, site_conf(), dem=dem)
+
+
 BUILT = {
     "virginia_real_2_acres": virginia_site,
     "crow_wing_real_subdivision": crow_wing_site,
@@ -221,6 +244,7 @@ BUILT = {
         f, 5.0, (300, -750, 220, 200), jurisdiction="belgium", dewatering=True
     ),
     "channel_through": channel_site,
+    "channel_through_basins": channel_through_basins,
 }
 
 
@@ -257,9 +281,13 @@ def test_built_site_plan_passes_its_own_check(name: str, tmp_path: Path) -> None
         assert set(bmps["type"]) & {"sediment_basin", "sediment_trap"}
     if name == "belgium_dewatering":
         assert "dewatering" in set(bmps["type"])
-    if name == "channel_through":
+    if name in ("channel_through", "channel_through_basins"):
         fence = result.layers["filter_fence"]
         assert (fence["side"] == "channel").any()
+    if name == "channel_through_basins":  # the basin route, and B(6)(a) judged on the channel's own fences
+        assert result.report["disturbed"]["max_at_one_time_acres"] >= 10.0
+        judged = {f.rule: f.status for f in checked.findings}
+        assert judged.get("channelized_diversion_submitted") == "pass", failing(checked)
 
 
 def test_plan_folder_by_hand(tmp_path: Path) -> None:
@@ -372,3 +400,29 @@ def test_the_sheets_are_the_submitted_maps(tmp_path: Path) -> None:
     assert declared["final_conditions"] == "final_conditions.pdf"
     (a1,) = [f for f in checked.findings if f.rule.endswith("A_1.map")]
     assert a1.status == "pass"
+
+
+@pytest.mark.parametrize(("keep_channel_fences", "status"), [(True, "pass"), (False, "fail")])
+def test_b6a_channel_protected_instead_is_judged_whatever_route_b6c_takes(
+    tmp_path: Path, keep_channel_fences: bool, status: str
+) -> None:
+    # B(6)(a): channelized inflow diverted "if practical; otherwise the channel shall be protected as
+    # described in B(6)(c)[3]". On 10.28 acres only B(6)(c)'s basin route is open, which closes the
+    # perimeter fences; the channel-edge fences B(6)(a) points to are still to be judged, on their own.
+    folder = channel_through_basins(tmp_path / "site")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = geosite.analyze(geosite.load_site(folder))
+        write_outputs(result, tmp_path / "out", maps=False, dxf=False)
+    plan = tmp_path / "out" / "plan"
+    bmps = gpd.read_file(plan / "layers.gpkg", layer="bmps")
+    channel_fence = bmps["practice"].str.contains("channel edge")
+    assert channel_fence.any() and (bmps["type"] == "diversion").any()
+    keep = (bmps["type"] != "diversion") & (keep_channel_fences | ~channel_fence)
+    bmps[keep].to_file(plan / "layers.gpkg", layer="bmps", driver="GPKG")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        checked = check_submission(plan)
+    (f,) = [f for f in checked.findings if f.rule == "channelized_diversion_submitted"]
+    assert f.citation == "B(6)(a)" and f.status == status, f.message
+    assert ("channel-edge fences instead" in f.message) == (status == "pass")

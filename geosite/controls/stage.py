@@ -181,7 +181,7 @@ def measure_controls(
     _inlets(c, dem, fg)
     _tracking(c)
     _diversions(c, flow)
-    _channelized_inflows(c)
+    _channelized_inflows(c, flow)
     _dewatering(c)
     _inactive_stabilization(c)
     return res
@@ -1600,10 +1600,11 @@ def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None
     return max(over) if over else None
 
 
-def _channelized_inflows(c: _Ctx) -> None:
+def _channelized_inflows(c: _Ctx, flow: _Flow) -> None:
     """B(6)(a)-style channelized runoff from adjacent areas: diverted (a submitted diversion within the
     profile's cover tolerance of each channelized entry), or else its channel protected by the channel-edge
-    fences of the requirement's alternative (judged with the filter fence).
+    fences of the requirement's alternative, judged on their own: B(6)(a) asks for them whichever route
+    B(6)(c) takes, so a basin route that closes the perimeter fences does not close these.
     """
     site, res, bmps = c.site, c.res, c.bmps
     q, d = c.practice("channelized_diversion"), c.decision("channelized_diversion")
@@ -1630,9 +1631,7 @@ def _channelized_inflows(c: _Ctx) -> None:
     tol = float(c.p.value("submission", "diversion_cover_tolerance_ft")) / site.ft_per_unit
     div = controls.bmps_of(bmps, ("diversion",))
     near = div is not None and len(div) and all(div.distance(p).min() <= tol for p in pts.geometry)
-    fences = res.report.get("submitted_controls", {}).get("filter_fence", {})
-    channel_gap = sum(g["length_ft"] for g in fences.get("gaps", []) if g.get("side") == "channel")
-    protected = bool(fences) and c.practice("channel_fence") is not None and channel_gap <= 0
+    protected = not near and _channel_edges_covered(c, flow)
     status = "pass" if near or protected else "fail"
     how = (
         "submitted diversions at every channelized inflow"
@@ -1651,3 +1650,24 @@ def _channelized_inflows(c: _Ctx) -> None:
             required=True,
         )
     )
+
+
+def _channel_edges_covered(c: _Ctx, flow: _Flow) -> bool:
+    """Whether submitted fences cover every channel-edge stretch placed for the disturbed area's runoff
+    (B(6)(c)[3]'s channel edges), by the same coverage test the filter-fence check uses; False where the
+    profile has no channel-edge practice or no such stretch is placed.
+    """
+    placed = c.res.layers.get("filter_fence")
+    if c.practice("channel_fence") is None or placed is None or "side" not in placed.columns:
+        return False
+    need = placed[placed["side"] == "channel"]
+    if not len(need):
+        return False
+    cov, _gaps = controls.fence_coverage(
+        need,
+        c.bmps,
+        float(c.v("fence_cover_tolerance_ft")),
+        flow=(flow.dem, flow.fg, c.site.mask_on(flow.dem, "site")),
+        reach_ft=float(c.v("fence_intercept_reach_ft")),
+    )
+    return bool(cov["gap_length_ft"] <= 0.0)
