@@ -184,6 +184,121 @@ def virginia_site(folder: Path) -> Path:
     )
 
 
+def virginia_wetland_site(folder: Path) -> Path:
+    """A 2.8-acre irregular lot elsewhere on the Virginia LiDAR: a wetland beside it, two piles (one 40
+    days), two inlets on the street; basins at its outlets and channel-edge fences for the channelized
+    inflow (B(6)(a)'s "otherwise" route, with B(6)(c)'s basin route closing the perimeter fences)."""
+    real = REAL_DEMS / "virginia_2m"
+    if not real.is_dir():
+        pytest.skip("shared/data/real_dems is not present")
+    crs = "EPSG:26918"
+    cx, cy = 321_640.0, 4_297_640.0
+    site = shapely.Polygon(
+        [(cx - 90, cy - 70), (cx + 80, cy - 80), (cx + 95, cy + 40), (cx + 10, cy + 85), (cx - 85, cy + 60)]
+    )
+    dist = shapely.Polygon(
+        [(cx - 60, cy - 50), (cx + 55, cy - 55), (cx + 65, cy + 25), (cx + 5, cy + 55), (cx - 55, cy + 40)]
+    )
+    bld = gpd.read_file(real / "buildings.geojson").to_crs(crs)
+    bld = bld[bld.intersects(site.buffer(61.0))].reset_index(drop=True)
+
+    def g(geoms, **cols):
+        return gpd.GeoDataFrame(cols, geometry=list(geoms), crs=crs)
+
+    road_y = cy - 85.0
+    layers = {n: g([], id=[]) for n in NONE_HERE}
+    layers.update(
+        {
+            "site_boundary": g([site], id=[1]),
+            "disturbance": g([dist], id=[1], phase=["1"], start=["2027-04-12"], end=["2027-11-05"]),
+            "structures": g(bld.geometry, id=list(range(1, len(bld) + 1)), status=["existing"] * len(bld)),
+            "roads": g(
+                [shapely.LineString([(cx - 250, road_y), (cx + 250, road_y - 10)])],
+                id=[1],
+                status=["existing"],
+                public=[True],
+                name=["Duke Street"],
+            ),
+            "access_drives": g([shapely.box(cx - 25, road_y, cx - 17, cy - 50)], id=[1]),
+            "stockpiles": g(
+                [
+                    shapely.box(cx + 30, cy - 45, cx + 42, cy - 35),
+                    shapely.box(cx - 40, cy + 20, cx - 28, cy + 30),
+                ],
+                id=[1, 2],
+                days=[12.0, 40.0],
+            ),
+            "storm_inlets": g(
+                [shapely.Point(cx + 40, road_y - 3), shapely.Point(cx - 70, road_y + 1)], id=[1, 2]
+            ),
+            "wetlands": g([shapely.Point(cx + 100, cy + 70).buffer(18)], id=[1]),
+        }
+    )
+    folder.mkdir(parents=True)
+    shutil.copyfile(real / "dtm.tif", folder / "dem.tif")
+    conf = {
+        **site_conf(start="2027-04-12", end="2027-11-05"),
+        "crs": crs,
+        "dem": {"path": "dem.tif", "vertical_unit": "m"},
+    }
+    return make_site(folder, layers, conf, crs=crs)
+
+
+def minnesota_two_phases_site(folder: Path) -> Path:
+    """4.8 acres in two phases on the Minnesota LiDAR under Belgium's chapter: a stream east of the site, a
+    60-day pile, a county road on the west (interior rows where several slope-length fronts share their
+    lowest point: one row there, not one a front)."""
+    real = REAL_DEMS / "minnesota_1m"
+    if not real.is_dir():
+        pytest.skip("shared/data/real_dems is not present")
+    crs = "EPSG:26915"
+    x0, y0 = 429_252.3, 5_150_485.4
+    cx, cy = x0 + 230, y0 + 200
+
+    def g(geoms, **cols):
+        return gpd.GeoDataFrame(cols, geometry=list(geoms), crs=crs)
+
+    rx = cx - 125
+    layers = {n: g([], id=[]) for n in NONE_HERE}
+    layers.update(
+        {
+            "site_boundary": g([shapely.box(cx - 110, cy - 100, cx + 110, cy + 100)], id=[1]),
+            "disturbance": g(
+                [
+                    shapely.box(cx - 80, cy - 70, cx + 10, cy + 70),
+                    shapely.box(cx + 10, cy - 40, cx + 80, cy + 60),
+                ],
+                id=[1, 2],
+                phase=["1", "2"],
+                start=["2027-05-03", "2027-07-01"],
+                end=["2027-08-30", "2027-10-15"],
+            ),
+            "roads": g(
+                [shapely.LineString([(rx, y0 + 5), (rx, y0 + 395)])],
+                id=[1],
+                status=["existing"],
+                public=[True],
+                name=["County Road X"],
+            ),
+            "access_drives": g([shapely.box(rx, cy - 4, cx - 80, cy + 4)], id=[1]),
+            "stockpiles": g([shapely.box(cx + 20, cy + 30, cx + 50, cy + 45)], id=[1], days=[60.0]),
+            "storm_inlets": g([shapely.Point(rx + 3, cy - 60)], id=[1]),
+            "streams": g(
+                [shapely.LineString([(cx + 100, y0 + 395), (cx + 120, cy), (cx + 150, y0 + 5)])], id=[1]
+            ),
+        }
+    )
+    folder.mkdir(parents=True)
+    shutil.copyfile(real / "dem.tif", folder / "dem.tif")
+    conf = {
+        **site_conf(start="2027-05-03", end="2027-10-15"),
+        "jurisdiction": "belgium",
+        "crs": crs,
+        "dem": {"path": "dem.tif", "vertical_unit": "m"},
+    }
+    return make_site(folder, layers, conf, crs=crs)
+
+
 def crow_wing_site(folder: Path) -> Path:
     """The third sample site (a six-lot subdivision on real Minnesota LiDAR), generated as
     tests/test_real_terrain_site.py generates it."""
@@ -235,6 +350,8 @@ def channel_through_basins(folder: Path) -> Path:
 
 BUILT = {
     "virginia_real_2_acres": virginia_site,
+    "virginia_real_wetland_basins": virginia_wetland_site,
+    "minnesota_real_two_phases_belgium": minnesota_two_phases_site,
     "crow_wing_real_subdivision": crow_wing_site,
     "small_lot_4pct": lambda f: lot(f, 4.0, (300, -700, 100, 100)),
     "steep_lot_15pct": lambda f: lot(f, 15.0, (250, -750, 300, 250)),

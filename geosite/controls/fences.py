@@ -460,6 +460,7 @@ def _rows_on_contours(
     need = np.ma.masked_invalid(d)
     out: list[LineString] = []
     tol = straighten_ft / sub.ft_per_unit
+    heights: set[float] = set()  # one row a height: fronts whose lowest point is shared give one line
     for level in range(1, math.floor(top) + 1):
         front: list[np.ndarray] = [np.asarray(ln) for ln in gen.lines(float(level)) if len(ln) >= 2]
         if not front:
@@ -469,6 +470,9 @@ def _rows_on_contours(
         if not np.isfinite(z_front).any():
             continue
         zk = float(np.nanmin(z_front))
+        if zk in heights:
+            continue
+        heights.add(zk)
         for ln in zgen.lines(zk):
             if len(ln) < 2:
                 continue
