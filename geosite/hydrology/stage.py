@@ -98,6 +98,7 @@ class _Storms:
 
     @classmethod
     def of(cls, profile: Profile) -> _Storms:
+        """The storms and figures ``profile`` names for the drainage measures."""
         diversion_q = profile.practice("sheetflow_diversion")  # the chapter's numbers, where it asks
         rain_key = diversion_q.param("storm") if diversion_q else profile.value("rain", "runoff_storm")
         rain_note = (profile.entry("rain", rain_key) if rain_key else None) or {}
@@ -594,6 +595,7 @@ def _d8_step(fg: FlowGrid):
     nr, nc = dem.shape
 
     def step(r, c):
+        """The D8 receivers of cells (``r``, ``c``); a cell without one stays put."""
         d = dirs[r, c].astype(np.int64)
         go = (d >= 1) & (d <= 8)
         k = np.where(go, d - 1, 0)
