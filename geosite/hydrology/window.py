@@ -35,9 +35,9 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 from affine import Affine, AffineError
@@ -245,7 +245,7 @@ def _window_rounds(
             break
         last = (r0, r1, c0, c1)
         verdict = ws.certify(last)
-        if verdict[0] == "ok":
+        if verdict.kind == "ok":
             dem, fg = ws.routed_dem()
             return SiteDem(dem, fg, SiteWindow(r0, r1, c0, c1, nr, nc, False, True, ws.searched, rounds))
         ws.grow(verdict, rounds)
@@ -258,11 +258,47 @@ def _window_rounds(
     return whole(MAX_ROUNDS, ws.searched)
 
 
+@dataclass(frozen=True)
+class _Routing:
+    """W routed: its Dem and FlowGrid, each cell's flood seed (``label``), and the cells whose filled
+    heights the answer relies on (``check``); for the site's drainage also the site's cells
+    (``inside``), the cells draining into it with the core (``area``), and the flats touching them
+    (``flats``, uint8).
+    """
+
+    dem: Dem
+    fg: FlowGrid
+    label: np.ndarray
+    check: np.ndarray
+    inside: np.ndarray | None = None
+    area: np.ndarray | None = None
+    flats: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """What a round found of W: ``ok`` (certified; with ``routing`` when it comes from routing W),
+    ``grow`` (the drainage reaches the artificial ``sides`` of W, top, bottom, left, right; ``routing``
+    the cells to certify before growing), ``search`` (a way out may lie beyond the search window), or
+    ``basin`` (a closed basin W cuts, rows and columns ``box`` of the DEM).
+    """
+
+    kind: Literal["ok", "grow", "search", "basin"]
+    sides: tuple[bool, bool, bool, bool] | None = None
+    box: tuple[int, int, int, int] | None = None
+    routing: _Routing | None = None
+
+
+_OK = _Verdict("ok")
+_SEARCH = _Verdict("search")
+
+
 @dataclass
 class _WindowSearch:
     """The rounds of :func:`read_site_dem`: the routed window W (the core and margins ``m``, top, bottom,
     left, right, in cells), the search window around it (``ext`` cells beyond W, read as ``search`` on
-    rows and columns ``sbox``), the coarse grid once read (``held``), W's routing (``routed``).
+    rows and columns ``sbox``), the coarse grid once read (``held``), W's routing (``route``, of the
+    window ``routed_box``) and its D-infinity widening (``dinf``).
     """
 
     path: Path
@@ -280,7 +316,9 @@ class _WindowSearch:
     search: Dem | None = None
     sbox: tuple[int, int, int, int] = (0, 0, 0, 0)
     held: list[CoarseOutlets] = field(default_factory=list)
-    routed: tuple[Any, ...] | None = None
+    routed_box: tuple[int, int, int, int] | None = None
+    route: _Verdict | None = None
+    dinf: _Verdict | None = None
     searched: int = 0
 
     def __post_init__(self) -> None:
@@ -338,59 +376,64 @@ class _WindowSearch:
             self.searched = max(self.searched, self.search.elevation_ft.size)
         return self.search
 
-    def certify(self, wbox: tuple[int, int, int, int]) -> tuple:
+    def certify(self, wbox: tuple[int, int, int, int]) -> _Verdict:
         """W routed (once per W) and its certificate: D8's cells first, then the D-infinity upslope cells
-        added (computed once per window). ("ok", ...) or why not (see :func:`_route`, :func:`_certify`).
+        added (computed once per window). ``ok`` or why not (see :func:`_route`, :func:`_certify`).
         """
         search, shape, sbox = self._read_search(wbox), self.shape, self.sbox
-        if self.routed is None or self.routed[0] != wbox:  # a wider search window alone keeps W's routing
+        if self.route is None or self.routed_box != wbox:  # a wider search window alone keeps W's routing
             thr = self.channel_threshold_sqft
             thr = None if thr is None else thr / search.cell_area_sqft
-            route = _route(
+            self.routed_box, self.dinf = wbox, None
+            self.route = _route(
                 search, sbox, wbox, shape, self.core, site_geom=self.site_geom, threshold_cells=thr
             )
-            self.routed = (wbox, route)
-        routed = self.routed
-        verdict = routed[1]
-        if verdict[0] == "ok":
-            verdict = _certify(search, sbox, wbox, shape, routed[1], coarse_outlets=self.coarse_outlets)
-        if verdict[0] == "ok":
-            if len(routed) < 3:
-                self.routed = routed = (*routed, _with_dinf(routed[1], wbox, shape))
-            verdict = routed[2]
-            if verdict[0] == "ok":  # only the cells D8's certificate did not cover
-                added = (*routed[2][:4], routed[2][4] & ~routed[1][4])
+        route = self.route
+        verdict = route
+        if route.routing is not None and route.kind == "ok":
+            verdict = _certify(search, sbox, wbox, shape, route.routing, coarse_outlets=self.coarse_outlets)
+        if verdict.kind == "ok":
+            assert route.routing is not None  # certified: W was routed
+            if self.dinf is None:
+                self.dinf = _with_dinf(route.routing, wbox, shape)
+            verdict = self.dinf
+            if (
+                verdict.kind == "ok" and verdict.routing is not None
+            ):  # only the cells D8's certificate did not cover
+                added = replace(verdict.routing, check=verdict.routing.check & ~route.routing.check)
                 verdict = _certify(search, sbox, wbox, shape, added, coarse_outlets=self.coarse_outlets)
-        if verdict[0] == "grow" and len(verdict) > 2:
+        if verdict.kind == "grow" and verdict.routing is not None:
             # before growing by doubling: are the site's own filled heights certified? A site in a closed
             # basin W cuts through takes the basin in at once instead
-            own = _certify(search, sbox, wbox, shape, verdict[2], coarse_outlets=self.coarse_outlets)
-            if own[0] == "basin":
+            own = _certify(search, sbox, wbox, shape, verdict.routing, coarse_outlets=self.coarse_outlets)
+            if own.kind == "basin":
                 verdict = own
-            elif own[0] == "search":
+            elif own.kind == "search":
                 self.ext *= 2
                 self.search = None
         return verdict
 
-    def grow(self, verdict: tuple, rounds: int) -> None:
+    def grow(self, verdict: _Verdict, rounds: int) -> None:
         """W's margins, or the search window, grown by what ``verdict`` says (of W in round ``rounds``)."""
         log.debug(
             "site window round %d: W rows %d-%d, columns %d-%d: %s %s",
             rounds,
             *self.window(),
-            verdict[0],
-            verdict[1] if verdict[0] in ("grow", "basin") else "",
+            verdict.kind,
+            verdict.sides if verdict.kind == "grow" else verdict.box if verdict.kind == "basin" else "",
         )
-        if verdict[0] == "grow":  # the drainage reaches these sides of W
-            self.m = [mi * 2 if s else mi for mi, s in zip(self.m, verdict[1], strict=True)]
-        elif verdict[0] == "search":  # a search was stopped only by the search window's walls
+        if verdict.kind == "grow":  # the drainage reaches these sides of W
+            assert verdict.sides is not None
+            self.m = [mi * 2 if s else mi for mi, s in zip(self.m, verdict.sides, strict=True)]
+        elif verdict.kind == "search":  # a search was stopped only by the search window's walls
             self.ext *= 2
             self.search = None
         else:  # "basin": a closed basin cut by W, rows and columns (DEM) br0:br1, bc0:bc1
-            grown, _ = self._margins(verdict[1])
+            assert verdict.box is not None
+            grown, _ = self._margins(verdict.box)
             if self.held:  # and what drains into it, as the coarse grid sees it: W in one step
                 assert self.search is not None  # a "basin" verdict comes from a search of this round
-                br0, br1, bc0, bc1 = verdict[1]
+                br0, br1, bc0, bc1 = verdict.box
                 cr0, cr1, cc0, cc1 = coarse_drainage_box(
                     self.held[0].floor,
                     self.held[0].f,
@@ -408,8 +451,8 @@ class _WindowSearch:
 
     def routed_dem(self) -> tuple[Dem, FlowGrid]:
         """The Dem of W and its FlowGrid, once W is certified."""
-        assert self.routed is not None
-        return self.routed[1][1], self.routed[1][2]
+        assert self.route is not None and self.route.routing is not None
+        return self.route.routing.dem, self.route.routing.fg
 
     def _margins(self, box: tuple[int, int, int, int]) -> tuple[list[int], int]:
         """W's margins beyond the core to hold ``box`` (not less than now), and W's cells then."""
@@ -483,9 +526,12 @@ def _bounds(t: Affine, box: tuple[int, int, int, int]) -> tuple[float, float, fl
     return min(x0 + ex, x1 - ex), min(y0 + ey, y1 - ey), max(x0 + ex, x1 - ex), max(y0 + ey, y1 - ey)
 
 
-def _route(search: Dem, sbox, wbox, shape, core, *, site_geom, threshold_cells: float | None = None):
+def _route(
+    search: Dem, sbox, wbox, shape, core, *, site_geom, threshold_cells: float | None = None
+) -> _Verdict:
     """Route window ``wbox`` (cut from the search window ``search``, rows/columns ``sbox``) and find the
-    cells whose directions the answer relies on: ("ok", dem, flowgrid, label, check) or ("grow", sides).
+    cells whose directions the answer relies on: ``ok`` with the routing, or ``grow`` with the sides
+    (and the cells to certify before growing).
     """
     import dataclasses
 
@@ -514,7 +560,7 @@ def _route(search: Dem, sbox, wbox, shape, core, *, site_geom, threshold_cells: 
     if any(sides):
         # the site's own cells, to try before growing: a closed basin W cuts is found in one round
         ring = dilate(inside, 2)
-        return ("grow", sides, ("ok", dem, fg, label, ring & ~_edges(ring.shape)))
+        return _Verdict("grow", sides=sides, routing=_Routing(dem, fg, label, ring & ~_edges(ring.shape)))
     # channels in the core: a cell fed from beyond W has at least its W accumulation; one still under
     # the channel threshold might be a channel on the whole DEM, so W grows toward the edges feeding it
     if threshold_cells is not None:
@@ -533,8 +579,8 @@ def _route(search: Dem, sbox, wbox, shape, core, *, site_geom, threshold_cells: 
         )
         if any(fed_sides):
             # the core's own heights are tried before growing, as above
-            return ("grow", fed_sides, ("ok", dem, fg, label, check))
-    return ("ok", dem, fg, label, check, inside, area, flats)
+            return _Verdict("grow", sides=fed_sides, routing=_Routing(dem, fg, label, check))
+    return _Verdict("ok", routing=_Routing(dem, fg, label, check, inside, area, flats))
 
 
 def _edges(shape: tuple[int, int]) -> np.ndarray:
@@ -574,30 +620,33 @@ def _relied_on(fg: FlowGrid, area: np.ndarray, wbox, shape, known: np.ndarray | 
     return check, sides, flats
 
 
-def _with_dinf(routed, wbox, shape):
-    """:func:`_route`'s "ok" widened by the site's D-infinity upslope cells (sheet flow may come from
-    cells whose D8 path misses the site): the same "ok" tuple, or ("grow", sides).
+def _with_dinf(routing: _Routing, wbox, shape) -> _Verdict:
+    """:func:`_route`'s routing widened by the site's D-infinity upslope cells (sheet flow may come from
+    cells whose D8 path misses the site): ``ok`` with the routing so widened, or ``grow`` with the sides.
     """
-    _, dem, fg, label, _check, inside, area, flats = routed
-    area = area | fg.dinf_upstream(inside)
-    check, sides, flats = _relied_on(fg, area, wbox, shape, flats)
+    assert routing.inside is not None and routing.area is not None
+    fg = routing.fg
+    area = routing.area | fg.dinf_upstream(routing.inside)
+    check, sides, flats = _relied_on(fg, area, wbox, shape, routing.flats)
     if any(sides):
-        return ("grow", sides)
-    return ("ok", dem, fg, label, check, inside, area, flats)
+        return _Verdict("grow", sides=sides)
+    return _Verdict(
+        "ok", routing=_Routing(routing.dem, fg, routing.label, check, routing.inside, area, flats)
+    )
 
 
-def _certify(search: Dem, sbox, wbox, shape, routed, *, coarse_outlets=None):
-    """The filled heights of the routed window ``wbox`` (``routed``: :func:`_route`'s "ok") proven the
-    whole DEM's on the search window ``search`` (rows/columns ``sbox``): ("ok",) | ("search",) when a
-    way out may lie beyond the search window | ("basin", (r0, r1, c0, c1)) a closed basin W cuts.
+def _certify(search: Dem, sbox, wbox, shape, routing: _Routing, *, coarse_outlets=None) -> _Verdict:
+    """The filled heights of ``routing``'s ``check`` cells in the routed window ``wbox`` proven the whole
+    DEM's on the search window ``search`` (rows/columns ``sbox``): ``ok``, ``search`` when a way out may
+    lie beyond the search window, or ``basin`` with the box of a closed basin W cuts.
     """
     r0, _r1, c0, c1 = wbox
     sr0, sc0 = sbox[0], sbox[2]
-    fg, label, check = routed[2], routed[3], routed[4]
+    fg, label, check = routing.fg, routing.label, routing.check
     # 2. every filled height relied on, certified by a way out below it to a true outlet
     seeds, bounds = lowest_fill_by_seed(label, fg.filled_ft, check)
     if not seeds.size:
-        return ("ok",)
+        return _OK
     proof = _FillProof.on(search, sbox, shape, coarse_outlets)
     wcols = c1 - c0
     for k in np.argsort(bounds, kind="stable"):  # increasing bounds keep `proven` valid
@@ -605,7 +654,7 @@ def _certify(search: Dem, sbox, wbox, shape, routed, *, coarse_outlets=None):
         verdict = proof.seed(lr + r0 - sr0, lc + c0 - sc0, float(bounds[k]))  # in the search window
         if verdict is not None:
             return verdict
-    return ("ok",)
+    return _OK
 
 
 @dataclass
@@ -685,7 +734,7 @@ class _FillProof:
             self.zs, start, bound, scratch, proven, no_walls, no_coarse, 0, self.sr0, self.sc0
         )
 
-    def seed(self, sr: int, sc: int, bound: float) -> tuple | None:
+    def seed(self, sr: int, sc: int, bound: float) -> _Verdict | None:
         """None when search-window cell (``sr``, ``sc``)'s filled height ``bound`` (feet) is proven the
         whole DEM's, else :func:`_certify`'s verdict against it.
         """
@@ -705,7 +754,7 @@ class _FillProof:
         _, br0, br1, bc0, bc1, out = fk.spill_basin(zs, start, np.zeros(zs.shape, dtype=np.uint8))
         box = (br0 + self.sr0, br1 + self.sr0, bc0 + self.sc0, bc1 + self.sc0)
         if out >= 0 and _true_outlet(zs, *_cell(int(out), scols), self.walls):
-            return ("basin", box)
+            return _Verdict("basin", box=box)
         # it leaves by the search window's own edge: the basin may be cut by it, or a way out lie beyond;
         # the blocks the coarse grid proves at this bound may hold the way out: read it, search again
         if self.coarse_outlets is not None and self.co is None:
@@ -716,7 +765,7 @@ class _FillProof:
 
     def _beyond_the_search(
         self, sr: int, sc: int, start: int, bound: float, box: tuple[int, int, int, int]
-    ) -> tuple:
+    ) -> _Verdict:
         """The verdict on a seed whose water leaves by the search window's own edge below ``bound`` (feet):
         a closed basin the coarse grid proves (wider than ``box``, which holds only the way down to the
         edge), a way out that may lie beyond the search window, or the closed basin ``box``.
@@ -726,10 +775,12 @@ class _FillProof:
             # which may be wider than the box (that holds only the way down to the edge): W takes in at
             # least what the blocks say it may cover
             cr0, cr1, cc0, cc1 = self.co.basin_box(sr + self.sr0, sc + self.sc0)
-            return ("basin", (min(box[0], cr0), max(box[1], cr1), min(box[2], cc0), max(box[3], cc1)))
+            return _Verdict(
+                "basin", box=(min(box[0], cr0), max(box[1], cr1), min(box[2], cc0), max(box[3], cc1))
+            )
         if any(self.walls) and self.spills_open(start, bound):
-            return ("search",)  # a way out may lie beyond the search window
-        return ("basin", box)
+            return _SEARCH  # a way out may lie beyond the search window
+        return _Verdict("basin", box=box)
 
 
 def _cell(flat: int, cols: int) -> tuple[int, int]:
