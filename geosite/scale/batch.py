@@ -36,7 +36,12 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from geosite.pipeline import AnalysisResult
+    from geosite.review.check import CheckResult
+    from geosite.site import Site
 
 log = logging.getLogger(__name__)
 
@@ -403,8 +408,16 @@ def _process_site(site_dir: str | Path, out: str | Path, options: BatchOptions) 
     return row
 
 
-def _analyze_site(site_dir: Path, options: BatchOptions) -> tuple[Any, Any, Any]:
-    """(the site, its analysis, its check or None): one site analyzed, or checked as a submission."""
+class _SiteRun(NamedTuple):
+    """One site's run: the site, its analysis, and its check as a submission (None without ``check``)."""
+
+    site: Site
+    result: AnalysisResult
+    checked: CheckResult | None
+
+
+def _analyze_site(site_dir: Path, options: BatchOptions) -> _SiteRun:
+    """One site analyzed, or checked as a submission."""
     from geosite.pipeline import analyze
     from geosite.site import load_site
 
@@ -431,7 +444,7 @@ def _analyze_site(site_dir: Path, options: BatchOptions) -> tuple[Any, Any, Any]
                 limits=options.limits,
             )
             result = analyze(site)
-    return site, result, checked
+    return _SiteRun(site, result, checked)
 
 
 def _write_site(
