@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/bench_terrain.py [--quick] [--repeat N]
 
 DEMs: deterministic synthetic glacial terrain (geosite.testing.rolling_terrain) of 1, 4 and 16 million
-cells, a plane and a cone of 4 million cells, and the real LiDAR DEMs in ../shared/data/real_dems
-when present. ``--quick`` keeps the 1-million-cell DEMs and the real ones.
+cells, a plane and a cone of 4 million cells, and the real LiDAR DEMs in $GEOSITE_REAL_DEMS (else
+../shared/data/real_dems beside the repository) when present. ``--quick`` keeps the 1-million-cell DEMs
+and the real ones.
 
 What is timed (best of ``--repeat`` runs, seconds), each side reading the same float32 GeoTIFF and
 writing the same kind of file, as a user of either pays:
@@ -48,7 +49,8 @@ HERE = Path(__file__).resolve().parent
 #: GDAL's block cache for the peers, as geosite reads with (geosite.io.raster.READ_CACHE_MB): the same I/O
 #: on both sides (gdaldem slope of the 16 M DEM: 0.57 s with it, 0.71-0.82 s with GDAL's default 5 % of RAM)
 PEER_CACHE = ["--config", "GDAL_CACHEMAX", str(READ_CACHE_MB)]
-REAL_DEMS = HERE.parents[1] / "shared" / "data" / "real_dems"
+#: The real DEMs: $GEOSITE_REAL_DEMS, else ../shared/data/real_dems beside the repository (README)
+REAL_DEMS = Path(os.environ.get("GEOSITE_REAL_DEMS") or HERE.parents[1] / "shared" / "data" / "real_dems")
 SIZES = {"1M": (1024, 1024, 60.0), "4M": (2048, 2048, 120.0), "16M": (4096, 4096, 200.0)}
 
 

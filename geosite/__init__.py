@@ -1,24 +1,22 @@
-"""geosite: erosion control plans for construction sites under Wisconsin village ordinances.
+"""Geosite: erosion control plans for construction sites under Wisconsin village ordinances.
 
 ``import geosite`` is light (no pyplot, numba or geopandas): every name below is loaded from its module
 the first time it is used. Results are GeoDataFrames in the site's (or the DEM's) CRS and dataclasses
 whose fields carry their unit (``area_sqft``, ``length_ft``, ``slope_pct``).
 
-Load a site
------------
+To load a site:
+
 - `load_site` -- a site folder (``site.toml`` + layers + DEM; see docs/site_folder.md), validated at once.
 - `site_from_frames` -- the same from GeoDataFrames keyed by layer name and a DEM path or `Dem`.
 - `Dem` (`Dem.from_array`: an array + affine transform + CRS + vertical unit), `read_dem` (a DEM file).
 - `Site`, `Project`, `Contact` -- the loaded site, its declared project facts and its people.
 
-Run the whole analysis
-----------------------
+To run the whole analysis:
+
 - `analyze` -> `AnalysisResult` (``report`` dict as in report.json, ``findings``, derived ``layers``).
 - `write_outputs` -- report.json, report.md, derived.gpkg/.dxf (and the plan maps) into a folder.
 
-Measure one thing
------------------
-Each takes a `Dem` (heights in feet, its own CRS), never a file name:
+To measure one thing (each takes a `Dem` (heights in feet, its own CRS), never a file name):
 
 - terrain: `slope_pct`, `hillshade`, `steep_slope_polygons`, `steep_area_sqft`, `contours`;
 - hydrology: `flow_grid` -> `FlowGrid`, `flow_accumulation`, `upslope_area` -> `UpslopeArea`,
@@ -27,8 +25,8 @@ Each takes a `Dem` (heights in feet, its own CRS), never a file name:
 - areas from the vector layers: `measure_site` -> `SiteMeasurements` (site and disturbed area, phases,
   pipe, roads).
 
-Rules, maps, review
--------------------
+Rules, maps and review:
+
 - `load_profile` -> `Profile`, `available_profiles`, `evaluate` -> `Evaluation` (``applies``, a
   `Trigger` per applicability criterion, ``plan_type``, a `Finding` per rule, each citing its section).
 - `render_existing_site_map`, `render_construction_plan`, `render_final_conditions` (to a PDF, or

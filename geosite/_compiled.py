@@ -46,6 +46,7 @@ class KernelSet:
 
     @property
     def source_path(self) -> Path:
+        """The numba module's source file."""
         spec = importlib.util.find_spec(self.source)
         assert spec is not None and spec.origin is not None, self.source
         return Path(spec.origin)
@@ -109,6 +110,7 @@ def checked(name: str, fn: Callable[..., Any], sig: str) -> Callable[..., Any]:
     types = arg_types(sig)
 
     def kernel(*args: Any) -> Any:
+        """The kernel, its arguments checked first."""
         if len(args) != len(types):
             raise TypeError(f"{name}() takes {len(types)} arguments ({sig}), got {len(args)}")
         for k, (a, t) in enumerate(zip(args, types, strict=True)):

@@ -91,18 +91,22 @@ class Dem:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(rows, columns) of the grid."""
         return self.elevation_ft.shape
 
     @property
     def cell_x_ft(self) -> float:
+        """A cell's width, feet."""
         return abs(self.transform.a) * self.ft_per_unit
 
     @property
     def cell_y_ft(self) -> float:
+        """A cell's height, feet."""
         return abs(self.transform.e) * self.ft_per_unit
 
     @property
     def cell_area_sqft(self) -> float:
+        """A cell's area, sq ft."""
         return self.cell_x_ft * self.cell_y_ft
 
     @property
@@ -129,6 +133,7 @@ class Dem:
 
     @property
     def valid(self) -> np.ndarray:
+        """The cells with a height."""
         return ~np.isnan(self.elevation_ft)
 
 
@@ -186,6 +191,7 @@ def rowcol(dem: Dem, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def inside_grid(dem: Dem, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Whether each point (``x``, ``y``, CRS units) lies on the grid."""
     t = dem.transform
     c = (np.asarray(x, float) - t.c) / t.a
     r = (np.asarray(y, float) - t.f) / t.e
@@ -194,6 +200,7 @@ def inside_grid(dem: Dem, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def centres(dem: Dem, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The x, y (CRS units) of the centres of cells (``rows``, ``cols``)."""
     t = dem.transform
     return t.c + (cols + 0.5) * t.a, t.f + (rows + 0.5) * t.e
 

@@ -21,7 +21,7 @@ ORIGIN = {CRS_US_FT: (500_000.0, 200_000.0), CRS_M: (500_000.0, 5_000_000.0)}
 
 
 def cell_centres(shape: tuple[int, int], transform: Affine) -> tuple[np.ndarray, np.ndarray]:
-    """x, y of every cell centre (CRS units), as 2-D arrays."""
+    """The x, y of every cell centre (CRS units), as 2-D arrays."""
     rows, cols = np.mgrid[0 : shape[0], 0 : shape[1]]
     x = transform.c + (cols + 0.5) * transform.a
     y = transform.f + (rows + 0.5) * transform.e

@@ -34,10 +34,12 @@ class VerticalUnit(str, Enum):
 
     @property
     def metres(self) -> float:
+        """Metres per unit."""
         return _METRES[self]
 
     @property
     def label(self) -> str:
+        """The unit's name as reports print it."""
         return _LABELS[self]
 
 
@@ -148,10 +150,12 @@ def vertical_to_feet(unit: VerticalUnit, site_crs: CRS | None = None) -> float:
 
 
 def sqft_to_acres(area_sqft: float) -> float:
+    """An area in sq ft, in acres."""
     return area_sqft / SQFT_PER_ACRE
 
 
 def cuyd_to_cuft(volume_cy: float) -> float:
+    """A volume in cubic yards, in cubic feet."""
     return volume_cy * CUFT_PER_CUYD
 
 

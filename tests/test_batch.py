@@ -348,12 +348,25 @@ def test_cli_against_running_scheduler_and_worker_killed_mid_batch(sites, dask_c
     assert_outputs_match(out, folders[:3], refs)
 
     # SIGKILL one worker while tasks run (each task sleeps 1 s first, so both workers are busy)
+    def slow_sites(seconds: float) -> None:
+        """On this worker, each site's work (the private _process_site) starts ``seconds`` late."""
+        import time
+
+        from geosite.scale import batch
+
+        work = batch._process_site
+
+        def slow(*args, **kwargs):
+            time.sleep(seconds)
+            return work(*args, **kwargs)
+
+        batch._process_site = slow
+
+    client.run(slow_sites, 1.0)
     out = tmp_path / "killed"
     holder: dict = {}
     runner = threading.Thread(
-        target=lambda: holder.update(
-            result=run_batch(folders, out, client=client, options=BatchOptions(delay_s=1.0))
-        )
+        target=lambda: holder.update(result=run_batch(folders, out, client=client, options=BatchOptions()))
     )
     runner.start()
     deadline = time.monotonic() + 30

@@ -172,13 +172,38 @@ def test_stale_temporaries_are_cleaned_and_nothing_else(site, tmp_path):
     assert (foreign / "thesis.docx").read_text() == "not geosite's"
 
 
-def test_batch_timeout_stops_a_site_and_its_process(site, tmp_path):
+#: Run by the timed-out site's child process (a sitecustomize on its PYTHONPATH): its work (the private
+#: _process_site) sleeps a minute first, a site stuck past any timeout
+STUCK_SITE = """
+import time
+
+from geosite.scale import batch
+
+_work = batch._process_site
+
+
+def _stuck(*args, **kwargs):
+    time.sleep(60.0)
+    return _work(*args, **kwargs)
+
+
+batch._process_site = _stuck
+"""
+
+
+def test_batch_timeout_stops_a_site_and_its_process(site, tmp_path, monkeypatch):
     psutil = pytest.importorskip("psutil")
     from geosite.scale.batch import BatchOptions, process_site
 
+    stuck = tmp_path / "stuck"
+    stuck.mkdir()
+    (stuck / "sitecustomize.py").write_text(STUCK_SITE)
+    paths = [str(stuck), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     t0 = time.perf_counter()
-    row = process_site(site, tmp_path / "out", BatchOptions(timeout_s=3.0, delay_s=60.0))
+    with monkeypatch.context() as mp:
+        mp.setenv("PYTHONPATH", os.pathsep.join(paths))
+        row = process_site(site, tmp_path / "out", BatchOptions(timeout_s=3.0))
     took = time.perf_counter() - t0
     assert row["status"] == "error" and "timed out" in row["error"] and "3 s" in row["error"]
     assert took < 30

@@ -1,8 +1,8 @@
 """Flow routing on a :class:`~geosite.grid.Dem`: depression filling, D8 directions, accumulation, and the
 flow direction helpers the controls sample (downhill unit vectors, D8 receivers and paths).
 
-Conventions
------------
+The conventions:
+
 * Depressions are filled (priority flood); the DEM edge **and every nodata cell** are outlets, never
   walls: water reaching a hole in the data leaves there.
 * D8 steepest descent with true cell sizes in feet (cells may be non-square): the drop to a diagonal
@@ -286,6 +286,7 @@ def downhill_field(
 def sample_vectors(
     ux: np.ndarray, uy: np.ndarray, dem: Dem, x: np.ndarray, y: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
+    """The vector field (``ux``, ``uy``) on ``dem``'s grid at points (``x``, ``y``); 0 off the grid."""
     r, c = rowcol(dem, x, y)
     inside = inside_grid(dem, x, y)
     return np.where(inside, ux[r, c], 0.0), np.where(inside, uy[r, c], 0.0)

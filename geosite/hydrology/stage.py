@@ -98,6 +98,7 @@ class _Storms:
 
     @classmethod
     def of(cls, profile: Profile) -> _Storms:
+        """The storms and figures ``profile`` names for the drainage measures."""
         diversion_q = profile.practice("sheetflow_diversion")  # the chapter's numbers, where it asks
         rain_key = diversion_q.param("storm") if diversion_q else profile.value("rain", "runoff_storm")
         rain_note = (profile.entry("rain", rain_key) if rain_key else None) or {}
@@ -291,12 +292,7 @@ def _upslope_entry(
     truncated = _upslope_truncated(ctx.fg, up) if up.cell_count else False
     over_area = area_limit is not None and sheet > float(area_limit)
     short = no_heights > 0 or truncated
-    if area_limit is None or v_limit is None:
-        diversion = None
-    elif not over_area:
-        diversion = None if short else False
-    else:
-        diversion = True if velocity is None else velocity >= float(v_limit)
+    diversion = _diversion_required(sheet, velocity, area_limit, v_limit, short=short)
     entry = {
         "disturbance_id": fid,
         "disturbance_ids": ids,
@@ -319,17 +315,39 @@ def _upslope_entry(
         "channel_originates_inside": originating,
     }
     if diversion is None and short and not over_area and area_limit is not None:
-        entry["why"] = (
-            f"{sheet:,.0f} sq ft of sheetflow measured, under the {float(area_limit):,.0f} sq ft limit, "
-            "but "
-            + (
-                f"{no_heights:,.0f} sq ft of the disturbed area has no DEM heights"
-                if no_heights > 0
-                else "its upslope area reaches the DEM's edge or a nodata hole"
-            )
-            + ": the rest is not assessed"
-        )
+        entry["why"] = _short_why(sheet, float(area_limit), no_heights)
     return entry
+
+
+def _diversion_required(
+    sheet: float, velocity: float | None, area_limit: Any, v_limit: Any, *, short: bool
+) -> bool | None:
+    """B(6)(a)'s decision on one disturbed area: a diversion is required when its sheetflow area (``sheet``,
+    sq ft) is over ``area_limit`` (sq ft) and the sheet flow ``velocity`` (ft/s; None: not estimated)
+    reaches ``v_limit`` (ft/s); None when the chapter sets neither, or the area is under the limit but
+    ``short`` of heights (the rest not assessed).
+    """
+    if area_limit is None or v_limit is None:
+        return None
+    if not sheet > float(area_limit):
+        return None if short else False
+    return True if velocity is None else velocity >= float(v_limit)
+
+
+def _short_why(sheet: float, area_limit: float, no_heights: float) -> str:
+    """Why a disturbed area under the sheetflow ``area_limit`` (sq ft) is not assessed: ``no_heights`` sq ft
+    of it without DEM heights, or its upslope area cut by the DEM's edge.
+    """
+    return (
+        f"{sheet:,.0f} sq ft of sheetflow measured, under the {area_limit:,.0f} sq ft limit, "
+        "but "
+        + (
+            f"{no_heights:,.0f} sq ft of the disturbed area has no DEM heights"
+            if no_heights > 0
+            else "its upslope area reaches the DEM's edge or a nodata hole"
+        )
+        + ": the rest is not assessed"
+    )
 
 
 def _sheetflow(ctx: _Context, g_dem, up, up_site, sheet: float, *, declared_cover: Any) -> dict[str, Any]:
@@ -594,6 +612,7 @@ def _d8_step(fg: FlowGrid):
     nr, nc = dem.shape
 
     def step(r, c):
+        """The D8 receivers of cells (``r``, ``c``); a cell without one stays put."""
         d = dirs[r, c].astype(np.int64)
         go = (d >= 1) & (d <= 8)
         k = np.where(go, d - 1, 0)

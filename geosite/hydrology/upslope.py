@@ -1,5 +1,29 @@
 """The land outside a polygon that drains into it (upslope area), by D8 on a certified window of the DEM
 or on the whole grid, and its D-infinity total (Tarboton 1997). Vectors are in the DEM's CRS.
+
+Upslope cells are found by a breadth-first search over D8 donors starting at the polygon's cells
+(a cell is a polygon cell when its centre lies inside). Only the part of the DEM that can drain to
+the site is worked on ("window"): a window around the polygon is filled and routed on its own, its
+edges acting as outlets, and grown until the answer is *certified* equal to the whole-DEM one:
+
+1. the upslope cells, the polygon and a 2-cell ring around them (and every flat touching them, with
+   its ring) stay clear of the window's artificial edges, so their D8 directions depend only on
+   filled heights inside the window;
+2. those filled heights are the whole DEM's: the window flood labels each cell with the edge cell
+   it was flooded from, along a path never above the cell's filled height; where that edge cell is
+   not a true outlet of the DEM, a search over the whole DEM's cells no higher than the lowest
+   filled height that relies on it (heading for the DEM edge first) proves it reaches a true outlet
+   without rising above that height. Filling can only lower when outlets are added, so that path
+   pins the height exactly.
+
+A window that fails (2) cuts through a closed basin that its edge cell's water fills before it
+spills (the polygon's own cells are tested before a window is grown for (1), so such a basin is
+found in the first round): the window grows at once to what a coarse grid says drains into the
+polygon (D8 on the DEM's filled block minima: the blocks draining in and the flats they touch,
+:func:`geosite.hydrology.certify.coarse_drainage_box`), or, when that adds nothing, to the basin a
+search in order of water level finds. Otherwise margins double. Flats are routed as a pure
+function of the filled heights, so equal heights give equal directions. When the window would
+exceed :data:`WHOLE_FRACTION` of the DEM the whole DEM is routed instead.
 """
 
 from __future__ import annotations
@@ -8,7 +32,7 @@ import dataclasses
 import logging
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from affine import Affine
@@ -80,6 +104,7 @@ class UpslopeArea:
 
     @property
     def area_acres(self) -> float:
+        """The area in acres."""
         return self.area_sqft / SQFT_PER_ACRE
 
     def to_geodataframe(self) -> gpd.GeoDataFrame:
@@ -138,47 +163,25 @@ def upslope_area(
 
     Parameters
     ----------
-    dem : a Dem, or a :class:`FlowGrid` already routed (then the whole-grid directions are traced).
-    polygon : the disturbed area: a shapely (Multi)Polygon in the DEM's CRS, or a GeoDataFrame/GeoSeries.
-    channel_threshold_sqft : an entry cell whose own contributing area reaches this is concentrated flow.
-    method : "auto" (window for a Dem, whole for a FlowGrid), "window" or "whole".
+    dem : Dem or FlowGrid
+        The DEM, or a :class:`FlowGrid` already routed (then the whole-grid directions are traced).
+    polygon : BaseGeometry, GeoDataFrame or GeoSeries
+        The disturbed area: a shapely (Multi)Polygon in the DEM's CRS, or a GeoDataFrame/GeoSeries.
+    channel_threshold_sqft : float
+        Contributing area, sq ft, at which an entry cell's flow is concentrated (channelized).
+    method : {"auto", "window", "whole"}
+        "auto" routes a window for a Dem and the whole grid for a FlowGrid.
 
     Returns
     -------
     UpslopeArea
+        The upslope area, how its water arrives, and the cells where it enters.
 
     Notes
     -----
-    Upslope cells are found by a breadth-first search over D8 donors starting at the polygon's cells
-    (a cell is a polygon cell when its centre lies inside). Only the part of the DEM that can drain to
-    the site is worked on ("window"): a window around the polygon is filled and routed on its own, its
-    edges acting as outlets, and grown until the answer is *certified* equal to the whole-DEM one:
-
-    1. the upslope cells, the polygon and a 2-cell ring around them (and every flat touching them, with
-       its ring) stay clear of the window's artificial edges, so their D8 directions depend only on
-       filled heights inside the window;
-    2. those filled heights are the whole DEM's: the window flood labels each cell with the edge cell
-       it was flooded from, along a path never above the cell's filled height; where that edge cell is
-       not a true outlet of the DEM, a search over the whole DEM's cells no higher than the lowest
-       filled height that relies on it (heading for the DEM edge first) proves it reaches a true outlet
-       without rising above that height. Filling can only lower when outlets are added, so that path
-       pins the height exactly.
-
-    A window that fails (2) cuts through a closed basin that its edge cell's water fills before it
-    spills (the polygon's own cells are tested before a window is grown for (1), so such a basin is
-    found in the first round): the window grows at once to what a coarse grid says drains into the
-    polygon (D8 on the DEM's filled block minima: the blocks draining in and the flats they touch,
-    :func:`geosite.hydrology.certify.coarse_drainage_box`), or, when that adds nothing, to the basin a
-    search in order of water level finds. Otherwise margins double. Flats are routed as a pure
-    function of the filled heights, so equal heights give equal directions. When the window would
-    exceed :data:`WHOLE_FRACTION` of the DEM the whole DEM is routed instead.
+    The window and its certificate are described in the module notes.
     """
-    if method not in ("auto", "window", "whole"):
-        raise InputError(f"upslope_area: unknown method {method!r}; use 'auto', 'window' or 'whole'")
-    if channel_threshold_sqft <= 0:
-        raise InputError(
-            f"upslope_area: channel_threshold_sqft must be positive, got {channel_threshold_sqft}"
-        )
+    _check_method(method, channel_threshold_sqft)
     fg: FlowGrid | None = None
     if isinstance(dem, FlowGrid):
         fg, base = dem, dem.dem
@@ -188,36 +191,40 @@ def upslope_area(
     if method == "auto":
         method = "whole" if fg is not None else "window"
     if method == "window":
-        got = _window_route(base, geom)
-        if got is not None:
-            z, dirs, inside, r0, c0, traced = got
-            return _summarise(
-                base,
-                z,
-                dirs,
-                inside,
-                r0=r0,
-                c0=c0,
-                threshold_sqft=channel_threshold_sqft,
-                method="window",
-                traced=traced,
-            )
-        method = "whole"
+        drainage = _window_route(base, geom)
+        if drainage is not None:
+            return _summarise(base, drainage, threshold_sqft=channel_threshold_sqft, method="window")
     if fg is None:
         fg = flow_grid(base)
     inside = rasterize(geom, base.shape, base.transform).view(np.uint8)
     if not inside.any():
         raise GeometryError("upslope_area: the polygon does not cover any DEM cell")
-    return _summarise(
-        base,
-        base.elevation_ft,
-        fg.directions,
-        inside,
-        r0=0,
-        c0=0,
-        threshold_sqft=channel_threshold_sqft,
-        method="whole",
-    )
+    drainage = _Drainage(base.elevation_ft, fg.directions, inside, 0, 0, None)
+    return _summarise(base, drainage, threshold_sqft=channel_threshold_sqft, method="whole")
+
+
+def _check_method(method: str, channel_threshold_sqft: float) -> None:
+    """InputError unless ``method`` is one :func:`upslope_area` knows and the threshold (sq ft) positive."""
+    if method not in ("auto", "window", "whole"):
+        raise InputError(f"upslope_area: unknown method {method!r}; use 'auto', 'window' or 'whole'")
+    if channel_threshold_sqft <= 0:
+        raise InputError(
+            f"upslope_area: channel_threshold_sqft must be positive, got {channel_threshold_sqft}"
+        )
+
+
+class _Drainage(NamedTuple):
+    """The routing an upslope area is summarised from: heights ``z`` (feet) and D8 directions on a window
+    at row ``r0``, column ``c0`` of the DEM (the whole DEM: 0, 0), the polygon's cells (uint8), and the
+    polygon's upstream trace (cells, parents) when already made.
+    """
+
+    z: np.ndarray
+    dirs: np.ndarray
+    inside: np.ndarray
+    r0: int
+    c0: int
+    traced: tuple[np.ndarray, np.ndarray] | None
 
 
 def upslope_area_dinf_sqft(fg: FlowGrid, polygon: Any) -> float:
@@ -236,10 +243,8 @@ def upslope_area_dinf_sqft(fg: FlowGrid, polygon: Any) -> float:
     return fg.dinf_inflow_cells(inside) * fg.dem.cell_area_sqft
 
 
-def _window_route(
-    dem: Dem, geom: BaseGeometry
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, tuple] | None:
-    """Route a window grown until certified (see :func:`upslope_area`): its heights, directions, the
+def _window_route(dem: Dem, geom: BaseGeometry) -> _Drainage | None:
+    """Route a window grown until certified (see the module notes): its heights, directions, the
     polygon's cells, its row and column, and the upstream trace of the polygon (cells, parents); None
     means "route the whole DEM".
     """
@@ -282,7 +287,7 @@ def _window_route(
             # 2. filled heights certified equal to the whole DEM's
             seed = _uncertified_seed(z_all, w.label, w.filled, w.check, r0=r0, c0=c0, state=state)
             if seed is None:
-                return w.z, w.dirs, w.inside, r0, c0, (w.cells, w.parent)
+                return _Drainage(w.z, w.dirs, w.inside, r0, c0, (w.cells, w.parent))
         grown, taken = _basin_margins(dem, z_all, (pr0, pr1, pc0, pc1), m, seed=seed, state=state)
         log.debug(
             "upslope window %dx%d: filled heights not certified (seed %d): taking in rows %d-%d, columns "
@@ -323,7 +328,12 @@ class _RoutedWindow:
     check: np.ndarray
 
     @classmethod
-    def route(cls, dem: Dem, z_all: np.ndarray, geom: BaseGeometry, box: tuple[int, int, int, int]):
+    def route(
+        cls, dem: Dem, z_all: np.ndarray, geom: BaseGeometry, box: tuple[int, int, int, int]
+    ) -> _RoutedWindow:
+        """Rows r0:r1, columns c0:c1 (``box``) of ``dem`` (heights ``z_all``, feet) filled, routed and
+        traced upstream of ``geom``'s cells.
+        """
         from geosite.hydrology import _kernels as fk
 
         r0, r1, c0, c1 = box
@@ -464,26 +474,16 @@ def _is_true_outlet(z: np.ndarray, r: int, c: int) -> bool:
     return bool(np.isnan(z[r - 1 : r + 2, c - 1 : c + 2]).any())
 
 
-def _summarise(
-    dem: Dem,
-    z: np.ndarray,
-    dirs: np.ndarray,
-    inside: np.ndarray,
-    *,
-    r0: int,
-    c0: int,
-    threshold_sqft: float,
-    method: str,
-    traced: tuple[np.ndarray, np.ndarray] | None = None,
-) -> UpslopeArea:
-    """Turn directions + polygon mask (on a window at row r0, col c0 of the DEM) into an UpslopeArea;
-    ``traced``: the polygon's upstream trace on those directions when the caller has it already.
+def _summarise(dem: Dem, drainage: _Drainage, *, threshold_sqft: float, method: str) -> UpslopeArea:
+    """Turn the ``drainage`` directions and polygon mask (on a window of ``dem``) into an UpslopeArea,
+    entry cells with a contributing area of ``threshold_sqft`` (sq ft) or more channelized.
     """
     import geopandas as gpd
     import shapely
 
     from geosite.hydrology import _kernels as fk
 
+    dirs, inside, r0, c0, traced = drainage.dirs, drainage.inside, drainage.r0, drainage.c0, drainage.traced
     cells, parent = traced if traced is not None else fk.trace_upstream(dirs, inside)
     acc, length = fk.upstream_stats(dirs, cells, parent, dem.cell_x_ft, dem.cell_y_ft)
     cell_sqft = dem.cell_area_sqft
@@ -534,18 +534,23 @@ def smooth_outline(polygon: BaseGeometry, *, cell: float, min_area: float) -> Ba
 
     Parameters
     ----------
-    polygon : the upslope area as whole cells, (Multi)Polygon in a projected CRS.
-    cell : the DEM's cell size, CRS units (feet or metres of the polygon's CRS).
-    min_area : the mapping unit, CRS units squared (the profile's steep-slope minimum area, 500 sq ft).
+    polygon : BaseGeometry
+        The upslope area as whole cells, (Multi)Polygon in a projected CRS.
+    cell : float
+        The DEM's cell size, CRS units (feet or metres of the polygon's CRS).
+    min_area : float
+        The mapping unit, CRS units squared (the profile's steep-slope minimum area, 500 sq ft).
 
     Returns
     -------
-    MultiPolygon (empty when ``polygon`` is).
+    MultiPolygon
+        The outline for the map (empty when ``polygon`` is).
     """
     import shapely
     from shapely.geometry import MultiPolygon, Polygon
 
     def mapped(g: BaseGeometry, keep_largest: bool) -> MultiPolygon:
+        """The polygons of ``g`` of the mapping unit or more, holes under it filled."""
         polys = [p for p in shapely.get_parts(g) if p.geom_type == "Polygon" and not p.is_empty]
         big = [p for p in polys if p.area >= min_area] or (
             sorted(polys, key=lambda p: -p.area)[:1] if keep_largest else []

@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 from affine import Affine, AffineError
@@ -82,9 +83,17 @@ class SiteWindow:
 
     @property
     def cells(self) -> int:
+        """The cells of the window."""
         return (self.r1 - self.r0) * (self.c1 - self.c0)
 
     def describe(self) -> str:
+        """Where the window lies, and whether it is certified, for the report.
+
+        Returns
+        -------
+        str
+            One phrase, such as "the whole DEM (1,000 x 1,000 cells)".
+        """
         if self.whole:
             return f"the whole DEM ({self.height:,} x {self.width:,} cells)"
         where = (
@@ -101,9 +110,28 @@ class SiteWindow:
         )
 
 
+class SiteDem(NamedTuple):
+    """A site's DEM as :func:`read_site_dem` read it.
+
+    Attributes
+    ----------
+    dem : Dem
+        The heights read (feet).
+    flow_grid : FlowGrid or None
+        Its routing when it was routed on the way (the same as :func:`~geosite.hydrology.flow.flow_grid`
+        of ``dem``); None when the whole DEM was read without routing.
+    window : SiteWindow
+        Where it lies in the DEM, and whether it is certified.
+    """
+
+    dem: Dem
+    flow_grid: FlowGrid | None
+    window: SiteWindow
+
+
 def read_site_dem(
     path: Path,
-    vertical_unit,
+    vertical_unit: Any,
     site_geom: BaseGeometry,
     core_bounds: tuple[float, float, float, float],
     *,
@@ -111,52 +139,100 @@ def read_site_dem(
     root: Path | None = None,
     max_cells: int | None = None,
     channel_threshold_sqft: float | None = None,
-) -> tuple[Dem, FlowGrid | None, SiteWindow]:
+) -> SiteDem:
     """Read the DEM at ``path`` on the window the site needs (see the module notes).
 
-    ``site_geom`` (the site boundary) and ``core_bounds`` (left, bottom, right, top: the site and its map
-    margin) are in the DEM's CRS. Returns the Dem read, its FlowGrid when it was routed on the way (the
-    same as :func:`~geosite.hydrology.flow.flow_grid` of that Dem; None when the whole DEM was read without
-    routing) and where it lies. ``max_cells``: the largest DEM read whole; a larger one whose site needs
-    more than half of it is read on the last window tried, uncertified (the caller says so).
-    ``channel_threshold_sqft``: the window also grows until no cell of the core under this contributing
-    area is fed from beyond it (so the channels drawn in the map margin are the whole DEM's; the
-    contributing area of one fed from beyond is then at least the value given).
-    """
-    from rasterio.windows import from_bounds
+    Parameters
+    ----------
+    path : Path
+        The DEM file.
+    vertical_unit : VerticalUnit or str
+        The unit of its heights (``us_ft``, ``ft`` or ``m``).
+    site_geom : BaseGeometry
+        The site boundary, in the DEM's CRS.
+    core_bounds : tuple of float
+        Left, bottom, right, top of the site and its map margin, in the DEM's CRS units.
+    limits : Limits, optional
+        Resource limits the reads are held to.
+    root : Path, optional
+        The folder a VRT's sources must stay in (None: the caller's own DEM).
+    max_cells : int, optional
+        The largest DEM read whole, in cells; a larger one whose site needs more than half of it is read
+        on the last window tried, uncertified (the caller says so).
+    channel_threshold_sqft : float, optional
+        Contributing area of a channel, sq ft: the window also grows until no cell of the core under it is
+        fed from beyond the window (so the channels drawn in the map margin are the whole DEM's; the
+        contributing area of one fed from beyond is then at least the value given).
 
+    Returns
+    -------
+    SiteDem
+        The Dem read, its FlowGrid when it was routed on the way (None when the whole DEM was read without
+        routing) and where it lies.
+    """
     from geosite.io.raster import open_raster, read_dem
 
     with open_raster(path, "DEM", root, limits) as src:
         nr, nc, transform = src.height, src.width, src.transform
 
-    def whole(rounds: int, searched: int) -> tuple[Dem, None, SiteWindow]:
+    def whole(rounds: int, searched: int) -> SiteDem:
+        """The whole DEM, read after ``rounds`` rounds of growth and ``searched`` cells searched."""
         dem = read_dem(path, vertical_unit, limits=limits, root=root)  # its checks name what is wrong
-        return dem, None, SiteWindow(0, nr, 0, nc, nr, nc, True, True, searched, rounds)
+        return SiteDem(dem, None, SiteWindow(0, nr, 0, nc, nr, nc, True, True, searched, rounds))
 
-    try:
-        core = _cells(from_bounds(*core_bounds, transform=transform), (0, nr, 0, nc))
-        # the coarse estimate's start
-        site_box = _cells(from_bounds(*site_geom.bounds, transform=transform), core)
-    except (ArithmeticError, ValueError, TypeError, AffineError, WindowError):  # a degenerate or south-up
-        return whole(0, 0)  # grid: read_dem says why
-    if not _window_reads_exact(path):
-        return whole(0, 0)
-    if core[0] >= core[1] or core[2] >= core[3] or (core[1] - core[0]) * (core[3] - core[2]) * 2 > nr * nc:
+    boxes = _core_cells(core_bounds, site_geom, transform, (nr, nc))
+    if boxes is None or not _window_reads_exact(path) or _empty_or_most(boxes[0], (nr, nc)):
         return whole(0, 0)  # the site does not overlap (read_dem names that) or is most of the DEM
-    limits = limits or Limits()
     ws = _WindowSearch(
         path=path,
         vertical_unit=vertical_unit,
         site_geom=site_geom,
-        limits=limits,
+        limits=limits or Limits(),
         root=root,
         channel_threshold_sqft=channel_threshold_sqft,
         shape=(nr, nc),
         transform=transform,
-        core=core,
-        site_box=site_box,
+        core=boxes[0],
+        site_box=boxes[1],
     )
+    return _window_rounds(ws, whole, max_cells=max_cells)
+
+
+def _core_cells(
+    core_bounds: tuple[float, float, float, float],
+    site_geom: BaseGeometry,
+    transform: Affine,
+    shape: tuple[int, int],
+) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None:
+    """The core's cells (rows r0:r1, columns c0:c1) in a DEM of ``shape``, and the site's box within it
+    (the coarse estimate's start); None on a degenerate or south-up grid (read_dem says why).
+    """
+    from rasterio.windows import from_bounds
+
+    try:
+        core = _cells(from_bounds(*core_bounds, transform=transform), (0, shape[0], 0, shape[1]))
+        site_box = _cells(from_bounds(*site_geom.bounds, transform=transform), core)
+    except (ArithmeticError, ValueError, TypeError, AffineError, WindowError):
+        return None
+    return core, site_box
+
+
+def _empty_or_most(core: tuple[int, int, int, int], shape: tuple[int, int]) -> bool:
+    """Whether the core holds no cell of the DEM, or over half of it."""
+    nr, nc = shape
+    return core[0] >= core[1] or core[2] >= core[3] or (core[1] - core[0]) * (core[3] - core[2]) * 2 > nr * nc
+
+
+def _window_rounds(
+    ws: _WindowSearch, whole: Callable[[int, int], SiteDem], *, max_cells: int | None
+) -> SiteDem:
+    """The rounds of growth of the routed window until it is certified; the whole DEM (``whole``, given
+    the rounds and the cells searched) when the window would cover over half of it, or the last window
+    tried, uncertified, when the DEM is over ``max_cells`` cells or the budget stops the growth.
+    """
+    from geosite.io.raster import read_dem
+
+    nr, nc = ws.shape
     last = None
     for rounds in range(1, MAX_ROUNDS + 1):
         r0, r1, c0, c1 = ws.window()
@@ -164,27 +240,65 @@ def read_site_dem(
             if max_cells is None or nr * nc <= max_cells or last is None:
                 return whole(rounds, ws.searched)
             break
-        if last is not None and (r1 - r0) * (c1 - c0) * BYTES_PER_DEM_CELL > limits.raster_budget_bytes:
+        if last is not None and (r1 - r0) * (c1 - c0) * BYTES_PER_DEM_CELL > ws.limits.raster_budget_bytes:
             # the drainage needs more than the budget lets an analysis hold: the last window, uncertified
             break
         last = (r0, r1, c0, c1)
         verdict = ws.certify(last)
-        if verdict[0] == "ok":
+        if verdict.kind == "ok":
             dem, fg = ws.routed_dem()
-            return dem, fg, SiteWindow(r0, r1, c0, c1, nr, nc, False, True, ws.searched, rounds)
+            return SiteDem(dem, fg, SiteWindow(r0, r1, c0, c1, nr, nc, False, True, ws.searched, rounds))
         ws.grow(verdict, rounds)
     if last is not None and ((max_cells is not None and nr * nc > max_cells) or rounds < MAX_ROUNDS):
         r0, r1, c0, c1 = last
-        dem = read_dem(path, vertical_unit, bounds=_bounds(transform, last), limits=limits, root=root)
-        return dem, None, SiteWindow(r0, r1, c0, c1, nr, nc, False, False, ws.searched, MAX_ROUNDS)
+        dem = read_dem(
+            ws.path, ws.vertical_unit, bounds=_bounds(ws.transform, last), limits=ws.limits, root=ws.root
+        )
+        return SiteDem(dem, None, SiteWindow(r0, r1, c0, c1, nr, nc, False, False, ws.searched, MAX_ROUNDS))
     return whole(MAX_ROUNDS, ws.searched)
+
+
+@dataclass(frozen=True)
+class _Routing:
+    """W routed: its Dem and FlowGrid, each cell's flood seed (``label``), and the cells whose filled
+    heights the answer relies on (``check``); for the site's drainage also the site's cells
+    (``inside``), the cells draining into it with the core (``area``), and the flats touching them
+    (``flats``, uint8).
+    """
+
+    dem: Dem
+    fg: FlowGrid
+    label: np.ndarray
+    check: np.ndarray
+    inside: np.ndarray | None = None
+    area: np.ndarray | None = None
+    flats: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """What a round found of W: ``ok`` (certified; with ``routing`` when it comes from routing W),
+    ``grow`` (the drainage reaches the artificial ``sides`` of W, top, bottom, left, right; ``routing``
+    the cells to certify before growing), ``search`` (a way out may lie beyond the search window), or
+    ``basin`` (a closed basin W cuts, rows and columns ``box`` of the DEM).
+    """
+
+    kind: Literal["ok", "grow", "search", "basin"]
+    sides: tuple[bool, bool, bool, bool] | None = None
+    box: tuple[int, int, int, int] | None = None
+    routing: _Routing | None = None
+
+
+_OK = _Verdict("ok")
+_SEARCH = _Verdict("search")
 
 
 @dataclass
 class _WindowSearch:
     """The rounds of :func:`read_site_dem`: the routed window W (the core and margins ``m``, top, bottom,
     left, right, in cells), the search window around it (``ext`` cells beyond W, read as ``search`` on
-    rows and columns ``sbox``), the coarse grid once read (``held``), W's routing (``routed``).
+    rows and columns ``sbox``), the coarse grid once read (``held``), W's routing (``route``, of the
+    window ``routed_box``) and its D-infinity widening (``dinf``).
     """
 
     path: Path
@@ -202,7 +316,9 @@ class _WindowSearch:
     search: Dem | None = None
     sbox: tuple[int, int, int, int] = (0, 0, 0, 0)
     held: list[CoarseOutlets] = field(default_factory=list)
-    routed: tuple[Any, ...] | None = None
+    routed_box: tuple[int, int, int, int] | None = None
+    route: _Verdict | None = None
+    dinf: _Verdict | None = None
     searched: int = 0
 
     def __post_init__(self) -> None:
@@ -260,59 +376,64 @@ class _WindowSearch:
             self.searched = max(self.searched, self.search.elevation_ft.size)
         return self.search
 
-    def certify(self, wbox: tuple[int, int, int, int]) -> tuple:
+    def certify(self, wbox: tuple[int, int, int, int]) -> _Verdict:
         """W routed (once per W) and its certificate: D8's cells first, then the D-infinity upslope cells
-        added (computed once per window). ("ok", ...) or why not (see :func:`_route`, :func:`_certify`).
+        added (computed once per window). ``ok`` or why not (see :func:`_route`, :func:`_certify`).
         """
         search, shape, sbox = self._read_search(wbox), self.shape, self.sbox
-        if self.routed is None or self.routed[0] != wbox:  # a wider search window alone keeps W's routing
+        if self.route is None or self.routed_box != wbox:  # a wider search window alone keeps W's routing
             thr = self.channel_threshold_sqft
             thr = None if thr is None else thr / search.cell_area_sqft
-            route = _route(
+            self.routed_box, self.dinf = wbox, None
+            self.route = _route(
                 search, sbox, wbox, shape, self.core, site_geom=self.site_geom, threshold_cells=thr
             )
-            self.routed = (wbox, route)
-        routed = self.routed
-        verdict = routed[1]
-        if verdict[0] == "ok":
-            verdict = _certify(search, sbox, wbox, shape, routed[1], coarse_outlets=self.coarse_outlets)
-        if verdict[0] == "ok":
-            if len(routed) < 3:
-                self.routed = routed = (*routed, _with_dinf(routed[1], wbox, shape))
-            verdict = routed[2]
-            if verdict[0] == "ok":  # only the cells D8's certificate did not cover
-                added = (*routed[2][:4], routed[2][4] & ~routed[1][4])
+        route = self.route
+        verdict = route
+        if route.routing is not None and route.kind == "ok":
+            verdict = _certify(search, sbox, wbox, shape, route.routing, coarse_outlets=self.coarse_outlets)
+        if verdict.kind == "ok":
+            assert route.routing is not None  # certified: W was routed
+            if self.dinf is None:
+                self.dinf = _with_dinf(route.routing, wbox, shape)
+            verdict = self.dinf
+            if (
+                verdict.kind == "ok" and verdict.routing is not None
+            ):  # only the cells D8's certificate did not cover
+                added = replace(verdict.routing, check=verdict.routing.check & ~route.routing.check)
                 verdict = _certify(search, sbox, wbox, shape, added, coarse_outlets=self.coarse_outlets)
-        if verdict[0] == "grow" and len(verdict) > 2:
+        if verdict.kind == "grow" and verdict.routing is not None:
             # before growing by doubling: are the site's own filled heights certified? A site in a closed
             # basin W cuts through takes the basin in at once instead
-            own = _certify(search, sbox, wbox, shape, verdict[2], coarse_outlets=self.coarse_outlets)
-            if own[0] == "basin":
+            own = _certify(search, sbox, wbox, shape, verdict.routing, coarse_outlets=self.coarse_outlets)
+            if own.kind == "basin":
                 verdict = own
-            elif own[0] == "search":
+            elif own.kind == "search":
                 self.ext *= 2
                 self.search = None
         return verdict
 
-    def grow(self, verdict: tuple, rounds: int) -> None:
+    def grow(self, verdict: _Verdict, rounds: int) -> None:
         """W's margins, or the search window, grown by what ``verdict`` says (of W in round ``rounds``)."""
         log.debug(
             "site window round %d: W rows %d-%d, columns %d-%d: %s %s",
             rounds,
             *self.window(),
-            verdict[0],
-            verdict[1] if verdict[0] in ("grow", "basin") else "",
+            verdict.kind,
+            verdict.sides if verdict.kind == "grow" else verdict.box if verdict.kind == "basin" else "",
         )
-        if verdict[0] == "grow":  # the drainage reaches these sides of W
-            self.m = [mi * 2 if s else mi for mi, s in zip(self.m, verdict[1], strict=True)]
-        elif verdict[0] == "search":  # a search was stopped only by the search window's walls
+        if verdict.kind == "grow":  # the drainage reaches these sides of W
+            assert verdict.sides is not None
+            self.m = [mi * 2 if s else mi for mi, s in zip(self.m, verdict.sides, strict=True)]
+        elif verdict.kind == "search":  # a search was stopped only by the search window's walls
             self.ext *= 2
             self.search = None
         else:  # "basin": a closed basin cut by W, rows and columns (DEM) br0:br1, bc0:bc1
-            grown, _ = self._margins(verdict[1])
+            assert verdict.box is not None
+            grown, _ = self._margins(verdict.box)
             if self.held:  # and what drains into it, as the coarse grid sees it: W in one step
                 assert self.search is not None  # a "basin" verdict comes from a search of this round
-                br0, br1, bc0, bc1 = verdict[1]
+                br0, br1, bc0, bc1 = verdict.box
                 cr0, cr1, cc0, cc1 = coarse_drainage_box(
                     self.held[0].floor,
                     self.held[0].f,
@@ -330,8 +451,8 @@ class _WindowSearch:
 
     def routed_dem(self) -> tuple[Dem, FlowGrid]:
         """The Dem of W and its FlowGrid, once W is certified."""
-        assert self.routed is not None
-        return self.routed[1][1], self.routed[1][2]
+        assert self.route is not None and self.route.routing is not None
+        return self.route.routing.dem, self.route.routing.fg
 
     def _margins(self, box: tuple[int, int, int, int]) -> tuple[list[int], int]:
         """W's margins beyond the core to hold ``box`` (not less than now), and W's cells then."""
@@ -405,9 +526,12 @@ def _bounds(t: Affine, box: tuple[int, int, int, int]) -> tuple[float, float, fl
     return min(x0 + ex, x1 - ex), min(y0 + ey, y1 - ey), max(x0 + ex, x1 - ex), max(y0 + ey, y1 - ey)
 
 
-def _route(search: Dem, sbox, wbox, shape, core, *, site_geom, threshold_cells: float | None = None):
+def _route(
+    search: Dem, sbox, wbox, shape, core, *, site_geom, threshold_cells: float | None = None
+) -> _Verdict:
     """Route window ``wbox`` (cut from the search window ``search``, rows/columns ``sbox``) and find the
-    cells whose directions the answer relies on: ("ok", dem, flowgrid, label, check) or ("grow", sides).
+    cells whose directions the answer relies on: ``ok`` with the routing, or ``grow`` with the sides
+    (and the cells to certify before growing).
     """
     import dataclasses
 
@@ -436,7 +560,7 @@ def _route(search: Dem, sbox, wbox, shape, core, *, site_geom, threshold_cells: 
     if any(sides):
         # the site's own cells, to try before growing: a closed basin W cuts is found in one round
         ring = dilate(inside, 2)
-        return ("grow", sides, ("ok", dem, fg, label, ring & ~_edges(ring.shape)))
+        return _Verdict("grow", sides=sides, routing=_Routing(dem, fg, label, ring & ~_edges(ring.shape)))
     # channels in the core: a cell fed from beyond W has at least its W accumulation; one still under
     # the channel threshold might be a channel on the whole DEM, so W grows toward the edges feeding it
     if threshold_cells is not None:
@@ -455,8 +579,8 @@ def _route(search: Dem, sbox, wbox, shape, core, *, site_geom, threshold_cells: 
         )
         if any(fed_sides):
             # the core's own heights are tried before growing, as above
-            return ("grow", fed_sides, ("ok", dem, fg, label, check))
-    return ("ok", dem, fg, label, check, inside, area, flats)
+            return _Verdict("grow", sides=fed_sides, routing=_Routing(dem, fg, label, check))
+    return _Verdict("ok", routing=_Routing(dem, fg, label, check, inside, area, flats))
 
 
 def _edges(shape: tuple[int, int]) -> np.ndarray:
@@ -496,88 +620,167 @@ def _relied_on(fg: FlowGrid, area: np.ndarray, wbox, shape, known: np.ndarray | 
     return check, sides, flats
 
 
-def _with_dinf(routed, wbox, shape):
-    """:func:`_route`'s "ok" widened by the site's D-infinity upslope cells (sheet flow may come from
-    cells whose D8 path misses the site): the same "ok" tuple, or ("grow", sides).
+def _with_dinf(routing: _Routing, wbox, shape) -> _Verdict:
+    """:func:`_route`'s routing widened by the site's D-infinity upslope cells (sheet flow may come from
+    cells whose D8 path misses the site): ``ok`` with the routing so widened, or ``grow`` with the sides.
     """
-    _, dem, fg, label, _check, inside, area, flats = routed
-    area = area | fg.dinf_upstream(inside)
-    check, sides, flats = _relied_on(fg, area, wbox, shape, flats)
+    assert routing.inside is not None and routing.area is not None
+    fg = routing.fg
+    area = routing.area | fg.dinf_upstream(routing.inside)
+    check, sides, flats = _relied_on(fg, area, wbox, shape, routing.flats)
     if any(sides):
-        return ("grow", sides)
-    return ("ok", dem, fg, label, check, inside, area, flats)
+        return _Verdict("grow", sides=sides)
+    return _Verdict(
+        "ok", routing=_Routing(routing.dem, fg, routing.label, check, routing.inside, area, flats)
+    )
 
 
-def _certify(search: Dem, sbox, wbox, shape, routed, *, coarse_outlets=None):
-    """The filled heights of the routed window ``wbox`` (``routed``: :func:`_route`'s "ok") proven the
-    whole DEM's on the search window ``search`` (rows/columns ``sbox``): ("ok",) | ("search",) when a
-    way out may lie beyond the search window | ("basin", (r0, r1, c0, c1)) a closed basin W cuts.
+def _certify(search: Dem, sbox, wbox, shape, routing: _Routing, *, coarse_outlets=None) -> _Verdict:
+    """The filled heights of ``routing``'s ``check`` cells in the routed window ``wbox`` proven the whole
+    DEM's on the search window ``search`` (rows/columns ``sbox``): ``ok``, ``search`` when a way out may
+    lie beyond the search window, or ``basin`` with the box of a closed basin W cuts.
     """
-    from geosite.hydrology import _kernels as fk
-
-    nr, nc = shape
     r0, _r1, c0, c1 = wbox
-    sr0, sr1, sc0, sc1 = sbox
-    zs = search.elevation_ft
-    fg, label, check = routed[2], routed[3], routed[4]
-    filled = fg.filled_ft
+    sr0, sc0 = sbox[0], sbox[2]
+    fg, label, check = routing.fg, routing.label, routing.check
     # 2. every filled height relied on, certified by a way out below it to a true outlet
-    seeds, bounds = lowest_fill_by_seed(label, filled, check)
+    seeds, bounds = lowest_fill_by_seed(label, fg.filled_ft, check)
     if not seeds.size:
-        return ("ok",)
-    walls = (sr0 > 0, sr1 < nr, sc0 > 0, sc1 < nc)
-    # fresh marks each call: one made at a bound proves nothing at a lower one, and the bounds restart
-    scratch = np.zeros(zs.shape, dtype=np.uint8)
-    proven = np.zeros(zs.shape, dtype=np.uint8)
-    walled = np.array(walls, dtype=np.uint8)  # the search window's own edges: no way out there
-    no_coarse = np.full((1, 1), np.inf)
-    # the coarse grid once read (an earlier round's): each search may end in a block it proves
-    co = coarse_outlets(search.ft_per_vertical_unit, read=False) if coarse_outlets is not None else None
-
-    def spills(start: int, bound: float, scratch, proven, walls, *, co) -> bool:
-        level, f = (co.level, co.f) if co is not None else (no_coarse, 0)
-        return fk.spill_below(zs, start, bound, scratch, proven, walls, level, f, sr0, sc0)
-
-    open_scratch = open_proven = None
-    wcols, scols = c1 - c0, zs.shape[1]
+        return _OK
+    proof = _FillProof.on(search, sbox, shape, coarse_outlets)
+    wcols = c1 - c0
     for k in np.argsort(bounds, kind="stable"):  # increasing bounds keep `proven` valid
         lr, lc = divmod(int(seeds[k]), wcols)
-        sr, sc = lr + r0 - sr0, lc + c0 - sc0  # in the search window
-        if _true_outlet(zs, sr, sc, walls):
-            continue
+        verdict = proof.seed(lr + r0 - sr0, lc + c0 - sc0, float(bounds[k]))  # in the search window
+        if verdict is not None:
+            return verdict
+    return _OK
+
+
+@dataclass
+class _FillProof:
+    """The searches proving filled heights on a search window: its heights ``zs`` (feet), its first row
+    and column in the DEM (``sr0``, ``sc0``), which of its sides are its own artificial edges (``walls``:
+    top, bottom, left, right), the coarse grid once read (``co``) or how to read it (``coarse_outlets``),
+    and the search marks (fresh for each call of :func:`_certify`: one made at a bound proves nothing at
+    a lower one, and the bounds restart).
+    """
+
+    zs: np.ndarray
+    sr0: int
+    sc0: int
+    walls: tuple[bool, bool, bool, bool]
+    ft_per_vertical_unit: float
+    coarse_outlets: Callable[..., CoarseOutlets | None] | None
+    co: CoarseOutlets | None
+    scratch: np.ndarray
+    proven: np.ndarray
+    open_marks: tuple[np.ndarray, np.ndarray] | None = None
+
+    @classmethod
+    def on(
+        cls,
+        search: Dem,
+        sbox: tuple[int, int, int, int],
+        shape: tuple[int, int],
+        coarse_outlets: Callable[..., CoarseOutlets | None] | None,
+    ) -> _FillProof:
+        """The proof's state on the search window ``search`` (rows/columns ``sbox`` of a DEM of ``shape``)."""
+        nr, nc = shape
+        sr0, sr1, sc0, sc1 = sbox
+        zs = search.elevation_ft
+        # the coarse grid once read (an earlier round's): each search may end in a block it proves
+        fpu = search.ft_per_vertical_unit
+        co = coarse_outlets(fpu, read=False) if coarse_outlets is not None else None
+        return cls(
+            zs=zs,
+            sr0=sr0,
+            sc0=sc0,
+            walls=(sr0 > 0, sr1 < nr, sc0 > 0, sc1 < nc),
+            ft_per_vertical_unit=fpu,
+            coarse_outlets=coarse_outlets,
+            co=co,
+            scratch=np.zeros(zs.shape, dtype=np.uint8),
+            proven=np.zeros(zs.shape, dtype=np.uint8),
+        )
+
+    def spills(self, start: int, bound: float) -> bool:
+        """Whether flat cell ``start`` has a way out below ``bound`` (feet) to a true outlet, the search
+        window's own edges walls (no way out there), ending in a block the coarse grid proves.
+        """
+        from geosite.hydrology import _kernels as fk
+
+        level, f = (self.co.level, self.co.f) if self.co is not None else (np.full((1, 1), np.inf), 0)
+        walled = np.array(self.walls, dtype=np.uint8)
+        return fk.spill_below(
+            self.zs, start, bound, self.scratch, self.proven, walled, level, f, self.sr0, self.sc0
+        )
+
+    def spills_open(self, start: int, bound: float) -> bool:
+        """Whether flat cell ``start`` has a way out below ``bound`` (feet) with the search window's own
+        edges open (a way out may then lie beyond it).
+        """
+        from geosite.hydrology import _kernels as fk
+
+        if self.open_marks is None:
+            self.open_marks = (
+                np.zeros(self.zs.shape, dtype=np.uint8),
+                np.zeros(self.zs.shape, dtype=np.uint8),
+            )
+        scratch, proven = self.open_marks
+        no_coarse = np.full((1, 1), np.inf)
+        no_walls = np.zeros(4, dtype=np.uint8)
+        return fk.spill_below(
+            self.zs, start, bound, scratch, proven, no_walls, no_coarse, 0, self.sr0, self.sc0
+        )
+
+    def seed(self, sr: int, sc: int, bound: float) -> _Verdict | None:
+        """None when search-window cell (``sr``, ``sc``)'s filled height ``bound`` (feet) is proven the
+        whole DEM's, else :func:`_certify`'s verdict against it.
+        """
+        from geosite.hydrology import _kernels as fk
+
+        zs, scols = self.zs, self.zs.shape[1]
+        if _true_outlet(zs, sr, sc, self.walls):
+            return None
         start = sr * scols + sc
-        bound = float(bounds[k])
-        if spills(start, bound, scratch, proven, walled, co=co):
-            continue
+        if self.spills(start, bound):
+            return None
         # no way out below the bound in the search window: where does the seed's water rise to? A search
         # in order of water level that spills by a true outlet, with none of the search window's own
         # edges reached below it, has found the seed's whole-DEM filled height (a way round through
         # those edges would have been met first) and the basin it fills: a closed basin, without the
         # coarse grid (reading it is a pass over the whole file)
         _, br0, br1, bc0, bc1, out = fk.spill_basin(zs, start, np.zeros(zs.shape, dtype=np.uint8))
-        box = (br0 + sr0, br1 + sr0, bc0 + sc0, bc1 + sc0)
-        if out >= 0 and _true_outlet(zs, *_cell(int(out), scols), walls):
-            return ("basin", box)
+        box = (br0 + self.sr0, br1 + self.sr0, bc0 + self.sc0, bc1 + self.sc0)
+        if out >= 0 and _true_outlet(zs, *_cell(int(out), scols), self.walls):
+            return _Verdict("basin", box=box)
         # it leaves by the search window's own edge: the basin may be cut by it, or a way out lie beyond;
         # the blocks the coarse grid proves at this bound may hold the way out: read it, search again
-        if coarse_outlets is not None and co is None:
-            co = coarse_outlets(search.ft_per_vertical_unit)
-            if any(walls) and spills(start, bound, scratch, proven, walled, co=co):
-                continue
-        if co is not None and co.closed(sr + sr0, sc + sc0, bound):
+        if self.coarse_outlets is not None and self.co is None:
+            self.co = self.coarse_outlets(self.ft_per_vertical_unit)
+            if any(self.walls) and self.spills(start, bound):
+                return None
+        return self._beyond_the_search(sr, sc, start, bound, box)
+
+    def _beyond_the_search(
+        self, sr: int, sc: int, start: int, bound: float, box: tuple[int, int, int, int]
+    ) -> _Verdict:
+        """The verdict on a seed whose water leaves by the search window's own edge below ``bound`` (feet):
+        a closed basin the coarse grid proves (wider than ``box``, which holds only the way down to the
+        edge), a way out that may lie beyond the search window, or the closed basin ``box``.
+        """
+        if self.co is not None and self.co.closed(sr + self.sr0, sc + self.sc0, bound):
             # the block floor proves no way out below the bound: a closed basin cut by the search window,
             # which may be wider than the box (that holds only the way down to the edge): W takes in at
             # least what the blocks say it may cover
-            cr0, cr1, cc0, cc1 = co.basin_box(sr + sr0, sc + sc0)
-            return ("basin", (min(box[0], cr0), max(box[1], cr1), min(box[2], cc0), max(box[3], cc1)))
-        if any(walls):
-            if open_scratch is None:
-                open_scratch = np.zeros(zs.shape, dtype=np.uint8)
-                open_proven = np.zeros(zs.shape, dtype=np.uint8)
-            if spills(start, bound, open_scratch, open_proven, np.zeros(4, dtype=np.uint8), co=None):
-                return ("search",)  # a way out may lie beyond the search window
-        return ("basin", box)
-    return ("ok",)
+            cr0, cr1, cc0, cc1 = self.co.basin_box(sr + self.sr0, sc + self.sc0)
+            return _Verdict(
+                "basin", box=(min(box[0], cr0), max(box[1], cr1), min(box[2], cc0), max(box[3], cc1))
+            )
+        if any(self.walls) and self.spills_open(start, bound):
+            return _SEARCH  # a way out may lie beyond the search window
+        return _Verdict("basin", box=box)
 
 
 def _cell(flat: int, cols: int) -> tuple[int, int]:

@@ -28,6 +28,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
@@ -109,6 +110,7 @@ def check_geopackage(path: Path, where: str) -> None:
     steps = [0]
 
     def budget() -> int:
+        """SQLite's progress handler: non-zero (stop) past :data:`MAX_SQLITE_STEPS`."""
         steps[0] += 1
         return 1 if steps[0] * 1000 > MAX_SQLITE_STEPS else 0
 
@@ -236,6 +238,7 @@ def check_dxf(path: Path, where: str, max_entities: int) -> None:
     memo: dict[str, tuple[int, int]] = {}
 
     def expand(name: str, trail: tuple[str, ...]) -> tuple[int, int]:
+        """Block ``name``'s entities once expanded, and its nesting depth (reached through ``trail``)."""
         if name in trail:
             raise UnsafeInputError(
                 f"{where}: block {name!r} inserts itself (through {' > '.join(trail)}); refused"
@@ -272,46 +275,67 @@ def _dxf_blocks(path: Path) -> tuple[dict[str, tuple[int, list]], tuple[int, lis
     """Each block's own entity count and INSERTs (block name, copies), and the same for the drawing's
     ENTITIES section, from the DXF's (group code, value) pairs.
     """
-    blocks: dict[str, list] = {}
-    top: list = [0, []]
-    section = None
-    current: list | None = None
-    pending = None  # the INSERT being read: [name, columns, rows]
-    expect_section_name = in_block_header = False
+    reader = _DxfBlocks()
     with open(path, encoding="utf-8", errors="replace") as fh:
         lines = iter(fh)
         for code_line in lines:
             value = next(lines, "").strip()
-            code = code_line.strip()
-            if code == "0":
-                if pending is not None:
-                    _add_insert(current if section == "BLOCKS" else top, pending)
-                    pending = None
-                if value == "SECTION":
-                    expect_section_name = True
-                elif value == "ENDSEC":
-                    section, current = None, None
-                elif section == "BLOCKS" and value == "BLOCK":
-                    current, in_block_header = [0, []], True
-                elif section == "BLOCKS" and value == "ENDBLK":
-                    current = None
-                elif section in ("BLOCKS", "ENTITIES") and (current is not None or section == "ENTITIES"):
-                    in_block_header = False
-                    target = current if section == "BLOCKS" else top
-                    assert target is not None  # the elif's condition
-                    target[0] += 1
-                    if value in ("INSERT", "MINSERT"):
-                        pending = ["", 1, 1]
-                continue
-            if code == "2" and expect_section_name:
-                section, expect_section_name = value.upper(), False
-            elif code == "2" and in_block_header and current is not None:
-                blocks[value.upper()] = current
-            elif pending is not None and code in ("2", "70", "71"):
-                _read_insert_code(pending, code, value)
-    if pending is not None:
-        _add_insert(current if section == "BLOCKS" else top, pending)
-    return {k: (v[0], v[1]) for k, v in blocks.items()}, (top[0], top[1])
+            reader.pair(code_line.strip(), value)
+    reader.end_insert()
+    return {k: (v[0], v[1]) for k, v in reader.blocks.items()}, (reader.top[0], reader.top[1])
+
+
+@dataclass
+class _DxfBlocks:
+    """A DXF's blocks tallied as its (group code, value) pairs are read: each block's and the ENTITIES
+    section's (``top``) [entity count, INSERTs], the section and block being read, and the INSERT being
+    read (``pending``: [name, columns, rows]).
+    """
+
+    blocks: dict[str, list] = field(default_factory=dict)
+    top: list = field(default_factory=lambda: [0, []])
+    section: str | None = None
+    current: list | None = None
+    pending: list | None = None
+    expect_section_name: bool = False
+    in_block_header: bool = False
+
+    def pair(self, code: str, value: str) -> None:
+        """One (group code, value) pair read."""
+        if code == "0":
+            self.end_insert()
+            self.entity(value)
+        elif code == "2" and self.expect_section_name:
+            self.section, self.expect_section_name = value.upper(), False
+        elif code == "2" and self.in_block_header and self.current is not None:
+            self.blocks[value.upper()] = self.current
+        elif self.pending is not None and code in ("2", "70", "71"):
+            _read_insert_code(self.pending, code, value)
+
+    def entity(self, value: str) -> None:
+        """A group code 0: a section or block starts or ends, or an entity (counted) starts."""
+        section = self.section
+        if value == "SECTION":
+            self.expect_section_name = True
+        elif value == "ENDSEC":
+            self.section, self.current = None, None
+        elif section == "BLOCKS" and value == "BLOCK":
+            self.current, self.in_block_header = [0, []], True
+        elif section == "BLOCKS" and value == "ENDBLK":
+            self.current = None
+        elif section in ("BLOCKS", "ENTITIES") and (self.current is not None or section == "ENTITIES"):
+            self.in_block_header = False
+            target = self.current if section == "BLOCKS" else self.top
+            assert target is not None  # the elif's condition
+            target[0] += 1
+            if value in ("INSERT", "MINSERT"):
+                self.pending = ["", 1, 1]
+
+    def end_insert(self) -> None:
+        """The INSERT being read, if any, added to its block or the drawing."""
+        if self.pending is not None:
+            _add_insert(self.current if self.section == "BLOCKS" else self.top, self.pending)
+            self.pending = None
 
 
 def _read_insert_code(pending: list, code: str, value: str) -> None:

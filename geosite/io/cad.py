@@ -22,6 +22,7 @@ C-ANNO-ESCP, the site's road, structure, inlet and stream names on C-ANNO-IDEN. 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,21 +175,27 @@ def write_dxf(
 
     Parameters
     ----------
-    layers : geosite layer name -> GeoDataFrame, all in one projected CRS (others are reprojected to the
+    layers : dict of str to GeoDataFrame
+        Geosite layer name -> GeoDataFrame, all in one projected CRS (others are reprojected to the
         first's). Lines and polygon rings become LWPOLYLINEs; points become block references
         (:data:`POINT_BLOCKS`) with their attributes as ATTRIBs; every entity carries its feature's
         attributes as XDATA.
-    path : the DXF file to write.
-    point_radius : the radius (CRS units) of a point layer without a block of its own: a CIRCLE (None:
-        the generic block at the symbol size).
-    context : the site's layers; those in :data:`CONTEXT_LAYERS` are drawn within the drawing's extent
-        and their ``name`` written on C-ANNO-IDEN.
-    scale_ft : the plot scale the symbols and texts are sized for, in feet on the ground per inch on
-        paper (the sheets': 100).
+    path : str or Path
+        The DXF file to write.
+    point_radius : float, optional
+        The radius (CRS units) of a point layer without a block of its own: a CIRCLE (None: the generic
+        block at the symbol size).
+    context : dict of str to GeoDataFrame, optional
+        The site's layers; those in :data:`CONTEXT_LAYERS` are drawn within the drawing's extent and their
+        ``name`` written on C-ANNO-IDEN.
+    scale_ft : float
+        The plot scale the symbols and texts are sized for, in feet on the ground per inch on paper (the
+        sheets': 100).
 
     Returns
     -------
-    The path written.
+    Path
+        The path written.
     """
     layers, crs = _one_crs(layers)
     doc, ft_per_unit = _new_document(crs)
@@ -620,13 +627,15 @@ def basin_size_ft(row: Any) -> tuple[str, float, float, str] | None:
 
     Parameters
     ----------
-    row : the feature's attributes (a pandas Series): ``footprint_sqft`` (sq ft), ``diameter_ft`` (ft),
-        or ``length_ft`` and ``width_ft`` (ft), the first given (:data:`BASIN_SIZE_COLUMNS`).
+    row : pandas.Series
+        The feature's attributes: ``footprint_sqft`` (sq ft), ``diameter_ft`` (ft), or ``length_ft`` and
+        ``width_ft`` (ft), the first given (:data:`BASIN_SIZE_COLUMNS`).
 
     Returns
     -------
-    (``circle``, radius ft, radius ft, text) or (``rect``, length ft, width ft, text); None where the
-    row gives no size.
+    tuple of (str, float, float, str) or None
+        (``circle``, radius ft, radius ft, text) or (``rect``, length ft, width ft, text); None where the
+        row gives no size.
     """
     area, dia = _num(_get(row, "footprint_sqft")), _num(_get(row, "diameter_ft"))
     length, width = _num(_get(row, "length_ft")), _num(_get(row, "width_ft"))
@@ -641,42 +650,82 @@ def basin_size_ft(row: Any) -> tuple[str, float, float, str] | None:
 
 
 def practice_text(name: str, row: Any) -> str:
-    """The label of a practice in CAD (capitals, as CAD notes are lettered): what it is and its numbers."""
+    """The label of a practice in CAD (capitals, as CAD notes are lettered): what it is and its numbers.
+
+    Parameters
+    ----------
+    name : str
+        The practice's layer name (``sediment_basins``, ``filter_fence``, ...).
+    row : pandas.Series
+        The feature's attributes.
+
+    Returns
+    -------
+    str
+        The label, lines joined by newlines; empty for a feature that is not labelled.
+    """
+    if name in _FIXED_LABELS:
+        return _FIXED_LABELS[name]
+    label = _ROW_LABELS.get(name)
+    return label(row) if label is not None else ""
+
+
+#: The practices labelled by their kind alone (an inlet's name is its own label, C-ANNO-IDEN, and an
+#: ATTRIB).
+_FIXED_LABELS = {
+    "inlet_protection": "INLET PROTECTION",
+    "stockpile_fences": "SILT FENCE (STOCKPILE)",
+    "diversions": "DIVERSION",
+}
+
+
+def _basin_text(row: Any) -> str:
+    """A sediment basin's or trap's label: its kind, size, storage and drainage area."""
+    kind = _text(_get(row, "kind")).replace("_", " ").upper() or "SEDIMENT BASIN"
+    parts = [kind]
+    size = basin_size_ft(row)
+    if size:
+        parts.append(size[3].upper())
+    storage = _num(_get(row, "storage_cy"))
+    if storage:
+        parts.append(f"{storage:,.0f} CY STORAGE")
+    acres = _num(_get(row, "drainage_acres"))
+    if acres is not None:
+        parts.append(f"{acres:.2f} AC DRAIN HERE")
+    return "\n".join(parts)
+
+
+def _tracking_pad_text(row: Any) -> str:
+    """A tracking pad's label, with its length."""
+    n = _num(_get(row, "length_ft"))
+    return "STONE TRACKING PAD" + (f" {n:.0f} FT" if n else "")
+
+
+def _fence_text(row: Any) -> str:
+    """A silt fence's label by its side (a hook has none)."""
+    side = _text(_get(row, "side"))
+    if side == "hook":
+        return ""
+    if side == "stand_in":
+        return "ROW NOT BUILDABLE: SEE PLAN NOTE"
+    return "SILT FENCE" + (" (ROW)" if side == "interior" else "")
+
+
+def _upslope_text(row: Any) -> str:
+    """An upslope area's label, with its acres."""
     from geosite.units import SQFT_PER_ACRE
 
-    if name == "inlet_protection":  # the inlet's name is its own label (C-ANNO-IDEN) and an ATTRIB
-        return "INLET PROTECTION"
-    if name == "sediment_basins":
-        kind = _text(_get(row, "kind")).replace("_", " ").upper() or "SEDIMENT BASIN"
-        parts = [kind]
-        size = basin_size_ft(row)
-        if size:
-            parts.append(size[3].upper())
-        storage = _num(_get(row, "storage_cy"))
-        if storage:
-            parts.append(f"{storage:,.0f} CY STORAGE")
-        acres = _num(_get(row, "drainage_acres"))
-        if acres is not None:
-            parts.append(f"{acres:.2f} AC DRAIN HERE")
-        return "\n".join(parts)
-    if name == "tracking_pads":
-        n = _num(_get(row, "length_ft"))
-        return "STONE TRACKING PAD" + (f" {n:.0f} FT" if n else "")
-    if name == "filter_fence":
-        side = _text(_get(row, "side"))
-        if side == "hook":
-            return ""
-        if side == "stand_in":
-            return "ROW NOT BUILDABLE: SEE PLAN NOTE"
-        return "SILT FENCE" + (" (ROW)" if side == "interior" else "")
-    if name == "stockpile_fences":
-        return "SILT FENCE (STOCKPILE)"
-    if name == "diversions":
-        return "DIVERSION"
-    if name == "upslope_areas":
-        a = _num(_get(row, "area_sqft"))
-        return f"UPSLOPE AREA {a / SQFT_PER_ACRE:.2f} AC" if a else "UPSLOPE AREA"
-    return ""
+    a = _num(_get(row, "area_sqft"))
+    return f"UPSLOPE AREA {a / SQFT_PER_ACRE:.2f} AC" if a else "UPSLOPE AREA"
+
+
+#: The practices whose label reads the feature's attributes.
+_ROW_LABELS: dict[str, Callable[[Any], str]] = {
+    "sediment_basins": _basin_text,
+    "tracking_pads": _tracking_pad_text,
+    "filter_fence": _fence_text,
+    "upslope_areas": _upslope_text,
+}
 
 
 def _along(line: Any, d: float) -> tuple[tuple[float, float], float]:

@@ -83,6 +83,8 @@ def block_sockets() -> tuple[bool, str]:
     buf = ctypes.create_string_buffer(code, len(code))
 
     class SockFprog(ctypes.Structure):
+        """The kernel's struct sock_fprog: the filter's length in instructions, and where it is."""
+
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
     prog = SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))

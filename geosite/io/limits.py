@@ -159,6 +159,7 @@ class Limits:
         return total
 
     def check_file_size(self, what: str, size: int, limit_key: str) -> None:
+        """LimitError when file ``what`` (``size`` bytes) is over the limit named ``limit_key``."""
         limit = getattr(self, limit_key)
         if size > limit:
             raise LimitError(

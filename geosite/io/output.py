@@ -472,17 +472,22 @@ def write_gpkg(
 
     Parameters
     ----------
-    path : the GeoPackage to create (it must not exist).
-    layers : layer name -> GeoDataFrame (or None); coordinates in the CRS's unit, written as they are.
-    schema : the fixed schema (:data:`DERIVED_SCHEMA` by default): every layer it names is written, empty
-        when ``layers`` has nothing for it; a layer it does not name is written with its parts' geometry
+    path : Path
+        The GeoPackage to create (it must not exist).
+    layers : dict of str to GeoDataFrame or None
+        Layer name -> GeoDataFrame (or None); coordinates in the CRS's unit, written as they are.
+    schema : dict of str to LayerSchema, optional
+        The fixed schema (:data:`DERIVED_SCHEMA` by default): every layer it names is written, empty when
+        ``layers`` has nothing for it; a layer it does not name is written with its parts' geometry
         family as ``Multi*`` (left out when empty: it has no type to declare).
-    styles : layer name -> its style (:class:`geosite.io.qgis_styles.Rule` list), stored in the table
+    styles : dict of str to list of Rule, optional
+        Layer name -> its style (:class:`geosite.io.qgis_styles.Rule` list), stored in the table
         ``layer_styles`` as the layer's default style (QGIS applies it when it opens the layer).
 
     Returns
     -------
-    The layer names written, in order.
+    list of str
+        The layer names written, in order.
     """
     with _gdal_config(OGR_SQLITE_SYNCHRONOUS="OFF"):
         return _write_gpkg(Path(path), layers, DERIVED_SCHEMA if schema is None else schema, styles)
@@ -549,17 +554,21 @@ def write_findings_gpkg(
 
     Parameters
     ----------
-    path : the GeoPackage to create.
-    layers : ``findings`` (a GeoDataFrame of findings, coordinates in the site CRS's unit, rows without
+    path : Path
+        The GeoPackage to create.
+    layers : dict of str to GeoDataFrame
+        ``findings`` (a GeoDataFrame of findings, coordinates in the site CRS's unit, rows without
         geometry allowed) and context layers (:data:`FINDINGS_CONTEXT`, derived.gpkg's schemas).
-    styles : as :func:`write_gpkg`; the findings' own (:func:`geosite.io.qgis_styles.findings_rules`,
+    styles : dict of str to list of Rule, optional
+        As :func:`write_gpkg`; the findings' own (:func:`geosite.io.qgis_styles.findings_rules`,
         report.html's status colours) unless given.
 
     Returns
     -------
-    The layer names written: ``findings`` (the table of those without a place), ``findings_points``,
-    ``findings_lines``, ``findings_polygons`` (a finding whose geometry mixes kinds is in each, with its
-    parts of that kind), all four always, then the context layers.
+    list of str
+        The layer names written: ``findings`` (the table of those without a place), ``findings_points``,
+        ``findings_lines``, ``findings_polygons`` (a finding whose geometry mixes kinds is in each, with
+        its parts of that kind), all four always, then the context layers.
     """
     from geosite.io.qgis_styles import findings_rules
 

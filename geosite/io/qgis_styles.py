@@ -107,13 +107,15 @@ def layer_rules(symbology: Mapping[str, Any]) -> dict[str, list[Rule]]:
 
     Parameters
     ----------
-    symbology : the sheets' styles, name -> Style (:data:`geosite.maps.symbology.STYLES`: colours as
-        hex, widths and marker sizes in points).
+    symbology : Mapping of str to Style
+        The sheets' styles, name -> Style (:data:`geosite.maps.symbology.STYLES`: colours as hex, widths
+        and marker sizes in points).
 
     Returns
     -------
-    Layer name -> rules: the derived layers' from ``symbology`` (:data:`LAYER_RULES`; a layer whose sheet
-    style is missing is left unstyled), the findings layers' from :data:`STATUS_COLOURS`.
+    dict of str to list of Rule
+        Layer name -> rules: the derived layers' from ``symbology`` (:data:`LAYER_RULES`; a layer whose
+        sheet style is missing is left unstyled), the findings layers' from :data:`STATUS_COLOURS`.
     """
     looks = {**OWN_LOOKS, **symbology}
     out = {
@@ -439,9 +441,11 @@ def write_layer_styles(path: Path, styles: Mapping[str, tuple[list[Rule], str | 
 
     Parameters
     ----------
-    path : the GeoPackage, its layers written (geometry column ``geom``).
-    styles : layer name -> (its rules, its declared geometry type or None for a table): one default
-        style each (QML and SLD), named after the layer.
+    path : Path
+        The GeoPackage, its layers written (geometry column ``geom``).
+    styles : Mapping of str to (list of Rule, str or None)
+        Layer name -> (its rules, its declared geometry type or None for a table): one default style each
+        (QML and SLD), named after the layer.
     """
     import numpy as np
     from pyogrio.raw import write

@@ -66,9 +66,11 @@ class Staged:
 
     @property
     def total_bytes(self) -> int:
+        """The bytes of the files copied."""
         return sum(f.size for f in self.files)
 
     def to_dict(self) -> dict[str, object]:
+        """The staged files, those left out and the total bytes, for the report."""
         return {
             "files": [{"path": f.path, "bytes": f.size, "sha256": f.sha256} for f in self.files],
             "not_staged": list(self.skipped),
@@ -236,9 +238,17 @@ def stage_submission(folder: str | Path, dest: str | Path, limits: Limits | None
 
     Parameters
     ----------
-    folder : the applicant's submission folder (the inspector's argument: it may itself be a link).
-    dest : the staged copy's folder, created here.
-    limits : :class:`~geosite.io.limits.Limits` (sizes in bytes, the number of files).
+    folder : str or Path
+        The applicant's submission folder (the inspector's argument: it may itself be a link).
+    dest : str or Path
+        The staged copy's folder, created here.
+    limits : Limits, optional
+        Resource limits (:class:`~geosite.io.limits.Limits`: sizes in bytes, the number of files).
+
+    Returns
+    -------
+    Staged
+        The staged copy, with every file's SHA-256.
     """
     limits = limits or Limits()
     src = Path(folder)

@@ -27,8 +27,12 @@ import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from geosite.errors import MissingInputError, UnsafeInputError
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
 
 #: GDAL configuration while reading any input: nothing is fetched over a network.
 OFFLINE_GDAL: dict[str, str] = {
@@ -163,35 +167,46 @@ def regular_file(path: Path, what: str, root: Path | None = None) -> Path:
         raise UnsafeInputError(f"{what} {path}: {kind}; refused")
     if root is not None:
         base = Path(root).resolve()
-        stem = path.name.split(".", 1)[0]
-        try:
-            siblings = [
-                e
-                for e in os.scandir(path.parent)
-                if e.name != path.name and (e.name.startswith(stem + ".") or e.name.startswith(path.name))
-            ]
-        except OSError:
-            siblings = []
-        for e in siblings:
-            side = Path(e.path)
-            try:
-                real = side.resolve()
-            except (OSError, RuntimeError):
-                raise UnsafeInputError(
-                    f"{what} {path}: its side file {e.name} cannot be resolved; refused"
-                ) from None
-            if not real.is_relative_to(base):
-                raise UnsafeInputError(
-                    f"{what} {path}: its side file {e.name} is a link out of the submission folder "
-                    "(GDAL would read it with the file); refused"
-                )
-            try:
-                skind = _kind(os.stat(real).st_mode)
-            except OSError:
-                continue  # a dangling link inside the folder: GDAL finds nothing there either
-            if skind and skind != "a folder, not a file":
-                raise UnsafeInputError(f"{what} {path}: its side file {e.name} is {skind}; refused")
+        for e in _side_files(path):
+            _check_side_file(path, e, what, base)
     return path
+
+
+def _side_files(path: Path) -> list[os.DirEntry]:
+    """The entries beside ``path`` whose names start with its stem and a dot, or with its name (none
+    when its folder cannot be listed).
+    """
+    stem = path.name.split(".", 1)[0]
+    try:
+        return [
+            e
+            for e in os.scandir(path.parent)
+            if e.name != path.name and (e.name.startswith(stem + ".") or e.name.startswith(path.name))
+        ]
+    except OSError:
+        return []
+
+
+def _check_side_file(path: Path, e: os.DirEntry, what: str, base: Path) -> None:
+    """UnsafeInputError when side file ``e`` of ``path`` cannot be resolved, leads out of ``base``, or
+    is a FIFO, device or socket (GDAL would read it with the file).
+    """
+    side = Path(e.path)
+    try:
+        real = side.resolve()
+    except (OSError, RuntimeError):
+        raise UnsafeInputError(f"{what} {path}: its side file {e.name} cannot be resolved; refused") from None
+    if not real.is_relative_to(base):
+        raise UnsafeInputError(
+            f"{what} {path}: its side file {e.name} is a link out of the submission folder "
+            "(GDAL would read it with the file); refused"
+        )
+    try:
+        skind = _kind(os.stat(real).st_mode)
+    except OSError:
+        return  # a dangling link inside the folder: GDAL finds nothing there either
+    if skind and skind != "a folder, not a file":
+        raise UnsafeInputError(f"{what} {path}: its side file {e.name} is {skind}; refused")
 
 
 def _head(path: Path, n: int = 4096) -> bytes:
@@ -302,41 +317,55 @@ def _check_vrt(
     tags = ("SourceFilename",) if kind == "raster" else ("SrcDataSource",)
     for el in tree.iter():
         tag = el.tag.rsplit("}", 1)[-1]
-        if tag == "PixelFunctionLanguage" and (el.text or "").strip().lower() == "python":
-            raise UnsafeInputError(
-                f"{what} {path}: a VRT with a Python pixel function; refused (geosite runs no code "
-                "from its inputs)"
-            )
-        if (
-            tag in ("SrcSQL",)
-            and kind == "vector"
-            and re.search(r"(?i)\b(attach|load_extension)\b", el.text or "")
-        ):
-            raise UnsafeInputError(
-                f"{what} {path}: an OGR VRT whose SQL attaches databases or loads extensions; refused"
-            )
+        _refuse_vrt_code(el, tag, f"{what} {path}", kind)
         if tag not in tags:
             continue
-        src = (el.text or "").strip()
-        relative = el.get("relativeToVRT", el.get("relativetoVRT", "0")) == "1"
-        where = f"{what} {path}: VRT source {src!r}"
-        if not src or _REMOTE.search(src):
-            raise UnsafeInputError(f"{where} is a URL, connection string or GDAL virtual path; refused")
-        if relative:
-            if Path(src).is_absolute():
-                raise UnsafeInputError(f"{where}: an absolute path marked relative; refused")
-            target = path.parent / src
-        else:
-            target = Path(src)
-            if not target.is_absolute():
-                target = Path.cwd() / target  # GDAL resolves it against the working folder
-        if root is not None:
-            target = _contained(Path(root), target, where)
+        target = _vrt_source(el, path, what, root)
         sub_what = f"{what} (VRT source of {path.name})"
         if kind == "raster":
             raster_format(target, sub_what, root, depth + 1, seen | {real})
         else:
             vector_format(target, sub_what, root, depth + 1, seen | {real})
+
+
+def _refuse_vrt_code(el: Element, tag: str, where: str, kind: str) -> None:
+    """UnsafeInputError when a VRT's element ``el`` (its ``tag``) runs code: a Python pixel function, or
+    an OGR VRT's SQL attaching databases or loading extensions.
+    """
+    if tag == "PixelFunctionLanguage" and (el.text or "").strip().lower() == "python":
+        raise UnsafeInputError(
+            f"{where}: a VRT with a Python pixel function; refused (geosite runs no code from its inputs)"
+        )
+    if (
+        tag in ("SrcSQL",)
+        and kind == "vector"
+        and re.search(r"(?i)\b(attach|load_extension)\b", el.text or "")
+    ):
+        raise UnsafeInputError(
+            f"{where}: an OGR VRT whose SQL attaches databases or loads extensions; refused"
+        )
+
+
+def _vrt_source(el: Element, path: Path, what: str, root: Path | None) -> Path:
+    """The file a VRT source element names (relative to the VRT, or to the working folder as GDAL
+    resolves it), inside ``root`` when given; a URL, connection string or GDAL virtual path is refused.
+    """
+    src = (el.text or "").strip()
+    relative = el.get("relativeToVRT", el.get("relativetoVRT", "0")) == "1"
+    where = f"{what} {path}: VRT source {src!r}"
+    if not src or _REMOTE.search(src):
+        raise UnsafeInputError(f"{where} is a URL, connection string or GDAL virtual path; refused")
+    if relative:
+        if Path(src).is_absolute():
+            raise UnsafeInputError(f"{where}: an absolute path marked relative; refused")
+        target = path.parent / src
+    else:
+        target = Path(src)
+        if not target.is_absolute():
+            target = Path.cwd() / target  # GDAL resolves it against the working folder
+    if root is not None:
+        target = _contained(Path(root), target, where)
+    return target
 
 
 @contextmanager

@@ -25,6 +25,10 @@ ANY = POLYGON + LINE + POINT
 
 @dataclass(frozen=True)
 class LayerSpec:
+    """A geosite layer: its name, the geometry types it may hold, whether a site must have it, and what
+    it is.
+    """
+
     name: str
     geometry: tuple[str, ...]
     required: bool = False

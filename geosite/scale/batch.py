@@ -36,7 +36,12 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from geosite.pipeline import AnalysisResult
+    from geosite.review.check import CheckResult
+    from geosite.site import Site
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +82,6 @@ class BatchOptions:
     force : redo sites whose output is up to date.
     check : also check each site as a submission (``geosite check``): findings.json, findings.md,
         findings.gpkg and report.html beside the analysis, and a verdict in the summary.
-    delay_s : test hook: each task sleeps this long before its work (to kill a worker mid-batch).
     overwrite : replace an existing OUT/<site> folder that geosite did not write (without it such a
         site fails, its folder untouched; a folder geosite wrote is replaced when its inputs changed).
     allow_outside : let each site.toml name files outside its folder (not with ``check``).
@@ -91,7 +95,6 @@ class BatchOptions:
     strict: bool = False
     force: bool = False
     check: bool = False
-    delay_s: float = 0.0
     overwrite: bool = False
     allow_outside: bool = False
     timeout_s: float | None = None
@@ -117,10 +120,12 @@ class BatchResult:
 
     @property
     def ok(self) -> bool:
+        """Whether every site was analysed."""
         return all(r["status"] == "ok" for r in self.rows)
 
     @property
     def failed(self) -> list[dict[str, Any]]:
+        """The rows of the sites that failed."""
         return [r for r in self.rows if r["status"] != "ok"]
 
     @property
@@ -373,8 +378,6 @@ def _process_site(site_dir: str | Path, out: str | Path, options: BatchOptions) 
     site_dir, out = Path(site_dir).resolve(), Path(out).resolve()
     final = out / site_key(site_dir)
     row = _row(site_dir, final)
-    if options.delay_s > 0:
-        time.sleep(options.delay_s)
     try:
         digest, lines = inputs_hash(site_dir, options)
         if not options.force and read_marker(final) == digest and _complete(final, options.check):
@@ -405,8 +408,16 @@ def _process_site(site_dir: str | Path, out: str | Path, options: BatchOptions) 
     return row
 
 
-def _analyze_site(site_dir: Path, options: BatchOptions) -> tuple[Any, Any, Any]:
-    """(the site, its analysis, its check or None): one site analyzed, or checked as a submission."""
+class _SiteRun(NamedTuple):
+    """One site's run: the site, its analysis, and its check as a submission (None without ``check``)."""
+
+    site: Site
+    result: AnalysisResult
+    checked: CheckResult | None
+
+
+def _analyze_site(site_dir: Path, options: BatchOptions) -> _SiteRun:
+    """One site analyzed, or checked as a submission."""
     from geosite.pipeline import analyze
     from geosite.site import load_site
 
@@ -433,7 +444,7 @@ def _analyze_site(site_dir: Path, options: BatchOptions) -> tuple[Any, Any, Any]
                 limits=options.limits,
             )
             result = analyze(site)
-    return site, result, checked
+    return _SiteRun(site, result, checked)
 
 
 def _write_site(
@@ -540,16 +551,28 @@ def run_batch(
 
     Parameters
     ----------
-    site_dirs : site folders (each with a site.toml).
-    out : output folder (created; existing site outputs with matching markers are skipped).
-    scheduler : address of an existing Dask scheduler (``tcp://host:8786``); None starts a
+    site_dirs : sequence of str or Path
+        Site folders (each with a site.toml).
+    out : str or Path
+        Output folder (created; existing site outputs with matching markers are skipped).
+    scheduler : str, optional
+        Address of an existing Dask scheduler (``tcp://host:8786``); None starts a
         :class:`distributed.LocalCluster` of ``workers`` processes (one thread each) for this batch.
         An address nothing answers at is an :class:`~geosite.errors.InputError`.
-    workers : local worker processes (default: one per CPU); only without ``scheduler``/``client``.
-    options : :class:`BatchOptions`.
-    client : an existing :class:`distributed.Client` to use (and leave open).
-    progress : True for a tqdm bar on stderr (drawn only on a terminal), or a callable given each row as
-        it completes.
+    workers : int, optional
+        Local worker processes (default: one per CPU); only without ``scheduler``/``client``.
+    options : BatchOptions, optional
+        What every site is run with.
+    client : distributed.Client, optional
+        An existing client to use (and leave open).
+    progress : bool or callable
+        True for a tqdm bar on stderr (drawn only on a terminal), or a callable given each row as it
+        completes.
+
+    Returns
+    -------
+    BatchResult
+        One summary row per site, in input order, and the summary files written.
     """
     options = options or BatchOptions()
     dirs = check_sites(site_dirs)
@@ -705,9 +728,9 @@ def check_summaries(out: Path) -> None:
 
 
 def write_summary(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
-    """summary.csv (every row) and summary.gpkg (layer ``sites``: the rows with a site boundary, in
-    the sites' common CRS, or EPSG:4326 when they differ), each replaced atomically, their SHA-256
-    recorded in :data:`SUMMARY_RECORD` (so the next batch knows them for its own).
+    """The summaries: summary.csv (every row) and summary.gpkg (layer ``sites``: the rows with a site
+    boundary, in the sites' common CRS, or EPSG:4326 when they differ), each replaced atomically, their
+    SHA-256 recorded in :data:`SUMMARY_RECORD` (so the next batch knows them for its own).
     """
     import geopandas as gpd
     import pandas as pd

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -69,14 +69,17 @@ class Screening:
 
     @property
     def steep_area_sqft(self) -> dict[float, float]:
+        """Steep area per threshold, sq ft."""
         return {t: n * self.cell_area_sqft for t, n in self.steep_cells.items()}
 
     @property
     def steep_area_acres(self) -> dict[float, float]:
+        """Steep area per threshold, acres."""
         return {t: a / SQFT_PER_ACRE for t, a in self.steep_area_sqft.items()}
 
     @property
     def valid_area_sqft(self) -> float:
+        """Area with heights, sq ft."""
         return self.valid_cells * self.cell_area_sqft
 
 
@@ -186,27 +189,36 @@ def screen_steep_slopes(
 
     Parameters
     ----------
-    path : the DEM (any raster GDAL reads: GeoTIFF, COG, VRT mosaic), in a projected CRS.
-    vertical_unit : ``us_ft``, ``ft`` or ``m`` (never guessed).
-    threshold_pct : one threshold or several (the mask then holds the number of thresholds met).
-    tile : tile side in cells (memory grows with its square).
-    slope_out : GeoTIFF for the slope in percent (``slope_dtype``, NaN nodata), tiled and compressed.
-    mask_out : GeoTIFF for the steep class (uint8: 0 below every threshold, k at or above the k-th,
-        255 no height), tiled and compressed.
-    slope_dtype : ``float32`` (half the size) or ``float64`` (exactly ``terrain.slope_pct``'s numbers).
-    compress : ``zstd`` (level 1, fastest), ``deflate`` or ``lzw`` (with a floating-point predictor).
-    overwrite : replace existing outputs (otherwise refused).
-    client : a :class:`distributed.Client` to compute the tiles on (each worker reads its tiles from
-        ``path``, which it must see); None computes them here.
-    progress : a tqdm bar on stderr.
+    path : str or Path
+        The DEM (any raster GDAL reads: GeoTIFF, COG, VRT mosaic), in a projected CRS.
+    vertical_unit : str
+        The unit of its heights: ``us_ft``, ``ft`` or ``m`` (never guessed).
+    threshold_pct : float or sequence of float
+        One slope threshold in percent, or several (the mask then holds the number of thresholds met).
+    tile : int
+        Tile side in cells (memory grows with its square).
+    slope_out : str or Path, optional
+        GeoTIFF for the slope in percent (``slope_dtype``, NaN nodata), tiled and compressed.
+    mask_out : str or Path, optional
+        GeoTIFF for the steep class (uint8: 0 below every threshold, k at or above the k-th, 255 no
+        height), tiled and compressed.
+    slope_dtype : {"float32", "float64"}
+        ``float32`` (half the size) or ``float64`` (exactly ``terrain.slope_pct``'s numbers).
+    compress : {"zstd", "deflate", "lzw"}
+        ``zstd`` (level 1, fastest), ``deflate`` or ``lzw`` (with a floating-point predictor).
+    overwrite : bool
+        Replace existing outputs (otherwise refused).
+    client : distributed.Client, optional
+        A Dask client to compute the tiles on (each worker reads its tiles from ``path``, which it must
+        see); None computes them here.
+    progress : bool
+        Show a tqdm bar on stderr.
 
     Returns
     -------
     Screening
         Totals: valid cells, steep cells and areas per threshold, steepest slope, files written.
     """
-    import rasterio
-
     from geosite.terrain import steep_thresholds
     from geosite.units import parse_vertical_unit
 
@@ -215,6 +227,7 @@ def screen_steep_slopes(
     ts = steep_thresholds(threshold_pct)
     outs = [Path(p) for p in (slope_out, mask_out) if p is not None]
     _check_screening(path, tile, compress, slope_dtype, outs, overwrite=overwrite)
+    tmp = {p: p.with_name(f".{p.name}.tmp-{os.getpid()}") for p in outs}
     with _open_north_up(path) as (src, fpu):
         t = src.transform
         result = Screening(
@@ -222,13 +235,7 @@ def screen_steep_slopes(
         )
         block = min(512 if tile % 512 == 0 else 256 if tile % 256 == 0 else 16 * max(tile // 256, 1), 512)
         outputs = {"slope": (slope_out, slope_dtype, float("nan")), "mask": (mask_out, "uint8", MASK_NODATA)}
-        tmp = {p: p.with_name(f".{p.name}.tmp-{os.getpid()}") for p in outs}
-        dsts = {}
-        try:
-            for key, (out, dtype, nodata) in outputs.items():
-                if out is not None:
-                    profile = _profile(src, dtype, nodata, block, compress)
-                    dsts[key] = rasterio.open(tmp[Path(out)], "w", **profile)
+        with _temporary_outputs(src, outputs, tmp, block=block, compress=compress) as dsts:
             windows = list(tile_windows(src.height, src.width, tile))
             for part in _run_tiles(
                 str(path),
@@ -241,18 +248,42 @@ def screen_steep_slopes(
                 progress=progress,
             ):
                 _absorb(result, part, dsts, slope_dtype)
-        except BaseException:
-            for d in dsts.values():
-                d.close()
-            for p in tmp.values():
-                p.unlink(missing_ok=True)
-            raise
-        for d in dsts.values():
-            d.close()
     for final, p in tmp.items():
         os.replace(p, final)
         result.files.append(final)
     return result
+
+
+@contextmanager
+def _temporary_outputs(
+    src: Any,
+    outputs: dict[str, tuple[str | Path | None, str, float]],
+    tmp: dict[Path, Path],
+    *,
+    block: int,
+    compress: str,
+) -> Iterator[dict[str, Any]]:
+    """The outputs asked for (key -> (path or None, dtype, nodata)) open for writing on ``src``'s grid
+    under their temporary names (``tmp``: final -> temporary), tiled in ``block`` cells; closed when done,
+    and closed and deleted when the work fails.
+    """
+    import rasterio
+
+    dsts = {}
+    try:
+        for key, (out, dtype, nodata) in outputs.items():
+            if out is not None:
+                profile = _profile(src, dtype, nodata, block, compress)
+                dsts[key] = rasterio.open(tmp[Path(out)], "w", **profile)
+        yield dsts
+    except BaseException:
+        for d in dsts.values():
+            d.close()
+        for p in tmp.values():
+            p.unlink(missing_ok=True)
+        raise
+    for d in dsts.values():
+        d.close()
 
 
 def _check_screening(
@@ -337,51 +368,78 @@ def _run_tiles(
         from tqdm import tqdm
 
         bar = tqdm(total=len(windows), unit="tile", desc="slope tiles")
+    job = _TileJob(path, vu, ts, want_slope, want_mask)
     try:
-        if client is None:
-            # two tiles in flight on threads: one is read (GDAL releases the GIL) while the other is
-            # computed, and both while this thread writes the previous one
-            from collections import deque
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="geosite-tile") as pool:
-                pending = iter(windows)
-                queue = deque(
-                    pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask=want_mask)
-                    for w in _take(pending, threads)
-                )
-                while queue:
-                    part = queue.popleft().result()
-                    for w in _take(pending, 1):
-                        queue.append(
-                            pool.submit(slope_tile, path, vu, w, ts, want_slope, want_mask=want_mask)
-                        )
-                    yield part
-                    if bar is not None:
-                        bar.update(1)
-            return
-        from distributed import as_completed
-
-        limit = max(2 * len(client.scheduler_info().get("workers", {})), 2)
-        pending = iter(windows)
-        first = [
-            client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask=want_mask, pure=False)
-            for w in _take(pending, limit)
-        ]
-        running = as_completed(first)
-        for fut in running:
-            part = fut.result()
-            fut.release()
-            for w in _take(pending, 1):
-                running.add(
-                    client.submit(slope_tile, path, vu, w, ts, want_slope, want_mask=want_mask, pure=False)
-                )
-            yield part
-            if bar is not None:
-                bar.update(1)
+        parts = (
+            _tiles_here(job, windows, threads) if client is None else _tiles_on_cluster(job, windows, client)
+        )
+        with closing(parts):  # an early stop ends the pool or the cluster's tasks here, not at collection
+            for part in parts:
+                yield part
+                if bar is not None:
+                    bar.update(1)
     finally:
         if bar is not None:
             bar.close()
+
+
+class _TileJob(NamedTuple):
+    """What each tile's :func:`slope_tile` is given besides its window."""
+
+    path: str
+    vu: str
+    ts: list[float]
+    want_slope: bool
+    want_mask: bool
+
+
+def _tiles_here(
+    job: _TileJob, windows: list[tuple[int, int, int, int]], threads: int
+) -> Generator[dict[str, Any], None, None]:
+    """Tile results in window order, ``threads`` tiles in flight on a thread pool: one is read (GDAL
+    releases the GIL) while the other is computed, and both while the caller writes the previous one.
+    """
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="geosite-tile") as pool:
+        pending = iter(windows)
+        queue = deque(
+            pool.submit(slope_tile, job.path, job.vu, w, job.ts, job.want_slope, want_mask=job.want_mask)
+            for w in _take(pending, threads)
+        )
+        while queue:
+            part = queue.popleft().result()
+            for w in _take(pending, 1):
+                queue.append(
+                    pool.submit(
+                        slope_tile, job.path, job.vu, w, job.ts, job.want_slope, want_mask=job.want_mask
+                    )
+                )
+            yield part
+
+
+def _tiles_on_cluster(
+    job: _TileJob, windows: list[tuple[int, int, int, int]], client: Any
+) -> Generator[dict[str, Any], None, None]:
+    """Tile results in completion order from a Dask cluster, at most 2 per worker in flight."""
+    from distributed import as_completed
+
+    def submit(w: tuple[int, int, int, int]) -> Any:
+        """One tile's task on the cluster."""
+        return client.submit(
+            slope_tile, job.path, job.vu, w, job.ts, job.want_slope, want_mask=job.want_mask, pure=False
+        )
+
+    limit = max(2 * len(client.scheduler_info().get("workers", {})), 2)
+    pending = iter(windows)
+    running = as_completed([submit(w) for w in _take(pending, limit)])
+    for fut in running:
+        part = fut.result()
+        fut.release()
+        for w in _take(pending, 1):
+            running.add(submit(w))
+        yield part
 
 
 def _take(it: Iterator[Any], n: int) -> list[Any]:

@@ -21,7 +21,7 @@ import tomllib
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import geopandas as gpd
 import numpy as np
@@ -78,18 +78,32 @@ def load_site(
 
     Parameters
     ----------
-    folder : the site folder holding ``site.toml``.
-    jurisdiction : overrides site.toml's ``jurisdiction`` (a profile name, or the path of a profile file:
-        the caller's own choice).
-    dem, dem_vertical_unit : override the DEM path and its vertical unit (``us_ft``, ``ft`` or ``m``);
-        ``dem`` is the caller's file and may lie anywhere.
-    make_valid : repair invalid polygons (shapely.make_valid) instead of rejecting them.
-    strict : turn geosite warnings into errors.
-    allow_outside : let site.toml name files outside the folder (a consultant's own folder; never a
-        submission). Remote and GDAL virtual paths are refused either way.
-    installed_profile_only : site.toml's ``jurisdiction`` may only name an installed profile, not a
-        profile file (``geosite check``: the rulebook is the inspector's).
-    limits : resource limits (:class:`~geosite.io.limits.Limits`; defaults sized to this machine).
+    folder : str or Path
+        The site folder holding ``site.toml``.
+    jurisdiction : str, optional
+        Overrides site.toml's ``jurisdiction`` (a profile name, or the path of a profile file: the
+        caller's own choice).
+    dem : str or Path, optional
+        Overrides site.toml's DEM path; the caller's file, which may lie anywhere.
+    dem_vertical_unit : str, optional
+        Overrides the DEM's vertical unit (``us_ft``, ``ft`` or ``m``).
+    make_valid : bool, default False
+        Repair invalid polygons (shapely.make_valid) instead of rejecting them.
+    strict : bool, default False
+        Turn geosite warnings into errors.
+    allow_outside : bool, default False
+        Let site.toml name files outside the folder (a consultant's own folder; never a submission).
+        Remote and GDAL virtual paths are refused either way.
+    installed_profile_only : bool, default False
+        Site.toml's ``jurisdiction`` may only name an installed profile, not a profile file
+        (``geosite check``: the rulebook is the inspector's).
+    limits : Limits, optional
+        Resource limits (:class:`~geosite.io.limits.Limits`; defaults sized to this machine).
+
+    Returns
+    -------
+    Site
+        The validated site, its layers in the site CRS.
     """
     limits = limits or Limits()
     root = Path(folder)
@@ -99,18 +113,11 @@ def load_site(
 
     problems: list[str] = []
     notes: list[str] = []
-    name = _text(conf, "name", toml_path, problems) or root.name
-    juris, profile = _jurisdiction(
-        conf, jurisdiction, toml_path, problems, installed_profile_only=installed_profile_only
+    header = _site_header(
+        conf, root, jurisdiction, installed_profile_only=installed_profile_only, problems=problems
     )
-    declared_crs = _declared_crs(conf, toml_path, problems)
-    project = _project(_table(conf, "project", toml_path, problems), toml_path, problems)
-    applicant = _contact(_table(conf, "applicant", toml_path, problems), "applicant", toml_path, problems)
-    maintainer = _contact(_table(conf, "maintainer", toml_path, problems), "maintainer", toml_path, problems)
-    settings = _settings(conf, toml_path, problems)
-
     # DEM: the caller's --dem may lie anywhere; site.toml's paths stay in the folder
-    dem_path, dem_root, vu, proposed = _dem_paths(
+    dem_inputs = _dem_paths(
         root,
         _table(conf, "dem", toml_path, problems),
         dem,
@@ -120,47 +127,146 @@ def load_site(
         problems=problems,
         notes=notes,
     )
-
-    raw = read_layers(
+    site_crs, layers = _site_layers(
         root,
         _table(conf, "layers", toml_path, problems),
-        problems,
-        notes,
-        allow_outside=allow_outside,
-        limits=limits,
-    )
-    site_crs, layers = validate_layers(
-        raw, declared_crs, str(toml_path), str(root), make_valid=make_valid, problems=problems, notes=notes
+        header.declared_crs,
+        reading=_LayerReading(root, problems, notes, allow_outside, limits),
+        make_valid=make_valid,
     )
     if problems:
         raise SiteValidationError(problems, site=str(root))
-    assert site_crs is not None and isinstance(juris, str)  # no problems: both were found
+    assert site_crs is not None  # no problems: it was found
 
     notes += _absent_layer_notes(layers)
-    site = Site(
-        name=name,
-        jurisdiction=juris,
-        profile=profile,
+    site = _site_of(
+        header,
+        dem_inputs,
+        site_crs,
+        layers,
+        root=root,
+        notes=notes,
+        limits=limits,
+        allow_outside=allow_outside,
+    )
+    if dem_inputs.path is not None:
+        _check_dem_coverage(site, notes)
+    _check_plausible(site, header.profile, notes)
+    _emit(notes, strict)
+    return site
+
+
+def _site_of(
+    header: _SiteHeader,
+    dem_inputs: _DemInputs,
+    site_crs: CRS,
+    layers: dict[str, gpd.GeoDataFrame],
+    *,
+    root: Path,
+    notes: list[str],
+    limits: Limits,
+    allow_outside: bool,
+) -> Site:
+    """The Site a folder describes, from its validated parts (its jurisdiction found)."""
+    assert isinstance(header.jurisdiction, str)
+    return Site(
+        name=header.name,
+        jurisdiction=header.jurisdiction,
+        profile=header.profile,
         crs=site_crs,
         layers=layers,
         root=root,
-        dem_path=dem_path,
-        dem_vertical_unit=vu,
-        proposed_dem_path=proposed,
-        applicant=applicant,
-        maintainer=maintainer,
-        project=project,
+        dem_path=dem_inputs.path,
+        dem_vertical_unit=dem_inputs.vertical_unit,
+        proposed_dem_path=dem_inputs.proposed,
+        applicant=header.applicant,
+        maintainer=header.maintainer,
+        project=header.project,
         notes=notes,
-        settings=settings,
+        settings=header.settings,
         limits=limits,
         inputs_root=None if allow_outside else root,
-        dem_root=dem_root,
+        dem_root=dem_inputs.root,
     )
-    if dem_path is not None:
-        _check_dem_coverage(site, notes)
-    _check_plausible(site, profile, notes)
-    _emit(notes, strict)
-    return site
+
+
+def _site_layers(
+    root: Path,
+    layers_conf: dict[str, Any],
+    declared_crs: CRS | None,
+    *,
+    reading: _LayerReading,
+    make_valid: bool,
+) -> tuple[CRS | None, dict[str, gpd.GeoDataFrame]]:
+    """The site CRS and the layers site.toml's [layers] table names, read from the folder as ``reading``
+    allows, checked and moved into the site CRS; problems and notes are appended to ``reading``'s.
+    """
+    raw = read_layers(
+        root,
+        layers_conf,
+        reading.problems,
+        reading.notes,
+        allow_outside=reading.allow_outside,
+        limits=reading.limits,
+    )
+    return validate_layers(
+        raw,
+        declared_crs,
+        str(root / "site.toml"),
+        str(root),
+        make_valid=make_valid,
+        problems=reading.problems,
+        notes=reading.notes,
+    )
+
+
+@dataclass(frozen=True)
+class _SiteHeader:
+    """What site.toml says of the site besides its layers and DEM (each part None or empty with a
+    problem when it could not be read).
+    """
+
+    name: str
+    jurisdiction: str | None
+    profile: Any
+    declared_crs: CRS | None
+    project: Project
+    applicant: Contact
+    maintainer: Contact
+    settings: dict[str, Any]
+
+
+def _site_header(
+    conf: dict[str, Any],
+    root: Path,
+    jurisdiction: str | None,
+    *,
+    installed_profile_only: bool,
+    problems: list[str],
+) -> _SiteHeader:
+    """The site's name, jurisdiction, CRS, project, contacts and settings from site.toml (``jurisdiction``
+    overriding its own); problems are appended.
+    """
+    toml_path = root / "site.toml"
+    name = _text(conf, "name", toml_path, problems) or root.name
+    juris, profile = _jurisdiction(
+        conf, jurisdiction, toml_path, problems, installed_profile_only=installed_profile_only
+    )
+    declared_crs = _declared_crs(conf, toml_path, problems)
+    project = _project(_table(conf, "project", toml_path, problems), toml_path, problems)
+    applicant = _contact(_table(conf, "applicant", toml_path, problems), "applicant", toml_path, problems)
+    maintainer = _contact(_table(conf, "maintainer", toml_path, problems), "maintainer", toml_path, problems)
+    settings = _settings(conf, toml_path, problems)
+    return _SiteHeader(
+        name=name,
+        jurisdiction=juris,
+        profile=profile,
+        declared_crs=declared_crs,
+        project=project,
+        applicant=applicant,
+        maintainer=maintainer,
+        settings=settings,
+    )
 
 
 def _absent_layer_notes(layers: dict[str, gpd.GeoDataFrame]) -> list[Any]:
@@ -219,6 +325,17 @@ def _declared_crs(conf: dict[str, Any], toml_path: Path, problems: list[str]) ->
     return declared_crs
 
 
+class _DemInputs(NamedTuple):
+    """The DEM files a site names: the existing-grade DEM, the folder it must stay in (None: anywhere),
+    its vertical unit, and the proposed-grade DEM.
+    """
+
+    path: Path | None
+    root: Path | None
+    vertical_unit: Any
+    proposed: Path | None
+
+
 def _dem_paths(
     root: Path,
     dem_conf: dict[str, Any],
@@ -229,26 +346,17 @@ def _dem_paths(
     toml_path: Path,
     problems: list[str],
     notes: list[Any],
-) -> tuple[Path | None, Path | None, Any, Path | None]:
+) -> _DemInputs:
     """The DEM (the caller's ``dem``, else site.toml's [dem] path), the folder it must stay in, its
     vertical unit, and the proposed-grade DEM.
     """
     vu = None
-    dem_root = None if allow_outside else root
     if dem:
         dem_path, dem_root = _raster_path(Path(dem), "DEM", None, problems)
     else:
-        dem_path = _site_file(
-            root,
-            dem_conf,
-            "path",
-            "[dem] path",
-            allow_outside=allow_outside,
-            where=toml_path,
-            problems=problems,
+        dem_path, dem_root = _site_dem(
+            root, dem_conf, allow_outside=allow_outside, where=toml_path, problems=problems
         )
-        if dem_path is not None:
-            dem_path, _ = _raster_path(dem_path, "DEM", dem_root, problems)
     if dem_path is not None or (dem_conf.get("path") and not dem):
         try:
             vu = parse_vertical_unit(
@@ -265,22 +373,61 @@ def _dem_paths(
                 None,
             )
         )
+    existing_named = dem_path is not None or bool(dem_conf.get("path")) or bool(dem)
+    proposed = _proposed_dem(
+        root,
+        dem_conf,
+        existing_named=existing_named,
+        allow_outside=allow_outside,
+        where=toml_path,
+        problems=problems,
+    )
+    return _DemInputs(dem_path, dem_root, vu, proposed)
+
+
+def _site_dem(
+    root: Path, dem_conf: dict[str, Any], *, allow_outside: bool, where: Path, problems: list[str]
+) -> tuple[Path | None, Path | None]:
+    """Site.toml's existing-grade DEM ([dem] path) and the folder it must stay in (None: anywhere)."""
+    dem_root = None if allow_outside else root
+    dem_path = _site_file(
+        root,
+        dem_conf,
+        "path",
+        "[dem] path",
+        allow_outside=allow_outside,
+        where=where,
+        problems=problems,
+    )
+    if dem_path is not None:
+        dem_path, _ = _raster_path(dem_path, "DEM", dem_root, problems)
+    return dem_path, dem_root
+
+
+def _proposed_dem(
+    root: Path,
+    dem_conf: dict[str, Any],
+    *,
+    existing_named: bool,
+    allow_outside: bool,
+    where: Path,
+    problems: list[str],
+) -> Path | None:
+    """Site.toml's proposed-grade DEM ([dem] proposed); a problem when no existing-grade DEM is named."""
     proposed = _site_file(
         root,
         dem_conf,
         "proposed",
         "[dem] proposed",
         allow_outside=allow_outside,
-        where=toml_path,
+        where=where,
         problems=problems,
     )
     if proposed is not None:
-        if dem_path is None and not dem_conf.get("path") and not dem:
-            problems.append(
-                f"{toml_path}: [dem] proposed is given without the existing-grade DEM ([dem] path)"
-            )
+        if not existing_named:
+            problems.append(f"{where}: [dem] proposed is given without the existing-grade DEM ([dem] path)")
         proposed, _ = _raster_path(proposed, "proposed-grade DEM", None if allow_outside else root, problems)
-    return dem_path, dem_root, vu, proposed
+    return proposed
 
 
 def _check_plausible(site: Site, profile: Any, notes: list[str]) -> None:
@@ -490,6 +637,7 @@ def site_from_frames(
 
 def _contact(d: dict[str, Any], who: str, where: Path, problems: list[str]) -> Contact:
     def text(key: str) -> str | None:
+        """The contact's ``key`` as a text (a phone number may be given as a number)."""
         v = d.get(key)
         if v is None or isinstance(v, str):
             return v
@@ -531,6 +679,7 @@ def _project_date(d: dict[str, Any], key: str, where: Path, problems: list[str])
 
 def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
     def number(key: str) -> float | None:
+        """[project] ``key`` as a finite number of cubic yards in range, or None."""
         v = d.get(key)
         if v is None:
             return None
@@ -548,9 +697,11 @@ def _project(d: dict[str, Any], where: Path, problems: list[str]) -> Project:
         return float(v)
 
     def date(key: str) -> dt.date | None:
+        """[project] ``key`` as a date, or None."""
         return _project_date(d, key, where, problems)
 
     def flag(key: str, default: bool | None) -> bool | None:
+        """[project] ``key`` as true or false (``default`` when absent or not a boolean)."""
         v = d.get(key, default)
         if v is not None and not isinstance(v, bool):
             problems.append(f"{where}: [project] {key} = {v!r}; use true or false (no quotes)")
@@ -659,10 +810,12 @@ class _LayerReading:
 
     @property
     def toml(self) -> Path:
+        """The folder's site.toml."""
         return self.root / "site.toml"
 
     @property
     def within(self) -> Path | None:
+        """The folder every file must stay in (None: anywhere local)."""
         return None if self.allow_outside else self.root
 
     def locate(self, text: str, what: str) -> Path | None:
@@ -817,6 +970,16 @@ def validate_layers(
                 layers[lname] = checked
     if "site_boundary" not in raw and not any("site_boundary" in p for p in problems):
         problems.append(f"{root}: no site_boundary layer; it is required (a polygon of the site)")
+    _check_attributes(layers, raw, problems)
+    return site_crs, layers
+
+
+def _check_attributes(
+    layers: dict[str, gpd.GeoDataFrame], raw: dict[str, tuple[gpd.GeoDataFrame, str]], problems: list[str]
+) -> None:
+    """The layers' dates, numbers and yes/no attributes parsed in place; problems are appended, each
+    naming the layer's source in ``raw``.
+    """
     for lname in ("disturbance", "bmps", "stockpiles"):
         if lname in layers:
             _parse_dates(layers[lname], lname, raw[lname][1], problems)
@@ -826,7 +989,6 @@ def validate_layers(
     for lname in FLAG_ATTRIBUTES:
         if lname in layers:
             _check_flags(layers[lname], lname, raw[lname][1], problems)
-    return site_crs, layers
 
 
 def _site_crs(raw, declared: CRS | None, where, problems: list[str]) -> CRS | None:
@@ -871,6 +1033,7 @@ def _check_layer(
     problems: list[str],
     notes: list[str],
 ) -> gpd.GeoDataFrame | None:
+    """The layer ``lname`` checked and moved into the site CRS; None when it has a problem (appended)."""
     spec: LayerSpec = LAYERS[lname]
     where = f"{src} ({lname})" if lname not in src else src
     n0 = len(problems)
@@ -888,7 +1051,27 @@ def _check_layer(
     if gdf is None:
         return None
 
-    # geometry
+    if not _check_geometries(gdf, ids, where, spec, make_valid=make_valid, problems=problems, notes=notes):
+        return None
+    if len(problems) > n0:
+        return None
+    return gdf
+
+
+def _check_geometries(
+    gdf: gpd.GeoDataFrame,
+    ids: np.ndarray,
+    where: str,
+    spec: LayerSpec,
+    *,
+    make_valid: bool,
+    problems: list[str],
+    notes: list[Any],
+) -> bool:
+    """The layer's geometries checked: finite coordinates, none empty, of the layer's types, valid
+    (repaired in place with ``make_valid``); problems and notes appended. False when the coordinates are
+    absurd (the layer is not checked further).
+    """
     geom = gdf.geometry.values
     empty = np.asarray(shapely.is_missing(geom) | shapely.is_empty(geom))
     with np.errstate(invalid="ignore"):
@@ -899,7 +1082,7 @@ def _check_layer(
             f"{where}: coordinates that are not finite or beyond {MAX_ABS_COORDINATE:g} CRS units "
             f"(ids {_idlist(ids[absurd])}); wrong CRS or a corrupt file"
         )
-        return None
+        return False
     if empty.any():
         problems.append(
             f"{where}: {int(empty.sum())} empty or missing geometr{'y' if empty.sum() == 1 else 'ies'} (ids "
@@ -910,12 +1093,10 @@ def _check_layer(
     if bad_type.any():
         found = ", ".join(sorted(set(names[bad_type])))
         problems.append(
-            f"{where}: wrong geometry type for {lname}: {found} (ids {_idlist(ids[bad_type])}); "
+            f"{where}: wrong geometry type for {spec.name}: {found} (ids {_idlist(ids[bad_type])}); "
             f"expected {' or '.join(sorted(set(spec.geometry)))}"
         )
-    ok = ~empty & ~bad_type
-    valid = np.asarray(shapely.is_valid(geom))
-    invalid = ok & ~valid
+    invalid = ~empty & ~bad_type & ~np.asarray(shapely.is_valid(geom))
     if invalid.any():
         _invalid_polygons(
             gdf,
@@ -927,9 +1108,7 @@ def _check_layer(
             problems=problems,
             notes=notes,
         )
-    if len(problems) > n0:
-        return None
-    return gdf
+    return True
 
 
 def _layer_to_site_crs(
@@ -1115,6 +1294,7 @@ def _check_flags(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str
     """
 
     def flag(v: Any) -> Any:
+        """One value as True, False, None (missing) or ``"?"`` (neither a yes nor a no)."""
         if v is None or (isinstance(v, float) and math.isnan(v)):
             return None
         if isinstance(v, bool | np.bool_):

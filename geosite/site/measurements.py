@@ -35,6 +35,7 @@ class Phase:
 
     @property
     def area_acres(self) -> float:
+        """The area in acres."""
         return self.area_sqft / SQFT_PER_ACRE
 
 
@@ -64,6 +65,7 @@ def area_sqft(geom: BaseGeometry, ft_per_unit: float) -> float:
 
 
 def length_ft(geom: BaseGeometry, ft_per_unit: float) -> float:
+    """Planar length of ``geom`` in feet, given feet per CRS unit."""
     return float(geom.length) * ft_per_unit
 
 
@@ -181,7 +183,18 @@ def phase_areas(site: Site) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame | No
 
 
 def measure_site(site: Site) -> SiteMeasurements:
-    """Everything measurable from the vector layers and the declared project facts."""
+    """Everything measurable from the vector layers and the declared project facts.
+
+    Parameters
+    ----------
+    site : Site
+        The loaded site.
+
+    Returns
+    -------
+    SiteMeasurements
+        The site's and the disturbance's areas, phases and project facts, and the derived layers.
+    """
     m = SiteMeasurements()
     fpu = site.ft_per_unit
     site_area = area_sqft(site.boundary, fpu)
@@ -194,51 +207,74 @@ def measure_site(site: Site) -> SiteMeasurements:
         for k in ("area_sqft", "area_acres", "max_at_one_time_sqft", "max_at_one_time_acres"):
             m.set(f"disturbed.{k}", None, why)
     else:
-        # A(3) measures the activity, not its part on the parcel: a drive apron graded in the right-of-way
-        # counts
-        on_site = area_sqft(dist, fpu)
-        a = area_sqft(site.disturbance_union, fpu)
-        m.set("disturbed.area_sqft", a)
-        m.set("disturbed.area_acres", a / SQFT_PER_ACRE)
-        m.set("disturbed.on_site_sqft", on_site)
-        if a > on_site * (1 + 1e-9):
-            m.set(
-                "disturbed.area_how",
-                f"{a:,.0f} sq ft of land disturbing activity, {on_site:,.0f} sq ft of it on the parcel and "
-                f"{a - on_site:,.0f} sq ft off it (the activity is measured wherever it is)",
-            )
-        peak = peak_disturbance(site, stabilize_within_days(site))
-        assert peak is not None  # the site has a disturbance layer here
-        m.peak = peak
-        m.set("disturbed.max_at_one_time_sqft", peak.area_sqft)
-        m.set("disturbed.max_at_one_time_acres", peak.area_acres)
-        m.set("disturbed.max_at_one_time_date", peak.date.isoformat() if peak.date else None)
-        m.set("disturbed.max_at_one_time_phases", peak.phases)
-        missing = undated(site)
-        if missing:
-            basis = (
-                f"{len(missing)} disturbance polygon(s) (ids {', '.join(str(i) for i in missing[:12])}) have "
-                "no start or "
-                "no end date: each is counted as disturbed from the start of the work to its end, so the "
-                "largest "
-                "area at one time includes them (a missing date never removes an area)"
-            )
-            m.set("disturbed.max_at_one_time_basis", basis)
-            if basis not in site.notes:
-                site.notes.append(basis)
-        outside = shapely.difference(site.disturbance_union, site.boundary)
-        m.set("disturbed.outside_site_sqft", area_sqft(outside, fpu))
-        # the controls' ground: the activity on the parcel (its area is this geometry's; the activity's is the
-        # report's)
-        m.layers["disturbed_area"] = gpd.GeoDataFrame(
-            {"area_sqft": [on_site], "area_acres": [on_site / SQFT_PER_ACRE], "activity_area_sqft": [a]},
-            geometry=[dist],
-            crs=site.crs,
-        )
-        phases, layer = phase_areas(site)
-        m.set("disturbed.phases", phases)
-        m.layers["disturbance_phases"] = layer
+        _measure_disturbance(site, m, dist)
+    _project_facts(site, m)
+    _roads(site, m)
+    _utilities(site, m, fpu)
+    _counts(site, m)
+    return m
 
+
+def _measure_disturbance(site: Site, m: SiteMeasurements, dist: BaseGeometry) -> None:
+    """The land disturbing activity's area (on and off the parcel), its largest area at one time, its
+    phases, and the disturbed area on the parcel (``dist``) as a layer, recorded in ``m``.
+    """
+    fpu = site.ft_per_unit
+    # A(3) measures the activity, not its part on the parcel: a drive apron graded in the right-of-way
+    # counts
+    on_site = area_sqft(dist, fpu)
+    a = area_sqft(site.disturbance_union, fpu)
+    m.set("disturbed.area_sqft", a)
+    m.set("disturbed.area_acres", a / SQFT_PER_ACRE)
+    m.set("disturbed.on_site_sqft", on_site)
+    if a > on_site * (1 + 1e-9):
+        m.set(
+            "disturbed.area_how",
+            f"{a:,.0f} sq ft of land disturbing activity, {on_site:,.0f} sq ft of it on the parcel and "
+            f"{a - on_site:,.0f} sq ft off it (the activity is measured wherever it is)",
+        )
+    _peak_at_one_time(site, m)
+    outside = shapely.difference(site.disturbance_union, site.boundary)
+    m.set("disturbed.outside_site_sqft", area_sqft(outside, fpu))
+    # the controls' ground: the activity on the parcel (its area is this geometry's; the activity's is the
+    # report's)
+    m.layers["disturbed_area"] = gpd.GeoDataFrame(
+        {"area_sqft": [on_site], "area_acres": [on_site / SQFT_PER_ACRE], "activity_area_sqft": [a]},
+        geometry=[dist],
+        crs=site.crs,
+    )
+    phases, layer = phase_areas(site)
+    m.set("disturbed.phases", phases)
+    m.layers["disturbance_phases"] = layer
+
+
+def _peak_at_one_time(site: Site, m: SiteMeasurements) -> None:
+    """The largest area disturbed at one time, its day and phases, and (undated polygons) its basis,
+    recorded in ``m``.
+    """
+    peak = peak_disturbance(site, stabilize_within_days(site))
+    assert peak is not None  # the site has a disturbance layer here
+    m.peak = peak
+    m.set("disturbed.max_at_one_time_sqft", peak.area_sqft)
+    m.set("disturbed.max_at_one_time_acres", peak.area_acres)
+    m.set("disturbed.max_at_one_time_date", peak.date.isoformat() if peak.date else None)
+    m.set("disturbed.max_at_one_time_phases", peak.phases)
+    missing = undated(site)
+    if missing:
+        basis = (
+            f"{len(missing)} disturbance polygon(s) (ids {', '.join(str(i) for i in missing[:12])}) have "
+            "no start or "
+            "no end date: each is counted as disturbed from the start of the work to its end, so the "
+            "largest "
+            "area at one time includes them (a missing date never removes an area)"
+        )
+        m.set("disturbed.max_at_one_time_basis", basis)
+        if basis not in site.notes:
+            site.notes.append(basis)
+
+
+def _project_facts(site: Site, m: SiteMeasurements) -> None:
+    """The project facts site.toml declares ([project]), recorded in ``m``."""
     p = site.project
     m.set("project.plat", p.plat)
     m.set("project.cut_cy", p.cut_cy)
@@ -248,11 +284,6 @@ def measure_site(site: Site) -> SiteMeasurements:
     m.set("project.state_funded", p.state_funded)
     m.set("project.authority_superseded", p.authority_superseded)
     m.set("project.landscaping_only", p.landscaping_only)
-
-    _roads(site, m)
-    _utilities(site, m, fpu)
-    _counts(site, m)
-    return m
 
 
 def _status(gdf: gpd.GeoDataFrame):

@@ -34,6 +34,7 @@ class Contact:
 
     @property
     def complete(self) -> bool:
+        """Whether the name, address and phone are all given."""
         return bool(self.name and self.address and self.phone)
 
 
@@ -119,6 +120,7 @@ class Site:
         """The union of the disturbance polygons as drawn (overlaps once, not clipped), or None."""
 
         def union() -> BaseGeometry | None:
+            """The union, computed."""
             gdf = self.layer("disturbance")
             return None if gdf is None else shapely.union_all(gdf.geometry.values)
 
@@ -129,6 +131,7 @@ class Site:
         """The disturbed area: the disturbance union clipped to the site, or None without disturbance."""
 
         def clipped() -> BaseGeometry | None:
+            """The clipped union, computed."""
             u = self.disturbance_union
             return None if u is None else shapely.intersection(u, self.boundary)
 
@@ -144,6 +147,7 @@ class Site:
         """
 
         def parts() -> list[tuple[Any, list[Any], BaseGeometry, Any]]:
+            """The parts, computed."""
             dist, whole = self.layer("disturbance"), self.disturbed
             if dist is None or whole is None or whole.is_empty:
                 return []
@@ -166,9 +170,9 @@ class Site:
         return self._kept("disturbed_parts", ("site_boundary", "disturbance"), parts)
 
     @overload
-    def mask_on(self, dem: Any, what: Literal["site"] = "site") -> np.ndarray: ...
+    def mask_on(self, dem: Any, what: Literal["site"] = "site") -> np.ndarray: ...  # numpydoc ignore=GL08
     @overload
-    def mask_on(self, dem: Any, what: str) -> np.ndarray | None: ...
+    def mask_on(self, dem: Any, what: str) -> np.ndarray | None: ...  # numpydoc ignore=GL08
     def mask_on(self, dem: Any, what: str = "site") -> np.ndarray | None:
         """The cells of ``dem`` in the site (``what="site"``) or the disturbed area (``"disturbed"``), by
         :func:`geosite.grid.rasterize`'s rule, in the DEM's CRS; None for "disturbed" without disturbance.
@@ -179,6 +183,7 @@ class Site:
         key = ("mask", what, dem.shape, tuple(dem.transform)[:6], dem.crs.to_wkt())
 
         def compute() -> np.ndarray | None:
+            """The mask, computed."""
             g = geom()
             return (
                 None if g is None else rasterize(geom_to_crs(g, self.crs, dem.crs), dem.shape, dem.transform)
@@ -188,10 +193,12 @@ class Site:
 
     @property
     def ft_per_unit(self) -> float:
+        """Feet per unit of the site CRS."""
         return feet_per_crs_unit(self.crs, f"site {self.name!r}")
 
     @property
     def foot(self) -> str:
+        """The name of the site CRS's foot (US survey or international)."""
         return foot_name(self.crs)
 
     def map_margin_ft(self, profile: Any = None) -> float:
@@ -210,6 +217,7 @@ class Site:
 
     @property
     def missing_layers(self) -> list[str]:
+        """The geosite layers the site does not have."""
         return [n for n in LAYERS if n not in self.layers]
 
     def read_proposed_on(self, dem):

@@ -143,6 +143,7 @@ def horn_slope_pct(p: np.ndarray, cell_x: float, cell_y: float) -> np.ndarray:
     fy = 1.0 / (8.0 * cell_y)
 
     def block(r0: int, r1: int) -> None:
+        """Rows ``r0:r1`` of the result, computed in place."""
         c, nb, gaps = _neighbours(p, r0, r1)
         gx, gy = _horn(nb)
         gx *= fx
@@ -174,6 +175,7 @@ def horn_hillshade(
     fy = 1.0 / (8.0 * cell_y)
 
     def block(r0: int, r1: int) -> None:
+        """Rows ``r0:r1`` of the result, computed in place."""
         c, nb, gaps = _neighbours(p, r0, r1)
         ew, ns = _horn(nb)
         # GDAL's x is west minus east, its y north minus south (both per unit length)
@@ -204,6 +206,7 @@ def binomial_smooth(p: np.ndarray) -> np.ndarray:
     out = np.empty((rows, cols), dtype=np.float64)
 
     def block(r0: int, r1: int) -> None:
+        """Rows ``r0:r1`` of the result, computed in place."""
         n, m = r1 - r0, cols
         win = p[r0 : r1 + 2]
         o = out[r0:r1]

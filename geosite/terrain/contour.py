@@ -34,7 +34,7 @@ def smooth_elevation(dem: Dem, passes: int = 1) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        float64 heights in feet, ``dem.shape``, NaN where the DEM has none.
+        Float64 heights in feet, ``dem.shape``, NaN where the DEM has none.
     """
     z = np.ascontiguousarray(dem.elevation_ft, dtype=np.float64)
     return _smooth_rows(z, 0, z.shape[0], int(passes)).copy()
@@ -130,12 +130,14 @@ def _join(per_level: dict[int, list[tuple]], step: int, rows: int, t) -> tuple[n
     ncut = np.bincount(lvl[on], minlength=nlev)
     merge = on & (ncut[lvl] > 1)  # a level's only cut line is kept as it is
 
-    def to_crs(xy: np.ndarray) -> np.ndarray:  # cell (col, row) -> CRS (x, y) at the cell centre, in place
+    def to_crs(xy: np.ndarray) -> np.ndarray:
+        """Cell (col, row) -> CRS (x, y) at the cell centre, in place."""
         xy[:, 0] = (xy[:, 0] + 0.5) * t.a + t.c
         xy[:, 1] = (xy[:, 1] + 0.5) * t.e + t.f
         return xy
 
     def lines(xy: np.ndarray, n: np.ndarray) -> np.ndarray:
+        """LineStrings of ``n`` vertices each from the vertices ``xy``, in order."""
         offsets = np.zeros(len(n) + 1, dtype=np.int64)
         np.cumsum(n, out=offsets[1:])
         return shapely.from_ragged_array(shapely.GeometryType.LINESTRING, xy, (offsets,))
@@ -202,20 +204,42 @@ def contours(
     passes = int(smooth)
     z = np.ascontiguousarray(dem.elevation_ft, dtype=np.float64)
     rows, cols = z.shape
-    empty = gpd.GeoDataFrame(
-        {"elevation_ft": np.zeros(0), "index": np.zeros(0, dtype=bool)}, geometry=[], crs=dem.crs
-    )
     if rows < 2 or cols < 2:
-        return empty
+        return _no_contours(dem)
     iv = float(interval_ft)
+    z, lo, hi = _height_range(z)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return _no_contours(dem)
+    _check_levels(dem, lo, hi, iv)
+    step = _band_rows(rows, cols)
+    per_level = _trace(z, iv, passes, step)
+    if not per_level:
+        return _no_contours(dem)
+    k_of_line, geoms = _join(per_level, step, rows, dem.transform)
+    return gpd.GeoDataFrame(
+        {"elevation_ft": k_of_line * iv, "index": k_of_line % int(index_every) == 0},
+        geometry=geoms,
+        crs=dem.crs,
+    )
+
+
+def _height_range(z: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """The heights ``z`` (feet) with infinities as no height (as read_dem has them), and their lowest and
+    highest (NaN for a grid with none).
+    """
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN grid: NaN, an empty answer below
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN grid: NaN, an empty answer
         lo, hi = float(np.nanmin(z)), float(np.nanmax(z))
         if np.isinf(lo) or np.isinf(hi):  # an infinite height is no height (as read_dem has it)
             z = np.where(np.isinf(z), np.nan, z)
             lo, hi = float(np.nanmin(z)), float(np.nanmax(z))
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        return empty
+    return z, lo, hi
+
+
+def _check_levels(dem: Dem, lo: float, hi: float, iv: float) -> None:
+    """InputError when heights from ``lo`` to ``hi`` (feet) need more contours at ``iv`` feet than
+    :data:`MAX_CONTOUR_LEVELS`, or level numbers past exact integers.
+    """
     # heights no terrain has (an undeclared nodata value such as float32's 3.4e38, a wrong vertical unit)
     # would ask the tracer for more levels than memory holds, or level numbers past exact integers
     levels = (hi - lo) / iv
@@ -225,13 +249,12 @@ def contours(
             f"contours at {iv:g} ft (at most {MAX_CONTOUR_LEVELS:,}); check the DEM's nodata value "
             "and vertical unit"
         )
-    step = _band_rows(rows, cols)
-    per_level = _trace(z, iv, passes, step)
-    if not per_level:
-        return empty
-    k_of_line, geoms = _join(per_level, step, rows, dem.transform)
+
+
+def _no_contours(dem: Dem) -> gpd.GeoDataFrame:
+    """The empty answer of :func:`contours`: its columns, no lines, in the DEM's CRS."""
+    import geopandas as gpd
+
     return gpd.GeoDataFrame(
-        {"elevation_ft": k_of_line * iv, "index": k_of_line % int(index_every) == 0},
-        geometry=geoms,
-        crs=dem.crs,
+        {"elevation_ft": np.zeros(0), "index": np.zeros(0, dtype=bool)}, geometry=[], crs=dem.crs
     )

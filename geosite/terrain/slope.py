@@ -55,7 +55,7 @@ def slope_pct(dem: Dem) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        float64 array of ``dem.shape``; NaN where the DEM has no height.
+        Float64 array of ``dem.shape``; NaN where the DEM has no height.
     """
     from geosite.terrain import _kernels as k
 
@@ -77,7 +77,7 @@ def hillshade(dem: Dem, azimuth: float = 315.0, altitude: float = 45.0) -> np.nd
     Returns
     -------
     numpy.ndarray
-        uint8 array of ``dem.shape``: 1 (full shadow) to 255 (facing the light), 0 where the DEM has no
+        Uint8 array of ``dem.shape``: 1 (full shadow) to 255 (facing the light), 0 where the DEM has no
         height (GDAL's nodata value for hillshade).
     """
     from geosite.terrain import _kernels as k

@@ -56,6 +56,7 @@ class _SlopeRules:
 
     @classmethod
     def of(cls, profile: Profile) -> _SlopeRules:
+        """The slope rules ``profile`` sets."""
         return cls(
             threshold=float(profile.value("terrain", "steep_slope_pct", 12.0)),
             state=float(profile.value("terrain", "state_steep_slope_pct", 20.0)),
@@ -129,6 +130,7 @@ def _steep_measure(dem: Dem, slope: np.ndarray, boundary, disturbed, mmu: float)
     box_slope = slope[brows, bcols]
 
     def steep(within, lo, hi=None) -> float:
+        """Steep area within ``within``, sq ft, from ``lo`` percent up to ``hi`` percent."""
         return terrain.steep_area_sqft(
             box, within=within, slope=box_slope, threshold_pct=lo, below_pct=hi, min_area_sqft=mmu
         )

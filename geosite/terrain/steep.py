@@ -97,7 +97,7 @@ def steep_class_grid(
     Returns
     -------
     numpy.ndarray
-        uint8 array of ``dem.shape``.
+        Uint8 array of ``dem.shape``.
     """
     ts = steep_thresholds(threshold_pct)
     s = slope_pct(dem) if slope is None else np.asarray(slope)
@@ -266,17 +266,13 @@ def steep_area_sqft(
     below_pct : float, optional
         Upper bound, percent (exclusive); none when omitted.
     min_area_sqft : float
-        Minimum mapping unit applied before measuring (0, the default, measures every cell).
+        Minimum mapping unit, sq ft, applied before measuring (0, the default, measures every cell).
 
     Returns
     -------
     float
         Area in sq ft.
     """
-    import shapely
-    from affine import Affine
-    from rasterio import features
-
     s = slope_pct(dem) if slope is None else np.asarray(slope)
     ts = [threshold_pct] if below_pct is None else [threshold_pct, below_pct]
     if below_pct is not None and below_pct <= threshold_pct:
@@ -285,7 +281,15 @@ def steep_area_sqft(
     mask = grid == 1 if below_pct is not None else grid >= 1
     if within is None:
         return float(np.count_nonzero(mask)) * dem.cell_area_sqft
-    geom = _as_geometry(within, dem)
+    return _cells_area_within(dem, mask, _as_geometry(within, dem))
+
+
+def _cells_area_within(dem: Dem, mask: np.ndarray, geom: Any) -> float:
+    """Area, sq ft, of the cells of ``mask`` (full squares) clipped exactly to ``geom`` (DEM's CRS)."""
+    import shapely
+    from affine import Affine
+    from rasterio import features
+
     t = dem.transform
     left, bottom, right, top = geom.bounds
     r0 = max(int(math.floor((top - t.f) / t.e)) - 1, 0)
