@@ -216,3 +216,34 @@ def test_belgium_each_silence_reported_once(tmp_path):
     r = run(tmp_path, {"disturbance": [square_of_acres(2)]}, {"jurisdiction": "belgium"})
     silent = [f["message"] for f in r["findings"] if "not specified by this chapter" in f["message"]]
     assert silent and len(silent) == len(set(silent))
+
+
+@pytest.mark.parametrize(
+    ("stabilized", "acres", "phases"),
+    [
+        ("2027-06-20", 11.0, ["1", "2"]),  # dated before phase 1 ends: still bare until its end, June 30
+        ("2027-03-20", 11.0, ["1", "2"]),  # even before it starts: a date the ground cannot be stabilized by
+        ("2027-06-10", 11.0, ["1", "2"]),
+    ],
+)
+def test_ground_is_not_stabilized_before_its_work_ends(tmp_path, stabilized, acres, phases):
+    import geopandas as gpd
+
+    # phase 1: 6 ac Apr 1 - Jun 30 with a stabilized date before its end; phase 2: 5 ac from Jun 15.
+    # Ground is disturbed from its start until stabilized, and not stabilized while worked: June 15 still
+    # has both (11 ac), whatever date the plan writes
+    a = math.sqrt(6 * SQFT_PER_ACRE)
+    b = math.sqrt(5 * SQFT_PER_ACRE)
+    gdf = gpd.GeoDataFrame(
+        {
+            "phase": ["1", "2"],
+            "start": ["2027-04-01", "2027-06-15"],
+            "end": ["2027-06-30", "2027-09-30"],
+            "stabilized": [stabilized, "2027-10-05"],
+        },
+        geometry=[rect(0, 0, a, a), rect(a + 10, 0, b, b)],
+        crs="EPSG:7593",
+    )
+    d = run(tmp_path, {"disturbance": gdf})["disturbed"]
+    assert d["max_at_one_time_acres"] == pytest.approx(acres, rel=1e-9)
+    assert d["max_at_one_time_phases"] == phases

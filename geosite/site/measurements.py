@@ -89,7 +89,8 @@ def peak_disturbance(site: Site, stabilize_days: int | None = None) -> Phase | N
     """The day with the largest area disturbed at one time.
 
     A polygon is disturbed from its ``start`` until it is stabilized: its ``stabilized`` date when the
-    plan gives one, else its ``end`` plus ``stabilize_days`` (bare ground is disturbed ground: the
+    plan gives one (never before its ``end``: ground is not stabilized while it is being worked), else its
+    ``end`` plus ``stabilize_days`` (bare ground is disturbed ground: the
     "at one time" reading geosite adopts, docs/rules.md), else its ``end`` (inclusive: a phase ending the
     day another starts counts with it). A polygon without dates is active throughout. The peak occurs on
     some polygon's start date, so only those days are tried. The activity is measured whole, on or off
@@ -103,10 +104,7 @@ def peak_disturbance(site: Site, stabilize_days: int | None = None) -> Phase | N
     start = [_day(v) for v in gdf["start"]] if "start" in gdf.columns else [None] * n
     end = [_day(v) for v in gdf["end"]] if "end" in gdf.columns else [None] * n
     stab = [_day(v) for v in gdf["stabilized"]] if "stabilized" in gdf.columns else [None] * n
-    pad = dt.timedelta(days=stabilize_days or 0)
-    end = [
-        s if s is not None else (e + pad if e is not None else None) for s, e in zip(stab, end, strict=True)
-    ]
+    end = [_disturbed_until(s, e, stabilize_days) for s, e in zip(stab, end, strict=True)]
     starts = sorted({d for d in start if d is not None})
     label = gdf["phase"].astype(str) if "phase" in gdf.columns else gdf["id"].astype(str)
     if not starts:
@@ -121,6 +119,18 @@ def peak_disturbance(site: Site, stabilize_days: int | None = None) -> Phase | N
         if best is None or a > best.area_sqft:
             best = Phase(day, sorted(set(label[active])), a)
     return best
+
+
+def _disturbed_until(
+    stabilized: dt.date | None, end: dt.date | None, stabilize_days: int | None
+) -> dt.date | None:
+    """The last day a polygon's ground is disturbed: its stabilization date, but not before its end;
+    without one, its end plus ``stabilize_days`` (days); None when neither date is known (to the end
+    of the work).
+    """
+    if stabilized is not None:
+        return stabilized if end is None else max(stabilized, end)
+    return end + dt.timedelta(days=stabilize_days or 0) if end is not None else None
 
 
 def _day(v: Any) -> dt.date | None:
