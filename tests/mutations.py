@@ -222,3 +222,16 @@ def undeclare_table(table: str) -> Mutation:
         del conf[table]
 
     return edit_toml(change)
+
+
+def retype(old: str, new: str) -> Mutation:
+    """Give the bmps features of type ``old`` the type ``new`` (a basin drawn as a trap, say)."""
+
+    def mutate(plan: Path) -> None:
+        bmps = read_layer(plan, "bmps")
+        hit = bmps["type"] == old
+        assert hit.any(), f"no {old} in the plan"
+        bmps.loc[hit, "type"] = new
+        write_layer(plan, "bmps", bmps)
+
+    return mutate

@@ -26,6 +26,7 @@ from mutations import (
     drop_nearest,
     narrow_pad,
     project,
+    retype,
     set_column,
     shift,
     shorten_pad,
@@ -67,6 +68,21 @@ REMOVAL_BUG = (
     "B(6)(f): bmp_removal is applied as a provision only (info); nothing compares each bmps feature's "
     "remove date with the stabilized date of the ground it serves, though the reading says it is shown "
     "by the remove dates: BMPs removed 30 days into the work pass unremarked"
+)
+HOOK_BUG = (
+    "DNR 1056 (the filter_fence practice's hooks = true): controls/stage.py _fence_submitted judges the "
+    "downslope, sideslope and channel sides only, never the 'hook' stretches analyze places, so a plan "
+    "without its fence ends turned upslope passes"
+)
+PEAK_BUG = (
+    "B(6)(c)[2] / 'disturbed at one time': site/measurements.py peak_disturbance ends a polygon's "
+    "disturbance at its stabilized date even when that is before its end (here before its start), so a "
+    "10.6-acre site dated so counts 0 acres at one time and needs no basin; and B(6)(c)[1] passes the date"
+)
+STAB_DATE_BUG = (
+    "B(6)(c)[1]: controls/stage.py _inactive_stabilization passes a stabilized date before the polygon's "
+    "end (here before its start): (when - end).days is negative, so 'within 7 days', though the ground "
+    "has not gone inactive yet and the date cannot be its stabilization"
 )
 STAB_BUG = (
     "B(6)(c)[1]: controls/stage.py _stabilized_on dates a polygon's stabilization by the install date of "
@@ -147,6 +163,14 @@ CASES = [
     Case("grantsburg_lot7", "stabilized_30_days_late", stabilized(30), "inactive_stabilization_submitted"),
     Case(
         "grantsburg_lot7",
+        "stabilized_before_the_work_starts",
+        stabilized(-200),
+        "inactive_stabilization_submitted",
+        UNDECIDED,
+        bug=STAB_DATE_BUG,
+    ),
+    Case(
+        "grantsburg_lot7",
         "no_stabilized_dates",
         stabilized(None),
         "inactive_stabilization_submitted",
@@ -199,6 +223,20 @@ CASES = [
         "no_basin",
         drop(types=("sediment_basin", "sediment_trap")),
         "sediment_basin_submitted",
+    ),
+    Case(
+        "big_site_basins",
+        "basin_relabelled_a_trap",
+        retype("sediment_basin", "sediment_trap"),  # 16.68 acres drain there: over DNR 1063's 5
+        "sediment_basin_submitted",
+    ),
+    # the basin taken out and the ground dated stabilized before its work starts (0 acres "at one time")
+    Case(
+        "big_site_basins",
+        "no_basin_and_stabilized_before_the_work_starts",
+        both(stabilized(-200), drop(types=("sediment_basin", "sediment_trap"))),
+        "sediment_basin_submitted",
+        bug=PEAK_BUG,
     ),
     Case(
         "big_site_basins",
@@ -330,6 +368,14 @@ CASES = [
         shift(bmp_type="silt_fence", practice="downslope edge", dy=-40.0),
         "filter_fence_submitted",
     ),
+    Case(
+        "steep_lot_15pct",
+        "no_fence_ends_turned_upslope",
+        drop(types=EDGE_FENCE, practice="J-hook"),
+        "filter_fence_submitted",
+        bug=HOOK_BUG,
+    ),
+    Case("steep_lot_15pct", "pad_60ft_up_the_drive", shift(bmp_type="tracking_pad", dy=60.0), "tracking_pad"),
     Case("steep_lot_15pct", "pad_25ft_of_50", shorten_pad(25.0), "tracking_pad"),
     Case("steep_lot_15pct", "pad_half_the_drive_wide", narrow_pad(0.5), "tracking_pad"),
     Case("steep_lot_15pct", "no_pile_fence", drop(types=EDGE_FENCE, pile=True), "stockpile_fence"),
