@@ -2,7 +2,9 @@
 passes that requirement, and its verdict is never pass.
 
 Each site (the two bundled samples and built sites of tests/test_round_trip.py) is analyzed once; its plan
-folder passes its own check (no failing finding, and every requirement a mutant below targets passes).
+folder passes its own check (no failing finding, and every requirement a mutant below targets passes, or
+stands as the case says: the pile by the road is the inspector's decision, the map not assessed without
+sheets).
 Each mutant is a copy of that plan with one thing a requirement asks for taken out or moved away (the
 case's comment names the section of docs/rules.md / the chapter that asks for it); check of the mutant
 must judge that requirement ``fail`` (or ``not_assessed`` where the text leaves the inspector unable to
@@ -39,19 +41,21 @@ from test_round_trip import BUILT, SAMPLES, run_plan
 from geosite.errors import InputError
 from geosite.review import check_submission
 
-SITES = {**{p.name: p for p in SAMPLES}, **{k: BUILT[k] for k in ("big_site_basins",)}}
-SITES.update(
-    {
+#: the sites: the bundled samples, and built sites of tests/test_round_trip.py
+SITES = {
+    **{p.name: p for p in SAMPLES},
+    **{
         k: BUILT[k]
         for k in (
+            "big_site_basins",
             "channel_through",
             "channel_through_basins",
             "pile_by_the_road",
             "belgium_dewatering",
             "steep_lot_15pct",
         )
-    }
-)
+    },
+}
 FAIL = ("fail",)
 UNDECIDED = ("fail", "not_assessed", "incomplete")
 EDGE_FENCE = ("silt_fence",)
