@@ -385,6 +385,12 @@ CASES = [
     Case("steep_lot_15pct", "no_pile_fence", drop(types=EDGE_FENCE, pile=True), "stockpile_fence"),
     Case(
         "steep_lot_15pct",
+        "pile_fence_40ft_upslope_of_the_pile",
+        shift(bmp_type="silt_fence", practice="pile's downslope side", dy=40.0),
+        "stockpile_fence",
+    ),
+    Case(
+        "steep_lot_15pct",
         "no_stabilized_dates",
         stabilized(None),
         "inactive_stabilization_submitted",
