@@ -7,68 +7,74 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import limit_option, limits_from, output_folder, state
+from geosite.cli.app import limit_option, limits_from, options, output_folder, state
+
+_OPTIONS = options(
+    click.argument(
+        "sites", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path)
+    ),
+    click.option(
+        "--out",
+        "out",
+        type=click.Path(path_type=Path),
+        default=Path("geosite-out"),
+        show_default=True,
+        help="Output folder: OUT/<site folder name>/ per site, OUT/summary.csv and OUT/summary.gpkg. "
+        "Sites whose outputs are up to date are skipped.",
+    ),
+    click.option(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Address of a running Dask scheduler (tcp://host:8786). Default: a local cluster for this run.",
+    ),
+    click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Worker processes of the local cluster (default: one per CPU). Not with --scheduler.",
+    ),
+    click.option(
+        "--jurisdiction", default=None, help="Profile name for every site; overrides each site.toml."
+    ),
+    click.option("--make-valid", is_flag=True, help="Repair invalid polygons instead of rejecting them."),
+    click.option("--strict", is_flag=True, help="Treat warnings (DEM coverage, reprojection) as errors."),
+    click.option(
+        "--force", is_flag=True, help="Analyse every site again, even those whose outputs are up to date."
+    ),
+    click.option(
+        "--check",
+        "check",
+        is_flag=True,
+        help="Check each site as a submitted plan too (as geosite check); exit 1 when any plan fails.",
+    ),
+    click.option(
+        "--timeout",
+        "timeout_s",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        metavar="SECONDS",
+        help="Stop a site's work after this many seconds (it runs in a child process, killed at the limit); "
+        "the site fails, the others go on.",
+    ),
+    click.option(
+        "--overwrite",
+        is_flag=True,
+        help="Replace an existing OUT/<site> folder that geosite did not write (its own are replaced when "
+        "their inputs change).",
+    ),
+    click.option(
+        "--allow-outside-paths",
+        "allow_outside",
+        is_flag=True,
+        help="Let each site.toml name files outside its folder (your own sites; never with --check).",
+    ),
+    limit_option,
+)
 
 
 @click.command()
-@click.argument(
-    "sites", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path)
-)
-@click.option(
-    "--out",
-    "out",
-    type=click.Path(path_type=Path),
-    default=Path("geosite-out"),
-    show_default=True,
-    help="Output folder: OUT/<site folder name>/ per site, OUT/summary.csv and OUT/summary.gpkg. "
-    "Sites whose outputs are up to date are skipped.",
-)
-@click.option(
-    "--scheduler",
-    default=None,
-    metavar="ADDRESS",
-    help="Address of a running Dask scheduler (tcp://host:8786). Default: a local cluster for this run.",
-)
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes of the local cluster (default: one per CPU). Not with --scheduler.",
-)
-@click.option("--jurisdiction", default=None, help="Profile name for every site; overrides each site.toml.")
-@click.option("--make-valid", is_flag=True, help="Repair invalid polygons instead of rejecting them.")
-@click.option("--strict", is_flag=True, help="Treat warnings (DEM coverage, reprojection) as errors.")
-@click.option(
-    "--force", is_flag=True, help="Analyse every site again, even those whose outputs are up to date."
-)
-@click.option(
-    "--check",
-    "check",
-    is_flag=True,
-    help="Check each site as a submitted plan too (as geosite check); exit 1 when any plan fails.",
-)
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    metavar="SECONDS",
-    help="Stop a site's work after this many seconds (it runs in a child process, killed at the limit); "
-    "the site fails, the others go on.",
-)
-@click.option(
-    "--overwrite",
-    is_flag=True,
-    help="Replace an existing OUT/<site> folder that geosite did not write (its own are replaced when "
-    "their inputs change).",
-)
-@click.option(
-    "--allow-outside-paths",
-    "allow_outside",
-    is_flag=True,
-    help="Let each site.toml name files outside its folder (your own sites; never with --check).",
-)
-@limit_option
+@_OPTIONS
 @click.pass_context
 def batch(
     ctx,

@@ -7,52 +7,56 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import limit_option, limits_from, output_folder, state
+from geosite.cli.app import limit_option, limits_from, options, output_folder, state
+
+_OPTIONS = options(
+    click.argument("submission_dir", type=click.Path(path_type=Path)),
+    click.option(
+        "--out",
+        "out",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Output folder (default: ./geosite-out/<submission folder name>-check). Never "
+        "inside the submission.",
+    ),
+    click.option(
+        "--jurisdiction",
+        default=None,
+        help="Profile name or profile file (.toml): the inspector's rulebook, overriding site.toml's "
+        "(which may only name an installed profile: grantsburg, belgium).",
+    ),
+    click.option(
+        "--dem",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="DEM file (e.g. the county LiDAR); overrides site.toml [dem] path.",
+    ),
+    click.option(
+        "--dem-vertical-unit",
+        type=click.Choice(["us_ft", "ft", "m"]),
+        default=None,
+        help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.",
+    ),
+    click.option(
+        "--received",
+        type=click.DateTime(formats=["%Y-%m-%d"]),
+        default=None,
+        help="Date the application, plan and fee were received (YYYY-MM-DD), for the review deadline.",
+    ),
+    click.option("--overwrite", is_flag=True, help="Replace an existing output folder."),
+    click.option(
+        "--make-valid",
+        is_flag=True,
+        help="Repair invalid polygons for the measurements and report each one as a failed finding "
+        "(without it, invalid polygons are bad input: exit 2).",
+    ),
+    click.option("--no-html", is_flag=True, help="Skip report.html."),
+    limit_option,
+)
 
 
 @click.command("check")
-@click.argument("submission_dir", type=click.Path(path_type=Path))
-@click.option(
-    "--out",
-    "out",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Output folder (default: ./geosite-out/<submission folder name>-check). Never "
-    "inside the submission.",
-)
-@click.option(
-    "--jurisdiction",
-    default=None,
-    help="Profile name or profile file (.toml): the inspector's rulebook, overriding site.toml's (which may "
-    "only name an installed profile: grantsburg, belgium).",
-)
-@click.option(
-    "--dem",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="DEM file (e.g. the county LiDAR); overrides site.toml [dem] path.",
-)
-@click.option(
-    "--dem-vertical-unit",
-    type=click.Choice(["us_ft", "ft", "m"]),
-    default=None,
-    help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.",
-)
-@click.option(
-    "--received",
-    type=click.DateTime(formats=["%Y-%m-%d"]),
-    default=None,
-    help="Date the application, plan and fee were received (YYYY-MM-DD), for the review deadline.",
-)
-@click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
-@click.option(
-    "--make-valid",
-    is_flag=True,
-    help="Repair invalid polygons for the measurements and report each one as a failed finding "
-    "(without it, invalid polygons are bad input: exit 2).",
-)
-@click.option("--no-html", is_flag=True, help="Skip report.html.")
-@limit_option
+@_OPTIONS
 @click.pass_context
 def check(
     ctx,

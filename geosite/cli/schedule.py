@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import output_folder, state
+from geosite.cli.app import options, output_folder, state
 
 _DATE = click.DateTime(formats=["%Y-%m-%d"])
 
@@ -15,72 +15,82 @@ def _day(value):
     return value.date() if value is not None else None
 
 
+_OPTIONS = options(
+    click.argument("site_dir", type=click.Path(path_type=Path)),
+    click.option(
+        "--received",
+        type=_DATE,
+        default=None,
+        help="Day the application, plan and fee were received (YYYY-MM-DD).",
+    ),
+    click.option("--issued", type=_DATE, default=None, help="Day the permit was issued (YYYY-MM-DD)."),
+    click.option(
+        "--info-received",
+        type=_DATE,
+        default=None,
+        help="Day the needed information was received (YYYY-MM-DD).",
+    ),
+    click.option(
+        "--rain",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Daily rainfall CSV: columns date and rain_in (or rain_mm).",
+    ),
+    click.option(
+        "--plan-type",
+        type=click.Choice(["full", "statement", "both"]),
+        default=None,
+        help="Plan type; default from the disturbed area.",
+    ),
+    click.option(
+        "--extension",
+        "extensions",
+        type=click.IntRange(min=1),
+        multiple=True,
+        help="Days added by a permit extension (repeat for each).",
+    ),
+    click.option(
+        "--bmp-installed",
+        type=_DATE,
+        multiple=True,
+        help="Day BMPs were installed (repeatable): the completion notice.",
+    ),
+    click.option(
+        "--notice", type=_DATE, default=None, help="Day of a notice of violation or stop-work order."
+    ),
+    click.option(
+        "--notice-of-intent", type=_DATE, default=None, help="Day a notice of intent was mailed or served."
+    ),
+    click.option(
+        "--notice-without-permit",
+        type=_DATE,
+        default=None,
+        help="Day of a notice where work goes on without a permit (the time to cease).",
+    ),
+    click.option(
+        "--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium)."
+    ),
+    click.option(
+        "--out",
+        "out",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Also write schedule.json and schedule.md to this folder (never inside the site folder).",
+    ),
+    click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["text", "json"]),
+        default="text",
+        show_default=True,
+        help="What to print.",
+    ),
+    click.option("--overwrite", is_flag=True, help="Replace an existing output folder."),
+)
+
+
 @click.command("schedule")
-@click.argument("site_dir", type=click.Path(path_type=Path))
-@click.option(
-    "--received",
-    type=_DATE,
-    default=None,
-    help="Day the application, plan and fee were received (YYYY-MM-DD).",
-)
-@click.option("--issued", type=_DATE, default=None, help="Day the permit was issued (YYYY-MM-DD).")
-@click.option(
-    "--info-received", type=_DATE, default=None, help="Day the needed information was received (YYYY-MM-DD)."
-)
-@click.option(
-    "--rain",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Daily rainfall CSV: columns date and rain_in (or rain_mm).",
-)
-@click.option(
-    "--plan-type",
-    type=click.Choice(["full", "statement", "both"]),
-    default=None,
-    help="Plan type; default from the disturbed area.",
-)
-@click.option(
-    "--extension",
-    "extensions",
-    type=click.IntRange(min=1),
-    multiple=True,
-    help="Days added by a permit extension (repeat for each).",
-)
-@click.option(
-    "--bmp-installed",
-    type=_DATE,
-    multiple=True,
-    help="Day BMPs were installed (repeatable): the completion notice.",
-)
-@click.option("--notice", type=_DATE, default=None, help="Day of a notice of violation or stop-work order.")
-@click.option(
-    "--notice-of-intent", type=_DATE, default=None, help="Day a notice of intent was mailed or served."
-)
-@click.option(
-    "--notice-without-permit",
-    type=_DATE,
-    default=None,
-    help="Day of a notice where work goes on without a permit (the time to cease).",
-)
-@click.option(
-    "--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium)."
-)
-@click.option(
-    "--out",
-    "out",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Also write schedule.json and schedule.md to this folder (never inside the site folder).",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="What to print.",
-)
-@click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
+@_OPTIONS
 @click.pass_context
 def schedule(
     ctx,
