@@ -108,8 +108,8 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
 
 
 def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> str:
-    """findings.md: the verdict, the review deadline (when known), then findings grouped by section.
-    Every text is escaped (:func:`md`).
+    """The text of findings.md: the verdict, the review deadline (when known), then findings grouped by
+    section. Every text is escaped (:func:`md`).
     """
     out = _summary_lines(summary)
     out.append("")

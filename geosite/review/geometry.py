@@ -94,6 +94,7 @@ class _GeometryCheck:
 
     @property
     def fpu(self) -> float:
+        """Feet per unit of the site's CRS."""
         return float(self.site.ft_per_unit)
 
     def add(
