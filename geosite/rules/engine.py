@@ -47,6 +47,7 @@ class Trigger:
     message: str
 
     def to_dict(self) -> dict[str, Any]:
+        """The trigger's outcome as JSON-ready data."""
         return asdict(self)
 
 
@@ -176,6 +177,7 @@ class Gate:
         return finding
 
     def to_dict(self) -> dict[str, Any]:
+        """The gate as JSON-ready data."""
         return {
             "applies": self.applies,
             "message": self.message,
