@@ -27,7 +27,7 @@ import geopandas as gpd
 from geosite.controls.stage import measure_controls
 from geosite.hydrology.stage import HYDRO_KEYS, channel_threshold_sqft, measure_hydrology
 from geosite.report import build_report, render_markdown
-from geosite.rules import Evaluation, Profile, decide, evaluate, load_profile, site_gate
+from geosite.rules import Evaluation, Finding, Profile, decide, evaluate, load_profile, site_gate
 from geosite.site import Site, SiteMeasurements, measure_site
 from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
 from geosite.units import SQFT_PER_ACRE
@@ -49,7 +49,8 @@ class AnalysisResult:
     dem: Any = None  # the geosite.grid.Dem the terrain was measured on (None without a DEM)
 
     @property
-    def findings(self):
+    def findings(self) -> list[Finding]:
+        """The findings of the evaluation."""
         return self.evaluation.findings
 
 
