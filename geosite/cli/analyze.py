@@ -73,21 +73,21 @@ _OPTIONS = options(
 @_OPTIONS
 @click.pass_context
 def analyze(
-    ctx,
+    ctx: click.Context,
     *,
-    site_dir,
-    out,
-    jurisdiction,
-    dem,
-    dem_vertical_unit,
-    overwrite,
-    make_valid,
-    strict,
-    no_maps,
-    sheet,
-    scale_ft,
-    allow_outside,
-    limit,
+    site_dir: Path,
+    out: Path | None,
+    jurisdiction: str | None,
+    dem: Path | None,
+    dem_vertical_unit: str | None,
+    overwrite: bool,
+    make_valid: bool,
+    strict: bool,
+    no_maps: bool,
+    sheet: str,
+    scale_ft: float,
+    allow_outside: bool,
+    limit: tuple[str, ...],
 ) -> None:
     """Analyze SITE_DIR: areas, slopes, drainage and the ordinance's findings, each with its section."""
     from geosite.pipeline import analyze as run_analysis

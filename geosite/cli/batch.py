@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from geosite.cli.app import limit_option, limits_from, options, output_folder, state
+
+if TYPE_CHECKING:
+    from geosite.scale.batch import BatchResult
 
 _OPTIONS = options(
     click.argument(
@@ -77,21 +81,21 @@ _OPTIONS = options(
 @_OPTIONS
 @click.pass_context
 def batch(
-    ctx,
+    ctx: click.Context,
     *,
-    sites,
-    out,
-    scheduler,
-    workers,
-    jurisdiction,
-    make_valid,
-    strict,
-    force,
-    check,
-    timeout_s,
-    overwrite,
-    allow_outside,
-    limit,
+    sites: tuple[Path, ...],
+    out: Path,
+    scheduler: str | None,
+    workers: int | None,
+    jurisdiction: str | None,
+    make_valid: bool,
+    strict: bool,
+    force: bool,
+    check: bool,
+    timeout_s: float | None,
+    overwrite: bool,
+    allow_outside: bool,
+    limit: tuple[str, ...],
 ) -> None:
     """Analyse every SITES folder in parallel (Dask); one output folder per site and a summary table.
 
@@ -99,7 +103,7 @@ def batch(
     with --check, some plan has failed findings,
     2 bad usage (no such folder, two sites with the same name, output inside an input, no scheduler).
     """
-    from geosite.scale.batch import BatchOptions, check_sites, run_batch, summary_counts
+    from geosite.scale.batch import BatchOptions, check_sites, run_batch
 
     quiet = state(ctx).quiet
     if scheduler and workers:
@@ -126,12 +130,19 @@ def batch(
     )
     result = run_batch(dirs, out, scheduler=scheduler, workers=workers, options=options, progress=not quiet)
     if not quiet:
-        counts = summary_counts(result.rows)
-        click.echo(f"{len(result.rows)} sites: " + ", ".join(f"{n} {a}" for a, n in sorted(counts.items())))
-        for r in result.failed:
-            click.echo(f"  {r['site']}: {r['error']}", err=True)
-        for r in result.plans_failed:
-            click.echo(f"  {r['site']}: plan fails ({r.get('fail_findings')} failed findings)")
-        for f in result.files:
-            click.echo(f"  wrote {f}")
+        _print_summary(result)
     sys.exit(0 if result.ok and not result.plans_failed else 1)
+
+
+def _print_summary(result: BatchResult) -> None:
+    """The sites counted by outcome, each failed site and failed plan, and the files written."""
+    from geosite.scale.batch import summary_counts
+
+    counts = summary_counts(result.rows)
+    click.echo(f"{len(result.rows)} sites: " + ", ".join(f"{n} {a}" for a, n in sorted(counts.items())))
+    for r in result.failed:
+        click.echo(f"  {r['site']}: {r['error']}", err=True)
+    for r in result.plans_failed:
+        click.echo(f"  {r['site']}: plan fails ({r.get('fail_findings')} failed findings)")
+    for f in result.files:
+        click.echo(f"  wrote {f}")

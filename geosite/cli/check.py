@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from geosite.cli.app import limit_option, limits_from, options, output_folder, state
+
+if TYPE_CHECKING:
+    from geosite.review import CheckResult
 
 _OPTIONS = options(
     click.argument("submission_dir", type=click.Path(path_type=Path)),
@@ -59,18 +64,18 @@ _OPTIONS = options(
 @_OPTIONS
 @click.pass_context
 def check(
-    ctx,
+    ctx: click.Context,
     *,
-    submission_dir,
-    out,
-    jurisdiction,
-    dem,
-    dem_vertical_unit,
-    received,
-    overwrite,
-    make_valid,
-    no_html,
-    limit,
+    submission_dir: Path,
+    out: Path | None,
+    jurisdiction: str | None,
+    dem: Path | None,
+    dem_vertical_unit: str | None,
+    received: dt.datetime | None,
+    overwrite: bool,
+    make_valid: bool,
+    no_html: bool,
+    limit: tuple[str, ...],
 ) -> None:
     """Check SUBMISSION_DIR (a site folder with a [declared] table) against its chapter, section by section.
 
@@ -82,7 +87,7 @@ def check(
     findings fail, 2 bad input.
     """
     from geosite.review import write_check_outputs
-    from geosite.review.sandbox import check_submission_sandboxed, printable
+    from geosite.review.sandbox import check_submission_sandboxed
 
     quiet = state(ctx).quiet
     steps = state(ctx).steps()
@@ -103,23 +108,31 @@ def check(
         steps("writing outputs")
         files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
     if not quiet:
-
-        def say(text: str) -> None:  # the applicant's names on the inspector's terminal: no escapes
-            click.echo(printable(text))
-
-        s = result.summary()
-        say(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")
-        for f in result.failed:
-            say(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
-        for f in result.decisions:
-            say(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
-        for f in result.open_questions if result.verdict == "incomplete" else []:
-            say(
-                f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with "
-                f"{f.settle or 'the data named in the finding'}"
-            )
-        if s.get("review_deadline"):
-            say(f"  review deadline: {s['review_deadline']}")
-        for path in files:
-            say(f"  wrote {path}")
+        _print_verdict(result, files)
     sys.exit(result.exit_code)
+
+
+def _print_verdict(result: CheckResult, files: list[Path]) -> None:
+    """The verdict in a few lines: what fails, what the inspector decides, what would settle an incomplete
+    plan, the review deadline and the files written (the applicant's texts made printable: no escapes).
+    """
+    from geosite.review.sandbox import printable
+
+    def _say(text: str) -> None:
+        click.echo(printable(text))
+
+    s = result.summary()
+    _say(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")
+    for f in result.failed:
+        _say(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
+    for f in result.decisions:
+        _say(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
+    for f in result.open_questions if result.verdict == "incomplete" else []:
+        _say(
+            f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with "
+            f"{f.settle or 'the data named in the finding'}"
+        )
+    if s.get("review_deadline"):
+        _say(f"  review deadline: {s['review_deadline']}")
+    for path in files:
+        _say(f"  wrote {path}")

@@ -50,7 +50,18 @@ _OPTIONS = options(
 @click.command("map")
 @_OPTIONS
 @click.pass_context
-def map_cmd(ctx, *, site_dir, out, sheet, scale_ft, margin_ft, jurisdiction, no_hillshade, overwrite) -> None:
+def map_cmd(
+    ctx: click.Context,
+    *,
+    site_dir: Path,
+    out: Path | None,
+    sheet: str,
+    scale_ft: float,
+    margin_ft: float | None,
+    jurisdiction: str | None,
+    no_hillshade: bool,
+    overwrite: bool,
+) -> None:
     """Draw SITE_DIR's plan maps: existing site map, construction plan, final conditions (PDF + PNG)."""
     from geosite.maps import check_scale, parse_sheet, write_plan_maps
     from geosite.pipeline import analyze as run_analysis

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import click
@@ -11,7 +12,8 @@ from geosite.cli.app import options, output_folder, state
 _DATE = click.DateTime(formats=["%Y-%m-%d"])
 
 
-def _day(value):
+def _day(value: dt.datetime | None) -> dt.date | None:
+    """The day of a ``--received``-style option (None when not given)."""
     return value.date() if value is not None else None
 
 
@@ -93,23 +95,23 @@ _OPTIONS = options(
 @_OPTIONS
 @click.pass_context
 def schedule(
-    ctx,
+    ctx: click.Context,
     *,
-    site_dir,
-    received,
-    issued,
-    info_received,
-    rain,
-    plan_type,
-    extensions,
-    bmp_installed,
-    notice,
-    notice_of_intent,
-    notice_without_permit,
-    jurisdiction,
-    out,
-    fmt,
-    overwrite,
+    site_dir: Path,
+    received: dt.datetime | None,
+    issued: dt.datetime | None,
+    info_received: dt.datetime | None,
+    rain: Path | None,
+    plan_type: str | None,
+    extensions: tuple[int, ...],
+    bmp_installed: tuple[dt.datetime, ...],
+    notice: dt.datetime | None,
+    notice_of_intent: dt.datetime | None,
+    notice_without_permit: dt.datetime | None,
+    jurisdiction: str | None,
+    out: Path | None,
+    fmt: str,
+    overwrite: bool,
 ) -> None:
     """The calendar of SITE_DIR: review and permit deadlines, notices, inspections, stabilization."""
     import json
@@ -121,10 +123,8 @@ def schedule(
     quiet = state(ctx).quiet
     if out is not None:
         out = output_folder(out, [site_dir] + ([rain] if rain else []), overwrite)
-    if rain is not None:
-        rain = read_rainfall(
-            rain
-        )  # a bad record is refused before anything else, with or without project dates
+    # a bad record is refused before anything else, with or without project dates
+    rain_in = read_rainfall(rain) if rain is not None else None
     site = load_site(site_dir, jurisdiction=jurisdiction)
     profile = site.profile or load_profile(jurisdiction or site.jurisdiction)
     sched = build_schedule(
@@ -133,10 +133,10 @@ def schedule(
         received=_day(received),
         issued=_day(issued),
         info_received=_day(info_received),
-        rain=rain,
+        rain=rain_in,
         plan_type=plan_type,
         extensions=extensions,
-        bmp_installed=[_day(d) for d in bmp_installed],
+        bmp_installed=[d.date() for d in bmp_installed],
         notice=_day(notice),
         notice_of_intent=_day(notice_of_intent),
         notice_without_permit=_day(notice_without_permit),
