@@ -244,6 +244,42 @@ def build_schedule(
     from geosite.rules import load_profile
 
     profile = profile or getattr(site, "profile", None) or load_profile(site.jurisdiction)
+    events = _Events(
+        received=received,
+        issued=issued,
+        info_received=info_received,
+        rain=rain,
+        extensions=extensions,
+        bmp_installed=tuple(bmp_installed),
+        notice=notice,
+        notice_of_intent=notice_of_intent,
+        notice_without_permit=notice_without_permit,
+    )
+    return _schedule(site, profile, plan_type, events)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Events:
+    """The days a schedule counts from, as :func:`build_schedule` takes them (None or empty: not given)."""
+
+    received: dt.date | None = None
+    issued: dt.date | None = None
+    info_received: dt.date | None = None
+    rain: str | Path | Mapping[dt.date, float] | None = None
+    extensions: Sequence[int] = ()
+    bmp_installed: tuple[dt.date, ...] = ()
+    notice: dt.date | None = None
+    notice_of_intent: dt.date | None = None
+    notice_without_permit: dt.date | None = None
+
+    @property
+    def no_notice(self) -> bool:
+        """Whether no enforcement notice was given."""
+        return self.notice is None and self.notice_of_intent is None and self.notice_without_permit is None
+
+
+def _schedule(site: Any, profile: Profile, plan_type: str | None, events: _Events) -> Schedule:
+    """The schedule of ``site`` from the ``events`` given: each kind of deadline, inspection and note."""
     cal = holiday_calendar(profile)
     if plan_type is None:
         plan_type = plan_type_of(site, profile)
@@ -257,40 +293,18 @@ def build_schedule(
         counting=counting_rules(profile, cal),
     )
     p = site.project
-    _add_review(sched, profile, cal, received, info_received)
-    _add_permit(sched, profile, issued, extensions, p.building_permit_days)
+    _add_review(sched, profile, cal, events.received, events.info_received)
+    _add_permit(sched, profile, events.issued, events.extensions, p.building_permit_days)
     _add_start_notice(sched, profile, cal, p.start)
-    _add_bmp_notices(sched, profile, cal, bmp_installed)
-    _add_inspections(sched, profile, p, rain)
+    _add_bmp_notices(sched, profile, cal, events.bmp_installed)
+    _add_inspections(sched, profile, p, events.rain)
     stab, stab_notes = stabilization_deadlines(site, profile)
     sched.deadlines += stab
     sched.notes += stab_notes
-    sched.conditions = permit_conditions(profile, issued)
-    _add_enforcement(
-        sched,
-        profile,
-        cal,
-        notices=_EnforcementNotices(notice, notice_of_intent, notice_without_permit),
-    )
+    sched.conditions = permit_conditions(profile, events.issued)
+    _add_enforcement(sched, profile, cal, events)
     sched.deadlines.sort(key=lambda d: d.date)
     return sched
-
-
-@dataclass(frozen=True)
-class _EnforcementNotices:
-    """The days of the enforcement notices given (None: not given)."""
-
-    #: a notice of violation or stop-work order
-    notice: dt.date | None = None
-    #: a notice of intent, mailed or served
-    notice_of_intent: dt.date | None = None
-    #: a notice where work goes on without a permit
-    notice_without_permit: dt.date | None = None
-
-    @property
-    def none_given(self) -> bool:
-        """Whether no notice was given."""
-        return self.notice is None and self.notice_of_intent is None and self.notice_without_permit is None
 
 
 def _add_start_notice(sched: Schedule, profile: Profile, cal: Any, start: dt.date | None) -> None:
@@ -303,17 +317,17 @@ def _add_start_notice(sched: Schedule, profile: Profile, cal: Any, start: dt.dat
         sched.deadlines.append(d)
 
 
-def _add_enforcement(sched: Schedule, profile: Profile, cal: Any, *, notices: _EnforcementNotices) -> None:
+def _add_enforcement(sched: Schedule, profile: Profile, cal: Any, events: _Events) -> None:
     """The enforcement periods as notes (when no notice is given, or the chapter sets none) and the
     deadlines of the notices given.
     """
-    if notices.none_given or not profile.data.get("enforcement"):
+    if events.no_notice or not profile.data.get("enforcement"):
         sched.notes += _enforcement_notes(profile)
     sched.deadlines += enforcement_deadlines(
         profile,
-        notice=notices.notice,
-        notice_of_intent=notices.notice_of_intent,
-        notice_without_permit=notices.notice_without_permit,
+        notice=events.notice,
+        notice_of_intent=events.notice_of_intent,
+        notice_without_permit=events.notice_without_permit,
         calendar=cal,
     )
 
