@@ -52,7 +52,9 @@ from geosite.review.geometry import check_geometry, read_raw_layers
 from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
+    from geosite.io.limits import Limits
     from geosite.pipeline import AnalysisResult
+    from geosite.rules import Profile
     from geosite.site import Site
 
 log = logging.getLogger(__name__)
@@ -208,7 +210,7 @@ def check_submission(
     received: dt.date | None = None,
     make_valid: bool = False,
     step: Step | None = None,
-    limits: Any = None,
+    limits: Limits | None = None,
 ) -> CheckResult:
     """Check the submission in ``folder``. Raises :class:`geosite.errors.InputError` on bad input.
 
@@ -276,7 +278,7 @@ def _plan_findings(
     return findings
 
 
-def _submission_rules(limits: Any = None) -> dict[str, Any]:
+def _submission_rules(limits: Limits | None = None) -> dict[str, Any]:
     """How a submission is loaded: its files inside its folder, its rulebook an installed profile unless
     the inspector names another (docs/security.md).
     """
@@ -291,7 +293,9 @@ def _plan_type_to_check(required: str | None, declared: str | None) -> str:
     return declared or "full"
 
 
-def _schedule(site: Site, profile, received: dt.date | None) -> tuple[dict[str, Any] | None, str | None]:
+def _schedule(
+    site: Site, profile: Profile, received: dt.date | None
+) -> tuple[dict[str, Any] | None, str | None]:
     from geosite.schedule import build_schedule
 
     try:
@@ -305,7 +309,7 @@ def _schedule(site: Site, profile, received: dt.date | None) -> tuple[dict[str, 
 _SECTION_ORDER = ("plan", "requirements", "applicability")
 
 
-def _order(findings: list[ReviewFinding], profile) -> list[ReviewFinding]:
+def _order(findings: list[ReviewFinding], profile: Profile) -> list[ReviewFinding]:
     """Sections in chapter order (plan, requirements, ...), submitted geometry last; fails first in each."""
     names = [profile.section_name(k) for k in _SECTION_ORDER]
 
@@ -320,7 +324,7 @@ def _order(findings: list[ReviewFinding], profile) -> list[ReviewFinding]:
 # --------------------------------------------------------------------------------------------- checks
 
 
-def _disturbed(result: AnalysisResult):
+def _disturbed(result: AnalysisResult) -> Any:
     d = result.layers.get("disturbed_area")
     return shapely.union_all(d.geometry.values) if d is not None and len(d) else None
 
@@ -557,7 +561,7 @@ def _declared_volume(result: AnalysisResult) -> list[ReviewFinding]:
     ]
 
 
-def _union(gdf: gpd.GeoDataFrame | None, mask=None):
+def _union(gdf: gpd.GeoDataFrame | None, mask: Any = None) -> Any:
     if gdf is None or not len(gdf):
         return None
     g = gdf if mask is None else gdf[mask]
@@ -694,7 +698,7 @@ _SETTLE = {
 }
 
 
-def _fence_finding(f, result: AnalysisResult) -> ReviewFinding:
+def _fence_finding(f: Any, result: AnalysisResult) -> ReviewFinding:
     """The controls stage's submitted-fence finding, with its gaps (measured along the required
     lines, see geosite.controls.submitted.gaps_along) as the geometry.
     """
@@ -718,13 +722,13 @@ def _fence_finding(f, result: AnalysisResult) -> ReviewFinding:
     )
 
 
-def _by_ids(gdf: gpd.GeoDataFrame | None, ids: list[Any]):
+def _by_ids(gdf: gpd.GeoDataFrame | None, ids: list[Any]) -> Any:
     if gdf is None or not ids:
         return None
     return _union(gdf, gdf["id"].isin(ids))
 
 
-def _stockpile_geometry(result: AnalysisResult, ids: list[Any], to_feature: bool):
+def _stockpile_geometry(result: AnalysisResult, ids: list[Any], to_feature: bool) -> Any:
     """The pile; for a setback violation, the shortest line from the pile to the feature too close."""
     site = result.site
     piles = site.layer("stockpiles")
@@ -740,7 +744,7 @@ def _stockpile_geometry(result: AnalysisResult, ids: list[Any], to_feature: bool
     return pile
 
 
-def _steep_geometry(result: AnalysisResult):
+def _steep_geometry(result: AnalysisResult) -> Any:
     steep = result.layers.get("steep_slopes")
     dist = _disturbed(result)
     if steep is None or not len(steep) or dist is None:

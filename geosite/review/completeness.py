@@ -214,7 +214,7 @@ def _declared_finding(site: Site, declared: Declared, key: str, head: str) -> Re
 # ------------------------------------------------------------------------------------------- schedule, slopes
 
 
-def _undated(gdf, cols: tuple[str, ...]) -> list[Any]:
+def _undated(gdf: gpd.GeoDataFrame | None, cols: tuple[str, ...]) -> list[Any]:
     """Ids of the features lacking any of the date columns (all of them when a column is absent)."""
     if gdf is None:
         return []
@@ -380,7 +380,11 @@ def contour_finding(site: Site, profile: Profile, declared: Declared, head: str)
     if isinstance(got, ReviewFinding):
         return got
     col, m_per = got
-    levels = [float(v) * m_per / M_PER_FT for v in gdf[col].dropna()]
+    return _interval_finding(gdf, [float(v) * m_per / M_PER_FT for v in gdf[col].dropna()], limit, head)
+
+
+def _interval_finding(gdf: Any, levels: list[float], limit: float, head: str) -> ReviewFinding:
+    """The contours layer ``gdf``'s interval, from its ``levels`` (feet), against ``limit`` (feet)."""
     interval = contour_interval_ft(levels)
     if interval is None:
         return _f(

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from geosite.errors import InputError, MissingInputError, SiteValidationError
 from geosite.units import SQFT_PER_ACRE
@@ -110,7 +110,14 @@ _KNOWN = {
 FILE_SUFFIXES = (".pdf", ".tif", ".tiff", ".png", ".jpg", ".dxf", ".dwg", ".gpkg", ".geojson", ".shp")
 
 
-def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dict[str, Any]]:
+class Submission(NamedTuple):
+    """What :func:`read_declared` read: the declarations, and the whole of site.toml as parsed."""
+
+    declared: Declared
+    conf: dict[str, Any]
+
+
+def read_declared(folder: str | Path, limits: Any = None) -> Submission:
     """The ``[declared]`` table of ``folder/site.toml`` (and the whole parsed TOML). Files it names
     (``submitted_map``, a ``final_conditions`` file) must lie inside the folder: a path leaving it is
     refused without looking at what it points to.
@@ -122,7 +129,7 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
     try:
         conf, _ = read_site_toml(root, limits)
     except MissingInputError:
-        return Declared(), {}  # load_site reports the missing site.toml (or folder)
+        return Submission(Declared(), {})  # load_site reports the missing site.toml (or folder)
     d = conf.get("declared") or {}
     problems: list[str] = []
     where = f"{path}: [declared]"
@@ -138,14 +145,15 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
     nums: dict[str, Any] = {k: _positive_number(d, k, where, problems) for k in _NUMBERS}
     if problems:
         raise SiteValidationError(problems, str(root))
-    return Declared(
+    declared = Declared(
         plan_type=plan_type,
         disturbed_area_sqft=area,
         submitted_map=smap,
         contour_vertical_unit=unit,
         **nums,
         **texts,
-    ), conf
+    )
+    return Submission(declared, conf)
 
 
 def _positive_number(d: dict[str, Any], key: str, where: str, problems: list[str]) -> float | None:

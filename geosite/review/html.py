@@ -33,16 +33,14 @@ import html
 import json
 import math
 import re
+from collections.abc import Callable
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import shapely
 from shapely.geometry import mapping
 
 from geosite.review.findings import where_text
-
-if TYPE_CHECKING:
-    from geosite.review.check import CheckResult
 
 STATUS_COLOURS = {
     "fail": "#d7191c",
@@ -104,7 +102,9 @@ def _to_wgs84(geoms: list, crs: Any) -> list:
     return list(gpd.GeoSeries(geoms, crs=crs).to_crs("EPSG:4326"))
 
 
-def _draw_tolerance(result) -> float:
+# ``result`` below is a geosite.review.check.CheckResult, typed Any: check imports this module, and an
+# import back (even for type checking) would be a cycle the import contracts refuse
+def _draw_tolerance(result: Any) -> float:
     """The simplification tolerance for drawing, in site CRS units."""
     site = result.site
     x0, y0, x1, y1 = site.boundary.bounds
@@ -145,7 +145,15 @@ def _text(v: Any) -> str:
     return str(v.item() if hasattr(v, "item") else v)
 
 
-def _layer(gdf, crs, tol: float, label: str, attrs: tuple[str, ...] = (), *, name_of=None) -> dict[str, Any]:
+def _layer(
+    gdf: Any,
+    crs: Any,
+    tol: float,
+    label: str,
+    attrs: tuple[str, ...] = (),
+    *,
+    name_of: Callable[[Any, int], str] | None = None,
+) -> dict[str, Any]:
     cols = [c for c in attrs if c in gdf.columns]
     props = []
     for i in range(len(gdf)):
@@ -163,7 +171,7 @@ def _layer(gdf, crs, tol: float, label: str, attrs: tuple[str, ...] = (), *, nam
     return _collection(_to_wgs84(_drawable(list(gdf.geometry), tol), crs), props)
 
 
-def page_data(result: CheckResult) -> dict[str, Any]:
+def page_data(result: Any) -> dict[str, Any]:
     """The JSON the page draws: context layers and findings, in EPSG:4326 (geometry simplified for
     drawing, see :data:`DRAW_TOLERANCE_FRACTION`).
     """
@@ -233,7 +241,7 @@ def _context_layers(result: Any, crs: Any, tol: float) -> dict[str, Any]:
     for key, label in (("disturbed_area", "disturbed area"), ("filter_fence", "required filter fence")):
         g = L.get(key)
         if g is not None and len(g):
-            ctx[label] = _layer(g, crs, tol, label, (), name_of=lambda g, i, label=label: label)
+            ctx[label] = _layer(g, crs, tol, label, ())  # no attributes: each feature named by the label
     for lname, (label, attrs) in CONTEXT_LAYERS.items():
         g = result.site.layer(lname)
         if g is not None:
@@ -254,7 +262,7 @@ def _context_layers(result: Any, crs: Any, tol: float) -> dict[str, Any]:
     return ctx
 
 
-def _site_wide_shapes(result) -> list:
+def _site_wide_shapes(result: Any) -> list[Any]:
     """The shapes a finding about the whole plan carries: the site boundary and the disturbed area."""
     shapes = [result.site.boundary]
     dist = result.analysis.layers.get("disturbed_area")
@@ -263,7 +271,7 @@ def _site_wide_shapes(result) -> list:
     return [g for g in shapes if g is not None and not g.is_empty and g.area > 0]
 
 
-def _is_site_wide(geom, shapes: list) -> bool:
+def _is_site_wide(geom: Any, shapes: list[Any]) -> bool:
     """Whether ``geom`` is one of ``shapes`` (to within :data:`SITE_WIDE_SHARE` of its area)."""
     if geom.geom_type not in ("Polygon", "MultiPolygon"):
         return False
@@ -294,7 +302,7 @@ def _failures(findings: list[dict[str, Any]]) -> str:
     return f'<div class="fails{"" if failed or decide else " none"}">{box}</div>'
 
 
-def render_html(result: CheckResult) -> str:
+def render_html(result: Any) -> str:
     """The page report.html: the head, the findings list, the map and its data, in one file.
 
     Parameters
