@@ -457,7 +457,7 @@ def _declared_area(result: AnalysisResult, declared: Declared, plan_type: str) -
     ``declared_area_tolerance_pct``; not assessed when either is missing.
     """
     prof = result.profile
-    tol = float(prof.value("submission", "declared_area_tolerance_pct", 5.0))
+    tol = float(prof.required("submission", "declared_area_tolerance_pct"))
     cite = item_citation_for_layer(prof, plan_type, "disturbance") or (
         prof.data.get("plan_type", {}).get(plan_type, {}) or {}
     ).get("citation", "")
@@ -749,7 +749,7 @@ def _steep_geometry(result: AnalysisResult) -> Any:
     dist = _disturbed(result)
     if steep is None or not len(steep) or dist is None:
         return None
-    thr = float(result.profile.value("terrain", "steep_slope_pct", 12.0))
+    thr = float(result.profile.required("terrain", "steep_slope_pct"))
     mask = steep["min_slope_pct"] >= thr - 1e-9 if "min_slope_pct" in steep.columns else None
     g = _union(steep, mask)
     return None if g is None else shapely.intersection(g, dist)
@@ -784,7 +784,7 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
         if isinstance(result.report.get("slopes"), dict)
         else None
     )
-    thr = float(prof.value("terrain", "steep_slope_pct", 12.0))
+    thr = float(prof.required("terrain", "steep_slope_pct"))
     if area is None:
         why = result.measurements.values.get("slopes.steep_disturbed_area_sqft.why", "no DEM")
         return _finding(

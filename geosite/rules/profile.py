@@ -138,6 +138,17 @@ class Profile:
             days = next((c["threshold"] for c in q.conditions if c.get("measure") == "days"), None)
         return None if days is None else {"value": days, "citation": q.citation, "section": q.section}
 
+    def required(self, table: str, key: str) -> Any:
+        """The value of an entry every profile gives (the schema's ``REQUIRED_ENTRIES``): an error naming the
+        profile when it is missing (ordinance and Handbook numbers are profile data, never code defaults).
+        """
+        value = self.value(table, key)
+        if value is None:
+            raise ProfileError(
+                f"profile {self.path or self.id}: [{table}] {key} is required and is not given"
+            )
+        return value
+
     def control(self, key: str) -> Any:
         """A ``[controls]`` number a practice needs: an error naming the profile when it is missing
         (Handbook and method numbers are profile data, never code defaults).
