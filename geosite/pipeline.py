@@ -20,14 +20,14 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypedDict
 
 import geopandas as gpd
 
 from geosite.controls.stage import measure_controls
 from geosite.hydrology.stage import HYDRO_KEYS, channel_threshold_sqft, measure_hydrology
 from geosite.report import build_report, render_markdown
-from geosite.rules import Evaluation, Profile, decide, evaluate, load_profile, site_gate
+from geosite.rules import Evaluation, Finding, Profile, decide, evaluate, load_profile, site_gate
 from geosite.site import Site, SiteMeasurements, measure_site
 from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
 from geosite.units import SQFT_PER_ACRE
@@ -49,7 +49,8 @@ class AnalysisResult:
     dem: Any = None  # the geosite.grid.Dem the terrain was measured on (None without a DEM)
 
     @property
-    def findings(self):
+    def findings(self) -> list[Finding]:
+        """The findings of the evaluation."""
         return self.evaluation.findings
 
 
@@ -115,17 +116,41 @@ WHOLE_DEM_MAX_CELLS = 16_000_000
 CORE_MARGIN_FT = 200.0
 
 
-def read_dem_for(site: Site, profile: Profile) -> tuple[Any, Any, dict[str, Any] | None]:
+class DemWindow(TypedDict):
+    """Where the DEM was read (report.json's ``dem_window``): its rows and columns, the whole DEM's shape,
+    whether it was read whole, whether the window was certified, the cells searched, and in words.
+    """
+
+    rows: list[int]
+    columns: list[int]
+    dem_shape: list[int]
+    whole: bool
+    certified: bool
+    searched_cells: int
+    description: str
+
+
+class DemRead(NamedTuple):
+    """The DEM read for an analysis: the :class:`geosite.grid.Dem`, its flow routing
+    (:class:`geosite.hydrology.flow.FlowGrid`, None when not routed while reading) and where it was read
+    (None for an in-memory DEM).
+    """
+
+    dem: Any
+    flow_grid: Any
+    window: DemWindow | None
+
+
+def read_dem_for(site: Site, profile: Profile) -> DemRead:
     """The DEM the analysis needs (:mod:`geosite.hydrology.window`): the site, its map margin, the storm
-    inlets and every cell draining into the site, certified equal to the whole DEM's routing. Returns
-    (Dem, FlowGrid or None, where it was read for the report or None for an in-memory DEM).
+    inlets and every cell draining into the site, certified equal to the whole DEM's routing.
     """
     from geosite.grid import bounds_in, geom_to_crs
     from geosite.hydrology.window import read_site_dem
     from geosite.io.raster import raster_crs
 
     if site.dem_path is None or site.dem_array is not None:
-        return site.read_dem(margin_ft=None), None, None
+        return DemRead(site.read_dem(margin_ft=None), None, None)
     dem_crs = raster_crs(site.dem_path, site.dem_root, site.limits)
     margin_ft = max(site.map_margin_ft(profile), CORE_MARGIN_FT)
     left, bottom, right, top = bounds_in(
@@ -160,7 +185,7 @@ def read_dem_for(site: Site, profile: Profile) -> tuple[Any, Any, dict[str, Any]
             "hold); read "
             f"{where.describe()}, so upslope areas reaching farther are cut at that window"
         )
-    info = {
+    info: DemWindow = {
         "rows": [where.r0, where.r1],
         "columns": [where.c0, where.c1],
         "dem_shape": [where.height, where.width],
@@ -169,7 +194,7 @@ def read_dem_for(site: Site, profile: Profile) -> tuple[Any, Any, dict[str, Any]
         "searched_cells": where.searched_cells,
         "description": where.describe(),
     }
-    return dem, fg, info
+    return DemRead(dem, fg, info)
 
 
 def write_outputs(

@@ -17,20 +17,32 @@ if TYPE_CHECKING:
 def build_report(
     site: Site, profile: Profile, m: SiteMeasurements, ev: Evaluation, extra: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The report as a JSON-ready dict."""
+    """The report as a JSON-ready dict.
+
+    Parameters
+    ----------
+    site : Site
+        The site analysed.
+    profile : Profile
+        The jurisdiction's profile it was judged by.
+    m : SiteMeasurements
+        The stages' measurements (``m.values``: unit-suffixed keys).
+    ev : Evaluation
+        The chapter's verdicts: applicability, plan type, findings.
+    extra : dict, optional
+        Further top-level blocks (slopes, flow routing, contours...), added last.
+
+    Returns
+    -------
+    dict
+        The content of report.json.
+    """
     v = m.values
     report: dict[str, Any] = {
         "geosite_version": __version__,
         "jurisdiction": profile.id,
         "jurisdiction_name": profile.name,
-        "site": {
-            "name": site.name,
-            "folder": str(site.root) if site.root else None,
-            "crs": site.crs.to_string(),
-            "crs_name": site.crs.name,
-            "area_sqft": v["site.area_sqft"],
-            "area_acres": v["site.area_acres"],
-        },
+        "site": _site_block(site, v),
         "units": {
             "length": f"ft ({site.foot})",
             "area": f"sq ft ({site.foot}) and acres (43,560 sq ft)",
@@ -38,44 +50,68 @@ def build_report(
             "slope": "percent",
         },
         "disturbed": {
-            "area_sqft": v.get("disturbed.area_sqft"),
-            "area_acres": v.get("disturbed.area_acres"),
-            "max_at_one_time_sqft": v.get("disturbed.max_at_one_time_sqft"),
-            "max_at_one_time_acres": v.get("disturbed.max_at_one_time_acres"),
-            "max_at_one_time_date": v.get("disturbed.max_at_one_time_date"),
-            "max_at_one_time_phases": v.get("disturbed.max_at_one_time_phases"),
-            "outside_site_sqft": v.get("disturbed.outside_site_sqft"),
+            key: v.get(f"disturbed.{key}")
+            for key in (
+                "area_sqft",
+                "area_acres",
+                "max_at_one_time_sqft",
+                "max_at_one_time_acres",
+                "max_at_one_time_date",
+                "max_at_one_time_phases",
+                "outside_site_sqft",
+            )
         },
-        "applicability": {
-            "applies": ev.applies,
-            "triggers": [t.to_dict() for t in ev.triggers],
-            "exemptions": [t.to_dict() for t in ev.exemptions],
-            # the scopes within the chapter (Grantsburg "b6": B(6)(a)-(e) only where runoff leaves the site)
-            "scopes": {k: t.to_dict() for k, t in (ev.gate.scopes if ev.gate else {}).items()},
-        },
+        "applicability": _applicability_block(ev),
         "plan_type": ev.plan_type,
         "plan_type_reason": ev.plan_type_message,
         "findings": [f.to_dict() for f in ev.findings],
         "measurements": dict(sorted(v.items())),
-        "inputs": {
-            "layers_present": sorted(site.layers),
-            "layers_missing": site.missing_layers,
-            "dem": str(site.dem_path) if site.dem_path else None,
-            "dem_vertical_unit": site.dem_vertical_unit.value if site.dem_vertical_unit else None,
-            "applicant": vars(site.applicant),
-            "maintainer": vars(site.maintainer),
-            "project": {k: getattr(site.project, k) for k in site.project.__dataclass_fields__},
-            "feature_names": _feature_names(site),
-            "profile": {"file": profile.path, "sha256": profile.sha256},
-        },
+        "inputs": _inputs_block(site, profile),
         "notes": list(site.notes),
-        "input_warnings": [
-            w.to_dict() for w in site.input_warnings
-        ],  # implausible inputs (geosite.site.plausible)
+        # implausible inputs (geosite.site.plausible)
+        "input_warnings": [w.to_dict() for w in site.input_warnings],
     }
     if extra:
         report.update(extra)
     return report
+
+
+def _site_block(site: Site, v: dict[str, Any]) -> dict[str, Any]:
+    """report.json's ``site``: its name, folder, CRS and area."""
+    return {
+        "name": site.name,
+        "folder": str(site.root) if site.root else None,
+        "crs": site.crs.to_string(),
+        "crs_name": site.crs.name,
+        "area_sqft": v["site.area_sqft"],
+        "area_acres": v["site.area_acres"],
+    }
+
+
+def _applicability_block(ev: Evaluation) -> dict[str, Any]:
+    """report.json's ``applicability``: whether the chapter applies, by which triggers and exemptions."""
+    return {
+        "applies": ev.applies,
+        "triggers": [t.to_dict() for t in ev.triggers],
+        "exemptions": [t.to_dict() for t in ev.exemptions],
+        # the scopes within the chapter (Grantsburg "b6": B(6)(a)-(e) only where runoff leaves the site)
+        "scopes": {k: t.to_dict() for k, t in (ev.gate.scopes if ev.gate else {}).items()},
+    }
+
+
+def _inputs_block(site: Site, profile: Profile) -> dict[str, Any]:
+    """report.json's ``inputs``: the layers, the DEM, the people and project, the profile file."""
+    return {
+        "layers_present": sorted(site.layers),
+        "layers_missing": site.missing_layers,
+        "dem": str(site.dem_path) if site.dem_path else None,
+        "dem_vertical_unit": site.dem_vertical_unit.value if site.dem_vertical_unit else None,
+        "applicant": vars(site.applicant),
+        "maintainer": vars(site.maintainer),
+        "project": {k: getattr(site.project, k) for k in site.project.__dataclass_fields__},
+        "feature_names": _feature_names(site),
+        "profile": {"file": profile.path, "sha256": profile.sha256},
+    }
 
 
 def _feature_names(site: Site) -> dict[str, dict[str, str]]:
@@ -106,11 +142,20 @@ STATUS_MARK = {
 
 
 def render_markdown(report: dict[str, Any]) -> str:
-    """A human-readable report: summary, applicability, then findings grouped by section."""
-    s, d = report["site"], report["disturbed"]
-    applies = report["applicability"]["applies"]
-    thr = report.get("measurements", {}).get("slopes.threshold_pct")
-    steep = f"{thr:g} %" if isinstance(thr, int | float) else "the profile's steep slope"
+    """A human-readable report: summary, applicability, then findings grouped by section.
+
+    Parameters
+    ----------
+    report : dict
+        The content of report.json (:func:`build_report`).
+
+    Returns
+    -------
+    str
+        The text of report.md.
+    """
+    s = report["site"]
+    names = report.get("inputs", {}).get("feature_names", {})
     lines = [
         f"# Erosion control analysis: {s['name']}",
         "",
@@ -122,6 +167,27 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         "| quantity | value |",
         "| --- | --- |",
+    ]
+    lines += _summary_rows(report)
+    lines += ["", "## Applicability", ""]
+    for t in report["applicability"]["triggers"] + report["applicability"]["exemptions"]:
+        mark = {True: "met", False: "not met", None: "not assessed"}[t["met"]]
+        lines.append(f"- **{t['citation']}** ({mark}): {t['message']}")
+    lines += ["", f"Plan type: {report['plan_type_reason']}", "", "## Findings by section", ""]
+    lines += _findings_by_section(report["findings"], names)
+    lines += _drainage(report, names) + _methods(report)
+    if report.get("notes"):
+        lines += ["## Notes on the input", ""] + [f"- {n}" for n in report["notes"]] + [""]
+    return "\n".join(lines)
+
+
+def _summary_rows(report: dict[str, Any]) -> list[str]:
+    """The summary table's rows: the site and disturbed areas, the plan type, whether the chapter applies,
+    the steep land and the steepest slopes.
+    """
+    s, d = report["site"], report["disturbed"]
+    applies = report["applicability"]["applies"]
+    lines = [
         f"| site area | {fmt(s['area_sqft'], 'sq ft')} ({_acres(s['area_acres'])}) |",
         f"| disturbed area | {fmt(d['area_sqft'], 'sq ft')} ({_acres(d['area_acres'])}) |",
         f"| largest area disturbed at one time | {fmt(d['max_at_one_time_sqft'], 'sq ft')} "
@@ -139,6 +205,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"| plan type | {report['plan_type'] or 'not assessed'} |",
         f"| chapter applies | {fmt(applies) if applies is not None else 'not decided'} |",
     ]
+    thr = report.get("measurements", {}).get("slopes.threshold_pct")
+    steep = f"{thr:g} %" if isinstance(thr, int | float) else "the profile's steep slope"
     for key, label, unit in (
         ("slopes.steep_area_sqft", f"land on slopes of {steep} or more (site)", "sq ft"),
         (
@@ -156,15 +224,15 @@ def render_markdown(report: dict[str, Any]) -> str:
     ):
         if key in report["measurements"]:
             lines.append(f"| {label} | {fmt(report['measurements'][key], unit)} |")
-    lines += ["", "## Applicability", ""]
-    for t in report["applicability"]["triggers"] + report["applicability"]["exemptions"]:
-        mark = {True: "met", False: "not met", None: "not assessed"}[t["met"]]
-        lines.append(f"- **{t['citation']}** ({mark}): {t['message']}")
-    names = report.get("inputs", {}).get("feature_names", {})
-    lines += ["", f"Plan type: {report['plan_type_reason']}", "", "## Findings by section", ""]
+    return lines
+
+
+def _findings_by_section(findings: list[dict[str, Any]], names: dict[str, dict[str, str]]) -> list[str]:
+    """The findings under a heading per section (in the order the sections first appear), features named."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for f in report["findings"]:
+    for f in findings:
         groups[f["section"] or "Not specified by this chapter"].append(f)
+    lines: list[str] = []
     for section, items in groups.items():
         lines += [f"### {section}", ""]
         for f in items:
@@ -173,10 +241,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 f"- {cite}[{STATUS_MARK.get(f['status'], f['status'])}] {name_features(f['message'], names)}"
             )
         lines.append("")
-    lines += _drainage(report, names) + _methods(report)
-    if report.get("notes"):
-        lines += ["## Notes on the input", ""] + [f"- {n}" for n in report["notes"]] + [""]
-    return "\n".join(lines)
+    return lines
 
 
 #: How finding messages refer to features ("roads 1", "Stockpile 1", "inlet(s) 2, 5"), by layer.
@@ -283,4 +348,5 @@ def _methods(report: dict[str, Any]) -> list[str]:
 
 
 def _acres(value: float | None) -> str:
+    """An area in acres as the report prints it (three decimals), or "not assessed"."""
     return "not assessed" if value is None else f"{value:,.3f} acres"

@@ -3,82 +3,91 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
-from geosite.cli.app import limit_option, limits_from, output_folder, state
+from geosite.cli.app import limit_option, limits_from, options, output_folder, state
+
+_OPTIONS = options(
+    click.argument("site_dir", type=click.Path(path_type=Path)),
+    click.option(
+        "--out",
+        "out",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Output folder (default: ./geosite-out/<site folder name>). Never inside the site folder.",
+    ),
+    click.option(
+        "--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium)."
+    ),
+    click.option(
+        "--dem",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="DEM file; overrides site.toml [dem] path.",
+    ),
+    click.option(
+        "--dem-vertical-unit",
+        type=click.Choice(["us_ft", "ft", "m"]),
+        default=None,
+        help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.",
+    ),
+    click.option("--overwrite", is_flag=True, help="Replace an existing output folder."),
+    click.option("--make-valid", is_flag=True, help="Repair invalid polygons instead of rejecting them."),
+    click.option(
+        "--strict",
+        is_flag=True,
+        help="Treat warnings (DEM coverage, reprojection, a site outside the village, "
+        "implausible DEM heights) as errors.",
+    ),
+    click.option(
+        "--no-maps", is_flag=True, help="Skip the plan maps (PDF + PNG); write only the report and layers."
+    ),
+    click.option(
+        "--sheet",
+        default="auto",
+        show_default=True,
+        help="Map sheet: ANSI-A..D, ARCH-D (+ -landscape/-portrait), or auto.",
+    ),
+    click.option(
+        "--scale",
+        "scale_ft",
+        type=float,
+        default=100.0,
+        show_default=True,
+        help="Map scale, feet per inch (100 or larger scales: 50, 40, 20).",
+    ),
+    click.option(
+        "--allow-outside-paths",
+        "allow_outside",
+        is_flag=True,
+        help="Let site.toml name files outside SITE_DIR (your own folder only; "
+        "`geosite check` never allows it).",
+    ),
+    limit_option,
+)
 
 
 @click.command("analyze")
-@click.argument("site_dir", type=click.Path(path_type=Path))
-@click.option(
-    "--out",
-    "out",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Output folder (default: ./geosite-out/<site folder name>). Never inside the site folder.",
-)
-@click.option(
-    "--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium)."
-)
-@click.option(
-    "--dem", type=click.Path(path_type=Path), default=None, help="DEM file; overrides site.toml [dem] path."
-)
-@click.option(
-    "--dem-vertical-unit",
-    type=click.Choice(["us_ft", "ft", "m"]),
-    default=None,
-    help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.",
-)
-@click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
-@click.option("--make-valid", is_flag=True, help="Repair invalid polygons instead of rejecting them.")
-@click.option(
-    "--strict",
-    is_flag=True,
-    help="Treat warnings (DEM coverage, reprojection, a site outside the village, "
-    "implausible DEM heights) as errors.",
-)
-@click.option(
-    "--no-maps", is_flag=True, help="Skip the plan maps (PDF + PNG); write only the report and layers."
-)
-@click.option(
-    "--sheet",
-    default="auto",
-    show_default=True,
-    help="Map sheet: ANSI-A..D, ARCH-D (+ -landscape/-portrait), or auto.",
-)
-@click.option(
-    "--scale",
-    "scale_ft",
-    type=float,
-    default=100.0,
-    show_default=True,
-    help="Map scale, feet per inch (100 or larger scales: 50, 40, 20).",
-)
-@click.option(
-    "--allow-outside-paths",
-    "allow_outside",
-    is_flag=True,
-    help="Let site.toml name files outside SITE_DIR (your own folder only; `geosite check` never allows it).",
-)
-@limit_option
+@_OPTIONS
 @click.pass_context
 def analyze(
-    ctx,
+    ctx: click.Context,
     *,
-    site_dir,
-    out,
-    jurisdiction,
-    dem,
-    dem_vertical_unit,
-    overwrite,
-    make_valid,
-    strict,
-    no_maps,
-    sheet,
-    scale_ft,
-    allow_outside,
-    limit,
+    site_dir: Path,
+    out: Path | None,
+    jurisdiction: str | None,
+    dem: Path | None,
+    dem_vertical_unit: str | None,
+    overwrite: bool,
+    make_valid: bool,
+    strict: bool,
+    no_maps: bool,
+    sheet: str,
+    scale_ft: float,
+    allow_outside: bool,
+    limit: tuple[str, ...],
 ) -> None:
     """Analyze SITE_DIR: areas, slopes, drainage and the ordinance's findings, each with its section."""
     from geosite.pipeline import analyze as run_analysis
@@ -92,11 +101,7 @@ def analyze(
     out = output_folder(out, inputs, overwrite)
     limits = limits_from(limit)
     if not no_maps:
-        from geosite.maps import check_scale, parse_sheet
-
-        check_scale(scale_ft)
-        if sheet != "auto":
-            parse_sheet(sheet)
+        _check_map_options(scale_ft, sheet)
     with steps:
         steps("loading and validating the site")
         site = load_site(
@@ -119,22 +124,38 @@ def analyze(
             result, out, overwrite=overwrite, maps=not no_maps, sheet=sheet, scale_ft=scale_ft
         )
     if not quiet:
-        r = result.report
-        d = r["disturbed"]
-        click.echo(f"{site.name} ({r['jurisdiction_name']})")
-        if d["area_sqft"] is not None:
-            click.echo(
-                f"  disturbed: {d['area_sqft']:,.0f} sq ft ({d['area_acres']:.3f} acres); "
-                f"at one time at most {d['max_at_one_time_acres']:.3f} acres"
-            )
-        applies = r["applicability"]["applies"]
+        _print_summary(site.name, result.report, files)
+
+
+def _check_map_options(scale_ft: float, sheet: str) -> None:
+    """Refuse a map scale or sheet the maps cannot draw, before any work."""
+    from geosite.maps import check_scale, parse_sheet
+
+    check_scale(scale_ft)
+    if sheet != "auto":
+        parse_sheet(sheet)
+
+
+def _print_summary(site_name: str, report: dict[str, Any], files: list[Path]) -> None:
+    """The analysis in a few lines: the disturbed area, whether the chapter applies, the findings counted
+    by status and the files written.
+    """
+    r = report
+    d = r["disturbed"]
+    click.echo(f"{site_name} ({r['jurisdiction_name']})")
+    if d["area_sqft"] is not None:
         click.echo(
-            f"  chapter applies: {'not decided' if applies is None else 'yes' if applies else 'no'}; plan "
-            f"type: {r['plan_type']}"
+            f"  disturbed: {d['area_sqft']:,.0f} sq ft ({d['area_acres']:.3f} acres); "
+            f"at one time at most {d['max_at_one_time_acres']:.3f} acres"
         )
-        counts: dict[str, int] = {}
-        for f in r["findings"]:
-            counts[f["status"]] = counts.get(f["status"], 0) + 1
-        click.echo("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
-        for f in files:
-            click.echo(f"  wrote {f}")
+    applies = r["applicability"]["applies"]
+    click.echo(
+        f"  chapter applies: {'not decided' if applies is None else 'yes' if applies else 'no'}; plan "
+        f"type: {r['plan_type']}"
+    )
+    counts: dict[str, int] = {}
+    for f in r["findings"]:
+        counts[f["status"]] = counts.get(f["status"], 0) + 1
+    click.echo("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    for f in files:
+        click.echo(f"  wrote {f}")

@@ -18,11 +18,18 @@ import importlib
 import logging
 import sys
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
 
 from geosite._version import __version__
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from geosite.io.limits import Limits
 
 log = logging.getLogger("geosite")
 
@@ -37,6 +44,8 @@ COMMANDS = {
 }
 VERBOSITY = ("-q", "--quiet", "-v", "-vv", "-vvv", "--verbose")
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 
 class Steps:
     """The run's progress on stderr: one line, redrawn by tqdm, naming the stage running, how many have
@@ -45,12 +54,19 @@ class Steps:
     (it never imports the CLI); close it (or use it as a context manager) before printing results.
     """
 
-    def __init__(self, quiet: bool, file=None) -> None:  # a text stream, default stderr
+    def __init__(self, quiet: bool, file: TextIO | None = None) -> None:  # a text stream, default stderr
         self.quiet = quiet
         self.file = file
-        self._bar = None
+        self._bar: Any = None
 
     def __call__(self, name: str) -> None:
+        """Show that the stage ``name`` runs now.
+
+        Parameters
+        ----------
+        name : str
+            The stage, as the user reads it ("loading and validating the site").
+        """
         if self.quiet:
             return
         if self._bar is None:
@@ -73,6 +89,7 @@ class Steps:
             self._bar.update(1)
 
     def close(self) -> None:
+        """Erase the progress line (a run's printed results follow it)."""
         if self._bar is not None:
             self._bar.close()
             self._bar = None
@@ -92,19 +109,66 @@ class CliState:
     verbose: int = 0
 
     def steps(self) -> Steps:
+        """The progress line of this run (silent under -q).
+
+        Returns
+        -------
+        Steps
+            Called with each stage's name; close it before printing results.
+        """
         return Steps(self.quiet)
 
 
-def output_folder(out, inputs, overwrite: bool, container: bool = False):
+def output_folder(out: Path, inputs: Sequence[Path], overwrite: bool, container: bool = False) -> Path:
     """The output folder, refused before any work when it exists (without --overwrite, or not written
     by geosite), overlaps an input or cannot be written (:func:`geosite.io.output.check_output_dir`).
+
+    Parameters
+    ----------
+    out : Path
+        The output folder asked for.
+    inputs : sequence of Path
+        The input folders and files it must not overlap.
+    overwrite : bool
+        Whether an existing folder written by geosite may be replaced.
+    container : bool
+        Whether ``out`` holds one folder per site (``geosite batch``).
+
+    Returns
+    -------
+    Path
+        The checked output folder.
     """
     from geosite.io.output import check_output_dir
 
     return check_output_dir(out, inputs, overwrite, container)
 
 
-def limit_option(f):
+def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """One decorator applying a command's click arguments and options in the order listed.
+
+    The order is that of decorators stacked top to bottom, so ``--help`` lists them as written.
+
+    Parameters
+    ----------
+    *decorators : callable
+        ``click.argument(...)`` and ``click.option(...)`` decorators, first shown first.
+
+    Returns
+    -------
+    callable
+        A decorator applying them all.
+    """
+
+    def _apply(f: F) -> F:
+        for decorator in reversed(decorators):
+            f = decorator(f)
+        return f
+
+    return _apply
+
+
+def limit_option(f: F) -> F:
     """``--limit KEY=VALUE`` (repeatable): raise or lower one of geosite.io.limits.Limits."""
     return click.option(
         "--limit",
@@ -116,7 +180,7 @@ def limit_option(f):
     )(f)
 
 
-def limits_from(items: tuple[str, ...]):
+def limits_from(items: tuple[str, ...]) -> Limits:
     """The :class:`geosite.io.limits.Limits` the ``--limit`` options ask for."""
     from geosite.io.limits import parse_limits
 
@@ -139,15 +203,18 @@ class Geosite(click.Group):
         return super().parse_args(ctx, flags + rest)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
+        """The command names, sorted (for ``--help``)."""
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        """The command ``name``, imported from its module on first use (None when there is none)."""
         if name not in COMMANDS:
             return None
         module, attr = COMMANDS[name]
         return getattr(importlib.import_module(f"geosite.cli.{module}"), attr)
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a bad input or output prints ``error: ...`` and exits 2."""
         from geosite.errors import InputError, OutputError
 
         try:
@@ -171,11 +238,16 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
 
 
 def _show_warnings(quiet: bool) -> None:
-    def show(message, category, filename, lineno, file=None, line=None):
+    def _show(
+        message: Warning | str, category: type[Warning], filename: str, lineno: int, *rest: Any, **kw: Any
+    ) -> None:
+        """Print ``warning: message`` on stderr unless -q (warnings.showwarning's signature: the place and
+        the source line, in ``rest`` or ``kw``, are not printed).
+        """
         if not quiet:
             click.echo(f"warning: {message}", err=True)
 
-    warnings.showwarning = show
+    warnings.showwarning = _show
 
 
 @click.group(cls=Geosite, context_settings={"help_option_names": ["-h", "--help"]})
@@ -191,4 +263,5 @@ def cli(ctx: click.Context, verbose: int, quiet: bool) -> None:
 
 
 def main() -> None:
+    """The ``geosite`` console script."""
     cli(prog_name="geosite")

@@ -2,71 +2,80 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from geosite.cli.app import limit_option, limits_from, output_folder, state
+from geosite.cli.app import limit_option, limits_from, options, output_folder, state
+
+if TYPE_CHECKING:
+    from geosite.review import CheckResult
+
+_OPTIONS = options(
+    click.argument("submission_dir", type=click.Path(path_type=Path)),
+    click.option(
+        "--out",
+        "out",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Output folder (default: ./geosite-out/<submission folder name>-check). Never "
+        "inside the submission.",
+    ),
+    click.option(
+        "--jurisdiction",
+        default=None,
+        help="Profile name or profile file (.toml): the inspector's rulebook, overriding site.toml's "
+        "(which may only name an installed profile: grantsburg, belgium).",
+    ),
+    click.option(
+        "--dem",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="DEM file (e.g. the county LiDAR); overrides site.toml [dem] path.",
+    ),
+    click.option(
+        "--dem-vertical-unit",
+        type=click.Choice(["us_ft", "ft", "m"]),
+        default=None,
+        help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.",
+    ),
+    click.option(
+        "--received",
+        type=click.DateTime(formats=["%Y-%m-%d"]),
+        default=None,
+        help="Date the application, plan and fee were received (YYYY-MM-DD), for the review deadline.",
+    ),
+    click.option("--overwrite", is_flag=True, help="Replace an existing output folder."),
+    click.option(
+        "--make-valid",
+        is_flag=True,
+        help="Repair invalid polygons for the measurements and report each one as a failed finding "
+        "(without it, invalid polygons are bad input: exit 2).",
+    ),
+    click.option("--no-html", is_flag=True, help="Skip report.html."),
+    limit_option,
+)
 
 
 @click.command("check")
-@click.argument("submission_dir", type=click.Path(path_type=Path))
-@click.option(
-    "--out",
-    "out",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Output folder (default: ./geosite-out/<submission folder name>-check). Never "
-    "inside the submission.",
-)
-@click.option(
-    "--jurisdiction",
-    default=None,
-    help="Profile name or profile file (.toml): the inspector's rulebook, overriding site.toml's (which may "
-    "only name an installed profile: grantsburg, belgium).",
-)
-@click.option(
-    "--dem",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="DEM file (e.g. the county LiDAR); overrides site.toml [dem] path.",
-)
-@click.option(
-    "--dem-vertical-unit",
-    type=click.Choice(["us_ft", "ft", "m"]),
-    default=None,
-    help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.",
-)
-@click.option(
-    "--received",
-    type=click.DateTime(formats=["%Y-%m-%d"]),
-    default=None,
-    help="Date the application, plan and fee were received (YYYY-MM-DD), for the review deadline.",
-)
-@click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
-@click.option(
-    "--make-valid",
-    is_flag=True,
-    help="Repair invalid polygons for the measurements and report each one as a failed finding "
-    "(without it, invalid polygons are bad input: exit 2).",
-)
-@click.option("--no-html", is_flag=True, help="Skip report.html.")
-@limit_option
+@_OPTIONS
 @click.pass_context
 def check(
-    ctx,
+    ctx: click.Context,
     *,
-    submission_dir,
-    out,
-    jurisdiction,
-    dem,
-    dem_vertical_unit,
-    received,
-    overwrite,
-    make_valid,
-    no_html,
-    limit,
+    submission_dir: Path,
+    out: Path | None,
+    jurisdiction: str | None,
+    dem: Path | None,
+    dem_vertical_unit: str | None,
+    received: dt.datetime | None,
+    overwrite: bool,
+    make_valid: bool,
+    no_html: bool,
+    limit: tuple[str, ...],
 ) -> None:
     """Check SUBMISSION_DIR (a site folder with a [declared] table) against its chapter, section by section.
 
@@ -78,7 +87,7 @@ def check(
     findings fail, 2 bad input.
     """
     from geosite.review import write_check_outputs
-    from geosite.review.sandbox import check_submission_sandboxed, printable
+    from geosite.review.sandbox import check_submission_sandboxed
 
     quiet = state(ctx).quiet
     steps = state(ctx).steps()
@@ -99,23 +108,31 @@ def check(
         steps("writing outputs")
         files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
     if not quiet:
-
-        def say(text: str) -> None:  # the applicant's names on the inspector's terminal: no escapes
-            click.echo(printable(text))
-
-        s = result.summary()
-        say(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")
-        for f in result.failed:
-            say(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
-        for f in result.decisions:
-            say(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
-        for f in result.open_questions if result.verdict == "incomplete" else []:
-            say(
-                f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with "
-                f"{f.settle or 'the data named in the finding'}"
-            )
-        if s.get("review_deadline"):
-            say(f"  review deadline: {s['review_deadline']}")
-        for path in files:
-            say(f"  wrote {path}")
+        _print_verdict(result, files)
     sys.exit(result.exit_code)
+
+
+def _print_verdict(result: CheckResult, files: list[Path]) -> None:
+    """The verdict in a few lines: what fails, what the inspector decides, what would settle an incomplete
+    plan, the review deadline and the files written (the applicant's texts made printable: no escapes).
+    """
+    from geosite.review.sandbox import printable
+
+    def _say(text: str) -> None:
+        click.echo(printable(text))
+
+    s = result.summary()
+    _say(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")
+    for f in result.failed:
+        _say(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
+    for f in result.decisions:
+        _say(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
+    for f in result.open_questions if result.verdict == "incomplete" else []:
+        _say(
+            f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with "
+            f"{f.settle or 'the data named in the finding'}"
+        )
+    if s.get("review_deadline"):
+        _say(f"  review deadline: {s['review_deadline']}")
+    for path in files:
+        _say(f"  wrote {path}")

@@ -6,47 +6,62 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import output_folder, state
+from geosite.cli.app import options, output_folder, state
+
+_OPTIONS = options(
+    click.argument("site_dir", type=click.Path(path_type=Path)),
+    click.option(
+        "--out",
+        "out",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Output folder (default: ./geosite-out/<site folder name>-maps). Never inside the site folder.",
+    ),
+    click.option(
+        "--sheet",
+        default="auto",
+        show_default=True,
+        help="ANSI-A, ANSI-B, ANSI-C, ANSI-D, ARCH-D (optionally -landscape/-portrait), or auto: the "
+        "smallest that holds the site and its margin; a site too big for it is tiled.",
+    ),
+    click.option(
+        "--scale",
+        "scale_ft",
+        type=float,
+        default=100.0,
+        show_default=True,
+        help="Feet per inch of paper: 100 or less (1 in = 100, 50, 40, 20 ft). Smaller scales are refused.",
+    ),
+    click.option(
+        "--margin",
+        "margin_ft",
+        type=float,
+        default=None,
+        help="Feet shown around the site (default: site.toml map_margin_ft, else the jurisdiction's, 200).",
+    ),
+    click.option(
+        "--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium)."
+    ),
+    click.option("--no-hillshade", is_flag=True, help="Draw contours without the shaded relief under them."),
+    click.option("--overwrite", is_flag=True, help="Replace an existing output folder."),
+)
 
 
 @click.command("map")
-@click.argument("site_dir", type=click.Path(path_type=Path))
-@click.option(
-    "--out",
-    "out",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Output folder (default: ./geosite-out/<site folder name>-maps). Never inside the site folder.",
-)
-@click.option(
-    "--sheet",
-    default="auto",
-    show_default=True,
-    help="ANSI-A, ANSI-B, ANSI-C, ANSI-D, ARCH-D (optionally -landscape/-portrait), or auto: the "
-    "smallest that holds the site and its margin; a site too big for it is tiled.",
-)
-@click.option(
-    "--scale",
-    "scale_ft",
-    type=float,
-    default=100.0,
-    show_default=True,
-    help="Feet per inch of paper: 100 or less (1 in = 100, 50, 40, 20 ft). Smaller scales are refused.",
-)
-@click.option(
-    "--margin",
-    "margin_ft",
-    type=float,
-    default=None,
-    help="Feet shown around the site (default: site.toml map_margin_ft, else the jurisdiction's, 200).",
-)
-@click.option(
-    "--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium)."
-)
-@click.option("--no-hillshade", is_flag=True, help="Draw contours without the shaded relief under them.")
-@click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
+@_OPTIONS
 @click.pass_context
-def map_cmd(ctx, *, site_dir, out, sheet, scale_ft, margin_ft, jurisdiction, no_hillshade, overwrite) -> None:
+def map_cmd(
+    ctx: click.Context,
+    *,
+    site_dir: Path,
+    out: Path | None,
+    sheet: str,
+    scale_ft: float,
+    margin_ft: float | None,
+    jurisdiction: str | None,
+    no_hillshade: bool,
+    overwrite: bool,
+) -> None:
     """Draw SITE_DIR's plan maps: existing site map, construction plan, final conditions (PDF + PNG)."""
     from geosite.maps import check_scale, parse_sheet, write_plan_maps
     from geosite.pipeline import analyze as run_analysis

@@ -33,11 +33,12 @@ the data that would settle each); else ``inspector_decision`` when some finding 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import geopandas as gpd
 import shapely
@@ -51,7 +52,9 @@ from geosite.review.geometry import check_geometry, read_raw_layers
 from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
+    from geosite.io.limits import Limits
     from geosite.pipeline import AnalysisResult
+    from geosite.rules import Profile
     from geosite.site import Site
 
 log = logging.getLogger(__name__)
@@ -84,6 +87,7 @@ class CheckResult:
 
     @property
     def failed(self) -> list[ReviewFinding]:
+        """The findings that fail (status ``fail``)."""
         return [f for f in self.findings if f.status == "fail"]
 
     @property
@@ -113,9 +117,19 @@ class CheckResult:
 
     @property
     def exit_code(self) -> int:
+        """The CLI's exit code: 1 when a finding fails, else 0."""
         return 1 if self.failed else 0
 
     def summary(self) -> dict[str, Any]:
+        """The check at a glance (findings.json's head, findings.md's, the CLI's lines): the site, the
+        jurisdiction and profile, the verdict, the findings counted by status, the plan types, the disturbed
+        area, the review deadline and what would settle each open question.
+
+        Returns
+        -------
+        dict
+            JSON-ready keys and values.
+        """
         counts: dict[str, int] = {}
         for f in self.findings:
             counts[f.status] = counts.get(f.status, 0) + 1
@@ -156,6 +170,14 @@ class CheckResult:
         }
 
     def to_dict(self) -> dict[str, Any]:
+        """The whole check as JSON-ready data (findings.json): the summary, the declarations, every finding,
+        the schedule and the site's notes.
+
+        Returns
+        -------
+        dict
+            JSON-ready keys and values.
+        """
         return {
             **self.summary(),
             "declared": self.declared.to_dict(),
@@ -188,7 +210,7 @@ def check_submission(
     received: dt.date | None = None,
     make_valid: bool = False,
     step: Step | None = None,
-    limits: Any = None,
+    limits: Limits | None = None,
 ) -> CheckResult:
     """Check the submission in ``folder``. Raises :class:`geosite.errors.InputError` on bad input.
 
@@ -217,17 +239,8 @@ def check_submission(
 
     required = result.evaluation.plan_type
     checked = _plan_type_to_check(required, declared.plan_type)
-    findings: list[ReviewFinding] = []
-    findings += _plan_type(result, declared, required)
     dem_submitted = dem is None and bool((conf.get("dem") or {}).get("path"))
-    findings += check_completeness(site, prof, declared, checked, dem_submitted)
-    findings += _declared_area(result, declared, checked)
-    findings += _declared_volume(result)
-    findings += _permit_conditions(result, declared)
-    gate = result.evaluation.gate
-    assert gate is not None  # the pipeline's evaluation carries the gate it judged under
-    for f in findings:
-        gate.apply(f)  # the plan's content and type: only where the chapter applies
+    findings = _plan_findings(result, declared, checked, dem_submitted=dem_submitted)
     reviewed = _steep_slopes(result, declared)
     cites = {lname: item_citation_for_layer(prof, checked, lname) for lname in site.layers}
     reviewed += check_geometry(site, prof, raw, conf.get("crs"), cites)
@@ -245,7 +258,27 @@ def check_submission(
     return CheckResult(site, result, declared, findings, required, checked, schedule, note, received)
 
 
-def _submission_rules(limits: Any = None) -> dict[str, Any]:
+def _plan_findings(
+    result: AnalysisResult, declared: Declared, checked: str, *, dem_submitted: bool
+) -> list[ReviewFinding]:
+    """The review of the plan itself, under the site's gate (only where the chapter applies): its type, its
+    completeness for the type ``checked``, the declared area and volume, the permit conditions.
+    """
+    site, prof = result.site, result.profile
+    findings: list[ReviewFinding] = []
+    findings += _plan_type(result, declared, result.evaluation.plan_type)
+    findings += check_completeness(site, prof, declared, checked, dem_submitted)
+    findings += _declared_area(result, declared, checked)
+    findings += _declared_volume(result)
+    findings += _permit_conditions(result, declared)
+    gate = result.evaluation.gate
+    assert gate is not None  # the pipeline's evaluation carries the gate it judged under
+    for f in findings:
+        gate.apply(f)  # the plan's content and type: only where the chapter applies
+    return findings
+
+
+def _submission_rules(limits: Limits | None = None) -> dict[str, Any]:
     """How a submission is loaded: its files inside its folder, its rulebook an installed profile unless
     the inspector names another (docs/security.md).
     """
@@ -260,7 +293,9 @@ def _plan_type_to_check(required: str | None, declared: str | None) -> str:
     return declared or "full"
 
 
-def _schedule(site: Site, profile, received: dt.date | None) -> tuple[dict[str, Any] | None, str | None]:
+def _schedule(
+    site: Site, profile: Profile, received: dt.date | None
+) -> tuple[dict[str, Any] | None, str | None]:
     from geosite.schedule import build_schedule
 
     try:
@@ -274,166 +309,214 @@ def _schedule(site: Site, profile, received: dt.date | None) -> tuple[dict[str, 
 _SECTION_ORDER = ("plan", "requirements", "applicability")
 
 
-def _order(findings: list[ReviewFinding], profile) -> list[ReviewFinding]:
+def _order(findings: list[ReviewFinding], profile: Profile) -> list[ReviewFinding]:
     """Sections in chapter order (plan, requirements, ...), submitted geometry last; fails first in each."""
     names = [profile.section_name(k) for k in _SECTION_ORDER]
 
-    def key(f: ReviewFinding):
+    def _key(f: ReviewFinding) -> tuple[int, int]:
         s = f.section
         sec = names.index(s) if s in names else (len(names) + 1 if s == GEOMETRY_SECTION else len(names))
         return (sec, STATUSES.index(f.status) if f.status in STATUSES else 9)
 
-    return sorted(findings, key=key)
+    return sorted(findings, key=_key)
 
 
 # --------------------------------------------------------------------------------------------- checks
 
 
-def _disturbed(result: AnalysisResult):
+def _disturbed(result: AnalysisResult) -> Any:
     d = result.layers.get("disturbed_area")
     return shapely.union_all(d.geometry.values) if d is not None and len(d) else None
 
 
+#: the plan types as a finding names them
+_PLAN_NAMES = {"full": "a full erosion control plan", "statement": "an erosion control plan statement"}
+
+#: the plan a disturbed area requires, as a finding says it
+_REQUIRED_TEXT = {
+    "full": _PLAN_NAMES["full"],
+    "statement": _PLAN_NAMES["statement"],
+    "both": "a full plan or a plan statement (exactly at the limit)",
+}
+
+
+@dataclass(frozen=True)
+class _PlanTypeCheck:
+    """What the plan-type finding is judged from: the profile's ``[plan_type]`` table, the section its
+    findings go under, the measured disturbed area (acres, None without a disturbance layer) and the plan
+    type declared (None when not declared).
+    """
+
+    table: dict[str, Any]
+    section: str
+    acres: float | None
+    declared: str | None
+
+    def finding(self, status: str, message: str, citation: str, **kw: Any) -> ReviewFinding:
+        """A ``plan_type_submitted`` finding in this check's section."""
+        return ReviewFinding("plan_type_submitted", citation, self.section, status, message, **kw)
+
+    def citation(self, required: str) -> str:
+        """The citation of the plan ``required`` ("full", "statement" or "both": the two)."""
+        pt = self.table
+        if required == "both":
+            return f"{pt['full']['citation']}, {pt['statement']['citation']}"
+        return pt[required]["citation"]
+
+
 def _plan_type(result: AnalysisResult, declared: Declared, required: str | None) -> list[ReviewFinding]:
+    """The plan type submitted against the one the disturbed area requires (a statement where a full plan
+    is required fails).
+    """
     prof = result.profile
     pt = prof.data.get("plan_type", {})
-    section = prof.section_name(pt.get("section", "plan"))
-    acres = result.report["disturbed"]["area_acres"]
-    got = declared.plan_type
-    names = {"full": "a full erosion control plan", "statement": "an erosion control plan statement"}
-
-    def f(status, msg, citation, **kw):
-        return ReviewFinding("plan_type_submitted", citation, section, status, msg, **kw)
-
-    if required is None:
-        why = result.evaluation.plan_type_message
-        return [
-            f(
-                "not_assessed",
-                f"The plan type required cannot be told ({why[:1].lower()}{why[1:]}).",
-                "",
-                settle="a disturbance layer"
-                if acres is None
-                else "the chapter's plan-type thresholds in the profile",
-                submitted=names.get(got or "", "not declared"),
-            )
-        ]
-    req_text = {
-        "full": names["full"],
-        "statement": names["statement"],
-        "both": "a full plan or a plan statement (exactly at the limit)",
-    }[required]
-    cite = (
-        pt["full"]["citation"]
-        if required == "full"
-        else pt["statement"]["citation"]
-        if required == "statement"
-        else f"{pt['full']['citation']}, {pt['statement']['citation']}"
+    check = _PlanTypeCheck(
+        table=pt,
+        section=prof.section_name(pt.get("section", "plan")),
+        acres=result.report["disturbed"]["area_acres"],
+        declared=declared.plan_type,
     )
-    if got is None:
-        return [
-            f(
-                "not_assessed",
-                f"{acres:,.2f} acres disturbed: {req_text} is required; the submission does not declare its "
-                "plan type "
-                f"(checked against the {'full plan' if required != 'statement' else 'plan statement'} list).",
-                cite,
-                requirement=req_text,
-                submitted="not declared",
-                settle='[declared] plan_type = "full" or "statement" in site.toml',
-            )
-        ]
-    if required == "full" and got == "statement":
-        return [
-            f(
-                "fail",
-                f"A plan statement was submitted for {acres:,.2f} acres disturbed: {pt['full']['citation']} "
-                "requires "
-                f"{names['full']} for {pt['full']['text'].split(':')[0]}.",
-                pt["full"]["citation"],
-                requirement=names["full"],
-                submitted=names["statement"],
-                geometry=_disturbed(result),
-                layer="disturbance",
-                values={"disturbed_area_acres": acres, "declared": got, "required": required},
-            )
-        ]
+    if required is None:
+        return [_plan_type_untold(check, result.evaluation.plan_type_message)]
+    if check.declared is None:
+        return [_plan_type_undeclared(check, required)]
+    if required == "full" and check.declared == "statement":
+        return [_statement_for_full_plan(check, _disturbed(result))]
+    got = check.declared
     msg = (
-        f"{names[got][:1].upper()}{names[got][1:]} submitted; {acres:,.2f} acres disturbed requires "
-        f"{req_text}"
+        f"{_PLAN_NAMES[got][:1].upper()}{_PLAN_NAMES[got][1:]} submitted; {check.acres:,.2f} acres disturbed "
+        f"requires {_REQUIRED_TEXT[required]}"
         + (
             " (a full plan covers everything a statement asks)."
             if required == "statement" and got == "full"
             else "."
         )
     )
-    return [f("pass", msg, cite, requirement=req_text, submitted=names[got])]
+    return [
+        check.finding(
+            "pass",
+            msg,
+            check.citation(required),
+            requirement=_REQUIRED_TEXT[required],
+            submitted=_PLAN_NAMES[got],
+        )
+    ]
+
+
+def _plan_type_untold(check: _PlanTypeCheck, why: str) -> ReviewFinding:
+    """Not assessed: the plan type required cannot be told (``why``: the evaluation's reason)."""
+    return check.finding(
+        "not_assessed",
+        f"The plan type required cannot be told ({why[:1].lower()}{why[1:]}).",
+        "",
+        settle="a disturbance layer"
+        if check.acres is None
+        else "the chapter's plan-type thresholds in the profile",
+        submitted=_PLAN_NAMES.get(check.declared or "", "not declared"),
+    )
+
+
+def _plan_type_undeclared(check: _PlanTypeCheck, required: str) -> ReviewFinding:
+    """Not assessed: the submission does not declare its plan type (its content is checked against the list
+    of the plan required).
+    """
+    req_text = _REQUIRED_TEXT[required]
+    return check.finding(
+        "not_assessed",
+        f"{check.acres:,.2f} acres disturbed: {req_text} is required; the submission does not declare its "
+        "plan type "
+        f"(checked against the {'full plan' if required != 'statement' else 'plan statement'} list).",
+        check.citation(required),
+        requirement=req_text,
+        submitted="not declared",
+        settle='[declared] plan_type = "full" or "statement" in site.toml',
+    )
+
+
+def _statement_for_full_plan(check: _PlanTypeCheck, disturbed: Any) -> ReviewFinding:
+    """Fail: a plan statement submitted where the disturbed area requires a full plan (``disturbed``: the
+    disturbed area's geometry, where the finding is).
+    """
+    full = check.table["full"]
+    return check.finding(
+        "fail",
+        f"A plan statement was submitted for {check.acres:,.2f} acres disturbed: {full['citation']} "
+        "requires "
+        f"{_PLAN_NAMES['full']} for {full['text'].split(':')[0]}.",
+        full["citation"],
+        requirement=_PLAN_NAMES["full"],
+        submitted=_PLAN_NAMES["statement"],
+        geometry=disturbed,
+        layer="disturbance",
+        values={"disturbed_area_acres": check.acres, "declared": "statement", "required": "full"},
+    )
 
 
 def _declared_area(result: AnalysisResult, declared: Declared, plan_type: str) -> list[ReviewFinding]:
+    """The declared disturbed area against the measured one, within the profile's
+    ``declared_area_tolerance_pct``; not assessed when either is missing.
+    """
     prof = result.profile
-    tol = float(prof.value("submission", "declared_area_tolerance_pct", 5.0))
-    section = prof.section_name(prof.data.get("plan_content", {}).get("section", "plan"))
+    tol = float(prof.required("submission", "declared_area_tolerance_pct"))
     cite = item_citation_for_layer(prof, plan_type, "disturbance") or (
         prof.data.get("plan_type", {}).get(plan_type, {}) or {}
     ).get("citation", "")
+    finding = functools.partial(
+        ReviewFinding,
+        "declared_disturbed_area",
+        cite,
+        prof.section_name(prof.data.get("plan_content", {}).get("section", "plan")),
+        requirement=f"the declared disturbed area within {tol:g} % of the area of the disturbance polygons",
+    )
     measured = result.report["disturbed"]["area_sqft"]
-    rule = "declared_disturbed_area"
-    req = f"the declared disturbed area within {tol:g} % of the area of the disturbance polygons"
-    if declared.disturbed_area_sqft is None:
+    decl = declared.disturbed_area_sqft
+    if decl is None:
         return [
-            ReviewFinding(
-                rule,
-                cite,
-                section,
+            finding(
                 "not_assessed",
                 "The submission declares no disturbed area to compare with the measured one"
                 + (f" ({measured:,.0f} sq ft)." if measured is not None else "."),
-                requirement=req,
                 settle="[declared] disturbed_area_sqft (or disturbed_area_acres) in site.toml",
             )
         ]
     if measured is None:
         return [
-            ReviewFinding(
-                rule,
-                cite,
-                section,
+            finding(
                 "not_assessed",
                 "No disturbance layer: the declared disturbed area cannot be checked.",
-                requirement=req,
                 settle="a disturbance layer",
             )
         ]
-    decl = declared.disturbed_area_sqft
     diff_pct = (decl - measured) / measured * 100.0 if measured > 0 else float("inf")
     ok = abs(diff_pct) <= tol + 1e-9
-    vals = {
-        "declared_sqft": decl,
-        "measured_sqft": measured,
-        "difference_pct": diff_pct,
-        "tolerance_pct": tol,
-    }
-    msg = (
+    return [
+        finding(
+            "pass" if ok else "fail",
+            _area_message(decl, measured, diff_pct, tol),
+            submitted=f"{decl:,.0f} sq ft declared",
+            values={
+                "declared_sqft": decl,
+                "measured_sqft": measured,
+                "difference_pct": diff_pct,
+                "tolerance_pct": tol,
+            },
+            geometry=None if ok else _disturbed(result),
+            layer="disturbance",
+        )
+    ]
+
+
+def _area_message(decl: float, measured: float, diff_pct: float, tol: float) -> str:
+    """The declared disturbed area (sq ft) beside the measured one (sq ft), their difference (percent) and
+    whether it is within the tolerance (percent).
+    """
+    ok = abs(diff_pct) <= tol + 1e-9
+    return (
         f"Declared disturbed area {decl:,.0f} sq ft ({decl / SQFT_PER_ACRE:,.2f} acres); measured "
         f"{measured:,.0f} sq ft "
         f"({measured / SQFT_PER_ACRE:,.2f} acres): {diff_pct:+.1f} %"
         + (f", within {tol:g} %." if ok else f", more than the {tol:g} % tolerance.")
     )
-    return [
-        ReviewFinding(
-            rule,
-            cite,
-            section,
-            "pass" if ok else "fail",
-            msg,
-            requirement=req,
-            submitted=f"{decl:,.0f} sq ft declared",
-            values=vals,
-            geometry=None if ok else _disturbed(result),
-            layer="disturbance",
-        )
-    ]
 
 
 def _declared_volume(result: AnalysisResult) -> list[ReviewFinding]:
@@ -478,82 +561,132 @@ def _declared_volume(result: AnalysisResult) -> list[ReviewFinding]:
     ]
 
 
-def _union(gdf: gpd.GeoDataFrame | None, mask=None):
+def _union(gdf: gpd.GeoDataFrame | None, mask: Any = None) -> Any:
     if gdf is None or not len(gdf):
         return None
     g = gdf if mask is None else gdf[mask]
     return shapely.union_all(g.geometry.values) if len(g) else None
 
 
-def _from_analysis(f, result: AnalysisResult) -> ReviewFinding:
+class _Place(NamedTuple):
+    """Where a finding is: its geometry (site CRS; None when it has no place) and the layer it is about."""
+
+    geometry: Any
+    layer: str | None
+
+
+#: how a finding of analyze's is placed: (the finding, the analysis, its feature ids) -> its place
+_Placer = Callable[[Any, "AnalysisResult", list[Any]], _Place]
+
+
+def _from_analysis(f: Any, result: AnalysisResult) -> ReviewFinding:
     """An analyze finding, with the geometry of what it is about."""
-    site, L = result.site, result.layers
     ids = list(f.feature_ids or [])
-    geom, layer = None, None
     rule = f.rule
-    if rule == "filter_fence_submitted":
-        geom, layer = _union(L.get("fence_gaps")), "fence_gaps"
-        if f.status in ("fail", "pass"):
-            return _fence_finding(f, result)
-    elif rule == "filter_fence_location":
-        geom, layer = _union(L.get("filter_fence")), "filter_fence"
-    elif (
-        rule == "filter_fence_slope_length"
-    ):  # where the slope above the next fence is longer than DNR 1056 allows
-        geom, layer = _union(L.get("slope_length_excess")), "slope_length_excess"
-    elif rule in ("stockpile_setback", "stockpile_setback_upslope", "stockpile_stabilization"):
-        layer = "stockpiles"
-        geom = _stockpile_geometry(result, ids, rule == "stockpile_setback" and f.status == "fail")
-    elif rule == "stockpile_fence":
-        fences = L.get("stockpile_fences")
-        geom, layer = (
-            (_union(fences, fences["pile_id"].isin(ids)) if fences is not None and ids else None),
-            "stockpile_fences",
-        )
-    elif rule in (
-        "inlet_protection_submitted",
-        "inlet_drainage",
-        "inlet_protection_not_required",
-        "inlet_protection_unknown",
-    ):
-        geom, layer = _by_ids(site.layer("storm_inlets"), ids), "storm_inlets"
-    elif rule == "tracking_pad":
-        pads = L.get("tracking_pads")
-        geom = _union(pads, pads["drive_id"].isin(ids)) if pads is not None and ids else None
-        geom = geom if geom is not None else _by_ids(site.layer("access_drives"), ids)
-        layer = "access_drives"
-    elif rule in ("sediment_basin_location", "sediment_basin_submitted"):
-        geom, layer = _union(L.get("sediment_basins")), "sediment_basins"
-        if geom is None:
-            geom = _disturbed(result)
-    elif rule in ("sheetflow_diversion_location", "sheetflow_diversion_submitted"):
-        geom, layer = _union(L.get("diversions")), "diversions"
-    elif rule in ("filter_fence_unclassified", "channel_edge_fences"):
-        geom, layer = _union(L.get("filter_fence")), "filter_fence"
-    elif rule in ("steep_slope_controls", "disturbance_on_steep_slopes"):
-        geom = _steep_geometry(result)
+    if rule == "filter_fence_submitted" and f.status in ("fail", "pass"):
+        return _fence_finding(f, result)
+    placer = _PLACES.get(rule)
+    place = placer(f, result, ids) if placer is not None else _Place(None, None)
     settle = f.settle
     if f.status == "not_assessed" and not settle:
-        settle = _SETTLE.get(rule) or (
-            "a DEM covering the site and 200 ft around it"
-            if "no DEM" in f.message
-            else "a bmps layer"
-            if "bmps" in f.message
-            else "the data named in the message"
-        )
+        settle = _settle_text(rule, f.message)
     return ReviewFinding(
         rule=rule,
         citation=f.citation,
         section=f.section,
         status=f.status,
         message=f.message,
-        geometry=geom,
-        layer=layer,
+        geometry=place.geometry,
+        layer=place.layer,
         feature_ids=ids,
         values=dict(f.values or {}),
         source="analyze",
         settle=settle,
     )
+
+
+def _settle_text(rule: str, message: str) -> str:
+    """What would settle a finding of analyze's that was not assessed and does not say it itself."""
+    return _SETTLE.get(rule) or (
+        "a DEM covering the site and 200 ft around it"
+        if "no DEM" in message
+        else "a bmps layer"
+        if "bmps" in message
+        else "the data named in the message"
+    )
+
+
+def _whole_layer(name: str, f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
+    """A finding about the analysis layer ``name`` as a whole: all its features."""
+    return _Place(_union(result.layers.get(name)), name)
+
+
+def _stockpile_place(f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
+    """The piles; for a failed setback, the line from the pile to the feature too close."""
+    to_feature = f.rule == "stockpile_setback" and f.status == "fail"
+    return _Place(_stockpile_geometry(result, ids, to_feature), "stockpiles")
+
+
+def _stockpile_fence_place(f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
+    """The fences around the piles the finding names."""
+    fences = result.layers.get("stockpile_fences")
+    geom = _union(fences, fences["pile_id"].isin(ids)) if fences is not None and ids else None
+    return _Place(geom, "stockpile_fences")
+
+
+def _inlet_place(f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
+    """The storm inlets the finding names."""
+    return _Place(_by_ids(result.site.layer("storm_inlets"), ids), "storm_inlets")
+
+
+def _tracking_pad_place(f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
+    """The tracking pads of the drives the finding names, else the drives themselves."""
+    pads = result.layers.get("tracking_pads")
+    geom = _union(pads, pads["drive_id"].isin(ids)) if pads is not None and ids else None
+    geom = geom if geom is not None else _by_ids(result.site.layer("access_drives"), ids)
+    return _Place(geom, "access_drives")
+
+
+def _basin_place(f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
+    """The submitted sediment basins, else the disturbed area that drains to where one is required."""
+    geom = _union(result.layers.get("sediment_basins"))
+    return _Place(geom if geom is not None else _disturbed(result), "sediment_basins")
+
+
+def _steep_place(f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
+    """The disturbed land on steep slopes."""
+    return _Place(_steep_geometry(result), None)
+
+
+def _layer_placer(name: str) -> _Placer:
+    """The placer of findings about the analysis layer ``name`` as a whole."""
+    return functools.partial(_whole_layer, name)
+
+
+#: analyze's rules -> where their findings are (a rule not listed has no place)
+_PLACES: dict[str, _Placer] = {
+    "filter_fence_submitted": _layer_placer("fence_gaps"),
+    "filter_fence_location": _layer_placer("filter_fence"),
+    # where the slope above the next fence is longer than DNR 1056 allows
+    "filter_fence_slope_length": _layer_placer("slope_length_excess"),
+    "stockpile_setback": _stockpile_place,
+    "stockpile_setback_upslope": _stockpile_place,
+    "stockpile_stabilization": _stockpile_place,
+    "stockpile_fence": _stockpile_fence_place,
+    "inlet_protection_submitted": _inlet_place,
+    "inlet_drainage": _inlet_place,
+    "inlet_protection_not_required": _inlet_place,
+    "inlet_protection_unknown": _inlet_place,
+    "tracking_pad": _tracking_pad_place,
+    "sediment_basin_location": _basin_place,
+    "sediment_basin_submitted": _basin_place,
+    "sheetflow_diversion_location": _layer_placer("diversions"),
+    "sheetflow_diversion_submitted": _layer_placer("diversions"),
+    "filter_fence_unclassified": _layer_placer("filter_fence"),
+    "channel_edge_fences": _layer_placer("filter_fence"),
+    "steep_slope_controls": _steep_place,
+    "disturbance_on_steep_slopes": _steep_place,
+}
 
 
 #: what settles an analyze finding that was not assessed
@@ -565,7 +698,7 @@ _SETTLE = {
 }
 
 
-def _fence_finding(f, result: AnalysisResult) -> ReviewFinding:
+def _fence_finding(f: Any, result: AnalysisResult) -> ReviewFinding:
     """The controls stage's submitted-fence finding, with its gaps (measured along the required
     lines, see geosite.controls.submitted.gaps_along) as the geometry.
     """
@@ -589,13 +722,13 @@ def _fence_finding(f, result: AnalysisResult) -> ReviewFinding:
     )
 
 
-def _by_ids(gdf: gpd.GeoDataFrame | None, ids: list[Any]):
+def _by_ids(gdf: gpd.GeoDataFrame | None, ids: list[Any]) -> Any:
     if gdf is None or not ids:
         return None
     return _union(gdf, gdf["id"].isin(ids))
 
 
-def _stockpile_geometry(result: AnalysisResult, ids: list[Any], to_feature: bool):
+def _stockpile_geometry(result: AnalysisResult, ids: list[Any], to_feature: bool) -> Any:
     """The pile; for a setback violation, the shortest line from the pile to the feature too close."""
     site = result.site
     piles = site.layer("stockpiles")
@@ -611,18 +744,21 @@ def _stockpile_geometry(result: AnalysisResult, ids: list[Any], to_feature: bool
     return pile
 
 
-def _steep_geometry(result: AnalysisResult):
+def _steep_geometry(result: AnalysisResult) -> Any:
     steep = result.layers.get("steep_slopes")
     dist = _disturbed(result)
     if steep is None or not len(steep) or dist is None:
         return None
-    thr = float(result.profile.value("terrain", "steep_slope_pct", 12.0))
+    thr = float(result.profile.required("terrain", "steep_slope_pct"))
     mask = steep["min_slope_pct"] >= thr - 1e-9 if "min_slope_pct" in steep.columns else None
     g = _union(steep, mask)
     return None if g is None else shapely.intersection(g, dist)
 
 
 def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFinding]:
+    """Information for the inspector: the disturbed land on steep slopes and the controls the plan declares
+    or draws there (the chapter leaves them to the official: no standard a plan could fail).
+    """
     prof = result.profile
     q = prof.requirement("steep_slope_controls")
     if q is None:
@@ -631,7 +767,7 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
     gate = result.evaluation.gate
     assert gate is not None  # the pipeline's evaluation carries the gate it judged under
 
-    def finding(status: str, message: str, **kw: Any) -> list[ReviewFinding]:
+    def _finding(status: str, message: str, **kw: Any) -> list[ReviewFinding]:
         f = ReviewFinding(
             "steep_slope_controls_submitted",
             q.citation,
@@ -648,29 +784,25 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
         if isinstance(result.report.get("slopes"), dict)
         else None
     )
-    thr = float(prof.value("terrain", "steep_slope_pct", 12.0))
+    thr = float(prof.required("terrain", "steep_slope_pct"))
     if area is None:
         why = result.measurements.values.get("slopes.steep_disturbed_area_sqft.why", "no DEM")
-        return finding(
+        return _finding(
             "not_assessed",
             f"Slopes of {thr:g} % or more in the disturbed area: not assessed ({why}).",
             settle="a DEM covering the disturbed area",
         )
     if area <= 0:
-        return finding(
+        return _finding(
             "pass", f"No disturbed land on slopes of {thr:g} % or more: no additional controls to consider."
         )
     geom = _steep_geometry(result)
-    bmps = result.site.layer("bmps")
-    drawn = []
-    if bmps is not None and geom is not None and not geom.is_empty and "type" in bmps.columns:
-        near = bmps[shapely.intersects(bmps.geometry.values, geom)]
-        drawn = sorted(set(near["type"].astype(str)))
+    drawn = _bmps_drawn_on(result.site, geom)
     said = declared.steep_slope_controls
     what = (f"declared: {said}" if said else "nothing declared") + (
         f"; drawn there: {', '.join(drawn)}" if drawn else "; no BMP drawn on them"
     )
-    return finding(
+    return _finding(
         "info",
         f"{area:,.0f} sq ft of the disturbed area is on slopes of {thr:g} % or more ({what}). "
         f"{q.citation} says such sites "
@@ -682,6 +814,15 @@ def _steep_slopes(result: AnalysisResult, declared: Declared) -> list[ReviewFind
         values={"steep_disturbed_area_sqft": area},
         settle="" if said else "[declared] steep_slope_controls describing the controls on the steep ground",
     )
+
+
+def _bmps_drawn_on(site: Site, geom: Any) -> list[str]:
+    """The types of the submitted BMPs drawn on ``geom`` (the steep disturbed land), sorted."""
+    bmps = site.layer("bmps")
+    if bmps is None or geom is None or geom.is_empty or "type" not in bmps.columns:
+        return []
+    near = bmps[shapely.intersects(bmps.geometry.values, geom)]
+    return sorted(set(near["type"].astype(str)))
 
 
 def _permit_conditions(result: AnalysisResult, declared: Declared) -> list[ReviewFinding]:
@@ -749,8 +890,24 @@ def _permit_conditions(result: AnalysisResult, declared: Declared) -> list[Revie
 def write_check_outputs(
     result: CheckResult, out: Path, overwrite: bool = False, html: bool = True
 ) -> list[Path]:
-    """findings.json, findings.md, findings.gpkg (layers ``findings`` and context) and report.html,
-    written atomically into ``out``.
+    """Write findings.json, findings.md, findings.gpkg (layers ``findings`` and context) and report.html
+    atomically into ``out``.
+
+    Parameters
+    ----------
+    result : CheckResult
+        The check to write.
+    out : Path
+        The output folder.
+    overwrite : bool
+        Whether an existing output folder is replaced.
+    html : bool
+        Whether report.html is written.
+
+    Returns
+    -------
+    list of Path
+        The files written.
     """
     from geosite.io.output import atomic_dir, write_json
 

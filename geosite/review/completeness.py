@@ -214,7 +214,7 @@ def _declared_finding(site: Site, declared: Declared, key: str, head: str) -> Re
 # ------------------------------------------------------------------------------------------- schedule, slopes
 
 
-def _undated(gdf, cols: tuple[str, ...]) -> list[Any]:
+def _undated(gdf: gpd.GeoDataFrame | None, cols: tuple[str, ...]) -> list[Any]:
     """Ids of the features lacking any of the date columns (all of them when a column is absent)."""
     if gdf is None:
         return []
@@ -329,6 +329,27 @@ def contour_interval_ft(levels_ft: list[float]) -> float | None:
 
 
 def contour_finding(site: Site, profile: Profile, declared: Declared, head: str) -> ReviewFinding:
+    """The plan's contours against the chapter's largest interval (``[terrain] contour_interval_ft``).
+
+    The interval is the most common step between the submitted contours' levels; without a contours layer,
+    the interval the submitted map declares.
+
+    Parameters
+    ----------
+    site : Site
+        The submission.
+    profile : Profile
+        The jurisdiction's profile.
+    declared : Declared
+        The submission's declarations (``map_contour_interval_ft``, elevation units).
+    head : str
+        The plan item's text, the finding message's start.
+
+    Returns
+    -------
+    ReviewFinding
+        Pass, fail, or not assessed with what would settle it.
+    """
     entry = profile.entry("terrain", "contour_interval_ft") or {}
     # the chapter's interval, cited; geosite's drawing interval (a source) is no limit
     if not entry.get("citation"):
@@ -359,7 +380,11 @@ def contour_finding(site: Site, profile: Profile, declared: Declared, head: str)
     if isinstance(got, ReviewFinding):
         return got
     col, m_per = got
-    levels = [float(v) * m_per / M_PER_FT for v in gdf[col].dropna()]
+    return _interval_finding(gdf, [float(v) * m_per / M_PER_FT for v in gdf[col].dropna()], limit, head)
+
+
+def _interval_finding(gdf: Any, levels: list[float], limit: float, head: str) -> ReviewFinding:
+    """The contours layer ``gdf``'s interval, from its ``levels`` (feet), against ``limit`` (feet)."""
     interval = contour_interval_ft(levels)
     if interval is None:
         return _f(
@@ -473,6 +498,28 @@ def map_scale(path: Path, dpi: float | None) -> dict[str, Any]:
 
 
 def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str) -> ReviewFinding:
+    """The submitted map's scale and extent against the plan item's (``max_ft_per_in``, ``margin_ft``).
+
+    A GeoTIFF is measured (its pixel size times its print resolution); another file is judged by its
+    declared scale.
+
+    Parameters
+    ----------
+    site : Site
+        The submission.
+    declared : Declared
+        Its declarations (``submitted_map``, ``map_dpi``, ``map_scale_ft_per_in``).
+    item : dict
+        The plan item: ``max_ft_per_in`` (the smallest scale allowed, feet per inch) and ``margin_ft`` (the
+        land around the site the map must show, feet), each optional.
+    head : str
+        The item's text, the finding message's start.
+
+    Returns
+    -------
+    ReviewFinding
+        Pass, fail, or not assessed with what would settle it.
+    """
     path = declared.submitted_map
     # no scale in the item: none judged
     max_ft = float(item["max_ft_per_in"]) if item.get("max_ft_per_in") is not None else float("inf")
@@ -495,25 +542,36 @@ def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str)
             submitted=path.name,
             settle="a georeferenced GeoTIFF",
         )
-    problems, vals = [], {"pixel_ft": info["pixel_ft"], "dpi": info["dpi"], "ft_per_in": info["ft_per_in"]}
-    s = info["ft_per_in"]
+    return _geotiff_map_finding(site, declared, info, max_ft=max_ft, margin=item.get("margin_ft"), head=head)
+
+
+def _geotiff_map_finding(
+    site: Site, declared: Declared, info: dict[str, Any], *, max_ft: float, margin: Any, head: str
+) -> ReviewFinding:
+    """A georeferenced GeoTIFF map (``info``: :func:`map_scale`): its scale (its print resolution's, else
+    the declared one) no smaller than 1 in = ``max_ft`` ft, agreeing with a declared scale within 2 %, and
+    showing the site and ``margin`` ft around it (None: no margin required).
+    """
+    path = declared.submitted_map
+    assert path is not None  # map_finding judges only a declared map
+    vals = {"pixel_ft": info["pixel_ft"], "dpi": info["dpi"], "ft_per_in": info["ft_per_in"]}
+    measured, said = info["ft_per_in"], declared.map_scale_ft_per_in
+    s = measured if measured is not None else said
     if s is None:
-        s = declared.map_scale_ft_per_in
-        if s is None:
-            return _f(
-                "not_assessed",
-                f"{head}: {path.name} has no print resolution; its scale cannot be told.",
-                settle="[declared] map_dpi (the print resolution) or map_scale_ft_per_in",
-            )
-    elif declared.map_scale_ft_per_in is not None and abs(declared.map_scale_ft_per_in - s) > 0.02 * s:
+        return _f(
+            "not_assessed",
+            f"{head}: {path.name} has no print resolution; its scale cannot be told.",
+            settle="[declared] map_dpi (the print resolution) or map_scale_ft_per_in",
+        )
+    problems = []
+    if measured is not None and said is not None and abs(said - s) > 0.02 * s:
         problems.append(
-            f"declared 1 in = {declared.map_scale_ft_per_in:g} ft but {info['pixel_ft']:.3g} ft pixels "
+            f"declared 1 in = {said:g} ft but {info['pixel_ft']:.3g} ft pixels "
             f"printed at {info['dpi']:g} dpi give 1 in = {s:,.1f} ft"
         )
     if s > max_ft + 1e-6:
         problems.append(f"1 in = {s:,.1f} ft is smaller than the required 1 in = {max_ft:g} ft")
     geometry = None
-    margin = item.get("margin_ft")
     if margin is not None:
         short = _left_out(site, info, float(margin))
         if short is not None:

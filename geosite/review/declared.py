@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from geosite.errors import InputError, MissingInputError, SiteValidationError
 from geosite.units import SQFT_PER_ACRE
@@ -40,6 +40,10 @@ PLAN_TYPES = ("full", "statement")
 
 @dataclass(frozen=True)
 class Declared:
+    """The ``[declared]`` table, read and checked: each field None when not declared (see the module's
+    docstring for what each one is).
+    """
+
     plan_type: str | None = None
     disturbed_area_sqft: float | None = None
     submitted_map: Path | None = None
@@ -61,9 +65,11 @@ class Declared:
     contours: str | None = None
 
     def get(self, key: str) -> Any:
+        """The declared field ``key`` (None when not declared, or not a field)."""
         return getattr(self, key, None)
 
     def to_dict(self) -> dict[str, Any]:
+        """The fields declared, as JSON-ready data (a path as its text)."""
         return {
             f.name: (str(v) if isinstance(v, Path) else v)
             for f in fields(self)
@@ -104,7 +110,14 @@ _KNOWN = {
 FILE_SUFFIXES = (".pdf", ".tif", ".tiff", ".png", ".jpg", ".dxf", ".dwg", ".gpkg", ".geojson", ".shp")
 
 
-def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dict[str, Any]]:
+class Submission(NamedTuple):
+    """What :func:`read_declared` read: the declarations, and the whole of site.toml as parsed."""
+
+    declared: Declared
+    conf: dict[str, Any]
+
+
+def read_declared(folder: str | Path, limits: Any = None) -> Submission:
     """The ``[declared]`` table of ``folder/site.toml`` (and the whole parsed TOML). Files it names
     (``submitted_map``, a ``final_conditions`` file) must lie inside the folder: a path leaving it is
     refused without looking at what it points to.
@@ -116,7 +129,7 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
     try:
         conf, _ = read_site_toml(root, limits)
     except MissingInputError:
-        return Declared(), {}  # load_site reports the missing site.toml (or folder)
+        return Submission(Declared(), {})  # load_site reports the missing site.toml (or folder)
     d = conf.get("declared") or {}
     problems: list[str] = []
     where = f"{path}: [declared]"
@@ -124,43 +137,66 @@ def read_declared(folder: str | Path, limits: Any = None) -> tuple[Declared, dic
         raise SiteValidationError([f"{where} must be a table"], str(root))
     for k in sorted(set(d) - _KNOWN):
         problems.append(f"{where} {k!r} is not a declared field (known: {', '.join(sorted(_KNOWN))})")
-
-    def num(key: str) -> float | None:
-        v = d.get(key)
-        if v is None:
-            return None
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v <= 0:
-            problems.append(f"{where} {key} must be a positive finite number, got {v!r}")
-            return None
-        return float(v)
-
-    plan_type = d.get("plan_type")
-    if plan_type is not None:
-        plan_type = str(plan_type).strip().lower()
-        if plan_type not in PLAN_TYPES:
-            problems.append(f"{where} plan_type = {plan_type!r}; use one of {', '.join(PLAN_TYPES)}")
-            plan_type = None
-    sqft, acres = num("disturbed_area_sqft"), num("disturbed_area_acres")
-    if sqft is not None and acres is not None:
-        problems.append(f"{where} give disturbed_area_sqft or disturbed_area_acres, not both")
-    area = sqft if sqft is not None else (acres * SQFT_PER_ACRE if acres is not None else None)
+    plan_type = _plan_type(d, where, problems)
+    area = _disturbed_area_sqft(d, where, problems)
     smap = _submitted_map(d, root, where, problems)
-    unit = d.get("contour_vertical_unit")
-    if unit is not None and str(unit) not in ("us_ft", "ft", "m"):
-        problems.append(f"{where} contour_vertical_unit = {unit!r}; use us_ft, ft or m")
-        unit = None
+    unit = _contour_vertical_unit(d, where, problems)
     texts = _declared_texts(d, root, where, problems)
-    nums: dict[str, Any] = {k: num(k) for k in _NUMBERS}
+    nums: dict[str, Any] = {k: _positive_number(d, k, where, problems) for k in _NUMBERS}
     if problems:
         raise SiteValidationError(problems, str(root))
-    return Declared(
+    declared = Declared(
         plan_type=plan_type,
         disturbed_area_sqft=area,
         submitted_map=smap,
         contour_vertical_unit=unit,
         **nums,
         **texts,
-    ), conf
+    )
+    return Submission(declared, conf)
+
+
+def _positive_number(d: dict[str, Any], key: str, where: str, problems: list[str]) -> float | None:
+    """The declared number ``key`` (None when absent; a value that is not a positive finite number is
+    a problem).
+    """
+    v = d.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v <= 0:
+        problems.append(f"{where} {key} must be a positive finite number, got {v!r}")
+        return None
+    return float(v)
+
+
+def _plan_type(d: dict[str, Any], where: str, problems: list[str]) -> str | None:
+    """The declared plan type, ``full`` or ``statement`` (case and spaces ignored; None when absent)."""
+    plan_type = d.get("plan_type")
+    if plan_type is None:
+        return None
+    plan_type = str(plan_type).strip().lower()
+    if plan_type not in PLAN_TYPES:
+        problems.append(f"{where} plan_type = {plan_type!r}; use one of {', '.join(PLAN_TYPES)}")
+        return None
+    return plan_type
+
+
+def _disturbed_area_sqft(d: dict[str, Any], where: str, problems: list[str]) -> float | None:
+    """The declared disturbed area in sq ft, given in sq ft or in acres (not both)."""
+    sqft = _positive_number(d, "disturbed_area_sqft", where, problems)
+    acres = _positive_number(d, "disturbed_area_acres", where, problems)
+    if sqft is not None and acres is not None:
+        problems.append(f"{where} give disturbed_area_sqft or disturbed_area_acres, not both")
+    return sqft if sqft is not None else (acres * SQFT_PER_ACRE if acres is not None else None)
+
+
+def _contour_vertical_unit(d: dict[str, Any], where: str, problems: list[str]) -> str | None:
+    """The declared unit of the contours layer's ``elevation`` field: us_ft, ft or m."""
+    unit = d.get("contour_vertical_unit")
+    if unit is not None and str(unit) not in ("us_ft", "ft", "m"):
+        problems.append(f"{where} contour_vertical_unit = {unit!r}; use us_ft, ft or m")
+        return None
+    return unit
 
 
 def _submitted_map(d: dict[str, Any], root: Path, where: str, problems: list[str]) -> Path | None:

@@ -13,6 +13,7 @@ from geosite.io.output import py_scalar
 from geosite.rules import Finding
 
 if TYPE_CHECKING:
+    import geopandas as gpd
     from shapely.geometry.base import BaseGeometry
 
 #: the statuses of geosite.rules.STATUSES, in the order a report lists them (fails first)
@@ -30,7 +31,7 @@ def number(findings: list[ReviewFinding]) -> None:
         f.id = f"F{i}"
 
 
-def findings_frame(findings: list[ReviewFinding], crs: Any):
+def findings_frame(findings: list[ReviewFinding], crs: Any) -> gpd.GeoDataFrame:
     """The findings that have a place, as a GeoDataFrame (site CRS) for findings.gpkg."""
     import geopandas as gpd
 
@@ -108,8 +109,8 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
 
 
 def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> str:
-    """findings.md: the verdict, the review deadline (when known), then findings grouped by section.
-    Every text is escaped (:func:`md`).
+    """The text of findings.md: the verdict, the review deadline (when known), then findings grouped by
+    section. Every text is escaped (:func:`md`).
     """
     out = _summary_lines(summary)
     out.append("")

@@ -34,16 +34,11 @@ if TYPE_CHECKING:
     from geosite.site import Site
 
 SECTION = "Submitted data: geometry and coordinate systems"
-DEFAULTS = {
-    "sliver_area_sqft": 10.0,
-    "sliver_width_ft": 1.0,
-    "overlap_margin_ft": 200.0,
-    "bmp_outside_tolerance_ft": 10.0,
-}
 
 
 def _v(profile: Profile, key: str) -> float:
-    return float(profile.value("submission", key, DEFAULTS[key]))
+    """The ``[submission]`` number ``key`` (every profile gives it: the schema's REQUIRED_ENTRIES)."""
+    return float(profile.required("submission", key))
 
 
 def _cite(profile: Profile, key: str) -> str:
@@ -94,6 +89,7 @@ class _GeometryCheck:
 
     @property
     def fpu(self) -> float:
+        """Feet per unit of the site's CRS."""
         return float(self.site.ft_per_unit)
 
     def add(

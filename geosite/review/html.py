@@ -1,4 +1,4 @@
-"""report.html: one self-contained page an inspector can open offline and send on.
+"""The page report.html: one self-contained page an inspector can open offline and send on.
 
 At the top, what fails (each failed finding, linked to its entry); then the findings list beside a
 Leaflet map of the site (site boundary, disturbed area, roads, streams, lakes, wetlands, channels,
@@ -33,6 +33,7 @@ import html
 import json
 import math
 import re
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
@@ -101,7 +102,9 @@ def _to_wgs84(geoms: list, crs: Any) -> list:
     return list(gpd.GeoSeries(geoms, crs=crs).to_crs("EPSG:4326"))
 
 
-def _draw_tolerance(result) -> float:
+# ``result`` below is a geosite.review.check.CheckResult, typed Any: check imports this module, and an
+# import back (even for type checking) would be a cycle the import contracts refuse
+def _draw_tolerance(result: Any) -> float:
     """The simplification tolerance for drawing, in site CRS units."""
     site = result.site
     x0, y0, x1, y1 = site.boundary.bounds
@@ -142,7 +145,15 @@ def _text(v: Any) -> str:
     return str(v.item() if hasattr(v, "item") else v)
 
 
-def _layer(gdf, crs, tol: float, label: str, attrs: tuple[str, ...] = (), *, name_of=None) -> dict[str, Any]:
+def _layer(
+    gdf: Any,
+    crs: Any,
+    tol: float,
+    label: str,
+    attrs: tuple[str, ...] = (),
+    *,
+    name_of: Callable[[Any, int], str] | None = None,
+) -> dict[str, Any]:
     cols = [c for c in attrs if c in gdf.columns]
     props = []
     for i in range(len(gdf)):
@@ -160,7 +171,7 @@ def _layer(gdf, crs, tol: float, label: str, attrs: tuple[str, ...] = (), *, nam
     return _collection(_to_wgs84(_drawable(list(gdf.geometry), tol), crs), props)
 
 
-def page_data(result) -> dict[str, Any]:
+def page_data(result: Any) -> dict[str, Any]:
     """The JSON the page draws: context layers and findings, in EPSG:4326 (geometry simplified for
     drawing, see :data:`DRAW_TOLERANCE_FRACTION`).
     """
@@ -230,7 +241,7 @@ def _context_layers(result: Any, crs: Any, tol: float) -> dict[str, Any]:
     for key, label in (("disturbed_area", "disturbed area"), ("filter_fence", "required filter fence")):
         g = L.get(key)
         if g is not None and len(g):
-            ctx[label] = _layer(g, crs, tol, label, (), name_of=lambda g, i, label=label: label)
+            ctx[label] = _layer(g, crs, tol, label, ())  # no attributes: each feature named by the label
     for lname, (label, attrs) in CONTEXT_LAYERS.items():
         g = result.site.layer(lname)
         if g is not None:
@@ -251,7 +262,7 @@ def _context_layers(result: Any, crs: Any, tol: float) -> dict[str, Any]:
     return ctx
 
 
-def _site_wide_shapes(result) -> list:
+def _site_wide_shapes(result: Any) -> list[Any]:
     """The shapes a finding about the whole plan carries: the site boundary and the disturbed area."""
     shapes = [result.site.boundary]
     dist = result.analysis.layers.get("disturbed_area")
@@ -260,7 +271,7 @@ def _site_wide_shapes(result) -> list:
     return [g for g in shapes if g is not None and not g.is_empty and g.area > 0]
 
 
-def _is_site_wide(geom, shapes: list) -> bool:
+def _is_site_wide(geom: Any, shapes: list[Any]) -> bool:
     """Whether ``geom`` is one of ``shapes`` (to within :data:`SITE_WIDE_SHARE` of its area)."""
     if geom.geom_type not in ("Polygon", "MultiPolygon"):
         return False
@@ -276,7 +287,7 @@ def _failures(findings: list[dict[str, Any]]) -> str:
     with its citation and message, linked to its entry.
     """
 
-    def rows(items: list[dict[str, Any]]) -> str:
+    def _rows(items: list[dict[str, Any]]) -> str:
         return "".join(
             f'<li><a class="goto" href="#finding-{_e(f["id"])}" data-id="{_e(f["id"])}">{_e(f["id"])}</a> '
             f"<b>{_e(f['citation'])}</b> {_e(f['message'])}</li>"
@@ -285,65 +296,34 @@ def _failures(findings: list[dict[str, Any]]) -> str:
 
     failed = [f for f in findings if f["status"] == "fail"]
     decide = [f for f in findings if f["status"] == "inspector_decision"]
-    box = f"<b>What fails ({len(failed)})</b><ol>{rows(failed)}</ol>" if failed else "No finding fails."
+    box = f"<b>What fails ({len(failed)})</b><ol>{_rows(failed)}</ol>" if failed else "No finding fails."
     if decide:
-        box += f"<b>For the inspector's decision ({len(decide)})</b><ol>{rows(decide)}</ol>"
+        box += f"<b>For the inspector's decision ({len(decide)})</b><ol>{_rows(decide)}</ol>"
     return f'<div class="fails{"" if failed or decide else " none"}">{box}</div>'
 
 
-def render_html(result) -> str:
+def render_html(result: Any) -> str:
+    """The page report.html: the head, the findings list, the map and its data, in one file.
+
+    Parameters
+    ----------
+    result : CheckResult
+        The check to show.
+
+    Returns
+    -------
+    str
+        The HTML page.
+    """
     data = page_data(result)
-    s = data["summary"]
-    title = f"Plan check: {s['site']}"
+    title = f"Plan check: {data['summary']['site']}"
     items = []
     section = None
     for f in data["findings"]:
         if f["section"] != section:
             section = f["section"]
             items.append(f"<h2>{_e(section or 'General')}</h2>")
-        extra = "".join(
-            f'<div class="sub"><b>{label}:</b> {_e(f[k])}</div>'
-            for k, label in (
-                ("requirement", "Required"),
-                ("submitted", "Submitted"),
-                ("settle", "To settle it"),
-                ("where", "Where"),
-            )
-            if f[k]
-        )
-        pin = (
-            ' <span class="pin" title="shown on the map">&#9679; map</span>'
-            if f["has_geometry"]
-            else ' <span class="pin" title="about the plan as a whole: not drawn">whole plan</span>'
-            if f["site_wide"]
-            else ""
-        )
-        status = f["status"] if f["status"] in STATUS_COLOURS else "other"
-        items.append(
-            f'<div class="finding {status}" id="finding-{_e(f["id"])}" data-id="{_e(f["id"])}" tabindex="0">'
-            f'<span class="badge {status}">{_e(f["status"].replace("_", " "))}</span> '
-            f'<b>{_e(f["citation"] or "")}</b> <span class="rule">{_e(f["id"])} &middot; '
-            f"{_e(f['rule'])}</span>{pin}"
-            f'<div class="msg">{_e(f["message"])}</div>{extra}</div>'
-        )
-    deadline = s.get("review_deadline")
-    verdict = s["verdict"] if s["verdict"] in ("pass", "fail", "inspector_decision") else "other"
-    head = (
-        f'<div class="head"><h1>{_e(title)}</h1><div>{_e(s["jurisdiction_name"])} &middot; verdict '
-        f'<b class="verdict {verdict}">{_e(s["verdict"].upper())}</b> ({_e(s["counts_text"])})'
-        + (f" &middot; plan required: {_e(s['plan_type_required'])}" if s.get("plan_type_required") else "")
-        + (f" &middot; review deadline: <b>{_e(deadline)}</b>" if deadline else "")
-        + "</div>"
-        + (
-            f'<div class="profile">profile {_e(s["profile_file"])} (sha256 '
-            f"{_e(s.get('profile_sha256'))})</div>"
-            if s.get("profile_file")
-            else ""
-        )
-        + (f'<div class="profile">{_e(s["isolation"])}</div>' if s.get("isolation") else "")
-        + _failures(data["findings"])
-        + "</div>"
-    )
+        items.append(_finding_item(f))
     leaflet_css, leaflet_js = _static("leaflet.css"), _static("leaflet.js")
     csp = (
         f"default-src 'none'; script-src {_csp_hash(leaflet_js)} {_csp_hash(_PAGE_JS)}; "
@@ -357,9 +337,64 @@ def render_html(result) -> str:
         leaflet_js=leaflet_js,
         page_css=_PAGE_CSS,
         page_js=_PAGE_JS,
-        head=head,
+        head=_head(title, data["summary"], data["findings"]),
         items="\n".join(items),
         data=json_for_html(data),
+    )
+
+
+def _finding_item(f: dict[str, Any]) -> str:
+    """One finding's entry in the list: status badge, citation, id and rule, whether it is on the map, the
+    message, then what was required, submitted, what would settle it and where.
+    """
+    extra = "".join(
+        f'<div class="sub"><b>{label}:</b> {_e(f[k])}</div>'
+        for k, label in (
+            ("requirement", "Required"),
+            ("submitted", "Submitted"),
+            ("settle", "To settle it"),
+            ("where", "Where"),
+        )
+        if f[k]
+    )
+    pin = (
+        ' <span class="pin" title="shown on the map">&#9679; map</span>'
+        if f["has_geometry"]
+        else ' <span class="pin" title="about the plan as a whole: not drawn">whole plan</span>'
+        if f["site_wide"]
+        else ""
+    )
+    status = f["status"] if f["status"] in STATUS_COLOURS else "other"
+    return (
+        f'<div class="finding {status}" id="finding-{_e(f["id"])}" data-id="{_e(f["id"])}" tabindex="0">'
+        f'<span class="badge {status}">{_e(f["status"].replace("_", " "))}</span> '
+        f'<b>{_e(f["citation"] or "")}</b> <span class="rule">{_e(f["id"])} &middot; '
+        f"{_e(f['rule'])}</span>{pin}"
+        f'<div class="msg">{_e(f["message"])}</div>{extra}</div>'
+    )
+
+
+def _head(title: str, s: dict[str, Any], findings: list[dict[str, Any]]) -> str:
+    """The page's head: the title, jurisdiction, verdict and counts, plan type required, review deadline,
+    profile and isolation, then the box of what fails.
+    """
+    deadline = s.get("review_deadline")
+    verdict = s["verdict"] if s["verdict"] in ("pass", "fail", "inspector_decision") else "other"
+    return (
+        f'<div class="head"><h1>{_e(title)}</h1><div>{_e(s["jurisdiction_name"])} &middot; verdict '
+        f'<b class="verdict {verdict}">{_e(s["verdict"].upper())}</b> ({_e(s["counts_text"])})'
+        + (f" &middot; plan required: {_e(s['plan_type_required'])}" if s.get("plan_type_required") else "")
+        + (f" &middot; review deadline: <b>{_e(deadline)}</b>" if deadline else "")
+        + "</div>"
+        + (
+            f'<div class="profile">profile {_e(s["profile_file"])} (sha256 '
+            f"{_e(s.get('profile_sha256'))})</div>"
+            if s.get("profile_file")
+            else ""
+        )
+        + (f'<div class="profile">{_e(s["isolation"])}</div>' if s.get("isolation") else "")
+        + _failures(findings)
+        + "</div>"
     )
 
 

@@ -323,6 +323,25 @@ class _SafeUnpickler(pickle.Unpickler):
     """Builds only classes of the modules a CheckResult is made of, and the few rebuilding functions above."""
 
     def find_class(self, module: str, name: str) -> Any:
+        """The class or function ``module.name`` when a check result may hold it, else refused.
+
+        Parameters
+        ----------
+        module : str
+            The module the pickle names.
+        name : str
+            The name in it.
+
+        Returns
+        -------
+        Any
+            The class or function.
+
+        Raises
+        ------
+        pickle.UnpicklingError
+            For anything a check result never holds.
+        """
         obj = super().find_class(module, name)
         if (module, name) in _FUNCTIONS:
             return obj
@@ -359,16 +378,8 @@ def _remap(obj: Any, old: str, new: str, seen: set[int], depth: int = 0) -> Any:
     """``obj`` with the staged folder's path ``old`` written as the submission's ``new`` in every text and
     path of the dicts, lists, tuples and dataclasses it holds (frames and arrays are left alone).
     """
-    if isinstance(obj, str):
-        if old not in obj:
-            return obj
-        text = obj.replace(old, new)
-        if type(obj) is not str:  # a typed text (geosite.errors.Note): same type, same attributes
-            text = str.__new__(type(obj), text)
-            text.__dict__.update(getattr(obj, "__dict__", {}))
-        return text
-    if isinstance(obj, PurePath):
-        return type(obj)(str(obj).replace(old, new)) if old in str(obj) else obj
+    if isinstance(obj, str | PurePath):
+        return _remap_text(obj, old, new)
     if depth > 40 or id(obj) in seen:
         return obj
     if isinstance(obj, dict):
@@ -382,12 +393,32 @@ def _remap(obj: Any, old: str, new: str, seen: set[int], depth: int = 0) -> Any:
         return tuple(_remap(v, old, new, seen, depth + 1) for v in obj)
     elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         seen.add(id(obj))
-        for f in dataclasses.fields(obj):
-            value = getattr(obj, f.name, None)
-            new_value = _remap(value, old, new, seen, depth + 1)
-            if new_value is not value:
-                object.__setattr__(obj, f.name, new_value)
+        _remap_fields(obj, old, new, seen, depth)
     return obj
+
+
+def _remap_text(obj: str | PurePath, old: str, new: str) -> str | PurePath:
+    """A text or path with ``old`` written as ``new``, of the same type (a typed text such as
+    :class:`geosite.errors.Note` keeps its attributes).
+    """
+    if isinstance(obj, PurePath):
+        return type(obj)(str(obj).replace(old, new)) if old in str(obj) else obj
+    if old not in obj:
+        return obj
+    text = obj.replace(old, new)
+    if type(obj) is not str:  # a typed text (geosite.errors.Note): same type, same attributes
+        text = str.__new__(type(obj), text)
+        text.__dict__.update(getattr(obj, "__dict__", {}))
+    return text
+
+
+def _remap_fields(obj: Any, old: str, new: str, seen: set[int], depth: int) -> None:
+    """Remap each field of the dataclass ``obj`` in place (frozen ones too)."""
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name, None)
+        new_value = _remap(value, old, new, seen, depth + 1)
+        if new_value is not value:
+            object.__setattr__(obj, f.name, new_value)
 
 
 def _isolate(request: dict[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from geosite.rules.profile import OPS, Profile, Requirement, load_profile
 
@@ -47,6 +47,7 @@ class Trigger:
     message: str
 
     def to_dict(self) -> dict[str, Any]:
+        """The trigger's outcome as JSON-ready data."""
         return asdict(self)
 
 
@@ -176,6 +177,7 @@ class Gate:
         return finding
 
     def to_dict(self) -> dict[str, Any]:
+        """The gate as JSON-ready data."""
         return {
             "applies": self.applies,
             "message": self.message,
@@ -479,16 +481,26 @@ def _not_specified_finding(profile: Profile, item: Mapping[str, Any]) -> Finding
     )
 
 
-def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
+class PlanType(NamedTuple):
+    """The plan type a disturbed area requires ('full', 'statement', 'both'; None when it cannot be told),
+    and why, in words.
+    """
+
+    kind: str | None
+    message: str
+
+
+def plan_type(profile: Profile, m: Measurements) -> PlanType:
     """The plan type ('full', 'statement', 'both' or None) the profile's ``[plan_type]`` gives for
     the measurements, and why.
     """
     pt = profile.data.get("plan_type")
     if not pt:
-        return None, (
+        return PlanType(
+            None,
             "plan type: not in the profile (the chapter does not say, or the part that says it was not read: "
             "see the "
-            "topics not read)"
+            "topics not read)",
         )
     value = m.get(pt["measure"])
     full = compare(value, pt["full"]["op"], pt["full"]["threshold"]) if "full" in pt else False
@@ -496,13 +508,14 @@ def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
         compare(value, pt["statement"]["op"], pt["statement"]["threshold"]) if "statement" in pt else False
     )
     if full is None or statement is None:
-        return None, "plan type: not assessed (no disturbed area)"
+        return PlanType(None, "plan type: not assessed (no disturbed area)")
     if not full and not statement and ("full" not in pt or "statement" not in pt):
         have = pt.get("full") or pt.get("statement")
-        return None, (
+        return PlanType(
+            None,
             f"{fmt(value, 'acres')} disturbed: not {have['text']}; what the chapter asks below that is not "
             "in the profile "
-            "(not read, or not stated)"
+            "(not read, or not stated)",
         )
     if full and statement:
         kind = "both"
@@ -517,10 +530,12 @@ def plan_type(profile: Profile, m: Measurements) -> tuple[str | None, str]:
         kind, msg = "statement", f"{fmt(value, 'acres')} disturbed: {pt['statement']['text']}"
     else:
         kind, msg = None, f"{fmt(value, 'acres')} disturbed: neither plan type applies"
-    return kind, msg
+    return PlanType(kind, msg)
 
 
-def _applicability_text(applies, triggers, exemptions) -> tuple[str, str]:
+def _applicability_text(
+    applies: bool | None, triggers: list[Trigger], exemptions: list[Trigger]
+) -> tuple[str, str]:
     """The applicability sentence and the citations behind it."""
     met = [t for t in triggers if t.met]
     if any(e.met for e in exemptions):

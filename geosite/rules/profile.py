@@ -46,6 +46,7 @@ class Requirement:
 
     @classmethod
     def from_toml(cls, q: dict[str, Any]) -> Requirement:
+        """The requirement of a profile's ``[[requirements]]`` table ``q`` (checked by the schema first)."""
         return cls(
             id=q["id"],
             kind=q.get("kind", "practice"),
@@ -82,6 +83,7 @@ class Profile:
     sha256: str = ""  # of the profile file's bytes: which rulebook a report was decided by
 
     def section_name(self, key: str | None) -> str:
+        """The name ``[sections]`` gives the section ``key`` (the key itself when unnamed; "" for none)."""
         if not key:
             return ""
         return self.data.get("sections", {}).get(key, key)
@@ -94,6 +96,7 @@ class Profile:
         return entry["value"] if isinstance(entry, dict) else entry
 
     def entry(self, table: str, key: str) -> dict[str, Any] | None:
+        """The entry ``key`` of ``table`` as a dict with its ``value`` (None when absent)."""
         entry = self.data.get(table, {}).get(key)
         if entry is None or isinstance(entry, dict):
             return entry
@@ -112,6 +115,7 @@ class Profile:
         return tuple(Requirement.from_toml(q) for q in self.data.get("requirements", []))
 
     def requirement(self, rid: str) -> Requirement | None:
+        """The requirement with id ``rid`` (None when the profile has none)."""
         return next((q for q in self.requirements if q.id == rid), None)
 
     def practice(self, name: str) -> Requirement | None:
@@ -133,6 +137,17 @@ class Profile:
         if days is None:
             days = next((c["threshold"] for c in q.conditions if c.get("measure") == "days"), None)
         return None if days is None else {"value": days, "citation": q.citation, "section": q.section}
+
+    def required(self, table: str, key: str) -> Any:
+        """The value of an entry every profile gives (the schema's ``REQUIRED_ENTRIES``): an error naming the
+        profile when it is missing (ordinance and Handbook numbers are profile data, never code defaults).
+        """
+        value = self.value(table, key)
+        if value is None:
+            raise ProfileError(
+                f"profile {self.path or self.id}: [{table}] {key} is required and is not given"
+            )
+        return value
 
     def control(self, key: str) -> Any:
         """A ``[controls]`` number a practice needs: an error naming the profile when it is missing
@@ -159,6 +174,7 @@ class Profile:
 
     @property
     def map_margin_ft(self) -> float:
+        """The land around the site a map shows, feet (``[jurisdiction] map_margin_ft``)."""
         return float(self.data["jurisdiction"].get("map_margin_ft", 200.0))
 
     def map_items(self) -> list[tuple[str, str, tuple[str, ...]]]:

@@ -131,9 +131,13 @@ class _Problems:
         self.items: list[str] = []
 
     def add(self, where: str, what: str) -> None:
+        """Record the problem ``what`` at the key ``where``."""
         self.items.append(f"{where}: {what}")
 
     def unknown(self, where: str, name: Any, valid: tuple[str, ...] | list[str], what: str = "key") -> None:
+        """Record an unknown ``what`` ``name`` at ``where``, with the nearest of the ``valid`` names (or
+        all of them, when few).
+        """
         near = difflib.get_close_matches(str(name), list(valid), n=1, cutoff=0.6)
         hint = (
             f"; did you mean {near[0]!r}?"
@@ -145,6 +149,7 @@ class _Problems:
         self.add(where, f"unknown {what} {name!r}{hint}")
 
     def keys(self, where: str, table: Mapping[str, Any], valid: tuple[str, ...]) -> None:
+        """Record each key of ``table`` that is not among ``valid``."""
         for k in table:
             if k not in valid:
                 self.unknown(f"{where}.{k}" if where else str(k), k, valid)
@@ -229,10 +234,14 @@ class _Context:
         self.storms = tuple(k for k in rain if k.endswith("_in")) if isinstance(rain, Mapping) else ()
 
     def section(self, where: str, name: Any) -> None:
+        """A section name, when given, is one of ``[sections]``."""
         if name is not None and name not in self.sections:
             self.p.unknown(where, name, self.sections, "section (not in [sections])")
 
     def condition(self, where: str, c: Any, measures: Mapping[str, r.Measure] | None = None) -> None:
+        """A condition (measure, op, threshold): a measure of ``measures`` (default: the site's), an operator
+        the engine has, a threshold of the measure's kind and unit.
+        """
         if not isinstance(c, Mapping):
             self.p.add(where, "must be a table with measure, op and threshold")
             return
@@ -268,6 +277,7 @@ class _Context:
             self.p.add(f"{where}.op", f"{c.get('op')!r} cannot compare a {m.kind}; use == or !=")
 
     def applicability(self) -> None:
+        """The ``[applicability]`` table: how triggers combine, and each trigger and exemption, cited."""
         app = self.data.get("applicability")
         if app is None:
             return
@@ -282,10 +292,12 @@ class _Context:
                     self.p.add(f"applicability.{kind}[{i}]", "needs a citation")
 
     def gates(self) -> None:
+        """Each gate of ``[gates]`` is a condition."""
         for name, g in (self.data.get("gates") or {}).items():
             self.condition(f"gates.{name}", g)
 
     def plan_type(self) -> None:
+        """The ``[plan_type]`` table: the full plan's and the statement's conditions, each cited."""
         pt = self.data.get("plan_type")
         if pt is None:
             return
@@ -298,6 +310,7 @@ class _Context:
                     self.p.add(f"plan_type.{k}", "needs a citation")
 
     def entries(self, table: str, params: Mapping[str, r.Param], extra: tuple[str, ...] = ()) -> None:
+        """Each entry of the table ``table``: a parameter of ``params`` (or one of the ``extra`` keys)."""
         t = self.data.get(table)
         if t is None:
             return
@@ -313,6 +326,9 @@ class _Context:
             self.entry(f"{table}.{k}", e, params[k])
 
     def entry(self, where: str, e: Any, spec: r.Param) -> None:
+        """One entry ``{ value, citation | source, unit }``: a value of ``spec``'s kind and choices, a
+        citation or source, a unit agreeing with ``spec``'s.
+        """
         if not isinstance(e, Mapping):
             self.p.add(where, "must be { value = ..., citation = ... } or { value = ..., source = ... }")
             return
@@ -344,6 +360,7 @@ class _Context:
             self.p.unknown(f"{where}.unit", unit, r.TIME_UNITS, "unit")
 
     def rain(self) -> None:
+        """The ``[rain]`` table: design storm depths named ``<storm>_in``, and the runoff storm among them."""
         rain = self.data.get("rain")
         if rain is None:
             return
@@ -360,6 +377,7 @@ class _Context:
                 self.entry(f"rain.{k}", e, r.Param(r.NUMBER, "in"))
 
     def requirements(self) -> None:
+        """Each requirement, each id written once."""
         seen: set[Any] = set()
         for i, q in enumerate(self.data.get("requirements", [])):
             where = f"requirements[{i}]" + (
@@ -374,6 +392,16 @@ class _Context:
             self.requirement(where, q)
 
     def requirement(self, where: str, q: Mapping[str, Any]) -> None:
+        """Check one requirement: its keys and texts, kind, section, the names it refers to, its
+        conditions and its practice or provision.
+
+        Parameters
+        ----------
+        where : str
+            The requirement's place in the profile, for the messages (``requirements[3] (tracking_pad)``).
+        q : Mapping
+            The requirement's table.
+        """
         self.p.keys(where, q, REQUIREMENT_KEYS)
         for k in ("id", "citation", "requires"):
             if not isinstance(q.get(k), str) or not q.get(k):
@@ -385,19 +413,8 @@ class _Context:
         if kind not in r.REQUIREMENT_KINDS:
             self.p.unknown(f"{where}.kind", kind, r.REQUIREMENT_KINDS, "kind")
         self.section(f"{where}.section", q.get("section"))
-        if q.get("gate") is not None and q["gate"] not in self.gate_names:
-            self.p.unknown(f"{where}.gate", q["gate"], self.gate_names, "gate (not in [gates])")
-        if q.get("combine", "any") not in ("any", "all"):
-            self.p.add(f"{where}.combine", f"{q['combine']!r} is not any or all")
-        if q.get("alternative") is not None and q["alternative"] not in self.req_ids:
-            self.p.unknown(f"{where}.alternative", q["alternative"], self.req_ids, "requirement")
-        layer = q.get("for_each")
-        measures = None
-        if layer is not None:
-            if layer not in r.FEATURE_MEASURES:
-                self.p.unknown(f"{where}.for_each", layer, tuple(r.FEATURE_MEASURES), "layer")
-            else:
-                measures = r.FEATURE_MEASURES[layer]
+        self._references(where, q)
+        measures = self._feature_measures(where, q.get("for_each"))
         for j, c in enumerate(q.get("conditions", [])):
             self.condition(f"{where}.conditions[{j}]", c, measures)
         if kind == "practice":
@@ -405,7 +422,28 @@ class _Context:
         elif kind == "provision" and q.get("provision") not in r.DECLARED_FIELDS:
             self.p.unknown(f"{where}.provision", q.get("provision"), r.DECLARED_FIELDS, "[declared] field")
 
+    def _references(self, where: str, q: Mapping[str, Any]) -> None:
+        """A requirement's gate and alternative name ones the profile has; its combine is any or all."""
+        if q.get("gate") is not None and q["gate"] not in self.gate_names:
+            self.p.unknown(f"{where}.gate", q["gate"], self.gate_names, "gate (not in [gates])")
+        if q.get("combine", "any") not in ("any", "all"):
+            self.p.add(f"{where}.combine", f"{q['combine']!r} is not any or all")
+        if q.get("alternative") is not None and q["alternative"] not in self.req_ids:
+            self.p.unknown(f"{where}.alternative", q["alternative"], self.req_ids, "requirement")
+
+    def _feature_measures(self, where: str, layer: Any) -> Mapping[str, r.Measure] | None:
+        """The measures of a per-feature requirement's layer ``layer`` (None: a site-wide requirement, or
+        a layer that has none, a problem).
+        """
+        if layer is None:
+            return None
+        if layer not in r.FEATURE_MEASURES:
+            self.p.unknown(f"{where}.for_each", layer, tuple(r.FEATURE_MEASURES), "layer")
+            return None
+        return r.FEATURE_MEASURES[layer]
+
     def _practice(self, where: str, q: Mapping[str, Any]) -> None:
+        """A practice requirement: a practice geosite knows, its parameters, and the controls it needs."""
         name = q.get("practice")
         if name not in r.PRACTICES:
             self.p.unknown(f"{where}.practice", name, tuple(r.PRACTICES), "practice")
@@ -418,19 +456,24 @@ class _Context:
         for k, v in params.items():
             if k not in spec:
                 self.p.unknown(f"{where}.params.{k}", k, tuple(spec), f"parameter of {name}")
-                continue
-            s = spec[k]
-            if not _kind_ok(s.kind, v) and not (s.kind == r.NUMBER and _is_number(v)):
-                self.p.add(
-                    f"{where}.params.{k}", f"{v!r} is not a {s.kind}" + (f" ({s.unit})" if s.unit else "")
-                )
-            elif s.choices:
-                for x in v if s.kind == r.LIST else [v]:
-                    if x not in s.choices:
-                        self.p.unknown(f"{where}.params.{k}", x, s.choices, "value")
+            else:
+                self._practice_param(f"{where}.params.{k}", v, spec[k])
         for k, s in spec.items():
             if s.required and k not in params:
                 self.p.add(f"{where}.params", f"{name} needs {k} ({s.text})")
+        self._practice_controls(where, name, params)
+
+    def _practice_param(self, where: str, v: Any, s: r.Param) -> None:
+        """One parameter ``v`` of a practice against its spec: its kind, and its values among the choices."""
+        if not _kind_ok(s.kind, v) and not (s.kind == r.NUMBER and _is_number(v)):
+            self.p.add(where, f"{v!r} is not a {s.kind}" + (f" ({s.unit})" if s.unit else ""))
+        elif s.choices:
+            for x in v if s.kind == r.LIST else [v]:
+                if x not in s.choices:
+                    self.p.unknown(where, x, s.choices, "value")
+
+    def _practice_controls(self, where: str, name: str, params: Mapping[str, Any]) -> None:
+        """The ``[controls]`` numbers practice ``name`` needs are given; a diversion's storm is in [rain]."""
         controls = self.data.get("controls") or {}
         for k in r.PRACTICE_CONTROLS.get(name, ()):
             if k == "inlet_adjacent_ft" and params.get("which") != "all":
@@ -445,6 +488,7 @@ class _Context:
             self.p.unknown(f"{where}.params.storm", params["storm"], self.storms, "storm (a [rain] depth)")
 
     def review(self) -> None:
+        """The ``[review]`` table: the day kind, its numbers, its holiday calendar's keys."""
         rv = self.data.get("review")
         if rv is None:
             return
@@ -458,6 +502,7 @@ class _Context:
             )
 
     def plan_content(self) -> None:
+        """The ``[plan_content]`` table: each item of the full plan's list and of the statement's."""
         pc = self.data.get("plan_content")
         if pc is None:
             return
@@ -468,6 +513,9 @@ class _Context:
                 self.item(f"plan_content.{kind}[{i}]", item)
 
     def item(self, where: str, item: Mapping[str, Any]) -> None:
+        """One plan item: cited, naming layers, contacts, project fields, a declared field or a check geosite
+        knows, and saying at least one thing a submission could show.
+        """
         self.p.keys(where, item, ITEM_KEYS)
         if not item.get("citation"):
             self.p.add(where, "needs a citation")
@@ -491,6 +539,7 @@ class _Context:
             )
 
     def not_specified(self) -> None:
+        """Each ``[[not_specified]]`` topic: an id, a topic, a kind, a section."""
         for i, item in enumerate(self.data.get("not_specified", [])):
             where = f"not_specified[{i}]"
             self.p.keys(where, item, ("id", "topic", "kind", "citation", "section"))

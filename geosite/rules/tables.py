@@ -4,7 +4,7 @@ tables are generated from (scripts/make_rules_doc.py), so the docs cannot drift 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from geosite.rules.profile import Profile
 
@@ -48,9 +48,16 @@ def _by(q: Any) -> str:
     return f"practice {q.practice}" + (f" ({params})" if params else "") + alt
 
 
-def requirement_rows(profile: Profile) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
-    """(header, rows): one row per requirement and per topic the chapter does not specify (or that was not
-    read).
+class RequirementTable(NamedTuple):
+    """A profile's requirements as a table: the column names (:data:`HEADER`) and one row of texts each."""
+
+    header: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+
+
+def requirement_rows(profile: Profile) -> RequirementTable:
+    """The requirements table: one row per requirement and per topic the chapter does not specify (or that
+    was not read).
     """
     rows: list[tuple[str, ...]] = [
         (f"{q.id}: {q.requires}", profile.cite(q.citation, q.section), _where(profile, q), _by(q), q.reading)
@@ -63,4 +70,4 @@ def requirement_rows(profile: Profile) -> tuple[tuple[str, ...], list[tuple[str,
             else "not specified by this chapter"
         )
         rows.append((f"{item['id']}: {item['topic']}", item.get("citation", ""), kind, "", ""))
-    return HEADER, rows
+    return RequirementTable(HEADER, rows)

@@ -25,7 +25,7 @@ import datetime as dt
 import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from geosite.errors import ProfileError
 
@@ -48,12 +48,23 @@ class HolidayCalendar:
       N days after a base holiday's own date; ``{ date = "2026-11-03", name = "General election" }`` once.
     - ``remove`` entries: a base holiday's name (its observed day goes too), or one date ``"YYYY-MM-DD"``.
 
-    Parameters
+    Attributes
     ----------
-    country, subdiv : passed to ``holidays.country_holidays``.
-    observed : include observed (shifted) days.
-    add, remove : village changes, as above.
-    citation : where the village defines a working day; ``source`` says why this list.
+    country : str
+        The country, passed to ``holidays.country_holidays``.
+    subdiv : str, optional
+        The state or other subdivision, passed to ``holidays.country_holidays``.
+    observed : bool
+        Whether observed (shifted) days are included.
+    add : tuple
+        The village's days on top of the base list, as above (each entry's table as sorted key, value
+        pairs).
+    remove : tuple of str
+        Base holidays (names or dates) the village does not recognize.
+    citation : str
+        Where the village defines a working day.
+    source : str
+        Why this list.
     """
 
     country: str = "US"
@@ -100,29 +111,7 @@ class HolidayCalendar:
         problems = []
         base_names = _base_names(self.country, self.subdiv)
         for entry in self.add:
-            d = dict(entry)
-            if "month_day" in d:
-                try:
-                    dt.date(
-                        2000, *map(int, str(d["month_day"]).split("-"))
-                    )  # 2000: leap year, Feb 29 allowed
-                except (TypeError, ValueError):
-                    problems.append(f"add: month_day {d['month_day']!r} is not MM-DD")
-            elif "after" in d:
-                if d["after"] not in base_names:
-                    problems.append(
-                        f"add: after {d['after']!r} is not a holiday of the base list; known: "
-                        f"{', '.join(sorted(base_names))}"
-                    )
-                if not isinstance(d.get("days", 1), int):
-                    problems.append(
-                        f"add: days {d.get('days')!r} after {d['after']!r} must be a whole number"
-                    )
-            elif "date" in d:
-                if as_date(d["date"]) is None:
-                    problems.append(f"add: date {d['date']!r} is not YYYY-MM-DD")
-            else:
-                problems.append(f"add: {d!r} needs month_day, after or date (and a name)")
+            problems += _added_day_problems(dict(entry), base_names)
         for r in self.remove:
             if as_date(r) is None and r not in base_names:
                 problems.append(
@@ -171,8 +160,32 @@ class HolidayCalendar:
         return sum(self.is_working_day(a + dt.timedelta(days=i)) for i in range(1, (b - a).days + 1))
 
 
+def _added_day_problems(d: dict[str, Any], base_names: frozenset[str]) -> list[str]:
+    """Problems with one ``add`` entry: a bad month_day or date, an ``after`` not in the base list."""
+    if "month_day" in d:
+        try:
+            dt.date(2000, *map(int, str(d["month_day"]).split("-")))  # 2000: leap year, Feb 29 allowed
+        except (TypeError, ValueError):
+            return [f"add: month_day {d['month_day']!r} is not MM-DD"]
+        return []
+    if "after" in d:
+        problems = []
+        if d["after"] not in base_names:
+            problems.append(
+                f"add: after {d['after']!r} is not a holiday of the base list; known: "
+                f"{', '.join(sorted(base_names))}"
+            )
+        if not isinstance(d.get("days", 1), int):
+            problems.append(f"add: days {d.get('days')!r} after {d['after']!r} must be a whole number")
+        return problems
+    if "date" in d:
+        return [f"add: date {d['date']!r} is not YYYY-MM-DD"] if as_date(d["date"]) is None else []
+    return [f"add: {d!r} needs month_day, after or date (and a name)"]
+
+
 @functools.lru_cache(maxsize=8)
-def _base(country: str, subdiv: str | None, observed: bool):
+def _base(country: str, subdiv: str | None, observed: bool) -> Any:
+    """The ``holidays`` library's calendar of the country and subdivision (a ProfileError if it has none)."""
     import holidays
 
     try:
@@ -191,14 +204,35 @@ def _base_names(country: str, subdiv: str | None) -> frozenset[str]:
 
 
 def _strip_observed(name: str) -> str:
+    """A holiday's name without the library's " (observed)"."""
     return name.removesuffix(" (observed)").strip()
 
 
 @functools.lru_cache(maxsize=256)
 def _holidays_of_year(cal: HolidayCalendar, year: int) -> dict[dt.date, str]:
-    base = _base(cal.country, cal.subdiv, cal.observed)
+    """The calendar's holidays in ``year``: the base list's (less those removed) and the village's added
+    days, their names joined with '; '.
+    """
     removed_names = {r for r in cal.remove if as_date(r) is None}
     removed_dates = {as_date(r) for r in cal.remove} - {None}
+    out = _base_days(cal, year, removed_names)
+    unshifted = _base(cal.country, cal.subdiv, False)
+    unshifted.get(dt.date(year, 6, 1))
+    for entry in cal.add:
+        a = dict(entry)
+        name = str(a.get("name", "village holiday"))
+        for d in _added_days(a, year, unshifted):
+            out.setdefault(d, [])
+            if name not in out[d]:
+                out[d].append(name)
+    return {d: "; ".join(n) for d, n in out.items() if n and d not in removed_dates}
+
+
+def _base_days(cal: HolidayCalendar, year: int, removed_names: set[str]) -> dict[dt.date, list[str]]:
+    """The base list's holidays in ``year`` (observed days included when the calendar says so), less the
+    names removed.
+    """
+    base = _base(cal.country, cal.subdiv, cal.observed)
     out: dict[dt.date, list[str]] = {}
     # the library files an observed day under its holiday's year (New Year's Day 2028, a Saturday, is
     # observed Fri 2027-12-31): look at the neighbouring years too
@@ -211,33 +245,30 @@ def _holidays_of_year(cal: HolidayCalendar, year: int) -> dict[dt.date, str]:
             if keep:
                 out.setdefault(d, [])
                 out[d] += [n for n in keep if n not in out[d]]
-    unshifted = _base(cal.country, cal.subdiv, False)
-    unshifted.get(dt.date(year, 6, 1))
-    for entry in cal.add:
-        a = dict(entry)
-        name = str(a.get("name", "village holiday"))
-        if "month_day" in a:
-            m, dd = map(int, str(a["month_day"]).split("-"))
-            if m == 2 and dd == 29 and not _leap(year):
-                continue
-            days = [dt.date(year, m, dd)]
-        elif "after" in a:
-            days = [
-                d + dt.timedelta(days=int(a.get("days", 1)))
-                for d, n in unshifted.items()
-                if d.year == year and a["after"] in n.split("; ")
-            ]
-        else:
-            d = as_date(a["date"])
-            days = [d] if d is not None and d.year == year else []
-        for d in days:
-            out.setdefault(d, [])
-            if name not in out[d]:
-                out[d].append(name)
-    return {d: "; ".join(n) for d, n in out.items() if n and d not in removed_dates}
+    return out
+
+
+def _added_days(a: dict[str, Any], year: int, unshifted: Any) -> list[dt.date]:
+    """The days in ``year`` of one ``add`` entry: a month_day (Feb 29 only in leap years), N days after a
+    base holiday's own (unshifted) date, or one date.
+    """
+    if "month_day" in a:
+        m, dd = map(int, str(a["month_day"]).split("-"))
+        if m == 2 and dd == 29 and not _leap(year):
+            return []
+        return [dt.date(year, m, dd)]
+    if "after" in a:
+        return [
+            d + dt.timedelta(days=int(a.get("days", 1)))
+            for d, n in unshifted.items()
+            if d.year == year and a["after"] in n.split("; ")
+        ]
+    d = as_date(a["date"])
+    return [d] if d is not None and d.year == year else []
 
 
 def _leap(year: int) -> bool:
+    """Whether ``year`` is a leap year."""
     return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
 
 
@@ -260,6 +291,14 @@ def holiday_calendar(profile: Profile) -> HolidayCalendar:
     return HolidayCalendar.from_profile(profile)
 
 
+class CountedDay(NamedTuple):
+    """A counted deadline: the day, how it was counted, and a note (empty when nothing to say)."""
+
+    date: dt.date
+    rule: str
+    note: str
+
+
 def add_days(
     start: dt.date,
     n: float,
@@ -268,26 +307,35 @@ def add_days(
     *,
     policy: str = "report",
     act: bool = True,
-) -> tuple[dt.date, str, str]:
+) -> CountedDay:
     """Count ``n`` ``unit`` from ``start`` (day 0).
 
     Parameters
     ----------
-    start : day 0: the day of receipt, issue, start of work or notice.
-    n : how many days (or hours).
-    unit : "working_days", "calendar_days" / "days", or "hours".
-    calendar : the village's holidays.
-    policy : for calendar days and hours ending on a non-working day: "report" keeps the date and says so;
+    start : datetime.date
+        Day 0: the day of receipt, issue, start of work or notice.
+    n : float
+        How many days (or hours), in ``unit``.
+    unit : {"working_days", "calendar_days", "days", "hours"}
+        What ``n`` counts.
+    calendar : HolidayCalendar
+        The village's holidays.
+    policy : {"report", "extend"}
+        For calendar days and hours ending on a non-working day: "report" keeps the date and says so;
         "extend" moves it to the next working day.
-    act : whether someone must act by the date (a validity period such as a permit's is never moved).
+    act : bool
+        Whether someone must act by the date (a validity period such as a permit's is never moved).
 
     Returns
     -------
-    (date, rule, note) : the deadline, how it was counted, and a note (empty when nothing to say).
+    CountedDay
+        The deadline, how it was counted, and a note (empty when nothing to say).
     """
     if unit == "working_days":
         due = calendar.add_working_days(start, int(n))
-        return due, f"{n:g} working day{'s' if n != 1 else ''} after {start.isoformat()} (day 0)", ""
+        return CountedDay(
+            due, f"{n:g} working day{'s' if n != 1 else ''} after {start.isoformat()} (day 0)", ""
+        )
     if unit in ("calendar_days", "days"):
         due, rule = start + dt.timedelta(days=int(n)), f"{n:g} days after {start.isoformat()} (day 0)"
     elif unit == "hours":
@@ -297,11 +345,11 @@ def add_days(
         raise ProfileError(f"unit {unit!r} is not one of working_days, calendar_days, days, hours")
     why = calendar.why_not_working(due) if act else None
     if why is None:
-        return due, rule, ""
+        return CountedDay(due, rule, "")
     nxt = calendar.on_or_after(due)
     if policy == "extend":
-        return nxt, rule + f"; {due.isoformat()} is a {why}, moved to the next working day", ""
-    return (
+        return CountedDay(nxt, rule + f"; {due.isoformat()} is a {why}, moved to the next working day", "")
+    return CountedDay(
         due,
         rule,
         (
@@ -312,6 +360,7 @@ def add_days(
 
 
 def non_working_policy(profile: Profile) -> str:
+    """The profile's ``[review] non_working_last_day``: "report" (the default) or "extend"."""
     policy = profile.value("review", "non_working_last_day", "report")
     if policy not in NON_WORKING_LAST_DAY:
         raise ProfileError(

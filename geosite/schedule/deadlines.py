@@ -9,7 +9,7 @@ import datetime as dt
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from geosite.errors import InputError
 from geosite.schedule.calendar import HolidayCalendar, add_days, as_date, holiday_calendar, non_working_policy
@@ -26,12 +26,18 @@ class Deadline:
 
     Attributes
     ----------
-    date : the day it falls due (the last day allowed).
-    what : what is due, e.g. "Review of the erosion control plan (full plan)".
-    kind : review, permit, notice, inspection, stabilization or enforcement.
-    rule : how the date was counted, e.g. "30 working days after receipt on 2026-12-15".
-    citation : the ordinance (or state rule) it comes from, as a reader finds it.
-    note : anything the reader must know (a calendar-day deadline on a weekend, an assumption).
+    date : datetime.date
+        The day it falls due (the last day allowed).
+    what : str
+        What is due, e.g. "Review of the erosion control plan (full plan)".
+    kind : str
+        Review, permit, notice, inspection, stabilization or enforcement.
+    rule : str
+        How the date was counted, e.g. "30 working days after receipt on 2026-12-15".
+    citation : str
+        The ordinance (or state rule) it comes from, as a reader finds it.
+    note : str
+        Anything the reader must know (a calendar-day deadline on a weekend, an assumption).
     """
 
     date: dt.date
@@ -42,6 +48,7 @@ class Deadline:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        """The deadline as JSON-ready data (the date in ISO form, with its weekday)."""
         return {
             "date": self.date.isoformat(),
             "weekday": self.date.strftime("%a"),
@@ -77,6 +84,9 @@ def _due(
     default_unit: str,
     event: str,
 ) -> Deadline | None:
+    """The deadline the entry ``[table] key`` sets after ``start`` (None when the profile has none), counted
+    in the entry's unit (else ``default_unit``); ``event`` names the day counted from.
+    """
     e = dated_entry(profile, table, key)
     if e is None:
         return None
@@ -104,15 +114,21 @@ def review_deadlines(
 
     Parameters
     ----------
-    received : the day the application, plan and fee were all received (day 0).
-    profile : the village's profile; ``[review] kind`` says working or calendar days.
-    plan_type : "full", "statement", "both" or None (unknown: both deadlines are given, each labelled).
-    info_received : the day needed information was received; adds the second review's deadline.
-    calendar : holidays (default: the profile's).
+    received : datetime.date
+        The day the application, plan and fee were all received (day 0).
+    profile : Profile
+        The village's profile; ``[review] kind`` says working or calendar days.
+    plan_type : {"full", "statement", "both"}, optional
+        The plan type; None (unknown): both deadlines are given, each labelled.
+    info_received : datetime.date, optional
+        The day needed information was received; adds the second review's deadline.
+    calendar : HolidayCalendar, optional
+        The holidays (default: the profile's).
 
     Returns
     -------
-    list of Deadline, in date order.
+    list of Deadline
+        The deadlines in date order, one row where both plan types give the same.
     """
     if plan_type is not None and plan_type not in PLAN_TYPES:
         raise InputError(f"plan type {plan_type!r}; use one of {', '.join(PLAN_TYPES)}")
@@ -129,7 +145,7 @@ def review_deadlines(
             if plan_type is None
             else f" ({label[k]})"
         )
-        d = _due(
+        first = _due(
             profile,
             cal,
             "review",
@@ -140,23 +156,28 @@ def review_deadlines(
             default_unit=unit,
             event="receipt",
         )
-        if d:
-            out.append(d)
+        out += [first] if first else []
         if info_received is not None:
-            d = _due(
-                profile,
-                cal,
-                "review",
-                f"after_information_{k}_days",
-                info_received,
-                what=f"Second review decision, after the needed information{suffix}",
-                kind="review",
-                default_unit=unit,
-                event="receipt of the information",
-            )
-            if d:
-                out.append(d)
+            out += _second_review(profile, cal, k, info_received, what_suffix=suffix, unit=unit)
     return _dedupe(out)
+
+
+def _second_review(
+    profile: Profile, cal: HolidayCalendar, kind: str, info_received: dt.date, *, what_suffix: str, unit: str
+) -> list[Deadline]:
+    """The second review's deadline for the plan ``kind``, after the needed information was received."""
+    d = _due(
+        profile,
+        cal,
+        "review",
+        f"after_information_{kind}_days",
+        info_received,
+        what=f"Second review decision, after the needed information{what_suffix}",
+        kind="review",
+        default_unit=unit,
+        event="receipt of the information",
+    )
+    return [d] if d else []
 
 
 def _dedupe(items: list[Deadline]) -> list[Deadline]:
@@ -177,14 +198,19 @@ def permit_expiry(
 
     Parameters
     ----------
-    issued : the day the permit was issued (day 0).
-    profile : ``[permit] duration_days`` and ``extension_days`` (the most one extension may add).
-    building_permit_days : length of the building permit or other construction authorization, if any.
-    extensions : days granted by each extension, in order; each at most ``extension_days``.
+    issued : datetime.date
+        The day the permit was issued (day 0).
+    profile : Profile
+        Its ``[permit] duration_days`` and ``extension_days`` (the most one extension may add).
+    building_permit_days : int, optional
+        Length of the building permit or other construction authorization, days, if any.
+    extensions : sequence of int
+        Days granted by each extension, in order; each at most ``extension_days``.
 
     Returns
     -------
-    list of Deadline: the expiry, then the expiry after each extension.
+    list of Deadline
+        The expiry, then the expiry after each extension.
     """
     dur = dated_entry(profile, "permit", "duration_days")
     if dur is None:
@@ -338,7 +364,14 @@ def permit_conditions(profile: Profile, issued: dt.date | None = None) -> list[s
     return out
 
 
-def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline], list[str]]:
+class Dated(NamedTuple):
+    """Deadlines, and notes on what could not be dated or is not specified by the chapter."""
+
+    deadlines: list[Deadline]
+    notes: list[str]
+
+
+def stabilization_deadlines(site: Any, profile: Profile) -> Dated:
     """Stabilization due dates from the site's ``disturbance`` and ``stockpiles`` layers.
 
     Disturbed ground inactive the ``inactive_stabilization`` requirement's ``days`` (Grantsburg B(6)(c)[1]:
@@ -347,43 +380,67 @@ def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline]
     the pile's ``start`` (else the earliest start of the disturbance polygons it touches, else the project
     start) + those days.
 
+    Parameters
+    ----------
+    site : Site
+        The site (:class:`geosite.site.Site`): its disturbance and stockpiles layers, its project start.
+    profile : Profile
+        The jurisdiction profile.
+
     Returns
     -------
-    (deadlines, notes) : notes say what could not be dated, or that the chapter does not specify it.
+    Dated
+        The deadlines, and notes saying what could not be dated, or that the chapter does not specify it.
     """
-    out: list[Deadline] = []
-    notes: list[str] = []
-    inactive = profile.days_of("inactive_stabilization")
-    piles_e = profile.days_of("stockpile_stabilization")
     dist = site.layer("disturbance")
-    project_start = getattr(site.project, "start", None)
+    inactive = profile.days_of("inactive_stabilization")
     if inactive is None:
-        notes.append("stabilization of inactive disturbed ground: not specified by this chapter")
-    elif dist is not None:
-        n = int(inactive["value"])
-        for _, row in dist.iterrows():
-            end = as_date(row.get("end")) if "end" in dist.columns else None
-            label = _feature_label(row, "disturbance area")
-            if end is None:
-                notes.append(
-                    f"{label}: no end date, so its stabilization ({n} days after work stops) cannot be dated"
-                )
-                continue
-            out.append(
-                Deadline(
-                    end + dt.timedelta(days=n),
-                    f"Stabilize {label} if left inactive",
-                    "stabilization",
-                    f"{n} days after its planned end on {end.isoformat()} (inactive {n} days or more)",
-                    cite(profile, inactive),
-                )
-            )
+        ground = Dated([], ["stabilization of inactive disturbed ground: not specified by this chapter"])
+    else:
+        ground = _inactive_ground(dist, profile, inactive)
+    piles_e = profile.days_of("stockpile_stabilization")
     if piles_e is None:
-        notes.append("stabilization of soil stockpiles: not specified by this chapter")
-        return out, notes
+        piles = Dated([], ["stabilization of soil stockpiles: not specified by this chapter"])
+    else:
+        piles = _stockpiles(site, dist, profile, piles_e)
+    return Dated(ground.deadlines + piles.deadlines, ground.notes + piles.notes)
+
+
+def _inactive_ground(dist: Any, profile: Profile, inactive: Mapping[str, Any]) -> Dated:
+    """Each disturbance polygon's ``end`` + the ``inactive`` entry's days (a note for one without an end)."""
+    out = Dated([], [])
+    if dist is None:
+        return out
+    n = int(inactive["value"])
+    for _, row in dist.iterrows():
+        end = as_date(row.get("end")) if "end" in dist.columns else None
+        label = _feature_label(row, "disturbance area")
+        if end is None:
+            out.notes.append(
+                f"{label}: no end date, so its stabilization ({n} days after work stops) cannot be dated"
+            )
+            continue
+        out.deadlines.append(
+            Deadline(
+                end + dt.timedelta(days=n),
+                f"Stabilize {label} if left inactive",
+                "stabilization",
+                f"{n} days after its planned end on {end.isoformat()} (inactive {n} days or more)",
+                cite(profile, inactive),
+            )
+        )
+    return out
+
+
+def _stockpiles(site: Any, dist: Any, profile: Profile, piles_e: Mapping[str, Any]) -> Dated:
+    """Each pile staying more than the ``piles_e`` entry's days: its start + those days (a note for a pile
+    planned for no longer, or one whose start cannot be told).
+    """
+    out = Dated([], [])
     piles = site.layer("stockpiles")
     if piles is None:
-        return out, notes
+        return out
+    project_start = getattr(site.project, "start", None)
     limit = int(piles_e["value"])
     for _, row in piles.iterrows():
         label = _feature_label(row, "stockpile")
@@ -391,20 +448,20 @@ def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline]
         days = row.get("days") if "days" in piles.columns else None
         days = None if days is None or (isinstance(days, float) and math.isnan(days)) else float(days)
         if days is not None and days <= limit:
-            notes.append(
+            out.notes.append(
                 f"{label}: planned {days:g} days, not more than {limit}: no stabilization required "
                 f"({cite(profile, piles_e)})"
             )
             continue
         if start is None:
-            notes.append(
+            out.notes.append(
                 f"{label}: no start date (pile, disturbance or project), so its stabilization cannot be dated"
             )
             continue
         stay = (
             f"planned {days:g} days" if days is not None else "days in place unknown; due if it stays longer"
         )
-        out.append(
+        out.deadlines.append(
             Deadline(
                 start + dt.timedelta(days=limit),
                 f"Stabilize {label} (mulch, vegetative cover, tarps)",
@@ -413,10 +470,11 @@ def stabilization_deadlines(site: Any, profile: Profile) -> tuple[list[Deadline]
                 cite(profile, piles_e),
             )
         )
-    return out, notes
+    return out
 
 
 def _feature_label(row: Any, kind: str) -> str:
+    """A feature as a note names it: its kind and id, and its name when it has one."""
     name = row.get("name") if hasattr(row, "get") else None
     fid = row.get("id") if hasattr(row, "get") else None
     text = f"{kind} {fid}" if fid is not None else kind
@@ -424,6 +482,7 @@ def _feature_label(row: Any, kind: str) -> str:
 
 
 def _pile_start(row: Any, piles: Any, dist: Any, project_start: dt.date | None) -> tuple[dt.date | None, str]:
+    """When a pile was placed, and whence that date comes (its start, the disturbance's, the project's)."""
     if "start" in piles.columns and as_date(row.get("start")) is not None:
         return as_date(row.get("start")), "pile start"
     if dist is not None and "start" in dist.columns:

@@ -30,6 +30,7 @@ class Inspection:
     citation: str
 
     def to_dict(self) -> dict[str, Any]:
+        """The inspection as JSON-ready data (the date in ISO form, with its weekday)."""
         return {
             "date": self.date.isoformat(),
             "weekday": self.date.strftime("%a"),
@@ -60,20 +61,13 @@ def read_rainfall(path: str | Path) -> dict[dt.date, float]:
 
 
 def _read_rainfall(path: Path) -> dict[dt.date, float]:
+    """The rain in inches by date of a CSV file; every bad row is a problem, all raised together."""
     with path.open(newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)
-        cols = [c.strip() for c in (reader.fieldnames or [])]
-        reader.fieldnames = cols
-        rain_cols = [c for c in ("rain_in", "rain_mm") if c in cols]
-        if "date" not in cols or len(rain_cols) != 1:
-            raise InputError(
-                f"rainfall file {path}: needs columns 'date' and one of 'rain_in' or 'rain_mm' "
-                f"(found {', '.join(map(repr, cols)) or 'no header'})"
-            )
-        col = rain_cols[0]
+        col = _rain_column(path, reader)
         factor = 1.0 if col == "rain_in" else 1.0 / MM_PER_IN
         rain: dict[dt.date, float] = {}
-        problems = []
+        problems: list[str] = []
         for line, row in enumerate(reader, start=2):
             raw_d, raw_r = (row.get("date") or "").strip(), (row.get(col) or "").strip()
             if (
@@ -85,26 +79,44 @@ def _read_rainfall(path: Path) -> dict[dt.date, float]:
             d = as_date(raw_d)
             if d is None:
                 problems.append(f"line {line}: date {raw_d!r} is not YYYY-MM-DD")
-            if raw_r.lower() in TRACE_VALUES:
-                value = 0.0
-            else:
-                try:
-                    value = float(raw_r)
-                except ValueError:
-                    problems.append(
-                        f"line {line}: {col} {raw_r!r} is not a number (write 0 for a dry day, T for a trace)"
-                    )
-                    continue
-                if not math.isfinite(value) or value < 0:
-                    problems.append(f"line {line}: {col} {raw_r!r} must be a number 0 or more")
-                    continue
-            if d is not None:
+            value = _rain_value(raw_r, col, line, problems)
+            if value is not None and d is not None:
                 if d in rain:
                     problems.append(f"line {line}: date {d.isoformat()} appears twice")
                 rain[d] = value * factor
     if problems:
         raise InputError(f"rainfall file {path}: {len(problems)} bad row(s):\n  - " + "\n  - ".join(problems))
     return rain
+
+
+def _rain_column(path: Path, reader: csv.DictReader) -> str:
+    """The rain column of the CSV, ``rain_in`` or ``rain_mm`` (the header's names stripped of spaces)."""
+    cols = [c.strip() for c in (reader.fieldnames or [])]
+    reader.fieldnames = cols
+    rain_cols = [c for c in ("rain_in", "rain_mm") if c in cols]
+    if "date" not in cols or len(rain_cols) != 1:
+        raise InputError(
+            f"rainfall file {path}: needs columns 'date' and one of 'rain_in' or 'rain_mm' "
+            f"(found {', '.join(map(repr, cols)) or 'no header'})"
+        )
+    return rain_cols[0]
+
+
+def _rain_value(raw: str, col: str, line: int, problems: list[str]) -> float | None:
+    """One day's rain, in the column's unit (a trace is 0.0); None, with a problem, when it is not a number
+    0 or more.
+    """
+    if raw.lower() in TRACE_VALUES:
+        return 0.0
+    try:
+        value = float(raw)
+    except ValueError:
+        problems.append(f"line {line}: {col} {raw!r} is not a number (write 0 for a dry day, T for a trace)")
+        return None
+    if not math.isfinite(value) or value < 0:
+        problems.append(f"line {line}: {col} {raw!r} must be a number 0 or more")
+        return None
+    return value
 
 
 def inspection_schedule(

@@ -67,6 +67,7 @@ class Schedule:
         return sorted(rows, key=lambda r: (r["date"], order.get(r["kind"], 9)))
 
     def to_dict(self) -> dict[str, Any]:
+        """The schedule as JSON-ready data (schedule.json)."""
         return {
             "site": self.site,
             "jurisdiction": self.jurisdiction,
@@ -106,7 +107,7 @@ class Schedule:
         return "\n".join(lines) + "\n"
 
     def write(self, out: str | Path, overwrite: bool = False) -> list[Path]:
-        """schedule.json and schedule.md into the folder ``out``, written atomically. Returns the files."""
+        """Write schedule.json and schedule.md into the folder ``out``, atomically. Returns the files."""
         from geosite.io.output import atomic_dir, write_json
 
         out = Path(out)
@@ -209,25 +210,76 @@ def build_schedule(
 
     Parameters
     ----------
-    site : a :class:`geosite.site.Site` (project start/end, building_permit_days, disturbance, stockpiles).
-    profile : the jurisdiction profile (default: the site's).
-    received : day the application, plan and fee were received: the review deadline.
-    issued : day the permit was issued: its expiry (and ``extensions``, days each).
-    info_received : day needed information was received: the second review's deadline.
-    rain : a rainfall CSV path (see :func:`read_rainfall`) or rain in inches by date: rain inspections.
-    plan_type : "full", "statement" or "both"; default from the disturbed area.
-    bmp_installed : days BMPs were installed: each completion notice's deadline.
-    notice, notice_of_intent : enforcement notices: the time to comply, when the village may act.
-    notice_without_permit : a notice where work goes on without a permit: the time to cease (Grantsburg
-        Enforcement C).
+    site : Site
+        The site (:class:`geosite.site.Site`): its project's start, end and building_permit_days, its
+        disturbance and stockpiles.
+    profile : Profile, optional
+        The jurisdiction profile (default: the site's).
+    received : datetime.date, optional
+        Day the application, plan and fee were received: the review deadline.
+    issued : datetime.date, optional
+        Day the permit was issued: its expiry.
+    info_received : datetime.date, optional
+        Day needed information was received: the second review's deadline.
+    rain : str, Path or Mapping of datetime.date to float, optional
+        A rainfall CSV (see :func:`read_rainfall`), or the rain in inches by date: the rain inspections.
+    plan_type : {"full", "statement", "both"}, optional
+        The plan type; default from the disturbed area.
+    extensions : sequence of int
+        The permit's extensions, days each, added to its expiry.
+    bmp_installed : iterable of datetime.date
+        Days BMPs were installed: each completion notice's deadline.
+    notice : datetime.date, optional
+        Day of a notice of violation or stop-work order: the time to comply.
+    notice_of_intent : datetime.date, optional
+        Day a notice of intent was mailed or served: when the village may do the work.
+    notice_without_permit : datetime.date, optional
+        Day of a notice where work goes on without a permit: the time to cease (Grantsburg Enforcement C).
 
     Returns
     -------
     Schedule
+        The deadlines, inspections, permit conditions and notes, deadlines in date order.
     """
     from geosite.rules import load_profile
 
     profile = profile or getattr(site, "profile", None) or load_profile(site.jurisdiction)
+    events = _Events(
+        received=received,
+        issued=issued,
+        info_received=info_received,
+        rain=rain,
+        extensions=extensions,
+        bmp_installed=tuple(bmp_installed),
+        notice=notice,
+        notice_of_intent=notice_of_intent,
+        notice_without_permit=notice_without_permit,
+    )
+    return _schedule(site, profile, plan_type, events)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Events:
+    """The days a schedule counts from, as :func:`build_schedule` takes them (None or empty: not given)."""
+
+    received: dt.date | None = None
+    issued: dt.date | None = None
+    info_received: dt.date | None = None
+    rain: str | Path | Mapping[dt.date, float] | None = None
+    extensions: Sequence[int] = ()
+    bmp_installed: tuple[dt.date, ...] = ()
+    notice: dt.date | None = None
+    notice_of_intent: dt.date | None = None
+    notice_without_permit: dt.date | None = None
+
+    @property
+    def no_notice(self) -> bool:
+        """Whether no enforcement notice was given."""
+        return self.notice is None and self.notice_of_intent is None and self.notice_without_permit is None
+
+
+def _schedule(site: Any, profile: Profile, plan_type: str | None, events: _Events) -> Schedule:
+    """The schedule of ``site`` from the ``events`` given: each kind of deadline, inspection and note."""
     cal = holiday_calendar(profile)
     if plan_type is None:
         plan_type = plan_type_of(site, profile)
@@ -240,34 +292,44 @@ def build_schedule(
         plan_type=plan_type,
         counting=counting_rules(profile, cal),
     )
-    notes = sched.notes
     p = site.project
-    _add_review(sched, profile, cal, received, info_received)
-    _add_permit(sched, profile, issued, extensions, p.building_permit_days)
-    if p.start is not None:
-        d = start_notice_due(p.start, profile, cal)
-        if d:
-            sched.deadlines.append(d)
-    else:
-        notes.append("start-of-work notice: the project has no start date")
-    _add_bmp_notices(sched, profile, cal, bmp_installed)
-    _add_inspections(sched, profile, p, rain)
+    _add_review(sched, profile, cal, events.received, events.info_received)
+    _add_permit(sched, profile, events.issued, events.extensions, p.building_permit_days)
+    _add_start_notice(sched, profile, cal, p.start)
+    _add_bmp_notices(sched, profile, cal, events.bmp_installed)
+    _add_inspections(sched, profile, p, events.rain)
     stab, stab_notes = stabilization_deadlines(site, profile)
     sched.deadlines += stab
-    notes += stab_notes
-    sched.conditions = permit_conditions(profile, issued)
-    no_notice = notice is None and notice_of_intent is None and notice_without_permit is None
-    if no_notice or not profile.data.get("enforcement"):
-        notes += _enforcement_notes(profile)
-    sched.deadlines += enforcement_deadlines(
-        profile,
-        notice=notice,
-        notice_of_intent=notice_of_intent,
-        notice_without_permit=notice_without_permit,
-        calendar=cal,
-    )
+    sched.notes += stab_notes
+    sched.conditions = permit_conditions(profile, events.issued)
+    _add_enforcement(sched, profile, cal, events)
     sched.deadlines.sort(key=lambda d: d.date)
     return sched
+
+
+def _add_start_notice(sched: Schedule, profile: Profile, cal: Any, start: dt.date | None) -> None:
+    """The start-of-work notice's deadline (a note when the project has no start date)."""
+    if start is None:
+        sched.notes.append("start-of-work notice: the project has no start date")
+        return
+    d = start_notice_due(start, profile, cal)
+    if d:
+        sched.deadlines.append(d)
+
+
+def _add_enforcement(sched: Schedule, profile: Profile, cal: Any, events: _Events) -> None:
+    """The enforcement periods as notes (when no notice is given, or the chapter sets none) and the
+    deadlines of the notices given.
+    """
+    if events.no_notice or not profile.data.get("enforcement"):
+        sched.notes += _enforcement_notes(profile)
+    sched.deadlines += enforcement_deadlines(
+        profile,
+        notice=events.notice,
+        notice_of_intent=events.notice_of_intent,
+        notice_without_permit=events.notice_without_permit,
+        calendar=cal,
+    )
 
 
 def _add_review(
