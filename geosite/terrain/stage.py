@@ -58,11 +58,11 @@ class _SlopeRules:
     def of(cls, profile: Profile) -> _SlopeRules:
         """The slope rules ``profile`` sets."""
         return cls(
-            threshold=float(profile.value("terrain", "steep_slope_pct", 12.0)),
-            state=float(profile.value("terrain", "state_steep_slope_pct", 20.0)),
-            mmu=float(profile.value("terrain", "steep_min_area_sqft", 500.0)),
-            interval=float(profile.value("terrain", "contour_interval_ft", 5.0)),
-            index_every=int(profile.value("terrain", "index_contour_every", 5)),
+            threshold=float(profile.required("terrain", "steep_slope_pct")),
+            state=float(profile.required("terrain", "state_steep_slope_pct")),
+            mmu=float(profile.required("terrain", "steep_min_area_sqft")),
+            interval=float(profile.required("terrain", "contour_interval_ft")),
+            index_every=int(profile.required("terrain", "index_contour_every")),
         )
 
 
@@ -351,11 +351,11 @@ def measure_earthwork(
     measured = cut_cy + fill_cy
     # A(4) as read here: the larger of the declared and the measured volume decides (DESIGN.md, docs/rules.md)
     m.set("project.cut_fill_cy", measured if declared is None else max(float(declared), measured))
-    interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
+    interval = float(profile.required("terrain", "contour_interval_ft"))
     final = dataclasses.replace(dem, elevation_ft=proposed, source=str(site.proposed_dem_path))
     margin = site.boundary.buffer(site.map_margin_ft(profile) / site.ft_per_unit)
     lines = terrain.contours(
-        final, interval_ft=interval, index_every=int(profile.value("terrain", "index_contour_every", 5))
+        final, interval_ft=interval, index_every=int(profile.required("terrain", "index_contour_every"))
     )
     m.layers["proposed_contours"] = _to_site(lines, site, clip=margin)
     return {
