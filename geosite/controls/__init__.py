@@ -38,7 +38,7 @@ from geosite.controls.setbacks import (
     number_at,
     stockpile_setbacks,
 )
-from geosite.controls.submitted import bmps_of, fence_coverage, protected, slope_length_excess
+from geosite.controls.submitted import SiteFlow, bmps_of, fence_coverage, protected, slope_length_excess
 from geosite.controls.tracking import PadRule, pad_extent, tracking_pads
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "UNCLASSIFIED",
     "PadRule",
     "RowRules",
+    "SiteFlow",
     "basin_kind",
     "bmps_of",
     "buildable_rows",
