@@ -15,7 +15,7 @@ Each function takes GeoDataFrames plus a :class:`~geosite.grid.Dem` / :class:`~g
 and is usable alone.
 """
 
-from geosite.controls.basins import basin_kind, disturbed_outlets, submitted_at_outlets
+from geosite.controls.basins import OutletService, basin_kind, disturbed_outlets, submitted_at_outlets
 from geosite.controls.diversion import diversions
 from geosite.controls.fences import (
     UNCLASSIFIED,
@@ -44,6 +44,7 @@ from geosite.controls.tracking import PadRule, pad_extent, tracking_pads
 __all__ = [
     "DEM_CHANNELS",
     "FEATURE_LAYERS",
+    "OutletService",
     "UNCLASSIFIED",
     "PadRule",
     "RowRules",

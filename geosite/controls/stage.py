@@ -610,7 +610,7 @@ class _BasinPlan:
     outlets: gpd.GeoDataFrame
     fringe: gpd.GeoDataFrame
     #: per outlet: its drainage (acres), kind, and the bmps ids receiving its runoff / suiting it
-    served: list[dict[str, Any]]
+    served: list[controls.OutletService]
     #: the submitted basins and traps (None when the plan has none)
     got: gpd.GeoDataFrame | None
     reasons: list[str]
@@ -696,7 +696,7 @@ def _served(
     outlets: gpd.GeoDataFrame,
     cells: list[Any],
     dist: gpd.GeoDataFrame,
-) -> list[dict[str, Any]]:
+) -> list[controls.OutletService]:
     """Per outlet: its drainage (acres), kind, and the submitted basins (``got``) receiving its runoff or
     suiting it.
     """
@@ -728,7 +728,7 @@ def _served(
 def _basin_rep(
     outlets: gpd.GeoDataFrame,
     fringe: gpd.GeoDataFrame,
-    served: list[dict[str, Any]],
+    served: list[controls.OutletService],
     *,
     required: bool | None,
     reasons: list[str],
@@ -827,7 +827,7 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
     _basin_submitted(c, pr, b, where)
 
 
-def _basin_where(outlets: gpd.GeoDataFrame, served: list[dict[str, Any]]) -> str:
+def _basin_where(outlets: gpd.GeoDataFrame, served: list[controls.OutletService]) -> str:
     """Each outlet as the findings name it: where (site CRS), its drainage (acres), the submitted basins."""
     at = {int(o): (float(g.x), float(g.y)) for o, g in zip(outlets["outlet"], outlets.geometry, strict=True)}
     where = "; ".join(
