@@ -3,9 +3,9 @@ lake, stream, wetland or drainage channel (the drainage channels traced on the D
 drawn ones); a fence on the downslope side of each pile (the text asks for no end hooks); piles kept
 over 30 days stabilized.
 
-When a feature is downslope of a pile
--------------------------------------
-Decided from the DEM, in either of two ways:
+Notes
+-----
+When a feature is downslope of a pile is decided from the DEM, in either of two ways:
 
 1. **Flow reaches it**: the D8 flow paths traced from every cell of the pile (on the depression-filled
    routing), as the segments from each cell centre to the next, pass within ``reach_tolerance_ft`` of
@@ -35,6 +35,8 @@ from geosite.hydrology import trace_down
 from geosite.io.output import py_scalar
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import geopandas as gpd
 
     from geosite.grid import Dem
@@ -118,31 +120,46 @@ def stockpile_setbacks(
 
     Parameters
     ----------
-    piles : stockpile polygons with ``id`` (and ``days``), in a projected CRS.
-    features : layer name -> GeoDataFrame (roads, lakes, streams, wetlands, channels, and the channels
-        traced on the DEM), any projected CRS.
-    dem, fg : the DEM and its FlowGrid (``flow_grid(dem)``, computed when omitted; pass one to reuse it).
-    min_setback_ft : required distance, ft, from the features (the profile's requirement gives it).
-    trace_ft : how far, ft, D8 paths are followed from each pile.
-    tolerance_deg : for the downslope fence, degrees (see :func:`geosite.controls.fences.classify_boundary`).
-    reach_tolerance_ft : the most, ft, a flow path may pass from a feature and still reach it (see the notes).
-    hook_ft : upslope hooks at the fence's ends, ft (0, the default: Grantsburg's B(6)(e) asks for the
-        downslope side only).
-    downslope_only : only features downslope of the pile count for the setback (True: the chapters'
-        "downslope road, lake ..."); False: every feature within the setback counts.
-    fence_side : "downslope" (the pile's downslope side) or "all" (a fence all round).
+    piles : geopandas.GeoDataFrame
+        Stockpile polygons with ``id`` (and ``days``), in a projected CRS.
+    features : dict of str to geopandas.GeoDataFrame
+        Layer name -> its features (roads, lakes, streams, wetlands, channels, and the channels traced on
+        the DEM), any projected CRS.
+    dem : Dem
+        The DEM (elevations in ft).
+    fg : FlowGrid or None
+        Its flow grid (``flow_grid(dem)``, computed when omitted; pass one to reuse it).
+    min_setback_ft : float
+        Required distance, ft, from the features (the profile's requirement gives it).
+    trace_ft : float
+        How far, ft, D8 paths are followed from each pile.
+    tolerance_deg : float
+        The downslope fence's sideslope band, degrees (see
+        :func:`geosite.controls.fences.classify_boundary`).
+    reach_tolerance_ft : float
+        The most, ft, a flow path may pass from a feature and still reach it (see the notes).
+    hook_ft : float
+        Upslope hooks at the fence's ends, ft (0, the default: Grantsburg's B(6)(e) asks for the downslope
+        side only).
+    downslope_only : bool
+        Only features downslope of the pile count for the setback (True: the chapters' "downslope road,
+        lake ..."); False: every feature within the setback counts.
+    fence_side : str
+        "downslope" (the pile's downslope side) or "all" (a fence all round).
 
     Returns
     -------
-    (piles_report, zones, fences) : a list of dicts per pile (``id``, ``min_setback_ft``,
-        ``nearest_feature``, ``downslope``, ``violation``, ``days``, ``stabilization``, ``near_upslope``,
-        ``setback_reason`` and ``extra_bmps`` (the pile's attributes of those names, None when not given),
-        ``features``); setback zone polygons (pile buffered by ``min_setback_ft``) and downslope fence
-        lines, both in the piles' CRS.
+    piles_report : list of dict
+        Per pile: ``id``, ``min_setback_ft``, ``nearest_feature``, ``downslope``, ``violation``, ``days``,
+        ``stabilization``, ``near_upslope``, ``setback_reason`` and ``extra_bmps`` (the pile's attributes of
+        those names, None when not given), ``features``.
+    zones : geopandas.GeoDataFrame
+        Setback zone polygons (each pile buffered by ``min_setback_ft``), in the piles' CRS.
+    fences : geopandas.GeoDataFrame
+        The downslope fence lines with ``pile_id`` and ``length_ft``, in the piles' CRS.
     """
     import geopandas as gpd
 
-    from geosite.controls.fences import _hooks, classify_boundary
     from geosite.hydrology import flow_grid
     from geosite.units import feet_per_crs_unit
 
@@ -158,7 +175,6 @@ def stockpile_setbacks(
     for i in range(len(piles)):
         pid = py_scalar(piles["id"].iloc[i]) if "id" in piles.columns else i + 1
         pile, pile_d = piles.geometry.iloc[i], piles_dem.geometry.iloc[i]
-        paths = _flow_segments(pile_d, dem, fg, trace_ft)
         found = _features_near(
             pile,
             pile_d,
@@ -166,7 +182,7 @@ def stockpile_setbacks(
             feats_dem,
             dem=dem,
             fg=fg,
-            paths=paths,
+            paths=_flow_segments(pile_d, dem, fg, trace_ft),
             trace_ft=trace_ft,
             min_setback_ft=min_setback_ft,
             reach_tolerance_ft=reach_tolerance_ft,
@@ -176,10 +192,7 @@ def stockpile_setbacks(
         report.append(
             _pile_entry(piles, i, pid, found, min_setback_ft=min_setback_ft, downslope_only=downslope_only)
         )
-        runs = classify_boundary(pile_d, dem, fg, tolerance_deg, min_run_ft=0.0)
-        lines = list(runs.geometry if fence_side == "all" else runs.geometry[runs["side"] == "downslope"])
-        lines += _pile_hooks(runs, fg.downhill_at, dem, hook_ft, _hooks)
-        for g in lines:
+        for g in _pile_fence(pile_d, dem, fg, tolerance_deg=tolerance_deg, hook_ft=hook_ft, side=fence_side):
             fence_rows["pile_id"].append(pid)
             fence_rows["geometry"].append(g)
     zones = gpd.GeoDataFrame(
@@ -190,6 +203,20 @@ def stockpile_setbacks(
     fences = grid.to_crs(gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs), crs)
     fences["length_ft"] = fences.geometry.length * fpu
     return report, zones, fences
+
+
+def _pile_fence(
+    pile_d: Any, dem: Dem, fg: FlowGrid, *, tolerance_deg: float, hook_ft: float, side: str
+) -> list[LineString]:
+    """The fence of one pile (DEM CRS): along its downslope side (``side`` "downslope") or all round
+    (``"all"``), with hooks of ``hook_ft`` ft at the ends of each downslope run; ``tolerance_deg`` the
+    boundary classification's sideslope band, degrees.
+    """
+    from geosite.controls.fences import classify_boundary
+
+    runs = classify_boundary(pile_d, dem, fg, tolerance_deg, min_run_ft=0.0)
+    lines = list(runs.geometry if side == "all" else runs.geometry[runs["side"] == "downslope"])
+    return lines + _pile_hooks(runs, fg.downhill_at, dem, hook_ft)
 
 
 def _features_near(
@@ -288,13 +315,22 @@ def _text(gdf: gpd.GeoDataFrame, i: int, col: str) -> str | None:
     return str(v).strip()
 
 
-def _pile_hooks(runs, sample, dem, hook_ft, hooks_fn) -> list[LineString]:
-    """Hooks at the ends of each downslope run (each run its own chain)."""
+def _pile_hooks(
+    runs: gpd.GeoDataFrame,
+    sample: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    dem: Dem,
+    hook_ft: float,
+) -> list[LineString]:
+    """Hooks of ``hook_ft`` ft at the ends of each downslope run (each run its own chain), turned upslope
+    (``sample``: the downhill direction at points).
+    """
+    from geosite.controls.fences import _hooks
+
     out = []
     for idx in np.flatnonzero(runs["side"].to_numpy() == "downslope"):
         one = runs.copy()
         one["chain"] = -1
         one.iloc[idx, one.columns.get_loc("chain")] = 0
         one["chain_pos"] = 0
-        out += hooks_fn(one, sample, dem, hook_ft)
+        out += _hooks(one, sample, dem, hook_ft)
     return out
