@@ -43,14 +43,27 @@ def tracking_pads(
 ) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame]:
     """Entrances (an access drive meets a road) and the tracking pad each needs (B(3), DNR 1057).
 
+    Parameters
+    ----------
+    drives : geopandas.GeoDataFrame
+        The access drives (lines or polygons, with ``id`` and ``width_ft`` where known), any projected CRS.
+    roads : geopandas.GeoDataFrame
+        The roads (with ``id`` and ``public`` where known), any projected CRS.
+    rule : PadRule
+        What a pad must be (lengths in ft).
+    bmps : geopandas.GeoDataFrame or None
+        The submitted ``bmps`` layer (its ``tracking_pad`` features are the drawn pads).
+
     Returns
     -------
-    (entrances, pads) : per entrance ``drive_id``, ``road_id``, ``road_public`` (None when the road does
-        not say), ``x``, ``y``, ``drive_width_ft``, ``required_length_ft`` (the standard's length, or the
-        drive's own length from the road where it is shorter), ``pad_length_ft`` (declared on the drive),
+    entrances : list of dict
+        Per entrance ``drive_id``, ``road_id``, ``road_public`` (None when the road does not say), ``x``,
+        ``y``, ``drive_width_ft``, ``required_length_ft`` (the standard's length, or the drive's own length
+        from the road where it is shorter), ``pad_length_ft`` (declared on the drive),
         ``drawn_pad_length_ft`` and ``drawn_pad_width_ft`` (the submitted pad measured along and across the
-        drive), ``submitted_pad`` (True when a declared or drawn pad is long and wide enough); the proposed
-        pads as polygons (the drives' CRS) with ``drive_id``, ``length_ft`` and ``width_ft``.
+        drive), ``submitted_pad`` (True when a declared or drawn pad is long and wide enough).
+    pads : geopandas.GeoDataFrame
+        The proposed pads as polygons (the drives' CRS) with ``drive_id``, ``length_ft`` and ``width_ft``.
     """
     import geopandas as gpd
 
