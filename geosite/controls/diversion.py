@@ -5,7 +5,7 @@ receiving more than ``area_sqft`` of sheetflow at a velocity not below ``velocit
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import shapely
@@ -22,6 +22,18 @@ if TYPE_CHECKING:
     from geosite.hydrology import FlowGrid
 
 
+class SheetflowNeed(TypedDict):
+    """Whether a disturbed polygon needs a diversion above it: the sheetflow reaching it (sq ft, ft/s) and
+    how it was found.
+    """
+
+    id: Any
+    sheetflow_area_sqft: float | None
+    velocity_fps: float | None
+    required: bool
+    method: str
+
+
 def diversions(
     polygons: gpd.GeoDataFrame,
     dem: Dem,
@@ -35,7 +47,7 @@ def diversions(
     offset_ft: float = 5.0,
     tolerance_deg: float = 20.0,
     min_run_ft: float = 20.0,
-) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame]:
+) -> tuple[list[SheetflowNeed], gpd.GeoDataFrame]:
     """Proposed diversions above disturbed polygons receiving sheetflow (B(6)(a)).
 
     Parameters
@@ -69,7 +81,7 @@ def diversions(
 
     Returns
     -------
-    polygons : list of dict
+    polygons : list of SheetflowNeed
         Per polygon: ``id``, ``sheetflow_area_sqft``, ``velocity_fps``, ``required`` and ``method``.
     lines : geopandas.GeoDataFrame
         The diversion lines in the input CRS, with ``polygon_id`` and ``length_ft``.
@@ -84,7 +96,8 @@ def diversions(
     fpu = feet_per_crs_unit(crs, "disturbance")
     pd_ = grid.to_crs(polygons, dem.crs)
     slope_of = functools.cache(functools.partial(slope_pct, dem))  # computed once, when first needed
-    out, geoms, gids = [], [], []
+    out: list[SheetflowNeed] = []
+    geoms, gids = [], []
     for i in range(len(polygons)):
         pid = py_scalar(polygons["id"].iloc[i]) if "id" in polygons.columns else i + 1
         poly = pd_.geometry.iloc[i]

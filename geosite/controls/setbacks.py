@@ -24,7 +24,7 @@ a violation. Distances are planar, between the pile's outline and the feature, i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import numpy as np
 import shapely
@@ -45,6 +45,49 @@ if TYPE_CHECKING:
 FEATURE_LAYERS = ("roads", "lakes", "streams", "wetlands", "channels")
 #: the features key of the drainage channels traced on the DEM (hydrology.channels), beside the drawn layers
 DEM_CHANNELS = "dem_channels"
+
+
+class NearestFeature(TypedDict):
+    """A feature near a pile: its layer, its id and its distance from the pile's outline, ft."""
+
+    layer: str
+    id: Any
+    distance_ft: float
+
+
+class FeatureNear(NearestFeature):
+    """A feature near a pile, whether it is downslope of the pile and why (:func:`is_downslope`)."""
+
+    downslope: bool
+    why: str
+
+
+class PileReport(TypedDict):
+    """One pile's entry in :func:`stockpile_setbacks`' report; the controls stage adds the pile's measures
+    (for requirements written ``for_each`` pile) and whether it must be stabilized.
+    """
+
+    id: Any
+    #: the distance to the nearest (downslope) feature, ft; None when there is none
+    min_setback_ft: float | None
+    nearest_feature: NearestFeature | None
+    downslope: bool
+    violation: bool
+    #: how long the pile stays, days (None when not given)
+    days: float | None
+    #: the pile's own attributes of these names (None when not given)
+    stabilization: str | None
+    setback_reason: str | None
+    extra_bmps: str | None
+    #: the features within the setback that are not downslope (reported, never a violation)
+    near_upslope: list[FeatureNear]
+    #: every feature considered, nearest first
+    features: list[FeatureNear]
+    area_sqft: NotRequired[float]
+    height_ft: NotRequired[float | None]
+    volume_cy: NotRequired[float | None]
+    downslope_distance_ft: NotRequired[float | None]
+    stabilization_required: NotRequired[bool | None]
 
 
 def is_downslope(
@@ -115,7 +158,7 @@ def stockpile_setbacks(
     hook_ft: float = 0.0,
     downslope_only: bool = True,
     fence_side: str = "downslope",
-) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame, gpd.GeoDataFrame]:
+) -> tuple[list[PileReport], gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """Setbacks of soil stockpiles from the downslope features.
 
     Parameters
@@ -149,7 +192,7 @@ def stockpile_setbacks(
 
     Returns
     -------
-    piles_report : list of dict
+    piles_report : list of PileReport
         Per pile: ``id``, ``min_setback_ft``, ``nearest_feature``, ``downslope``, ``violation``, ``days``,
         ``stabilization``, ``near_upslope``, ``setback_reason`` and ``extra_bmps`` (the pile's attributes of
         those names, None when not given), ``features``.
@@ -170,7 +213,7 @@ def stockpile_setbacks(
     piles_dem = grid.to_crs(piles, dem.crs)
     feats = {k: v for k, v in features.items() if v is not None and len(v)}
     feats_dem = {k: grid.to_crs(v, dem.crs) for k, v in feats.items()}
-    report: list[dict[str, Any]] = []
+    report: list[PileReport] = []
     fence_rows: dict[str, list[Any]] = {"pile_id": [], "geometry": []}
     for i in range(len(piles)):
         pid = py_scalar(piles["id"].iloc[i]) if "id" in piles.columns else i + 1
@@ -232,11 +275,11 @@ def _features_near(
     min_setback_ft: float,
     reach_tolerance_ft: float,
     fpu: float,
-) -> list[dict[str, Any]]:
+) -> list[FeatureNear]:
     """Each feature of ``feats`` (the piles' CRS; ``feats_dem`` in the DEM's) with its distance from the
     pile (ft) and whether it is downslope of it (``pile_d``: the pile in the DEM's CRS).
     """
-    found: list[dict[str, Any]] = []
+    found: list[FeatureNear] = []
     for lname, gdf in feats.items():
         gd = feats_dem[lname]
         for j in range(len(gdf)):
@@ -261,11 +304,11 @@ def _pile_entry(
     piles: gpd.GeoDataFrame,
     i: int,
     pid: Any,
-    found: list[dict[str, Any]],
+    found: list[FeatureNear],
     *,
     min_setback_ft: float,
     downslope_only: bool,
-) -> dict[str, Any]:
+) -> PileReport:
     """Pile ``i``'s report entry from the features ``found`` near it (nearest first)."""
     downs = [f for f in found if f["downslope"] or not downslope_only]
     nearest = downs[0] if downs else (found[0] if found else None)

@@ -476,13 +476,13 @@ def _fence_submitted(
             if ok
             else _fence_gap_message(c, cov, gaps, basins),
             required=True,
-            values=cov,
+            values=dict(cov),
             feature_ids=ids,
         )
     )
 
 
-def _fence_gap_message(c: _Ctx, cov: dict[str, Any], gaps: gpd.GeoDataFrame, basins: _BasinRoute) -> str:
+def _fence_gap_message(c: _Ctx, cov: controls.Coverage, gaps: gpd.GeoDataFrame, basins: _BasinRoute) -> str:
     """The failing finding's text: the fence missing (``cov``: the coverage, ft) by side, and the basins
     that would be the other route where the chapter allows one.
     """
@@ -497,7 +497,7 @@ def _fence_gap_message(c: _Ctx, cov: dict[str, Any], gaps: gpd.GeoDataFrame, bas
     )
 
 
-def _coverage_report(cov: dict[str, Any], gaps: gpd.GeoDataFrame) -> dict[str, Any]:
+def _coverage_report(cov: controls.Coverage, gaps: gpd.GeoDataFrame) -> dict[str, Any]:
     """The report's ``submitted_controls.filter_fence``: the coverage and each gap (side, polygon, ft)."""
     return {
         **cov,
@@ -982,7 +982,7 @@ def _setback_features(
     return features
 
 
-def _pile_setback(c: _Ctx, r: dict[str, Any], setback: float, extra: dict[Any, str]) -> None:
+def _pile_setback(c: _Ctx, r: controls.PileReport, setback: float, extra: dict[Any, str]) -> None:
     """Pile ``r``'s setback (``setback`` ft) from the roads and waters downslope of it; ``extra`` the BMPs
     the plan ties to each pile.
     """
@@ -1028,7 +1028,7 @@ def _pile_setback(c: _Ctx, r: dict[str, Any], setback: float, extra: dict[Any, s
 
 
 def _pile_too_close(
-    c: _Ctx, setback_pr: Requirement, r: dict[str, Any], setback: float, *, name: str, more: Any
+    c: _Ctx, setback_pr: Requirement, r: controls.PileReport, setback: float, *, name: str, more: Any
 ) -> None:
     """Pile ``r`` closer than ``setback`` ft to ``name`` downslope: the inspector's decision when the plan
     says
@@ -1128,7 +1128,7 @@ def _pile_fences(c: _Ctx, flow: _Flow, fences: gpd.GeoDataFrame) -> None:
     )
 
 
-def _pile_measures(piles: gpd.GeoDataFrame, rep: list[dict[str, Any]], ft_per_unit: float) -> None:
+def _pile_measures(piles: gpd.GeoDataFrame, rep: list[controls.PileReport], ft_per_unit: float) -> None:
     """Each pile's own measures, for requirements written ``for_each`` pile (rules.registry.FEATURE_MEASURES):
     days, area, height, volume (the layer's volume_cy, else area x height), distance to the nearest
     feature downslope.
@@ -1149,7 +1149,7 @@ def _pile_measures(piles: gpd.GeoDataFrame, rep: list[dict[str, Any]], ft_per_un
         )
 
 
-def _pile_needs(c: _Ctx, q: Requirement | None, r: dict[str, Any]) -> bool | None:
+def _pile_needs(c: _Ctx, q: Requirement | None, r: controls.PileReport) -> bool | None:
     """Whether requirement ``q`` (written for each pile) applies to pile ``r`` (None: not decided)."""
     if q is None:
         return False
@@ -1157,7 +1157,7 @@ def _pile_needs(c: _Ctx, q: Requirement | None, r: dict[str, Any]) -> bool | Non
     return True if t is None else t.met
 
 
-def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any]) -> None:
+def _pile_stabilization(c: _Ctx, q: Requirement, r: controls.PileReport) -> None:
     """B(6)(e)-style: a pile that meets the requirement's conditions (kept over 30 days) has its stabilization
     in the plan: the pile's ``stabilization`` attribute, or a bmps feature of a stabilization type with its
     ``pile_id``.
@@ -1215,7 +1215,9 @@ def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any]) -> None:
     )
 
 
-def _feature_name(f: dict[str, Any], among: list[dict[str, Any]] | None = None) -> str:
+def _feature_name(
+    f: controls.NearestFeature | controls.FeatureNear, among: list[controls.FeatureNear] | None = None
+) -> str:
     """A feature as the findings name it; a channel traced on the DEM also names the nearest drawn
     downslope feature of ``among`` (often the same creek, drawn).
     """
@@ -1449,7 +1451,7 @@ def _tracking(c: _Ctx) -> None:
         )
 
 
-def _pad_message(e: dict[str, Any], kind: str) -> str:
+def _pad_message(e: controls.Entrance, kind: str) -> str:
     """What the plan's pad at one entrance is, against DNR 1057 as the requirement reads it."""
     where = f"Drive {e['drive_id']} onto {kind} road {e['road_id']}"
     need = (

@@ -11,7 +11,7 @@ of disturbance, along the site's low edge, does the edge fence's work: B(6)(c)[3
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 import numpy as np
 import shapely
@@ -30,6 +30,7 @@ FENCE_TYPES = ("silt_fence", "straw_bales")
 #: the rows that keep it), used by ``check`` here and by the proposal's rows and stand-ins
 __all__ = [
     "FENCE_TYPES",
+    "Coverage",
     "SiteFlow",
     "bmps_of",
     "cells_polygon",
@@ -76,6 +77,19 @@ def gaps_along(required: Any, fences: Any, tol: float) -> list[Any]:
                 gaps.append(substring(r, pos, a))
             pos = max(pos, b)
     return gaps
+
+
+class Coverage(TypedDict):
+    """How far the submitted fences cover the required ones (lengths in ft)."""
+
+    required_length_ft: float
+    covered_length_ft: float
+    gap_length_ft: float
+    #: the covered share of the required length (None when nothing is required)
+    covered_fraction: float | None
+    #: covered by a fence downslope rather than beside
+    intercepted_length_ft: float
+    submitted_fence_length_ft: float
 
 
 class SiteFlow(NamedTuple):
@@ -214,7 +228,7 @@ def fence_coverage(
     *,
     flow: SiteFlow | tuple[Any, Any, np.ndarray] | None = None,
     reach_ft: float = 50.0,
-) -> tuple[dict[str, Any], gpd.GeoDataFrame]:
+) -> tuple[Coverage, gpd.GeoDataFrame]:
     """Coverage of the required fence lines by submitted fences.
 
     Parameters
@@ -236,7 +250,7 @@ def fence_coverage(
 
     Returns
     -------
-    summary : dict
+    summary : Coverage
         ``required_length_ft``, ``covered_length_ft``, ``gap_length_ft``, ``covered_fraction``,
         ``intercepted_length_ft`` (covered by a fence downslope rather than beside) and
         ``submitted_fence_length_ft``, all ft but the fraction.
@@ -349,9 +363,7 @@ class _Catch:
         return pieces, sum(b - a for a, b in caught)
 
 
-def _coverage_summary(
-    req_len: float, gap_len: float, caught_ft: float, submitted_ft: float
-) -> dict[str, Any]:
+def _coverage_summary(req_len: float, gap_len: float, caught_ft: float, submitted_ft: float) -> Coverage:
     """The coverage summary from the required, gap, intercepted and submitted lengths (ft)."""
     return {
         "required_length_ft": req_len,
