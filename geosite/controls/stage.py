@@ -948,22 +948,27 @@ def _stockpiles(c: _Ctx, flow: _Flow, chan: gpd.GeoDataFrame | None) -> None:
     for r in rep:
         _pile_setback(c, r, setback, extra)
         if setback_pr is not None:
-            for f in r["near_upslope"]:
-                res.findings.append(
-                    c.finding(
-                        "stockpile_setback",
-                        "stockpile_setback_upslope",
-                        "info",
-                        f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which "
-                        "is not downslope of it (no setback required).",
-                        feature_ids=[r["id"]],
-                    )
-                )
+            _pile_upslope(c, r)
         if stab_pr is not None:
             _pile_stabilization(c, stab_pr, r)
     if fence_pr is None:
         return
     _pile_fences(c, flow, fences)
+
+
+def _pile_upslope(c: _Ctx, r: controls.PileReport) -> None:
+    """The features within the setback of pile ``r`` that are not downslope of it: information only."""
+    for f in r["near_upslope"]:
+        c.res.findings.append(
+            c.finding(
+                "stockpile_setback",
+                "stockpile_setback_upslope",
+                "info",
+                f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which "
+                "is not downslope of it (no setback required).",
+                feature_ids=[r["id"]],
+            )
+        )
 
 
 def _setback_features(
@@ -1400,22 +1405,7 @@ def _tracking(c: _Ctx) -> None:
         res.report["tracking"] = {"entrances": [], "why": "no roads layer"}
         return
     if drives is None:
-        res.report["tracking"] = {"entrances": [], "why": "no access_drives layer"}
-        touch = site.disturbed is not None and bool(
-            site.disturbed.buffer(1.0 / site.ft_per_unit).intersects(roads.geometry.union_all())
-        )
-        if touch:
-            res.findings.append(
-                c.finding(
-                    "tracking_pad",
-                    "tracking_pad",
-                    "not_assessed",
-                    "The disturbed area meets a road but no access_drives layer says where vehicles leave "
-                    "the site: each entrance "
-                    f"needs a tracking pad ({pr.citation}, DNR 1057).",
-                    required=True,
-                )
-            )
+        _tracking_without_drives(c, pr, roads)
         return
     step("placing tracking pads")
     rule = controls.PadRule(
@@ -1447,6 +1437,27 @@ def _tracking(c: _Ctx) -> None:
                     )
                 },
                 feature_ids=[] if e["submitted_pad"] else [e["drive_id"]],
+            )
+        )
+
+
+def _tracking_without_drives(c: _Ctx, pr: Requirement, roads: gpd.GeoDataFrame) -> None:
+    """No access_drives layer: where the disturbed area meets a road, the entrances are not assessed."""
+    site = c.site
+    c.res.report["tracking"] = {"entrances": [], "why": "no access_drives layer"}
+    touch = site.disturbed is not None and bool(
+        site.disturbed.buffer(1.0 / site.ft_per_unit).intersects(roads.geometry.union_all())
+    )
+    if touch:
+        c.res.findings.append(
+            c.finding(
+                "tracking_pad",
+                "tracking_pad",
+                "not_assessed",
+                "The disturbed area meets a road but no access_drives layer says where vehicles leave "
+                "the site: each entrance "
+                f"needs a tracking pad ({pr.citation}, DNR 1057).",
+                required=True,
             )
         )
 
