@@ -1075,11 +1075,11 @@ def _add_fence_rows(
 class _Layout:
     """The interior rows and channel fences of one disturbed polygon (DEM CRS; lengths in CRS units)."""
 
-    dem: Any
-    fg: Any
+    dem: Dem
+    fg: FlowGrid
     table: Any
-    obst: Any
-    chan: Any
+    obst: gpd.GeoDataFrame | None
+    chan: gpd.GeoDataFrame | None
     channel_threshold_sqft: float | None
     channel_offset_ft: float
     clearance: float
@@ -1302,10 +1302,10 @@ def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
 
 
 def slope_length_excess(
-    polygon: Any,
-    dem: Any,
-    fg: Any,
-    barriers: Any,
+    polygon: BaseGeometry,
+    dem: Dem,
+    fg: FlowGrid,
+    barriers: BaseGeometry | None,
     table: Any,
     *,
     geometry: bool = False,
@@ -1375,7 +1375,7 @@ def slope_length_excess(
     return out
 
 
-def _barrier_cells(barriers: Any, sub: Dem, shape: tuple[int, int]) -> np.ndarray:
+def _barrier_cells(barriers: BaseGeometry | None, sub: Dem, shape: tuple[int, int]) -> np.ndarray:
     """The cells of the window ``sub`` within three quarters of a cell of a barrier (none without one)."""
     if barriers is None or barriers.is_empty:
         return np.zeros(shape, bool)
