@@ -75,6 +75,20 @@ class _Exits(NamedTuple):
     sink: np.ndarray
 
 
+class _OutletRow(NamedTuple):
+    """One outlet before it is numbered: its drainage and the disturbed part of it (sq ft), whether a
+    channel leaves there, its cell of largest drainage (flat index), its exit cell count, and the cells it
+    reaches (its exit cells and their first downhill steps, flat indices).
+    """
+
+    drainage_sqft: float
+    disturbed_sqft: float
+    concentrated: bool
+    cell: int
+    exit_cell_count: int
+    reach: np.ndarray
+
+
 def _exits(geom: Any, dem: Dem, fg: FlowGrid) -> _Exits:
     """The exit cells of the disturbed area ``geom`` (DEM CRS), see the module notes."""
     inside = grid.rasterize(geom, dem.shape, dem.transform)
@@ -169,13 +183,13 @@ def disturbed_outlets(
     # alone (accumulating the whole window with a weight of one cost 24 ms a 2 M-cell window)
     first = weighted_accumulation(sink, drains_into(sink, exits)).reshape(-1)
     first_dist = weighted_accumulation(sink, inside).reshape(-1)
-    rows = []
+    rows: list[_OutletRow] = []
     for members in groups.values():
         idx = np.concatenate([cells_of[k] for k in members])
         at = idx[int(np.argmax(first[idx]))]
         reach = np.unique(np.concatenate([idx] + [paths[k] for k in members]))
         rows.append(
-            (
+            _OutletRow(
                 float(first[idx].sum()) * dem.cell_area_sqft,
                 float(first_dist[idx].sum()) * dem.cell_area_sqft,
                 bool(chan.reshape(-1)[idx].any()),
@@ -184,7 +198,7 @@ def disturbed_outlets(
                 reach,
             )
         )
-    rows.sort(key=lambda t: -t[0])
+    rows.sort(key=lambda t: -t.drainage_sqft)
     out, exit_cells = _outlet_frame(
         rows, dem, cols, trap_max_acres=trap_max_acres, basin_max_acres=basin_max_acres
     )
@@ -208,15 +222,15 @@ def _exit_groups(outlet_cells: np.ndarray, inside: np.ndarray) -> dict[int, np.n
 
 
 def _outlet_frame(
-    rows: list[tuple[Any, ...]],
+    rows: list[_OutletRow],
     dem: Dem,
     cols: dict[str, list[Any]],
     *,
     trap_max_acres: float,
     basin_max_acres: float,
 ) -> tuple[gpd.GeoDataFrame, list[np.ndarray]]:
-    """One point per outlet (DEM CRS) from ``rows`` (drainage sq ft, disturbed sq ft, concentrated, the
-    outlet cell, exit cell count, the cells reached), largest first, numbered 1..; and the cells reached.
+    """One point per outlet (DEM CRS) from ``rows`` (largest first), numbered 1..; and the cells each
+    reaches.
     """
     import geopandas as gpd
 
