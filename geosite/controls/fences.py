@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import shapely
@@ -67,6 +67,18 @@ DNR_1056_MAX_SLOPE_LENGTH_FT: tuple[tuple[float, float], ...] = (
     (math.inf, 20.0),
 )
 FENCED = ("downslope", "sideslope")
+
+
+class RowGap(NamedTuple):
+    """A piece of interior row not built: the line, why (an obstacle's layer, or ``loop``, ``kink``,
+    ``short``, ``channel``) and the obstacle's id (None when no obstacle stops it).
+    """
+
+    line: LineString
+    why: str
+    obstacle: Any
+
+
 UNCLASSIFIED = "unclassified"  # a boundary stretch with no DEM height just inside it
 
 
@@ -660,13 +672,13 @@ def row_obstacles(site: Any, width_ft: float = 2.0) -> gpd.GeoDataFrame | None:
 
 def buildable_rows(
     rows: list[LineString], obstacles: Any, clearance: float, min_length: float
-) -> tuple[list[LineString], list[tuple[LineString, str, Any]]]:
+) -> tuple[list[LineString], list[RowGap]]:
     """Cut interior rows where they would cross an obstacle (``obstacles``: a GeoDataFrame with
     ``layer`` and ``id`` in the rows' CRS), ``clearance`` CRS units clear of it, and drop pieces shorter
     than ``min_length``. Returns the rows kept and the gaps as (line, stand-in layer key, obstacle id).
     """
     keep: list[LineString] = []
-    gaps: list[tuple[LineString, str, Any]] = []
+    gaps: list[RowGap] = []
     obst = (
         []
         if obstacles is None or not len(obstacles)
@@ -688,14 +700,14 @@ def buildable_rows(
                     nxt.append(piece)
                     continue
                 cut = shapely.intersection(piece, geom)
-                gaps += [(g, layer, oid) for g in _parts(cut) if g.length > 0]
+                gaps += [RowGap(g, layer, oid) for g in _parts(cut) if g.length > 0]
                 nxt += _parts(shapely.difference(piece, geom))
             pieces = nxt
         for piece in pieces:
             if piece.length >= min_length:
                 keep.append(piece)
             else:
-                gaps.append((piece, "short", None))
+                gaps.append(RowGap(piece, "short", None))
     return keep, gaps
 
 
@@ -1054,7 +1066,7 @@ def _add_fence_rows(
     fence_rows: dict[str, list[Any]],
     pid: Any,
     lines: list[tuple[str, Any]],
-    gaps: list[tuple[LineString, str, Any]],
+    gaps: list[RowGap],
 ) -> None:
     """Polygon ``pid``'s fence ``lines`` (side, line) and stand-in ``gaps`` (line, obstacle layer, id)."""
     for side, g in lines:
@@ -1089,10 +1101,10 @@ class _Layout:
 
     def polygon(
         self, poly: BaseGeometry, lines: list[tuple[str, Any]]
-    ) -> tuple[list[tuple[str, Any]], list[tuple[LineString, str, Any]], list[dict[str, Any]]]:
+    ) -> tuple[list[tuple[str, Any]], list[RowGap], list[dict[str, Any]]]:
         """(fence lines, stand-in lines (no ``rules``), stand-in areas (with ``rules``))."""
         dem, rules = self.dem, self.rules
-        gaps: list[tuple[LineString, str, Any]] = []
+        gaps: list[RowGap] = []
         if self.table is not None:
             raw = interior_rows(poly, dem, self.fg, self.table)
             if rules is None:
@@ -1109,7 +1121,7 @@ class _Layout:
             lines = [(side, part) for side, g in lines for part in _parts(shapely.difference(g, corridor))]
             if rules is not None:  # the pieces the corridor leaves must be buildable too
                 short = [
-                    (g, "channel", None)
+                    RowGap(g, "channel", None)
                     for side, g in lines
                     if side == "interior" and g.length * dem.ft_per_unit < rules.min_piece_ft
                 ]
@@ -1136,9 +1148,7 @@ class _Layout:
         lines, areas = self._stand_ins(poly, lines, gaps)
         return lines, [], areas
 
-    def _below_obstacles(
-        self, poly: BaseGeometry, gaps: list[tuple[LineString, str, Any]]
-    ) -> list[tuple[str, Any]]:
+    def _below_obstacles(self, poly: BaseGeometry, gaps: list[RowGap]) -> list[tuple[str, Any]]:
         """Where a row stops at a structure or a pile: a row along the obstacle's downslope side instead
         (:data:`STAND_INS`), ``clearance`` from it, inside the polygon, pieces of the minimum length.
         """
@@ -1162,7 +1172,7 @@ class _Layout:
         return out
 
     def _stand_ins(
-        self, poly: BaseGeometry, lines: list[tuple[str, Any]], gaps: list[tuple[LineString, str, Any]]
+        self, poly: BaseGeometry, lines: list[tuple[str, Any]], gaps: list[RowGap]
     ) -> tuple[list[tuple[str, Any]], list[dict[str, Any]]]:
         """Rows out of proportion dropped; then the ground still over DNR 1056's length above the fences
         (:func:`slope_length_excess`, the measure ``check`` applies) as stand-in areas with their reason.
@@ -1209,7 +1219,7 @@ class _Layout:
         return lines, out
 
 
-def _gap_reason(area: BaseGeometry, gaps: list[tuple[LineString, str, Any]], table: Any, fpu: float) -> str:
+def _gap_reason(area: BaseGeometry, gaps: list[RowGap], table: Any, fpu: float) -> str:
     """Why no row serves ``area``: the unbuilt row nearest it (within the table's longest slope length)."""
     reach = max(float(r[1]) for r in table) / fpu
     near = [(area.distance(g), layer, oid) for g, layer, oid in gaps if area.distance(g) <= reach]
@@ -1225,13 +1235,13 @@ def _gap_reason(area: BaseGeometry, gaps: list[tuple[LineString, str, Any]], tab
 
 def crew_rows(
     rows: list[LineString], obstacles: Any, rules: RowRules, *, clearance: float, ft_per_unit: float
-) -> tuple[list[LineString], list[tuple[LineString, str, Any]]]:
+) -> tuple[list[LineString], list[RowGap]]:
     """Interior rows a crew can build (``rules``): closed loops dropped, rows cut at turns sharper than
     ``rules.max_turn_deg``, then cut at obstacles (:func:`buildable_rows`, ``clearance`` CRS units) and
     pieces under ``rules.min_piece_ft`` dropped. Returns (rows, unbuilt pieces as (line, why, obstacle id))
     with why ``loop``, ``kink``, ``short`` or the obstacle's layer.
     """
-    gaps: list[tuple[LineString, str, Any]] = []
+    gaps: list[RowGap] = []
     open_rows: list[LineString] = []
     for row in rows:
         if row.is_closed or (
@@ -1240,7 +1250,7 @@ def crew_rows(
             < rules.min_piece_ft
             and row.length * ft_per_unit > 3 * rules.min_piece_ft
         ):
-            gaps.append((row, "loop", None))
+            gaps.append(RowGap(row, "loop", None))
             continue
         open_rows += split_at_kinks(row, rules.max_turn_deg)
     kept, cut = buildable_rows(open_rows, obstacles, clearance, rules.min_piece_ft / ft_per_unit)
@@ -1449,6 +1459,7 @@ __all__ = [
     "AREA_STAND_INS",
     "DNR_1056_MAX_SLOPE_LENGTH_FT",
     "ROW_OBSTACLE_LAYERS",
+    "RowGap",
     "STAND_INS",
     "UNCLASSIFIED",
     "RowRules",
