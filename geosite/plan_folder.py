@@ -81,18 +81,49 @@ def write_plan_folder(
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    site = result.site
-    written: list[Path] = []
     dem = _copy_dem(result, out)
-    proposed = None
-    if site.proposed_dem_path is not None and Path(site.proposed_dem_path).is_file():
-        proposed = "proposed" + Path(site.proposed_dem_path).suffix
-        shutil.copyfile(site.proposed_dem_path, out / proposed)
-    maps = []
-    for p in sheets or []:
-        if p.suffix.lower() == ".pdf" and p.exists():
-            shutil.copyfile(p, out / p.name)
-            maps.append(p.name)
+    proposed = _copy_proposed_dem(result.site, out)
+    maps = _copy_sheets(sheets, out)
+    layers = _plan_layers(result)
+    _write_layers(out / "layers.gpkg", layers)
+    bmps = layers["bmps"]
+    declared = plan_declared(
+        result,
+        maps,
+        scale_ft,
+        contours="contours" in layers,
+        practices={str(t) for t in bmps["type"]} if len(bmps) else None,
+    )
+    conf = _site_toml(result, declared, dem, proposed)
+    (out / "site.toml").write_text(_toml(conf), encoding="utf-8")
+    names = [
+        "site.toml",
+        "layers.gpkg",
+        *([dem[0]] if dem[0] else []),
+        *([proposed] if proposed else []),
+        *maps,
+    ]
+    return [Path(out.name) / name for name in names]
+
+
+def _plan_layers(result: Any) -> dict[str, gpd.GeoDataFrame]:
+    """The layers of the plan folder, by name.
+
+    The site's own layers, ``disturbance`` with its dates, the stockpiles as the plan gives them, the
+    ``contours`` when the analysis drew them, and ``bmps``: every proposed practice with the erosion mat
+    where the slope above the plan's fences is still too long, numbered 1...
+
+    Parameters
+    ----------
+    result : geosite.pipeline.AnalysisResult
+        The analysis of the site.
+
+    Returns
+    -------
+    dict of str to geopandas.GeoDataFrame
+        The layers (site CRS), ``bmps`` last.
+    """
+    site = result.site
     disturbance = plan_disturbance(result)
     bmps = plan_bmps(result, disturbance)
     stand_ins = _slope_length_stand_ins(result, bmps, disturbance)
@@ -105,25 +136,26 @@ def write_plan_folder(
     if result.layers.get("contours") is not None:
         layers["contours"] = result.layers["contours"][["elevation_ft", "index", "geometry"]]
     layers["bmps"] = bmps
-    _write_layers(out / "layers.gpkg", layers)
-    declared = plan_declared(
-        result,
-        maps,
-        scale_ft,
-        contours="contours" in layers,
-        practices={str(t) for t in bmps["type"]} if len(bmps) else None,
-    )
-    conf = _site_toml(result, declared, dem, proposed)
-    (out / "site.toml").write_text(_toml(conf), encoding="utf-8")
-    for name in [
-        "site.toml",
-        "layers.gpkg",
-        *([dem[0]] if dem[0] else []),
-        *([proposed] if proposed else []),
-        *maps,
-    ]:
-        written.append(Path(out.name) / name)
-    return written
+    return layers
+
+
+def _copy_proposed_dem(site: Any, out: Path) -> str | None:
+    """The proposed-grade DEM copied into the plan folder ``out``: its name there (None without one)."""
+    if site.proposed_dem_path is None or not Path(site.proposed_dem_path).is_file():
+        return None
+    proposed = "proposed" + Path(site.proposed_dem_path).suffix
+    shutil.copyfile(site.proposed_dem_path, out / proposed)
+    return proposed
+
+
+def _copy_sheets(sheets: list[Path] | None, out: Path) -> list[str]:
+    """The rendered sheets (PDF) copied into the plan folder ``out`` as the submitted maps: their names."""
+    maps = []
+    for p in sheets or []:
+        if p.suffix.lower() == ".pdf" and p.exists():
+            shutil.copyfile(p, out / p.name)
+            maps.append(p.name)
+    return maps
 
 
 # --------------------------------------------------------------------------------------------- dates
@@ -194,81 +226,133 @@ def _row(geom: Any, kind: str, practice: str, standard: str, **kw: Any) -> dict[
 
 
 def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """Every control ``analyze`` proposes as one ``bmps`` layer (site CRS): filter fence (edges, hooks,
-    interior rows, channel edges), stockpile fences (``pile_id``), diversions, inlet protection, tracking
-    pads (as wide as the drive), sediment traps and basins (``drainage_acres``), a stabilization feature
-    per pile kept over the profile's days, a dewatering practice where ``[project] dewatering`` is declared;
-    each with ``install`` and ``remove`` dates (:func:`_served`).
+    """Every control ``analyze`` proposes as one ``bmps`` layer (site CRS).
+
+    Filter fence (edges, hooks, interior rows, channel edges), stockpile fences (``pile_id``), diversions,
+    inlet protection, tracking pads (as wide as the drive), sediment traps and basins
+    (``drainage_acres``), the areas standing in for interior rows no crew could build, a stabilization
+    feature per pile kept over the profile's days, a dewatering practice where ``[project] dewatering``
+    is declared; each with ``install`` and ``remove`` dates (:func:`_served`).
+
+    Parameters
+    ----------
+    result : geosite.pipeline.AnalysisResult
+        The analysis of the site (its controls stage's layers).
+    disturbance : geopandas.GeoDataFrame
+        The plan's disturbance polygons with their dates (:func:`plan_disturbance`).
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        The proposed BMPs with ``type``, ``practice``, ``standard``, ``install`` and ``remove``.
     """
     site, L = result.site, result.layers
-    rows: list[dict[str, Any]] = []
-    fence = L.get("filter_fence")
-    if fence is not None and len(fence):
-        for side, g in zip(fence["side"], fence.geometry, strict=True):
-            if side in FENCE_PRACTICE and g is not None and not g.is_empty:
-                rows.append(_row(g, "silt_fence", FENCE_PRACTICE[side], "DNR 1056"))
-    piles = L.get("stockpile_fences")
-    if piles is not None and len(piles):
-        for pid, g in zip(piles["pile_id"], piles.geometry, strict=True):
-            if g is not None and not g.is_empty and g.length > 0:
-                rows.append(
-                    _row(
-                        g,
-                        "silt_fence",
-                        "silt fence along the pile's downslope side",
-                        "DNR 1056",
-                        pile_id=py_scalar(pid),
-                    )
-                )
-    div = L.get("diversions")
-    if div is not None and len(div):
-        rows += [
-            _row(g, "diversion", "diversion above the disturbed area", "DNR 1066")
-            for g in div.geometry
-            if not g.is_empty
-        ]
-    inl = L.get("inlet_protection")
-    if inl is not None and len(inl):
-        rows += [
-            _row(g, "inlet_protection", "storm drain inlet protection", "DNR 1060") for g in inl.geometry
-        ]
-    rows += _pads(result)
     basins = L.get("sediment_basins")
-    if basins is not None and len(basins):
-        for k, g, ac in zip(basins["kind"], basins.geometry, basins["drainage_acres"], strict=True):
-            if k in ("sediment_trap", "sediment_basin"):
-                std = "DNR 1063" if k == "sediment_trap" else "DNR 1064"
-                rows.append(_row(g, k, f"{k.replace('_', ' ')} at the outlet", std, drainage_acres=float(ac)))
-    stand = L.get(
-        "stand_ins"
-    )  # the areas standing in for interior rows no crew could build (controls.fences)
-    if stand is not None and len(stand):
-        for r in stand.explode(index_parts=False).itertuples():
-            if not _sliver(
-                r.geometry, result
-            ):  # a remnant between an obstacle and the edge: the last pass covers it
-                rows.append(
-                    _row(
-                        r.geometry,
-                        r.type,
-                        r.practice,
-                        r.standard,
-                        method=r.method,
-                        stand_in_for=r.stand_in_for,
-                    )
-                )
-    rows += _pile_stabilization(result)
-    rows += _dewatering(result, basins)
+    rows = [
+        *_fence_bmps(L.get("filter_fence")),
+        *_pile_fence_bmps(L.get("stockpile_fences")),
+        *_diversion_bmps(L.get("diversions")),
+        *_inlet_bmps(L.get("inlet_protection")),
+        *_pads(result),
+        *_basin_bmps(basins),
+        *_stand_in_bmps(result),
+        *_pile_stabilization(result),
+        *_dewatering(result, basins),
+    ]
     out = (
         gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs)
         if rows
         else gpd.GeoDataFrame({"type": []}, geometry=[], crs=site.crs)
     )
+    return _dated(out, disturbance, site)
+
+
+def _dated(out: gpd.GeoDataFrame, disturbance: gpd.GeoDataFrame, site: Any) -> gpd.GeoDataFrame:
+    """The BMPs ``out`` with their ``install`` and ``remove`` dates, from the disturbance polygons within
+    :data:`SERVED_REACH_FT` of each (:func:`_served`).
+    """
     reach = SERVED_REACH_FT / site.ft_per_unit
     dates = [_served(g, disturbance, reach) for g in out.geometry]
     out["install"] = [a for a, _b in dates]
     out["remove"] = [b for _a, b in dates]
     return out
+
+
+def _fence_bmps(fence: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
+    """The filter fence the controls stage places (edges, hooks, interior rows, channel edges)."""
+    if fence is None or not len(fence):
+        return []
+    return [
+        _row(g, "silt_fence", FENCE_PRACTICE[side], "DNR 1056")
+        for side, g in zip(fence["side"], fence.geometry, strict=True)
+        if side in FENCE_PRACTICE and g is not None and not g.is_empty
+    ]
+
+
+def _pile_fence_bmps(piles: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
+    """The fence along each pile's downslope side, with its ``pile_id``."""
+    if piles is None or not len(piles):
+        return []
+    return [
+        _row(
+            g,
+            "silt_fence",
+            "silt fence along the pile's downslope side",
+            "DNR 1056",
+            pile_id=py_scalar(pid),
+        )
+        for pid, g in zip(piles["pile_id"], piles.geometry, strict=True)
+        if g is not None and not g.is_empty and g.length > 0
+    ]
+
+
+def _diversion_bmps(div: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
+    """The diversions above the disturbed areas sheetflow reaches."""
+    if div is None or not len(div):
+        return []
+    return [
+        _row(g, "diversion", "diversion above the disturbed area", "DNR 1066")
+        for g in div.geometry
+        if not g.is_empty
+    ]
+
+
+def _inlet_bmps(inl: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
+    """The protection at each storm drain inlet that needs it."""
+    if inl is None or not len(inl):
+        return []
+    return [_row(g, "inlet_protection", "storm drain inlet protection", "DNR 1060") for g in inl.geometry]
+
+
+def _basin_bmps(basins: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
+    """The sediment trap or basin at each outlet that needs one, with its ``drainage_acres``."""
+    if basins is None or not len(basins):
+        return []
+    return [
+        _row(
+            g,
+            k,
+            f"{k.replace('_', ' ')} at the outlet",
+            "DNR 1063" if k == "sediment_trap" else "DNR 1064",
+            drainage_acres=float(ac),
+        )
+        for k, g, ac in zip(basins["kind"], basins.geometry, basins["drainage_acres"], strict=True)
+        if k in ("sediment_trap", "sediment_basin")
+    ]
+
+
+def _stand_in_bmps(result: Any) -> list[dict[str, Any]]:
+    """The areas standing in for interior rows no crew could build (:mod:`geosite.controls.fences`), but
+    the slivers: a remnant between an obstacle and the edge, which the last pass covers.
+    """
+    stand = result.layers.get("stand_ins")
+    if stand is None or not len(stand):
+        return []
+    return [
+        _row(r.geometry, r.type, r.practice, r.standard, method=r.method, stand_in_for=r.stand_in_for)
+        for r in stand.explode(index_parts=False).itertuples()
+        if not _sliver(r.geometry, result)
+    ]
 
 
 def _pads(result: Any) -> list[dict[str, Any]]:
@@ -430,42 +514,44 @@ def _slope_length_stand_ins(
         got = controls.slope_length_excess(poly, dem, fg, barriers, table, geometry=True)
         g = got.get("geometry")
         if g is not None and not g.is_empty:
-            # a crew lays mat in strips, not cell by cell: the cells over the limit grown by a cell (at
-            # least the sliver width a reviewer accepts), kept on the disturbed part
-            cell = max(abs(dem.transform.a), abs(dem.transform.e))
-            for piece in getattr(g, "geoms", [g]):
-                grown = shapely.intersection(piece.buffer(cell, join_style="mitre"), poly.buffer(0))
-                if _sliver(
-                    grown, result, crs=dem.crs
-                ):  # too thin to lay or to read: wider, on the slope it serves
-                    grown = shapely.intersection(piece.buffer(3 * cell, join_style="mitre"), poly.buffer(0))
-                geoms.append(grown)
+            geoms += _mat_strips(g, poly, result)
     if not geoms:
         return empty
     cover = grid.to_crs(gpd.GeoDataFrame(geometry=geoms, crs=dem.crs), site.crs)
-    rows = []
-    for g in cover.explode(index_parts=False).geometry:
-        sqft = g.area * site.ft_per_unit**2
-        rows.append(
-            _row(
-                g,
-                "stabilization",
-                "erosion mat on the slope",
-                "DNR 1052",
-                method="erosion_mat",
-                stand_in_for=(
-                    f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row keeps "
-                    "the slope above the next fence within the standard's length (a row cut at an obstacle, "
-                    "a loop, a sharp kink, a piece too short, or rows out of proportion to the area)"
-                ),
-            )
-        )
-    out = gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs)
-    reach = SERVED_REACH_FT / site.ft_per_unit
-    dates = [_served(g, disturbance, reach) for g in out.geometry]
-    out["install"] = [a for a, _b in dates]
-    out["remove"] = [b for _a, b in dates]
+    rows = [_mat_row(g, g.area * site.ft_per_unit**2) for g in cover.explode(index_parts=False).geometry]
+    return _dated(gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs), disturbance, site)
+
+
+def _mat_strips(over: Any, poly: Any, result: Any) -> list[Any]:
+    """Where the mat goes over the cells ``over`` the limit on the disturbed part ``poly`` (DEM CRS): a crew
+    lays mat in strips, not cell by cell, so the cells grown by a cell (at least the sliver width a
+    reviewer accepts), kept on the disturbed part.
+    """
+    dem = result.dem
+    cell = max(abs(dem.transform.a), abs(dem.transform.e))
+    out = []
+    for piece in getattr(over, "geoms", [over]):
+        grown = shapely.intersection(piece.buffer(cell, join_style="mitre"), poly.buffer(0))
+        if _sliver(grown, result, crs=dem.crs):  # too thin to lay or to read: wider, on the slope it serves
+            grown = shapely.intersection(piece.buffer(3 * cell, join_style="mitre"), poly.buffer(0))
+        out.append(grown)
     return out
+
+
+def _mat_row(g: Any, sqft: float) -> dict[str, Any]:
+    """The erosion mat over ``g`` (``sqft`` sq ft) as a ``bmps`` row saying what it stands in for."""
+    return _row(
+        g,
+        "stabilization",
+        "erosion mat on the slope",
+        "DNR 1052",
+        method="erosion_mat",
+        stand_in_for=(
+            f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row keeps "
+            "the slope above the next fence within the standard's length (a row cut at an obstacle, "
+            "a loop, a sharp kink, a piece too short, or rows out of proportion to the area)"
+        ),
+    )
 
 
 # --------------------------------------------------------------------------------------------- declared
@@ -527,9 +613,9 @@ def _site_declared(site: Any) -> dict[str, Any]:
 
 
 def default_maintenance(prof: Any, practices: set[str] | None = None) -> str:
-    """geosite's maintenance provisions (A(3)(e)): the permit's inspection frequency, then the profile's
-    ``[maintenance]`` text for each practice on the plan (all of them when ``practices`` is None), each cited
-    to its DNR standard (the same table the construction sheet prints).
+    """The maintenance provisions geosite writes (A(3)(e)): the permit's inspection frequency, then the
+    profile's ``[maintenance]`` text for each practice on the plan (all of them when ``practices`` is
+    None), each cited to its DNR standard (the same table the construction sheet prints).
     """
     every = prof.value("permit", "inspect_every_days")
     rain = prof.value("permit", "inspect_rain_in")
@@ -562,8 +648,8 @@ def _inactive_days(prof: Any) -> float | None:
 
 
 def default_stabilization(prof: Any) -> str:
-    """geosite's stabilization provisions (A(3)(f), B(7)): the profile's ``[stabilization]`` text, cited, and
-    the dates: each disturbance polygon's ``stabilized`` date, each pile's stabilization feature.
+    """The stabilization provisions geosite writes (A(3)(f), B(7)): the profile's ``[stabilization]`` text,
+    cited, and the dates: each disturbance polygon's ``stabilized`` date, each pile's stabilization feature.
     """
     table = prof.data.get("stabilization") or {}
     parts = [

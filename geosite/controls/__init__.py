@@ -15,8 +15,8 @@ Each function takes GeoDataFrames plus a :class:`~geosite.grid.Dem` / :class:`~g
 and is usable alone.
 """
 
-from geosite.controls.basins import basin_kind, disturbed_outlets, submitted_at_outlets
-from geosite.controls.diversion import diversions
+from geosite.controls.basins import OutletService, basin_kind, disturbed_outlets, submitted_at_outlets
+from geosite.controls.diversion import SheetflowNeed, diversions
 from geosite.controls.fences import (
     UNCLASSIFIED,
     RowRules,
@@ -34,19 +34,37 @@ from geosite.controls.inlets import inlet_protection
 from geosite.controls.setbacks import (
     DEM_CHANNELS,
     FEATURE_LAYERS,
+    FeatureNear,
+    NearestFeature,
+    PileReport,
     is_downslope,
     number_at,
     stockpile_setbacks,
 )
-from geosite.controls.submitted import bmps_of, fence_coverage, protected, slope_length_excess
-from geosite.controls.tracking import PadRule, pad_extent, tracking_pads
+from geosite.controls.submitted import (
+    Coverage,
+    SiteFlow,
+    bmps_of,
+    fence_coverage,
+    protected,
+    slope_length_excess,
+)
+from geosite.controls.tracking import Entrance, PadRule, pad_extent, tracking_pads
 
 __all__ = [
     "DEM_CHANNELS",
     "FEATURE_LAYERS",
     "UNCLASSIFIED",
+    "Coverage",
+    "Entrance",
+    "FeatureNear",
+    "NearestFeature",
+    "OutletService",
     "PadRule",
+    "PileReport",
     "RowRules",
+    "SheetflowNeed",
+    "SiteFlow",
     "basin_kind",
     "bmps_of",
     "buildable_rows",

@@ -2,8 +2,8 @@
 disturbed area's runoff leaves it, how much land drains there, which kind each outlet needs, and whether
 a submitted basin or trap receives that runoff.
 
-Outlets
--------
+Notes
+-----
 The *exit cells* of the disturbed area are its cells whose D8 receiver lies outside it (or off the grid).
 Routed with every exit cell made a sink, each exit cell collects exactly the land whose water first
 leaves the disturbed area there: disturbed cells and the upslope land running on through them, each
@@ -26,7 +26,7 @@ through it on its way out. It suits the outlet when its kind suits the outlet's 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
 import numpy as np
 import shapely
@@ -44,6 +44,66 @@ if TYPE_CHECKING:
     from geosite.hydrology import FlowGrid
 
 KINDS = {"sediment_trap": "DNR 1063", "sediment_basin": "DNR 1064"}
+
+
+class OutletService(TypedDict):
+    """One outlet of the disturbed area and the submitted basins or traps at it (the report's
+    ``sediment_basin_location.outlets``).
+    """
+
+    #: the outlet's number (1.., largest drainage first)
+    outlet: int
+    #: the land draining there, acres, and the disturbed part of it, acres
+    drainage_acres: float
+    disturbed_acres: float
+    #: the kind of control its drainage needs (:func:`basin_kind`)
+    kind: str
+    #: the ids of the submitted features receiving its runoff, and of those whose type suits its drainage
+    served_by: list[Any]
+    suitable_by: list[Any]
+    #: submitted id -> share of the outlet's drainage flowing through it (when basins were submitted)
+    captured: NotRequired[dict[Any, float]]
+
+
+class _Exits(NamedTuple):
+    """The disturbed area's cells on the DEM grid, its exit cells (D8 receiver outside it or off the grid),
+    and the D8 directions with every exit cell made a sink.
+    """
+
+    inside: np.ndarray
+    exits: np.ndarray
+    sink: np.ndarray
+
+
+class _OutletRow(NamedTuple):
+    """One outlet before it is numbered: its drainage and the disturbed part of it (sq ft), whether a
+    channel leaves there, its cell of largest drainage (flat index), its exit cell count, and the cells it
+    reaches (its exit cells and their first downhill steps, flat indices).
+    """
+
+    drainage_sqft: float
+    disturbed_sqft: float
+    concentrated: bool
+    cell: int
+    exit_cell_count: int
+    reach: np.ndarray
+
+
+def _exits(geom: Any, dem: Dem, fg: FlowGrid) -> _Exits:
+    """The exit cells of the disturbed area ``geom`` (DEM CRS), see the module notes."""
+    inside = grid.rasterize(geom, dem.shape, dem.transform)
+    rr, rc, has = fg.receivers()
+    exits = inside & (fg.directions != 255) & (~has | ~inside[rr, rc])
+    sink = fg.directions.copy()
+    sink[exits] = 0  # every exit cell a sink: each cell counted at the exit where its water first leaves
+    return _Exits(inside, exits, sink)
+
+
+def _in_dem_crs(disturbed: Any, dem: Dem) -> tuple[Any, Any]:
+    """The disturbed area as one geometry in the DEM's CRS, and the CRS it was given in."""
+    if isinstance(disturbed, shapely.geometry.base.BaseGeometry):
+        return disturbed, dem.crs
+    return grid.to_crs(disturbed, dem.crs).geometry.union_all(), disturbed.crs
 
 
 def basin_kind(acres: float, trap_max_acres: float = 5.0, basin_max_acres: float = 100.0) -> tuple[str, str]:
@@ -76,81 +136,101 @@ def disturbed_outlets(
 
     Parameters
     ----------
-    disturbed : GeoDataFrame/GeoSeries of the disturbed area (any projected CRS), or a shapely geometry in
-        the DEM's CRS.
-    dem, fg : the DEM and its FlowGrid.
-    trap_max_acres, basin_max_acres : DNR 1063 / 1064 drainage limits.
-    channel_threshold_sqft : contributing area of a channel cell (concentrated flow); None: none marked.
-    merge_ft : exit cells whose downhill paths meet within this distance are one outlet.
-    concentrated_only : only the exit cells that are channel cells make outlets (each drains its own
-        catchment: where concentrated runoff leaves; the sheet flow leaving elsewhere is the fences').
+    disturbed : geopandas.GeoDataFrame, geopandas.GeoSeries or shapely geometry
+        The disturbed area (any projected CRS), or a shapely geometry in the DEM's CRS.
+    dem : Dem
+        The DEM (elevations in ft).
+    fg : FlowGrid
+        Its flow grid.
+    trap_max_acres : float
+        DNR 1063's drainage limit for a sediment trap, acres.
+    basin_max_acres : float
+        DNR 1064's drainage limit for a sediment basin, acres.
+    channel_threshold_sqft : float or None
+        Contributing area of a channel cell (concentrated flow), sq ft; None: none marked.
+    merge_ft : float
+        Exit cells whose downhill paths meet within this distance, ft, are one outlet.
+    concentrated_only : bool
+        Only the exit cells that are channel cells make outlets (each drains its own catchment: where
+        concentrated runoff leaves; the sheet flow leaving elsewhere is the fences').
 
     Returns
     -------
-    (outlets, exit_cells) : one Point per outlet (input CRS) with ``outlet`` (1..), ``drainage_sqft``,
-        ``drainage_acres``, ``disturbed_sqft``, ``disturbed_acres`` (the disturbed part of it),
-        ``concentrated``, ``kind``, ``limit`` and ``exit_cell_count``, largest drainage first; and the flat
-        indices of each outlet's exit cells (and of their first ``merge_ft`` downhill) on the DEM grid.
+    outlets : geopandas.GeoDataFrame
+        One Point per outlet (input CRS) with ``outlet`` (1..), ``drainage_sqft``, ``drainage_acres``,
+        ``disturbed_sqft``, ``disturbed_acres`` (the disturbed part of it), ``concentrated``, ``kind``,
+        ``limit`` and ``exit_cell_count``, largest drainage first.
+    exit_cells : list of numpy.ndarray
+        The flat indices of each outlet's exit cells (and of their first ``merge_ft`` downhill) on the DEM
+        grid.
     """
     import geopandas as gpd
-    from scipy import ndimage
 
-    if isinstance(disturbed, shapely.geometry.base.BaseGeometry):
-        geom, out_crs = disturbed, dem.crs
-    else:
-        geom, out_crs = grid.to_crs(disturbed, dem.crs).geometry.union_all(), disturbed.crs
-    inside = grid.rasterize(geom, dem.shape, dem.transform)
-    dirs = fg.directions
-    rr, rc, has = fg.receivers()
-    exits = inside & (dirs != 255) & (~has | ~inside[rr, rc])
+    geom, out_crs = _in_dem_crs(disturbed, dem)
+    inside, exits, sink = _exits(geom, dem, fg)
     cols = _outlet_columns()
     if not exits.any() or (concentrated_only and not channel_threshold_sqft):
         return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
-    sink = dirs.copy()
-    sink[exits] = 0  # every exit cell a sink: each cell counted at the exit where its water first leaves
-    # read at the exit cells only (never nodata): the cells draining to each, counted along their paths
-    # alone (accumulating the whole window with a weight of one cost 24 ms a 2 M-cell window)
-    first = weighted_accumulation(sink, drains_into(sink, exits))
-    first_dist = weighted_accumulation(sink, inside)
+    dirs = fg.directions
     chan = fg.channel_cells(channel_threshold_sqft) if channel_threshold_sqft else np.zeros(dirs.shape, bool)
-    outlet_cells = exits & chan if concentrated_only else exits
-    # labelled on the disturbed cells' box (exits are disturbed cells), not the window
-    box = grid.cells_box(inside)
-    assert box is not None  # the disturbed area has cells on the DEM here
-    r0, c0 = box[0].start, box[1].start
-    lab_box, n = ndimage.label(outlet_cells[box], structure=np.ones((3, 3), bool))
-    if n == 0:
+    cells_of = _exit_groups(exits & chan if concentrated_only else exits, inside)
+    if not cells_of:
         return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
     steps = max(int(np.ceil(merge_ft / min(dem.cell_x_ft, dem.cell_y_ft))), 1)
-    cells_of = _cells_by_label(lab_box, n, r0 * dirs.shape[1] + c0, dirs.shape[1])
     free = (~inside & ~chan).reshape(-1)  # paths meet overland, outside the disturbed area, before a channel
     groups, paths = _merge_by_paths(cells_of, dirs, free, steps)
-    cell = dem.cell_area_sqft
-    rows = []
+    # read at the exit cells only (never nodata): the cells draining to each, counted along their paths
+    # alone (accumulating the whole window with a weight of one cost 24 ms a 2 M-cell window)
+    first = weighted_accumulation(sink, drains_into(sink, exits)).reshape(-1)
+    first_dist = weighted_accumulation(sink, inside).reshape(-1)
+    rows: list[_OutletRow] = []
     for members in groups.values():
         idx = np.concatenate([cells_of[k] for k in members])
-        drain = float(first.reshape(-1)[idx].sum()) * cell
-        dist_sqft = float(first_dist.reshape(-1)[idx].sum()) * cell
-        at = idx[int(np.argmax(first.reshape(-1)[idx]))]
+        at = idx[int(np.argmax(first[idx]))]
         reach = np.unique(np.concatenate([idx] + [paths[k] for k in members]))
-        rows.append((drain, dist_sqft, bool(chan.reshape(-1)[idx].any()), int(at), int(idx.size), reach))
-    rows.sort(key=lambda t: -t[0])
+        rows.append(
+            _OutletRow(
+                float(first[idx].sum()) * dem.cell_area_sqft,
+                float(first_dist[idx].sum()) * dem.cell_area_sqft,
+                bool(chan.reshape(-1)[idx].any()),
+                int(at),
+                int(idx.size),
+                reach,
+            )
+        )
+    rows.sort(key=lambda t: -t.drainage_sqft)
     out, exit_cells = _outlet_frame(
         rows, dem, cols, trap_max_acres=trap_max_acres, basin_max_acres=basin_max_acres
     )
     return grid.to_crs(out, out_crs), exit_cells
 
 
+def _exit_groups(outlet_cells: np.ndarray, inside: np.ndarray) -> dict[int, np.ndarray]:
+    """The 8-connected groups of ``outlet_cells`` (labelled on the box of the disturbed cells ``inside``,
+    where the exits are): label (1..) -> the grid's flat indices of its cells; empty when there are none.
+    """
+    from scipy import ndimage
+
+    box = grid.cells_box(inside)
+    assert box is not None  # the disturbed area has cells on the DEM here
+    r0, c0 = box[0].start, box[1].start
+    lab_box, n = ndimage.label(outlet_cells[box], structure=np.ones((3, 3), bool))
+    if n == 0:
+        return {}
+    ncols = inside.shape[1]
+    return _cells_by_label(lab_box, n, r0 * ncols + c0, ncols)
+
+
 def _outlet_frame(
-    rows: list[tuple[Any, ...]],
+    rows: list[_OutletRow],
     dem: Dem,
     cols: dict[str, list[Any]],
     *,
     trap_max_acres: float,
     basin_max_acres: float,
 ) -> tuple[gpd.GeoDataFrame, list[np.ndarray]]:
-    """One point per outlet (DEM CRS) from ``rows`` (drainage sq ft, disturbed sq ft, concentrated, the
-    outlet cell, exit cell count, the cells reached), largest first, numbered 1..; and the cells reached.
+    """One point per outlet (DEM CRS) from ``rows`` (largest first), numbered 1..; and the cells each
+    reaches.
     """
     import geopandas as gpd
 
@@ -222,6 +302,7 @@ def _merge_by_paths(
     parent = list(range(n + 1))
 
     def find(k: int) -> int:
+        """The root label of ``k``'s group (the path halved on the way)."""
         while parent[k] != k:
             parent[k] = parent[parent[k]]
             k = parent[k]
@@ -256,16 +337,38 @@ def submitted_at_outlets(
     disturbed: Any,
     search_ft: float = 10.0,
     capture: float = 0.5,
-) -> list[dict[str, Any]]:
-    """Which outlets each submitted basin or trap (``basins``: polygons or points with ``id`` and
-    ``type``, any projected CRS) receives the runoff of, and whether its kind suits each one's drainage
-    (see the module notes). ``outlets``, ``exit_cells`` as :func:`disturbed_outlets` returns them;
-    ``disturbed`` the same disturbed area it was given.
+) -> list[OutletService]:
+    """Which outlets each submitted basin or trap receives the runoff of, and whether its kind suits each
+    one's drainage (see the module notes).
 
-    Returns one dict per outlet: ``outlet``, ``drainage_acres``, ``disturbed_acres``, ``kind`` (needed),
-    ``served_by`` (ids of the submitted features receiving its runoff), ``suitable_by`` (those whose type
-    suits its drainage) and ``captured`` (submitted id -> share of the outlet's drainage flowing through
-    it).
+    Parameters
+    ----------
+    basins : geopandas.GeoDataFrame
+        The submitted basins and traps: polygons or points with ``id`` and ``type``, any projected CRS.
+    outlets : geopandas.GeoDataFrame
+        The outlets, as :func:`disturbed_outlets` returns them.
+    exit_cells : list of numpy.ndarray
+        Their cells, as :func:`disturbed_outlets` returns them.
+    dem : Dem
+        The DEM (elevations in ft).
+    fg : FlowGrid
+        Its flow grid.
+    disturbed : geopandas.GeoDataFrame, geopandas.GeoSeries or shapely geometry
+        The disturbed area :func:`disturbed_outlets` was given.
+    search_ft : float
+        A feature within this distance, ft, of an outlet's exit cells (or their first paths) receives its
+        runoff.
+    capture : float
+        A feature inside the disturbed area receives an outlet's runoff when at least this fraction of the
+        outlet's drainage flows through it.
+
+    Returns
+    -------
+    list of OutletService
+        One per outlet: ``outlet``, ``drainage_acres``, ``disturbed_acres``, ``kind`` (needed),
+        ``served_by`` (ids of the submitted features receiving its runoff), ``suitable_by`` (those whose
+        type suits its drainage) and ``captured`` (submitted id -> share of the outlet's drainage flowing
+        through it).
     """
     geoms = list(grid.to_crs(basins, dem.crs).geometry)
     ids = [py_scalar(i) for i in basins["id"]] if "id" in basins.columns else list(range(1, len(basins) + 1))
@@ -274,37 +377,11 @@ def submitted_at_outlets(
         if "type" in basins.columns
         else ["sediment_basin"] * len(basins)
     )
+    ex = _exits(_in_dem_crs(disturbed, dem)[0], dem, fg)
+    shares = _captured_shares(list(zip(ids, geoms, strict=True)), exit_cells, ex, dem)
     tol = search_ft / dem.ft_per_unit
     nc = dem.shape[1]
-    geom = (
-        disturbed
-        if isinstance(disturbed, shapely.geometry.base.BaseGeometry)
-        else grid.to_crs(disturbed, dem.crs).geometry.union_all()
-    )
-    inside = grid.rasterize(geom, dem.shape, dem.transform)
-    rr, rc, has = fg.receivers()
-    exits = inside & (fg.directions != 255) & (~has | ~inside[rr, rc])
-    sink = fg.directions.copy()
-    sink[exits] = 0
-    base = np.nan_to_num(weighted_accumulation(sink, np.ones(sink.shape)), copy=False).reshape(-1)
-    shares: list[dict[Any, float]] = [{} for _ in range(len(outlets))]
-    for i, g in zip(ids, geoms, strict=True):
-        foot = grid.rasterize(
-            g.buffer(0.5 * min(abs(dem.transform.a), abs(dem.transform.e))) if g.geom_type == "Point" else g,
-            dem.shape,
-            dem.transform,
-        )
-        if not (foot & inside).any():
-            continue
-        with_basin = sink.copy()
-        with_basin[foot] = 0  # the basin takes what reaches it
-        left = np.nan_to_num(weighted_accumulation(with_basin, np.ones(sink.shape)), copy=False).reshape(-1)
-        for k, cells in enumerate(exit_cells):
-            ex = cells[exits.reshape(-1)[cells]]
-            before = float(base[ex].sum())
-            if before > 0:
-                shares[k][i] = max(before - float(left[ex].sum()), 0.0) / before
-    out = []
+    out: list[OutletService] = []
     for k, ((_, o), cells) in enumerate(zip(outlets.iterrows(), exit_cells, strict=True)):
         r, c = np.divmod(cells, nc)
         x, y = grid.centres(dem, r, c)
@@ -327,6 +404,35 @@ def submitted_at_outlets(
             }
         )
     return out
+
+
+def _captured_shares(
+    features: list[tuple[Any, Any]], exit_cells: list[np.ndarray], ex: _Exits, dem: Dem
+) -> list[dict[Any, float]]:
+    """Per outlet (its ``exit_cells``): submitted id -> the share of the drainage reaching its exit cells
+    that a feature of ``features`` ((id, geometry) in the DEM's CRS) takes first; only features on the
+    disturbed area, each taking what reaches its footprint (a point: half a cell about it).
+    """
+    inside, exits, sink = ex
+    base = np.nan_to_num(weighted_accumulation(sink, np.ones(sink.shape)), copy=False).reshape(-1)
+    shares: list[dict[Any, float]] = [{} for _ in exit_cells]
+    for i, g in features:
+        foot = grid.rasterize(
+            g.buffer(0.5 * min(abs(dem.transform.a), abs(dem.transform.e))) if g.geom_type == "Point" else g,
+            dem.shape,
+            dem.transform,
+        )
+        if not (foot & inside).any():
+            continue
+        with_basin = sink.copy()
+        with_basin[foot] = 0  # the basin takes what reaches it
+        left = np.nan_to_num(weighted_accumulation(with_basin, np.ones(sink.shape)), copy=False).reshape(-1)
+        for k, cells in enumerate(exit_cells):
+            ex_k = cells[exits.reshape(-1)[cells]]
+            before = float(base[ex_k].sum())
+            if before > 0:
+                shares[k][i] = max(before - float(left[ex_k].sum()), 0.0) / before
+    return shares
 
 
 def _suits(submitted_type: str, needed: str) -> bool:

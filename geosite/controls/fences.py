@@ -1,11 +1,12 @@
 """Filter fence (Grantsburg B(6)(c)[3], DNR technical standard 1056): where it goes.
 
-How the boundary is classified
-------------------------------
-Each ring of a disturbed polygon is cut into stretches of about one DEM cell. For each stretch the
-outward normal ``n`` is compared with the downhill direction ``u`` of the cell just inside it (the
-steepest descent of the depression-filled surface, central differences averaged over 3x3 cells, exact
-on a plane; the cell's D8 direction on flats). With ``a`` the angle between ``n`` and ``u``:
+Notes
+-----
+How the boundary is classified. Each ring of a disturbed polygon is cut into stretches of about one
+DEM cell. For each stretch the outward normal ``n`` is compared with the downhill direction ``u`` of
+the cell just inside it (the steepest descent of the depression-filled surface, central differences
+averaged over 3x3 cells, exact on a plane; the cell's D8 direction on flats). With ``a`` the angle
+between ``n`` and ``u``:
 
 * ``a < 90 - tol``: flow leaves the area across the stretch: **downslope**;
 * ``90 - tol <= a <= 90 + tol``: flow runs along it: **sideslope**;
@@ -39,7 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import shapely
@@ -66,6 +67,18 @@ DNR_1056_MAX_SLOPE_LENGTH_FT: tuple[tuple[float, float], ...] = (
     (math.inf, 20.0),
 )
 FENCED = ("downslope", "sideslope")
+
+
+class RowGap(NamedTuple):
+    """A piece of interior row not built: the line, why (an obstacle's layer, or ``loop``, ``kink``,
+    ``short``, ``channel``) and the obstacle's id (None when no obstacle stops it).
+    """
+
+    line: LineString
+    why: str
+    obstacle: Any
+
+
 UNCLASSIFIED = "unclassified"  # a boundary stretch with no DEM height just inside it
 
 
@@ -80,52 +93,79 @@ def _rings(polygon: BaseGeometry) -> list[LineString]:
     return out
 
 
+@dataclasses.dataclass
+class _Run:
+    """A run of boundary stretches with one label: the label, its length (ft) and its stretches' indices."""
+
+    label: str
+    length: float
+    cells: list[int]
+
+
 def _runs(labels: list[str], lengths: np.ndarray, min_run: float) -> list[tuple[str, list[int]]]:
-    """Cyclic runs of equal labels, short ones absorbed by their longer neighbour."""
-    n = len(labels)
-    runs: list[list[Any]] = []  # [label, length, indices]
-    for i in range(n):
-        if runs and runs[-1][0] == labels[i]:
-            runs[-1][1] += lengths[i]
-            runs[-1][2].append(i)
-        else:
-            runs.append([labels[i], float(lengths[i]), [i]])
-    if len(runs) > 1 and runs[0][0] == runs[-1][0]:
-        last = runs.pop()
-        runs[0] = [last[0], last[1] + runs[0][1], last[2] + runs[0][2]]
+    """Cyclic runs of equal labels, short ones absorbed by their longer neighbour.
 
-    def classified_neighbour(j: int) -> bool:
-        return {runs[j - 1][0], runs[(j + 1) % len(runs)][0]} != {UNCLASSIFIED}
+    Parameters
+    ----------
+    labels : list of str
+        The side of each stretch along the ring, in ring order.
+    lengths : numpy.ndarray
+        Each stretch's length, ft.
+    min_run : float
+        Runs shorter than this, ft, take the label of their longer neighbour.
 
+    Returns
+    -------
+    list of tuple
+        (label, stretch indices) per run, in ring order.
+    """
+    runs = _merge_equal(
+        [_Run(lab, float(n), [i]) for i, (lab, n) in enumerate(zip(labels, lengths, strict=True))]
+    )
     # stretches without heights (unclassified) keep their label, and lend it to no neighbour
     while len(runs) > 1:
-        open_ = [
-            j
-            for j in range(len(runs))
-            if runs[j][0] != UNCLASSIFIED and runs[j][1] < min_run and classified_neighbour(j)
-        ]
-        if not open_:
+        k = _shortest_short_run(runs, min_run)
+        if k is None:
             break
-        k = min(open_, key=lambda j: runs[j][1])
-        prev, nxt = runs[k - 1], runs[(k + 1) % len(runs)]
-        if prev[0] == UNCLASSIFIED:
-            runs[k][0] = nxt[0]
-        elif nxt[0] == UNCLASSIFIED:
-            runs[k][0] = prev[0]
+        runs[k].label = _absorbing_label(runs[k - 1], runs[(k + 1) % len(runs)])
+        runs = _merge_equal(runs)
+    return [(r.label, r.cells) for r in runs]
+
+
+def _merge_equal(runs: list[_Run]) -> list[_Run]:
+    """Neighbouring runs of one label joined, the last with the first when they share it (a ring)."""
+    merged: list[_Run] = []
+    for r in runs:
+        if merged and merged[-1].label == r.label:
+            merged[-1].length += r.length
+            merged[-1].cells += r.cells
         else:
-            runs[k][0] = prev[0] if prev[1] >= nxt[1] else nxt[0]
-        merged: list[list[Any]] = []
-        for r in runs:
-            if merged and merged[-1][0] == r[0]:
-                merged[-1][1] += r[1]
-                merged[-1][2] += r[2]
-            else:
-                merged.append(r)
-        if len(merged) > 1 and merged[0][0] == merged[-1][0]:
-            last = merged.pop()
-            merged[0] = [last[0], last[1] + merged[0][1], last[2] + merged[0][2]]
-        runs = merged
-    return [(r[0], r[2]) for r in runs]
+            merged.append(r)
+    if len(merged) > 1 and merged[0].label == merged[-1].label:
+        last = merged.pop()
+        merged[0] = _Run(last.label, last.length + merged[0].length, last.cells + merged[0].cells)
+    return merged
+
+
+def _shortest_short_run(runs: list[_Run], min_run: float) -> int | None:
+    """The shortest classified run under ``min_run`` ft with a classified neighbour (None when none is)."""
+    short = [
+        j
+        for j in range(len(runs))
+        if runs[j].label != UNCLASSIFIED
+        and runs[j].length < min_run
+        and {runs[j - 1].label, runs[(j + 1) % len(runs)].label} != {UNCLASSIFIED}
+    ]
+    return min(short, key=lambda j: runs[j].length) if short else None
+
+
+def _absorbing_label(prev: _Run, nxt: _Run) -> str:
+    """The label a short run takes: its longer neighbour's, never an unclassified one's."""
+    if prev.label == UNCLASSIFIED:
+        return nxt.label
+    if nxt.label == UNCLASSIFIED:
+        return prev.label
+    return prev.label if prev.length >= nxt.length else nxt.label
 
 
 def _line(seg_start: np.ndarray, seg_end: np.ndarray, idx: list[int]) -> LineString:
@@ -146,11 +186,18 @@ def classify_boundary(
 
     Parameters
     ----------
-    polygon : shapely (Multi)Polygon in the DEM's CRS.
-    dem : the DEM; fg : its FlowGrid (filled surface and D8 directions), computed if None.
-    tolerance_deg : half-width of the sideslope band around 90 deg between outward normal and flow.
-    min_run_ft : runs shorter than this are merged into their longer neighbour.
-    spacing_ft : stretch length; default one cell.
+    polygon : shapely.geometry.base.BaseGeometry
+        A (Multi)Polygon in the DEM's CRS.
+    dem : Dem
+        The DEM (elevations in ft).
+    fg : FlowGrid or None
+        Its flow grid (filled surface and D8 directions); without one, the DEM's filled surface.
+    tolerance_deg : float
+        Half-width, degrees, of the sideslope band around 90 degrees between outward normal and flow.
+    min_run_ft : float
+        Runs shorter than this, ft, are merged into their longer neighbour.
+    spacing_ft : float or None
+        Stretch length, ft; default one cell.
 
     Returns
     -------
@@ -164,29 +211,12 @@ def classify_boundary(
 
     sample = _downhill_sampler(dem, fg)
     spacing = (spacing_ft or min(dem.cell_x_ft, dem.cell_y_ft)) / dem.ft_per_unit
-    cell = min(abs(dem.transform.a), abs(dem.transform.e))
-    cos_lo = math.cos(math.radians(90.0 - tolerance_deg))
-    cos_hi = math.cos(math.radians(90.0 + tolerance_deg))
     rows: dict[str, list[Any]] = {"side": [], "length_ft": [], "ring": [], "geometry": []}
     for ri, ring in enumerate(_rings(polygon)):
-        coords = np.asarray(shapely.segmentize(ring, spacing).coords)[:, :2]
-        a, b = coords[:-1], coords[1:]
-        d = b - a
-        seg = np.hypot(d[:, 0], d[:, 1])
-        keep = seg > 0
-        a, b, d, seg = a[keep], b[keep], d[keep], seg[keep]
+        a, b, seg = _stretches(ring, spacing)
         if not len(seg):
             continue
-        nx, ny = d[:, 1] / seg, -d[:, 0] / seg  # outward normal: right of travel
-        mid = (a + b) / 2
-        px, py = mid[:, 0] - nx * 0.5 * cell, mid[:, 1] - ny * 0.5 * cell
-        vx, vy = sample(px, py)
-        cosang = nx * vx + ny * vy
-        nov = (vx == 0) & (vy == 0)
-        labels = np.where(cosang > cos_lo, "downslope", np.where(cosang < cos_hi, "upslope", "sideslope"))
-        labels = np.where(nov, "sideslope", labels)  # a flat with no flow direction: fence (conservative)
-        no_height = ~np.isfinite(grid.elevation_at(dem, px, py))
-        labels = np.where(no_height, UNCLASSIFIED, labels)  # no data: not assessed, never a guessed side
+        labels = _stretch_sides(a, b, dem, sample, tolerance_deg=tolerance_deg)
         for side, idx in _runs(list(labels), seg * dem.ft_per_unit, min_run_ft):
             geom = _line(a, b, idx)
             rows["side"].append(str(side))
@@ -198,6 +228,46 @@ def classify_boundary(
     gdf["chain"] = chain
     gdf["chain_pos"] = pos
     return gdf
+
+
+def _stretches(ring: LineString, spacing: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ring cut into stretches of about ``spacing`` (CRS units): their starts, ends and lengths (CRS
+    units), zero-length ones dropped.
+    """
+    coords = np.asarray(shapely.segmentize(ring, spacing).coords)[:, :2]
+    a, b = coords[:-1], coords[1:]
+    d = b - a
+    seg = np.hypot(d[:, 0], d[:, 1])
+    keep = seg > 0
+    return a[keep], b[keep], seg[keep]
+
+
+def _stretch_sides(
+    a: np.ndarray,
+    b: np.ndarray,
+    dem: Dem,
+    sample: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    *,
+    tolerance_deg: float,
+) -> np.ndarray:
+    """The side of each stretch ``a`` -> ``b`` (area on its left): its outward normal against the downhill
+    direction half a cell inside it (``sample``), within ``tolerance_deg`` degrees of 90 a sideslope.
+    """
+    cell = min(abs(dem.transform.a), abs(dem.transform.e))
+    cos_lo = math.cos(math.radians(90.0 - tolerance_deg))
+    cos_hi = math.cos(math.radians(90.0 + tolerance_deg))
+    d = b - a
+    seg = np.hypot(d[:, 0], d[:, 1])
+    nx, ny = d[:, 1] / seg, -d[:, 0] / seg  # outward normal: right of travel
+    mid = (a + b) / 2
+    px, py = mid[:, 0] - nx * 0.5 * cell, mid[:, 1] - ny * 0.5 * cell
+    vx, vy = sample(px, py)
+    cosang = nx * vx + ny * vy
+    nov = (vx == 0) & (vy == 0)
+    labels = np.where(cosang > cos_lo, "downslope", np.where(cosang < cos_hi, "upslope", "sideslope"))
+    labels = np.where(nov, "sideslope", labels)  # a flat with no flow direction: fence (conservative)
+    no_height = ~np.isfinite(grid.elevation_at(dem, px, py))
+    return np.where(no_height, UNCLASSIFIED, labels)  # no data: not assessed, never a guessed side
 
 
 def _chains(runs: gpd.GeoDataFrame) -> tuple[list[int], list[int]]:
@@ -344,17 +414,30 @@ def interior_rows(
     inside = grid.rasterize(polygon, dem.shape, dem.transform)
     if not inside.any():
         return []
-    rows_i, cols_i = np.nonzero(inside)
-    r0, r1 = max(rows_i.min() - 2, 0), min(rows_i.max() + 3, dem.shape[0])
-    c0, c1 = max(cols_i.min() - 2, 0), min(cols_i.max() + 3, dem.shape[1])
+    win = _window(inside, dem.shape)
+    sub = _sub_dem(dem, win, dem.elevation_ft[win])
+    ins = inside[win]
+    d, filled = _slope_length_ratio(fg, sub, ins, polygon, table=table, win=win)
+    return _rows_on_contours(d, filled, sub, ins, polygon, smooth=smooth, straighten_ft=straighten_ft)
+
+
+def _window(inside: np.ndarray, shape: tuple[int, int]) -> tuple[slice, slice]:
+    """The box of the cells of ``inside`` with two cells of margin, clipped to a grid of ``shape``."""
+    rows, cols = np.nonzero(inside)
+    r0, r1 = max(rows.min() - 2, 0), min(rows.max() + 3, shape[0])
+    c0, c1 = max(cols.min() - 2, 0), min(cols.max() + 3, shape[1])
+    return slice(r0, r1), slice(c0, c1)
+
+
+def _sub_dem(dem: Dem, win: tuple[slice, slice], elevation_ft: np.ndarray) -> Dem:
+    """The DEM cut to the window ``win``, with the heights ``elevation_ft`` (ft) there."""
     from affine import Affine
 
-    sub = dataclasses.replace(
-        dem, elevation_ft=dem.elevation_ft[r0:r1, c0:c1], transform=dem.transform @ Affine.translation(c0, r0)
+    return dataclasses.replace(
+        dem,
+        elevation_ft=elevation_ft,
+        transform=dem.transform @ Affine.translation(win[1].start, win[0].start),
     )
-    ins = inside[r0:r1, c0:c1]
-    d, filled = _slope_length_ratio(fg, sub, ins, polygon, table=table, win=(slice(r0, r1), slice(c0, c1)))
-    return _rows_on_contours(d, filled, sub, ins, polygon, smooth=smooth, straighten_ft=straighten_ft)
 
 
 def _slope_length_ratio(
@@ -380,12 +463,39 @@ def _slope_length_ratio(
     rr, rc, has = receivers(dirs)
     recv_in = has & ins[rr, rc]
     w_self = 1.0 / lmax
-    # flow distance of a D8 step is measured along the gradient: drop / slope (exact on a plane
-    # whatever the grid's orientation); the step's length where the ground is flat
     # exit cells: from the centre to the boundary along the downhill direction. A cell whose D8
     # receiver is outside but whose downhill ray stays inside for 1.5 cells (flow running along a
     # sideslope edge) is routed instead to its steepest lower neighbour inside the area.
     cand_r, cand_c = np.nonzero(ins & ~recv_in)
+    dist, crosses = _exit_rays(filled, sub, dirs, polygon, cand_r=cand_r, cand_c=cand_c)
+    alt_r, alt_c, alt_ok = _inside_receiver(filled, ins, sub)
+    reroute = ~crosses & alt_ok[cand_r, cand_c]
+    rr[cand_r[reroute], cand_c[reroute]] = alt_r[cand_r[reroute], cand_c[reroute]]
+    rc[cand_r[reroute], cand_c[reroute]] = alt_c[cand_r[reroute], cand_c[reroute]]
+    recv_in[cand_r[reroute], cand_c[reroute]] = True
+    inc = _step_ratios(filled, slope, w_self, sub, rr=rr, rc=rc, lmax=lmax)
+    keep = ~reroute
+    exit_r, exit_c = cand_r[keep], cand_c[keep]
+    half = 0.5 * min(sub.cell_x_ft, sub.cell_y_ft)
+    dist = np.where(crosses, dist, half)[keep]
+    d = np.full(ins.shape, np.nan)
+    d[ins] = np.inf
+    d[exit_r, exit_c] = dist * w_self[exit_r, exit_c]
+    return _summed_up_paths(d, ins & recv_in, rr, rc, inc), filled
+
+
+def _exit_rays(
+    filled: np.ndarray,
+    sub: Dem,
+    dirs: np.ndarray,
+    polygon: BaseGeometry,
+    *,
+    cand_r: np.ndarray,
+    cand_c: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """From each candidate exit cell's centre along its downhill direction (1.5 cells): the distance (ft)
+    to the polygon's boundary, and whether the ray crosses it (the water leaves there).
+    """
     ex, ey = grid.centres(sub, cand_r, cand_c)
     ux, uy = downhill_field(filled, sub, dirs)
     vx, vy = ux[cand_r, cand_c], uy[cand_r, cand_c]
@@ -398,12 +508,23 @@ def _slope_length_ratio(
     )
     hits = shapely.intersection(rays, polygon.boundary)
     dist = shapely.distance(shapely.points(ex, ey), hits) * sub.ft_per_unit
-    crosses = np.isfinite(dist) & ((vx != 0) | (vy != 0))
-    alt_r, alt_c, alt_ok = _inside_receiver(filled, ins, sub)
-    reroute = ~crosses & alt_ok[cand_r, cand_c]
-    rr[cand_r[reroute], cand_c[reroute]] = alt_r[cand_r[reroute], cand_c[reroute]]
-    rc[cand_r[reroute], cand_c[reroute]] = alt_c[cand_r[reroute], cand_c[reroute]]
-    recv_in[cand_r[reroute], cand_c[reroute]] = True
+    return dist, np.isfinite(dist) & ((vx != 0) | (vy != 0))
+
+
+def _step_ratios(
+    filled: np.ndarray,
+    slope: np.ndarray,
+    w_self: np.ndarray,
+    sub: Dem,
+    *,
+    rr: np.ndarray,
+    rc: np.ndarray,
+    lmax: np.ndarray,
+) -> np.ndarray:
+    """Each cell's D8 step to its receiver (``rr``, ``rc``) over the table's length (``lmax``, ft; its
+    inverse ``w_self``), the two cells' ratios averaged. The step is measured along the gradient: drop /
+    slope (exact on a plane whatever the grid's orientation); the step's length where the ground is flat.
+    """
     w_recv = 1.0 / lmax[rr, rc]
     s_mean = 0.5 * (slope + slope[rr, rc]) / 100.0
     drop = filled - filled[rr, rc]
@@ -413,21 +534,22 @@ def _slope_length_ratio(
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         along = np.where((s_mean > 1e-3) & (drop > 0), drop / s_mean, step)
-    inc = 0.5 * along * (w_self + w_recv)
-    keep = ~reroute
-    exit_r, exit_c = cand_r[keep], cand_c[keep]
-    half = 0.5 * min(sub.cell_x_ft, sub.cell_y_ft)
-    dist = np.where(crosses, dist, half)[keep]
-    d = np.full(ins.shape, np.nan)
-    d[ins] = np.inf
-    d[exit_r, exit_c] = dist * w_self[exit_r, exit_c]
-    for _ in range(int(ins.sum()) + 1):
-        nd = np.where(ins & recv_in, d[rr, rc] + inc, d)
+    return 0.5 * along * (w_self + w_recv)
+
+
+def _summed_up_paths(
+    d: np.ndarray, routed: np.ndarray, rr: np.ndarray, rc: np.ndarray, inc: np.ndarray
+) -> np.ndarray:
+    """``d`` (set at the exit cells, inf at the other cells to fill, NaN outside) carried up the D8 paths:
+    each ``routed`` cell gets its receiver's value plus its own step ``inc``, until nothing changes; NaN
+    where no path reaches an exit.
+    """
+    for _ in range(int(np.count_nonzero(~np.isnan(d))) + 1):  # at most one pass per cell
+        nd = np.where(routed, d[rr, rc] + inc, d)
         if np.array_equal(nd, d, equal_nan=True):
             break
         d = nd
-    d = np.where(np.isfinite(d), d, np.nan)
-    return d, filled
+    return np.where(np.isfinite(d), d, np.nan)
 
 
 def _rows_on_contours(
@@ -554,13 +676,13 @@ def row_obstacles(site: Any, width_ft: float = 2.0) -> gpd.GeoDataFrame | None:
 
 def buildable_rows(
     rows: list[LineString], obstacles: Any, clearance: float, min_length: float
-) -> tuple[list[LineString], list[tuple[LineString, str, Any]]]:
+) -> tuple[list[LineString], list[RowGap]]:
     """Cut interior rows where they would cross an obstacle (``obstacles``: a GeoDataFrame with
     ``layer`` and ``id`` in the rows' CRS), ``clearance`` CRS units clear of it, and drop pieces shorter
     than ``min_length``. Returns the rows kept and the gaps as (line, stand-in layer key, obstacle id).
     """
     keep: list[LineString] = []
-    gaps: list[tuple[LineString, str, Any]] = []
+    gaps: list[RowGap] = []
     obst = (
         []
         if obstacles is None or not len(obstacles)
@@ -582,14 +704,14 @@ def buildable_rows(
                     nxt.append(piece)
                     continue
                 cut = shapely.intersection(piece, geom)
-                gaps += [(g, layer, oid) for g in _parts(cut) if g.length > 0]
+                gaps += [RowGap(g, layer, oid) for g in _parts(cut) if g.length > 0]
                 nxt += _parts(shapely.difference(piece, geom))
             pieces = nxt
         for piece in pieces:
             if piece.length >= min_length:
                 keep.append(piece)
             else:
-                gaps.append((piece, "short", None))
+                gaps.append(RowGap(piece, "short", None))
     return keep, gaps
 
 
@@ -828,55 +950,59 @@ def filter_fence(
 
     Parameters
     ----------
-    polygons : a GeoDataFrame/GeoSeries of disturbed polygons (any projected CRS; reprojected to the
-        DEM's and back) or a shapely geometry in the DEM's CRS.
-    dem, fg : the DEM and its FlowGrid (computed when None).
-    tolerance_deg, min_run_ft : boundary classification (:func:`classify_boundary`).
-    hook_ft : length of the upslope hooks at fence ends (0: none).
-    table : DNR 1056 rows (slope below %, max slope length ft) for interior rows (None: no rows).
-    channel_threshold_sqft : channels for the channel-edge fences (None: none).
-    channel_offset_ft : distance of the channel fences from the channel centreline.
-    obstacles : what no interior row may cross (structures, drives, roads, water, stockpiles): a
-        GeoDataFrame with ``layer`` and ``id``; rows stop ``row_clearance_ft`` short of them and pieces
-        under ``row_min_length_ft`` are not built. Each gap is a ``stand_in`` line naming the obstacle
-        and what stands in for the row there (:data:`STAND_INS`).
-    row_rules : rows a crew can build (:class:`RowRules`): no closed loops, no turn sharper than the
-        profile's, no piece under its minimum, not out of proportion to the area. With them, ``fence``
-        holds only buildable fence and the stand-ins are areas where the replacement goes
+    polygons : geopandas.GeoDataFrame, geopandas.GeoSeries or shapely geometry
+        The disturbed polygons (any projected CRS; reprojected to the DEM's and back), or a shapely
+        geometry in the DEM's CRS.
+    dem : Dem
+        The DEM (elevations in ft).
+    fg : FlowGrid or None
+        Its flow grid (computed when None).
+    tolerance_deg : float
+        The boundary classification's sideslope band, degrees either side of 90 (:func:`classify_boundary`).
+    min_run_ft : float
+        The boundary classification's shortest run, ft (:func:`classify_boundary`).
+    hook_ft : float
+        Length of the upslope hooks at fence ends, ft (0: none).
+    table : sequence of (float, float) or None
+        DNR 1056 rows (slope below, percent; maximum slope length, ft) for interior rows (None: no rows).
+    channel_threshold_sqft : float or None
+        Contributing area of a channel cell, sq ft, for the channel-edge fences (None: none).
+    channel_offset_ft : float
+        Distance of the channel fences from the channel centreline, ft.
+    obstacles : geopandas.GeoDataFrame or None
+        What no interior row may cross (structures, drives, roads, water, stockpiles), with ``layer`` and
+        ``id``. Each gap is a ``stand_in`` line naming the obstacle and what stands in for the row there
+        (:data:`STAND_INS`).
+    row_clearance_ft : float
+        How far, ft, rows stop short of the obstacles.
+    row_min_length_ft : float
+        Pieces of row shorter than this, ft, are not built.
+    row_rules : RowRules or None
+        Rows a crew can build (:class:`RowRules`): no closed loops, no turn sharper than the profile's, no
+        piece under its minimum, not out of proportion to the area. With them, ``fence`` holds only
+        buildable fence and the stand-ins are areas where the replacement goes
         (``fence.attrs["stand_ins"]``, :func:`row_stand_ins`), never lines along the unbuilt row.
 
     Returns
     -------
-    (fence, runs) : GeoDataFrames in the input's CRS. ``fence`` has ``side`` (downslope, sideslope,
-        hook, channel, interior; without ``row_rules`` also stand_in: not fence), ``polygon_id``,
-        ``length_ft`` and, for stand-ins, ``obstacle`` and ``practice``; ``runs`` is the classified boundary
-        (downslope, sideslope, upslope) with ``polygon_id``.
+    fence : geopandas.GeoDataFrame
+        The fence lines in the input's CRS, with ``side`` (downslope, sideslope, hook, channel, interior;
+        without ``row_rules`` also stand_in: not fence), ``polygon_id``, ``length_ft`` and, for stand-ins,
+        ``obstacle`` and ``practice``.
+    runs : geopandas.GeoDataFrame
+        The classified boundary (downslope, sideslope, upslope, unclassified) in the input's CRS, with
+        ``polygon_id`` and ``length_ft``.
     """
-    import geopandas as gpd
-    import pandas as pd
-
     from geosite.hydrology import flow_grid
 
     fg = fg or flow_grid(dem)
     geoms, ids, out_crs = _geoms_in_dem_crs(polygons, dem)
-    fence_rows: dict[str, list[Any]] = {
-        k: [] for k in ("side", "polygon_id", "geometry", "obstacle", "practice")
-    }
-    obst = None
-    if obstacles is not None and len(obstacles):
-        obst = grid.to_crs(obstacles, dem.crs) if obstacles.crs is not None else obstacles
-    all_runs, stand_ins = [], []
-    chan = None
-    if channel_threshold_sqft:
-        from geosite.hydrology import channels
-
-        chan = channels(fg, channel_threshold_sqft)  # traced once for every polygon
     where = _Layout(
         dem=dem,
         fg=fg,
         table=table,
-        obst=obst,
-        chan=chan,
+        obst=_in_dem_crs(obstacles, dem),
+        chan=_traced_channels(fg, channel_threshold_sqft),  # traced once for every polygon
         channel_threshold_sqft=channel_threshold_sqft,
         channel_offset_ft=channel_offset_ft,
         clearance=row_clearance_ft / dem.ft_per_unit,
@@ -884,6 +1010,10 @@ def filter_fence(
         rules=row_rules,
         classify=(tolerance_deg, min_run_ft),
     )
+    fence_rows: dict[str, list[Any]] = {
+        k: [] for k in ("side", "polygon_id", "geometry", "obstacle", "practice")
+    }
+    all_runs, stand_ins = [], []
     for pid, poly in zip(ids, geoms, strict=False):
         runs = classify_boundary(poly, dem, fg, tolerance_deg, min_run_ft)
         runs["polygon_id"] = pid
@@ -893,6 +1023,35 @@ def filter_fence(
         lines, gaps, areas = where.polygon(poly, lines)
         stand_ins += [{**a, "polygon_id": pid} for a in areas]
         _add_fence_rows(fence_rows, pid, lines, gaps)
+    fence, runs_all = _fence_frames(fence_rows, all_runs, dem=dem, out_crs=out_crs)
+    if row_rules is not None:
+        fence.attrs["stand_ins"] = _stand_in_frame(stand_ins, dem, out_crs, _ft_per_unit(out_crs, dem))
+    return fence, runs_all
+
+
+def _in_dem_crs(obstacles: gpd.GeoDataFrame | None, dem: Dem) -> gpd.GeoDataFrame | None:
+    """The obstacles in the DEM's CRS (None when there are none)."""
+    if obstacles is None or not len(obstacles):
+        return None
+    return grid.to_crs(obstacles, dem.crs) if obstacles.crs is not None else obstacles
+
+
+def _traced_channels(fg: FlowGrid, threshold_sqft: float | None) -> gpd.GeoDataFrame | None:
+    """The channel network of ``fg`` (cells draining ``threshold_sqft`` sq ft or more; None without one)."""
+    if not threshold_sqft:
+        return None
+    from geosite.hydrology import channels
+
+    return channels(fg, threshold_sqft)
+
+
+def _fence_frames(
+    fence_rows: dict[str, list[Any]], all_runs: list[gpd.GeoDataFrame], *, dem: Dem, out_crs: Any
+) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """The fence lines and the classified runs of every polygon, in ``out_crs`` with their ``length_ft``."""
+    import geopandas as gpd
+    import pandas as pd
+
     fence = gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs)
     runs_all = (
         gpd.GeoDataFrame(pd.concat(all_runs, ignore_index=True), geometry="geometry", crs=dem.crs)
@@ -904,8 +1063,6 @@ def filter_fence(
     fpu = _ft_per_unit(out_crs, dem)
     fence["length_ft"] = fence.geometry.length * fpu
     runs_all["length_ft"] = runs_all.geometry.length * fpu
-    if row_rules is not None:
-        fence.attrs["stand_ins"] = _stand_in_frame(stand_ins, dem, out_crs, fpu)
     return fence, runs_all
 
 
@@ -913,7 +1070,7 @@ def _add_fence_rows(
     fence_rows: dict[str, list[Any]],
     pid: Any,
     lines: list[tuple[str, Any]],
-    gaps: list[tuple[LineString, str, Any]],
+    gaps: list[RowGap],
 ) -> None:
     """Polygon ``pid``'s fence ``lines`` (side, line) and stand-in ``gaps`` (line, obstacle layer, id)."""
     for side, g in lines:
@@ -934,11 +1091,11 @@ def _add_fence_rows(
 class _Layout:
     """The interior rows and channel fences of one disturbed polygon (DEM CRS; lengths in CRS units)."""
 
-    dem: Any
-    fg: Any
+    dem: Dem
+    fg: FlowGrid
     table: Any
-    obst: Any
-    chan: Any
+    obst: gpd.GeoDataFrame | None
+    chan: gpd.GeoDataFrame | None
     channel_threshold_sqft: float | None
     channel_offset_ft: float
     clearance: float
@@ -948,10 +1105,10 @@ class _Layout:
 
     def polygon(
         self, poly: BaseGeometry, lines: list[tuple[str, Any]]
-    ) -> tuple[list[tuple[str, Any]], list[tuple[LineString, str, Any]], list[dict[str, Any]]]:
+    ) -> tuple[list[tuple[str, Any]], list[RowGap], list[dict[str, Any]]]:
         """(fence lines, stand-in lines (no ``rules``), stand-in areas (with ``rules``))."""
         dem, rules = self.dem, self.rules
-        gaps: list[tuple[LineString, str, Any]] = []
+        gaps: list[RowGap] = []
         if self.table is not None:
             raw = interior_rows(poly, dem, self.fg, self.table)
             if rules is None:
@@ -968,7 +1125,7 @@ class _Layout:
             lines = [(side, part) for side, g in lines for part in _parts(shapely.difference(g, corridor))]
             if rules is not None:  # the pieces the corridor leaves must be buildable too
                 short = [
-                    (g, "channel", None)
+                    RowGap(g, "channel", None)
                     for side, g in lines
                     if side == "interior" and g.length * dem.ft_per_unit < rules.min_piece_ft
                 ]
@@ -995,9 +1152,7 @@ class _Layout:
         lines, areas = self._stand_ins(poly, lines, gaps)
         return lines, [], areas
 
-    def _below_obstacles(
-        self, poly: BaseGeometry, gaps: list[tuple[LineString, str, Any]]
-    ) -> list[tuple[str, Any]]:
+    def _below_obstacles(self, poly: BaseGeometry, gaps: list[RowGap]) -> list[tuple[str, Any]]:
         """Where a row stops at a structure or a pile: a row along the obstacle's downslope side instead
         (:data:`STAND_INS`), ``clearance`` from it, inside the polygon, pieces of the minimum length.
         """
@@ -1021,7 +1176,7 @@ class _Layout:
         return out
 
     def _stand_ins(
-        self, poly: BaseGeometry, lines: list[tuple[str, Any]], gaps: list[tuple[LineString, str, Any]]
+        self, poly: BaseGeometry, lines: list[tuple[str, Any]], gaps: list[RowGap]
     ) -> tuple[list[tuple[str, Any]], list[dict[str, Any]]]:
         """Rows out of proportion dropped; then the ground still over DNR 1056's length above the fences
         (:func:`slope_length_excess`, the measure ``check`` applies) as stand-in areas with their reason.
@@ -1068,7 +1223,7 @@ class _Layout:
         return lines, out
 
 
-def _gap_reason(area: BaseGeometry, gaps: list[tuple[LineString, str, Any]], table: Any, fpu: float) -> str:
+def _gap_reason(area: BaseGeometry, gaps: list[RowGap], table: Any, fpu: float) -> str:
     """Why no row serves ``area``: the unbuilt row nearest it (within the table's longest slope length)."""
     reach = max(float(r[1]) for r in table) / fpu
     near = [(area.distance(g), layer, oid) for g, layer, oid in gaps if area.distance(g) <= reach]
@@ -1084,13 +1239,13 @@ def _gap_reason(area: BaseGeometry, gaps: list[tuple[LineString, str, Any]], tab
 
 def crew_rows(
     rows: list[LineString], obstacles: Any, rules: RowRules, *, clearance: float, ft_per_unit: float
-) -> tuple[list[LineString], list[tuple[LineString, str, Any]]]:
+) -> tuple[list[LineString], list[RowGap]]:
     """Interior rows a crew can build (``rules``): closed loops dropped, rows cut at turns sharper than
     ``rules.max_turn_deg``, then cut at obstacles (:func:`buildable_rows`, ``clearance`` CRS units) and
     pieces under ``rules.min_piece_ft`` dropped. Returns (rows, unbuilt pieces as (line, why, obstacle id))
     with why ``loop``, ``kink``, ``short`` or the obstacle's layer.
     """
-    gaps: list[tuple[LineString, str, Any]] = []
+    gaps: list[RowGap] = []
     open_rows: list[LineString] = []
     for row in rows:
         if row.is_closed or (
@@ -1099,7 +1254,7 @@ def crew_rows(
             < rules.min_piece_ft
             and row.length * ft_per_unit > 3 * rules.min_piece_ft
         ):
-            gaps.append((row, "loop", None))
+            gaps.append(RowGap(row, "loop", None))
             continue
         open_rows += split_at_kinks(row, rules.max_turn_deg)
     kept, cut = buildable_rows(open_rows, obstacles, clearance, rules.min_piece_ft / ft_per_unit)
@@ -1143,8 +1298,8 @@ def row_stand_ins(fence: gpd.GeoDataFrame) -> gpd.GeoDataFrame | None:
 def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
     """Lengths (ft) by side: downslope, sideslope, hook, channel, interior; ``total_length_ft`` is the
     B(6)(c)[3] fence (downslope, sideslope and channel-edge runs with their end hooks); DNR 1056's interior
-    rows come on top, in ``with_interior_length_ft``. (Unclassified boundary stretches get no fence; their
-    length is in the classified runs, not here.)
+    rows come on top, in ``with_interior_length_ft``. Unclassified boundary stretches get no fence: their
+    length is in the classified runs, not here.
     """
     out = {}
     for side in ("downslope", "sideslope", "hook", "channel", "interior"):
@@ -1161,10 +1316,10 @@ def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
 
 
 def slope_length_excess(
-    polygon: Any,
-    dem: Any,
-    fg: Any,
-    barriers: Any,
+    polygon: BaseGeometry,
+    dem: Dem,
+    fg: FlowGrid,
+    barriers: BaseGeometry | None,
     table: Any,
     *,
     geometry: bool = False,
@@ -1181,12 +1336,19 @@ def slope_length_excess(
 
     Parameters
     ----------
-    polygon : shapely Polygon in the DEM's CRS (one connected part of the disturbed area).
-    dem : geosite.grid.Dem; fg : its FlowGrid (filled surface in ft, D8 directions).
-    barriers : shapely geometry (DEM CRS) of the fences, diversions and stabilization, or None.
-    table : DNR 1056 rows (slope below, %; maximum slope length above a fence, ft).
-    geometry : also return ``geometry``: the cells over the limit as one (Multi)Polygon in the DEM's CRS
-        (cell squares dissolved; None when there are none), the place of a failing finding.
+    polygon : shapely.geometry.Polygon
+        One connected part of the disturbed area, in the DEM's CRS.
+    dem : geosite.grid.Dem
+        The DEM (elevations in ft).
+    fg : geosite.hydrology.FlowGrid
+        Its flow grid (filled surface in ft, D8 directions).
+    barriers : shapely geometry or None
+        The fences, diversions and stabilization (DEM CRS).
+    table : sequence of (float, float)
+        DNR 1056 rows (slope below, percent; maximum slope length above a fence, ft).
+    geometry : bool
+        Also return ``geometry``: the cells over the limit as one (Multi)Polygon in the DEM's CRS (cell
+        squares dissolved; None when there are none), the place of a failing finding.
 
     Returns
     -------
@@ -1195,14 +1357,7 @@ def slope_length_excess(
         ``longest_ft`` (the longest slope length above a barrier, ft), ``cells`` (the cells counted) and,
         with ``geometry``, ``geometry``.
     """
-    import dataclasses
-
-    from affine import Affine
-
-    from geosite import grid as g
-    from geosite.terrain import slope_pct
-
-    inside = g.rasterize(polygon, dem.shape, dem.transform)
+    inside = grid.rasterize(polygon, dem.shape, dem.transform)
     out: dict[str, Any] = {
         "excess_sqft": 0.0,
         "max_ratio": 0.0,
@@ -1213,25 +1368,15 @@ def slope_length_excess(
         out["geometry"] = None
     if not inside.any():
         return out
-    rows, cols = np.nonzero(inside)
-    r0, r1 = max(rows.min() - 2, 0), min(rows.max() + 3, dem.shape[0])
-    c0, c1 = max(cols.min() - 2, 0), min(cols.max() + 3, dem.shape[1])
-    sub = dataclasses.replace(
-        dem,
-        elevation_ft=np.asarray(fg.filled_ft[r0:r1, c0:c1], float),
-        transform=dem.transform @ Affine.translation(c0, r0),
-    )
-    ins = inside[r0:r1, c0:c1]
-    cellu = max(abs(dem.transform.a), abs(dem.transform.e))
-    stop = np.zeros(ins.shape, bool)
-    if barriers is not None and not barriers.is_empty:
-        stop = g.rasterize(barriers.buffer(0.75 * cellu), ins.shape, sub.transform)
+    from geosite.terrain import slope_pct
+
+    win = _window(inside, dem.shape)
+    sub = _sub_dem(dem, win, np.asarray(fg.filled_ft[win], float))
+    ins = inside[win]
+    stop = _barrier_cells(barriers, sub, ins.shape)
     slope = slope_pct(sub)
     lmax = max_slope_length_ft(np.where(np.isfinite(slope), slope, 0.0), table)
-    ratio, length = _sums_to_barrier(
-        np.asarray(fg.directions[r0:r1, c0:c1]).astype(np.int64), ins & ~stop, lmax, dem
-    )
-    nr, nc = ins.shape
+    ratio, length = _sums_to_barrier(np.asarray(fg.directions[win]).astype(np.int64), ins & ~stop, lmax, dem)
     ratio = np.where(ins.reshape(-1), ratio, 0.0)
     over = ratio > 1.0 + 1e-9
     out.update(
@@ -1240,8 +1385,16 @@ def slope_length_excess(
         longest_ft=float(np.where(ins.reshape(-1), length, 0.0).max()),
     )
     if geometry and over.any():
-        out["geometry"] = cells_polygon(over.reshape(nr, nc), sub.transform)
+        out["geometry"] = cells_polygon(over.reshape(ins.shape), sub.transform)
     return out
+
+
+def _barrier_cells(barriers: BaseGeometry | None, sub: Dem, shape: tuple[int, int]) -> np.ndarray:
+    """The cells of the window ``sub`` within three quarters of a cell of a barrier (none without one)."""
+    if barriers is None or barriers.is_empty:
+        return np.zeros(shape, bool)
+    cellu = max(abs(sub.transform.a), abs(sub.transform.e))
+    return grid.rasterize(barriers.buffer(0.75 * cellu), shape, sub.transform)
 
 
 def _sums_to_barrier(
@@ -1310,6 +1463,7 @@ __all__ = [
     "AREA_STAND_INS",
     "DNR_1056_MAX_SLOPE_LENGTH_FT",
     "ROW_OBSTACLE_LAYERS",
+    "RowGap",
     "STAND_INS",
     "UNCLASSIFIED",
     "RowRules",

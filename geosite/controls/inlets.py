@@ -44,14 +44,37 @@ def inlet_protection(
     adjacent_ft: float = 0.0,
     which: str = "receiving",
 ) -> gpd.GeoDataFrame:
-    """The inlets (input CRS) with ``on_site``, ``adjacent``, ``in_disturbed``, ``downslope_of_disturbed``
-    (None off the DEM), ``protection_required`` (None when it turns on what is not known),
-    ``drainage_area_sqft``, ``drainage_area_acres`` and ``trap_or_basin_required`` (draining more than
-    ``max_drainage_acres``, DNR 1060). ``disturbed`` and ``site`` are in the inlets' CRS; ``which`` is
-    ``"all"`` or ``"receiving"`` (see the module notes).
+    """The inlets, which of them need protection, and which drain more than protection alone can serve.
+
+    Parameters
+    ----------
+    inlets : geopandas.GeoDataFrame
+        The storm drain inlets, any projected CRS.
+    disturbed : shapely geometry, geopandas.GeoDataFrame or None
+        The disturbed area, in the inlets' CRS.
+    dem : Dem or None
+        The DEM (elevations in ft); None when the site has none.
+    fg : FlowGrid or None
+        Its flow grid (None with it).
+    max_drainage_acres : float
+        The most drainage, acres, one inlet protection serves (DNR 1060); beyond it a trap or basin
+        upstream as well.
+    site : shapely geometry or None
+        The site boundary, in the inlets' CRS.
+    adjacent_ft : float
+        Inlets within this distance, ft, of the site are in its immediately adjacent area.
+    which : str
+        ``"all"`` or ``"receiving"`` (see the module notes).
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        The inlets (input CRS) with ``on_site``, ``adjacent``, ``in_disturbed``, ``downslope_of_disturbed``
+        (None off the DEM), ``protection_required`` (None when it turns on what is not known),
+        ``drainage_area_sqft``, ``drainage_area_acres`` and ``trap_or_basin_required`` (draining more than
+        ``max_drainage_acres``, DNR 1060).
     """
     from geosite.errors import InputError
-    from geosite.hydrology import weighted_accumulation
     from geosite.units import feet_per_crs_unit
 
     if which not in WHICH:
@@ -68,20 +91,7 @@ def inlet_protection(
     down: list[bool | None] = [None] * len(out)
     area = [np.nan] * len(out)
     if dem is not None and fg is not None and dist is not None:
-        inside = grid.rasterize(grid.geom_to_crs(dist, inlets.crs, dem.crs), dem.shape, dem.transform)
-        reach = weighted_accumulation(fg.directions, inside)
-        acc = fg.accumulation_sqft()
-        pts = grid.to_crs(inlets, dem.crs).geometry.centroid
-        px, py = pts.x.to_numpy(), pts.y.to_numpy()
-        r, c = grid.rowcol(dem, px, py)
-        on = grid.inside_grid(dem, px, py)
-        nr, nc = dem.shape
-        for k, (ri, ci, ok) in enumerate(zip(r, c, on, strict=True)):
-            win = (slice(max(ri - 1, 0), min(ri + 2, nr)), slice(max(ci - 1, 0), min(ci + 2, nc)))
-            if not ok or not np.isfinite(dem.elevation_ft[win]).any():
-                continue
-            down[k] = bool(np.nanmax(reach[win]) > 0)
-            area[k] = float(np.nanmax(acc[win]))
+        down, area = _reached(inlets, dist, dem, fg)
     out["downslope_of_disturbed"] = down
     req: list[bool | None] = []
     for k in range(len(out)):
@@ -96,3 +106,31 @@ def inlet_protection(
         bool(q) and bool(a > max_drainage_acres) for q, a in zip(req, out["drainage_area_acres"], strict=True)
     ]
     return out
+
+
+def _reached(
+    inlets: gpd.GeoDataFrame, dist: Any, dem: Dem, fg: FlowGrid
+) -> tuple[list[bool | None], list[float]]:
+    """Per inlet: whether the runoff of the disturbed area ``dist`` (the inlets' CRS) reaches its cell or
+    one of its 8 neighbours (None off the DEM or where it has no heights), and its drainage (the largest
+    accumulation there, sq ft; NaN where not known).
+    """
+    from geosite.hydrology import weighted_accumulation
+
+    down: list[bool | None] = [None] * len(inlets)
+    area = [np.nan] * len(inlets)
+    inside = grid.rasterize(grid.geom_to_crs(dist, inlets.crs, dem.crs), dem.shape, dem.transform)
+    reach = weighted_accumulation(fg.directions, inside)
+    acc = fg.accumulation_sqft()
+    pts = grid.to_crs(inlets, dem.crs).geometry.centroid
+    px, py = pts.x.to_numpy(), pts.y.to_numpy()
+    r, c = grid.rowcol(dem, px, py)
+    on = grid.inside_grid(dem, px, py)
+    nr, nc = dem.shape
+    for k, (ri, ci, ok) in enumerate(zip(r, c, on, strict=True)):
+        win = (slice(max(ri - 1, 0), min(ri + 2, nr)), slice(max(ci - 1, 0), min(ci + 2, nc)))
+        if not ok or not np.isfinite(dem.elevation_ft[win]).any():
+            continue
+        down[k] = bool(np.nanmax(reach[win]) > 0)
+        area[k] = float(np.nanmax(acc[win]))
+    return down, area

@@ -3,9 +3,9 @@ lake, stream, wetland or drainage channel (the drainage channels traced on the D
 drawn ones); a fence on the downslope side of each pile (the text asks for no end hooks); piles kept
 over 30 days stabilized.
 
-When a feature is downslope of a pile
--------------------------------------
-Decided from the DEM, in either of two ways:
+Notes
+-----
+When a feature is downslope of a pile is decided from the DEM, in either of two ways:
 
 1. **Flow reaches it**: the D8 flow paths traced from every cell of the pile (on the depression-filled
    routing), as the segments from each cell centre to the next, pass within ``reach_tolerance_ft`` of
@@ -24,7 +24,7 @@ a violation. Distances are planar, between the pile's outline and the feature, i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import numpy as np
 import shapely
@@ -35,6 +35,8 @@ from geosite.hydrology import trace_down
 from geosite.io.output import py_scalar
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import geopandas as gpd
 
     from geosite.grid import Dem
@@ -43,6 +45,49 @@ if TYPE_CHECKING:
 FEATURE_LAYERS = ("roads", "lakes", "streams", "wetlands", "channels")
 #: the features key of the drainage channels traced on the DEM (hydrology.channels), beside the drawn layers
 DEM_CHANNELS = "dem_channels"
+
+
+class NearestFeature(TypedDict):
+    """A feature near a pile: its layer, its id and its distance from the pile's outline, ft."""
+
+    layer: str
+    id: Any
+    distance_ft: float
+
+
+class FeatureNear(NearestFeature):
+    """A feature near a pile, whether it is downslope of the pile and why (:func:`is_downslope`)."""
+
+    downslope: bool
+    why: str
+
+
+class PileReport(TypedDict):
+    """One pile's entry in :func:`stockpile_setbacks`' report; the controls stage adds the pile's measures
+    (for requirements written ``for_each`` pile) and whether it must be stabilized.
+    """
+
+    id: Any
+    #: the distance to the nearest (downslope) feature, ft; None when there is none
+    min_setback_ft: float | None
+    nearest_feature: NearestFeature | None
+    downslope: bool
+    violation: bool
+    #: how long the pile stays, days (None when not given)
+    days: float | None
+    #: the pile's own attributes of these names (None when not given)
+    stabilization: str | None
+    setback_reason: str | None
+    extra_bmps: str | None
+    #: the features within the setback that are not downslope (reported, never a violation)
+    near_upslope: list[FeatureNear]
+    #: every feature considered, nearest first
+    features: list[FeatureNear]
+    area_sqft: NotRequired[float]
+    height_ft: NotRequired[float | None]
+    volume_cy: NotRequired[float | None]
+    downslope_distance_ft: NotRequired[float | None]
+    stabilization_required: NotRequired[bool | None]
 
 
 def is_downslope(
@@ -113,36 +158,51 @@ def stockpile_setbacks(
     hook_ft: float = 0.0,
     downslope_only: bool = True,
     fence_side: str = "downslope",
-) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame, gpd.GeoDataFrame]:
+) -> tuple[list[PileReport], gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """Setbacks of soil stockpiles from the downslope features.
 
     Parameters
     ----------
-    piles : stockpile polygons with ``id`` (and ``days``), in a projected CRS.
-    features : layer name -> GeoDataFrame (roads, lakes, streams, wetlands, channels, and the channels
-        traced on the DEM), any projected CRS.
-    dem, fg : the DEM and its FlowGrid (``flow_grid(dem)``, computed when omitted; pass one to reuse it).
-    min_setback_ft : required distance, ft, from the features (the profile's requirement gives it).
-    trace_ft : how far, ft, D8 paths are followed from each pile.
-    tolerance_deg : for the downslope fence, degrees (see :func:`geosite.controls.fences.classify_boundary`).
-    reach_tolerance_ft : the most, ft, a flow path may pass from a feature and still reach it (see the notes).
-    hook_ft : upslope hooks at the fence's ends, ft (0, the default: Grantsburg's B(6)(e) asks for the
-        downslope side only).
-    downslope_only : only features downslope of the pile count for the setback (True: the chapters'
-        "downslope road, lake ..."); False: every feature within the setback counts.
-    fence_side : "downslope" (the pile's downslope side) or "all" (a fence all round).
+    piles : geopandas.GeoDataFrame
+        Stockpile polygons with ``id`` (and ``days``), in a projected CRS.
+    features : dict of str to geopandas.GeoDataFrame
+        Layer name -> its features (roads, lakes, streams, wetlands, channels, and the channels traced on
+        the DEM), any projected CRS.
+    dem : Dem
+        The DEM (elevations in ft).
+    fg : FlowGrid or None
+        Its flow grid (``flow_grid(dem)``, computed when omitted; pass one to reuse it).
+    min_setback_ft : float
+        Required distance, ft, from the features (the profile's requirement gives it).
+    trace_ft : float
+        How far, ft, D8 paths are followed from each pile.
+    tolerance_deg : float
+        The downslope fence's sideslope band, degrees (see
+        :func:`geosite.controls.fences.classify_boundary`).
+    reach_tolerance_ft : float
+        The most, ft, a flow path may pass from a feature and still reach it (see the notes).
+    hook_ft : float
+        Upslope hooks at the fence's ends, ft (0, the default: Grantsburg's B(6)(e) asks for the downslope
+        side only).
+    downslope_only : bool
+        Only features downslope of the pile count for the setback (True: the chapters' "downslope road,
+        lake ..."); False: every feature within the setback counts.
+    fence_side : str
+        "downslope" (the pile's downslope side) or "all" (a fence all round).
 
     Returns
     -------
-    (piles_report, zones, fences) : a list of dicts per pile (``id``, ``min_setback_ft``,
-        ``nearest_feature``, ``downslope``, ``violation``, ``days``, ``stabilization``, ``near_upslope``,
-        ``setback_reason`` and ``extra_bmps`` (the pile's attributes of those names, None when not given),
-        ``features``); setback zone polygons (pile buffered by ``min_setback_ft``) and downslope fence
-        lines, both in the piles' CRS.
+    piles_report : list of PileReport
+        Per pile: ``id``, ``min_setback_ft``, ``nearest_feature``, ``downslope``, ``violation``, ``days``,
+        ``stabilization``, ``near_upslope``, ``setback_reason`` and ``extra_bmps`` (the pile's attributes of
+        those names, None when not given), ``features``.
+    zones : geopandas.GeoDataFrame
+        Setback zone polygons (each pile buffered by ``min_setback_ft``), in the piles' CRS.
+    fences : geopandas.GeoDataFrame
+        The downslope fence lines with ``pile_id`` and ``length_ft``, in the piles' CRS.
     """
     import geopandas as gpd
 
-    from geosite.controls.fences import _hooks, classify_boundary
     from geosite.hydrology import flow_grid
     from geosite.units import feet_per_crs_unit
 
@@ -153,12 +213,11 @@ def stockpile_setbacks(
     piles_dem = grid.to_crs(piles, dem.crs)
     feats = {k: v for k, v in features.items() if v is not None and len(v)}
     feats_dem = {k: grid.to_crs(v, dem.crs) for k, v in feats.items()}
-    report: list[dict[str, Any]] = []
+    report: list[PileReport] = []
     fence_rows: dict[str, list[Any]] = {"pile_id": [], "geometry": []}
     for i in range(len(piles)):
         pid = py_scalar(piles["id"].iloc[i]) if "id" in piles.columns else i + 1
         pile, pile_d = piles.geometry.iloc[i], piles_dem.geometry.iloc[i]
-        paths = _flow_segments(pile_d, dem, fg, trace_ft)
         found = _features_near(
             pile,
             pile_d,
@@ -166,7 +225,7 @@ def stockpile_setbacks(
             feats_dem,
             dem=dem,
             fg=fg,
-            paths=paths,
+            paths=_flow_segments(pile_d, dem, fg, trace_ft),
             trace_ft=trace_ft,
             min_setback_ft=min_setback_ft,
             reach_tolerance_ft=reach_tolerance_ft,
@@ -176,10 +235,7 @@ def stockpile_setbacks(
         report.append(
             _pile_entry(piles, i, pid, found, min_setback_ft=min_setback_ft, downslope_only=downslope_only)
         )
-        runs = classify_boundary(pile_d, dem, fg, tolerance_deg, min_run_ft=0.0)
-        lines = list(runs.geometry if fence_side == "all" else runs.geometry[runs["side"] == "downslope"])
-        lines += _pile_hooks(runs, fg.downhill_at, dem, hook_ft, _hooks)
-        for g in lines:
+        for g in _pile_fence(pile_d, dem, fg, tolerance_deg=tolerance_deg, hook_ft=hook_ft, side=fence_side):
             fence_rows["pile_id"].append(pid)
             fence_rows["geometry"].append(g)
     zones = gpd.GeoDataFrame(
@@ -190,6 +246,20 @@ def stockpile_setbacks(
     fences = grid.to_crs(gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs), crs)
     fences["length_ft"] = fences.geometry.length * fpu
     return report, zones, fences
+
+
+def _pile_fence(
+    pile_d: Any, dem: Dem, fg: FlowGrid, *, tolerance_deg: float, hook_ft: float, side: str
+) -> list[LineString]:
+    """The fence of one pile (DEM CRS): along its downslope side (``side`` "downslope") or all round
+    (``"all"``), with hooks of ``hook_ft`` ft at the ends of each downslope run; ``tolerance_deg`` the
+    boundary classification's sideslope band, degrees.
+    """
+    from geosite.controls.fences import classify_boundary
+
+    runs = classify_boundary(pile_d, dem, fg, tolerance_deg, min_run_ft=0.0)
+    lines = list(runs.geometry if side == "all" else runs.geometry[runs["side"] == "downslope"])
+    return lines + _pile_hooks(runs, fg.downhill_at, dem, hook_ft)
 
 
 def _features_near(
@@ -205,11 +275,11 @@ def _features_near(
     min_setback_ft: float,
     reach_tolerance_ft: float,
     fpu: float,
-) -> list[dict[str, Any]]:
+) -> list[FeatureNear]:
     """Each feature of ``feats`` (the piles' CRS; ``feats_dem`` in the DEM's) with its distance from the
     pile (ft) and whether it is downslope of it (``pile_d``: the pile in the DEM's CRS).
     """
-    found: list[dict[str, Any]] = []
+    found: list[FeatureNear] = []
     for lname, gdf in feats.items():
         gd = feats_dem[lname]
         for j in range(len(gdf)):
@@ -234,11 +304,11 @@ def _pile_entry(
     piles: gpd.GeoDataFrame,
     i: int,
     pid: Any,
-    found: list[dict[str, Any]],
+    found: list[FeatureNear],
     *,
     min_setback_ft: float,
     downslope_only: bool,
-) -> dict[str, Any]:
+) -> PileReport:
     """Pile ``i``'s report entry from the features ``found`` near it (nearest first)."""
     downs = [f for f in found if f["downslope"] or not downslope_only]
     nearest = downs[0] if downs else (found[0] if found else None)
@@ -288,13 +358,22 @@ def _text(gdf: gpd.GeoDataFrame, i: int, col: str) -> str | None:
     return str(v).strip()
 
 
-def _pile_hooks(runs, sample, dem, hook_ft, hooks_fn) -> list[LineString]:
-    """Hooks at the ends of each downslope run (each run its own chain)."""
+def _pile_hooks(
+    runs: gpd.GeoDataFrame,
+    sample: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    dem: Dem,
+    hook_ft: float,
+) -> list[LineString]:
+    """Hooks of ``hook_ft`` ft at the ends of each downslope run (each run its own chain), turned upslope
+    (``sample``: the downhill direction at points).
+    """
+    from geosite.controls.fences import _hooks
+
     out = []
     for idx in np.flatnonzero(runs["side"].to_numpy() == "downslope"):
         one = runs.copy()
         one["chain"] = -1
         one.iloc[idx, one.columns.get_loc("chain")] = 0
         one["chain_pos"] = 0
-        out += hooks_fn(one, sample, dem, hook_ft)
+        out += _hooks(one, sample, dem, hook_ft)
     return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import geopandas as gpd
 import shapely
@@ -70,9 +70,11 @@ class _Ctx:
         return self.p.control(key)
 
     def practice(self, name: str) -> Requirement | None:
+        """The profile's requirement for practice ``name`` (None when the chapter does not ask for it)."""
         return self.p.practice(name)
 
     def decision(self, name: str) -> Decision | None:
+        """The site's decision on practice ``name``'s requirement (None without one)."""
         q = self.practice(name)
         return None if q is None else self.decisions.get(q.id)
 
@@ -97,6 +99,7 @@ class _Ctx:
         return self.gate.apply(f, q.gate if q else None)
 
     def acres_at_once(self) -> float | None:
+        """The most ground disturbed at one time, acres (None when not measured)."""
         return self.m.values.get("disturbed.max_at_one_time_acres")
 
 
@@ -106,6 +109,56 @@ class _Flow:
 
     dem: Dem
     fg: FlowGrid
+
+    def on_site(self, site: Site) -> controls.SiteFlow:
+        """The DEM, its flow grid and the site's cells on it (what :func:`controls.fence_coverage` follows).
+
+        Parameters
+        ----------
+        site : Site
+            The site whose boundary bounds the flow followed.
+
+        Returns
+        -------
+        controls.SiteFlow
+            The flow on the site.
+        """
+        return controls.SiteFlow(self.dem, self.fg, site.mask_on(self.dem, "site"))
+
+
+@dataclass(frozen=True)
+class _BasinRoute:
+    """What the fence route needs to know of the basins: whether the submitted basins receive the runoff at
+    every outlet (``serves_all``), and whether basins are the other route the chapter allows here
+    (``alternative_open``).
+    """
+
+    serves_all: bool = False
+    alternative_open: bool = False
+
+
+class _FenceLayout(NamedTuple):
+    """The fence lines geosite places (site CRS) and the classified edge runs of the disturbed area."""
+
+    fence: gpd.GeoDataFrame
+    runs: gpd.GeoDataFrame
+
+
+class _Route(NamedTuple):
+    """Whether the fences are the route the chapter requires here, and why."""
+
+    required: bool
+    why: str
+
+
+class _Outlets(NamedTuple):
+    """The outlets needing their own trap or basin (site CRS), their cells on the DEM grid, and the fringe
+    of smaller outlets.
+    """
+
+    outlets: gpd.GeoDataFrame
+    cells: list[Any]
+    fringe: gpd.GeoDataFrame
 
 
 def _mark(gdf: gpd.GeoDataFrame, required: bool | None) -> gpd.GeoDataFrame:
@@ -150,9 +203,31 @@ def measure_controls(
     ControlsResult
         Report keys, findings and layers (site CRS).
     """
+    c = _context(site, profile, m, step=step)
+    if not any(q.practice for q in profile.requirements):
+        return c.res
+    c.bmps = site.layer("bmps")
+    if dem is None or fg is None:
+        _without_dem(c)
+    else:
+        _with_dem(c, _Flow(dem, fg))
+    return c.res
+
+
+def _context(
+    site: Site, profile: Profile, m: SiteMeasurements, *, step: Callable[[str], None] | None
+) -> _Ctx:
+    """The stage's context: the site's gate and decisions (computed from ``m`` when the pipeline has not),
+    an empty result with the gate reported in it.
+    """
     res = ControlsResult()
     gate = m.gate if m.gate is not None else site_gate(profile, m.values)
-    c = _Ctx(
+    res.report["controls_gate"] = {
+        "chapter_applies": gate.applies,
+        "why": gate.message,
+        **{k: t.met for k, t in gate.scopes.items()},
+    }
+    return _Ctx(
         profile,
         gate,
         m,
@@ -161,30 +236,23 @@ def measure_controls(
         res=res,
         step=step or (lambda _s: None),
     )
-    res.report["controls_gate"] = {
-        "chapter_applies": gate.applies,
-        "why": gate.message,
-        **{k: t.met for k, t in gate.scopes.items()},
-    }
-    if not any(q.practice for q in profile.requirements):
-        return res
-    c.bmps = site.layer("bmps")
-    if dem is None or fg is None:
-        _without_dem(c)
-        return res
-    flow = _Flow(dem, fg)
-    chan = m.layers.get("channels")
-    chan_dem = to_crs(chan, dem.crs) if chan is not None and len(chan) else None
+
+
+def _with_dem(c: _Ctx, flow: _Flow) -> None:
+    """Every placement, in order: the basins first (the fence route turns on them), then the fences,
+    stockpiles, inlets, tracking pads, diversions and the plan checks without placement.
+    """
+    chan = c.m.layers.get("channels")
+    chan_dem = to_crs(chan, flow.dem.crs) if chan is not None and len(chan) else None
     basins = _basin(c, flow)
     _fences(c, flow, chan_dem, basins)
     _stockpiles(c, flow, chan)
-    _inlets(c, dem, fg)
+    _inlets(c, flow.dem, flow.fg)
     _tracking(c)
     _diversions(c, flow)
     _channelized_inflows(c, flow)
     _dewatering(c)
     _inactive_stabilization(c)
-    return res
 
 
 def _without_dem(c: _Ctx) -> None:
@@ -212,7 +280,7 @@ def _without_dem(c: _Ctx) -> None:
 # --------------------------------------------------------------------------------------------- fences
 
 
-def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dict[str, Any]) -> None:
+def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: _BasinRoute) -> None:
     """Filter fence: where it goes (downslope, sideslope and channel edges, interior rows), whether it is
     the route the chapter requires here, and the submitted fences against it.
     """
@@ -231,31 +299,20 @@ def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dic
     fence, runs = _fence_lines(c, flow, pr, parts, chan_dem)
     summary = controls.fence_summary(fence)
     unclassified_ft = float(runs.loc[runs["side"] == controls.UNCLASSIFIED, "length_ft"].sum())
-    acres = c.acres_at_once()
     route, why = _fence_route(c, pr, basins)
     state = c.open("filter_fence")
     required = route and state
     res.report["filter_fence"] = {
         "required": required,
         "route": why,
-        "disturbed_max_at_one_time_acres": acres,
+        "disturbed_max_at_one_time_acres": c.acres_at_once(),
         **summary,
         "upslope_length_ft": float(runs.loc[runs["side"] == "upslope", "length_ft"].sum()),
         "unclassified_length_ft": unclassified_ft,
     }
     res.layers["filter_fence"] = _mark(fence, required if route else False)
     if unclassified_ft > 0:
-        res.findings.append(
-            c.finding(
-                "filter_fence",
-                "filter_fence_unclassified",
-                "not_assessed",
-                f"{unclassified_ft:,.0f} ft of the disturbed area's edge has no DEM heights just inside it: "
-                "whether it is a "
-                "downslope or sideslope side needing fence is not assessed there (no fence placed).",
-                values={"unclassified_length_ft": unclassified_ft},
-            )
-        )
+        _fence_unclassified(c, unclassified_ft)
     if not route:
         res.findings.append(
             c.finding(
@@ -265,6 +322,21 @@ def _fences(c: _Ctx, flow: _Flow, chan_dem: gpd.GeoDataFrame | None, basins: dic
         return
     _fence_location(c, pr, summary, state)
     _fence_submitted(c, flow, fence=fence, parts=parts, summary=summary, basins=basins)
+
+
+def _fence_unclassified(c: _Ctx, unclassified_ft: float) -> None:
+    """The edge stretches (``unclassified_ft`` ft) with no DEM heights just inside them: not assessed."""
+    c.res.findings.append(
+        c.finding(
+            "filter_fence",
+            "filter_fence_unclassified",
+            "not_assessed",
+            f"{unclassified_ft:,.0f} ft of the disturbed area's edge has no DEM heights just inside it: "
+            "whether it is a "
+            "downslope or sideslope side needing fence is not assessed there (no fence placed).",
+            values={"unclassified_length_ft": unclassified_ft},
+        )
+    )
 
 
 def _fence_location(c: _Ctx, pr: Requirement, summary: dict[str, Any], state: bool | None) -> None:
@@ -290,7 +362,7 @@ def _fence_location(c: _Ctx, pr: Requirement, summary: dict[str, Any], state: bo
 
 def _fence_lines(
     c: _Ctx, flow: _Flow, pr: Requirement, parts: gpd.GeoDataFrame, chan_dem: gpd.GeoDataFrame | None
-) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+) -> _FenceLayout:
     """The fence lines geosite places (site CRS) and the classified edge runs of the disturbed area."""
     site, dem, fg = c.site, flow.dem, flow.fg
     thr = float(c.p.value("terrain", "channel_threshold_sqft"))
@@ -320,28 +392,37 @@ def _fence_lines(
         # (DNR 1056: silt fence is for sheet and rill flow), which a trap or basin takes instead
         fence = fence[fence["side"] != "channel"].reset_index(drop=True)
     elif chan_dem is not None:
-        out = controls.channel_edge_fences(
-            to_dem_crs(site.disturbed, site, dem),
-            to_dem_crs(site.boundary, site, dem),
-            dem,
-            fg,
-            chan_dem,
-            threshold_sqft=thr,
-            offset_ft=float(c.v("fence_channel_offset_ft")),
-        )
-        c.m.set("hydrology.channels_receiving_disturbed_runoff", int(out.attrs.get("segments_reached", 0)))
-        if len(out):
-            out = to_crs(out, site.crs)
-            out["polygon_id"] = None
-            out["length_ft"] = out.geometry.length * site.ft_per_unit
-            fence = gpd.GeoDataFrame(
-                gpd.pd.concat(
-                    [fence, out[["side", "polygon_id", "geometry", "length_ft"]]], ignore_index=True
-                ),
-                geometry="geometry",
-                crs=site.crs,
-            )
-    return fence, runs
+        fence = _with_channel_edges(c, flow, fence, chan_dem, threshold_sqft=thr)
+    return _FenceLayout(fence, runs)
+
+
+def _with_channel_edges(
+    c: _Ctx, flow: _Flow, fence: gpd.GeoDataFrame, chan_dem: gpd.GeoDataFrame, *, threshold_sqft: float
+) -> gpd.GeoDataFrame:
+    """``fence`` with the channel-edge fences outside the disturbed polygons (site CRS), where its runoff
+    reaches the channels of ``chan_dem`` (DEM CRS; channel cells drain ``threshold_sqft`` sq ft or more).
+    """
+    site, dem = c.site, flow.dem
+    out = controls.channel_edge_fences(
+        to_dem_crs(site.disturbed, site, dem),
+        to_dem_crs(site.boundary, site, dem),
+        dem,
+        flow.fg,
+        chan_dem,
+        threshold_sqft=threshold_sqft,
+        offset_ft=float(c.v("fence_channel_offset_ft")),
+    )
+    c.m.set("hydrology.channels_receiving_disturbed_runoff", int(out.attrs.get("segments_reached", 0)))
+    if not len(out):
+        return fence
+    out = to_crs(out, site.crs)
+    out["polygon_id"] = None
+    out["length_ft"] = out.geometry.length * site.ft_per_unit
+    return gpd.GeoDataFrame(
+        gpd.pd.concat([fence, out[["side", "polygon_id", "geometry", "length_ft"]]], ignore_index=True),
+        geometry="geometry",
+        crs=site.crs,
+    )
 
 
 def _fence_submitted(
@@ -351,12 +432,12 @@ def _fence_submitted(
     fence: gpd.GeoDataFrame,
     parts: gpd.GeoDataFrame,
     summary: dict[str, Any],
-    basins: dict[str, Any],
+    basins: _BasinRoute,
 ) -> None:
     """The submitted silt fence / straw bales against the required stretches, and the slope lengths above
     them.
     """
-    res, bmps, site = c.res, c.bmps, c.site
+    res, bmps = c.res, c.bmps
     channel_pr = c.practice("channel_fence")
     sides = ("downslope", "sideslope", "channel") if channel_pr else ("downslope", "sideslope")
     need = fence[fence["side"].isin(sides)]
@@ -376,7 +457,7 @@ def _fence_submitted(
         need,
         bmps,
         float(c.v("fence_cover_tolerance_ft")),
-        flow=(flow.dem, flow.fg, site.mask_on(flow.dem, "site")),
+        flow=flow.on_site(c.site),
         reach_ft=float(c.v("fence_intercept_reach_ft")),
     )
     res.layers["fence_gaps"] = gaps
@@ -384,12 +465,7 @@ def _fence_submitted(
     sub["filter_fence"] = _coverage_report(cov, gaps)
     ok = cov["gap_length_ft"] <= 0.0
     ids = sorted({py_scalar(p) for p in gaps["polygon_id"] if p is not None}) if len(gaps) else []
-    by_side = gaps.groupby("side")["length_ft"].sum() if len(gaps) else {}
     edges = "downslope, sideslope and channel-edge" if channel_pr else "downslope and sideslope"
-    alt_q = c.practice("sediment_basin")
-    alt = (
-        f" (or basins at every outlet, {alt_q.citation})" if basins.get("alternative_open") and alt_q else ""
-    )
     _slope_lengths(c, flow, parts, summary)
     res.findings.append(
         c.finding(
@@ -398,18 +474,30 @@ def _fence_submitted(
             "pass" if ok else "fail",
             f"Submitted silt fence / straw bales cover every required {edges} stretch."
             if ok
-            else f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the "
-            f"{cov['required_length_ft']:,.0f} ft required{alt} ("
-            + ", ".join(f"{v:,.0f} ft {k}" for k, v in sorted(by_side.items()))
-            + f"; {len(gaps)} gap{'s' if len(gaps) != 1 else ''}).",
+            else _fence_gap_message(c, cov, gaps, basins),
             required=True,
-            values=cov,
+            values=dict(cov),
             feature_ids=ids,
         )
     )
 
 
-def _coverage_report(cov: dict[str, Any], gaps: gpd.GeoDataFrame) -> dict[str, Any]:
+def _fence_gap_message(c: _Ctx, cov: controls.Coverage, gaps: gpd.GeoDataFrame, basins: _BasinRoute) -> str:
+    """The failing finding's text: the fence missing (``cov``: the coverage, ft) by side, and the basins
+    that would be the other route where the chapter allows one.
+    """
+    by_side = gaps.groupby("side")["length_ft"].sum() if len(gaps) else {}
+    alt_q = c.practice("sediment_basin")
+    alt = f" (or basins at every outlet, {alt_q.citation})" if basins.alternative_open and alt_q else ""
+    return (
+        f"Filter fence missing along {cov['gap_length_ft']:,.0f} ft of the "
+        f"{cov['required_length_ft']:,.0f} ft required{alt} ("
+        + ", ".join(f"{v:,.0f} ft {k}" for k, v in sorted(by_side.items()))
+        + f"; {len(gaps)} gap{'s' if len(gaps) != 1 else ''})."
+    )
+
+
+def _coverage_report(cov: controls.Coverage, gaps: gpd.GeoDataFrame) -> dict[str, Any]:
     """The report's ``submitted_controls.filter_fence``: the coverage and each gap (side, polygon, ft)."""
     return {
         **cov,
@@ -476,16 +564,19 @@ def _slope_lengths(c: _Ctx, flow: _Flow, parts: gpd.GeoDataFrame, summary: dict[
     res.findings.append(f)
 
 
-def _fence_route(c: _Ctx, pr: Requirement, basins: dict[str, Any]) -> tuple[bool, str]:
+def _fence_route(c: _Ctx, pr: Requirement, basins: _BasinRoute) -> _Route:
     """Whether the fences are the route the chapter requires here, and why, from the requirement's
     decision (its conditions, and its alternative: B(6)(c)'s 'either ... or').
     """
     d = c.decisions[pr.id]
     acres = c.acres_at_once()
     if d.met is None:
-        return False, "whether they are required is not assessed (" + "; ".join(
-            t.message for t in d.conditions if t.met is None
-        ) + ")"
+        return _Route(
+            False,
+            "whether they are required is not assessed ("
+            + "; ".join(t.message for t in d.conditions if t.met is None)
+            + ")",
+        )
     if d.met is False:
         alt = c.decisions.get(pr.alternative or "")
         instead = (
@@ -493,16 +584,17 @@ def _fence_route(c: _Ctx, pr: Requirement, basins: dict[str, Any]) -> tuple[bool
             if alt is not None and alt.met
             else ""
         )
-        return False, "; ".join(t.message for t in d.conditions) + instead
-    if d.either_with and basins.get("serves_all"):
+        return _Route(False, "; ".join(t.message for t in d.conditions) + instead)
+    if d.either_with and basins.serves_all:
         alt_q = c.decisions[d.either_with].requirement
-        return False, (
+        return _Route(
+            False,
             "the submitted basins receive the runoff at every outlet of the disturbed area "
             f"({alt_q.citation}), "
-            "the other route the chapter allows"
+            "the other route the chapter allows",
         )
-    return True, f"{pr.citation}" + (
-        f" ({acres:,.2f} acres disturbed at one time)" if acres is not None else ""
+    return _Route(
+        True, f"{pr.citation}" + (f" ({acres:,.2f} acres disturbed at one time)" if acres is not None else "")
     )
 
 
@@ -518,7 +610,7 @@ class _BasinPlan:
     outlets: gpd.GeoDataFrame
     fringe: gpd.GeoDataFrame
     #: per outlet: its drainage (acres), kind, and the bmps ids receiving its runoff / suiting it
-    served: list[dict[str, Any]]
+    served: list[controls.OutletService]
     #: the submitted basins and traps (None when the plan has none)
     got: gpd.GeoDataFrame | None
     reasons: list[str]
@@ -530,71 +622,70 @@ class _BasinPlan:
     rep: dict[str, Any]
 
 
-def _basin(c: _Ctx, flow: _Flow) -> dict[str, Any]:
+def _basin(c: _Ctx, flow: _Flow) -> _BasinRoute:
     """Sediment basins and traps: the outlets, which need one, and the submitted ones at them. Returns
-    what the fence route needs to know (``serves_all``, ``alternative_open``).
+    what the fence route needs to know of them.
     """
     pr = c.practice("sediment_basin")
-    res = c.res
-    out: dict[str, Any] = {"serves_all": False, "alternative_open": False}
     dist = c.m.layers.get("disturbed_area")
     if pr is None or dist is None or not len(dist):
         if pr is not None:
-            res.report["sediment_basin_location"] = {"required": None, "why": "no disturbance layer"}
-        return out
+            c.res.report["sediment_basin_location"] = {"required": None, "why": "no disturbance layer"}
+        return _BasinRoute()
     d = c.decisions[pr.id]
-    reasons = [t.message for t in d.conditions if t.met]
-    pending = [t.message for t in d.conditions if t.met is None]
-    if not d.conditions:
-        reasons = [f"every site the requirement applies to ({pr.citation})"]
     c.step("locating sediment basins and traps")
-    outlets, cells, fringe = _basin_outlets(c, flow, pr, dist)
+    b = _basin_plan(c, flow, pr, dist)
+    c.res.report["sediment_basin_location"] = b.rep
     required = d.met
-    # the alternative applies too: either route complies
-    small_alt = bool(d.met) and d.either_with is not None
-    out["alternative_open"] = small_alt
-    got = controls.bmps_of(
-        c.bmps, tuple(c.p.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"]))
-    )
-    served = _served(c, flow, got=got, outlets=outlets, cells=cells, dist=dist)
-    out["serves_all"] = bool(served) and all(s["suitable_by"] for s in served)
-    rep = _basin_rep(outlets, fringe, served, required=required, reasons=reasons, small_alt=small_alt)
-    res.report["sediment_basin_location"] = rep
     # under 10 acres a basin is one route of two: never alone a failure
-    route_req = required if not small_alt else False
-    res.layers["sediment_basins"] = _mark(
-        outlets, bool(route_req and c.open("sediment_basin")) if required is not None else None
+    route_req = required if not b.small_alt else False
+    c.res.layers["sediment_basins"] = _mark(
+        b.outlets, bool(route_req and c.open("sediment_basin")) if required is not None else None
     )
     if required is None:
-        res.findings.append(
+        c.res.findings.append(
             c.finding(
                 "sediment_basin",
                 "sediment_basin_submitted",
                 "not_assessed",
                 "Whether sediment basins are required is not assessed: "
-                + "; ".join(pending)
+                + "; ".join(t.message for t in d.conditions if t.met is None)
                 + " not assessed.",
             )
         )
-        return out
-    if not required:
-        return out
-    _basin_findings(
-        c,
-        pr,
-        _BasinPlan(
-            outlets=outlets,
-            fringe=fringe,
-            served=served,
-            got=got,
-            reasons=reasons,
-            small_alt=small_alt,
-            total=rep["drainage_acres"],
-            rep=rep,
-        ),
-        bool(route_req),
+    elif required:
+        _basin_findings(c, pr, b, bool(route_req))
+    return _BasinRoute(
+        serves_all=bool(b.served) and all(s["suitable_by"] for s in b.served), alternative_open=b.small_alt
     )
-    return out
+
+
+def _basin_plan(c: _Ctx, flow: _Flow, pr: Requirement, dist: gpd.GeoDataFrame) -> _BasinPlan:
+    """The outlets of the disturbed area ``dist`` needing a basin or trap, why (requirement ``pr``'s
+    conditions met), and the submitted basins and traps at them.
+    """
+    d = c.decisions[pr.id]
+    reasons = [t.message for t in d.conditions if t.met]
+    if not d.conditions:
+        reasons = [f"every site the requirement applies to ({pr.citation})"]
+    outlets, cells, fringe = _basin_outlets(c, flow, pr, dist)
+    # the alternative applies too: either route complies
+    small_alt = bool(d.met) and d.either_with is not None
+    got = controls.bmps_of(
+        c.bmps, tuple(c.p.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"]))
+    )
+    served = _served(c, flow, got=got, outlets=outlets, cells=cells, dist=dist)
+    rep = _basin_rep(outlets, fringe, served, required=d.met, reasons=reasons, small_alt=small_alt)
+    return _BasinPlan(
+        outlets=outlets,
+        fringe=fringe,
+        served=served,
+        got=got,
+        reasons=reasons,
+        small_alt=small_alt,
+        total=rep["drainage_acres"],
+        rep=rep,
+    )
 
 
 def _served(
@@ -605,7 +696,7 @@ def _served(
     outlets: gpd.GeoDataFrame,
     cells: list[Any],
     dist: gpd.GeoDataFrame,
-) -> list[dict[str, Any]]:
+) -> list[controls.OutletService]:
     """Per outlet: its drainage (acres), kind, and the submitted basins (``got``) receiving its runoff or
     suiting it.
     """
@@ -637,7 +728,7 @@ def _served(
 def _basin_rep(
     outlets: gpd.GeoDataFrame,
     fringe: gpd.GeoDataFrame,
-    served: list[dict[str, Any]],
+    served: list[controls.OutletService],
     *,
     required: bool | None,
     reasons: list[str],
@@ -671,9 +762,7 @@ def _basin_rep(
     return rep
 
 
-def _basin_outlets(
-    c: _Ctx, flow: _Flow, pr: Requirement, dist: gpd.GeoDataFrame
-) -> tuple[gpd.GeoDataFrame, list[Any], gpd.GeoDataFrame]:
+def _basin_outlets(c: _Ctx, flow: _Flow, pr: Requirement, dist: gpd.GeoDataFrame) -> _Outlets:
     """The outlets needing their own trap or basin, their cells, and the fringe of smaller outlets."""
     thr = float(c.p.value("terrain", "channel_threshold_sqft"))
     trap, basin = (
@@ -700,7 +789,7 @@ def _basin_outlets(
     fringe = outlets[~keep]
     cells = [x for x, k in zip(cells, keep, strict=True) if k]
     outlets = outlets[keep].reset_index(drop=True)
-    return outlets, cells, fringe
+    return _Outlets(outlets, cells, fringe)
 
 
 def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) -> None:
@@ -738,7 +827,7 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
     _basin_submitted(c, pr, b, where)
 
 
-def _basin_where(outlets: gpd.GeoDataFrame, served: list[dict[str, Any]]) -> str:
+def _basin_where(outlets: gpd.GeoDataFrame, served: list[controls.OutletService]) -> str:
     """Each outlet as the findings name it: where (site CRS), its drainage (acres), the submitted basins."""
     at = {int(o): (float(g.x), float(g.y)) for o, g in zip(outlets["outlet"], outlets.geometry, strict=True)}
     where = "; ".join(
@@ -859,22 +948,27 @@ def _stockpiles(c: _Ctx, flow: _Flow, chan: gpd.GeoDataFrame | None) -> None:
     for r in rep:
         _pile_setback(c, r, setback, extra)
         if setback_pr is not None:
-            for f in r["near_upslope"]:
-                res.findings.append(
-                    c.finding(
-                        "stockpile_setback",
-                        "stockpile_setback_upslope",
-                        "info",
-                        f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which "
-                        "is not downslope of it (no setback required).",
-                        feature_ids=[r["id"]],
-                    )
-                )
+            _pile_upslope(c, r)
         if stab_pr is not None:
             _pile_stabilization(c, stab_pr, r)
     if fence_pr is None:
         return
     _pile_fences(c, flow, fences)
+
+
+def _pile_upslope(c: _Ctx, r: controls.PileReport) -> None:
+    """The features within the setback of pile ``r`` that are not downslope of it: information only."""
+    for f in r["near_upslope"]:
+        c.res.findings.append(
+            c.finding(
+                "stockpile_setback",
+                "stockpile_setback_upslope",
+                "info",
+                f"Stockpile {r['id']} is {f['distance_ft']:,.1f} ft from {_feature_name(f)}, which "
+                "is not downslope of it (no setback required).",
+                feature_ids=[r["id"]],
+            )
+        )
 
 
 def _setback_features(
@@ -893,7 +987,7 @@ def _setback_features(
     return features
 
 
-def _pile_setback(c: _Ctx, r: dict[str, Any], setback: float, extra: dict[Any, str]) -> None:
+def _pile_setback(c: _Ctx, r: controls.PileReport, setback: float, extra: dict[Any, str]) -> None:
     """Pile ``r``'s setback (``setback`` ft) from the roads and waters downslope of it; ``extra`` the BMPs
     the plan ties to each pile.
     """
@@ -939,7 +1033,7 @@ def _pile_setback(c: _Ctx, r: dict[str, Any], setback: float, extra: dict[Any, s
 
 
 def _pile_too_close(
-    c: _Ctx, setback_pr: Requirement, r: dict[str, Any], setback: float, *, name: str, more: Any
+    c: _Ctx, setback_pr: Requirement, r: controls.PileReport, setback: float, *, name: str, more: Any
 ) -> None:
     """Pile ``r`` closer than ``setback`` ft to ``name`` downslope: the inspector's decision when the plan
     says
@@ -1006,6 +1100,7 @@ def _pile_fences(c: _Ctx, flow: _Flow, fences: gpd.GeoDataFrame) -> None:
         )
         return
     tol = float(c.v("fence_cover_tolerance_ft"))
+    on_site = flow.on_site(c.site)
     missing = []
     for pid in sorted({py_scalar(p) for p in fences["pile_id"]}, key=str):
         need = fences[(fences["pile_id"] == pid) & (fences["length_ft"] > 0)].copy()
@@ -1014,7 +1109,7 @@ def _pile_fences(c: _Ctx, flow: _Flow, fences: gpd.GeoDataFrame) -> None:
             bmps,
             tol,
             min_gap_ft=float(c.v("stockpile_fence_min_gap_ft")),
-            flow=(flow.dem, flow.fg, c.site.mask_on(flow.dem, "site")),
+            flow=on_site,
             reach_ft=float(c.v("fence_intercept_reach_ft")),
         )
         covered = cov["gap_length_ft"] <= 0.0
@@ -1038,7 +1133,7 @@ def _pile_fences(c: _Ctx, flow: _Flow, fences: gpd.GeoDataFrame) -> None:
     )
 
 
-def _pile_measures(piles: gpd.GeoDataFrame, rep: list[dict[str, Any]], ft_per_unit: float) -> None:
+def _pile_measures(piles: gpd.GeoDataFrame, rep: list[controls.PileReport], ft_per_unit: float) -> None:
     """Each pile's own measures, for requirements written ``for_each`` pile (rules.registry.FEATURE_MEASURES):
     days, area, height, volume (the layer's volume_cy, else area x height), distance to the nearest
     feature downslope.
@@ -1059,7 +1154,7 @@ def _pile_measures(piles: gpd.GeoDataFrame, rep: list[dict[str, Any]], ft_per_un
         )
 
 
-def _pile_needs(c: _Ctx, q: Requirement | None, r: dict[str, Any]) -> bool | None:
+def _pile_needs(c: _Ctx, q: Requirement | None, r: controls.PileReport) -> bool | None:
     """Whether requirement ``q`` (written for each pile) applies to pile ``r`` (None: not decided)."""
     if q is None:
         return False
@@ -1067,7 +1162,7 @@ def _pile_needs(c: _Ctx, q: Requirement | None, r: dict[str, Any]) -> bool | Non
     return True if t is None else t.met
 
 
-def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any]) -> None:
+def _pile_stabilization(c: _Ctx, q: Requirement, r: controls.PileReport) -> None:
     """B(6)(e)-style: a pile that meets the requirement's conditions (kept over 30 days) has its stabilization
     in the plan: the pile's ``stabilization`` attribute, or a bmps feature of a stabilization type with its
     ``pile_id``.
@@ -1125,7 +1220,9 @@ def _pile_stabilization(c: _Ctx, q: Requirement, r: dict[str, Any]) -> None:
     )
 
 
-def _feature_name(f: dict[str, Any], among: list[dict[str, Any]] | None = None) -> str:
+def _feature_name(
+    f: controls.NearestFeature | controls.FeatureNear, among: list[controls.FeatureNear] | None = None
+) -> str:
     """A feature as the findings name it; a channel traced on the DEM also names the nearest drawn
     downslope feature of ``among`` (often the same creek, drawn).
     """
@@ -1308,22 +1405,7 @@ def _tracking(c: _Ctx) -> None:
         res.report["tracking"] = {"entrances": [], "why": "no roads layer"}
         return
     if drives is None:
-        res.report["tracking"] = {"entrances": [], "why": "no access_drives layer"}
-        touch = site.disturbed is not None and bool(
-            site.disturbed.buffer(1.0 / site.ft_per_unit).intersects(roads.geometry.union_all())
-        )
-        if touch:
-            res.findings.append(
-                c.finding(
-                    "tracking_pad",
-                    "tracking_pad",
-                    "not_assessed",
-                    "The disturbed area meets a road but no access_drives layer says where vehicles leave "
-                    "the site: each entrance "
-                    f"needs a tracking pad ({pr.citation}, DNR 1057).",
-                    required=True,
-                )
-            )
+        _tracking_without_drives(c, pr, roads)
         return
     step("placing tracking pads")
     rule = controls.PadRule(
@@ -1359,7 +1441,28 @@ def _tracking(c: _Ctx) -> None:
         )
 
 
-def _pad_message(e: dict[str, Any], kind: str) -> str:
+def _tracking_without_drives(c: _Ctx, pr: Requirement, roads: gpd.GeoDataFrame) -> None:
+    """No access_drives layer: where the disturbed area meets a road, the entrances are not assessed."""
+    site = c.site
+    c.res.report["tracking"] = {"entrances": [], "why": "no access_drives layer"}
+    touch = site.disturbed is not None and bool(
+        site.disturbed.buffer(1.0 / site.ft_per_unit).intersects(roads.geometry.union_all())
+    )
+    if touch:
+        c.res.findings.append(
+            c.finding(
+                "tracking_pad",
+                "tracking_pad",
+                "not_assessed",
+                "The disturbed area meets a road but no access_drives layer says where vehicles leave "
+                "the site: each entrance "
+                f"needs a tracking pad ({pr.citation}, DNR 1057).",
+                required=True,
+            )
+        )
+
+
+def _pad_message(e: controls.Entrance, kind: str) -> str:
     """What the plan's pad at one entrance is, against DNR 1057 as the requirement reads it."""
     where = f"Drive {e['drive_id']} onto {kind} road {e['road_id']}"
     need = (
@@ -1518,18 +1621,79 @@ def _dewatering(c: _Ctx) -> None:
     )
 
 
+class _Timing(NamedTuple):
+    """The disturbance polygons by when they are stabilized: too late (id, end, stabilized dates),
+    without a date to tell, and in time.
+    """
+
+    late: list[tuple[Any, Any, Any]]
+    undated: list[Any]
+    in_time: list[Any]
+
+
 def _inactive_stabilization(c: _Ctx) -> None:
     """B(6)(c)[1]-style: each disturbance polygon is stabilized within the requirement's days of its end
     (its ``stabilized`` date, or the install date of a stabilization bmps feature over it).
     """
-    site, res, bmps = c.site, c.res, c.bmps
     q = c.practice("inactive_stabilization")
-    dist = site.layer("disturbance")
+    dist = c.site.layer("disturbance")
     if q is None or dist is None or not len(dist):
         return
     days = int(q.param("days"))
+    late, undated, ok = _stabilization_timing(
+        dist, controls.bmps_of(c.bmps, tuple(c.v("stabilization_types"))), days
+    )
+    found: list[tuple[str, str, list[Any]]] = []  # status, message, the areas concerned
+    if late:
+        found.append(
+            (
+                "fail",
+                "Disturbed ground stabilized more than "
+                f"{days} days after its work ends: "
+                + "; ".join(
+                    f"area {f} ends {e.isoformat()}, stabilized {w.isoformat()} ({(w - e).days} days)"
+                    for f, e, w in late
+                )
+                + f" ({q.requires}).",
+                [f for f, _e, _w in late],
+            )
+        )
+    if undated:
+        found.append(
+            (
+                "not_assessed",
+                f"Disturbance area(s) {', '.join(map(str, undated))}: no end date or no stabilization date, "
+                "so whether the "
+                f"ground is stabilized within {days} days of going inactive cannot be told ({q.requires}).",
+                undated,
+            )
+        )
+    if ok and not late and not undated:
+        found.append(
+            (
+                "pass",
+                f"Every disturbance area is stabilized within {days} days of its end ({len(ok)} areas).",
+                [],
+            )
+        )
+    for status, message, ids in found:
+        c.res.findings.append(
+            c.finding(
+                "inactive_stabilization",
+                "inactive_stabilization_submitted",
+                status,
+                message,
+                required=True,
+                feature_ids=ids,
+            )
+        )
+
+
+def _stabilization_timing(dist: gpd.GeoDataFrame, stab: gpd.GeoDataFrame | None, days: int) -> _Timing:
+    """Each disturbance polygon of ``dist`` by whether it is stabilized within ``days`` days of its end
+    (``stab``: the plan's stabilization features).
+    """
     late, undated, ok = [], [], []
-    stab = controls.bmps_of(bmps, tuple(c.v("stabilization_types")))
     for i in range(len(dist)):
         fid = py_scalar(dist["id"].iloc[i]) if "id" in dist.columns else i + 1
         end = dist["end"].iloc[i] if "end" in dist.columns else None
@@ -1540,46 +1704,7 @@ def _inactive_stabilization(c: _Ctx) -> None:
             late.append((fid, end, when))
         else:
             ok.append(fid)
-    if late:
-        res.findings.append(
-            c.finding(
-                "inactive_stabilization",
-                "inactive_stabilization_submitted",
-                "fail",
-                "Disturbed ground stabilized more than "
-                f"{days} days after its work ends: "
-                + "; ".join(
-                    f"area {f} ends {e.isoformat()}, stabilized {w.isoformat()} ({(w - e).days} days)"
-                    for f, e, w in late
-                )
-                + f" ({q.requires}).",
-                required=True,
-                feature_ids=[f for f, _e, _w in late],
-            )
-        )
-    if undated:
-        res.findings.append(
-            c.finding(
-                "inactive_stabilization",
-                "inactive_stabilization_submitted",
-                "not_assessed",
-                f"Disturbance area(s) {', '.join(map(str, undated))}: no end date or no stabilization date, "
-                "so whether the "
-                f"ground is stabilized within {days} days of going inactive cannot be told ({q.requires}).",
-                required=True,
-                feature_ids=undated,
-            )
-        )
-    if ok and not late and not undated:
-        res.findings.append(
-            c.finding(
-                "inactive_stabilization",
-                "inactive_stabilization_submitted",
-                "pass",
-                f"Every disturbance area is stabilized within {days} days of its end ({len(ok)} areas).",
-                required=True,
-            )
-        )
+    return _Timing(late, undated, ok)
 
 
 def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None) -> Any:

@@ -10,7 +10,8 @@ of disturbance, along the site's low edge, does the edge fence's work: B(6)(c)[3
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 import numpy as np
 import shapely
@@ -21,11 +22,16 @@ from geosite.controls.fences import cells_polygon, slope_length_excess
 if TYPE_CHECKING:
     import geopandas as gpd
 
+    from geosite.grid import Dem
+    from geosite.hydrology import FlowGrid
+
 FENCE_TYPES = ("silt_fence", "straw_bales")
 #: DNR 1056's slope length above the submitted fences: one definition (:func:`slope_length_excess`, beside
 #: the rows that keep it), used by ``check`` here and by the proposal's rows and stand-ins
 __all__ = [
     "FENCE_TYPES",
+    "Coverage",
+    "SiteFlow",
     "bmps_of",
     "cells_polygon",
     "fence_coverage",
@@ -73,41 +79,108 @@ def gaps_along(required: Any, fences: Any, tol: float) -> list[Any]:
     return gaps
 
 
+class Coverage(TypedDict):
+    """How far the submitted fences cover the required ones (lengths in ft)."""
+
+    required_length_ft: float
+    covered_length_ft: float
+    gap_length_ft: float
+    #: the covered share of the required length (None when nothing is required)
+    covered_fraction: float | None
+    #: covered by a fence downslope rather than beside
+    intercepted_length_ft: float
+    submitted_fence_length_ft: float
+
+
+class SiteFlow(NamedTuple):
+    """Where runoff goes on the site: the DEM, its flow grid and the site's cells on the DEM's grid."""
+
+    dem: Dem
+    fg: FlowGrid
+    site_cells: np.ndarray
+
+
 def intercepted(
     line: Any,
     crs: Any,
-    flow: tuple[Any, Any, np.ndarray],
+    flow: SiteFlow | tuple[Any, Any, np.ndarray],
     fence_mask: np.ndarray,
     *,
     reach_ft: float,
     beyond_ft: float,
     required_dem: Any,
 ) -> list[tuple[float, float]]:
-    """The parts of ``line`` (in ``crs``) whose runoff meets a submitted fence (``fence_mask``: the DEM
-    cells within three quarters of a cell of one) on its D8 path within ``reach_ft``, more than
-    ``beyond_ft`` from every required line (``required_dem``, DEM CRS: a fence beside a required line is
-    the beside-the-line rule's, :func:`gaps_along`, so a gap keeps its measured length up to a fence's
-    end), before the path leaves the site (``flow`` = (dem, flow grid, the site's cells on it)). Sampled
-    about every DEM cell along the line; returns the intercepted stretches as (start, end) distances
-    along ``line``.
-    """
+    """The parts of ``line`` whose runoff meets a submitted fence on its way down.
 
+    Sampled about every DEM cell along the line, each point's D8 path is followed within ``reach_ft``
+    while it stays on the site; a path meets a fence in a ``fence_mask`` cell more than ``beyond_ft``
+    from every required line (a fence beside a required line is the beside-the-line rule's,
+    :func:`gaps_along`, so a gap keeps its measured length up to a fence's end).
+
+    Parameters
+    ----------
+    line : shapely.geometry.LineString
+        A stretch of required fence, in ``crs``.
+    crs : pyproj.CRS
+        The CRS of ``line``.
+    flow : SiteFlow
+        The DEM, its flow grid and the site's cells on it (runoff that leaves the site has passed every
+        fence of the plan).
+    fence_mask : numpy.ndarray
+        The DEM cells within three quarters of a cell of a submitted fence.
+    reach_ft : float
+        How far, ft, a path is followed downslope.
+    beyond_ft : float
+        A fence cell counts only this far, ft, or farther from every required line.
+    required_dem : shapely geometry
+        The required lines in the DEM's CRS.
+
+    Returns
+    -------
+    list of tuple of float
+        The intercepted stretches as (start, end) distances along ``line``, in ``crs`` units.
+    """
     from geosite.units import feet_per_crs_unit
 
-    dem, fg, site_cells = flow
+    dem = flow[0]
     step_ft = min(dem.cell_x_ft, dem.cell_y_ft)
     fpu = feet_per_crs_unit(crs, "required fence")
     n = max(int(np.ceil(line.length * fpu / step_ft)), 1)
     d = np.linspace(0.0, line.length, n + 1)
     pts = grid.geom_to_crs(shapely.multipoints(shapely.line_interpolate_point(line, d)), crs, dem.crs)
     xy = shapely.get_coordinates(pts)
-    x, y = xy[:, 0], xy[:, 1]
+    hit = _paths_meeting_fence(
+        SiteFlow(*flow),
+        xy[:, 0],
+        xy[:, 1],
+        fence_mask,
+        steps=int(np.ceil(reach_ft / step_ft)),
+        beyond_ft=beyond_ft,
+        required_dem=required_dem,
+    )
+    return _hit_stretches(hit, d, line.length)
+
+
+def _paths_meeting_fence(
+    flow: SiteFlow,
+    x: np.ndarray,
+    y: np.ndarray,
+    fence_mask: np.ndarray,
+    *,
+    steps: int,
+    beyond_ft: float,
+    required_dem: Any,
+) -> np.ndarray:
+    """Whether the D8 path from each point (x, y, DEM CRS) meets a ``fence_mask`` cell more than
+    ``beyond_ft`` ft from the required lines within ``steps`` cells, before it leaves the site.
+    """
+    dem, fg, site_cells = flow
     on = grid.inside_grid(dem, x, y)
     r, c = grid.rowcol(dem, x, y)
     hit = np.zeros(on.shape, bool)
     alive = on.copy()
     nr, nc = dem.shape
-    for _ in range(int(np.ceil(reach_ft / step_ft))):
+    for _ in range(steps):
         k = fg.directions[r, c].astype(np.int64)
         go = alive & (k >= 1) & (k <= 8)
         if not go.any():
@@ -124,7 +197,15 @@ def intercepted(
             meet[np.flatnonzero(meet)[~far]] = False
         hit |= meet
         alive = go & ~hit
+    return hit
+
+
+def _hit_stretches(hit: np.ndarray, d: np.ndarray, length: float) -> list[tuple[float, float]]:
+    """The runs of ``hit`` samples (at distances ``d`` along a line of ``length``, CRS units) as (start,
+    end) distances, each sample standing for half a spacing either side.
+    """
     parts = []
+    n = len(d) - 1
     half = 0.5 * (d[1] - d[0])
     k = 0
     while k <= n:
@@ -134,7 +215,7 @@ def intercepted(
         j = k
         while j + 1 <= n and hit[j + 1]:
             j += 1
-        parts.append((max(d[k] - half, 0.0), min(d[j] + half, line.length)))
+        parts.append((max(d[k] - half, 0.0), min(d[j] + half, length)))
         k = j + 1
     return parts
 
@@ -145,21 +226,39 @@ def fence_coverage(
     tolerance_ft: float = 10.0,
     min_gap_ft: float = 1.0,
     *,
-    flow: tuple[Any, Any, np.ndarray] | None = None,
+    flow: SiteFlow | tuple[Any, Any, np.ndarray] | None = None,
     reach_ft: float = 50.0,
-) -> tuple[dict[str, Any], gpd.GeoDataFrame]:
+) -> tuple[Coverage, gpd.GeoDataFrame]:
     """Coverage of the required fence lines by submitted fences.
 
-    ``flow`` = (dem, flow grid, the site's cells on it): a stretch no fence runs beside is covered too
-    where its runoff meets a submitted fence within ``reach_ft`` downslope on the site
-    (:func:`intercepted`).
+    Parameters
+    ----------
+    required : geopandas.GeoDataFrame
+        The required fence lines (any projected CRS), with ``side`` and ``polygon_id`` when known.
+    bmps : geopandas.GeoDataFrame or None
+        The submitted ``bmps`` layer (its ``silt_fence`` and ``straw_bales`` lines count).
+    tolerance_ft : float
+        A submitted fence within this distance, ft, of a required line runs beside it.
+    min_gap_ft : float
+        Gaps shorter than this, ft, are ignored.
+    flow : SiteFlow or None
+        The DEM, its flow grid and the site's cells on it: a stretch no fence runs beside is covered too
+        where its runoff meets a submitted fence within ``reach_ft`` downslope on the site
+        (:func:`intercepted`).
+    reach_ft : float
+        How far downslope, ft, a submitted fence may catch a stretch's runoff.
 
-    Returns (summary, gaps): ``required_length_ft``, ``covered_length_ft``, ``gap_length_ft``,
-    ``covered_fraction``, ``intercepted_length_ft`` (covered by a fence downslope rather than beside);
-    gaps as lines (``required``'s CRS) with ``side``, ``polygon_id`` when present, and ``length_ft``.
+    Returns
+    -------
+    summary : Coverage
+        ``required_length_ft``, ``covered_length_ft``, ``gap_length_ft``, ``covered_fraction``,
+        ``intercepted_length_ft`` (covered by a fence downslope rather than beside) and
+        ``submitted_fence_length_ft``, all ft but the fraction.
+    gaps : geopandas.GeoDataFrame
+        The gaps as lines (``required``'s CRS) with ``side``, ``polygon_id`` when present, and
+        ``length_ft``.
     """
     import geopandas as gpd
-    from shapely.ops import substring
 
     from geosite.units import feet_per_crs_unit
 
@@ -167,39 +266,22 @@ def fence_coverage(
     fpu = feet_per_crs_unit(crs, "required fence")
     fences = bmps_of(bmps, FENCE_TYPES)
     fence_u = grid.to_crs(fences, crs).geometry.union_all() if fences is not None and len(fences) else None
-    tol = tolerance_ft / fpu
+    catch = (
+        _Catch.of(required, fence_u, SiteFlow(*flow), reach_ft=reach_ft, beside_ft=tolerance_ft)
+        if flow is not None and fence_u is not None
+        else None
+    )
     rows: dict[str, list[Any]] = {"side": [], "polygon_id": [], "geometry": []}
     req_len = 0.0
     caught_ft = 0.0
-    fence_mask = required_dem = None
-    if flow is not None and fence_u is not None:
-        dem = flow[0]
-        fence_dem = grid.geom_to_crs(fence_u, crs, dem.crs)
-        fence_mask = grid.rasterize(
-            fence_dem.buffer(0.75 * min(abs(dem.transform.a), abs(dem.transform.e))), dem.shape, dem.transform
-        )
-        required_dem = grid.geom_to_crs(shapely.union_all(required.geometry.values), crs, dem.crs)
     for i in range(len(required)):
         g = required.geometry.iloc[i]
         req_len += g.length * fpu
-        for part in gaps_along(g, fence_u, tol):
+        for part in gaps_along(g, fence_u, tolerance_ft / fpu):
             pieces = [part]
-            if fence_mask is not None and flow is not None and part.length * fpu >= min_gap_ft:
-                caught = intercepted(
-                    part,
-                    crs,
-                    flow,
-                    fence_mask,
-                    reach_ft=reach_ft,
-                    beyond_ft=tolerance_ft,
-                    required_dem=required_dem,
-                )
-                caught_ft += sum(b - a for a, b in caught) * fpu
-                pieces, pos = [], 0.0
-                for a, b in caught + [(part.length, part.length)]:
-                    if a > pos:
-                        pieces.append(substring(part, pos, a))
-                    pos = max(pos, b)
+            if catch is not None and part.length * fpu >= min_gap_ft:
+                pieces, caught = catch.uncaught(part, crs)
+                caught_ft += caught * fpu
             for piece in pieces:
                 if piece.length * fpu < min_gap_ft:
                     continue
@@ -210,18 +292,87 @@ def fence_coverage(
                 rows["geometry"].append(piece)
     gaps = gpd.GeoDataFrame(rows, geometry="geometry", crs=crs)
     gaps["length_ft"] = gaps.geometry.length * fpu
-    gap_len = float(gaps["length_ft"].sum())
-    summary = {
+    submitted_ft = float(fences.geometry.length.sum() * fpu) if fences is not None and len(fences) else 0.0
+    return _coverage_summary(req_len, float(gaps["length_ft"].sum()), caught_ft, submitted_ft), gaps
+
+
+@dataclass(frozen=True)
+class _Catch:
+    """The submitted fences as the flow meets them: the DEM cells near a fence and the required lines (DEM
+    CRS), for :func:`intercepted`.
+    """
+
+    flow: SiteFlow
+    fence_mask: np.ndarray
+    required_dem: Any
+    reach_ft: float
+    beside_ft: float
+
+    @classmethod
+    def of(
+        cls, required: gpd.GeoDataFrame, fence_u: Any, flow: SiteFlow, *, reach_ft: float, beside_ft: float
+    ) -> _Catch:
+        """The catch of the fences ``fence_u`` (``required``'s CRS) below the ``required`` lines.
+
+        Parameters
+        ----------
+        required : geopandas.GeoDataFrame
+            The required fence lines.
+        fence_u : shapely geometry
+            The submitted fences, in ``required``'s CRS.
+        flow : SiteFlow
+            The DEM, its flow grid and the site's cells on it.
+        reach_ft : float
+            How far downslope, ft, a fence may catch a stretch's runoff.
+        beside_ft : float
+            A fence within this distance, ft, of a required line runs beside it (not below it).
+
+        Returns
+        -------
+        _Catch
+            The fence cells and the required lines on the DEM.
+        """
+        dem, crs = flow.dem, required.crs
+        fence_dem = grid.geom_to_crs(fence_u, crs, dem.crs)
+        fence_mask = grid.rasterize(
+            fence_dem.buffer(0.75 * min(abs(dem.transform.a), abs(dem.transform.e))), dem.shape, dem.transform
+        )
+        required_dem = grid.geom_to_crs(shapely.union_all(required.geometry.values), crs, dem.crs)
+        return cls(flow, fence_mask, required_dem, reach_ft, beside_ft)
+
+    def uncaught(self, part: Any, crs: Any) -> tuple[list[Any], float]:
+        """The pieces of the gap ``part`` (in ``crs``) whose runoff no fence below catches, and the length
+        caught (``crs`` units).
+        """
+        from shapely.ops import substring
+
+        caught = intercepted(
+            part,
+            crs,
+            self.flow,
+            self.fence_mask,
+            reach_ft=self.reach_ft,
+            beyond_ft=self.beside_ft,
+            required_dem=self.required_dem,
+        )
+        pieces, pos = [], 0.0
+        for a, b in caught + [(part.length, part.length)]:
+            if a > pos:
+                pieces.append(substring(part, pos, a))
+            pos = max(pos, b)
+        return pieces, sum(b - a for a, b in caught)
+
+
+def _coverage_summary(req_len: float, gap_len: float, caught_ft: float, submitted_ft: float) -> Coverage:
+    """The coverage summary from the required, gap, intercepted and submitted lengths (ft)."""
+    return {
         "required_length_ft": req_len,
         "covered_length_ft": max(req_len - gap_len, 0.0),
         "gap_length_ft": gap_len,
         "covered_fraction": (1.0 - gap_len / req_len) if req_len > 0 else None,
         "intercepted_length_ft": caught_ft,
-        "submitted_fence_length_ft": float(fences.geometry.length.sum() * fpu)
-        if fences is not None and len(fences)
-        else 0.0,
+        "submitted_fence_length_ft": submitted_ft,
     }
-    return summary, gaps
 
 
 def protected(

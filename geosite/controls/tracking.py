@@ -11,7 +11,7 @@ through the pad. Geometry (centre lines, cross cuts) is shapely's; only the samp
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import shapely
@@ -38,19 +38,53 @@ class PadRule:
     search_ft: float
 
 
+class Entrance(TypedDict):
+    """One entrance (an access drive meets a road) and the pad it needs and has (lengths in ft)."""
+
+    drive_id: Any
+    road_id: Any
+    #: the road's ``public`` attribute (None when the road does not say)
+    road_public: bool | None
+    x: float
+    y: float
+    drive_width_ft: float
+    #: the standard's length, or the drive's own length from the road where it is shorter
+    required_length_ft: float
+    #: declared on the drive
+    pad_length_ft: float | None
+    #: the submitted pad measured along and across the drive
+    drawn_pad_length_ft: float | None
+    drawn_pad_width_ft: float | None
+    #: True when a declared or drawn pad is long and wide enough
+    submitted_pad: bool
+
+
 def tracking_pads(
     drives: gpd.GeoDataFrame, roads: gpd.GeoDataFrame, rule: PadRule, bmps: gpd.GeoDataFrame | None = None
-) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame]:
+) -> tuple[list[Entrance], gpd.GeoDataFrame]:
     """Entrances (an access drive meets a road) and the tracking pad each needs (B(3), DNR 1057).
+
+    Parameters
+    ----------
+    drives : geopandas.GeoDataFrame
+        The access drives (lines or polygons, with ``id`` and ``width_ft`` where known), any projected CRS.
+    roads : geopandas.GeoDataFrame
+        The roads (with ``id`` and ``public`` where known), any projected CRS.
+    rule : PadRule
+        What a pad must be (lengths in ft).
+    bmps : geopandas.GeoDataFrame or None
+        The submitted ``bmps`` layer (its ``tracking_pad`` features are the drawn pads).
 
     Returns
     -------
-    (entrances, pads) : per entrance ``drive_id``, ``road_id``, ``road_public`` (None when the road does
-        not say), ``x``, ``y``, ``drive_width_ft``, ``required_length_ft`` (the standard's length, or the
-        drive's own length from the road where it is shorter), ``pad_length_ft`` (declared on the drive),
+    entrances : list of Entrance
+        Per entrance ``drive_id``, ``road_id``, ``road_public`` (None when the road does not say), ``x``,
+        ``y``, ``drive_width_ft``, ``required_length_ft`` (the standard's length, or the drive's own length
+        from the road where it is shorter), ``pad_length_ft`` (declared on the drive),
         ``drawn_pad_length_ft`` and ``drawn_pad_width_ft`` (the submitted pad measured along and across the
-        drive), ``submitted_pad`` (True when a declared or drawn pad is long and wide enough); the proposed
-        pads as polygons (the drives' CRS) with ``drive_id``, ``length_ft`` and ``width_ft``.
+        drive), ``submitted_pad`` (True when a declared or drawn pad is long and wide enough).
+    pads : geopandas.GeoDataFrame
+        The proposed pads as polygons (the drives' CRS) with ``drive_id``, ``length_ft`` and ``width_ft``.
     """
     import geopandas as gpd
 
@@ -62,7 +96,8 @@ def tracking_pads(
     drawn = None
     if bmps is not None and "type" in bmps.columns:
         drawn = grid.to_crs(bmps[bmps["type"].astype(str).str.lower() == "tracking_pad"], crs)
-    entrances, rows = [], []
+    entrances: list[Entrance] = []
+    rows = []
     for i in range(len(drives)):
         g = drives.geometry.iloc[i]
         met = roads[
@@ -96,7 +131,7 @@ def _entrance(
     *,
     rule: PadRule,
     drawn: gpd.GeoDataFrame | None,
-) -> tuple[dict[str, Any], Any]:
+) -> tuple[Entrance, Any]:
     g = drives.geometry.iloc[i]
     j = next((j for j in range(len(roads)) if roads.geometry.iloc[j].distance(g) <= 1.0 / fpu), None)
     public = roads["public"].iloc[j] if j is not None and "public" in roads.columns else None
@@ -118,7 +153,7 @@ def _entrance(
     ok_drawn = (
         along is not None and along >= need_ft - 0.5 and across is not None and across >= width_ft - 0.5
     )
-    e = {
+    e: Entrance = {
         "drive_id": py_scalar(drives["id"].iloc[i]) if "id" in drives.columns else i + 1,
         "road_id": py_scalar(roads["id"].iloc[j]) if j is not None and "id" in roads.columns else None,
         "road_public": None if public is None else bool(public),
