@@ -584,15 +584,8 @@ def _rows_on_contours(
     tol = straighten_ft / sub.ft_per_unit
     heights: set[float] = set()  # one row a height: fronts whose lowest point is shared give one line
     for level in range(1, math.floor(top) + 1):
-        front: list[np.ndarray] = [np.asarray(ln) for ln in gen.lines(float(level)) if len(ln) >= 2]
-        if not front:
-            continue
-        pts: np.ndarray = np.concatenate(front)
-        z_front = _bilinear(filled, sub, pts[:, 0], pts[:, 1])
-        if not np.isfinite(z_front).any():
-            continue
-        zk = float(np.nanmin(z_front))
-        if zk in heights:
+        zk = _front_height(gen, level, filled, sub)
+        if zk is None or zk in heights:
             continue
         heights.add(zk)
         for ln in zgen.lines(zk):
@@ -607,6 +600,18 @@ def _rows_on_contours(
                 if np.isfinite(dd).any() and np.nanmax(dd) >= level - 0.5:
                     out.append(g.simplify(tol) if tol > 0 else g)
     return out
+
+
+def _front_height(gen: Any, level: int, filled: np.ndarray, sub: Dem) -> float | None:
+    """The lowest filled height (ft) along the front where the slope-length ratio reaches ``level``
+    (``gen``: contourpy's generator of that ratio); None where there is no such front on the DEM.
+    """
+    front = [np.asarray(ln) for ln in gen.lines(float(level)) if len(ln) >= 2]
+    if not front:
+        return None
+    pts = np.concatenate(front)
+    z_front = _bilinear(filled, sub, pts[:, 0], pts[:, 1])
+    return float(np.nanmin(z_front)) if np.isfinite(z_front).any() else None
 
 
 def _bilinear(a: np.ndarray, dem: Dem, x: np.ndarray, y: np.ndarray) -> np.ndarray:
