@@ -1623,12 +1623,14 @@ def _dewatering(c: _Ctx) -> None:
 
 class _Timing(NamedTuple):
     """The disturbance polygons by when they are stabilized: too late (id, end, stabilized dates),
-    without a date to tell, and in time.
+    without a date to tell, in time, and dated stabilized before their work ends (id, end, date: a date
+    that cannot be the stabilization of ground gone inactive).
     """
 
     late: list[tuple[Any, Any, Any]]
     undated: list[Any]
     in_time: list[Any]
+    early: list[tuple[Any, Any, Any]]
 
 
 def _inactive_stabilization(c: _Ctx) -> None:
@@ -1640,10 +1642,23 @@ def _inactive_stabilization(c: _Ctx) -> None:
     if q is None or dist is None or not len(dist):
         return
     days = int(q.param("days"))
-    late, undated, ok = _stabilization_timing(
+    late, undated, ok, early = _stabilization_timing(
         dist, controls.bmps_of(c.bmps, tuple(c.v("stabilization_types"))), days
     )
     found: list[tuple[str, str, list[Any]]] = []  # status, message, the areas concerned
+    if early:
+        found.append(
+            (
+                "fail",
+                "Disturbed ground dated stabilized before its work ends, so the plan shows no stabilization "
+                f"within {days} days of the ground going inactive: "
+                + "; ".join(
+                    f"area {f} ends {e.isoformat()}, 'stabilized' {w.isoformat()}" for f, e, w in early
+                )
+                + f" ({q.requires}).",
+                [f for f, _e, _w in early],
+            )
+        )
     if late:
         found.append(
             (
@@ -1668,7 +1683,7 @@ def _inactive_stabilization(c: _Ctx) -> None:
                 undated,
             )
         )
-    if ok and not late and not undated:
+    if ok and not late and not undated and not early:
         found.append(
             (
                 "pass",
@@ -1693,23 +1708,27 @@ def _stabilization_timing(dist: gpd.GeoDataFrame, stab: gpd.GeoDataFrame | None,
     """Each disturbance polygon of ``dist`` by whether it is stabilized within ``days`` days of its end
     (``stab``: the plan's stabilization features).
     """
-    late, undated, ok = [], [], []
+    timing = _Timing([], [], [], [])
     for i in range(len(dist)):
         fid = py_scalar(dist["id"].iloc[i]) if "id" in dist.columns else i + 1
         end = dist["end"].iloc[i] if "end" in dist.columns else None
-        when = _stabilized_on(dist, i, stab)
+        when = _stabilized_on(dist, i, stab, end)
         if end is None or when is None:
-            undated.append(fid)
+            timing.undated.append(fid)
+        elif when < end:
+            timing.early.append((fid, end, when))
         elif (when - end).days > days:
-            late.append((fid, end, when))
+            timing.late.append((fid, end, when))
         else:
-            ok.append(fid)
-    return _Timing(late, undated, ok)
+            timing.in_time.append(fid)
+    return timing
 
 
-def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None) -> Any:
+def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None, end: Any) -> Any:
     """The date disturbance polygon ``i`` is stabilized: its ``stabilized`` attribute, else the latest install
-    date of stabilization features covering most of it (None when the plan gives none).
+    date of stabilization features covering most of it installed on or after its ``end`` (mulch laid
+    while the ground is worked controls erosion then; it is not the stabilization of ground gone
+    inactive); None when the plan gives none.
     """
     v = dist["stabilized"].iloc[i] if "stabilized" in dist.columns else None
     if v is not None:
@@ -1720,7 +1739,10 @@ def _stabilized_on(dist: gpd.GeoDataFrame, i: int, stab: gpd.GeoDataFrame | None
     over = [
         d
         for d, s in zip(stab["install"], stab.geometry, strict=True)
-        if d is not None and s.geom_type.endswith("Polygon") and s.intersection(g).area >= 0.5 * g.area
+        if d is not None
+        and (end is None or d >= end)
+        and s.geom_type.endswith("Polygon")
+        and s.intersection(g).area >= 0.5 * g.area
     ]
     return max(over) if over else None
 
