@@ -132,7 +132,7 @@ def _plan_layers(result: Any) -> dict[str, gpd.GeoDataFrame]:
     layers = {n: g for n, g in site.layers.items() if n not in ("bmps", "disturbance", "contours")}
     layers["disturbance"] = disturbance
     if "stockpiles" in layers:
-        layers["stockpiles"] = _piles(result, layers["stockpiles"], bmps)
+        layers["stockpiles"] = _piles(result, layers["stockpiles"])
     if result.layers.get("contours") is not None:
         layers["contours"] = result.layers["contours"][["elevation_ft", "index", "geometry"]]
     layers["bmps"] = bmps
@@ -453,10 +453,10 @@ def _dewatering(result: Any, basins: gpd.GeoDataFrame | None) -> list[dict[str, 
     ]
 
 
-def _piles(result: Any, piles: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+def _piles(result: Any, piles: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     """The stockpiles as the plan gives them: a pile closer to a downslope feature than the setback,
-    whose site gives no ``setback_reason``, says that geosite kept it where the site places it and what
-    more the plan does there (its bmps with its ``pile_id``), for the inspector's decision.
+    whose site gives no ``setback_reason``, says that geosite kept it where the site places it; what more
+    the plan does there is drawn, not written: its bmps features carry the pile's ``pile_id``.
     """
     piles = piles.copy()
     rep = {r["id"]: r for r in result.report.get("stockpiles") or [] if isinstance(r, dict)}
@@ -473,10 +473,6 @@ def _piles(result: Any, piles: gpd.GeoDataFrame, bmps: gpd.GeoDataFrame) -> gpd.
                 "downslope feature): "
                 "geosite does not move piles; the designer states why the setback is not possible here"
             )
-        if not _text(piles["extra_bmps"].iloc[i]):
-            mine = bmps[bmps["pile_id"] == py_scalar(pid)] if "pile_id" in bmps.columns else bmps.iloc[0:0]
-            what = ", ".join(sorted({str(p) for p in mine["practice"]})) if len(mine) else ""
-            piles.loc[piles.index[i], "extra_bmps"] = what or "silt fence along the downslope side (DNR 1056)"
     return piles
 
 

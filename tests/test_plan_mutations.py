@@ -62,12 +62,6 @@ EDGE_FENCE = ("silt_fence",)
 #: check refused the submission (an InputError naming the problem): not a pass either
 REFUSED = "refused"
 #: known bugs in check, each case xfailed (strict) until the lead fixes it
-PILE_TEXT_BUG = (
-    "B(6)(e): a pile 15 ft from the downslope road stays the inspector's decision after every bmps feature "
-    "with its pile_id is gone: controls/stage.py _pile_setback takes the pile's extra_bmps text first "
-    "(r['extra_bmps'] or extra.get(id)), and plan_folder._piles wrote that text as a copy of the bmps' "
-    "practices, so it still names the removed fence and mulch"
-)
 REMOVAL_BUG = (
     "B(6)(f): bmp_removal is applied as a provision only (info); nothing compares each bmps feature's "
     "remove date with the stabilized date of the ground it serves, though the reading says it is shown "
@@ -309,7 +303,6 @@ CASES = [
         "no_bmps_at_the_pile",
         drop(pile=True),
         "stockpile_setback",
-        bug=PILE_TEXT_BUG,
         own="inspector_decision",
     ),
     Case(

@@ -1013,7 +1013,8 @@ def _pile_setback(c: _Ctx, r: controls.PileReport, setback: float, extra: dict[A
                 )
             )
     elif r["violation"] and _pile_needs(c, setback_pr, r) is not False:
-        _pile_too_close(c, setback_pr, r, setback, name=name, more=r["extra_bmps"] or extra.get(r["id"]))
+        more = _pile_extras(text=r["extra_bmps"], drawn=extra.get(r["id"]))
+        _pile_too_close(c, setback_pr, r, setback, name=name, more=more)
     else:
         res.findings.append(
             c.finding(
@@ -1065,8 +1066,16 @@ def _pile_too_close(
         )
         return
     lack = "why it is not possible (the pile's setback_reason)" if not reason else ""
+    told = r["extra_bmps"] and c.bmps is not None
     lack += (" and " if lack and not more else "") + (
-        "what more it does there (extra_bmps)" if not more else ""
+        (
+            f'what more it does there (its extra_bmps says "{r["extra_bmps"]}", but no bmps feature carries '
+            "the pile's pile_id)"
+            if told
+            else "what more it does there (extra_bmps)"
+        )
+        if not more
+        else ""
     )
     c.res.findings.append(
         c.finding(
@@ -1231,6 +1240,14 @@ def _feature_name(
     drawn = next((g for g in among or [] if g["downslope"] and g["layer"] != controls.DEM_CHANNELS), None)
     also = f"; {drawn['layer']} {drawn['id']} is {drawn['distance_ft']:,.1f} ft away" if drawn else ""
     return f"drainage channel {f['id']} (traced on the DEM{also})"
+
+
+def _pile_extras(*, text: str | None, drawn: str | None) -> str | None:
+    """What more a plan does at a pile closer than the setback: what it says (the pile's ``extra_bmps``
+    ``text``, which may name what no layer draws, a tarp) and what it draws for the pile (``drawn``:
+    bmps features with its ``pile_id``); None when it does neither.
+    """
+    return "; ".join(v for v in (drawn, text) if v) or None
 
 
 def _extra_bmps(bmps: gpd.GeoDataFrame | None) -> dict[Any, str]:
