@@ -71,6 +71,9 @@ HOOK_BUG = (
     "DNR 1056 (the filter_fence practice's hooks = true): controls/stage.py _fence_submitted judges the "
     "downslope, sideslope and channel sides only, never the 'hook' stretches analyze places, so a plan "
     "without its fence ends turned upslope passes"
+    " (left open: judging a submitted fence's ends needs the ends of the submitted runs judged on the DEM,"
+    " not geosite's own hook positions, which fail valid layouts such as Lot 7's fence turned up at its"
+    " west end)"
 )
 
 
