@@ -97,7 +97,10 @@ def analyze(
         check_scale(scale_ft)
         if sheet != "auto":
             parse_sheet(sheet)
-    with steps:
+    from geosite.maps.worker import map_worker
+
+    # the sheets are drawn in a worker process started now: it loads matplotlib while the site is measured
+    with map_worker(enabled=not no_maps) as worker, steps:
         steps("loading and validating the site")
         site = load_site(
             site_dir,
@@ -116,7 +119,13 @@ def analyze(
         result = run_analysis(site, step=steps)
         steps("writing outputs" + ("" if no_maps else " and plan maps"))
         files = write_outputs(
-            result, out, overwrite=overwrite, maps=not no_maps, sheet=sheet, scale_ft=scale_ft
+            result,
+            out,
+            overwrite=overwrite,
+            maps=not no_maps,
+            sheet=sheet,
+            scale_ft=scale_ft,
+            map_worker=worker,
         )
     if not quiet:
         r = result.report

@@ -4,6 +4,7 @@ the panel layout, and the render loop that writes PDF (print master) and PNG pre
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from typing import Any
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import shapely
 from matplotlib import rc_context
 from shapely.geometry import box
@@ -194,16 +196,32 @@ class MapContext:
 
     def convergence_deg(self) -> float | None:
         """Angle between grid north and true north at the site centre, degrees (pyproj), or None."""
-        try:
-            from pyproj import Proj, Transformer
+        c = self.site.boundary.centroid
+        return _convergence_deg(self.site.crs, c.x, c.y)
 
-            c = self.site.boundary.centroid
-            lon, lat = Transformer.from_crs(self.site.crs, "EPSG:4326", always_xy=True).transform(c.x, c.y)
-            f = Proj(self.site.crs).get_factors(lon, lat)
-            v = float(f.meridian_convergence)
-            return v if math.isfinite(v) else None
-        except Exception:  # a note on the sheet, never a reason to fail
-            return None
+
+@functools.lru_cache(maxsize=16)
+def _lon_lat(crs: Any, x: float, y: float) -> tuple[float, float]:
+    """(longitude, latitude) in degrees (WGS 84) of (x, y) in the pyproj CRS ``crs``: every sheet of a
+    set asks for the site centre's, and a pyproj transformer takes a tenth of a second to make.
+    """
+    from pyproj import Transformer
+
+    lon, lat = Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform(x, y)
+    return float(lon), float(lat)
+
+
+@functools.lru_cache(maxsize=16)
+def _convergence_deg(crs: Any, x: float, y: float) -> float | None:
+    """Grid convergence at (x, y) in the pyproj CRS ``crs``, degrees; None where unknown."""
+    try:
+        from pyproj import Proj
+
+        lon, lat = _lon_lat(crs, x, y)
+        v = float(Proj(crs).get_factors(lon, lat).meridian_convergence)
+        return v if math.isfinite(v) else None
+    except Exception:  # a note on the sheet, never a reason to fail
+        return None
 
 
 def make_context(
@@ -301,9 +319,9 @@ def status_filter(gdf: gpd.GeoDataFrame | None, keep: Callable[[str], bool]) -> 
         return None
     if "status" not in gdf.columns:
         out = gdf if keep("existing") else gdf.iloc[0:0]
-    else:
-        st = gdf["status"].fillna("existing").astype(str).str.strip().str.lower()
-        out = gdf[st.map(keep).astype(bool)]
+    else:  # row by row in Python: a layer holds tens of rows, where pandas' string methods cost ms each
+        statuses = ("existing" if pd.isna(v) else str(v) for v in gdf["status"].to_numpy(dtype=object))
+        out = gdf[np.array([bool(keep(s.strip().lower())) for s in statuses], dtype=bool)]
     return out if len(out) else None
 
 
@@ -424,10 +442,8 @@ def _location_lines(ctx: MapContext) -> list[tuple[Any, str, str]]:
 
 def _location_caption(ctx: MapContext) -> str:
     """Where the site is: its centre in latitude and longitude, the village, the roads it fronts."""
-    from pyproj import Transformer
-
     c = ctx.site.boundary.centroid
-    lon, lat = Transformer.from_crs(ctx.site.crs, "EPSG:4326", always_xy=True).transform(c.x, c.y)
+    lon, lat = _lon_lat(ctx.site.crs, c.x, c.y)
     roads = ctx.site_layer("roads")
     near: list[str] = []
     if (
@@ -519,7 +535,7 @@ def _top_down(sheet: L.MapSheet, panel: Panel, size: float, dry: bool) -> None:
         probe = copy(sheet)
         probe.legend, probe.missing, probe.swatches = [], [], []
         probe.cursor = 0.1
-        probe.panel = _NullAxes()
+        probe.panel = L.NullAxes()
         _top_down_draw(probe, panel, size)
         sheet.cursor = probe.cursor
         return
@@ -556,16 +572,13 @@ def _top_down_draw(sheet: L.MapSheet, panel: Panel, size: float) -> None:
         L.panel_text(sheet, n, size=size, gid="provision")
 
 
-class _NullAxes:
-    """Stands in for the panel axes while measuring: accepts drawing calls, draws nothing."""
-
-    def __getattr__(self, name):
-        return lambda *a, **k: None
+#: A map's drawing function: draws on the sheet, returns its panel and extra title-block rows.
+DrawMap = Callable[[MapContext, L.MapSheet], tuple[Panel, list[tuple[str, str]]]]
 
 
 def render(
     ctx: MapContext,
-    draw: Callable[[MapContext, L.MapSheet], tuple[Panel, list[tuple[str, str]]]],
+    draw: DrawMap,
     out_path: str | Path | None,
     sheet_no: str,
     png_dpi: int | None = PNG_DPI,
@@ -583,7 +596,7 @@ def render(
     alias_core_fonts()
     while True:
         larger = auto and ctx.plan.sheet.size != "ARCH-D"
-        sheets = _draw_all(ctx, draw, sheet_no, give_up=larger)
+        sheets = _draw_all(ctx, draw, sheet_no) if not larger or _panels_fit(ctx, draw, sheet_no) else None
         overflow = sheets is None or any(s.notes and "overflows" in s.notes[-1] for s in sheets)
         if sheets is not None and not (overflow and larger):
             break
@@ -627,32 +640,48 @@ def _save(
     return written
 
 
-def _draw_all(ctx: MapContext, draw, sheet_no: str, give_up: bool = False) -> list[L.MapSheet] | None:
-    """Every tile of ``ctx.plan`` drawn, labelled and laid out. With ``give_up``, None as soon as a
-    tile's panel is known to overflow (before its labels are placed: a larger sheet will be tried).
+def _panels_fit(ctx: MapContext, draw: DrawMap, sheet_no: str) -> bool:
+    """Whether every tile's panel holds its legend, notes and title block on ``ctx.plan``'s sheet,
+    measured on probe sheets (:func:`geosite.maps.layout.probe_sheet`) before anything is drawn.
     """
+    for tile in ctx.plan.tiles:
+        sheet = L.probe_sheet(ctx.plan, tile, limit=ctx.extent)
+        if panel_overflows(sheet, _draw_tile(ctx, draw, sheet, sheet_no)):
+            return False
+    return True
+
+
+def _draw_tile(ctx: MapContext, draw: DrawMap, sheet: L.MapSheet, sheet_no: str) -> Panel:
+    """One tile's map drawn on ``sheet`` and its panel's fixed parts laid out (labels not yet placed);
+    returns what the map puts in its panel.
+    """
+    tile = sheet.tile
+    sheet.sheet_no = sheet_no
+    panel, extra_rows = draw(ctx, sheet)
+    if ctx.plan.tiled:
+        L.match_lines(sheet, ctx.plan)
+        extra_rows = extra_rows + [
+            (
+                "Sheet",
+                (
+                    f"{tile.number} of {len(ctx.plan.tiles)} of this map "
+                    f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))"
+                ),
+            )
+        ]
+    no = sheet_no if not ctx.plan.tiled else f"{sheet_no}-{tile.number}"
+    panel_fixed_parts(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
+    return panel
+
+
+def _draw_all(ctx: MapContext, draw: DrawMap, sheet_no: str) -> list[L.MapSheet]:
+    """Every tile of ``ctx.plan`` drawn, labelled and laid out."""
     sheets = []
     with rc_context(L.RC):
         for tile in ctx.plan.tiles:
             sheet = L.new_sheet(ctx.plan, tile, limit=ctx.extent)
             CoreFontCanvas(sheet.fig)  # text measured as the PDF sets it
-            no = sheet_no if not ctx.plan.tiled else f"{sheet_no}-{tile.number}"
-            sheet.sheet_no = sheet_no
-            panel, extra_rows = draw(ctx, sheet)
-            if ctx.plan.tiled:
-                L.match_lines(sheet, ctx.plan)
-                extra_rows = extra_rows + [
-                    (
-                        "Sheet",
-                        (
-                            f"{tile.number} of {len(ctx.plan.tiles)} of this map "
-                            f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))"
-                        ),
-                    )
-                ]
-            panel_fixed_parts(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
-            if give_up and panel_overflows(sheet, panel):
-                return None
+            panel = _draw_tile(ctx, draw, sheet, sheet_no)
             L.clip_map(sheet)  # nothing drawn beyond the site and its margin
             _place_labels(sheet, panel)
             sheet.heading = panel.heading

@@ -70,7 +70,7 @@ def request(
     **kw,
 ) -> None:
     """Ask for a label at (x, y) (data coordinates) on ``sheet``; placed by :func:`place`."""
-    if not text:
+    if not text or not sheet.drawing:  # a probe sheet places no labels
         return
     sheet.labels.append(
         Label(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import textwrap
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import shapely
@@ -91,6 +91,11 @@ class MapSheet:
     )
 
     @property
+    def drawing(self) -> bool:
+        """False on a probe sheet (:func:`probe_sheet`): what is drawn is only measured, never made."""
+        return not isinstance(self.ax, NullAxes)
+
+    @property
     def window(self):
         """The ground this sheet shows: its tile, cut to :attr:`limit` (nothing is drawn or labelled
         beyond).
@@ -153,6 +158,52 @@ def new_sheet(
         )
     )
     return MapSheet(fig, ax, panel, plan, tile, limit=limit)
+
+
+class NullAxes:
+    """Stands in for a figure or axes that is only measured: accepts every drawing call, draws nothing."""
+
+    def __getattr__(self, name: str) -> Any:
+        """A do-nothing callable for any method asked for.
+
+        Parameters
+        ----------
+        name : str
+            The method's name.
+
+        Returns
+        -------
+        callable
+            A function taking any arguments and returning None.
+        """
+        return _nothing
+
+
+def _nothing(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
+def probe_sheet(
+    plan: SheetPlan, tile: Tile, limit: tuple[float, float, float, float] | None = None
+) -> MapSheet:
+    """A sheet that measures without drawing (no figure): a map drawn on it fills its panel, legend
+    and notes as on a real sheet, so whether the panel overflows is known before anything is drawn.
+
+    Parameters
+    ----------
+    plan : SheetPlan
+        The sheet plan.
+    tile : Tile
+        This sheet's tile of it.
+    limit : tuple of float or None
+        The ground the map shows (xmin, ymin, xmax, ymax, CRS units); None: the whole tile.
+
+    Returns
+    -------
+    MapSheet
+        The probe sheet.
+    """
+    return MapSheet(cast(Figure, NullAxes()), NullAxes(), NullAxes(), plan, tile, limit=limit)
 
 
 def clip_map(sheet: MapSheet) -> None:
@@ -242,6 +293,8 @@ def draw_geoms(
     if clip_to_window:
         geoms = [g for g in geoms if g.intersects(win)]
     polys, lines, points = _split(geoms)
+    if not sheet.drawing:  # a probe: only the parts counted (before simplification)
+        return len(polys) + len(lines) + len(points)
     tol = PRINT_TOLERANCE_IN * sheet.plan.units_per_inch
     polys = [g for g in shapely.simplify(polys, tol, preserve_topology=True) if not g.is_empty]
     lines = list(shapely.simplify(lines, tol, preserve_topology=True))
@@ -377,6 +430,8 @@ def label_polygons(
     """A label for each feature's visible part: inside a polygon large enough on paper to hold it
     (else beside it, with a leader), along a line.
     """
+    if not sheet.drawing:  # a probe sheet places no labels
+        return
     win = sheet.window
     upi2 = sheet.plan.units_per_inch**2
     for geom, text in zip(gdf.geometry.values, texts, strict=True):
@@ -407,7 +462,7 @@ def draw_contours(
     on a white halo, at least once per visible piece at least 0.75 in long and then every
     ``label_every_in`` inches of paper. Returns the labels placed as (x, y, elevation_ft).
     """
-    if contours is None or len(contours) == 0:
+    if contours is None or len(contours) == 0 or not sheet.drawing:
         return []
     win = sheet.window
     upi = sheet.plan.units_per_inch
@@ -473,6 +528,8 @@ def draw_hillshade(sheet: MapSheet, dem, shade: np.ndarray, alpha: float = 0.35)
     """The shaded relief under the map: only the cells under the sheet's window, at most
     :data:`PRINT_DPI` of them per inch of paper (every k-th cell where the DEM is finer).
     """
+    if not sheet.drawing:
+        return
     inv = ~dem.transform
     xmin, ymin, xmax, ymax = sheet.tile.bounds
     c0, r0 = inv @ (xmin, ymax)
@@ -556,14 +613,51 @@ def panel_text(
 
 
 def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: str | None = None) -> None:
-    """One legend row: a swatch drawn as the map draws the layer, then its label."""
+    """One legend row: a swatch drawn as the map draws the layer, then its label.
+
+    Parameters
+    ----------
+    sheet : MapSheet
+        The sheet; the row goes at its panel's cursor, which moves down past it.
+    st : Style
+        The layer's style.
+    label : str
+        The legend text.
+    size : float
+        Text size, points.
+    edge : str or None
+        An edge colour other than the style's.
+    """
     p = sheet.panel
     ph = sheet.plan.sheet.panel[3]
     lh = max(0.17, size * 1.3 / 72)
     y = ph - sheet.cursor - lh / 2
-    x0, w, h = 0.12, 0.42, 0.11
-    ec = edge or st.edge
+    x0, w = 0.12, 0.42
+    if not isinstance(p, NullAxes):  # measuring the panel only: no swatch is made
+        _swatch(p, st, edge or st.edge, x0=x0, y=y, w=w)
+    pw = sheet.plan.sheet.panel[2]
+    lines = _wrap(label, pw - x0 - w - 0.2, size)
+    p.text(
+        x0 + w + 0.1,
+        y + lh / 2 - 0.02,
+        "\n".join(lines),
+        fontsize=max(size, MIN_PT),
+        va="top",
+        ha="left",
+        gid="legend",
+        linespacing=1.25,
+    )
+    sheet.legend.append(label)
+    sheet.swatches.append((label, st.kind, st.marker if st.kind == "point" else ""))
+    sheet.cursor += lh + (len(lines) - 1) * size * 1.25 / 72
+
+
+def _swatch(p: Any, st: Style, ec: str, *, x0: float, y: float, w: float) -> None:
+    """A legend swatch ``w`` inches wide from ``x0``, centred on ``y`` (panel inches), as the map draws
+    the layer: a patch, a line, an arrowhead or a marker.
+    """
     if st.kind == "polygon":
+        h = 0.11
         r = Rectangle(
             (x0, y - h / 2),
             w,
@@ -582,16 +676,8 @@ def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: 
     elif st.kind == "line":
         _line_swatch(p, st, ec=ec, x0=x0, y=y, w=w)
     elif st.extra.get("arrow_point"):  # a point drawn as an arrowhead on the map: the same arrowhead here
-        p.add_patch(
-            MplPolygon(
-                arrow_head(x0 + w / 2, y, -90.0, float(st.extra["arrow_point"]) / 72),
-                closed=True,
-                fc=st.face,
-                ec=ec,
-                lw=0.3,
-                gid="swatch-arrow",
-            )
-        )
+        head = arrow_head(x0 + w / 2, y, -90.0, float(st.extra["arrow_point"]) / 72)
+        p.add_patch(MplPolygon(head, closed=True, fc=st.face, ec=ec, lw=0.3, gid="swatch-arrow"))
     else:
         p.add_line(
             Line2D(
@@ -606,21 +692,6 @@ def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: 
                 gid="swatch-point",
             )
         )
-    pw = sheet.plan.sheet.panel[2]
-    lines = _wrap(label, pw - x0 - w - 0.2, size)
-    p.text(
-        x0 + w + 0.1,
-        y + lh / 2 - 0.02,
-        "\n".join(lines),
-        fontsize=max(size, MIN_PT),
-        va="top",
-        ha="left",
-        gid="legend",
-        linespacing=1.25,
-    )
-    sheet.legend.append(label)
-    sheet.swatches.append((label, st.kind, st.marker if st.kind == "point" else ""))
-    sheet.cursor += lh + (len(lines) - 1) * size * 1.25 / 72
 
 
 def _line_swatch(p, st: Style, *, ec: str, x0: float, y: float, w: float) -> None:

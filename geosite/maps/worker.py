@@ -1,0 +1,317 @@
+"""The plan maps drawn on a second core, beside the rest of a run.
+
+``geosite analyze`` starts a :class:`MapWorker` before it reads the site: a child process (forked, so
+it starts in milliseconds) that imports matplotlib and the sheets' code and warms their caches while
+the parent measures the site. When the analysis is done the parent sends it the result
+(:meth:`MapWorker.submit`) and goes on writing report.json, the GeoPackage and the DXF; the child draws
+the three sheets into the same temporary output folder. :meth:`PendingMaps.wait` collects the files the
+child wrote, or raises the error it met (the same exception, with the child's traceback as a note), so a
+failed sheet still fails the run, whose output folder is then never made (it is written atomically).
+
+The sheets are the same as drawn in one process: the child runs :func:`geosite.maps.render_plan_maps`
+on a copy of the same result. Where a copy cannot be made (a result that will not pickle), on one CPU,
+or where ``fork`` is not available, the sheets are drawn in the calling process as before.
+
+This module imports no matplotlib: the parent never loads it.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from geosite.errors import GeositeError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class MapJob:
+    """What the child draws: the analysis result, the folder and :func:`render_plan_maps` options.
+
+    Parameters
+    ----------
+    result : geosite.pipeline.AnalysisResult
+        The analysis whose sheets are drawn.
+    out_dir : pathlib.Path
+        The folder the sheets are written into (the run's temporary output folder).
+    options : dict of str to object
+        Keyword options of :func:`geosite.maps.render_plan_maps` (``sheet``, ``scale_ft`` in feet per
+        inch).
+    """
+
+    result: Any
+    out_dir: Path
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def _warm() -> None:
+    """Import what drawing and unpickling a result need, and fill the caches a first sheet fills: a
+    small sheet with text in each face, a hatch and a halo, written as PDF (to memory) and rasterised.
+    Nothing here changes what a sheet prints: only caches (fonts found and parsed, modules loaded).
+    """
+    import io
+
+    from matplotlib import patheffects, rc_context
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    import geosite.maps.planset  # every drawing module
+    import geosite.pipeline  # noqa: F401  # the classes an AnalysisResult unpickles into
+    from geosite.maps.layout import FONT, MONO, RC
+    from geosite.maps.printing import CoreFontCanvas, alias_core_fonts, preview_png
+
+    alias_core_fonts()
+    with rc_context(RC):
+        fig = Figure(figsize=(2, 1), dpi=100)
+        CoreFontCanvas(fig)
+        ax = fig.add_axes((0.1, 0.1, 0.8, 0.8))
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.add_patch(Rectangle((0.1, 0.1), 0.3, 0.3, hatch="//", fc="none", ec="k"))
+        halo = [patheffects.Stroke(linewidth=2, foreground="white")]
+        for k, (family, weight, style) in enumerate(
+            (
+                (FONT, "normal", "normal"),
+                (FONT, "bold", "normal"),
+                (FONT, "normal", "italic"),
+                (MONO, "normal", "normal"),
+            )
+        ):
+            kw: dict[str, Any] = {"family": family, "fontweight": weight, "style": style}
+            ax.text(0.5, 0.2 * k, "Warm 1.5 ft", path_effects=halo, **kw)
+            ax.text(0.5, 0.2 * k, "Warm 1.5 ft", **kw).get_window_extent()
+        pdf = io.BytesIO()
+        fig.savefig(pdf, format="pdf")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as td:
+        path = Path(td) / "warm.pdf"
+        path.write_bytes(pdf.getvalue())
+        preview_png(path, path.with_suffix(".png"), 10, fig)
+
+
+def _serve(conn: Any) -> None:
+    """The child: warm up, wait for one :class:`MapJob`, draw it, send back the files or the error."""
+    try:
+        _warm()
+    except Exception:  # warming is only a head start; the job says what really fails
+        log.debug("map worker warm-up failed", exc_info=True)
+    try:
+        job = conn.recv()
+    except (EOFError, OSError):
+        return  # the parent finished (or failed) without maps
+    if job is None:
+        return
+    gc.freeze()  # the result and the imports are kept to the end: never traversed again
+    gc.disable()  # a short-lived process: its few cycles are freed when it exits
+    from geosite.maps.planset import render_plan_maps
+
+    try:
+        files = render_plan_maps(job.result, job.out_dir, **job.options)
+        conn.send(("done", files))
+    except BaseException as exc:  # every failure goes back to the parent, which raises it
+        text = traceback.format_exc()
+        try:
+            conn.send(("failed", exc, text))
+        except Exception:  # an exception that will not pickle: its type and message
+            conn.send(("failed", None, text))
+
+
+class MapWorker:
+    """A child process, started early, that draws one plan set when :meth:`submit` sends it the result.
+
+    Use :func:`map_worker` (a context manager) rather than this class directly: it starts the worker
+    only where it can help, and always ends it.
+    """
+
+    def __init__(self) -> None:
+        import multiprocessing
+        import sys
+
+        mp = multiprocessing.get_context("fork")
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice, by both processes
+            stream.flush()
+        self._conn, child = mp.Pipe()
+        self._proc = mp.Process(target=_serve, args=(child,), name="geosite-maps", daemon=True)
+        self._proc.start()
+        child.close()
+        self._state = "idle"  # then "busy" (a job sent), "done" (its reply read)
+
+    def submit(self, result: Any, out_dir: Path, options: dict[str, Any]) -> bool:
+        """Send the child a job; False (and the child ended) when the result cannot be sent.
+
+        Parameters
+        ----------
+        result : geosite.pipeline.AnalysisResult
+            The analysis whose sheets are drawn.
+        out_dir : pathlib.Path
+            The folder the sheets are written into.
+        options : dict of str to object
+            Keyword options of :func:`geosite.maps.render_plan_maps`.
+
+        Returns
+        -------
+        bool
+            Whether the child has the job.
+        """
+        if self._state != "idle" or not self._proc.is_alive():
+            return False
+        try:
+            self._conn.send(MapJob(result, Path(out_dir), dict(options)))
+        except Exception as exc:  # pickled before anything is written: the pipe holds no partial job
+            log.debug("plan maps drawn in this process: the result could not be sent (%s)", exc)
+            self.close()
+            return False
+        self._state = "busy"
+        return True
+
+    def wait(self) -> list[Path]:
+        """The files the child wrote; raises the error it met.
+
+        Returns
+        -------
+        list of pathlib.Path
+            The sheets' PDF and PNG files, as :func:`geosite.maps.render_plan_maps` returns them.
+        """
+        try:
+            reply = self._conn.recv()
+        except (EOFError, OSError):
+            self._proc.join(timeout=5)
+            raise GeositeError(
+                f"the plan maps were not drawn: their worker process ended (exit code {self._proc.exitcode})"
+            ) from None
+        self._state = "done"
+        if reply[0] == "done":
+            return list(reply[1])
+        _, exc, text = reply
+        if isinstance(exc, BaseException):
+            exc.add_note("(raised drawing the plan maps, in their worker process:)\n" + text)
+            raise exc
+        raise GeositeError(f"the plan maps were not drawn:\n{text}")
+
+    def close(self) -> None:
+        """End the child: at once unless it has sent its reply (a run that failed, or drew no maps,
+        does not wait for it), else when it has exited.
+        """
+        if self._state != "done" and self._proc.is_alive():
+            self._proc.terminate()
+        try:
+            self._conn.close()
+        finally:
+            self._proc.join(timeout=5)
+            if self._proc.is_alive():
+                self._proc.kill()
+                self._proc.join()
+
+
+def _can_fork() -> bool:
+    """Whether a worker can help: ``fork`` exists and the process may run on two CPUs or more."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cpus >= 2
+
+
+@contextmanager
+def map_worker(enabled: bool = True) -> Iterator[MapWorker | None]:
+    """A :class:`MapWorker` started now, ended on leaving; None when disabled or it cannot help.
+
+    Parameters
+    ----------
+    enabled : bool
+        False (the run draws no maps): no worker.
+
+    Yields
+    ------
+    MapWorker or None
+        The worker to pass to :func:`start_plan_maps`.
+    """
+    worker = MapWorker() if enabled and _can_fork() else None
+    try:
+        yield worker
+    finally:
+        if worker is not None:
+            worker.close()
+
+
+@dataclass
+class PendingMaps:
+    """Plan maps being drawn: in a worker, or (``worker`` None) when :meth:`wait` is called.
+
+    Parameters
+    ----------
+    job : MapJob or None
+        The sheets to draw; None draws none.
+    worker : MapWorker or None
+        The worker drawing them; None draws them in this process.
+    """
+
+    job: MapJob | None
+    worker: MapWorker | None = None
+
+    def wait(self) -> list[Path]:
+        """The sheets' files, once written.
+
+        Returns
+        -------
+        list of pathlib.Path
+            The PDF and PNG files written (empty when no maps were asked for).
+        """
+        if self.job is None:
+            return []
+        if self.worker is not None:
+            return self.worker.wait()
+        from geosite.maps.planset import render_plan_maps
+
+        return render_plan_maps(self.job.result, self.job.out_dir, **self.job.options)
+
+    def cancel(self) -> None:
+        """Stop a worker still drawing (the run failed before :meth:`wait`): nothing more is written."""
+        if self.worker is not None:
+            self.worker.close()
+
+
+def start_plan_maps(
+    result: Any, out_dir: Path, *, enabled: bool = True, worker: MapWorker | None = None, **options: Any
+) -> PendingMaps:
+    """Begin drawing the plan maps into ``out_dir``: on ``worker`` when given (and the result can be
+    sent to it), else in this process when the result's :meth:`PendingMaps.wait` is called.
+
+    Parameters
+    ----------
+    result : geosite.pipeline.AnalysisResult
+        The analysis whose sheets are drawn.
+    out_dir : pathlib.Path
+        The folder the sheets are written into.
+    enabled : bool
+        False: no maps (:meth:`PendingMaps.wait` returns no files).
+    worker : MapWorker or None
+        A worker started by :func:`map_worker`.
+    **options : object
+        Keyword options of :func:`geosite.maps.render_plan_maps` (``sheet``, ``scale_ft`` in feet per
+        inch).
+
+    Returns
+    -------
+    PendingMaps
+        The sheets being drawn; :meth:`PendingMaps.wait` gives their files.
+    """
+    if not enabled:
+        return PendingMaps(None)
+    job = MapJob(result, Path(out_dir), dict(options))
+    if worker is not None and worker.submit(result, job.out_dir, job.options):
+        return PendingMaps(job, worker)
+    return PendingMaps(job)
+
+
+__all__ = ["MapJob", "MapWorker", "PendingMaps", "map_worker", "start_plan_maps"]
