@@ -113,7 +113,7 @@ def analyze(
             limits=limits,
         )
         if not no_maps:
-            from geosite.maps.common import check_sheet_count
+            from geosite.maps.sheets import check_sheet_count
 
             check_sheet_count(site, scale_ft, sheet)
         result = run_analysis(site, step=steps)

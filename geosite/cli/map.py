@@ -61,7 +61,7 @@ def map_cmd(ctx, *, site_dir, out, sheet, scale_ft, margin_ft, jurisdiction, no_
     with steps:
         steps("loading and validating the site")
         site = load_site(site_dir, jurisdiction=jurisdiction)
-        from geosite.maps.common import check_sheet_count
+        from geosite.maps.sheets import check_sheet_count
 
         check_sheet_count(
             site, scale_ft, sheet, margin_ft

@@ -30,7 +30,7 @@ from geosite.maps.printing import (
     core_texts,
     preview_png,
 )
-from geosite.maps.sheets import SheetPlan, check_scale, plan_sheets
+from geosite.maps.sheets import SheetPlan, check_margin, check_scale, map_extent, plan_sheets
 from geosite.maps.symbology import STYLES, Style
 
 log = logging.getLogger(__name__)
@@ -54,12 +54,27 @@ class Panel:
     location: bool = False  # a location map in the panel (the existing site map: A(1)(a) site location)
 
     def add(self, st: Style, label: str, edge: str | None = None) -> None:
+        """Add a legend row, unless one with this label is there already.
+
+        Parameters
+        ----------
+        st : Style
+            The layer's style (its swatch).
+        label : str
+            The legend text.
+        edge : str or None
+            An edge colour other than the style's.
+        """
         if label not in [e[1] for e in self.entries]:
             self.entries.append((st, label, edge))
 
 
 @dataclass
 class MapContext:
+    """What the maps of one site share: the site, its profile and derived layers, the scale (feet per
+    inch), the margin (feet), the sheet plan, and the DEM, contours and relief read once for all.
+    """
+
     site: Any
     profile: Any
     derived: dict[str, gpd.GeoDataFrame]
@@ -100,14 +115,17 @@ class MapContext:
 
     @property
     def upi(self) -> float:
+        """CRS units per paper inch."""
         return self.plan.units_per_inch
 
     @property
     def extent(self) -> tuple[float, float, float, float]:
+        """What the maps show: the site's bounding box and the margin around it (CRS units)."""
         return map_extent(self.site, self.margin_ft)
 
     @property
     def margin_area(self):
+        """The site and the ground within the map margin of it (a polygon, CRS units)."""
         return self.site.boundary.buffer(self.margin_ft / self.site.ft_per_unit, quad_segs=16)
 
     def layer(self, name: str) -> gpd.GeoDataFrame | None:
@@ -118,6 +136,18 @@ class MapContext:
         return gdf if gdf is not None and len(gdf) else None
 
     def site_layer(self, name: str) -> gpd.GeoDataFrame | None:
+        """The site's own layer ``name``; None when absent or empty.
+
+        Parameters
+        ----------
+        name : str
+            The layer's name (``roads``).
+
+        Returns
+        -------
+        geopandas.GeoDataFrame or None
+            The layer.
+        """
         gdf = self.site.layers.get(name)
         return gdf if gdf is not None and len(gdf) else None
 
@@ -276,40 +306,6 @@ def make_context(
     return ctx
 
 
-def map_extent(site, margin_ft: float) -> tuple[float, float, float, float]:
-    """The maps' extent (site CRS): the site's bounding box and ``margin_ft`` around it."""
-    xmin, ymin, xmax, ymax = site.boundary.bounds
-    m = margin_ft / site.ft_per_unit
-    return (xmin - m, ymin - m, xmax + m, ymax + m)
-
-
-def check_margin(margin_ft: Any) -> float:
-    """A map margin in feet: a finite number of at least 0, else :class:`~geosite.errors.InputError`."""
-    if not (isinstance(margin_ft, (int, float)) and margin_ft >= 0 and math.isfinite(margin_ft)):
-        raise InputError(f"map margin must be a non-negative number of feet, got {margin_ft!r}")
-    return float(margin_ft)
-
-
-def check_sheet_count(
-    site, scale_ft: float = 100.0, sheet: str = "auto", margin_ft: float | None = None
-) -> None:
-    """Refuse, before any work, a bad margin or a site whose plan maps would be tiled over more sheets
-    than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan
-    them.
-    """
-    from geosite.rules import load_profile
-
-    margin = (
-        site.map_margin_ft(site.profile or load_profile(site.jurisdiction))
-        if margin_ft is None
-        else margin_ft
-    )
-    plan = plan_sheets(map_extent(site, check_margin(margin)), check_scale(scale_ft), site.ft_per_unit, sheet)
-    site.limits.check_sheet_tiles(
-        f"site {site.root or site.name}", len(plan.tiles), plan.sheet.label, scale_ft
-    )
-
-
 # ------------------------------------------------------------------------------------------ shared parts
 
 
@@ -326,6 +322,19 @@ def status_filter(gdf: gpd.GeoDataFrame | None, keep: Callable[[str], bool]) -> 
 
 
 def draw_boundary(ctx: MapContext, sheet: L.MapSheet, panel: Panel, letter: str | None = None) -> None:
+    """The site boundary and the map margin's outline, with their legend rows.
+
+    Parameters
+    ----------
+    ctx : MapContext
+        The maps' context.
+    sheet : MapSheet
+        The sheet drawn on.
+    panel : Panel
+        The sheet's panel (legend rows added).
+    letter : str or None
+        The plan item's letter that prefixes the legend rows.
+    """
     site_st, margin_st = STYLES["site_boundary"], STYLES["map_margin"]
     L.draw_geoms(sheet, [ctx.site.boundary], site_st, clip_to_window=False)
     prefix = f"({letter}) " if letter else ""
@@ -369,6 +378,7 @@ def draw_relief(
     iv = ctx.interval_ft
 
     def lab(text: str) -> str:
+        """A contour legend row's text, with the item letter and the ``label`` prefix."""
         return prefix + (label + text[0].lower() + text[1:] if label else text)
 
     panel.add(minor, lab(minor.label.format(interval=f"{iv:g}")))
@@ -377,6 +387,7 @@ def draw_relief(
 
 
 def datum_text(ctx: MapContext) -> str:
+    """The title block's line on elevations: their unit and vertical datum, or that there is no DEM."""
     dem = ctx.dem() if ctx.site.dem_path is not None or ctx.site.dem_array is not None else None
     unit = (
         ctx.site.dem_vertical_unit.value
@@ -397,12 +408,28 @@ def datum_text(ctx: MapContext) -> str:
 
 
 def crs_text(ctx: MapContext) -> str:
+    """The title block's line on coordinates: the site's CRS, its EPSG code and horizontal unit."""
     crs = ctx.site.crs
     epsg = crs.to_epsg()
     return f"{crs.name}" + (f" (EPSG:{epsg})" if epsg else "") + f"; horizontal unit: {ctx.site.foot}"
 
 
 def title_rows(ctx: MapContext, extra: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+    """The title block's rows (label, text): site, jurisdiction, contacts, project dates, ``extra``,
+    coordinates, elevations, preparer and date.
+
+    Parameters
+    ----------
+    ctx : MapContext
+        The maps' context.
+    extra : list of tuple of str or None
+        Rows a map adds after the project dates.
+
+    Returns
+    -------
+    list of tuple of str
+        (label, text) per row.
+    """
     site, p = ctx.site, ctx.site.project
     rows = [
         ("Site", site.name),
@@ -762,6 +789,7 @@ def width_text(geom, ft_per_unit: float) -> str:
 
 
 def is_nan(v: Any) -> bool:
+    """Whether an attribute value is missing (None or a float NaN)."""
     try:
         return v is None or (isinstance(v, float) and np.isnan(v))
     except TypeError:

@@ -120,9 +120,18 @@ def new_sheet(
 
     Parameters
     ----------
-    plan, tile : the sheet plan and this sheet's tile of it.
-    limit : the ground the map shows (xmin, ymin, xmax, ymax, CRS units: the site and its map margin);
+    plan : SheetPlan
+        The sheet plan.
+    tile : Tile
+        This sheet's tile of it.
+    limit : tuple of float or None
+        The ground the map shows (xmin, ymin, xmax, ymax, CRS units: the site and its map margin);
         drawing and labels stop at it (:func:`clip_map`). None: the whole tile.
+
+    Returns
+    -------
+    MapSheet
+        The sheet, its figure at the sheet's size.
     """
     s = plan.sheet
     W, H = s.width_in, s.height_in
@@ -394,6 +403,7 @@ def _line_marks(sheet: MapSheet, lines, st: Style, color: str) -> None:
 
 
 def halo(width: float = 2.0):
+    """A white halo (stroke ``width`` points) for text over the map."""
     return [patheffects.withStroke(linewidth=width, foreground="white")]
 
 
@@ -808,6 +818,7 @@ def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: 
 
 
 def space_left(sheet: MapSheet) -> float:
+    """The panel's height still free between its top-down cursor and its floor, inches."""
     return sheet.plan.sheet.panel[3] - sheet.cursor - sheet.floor
 
 
@@ -881,6 +892,7 @@ def key_map(sheet: MapSheet, site_geom, all_tiles: list[Tile], height_in: float 
     ox = 0.2 + (w_in - (gx1 - gx0) * k) / 2
 
     def tr(x, yy):
+        """(x, yy) in CRS units to panel inches on the key map."""
         return ox + (x - gx0) * k, y + (yy - gy0) * k
 
     for t in all_tiles:
@@ -1013,6 +1025,7 @@ def location_map(
     hgt = (gy1 - gy0) * k
 
     def tr(xy):
+        """An (n, 2) array of CRS coordinates to panel inches on the location map."""
         xy = np.asarray(xy)[:, :2]
         return np.column_stack([ox + (xy[:, 0] - gx0) * k, y + (xy[:, 1] - gy0) * k])
 
@@ -1109,6 +1122,7 @@ def compass(dx: float, dy: float) -> str:
 
 
 def contact_text(c) -> str:
+    """A contact's name, address and daytime phone on one line, naming what is not given."""
     missing = [k for k in ("name", "address", "phone") if not getattr(c, k)]
     parts = [
         c.name or "NAME NOT GIVEN",
@@ -1120,6 +1134,7 @@ def contact_text(c) -> str:
 
 
 def today() -> str:
+    """Today's date, ISO (``2026-12-02``)."""
     return dt.date.today().isoformat()
 
 

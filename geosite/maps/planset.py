@@ -35,6 +35,22 @@ class _SetOptions:
     date: str | None
 
     def context(self, result: Any, sheet: str, hillshade: bool) -> MapContext:
+        """A map context for ``result`` on ``sheet`` with these options.
+
+        Parameters
+        ----------
+        result : geosite.pipeline.AnalysisResult
+            The analysis.
+        sheet : str
+            The sheet (``auto``, ``ANSI-C-landscape``).
+        hillshade : bool
+            Whether the map has shaded relief under it.
+
+        Returns
+        -------
+        MapContext
+            The context.
+        """
         from geosite.maps.common import make_context
 
         return make_context(
@@ -132,6 +148,18 @@ class _NoOverflowWarning(logging.Filter):
     """Holds back the panel-overflow warning while the plan set is still trying larger sheets."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """False (hold back) for the overflow warning.
+
+        Parameters
+        ----------
+        record : logging.LogRecord
+            The record logged.
+
+        Returns
+        -------
+        bool
+            Whether the record is passed on.
+        """
         return "overflows" not in record.getMessage()
 
 

@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 class MapJob:
     """What the child draws: the analysis result, the folder and :func:`render_plan_maps` options.
 
-    Parameters
+    Attributes
     ----------
     result : geosite.pipeline.AnalysisResult
         The analysis whose sheets are drawn.
@@ -53,9 +53,10 @@ class MapJob:
 
 
 def _warm() -> None:
-    """Import what drawing and unpickling a result need, and fill the caches a first sheet fills: a
-    small sheet with text in each face, a hatch and a halo, written as PDF (to memory) and rasterised.
-    Nothing here changes what a sheet prints: only caches (fonts found and parsed, modules loaded).
+    """Import what drawing needs and fill the caches a first sheet fills: a small sheet with text in
+    each face, a hatch and a halo, written as PDF (to memory) and rasterised. Nothing here changes what
+    a sheet prints: only caches (fonts found and parsed, modules loaded). What a result unpickles into
+    (geosite.pipeline) the parent has loaded before it forked (``geosite analyze`` imports it first).
     """
     import io
 
@@ -63,8 +64,7 @@ def _warm() -> None:
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
-    import geosite.maps.planset  # every drawing module
-    import geosite.pipeline  # noqa: F401  # the classes an AnalysisResult unpickles into
+    import geosite.maps.planset  # noqa: F401  # every drawing module
     from geosite.maps.layout import FONT, MONO, RC
     from geosite.maps.printing import CoreFontCanvas, alias_core_fonts, preview_png
 
@@ -248,7 +248,7 @@ def map_worker(enabled: bool = True) -> Iterator[MapWorker | None]:
 class PendingMaps:
     """Plan maps being drawn: in a worker, or (``worker`` None) when :meth:`wait` is called.
 
-    Parameters
+    Attributes
     ----------
     job : MapJob or None
         The sheets to draw; None draws none.
