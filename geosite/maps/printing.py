@@ -131,9 +131,9 @@ class CoreFontCanvas(FigureCanvasAgg):
         """The canvas' :class:`CoreFontRenderer`, made again when the size or dpi changed."""
         w, h = self.get_width_height(physical=True)
         key = w, h, self.figure.dpi
-        if getattr(self, "_lastKey", None) != key:
+        if getattr(self, "_core_key", None) != key:
             self.renderer = CoreFontRenderer(w, h, self.figure.dpi)
-            self._lastKey = key
+            self._core_key = key
         return self.renderer
 
 
@@ -142,24 +142,6 @@ class CoreFontCanvas(FigureCanvasAgg):
 PNG_COMPRESS_LEVEL = 1
 
 _aliased: set[str] = set()
-
-
-def _write_core_font(self: Any, filename: str) -> Any:
-    """matplotlib's ``PdfFile._write_afm_font`` (3.11) with the AFM file parsed once per process, not
-    once per PDF (0.03 s a font a PDF); the PDF written is the same.
-    """
-    from matplotlib.backends._backend_pdf_ps import _cached_get_afm_from_fname
-    from matplotlib.backends.backend_pdf import Name
-
-    fontdict = {
-        "Type": Name("Font"),
-        "Subtype": Name("Type1"),
-        "BaseFont": Name(_cached_get_afm_from_fname(filename).get_fontname()),
-        "Encoding": Name("WinAnsiEncoding"),
-    }
-    obj = self.reserveObject("font dictionary")
-    self.writeObject(obj, fontdict)
-    return obj
 
 
 def _quiet_core_weight(record: logging.LogRecord) -> bool:
@@ -175,17 +157,12 @@ def alias_core_fonts() -> None:
     """Let matplotlib find a TrueType face for each standard font (:data:`TRUETYPE_FOR`, the first
     installed), for the glyph outlines it draws as label halos; once per process. Where none is
     installed matplotlib falls back to its own DejaVu Sans, as before. Also quiets matplotlib's notice
-    that Helvetica's normal weight is its Medium, and has the PDF writer parse each AFM file once
-    (:func:`_write_core_font`).
+    that Helvetica's normal weight is its Medium.
     """
     from matplotlib import font_manager
 
     if not _aliased:  # the standard fonts' AFM files say "Medium" where a text asks "normal": the same face
         logging.getLogger(font_manager.__name__).addFilter(_quiet_core_weight)
-        from matplotlib.backends import backend_pdf
-
-        if hasattr(backend_pdf.PdfFile, "_write_afm_font"):
-            backend_pdf.PdfFile._write_afm_font = _write_core_font  # type: ignore[method-assign]
     fm = font_manager.fontManager
     for core, candidates in TRUETYPE_FOR.items():
         if core in _aliased:
