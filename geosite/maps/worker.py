@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -123,6 +124,9 @@ def _serve(conn: Any) -> None:
             conn.send(("failed", exc, text))
         except Exception:  # an exception that will not pickle: its type and message
             conn.send(("failed", None, text))
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(0)  # at once: tearing down a process holding a whole analysis costs the run time for nothing
 
 
 class MapWorker:
@@ -134,7 +138,6 @@ class MapWorker:
 
     def __init__(self) -> None:
         import multiprocessing
-        import sys
 
         mp = multiprocessing.get_context("fork")
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice, by both processes
@@ -199,17 +202,16 @@ class MapWorker:
 
     def close(self) -> None:
         """End the child: at once unless it has sent its reply (a run that failed, or drew no maps,
-        does not wait for it), else when it has exited.
+        does not wait for it); a child that replied exits by itself.
         """
-        if self._state != "done" and self._proc.is_alive():
-            self._proc.terminate()
-        try:
-            self._conn.close()
-        finally:
-            self._proc.join(timeout=5)
-            if self._proc.is_alive():
-                self._proc.kill()
-                self._proc.join()
+        self._conn.close()
+        if self._state == "done":
+            return  # it is exiting; multiprocessing reaps it when this process ends
+        self._proc.terminate()
+        self._proc.join(timeout=5)
+        if self._proc.is_alive():
+            self._proc.kill()
+            self._proc.join()
 
 
 def _can_fork() -> bool:
