@@ -146,6 +146,15 @@ class _Room:
     taken: np.ndarray
     renderer: Any
 
+    def holds(self, b: tuple[float, float, float, float]) -> bool:
+        """Whether the frame contains the box ``b`` (x0, y0, x1, y1, paper inches): by its bounds where
+        the frame is a rectangle (a map window always is), else by shapely.
+        """
+        fx0, fy0, fx1, fy1 = self.frame.bounds
+        if abs(self.frame.area - (fx1 - fx0) * (fy1 - fy0)) > 1e-12 or b[0] >= b[2] or b[1] >= b[3]:
+            return bool(self.frame.contains(box(*b)))
+        return fx0 <= b[0] and b[2] <= fx1 and fy0 <= b[1] and b[3] <= fy1
+
 
 def _text(ax: Any, lab: Label, x: float, y: float, rotation: float) -> Any:
     """The label's text artist at (x, y) (data coordinates), turned ``rotation`` degrees."""
@@ -172,17 +181,20 @@ def _place_one(sheet, lab: Label, art: Any, room: _Room) -> bool:
     """
     pad = LABELS["pad_in"]
     ax0, ay0 = _to_in(sheet, lab.x, lab.y)
-    base: dict[float, Any] = {}
+    base: dict[float, tuple[float, float, float, float]] = {}
     for cx, cy, rot, leader in _candidates(sheet, lab):
         key = round(rot, 1)
         if key not in base:  # a text's box only moves with it: measured once per angle
             art.set_position((lab.x, lab.y))
             art.set_rotation(key)
-            base[key] = _bbox_in(art, room.renderer, sheet.fig)
+            base[key] = _bbox_in(art, room.renderer, sheet.fig).bounds
         px, py = _to_in(sheet, cx, cy)
-        bb = affinity.translate(base[key], px - ax0, py - ay0)
-        if not room.frame.contains(bb) or _hits(room.taken, bb.bounds, pad):
+        dx, dy = px - ax0, py - ay0
+        x0, y0, x1, y1 = base[key]
+        b = (x0 + dx, y0 + dy, x1 + dx, y1 + dy)  # the box moved there (as shapely's translate moves it)
+        if not room.holds(b) or _hits(room.taken, b, pad):
             continue
+        bb = box(*b)
         art.set_position((cx, cy))
         art.set_rotation(key)
         room.taken = np.vstack([room.taken, bb.bounds])
