@@ -22,6 +22,7 @@ from shapely.geometry import box
 from geosite.errors import InputError
 from geosite.maps import labels
 from geosite.maps import layout as L
+from geosite.maps.preview import PNG_DPI
 from geosite.maps.printing import (
     CoreFontCanvas,
     PngWriter,
@@ -34,9 +35,6 @@ from geosite.maps.sheets import SheetPlan, check_margin, check_scale, map_extent
 from geosite.maps.symbology import STYLES, Style
 
 log = logging.getLogger(__name__)
-
-#: The PNG previews' resolution: the screen's (the CSS reference pixel), not the print's.
-PNG_DPI = 96
 
 
 @dataclass

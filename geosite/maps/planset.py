@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,12 +77,14 @@ def render_plan_maps(
     date: str | None = None,
     png_dpi: int | None = PNG_DPI,
     svg: bool = False,
+    on_pdf: Callable[[Path], None] | None = None,
 ) -> list[Path]:
     """Write the three plan maps into ``out_dir``: existing_site_map.pdf, construction_plan.pdf and
     final_conditions.pdf, each with a PNG preview (``-N`` suffixes when tiled). All three share the
     sheet the existing site map needs (the one with most to show) and the same scale. Returns the files.
 
-    ``out_dir`` is written into directly; the CLI wraps this in an atomic output folder.
+    ``out_dir`` is written into directly; the CLI wraps this in an atomic output folder. ``on_pdf`` is
+    called with each PDF as soon as it is written (the map worker passes them on for their previews).
     """
     from geosite.maps.common import _save
     from geosite.maps.layout import RC
@@ -101,7 +104,10 @@ def render_plan_maps(
     with PngWriter() as writer, rc_context(RC):  # each preview encoded while the next sheet is written
         for c, figs, key in drawn:
             for f in figs:
-                files += _save(c, f.geosite, out_dir / MAP_FILES[key], png_dpi, svg, writer=writer)
+                written = _save(c, f.geosite, out_dir / MAP_FILES[key], png_dpi, svg, writer=writer)
+                files += written
+                if on_pdf is not None:
+                    on_pdf(written[0])
     return files
 
 

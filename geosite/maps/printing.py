@@ -24,10 +24,12 @@ import dataclasses
 import logging
 import unicodedata
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import matplotlib as mpl
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+
+from geosite.maps.preview import PngWriter, pdf_to_png
 
 log = logging.getLogger(__name__)
 
@@ -137,10 +139,6 @@ class CoreFontCanvas(FigureCanvasAgg):
         return self.renderer
 
 
-#: zlib level of the PNG previews: 1 writes a 22 x 17 in sheet in 0.064 s against level 6's 0.093 s
-#: (Lot 7's existing site map), for a file 13 % larger (545 against 481 kB).
-PNG_COMPRESS_LEVEL = 1
-
 _aliased: set[str] = set()
 
 
@@ -178,63 +176,13 @@ def alias_core_fonts() -> None:
                 break
 
 
-class PngWriter:
-    """PNG previews encoded on one background thread while the next sheet is drawn (Pillow's encoder
-    releases the GIL, so the zlib work runs beside matplotlib's on a second core). A context manager:
-    leaving it waits for every file and raises the first error.
-    """
-
-    def __init__(self) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geosite-png")
-        self._futures: list[Any] = []
-
-    def submit(self, image: Any, png: Path, dpi: int) -> None:
-        """Encode ``image`` (a PIL image it alone holds) into ``png`` at ``dpi``, later."""
-        self._futures.append(self._pool.submit(_write_png, image, png, dpi))
-
-    def close(self) -> None:
-        """Wait for every preview; the first error is raised."""
-        try:
-            for f in self._futures:
-                f.result()
-        finally:
-            self._pool.shutdown(wait=True)
-            self._futures = []
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _write_png(image: Any, png: Path, dpi: int) -> None:
-    image.save(png, format="png", dpi=(dpi, dpi), compress_level=PNG_COMPRESS_LEVEL)
-
-
 def preview_png(pdf: Path, png: Path, dpi: int, fig: Any, writer: PngWriter | None = None) -> Path:
     """The PNG preview of a one-page ``pdf`` at ``dpi`` (dots per inch): the PDF rasterised by PDFium
     (pypdfium2) on white, encoded by ``writer`` when given (the file is complete when the writer is
     closed), else here; without pypdfium2, ``fig`` drawn again by Agg.
     """
-    try:
-        import pypdfium2 as pdfium
-    except ImportError:
+    if not pdf_to_png(pdf, png, dpi, writer):
         fig.savefig(png, format="png", dpi=dpi, facecolor="white")
-        return png
-    doc = pdfium.PdfDocument(str(pdf))
-    try:
-        image = doc[0].render(scale=dpi / 72, fill_color=(255, 255, 255, 255)).to_pil()
-        if getattr(image, "readonly", 0):  # a view of PDFium's buffer: a copy outlives the document
-            image = image.copy()
-    finally:
-        doc.close()
-    if writer is None:
-        _write_png(image, png, dpi)
-    else:
-        writer.submit(image, png, dpi)
     return png
 
 

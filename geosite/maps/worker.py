@@ -4,9 +4,11 @@
 it starts in milliseconds) that imports matplotlib and the sheets' code and warms their caches while
 the parent measures the site. When the analysis is done the parent sends it the result
 (:meth:`MapWorker.submit`) and goes on writing report.json, the GeoPackage and the DXF; the child draws
-the three sheets into the same temporary output folder. :meth:`PendingMaps.wait` collects the files the
-child wrote, or raises the error it met (the same exception, with the child's traceback as a note), so a
-failed sheet still fails the run, whose output folder is then never made (it is written atomically).
+the three sheets into the same temporary output folder and names each PDF as it is written, and the
+parent, its own files written, makes their PNG previews (PDFium, :mod:`geosite.maps.preview`) while
+the child draws the next. :meth:`PendingMaps.wait` collects the files, or raises the error the child
+met (the same exception, with the child's traceback as a note), so a failed sheet still fails the run,
+whose output folder is then never made (it is written atomically).
 
 The sheets are the same as drawn in one process: the child runs :func:`geosite.maps.render_plan_maps`
 on a copy of the same result. Where a copy cannot be made (a result that will not pickle), on one CPU,
@@ -46,11 +48,15 @@ class MapJob:
     options : dict of str to object
         Keyword options of :func:`geosite.maps.render_plan_maps` (``sheet``, ``scale_ft`` in feet per
         inch).
+    previews_dpi : int or None
+        Set: the child draws no previews but names each PDF as it is written, and the parent
+        rasterises them at this resolution (dots per inch) once its own files are written.
     """
 
     result: Any
     out_dir: Path
     options: dict[str, Any] = field(default_factory=dict)
+    previews_dpi: int | None = None
 
 
 def _warm() -> None:
@@ -115,8 +121,14 @@ def _serve(conn: Any) -> None:
     gc.disable()  # a short-lived process: its few cycles are freed when it exits
     from geosite.maps.planset import render_plan_maps
 
+    def written(pdf: Path) -> None:
+        """Name a finished PDF to the parent, which makes its preview."""
+        conn.send(("pdf", pdf))
+
     try:
-        files = render_plan_maps(job.result, job.out_dir, **job.options)
+        files = render_plan_maps(
+            job.result, job.out_dir, **job.options, on_pdf=written if job.previews_dpi else None
+        )
         conn.send(("done", files))
     except BaseException as exc:  # every failure goes back to the parent, which raises it
         text = traceback.format_exc()
@@ -147,6 +159,7 @@ class MapWorker:
         self._proc.start()
         child.close()
         self._state = "idle"  # then "busy" (a job sent), "done" (its reply read)
+        self._previews_dpi: int | None = None
 
     def submit(self, result: Any, out_dir: Path, options: dict[str, Any]) -> bool:
         """Send the child a job; False (and the child ended) when the result cannot be sent.
@@ -167,13 +180,18 @@ class MapWorker:
         """
         if self._state != "idle" or not self._proc.is_alive():
             return False
+        options = dict(options)
+        previews = _previews_here(options)
+        if previews:
+            options["png_dpi"] = None  # the PDFs only: the previews are made here (see wait)
         try:
-            self._conn.send(MapJob(result, Path(out_dir), dict(options)))
+            self._conn.send(MapJob(result, Path(out_dir), options, previews))
         except Exception as exc:  # pickled before anything is written: the pipe holds no partial job
             log.debug("plan maps drawn in this process: the result could not be sent (%s)", exc)
             self.close()
             return False
         self._state = "busy"
+        self._previews_dpi = previews
         return True
 
     def wait(self) -> list[Path]:
@@ -184,21 +202,34 @@ class MapWorker:
         list of pathlib.Path
             The sheets' PDF and PNG files, as :func:`geosite.maps.render_plan_maps` returns them.
         """
-        try:
-            reply = self._conn.recv()
-        except (EOFError, OSError):
-            self._proc.join(timeout=5)
-            raise GeositeError(
-                f"the plan maps were not drawn: their worker process ended (exit code {self._proc.exitcode})"
-            ) from None
+        from geosite.maps.preview import PngWriter, pdf_to_png
+
+        pngs: dict[Path, Path] = {}
+        with PngWriter() as writer:  # the previews of the PDFs the child names, as they come
+            reply = self._reply()
+            while reply[0] == "pdf":
+                pdf = Path(reply[1])
+                pngs[pdf] = pdf.with_suffix(".png")
+                pdf_to_png(pdf, pngs[pdf], self._previews_dpi or 0, writer)
+                reply = self._reply()
         self._state = "done"
         if reply[0] == "done":
-            return list(reply[1])
+            return [f for p in reply[1] for f in ([Path(p), pngs[Path(p)]] if Path(p) in pngs else [p])]
         _, exc, text = reply
         if isinstance(exc, BaseException):
             exc.add_note("(raised drawing the plan maps, in their worker process:)\n" + text)
             raise exc
         raise GeositeError(f"the plan maps were not drawn:\n{text}")
+
+    def _reply(self) -> tuple[Any, ...]:
+        """The child's next message: ``("pdf", path)``, ``("done", files)`` or ``("failed", exc, text)``."""
+        try:
+            return tuple(self._conn.recv())
+        except (EOFError, OSError):
+            self._proc.join(timeout=5)
+            raise GeositeError(
+                f"the plan maps were not drawn: their worker process ended (exit code {self._proc.exitcode})"
+            ) from None
 
     def close(self) -> None:
         """End the child: at once unless it has sent its reply (a run that failed, or drew no maps,
@@ -212,6 +243,21 @@ class MapWorker:
         if self._proc.is_alive():
             self._proc.kill()
             self._proc.join()
+
+
+def _previews_here(options: dict[str, Any]) -> int | None:
+    """The PNG previews' resolution (dots per inch) when the parent makes them from the child's PDFs:
+    previews asked for, no SVG, and PDFium installed (without it a preview is the figure drawn again,
+    which only the child holds). None: the child makes its own.
+    """
+    import importlib.util
+
+    from geosite.maps.preview import PNG_DPI
+
+    dpi = options.get("png_dpi", PNG_DPI)
+    if not dpi or options.get("svg") or importlib.util.find_spec("pypdfium2") is None:
+        return None
+    return int(dpi)
 
 
 def _can_fork() -> bool:
