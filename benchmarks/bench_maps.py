@@ -25,6 +25,18 @@ plus matplotlib writing the three finished figures (the PDFs) and their PNG prev
 "ours" run below), over the run without maps. With the worker, a ratio below that floor is possible:
 the import and part of the writing overlap the main process' own work.
 
+As printed on the 2-CPU VM this was measured on (Lot 7, ``--whole-only --repeat 5``; columns maps s,
+no-maps s, ratio, floor), with one other busy process (load average about 2), then with about two::
+
+    grantsburg_lot7                 2.79      2.00   1.39   1.51  met
+        (floor: matplotlib import 0.45 s + writing the finished sheets 0.56 s)
+    grantsburg_lot7                 3.78      2.08   1.82   1.54  NOT met
+        (floor: matplotlib import 0.49 s + writing the finished sheets 0.64 s)
+        cpu s: maps 4.04, no-maps 2.05 (user + system, least of each); load average at the end 2.02
+
+The sheets cost about 2 s of CPU beyond the run without them (matplotlib's import, drawing, the PDFs
+and their previews); the worker hides it only where the second core is free.
+
 "ours" is :func:`geosite.maps.render_plan_maps` as ``geosite analyze`` calls it: the three sheets, each
 drawn (layers, contours, hillshade, labels placed, panel laid out) and saved as PDF and PNG preview.
 "floor" is a bare matplotlib Figure holding the same content: every line, patch, collection, image
@@ -241,9 +253,14 @@ def child(site: str, mode: str) -> None:
         print(json.dumps({"seconds": dt, "files": n, "texts": texts}))
 
 
-def _cli_seconds(site: Path, out: Path, maps: bool) -> float:
-    """Wall time of one fresh ``geosite analyze`` process (with or without the sheets), seconds."""
+def _cli_seconds(site: Path, out: Path, maps: bool) -> tuple[float, float]:
+    """Wall time and CPU time (user + system, the process and its worker) of one fresh
+    ``geosite analyze`` process (with or without the sheets), seconds.
+    """
+    import resource
+
     cmd = [sys.executable, "-m", "geosite.cli", "-q", "analyze", str(site), "--out", str(out), "--overwrite"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(
         cmd + ([] if maps else ["--no-maps"]),
@@ -251,7 +268,9 @@ def _cli_seconds(site: Path, out: Path, maps: bool) -> float:
         capture_output=True,
         env={**os.environ, "PYTHONWARNINGS": "ignore"},
     )
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def _import_seconds() -> float:
@@ -275,7 +294,14 @@ def whole(site: Path, repeat: int) -> dict:
             without.append(_cli_seconds(site, Path(td) / "nomaps", False))
             imports.append(_import_seconds())
             saves.append(_run(site, "ours")["save_seconds"])
-    return {"maps": min(with_maps), "no_maps": min(without), "import": min(imports), "save": min(saves)}
+    return {
+        "maps": min(w for w, _ in with_maps),
+        "no_maps": min(w for w, _ in without),
+        "maps_cpu": min(c for _, c in with_maps),
+        "no_maps_cpu": min(c for _, c in without),
+        "import": min(imports),
+        "save": min(saves),
+    }
 
 
 def _run(site: Path, mode: str) -> dict:
@@ -301,7 +327,8 @@ def main() -> int:
         child(*a.child)
         return 0
     print(
-        f"{os.cpu_count()} CPUs; best of {a.repeat} fresh processes each; with maps, the sheets are drawn in "
+        f"{os.cpu_count()} CPUs (load average {os.getloadavg()[0]:.2f}); best of {a.repeat} fresh processes "
+        "each; with maps, the sheets are drawn in "
         "a worker process on the second core while the main process analyses the site and writes its files"
     )
     if not a.render_only:
@@ -339,6 +366,11 @@ def print_whole(sites: list[Path], repeat: int) -> None:
             f"{site.name:<28}{r['maps']:>8.2f}{r['no_maps']:>10.2f}{ratio:>7.2f}{floor:>7.2f}  "
             f"{'met' if ratio <= 1.5 else 'NOT met'} (floor: matplotlib import {r['import']:.2f} s + writing "
             f"the finished sheets {r['save']:.2f} s)",
+            flush=True,
+        )
+        print(
+            f"{'':<28}cpu s: maps {r['maps_cpu']:.2f}, no-maps {r['no_maps_cpu']:.2f} (user + system, "
+            f"least of each); load average at the end {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs",
             flush=True,
         )
 
