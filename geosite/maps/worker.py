@@ -284,7 +284,12 @@ def map_worker(enabled: bool = True) -> Iterator[MapWorker | None]:
     MapWorker or None
         The worker to pass to :func:`start_plan_maps`.
     """
-    worker = MapWorker() if enabled and _can_fork() else None
+    worker = None
+    if enabled and _can_fork():
+        try:
+            worker = MapWorker()
+        except (AssertionError, OSError) as exc:  # a daemonic process may not start one; out of processes
+            log.debug("plan maps drawn in this process: no worker (%s)", exc)
     try:
         yield worker
     finally:
