@@ -20,7 +20,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 import geopandas as gpd
 
@@ -31,6 +31,9 @@ from geosite.rules import Evaluation, Finding, Profile, decide, evaluate, load_p
 from geosite.site import Site, SiteMeasurements, measure_site
 from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
 from geosite.units import SQFT_PER_ACRE
+
+if TYPE_CHECKING:
+    from geosite.maps.worker import MapWorker
 
 log = logging.getLogger(__name__)
 Step = Callable[[str], None]
@@ -207,33 +210,30 @@ def write_outputs(
     scale_ft: float = 100.0,
     dxf: bool = True,
     plan: bool = True,
+    map_worker: MapWorker | None = None,
 ) -> list[Path]:
     """Write report.json, report.md, derived.gpkg (and derived.dxf for CAD; the plan maps with
     ``maps=True``; the submission folder ``plan/`` with ``plan=True``, :mod:`geosite.plan_folder`) into
-    ``out`` atomically. Returns the files written.
+    ``out`` atomically. Returns the files written. With ``map_worker``
+    (:func:`geosite.maps.worker.map_worker`) the maps are drawn in that process while this one writes the
+    other files.
     """
-    from geosite.io.output import atomic_dir, write_gpkg, write_json
-    from geosite.io.qgis_styles import layer_rules
+    from geosite.io.output import atomic_dir
+    from geosite.maps.worker import start_plan_maps
 
     out = Path(out)
     with atomic_dir(out, overwrite=overwrite) as tmp:
-        write_json(tmp / "report.json", result.report)
-        (tmp / "report.md").write_text(render_markdown(result.report), encoding="utf-8")
-        layers = {"site_boundary": result.site.layers["site_boundary"][["id", "geometry"]], **result.layers}
-        write_gpkg(tmp / "derived.gpkg", layers, styles=layer_rules(sheet_styles()))
-        names = ["report.json", "report.md", "derived.gpkg"]
-        if dxf:
-            from geosite.io.cad import write_dxf
-
-            # contours at their elevation; the site's roads, structures and inlets named on C-ANNO-IDEN
-            write_dxf(layers, tmp / "derived.dxf", context=result.site.layers, scale_ft=scale_ft)
-            names.append("derived.dxf")
-        sheets: list[Path] = []
-        if maps:
-            from geosite.maps import render_plan_maps
-
-            sheets = render_plan_maps(result, tmp, sheet=sheet, scale_ft=scale_ft)
-            names += [p.name for p in sheets]
+        # drawn beside the files below when a worker is given (geosite.maps.worker), else at wait()
+        pending = start_plan_maps(
+            result, tmp, enabled=maps, worker=map_worker, sheet=sheet, scale_ft=scale_ft
+        )
+        try:
+            names = _write_files(result, tmp, dxf=dxf, scale_ft=scale_ft)
+            sheets = pending.wait()
+        except BaseException:
+            pending.cancel()
+            raise
+        names += [p.name for p in sheets]
         if plan:
             from geosite.plan_folder import PLAN_DIR, write_plan_folder
 
@@ -244,6 +244,25 @@ def write_outputs(
                 )
             ]
     return [out / n for n in names]
+
+
+def _write_files(result: AnalysisResult, tmp: Path, *, dxf: bool, scale_ft: float) -> list[str]:
+    """report.json, report.md, derived.gpkg and (``dxf``) derived.dxf into ``tmp``; their names."""
+    from geosite.io.output import write_gpkg, write_json
+    from geosite.io.qgis_styles import layer_rules
+
+    write_json(tmp / "report.json", result.report)
+    (tmp / "report.md").write_text(render_markdown(result.report), encoding="utf-8")
+    layers = {"site_boundary": result.site.layers["site_boundary"][["id", "geometry"]], **result.layers}
+    write_gpkg(tmp / "derived.gpkg", layers, styles=layer_rules(sheet_styles()))
+    names = ["report.json", "report.md", "derived.gpkg"]
+    if dxf:
+        from geosite.io.cad import write_dxf
+
+        # contours at their elevation; the site's roads, structures and inlets named on C-ANNO-IDEN
+        write_dxf(layers, tmp / "derived.dxf", context=result.site.layers, scale_ft=scale_ft)
+        names.append("derived.dxf")
+    return names
 
 
 def sheet_styles() -> dict[str, Any]:

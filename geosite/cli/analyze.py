@@ -102,7 +102,10 @@ def analyze(
     limits = limits_from(limit)
     if not no_maps:
         _check_map_options(scale_ft, sheet)
-    with steps:
+    from geosite.maps.worker import map_worker
+
+    # the sheets are drawn in a worker process started now: it loads matplotlib while the site is measured
+    with map_worker(enabled=not no_maps) as worker, steps:
         steps("loading and validating the site")
         site = load_site(
             site_dir,
@@ -115,13 +118,19 @@ def analyze(
             limits=limits,
         )
         if not no_maps:
-            from geosite.maps.common import check_sheet_count
+            from geosite.maps.sheets import check_sheet_count
 
             check_sheet_count(site, scale_ft, sheet)
         result = run_analysis(site, step=steps)
         steps("writing outputs" + ("" if no_maps else " and plan maps"))
         files = write_outputs(
-            result, out, overwrite=overwrite, maps=not no_maps, sheet=sheet, scale_ft=scale_ft
+            result,
+            out,
+            overwrite=overwrite,
+            maps=not no_maps,
+            sheet=sheet,
+            scale_ft=scale_ft,
+            map_worker=worker,
         )
     if not quiet:
         _print_summary(site.name, result.report, files)

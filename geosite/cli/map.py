@@ -76,7 +76,7 @@ def map_cmd(
     with steps:
         steps("loading and validating the site")
         site = load_site(site_dir, jurisdiction=jurisdiction)
-        from geosite.maps.common import check_sheet_count
+        from geosite.maps.sheets import check_sheet_count
 
         check_sheet_count(
             site, scale_ft, sheet, margin_ft

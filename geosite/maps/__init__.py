@@ -5,155 +5,48 @@ Every map is drawn at exactly 1 in = ``scale_ft`` ft (100 by default; 50, 40, 20
 smaller than 1 in = 100 ft is refused), on the smallest sheet that holds the site and its margin, or
 tiled over several sheets with match lines and a key map.
 
-Importing this package loads matplotlib's Figure and its Agg/PDF backends only, never pyplot;
+Importing this package loads nothing heavy: each public name is imported from its module on first
+use, and the drawing modules load matplotlib's Figure and its Agg/PDF backends only, never pyplot;
 ``import geosite`` does not import it at all.
 """
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from matplotlib import rc_context
-
-from geosite.maps.common import PNG_DPI
-from geosite.maps.construction import draw_construction, render_construction_plan
-from geosite.maps.existing import draw_existing, render_existing_site_map
-from geosite.maps.final import draw_final, render_final_conditions
-from geosite.maps.sheets import SHEET_SIZES_IN, Sheet, check_scale, parse_sheet, plan_sheets
-
 if TYPE_CHECKING:
-    from geosite.maps.common import MapContext
+    from geosite.maps.construction import render_construction_plan
+    from geosite.maps.existing import render_existing_site_map
+    from geosite.maps.final import render_final_conditions
+    from geosite.maps.planset import MAP_FILES, render_plan_maps, write_plan_maps
+    from geosite.maps.sheets import SHEET_SIZES_IN, Sheet, check_scale, parse_sheet, plan_sheets
 
-MAP_FILES = {
-    "existing": "existing_site_map.pdf",
-    "construction": "construction_plan.pdf",
-    "final": "final_conditions.pdf",
+#: Where each public name lives: loaded on first use, so ``geosite.maps.worker`` (and the parent
+#: process of a run drawing its maps in a worker) never loads matplotlib.
+_LAZY = {
+    "MAP_FILES": "geosite.maps.planset",
+    "render_plan_maps": "geosite.maps.planset",
+    "write_plan_maps": "geosite.maps.planset",
+    "render_construction_plan": "geosite.maps.construction",
+    "render_existing_site_map": "geosite.maps.existing",
+    "render_final_conditions": "geosite.maps.final",
+    "SHEET_SIZES_IN": "geosite.maps.sheets",
+    "Sheet": "geosite.maps.sheets",
+    "check_scale": "geosite.maps.sheets",
+    "parse_sheet": "geosite.maps.sheets",
+    "plan_sheets": "geosite.maps.sheets",
 }
 
 
-@dataclass(frozen=True)
-class _SetOptions:
-    """What every map of a plan set shares: the scale (ft per inch), the margin (ft), datum and date."""
+def __getattr__(name: str) -> Any:
+    """A public name of the package, imported from its module on first use."""
+    import importlib
 
-    scale_ft: float
-    margin_ft: float | None
-    vertical_datum: str | None
-    date: str | None
-
-    def context(self, result: Any, sheet: str, hillshade: bool) -> MapContext:
-        from geosite.maps.common import make_context
-
-        return make_context(
-            result,
-            sheet=sheet,
-            hillshade=hillshade,
-            scale_ft=self.scale_ft,
-            margin_ft=self.margin_ft,
-            vertical_datum=self.vertical_datum,
-            date=self.date,
-        )
-
-
-def render_plan_maps(
-    result,
-    out_dir: str | Path,
-    sheet: str = "auto",
-    scale_ft: float = 100,
-    *,
-    margin_ft: float | None = None,
-    hillshade: bool = True,
-    vertical_datum: str | None = None,
-    date: str | None = None,
-    png_dpi: int | None = PNG_DPI,
-    svg: bool = False,
-) -> list[Path]:
-    """Write the three plan maps into ``out_dir``: existing_site_map.pdf, construction_plan.pdf and
-    final_conditions.pdf, each with a PNG preview (``-N`` suffixes when tiled). All three share the
-    sheet the existing site map needs (the one with most to show) and the same scale. Returns the files.
-
-    ``out_dir`` is written into directly; the CLI wraps this in an atomic output folder.
-    """
-    from geosite.maps.common import _save
-    from geosite.maps.layout import RC
-    from geosite.maps.printing import PngWriter
-
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    kw = _SetOptions(scale_ft, margin_ft, vertical_datum, date)
-    ctx = kw.context(result, sheet, hillshade)
-    common_log, quiet = logging.getLogger("geosite.maps.common"), _NoOverflowWarning()
-    common_log.addFilter(quiet)  # said once below, if even the largest sheet tried overflows
-    try:
-        drawn = _draw_set(result, ctx, kw, grow=str(sheet).strip().lower() == "auto")
-    finally:
-        common_log.removeFilter(quiet)
-    files: list[Path] = []
-    with PngWriter() as writer, rc_context(RC):  # each preview encoded while the next sheet is written
-        for c, figs, key in drawn:
-            for f in figs:
-                files += _save(c, f.geosite, out_dir / MAP_FILES[key], png_dpi, svg, writer=writer)
-    return files
-
-
-def _draw_set(result: Any, ctx: MapContext, kw: _SetOptions, grow: bool) -> list[tuple[MapContext, Any, str]]:
-    """The three sheets drawn on one sheet size: the existing site map's, made larger (when ``grow``)
-    while any sheet's panel overflows. Returns (context, figures, map key) per map.
-    """
-    from geosite.maps.common import render
-
-    while True:
-        drawn = [(ctx, render(ctx, draw_existing, None, "1"), "existing")]
-        chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
-        last = not grow or ctx.plan.sheet.size == "ARCH-D"
-        for n, (key, draw) in enumerate(
-            (("construction", draw_construction), ("final", draw_final)), start=2
-        ):
-            c = _context_like(result, ctx, chosen, kw)
-            drawn.append((c, render(c, draw, None, str(n)), key))
-            over = any(
-                f.geosite.notes and "overflows" in f.geosite.notes[-1] for _, figs, _ in drawn for f in figs
-            )
-            if over and not last:
-                break  # the next sheet up, without drawing the rest on this one
-        if not over or last:
-            break
-        ctx.plan = plan_sheets(
-            ctx.extent, ctx.scale_ft, ctx.site.ft_per_unit, "auto", larger_than=ctx.plan.sheet
-        )
-    if over:
-        logging.getLogger(__name__).warning(
-            "map panel overflows on %s; choose a larger sheet", ctx.plan.sheet.label
-        )
-    return drawn
-
-
-def _context_like(result: Any, ctx: MapContext, sheet: str, kw: _SetOptions) -> MapContext:
-    """A context for another sheet of the set: the same DEM, read and traced once."""
-    c = kw.context(result, sheet, False)
-    c.share_terrain_from(ctx)
-    return c
-
-
-class _NoOverflowWarning(logging.Filter):
-    """Holds back the panel-overflow warning while the plan set is still trying larger sheets."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "overflows" not in record.getMessage()
-
-
-def write_plan_maps(result, out: str | Path, overwrite: bool = False, **options) -> list[Path]:
-    """:func:`render_plan_maps` into the folder ``out``, written atomically (see
-    :func:`geosite.io.output.atomic_dir`); ``options`` as for :func:`render_plan_maps`. Returns the files.
-    """
-    from geosite.io.output import atomic_dir
-
-    out = Path(out)
-    with atomic_dir(out, overwrite=overwrite) as tmp:
-        files = render_plan_maps(result, tmp, **options)
-    return [out / f.name for f in files]
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # later lookups skip __getattr__
+        return value
+    raise AttributeError(f"module 'geosite.maps' has no attribute {name!r}")
 
 
 __all__ = [

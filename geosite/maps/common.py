@@ -4,6 +4,7 @@ the panel layout, and the render loop that writes PDF (print master) and PNG pre
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from typing import Any
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import shapely
 from matplotlib import rc_context
 from shapely.geometry import box
@@ -20,6 +22,7 @@ from shapely.geometry import box
 from geosite.errors import InputError
 from geosite.maps import labels
 from geosite.maps import layout as L
+from geosite.maps.preview import PNG_DPI
 from geosite.maps.printing import (
     CoreFontCanvas,
     PngWriter,
@@ -28,13 +31,10 @@ from geosite.maps.printing import (
     core_texts,
     preview_png,
 )
-from geosite.maps.sheets import SheetPlan, check_scale, plan_sheets
+from geosite.maps.sheets import SheetPlan, check_margin, check_scale, map_extent, plan_sheets
 from geosite.maps.symbology import STYLES, Style
 
 log = logging.getLogger(__name__)
-
-#: The PNG previews' resolution: the screen's (the CSS reference pixel), not the print's.
-PNG_DPI = 96
 
 
 @dataclass
@@ -52,12 +52,27 @@ class Panel:
     location: bool = False  # a location map in the panel (the existing site map: A(1)(a) site location)
 
     def add(self, st: Style, label: str, edge: str | None = None) -> None:
+        """Add a legend row, unless one with this label is there already.
+
+        Parameters
+        ----------
+        st : Style
+            The layer's style (its swatch).
+        label : str
+            The legend text.
+        edge : str or None
+            An edge colour other than the style's.
+        """
         if label not in [e[1] for e in self.entries]:
             self.entries.append((st, label, edge))
 
 
 @dataclass
 class MapContext:
+    """What the maps of one site share: the site, its profile and derived layers, the scale (feet per
+    inch), the margin (feet), the sheet plan, and the DEM, contours and relief read once for all.
+    """
+
     site: Any
     profile: Any
     derived: dict[str, gpd.GeoDataFrame]
@@ -98,14 +113,17 @@ class MapContext:
 
     @property
     def upi(self) -> float:
+        """CRS units per paper inch."""
         return self.plan.units_per_inch
 
     @property
     def extent(self) -> tuple[float, float, float, float]:
+        """What the maps show: the site's bounding box and the margin around it (CRS units)."""
         return map_extent(self.site, self.margin_ft)
 
     @property
     def margin_area(self):
+        """The site and the ground within the map margin of it (a polygon, CRS units)."""
         return self.site.boundary.buffer(self.margin_ft / self.site.ft_per_unit, quad_segs=16)
 
     def layer(self, name: str) -> gpd.GeoDataFrame | None:
@@ -116,6 +134,18 @@ class MapContext:
         return gdf if gdf is not None and len(gdf) else None
 
     def site_layer(self, name: str) -> gpd.GeoDataFrame | None:
+        """The site's own layer ``name``; None when absent or empty.
+
+        Parameters
+        ----------
+        name : str
+            The layer's name (``roads``).
+
+        Returns
+        -------
+        geopandas.GeoDataFrame or None
+            The layer.
+        """
         gdf = self.site.layers.get(name)
         return gdf if gdf is not None and len(gdf) else None
 
@@ -194,16 +224,32 @@ class MapContext:
 
     def convergence_deg(self) -> float | None:
         """Angle between grid north and true north at the site centre, degrees (pyproj), or None."""
-        try:
-            from pyproj import Proj, Transformer
+        c = self.site.boundary.centroid
+        return _convergence_deg(self.site.crs, c.x, c.y)
 
-            c = self.site.boundary.centroid
-            lon, lat = Transformer.from_crs(self.site.crs, "EPSG:4326", always_xy=True).transform(c.x, c.y)
-            f = Proj(self.site.crs).get_factors(lon, lat)
-            v = float(f.meridian_convergence)
-            return v if math.isfinite(v) else None
-        except Exception:  # a note on the sheet, never a reason to fail
-            return None
+
+@functools.lru_cache(maxsize=16)
+def _lon_lat(crs: Any, x: float, y: float) -> tuple[float, float]:
+    """(longitude, latitude) in degrees (WGS 84) of (x, y) in the pyproj CRS ``crs``: every sheet of a
+    set asks for the site centre's, and a pyproj transformer takes a tenth of a second to make.
+    """
+    from pyproj import Transformer
+
+    lon, lat = Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform(x, y)
+    return float(lon), float(lat)
+
+
+@functools.lru_cache(maxsize=16)
+def _convergence_deg(crs: Any, x: float, y: float) -> float | None:
+    """Grid convergence at (x, y) in the pyproj CRS ``crs``, degrees; None where unknown."""
+    try:
+        from pyproj import Proj
+
+        lon, lat = _lon_lat(crs, x, y)
+        v = float(Proj(crs).get_factors(lon, lat).meridian_convergence)
+        return v if math.isfinite(v) else None
+    except Exception:  # a note on the sheet, never a reason to fail
+        return None
 
 
 def make_context(
@@ -258,40 +304,6 @@ def make_context(
     return ctx
 
 
-def map_extent(site, margin_ft: float) -> tuple[float, float, float, float]:
-    """The maps' extent (site CRS): the site's bounding box and ``margin_ft`` around it."""
-    xmin, ymin, xmax, ymax = site.boundary.bounds
-    m = margin_ft / site.ft_per_unit
-    return (xmin - m, ymin - m, xmax + m, ymax + m)
-
-
-def check_margin(margin_ft: Any) -> float:
-    """A map margin in feet: a finite number of at least 0, else :class:`~geosite.errors.InputError`."""
-    if not (isinstance(margin_ft, (int, float)) and margin_ft >= 0 and math.isfinite(margin_ft)):
-        raise InputError(f"map margin must be a non-negative number of feet, got {margin_ft!r}")
-    return float(margin_ft)
-
-
-def check_sheet_count(
-    site, scale_ft: float = 100.0, sheet: str = "auto", margin_ft: float | None = None
-) -> None:
-    """Refuse, before any work, a bad margin or a site whose plan maps would be tiled over more sheets
-    than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan
-    them.
-    """
-    from geosite.rules import load_profile
-
-    margin = (
-        site.map_margin_ft(site.profile or load_profile(site.jurisdiction))
-        if margin_ft is None
-        else margin_ft
-    )
-    plan = plan_sheets(map_extent(site, check_margin(margin)), check_scale(scale_ft), site.ft_per_unit, sheet)
-    site.limits.check_sheet_tiles(
-        f"site {site.root or site.name}", len(plan.tiles), plan.sheet.label, scale_ft
-    )
-
-
 # ------------------------------------------------------------------------------------------ shared parts
 
 
@@ -301,13 +313,26 @@ def status_filter(gdf: gpd.GeoDataFrame | None, keep: Callable[[str], bool]) -> 
         return None
     if "status" not in gdf.columns:
         out = gdf if keep("existing") else gdf.iloc[0:0]
-    else:
-        st = gdf["status"].fillna("existing").astype(str).str.strip().str.lower()
-        out = gdf[st.map(keep).astype(bool)]
+    else:  # row by row in Python: a layer holds tens of rows, where pandas' string methods cost ms each
+        statuses = ("existing" if pd.isna(v) else str(v) for v in gdf["status"].to_numpy(dtype=object))
+        out = gdf[np.array([bool(keep(s.strip().lower())) for s in statuses], dtype=bool)]
     return out if len(out) else None
 
 
 def draw_boundary(ctx: MapContext, sheet: L.MapSheet, panel: Panel, letter: str | None = None) -> None:
+    """The site boundary and the map margin's outline, with their legend rows.
+
+    Parameters
+    ----------
+    ctx : MapContext
+        The maps' context.
+    sheet : MapSheet
+        The sheet drawn on.
+    panel : Panel
+        The sheet's panel (legend rows added).
+    letter : str or None
+        The plan item's letter that prefixes the legend rows.
+    """
     site_st, margin_st = STYLES["site_boundary"], STYLES["map_margin"]
     L.draw_geoms(sheet, [ctx.site.boundary], site_st, clip_to_window=False)
     prefix = f"({letter}) " if letter else ""
@@ -351,6 +376,7 @@ def draw_relief(
     iv = ctx.interval_ft
 
     def lab(text: str) -> str:
+        """A contour legend row's text, with the item letter and the ``label`` prefix."""
         return prefix + (label + text[0].lower() + text[1:] if label else text)
 
     panel.add(minor, lab(minor.label.format(interval=f"{iv:g}")))
@@ -359,6 +385,7 @@ def draw_relief(
 
 
 def datum_text(ctx: MapContext) -> str:
+    """The title block's line on elevations: their unit and vertical datum, or that there is no DEM."""
     dem = ctx.dem() if ctx.site.dem_path is not None or ctx.site.dem_array is not None else None
     unit = (
         ctx.site.dem_vertical_unit.value
@@ -379,12 +406,28 @@ def datum_text(ctx: MapContext) -> str:
 
 
 def crs_text(ctx: MapContext) -> str:
+    """The title block's line on coordinates: the site's CRS, its EPSG code and horizontal unit."""
     crs = ctx.site.crs
     epsg = crs.to_epsg()
     return f"{crs.name}" + (f" (EPSG:{epsg})" if epsg else "") + f"; horizontal unit: {ctx.site.foot}"
 
 
 def title_rows(ctx: MapContext, extra: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+    """The title block's rows (label, text): site, jurisdiction, contacts, project dates, ``extra``,
+    coordinates, elevations, preparer and date.
+
+    Parameters
+    ----------
+    ctx : MapContext
+        The maps' context.
+    extra : list of tuple of str or None
+        Rows a map adds after the project dates.
+
+    Returns
+    -------
+    list of tuple of str
+        (label, text) per row.
+    """
     site, p = ctx.site, ctx.site.project
     rows = [
         ("Site", site.name),
@@ -424,10 +467,8 @@ def _location_lines(ctx: MapContext) -> list[tuple[Any, str, str]]:
 
 def _location_caption(ctx: MapContext) -> str:
     """Where the site is: its centre in latitude and longitude, the village, the roads it fronts."""
-    from pyproj import Transformer
-
     c = ctx.site.boundary.centroid
-    lon, lat = Transformer.from_crs(ctx.site.crs, "EPSG:4326", always_xy=True).transform(c.x, c.y)
+    lon, lat = _lon_lat(ctx.site.crs, c.x, c.y)
     roads = ctx.site_layer("roads")
     near: list[str] = []
     if (
@@ -519,7 +560,7 @@ def _top_down(sheet: L.MapSheet, panel: Panel, size: float, dry: bool) -> None:
         probe = copy(sheet)
         probe.legend, probe.missing, probe.swatches = [], [], []
         probe.cursor = 0.1
-        probe.panel = _NullAxes()
+        probe.panel = L.NullAxes()
         _top_down_draw(probe, panel, size)
         sheet.cursor = probe.cursor
         return
@@ -556,16 +597,13 @@ def _top_down_draw(sheet: L.MapSheet, panel: Panel, size: float) -> None:
         L.panel_text(sheet, n, size=size, gid="provision")
 
 
-class _NullAxes:
-    """Stands in for the panel axes while measuring: accepts drawing calls, draws nothing."""
-
-    def __getattr__(self, name):
-        return lambda *a, **k: None
+#: A map's drawing function: draws on the sheet, returns its panel and extra title-block rows.
+DrawMap = Callable[[MapContext, L.MapSheet], tuple[Panel, list[tuple[str, str]]]]
 
 
 def render(
     ctx: MapContext,
-    draw: Callable[[MapContext, L.MapSheet], tuple[Panel, list[tuple[str, str]]]],
+    draw: DrawMap,
     out_path: str | Path | None,
     sheet_no: str,
     png_dpi: int | None = PNG_DPI,
@@ -583,7 +621,7 @@ def render(
     alias_core_fonts()
     while True:
         larger = auto and ctx.plan.sheet.size != "ARCH-D"
-        sheets = _draw_all(ctx, draw, sheet_no, give_up=larger)
+        sheets = _draw_all(ctx, draw, sheet_no) if not larger or _panels_fit(ctx, draw, sheet_no) else None
         overflow = sheets is None or any(s.notes and "overflows" in s.notes[-1] for s in sheets)
         if sheets is not None and not (overflow and larger):
             break
@@ -627,32 +665,48 @@ def _save(
     return written
 
 
-def _draw_all(ctx: MapContext, draw, sheet_no: str, give_up: bool = False) -> list[L.MapSheet] | None:
-    """Every tile of ``ctx.plan`` drawn, labelled and laid out. With ``give_up``, None as soon as a
-    tile's panel is known to overflow (before its labels are placed: a larger sheet will be tried).
+def _panels_fit(ctx: MapContext, draw: DrawMap, sheet_no: str) -> bool:
+    """Whether every tile's panel holds its legend, notes and title block on ``ctx.plan``'s sheet,
+    measured on probe sheets (:func:`geosite.maps.layout.probe_sheet`) before anything is drawn.
     """
+    for tile in ctx.plan.tiles:
+        sheet = L.probe_sheet(ctx.plan, tile, limit=ctx.extent)
+        if panel_overflows(sheet, _draw_tile(ctx, draw, sheet, sheet_no)):
+            return False
+    return True
+
+
+def _draw_tile(ctx: MapContext, draw: DrawMap, sheet: L.MapSheet, sheet_no: str) -> Panel:
+    """One tile's map drawn on ``sheet`` and its panel's fixed parts laid out (labels not yet placed);
+    returns what the map puts in its panel.
+    """
+    tile = sheet.tile
+    sheet.sheet_no = sheet_no
+    panel, extra_rows = draw(ctx, sheet)
+    if ctx.plan.tiled:
+        L.match_lines(sheet, ctx.plan)
+        extra_rows = extra_rows + [
+            (
+                "Sheet",
+                (
+                    f"{tile.number} of {len(ctx.plan.tiles)} of this map "
+                    f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))"
+                ),
+            )
+        ]
+    no = sheet_no if not ctx.plan.tiled else f"{sheet_no}-{tile.number}"
+    panel_fixed_parts(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
+    return panel
+
+
+def _draw_all(ctx: MapContext, draw: DrawMap, sheet_no: str) -> list[L.MapSheet]:
+    """Every tile of ``ctx.plan`` drawn, labelled and laid out."""
     sheets = []
     with rc_context(L.RC):
         for tile in ctx.plan.tiles:
             sheet = L.new_sheet(ctx.plan, tile, limit=ctx.extent)
             CoreFontCanvas(sheet.fig)  # text measured as the PDF sets it
-            no = sheet_no if not ctx.plan.tiled else f"{sheet_no}-{tile.number}"
-            sheet.sheet_no = sheet_no
-            panel, extra_rows = draw(ctx, sheet)
-            if ctx.plan.tiled:
-                L.match_lines(sheet, ctx.plan)
-                extra_rows = extra_rows + [
-                    (
-                        "Sheet",
-                        (
-                            f"{tile.number} of {len(ctx.plan.tiles)} of this map "
-                            f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))"
-                        ),
-                    )
-                ]
-            panel_fixed_parts(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
-            if give_up and panel_overflows(sheet, panel):
-                return None
+            panel = _draw_tile(ctx, draw, sheet, sheet_no)
             L.clip_map(sheet)  # nothing drawn beyond the site and its margin
             _place_labels(sheet, panel)
             sheet.heading = panel.heading
@@ -733,6 +787,7 @@ def width_text(geom, ft_per_unit: float) -> str:
 
 
 def is_nan(v: Any) -> bool:
+    """Whether an attribute value is missing (None or a float NaN)."""
     try:
         return v is None or (isinstance(v, float) and np.isnan(v))
     except TypeError:

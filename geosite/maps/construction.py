@@ -87,6 +87,20 @@ def draw_base(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
 
 
 def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
+    """The site construction plan's content (plan A(3)) on ``sheet``; returns its panel and title rows.
+
+    Parameters
+    ----------
+    ctx : MapContext
+        The maps' context.
+    sheet : MapSheet
+        The sheet drawn on.
+
+    Returns
+    -------
+    tuple of Panel and list of tuple of str
+        The panel's legend and notes, and the title block's extra rows.
+    """
     panel = Panel(
         HEADING,
         f"{ctx.profile.name} ordinance, plan content A(3)(a)-(f): land disturbance, "
@@ -378,6 +392,7 @@ def _run_text(t: str, run, sel, fpu: float) -> str:
 
 
 def gpd_frame(geoms, crs):
+    """A GeoDataFrame of ``geoms`` (geometry only) in ``crs``."""
     import geopandas as gpd
 
     return gpd.GeoDataFrame(geometry=list(geoms), crs=crs)

@@ -48,16 +48,33 @@ class _Items:
     absent: dict[str, list[str]] = field(default_factory=dict)
 
     def letter(self, layer: str) -> str | None:
+        """The item letter of the plan item that maps ``layer``, or None."""
         return next((letter for letter, _, layers in self.items if layer in layers), None)
 
     def pre(self, layer: str) -> str:
+        """``"(x) "`` for the plan item that maps ``layer``, or blank."""
         return f"({self.letter(layer)}) " if self.letter(layer) else ""
 
     def missing(self, layer: str, what: str) -> None:
+        """Note ``what`` as absent from the data, under the item that maps ``layer``."""
         self.absent.setdefault(self.letter(layer) or "", []).append(what)
 
 
 def draw_existing(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
+    """The existing site map's content (plan A(1)) on ``sheet``; returns its panel and title rows.
+
+    Parameters
+    ----------
+    ctx : MapContext
+        The maps' context.
+    sheet : MapSheet
+        The sheet drawn on.
+
+    Returns
+    -------
+    tuple of Panel and list of tuple of str
+        The panel's legend, absent items and notes, and the title block's extra rows (none).
+    """
     panel = Panel(
         HEADING,
         f"{ctx.profile.name} ordinance, plan content A(1): existing conditions on the site "
@@ -333,21 +350,40 @@ def render_existing_site_map(
 
     Parameters
     ----------
-    result_or_site : geosite.pipeline.AnalysisResult (preferred: natural drainage, upslope areas and the
-        analysis' contours come from it) or geosite.site.Site (contours traced from its DEM here).
-    out_path : the PDF to write (``existing_site_map.pdf``); a PNG preview is written beside it. When the
-        site does not fit one sheet, tiles are written as ``<stem>-1.pdf``, ``<stem>-2.pdf`` ... None:
-        write nothing and return the matplotlib Figures (notebooks).
-    sheet : "auto" (the smallest sheet that holds the site and its margin), or ANSI-A, ANSI-B, ANSI-C,
+    result_or_site : geosite.pipeline.AnalysisResult or geosite.site.Site
+        The analysis (preferred: natural drainage, upslope areas and the analysis' contours come from
+        it), or a site (contours traced from its DEM here).
+    out_path : str or pathlib.Path or None
+        The PDF to write (``existing_site_map.pdf``); a PNG preview is written beside it. When the site
+        does not fit one sheet, tiles are written as ``<stem>-1.pdf``, ``<stem>-2.pdf`` ... None: write
+        nothing and return the matplotlib Figures (notebooks).
+    sheet : str
+        ``auto`` (the smallest sheet that holds the site and its margin), or ANSI-A, ANSI-B, ANSI-C,
         ANSI-D, ARCH-D, optionally with -landscape / -portrait.
-    scale_ft : ground feet per paper inch: 100 or less (larger scale); anything smaller than
-        1 in = 100 ft raises geosite.errors.InputError.
-    margin_ft : the adjacent area shown around the site; default: site.toml map_margin_ft, else the
-        jurisdiction profile's (200 ft).
+    scale_ft : float
+        Ground feet per paper inch: 100 or less (larger scale); anything smaller than 1 in = 100 ft
+        raises geosite.errors.InputError.
+    margin_ft : float or None
+        The adjacent area shown around the site, feet; default: site.toml map_margin_ft, else the
+        jurisdiction profile's.
+    hillshade : bool
+        Shaded relief under the contours.
+    vertical_datum : str or None
+        The elevations' vertical datum as the title block names it; default: site.toml
+        ``[dem] vertical_datum``, else the DEM's CRS.
+    date : str or None
+        The date in the title block (ISO); default: today.
+    sheet_no : str
+        The sheet number in the title block (``1`` of the set).
+    png_dpi : int or None
+        The PNG preview's resolution, dots per inch; None: no preview.
+    svg : bool
+        Also write an SVG beside the PDF.
 
     Returns
     -------
-    list of Path (files written) or, with ``out_path=None``, list of matplotlib Figure.
+    list of pathlib.Path or list of matplotlib.figure.Figure
+        The files written or, with ``out_path=None``, the Figures.
     """
     ctx = make_context(
         result_or_site,

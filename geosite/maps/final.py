@@ -31,6 +31,21 @@ HEADING = "PLAN OF FINAL SITE CONDITIONS"
 
 
 def draw_final(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tuple[str, str]]]:
+    """The plan of final site conditions' content (plan A(2)) on ``sheet``; returns its panel and title
+    rows.
+
+    Parameters
+    ----------
+    ctx : MapContext
+        The maps' context.
+    sheet : MapSheet
+        The sheet drawn on.
+
+    Returns
+    -------
+    tuple of Panel and list of tuple of str
+        The panel's legend and notes, and the title block's extra rows (none).
+    """
     panel = Panel(
         HEADING,
         f"{ctx.profile.name} ordinance, plan content A(2): the site changes, at the scale "
@@ -109,6 +124,7 @@ def _changes(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str],
     fpu = ctx.site.ft_per_unit
 
     def changed(s: str) -> bool:
+        """Whether a status marks a change (anything but existing or blank)."""
         return s not in ("existing", "")
 
     for name, keep_existing, keep_new, st_new in (

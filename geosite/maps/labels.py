@@ -70,7 +70,7 @@ def request(
     **kw,
 ) -> None:
     """Ask for a label at (x, y) (data coordinates) on ``sheet``; placed by :func:`place`."""
-    if not text:
+    if not text or not sheet.drawing:  # a probe sheet places no labels
         return
     sheet.labels.append(
         Label(
@@ -107,84 +107,123 @@ def avoid(sheet, geoms, pad_in: float = 0.03) -> None:
 def place(sheet) -> None:
     """Place every requested label on ``sheet`` (see the module notes). Fixed text already on the map
     (match lines) counts as placed.
+
+    Parameters
+    ----------
+    sheet : geosite.maps.layout.MapSheet
+        The drawn sheet; its ``labels`` are placed, ``placed`` and ``unplaced`` filled.
     """
-    ax, fig = sheet.ax, sheet.fig
-    renderer = _renderer(fig)
-    inset = LABELS["frame_inset_in"]
-    frame = sheet.window_in.buffer(-inset, join_style="mitre")  # the map's neat line: nothing labelled beyond
+    renderer = _renderer(sheet.fig)
+    room = _Room(
+        frame=sheet.window_in.buffer(-LABELS["frame_inset_in"], join_style="mitre"),  # the map's neat line
+        taken=np.array(
+            [_bbox_in(t, renderer, sheet.fig).bounds for t in sheet.ax.texts]  # match lines: obstacles
+            + [b.bounds for b in sheet.avoid],
+            float,
+        ).reshape(-1, 4),
+        renderer=renderer,
+    )
     shown = sheet.window
-    placed: list[Any] = []
-    for t in ax.texts:  # text drawn directly (match lines): obstacles
-        placed.append(_bbox_in(t, renderer, fig))
-    obstacles = list(sheet.avoid)
-    order = sorted(range(len(sheet.labels)), key=lambda i: (sheet.labels[i].priority, i))
-    pad = LABELS["pad_in"]
-    taken = np.array([b.bounds for b in placed + obstacles], float).reshape(-1, 4)
-    for i in order:
+    for i in sorted(range(len(sheet.labels)), key=lambda i: (sheet.labels[i].priority, i)):
         lab = sheet.labels[i]
         if not shown.intersects(Point(lab.x, lab.y)) and (
             lab.feature is None or not shown.intersects(lab.feature)
         ):
             continue  # a feature beyond the map's edge is clipped there, not labelled
-        art = ax.text(
-            lab.x,
-            lab.y,
-            lab.text,
-            fontsize=lab.size,
-            color=lab.color,
-            ha="center",
-            va="center",
-            rotation=lab.rotation,
-            rotation_mode="anchor",
-            zorder=10.2,
-            gid=lab.gid,
-            clip_on=False,
-            **lab.kw,
-        )
-        done = False
-        ax0, ay0 = _to_in(sheet, lab.x, lab.y)
-        base: dict[float, Any] = {}
-        for cx, cy, rot, leader in _candidates(sheet, lab):
-            key = round(rot, 1)
-            if key not in base:  # a text's box only moves with it: measured once per angle
-                art.set_position((lab.x, lab.y))
-                art.set_rotation(key)
-                base[key] = _bbox_in(art, renderer, fig)
-            px, py = _to_in(sheet, cx, cy)
-            bb = affinity.translate(base[key], px - ax0, py - ay0)
-            if not frame.contains(bb):
-                continue
-            if _hits(taken, bb.bounds, pad):
-                continue
-            art.set_position((cx, cy))
-            art.set_rotation(key)
-            rot = key
-            taken = np.vstack([taken, bb.bounds])
-            if leader:
-                _leader(sheet, lab, bb)
-            halo = ax.text(
-                cx,
-                cy,
-                lab.text,
-                fontsize=lab.size,
-                color="white",
-                ha="center",
-                va="center",
-                rotation=rot,
-                rotation_mode="anchor",
-                zorder=10.1,
-                gid="label-halo",
-                clip_on=False,
-                path_effects=[patheffects.Stroke(linewidth=LABELS["halo_pt"], foreground="white")],
-                **lab.kw,
-            )
-            del halo
-            sheet.placed.append((lab.text, bb))
-            done = True
-            break
-        if not done:
+        art = _text(sheet.ax, lab, lab.x, lab.y, lab.rotation)
+        if not _place_one(sheet, lab, art, room):
             art.remove()
             sheet.unplaced.append(lab.text)
+
+
+@dataclass
+class _Room:
+    """Where labels may go on a sheet: inside ``frame`` (paper inches), clear of the ``taken`` boxes
+    (rows x0, y0, x1, y1, inches); ``renderer`` measures text.
+    """
+
+    frame: Any
+    taken: np.ndarray
+    renderer: Any
+
+    def holds(self, b: tuple[float, float, float, float]) -> bool:
+        """Whether the frame contains the box ``b`` (x0, y0, x1, y1, paper inches): by its bounds where
+        the frame is a rectangle (a map window always is), else by shapely.
+        """
+        fx0, fy0, fx1, fy1 = self.frame.bounds
+        if abs(self.frame.area - (fx1 - fx0) * (fy1 - fy0)) > 1e-12 or b[0] >= b[2] or b[1] >= b[3]:
+            return bool(self.frame.contains(box(*b)))
+        return fx0 <= b[0] and b[2] <= fx1 and fy0 <= b[1] and b[3] <= fy1
+
+
+def _text(ax: Any, lab: Label, x: float, y: float, rotation: float) -> Any:
+    """The label's text artist at (x, y) (data coordinates), turned ``rotation`` degrees."""
+    return ax.text(
+        x,
+        y,
+        lab.text,
+        fontsize=lab.size,
+        color=lab.color,
+        ha="center",
+        va="center",
+        rotation=rotation,
+        rotation_mode="anchor",
+        zorder=10.2,
+        gid=lab.gid,
+        clip_on=False,
+        **lab.kw,
+    )
+
+
+def _place_one(sheet, lab: Label, art: Any, room: _Room) -> bool:
+    """Move ``art`` (the label's text) to the first candidate position whose box stays inside the frame
+    and clear of every box taken, add its halo (and leader), and take its box; False when none is.
+    """
+    pad = LABELS["pad_in"]
+    ax0, ay0 = _to_in(sheet, lab.x, lab.y)
+    base: dict[float, tuple[float, float, float, float]] = {}
+    for cx, cy, rot, leader in _candidates(sheet, lab):
+        key = round(rot, 1)
+        if key not in base:  # a text's box only moves with it: measured once per angle
+            art.set_position((lab.x, lab.y))
+            art.set_rotation(key)
+            base[key] = _bbox_in(art, room.renderer, sheet.fig).bounds
+        px, py = _to_in(sheet, cx, cy)
+        dx, dy = px - ax0, py - ay0
+        x0, y0, x1, y1 = base[key]
+        b = (x0 + dx, y0 + dy, x1 + dx, y1 + dy)  # the box moved there (as shapely's translate moves it)
+        if not room.holds(b) or _hits(room.taken, b, pad):
+            continue
+        bb = box(*b)
+        art.set_position((cx, cy))
+        art.set_rotation(key)
+        room.taken = np.vstack([room.taken, bb.bounds])
+        if leader:
+            _leader(sheet, lab, bb)
+        _halo(sheet.ax, lab, cx, cy, key)
+        sheet.placed.append((lab.text, bb))
+        return True
+    return False
+
+
+def _halo(ax: Any, lab: Label, x: float, y: float, rotation: float) -> None:
+    """The label's white halo under it: its text as a stroked outline (the text itself stays text)."""
+    ax.text(
+        x,
+        y,
+        lab.text,
+        fontsize=lab.size,
+        color="white",
+        ha="center",
+        va="center",
+        rotation=rotation,
+        rotation_mode="anchor",
+        zorder=10.1,
+        gid="label-halo",
+        clip_on=False,
+        path_effects=[patheffects.Stroke(linewidth=LABELS["halo_pt"], foreground="white")],
+        **lab.kw,
+    )
 
 
 def _hits(taken: np.ndarray, b: tuple[float, float, float, float], pad: float) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import textwrap
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import shapely
@@ -91,6 +91,11 @@ class MapSheet:
     )
 
     @property
+    def drawing(self) -> bool:
+        """False on a probe sheet (:func:`probe_sheet`): what is drawn is only measured, never made."""
+        return not isinstance(self.ax, NullAxes)
+
+    @property
     def window(self):
         """The ground this sheet shows: its tile, cut to :attr:`limit` (nothing is drawn or labelled
         beyond).
@@ -115,9 +120,18 @@ def new_sheet(
 
     Parameters
     ----------
-    plan, tile : the sheet plan and this sheet's tile of it.
-    limit : the ground the map shows (xmin, ymin, xmax, ymax, CRS units: the site and its map margin);
+    plan : SheetPlan
+        The sheet plan.
+    tile : Tile
+        This sheet's tile of it.
+    limit : tuple of float or None
+        The ground the map shows (xmin, ymin, xmax, ymax, CRS units: the site and its map margin);
         drawing and labels stop at it (:func:`clip_map`). None: the whole tile.
+
+    Returns
+    -------
+    MapSheet
+        The sheet, its figure at the sheet's size.
     """
     s = plan.sheet
     W, H = s.width_in, s.height_in
@@ -153,6 +167,52 @@ def new_sheet(
         )
     )
     return MapSheet(fig, ax, panel, plan, tile, limit=limit)
+
+
+class NullAxes:
+    """Stands in for a figure or axes that is only measured: accepts every drawing call, draws nothing."""
+
+    def __getattr__(self, name: str) -> Any:
+        """A do-nothing callable for any method asked for.
+
+        Parameters
+        ----------
+        name : str
+            The method's name.
+
+        Returns
+        -------
+        callable
+            A function taking any arguments and returning None.
+        """
+        return _nothing
+
+
+def _nothing(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
+def probe_sheet(
+    plan: SheetPlan, tile: Tile, limit: tuple[float, float, float, float] | None = None
+) -> MapSheet:
+    """A sheet that measures without drawing (no figure): a map drawn on it fills its panel, legend
+    and notes as on a real sheet, so whether the panel overflows is known before anything is drawn.
+
+    Parameters
+    ----------
+    plan : SheetPlan
+        The sheet plan.
+    tile : Tile
+        This sheet's tile of it.
+    limit : tuple of float or None
+        The ground the map shows (xmin, ymin, xmax, ymax, CRS units); None: the whole tile.
+
+    Returns
+    -------
+    MapSheet
+        The probe sheet.
+    """
+    return MapSheet(cast(Figure, NullAxes()), NullAxes(), NullAxes(), plan, tile, limit=limit)
 
 
 def clip_map(sheet: MapSheet) -> None:
@@ -235,71 +295,105 @@ def _split(geoms) -> tuple[list, list, list]:
 def draw_geoms(
     sheet: MapSheet, geoms, st: Style, *, edge: str | None = None, clip_to_window: bool = True
 ) -> int:
-    """Draw polygons, lines and points in ``st``; returns how many parts fall in the sheet's window."""
-    ax = sheet.ax
+    """Draw polygons, lines and points in ``st``; returns how many parts fall in the sheet's window.
+
+    Parameters
+    ----------
+    sheet : MapSheet
+        The sheet drawn on.
+    geoms : sequence of shapely geometry
+        The features (site CRS); None and empty ones are skipped.
+    st : Style
+        The layer's style.
+    edge : str or None
+        An edge colour other than the style's.
+    clip_to_window : bool
+        Leave out features wholly beyond the sheet's window (and half an inch of paper around it).
+
+    Returns
+    -------
+    int
+        The polygon, line and point parts drawn (on a probe sheet: counted before simplification).
+    """
     win = sheet.window.buffer(sheet.plan.units_per_inch * 0.5)
     geoms = [g for g in geoms if g is not None and not g.is_empty]
     if clip_to_window:
         geoms = [g for g in geoms if g.intersects(win)]
     polys, lines, points = _split(geoms)
+    if not sheet.drawing:  # a probe: only the parts counted (before simplification)
+        return len(polys) + len(lines) + len(points)
     tol = PRINT_TOLERANCE_IN * sheet.plan.units_per_inch
     polys = [g for g in shapely.simplify(polys, tol, preserve_topology=True) if not g.is_empty]
     lines = list(shapely.simplify(lines, tol, preserve_topology=True))
     ec = edge or st.edge
     if polys:
-        paths = [p for p in (polygon_path(g) for g in polys) if p is not None]
-        pc = PathCollection(
-            paths,
-            facecolors=st.face,
-            edgecolors=ec,
-            linewidths=st.lw,
-            linestyles=[st.ls],
-            alpha=st.alpha if st.face != "none" else None,
-            zorder=st.z,
-            hatch=st.hatch,
-        )
-        if st.hatch:
-            pc.set_hatchcolor(ec)
-        ax.add_collection(pc, autolim=False)
+        _draw_polygons(sheet.ax, polys, st, ec)
     if lines:
-        segs = [np.asarray(ln.coords) for ln in lines]
-        if st.face not in ("none", None) and st.kind == "line":  # roads: a casing under the line
-            ax.add_collection(
-                LineCollection(
-                    segs, colors=st.face, linewidths=st.lw * 3, zorder=st.z - 0.01, capstyle="round"
-                ),
-                autolim=False,
-            )
-        ax.add_collection(
-            LineCollection(segs, colors=ec, linewidths=st.lw, linestyles=[st.ls], zorder=st.z), autolim=False
-        )
-        inner = st.extra.get("inner")
-        if inner:  # a second line inside the first (a diversion's berm): drawn the same in the legend
-            ax.add_collection(
-                LineCollection(
-                    segs, colors=inner[0], linewidths=inner[1], linestyles=[inner[2]], zorder=st.z + 0.001
-                ),
-                autolim=False,
-            )
-        if st.extra.get("marks"):
-            _line_marks(sheet, lines, st, ec)
+        _draw_lines(sheet, lines, st, ec)
     if points:
-        xy = np.array([(p.x, p.y) for p in points])
-        ax.plot(
-            xy[:, 0],
-            xy[:, 1],
-            ls="none",
-            marker=st.marker,
-            ms=st.size,
-            mfc=st.face,
-            mec=ec,
-            mew=0.7,
-            zorder=st.z,
-        )
-        from geosite.maps import labels
-
-        labels.avoid(sheet, points, pad_in=st.size / 72 / 2 + 0.01)
+        _draw_points(sheet, points, st, ec)
     return len(polys) + len(lines) + len(points)
+
+
+def _draw_polygons(ax: Any, polys: list, st: Style, ec: str) -> None:
+    """Polygons (holes kept) as one collection in ``st``, edged ``ec``."""
+    paths = [p for p in (polygon_path(g) for g in polys) if p is not None]
+    pc = PathCollection(
+        paths,
+        facecolors=st.face,
+        edgecolors=ec,
+        linewidths=st.lw,
+        linestyles=[st.ls],
+        alpha=st.alpha if st.face != "none" else None,
+        zorder=st.z,
+        hatch=st.hatch,
+    )
+    if st.hatch:
+        pc.set_hatchcolor(ec)
+    ax.add_collection(pc, autolim=False)
+
+
+def _draw_lines(sheet: MapSheet, lines: list, st: Style, ec: str) -> None:
+    """Lines as one collection in ``st``: a road's casing under it, a berm's inner line, a fence's marks."""
+    ax = sheet.ax
+    segs = [np.asarray(ln.coords) for ln in lines]
+    if st.face not in ("none", None) and st.kind == "line":  # roads: a casing under the line
+        ax.add_collection(
+            LineCollection(segs, colors=st.face, linewidths=st.lw * 3, zorder=st.z - 0.01, capstyle="round"),
+            autolim=False,
+        )
+    ax.add_collection(
+        LineCollection(segs, colors=ec, linewidths=st.lw, linestyles=[st.ls], zorder=st.z), autolim=False
+    )
+    inner = st.extra.get("inner")
+    if inner:  # a second line inside the first (a diversion's berm): drawn the same in the legend
+        ax.add_collection(
+            LineCollection(
+                segs, colors=inner[0], linewidths=inner[1], linestyles=[inner[2]], zorder=st.z + 0.001
+            ),
+            autolim=False,
+        )
+    if st.extra.get("marks"):
+        _line_marks(sheet, lines, st, ec)
+
+
+def _draw_points(sheet: MapSheet, points: list, st: Style, ec: str) -> None:
+    """Point markers in ``st``, which labels then keep clear of."""
+    xy = np.array([(p.x, p.y) for p in points])
+    sheet.ax.plot(
+        xy[:, 0],
+        xy[:, 1],
+        ls="none",
+        marker=st.marker,
+        ms=st.size,
+        mfc=st.face,
+        mec=ec,
+        mew=0.7,
+        zorder=st.z,
+    )
+    from geosite.maps import labels
+
+    labels.avoid(sheet, points, pad_in=st.size / 72 / 2 + 0.01)
 
 
 def points_along(lines, spacing: float, first: float | None = None) -> list[tuple[float, float, float]]:
@@ -341,6 +435,7 @@ def _line_marks(sheet: MapSheet, lines, st: Style, color: str) -> None:
 
 
 def halo(width: float = 2.0):
+    """A white halo (stroke ``width`` points) for text over the map."""
     return [patheffects.withStroke(linewidth=width, foreground="white")]
 
 
@@ -377,6 +472,8 @@ def label_polygons(
     """A label for each feature's visible part: inside a polygon large enough on paper to hold it
     (else beside it, with a leader), along a line.
     """
+    if not sheet.drawing:  # a probe sheet places no labels
+        return
     win = sheet.window
     upi2 = sheet.plan.units_per_inch**2
     for geom, text in zip(gdf.geometry.values, texts, strict=True):
@@ -406,10 +503,29 @@ def draw_contours(
     """Contour lines (minor thin, index heavy) and the index contours' elevations along them, upright,
     on a white halo, at least once per visible piece at least 0.75 in long and then every
     ``label_every_in`` inches of paper. Returns the labels placed as (x, y, elevation_ft).
+
+    Parameters
+    ----------
+    sheet : MapSheet
+        The sheet drawn on.
+    contours : geopandas.GeoDataFrame
+        The contours (site CRS), with ``elevation_ft`` (feet) and ``index`` (bool) columns.
+    minor : Style
+        The minor contours' style.
+    index : Style
+        The index contours' style (their labels take its colour).
+    label_every_in : float
+        Paper inches between an index contour's labels.
+    size : float
+        The labels' text size, points.
+
+    Returns
+    -------
+    list of tuple of float
+        (x, y, elevation in feet) of each label asked for; none on a probe sheet.
     """
-    if contours is None or len(contours) == 0:
+    if contours is None or len(contours) == 0 or not sheet.drawing:
         return []
-    win = sheet.window
     upi = sheet.plan.units_per_inch
     clipped = shapely.simplify(
         shapely.clip_by_rect(contours.geometry.values, *sheet.tile.bounds),
@@ -421,58 +537,71 @@ def draw_contours(
         if "index" in contours.columns
         else np.zeros(len(contours), bool)
     )
-    elev = contours["elevation_ft"].to_numpy(dtype=float)
-    placed = []
     for want_index, st in ((False, minor), (True, index)):
-        segs = []
-        for g, ix in zip(clipped, is_index, strict=True):
-            if bool(ix) != want_index or g is None or g.is_empty:
-                continue
-            segs += [np.asarray(p.coords) for p in shapely.get_parts(g) if p.geom_type == "LineString"]
+        segs = [
+            np.asarray(p.coords)
+            for g, ix in zip(clipped, is_index, strict=True)
+            if bool(ix) == want_index and g is not None and not g.is_empty
+            for p in shapely.get_parts(g)
+            if p.geom_type == "LineString"
+        ]
         if segs:
             sheet.ax.add_collection(
                 LineCollection(segs, colors=st.edge, linewidths=st.lw, zorder=st.z), autolim=False
             )
-    del win
+    elev = contours["elevation_ft"].to_numpy(dtype=float)
+    placed = []
+    for g, z in zip(clipped[is_index], elev[is_index], strict=True):
+        if g is None or g.is_empty:
+            continue
+        for part in shapely.get_parts(g):
+            if part.geom_type == "LineString":
+                placed += _label_contour(sheet, part, z, index.edge, every_in=label_every_in, size=size)
+    return placed
+
+
+def _label_contour(
+    sheet: MapSheet, part, z: float, color: str, *, every_in: float, size: float
+) -> list[tuple[float, float, float]]:
+    """Labels of elevation ``z`` (feet) along one visible piece of an index contour: none under
+    0.75 in of paper, else one per ``every_in`` inches, each fixed to its stretch of the line.
+    """
     from shapely.ops import substring
 
     from geosite.maps import labels
     from geosite.maps.symbology import LABELS
 
-    for g, ix, z in zip(clipped, is_index, elev, strict=True):
-        if not ix or g is None or g.is_empty:
-            continue
-        for part in shapely.get_parts(g):
-            if part.geom_type != "LineString":
-                continue
-            length_in = part.length / upi
-            if length_in < LABELS["contour_min_in"]:
-                continue
-            n = max(1, int(length_in // label_every_in))
-            text = f"{z:.0f}" if abs(z - round(z)) < 1e-6 else f"{z:.1f}"
-            for k in range(n):
-                piece = substring(part, part.length * k / n, part.length * (k + 1) / n)
-                p = piece.interpolate(0.5, normalized=True)
-                labels.request(
-                    sheet,
-                    p.x,
-                    p.y,
-                    text,
-                    size=size,
-                    color=index.edge,
-                    kind="contour",
-                    along=piece,
-                    fixed=True,
-                    gid="contour-label",
-                )
-                placed.append((p.x, p.y, z))
-    return placed
+    length_in = part.length / sheet.plan.units_per_inch
+    if length_in < LABELS["contour_min_in"]:
+        return []
+    n = max(1, int(length_in // every_in))
+    text = f"{z:.0f}" if abs(z - round(z)) < 1e-6 else f"{z:.1f}"
+    out = []
+    for k in range(n):
+        piece = substring(part, part.length * k / n, part.length * (k + 1) / n)
+        p = piece.interpolate(0.5, normalized=True)
+        labels.request(
+            sheet,
+            p.x,
+            p.y,
+            text,
+            size=size,
+            color=color,
+            kind="contour",
+            along=piece,
+            fixed=True,
+            gid="contour-label",
+        )
+        out.append((p.x, p.y, z))
+    return out
 
 
 def draw_hillshade(sheet: MapSheet, dem, shade: np.ndarray, alpha: float = 0.35) -> None:
     """The shaded relief under the map: only the cells under the sheet's window, at most
     :data:`PRINT_DPI` of them per inch of paper (every k-th cell where the DEM is finer).
     """
+    if not sheet.drawing:
+        return
     inv = ~dem.transform
     xmin, ymin, xmax, ymax = sheet.tile.bounds
     c0, r0 = inv @ (xmin, ymax)
@@ -556,14 +685,51 @@ def panel_text(
 
 
 def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: str | None = None) -> None:
-    """One legend row: a swatch drawn as the map draws the layer, then its label."""
+    """One legend row: a swatch drawn as the map draws the layer, then its label.
+
+    Parameters
+    ----------
+    sheet : MapSheet
+        The sheet; the row goes at its panel's cursor, which moves down past it.
+    st : Style
+        The layer's style.
+    label : str
+        The legend text.
+    size : float
+        Text size, points.
+    edge : str or None
+        An edge colour other than the style's.
+    """
     p = sheet.panel
     ph = sheet.plan.sheet.panel[3]
     lh = max(0.17, size * 1.3 / 72)
     y = ph - sheet.cursor - lh / 2
-    x0, w, h = 0.12, 0.42, 0.11
-    ec = edge or st.edge
+    x0, w = 0.12, 0.42
+    if not isinstance(p, NullAxes):  # measuring the panel only: no swatch is made
+        _swatch(p, st, edge or st.edge, x0=x0, y=y, w=w)
+    pw = sheet.plan.sheet.panel[2]
+    lines = _wrap(label, pw - x0 - w - 0.2, size)
+    p.text(
+        x0 + w + 0.1,
+        y + lh / 2 - 0.02,
+        "\n".join(lines),
+        fontsize=max(size, MIN_PT),
+        va="top",
+        ha="left",
+        gid="legend",
+        linespacing=1.25,
+    )
+    sheet.legend.append(label)
+    sheet.swatches.append((label, st.kind, st.marker if st.kind == "point" else ""))
+    sheet.cursor += lh + (len(lines) - 1) * size * 1.25 / 72
+
+
+def _swatch(p: Any, st: Style, ec: str, *, x0: float, y: float, w: float) -> None:
+    """A legend swatch ``w`` inches wide from ``x0``, centred on ``y`` (panel inches), as the map draws
+    the layer: a patch, a line, an arrowhead or a marker.
+    """
     if st.kind == "polygon":
+        h = 0.11
         r = Rectangle(
             (x0, y - h / 2),
             w,
@@ -582,16 +748,8 @@ def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: 
     elif st.kind == "line":
         _line_swatch(p, st, ec=ec, x0=x0, y=y, w=w)
     elif st.extra.get("arrow_point"):  # a point drawn as an arrowhead on the map: the same arrowhead here
-        p.add_patch(
-            MplPolygon(
-                arrow_head(x0 + w / 2, y, -90.0, float(st.extra["arrow_point"]) / 72),
-                closed=True,
-                fc=st.face,
-                ec=ec,
-                lw=0.3,
-                gid="swatch-arrow",
-            )
-        )
+        head = arrow_head(x0 + w / 2, y, -90.0, float(st.extra["arrow_point"]) / 72)
+        p.add_patch(MplPolygon(head, closed=True, fc=st.face, ec=ec, lw=0.3, gid="swatch-arrow"))
     else:
         p.add_line(
             Line2D(
@@ -606,21 +764,6 @@ def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: 
                 gid="swatch-point",
             )
         )
-    pw = sheet.plan.sheet.panel[2]
-    lines = _wrap(label, pw - x0 - w - 0.2, size)
-    p.text(
-        x0 + w + 0.1,
-        y + lh / 2 - 0.02,
-        "\n".join(lines),
-        fontsize=max(size, MIN_PT),
-        va="top",
-        ha="left",
-        gid="legend",
-        linespacing=1.25,
-    )
-    sheet.legend.append(label)
-    sheet.swatches.append((label, st.kind, st.marker if st.kind == "point" else ""))
-    sheet.cursor += lh + (len(lines) - 1) * size * 1.25 / 72
 
 
 def _line_swatch(p, st: Style, *, ec: str, x0: float, y: float, w: float) -> None:
@@ -737,6 +880,7 @@ def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: 
 
 
 def space_left(sheet: MapSheet) -> float:
+    """The panel's height still free between its top-down cursor and its floor, inches."""
     return sheet.plan.sheet.panel[3] - sheet.cursor - sheet.floor
 
 
@@ -810,6 +954,7 @@ def key_map(sheet: MapSheet, site_geom, all_tiles: list[Tile], height_in: float 
     ox = 0.2 + (w_in - (gx1 - gx0) * k) / 2
 
     def tr(x, yy):
+        """(x, yy) in CRS units to panel inches on the key map."""
         return ox + (x - gx0) * k, y + (yy - gy0) * k
 
     for t in all_tiles:
@@ -853,33 +998,32 @@ def title_block(
 ) -> None:
     """The title block at the bottom of the panel: a heading and the sheet number box ("1 of 3"),
     labelled rows, then above it the revision block and a blank square for the preparer's seal.
+
+    Parameters
+    ----------
+    sheet : MapSheet
+        The sheet; its panel's floor rises above the block.
+    rows : list of tuple of str
+        (label, text) per row.
+    heading : str
+        The map's title.
+    sheet_no : str
+        The sheet's number in the set.
+    size : float
+        The rows' text size, points.
+    revisions : list of tuple of str or None
+        The revision block's rows (number, date, description).
+    of : int or None
+        How many sheets the set has ("1 of 3"); None: the number alone.
     """
     p = sheet.panel
     pw = sheet.plan.sheet.panel[2]
     lh = size * 1.25 / 72
     label_w = 0.85
-    blocks = []
-    for label, value in rows:
-        lines = _wrap(value or "", pw - label_w - 0.2, size)
-        blocks.append((label, lines))
-    body_h = sum(len(lines) * lh + 0.03 for _, lines in blocks)
+    blocks = [(label, _wrap(value or "", pw - label_w - 0.2, size)) for label, value in rows]
     head_h = 0.42
-    total = body_h + head_h + 0.12
-    p.add_patch(Rectangle((0, 0), pw, total, fill=False, ec=INK, lw=1.0))
-    p.add_line(Line2D([0, pw], [total - head_h, total - head_h], color=INK, lw=0.6))
-    p.text(0.1, total - 0.08, heading, fontsize=8.5, fontweight="bold", va="top", ha="left")
-    p.add_patch(Rectangle((pw - 0.8, total - head_h), 0.8, head_h, fill=False, ec=INK, lw=0.6))
-    p.text(pw - 0.4, total - 0.05, "SHEET", fontsize=MIN_PT, ha="center", va="top")
-    p.text(
-        pw - 0.4,
-        total - head_h + 0.04,
-        f"{sheet_no} of {of}" if of else sheet_no,
-        fontsize=8.5,
-        fontweight="bold",
-        ha="center",
-        va="bottom",
-        gid="sheet-number",
-    )
+    total = sum(len(lines) * lh + 0.03 for _, lines in blocks) + head_h + 0.12
+    _title_head(p, pw, total, heading, f"{sheet_no} of {of}" if of else sheet_no, head_h=head_h)
     y = total - head_h - 0.06
     for label, lines in blocks:
         p.text(0.1, y, label, fontsize=max(size, MIN_PT), fontweight="bold", va="top", ha="left")
@@ -894,12 +1038,36 @@ def title_block(
             gid="title-block",
         )
         y -= len(lines) * lh + 0.03
-    # revision block (left) and seal (right), above the title block
+    band = _revision_block(p, pw, total, revisions or [])
+    sheet.floor = total + band + 0.08
+
+
+def _title_head(p: Any, pw: float, total: float, heading: str, number: str, *, head_h: float) -> None:
+    """The title block's frame (``total`` inches high, ``pw`` wide) and its head: the map's title and
+    the sheet number box.
+    """
+    p.add_patch(Rectangle((0, 0), pw, total, fill=False, ec=INK, lw=1.0))
+    p.add_line(Line2D([0, pw], [total - head_h, total - head_h], color=INK, lw=0.6))
+    p.text(0.1, total - 0.08, heading, fontsize=8.5, fontweight="bold", va="top", ha="left")
+    p.add_patch(Rectangle((pw - 0.8, total - head_h), 0.8, head_h, fill=False, ec=INK, lw=0.6))
+    p.text(pw - 0.4, total - 0.05, "SHEET", fontsize=MIN_PT, ha="center", va="top")
+    p.text(
+        pw - 0.4,
+        total - head_h + 0.04,
+        number,
+        fontsize=8.5,
+        fontweight="bold",
+        ha="center",
+        va="bottom",
+        gid="sheet-number",
+    )
+
+
+def _revision_block(p: Any, pw: float, y0: float, rev_rows: list[tuple[str, str, str]]) -> float:
+    """The revision block (left) and the seal (right) from ``y0`` inches up; returns their height."""
     seal = 0.9
-    rev_rows = revisions or []
     rh = MIN_PT * 1.3 / 72
     band = max(seal, 0.2 + rh * (len(rev_rows) + 1) + 0.08)
-    y0 = total
     p.add_patch(Rectangle((0, y0), pw, band, fill=False, ec=INK, lw=0.8))
     p.add_patch(Rectangle((pw - seal, y0), seal, band, fill=False, ec=INK, lw=0.6))
     p.text(pw - seal / 2, y0 + band - 0.05, "SEAL", fontsize=MIN_PT, ha="center", va="top", color="#555555")
@@ -912,7 +1080,7 @@ def title_block(
         yy -= rh
         for x, v in zip(cols, (no, date, what), strict=True):
             p.text(x, yy, v, fontsize=MIN_PT, va="top", ha="left", gid="revision")
-    sheet.floor = total + band + 0.08
+    return band
 
 
 def location_map(
@@ -926,6 +1094,22 @@ def location_map(
 ) -> None:
     """A location (vicinity) map in the panel: the site filled, this sheet's map extent as a box, and
     the roads and waters of the site's data (``lines``: geometry, colour, name), with the caption under it.
+
+    Parameters
+    ----------
+    sheet : MapSheet
+        The sheet; its panel's floor rises above the map.
+    site_geom : shapely geometry
+        The site boundary (site CRS).
+    extent : tuple of float
+        This sheet's map extent (xmin, ymin, xmax, ymax, CRS units); the location map shows it and half
+        its size again on each side.
+    lines : list of tuple
+        (geometry, colour, name) of each road, stream, lake and wetland to draw.
+    caption : str
+        The text under the map.
+    height_in : float
+        The map's height at most, inches.
     """
     pw = sheet.plan.sheet.panel[2]
     p = sheet.panel
@@ -936,47 +1120,14 @@ def location_map(
     k = min(w_in / (gx1 - gx0), height_in / (gy1 - gy0))
     ox = 0.15 + (w_in - (gx1 - gx0) * k) / 2
     cap = _wrap(caption, pw - 0.2, MIN_PT)
-    cap_h = len(cap) * MIN_PT * 1.25 / 72 + 0.04
     p.text(0.1, y, "\n".join(cap), fontsize=MIN_PT, va="bottom", ha="left", linespacing=1.25, gid="location")
-    y += cap_h
+    y += len(cap) * MIN_PT * 1.25 / 72 + 0.04
     hgt = (gy1 - gy0) * k
-
-    def tr(xy):
-        xy = np.asarray(xy)[:, :2]
-        return np.column_stack([ox + (xy[:, 0] - gx0) * k, y + (xy[:, 1] - gy0) * k])
-
+    tr = _Inset(ox, y, gx0, gy0, k)
     p.add_patch(Rectangle((ox, y), (gx1 - gx0) * k, hgt, fill=False, ec=INK, lw=0.6))
     win = box(gx0, gy0, gx1, gy1)
-    for geom, color, _name in lines:
-        g = shapely.intersection(geom, win)
-        for part in shapely.get_parts(g):
-            if part.geom_type == "Polygon":
-                p.add_patch(
-                    MplPolygon(tr(part.exterior.coords), closed=True, fc=color, ec=color, lw=0.3, alpha=0.6)
-                )
-            elif part.geom_type == "LineString":
-                xy = tr(part.coords)
-                p.add_line(Line2D(xy[:, 0], xy[:, 1], color=color, lw=0.8))
-    for poly in shapely.get_parts(site_geom):
-        if poly.geom_type == "Polygon":
-            p.add_patch(MplPolygon(tr(poly.exterior.coords), closed=True, fc=INK, ec=INK, lw=0.5))
-    a, b = tr([(x0, y0), (x1, y1)])
-    p.add_patch(
-        Rectangle(tuple(a), b[0] - a[0], b[1] - a[1], fill=False, ec="#c0392b", lw=0.6, ls=(0, (3, 2)))
-    )
-    c = site_geom.centroid
-    sx, sy = tr([(c.x, c.y)])[0]
-    p.text(
-        sx,
-        sy - 0.06,
-        "SITE",
-        fontsize=MIN_PT,
-        fontweight="bold",
-        ha="center",
-        va="top",
-        gid="location-site",
-        path_effects=halo(1.5),
-    )
+    _location_features(p, lines, win, tr)
+    _location_site(p, site_geom, extent, tr)
     _location_names(p, [(shapely.intersection(g, win), n) for g, _, n in lines if n], tr)
     # a north arrow (grid north, as the sheet's) in the map's upper right corner
     nx, ny = ox + (gx1 - gx0) * k - 0.12, y + hgt - 0.32
@@ -995,6 +1146,63 @@ def location_map(
         0.1, y + hgt + 0.04, "LOCATION MAP", fontsize=MIN_PT + 0.5, fontweight="bold", va="bottom", ha="left"
     )
     sheet.floor = y + hgt + 0.25
+
+
+@dataclass(frozen=True)
+class _Inset:
+    """CRS coordinates to panel inches on a small map: ``(xy - (gx0, gy0)) * k + (ox, oy)``."""
+
+    ox: float
+    oy: float
+    gx0: float
+    gy0: float
+    k: float
+
+    def __call__(self, xy: Any) -> np.ndarray:
+        """An (n, 2) array of CRS coordinates in panel inches."""
+        a = np.asarray(xy)[:, :2]
+        return np.column_stack(
+            [self.ox + (a[:, 0] - self.gx0) * self.k, self.oy + (a[:, 1] - self.gy0) * self.k]
+        )
+
+
+def _location_features(p: Any, lines: list[tuple[Any, str, str]], win: Any, tr: _Inset) -> None:
+    """The roads and waters of the location map, cut to its window ``win``: areas filled, lines drawn."""
+    for geom, color, _name in lines:
+        g = shapely.intersection(geom, win)
+        for part in shapely.get_parts(g):
+            if part.geom_type == "Polygon":
+                p.add_patch(
+                    MplPolygon(tr(part.exterior.coords), closed=True, fc=color, ec=color, lw=0.3, alpha=0.6)
+                )
+            elif part.geom_type == "LineString":
+                xy = tr(part.coords)
+                p.add_line(Line2D(xy[:, 0], xy[:, 1], color=color, lw=0.8))
+
+
+def _location_site(p: Any, site_geom: Any, extent: Any, tr: _Inset) -> None:
+    """The site filled black and named, and this sheet's map extent as a red dashed box."""
+    for poly in shapely.get_parts(site_geom):
+        if poly.geom_type == "Polygon":
+            p.add_patch(MplPolygon(tr(poly.exterior.coords), closed=True, fc=INK, ec=INK, lw=0.5))
+    x0, y0, x1, y1 = extent
+    a, b = tr([(x0, y0), (x1, y1)])
+    p.add_patch(
+        Rectangle(tuple(a), b[0] - a[0], b[1] - a[1], fill=False, ec="#c0392b", lw=0.6, ls=(0, (3, 2)))
+    )
+    c = site_geom.centroid
+    sx, sy = tr([(c.x, c.y)])[0]
+    p.text(
+        sx,
+        sy - 0.06,
+        "SITE",
+        fontsize=MIN_PT,
+        fontweight="bold",
+        ha="center",
+        va="top",
+        gid="location-site",
+        path_effects=halo(1.5),
+    )
 
 
 def _location_names(p, named: list[tuple[Any, str]], tr) -> None:
@@ -1038,6 +1246,7 @@ def compass(dx: float, dy: float) -> str:
 
 
 def contact_text(c) -> str:
+    """A contact's name, address and daytime phone on one line, naming what is not given."""
     missing = [k for k in ("name", "address", "phone") if not getattr(c, k)]
     parts = [
         c.name or "NAME NOT GIVEN",
@@ -1049,6 +1258,7 @@ def contact_text(c) -> str:
 
 
 def today() -> str:
+    """Today's date, ISO (``2026-12-02``)."""
     return dt.date.today().isoformat()
 
 

@@ -24,10 +24,12 @@ import dataclasses
 import logging
 import unicodedata
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import matplotlib as mpl
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+
+from geosite.maps.preview import PngWriter, pdf_to_png
 
 log = logging.getLogger(__name__)
 
@@ -131,35 +133,13 @@ class CoreFontCanvas(FigureCanvasAgg):
         """The canvas' :class:`CoreFontRenderer`, made again when the size or dpi changed."""
         w, h = self.get_width_height(physical=True)
         key = w, h, self.figure.dpi
-        if getattr(self, "_lastKey", None) != key:
+        if getattr(self, "_core_key", None) != key:
             self.renderer = CoreFontRenderer(w, h, self.figure.dpi)
-            self._lastKey = key
+            self._core_key = key
         return self.renderer
 
 
-#: zlib level of the PNG previews: 1 writes a 22 x 17 in sheet in 0.064 s against level 6's 0.093 s
-#: (Lot 7's existing site map), for a file 13 % larger (545 against 481 kB).
-PNG_COMPRESS_LEVEL = 1
-
 _aliased: set[str] = set()
-
-
-def _write_core_font(self: Any, filename: str) -> Any:
-    """matplotlib's ``PdfFile._write_afm_font`` (3.11) with the AFM file parsed once per process, not
-    once per PDF (0.03 s a font a PDF); the PDF written is the same.
-    """
-    from matplotlib.backends._backend_pdf_ps import _cached_get_afm_from_fname
-    from matplotlib.backends.backend_pdf import Name
-
-    fontdict = {
-        "Type": Name("Font"),
-        "Subtype": Name("Type1"),
-        "BaseFont": Name(_cached_get_afm_from_fname(filename).get_fontname()),
-        "Encoding": Name("WinAnsiEncoding"),
-    }
-    obj = self.reserveObject("font dictionary")
-    self.writeObject(obj, fontdict)
-    return obj
 
 
 def _quiet_core_weight(record: logging.LogRecord) -> bool:
@@ -175,17 +155,12 @@ def alias_core_fonts() -> None:
     """Let matplotlib find a TrueType face for each standard font (:data:`TRUETYPE_FOR`, the first
     installed), for the glyph outlines it draws as label halos; once per process. Where none is
     installed matplotlib falls back to its own DejaVu Sans, as before. Also quiets matplotlib's notice
-    that Helvetica's normal weight is its Medium, and has the PDF writer parse each AFM file once
-    (:func:`_write_core_font`).
+    that Helvetica's normal weight is its Medium.
     """
     from matplotlib import font_manager
 
     if not _aliased:  # the standard fonts' AFM files say "Medium" where a text asks "normal": the same face
         logging.getLogger(font_manager.__name__).addFilter(_quiet_core_weight)
-        from matplotlib.backends import backend_pdf
-
-        if hasattr(backend_pdf.PdfFile, "_write_afm_font"):
-            backend_pdf.PdfFile._write_afm_font = _write_core_font  # type: ignore[method-assign]
     fm = font_manager.fontManager
     for core, candidates in TRUETYPE_FOR.items():
         if core in _aliased:
@@ -201,63 +176,13 @@ def alias_core_fonts() -> None:
                 break
 
 
-class PngWriter:
-    """PNG previews encoded on one background thread while the next sheet is drawn (Pillow's encoder
-    releases the GIL, so the zlib work runs beside matplotlib's on a second core). A context manager:
-    leaving it waits for every file and raises the first error.
-    """
-
-    def __init__(self) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="geosite-png")
-        self._futures: list[Any] = []
-
-    def submit(self, image: Any, png: Path, dpi: int) -> None:
-        """Encode ``image`` (a PIL image it alone holds) into ``png`` at ``dpi``, later."""
-        self._futures.append(self._pool.submit(_write_png, image, png, dpi))
-
-    def close(self) -> None:
-        """Wait for every preview; the first error is raised."""
-        try:
-            for f in self._futures:
-                f.result()
-        finally:
-            self._pool.shutdown(wait=True)
-            self._futures = []
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _write_png(image: Any, png: Path, dpi: int) -> None:
-    image.save(png, format="png", dpi=(dpi, dpi), compress_level=PNG_COMPRESS_LEVEL)
-
-
 def preview_png(pdf: Path, png: Path, dpi: int, fig: Any, writer: PngWriter | None = None) -> Path:
     """The PNG preview of a one-page ``pdf`` at ``dpi`` (dots per inch): the PDF rasterised by PDFium
     (pypdfium2) on white, encoded by ``writer`` when given (the file is complete when the writer is
     closed), else here; without pypdfium2, ``fig`` drawn again by Agg.
     """
-    try:
-        import pypdfium2 as pdfium
-    except ImportError:
+    if not pdf_to_png(pdf, png, dpi, writer):
         fig.savefig(png, format="png", dpi=dpi, facecolor="white")
-        return png
-    doc = pdfium.PdfDocument(str(pdf))
-    try:
-        image = doc[0].render(scale=dpi / 72, fill_color=(255, 255, 255, 255)).to_pil()
-        if getattr(image, "readonly", 0):  # a view of PDFium's buffer: a copy outlives the document
-            image = image.copy()
-    finally:
-        doc.close()
-    if writer is None:
-        _write_png(image, png, dpi)
-    else:
-        writer.submit(image, png, dpi)
     return png
 
 

@@ -1,6 +1,7 @@
 """Paper: sheet sizes, orientation, the boxes on a sheet, and fitting a site to sheets (or tiles).
 
-Everything here is plain arithmetic in inches and ground feet; no matplotlib. A sheet is laid out as a
+Everything here is plain arithmetic in inches and ground feet; no matplotlib (the command line checks
+a site's sheets here before any work, without loading it). A sheet is laid out as a
 map frame on the left and a panel on the right (legend, north arrow, scale, title block). The map
 frame's size in inches times the scale (feet per inch) is the ground it shows.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from geosite.errors import InputError
 
@@ -38,16 +40,19 @@ class Sheet:
 
     @property
     def width_in(self) -> float:
+        """The sheet's width as oriented, inches."""
         a, b = SHEET_SIZES_IN[self.size]
         return b if self.orientation == "landscape" else a
 
     @property
     def height_in(self) -> float:
+        """The sheet's height as oriented, inches."""
         a, b = SHEET_SIZES_IN[self.size]
         return a if self.orientation == "landscape" else b
 
     @property
     def border_in(self) -> float:
+        """The blank border around the sheet, inches."""
         return BORDER_IN[self.size]
 
     @property
@@ -59,12 +64,14 @@ class Sheet:
 
     @property
     def panel(self) -> tuple[float, float, float, float]:
+        """The legend and title panel: (left, bottom, width, height), inches."""
         m = self.border_in
         p = PANEL_IN[self.size]
         return (self.width_in - m - p, m, p, self.height_in - 2 * m)
 
     @property
     def label(self) -> str:
+        """The sheet named as printed: ``ANSI-C (17 x 22 in, landscape)``."""
         a, b = SHEET_SIZES_IN[self.size]
         return f"{self.size} ({_num(a)} x {_num(b)} in, {self.orientation})"
 
@@ -120,6 +127,40 @@ def parse_sheet(sheet: str | None) -> list[Sheet]:
     raise InputError(f"unknown sheet {sheet!r}; use one of {valid} (sizes may take -landscape or -portrait)")
 
 
+def map_extent(site: Any, margin_ft: float) -> tuple[float, float, float, float]:
+    """The maps' extent (site CRS): the site's bounding box and ``margin_ft`` around it."""
+    xmin, ymin, xmax, ymax = site.boundary.bounds
+    m = margin_ft / site.ft_per_unit
+    return (xmin - m, ymin - m, xmax + m, ymax + m)
+
+
+def check_margin(margin_ft: Any) -> float:
+    """A map margin in feet: a finite number of at least 0, else :class:`~geosite.errors.InputError`."""
+    if not (isinstance(margin_ft, (int, float)) and margin_ft >= 0 and math.isfinite(margin_ft)):
+        raise InputError(f"map margin must be a non-negative number of feet, got {margin_ft!r}")
+    return float(margin_ft)
+
+
+def check_sheet_count(
+    site: Any, scale_ft: float = 100.0, sheet: str = "auto", margin_ft: float | None = None
+) -> None:
+    """Refuse, before any work, a bad margin or a site whose plan maps would be tiled over more sheets
+    than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan
+    them.
+    """
+    from geosite.rules import load_profile
+
+    margin = (
+        site.map_margin_ft(site.profile or load_profile(site.jurisdiction))
+        if margin_ft is None
+        else margin_ft
+    )
+    plan = plan_sheets(map_extent(site, check_margin(margin)), check_scale(scale_ft), site.ft_per_unit, sheet)
+    site.limits.check_sheet_tiles(
+        f"site {site.root or site.name}", len(plan.tiles), plan.sheet.label, scale_ft
+    )
+
+
 @dataclass(frozen=True)
 class Tile:
     """One sheet's piece of the map: ground bounds in CRS units and its place in the tile grid."""
@@ -132,6 +173,10 @@ class Tile:
 
 @dataclass(frozen=True)
 class SheetPlan:
+    """A map fitted to paper: the sheet, the scale (feet per inch), CRS units per inch, and its tiles
+    (one, or a grid of ``rows`` x ``cols``).
+    """
+
     sheet: Sheet
     scale_ft: float
     units_per_inch: float
@@ -141,6 +186,7 @@ class SheetPlan:
 
     @property
     def tiled(self) -> bool:
+        """Whether the map takes more than one sheet."""
         return len(self.tiles) > 1
 
 
