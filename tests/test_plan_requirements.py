@@ -60,11 +60,19 @@ def test_b6e_a_pile_kept_over_30_days_is_stabilized_in_the_plan(tmp_path, dem, d
 
 @pytest.mark.parametrize(
     ("stabilized", "status", "verdict"),
-    [("2027-11-05", "pass", "pass"), ("2027-11-06", "fail", "fail"), (None, "not_assessed", "incomplete")],
+    [
+        ("2027-11-05", "pass", "pass"),
+        ("2027-11-06", "fail", "fail"),
+        (None, "not_assessed", "incomplete"),
+        ("2027-10-29", "pass", "pass"),
+        ("2027-10-28", "fail", "fail"),
+        ("2027-05-01", "fail", "fail"),
+    ],
 )
 def test_b6c1_ground_stabilized_within_7_days_of_going_inactive(tmp_path, dem, stabilized, status, verdict):
     # the work ends 2027-10-29: stabilized by 11-05 (7 days) passes, 11-06 (8 days) fails, undated is
-    # incomplete
+    # incomplete; stabilized the day it ends passes, the day before (or before the work starts: the
+    # work begins 2027-05-03) is not the stabilization of ground gone inactive, so nothing is shown
     layers = clean_layers()
     d = layers["disturbance"]
     d["stabilized"] = [stabilized]

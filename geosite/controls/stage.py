@@ -1659,9 +1659,26 @@ def _inactive_stabilization(c: _Ctx) -> None:
     if q is None or dist is None or not len(dist):
         return
     days = int(q.param("days"))
-    late, undated, ok, early = _stabilization_timing(
-        dist, controls.bmps_of(c.bmps, tuple(c.v("stabilization_types"))), days
-    )
+    timing = _stabilization_timing(dist, controls.bmps_of(c.bmps, tuple(c.v("stabilization_types"))), days)
+    found = _stabilization_findings(timing, days, q.requires)
+    for status, message, ids in found:
+        c.res.findings.append(
+            c.finding(
+                "inactive_stabilization",
+                "inactive_stabilization_submitted",
+                status,
+                message,
+                required=True,
+                feature_ids=ids,
+            )
+        )
+
+
+def _stabilization_findings(timing: _Timing, days: int, requires: str) -> list[tuple[str, str, list[Any]]]:
+    """The B(6)(c)[1] findings of a plan's stabilization ``timing`` (``days``: the requirement's days),
+    each (status, message, the areas concerned).
+    """
+    late, undated, ok, early = timing
     found: list[tuple[str, str, list[Any]]] = []  # status, message, the areas concerned
     if early:
         found.append(
@@ -1672,7 +1689,7 @@ def _inactive_stabilization(c: _Ctx) -> None:
                 + "; ".join(
                     f"area {f} ends {e.isoformat()}, 'stabilized' {w.isoformat()}" for f, e, w in early
                 )
-                + f" ({q.requires}).",
+                + f" ({requires}).",
                 [f for f, _e, _w in early],
             )
         )
@@ -1686,7 +1703,7 @@ def _inactive_stabilization(c: _Ctx) -> None:
                     f"area {f} ends {e.isoformat()}, stabilized {w.isoformat()} ({(w - e).days} days)"
                     for f, e, w in late
                 )
-                + f" ({q.requires}).",
+                + f" ({requires}).",
                 [f for f, _e, _w in late],
             )
         )
@@ -1696,7 +1713,7 @@ def _inactive_stabilization(c: _Ctx) -> None:
                 "not_assessed",
                 f"Disturbance area(s) {', '.join(map(str, undated))}: no end date or no stabilization date, "
                 "so whether the "
-                f"ground is stabilized within {days} days of going inactive cannot be told ({q.requires}).",
+                f"ground is stabilized within {days} days of going inactive cannot be told ({requires}).",
                 undated,
             )
         )
@@ -1708,17 +1725,7 @@ def _inactive_stabilization(c: _Ctx) -> None:
                 [],
             )
         )
-    for status, message, ids in found:
-        c.res.findings.append(
-            c.finding(
-                "inactive_stabilization",
-                "inactive_stabilization_submitted",
-                status,
-                message,
-                required=True,
-                feature_ids=ids,
-            )
-        )
+    return found
 
 
 def _stabilization_timing(dist: gpd.GeoDataFrame, stab: gpd.GeoDataFrame | None, days: int) -> _Timing:
