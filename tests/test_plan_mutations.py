@@ -62,11 +62,6 @@ EDGE_FENCE = ("silt_fence",)
 #: check refused the submission (an InputError naming the problem): not a pass either
 REFUSED = "refused"
 #: known bugs in check, each case xfailed (strict) until the lead fixes it
-REMOVAL_BUG = (
-    "B(6)(f): bmp_removal is applied as a provision only (info); nothing compares each bmps feature's "
-    "remove date with the stabilized date of the ground it serves, though the reading says it is shown "
-    "by the remove dates: BMPs removed 30 days into the work pass unremarked"
-)
 HOOK_BUG = (
     "DNR 1056 (the filter_fence practice's hooks = true): controls/stage.py _fence_submitted judges the "
     "downslope, sideslope and channel sides only, never the 'hook' stretches analyze places, so a plan "
@@ -166,10 +161,7 @@ CASES = [
         "grantsburg_lot7",
         "bmps_removed_30_days_into_the_work",
         bmps_removed_after_start(30),
-        "bmp_removal",
-        UNDECIDED,
-        bug=REMOVAL_BUG,
-        own="info",
+        "bmp_removal_submitted",
     ),
     # plan statement item B(7): stabilization description with its schedule
     Case(

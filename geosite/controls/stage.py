@@ -253,6 +253,7 @@ def _with_dem(c: _Ctx, flow: _Flow) -> None:
     _channelized_inflows(c, flow)
     _dewatering(c)
     _inactive_stabilization(c)
+    _bmp_removal(c)
 
 
 def _without_dem(c: _Ctx) -> None:
@@ -275,6 +276,7 @@ def _without_dem(c: _Ctx) -> None:
     _tracking(c)
     _dewatering(c)
     _inactive_stabilization(c)
+    _bmp_removal(c)
 
 
 # --------------------------------------------------------------------------------------------- fences
@@ -1672,6 +1674,53 @@ def _inactive_stabilization(c: _Ctx) -> None:
                 feature_ids=ids,
             )
         )
+
+
+def _bmp_removal(c: _Ctx) -> None:
+    """B(6)(f)-style: temporary BMPs removed after the site is stabilized, read from each bmps feature's
+    ``remove`` date against the stabilization of the ground it serves (the disturbance polygon nearest
+    it: every polygon at the least distance). Stabilization features stay and are not judged; a BMP or
+    ground without the dates is left to the schedule and B(6)(c)[1] findings that ask for them.
+    """
+    q = next((r for r in c.p.requirements if r.provision == "bmp_removal"), None)
+    dist, bmps = c.site.layer("disturbance"), c.bmps
+    if q is None or dist is None or not len(dist) or bmps is None or "remove" not in bmps.columns:
+        return
+    kept = set(c.v("stabilization_types")) if c.p.value("controls", "stabilization_types") else set()
+    stab = controls.bmps_of(bmps, tuple(kept)) if kept else None
+    ends = dist["end"] if "end" in dist.columns else [None] * len(dist)
+    ready = [_stabilized_on(dist, i, stab, e) for i, e in enumerate(ends)]
+    early: list[Any] = []
+    judged = 0
+    for fid, kind, gone, g in zip(bmps["id"], bmps["type"], bmps["remove"], bmps.geometry, strict=True):
+        if kind in kept or gone is None or gone != gone:
+            continue
+        d = dist.geometry.distance(g)
+        served = [r for r, x in zip(ready, d, strict=True) if x <= d.min() + 1e-9]
+        if None in served:
+            continue
+        judged += 1
+        if gone < max(served):
+            early.append(py_scalar(fid))
+    if not judged:
+        return
+    f = Finding(
+        rule="bmp_removal_submitted",
+        citation=q.citation,
+        section=c.p.section_name(q.section),
+        status="fail" if early else "pass",
+        message=(
+            f"bmps {', '.join(map(str, early))}: removed before the ground they serve is stabilized "
+            f"({q.requires}; each feature's remove date against the stabilized date of the disturbance "
+            "nearest it)."
+            if early
+            else f"Every temporary BMP is removed on or after the stabilization of the ground it serves "
+            f"({judged} features with dates)."
+        ),
+        required=True,
+        feature_ids=early,
+    )
+    c.res.findings.append(c.gate.apply(f, q.gate))
 
 
 def _stabilization_findings(timing: _Timing, days: int, requires: str) -> list[tuple[str, str, list[Any]]]:
