@@ -372,3 +372,60 @@ def test_location_map_names_roads_shows_the_site_and_north(existing):
     caption = " ".join(texts["location"].split())
     assert "roads: Birch Street (10 ft, north)" in caption  # the road's edge is 10 ft north of the site
     assert any(p.get_gid() == "location-north" for p in existing.panel.patches)
+
+
+def test_schedule_rows_are_never_wrapped_and_stay_inside_their_block(construction):
+    # a table row broken across lines breaks its columns (a remove date under the next BMP's name): each
+    # BMP row is one line holding its install and remove dates, and its ink ends inside the block drawn
+    # around it (or the panel), measured on the rendered figure
+    from matplotlib.patches import Rectangle
+
+    fig = construction.fig
+    renderer = fig.canvas.get_renderer()
+    inch = fig.dpi
+    blocks = [a for a in fig.artists if isinstance(a, Rectangle)]
+    rows = [t for t in [*construction.panel.texts, *fig.texts] if t.get_gid() == "table"]
+    assert rows
+    for t in rows:
+        text = t.get_text()
+        assert "\n" not in text
+        if text.strip().startswith(("<", ">")):  # a date alone on a line: a wrapped row
+            raise AssertionError(f"wrapped schedule row: {text!r}")
+        box = t.get_window_extent(renderer)
+        left, right = box.x0 / inch, box.x1 / inch
+        if t in fig.texts:
+            around = [
+                r.get_window_extent(renderer)
+                for r in blocks
+                if r.get_window_extent(renderer).x0 / inch <= left <= r.get_window_extent(renderer).x1 / inch
+            ]
+            assert around, text
+            assert right <= max(r.x1 for r in around) / inch + 1e-6, (text, right)
+        else:
+            p = construction.plan.sheet.panel
+            assert right <= p[0] + p[2] + 1e-6, (text, right)
+
+
+@pytest.mark.parametrize(("strip_w_in", "drawn"), [(3.0, False), (3.6, True)])
+def test_a_schedule_block_too_narrow_for_its_widest_row_is_not_drawn(
+    construction, monkeypatch, strip_w_in, drawn
+):
+    # a 60-character row in Courier (0.6 em a glyph) at 6.5 pt is 60 x 0.6 x 6.5 / 72 = 3.25 in wide, plus
+    # 0.2 in of margins: a 3.0 in strip cannot hold it unwrapped (the block goes to the panel instead), a
+    # 3.6 in strip can, and then every row is drawn whole, one text a row
+    from geosite.maps import layout as L
+
+    monkeypatch.setattr(L, "_frame_strip", lambda sheet, min_w, min_h: (1.0, 1.0, strip_w_in, 10.0))
+    row = "x" * 60
+    before, boxes = len(construction.fig.texts), len(construction.fig.artists)
+    got = L.frame_block(
+        construction, "(d) SCHEDULE", [("table", row), ("table", row), ("provision", "Text.")]
+    )
+    new = construction.fig.texts[before:]
+    for a in [*new, *construction.fig.artists[boxes:]]:  # the sheet is the module's: leave it as it was
+        a.remove()
+    assert got is drawn
+    if drawn:
+        assert [t.get_text() for t in new if t.get_gid() == "table"] == [row, row]
+    else:
+        assert new == []

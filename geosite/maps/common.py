@@ -590,8 +590,9 @@ def _top_down_draw(sheet: L.MapSheet, panel: Panel, size: float) -> None:
     if panel.table:
         sheet.cursor += 0.06
         L.panel_text(sheet, panel.table_title, size=size, bold=True)
+        table_pt = L.table_size(sheet, panel.table, max(size - 0.5, L.MIN_PT))
         for row in panel.table:
-            L.panel_text(sheet, row, size=max(size - 0.5, L.MIN_PT), gid="table", mono=True)
+            L.panel_text(sheet, row, size=table_pt, gid="table", mono=True)
     for n in panel.provisions:
         sheet.cursor += 0.04
         L.panel_text(sheet, n, size=size, gid="provision")

@@ -638,12 +638,30 @@ def draw_hillshade(sheet: MapSheet, dem, shade: np.ndarray, alpha: float = 0.35)
 # --------------------------------------------------------------------------------------------- panel
 
 
-def _wrap(text: str, width_in: float, size: float) -> list[str]:
-    chars = max(10, int(width_in * 72 / (0.62 * size)))
+#: The advance of every glyph of Courier, the PDF core font the tables are set in, em.
+MONO_EM = 0.6
+
+
+def _wrap(text: str, width_in: float, size: float, *, mono: bool = False) -> list[str]:
+    """``text`` broken into lines that fit ``width_in`` inches at ``size`` points (Courier's exact advance
+    when ``mono``, else an average proportional advance of 0.62 em); its own line breaks kept.
+    """
+    chars = max(10, int(width_in * 72 / ((MONO_EM if mono else 0.62) * size)))
     out = []
     for para in text.split("\n"):
         out += textwrap.wrap(para, chars) or [""]
     return out
+
+
+def table_size(sheet: MapSheet, rows: list[str], size: float) -> float:
+    """The point size at which the widest of the monospaced ``rows`` fits the panel (at most ``size``,
+    at least the smallest size printed; a table wider than that wraps).
+    """
+    widest = max((len(r) for r in rows), default=0)
+    if not widest:
+        return size
+    fits = (sheet.plan.sheet.panel[2] - 0.2) * 72 / (MONO_EM * widest)
+    return max(min(size, fits), MIN_PT)
 
 
 def panel_text(
@@ -661,7 +679,7 @@ def panel_text(
     size = max(size, MIN_PT)  # the size printed, and so the pitch of its lines
     pw = sheet.plan.sheet.panel[2]
     ph = sheet.plan.sheet.panel[3]
-    lines = _wrap(text, pw - 0.2 - indent, size * (1.12 if mono else 1.0))
+    lines = _wrap(text, pw - 0.2 - indent, size, mono=mono)
     lh = size * 1.25 / 72
     y = ph - sheet.cursor
     for k, line in enumerate(
@@ -836,30 +854,38 @@ def _frame_strip(sheet: MapSheet, min_w: float, min_h: float) -> tuple[float, fl
 
 def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: float = 7.0) -> bool:
     """Text beside the map inside its frame, where the map frame is blank beyond the ground shown: a bold
-    ``title`` and ``rows`` of (gid, text); gid ``table`` rows in a monospaced face. False (nothing drawn)
-    when no blank strip can hold it all; the caller then puts it in the panel.
+    ``title`` (wrapped to the block) and ``rows`` of (gid, text); gid ``table`` rows in a monospaced face,
+    never wrapped (a wrapped row breaks its columns). False (nothing drawn) when no blank strip is wide
+    enough for the widest table row or tall enough for it all; the caller then puts it in the panel.
     """
     strip = _frame_strip(sheet, 3.0, 2.0)
     if strip is None:
         return False
     x0, y0, w, h = strip
     w = min(w, 6.5)
+    fs_table = max(size - 0.5, MIN_PT)
+    widest = max((len(t) for gid, text in rows if gid == "table" for t in text.split("\n")), default=0)
+    if widest * MONO_EM * fs_table / 72 + 0.2 > w:
+        return False
     lh = size * 1.25 / 72
+    heading = _wrap(title, w - 0.2, (size + 0.5) * 1.1)  # bold runs wider than the average advance
     blocks = [
-        (gid, _wrap(text, w - 0.2, size * (1.12 if gid == "table" else 1.0)) if text else [""])
+        (gid, (text.split("\n") if gid == "table" else _wrap(text, w - 0.2, size)) if text else [""])
         for gid, text in rows
     ]
-    need = lh * (1 + sum(len(b) for _, b in blocks)) + 0.06 * len(blocks) + 0.2
+    need = lh * (len(heading) + sum(len(b) for _, b in blocks)) + 0.06 * len(blocks) + 0.2
     if need > h:
         return False
     fig = sheet.fig
     tr = fig.dpi_scale_trans
     fig.add_artist(Rectangle((x0, y0 + h - need), w, need, transform=tr, fill=False, ec=INK, lw=0.6))
     y = y0 + h - 0.1
-    fig.text(x0 + 0.1, y, title, transform=tr, fontsize=size + 0.5, fontweight="bold", va="top", ha="left")
-    y -= lh + 0.04
+    for line in heading:
+        fig.text(x0 + 0.1, y, line, transform=tr, fontsize=size + 0.5, fontweight="bold", va="top", ha="left")
+        y -= lh
+    y -= 0.04
     for gid, lines in blocks:
-        fs = max(size - (0.5 if gid == "table" else 0), MIN_PT)
+        fs = fs_table if gid == "table" else max(size, MIN_PT)
         for (
             line
         ) in lines:  # one text a line, baselines at the block's pitch (a line's own ink never moves it)

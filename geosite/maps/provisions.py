@@ -43,6 +43,7 @@ class ScheduleRow:
     remove: str
     submitted: bool
     dated: bool = False  # the dates are the submitted layer's (install / remove)
+    length_ft: float | None = None  # the run's length for line practices geosite places, ft
 
 
 def _date(v: Any) -> dt.date | None:
@@ -138,9 +139,13 @@ def bmp_schedule(ctx: MapContext) -> list[ScheduleRow]:
         rows[k] = rows.get(k, 0.0) + size
     out = []
     for (what, ph, inst, rem, submitted, dated), ft in rows.items():
-        label = f"{what} {ft:,.0f} ft" if ft >= 1 and not submitted else what
-        out.append(ScheduleRow(label, ph, inst, rem, submitted, dated))
+        length = ft if ft >= 1 and not submitted else None
+        out.append(ScheduleRow(what, ph, inst, rem, submitted, dated, length))
     return sorted(out, key=lambda r: (r.phase, r.install, r.what))
+
+
+#: The longest BMP name the schedule prints whole, characters (a longer one is cut there).
+WHAT_MAX_CHARS = 40
 
 
 def schedule_table(ctx: MapContext) -> tuple[list[str], list[str]]:
@@ -148,9 +153,13 @@ def schedule_table(ctx: MapContext) -> tuple[list[str], list[str]]:
     rows = bmp_schedule(ctx)
     if not rows:
         return [], []
-    table = ["", f"{'BMP':<26} {'phase':<5} {'install':<11} {'remove':<11}"]
+    w = min(max(len(r.what) for r in rows), WHAT_MAX_CHARS)  # the names whole, up to a limit
+    table = ["", f"{'BMP':<{w}} {'length':>8} {'phase':<5} {'install':<11} {'remove':<11}"]
     for r in rows:
-        table.append(f"{r.what[:26]:<26} {r.phase[:5]:<5} {r.install[:11]:<11} {r.remove[:11]:<11}")
+        length = f"{r.length_ft:,.0f} ft" if r.length_ft is not None else ""
+        table.append(
+            f"{r.what[:w]:<{w}} {length:>8} {r.phase[:5]:<5} {r.install[:11]:<11} {r.remove[:11]:<11}"
+        )
     notes = []
     if any(r.dated for r in rows):
         notes.append("BMP dates as submitted (layer bmps: install, remove).")
