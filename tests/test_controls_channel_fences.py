@@ -40,3 +40,27 @@ def test_fence_stops_at_the_channel_and_follows_its_edges():
     across = [g for g in fence.geometry if g.within(bottom)]
     assert sum(g.length for g in across) == pytest.approx(120.0 - 10.0, abs=2.5)
     assert s["channel_length_ft"] == pytest.approx(200.0, abs=5.0)
+
+
+def test_channel_edge_fences_read_a_channel_in_parts_as_its_parts():
+    # a channel layer may hold a line in several parts (a traced channel clipped by the map margin leaves
+    # and re-enters it): each part is fenced as a line of its own, and the fences are those of the same
+    # channel given as separate lines (the V valley above; the disturbed area beside the channel)
+    from geosite.controls.fences import channel_edge_fences
+
+    dem = v_valley(10.0, 2.0, shape=(300, 101), cell=2.0)
+    fg = flow_grid(dem)
+    x0, y0 = ORIGIN[CRS_US_FT]
+    axis = shapely.union_all(channels(fg, 43_560.0).geometry.values)
+    axis = shapely.line_merge(axis) if axis.geom_type == "MultiLineString" else axis
+    a = shapely.ops.substring(axis, 0.0, 0.45 * axis.length)
+    b = shapely.ops.substring(axis, 0.55 * axis.length, axis.length)
+    site = box(x0 - 10, y0 - 610, x0 + 212, y0 + 10)
+    disturbed = box(x0 + 10, y0 - 500, x0 + 80, y0 - 250)  # west of the axis, draining to it
+    kw = {"threshold_sqft": 43_560.0, "offset_ft": 5.0}
+    multi = gpd.GeoDataFrame({"id": [1]}, geometry=[shapely.MultiLineString([a, b])], crs=dem.crs)
+    single = gpd.GeoDataFrame({"id": [1, 2]}, geometry=[a, b], crs=dem.crs)
+    got = channel_edge_fences(disturbed, site, dem, fg, multi, **kw)
+    want = channel_edge_fences(disturbed, site, dem, fg, single, **kw)
+    assert len(want) > 0
+    assert got.geometry.length.sum() == pytest.approx(want.geometry.length.sum(), rel=1e-9)

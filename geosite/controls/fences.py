@@ -839,7 +839,8 @@ def channel_edge_fences(
         off = offset_ft / dem.ft_per_unit
         half = 0.5 * min(abs(dem.transform.a), abs(dem.transform.e))
         keep_out = disturbed.buffer(0)
-        for k, g in enumerate(chan.geometry):
+        lines = [(k, g) for k, whole in enumerate(chan.geometry) for g in _parts(whole)]  # single parts
+        for k, g in lines:
             if not g.intersects(site):
                 continue
             xy = np.asarray(g.coords)[:, :2]

@@ -229,9 +229,11 @@ def _trace_channels(
     shown = to_crs(chan, site.crs)
     shown = shown[shown.intersects(margin)].copy()
     shown["geometry"] = shown.geometry.intersection(margin)
-    m.layers["channels"] = shown[~shown.geometry.is_empty & (shown.geometry.length > 0)].reset_index(
-        drop=True
-    )
+    # a channel that leaves the margin and comes back is clipped into parts: one line a part, as every
+    # reader of the layer's coordinates expects
+    shown = shown.explode(index_parts=False)
+    shown = shown[shown.geometry.geom_type.eq("LineString") & (shown.geometry.length > 0)]
+    m.layers["channels"] = shown.reset_index(drop=True)
     return chan, through
 
 
