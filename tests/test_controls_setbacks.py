@@ -77,3 +77,42 @@ def test_lower_and_facing_without_flow_reaching(plane):
     lake = box(X + 330, Y + 250, X + 360, Y + 280)
     down, why = is_downslope(PILE, lake, dem, fg)
     assert down and why == "lower and facing"
+
+
+@pytest.mark.parametrize(("hole", "expect"), [(False, True), (True, None)])
+def test_no_heights_under_the_pile_leaves_downslope_undecided(hole, expect):
+    # the plane of the tests above; a creek 20 ft below the pile is downslope (the pile's flow reaches
+    # it). Where the DEM has no heights under the pile and out to the creek, neither the flow nor the
+    # heights can tell: undecided (None), reported within the setback as such, never "not downslope"
+    import dataclasses
+
+    import numpy as np
+
+    from geosite import grid
+    from geosite.controls import is_downslope
+
+    dem = inclined_plane(5.0, shape=(300, 300), cell=2.0)
+    if hole:
+        z = dem.elevation_ft.copy()
+        hole_cells = grid.rasterize(box(X + 270, Y + 270, X + 330, Y + 350), dem.shape, dem.transform)
+        z[hole_cells] = np.nan
+        dem = dataclasses.replace(dem, elevation_ft=z)
+    fg = flow_grid(dem)
+    creek = LineString([(X + 100, Y + 280), (X + 500, Y + 280)])
+    down, _why = is_downslope(PILE, creek, dem, fg)
+    assert down is expect
+    feat = gpd.GeoDataFrame({"id": [3]}, geometry=[creek], crs=dem.crs)
+    piles = gpd.GeoDataFrame({"id": [1], "days": [10]}, geometry=[PILE], crs=dem.crs)
+    rep, _zones, _fences = stockpile_setbacks(
+        piles,
+        {"streams": feat},
+        dem,
+        fg,
+        min_setback_ft=25.0,
+        trace_ft=100.0,
+        tolerance_deg=20.0,
+        reach_tolerance_ft=5.0,
+    )
+    assert rep[0]["violation"] is (not hole)
+    assert [f["id"] for f in rep[0]["undecided"]] == ([3] if hole else [])
+    assert rep[0]["near_upslope"] == []

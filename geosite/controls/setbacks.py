@@ -56,9 +56,11 @@ class NearestFeature(TypedDict):
 
 
 class FeatureNear(NearestFeature):
-    """A feature near a pile, whether it is downslope of the pile and why (:func:`is_downslope`)."""
+    """A feature near a pile, whether it is downslope of the pile and why (:func:`is_downslope`; None
+    where the DEM's heights cannot tell).
+    """
 
-    downslope: bool
+    downslope: bool | None
     why: str
 
 
@@ -81,6 +83,8 @@ class PileReport(TypedDict):
     extra_bmps: str | None
     #: the features within the setback that are not downslope (reported, never a violation)
     near_upslope: list[FeatureNear]
+    #: the features within the setback whether downslope or not the DEM cannot tell (no heights there)
+    undecided: list[FeatureNear]
     #: every feature considered, nearest first
     features: list[FeatureNear]
     area_sqft: NotRequired[float]
@@ -100,9 +104,11 @@ def is_downslope(
     tolerance_ft: float = 0.1,
     _paths: Any = None,
     reach_tolerance_ft: float = 5.0,
-) -> tuple[bool, str]:
+) -> tuple[bool | None, str]:
     """Whether ``feature`` is downslope of ``pile`` (both shapely geometries in the DEM CRS), and why
-    ("flow reaches it", "lower and facing", or "not downslope"). See the module notes.
+    ("flow reaches it", "lower and facing", or "not downslope"); None where the DEM has no heights at the
+    pile's edge or the feature and the pile's flow does not reach it (it cannot be told). See the
+    module notes.
     """
     cellu = max(abs(dem.transform.a), abs(dem.transform.e))
     segments = _paths if _paths is not None else _flow_segments(pile, dem, fg, trace_ft)
@@ -115,7 +121,9 @@ def is_downslope(
     edge = np.asarray(shapely.get_coordinates(ring))
     z_edge = np.nanmin(grid.elevation_at(dem, edge[:, 0], edge[:, 1]))
     z_feat = float(grid.elevation_at(dem, np.array([p_feat.x]), np.array([p_feat.y]))[0])
-    if not (np.isfinite(z_edge) and np.isfinite(z_feat)) or not z_feat < z_edge - tolerance_ft:
+    if not (np.isfinite(z_edge) and np.isfinite(z_feat)):
+        return None, "no DEM heights at the pile's edge or at the feature"
+    if not z_feat < z_edge - tolerance_ft:
         return False, "not downslope"
     line = shapely.segmentize(LineString([p_pile, p_feat]), cellu)
     pts = np.asarray(line.coords)
@@ -326,7 +334,14 @@ def _pile_entry(
         "days": days,
         "stabilization": _text(piles, i, "stabilization"),
         "near_upslope": [
-            f for f in found if downslope_only and not f["downslope"] and f["distance_ft"] < min_setback_ft
+            f
+            for f in found
+            if downslope_only and f["downslope"] is False and f["distance_ft"] < min_setback_ft
+        ],
+        "undecided": [
+            f
+            for f in found
+            if downslope_only and f["downslope"] is None and f["distance_ft"] < min_setback_ft
         ],
         "setback_reason": _text(piles, i, "setback_reason"),
         "extra_bmps": _text(piles, i, "extra_bmps"),

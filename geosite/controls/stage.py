@@ -1017,6 +1017,8 @@ def _pile_setback(c: _Ctx, r: controls.PileReport, setback: float, extra: dict[A
     elif r["violation"] and _pile_needs(c, setback_pr, r) is not False:
         more = _pile_extras(text=r["extra_bmps"], drawn=extra.get(r["id"]))
         _pile_too_close(c, setback_pr, r, setback, name=name, more=more)
+    elif r.get("undecided"):
+        _pile_undecided(c, r, setback)
     else:
         res.findings.append(
             c.finding(
@@ -1033,6 +1035,25 @@ def _pile_setback(c: _Ctx, r: controls.PileReport, setback: float, extra: dict[A
                 feature_ids=[r["id"]],
             )
         )
+
+
+def _pile_undecided(c: _Ctx, r: controls.PileReport, setback: float) -> None:
+    """Pile ``r`` has features within the setback (``setback`` ft) whose place downslope or not the DEM
+    cannot tell (no heights at the pile's edge or at the feature): not assessed, never a pass.
+    """
+    near = ", ".join(f"{_feature_name(f)} at {f['distance_ft']:,.1f} ft" for f in r["undecided"])
+    c.res.findings.append(
+        c.finding(
+            "stockpile_setback",
+            "stockpile_setback",
+            "not_assessed",
+            f"Stockpile {r['id']}: within {float(setback):g} ft of {near}; the DEM has no heights at the "
+            "pile's edge or at the feature and the pile's flow does not reach it, so whether it is downslope "
+            "cannot be told.",
+            required=True,
+            feature_ids=[r["id"]],
+        )
+    )
 
 
 def _pile_too_close(
