@@ -127,10 +127,26 @@ def _reached(
     r, c = grid.rowcol(dem, px, py)
     on = grid.inside_grid(dem, px, py)
     nr, nc = dem.shape
+    lost = _lost_in_holes(reach, dem, fg)
     for k, (ri, ci, ok) in enumerate(zip(r, c, on, strict=True)):
         win = (slice(max(ri - 1, 0), min(ri + 2, nr)), slice(max(ci - 1, 0), min(ci + 2, nc)))
         if not ok or not np.isfinite(dem.elevation_ft[win]).any():
             continue
-        down[k] = bool(np.nanmax(reach[win]) > 0)
+        hit = bool(np.nanmax(reach[win]) > 0)
+        down[k] = True if hit else (None if lost else False)  # runoff lost in a hole may reach it beyond
         area[k] = float(np.nanmax(acc[win]))
     return down, area
+
+
+def _lost_in_holes(reach: np.ndarray, dem: Dem, fg: FlowGrid) -> bool:
+    """Whether runoff of the disturbed area (``reach``: its accumulation on the grid) ends beside a nodata
+    hole inside the grid: a path that stops there could go on, beyond the hole, to an inlet.
+    """
+    from scipy import ndimage
+
+    nodata = ~np.isfinite(dem.elevation_ft)
+    if not nodata.any():
+        return False
+    beside = ndimage.binary_dilation(nodata, structure=np.ones((3, 3), bool)) & ~nodata
+    _rr, _rc, has = fg.receivers()
+    return bool(np.any((reach > 0) & beside & ~has))
