@@ -64,3 +64,21 @@ def test_channel_edge_fences_read_a_channel_in_parts_as_its_parts():
     want = channel_edge_fences(disturbed, site, dem, fg, single, **kw)
     assert len(want) > 0
     assert got.geometry.length.sum() == pytest.approx(want.geometry.length.sum(), rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("spans", "runs"),
+    [
+        ([(10.0, 12.0), (20.0, 22.0)], [(1.0, 31.0)]),  # 8 apart: one run 10-22, lengthened 12 -> 30 about 16
+        ([(10.0, 50.0), (80.0, 82.0)], [(10.0, 50.0), (66.0, 96.0)]),  # 30 apart: two runs, the short one 30
+        ([(1.0, 3.0)], [(0.0, 30.0)]),  # at the line's start: slid back onto it
+        ([(95.0, 99.0)], [(70.0, 100.0)]),  # at its end
+        ([(0.0, 100.0)], [(0.0, 100.0)]),
+    ],
+)
+def test_channel_bank_fence_runs_are_joined_and_at_least_the_minimum(spans, runs):
+    # a 100 ft channel line, a 30 ft minimum run: the arithmetic of each case is in its comment
+    from geosite.controls.fences import bank_runs
+
+    got = bank_runs(spans, 100.0, 30.0)
+    assert [v for r in got for v in r] == pytest.approx([v for r in runs for v in r])

@@ -817,12 +817,14 @@ def channel_edge_fences(
     *,
     threshold_sqft: float,
     offset_ft: float = 5.0,
+    min_piece_ft: float = 0.0,
 ) -> gpd.GeoDataFrame:
     """Grantsburg B(6)(c)[3] ("if a channel or area of concentrated runoff passes through the site, filter
     fences shall be placed along the channel edges"): fences along the channels of ``chan`` (DEM CRS)
     inside ``site``, **outside** the disturbed polygons (inside them :func:`channel_fences` fences both
     edges), on the stretches and banks the disturbed area's runoff reaches (:func:`channel_inflow_banks`),
-    ``offset_ft`` from the centreline, each stretch half a cell longer at both ends.
+    ``offset_ft`` from the centreline, each stretch half a cell longer at both ends; stretches on one bank
+    less than ``min_piece_ft`` (ft) apart joined and each run at least that long (:func:`bank_runs`).
 
     Returns a GeoDataFrame (DEM CRS) with ``side`` ("channel"), ``bank`` (left/right, facing downstream),
     ``segment`` (row of ``chan``) and ``length_ft``; empty when no such stretch exists. Its
@@ -852,8 +854,12 @@ def channel_edge_fences(
                     continue
                 reached.add(k)
                 edges = np.flatnonzero(np.diff(np.r_[0, flags.astype(np.int8), 0]))
-                for a, b in zip(edges[::2], edges[1::2] - 1, strict=False):
-                    piece = substring(g, max(along[a] - half, 0.0), min(along[b] + half, g.length))
+                spans = [
+                    (along[a] - half, along[b] + half)
+                    for a, b in zip(edges[::2], edges[1::2] - 1, strict=False)
+                ]
+                for lo, hi in bank_runs(spans, g.length, min_piece_ft / dem.ft_per_unit):
+                    piece = substring(g, lo, hi)
                     if piece.geom_type != "LineString" or piece.length <= 0:
                         continue
                     edge = shapely.offset_curve(piece, sgn * off, join_style="mitre")
@@ -867,6 +873,27 @@ def channel_edge_fences(
     out["length_ft"] = out.geometry.length * dem.ft_per_unit
     out.attrs["segments_reached"] = len(reached)
     return out
+
+
+def bank_runs(spans: list[tuple[float, float]], length: float, min_run: float) -> list[tuple[float, float]]:
+    """The runs of fence along one bank of a channel line of ``length``: the ``spans`` (start, end, along
+    the line, CRS units) the runoff reaches, joined where the gap between them is under ``min_run`` and
+    each run lengthened about its middle to ``min_run`` (as far as the line goes), so a crew builds runs,
+    not a fragment a cell.
+    """
+    runs: list[list[float]] = []
+    for lo, hi in sorted((max(a, 0.0), min(b, length)) for a, b in spans):
+        if runs and lo - runs[-1][1] < min_run:
+            runs[-1][1] = max(runs[-1][1], hi)
+        else:
+            runs.append([lo, hi])
+    out = []
+    for lo, hi in runs:
+        grow = max(min_run - (hi - lo), 0.0) / 2
+        lo, hi = lo - grow, hi + grow
+        shift = max(-lo, 0.0) - max(hi - length, 0.0)  # slide back onto the line at either end
+        out.append((max(lo + shift, 0.0), min(hi + shift, length)))
+    return [(lo, hi) for lo, hi in out if hi > lo]
 
 
 def _channel_corridor(

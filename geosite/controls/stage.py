@@ -413,6 +413,7 @@ def _with_channel_edges(
         chan_dem,
         threshold_sqft=threshold_sqft,
         offset_ft=float(c.v("fence_channel_offset_ft")),
+        min_piece_ft=float(c.v("fence_row_min_length_ft")),
     )
     c.m.set("hydrology.channels_receiving_disturbed_runoff", int(out.attrs.get("segments_reached", 0)))
     if not len(out):
