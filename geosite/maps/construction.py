@@ -129,7 +129,10 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
     block = [("table", r) for r in panel.table + rows] + [("provision", t) for t in provisions]
     if L.frame_block(sheet, panel.table_title + ", MAINTENANCE (e) AND STABILIZATION (f)", block):
         panel.table, panel.table_title = [], ""
-        panel.notes.append("(d)-(f) Schedule, maintenance and stabilization: in the block beside the map.")
+        panel.notes.append(
+            "(d)-(f) Schedule, maintenance and stabilization: in the boxed block on the map, where it "
+            "shows no ground."
+        )
     else:
         panel.table += rows
         panel.provisions += provisions
