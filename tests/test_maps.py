@@ -469,3 +469,18 @@ def test_thinned_hillshade_cells_sit_over_their_own_cells(tmp_path):
     )
     # the first sample's corner is a cell corner of the DEM
     assert ((left - dem.transform.c) / 0.3) == pytest.approx(round((left - dem.transform.c) / 0.3), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("sqft", "text"),
+    [
+        (151.0, "151 sq ft"),  # 0.0035 ac: "0.00 ac" would say nothing
+        (217.0, "217 sq ft"),  # 0.00498 ac
+        (218.0, "218 sq ft (0.01 ac)"),  # 0.00500 ac rounds to 0.01
+        (26_312.0, "26,312 sq ft (0.60 ac)"),
+    ],
+)
+def test_an_area_on_a_sheet_gives_acres_only_where_they_say_something(sqft, text):
+    from geosite.maps.common import sqft_text
+
+    assert sqft_text(sqft) == text

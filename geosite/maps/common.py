@@ -33,6 +33,7 @@ from geosite.maps.printing import (
 )
 from geosite.maps.sheets import SheetPlan, check_margin, check_scale, map_extent, plan_sheets
 from geosite.maps.symbology import STYLES, Style
+from geosite.units import SQFT_PER_ACRE
 
 log = logging.getLogger(__name__)
 
@@ -739,8 +740,11 @@ def area_text(geom, ft_per_unit: float) -> str:
 
 
 def sqft_text(sqft: float) -> str:
-    """Every area on a sheet in one style: square feet, then acres (43,560 sq ft) to 0.01 ac."""
-    return f"{sqft:,.0f} sq ft ({sqft / 43_560:,.2f} ac)"
+    """Every area on a sheet in one style: square feet, then acres (43,560 sq ft) to 0.01 ac where that
+    says something (under 0.005 ac it would print "0.00 ac": the square feet alone).
+    """
+    acres = sqft / SQFT_PER_ACRE
+    return f"{sqft:,.0f} sq ft ({acres:,.2f} ac)" if acres >= 0.005 else f"{sqft:,.0f} sq ft"
 
 
 def name_of(row, fallback: str = "") -> str:
