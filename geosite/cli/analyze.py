@@ -7,20 +7,22 @@ from typing import Any
 
 import click
 
-from geosite.cli.app import limit_option, limits_from, options, output_folder, state
+from geosite.cli.app import (
+    JURISDICTION,
+    OVERWRITE,
+    SITE_DIR,
+    limit_option,
+    limits_from,
+    options,
+    out_option,
+    output_folder,
+    state,
+)
 
 _OPTIONS = options(
-    click.argument("site_dir", type=click.Path(path_type=Path)),
-    click.option(
-        "--out",
-        "out",
-        type=click.Path(path_type=Path),
-        default=None,
-        help="Output folder (default: ./geosite-out/<site folder name>). Never inside the site folder.",
-    ),
-    click.option(
-        "--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium)."
-    ),
+    SITE_DIR,
+    out_option("./geosite-out/<site folder name>"),
+    JURISDICTION,
     click.option(
         "--dem",
         type=click.Path(path_type=Path),
@@ -33,7 +35,7 @@ _OPTIONS = options(
         default=None,
         help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.",
     ),
-    click.option("--overwrite", is_flag=True, help="Replace an existing output folder."),
+    OVERWRITE,
     click.option("--make-valid", is_flag=True, help="Repair invalid polygons instead of rejecting them."),
     click.option(
         "--strict",

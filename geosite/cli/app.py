@@ -20,6 +20,7 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
@@ -27,8 +28,6 @@ import click
 from geosite._version import __version__
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from geosite.io.limits import Limits
 
 log = logging.getLogger("geosite")
@@ -142,6 +141,36 @@ def output_folder(out: Path, inputs: Sequence[Path], overwrite: bool, container:
     from geosite.io.output import check_output_dir
 
     return check_output_dir(out, inputs, overwrite, container)
+
+
+#: The options several commands share, each written once (``--help`` reads the same in each).
+SITE_DIR = click.argument("site_dir", type=click.Path(path_type=Path))
+JURISDICTION = click.option(
+    "--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium)."
+)
+OVERWRITE = click.option("--overwrite", is_flag=True, help="Replace an existing output folder.")
+
+
+def out_option(default: str) -> Callable[[F], F]:
+    """The ``--out`` folder option, ``default`` saying where it goes when not given.
+
+    Parameters
+    ----------
+    default : str
+        The default folder as the help text names it.
+
+    Returns
+    -------
+    callable
+        The click option.
+    """
+    return click.option(
+        "--out",
+        "out",
+        type=click.Path(path_type=Path),
+        default=None,
+        help=f"Output folder (default: {default}). Never inside the site folder.",
+    )
 
 
 def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from geosite.cli.app import limit_option, limits_from, options, output_folder, state
+from geosite.cli.app import OVERWRITE, limit_option, limits_from, options, output_folder, state
 
 if TYPE_CHECKING:
     from geosite.review import CheckResult
@@ -48,7 +48,7 @@ _OPTIONS = options(
         default=None,
         help="Date the application, plan and fee were received (YYYY-MM-DD), for the review deadline.",
     ),
-    click.option("--overwrite", is_flag=True, help="Replace an existing output folder."),
+    OVERWRITE,
     click.option(
         "--make-valid",
         is_flag=True,

@@ -6,17 +6,11 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import options, output_folder, state
+from geosite.cli.app import JURISDICTION, OVERWRITE, SITE_DIR, options, out_option, output_folder, state
 
 _OPTIONS = options(
-    click.argument("site_dir", type=click.Path(path_type=Path)),
-    click.option(
-        "--out",
-        "out",
-        type=click.Path(path_type=Path),
-        default=None,
-        help="Output folder (default: ./geosite-out/<site folder name>-maps). Never inside the site folder.",
-    ),
+    SITE_DIR,
+    out_option("./geosite-out/<site folder name>-maps"),
     click.option(
         "--sheet",
         default="auto",
@@ -39,11 +33,9 @@ _OPTIONS = options(
         default=None,
         help="Feet shown around the site (default: site.toml map_margin_ft, else the jurisdiction's, 200).",
     ),
-    click.option(
-        "--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium)."
-    ),
+    JURISDICTION,
     click.option("--no-hillshade", is_flag=True, help="Draw contours without the shaded relief under them."),
-    click.option("--overwrite", is_flag=True, help="Replace an existing output folder."),
+    OVERWRITE,
 )
 
 

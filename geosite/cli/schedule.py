@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import options, output_folder, state
+from geosite.cli.app import JURISDICTION, OVERWRITE, SITE_DIR, options, output_folder, state
 
 _DATE = click.DateTime(formats=["%Y-%m-%d"])
 
@@ -18,7 +18,7 @@ def _day(value: dt.datetime | None) -> dt.date | None:
 
 
 _OPTIONS = options(
-    click.argument("site_dir", type=click.Path(path_type=Path)),
+    SITE_DIR,
     click.option(
         "--received",
         type=_DATE,
@@ -69,9 +69,7 @@ _OPTIONS = options(
         default=None,
         help="Day of a notice where work goes on without a permit (the time to cease).",
     ),
-    click.option(
-        "--jurisdiction", default=None, help="Profile name; overrides site.toml (e.g. grantsburg, belgium)."
-    ),
+    JURISDICTION,
     click.option(
         "--out",
         "out",
@@ -87,7 +85,7 @@ _OPTIONS = options(
         show_default=True,
         help="What to print.",
     ),
-    click.option("--overwrite", is_flag=True, help="Replace an existing output folder."),
+    OVERWRITE,
 )
 
 
