@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from geosite.io.layers import LAYERS as SITE_LAYERS
+
 #: the kinds of value a profile entry may hold
 NUMBER, INTEGER, BOOL, TEXT, DATE, TABLE, LIST = (
     "number",
@@ -369,25 +371,7 @@ TIME_UNITS = ("days", "working_days", "hours")
 #: what a ``[plan_content]`` item's ``check`` may name (geosite.review.completeness)
 PLAN_CHECKS = ("map", "dem", "contours", "slopes", "schedule")
 #: layers a site folder may hold (docs/site_folder.md)
-LAYERS = (
-    "site_boundary",
-    "disturbance",
-    "stockpiles",
-    "roads",
-    "streams",
-    "lakes",
-    "wetlands",
-    "channels",
-    "storm_inlets",
-    "utilities",
-    "structures",
-    "floodplain",
-    "soils",
-    "vegetation",
-    "access_drives",
-    "bmps",
-    "contours",
-)
+LAYERS = tuple(SITE_LAYERS)
 #: layers drawn on the sheets that are not site layers, which a plan item's map_layers may name
 MAP_ONLY_LAYERS = (
     "map_margin",
