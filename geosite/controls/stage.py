@@ -428,6 +428,19 @@ def _with_channel_edges(
     )
 
 
+def _fence_cover(c: _Ctx, flow: _Flow, need: gpd.GeoDataFrame) -> tuple[controls.Coverage, gpd.GeoDataFrame]:
+    """The submitted fences' coverage of the required stretches ``need``, with the profile's cover
+    tolerance and reach downslope (the one test every fence requirement is judged by).
+    """
+    return controls.fence_coverage(
+        need,
+        c.bmps,
+        float(c.v("fence_cover_tolerance_ft")),
+        flow=flow.on_site(c.site),
+        reach_ft=float(c.v("fence_intercept_reach_ft")),
+    )
+
+
 def _fence_submitted(
     c: _Ctx,
     flow: _Flow,
@@ -456,13 +469,7 @@ def _fence_submitted(
             )
         )
         return
-    cov, gaps = controls.fence_coverage(
-        need,
-        bmps,
-        float(c.v("fence_cover_tolerance_ft")),
-        flow=flow.on_site(c.site),
-        reach_ft=float(c.v("fence_intercept_reach_ft")),
-    )
+    cov, gaps = _fence_cover(c, flow, need)
     res.layers["fence_gaps"] = gaps
     sub = res.report.setdefault("submitted_controls", {"bmps_layer": True})
     sub["filter_fence"] = _coverage_report(cov, gaps)
@@ -1905,11 +1912,5 @@ def _channel_edges_covered(c: _Ctx, flow: _Flow) -> bool:
     need = placed[placed["side"] == "channel"]
     if not len(need):
         return False
-    cov, _gaps = controls.fence_coverage(
-        need,
-        c.bmps,
-        float(c.v("fence_cover_tolerance_ft")),
-        flow=(flow.dem, flow.fg, c.site.mask_on(flow.dem, "site")),
-        reach_ft=float(c.v("fence_intercept_reach_ft")),
-    )
+    cov, _gaps = _fence_cover(c, flow, need)
     return bool(cov["gap_length_ft"] <= 0.0)
