@@ -36,3 +36,14 @@ def lot7_outputs(tmp_path_factory):
         result = analyze(load_site(ROOT / "data" / "sample_sites" / "grantsburg_lot7"))
         write_outputs(result, out, maps=True)
     return out
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The kernels this run used, at the end of the output where CI's tail shows it: a suite that ran
+    the JIT path pays for it in every child process (the sandbox's included)."""
+    from geosite.hydrology import _kernels
+    from geosite.terrain import _contour_kernels
+
+    terminalreporter.write_line(
+        f"geosite kernels: hydrology {_kernels.ENGINE}, contours {_contour_kernels.ENGINE}"
+    )

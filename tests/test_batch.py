@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -314,10 +315,37 @@ def dask_cluster(tmp_path, request):
                 tmp_path / f"worker{i}.log",
             )
         )
-    client = Client(address, timeout="30s")
-    request.addfinalizer(client.close)
-    client.wait_for_workers(2, timeout=60)
+    client = _connect(Client, address, tmp_path / "scheduler.log")
+    request.addfinalizer(lambda: _close(client))
+    client.wait_for_workers(2, timeout=120)
     return address, client, procs[1:]
+
+
+def _connect(client_class, address: str, log: Path, seconds: float = 120.0):
+    """A client of the scheduler once its log says it listens; a connection the scheduler closes while
+    it starts (distributed's CommClosedError, an OSError) is tried again until ``seconds`` have passed."""
+    from distributed.comm.core import CommClosedError
+
+    deadline = time.monotonic() + seconds
+    while "Scheduler at:" not in log.read_text(errors="replace"):
+        assert time.monotonic() < deadline, f"the scheduler never started:\n{log.read_text()}"
+        time.sleep(0.2)
+    while True:
+        try:
+            return client_class(address, timeout="30s")
+        except (CommClosedError, OSError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def _close(client) -> None:
+    """Close the test's client; a scheduler stream already closed (the test killed a worker, the
+    finalizer stops the processes) is not the code under test failing."""
+    from distributed.comm.core import CommClosedError
+
+    with contextlib.suppress(CommClosedError, OSError):
+        client.close(timeout=30)
 
 
 def test_cli_against_running_scheduler_and_worker_killed_mid_batch(sites, dask_cluster, tmp_path):

@@ -299,6 +299,12 @@ def test_a_journal_beside_the_geopackage_is_left_alone_and_the_report_says_what_
     assert "CONNECTED" not in box["network_probe"]
     assert set(box["drivers"]) <= {"GTiff", "GPKG", "ESRI Shapefile", "GeoJSON", "DXF", "MEM", "Memory"}
     assert box["proj_network"] is False
+    # the child runs the kernels this process runs: loaded before it is confined, never refused by a
+    # confinement and silently JIT-compiled in every check
+    from geosite.hydrology import _kernels
+    from geosite.terrain import _contour_kernels
+
+    assert box["kernels"] == {"hydrology": _kernels.ENGINE, "contours": _contour_kernels.ENGINE}
     staged = {s["path"]: s["sha256"] for s in box["staged"]["files"]}
     assert staged == {
         p: hashlib.sha256((folder / p).read_bytes()).hexdigest()

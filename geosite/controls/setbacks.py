@@ -119,7 +119,8 @@ def is_downslope(
     p_pile, p_feat = shapely.ops.nearest_points(pile, feature)
     ring = shapely.segmentize(pile.boundary, cellu)
     edge = np.asarray(shapely.get_coordinates(ring))
-    z_edge = np.nanmin(grid.elevation_at(dem, edge[:, 0], edge[:, 1]))
+    z_ring = grid.elevation_at(dem, edge[:, 0], edge[:, 1])
+    z_edge = float(np.nanmin(z_ring)) if np.isfinite(z_ring).any() else np.nan
     z_feat = float(grid.elevation_at(dem, np.array([p_feat.x]), np.array([p_feat.y]))[0])
     if not (np.isfinite(z_edge) and np.isfinite(z_feat)):
         return None, "no DEM heights at the pile's edge or at the feature"
