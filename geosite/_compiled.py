@@ -64,8 +64,14 @@ class KernelSet:
         impl, engine = None, "jit"
         try:
             impl = importlib.import_module(self.extension)
-        except ImportError:
-            log.debug("no compiled kernels (%s): numba compiles them on first use", self.extension)
+        except ImportError as exc:
+            built = list(self.source_path.parent.glob(self.extension.rsplit(".", 1)[1] + ".*.so"))
+            (log.warning if built else log.debug)(
+                "compiled kernels %s not loaded (%s): numba compiles them on first use, several "
+                "seconds in every new process",
+                built[0] if built else self.extension,
+                exc,
+            )
         else:
             if impl.source_digest() == self.digest():
                 engine = "aot"
