@@ -88,6 +88,21 @@ def shift(*, bmp_type: str, practice: str | None = None, dx: float = 0.0, dy: fl
     return mutate
 
 
+def turn_down(*, bmp_type: str, practice: str) -> Mutation:
+    """Turn each line of ``bmp_type`` whose practice contains ``practice`` (the end hooks) about its
+    first point by 180 deg: a hook that climbed from the fence's end now runs down the slope from it."""
+
+    def mutate(plan: Path) -> None:
+        bmps = read_layer(plan, "bmps")
+        hit = (bmps["type"] == bmp_type) & _practice(bmps, practice)
+        assert hit.any(), f"nothing to turn: {bmp_type} {practice!r}"
+        turned = bmps.geometry.copy()
+        turned[hit] = [affinity.rotate(g, 180.0, origin=g.coords[0]) for g in bmps.geometry[hit]]
+        write_layer(plan, "bmps", bmps.set_geometry(turned))
+
+    return mutate
+
+
 def shorten_pad(length_ft: float) -> Mutation:
     """Cut each tracking pad to ``length_ft`` along its drive from the road (the built lots' drives run
     north from a road at their south end)."""

@@ -33,6 +33,7 @@ from mutations import (
     shift,
     shorten_pad,
     stabilized,
+    turn_down,
     undeclare,
     undeclare_table,
 )
@@ -61,15 +62,6 @@ UNDECIDED = ("fail", "not_assessed", "incomplete")
 EDGE_FENCE = ("silt_fence",)
 #: check refused the submission (an InputError naming the problem): not a pass either
 REFUSED = "refused"
-#: known bugs in check, each case xfailed (strict) until the lead fixes it
-HOOK_BUG = (
-    "DNR 1056 (the filter_fence practice's hooks = true): controls/stage.py _fence_submitted judges the "
-    "downslope, sideslope and channel sides only, never the 'hook' stretches analyze places, so a plan "
-    "without its fence ends turned upslope passes"
-    " (left open: judging a submitted fence's ends needs the ends of the submitted runs judged on the DEM,"
-    " not geosite's own hook positions, which fail valid layouts such as Lot 7's fence turned up at its"
-    " west end)"
-)
 
 
 @dataclass(frozen=True)
@@ -343,10 +335,12 @@ CASES = [
     ),
     Case(
         "steep_lot_15pct",
-        "no_fence_ends_turned_upslope",
-        drop(types=EDGE_FENCE, practice="J-hook"),
+        # DNR 1056's ends turned upslope. Dropping analyze's J-hooks is no mutant here: its side fences run
+        # up the 15 % slope into their ends, which are turned upslope by their own line (the reading in
+        # geosite/controls/fence_ends.py); hooks that run down the slope from the ends are
+        "fence_ends_turned_downslope",
+        turn_down(bmp_type="silt_fence", practice="J-hook"),
         "filter_fence_submitted",
-        bug=HOOK_BUG,
     ),
     Case("steep_lot_15pct", "pad_60ft_up_the_drive", shift(bmp_type="tracking_pad", dy=60.0), "tracking_pad"),
     Case("steep_lot_15pct", "pad_25ft_of_50", shorten_pad(25.0), "tracking_pad"),

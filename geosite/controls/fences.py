@@ -47,6 +47,7 @@ import shapely
 from shapely.geometry import LineString
 
 from geosite import grid
+from geosite.controls.fence_ends import uphill_at
 from geosite.hydrology import downhill_field, receivers, sample_vectors
 
 if TYPE_CHECKING:
@@ -340,7 +341,10 @@ def _hooks(
     """A hook of ``hook_ft`` at each open end of each fence chain, turned upslope (DNR 1056). Where the
     fence runs up or down the slope into its end (within 45 deg), a hook straight upslope would only
     retrace the fence: it turns off the line instead, 45 deg back up the slope (a J-hook), toward the
-    disturbed area where the ground allows, so every open end is turned upslope on the ground.
+    disturbed area where the ground allows, so every open end is turned upslope on the ground. Upslope
+    is the DEM's own ground over the hook's length (:func:`geosite.controls.fence_ends.uphill_at`, what
+    ``check`` judges a hook by); ``sample`` (the routed, depression-filled surface) only where the DEM
+    has no height there.
     """
     hooks: list[LineString] = []
     if hook_ft <= 0:
@@ -358,24 +362,54 @@ def _hooks(
         for ends in ((first[0], first[1:]), (last[-1], last[-2::-1])):
             p, back = ends
             t = _out_of_end(p, back, 3.0 * L)  # pointing out of the chain at its end
-            vx, vy = sample(np.array([p[0]]), np.array([p[1]]))
-            up = np.array([-vx[0], -vy[0]])
-            if t is None or not np.hypot(*up) > 0:
+            ground = uphill_at(dem, p, L)  # the ground the hook stands on (what check judges it by)
+            if ground is None:  # no heights there: the routed surface's direction
+                vx, vy = sample(np.array([p[0]]), np.array([p[1]]))
+                ground = np.array([-vx[0], -vy[0]])
+            if t is None or not np.hypot(*ground) > 0:
                 continue
-            up = up / np.hypot(*up)
-            direction = up
+            up = ground / np.hypot(*ground)
+            options = [up]
             if abs(np.dot(t, up)) > c45 + 1e-9:
                 # the fence runs up or down the slope into its end: a hook straight upslope would lie
                 # on the fence (zero length on the ground); turn it off the line, 45 deg up the slope,
                 # to the side of the disturbed area
                 n = np.array([-t[1], t[0]])
-                direction = (n + up) / np.hypot(*(n + up))
-                if polygon is not None and not polygon.contains(shapely.Point(*(p + direction * 0.5 * L))):
-                    alt = (up - n) / np.hypot(*(up - n))
-                    if polygon.contains(shapely.Point(*(p + alt * 0.5 * L))):
-                        direction = alt
-            hooks.append(LineString([p, p + direction * L]))
+                side = (n + up) / np.hypot(*(n + up))
+                alt = (up - n) / np.hypot(*(up - n))
+                side, alt = _area_side_first(polygon, p, (side, alt), 0.5 * L)
+                options = [side, alt]
+            hooks.append(LineString([p, p + _highest(dem, p, options, L) * L]))
     return hooks
+
+
+def _area_side_first(
+    polygon: BaseGeometry | None, p: np.ndarray, sides: tuple[np.ndarray, np.ndarray], reach: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The two J-hook directions, the one toward the disturbed area first (the first of ``sides`` unless
+    only the second's point ``reach`` from ``p`` lies in ``polygon``).
+    """
+    side, alt = sides
+    if polygon is None:
+        return side, alt
+    if not polygon.contains(shapely.Point(*(p + side * reach))) and polygon.contains(
+        shapely.Point(*(p + alt * reach))
+    ):
+        return alt, side
+    return side, alt
+
+
+def _highest(dem: Dem, p: np.ndarray, options: list[np.ndarray], reach: float) -> np.ndarray:
+    """The first of ``options`` (unit vectors, in order of preference) whose tip ``reach`` from ``p``
+    stands within 0.05 ft of the highest tip on the DEM's ground: the hook that climbs (the ground
+    curves within a hook's length, so the gradient at its start alone can point a J-hook along it).
+    """
+    tips = np.array([p + d * reach for d in options])
+    z = _bilinear(dem.elevation_ft, dem, tips[:, 0], tips[:, 1])
+    if not np.isfinite(z).any():
+        return options[0]
+    best = np.nanmax(z)
+    return next(d for d, h in zip(options, z, strict=True) if np.isfinite(h) and h >= best - 0.05)
 
 
 def _out_of_end(p: np.ndarray, back: np.ndarray, reach: float) -> np.ndarray | None:

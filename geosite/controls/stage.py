@@ -20,6 +20,8 @@ import geopandas as gpd
 import shapely
 
 from geosite import controls
+from geosite.controls import fence_ends
+from geosite.controls.submitted import FENCE_TYPES
 from geosite.grid import to_crs, to_dem_crs
 from geosite.io.output import py_scalar
 from geosite.rules import Decision, Finding, Gate, Profile, Requirement, decide, feature_applies, site_gate
@@ -473,22 +475,86 @@ def _fence_submitted(
     res.layers["fence_gaps"] = gaps
     sub = res.report.setdefault("submitted_controls", {"bmps_layer": True})
     sub["filter_fence"] = _coverage_report(cov, gaps)
-    ok = cov["gap_length_ft"] <= 0.0
+    ends = _fence_ends(c, flow, need)
+    if ends is not None:
+        sub["filter_fence"]["ends"] = ends.report()
+    covered = cov["gap_length_ft"] <= 0.0
+    ok = covered and (ends is None or not ends.not_turned)
     ids = sorted({py_scalar(p) for p in gaps["polygon_id"] if p is not None}) if len(gaps) else []
     edges = "downslope, sideslope and channel-edge" if channel_pr else "downslope and sideslope"
     _slope_lengths(c, flow, parts, summary)
+    text = (
+        f"Submitted silt fence / straw bales cover every required {edges} stretch."
+        if covered
+        else _fence_gap_message(c, cov, gaps, basins)
+    )
     res.findings.append(
         c.finding(
             "filter_fence",
             "filter_fence_submitted",
             "pass" if ok else "fail",
-            f"Submitted silt fence / straw bales cover every required {edges} stretch."
-            if ok
-            else _fence_gap_message(c, cov, gaps, basins),
+            text + (_ends_text(ends, c.v("fence_hook_ft")) if ends is not None else ""),
             required=True,
             values=dict(cov),
             feature_ids=ids,
         )
+    )
+
+
+def _fence_ends(c: _Ctx, flow: _Flow, need: gpd.GeoDataFrame) -> fence_ends.FenceEnds | None:
+    """DNR 1056's fence ends turned upslope, judged on the submitted perimeter fences' open ends (None
+    where the profile's fence practice asks for no hooks).
+    """
+    pr = c.practice("filter_fence")
+    fences = controls.bmps_of(c.bmps, FENCE_TYPES)
+    if pr is None or not pr.params.get("hooks", False) or fences is None:
+        return None
+    if "pile_id" in fences.columns:  # a pile's own fence: judged by stockpile_fence
+        fences = fences[fences["pile_id"].isna()]
+    rules = fence_ends.EndRules(
+        hook_ft=float(c.v("fence_hook_ft")),
+        climb_fraction=float(c.v("fence_end_climb_fraction")),
+        flat_pct=float(c.v("fence_end_flat_pct")),
+        join_ft=float(c.v("fence_end_join_ft")),
+        serve_ft=float(c.v("fence_cover_tolerance_ft")),
+        reach_ft=float(c.v("fence_intercept_reach_ft")),
+    )
+    sides = need[need["side"].isin(("downslope", "sideslope"))]  # the perimeter analyze hooks
+    required = to_crs(sides, flow.dem.crs).geometry.union_all() if len(sides) else None
+    lines = list(to_crs(fences, flow.dem.crs).geometry)
+    chan = c.m.layers.get("channels")
+    corridor = None
+    if chan is not None and len(chan):  # DNR 1056: a fence stops at concentrated flow, whose own
+        # protection governs there (the channel-edge fences): an end at the channel is not open
+        half = (float(c.v("fence_channel_offset_ft")) + rules.join_ft) / flow.dem.ft_per_unit
+        corridor = to_crs(chan, flow.dem.crs).geometry.buffer(half).union_all()
+    return fence_ends.fence_ends(
+        lines, required, flow.dem, rules, channels=corridor, directions=flow.fg.directions
+    )
+
+
+def _ends_text(ends: fence_ends.FenceEnds, hook_ft: float) -> str:
+    """The finding's sentence on the fence ends (DNR 1056): how many were judged, and where one is not
+    turned upslope.
+    """
+    skipped = ends.flat + ends.no_heights
+    aside = f"; {skipped} on flat ground or without DEM heights, not judged" if skipped else ""
+    if ends.caught_below:
+        aside += f"; {ends.caught_below} backed by a fence below, which catches what goes round them"
+    if not ends.not_turned:
+        return (
+            f" Fence ends turned upslope (DNR 1056): {ends.turned} of {ends.judged} open ends judged{aside}."
+        )
+    where = "; ".join(
+        f"({e['x']:,.0f}, {e['y']:,.0f}) rises {e['rise_ft']:.2f} ft where the ground climbs "
+        f"{e['climb_ft']:.2f} ft"
+        for e in ends.not_turned[:5]
+    )
+    more = f" and {len(ends.not_turned) - 5} more" if len(ends.not_turned) > 5 else ""
+    return (
+        f" {len(ends.not_turned)} of {ends.judged} open fence ends are not turned upslope (DNR 1056: the "
+        f"fence's last {float(hook_ft):g} ft must climb the slope so water is held at its end, not led "
+        f"round it): {where}{more}{aside}."
     )
 
 

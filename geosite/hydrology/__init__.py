@@ -67,4 +67,18 @@ __all__ = [
     "upslope_area",
     "upslope_area_dinf_sqft",
     "weighted_accumulation",
+    "warm_kernels",
 ]
+
+
+def warm_kernels() -> str:
+    """Load this package's numba kernels now, compiling them where they are JIT-compiled.
+
+    Returns
+    -------
+    str
+        The engine: ``"aot"`` (the extension built at install) or ``"jit"`` (numba, from its cache).
+    """
+    from geosite.hydrology import _kernels
+
+    return _kernels.warm()

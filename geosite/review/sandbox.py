@@ -591,10 +591,9 @@ def _preload() -> dict[str, str]:
     Returns each kernel set's engine ("aot" or "jit"), which the sandbox record keeps.
     """
     import geosite.review.check  # noqa: F401 - everything check_submission imports
-    from geosite.hydrology import _kernels
-    from geosite.terrain import _contour_kernels
+    from geosite import hydrology, terrain
 
-    return {"hydrology": _kernels.warm(), "contours": _contour_kernels.warm()}
+    return {"hydrology": hydrology.warm_kernels(), "contours": terrain.warm_kernels()}
 
 
 def child_main(tmp: str) -> int:

@@ -37,4 +37,18 @@ __all__ = [
     "steep_class_grid",
     "steep_slope_polygons",
     "steep_thresholds",
+    "warm_kernels",
 ]
+
+
+def warm_kernels() -> str:
+    """Load this package's numba kernels now, compiling them where they are JIT-compiled.
+
+    Returns
+    -------
+    str
+        The engine: ``"aot"`` (the extension built at install) or ``"jit"`` (numba, from its cache).
+    """
+    from geosite.terrain import _contour_kernels
+
+    return _contour_kernels.warm()
