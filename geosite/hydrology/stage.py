@@ -111,7 +111,7 @@ class _Storms:
             # the storm a closed depression must hold
             leave_in=profile.storm_in(profile.value("rain", "runoff_storm")),
             # the map's, for the outline
-            mapping_unit_sqft=float(profile.value("terrain", "steep_min_area_sqft", 0.0)),
+            mapping_unit_sqft=float(profile.required("terrain", "steep_min_area_sqft")),
         )
 
 
