@@ -38,6 +38,8 @@ import numpy as np
 HERE = Path(__file__).resolve()
 CELL = 3.0
 CRS = "EPSG:7593"
+#: contributing area of a channel cell, sq ft: the bundled profiles' [terrain] channel_threshold_sqft (1 acre)
+CHANNEL_SQFT = 43_560.0
 TILE = 2048
 
 
@@ -129,7 +131,7 @@ def child(mode: str, path: str) -> None:
 
     def answer():
         if mode == "memory":  # the library call on a DEM already in memory: upslope_area's own window
-            up = hy.upslope_area(held, disturbed)
+            up = hy.upslope_area(held, disturbed, channel_threshold_sqft=CHANNEL_SQFT)
             return up.area_sqft, None, f"upslope_area on the DEM in memory, method {up.method!r}"
         if mode == "ours":
             dem, fg, where = read_site_dem(Path(path), "us_ft", site, core, channel_threshold_sqft=43_560.0)
@@ -139,7 +141,7 @@ def child(mode: str, path: str) -> None:
             dem = read_dem(path, "us_ft")
             fg = hy.flow_grid(dem)
             info = "the whole DEM"
-        up = hy.upslope_area(fg, disturbed)
+        up = hy.upslope_area(fg, disturbed, channel_threshold_sqft=CHANNEL_SQFT)
         return up.area_sqft, hy.upslope_area_dinf_sqft(fg, disturbed), info
 
     # warm-up on the same code (imports, kernels), then the measured run

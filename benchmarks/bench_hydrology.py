@@ -42,6 +42,8 @@ REPO = HERE.parents[1]
 REAL = Path(os.environ.get("GEOSITE_REAL_DEMS") or REPO.parent / "shared" / "data" / "real_dems")
 CELL_FT = 3.0
 CRS = "EPSG:7593"
+#: contributing area of a channel cell, sq ft: the bundled profiles' [terrain] channel_threshold_sqft (1 acre)
+CHANNEL_SQFT = 43_560.0
 
 
 # ------------------------------------------------------------------------------------------ surfaces
@@ -158,18 +160,22 @@ def worker_upslope(npy: str, cell: float, crs: str) -> None:
     dem = _load(npy, cell, crs)
     nr, nc = dem.shape
     side = int(round((5 * 43_560.0) ** 0.5 / dem.cell_x_ft))  # 5 acres
-    h.upslope_area(dem, _square(dem, 10, 10, 4))  # warm the numba cache load
+    h.upslope_area(
+        dem, _square(dem, 10, 10, 4), channel_threshold_sqft=CHANNEL_SQFT
+    )  # warm the numba cache load
     times, results = [], []
     for fr, fc in ((0.3, 0.4), (0.5, 0.5), (0.7, 0.6)):
         poly = _square(dem, int(fr * nr), int(fc * nc), side)
         t = time.perf_counter()
-        res = h.upslope_area(dem, poly)
+        res = h.upslope_area(dem, poly, channel_threshold_sqft=CHANNEL_SQFT)
         times.append(time.perf_counter() - t)
         results.append((res.method, res.area_sqft, res.flow_length_ft, res.sheetflow_area_sqft))
     fg = h.flow_grid(dem)
     same = []
     for (fr, fc), got in zip(((0.3, 0.4), (0.5, 0.5), (0.7, 0.6)), results, strict=True):
-        w = h.upslope_area(fg, _square(dem, int(fr * nr), int(fc * nc), side))
+        w = h.upslope_area(
+            fg, _square(dem, int(fr * nr), int(fc * nc), side), channel_threshold_sqft=CHANNEL_SQFT
+        )
         same.append(got[1:] == (w.area_sqft, w.flow_length_ft, w.sheetflow_area_sqft))
     print(
         json.dumps(
@@ -201,7 +207,7 @@ def worker_first_use() -> None:
     fg.accumulation_cells()
     import shapely
 
-    h.upslope_area(dem, shapely.box(*dem.bounds).buffer(-50))
+    h.upslope_area(dem, shapely.box(*dem.bounds).buffer(-50), channel_threshold_sqft=CHANNEL_SQFT)
     h.channels(fg, 1000.0)
     print(json.dumps({"time_s": time.perf_counter() - t}))
 

@@ -108,6 +108,7 @@ def _vm(key: str) -> int:
 def child(mode: str, vrt: str, out: str) -> None:
     """One measurement in this (fresh) process; prints JSON."""
     from geosite.io.raster import read_dem
+    from geosite.rules import load_profile
     from geosite.scale._kernels import tile_stats
     from geosite.scale.tiles import screen_steep_slopes
     from geosite.terrain import slope_pct
@@ -118,6 +119,9 @@ def child(mode: str, vrt: str, out: str) -> None:
     base = _vm("VmRSS")
     Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) from here
     res: dict = {"mode": mode}
+    profile = load_profile("grantsburg")  # the thresholds screened: the village's and the state's
+    village = float(profile.required("terrain", "steep_slope_pct"))
+    state = float(profile.required("terrain", "state_steep_slope_pct"))
     t = time.perf_counter()
     if mode.startswith("screen"):
         kw = {}
@@ -125,8 +129,8 @@ def child(mode: str, vrt: str, out: str) -> None:
             kw["mask_out"] = Path(out) / "mask.tif"
         if mode == "screen_slope":
             kw["slope_out"] = Path(out) / "slope.tif"
-        s = screen_steep_slopes(vrt, "us_ft", (12.0, 20.0), tile=2048, overwrite=True, **kw)
-        res.update(steep_acres_12=s.steep_area_acres[12.0], valid_cells=s.valid_cells, tiles=s.tiles)
+        s = screen_steep_slopes(vrt, "us_ft", threshold_pct=(village, state), tile=2048, overwrite=True, **kw)
+        res.update(steep_acres_12=s.steep_area_acres[village], valid_cells=s.valid_cells, tiles=s.tiles)
     else:
         from geosite.io.limits import Limits
 
@@ -137,7 +141,7 @@ def child(mode: str, vrt: str, out: str) -> None:
         s = slope_pct(dem)
         res["slope_s"] = time.perf_counter() - t1
         with np.errstate(invalid="ignore"):
-            res["steep_acres_12"] = float(np.count_nonzero(s >= 12.0 - 1e-6)) * dem.cell_area_sqft / 43_560
+            res["steep_acres_12"] = float(np.count_nonzero(s >= village - 1e-6)) * dem.cell_area_sqft / 43_560
         res["valid_cells"] = int(np.count_nonzero(~np.isnan(s)))
     res["seconds"] = time.perf_counter() - t
     res["peak_rss_bytes"] = _vm("VmHWM")

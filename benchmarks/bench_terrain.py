@@ -14,7 +14,7 @@ writing the same kind of file, as a user of either pays:
   against ``gdaldem slope -p -compute_edges`` (its output: a float32 GeoTIFF), run as a subprocess,
   and ``richdem.TerrainAttribute(..., "slope_percentage")`` if installed (in memory: "kernel s" is
   ours in memory too).
-* contours: ``read_dem`` + ``terrain.contours(interval_ft=5)`` (default light smoothing; and unsmoothed,
+* contours: ``read_dem`` + ``terrain.contours(interval_ft=5, index_every=5)`` (light smoothing; unsmoothed,
   "raw") + the lines written as an ESRI Shapefile (pyogrio), against ``gdal_contour -i 5`` writing an
   ESRI Shapefile (its fastest output format here; GeoPackage costs it 4x more).
 
@@ -103,7 +103,7 @@ def _child(op: str, path: str, vertical_unit: str) -> None:
     # load the modules the operation uses (a plane whose contours cross band seams: shapely's line
     # merge, whose first call costs a process about 1 MB, is part of the path)
     warm = inclined_plane(5.0, shape=(64, 64), azimuth_deg=160.0)
-    terrain.slope_pct(warm), terrain.contours(warm, interval_ft=1.0)
+    terrain.slope_pct(warm), terrain.contours(warm, interval_ft=1.0, index_every=5)
     dem = read_dem(path, vertical_unit)
     status = Path("/proc/self/status")
 
@@ -124,7 +124,7 @@ def _child(op: str, path: str, vertical_unit: str) -> None:
     if op == "slope":
         terrain.slope_pct(dem)
     elif op == "contours":
-        terrain.contours(dem, interval_ft=5.0)
+        terrain.contours(dem, interval_ft=5.0, index_every=5)
     print(f"OP_MB {vm('VmHWM') - rss0:.1f}")
 
 
@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
 
     warm = inclined_plane(5.0, shape=(20, 20))
     t = time.perf_counter()
-    terrain.slope_pct(warm), terrain.contours(warm), terrain.hillshade(warm)
+    terrain.slope_pct(warm), terrain.contours(warm, interval_ft=5.0, index_every=5), terrain.hillshade(warm)
     print(f"first use in this process (imports; nothing is compiled): {time.perf_counter() - t:.2f} s\n")
 
     rows_out = []
@@ -306,18 +306,18 @@ def _bench_contours(name: str, dem, path: Path, vu: str, *, tmp: Path, repeat: i
     shp_ours = tmp / "ours_contours.shp"
     ours = _best(
         lambda path=path, vu=vu, shp_ours=shp_ours: _write_lines(
-            terrain.contours(read_dem(path, vu), interval_ft=5.0), shp_ours
+            terrain.contours(read_dem(path, vu), interval_ft=5.0, index_every=5), shp_ours
         ),
         repeat,
     )
     raw = _best(
         lambda path=path, vu=vu, shp_ours=shp_ours: _write_lines(
-            terrain.contours(read_dem(path, vu), interval_ft=5.0, smooth=False), shp_ours
+            terrain.contours(read_dem(path, vu), interval_ft=5.0, smooth=False, index_every=5), shp_ours
         ),
         repeat,
     )
-    kernel = _best(lambda d=dem: terrain.contours(d, interval_ft=5.0), repeat)
-    n_lines = len(terrain.contours(dem, interval_ft=5.0))
+    kernel = _best(lambda d=dem: terrain.contours(d, interval_ft=5.0, index_every=5), repeat)
+    n_lines = len(terrain.contours(dem, interval_ft=5.0, index_every=5))
     ours_mb = _op_mb("contours", path, vu)
     peers: dict[str, tuple[float, float]] = {}
     if tools["gdal_contour"]:

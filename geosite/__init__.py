@@ -42,8 +42,12 @@ Examples
 >>> result = geosite.analyze(site)                                  # doctest: +SKIP
 >>> result.report["disturbed"]["area_acres"]                        # doctest: +SKIP
 0.5985...
->>> dem = site.read_dem()                                           # doctest: +SKIP
->>> steep = geosite.steep_slope_polygons(dem, threshold_pct=(12, 20))  # doctest: +SKIP
+>>> dem = site.read_dem(margin_ft=site.map_margin_ft())             # doctest: +SKIP
+>>> village = site.profile.required("terrain", "steep_slope_pct")      # doctest: +SKIP
+>>> state = site.profile.required("terrain", "state_steep_slope_pct")  # doctest: +SKIP
+>>> mmu = site.profile.required("terrain", "steep_min_area_sqft")      # doctest: +SKIP
+>>> steep = geosite.steep_slope_polygons(dem, threshold_pct=(village, state),  # doctest: +SKIP
+...                                      min_area_sqft=mmu)
 """
 
 from __future__ import annotations

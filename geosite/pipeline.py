@@ -207,7 +207,7 @@ def write_outputs(
     *,
     maps: bool = False,
     sheet: str = "auto",
-    scale_ft: float = 100.0,
+    scale_ft: float | None = None,
     dxf: bool = True,
     plan: bool = True,
     map_worker: MapWorker | None = None,
@@ -216,11 +216,14 @@ def write_outputs(
     ``maps=True``; the submission folder ``plan/`` with ``plan=True``, :mod:`geosite.plan_folder`) into
     ``out`` atomically. Returns the files written. With ``map_worker``
     (:func:`geosite.maps.worker.map_worker`) the maps are drawn in that process while this one writes the
-    other files.
+    other files. ``scale_ft``, the maps' (and the DXF's text) scale in feet per inch, is by default the
+    one the profile's chapter asks for (:attr:`geosite.rules.Profile.map_scale_ft`).
     """
     from geosite.io.output import atomic_dir
     from geosite.maps.worker import start_plan_maps
 
+    if scale_ft is None:
+        scale_ft = result.profile.map_scale_ft  # None still: the maps refuse, the DXF takes its own
     out = Path(out)
     with atomic_dir(out, overwrite=overwrite) as tmp:
         # drawn beside the files below when a worker is given (geosite.maps.worker), else at wait()
@@ -246,7 +249,7 @@ def write_outputs(
     return [out / n for n in names]
 
 
-def _write_files(result: AnalysisResult, tmp: Path, *, dxf: bool, scale_ft: float) -> list[str]:
+def _write_files(result: AnalysisResult, tmp: Path, *, dxf: bool, scale_ft: float | None) -> list[str]:
     """report.json, report.md, derived.gpkg and (``dxf``) derived.dxf into ``tmp``; their names."""
     from geosite.io.output import write_gpkg, write_json
     from geosite.io.qgis_styles import layer_rules
@@ -260,7 +263,8 @@ def _write_files(result: AnalysisResult, tmp: Path, *, dxf: bool, scale_ft: floa
         from geosite.io.cad import write_dxf
 
         # contours at their elevation; the site's roads, structures and inlets named on C-ANNO-IDEN
-        write_dxf(layers, tmp / "derived.dxf", context=result.site.layers, scale_ft=scale_ft)
+        plot = {} if scale_ft is None else {"scale_ft": scale_ft}
+        write_dxf(layers, tmp / "derived.dxf", context=result.site.layers, **plot)
         names.append("derived.dxf")
     return names
 

@@ -586,7 +586,7 @@ def plan_declared(
         # is written once review/declared.py knows it: READS_CONTOURS_KEY)
         if READS_CONTOURS_KEY:
             out["contours"] = "contours"
-        out["map_contour_interval_ft"] = float(prof.value("terrain", "contour_interval_ft", 5.0))
+        out["map_contour_interval_ft"] = float(prof.required("terrain", "contour_interval_ft"))
     existing = next((m for m in maps if m.startswith("existing_site_map")), None)
     if existing and scale_ft:
         out["submitted_map"] = existing

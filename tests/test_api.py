@@ -110,18 +110,26 @@ def test_dem_from_array_in_metres_matches_feet():
 
 def test_terrain_through_the_api(plane_site):
     site, dem = plane_site
+    profile = site.profile  # the numbers are the village's: Grantsburg's 12 %, 500 sq ft, 5 ft contours
+    steep_pct = profile.required("terrain", "steep_slope_pct")
+    mmu = profile.required("terrain", "steep_min_area_sqft")
     slope = geosite.slope_pct(dem)
     assert slope.min() == pytest.approx(15.0, abs=1e-9) and slope.max() == pytest.approx(15.0, abs=1e-9)
-    steep = geosite.steep_slope_polygons(dem, slope)
+    steep = geosite.steep_slope_polygons(dem, slope, threshold_pct=steep_pct, min_area_sqft=mmu)
     assert list(steep["class"]) == [">=12%"]
     assert steep.crs.equals(site.crs)
     assert steep["area_sqft"].sum() == pytest.approx(200 * 200)
-    assert geosite.steep_area_sqft(dem, within=site.layer("disturbance"), slope=slope) == pytest.approx(
-        6_000.0
-    )
-    bands = geosite.steep_slope_polygons(dem, slope, threshold_pct=(12, 20))
+    assert geosite.steep_area_sqft(
+        dem, within=site.layer("disturbance"), slope=slope, threshold_pct=steep_pct
+    ) == pytest.approx(6_000.0)
+    state_pct = profile.required("terrain", "state_steep_slope_pct")
+    bands = geosite.steep_slope_polygons(dem, slope, threshold_pct=(steep_pct, state_pct), min_area_sqft=mmu)
     assert set(bands["class"]) == {"12-20%"}
-    c = geosite.contours(dem, interval_ft=5.0)
+    c = geosite.contours(
+        dem,
+        interval_ft=profile.required("terrain", "contour_interval_ft"),
+        index_every=profile.required("terrain", "index_contour_every"),
+    )
     # cell-centre heights run from 899.85 down to 870.15 ft: 875, 880, ..., 895, each across 198 ft
     assert list(c["elevation_ft"]) == [875.0, 880.0, 885.0, 890.0, 895.0]
     assert c.geometry.length.to_numpy() == pytest.approx([198.0] * 5)
@@ -129,7 +137,8 @@ def test_terrain_through_the_api(plane_site):
 
 def test_hydrology_through_the_api(plane_site):
     site, dem = plane_site
-    up = geosite.upslope_area(dem, site.layer("disturbance"))
+    channel_sqft = site.profile.required("terrain", "channel_threshold_sqft")
+    up = geosite.upslope_area(dem, site.layer("disturbance"), channel_threshold_sqft=channel_sqft)
     assert isinstance(up, geosite.UpslopeArea)
     assert up.area_sqft == pytest.approx(100 * 60)
     assert up.flow_length_ft == pytest.approx(60.0)
@@ -142,8 +151,18 @@ def test_hydrology_through_the_api(plane_site):
 
 def test_controls_through_the_api(plane_site):
     site, dem = plane_site
+    p = site.profile
     fence, runs = geosite.filter_fence(
-        site.layer("disturbance"), dem, table=None, channel_threshold_sqft=None
+        site.layer("disturbance"),
+        dem,
+        tolerance_deg=p.control("fence_sideslope_tolerance_deg"),
+        min_run_ft=p.control("fence_min_run_ft"),
+        hook_ft=p.control("fence_hook_ft"),
+        table=None,  # no interior rows
+        channel_threshold_sqft=None,  # no channel fences
+        channel_offset_ft=p.control("fence_channel_offset_ft"),
+        row_clearance_ft=p.control("fence_row_clearance_ft"),
+        row_min_length_ft=p.control("fence_row_min_length_ft"),
     )
     summary = geosite.fence_summary(fence)
     assert summary["downslope_length_ft"] == pytest.approx(100.0)
@@ -158,10 +177,11 @@ def test_controls_through_the_api(plane_site):
         site.layer("stockpiles"),
         {"streams": site.layer("streams")},
         dem,
-        min_setback_ft=25.0,
-        trace_ft=100.0,
-        tolerance_deg=20.0,
-        reach_tolerance_ft=5.0,
+        min_setback_ft=p.practice("stockpile_setback").param("setback_ft"),
+        trace_ft=p.control("stockpile_trace_ft"),
+        tolerance_deg=p.control("fence_sideslope_tolerance_deg"),
+        reach_tolerance_ft=p.control("stockpile_reach_tolerance_ft"),
+        hook_ft=0.0,  # Grantsburg B(6)(e): the downslope side only
     )
     (pile,) = piles
     assert pile["min_setback_ft"] == pytest.approx(18.0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import geopandas as gpd
 import pytest
 import shapely
+from profile_numbers import fence_kw
 from shapely.geometry import box
 
 from geosite.controls.fences import fence_summary, filter_fence
@@ -24,7 +25,9 @@ def test_fence_stops_at_the_channel_and_follows_its_edges():
     chan = channels(fg, 43_560.0)
     axis = shapely.union_all(chan.geometry.values)
     assert axis.intersects(rect)
-    fence, _runs = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[rect], crs=dem.crs), dem, fg)
+    fence, _runs = filter_fence(
+        gpd.GeoDataFrame({"id": [1]}, geometry=[rect], crs=dem.crs), dem, fg, **fence_kw()
+    )
     s = fence_summary(fence)
     edge = fence[fence["side"].isin(("downslope", "sideslope", "interior", "hook"))]
     # no edge or interior fence crosses or touches the channel
@@ -57,7 +60,7 @@ def test_channel_edge_fences_read_a_channel_in_parts_as_its_parts():
     b = shapely.ops.substring(axis, 0.55 * axis.length, axis.length)
     site = box(x0 - 10, y0 - 610, x0 + 212, y0 + 10)
     disturbed = box(x0 + 10, y0 - 500, x0 + 80, y0 - 250)  # west of the axis, draining to it
-    kw = {"threshold_sqft": 43_560.0, "offset_ft": 5.0}
+    kw = {"threshold_sqft": 43_560.0, "offset_ft": 5.0, "min_piece_ft": 0.0}
     multi = gpd.GeoDataFrame({"id": [1]}, geometry=[shapely.MultiLineString([a, b])], crs=dem.crs)
     single = gpd.GeoDataFrame({"id": [1, 2]}, geometry=[a, b], crs=dem.crs)
     got = channel_edge_fences(disturbed, site, dem, fg, multi, **kw)

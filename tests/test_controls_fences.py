@@ -3,6 +3,7 @@
 import geopandas as gpd
 import numpy as np
 import pytest
+from profile_numbers import GRANTSBURG, fence_kw
 from shapely import affinity
 from shapely.geometry import box
 
@@ -18,7 +19,9 @@ def _fence(slope_pct, az, w, h):
     fg = flow_grid(dem)
     # w along the contour, h along the flow; rotated with the plane (azimuth 180 = falls south)
     r = affinity.rotate(box(CX - w / 2, CY - h / 2, CX + w / 2, CY + h / 2), -(az - 180), origin=(CX, CY))
-    fence, runs = filter_fence(gpd.GeoDataFrame({"id": [7]}, geometry=[r], crs=dem.crs), dem, fg)
+    fence, runs = filter_fence(
+        gpd.GeoDataFrame({"id": [7]}, geometry=[r], crs=dem.crs), dem, fg, **fence_kw()
+    )
     return fence, runs
 
 
@@ -73,7 +76,9 @@ def test_interior_rows_every_dnr_1056_length(az):
 
 
 def test_dnr_1056_table():
-    assert max_slope_length_ft([0.5, 2.0, 4.9, 5.0, 10.0, 33.0, 50.0]).tolist() == [
+    assert max_slope_length_ft(
+        [0.5, 2.0, 4.9, 5.0, 10.0, 33.0, 50.0], GRANTSBURG.control("fence_max_slope_length_ft")
+    ).tolist() == [
         100,
         75,
         75,
@@ -92,7 +97,7 @@ def test_hooks_turn_fence_ends_upslope():
 
     tri = Polygon([(CX - 100, CY + 40), (CX + 100, CY + 40), (CX, CY - 60)])  # apex downhill
     fence, _runs = filter_fence(
-        gpd.GeoDataFrame({"id": [1]}, geometry=[tri], crs=dem.crs), dem, flow_grid(dem)
+        gpd.GeoDataFrame({"id": [1]}, geometry=[tri], crs=dem.crs), dem, flow_grid(dem), **fence_kw()
     )
     hooks = fence[fence.side == "hook"]
     assert len(hooks) == 2
@@ -123,7 +128,7 @@ def test_interior_rows_run_on_the_contour_and_stop_at_a_house():
     area = box(CX - 100, CY - 100, CX + 100, CY + 100)
     house = box(CX - 30, CY - 45, CX + 30, CY - 5)  # spans y = CY - 25 (the 75-ft row)
     obst = gpd.GeoDataFrame({"layer": ["structures"], "id": [1]}, geometry=[house], crs=dem.crs)
-    rows = interior_rows(area, dem, flow_grid(dem))
+    rows = interior_rows(area, dem, flow_grid(dem), GRANTSBURG.control("fence_max_slope_length_ft"))
     assert sorted(round(float(np.mean(np.asarray(g.coords)[:, 1])) - (CY - 100), 2) for g in rows) == [
         75.0,
         150.0,
@@ -136,7 +141,9 @@ def test_interior_rows_run_on_the_contour_and_stop_at_a_house():
     assert sorted(round(g.length, 6) for g in low) == [65.0, 65.0]
     ((gap, layer, oid),) = gaps
     assert (layer, oid) == ("structures", 1) and gap.length == pytest.approx(70.0)
-    fence, _ = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, obstacles=obst)
+    fence, _ = filter_fence(
+        gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, obstacles=obst, **fence_kw()
+    )
     stand = fence[fence.side == "stand_in"]
     assert len(stand) == 1 and stand["obstacle"].iloc[0] == "structures 1"
     assert "downslope side of the structure" in stand["practice"].iloc[0]
@@ -241,10 +248,16 @@ def test_rows_out_of_proportion_give_way_to_mulch_where_the_slope_is_too_long():
     dem = inclined_plane(12.0, shape=(300, 300), cell=2.0)
     fg = flow_grid(dem)
     area = box(CX - 200, CY - 200, CX + 200, CY + 200)
-    before, _ = filter_fence(gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, fg)
+    before, _ = filter_fence(
+        gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, fg, **fence_kw()
+    )
     assert fence_summary(before)["interior_length_ft"] == pytest.approx(15 * 400.0, rel=0.02)
     fence, _ = filter_fence(
-        gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs), dem, fg, row_rules=RowRules(**RULES_KW)
+        gpd.GeoDataFrame({"id": [1]}, geometry=[area], crs=dem.crs),
+        dem,
+        fg,
+        row_rules=RowRules(**RULES_KW),
+        **fence_kw(),
     )
     assert set(fence["side"]) <= {"downslope", "sideslope", "hook"}
     stand = row_stand_ins(fence)
@@ -277,6 +290,7 @@ def test_a_row_cut_at_a_house_is_stood_in_for_above_the_gap_not_along_it():
         fg,
         obstacles=obst,
         row_rules=RowRules(**RULES_KW),
+        **fence_kw(),
     )
     assert "stand_in" not in set(fence["side"])
     assert fence_summary(fence)["interior_length_ft"] == pytest.approx(130.0 + 200.0 + 70.0, abs=0.01)

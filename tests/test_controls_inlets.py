@@ -36,6 +36,6 @@ def test_an_inlet_beyond_a_nodata_hole_is_not_known_to_be_missed(hole, inlet_dx,
         dem = dataclasses.replace(dem, elevation_ft=z)
     fg = flow_grid(dem)
     inlets = gpd.GeoDataFrame({"id": [1]}, geometry=[Point(x0 + 200 + inlet_dx, y0 - 300)], crs=dem.crs)
-    got = inlet_protection(inlets, disturbed, dem, fg, 1.0)
+    got = inlet_protection(inlets, disturbed, dem, fg, max_drainage_acres=1.0)
     v = got["downslope_of_disturbed"].iloc[0]
     assert v is None if reached is None else (v is not None and bool(v) is reached)

@@ -33,6 +33,7 @@ def _run(plane, layer, y):
         trace_ft=100.0,
         tolerance_deg=20.0,
         reach_tolerance_ft=5.0,
+        hook_ft=0.0,
     )
     return rep[0], zones, fences
 
@@ -75,7 +76,7 @@ def test_lower_and_facing_without_flow_reaching(plane):
 
     dem, fg = plane
     lake = box(X + 330, Y + 250, X + 360, Y + 280)
-    down, why = is_downslope(PILE, lake, dem, fg)
+    down, why = is_downslope(PILE, lake, dem, fg, trace_ft=100.0, reach_tolerance_ft=5.0)
     assert down and why == "lower and facing"
 
 
@@ -99,7 +100,7 @@ def test_no_heights_under_the_pile_leaves_downslope_undecided(hole, expect):
         dem = dataclasses.replace(dem, elevation_ft=z)
     fg = flow_grid(dem)
     creek = LineString([(X + 100, Y + 280), (X + 500, Y + 280)])
-    down, _why = is_downslope(PILE, creek, dem, fg)
+    down, _why = is_downslope(PILE, creek, dem, fg, trace_ft=100.0, reach_tolerance_ft=5.0)
     assert down is expect
     feat = gpd.GeoDataFrame({"id": [3]}, geometry=[creek], crs=dem.crs)
     piles = gpd.GeoDataFrame({"id": [1], "days": [10]}, geometry=[PILE], crs=dem.crs)
@@ -112,6 +113,7 @@ def test_no_heights_under_the_pile_leaves_downslope_undecided(hole, expect):
         trace_ft=100.0,
         tolerance_deg=20.0,
         reach_tolerance_ft=5.0,
+        hook_ft=0.0,
     )
     assert rep[0]["violation"] is (not hole)
     assert [f["id"] for f in rep[0]["undecided"]] == ([3] if hole else [])

@@ -196,7 +196,7 @@ def test_upslope_area_of_rectangle_on_plane():
 def test_upslope_area_metre_dem_matches_closed_form():
     dem = inclined_plane(8.0, shape=(200, 120), cell=1.0, crs=CRS_M, vertical_unit="m")
     poly = _box(dem, 100, 110, 50, 65)
-    res = h.upslope_area(dem, poly)
+    res = h.upslope_area(dem, poly, channel_threshold_sqft=43_560.0)
     ft = 1 / 0.3048
     assert res.area_sqft == pytest.approx(15 * ft * 100 * ft, rel=1e-9)
 
@@ -231,8 +231,8 @@ def test_a_site_in_a_basin_wider_than_its_window_is_answered_on_the_basin():
     dem = Dem(np.round(z, 2), dem0.transform, dem0.crs, dem0.ft_per_unit, dem0.vertical_unit)
     fg = h.flow_grid(dem)
     poly = _box(dem, 295, 305, 295, 305)
-    a = h.upslope_area(dem, poly, method="window")
-    b = h.upslope_area(fg, poly)
+    a = h.upslope_area(dem, poly, channel_threshold_sqft=43_560.0, method="window")
+    b = h.upslope_area(fg, poly, channel_threshold_sqft=43_560.0)
     assert a.method == "window" and a.cell_count > 1000
     assert (a.area_sqft, a.flow_length_ft, a.sheetflow_area_sqft) == (
         b.area_sqft,
@@ -261,9 +261,9 @@ def test_a_site_in_a_basin_wider_than_its_window_is_answered_on_the_basin():
 def test_upslope_area_rejects_bad_input():
     dem = inclined_plane(5.0, shape=(20, 20))
     with pytest.raises(InputError):
-        h.upslope_area(dem, shapely.Point(0, 0).buffer(1))  # outside the DEM
+        h.upslope_area(dem, shapely.Point(0, 0).buffer(1), channel_threshold_sqft=43_560.0)  # outside the DEM
     with pytest.raises(InputError):
-        h.upslope_area(dem, _box(dem, 2, 5, 2, 5), method="magic")
+        h.upslope_area(dem, _box(dem, 2, 5, 2, 5), channel_threshold_sqft=43_560.0, method="magic")
 
 
 def test_channels_on_v_valley():

@@ -112,7 +112,7 @@ def test_tiled_slope_equals_whole_dem_bitwise(dem_files, tmp_path, tile):
     res = screen_steep_slopes(
         dem_files["tif"],
         "us_ft",
-        (12.0, 20.0),
+        threshold_pct=(12.0, 20.0),
         tile=tile,
         slope_out=tmp_path / "slope.tif",
         mask_out=tmp_path / "mask.tif",
@@ -149,7 +149,12 @@ def test_vrt_mosaic_and_cog_give_the_same_slope(dem_files, tmp_path, kind):
         equal_nan=True,
     )
     screen_steep_slopes(
-        dem_files[kind], "us_ft", tile=64, slope_out=tmp_path / "s.tif", slope_dtype="float64"
+        dem_files[kind],
+        "us_ft",
+        threshold_pct=12.0,
+        tile=64,
+        slope_out=tmp_path / "s.tif",
+        slope_dtype="float64",
     )
     assert np.array_equal(read_band(tmp_path / "s.tif"), expected, equal_nan=True)
 
@@ -159,7 +164,9 @@ def test_metre_heights_and_float32_output(tmp_path):
     tif = write_tif(tmp_path / "m.tif", dem, "m")
     whole = read_dem(tif, "m")
     expected = slope_pct(whole)
-    res = screen_steep_slopes(tif, "m", tile=50, slope_out=tmp_path / "s.tif", compress="deflate")
+    res = screen_steep_slopes(
+        tif, "m", threshold_pct=12.0, tile=50, slope_out=tmp_path / "s.tif", compress="deflate"
+    )
     assert np.array_equal(read_band(tmp_path / "s.tif"), expected.astype(np.float32), equal_nan=True)
     assert res.cell_area_sqft == whole.cell_area_sqft
 
@@ -226,6 +233,7 @@ def test_tiles_on_dask(dem_files, tmp_path):
         res = screen_steep_slopes(
             dem_files["vrt"],
             "us_ft",
+            threshold_pct=12.0,
             tile=40,
             slope_out=tmp_path / "s.tif",
             slope_dtype="float64",
@@ -240,11 +248,11 @@ def test_refuses_existing_output_and_bad_arguments(dem_files, tmp_path):
 
     (tmp_path / "s.tif").write_bytes(b"x")
     with pytest.raises(OutputError, match="exists"):
-        screen_steep_slopes(dem_files["tif"], "us_ft", slope_out=tmp_path / "s.tif")
+        screen_steep_slopes(dem_files["tif"], "us_ft", threshold_pct=12.0, slope_out=tmp_path / "s.tif")
     with pytest.raises(InputError, match="vertical|unit"):
-        screen_steep_slopes(dem_files["tif"], None)
+        screen_steep_slopes(dem_files["tif"], None, threshold_pct=12.0)
     with pytest.raises(InputError, match="compress must be one of zstd, deflate, lzw"):
-        screen_steep_slopes(dem_files["tif"], "us_ft", compress="jpeg")
+        screen_steep_slopes(dem_files["tif"], "us_ft", threshold_pct=12.0, compress="jpeg")
     with pytest.raises(InputError, match="tile"):
-        screen_steep_slopes(dem_files["tif"], "us_ft", tile=4)
+        screen_steep_slopes(dem_files["tif"], "us_ft", threshold_pct=12.0, tile=4)
     assert not list(tmp_path.glob(".*tmp*"))

@@ -195,43 +195,47 @@ def test_hillshade_hand_values() -> None:
 
 def test_terraced_slope_bands_have_hand_counted_areas() -> None:
     dem = _terraced()
-    gdf = terrain.steep_slope_polygons(dem, threshold_pct=(12.0, 20.0))
+    gdf = terrain.steep_slope_polygons(dem, threshold_pct=(12.0, 20.0), min_area_sqft=500.0)
     assert set(gdf["class"]) == {"12-20%", ">=20%"}
     assert gdf.crs.equals(dem.crs)
     by_class = gdf.groupby("class")["area_sqft"].sum()
     assert by_class["12-20%"] == pytest.approx(59 * 40 * 4.0)  # rows 61-119
     assert by_class[">=20%"] == pytest.approx(80 * 40 * 4.0)  # rows 120-199
     assert np.allclose(gdf.geometry.area * dem.ft_per_unit**2, gdf["area_sqft"])
-    single = terrain.steep_slope_polygons(dem)
+    single = terrain.steep_slope_polygons(dem, threshold_pct=12.0, min_area_sqft=500.0)
     assert list(single["class"]) == [">=12%"] and single["area_sqft"].iloc[0] == pytest.approx(139 * 160.0)
 
 
 def test_steep_area_of_a_paraboloid_matches_the_closed_form() -> None:
     dem = _paraboloid(0.001)  # slope 0.2 r %, so 12 % at r = 60 ft, 20 % at r = 100 ft
     square = (201 * 2.0) ** 2
-    assert terrain.steep_area_sqft(dem) == pytest.approx(square - math.pi * 60**2, rel=0.01)
+    assert terrain.steep_area_sqft(dem, threshold_pct=12.0) == pytest.approx(
+        square - math.pi * 60**2, rel=0.01
+    )
     band = terrain.steep_area_sqft(dem, threshold_pct=12.0, below_pct=20.0)
     assert band == pytest.approx(math.pi * (100**2 - 60**2), rel=0.01)
     # over a site polygon: a 150-ft-radius disc round the centre holds the ring 60 ft < r < 150 ft
     cx, cy = dem.transform.c + 201.0, dem.transform.f - 201.0
     site = shapely.Point(cx, cy).buffer(150.0, quad_segs=64)
-    assert terrain.steep_area_sqft(dem, site) == pytest.approx(site.area - math.pi * 60**2, rel=0.01)
+    assert terrain.steep_area_sqft(dem, site, threshold_pct=12.0) == pytest.approx(
+        site.area - math.pi * 60**2, rel=0.01
+    )
 
 
 def test_cone_of_15_pct_is_steep_everywhere() -> None:
     dem = cone(15.0, shape=(101, 101), cell=2.0)
-    assert terrain.steep_area_sqft(dem) == pytest.approx(101 * 101 * 4.0, rel=0.01)
+    assert terrain.steep_area_sqft(dem, threshold_pct=12.0) == pytest.approx(101 * 101 * 4.0, rel=0.01)
     site = shapely.box(500_020.0, 199_830.0, 500_170.0, 199_990.0)  # cuts through cells
-    assert terrain.steep_area_sqft(dem, site) == pytest.approx(150 * 160, rel=0.01)
-    gdf = terrain.steep_slope_polygons(dem)
+    assert terrain.steep_area_sqft(dem, site, threshold_pct=12.0) == pytest.approx(150 * 160, rel=0.01)
+    gdf = terrain.steep_slope_polygons(dem, threshold_pct=12.0, min_area_sqft=500.0)
     assert len(gdf) == 1 and gdf["area_sqft"].iloc[0] == pytest.approx(101 * 101 * 4.0, rel=0.01)
 
 
 def test_minimum_mapping_unit_drops_specks_and_fills_small_holes() -> None:
     dem = _paraboloid(0.001)  # the gentle centre (< 12 %) is a hole of pi 60^2 = 11,310 sq ft
-    kept = terrain.steep_slope_polygons(dem, min_area_sqft=5_000.0)
+    kept = terrain.steep_slope_polygons(dem, min_area_sqft=5_000.0, threshold_pct=12.0)
     assert len(kept) == 1 and len(kept.geometry.iloc[0].interiors) == 1
-    filled = terrain.steep_slope_polygons(dem, min_area_sqft=12_000.0)
+    filled = terrain.steep_slope_polygons(dem, min_area_sqft=12_000.0, threshold_pct=12.0)
     assert len(filled) == 1 and len(filled.geometry.iloc[0].interiors) == 0
     assert filled["area_sqft"].iloc[0] == pytest.approx((201 * 2.0) ** 2)
     # a 10 % plane with three 1-ft bumps: each makes a ring of 8 steep cells (32 sq ft)
@@ -241,8 +245,10 @@ def test_minimum_mapping_unit_drops_specks_and_fills_small_holes() -> None:
     z[30, 40] += 1.0
     z[50, 20] += 1.0
     bumpy = Dem.from_array(z, plane.transform, CRS_US_FT, "us_ft")
-    assert len(terrain.steep_slope_polygons(bumpy, min_area_sqft=0.0)) == 3
-    assert len(terrain.steep_slope_polygons(bumpy)) == 0  # default 500 sq ft
+    assert len(terrain.steep_slope_polygons(bumpy, min_area_sqft=0.0, threshold_pct=12.0)) == 3
+    assert (
+        len(terrain.steep_slope_polygons(bumpy, threshold_pct=12.0, min_area_sqft=500.0)) == 0
+    )  # Grantsburg's 500 sq ft
 
 
 def test_area_in_another_crs_is_refused() -> None:
@@ -251,7 +257,7 @@ def test_area_in_another_crs_is_refused() -> None:
     dem = cone(15.0, shape=(21, 21))
     site = gpd.GeoSeries([shapely.box(0, 0, 1, 1)], crs="EPSG:4326")
     with pytest.raises(CRSError, match="reproject"):
-        terrain.steep_area_sqft(dem, site)
+        terrain.steep_area_sqft(dem, site, threshold_pct=12.0)
 
 
 # ---------------------------------------------------------------------------------------- contours
@@ -264,7 +270,7 @@ def test_plane_contours_are_straight_at_the_right_spacing(crs: str, vu: str, smo
     dem = inclined_plane(
         4.0, shape=(120, 600), cell=2.0 if crs == CRS_US_FT else 0.6, crs=crs, vertical_unit=vu
     )
-    gdf = terrain.contours(dem, interval_ft=1.0, smooth=smooth)
+    gdf = terrain.contours(dem, interval_ft=1.0, smooth=smooth, index_every=5)
     assert gdf.crs.equals(dem.crs) and (gdf.geom_type == "LineString").all()
     assert gdf["elevation_ft"].is_unique  # one line per level: the tiles were stitched back together
     t = dem.transform
@@ -289,7 +295,7 @@ def test_oblique_plane_contours_are_stitched_across_bands(
     monkeypatch.setattr(contour_module, "_BAND_CELLS", 37 * 1024)
     monkeypatch.setattr(contour_module, "_MIN_BAND_ROWS", 2)
     dem = inclined_plane(8.0, shape=(1500, 1024), cell=3.0, azimuth_deg=160.0)
-    gdf = terrain.contours(dem, interval_ft=5.0, smooth=smooth)
+    gdf = terrain.contours(dem, interval_ft=5.0, smooth=smooth, index_every=5)
     lo, hi = float(dem.elevation_ft.min()), float(dem.elevation_ft.max())
     assert list(gdf["elevation_ft"]) == list(np.arange(np.ceil(lo / 5) * 5, hi, 5.0))
     t = dem.transform
@@ -339,7 +345,7 @@ def test_the_tracer_draws_contourpys_segments(seed: int) -> None:
 def test_contours_end_only_on_the_grid_edge() -> None:
     # on a DEM with no nodata an open contour can only end on the grid's edge, never on a tile seam
     dem = rolling_terrain((400, 400), cell=3.0, relief_ft=40.0, seed=2)
-    gdf = terrain.contours(dem, interval_ft=1.0, smooth=False)
+    gdf = terrain.contours(dem, interval_ft=1.0, smooth=False, index_every=5)
     t = dem.transform
     ends = np.array([shapely.get_coordinates(g)[[0, -1]] for g in gdf.geometry if not g.is_ring]).reshape(
         -1, 2
@@ -366,7 +372,7 @@ def _assert_no_crossings(gdf: object) -> None:
 
 def test_cone_contours_are_closed_circles_that_do_not_cross() -> None:
     dem = cone(15.0, shape=(601, 601), cell=2.0)  # three tiles a side
-    gdf = terrain.contours(dem, interval_ft=5.0)
+    gdf = terrain.contours(dem, interval_ft=5.0, index_every=5)
     _assert_no_crossings(gdf)
     cx, cy = dem.transform.c + 601.0, dem.transform.f - 601.0
     inside = gdf[gdf["elevation_ft"] >= 960.0]  # radius (1000 - elev) / 0.15 <= 267 ft < 601 ft
@@ -379,7 +385,7 @@ def test_cone_contours_are_closed_circles_that_do_not_cross() -> None:
 def test_real_dem_contours_skip_nodata_and_never_cross(real_dems: Path) -> None:
     dem = read_dem(real_dems / "virginia_2m" / "dtm.tif", "m")
     for smooth in (False, True):
-        gdf = terrain.contours(dem, interval_ft=1.0, smooth=smooth)
+        gdf = terrain.contours(dem, interval_ft=1.0, smooth=smooth, index_every=5)
         assert len(gdf) > 50
         _assert_no_crossings(gdf)
     # no vertex inside a nodata cell's square, shrunk by half a cell (contours stop at the hole)
@@ -398,7 +404,7 @@ def test_real_dem_contours_skip_nodata_and_never_cross(real_dems: Path) -> None:
 
 def test_rough_real_dem_contours_never_cross(real_dems: Path) -> None:
     dem = read_dem(real_dems / "minnesota_1m" / "dem.tif", "m")
-    gdf = terrain.contours(dem, interval_ft=2.0, smooth=False)
+    gdf = terrain.contours(dem, interval_ft=2.0, smooth=False, index_every=5)
     _assert_no_crossings(gdf)
     assert set(gdf.loc[gdf["index"], "elevation_ft"] % 10.0) == {0.0}
 
@@ -425,10 +431,10 @@ def test_a_dem_with_no_heights_gives_empty_results() -> None:
     dem = Dem.from_array(np.full((10, 12), np.nan), Affine(2, 0, 0, 0, -2, 20), CRS_US_FT, "us_ft")
     assert np.isnan(terrain.slope_pct(dem)).all()
     assert (terrain.hillshade(dem) == 0).all()
-    assert len(terrain.contours(dem)) == 0
-    steep = terrain.steep_slope_polygons(dem, threshold_pct=(12, 20))
+    assert len(terrain.contours(dem, interval_ft=5.0, index_every=5)) == 0
+    steep = terrain.steep_slope_polygons(dem, threshold_pct=(12, 20), min_area_sqft=500.0)
     assert len(steep) == 0 and list(steep.columns) == ["class", "min_slope_pct", "area_sqft", "geometry"]
-    assert terrain.steep_area_sqft(dem, shapely.box(0, 0, 10, 10)) == 0.0
+    assert terrain.steep_area_sqft(dem, shapely.box(0, 0, 10, 10), threshold_pct=12.0) == 0.0
 
 
 @pytest.mark.parametrize("bad", [3.4028235e38, 2.0e6])
@@ -441,8 +447,8 @@ def test_heights_no_terrain_has_are_refused_not_traced(bad: float) -> None:
     z[10, 10] = bad
     bad_dem = Dem(z, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit, "spiky.tif")
     with pytest.raises(InputError, match=r"DEM spiky\.tif: heights from .* check the DEM's nodata value"):
-        terrain.contours(bad_dem, interval_ft=5.0)
-    assert len(terrain.contours(dem, interval_ft=0.5)) > 0  # the same DEM without it traces
+        terrain.contours(bad_dem, interval_ft=5.0, index_every=5)
+    assert len(terrain.contours(dem, interval_ft=0.5, index_every=5)) > 0  # the same DEM without it traces
 
 
 def test_an_infinite_height_is_no_height() -> None:
@@ -452,10 +458,10 @@ def test_an_infinite_height_is_no_height() -> None:
     z_inf, z_nan = dem.elevation_ft.copy(), dem.elevation_ft.copy()
     z_inf[30, 30], z_nan[30, 30] = np.inf, np.nan
     a = terrain.contours(
-        Dem(z_inf, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit), interval_ft=0.5
+        Dem(z_inf, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit), interval_ft=0.5, index_every=5
     )
     b = terrain.contours(
-        Dem(z_nan, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit), interval_ft=0.5
+        Dem(z_nan, dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit), interval_ft=0.5, index_every=5
     )
     assert len(a) == len(b) > 5 and all(g1.equals(g2) for g1, g2 in zip(a.geometry, b.geometry, strict=True))
 
@@ -465,4 +471,4 @@ def test_a_dem_without_heights_has_no_contours() -> None:
     empty = Dem(np.full(dem.shape, np.nan), dem.transform, dem.crs, dem.ft_per_unit, dem.vertical_unit)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # and says nothing about it
-        assert len(terrain.contours(empty)) == 0
+        assert len(terrain.contours(empty, interval_ft=5.0, index_every=5)) == 0

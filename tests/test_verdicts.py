@@ -337,9 +337,15 @@ def test_basin_counts_only_where_it_receives_the_runoff_and_suits_it(
 
 
 def test_basin_kind_at_the_handbook_limits():
+    from profile_numbers import GRANTSBURG
+
     from geosite.controls import basin_kind
 
-    assert [basin_kind(a)[0] for a in (4.99, 5.0, 100.0, 100.01)] == [
+    limits = {
+        "trap_max_acres": GRANTSBURG.control("sediment_trap_max_drainage_acres"),  # DNR 1063: 5 acres
+        "basin_max_acres": GRANTSBURG.control("sediment_basin_max_drainage_acres"),  # DNR 1064: 100 acres
+    }
+    assert [basin_kind(a, **limits)[0] for a in (4.99, 5.0, 100.0, 100.01)] == [
         "sediment_trap",
         "sediment_basin",
         "sediment_basin",
@@ -602,6 +608,7 @@ def test_a_coarse_dem_does_not_make_a_road_above_a_pile_downslope():
         trace_ft=100.0,
         tolerance_deg=20.0,
         reach_tolerance_ft=5.0,
+        hook_ft=0.0,
     )
     assert rep["min_setback_ft"] is None and not rep["violation"]
     assert (

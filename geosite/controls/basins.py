@@ -106,8 +106,25 @@ def _in_dem_crs(disturbed: Any, dem: Dem) -> tuple[Any, Any]:
     return grid.to_crs(disturbed, dem.crs).geometry.union_all(), disturbed.crs
 
 
-def basin_kind(acres: float, trap_max_acres: float = 5.0, basin_max_acres: float = 100.0) -> tuple[str, str]:
-    """The kind of sediment control a drainage of ``acres`` needs, and the standard's limit in words."""
+def basin_kind(acres: float, *, trap_max_acres: float, basin_max_acres: float) -> tuple[str, str]:
+    """The kind of sediment control a drainage of ``acres`` needs, and the standard's limit in words.
+
+    Parameters
+    ----------
+    acres : float
+        The drainage, acres.
+    trap_max_acres : float
+        DNR 1063's drainage limit for a sediment trap, acres: the profile's ``[controls]
+        sediment_trap_max_drainage_acres`` (``profile.control("sediment_trap_max_drainage_acres")``).
+    basin_max_acres : float
+        DNR 1064's drainage limit for a sediment basin, acres: the profile's ``[controls]
+        sediment_basin_max_drainage_acres``.
+
+    Returns
+    -------
+    tuple of (str, str)
+        ``sediment_trap``, ``sediment_basin`` or ``multiple_basins``, and the limit in words.
+    """
     if acres < trap_max_acres:
         return "sediment_trap", f"DNR 1063: a sediment trap for drainage under {trap_max_acres:g} acres"
     if acres <= basin_max_acres:
@@ -125,11 +142,11 @@ def disturbed_outlets(
     disturbed: Any,
     dem: Dem,
     fg: FlowGrid,
-    trap_max_acres: float = 5.0,
-    basin_max_acres: float = 100.0,
     *,
+    trap_max_acres: float,
+    basin_max_acres: float,
     channel_threshold_sqft: float | None = None,
-    merge_ft: float = 50.0,
+    merge_ft: float,
     concentrated_only: bool = False,
 ) -> tuple[gpd.GeoDataFrame, list[np.ndarray]]:
     """The outlets of the disturbed area (see the module notes).
@@ -143,13 +160,17 @@ def disturbed_outlets(
     fg : FlowGrid
         Its flow grid.
     trap_max_acres : float
-        DNR 1063's drainage limit for a sediment trap, acres.
+        DNR 1063's drainage limit for a sediment trap, acres: the profile's ``[controls]
+        sediment_trap_max_drainage_acres`` (``profile.control("sediment_trap_max_drainage_acres")``).
     basin_max_acres : float
-        DNR 1064's drainage limit for a sediment basin, acres.
+        DNR 1064's drainage limit for a sediment basin, acres: the profile's ``[controls]
+        sediment_basin_max_drainage_acres``.
     channel_threshold_sqft : float or None
-        Contributing area of a channel cell (concentrated flow), sq ft; None: none marked.
+        Contributing area of a channel cell (concentrated flow), sq ft (the profile's ``[terrain]
+        channel_threshold_sqft``); None: none marked.
     merge_ft : float
-        Exit cells whose downhill paths meet within this distance, ft, are one outlet.
+        Exit cells whose downhill paths meet within this distance, ft, are one outlet: the profile's
+        ``[controls] basin_outlet_merge_ft``.
     concentrated_only : bool
         Only the exit cells that are channel cells make outlets (each drains its own catchment: where
         concentrated runoff leaves; the sheet flow leaving elsewhere is the fences').
@@ -238,7 +259,7 @@ def _outlet_frame(
     pts, exit_cells = [], []
     for i, (drain, dist_sqft, conc, at, count, reach) in enumerate(rows, 1):
         acres = drain / SQFT_PER_ACRE
-        kind, limit = basin_kind(acres, trap_max_acres, basin_max_acres)
+        kind, limit = basin_kind(acres, trap_max_acres=trap_max_acres, basin_max_acres=basin_max_acres)
         r, c = divmod(at, dirs_cols)
         x, y = grid.centres(dem, np.array([r]), np.array([c]))
         pts.append(Point(float(x[0]), float(y[0])))
@@ -335,7 +356,7 @@ def submitted_at_outlets(
     fg: FlowGrid,
     *,
     disturbed: Any,
-    search_ft: float = 10.0,
+    search_ft: float,
     capture: float = 0.5,
 ) -> list[OutletService]:
     """Which outlets each submitted basin or trap receives the runoff of, and whether its kind suits each
@@ -357,10 +378,11 @@ def submitted_at_outlets(
         The disturbed area :func:`disturbed_outlets` was given.
     search_ft : float
         A feature within this distance, ft, of an outlet's exit cells (or their first paths) receives its
-        runoff.
+        runoff: the profile's ``[controls] basin_search_ft``.
     capture : float
         A feature inside the disturbed area receives an outlet's runoff when at least this fraction of the
-        outlet's drainage flows through it.
+        outlet's drainage flows through it. The default, one half, is geosite's choice, not the
+        ordinance's.
 
     Returns
     -------

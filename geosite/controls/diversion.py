@@ -38,15 +38,15 @@ def diversions(
     polygons: gpd.GeoDataFrame,
     dem: Dem,
     fg: FlowGrid,
-    area_sqft: float = 10_000.0,
-    velocity_fps: float = 0.5,
     *,
+    area_sqft: float,
+    velocity_fps: float,
     rain_in: float | None = None,
     upslope: dict[Any, dict[str, Any]] | None = None,
-    channel_threshold_sqft: float = 43_560.0,
-    offset_ft: float = 5.0,
-    tolerance_deg: float = 20.0,
-    min_run_ft: float = 20.0,
+    channel_threshold_sqft: float,
+    offset_ft: float,
+    tolerance_deg: float,
+    min_run_ft: float,
 ) -> tuple[list[SheetflowNeed], gpd.GeoDataFrame]:
     """Proposed diversions above disturbed polygons receiving sheetflow (B(6)(a)).
 
@@ -60,24 +60,30 @@ def diversions(
         Its flow grid.
     area_sqft : float
         A polygon needs a diversion when the sheetflow reaching it comes from more than this area, sq ft
-        (at ``velocity_fps`` or faster).
+        (at ``velocity_fps`` or faster): the requirement's ``params.adjacent_area_sqft``
+        (``profile.practice("sheetflow_diversion").param("adjacent_area_sqft")``, Grantsburg B(6)(a)).
     velocity_fps : float
-        The slowest sheetflow velocity, ft/s, that calls for a diversion.
+        The slowest sheetflow velocity, ft/s, that calls for a diversion: the requirement's
+        ``params.velocity_fps``.
     rain_in : float or None
-        The design storm's rainfall depth, in, for the TR-55 velocity estimate (None: no estimate).
+        The design storm's rainfall depth, in, for the TR-55 velocity estimate (None: no estimate): the
+        profile's storm the requirement names, ``profile.storm_in(requirement.param("storm"))``.
     upslope : dict or None
         Per polygon id, ``sheetflow_area_sqft`` and ``velocity_fps`` from the hydrology stage; otherwise the
         upslope area is computed (:func:`geosite.hydrology.upslope_area`) and the velocity across the
         polygon estimated by TR-55 sheet flow on bare soil (n 0.05) with ``rain_in``, the polygon's mean
         slope and its flow length (capped at 300 ft).
     channel_threshold_sqft : float
-        Contributing area of a channel cell, sq ft: flow in a channel is not sheetflow.
+        Contributing area of a channel cell, sq ft: flow in a channel is not sheetflow (the profile's
+        ``[terrain] channel_threshold_sqft``).
     offset_ft : float
-        How far outside the polygon's upslope edge the diversion runs, ft.
+        How far outside the polygon's upslope edge the diversion runs, ft (``[controls]
+        diversion_offset_ft``).
     tolerance_deg : float
-        The boundary classification's sideslope band, degrees either side of 90.
+        The boundary classification's sideslope band, degrees either side of 90 (``[controls]
+        fence_sideslope_tolerance_deg``).
     min_run_ft : float
-        The boundary classification's shortest run, ft.
+        The boundary classification's shortest run, ft (``[controls] fence_min_run_ft``).
 
     Returns
     -------
@@ -118,7 +124,7 @@ def diversions(
             {"id": pid, "sheetflow_area_sqft": sheet, "velocity_fps": vel, "required": needed, "method": how}
         )
         if needed:
-            runs = classify_boundary(poly, dem, fg, tolerance_deg, min_run_ft)
+            runs = classify_boundary(poly, dem, fg, tolerance_deg=tolerance_deg, min_run_ft=min_run_ft)
             for g in runs.geometry[runs["side"] == "upslope"]:
                 geoms.append(shapely.offset_curve(g, -offset_ft / dem.ft_per_unit))  # negative: outward
                 gids.append(pid)
@@ -142,7 +148,7 @@ def _sheetflow(
     """
     from geosite.hydrology import sheetflow_velocity_fps, upslope_area
 
-    sheet = upslope_area(fg, poly, channel_threshold_sqft).sheetflow_area_sqft
+    sheet = upslope_area(fg, poly, channel_threshold_sqft=channel_threshold_sqft).sheetflow_area_sqft
     if not rain_in:
         return sheet, None, "upslope_area (no velocity: no rainfall depth)"
     m = grid.rasterize(poly, dem.shape, dem.transform)

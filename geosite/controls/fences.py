@@ -59,14 +59,6 @@ if TYPE_CHECKING:
     from geosite.grid import Dem
     from geosite.hydrology import FlowGrid
 
-#: DNR technical standard 1056: (slope below, %, maximum slope length above a fence, ft).
-DNR_1056_MAX_SLOPE_LENGTH_FT: tuple[tuple[float, float], ...] = (
-    (2.0, 100.0),
-    (5.0, 75.0),
-    (10.0, 50.0),
-    (33.0, 25.0),
-    (math.inf, 20.0),
-)
 FENCED = ("downslope", "sideslope")
 
 
@@ -178,9 +170,9 @@ def classify_boundary(
     polygon: BaseGeometry,
     dem: Dem,
     fg: FlowGrid | None = None,
-    tolerance_deg: float = 20.0,
-    min_run_ft: float = 20.0,
     *,
+    tolerance_deg: float,
+    min_run_ft: float,
     spacing_ft: float | None = None,
 ) -> gpd.GeoDataFrame:
     """Classify the boundary of ``polygon`` (DEM CRS) by how surface flow crosses it.
@@ -194,9 +186,11 @@ def classify_boundary(
     fg : FlowGrid or None
         Its flow grid (filled surface and D8 directions); without one, the DEM's filled surface.
     tolerance_deg : float
-        Half-width, degrees, of the sideslope band around 90 degrees between outward normal and flow.
+        Half-width, degrees, of the sideslope band around 90 degrees between outward normal and flow: the
+        profile's ``[controls] fence_sideslope_tolerance_deg`` (``profile.control(...)``).
     min_run_ft : float
-        Runs shorter than this, ft, are merged into their longer neighbour.
+        Runs shorter than this, ft, are merged into their longer neighbour: the profile's ``[controls]
+        fence_min_run_ft``.
     spacing_ft : float or None
         Stretch length, ft; default one cell.
 
@@ -304,11 +298,22 @@ def _chains(runs: gpd.GeoDataFrame) -> tuple[list[int], list[int]]:
     return out, pos
 
 
-def max_slope_length_ft(
-    slope_pct: np.ndarray | float, table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT
-) -> np.ndarray:
+def max_slope_length_ft(slope_pct: np.ndarray | float, table: Any) -> np.ndarray:
     """DNR 1056 maximum slope length above a fence (ft) for each slope (%): the first row whose
     ``slope below`` exceeds the slope.
+
+    Parameters
+    ----------
+    slope_pct : numpy.ndarray or float
+        Slopes, percent.
+    table : sequence of (float, float)
+        DNR 1056 rows (slope below, percent; maximum slope length, ft): the profile's ``[controls]
+        fence_max_slope_length_ft`` (``profile.control("fence_max_slope_length_ft")``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The maximum slope length above a fence for each slope, ft.
     """
     s = np.asarray(slope_pct, float)
     out = np.full(s.shape, float(table[-1][1]))
@@ -435,7 +440,7 @@ def interior_rows(
     polygon: BaseGeometry,
     dem: Dem,
     fg: FlowGrid,
-    table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT,
+    table: Any,
     *,
     smooth: bool = True,
     straighten_ft: float = 2.0,
@@ -444,6 +449,10 @@ def interior_rows(
     ``table`` (see the module notes): on the contour of the filled surface (smoothed by a 1-cell
     Gaussian when ``smooth``), straightened to within ``straighten_ft`` (Douglas-Peucker) so a crew can
     set posts along it. Cutting them at obstacles and dropping short pieces: :func:`buildable_rows`.
+
+    ``table`` holds DNR 1056's rows (slope below, percent; maximum slope length, ft): the profile's
+    ``[controls] fence_max_slope_length_ft``. ``straighten_ft``'s default, 2 ft, is geosite's choice, not
+    the ordinance's (a drafting tolerance, finer than a crew sets posts).
     """
     inside = grid.rasterize(polygon, dem.shape, dem.transform)
     if not inside.any():
@@ -690,7 +699,9 @@ ROW_OBSTACLE_LAYERS = (
 
 def row_obstacles(site: Any, width_ft: float = 2.0) -> gpd.GeoDataFrame | None:
     """The site's structures, stockpiles, drives, roads and waters as one GeoDataFrame (``layer``,
-    ``id``, site CRS) for :func:`filter_fence`'s ``obstacles``; lines get ``width_ft`` of width.
+    ``id``, site CRS) for :func:`filter_fence`'s ``obstacles``; lines get ``width_ft`` of width (by
+    default 2 ft: geosite's choice, not the ordinance's, a line drawn for a drive or a ditch given the
+    width of a post's footing).
     """
     import geopandas as gpd
 
@@ -783,11 +794,12 @@ def channel_fences(
     fg: FlowGrid,
     threshold_sqft: float | None,
     *,
-    offset_ft: float = 5.0,
+    offset_ft: float,
     chan: gpd.GeoDataFrame | None = None,
 ) -> list[LineString]:
     """Fence lines along both edges of every channel (contributing area >= ``threshold_sqft``) passing
-    through ``polygon``, ``offset_ft`` either side of its centreline, clipped to the polygon.
+    through ``polygon``, ``offset_ft`` either side of its centreline (the profile's ``[controls]
+    fence_channel_offset_ft``), clipped to the polygon.
     ``chan``: the channel network (DEM CRS) when already traced, so it is not traced again (then
     ``threshold_sqft`` may be None).
     """
@@ -850,15 +862,16 @@ def channel_edge_fences(
     chan: gpd.GeoDataFrame,
     *,
     threshold_sqft: float,
-    offset_ft: float = 5.0,
-    min_piece_ft: float = 0.0,
+    offset_ft: float,
+    min_piece_ft: float,
 ) -> gpd.GeoDataFrame:
     """Grantsburg B(6)(c)[3] ("if a channel or area of concentrated runoff passes through the site, filter
     fences shall be placed along the channel edges"): fences along the channels of ``chan`` (DEM CRS)
     inside ``site``, **outside** the disturbed polygons (inside them :func:`channel_fences` fences both
     edges), on the stretches and banks the disturbed area's runoff reaches (:func:`channel_inflow_banks`),
-    ``offset_ft`` from the centreline, each stretch half a cell longer at both ends; stretches on one bank
-    less than ``min_piece_ft`` (ft) apart joined and each run at least that long (:func:`bank_runs`).
+    ``offset_ft`` from the centreline (the profile's ``[controls] fence_channel_offset_ft``), each stretch
+    half a cell longer at both ends; stretches on one bank less than ``min_piece_ft`` (ft; ``[controls]
+    fence_row_min_length_ft``) apart joined and each run at least that long (:func:`bank_runs`).
 
     Returns a GeoDataFrame (DEM CRS) with ``side`` ("channel"), ``bank`` (left/right, facing downstream),
     ``segment`` (row of ``chan``) and ``length_ft``; empty when no such stretch exists. Its
@@ -1001,19 +1014,24 @@ def filter_fence(
     polygons: Any,
     dem: Dem,
     fg: FlowGrid | None = None,
-    tolerance_deg: float = 20.0,
-    min_run_ft: float = 20.0,
     *,
-    hook_ft: float = 10.0,
-    table: Any = DNR_1056_MAX_SLOPE_LENGTH_FT,
-    channel_threshold_sqft: float | None = 43_560.0,
-    channel_offset_ft: float = 5.0,
+    tolerance_deg: float,
+    min_run_ft: float,
+    hook_ft: float,
+    table: Any,
+    channel_threshold_sqft: float | None,
+    channel_offset_ft: float,
     obstacles: gpd.GeoDataFrame | None = None,
-    row_clearance_ft: float = 5.0,
-    row_min_length_ft: float = 25.0,
+    row_clearance_ft: float,
+    row_min_length_ft: float,
     row_rules: RowRules | None = None,
 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """Filter fence for the disturbed polygons.
+
+    Every number is the profile's (``[controls]`` and ``[terrain]``, each with its source), passed by
+    name: ``tolerance_deg=profile.control("fence_sideslope_tolerance_deg")``,
+    ``table=profile.control("fence_max_slope_length_ft")``, and so on; ``row_rules`` is
+    ``RowRules.from_profile(profile)``.
 
     Parameters
     ----------
@@ -1025,25 +1043,31 @@ def filter_fence(
     fg : FlowGrid or None
         Its flow grid (computed when None).
     tolerance_deg : float
-        The boundary classification's sideslope band, degrees either side of 90 (:func:`classify_boundary`).
+        The boundary classification's sideslope band, degrees either side of 90 (:func:`classify_boundary`;
+        ``[controls] fence_sideslope_tolerance_deg``).
     min_run_ft : float
-        The boundary classification's shortest run, ft (:func:`classify_boundary`).
+        The boundary classification's shortest run, ft (:func:`classify_boundary`; ``[controls]
+        fence_min_run_ft``).
     hook_ft : float
-        Length of the upslope hooks at fence ends, ft (0: none).
+        Length of the upslope hooks at fence ends, ft (0: none): ``[controls] fence_hook_ft`` where the
+        requirement's ``params.hooks`` asks for them (DNR 1056).
     table : sequence of (float, float) or None
-        DNR 1056 rows (slope below, percent; maximum slope length, ft) for interior rows (None: no rows).
+        DNR 1056 rows (slope below, percent; maximum slope length, ft) for interior rows (None: no rows):
+        ``[controls] fence_max_slope_length_ft``.
     channel_threshold_sqft : float or None
-        Contributing area of a channel cell, sq ft, for the channel-edge fences (None: none).
+        Contributing area of a channel cell, sq ft, for the channel-edge fences (None: none):
+        ``[terrain] channel_threshold_sqft``.
     channel_offset_ft : float
-        Distance of the channel fences from the channel centreline, ft.
+        Distance of the channel fences from the channel centreline, ft (``[controls]
+        fence_channel_offset_ft``).
     obstacles : geopandas.GeoDataFrame or None
         What no interior row may cross (structures, drives, roads, water, stockpiles), with ``layer`` and
         ``id``. Each gap is a ``stand_in`` line naming the obstacle and what stands in for the row there
         (:data:`STAND_INS`).
     row_clearance_ft : float
-        How far, ft, rows stop short of the obstacles.
+        How far, ft, rows stop short of the obstacles (``[controls] fence_row_clearance_ft``).
     row_min_length_ft : float
-        Pieces of row shorter than this, ft, are not built.
+        Pieces of row shorter than this, ft, are not built (``[controls] fence_row_min_length_ft``).
     row_rules : RowRules or None
         Rows a crew can build (:class:`RowRules`): no closed loops, no turn sharper than the profile's, no
         piece under its minimum, not out of proportion to the area. With them, ``fence`` holds only
@@ -1082,7 +1106,7 @@ def filter_fence(
     }
     all_runs, stand_ins = [], []
     for pid, poly in zip(ids, geoms, strict=False):
-        runs = classify_boundary(poly, dem, fg, tolerance_deg, min_run_ft)
+        runs = classify_boundary(poly, dem, fg, tolerance_deg=tolerance_deg, min_run_ft=min_run_ft)
         runs["polygon_id"] = pid
         all_runs.append(runs)
         lines = [(side, g) for side, g in zip(runs["side"], runs.geometry, strict=False) if side in FENCED]
@@ -1168,7 +1192,7 @@ class _Layout:
     clearance: float
     min_length: float
     rules: RowRules | None
-    classify: tuple[float, float] = (20.0, 20.0)  # the boundary classification's tolerance_deg, min_run_ft
+    classify: tuple[float, float]  # the boundary classification's tolerance_deg, min_run_ft (the profile's)
 
     def polygon(
         self, poly: BaseGeometry, lines: list[tuple[str, Any]]
@@ -1234,7 +1258,10 @@ class _Layout:
             if (layer, oid) not in hit:
                 continue
             ring = geom.buffer(self.clearance, join_style="mitre")
-            runs = classify_boundary(ring, self.dem, self.fg, *self.classify)
+            tolerance_deg, min_run_ft = self.classify
+            runs = classify_boundary(
+                ring, self.dem, self.fg, tolerance_deg=tolerance_deg, min_run_ft=min_run_ft
+            )
             for g in runs.geometry[runs["side"] == "downslope"]:
                 for part in _parts(shapely.intersection(g, poly)):
                     for piece in split_at_kinks(part, self.rules.max_turn_deg):  # a corner is two rows
@@ -1528,7 +1555,6 @@ def _geoms_in_dem_crs(polygons: Any, dem: Dem) -> tuple[list[Any], list[Any], An
 
 __all__ = [
     "AREA_STAND_INS",
-    "DNR_1056_MAX_SLOPE_LENGTH_FT",
     "ROW_OBSTACLE_LAYERS",
     "RowGap",
     "STAND_INS",

@@ -38,10 +38,10 @@ def inlet_protection(
     disturbed: Any,
     dem: Dem | None,
     fg: FlowGrid | None,
-    max_drainage_acres: float = 1.0,
     *,
+    max_drainage_acres: float,
     site: BaseGeometry | None = None,
-    adjacent_ft: float = 0.0,
+    adjacent_ft: float | None = None,
     which: str = "receiving",
 ) -> gpd.GeoDataFrame:
     """The inlets, which of them need protection, and which drain more than protection alone can serve.
@@ -58,11 +58,14 @@ def inlet_protection(
         Its flow grid (None with it).
     max_drainage_acres : float
         The most drainage, acres, one inlet protection serves (DNR 1060); beyond it a trap or basin
-        upstream as well.
+        upstream as well: the profile's ``[controls] inlet_protection_max_drainage_acres``
+        (``profile.control("inlet_protection_max_drainage_acres")``).
     site : shapely geometry or None
         The site boundary, in the inlets' CRS.
-    adjacent_ft : float
-        Inlets within this distance, ft, of the site are in its immediately adjacent area.
+    adjacent_ft : float or None
+        Inlets within this distance, ft, of the site are in its immediately adjacent area: the profile's
+        ``[controls] inlet_adjacent_ft``, which ``which="all"`` needs. None: the chapter names no
+        adjacent area, only inlets touching the site are marked ``adjacent``.
     which : str
         ``"all"`` or ``"receiving"`` (see the module notes).
 
@@ -79,6 +82,12 @@ def inlet_protection(
 
     if which not in WHICH:
         raise InputError(f"inlet_protection: which = {which!r}; use one of {', '.join(WHICH)}")
+    if which == "all" and adjacent_ft is None:
+        raise InputError(
+            "inlet_protection: which = 'all' needs adjacent_ft, the chapter's immediately adjacent area "
+            "(profile.control('inlet_adjacent_ft'))"
+        )
+    near_ft = 0.0 if adjacent_ft is None else adjacent_ft
     out = inlets.copy()
     geoms = list(inlets.geometry)
     dist = None
@@ -87,7 +96,7 @@ def inlet_protection(
     out["in_disturbed"] = [bool(dist is not None and g.intersects(dist)) for g in geoms]
     fpu = feet_per_crs_unit(inlets.crs, "storm_inlets")
     out["on_site"] = [bool(site is not None and g.intersects(site)) for g in geoms]
-    out["adjacent"] = [bool(site is not None and g.distance(site) * fpu <= adjacent_ft + 1e-9) for g in geoms]
+    out["adjacent"] = [bool(site is not None and g.distance(site) * fpu <= near_ft + 1e-9) for g in geoms]
     down: list[bool | None] = [None] * len(out)
     area = [np.nan] * len(out)
     if dem is not None and fg is not None and dist is not None:

@@ -99,16 +99,21 @@ def is_downslope(
     feature: Any,
     dem: Dem,
     fg: FlowGrid,
-    trace_ft: float = 100.0,
     *,
+    trace_ft: float,
     tolerance_ft: float = 0.1,
     _paths: Any = None,
-    reach_tolerance_ft: float = 5.0,
+    reach_tolerance_ft: float,
 ) -> tuple[bool | None, str]:
     """Whether ``feature`` is downslope of ``pile`` (both shapely geometries in the DEM CRS), and why
     ("flow reaches it", "lower and facing", or "not downslope"); None where the DEM has no heights at the
     pile's edge or the feature and the pile's flow does not reach it (it cannot be told). See the
     module notes.
+
+    ``trace_ft``, how far D8 paths are followed from the pile, and ``reach_tolerance_ft``, how near a
+    path must pass a feature to reach it, are the profile's ``[controls] stockpile_trace_ft`` and
+    ``stockpile_reach_tolerance_ft``. ``tolerance_ft``, how much lower than the pile's edge the feature
+    must lie, ft, defaults to 0.1 ft: geosite's choice, not the ordinance's (a numerical tolerance).
     """
     cellu = max(abs(dem.transform.a), abs(dem.transform.e))
     segments = _paths if _paths is not None else _flow_segments(pile, dem, fg, trace_ft)
@@ -164,7 +169,7 @@ def stockpile_setbacks(
     trace_ft: float,
     tolerance_deg: float,
     reach_tolerance_ft: float,
-    hook_ft: float = 0.0,
+    hook_ft: float,
     downslope_only: bool = True,
     fence_side: str = "downslope",
 ) -> tuple[list[PileReport], gpd.GeoDataFrame, gpd.GeoDataFrame]:
@@ -191,7 +196,8 @@ def stockpile_setbacks(
     reach_tolerance_ft : float
         The most, ft, a flow path may pass from a feature and still reach it (see the notes).
     hook_ft : float
-        Upslope hooks at the fence's ends, ft (0, the default: Grantsburg's B(6)(e) asks for the downslope
+        Upslope hooks at the fence's ends, ft: ``[controls] fence_hook_ft`` where the stockpile fence
+        requirement's ``params.hooks`` asks for them, else 0 (Grantsburg's B(6)(e) asks for the downslope
         side only).
     downslope_only : bool
         Only features downslope of the pile count for the setback (True: the chapters' "downslope road,
@@ -266,7 +272,7 @@ def _pile_fence(
     """
     from geosite.controls.fences import classify_boundary
 
-    runs = classify_boundary(pile_d, dem, fg, tolerance_deg, min_run_ft=0.0)
+    runs = classify_boundary(pile_d, dem, fg, tolerance_deg=tolerance_deg, min_run_ft=0.0)
     lines = list(runs.geometry if side == "all" else runs.geometry[runs["side"] == "downslope"])
     return lines + _pile_hooks(runs, fg.downhill_at, dem, hook_ft)
 
@@ -300,7 +306,7 @@ def _features_near(
                 gd.geometry.iloc[j],
                 dem,
                 fg,
-                trace_ft,
+                trace_ft=trace_ft,
                 _paths=paths,
                 reach_tolerance_ft=reach_tolerance_ft,
             )

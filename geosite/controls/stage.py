@@ -437,7 +437,7 @@ def _fence_cover(c: _Ctx, flow: _Flow, need: gpd.GeoDataFrame) -> tuple[controls
     return controls.fence_coverage(
         need,
         c.bmps,
-        float(c.v("fence_cover_tolerance_ft")),
+        tolerance_ft=float(c.v("fence_cover_tolerance_ft")),
         flow=flow.on_site(c.site),
         reach_ft=float(c.v("fence_intercept_reach_ft")),
     )
@@ -853,8 +853,8 @@ def _basin_outlets(c: _Ctx, flow: _Flow, pr: Requirement, dist: gpd.GeoDataFrame
         dist,
         flow.dem,
         flow.fg,
-        trap,
-        basin,
+        trap_max_acres=trap,
+        basin_max_acres=basin,
         channel_threshold_sqft=thr,
         merge_ft=float(c.v("basin_outlet_merge_ft")),
         concentrated_only=concentrated_only,
@@ -1213,7 +1213,7 @@ def _pile_fences(c: _Ctx, flow: _Flow, fences: gpd.GeoDataFrame) -> None:
         cov, _gaps = controls.fence_coverage(
             need.rename(columns={"pile_id": "polygon_id"}),
             bmps,
-            tol,
+            tolerance_ft=tol,
             min_gap_ft=float(c.v("stockpile_fence_min_gap_ft")),
             flow=on_site,
             reach_ft=float(c.v("fence_intercept_reach_ft")),
@@ -1384,9 +1384,9 @@ def _inlets(c: _Ctx, dem: Dem | None, fg: FlowGrid | None) -> None:
         site.disturbed,
         dem,
         fg,
-        limit,
+        max_drainage_acres=limit,
         site=site.boundary,
-        adjacent_ft=float(c.v("inlet_adjacent_ft")) if which == "all" else 0.0,
+        adjacent_ft=float(c.v("inlet_adjacent_ft")) if which == "all" else None,
         which=which,
     )
     out["protected"] = controls.protected(out, bmps, ("inlet_protection",), float(c.v("inlet_search_ft")))

@@ -223,11 +223,11 @@ def _hit_stretches(hit: np.ndarray, d: np.ndarray, length: float) -> list[tuple[
 def fence_coverage(
     required: gpd.GeoDataFrame,
     bmps: gpd.GeoDataFrame | None,
-    tolerance_ft: float = 10.0,
-    min_gap_ft: float = 1.0,
     *,
+    tolerance_ft: float,
+    min_gap_ft: float = 1.0,
     flow: SiteFlow | tuple[Any, Any, np.ndarray] | None = None,
-    reach_ft: float = 50.0,
+    reach_ft: float,
 ) -> tuple[Coverage, gpd.GeoDataFrame]:
     """Coverage of the required fence lines by submitted fences.
 
@@ -238,15 +238,18 @@ def fence_coverage(
     bmps : geopandas.GeoDataFrame or None
         The submitted ``bmps`` layer (its ``silt_fence`` and ``straw_bales`` lines count).
     tolerance_ft : float
-        A submitted fence within this distance, ft, of a required line runs beside it.
+        A submitted fence within this distance, ft, of a required line runs beside it: the profile's
+        ``[controls] fence_cover_tolerance_ft``.
     min_gap_ft : float
-        Gaps shorter than this, ft, are ignored.
+        Gaps shorter than this, ft, are ignored (a stockpile's fence: ``[controls]
+        stockpile_fence_min_gap_ft``). The default, 1 ft, is geosite's choice, not the ordinance's.
     flow : SiteFlow or None
         The DEM, its flow grid and the site's cells on it: a stretch no fence runs beside is covered too
         where its runoff meets a submitted fence within ``reach_ft`` downslope on the site
         (:func:`intercepted`).
     reach_ft : float
-        How far downslope, ft, a submitted fence may catch a stretch's runoff.
+        How far downslope, ft, a submitted fence may catch a stretch's runoff: the profile's
+        ``[controls] fence_intercept_reach_ft``.
 
     Returns
     -------

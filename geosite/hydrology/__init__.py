@@ -38,14 +38,12 @@ from geosite.hydrology.sheetflow import (
     sheetflow_velocity_fps,
 )
 from geosite.hydrology.upslope import (
-    DEFAULT_CHANNEL_THRESHOLD_SQFT,
     UpslopeArea,
     upslope_area,
     upslope_area_dinf_sqft,
 )
 
 __all__ = [
-    "DEFAULT_CHANNEL_THRESHOLD_SQFT",
     "MANNING_N_SHEETFLOW",
     "TR55_MAX_SHEETFLOW_LENGTH_FT",
     "FlowGrid",

@@ -33,6 +33,7 @@ import numpy as np
 import shapely
 
 from geosite.grid import cells_box, to_crs, to_dem_crs
+from geosite.hydrology.sheetflow import TR55_MAX_SHEETFLOW_LENGTH_FT
 from geosite.rules import Profile
 from geosite.units import SQFT_PER_ACRE
 
@@ -72,12 +73,10 @@ def predominant_cover(site: Site, area_site_crs) -> tuple[str | None, str]:
 
 
 def channel_threshold_sqft(profile: Profile) -> float:
-    """The contributing area at which flow counts as a channel, sq ft (the profile's, else geosite's
-    1 acre).
+    """The contributing area at which flow counts as a channel, sq ft (the profile's ``[terrain]
+    channel_threshold_sqft``, which every profile gives).
     """
-    from geosite.hydrology.upslope import DEFAULT_CHANNEL_THRESHOLD_SQFT
-
-    return float(profile.value("terrain", "channel_threshold_sqft", DEFAULT_CHANNEL_THRESHOLD_SQFT))
+    return float(profile.required("terrain", "channel_threshold_sqft"))
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,7 @@ class _Storms:
             # the storm a closed depression must hold
             leave_in=profile.storm_in(profile.value("rain", "runoff_storm")),
             # the map's, for the outline
-            mapping_unit_sqft=float(profile.value("terrain", "steep_min_area_sqft", 0.0)),
+            mapping_unit_sqft=float(profile.required("terrain", "steep_min_area_sqft")),
         )
 
 
@@ -514,7 +513,8 @@ def runoff_leaves_site(
 
     ``disturbed`` and ``in_site`` are the cells of the disturbed area and of the site on ``fg``'s grid
     (:meth:`geosite.site.Site.mask_on`); ``missing_sqft`` is the part of the disturbed area without
-    heights (beyond the DEM or in a nodata hole).
+    heights (beyond the DEM or in a nodata hole), a measurement, not a threshold: its default, 0 (every
+    part has heights), is geosite's choice, not the ordinance's.
 
     Accumulating a weight of 1 on disturbed cells marks every cell downstream of them (D8 over the
     filled surface); closed depressions inside the site that hold the design storm
@@ -555,14 +555,21 @@ def runoff_leaves_site(
 
 
 def velocity_across(
-    fg, polygon, entry_points, cover: str | float, rain_in: float, *, max_length_ft: float = 300.0
+    fg,
+    polygon,
+    entry_points,
+    cover: str | float,
+    rain_in: float,
+    *,
+    max_length_ft: float = TR55_MAX_SHEETFLOW_LENGTH_FT,
 ) -> dict[str, Any] | None:
     """TR-55 sheet-flow velocity across ``polygon`` (DEM CRS) of the runoff arriving from upslope: from
     each sheetflow entry (``entry_points`` of :func:`geosite.hydrology.upslope_area`: the outside cells
     whose flow enters, not channelized) along the D8 path inside the polygon, L its length there (at most
-    ``max_length_ft``) and s its drop over L (filled heights); n of ``cover``; P = ``rain_in``. Returns
-    the fastest path (``velocity_fps``, ``length_ft``, ``slope_pct``, ``x``, ``y`` of where it enters,
-    ``paths``), or None when no sheetflow enters.
+    ``max_length_ft``, by default TR-55's own 300 ft limit on sheet flow, the method geosite computes
+    with: geosite's choice, not the ordinance's) and s its drop over L (filled heights); n of ``cover``;
+    P = ``rain_in``. Returns the fastest path (``velocity_fps``, ``length_ft``, ``slope_pct``, ``x``,
+    ``y`` of where it enters, ``paths``), or None when no sheetflow enters.
     """
     from geosite.grid import rasterize, rowcol
     from geosite.hydrology import sheetflow_velocity_fps

@@ -57,11 +57,6 @@ log = logging.getLogger(__name__)
 #: DEM alone answers in 3.1 s).
 WHOLE_FRACTION = 0.4
 
-#: Default area above which flow entering a polygon counts as channelized (concentrated), sq ft.
-#: A modelling choice, not an ordinance number: jurisdiction profiles should set their own.
-DEFAULT_CHANNEL_THRESHOLD_SQFT = SQFT_PER_ACRE
-
-
 # ---------------------------------------------------------------------------------------------------
 # upslope area of a polygon
 
@@ -156,7 +151,8 @@ def _as_polygon(polygon: Any, dem: Dem) -> BaseGeometry:
 def upslope_area(
     dem: Dem | FlowGrid,
     polygon: Any,
-    channel_threshold_sqft: float = DEFAULT_CHANNEL_THRESHOLD_SQFT,
+    *,
+    channel_threshold_sqft: float,
     method: str = "auto",
 ) -> UpslopeArea:
     """The land outside ``polygon`` that drains into it, as computed on the whole DEM.
@@ -168,7 +164,9 @@ def upslope_area(
     polygon : BaseGeometry, GeoDataFrame or GeoSeries
         The disturbed area: a shapely (Multi)Polygon in the DEM's CRS, or a GeoDataFrame/GeoSeries.
     channel_threshold_sqft : float
-        Contributing area, sq ft, at which an entry cell's flow is concentrated (channelized).
+        Contributing area, sq ft, at which an entry cell's flow is concentrated (channelized): the
+        profile's ``[terrain] channel_threshold_sqft``, ``profile.required("terrain",
+        "channel_threshold_sqft")``.
     method : {"auto", "window", "whole"}
         "auto" routes a window for a Dem and the whole grid for a FlowGrid.
 

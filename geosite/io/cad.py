@@ -189,8 +189,9 @@ def write_dxf(
         The site's layers; those in :data:`CONTEXT_LAYERS` are drawn within the drawing's extent and their
         ``name`` written on C-ANNO-IDEN.
     scale_ft : float
-        The plot scale the symbols and texts are sized for, in feet on the ground per inch on paper (the
-        sheets': 100).
+        The plot scale the symbols and texts are sized for, in feet on the ground per inch on paper
+        (:func:`geosite.pipeline.write_outputs` passes the maps'). The default, 100, is geosite's choice,
+        not the ordinance's: a drawing size for CAD, which rescales text at will.
 
     Returns
     -------

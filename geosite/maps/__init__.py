@@ -1,9 +1,10 @@
 """Plan maps at exact scale: the existing site map, the site construction plan and the plan of final
 site conditions, as vector PDF (print master, fonts embedded) with PNG previews.
 
-Every map is drawn at exactly 1 in = ``scale_ft`` ft (100 by default; 50, 40, 20 on request; anything
-smaller than 1 in = 100 ft is refused), on the smallest sheet that holds the site and its margin, or
-tiled over several sheets with match lines and a key map.
+Every map is drawn at exactly 1 in = ``scale_ft`` ft (by default the scale the profile's chapter asks
+for, Grantsburg's 100; 50, 40, 20 on request; anything smaller than 1 in = 100 ft is refused), on the
+smallest sheet that holds the site and its margin, or tiled over several sheets with match lines and a
+key map.
 
 Importing this package loads nothing heavy: each public name is imported from its module on first
 use, and the drawing modules load matplotlib's Figure and its Agg/PDF backends only, never pyplot;

@@ -253,10 +253,21 @@ def _convergence_deg(crs: Any, x: float, y: float) -> float | None:
         return None
 
 
+def _profile_scale(profile: Any) -> float:
+    """The map scale ``profile``'s chapter asks for, feet per inch; an InputError when it gives none."""
+    scale = profile.map_scale_ft
+    if scale is None:
+        raise InputError(
+            f"profile {profile.id} gives no map scale (its chapter's map item has no max_ft_per_in): pass "
+            "scale_ft, feet per inch (100, 50, 40 or 20)"
+        )
+    return float(scale)
+
+
 def make_context(
     result_or_site,
     *,
-    scale_ft: float = 100,
+    scale_ft: float | None = None,
     sheet: str | None = "auto",
     margin_ft: float | None = None,
     vertical_datum: str | None = None,
@@ -264,12 +275,14 @@ def make_context(
     hillshade: bool = True,
 ) -> MapContext:
     """Gather what the maps need from an AnalysisResult (preferred: it carries the derived layers) or a
-    Site.
+    Site. ``scale_ft`` (ground feet per paper inch) None: the scale the profile's chapter asks for
+    (:attr:`geosite.rules.Profile.map_scale_ft`).
     """
     from geosite.rules import load_profile
     from geosite.site import Site
 
-    scale_ft = check_scale(scale_ft)
+    if scale_ft is not None:
+        scale_ft = check_scale(scale_ft)  # refused before the profile is looked at
     if isinstance(result_or_site, Site):
         site, derived = result_or_site, {}
         profile = site.profile or load_profile(site.jurisdiction)  # the profile loaded with it (a file too)
@@ -277,11 +290,12 @@ def make_context(
         site, profile, derived = result_or_site.site, result_or_site.profile, dict(result_or_site.layers)
     else:
         raise InputError(f"expected a geosite AnalysisResult or Site, got {type(result_or_site).__name__}")
+    scale_ft = check_scale(_profile_scale(profile) if scale_ft is None else scale_ft)
     if margin_ft is None:
         margin_ft = site.map_margin_ft(profile)
     margin_ft = check_margin(margin_ft)
-    interval = float(profile.value("terrain", "contour_interval_ft", 5.0))
-    index_every = int(profile.value("terrain", "index_contour_every", 5))
+    interval = float(profile.required("terrain", "contour_interval_ft"))
+    index_every = int(profile.required("terrain", "index_contour_every"))
     ctx = MapContext(
         site,
         profile,

@@ -462,7 +462,7 @@ def render_construction_plan(
     result_or_site,
     out_path: str | Path | None = None,
     sheet: str = "auto",
-    scale_ft: float = 100,
+    scale_ft: float | None = None,
     *,
     margin_ft: float | None = None,
     vertical_datum: str | None = None,

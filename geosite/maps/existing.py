@@ -336,7 +336,7 @@ def render_existing_site_map(
     result_or_site,
     out_path: str | Path | None = None,
     sheet: str = "auto",
-    scale_ft: float = 100,
+    scale_ft: float | None = None,
     *,
     margin_ft: float | None = None,
     hillshade: bool = True,
@@ -360,9 +360,10 @@ def render_existing_site_map(
     sheet : str
         ``auto`` (the smallest sheet that holds the site and its margin), or ANSI-A, ANSI-B, ANSI-C,
         ANSI-D, ARCH-D, optionally with -landscape / -portrait.
-    scale_ft : float
+    scale_ft : float or None
         Ground feet per paper inch: 100 or less (larger scale); anything smaller than 1 in = 100 ft
-        raises geosite.errors.InputError.
+        raises geosite.errors.InputError. None: the scale the profile's chapter asks for (its map item's
+        ``max_ft_per_in``, :attr:`geosite.rules.Profile.map_scale_ft`; Grantsburg's 100).
     margin_ft : float or None
         The adjacent area shown around the site, feet; default: site.toml map_margin_ft, else the
         jurisdiction profile's.

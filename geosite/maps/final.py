@@ -161,7 +161,7 @@ def render_final_conditions(
     result_or_site,
     out_path: str | Path | None = None,
     sheet: str = "auto",
-    scale_ft: float = 100,
+    scale_ft: float | None = None,
     *,
     margin_ft: float | None = None,
     vertical_datum: str | None = None,

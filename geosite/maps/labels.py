@@ -91,7 +91,9 @@ def request(
 
 
 def avoid(sheet, geoms, pad_in: float = 0.03) -> None:
-    """Symbols labels must not hide: point markers, drawn as boxes of ``pad_in`` inches around each."""
+    """Symbols labels must not hide: point markers, drawn as boxes of ``pad_in`` inches around each (by
+    default 0.03 in of paper: geosite's choice, not the ordinance's, a drawing size).
+    """
     for g in geoms:
         if g is None or g.is_empty:
             continue

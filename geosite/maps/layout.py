@@ -470,7 +470,8 @@ def label_polygons(
     **kw,
 ) -> None:
     """A label for each feature's visible part: inside a polygon large enough on paper to hold it
-    (else beside it, with a leader), along a line.
+    (``min_sq_in`` square inches of paper, 0.04 by default: geosite's choice, not the ordinance's, a
+    drawing size; else beside it, with a leader), along a line.
     """
     if not sheet.drawing:  # a probe sheet places no labels
         return
@@ -502,7 +503,8 @@ def draw_contours(
 ) -> list[tuple[float, float, float]]:
     """Contour lines (minor thin, index heavy) and the index contours' elevations along them, upright,
     on a white halo, at least once per visible piece at least 0.75 in long and then every
-    ``label_every_in`` inches of paper. Returns the labels placed as (x, y, elevation_ft).
+    ``label_every_in`` inches of paper (5 by default: geosite's choice, not the ordinance's, a drawing
+    size). Returns the labels placed as (x, y, elevation_ft).
 
     Parameters
     ----------
@@ -968,7 +970,10 @@ def north_and_scale(sheet: MapSheet, crs, convergence_deg: float | None, size: f
 
 
 def key_map(sheet: MapSheet, site_geom, all_tiles: list[Tile], height_in: float = 1.3) -> None:
-    """A small map of every tile of this map, numbered, with this sheet's tile shaded."""
+    """A small map of every tile of this map, numbered, with this sheet's tile shaded, at most
+    ``height_in`` inches of paper high (1.3 by default: geosite's choice, not the ordinance's, a drawing
+    size).
+    """
     pw = sheet.plan.sheet.panel[2]
     p = sheet.panel
     y = sheet.floor + 0.05
@@ -1119,7 +1124,9 @@ def location_map(
     height_in: float = 1.4,
 ) -> None:
     """A location (vicinity) map in the panel: the site filled, this sheet's map extent as a box, and
-    the roads and waters of the site's data (``lines``: geometry, colour, name), with the caption under it.
+    the roads and waters of the site's data (``lines``: geometry, colour, name), with the caption under it;
+    ``height_in`` inches of paper high (1.4 by default: geosite's choice, not the ordinance's, a drawing
+    size).
 
     Parameters
     ----------

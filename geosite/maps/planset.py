@@ -30,7 +30,7 @@ MAP_FILES = {
 class _SetOptions:
     """What every map of a plan set shares: the scale (ft per inch), the margin (ft), datum and date."""
 
-    scale_ft: float
+    scale_ft: float | None
     margin_ft: float | None
     vertical_datum: str | None
     date: str | None
@@ -69,7 +69,7 @@ def render_plan_maps(
     result,
     out_dir: str | Path,
     sheet: str = "auto",
-    scale_ft: float = 100,
+    scale_ft: float | None = None,
     *,
     margin_ft: float | None = None,
     hillshade: bool = True,
@@ -81,7 +81,8 @@ def render_plan_maps(
 ) -> list[Path]:
     """Write the three plan maps into ``out_dir``: existing_site_map.pdf, construction_plan.pdf and
     final_conditions.pdf, each with a PNG preview (``-N`` suffixes when tiled). All three share the
-    sheet the existing site map needs (the one with most to show) and the same scale. Returns the files.
+    sheet the existing site map needs (the one with most to show) and the same scale, ``scale_ft`` feet per
+    inch (None: the profile's, :attr:`geosite.rules.Profile.map_scale_ft`). Returns the files.
 
     ``out_dir`` is written into directly; the CLI wraps this in an atomic output folder. ``on_pdf`` is
     called with each PDF as soon as it is written (the map worker passes them on for their previews).

@@ -142,19 +142,22 @@ def check_margin(margin_ft: Any) -> float:
 
 
 def check_sheet_count(
-    site: Any, scale_ft: float = 100.0, sheet: str = "auto", margin_ft: float | None = None
+    site: Any, scale_ft: float | None = None, sheet: str = "auto", margin_ft: float | None = None
 ) -> None:
     """Refuse, before any work, a bad margin or a site whose plan maps would be tiled over more sheets
     than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan
-    them.
+    them. ``scale_ft`` (feet per inch) None: the profile's (:attr:`geosite.rules.Profile.map_scale_ft`).
     """
     from geosite.rules import load_profile
 
-    margin = (
-        site.map_margin_ft(site.profile or load_profile(site.jurisdiction))
-        if margin_ft is None
-        else margin_ft
-    )
+    if margin_ft is None or scale_ft is None:
+        profile = site.profile or load_profile(site.jurisdiction)
+        margin = site.map_margin_ft(profile) if margin_ft is None else margin_ft
+        scale_ft = profile.map_scale_ft if scale_ft is None else scale_ft
+        if scale_ft is None:
+            raise InputError(f"profile {profile.id} gives no map scale: pass scale_ft, feet per inch")
+    else:
+        margin = margin_ft
     plan = plan_sheets(map_extent(site, check_margin(margin)), check_scale(scale_ft), site.ft_per_unit, sheet)
     site.limits.check_sheet_tiles(
         f"site {site.root or site.name}", len(plan.tiles), plan.sheet.label, scale_ft

@@ -174,8 +174,28 @@ class Profile:
 
     @property
     def map_margin_ft(self) -> float:
-        """The land around the site a map shows, feet (``[jurisdiction] map_margin_ft``)."""
-        return float(self.data["jurisdiction"].get("map_margin_ft", 200.0))
+        """The land around the site a map shows, feet (``[jurisdiction] map_margin_ft``, which every profile
+        gives: Grantsburg's 200 ft of plan A(1) is the chapter's number, never a code default).
+        """
+        value = self.data["jurisdiction"].get("map_margin_ft")
+        if value is None:
+            raise ProfileError(
+                f"profile {self.path or self.id}: [jurisdiction] map_margin_ft is required and is not given"
+            )
+        return float(value)
+
+    @property
+    def map_scale_ft(self) -> float | None:
+        """The map scale the chapter asks for, ground feet per paper inch: the ``max_ft_per_in`` of its
+        ``[[plan_content]]`` map item (Grantsburg plan A(1)'s 1 in = 100 ft); None when the profile gives
+        none (the chapter sets no scale, or its plan content is not read).
+        """
+        content = self.data.get("plan_content", {})
+        for kind in ("full", "statement"):
+            for item in content.get(kind, []):
+                if item.get("check") == "map" and item.get("max_ft_per_in") is not None:
+                    return float(item["max_ft_per_in"])
+        return None
 
     def map_items(self) -> list[tuple[str, str, tuple[str, ...]]]:
         """The existing site map's lettered items: (letter, label, layers drawn for it), from the full plan's

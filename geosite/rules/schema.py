@@ -201,7 +201,13 @@ def _jurisdiction(p: _Problems, j: Any) -> None:
     for k in ("id", "name"):
         if not isinstance(j.get(k), str) or not j.get(k):
             p.add(f"jurisdiction.{k}", "required text")
-    if "map_margin_ft" in j and not _is_number(j["map_margin_ft"]):
+    if "map_margin_ft" not in j:
+        p.add(
+            "jurisdiction.map_margin_ft",
+            "missing: the feet around the site a map shows; give the chapter's with its citation, or "
+            "geosite's own saying so (docs/profiles.md)",
+        )
+    elif not _is_number(j["map_margin_ft"]):
         p.add("jurisdiction.map_margin_ft", f"must be a number of feet, not {j['map_margin_ft']!r}")
 
 

@@ -174,9 +174,9 @@ def _profile(src: Any, dtype: str, nodata: float, block: int, compress: str) -> 
 def screen_steep_slopes(
     path: str | Path,
     vertical_unit: str,
-    threshold_pct: float | Sequence[float] = 12.0,
-    tile: int = 2048,
     *,
+    threshold_pct: float | Sequence[float],
+    tile: int = 2048,
     slope_out: str | Path | None = None,
     mask_out: str | Path | None = None,
     slope_dtype: str = "float32",
@@ -194,9 +194,12 @@ def screen_steep_slopes(
     vertical_unit : str
         The unit of its heights: ``us_ft``, ``ft`` or ``m`` (never guessed).
     threshold_pct : float or sequence of float
-        One slope threshold in percent, or several (the mask then holds the number of thresholds met).
+        One slope threshold in percent, or several (the mask then holds the number of thresholds met):
+        the profile's ``[terrain] steep_slope_pct`` (and ``state_steep_slope_pct``), through
+        ``profile.required("terrain", "steep_slope_pct")``.
     tile : int
-        Tile side in cells (memory grows with its square).
+        Tile side in cells (memory grows with its square); the default, 2048, is geosite's choice, not
+        the ordinance's.
     slope_out : str or Path, optional
         GeoTIFF for the slope in percent (``slope_dtype``, NaN nodata), tiled and compressed.
     mask_out : str or Path, optional

@@ -82,7 +82,7 @@ def stabilize_within_days(site: Site) -> int | None:
     """
     prof = getattr(site, "profile", None)
     q = prof.practice("inactive_stabilization") if prof is not None else None
-    return None if q is None else int(q.params.get("days", 0))
+    return None if q is None else int(q.param("days"))  # the chapter's days, never a code default
 
 
 def peak_disturbance(site: Site, stabilize_days: int | None = None) -> Phase | None:

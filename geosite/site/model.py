@@ -203,12 +203,21 @@ class Site:
 
     def map_margin_ft(self, profile: Any = None) -> float:
         """Feet around the site that the maps show and the analysis clips its layers to: site.toml's
-        ``map_margin_ft``, else ``profile``'s (default: the profile it was loaded with), else 200.
+        ``map_margin_ft``, else ``profile``'s (default: the profile it was loaded with); a
+        :class:`~geosite.errors.ProfileError` when there is neither (the chapter's margin is never a code
+        default).
         """
         if "map_margin_ft" in self.settings:
             return float(self.settings["map_margin_ft"])
         prof = profile if profile is not None else self.profile
-        return float(prof.map_margin_ft) if prof is not None else 200.0
+        if prof is None:
+            from geosite.errors import ProfileError
+
+            raise ProfileError(
+                f"site {self.name}: no profile and no map_margin_ft in site.toml: the feet shown around the "
+                "site are the jurisdiction's (load the site with its jurisdiction)"
+            )
+        return float(prof.map_margin_ft)
 
     def layer(self, name: str) -> gpd.GeoDataFrame | None:
         """The layer, or None when the site does not have it (or it has no features)."""
@@ -252,9 +261,10 @@ class Site:
             )
         return out * dem.ft_per_vertical_unit
 
-    def read_dem(self, margin_ft: float | None = 200.0):
+    def read_dem(self, *, margin_ft: float | None):
         """The DEM window covering the site plus ``margin_ft`` (a :class:`~geosite.grid.Dem`; the whole
-        DEM when ``margin_ft`` is None), or None when the site has no DEM.
+        DEM when ``margin_ft`` is None), or None when the site has no DEM. The map margin is the site's
+        (``site.read_dem(margin_ft=site.map_margin_ft())``: site.toml's, else the profile's).
         """
         from geosite.grid import bounds_in
         from geosite.io.raster import raster_crs, read_dem

@@ -15,8 +15,6 @@ numpy only; the stage (geopandas, shapely) loads when used.
 from geosite.terrain.contour import contours, smooth_elevation
 from geosite.terrain.slope import SLOPE_TOLERANCE_PCT, hillshade, slope_pct
 from geosite.terrain.steep import (
-    DEFAULT_MIN_AREA_SQFT,
-    STEEP_THRESHOLDS_PCT,
     polygon_parts,
     steep_area_sqft,
     steep_class_grid,
@@ -25,9 +23,7 @@ from geosite.terrain.steep import (
 )
 
 __all__ = [
-    "DEFAULT_MIN_AREA_SQFT",
     "SLOPE_TOLERANCE_PCT",
-    "STEEP_THRESHOLDS_PCT",
     "contours",
     "hillshade",
     "slope_pct",

@@ -163,8 +163,9 @@ def _join(per_level: dict[int, list[tuple]], step: int, rows: int, t) -> tuple[n
 
 def contours(
     dem: Dem,
-    interval_ft: float = 5.0,
-    index_every: int = 5,
+    *,
+    interval_ft: float,
+    index_every: int,
     smooth: bool | int = True,
 ) -> gpd.GeoDataFrame:
     """Contour lines of the DEM, in its CRS.
@@ -180,10 +181,11 @@ def contours(
     dem : Dem
         The elevation grid.
     interval_ft : float
-        Contour interval, feet (the ordinances ask for 5 ft or less).
+        Contour interval, feet: the profile's ``[terrain] contour_interval_ft`` (the chapter's, e.g.
+        Grantsburg plan A(1)(h)'s 5 ft), ``profile.required("terrain", "contour_interval_ft")``.
     index_every : int
         Every ``index_every``-th contour (elevation divisible by ``interval_ft * index_every``) is an
-        index contour.
+        index contour: the profile's ``[terrain] index_contour_every``.
     smooth : bool or int
         ``True`` for one pass of the 3x3 binomial filter, an int for that many passes, ``False`` / 0
         for none. One pass moves contours on real LiDAR by a fraction of a cell and removes the

@@ -20,12 +20,6 @@ if TYPE_CHECKING:
 
     from geosite.grid import Dem
 
-#: Default minimum mapping unit for steep-slope polygons, sq ft: 0.05 sq in on a 1 in = 100 ft sheet.
-DEFAULT_MIN_AREA_SQFT = 500.0
-
-#: Slope thresholds the rules use: 12 % (Grantsburg A and B(6)(d)) and 20 % (NR 151, state rules).
-STEEP_THRESHOLDS_PCT = (12.0, 20.0)
-
 
 def steep_thresholds(threshold_pct: float | Sequence[float]) -> list[float]:
     """Slope thresholds (percent) as a sorted list; negative, non-finite or repeated ones are an
@@ -74,8 +68,9 @@ def _drop_small(mask: np.ndarray, min_cells: int, fill_holes: bool) -> np.ndarra
 def steep_class_grid(
     dem: Dem,
     slope: np.ndarray | None = None,
-    threshold_pct: float | Sequence[float] = STEEP_THRESHOLDS_PCT,
-    min_area_sqft: float = DEFAULT_MIN_AREA_SQFT,
+    *,
+    threshold_pct: float | Sequence[float],
+    min_area_sqft: float,
 ) -> np.ndarray:
     """Per-cell steepness class: 0 below the lowest threshold (or no data), ``k`` at or above the k-th.
 
@@ -90,9 +85,11 @@ def steep_class_grid(
     slope : numpy.ndarray, optional
         Slope in percent from :func:`slope_pct`; computed when omitted.
     threshold_pct : float or sequence of float
-        Lower bounds of the classes, percent.
+        Lower bounds of the classes, percent: the profile's ``[terrain] steep_slope_pct`` and
+        ``state_steep_slope_pct`` (``profile.required("terrain", "steep_slope_pct")``).
     min_area_sqft : float
-        Minimum mapping unit, sq ft (0 keeps every cell as computed).
+        Minimum mapping unit, sq ft (0 keeps every cell as computed): the profile's
+        ``[terrain] steep_min_area_sqft``.
 
     Returns
     -------
@@ -169,8 +166,9 @@ def polygon_parts(gdf: gpd.GeoDataFrame, min_area_sqft: float, ft_per_unit: floa
 def steep_slope_polygons(
     dem: Dem,
     slope: np.ndarray | None = None,
-    threshold_pct: float | Sequence[float] = 12.0,
-    min_area_sqft: float = DEFAULT_MIN_AREA_SQFT,
+    *,
+    threshold_pct: float | Sequence[float],
+    min_area_sqft: float,
 ) -> gpd.GeoDataFrame:
     """Polygons of the cells whose slope is at or above a threshold, in the DEM's CRS.
 
@@ -181,11 +179,12 @@ def steep_slope_polygons(
     slope : numpy.ndarray, optional
         Slope in percent from :func:`slope_pct`; computed when omitted.
     threshold_pct : float or sequence of float
-        One threshold (class ``">=12%"``) or several, giving bands: ``(12, 20)`` gives classes
-        ``"12-20%"`` and ``">=20%"`` (12 % from the village ordinances, 20 % from the state rules).
+        One threshold (class ``">=12%"``) or several, giving bands, percent: ``(12, 20)`` gives classes
+        ``"12-20%"`` and ``">=20%"``. The profile gives them: ``[terrain] steep_slope_pct`` (the
+        village's) and ``state_steep_slope_pct`` (the state rules'), through ``profile.required``.
     min_area_sqft : float
         Minimum mapping unit, sq ft: patches and enclosed gaps smaller than this are dropped / filled
-        (see :func:`steep_class_grid`). Default 500 sq ft.
+        (see :func:`steep_class_grid`); the profile's ``[terrain] steep_min_area_sqft``.
 
     Returns
     -------
@@ -200,7 +199,7 @@ def steep_slope_polygons(
 
     ts = steep_thresholds(threshold_pct)
     names = _class_names(ts)
-    grid = steep_class_grid(dem, slope, ts, min_area_sqft)
+    grid = steep_class_grid(dem, slope, threshold_pct=ts, min_area_sqft=min_area_sqft)
     geoms, classes = [], []
     if grid.any():
         for geom, value in features.shapes(grid, mask=grid > 0, connectivity=4, transform=dem.transform):
@@ -242,9 +241,9 @@ def steep_area_sqft(
     dem: Dem,
     within: Any = None,
     slope: np.ndarray | None = None,
-    threshold_pct: float = 12.0,
-    below_pct: float | None = None,
     *,
+    threshold_pct: float,
+    below_pct: float | None = None,
     min_area_sqft: float = 0.0,
 ) -> float:
     """Area, in sq ft, of the cells with ``threshold_pct <= slope < below_pct`` inside ``within``.
@@ -262,11 +261,14 @@ def steep_area_sqft(
     slope : numpy.ndarray, optional
         Slope in percent from :func:`slope_pct`; computed when omitted.
     threshold_pct : float
-        Lower bound, percent (inclusive).
+        Lower bound, percent (inclusive): the profile's ``[terrain] steep_slope_pct``
+        (``profile.required("terrain", "steep_slope_pct")``) or ``state_steep_slope_pct``.
     below_pct : float, optional
         Upper bound, percent (exclusive); none when omitted.
     min_area_sqft : float
-        Minimum mapping unit, sq ft, applied before measuring (0, the default, measures every cell).
+        Minimum mapping unit, sq ft, applied before measuring (the profile's ``[terrain]
+        steep_min_area_sqft``). The default, 0, is geosite's choice, not the ordinance's: no mapping
+        unit, every cell measured as computed.
 
     Returns
     -------
@@ -277,7 +279,7 @@ def steep_area_sqft(
     ts = [threshold_pct] if below_pct is None else [threshold_pct, below_pct]
     if below_pct is not None and below_pct <= threshold_pct:
         raise InputError(f"below_pct ({below_pct}) must exceed threshold_pct ({threshold_pct})")
-    grid = steep_class_grid(dem, s, ts, min_area_sqft)
+    grid = steep_class_grid(dem, s, threshold_pct=ts, min_area_sqft=min_area_sqft)
     mask = grid == 1 if below_pct is not None else grid >= 1
     if within is None:
         return float(np.count_nonzero(mask)) * dem.cell_area_sqft
