@@ -101,7 +101,7 @@ def request(
 class Obstacle:
     """A drawn symbol labels keep clear of.
 
-    Parameters
+    Attributes
     ----------
     paper : shapely geometry
         What a label must not meet, in paper inches from the sheet's lower left: a filled symbol's
