@@ -21,20 +21,41 @@ def real_dems() -> Path:
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _analyzed(name: str):
+    import warnings
+
+    from geosite.pipeline import analyze
+    from geosite.site import load_site
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return analyze(load_site(ROOT / "data" / "sample_sites" / name))
+
+
 @pytest.fixture(scope="session")
-def lot7_outputs(tmp_path_factory):
+def lot7_result():
+    """The Lot 7 sample site analyzed once (the AnalysisResult)."""
+    return _analyzed("grantsburg_lot7")
+
+
+@pytest.fixture(scope="session")
+def belgium_result():
+    """The Belgium Commons sample site analyzed once (the AnalysisResult)."""
+    return _analyzed("belgium_commons")
+
+
+@pytest.fixture(scope="session")
+def lot7_outputs(lot7_result, tmp_path_factory):
     """The Lot 7 sample site analyzed once, with every output written (report, GeoPackage, DXF, the
     three sheets): the files the read-back tests measure."""
     import warnings
 
-    from geosite.pipeline import analyze, write_outputs
-    from geosite.site import load_site
+    from geosite.pipeline import write_outputs
 
     out = tmp_path_factory.mktemp("lot7") / "out"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = analyze(load_site(ROOT / "data" / "sample_sites" / "grantsburg_lot7"))
-        write_outputs(result, out, maps=True)
+        write_outputs(lot7_result, out, maps=True)
     return out
 
 

@@ -49,14 +49,23 @@ def real_site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def real_outputs(real_site, tmp_path_factory):
-    from geosite.pipeline import analyze, write_outputs
+def real_result(real_site):
+    from geosite.pipeline import analyze
     from geosite.site import load_site
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return analyze(load_site(real_site))
+
+
+@pytest.fixture(scope="module")
+def real_outputs(real_result, tmp_path_factory):
+    from geosite.pipeline import write_outputs
 
     out = tmp_path_factory.mktemp("real-out") / "out"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        write_outputs(analyze(load_site(real_site)), out, maps=True)
+        write_outputs(real_result, out, maps=True)
     return out
 
 
@@ -122,6 +131,24 @@ def test_real_site_sheets_have_no_overlapping_labels(real_outputs, name):
     assert not bad, bad[:5]
     text = page.get_text()
     assert "County Road 3" in text and "confirm" not in text.lower()
+
+
+def test_real_site_labels_clear_of_labels_and_symbols(real_result):
+    """On the construction plan no label's box meets another label's or a drawn practice symbol, a
+    structure, a water line or the site boundary's line (tests/label_clearance.py)."""
+    from label_clearance import clashes, construction_sheets, footprints
+
+    sheets = construction_sheets(real_result)
+    symbols = footprints(real_result)
+    bad = [c for s in sheets for c in clashes(s, symbols)]
+    assert sheets and not bad, bad[:8]
+    assert not any(s.unplaced for s in sheets), [s.unplaced for s in sheets]
+
+
+def test_real_site_no_ground_under_both_a_stand_in_and_a_row(real_result):
+    from test_label_clearance import stand_in_and_row_overlap
+
+    assert stand_in_and_row_overlap(real_result) < 0.01 / real_result.site.ft_per_unit
 
 
 def test_real_site_fence_and_files(real_outputs, real_site):

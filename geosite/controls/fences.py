@@ -1245,7 +1245,9 @@ class _Layout:
 
     def _below_obstacles(self, poly: BaseGeometry, gaps: list[RowGap]) -> list[tuple[str, Any]]:
         """Where a row stops at a structure or a pile: a row along the obstacle's downslope side instead
-        (:data:`STAND_INS`), ``clearance`` from it, inside the polygon, pieces of the minimum length.
+        (:data:`STAND_INS`), ``clearance`` from it, inside the polygon, of the minimum length: one
+        straight run per obstacle (its longest downslope face), never a row turning the obstacle's
+        corners, which would wrap the footprint a few feet off it where no crew can trench it.
         """
         assert self.rules is not None
         out: list[tuple[str, Any]] = []
@@ -1262,11 +1264,15 @@ class _Layout:
             runs = classify_boundary(
                 ring, self.dem, self.fg, tolerance_deg=tolerance_deg, min_run_ft=min_run_ft
             )
-            for g in runs.geometry[runs["side"] == "downslope"]:
-                for part in _parts(shapely.intersection(g, poly)):
-                    for piece in split_at_kinks(part, self.rules.max_turn_deg):  # a corner is two rows
-                        if piece.length * self.dem.ft_per_unit >= self.rules.min_piece_ft:
-                            out.append(("interior", piece))
+            pieces = [
+                piece
+                for g in runs.geometry[runs["side"] == "downslope"]
+                for part in _parts(shapely.intersection(g, poly))
+                for piece in split_at_kinks(part, self.rules.max_turn_deg)  # a corner is two rows
+            ]
+            face = max(pieces, key=lambda g: g.length, default=None)
+            if face is not None and face.length * self.dem.ft_per_unit >= self.rules.min_piece_ft:
+                out.append(("interior", face))
         return out
 
     def _stand_ins(
@@ -1294,14 +1300,8 @@ class _Layout:
         got = slope_length_excess(poly, dem, self.fg, barriers, self.table, geometry=True)
         if got.get("geometry") is None:
             return lines, []
-        cell = max(abs(dem.transform.a), abs(dem.transform.e))
-        area = shapely.intersection(got["geometry"].buffer(cell, join_style="mitre"), poly)
-        if self.obst is not None and len(self.obst):  # no mat on a house, a drive or a pile
-            area = shapely.difference(area, shapely.union_all(self.obst.geometry.values))
         out = []
-        for part in getattr(area, "geoms", [area]):
-            if part.geom_type != "Polygon" or part.is_empty:
-                continue
+        for part in self._stand_in_ground(poly, got["geometry"], barriers):
             reason = why or _gap_reason(part, gaps, self.table, fpu)
             practice, kind_, method, std = AREA_STAND_INS[kind]
             out.append(
@@ -1315,6 +1315,24 @@ class _Layout:
                 }
             )
         return lines, out
+
+    def _stand_in_ground(
+        self, poly: BaseGeometry, over: BaseGeometry, barriers: BaseGeometry | None
+    ) -> list[Any]:
+        """Where a stand-in goes: the cells over the length (``over``) and a cell around them, inside
+        ``poly``, never on an obstacle (a house, a drive, a pile) nor on a fence's own ground (the cells
+        the measure stops at, within three quarters of a cell of it: one or the other, never both);
+        pieces left of the margin alone, holding no part of an over-length cell, are dropped.
+        """
+        cell = max(abs(self.dem.transform.a), abs(self.dem.transform.e))
+        area = shapely.intersection(over.buffer(cell, join_style="mitre"), poly)
+        if self.obst is not None and len(self.obst):
+            area = shapely.difference(area, shapely.union_all(self.obst.geometry.values))
+        if barriers is not None:
+            area = shapely.difference(area, barriers.buffer(0.75 * cell))
+        core = over.buffer(-0.25 * cell, join_style="mitre")
+        parts = [p for p in shapely.get_parts(area) if p.geom_type == "Polygon" and not p.is_empty]
+        return [p for p in parts if p.intersects(core)]
 
 
 def _gap_reason(area: BaseGeometry, gaps: list[RowGap], table: Any, fpu: float) -> str:

@@ -826,4 +826,5 @@ def faint_style(st: Style) -> Style:
         lw=st.lw,
         ls=st.ls,
         z=st.z,
+        clear=st.clear,
     )

@@ -7,6 +7,13 @@ inside the map frame. A label moved off its feature gets a leader line back to i
 polygon's label inside it, near its representative point; a line's label along the line (upright,
 rotated with it) or beside it; then rings of positions around the anchor at growing distances.
 
+Besides the labels already placed and the point markers (:func:`avoid`), a label keeps clear of every
+symbol drawn in a style that asks it to (``Style.clear``: practice symbols, structures, water lines, the
+site boundary; :func:`keep_clear`), at the symbol's own ink width: the test is one STRtree query of the
+symbols' shapes on paper per candidate position. A label may sit on the feature it names only inside it
+(a structure's footprint, a pile big enough to hold its name) or along it (a stream's name); a feature
+too small to hold its label has it beside, with a leader.
+
 Hand-written on shapely (an STRtree of placed boxes) rather than adjustText: adjustText repels
 labels iteratively and guarantees neither zero overlaps nor that a label stays on its feature; a
 greedy candidate search does both, and what it could not place it reports (``sheet.unplaced``).
@@ -27,7 +34,7 @@ import shapely
 from matplotlib import patheffects
 from matplotlib.lines import Line2D
 from shapely import affinity, ops
-from shapely.geometry import Point, box
+from shapely.geometry import LineString, Point, box
 
 from geosite.maps.symbology import INK, LABELS, MIN_PT
 
@@ -90,6 +97,49 @@ def request(
     )
 
 
+@dataclass(frozen=True)
+class Obstacle:
+    """A drawn symbol labels keep clear of.
+
+    Attributes
+    ----------
+    paper : shapely geometry
+        What a label must not meet, in paper inches from the sheet's lower left: a filled symbol's
+        polygon, a line, or a polygon's outline.
+    source : shapely geometry
+        The feature drawn (data coordinates, CRS units): a label naming it may sit inside or along it.
+    reach_in : float
+        How far the symbol's ink reaches beyond ``paper``, inches (half its line width, its marks).
+    """
+
+    paper: Any
+    source: Any
+    reach_in: float
+
+
+def keep_clear(sheet, parts: list, *, reach_in: float, edge_only: bool = False) -> None:
+    """Register drawn symbol parts labels must not sit on (:attr:`MapSheet.clear`).
+
+    Parameters
+    ----------
+    sheet : geosite.maps.layout.MapSheet
+        The sheet drawn on.
+    parts : list of shapely geometry
+        Single polygons or lines as drawn (data coordinates, CRS units).
+    reach_in : float
+        Half the symbol's line width (or its marks' size), paper inches.
+    edge_only : bool
+        Keep labels off a polygon's outline only (its ground may hold labels).
+    """
+    if not sheet.drawing:
+        return
+    for g in parts:
+        if g is None or g.is_empty:
+            continue
+        shape = g.boundary if edge_only and g.geom_type == "Polygon" else g
+        sheet.clear.append(Obstacle(_paper(sheet, shape), g, float(reach_in)))
+
+
 def avoid(sheet, geoms, pad_in: float = 0.03) -> None:
     """Symbols labels must not hide: point markers, drawn as boxes of ``pad_in`` inches around each (by
     default 0.03 in of paper: geosite's choice, not the ordinance's, a drawing size).
@@ -124,6 +174,7 @@ def place(sheet) -> None:
             float,
         ).reshape(-1, 4),
         renderer=renderer,
+        symbols=_Symbols.of(sheet.clear),
     )
     shown = sheet.window
     for i in sorted(range(len(sheet.labels)), key=lambda i: (sheet.labels[i].priority, i)):
@@ -133,9 +184,83 @@ def place(sheet) -> None:
         ):
             continue  # a feature beyond the map's edge is clipped there, not labelled
         art = _text(sheet.ax, lab, lab.x, lab.y, lab.rotation)
+        room.own = room.symbols.own(sheet, lab)
+        room.target = _paper(sheet, lab.feature if lab.feature is not None else Point(lab.x, lab.y))
         if not _place_one(sheet, lab, art, room):
             art.remove()
-            sheet.unplaced.append(lab.text)
+            if not lab.fixed:  # a contour's elevation is repeated along it: one that finds no place is
+                sheet.unplaced.append(lab.text)  # left out, as the other repeats say it
+
+
+@dataclass
+class _Symbols:
+    """The drawn symbols labels keep clear of (:class:`Obstacle`), indexed on paper."""
+
+    paper: np.ndarray  # shapely geometries, paper inches
+    sources: list[Any]  # the features drawn, data coordinates
+    reach: np.ndarray  # ink beyond each shape, inches
+    tree: Any  # shapely.STRtree over ``paper`` (None: no symbols)
+
+    @classmethod
+    def of(cls, obstacles: list[Obstacle]) -> _Symbols:
+        """The index of ``obstacles``."""
+        paper = np.array([o.paper for o in obstacles], dtype=object)
+        return cls(
+            paper=paper,
+            sources=[o.source for o in obstacles],
+            reach=np.array([o.reach_in for o in obstacles], float),
+            tree=shapely.STRtree(paper) if len(paper) else None,
+        )
+
+    def own(self, sheet, lab: Label) -> dict[int, Any]:
+        """The symbols that draw the feature ``lab`` names, each with where the label may sit on it:
+        inside a polygon (its shape on paper), anywhere along a line (None).
+        """
+        feat = lab.feature if lab.feature is not None else lab.along
+        if self.tree is None or feat is None or feat.is_empty:
+            return {}
+        out: dict[int, Any] = {}
+        tol = 0.02 * sheet.plan.units_per_inch
+        near = None
+        for i in self.tree.query(_paper(sheet, feat)).tolist():
+            src = self.sources[i]
+            if src.geom_type == "Polygon":
+                if _same_polygon(src, feat):
+                    out[i] = _paper(sheet, src)
+            elif "LineString" in feat.geom_type:
+                near = feat.buffer(tol) if near is None else near
+                if near.covers(src):
+                    out[i] = None
+        return out
+
+    def hit(self, b: tuple[float, float, float, float], pad: float, own: dict[int, Any]) -> bool:
+        """Whether box ``b`` (x0, y0, x1, y1, inches), grown by ``pad``, meets a symbol's ink: any but the
+        label's own, and its own polygon unless the box lies inside it.
+        """
+        if self.tree is None:
+            return False
+        bb = box(*b)
+        grow = pad + float(self.reach.max())
+        idx = self.tree.query(box(b[0] - grow, b[1] - grow, b[2] + grow, b[3] + grow))
+        if not len(idx):
+            return False
+        d = shapely.distance(self.paper[idx], bb)
+        for i in idx[d <= self.reach[idx] + pad].tolist():
+            if i not in own or (own[i] is not None and not own[i].contains(bb)):
+                return True
+        return False
+
+
+def _same_polygon(src: Any, feat: Any) -> bool:
+    """Whether the drawn polygon ``src`` is the feature ``feat`` a label names (a point inside it, or a
+    polygon sharing at least half of each one's area).
+    """
+    if feat.geom_type in ("Point", "MultiPoint"):
+        return bool(src.intersects(feat))
+    if "Polygon" not in feat.geom_type:
+        return False
+    both = src.intersection(feat).area
+    return both >= 0.5 * src.area and both >= 0.5 * feat.area
 
 
 @dataclass
@@ -147,6 +272,32 @@ class _Room:
     frame: Any
     taken: np.ndarray
     renderer: Any
+    symbols: _Symbols
+    own: dict[int, Any] = field(default_factory=dict)  # the symbols of the label being placed
+    target: Any = None  # what its leader points at (paper inches)
+    leaders: list[Any] = field(default_factory=list)  # the leaders drawn (paper inches)
+
+    def free(self, b: tuple[float, float, float, float], pad: float) -> bool:
+        """Whether box ``b`` (x0, y0, x1, y1, paper inches) stays inside the frame, ``pad`` inches clear
+        of the labels placed, the point markers, the drawn symbols and the leaders.
+        """
+        if not self.holds(b) or _hits(self.taken, b, pad) or self.symbols.hit(b, pad, self.own):
+            return False
+        if not self.leaders:
+            return True
+        grown = box(b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad)
+        return not bool(shapely.intersects(np.array(self.leaders, dtype=object), grown).any())
+
+    def crosses(self, seg: Any) -> int:
+        """How many labels placed or point markers the leader ``seg`` (paper inches, from a label's box
+        to its feature) runs across, the feature's own marker (a box around the leader's end) aside.
+        """
+        t = self.taken
+        if not len(t):
+            return 0
+        (ex, ey) = seg.coords[-1]
+        t = t[~((t[:, 0] <= ex) & (ex <= t[:, 2]) & (t[:, 1] <= ey) & (ey <= t[:, 3]))]
+        return int(shapely.intersects(shapely.box(t[:, 0], t[:, 1], t[:, 2], t[:, 3]), seg).sum())
 
     def holds(self, b: tuple[float, float, float, float]) -> bool:
         """Whether the frame contains the box ``b`` (x0, y0, x1, y1, paper inches): by its bounds where
@@ -179,11 +330,36 @@ def _text(ax: Any, lab: Label, x: float, y: float, rotation: float) -> Any:
 
 def _place_one(sheet, lab: Label, art: Any, room: _Room) -> bool:
     """Move ``art`` (the label's text) to the first candidate position whose box stays inside the frame
-    and clear of every box taken, add its halo (and leader), and take its box; False when none is.
+    and clear of every box taken, the drawn symbols and the leaders, and whose leader crosses no label
+    (where no position has such a leader, the first whose leader does), add its halo (and leader), and
+    take its box; False when none is.
+    """
+    spot = _first_fit(sheet, lab, art, room, leader_clear=True) or _first_fit(
+        sheet, lab, art, room, leader_clear=False
+    )
+    if spot is None:
+        return False
+    cx, cy, rot, bb, seg = spot
+    art.set_position((cx, cy))
+    art.set_rotation(rot)
+    room.taken = np.vstack([room.taken, bb.bounds])
+    if seg is not None:
+        room.leaders.append(seg)
+        _leader(sheet, lab, seg)
+    _halo(sheet.ax, lab, cx, cy, rot)
+    sheet.placed.append((lab.text, bb))
+    return True
+
+
+def _first_fit(sheet, lab: Label, art: Any, room: _Room, *, leader_clear: bool) -> tuple | None:
+    """The first candidate (x, y, rotation, box on paper, leader or None) whose box is free
+    (:meth:`_Room.free`) and whose leader crosses no label; without ``leader_clear``, where none is, the
+    one whose leader crosses the fewest. None when no box is free.
     """
     pad = LABELS["pad_in"]
     ax0, ay0 = _to_in(sheet, lab.x, lab.y)
     base: dict[float, tuple[float, float, float, float]] = {}
+    best: tuple[int, tuple] | None = None  # without leader_clear: the leader crossing fewest labels
     for cx, cy, rot, leader in _candidates(sheet, lab):
         key = round(rot, 1)
         if key not in base:  # a text's box only moves with it: measured once per angle
@@ -191,21 +367,18 @@ def _place_one(sheet, lab: Label, art: Any, room: _Room) -> bool:
             art.set_rotation(key)
             base[key] = _bbox_in(art, room.renderer, sheet.fig).bounds
         px, py = _to_in(sheet, cx, cy)
-        dx, dy = px - ax0, py - ay0
         x0, y0, x1, y1 = base[key]
-        b = (x0 + dx, y0 + dy, x1 + dx, y1 + dy)  # the box moved there (as shapely's translate moves it)
-        if not room.holds(b) or _hits(room.taken, b, pad):
+        b = (x0 + px - ax0, y0 + py - ay0, x1 + px - ax0, y1 + py - ay0)  # the box moved there
+        if not room.free(b, pad):
             continue
         bb = box(*b)
-        art.set_position((cx, cy))
-        art.set_rotation(key)
-        room.taken = np.vstack([room.taken, bb.bounds])
-        if leader:
-            _leader(sheet, lab, bb)
-        _halo(sheet.ax, lab, cx, cy, key)
-        sheet.placed.append((lab.text, bb))
-        return True
-    return False
+        seg = _leader_in(room.target, bb) if leader and room.target is not None else None
+        n = room.crosses(seg) if seg is not None else 0
+        if n == 0:
+            return cx, cy, key, bb, seg
+        if not leader_clear and (best is None or n < best[0]):
+            best = (n, (cx, cy, key, bb, seg))
+    return None if best is None else best[1]
 
 
 def _halo(ax: Any, lab: Label, x: float, y: float, rotation: float) -> None:
@@ -265,7 +438,7 @@ def _candidates(sheet, lab: Label):
             for p in _interior_points(feat, sheet.window, upi):
                 yield p.x, p.y, 0.0, False
     for r in LABELS["ring_radii_in"]:
-        n = 8 if r < 0.5 else 16
+        n = 8 if r < 0.5 else 16 if r < 1.0 else 32
         for k in range(n):
             a = math.pi / 2 - 2 * math.pi * k / n  # start north, go clockwise
             yield lab.x + r * upi * math.cos(a), lab.y + r * upi * math.sin(a), 0.0, True
@@ -313,30 +486,28 @@ def _interior_points(poly, window, upi: float, n: int = 24):
     return pts[:n]
 
 
-def _leader(sheet, lab: Label, bb) -> None:
-    """A thin line from the label's box to its feature (the nearest point of either)."""
+def _leader_in(target: Any, bb: Any) -> Any:
+    """The leader from the label's box ``bb`` to its feature ``target`` (both paper inches), nearest
+    point to nearest point: None where the box touches a polygon feature or lies within 0.02 in of it.
+    """
+    if target.geom_type in ("Polygon", "MultiPolygon") and target.intersects(bb):
+        return None
+    p_box, p_feat = ops.nearest_points(bb.exterior, target)
+    if p_box.distance(p_feat) < 0.02:
+        return None
+    return LineString([p_box, p_feat])
+
+
+def _leader(sheet, lab: Label, seg: Any) -> None:
+    """Draw the leader ``seg`` (paper inches, :func:`_leader_in`) with a dot at the feature's end."""
     upi = sheet.plan.units_per_inch
-    target = lab.feature if lab.feature is not None else Point(lab.x, lab.y)
     fx0, fy0, _, _ = sheet.plan.sheet.frame
     x0, y0 = sheet.tile.bounds[0], sheet.tile.bounds[1]
-    # the box in data coordinates
-    b = affinity.affine_transform(bb, [upi, 0, 0, upi, x0 - fx0 * upi, y0 - fy0 * upi])
-    if target.geom_type in ("Polygon", "MultiPolygon") and target.intersects(b):
-        return
-    p_box, p_feat = ops.nearest_points(b.exterior, target)
-    if p_box.distance(p_feat) < 0.02 * upi:
-        return
+    (bx, by), (px, py) = (((x - fx0) * upi + x0, (y - fy0) * upi + y0) for x, y in seg.coords)
     sheet.ax.add_line(
-        Line2D(
-            [p_box.x, p_feat.x],
-            [p_box.y, p_feat.y],
-            color=lab.color,
-            lw=LABELS["leader_pt"],
-            zorder=10.05,
-            gid="leader",
-        )
+        Line2D([bx, px], [by, py], color=lab.color, lw=LABELS["leader_pt"], zorder=10.05, gid="leader")
     )
-    sheet.ax.plot([p_feat.x], [p_feat.y], marker="o", ms=1.2, color=lab.color, zorder=10.05)
+    sheet.ax.plot([px], [py], marker="o", ms=1.2, color=lab.color, zorder=10.05)
 
 
 def _renderer(fig):
@@ -354,10 +525,18 @@ def _bbox_in(artist, renderer, fig):
     return box(e.x0 / d, e.y0 / d, e.x1 / d, e.y1 / d)
 
 
+def _paper(sheet, geom: Any) -> Any:
+    """``geom`` (data coordinates) on paper: inches from the sheet's lower left."""
+    upi = sheet.plan.units_per_inch
+    fx0, fy0, _, _ = sheet.plan.sheet.frame
+    tx, ty = sheet.tile.bounds[0], sheet.tile.bounds[1]
+    return affinity.affine_transform(geom, [1 / upi, 0, 0, 1 / upi, fx0 - tx / upi, fy0 - ty / upi])
+
+
 def _to_in(sheet, x: float, y: float) -> tuple[float, float]:
     upi = sheet.plan.units_per_inch
     fx0, fy0, _, _ = sheet.plan.sheet.frame
     return fx0 + (x - sheet.tile.bounds[0]) / upi, fy0 + (y - sheet.tile.bounds[1]) / upi
 
 
-__all__ = ["Label", "avoid", "place", "request"]
+__all__ = ["Label", "Obstacle", "avoid", "keep_clear", "place", "request"]

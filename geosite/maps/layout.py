@@ -80,6 +80,7 @@ class MapSheet:
     floor: float = 0.0  # panel: inches from the panel's bottom already used
     labels: list[Any] = field(default_factory=list)  # geosite.maps.labels.Label, placed by labels.place
     avoid: list[Any] = field(default_factory=list)  # symbol boxes (paper inches) labels must not hide
+    clear: list[Any] = field(default_factory=list)  # geosite.maps.labels.Obstacle: drawn symbols, ditto
     placed: list[Any] = field(default_factory=list)  # (text, box in paper inches) of the labels placed
     unplaced: list[str] = field(default_factory=list)  # labels no candidate position could hold
     swatches: list[tuple[str, str, str]] = field(default_factory=list)  # legend rows: (label, kind, marker)
@@ -326,6 +327,8 @@ def draw_geoms(
     polys = [g for g in shapely.simplify(polys, tol, preserve_topology=True) if not g.is_empty]
     lines = list(shapely.simplify(lines, tol, preserve_topology=True))
     ec = edge or st.edge
+    if st.clear:
+        _keep_clear(sheet, polys, lines, st)
     if polys:
         _draw_polygons(sheet.ax, polys, st, ec)
     if lines:
@@ -333,6 +336,17 @@ def draw_geoms(
     if points:
         _draw_points(sheet, points, st, ec)
     return len(polys) + len(lines) + len(points)
+
+
+def _keep_clear(sheet: MapSheet, polys: list, lines: list, st: Style) -> None:
+    """Register the parts drawn in ``st`` as symbols labels keep clear of (``st.clear``), at the reach
+    of their ink on paper: half the line width, or half a fence's mark.
+    """
+    from geosite.maps import labels
+
+    reach_in = max(st.lw, float(st.extra.get("mark_size", 0.0)) if st.extra.get("marks") else 0.0) / 72 / 2
+    labels.keep_clear(sheet, polys, reach_in=reach_in, edge_only=st.clear == "edge")
+    labels.keep_clear(sheet, lines, reach_in=reach_in)
 
 
 def _draw_polygons(ax: Any, polys: list, st: Style, ec: str) -> None:

@@ -121,7 +121,28 @@ def _groups(ctx: MapContext) -> list[tuple[str, Any, str | None, str | None, boo
                 if side == "stand_in":
                     continue
                 out.append((f"{words}, {side}" if side else words, g, None, None, False, key))
+        out += _stand_in_groups(ctx)
     return out
+
+
+#: A stand-in's schedule name by its ``method`` (controls.fences.AREA_STAND_INS): what governs its ground.
+STAND_IN_WORDS: dict[str, str] = {
+    "erosion_mat": "erosion mat, in place of interior rows",
+    "mulch": "mulch, in place of interior rows",
+}
+
+
+def _stand_in_groups(ctx: MapContext) -> list[tuple[str, Any, str | None, str | None, bool, str]]:
+    """The stand-in areas (layer ``stand_ins``) as schedule groups, one per piece: the mat or mulch that
+    governs its ground where interior fence rows are not built (maintenance key: the method).
+    """
+    gdf = ctx.derived.get("stand_ins")
+    if gdf is None or not len(gdf) or "method" not in gdf.columns:
+        return []
+    return [
+        (STAND_IN_WORDS.get(str(m), f"{m}, in place of interior rows"), g, None, None, False, str(m))
+        for m, g in zip(gdf["method"], gdf.geometry.values, strict=True)
+    ]
 
 
 def bmp_schedule(ctx: MapContext) -> list[ScheduleRow]:

@@ -7,6 +7,7 @@ the full plan's items with ``map_layers``), so a new village's sheets need no co
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,7 @@ class Style:
     size: float = 4.0  # marker size, points
     z: float = 2.0
     extra: dict[str, Any] = field(default_factory=dict)
+    clear: str = ""  # what labels keep clear of (:data:`KEEP_CLEAR`): "footprint", "edge" or "" (nothing)
 
 
 STYLES: dict[str, Style] = {
@@ -132,7 +134,8 @@ STYLES: dict[str, Style] = {
     ),
     "stand_ins": Style(
         "polygon",
-        "Stand-in where a fence row cannot be built (erosion mat / mulch)",
+        "Erosion mat / mulch standing in for interior fence rows: it governs the hatched ground "
+        "(no row is built there; a row drawn beside it governs its own line)",
         face="#f5cba7",
         edge="#d35400",
         lw=0.6,
@@ -240,6 +243,33 @@ STYLES: dict[str, Style] = {
     ),
 }
 
+#: The symbols map labels keep clear of (geosite.maps.labels.keep_clear), by style: ``footprint`` the
+#: symbol as drawn (a filled polygon's area, a line with its marks), ``edge`` a polygon's outline only (its
+#: ground may hold labels). A label may sit on its own feature only inside it (a footprint's name).
+KEEP_CLEAR: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "streams",
+            "channels",
+            "lakes",
+            "wetlands",
+            "structures",
+            "structures_proposed",
+            "stockpiles",
+            "filter_fence",
+            "fence_stand_in",
+            "stockpile_fences",
+            "sediment_traps_sized",
+            "sediment_basins_submitted",
+            "tracking_pads",
+            "diversions",
+        ),
+        "footprint",
+    ),
+    "site_boundary": "edge",
+}
+STYLES.update({k: dataclasses.replace(STYLES[k], clear=c) for k, c in KEEP_CLEAR.items()})
+
 #: Map labels (geosite.maps.labels): placement order by kind (lower first), sizes in points, distances
 #: in paper inches.
 LABELS: dict[str, Any] = {
@@ -262,7 +292,19 @@ LABELS: dict[str, Any] = {
     "size_pt": {"road": 7.0, "water": 6.5, "feature": 6.5, "small": 6.0, "contour": 6.0},
     "pad_in": 0.015,  # clear space kept around every label's box
     "frame_inset_in": 0.04,  # labels stay this far inside the map frame
-    "ring_radii_in": (0.1, 0.18, 0.28, 0.4, 0.55, 0.75, 1.0, 1.3, 1.7),  # positions tried off the feature
+    "ring_radii_in": (
+        0.1,
+        0.18,
+        0.28,
+        0.4,
+        0.55,
+        0.75,
+        1.0,
+        1.3,
+        1.7,
+        2.2,
+        2.8,
+    ),  # positions tried off the feature
     "halo_pt": 2.2,  # white halo stroke around the text
     "leader_pt": 0.4,
     "contour_every_in": 5.0,  # an index contour's labels: one per piece 0.75 in or longer, then one per 5 in
@@ -305,10 +347,27 @@ def submitted_style(bmp_type: str, kind: str) -> Style:
     label = f"Submitted {words} (label: name or type)"
     if kind == "line":
         o = _SUBMITTED_LINES.get(bmp_type, {"lw": 1.2})
-        return Style("line", label, edge=SUBMITTED, lw=o["lw"], z=8.2, extra=dict(o.get("extra", {})))
-    if kind == "polygon":
+        return Style(
+            "line",
+            label,
+            edge=SUBMITTED,
+            lw=o["lw"],
+            z=8.2,
+            extra=dict(o.get("extra", {})),
+            clear="footprint",
+        )
+    if kind == "polygon":  # an area practice (mulch, mat: no face) keeps labels off its outline only
         o = _SUBMITTED_AREAS.get(bmp_type, {"face": "none", "hatch": None})
-        return Style("polygon", label, face=o["face"], edge=SUBMITTED, lw=1.0, hatch=o["hatch"], z=6.6)
+        return Style(
+            "polygon",
+            label,
+            face=o["face"],
+            edge=SUBMITTED,
+            lw=1.0,
+            hatch=o["hatch"],
+            z=6.6,
+            clear="footprint" if o["face"] != "none" else "edge",
+        )
     return Style(
         "point",
         label,
