@@ -484,3 +484,33 @@ def test_an_area_on_a_sheet_gives_acres_only_where_they_say_something(sqft, text
     from geosite.maps.common import sqft_text
 
     assert sqft_text(sqft) == text
+
+
+def test_the_map_scale_is_the_villages_own_when_none_is_given(plane_site, tmp_path):
+    """Newburg's chapter asks for 1 in = 20 ft (§ 152.08(B)(1)), Grantsburg's for 1 in = 100 ft: with no
+    --scale each village's sheets are drawn at its own, and a smaller scale than the chapter allows is
+    refused naming it (a Grantsburg default of 100 under Newburg drew a map its own check fails)."""
+    from geosite.cli import cli
+    from geosite.maps.sheets import check_sheet_count
+    from geosite.site import load_site
+
+    newburg = load_site(plane_site, jurisdiction="newburg")
+    assert check_sheet_count(newburg, None, "auto").scale_ft == 20.0
+    assert check_sheet_count(load_site(plane_site), None, "auto").scale_ft == 100.0
+    r = CliRunner().invoke(
+        cli,
+        [
+            "-q",
+            "map",
+            str(plane_site),
+            "--out",
+            str(tmp_path / "n"),
+            "--jurisdiction",
+            "newburg",
+            "--scale",
+            "50",
+        ],
+    )
+    assert r.exit_code == 2 and "at least 1 in = 20 ft" in r.output
+    with pytest.raises(InputError, match="at least 1 in = 100 ft"):
+        check_scale(200, 100.0)

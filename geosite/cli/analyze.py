@@ -56,9 +56,9 @@ _OPTIONS = options(
         "--scale",
         "scale_ft",
         type=float,
-        default=100.0,
-        show_default=True,
-        help="Map scale, feet per inch (100 or larger scales: 50, 40, 20).",
+        default=None,
+        help="Map scale, feet per inch; default: the scale the village's chapter asks for (1 in = 100 ft "
+        "in Grantsburg and Belgium). A smaller scale than the chapter allows is refused.",
     ),
     click.option(
         "--allow-outside-paths",
@@ -87,7 +87,7 @@ def analyze(
     strict: bool,
     no_maps: bool,
     sheet: str,
-    scale_ft: float,
+    scale_ft: float | None,
     allow_outside: bool,
     limit: tuple[str, ...],
 ) -> None:
@@ -138,11 +138,14 @@ def analyze(
         _print_summary(site.name, result.report, files)
 
 
-def _check_map_options(scale_ft: float, sheet: str) -> None:
-    """Refuse a map scale or sheet the maps cannot draw, before any work."""
+def _check_map_options(scale_ft: float | None, sheet: str) -> None:
+    """Refuse a map scale or sheet the maps cannot draw, before any work (the chapter's smallest scale is
+    held against the scale once the site's profile is known: check_sheet_count).
+    """
     from geosite.maps import check_scale, parse_sheet
 
-    check_scale(scale_ft)
+    if scale_ft is not None:
+        check_scale(scale_ft)
     if sheet != "auto":
         parse_sheet(sheet)
 

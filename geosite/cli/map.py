@@ -22,9 +22,9 @@ _OPTIONS = options(
         "--scale",
         "scale_ft",
         type=float,
-        default=100.0,
-        show_default=True,
-        help="Feet per inch of paper: 100 or less (1 in = 100, 50, 40, 20 ft). Smaller scales are refused.",
+        default=None,
+        help="Feet per inch of paper; default: the scale the village's chapter asks for (1 in = 100 ft in "
+        "Grantsburg and Belgium). A smaller scale than the chapter allows is refused.",
     ),
     click.option(
         "--margin",
@@ -48,7 +48,7 @@ def map_cmd(
     site_dir: Path,
     out: Path | None,
     sheet: str,
-    scale_ft: float,
+    scale_ft: float | None,
     margin_ft: float | None,
     jurisdiction: str | None,
     no_hillshade: bool,
@@ -62,7 +62,8 @@ def map_cmd(
     quiet = state(ctx).quiet
     steps = state(ctx).steps()
     out = out or Path("geosite-out") / f"{site_dir.resolve().name}-maps"
-    check_scale(scale_ft)  # refuse before any work
+    if scale_ft is not None:
+        check_scale(scale_ft)  # refuse a number that is no scale before any work
     parse_sheet(sheet)
     out = output_folder(out, [site_dir], overwrite)
     with steps:

@@ -290,7 +290,7 @@ def make_context(
         site, profile, derived = result_or_site.site, result_or_site.profile, dict(result_or_site.layers)
     else:
         raise InputError(f"expected a geosite AnalysisResult or Site, got {type(result_or_site).__name__}")
-    scale_ft = check_scale(_profile_scale(profile) if scale_ft is None else scale_ft)
+    scale_ft = check_scale(_profile_scale(profile) if scale_ft is None else scale_ft, profile.map_scale_ft)
     if margin_ft is None:
         margin_ft = site.map_margin_ft(profile)
     margin_ft = check_margin(margin_ft)

@@ -24,7 +24,6 @@ SHEET_SIZES_IN: dict[str, tuple[float, float]] = {
 }
 ORIENTATIONS = ("landscape", "portrait")
 #: The smallest ground distance per paper inch the ordinances accept ("at least 1 in = 100 ft").
-MAX_SCALE_FT = 100.0
 #: Plain-paper conventions: blank border and the width of the legend/title panel, inches.
 BORDER_IN = {"ANSI-A": 0.4, "ANSI-B": 0.5, "ANSI-C": 0.5, "ANSI-D": 0.75, "ARCH-D": 0.75}
 PANEL_IN = {"ANSI-A": 2.75, "ANSI-B": 3.0, "ANSI-C": 3.4, "ANSI-D": 3.6, "ARCH-D": 3.6}
@@ -85,8 +84,24 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def check_scale(scale_ft: float) -> float:
-    """The scale as feet per paper inch; refuses scales smaller than 1 in = 100 ft (InputError)."""
+def check_scale(scale_ft: float, max_ft_per_in: float | None = None) -> float:
+    """The scale as feet per paper inch, refused (InputError) unless positive and, given the chapter's
+    limit, no smaller a scale than it allows.
+
+    Parameters
+    ----------
+    scale_ft : float
+        The scale asked for, ground feet per paper inch.
+    max_ft_per_in : float or None
+        The village's chapter's smallest scale, ground feet per paper inch
+        (:attr:`geosite.rules.Profile.map_scale_ft`: Grantsburg's and Belgium's 100, Newburg's 20);
+        None checks the number alone.
+
+    Returns
+    -------
+    float
+        The scale, feet per inch.
+    """
     try:
         s = float(scale_ft)
     except (TypeError, ValueError):
@@ -95,11 +110,11 @@ def check_scale(scale_ft: float) -> float:
         ) from None
     if not (s > 0 and math.isfinite(s)):
         raise InputError(f"map scale must be a positive number of feet per inch, got {scale_ft!r}")
-    if s > MAX_SCALE_FT:
+    if max_ft_per_in is not None and s > max_ft_per_in:
         raise InputError(
-            f"map scale 1 in = {s:g} ft is smaller than the ordinance allows: the existing site map must be "
-            f"at least 1 in = {MAX_SCALE_FT:g} ft (Grantsburg and Belgium plan A(1)); use --scale 100, 50, "
-            "40 or 20"
+            f"map scale 1 in = {s:g} ft is smaller than the village's chapter allows: its plan map must be "
+            f"at least 1 in = {max_ft_per_in:g} ft; leave --scale out for that scale, or give a larger one "
+            f"(fewer feet per inch)"
         )
     return s
 
@@ -143,25 +158,25 @@ def check_margin(margin_ft: Any) -> float:
 
 def check_sheet_count(
     site: Any, scale_ft: float | None = None, sheet: str = "auto", margin_ft: float | None = None
-) -> None:
+) -> SheetPlan:
     """Refuse, before any work, a bad margin or a site whose plan maps would be tiled over more sheets
     than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan
-    them. ``scale_ft`` (feet per inch) None: the profile's (:attr:`geosite.rules.Profile.map_scale_ft`).
+    them. ``scale_ft`` (feet per inch) None: the profile's (:attr:`geosite.rules.Profile.map_scale_ft`);
+    a smaller scale than the profile's is refused. Returns the sheet plan.
     """
     from geosite.rules import load_profile
 
-    if margin_ft is None or scale_ft is None:
-        profile = site.profile or load_profile(site.jurisdiction)
-        margin = site.map_margin_ft(profile) if margin_ft is None else margin_ft
-        scale_ft = profile.map_scale_ft if scale_ft is None else scale_ft
-        if scale_ft is None:
-            raise InputError(f"profile {profile.id} gives no map scale: pass scale_ft, feet per inch")
-    else:
-        margin = margin_ft
-    plan = plan_sheets(map_extent(site, check_margin(margin)), check_scale(scale_ft), site.ft_per_unit, sheet)
+    profile = site.profile or load_profile(site.jurisdiction)
+    margin = site.map_margin_ft(profile) if margin_ft is None else margin_ft
+    scale_ft = profile.map_scale_ft if scale_ft is None else scale_ft
+    if scale_ft is None:
+        raise InputError(f"profile {profile.id} gives no map scale: pass scale_ft, feet per inch")
+    scale_ft = check_scale(scale_ft, profile.map_scale_ft)
+    plan = plan_sheets(map_extent(site, check_margin(margin)), scale_ft, site.ft_per_unit, sheet)
     site.limits.check_sheet_tiles(
         f"site {site.root or site.name}", len(plan.tiles), plan.sheet.label, scale_ft
     )
+    return plan
 
 
 @dataclass(frozen=True)
