@@ -31,7 +31,8 @@ _OPTIONS = options(
         "margin_ft",
         type=float,
         default=None,
-        help="Feet shown around the site (default: site.toml map_margin_ft, else the jurisdiction's, 200).",
+        help="Feet shown around the site (default: site.toml map_margin_ft, else the jurisdiction's: 200 in "
+        "Grantsburg and Belgium).",
     ),
     JURISDICTION,
     click.option("--no-hillshade", is_flag=True, help="Draw contours without the shaded relief under them."),
