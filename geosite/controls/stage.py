@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import geopandas as gpd
+import numpy as np
 import shapely
 
-from geosite import controls
+from geosite import controls, grid
 from geosite.grid import to_crs, to_dem_crs
 from geosite.io.output import py_scalar
 from geosite.rules import Decision, Finding, Gate, Profile, Requirement, decide, feature_applies, site_gate
@@ -618,6 +619,8 @@ class _BasinPlan:
     """
 
     outlets: gpd.GeoDataFrame
+    #: per outlet: its cells on the DEM grid (exit cells and their first steps downhill, flat indices)
+    cells: list[Any]
     fringe: gpd.GeoDataFrame
     #: per outlet: its drainage (acres), kind, and the bmps ids receiving its runoff / suiting it
     served: list[controls.OutletService]
@@ -649,9 +652,12 @@ def _basin(c: _Ctx, flow: _Flow) -> _BasinRoute:
     required = d.met
     # under 10 acres a basin is one route of two: never alone a failure
     route_req = required if not b.small_alt else False
-    c.res.layers["sediment_basins"] = _mark(
-        b.outlets, bool(route_req and c.open("sediment_basin")) if required is not None else None
-    )
+    marked = bool(route_req and c.open("sediment_basin")) if required is not None else None
+    c.res.layers["sediment_basins"] = _mark(b.outlets, marked)
+    traps = _trap_footprints(c, flow, b, dist)
+    c.res.layers["sediment_basin_footprints"] = _mark(traps, marked)
+    if len(traps):
+        b.rep["trap_footprints"] = _footprint_rep(traps)
     if required is None:
         c.res.findings.append(
             c.finding(
@@ -668,6 +674,62 @@ def _basin(c: _Ctx, flow: _Flow) -> _BasinRoute:
     return _BasinRoute(
         serves_all=bool(b.served) and all(s["suitable_by"] for s in b.served), alternative_open=b.small_alt
     )
+
+
+def _trap_footprints(c: _Ctx, flow: _Flow, b: _BasinPlan, dist: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The footprint of the trap at each outlet of ``b`` needing one (:func:`geosite.controls.place_traps`):
+    its DNR 1063 surface area (the profile's sq ft per acre drained), on the site, in the disturbed area
+    where it fits, clear of the structures, within ``basin_search_ft`` of the cells where its outlet's
+    runoff leaves (the distance within which ``check`` counts a trap as receiving it).
+    """
+    outlets = b.outlets
+    nc = flow.dem.shape[1]
+    receives = list(
+        to_crs(
+            gpd.GeoSeries(
+                [
+                    shapely.multipoints(np.column_stack(grid.centres(flow.dem, *np.divmod(k, nc))))
+                    for k in b.cells
+                ],
+                crs=flow.dem.crs,
+            ),
+            outlets.crs,
+        )
+    )
+    structures = c.site.layer("structures")
+    ground = controls.TrapGround(
+        site=c.site.boundary,
+        disturbed=to_crs(dist, outlets.crs).geometry.union_all(),
+        structures=(
+            to_crs(structures, outlets.crs).geometry.union_all()
+            if structures is not None and len(structures)
+            else None
+        ),
+        ft_per_unit=c.site.ft_per_unit,
+    )
+    per_acre = c.p.value("controls", "sediment_trap_surface_sqft_per_acre")
+    return controls.place_traps(
+        outlets,
+        ground,
+        surface_sqft_per_acre=None if per_acre is None else float(per_acre),
+        reach_ft=float(c.v("basin_search_ft")),
+        receives=receives,
+    )
+
+
+def _footprint_rep(traps: gpd.GeoDataFrame) -> list[dict[str, Any]]:
+    """The report's ``trap_footprints``: per trap its outlet, surface (sq ft), where it lies, in words."""
+    return [
+        {
+            "outlet": int(r.outlet),
+            "surface_sqft": round(float(r.surface_sqft), 1),
+            "placed": bool(r.placed),
+            "moved_ft": round(float(r.moved_ft), 1) if r.placed else None,
+            "in_disturbed": bool(r.in_disturbed),
+            "placement": str(r.placement),
+        }
+        for r in traps.itertuples()
+    ]
 
 
 def _basin_plan(c: _Ctx, flow: _Flow, pr: Requirement, dist: gpd.GeoDataFrame) -> _BasinPlan:
@@ -688,6 +750,7 @@ def _basin_plan(c: _Ctx, flow: _Flow, pr: Requirement, dist: gpd.GeoDataFrame) -
     rep = _basin_rep(outlets, fringe, served, required=d.met, reasons=reasons, small_alt=small_alt)
     return _BasinPlan(
         outlets=outlets,
+        cells=cells,
         fringe=fringe,
         served=served,
         got=got,
@@ -806,7 +869,8 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
     """Where the required basins go, and whether the plan submits one of a suiting kind at each outlet."""
     res, outlets, fringe, served, reasons, rep = c.res, b.outlets, b.fringe, b.served, b.reasons, b.rep
     small_alt, total = b.small_alt, b.total
-    where = _basin_where(outlets, served)
+    no_room = {f["outlet"]: f["placement"] for f in rep.get("trap_footprints", []) if not f["placed"]}
+    where = _basin_where(outlets, served, no_room)
     if small_alt:
         what = "Sediment basins or traps are one route"
     elif c.open("sediment_basin"):
@@ -837,8 +901,13 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
     _basin_submitted(c, pr, b, where)
 
 
-def _basin_where(outlets: gpd.GeoDataFrame, served: list[controls.OutletService]) -> str:
-    """Each outlet as the findings name it: where (site CRS), its drainage (acres), the submitted basins."""
+def _basin_where(
+    outlets: gpd.GeoDataFrame, served: list[controls.OutletService], no_room: dict[int, str]
+) -> str:
+    """Each outlet as the findings name it: where (site CRS), its drainage (acres), the submitted basins,
+    and, for an outlet in ``no_room`` (outlet -> the statement) with no suitable basin submitted, that
+    the trap it needs fits nowhere on the site.
+    """
     at = {int(o): (float(g.x), float(g.y)) for o, g in zip(outlets["outlet"], outlets.geometry, strict=True)}
     where = "; ".join(
         f"outlet {s['outlet']} near ({at[s['outlet']][0]:,.0f}, {at[s['outlet']][1]:,.0f}) "
@@ -852,6 +921,7 @@ def _basin_where(outlets: gpd.GeoDataFrame, served: list[controls.OutletService]
             if s["served_by"]
             else "; none submitted"
         )
+        + (f" ({no_room[s['outlet']]})" if s["outlet"] in no_room and not s["suitable_by"] else "")
         for s in served
     )
     return where
