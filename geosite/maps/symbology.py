@@ -188,7 +188,8 @@ STYLES: dict[str, Style] = {
     ),
     "sediment_traps_sized": Style(
         "polygon",
-        "Sediment trap at an outlet, drawn at its DNR 1063 surface area (label: type, drainage, area)",
+        "Sediment trap at its DNR 1063 surface area, on the site at the outlet it serves "
+        "(label: type, drainage, area)",
         face="#a9cce3",
         edge="#1f618d",
         lw=0.8,
