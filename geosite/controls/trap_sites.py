@@ -13,7 +13,10 @@ position to the outlet where it fits:
 1. on the site and in the disturbed area (the trap takes the runoff before it leaves; the perimeter
    fence runs along the disturbed edge, beside the trap, not through it), clear of the structures and
    of the traps placed before it;
-2. else on the site, clear of the structures and the other traps (partly outside the disturbed area).
+2. else on the site wholly outside the disturbed area, beside its edge where the runoff leaves (the
+   fence along the edge again beside the trap), clear of the structures and the other traps.
+
+A footprint straddling the disturbed edge is never proposed: the perimeter fence would run through it.
 
 The nearest fitting position is the point of the eroded ground (the ground shrunk by the footprint's
 radius) nearest the outlet: the footprint moved inward along the edge's inward normal where the edge is
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
 #: The sides of the regular polygon a trap's footprint is drawn as (a circle to the eye at print size).
 FOOTPRINT_SIDES = 64
 #: Where the footprints may lie, in the order they are tried (see the module notes).
-TIERS = ("in the disturbed area", "on the site, partly outside the disturbed area")
+TIERS = ("in the disturbed area", "on the site beside the disturbed area, outside it")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -195,7 +198,11 @@ def _fit(near: _Near, area_sqft: float, ground: TrapGround, *, taken: list[Polyg
     fpu = ground.ft_per_unit
     r = footprint_radius_ft(area_sqft) / fpu
     blocked = shapely.union_all([g for g in (ground.structures, *taken) if g is not None])
-    for tier, base in enumerate((shapely.intersection(ground.site, ground.disturbed), ground.site)):
+    tiers = (
+        shapely.intersection(ground.site, ground.disturbed),
+        shapely.difference(ground.site, ground.disturbed),
+    )
+    for tier, base in enumerate(tiers):
         free = shapely.difference(base, blocked) if not blocked.is_empty else base
         centre = _nearest_centre(free, near, r, fpu)
         if centre is None:
