@@ -287,7 +287,9 @@ def _traps_and_basins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, gdf, ref
     placed = [fp is not None and bool(fp.placed) for fp in fps]
     if any(placed):
         st = STYLES["sediment_traps_sized"]
-        L.draw_geoms(sheet, [fp.geometry for fp, ok in zip(fps, placed, strict=True) if ok], st)
+        L.draw_geoms(
+            sheet, [fp.geometry for fp, ok in zip(fps, placed, strict=True) if ok and fp is not None], st
+        )
         panel.add(st, "(c) " + st.label + ref)
     symbols = [g for g, fp in zip(gdf.geometry.values, fps, strict=True) if fp is None]
     if symbols:
@@ -296,7 +298,7 @@ def _traps_and_basins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, gdf, ref
         panel.add(st, "(c) " + st.label + ref)
     where, texts = [], []
     for (_, r), fp, ok in zip(gdf.iterrows(), fps, placed, strict=True):
-        where.append(fp.geometry if ok else r.geometry)
+        where.append(fp.geometry if ok and fp is not None else r.geometry)
         texts.append(
             _basin_text(r)
             + ("" if fp is None else f"\n{float(fp.surface_sqft):,.0f} sq ft surface")
