@@ -381,6 +381,15 @@ def failing(checked) -> str:
 def assert_traps_on_the_site(result, plan: Path) -> None:
     """Every trap or basin the plan proposes lies within the site boundary; a trap at its DNR 1063 surface
     area (the profile's sq ft per acre times the acres draining to it)."""
+    feet = result.layers.get("sediment_basin_footprints")
+    no_room = (
+        []
+        if feet is None
+        else [int(o) for o, ok in zip(feet["outlet"], feet["placed"], strict=True) if not ok]
+    )
+    if no_room:  # the report says so in words (an outlet no submitted trap serves)
+        said = " ".join(f.message for f in result.findings if f.rule == "sediment_trap_room")
+        assert all(f"Outlet {o} " in said for o in no_room) and "no room on the site for the trap" in said
     bmps = gpd.read_file(plan / "layers.gpkg", layer="bmps")
     traps = bmps[bmps["type"].isin(["sediment_trap", "sediment_basin"])]
     site = result.site.boundary.buffer(1e-6)

@@ -658,6 +658,7 @@ def _basin(c: _Ctx, flow: _Flow) -> _BasinRoute:
     c.res.layers["sediment_basin_footprints"] = _mark(traps, marked)
     if len(traps):
         b.rep["trap_footprints"] = _footprint_rep(traps)
+        _no_room_finding(c, b, traps)
     if required is None:
         c.res.findings.append(
             c.finding(
@@ -714,6 +715,31 @@ def _trap_footprints(c: _Ctx, flow: _Flow, b: _BasinPlan, dist: gpd.GeoDataFrame
         surface_sqft_per_acre=None if per_acre is None else float(per_acre),
         reach_ft=float(c.v("basin_search_ft")),
         receives=receives,
+    )
+
+
+def _no_room_finding(c: _Ctx, b: _BasinPlan, traps: gpd.GeoDataFrame) -> None:
+    """The outlets whose trap fits nowhere on the site (``traps``: the footprints of
+    :func:`_trap_footprints`) and which no suitable submitted basin or trap serves, in words.
+    """
+    served = {s["outlet"]: s for s in b.served}
+    rows = [
+        t for t in traps.itertuples() if not t.placed and not served.get(int(t.outlet), {}).get("suitable_by")
+    ]
+    if not rows:
+        return
+    c.res.findings.append(
+        c.finding(
+            "sediment_basin",
+            "sediment_trap_room",
+            "info",
+            "; ".join(
+                f"Outlet {int(t.outlet)} ({float(t.drainage_acres):,.2f} acres drain there): {t.placement}"
+                for t in rows
+            )
+            + ".",
+            values={"outlets": [int(t.outlet) for t in rows]},
+        )
     )
 
 
@@ -869,8 +895,7 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
     """Where the required basins go, and whether the plan submits one of a suiting kind at each outlet."""
     res, outlets, fringe, served, reasons, rep = c.res, b.outlets, b.fringe, b.served, b.reasons, b.rep
     small_alt, total = b.small_alt, b.total
-    no_room = {f["outlet"]: f["placement"] for f in rep.get("trap_footprints", []) if not f["placed"]}
-    where = _basin_where(outlets, served, no_room)
+    where = _basin_where(outlets, served)
     if small_alt:
         what = "Sediment basins or traps are one route"
     elif c.open("sediment_basin"):
@@ -901,13 +926,8 @@ def _basin_findings(c: _Ctx, pr: Requirement, b: _BasinPlan, route_req: bool) ->
     _basin_submitted(c, pr, b, where)
 
 
-def _basin_where(
-    outlets: gpd.GeoDataFrame, served: list[controls.OutletService], no_room: dict[int, str]
-) -> str:
-    """Each outlet as the findings name it: where (site CRS), its drainage (acres), the submitted basins,
-    and, for an outlet in ``no_room`` (outlet -> the statement) with no suitable basin submitted, that
-    the trap it needs fits nowhere on the site.
-    """
+def _basin_where(outlets: gpd.GeoDataFrame, served: list[controls.OutletService]) -> str:
+    """Each outlet as the findings name it: where (site CRS), its drainage (acres), the submitted basins."""
     at = {int(o): (float(g.x), float(g.y)) for o, g in zip(outlets["outlet"], outlets.geometry, strict=True)}
     where = "; ".join(
         f"outlet {s['outlet']} near ({at[s['outlet']][0]:,.0f}, {at[s['outlet']][1]:,.0f}) "
@@ -921,7 +941,6 @@ def _basin_where(
             if s["served_by"]
             else "; none submitted"
         )
-        + (f" ({no_room[s['outlet']]})" if s["outlet"] in no_room and not s["suitable_by"] else "")
         for s in served
     )
     return where
