@@ -722,10 +722,8 @@ def _no_room_finding(c: _Ctx, b: _BasinPlan, traps: gpd.GeoDataFrame) -> None:
     """The outlets whose trap fits nowhere on the site (``traps``: the footprints of
     :func:`_trap_footprints`) and which no suitable submitted basin or trap serves, in words.
     """
-    served = {s["outlet"]: s for s in b.served}
-    rows = [
-        t for t in traps.itertuples() if not t.placed and not served.get(int(t.outlet), {}).get("suitable_by")
-    ]
+    suited = {s["outlet"] for s in b.served if s["suitable_by"]}
+    rows = [t for t in traps.itertuples() if not t.placed and int(t.outlet) not in suited]
     if not rows:
         return
     c.res.findings.append(
