@@ -13,6 +13,7 @@ import math
 
 import geopandas as gpd
 import pytest
+import shapely
 from shapely.geometry import Point, box
 
 from geosite.controls import TrapGround, place_traps
@@ -117,3 +118,49 @@ def test_basins_and_unsized_traps_get_no_footprint(per_acre):
     o = outlets((100, 0, 20.0, "sediment_basin"), (300, 0, 2.0, "sediment_trap"))
     assert list(place_traps(o, ground(site), surface_sqft_per_acre=per_acre, reach_ft=10.0)["outlet"]) == [2]
     assert not len(place_traps(o, ground(site), surface_sqft_per_acre=None, reach_ft=10.0))
+
+
+def test_sheet_draws_the_trap_on_the_site_with_its_label_off_the_boundary(tmp_path, per_acre):
+    """The small lot of the round trip (100 x 100 ft disturbed on a 4 % plane): the construction plan
+    draws its trap as the footprint (1,560 sq ft per acre drained, on the site), no perimeter fence runs
+    through it, and its label's box does not cross the site boundary's line."""
+    import warnings
+
+    from matplotlib.colors import same_color
+    from test_round_trip import BUILT
+
+    import geosite
+    from geosite.maps import render_construction_plan
+    from geosite.maps.labels import _to_in
+    from geosite.maps.symbology import STYLES
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = geosite.analyze(geosite.load_site(BUILT["small_lot_4pct"](tmp_path / "lot")))
+        sheet = render_construction_plan(result, None)[0].geosite
+    (fp,) = result.layers["sediment_basin_footprints"].itertuples()
+    want = per_acre * fp.drainage_acres
+    site = result.site.boundary
+    st = STYLES["sediment_traps_sized"]
+    (coll,) = [
+        c
+        for c in sheet.ax.collections
+        if c.get_hatch() == st.hatch
+        and len(c.get_facecolor())
+        and same_color(c.get_facecolor()[0][:3], st.face)
+        and same_color(c.get_edgecolor()[0][:3], st.edge)
+    ]
+    drawn = shapely.Polygon(coll.get_paths()[0].vertices)
+    fpu = result.site.ft_per_unit
+    assert fp.geometry.area * fpu**2 == pytest.approx(want, rel=1e-6) and site.covers(fp.geometry)
+    # drawn simplified at the paper's resolution: the same area within 1 %, on the site
+    assert drawn.area * fpu**2 == pytest.approx(want, rel=0.01) and site.buffer(1e-6).covers(drawn)
+    fence = result.layers["filter_fence"]
+    perimeter = fence[fence["side"].isin(["downslope", "sideslope", "hook"])]
+    assert shapely.union_all(perimeter.geometry.values).intersection(drawn.buffer(-0.5 / fpu)).length == 0
+    kinds = {label: kind for label, kind, _marker in sheet.swatches}
+    (swatch,) = [k for k in kinds if k.startswith("(c) " + st.label)]  # "(shown for reference...)" after
+    assert kinds[swatch] == "polygon"
+    (box_in,) = [bb for t, bb in sheet.placed if f"{want:,.0f} sq ft surface" in t]
+    edge_in = shapely.LineString([_to_in(sheet, x, y) for x, y in site.exterior.coords])
+    assert not box_in.intersects(edge_in)
