@@ -10,7 +10,10 @@
   (a geographic file CRS, as GeoJSON must use, is reprojected and reported as **info**);
 - the site CRS differs from the profile's ``[jurisdiction] expected_crs``: **info** (the chapter names no
   coordinate system and every length is measured in feet after reprojection);
-- BMPs drawn entirely outside the site (beyond ``bmp_outside_tolerance_ft``): **fail**.
+- BMPs drawn entirely outside the site (beyond ``bmp_outside_tolerance_ft``): **fail**; a trap or basin
+  (``sediment_basin_types``) drawn at its size whose footprint reaches past the site and that tolerance:
+  **fail**, the same rule, with the sq ft outside and how far beyond (digging on land the plan does not
+  cover). A trap or basin submitted as a point is judged as any BMP.
 
 Thresholds come from the profile's ``[submission]`` table.
 """
