@@ -164,3 +164,34 @@ def test_sheet_draws_the_trap_on_the_site_with_its_label_off_the_boundary(tmp_pa
     (box_in,) = [bb for t, bb in sheet.placed if f"{want:,.0f} sq ft surface" in t]
     edge_in = shapely.LineString([_to_in(sheet, x, y) for x, y in site.exterior.coords])
     assert not box_in.intersects(edge_in)
+
+
+def test_check_reads_a_submitted_trap_as_a_point_or_as_its_footprint(per_acre):
+    """A 4 % plane falling south, a 200 x 200 ft disturbed square: one outlet, its whole south edge. The
+    trap placed for it (a polygon, as analyze's plan writes it) and the outlet's point (as a plan from
+    another tool gives it) each receive its runoff and suit it."""
+    from geosite.controls import disturbed_outlets, submitted_at_outlets
+    from geosite.hydrology import flow_grid
+    from geosite.testing import inclined_plane
+
+    dem = inclined_plane(4.0, shape=(150, 150), cell=2.0)
+    x0, y1 = dem.transform.c, dem.transform.f  # the grid's upper-left corner
+    site = box(x0 + 40, y1 - 260, x0 + 260, y1 - 40)
+    dist = gpd.GeoDataFrame(geometry=[box(x0 + 50, y1 - 250, x0 + 250, y1 - 50)], crs=dem.crs)
+    outs, cells = disturbed_outlets(dist, dem, flow_grid(dem), 5.0, 100.0)
+    assert len(outs) == 1
+    traps = place_traps(
+        outs,
+        TrapGround(site=site, disturbed=dist.geometry.iloc[0], structures=None, ft_per_unit=dem.ft_per_unit),
+        surface_sqft_per_acre=per_acre,
+        reach_ft=10.0,
+    )
+    (t,) = traps.itertuples()
+    assert t.placed and t.in_disturbed and site.covers(t.geometry)
+    submitted = gpd.GeoDataFrame(
+        {"id": [1, 2], "type": ["sediment_trap", "sediment_trap"]},
+        geometry=[t.geometry, outs.geometry.iloc[0]],
+        crs=dem.crs,
+    )
+    (s,) = submitted_at_outlets(submitted, outs, cells, dem, flow_grid(dem), disturbed=dist, search_ft=10.0)
+    assert s["served_by"] == [1, 2] and s["suitable_by"] == [1, 2]
