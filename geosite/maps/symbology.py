@@ -175,7 +175,8 @@ STYLES: dict[str, Style] = {
         z=8,
         extra={"marks": "x", "mark_every_in": 0.2, "mark_size": 3.0},
     ),
-    # the analysis' basins and traps are outlets (points): a circle, its legend a circle; a submitted one is
+    # the analysis' basins (and traps the profile gives no size for) are outlets (points): a circle, its
+    # legend a circle; its traps are their footprints (controls.trap_sites), a polygon; a submitted one is
     # drawn at its size (polygon) in the same colours
     "sediment_basins": Style(
         "point",
