@@ -254,7 +254,7 @@ def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
         *_diversion_bmps(L.get("diversions")),
         *_inlet_bmps(L.get("inlet_protection")),
         *_pads(result),
-        *_basin_bmps(basins),
+        *_basin_bmps(basins, L.get("sediment_basin_footprints")),
         *_stand_in_bmps(result),
         *_pile_stabilization(result),
         *_dewatering(result, basins),
@@ -324,21 +324,30 @@ def _inlet_bmps(inl: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
     return [_row(g, "inlet_protection", "storm drain inlet protection", "DNR 1060") for g in inl.geometry]
 
 
-def _basin_bmps(basins: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
-    """The sediment trap or basin at each outlet that needs one, with its ``drainage_acres``."""
+def _basin_bmps(basins: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
+    """The sediment trap or basin at each outlet that needs one, with its ``drainage_acres``: a trap as its
+    footprint (its DNR 1063 surface area, on the site, :mod:`geosite.controls.trap_sites`) with its
+    ``surface_sqft``, none where no footprint fits on the site (the report and the sheet say so); a basin,
+    sized by its design (DNR 1064), or a trap the profile gives no surface area for, at its outlet's point.
+    """
     if basins is None or not len(basins):
         return []
-    return [
-        _row(
-            g,
-            k,
-            f"{k.replace('_', ' ')} at the outlet",
-            "DNR 1063" if k == "sediment_trap" else "DNR 1064",
-            drainage_acres=float(ac),
-        )
-        for k, g, ac in zip(basins["kind"], basins.geometry, basins["drainage_acres"], strict=True)
-        if k in ("sediment_trap", "sediment_basin")
-    ]
+    feet = {} if footprints is None else {int(r.outlet): r for r in footprints.itertuples()}
+    rows = []
+    for o, k, g, ac in zip(
+        basins["outlet"], basins["kind"], basins.geometry, basins["drainage_acres"], strict=True
+    ):
+        if k not in ("sediment_trap", "sediment_basin"):
+            continue
+        fp = feet.get(int(o)) if k == "sediment_trap" else None
+        if fp is not None and not fp.placed:
+            continue
+        std = "DNR 1063" if k == "sediment_trap" else "DNR 1064"
+        kw: dict[str, Any] = {"drainage_acres": float(ac)}
+        if fp is not None:
+            g, kw["surface_sqft"] = fp.geometry, round(float(fp.surface_sqft), 1)
+        rows.append(_row(g, k, f"{k.replace('_', ' ')} at the outlet", std, **kw))
+    return rows
 
 
 def _stand_in_bmps(result: Any) -> list[dict[str, Any]]:

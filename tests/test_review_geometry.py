@@ -5,7 +5,7 @@ site, a layer whose CRS contradicts the declared one, the scale and extent of a 
 from __future__ import annotations
 
 import pytest
-from sitebuilder import X0, Y0, rect, write_map
+from sitebuilder import X0, Y0, point, rect, write_map
 from test_review_check import bmp_frame, clean_conf, clean_layers, fails, finding_geoms, gdf, line, run_check
 
 from geosite.testing import inclined_plane
@@ -66,6 +66,31 @@ def test_layer_off_site_and_bmp_outside(tmp_path, dem):
     res, data, _ = run_check(tmp_path / "b", dem, layers)
     f = only_fail(data, "geometry.bmp_outside_site")
     assert f["feature_ids"] == [10] and f["values"]["distance_ft"] == pytest.approx(100.0)
+
+
+def test_trap_footprint_reaching_past_the_boundary(tmp_path, dem):
+    """A submitted trap drawn at its size across the site's north edge (y = -200): a 30 ft square
+    centred on the edge, 450 sq ft of its 900 off the site, 15 ft beyond it (past the profile's 10 ft
+    tolerance); the same trap wholly inside passes, and a point trap on the edge is where it belongs.
+    """
+
+    def with_trap(geom, kind="sediment_trap"):
+        layers = clean_layers()
+        b = layers["bmps"]
+        layers["bmps"] = bmp_frame(list(b.geometry) + [geom], list(b["id"]) + [10], list(b["type"]) + [kind])
+        return layers
+
+    res, data, _ = run_check(tmp_path / "a", dem, with_trap(rect(285, -215, 30, 30)))
+    f = only_fail(data, "geometry.bmp_outside_site")
+    assert f["feature_ids"] == [10] and "sediment_trap" in f["message"]
+    assert f["values"]["outside_sqft"] == pytest.approx(450.0, rel=1e-6)
+    assert f["values"]["footprint_sqft"] == pytest.approx(900.0, rel=1e-6)
+    assert f["values"]["distance_ft"] == pytest.approx(15.0, rel=1e-6)
+    assert "450 sq ft of its 900 sq ft footprint lies outside the boundary" in f["message"]
+    _, data, _ = run_check(tmp_path / "b", dem, with_trap(rect(285, -245, 30, 30), "sediment_basin"))
+    assert not any(f["rule"] == "geometry.bmp_outside_site" for f in fails(data))
+    _, data, _ = run_check(tmp_path / "c", dem, with_trap(point(300, -200)))
+    assert not any(f["rule"] == "geometry.bmp_outside_site" for f in fails(data))
 
 
 def test_layer_crs_contradicts_declared(tmp_path, dem):

@@ -378,11 +378,36 @@ def failing(checked) -> str:
     return "\n".join(f"{f.citation} {f.rule}: {f.message}" for f in checked.failed)
 
 
+def assert_traps_on_the_site(result, plan: Path) -> None:
+    """Every trap or basin the plan proposes lies within the site boundary; a trap at its DNR 1063 surface
+    area (the profile's sq ft per acre times the acres draining to it)."""
+    feet = result.layers.get("sediment_basin_footprints")
+    no_room = (
+        []
+        if feet is None
+        else [int(o) for o, ok in zip(feet["outlet"], feet["placed"], strict=True) if not ok]
+    )
+    if no_room:  # the report says so in words (an outlet no submitted trap serves)
+        said = " ".join(f.message for f in result.findings if f.rule == "sediment_trap_room")
+        assert all(f"Outlet {o} " in said for o in no_room) and "no room on the site for the trap" in said
+    bmps = gpd.read_file(plan / "layers.gpkg", layer="bmps")
+    traps = bmps[bmps["type"].isin(["sediment_trap", "sediment_basin"])]
+    site = result.site.boundary.buffer(1e-6)
+    fpu = result.site.ft_per_unit
+    assert all(site.covers(g) for g in traps.geometry), traps
+    per_acre = result.profile.value("controls", "sediment_trap_surface_sqft_per_acre")
+    for t in traps.itertuples():
+        if t.geometry.geom_type == "Polygon":
+            assert t.type == "sediment_trap" and per_acre is not None
+            assert t.geometry.area * fpu**2 == pytest.approx(float(per_acre) * t.drainage_acres, rel=1e-6)
+
+
 @pytest.mark.parametrize("sample", SAMPLES, ids=[p.name for p in SAMPLES])
 def test_sample_site_plan_passes_its_own_check(sample: Path, tmp_path: Path) -> None:
-    _result, checked = run_plan(sample, tmp_path / "out")
+    result, checked = run_plan(sample, tmp_path / "out")
     assert not checked.failed, failing(checked)
     assert checked.verdict != "fail"
+    assert_traps_on_the_site(result, tmp_path / "out" / "plan")
 
 
 @pytest.mark.parametrize("name", sorted(BUILT))
@@ -393,6 +418,7 @@ def test_built_site_plan_passes_its_own_check(name: str, tmp_path: Path) -> None
     bmps = gpd.read_file(tmp_path / "out" / "plan" / "layers.gpkg", layer="bmps")
     assert bmps["install"].notna().all() and bmps["remove"].notna().all()
     assert set(bmps["type"]) >= {"silt_fence"}
+    assert_traps_on_the_site(result, tmp_path / "out" / "plan")
     if name == "big_site_basins":
         assert result.report["disturbed"]["max_at_one_time_acres"] >= 10.0
         assert set(bmps["type"]) & {"sediment_basin", "sediment_trap"}

@@ -5,6 +5,8 @@
 - :mod:`~geosite.controls.setbacks`: stockpile setbacks from downslope roads and waters (B(6)(e));
 - :mod:`~geosite.controls.basins`: the outlets of the disturbed area, the trap or basin each needs
   (B(6)(c)[2], DNR 1063/1064), and the submitted basins that receive their runoff;
+- :mod:`~geosite.controls.trap_sites`: each proposed trap's footprint at its DNR 1063 surface area, on the
+  site at the outlet it serves;
 - :mod:`~geosite.controls.inlets`: storm drain inlet protection (B(4) all inlets, or DNR 1060);
 - :mod:`~geosite.controls.tracking`: tracking pads where drives meet roads (B(3), DNR 1057);
 - :mod:`~geosite.controls.diversion`: diversions above disturbed areas receiving sheetflow (B(6)(a));
@@ -50,6 +52,7 @@ from geosite.controls.submitted import (
     slope_length_excess,
 )
 from geosite.controls.tracking import Entrance, PadRule, pad_extent, tracking_pads
+from geosite.controls.trap_sites import TrapGround, no_room_text, place_traps
 
 __all__ = [
     "DEM_CHANNELS",
@@ -65,6 +68,7 @@ __all__ = [
     "RowRules",
     "SheetflowNeed",
     "SiteFlow",
+    "TrapGround",
     "basin_kind",
     "bmps_of",
     "buildable_rows",
@@ -78,9 +82,11 @@ __all__ = [
     "inlet_protection",
     "interior_rows",
     "is_downslope",
+    "no_room_text",
     "number_at",
     "max_slope_length_ft",
     "pad_extent",
+    "place_traps",
     "protected",
     "row_obstacles",
     "row_stand_ins",

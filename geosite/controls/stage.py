@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import geopandas as gpd
+import numpy as np
 import shapely
 
-from geosite import controls
+from geosite import controls, grid
 from geosite.controls import fence_ends
 from geosite.controls.submitted import FENCE_TYPES
 from geosite.grid import to_crs, to_dem_crs
@@ -684,6 +685,8 @@ class _BasinPlan:
     """
 
     outlets: gpd.GeoDataFrame
+    #: per outlet: its cells on the DEM grid (exit cells and their first steps downhill, flat indices)
+    cells: list[Any]
     fringe: gpd.GeoDataFrame
     #: per outlet: its drainage (acres), kind, and the bmps ids receiving its runoff / suiting it
     served: list[controls.OutletService]
@@ -715,9 +718,13 @@ def _basin(c: _Ctx, flow: _Flow) -> _BasinRoute:
     required = d.met
     # under 10 acres a basin is one route of two: never alone a failure
     route_req = required if not b.small_alt else False
-    c.res.layers["sediment_basins"] = _mark(
-        b.outlets, bool(route_req and c.open("sediment_basin")) if required is not None else None
-    )
+    marked = bool(route_req and c.open("sediment_basin")) if required is not None else None
+    c.res.layers["sediment_basins"] = _mark(b.outlets, marked)
+    traps = _trap_footprints(c, flow, b, dist)
+    c.res.layers["sediment_basin_footprints"] = _mark(traps, marked)
+    if len(traps):
+        b.rep["trap_footprints"] = _footprint_rep(traps)
+        _no_room_finding(c, b, traps)
     if required is None:
         c.res.findings.append(
             c.finding(
@@ -734,6 +741,85 @@ def _basin(c: _Ctx, flow: _Flow) -> _BasinRoute:
     return _BasinRoute(
         serves_all=bool(b.served) and all(s["suitable_by"] for s in b.served), alternative_open=b.small_alt
     )
+
+
+def _trap_footprints(c: _Ctx, flow: _Flow, b: _BasinPlan, dist: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The footprint of the trap at each outlet of ``b`` needing one (:func:`geosite.controls.place_traps`):
+    its DNR 1063 surface area (the profile's sq ft per acre drained), on the site, in the disturbed area
+    where it fits, clear of the structures, within ``basin_search_ft`` of the cells where its outlet's
+    runoff leaves (the distance within which ``check`` counts a trap as receiving it).
+    """
+    outlets = b.outlets
+    nc = flow.dem.shape[1]
+    receives = list(
+        to_crs(
+            gpd.GeoSeries(
+                [
+                    shapely.multipoints(np.column_stack(grid.centres(flow.dem, *np.divmod(k, nc))))
+                    for k in b.cells
+                ],
+                crs=flow.dem.crs,
+            ),
+            outlets.crs,
+        )
+    )
+    structures = c.site.layer("structures")
+    ground = controls.TrapGround(
+        site=c.site.boundary,
+        disturbed=to_crs(dist, outlets.crs).geometry.union_all(),
+        structures=(
+            to_crs(structures, outlets.crs).geometry.union_all()
+            if structures is not None and len(structures)
+            else None
+        ),
+        ft_per_unit=c.site.ft_per_unit,
+    )
+    per_acre = c.p.value("controls", "sediment_trap_surface_sqft_per_acre")
+    return controls.place_traps(
+        outlets,
+        ground,
+        surface_sqft_per_acre=None if per_acre is None else float(per_acre),
+        reach_ft=float(c.v("basin_search_ft")),
+        receives=receives,
+    )
+
+
+def _no_room_finding(c: _Ctx, b: _BasinPlan, traps: gpd.GeoDataFrame) -> None:
+    """The outlets whose trap fits nowhere on the site (``traps``: the footprints of
+    :func:`_trap_footprints`) and which no suitable submitted basin or trap serves, in words.
+    """
+    suited = {s["outlet"] for s in b.served if s["suitable_by"]}
+    rows = [t for t in traps.itertuples() if not t.placed and int(t.outlet) not in suited]
+    if not rows:
+        return
+    c.res.findings.append(
+        c.finding(
+            "sediment_basin",
+            "sediment_trap_room",
+            "info",
+            "; ".join(
+                f"Outlet {int(t.outlet)} ({float(t.drainage_acres):,.2f} acres drain there): {t.placement}"
+                for t in rows
+            )
+            + ".",
+            values={"outlets": [int(t.outlet) for t in rows]},
+        )
+    )
+
+
+def _footprint_rep(traps: gpd.GeoDataFrame) -> list[dict[str, Any]]:
+    """The report's ``trap_footprints``: per trap its outlet, surface (sq ft), where it lies, in words."""
+    return [
+        {
+            "outlet": int(r.outlet),
+            "surface_sqft": round(float(r.surface_sqft), 1),
+            "placed": bool(r.placed),
+            "moved_ft": round(float(r.moved_ft), 1) if r.placed else None,
+            "in_disturbed": bool(r.in_disturbed),
+            "placement": str(r.placement),
+        }
+        for r in traps.itertuples()
+    ]
 
 
 def _basin_plan(c: _Ctx, flow: _Flow, pr: Requirement, dist: gpd.GeoDataFrame) -> _BasinPlan:
@@ -754,6 +840,7 @@ def _basin_plan(c: _Ctx, flow: _Flow, pr: Requirement, dist: gpd.GeoDataFrame) -
     rep = _basin_rep(outlets, fringe, served, required=d.met, reasons=reasons, small_alt=small_alt)
     return _BasinPlan(
         outlets=outlets,
+        cells=cells,
         fringe=fringe,
         served=served,
         got=got,

@@ -76,6 +76,7 @@ CAD_LAYERS: dict[str, tuple[str, int, str, str]] = {
     "stockpile_setbacks": ("C-ESCP-STKP-SETB", 30, "DASHED", "stockpile setback zones"),
     "stockpile_fences": ("C-ESCP-SFNC-STKP", 6, "GS_SILT_FENCE", "fences at stockpiles"),
     "sediment_basins": ("C-ESCP-BASN", 5, "CONTINUOUS", "sediment basins and traps"),
+    "sediment_basin_footprints": ("C-ESCP-BASN-FOOT", 5, "CONTINUOUS", "traps at their DNR 1063 area"),
     "inlet_protection": ("C-ESCP-INLT", 2, "CONTINUOUS", "storm drain inlet protection"),
     "tracking_pads": ("C-ESCP-TRAK", 8, "CONTINUOUS", "stone tracking pads"),
     "diversions": ("C-ESCP-DIVR", 5, "DASHED2", "diversions"),

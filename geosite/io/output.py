@@ -410,6 +410,20 @@ DERIVED_SCHEMA: dict[str, LayerSchema] = {
             *_REQ,
         ),
     ),
+    "sediment_basin_footprints": LayerSchema(
+        "Polygon",
+        (
+            ("outlet", "int"),
+            ("kind", "str"),
+            ("drainage_acres", "float"),
+            ("surface_sqft", "float"),
+            ("placed", "bool"),
+            ("moved_ft", "float"),
+            ("in_disturbed", "bool"),
+            ("placement", "str"),
+            *_REQ,
+        ),
+    ),
     "inlet_protection": LayerSchema(
         "Point",
         (

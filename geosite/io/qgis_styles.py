@@ -91,6 +91,9 @@ LAYER_RULES: dict[str, tuple[tuple[str, str, tuple[str, Any] | None], ...]] = {
     "stockpile_setbacks": (("Stockpile setback zones", "stockpile_setbacks", None),),
     "stockpile_fences": (("Fences at stockpiles", "stockpile_fences", None),),
     "sediment_basins": (("Sediment basins and traps", "sediment_basins", None),),
+    "sediment_basin_footprints": (
+        ("Sediment trap at its DNR 1063 surface area", "sediment_traps_sized", None),
+    ),
     "inlet_protection": (("Storm drain inlet protection", "inlet_protection", None),),
     "tracking_pads": (("Tracking pads (stone)", "tracking_pads", None),),
     "diversions": (("Diversions", "diversions", None),),

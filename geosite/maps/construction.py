@@ -7,9 +7,9 @@ carries the schedule of disturbance phases and project dates.
 from __future__ import annotations
 
 import dataclasses
-import math
 from pathlib import Path
 
+import numpy as np
 import shapely
 
 from geosite.maps import layout as L
@@ -274,36 +274,65 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> list[str]:
 
 
 def _traps_and_basins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, gdf, ref: str) -> None:
-    """Proposed traps at their DNR 1063 surface area (the profile's sq ft per acre drained), as a circle
-    centred on the outlet; basins (DNR 1064, sized by design) as a circle symbol; each labelled with
-    type, drainage and, for a trap, its area.
+    """Proposed traps as their footprints: their DNR 1063 surface area (the profile's sq ft per acre
+    drained), on the site at the outlet they serve (:mod:`geosite.controls.trap_sites`), or, where none
+    fits, the statement in words at the outlet; basins (DNR 1064, sized by design) and traps the profile
+    gives no size for, as a circle symbol at the outlet. Each labelled with type, drainage and, for a
+    trap, its area.
     """
-    per_acre = ctx.profile.value("controls", "sediment_trap_surface_sqft_per_acre")
-    fpu = ctx.site.ft_per_unit
-    kinds = gdf["kind"].astype(str) if "kind" in gdf.columns else [""] * len(gdf)
-    acres = gdf["drainage_acres"] if "drainage_acres" in gdf.columns else [None] * len(gdf)
-    sized = [
-        per_acre is not None and k == "sediment_trap" and not is_nan(a)
-        for k, a in zip(kinds, acres, strict=True)
-    ]
-    texts = []
-    for (_, r), size, a in zip(gdf.iterrows(), sized, acres, strict=True):
-        area = float(per_acre) * float(a) if size else None
-        texts.append(_basin_text(r) + (f"\n{area:,.0f} sq ft surface" if area else ""))
-    if any(sized):
+    feet = ctx.derived.get("sediment_basin_footprints")
+    by_outlet = {} if feet is None else {int(r.outlet): r for r in feet.itertuples()}
+    outlet = gdf["outlet"] if "outlet" in gdf.columns else [None] * len(gdf)
+    fps = [by_outlet.get(int(o)) if o is not None else None for o in outlet]
+    placed = [fp is not None and bool(fp.placed) for fp in fps]
+    if any(placed):
         st = STYLES["sediment_traps_sized"]
-        circles = [
-            g.buffer((float(per_acre) * float(a) / math.pi) ** 0.5 / fpu, quad_segs=16)
-            for g, s, a in zip(gdf.geometry.values, sized, acres, strict=True)
-            if s
-        ]
-        L.draw_geoms(sheet, circles, st)
+        L.draw_geoms(
+            sheet, [fp.geometry for fp, ok in zip(fps, placed, strict=True) if ok and fp is not None], st
+        )
         panel.add(st, "(c) " + st.label + ref)
-    if not all(sized):
+    symbols = [g for g, fp in zip(gdf.geometry.values, fps, strict=True) if fp is None]
+    if symbols:
         st = STYLES["sediment_basins"]
-        L.draw_geoms(sheet, [g for g, s in zip(gdf.geometry.values, sized, strict=True) if not s], st)
+        L.draw_geoms(sheet, symbols, st)
         panel.add(st, "(c) " + st.label + ref)
-    L.label_polygons(sheet, gdf, texts, size=6, color=STYLES["sediment_basins"].edge, kind="control")
+    where, texts = [], []
+    for (_, r), fp, ok in zip(gdf.iterrows(), fps, placed, strict=True):
+        where.append(fp.geometry if ok and fp is not None else r.geometry)
+        texts.append(
+            _basin_text(r)
+            + ("" if fp is None else f"\n{float(fp.surface_sqft):,.0f} sq ft surface")
+            + ("" if fp is None or ok else f"\n{_wrapped(str(fp.placement))}")
+        )
+    at = gdf.set_geometry(where, crs=gdf.crs)
+    _boundary_kept_clear(ctx, sheet, shapely.union_all(where))
+    L.label_polygons(sheet, at, texts, size=6, color=STYLES["sediment_basins"].edge, kind="control")
+
+
+def _boundary_kept_clear(ctx: MapContext, sheet: L.MapSheet, near) -> None:
+    """Keep labels off the site boundary's line within 1.5 in (on paper) of ``near`` (the traps): its
+    line marked every 0.05 in as a symbol a label must not hide.
+    """
+    from geosite.maps import labels
+
+    if not sheet.drawing or near is None or near.is_empty:
+        return
+    upi = sheet.plan.units_per_inch
+    line = ctx.site.boundary.boundary.intersection(near.buffer(1.5 * upi))
+    marks = [
+        p.interpolate(d)
+        for p in shapely.get_parts(line)
+        if p.length > 0
+        for d in np.arange(0.0, p.length + 1e-9, 0.05 * upi)
+    ]
+    labels.avoid(sheet, marks, pad_in=0.03)
+
+
+def _wrapped(text: str, width: int = 48) -> str:
+    """``text`` in lines of about ``width`` characters, for a label."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))
 
 
 def _basin_text(r) -> str:

@@ -178,7 +178,8 @@ STYLES: dict[str, Style] = {
         z=8,
         extra={"marks": "x", "mark_every_in": 0.2, "mark_size": 3.0},
     ),
-    # the analysis' basins and traps are outlets (points): a circle, its legend a circle; a submitted one is
+    # the analysis' basins (and traps the profile gives no size for) are outlets (points): a circle, its
+    # legend a circle; its traps are their footprints (controls.trap_sites), a polygon; a submitted one is
     # drawn at its size (polygon) in the same colours
     "sediment_basins": Style(
         "point",
@@ -191,7 +192,8 @@ STYLES: dict[str, Style] = {
     ),
     "sediment_traps_sized": Style(
         "polygon",
-        "Sediment trap at an outlet, drawn at its DNR 1063 surface area (label: type, drainage, area)",
+        "Sediment trap at its DNR 1063 surface area, on the site at the outlet it serves "
+        "(label: type, drainage, area)",
         face="#a9cce3",
         edge="#1f618d",
         lw=0.8,

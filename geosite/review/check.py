@@ -680,6 +680,7 @@ _PLACES: dict[str, _Placer] = {
     "tracking_pad": _tracking_pad_place,
     "sediment_basin_location": _basin_place,
     "sediment_basin_submitted": _basin_place,
+    "sediment_trap_room": _basin_place,
     "sheetflow_diversion_location": _layer_placer("diversions"),
     "sheetflow_diversion_submitted": _layer_placer("diversions"),
     "filter_fence_unclassified": _layer_placer("filter_fence"),

@@ -10,7 +10,10 @@
   (a geographic file CRS, as GeoJSON must use, is reprojected and reported as **info**);
 - the site CRS differs from the profile's ``[jurisdiction] expected_crs``: **info** (the chapter names no
   coordinate system and every length is measured in feet after reprojection);
-- BMPs drawn entirely outside the site (beyond ``bmp_outside_tolerance_ft``): **fail**.
+- BMPs drawn entirely outside the site (beyond ``bmp_outside_tolerance_ft``): **fail**; a trap or basin
+  (``sediment_basin_types``) drawn at its size whose footprint reaches past the site and that tolerance:
+  **fail**, the same rule, with the sq ft outside and how far beyond (digging on land the plan does not
+  cover). A trap or basin submitted as a point is judged as any BMP.
 
 Thresholds come from the profile's ``[submission]`` table.
 """
@@ -295,3 +298,35 @@ class _GeometryCheck:
                     geometry=g,
                     values={"distance_ft": g.distance(boundary) * fpu},
                 )
+            self.footprints_beyond(bmps, zone, skip=outside)
+
+    def footprints_beyond(self, bmps: gpd.GeoDataFrame, zone: Any, *, skip: np.ndarray) -> None:
+        """Submitted traps and basins (the profile's ``sediment_basin_types``) drawn at their size whose
+        footprint reaches past the site and its tolerance ``zone``: part of the digging is off the site.
+        ``skip``: the features already found wholly outside it.
+        """
+        if "type" not in bmps.columns:
+            return
+        boundary, fpu = self.site.boundary, self.fpu
+        kinds = self.profile.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"])
+        types = bmps["type"].astype(str).str.strip().str.lower()
+        for i in np.flatnonzero(types.isin(list(kinds)).to_numpy() & ~skip):
+            g = bmps.geometry.iloc[i]
+            if g is None or g.is_empty or shapely.area(g) <= 0 or zone.covers(g):
+                continue
+            off = g.difference(boundary)
+            beyond = (
+                float(shapely.distance(shapely.points(shapely.get_coordinates(off)), boundary).max()) * fpu
+            )
+            off_sqft, sqft = off.area * fpu**2, g.area * fpu**2
+            self.add(
+                "geometry.bmp_outside_site",
+                "fail",
+                f"bmps {py_scalar(bmps['id'].iloc[i])} ({types.iloc[i]}) reaches beyond the site: "
+                f"{off_sqft:,.0f} sq ft of its {sqft:,.0f} sq ft footprint lies outside the boundary, up to "
+                f"{beyond:,.0f} ft beyond it (digging on land the plan does not cover).",
+                layer="bmps",
+                ids=[bmps["id"].iloc[i]],
+                geometry=off,
+                values={"distance_ft": beyond, "outside_sqft": off_sqft, "footprint_sqft": sqft},
+            )
