@@ -13,6 +13,7 @@ longest slope above a fence at 2-5 %), and dates for every activity and BMP (A(3
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import geopandas as gpd
 import pytest
@@ -391,3 +392,42 @@ def test_statement_b2_needs_the_slopes_after_development(tmp_path, dem, after, s
     assert "before: derived from the submitted DEM" in f["message"]
     if status == "not_assessed":
         assert "slopes_after" in f["settle"] and "[dem] proposed" in f["settle"]
+
+
+def _side_fences_hooked_down(layers):
+    """The clean plan with each side fence's top end turned 10 ft back down the 4 % slope, out of the
+    site's side (a J-hook drawn the wrong way): its end falls 0.28 ft where the ground climbs 0.40 ft."""
+    x, y, w, h = DIST
+    bmps = layers["bmps"].copy()
+    geoms = list(bmps.geometry)
+    geoms[1] = line((x - 1, y), (x - 1, y + h), (x - 8, y + h - 7))
+    geoms[2] = line((x + w + 1, y), (x + w + 1, y + h), (x + w + 8, y + h - 7))
+    layers["bmps"] = bmps.set_geometry(geoms)
+    return layers
+
+
+def test_fence_ends_turned_down_the_slope_fail_dnr_1056(tmp_path, dem):
+    res, data, _out = run_check(tmp_path, dem, _side_fences_hooked_down(clean_layers()))
+    assert res.exit_code == 1
+    (f,) = fails(data)
+    assert f["rule"] == "filter_fence_submitted"
+    assert "2 of 2 open fence ends are not turned upslope (DNR 1056" in f["message"]
+    assert "rises -0.28 ft where the ground climbs 0.40 ft" in f["message"]
+
+
+def test_fence_ends_are_not_judged_where_the_profile_asks_for_no_hooks(tmp_path, dem):
+    """The side of the threshold where the reading does not apply: a profile whose fence practice asks
+    for no hooks (hooks = false) fails nothing for the same ends."""
+    from geosite.rules import load_profile
+
+    text = Path(load_profile("grantsburg").path).read_text()
+    start = text.index('id = "filter_fence"')
+    end = text.index("[[requirements]]", start)
+    assert text[start:end].count("params = { hooks = true }") == 1
+    custom = tmp_path / "no_hooks.toml"
+    custom.write_text(text[:start] + text[start:end].replace("hooks = true", "hooks = false") + text[end:])
+    layers = _side_fences_hooked_down(clean_layers())
+    res, data, _out = run_check(tmp_path, dem, layers, None, "--jurisdiction", str(custom))
+    assert res.exit_code == 0, fails(data)
+    (f,) = [f for f in data["findings"] if f["rule"] == "filter_fence_submitted"]
+    assert f["status"] == "pass" and "turned upslope" not in f["message"]
