@@ -102,3 +102,11 @@ def test_a_row_end_above_the_perimeter_fence_is_backed_by_it(plane):
     ends = fence_ends([FENCE, row], None, plane, RULES, directions=fg.directions)
     assert (ends.caught_below, len(ends.not_turned)) == (2, 2)  # the row's ends; the fence's are open
     assert sorted(e["x"] for e in ends.not_turned) == [X, X + 100]
+
+
+def test_a_fence_drawn_as_a_polygon_or_a_point_has_no_ends_and_changes_none(plane):
+    from shapely.geometry import Polygon
+
+    odd = [Polygon([(X, Y), (X + 5, Y), (X + 5, Y + 5)]), Point(X, Y), None]
+    ends = fence_ends([FENCE, *odd], FENCE, plane, RULES)
+    assert sorted((e["x"], e["y"]) for e in ends.not_turned) == [(X, Y), (X + 100, Y)]

@@ -186,8 +186,11 @@ def _beside(line: LineString, near: Any, least: float) -> bool:
 
 
 def _merged(lines: Any) -> list[LineString]:
-    """The lines noded at their crossings and merged where two meet end to end; rings dropped."""
-    geoms = [g for g in lines if g is not None and not g.is_empty]
+    """The lines noded at their crossings and merged where two meet end to end; rings dropped. A fence
+    drawn as anything but a line (a polygon, a point) has no ends to judge and is left out.
+    """
+    kinds = ("LineString", "MultiLineString")
+    geoms = [g for g in lines if g is not None and not g.is_empty and g.geom_type in kinds]
     if not geoms:
         return []
     merged = shapely.line_merge(shapely.union_all(geoms))
