@@ -76,9 +76,9 @@ class EndRules:
     reach_ft: float
 
 
-@dataclass(frozen=True)
+@dataclass
 class FenceEnds:
-    """The open ends of the submitted perimeter fences, judged.
+    """The open ends of the submitted perimeter fences, judged (counted as :func:`fence_ends` goes).
 
     Attributes
     ----------
@@ -119,6 +119,34 @@ class FenceEnds:
             "backed_by_a_fence_below": self.caught_below,
             "not_turned_upslope": self.not_turned,
         }
+
+    def _judge(self, end: np.ndarray, line: LineString, dem: Dem, rules: EndRules, below: _Below) -> None:
+        """Judge one end of ``line`` (which runs toward ``end``); ``below`` says whether another fence
+        catches the runoff leaving it.
+        """
+        fpu = dem.ft_per_unit
+        length = min(rules.hook_ft / fpu, line.length)
+        back = line.interpolate(line.length - length)
+        rise = _rise_ft(dem, end, np.array([back.x, back.y]))
+        mid = line.interpolate(line.length - 0.5 * length)
+        slope = float(np.mean([_slope_at(dem, q) for q in (end, (mid.x, mid.y), (back.x, back.y))]))
+        if not (np.isfinite(rise) and np.isfinite(slope)):
+            self.no_heights += 1
+            return
+        if slope * 100.0 < rules.flat_pct:
+            self.flat += 1
+            return
+        self.judged += 1
+        climb = slope * length * fpu
+        if rise >= rules.climb_fraction * climb:
+            self.turned += 1
+            return
+        if below.catches(end):
+            self.caught_below += 1
+            return
+        self.not_turned.append(
+            {"x": float(end[0]), "y": float(end[1]), "rise_ft": round(rise, 2), "climb_ft": round(climb, 2)}
+        )
 
 
 def fence_ends(
@@ -162,7 +190,7 @@ def fence_ends(
     if required is not None and not shapely.is_empty(required):
         near = required.buffer(rules.serve_ft / fpu)
         parts = [p for p in every if _beside(p, near, rules.hook_ft / fpu)]
-    out = _Tally()
+    out = FenceEnds()
     for part in parts:
         rest = [p for p in every if p is not part]  # any fence (a row too) an end may meet
         others = shapely.union_all(rest) if rest else None
@@ -173,8 +201,8 @@ def fence_ends(
             if channels is not None and channels.contains(Point(end)):
                 out.at_channel += 1
                 continue
-            out.add(end, backward, dem, rules, _Below(dem, directions, others, rules.reach_ft))
-    return out.result()
+            out._judge(end, backward, dem, rules, _Below(dem, directions, others, rules.reach_ft))
+    return out
 
 
 def _beside(line: LineString, near: Any, least: float) -> bool:
@@ -196,59 +224,6 @@ def _merged(lines: Any) -> list[LineString]:
     merged = shapely.line_merge(shapely.union_all(geoms))
     parts = [g for g in shapely.get_parts(merged) if isinstance(g, LineString) and g.length > 0]
     return [g for g in parts if not g.is_closed]
-
-
-@dataclass
-class _Tally:
-    """The ends counted as they are judged."""
-
-    judged: int = 0
-    turned: int = 0
-    flat: int = 0
-    no_heights: int = 0
-    at_channel: int = 0
-    caught_below: int = 0
-    not_turned: list[dict[str, float]] = field(default_factory=list)
-
-    def add(self, end: np.ndarray, line: LineString, dem: Dem, rules: EndRules, below: _Below) -> None:
-        """Judge one end of ``line`` (which runs toward ``end``); ``below`` says whether another fence
-        catches the runoff leaving it.
-        """
-        fpu = dem.ft_per_unit
-        length = min(rules.hook_ft / fpu, line.length)
-        back = line.interpolate(line.length - length)
-        rise = _rise_ft(dem, end, np.array([back.x, back.y]))
-        mid = line.interpolate(line.length - 0.5 * length)
-        slope = float(np.mean([_slope_at(dem, q) for q in (end, (mid.x, mid.y), (back.x, back.y))]))
-        if not (np.isfinite(rise) and np.isfinite(slope)):
-            self.no_heights += 1
-            return
-        if slope * 100.0 < rules.flat_pct:
-            self.flat += 1
-            return
-        self.judged += 1
-        climb = slope * length * fpu
-        if rise >= rules.climb_fraction * climb:
-            self.turned += 1
-            return
-        if below.catches(end):
-            self.caught_below += 1
-            return
-        self.not_turned.append(
-            {"x": float(end[0]), "y": float(end[1]), "rise_ft": round(rise, 2), "climb_ft": round(climb, 2)}
-        )
-
-    def result(self) -> FenceEnds:
-        """The tally, frozen."""
-        return FenceEnds(
-            self.judged,
-            self.turned,
-            self.flat,
-            self.no_heights,
-            self.at_channel,
-            self.caught_below,
-            self.not_turned,
-        )
 
 
 def uphill_at(dem: Dem, p: Any, reach: float) -> np.ndarray | None:
