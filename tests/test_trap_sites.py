@@ -170,6 +170,8 @@ def test_check_reads_a_submitted_trap_as_a_point_or_as_its_footprint(per_acre):
     """A 4 % plane falling south, a 200 x 200 ft disturbed square: one outlet, its whole south edge. The
     trap placed for it (a polygon, as analyze's plan writes it) and the outlet's point (as a plan from
     another tool gives it) each receive its runoff and suit it."""
+    from profile_numbers import GRANTSBURG
+
     from geosite.controls import disturbed_outlets, submitted_at_outlets
     from geosite.hydrology import flow_grid
     from geosite.testing import inclined_plane
@@ -178,7 +180,15 @@ def test_check_reads_a_submitted_trap_as_a_point_or_as_its_footprint(per_acre):
     x0, y1 = dem.transform.c, dem.transform.f  # the grid's upper-left corner
     site = box(x0 + 40, y1 - 260, x0 + 260, y1 - 40)
     dist = gpd.GeoDataFrame(geometry=[box(x0 + 50, y1 - 250, x0 + 250, y1 - 50)], crs=dem.crs)
-    outs, cells = disturbed_outlets(dist, dem, flow_grid(dem), 5.0, 100.0)
+    g = GRANTSBURG  # the outlets as Grantsburg's profile finds them (DNR 1063/1064's acreages)
+    outs, cells = disturbed_outlets(
+        dist,
+        dem,
+        flow_grid(dem),
+        trap_max_acres=float(g.control("sediment_trap_max_drainage_acres")),
+        basin_max_acres=float(g.control("sediment_basin_max_drainage_acres")),
+        merge_ft=float(g.control("basin_outlet_merge_ft")),
+    )
     assert len(outs) == 1
     traps = place_traps(
         outs,
