@@ -8,7 +8,6 @@ code registers), put on paper with the sheet's own scale and frame.
 from __future__ import annotations
 
 import itertools
-import math
 import warnings
 
 import shapely
@@ -80,13 +79,8 @@ def footprints(result) -> list[tuple[str, object, list[str]]]:
     add("stockpile fence", layers.get("stockpile_fences"))
     add("tracking pad", layers.get("tracking_pads"))
     add("diversion", layers.get("diversions"))
-    traps = layers.get("sediment_basins")
-    per_acre = result.profile.value("controls", "sediment_trap_surface_sqft_per_acre")
-    if traps is not None and per_acre is not None and "drainage_acres" in traps.columns:
-        for _, r in traps.iterrows():
-            if str(r.get("kind")) == "sediment_trap" and r["drainage_acres"] == r["drainage_acres"]:
-                rad = math.sqrt(float(per_acre) * float(r["drainage_acres"]) / math.pi) / site.ft_per_unit
-                out.append(("sediment trap", r.geometry.buffer(rad, quad_segs=16), ["sediment trap"]))
+    traps = layers.get("sediment_basin_footprints")  # each trap as placed on the site (trap_sites)
+    add("sediment trap", traps, keep=lambda r: bool(r["placed"]))
     for name in ("stockpiles", "structures", "streams", "channels", "bmps"):
         add(name, site.layers.get(name))
     out.append(("site boundary", site.boundary.boundary, []))
