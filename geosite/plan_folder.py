@@ -327,7 +327,8 @@ def _inlet_bmps(inl: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
 def _basin_bmps(basins: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
     """The sediment trap or basin at each outlet that needs one, with its ``drainage_acres``: a trap as its
     footprint (its DNR 1063 surface area, on the site, :mod:`geosite.controls.trap_sites`) with its
-    ``surface_sqft``, none where no footprint fits on the site (the report and the sheet say so); a basin,
+    ``surface_sqft``; where no footprint fits on the site, at its outlet's point with the statement in its
+    practice (the report and the sheet say so too: the outlet still shows the trap it needs); a basin,
     sized by its design (DNR 1064), or a trap the profile gives no surface area for, at its outlet's point.
     """
     if basins is None or not len(basins):
@@ -340,13 +341,16 @@ def _basin_bmps(basins: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFrame | 
         if k not in ("sediment_trap", "sediment_basin"):
             continue
         fp = feet.get(int(o)) if k == "sediment_trap" else None
-        if fp is not None and not fp.placed:
-            continue
         std = "DNR 1063" if k == "sediment_trap" else "DNR 1064"
         kw: dict[str, Any] = {"drainage_acres": float(ac)}
+        practice = f"{k.replace('_', ' ')} at the outlet"
         if fp is not None:
-            g, kw["surface_sqft"] = fp.geometry, round(float(fp.surface_sqft), 1)
-        rows.append(_row(g, k, f"{k.replace('_', ' ')} at the outlet", std, **kw))
+            kw["surface_sqft"] = round(float(fp.surface_sqft), 1)
+            if fp.placed:
+                g = fp.geometry
+            else:  # the trap the outlet needs, at its point, saying its footprint fits nowhere on the site
+                practice += f" ({fp.placement})"
+        rows.append(_row(g, k, practice, std, **kw))
     return rows
 
 

@@ -205,3 +205,34 @@ def test_check_reads_a_submitted_trap_as_a_point_or_as_its_footprint(per_acre):
     )
     (s,) = submitted_at_outlets(submitted, outs, cells, dem, flow_grid(dem), disturbed=dist, search_ft=10.0)
     assert s["served_by"] == [1, 2] and s["suitable_by"] == [1, 2]
+
+
+def test_an_outlet_whose_trap_fits_nowhere_keeps_its_trap_in_the_plan_at_its_point():
+    """The plan still shows the trap the outlet needs (so check reads the outlet as provided for, as a
+    plan from another tool would show it), at its point, its practice saying the footprint fits nowhere;
+    a trap that fits is its footprint polygon."""
+    from geosite.plan_folder import _basin_bmps
+
+    outlets = gpd.GeoDataFrame(
+        {"outlet": [1, 2], "kind": ["sediment_trap"] * 2, "drainage_acres": [4.88, 0.48]},
+        geometry=[Point(0, 0), Point(100, 0)],
+        crs=CRS,
+    )
+    placed = Point(100, 20).buffer(15.0)
+    feet = gpd.GeoDataFrame(
+        {
+            "outlet": [1, 2],
+            "surface_sqft": [7617.2, 742.4],
+            "placed": [False, True],
+            "placement": [
+                "no room on the site for the trap this outlet needs; its 7,617 sq ft ...",
+                "on the site",
+            ],
+        },
+        geometry=[Point(0, 0), placed],
+        crs=CRS,
+    )
+    rows = _basin_bmps(outlets, feet)
+    assert [r["geometry"].geom_type for r in rows] == ["Point", "Polygon"]
+    assert "no room on the site for the trap this outlet needs" in rows[0]["practice"]
+    assert rows[0]["surface_sqft"] == 7617.2 and rows[1]["geometry"].equals(placed)
