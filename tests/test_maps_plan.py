@@ -432,3 +432,25 @@ def test_a_schedule_block_too_narrow_for_its_widest_row_is_not_drawn(
         assert [t.get_text() for t in new if t.get_gid() == "table"] == [row, row]
     else:
         assert new == []
+
+
+def test_a_table_wider_than_the_panel_folds_at_one_column_gap_and_keeps_its_columns():
+    # a 13-acre site's schedule at the smallest print size still did not fit an ANSI-C panel: the panel's
+    # text wrap broke each row anywhere, leaving its dates alone on the next line. Folded instead: every
+    # line fits, each row's second line holds the same columns at the same offset
+    from geosite.maps.layout import FOLD_INDENT, fold_table
+
+    rows = [
+        "BMP                                      length phase install     remove     ",
+        "erosion mat, in place of interior rows          1     <2027-05-03 stabilized ",
+        "silt fence, downslope                  1,381 ft 1     <2027-05-03 stabilized ",
+        "silt fence, hook                         100 ft 1     <2027-05-03 stabilized ",
+        "phase  start      end        acres",
+    ]
+    got = fold_table(rows, 60)
+    assert all(len(line) <= 60 for line in got)
+    assert got[0] == "BMP                                      length phase"
+    assert got[1] == FOLD_INDENT + "install     remove     "
+    assert got[3] == got[5] == FOLD_INDENT + "<2027-05-03 stabilized "
+    assert got[-1] == rows[-1]  # a row that fits is left as it is
+    assert fold_table(rows, 80) == rows

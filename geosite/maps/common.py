@@ -606,7 +606,7 @@ def _top_down_draw(sheet: L.MapSheet, panel: Panel, size: float) -> None:
         sheet.cursor += 0.06
         L.panel_text(sheet, panel.table_title, size=size, bold=True)
         table_pt = L.table_size(sheet, panel.table, max(size - 0.5, L.MIN_PT))
-        for row in panel.table:
+        for row in L.fold_table(panel.table, L.table_chars(sheet, table_pt)):
             L.panel_text(sheet, row, size=table_pt, gid="table", mono=True)
     for n in panel.provisions:
         sheet.cursor += 0.04

@@ -671,13 +671,64 @@ def _wrap(text: str, width_in: float, size: float, *, mono: bool = False) -> lis
 
 def table_size(sheet: MapSheet, rows: list[str], size: float) -> float:
     """The point size at which the widest of the monospaced ``rows`` fits the panel (at most ``size``,
-    at least the smallest size printed; a table wider than that wraps).
+    at least the smallest size printed; a table wider than that is folded: :func:`fold_table`).
     """
     widest = max((len(r) for r in rows), default=0)
     if not widest:
         return size
     fits = (sheet.plan.sheet.panel[2] - 0.2) * 72 / (MONO_EM * widest)
     return max(min(size, fits), MIN_PT)
+
+
+def table_chars(sheet: MapSheet, size: float) -> int:
+    """How many monospaced characters at ``size`` points a panel line holds (as :func:`panel_text`
+    wraps them).
+    """
+    return max(10, int((sheet.plan.sheet.panel[2] - 0.2) * 72 / (MONO_EM * size)))
+
+
+#: The indent of a folded table row's second line (no-break spaces: a line's own spaces are dropped
+#: where it wraps).
+FOLD_INDENT = "\u00a0" * 4
+
+
+def fold_table(rows: list[str], chars: int) -> list[str]:
+    """The monospaced table ``rows`` in lines of at most ``chars`` characters, never wrapped mid-column:
+    each row wider than that is cut at one column gap shared by all such rows (the last that fits), its
+    remaining columns on a second line indented by :data:`FOLD_INDENT`, so the folded columns still line up
+    with each other. A row that fits, or a table with no shared gap, is left as it is.
+
+    Parameters
+    ----------
+    rows : list of str
+        The table's rows, columns padded to fixed widths.
+    chars : int
+        The characters a line holds.
+
+    Returns
+    -------
+    list of str
+        The lines to print.
+    """
+    wide = [r for r in rows if len(r) > chars]
+    if not wide:
+        return list(rows)
+    gaps = [
+        f
+        for f in range(1, chars + 1)
+        if all(r[f - 1] == " " and f < len(r) and r[f] != " " for r in wide)
+        and len(FOLD_INDENT) + max(len(r) - f for r in wide) <= chars
+    ]
+    if not gaps:
+        return list(rows)
+    f = gaps[-1]
+    out = []
+    for r in rows:
+        if len(r) > chars:
+            out += [r[:f].rstrip(), FOLD_INDENT + r[f:]]
+        else:
+            out.append(r)
+    return out
 
 
 def panel_text(
