@@ -12,9 +12,11 @@ layout, not only geosite's, so it never compares against geosite's hook position
   at least ``hook_ft``, and half their length, within ``serve_ft`` of them (the ends analyze hooks).
   A pile's own fence (a ``pile_id``) or an interior row is judged by its own requirement.
 * An end is **turned upslope** when the fence's last ``hook_ft`` (or the whole line, when shorter)
-  rises toward the end by at least ``climb_fraction`` of what the ground's steepest climb (its mean at
-  the stretch's two ends and middle) would rise over the same length: a hook straight up the slope
-  climbs all of it, analyze's 45-degree J-hook about 0.71 of it, a fence ending on the contour none.
+  rises toward the end by at least ``climb_fraction`` of what the best turn there climbs over the same
+  length (:func:`best_turn`: the highest of 16 directions from where that stretch starts, none back
+  along the fence, toward the disturbed area where one there climbs at all, as analyze turns its
+  hooks): a hook straight up the slope climbs all of it, analyze's 45-degree J-hook about 0.71 of it,
+  a fence ending on the contour none.
   So a side fence that runs up the slope into its end is turned upslope by its own line: water along
   it runs away from that end, not round it.
 * An end inside a channel's corridor is where the fence stops at concentrated flow (DNR 1056 keeps
@@ -22,9 +24,10 @@ layout, not only geosite's, so it never compares against geosite's hook position
 * An end not turned upslope whose runoff (its D8 path) meets another fence within ``reach_ft``
   downslope is backed by that fence (an interior row's end just above the perimeter fence): water
   going round it is caught there, so it is counted, not failed.
-* Where the ground at the end is flatter than ``flat_pct``, no direction is upslope: the end is not
-  judged (counted as on flat ground). Where the DEM has no height at the end or behind it, it is not
-  judged either (counted as without heights).
+* Where the ground at the end is flatter than ``flat_pct``, or the best turn there climbs less than a
+  turn on ``flat_pct`` would (it stands on a rise or a shelf: :func:`best_turn`), no direction is
+  upslope that a DEM can tell: the end is not judged (counted as on flat ground or a rise). Where the
+  DEM has no height at the end or behind it, it is not judged either (counted as without heights).
 
 The heights are the DEM's, interpolated bilinearly between cell centres. Written by hand: no library
 judges a line's end against a surface; the geometry is shapely's.
@@ -55,7 +58,7 @@ class EndRules:
     hook_ft : float
         Length of a fence end judged, ft (DNR 1056's hook as geosite draws it).
     climb_fraction : float
-        Share of the steepest climb over ``hook_ft`` that the end must rise (0 to 1).
+        Share of what the best turn climbs over ``hook_ft`` that the end must rise (0 to 1).
     flat_pct : float
         Ground flatter than this at the end, percent, has no upslope: the end is not judged.
     join_ft : float
@@ -87,7 +90,8 @@ class FenceEnds:
     turned : int
         Ends turned upslope.
     flat : int
-        Ends on ground flatter than the rules' ``flat_pct``: not judged.
+        Ends on ground flatter than the rules' ``flat_pct``, or on a rise no direction climbs from: not
+        judged.
     no_heights : int
         Ends where the DEM has no height: not judged.
     at_channel : int
@@ -97,7 +101,7 @@ class FenceEnds:
         downslope: backed by it, not failed.
     not_turned : list of dict
         Each end not turned upslope: ``x``, ``y`` (the DEM's CRS), ``rise_ft`` (the fence's rise toward
-        the end), ``climb_ft`` (the ground's steepest climb over the same length).
+        the end), ``climb_ft`` (what the best turn there climbs over the same length).
     """
 
     judged: int = 0
@@ -120,9 +124,11 @@ class FenceEnds:
             "not_turned_upslope": self.not_turned,
         }
 
-    def _judge(self, end: np.ndarray, line: LineString, dem: Dem, rules: EndRules, below: _Below) -> None:
+    def _judge(  # noqa: PLR0917 - one end's facts, private
+        self, end: np.ndarray, line: LineString, dem: Dem, rules: EndRules, below: _Below, area: Any
+    ) -> None:
         """Judge one end of ``line`` (which runs toward ``end``); ``below`` says whether another fence
-        catches the runoff leaving it.
+        catches the runoff leaving it; ``area``, where a turn is preferred.
         """
         fpu = dem.ft_per_unit
         length = min(rules.hook_ft / fpu, line.length)
@@ -130,22 +136,23 @@ class FenceEnds:
         rise = _rise_ft(dem, end, np.array([back.x, back.y]))
         mid = line.interpolate(line.length - 0.5 * length)
         slope = float(np.mean([_slope_at(dem, q) for q in (end, (mid.x, mid.y), (back.x, back.y))]))
-        if not (np.isfinite(rise) and np.isfinite(slope)):
+        best = best_turn(dem, (back.x, back.y), _behind(line, length), length, area)
+        if not (np.isfinite(rise) and np.isfinite(slope)) or best is None:
             self.no_heights += 1
             return
-        if slope * 100.0 < rules.flat_pct:
+        level = rules.flat_pct / 100.0 * length * fpu  # what a turn on the flattest ground judged climbs
+        if slope * 100.0 < rules.flat_pct or best[1] < level:  # level, or a rise no turn climbs from
             self.flat += 1
             return
         self.judged += 1
-        climb = slope * length * fpu
-        if rise >= rules.climb_fraction * climb:
+        if rise >= rules.climb_fraction * best[1]:
             self.turned += 1
             return
         if below.catches(end):
             self.caught_below += 1
             return
         self.not_turned.append(
-            {"x": float(end[0]), "y": float(end[1]), "rise_ft": round(rise, 2), "climb_ft": round(climb, 2)}
+            {"x": float(end[0]), "y": float(end[1]), "rise_ft": round(rise, 2), "climb_ft": round(best[1], 2)}
         )
 
 
@@ -157,6 +164,7 @@ def fence_ends(
     *,
     channels: Any = None,
     directions: np.ndarray | None = None,
+    area: Any = None,
 ) -> FenceEnds:
     """Judge each open end of the fence ``lines`` that serve the ``required`` stretches (DNR 1056).
 
@@ -178,6 +186,9 @@ def fence_ends(
         The DEM's D8 flow directions (geosite's codes): an end not turned upslope whose runoff meets
         another fence within ``rules.reach_ft`` downslope is backed by it (a row's end above the
         perimeter fence), not a failure. None: no end is backed.
+    area : shapely geometry or None
+        The disturbed area (DEM CRS): the best turn an end is held to is toward it where a turn there
+        climbs at all (as analyze turns its hooks).
 
     Returns
     -------
@@ -201,7 +212,7 @@ def fence_ends(
             if channels is not None and channels.contains(Point(end)):
                 out.at_channel += 1
                 continue
-            out._judge(end, backward, dem, rules, _Below(dem, directions, others, rules.reach_ft))
+            out._judge(end, backward, dem, rules, _Below(dem, directions, others, rules.reach_ft), area)
     return out
 
 
@@ -224,6 +235,66 @@ def _merged(lines: Any) -> list[LineString]:
     merged = shapely.line_merge(shapely.union_all(geoms))
     parts = [g for g in shapely.get_parts(merged) if isinstance(g, LineString) and g.length > 0]
     return [g for g in parts if not g.is_closed]
+
+
+#: The directions a turned end may take (every 22.5 degrees): ``best_turn`` tries each.
+FAN = np.array([[math.cos(a), math.sin(a)] for a in np.radians(np.arange(0.0, 360.0, 22.5))])
+
+
+def _behind(line: LineString, length: float) -> np.ndarray | None:
+    """Unit vector from the point ``length`` before ``line``'s end back along the line (None where the
+    line is no longer than that).
+    """
+    at = line.length - length
+    if at <= 1e-9:
+        return None
+    b, before = line.interpolate(at), line.interpolate(max(at - 0.5 * length, 0.0))
+    v = np.array([before.x - b.x, before.y - b.y])
+    n = float(np.hypot(*v))
+    return v / n if n > 0 else None
+
+
+def best_turn(
+    dem: Dem, p: Any, back: Any, reach: float, inside: Any = None
+) -> tuple[np.ndarray, float] | None:
+    """The direction from ``p`` whose point ``reach`` away stands highest on the DEM's ground, never
+    within 60 degrees of ``back`` (along the fence, which a hook would retrace), preferring directions
+    whose point lies in ``inside`` while one of them climbs at all. What a fence end is turned toward
+    (analyze's hooks) and what ``check`` holds an end against (an end no direction climbs from stands on
+    a rise: nothing runs round it).
+
+    Parameters
+    ----------
+    dem : geosite.grid.Dem
+        The terrain.
+    p : array-like of float
+        The end (x, y), in the DEM's CRS.
+    back : array-like of float or None
+        Unit vector from the end back along the fence; None: every direction.
+    reach : float
+        The hook's length, in the DEM's CRS units.
+    inside : shapely geometry or None
+        Where the turned end should lie (the disturbed area), given the choice.
+
+    Returns
+    -------
+    tuple of numpy.ndarray and float, or None
+        The unit direction and how much higher its point is than ``p``, ft; None where the DEM has no
+        heights there.
+    """
+    dirs = FAN if back is None else FAN[FAN @ np.asarray(back, float) < 0.5]
+    tips = np.asarray(p, float)[:2] + dirs * reach
+    z = _heights(dem, np.r_[p[0], tips[:, 0]], np.r_[p[1], tips[:, 1]])
+    rise = z[1:] - z[0]
+    ok = np.isfinite(rise)
+    if not ok.any():
+        return None
+    if inside is not None:
+        within = np.array([inside.contains(Point(*t)) for t in tips]) & ok
+        if within.any() and np.nanmax(np.where(within, rise, np.nan)) > 0:
+            ok = within
+    k = int(np.nanargmax(np.where(ok, rise, np.nan)))
+    return dirs[k], float(rise[k])
 
 
 def uphill_at(dem: Dem, p: Any, reach: float) -> np.ndarray | None:
@@ -318,4 +389,4 @@ def _slope_at(dem: Dem, p: Any) -> float:
     return float(np.hypot(dzdx, dzdy))
 
 
-__all__ = ["EndRules", "FenceEnds", "fence_ends", "uphill_at"]
+__all__ = ["FAN", "EndRules", "FenceEnds", "best_turn", "fence_ends", "uphill_at"]

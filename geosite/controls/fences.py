@@ -47,7 +47,7 @@ import shapely
 from shapely.geometry import LineString
 
 from geosite import grid
-from geosite.controls.fence_ends import uphill_at
+from geosite.controls.fence_ends import best_turn, uphill_at
 from geosite.hydrology import downhill_field, receivers, sample_vectors
 
 if TYPE_CHECKING:
@@ -384,8 +384,41 @@ def _hooks(
                 alt = (up - n) / np.hypot(*(up - n))
                 side, alt = _area_side_first(polygon, p, (side, alt), 0.5 * L)
                 options = [side, alt]
-            hooks.append(LineString([p, p + _highest(dem, p, options, L) * L]))
+            direction = _highest(dem, p, options, L)
+            hooks.append(
+                LineString([p, p + _climbing(dem, p, direction, back=-t, reach=L, polygon=polygon) * L])
+            )
     return hooks
+
+
+def _climbing(
+    dem: Dem,
+    p: np.ndarray,
+    direction: np.ndarray,
+    *,
+    back: np.ndarray,
+    reach: float,
+    polygon: BaseGeometry | None,
+) -> np.ndarray:
+    """``direction`` where its point ``reach`` away climbs at least half what the best direction's does
+    (:func:`geosite.controls.fence_ends.best_turn`, the measure ``check`` holds an end to), else the
+    best: on curved ground the gradient at the end can point a hook along a slope that falls away.
+    """
+    best = best_turn(dem, p, back, reach, polygon)
+    if best is None:
+        return direction
+    z = _bilinear(
+        dem.elevation_ft,
+        dem,
+        np.array([p[0], p[0] + direction[0] * reach]),
+        np.array([p[1], p[1] + direction[1] * reach]),
+    )
+    rise = float(z[1] - z[0])
+    if not np.isfinite(rise):
+        return best[0]
+    if best[1] > 0.0:
+        return direction if rise >= 0.5 * best[1] else best[0]
+    return best[0] if best[1] > rise + 0.05 else direction  # on a rise: the least fall
 
 
 def _area_side_first(

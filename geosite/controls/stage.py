@@ -529,8 +529,9 @@ def _fence_ends(c: _Ctx, flow: _Flow, need: gpd.GeoDataFrame) -> fence_ends.Fenc
         # protection governs there (the channel-edge fences): an end at the channel is not open
         half = (float(c.v("fence_channel_offset_ft")) + rules.join_ft) / flow.dem.ft_per_unit
         corridor = to_crs(chan, flow.dem.crs).geometry.buffer(half).union_all()
+    area = to_dem_crs(c.site.disturbed, c.site, flow.dem)
     return fence_ends.fence_ends(
-        lines, required, flow.dem, rules, channels=corridor, directions=flow.fg.directions
+        lines, required, flow.dem, rules, channels=corridor, directions=flow.fg.directions, area=area
     )
 
 
