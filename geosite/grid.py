@@ -212,6 +212,34 @@ def elevation_at(dem: Dem, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(inside_grid(dem, x, y), z, np.nan)
 
 
+def bilinear(a: np.ndarray, dem: Dem, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``a`` (on ``dem``'s grid, cell centres) interpolated bilinearly at (x, y); NaN off the grid or
+    beside a NaN cell.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        A grid of ``dem``'s shape (heights in ft, a depth, any value per cell).
+    dem : Dem
+        The grid's georeferencing.
+    x, y : numpy.ndarray
+        The points, in the DEM's CRS.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``a`` at each point.
+    """
+    from scipy.ndimage import map_coordinates
+
+    t = dem.transform  # inverse of x = c + a col + b row, y = f + d col + e row (north-up: b = d = 0)
+    col = (np.asarray(x, float) - t.c) / t.a
+    row = (np.asarray(y, float) - t.f) / t.e
+    return np.asarray(
+        map_coordinates(np.asarray(a, float), [row - 0.5, col - 0.5], order=1, mode="constant", cval=np.nan)
+    )
+
+
 def cells_box(cells: np.ndarray, pad: int = 0) -> tuple[slice, slice] | None:
     """The rows and columns bounding the True ``cells``, widened by ``pad`` (clipped to the grid); None
     when there are none.

@@ -133,7 +133,7 @@ class FenceEnds:
         fpu = dem.ft_per_unit
         length = min(rules.hook_ft / fpu, line.length)
         back = line.interpolate(line.length - length)
-        rise = _rise_ft(dem, end, np.array([back.x, back.y]))
+        rise = rise_ft(dem, end, np.array([back.x, back.y]))
         mid = line.interpolate(line.length - 0.5 * length)
         slope = float(np.mean([_slope_at(dem, q) for q in (end, (mid.x, mid.y), (back.x, back.y))]))
         best = best_turn(dem, (back.x, back.y), _behind(line, length), length, area)
@@ -284,7 +284,7 @@ def best_turn(
     """
     dirs = FAN if back is None else FAN[FAN @ np.asarray(back, float) < 0.5]
     tips = np.asarray(p, float)[:2] + dirs * reach
-    z = _heights(dem, np.r_[p[0], tips[:, 0]], np.r_[p[1], tips[:, 1]])
+    z = grid.bilinear(dem.elevation_ft, dem, np.r_[p[0], tips[:, 0]], np.r_[p[1], tips[:, 1]])
     rise = z[1:] - z[0]
     ok = np.isfinite(rise)
     if not ok.any():
@@ -321,7 +321,7 @@ def uphill_at(dem: Dem, p: Any, reach: float) -> np.ndarray | None:
     h = max(0.5 * reach, abs(dem.transform.a))
     x = np.array([p[0] + h, p[0] - h, p[0], p[0]])
     y = np.array([p[1], p[1], p[1] + h, p[1] - h])
-    z = _heights(dem, x, y)
+    z = grid.bilinear(dem.elevation_ft, dem, x, y)
     g = np.array([z[0] - z[1], z[2] - z[3]])
     norm = float(np.hypot(*g))
     if not (np.isfinite(norm) and norm > 0):
@@ -358,23 +358,11 @@ class _Below:
         return bool(np.any(near))
 
 
-def _heights(dem: Dem, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The DEM's heights (ft) at (x, y), bilinear between cell centres; NaN off the grid or at a hole."""
-    from scipy.ndimage import map_coordinates
-
-    t = dem.transform
-    col = (np.asarray(x, float) - t.c) / t.a
-    row = (np.asarray(y, float) - t.f) / t.e
-    return np.asarray(
-        map_coordinates(
-            np.asarray(dem.elevation_ft, float), [row - 0.5, col - 0.5], order=1, mode="constant", cval=np.nan
-        )
-    )
-
-
-def _rise_ft(dem: Dem, end: np.ndarray, back: np.ndarray) -> float:
-    """How much higher the ground is at ``end`` than at ``back``, ft."""
-    z = _heights(dem, np.array([end[0], back[0]]), np.array([end[1], back[1]]))
+def rise_ft(dem: Dem, to: Any, start: Any) -> float:
+    """How much higher the DEM's ground is at ``to`` than at ``start`` (points in the DEM's CRS), ft;
+    NaN where either has no height.
+    """
+    z = grid.bilinear(dem.elevation_ft, dem, np.array([to[0], start[0]]), np.array([to[1], start[1]]))
     return float(z[0] - z[1])
 
 
@@ -383,10 +371,10 @@ def _slope_at(dem: Dem, p: Any) -> float:
     hx, hy = abs(dem.transform.a), abs(dem.transform.e)
     x = np.array([p[0] + hx, p[0] - hx, p[0], p[0]])
     y = np.array([p[1], p[1], p[1] + hy, p[1] - hy])
-    z = _heights(dem, x, y)
+    z = grid.bilinear(dem.elevation_ft, dem, x, y)
     dzdx = (z[0] - z[1]) / (2 * hx * dem.ft_per_unit)
     dzdy = (z[2] - z[3]) / (2 * hy * dem.ft_per_unit)
     return float(np.hypot(dzdx, dzdy))
 
 
-__all__ = ["FAN", "EndRules", "FenceEnds", "best_turn", "fence_ends", "uphill_at"]
+__all__ = ["FAN", "EndRules", "FenceEnds", "best_turn", "fence_ends", "rise_ft", "uphill_at"]

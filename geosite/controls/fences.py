@@ -47,7 +47,7 @@ import shapely
 from shapely.geometry import LineString
 
 from geosite import grid
-from geosite.controls.fence_ends import best_turn, uphill_at
+from geosite.controls.fence_ends import best_turn, rise_ft, uphill_at
 from geosite.hydrology import downhill_field, receivers, sample_vectors
 
 if TYPE_CHECKING:
@@ -407,13 +407,7 @@ def _climbing(
     best = best_turn(dem, p, back, reach, polygon)
     if best is None:
         return direction
-    z = _bilinear(
-        dem.elevation_ft,
-        dem,
-        np.array([p[0], p[0] + direction[0] * reach]),
-        np.array([p[1], p[1] + direction[1] * reach]),
-    )
-    rise = float(z[1] - z[0])
+    rise = rise_ft(dem, p + direction * reach, p)
     if not np.isfinite(rise):
         return best[0]
     if best[1] > 0.0:
@@ -443,7 +437,7 @@ def _highest(dem: Dem, p: np.ndarray, options: list[np.ndarray], reach: float) -
     curves within a hook's length, so the gradient at its start alone can point a J-hook along it).
     """
     tips = np.array([p + d * reach for d in options])
-    z = _bilinear(dem.elevation_ft, dem, tips[:, 0], tips[:, 1])
+    z = grid.bilinear(dem.elevation_ft, dem, tips[:, 0], tips[:, 1])
     if not np.isfinite(z).any():
         return options[0]
     best = np.nanmax(z)
@@ -672,7 +666,7 @@ def _rows_on_contours(
                 if g.geom_type != "LineString" or g.is_empty:
                     continue
                 along = np.asarray(shapely.segmentize(g, cellu).coords)
-                dd = _bilinear(need.filled(np.nan), sub, along[:, 0], along[:, 1])
+                dd = grid.bilinear(need.filled(np.nan), sub, along[:, 0], along[:, 1])
                 if np.isfinite(dd).any() and np.nanmax(dd) >= level - 0.5:
                     out.append(g.simplify(tol) if tol > 0 else g)
     return out
@@ -686,20 +680,8 @@ def _front_height(gen: Any, level: int, filled: np.ndarray, sub: Dem) -> float |
     if not front:
         return None
     pts = np.concatenate(front)
-    z_front = _bilinear(filled, sub, pts[:, 0], pts[:, 1])
+    z_front = grid.bilinear(filled, sub, pts[:, 0], pts[:, 1])
     return float(np.nanmin(z_front)) if np.isfinite(z_front).any() else None
-
-
-def _bilinear(a: np.ndarray, dem: Dem, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``a`` (on ``dem``'s grid, cell centres) interpolated at (x, y); NaN off the grid."""
-    from scipy.ndimage import map_coordinates
-
-    t = dem.transform  # inverse of x = c + a col + b row, y = f + d col + e row (north-up: b = d = 0)
-    col = (np.asarray(x, float) - t.c) / t.a
-    row = (np.asarray(y, float) - t.f) / t.e
-    return map_coordinates(
-        np.asarray(a, float), [row - 0.5, col - 0.5], order=1, mode="constant", cval=np.nan
-    )
 
 
 #: What stands in for an interior row where the row cannot be built, by the layer that stops it (DNR
