@@ -19,7 +19,7 @@ def profile() -> None:
 @click.argument("file")
 def check(file: str) -> None:
     """Validate FILE (a profile .toml, or an installed profile's name): exit 0 valid, 2 with every problem."""
-    from geosite.rules import load_profile
+    from geosite.practices.validate import load_profile
 
     prof = load_profile(
         file
@@ -27,8 +27,8 @@ def check(file: str) -> None:
     n = len(prof.requirements)
     click.echo(
         f"{prof.path}: valid profile {prof.id!r} ({prof.name}): {n} requirement{'s' if n != 1 else ''}, "
-        f"{len(prof.data.get('applicability', {}).get('triggers', []))} applicability triggers, "
-        f"{len(prof.data.get('not_specified', []))} topics not specified or not read"
+        f"{len(prof.applicability.triggers)} applicability triggers, "
+        f"{len(prof.not_specified)} topics not specified or not read"
     )
 
 
@@ -37,7 +37,7 @@ def check(file: str) -> None:
 @click.option("--markdown", is_flag=True, help="A Markdown table (as docs/rules.md has it).")
 def show(name: str, markdown: bool) -> None:
     """Print the requirements of profile NAME (an installed name or a .toml path) as a table."""
-    from geosite.rules import load_profile
+    from geosite.practices.validate import load_profile
     from geosite.rules.tables import requirement_rows
 
     prof = load_profile(name)
@@ -48,7 +48,7 @@ def show(name: str, markdown: bool) -> None:
         for r in rows:
             click.echo("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
         return
-    click.echo(f"{prof.name}: {prof.data['jurisdiction'].get('chapter', '')} ({prof.path})")
+    click.echo(f"{prof.name}: {prof.jurisdiction.chapter} ({prof.path})")
     for r in rows:
         click.echo("")
         for h, c in zip(header, r, strict=True):
