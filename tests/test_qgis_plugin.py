@@ -103,8 +103,11 @@ def _scenarios(out: Path) -> list[dict]:
         {"id": "schedule", "alg": "geosite:schedule", "layers": _lot7_layers(dem=False),
          "params": {"SITE_TOML": template, "RECEIVED": RECEIVED, "OUTPUT": str(out / "schedule"),
                     "CALENDAR": "TEMPORARY_OUTPUT"}},
-        {"id": "map", "alg": "geosite:map",
-         "params": {"SITE_FOLDER": str(LOT7), "NO_HILLSHADE": True, "OUTPUT": str(out / "map")}},
+        {"id": "map", "alg": "geosite:map", "layers": _lot7_layers(),
+         "params": {"SITE_TOML": template, "NO_HILLSHADE": True, "OUTPUT": str(out / "map")}},
+        {"id": "no_dem", "alg": "geosite:analyze",
+         "layers": {k: v for k, v in _lot7_layers().items() if k in ("SITE_BOUNDARY", "DISTURBANCE")},
+         "params": {"SITE_TOML": template, "NO_MAPS": True, "OUTPUT": str(out / "no_dem")}},
         {"id": "write", "alg": "geosite:write_site_folder",
          "layers": {**_lot7_layers(), "DISTURBANCE": dated, "DEM": vrt},
          "params": {"SITE_TOML": template, "DISTURBANCE_PHASE": "Phase_No", "DISTURBANCE_START": "Begin",
@@ -340,6 +343,15 @@ def test_the_calendar_table_is_the_command_lines_calendar(runs):
     assert (
         cli["deadlines"][0]["date"] == "2027-03-15" and cli["deadlines"][0]["what"] == "Plan review decision"
     )
+
+
+def test_a_template_dem_the_dialog_does_not_give_is_said_not_used(runs):
+    s = _scenario(runs, "no_dem")
+    assert s["error"] is None, s["errors"]
+    assert s["warnings"][0].startswith("The template's [dem] path (dem.tif) is not used")
+    report = json.loads((runs["out"] / "no_dem" / "report.json").read_text())
+    command = next(line for line in s["log"] if line.startswith(str(GEOSITE)))
+    assert "--dem" not in command and report["inputs"]["dem"] is None and "slopes" not in report
 
 
 # ------------------------------------------------------------------------------------ submission folder

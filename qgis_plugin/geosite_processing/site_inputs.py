@@ -418,6 +418,15 @@ def _folder_from_layers(
             feedback.pushInfo(f"{item.layer}: {written.features} features from '{written.source_name}'")
     template_dem = template.get("dem") if isinstance(template.get("dem"), dict) else {}
     site.template_unit = template_dem.get("vertical_unit")
+    for key, param, label in (
+        ("path", "DEM", "the DEM"),
+        ("proposed", "PROPOSED_DEM", "the proposed grade DEM"),
+    ):
+        if request.uses_dem and template_dem.get(key) and parameters.get(param) in (None, ""):
+            feedback.pushWarning(
+                f"The template's [dem] {key} ({template_dem[key]}) is not used: the site's data come from "
+                f"the dialog; give it as {label} ({param}) to use it"
+            )
     dem = _dem_entries(alg, parameters, context, feedback, request, site=site)
     if template_path:
         for rel in site_toml.declared_files(template, Path(template_path).parent):
