@@ -206,6 +206,9 @@ def test_the_provider_loads_with_the_geosite_it_is_pointed_to(runs):
     assert info["long_name"] == found
     assert info["setting"].endswith(f"found: {found}")  # the one found, shown in the settings
     assert found in info["help"]
+    # a command that is not geosite is refused in the options dialog, saying why
+    refused = r"/usr/bin/python3[.\d]* is not geosite \(--version said 'Python 3"
+    assert re.match(refused, info["refused"] or ""), info["refused"]
     assert info["jurisdictions"] == available_profiles()
     for alg in ("geosite:analyze", "geosite:check", "geosite:map"):
         params = info["parameters"][alg]

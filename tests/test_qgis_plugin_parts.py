@@ -271,14 +271,14 @@ def test_the_written_toml_reads_back_as_the_document():
         "project": {
             "start": dt.date(2027, 5, 3),
             "cut_cy": 180.0,
-            "dewatering": False,
+            "state_funded": False,
             "building_permit_days": 365,
         },
         "revisions": [
             {"no": "1", "date": dt.date(2027, 3, 10)},
             {"no": "2", "description": "per village\ncomments"},
         ],
-        "declared": {"maintenance": "weekly", "steep_slope_controls": ["mat", "fence"]},
+        "declared": {"maintenance": "weekly", "notes": ["mat", "fence"]},
     }
     assert tomllib.loads(site_toml.dumps(doc, header="written by a test\nsecond line")) == doc
 
@@ -299,15 +299,15 @@ def test_the_dialog_replaces_the_templates_values_and_keeps_the_rest():
         crs=None,
         dem={"vertical_unit": None},
         layers_path="layers.gpkg",
-        project={"cut_cy": 250.0, "dewatering": None, "state_funded": True, "end": None},
+        project={"cut_cy": 250.0, "plat": "subdivision", "state_funded": None, "end": None},
         contacts={"applicant": {"phone": "715-555-0199", "name": None}, "preparer": {"name": None}},
     )
     assert doc["name"] == "Lot 7 residence, Birch Street" and doc["jurisdiction"] == "belgium"
     assert doc["dem"] == {"vertical_unit": "us_ft"}  # the template's file left behind, its unit kept
     assert doc["layers"] == {"path": "layers.gpkg"}  # the folder's GeoPackage holds geosite's names
     assert doc["project"]["cut_cy"] == 250.0 and doc["project"]["fill_cy"] == 95.0
-    assert doc["project"]["dewatering"] is False  # not stated in the dialog: the template's "false"
-    assert doc["project"]["state_funded"] is True and doc["project"]["end"] == dt.date(2027, 10, 29)
+    assert doc["project"]["state_funded"] is False  # not stated in the dialog: the template's "false"
+    assert doc["project"]["plat"] == "subdivision" and doc["project"]["end"] == dt.date(2027, 10, 29)
     assert (
         doc["applicant"]["phone"] == "715-555-0199" and doc["applicant"]["name"] == "Erik and Karin Lindquist"
     )
@@ -315,7 +315,7 @@ def test_the_dialog_replaces_the_templates_values_and_keeps_the_rest():
     bare = site_toml.site_document(
         None, name="Lot 9", jurisdiction="grantsburg", crs="EPSG:7593",
         dem={"vertical_unit": "us_ft"}, layers_path="layers.gpkg",
-        project={"dewatering": None, "plat": None}, contacts={"applicant": {"name": None}},
+        project={"state_funded": None, "plat": None}, contacts={"applicant": {"name": None}},
     )  # fmt: skip
     assert bare == {
         "name": "Lot 9",

@@ -178,7 +178,14 @@ def provider_info(provider: Any) -> dict[str, Any]:
     from processing.core.ProcessingConfig import ProcessingConfig
 
     analyze = provider.algorithm("analyze")
+    setting = ProcessingConfig.settings["GEOSITE_EXECUTABLE"]
+    try:
+        setting.validator(sys.executable)  # a Python, not geosite: the options dialog refuses it
+        refused = None
+    except ValueError as exc:
+        refused = str(exc)
     return {
+        "refused": refused,
         "algorithms": sorted(a.id() for a in provider.algorithms()),
         "display": {a.id(): a.displayName() for a in provider.algorithms()},
         "long_name": provider.longName(),
