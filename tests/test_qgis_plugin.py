@@ -103,11 +103,8 @@ def _scenarios(out: Path) -> list[dict]:
         {"id": "schedule", "alg": "geosite:schedule", "layers": _lot7_layers(dem=False),
          "params": {"SITE_TOML": template, "RECEIVED": RECEIVED, "OUTPUT": str(out / "schedule"),
                     "CALENDAR": "TEMPORARY_OUTPUT"}},
-        {"id": "map", "alg": "geosite:map", "layers": _lot7_layers(),
-         "params": {"SITE_TOML": template, "NO_HILLSHADE": True, "OUTPUT": str(out / "map")}},
-        {"id": "no_dem", "alg": "geosite:analyze",
-         "layers": {k: v for k, v in _lot7_layers().items() if k in ("SITE_BOUNDARY", "DISTURBANCE")},
-         "params": {"SITE_TOML": template, "NO_MAPS": True, "OUTPUT": str(out / "no_dem")}},
+        {"id": "map", "alg": "geosite:map", "layers": _lot7_layers(dem=False),
+         "params": {"SITE_TOML": template, "OUTPUT": str(out / "map")}},
         {"id": "write", "alg": "geosite:write_site_folder",
          "layers": {**_lot7_layers(), "DISTURBANCE": dated, "DEM": vrt},
          "params": {"SITE_TOML": template, "DISTURBANCE_PHASE": "Phase_No", "DISTURBANCE_START": "Begin",
@@ -118,6 +115,12 @@ def _scenarios(out: Path) -> list[dict]:
                     "DEM": _lot7_layers()["DEM"]},
          "params": {"JURISDICTION": "grantsburg", "DEM_VERTICAL_UNIT": "us_ft", "NO_MAPS": True,
                     "OUTPUT": str(out / "bad_crs")}},
+        {"id": "folder_and_project", "alg": "geosite:map",
+         "params": {"SITE_FOLDER": str(LOT7), "PROJECT_START": "2027-06-01", "DEWATERING": "yes",
+                    "OUTPUT": str(out / "unused")}},
+        {"id": "folder_and_layers", "alg": "geosite:check",
+         "layers": {"BMPS": _lot7_layers()["BMPS"]},
+         "params": {"SITE_FOLDER": str(LOT7), "OUTPUT": str(out / "unused")}},
         {"id": "cancel", "alg": "geosite:analyze", "cancel_at_step": 3,
          "params": {"SITE_FOLDER": str(LOT7), "NO_MAPS": True, "OUTPUT": str(out / "cancelled")}},
     ]  # fmt: skip
@@ -316,7 +319,7 @@ def test_check_loads_the_findings_where_they_are_styled_by_status(runs):
 # --------------------------------------------------------------------------------------- map, schedule
 
 
-def test_map_writes_the_three_sheets(runs):
+def test_map_from_layers_writes_the_three_sheets(runs):
     import pymupdf
 
     s = _scenario(runs, "map")
@@ -349,12 +352,12 @@ def test_the_calendar_table_is_the_command_lines_calendar(runs):
 
 
 def test_a_template_dem_the_dialog_does_not_give_is_said_not_used(runs):
-    s = _scenario(runs, "no_dem")
-    assert s["error"] is None, s["errors"]
+    """The map scenario gives the layers and Lot 7's site.toml, which names dem.tif, but no DEM."""
+    s = _scenario(runs, "map")
     assert s["warnings"][0].startswith("The template's [dem] path (dem.tif) is not used")
-    report = json.loads((runs["out"] / "no_dem" / "report.json").read_text())
     command = next(line for line in s["log"] if line.startswith(str(GEOSITE)))
-    assert "--dem" not in command and report["inputs"]["dem"] is None and "slopes" not in report
+    assert "--dem" not in command
+    assert "geosite: reading the DEM" not in s["texts"]
 
 
 # ------------------------------------------------------------------------------------ submission folder
@@ -404,6 +407,19 @@ def test_an_input_error_is_geosites_message_not_a_traceback(runs):
     said = "\n".join([*s["errors"], *s["log"], s["error"]])
     assert "Traceback" not in said and "processing_" not in s["error"]  # no temporary paths either
     assert not (runs["out"] / "bad_crs").exists()
+
+
+def test_a_folder_with_values_only_layers_use_is_refused_naming_them(runs):
+    s = _scenario(runs, "folder_and_project")
+    assert s["error"] == (
+        f"With an existing site folder ({LOT7}) its site.toml holds the project: leave PROJECT_START, "
+        "DEWATERING empty, or give the site as layers"
+    )
+    s = _scenario(runs, "folder_and_layers")
+    assert s["error"].startswith(
+        f"Give either an existing site folder or layers, not both (folder {LOT7}; layers: BMPS)"
+    )
+    assert not (runs["out"] / "unused").exists()
 
 
 def test_the_sample_sites_files_are_untouched(runs):

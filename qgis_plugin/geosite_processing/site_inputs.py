@@ -360,12 +360,47 @@ def prepare_site(
             + ")"
         )
     if folder:
+        unused = _layers_only_values(alg, parameters, context)
+        if unused:
+            raise QgsProcessingException(
+                f"With an existing site folder ({folder}) its site.toml holds the project: leave "
+                f"{', '.join(unused)} empty, or give the site as layers"
+            )
         return _existing_folder(alg, parameters, context, folder, request)
     if "SITE_BOUNDARY" not in layers:
         raise QgsProcessingException(
             "Give a site folder, or at least the site boundary layer (SITE_BOUNDARY)"
         )
     return _folder_from_layers(alg, parameters, context, feedback, request, layers=layers)
+
+
+#: Parameters that describe a site given as layers (a folder's site.toml says all of it).
+_LAYERS_ONLY = (
+    "SITE_TOML",
+    "SITE_NAME",
+    "SITE_CRS",
+    "PROPOSED_DEM",
+    "PROJECT_START",
+    "PROJECT_END",
+    "CUT_CY",
+    "FILL_CY",
+    "PLAT",
+    "BUILDING_PERMIT_DAYS",
+    *(name for name, *_ in FIELD_INPUTS),
+    *(f"{who.upper()}_{part}" for who in CONTACTS for part in ("NAME", "ADDRESS", "PHONE")),
+)
+_LAYERS_ONLY_FLAGS = ("STATE_FUNDED", "AUTHORITY_SUPERSEDED", "LANDSCAPING_ONLY")
+
+
+def _layers_only_values(alg: Any, parameters: dict, context: QgsProcessingContext) -> list[str]:
+    """The parameters given that only a site given as layers uses."""
+    given = [n for n in _LAYERS_ONLY if parameters.get(n) not in (None, "")]
+    given += [
+        n for n in _LAYERS_ONLY_FLAGS if n in parameters and alg.parameterAsBoolean(parameters, n, context)
+    ]
+    if (_text(alg, parameters, "DEWATERING", context) or "not stated") != "not stated":
+        given.append("DEWATERING")
+    return given
 
 
 def _existing_folder(
@@ -376,6 +411,7 @@ def _existing_folder(
     unit = _text(alg, parameters, "DEM_VERTICAL_UNIT", context)
     if request.uses_dem and parameters.get("DEM") not in (None, ""):
         dem = alg.parameterAsRasterLayer(parameters, "DEM", context)
+        os.makedirs(request.workdir, exist_ok=True)
         target = os.path.join(request.workdir, "dem.tif")
         site.args += ["--dem", raster_file(dem, target, copy=False, context=context, feedback=None)]
     if request.uses_dem and unit:
