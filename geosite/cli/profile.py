@@ -1,4 +1,5 @@
-"""``geosite profile check FILE`` and ``geosite profile show NAME``: a village clerk's tools for a profile.
+"""``geosite profile check FILE`` and ``geosite profile show NAME``: a village clerk's tools for a profile;
+``geosite profile list``: the installed profiles (the jurisdictions a program offers, e.g. the QGIS plugin).
 
 ``check`` validates a profile file against the schema (every key, its kind, unit and allowed values; the
 measures the stages record; the practices and their parameters) and prints every problem with the
@@ -30,6 +31,23 @@ def check(file: str) -> None:
         f"{len(prof.applicability.triggers)} applicability triggers, "
         f"{len(prof.not_specified)} topics not specified or not read"
     )
+
+
+@profile.command("list")
+@click.option("--json", "as_json", is_flag=True, help='A JSON list of {"id": ..., "name": ...}.')
+def list_cmd(as_json: bool) -> None:
+    """List the installed profiles: the name to give --jurisdiction, and the jurisdiction's name."""
+    import json
+
+    from geosite.rules import load_profile
+    from geosite.rules.profile import available_profiles
+
+    rows = [{"id": p.id, "name": p.name} for p in map(load_profile, available_profiles())]
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    for row in rows:
+        click.echo(f"{row['id']}\t{row['name']}")
 
 
 @profile.command("show")
