@@ -8,6 +8,7 @@
 4. the gate (:func:`geosite.rules.site_gate`), once: whether the chapter applies, and where its scopes do
    (Grantsburg B(6): where runoff leaves the site); every later stage reads it;
 5. controls (:mod:`geosite.controls.stage`): where the ordinance wants controls, and the submitted ones;
+   then soil loss over the schedule (:mod:`geosite.soil_loss.stage`, NR 151.11: the state's standard);
 6. the rules (:func:`geosite.rules.engine.evaluate`): applicability, plan type, findings;
 
 then the report (:mod:`geosite.report`). ``write_outputs`` writes report.json, report.md and
@@ -29,6 +30,7 @@ from geosite.hydrology.stage import HYDRO_KEYS, channel_threshold_sqft, measure_
 from geosite.report import build_report, render_markdown
 from geosite.rules import Evaluation, Finding, Profile, decide, evaluate, load_profile, site_gate
 from geosite.site import Site, SiteMeasurements, measure_site
+from geosite.soil_loss.stage import measure_soil_loss
 from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
 from geosite.units import SQFT_PER_ACRE
 
@@ -50,6 +52,7 @@ class AnalysisResult:
     report: dict[str, Any]
     layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
     dem: Any = None  # the geosite.grid.Dem the terrain was measured on (None without a DEM)
+    soil_loss: Any = None  # the geosite.soil_loss.stage.SoilLossResult (NR 151.11), None when not run
 
     @property
     def findings(self) -> list[Finding]:
@@ -89,12 +92,15 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     extra.update(_requirement_summary(m.decisions))
     controls = measure_controls(site, prof, dem, m.flow_grid, m, step=step)
     extra.update(controls.report)
+    # NR 151.11 (the state's standard, beside the chapter's findings): geosite.soil_loss
+    soil = measure_soil_loss(site, prof, dem, m.flow_grid, m, controls=controls.layers, step=step)
+    extra["soil_loss"] = {**soil.report, "finding": soil.finding.to_dict()}
     step("evaluating the rules")
     ev = evaluate(prof, m.values, m.gate, decisions=m.decisions)
     ev.findings.extend(controls.findings)
     report = build_report(site, prof, m, ev, extra)
     layers = {**m.layers, **controls.layers}
-    return AnalysisResult(site, prof, m, ev, report, layers, dem)
+    return AnalysisResult(site, prof, m, ev, report, layers, dem, soil_loss=soil)
 
 
 def _requirement_summary(decisions: dict[str, Any]) -> dict[str, Any]:
@@ -259,6 +265,10 @@ def _write_files(result: AnalysisResult, tmp: Path, *, dxf: bool, scale_ft: floa
     layers = {"site_boundary": result.site.layers["site_boundary"][["id", "geometry"]], **result.layers}
     write_gpkg(tmp / "derived.gpkg", layers, styles=layer_rules(sheet_styles()))
     names = ["report.json", "report.md", "derived.gpkg"]
+    if result.soil_loss is not None and result.soil_loss.raster is not None:
+        from geosite.soil_loss.raster import write_soil_loss_tif
+
+        names.append(write_soil_loss_tif(result.soil_loss.raster, tmp).name)
     if dxf:
         from geosite.io.cad import write_dxf
 
