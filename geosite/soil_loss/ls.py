@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from geosite.soil_loss.data import load_soil_loss_data
+from geosite.terrain.slope import SLOPE_TOLERANCE_PCT
 
 if TYPE_CHECKING:
     from affine import Affine
@@ -71,7 +72,10 @@ def steepness_factor(sin_theta: np.ndarray) -> np.ndarray:
     """McCool's S from sin(slope angle): 10.8 sin + 0.03 under 9 % (tan), 16.8 sin - 0.50 at or above."""
     sin_theta = np.asarray(sin_theta, dtype=np.float64)
     tan = sin_theta / np.sqrt(np.clip(1.0 - sin_theta**2, 1e-300, None))
-    return np.where(tan < 0.09, 10.8 * sin_theta + 0.03, 16.8 * sin_theta - 0.50)
+    # "9 % or more" includes a plane of exactly 9 % that computes as 8.9999999999 (the terrain stage's
+    # SLOPE_TOLERANCE_PCT, a millionth of a percentage point)
+    under = tan < 0.09 - SLOPE_TOLERANCE_PCT / 100.0
+    return np.where(under, 10.8 * sin_theta + 0.03, 16.8 * sin_theta - 0.50)
 
 
 def length_exponent(sin_theta: np.ndarray, rill_factor: float | np.ndarray = 1.0) -> np.ndarray:
