@@ -225,4 +225,6 @@ def test_later_span_covers_and_unknown_c_is_not_assessed():
     tl = cover_timeline(sched, shape, t, {"bare": 1.0, "erosion_mat": None})
     got = window_loss(tl, Window(D(2027, 4, 1), D(2028, 4, 1)), np.ones(tl.cells.size), None)
     tot = got.totals(100.0)
-    assert tot["acres"] == pytest.approx(800 / 43560) and tot["acres_not_assessed"] == pytest.approx(800 / 43560)
+    assert tot["acres"] == pytest.approx(800 / 43560) and tot["acres_not_assessed"] == pytest.approx(
+        800 / 43560
+    )

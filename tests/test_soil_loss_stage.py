@@ -25,7 +25,7 @@ def _sin(pct: float) -> float:
 
 
 def _site(tmp_path, pct: float, k: float, area=(100, -400, 300, 200), soil_loss=None):
-    """A 500 x 500 ft plane falling south (2-ft cells), one phase over ``area``: bare Apr 1 to Oct 15, 2027."""
+    """A 500 x 500 ft plane falling south (2-ft cells), one phase over ``area``, bare Apr 1 - Oct 15, 2027."""
     dem = inclined_plane(pct, shape=(250, 250), cell=2.0)
     dist = gpd.GeoDataFrame(
         {"phase": ["grading"], "start": ["2027-04-01"], "end": ["2027-09-30"], "stabilized": ["2027-10-15"]},
@@ -69,7 +69,9 @@ def _run(site):
     from geosite.rules import load_profile
 
     m = measure_site(site)
-    return measure_soil_loss(site, load_profile("grantsburg"), site.read_dem(margin_ft=None), None, m, controls={})
+    return measure_soil_loss(
+        site, load_profile("grantsburg"), site.read_dem(margin_ft=None), None, m, controls={}
+    )
 
 
 def test_plane_soil_loss_by_hand_over_the_standard(tmp_path):
@@ -80,7 +82,9 @@ def test_plane_soil_loss_by_hand_over_the_standard(tmp_path):
     assert r["worst"]["acres"] == pytest.approx(60_000 / 43_560, rel=1e-9)
     expect = _by_hand(6.0, 0.30)
     assert r["worst"]["tpa_high"] == pytest.approx(expect, rel=1e-6)
-    assert r["phases"][0]["phase"] == "grading" and r["phases"][0]["tpa_high"] == pytest.approx(expect, rel=1e-6)
+    assert r["phases"][0]["phase"] == "grading" and r["phases"][0]["tpa_high"] == pytest.approx(
+        expect, rel=1e-6
+    )
     f = res.finding
     assert f.citation == "NR 151.11(6m)(b)" and f.status == "not_assessed"
     assert f"{1 - 5.0 / expect:.0%}" in f.message  # the share the sediment controls must remove
@@ -100,7 +104,9 @@ def test_without_the_distribution_the_window_is_bounded(tmp_path):
     w = res.report["worst"]
     full = _by_hand(1.0, 0.05) / 0.802  # bare all year
     assert not res.report["exact"]
-    assert w["tpa_high"] == pytest.approx(full, rel=1e-6) and w["tpa_low"] == pytest.approx(full * 0.01, rel=1e-6)
+    assert w["tpa_high"] == pytest.approx(full, rel=1e-6) and w["tpa_low"] == pytest.approx(
+        full * 0.01, rel=1e-6
+    )
     assert res.finding.status == "pass"  # even bare all year it is under 5 t/ac
 
 
@@ -149,5 +155,8 @@ def test_analyze_writes_the_geotiff_and_the_section(tmp_path):
     report = json.loads((out / "report.json").read_text())
     assert report["soil_loss"]["finding"]["citation"] == "NR 151.11(6m)(b)"
     md = (out / "report.md").read_text()
-    assert "## Soil loss over the schedule (Wis. Admin. Code NR 151.11)" in md and "2027-04-01 to 2028-03-31" in md
+    assert (
+        "## Soil loss over the schedule (Wis. Admin. Code NR 151.11)" in md
+        and "2027-04-01 to 2028-03-31" in md
+    )
     assert dt.date(2027, 4, 1).isoformat() == report["soil_loss"]["first_disturbance"]

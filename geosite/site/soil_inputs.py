@@ -1,5 +1,7 @@
-"""site.toml's ``[soil_loss]`` table, validated: the numbers a site gives for NR 151.11's soil loss where no
-published table gives them, each with its source (docs/site_folder.md):
+"""The ``[soil_loss]`` table of site.toml, validated.
+
+The numbers a site gives for NR 151.11's soil loss where no published table gives them, each with its
+source (docs/site_folder.md):
 
 ```toml
 [soil_loss]
@@ -45,8 +47,7 @@ def _ei_points(v: Any, where: Path, problems: list[str]) -> list[list[Any]] | No
     if v is None:
         return None
     ok = isinstance(v, list) and all(
-        isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and _number(p[1]) is not None
-        for p in v
+        isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and _number(p[1]) is not None for p in v
     )
     if not ok:
         problems.append(f'{where}: [soil_loss] ei_cumulative_pct must be [["MM-DD", percent], ...]')

@@ -19,7 +19,14 @@ from a notebook. US customary factors: R x K x LS x C in tons per acre.
 """
 
 from geosite.soil_loss.compute import WindowLoss, window_loss
-from geosite.soil_loss.cover import COVERS, CoverSchedule, CoverSpan, CoverTimeline, cover_schedule, cover_timeline
+from geosite.soil_loss.cover import (
+    COVERS,
+    CoverSchedule,
+    CoverSpan,
+    CoverTimeline,
+    cover_schedule,
+    cover_timeline,
+)
 from geosite.soil_loss.data import SoilLossData, Sourced, load_soil_loss_data
 from geosite.soil_loss.erosivity import ErosivityDistribution, Rainfall, year_position
 from geosite.soil_loss.kfactor import K_ATTRIBUTE, KGrid, k_grid

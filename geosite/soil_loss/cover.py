@@ -121,8 +121,10 @@ def _disturbance_spans(site: Site, stabilize_days: int | None) -> tuple[list[Cov
         if start is None:
             notes.append(f"disturbance {fid}: no start date, so its ground cannot be placed in the schedule")
             continue
-        until = stabilized if stabilized is not None else (
-            end + dt.timedelta(days=stabilize_days or 0) if end is not None else None
+        until = (
+            stabilized
+            if stabilized is not None
+            else (end + dt.timedelta(days=stabilize_days or 0) if end is not None else None)
         )
         if until is not None and end is not None:
             until = max(until, end)

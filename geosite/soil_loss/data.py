@@ -32,6 +32,14 @@ class Sourced:
         """Whether a value was found."""
         return self.value is not None
 
+    def required(self) -> float:
+        """The value; a :class:`~geosite.errors.ProfileError` when the data file has none (a number the
+        method cannot run without).
+        """
+        if self.value is None:
+            raise ProfileError(f"{DATA_FILE}: a number the method needs is missing ({self.source})")
+        return self.value
+
 
 @dataclass(frozen=True)
 class SoilLossData:
@@ -101,9 +109,7 @@ def load_soil_loss_data(path: Path = DATA_FILE) -> SoilLossData:
         windows=method["windows"],
         contributing_area=method["contributing_area"],
         cover={k: _sourced(v, f"[cover.{k}]") for k, v in raw["cover"].items()},
-        county_r={
-            k: Sourced(float(v["r"]), str(v["source"])) for k, v in rain.get("county", {}).items()
-        },
+        county_r={k: Sourced(float(v["r"]), str(v["source"])) for k, v in rain.get("county", {}).items()},
         r_missing=rain["missing"],
         ei_missing=rain["ei_missing"],
         county_of_jurisdiction={

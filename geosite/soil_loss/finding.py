@@ -40,7 +40,8 @@ def _missing(report: dict[str, Any]) -> list[str]:
     """What numbers the windows lack: R, K, C."""
     out = []
     if report.get("r_factor") is None:
-        out.append(f"R for {(report.get('county') + ' County') if report.get('county') else 'the site'}: {report.get('r_source')}")
+        county = report.get("county")
+        out.append(f"R for {county + ' County' if county else 'the site'}: {report.get('r_source')}")
     if report.get("without_k_sqft"):
         out.append(
             f"K on {report['without_k_sqft']:,.0f} sq ft of disturbed ground (soils layer attribute "
@@ -58,13 +59,14 @@ def _beyond(report: dict[str, Any]) -> str:
         return ""
     return (
         f" Not computed (beyond the method, sheet and rill erosion only): {steep:,.0f} sq ft on slopes over "
-        f"33 % and {conc:,.0f} sq ft of concentrated flow; those need prescriptive measures."
+        f"{report.get('max_slope_pct')} % and {conc:,.0f} sq ft of concentrated flow; those need "
+        "prescriptive measures."
     )
 
 
 def _judge(data: SoilLossData, report: dict[str, Any]) -> Finding:
     """The finding of an assessed schedule."""
-    limit = data.max_tons_per_acre_year.value or 0.0
+    limit = data.max_tons_per_acre_year.required()
     w = report["worst"]
     lo, hi = w["tpa_low"], w["tpa_high"]
     what = (
@@ -77,7 +79,9 @@ def _judge(data: SoilLossData, report: dict[str, Any]) -> Finding:
         f"disturbed acres: {what} (A = R K LS C, R = {report['r_factor']:g})."
     )
     if hi <= limit:
-        return _finding(data, "pass", f"{head} Within {limit:g} t/ac/yr before any sediment control.{_beyond(report)}")
+        return _finding(
+            data, "pass", f"{head} Within {limit:g} t/ac/yr before any sediment control.{_beyond(report)}"
+        )
     if lo > limit:
         share = 1.0 - limit / lo
         return _finding(
@@ -99,7 +103,7 @@ def soil_loss_finding(
     data: SoilLossData, acres: float | None, report: dict[str, Any], *, why: str | None = None
 ) -> Finding:
     """The NR 151.11 finding for a site disturbing ``acres`` acres with the soil-loss ``report``."""
-    floor = data.applies_from_acres.value or 1.0
+    floor = data.applies_from_acres.required()
     if acres is not None and acres < floor:
         return _finding(
             data,

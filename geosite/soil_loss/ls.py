@@ -93,7 +93,7 @@ def length_factor(
     """Desmet & Govers' L of a cell of ``cell_ft`` ft receiving ``upslope_sqft`` sq ft, exponent ``m``,
     contour factor ``x`` (|sin a| + |cos a|), on the 72.6-ft unit plot.
     """
-    plot_ft = load_soil_loss_data().unit_plot_length_ft.value or 72.6
+    plot_ft = load_soil_loss_data().unit_plot_length_ft.required()
     a = np.asarray(upslope_sqft, dtype=np.float64)
     d2 = cell_ft * cell_ft
     return ((a + d2) ** (m + 1.0) - a ** (m + 1.0)) / (cell_ft ** (m + 2.0) * np.power(x, m) * plot_ft**m)
@@ -149,12 +149,12 @@ def ls_factor(
     ux, uy = flow.downhill()
     x = np.abs(ux) + np.abs(uy)
     x = np.where(x > 0.0, x, 1.0)
-    factor = data.high_rill_factor.value or 2.0
+    factor = data.high_rill_factor.required()
     m = length_exponent(sin_t, np.where(disturbed, factor, 1.0))
     length = length_factor(upslope, cell_ft, m, x)
     s = steepness_factor(sin_t)
-    limit = data.max_slope_pct.value if max_slope_pct is None else max_slope_pct
-    beyond = np.where(slope > (limit if limit is not None else np.inf), STEEP, 0).astype(np.uint8)
+    limit = data.max_slope_pct.required() if max_slope_pct is None else max_slope_pct
+    beyond = np.where(slope > limit, STEEP, 0).astype(np.uint8)
     beyond |= np.where(channel, CONCENTRATED, 0).astype(np.uint8)
     ls = np.where(beyond == 0, length * s, np.nan)
     return LSGrid(ls, np.where(beyond == 0, length, np.nan), s, m, slope, upslope, beyond, cell_ft)

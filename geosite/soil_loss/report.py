@@ -1,4 +1,4 @@
-"""report.md's soil-loss section: the NR 151.11 finding, the windows of the site and of each phase, and
+"""The soil-loss section of report.md: the NR 151.11 finding, the windows of the site and of each phase, and
 where every number came from.
 """
 
@@ -39,7 +39,8 @@ def soil_loss_markdown(block: dict[str, Any]) -> list[str]:
     lines = [
         "## Soil loss over the schedule (Wis. Admin. Code NR 151.11)",
         "",
-        f"- **{f.get('citation', '')}** [{_MARK.get(f.get('status', ''), f.get('status', ''))}] {f.get('message', '')}",
+        f"- **{f.get('citation', '')}** [{_MARK.get(f.get('status', ''), f.get('status', ''))}] "
+        f"{f.get('message', '')}",
         "",
     ]
     if block.get("assessed"):
@@ -58,7 +59,8 @@ def soil_loss_markdown(block: dict[str, Any]) -> list[str]:
             f"{k} {v['value']:g} ({v['source']})" if v["value"] is not None else f"{k}: {v['source']}"
             for k, v in block.get("c_factors", {}).items()
         ),
-        f"- K: the soils layer's `kwfact`; {'; '.join(block.get('k_problems', [])) or 'every disturbed cell has one'}",
+        "- K: the soils layer's `kwfact`; "
+        + ("; ".join(block.get("k_problems", [])) or "every disturbed cell has one"),
         f"- The standard: {block.get('standard_read', '')}",
     ]
     lines += [f"- {n}" for n in block.get("schedule_notes", [])]

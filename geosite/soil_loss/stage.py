@@ -69,6 +69,7 @@ def rainfall_for(site: Site, data: SoilLossData | None = None) -> Rainfall:
     data = data or load_soil_loss_data()
     given = site.settings.get("soil_loss", {})
     county = given.get("county") or data.county_for(site.jurisdiction)[0]
+    r: float | None
     if given.get("r_factor") is not None:
         r, r_source = float(given["r_factor"]), f"site.toml [soil_loss] r_factor: {given['r_source']}"
     else:
@@ -146,7 +147,7 @@ class _Grids:
 
 
 def _grids(
-    site: Site, dem: Dem, schedule: CoverSchedule, ls: LSGrid, rain: Rainfall, c: dict[str, Any]
+    site: Site, dem: Dem, schedule: CoverSchedule, ls: LSGrid, *, rain: Rainfall, c: dict[str, Any]
 ) -> _Grids | None:
     """The schedule and the factors on the box of the schedule's cells (None: no cell)."""
     from affine import Affine
@@ -229,7 +230,7 @@ def measure_soil_loss(
     Returns
     -------
     SoilLossResult
-        report.json's ``soil_loss`` block, the finding, the worst window's raster.
+        The ``soil_loss`` block of report.json, the finding, the worst window's raster.
     """
     from geosite.soil_loss.finding import soil_loss_finding
 
@@ -246,8 +247,7 @@ def measure_soil_loss(
 
     schedule = _schedule_on_dem(cover_schedule(site, stabilize_within_days(site)), dem)
     base["schedule_notes"] = list(schedule.notes)
-    first, last = schedule.first_day(), schedule.final_day()
-    if first is None:
+    if schedule.first_day() is None:
         base["assessed"] = False
         return SoilLossResult(base, soil_loss_finding(data, acres, base, why="no dated disturbance"))
     report, raster = _run_windows(
@@ -265,6 +265,7 @@ def _base_report(data: SoilLossData, rain: Rainfall, c: dict[str, Any]) -> dict[
         "standard_wording_read_whole": data.wording_read_whole,
         "max_tons_per_acre_year": data.max_tons_per_acre_year.value,
         "max_source": data.max_tons_per_acre_year.source,
+        "max_slope_pct": data.max_slope_pct.value,
         "method": data.equation,
         "windows_method": data.windows,
         "ls_method": data.contributing_area,
@@ -274,8 +275,8 @@ def _base_report(data: SoilLossData, rain: Rainfall, c: dict[str, Any]) -> dict[
         "ei_distribution": None if rain.distribution is None else rain.distribution.source,
         "ei_source": rain.ei_source,
         "c_factors": {k: {"value": v[0], "source": v[1]} for k, v in c.items()},
-        "units": "R US customary (hundreds of ft tonf in / (ac h yr)), K (ton ac h / (hundreds of ac ft tonf in)): "
-        "soil loss in tons per acre over each 12-month window",
+        "units": "R US customary (hundreds of ft tonf in / (ac h yr)), K (ton ac h / (hundreds of ac ft tonf "
+        "in)): soil loss in tons per acre over each 12-month window",
     }
 
 
@@ -307,7 +308,7 @@ def _run_windows(
         channel_threshold_sqft=channel_threshold_sqft(profile),
         disturbed=bare,
     )
-    g = _grids(site, dem, schedule, ls, rain, c)
+    g = _grids(site, dem, schedule, ls, rain=rain, c=c)
     first, last = schedule.first_day(), schedule.final_day()
     if g is None or first is None:
         return {**base, "assessed": False}, None
@@ -348,4 +349,3 @@ def _beyond_block(g: _Grids, ls: LSGrid, worst: WindowLoss) -> dict[str, Any]:
 def schedule_from_spans(spans: list[CoverSpan], crs: Any = None) -> CoverSchedule:
     """A :class:`CoverSchedule` of the given spans (a notebook's, or the plan object's)."""
     return CoverSchedule(tuple(spans), crs)
-

@@ -33,7 +33,7 @@ class Window:
         return self.stop - dt.timedelta(days=1)
 
     def label(self) -> str:
-        """"2020-04-01 to 2021-03-31"."""
+        """ "2020-04-01 to 2021-03-31"."""
         return f"{self.start.isoformat()} to {self.end.isoformat()}"
 
 
