@@ -329,7 +329,9 @@ def _run_windows(
         "k_problems": list(g.k_problems),
         "covers_without_c": sorted(k for k in g.timeline.covers if c.get(k, (None,))[0] is None),
     }
-    return report, _raster(g, worst, dem.crs)
+    # no GeoTIFF where no cell has a number (R or K unknown)
+    has = bool((worst.counted & np.isfinite(worst.high_tpa)).any())
+    return report, _raster(g, worst, dem.crs) if has else None
 
 
 def _beyond_block(g: _Grids, ls: LSGrid, worst: WindowLoss) -> dict[str, Any]:
