@@ -114,7 +114,7 @@ def main() -> None:
         f"{with_ls['vmhwm_mb'] / base['vmhwm_mb']:.2f}x peak memory"
     )
     if saga is None:
-        print("SAGA: saga_cmd not installed (apt-get install saga)")
+        print("SAGA: skipped (--no-saga)" if a.no_saga else "SAGA: saga_cmd not installed (apt-get install saga)")
     else:
         print(
             f"SAGA fill + D8 area + slope + LS: {saga:.2f} s; geosite/SAGA: {with_ls['total_s'] / saga:.2f}x"
