@@ -106,15 +106,17 @@ def main() -> None:
     print(
         f"read + route (the analysis without soil loss): {base['total_s']:.2f} s, {base['vmhwm_mb']:.0f} MB"
     )
-    print(
-        f"read + route + LS: {with_ls['total_s']:.2f} s, {with_ls['vmhwm_mb']:.0f} MB"
-    )
+    print(f"read + route + LS: {with_ls['total_s']:.2f} s, {with_ls['vmhwm_mb']:.0f} MB")
     print(
         f"LS alone: {with_ls['ls_s']:.2f} s; with/without: {with_ls['total_s'] / base['total_s']:.2f}x time, "
         f"{with_ls['vmhwm_mb'] / base['vmhwm_mb']:.2f}x peak memory"
     )
     if saga is None:
-        print("SAGA: skipped (--no-saga)" if a.no_saga else "SAGA: saga_cmd not installed (apt-get install saga)")
+        print(
+            "SAGA: skipped (--no-saga)"
+            if a.no_saga
+            else "SAGA: saga_cmd not installed (apt-get install saga)"
+        )
     else:
         print(
             f"SAGA fill + D8 area + slope + LS: {saga:.2f} s; geosite/SAGA: {with_ls['total_s'] / saga:.2f}x"
