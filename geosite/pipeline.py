@@ -8,7 +8,8 @@
 4. the gate (:func:`geosite.rules.site_gate`), once: whether the chapter applies, and where its scopes do
    (Grantsburg B(6): where runoff leaves the site); every later stage reads it;
 5. controls (:mod:`geosite.practices.stage`): each requirement handed to the practice that serves it, to
-   place (what ``analyze`` proposes) and judge (the submitted ones);
+   place (what ``analyze`` proposes) and judge (the submitted ones); then soil loss over the schedule
+   (:mod:`geosite.soil_loss.stage`, NR 151.11: the state's standard);
 6. the rules (:func:`geosite.rules.engine.evaluate`): applicability, plan type, findings;
 
 then the report (:mod:`geosite.report`). ``write_outputs`` writes report.json, report.md and
@@ -31,6 +32,7 @@ from geosite.practices.validate import validate_practices
 from geosite.report import build_report, render_markdown
 from geosite.rules import Evaluation, Finding, Profile, decide, evaluate, load_profile, site_gate
 from geosite.site import Site, SiteMeasurements, measure_site
+from geosite.soil_loss.stage import measure_soil_loss
 from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
 from geosite.units import SQFT_PER_ACRE
 
@@ -55,6 +57,7 @@ class AnalysisResult:
     #: the controls stage's result (geosite.practices.ControlsResult): each requirement's outcome and the
     #: controls proposed
     controls: Any = None
+    soil_loss: Any = None  # the geosite.soil_loss.stage.SoilLossResult (NR 151.11), None when not run
 
     @property
     def findings(self) -> list[Finding]:
@@ -94,12 +97,15 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     m.decisions = decide(prof, m, m.gate)  # once: each requirement required here or not
     controls = measure_controls(site, prof, dem, m.flow_grid, m, step=step)
     extra.update(controls.report)
+    # NR 151.11 (the state's standard, beside the chapter's findings): geosite.soil_loss
+    soil = measure_soil_loss(site, prof, dem, m.flow_grid, m, controls=controls.layers, step=step)
+    extra["soil_loss"] = {**soil.report, "finding": soil.finding.to_dict()}
     step("evaluating the rules")
     ev = evaluate(prof, m, m.gate, decisions=m.decisions)
     ev.findings.extend(controls.findings)
     report = build_report(site, prof, m, ev, extra)
     layers = {**m.layers, **controls.layers}
-    return AnalysisResult(site, prof, m, ev, report, layers, dem, controls)
+    return AnalysisResult(site, prof, m, ev, report, layers, dem, controls, soil_loss=soil)
 
 
 #: The largest DEM read whole when the site's drainage needs over half of it; a larger one is read on
@@ -250,6 +256,10 @@ def _write_files(result: AnalysisResult, tmp: Path, *, dxf: bool, scale_ft: floa
     layers = {"site_boundary": result.site.layers["site_boundary"][["id", "geometry"]], **result.layers}
     write_gpkg(tmp / "derived.gpkg", layers, schema=derived_schema(), styles=derived_styles(sheet_styles()))
     names = ["report.json", "report.md", "derived.gpkg"]
+    if result.soil_loss is not None and result.soil_loss.raster is not None:
+        from geosite.soil_loss.raster import write_soil_loss_tif
+
+        names.append(write_soil_loss_tif(result.soil_loss.raster, tmp).name)
     if dxf:
         from geosite.views.dxf import write_dxf
 

@@ -178,6 +178,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += ["", f"Plan type: {report['plan_type_reason']}", "", "## Findings by section", ""]
     lines += _findings_by_section(report["findings"], names)
     lines += _drainage(report, names) + _methods(report)
+    if report.get("soil_loss"):  # NR 151.11, the state's standard (geosite.soil_loss)
+        from geosite.soil_loss.report import soil_loss_markdown
+
+        lines += soil_loss_markdown(report["soil_loss"])
     if report.get("notes"):
         lines += ["## Notes on the input", ""] + [f"- {n}" for n in report["notes"]] + [""]
     return "\n".join(lines)
