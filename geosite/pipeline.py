@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 import geopandas as gpd
 
 from geosite.hydrology.stage import HYDRO_KEYS, channel_threshold_sqft, measure_hydrology
+from geosite.plan import plan_of
 from geosite.practices import measure_controls
 from geosite.practices.validate import validate_practices
 from geosite.report import build_report, render_markdown
@@ -58,6 +59,8 @@ class AnalysisResult:
     #: controls proposed
     controls: Any = None
     soil_loss: Any = None  # the geosite.soil_loss.stage.SoilLossResult (NR 151.11), None when not run
+    #: the site's plan (geosite.plan.Plan): the controls proposed (or, with none, the ones submitted)
+    plan: Any = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -105,7 +108,9 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     ev.findings.extend(controls.findings)
     report = build_report(site, prof, m, ev, extra)
     layers = {**m.layers, **controls.layers}
-    return AnalysisResult(site, prof, m, ev, report, layers, dem, controls, soil_loss=soil)
+    result = AnalysisResult(site, prof, m, ev, report, layers, dem, controls, soil_loss=soil)
+    result.plan = plan_of(result)  # the one plan every view is drawn from
+    return result
 
 
 #: The largest DEM read whole when the site's drainage needs over half of it; a larger one is read on

@@ -337,7 +337,13 @@ def _proposals(ctx: Context, fence: gpd.GeoDataFrame, stand: gpd.GeoDataFrame | 
     which :func:`finish`'s pass covers).
     """
     rows: list[dict[str, Any]] = [
-        {"type": SiltFence.name, "practice": ROLES[side], "standard": SiltFence.standard, "geometry": g}
+        {
+            "type": SiltFence.name,
+            "practice": ROLES[side],
+            "standard": SiltFence.standard,
+            "geometry": g,
+            "side": side,
+        }
         for side, g in zip(fence["side"], fence.geometry, strict=True)
         if side in ROLES and g is not None and not g.is_empty
     ]

@@ -1,6 +1,6 @@
-"""The layers and styles of derived.gpkg: the site's and the analysis' (:data:`geosite.io.output.DERIVED_SCHEMA`,
-:data:`geosite.io.qgis_styles.LAYER_RULES`) and each practice's, read from its descriptor
-(:class:`geosite.practices.base.OutputLayer`).
+"""The layers and styles of derived.gpkg: the site's and the analysis'
+(:data:`geosite.io.output.DERIVED_SCHEMA`, :data:`geosite.io.qgis_styles.LAYER_RULES`) and each
+practice's, read from its descriptor (:class:`geosite.practices.base.OutputLayer`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,148 @@
+"""The plan of one site: its controls (each with its practice, status, dates, geometry and quantity), its
+phases and piles, and the findings, as one object every view is drawn from (the sheets, derived.gpkg, the
+plan folder's layers, the DXF, the reports and the quantity table).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import geopandas as gpd
+
+if TYPE_CHECKING:
+    from shapely.geometry.base import BaseGeometry
+
+    from geosite.rules import Finding, Profile
+    from geosite.site import Site
+
+#: a control's status: what geosite proposes, or what a submission shows
+STATUSES = ("proposed", "submitted")
+#: the attributes a control may carry beside its own fields (the columns of the plan's layers), with their
+#: types: the side of a fence, the pile or drive it serves, a trap's drainage and surface, a stand-in's
+#: method and what it stands in for
+ATTRIBUTES: dict[str, str] = {
+    "side": "str",
+    "pile_id": "int",
+    "drive_id": "int",
+    "drainage_acres": "float",
+    "surface_sqft": "float",
+    "storage_cy": "float",
+    "method": "str",
+    "stand_in_for": "str",
+}
+
+
+@dataclass(frozen=True)
+class Control:
+    """One control of the plan: its number, its practice (a :mod:`geosite.practices` name, the ``bmps``
+    ``type``), whether geosite proposes it or the submission shows it, its geometry (site CRS), what it is
+    in words, its standard, its name (a submitted feature's), the phase it serves, its install and remove
+    dates, and its practice's own attributes (:data:`ATTRIBUTES`).
+    """
+
+    id: int
+    practice: str
+    status: str
+    geometry: BaseGeometry
+    what: str = ""
+    standard: str = ""
+    name: str | None = None
+    phase: str | None = None
+    install: dt.date | None = None
+    remove: dt.date | None = None
+    attrs: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def family(self) -> str:
+        """The geometry family it is drawn as: ``point``, ``line`` or ``polygon``."""
+        t = self.geometry.geom_type
+        return "polygon" if "Polygon" in t else "line" if "LineString" in t else "point"
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Attribute ``key`` (``default`` when the control does not carry it)."""
+        v = self.attrs.get(key)
+        return default if v is None else v
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase of the disturbance: its key (the ``phase`` attribute, else the polygon's id), its polygons'
+    union (site CRS), its start and end dates and when its ground is stabilized, its area (sq ft).
+    """
+
+    key: str
+    geometry: BaseGeometry
+    start: dt.date | None
+    end: dt.date | None
+    stabilized: dt.date | None
+    area_sqft: float
+
+
+@dataclass
+class Plan:
+    """One site's plan: the site and profile, where its controls come from (``proposed``: what ``analyze``
+    proposes; ``submitted``: a submission's ``bmps``), the controls, the phases, the disturbance with its
+    dates (one row per polygon, site CRS), the piles, and the findings of the analysis.
+    """
+
+    site: Site
+    profile: Profile
+    source: str
+    controls: tuple[Control, ...]
+    phases: tuple[Phase, ...]
+    disturbance: gpd.GeoDataFrame
+    findings: list[Finding] = field(default_factory=list)
+
+    def of(self, practice: str) -> list[Control]:
+        """The controls of ``practice``."""
+        return [c for c in self.controls if c.practice == practice]
+
+    def frame(self) -> gpd.GeoDataFrame:
+        """The controls as one GeoDataFrame (site CRS): ``id``, ``type``, ``practice`` (what it is, in words),
+        ``standard``, ``name``, ``phase``, ``install``, ``remove`` and the attributes of :data:`ATTRIBUTES`.
+        """
+        cols: dict[str, list[Any]] = {
+            k: []
+            for k in ("id", "type", "practice", "standard", "name", "phase", "install", "remove", *ATTRIBUTES)
+        }
+        for c in self.controls:
+            for k, v in (
+                ("id", c.id),
+                ("type", c.practice),
+                ("practice", c.what),
+                ("standard", c.standard),
+                ("name", c.name),
+                ("phase", c.phase),
+                ("install", c.install),
+                ("remove", c.remove),
+            ):
+                cols[k].append(v)
+            for k in ATTRIBUTES:
+                cols[k].append(c.attrs.get(k))
+        return gpd.GeoDataFrame(cols, geometry=[c.geometry for c in self.controls], crs=self.site.crs)
+
+    def fingerprint(self) -> str:
+        """A digest of what the plan builds: each control's number, practice and geometry (to 0.01 of a CRS
+        unit), so a map drawn from the plan can be told from one drawn from another (``check`` compares the
+        map's with the layers').
+        """
+        return fingerprint(self.controls)
+
+
+def fingerprint(controls: tuple[Control, ...] | list[Control]) -> str:
+    """The digest of ``controls`` (see :meth:`Plan.fingerprint`), 16 hex digits."""
+    import shapely
+
+    h = hashlib.sha256()
+    for c in sorted(controls, key=lambda c: c.id):
+        # its parts, each to 0.01 of a unit and in a normal order: a line written as a one-part multi-line
+        # (the plan folder's layers) is the same control
+        parts = sorted(
+            shapely.normalize(shapely.set_precision(p, 0.01)).wkt for p in shapely.get_parts(c.geometry)
+        )
+        h.update(f"{c.id}|{c.practice}|{';'.join(parts)}\n".encode())
+    return h.hexdigest()[:16]
