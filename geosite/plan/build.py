@@ -60,6 +60,7 @@ def plan_of(result: Any, source: str | None = None) -> Plan:
         if source == "proposed"
         else _submitted(site.layer("bmps"), disturbance, site)
     )
+    submitted = _submitted(site.layer("bmps"), disturbance, site) if source == "proposed" else []
     return Plan(
         site,
         profile,
@@ -67,8 +68,47 @@ def plan_of(result: Any, source: str | None = None) -> Plan:
         tuple(controls),
         phases_of(disturbance, site),
         disturbance,
-        list(result.findings),
+        piles=piles_of(site, result.report.get("stockpiles") if source == "proposed" else None),
+        submitted=tuple(submitted),
+        derived=dict(getattr(result, "layers", {}) or {}),
+        findings=list(result.findings),
     )
+
+
+def sizes(geom: Any, ft_per_unit: float) -> dict[str, float]:
+    """A control's measured size: ``length_ft`` of a line, ``area_sqft`` of an area (none for a point)."""
+    t = geom.geom_type
+    if "LineString" in t:
+        return {"length_ft": round(float(geom.length) * ft_per_unit, 1)}
+    if "Polygon" in t:
+        return {"area_sqft": round(float(geom.area) * ft_per_unit**2, 1)}
+    return {}
+
+
+def piles_of(site: Site, report: list[dict[str, Any]] | None) -> gpd.GeoDataFrame | None:
+    """The stockpiles as the plan gives them (site CRS; None without the layer): with ``setback_reason``
+    and ``extra_bmps``; where geosite proposes the plan (``report``: the analysis' per-pile entries) a pile
+    closer to a downslope feature than the setback whose site gives no reason says geosite kept it where the
+    site places it (what more the plan does there is drawn: its controls carry the pile's ``pile_id``).
+    """
+    piles = site.layers.get("stockpiles")
+    if piles is None:
+        return None
+    piles = piles.copy()
+    for col in ("setback_reason", "extra_bmps"):
+        if col not in piles.columns:
+            piles[col] = None
+    rep = {r.get("id"): r for r in report or [] if isinstance(r, dict)}
+    ids = piles["id"] if "id" in piles.columns else range(1, len(piles) + 1)
+    for i, pid in enumerate(ids):
+        r = rep.get(py_scalar(pid)) or {}
+        if r.get("violation") and not _given(piles["setback_reason"].iloc[i]):
+            piles.loc[piles.index[i], "setback_reason"] = (
+                f"kept where the site plan places it ({r.get('min_setback_ft', 0):,.1f} ft from the nearest "
+                "downslope feature): geosite does not move piles; the designer states why the setback is not "
+                "possible here"
+            )
+    return piles
 
 
 def _date(v: Any) -> dt.date | None:
@@ -186,7 +226,10 @@ def _proposed(rows: list[dict[str, Any]], d: gpd.GeoDataFrame, site: Site) -> li
                 phase=phase,
                 install=install,
                 remove=remove,
-                attrs={k: r[k] for k in ATTRIBUTES if r.get(k) is not None},
+                attrs={
+                    **{k: r[k] for k in ATTRIBUTES if r.get(k) is not None},
+                    **sizes(r["geometry"], site.ft_per_unit),
+                },
             )
         )
     return out
@@ -220,7 +263,10 @@ def _submitted(bmps: gpd.GeoDataFrame | None, d: gpd.GeoDataFrame, site: Site) -
                 phase=_served(g, d, reach)[2],
                 install=_date(row.get("install")),
                 remove=_date(row.get("remove")),
-                attrs={k: py_scalar(row[k]) for k in ATTRIBUTES if k in bmps.columns and _given(row[k])},
+                attrs={
+                    **{k: py_scalar(row[k]) for k in ATTRIBUTES if k in bmps.columns and _given(row[k])},
+                    **sizes(g, site.ft_per_unit),
+                },
             )
         )
     return out

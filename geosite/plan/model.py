@@ -34,6 +34,23 @@ ATTRIBUTES: dict[str, str] = {
     "method": "str",
     "stand_in_for": "str",
 }
+#: the measured size every control carries (from its geometry, US survey feet): what its pay item counts
+SIZES: dict[str, str] = {"length_ft": "float", "area_sqft": "float"}
+
+
+#: the columns of a plan's controls (:meth:`Plan.frame`, the plan folder's ``bmps`` layers), with their types
+COLUMNS: dict[str, str] = {
+    "id": "int",
+    "type": "str",
+    "practice": "str",
+    "standard": "str",
+    "name": "str",
+    "phase": "str",
+    "install": "date",
+    "remove": "date",
+    **ATTRIBUTES,
+    **SIZES,
+}
 
 
 @dataclass(frozen=True)
@@ -86,7 +103,9 @@ class Phase:
 class Plan:
     """One site's plan: the site and profile, where its controls come from (``proposed``: what ``analyze``
     proposes; ``submitted``: a submission's ``bmps``), the controls, the phases, the disturbance with its
-    dates (one row per polygon, site CRS), the piles, and the findings of the analysis.
+    dates (one row per polygon, site CRS), the piles as the plan gives them, the controls the submission
+    showed (when the plan is geosite's proposal: what it replaces), the analysis' layers (contours, setback
+    zones, drainage ...) and the findings.
     """
 
     site: Site
@@ -95,20 +114,44 @@ class Plan:
     controls: tuple[Control, ...]
     phases: tuple[Phase, ...]
     disturbance: gpd.GeoDataFrame
+    piles: gpd.GeoDataFrame | None = None
+    submitted: tuple[Control, ...] = ()
+    derived: Mapping[str, gpd.GeoDataFrame] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
 
     def of(self, practice: str) -> list[Control]:
         """The controls of ``practice``."""
         return [c for c in self.controls if c.practice == practice]
 
-    def frame(self) -> gpd.GeoDataFrame:
-        """The controls as one GeoDataFrame (site CRS): ``id``, ``type``, ``practice`` (what it is, in words),
-        ``standard``, ``name``, ``phase``, ``install``, ``remove`` and the attributes of :data:`ATTRIBUTES`.
+    def quantity(self, c: Control) -> tuple[float, str] | None:
+        """What control ``c`` counts for in its practice's pay item: (amount, unit), the unit one of
+        :data:`geosite.practices.base.PAY_UNITS` (LF from its length, SY / SF / AC from its area, EA one
+        each, CY from its ``storage_cy``); None when its practice has no pay item or the amount is not
+        known (a basin whose storage is not given).
         """
-        cols: dict[str, list[Any]] = {
-            k: []
-            for k in ("id", "type", "practice", "standard", "name", "phase", "install", "remove", *ATTRIBUTES)
-        }
+        from geosite.practices import registry
+
+        p = registry.named(c.practice)
+        if p is None or p.pay is None:
+            return None
+        unit, how = p.pay.unit, p.pay.measure
+        per_sqft = {"SY": 1 / 9.0, "SF": 1.0, "AC": 1 / 43560.0}
+        if how == "length" and c.get("length_ft") is not None:
+            return float(c.get("length_ft")), unit
+        if how == "area" and c.get("area_sqft") is not None and unit in per_sqft:
+            return float(c.get("area_sqft")) * per_sqft[unit], unit
+        if how == "count":
+            return 1.0, unit
+        if how == "volume" and c.get("storage_cy") is not None:
+            return float(c.get("storage_cy")), unit
+        return None
+
+    def frame(self) -> gpd.GeoDataFrame:
+        """The controls as one GeoDataFrame (site CRS), the columns of :data:`COLUMNS`: ``id``, ``type``,
+        ``practice`` (what it is, in words), ``standard``, ``name``, ``phase``, ``install``, ``remove``, the
+        attributes of :data:`ATTRIBUTES` and the sizes of :data:`SIZES`.
+        """
+        cols: dict[str, list[Any]] = {k: [] for k in COLUMNS}
         for c in self.controls:
             for k, v in (
                 ("id", c.id),
@@ -121,7 +164,7 @@ class Plan:
                 ("remove", c.remove),
             ):
                 cols[k].append(v)
-            for k in ATTRIBUTES:
+            for k in (*ATTRIBUTES, *SIZES):
                 cols[k].append(c.attrs.get(k))
         return gpd.GeoDataFrame(cols, geometry=[c.geometry for c in self.controls], crs=self.site.crs)
 
