@@ -347,7 +347,7 @@ def test_basin_kind_at_the_handbook_limits():
     }
     # the drainage's class: the practice each needs is the sediment-basin practice's (a trap, a basin,
     # and beyond one basin's drainage a named stand-in)
-    assert [basin_kind(a, **limits)[0] for a in (4.99, 5.0, 100.0, 100.01)] == [
+    assert [basin_kind(a, **limits).kind for a in (4.99, 5.0, 100.0, 100.01)] == [
         "trap",
         "basin",
         "basin",

@@ -17,7 +17,14 @@ Each function takes GeoDataFrames plus a :class:`~geosite.grid.Dem` / :class:`~g
 and is usable alone.
 """
 
-from geosite.controls.basins import OutletService, basin_kind, disturbed_outlets, submitted_at_outlets
+from geosite.controls.basins import (
+    DrainageClass,
+    Outlets,
+    OutletService,
+    basin_kind,
+    disturbed_outlets,
+    submitted_at_outlets,
+)
 from geosite.controls.diversion import SheetflowNeed, diversions
 from geosite.controls.fences import (
     UNCLASSIFIED,
@@ -61,10 +68,12 @@ __all__ = [
     "FEATURE_LAYERS",
     "UNCLASSIFIED",
     "Coverage",
+    "DrainageClass",
     "Entrance",
     "FeatureNear",
     "NearestFeature",
     "OutletService",
+    "Outlets",
     "PadRule",
     "PileReport",
     "RowRules",

@@ -284,7 +284,7 @@ def _outlets(ctx: Context, flow: Flow, q: Requirement, dist: gpd.GeoDataFrame) -
     one).
     """
     c = ctx.control
-    outlets, cells = controls.disturbed_outlets(
+    found = controls.disturbed_outlets(
         dist,
         flow.dem,
         flow.fg,
@@ -294,10 +294,11 @@ def _outlets(ctx: Context, flow: Flow, q: Requirement, dist: gpd.GeoDataFrame) -
         merge_ft=float(c("basin_outlet_merge_ft")),
         concentrated_only=q.params.get("outlets", "all") == "concentrated",
     )
+    outlets = found.points
     keep = outlets["concentrated"].to_numpy(bool) | (
         outlets["drainage_acres"].to_numpy() >= float(c("basin_outlet_min_acres"))
     )
-    cells = [x for x, k in zip(cells, keep, strict=True) if k]
+    cells = [x for x, k in zip(found.exit_cells, keep, strict=True) if k]
     return outlets[keep].reset_index(drop=True), cells, outlets[~keep]
 
 
