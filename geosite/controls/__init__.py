@@ -25,7 +25,7 @@ from geosite.controls.basins import (
     disturbed_outlets,
     submitted_at_outlets,
 )
-from geosite.controls.diversion import SheetflowNeed, diversions
+from geosite.controls.diversion import Diversions, SheetflowNeed, diversions
 from geosite.controls.fences import (
     UNCLASSIFIED,
     RowRules,
@@ -68,6 +68,7 @@ __all__ = [
     "FEATURE_LAYERS",
     "UNCLASSIFIED",
     "Coverage",
+    "Diversions",
     "DrainageClass",
     "Entrance",
     "FeatureNear",
