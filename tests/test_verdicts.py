@@ -598,7 +598,7 @@ def test_a_coarse_dem_does_not_make_a_road_above_a_pile_downslope():
         {"id": [1]}, geometry=[line((700, -774), (950, -774))], crs=CRS
     )  # 26 ft above the pile
     piles = gpd.GeoDataFrame({"id": [1], "days": [10]}, geometry=[pile], crs=CRS)
-    (rep,), _z, _f = stockpile_setbacks(
+    (rep,) = stockpile_setbacks(
         piles,
         {"roads": road},
         dem,
@@ -608,7 +608,7 @@ def test_a_coarse_dem_does_not_make_a_road_above_a_pile_downslope():
         tolerance_deg=20.0,
         reach_tolerance_ft=5.0,
         hook_ft=0.0,
-    )
+    ).piles
     assert rep["min_setback_ft"] is None and not rep["violation"]
     assert (
         rep["features"][0]["distance_ft"] == pytest.approx(26.0) and rep["features"][0]["downslope"] is False
