@@ -55,6 +55,7 @@ from geosite.controls.setbacks import (
 )
 from geosite.controls.submitted import (
     Coverage,
+    FenceCoverage,
     SiteFlow,
     bmps_of,
     fence_coverage,
@@ -73,6 +74,7 @@ __all__ = [
     "DrainageClass",
     "Entrance",
     "FeatureNear",
+    "FenceCoverage",
     "NearestFeature",
     "OutletService",
     "Outlets",

@@ -104,7 +104,8 @@ class ChannelFence(Practice):
                     layer=FENCE_LAYER,
                 )
             ]
-        cov, gaps = cover(ctx, ctx.flow, lines)
+        got = cover(ctx, ctx.flow, lines)
+        cov, gaps = got.summary, got.gaps
         placed.shared["covered"] = cov["gap_length_ft"] <= 0.0
         prev = placed.layers.get(GAPS_LAYER)
         placed.layers[GAPS_LAYER] = gaps if prev is None else gpd.pd.concat([prev, gaps], ignore_index=True)
@@ -178,6 +179,6 @@ def covered(ctx: Context, placed: Outcome | None) -> bool:
     if lines is None or not len(lines) or ctx.flow is None:
         return False
     if "covered" not in placed.shared:  # type: ignore[union-attr]
-        cov, _gaps = cover(ctx, ctx.flow, lines)
+        cov = cover(ctx, ctx.flow, lines).summary
         placed.shared["covered"] = cov["gap_length_ft"] <= 0.0  # type: ignore[union-attr]
     return bool(placed.shared["covered"])  # type: ignore[union-attr]

@@ -336,7 +336,8 @@ class SiltFence(Practice):
                     layer=FENCE_LAYER,
                 )
             ]
-        cov, gaps = cover(ctx, ctx.flow, need)
+        got = cover(ctx, ctx.flow, need)
+        cov, gaps = got.summary, got.gaps
         placed.layers[GAPS_LAYER] = gaps
         sub = placed.report.setdefault("submitted_controls", {"bmps_layer": True})
         sub["filter_fence"] = _coverage_report(cov, gaps)
@@ -578,7 +579,7 @@ def _location(
     )
 
 
-def cover(ctx: Context, flow: Flow, need: gpd.GeoDataFrame) -> tuple[controls.Coverage, gpd.GeoDataFrame]:
+def cover(ctx: Context, flow: Flow, need: gpd.GeoDataFrame) -> controls.FenceCoverage:
     """The submitted barriers' coverage of the required stretches ``need`` (site CRS), with the profile's
     cover tolerance and reach downslope: the one test every fence requirement is judged by.
     """

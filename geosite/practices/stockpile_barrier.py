@@ -197,7 +197,7 @@ def _pile(
         row["downslope_fence_submitted"] = None
         return None
     assert ctx.flow is not None
-    cov, gaps = controls.fence_coverage(
+    got = controls.fence_coverage(
         need.rename(columns={"pile_id": "polygon_id"}),
         ctx.submitted("barrier"),
         tolerance_ft=float(ctx.control("fence_cover_tolerance_ft")),
@@ -205,6 +205,7 @@ def _pile(
         flow=ctx.flow.on_site(ctx.site),
         reach_ft=float(ctx.control("fence_intercept_reach_ft")),
     )
+    cov, gaps = got.summary, got.gaps
     covered = cov["gap_length_ft"] <= 0.0
     row["downslope_fence_submitted"] = covered
     if covered:
