@@ -62,7 +62,7 @@ from geosite.controls.submitted import (
     protected,
     slope_length_excess,
 )
-from geosite.controls.tracking import Entrance, PadRule, pad_extent, tracking_pads
+from geosite.controls.tracking import Entrance, PadExtent, PadRule, TrackingPads, pad_extent, tracking_pads
 from geosite.controls.trap_sites import TrapGround, no_room_text, place_traps
 
 __all__ = [
@@ -78,12 +78,14 @@ __all__ = [
     "NearestFeature",
     "OutletService",
     "Outlets",
+    "PadExtent",
     "PadRule",
     "PileReport",
     "RowRules",
     "SheetflowNeed",
     "SiteFlow",
     "StockpileSetbacks",
+    "TrackingPads",
     "TrapGround",
     "basin_kind",
     "bmps_of",

@@ -81,7 +81,8 @@ class TrackingPad(Practice):
             min_width_ft=float(ctx.control("tracking_pad_min_width_ft")),
             search_ft=float(ctx.control("tracking_pad_search_ft")),
         )
-        ent, pads = controls.tracking_pads(drives, roads, rule, ctx.submitted(self.family))
+        found = controls.tracking_pads(drives, roads, rule, ctx.submitted(self.family))
+        ent, pads = found.entrances, found.pads
         out.layers["tracking_pads"] = mark(pads, ctx.open(q))
         out.report["tracking"] = {"entrances": ent, "min_pad_length_ft": rule.min_length_ft}
         out.shared["entrances"] = ent
