@@ -343,7 +343,7 @@ def _show_warnings(quiet: bool, as_json: bool) -> None:
 @click.option(
     "--progress-json",
     is_flag=True,
-    help='For programs running geosite: each stage, warning and bad input as one line of JSON on stderr '
+    help="For programs running geosite: each stage, warning and bad input as one line of JSON on stderr "
     '({"step": 1, "name": ..., "elapsed_s": ...}, {"warning": ...}, {"error": ...}).',
 )
 @click.pass_context

@@ -83,9 +83,7 @@ def map_cmd(
     out = output_folder(out, [site_dir] + ([dem] if dem else []), overwrite)
     with steps:
         steps("loading and validating the site")
-        site = load_site(
-            site_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit
-        )
+        site = load_site(site_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit)
         from geosite.maps.sheets import check_sheet_count
 
         check_sheet_count(

@@ -102,6 +102,7 @@ class StockpileBarrier(Practice):
                 "practice": "silt fence along the pile's downslope side",
                 "standard": self.standard,
                 "geometry": g,
+                "side": "stockpile",  # the fence layer's look for it (C-ESCP-SFNC-STKP)
                 "pile_id": py_scalar(pid),
             }
             for pid, g in zip(fences["pile_id"], fences.geometry, strict=True)
