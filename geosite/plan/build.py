@@ -75,6 +75,34 @@ def plan_of(result: Any, source: str | None = None) -> Plan:
     )
 
 
+def plan_of_site(site: Site, profile: Profile) -> Plan:
+    """The plan a site's own layers show, without an analysis: its ``bmps`` as the controls (status
+    ``submitted``), its phases and piles (a map of a submission is drawn from this).
+
+    Parameters
+    ----------
+    site : Site
+        The site.
+    profile : Profile
+        Its village's profile (the inactive-ground days that date each polygon's stabilization).
+
+    Returns
+    -------
+    Plan
+        The plan, with no analysis layers and no findings.
+    """
+    disturbance = dated_disturbance(site, profile)
+    return Plan(
+        site,
+        profile,
+        "submitted",
+        tuple(_submitted(site.layer("bmps"), disturbance, site)),
+        phases_of(disturbance, site),
+        disturbance,
+        piles=piles_of(site, None),
+    )
+
+
 def sizes(geom: Any, ft_per_unit: float) -> dict[str, float]:
     """A control's measured size: ``length_ft`` of a line, ``area_sqft`` of an area (none for a point)."""
     t = geom.geom_type
@@ -227,7 +255,7 @@ def _proposed(rows: list[dict[str, Any]], d: gpd.GeoDataFrame, site: Site) -> li
                 install=install,
                 remove=remove,
                 attrs={
-                    **{k: r[k] for k in ATTRIBUTES if r.get(k) is not None},
+                    **{k: _rounded(k, r[k]) for k in ATTRIBUTES if r.get(k) is not None},
                     **sizes(r["geometry"], site.ft_per_unit),
                 },
             )
@@ -242,6 +270,7 @@ def _submitted(bmps: gpd.GeoDataFrame | None, d: gpd.GeoDataFrame, site: Site) -
     if bmps is None:
         return []
     reach = SERVED_REACH_FT / site.ft_per_unit
+    ids = _numbers(bmps)
     out = []
     for i in range(len(bmps)):
         row = bmps.iloc[i]
@@ -252,7 +281,7 @@ def _submitted(bmps: gpd.GeoDataFrame | None, d: gpd.GeoDataFrame, site: Site) -
         known = registry.named(practice)
         out.append(
             Control(
-                id=int(py_scalar(row["id"])) if "id" in bmps.columns else i + 1,
+                id=ids[i],
                 practice=practice,
                 status="submitted",
                 geometry=g,
@@ -270,6 +299,33 @@ def _submitted(bmps: gpd.GeoDataFrame | None, d: gpd.GeoDataFrame, site: Site) -
             )
         )
     return out
+
+
+#: the decimals a proposed control's measured attribute keeps (what the DEM and the standards resolve)
+DECIMALS = {"drainage_acres": 2, "surface_sqft": 0, "storage_cy": 1}
+
+
+def _rounded(key: str, value: Any) -> Any:
+    """A proposed control's attribute ``value`` rounded to :data:`DECIMALS` (others as they are)."""
+    if key in DECIMALS and isinstance(value, int | float) and not isinstance(value, bool):
+        return round(float(value), DECIMALS[key])
+    return py_scalar(value)
+
+
+def _numbers(bmps: gpd.GeoDataFrame) -> list[int]:
+    """The controls' numbers: the layer's ``id`` where every one is a whole number and none repeats, else
+    1.. in the layer's order (a submission's ids may be text, or repeat).
+    """
+    n = len(bmps)
+    if "id" not in bmps.columns:
+        return list(range(1, n + 1))
+    got = []
+    for v in bmps["id"]:
+        v = py_scalar(v)
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v != int(v):
+            return list(range(1, n + 1))
+        got.append(int(v))
+    return got if len(set(got)) == n else list(range(1, n + 1))
 
 
 def _given(v: Any) -> bool:

@@ -18,12 +18,13 @@ if TYPE_CHECKING:
 
     from geosite.rules import Finding, Profile
     from geosite.site import Site
+    from geosite.symbols import Symbol
 
 #: a control's status: what geosite proposes, or what a submission shows
 STATUSES = ("proposed", "submitted")
 #: the attributes a control may carry beside its own fields (the columns of the plan's layers), with their
 #: types: the side of a fence, the pile or drive it serves, a trap's drainage and surface, a stand-in's
-#: method and what it stands in for
+#: method and what it stands in for, and a note the sheets print beside it (a trap with no room on the site)
 ATTRIBUTES: dict[str, str] = {
     "side": "str",
     "pile_id": "int",
@@ -33,6 +34,7 @@ ATTRIBUTES: dict[str, str] = {
     "storage_cy": "float",
     "method": "str",
     "stand_in_for": "str",
+    "note": "str",
 }
 #: the measured size every control carries (from its geometry, US survey feet): what its pay item counts
 SIZES: dict[str, str] = {"length_ft": "float", "area_sqft": "float"}
@@ -83,6 +85,24 @@ class Control:
         """Attribute ``key`` (``default`` when the control does not carry it)."""
         v = self.attrs.get(key)
         return default if v is None else v
+
+    @property
+    def tag(self) -> str:
+        """The control's tag on the sheets and in the schedule: ``C`` and its number (``C7``)."""
+        return f"C{self.id}"
+
+    def symbol(self) -> Symbol:
+        """How the control is drawn (its practice's :meth:`~geosite.practices.base.Practice.symbol`; a
+        type no practice has, in the submitted green as a plain line, area or point).
+        """
+        from geosite.practices import registry
+        from geosite.symbols import Symbol, submitted_look
+
+        p = registry.named(self.practice)
+        if p is None:
+            look = submitted_look(self.practice or "bmp", {}, self.family)
+            return Symbol(f"{self.practice}_{self.status}_{self.family}", look)
+        return p.symbol(self.family, self.attrs, self.status)
 
 
 @dataclass(frozen=True)
@@ -176,16 +196,24 @@ class Plan:
         return fingerprint(self.controls)
 
 
-def fingerprint(controls: tuple[Control, ...] | list[Control]) -> str:
-    """The digest of ``controls`` (see :meth:`Plan.fingerprint`), 16 hex digits."""
+def control_digest(c: Control) -> str:
+    """The digest of one control: its number, practice and geometry (each part to 0.01 of a CRS unit, in a
+    normal order, so a line written as a one-part multi-line in the plan folder's layers is the same
+    control), 8 hex digits.
+    """
     import shapely
 
+    parts = sorted(
+        shapely.normalize(shapely.set_precision(p, 0.01)).wkt for p in shapely.get_parts(c.geometry)
+    )
+    return hashlib.sha256(f"{c.id}|{c.practice}|{';'.join(parts)}".encode()).hexdigest()[:8]
+
+
+def fingerprint(controls: tuple[Control, ...] | list[Control]) -> str:
+    """The digest of ``controls`` (see :meth:`Plan.fingerprint`): of their digests in number order, 16 hex
+    digits.
+    """
     h = hashlib.sha256()
     for c in sorted(controls, key=lambda c: c.id):
-        # its parts, each to 0.01 of a unit and in a normal order: a line written as a one-part multi-line
-        # (the plan folder's layers) is the same control
-        parts = sorted(
-            shapely.normalize(shapely.set_precision(p, 0.01)).wkt for p in shapely.get_parts(c.geometry)
-        )
-        h.update(f"{c.id}|{c.practice}|{';'.join(parts)}\n".encode())
+        h.update(f"{c.id}:{control_digest(c)}\n".encode())
     return h.hexdigest()[:16]

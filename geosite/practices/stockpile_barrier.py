@@ -104,6 +104,7 @@ class StockpileBarrier(Practice):
                 "geometry": g,
                 "side": "stockpile",  # the fence layer's look for it (C-ESCP-SFNC-STKP)
                 "pile_id": py_scalar(pid),
+                "side": "stockpile",
             }
             for pid, g in zip(fences["pile_id"], fences.geometry, strict=True)
             if g is not None and not g.is_empty and g.length > 0

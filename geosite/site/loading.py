@@ -851,7 +851,7 @@ class _LayerReading:
             lname = str(split_part(a))
             sources[lname] = f"{sources[lname]}{PARTS_SEP}" if lname in sources else ""
             sources[lname] += f"{bundle}:{a}"
-        known = {names_map.get(n, n) for n in LAYERS} | set(parts)
+        known = {names_map.get(n, n) for n in LAYERS} | set(parts) | set(STYLE_TABLES)
         extra = [a for a in available if a not in known]
         if extra:
             self.notes.append(
@@ -899,6 +899,8 @@ class _LayerReading:
         return out
 
 
+#: tables a GeoPackage holds for its layers' looks (QGIS's default styles and projects): read by no one here
+STYLE_TABLES = ("layer_styles", "qgis_projects")
 #: How a layer written in parts joins them in its source (one per geometry type: bmps_points ...): a NUL,
 #: which no path holds
 PARTS_SEP = "\0"
