@@ -305,4 +305,3 @@ class _PlanDxf:
         if not self.written:
             self.write()
         return self.path
-

@@ -30,39 +30,45 @@ def librecad() -> str | None:
     return shutil.which("librecad")
 
 
-def render(dxf: Path, out: Path, dpi: int = 150) -> tuple[Path, Path]:
-    """Print ``dxf`` to PDF with LibreCAD (fitted to :data:`PAPER_MM`) and rasterise it at ``dpi`` dots per
-    inch; returns (pdf, png) in ``out``.
+def render(dxfs: list[Path], out: Path, dpi: int = 150) -> list[tuple[Path, Path]]:
+    """Print each of ``dxfs`` to PDF with LibreCAD (one run, each fitted to :data:`PAPER_MM`) and rasterise
+    it at ``dpi`` dots per inch; returns (pdf, png) of each, in ``out``.
     """
     exe = librecad()
     if exe is None:
         raise SystemExit("LibreCAD is not installed (Debian: apt-get install librecad)")
     out.mkdir(parents=True, exist_ok=True)
-    target = out / dxf.name
-    if target.resolve() != dxf.resolve():
-        shutil.copyfile(dxf, target)
-    pdf = target.with_suffix(".pdf")
-    pdf.unlink(missing_ok=True)
+    targets = []
+    for dxf in dxfs:
+        target = out / dxf.name
+        if target.resolve() != dxf.resolve():
+            shutil.copyfile(dxf, target)
+        target.with_suffix(".pdf").unlink(missing_ok=True)
+        targets.append(target)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     run = subprocess.run(
-        [exe, "dxf2pdf", "-a", "-p", PAPER_MM, "-t", str(out), str(target)],
+        [exe, "dxf2pdf", "-a", "-p", PAPER_MM, "-t", str(out), *map(str, targets)],
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
         check=False,
     )
-    if run.returncode != 0 or not pdf.is_file():
-        raise SystemExit(f"LibreCAD did not print {target}: exit {run.returncode}\n{run.stdout}{run.stderr}")
+    missing = [t for t in targets if not t.with_suffix(".pdf").is_file()]
+    if run.returncode != 0 or missing:
+        raise SystemExit(f"LibreCAD did not print {missing}: exit {run.returncode}\n{run.stdout}{run.stderr}")
     import pypdfium2 as pdfium
 
-    png = pdf.with_suffix(".png")
-    doc = pdfium.PdfDocument(str(pdf))
-    try:
-        doc[0].render(scale=dpi / 72.0).to_pil().save(png)
-    finally:
-        doc.close()
-    return pdf, png
+    done = []
+    for target in targets:
+        pdf, png = target.with_suffix(".pdf"), target.with_suffix(".png")
+        doc = pdfium.PdfDocument(str(pdf))
+        try:
+            doc[0].render(scale=dpi / 72.0).to_pil().save(png)
+        finally:
+            doc.close()
+        done.append((pdf, png))
+    return done
 
 
 def site_dxf(site: Path, work: Path, maps: bool) -> Path:
@@ -90,15 +96,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True, help="folder for the DXF, PDF and PNG of each")
     ap.add_argument("--maps", action="store_true", help="draw the sheets too (the DXF takes their labels)")
     ap.add_argument("--dpi", type=int, default=150, help="PNG resolution, dots per inch")
+    ap.add_argument(
+        "--no-counts", dest="counts", action="store_false", help="do not count each DXF's entities"
+    )
     args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    named = []
     with tempfile.TemporaryDirectory() as td:
         for src in args.inputs:
             dxf = site_dxf(src, Path(td), args.maps) if src.is_dir() else src
-            named = args.out / f"{src.name if src.is_dir() else src.stem}.dxf"
-            args.out.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(dxf, named)
-            pdf, png = render(named, args.out, args.dpi)
-            print(f"{src}: {png} ({counts(named)})")
+            named.append(args.out / f"{src.name if src.is_dir() else src.stem}.dxf")
+            if dxf.resolve() != named[-1].resolve():
+                shutil.copyfile(dxf, named[-1])
+    for src, dxf, (_, png) in zip(args.inputs, named, render(named, args.out, args.dpi), strict=True):
+        print(f"{src}: {png} ({counts(dxf) if args.counts else 'rendered'})")
     return 0
 
 

@@ -92,12 +92,10 @@ def test_point_practices_are_blocks_with_their_attributes(lot7_outputs, lot7_res
     entry = gpd.read_file(lot7_outputs / "derived.gpkg", layer="upslope_entry_points")
     assert len(msp.query('INSERT[name=="GS_UPSLOPE_ENTRY"]')) == len(entry) > 0
     (trap,) = [c for c in plan.controls if c.practice == "sediment_trap"]
-    (ref,) = msp.query('INSERT[name=="GS_SEDIMENT_BASIN"]')  # its symbol inside its footprint
-    assert trap.geometry.contains(Point(ref.dxf.insert.x, ref.dxf.insert.y))
-    assert {a.dxf.tag: a.dxf.text for a in ref.attribs}["KIND"] == "sediment_trap"
-    assert {a.dxf.tag: a.dxf.text for a in ref.attribs}[
-        "DRAINAGE_ACRES"
-    ] == f"{trap.get('drainage_acres'):.2f}"
+    (foot,) = msp.query('LWPOLYLINE[layer=="C-ESCP-BASN-FOOT"]')  # the trap at its DNR 1063 area
+    assert foot.closed and _xd(foot)["type"] == "sediment_trap"
+    assert _xd(foot)["drainage_acres"] == f"{trap.get('drainage_acres'):.2f}"
+    assert _xd(foot)["area_sqft"] == f"{trap.get('area_sqft'):.0f}"
     # the symbols are lines and circles, drawn on layer 0 so they take the inserting layer's colour
     for block, _ in POINT_BLOCKS.values():
         kinds = {e.dxftype() for e in doc.blocks.get(block)}
@@ -143,7 +141,7 @@ def _centre(t):
     return Point((a.x + b.x) / 2 - 0.375 * h * math.sin(ang), (a.y + b.y) / 2 + 0.375 * h * math.cos(ang))
 
 
-def test_contour_elevations_and_labels_are_text(lot7_outputs):
+def test_contour_elevations_and_labels_are_text(lot7_outputs, lot7_result):
     doc = ezdxf.readfile(lot7_outputs / "derived.dxf")
     msp = doc.modelspace()
     contours = gpd.read_file(lot7_outputs / "derived.gpkg", layer="contours")
@@ -155,8 +153,12 @@ def test_contour_elevations_and_labels_are_text(lot7_outputs):
         assert line.distance(_centre(t)) < 0.5
         assert t.dxf.height == pytest.approx(0.718 * 6.5 / 72 * 100.0, rel=1e-6)
     assert {"C-ANNO-TOPO", "C-ANNO-ESCP", "C-ANNO-IDEN"} <= {layer.dxf.name for layer in doc.layers}
-    escp = [t.dxf.text for t in msp.query('TEXT[layer=="C-ANNO-ESCP"]')]
-    assert escp.count("INLET PROTECTION") == 2 and "STONE TRACKING PAD" in escp and "89 SY" in escp
+    named = {}  # each control's label by its number: its tag, as the construction sheet placed it
+    for t in msp.query('TEXT[layer=="C-ANNO-ESCP"]'):
+        for key in _xd(t)["names"].split(","):
+            named.setdefault(key, []).append(t.dxf.text)
+    inlets = [c for c in lot7_result.plan.controls if c.practice == "inlet_protection"]
+    assert len(inlets) == 2 and all(any(f"C{c.id}" in s for s in named[f"control:{c.id}"]) for c in inlets)
     names = {t.dxf.text for t in msp.query('TEXT[layer=="C-ANNO-IDEN"]')}
     assert {
         "Birch Street (24 ft wide)",

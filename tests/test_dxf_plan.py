@@ -219,14 +219,11 @@ def test_every_control_of_the_plan_is_on_its_practices_layer_and_nothing_else_is
     assert not strays, [(e.dxf.layer, xdata(e).get("geosite_layer")) for e in strays[:5]]
 
 
-def test_a_submission_the_proposal_replaces_is_not_drawn(tmp_path):
+def test_a_submission_the_proposal_replaces_is_not_drawn(request, tmp_path_factory):
     """Where geosite proposes the plan, the applicant's fence and pad (the submission it replaces) are not in
     the DXF: no entity runs along the submitted fence's line."""
-    from geosite.views.dxf import write_dxf
-
-    result = analyzed(build_site(tmp_path / "s", 6.0, 135.0, bmps=True))
+    result, doc = _case(request, "built:southeast_6pct_bmps", tmp_path_factory)
     assert result.plan.source == "proposed" and len(result.plan.submitted) == 2
-    doc = ezdxf.readfile(write_dxf(result.plan, tmp_path / "p.dxf", scale_ft=SCALE_FT))
     fence = next(c for c in result.plan.submitted if c.practice == "silt_fence").geometry
     for e in doc.modelspace().query("LWPOLYLINE"):
         g = shapely.LineString([p[:2] for p in e.get_points()])
@@ -275,12 +272,54 @@ def test_without_maps_each_phase_says_its_dates_in_text(built):
         assert f"{int(row['days'])} DAYS FROM" in texts[f"pile:{row['id']}"]
 
 
+def labels_of(doc) -> list:
+    """The label TEXTs (those naming a feature; not the tables' cells)."""
+    return [t for t in doc.modelspace().query("TEXT") if "names" in xdata(t)]
+
+
 def _label_texts(doc) -> dict[str, str]:
-    """Each feature's label text (its lines joined), by the feature it names."""
+    """Each feature's label text (its lines joined), by each feature it names."""
     out: dict[str, list[str]] = defaultdict(list)
-    for t in doc.modelspace().query("TEXT"):
-        out[xdata(t)["names"]].append(t.dxf.text)
+    for t in labels_of(doc):
+        for key in xdata(t)["names"].split(","):
+            out[key].append(t.dxf.text)
     return {k: "\n".join(v) for k, v in out.items()}
+
+
+def table_rows(doc) -> dict[str, list[dict[str, str]]]:
+    """The tables beside the drawing, read back by their cells' XDATA: title -> rows (column -> text)."""
+    rows: dict[str, dict[int, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
+    for t in doc.modelspace().query('TEXT[layer=="C-ANNO-TABL"]'):
+        xd = xdata(t)
+        if int(xd["row"]) > 0:
+            rows[xd["table"]][int(xd["row"])][xd["column"]] = t.dxf.text
+    return {k: [v[i] for i in sorted(v)] for k, v in rows.items()}
+
+
+def test_the_tables_hold_every_control_phase_and_pile(case):
+    """Beside the drawing, the schedule names every control by its tag (the labels' ``C7``) with its dates,
+    and the phases and stockpiles tables give their dates and days: the DXF says the plan in text."""
+    from geosite.plan.table import parse_tags
+
+    result, doc = case
+    plan = result.plan
+    tables = table_rows(doc)
+    (controls,) = [v for k, v in tables.items() if k.startswith("SCHEDULE OF CONTROLS")]
+    assert set().union(*(parse_tags(r["TAGS"]) for r in controls)) == {c.id for c in plan.controls}
+    for r in controls:
+        for c in (c for c in plan.controls if c.id in parse_tags(r["TAGS"])):
+            assert r.get("INSTALL", "") == (c.install.isoformat() if c.install else "")
+            assert r.get("REMOVE", "") == (c.remove.isoformat() if c.remove else "")
+    phases = {r["PHASE"]: r for r in tables["PHASES"]}
+    for ph in plan.phases:
+        assert (phases[ph.key]["START"], phases[ph.key]["END"], phases[ph.key]["STABILIZED"]) == (
+            ph.start.isoformat(),
+            ph.end.isoformat(),
+            ph.stabilized.isoformat(),
+        )
+    piles = {r["ID"]: r for r in tables.get("STOCKPILES", [])}
+    for _, row in plan.piles.iterrows() if plan.piles is not None else []:
+        assert piles[str(row["id"])]["DAYS"] == f"{row['days']:g}"
 
 
 # ------------------------------------------------------------------------------------------ attributes
@@ -356,13 +395,13 @@ def test_no_text_is_over_another_symbol_or_label(case):
     result, doc = case
     upi = SCALE_FT / result.plan.site.ft_per_unit
     symbols = control_symbols(result.plan, upi)
-    texts = [(xdata(t)["names"], text_box(t)) for t in doc.modelspace().query("TEXT")]
+    texts = [(xdata(t).get("names", "table"), text_box(t)) for t in doc.modelspace().query("TEXT")]
     assert texts
     hits = [
         (names, key)
         for names, b in texts
         for key, sym in symbols.items()
-        if key != names and b.intersects(sym)
+        if key not in names.split(",") and b.intersects(sym)
     ]
     assert not hits, hits[:10]
     tree = shapely.STRtree([b for _, b in texts])
@@ -412,29 +451,29 @@ def test_the_sheets_labels_are_where_the_sheet_placed_them(lot7_result, tmp_path
                 (x0 - fx0) * upi + tx, (y0 - fy0) * upi + ty, (x1 - fx0) * upi + tx, (y1 - fy0) * upi + ty
             )
             placed.append((text, model))
-    from_sheet = [t for t in doc.modelspace().query("TEXT") if xdata(t)["source"] == "sheet"]
+    from_sheet = [t for t in labels_of(doc) if xdata(t)["source"] == "sheet"]
     assert len(from_sheet) >= 10
     for t in from_sheet:
         centre = text_box(t).centroid
         assert any(
             t.dxf.text in text.split("\n") and box.buffer(0.5).contains(centre) for text, box in placed
         ), t.dxf.text
-    written = {t.dxf.text for t in doc.modelspace().query("TEXT")}
+    written = {t.dxf.text for t in labels_of(doc)}
     from geosite.views.cad_items import plan_items
     from geosite.views.cad_labels import match
 
-    named = match(labels, plan_items(lot7_result.plan))
-    for labs in named.values():
-        for lab in labs:
-            if lab.kind != "contour":
-                assert set(lab.text.split("\n")) <= written, lab.text
+    for n in match(labels, plan_items(lot7_result.plan)):
+        if n.label.kind != "contour":
+            assert set(n.label.text.split("\n")) <= written, n.label.text
 
 
-def test_the_map_worker_hands_back_the_construction_sheets_labels(tmp_path):
-    """The labels come back from the map worker as they do when the sheets are drawn in this process."""
+def test_the_map_worker_hands_back_the_construction_sheets_labels(built, tmp_path):
+    """The labels come back from the map worker as the construction sheet places them in this process."""
+    from label_clearance import construction_sheets
+
     from geosite.maps.worker import map_worker, start_plan_maps
 
-    result = analyzed(build_site(tmp_path / "s", 4.0, 180.0))
+    result, _ = built
     got: dict[str, tuple] = {}
     with map_worker() as worker:
         if worker is None:
@@ -442,11 +481,11 @@ def test_the_map_worker_hands_back_the_construction_sheets_labels(tmp_path):
         start_plan_maps(result, tmp_path / "w", worker=worker, png_dpi=None).wait(
             on_labels=lambda labs: got.update(worker=labs)
         )
-    start_plan_maps(result, tmp_path / "h", png_dpi=None).wait(on_labels=lambda labs: got.update(here=labs))
+    here = [lab for s in construction_sheets(result) for lab in s.model_labels]
     assert got["worker"] and [(x.text, round(x.x, 6), round(x.y, 6)) for x in got["worker"]] == [
-        (x.text, round(x.x, 6), round(x.y, 6)) for x in got["here"]
+        (x.text, round(x.x, 6), round(x.y, 6)) for x in here
     ]
-    assert {x.kind for x in got["here"]} >= {"phase", "stockpile"}
+    assert {x.kind for x in here} >= {"phase", "stockpile", "control"}
 
 
 # ------------------------------------------------------------------------------------------- LibreCAD
@@ -468,15 +507,23 @@ def test_librecad_draws_every_control_layer(built, tmp_path):
     whole = tmp_path / "whole.dxf"
     doc.saveas(whole)
     paths = [whole]
+    one = ezdxf.readfile(whole)
     for name in layers:
-        one = ezdxf.readfile(whole)
-        for layer in one.layers:
-            if layer.dxf.name not in (name, "0"):  # a block's lines are on 0, drawn in its insert's layer
-                layer.freeze()
+        for layer in one.layers:  # a block's lines are on 0, drawn in its insert's layer
+            layer.thaw() if layer.dxf.name in (name, "0") else layer.freeze()
         paths.append(tmp_path / f"{name}.dxf")
         one.saveas(paths[-1])
     subprocess.run(
-        [sys.executable, str(script), *map(str, paths), "--out", str(tmp_path / "png"), "--dpi", "50"],
+        [
+            sys.executable,
+            str(script),
+            *map(str, paths),
+            "--out",
+            str(tmp_path / "png"),
+            "--dpi",
+            "50",
+            "--no-counts",
+        ],
         check=True,
         capture_output=True,
         timeout=300,

@@ -102,7 +102,6 @@ class StockpileBarrier(Practice):
                 "practice": "silt fence along the pile's downslope side",
                 "standard": self.standard,
                 "geometry": g,
-                "side": "stockpile",  # the fence layer's look for it (C-ESCP-SFNC-STKP)
                 "pile_id": py_scalar(pid),
                 "side": "stockpile",
             }

@@ -129,6 +129,45 @@ POINT_BLOCKS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 #: The symbol of a point without a block of its own.
 GENERIC_BLOCK = "GS_POINT"
+#: The site's and the analysis' own point symbols (the practices' are theirs,
+#: :func:`geosite.practices.registry.blocks`), one unit in radius: shapes as :class:`geosite.symbols.Block`.
+BASE_BLOCKS: dict[str, tuple[tuple[str, Any], ...]] = {
+    # a triangle pointing down the slope, its tail up it (the sheets' red triangle)
+    "GS_UPSLOPE_ENTRY": (
+        ("poly", [(-0.87, 0.5), (0.87, 0.5), (0.0, -1.0)]),
+        ("line", ((0.0, 0.5), (0.0, 1.3))),
+    ),
+    "GS_STORM_INLET": (
+        ("poly", [(-0.7, -0.7), (0.7, -0.7), (0.7, 0.7), (-0.7, 0.7)]),
+        ("line", ((-0.7, 0.0), (0.7, 0.0))),
+        ("line", ((0.0, -0.7), (0.0, 0.7))),
+    ),
+    GENERIC_BLOCK: (
+        ("circle", 1.0),
+        ("line", ((-1.0, 0.0), (1.0, 0.0))),
+        ("line", ((0.0, -1.0), (0.0, 1.0))),
+    ),
+}
+
+
+def block_shapes() -> dict[str, tuple[tuple[str, Any], ...]]:
+    """Every block the DXF defines, by name: its shapes (one unit in radius)."""
+    return {**{b.name: tuple(b.shapes) for b in registry.blocks()}, **BASE_BLOCKS}
+
+
+def block_outline(name: str) -> Any:
+    """The outline a block's shapes draw (their convex hull, one unit in radius): what text keeps clear of."""
+    parts = []
+    for kind, arg in block_shapes().get(name, BASE_BLOCKS[GENERIC_BLOCK]):
+        if kind == "circle":
+            parts.append(shapely.Point(0.0, 0.0).buffer(float(arg), 16))
+        elif kind == "poly":
+            parts.append(shapely.Polygon(arg))
+        else:
+            parts.append(shapely.LineString(arg))
+    return shapely.union_all(parts).convex_hull
+
+
 #: A point symbol's radius on paper, inches (times the plot scale's feet per inch); upslope entry points
 #: lie a cell apart and are drawn smaller.
 SYMBOL_IN = {"": 0.06, "upslope_entry_points": 0.025}
@@ -249,7 +288,7 @@ class Item:
     attrs : tuple of (str, str)
         Its attributes (XDATA), rounded.
     block : BlockRef or None
-        The block a point is drawn as (also inserted at a polygon control's inside point).
+        The block a point is drawn as (and an area of a point layer at its inside point).
     label : str
         What CAD letters for it where no sheet label names it ("" none).
     label_layer : str
@@ -264,6 +303,8 @@ class Item:
         A contour's height, feet.
     repeat : bool
         A contour's label: along it, repeated.
+    short : str
+        Its label where the whole finds no room (a control's tag: the schedule says the rest).
     """
 
     key: str
@@ -279,6 +320,7 @@ class Item:
     clear: str = ""
     elevation: float | None = None
     repeat: bool = False
+    short: str = ""
 
 
 def plan_items(plan: Plan) -> list[Item]:
@@ -655,9 +697,9 @@ def control_item(c: Control, plan: Plan) -> Item:
         if _given(v)
     )
     block = None
-    if c.family == "point" or (c.family == "polygon" and _control_block(p, layer) != GENERIC_BLOCK):
+    if c.family == "point":  # an area is its outline (its attributes in its XDATA)
         name = _control_block(p, layer)
-        size = basin_size_ft(fields) if c.family == "point" and layer is not None and layer.sized else None
+        size = basin_size_ft(fields) if layer is not None and layer.sized else None
         tags = next((b.tags for b in registry.blocks() if b.name == name), ())
         values = tuple(
             (
@@ -683,6 +725,7 @@ def control_item(c: Control, plan: Plan) -> Item:
         "control",
         PRIORITY["point" if c.family == "point" else "line" if c.family == "line" else "control"],
         "edge" if c.family == "polygon" else "footprint",
+        short=f"C{c.id}",
     )
 
 
@@ -693,17 +736,19 @@ def _field_text(tag: str, fields: Mapping[str, Any]) -> str:
 
 
 def control_text(c: Control, fields: Mapping[str, Any], layer: OutputLayer | None, p: Practice | None) -> str:
-    """A control's CAD label: its practice layer's label of it (a fence's by its side; a J-hook has none),
-    else the practice's title; with its pay quantity.
+    """A control's CAD label: its tag (``C7``, the schedule's number), its practice layer's label of it (a
+    fence's by its side; a J-hook has only its tag), else the practice's title; with its pay quantity.
     """
+    tag = f"C{c.id}"  # the schedule's number (geosite.plan.table)
     if layer is not None and layer.label is not None:
         head = str(layer.label(_Row(fields)))
         if not head:
-            return ""
+            return tag  # a J-hook: its number only
     else:  # its title without the parenthesis, and how it is done where that adds a word
         head = (p.title if p is not None else c.practice.replace("_", " ")).split(" (")[0].upper()
         how = str(c.get("method") or "").replace("_", " ").upper()
         head += f" ({how})" if how and how not in head else ""
+    head = f"{tag} {head}"
     q, unit = fields.get("quantity"), str(fields.get("pay_unit") or "")
     if q is None:
         return head

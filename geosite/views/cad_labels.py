@@ -51,6 +51,10 @@ PAPER_IN = {
 #: Ring radii (paper inches) of the positions tried off a feature, the sheets' (geosite.maps.symbology): a
 #: label that finds no room within them is left out (its feature's attributes still say it all).
 RING_IN = (0.1, 0.18, 0.28, 0.4, 0.55, 0.75, 1.0, 1.3, 1.7, 2.2, 2.8)
+#: How far from its feature (paper inches) a label whose feature has a short form (a control's tag) is
+#: written whole; farther, the short form is (a full label an inch off with a leader reads worse than the
+#: tag beside its line).
+NEAR_IN = 0.28
 #: An index contour's elevations: one on each piece at least ``first`` inches long on paper, then one every
 #: ``every`` inches; each tried at its station and up to ``slide`` inches either way along the line.
 CONTOUR_IN = {"first": 0.75, "every": 5.0, "slide": 1.0}
@@ -146,9 +150,9 @@ class _Symbols:
         """Build the search tree (after the last :meth:`add`)."""
         self.tree = shapely.STRtree(self.shapes) if self.shapes else None
 
-    def hit(self, b: Any, pad: float, key: str) -> bool:
-        """Whether box ``b`` (grown by ``pad``) meets a symbol: any but those of item ``key``, and of its
-        own those it may not sit on (an area it is not inside, a block).
+    def hit(self, b: Any, pad: float, keys: frozenset[str]) -> bool:
+        """Whether box ``b`` (grown by ``pad``) meets a symbol: any but those of the items ``keys`` (the
+        label's own), and of its own those it may not sit on (an area it is not inside, a block).
         """
         if self.tree is None:
             return False
@@ -156,7 +160,7 @@ class _Symbols:
         for i in idx.tolist():
             if shapely.distance(self.shapes[i], b) > self.reach[i] + pad:
                 continue
-            if self.owner[i] == key and (
+            if self.owner[i] in keys and (
                 self.own[i] == "cross" or (self.own[i] == "inside" and self.shapes[i].contains(b))
             ):
                 continue
@@ -176,7 +180,7 @@ def symbols_of(items: Sequence[Item], units_per_inch: float) -> _Symbols:
         g = it.geometry
         if it.block is not None:
             for p in _points(g):
-                sym.add(p.buffer(block_radius(it, units_per_inch), 16), pen, it.key, "none")
+                sym.add(block_at(it, p, units_per_inch), pen, it.key, "none")
         if "Point" in g.geom_type:
             continue
         if "Polygon" in g.geom_type:
@@ -190,13 +194,32 @@ def symbols_of(items: Sequence[Item], units_per_inch: float) -> _Symbols:
     return sym
 
 
+def _block_scale(it: Item, units_per_inch: float) -> tuple[float, float]:
+    """The x and y scale a feature's block is inserted at: its footprint's, else its symbol's."""
+    assert it.block is not None
+    if it.block.size is not None and "Point" in it.geometry.geom_type:
+        return it.block.size
+    r = it.block.symbol_in * units_per_inch
+    return r, r
+
+
+def block_at(it: Item, p: Any, units_per_inch: float) -> Any:
+    """The outline of ``it``'s block inserted at ``p`` (CRS units)."""
+    from shapely import affinity
+
+    from geosite.views.cad_items import block_outline
+
+    assert it.block is not None
+    xs, ys = _block_scale(it, units_per_inch)
+    return affinity.affine_transform(block_outline(it.block.name), [xs, 0.0, 0.0, ys, p.x, p.y])
+
+
 def block_radius(it: Item, units_per_inch: float) -> float:
-    """The radius a point's block is drawn in, CRS units: its footprint's, else its symbol's."""
+    """How far a point's block reaches from its point, CRS units (0 without one)."""
     if it.block is None:
         return 0.0
-    if it.block.size is not None:
-        return math.hypot(*it.block.size) if it.block.name.endswith("_RECT") else max(it.block.size)
-    return it.block.symbol_in * units_per_inch
+    p = _points(it.geometry)[0]
+    return float(shapely.Point(p.x, p.y).hausdorff_distance(block_at(it, p, units_per_inch).boundary))
 
 
 def _points(g: Any) -> list[Any]:
@@ -209,30 +232,50 @@ def _points(g: Any) -> list[Any]:
 # ------------------------------------------------------------------------------------------- matching
 
 
-def match(labels: Sequence[PlacedLabel], items: Sequence[Item]) -> dict[int, list[PlacedLabel]]:
-    """The sheet's labels by the item each names (its index in ``items``): by the label's ``names``, else
-    the item of a kind the label may name whose geometry, cut to the sheet's window, is the label's feature
-    (a point within the sheet's tolerance, a line covering it within it, an area differing by under a
-    tenth). A label naming nothing the DXF draws (a feature the plan does not hold) is left out.
+@dataclass(frozen=True)
+class Named:
+    """A sheet's label and the items it names (their indices in the items drawn: one, or a run of controls
+    the sheet labels once).
     """
+
+    label: PlacedLabel
+    items: tuple[int, ...]
+
+
+def match(labels: Sequence[PlacedLabel], items: Sequence[Item]) -> list[Named]:
+    """Each sheet label that names something the DXF draws, with what it names: by the label's ``names``
+    (``control:12``, several comma-separated); a control's by the tags its text gives (``C5-C7``: the
+    schedule's numbers); else the item of a kind the label may name whose geometry, cut to the sheet's
+    window, is the label's feature (a point within the sheet's tolerance, a line covering it within it, an
+    area differing by under a tenth), or the run of such items that together are it. A label naming nothing
+    the DXF draws (a feature the plan does not hold) is left out.
+    """
+    from geosite.plan.table import parse_tags
+
     by_key = {it.key: i for i, it in enumerate(items)}
     tree = shapely.STRtree([it.geometry for it in items]) if items else None
-    out: dict[int, list[PlacedLabel]] = {}
+    out = []
     for lab in labels:
-        i = by_key.get(lab.names) if lab.names else None
-        if i is None and tree is not None and lab.feature_wkb is not None:
-            i = _by_geometry(lab, items, tree)
-        if i is not None:
-            out.setdefault(i, []).append(lab)
+        idx = tuple(by_key[k] for k in lab.names.split(",") if k in by_key) if lab.names else ()
+        if not idx and lab.kind == "control":
+            idx = tuple(
+                by_key[f"control:{n}"] for n in sorted(parse_tags(lab.text)) if f"control:{n}" in by_key
+            )
+        if not idx and tree is not None and lab.feature_wkb is not None:
+            idx = _by_geometry(lab, items, tree)
+        if idx:
+            out.append(Named(lab, idx))
     return out
 
 
-def _by_geometry(lab: PlacedLabel, items: Sequence[Item], tree: Any) -> int | None:
-    """The item whose geometry is the feature ``lab`` names (see :func:`match`)."""
+def _by_geometry(lab: PlacedLabel, items: Sequence[Item], tree: Any) -> tuple[int, ...]:
+    """The item (or run of items) whose geometry is the feature ``lab`` names (see :func:`match`)."""
     feat = shapely.from_wkb(lab.feature_wkb)
     tol = PAPER_IN["leader_min"] * (lab.units_per_inch or 1.0)
     window = box(*lab.window) if lab.window is not None else None
-    for i in tree.query(feat.buffer(tol)).tolist():
+    near = feat.buffer(tol)
+    run, parts = [], []
+    for i in tree.query(near).tolist():
         it = items[i]
         if lab.kind not in ("", "feature", it.kind):
             continue
@@ -240,8 +283,13 @@ def _by_geometry(lab: PlacedLabel, items: Sequence[Item], tree: Any) -> int | No
         if g.is_empty or _family(g) != _family(feat):
             continue
         if _same(g, feat, tol, one_way=lab.kind == "contour"):
-            return int(i)
-    return None
+            return (int(i),)
+        if near.covers(g):
+            run.append(int(i))
+            parts.append(g)
+    if len(run) > 1 and _same(shapely.union_all(parts), feat, tol, one_way=False):
+        return tuple(sorted(run))
+    return ()
 
 
 def _family(g: Any) -> str:
@@ -274,15 +322,14 @@ class _Room:
     bounds: np.ndarray = field(default_factory=lambda: np.empty((0, 4)))
     leaders: list[Any] = field(default_factory=list)
 
-    def free(self, b: Any, key: str, symbol_pad: float | None = None) -> bool:
-        """Whether box ``b`` meets no label written (``pad`` clear), no leader and no symbol but its own
-        feature's (``symbol_pad`` clear: ``pad`` unless given).
+    def free(self, b: Any, keys: frozenset[str], pad: float | None = None) -> bool:
+        """Whether box ``b`` meets no label written, no leader and no symbol but its own features', ``pad``
+        clear of them (:attr:`pad` unless given).
         """
-        if self.near(b, self.pad):
+        pad = self.pad if pad is None else pad
+        if self.near(b, pad) or any(seg.distance(b) <= pad for seg in self.leaders):
             return False
-        if any(seg.distance(b) <= self.pad for seg in self.leaders):
-            return False
-        return not self.symbols.hit(b, self.pad if symbol_pad is None else symbol_pad, key)
+        return not self.symbols.hit(b, pad, keys)
 
     def near(self, g: Any, pad: float) -> bool:
         """Whether ``g`` comes within ``pad`` of a label written."""
@@ -303,14 +350,15 @@ class _Room:
 
 @dataclass(frozen=True)
 class Lettering:
-    """A label the DXF writes: the item it names, the text block where it goes, and whence its place:
-    ``sheet`` (where the construction sheet put it), ``moved`` (a sheet's label the DXF moved off a symbol)
-    or ``dxf`` (the DXF's own).
+    """A label the DXF writes: the item it is written for, the text block where it goes, whence its place
+    (``sheet``: where the construction sheet put it; ``moved``: a sheet's label the DXF moved off a symbol;
+    ``dxf``: the DXF's own) and the keys of every item it names (a run of controls the sheet labels once).
     """
 
     item: Item
     label: PlacedLabel
     placed_by: str
+    names: frozenset[str] = frozenset()
 
 
 def place_labels(
@@ -336,38 +384,55 @@ def place_labels(
     room = _Room(symbols_of(items, upi), PAPER_IN["pad"] * upi)
     named = match(sheet_labels, items)
     out: list[Lettering] = []
-    moved: list[tuple[Item, PlacedLabel]] = []
-    for i, labs in sorted(named.items(), key=lambda kv: (items[kv[0]].priority, kv[0])):
-        for lab in labs:
-            b = box_of(lab)
-            if room.free(b, items[i].key, symbol_pad=0.0):  # the sheet kept its own clearance
-                room.take(b, lab.leader)
-                out.append(Lettering(items[i], lab, "sheet"))
-            elif items[i].kind != "contour":  # a contour's other labels say it; any other is moved
-                moved.append((items[i], lab))
-    own: list[tuple[Item, PlacedLabel | None]] = [
-        (it, None) for i, it in enumerate(items) if i not in named and it.label
-    ]
-    own += moved
-    for it, given in sorted(own, key=lambda x: x[0].priority):
+    moved: list[tuple[Item, PlacedLabel | None, frozenset[str]]] = []
+    for n in sorted(named, key=lambda n: (min(items[i].priority for i in n.items), n.items)):
+        it, keys = _named_item(items, n.items), frozenset(items[i].key for i in n.items)
+        b = box_of(n.label)
+        if room.free(b, keys, pad=0.0):  # the sheet kept its own clearance: only never on one
+            room.take(b, n.label.leader)
+            out.append(Lettering(it, n.label, "sheet", keys))
+        elif it.kind != "contour":  # a contour's other labels say it; any other is moved
+            moved.append((it, n.label, keys))
+    done = {i for n in named for i in n.items}
+    own = [(it, None, frozenset([it.key])) for i, it in enumerate(items) if i not in done and it.label]
+    for it, given, keys in sorted([*own, *moved], key=lambda x: x[0].priority):
         if it.repeat:
-            out += [Lettering(it, c, "dxf") for c in _contour_labels(it, room, upi)]
+            out += [Lettering(it, c, "dxf", keys) for c in _contour_labels(it, room, upi)]
             continue
-        block = given if given is not None else text_block(it.label, PAPER_IN["text"] * upi)
-        spot = _first_free(it, replace(block, leader=None), room, upi)
+        block = replace(given or text_block(it.label, PAPER_IN["text"] * upi), leader=None)
+        spot = None
+        if (
+            it.short and it.short != block.text
+        ):  # the whole near it, else its tag (the schedule says the rest)
+            spot = _first_free(it, block, room, upi, keys, reach_in=NEAR_IN)
+            block = text_block(it.short, block.height) if spot is None else block
+        spot = spot or _first_free(it, block, room, upi, keys)
         if spot is not None:
-            out.append(Lettering(it, spot, "dxf" if given is None else "moved"))
+            out.append(Lettering(it, spot, "dxf" if given is None else "moved", keys))
     return out
 
 
-def _first_free(it: Item, block: PlacedLabel, room: _Room, upi: float) -> PlacedLabel | None:
-    """``block`` moved to the first candidate position (:func:`_candidates`) whose box is free, with a
-    leader to its feature where it sits off it; None where none is.
+def _named_item(items: Sequence[Item], idx: tuple[int, ...]) -> Item:
+    """The item a label naming ``idx`` is written for: the one, or the first of a run with the run's
+    geometry (its candidates and leader go round the whole run).
     """
-    for x, y, rot, leader in _candidates(it, block, upi):
+    it = items[idx[0]]
+    if len(idx) == 1:
+        return it
+    return replace(it, geometry=shapely.union_all([items[i].geometry for i in idx]))
+
+
+def _first_free(
+    it: Item, block: PlacedLabel, room: _Room, upi: float, keys: frozenset[str], *, reach_in: float = math.inf
+) -> PlacedLabel | None:
+    """``block`` moved to the first candidate position (:func:`_candidates`, rings up to ``reach_in``
+    inches of paper) whose box is free, with a leader to its feature where it sits off it; None where none
+    is.
+    """
+    for x, y, rot, leader in _candidates(it, block, upi, reach_in):
         lab = replace(block, x=x, y=y, rotation_deg=rot)
         b = box_of(lab)
-        if not room.free(b, it.key):
+        if not room.free(b, keys):
             continue
         seg = _leader(b, it.geometry, upi) if leader else None
         if seg is not None and room.near(shapely.LineString([seg[:2], seg[2:]]), 0.0):
@@ -377,9 +442,12 @@ def _first_free(it: Item, block: PlacedLabel, room: _Room, upi: float) -> Placed
     return None
 
 
-def _candidates(it: Item, block: PlacedLabel, upi: float) -> Iterator[tuple[float, float, float, bool]]:
+def _candidates(
+    it: Item, block: PlacedLabel, upi: float, reach_in: float = math.inf
+) -> Iterator[tuple[float, float, float, bool]]:
     """(x, y, rotation, whether it needs a leader) in the order tried: beside a point's symbol; beside a
-    line (either side), then along it; inside an area; then rings around the feature's anchor.
+    line (either side), then along it; inside an area; then rings around the feature's anchor, up to
+    ``reach_in`` inches of paper.
     """
     g = it.geometry
     w = max(block.line_widths, default=0.0)
@@ -408,7 +476,7 @@ def _candidates(it: Item, block: PlacedLabel, upi: float) -> Iterator[tuple[floa
         p = g.representative_point()
         for q in _inside_points(g):
             yield q.x, q.y, 0.0, False
-    for r in RING_IN:
+    for r in (r for r in RING_IN if r <= reach_in):
         n = 8 if r < 0.5 else 16 if r < 1.0 else 32
         for k in range(n):
             a = math.pi / 2 - 2 * math.pi * k / n  # north first, clockwise
@@ -449,7 +517,7 @@ def _contour_labels(it: Item, room: _Room, upi: float) -> list[PlacedLabel]:
                 (x, y), ang = along(part, min(max(d + f * slide, 0.0), n), 0.1 * upi)
                 lab = replace(block, x=x, y=y, rotation_deg=ang)
                 b = box_of(lab)
-                if room.free(b, it.key):
+                if room.free(b, frozenset([it.key])):
                     room.take(b)
                     out.append(lab)
                     break
@@ -494,4 +562,4 @@ def _leader(b: Any, feature: Any, upi: float) -> tuple[float, float, float, floa
     return (p_box.x, p_box.y, p_feat.x, p_feat.y)
 
 
-__all__ = ["Lettering", "along", "box_of", "match", "place_labels", "symbols_of", "text_block"]
+__all__ = ["Lettering", "Named", "along", "box_of", "match", "place_labels", "symbols_of", "text_block"]

@@ -36,14 +36,15 @@ from geosite.errors import CRSError, OutputError
 from geosite.practices import registry
 from geosite.views.cad_items import (
     ANALYSIS_LAYERS,
-    GENERIC_BLOCK,
     POINT_BLOCKS,
     SITE_LAYERS,
     Item,
+    block_shapes,
     layer_items,
     plan_items,
 )
-from geosite.views.cad_labels import Lettering, place_labels
+from geosite.views.cad_labels import PAPER_IN, Lettering, place_labels
+from geosite.views.cad_tables import SPACING, Table, plan_tables, write_tables
 
 if TYPE_CHECKING:
     from geosite.plan import Plan
@@ -119,9 +120,13 @@ class DxfDraft:
         The items' CRS (its unit sets $INSUNITS).
     scale_ft : float
         The plot scale the symbols and texts are sized for, feet on the ground per inch of paper.
+    tables : sequence of Table
+        The plan's tables, written beside the drawing (:mod:`geosite.views.cad_tables`).
     """
 
-    def __init__(self, items: Sequence[Item], crs: Any, scale_ft: float) -> None:
+    def __init__(
+        self, items: Sequence[Item], crs: Any, scale_ft: float, tables: Sequence[Table] = ()
+    ) -> None:
         self.doc, ft_per_unit = _new_document(crs)
         self.units_per_inch = scale_ft / ft_per_unit
         self.ft_per_unit = ft_per_unit
@@ -130,6 +135,7 @@ class DxfDraft:
         for it in self.items:
             _draw(msp, it, self.units_per_inch, ft_per_unit)
         self.bounds = _bounds(self.items)
+        self.tables = list(tables)
 
     def write(self, path: str | Path, labels: Sequence[PlacedLabel] = ()) -> Path:
         """Letter the drawing (the sheet's ``labels`` where they fit, the DXF's own for the rest) and save
@@ -151,6 +157,10 @@ class DxfDraft:
         for lettering in place_labels(self.items, labels, self.units_per_inch):
             _letter(msp, lettering)
         box = self.bounds
+        if self.tables and math.isfinite(box[0]):  # beside the drawing, over nothing
+            h = PAPER_IN["text"] * self.units_per_inch
+            t = write_tables(msp, self.tables, (box[2] + SPACING["margin"] * h, box[3]), h, TEXT_STYLE[0])
+            box = (box[0], min(box[1], t[1]), max(box[2], t[2]), box[3])
         if math.isfinite(box[0]):  # ezdxf writes the header's $EXTMIN/$EXTMAX from the layout's on save
             msp.dxf.extmin = (box[0], box[1], 0.0)
             msp.dxf.extmax = (box[2], box[3], 0.0)
@@ -181,7 +191,7 @@ def draft_dxf(plan: Plan, scale_ft: float) -> DxfDraft:
     DxfDraft
         The drawing.
     """
-    return DxfDraft(plan_items(plan), plan.site.crs, scale_ft)
+    return DxfDraft(plan_items(plan), plan.site.crs, scale_ft, plan_tables(plan))
 
 
 def write_dxf(
@@ -321,24 +331,7 @@ def define_blocks(doc: Any) -> None:
     block's ATTDEFs (invisible: the data, not a label) are its tags.
     """
     solid = {"layer": "0", "linetype": "CONTINUOUS"}
-    shapes: dict[str, list[tuple[str, Any]]] = {
-        **{b.name: list(b.shapes) for b in registry.blocks()},
-        # a triangle pointing down the slope, its tail up it (the sheets' red triangle)
-        "GS_UPSLOPE_ENTRY": [
-            ("poly", [(-0.87, 0.5), (0.87, 0.5), (0.0, -1.0)]),
-            ("line", ((0.0, 0.5), (0.0, 1.3))),
-        ],
-        "GS_STORM_INLET": [
-            ("poly", [(-0.7, -0.7), (0.7, -0.7), (0.7, 0.7), (-0.7, 0.7)]),
-            ("line", ((-0.7, 0.0), (0.7, 0.0))),
-            ("line", ((0.0, -0.7), (0.0, 0.7))),
-        ],
-        GENERIC_BLOCK: [
-            ("circle", 1.0),
-            ("line", ((-1.0, 0.0), (1.0, 0.0))),
-            ("line", ((0.0, -1.0), (0.0, 1.0))),
-        ],
-    }
+    shapes = block_shapes()
     tags = {**dict(POINT_BLOCKS.values()), **{b.name: b.tags for b in registry.blocks()}}
     for name, parts in shapes.items():
         blk = doc.blocks.new(name)
@@ -446,6 +439,12 @@ def _polylines(msp: Any, geom: Any, layer: str, elevation: float | None, xdata: 
             e.set_xdata(APPID, xdata)
 
 
+def _natural(key: str) -> tuple[str, int]:
+    """A feature's key in the order of its number (``control:9`` before ``control:10``)."""
+    head, _, n = key.rpartition(":")
+    return (head, int(n)) if n.isdigit() else (key, 0)
+
+
 def _letter(msp: Any, lettering: Lettering) -> None:
     """A label's lines as TEXTs fitted between two points on the item's annotation layer (its XDATA: the
     item it names, and whence its place), and its leader as a LINE.
@@ -454,7 +453,8 @@ def _letter(msp: Any, lettering: Lettering) -> None:
 
     it, lab = lettering.item, lettering.label
     c, s = math.cos(math.radians(lab.rotation_deg)), math.sin(math.radians(lab.rotation_deg))
-    names = [(1000, f"names={it.key}"), (1000, f"source={lettering.placed_by}")]
+    keys = ",".join(sorted(lettering.names or {it.key}, key=_natural))
+    names = [(1000, f"names={keys}"[:255]), (1000, f"source={lettering.placed_by}")]
     for line, w, off in zip(lab.text.split("\n"), lab.line_widths, lab.line_offsets, strict=False):
         if not line.strip() or w <= 0:
             continue
