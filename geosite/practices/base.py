@@ -85,6 +85,10 @@ class OutputLayer:
     #: a point feature of the layer may carry its size (``footprint_sqft``, ``diameter_ft``, or ``length_ft``
     #: and ``width_ft``): its block is scaled to it
     sized: bool = False
+    #: its features are the practice's controls (every view draws them from the plan's controls, in this
+    #: layer's look); False: what the analysis found about the practice (setback zones, gaps in a fence),
+    #: drawn from the plan's analysis layers
+    control: bool = True
 
     def cad_look(self, value: Any = None) -> CadLook:
         """The CAD look of a feature whose ``cad_field`` is ``value`` (the default look otherwise)."""

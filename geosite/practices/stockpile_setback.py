@@ -83,6 +83,7 @@ class StockpileSetback(Practice):
             (("pile_id", "int"), ("setback_ft", "float"), ("required", "bool")),
             (("Stockpile setback zones", "stockpile_setbacks", None),),
             {"": CadLook("C-ESCP-STKP-SETB", 30, "DASHED", "stockpile setback zones")},
+            control=False,
         ),
     )
 
