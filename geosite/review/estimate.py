@@ -3,7 +3,7 @@
 The submission gives its estimate as rows in site.toml::
 
     [[estimate]]
-    item = "silt_fence"          # a practice's name, or its title ("Silt fence")
+    item = "Silt fence"          # a practice's title, or its name (the bmps type)
     unit = "LF"                  # the pay unit
     quantity = 1126
     unit_price = 2.75            # optional; so are kind (an inlet protection's type), phase and note
