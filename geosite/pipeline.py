@@ -28,6 +28,8 @@ import geopandas as gpd
 
 from geosite.hydrology.stage import HYDRO_KEYS, channel_threshold_sqft, measure_hydrology
 from geosite.plan import plan_of
+from geosite.plan.prices import PriceTable
+from geosite.plan.quantity_report import quantity_report
 from geosite.practices import measure_controls
 from geosite.practices.validate import validate_practices
 from geosite.report import build_report, plan_block, render_markdown
@@ -61,6 +63,8 @@ class AnalysisResult:
     soil_loss: Any = None  # the geosite.soil_loss.stage.SoilLossResult (NR 151.11), None when not run
     #: the site's plan (geosite.plan.Plan): the controls proposed (or, with none, the ones submitted)
     plan: Any = None
+    #: its quantities, estimate and surety (geosite.plan.quantity_report.QuantityReport)
+    quantities: Any = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -68,8 +72,17 @@ class AnalysisResult:
         return self.evaluation.findings
 
 
-def analyze(site: Site, profile: Profile | str | None = None, step: Step | None = None) -> AnalysisResult:
-    """Measure ``site`` and evaluate the rules of its jurisdiction (or of ``profile``)."""
+def analyze(
+    site: Site,
+    profile: Profile | str | None = None,
+    step: Step | None = None,
+    *,
+    prices: PriceTable | None = None,
+) -> AnalysisResult:
+    """Measure ``site`` and evaluate the rules of its jurisdiction (or of ``profile``); the plan's
+    quantities are priced at ``prices`` (:func:`geosite.plan.read_prices`), else at the profile's
+    ``[prices]``.
+    """
     step = step or (lambda name: log.info(name))
     if isinstance(profile, Profile):
         prof = profile
@@ -112,6 +125,8 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     result = AnalysisResult(site, prof, m, ev, report, layers, dem, controls, soil_loss=soil)
     result.plan = plan_of(result)  # the one plan every view is drawn from
     report["plan"] = plan_block(result.plan)
+    result.quantities = quantity_report(result.plan, prices)
+    report["quantities"] = result.quantities.to_dict()
     return result
 
 
@@ -267,6 +282,11 @@ def _write_files(result: AnalysisResult, tmp: Path) -> list[str]:
     layers = {"site_boundary": result.site.layers["site_boundary"][["id", "geometry"]], **result.layers}
     write_gpkg(tmp / "derived.gpkg", layers, schema=derived_schema(), styles=derived_styles(sheet_styles()))
     names = ["report.json", "report.md", "derived.gpkg"]
+    if result.quantities is not None:  # the pay quantities, for a spreadsheet (no cell runs as a formula)
+        from geosite.plan.quantity_report import csv_text
+
+        (tmp / "quantities.csv").write_text(csv_text(result.quantities), encoding="utf-8")
+        names.append("quantities.csv")
     if result.soil_loss is not None and result.soil_loss.raster is not None:
         from geosite.soil_loss.raster import write_soil_loss_tif
 

@@ -16,7 +16,7 @@ import shapely
 
 from geosite import controls
 from geosite.grid import to_crs, to_dem_crs
-from geosite.practices.base import Outcome, Practice
+from geosite.practices.base import Outcome, PayItem, Practice
 from geosite.practices.context import mark
 from geosite.practices.sediment_basin import SedimentBasin
 from geosite.practices.silt_fence import FENCE_LAYER, GAPS_LAYER, ROLES, SiltFence, cover, route_of
@@ -37,6 +37,7 @@ class ChannelFence(Practice):
     controls = ("fence_channel_offset_ft", "fence_row_min_length_ft", "fence_cover_tolerance_ft")
     needs_dem = True
     after = (SiltFence.name, SedimentBasin.name)
+    pay = PayItem("LF", "length", "along the channel edge (silt fence)", "DNR 1056")
 
     def place(self, ctx: Context, q: Requirement) -> Outcome:
         """The fences along the channel edges: the edge pieces inside the disturbed area (placed with the

@@ -141,7 +141,14 @@ class SedimentBasin(Practice):
             ("kind", "outlet", "drainage_acres", "disturbed_acres", "size", "storage_cy", "required"),
         ),
     )
-    pay = PayItem("CY", "volume", "storage excavated, by the basin's design; its surface in SF", "DNR 1064")
+    pay = PayItem(
+        "CY",
+        "storage",
+        "storage by the basin's design (its storage_cy)",
+        "DNR 1064",
+        also=(PayItem("SF", "surface", "surface of the basin's storage", "DNR 1064", part="surface"),),
+        part="storage",
+    )
 
     def place(self, ctx: Context, q: Requirement) -> Outcome:
         """The outlets needing a trap or basin, their footprints, and the submitted ones at them."""

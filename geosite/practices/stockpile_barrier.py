@@ -15,7 +15,7 @@ import shapely
 
 from geosite import controls
 from geosite.io.output import py_scalar
-from geosite.practices.base import Outcome, OutputLayer, Practice
+from geosite.practices.base import Outcome, OutputLayer, PayItem, Practice
 from geosite.practices.context import mark
 from geosite.practices.features import features_of
 from geosite.practices.silt_fence import SiltFence
@@ -54,6 +54,7 @@ class StockpileBarrier(Practice):
         "fence_hook_ft",
     )
     needs_dem = True
+    pay = PayItem("LF", "length", "along the barrier (silt fence) at the pile", "DNR 1056")
     looks: ClassVar[dict[str, Style]] = {
         "stockpile_fences": Style(
             "line",

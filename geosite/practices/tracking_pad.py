@@ -62,7 +62,22 @@ class TrackingPad(Practice):
     submitted: ClassVar[dict[str, dict[str, Any]]] = {"polygon": _PAD}
     stands_at = ("roads", "access_drives")
     cad = CadLook("C-ESCP-TRAK", 8, "CONTINUOUS", "stone tracking pads")
-    pay = PayItem("SY", "area", "the pad's area; its stone in TON at the standard's depth", "DNR 1057")
+    pay = PayItem(
+        "SY",
+        "area",
+        "the pad's area",
+        "DNR 1057",
+        also=(
+            PayItem(
+                "TON",
+                "stone",
+                "its stone: the area at the profile's stone depth and density",
+                "DNR 1057",
+                keys=("tracking_pad_stone_depth_in", "tracking_pad_stone_tons_per_cy"),
+                part="stone",
+            ),
+        ),
+    )
 
     def place(self, ctx: Context, q: Requirement) -> Outcome:
         """The pad each entrance needs, and the submitted pad measured there."""
