@@ -59,6 +59,29 @@ def lot7_outputs(lot7_result, tmp_path_factory):
     return out
 
 
+@pytest.fixture(scope="session")
+def own_plans(tmp_path_factory):
+    """Each round-trip site's plan, analyzed, written (no maps) and checked once for the session, on first
+    use: ``own_plans(name)`` gives (the AnalysisResult, the output folder, its own check). ``name`` is a
+    bundled sample's folder name or a key of test_round_trip.BUILT; test_round_trip and
+    test_plan_mutations both read these (copy the plan folder before changing it)."""
+    from test_round_trip import BUILT, SAMPLES, run_plan
+
+    sources = {**{p.name: p for p in SAMPLES}, **BUILT}
+    made: dict[str, tuple[object, Path, object]] = {}
+
+    def get(name: str):
+        if name not in made:
+            root = tmp_path_factory.mktemp(name)
+            src = sources[name]
+            folder = src if isinstance(src, Path) else src(root / name)
+            result, checked = run_plan(folder, root / "out")
+            made[name] = (result, root / "out", checked)
+        return made[name]
+
+    return get
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     """The kernels this run used, at the end of the output where CI's tail shows it: a suite that ran
     the JIT path pays for it in every child process (the sandbox's included)."""

@@ -37,7 +37,7 @@ from mutations import (
     undeclare,
     undeclare_table,
 )
-from test_round_trip import BUILT, SAMPLES, run_plan
+from test_round_trip import BUILT, SAMPLES
 
 from geosite.errors import InputError
 from geosite.review import check_submission
@@ -387,18 +387,14 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def plans(tmp_path_factory: pytest.TempPathFactory):
-    """Each site's plan folder and its own check, analyzed once for the module (on first use)."""
-    made: dict[str, tuple[Path, object]] = {}
+def plans(own_plans):
+    """Each site's plan folder and its own check, analyzed once for the session (conftest ``own_plans``,
+    which test_round_trip's own-check tests read too)."""
 
     def get(site: str):
-        if site not in made:
-            root = tmp_path_factory.mktemp(site)
-            src = SITES[site]
-            folder = src if isinstance(src, Path) else src(root / "site")
-            _result, checked = run_plan(folder, root / "out")
-            made[site] = (root / "out" / "plan", checked)
-        return made[site]
+        assert site in SITES, site
+        _result, out, checked = own_plans(site)
+        return out / "plan", checked
 
     return get
 

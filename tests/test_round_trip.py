@@ -412,23 +412,22 @@ def assert_quantities_declared_and_consistent(checked) -> None:
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=[p.name for p in SAMPLES])
-def test_sample_site_plan_passes_its_own_check(sample: Path, tmp_path: Path) -> None:
-    result, checked = run_plan(sample, tmp_path / "out")
+def test_sample_site_plan_passes_its_own_check(sample: Path, own_plans) -> None:
+    result, out, checked = own_plans(sample.name)  # run_plan(sample, out), shared with test_plan_mutations
     assert not checked.failed, failing(checked)
     assert checked.verdict != "fail"
-    assert_traps_on_the_site(result, tmp_path / "out" / "plan")
+    assert_traps_on_the_site(result, out / "plan")
     assert_quantities_declared_and_consistent(checked)
 
 
 @pytest.mark.parametrize("name", sorted(BUILT))
-def test_built_site_plan_passes_its_own_check(name: str, tmp_path: Path) -> None:
-    folder = BUILT[name](tmp_path / name)
-    result, checked = run_plan(folder, tmp_path / "out")
+def test_built_site_plan_passes_its_own_check(name: str, own_plans) -> None:
+    result, out, checked = own_plans(name)  # run_plan(BUILT[name](folder), out); test_plan_mutations too
     assert not checked.failed, failing(checked)
-    bmps = read_layer(tmp_path / "out" / "plan", "bmps")
+    bmps = read_layer(out / "plan", "bmps")
     assert bmps["install"].notna().all() and bmps["remove"].notna().all()
     assert set(bmps["type"]) >= {"silt_fence"}
-    assert_traps_on_the_site(result, tmp_path / "out" / "plan")
+    assert_traps_on_the_site(result, out / "plan")
     assert_quantities_declared_and_consistent(checked)
     if name == "big_site_basins":
         assert result.report["disturbed"]["max_at_one_time_acres"] >= 10.0
