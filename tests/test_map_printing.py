@@ -6,29 +6,24 @@ metrics is measuring what is printed). The PNG preview is the PDF rasterised."""
 from __future__ import annotations
 
 import itertools
-import warnings
 from pathlib import Path
 
 import pytest
 
 from geosite.maps.printing import core_text
 
-REPO = Path(__file__).resolve().parents[1]
-LOT7 = REPO / "data" / "sample_sites" / "grantsburg_lot7"
 PT = 72.0
 
 
 @pytest.fixture(scope="module")
-def lot7(tmp_path_factory):
-    """Lot 7 analysed, its three sheets written, and the figures kept (for the boxes placed)."""
-    import geosite
+def lot7(tmp_path_factory, lot7_result):
+    """Lot 7 analysed (conftest's, once per session), its three sheets written, and the figures kept (for
+    the boxes placed)."""
     from geosite.maps import render_plan_maps
     from geosite.maps.common import make_context, render
     from geosite.maps.existing import draw_existing
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = geosite.analyze(geosite.load_site(LOT7))
+    result = lot7_result
     out = tmp_path_factory.mktemp("lot7")
     files = render_plan_maps(result, out)
     fig = render(make_context(result), draw_existing, None, "1")[0]

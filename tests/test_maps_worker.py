@@ -68,11 +68,9 @@ def test_the_cli_fails_and_writes_nothing_when_a_sheet_fails(tmp_path: Path) -> 
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.tmp")]
 
 
-def test_sheets_drawn_in_the_worker_are_those_drawn_here(tmp_path: Path, monkeypatch) -> None:
-    import geosite
-
+def test_sheets_drawn_in_the_worker_are_those_drawn_here(tmp_path: Path, monkeypatch, lot7_result) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")  # PDFs dated alike
-    result = geosite.analyze(geosite.load_site(LOT7))
+    result = lot7_result  # conftest's Lot 7 analysis, once per session
     with map_worker() as worker:
         if worker is None:
             pytest.skip("one CPU: no worker")

@@ -41,18 +41,18 @@ from geosite.review import check_submission
 from geosite.views.plan_layers import CONTROL_LAYERS
 
 ROOT = Path(__file__).resolve().parents[1]
-LOT7 = ROOT / "data" / "sample_sites" / "grantsburg_lot7"
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> dict[str, tuple[object, Path]]:
-    """Lot 7 and a built 14 % lot, analyzed with their sheets: (the analysis, its output folder)."""
+def runs(tmp_path_factory, lot7_result, lot7_outputs) -> dict[str, tuple[object, Path]]:
+    """Lot 7 and a built 14 % lot, analyzed with their sheets: (the analysis, its output folder). Lot 7's
+    is conftest's (the same analyze and write_outputs(maps=True), shared with the read-back tests)."""
     tmp = tmp_path_factory.mktemp("one_plan")
-    out = {}
-    for name, folder in (("lot7", LOT7), ("lot", lot(tmp / "lot_site", 14.0, (200.0, -420.0, 220.0, 160.0)))):
-        result = geosite.analyze(geosite.load_site(folder))
-        write_outputs(result, tmp / name, maps=True)
-        out[name] = (result, tmp / name)
+    out = {"lot7": (lot7_result, lot7_outputs)}
+    folder = lot(tmp / "lot_site", 14.0, (200.0, -420.0, 220.0, 160.0))
+    result = geosite.analyze(geosite.load_site(folder))
+    write_outputs(result, tmp / "lot", maps=True)
+    out["lot"] = (result, tmp / "lot")
     return out
 
 
