@@ -67,7 +67,7 @@ TUPLES_KEPT: dict[tuple[str, str], str] = {
     ("geosite/maps/provisions.py", "schedule_table"): AFTER + "ScheduleTable(rows, notes)",
     ("geosite/maps/sheets.py", "Sheet.ground_ft"): AFTER + "GroundSize(width_ft, height_ft)",
     ("geosite/views/dxf.py", "cad_layer"): AFTER + "geosite.symbols.CadLook (the same four fields)",
-    ("geosite/views/dxf.py", "basin_size_ft"): AFTER + "BasinSize(shape, length_ft, width_ft, text) | None",
+    ("geosite/views/cad_tables.py", "write_tables"): BOUNDS + " (the extent written)",
     ("geosite/hydrology/certify.py", "coarse_floor"): AFTER + "CoarseFloor(floor, block_side)",
     ("geosite/io/isolate.py", "enter_network_namespace"): AFTER + "geosite.verdict.Verdict (held, why not)",
     ("geosite/io/isolate.py", "block_sockets"): AFTER + "geosite.verdict.Verdict (held, why not)",

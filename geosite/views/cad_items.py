@@ -451,12 +451,13 @@ def _layer_item(key: str, geom: Any, row: dict[str, Any], look: CadLook, *, fpu:
         values = tuple((t.upper(), cad_text(t, row.get(t))) for t in tags)
         if "size" in tags:
             values = tuple(
-                (t, (size[3] if size else "not sized: symbol only") if t == "SIZE" else v) for t, v in values
+                (t, (size.text if size else "not sized: symbol only") if t == "SIZE" else v)
+                for t, v in values
             )
         block = BlockRef(
-            f"{block_name}_RECT" if size and size[0] == "rect" else block_name,
+            f"{block_name}_RECT" if size and size.shape == "rect" else block_name,
             values,
-            None if size is None else (size[1] / fpu, size[2] / fpu),
+            None if size is None else (size.length_ft / fpu, size.width_ft / fpu),
             SYMBOL_IN.get(name, SYMBOL_IN[""]),
         )
     label, layer, priority = "", "C-ANNO-ESCP", PRIORITY["control"]
@@ -528,7 +529,7 @@ def practice_text(name: str, row: Mapping[str, Any]) -> str:
     size = basin_size_ft(row) if spec.sized else None
     if size and text:
         head, _, rest = text.partition("\n")
-        text = "\n".join(t for t in (head, size[3].upper(), rest) if t)
+        text = "\n".join(t for t in (head, size.text.upper(), rest) if t)
     return text
 
 
@@ -539,7 +540,19 @@ class _Row(dict):
         super().__init__({k: (v if _given(v) else None) for k, v in row.items()})
 
 
-def basin_size_ft(row: Mapping[str, Any]) -> tuple[str, float, float, str] | None:
+@dataclass(frozen=True)
+class BasinSize:
+    """A basin's or trap's footprint as its block is drawn: ``shape`` ``circle`` (``length_ft`` and
+    ``width_ft`` both the radius, ft) or ``rect`` (length and width, ft), and ``text`` saying it.
+    """
+
+    shape: str
+    length_ft: float
+    width_ft: float
+    text: str
+
+
+def basin_size_ft(row: Mapping[str, Any]) -> BasinSize | None:
     """A basin's or trap's footprint from its size attributes (:data:`BASIN_SIZE_COLUMNS`).
 
     Parameters
@@ -550,20 +563,20 @@ def basin_size_ft(row: Mapping[str, Any]) -> tuple[str, float, float, str] | Non
 
     Returns
     -------
-    tuple of (str, float, float, str) or None
-        (``circle``, radius ft, radius ft, text) or (``rect``, length ft, width ft, text); None where the
-        row gives no size.
+    BasinSize or None
+        A circle (radius ft twice) or a rectangle (length and width ft) and its text; None where the row
+        gives no size.
     """
     area = _num(row.get("footprint_sqft")) or _num(row.get("surface_sqft"))
     dia = _num(row.get("diameter_ft"))
     length, width = _num(row.get("length_ft")), _num(row.get("width_ft"))
     if area and area > 0:
         r = math.sqrt(area / math.pi)
-        return "circle", r, r, f"{area:,.0f} sq ft footprint"
+        return BasinSize("circle", r, r, f"{area:,.0f} sq ft footprint")
     if dia and dia > 0:
-        return "circle", dia / 2, dia / 2, f"{dia:g} ft diameter"
+        return BasinSize("circle", dia / 2, dia / 2, f"{dia:g} ft diameter")
     if length and width and length > 0 and width > 0:
-        return "rect", length, width, f"{length:g} x {width:g} ft"
+        return BasinSize("rect", length, width, f"{length:g} x {width:g} ft")
     return None
 
 
@@ -578,7 +591,17 @@ def _num(v: Any) -> float | None:
 # ------------------------------------------------------------------------------------------- controls
 
 
-def control_look(c: Control) -> tuple[CadLook, OutputLayer | None]:
+@dataclass(frozen=True)
+class ControlLook:
+    """A control's CAD look and its practice's output layer of its geometry family (None where the
+    practice has none, or geosite does not know the practice).
+    """
+
+    look: CadLook
+    layer: OutputLayer | None
+
+
+def control_look(c: Control) -> ControlLook:
     """A control's CAD look and the practice layer it is drawn as (see the module notes).
 
     Parameters
@@ -588,18 +611,17 @@ def control_look(c: Control) -> tuple[CadLook, OutputLayer | None]:
 
     Returns
     -------
-    tuple of CadLook and OutputLayer or None
-        Its look, and its practice's output layer of its geometry family (None where the practice has
-        none, or geosite does not know the practice).
+    ControlLook
+        Its look and its practice's output layer.
     """
     p = registry.named(c.practice)
     layer = _family_layer(p, c.family) if p is not None else None
     if layer is not None:
         value = c.get(layer.cad_field) if layer.cad_field else None
-        return layer.cad_look(value), layer
+        return ControlLook(layer.cad_look(value), layer)
     if p is not None and p.cad is not None:
-        return p.cad, None
-    return cad_look({}, c.practice or "bmp"), None
+        return ControlLook(p.cad, None)
+    return ControlLook(cad_look({}, c.practice or "bmp"), None)
 
 
 def _family_layer(p: Practice, family: str) -> OutputLayer | None:
@@ -680,7 +702,8 @@ def control_item(c: Control, plan: Plan) -> Item:
         The control's item.
     """
     p = registry.named(c.practice)
-    look, layer = control_look(c)
+    looked = control_look(c)
+    look, layer = looked.look, looked.layer
     fields = control_fields(c, plan)
     attrs: tuple[tuple[str, str], ...] = (
         ("geosite_layer", layer.name if layer else c.practice),
@@ -704,14 +727,16 @@ def control_item(c: Control, plan: Plan) -> Item:
         values = tuple(
             (
                 t.upper(),
-                (size[3] if size else "not sized: symbol only") if t == "size" else _field_text(t, fields),
+                (size.text if size else "not sized: symbol only") if t == "size" else _field_text(t, fields),
             )
             for t in tags
         )
         block = BlockRef(
-            f"{name}_RECT" if size and size[0] == "rect" else name,
+            f"{name}_RECT" if size and size.shape == "rect" else name,
             values,
-            None if size is None else (size[1] / plan.site.ft_per_unit, size[2] / plan.site.ft_per_unit),
+            None
+            if size is None
+            else (size.length_ft / plan.site.ft_per_unit, size.width_ft / plan.site.ft_per_unit),
         )
     return Item(
         f"control:{c.id}",
