@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from geosite.cli.app import OVERWRITE, limit_option, limits_from, options, output_folder, state
+from geosite.cli.app import (
+    OVERWRITE,
+    default_out,
+    limit_option,
+    limits_from,
+    options,
+    output_folder,
+    state,
+)
 
 if TYPE_CHECKING:
     from geosite.review import CheckResult
@@ -86,27 +94,37 @@ def check(
     report.html. Exit code: 0 nothing fails (verdict pass, inspector_decision or incomplete), 1 some
     findings fail, 2 bad input.
     """
-    from geosite.review import write_check_outputs
-    from geosite.review.sandbox import check_submission_sandboxed
+    from geosite.review.sandbox import Sandbox
 
-    quiet = state(ctx).quiet
-    steps = state(ctx).steps()
-    out = out or Path("geosite-out") / f"{submission_dir.resolve().name}-check"
-    inputs = [submission_dir] + ([dem] if dem else [])
-    out = output_folder(out, inputs, overwrite)
-    with steps:
-        result = check_submission_sandboxed(
-            submission_dir,
-            jurisdiction=jurisdiction,
-            dem=dem,
-            dem_vertical_unit=dem_vertical_unit,
-            received=received.date() if received else None,
-            make_valid=make_valid,
-            step=steps,
-            limits=limits_from(limit),
-        )
-        steps("writing outputs")
-        files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
+    # started first (by the console script, before the command line is parsed, or here): the server
+    # imports what the check runs while this process does its own work
+    with Sandbox.early() or Sandbox(warm=False) as box:
+        from geosite.review.returned import geometry_errors_are_input
+        from geosite.review.sandbox import check_submission_sandboxed
+
+        quiet = state(ctx).quiet
+        steps = state(ctx).steps()
+        out = out or default_out(submission_dir, "-check")
+        inputs = [submission_dir] + ([dem] if dem else [])
+        out = output_folder(out, inputs, overwrite)
+        with steps:
+            result = check_submission_sandboxed(
+                submission_dir,
+                jurisdiction=jurisdiction,
+                dem=dem,
+                dem_vertical_unit=dem_vertical_unit,
+                received=received.date() if received else None,
+                make_valid=make_valid,
+                step=steps,
+                limits=limits_from(limit),
+                analysis_outputs=False,
+                sandbox=box,
+            )
+            from geosite.review import write_check_outputs
+
+            steps("writing outputs")
+            with geometry_errors_are_input(submission_dir):
+                files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
     if not quiet:
         _print_verdict(result, files)
     sys.exit(result.exit_code)
@@ -116,10 +134,10 @@ def _print_verdict(result: CheckResult, files: list[Path]) -> None:
     """The verdict in a few lines: what fails, what the inspector decides, what would settle an incomplete
     plan, the review deadline and the files written (the applicant's texts made printable: no escapes).
     """
-    from geosite.review.sandbox import printable
+    from geosite.io.text import one_line
 
     def _say(text: str) -> None:
-        click.echo(printable(text))
+        click.echo(one_line(text))
 
     s = result.summary()
     _say(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")

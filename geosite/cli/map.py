@@ -6,7 +6,16 @@ from pathlib import Path
 
 import click
 
-from geosite.cli.app import JURISDICTION, OVERWRITE, SITE_DIR, options, out_option, output_folder, state
+from geosite.cli.app import (
+    JURISDICTION,
+    OVERWRITE,
+    SITE_DIR,
+    default_out,
+    options,
+    out_option,
+    output_folder,
+    state,
+)
 
 _OPTIONS = options(
     SITE_DIR,
@@ -62,7 +71,7 @@ def map_cmd(
 
     quiet = state(ctx).quiet
     steps = state(ctx).steps()
-    out = out or Path("geosite-out") / f"{site_dir.resolve().name}-maps"
+    out = out or default_out(site_dir, "-maps")
     if scale_ft is not None:
         check_scale(scale_ft)  # refuse a number that is no scale before any work
     parse_sheet(sheet)
@@ -87,5 +96,7 @@ def map_cmd(
             hillshade=not no_hillshade,
         )
     if not quiet:
+        from geosite.io.text import one_line
+
         for f in files:
-            click.echo(f"  wrote {f}")
+            click.echo(one_line(f"  wrote {f}"))
