@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from geosite.errors import CRSError, OutputError
+from geosite.io.text import dxf_text
 
 #: DXF $INSUNITS codes by metres per CRS unit.
 INSUNITS = {1200.0 / 3937.0: 21, 0.3048: 2, 1.0: 6}
@@ -476,9 +477,9 @@ class _Drawing:
         """A TEXT (MTEXT when it has several lines) on an annotation layer, ``height`` in drawing units."""
         from ezdxf.enums import TextEntityAlignment
 
-        if "\n" in s:
+        if "\n" in s:  # geosite's own line breaks; each line's text escaped for MTEXT
             self.msp.add_mtext(
-                s.replace("\n", "\\P"),
+                "\\P".join(dxf_text(line, mtext=True) for line in s.split("\n")),
                 dxfattribs={
                     "layer": layer,
                     "char_height": height,
@@ -488,7 +489,7 @@ class _Drawing:
                 },
             )
             return
-        t = self.msp.add_text(s, height=height, rotation=angle, dxfattribs={"layer": layer})
+        t = self.msp.add_text(dxf_text(s), height=height, rotation=angle, dxfattribs={"layer": layer})
         t.set_placement(at, align=TextEntityAlignment[align])
 
     def contour_labels(self, geom: Any, text: str) -> None:
@@ -755,11 +756,12 @@ def _num(v: Any) -> float | None:
 
 
 def _text(v: Any) -> str:
+    """An attribute value as DXF text (an ATTRIB's, XDATA's): escaped, one line (geosite.io.text.dxf_text)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
     if isinstance(v, float):
         return f"{v:.6g}"
-    return str(v)
+    return dxf_text(v)
 
 
 def _add(
