@@ -50,6 +50,9 @@ class AnalysisResult:
     report: dict[str, Any]
     layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
     dem: Any = None  # the geosite.grid.Dem the terrain was measured on (None without a DEM)
+    #: the plan folder's layers when computed ahead (a sandboxed check computes them in its child, where
+    #: the flow grid they need is; geosite.plan_folder.plan_layers), else None: computed when it is written
+    plan_layers: dict[str, gpd.GeoDataFrame] | None = None
 
     @property
     def findings(self) -> list[Finding]:

@@ -35,6 +35,7 @@ import shapely
 
 from geosite import controls, grid
 from geosite.io.output import py_scalar
+from geosite.io.text import toml_string
 
 PLAN_DIR = "plan"
 #: The largest DEM copied into the plan folder as it is; a larger (or tiled) one is written as the window
@@ -84,7 +85,7 @@ def write_plan_folder(
     dem = _copy_dem(result, out)
     proposed = _copy_proposed_dem(result.site, out)
     maps = _copy_sheets(sheets, out)
-    layers = _plan_layers(result)
+    layers = result.plan_layers if getattr(result, "plan_layers", None) is not None else plan_layers(result)
     _write_layers(out / "layers.gpkg", layers)
     bmps = layers["bmps"]
     declared = plan_declared(
@@ -106,7 +107,7 @@ def write_plan_folder(
     return [Path(out.name) / name for name in names]
 
 
-def _plan_layers(result: Any) -> dict[str, gpd.GeoDataFrame]:
+def plan_layers(result: Any) -> dict[str, gpd.GeoDataFrame]:
     """The layers of the plan folder, by name.
 
     The site's own layers, ``disturbance`` with its dates, the stockpiles as the plan gives them, the
@@ -143,7 +144,8 @@ def _copy_proposed_dem(site: Any, out: Path) -> str | None:
     """The proposed-grade DEM copied into the plan folder ``out``: its name there (None without one)."""
     if site.proposed_dem_path is None or not Path(site.proposed_dem_path).is_file():
         return None
-    proposed = "proposed" + Path(site.proposed_dem_path).suffix
+    suffix = Path(site.proposed_dem_path).suffix.lower()  # the applicant's name: only a raster's suffix kept
+    proposed = "proposed" + (suffix if suffix in (".tif", ".tiff", ".asc") else ".tif")
     shutil.copyfile(site.proposed_dem_path, out / proposed)
     return proposed
 
@@ -608,7 +610,11 @@ def plan_declared(
 
 
 def _raw_conf(site: Any) -> dict[str, Any]:
-    """The site's own site.toml as parsed ({} for a site built in memory)."""
+    """The site's own site.toml as parsed ({} for a site built in memory): as it was read when the site was
+    loaded, never read again (a submission's folder is not opened after it was staged).
+    """
+    if getattr(site, "conf", None) is not None:
+        return dict(site.conf)
     if site.root is None or not (Path(site.root) / "site.toml").is_file():
         return {}
     from geosite.site import read_site_toml
@@ -794,7 +800,7 @@ def _tv(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, str):
-        return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" for c in v) + '"'
+        return toml_string(v)
     if isinstance(v, dict):
         return "{ " + ", ".join(f"{k} = {_tv(x)}" for k, x in v.items()) + " }"
     if isinstance(v, list | tuple):

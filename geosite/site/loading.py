@@ -47,6 +47,7 @@ from geosite.errors import (
 from geosite.grid import bounds_in
 from geosite.io.limits import Limits
 from geosite.io.raster import open_raster
+from geosite.io.text import submission
 from geosite.io.untrusted import inside, raster_format, refuse_remote, regular_file
 from geosite.io.vector import LAYERS, LayerSpec, list_layers, read_layer
 from geosite.site.model import PLAT_VALUES, Contact, Project, Site
@@ -149,6 +150,7 @@ def load_site(
         limits=limits,
         allow_outside=allow_outside,
     )
+    site.conf = conf
     if dem_inputs.path is not None:
         _check_dem_coverage(site, notes)
     _check_plausible(site, header.profile, notes)
@@ -248,7 +250,8 @@ def _site_header(
     overriding its own); problems are appended.
     """
     toml_path = root / "site.toml"
-    name = _text(conf, "name", toml_path, problems) or root.name
+    # the site's name and its people: the author's texts, marked as such (geosite.io.text)
+    name = submission(_text(conf, "name", toml_path, problems) or root.name)
     juris, profile = _jurisdiction(
         conf, jurisdiction, toml_path, problems, installed_profile_only=installed_profile_only
     )
@@ -646,7 +649,9 @@ def _contact(d: dict[str, Any], who: str, where: Path, problems: list[str]) -> C
         problems.append(f"{where}: [{who}] {key} = {v!r} must be a text (in quotes)")
         return None
 
-    return Contact(name=text("name"), address=text("address"), phone=text("phone"))
+    return Contact(
+        name=submission(text("name")), address=submission(text("address")), phone=submission(text("phone"))
+    )
 
 
 def _project_date(d: dict[str, Any], key: str, where: Path, problems: list[str]) -> dt.date | None:
