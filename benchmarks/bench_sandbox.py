@@ -43,15 +43,17 @@ SITE = REPO / "data" / "sample_sites" / "grantsburg_lot7"
 UNSANDBOXED = """
 import sys
 from pathlib import Path
+import click
 import geosite.cli.app
 from geosite.cli.app import output_folder
 from geosite.review.check import check_submission, write_check_outputs
+from geosite.review.returned import verdict_lines
 site, out = Path(sys.argv[1]), Path(sys.argv[2])
 out = output_folder(out, [site], True)
 result = check_submission(site)
 files = write_check_outputs(result, out, overwrite=True)
-from geosite.cli.check import _print_verdict
-_print_verdict(result, files)
+for line in verdict_lines(result, files):
+    click.echo(line)
 sys.exit(result.exit_code)
 """
 
@@ -68,7 +70,8 @@ import json, pickle, sys, tempfile, time
 from pathlib import Path
 from geosite.io.limits import Limits
 from geosite.io.stage import stage_submission
-from geosite.review.sandbox import Sandbox, _load_writers, _unpack, safe_loads
+from geosite.review.returned import safe_loads, unpack
+from geosite.review.sandbox import Sandbox, _load_writers
 site, limits = Path(sys.argv[1]), Limits()
 times = {}
 box = Sandbox().start()
@@ -88,7 +91,7 @@ t = time.perf_counter()
 _load_writers()
 times["parent_imports_s"] = time.perf_counter() - t
 t = time.perf_counter()
-result = _unpack(safe_loads(data), staged, site, limits)
+result = unpack(safe_loads(data), staged.to_dict(), site, limits)
 times["result_read_back_s"] = time.perf_counter() - t
 times["result_mb"] = len(data) / 1e6
 box.close()

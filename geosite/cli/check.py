@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -18,9 +17,6 @@ from geosite.cli.app import (
     output_folder,
     state,
 )
-
-if TYPE_CHECKING:
-    from geosite.review import CheckResult
 
 _OPTIONS = options(
     click.argument("submission_dir", type=click.Path(path_type=Path)),
@@ -97,10 +93,11 @@ def check(
     from geosite.review.sandbox import Sandbox
 
     # started first (by the console script, before the command line is parsed, or here): the server
-    # imports what the check runs while this process does its own work
+    # imports what the check and its outputs need while this process parses, checks --out and stages; the
+    # outputs are then written by a process it forks (outside the sandbox, from the child's result), so this
+    # process imports none of it
     with Sandbox.early() or Sandbox(warm=False) as box:
-        from geosite.review.returned import geometry_errors_are_input
-        from geosite.review.sandbox import check_submission_sandboxed
+        from geosite.review.sandbox import check_and_write
 
         quiet = state(ctx).quiet
         steps = state(ctx).steps()
@@ -108,49 +105,35 @@ def check(
         inputs = [submission_dir] + ([dem] if dem else [])
         out = output_folder(out, inputs, overwrite)
         with steps:
-            result = check_submission_sandboxed(
+            written = check_and_write(
                 submission_dir,
+                out,
+                overwrite=overwrite,
+                html=not no_html,
+                step=steps,
+                sandbox=box,
                 jurisdiction=jurisdiction,
                 dem=dem,
                 dem_vertical_unit=dem_vertical_unit,
                 received=received.date() if received else None,
                 make_valid=make_valid,
-                step=steps,
                 limits=limits_from(limit),
-                analysis_outputs=False,
-                sandbox=box,
             )
-            from geosite.review import write_check_outputs
-
-            steps("writing outputs")
-            with geometry_errors_are_input(submission_dir):
-                files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
+    _warn(written.warnings)
     if not quiet:
-        _print_verdict(result, files)
-    sys.exit(result.exit_code)
+        for line in written.lines:
+            click.echo(line)
+    sys.exit(written.exit_code)
 
 
-def _print_verdict(result: CheckResult, files: list[Path]) -> None:
-    """The verdict in a few lines: what fails, what the inspector decides, what would settle an incomplete
-    plan, the review deadline and the files written (the applicant's texts made printable: no escapes).
-    """
-    from geosite.io.text import one_line
+def _warn(caught: list[tuple[str, str]]) -> None:
+    """Show the warnings the check gave (their class from geosite.errors, their message one line)."""
+    import warnings
 
-    def _say(text: str) -> None:
-        click.echo(one_line(text))
+    from geosite import errors
 
-    s = result.summary()
-    _say(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")
-    for f in result.failed:
-        _say(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
-    for f in result.decisions:
-        _say(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
-    for f in result.open_questions if result.verdict == "incomplete" else []:
-        _say(
-            f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with "
-            f"{f.settle or 'the data named in the finding'}"
-        )
-    if s.get("review_deadline"):
-        _say(f"  review deadline: {s['review_deadline']}")
-    for path in files:
-        _say(f"  wrote {path}")
+    for name, message in caught:
+        cls = getattr(errors, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, Warning)):
+            cls = errors.GeositeWarning
+        warnings.warn(message, cls, stacklevel=2)

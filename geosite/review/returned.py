@@ -20,14 +20,21 @@ naming the submission, never a traceback.
 from __future__ import annotations
 
 import dataclasses
+import io
 import math
+import pickle
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from geosite import errors
 from geosite.io.limits import Limits
 from geosite.io.text import one_line
+
+if TYPE_CHECKING:
+    from geosite.review.check import CheckResult
 
 #: Containers the walk enters at most this deep, and at most this many objects in all.
 MAX_DEPTH, MAX_OBJECTS = 40, 5_000_000
@@ -204,3 +211,275 @@ def geometry_errors_are_input(shown: Any) -> Iterator[None]:
             f"{one_line(shown)}: a geometry of the submission could not be handled "
             f"({type(exc).__name__}: {one_line(str(exc))[:300]}); nothing written"
         ) from None
+
+
+# ------------------------------------------------------------------------------------------ the payload
+
+
+def unpack(payload: Any, staged: dict[str, Any], shown: Path | str, limits: Limits) -> CheckResult:
+    """The child's CheckResult (the safe unpickler's ``payload``), checked like input
+    (:func:`check_returned`), with the staged files (``staged``: geosite.io.stage.Staged.to_dict())
+    recorded; or its error raised, one line per problem; its warnings re-emitted.
+
+    Parameters
+    ----------
+    payload : dict
+        What the child handed back, unpickled by :func:`safe_loads`.
+    staged : dict
+        The staged files, sizes and SHA-256 (``Staged.to_dict()``).
+    shown : Path or str
+        The submission as the inspector named it.
+    limits : Limits
+        The check's limits.
+
+    Returns
+    -------
+    CheckResult
+        The checked result.
+    """
+    from geosite.review.check import CheckResult
+
+    if not isinstance(payload, dict):
+        raise errors.UnreadableInputError(f"{one_line(shown)}: the sandbox returned no check result")
+    for category, message in payload.get("warnings", []):
+        cls = getattr(errors, str(category), None)
+        if not (isinstance(cls, type) and issubclass(cls, Warning)):
+            cls = errors.GeositeWarning
+        warnings.warn(one_line(message), cls, stacklevel=3)
+    if "error" in payload:
+        raise _error(payload, shown)
+    result = payload.get("result")
+    if not isinstance(result, CheckResult):
+        raise errors.UnreadableInputError(f"{one_line(shown)}: the sandbox returned no check result")
+    check_returned(result, limits, str(shown))
+    record = dict(payload.get("sandbox") or {})
+    record["staged"] = staged
+    result.extra["sandbox"] = record
+    result.extra["isolation"] = describe(record)  # the summary's line (findings.md, report.html)
+    return result
+
+
+def _error(payload: dict[str, Any], shown: Path | str) -> errors.InputError:
+    """The child's error as the parent raises it: its class when it is an input error, its message one line
+    (a site's problems one line each).
+    """
+    name = str(payload["error"])
+    problems = payload.get("problems")
+    if name == "SiteValidationError" and isinstance(problems, list):
+        return errors.SiteValidationError([one_line(p) for p in problems], site=one_line(shown))
+    cls = getattr(errors, name, None)
+    if (
+        not (isinstance(cls, type) and issubclass(cls, errors.InputError))
+        or cls is errors.SiteValidationError
+    ):
+        cls = errors.InputError
+    return cls(one_line(payload.get("message")))
+
+
+def describe(record: dict[str, Any]) -> str:
+    """One line for the report: what isolation held, and the staged files with their SHA-256."""
+    held = [k.replace("_", " ") for k in ("network_namespace", "seccomp") if record.get(k)]
+    files = record.get("staged", {}).get("files", [])
+    listed = "; ".join(f"{f['path']} ({f['bytes']:,} bytes, sha256 {f['sha256']})" for f in files)
+    skipped = record.get("staged", {}).get("not_staged", [])
+    files_rule = (
+        "files limited by Landlock"
+        if record.get("landlock")
+        else f"files not limited ({record.get('landlock_error')})"
+    )
+    return (
+        "Read in a sandbox: a staged copy, network blocked by "
+        f"{' and '.join(held) or 'NOTHING (see sandbox record)'}, "
+        f"{files_rule}, GDAL drivers {', '.join(record.get('drivers', []))}; files read: {listed}"
+        + (f"; not read: {'; '.join(skipped)}" if skipped else "")
+    )
+
+
+# ------------------------------------------------------------------------------------------ safe unpickling
+
+#: Modules whose classes a CheckResult is made of.
+_CLASS_MODULES = (
+    "geosite.",
+    "numpy",
+    "pandas",
+    "geopandas",
+    "shapely",
+    "pyproj",
+    "affine",
+    "datetime",
+    "pathlib",
+    "collections",
+    "decimal",
+)
+#: The functions (not classes) a CheckResult's pickle calls to rebuild arrays, frames and geometries.
+_FUNCTIONS = {
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "scalar"),
+    ("numpy.core.multiarray", "scalar"),
+    ("numpy._core.numeric", "_frombuffer"),
+    ("numpy.core.numeric", "_frombuffer"),
+    ("numpy", "dtype"),
+    ("pandas._libs.internals", "_unpickle_block"),
+    ("pandas._libs.arrays", "__pyx_unpickle_NDArrayBacked"),
+    ("pandas.core.indexes.base", "_new_Index"),
+    ("pandas._libs.tslibs.timestamps", "_unpickle_timestamp"),
+    ("pandas._libs.tslibs.timedeltas", "_timedelta_unpickle"),
+    ("pandas.core.arrays.categorical", "_unpickle_categorical"),
+    ("shapely.io", "from_wkb"),
+    ("shapely.geometry.base", "_unpickle_geometry"),
+    ("copyreg", "_reconstructor"),
+    ("builtins", "slice"),
+    ("builtins", "set"),
+    ("builtins", "frozenset"),
+    ("builtins", "complex"),
+    ("builtins", "object"),
+    ("builtins", "bytearray"),
+    ("_codecs", "encode"),
+}
+
+
+class _SafeUnpickler(pickle.Unpickler):
+    """Builds only classes of the modules a CheckResult is made of, and the few rebuilding functions above."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        """The class or function ``module.name`` when a check result may hold it, else refused.
+
+        Parameters
+        ----------
+        module : str
+            The module the pickle names.
+        name : str
+            The name in it.
+
+        Returns
+        -------
+        Any
+            The class or function.
+
+        Raises
+        ------
+        pickle.UnpicklingError
+            For anything a check result never holds.
+        """
+        obj = super().find_class(module, name)
+        if (module, name) in _FUNCTIONS:
+            return obj
+        plain = not issubclass(obj, BaseException) if isinstance(obj, type) else False
+        warning = (
+            isinstance(obj, type) and issubclass(obj, Warning) and module == "geosite.errors"
+        )  # a Note's class
+        if (
+            isinstance(obj, type)
+            and module.startswith(_CLASS_MODULES)
+            and (plain or warning)
+            and "." not in name
+        ):
+            return obj
+        raise pickle.UnpicklingError(
+            f"the sandbox's result names {module}.{name}, which a check result never holds"
+        )
+
+
+def safe_loads(data: bytes) -> Any:
+    """Unpickle the child's result with :class:`_SafeUnpickler`; a bad one is an InputError."""
+    try:
+        return _SafeUnpickler(io.BytesIO(data)).load()
+    except Exception as exc:  # any failure to rebuild it is a refused result
+        raise errors.UnreadableInputError(
+            f"the sandbox's result could not be read back safely ({exc})"
+        ) from None
+
+
+# ------------------------------------------------------------------------------------------ the writer
+
+
+def verdict_lines(result: CheckResult, files: list[Path] | list[str]) -> list[str]:
+    """The verdict in a few lines (what ``geosite check`` prints): what fails, what the inspector decides,
+    what would settle an incomplete plan, the review deadline and the files written; each one line,
+    printable (:func:`geosite.io.text.one_line`: the applicant's texts cannot add lines or escapes).
+
+    Parameters
+    ----------
+    result : CheckResult
+        The check.
+    files : list of Path or str
+        The files written.
+
+    Returns
+    -------
+    list of str
+        The lines.
+    """
+    s = result.summary()
+    lines = [f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})"]
+    lines += [f"  FAIL {f.citation or '-'} {f.rule}: {f.message}" for f in result.failed]
+    lines += [f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}" for f in result.decisions]
+    lines += [
+        f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with "
+        f"{f.settle or 'the data named in the finding'}"
+        for f in (result.open_questions if result.verdict == "incomplete" else [])
+    ]
+    if s.get("review_deadline"):
+        lines.append(f"  review deadline: {s['review_deadline']}")
+    lines += [f"  wrote {path}" for path in files]
+    return [one_line(line) for line in lines]
+
+
+#: What the writer hands the command line back, as JSON.
+WRITTEN = "written.json"
+
+
+def write_checked(folder: Path) -> dict[str, Any]:
+    """Write ``geosite check``'s outputs from the child's result, outside the sandbox: what the writer
+    process (forked from the sandbox's server, which never read the submission) runs. Reads
+    ``folder/write.json`` (the command line's: the output folder and its options, the submission's name,
+    the staged files, the limits) and ``folder/work/result.pickle`` (the child's, read back as
+    :func:`unpack` reads it); writes ``folder/written.json``: the files, the verdict lines, the exit code and
+    the child's warnings, or the error.
+
+    Parameters
+    ----------
+    folder : Path
+        The check's private folder.
+
+    Returns
+    -------
+    dict
+        What was written to ``written.json``.
+    """
+    import json
+
+    from geosite.io.limits import Limits
+    from geosite.review.check import write_check_outputs
+
+    ask = json.loads((folder / "write.json").read_text(encoding="utf-8"))
+    shown = ask["shown"]
+    done: dict[str, Any]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            data = (folder / "work" / "result.pickle").read_bytes()
+            result = unpack(safe_loads(data), ask["staged"], shown, Limits(**ask["limits"]))
+            with geometry_errors_are_input(shown):
+                files = write_check_outputs(
+                    result, Path(ask["out"]), overwrite=ask["overwrite"], html=ask["html"]
+                )
+            done = {
+                "files": [str(f) for f in files],
+                "lines": verdict_lines(result, files),
+                "exit_code": result.exit_code,
+            }
+        except errors.GeositeError as exc:
+            done = {
+                "error": type(exc).__name__,
+                "message": str(exc),
+                "problems": getattr(exc, "problems", None),
+            }
+    done["warnings"] = [
+        (w.category.__name__, str(w.message)) for w in caught if issubclass(w.category, errors.GeositeWarning)
+    ]
+    part = folder / (WRITTEN + ".part")
+    part.write_text(json.dumps(done), encoding="utf-8")
+    part.replace(folder / WRITTEN)
+    return done

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import io
+import dataclasses
+import json
 import logging
 import os
 import pickle
@@ -41,14 +42,14 @@ import sys
 import tempfile
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from geosite import errors
 from geosite.io.limits import Limits
-from geosite.io.stage import Staged, stage_submission
+from geosite.io.stage import stage_submission
 from geosite.io.text import one_line
 from geosite.io.text import printable as printable
 from geosite.review.sandbox_child import BASE_MEMORY_BYTES as BASE_MEMORY_BYTES
@@ -86,12 +87,145 @@ def check_submission_sandboxed(
     ``received``: a datetime.date). ``limits`` also bounds the child: ``check_seconds`` (wall clock for
     staging and the child together, s), ``check_cpu_seconds`` (s) and ``check_memory_bytes`` (address
     space, bytes; 0: the raster budget plus 4 GiB). ``analysis_outputs``: hand back what writing the
-    analysis' outputs needs besides the check's own (the DEM window read, the plan folder's layers;
-    ``geosite check`` needs neither). ``sandbox``: the warm server to run in (default: one this process
-    keeps, :func:`shared_sandbox`). Raises :class:`~geosite.errors.InputError` for every refusal,
-    unreadable input, crash or limit.
+    analysis' outputs needs besides the check's own (the DEM window read, the plan folder's layers).
+    ``sandbox``: the warm server to run in (default: one this process keeps, :func:`shared_sandbox`).
+    Raises :class:`~geosite.errors.InputError` for every refusal, unreadable input, crash or limit.
     """
+    from geosite.review.returned import safe_loads, unpack
+
     limits = limits or Limits()
+    check = {"jurisdiction": jurisdiction, "dem": dem, "dem_vertical_unit": dem_vertical_unit}
+    check.update(received=received, make_valid=make_valid)
+    request = {"limits": limits, "analysis_outputs": analysis_outputs, **_check_keywords(check)}
+    with _sandboxed(folder, request, step, sandbox) as run:
+        data = run.box.run(run.tmp, run.shown, limits, run.deadline, meanwhile=_load_writers)
+        return unpack(safe_loads(data), run.staged, run.shown, limits)
+
+
+@dataclass(frozen=True)
+class Written:
+    """What ``geosite check``'s outputs are, as the writer process wrote them: the files, the verdict in
+    printable lines, the exit code (0 nothing fails, 1 some finding fails), the warnings to show (their
+    class name and message).
+    """
+
+    files: list[str]
+    lines: list[str]
+    exit_code: int
+    warnings: list[tuple[str, str]]
+
+
+def check_and_write(
+    folder: str | Path,
+    out: Path,
+    *,
+    overwrite: bool = False,
+    html: bool = True,
+    step: Step | None = None,
+    sandbox: Sandbox | None = None,
+    **check: Any,
+) -> Written:
+    """``geosite check``: ``folder`` checked in the sandbox and its outputs written into ``out`` outside it,
+    by a process the sandbox's server forks for that once the child has ended (so this process imports
+    none of the libraries a check and its outputs load: the server has them).
+
+    Parameters
+    ----------
+    folder : str or Path
+        The submission.
+    out : Path
+        The output folder (checked by the caller: geosite.io.output.check_output_dir).
+    overwrite : bool
+        Whether an output folder geosite wrote may be replaced.
+    html : bool
+        Whether report.html is written.
+    step : callable, optional
+        Called with each stage's name.
+    sandbox : Sandbox, optional
+        The server to run in (default: this process's, :func:`shared_sandbox`).
+    **check : Any
+        :func:`check_submission_sandboxed`'s keywords (jurisdiction, dem, dem_vertical_unit, received,
+        make_valid, limits).
+
+    Returns
+    -------
+    Written
+        What was written, and the verdict; an :class:`~geosite.errors.InputError` (or OutputError) when
+        the check or the writing failed.
+    """
+    limits = check.pop("limits", None) or Limits()
+    request = {"limits": limits, "analysis_outputs": False, **_check_keywords(check)}
+    with _sandboxed(folder, request, step, sandbox) as run:
+        ask = {
+            "out": str(Path(out).resolve()),
+            "overwrite": overwrite,
+            "html": html,
+            "shown": str(run.shown),
+            "staged": run.staged,
+            "limits": dataclasses.asdict(limits),
+        }
+        (run.tmp / "write.json").write_text(json.dumps(ask), encoding="utf-8")
+        run.box.run(run.tmp, run.shown, limits, run.deadline, write=True)
+        done = json.loads((run.tmp / "written.json").read_text(encoding="utf-8"))
+    if "error" in done:
+        raise _written_error(done, run.shown)
+    return Written(
+        files=[str(f) for f in done["files"]],
+        lines=[str(x) for x in done["lines"]],
+        exit_code=int(done["exit_code"]),
+        warnings=[(str(c), str(m)) for c, m in done.get("warnings", [])],
+    )
+
+
+def _check_keywords(check: dict[str, Any]) -> dict[str, Any]:
+    """The check's keywords as the child takes them (paths absolute: it works in a folder of its own)."""
+    known = {"jurisdiction", "dem", "dem_vertical_unit", "received", "make_valid"}
+    unknown = set(check) - known
+    if unknown:
+        raise TypeError(f"unknown keywords for the sandboxed check: {sorted(unknown)}")
+    dem = check.get("dem")
+    return {
+        "jurisdiction": _absolute(check.get("jurisdiction")),
+        "dem": None if dem is None else str(Path(dem).resolve()),
+        "dem_vertical_unit": check.get("dem_vertical_unit"),
+        "received": check.get("received"),
+        "make_valid": bool(check.get("make_valid", False)),
+    }
+
+
+def _written_error(done: dict[str, Any], shown: Path) -> errors.GeositeError:
+    """The writer's error raised here: its class when it is geosite's input or output error."""
+    name, message = str(done["error"]), one_line(done.get("message"))
+    problems = done.get("problems")
+    if name == "SiteValidationError" and isinstance(problems, list):
+        return errors.SiteValidationError([one_line(p) for p in problems], site=one_line(shown))
+    cls = getattr(errors, name, None)
+    known = isinstance(cls, type) and issubclass(cls, errors.InputError | errors.OutputError)
+    if known and cls is not errors.SiteValidationError:
+        return cls(message)
+    return errors.InputError(message)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One sandboxed check under way: its server, private folder, staged files, deadline and the name the
+    inspector gave the submission."""
+
+    box: Sandbox
+    tmp: Path
+    staged: dict[str, Any]
+    deadline: float
+    shown: Path
+
+
+@contextlib.contextmanager
+def _sandboxed(
+    folder: str | Path, request: dict[str, Any], step: Step | None, sandbox: Sandbox | None
+) -> Iterator[_Run]:
+    """The submission staged in a private folder with the child's ``request`` beside it, for the block; the
+    folder removed after it (the staged copy gone before any output is used).
+    """
+    limits: Limits = request["limits"]
     step = step or (lambda name: log.info(name))
     deadline = time.monotonic() + limits.check_seconds
     shown = Path(folder)
@@ -101,21 +235,10 @@ def check_submission_sandboxed(
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="geosite-check-")))
         step("staging the submission")
         staged = stage_submission(shown, tmp / "submission", limits, deadline=deadline)
-        request = {
-            "root": str(staged.root.resolve()),
-            "shown": str(shown),
-            "jurisdiction": _absolute(jurisdiction),
-            "dem": None if dem is None else str(Path(dem).resolve()),
-            "dem_vertical_unit": dem_vertical_unit,
-            "received": received,
-            "make_valid": make_valid,
-            "limits": limits,
-            "analysis_outputs": analysis_outputs,
-        }
-        (tmp / "request.pickle").write_bytes(pickle.dumps(request))
+        full = {"root": str(staged.root.resolve()), "shown": str(shown), **request}
+        (tmp / "request.pickle").write_bytes(pickle.dumps(full))
         step("reading and checking the submission in a sandbox")
-        data = box.run(tmp, shown, limits, deadline, meanwhile=_load_writers)
-    return _unpack(safe_loads(data), staged, shown, limits)
+        yield _Run(box, tmp, staged.to_dict(), deadline, shown)
 
 
 def _load_writers() -> None:
@@ -191,7 +314,9 @@ class Sandbox:
         shown: Path,
         limits: Limits,
         deadline: float,
+        *,
         meanwhile: Callable[[], None] | None = None,
+        write: bool = False,
     ) -> bytes:
         """One check in a forked child: its result's bytes, or an InputError for a crash or a limit.
 
@@ -204,55 +329,72 @@ class Sandbox:
         limits : Limits
             The check's limits.
         deadline : float
-            ``time.monotonic()`` by which the child must have ended (then it is killed).
+            ``time.monotonic()`` by which the child (and the writer) must have ended (else killed).
         meanwhile : callable, optional
-            Run once the child has started, while it works (the caller's own imports).
+            Run once the request is sent, while the server works (the caller's own imports).
+        write : bool
+            Whether the server then forks the writer of ``geosite check``'s outputs
+            (geosite.review.returned.write_checked, reading ``tmp/write.json``).
 
         Returns
         -------
         bytes
-            The result's pickle, as the child wrote it.
+            The result's pickle, as the child wrote it (empty with ``write``: the writer read it).
         """
         (tmp / "work").mkdir(mode=0o700)
         (tmp / "child.log").touch(mode=0o600)
         t0 = time.monotonic()
         with self._lock:
-            rc = self._child(tmp, shown, limits, deadline, meanwhile)
+            pid = self._ask(f"{tmp}\t{'write' if write else 'check'}", shown, limits, deadline, meanwhile)
+            rc = self._exit_code(pid, shown, limits, deadline)
+            written = None
+            if rc == 0 and write:
+                written = self._exit_code(self._started(shown, limits, deadline), shown, limits, deadline)
         result = tmp / "work" / "result.pickle"
-        if rc == 0 and result.is_file() and 0 < result.stat().st_size <= MAX_RESULT_BYTES:
+        if rc != 0 or not result.is_file() or not 0 < result.stat().st_size <= MAX_RESULT_BYTES:
+            raise _crash(rc, tmp / "child.log", shown, limits, time.monotonic() - t0)
+        if not write:
             return result.read_bytes()
-        raise _crash(rc, tmp / "child.log", shown, limits, time.monotonic() - t0)
+        if written != 0 or not (tmp / "written.json").is_file():
+            tail = _tail(tmp / "writer.log")
+            raise errors.OutputError(
+                f"{one_line(shown)}: writing the outputs failed ({_signal_name(written or 0)}: {tail})"
+            )
+        return b""
 
-    def _child(
-        self, tmp: Path, shown: Path, limits: Limits, deadline: float, meanwhile: Callable[[], None] | None
+    def _ask(
+        self, request: str, shown: Path, limits: Limits, deadline: float, meanwhile: Callable[[], None] | None
     ) -> int:
-        """A child on ``tmp`` asked of the server and waited for: its exit code (LimitError past deadline)."""
-        pid = None
-        for _ in range(2):  # a server found dead is replaced once
+        """Send the server ``request`` (replacing a server found dead, once): the child's process id."""
+        for _ in range(2):
             self.start()
             assert self._proc is not None and self._proc.stdin is not None
             try:
-                self._proc.stdin.write(os.fsencode(str(tmp)) + b"\n")
+                self._proc.stdin.write(os.fsencode(request) + b"\n")
                 self._proc.stdin.flush()
                 if meanwhile is not None:  # the caller's imports, while the server imports or forks
                     meanwhile()
                     meanwhile = None
-                line = self._line(deadline)
+                return self._started(shown, limits, deadline)
             except (BrokenPipeError, EOFError):
                 self.close()
-                continue
-            if line is None:  # the server never started a child before the deadline
-                self.close()
-                raise _wall_clock(shown, limits)
-            pid = int(line.split()[1])
-            break
-        if pid is None:
-            raise errors.UnreadableInputError(
-                f"{one_line(shown)}: the sandbox could not be started; nothing written"
-            )
+        raise errors.UnreadableInputError(
+            f"{one_line(shown)}: the sandbox could not be started; nothing written"
+        )
+
+    def _started(self, shown: Path, limits: Limits, deadline: float) -> int:
+        """The process id in the server's next line (``started PID``); LimitError past the deadline."""
+        line = self._line(deadline)
+        if line is None:  # the server never started it before the deadline
+            self.close()
+            raise _wall_clock(shown, limits)
+        return int(line.split()[1])
+
+    def _exit_code(self, pid: int, shown: Path, limits: Limits, deadline: float) -> int:
+        """The exit code of the server's process ``pid`` (``exited PID RC``); killed past the deadline."""
         try:
             line = self._line(deadline)
-        except BaseException:  # the inspector's Ctrl-C, or the server gone: the child goes too
+        except BaseException:  # the inspector's Ctrl-C, or the server gone: the process goes too
             _kill(pid)
             self.close()
             raise
@@ -380,6 +522,16 @@ def close_shared() -> None:
         box.close()
 
 
+def _tail(logfile: Path) -> str:
+    """The last line of a log (one line, printable), or "no output"."""
+    try:
+        tail = logfile.read_bytes()[-4000:].decode("utf-8", "replace")
+    except OSError:
+        return "no output"
+    last = [line for line in tail.strip().splitlines() if line.strip()][-1:]
+    return one_line(last[0][:300]) if last else "no output"
+
+
 def _crash(rc: int, logfile: Path, shown: Path, limits: Limits, seconds: float) -> errors.InputError:
     """The error for a child that ended without a result."""
     try:
@@ -418,162 +570,3 @@ def _signal_name(rc: int) -> str:
         except ValueError:
             return f"signal {-rc}"
     return f"exit code {rc}"
-
-
-def _unpack(payload: Any, staged: Staged, shown: Path, limits: Limits) -> CheckResult:
-    """The child's CheckResult, checked like input (geosite.review.returned), with the staged files
-    recorded; or its error raised, one line per problem; its warnings re-emitted.
-    """
-    from geosite.review.check import CheckResult
-    from geosite.review.returned import check_returned
-
-    if not isinstance(payload, dict):
-        raise errors.UnreadableInputError(f"{one_line(shown)}: the sandbox returned no check result")
-    for category, message in payload.get("warnings", []):
-        cls = getattr(errors, str(category), None)
-        if not (isinstance(cls, type) and issubclass(cls, Warning)):
-            cls = errors.GeositeWarning
-        warnings.warn(one_line(message), cls, stacklevel=3)
-    if "error" in payload:
-        raise _error(payload, shown)
-    result = payload.get("result")
-    if not isinstance(result, CheckResult):
-        raise errors.UnreadableInputError(f"{one_line(shown)}: the sandbox returned no check result")
-    check_returned(result, limits, str(shown))
-    record = dict(payload.get("sandbox") or {})
-    record["staged"] = staged.to_dict()
-    result.extra["sandbox"] = record
-    result.extra["isolation"] = describe(record)  # the summary's line (findings.md, report.html)
-    return result
-
-
-def _error(payload: dict[str, Any], shown: Path) -> errors.InputError:
-    """The child's error as the parent raises it: its class when it is an input error, its message one line
-    (a site's problems one line each).
-    """
-    name = str(payload["error"])
-    problems = payload.get("problems")
-    if name == "SiteValidationError" and isinstance(problems, list):
-        return errors.SiteValidationError([one_line(p) for p in problems], site=one_line(shown))
-    cls = getattr(errors, name, None)
-    if (
-        not (isinstance(cls, type) and issubclass(cls, errors.InputError))
-        or cls is errors.SiteValidationError
-    ):
-        cls = errors.InputError
-    return cls(one_line(payload.get("message")))
-
-
-def describe(record: dict[str, Any]) -> str:
-    """One line for the report: what isolation held, and the staged files with their SHA-256."""
-    held = [k.replace("_", " ") for k in ("network_namespace", "seccomp") if record.get(k)]
-    files = record.get("staged", {}).get("files", [])
-    listed = "; ".join(f"{f['path']} ({f['bytes']:,} bytes, sha256 {f['sha256']})" for f in files)
-    skipped = record.get("staged", {}).get("not_staged", [])
-    files_rule = (
-        "files limited by Landlock"
-        if record.get("landlock")
-        else f"files not limited ({record.get('landlock_error')})"
-    )
-    return (
-        "Read in a sandbox: a staged copy, network blocked by "
-        f"{' and '.join(held) or 'NOTHING (see sandbox record)'}, "
-        f"{files_rule}, GDAL drivers {', '.join(record.get('drivers', []))}; files read: {listed}"
-        + (f"; not read: {'; '.join(skipped)}" if skipped else "")
-    )
-
-
-# ------------------------------------------------------------------------------------------ safe unpickling
-
-#: Modules whose classes a CheckResult is made of.
-_CLASS_MODULES = (
-    "geosite.",
-    "numpy",
-    "pandas",
-    "geopandas",
-    "shapely",
-    "pyproj",
-    "affine",
-    "datetime",
-    "pathlib",
-    "collections",
-    "decimal",
-)
-#: The functions (not classes) a CheckResult's pickle calls to rebuild arrays, frames and geometries.
-_FUNCTIONS = {
-    ("numpy._core.multiarray", "_reconstruct"),
-    ("numpy.core.multiarray", "_reconstruct"),
-    ("numpy._core.multiarray", "scalar"),
-    ("numpy.core.multiarray", "scalar"),
-    ("numpy._core.numeric", "_frombuffer"),
-    ("numpy.core.numeric", "_frombuffer"),
-    ("numpy", "dtype"),
-    ("pandas._libs.internals", "_unpickle_block"),
-    ("pandas._libs.arrays", "__pyx_unpickle_NDArrayBacked"),
-    ("pandas.core.indexes.base", "_new_Index"),
-    ("pandas._libs.tslibs.timestamps", "_unpickle_timestamp"),
-    ("pandas._libs.tslibs.timedeltas", "_timedelta_unpickle"),
-    ("pandas.core.arrays.categorical", "_unpickle_categorical"),
-    ("shapely.io", "from_wkb"),
-    ("shapely.geometry.base", "_unpickle_geometry"),
-    ("copyreg", "_reconstructor"),
-    ("builtins", "slice"),
-    ("builtins", "set"),
-    ("builtins", "frozenset"),
-    ("builtins", "complex"),
-    ("builtins", "object"),
-    ("builtins", "bytearray"),
-    ("_codecs", "encode"),
-}
-
-
-class _SafeUnpickler(pickle.Unpickler):
-    """Builds only classes of the modules a CheckResult is made of, and the few rebuilding functions above."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        """The class or function ``module.name`` when a check result may hold it, else refused.
-
-        Parameters
-        ----------
-        module : str
-            The module the pickle names.
-        name : str
-            The name in it.
-
-        Returns
-        -------
-        Any
-            The class or function.
-
-        Raises
-        ------
-        pickle.UnpicklingError
-            For anything a check result never holds.
-        """
-        obj = super().find_class(module, name)
-        if (module, name) in _FUNCTIONS:
-            return obj
-        plain = not issubclass(obj, BaseException) if isinstance(obj, type) else False
-        warning = (
-            isinstance(obj, type) and issubclass(obj, Warning) and module == "geosite.errors"
-        )  # a Note's class
-        if (
-            isinstance(obj, type)
-            and module.startswith(_CLASS_MODULES)
-            and (plain or warning)
-            and "." not in name
-        ):
-            return obj
-        raise pickle.UnpicklingError(
-            f"the sandbox's result names {module}.{name}, which a check result never holds"
-        )
-
-
-def safe_loads(data: bytes) -> Any:
-    """Unpickle the child's result with :class:`_SafeUnpickler`; a bad one is an InputError."""
-    try:
-        return _SafeUnpickler(io.BytesIO(data)).load()
-    except Exception as exc:  # any failure to rebuild it is a refused result
-        raise errors.UnreadableInputError(
-            f"the sandbox's result could not be read back safely ({exc})"
-        ) from None

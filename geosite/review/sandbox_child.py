@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import pickle
@@ -43,6 +44,7 @@ import sys
 import tempfile
 import traceback
 import warnings
+from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -107,8 +109,10 @@ def preload() -> dict[str, str]:
     import rasterio
     from pyproj import network  # noqa: F401
 
-    import geosite.plan_folder
-    import geosite.review.check  # noqa: F401 - everything check_submission imports
+    import geosite.plan_folder  # the plan folder's layers, computed in the child when asked
+    import geosite.review.check  # everything check_submission imports
+    import geosite.review.html  # and what writing geosite check's outputs imports (its writer)
+    import geosite.review.returned  # noqa: F401
     from geosite import hydrology, terrain
     from geosite.io import allowlist, isolate, untrusted  # noqa: F401
 
@@ -215,19 +219,32 @@ def serve(folder: str, warm: bool = True) -> int:
                     return 0
                 buffer += data
             line, buffer = buffer.split(b"\n", 1)
+            tmp, _, mode = line.decode("utf-8", "surrogateescape").partition("\t")
             started = {"kernels": kernels, "warm_up_s": warmed, "threads_at_fork": _thread_count()}
-            pid = os.fork()
-            if pid == 0:
-                _forked_child(line.decode("utf-8", "surrogateescape"), started)
-            os.write(1, f"started {pid}\n".encode())
-            rc = _wait(pid)
+            rc = _run_forked(functools.partial(_forked_child, tmp, started))
+            if rc is not None and rc == 0 and mode == "write":
+                rc = _run_forked(functools.partial(_forked_writer, tmp))
             if rc is None:
                 return 0
-            os.write(1, f"exited {pid} {rc}\n".encode())
     finally:
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_forked(body: Callable[[], None]) -> int | None:
+    """Fork, run ``body`` in the new process (which it ends), say ``started PID`` and ``exited PID RC`` on
+    stdout; the exit code, or None when the parent closed the server's input first (then it is killed).
+    """
+    pid = os.fork()
+    if pid == 0:
+        body()
+        os._exit(CHILD_FAILED)
+    os.write(1, f"started {pid}\n".encode())
+    rc = _wait(pid)
+    if rc is not None:
+        os.write(1, f"exited {pid} {rc}\n".encode())
+    return rc
 
 
 def _wait(pid: int) -> int | None:
@@ -279,6 +296,35 @@ def _forked_child(tmp: str, started: dict[str, Any]) -> None:
         tempfile.tempdir = str(work)
         code = child_main(folder, started)
     except BaseException:
+        with contextlib.suppress(Exception):
+            traceback.print_exc()
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def _forked_writer(tmp: str) -> None:
+    """The forked writer (``geosite check``'s outputs, written outside the sandbox from the child's result:
+    geosite.review.returned.write_checked); never returns. Forked from the server, which never read the
+    submission, it holds only geosite's own code and data besides what it reads back from the child.
+    """
+    code = CHILD_FAILED
+    try:
+        os.setsid()
+        folder = Path(tmp)
+        _redirect(folder / "writer.log")
+        from geosite.io import isolate
+        from geosite.review.returned import write_checked
+
+        if not isolate.die_with_parent():
+            os._exit(3)
+        os.chdir(folder)
+        tempfile.tempdir = str(folder)
+        write_checked(folder)
+        code = 0
+    except BaseException:  # the traceback goes to writer.log, the parent names the failure
         with contextlib.suppress(Exception):
             traceback.print_exc()
     finally:
