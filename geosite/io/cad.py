@@ -359,7 +359,9 @@ class _Drawing:
             row = gdf.iloc[i]
             side = (sides.iloc[i] or None) if sides is not None else None
             cad = cad_layer(name, side)[0]
-            xdata = [(1000, f"geosite_layer={name}")] + [(1000, f"{c}={_text(row[c])}"[:255]) for c in attrs]
+            xdata = [(1000, f"geosite_layer={name}")] + [
+                (1000, dxf_text(f"{c}={_text(row[c])}")[:255]) for c in attrs
+            ]
             elevation = None
             if name == "contours" and "elevation_ft" in gdf.columns:
                 elevation = float(row["elevation_ft"]) / self.fpu
@@ -412,7 +414,7 @@ class _Drawing:
                 xs, ys = size[1] / self.fpu, size[2] / self.fpu
                 size_text = size[3]
         ref = self.msp.add_blockref(block, (p.x, p.y), dxfattribs={"layer": cad, "xscale": xs, "yscale": ys})
-        values = {t.upper(): _text(_get(row, t)) for t in tags}
+        values = {t.upper(): dxf_text(_text(_get(row, t))) for t in tags}
         if "size" in tags:
             values["SIZE"] = size_text or "not sized: symbol only"
         # where the block's ATTDEFs are (define_blocks), placed directly: ezdxf's autofill transforms
@@ -566,7 +568,7 @@ class _Drawing:
                 continue
             row = gdf.iloc[i]
             xdata = [(1000, f"geosite_layer={name}")] + [
-                (1000, f"{c}={_text(row[c])}"[:255]) for c in gdf.columns if c != gdf.geometry.name
+                (1000, dxf_text(f"{c}={_text(row[c])}")[:255]) for c in gdf.columns if c != gdf.geometry.name
             ]
             clipped = geom if geom.geom_type in ("Point", "MultiPoint") else geom.intersection(frame)
             self.feature(name, clipped, row, cad=cad, elevation=None, xdata=xdata)
@@ -756,12 +758,12 @@ def _num(v: Any) -> float | None:
 
 
 def _text(v: Any) -> str:
-    """An attribute value as DXF text (an ATTRIB's, XDATA's): escaped, one line (geosite.io.text.dxf_text)."""
+    """An attribute value as text (escaped for DXF where it is written: geosite.io.text.dxf_text)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
     if isinstance(v, float):
         return f"{v:.6g}"
-    return dxf_text(v)
+    return str(v)
 
 
 def _add(

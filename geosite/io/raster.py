@@ -73,7 +73,7 @@ def block_charge(src: Any, window: Window | None = None) -> int:
     n = _span(window.col_off, window.width, src.width, cols) * _span(
         window.row_off, window.height, src.height, rows
     )
-    interleave = getattr(src, "interleave", None)
+    interleave = getattr(src, "interleaving", None)
     pixel = interleave is not None and getattr(interleave, "value", str(interleave)).lower() == "pixel"
     itemsize = sum(np.dtype(d).itemsize for d in src.dtypes) if pixel else np.dtype(src.dtypes[0]).itemsize
     return n * rows * cols * itemsize

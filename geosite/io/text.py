@@ -13,8 +13,8 @@ escape for the console, a lone surrogate (an undecodable file name) that no UTF-
   :func:`json_in_html`, :func:`dxf_text`, :func:`mpl_text` (PDF labels), :func:`toml_string`, and
   :func:`one_line` for a console line. Each is total: any text in, safe text out, never an exception.
 
-Hand-written: the rules are a few lines each, and the libraries that know these formats (``html``,
-``json``) are used where they do the job whole.
+Hand-written: the rules are a few lines each; the standard library's ``html.escape`` does HTML's, and
+``json.dumps`` (in the writers) JSON's own escaping.
 """
 
 from __future__ import annotations

@@ -178,7 +178,12 @@ def check_returned(result: Any, limits: Limits, shown: str) -> Any:
     CheckResult
         The same result, checked; an :class:`~geosite.errors.InputError` when it cannot be.
     """
+    import shapely
+
     walk = _Walk(limits, shown)
+    for f in [*result.findings, *result.analysis.findings]:
+        if f.geometry is not None and not isinstance(f.geometry, shapely.Geometry):
+            raise walk.refuse(f"a finding whose place is a {type(f.geometry).__name__}, not a geometry")
     site = result.site
     site._derived.clear()  # unions and masks: recomputed here from the checked layers
     walk.value(site.layers, per_feature=True)
@@ -266,7 +271,7 @@ def _error(payload: dict[str, Any], shown: Path | str) -> errors.InputError:
     name = str(payload["error"])
     problems = payload.get("problems")
     if name == "SiteValidationError" and isinstance(problems, list):
-        return errors.SiteValidationError([one_line(p) for p in problems], site=one_line(shown))
+        return errors.SiteValidationError([one_line(p) for p in problems], site=str(shown))  # by repr
     cls = getattr(errors, name, None)
     if (
         not (isinstance(cls, type) and issubclass(cls, errors.InputError))

@@ -198,7 +198,7 @@ def _written_error(done: dict[str, Any], shown: Path) -> errors.GeositeError:
     name, message = str(done["error"]), one_line(done.get("message"))
     problems = done.get("problems")
     if name == "SiteValidationError" and isinstance(problems, list):
-        return errors.SiteValidationError([one_line(p) for p in problems], site=one_line(shown))
+        return errors.SiteValidationError([one_line(p) for p in problems], site=str(shown))  # by repr
     cls = getattr(errors, name, None)
     known = isinstance(cls, type) and issubclass(cls, errors.InputError | errors.OutputError)
     if known and cls is not errors.SiteValidationError:
