@@ -94,7 +94,7 @@ def check_submission_sandboxed(
     from geosite.review.returned import safe_loads, unpack
 
     limits = limits or Limits()
-    check = {"jurisdiction": jurisdiction, "dem": dem, "dem_vertical_unit": dem_vertical_unit}
+    check: dict[str, Any] = {"jurisdiction": jurisdiction, "dem": dem, "dem_vertical_unit": dem_vertical_unit}
     check.update(received=received, make_valid=make_valid)
     request = {"limits": limits, "analysis_outputs": analysis_outputs, **_check_keywords(check)}
     with _sandboxed(folder, request, step, sandbox) as run:
@@ -200,8 +200,11 @@ def _written_error(done: dict[str, Any], shown: Path) -> errors.GeositeError:
     if name == "SiteValidationError" and isinstance(problems, list):
         return errors.SiteValidationError([one_line(p) for p in problems], site=str(shown))  # by repr
     cls = getattr(errors, name, None)
-    known = isinstance(cls, type) and issubclass(cls, errors.InputError | errors.OutputError)
-    if known and cls is not errors.SiteValidationError:
+    if (
+        isinstance(cls, type)
+        and issubclass(cls, errors.InputError | errors.OutputError)
+        and cls is not errors.SiteValidationError
+    ):
         return cls(message)
     return errors.InputError(message)
 
@@ -269,9 +272,9 @@ class Sandbox:
 
     Start it early (:meth:`start`: it imports while the caller works), run checks in it (:meth:`run`), and
     :meth:`close` it (or use it as a context manager). A server that died is restarted by the next run.
-    ``warm``: the server first checks a small submission of its own, so every child it forks finds
-    everything a check loads on first use already loaded (for a server that forks many: a batch
-    worker's); ``geosite check``'s server, which forks one, skips it.
+    ``warm``: after its first check the server checks a small submission of its own, so every later
+    child finds everything a check loads on first use already loaded (for a server that forks many: a
+    batch worker's, a notebook's); ``geosite check``'s server, which forks one, skips it.
     """
 
     def __init__(self, warm: bool = True) -> None:

@@ -124,8 +124,9 @@ def preload() -> dict[str, str]:
 def warm_up(folder: Path) -> float:
     """Check a small submission of geosite's own making (written in ``folder``): everything a check loads
     or builds on first use (the modules imported inside it, PROJ's database, GDAL's first opens, the
-    holiday tables, the profile) is then in the server, inherited by every child it forks, where each
-    child of a cold server paid 0.5-0.9 s for it again (measured on the sample site). Returns its seconds.
+    holiday tables, the profile) is then in the server, inherited by every child it forks after, where
+    each child of a cold server paid 0.5-0.9 s for it again (measured on the sample site). Returns its
+    seconds.
     """
     import time
 
@@ -188,28 +189,21 @@ def serve(folder: str, warm: bool = True) -> int:
     folder : str
         The server's private folder (its working folder), removed when it ends.
     warm : bool
-        Whether to check a small submission of geosite's own first (:func:`warm_up`): worth it for a
-        server that forks many children (a batch worker's), not for one that forks one (``geosite check``:
-        its child pays the first use once, as the same check in one process does).
+        Whether, once its first check is done, to check a small submission of geosite's own
+        (:func:`warm_up`) before the next: worth it for a server that forks many children (a batch
+        worker's, a notebook's), not for one that forks one (``geosite check``). Its first child pays the
+        first use, as the same check in one process does; the later ones find everything loaded.
 
     Returns
     -------
     int
         The exit code: 0 once its standard input closes.
     """
-    import gc
-
     from geosite.io import isolate
 
     isolate.die_with_parent()
-    kernels = preload()
-    warmed: str | float | None = None
-    try:
-        warmed = round(warm_up(Path(folder)), 2) if warm else None
-    except Exception as exc:  # geosite's own data: a failure here is a bug, said in the record, not fatal
-        warmed = f"failed: {one_line(exc)[:200]}"
-    gc.collect()
-    gc.freeze()  # what the server holds stays out of each child's collections (and its pages shared)
+    state: dict[str, Any] = {"kernels": preload(), "warm_up_s": None}
+    _freeze()
     buffer = b""
     try:
         while True:
@@ -220,16 +214,37 @@ def serve(folder: str, warm: bool = True) -> int:
                 buffer += data
             line, buffer = buffer.split(b"\n", 1)
             tmp, _, mode = line.decode("utf-8", "surrogateescape").partition("\t")
-            started = {"kernels": kernels, "warm_up_s": warmed, "threads_at_fork": _thread_count()}
+            started = {**state, "threads_at_fork": _thread_count()}
             rc = _run_forked(functools.partial(_forked_child, tmp, started))
             if rc is not None and rc == 0 and mode == "write":
                 rc = _run_forked(functools.partial(_forked_writer, tmp))
             if rc is None:
                 return 0
+            if warm and state["warm_up_s"] is None:  # between two checks: the next child finds it loaded
+                state["warm_up_s"] = _warmed(Path(folder))
     finally:
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _warmed(folder: Path) -> float | str:
+    """:func:`warm_up`'s seconds (or why it failed: geosite's own data, so a bug, said in the record, not
+    fatal), the server's objects frozen after it."""
+    try:
+        return round(warm_up(folder), 2)
+    except Exception as exc:
+        return f"failed: {one_line(exc)[:200]}"
+    finally:
+        _freeze()
+
+
+def _freeze() -> None:
+    """What the server holds kept out of each child's garbage collections (its pages stay shared)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
 
 
 def _run_forked(body: Callable[[], None]) -> int | None:
