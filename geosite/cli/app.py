@@ -161,7 +161,7 @@ def default_out(folder: Path, suffix: str = "") -> Path:
     folder : Path
         The site or submission folder.
     suffix : str
-        geosite's ending (``"-check"``, ``"-maps"``).
+        The ending geosite adds (``"-check"``, ``"-maps"``).
 
     Returns
     -------

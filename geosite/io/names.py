@@ -63,7 +63,7 @@ def safe_name(
     max_bytes : int
         The longest result, in UTF-8 bytes (at most :data:`NAME_MAX_BYTES`).
     suffix : str
-        geosite's own ending (``"-check"``), kept whole.
+        The ending geosite adds (``"-check"``), kept whole.
     fallback : str
         The name used when nothing of ``name`` is left (``""``, ``"..."``).
 

@@ -130,7 +130,7 @@ class ChargedRaster:
         return cost
 
     def read(self, *args: Any, **kwargs: Any) -> Any:
-        """rasterio's ``read``, once charged.
+        """The read of rasterio's ``read``, once charged.
 
         Parameters
         ----------
@@ -146,7 +146,7 @@ class ChargedRaster:
         return self._src.read(*args, **kwargs)
 
     def read_masks(self, *args: Any, **kwargs: Any) -> Any:
-        """rasterio's ``read_masks``, once charged (a mask decodes the blocks its band does).
+        """The read of rasterio's ``read_masks``, once charged (a mask decodes the blocks its band does).
 
         Parameters
         ----------

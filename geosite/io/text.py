@@ -170,8 +170,8 @@ def dxf_text(value: Any, *, mtext: bool = False) -> str:
 def mpl_text(value: Any) -> str:
     """Text for a matplotlib label on geosite's sheets, which are drawn with ``text.parse_math`` off (a
     ``$`` is a dollar sign there, never mathtext): control characters and undecodable bytes escaped, the
-    writer's own line breaks kept. (The sheets then spell what the PDF's standard fonts lack:
-    geosite.maps.printing.core_text.)
+    writer's own line breaks kept. The sheets then spell what the PDF's standard fonts lack
+    (geosite.maps.printing.core_text).
     """
     return printable(value)
 
