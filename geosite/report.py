@@ -67,6 +67,8 @@ def build_report(
         "plan_type_reason": ev.plan_type_message,
         "findings": [f.to_dict() for f in ev.findings],
         "measurements": dict(sorted(v.items())),
+        # why a measurement is None: what it could not be measured from
+        "not_measured": dict(sorted(m.whys.items())),
         "inputs": _inputs_block(site, profile),
         "notes": list(site.notes),
         # implausible inputs (geosite.site.plausible)
@@ -177,6 +179,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += ["", f"Plan type: {md(report['plan_type_reason'])}", "", "## Findings by section", ""]
     lines += _findings_by_section(report["findings"], names)
     lines += _drainage(report, names) + _methods(report)
+    if report.get("soil_loss"):  # NR 151.11, the state's standard (geosite.soil_loss)
+        from geosite.soil_loss.report import soil_loss_markdown
+
+        lines += soil_loss_markdown(report["soil_loss"])
     if report.get("notes"):
         lines += ["## Notes on the input", ""] + [f"- {md(n)}" for n in report["notes"]] + [""]
     return "\n".join(lines)
@@ -282,7 +288,11 @@ def _drainage(report: dict[str, Any], names: dict[str, dict[str, str]]) -> list[
     m = report.get("measurements", {})
     out = ["## Drainage", ""]
     leaves = m.get("hydrology.runoff_leaves_site")
-    how = m.get("hydrology.runoff_leaves_site_how") or m.get("hydrology.runoff_leaves_site.why") or ""
+    how = (
+        m.get("hydrology.runoff_leaves_site_how")
+        or report.get("not_measured", {}).get("hydrology.runoff_leaves_site")
+        or ""
+    )
     out.append(
         "Runoff leaves the site: "
         + {True: "**yes**", False: "**no**", None: "not assessed"}[leaves]

@@ -412,7 +412,9 @@ def test_fence_ends_turned_down_the_slope_fail_dnr_1056(tmp_path, dem):
     (f,) = fails(data)
     assert f["rule"] == "filter_fence_submitted"
     assert "2 of 2 open fence ends are not turned upslope (DNR 1056" in f["message"]
-    assert "rises -0.28 ft where the ground climbs 0.40 ft" in f["message"]
+    # a fall said as a fall, the place as a reader finds it on the sheet's grid
+    assert "falls 0.28 ft where the ground climbs 0.40 ft" in f["message"]
+    assert "rises -" not in f["message"] and "(US survey foot)" in f["message"]
 
 
 def test_fence_ends_are_not_judged_where_the_profile_asks_for_no_hooks(tmp_path, dem):

@@ -44,6 +44,18 @@ _OPTIONS = options(
         "Grantsburg and Belgium).",
     ),
     JURISDICTION,
+    click.option(
+        "--dem",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="DEM file; overrides site.toml [dem] path.",
+    ),
+    click.option(
+        "--dem-vertical-unit",
+        type=click.Choice(["us_ft", "ft", "m"]),
+        default=None,
+        help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.",
+    ),
     click.option("--no-hillshade", is_flag=True, help="Draw contours without the shaded relief under them."),
     OVERWRITE,
 )
@@ -61,6 +73,8 @@ def map_cmd(
     scale_ft: float | None,
     margin_ft: float | None,
     jurisdiction: str | None,
+    dem: Path | None,
+    dem_vertical_unit: str | None,
     no_hillshade: bool,
     overwrite: bool,
 ) -> None:
@@ -75,10 +89,10 @@ def map_cmd(
     if scale_ft is not None:
         check_scale(scale_ft)  # refuse a number that is no scale before any work
     parse_sheet(sheet)
-    out = output_folder(out, [site_dir], overwrite)
+    out = output_folder(out, [site_dir] + ([dem] if dem else []), overwrite)
     with steps:
         steps("loading and validating the site")
-        site = load_site(site_dir, jurisdiction=jurisdiction)
+        site = load_site(site_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit)
         from geosite.maps.sheets import check_sheet_count
 
         check_sheet_count(

@@ -1006,17 +1006,10 @@ class RowRules:
         return cls(*(float(v) for v in vals))
 
 
-#: What stands in where no buildable row keeps the slope above a fence within DNR 1056's length
-#: (practice, ``bmps`` type, method, standard), by why the row is not built.
-AREA_STAND_INS: dict[str, tuple[str, str, str, str]] = {
-    "proportion": (
-        "temporary mulch on the slope between the edge fences",
-        "stabilization",
-        "mulch",
-        "DNR 1058",
-    ),
-    "row": ("erosion mat on the slope above the unbuilt row", "stabilization", "erosion_mat", "DNR 1052"),
-}
+#: Why no buildable row keeps the slope above a fence within DNR 1056's length, as a stand-in area's
+#: ``kind``: the rows would be out of proportion to the area, or a row is not built there (what stands in,
+#: mulch or erosion mat, is the silt fence practice's choice: geosite.practices.silt_fence).
+STAND_IN_KINDS = ("proportion", "row")
 WHY_NOT_BUILT = {
     "loop": "a closed ring around a mound or hollow",
     "kink": "a kink sharper than a post can hold",
@@ -1087,7 +1080,7 @@ def filter_fence(
         Rows a crew can build (:class:`RowRules`): no closed loops, no turn sharper than the profile's, no
         piece under its minimum, not out of proportion to the area. With them, ``fence`` holds only
         buildable fence and the stand-ins are areas where the replacement goes
-        (``fence.attrs["stand_ins"]``, :func:`row_stand_ins`), never lines along the unbuilt row.
+        (``fence.attrs["stand_in_areas"]``, :func:`row_stand_ins`), never lines along the unbuilt row.
 
     Returns
     -------
@@ -1131,7 +1124,7 @@ def filter_fence(
         _add_fence_rows(fence_rows, pid, lines, gaps)
     fence, runs_all = _fence_frames(fence_rows, all_runs, dem=dem, out_crs=out_crs)
     if row_rules is not None:
-        fence.attrs["stand_ins"] = _stand_in_frame(stand_ins, dem, out_crs, _ft_per_unit(out_crs, dem))
+        fence.attrs["stand_in_areas"] = _stand_in_frame(stand_ins, dem, out_crs, _ft_per_unit(out_crs, dem))
     return fence, runs_all
 
 
@@ -1318,14 +1311,10 @@ class _Layout:
         out = []
         for part in self._stand_in_ground(poly, got["geometry"], barriers):
             reason = why or _gap_reason(part, gaps, self.table, fpu)
-            practice, kind_, method, std = AREA_STAND_INS[kind]
             out.append(
                 {
                     "geometry": part,
-                    "type": kind_,
-                    "method": method,
-                    "practice": practice,
-                    "standard": std,
+                    "kind": kind,
                     "stand_in_for": f"interior silt fence rows (DNR 1056): {reason}",
                 }
             )
@@ -1408,7 +1397,7 @@ def split_at_kinks(row: LineString, max_turn_deg: float) -> list[LineString]:
 def _stand_in_frame(rows: list[dict[str, Any]], dem: Dem, out_crs: Any, fpu: float) -> gpd.GeoDataFrame:
     import geopandas as gpd
 
-    cols = ("type", "method", "practice", "standard", "stand_in_for", "polygon_id")
+    cols = ("kind", "stand_in_for", "polygon_id")
     frame = gpd.GeoDataFrame(
         {c: [r[c] for r in rows] for c in cols}, geometry=[r["geometry"] for r in rows], crs=dem.crs
     )
@@ -1419,7 +1408,7 @@ def _stand_in_frame(rows: list[dict[str, Any]], dem: Dem, out_crs: Any, fpu: flo
 
 def row_stand_ins(fence: gpd.GeoDataFrame) -> gpd.GeoDataFrame | None:
     """The stand-in areas :func:`filter_fence` placed with ``row_rules`` (None without them)."""
-    return fence.attrs.get("stand_ins")
+    return fence.attrs.get("stand_in_areas")
 
 
 def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
@@ -1587,7 +1576,7 @@ def _geoms_in_dem_crs(polygons: Any, dem: Dem) -> tuple[list[Any], list[Any], An
 
 
 __all__ = [
-    "AREA_STAND_INS",
+    "STAND_IN_KINDS",
     "ROW_OBSTACLE_LAYERS",
     "RowGap",
     "STAND_INS",

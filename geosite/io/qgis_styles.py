@@ -60,20 +60,22 @@ class Rule:
     label: str
     look: Any
     where: tuple[str, Any] | None = None
+    #: on a layer's first rule: how QGIS labels the layer (as :data:`LAYER_LABELS` gives it), when the
+    #: layer's own table says so
+    label_by: tuple[str, tuple[str, Any] | None, str | None, float] | None = None
 
 
 #: Looks of layers the sheets do not draw.
 OWN_LOOKS: dict[str, Look] = {
     "steep_slopes": Look("polygon", face="none", edge="#b9770e", lw=0.5, hatch="////"),
-    "fence_gaps": Look("line", edge="#d7191c", lw=2.0, ls=(0, (3, 1.5))),
-    "slope_length_excess": Look("polygon", face="#d7191c", edge="#d7191c", lw=0.5, alpha=0.25, hatch="\\\\"),
     **{
         f"status_{s}": Look("polygon", face=c, edge=c, lw=1.2, alpha=0.35, marker="o", size=7.0)
         for s, c in STATUS_COLOURS.items()
     },
 }
 
-#: Each derived layer's rules: (label, look key, where); a key is a sheet style's (or :data:`OWN_LOOKS`').
+#: Each derived layer of the site and the analysis: its rules (label, look key, where); a key is a sheet
+#: style's (or :data:`OWN_LOOKS`'). The practices' layers carry their own (geosite.views.layers).
 LAYER_RULES: dict[str, tuple[tuple[str, str, tuple[str, Any] | None], ...]] = {
     "site_boundary": (("Site boundary", "site_boundary", None),),
     "disturbed_area": (("Land disturbance", "disturbance", None),),
@@ -83,29 +85,13 @@ LAYER_RULES: dict[str, tuple[tuple[str, str, tuple[str, Any] | None], ...]] = {
     "channels": (("Natural drainage paths (from the DEM)", "natural_drainage", None),),
     "upslope_areas": (("Upslope drainage areas", "upslope_areas", None),),
     "upslope_entry_points": (("Where upslope drainage enters", "upslope_entry_points", None),),
-    "filter_fence": (
-        ("Interior row not buildable here: stand-in", "fence_stand_in", ("side", "stand_in")),
-        ("Filter fence / silt fence", "filter_fence", None),
-    ),
-    "fence_gaps": (("Required fence missing from the plan", "fence_gaps", None),),
-    "stockpile_setbacks": (("Stockpile setback zones", "stockpile_setbacks", None),),
-    "stockpile_fences": (("Fences at stockpiles", "stockpile_fences", None),),
-    "sediment_basins": (("Sediment basins and traps", "sediment_basins", None),),
-    "sediment_basin_footprints": (
-        ("Sediment trap at its DNR 1063 surface area", "sediment_traps_sized", None),
-    ),
-    "inlet_protection": (("Storm drain inlet protection", "inlet_protection", None),),
-    "tracking_pads": (("Tracking pads (stone)", "tracking_pads", None),),
-    "diversions": (("Diversions", "diversions", None),),
-    "stand_ins": (("Stand-in where a fence row cannot be built", "stand_ins", None),),
-    "slope_length_excess": (
-        ("Slope above the next fence longer than DNR 1056 allows", "slope_length_excess", None),
-    ),
 }
 _FINDING_RULES = tuple((s.replace("_", " "), f"status_{s}", ("status", s)) for s in STATUS_COLOURS)
 
 
-def layer_rules(symbology: Mapping[str, Any]) -> dict[str, list[Rule]]:
+def layer_rules(
+    symbology: Mapping[str, Any], extra: Mapping[str, tuple[tuple[str, str, Any], ...]] | None = None
+) -> dict[str, list[Rule]]:
     """The GeoPackage layers' styles.
 
     Parameters
@@ -113,6 +99,8 @@ def layer_rules(symbology: Mapping[str, Any]) -> dict[str, list[Rule]]:
     symbology : Mapping of str to Style
         The sheets' styles, name -> Style (:data:`geosite.maps.symbology.STYLES`: colours as hex, widths
         and marker sizes in points).
+    extra : Mapping, optional
+        More layers' rules in :data:`LAYER_RULES`'s form (the practices' layers).
 
     Returns
     -------
@@ -123,7 +111,7 @@ def layer_rules(symbology: Mapping[str, Any]) -> dict[str, list[Rule]]:
     looks = {**OWN_LOOKS, **symbology}
     out = {
         name: [Rule(label, looks[key], where) for label, key, where in rules]
-        for name, rules in LAYER_RULES.items()
+        for name, rules in {**LAYER_RULES, **(extra or {})}.items()
         if all(key in looks for _, key, _ in rules)
     }
     for name in ("findings_points", "findings_lines", "findings_polygons", "findings"):
@@ -296,8 +284,6 @@ def _expression(where: tuple[str, Any] | None) -> str:
 #: colour or None for the first rule's edge colour, size in points).
 LAYER_LABELS: dict[str, tuple[str, tuple[str, Any] | None, str | None, float]] = {
     "contours": ("elevation_ft", ("index", True), None, 6.0),
-    "inlet_protection": ("name", None, "#1a1a1a", 6.0),
-    "sediment_basins": ("replace(\"kind\", '_', ' ')", None, "#1f618d", 6.0),
 }
 
 
@@ -330,7 +316,7 @@ def qml(rules: list[Rule], geometry: str | None, layer: str = "") -> str:
     rule, rule-based otherwise, and the ``layer``'s labels (:data:`LAYER_LABELS`); a table without
     geometry gets no renderer.
     """
-    label = LAYER_LABELS.get(layer) if geometry else None
+    label = ((rules[0].label_by if rules else None) or LAYER_LABELS.get(layer)) if geometry else None
     head = (
         "<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n<qgis version=\"3.22.0\" "
         f'styleCategories="Symbology|Labeling" labelsEnabled="{int(label is not None)}">'

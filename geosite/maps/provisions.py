@@ -251,7 +251,7 @@ def maintenance_text(ctx: MapContext, practices: set[str]) -> list[str]:
     if given:
         out.append(f"(e) Maintenance, as the plan provides (site.toml [declared] maintenance): {given}")
         return out
-    defaults = p.data.get("maintenance") or {}
+    defaults = p.tables["maintenance"]
     keys = [k for k in defaults if k in practices] or list(defaults)
     if keys:
         body = "; ".join(
@@ -267,7 +267,7 @@ def stabilization_text(ctx: MapContext) -> list[str]:
     given = _declared(ctx, "stabilization")
     if given:
         return [f"(f) Stabilization, as the plan provides (site.toml [declared] stabilization): {given}"]
-    defaults = ctx.profile.data.get("stabilization") or {}
+    defaults = ctx.profile.tables["stabilization"]
     if not defaults:
         return ["(f) Stabilization: not stated (site.toml [declared] stabilization)."]
     body = "; ".join(

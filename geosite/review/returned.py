@@ -144,7 +144,13 @@ class _Walk:
         return obj
 
     def container(self, obj: Any, depth: int, per_feature: bool) -> Any:
-        """A dict, list, tuple or dataclass with each of its values checked."""
+        """A dict, list, tuple or dataclass with each of its values checked (a profile's frozen tables, which
+        hold no geometry, left as they are).
+        """
+        from geosite.rules.model import FrozenMap
+
+        if isinstance(obj, FrozenMap):
+            return obj
         if isinstance(obj, dict):
             for k, v in list(obj.items()):
                 obj[k] = self.value(v, depth + 1, per_feature)

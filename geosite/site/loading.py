@@ -528,6 +528,10 @@ def _settings(conf: dict[str, Any], where: Path, problems: list[str]) -> dict[st
                 }
                 for r in revs
             ]
+    if "soil_loss" in conf:  # NR 151.11's numbers the site gives, with their sources
+        from geosite.site.soil_inputs import soil_loss_settings
+
+        out["soil_loss"] = soil_loss_settings(conf["soil_loss"], where, problems)
     dem = conf.get("dem")
     if isinstance(dem, dict):
         datum = _text(dem, "vertical_datum", where, problems, "[dem] vertical_datum")
