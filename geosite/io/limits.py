@@ -131,12 +131,13 @@ class Limits:
             )
 
     def check_read(self, what: str, width: int, height: int, decoded_bytes: int = 0) -> None:
-        """Refuse to read a ``width`` x ``height`` window whose working memory exceeds the budget: its cells
-        times :data:`BYTES_PER_DEM_CELL`, plus ``decoded_bytes`` (bytes), what the file's blocks the read
-        touches decode to (:func:`geosite.io.raster.block_charge`).
+        """Refuse to read a ``width`` x ``height`` window whose working memory (its cells times
+        :data:`BYTES_PER_DEM_CELL`) exceeds the budget, or whose blocks decode to more than the budget
+        (``decoded_bytes``, bytes: :func:`geosite.io.raster.block_charge`; GDAL decodes them one at a time
+        into its block cache, so they are charged on their own, not added to the analysis' peak).
         """
         self.check_decode(what, decoded_bytes)
-        need = width * height * BYTES_PER_DEM_CELL + decoded_bytes
+        need = width * height * BYTES_PER_DEM_CELL
         if need > self.raster_budget_bytes:
             raise LimitError(
                 f"{what}: reading {width:,} x {height:,} cells needs about {need / 2**30:,.1f} GB of working "

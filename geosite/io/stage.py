@@ -321,7 +321,8 @@ def stage_submission(
     limits : Limits, optional
         Resource limits (:class:`~geosite.io.limits.Limits`: sizes in bytes, the number of files).
     deadline : float, optional
-        ``time.monotonic()`` after which staging stops with a LimitError (None: no deadline).
+        The time, s on ``time.monotonic()``'s clock, after which staging stops with a LimitError (None:
+        no deadline).
 
     Returns
     -------

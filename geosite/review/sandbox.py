@@ -332,7 +332,8 @@ class Sandbox:
         limits : Limits
             The check's limits.
         deadline : float
-            ``time.monotonic()`` by which the child (and the writer) must have ended (else killed).
+            The time, s on ``time.monotonic()``'s clock, by which the child (and the writer) must have
+            ended (else they are killed).
         meanwhile : callable, optional
             Run once the request is sent, while the server works (the caller's own imports).
         write : bool
