@@ -490,6 +490,9 @@ def start_early() -> None:
         _EARLY = Sandbox(warm=False).start()
 
 
+#: Whether the servers this process keeps (:func:`shared_sandbox`) warm themselves after their first check:
+#: a process that checks one submission and ends (batch --timeout's child per site) sets it False.
+POOL_WARM = True
 _IDLE: list[Sandbox] = []
 _POOL_LOCK = threading.Lock()
 
@@ -505,7 +508,7 @@ def shared_sandbox() -> Iterator[Sandbox]:
         The server, started or to be started.
     """
     with _POOL_LOCK:
-        box = _IDLE.pop() if _IDLE else Sandbox()
+        box = _IDLE.pop() if _IDLE else Sandbox(warm=POOL_WARM)
     try:
         yield box
     finally:

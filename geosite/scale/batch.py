@@ -392,6 +392,7 @@ def _in_child(site_dir: str | Path, out: str | Path, options: BatchOptions) -> d
     child_options = replace(options, timeout_s=None)
     code = (
         "import pickle, sys; from geosite.scale.batch import process_site; "
+        "import geosite.review.sandbox as s; s.POOL_WARM = False; "  # one site: no warming for a next
         "a = pickle.load(sys.stdin.buffer); sys.stdout.buffer.write(pickle.dumps(process_site(*a)))"
     )
     proc = subprocess.Popen(
