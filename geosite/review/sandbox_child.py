@@ -51,7 +51,6 @@ from typing import Any
 from geosite import errors
 from geosite.io.limits import Limits
 from geosite.io.text import one_line
-from geosite.rules.model import FrozenMap
 
 log = logging.getLogger(__name__)
 
@@ -564,6 +563,8 @@ def _remap(obj: Any, old: str, new: str, seen: set[int], depth: int = 0) -> Any:
     """``obj`` with the staged folder's path ``old`` written as the submission's ``new`` in every text and
     path of the dicts, lists, tuples and dataclasses it holds (frames and arrays are left alone).
     """
+    from geosite.rules.model import FrozenMap  # here: the command's own process need not load the rules
+
     if isinstance(obj, str | PurePath):
         return _remap_text(obj, old, new)
     if depth > 40 or id(obj) in seen:
