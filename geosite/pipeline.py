@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 import geopandas as gpd
 
 from geosite.hydrology.stage import HYDRO_KEYS, channel_threshold_sqft, measure_hydrology
+from geosite.plan import plan_of
 from geosite.practices import measure_controls
 from geosite.practices.validate import validate_practices
-from geosite.report import build_report, render_markdown
+from geosite.report import build_report, plan_block, render_markdown
 from geosite.rules import Evaluation, Finding, Profile, decide, evaluate, load_profile, site_gate
 from geosite.site import Site, SiteMeasurements, measure_site
 from geosite.soil_loss.stage import measure_soil_loss
@@ -58,9 +59,8 @@ class AnalysisResult:
     #: controls proposed
     controls: Any = None
     soil_loss: Any = None  # the geosite.soil_loss.stage.SoilLossResult (NR 151.11), None when not run
-    #: the plan folder's layers when computed ahead (a sandboxed check computes them in its child, where
-    #: the flow grid they need is; geosite.plan_folder.plan_layers), else None: computed when it is written
-    plan_layers: dict[str, gpd.GeoDataFrame] | None = None
+    #: the site's plan (geosite.plan.Plan): the controls proposed (or, with none, the ones submitted)
+    plan: Any = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -101,14 +101,18 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     controls = measure_controls(site, prof, dem, m.flow_grid, m, step=step)
     extra.update(controls.report)
     # NR 151.11 (the state's standard, beside the chapter's findings): geosite.soil_loss
-    soil = measure_soil_loss(site, prof, dem, m.flow_grid, m, controls=controls.layers, step=step)
+    proposed = gpd.GeoDataFrame(controls.proposed, crs=site.crs) if controls.proposed else None
+    soil = measure_soil_loss(site, prof, dem, m.flow_grid, m, proposed=proposed, step=step)
     extra["soil_loss"] = {**soil.report, "finding": soil.finding.to_dict()}
     step("evaluating the rules")
     ev = evaluate(prof, m, m.gate, decisions=m.decisions)
     ev.findings.extend(controls.findings)
     report = build_report(site, prof, m, ev, extra)
     layers = {**m.layers, **controls.layers}
-    return AnalysisResult(site, prof, m, ev, report, layers, dem, controls, soil_loss=soil)
+    result = AnalysisResult(site, prof, m, ev, report, layers, dem, controls, soil_loss=soil)
+    result.plan = plan_of(result)  # the one plan every view is drawn from
+    report["plan"] = plan_block(result.plan)
+    return result
 
 
 #: The largest DEM read whole when the site's drainage needs over half of it; a larger one is read on
@@ -252,7 +256,7 @@ def write_outputs(
 def _write_files(result: AnalysisResult, tmp: Path, *, dxf: bool, scale_ft: float | None) -> list[str]:
     """report.json, report.md, derived.gpkg and (``dxf``) derived.dxf into ``tmp``; their names."""
     from geosite.io.output import write_gpkg, write_json
-    from geosite.views.layers import derived_schema, derived_styles
+    from geosite.views.layers import derived_schema, derived_styles, sheet_styles
 
     write_json(tmp / "report.json", result.report)
     (tmp / "report.md").write_text(render_markdown(result.report), encoding="utf-8")
@@ -271,26 +275,3 @@ def _write_files(result: AnalysisResult, tmp: Path, *, dxf: bool, scale_ft: floa
         write_dxf(layers, tmp / "derived.dxf", context=result.site.layers, **plot)
         names.append("derived.dxf")
     return names
-
-
-def sheet_styles() -> dict[str, Any]:
-    """The sheets' layer styles (:data:`geosite.maps.symbology.STYLES`), for the QGIS styles the
-    GeoPackages carry. The symbology module is plain data: unless the maps package is loaded already, it
-    is read on its own, without the package's matplotlib (0.3-0.4 s a run without maps would pay).
-    """
-    import importlib.util
-    import sys
-
-    if "geosite.maps" in sys.modules:
-        from geosite.maps.symbology import STYLES
-
-        return STYLES
-    name = "geosite._sheet_symbology"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "maps" / "symbology.py")
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot load {name} from geosite/maps/symbology.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while the class is made
-        spec.loader.exec_module(module)
-    return sys.modules[name].STYLES

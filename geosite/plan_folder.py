@@ -7,17 +7,14 @@
   disturbed area, maintenance and stabilization provisions: the site's own words, else geosite's defaults
   with the profile's numbers cited to their DNR standards; final conditions, the contours layer, the
   existing-site sheet as the submitted map with its scale);
-- ``layers.gpkg``: the site's layers (its own ``bmps`` replaced by the proposal), ``disturbance`` with a
-  ``stabilized`` date on each polygon, ``contours``, and ``bmps``: every proposed practice
-  (:func:`plan_bmps`) with ``type``, ``practice``, ``standard``, ``install`` and ``remove`` dates;
+- ``layers.gpkg``: the site's plan (:class:`geosite.plan.Plan`) as layers
+  (:mod:`geosite.views.plan_layers`): the controls in ``bmps_points`` / ``_lines`` / ``_polygons`` with
+  ``type``, ``practice``, ``standard``, ``install`` and ``remove`` dates, ``disturbance`` with its dates,
+  the stockpiles, ``contours`` and the site's other layers, each styled;
 - the DEM (copied when it is one file of at most :data:`DEM_COPY_MAX_BYTES`; else the window geosite read,
   written as a GeoTIFF in feet) and the proposed-grade DEM when given;
-- the three sheets, when rendered, as the submitted maps.
-
-Where the proposed layout still leaves slope above a fence longer than DNR 1056 allows (a row cut at a
-structure, a loop or a kink dropped, rows out of proportion), the plan covers that ground with a
-``stabilization`` feature (erosion mat or mulch) whose ``stand_in_for`` says what it replaces and why:
-measured with :func:`geosite.controls.slope_length_excess`, the function ``check`` uses.
+- the three sheets, when rendered, as the submitted maps: drawn from the same plan, so they show what the
+  layers hold (each sheet's PDF carries the plan's fingerprint, which ``check`` compares with the layers').
 """
 
 from __future__ import annotations
@@ -28,14 +25,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import geopandas as gpd
 import numpy as np
-import pandas as pd
 
-from geosite.io.output import py_scalar
 from geosite.io.text import toml_string
 from geosite.practices.stabilization import Stabilization
 from geosite.practices.stockpile_stabilization import StockpileStabilization
+from geosite.views.layers import sheet_styles
+from geosite.views.plan_layers import write_plan_gpkg
 
 PLAN_DIR = "plan"
 #: The largest DEM copied into the plan folder as it is; a larger (or tiled) one is written as the window
@@ -43,9 +39,6 @@ PLAN_DIR = "plan"
 DEM_COPY_MAX_BYTES = 256 * 2**20
 #: Whether ``check`` reads ``[declared] contours`` (CONVENTIONS.md; an unknown key is an input error before).
 READS_CONTOURS_KEY = True
-#: A BMP serves the disturbance polygons within this distance of it (all of them when none is): its install
-#: and remove dates follow theirs (a drawing rule of geosite's, not an ordinance number).
-SERVED_REACH_FT = 50.0
 SHEET_FILES = ("existing_site_map", "construction_plan", "final_conditions")
 
 
@@ -72,60 +65,28 @@ def write_plan_folder(
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    plan = result.plan
     dem = _copy_dem(result, out)
     proposed = _copy_proposed_dem(result.site, out)
     maps = _copy_sheets(sheets, out)
-    layers = result.plan_layers if getattr(result, "plan_layers", None) is not None else plan_layers(result)
-    _write_layers(out / "layers.gpkg", layers)
-    bmps = layers["bmps"]
+    names = write_plan_gpkg(out / "layers.gpkg", plan, sheet_styles())
     declared = plan_declared(
         result,
         maps,
         scale_ft,
-        contours="contours" in layers,
-        practices={str(t) for t in bmps["type"]} if len(bmps) else None,
+        contours="contours" in names,
+        practices={c.practice for c in plan.controls} or None,
     )
     conf = _site_toml(result, declared, dem, proposed)
     (out / "site.toml").write_text(_toml(conf), encoding="utf-8")
-    names = [
+    files = [
         "site.toml",
         "layers.gpkg",
         *([dem[0]] if dem[0] else []),
         *([proposed] if proposed else []),
         *maps,
     ]
-    return [Path(out.name) / name for name in names]
-
-
-def plan_layers(result: Any) -> dict[str, gpd.GeoDataFrame]:
-    """The layers of the plan folder, by name.
-
-    The site's own layers, ``disturbance`` with its dates, the stockpiles as the plan gives them, the
-    ``contours`` when the analysis drew them, and ``bmps``: every proposed practice with the erosion mat
-    where the slope above the plan's fences is still too long, numbered 1...
-
-    Parameters
-    ----------
-    result : geosite.pipeline.AnalysisResult
-        The analysis of the site.
-
-    Returns
-    -------
-    dict of str to geopandas.GeoDataFrame
-        The layers (site CRS), ``bmps`` last.
-    """
-    site = result.site
-    disturbance = plan_disturbance(result)
-    bmps = plan_bmps(result, disturbance)
-    bmps["id"] = range(1, len(bmps) + 1)
-    layers = {n: g for n, g in site.layers.items() if n not in ("bmps", "disturbance", "contours")}
-    layers["disturbance"] = disturbance
-    if "stockpiles" in layers:
-        layers["stockpiles"] = _piles(result, layers["stockpiles"])
-    if result.layers.get("contours") is not None:
-        layers["contours"] = result.layers["contours"][["elevation_ft", "index", "geometry"]]
-    layers["bmps"] = bmps
-    return layers
+    return [Path(out.name) / name for name in files]
 
 
 def _copy_proposed_dem(site: Any, out: Path) -> str | None:
@@ -146,145 +107,6 @@ def _copy_sheets(sheets: list[Path] | None, out: Path) -> list[str]:
             shutil.copyfile(p, out / p.name)
             maps.append(p.name)
     return maps
-
-
-# --------------------------------------------------------------------------------------------- dates
-
-
-def _date(v: Any) -> dt.date | None:
-    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT:
-        return None
-    if isinstance(v, dt.datetime):
-        return v.date()
-    if isinstance(v, dt.date):
-        return v
-    try:
-        return dt.date.fromisoformat(str(v).strip()[:10])
-    except ValueError:
-        return None
-
-
-def plan_disturbance(result: Any) -> gpd.GeoDataFrame:
-    """The site's disturbance polygons, each with ``start`` and ``end`` (the project's where a polygon has
-    none) and ``stabilized``: the site's own date, else ``end`` plus the profile's inactive-stabilization
-    window (Grantsburg B(6)(c)[1]: 7 days), else ``end``.
-    """
-    site = result.site
-    d = site.layers.get("disturbance")
-    if d is None:
-        return gpd.GeoDataFrame(
-            {"id": [], "start": [], "end": [], "stabilized": []}, geometry=[], crs=site.crs
-        )
-    d = d.copy()
-    window = _inactive_days(result.profile)
-    starts, ends, stab = [], [], []
-    for i in range(len(d)):
-        s = _date(d["start"].iloc[i]) if "start" in d.columns else None
-        e = _date(d["end"].iloc[i]) if "end" in d.columns else None
-        s, e = s or site.project.start, e or site.project.end
-        given = _date(d["stabilized"].iloc[i]) if "stabilized" in d.columns else None
-        st = given or (e + dt.timedelta(days=int(window)) if e is not None and window is not None else e)
-        starts.append(s.isoformat() if s else None)
-        ends.append(e.isoformat() if e else None)
-        stab.append(st.isoformat() if st else None)
-    d["start"], d["end"], d["stabilized"] = starts, ends, stab
-    return d
-
-
-def _served(geom: Any, dist: gpd.GeoDataFrame, reach: float) -> tuple[str | None, str | None]:
-    """(install, remove) of a BMP at ``geom``: the day before the earliest start of the disturbance
-    polygons within ``reach`` (CRS units) of it (all of them when none is), and the day after the latest
-    of their ``stabilized`` dates.
-    """
-    if not len(dist):
-        return None, None
-    near = dist[dist.geometry.distance(geom) <= reach]
-    near = near if len(near) else dist
-    s = [d for d in (_date(v) for v in near["start"]) if d]
-    e = [d for d in (_date(v) for v in near["stabilized"]) if d]
-    return (
-        (min(s) - dt.timedelta(days=1)).isoformat() if s else None,
-        (max(e) + dt.timedelta(days=1)).isoformat() if e else None,
-    )
-
-
-# --------------------------------------------------------------------------------------------- bmps
-
-
-def _row(geom: Any, kind: str, practice: str, standard: str, **kw: Any) -> dict[str, Any]:
-    return {"type": kind, "practice": practice, "standard": standard, "geometry": geom, **kw}
-
-
-def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """Every control ``analyze`` proposes as one ``bmps`` layer (site CRS): what each practice proposed for
-    the requirement it serves (``result.controls.proposed``: fences, rows and hooks, pile barriers and
-    stabilization, diversions, inlet protection, pads, traps and basins, stand-ins, dewatering), each with
-    ``install`` and ``remove`` dates (:func:`_served`).
-
-    Parameters
-    ----------
-    result : geosite.pipeline.AnalysisResult
-        The analysis of the site (its controls stage's proposals).
-    disturbance : geopandas.GeoDataFrame
-        The plan's disturbance polygons with their dates (:func:`plan_disturbance`).
-
-    Returns
-    -------
-    geopandas.GeoDataFrame
-        The proposed BMPs with ``type``, ``practice``, ``standard``, ``install`` and ``remove``.
-    """
-    site = result.site
-    rows = [r for r in (result.controls.proposed if result.controls is not None else []) if _drawn(r)]
-    out = (
-        gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs)
-        if rows
-        else gpd.GeoDataFrame({"type": []}, geometry=[], crs=site.crs)
-    )
-    return _dated(out, disturbance, site)
-
-
-def _drawn(row: dict[str, Any]) -> bool:
-    """Whether a proposed control has ground to stand on (a geometry that is not empty)."""
-    g = row.get("geometry")
-    return g is not None and not g.is_empty
-
-
-def _dated(out: gpd.GeoDataFrame, disturbance: gpd.GeoDataFrame, site: Any) -> gpd.GeoDataFrame:
-    """The BMPs ``out`` with their ``install`` and ``remove`` dates, from the disturbance polygons within
-    :data:`SERVED_REACH_FT` of each (:func:`_served`).
-    """
-    reach = SERVED_REACH_FT / site.ft_per_unit
-    dates = [_served(g, disturbance, reach) for g in out.geometry]
-    out["install"] = [a for a, _b in dates]
-    out["remove"] = [b for _a, b in dates]
-    return out
-
-
-def _piles(result: Any, piles: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """The stockpiles as the plan gives them: a pile closer to a downslope feature than the setback,
-    whose site gives no ``setback_reason``, says that geosite kept it where the site places it; what more
-    the plan does there is drawn, not written: its bmps features carry the pile's ``pile_id``.
-    """
-    piles = piles.copy()
-    rep = {r["id"]: r for r in result.report.get("stockpiles") or [] if isinstance(r, dict)}
-    for col in ("setback_reason", "extra_bmps"):
-        if col not in piles.columns:
-            piles[col] = None
-    for i, pid in enumerate(piles["id"]):
-        r = rep.get(py_scalar(pid)) or {}
-        if not r.get("violation"):
-            continue
-        if not _text(piles["setback_reason"].iloc[i]):
-            piles.loc[piles.index[i], "setback_reason"] = (
-                f"kept where the site plan places it ({r.get('min_setback_ft', 0):,.1f} ft from the nearest "
-                "downslope feature): "
-                "geosite does not move piles; the designer states why the setback is not possible here"
-            )
-    return piles
-
-
-def _text(v: Any) -> bool:
-    return v is not None and not (isinstance(v, float) and math.isnan(v)) and bool(str(v).strip())
 
 
 # --------------------------------------------------------------------------------------------- declared
@@ -538,27 +360,3 @@ def _tv(v: Any) -> str:
     if isinstance(v, np.floating):
         return _tv(float(v))
     return _tv(str(v))
-
-
-def _concat(frames: list[gpd.GeoDataFrame], crs: Any) -> gpd.GeoDataFrame:
-    keep = [f for f in frames if f is not None and len(f)]
-    if not keep:
-        return gpd.GeoDataFrame({"type": []}, geometry=[], crs=crs)
-    return gpd.GeoDataFrame(pd.concat(keep, ignore_index=True), geometry="geometry", crs=crs)
-
-
-def _write_layers(path: Path, layers: dict[str, gpd.GeoDataFrame]) -> None:
-    """Every layer, empty ones too (an empty layer states "none on or near the site"), one GeoPackage."""
-    for name, gdf in layers.items():
-        if gdf is None:
-            continue
-        gdf = gdf.copy()
-        for col in gdf.columns:
-            if col != gdf.geometry.name and gdf[col].dtype == object:
-                gdf[col] = [v.isoformat() if isinstance(v, dt.date) else v for v in gdf[col]]
-        types = set(gdf.geom_type.dropna()) if len(gdf) else set()
-        multi = len(types) > 1 and len({t.removeprefix("Multi") for t in types}) == 1
-        kw: dict[str, Any] = {"promote_to_multi": multi or None}
-        if not len(gdf):
-            kw["geometry_type"] = "Unknown"
-        gdf.to_file(path, layer=name, driver="GPKG", engine="pyogrio", **kw)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 INK = "#1a1a1a"
+#: what a submission shows is drawn in this green (its practice's own symbol, in this colour)
+SUBMITTED = "#1e8449"
 
 
 @dataclass(frozen=True)
@@ -71,3 +73,53 @@ class Block:
     name: str
     shapes: tuple[tuple[str, Any], ...]
     tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """How one kind of control is drawn on the sheets and in QGIS: its legend ``key`` (one legend row per
+    key), its :class:`Style` and ``where`` it applies, as (attribute, value) pairs a control must carry
+    beyond its practice (a fence's ``side``); empty: every other control of the practice.
+    """
+
+    key: str
+    style: Style
+    where: tuple[tuple[str, Any], ...] = ()
+
+    def fits(self, attrs: Any) -> bool:
+        """Whether a control with attributes ``attrs`` (a mapping) is drawn with this symbol."""
+        return all(attrs.get(k) == v for k, v in self.where)
+
+
+def submitted_look(name: str, shape: dict[str, Any], kind: str) -> Style:
+    """The symbol of a submitted control of the practice ``name`` drawn as ``kind`` (polygon, line or
+    point): its practice's own shape (``shape``: a fence's x, a basin's hatch, a pad's stone; the Style's
+    attributes) in :data:`SUBMITTED` green, so the map and its legend swatch are the same thing.
+    """
+    label = f"Submitted {name.replace('_', ' ')} (label: name or type)"
+    if kind == "line":
+        o = {"lw": 1.2, **shape}
+        return Style(
+            "line",
+            label,
+            edge=SUBMITTED,
+            lw=o["lw"],
+            z=8.2,
+            extra=dict(o.get("extra", {})),
+            clear="footprint",
+        )
+    if kind == "polygon":  # an area practice (mulch, mat: no face) keeps labels off its outline only
+        o = {"face": "none", "hatch": None, **shape}
+        return Style(
+            "polygon",
+            label,
+            face=o["face"],
+            edge=SUBMITTED,
+            lw=1.0,
+            hatch=o["hatch"],
+            z=6.6,
+            clear="footprint" if o["face"] != "none" else "edge",
+        )
+    return Style(
+        "point", label, face="white", edge=SUBMITTED, marker=shape.get("marker", "o"), size=6.0, z=8.4
+    )

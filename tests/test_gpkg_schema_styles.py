@@ -219,7 +219,7 @@ def test_sheet_styles_read_without_matplotlib():
     import sys
 
     code = (
-        "import sys, json; from geosite.pipeline import sheet_styles; s = sheet_styles(); "
+        "import sys, json; from geosite.views.layers import sheet_styles; s = sheet_styles(); "
         "print(json.dumps(['matplotlib' in sys.modules, {k: [v.edge, v.face, v.lw, str(v.ls)] for k, v in "
         "s.items()}]))"
     )

@@ -35,6 +35,8 @@ PROFILES = Path(__file__).resolve().parents[1] / "geosite" / "rules" / "profiles
 X, Y = 500_000.0, 199_400.0  # lower-left corner of the 300 x 300 grid of 2 ft (inclined_plane)
 PILE = box(X + 280, Y + 300, X + 320, Y + 340)  # 40 x 40 ft, south edge at y = 300
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 @pytest.fixture(scope="module")
 def plane():
@@ -445,3 +447,56 @@ def test_an_outlet_beyond_the_largest_basin_gets_a_named_stand_in_for_the_inspec
     (f,) = [f for f in check.findings if f.rule == "sediment_basin_submitted"]
     assert f.status == "inspector_decision", f.message
     assert "more than one sediment basin" in f.message
+
+
+#: where a practice's name is written outside its own module, and why: the same word naming another thing
+#: (a profile table, a declared key, a pile's attribute, a permit's schedule) or a function's name
+NAME_ELSEWHERE = {
+    ("geosite/__init__.py", "filter_fence"): "the lazy table's function geosite.controls.filter_fence",
+    ("geosite/controls/__init__.py", "diversions"): "__all__: the function",
+    ("geosite/controls/__init__.py", "filter_fence"): "__all__: the function",
+    ("geosite/controls/__init__.py", "inlet_protection"): "__all__: the function",
+    ("geosite/controls/__init__.py", "tracking_pads"): "__all__: the function",
+    ("geosite/controls/fences.py", "filter_fence"): "__all__: the function",
+    ("geosite/controls/fences.py", "slope_length_excess"): "__all__: the function",
+    ("geosite/controls/submitted.py", "slope_length_excess"): "__all__: the function",
+    ("geosite/controls/__init__.py", "slope_length_excess"): "__all__: the function",
+    ("geosite/controls/__init__.py", "stockpile_setbacks"): "__all__: the function",
+    ("geosite/__init__.py", "stockpile_setbacks"): "the lazy table's function",
+    ("geosite/soil_loss/stage.py", "diversion"): "the practice family, not the practice",
+    ("geosite/controls/setbacks.py", "stabilization"): "a pile's own stabilization attribute",
+    ("geosite/maps/provisions.py", "stabilization"): "the profile's [stabilization] table, [declared] key",
+    ("geosite/plan_folder.py", "stabilization"): "the profile's [stabilization] table, [declared] key",
+    ("geosite/review/declared.py", "stabilization"): "the [declared] key",
+    ("geosite/review/declared.py", "bmp_removal"): "the [declared] key",
+    ("geosite/review/html.py", "filter_fence"): "report.json's block of the fence requirement",
+    ("geosite/rules/profile.py", "stabilization"): "the profile's [stabilization] table",
+    ("geosite/rules/registry.py", "dewatering"): "the [project] flag",
+    ("geosite/rules/registry.py", "stabilization"): "the [declared] key",
+    ("geosite/rules/registry.py", "bmp_removal"): "the [declared] key",
+    ("geosite/rules/schema.py", "stabilization"): "the profile's [stabilization] table",
+    ("geosite/schedule/deadlines.py", "stabilization"): "the permit schedule's kind of deadline",
+    ("geosite/schedule/table.py", "stabilization"): "the permit schedule's kind of deadline",
+    ("geosite/site/loading.py", "dewatering"): "the [project] flag",
+    ("geosite/soil_loss/cover.py", "erosion_mat"): "the cover kind (its C factor), not the practice",
+}
+
+
+def test_a_practice_is_named_only_in_its_own_module():
+    """A practice's name and its layers' names (``silt_fence``, ``filter_fence``) are written in its own
+    module of geosite/practices and nowhere else in geosite (every other part reads them from the
+    descriptor), but where the same word names another thing (:data:`NAME_ELSEWHERE`, each with why).
+    """
+    words = {p.name for p in registry.PRACTICES} | {
+        layer.name for p in registry.PRACTICES for layer in p.layers
+    }
+    found = set()
+    for path in sorted((ROOT / "geosite").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("geosite/practices/"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        for w in words:
+            if re.search(rf"[\"']{w}[\"']", text):
+                found.add((rel, w))
+    assert found <= set(NAME_ELSEWHERE), sorted(found - set(NAME_ELSEWHERE))

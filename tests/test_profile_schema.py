@@ -286,8 +286,6 @@ def test_what_a_chapter_does_not_say_or_the_language_cannot(kind, status, settle
         }
     ]
     assert validate(d) == []
-    ev = evaluate(
-        parse(d), {"disturbed.area_sqft": 5000.0, "disturbed.area_acres": 0.11}
-    )
+    ev = evaluate(parse(d), {"disturbed.area_sqft": 5000.0, "disturbed.area_acres": 0.11})
     (f,) = [f for f in ev.findings if f.rule == "watercourse_work"]
     assert f.status == status and f.settle.startswith(settle) and f.citation == "§ 446-2D"

@@ -70,7 +70,7 @@ def _run(site):
 
     m = measure_site(site)
     return measure_soil_loss(
-        site, load_profile("grantsburg"), site.read_dem(margin_ft=None), None, m, controls={}
+        site, load_profile("grantsburg"), site.read_dem(margin_ft=None), None, m, proposed=None
     )
 
 

@@ -525,10 +525,7 @@ def test_runoff_reaching_the_dem_edge_inside_the_site_is_not_assessed(tmp_path, 
     }
     r = analyze(make_site(tmp_path / "s", layers, {"project": {"plat": "subdivision"}}, dem=plane))
     assert r.measurements.values["hydrology.runoff_leaves_site"] is None
-    assert (
-        "DEM's edge or a nodata hole inside the site"
-        in r.measurements.why("hydrology.runoff_leaves_site")
-    )
+    assert "DEM's edge or a nodata hole inside the site" in r.measurements.why("hydrology.runoff_leaves_site")
     assert r.evaluation.gate.open("b6") is None
     assert fails(r.findings) == [] or all(not f.citation.startswith("B(6)") for f in fails(r.findings))
 

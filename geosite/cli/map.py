@@ -78,9 +78,14 @@ def map_cmd(
     no_hillshade: bool,
     overwrite: bool,
 ) -> None:
-    """Draw SITE_DIR's plan maps: existing site map, construction plan, final conditions (PDF + PNG)."""
+    """Draw SITE_DIR's plan maps: existing site map, construction plan, final conditions (PDF + PNG).
+
+    The construction plan shows the site's own controls (its bmps layer) where it has them, else the ones
+    geosite proposes.
+    """
     from geosite.maps import check_scale, parse_sheet, write_plan_maps
     from geosite.pipeline import analyze as run_analysis
+    from geosite.plan import plan_of
     from geosite.site import load_site
 
     quiet = state(ctx).quiet
@@ -99,6 +104,8 @@ def map_cmd(
             site, scale_ft, sheet, margin_ft
         )  # the margin and the sheet count, before the analysis
         result = run_analysis(site, step=steps)
+        if site.layers.get("bmps") is not None:  # the site's own plan: the controls its layers hold
+            result.plan = plan_of(result, "submitted")
         steps("drawing the plan maps")
         files = write_plan_maps(
             result,

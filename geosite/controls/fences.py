@@ -739,6 +739,14 @@ def row_obstacles(site: Any, width_ft: float = 2.0) -> gpd.GeoDataFrame | None:
     return gpd.GeoDataFrame({"layer": layers, "id": ids}, geometry=geoms, crs=site.crs)
 
 
+def footprints(obstacles: gpd.GeoDataFrame | None) -> BaseGeometry | None:
+    """The structures' footprints among ``obstacles`` (:func:`row_obstacles`' form), dissolved; None."""
+    if obstacles is None or not len(obstacles) or "layer" not in obstacles.columns:
+        return None
+    got = obstacles[obstacles["layer"] == "structures"]
+    return shapely.union_all(got.geometry.values) if len(got) else None
+
+
 def buildable_rows(
     rows: list[LineString], obstacles: Any, clearance: float, min_length: float
 ) -> tuple[list[LineString], list[RowGap]]:
@@ -1202,6 +1210,11 @@ class _Layout:
     rules: RowRules | None
     classify: tuple[float, float]  # the boundary classification's tolerance_deg, min_run_ft (the profile's)
 
+    @property
+    def built(self) -> BaseGeometry | None:
+        """The structures among the obstacles (DEM CRS): ground no slope length runs across."""
+        return footprints(self.obst)
+
     def polygon(
         self, poly: BaseGeometry, lines: list[tuple[str, Any]]
     ) -> tuple[list[tuple[str, Any]], list[RowGap], list[dict[str, Any]]]:
@@ -1305,7 +1318,7 @@ class _Layout:
                 "and keep up"
             )
         barriers = shapely.union_all([g for _side, g in lines]) if lines else None
-        got = slope_length_excess(poly, dem, self.fg, barriers, self.table, geometry=True)
+        got = slope_length_excess(poly, dem, self.fg, barriers, self.table, geometry=True, built=self.built)
         if got.get("geometry") is None:
             return lines, []
         out = []
@@ -1439,6 +1452,7 @@ def slope_length_excess(
     table: Any,
     *,
     geometry: bool = False,
+    built: BaseGeometry | None = None,
 ) -> dict[str, Any]:
     """Where the slope above the submitted fences is longer than DNR 1056 allows.
 
@@ -1465,6 +1479,9 @@ def slope_length_excess(
     geometry : bool
         Also return ``geometry``: the cells over the limit as one (Multi)Polygon in the DEM's CRS (cell
         squares dissolved; None when there are none), the place of a failing finding.
+    built : shapely geometry or None
+        The footprints of the site's structures (DEM CRS): ground no cover is laid on and no slope length
+        runs across (a foundation's excavation takes the flow above it); their cells are not counted.
 
     Returns
     -------
@@ -1474,6 +1491,8 @@ def slope_length_excess(
         with ``geometry``, ``geometry``.
     """
     inside = grid.rasterize(polygon, dem.shape, dem.transform)
+    if built is not None and not built.is_empty:
+        inside &= ~grid.rasterize(built, dem.shape, dem.transform)
     out: dict[str, Any] = {
         "excess_sqft": 0.0,
         "max_ratio": 0.0,

@@ -52,9 +52,9 @@ def gaps_along(required: Any, fences: Any, tol: float) -> list[Any]:
     """Stretches of a required fence line no submitted fence covers, measured along the line.
 
     A submitted fence covers the stretch between the positions along the line of its parts lying within
-    ``tol`` (CRS units) of it, segment by segment (so a fence identical to the line covers all of it, whatever
-    its start vertex, its direction, or whether the line closes on itself: on a ring, a segment across the
-    closing vertex covers the two ends of the ring). Unlike a buffer of the fences, this does not stretch
+    ``tol`` (CRS units) of it, segment by segment of the line (so a fence identical to the line covers all of
+    it, whatever its start vertex, its direction, or whether the line closes on itself or doubles back).
+    Unlike a buffer of the fences, this does not stretch
     coverage ``tol`` past a fence's ends, so a missing 140 ft stretch reads 140 ft, not 120.
     """
     from shapely.ops import substring
@@ -74,22 +74,28 @@ def gaps_along(required: Any, fences: Any, tol: float) -> list[Any]:
 
 
 def _covered_intervals(r: Any, fences: Any, tol: float) -> list[tuple[float, float]]:
-    """The (start, end) positions along the line ``r`` of the fences' segments within ``tol`` of it."""
+    """The (start, end) positions along the line ``r`` of the fences' segments within ``tol`` of it, each
+    of ``r``'s segments taken on its own (a line that doubles back or closes on itself is covered where a
+    fence runs along each of its passes, not only the first).
+    """
     near = shapely.intersection(fences, r.buffer(tol, cap_style="flat"))
-    length, closed = r.length, bool(r.is_closed)
+    if near.is_empty:
+        return []
     out: list[tuple[float, float]] = []
-    for part in shapely.get_parts(near):
-        if part.is_empty or part.geom_type not in ("LineString", "LinearRing"):
+    xy = list(r.coords)
+    start = 0.0
+    for p0, p1 in zip(xy[:-1], xy[1:], strict=True):
+        seg = shapely.LineString([p0, p1])
+        if seg.length <= 0:
             continue
-        xy = list(part.coords)
-        for p0, p1 in zip(xy[:-1], xy[1:], strict=True):
-            a, b = r.project(shapely.Point(p0)), r.project(shapely.Point(p1))
-            lo, hi = min(a, b), max(a, b)
-            mid = r.project(shapely.Point((p0[0] + p1[0]) / 2, (p0[1] + p1[1]) / 2))
-            if closed and not lo - 1e-9 <= mid <= hi + 1e-9:  # across the ring's closing vertex
-                out += [(hi, length), (0.0, lo)]
-            else:
-                out.append((lo, hi))
+        for part in shapely.get_parts(shapely.intersection(near, seg.buffer(tol, cap_style="flat"))):
+            if part.is_empty or part.geom_type not in ("LineString", "LinearRing"):
+                continue
+            pts = list(part.coords)
+            for q0, q1 in zip(pts[:-1], pts[1:], strict=True):
+                a, b = seg.project(shapely.Point(q0)), seg.project(shapely.Point(q1))
+                out.append((start + min(a, b), start + max(a, b)))
+        start += seg.length
     return out
 
 

@@ -53,13 +53,14 @@ class Look:
 
 @dataclass(frozen=True)
 class Rule:
-    """One symbol of a layer's style: its legend ``label``, its ``look``, and ``where`` (field, value) it
+    """One symbol of a layer's style: its legend ``label``, its ``look``, and ``where`` (field, value), or a
+    tuple of such pairs that must all hold, a value that is a frozenset meaning "none of these (or null)",
     applies (None: every feature no earlier rule took).
     """
 
     label: str
     look: Any
-    where: tuple[str, Any] | None = None
+    where: Any = None
     #: on a layer's first rule: how QGIS labels the layer (as :data:`LAYER_LABELS` gives it), when the
     #: layer's own table says so
     label_by: tuple[str, tuple[str, Any] | None, str | None, float] | None = None
@@ -169,11 +170,17 @@ _MARKERS = {
 _GEOMETRY_CODE = {"Point": 0, "LineString": 1, "Polygon": 2}
 
 
+#: the colour names the looks use, as hex (the rest are written ``#rrggbb``)
+NAMED_COLOURS = {"white": "#ffffff", "black": "#000000"}
+
+
 def qgis_colour(colour: str, alpha: float = 1.0) -> str:
-    """A ``#rrggbb`` colour (``none``: transparent) as QGIS's ``r,g,b,a`` text."""
+    """A ``#rrggbb`` colour (or one of :data:`NAMED_COLOURS`; ``none``: transparent) as QGIS's ``r,g,b,a``
+    text.
+    """
     if not colour or colour == "none":
         return "0,0,0,0"
-    c = colour.lstrip("#")
+    c = NAMED_COLOURS.get(colour, colour).lstrip("#")
     r, g, b = (int(c[i : i + 2], 16) for i in (0, 2, 4))
     a = int(c[6:8], 16) if len(c) == 8 else 255
     return f"{r},{g},{b},{round(a * alpha)}"
@@ -271,13 +278,54 @@ def symbol_xml(look: Any, geometry: str, name: str) -> str:
     )
 
 
-def _expression(where: tuple[str, Any] | None) -> str:
+def _conditions(where: Any) -> list[tuple[str, Any]]:
+    """``where`` as (field, value) pairs: one pair, or a tuple of them."""
+    return [where] if isinstance(where[0], str) else list(where)
+
+
+def _expression(where: Any) -> str:
+    """A rule's QGIS filter expression (``ELSE`` for None)."""
     if where is None:
         return "ELSE"
-    field, value = where
+    return " AND ".join(_term(f, v) for f, v in _conditions(where))
+
+
+def _literal(v: Any) -> str:
+    return "'" + str(v).replace("'", "''") + "'" if isinstance(v, str) else str(v)
+
+
+def _term(field: str, value: Any) -> str:
     if isinstance(value, bool):
         return f'"{field}"' if value else f'NOT "{field}"'
-    return f"\"{field}\" = '{value}'" if isinstance(value, str) else f'"{field}" = {value}'
+    if isinstance(value, frozenset):
+        listed = ", ".join(_literal(v) for v in sorted(value, key=str))
+        return f'("{field}" IS NULL OR "{field}" NOT IN ({listed}))'
+    return f'"{field}" = {_literal(value)}'
+
+
+def _sld_filter(where: Any) -> str:
+    """A rule's OGC filter (SLD 1.1)."""
+    terms = []
+    for f, v in _conditions(where):
+        if isinstance(v, frozenset):
+            inner = "".join(_sld_equal(f, x) for x in sorted(v, key=str))
+            terms.append(
+                f"<ogc:Not><ogc:Or>{inner}</ogc:Or></ogc:Not>"
+                if len(v) > 1
+                else f"<ogc:Not>{inner}</ogc:Not>"
+            )
+        else:
+            terms.append(_sld_equal(f, v))
+    body = terms[0] if len(terms) == 1 else "<ogc:And>" + "".join(terms) + "</ogc:And>"
+    return f"<ogc:Filter>{body}</ogc:Filter>"
+
+
+def _sld_equal(field: str, v: Any) -> str:
+    value = int(v) if isinstance(v, bool) else html.escape(str(v))
+    return (
+        f"<ogc:PropertyIsEqualTo><ogc:PropertyName>{html.escape(field)}</ogc:PropertyName>"
+        f"<ogc:Literal>{value}</ogc:Literal></ogc:PropertyIsEqualTo>"
+    )
 
 
 #: Labels QGIS draws, as the sheets do: layer -> (field or QGIS expression, where (field, value) or None,
@@ -403,15 +451,8 @@ def sld(rules: list[Rule], geometry: str | None, layer: str) -> str:
     """An SLD 1.1 document of a layer's style (rules with equality filters, the last an ElseFilter)."""
     body = ""
     for r in rules if geometry else []:
-        if r.where is None:
-            cond = "<se:ElseFilter/>" if len(rules) > 1 else ""
-        else:
-            f, v = r.where
-            cond = (
-                f"<ogc:Filter><ogc:PropertyIsEqualTo><ogc:PropertyName>{f}</ogc:PropertyName>"
-                f"<ogc:Literal>{int(v) if isinstance(v, bool) else html.escape(str(v))}</ogc:Literal>"
-                "</ogc:PropertyIsEqualTo></ogc:Filter>"
-            )
+        otherwise = "<se:ElseFilter/>" if len(rules) > 1 else ""
+        cond = otherwise if r.where is None else _sld_filter(r.where)
         body += (
             f"<se:Rule><se:Name>{html.escape(r.label)}</se:Name>{cond}"
             f"{_sld_symbolizer(r.look, geometry or '')}</se:Rule>"  # rules only when there is one

@@ -11,7 +11,7 @@ import dataclasses
 from typing import Any
 
 from geosite.practices import registry
-from geosite.symbols import INK, Style
+from geosite.symbols import INK, Style, submitted_look
 
 MIN_PT = 6.0  # nothing smaller is printed
 WATER = "#2b7bba"
@@ -208,47 +208,11 @@ FLOOD_ZONES: dict[str, str] = {
 
 #: Submitted BMPs (layer ``bmps``) are drawn in this green, each type with its practice's own symbol
 #: (:attr:`geosite.practices.base.Practice.submitted`).
-SUBMITTED = "#1e8449"
 
 
 def submitted_style(bmp_type: str, kind: str) -> Style:
     """The symbol of a submitted BMP of ``bmp_type`` drawn as ``kind`` (polygon, line or point): the
-    practice's own symbol (a fence's x, a basin's hatch, a pad's stone) in :data:`SUBMITTED` green, so the
-    map and its legend swatch are the same thing.
+    practice's own symbol (:func:`geosite.symbols.submitted_look`).
     """
     practice = registry.named(bmp_type)
-    look = dict(practice.submitted.get(kind, {})) if practice is not None else {}
-    words = bmp_type.replace("_", " ")
-    label = f"Submitted {words} (label: name or type)"
-    if kind == "line":
-        o = {"lw": 1.2, **look}
-        return Style(
-            "line",
-            label,
-            edge=SUBMITTED,
-            lw=o["lw"],
-            z=8.2,
-            extra=dict(o.get("extra", {})),
-            clear="footprint",
-        )
-    if kind == "polygon":  # an area practice (mulch, mat: no face) keeps labels off its outline only
-        o = {"face": "none", "hatch": None, **look}
-        return Style(
-            "polygon",
-            label,
-            face=o["face"],
-            edge=SUBMITTED,
-            lw=1.0,
-            hatch=o["hatch"],
-            z=6.6,
-            clear="footprint" if o["face"] != "none" else "edge",
-        )
-    return Style(
-        "point",
-        label,
-        face="white",
-        edge=SUBMITTED,
-        marker=look.get("marker", "o"),
-        size=6.0,
-        z=8.4,
-    )
+    return submitted_look(bmp_type, dict(practice.submitted.get(kind, {})) if practice else {}, kind)

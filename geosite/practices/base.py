@@ -25,12 +25,12 @@ findings born whole (their requirement's words, the submitted value, their place
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from geosite.practices.context import Context, Outcome
 from geosite.rules.registry import Param
-from geosite.symbols import Block, CadLook, Linetype, Style
+from geosite.symbols import Block, CadLook, Linetype, Style, Symbol, submitted_look
 
 if TYPE_CHECKING:
     from geosite.rules import Finding, Requirement
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 #: what kind of control a practice is: a sediment barrier line, a trap or basin, ground cover, a
 #: stone pad, inlet protection, a diversion, the treatment of pumped water, a distance kept
 FAMILIES = ("barrier", "trap", "cover", "pad", "inlet", "diversion", "treatment", "setback", "schedule")
+#: what a control geosite proposes is drawn in when its practice names no look of its own for it
+PROPOSED_INK = "#6e2c00"
 #: the pay units a practice's quantity is counted in (state DOTs' erosion-control pay items)
 PAY_UNITS = ("LF", "EA", "SY", "SF", "AC", "CY", "TON")
 
@@ -111,6 +113,9 @@ class Practice:
     #: how a submitted feature of the practice is drawn, by geometry kind (polygon, line, point): the
     #: Style's attributes to use in the submitted green (geosite.maps.symbology.submitted_style)
     submitted: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    #: how a control geosite proposes is drawn, by its geometry family (polygon, line, point): a key of
+    #: :attr:`looks`; a family not named is drawn in its submitted shape in :data:`PROPOSED_INK`
+    drawn: ClassVar[Mapping[str, str]] = {}
     #: the site layers a feature of the practice stands at, where it may lie just beyond the site (inlet
     #: protection at a street inlet, a pad at the road)
     stands_at: ClassVar[tuple[str, ...]] = ()
@@ -118,6 +123,56 @@ class Practice:
     blocks: ClassVar[tuple[Block, ...]] = ()
     linetypes: ClassVar[tuple[Linetype, ...]] = ()
     pay: ClassVar[PayItem | None] = None
+
+    @classmethod
+    def symbols(cls, family: str, status: str) -> tuple[Symbol, ...]:
+        """Every symbol a control of this practice may be drawn with as ``family`` (polygon, line, point)
+        when its ``status`` is ``proposed`` or ``submitted``; the last applies to every control the others do
+        not (the sheets' legend and the plan folder's QGIS rules are both written from these).
+
+        Parameters
+        ----------
+        family : str
+            The control's geometry family.
+        status : str
+            ``proposed`` (geosite's plan) or ``submitted`` (a submission's).
+
+        Returns
+        -------
+        tuple of Symbol
+            The symbols, the unconditional one last.
+        """
+        shape = dict(cls.submitted.get(family, {}))
+        if status == "submitted":
+            return (Symbol(f"{cls.name}_submitted_{family}", submitted_look(cls.name, shape, family)),)
+        key = cls.drawn.get(family)
+        if key is not None:
+            return (Symbol(key, cls.looks[key]),)
+        look = submitted_look(cls.name, shape, family)
+        words = (cls.title or cls.name.replace("_", " ")) + (f" ({cls.standard})" if cls.standard else "")
+        return (Symbol(f"{cls.name}_{family}", replace(look, edge=PROPOSED_INK, label=words)),)
+
+    @classmethod
+    def symbol(cls, family: str, attrs: Mapping[str, Any], status: str) -> Symbol:
+        """The symbol a control of this practice with attributes ``attrs`` is drawn with (see
+        :meth:`symbols`).
+
+        Parameters
+        ----------
+        family : str
+            The control's geometry family (polygon, line, point).
+        attrs : Mapping
+            Its attributes (a fence's ``side`` ...).
+        status : str
+            ``proposed`` or ``submitted``.
+
+        Returns
+        -------
+        Symbol
+            The first of :meth:`symbols` that fits it.
+        """
+        options = cls.symbols(family, status)
+        return next((s for s in options if s.fits(attrs)), options[-1])
 
     @classmethod
     def params_for(cls, key: str) -> Mapping[str, Param]:

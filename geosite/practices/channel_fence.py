@@ -64,6 +64,7 @@ class ChannelFence(Practice):
                 "practice": ROLES["channel"],
                 "standard": SiltFence.standard,
                 "geometry": g,
+                "side": "channel",
             }
             for g in lines.geometry
             if g is not None and not g.is_empty

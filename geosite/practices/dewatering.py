@@ -17,7 +17,7 @@ import shapely
 from geosite.io.output import py_scalar
 from geosite.practices.base import Outcome, PayItem, Practice
 from geosite.practices.sediment_basin import SedimentBasin
-from geosite.symbols import CadLook
+from geosite.symbols import CadLook, Style
 
 if TYPE_CHECKING:
     from geosite.practices.context import Context
@@ -37,6 +37,18 @@ class Dewatering(Practice):
     title = "Dewatering treatment"
     standard = "DNR 1061"
     family = "treatment"
+    looks: ClassVar[dict[str, Style]] = {
+        "dewatering": Style(
+            "polygon",
+            "Dewatering bag or tank (DNR 1061)",
+            face="#d6eaf8",
+            edge="#1f618d",
+            lw=0.8,
+            hatch="//",
+            z=6.5,
+        )
+    }
+    drawn: ClassVar[dict[str, str]] = {"polygon": "dewatering"}
     serves = ("dewatering",)
     after = (SedimentBasin.name,)
     submitted: ClassVar[dict[str, dict[str, Any]]] = {

@@ -37,6 +37,7 @@ class Diversion(Practice):
     title = "Diversion"
     standard = "DNR 1066"
     family = "diversion"
+    drawn: ClassVar[dict[str, str]] = {"line": "diversions"}
     serves = (SHEETFLOW, CHANNELIZED)
     #: the parameters of a sheetflow diversion requirement (a channelized one takes none)
     params: ClassVar[dict[str, Param]] = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from geosite.practices.base import PayItem, Practice
-from geosite.symbols import CadLook
+from geosite.symbols import CadLook, Style
 
 
 class ErosionMat(Practice):
@@ -19,6 +19,19 @@ class ErosionMat(Practice):
     title = "Erosion mat"
     standard = "DNR 1052"
     family = "cover"
+    looks: ClassVar[dict[str, Style]] = {
+        "erosion_mat": Style(
+            "polygon",
+            "Erosion mat (DNR 1052)",
+            face="#f5cba7",
+            edge="#d35400",
+            lw=0.6,
+            hatch="++",
+            z=4.6,
+            clear="edge",
+        )
+    }
+    drawn: ClassVar[dict[str, str]] = {"polygon": "erosion_mat"}
     temporary = False
     submitted: ClassVar[dict[str, dict[str, Any]]] = {"polygon": {"face": "none", "hatch": "++"}}
     cad = CadLook("C-ESCP-MATS", 30, "CONTINUOUS", "erosion mat")

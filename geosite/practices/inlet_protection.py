@@ -34,6 +34,7 @@ class InletProtection(Practice):
     title = "Storm drain inlet protection"
     standard = "DNR 1060"
     family = "inlet"
+    drawn: ClassVar[dict[str, str]] = {"point": "inlet_protection"}
     serves = ("inlet_protection",)
     params: ClassVar[dict[str, Param]] = {
         "which": Param(

@@ -60,6 +60,7 @@ class SedimentBasin(Practice):
     title = "Sediment basin"
     standard = "DNR 1064"
     family = "trap"
+    drawn: ClassVar[dict[str, str]] = {"point": "sediment_basins"}
     serves = ("sediment_basin",)
     params: ClassVar[dict[str, Param]] = {
         "outlets": Param(
@@ -600,7 +601,7 @@ def proposals(
             if fp.placed:
                 row["geometry"] = fp.geometry
             else:  # the trap the outlet needs, at its point, saying its footprint fits nowhere on the site
-                row["practice"] += f" ({fp.placement})"
+                row["note"] = str(fp.placement)
         if k == "beyond":
             row["stand_in_for"] = BEYOND.format(limit=basin_max_acres, official=official)
         rows.append(row)

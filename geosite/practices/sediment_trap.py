@@ -48,6 +48,7 @@ class SedimentTrap(Practice):
     title = "Sediment trap"
     standard = "DNR 1063"
     family = "trap"
+    drawn: ClassVar[dict[str, str]] = {"polygon": "sediment_traps_sized"}
     controls = ("sediment_trap_max_drainage_acres", "basin_search_ft")
     looks: ClassVar[dict[str, Style]] = {
         "sediment_traps_sized": Style(

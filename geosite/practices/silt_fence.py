@@ -12,6 +12,7 @@ maximum slope lengths.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import geopandas as gpd
@@ -27,7 +28,7 @@ from geosite.practices.erosion_mat import ErosionMat
 from geosite.practices.sediment_basin import SedimentBasin
 from geosite.practices.stabilization import Stabilization
 from geosite.rules.registry import BOOL, Param
-from geosite.symbols import CadLook, Linetype, Style
+from geosite.symbols import CadLook, Linetype, Style, Symbol
 
 if TYPE_CHECKING:
     from geosite.practices.context import Context, Flow
@@ -44,6 +45,17 @@ ROLES = {
     "hook": "silt fence end turned upslope (J-hook)",
     "channel": "silt fence along the channel edge",
     "interior": "silt fence row on the contour",
+    "stockpile": "silt fence along the pile's downslope side",
+}
+#: each side's colour on the sheets (each drawn with the fence's x marks; none black, none dashed like the
+#: site boundary)
+SIDE_COLOURS = {
+    "downslope": "#b03a2e",
+    "sideslope": "#b9770e",
+    "channel": "#117a65",
+    "interior": "#6e2c00",
+    "hook": "#b03a2e",
+    "stockpile": "#5c3d1e",
 }
 _FENCE_MARKS = {"marks": "x", "mark_every_in": 0.25, "mark_size": 3.2}
 #: what stands in where no buildable row keeps the slope above a fence within DNR 1056's length, by why the
@@ -231,6 +243,26 @@ class SiltFence(Practice):
     cad = CadLook("C-ESCP-SFNC", 6, "GS_SILT_FENCE", "silt fence")
     pay = PayItem("LF", "length", "along the fence line, J-hooks and interior rows included", "DNR 1056")
 
+    drawn: ClassVar[dict[str, str]] = {"line": FENCE_LAYER}
+
+    @classmethod
+    def symbols(cls, family: str, status: str) -> tuple[Symbol, ...]:
+        """A proposed fence line in its side's colour (:data:`SIDE_COLOURS`), one legend row per side."""
+        if status != "proposed" or family != "line":
+            return super().symbols(family, status)
+        look = cls.looks[FENCE_LAYER]
+        by_side = tuple(
+            Symbol(
+                f"{FENCE_LAYER}_{side}",
+                replace(
+                    look, edge=SIDE_COLOURS[side], label=f"{words[:1].upper()}{words[1:]} ({cls.standard})"
+                ),
+                (("side", side),),
+            )
+            for side, words in ROLES.items()
+        )
+        return (*by_side, Symbol(FENCE_LAYER, look))
+
     def place(self, ctx: Context, q: Requirement) -> Outcome:
         """The fence along the downslope and sideslope edges, hooks and rows; whether it is required here."""
         out = Outcome(self.name, q.id)
@@ -337,7 +369,13 @@ def _proposals(ctx: Context, fence: gpd.GeoDataFrame, stand: gpd.GeoDataFrame | 
     which :func:`finish`'s pass covers).
     """
     rows: list[dict[str, Any]] = [
-        {"type": SiltFence.name, "practice": ROLES[side], "standard": SiltFence.standard, "geometry": g}
+        {
+            "type": SiltFence.name,
+            "practice": ROLES[side],
+            "standard": SiltFence.standard,
+            "geometry": g,
+            "side": side,
+        }
         for side, g in zip(fence["side"], fence.geometry, strict=True)
         if side in ROLES and g is not None and not g.is_empty
     ]
@@ -375,15 +413,28 @@ def finish(ctx: Context, proposed: list[dict[str, Any]]) -> list[dict[str, Any]]
     )
     parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
     geoms = []
+    built = built_over(ctx, dem.crs)
     for poly in to_crs(parts, dem.crs).geometry:
-        got = controls.slope_length_excess(poly, dem, fg, barriers, table, geometry=True)
+        got = controls.slope_length_excess(poly, dem, fg, barriers, table, geometry=True, built=built)
         g = got.get("geometry")
         if g is not None and not g.is_empty:
-            geoms += _mat_strips(ctx, g, poly)
+            strips = _mat_strips(ctx, g, poly)
+            geoms += [x.difference(built) for x in strips] if built is not None else strips
     if not geoms:
         return []
     cover = to_crs(gpd.GeoDataFrame(geometry=geoms, crs=dem.crs), site.crs)
-    return [_mat(g, g.area * site.ft_per_unit**2) for g in cover.explode(index_parts=False).geometry]
+    return [_mat(g) for g in cover.explode(index_parts=False).geometry]
+
+
+def built_over(ctx: Context, crs: Any) -> Any:
+    """The site's structures' footprints in ``crs`` (dissolved; None without any): ground the slope length
+    above a fence does not run across and no mat is laid on.
+    """
+    gdf = ctx.site.layer("structures")
+    if gdf is None or not len(gdf):
+        return None
+    polys = [g for g in to_crs(gdf, crs).geometry.values if g is not None and "Polygon" in g.geom_type]
+    return shapely.union_all(polys) if polys else None
 
 
 def _mat_strips(ctx: Context, over: Any, poly: Any) -> list[Any]:
@@ -403,8 +454,10 @@ def _mat_strips(ctx: Context, over: Any, poly: Any) -> list[Any]:
     return out
 
 
-def _mat(g: Any, sqft: float) -> dict[str, Any]:
-    """The erosion mat over ``g`` (``sqft`` sq ft) as a proposed control saying what it stands in for."""
+def _mat(g: Any) -> dict[str, Any]:
+    """The erosion mat over ``g`` as a proposed control saying what it stands in for (its area is its
+    quantity, measured by the plan).
+    """
     return {
         "type": ErosionMat.name,
         "practice": "erosion mat on the slope",
@@ -412,11 +465,9 @@ def _mat(g: Any, sqft: float) -> dict[str, Any]:
         "geometry": g,
         "method": ErosionMat.name,
         "stand_in_for": (
-            f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row keeps the "
-            "slope "
-            "above the next fence within the standard's length (a row cut at an obstacle, a loop, a sharp "
-            "kink, a "
-            "piece too short, or rows out of proportion to the area)"
+            "interior silt fence rows (DNR 1056) where no buildable row keeps the slope above the next fence "
+            "within the standard's length (a row cut at an obstacle, a loop, a sharp kink, a piece too "
+            "short, or rows out of proportion to the area)"
         ),
     }
 
@@ -683,8 +734,9 @@ def _slope_lengths(ctx: Context, flow: Flow, placed: Outcome) -> list[Finding]:
     )
     worst = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0}
     where = []
+    built = built_over(ctx, dem.crs)
     for poly in to_crs(placed.shared["parts"], dem.crs).geometry:
-        got = controls.slope_length_excess(poly, dem, fg, barriers, table, geometry=True)
+        got = controls.slope_length_excess(poly, dem, fg, barriers, table, geometry=True, built=built)
         if got["geometry"] is not None:
             where.append(got["geometry"])
         worst["excess_sqft"] += got["excess_sqft"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from geosite.io.output import py_scalar
 from geosite.practices.base import PayItem, Practice
 from geosite.rules.registry import NUMBER, Param
-from geosite.symbols import CadLook
+from geosite.symbols import CadLook, Style
 
 if TYPE_CHECKING:
     import geopandas as gpd
@@ -32,6 +32,19 @@ class Stabilization(Practice):
     title = "Temporary stabilization (mulch, seed, cover)"
     standard = "DNR 1058"
     family = "cover"
+    looks: ClassVar[dict[str, Style]] = {
+        "stabilization": Style(
+            "polygon",
+            "Mulch, seed or tarp (DNR 1058, 1059)",
+            face="#fcf3cf",
+            edge="#b7950b",
+            lw=0.6,
+            hatch="..",
+            z=4.5,
+            clear="edge",
+        )
+    }
+    drawn: ClassVar[dict[str, str]] = {"polygon": "stabilization"}
     serves = ("inactive_stabilization",)
     params: ClassVar[dict[str, Param]] = {
         "days": Param(

@@ -103,6 +103,7 @@ class StockpileBarrier(Practice):
                 "standard": self.standard,
                 "geometry": g,
                 "pile_id": py_scalar(pid),
+                "side": "stockpile",
             }
             for pid, g in zip(fences["pile_id"], fences.geometry, strict=True)
             if g is not None and not g.is_empty and g.length > 0

@@ -32,6 +32,7 @@ class TrackingPad(Practice):
     title = "Stone tracking pad"
     standard = "DNR 1057"
     family = "pad"
+    drawn: ClassVar[dict[str, str]] = {"polygon": "tracking_pads"}
     serves = ("tracking_pad",)
     controls = ("tracking_pad_min_length_ft", "tracking_pad_min_width_ft", "tracking_pad_search_ft")
     looks: ClassVar[dict[str, Style]] = {

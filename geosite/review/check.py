@@ -43,9 +43,11 @@ from typing import TYPE_CHECKING, Any
 import geopandas as gpd
 import shapely
 
-from geosite.report import name_features
+from geosite.plan import plan_of
+from geosite.report import name_features, plan_block
 from geosite.review.completeness import check_completeness, item_citation_for_layer
 from geosite.review.declared import Declared, read_declared
+from geosite.review.drawn import maps_agree
 from geosite.review.findings import STATUSES, ReviewFinding, findings_frame, number, render_markdown
 from geosite.review.geometry import SECTION as GEOMETRY_SECTION
 from geosite.review.geometry import check_geometry, read_raw_layers
@@ -236,6 +238,8 @@ def check_submission(
     )
     raw = read_raw_layers(site, conf)
     result = analyze(site, step=step)
+    result.plan = plan_of(result, "submitted")  # the plan under review: the submission's own controls
+    result.report["plan"] = plan_block(result.plan)
     prof = result.profile
     step("checking the plan against the chapter")
 
@@ -273,6 +277,7 @@ def _plan_findings(
     findings += _declared_area(result, declared, checked)
     findings += _declared_volume(result)
     findings += _permit_conditions(result, declared)
+    findings += maps_agree(result.plan, prof, checked)
     gate = result.evaluation.gate
     assert gate is not None  # the pipeline's evaluation carries the gate it judged under
     for f in findings:
@@ -761,6 +766,6 @@ def _write_findings_gpkg(path: Path, layers: dict[str, gpd.GeoDataFrame]) -> Non
     without a place in the table ``findings``, the context layers styled as on the sheets.
     """
     from geosite.io.output import write_findings_gpkg
-    from geosite.pipeline import sheet_styles
+    from geosite.views.layers import sheet_styles
 
     write_findings_gpkg(path, layers, context=findings_context(), styles=derived_styles(sheet_styles()))

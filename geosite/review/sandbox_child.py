@@ -542,16 +542,13 @@ def _for_parent(result: Any, analysis_outputs: bool) -> None:
     """``result`` made fit to hand back: no path the parent could open again, nothing it does not need.
 
     The site's DEM and proposed-grade paths are dropped; with ``analysis_outputs`` (the caller writes the
-    analysis' outputs: a plan folder, maps) the DEM window read goes back as the site's ``dem_array`` and the
-    plan folder's layers are computed here, else neither goes back. The flow grid and the site's kept
-    derivations (masks, unions: the parent recomputes them from the checked layers) are dropped.
+    analysis' outputs: a plan folder, maps) the DEM window read goes back as the site's ``dem_array``, else
+    it does not go back. The plan (``analysis.plan``, built here: every view the parent draws reads it)
+    goes back whole. The flow grid and the site's kept derivations (masks, unions: the parent recomputes
+    them from the checked layers) are dropped.
     """
     site, analysis = result.site, result.analysis
     dem = analysis.dem if analysis_outputs else None
-    if analysis_outputs:
-        from geosite.plan_folder import plan_layers
-
-        analysis.plan_layers = plan_layers(analysis)
     site.dem_array = dem
     analysis.dem = dem
     site.dem_path = site.proposed_dem_path = site.dem_root = site.inputs_root = None

@@ -145,6 +145,9 @@ def _bmp_spans(site: Site) -> tuple[list[CoverSpan], list[str]]:
     notes: list[str] = []
     if gdf is None or not len(gdf):
         return spans, notes
+    from geosite.practices import registry
+
+    covers = registry.catalogue().of("cover")
     for fid, geom, kind, method, inst, rem in zip(
         gdf["id"],
         gdf.geometry.values,
@@ -154,7 +157,7 @@ def _bmp_spans(site: Site) -> tuple[list[CoverSpan], list[str]]:
         _column(gdf, "remove"),
         strict=True,
     ):
-        if str(kind) not in ("stabilization", "erosion_mat"):
+        if str(kind) not in covers:  # the bmps of the cover practices (mulch, seed, mat ...)
             continue
         if geom is None or geom.geom_type not in ("Polygon", "MultiPolygon"):
             notes.append(f"bmps {fid} ({kind}): not a polygon, so the ground it covers is not known")
@@ -163,7 +166,8 @@ def _bmp_spans(site: Site) -> tuple[list[CoverSpan], list[str]]:
         if start is None:
             notes.append(f"bmps {fid} ({kind}): no install date, so it is not placed in the schedule")
             continue
-        word = "erosion_mat" if str(kind) == "erosion_mat" else str(method or "").strip().lower()
+        # a practice that is its cover (the mat) names it; mulch, seed, sod or tarp is the feature's method
+        word = str(kind) if str(kind) in METHOD_COVER else str(method or "").strip().lower()
         cover = METHOD_COVER.get(word, word or "unknown")
         remove = _day(rem)
         stop = None if remove is None else remove + dt.timedelta(days=1)

@@ -36,9 +36,16 @@ if TYPE_CHECKING:
     from geosite.rules import Profile
     from geosite.site import Site, SiteMeasurements
 
-#: the line layers of the controls stage, and the submitted bmps types, that end slope length
-RESET_LAYERS = ("filter_fence", "diversions")
-RESET_BMP_TYPES = ("silt_fence", "straw_bales", "diversion")
+#: the kinds of control (practice families) whose lines end slope length: the proposed ones' line layers
+#: and the submitted bmps of their practices
+RESET_FAMILIES = ("barrier", "diversion")
+
+
+def reset_types() -> tuple[str, ...]:
+    """The ``bmps`` types of the practices of :data:`RESET_FAMILIES`."""
+    from geosite.practices import registry
+
+    return registry.catalogue().of(*RESET_FAMILIES)
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,7 +100,7 @@ def c_values(site: Site, data: SoilLossData | None = None) -> dict[str, tuple[fl
     return out
 
 
-def _reset_lines(site: Site, controls: dict[str, gpd.GeoDataFrame], dem: Dem) -> np.ndarray:
+def _reset_lines(site: Site, proposed: gpd.GeoDataFrame | None, dem: Dem) -> np.ndarray:
     """The cells (bool, the DEM's grid) that the control lines touch: the proposed fences and diversions,
     and the submitted silt fence, straw bale and diversion lines.
     """
@@ -101,10 +108,10 @@ def _reset_lines(site: Site, controls: dict[str, gpd.GeoDataFrame], dem: Dem) ->
 
     from geosite.grid import to_crs
 
-    frames = [controls[n] for n in RESET_LAYERS if controls.get(n) is not None and len(controls[n])]
-    bmps = site.layer("bmps")
-    if bmps is not None and "type" in bmps.columns:
-        frames.append(bmps[bmps["type"].astype(str).isin(RESET_BMP_TYPES)])
+    frames = []
+    for gdf in (proposed, site.layer("bmps")):
+        if gdf is not None and len(gdf) and "type" in gdf.columns:
+            frames.append(gdf[gdf["type"].astype(str).isin(reset_types())])
     geoms = [
         g
         for f in frames
@@ -205,7 +212,7 @@ def measure_soil_loss(
     fg: FlowGrid | None,
     m: SiteMeasurements,
     *,
-    controls: dict[str, gpd.GeoDataFrame] | None = None,
+    proposed: gpd.GeoDataFrame | None = None,
     step: Callable[[str], None] | None = None,
 ) -> SoilLossResult:
     """NR 151.11's soil loss over every 12-month window of the site's schedule, and its finding.
@@ -222,8 +229,9 @@ def measure_soil_loss(
         Its flow routing (routed here when None).
     m : SiteMeasurements
         The measurements so far (``disturbed.area_acres``).
-    controls : dict, optional
-        The controls stage's layers (site CRS): its filter fence and diversion lines end slope length.
+    proposed : geopandas.GeoDataFrame, optional
+        The controls the analysis proposes (site CRS, with ``type``): its barrier and diversion lines end
+        slope length, as the submitted ones do.
     step : callable, optional
         Called with a progress message.
 
@@ -251,7 +259,7 @@ def measure_soil_loss(
         base["assessed"] = False
         return SoilLossResult(base, soil_loss_finding(data, acres, base, why="no dated disturbance"))
     report, raster = _run_windows(
-        site, profile, dem, fg, controls=controls or {}, schedule=schedule, rain=rain, c=c, base=base
+        site, profile, dem, fg, proposed=proposed, schedule=schedule, rain=rain, c=c, base=base
     )
     return SoilLossResult(report, soil_loss_finding(data, acres, report), raster)
 
@@ -286,7 +294,7 @@ def _run_windows(
     dem: Dem,
     fg: FlowGrid | None,
     *,
-    controls: dict[str, gpd.GeoDataFrame],
+    proposed: gpd.GeoDataFrame | None,
     schedule: CoverSchedule,
     rain: Rainfall,
     c: dict[str, Any],
@@ -304,7 +312,7 @@ def _run_windows(
             bare |= rasterize(s.geometry, dem.shape, dem.transform)
     ls = ls_factor(
         fg,
-        barriers=_reset_lines(site, controls, dem),
+        barriers=_reset_lines(site, proposed, dem),
         channel_threshold_sqft=channel_threshold_sqft(profile),
         disturbed=bare,
     )
