@@ -441,8 +441,10 @@ def _control_row(plan: Any, c: Any) -> dict[str, Any]:
 
 
 def _cell(v: Any) -> str:
-    """A value as one markdown table cell (a pipe or a line break would end it)."""
-    return "" if v is None else " ".join(str(v).split()).replace("|", "\\|")
+    """A value as one markdown table cell: one line, every character Markdown or HTML acts on escaped (a
+    submitted control's words are the applicant's: geosite.io.text.markdown).
+    """
+    return "" if v is None else md(" ".join(str(v).split()))
 
 
 def plan_markdown(block: dict[str, Any]) -> list[str]:
@@ -460,7 +462,7 @@ def plan_markdown(block: dict[str, Any]) -> list[str]:
     for r in block["schedule"]:
         qty = "" if r["quantity"] is None else f"{r['quantity']:,.2f} {r['unit']}".replace(".00 ", " ")
         lines.append(
-            f"| {r['tags']} | {_cell(r['control'])} | {_cell(r['standard'])} | {qty} | "
+            f"| {_cell(r['tags'])} | {_cell(r['control'])} | {_cell(r['standard'])} | {qty} | "
             f"{r['install'] or 'not given'} | {r['remove'] or 'not given'} |"
         )
     return [*lines, ""]

@@ -3,7 +3,8 @@
 One hostile string, holding something for each format (a script tag, a Markdown image and link, a
 spreadsheet formula, mathtext, MTEXT format codes, DXF %% codes and a caret, quotes, a bidirectional
 override, a terminal escape, and line breaks followed by DXF group codes that would start an entity of the
-sender's own), goes in as the site's name, the applicant's name, a road's name and a declared text. The
+sender's own), goes in as the site's name, the applicant's name, a road's name, a declared text and a
+submitted control's name, practice and standard (the plan's schedule in report.md and report.json). The
 submission is checked in the sandbox (the Python API) and every writer runs on the result: findings.json,
 findings.md, report.html, report.json, report.md, derived.dxf, the plan folder's site.toml, a plan sheet's
 labels, summary.csv, schedule.md. Each is read back the way its reader reads it.
@@ -33,7 +34,18 @@ def written(tmp_path_factory):
     from geosite.scale.batch import write_summary
 
     tmp = tmp_path_factory.mktemp("text")
-    layers = {"roads": gdf([line((0, -450), (600, -450))], id=[1], name=[HOSTILE], status=["existing"])}
+    layers = {
+        "roads": gdf([line((0, -450), (600, -450))], id=[1], name=[HOSTILE], status=["existing"]),
+        # a control of the plan under review: its own words go into the plan's schedule (report.md/json)
+        "bmps": gdf(
+            [line((250, -352), (350, -352))],
+            id=[1],
+            type=["silt_fence"],
+            name=[HOSTILE],
+            practice=[HOSTILE],
+            standard=[HOSTILE],
+        ),
+    }
     conf = {"name": HOSTILE, "applicant": {"name": HOSTILE}, "declared": {"maintenance": HOSTILE}}
     folder = submission(tmp / "sub", layers, conf)
     result = geosite.check_submission(folder, received=dt.date(2027, 3, 1))
@@ -53,7 +65,9 @@ def written(tmp_path_factory):
 def test_json_holds_the_text_exactly(written):
     tmp, _ = written
     assert json.loads((tmp / "check" / "findings.json").read_text())["site"] == HOSTILE
-    assert json.loads((tmp / "analysis" / "report.json").read_text())["site"]["name"] == HOSTILE
+    report = json.loads((tmp / "analysis" / "report.json").read_text())
+    assert report["site"]["name"] == HOSTILE
+    assert [r["control"] for r in report["plan"]["schedule"]] == [HOSTILE]
 
 
 def test_html_shows_it_as_text(written):
@@ -75,7 +89,8 @@ def test_markdown_makes_no_markup_of_it(written, name):
     for tag in ("<script", "<img", "<a ", "<em>", "<code> ~"):
         assert tag not in html, (name, tag)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # shown as typed
-    assert not any(line.startswith(("0", "8", "LINE", "INJECTED")) for line in text.splitlines())
+    injected = ("0", "8", "LINE", "INJECTED")  # the hostile text's own lines, as lines of the file
+    assert not [line for line in text.splitlines() if line.strip() in injected]
 
 
 def test_csv_cells_are_text(written):
