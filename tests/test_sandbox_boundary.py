@@ -3,7 +3,8 @@ applicant's folder again, and what the child hands back is checked like input.
 
 Item 1: right after staging, every file of the submission is replaced by a symbolic link to an outside
 file whose bytes carry a marker. On each path that reads a submission (``geosite check``, ``batch --check``'s
-worker, the Python API with the analysis' outputs, its plan folder and a plan sheet), no output holds the
+worker, ``geosite map --submission``, the Python API with the analysis' outputs, its plan folder and a plan
+sheet), no output holds the
 marker, and this process opens nothing under the submission's folder after the swap (an audit hook sees
 every ``open`` Python makes; GDAL's own opens are covered by the marker).
 
@@ -117,6 +118,21 @@ def test_the_python_api_writes_analysis_outputs_and_a_sheet_from_the_child_alone
     figures[0].savefig(tmp_path / "sheet.pdf")  # the relief drawn from the DEM window the child read
     assert _holds_marker(tmp_path / "check") == [] and _holds_marker(tmp_path / "analysis") == []
     assert MARK not in (tmp_path / "sheet.pdf").read_bytes()
+    assert _OPENED == []
+
+
+def test_map_of_a_submission_draws_its_sheets_from_the_child_alone(tmp_path, swapped):
+    """``geosite map --submission``: the sheets drawn from what the sandbox handed back (the relief from the
+    DEM window the child read), never from what the applicant's files now point at."""
+    out = tmp_path / "maps"
+    res = CliRunner().invoke(cli, ["-q", "map", str(swapped), "--submission", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in out.glob("*.pdf")) == [
+        "construction_plan.pdf",
+        "existing_site_map.pdf",
+        "final_conditions.pdf",
+    ]
+    assert _holds_marker(out) == []
     assert _OPENED == []
 
 
