@@ -60,6 +60,13 @@ _OPTIONS = options(
         "(without it, invalid polygons are bad input: exit 2).",
     ),
     click.option("--no-html", is_flag=True, help="Skip report.html."),
+    click.option(
+        "--prices",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Unit-price file (CSV: item, unit, price, source, date) for the estimate of the submitted "
+        "quantities (the surety's basis); default: the village's published prices, if any.",
+    ),
     limit_option,
 )
 
@@ -79,6 +86,7 @@ def check(
     overwrite: bool,
     make_valid: bool,
     no_html: bool,
+    prices: Path | None,
     limit: tuple[str, ...],
 ) -> None:
     """Check SUBMISSION_DIR (a site folder with a [declared] table) against its chapter, section by section.
@@ -102,14 +110,19 @@ def check(
         quiet = state(ctx).quiet
         steps = state(ctx).steps()
         out = out or default_out(submission_dir, "-check")
-        inputs = [submission_dir] + ([dem] if dem else [])
+        inputs = [submission_dir] + ([dem] if dem else []) + ([prices] if prices else [])
         out = output_folder(out, inputs, overwrite)
+        if prices is not None:  # the inspector's: refused before any work, priced by the writer (it re-reads)
+            from geosite.plan.prices import read_prices
+
+            read_prices(prices, limits_from(limit))
         with steps:
             written = check_and_write(
                 submission_dir,
                 out,
                 overwrite=overwrite,
                 html=not no_html,
+                prices=prices,  # the inspector's, read by the writer: priced outside the sandbox
                 step=steps,
                 sandbox=box,
                 jurisdiction=jurisdiction,

@@ -35,6 +35,7 @@ from typing import Any
 
 from geosite.errors import OutputError
 from geosite.io.text import json_text
+from geosite.verdict import Verdict
 
 #: The manifest geosite writes in every output folder (and reads before replacing one).
 MANIFEST = "geosite-manifest.json"
@@ -80,15 +81,16 @@ def probe_writable(out: Path) -> None:
         ) from exc
 
 
-def geosite_wrote(folder: Path) -> tuple[bool, str]:
+def geosite_wrote(folder: Path) -> Verdict:
     """Whether ``folder`` is an output geosite wrote: it holds a readable :data:`MANIFEST` and no entry
-    the manifest does not list. Returns (yes, why not).
+    the manifest does not list. A :class:`~geosite.verdict.Verdict`, never undecided: yes (``why`` empty),
+    or no and why not.
     """
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         listed = set(manifest["files"])
     except (OSError, ValueError, KeyError, TypeError):
-        return False, f"it has no {MANIFEST} (geosite writes one in every output folder)"
+        return Verdict(False, f"it has no {MANIFEST} (geosite writes one in every output folder)")
     extra = sorted(
         p.relative_to(folder).as_posix()
         for p in folder.rglob("*")
@@ -97,20 +99,20 @@ def geosite_wrote(folder: Path) -> tuple[bool, str]:
         and p.relative_to(folder).as_posix() not in listed
     )
     if extra:
-        return (
+        return Verdict(
             False,
             "it holds files geosite did not write "
             f"({', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''})",
         )
-    return True, ""
+    return Verdict(True, "")
 
 
 def refuse_foreign(folder: Path) -> None:
     """:class:`~geosite.errors.OutputError` unless geosite wrote ``folder`` (:func:`geosite_wrote`)."""
-    ok, why = geosite_wrote(folder)
-    if not ok:
+    ours = geosite_wrote(folder)
+    if not ours:
         raise OutputError(
-            f"output folder {folder} exists and geosite did not write it: {why}; "
+            f"output folder {folder} exists and geosite did not write it: {ours.why}; "
             "--overwrite replaces only geosite's own outputs: choose another --out or move it"
         )
 
@@ -185,7 +187,7 @@ def clean_stale(out: Path) -> list[Path]:
             continue
         if pid is not None and pid != os.getpid() and _alive(pid):
             continue  # another run is writing it
-        if kind == "old" and not out.exists() and geosite_wrote(p)[0]:
+        if kind == "old" and not out.exists() and geosite_wrote(p):
             os.rename(p, out)  # the old output, put back where it was
             continue
         shutil.rmtree(p, ignore_errors=True)

@@ -471,7 +471,12 @@ def write_checked(folder: Path) -> dict[str, Any]:
         warnings.simplefilter("always")
         try:
             data = (folder / "work" / "result.pickle").read_bytes()
-            result = unpack(safe_loads(data), ask["staged"], shown, Limits(**ask["limits"]))
+            limits = Limits(**ask["limits"])
+            result = unpack(safe_loads(data), ask["staged"], shown, limits)
+            if ask.get("prices"):  # the inspector's unit prices: the submitted quantities priced here
+                from geosite.plan.prices import read_prices
+
+                result.prices = read_prices(ask["prices"], limits)
             with geometry_errors_are_input(shown):
                 files = write_check_outputs(
                     result, Path(ask["out"]), overwrite=ask["overwrite"], html=ask["html"]

@@ -121,6 +121,7 @@ def check_and_write(
     *,
     overwrite: bool = False,
     html: bool = True,
+    prices: str | Path | None = None,
     step: Step | None = None,
     sandbox: Sandbox | None = None,
     **check: Any,
@@ -139,6 +140,9 @@ def check_and_write(
         Whether an output folder geosite wrote may be replaced.
     html : bool
         Whether report.html is written.
+    prices : str or Path, optional
+        The inspector's unit-price file (:func:`geosite.plan.read_prices`), read by the writer outside the
+        sandbox (it is the inspector's, not the applicant's) within the limits' table bounds.
     step : callable, optional
         Called with each stage's name.
     sandbox : Sandbox, optional
@@ -160,6 +164,7 @@ def check_and_write(
             "out": str(Path(out).resolve()),
             "overwrite": overwrite,
             "html": html,
+            "prices": None if prices is None else str(Path(prices).resolve()),
             "shown": str(run.shown),
             "staged": run.staged,
             "limits": dataclasses.asdict(limits),
