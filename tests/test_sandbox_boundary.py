@@ -15,6 +15,7 @@ error while writing is exit 2.
 
 from __future__ import annotations
 
+import json
 import sys
 import uuid
 from pathlib import Path
@@ -53,7 +54,10 @@ def swapped(tmp_path, monkeypatch):
     staged; yields the folder, and the list of what this process opened under it afterwards."""
     import geosite.review.sandbox as sandbox
 
-    folder = submission(tmp_path / "applicant", conf={"name": "Lot 9"})
+    folder = submission(
+        tmp_path / "applicant", conf={"name": "Lot 9", "declared": {"estimate": "estimate.csv"}}
+    )
+    (folder / "estimate.csv").write_text("item,unit,quantity\nsilt_fence,LF,320\n")  # read in the child only
     outside = tmp_path / "outside"
     outside.mkdir()
     stage = sandbox.stage_submission
@@ -81,10 +85,18 @@ def _holds_marker(folder: Path) -> list[str]:
 
 
 def test_check_reads_nothing_of_the_applicants_folder_after_staging(tmp_path, swapped):
+    """With the estimate CSV the submission declares (read in the child, from the stage) and the inspector's
+    unit prices (read outside the sandbox, where they lie): the estimate is compared and priced, and no
+    output holds what the applicant's files now point at."""
     out = tmp_path / "out"
-    res = CliRunner().invoke(cli, ["-q", "check", str(swapped), "--out", str(out)])
+    prices = tmp_path / "prices.csv"  # the inspector's
+    prices.write_text("item,unit,price,source,date\nsilt_fence,LF,2.75,2026 bid tabulation,2026-03-01\n")
+    res = CliRunner().invoke(cli, ["-q", "check", str(swapped), "--out", str(out), "--prices", str(prices)])
     assert res.exit_code in (0, 1), res.output
     assert (out / "report.html").is_file() and _holds_marker(out) == []
+    report = json.loads((out / "findings.json").read_text())
+    assert any(f["rule"] == "declared_quantities" for f in report["findings"])  # the staged estimate.csv
+    assert report["quantities"]["prices"]["origin"] == str(prices.resolve())
     assert _OPENED == []
 
 

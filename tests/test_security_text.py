@@ -19,6 +19,7 @@ import tomllib
 
 import pytest
 from hostile import gdf, submission
+from shapely.geometry import Point
 from sitebuilder import line
 
 HOSTILE = (
@@ -37,16 +38,23 @@ def written(tmp_path_factory):
     layers = {
         "roads": gdf([line((0, -450), (600, -450))], id=[1], name=[HOSTILE], status=["existing"]),
         # a control of the plan under review: its own words go into the plan's schedule (report.md/json)
+        # an inlet protection's type (its pay line's kind) is the applicant's too: report.md's quantities
         "bmps": gdf(
-            [line((250, -352), (350, -352))],
-            id=[1],
-            type=["silt_fence"],
-            name=[HOSTILE],
-            practice=[HOSTILE],
-            standard=[HOSTILE],
+            [line((250, -352), (350, -352)), Point(300, -300)],
+            id=[1, 2],
+            type=["silt_fence", "inlet_protection"],
+            name=[HOSTILE, HOSTILE],
+            practice=[HOSTILE, HOSTILE],
+            standard=[HOSTILE, HOSTILE],
+            method=[None, HOSTILE],
         ),
     }
-    conf = {"name": HOSTILE, "applicant": {"name": HOSTILE}, "declared": {"maintenance": HOSTILE}}
+    conf = {
+        "name": HOSTILE,
+        "applicant": {"name": HOSTILE},
+        "declared": {"maintenance": HOSTILE},
+        "estimate": [{"item": HOSTILE, "unit": "LF", "quantity": 10}],  # compared in the child, reported
+    }
     folder = submission(tmp / "sub", layers, conf)
     result = geosite.check_submission(folder, received=dt.date(2027, 3, 1))
     assert result.site.name == HOSTILE and type(result.site.name).__name__ == "SubmissionText"
@@ -67,7 +75,13 @@ def test_json_holds_the_text_exactly(written):
     assert json.loads((tmp / "check" / "findings.json").read_text())["site"] == HOSTILE
     report = json.loads((tmp / "analysis" / "report.json").read_text())
     assert report["site"]["name"] == HOSTILE
-    assert [r["control"] for r in report["plan"]["schedule"]] == [HOSTILE]
+    assert [r["control"] for r in report["plan"]["schedule"]] == [HOSTILE, HOSTILE]
+    kinds = {x["kind"] for x in report["quantities"]["submitted"]["totals"] if x["kind"]}
+    assert HOSTILE in kinds  # the inlet protection's type, as typed (escaped only where it is written)
+    check = json.loads((tmp / "check" / "findings.json").read_text())
+    assert any(
+        HOSTILE[:80].strip() in f["message"] for f in check["findings"] if f["rule"] == "declared_quantities"
+    )
 
 
 def test_html_shows_it_as_text(written):
