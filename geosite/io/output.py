@@ -236,6 +236,21 @@ def swap_in(new: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def current_umask() -> int:
+    """The process's file mode creation mask (read from /proc where it is shown, so no other thread sees
+    a changed mask; elsewhere set and restored at once).
+    """
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
     """Yield a temporary folder; on success it gets the run's manifest and becomes ``out`` (replacing
@@ -255,6 +270,7 @@ def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
         yield tmp
         write_manifest(tmp)
         (tmp / TMP_MARKER).unlink()
+        tmp.chmod(0o777 & ~current_umask())  # mkdtemp's folder is the owner's only; the output is the user's
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
