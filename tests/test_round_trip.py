@@ -27,7 +27,7 @@ from sitebuilder import X0, line, make_site, point, rect, ridge_plane
 
 import geosite
 from geosite.pipeline import write_outputs
-from geosite.review import check_submission
+from geosite.review.check import check_submission
 from geosite.testing import v_valley
 
 ROOT = Path(__file__).resolve().parents[1]
