@@ -71,3 +71,81 @@ def test_fill_matches_on_a_cone_and_a_bowl():
         got = np.empty_like(z)
         fk.priority_flood(z, got, False, np.empty((1, 1), dtype=np.int64))
         assert np.array_equal(got, reference_fill(z))
+
+
+def _flood(z: np.ndarray, want_label: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    got = np.empty_like(z)
+    label = np.empty(z.shape if want_label else (1, 1), dtype=np.int64)
+    fk.priority_flood(z, got, want_label, label)
+    return got, label
+
+
+def kettle_field(shape=(180, 190), kettles: int = 60, seed: int = 1) -> np.ndarray:
+    """A plane falling south with ``kettles`` round closed pits pressed in (some overlapping, some
+    cut by the edge), heights rounded to 0.01 ft so flats and ties are many, and nodata holes."""
+    rng = np.random.default_rng(seed)
+    rows, cols = np.mgrid[0 : shape[0], 0 : shape[1]].astype(np.float64)
+    z = 950.0 - 0.05 * rows + 0.3 * np.sin(cols / 7.0)
+    for _ in range(kettles):
+        r0, c0 = rng.uniform(0, shape[0]), rng.uniform(0, shape[1])
+        rad, depth = rng.uniform(2.0, 12.0), rng.uniform(0.5, 6.0)
+        z -= depth * np.exp(-((rows - r0) ** 2 + (cols - c0) ** 2) / (2 * rad**2))
+    z = np.round(z, 2)
+    z[rng.random(shape) < 0.003] = np.nan
+    z[100:104, 40:70] = np.nan  # a hole a pit spills into
+    return z
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_kettle_field_fills_as_a_plain_priority_flood_does(seed):
+    # many closed pits (more frontier cells than the kernel's first heap holds), ties, nodata
+    z = kettle_field(seed=seed)
+    got, _ = _flood(z)
+    assert np.array_equal(got, reference_fill(z), equal_nan=True)
+    assert (got > z).sum() > 2_000  # the pits were there to fill
+
+
+def test_a_large_bowl_fills_to_its_lowest_rim_cell():
+    # one closed basin over most of the grid (a depression front longer than the kernel's first
+    # queue): every cell below the lowest edge cell is filled to it, the rest keep their height
+    side = 601
+    rows, cols = np.mgrid[0:side, 0:side]
+    z = 900.0 + 0.3 * np.hypot(rows - 300, cols - 300)
+    rim = min(z[0].min(), z[-1].min(), z[:, 0].min(), z[:, -1].min())
+    got, _ = _flood(z)
+    assert np.array_equal(got, np.maximum(z, rim))
+    assert (got > z).sum() > 0.7 * z.size
+
+
+@pytest.mark.parametrize("surface", ["cone", "plane"])
+def test_a_surface_without_depressions_is_left_as_it_is(surface):
+    rows, cols = np.mgrid[0:501, 0:499].astype(np.float64)
+    z = 1000.0 - 0.3 * np.hypot(rows - 250, cols - 249) if surface == "cone" else 900.0 - 0.15 * rows
+    got, label = _flood(z, want_label=True)
+    assert np.array_equal(got, z)
+    assert np.array_equal(got, _flood(z)[0])  # with or without labels, the same surface
+
+
+def _is_seed_mask(z: np.ndarray) -> np.ndarray:
+    edge = np.zeros(z.shape, dtype=bool)
+    edge[0], edge[-1], edge[:, 0], edge[:, -1] = True, True, True, True
+    nan = np.pad(np.isnan(z), 1)
+    beside = np.zeros(z.shape, dtype=bool)
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            beside |= nan[1 + dr : 1 + dr + z.shape[0], 1 + dc : 1 + dc + z.shape[1]]
+    return (edge | beside) & ~np.isnan(z)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_each_cell_is_labelled_with_a_seed_no_higher_than_its_fill(seed):
+    # the label a window's certificate relies on: an outlet (edge or beside nodata) reached from the
+    # cell without rising above its filled height, so the seed itself is no higher than that
+    z = kettle_field(seed=seed)
+    got, label = _flood(z, want_label=True)
+    valid = ~np.isnan(z)
+    lab = label[valid]
+    assert _is_seed_mask(z).reshape(-1)[lab].all()
+    assert (got.reshape(-1)[lab] <= got[valid]).all()
+    seeds = _is_seed_mask(z)
+    assert np.array_equal(label[seeds], np.flatnonzero(seeds))  # a seed is its own
