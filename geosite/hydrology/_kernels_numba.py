@@ -384,15 +384,46 @@ def _local_gradient(f, r, c, nr, nc, dx, dy):
 
 
 @njit(cache=True, nogil=True)
+def _d8_edge_code(filled, r, c, dx, dy, dist):
+    """The D8 code of cell (r, c) when it is a seed (on the grid edge or beside nodata): its inside
+    neighbours' drops against each outside neighbour's, that neighbour's height extrapolated with the
+    cell's gradient; no lower neighbour drains out (0). See :func:`d8_directions`.
+    """
+    nr, nc = filled.shape
+    f = filled[r, c]
+    gx, gy = _local_gradient(filled, r, c, nr, nc, dx, dy)
+    best = 0.0
+    code = OUTLET
+    for k in range(8):
+        rr = r + DR[k]
+        cc = c + DC[k]
+        inside = rr >= 0 and rr < nr and cc >= 0 and cc < nc
+        if inside and not np.isnan(filled[rr, cc]):
+            drop = (f - filled[rr, cc]) / dist[k]
+            if drop > best:
+                best = drop
+                code = k + 1
+        else:
+            # outside neighbour: height from the local gradient (exact on a plane)
+            drop = -(gx * DC[k] * dx + gy * DR[k] * dy) / dist[k]
+            if drop > best:
+                best = drop
+                code = OUTLET
+    return code
+
+
+@njit(cache=True, nogil=True)
 def d8_directions(filled, dx, dy, dirs):
     """Steepest-descent D8 codes on a filled surface, then flat routing. Writes ``dirs`` (uint8).
 
     The drop to each neighbour is divided by the true centre distance (dx, dy or hypot(dx, dy) in
-    feet). An edge or nodata-adjacent cell also considers each outside neighbour, whose height is
-    extrapolated with the cell's gradient (central differences where both neighbours exist, one-sided
-    otherwise): on a plane it drains out exactly where the plane keeps falling, and the axis of a valley
-    meeting the edge is not sent out sideways. Such a cell with no lower neighbour drains out (code 0). Other
-    cells with no lower neighbour are flats, routed by :func:`route_flats`. Returns the number of flats.
+    feet); the first steepest in code order wins. An edge or nodata-adjacent cell also considers each
+    outside neighbour, whose height is extrapolated with the cell's gradient (central differences where
+    both neighbours exist, one-sided otherwise): on a plane it drains out exactly where the plane keeps
+    falling, and the axis of a valley meeting the edge is not sent out sideways. Such a cell with no
+    lower neighbour drains out (code 0; :func:`_d8_edge_code`). Other cells with no lower neighbour
+    are flats, routed by :func:`route_flats`. Returns the number of flats. An inner cell is known to
+    be no seed from the 8 heights its drops are made of, not by looking at them twice.
     """
     nr, nc = filled.shape
     dist = np.empty(8, dtype=np.float64)
@@ -411,37 +442,54 @@ def d8_directions(filled, dx, dy, dirs):
             if np.isnan(f):
                 dirs[r, c] = NODATA
                 continue
-            seed = _is_seed(filled, r, c, nr, nc)
-            gx = 0.0
-            gy = 0.0
-            if seed:
-                gx, gy = _local_gradient(filled, r, c, nr, nc, dx, dy)
+            seed = r == 0 or c == 0 or r == nr - 1 or c == nc - 1
             best = 0.0
             code = FLAT
-            for k in range(8):
-                rr = r + DR[k]
-                cc = c + DC[k]
-                inside = rr >= 0 and rr < nr and cc >= 0 and cc < nc
-                if inside and not np.isnan(filled[rr, cc]):
-                    drop = (f - filled[rr, cc]) / dist[k]
+            if not seed:
+                for k in range(8):
+                    v = filled[r + DR[k], c + DC[k]]
+                    if np.isnan(v):
+                        seed = True
+                        break
+                    drop = (f - v) / dist[k]
                     if drop > best:
                         best = drop
                         code = k + 1
-                else:
-                    # outside neighbour: height from the local gradient (exact on a plane)
-                    drop = -(gx * DC[k] * dx + gy * DR[k] * dy) / dist[k]
-                    if drop > best:
-                        best = drop
-                        code = OUTLET
-            if code == FLAT:
-                if seed:
-                    code = OUTLET
-                else:
-                    nflat += 1
+            if seed:
+                code = _d8_edge_code(filled, r, c, dx, dy, dist)
+            elif code == FLAT:
+                nflat += 1
             dirs[r, c] = code
     if nflat > 0:
         route_flats(filled, dirs, nflat)
     return nflat
+
+
+@njit(cache=True, nogil=True)
+def _mark_flat_sources(filled, dirs):
+    """Mark (code + 16) every draining cell beside a flat cell of its height, looking from the flat
+    cells (fewer than the others, and each a single test of its code); returns how many were marked.
+    """
+    nr, nc = filled.shape
+    n = nr * nc
+    df = dirs.reshape(n)
+    marked = 0
+    for i in range(n):
+        if df[i] != FLAT:
+            continue
+        r = i // nc
+        c = i - r * nc
+        f = filled[r, c]
+        for k in range(8):
+            rr = r + DR[k]
+            cc = c + DC[k]
+            if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
+                continue
+            d = dirs[rr, cc]
+            if d <= 8 and filled[rr, cc] == f:  # a code 0..8 not marked yet
+                dirs[rr, cc] = d + 16
+                marked += 1
+    return marked
 
 
 @njit(cache=True, nogil=True)
@@ -452,34 +500,24 @@ def route_flats(filled, dirs, nflat):
     in raster order, FIFO, neighbours in code order: a pure function of the filled surface, so any
     window containing a whole flat routes it as the whole grid does.
     """
-    nr, nc = filled.shape
-    q = np.empty(nflat + 16, dtype=np.int64)
+    n = dirs.size
+    df = dirs.reshape(n)
+    nsrc = _mark_flat_sources(filled, dirs)
+    q = np.empty(nsrc + nflat, dtype=np.int64)  # the sources, then every flat cell
     qn = 0
-    for r in range(nr):
-        for c in range(nc):
-            d = dirs[r, c]
-            if d == FLAT or d == NODATA:
-                continue
-            f = filled[r, c]
-            for k in range(8):
-                rr = r + DR[k]
-                cc = c + DC[k]
-                if (
-                    rr >= 0
-                    and rr < nr
-                    and cc >= 0
-                    and cc < nc
-                    and dirs[rr, cc] == FLAT
-                    and filled[rr, cc] == f
-                ):
-                    if qn == q.size:
-                        q = _grown(q, qn, 2 * q.size)
-                    q[qn] = r * nc + c
-                    qn += 1
-                    break
-    # the queue must hold the sources plus every flat cell
-    if q.size < qn + nflat:
-        q = _grown(q, qn, qn + nflat)
+    for i in range(n):  # the sources in raster order, unmarked
+        d = df[i]
+        if d >= 16 and d < 32:
+            df[i] = d - 16
+            q[qn] = i
+            qn += 1
+    _route_flats_from(filled, dirs, q, qn)
+
+
+@njit(cache=True, nogil=True)
+def _route_flats_from(filled, dirs, q, qn):
+    """:func:`route_flats`' search from the ``qn`` sources in ``q`` (room for every flat cell after them)."""
+    nr, nc = filled.shape
     h = 0
     while h < qn:
         i = q[h]
