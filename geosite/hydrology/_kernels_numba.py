@@ -6,6 +6,9 @@ exact argument types of its ``SIGNATURES``.
 
 Compile time is part of the design: a slice copy between arrays (``a[:n] = b[:n]``) costs numba about a
 second of compile for its shape-mismatch error path, so arrays grow through :func:`_grown`, a loop.
+And run time: an array that may be replaced inside a loop (a list grown where it is filled) has numba
+count references to it on every pass of that loop, a 4 M-cell scan 12 times slower for one rarely
+grown list; so lists grow between loops, each loop leaving when the next step might not fit.
 
 What is hand-written here, and why (measured, see DESIGN.md "Known trouble in the peer tools" and
 benchmarks/bench_hydrology.py):
@@ -69,24 +72,6 @@ def _heap_push(keys, idx, n, key, value):
     keys[i] = key
     idx[i] = value
     return n + 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _push(arr, n, value):
-    """Append ``value`` to ``arr[:n]``, doubling the array when full. Returns the array and new count."""
-    if n == arr.size:
-        arr = _grown(arr, n, 2 * max(n, 1))
-    arr[n] = value
-    return arr, n + 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _heap_add(hk, hi, hn, key, item):
-    """Push onto the heap, doubling its arrays when full. Returns the (possibly new) arrays and size."""
-    if hn == hk.size:
-        hk = _grown(hk, hn, 2 * hk.size)
-        hi = _grown(hi, hn, 2 * hi.size)
-    return hk, hi, _heap_push(hk, hi, hn, key, item)
 
 
 @njit(cache=True, nogil=True)
@@ -609,23 +594,37 @@ def accumulate_marked(dirs, marked, acc):
             af[i] = np.nan
         else:
             af[i] = 0.0
-    for i in range(n):
-        if marked[i] == 0 or df[i] == NODATA:
-            continue
-        af[i] = 1.0
-        j = i
-        while state[j] == 0:  # down the receiver chain until it meets a cell already listed
-            state[j] = 1
-            if nd == down.size:
-                down = _grown(down, nd, 2 * nd)
-            down[nd] = j
-            nd += 1
-            d = df[j]
-            if d < 1 or d > 8:
+    i = 0
+    j = -1  # the cell reached down the chain from marked cell i (-1: i not started)
+    while True:  # `down` grows here, between the passes of the loop listing it
+        full = False
+        while i < n:
+            if j < 0:
+                if marked[i] == 0 or df[i] == NODATA:
+                    i += 1
+                    continue
+                af[i] = 1.0
+                j = i
+            while state[j] == 0:  # down the receiver chain until it meets a cell already listed
+                if nd == down.size:
+                    full = True
+                    break
+                state[j] = 1
+                down[nd] = j
+                nd += 1
+                d = df[j]
+                if d < 1 or d > 8:
+                    break
+                r = j // nc
+                c = j - r * nc
+                j = (r + DR[d - 1]) * nc + c + DC[d - 1]
+            if full:
                 break
-            r = j // nc
-            c = j - r * nc
-            j = (r + DR[d - 1]) * nc + c + DC[d - 1]
+            j = -1
+            i += 1
+        if not full:
+            break
+        down = _grown(down, nd, 2 * nd)
     for q in range(nd):  # donors within the listed cells (every donor of a listed cell that carries
         j = down[q]  # anything is listed)
         d = df[j]
@@ -641,9 +640,9 @@ def accumulate_marked(dirs, marked, acc):
 
 
 @njit(cache=True, nogil=True)
-def _push_donors(dirs, seen, i, p, cells, parent, m):
-    """Append the unseen D8 donors of cell ``i`` to ``cells`` (growing it as needed), each with
-    ``parent`` ``p``. Returns the (possibly new) arrays and the new count.
+def _donors_into(dirs, seen, i, p, cells, parent, m):
+    """Append the unseen D8 donors of cell ``i`` to ``cells`` (room for 8 is there), each with
+    ``parent`` ``p``, marking them seen. Returns the new count.
     """
     nr, nc = dirs.shape
     r = i // nc
@@ -657,13 +656,10 @@ def _push_donors(dirs, seen, i, p, cells, parent, m):
         if seen[j] or dirs[rr, cc] != ((k + 4) % 8) + 1:
             continue
         seen[j] = 1
-        if m == cells.size:
-            cells = _grown(cells, m, 2 * m)
-            parent = _grown(parent, m, 2 * m)
         cells[m] = j
         parent[m] = p
         m += 1
-    return cells, parent, m
+    return m
 
 
 @njit(cache=True, nogil=True)
@@ -673,7 +669,8 @@ def trace_upstream(dirs, inside):
 
     Returns (cells, parent): flat indices in discovery order, and for each the position in ``cells`` of
     its receiver, or -1 when its receiver is a target cell (an entry cell). Donors always come after
-    their receiver.
+    their receiver. The lists grow between the loops, never inside one (numba would count references
+    to them on every pass).
     """
     nr, nc = dirs.shape
     n = nr * nc
@@ -682,15 +679,27 @@ def trace_upstream(dirs, inside):
     cells = np.empty(1024, dtype=np.int64)
     parent = np.empty(1024, dtype=np.int64)
     m = 0
-    # entries: donors of target cells
-    for i in range(n):
-        if inf[i] != 0:
-            cells, parent, m = _push_donors(dirs, seen, i, -1, cells, parent, m)
-    h = 0
-    while h < m:
-        cells, parent, m = _push_donors(dirs, seen, cells[h], h, cells, parent, m)
-        h += 1
-    return cells[:m].copy(), parent[:m].copy()
+    i = 0  # the next target cell whose donors are the entries
+    h = 0  # the next traced cell whose donors to add
+    while True:
+        full = False
+        while i < n:
+            if m + 8 > cells.size:
+                full = True
+                break
+            if inf[i] != 0:
+                m = _donors_into(dirs, seen, i, -1, cells, parent, m)
+            i += 1
+        while not full and h < m:
+            if m + 8 > cells.size:
+                full = True
+                break
+            m = _donors_into(dirs, seen, cells[h], h, cells, parent, m)
+            h += 1
+        if not full:
+            return cells[:m].copy(), parent[:m].copy()
+        cells = _grown(cells, m, 2 * cells.size)
+        parent = _grown(parent, m, 2 * parent.size)
 
 
 @njit(cache=True, nogil=True)
@@ -726,36 +735,56 @@ def flat_components_touching(filled, dirs, region):
     out = np.zeros((nr, nc), dtype=np.uint8)
     seen = np.zeros((nr, nc), dtype=np.uint8)
     q = np.empty(256, dtype=np.int64)
-    for r0 in range(nr):
-        for c0 in range(nc):
+    st = np.zeros(3, dtype=np.int64)  # the scan's next cell, the search's head and count
+    while not _flat_walk(filled, region, out, seen, q, st):
+        q = _grown(q, st[2], 2 * q.size)  # the search's queue grows here, outside its loop
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _flat_walk(filled, region, out, seen, q, st):
+    """:func:`flat_components_touching`'s scan for flat cells in ``region`` and its search over each
+    one's flat, from the state in ``st``, until done (returns True) or ``q`` may be too small for the
+    next cell's neighbours (False; the state is kept in ``st``).
+    """
+    nr, nc = filled.shape
+    start, h, qn = st[0], st[1], st[2]
+    f = filled[q[0] // nc, q[0] % nc] if qn > 0 else 0.0
+    while True:
+        while h < qn:
+            if qn + 8 > q.size:
+                st[0], st[1], st[2] = start, h, qn
+                return False
+            i = q[h]
+            h += 1
+            r = i // nc
+            c = i - r * nc
+            for k in range(8):
+                rr = r + DR[k]
+                cc = c + DC[k]
+                if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
+                    continue
+                out[rr, cc] = 1
+                if seen[rr, cc] or filled[rr, cc] != f or not _is_flat(filled, rr, cc, nr, nc):
+                    continue
+                seen[rr, cc] = 1
+                q[qn] = rr * nc + cc
+                qn += 1
+            out[r, c] = 1
+        h = qn = 0
+        while start < nr * nc:  # the next flat cell of the region not yet seen
+            r0 = start // nc
+            c0 = start - r0 * nc
+            start += 1
             if region[r0, c0] == 0 or seen[r0, c0] or not _is_flat(filled, r0, c0, nr, nc):
                 continue
-            qn = 0
-            q[qn] = r0 * nc + c0
-            qn += 1
+            q[0] = r0 * nc + c0
+            qn = 1
             seen[r0, c0] = 1
-            h = 0
             f = filled[r0, c0]
-            while h < qn:
-                i = q[h]
-                h += 1
-                r = i // nc
-                c = i - r * nc
-                for k in range(8):
-                    rr = r + DR[k]
-                    cc = c + DC[k]
-                    if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
-                        continue
-                    out[rr, cc] = 1
-                    if seen[rr, cc] or filled[rr, cc] != f or not _is_flat(filled, rr, cc, nr, nc):
-                        continue
-                    seen[rr, cc] = 1
-                    if qn == q.size:
-                        q = _grown(q, qn, 2 * q.size)
-                    q[qn] = rr * nc + cc
-                    qn += 1
-                out[r, c] = 1
-    return out
+            break
+        if qn == 0:
+            return True
 
 
 @njit(cache=True, nogil=True)
@@ -810,28 +839,39 @@ def spill_below(z, start, bound, visited, proven, walls, level, f, r0, c0):
         vf[start] = 1
         touched[nt] = start
         nt += 1
-    while hn > 0:
-        _, i, hn = _heap_pop(hk, hi, hn)
-        r = i // nc
-        c = i - r * nc
-        if (
-            pf[i]
-            or _is_outlet(z, r, c, nr, nc, walls)
-            or (f > 0 and level[(r + r0) // f, (c + c0) // f] <= bound)
-        ):
-            ok = True
+    while True:  # the heap and the list of touched cells grow here, outside the search's loop
+        full = False
+        while hn > 0:
+            if hn + 8 > hk.size or nt + 8 > touched.size:
+                full = True
+                break
+            _, i, hn = _heap_pop(hk, hi, hn)
+            r = i // nc
+            c = i - r * nc
+            if (
+                pf[i]
+                or _is_outlet(z, r, c, nr, nc, walls)
+                or (f > 0 and level[(r + r0) // f, (c + c0) // f] <= bound)
+            ):
+                ok = True
+                break
+            for k in range(8):
+                rr = r + DR[k]
+                cc = c + DC[k]
+                if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
+                    continue  # beyond a walled edge
+                j = rr * nc + cc
+                if vf[j] or not zf[j] <= bound:
+                    continue
+                vf[j] = 1
+                touched[nt] = j
+                nt += 1
+                hn = _heap_push(hk, hi, hn, float(min(rr, nr - 1 - rr, cc, nc - 1 - cc)), j)
+        if not full:
             break
-        for k in range(8):
-            rr = r + DR[k]
-            cc = c + DC[k]
-            if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
-                continue  # beyond a walled edge
-            j = rr * nc + cc
-            if vf[j] or not zf[j] <= bound:
-                continue
-            vf[j] = 1
-            touched, nt = _push(touched, nt, j)
-            hk, hi, hn = _heap_add(hk, hi, hn, float(min(rr, nr - 1 - rr, cc, nc - 1 - cc)), j)
+        hk = _grown(hk, hn, 2 * hk.size)
+        hi = _grown(hi, hn, 2 * hi.size)
+        touched = _grown(touched, nt, 2 * touched.size)
     for t in range(nt):
         vf[touched[t]] = 0
         if ok:
@@ -876,12 +916,8 @@ def _sift_down2(lv, dd, ix, n):
 
 
 @njit(cache=True, nogil=True)
-def _push2(lv, dd, ix, n, level, dist, idx):
-    """Push (level, dist, idx) onto the two-key heap in (lv, dd, ix)[:n], growing it; returns them and n."""
-    if n == lv.size:
-        lv = _grown(lv, n, 2 * n)
-        dd = _grown(dd, n, 2 * n)
-        ix = _grown(ix, n, 2 * n)
+def _heap2_push(lv, dd, ix, n, level, dist, idx):
+    """Push (level, dist, idx) onto the two-key heap in (lv, dd, ix)[:n] (room is there); returns n."""
     i = n
     while i > 0:
         p = (i - 1) >> 1
@@ -894,7 +930,48 @@ def _push2(lv, dd, ix, n, level, dist, idx):
     lv[i] = level
     dd[i] = dist
     ix[i] = idx
-    return lv, dd, ix, n + 1
+    return n + 1
+
+
+@njit(cache=True, nogil=True)
+def _spill_basin_run(z, vf, lv, dd, ix, touched, popped, plv, st, level):
+    """:func:`spill_basin`'s search from the state in ``st`` (the heap's size, the touched and popped
+    counts, the outlet) until it finds the outlet, runs out of cells, or a list may be too small for
+    the next cell; returns the water level reached, the state back in ``st``.
+    """
+    nr, nc = z.shape
+    zf = z.reshape(nr * nc)
+    hn, nt, npop = st[0], st[1], st[2]
+    while hn > 0:
+        if hn + 8 > lv.size or nt + 8 > touched.size or npop == popped.size:
+            break
+        level = lv[0]
+        i = ix[0]
+        hn -= 1
+        lv[0] = lv[hn]
+        dd[0] = dd[hn]
+        ix[0] = ix[hn]
+        _sift_down2(lv, dd, ix, hn)
+        popped[npop] = i
+        plv[npop] = level
+        npop += 1
+        r = i // nc
+        c = i - r * nc
+        if _is_seed(z, r, c, nr, nc):
+            st[3] = i
+            break
+        for k in range(8):
+            rr = r + DR[k]
+            cc = c + DC[k]
+            j = rr * nc + cc
+            if vf[j] or zf[j] != zf[j]:
+                continue
+            vf[j] = 1
+            touched[nt] = j
+            nt += 1
+            hn = _heap2_push(lv, dd, ix, hn, max(level, zf[j]), min(rr, nr - 1 - rr, cc, nc - 1 - cc), j)
+    st[0], st[1], st[2] = hn, nt, npop
+    return level
 
 
 @njit(cache=True, nogil=True)
@@ -919,47 +996,30 @@ def spill_basin(z, start, visited):
     lv = np.empty(1024, dtype=np.float64)
     dd = np.empty(1024, dtype=np.int64)
     ix = np.empty(1024, dtype=np.int64)
-    hn = 0
     touched = np.empty(1024, dtype=np.int64)
-    nt = 0
     popped = np.empty(1024, dtype=np.int64)
     plv = np.empty(1024, dtype=np.float64)
-    npop = 0
     r = start // nc
     c = start - r * nc
-    lv, dd, ix, hn = _push2(lv, dd, ix, hn, zf[start], min(r, nr - 1 - r, c, nc - 1 - c), start)
+    hn = _heap2_push(lv, dd, ix, 0, zf[start], min(r, nr - 1 - r, c, nc - 1 - c), start)
     vf[start] = 1
-    touched, nt = _push(touched, nt, start)
+    touched[0] = start
+    st = np.array([hn, 1, 0, -1], dtype=np.int64)  # the heap's size, touched, popped, the outlet
     level = zf[start]
-    outlet = -1
-    while hn > 0:
-        level = lv[0]
-        i = ix[0]
-        hn -= 1
-        lv[0] = lv[hn]
-        dd[0] = dd[hn]
-        ix[0] = ix[hn]
-        _sift_down2(lv, dd, ix, hn)
-        popped, npop = _push(popped, npop, i)
-        if npop > plv.size:
-            plv = _grown(plv, npop - 1, 2 * plv.size)
-        plv[npop - 1] = level
-        r = i // nc
-        c = i - r * nc
-        if _is_seed(z, r, c, nr, nc):
-            outlet = i
+    while True:  # the lists grow here, outside the search's loop
+        level = _spill_basin_run(z, vf, lv, dd, ix, touched, popped, plv, st, level)
+        if st[0] == 0 or st[3] >= 0:
             break
-        for k in range(8):
-            rr = r + DR[k]
-            cc = c + DC[k]
-            j = rr * nc + cc
-            if vf[j] or zf[j] != zf[j]:
-                continue
-            vf[j] = 1
-            touched, nt = _push(touched, nt, j)
-            lv, dd, ix, hn = _push2(
-                lv, dd, ix, hn, max(level, zf[j]), min(rr, nr - 1 - rr, cc, nc - 1 - cc), j
-            )
+        if st[0] + 8 > lv.size:
+            lv = _grown(lv, st[0], 2 * lv.size)
+            dd = _grown(dd, st[0], 2 * dd.size)
+            ix = _grown(ix, st[0], 2 * ix.size)
+        if st[1] + 8 > touched.size:
+            touched = _grown(touched, st[1], 2 * touched.size)
+        if st[2] == popped.size:
+            popped = _grown(popped, st[2], 2 * popped.size)
+            plv = _grown(plv, st[2], 2 * plv.size)
+    nt, npop, outlet = st[1], st[2], st[3]
     for t in range(nt):
         vf[touched[t]] = 0
     r0, r1, c0, c1 = nr, 0, nc, 0
@@ -1195,34 +1255,59 @@ def dinf_upstream_lazy(filled, dirs, dx, dy, inside, rec1, rec2, p1, done):
     out = np.zeros(n, dtype=np.uint8)
     q = np.empty(1024, dtype=np.int64)
     qn = 0
-    for i in range(n):
-        if inside[i]:
-            out[i] = 1
-            if not done[i]:
-                _dinf_cell(filled, dirs, dx, dy, alpha_x, alpha_y, diag, i // nc, i % nc, rec1, rec2, p1)
-                done[i] = 1
-            q, qn = _push(q, qn, i)
-    h = 0
-    while h < qn:
-        i = q[h]
-        h += 1
-        r = i // nc
-        c = i - r * nc
-        for k in range(8):
-            rr = r + DR[k]
-            cc = c + DC[k]
-            if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
-                continue
-            j = rr * nc + cc
-            if out[j]:
-                continue
-            if not done[j]:
-                _dinf_cell(filled, dirs, dx, dy, alpha_x, alpha_y, diag, rr, cc, rec1, rec2, p1)
-                done[j] = 1
-            if (rec1[j] == i and p1[j] > 0.0) or (rec2[j] == i and p1[j] < 1.0):
-                out[j] = 1
-                q, qn = _push(q, qn, j)
-    return out
+    i = 0  # the next cell to look at for ``inside``
+    h = 0  # the next reached cell whose donors to look for
+    while True:  # the queue grows here, outside the search's loops
+        full = False
+        while i < n:
+            if qn == q.size:
+                full = True
+                break
+            if inside[i]:
+                out[i] = 1
+                if not done[i]:
+                    _dinf_cell(filled, dirs, dx, dy, alpha_x, alpha_y, diag, i // nc, i % nc, rec1, rec2, p1)
+                    done[i] = 1
+                q[qn] = i
+                qn += 1
+            i += 1
+        while not full and h < qn:
+            if qn + 8 > q.size:
+                full = True
+                break
+            qn = _dinf_donors_into(filled, dirs, dx, dy, q[h], out, done, rec1, rec2, p1, q, qn)
+            h += 1
+        if not full:
+            return out
+        q = _grown(q, qn, 2 * q.size)
+
+
+@njit(cache=True, nogil=True)
+def _dinf_donors_into(filled, dirs, dx, dy, i, out, done, rec1, rec2, p1, q, qn):
+    """Append to ``q`` (room for 8 is there) the neighbours of cell ``i`` not yet reached that send it a
+    share of their D-infinity flow, marking them reached in ``out``; each neighbour's split computed
+    first where ``done`` says it is not (:func:`dinf_upstream_lazy`). Returns the new count.
+    """
+    nr, nc = filled.shape
+    alpha_x, alpha_y, diag = np.arctan2(dy, dx), np.arctan2(dx, dy), np.sqrt(dx * dx + dy * dy)
+    r = i // nc
+    c = i - r * nc
+    for k in range(8):
+        rr = r + DR[k]
+        cc = c + DC[k]
+        if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
+            continue
+        j = rr * nc + cc
+        if out[j]:
+            continue
+        if not done[j]:
+            _dinf_cell(filled, dirs, dx, dy, alpha_x, alpha_y, diag, rr, cc, rec1, rec2, p1)
+            done[j] = 1
+        if (rec1[j] == i and p1[j] > 0.0) or (rec2[j] == i and p1[j] < 1.0):
+            out[j] = 1
+            q[qn] = j
+            qn += 1
+    return qn
 
 
 @njit(cache=True, nogil=True)
