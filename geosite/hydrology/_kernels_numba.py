@@ -712,9 +712,10 @@ def upstream_stats(dirs, cells, parent, dx, dy):
     acc = np.ones(m, dtype=np.float64)
     length = np.zeros(m, dtype=np.float64)
     dg = np.sqrt(dx * dx + dy * dy)
+    df = dirs.reshape(nr * nc)
     for t in range(m):
         i = cells[t]
-        d = dirs.reshape(nr * nc)[i]
+        d = df[i]
         step = dx if DR[d - 1] == 0 else (dy if DC[d - 1] == 0 else dg)
         p = parent[t]
         length[t] = step if p < 0 else length[p] + step
@@ -723,6 +724,68 @@ def upstream_stats(dirs, cells, parent, dx, dy):
         if p >= 0:
             acc[p] += acc[t]
     return acc, length
+
+
+@njit(cache=True, nogil=True)
+def entry_lengths(parent, length):
+    """The longest of the traced cells' flow ``length`` (ft) over those whose path enters the target
+    by each entry cell (a traced cell whose ``parent`` is -1), in the entries' order. One pass: a
+    cell's receiver comes before it (:func:`trace_upstream`), so its entry is known when it is met.
+    """
+    m = parent.size
+    root = np.empty(m, dtype=np.int64)
+    best = np.zeros(m, dtype=np.float64)
+    ne = 0
+    for t in range(m):
+        p = parent[t]
+        e = t if p < 0 else root[p]
+        root[t] = e
+        if p < 0:
+            ne += 1
+        if length[t] > best[e]:
+            best[e] = length[t]
+    out = np.empty(ne, dtype=np.float64)
+    k = 0
+    for t in range(m):
+        if parent[t] < 0:
+            out[k] = best[t]
+            k += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def lowest_fill_by_seed(label, filled, check):
+    """The seeds (flat indices, ascending) the ``check`` cells (bool) were flooded from, by their
+    ``label``, and the lowest filled height relying on each (nodata cells left out): one pass over the
+    window (numpy's boolean selections, np.minimum.at and a scan took 0.15-0.25 s of an 8 M-cell window).
+    """
+    n = label.size
+    lab = label.reshape(n)
+    fil = filled.reshape(n)
+    chk = check.reshape(n)
+    lowest = np.empty(n, dtype=np.float64)  # written at the seeds only: pages never touched cost nothing
+    seen = np.zeros(n, dtype=np.uint8)
+    ns = 0
+    for i in range(n):
+        v = fil[i]
+        if not chk[i] or np.isnan(v):
+            continue
+        s = lab[i]
+        if seen[s] == 0:
+            seen[s] = 1
+            lowest[s] = v
+            ns += 1
+        elif v < lowest[s]:
+            lowest[s] = v
+    seeds = np.empty(ns, dtype=np.int64)
+    bounds = np.empty(ns, dtype=np.float64)
+    k = 0
+    for s in range(n):
+        if seen[s]:
+            seeds[k] = s
+            bounds[k] = lowest[s]
+            k += 1
+    return seeds, bounds
 
 
 @njit(cache=True, nogil=True)

@@ -55,7 +55,7 @@ log = logging.getLogger(__name__)
 #: window that large costs most of the whole routing and, when it fails its certificate, adds to it
 #: (bench_hydrology's 16 M-cell centre site: a 45 % window tried first made 4.75 s of what the whole
 #: DEM alone answers in 3.1 s).
-WHOLE_FRACTION = 0.4
+WHOLE_FRACTION = 0.6
 
 # ---------------------------------------------------------------------------------------------------
 # upslope area of a polygon
@@ -375,37 +375,30 @@ def _basin_margins(
     br0, br1, bc0, bc1 = coarse_drainage_box(
         floor, f, pbox, (nr, nc), cell_x_ft=dem.cell_x_ft, cell_y_ft=dem.cell_y_ft
     )
-    # the coarse box has a block's ring already: 32 cells more, not the polygon's size
-    want = [pr0 - br0 + 32, br1 - pr1 + 32, pc0 - bc0 + 32, bc1 - pc1 + 32]
+    # the coarse box has a block's ring already: a sixteenth of its size more (32 cells at least), for
+    # what its blocks blur (a basin beside the one taken in, a few blocks wider than the guess, made the
+    # 16 M centre site route a 7 M-cell window twice)
+    want = _padded(pbox, (br0, br1, bc0, bc1), 32)
     grown = [max(mi, wi) for mi, wi in zip(m, want, strict=True)]
     h = min(pr1 + grown[1], nr) - max(pr0 - grown[0], 0)
     w = min(pc1 + grown[3], nc) - max(pc0 - grown[2], 0)
     # nothing new, or a guess too wide (block minima join more than cells do)
     if grown == m or h * w > WHOLE_FRACTION * nr * nc:
         _, br0, br1, bc0, bc1, _out = fk.spill_basin(z_all, seed, state["scratch"])
-        want = [pr0 - br0 + pad, br1 - pr1 + pad, pc0 - bc0 + pad, bc1 - pc1 + pad]
+        want = _padded(pbox, (br0, br1, bc0, bc1), pad)
         grown = [max(mi, wi) for mi, wi in zip(m, want, strict=True)]
     return grown, (br0, br1, bc0, bc1)
 
 
-def _entry_flow_lengths(parent: np.ndarray, length: np.ndarray, entry: np.ndarray) -> np.ndarray:
-    """The longest flow path (ft) to each entry cell (``entry``: the traced cells without a parent): the
-    max flow ``length`` over the cells whose path enters there.
+def _padded(pbox: tuple[int, int, int, int], box: tuple[int, int, int, int], least: int) -> list[int]:
+    """The margins beyond the polygon's rows and columns ``pbox`` that hold ``box`` (rows r0:r1, columns
+    c0:c1) and a sixteenth of its height or width more on each side, ``least`` cells at least.
     """
-    # each cell's entry cell (the root of its parent chain), by pointer jumping: log2(depth) gathers
-    root = np.where(parent >= 0, parent, np.arange(parent.size))
-    while True:
-        up = root[root]
-        if np.array_equal(up, root):
-            break
-        root = up
-    entry_pos = np.flatnonzero(entry)
-    entry_len = np.zeros(entry_pos.size)
-    if parent.size:
-        longest = np.zeros(parent.size)
-        np.maximum.at(longest, root, length)
-        entry_len = longest[entry_pos]
-    return entry_len
+    pr0, pr1, pc0, pc1 = pbox
+    r0, r1, c0, c1 = box
+    dr = max(least, (r1 - r0) // 16)
+    dc = max(least, (c1 - c0) // 16)
+    return [pr0 - r0 + dr, r1 - pr1 + dr, pc0 - c0 + dc, c1 - pc1 + dc]
 
 
 def _outline(shape: tuple[int, int], cells: np.ndarray, wt: Affine):
@@ -490,7 +483,7 @@ def _summarise(dem: Dem, drainage: _Drainage, *, threshold_sqft: float, method: 
     entry = parent < 0
     contrib = acc[entry] * cell_sqft
     chan = contrib >= threshold_sqft
-    entry_len = _entry_flow_lengths(parent, length, entry)
+    entry_len = fk.entry_lengths(parent, length)
     t = dem.transform
     ex = t.c + (cols[entry] + c0 + 0.5) * t.a
     ey = t.f + (rows[entry] + r0 + 0.5) * t.e
