@@ -1,7 +1,8 @@
 """Depression filling against a plain-Python priority flood (heapq; Barnes et al. 2014, algorithm 1):
-the same filled surface, bit for bit, on noisy grids with pits, flats at float-noise scale and nodata.
-The kernel takes shortcuts (a FIFO for depressions, slope cells out of heap order); the reference
-takes none."""
+the same filled surface, bit for bit, on noisy grids with pits, flats at float-noise scale and nodata,
+by both of the kernel's paths: the reconstruction (no labels) and the labelled priority flood, which
+takes shortcuts (raster sweeps and a FIFO for climbs, a FIFO for depressions); the reference takes
+none."""
 
 from __future__ import annotations
 
@@ -62,6 +63,7 @@ def test_fill_matches_a_plain_priority_flood(seed):
     got = np.empty_like(z)
     fk.priority_flood(z, got, False, np.empty((1, 1), dtype=np.int64))
     assert np.array_equal(got, reference_fill(z), equal_nan=True)
+    assert np.array_equal(_flood(z, want_label=True)[0], got, equal_nan=True)
 
 
 def test_fill_matches_on_a_cone_and_a_bowl():
@@ -102,6 +104,7 @@ def test_a_kettle_field_fills_as_a_plain_priority_flood_does(seed):
     z = kettle_field(seed=seed)
     got, _ = _flood(z)
     assert np.array_equal(got, reference_fill(z), equal_nan=True)
+    assert np.array_equal(_flood(z, want_label=True)[0], got, equal_nan=True)
     assert (got > z).sum() > 2_000  # the pits were there to fill
 
 
@@ -114,6 +117,7 @@ def test_a_large_bowl_fills_to_its_lowest_rim_cell():
     rim = min(z[0].min(), z[-1].min(), z[:, 0].min(), z[:, -1].min())
     got, _ = _flood(z)
     assert np.array_equal(got, np.maximum(z, rim))
+    assert np.array_equal(_flood(z, want_label=True)[0], got)
     assert (got > z).sum() > 0.7 * z.size
 
 

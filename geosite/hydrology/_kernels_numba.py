@@ -13,11 +13,14 @@ grown list; so lists grow between loops, each loop leaving when the next step mi
 What is hand-written here, and why (measured, see DESIGN.md "Known trouble in the peer tools" and
 benchmarks/bench_hydrology.py):
 
-* priority-flood filling (Barnes et al. 2014, with the plain FIFO "pit queue"): pyflwdir's ``from_dem``
-  has it, but its D8 sends an inclined plane along its lowest edge to one outlet; richdem does not
-  install on Python 3.10+; topotoolbox is exact on planes but accumulates in float32 (exact only to
-  2**24 cells) and carves rather than fills. None of them treats nodata cells as outlets *and* exposes
-  the per-cell seed label we need to certify a windowed computation (``priority_flood``'s ``label``).
+* depression filling: grayscale reconstruction (Vincent 1993's hybrid algorithm, as topotoolbox fills)
+  where only the surface is wanted, and a priority flood (Barnes et al. 2014, with the plain FIFO "pit
+  queue", climbs out of heap order after Zhou et al. 2016) where each cell's seed is wanted too, the
+  two giving the same surface to the bit. pyflwdir's ``from_dem`` has a flood, but its D8 sends an
+  inclined plane along its lowest edge to one outlet; richdem does not install on Python 3.10+;
+  topotoolbox is exact on planes but accumulates in float32 (exact only to 2**24 cells) and carves
+  rather than fills. None of them treats nodata cells as outlets *and* exposes the per-cell seed
+  label we need to certify a windowed computation (``priority_flood``'s ``label``).
 * D8 with true (possibly non-square) cell sizes in feet and the 1/sqrt(2) diagonal distance, with DEM
   edge and nodata-adjacent cells draining *out* when the extrapolated outside drop is the steepest.
 * flat routing by a breadth-first search from each flat's draining edge (the "towards lower terrain"
@@ -129,8 +132,7 @@ def _ring_grown(q, qh, qn):
 @njit(cache=True, nogil=True)
 def _flood_seeds(z, ff, closed, want_label, lf):
     """Close the nodata cells (NaN, filled NaN) and the seeds: the valid cells on the grid edge or
-    beside nodata, the outlets, filled at their own height and labelled with themselves. Returns the
-    seeds in raster order, in a buffer with room to spare.
+    beside nodata, the outlets, filled at their own height and labelled with themselves.
     """
     nr, nc = z.shape
     n = nr * nc
@@ -141,8 +143,6 @@ def _flood_seeds(z, ff, closed, want_label, lf):
             ff[i] = np.nan
             closed[i] = 1
             nodata += 1
-    seeds = np.empty(2 * (nr + nc) + 1024, dtype=np.int64)
-    sn = 0
     for i in range(n):
         r = i // nc
         c = i - r * nc
@@ -150,15 +150,85 @@ def _flood_seeds(z, ff, closed, want_label, lf):
             r == 0 or c == 0 or r == nr - 1 or c == nc - 1 or (nodata > 0 and _is_seed(z, r, c, nr, nc))
         ):
             continue
-        if sn == seeds.size:  # only where nodata makes seeds inside: a cold loop
-            seeds = _grown(seeds, sn, 2 * sn)
-        seeds[sn] = i
-        sn += 1
         closed[i] = 1
         ff[i] = zf[i]
         if want_label:
             lf[i] = i
-    return seeds, sn
+
+
+@njit(cache=True, nogil=True)
+def _flood_sweep_forward(z, ff, closed, want_label, lf):
+    """The climbs from the outlets begun by a raster sweep (as the sequential half of Vincent's 1993
+    hybrid grayscale reconstruction, topotoolbox's fill, begins): each open inner cell joins the first
+    closed neighbour before it (west, north-west, north, north-east) no higher than itself (a NaN
+    height is: nodata is no way up), filled at its own height and labelled as that neighbour. Written
+    out, not through a helper: a helper writing the arrays made this sweep ten times slower.
+    """
+    nr, nc = z.shape
+    zf = z.reshape(nr * nc)
+    for r in range(1, nr - 1):  # the edge rows and columns are all closed: seeds or nodata
+        for c in range(1, nc - 1):
+            i = r * nc + c
+            if closed[i] != 0:
+                continue
+            zi = zf[i]
+            if closed[i - 1] != 0 and zf[i - 1] <= zi:
+                j = i - 1
+            elif closed[i - nc - 1] != 0 and zf[i - nc - 1] <= zi:
+                j = i - nc - 1
+            elif closed[i - nc] != 0 and zf[i - nc] <= zi:
+                j = i - nc
+            elif closed[i - nc + 1] != 0 and zf[i - nc + 1] <= zi:
+                j = i - nc + 1
+            else:
+                continue
+            closed[i] = 1
+            ff[i] = zi
+            if want_label:
+                lf[i] = lf[j]
+
+
+@njit(cache=True, nogil=True)
+def _flood_sweep_back(z, ff, closed, want_label, lf, up, upn, r0):
+    """:func:`_flood_sweep_forward`'s sweep back, from row ``r0`` up: each open inner cell joins the first
+    closed neighbour after it (east, south-east, south, south-west) no higher than itself. A cell so
+    closed beside an open one the sweep has passed, not lower than itself, is appended to ``up`` for the
+    climb to go on from. Stops before a row ``up`` might not have room for; returns its count and the
+    row to go on from (0: done).
+    """
+    nr, nc = z.shape
+    zf = z.reshape(nr * nc)
+    for r in range(r0, 0, -1):
+        if upn + nc > up.size:
+            return upn, r
+        for c in range(nc - 2, 0, -1):
+            i = r * nc + c
+            if closed[i] != 0:
+                continue
+            zi = zf[i]
+            if closed[i + 1] != 0 and zf[i + 1] <= zi:
+                j = i + 1
+            elif closed[i + nc + 1] != 0 and zf[i + nc + 1] <= zi:
+                j = i + nc + 1
+            elif closed[i + nc] != 0 and zf[i + nc] <= zi:
+                j = i + nc
+            elif closed[i + nc - 1] != 0 and zf[i + nc - 1] <= zi:
+                j = i + nc - 1
+            else:
+                continue
+            closed[i] = 1
+            ff[i] = zi
+            if want_label:
+                lf[i] = lf[j]
+            if (
+                (closed[i + 1] == 0 and zf[i + 1] >= zi)
+                or (closed[i + nc - 1] == 0 and zf[i + nc - 1] >= zi)
+                or (closed[i + nc] == 0 and zf[i + nc] >= zi)
+                or (closed[i + nc + 1] == 0 and zf[i + nc + 1] >= zi)
+            ):
+                up[upn] = i
+                upn += 1
+    return upn, 0
 
 
 @njit(cache=True, nogil=True)
@@ -286,31 +356,199 @@ def _flood_run(z, ff, closed, want_label, lf, up, pit, cand, hk, hi, st):
 
 
 @njit(cache=True, nogil=True)
+def _reconstruct_forward(z, ff):
+    """:func:`_reconstruct`'s start: ``ff`` NaN on nodata, each seed's own height, +inf elsewhere; then
+    the forward raster sweep, each inner cell lowered to the lowest of itself and its neighbours before
+    it (west, north-west, north, north-east), never below its own height.
+    """
+    nr, nc = z.shape
+    n = nr * nc
+    zf = z.reshape(n)
+    nodata = 0
+    for i in range(n):
+        if np.isnan(zf[i]):
+            nodata += 1
+    for i in range(n):
+        r = i // nc
+        c = i - r * nc
+        v = zf[i]
+        if np.isnan(v):
+            ff[i] = np.nan
+        elif r == 0 or c == 0 or r == nr - 1 or c == nc - 1 or (nodata > 0 and _is_seed(z, r, c, nr, nc)):
+            ff[i] = v
+        else:
+            ff[i] = np.inf
+    for r in range(1, nr - 1):
+        for c in range(1, nc - 1):
+            i = r * nc + c
+            v = zf[i]
+            if np.isnan(v):
+                continue
+            m = ff[i]
+            a = ff[i - 1]  # a NaN neighbour compares false: nodata lowers nothing
+            if a < m:
+                m = a
+            a = ff[i - nc - 1]
+            if a < m:
+                m = a
+            a = ff[i - nc]
+            if a < m:
+                m = a
+            a = ff[i - nc + 1]
+            if a < m:
+                m = a
+            ff[i] = m if m > v else v
+
+
+@njit(cache=True, nogil=True)
+def _reconstruct_back(z, ff, q, qn, r0):
+    """:func:`_reconstruct`'s backward raster sweep from row ``r0`` up, each inner cell lowered to the
+    lowest of itself and its neighbours after it (east, south-east, south, south-west); a cell that
+    could lower one of those further is appended to ``q``. Stops before a row ``q`` might not have
+    room for; returns its count and the row to go on from (0: done).
+    """
+    nr, nc = z.shape
+    zf = z.reshape(nr * nc)
+    for r in range(r0, 0, -1):
+        if qn + nc > q.size:
+            return qn, r
+        for c in range(nc - 2, 0, -1):
+            i = r * nc + c
+            v = zf[i]
+            if np.isnan(v):
+                continue
+            m = ff[i]
+            a = ff[i + 1]
+            if a < m:
+                m = a
+            a = ff[i + nc + 1]
+            if a < m:
+                m = a
+            a = ff[i + nc]
+            if a < m:
+                m = a
+            a = ff[i + nc - 1]
+            if a < m:
+                m = a
+            if m < v:
+                m = v
+            ff[i] = m
+            if (
+                (ff[i + 1] > m and ff[i + 1] > zf[i + 1])
+                or (ff[i + nc - 1] > m and ff[i + nc - 1] > zf[i + nc - 1])
+                or (ff[i + nc] > m and ff[i + nc] > zf[i + nc])
+                or (ff[i + nc + 1] > m and ff[i + nc + 1] > zf[i + nc + 1])
+            ):
+                q[qn] = i
+                qn += 1
+    return qn, 0
+
+
+@njit(cache=True, nogil=True)
+def _reconstruct_fifo(z, ff, q, st):
+    """:func:`_reconstruct`'s queue (a ring, head and count in ``st``): each cell taken lowers every
+    neighbour above both its own height and the cell's to the higher of the two, and queues it; until
+    the queue is empty (returns True) or may be too small for the next cell's neighbours (False).
+    """
+    nr, nc = z.shape
+    zf = z.reshape(nr * nc)
+    h, qn = st[0], st[1]
+    cap = q.size
+    done = True
+    while qn > 0:
+        if qn + 8 > cap:
+            done = False
+            break
+        i = q[h]
+        h = h + 1 if h + 1 < cap else 0
+        qn -= 1
+        r = i // nc
+        c = i - r * nc
+        fi = ff[i]
+        inner = 0 < r < nr - 1 and 0 < c < nc - 1
+        for k in range(8):
+            rr = r + DR[k]
+            cc = c + DC[k]
+            if not inner and (rr < 0 or rr >= nr or cc < 0 or cc >= nc):
+                continue
+            j = rr * nc + cc
+            fj = ff[j]
+            v = zf[j]
+            if fj > fi and fj > v:  # false for nodata (NaN)
+                ff[j] = fi if fi > v else v
+                t = h + qn
+                q[t - cap if t >= cap else t] = j
+                qn += 1
+    st[0], st[1] = h, qn
+    return done
+
+
+@njit(cache=True, nogil=True)
+def _reconstruct(z, filled):
+    """The filled surface by grayscale reconstruction (Vincent 1993's hybrid algorithm, the one
+    topotoolbox fills with): every cell starts at +inf but the seeds (at their height), two raster
+    sweeps lower each to the lowest of its neighbours (never below its own height), and a FIFO of the
+    cells that can still lower a neighbour finishes. Only minima and maxima of the heights are taken,
+    so the surface is :func:`priority_flood`'s to the bit. No order is kept, so no label: measured
+    against the priority flood, a basin over three quarters of a 4 M-cell DEM fills in 0.09 s against
+    0.25 s, a kettle field in 0.15 against 0.21 s (a cell may be lowered more than once: on noisy
+    terrain of 16 M cells, 1.3 times each on average).
+    """
+    n = z.size
+    ff = filled.reshape(n)
+    _reconstruct_forward(z, ff)
+    q = np.empty(z.shape[1] + 1024, dtype=np.int64)
+    qn = 0
+    row = z.shape[0] - 2
+    while row > 0:
+        qn, row = _reconstruct_back(z, ff, q, qn, row)
+        if row > 0:
+            q = _grown(q, qn, 2 * q.size)
+    st = np.zeros(2, dtype=np.int64)
+    st[1] = qn
+    while not _reconstruct_fifo(z, ff, q, st):
+        q = _ring_grown(q, st[0], st[1])
+        st[0] = 0
+    return filled
+
+
+@njit(cache=True, nogil=True)
 def priority_flood(z, filled, want_label, label):
     """Fill depressions: ``filled`` (same shape as ``z``, written here) becomes the lowest surface >= z
     from which every cell has a non-ascending path to an outlet (an edge or nodata-adjacent cell).
+    Without ``want_label``, by :func:`_reconstruct` (faster, no order kept); with it, as follows.
 
     Priority-Flood (Barnes, Lehman & Mulla 2014, with the plain FIFO queue for cells inside
     depressions), with most cells kept out of the heap. A cell reached from one whose filled height is
     final, and not lower than it, keeps its own height, and so does every cell reached from it going
-    never downhill: those climbs need no order, so they go breadth first (a FIFO), from the outlets
-    first. On a DEM without depressions (a plane, a cone) every cell is filled so and the heap stays
-    empty. When the first climbs are done, the cells they closed beside one they did not enter the
-    heap, which hands them out lowest first to flood the depressions behind them: a cell reached at or
-    below the heap's level is filled to it (through the FIFO), one above it climbs; a climbing cell
-    beside a lower one not yet reached is set aside, and enters the heap when the queues are empty if
-    it is still beside one. Climbing slope cells out of
-    heap order is Zhou, Sun & Fu (2016)'s idea, here applied to every climb, the outlets' included.
+    never downhill: those climbs need no order. From the outlets they begin with two raster sweeps
+    (:func:`_flood_sweep_forward`; on a DEM without depressions, a plane or a cone, the sweeps fill
+    every cell and the heap stays empty) and go on breadth first (a FIFO). When the first climbs are
+    done, the cells they closed beside one they did not enter the heap, which hands them out lowest
+    first to flood the depressions behind them: a cell reached at or below the heap's level is filled
+    to it (through the FIFO), one above it climbs; a climbing cell beside a lower one not yet reached is
+    set aside, and enters the heap when the queues are empty if it is still beside one. Climbing slope
+    cells out of heap order is Zhou, Sun & Fu (2016)'s idea, here applied to every climb.
     The filled surface is the same as a plain heap's (tests/test_fill_reference.py).
     When ``want_label`` is true, ``label`` (int64, same shape) receives, for every cell, the flat index
     of the seed whose flood reached it: following the flood's parents from a cell to that seed never
     rises above the cell's filled height.
     """
+    if not want_label:
+        return _reconstruct(z, filled)
     n = z.size
     ff = filled.reshape(n)
     lf = label.reshape(label.size)
-    closed = np.zeros(n, dtype=np.uint8)
-    up, upn = _flood_seeds(z, ff, closed, want_label, lf)  # climbing cells, a ring
+    closed = np.zeros(n, dtype=np.uint8)  # 0 open, 1 closed, 2 closed and on the heap
+    _flood_seeds(z, ff, closed, want_label, lf)
+    _flood_sweep_forward(z, ff, closed, want_label, lf)
+    up = np.empty(z.shape[1] + 1024, dtype=np.int64)  # climbing cells, a ring
+    upn = 0
+    row = z.shape[0] - 2
+    while row > 0:
+        upn, row = _flood_sweep_back(z, ff, closed, want_label, lf, up, upn, row)
+        if row > 0:
+            up = _grown(up, upn, 2 * up.size)
     pit = np.empty(1024, dtype=np.int64)  # cells filled to the heap's level, a ring
     cand = np.empty(1024, dtype=np.int64)  # climbing cells beside a lower, unreached one
     hk = np.empty(1024, dtype=np.float64)
