@@ -596,3 +596,16 @@ def test_lowest_fill_by_seed_groups_the_checked_cells_by_their_seed():
     seeds, bounds = lowest_fill_by_seed(label, filled, check)
     assert seeds.tolist() == [2, 5]  # 7: its only checked cell is nodata
     assert bounds.tolist() == [2.5, 1.0]
+
+
+def test_each_checked_cell_relies_on_the_outlet_its_d8_path_leaves_by():
+    # codes: 1 east, 3 south, 0 drains out. Row 0 runs east to its outlet (0, 3); rows 1-2 run south
+    # to the outlets of the bottom row; the checked cells' lowest filled height by outlet
+    from geosite.hydrology import _kernels as fk
+
+    dirs = np.array([[1, 1, 1, 0], [3, 3, 3, 3], [0, 0, 0, 0]], dtype=np.uint8)
+    filled = np.array([[9.0, 8.0, 7.0, 6.0], [5.0, 4.0, np.nan, 3.0], [2.0, 2.0, 2.0, 1.0]])
+    check = np.array([[True, True, False, False], [True, True, True, False], [False, False, False, False]])
+    seeds, bounds = fk.outlets_relied_on(dirs, filled, check)
+    assert seeds.tolist() == [3, 8, 9]  # (0, 3), (2, 0), (2, 1); the nodata cell relies on nothing
+    assert bounds.tolist() == [8.0, 5.0, 4.0]

@@ -77,6 +77,10 @@ def _inputs(z: np.ndarray):
             (label, filled, np.ones(z.shape, dtype=bool)),
             (label, filled, np.ascontiguousarray(inside.astype(bool))),
         ],
+        "outlets_relied_on": [
+            (dirs, filled, np.ones(z.shape, dtype=bool)),
+            (dirs, filled, np.ascontiguousarray(inside.astype(bool))),
+        ],
         "flat_components_touching": [(filled, dirs, inside)],
         "spill_below": [
             (

@@ -1035,6 +1035,61 @@ def lowest_fill_by_seed(label, filled, check):
 
 
 @njit(cache=True, nogil=True)
+def outlets_relied_on(dirs, filled, check):
+    """:func:`lowest_fill_by_seed` with each ``check`` cell's seed the outlet its D8 path leaves the grid
+    by (the cell of code 0 it ends at), not the flood's label: a D8 path on the filled surface never
+    rises, so the cell's filled height relies on that outlet just as on its flood seed, and the
+    surface can come from :func:`_reconstruct`, which keeps no labels. Each path is walked once: the
+    outlets found are kept for the cells passed (a cell of a site's drainage meets the walk of the
+    cells above it at once).
+    """
+    n = dirs.size
+    nr, nc = dirs.shape
+    df = dirs.reshape(n)
+    fil = filled.reshape(n)
+    chk = check.reshape(n)
+    known = np.zeros(n, dtype=np.uint8)
+    term = np.empty(n, dtype=np.int64)  # the outlet of each cell known (pages never touched cost nothing)
+    path = np.empty(n, dtype=np.int64)
+    lowest = np.empty(n, dtype=np.float64)
+    seen = np.zeros(n, dtype=np.uint8)
+    ns = 0
+    for i in range(n):
+        v = fil[i]
+        if not chk[i] or np.isnan(v):
+            continue
+        m = 0
+        j = i
+        while known[j] == 0:
+            path[m] = j
+            m += 1
+            d = df[j]
+            if d < 1 or d > 8:
+                break
+            r = j // nc
+            j = (r + DR[d - 1]) * nc + j - r * nc + DC[d - 1]
+        out = term[j] if known[j] else j
+        for t in range(m):
+            term[path[t]] = out
+            known[path[t]] = 1
+        if seen[out] == 0:
+            seen[out] = 1
+            lowest[out] = v
+            ns += 1
+        elif v < lowest[out]:
+            lowest[out] = v
+    seeds = np.empty(ns, dtype=np.int64)
+    bounds = np.empty(ns, dtype=np.float64)
+    k = 0
+    for t in range(n):
+        if seen[t]:
+            seeds[k] = t
+            bounds[k] = lowest[t]
+            k += 1
+    return seeds, bounds
+
+
+@njit(cache=True, nogil=True)
 def flat_components_touching(filled, dirs, region):
     """Mark (in a new uint8 grid) every cell of each flat (cells whose code came from route_flats, i.e.
     equal-height neighbourhoods without a lower neighbour) that touches ``region``, plus a one-cell ring.

@@ -9,12 +9,13 @@ edges acting as outlets, and grown until the answer is *certified* equal to the 
 1. the upslope cells, the polygon and a 2-cell ring around them (and every flat touching them, with
    its ring) stay clear of the window's artificial edges, so their D8 directions depend only on
    filled heights inside the window;
-2. those filled heights are the whole DEM's: the window flood labels each cell with the edge cell
-   it was flooded from, along a path never above the cell's filled height; where that edge cell is
-   not a true outlet of the DEM, a search over the whole DEM's cells no higher than the lowest
-   filled height that relies on it (heading for the DEM edge first) proves it reaches a true outlet
-   without rising above that height. Filling can only lower when outlets are added, so that path
-   pins the height exactly.
+2. those filled heights are the whole DEM's: each cell's D8 path on the window's filled surface,
+   which never rises, leaves the window by an outlet cell; where that outlet is not a true outlet of
+   the DEM, a search over the whole DEM's cells no higher than the lowest filled height that relies
+   on it (heading for the DEM edge first) proves it reaches a true outlet without rising above that
+   height. Filling can only lower when outlets are added, so that path pins the height exactly. (The
+   window is filled without labels, by reconstruction; its D8 paths say which outlet each cell relies
+   on: :func:`geosite.hydrology._kernels_numba.outlets_relied_on`.)
 
 A window that fails (2) cuts through a closed basin that its edge cell's water fills before it
 spills (the polygon's own cells are tested before a window is grown for (1), so such a basin is
@@ -276,14 +277,14 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> _Drainage | None:
             # inside a closed basin the window cuts takes the basin in at once instead
             ring = dilate(w.inside.astype(bool), 2)
             ring[0], ring[-1], ring[:, 0], ring[:, -1] = False, False, False, False
-            seed = _uncertified_seed(z_all, w.label, w.filled, ring, r0=r0, c0=c0, state=state)
+            seed = _uncertified_outlet(z_all, w.dirs, w.filled, ring, r0=r0, c0=c0, state=state)
             if seed is None:
                 log.debug("upslope window %dx%d: reaches the edges %s, growing", r1 - r0, c1 - c0, sides)
                 m = [mi * 2 if s else mi for mi, s in zip(m, sides, strict=True)]
                 continue
         else:
             # 2. filled heights certified equal to the whole DEM's
-            seed = _uncertified_seed(z_all, w.label, w.filled, w.check, r0=r0, c0=c0, state=state)
+            seed = _uncertified_outlet(z_all, w.dirs, w.filled, w.check, r0=r0, c0=c0, state=state)
             if seed is None:
                 return _Drainage(w.z, w.dirs, w.inside, r0, c0, (w.cells, w.parent))
         grown, taken = _basin_margins(dem, z_all, (pr0, pr1, pc0, pc1), m, seed=seed, state=state)
@@ -311,14 +312,13 @@ def _polygon_box(dem: Dem, geom: BaseGeometry) -> tuple[int, int, int, int]:
 
 @dataclass(frozen=True)
 class _RoutedWindow:
-    """One window routed: heights ``z`` (ft), ``filled`` heights and the seed ``label`` of each cell, D8
+    """One window routed: heights ``z`` (ft), ``filled`` heights, D8
     ``dirs``, the polygon's cells ``inside``, its upstream trace (``cells``, ``parent``) and the cells
     whose routing must not touch the window's edges (``check``: the trace and its flats, dilated).
     """
 
     z: np.ndarray
     filled: np.ndarray
-    label: np.ndarray
     dirs: np.ndarray
     inside: np.ndarray
     cells: np.ndarray
@@ -337,8 +337,7 @@ class _RoutedWindow:
         r0, r1, c0, c1 = box
         z = np.ascontiguousarray(z_all[r0:r1, c0:c1])
         filled = np.empty_like(z)
-        label = np.empty(z.shape, dtype=np.int64)
-        fk.priority_flood(z, filled, True, label)
+        fk.priority_flood(z, filled, False, np.empty((1, 1), dtype=np.int64))  # no labels: the outlets
         dirs = np.empty(z.shape, dtype=np.uint8)
         fk.d8_directions(filled, dem.cell_x_ft, dem.cell_y_ft, dirs)
         wt = dem.transform @ Affine.translation(c0, r0)
@@ -352,7 +351,7 @@ class _RoutedWindow:
         flats = fk.flat_components_touching(filled, dirs, dilate(area, 1).astype(np.uint8))
         if flats.any():
             check |= dilate(flats.astype(bool), 1)
-        return cls(z, filled, label, dirs, inside, cells, parent, check)
+        return cls(z, filled, dirs, inside, cells, parent, check)
 
 
 def _basin_margins(
@@ -419,16 +418,34 @@ def _outline(shape: tuple[int, int], cells: np.ndarray, wt: Affine):
     return shapely.union_all(geoms)
 
 
+def _uncertified_outlet(z_all, dirs, filled, cells, *, r0: int, c0: int, state: dict) -> int | None:
+    """The first outlet (flat index on the whole DEM) of the window at row r0, column c0 whose filled
+    height is not proven the whole DEM's for the ``cells`` relying on it (their D8 paths on the
+    window's ``dirs`` leaving by it; :func:`_first_unproven`); None when all are.
+    """
+    from geosite.hydrology import _kernels as fk
+
+    seeds, bounds = fk.outlets_relied_on(dirs, filled, np.ascontiguousarray(cells, dtype=bool))
+    return _first_unproven(z_all, seeds, bounds, dirs.shape[1], r0=r0, c0=c0, state=state)
+
+
 def _uncertified_seed(z_all, label, filled, cells, *, r0: int, c0: int, state: dict) -> int | None:
-    """The first seed (flat index on the whole DEM) of the window at row r0, column c0 whose filled
-    height is not proven the whole DEM's for the ``cells`` relying on it (a search for a way out below
-    their lowest filled height, :func:`geosite.hydrology._kernels.spill_below`); None when all are.
+    """:func:`_uncertified_outlet` for a window flooded with labels: the ``cells`` rely on the seed
+    each was flooded from (``label``).
+    """
+    seeds, bounds = lowest_fill_by_seed(label, filled, cells)
+    return _first_unproven(z_all, seeds, bounds, label.shape[1], r0=r0, c0=c0, state=state)
+
+
+def _first_unproven(z_all, seeds, bounds, wcols: int, *, r0: int, c0: int, state: dict) -> int | None:
+    """The first of the window's ``seeds`` (flat indices in a window ``wcols`` wide at row r0, column
+    c0 of the DEM) not proven to reach a true outlet of the DEM without rising above its ``bounds``
+    (ft; a search for a way out below the lowest filled height relying on it,
+    :func:`geosite.hydrology._kernels.spill_below`), as a flat index on the whole DEM; None when all are.
     """
     from geosite.hydrology import _kernels as fk
 
     nc = z_all.shape[1]
-    seeds, bounds = lowest_fill_by_seed(label, filled, cells)
-    wcols = label.shape[1]
     for k in np.argsort(bounds, kind="stable"):  # increasing bounds keep the proven marks valid
         sr, sc = divmod(int(seeds[k]), wcols)
         gr, gc = sr + r0, sc + c0
