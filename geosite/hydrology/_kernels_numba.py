@@ -1129,7 +1129,15 @@ def _flat_walk(filled, region, out, seen, q, st):
                 if rr < 0 or rr >= nr or cc < 0 or cc >= nc:
                     continue
                 out[rr, cc] = 1
-                if seen[rr, cc] or filled[rr, cc] != f or not _is_flat(filled, rr, cc, nr, nc):
+                if seen[rr, cc] or filled[rr, cc] != f:
+                    continue
+                flat = 0 < rr < nr - 1 and 0 < cc < nc - 1  # :func:`_is_flat`, written out (a fifth faster)
+                if flat:
+                    for kk in range(8):
+                        if not filled[rr + DR[kk], cc + DC[kk]] >= f:  # lower, or nodata
+                            flat = False
+                            break
+                if not flat:
                     continue
                 seen[rr, cc] = 1
                 q[qn] = rr * nc + cc
