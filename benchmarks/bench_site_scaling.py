@@ -169,11 +169,10 @@ def main() -> int:
         own_cells = src.width * src.height
     cases = [("site-sized", own_cells, site)]
     for s in (float(x) for x in a.sizes.split(",")):
-        t = time.perf_counter()
         dem = make_dem(own_dem, work / f"{site.name}_{s:g}M.tif", s)
         with rasterio.open(dem) as src:
             cells = src.width * src.height
-        print(f"DEM {s:g} M: {cells:,} cells ({time.perf_counter() - t:.0f} s to make or find)", flush=True)
+        print(f"DEM {s:g} M: {cells:,} cells", flush=True)
         cases.append((f"{s:g} M", cells, site_with_dem(site, dem, work / f"site_{s:g}M" / site.name)))
     print(
         f"\n{site.name}; {os.cpu_count()} CPUs; geosite analyze --no-maps, fresh process each, best of "
