@@ -78,6 +78,7 @@ if TYPE_CHECKING:  # pragma: no cover
         render_plan_maps,
     )
     from geosite.pipeline import AnalysisResult, analyze, write_outputs
+    from geosite.practices.validate import load_profile
     from geosite.review.check import CheckResult, check_submission, write_check_outputs
     from geosite.rules import (
         Evaluation,
@@ -86,7 +87,6 @@ if TYPE_CHECKING:  # pragma: no cover
         Trigger,
         available_profiles,
         evaluate,
-        load_profile,
     )
     from geosite.schedule import Schedule, build_schedule
     from geosite.site import (
@@ -136,7 +136,7 @@ _LAZY: dict[str, str] = {
     "fence_summary": "geosite.controls",
     "stockpile_setbacks": "geosite.controls",
     # rules
-    "load_profile": "geosite.rules",
+    "load_profile": "geosite.practices.validate",
     "available_profiles": "geosite.rules",
     "Profile": "geosite.rules",
     "evaluate": "geosite.rules",

@@ -7,7 +7,9 @@
 3. hydrology (:mod:`geosite.hydrology.stage`): flow routing, upslope areas, channels, runoff leaving;
 4. the gate (:func:`geosite.rules.site_gate`), once: whether the chapter applies, and where its scopes do
    (Grantsburg B(6): where runoff leaves the site); every later stage reads it;
-5. controls (:mod:`geosite.controls.stage`): where the ordinance wants controls, and the submitted ones;
+5. controls (:mod:`geosite.practices.stage`): each requirement handed to the practice that serves it, to
+   place (what ``analyze`` proposes) and judge (the submitted ones); then soil loss over the schedule
+   (:mod:`geosite.soil_loss.stage`, NR 151.11: the state's standard);
 6. the rules (:func:`geosite.rules.engine.evaluate`): applicability, plan type, findings;
 
 then the report (:mod:`geosite.report`). ``write_outputs`` writes report.json, report.md and
@@ -24,11 +26,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 import geopandas as gpd
 
-from geosite.controls.stage import measure_controls
 from geosite.hydrology.stage import HYDRO_KEYS, channel_threshold_sqft, measure_hydrology
-from geosite.report import build_report, render_markdown
+from geosite.plan import plan_of
+from geosite.practices import measure_controls
+from geosite.practices.validate import validate_practices
+from geosite.report import build_report, plan_block, render_markdown
 from geosite.rules import Evaluation, Finding, Profile, decide, evaluate, load_profile, site_gate
 from geosite.site import Site, SiteMeasurements, measure_site
+from geosite.soil_loss.stage import measure_soil_loss
 from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
 from geosite.units import SQFT_PER_ACRE
 
@@ -50,6 +55,12 @@ class AnalysisResult:
     report: dict[str, Any]
     layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
     dem: Any = None  # the geosite.grid.Dem the terrain was measured on (None without a DEM)
+    #: the controls stage's result (geosite.practices.ControlsResult): each requirement's outcome and the
+    #: controls proposed
+    controls: Any = None
+    soil_loss: Any = None  # the geosite.soil_loss.stage.SoilLossResult (NR 151.11), None when not run
+    #: the site's plan (geosite.plan.Plan): the controls proposed (or, with none, the ones submitted)
+    plan: Any = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -68,6 +79,7 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
             if profile is None and site.profile is not None
             else load_profile(profile or site.jurisdiction)
         )
+    validate_practices(prof)  # its practices, parameters and [controls]: before any work
     step("measuring areas and phases")
     m = measure_site(site)
     extra: dict[str, Any] = {}
@@ -84,31 +96,23 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
         extra.update(measure_slopes(site, prof, dem, m, step))
         extra.update(measure_earthwork(site, prof, dem, m, step))
         extra.update(measure_hydrology(site, prof, dem, m, step))
-    m.gate = site_gate(prof, m.values)  # once: the controls, the rules, check, maps and report all read it
-    m.decisions = decide(prof, m.values, m.gate)  # once: each requirement required here or not
-    extra.update(_requirement_summary(m.decisions))
+    m.gate = site_gate(prof, m)  # once: the controls, the rules, check, maps and report all read it
+    m.decisions = decide(prof, m, m.gate)  # once: each requirement required here or not
     controls = measure_controls(site, prof, dem, m.flow_grid, m, step=step)
     extra.update(controls.report)
+    # NR 151.11 (the state's standard, beside the chapter's findings): geosite.soil_loss
+    proposed = gpd.GeoDataFrame(controls.proposed, crs=site.crs) if controls.proposed else None
+    soil = measure_soil_loss(site, prof, dem, m.flow_grid, m, proposed=proposed, step=step)
+    extra["soil_loss"] = {**soil.report, "finding": soil.finding.to_dict()}
     step("evaluating the rules")
-    ev = evaluate(prof, m.values, m.gate, decisions=m.decisions)
+    ev = evaluate(prof, m, m.gate, decisions=m.decisions)
     ev.findings.extend(controls.findings)
     report = build_report(site, prof, m, ev, extra)
     layers = {**m.layers, **controls.layers}
-    return AnalysisResult(site, prof, m, ev, report, layers, dem)
-
-
-def _requirement_summary(decisions: dict[str, Any]) -> dict[str, Any]:
-    """report.json's ``sediment_basin`` block, from the one decision the controls and rules read."""
-    d = decisions.get("sediment_basin")
-    if d is None:
-        return {"sediment_basin": {"required": None, "reasons": ["not specified by this chapter"]}}
-    return {
-        "sediment_basin": {
-            "required": d.applies,
-            "either_with": d.either_with,
-            "reasons": [t.message for t in d.conditions if t.met] or ([d.why] if d.why else []),
-        }
-    }
+    result = AnalysisResult(site, prof, m, ev, report, layers, dem, controls, soil_loss=soil)
+    result.plan = plan_of(result)  # the one plan every view is drawn from
+    report["plan"] = plan_block(result.plan)
+    return result
 
 
 #: The largest DEM read whole when the site's drainage needs over half of it; a larger one is read on
@@ -252,41 +256,22 @@ def write_outputs(
 def _write_files(result: AnalysisResult, tmp: Path, *, dxf: bool, scale_ft: float | None) -> list[str]:
     """report.json, report.md, derived.gpkg and (``dxf``) derived.dxf into ``tmp``; their names."""
     from geosite.io.output import write_gpkg, write_json
-    from geosite.io.qgis_styles import layer_rules
+    from geosite.views.layers import derived_schema, derived_styles, sheet_styles
 
     write_json(tmp / "report.json", result.report)
     (tmp / "report.md").write_text(render_markdown(result.report), encoding="utf-8")
     layers = {"site_boundary": result.site.layers["site_boundary"][["id", "geometry"]], **result.layers}
-    write_gpkg(tmp / "derived.gpkg", layers, styles=layer_rules(sheet_styles()))
+    write_gpkg(tmp / "derived.gpkg", layers, schema=derived_schema(), styles=derived_styles(sheet_styles()))
     names = ["report.json", "report.md", "derived.gpkg"]
+    if result.soil_loss is not None and result.soil_loss.raster is not None:
+        from geosite.soil_loss.raster import write_soil_loss_tif
+
+        names.append(write_soil_loss_tif(result.soil_loss.raster, tmp).name)
     if dxf:
-        from geosite.io.cad import write_dxf
+        from geosite.views.dxf import write_dxf
 
         # contours at their elevation; the site's roads, structures and inlets named on C-ANNO-IDEN
         plot = {} if scale_ft is None else {"scale_ft": scale_ft}
         write_dxf(layers, tmp / "derived.dxf", context=result.site.layers, **plot)
         names.append("derived.dxf")
     return names
-
-
-def sheet_styles() -> dict[str, Any]:
-    """The sheets' layer styles (:data:`geosite.maps.symbology.STYLES`), for the QGIS styles the
-    GeoPackages carry. The symbology module is plain data: unless the maps package is loaded already, it
-    is read on its own, without the package's matplotlib (0.3-0.4 s a run without maps would pay).
-    """
-    import importlib.util
-    import sys
-
-    if "geosite.maps" in sys.modules:
-        from geosite.maps.symbology import STYLES
-
-        return STYLES
-    name = "geosite._sheet_symbology"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "maps" / "symbology.py")
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot load {name} from geosite/maps/symbology.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while the class is made
-        spec.loader.exec_module(module)
-    return sys.modules[name].STYLES

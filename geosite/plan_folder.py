@@ -7,17 +7,14 @@
   disturbed area, maintenance and stabilization provisions: the site's own words, else geosite's defaults
   with the profile's numbers cited to their DNR standards; final conditions, the contours layer, the
   existing-site sheet as the submitted map with its scale);
-- ``layers.gpkg``: the site's layers (its own ``bmps`` replaced by the proposal), ``disturbance`` with a
-  ``stabilized`` date on each polygon, ``contours``, and ``bmps``: every proposed practice
-  (:func:`plan_bmps`) with ``type``, ``practice``, ``standard``, ``install`` and ``remove`` dates;
+- ``layers.gpkg``: the site's plan (:class:`geosite.plan.Plan`) as layers
+  (:mod:`geosite.views.plan_layers`): the controls in ``bmps_points`` / ``_lines`` / ``_polygons`` with
+  ``type``, ``practice``, ``standard``, ``install`` and ``remove`` dates, ``disturbance`` with its dates,
+  the stockpiles, ``contours`` and the site's other layers, each styled;
 - the DEM (copied when it is one file of at most :data:`DEM_COPY_MAX_BYTES`; else the window geosite read,
   written as a GeoTIFF in feet) and the proposed-grade DEM when given;
-- the three sheets, when rendered, as the submitted maps.
-
-Where the proposed layout still leaves slope above a fence longer than DNR 1056 allows (a row cut at a
-structure, a loop or a kink dropped, rows out of proportion), the plan covers that ground with a
-``stabilization`` feature (erosion mat or mulch) whose ``stand_in_for`` says what it replaces and why:
-measured with :func:`geosite.controls.slope_length_excess`, the function ``check`` uses.
+- the three sheets, when rendered, as the submitted maps: drawn from the same plan, so they show what the
+  layers hold (each sheet's PDF carries the plan's fingerprint, which ``check`` compares with the layers').
 """
 
 from __future__ import annotations
@@ -28,13 +25,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import geopandas as gpd
 import numpy as np
-import pandas as pd
-import shapely
 
-from geosite import controls, grid
-from geosite.io.output import py_scalar
+from geosite.practices.stabilization import Stabilization
+from geosite.practices.stockpile_stabilization import StockpileStabilization
+from geosite.views.layers import sheet_styles
+from geosite.views.plan_layers import write_plan_gpkg
 
 PLAN_DIR = "plan"
 #: The largest DEM copied into the plan folder as it is; a larger (or tiled) one is written as the window
@@ -42,20 +38,7 @@ PLAN_DIR = "plan"
 DEM_COPY_MAX_BYTES = 256 * 2**20
 #: Whether ``check`` reads ``[declared] contours`` (CONVENTIONS.md; an unknown key is an input error before).
 READS_CONTOURS_KEY = True
-#: A BMP serves the disturbance polygons within this distance of it (all of them when none is): its install
-#: and remove dates follow theirs (a drawing rule of geosite's, not an ordinance number).
-SERVED_REACH_FT = 50.0
-#: Half the side of the square drawn for a dewatering bag or tank's pad beside the trap it discharges to.
-DEWATERING_PAD_HALF_FT = 5.0
 SHEET_FILES = ("existing_site_map", "construction_plan", "final_conditions")
-
-FENCE_PRACTICE = {
-    "downslope": "silt fence along the downslope edge",
-    "sideslope": "silt fence along the sideslope edge",
-    "hook": "silt fence end turned upslope (J-hook)",
-    "channel": "silt fence along the channel edge",
-    "interior": "silt fence row on the contour",
-}
 
 
 def write_plan_folder(
@@ -81,62 +64,28 @@ def write_plan_folder(
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    plan = result.plan
     dem = _copy_dem(result, out)
     proposed = _copy_proposed_dem(result.site, out)
     maps = _copy_sheets(sheets, out)
-    layers = _plan_layers(result)
-    _write_layers(out / "layers.gpkg", layers)
-    bmps = layers["bmps"]
+    names = write_plan_gpkg(out / "layers.gpkg", plan, sheet_styles())
     declared = plan_declared(
         result,
         maps,
         scale_ft,
-        contours="contours" in layers,
-        practices={str(t) for t in bmps["type"]} if len(bmps) else None,
+        contours="contours" in names,
+        practices={c.practice for c in plan.controls} or None,
     )
     conf = _site_toml(result, declared, dem, proposed)
     (out / "site.toml").write_text(_toml(conf), encoding="utf-8")
-    names = [
+    files = [
         "site.toml",
         "layers.gpkg",
         *([dem[0]] if dem[0] else []),
         *([proposed] if proposed else []),
         *maps,
     ]
-    return [Path(out.name) / name for name in names]
-
-
-def _plan_layers(result: Any) -> dict[str, gpd.GeoDataFrame]:
-    """The layers of the plan folder, by name.
-
-    The site's own layers, ``disturbance`` with its dates, the stockpiles as the plan gives them, the
-    ``contours`` when the analysis drew them, and ``bmps``: every proposed practice with the erosion mat
-    where the slope above the plan's fences is still too long, numbered 1...
-
-    Parameters
-    ----------
-    result : geosite.pipeline.AnalysisResult
-        The analysis of the site.
-
-    Returns
-    -------
-    dict of str to geopandas.GeoDataFrame
-        The layers (site CRS), ``bmps`` last.
-    """
-    site = result.site
-    disturbance = plan_disturbance(result)
-    bmps = plan_bmps(result, disturbance)
-    stand_ins = _slope_length_stand_ins(result, bmps, disturbance)
-    bmps = _concat([bmps, stand_ins], site.crs)
-    bmps["id"] = range(1, len(bmps) + 1)
-    layers = {n: g for n, g in site.layers.items() if n not in ("bmps", "disturbance", "contours")}
-    layers["disturbance"] = disturbance
-    if "stockpiles" in layers:
-        layers["stockpiles"] = _piles(result, layers["stockpiles"])
-    if result.layers.get("contours") is not None:
-        layers["contours"] = result.layers["contours"][["elevation_ft", "index", "geometry"]]
-    layers["bmps"] = bmps
-    return layers
+    return [Path(out.name) / name for name in files]
 
 
 def _copy_proposed_dem(site: Any, out: Path) -> str | None:
@@ -156,411 +105,6 @@ def _copy_sheets(sheets: list[Path] | None, out: Path) -> list[str]:
             shutil.copyfile(p, out / p.name)
             maps.append(p.name)
     return maps
-
-
-# --------------------------------------------------------------------------------------------- dates
-
-
-def _date(v: Any) -> dt.date | None:
-    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT:
-        return None
-    if isinstance(v, dt.datetime):
-        return v.date()
-    if isinstance(v, dt.date):
-        return v
-    try:
-        return dt.date.fromisoformat(str(v).strip()[:10])
-    except ValueError:
-        return None
-
-
-def plan_disturbance(result: Any) -> gpd.GeoDataFrame:
-    """The site's disturbance polygons, each with ``start`` and ``end`` (the project's where a polygon has
-    none) and ``stabilized``: the site's own date, else ``end`` plus the profile's inactive-stabilization
-    window (Grantsburg B(6)(c)[1]: 7 days), else ``end``.
-    """
-    site = result.site
-    d = site.layers.get("disturbance")
-    if d is None:
-        return gpd.GeoDataFrame(
-            {"id": [], "start": [], "end": [], "stabilized": []}, geometry=[], crs=site.crs
-        )
-    d = d.copy()
-    window = _inactive_days(result.profile)
-    starts, ends, stab = [], [], []
-    for i in range(len(d)):
-        s = _date(d["start"].iloc[i]) if "start" in d.columns else None
-        e = _date(d["end"].iloc[i]) if "end" in d.columns else None
-        s, e = s or site.project.start, e or site.project.end
-        given = _date(d["stabilized"].iloc[i]) if "stabilized" in d.columns else None
-        st = given or (e + dt.timedelta(days=int(window)) if e is not None and window is not None else e)
-        starts.append(s.isoformat() if s else None)
-        ends.append(e.isoformat() if e else None)
-        stab.append(st.isoformat() if st else None)
-    d["start"], d["end"], d["stabilized"] = starts, ends, stab
-    return d
-
-
-def _served(geom: Any, dist: gpd.GeoDataFrame, reach: float) -> tuple[str | None, str | None]:
-    """(install, remove) of a BMP at ``geom``: the day before the earliest start of the disturbance
-    polygons within ``reach`` (CRS units) of it (all of them when none is), and the day after the latest
-    of their ``stabilized`` dates.
-    """
-    if not len(dist):
-        return None, None
-    near = dist[dist.geometry.distance(geom) <= reach]
-    near = near if len(near) else dist
-    s = [d for d in (_date(v) for v in near["start"]) if d]
-    e = [d for d in (_date(v) for v in near["stabilized"]) if d]
-    return (
-        (min(s) - dt.timedelta(days=1)).isoformat() if s else None,
-        (max(e) + dt.timedelta(days=1)).isoformat() if e else None,
-    )
-
-
-# --------------------------------------------------------------------------------------------- bmps
-
-
-def _row(geom: Any, kind: str, practice: str, standard: str, **kw: Any) -> dict[str, Any]:
-    return {"type": kind, "practice": practice, "standard": standard, "geometry": geom, **kw}
-
-
-def plan_bmps(result: Any, disturbance: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """Every control ``analyze`` proposes as one ``bmps`` layer (site CRS).
-
-    Filter fence (edges, hooks, interior rows, channel edges), stockpile fences (``pile_id``), diversions,
-    inlet protection, tracking pads (as wide as the drive), sediment traps and basins
-    (``drainage_acres``), the areas standing in for interior rows no crew could build, a stabilization
-    feature per pile kept over the profile's days, a dewatering practice where ``[project] dewatering``
-    is declared; each with ``install`` and ``remove`` dates (:func:`_served`).
-
-    Parameters
-    ----------
-    result : geosite.pipeline.AnalysisResult
-        The analysis of the site (its controls stage's layers).
-    disturbance : geopandas.GeoDataFrame
-        The plan's disturbance polygons with their dates (:func:`plan_disturbance`).
-
-    Returns
-    -------
-    geopandas.GeoDataFrame
-        The proposed BMPs with ``type``, ``practice``, ``standard``, ``install`` and ``remove``.
-    """
-    site, L = result.site, result.layers
-    basins = L.get("sediment_basins")
-    rows = [
-        *_fence_bmps(L.get("filter_fence")),
-        *_pile_fence_bmps(L.get("stockpile_fences")),
-        *_diversion_bmps(L.get("diversions")),
-        *_inlet_bmps(L.get("inlet_protection")),
-        *_pads(result),
-        *_basin_bmps(basins, L.get("sediment_basin_footprints")),
-        *_stand_in_bmps(result),
-        *_pile_stabilization(result),
-        *_dewatering(result, basins),
-    ]
-    out = (
-        gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs)
-        if rows
-        else gpd.GeoDataFrame({"type": []}, geometry=[], crs=site.crs)
-    )
-    return _dated(out, disturbance, site)
-
-
-def _dated(out: gpd.GeoDataFrame, disturbance: gpd.GeoDataFrame, site: Any) -> gpd.GeoDataFrame:
-    """The BMPs ``out`` with their ``install`` and ``remove`` dates, from the disturbance polygons within
-    :data:`SERVED_REACH_FT` of each (:func:`_served`).
-    """
-    reach = SERVED_REACH_FT / site.ft_per_unit
-    dates = [_served(g, disturbance, reach) for g in out.geometry]
-    out["install"] = [a for a, _b in dates]
-    out["remove"] = [b for _a, b in dates]
-    return out
-
-
-def _fence_bmps(fence: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
-    """The filter fence the controls stage places (edges, hooks, interior rows, channel edges)."""
-    if fence is None or not len(fence):
-        return []
-    return [
-        _row(g, "silt_fence", FENCE_PRACTICE[side], "DNR 1056")
-        for side, g in zip(fence["side"], fence.geometry, strict=True)
-        if side in FENCE_PRACTICE and g is not None and not g.is_empty
-    ]
-
-
-def _pile_fence_bmps(piles: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
-    """The fence along each pile's downslope side, with its ``pile_id``."""
-    if piles is None or not len(piles):
-        return []
-    return [
-        _row(
-            g,
-            "silt_fence",
-            "silt fence along the pile's downslope side",
-            "DNR 1056",
-            pile_id=py_scalar(pid),
-        )
-        for pid, g in zip(piles["pile_id"], piles.geometry, strict=True)
-        if g is not None and not g.is_empty and g.length > 0
-    ]
-
-
-def _diversion_bmps(div: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
-    """The diversions above the disturbed areas sheetflow reaches."""
-    if div is None or not len(div):
-        return []
-    return [
-        _row(g, "diversion", "diversion above the disturbed area", "DNR 1066")
-        for g in div.geometry
-        if not g.is_empty
-    ]
-
-
-def _inlet_bmps(inl: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
-    """The protection at each storm drain inlet that needs it."""
-    if inl is None or not len(inl):
-        return []
-    return [_row(g, "inlet_protection", "storm drain inlet protection", "DNR 1060") for g in inl.geometry]
-
-
-def _basin_bmps(basins: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
-    """The sediment trap or basin at each outlet that needs one, with its ``drainage_acres``: a trap as its
-    footprint (its DNR 1063 surface area, on the site, :mod:`geosite.controls.trap_sites`) with its
-    ``surface_sqft``; where no footprint fits on the site, at its outlet's point with the statement in its
-    practice (the report and the sheet say so too: the outlet still shows the trap it needs); a basin,
-    sized by its design (DNR 1064), or a trap the profile gives no surface area for, at its outlet's point.
-    """
-    if basins is None or not len(basins):
-        return []
-    feet = {} if footprints is None else {int(r.outlet): r for r in footprints.itertuples()}
-    rows = []
-    for o, k, g, ac in zip(
-        basins["outlet"], basins["kind"], basins.geometry, basins["drainage_acres"], strict=True
-    ):
-        if k not in ("sediment_trap", "sediment_basin"):
-            continue
-        fp = feet.get(int(o)) if k == "sediment_trap" else None
-        std = "DNR 1063" if k == "sediment_trap" else "DNR 1064"
-        kw: dict[str, Any] = {"drainage_acres": float(ac)}
-        practice = f"{k.replace('_', ' ')} at the outlet"
-        if fp is not None:
-            kw["surface_sqft"] = round(float(fp.surface_sqft), 1)
-            if fp.placed:
-                g = fp.geometry
-            else:  # the trap the outlet needs, at its point, saying its footprint fits nowhere on the site
-                practice += f" ({fp.placement})"
-        rows.append(_row(g, k, practice, std, **kw))
-    return rows
-
-
-def _stand_in_bmps(result: Any) -> list[dict[str, Any]]:
-    """The areas standing in for interior rows no crew could build (:mod:`geosite.controls.fences`), but
-    the slivers: a remnant between an obstacle and the edge, which the last pass covers.
-    """
-    stand = result.layers.get("stand_ins")
-    if stand is None or not len(stand):
-        return []
-    return [
-        _row(r.geometry, r.type, r.practice, r.standard, method=r.method, stand_in_for=r.stand_in_for)
-        for r in stand.explode(index_parts=False).itertuples()
-        if not _sliver(r.geometry, result)
-    ]
-
-
-def _pads(result: Any) -> list[dict[str, Any]]:
-    """The tracking pad the controls stage proposes at each entrance (B(3), DNR 1057: along the drive from the
-    road's edge, as wide as the drive, as long as the standard asks where the drive allows; see
-    :mod:`geosite.controls.tracking`, the one definition ``check`` measures a pad by).
-    """
-    pads = result.layers.get("tracking_pads")
-    if pads is None or not len(pads):
-        return []
-    return [
-        _row(
-            g,
-            "tracking_pad",
-            f"stone tracking pad, {float(ln):,.0f} ft along the drive from the road, "
-            f"{float(w):,.0f} ft wide (the drive's width)",
-            "DNR 1057",
-            drive_id=py_scalar(d),
-        )
-        for g, d, ln, w in zip(
-            pads.geometry, pads["drive_id"], pads["length_ft"], pads["width_ft"], strict=True
-        )
-    ]
-
-
-def _pile_stabilization(result: Any) -> list[dict[str, Any]]:
-    """A ``stabilization`` feature (mulch or tarp, DNR 1058) over each pile the analysis says must be
-    stabilized (kept over the profile's days, Grantsburg B(6)(e)).
-    """
-    site = result.site
-    piles = site.layer("stockpiles")
-    report = {r["id"]: r for r in result.report.get("stockpiles") or [] if isinstance(r, dict)}
-    out: list[dict[str, Any]] = []
-    if piles is None:
-        return out
-    for pid, g in zip(piles["id"], piles.geometry, strict=True):
-        r = report.get(py_scalar(pid)) or {}
-        if r.get("stabilization_required"):
-            out.append(
-                _row(
-                    g,
-                    "stabilization",
-                    "mulch or tarp the pile (kept longer than the chapter allows unstabilized)",
-                    "DNR 1058",
-                    method="mulch",
-                    pile_id=py_scalar(pid),
-                )
-            )
-    return out
-
-
-def _sliver(g: Any, result: Any, crs: Any = None) -> bool:
-    """Whether ``g`` (site CRS, or ``crs``) is a sliver by the profile's ``[submission]`` measure (under
-    ``sliver_area_sqft``, or a mean width 2 x area / perimeter under ``sliver_width_ft``): what ``check``
-    calls
-    a digitizing error.
-    """
-    from geosite.units import feet_per_crs_unit
-
-    prof = result.profile
-    fpu = result.site.ft_per_unit if crs is None else feet_per_crs_unit(crs, "stand-in")
-    area, perim = g.area * fpu**2, g.length * fpu
-    amin = prof.value("submission", "sliver_area_sqft")
-    wmin = prof.value("submission", "sliver_width_ft")
-    return (amin is not None and area < float(amin)) or (
-        wmin is not None and perim > 0 and 2 * area / perim < float(wmin)
-    )
-
-
-def _dewatering(result: Any, basins: gpd.GeoDataFrame | None) -> list[dict[str, Any]]:
-    """Where ``[project] dewatering`` is declared: a dewatering practice (DNR 1061) discharging to the
-    largest trap or basin, else at the disturbed area's lowest outlet, else inside the disturbed area.
-    """
-    site = result.site
-    if not site.project.dewatering:
-        return []
-    where = None
-    if basins is not None and len(basins):
-        where = basins.geometry.iloc[int(np.argmax(basins["drainage_acres"].to_numpy()))]
-    elif site.disturbed is not None:
-        where = site.disturbed.representative_point()
-    if where is None:
-        return []
-    # drawn as the bag's or tank's pad beside the trap it discharges to, not on the trap's own point
-    h = DEWATERING_PAD_HALF_FT / site.ft_per_unit
-    where = (
-        shapely.box(where.x - h, where.y - h, where.x + h, where.y + h)
-        if where.geom_type == "Point"
-        else where
-    )
-    return [
-        _row(
-            where,
-            "dewatering",
-            "pumped water through a dewatering bag or settling tank before discharge",
-            "DNR 1061",
-        )
-    ]
-
-
-def _piles(result: Any, piles: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """The stockpiles as the plan gives them: a pile closer to a downslope feature than the setback,
-    whose site gives no ``setback_reason``, says that geosite kept it where the site places it; what more
-    the plan does there is drawn, not written: its bmps features carry the pile's ``pile_id``.
-    """
-    piles = piles.copy()
-    rep = {r["id"]: r for r in result.report.get("stockpiles") or [] if isinstance(r, dict)}
-    for col in ("setback_reason", "extra_bmps"):
-        if col not in piles.columns:
-            piles[col] = None
-    for i, pid in enumerate(piles["id"]):
-        r = rep.get(py_scalar(pid)) or {}
-        if not r.get("violation"):
-            continue
-        if not _text(piles["setback_reason"].iloc[i]):
-            piles.loc[piles.index[i], "setback_reason"] = (
-                f"kept where the site plan places it ({r.get('min_setback_ft', 0):,.1f} ft from the nearest "
-                "downslope feature): "
-                "geosite does not move piles; the designer states why the setback is not possible here"
-            )
-    return piles
-
-
-def _text(v: Any) -> bool:
-    return v is not None and not (isinstance(v, float) and math.isnan(v)) and bool(str(v).strip())
-
-
-# --------------------------------------------------------------------------------------------- DNR 1056
-
-
-def _slope_length_stand_ins(
-    result: Any, bmps: gpd.GeoDataFrame, disturbance: gpd.GeoDataFrame
-) -> gpd.GeoDataFrame:
-    """Stabilization (erosion mat, DNR 1052) over the ground where the slope above the plan's own fences
-    is still longer than DNR 1056 allows, measured exactly as ``check`` measures it
-    (:func:`geosite.controls.slope_length_excess` with the plan's silt fence, diversion and stabilization
-    features as barriers), each with ``stand_in_for`` saying what it replaces and why.
-    """
-    site, dem = result.site, result.dem
-    fg = getattr(result.measurements, "flow_grid", None)
-    table = result.profile.value("controls", "fence_max_slope_length_ft")
-    area = result.layers.get("disturbed_area")
-    empty = gpd.GeoDataFrame({"type": []}, geometry=[], crs=site.crs)
-    if dem is None or fg is None or table is None or area is None or not len(area):
-        return empty
-    lines = controls.bmps_of(bmps, ("silt_fence", "straw_bales", "diversion", "stabilization"))
-    barriers = (
-        shapely.union_all(grid.to_crs(lines, dem.crs).geometry.values)
-        if lines is not None and len(lines)
-        else None
-    )
-    parts = area[["geometry"]].explode(index_parts=False).reset_index(drop=True)
-    geoms = []
-    for poly in grid.to_crs(parts, dem.crs).geometry:
-        got = controls.slope_length_excess(poly, dem, fg, barriers, table, geometry=True)
-        g = got.get("geometry")
-        if g is not None and not g.is_empty:
-            geoms += _mat_strips(g, poly, result)
-    if not geoms:
-        return empty
-    cover = grid.to_crs(gpd.GeoDataFrame(geometry=geoms, crs=dem.crs), site.crs)
-    rows = [_mat_row(g, g.area * site.ft_per_unit**2) for g in cover.explode(index_parts=False).geometry]
-    return _dated(gpd.GeoDataFrame(rows, geometry="geometry", crs=site.crs), disturbance, site)
-
-
-def _mat_strips(over: Any, poly: Any, result: Any) -> list[Any]:
-    """Where the mat goes over the cells ``over`` the limit on the disturbed part ``poly`` (DEM CRS): a crew
-    lays mat in strips, not cell by cell, so the cells grown by a cell (at least the sliver width a
-    reviewer accepts), kept on the disturbed part.
-    """
-    dem = result.dem
-    cell = max(abs(dem.transform.a), abs(dem.transform.e))
-    out = []
-    for piece in getattr(over, "geoms", [over]):
-        grown = shapely.intersection(piece.buffer(cell, join_style="mitre"), poly.buffer(0))
-        if _sliver(grown, result, crs=dem.crs):  # too thin to lay or to read: wider, on the slope it serves
-            grown = shapely.intersection(piece.buffer(3 * cell, join_style="mitre"), poly.buffer(0))
-        out.append(grown)
-    return out
-
-
-def _mat_row(g: Any, sqft: float) -> dict[str, Any]:
-    """The erosion mat over ``g`` (``sqft`` sq ft) as a ``bmps`` row saying what it stands in for."""
-    return _row(
-        g,
-        "stabilization",
-        "erosion mat on the slope",
-        "DNR 1052",
-        method="erosion_mat",
-        stand_in_for=(
-            f"interior silt fence rows (DNR 1056) on {sqft:,.0f} sq ft where no buildable row keeps "
-            "the slope above the next fence within the standard's length (a row cut at an obstacle, "
-            "a loop, a sharp kink, a piece too short, or rows out of proportion to the area)"
-        ),
-    )
 
 
 # --------------------------------------------------------------------------------------------- declared
@@ -636,7 +180,7 @@ def default_maintenance(prof: Any, practices: set[str] | None = None) -> str:
             f"Every BMP inspected at least every {every:g} days and after each rain of {rain:g} in or more "
             f"({_source(prof, 'permit', 'inspect_rain_in')}){within}; repairs made then."
         )
-    table = prof.data.get("maintenance") or {}
+    table = prof.tables["maintenance"]
     keys = [k for k in table if practices is None or k in practices] or list(table)
     parts += [
         f"{k.replace('_', ' ').capitalize()}: {prof.value('maintenance', k)} "
@@ -652,23 +196,23 @@ def default_maintenance(prof: Any, practices: set[str] | None = None) -> str:
 
 def _inactive_days(prof: Any) -> float | None:
     """The chapter's inactive-ground stabilization window, days (Grantsburg B(6)(c)[1]: 7), or None."""
-    e = prof.days_of("inactive_stabilization")
-    return None if e is None else float(e["value"])
+    e = prof.days_of(Stabilization.serves[0])
+    return None if e is None else float(e.value)
 
 
 def default_stabilization(prof: Any) -> str:
     """The stabilization provisions geosite writes (A(3)(f), B(7)): the profile's ``[stabilization]`` text,
     cited, and the dates: each disturbance polygon's ``stabilized`` date, each pile's stabilization feature.
     """
-    table = prof.data.get("stabilization") or {}
+    table = prof.tables["stabilization"]
     parts = [
         f"{k.capitalize()}: {prof.value('stabilization', k)} ({_source(prof, 'stabilization', k)})."
         for k in table
     ]
-    pile = prof.days_of("stockpile_stabilization")
+    pile = prof.days_of(StockpileStabilization.serves[0])
     if pile is not None:
         parts.append(
-            f"Piles kept more than {pile['value']:g} days mulched or tarped ({pile['citation']}): the bmps "
+            f"Piles kept more than {pile.value:g} days mulched or tarped ({pile.citation}): the bmps "
             "stabilization feature with the pile's pile_id."
         )
     parts.append(
@@ -681,10 +225,10 @@ def default_stabilization(prof: Any) -> str:
 
 def _source(prof: Any, table: str, key: str) -> str:
     """A profile entry's citation and source, as a finding cites it."""
-    entry = (prof.data.get(table) or {}).get(key)
-    if not isinstance(entry, dict):
+    entry = prof.entry(table, key)
+    if entry is None:
         return "geosite"
-    return "; ".join(str(b) for b in (entry.get("citation"), entry.get("source")) if b) or "geosite"
+    return "; ".join(str(b) for b in (entry.citation, entry.source) if b) or "geosite"
 
 
 # --------------------------------------------------------------------------------------------- files
@@ -810,27 +354,3 @@ def _tv(v: Any) -> str:
     if isinstance(v, np.floating):
         return _tv(float(v))
     return _tv(str(v))
-
-
-def _concat(frames: list[gpd.GeoDataFrame], crs: Any) -> gpd.GeoDataFrame:
-    keep = [f for f in frames if f is not None and len(f)]
-    if not keep:
-        return gpd.GeoDataFrame({"type": []}, geometry=[], crs=crs)
-    return gpd.GeoDataFrame(pd.concat(keep, ignore_index=True), geometry="geometry", crs=crs)
-
-
-def _write_layers(path: Path, layers: dict[str, gpd.GeoDataFrame]) -> None:
-    """Every layer, empty ones too (an empty layer states "none on or near the site"), one GeoPackage."""
-    for name, gdf in layers.items():
-        if gdf is None:
-            continue
-        gdf = gdf.copy()
-        for col in gdf.columns:
-            if col != gdf.geometry.name and gdf[col].dtype == object:
-                gdf[col] = [v.isoformat() if isinstance(v, dt.date) else v for v in gdf[col]]
-        types = set(gdf.geom_type.dropna()) if len(gdf) else set()
-        multi = len(types) > 1 and len({t.removeprefix("Multi") for t in types}) == 1
-        kw: dict[str, Any] = {"promote_to_multi": multi or None}
-        if not len(gdf):
-            kw["geometry_type"] = "Unknown"
-        gdf.to_file(path, layer=name, driver="GPKG", engine="pyogrio", **kw)

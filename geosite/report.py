@@ -66,6 +66,8 @@ def build_report(
         "plan_type_reason": ev.plan_type_message,
         "findings": [f.to_dict() for f in ev.findings],
         "measurements": dict(sorted(v.items())),
+        # why a measurement is None: what it could not be measured from
+        "not_measured": dict(sorted(m.whys.items())),
         "inputs": _inputs_block(site, profile),
         "notes": list(site.notes),
         # implausible inputs (geosite.site.plausible)
@@ -175,7 +177,13 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines.append(f"- **{t['citation']}** ({mark}): {t['message']}")
     lines += ["", f"Plan type: {report['plan_type_reason']}", "", "## Findings by section", ""]
     lines += _findings_by_section(report["findings"], names)
+    if report.get("plan"):
+        lines += plan_markdown(report["plan"])
     lines += _drainage(report, names) + _methods(report)
+    if report.get("soil_loss"):  # NR 151.11, the state's standard (geosite.soil_loss)
+        from geosite.soil_loss.report import soil_loss_markdown
+
+        lines += soil_loss_markdown(report["soil_loss"])
     if report.get("notes"):
         lines += ["## Notes on the input", ""] + [f"- {n}" for n in report["notes"]] + [""]
     return "\n".join(lines)
@@ -282,7 +290,11 @@ def _drainage(report: dict[str, Any], names: dict[str, dict[str, str]]) -> list[
     m = report.get("measurements", {})
     out = ["## Drainage", ""]
     leaves = m.get("hydrology.runoff_leaves_site")
-    how = m.get("hydrology.runoff_leaves_site_how") or m.get("hydrology.runoff_leaves_site.why") or ""
+    how = (
+        m.get("hydrology.runoff_leaves_site_how")
+        or report.get("not_measured", {}).get("hydrology.runoff_leaves_site")
+        or ""
+    )
     out.append(
         "Runoff leaves the site: "
         + {True: "**yes**", False: "**no**", None: "not assessed"}[leaves]
@@ -350,3 +362,104 @@ def _methods(report: dict[str, Any]) -> list[str]:
 def _acres(value: float | None) -> str:
     """An area in acres as the report prints it (three decimals), or "not assessed"."""
     return "not assessed" if value is None else f"{value:,.3f} acres"
+
+
+def plan_block(plan: Any) -> dict[str, Any]:
+    """The plan as report.json holds it: where its controls come from, its fingerprint (the one its sheets
+    carry), each control (number, type, what, standard, name, phase, dates, quantity in its pay unit and its
+    attributes) and the schedule's rows (:func:`geosite.plan.table.schedule`).
+
+    Parameters
+    ----------
+    plan : geosite.plan.Plan
+        The site's plan.
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``source``, ``fingerprint``, ``controls``, ``schedule``, ``phases``.
+    """
+    from geosite.plan.table import schedule
+
+    day = _day
+    controls = [_control_row(plan, c) for c in plan.controls]
+    rows = [
+        {
+            "tags": r.tags,
+            "control": r.what,
+            "standard": r.standard,
+            "quantity": None if r.amount is None else round(r.amount, 2),
+            "unit": r.unit,
+            "install": day(r.install),
+            "remove": day(r.remove),
+        }
+        for r in schedule(plan)
+    ]
+    phases = [
+        {
+            "phase": p.key,
+            "start": day(p.start),
+            "end": day(p.end),
+            "stabilized": day(p.stabilized),
+            "area_sqft": round(p.area_sqft, 1),
+        }
+        for p in plan.phases
+    ]
+    return {
+        "source": plan.source,
+        "fingerprint": plan.fingerprint(),
+        "controls": controls,
+        "schedule": rows,
+        "phases": phases,
+    }
+
+
+def _day(d: Any) -> str | None:
+    """A date as ISO text (None for none)."""
+    return None if d is None else d.isoformat()
+
+
+def _control_row(plan: Any, c: Any) -> dict[str, Any]:
+    """One control of ``plan`` as report.json's ``plan.controls`` holds it."""
+    q = plan.quantity(c)
+    return {
+        "id": c.id,
+        "tag": c.tag,
+        "type": c.practice,
+        "status": c.status,
+        "practice": c.what,
+        "standard": c.standard,
+        "name": c.name,
+        "phase": c.phase,
+        "install": _day(c.install),
+        "remove": _day(c.remove),
+        "quantity": None if q is None else round(q[0], 2),
+        "unit": None if q is None else q[1],
+        **dict(c.attrs),
+    }
+
+
+def _cell(v: Any) -> str:
+    """A value as one markdown table cell (a pipe or a line break would end it)."""
+    return "" if v is None else " ".join(str(v).split()).replace("|", "\\|")
+
+
+def plan_markdown(block: dict[str, Any]) -> list[str]:
+    """The report.md section on the plan: its schedule of controls (see :func:`plan_block`)."""
+    who = "proposed by geosite" if block["source"] == "proposed" else "as submitted (layer bmps)"
+    lines = [
+        "## The plan: controls and schedule",
+        "",
+        f"{len(block['controls'])} controls, {who}; plan {block['fingerprint']} (the sheets carry it). "
+        "Quantities in pay units (LF, SY, AC, EA, CY); the tags (C1 ...) are the sheets'.",
+        "",
+        "| tags | control | standard | quantity | install | remove |",
+        "| --- | --- | --- | ---: | --- | --- |",
+    ]
+    for r in block["schedule"]:
+        qty = "" if r["quantity"] is None else f"{r['quantity']:,.2f} {r['unit']}".replace(".00 ", " ")
+        lines.append(
+            f"| {r['tags']} | {_cell(r['control'])} | {_cell(r['standard'])} | {qty} | "
+            f"{r['install'] or 'not given'} | {r['remove'] or 'not given'} |"
+        )
+    return [*lines, ""]

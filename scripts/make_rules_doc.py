@@ -101,7 +101,7 @@ def reference() -> str:
     lines = [
         BEGIN,
         "",
-        "## Reference (generated from `geosite/rules/registry.py`)",
+        "## Reference (generated from `geosite/rules/registry.py` and the practices, `geosite/practices/`)",
         "",
         "### Measures a condition may read",
         "",
@@ -121,29 +121,7 @@ def reference() -> str:
         for lay, ms in r.FEATURE_MEASURES.items()
         for k, m in ms.items()
     ]
-    lines += [
-        "",
-        "### Practices and their `params`",
-        "",
-        "| practice | parameter | kind | unit | required | allowed | what |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for name, params in r.PRACTICES.items():
-        if not params:
-            lines.append(f"| `{name}` | (none) | | | | | |")
-        for k, p in params.items():
-            lines.append(
-                f"| `{name}` | `{k}` | {p.kind} | {p.unit} | {'yes' if p.required else ''} | "
-                f"{', '.join(p.choices)} | {cell(p.text)} |"
-            )
-    lines += [
-        "",
-        "### `[controls]` numbers each practice needs",
-        "",
-        "| practice | `[controls]` keys |",
-        "| --- | --- |",
-    ]
-    lines += [f"| `{n}` | {', '.join(f'`{k}`' for k in keys)} |" for n, keys in r.PRACTICE_CONTROLS.items()]
+    lines += practice_reference()
     lines += [
         "",
         "### Other tables",
@@ -162,6 +140,51 @@ def reference() -> str:
         "",
     ]
     return "\n".join(lines + [END]) + "\n"
+
+
+def practice_reference() -> list[str]:
+    """The practices' part of the reference: each practice, what it serves and is, its ``params`` for each
+    key it serves, and the ``[controls]`` numbers it reads (from the descriptors, geosite/practices/).
+    """
+    from geosite.practices import PRACTICES
+
+    lines = [
+        "",
+        "### Practices (`geosite/practices/`: one module each)",
+        "",
+        "| practice (a `bmps` type) | family | standard | the `practice` keys it serves | pay item |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for p in PRACTICES:
+        keys = ", ".join(f"`{k}`" for k in p.serves) or "(an equivalent)"
+        pay = f"{p.pay.unit}: {cell(p.pay.how)}" if p.pay else ""
+        lines.append(f"| `{p.name}` | {p.family} | {p.standard} | {keys} | {pay} |")
+    lines += [
+        "",
+        "### Practice keys and their `params`",
+        "",
+        "| practice key | parameter | kind | unit | required | allowed | what |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for p in PRACTICES:
+        for key in p.serves:
+            params = p.params_for(key)
+            if not params:
+                lines.append(f"| `{key}` | (none) | | | | | |")
+            lines += [
+                f"| `{key}` | `{k}` | {s.kind} | {s.unit} | {'yes' if s.required else ''} | "
+                f"{', '.join(s.choices)} | {cell(s.text)} |"
+                for k, s in params.items()
+            ]
+    lines += [
+        "",
+        "### `[controls]` numbers each practice needs",
+        "",
+        "| practice | `[controls]` keys |",
+        "| --- | --- |",
+    ]
+    lines += [f"| `{p.name}` | {', '.join(f'`{k}`' for k in p.controls)} |" for p in PRACTICES if p.controls]
+    return lines
 
 
 def _rewrite(path: Path, body: str, check: bool) -> bool:

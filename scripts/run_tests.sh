@@ -16,15 +16,15 @@ if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -
 fi
 if ! /usr/bin/python3 -c "import qgis.core" >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   # measured: 73 s with apt-get update on a Debian 12 machine that had GDAL already
-  echo "installing QGIS headless (Debian qgis python3-qgis) for the GeoPackage style test" >&2
+  echo "installing QGIS headless (Debian qgis python3-qgis) for the GeoPackage style and QGIS plugin tests" >&2
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qgis python3-qgis >/dev/null) \
-    || echo "could not install qgis; the QGIS style test will skip" >&2
+    || echo "could not install qgis; the QGIS style and plugin tests will skip" >&2
 fi
 install_geosite "[test]"
 # issue 26: lint and types first, with the versions pinned in the test extra and the configuration in
 # pyproject.toml ([tool.ruff], [tool.mypy]); any finding fails the run before the tests start
-echo "ruff check geosite tests benchmarks scripts setup.py" >&2
-.venv/bin/ruff check --no-cache geosite tests benchmarks scripts setup.py
+echo "ruff check geosite tests benchmarks scripts setup.py qgis_plugin" >&2
+.venv/bin/ruff check --no-cache geosite tests benchmarks scripts setup.py qgis_plugin
 echo "mypy (files and settings from pyproject.toml)" >&2
 .venv/bin/mypy
 echo "numpydoc lint geosite (checks from pyproject.toml [tool.numpydoc_validation])" >&2

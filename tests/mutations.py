@@ -23,14 +23,34 @@ from sitebuilder import write_toml
 Mutation = Callable[[Path], None]
 
 
+#: the plan folder's controls, one layer per geometry family (geosite.views.plan_layers)
+PARTS = {"Point": "bmps_points", "LineString": "bmps_lines", "Polygon": "bmps_polygons"}
+
+
 def read_layer(plan: Path, layer: str) -> gpd.GeoDataFrame:
-    """A layer of the plan's layers.gpkg."""
-    return gpd.read_file(plan / "layers.gpkg", layer=layer)
+    """A layer of the plan's layers.gpkg (``bmps``: its three parts as one)."""
+    gpkg = plan / "layers.gpkg"
+    if layer != "bmps":
+        return gpd.read_file(gpkg, layer=layer)
+    frames = [gpd.read_file(gpkg, layer=name) for name in PARTS.values()]
+    out = gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), geometry="geometry", crs=frames[0].crs)
+    # each control as the plan drew it: a one-part Multi* (the layer's declared type) as its part
+    out["geometry"] = [
+        g.geoms[0] if g is not None and hasattr(g, "geoms") and len(g.geoms) == 1 else g for g in out.geometry
+    ]
+    return out
 
 
 def write_layer(plan: Path, layer: str, gdf: gpd.GeoDataFrame) -> None:
-    """Replace a layer of the plan's layers.gpkg."""
-    gdf.to_file(plan / "layers.gpkg", layer=layer, driver="GPKG")
+    """Replace a layer of the plan's layers.gpkg (``bmps``: each of its parts, by geometry family)."""
+    gpkg = plan / "layers.gpkg"
+    if layer != "bmps":
+        gdf.to_file(gpkg, layer=layer, driver="GPKG")
+        return
+    families = [str(t).removeprefix("Multi") for t in gdf.geom_type]
+    for family, name in PARTS.items():
+        part = gdf[[f == family for f in families]]
+        part.to_file(gpkg, layer=name, driver="GPKG", promote_to_multi=True, geometry_type=f"Multi{family}")
 
 
 def _practice(bmps: gpd.GeoDataFrame, text: str) -> pd.Series:

@@ -6,8 +6,8 @@ import pyogrio
 import pytest
 from shapely.geometry import LineString, Point, box
 
-from geosite.controls.stage import measure_controls
 from geosite.hydrology import flow_grid
+from geosite.practices import measure_controls
 from geosite.rules.profile import load_profile
 from geosite.site import site_from_frames
 from geosite.site.measurements import measure_site
@@ -159,13 +159,13 @@ def test_belgium_controls_by_the_handbook(plane):
 
 
 def test_dxf_round_trip(plane, tmp_path):
-    from geosite.io.cad import write_dxf
+    from geosite.views.dxf import write_dxf
 
     dem, fg = plane
     site = _site(dem, storm_inlets=gdf([Point(X + 301, Y + 301)], id=[1]))
     res = measure_controls(site, load_profile("grantsburg"), dem, fg, measure_site(site), step=lambda s: None)
     path = write_dxf(res.layers, tmp_path / "controls.dxf")
-    from geosite.io.cad import ANNO_LAYERS, cad_layer
+    from geosite.views.dxf import ANNO_LAYERS, cad_layer
 
     back = pyogrio.read_dataframe(path)
     ff = res.layers["filter_fence"]

@@ -76,7 +76,8 @@ def test_lower_and_facing_without_flow_reaching(plane):
 
     dem, fg = plane
     lake = box(X + 330, Y + 250, X + 360, Y + 280)
-    down, why = is_downslope(PILE, lake, dem, fg, trace_ft=100.0, reach_tolerance_ft=5.0)
+    verdict = is_downslope(PILE, lake, dem, fg, trace_ft=100.0, reach_tolerance_ft=5.0)
+    down, why = verdict.value, verdict.why
     assert down and why == "lower and facing"
 
 
@@ -100,7 +101,7 @@ def test_no_heights_under_the_pile_leaves_downslope_undecided(hole, expect):
         dem = dataclasses.replace(dem, elevation_ft=z)
     fg = flow_grid(dem)
     creek = LineString([(X + 100, Y + 280), (X + 500, Y + 280)])
-    down, _why = is_downslope(PILE, creek, dem, fg, trace_ft=100.0, reach_tolerance_ft=5.0)
+    down = is_downslope(PILE, creek, dem, fg, trace_ft=100.0, reach_tolerance_ft=5.0).value
     assert down is expect
     feat = gpd.GeoDataFrame({"id": [3]}, geometry=[creek], crs=dem.crs)
     piles = gpd.GeoDataFrame({"id": [1], "days": [10]}, geometry=[PILE], crs=dem.crs)

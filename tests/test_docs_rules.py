@@ -10,8 +10,9 @@ import sys
 import tomllib
 from pathlib import Path
 
+from geosite.practices.validate import practice_problems
 from geosite.rules import feature_applies
-from geosite.rules.profile import Profile, Requirement
+from geosite.rules.profile import Requirement, parse
 from geosite.rules.schema import validate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +43,8 @@ def test_the_worked_example_is_a_valid_profile_deciding_what_it_says():
     base["requirements"] = [q for q in base["requirements"] if q["id"] not in ids] + ex["requirements"]
     base["review"].update(ex["review"])
     assert validate(base) == []
-    prof = Profile(id="example", name="example", data=base)
+    prof = parse(base)
+    assert practice_problems(prof) == []
     stab = Requirement.from_toml(next(q for q in ex["requirements"] if q["id"] == "stockpile_stabilization"))
     # both sides of each threshold: 10 cu yd and 7 days
     assert feature_applies(prof, stab, {"volume_cy": 10.0, "days": 30}).met is False

@@ -16,7 +16,7 @@ import pytest
 from ezdxf import bbox
 from shapely.geometry import LineString, Point, Polygon
 
-from geosite.io.cad import ANNO_LAYERS, CAD_LAYERS, CONTOUR_LABEL_IN, POINT_BLOCKS, write_dxf
+from geosite.views.dxf import ANNO_LAYERS, CAD_LAYERS, CONTOUR_LABEL_IN, POINT_BLOCKS, write_dxf
 
 CRS = "EPSG:7593"  # US survey feet
 

@@ -23,9 +23,21 @@ import shapely
 from shapely.geometry import LineString, MultiLineString, Point, Polygon
 
 from geosite.errors import OutputError
-from geosite.io.output import DERIVED_SCHEMA, FINDINGS_SCHEMA, write_findings_gpkg, write_gpkg
-from geosite.io.qgis_styles import STATUS_COLOURS, dash_pattern, layer_rules
-from geosite.maps.symbology import STYLES
+from geosite.io.output import FINDINGS_SCHEMA, write_findings_gpkg, write_gpkg
+from geosite.io.qgis_styles import STATUS_COLOURS, dash_pattern
+from geosite.views.layers import derived_schema, derived_styles, findings_context
+
+#: derived.gpkg's schema: the site's and the analysis' layers, then each practice's (its descriptor's)
+DERIVED_SCHEMA = derived_schema()
+
+
+from geosite.maps.symbology import STYLES  # noqa: E402 - after the schema it styles
+
+
+def layer_rules(styles):
+    """derived.gpkg's QGIS styles (the practices' layers' legends from their descriptors)."""
+    return derived_styles(styles)
+
 
 CRS = "EPSG:7593"  # NAD83(2011) / WISCRS Burnett (ftUS), the Lot 7 sample's
 OGRINFO = Path("/usr/bin/ogrinfo")
@@ -89,7 +101,7 @@ def test_same_schema_whatever_the_site(tmp_path):
     kinds = []
     for i, layers in enumerate((a, b, c)):
         path = tmp_path / f"{i}.gpkg"
-        write_gpkg(path, layers)
+        write_gpkg(path, layers, schema=DERIVED_SCHEMA)
         kinds.append(_declared(path))
     assert kinds[0] == kinds[1] == kinds[2] == {n: s.geometry for n, s in DERIVED_SCHEMA.items()}
     back = gpd.read_file(tmp_path / "1.gpkg", layer="contours")
@@ -106,7 +118,7 @@ def test_clip_artefacts_dropped_and_a_wrong_family_refused(tmp_path):
     (g,) = gpd.read_file(tmp_path / "a.gpkg", layer="site_boundary").geometry
     assert g.geom_type == "MultiPolygon" and g.area == 100.0
     with pytest.raises(OutputError, match="inlet_protection.*Polygon"):
-        write_gpkg(tmp_path / "b.gpkg", {"inlet_protection": _frame([poly], id=[1])})
+        write_gpkg(tmp_path / "b.gpkg", {"inlet_protection": _frame([poly], id=[1])}, schema=DERIVED_SCHEMA)
 
 
 def test_findings_split_by_geometry_type(tmp_path):
@@ -121,7 +133,8 @@ def test_findings_split_by_geometry_type(tmp_path):
     site = _frame([poly], id=[1])
     path = tmp_path / "findings.gpkg"
     # as review.check writes it: the context layers in the sheets' styles
-    write_findings_gpkg(path, {"findings": frame, "site_boundary": site}, styles=layer_rules(STYLES))
+    context, styles = findings_context(), layer_rules(STYLES)
+    write_findings_gpkg(path, {"findings": frame, "site_boundary": site}, context=context, styles=styles)
     kinds = _declared(path)
     assert {n: kinds[n] for n in FINDINGS_SCHEMA} == {
         "findings": None,
@@ -206,7 +219,7 @@ def test_sheet_styles_read_without_matplotlib():
     import sys
 
     code = (
-        "import sys, json; from geosite.pipeline import sheet_styles; s = sheet_styles(); "
+        "import sys, json; from geosite.views.layers import sheet_styles; s = sheet_styles(); "
         "print(json.dumps(['matplotlib' in sys.modules, {k: [v.edge, v.face, v.lw, str(v.ls)] for k, v in "
         "s.items()}]))"
     )

@@ -187,7 +187,7 @@ DEFAULTS_ALLOWED = {
     ("terrain/steep.py", "steep_area_sqft", "min_area_sqft"): (
         "0 is no mapping unit at all (every cell measured), not a number of any chapter"
     ),
-    ("io/cad.py", "write_dxf", "scale_ft"): (
+    ("views/dxf.py", "write_dxf", "scale_ft"): (
         "the plot scale DXF text and symbols are sized for, a drawing size (CAD rescales text at will); "
         "write_outputs passes the maps' scale, the profile's"
     ),

@@ -200,8 +200,13 @@ def test_every_kernel_has_a_typed_name_and_nothing_else_does():
     import typing
 
     tree = ast.parse(inspect.getsource(fk))
-    typed = {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
-             and ast.unparse(n.annotation).startswith("Callable")}
+    typed = {
+        n.target.id
+        for n in tree.body
+        if isinstance(n, ast.AnnAssign)
+        and isinstance(n.target, ast.Name)
+        and ast.unparse(n.annotation).startswith("Callable")
+    }
     assert typed == set(fk.SIGNATURES)
     hints = typing.get_type_hints(fk)
     for name in fk.SIGNATURES:

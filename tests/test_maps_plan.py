@@ -21,6 +21,7 @@ from shapely.geometry import Point, box
 from sitebuilder import X0, Y0, line, make_site, point, rect
 
 from geosite.grid import Dem
+from geosite.plan.table import parse_tags
 from geosite.site import load_site
 
 CRS = "EPSG:7593"
@@ -106,6 +107,17 @@ def existing(result):
     from geosite.maps import render_existing_site_map
 
     return render_existing_site_map(result, None, hillshade=False)[0].geosite
+
+
+@pytest.fixture(scope="module")
+def submitted(valley_site):
+    """The construction sheet of the valley site's own plan (its submitted bmps), as ``geosite map`` of the
+    submission draws it."""
+    from geosite.maps import render_construction_plan
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return render_construction_plan(load_site(valley_site), None)[0].geosite
 
 
 @pytest.fixture(scope="module")
@@ -213,16 +225,16 @@ def _panel_and_frame_texts(sheet, gid: str) -> list[str]:
     return [t.get_text() for t in [*sheet.panel.texts, *sheet.fig.texts] if t.get_gid() == gid]
 
 
-def test_schedule_lists_every_bmp_with_its_submitted_dates(construction):
-    table = "\n".join(_panel_and_frame_texts(construction, "table"))
-    for name, inst, rem in (
-        ("Fence A", "2027-05-01", "2027-10-15"),
-        ("Fence B", "2027-05-01", "2027-10-15"),
-        ("Basin SB-9", "2027-04-20", "2027-10-20"),
-        ("Filter at CB-9", "2027-05-02", "2027-10-16"),
+def test_schedule_lists_every_bmp_with_its_submitted_dates(submitted):
+    table = "\n".join(_panel_and_frame_texts(submitted, "table"))
+    for name, qty, inst, rem in (
+        ("Fence A", "180 LF", "2027-05-01", "2027-10-15"),  # three segments, 60 ft each, one row
+        ("Fence B", "LF", "2027-05-01", "2027-10-15"),
+        ("Basin SB-9", "120 CY", "2027-04-20", "2027-10-20"),  # its storage as submitted
+        ("Filter at CB-9", "1 EA", "2027-05-02", "2027-10-16"),
     ):
-        row = next(r for r in table.splitlines() if r.startswith(name))
-        assert inst in row and rem in row, row
+        row = next(r for r in table.splitlines() if f" {name} " in r)
+        assert qty in row and inst in row and rem in row, row
     assert "2027-05-03" in table and "2027-09-30" in table  # the phase's own dates
 
 
@@ -259,17 +271,18 @@ def test_declared_provisions_are_printed_as_given(valley_site, tmp_path):
 # -------------------------------------------------------------------------------------------- symbols
 
 
-def test_legend_swatches_are_the_symbols_drawn(construction):
-    kinds = {label: (kind, marker) for label, kind, marker in construction.swatches}
+def test_legend_swatches_are_the_symbols_drawn(submitted, construction):
+    kinds = {label: (kind, marker) for label, kind, marker in submitted.swatches}
     basin = next(k for k in kinds if k.startswith("(c) Submitted sediment basin"))
     assert kinds[basin][0] == "polygon"  # a submitted basin is drawn at its size, and so is its swatch
     fence = next(k for k in kinds if k.startswith("(c) Submitted silt fence"))
     assert kinds[fence][0] == "line"
     inlet = next(k for k in kinds if k.startswith("(c) Submitted inlet protection"))
     assert kinds[inlet] == ("point", "D")
-    # the valley's trap has no room on the site (tests below): no trap symbol drawn, so none in the legend
-    # (tests/test_trap_sites.py draws one that fits, with its polygon swatch)
-    assert not [k for k in kinds if k.startswith("(c) Sediment trap")]
+    # the valley's trap has no room on the site (tests below): no trap footprint drawn, so none in the
+    # legend (tests/test_trap_sites.py draws one that fits, with its polygon swatch)
+    proposed = {label: kind for label, kind, _ in construction.swatches}
+    assert not [k for k in proposed if k.startswith("(c) Sediment trap at its") and proposed[k] == "polygon"]
     # the same symbol on the map: the submitted basin's polygon is drawn in the swatch's face colour
     from matplotlib.colors import same_color
 
@@ -278,7 +291,7 @@ def test_legend_swatches_are_the_symbols_drawn(construction):
     st = submitted_style("sediment_basin", "polygon")
     drawn = [
         c
-        for c in construction.ax.collections
+        for c in submitted.ax.collections
         if len(c.get_facecolor())
         and same_color(c.get_facecolor()[0][:3], st.face)
         and c.get_hatch() == st.hatch
@@ -310,7 +323,7 @@ def test_proposed_trap_with_no_room_on_the_site_is_stated_not_drawn(result, cons
         and same_color(c.get_facecolor()[0][:3], st.face)
         and same_color(c.get_edgecolor()[0][:3], st.edge)
     ]
-    texts = _map_texts(construction)
+    texts = [" ".join(t.split()) for t in _map_texts(construction)]
     said = [t for t in texts if f"{want:,.0f} sq ft surface" in t]
     assert said and "no room on the site for the trap this outlet" in said[0]
 
@@ -326,12 +339,13 @@ def test_fences_and_diversions_do_not_look_like_the_boundary_or_the_channels():
     assert div.extra.get("inner") and not chan.extra.get("inner") and div.ls != chan.ls
 
 
-def test_one_label_per_submitted_run(construction):
-    texts = _map_texts(construction)
-    assert sum(t.startswith("Fence A") for t in texts) == 1  # three touching segments: one run, one label
-    assert sum(t.startswith("Fence B") for t in texts) == 1
-    assert any(t.startswith("Fence A, 180 ft") for t in texts)
-    assert any("storage 120 cu yd" in t and "drains 1.20 ac" in t for t in texts)
+def test_one_label_per_submitted_run(submitted):
+    texts = _map_texts(submitted)
+    # three touching segments of one name: one run, one label with their three tags
+    assert sum(" Fence A" in t for t in texts) == 1
+    assert sum(" Fence B" in t for t in texts) == 1
+    (fence_a,) = [t for t in texts if " Fence A" in t]
+    assert len(parse_tags(fence_a)) == 3
 
 
 def test_structures_labelled_on_every_sheet(result, existing, construction):

@@ -149,7 +149,7 @@ def test_geopackage_layers_have_one_declared_valid_type(lot7_outputs, report):
 def test_dxf_opens_on_the_site_with_its_layers_units_and_attributes(lot7_outputs):
     import ezdxf
 
-    from geosite.io.cad import CAD_LAYERS
+    from geosite.views.dxf import CAD_LAYERS
 
     doc = ezdxf.readfile(lot7_outputs / "derived.dxf")
     audit = doc.audit()
@@ -201,7 +201,7 @@ def test_dxf_renders_the_fence_where_the_geopackage_has_it(lot7_outputs, tmp_pat
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from geosite.io.cad import ANNO_LAYERS, CONTEXT_LAYERS
+    from geosite.views.dxf import ANNO_LAYERS, CONTEXT_LAYERS
 
     doc = ezdxf.readfile(lot7_outputs / "derived.dxf")
     for name in [*ANNO_LAYERS, *(v[0] for v in CONTEXT_LAYERS.values())]:  # the geosite layers only

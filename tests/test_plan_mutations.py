@@ -97,7 +97,8 @@ CASES = [
         "grantsburg_lot7",
         "no_interior_rows_nor_their_stand_ins",
         both(
-            drop(types=EDGE_FENCE, practice="row on the contour"), drop(types=("stabilization",), pile=False)
+            drop(types=EDGE_FENCE, practice="row on the contour"),
+            drop(types=("stabilization", "erosion_mat"), pile=False),
         ),
         "filter_fence_slope_length",
     ),
@@ -260,7 +261,7 @@ CASES = [
         "channel_through",
         "no_channel_edge_fences",
         drop(types=EDGE_FENCE, practice="channel edge"),
-        "filter_fence_submitted",
+        "channel_fence_submitted",
     ),
     Case("channel_through", "no_diversions", drop(types=("diversion",)), "sheetflow_diversion_submitted"),
     # B(6)(a): channelized inflow diverted, otherwise the channel protected as B(6)(c)[3]

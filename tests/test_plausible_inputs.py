@@ -123,7 +123,7 @@ def test_extent_is_the_village_point_and_3_5_miles_around(profile, lat, lon):
     """The bbox holds the Census Bureau's point for the village and reaches 3.5 mi (±0.1) each way."""
     from pyproj import Geod
 
-    w, s, e, n = load_profile(profile).data["jurisdiction"]["extent"]["bbox"]
+    w, s, e, n = load_profile(profile).jurisdiction.extent["bbox"]
     assert w < lon < e and s < lat < n
     geod = Geod(ellps="WGS84")
     miles = [geod.inv(lon, lat, x, y)[2] / 1609.344 for x, y in ((w, lat), (e, lat), (lon, s), (lon, n))]

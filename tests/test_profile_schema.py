@@ -14,7 +14,9 @@ from click.testing import CliRunner
 
 from geosite.cli import cli
 from geosite.errors import ProfileError
-from geosite.rules import available_profiles, decide, load_profile
+from geosite.practices.validate import load_profile  # the profile and its practices, as geosite.load_profile
+from geosite.rules import available_profiles, decide
+from geosite.rules.profile import parse
 from geosite.rules.registry import MEASURES
 from geosite.rules.schema import validate
 
@@ -30,7 +32,12 @@ def req(data: dict, rid: str) -> dict:
 
 
 def problems_of(data: dict) -> str:
-    return "\n".join(validate(data))
+    """Every problem of a profile: the schema's, then (a valid schema) the practices' (geosite.practices)."""
+    from geosite.practices.validate import practice_problems
+    from geosite.rules.profile import parse
+
+    problems = validate(data)
+    return "\n".join(problems or practice_problems(parse(data)))
 
 
 @pytest.mark.parametrize("name", available_profiles())
@@ -185,9 +192,8 @@ def test_every_registered_measure_is_recorded_by_a_stage():
 
 
 def _one_decision(data: dict, values: dict) -> dict:
-    from geosite.rules.profile import Profile
 
-    prof = Profile(id="v", name="v", data=data)
+    prof = parse(data)
     return decide(prof, values)
 
 
@@ -269,7 +275,6 @@ def test_what_a_chapter_does_not_say_or_the_language_cannot(kind, status, settle
     """A rule the chapter states that the profile language cannot say is never passed nor borrowed: not
     assessed, like a part not read; what the chapter is silent on is information."""
     from geosite.rules import evaluate
-    from geosite.rules.profile import Profile
 
     d = grantsburg()
     d["not_specified"] = [
@@ -281,8 +286,6 @@ def test_what_a_chapter_does_not_say_or_the_language_cannot(kind, status, settle
         }
     ]
     assert validate(d) == []
-    ev = evaluate(
-        Profile(id="v", name="v", data=d), {"disturbed.area_sqft": 5000.0, "disturbed.area_acres": 0.11}
-    )
+    ev = evaluate(parse(d), {"disturbed.area_sqft": 5000.0, "disturbed.area_acres": 0.11})
     (f,) = [f for f in ev.findings if f.rule == "watercourse_work"]
     assert f.status == status and f.settle.startswith(settle) and f.citation == "§ 446-2D"

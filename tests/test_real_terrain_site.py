@@ -180,7 +180,8 @@ def test_check_finds_what_the_real_site_seeds_and_nothing_else(real_site):
     assert set(got) == {
         "plan_content.full.A_1_i.contours",  # no contours layer on the plan
         "plan_content.full.A_3_d.schedule",  # the BMPs have no install dates
-        "filter_fence_submitted",  # the low-edge fence stops short of the east part; no channel-edge fences
+        "filter_fence_submitted",  # the low-edge fence stops short of the east part
+        "channel_fence_submitted",  # no channel-edge fences (their own requirement, B(6)(c)[3])
         "filter_fence_slope_length",  # no interior rows on the 12-20 % lots
         "stockpile_fence",  # no fence below the topsoil pile
         "inlet_protection_submitted",  # CB-2 unprotected

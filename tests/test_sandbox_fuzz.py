@@ -75,7 +75,7 @@ def mutate(data: bytes, rng: random.Random, url: str) -> bytes:
 def originals(tmp_path_factory) -> dict[str, bytes]:
     """The four valid files: the sample's GeoPackage and GeoTIFF, its roads as GeoJSON, its utilities as
     DXF."""
-    from geosite.io.cad import write_dxf
+    from geosite.views.dxf import write_dxf
 
     tmp = tmp_path_factory.mktemp("originals")
     roads = gpd.read_file(SAMPLE / "layers.gpkg", layer="roads")

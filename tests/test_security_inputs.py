@@ -195,8 +195,9 @@ def test_stockpile_days_missing_is_not_zero(tmp_path):
     folder = submission(tmp_path / "sub", layers)
     res = run("analyze", folder, "--out", tmp_path / "a", "--no-maps")
     assert res.exit_code == 0, res.output
-    m = json.loads((tmp_path / "a" / "report.json").read_text())["measurements"]
-    assert m["stockpiles.max_days"] is None and "2" in m["stockpiles.max_days.why"]
+    report = json.loads((tmp_path / "a" / "report.json").read_text())
+    m = report["measurements"]
+    assert m["stockpiles.max_days"] is None and "2" in report["not_measured"]["stockpiles.max_days"]
 
 
 def test_infinite_dem_cells_are_nodata_not_heights(tmp_path):

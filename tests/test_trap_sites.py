@@ -52,7 +52,7 @@ def test_outlet_on_the_boundary_gets_a_trap_inside_it_at_its_dnr_1063_area(per_a
     site = box(0, 0, 400, 300)
     # the outlet on the south edge of the site (the disturbed area reaches the boundary there)
     traps = place_traps(
-        outlets((200, 0, 2.0, "sediment_trap")), ground(site), surface_sqft_per_acre=per_acre, reach_ft=10.0
+        outlets((200, 0, 2.0, "trap")), ground(site), surface_sqft_per_acre=per_acre, reach_ft=10.0
     )
     t = traps.iloc[0]
     assert bool(t.placed) and bool(t.in_disturbed)
@@ -73,7 +73,7 @@ def test_traps_clear_the_structures_and_each_other(per_acre):
     site = box(0, 0, 400, 300)
     house = box(150, 5, 250, 60)  # a building just inside the edge, beside the outlet
     traps = place_traps(
-        outlets((140, 0, 2.0, "sediment_trap"), (80, 0, 1.0, "sediment_trap")),
+        outlets((140, 0, 2.0, "trap"), (80, 0, 1.0, "trap")),
         ground(site, structures=house),
         surface_sqft_per_acre=per_acre,
         reach_ft=10.0,
@@ -88,7 +88,7 @@ def test_traps_clear_the_structures_and_each_other(per_acre):
 def test_site_too_tight_for_the_trap_says_so(per_acre):
     site = box(0, 0, 40, 200)  # 40 ft wide: a 3,120 sq ft trap is 63 ft across
     traps = place_traps(
-        outlets((20, 0, 2.0, "sediment_trap")), ground(site), surface_sqft_per_acre=per_acre, reach_ft=10.0
+        outlets((20, 0, 2.0, "trap")), ground(site), surface_sqft_per_acre=per_acre, reach_ft=10.0
     )
     t = traps.iloc[0]
     assert not t.placed and t.geometry is None and math.isnan(t.moved_ft)
@@ -100,7 +100,7 @@ def test_beside_the_disturbed_area_only_when_it_does_not_fit_inside(per_acre):
     site = box(0, 0, 400, 300)
     strip = box(0, 0, 400, 20)  # a disturbed strip 20 ft deep along the south edge
     traps = place_traps(
-        outlets((200, 20, 2.0, "sediment_trap")),
+        outlets((200, 20, 2.0, "trap")),
         ground(site, disturbed=strip),
         surface_sqft_per_acre=per_acre,
         reach_ft=10.0,
@@ -115,7 +115,7 @@ def test_beside_the_disturbed_area_only_when_it_does_not_fit_inside(per_acre):
 
 def test_basins_and_unsized_traps_get_no_footprint(per_acre):
     site = box(0, 0, 2000, 2000)
-    o = outlets((100, 0, 20.0, "sediment_basin"), (300, 0, 2.0, "sediment_trap"))
+    o = outlets((100, 0, 20.0, "basin"), (300, 0, 2.0, "trap"))
     assert list(place_traps(o, ground(site), surface_sqft_per_acre=per_acre, reach_ft=10.0)["outlet"]) == [2]
     assert not len(place_traps(o, ground(site), surface_sqft_per_acre=None, reach_ft=10.0))
 
@@ -204,17 +204,20 @@ def test_check_reads_a_submitted_trap_as_a_point_or_as_its_footprint(per_acre):
         crs=dem.crs,
     )
     (s,) = submitted_at_outlets(submitted, outs, cells, dem, flow_grid(dem), disturbed=dist, search_ft=10.0)
-    assert s["served_by"] == [1, 2] and s["suitable_by"] == [1, 2]
+    assert s["served_by"] == [1, 2]
+    from geosite.practices.sediment_basin import suits
+
+    assert [i for i in s["served_by"] if suits("sediment_trap", s["kind"])] == [1, 2]
 
 
 def test_an_outlet_whose_trap_fits_nowhere_keeps_its_trap_in_the_plan_at_its_point():
     """The plan still shows the trap the outlet needs (so check reads the outlet as provided for, as a
     plan from another tool would show it), at its point, its practice saying the footprint fits nowhere;
     a trap that fits is its footprint polygon."""
-    from geosite.plan_folder import _basin_bmps
+    from geosite.practices.sediment_basin import proposals
 
     outlets = gpd.GeoDataFrame(
-        {"outlet": [1, 2], "kind": ["sediment_trap"] * 2, "drainage_acres": [4.88, 0.48]},
+        {"outlet": [1, 2], "kind": ["trap"] * 2, "drainage_acres": [4.88, 0.48]},
         geometry=[Point(0, 0), Point(100, 0)],
         crs=CRS,
     )
@@ -232,7 +235,7 @@ def test_an_outlet_whose_trap_fits_nowhere_keeps_its_trap_in_the_plan_at_its_poi
         geometry=[Point(0, 0), placed],
         crs=CRS,
     )
-    rows = _basin_bmps(outlets, feet)
+    rows = proposals(outlets, feet, basin_max_acres=100.0, official="Building Inspector")
     assert [r["geometry"].geom_type for r in rows] == ["Point", "Polygon"]
     assert "no room on the site for the trap this outlet needs" in rows[0]["practice"]
     assert rows[0]["surface_sqft"] == 7617.2 and rows[1]["geometry"].equals(placed)

@@ -3,6 +3,8 @@
 - ``-v/-q`` (before or after the command: ``geosite analyze SITE -q``) set the log level, whether
   warnings and progress (:class:`Steps`, on a terminal only) are printed, and :class:`CliState`, which
   each command reads;
+- ``--progress-json`` is for a program running geosite (the QGIS plugin): each stage, warning and bad
+  input becomes one JSON object on a line of stderr (:class:`JsonSteps`), whatever stderr is;
 - :meth:`Geosite.invoke` is the one error handler: :class:`~geosite.errors.InputError` and
   :class:`~geosite.errors.OutputError` from any command print ``error: ...`` and exit 2;
 - commands live one per module in this package and are imported only when used, so ``geosite --help``
@@ -15,8 +17,10 @@ site that fails validation, an output that exists without --overwrite).
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import sys
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -41,7 +45,7 @@ COMMANDS = {
     "batch": ("batch", "batch"),
     "profile": ("profile", "profile"),
 }
-VERBOSITY = ("-q", "--quiet", "-v", "-vv", "-vvv", "--verbose")
+VERBOSITY = ("-q", "--quiet", "-v", "-vv", "-vvv", "--verbose", "--progress-json")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -100,22 +104,67 @@ class Steps:
         self.close()
 
 
+class JsonSteps(Steps):
+    """The run's progress for a program (``--progress-json``): one line of JSON on stderr per stage,
+    ``{"step": 1, "name": "loading and validating the site", "elapsed_s": 0.0}``, numbered from 1, the
+    seconds counted from the first stage; written under -q too and whatever stderr is, each line flushed
+    as its stage begins.
+    """
+
+    def __init__(self, file: TextIO | None = None) -> None:  # a text stream, default stderr
+        super().__init__(quiet=False, file=file)
+        self._count = 0
+        self._t0 = 0.0
+
+    def __call__(self, name: str) -> None:
+        """Write the line of the stage ``name``, which runs now.
+
+        Parameters
+        ----------
+        name : str
+            The stage, as the user reads it ("loading and validating the site").
+        """
+        now = time.perf_counter()
+        if self._count == 0:
+            self._t0 = now
+        self._count += 1
+        event = {"step": self._count, "name": name, "elapsed_s": round(now - self._t0, 3)}
+        json_line(event, self.file)
+
+
+def json_line(event: dict[str, Any], file: TextIO | None = None) -> None:
+    """Write ``event`` as one line of JSON on ``file`` (default stderr), flushed.
+
+    Parameters
+    ----------
+    event : dict
+        The object written (``{"step": ...}``, ``{"warning": ...}``, ``{"error": ...}``).
+    file : text stream, optional
+        Where it goes; stderr when not given.
+    """
+    stream = file or sys.stderr
+    stream.write(json.dumps(event, ensure_ascii=False) + "\n")
+    stream.flush()
+
+
 @dataclass(frozen=True)
 class CliState:
     """What the group's options decided, for every command (``ctx.find_object(CliState)``)."""
 
     quiet: bool = False
     verbose: int = 0
+    progress_json: bool = False
 
     def steps(self) -> Steps:
-        """The progress line of this run (silent under -q).
+        """The progress of this run: a line on a terminal (silent under -q), or JSON lines
+        (``--progress-json``).
 
         Returns
         -------
         Steps
             Called with each stage's name; close it before printing results.
         """
-        return Steps(self.quiet)
+        return JsonSteps() if self.progress_json else Steps(self.quiet)
 
 
 def output_folder(out: Path, inputs: Sequence[Path], overwrite: bool, container: bool = False) -> Path:
@@ -243,13 +292,18 @@ class Geosite(click.Group):
         return getattr(importlib.import_module(f"geosite.cli.{module}"), attr)
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the command; a bad input or output prints ``error: ...`` and exits 2."""
+        """Run the command; a bad input or output prints ``error: ...`` (``{"error": ...}`` under
+        ``--progress-json``) and exits 2.
+        """
         from geosite.errors import InputError, OutputError
 
         try:
             return super().invoke(ctx)
         except (InputError, OutputError) as exc:
-            click.echo(f"error: {exc}", err=True)
+            if state(ctx).progress_json:
+                json_line({"error": str(exc)})
+            else:
+                click.echo(f"error: {exc}", err=True)
             sys.exit(2)
 
 
@@ -266,14 +320,17 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
         handler.setLevel(level)
 
 
-def _show_warnings(quiet: bool) -> None:
+def _show_warnings(quiet: bool, as_json: bool) -> None:
     def _show(
         message: Warning | str, category: type[Warning], filename: str, lineno: int, *rest: Any, **kw: Any
     ) -> None:
-        """Print ``warning: message`` on stderr unless -q (warnings.showwarning's signature: the place and
-        the source line, in ``rest`` or ``kw``, are not printed).
+        """Print ``warning: message`` on stderr unless -q, or ``{"warning": message}`` under
+        --progress-json (warnings.showwarning's signature: the place and the source line, in ``rest`` or
+        ``kw``, are not printed).
         """
-        if not quiet:
+        if as_json:
+            json_line({"warning": str(message)})
+        elif not quiet:
             click.echo(f"warning: {message}", err=True)
 
     warnings.showwarning = _show
@@ -283,12 +340,18 @@ def _show_warnings(quiet: bool) -> None:
 @click.version_option(__version__, prog_name="geosite")
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors.")
+@click.option(
+    "--progress-json",
+    is_flag=True,
+    help="For programs running geosite: each stage, warning and bad input as one line of JSON on stderr "
+    '({"step": 1, "name": ..., "elapsed_s": ...}, {"warning": ...}, {"error": ...}).',
+)
 @click.pass_context
-def cli(ctx: click.Context, verbose: int, quiet: bool) -> None:
+def cli(ctx: click.Context, verbose: int, quiet: bool, progress_json: bool) -> None:
     """Erosion control plans for construction sites (Wisconsin village ordinances)."""
     _setup_logging(verbose, quiet)
-    _show_warnings(quiet)
-    ctx.obj = CliState(quiet=quiet, verbose=verbose)
+    _show_warnings(quiet, progress_json)
+    ctx.obj = CliState(quiet=quiet, verbose=verbose, progress_json=progress_json)
 
 
 def main() -> None:

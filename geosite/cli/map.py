@@ -35,6 +35,18 @@ _OPTIONS = options(
         "Grantsburg and Belgium).",
     ),
     JURISDICTION,
+    click.option(
+        "--dem",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="DEM file; overrides site.toml [dem] path.",
+    ),
+    click.option(
+        "--dem-vertical-unit",
+        type=click.Choice(["us_ft", "ft", "m"]),
+        default=None,
+        help="The DEM's vertical unit; overrides site.toml [dem] vertical_unit.",
+    ),
     click.option("--no-hillshade", is_flag=True, help="Draw contours without the shaded relief under them."),
     OVERWRITE,
 )
@@ -52,12 +64,19 @@ def map_cmd(
     scale_ft: float | None,
     margin_ft: float | None,
     jurisdiction: str | None,
+    dem: Path | None,
+    dem_vertical_unit: str | None,
     no_hillshade: bool,
     overwrite: bool,
 ) -> None:
-    """Draw SITE_DIR's plan maps: existing site map, construction plan, final conditions (PDF + PNG)."""
+    """Draw SITE_DIR's plan maps: existing site map, construction plan, final conditions (PDF + PNG).
+
+    The construction plan shows the site's own controls (its bmps layer) where it has them, else the ones
+    geosite proposes.
+    """
     from geosite.maps import check_scale, parse_sheet, write_plan_maps
     from geosite.pipeline import analyze as run_analysis
+    from geosite.plan import plan_of
     from geosite.site import load_site
 
     quiet = state(ctx).quiet
@@ -66,16 +85,18 @@ def map_cmd(
     if scale_ft is not None:
         check_scale(scale_ft)  # refuse a number that is no scale before any work
     parse_sheet(sheet)
-    out = output_folder(out, [site_dir], overwrite)
+    out = output_folder(out, [site_dir] + ([dem] if dem else []), overwrite)
     with steps:
         steps("loading and validating the site")
-        site = load_site(site_dir, jurisdiction=jurisdiction)
+        site = load_site(site_dir, jurisdiction=jurisdiction, dem=dem, dem_vertical_unit=dem_vertical_unit)
         from geosite.maps.sheets import check_sheet_count
 
         check_sheet_count(
             site, scale_ft, sheet, margin_ft
         )  # the margin and the sheet count, before the analysis
         result = run_analysis(site, step=steps)
+        if site.layers.get("bmps") is not None:  # the site's own plan: the controls its layers hold
+            result.plan = plan_of(result, "submitted")
         steps("drawing the plan maps")
         files = write_plan_maps(
             result,

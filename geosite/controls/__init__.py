@@ -11,7 +11,7 @@
 - :mod:`~geosite.controls.tracking`: tracking pads where drives meet roads (B(3), DNR 1057);
 - :mod:`~geosite.controls.diversion`: diversions above disturbed areas receiving sheetflow (B(6)(a));
 - :mod:`~geosite.controls.submitted`: the submitted ``bmps`` layer measured against all of these;
-- :mod:`~geosite.controls.stage`: the controls stage of ``analyze`` (findings and layers).
+- the controls stage that places and judges them is :mod:`geosite.practices` (one module per practice).
 
 Each function takes GeoDataFrames plus a :class:`~geosite.grid.Dem` / :class:`~geosite.hydrology.FlowGrid`
 and is usable alone.
@@ -39,8 +39,10 @@ from geosite.controls.setbacks import (
     FeatureNear,
     NearestFeature,
     PileReport,
+    flow_path_distance,
     is_downslope,
     number_at,
+    pile_fences,
     stockpile_setbacks,
 )
 from geosite.controls.submitted import (
@@ -78,6 +80,7 @@ __all__ = [
     "diversions",
     "fence_coverage",
     "fence_summary",
+    "flow_path_distance",
     "filter_fence",
     "inlet_protection",
     "interior_rows",
@@ -86,6 +89,7 @@ __all__ = [
     "number_at",
     "max_slope_length_ft",
     "pad_extent",
+    "pile_fences",
     "place_traps",
     "protected",
     "row_obstacles",

@@ -20,8 +20,9 @@ the largest drainage.
 A submitted basin or trap serves an outlet when it receives that outlet's runoff: its footprint lies
 within ``search_ft`` of the outlet's exit cells or of the first ``merge_ft`` of their downhill paths, or
 (inside the disturbed area, above the outlet) most of the outlet's drainage (``capture``, half) flows
-through it on its way out. It suits the outlet when its kind suits the outlet's drainage (a trap under
-5 acres, a basin up to 100).
+through it on its way out. Whether its practice suits the outlet's drainage (a trap under 5 acres, a basin
+up to
+100) is the sediment-basin practice's rule (geosite.practices.sediment_basin).
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ if TYPE_CHECKING:
     from geosite.grid import Dem
     from geosite.hydrology import FlowGrid
 
-KINDS = {"sediment_trap": "DNR 1063", "sediment_basin": "DNR 1064"}
+#: the drainage classes of :func:`basin_kind`: a trap's (DNR 1063), a basin's (DNR 1064), beyond one basin's
+DRAINAGE_CLASSES = ("trap", "basin", "beyond")
 
 
 class OutletService(TypedDict):
@@ -123,17 +125,18 @@ def basin_kind(acres: float, *, trap_max_acres: float, basin_max_acres: float) -
     Returns
     -------
     tuple of (str, str)
-        ``sediment_trap``, ``sediment_basin`` or ``multiple_basins``, and the limit in words.
+        The drainage's class (:data:`DRAINAGE_CLASSES`): ``trap`` (under DNR 1063's limit), ``basin`` (up to
+        DNR 1064's) or ``beyond`` (more than one basin may drain), and the limit in words.
     """
     if acres < trap_max_acres:
-        return "sediment_trap", f"DNR 1063: a sediment trap for drainage under {trap_max_acres:g} acres"
+        return "trap", f"DNR 1063: a sediment trap for drainage under {trap_max_acres:g} acres"
     if acres <= basin_max_acres:
         return (
-            "sediment_basin",
+            "basin",
             f"DNR 1064: a sediment basin for drainage of {trap_max_acres:g} to {basin_max_acres:g} acres",
         )
     return (
-        "multiple_basins",
+        "beyond",
         f"drainage over {basin_max_acres:g} acres: more than one sediment basin (DNR 1064)",
     )
 
@@ -359,13 +362,14 @@ def submitted_at_outlets(
     search_ft: float,
     capture: float = 0.5,
 ) -> list[OutletService]:
-    """Which outlets each submitted basin or trap receives the runoff of, and whether its kind suits each
-    one's drainage (see the module notes).
+    """Which outlets each submitted basin or trap receives the runoff of (see the module notes); whether its
+    practice suits each one's drainage is the sediment-basin practice's to say (``suitable_by`` is left
+    empty here).
 
     Parameters
     ----------
     basins : geopandas.GeoDataFrame
-        The submitted basins and traps: polygons or points with ``id`` and ``type``, any projected CRS.
+        The submitted basins and traps: polygons or points with ``id``, any projected CRS.
     outlets : geopandas.GeoDataFrame
         The outlets, as :func:`disturbed_outlets` returns them.
     exit_cells : list of numpy.ndarray
@@ -387,18 +391,12 @@ def submitted_at_outlets(
     Returns
     -------
     list of OutletService
-        One per outlet: ``outlet``, ``drainage_acres``, ``disturbed_acres``, ``kind`` (needed),
-        ``served_by`` (ids of the submitted features receiving its runoff), ``suitable_by`` (those whose
-        type suits its drainage) and ``captured`` (submitted id -> share of the outlet's drainage flowing
-        through it).
+        One per outlet: ``outlet``, ``drainage_acres``, ``disturbed_acres``, ``kind`` (its drainage class),
+        ``served_by`` (ids of the submitted features receiving its runoff), ``suitable_by`` (empty: for the
+        caller) and ``captured`` (submitted id -> share of the outlet's drainage flowing through it).
     """
     geoms = list(grid.to_crs(basins, dem.crs).geometry)
     ids = [py_scalar(i) for i in basins["id"]] if "id" in basins.columns else list(range(1, len(basins) + 1))
-    types = (
-        [str(t).strip().lower() for t in basins["type"]]
-        if "type" in basins.columns
-        else ["sediment_basin"] * len(basins)
-    )
     ex = _exits(_in_dem_crs(disturbed, dem)[0], dem, fg)
     shares = _captured_shares(list(zip(ids, geoms, strict=True)), exit_cells, ex, dem)
     tol = search_ft / dem.ft_per_unit
@@ -413,7 +411,6 @@ def submitted_at_outlets(
             for i, g in zip(ids, geoms, strict=True)
             if shapely.dwithin(g, pts, tol) or shares[k].get(i, 0.0) >= capture
         ]
-        ok = [i for i, t in zip(ids, types, strict=True) if i in served and _suits(t, o["kind"])]
         out.append(
             {
                 "outlet": int(o["outlet"]),
@@ -421,7 +418,7 @@ def submitted_at_outlets(
                 "disturbed_acres": float(o["disturbed_acres"]),
                 "kind": o["kind"],
                 "served_by": served,
-                "suitable_by": ok,
+                "suitable_by": [],
                 "captured": {i: round(v, 3) for i, v in shares[k].items() if v > 0},
             }
         )
@@ -455,12 +452,3 @@ def _captured_shares(
             if before > 0:
                 shares[k][i] = max(before - float(left[ex_k].sum()), 0.0) / before
     return shares
-
-
-def _suits(submitted_type: str, needed: str) -> bool:
-    """A basin suits any drainage up to the basin limit; a trap only a trap's."""
-    if needed == "sediment_trap":
-        return submitted_type in ("sediment_trap", "sediment_basin")
-    if needed == "sediment_basin":
-        return submitted_type == "sediment_basin"
-    return False  # more than one basin needed: no single feature suits it

@@ -739,6 +739,14 @@ def row_obstacles(site: Any, width_ft: float = 2.0) -> gpd.GeoDataFrame | None:
     return gpd.GeoDataFrame({"layer": layers, "id": ids}, geometry=geoms, crs=site.crs)
 
 
+def footprints(obstacles: gpd.GeoDataFrame | None) -> BaseGeometry | None:
+    """The structures' footprints among ``obstacles`` (:func:`row_obstacles`' form), dissolved; None."""
+    if obstacles is None or not len(obstacles) or "layer" not in obstacles.columns:
+        return None
+    got = obstacles[obstacles["layer"] == "structures"]
+    return shapely.union_all(got.geometry.values) if len(got) else None
+
+
 def buildable_rows(
     rows: list[LineString], obstacles: Any, clearance: float, min_length: float
 ) -> tuple[list[LineString], list[RowGap]]:
@@ -1006,17 +1014,10 @@ class RowRules:
         return cls(*(float(v) for v in vals))
 
 
-#: What stands in where no buildable row keeps the slope above a fence within DNR 1056's length
-#: (practice, ``bmps`` type, method, standard), by why the row is not built.
-AREA_STAND_INS: dict[str, tuple[str, str, str, str]] = {
-    "proportion": (
-        "temporary mulch on the slope between the edge fences",
-        "stabilization",
-        "mulch",
-        "DNR 1058",
-    ),
-    "row": ("erosion mat on the slope above the unbuilt row", "stabilization", "erosion_mat", "DNR 1052"),
-}
+#: Why no buildable row keeps the slope above a fence within DNR 1056's length, as a stand-in area's
+#: ``kind``: the rows would be out of proportion to the area, or a row is not built there (what stands in,
+#: mulch or erosion mat, is the silt fence practice's choice: geosite.practices.silt_fence).
+STAND_IN_KINDS = ("proportion", "row")
 WHY_NOT_BUILT = {
     "loop": "a closed ring around a mound or hollow",
     "kink": "a kink sharper than a post can hold",
@@ -1087,7 +1088,7 @@ def filter_fence(
         Rows a crew can build (:class:`RowRules`): no closed loops, no turn sharper than the profile's, no
         piece under its minimum, not out of proportion to the area. With them, ``fence`` holds only
         buildable fence and the stand-ins are areas where the replacement goes
-        (``fence.attrs["stand_ins"]``, :func:`row_stand_ins`), never lines along the unbuilt row.
+        (``fence.attrs["stand_in_areas"]``, :func:`row_stand_ins`), never lines along the unbuilt row.
 
     Returns
     -------
@@ -1131,7 +1132,7 @@ def filter_fence(
         _add_fence_rows(fence_rows, pid, lines, gaps)
     fence, runs_all = _fence_frames(fence_rows, all_runs, dem=dem, out_crs=out_crs)
     if row_rules is not None:
-        fence.attrs["stand_ins"] = _stand_in_frame(stand_ins, dem, out_crs, _ft_per_unit(out_crs, dem))
+        fence.attrs["stand_in_areas"] = _stand_in_frame(stand_ins, dem, out_crs, _ft_per_unit(out_crs, dem))
     return fence, runs_all
 
 
@@ -1208,6 +1209,11 @@ class _Layout:
     min_length: float
     rules: RowRules | None
     classify: tuple[float, float]  # the boundary classification's tolerance_deg, min_run_ft (the profile's)
+
+    @property
+    def built(self) -> BaseGeometry | None:
+        """The structures among the obstacles (DEM CRS): ground no slope length runs across."""
+        return footprints(self.obst)
 
     def polygon(
         self, poly: BaseGeometry, lines: list[tuple[str, Any]]
@@ -1312,20 +1318,16 @@ class _Layout:
                 "and keep up"
             )
         barriers = shapely.union_all([g for _side, g in lines]) if lines else None
-        got = slope_length_excess(poly, dem, self.fg, barriers, self.table, geometry=True)
+        got = slope_length_excess(poly, dem, self.fg, barriers, self.table, geometry=True, built=self.built)
         if got.get("geometry") is None:
             return lines, []
         out = []
         for part in self._stand_in_ground(poly, got["geometry"], barriers):
             reason = why or _gap_reason(part, gaps, self.table, fpu)
-            practice, kind_, method, std = AREA_STAND_INS[kind]
             out.append(
                 {
                     "geometry": part,
-                    "type": kind_,
-                    "method": method,
-                    "practice": practice,
-                    "standard": std,
+                    "kind": kind,
                     "stand_in_for": f"interior silt fence rows (DNR 1056): {reason}",
                 }
             )
@@ -1408,7 +1410,7 @@ def split_at_kinks(row: LineString, max_turn_deg: float) -> list[LineString]:
 def _stand_in_frame(rows: list[dict[str, Any]], dem: Dem, out_crs: Any, fpu: float) -> gpd.GeoDataFrame:
     import geopandas as gpd
 
-    cols = ("type", "method", "practice", "standard", "stand_in_for", "polygon_id")
+    cols = ("kind", "stand_in_for", "polygon_id")
     frame = gpd.GeoDataFrame(
         {c: [r[c] for r in rows] for c in cols}, geometry=[r["geometry"] for r in rows], crs=dem.crs
     )
@@ -1419,7 +1421,7 @@ def _stand_in_frame(rows: list[dict[str, Any]], dem: Dem, out_crs: Any, fpu: flo
 
 def row_stand_ins(fence: gpd.GeoDataFrame) -> gpd.GeoDataFrame | None:
     """The stand-in areas :func:`filter_fence` placed with ``row_rules`` (None without them)."""
-    return fence.attrs.get("stand_ins")
+    return fence.attrs.get("stand_in_areas")
 
 
 def fence_summary(fence: gpd.GeoDataFrame) -> dict[str, float]:
@@ -1450,6 +1452,7 @@ def slope_length_excess(
     table: Any,
     *,
     geometry: bool = False,
+    built: BaseGeometry | None = None,
 ) -> dict[str, Any]:
     """Where the slope above the submitted fences is longer than DNR 1056 allows.
 
@@ -1476,6 +1479,9 @@ def slope_length_excess(
     geometry : bool
         Also return ``geometry``: the cells over the limit as one (Multi)Polygon in the DEM's CRS (cell
         squares dissolved; None when there are none), the place of a failing finding.
+    built : shapely geometry or None
+        The footprints of the site's structures (DEM CRS): ground no cover is laid on and no slope length
+        runs across (a foundation's excavation takes the flow above it); their cells are not counted.
 
     Returns
     -------
@@ -1485,6 +1491,8 @@ def slope_length_excess(
         with ``geometry``, ``geometry``.
     """
     inside = grid.rasterize(polygon, dem.shape, dem.transform)
+    if built is not None and not built.is_empty:
+        inside &= ~grid.rasterize(built, dem.shape, dem.transform)
     out: dict[str, Any] = {
         "excess_sqft": 0.0,
         "max_ratio": 0.0,
@@ -1587,7 +1595,7 @@ def _geoms_in_dem_crs(polygons: Any, dem: Dem) -> tuple[list[Any], list[Any], An
 
 
 __all__ = [
-    "AREA_STAND_INS",
+    "STAND_IN_KINDS",
     "ROW_OBSTACLE_LAYERS",
     "RowGap",
     "STAND_INS",

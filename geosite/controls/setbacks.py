@@ -33,6 +33,7 @@ from shapely.geometry import LineString
 from geosite import grid
 from geosite.hydrology import trace_down
 from geosite.io.output import py_scalar
+from geosite.rules import Verdict
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -104,7 +105,7 @@ def is_downslope(
     tolerance_ft: float = 0.1,
     _paths: Any = None,
     reach_tolerance_ft: float,
-) -> tuple[bool | None, str]:
+) -> Verdict:
     """Whether ``feature`` is downslope of ``pile`` (both shapely geometries in the DEM CRS), and why
     ("flow reaches it", "lower and facing", or "not downslope"); None where the DEM has no heights at the
     pile's edge or the feature and the pile's flow does not reach it (it cannot be told). See the
@@ -120,7 +121,7 @@ def is_downslope(
     if len(segments):
         tol = min(0.75 * cellu, reach_tolerance_ft / dem.ft_per_unit)
         if np.any(shapely.dwithin(feature, segments, tol)):
-            return True, "flow reaches it"
+            return Verdict(True, "flow reaches it")
     p_pile, p_feat = shapely.ops.nearest_points(pile, feature)
     ring = shapely.segmentize(pile.boundary, cellu)
     edge = np.asarray(shapely.get_coordinates(ring))
@@ -128,16 +129,16 @@ def is_downslope(
     z_edge = float(np.nanmin(z_ring)) if np.isfinite(z_ring).any() else np.nan
     z_feat = float(grid.elevation_at(dem, np.array([p_feat.x]), np.array([p_feat.y]))[0])
     if not (np.isfinite(z_edge) and np.isfinite(z_feat)):
-        return None, "no DEM heights at the pile's edge or at the feature"
+        return Verdict(None, "no DEM heights at the pile's edge or at the feature")
     if not z_feat < z_edge - tolerance_ft:
-        return False, "not downslope"
+        return Verdict(False, "not downslope")
     line = shapely.segmentize(LineString([p_pile, p_feat]), cellu)
     pts = np.asarray(line.coords)
     prof = grid.elevation_at(dem, pts[:, 0], pts[:, 1])
     prof = prof[np.isfinite(prof)]
     if prof.size >= 2 and prof[-1] < prof[0] and np.max(prof) <= prof[0] + tolerance_ft:
-        return True, "lower and facing"
-    return False, "not downslope"
+        return Verdict(True, "lower and facing")
+    return Verdict(False, "not downslope")
 
 
 def _flow_segments(pile: Any, dem: Dem, fg: FlowGrid, trace_ft: float) -> np.ndarray:
@@ -157,6 +158,112 @@ def _flow_segments(pile: Any, dem: Dem, fg: FlowGrid, trace_ft: float) -> np.nda
     x1, y1 = grid.centres(dem, r2, c2)
     # a cell with no receiver on the grid keeps a zero-length segment: its own centre
     return shapely.linestrings(np.stack([np.column_stack([x0, y0]), np.column_stack([x1, y1])], axis=1))
+
+
+def flow_path_distance(
+    pile: Any, feature: Any, dem: Dem, fg: FlowGrid, *, trace_ft: float, reach_tolerance_ft: float
+) -> float:
+    """The drainage length from ``pile``'s downslope edge to ``feature`` along the D8 flow path, ft: the
+    shortest, over the paths leaving the pile, of the length from where the path leaves the pile's outline to
+    where it first passes within ``reach_tolerance_ft`` (at most three quarters of a cell) of ``feature``
+    (both geometries in the DEM's CRS); ``inf`` when no path reaches it within ``trace_ft`` of the pile.
+
+    Parameters
+    ----------
+    pile, feature : shapely geometry
+        The pile's polygon and the feature, in the DEM's CRS.
+    dem : Dem
+        The DEM (elevations in ft).
+    fg : FlowGrid
+        Its flow grid (the routing of the depression-filled surface).
+    trace_ft : float
+        How far, ft, the paths are followed beyond the pile's edge.
+    reach_tolerance_ft : float
+        How near, ft, a path must pass the feature to reach it (capped at three quarters of a cell).
+
+    Returns
+    -------
+    float
+        The drainage length, ft (``inf``: not reached within ``trace_ft``).
+    """
+    inside = grid.rasterize(pile, dem.shape, dem.transform)
+    rr, rc, has = fg.receivers()
+    exits = inside & has & ~inside[rr, rc]
+    r, c = np.nonzero(exits)
+    if not r.size:
+        return float("inf")
+    cellu = max(abs(dem.transform.a), abs(dem.transform.e))
+    tol = min(0.75 * cellu, reach_tolerance_ft / dem.ft_per_unit)
+    edge = pile.boundary
+    x, y = grid.centres(dem, r, c)
+    # the length walked from the pile's outline: each path starts at its exit cell's centre, inside the pile
+    walked = -shapely.distance(shapely.points(x, y), edge) * dem.ft_per_unit
+    best = float("inf")
+    nr, nc = dem.shape
+    alive = np.ones(r.size, bool)
+    for _ in range(int(np.ceil(trace_ft / min(dem.cell_x_ft, dem.cell_y_ft))) + 1):
+        d = fg.directions[r, c].astype(np.int64)
+        go = alive & (d >= 1) & (d <= 8)
+        if not go.any():
+            break
+        k = np.where(go, d - 1, 0)
+        r2, c2 = r + np.where(go, grid.DR[k], 0), c + np.where(go, grid.DC[k], 0)
+        go &= (r2 >= 0) & (r2 < nr) & (c2 >= 0) & (c2 < nc)
+        x2, y2 = grid.centres(dem, r2, c2)
+        segs = shapely.linestrings(np.stack([np.column_stack([x, y]), np.column_stack([x2, y2])], axis=1))
+        hit = go & shapely.dwithin(segs, feature, tol)
+        for j in np.flatnonzero(hit):
+            near = shapely.ops.nearest_points(segs[j], feature)[0]
+            best = min(best, float(walked[j] + segs[j].project(near) * dem.ft_per_unit))
+        step = np.hypot(x2 - x, y2 - y) * dem.ft_per_unit
+        walked = walked + np.where(go, step, 0.0)
+        alive = go & ~hit & (walked <= trace_ft)
+        r, c, x, y = np.where(go, r2, r), np.where(go, c2, c), np.where(go, x2, x), np.where(go, y2, y)
+    return max(best, 0.0)
+
+
+def pile_fences(
+    piles: gpd.GeoDataFrame, dem: Dem, fg: FlowGrid, *, tolerance_deg: float, hook_ft: float, side: str
+) -> gpd.GeoDataFrame:
+    """The fence of each pile: along its downslope side (``side`` "downslope") or all round (``"all"``),
+    with hooks of ``hook_ft`` ft at the ends of each downslope run.
+
+    Parameters
+    ----------
+    piles : geopandas.GeoDataFrame
+        Stockpile polygons with ``id``, any projected CRS.
+    dem : Dem
+        The DEM (elevations in ft).
+    fg : FlowGrid
+        Its flow grid.
+    tolerance_deg : float
+        The boundary classification's sideslope band, degrees (:func:`geosite.controls.classify_boundary`).
+    hook_ft : float
+        Upslope hooks at the fence's ends, ft (0: none).
+    side : str
+        "downslope" or "all".
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        The fence lines (the piles' CRS) with ``pile_id`` and ``length_ft``.
+    """
+    import geopandas as gpd
+
+    from geosite.units import feet_per_crs_unit
+
+    piles_dem = grid.to_crs(piles, dem.crs)
+    rows: dict[str, list[Any]] = {"pile_id": [], "geometry": []}
+    for i in range(len(piles)):
+        pid = py_scalar(piles["id"].iloc[i]) if "id" in piles.columns else i + 1
+        for g in _pile_fence(
+            piles_dem.geometry.iloc[i], dem, fg, tolerance_deg=tolerance_deg, hook_ft=hook_ft, side=side
+        ):
+            rows["pile_id"].append(pid)
+            rows["geometry"].append(g)
+    fences = grid.to_crs(gpd.GeoDataFrame(rows, geometry="geometry", crs=dem.crs), piles.crs)
+    fences["length_ft"] = fences.geometry.length * feet_per_crs_unit(piles.crs, "stockpiles")
+    return fences
 
 
 def stockpile_setbacks(
@@ -229,7 +336,6 @@ def stockpile_setbacks(
     feats = {k: v for k, v in features.items() if v is not None and len(v)}
     feats_dem = {k: grid.to_crs(v, dem.crs) for k, v in feats.items()}
     report: list[PileReport] = []
-    fence_rows: dict[str, list[Any]] = {"pile_id": [], "geometry": []}
     for i in range(len(piles)):
         pid = py_scalar(piles["id"].iloc[i]) if "id" in piles.columns else i + 1
         pile, pile_d = piles.geometry.iloc[i], piles_dem.geometry.iloc[i]
@@ -250,16 +356,12 @@ def stockpile_setbacks(
         report.append(
             _pile_entry(piles, i, pid, found, min_setback_ft=min_setback_ft, downslope_only=downslope_only)
         )
-        for g in _pile_fence(pile_d, dem, fg, tolerance_deg=tolerance_deg, hook_ft=hook_ft, side=fence_side):
-            fence_rows["pile_id"].append(pid)
-            fence_rows["geometry"].append(g)
     zones = gpd.GeoDataFrame(
         {"pile_id": [r["id"] for r in report], "setback_ft": [min_setback_ft] * len(report)},
         geometry=list(piles.geometry.buffer(min_setback_ft / fpu)),
         crs=crs,
     )
-    fences = grid.to_crs(gpd.GeoDataFrame(fence_rows, geometry="geometry", crs=dem.crs), crs)
-    fences["length_ft"] = fences.geometry.length * fpu
+    fences = pile_fences(piles, dem, fg, tolerance_deg=tolerance_deg, hook_ft=hook_ft, side=fence_side)
     return report, zones, fences
 
 
@@ -301,7 +403,7 @@ def _features_near(
             dist = float(pile.distance(gdf.geometry.iloc[j])) * fpu
             if lname == DEM_CHANNELS and dist > trace_ft + min_setback_ft:
                 continue  # the traced network is large: beyond the trace and the setback it cannot matter
-            down, why = is_downslope(
+            down = is_downslope(
                 pile_d,
                 gd.geometry.iloc[j],
                 dem,
@@ -311,7 +413,9 @@ def _features_near(
                 reach_tolerance_ft=reach_tolerance_ft,
             )
             fid = py_scalar(gdf["id"].iloc[j]) if "id" in gdf.columns else j + 1
-            found.append({"layer": lname, "id": fid, "distance_ft": dist, "downslope": down, "why": why})
+            found.append(
+                {"layer": lname, "id": fid, "distance_ft": dist, "downslope": down.value, "why": down.why}
+            )
     return found
 
 

@@ -1,6 +1,7 @@
 """The submitted controls (``bmps`` layer, by ``type``) against the required ones.
 
-A required fence stretch is covered where a ``silt_fence`` or ``straw_bales`` line lies within
+A required fence stretch is covered where a submitted barrier line (silt fence, straw bales: the practices
+of the barrier family, geosite.practices) lies within
 ``tolerance_ft`` of it, or, given the flow routing, where the runoff leaving the stretch meets such a
 line within ``reach_ft`` downslope before it leaves the site (a fence set a few yards below the limits
 of disturbance, along the site's low edge, does the edge fence's work: B(6)(c)[3] asks for fences
@@ -25,11 +26,9 @@ if TYPE_CHECKING:
     from geosite.grid import Dem
     from geosite.hydrology import FlowGrid
 
-FENCE_TYPES = ("silt_fence", "straw_bales")
 #: DNR 1056's slope length above the submitted fences: one definition (:func:`slope_length_excess`, beside
 #: the rows that keep it), used by ``check`` here and by the proposal's rows and stand-ins
 __all__ = [
-    "FENCE_TYPES",
     "Coverage",
     "SiteFlow",
     "bmps_of",
@@ -52,9 +51,11 @@ def bmps_of(bmps: gpd.GeoDataFrame | None, types: tuple[str, ...]) -> gpd.GeoDat
 def gaps_along(required: Any, fences: Any, tol: float) -> list[Any]:
     """Stretches of a required fence line no submitted fence covers, measured along the line.
 
-    A submitted fence covers the stretch between the projections onto the line of its parts lying
-    within ``tol`` (CRS units) of it. Unlike a buffer of the fences, this does not stretch coverage
-    ``tol`` past a fence's ends, so a missing 140 ft stretch reads 140 ft, not 120.
+    A submitted fence covers the stretch between the positions along the line of its parts lying within
+    ``tol`` (CRS units) of it, segment by segment of the line (so a fence identical to the line covers all of
+    it, whatever its start vertex, its direction, or whether the line closes on itself or doubles back).
+    Unlike a buffer of the fences, this does not stretch
+    coverage ``tol`` past a fence's ends, so a missing 140 ft stretch reads 140 ft, not 120.
     """
     from shapely.ops import substring
 
@@ -62,21 +63,40 @@ def gaps_along(required: Any, fences: Any, tol: float) -> list[Any]:
     for r in getattr(required, "geoms", [required]):
         if r.length <= 0:
             continue
-        intervals = []
-        if fences is not None:
-            near = shapely.intersection(fences, r.buffer(tol, cap_style="flat"))
-            for part in getattr(near, "geoms", [near]):
-                if part.is_empty or part.geom_type not in ("LineString", "LinearRing", "Point"):
-                    continue
-                ds = [r.project(shapely.Point(c)) for c in part.coords]
-                intervals.append((min(ds), max(ds)))
+        intervals = _covered_intervals(r, fences, tol) if fences is not None else []
         intervals.sort()
         pos = 0.0
         for a, b in intervals + [(r.length, r.length)]:
-            if a > pos:
+            if a > pos + 1e-9:
                 gaps.append(substring(r, pos, a))
             pos = max(pos, b)
     return gaps
+
+
+def _covered_intervals(r: Any, fences: Any, tol: float) -> list[tuple[float, float]]:
+    """The (start, end) positions along the line ``r`` of the fences' segments within ``tol`` of it, each
+    of ``r``'s segments taken on its own (a line that doubles back or closes on itself is covered where a
+    fence runs along each of its passes, not only the first).
+    """
+    near = shapely.intersection(fences, r.buffer(tol, cap_style="flat"))
+    if near.is_empty:
+        return []
+    out: list[tuple[float, float]] = []
+    xy = list(r.coords)
+    start = 0.0
+    for p0, p1 in zip(xy[:-1], xy[1:], strict=True):
+        seg = shapely.LineString([p0, p1])
+        if seg.length <= 0:
+            continue
+        for part in shapely.get_parts(shapely.intersection(near, seg.buffer(tol, cap_style="flat"))):
+            if part.is_empty or part.geom_type not in ("LineString", "LinearRing"):
+                continue
+            pts = list(part.coords)
+            for q0, q1 in zip(pts[:-1], pts[1:], strict=True):
+                a, b = seg.project(shapely.Point(q0)), seg.project(shapely.Point(q1))
+                out.append((start + min(a, b), start + max(a, b)))
+        start += seg.length
+    return out
 
 
 class Coverage(TypedDict):
@@ -222,7 +242,7 @@ def _hit_stretches(hit: np.ndarray, d: np.ndarray, length: float) -> list[tuple[
 
 def fence_coverage(
     required: gpd.GeoDataFrame,
-    bmps: gpd.GeoDataFrame | None,
+    fences: gpd.GeoDataFrame | None,
     *,
     tolerance_ft: float,
     min_gap_ft: float = 1.0,
@@ -235,8 +255,9 @@ def fence_coverage(
     ----------
     required : geopandas.GeoDataFrame
         The required fence lines (any projected CRS), with ``side`` and ``polygon_id`` when known.
-    bmps : geopandas.GeoDataFrame or None
-        The submitted ``bmps`` layer (its ``silt_fence`` and ``straw_bales`` lines count).
+    fences : geopandas.GeoDataFrame or None
+        The submitted barrier lines (the ``bmps`` features of the barrier practices: silt fence, straw
+        bales), any projected CRS; None: none submitted.
     tolerance_ft : float
         A submitted fence within this distance, ft, of a required line runs beside it: the profile's
         ``[controls] fence_cover_tolerance_ft``.
@@ -267,7 +288,6 @@ def fence_coverage(
 
     crs = required.crs
     fpu = feet_per_crs_unit(crs, "required fence")
-    fences = bmps_of(bmps, FENCE_TYPES)
     fence_u = grid.to_crs(fences, crs).geometry.union_all() if fences is not None and len(fences) else None
     catch = (
         _Catch.of(required, fence_u, SiteFlow(*flow), reach_ft=reach_ft, beside_ft=tolerance_ft)

@@ -60,7 +60,7 @@ class Entrance(TypedDict):
 
 
 def tracking_pads(
-    drives: gpd.GeoDataFrame, roads: gpd.GeoDataFrame, rule: PadRule, bmps: gpd.GeoDataFrame | None = None
+    drives: gpd.GeoDataFrame, roads: gpd.GeoDataFrame, rule: PadRule, pads: gpd.GeoDataFrame | None = None
 ) -> tuple[list[Entrance], gpd.GeoDataFrame]:
     """Entrances (an access drive meets a road) and the tracking pad each needs (B(3), DNR 1057).
 
@@ -72,8 +72,8 @@ def tracking_pads(
         The roads (with ``id`` and ``public`` where known), any projected CRS.
     rule : PadRule
         What a pad must be (lengths in ft).
-    bmps : geopandas.GeoDataFrame or None
-        The submitted ``bmps`` layer (its ``tracking_pad`` features are the drawn pads).
+    pads : geopandas.GeoDataFrame or None
+        The submitted pads (the ``bmps`` features of the pad practice), any projected CRS; None: none.
 
     Returns
     -------
@@ -93,9 +93,7 @@ def tracking_pads(
     crs = drives.crs
     fpu = feet_per_crs_unit(crs, "access_drives")
     roads = grid.to_crs(roads, crs)
-    drawn = None
-    if bmps is not None and "type" in bmps.columns:
-        drawn = grid.to_crs(bmps[bmps["type"].astype(str).str.lower() == "tracking_pad"], crs)
+    drawn = grid.to_crs(pads, crs) if pads is not None else None
     entrances: list[Entrance] = []
     rows = []
     for i in range(len(drives)):

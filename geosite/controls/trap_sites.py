@@ -163,7 +163,7 @@ def place_traps(
     taken: list[Polygon] = []
     if surface_sqft_per_acre is not None and len(outlets):
         for k, o in enumerate(outlets.itertuples()):
-            if o.kind != "sediment_trap":
+            if o.kind != "trap":
                 continue
             area = float(surface_sqft_per_acre) * float(o.drainage_acres)
             near = _Near(o.geometry, o.geometry if receives is None else receives[k], reach_ft)

@@ -98,16 +98,25 @@ class _Storms:
     @classmethod
     def of(cls, profile: Profile) -> _Storms:
         """The storms and figures ``profile`` names for the drainage measures."""
-        diversion_q = profile.practice("sheetflow_diversion")  # the chapter's numbers, where it asks
+        # the chapter's numbers, where it asks: the requirement whose condition reads the diversions measured
+        diversion_q = next(
+            (
+                q
+                for q in profile.requirements
+                if any(c.measure == "hydrology.sheetflow_diversions_required" for c in q.conditions)
+            ),
+            None,
+        )
         rain_key = diversion_q.param("storm") if diversion_q else profile.value("rain", "runoff_storm")
-        rain_note = (profile.entry("rain", rain_key) if rain_key else None) or {}
+        rain_note = profile.entry("rain", rain_key) if rain_key else None
         return cls(
             threshold_sqft=channel_threshold_sqft(profile),
             area_limit=diversion_q.param("adjacent_area_sqft") if diversion_q else None,
             v_limit=diversion_q.param("velocity_fps") if diversion_q else None,
             rain_in=profile.storm_in(rain_key),
-            rain_src=rain_note.get("source")
-            or profile.cite(rain_note.get("citation"), rain_note.get("section")),
+            rain_src=(rain_note.source or profile.cite(rain_note.citation, rain_note.section))
+            if rain_note is not None
+            else "",
             # the storm a closed depression must hold
             leave_in=profile.storm_in(profile.value("rain", "runoff_storm")),
             # the map's, for the outline

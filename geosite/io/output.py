@@ -334,9 +334,10 @@ class LayerSchema:
 
 _AREA = (("area_sqft", "float"), ("area_acres", "float"))
 _REQ = (("required", "bool"),)
-#: derived.gpkg, every layer always written (empty when a site has nothing for it), in README's order.
-#: ``Multi*`` wherever a feature can have several parts; steep slopes and the points are single by
-#: construction (:func:`geosite.terrain.steep.polygon_parts` explodes them).
+#: derived.gpkg's layers of the site and the analysis, every layer always written (empty when a site has
+#: nothing for it), in README's order; the practices' layers follow, each declared by its practice
+#: (geosite.views.layers.derived_schema). ``Multi*`` wherever a feature can have several parts; steep slopes
+#: and the points are single by construction (:func:`geosite.terrain.steep.polygon_parts` explodes them).
 DERIVED_SCHEMA: dict[str, LayerSchema] = {
     "site_boundary": LayerSchema("MultiPolygon", (("id", "int"),)),
     "disturbed_area": LayerSchema("MultiPolygon", _AREA),
@@ -379,84 +380,6 @@ DERIVED_SCHEMA: dict[str, LayerSchema] = {
             ("channelized", "bool"),
         ),
     ),
-    "filter_fence": LayerSchema(
-        "MultiLineString",
-        (
-            ("side", "str"),
-            ("polygon_id", "int"),
-            ("length_ft", "float"),
-            ("obstacle", "str"),
-            ("practice", "str"),
-            *_REQ,
-        ),
-    ),
-    "fence_gaps": LayerSchema(
-        "MultiLineString", (("side", "str"), ("polygon_id", "int"), ("length_ft", "float"))
-    ),
-    "stockpile_setbacks": LayerSchema("MultiPolygon", (("pile_id", "int"), ("setback_ft", "float"), *_REQ)),
-    "stockpile_fences": LayerSchema("MultiLineString", (("pile_id", "int"), ("length_ft", "float"), *_REQ)),
-    "sediment_basins": LayerSchema(
-        "Point",
-        (
-            ("outlet", "int"),
-            ("kind", "str"),
-            ("limit", "str"),
-            ("drainage_sqft", "float"),
-            ("drainage_acres", "float"),
-            ("disturbed_sqft", "float"),
-            ("disturbed_acres", "float"),
-            ("concentrated", "bool"),
-            ("exit_cell_count", "int"),
-            *_REQ,
-        ),
-    ),
-    "sediment_basin_footprints": LayerSchema(
-        "Polygon",
-        (
-            ("outlet", "int"),
-            ("kind", "str"),
-            ("drainage_acres", "float"),
-            ("surface_sqft", "float"),
-            ("placed", "bool"),
-            ("moved_ft", "float"),
-            ("in_disturbed", "bool"),
-            ("placement", "str"),
-            *_REQ,
-        ),
-    ),
-    "inlet_protection": LayerSchema(
-        "Point",
-        (
-            ("id", "int"),
-            ("name", "str"),
-            ("status", "str"),
-            ("in_disturbed", "bool"),
-            ("on_site", "bool"),
-            ("adjacent", "bool"),
-            ("downslope_of_disturbed", "bool"),
-            ("protection_required", "bool"),
-            ("drainage_area_sqft", "float"),
-            ("drainage_area_acres", "float"),
-            ("trap_or_basin_required", "bool"),
-            ("protected", "bool"),
-            *_REQ,
-        ),
-    ),
-    "tracking_pads": LayerSchema("MultiPolygon", (("drive_id", "int"), ("length_ft", "float"), *_REQ)),
-    "diversions": LayerSchema("MultiLineString", (("polygon_id", "int"), ("length_ft", "float"), *_REQ)),
-    "stand_ins": LayerSchema(
-        "MultiPolygon",
-        (
-            ("type", "str"),
-            ("method", "str"),
-            ("practice", "str"),
-            ("standard", "str"),
-            ("stand_in_for", "str"),
-            ("polygon_id", "int"),
-            ("area_sqft", "float"),
-        ),
-    ),
-    "slope_length_excess": LayerSchema("MultiPolygon", (("what", "str"),)),
 }
 _FINDING_FIELDS = tuple(
     (c, "str")
@@ -469,8 +392,6 @@ FINDINGS_SCHEMA: dict[str, LayerSchema] = {
     "findings_lines": LayerSchema("MultiLineString", _FINDING_FIELDS),
     "findings_polygons": LayerSchema("MultiPolygon", _FINDING_FIELDS),
 }
-#: The context layers findings.gpkg carries (derived.gpkg's schemas).
-FINDINGS_CONTEXT = ("site_boundary", "disturbed_area", "filter_fence", "fence_gaps")
 _DIM = {"Point": 0, "LineString": 1, "LinearRing": 1, "Polygon": 2}
 
 
@@ -491,7 +412,8 @@ def write_gpkg(
     layers : dict of str to GeoDataFrame or None
         Layer name -> GeoDataFrame (or None); coordinates in the CRS's unit, written as they are.
     schema : dict of str to LayerSchema, optional
-        The fixed schema (:data:`DERIVED_SCHEMA` by default): every layer it names is written, empty when
+        The fixed schema (derived.gpkg's, geosite.views.layers.derived_schema, by default): every layer it
+        names is written, empty when
         ``layers`` has nothing for it; a layer it does not name is written with its parts' geometry
         family as ``Multi*`` (left out when empty: it has no type to declare).
     styles : dict of str to list of Rule, optional
@@ -562,7 +484,11 @@ def _write_gpkg(
 
 
 def write_findings_gpkg(
-    path: Path, layers: dict[str, Any], *, styles: dict[str, Any] | None = None
+    path: Path,
+    layers: dict[str, Any],
+    *,
+    context: dict[str, LayerSchema] | None = None,
+    styles: dict[str, Any] | None = None,
 ) -> list[str]:
     """Write findings.gpkg: the findings by geometry type, then the context layers.
 
@@ -572,7 +498,9 @@ def write_findings_gpkg(
         The GeoPackage to create.
     layers : dict of str to GeoDataFrame
         ``findings`` (a GeoDataFrame of findings, coordinates in the site CRS's unit, rows without
-        geometry allowed) and context layers (:data:`FINDINGS_CONTEXT`, derived.gpkg's schemas).
+        geometry allowed) and the context layers named in ``context``.
+    context : dict of str to LayerSchema, optional
+        The context layers' schemas (derived.gpkg's), in the order written.
     styles : dict of str to list of Rule, optional
         As :func:`write_gpkg`; the findings' own (:func:`geosite.io.qgis_styles.findings_rules`,
         report.html's status colours) unless given.
@@ -589,7 +517,7 @@ def write_findings_gpkg(
     layers = dict(layers)
     frame = layers.pop("findings")
     split = split_by_family(frame)
-    schema = {**FINDINGS_SCHEMA, **{n: DERIVED_SCHEMA[n] for n in FINDINGS_CONTEXT}}
+    schema = {**FINDINGS_SCHEMA, **(context or {})}
     return write_gpkg(path, {**split, **layers}, schema=schema, styles={**findings_rules(), **(styles or {})})
 
 

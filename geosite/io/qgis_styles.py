@@ -53,27 +53,30 @@ class Look:
 
 @dataclass(frozen=True)
 class Rule:
-    """One symbol of a layer's style: its legend ``label``, its ``look``, and ``where`` (field, value) it
+    """One symbol of a layer's style: its legend ``label``, its ``look``, and ``where`` (field, value), or a
+    tuple of such pairs that must all hold, a value that is a frozenset meaning "none of these (or null)",
     applies (None: every feature no earlier rule took).
     """
 
     label: str
     look: Any
-    where: tuple[str, Any] | None = None
+    where: Any = None
+    #: on a layer's first rule: how QGIS labels the layer (as :data:`LAYER_LABELS` gives it), when the
+    #: layer's own table says so
+    label_by: tuple[str, tuple[str, Any] | None, str | None, float] | None = None
 
 
 #: Looks of layers the sheets do not draw.
 OWN_LOOKS: dict[str, Look] = {
     "steep_slopes": Look("polygon", face="none", edge="#b9770e", lw=0.5, hatch="////"),
-    "fence_gaps": Look("line", edge="#d7191c", lw=2.0, ls=(0, (3, 1.5))),
-    "slope_length_excess": Look("polygon", face="#d7191c", edge="#d7191c", lw=0.5, alpha=0.25, hatch="\\\\"),
     **{
         f"status_{s}": Look("polygon", face=c, edge=c, lw=1.2, alpha=0.35, marker="o", size=7.0)
         for s, c in STATUS_COLOURS.items()
     },
 }
 
-#: Each derived layer's rules: (label, look key, where); a key is a sheet style's (or :data:`OWN_LOOKS`').
+#: Each derived layer of the site and the analysis: its rules (label, look key, where); a key is a sheet
+#: style's (or :data:`OWN_LOOKS`'). The practices' layers carry their own (geosite.views.layers).
 LAYER_RULES: dict[str, tuple[tuple[str, str, tuple[str, Any] | None], ...]] = {
     "site_boundary": (("Site boundary", "site_boundary", None),),
     "disturbed_area": (("Land disturbance", "disturbance", None),),
@@ -83,29 +86,13 @@ LAYER_RULES: dict[str, tuple[tuple[str, str, tuple[str, Any] | None], ...]] = {
     "channels": (("Natural drainage paths (from the DEM)", "natural_drainage", None),),
     "upslope_areas": (("Upslope drainage areas", "upslope_areas", None),),
     "upslope_entry_points": (("Where upslope drainage enters", "upslope_entry_points", None),),
-    "filter_fence": (
-        ("Interior row not buildable here: stand-in", "fence_stand_in", ("side", "stand_in")),
-        ("Filter fence / silt fence", "filter_fence", None),
-    ),
-    "fence_gaps": (("Required fence missing from the plan", "fence_gaps", None),),
-    "stockpile_setbacks": (("Stockpile setback zones", "stockpile_setbacks", None),),
-    "stockpile_fences": (("Fences at stockpiles", "stockpile_fences", None),),
-    "sediment_basins": (("Sediment basins and traps", "sediment_basins", None),),
-    "sediment_basin_footprints": (
-        ("Sediment trap at its DNR 1063 surface area", "sediment_traps_sized", None),
-    ),
-    "inlet_protection": (("Storm drain inlet protection", "inlet_protection", None),),
-    "tracking_pads": (("Tracking pads (stone)", "tracking_pads", None),),
-    "diversions": (("Diversions", "diversions", None),),
-    "stand_ins": (("Stand-in where a fence row cannot be built", "stand_ins", None),),
-    "slope_length_excess": (
-        ("Slope above the next fence longer than DNR 1056 allows", "slope_length_excess", None),
-    ),
 }
 _FINDING_RULES = tuple((s.replace("_", " "), f"status_{s}", ("status", s)) for s in STATUS_COLOURS)
 
 
-def layer_rules(symbology: Mapping[str, Any]) -> dict[str, list[Rule]]:
+def layer_rules(
+    symbology: Mapping[str, Any], extra: Mapping[str, tuple[tuple[str, str, Any], ...]] | None = None
+) -> dict[str, list[Rule]]:
     """The GeoPackage layers' styles.
 
     Parameters
@@ -113,6 +100,8 @@ def layer_rules(symbology: Mapping[str, Any]) -> dict[str, list[Rule]]:
     symbology : Mapping of str to Style
         The sheets' styles, name -> Style (:data:`geosite.maps.symbology.STYLES`: colours as hex, widths
         and marker sizes in points).
+    extra : Mapping, optional
+        More layers' rules in :data:`LAYER_RULES`'s form (the practices' layers).
 
     Returns
     -------
@@ -123,7 +112,7 @@ def layer_rules(symbology: Mapping[str, Any]) -> dict[str, list[Rule]]:
     looks = {**OWN_LOOKS, **symbology}
     out = {
         name: [Rule(label, looks[key], where) for label, key, where in rules]
-        for name, rules in LAYER_RULES.items()
+        for name, rules in {**LAYER_RULES, **(extra or {})}.items()
         if all(key in looks for _, key, _ in rules)
     }
     for name in ("findings_points", "findings_lines", "findings_polygons", "findings"):
@@ -181,11 +170,17 @@ _MARKERS = {
 _GEOMETRY_CODE = {"Point": 0, "LineString": 1, "Polygon": 2}
 
 
+#: the colour names the looks use, as hex (the rest are written ``#rrggbb``)
+NAMED_COLOURS = {"white": "#ffffff", "black": "#000000"}
+
+
 def qgis_colour(colour: str, alpha: float = 1.0) -> str:
-    """A ``#rrggbb`` colour (``none``: transparent) as QGIS's ``r,g,b,a`` text."""
+    """A ``#rrggbb`` colour (or one of :data:`NAMED_COLOURS`; ``none``: transparent) as QGIS's ``r,g,b,a``
+    text.
+    """
     if not colour or colour == "none":
         return "0,0,0,0"
-    c = colour.lstrip("#")
+    c = NAMED_COLOURS.get(colour, colour).lstrip("#")
     r, g, b = (int(c[i : i + 2], 16) for i in (0, 2, 4))
     a = int(c[6:8], 16) if len(c) == 8 else 255
     return f"{r},{g},{b},{round(a * alpha)}"
@@ -283,21 +278,60 @@ def symbol_xml(look: Any, geometry: str, name: str) -> str:
     )
 
 
-def _expression(where: tuple[str, Any] | None) -> str:
+def _conditions(where: Any) -> list[tuple[str, Any]]:
+    """``where`` as (field, value) pairs: one pair, or a tuple of them."""
+    return [where] if isinstance(where[0], str) else list(where)
+
+
+def _expression(where: Any) -> str:
+    """A rule's QGIS filter expression (``ELSE`` for None)."""
     if where is None:
         return "ELSE"
-    field, value = where
+    return " AND ".join(_term(f, v) for f, v in _conditions(where))
+
+
+def _literal(v: Any) -> str:
+    return "'" + str(v).replace("'", "''") + "'" if isinstance(v, str) else str(v)
+
+
+def _term(field: str, value: Any) -> str:
     if isinstance(value, bool):
         return f'"{field}"' if value else f'NOT "{field}"'
-    return f"\"{field}\" = '{value}'" if isinstance(value, str) else f'"{field}" = {value}'
+    if isinstance(value, frozenset):
+        listed = ", ".join(_literal(v) for v in sorted(value, key=str))
+        return f'("{field}" IS NULL OR "{field}" NOT IN ({listed}))'
+    return f'"{field}" = {_literal(value)}'
+
+
+def _sld_filter(where: Any) -> str:
+    """A rule's OGC filter (SLD 1.1)."""
+    terms = []
+    for f, v in _conditions(where):
+        if isinstance(v, frozenset):
+            inner = "".join(_sld_equal(f, x) for x in sorted(v, key=str))
+            terms.append(
+                f"<ogc:Not><ogc:Or>{inner}</ogc:Or></ogc:Not>"
+                if len(v) > 1
+                else f"<ogc:Not>{inner}</ogc:Not>"
+            )
+        else:
+            terms.append(_sld_equal(f, v))
+    body = terms[0] if len(terms) == 1 else "<ogc:And>" + "".join(terms) + "</ogc:And>"
+    return f"<ogc:Filter>{body}</ogc:Filter>"
+
+
+def _sld_equal(field: str, v: Any) -> str:
+    value = int(v) if isinstance(v, bool) else html.escape(str(v))
+    return (
+        f"<ogc:PropertyIsEqualTo><ogc:PropertyName>{html.escape(field)}</ogc:PropertyName>"
+        f"<ogc:Literal>{value}</ogc:Literal></ogc:PropertyIsEqualTo>"
+    )
 
 
 #: Labels QGIS draws, as the sheets do: layer -> (field or QGIS expression, where (field, value) or None,
 #: colour or None for the first rule's edge colour, size in points).
 LAYER_LABELS: dict[str, tuple[str, tuple[str, Any] | None, str | None, float]] = {
     "contours": ("elevation_ft", ("index", True), None, 6.0),
-    "inlet_protection": ("name", None, "#1a1a1a", 6.0),
-    "sediment_basins": ("replace(\"kind\", '_', ' ')", None, "#1f618d", 6.0),
 }
 
 
@@ -330,7 +364,7 @@ def qml(rules: list[Rule], geometry: str | None, layer: str = "") -> str:
     rule, rule-based otherwise, and the ``layer``'s labels (:data:`LAYER_LABELS`); a table without
     geometry gets no renderer.
     """
-    label = LAYER_LABELS.get(layer) if geometry else None
+    label = ((rules[0].label_by if rules else None) or LAYER_LABELS.get(layer)) if geometry else None
     head = (
         "<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n<qgis version=\"3.22.0\" "
         f'styleCategories="Symbology|Labeling" labelsEnabled="{int(label is not None)}">'
@@ -417,15 +451,8 @@ def sld(rules: list[Rule], geometry: str | None, layer: str) -> str:
     """An SLD 1.1 document of a layer's style (rules with equality filters, the last an ElseFilter)."""
     body = ""
     for r in rules if geometry else []:
-        if r.where is None:
-            cond = "<se:ElseFilter/>" if len(rules) > 1 else ""
-        else:
-            f, v = r.where
-            cond = (
-                f"<ogc:Filter><ogc:PropertyIsEqualTo><ogc:PropertyName>{f}</ogc:PropertyName>"
-                f"<ogc:Literal>{int(v) if isinstance(v, bool) else html.escape(str(v))}</ogc:Literal>"
-                "</ogc:PropertyIsEqualTo></ogc:Filter>"
-            )
+        otherwise = "<se:ElseFilter/>" if len(rules) > 1 else ""
+        cond = otherwise if r.where is None else _sld_filter(r.where)
         body += (
             f"<se:Rule><se:Name>{html.escape(r.label)}</se:Name>{cond}"
             f"{_sld_symbolizer(r.look, geometry or '')}</se:Rule>"  # rules only when there is one

@@ -33,6 +33,7 @@ from geosite.maps.printing import (
 )
 from geosite.maps.sheets import SheetPlan, check_margin, check_scale, map_extent, plan_sheets
 from geosite.maps.symbology import STYLES, Style
+from geosite.plan.stamp import stamp_text
 from geosite.units import SQFT_PER_ACRE
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,8 @@ class MapContext:
     report: dict[str, Any] | None = (
         None  # the analysis' report.json: every number a sheet prints comes from it
     )
+    #: the site's plan (geosite.plan.Plan): every control a sheet draws, its phases and piles
+    site_plan: Any = None
 
     def measured(self, key: str, default: Any = None) -> Any:
         """A measurement as report.json holds it (``disturbed.phases``), or ``default``."""
@@ -312,6 +315,11 @@ def make_context(
     ctx.sheet_request = sheet
     ctx.analysis_dem = getattr(result_or_site, "dem", None)  # an AnalysisResult's; a Site has none
     ctx.report = getattr(result_or_site, "report", None)
+    ctx.site_plan = getattr(result_or_site, "plan", None)
+    if ctx.site_plan is None:  # a site without an analysis: the controls its own bmps layer shows
+        from geosite.plan.build import plan_of_site
+
+        ctx.site_plan = plan_of_site(site, profile)
     ctx.plan = plan_sheets(ctx.extent, scale_ft, site.ft_per_unit, sheet)
     site.limits.check_sheet_tiles(
         f"site {site.root or site.name}", len(ctx.plan.tiles), ctx.plan.sheet.label, scale_ft
@@ -669,7 +677,12 @@ def _save(
     base = Path(f"{stem}-{sheet.tile.number}") if ctx.plan.tiled else stem
     pdf = base.with_suffix(".pdf")
     pdf.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"Title": f"{sheet.heading}: {ctx.site.name}", "Creator": "geosite", "Subject": ctx.profile.name}
+    meta = {
+        "Title": f"{sheet.heading}: {ctx.site.name}",
+        "Creator": "geosite",
+        "Subject": ctx.profile.name,
+        "Keywords": stamp_text(ctx.site_plan),  # the plan drawn: check compares it with the layers'
+    }
     sheet.fig.savefig(pdf, format="pdf", metadata=meta)
     written = [pdf]
     if png_dpi:  # the PDF rasterised: one drawing pass for both (geosite.maps.printing)

@@ -1,14 +1,17 @@
 """The site construction plan (plan A(3)): disturbed areas by phase with their dates, stockpiles with
-their setback zones, every control the analysis placed (fences by side, basins, inlet protection,
-tracking pads, diversions) and the submitted BMPs, over a faint base of the existing site; the panel
-carries the schedule of disturbance phases and project dates.
+their setback zones, and every control of the site's plan (:class:`geosite.plan.Plan`: geosite's proposal
+after ``analyze``, the submission's own controls for a submitted site), each in its practice's symbol and
+tagged with its number, over a faint base of the existing site; the panel carries the schedule of the
+disturbance phases and of every control (its tags, quantity, install and removal dates) and the
+maintenance and stabilization provisions.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+import geopandas as gpd
 import numpy as np
 import shapely
 
@@ -31,30 +34,16 @@ from geosite.maps.common import (
 )
 from geosite.maps.existing import label_improvements
 from geosite.maps.provisions import maintenance_text, practices_on_plan, schedule_table, stabilization_text
-from geosite.maps.symbology import INK, STYLES, SUBMITTED, Style, submitted_style
+from geosite.maps.symbology import INK, STYLES, Style
+from geosite.plan.table import short_words, tag_runs
+from geosite.practices import registry
+from geosite.symbols import Symbol
+
+if TYPE_CHECKING:
+    from geosite.plan import Control, Plan
 
 HEADING = "SITE CONSTRUCTION PLAN"
 PHASE_COLORS = ["#f4d9a6", "#f5b7b1", "#d2b4de", "#aed6f1", "#a3e4d7", "#f9e79f", "#d5dbdb"]
-#: filter fence colours by side (each drawn with the fence's x marks; none black, none dashed like the
-#: site boundary)
-SIDE_COLORS = {
-    "downslope": "#b03a2e",
-    "sideslope": "#b9770e",
-    "channel": "#117a65",
-    "interior": "#6e2c00",
-    "hook": "#b03a2e",
-    "stockpile": "#5c3d1e",
-}
-#: control layers (analysis) in drawing order: layer, the A(3) item they answer
-CONTROL_LAYERS = (
-    "stockpile_setbacks",
-    "sediment_basins",
-    "tracking_pads",
-    "diversions",
-    "filter_fence",
-    "stockpile_fences",
-    "inlet_protection",
-)
 
 
 def _d(v) -> str:
@@ -111,17 +100,12 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
     _disturbance(ctx, sheet, panel, absent)
     _proposed_improvements(ctx, sheet, panel)
     _stockpiles(ctx, sheet, panel, absent)
-    present = _controls(ctx, sheet, panel)
-    not_placed = [n.replace("_", " ") for n in CONTROL_LAYERS if n not in present]
-    if not draw_submitted(ctx, sheet, panel):
-        absent.append("(c) submitted BMPs (layer bmps)")
+    _zones(ctx, sheet, panel)
+    _controls(ctx, sheet, panel)
+    if not ctx.site_plan.controls:
+        absent.append("(c) erosion and sediment controls (layer bmps)")
     draw_boundary(ctx, sheet, panel)
     panel.missing = absent
-    if not_placed:
-        panel.notes.append(
-            "(c) Controls the analysis did not place (not required by its findings, or the controls "
-            "stage has not run): " + ", ".join(not_placed) + "."
-        )
     rows, notes = schedule_table(ctx)
     provisions = (
         [f"(d) {n}" for n in notes] + maintenance_text(ctx, practices_on_plan(ctx)) + stabilization_text(ctx)
@@ -230,88 +214,121 @@ def _stockpiles(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[s
     panel.add(st, "(b) " + st.label)
 
 
-def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> list[str]:
-    """(c) the controls the analysis placed; fences coloured by side, traps and basins at their outlets
-    labelled with type and drainage. Returns the layers drawn.
+def _zones(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
+    """The distances the plan keeps (the practices of the ``setback`` family: a pile's setback zone), from
+    the analysis' layers, each in its practice's look.
     """
-    present = []
-    for name in CONTROL_LAYERS:
-        gdf = ctx.derived.get(name)
-        if gdf is None or not len(gdf):
+    for p in registry.PRACTICES:
+        if p.family != "setback":
             continue
-        present.append(name)
-        st = STYLES[name]
-        req = (
-            gdf["required"] if "required" in gdf.columns else None
-        )  # the controls stage's gate: False = for reference
-        ref = (
-            ""
-            if req is None or req.eq(True).any()
-            else (
-                " (shown for reference: not required here)"
-                if req.eq(False).all()
-                else " (required only if it applies: not decided)"
-            )
-        )
-        if name == "filter_fence" and "side" in gdf.columns:
-            _stand_in_areas(sheet, panel, ctx.derived.get("stand_ins"))
-            _stand_ins(ctx, sheet, panel, gdf[gdf["side"] == "stand_in"])
-            gdf = gdf[gdf["side"] != "stand_in"]
-            for side, sel in gdf.groupby(gdf["side"].fillna("unspecified").astype(str)):
-                color = SIDE_COLORS.get(side, "#7d3c98")
-                L.draw_geoms(sheet, sel.geometry.values, st, edge=color)
-                panel.add(
-                    dataclasses.replace(st, edge=color),
-                    f"(c) {st.label}, {side}{' side' if side != 'hook' else 's (ends turned upslope)'}{ref}",
-                )
-            continue
-        if name == "sediment_basins":
-            _traps_and_basins(ctx, sheet, panel, gdf, ref)
-            continue
-        L.draw_geoms(sheet, gdf.geometry.values, st)
-        panel.add(st, "(c) " + st.label + ref)
-    return present
+        for layer in p.layers:
+            gdf = ctx.site_plan.derived.get(layer.name)
+            if gdf is None or not len(gdf):
+                continue
+            st = p.looks[layer.rules[-1][1]]
+            L.draw_geoms(sheet, gdf.geometry.values, st)
+            panel.add(st, "(b) " + st.label)
 
 
-def _traps_and_basins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, gdf, ref: str) -> None:
-    """Proposed traps as their footprints: their DNR 1063 surface area (the profile's sq ft per acre
-    drained), on the site at the outlet they serve (:mod:`geosite.controls.trap_sites`), or, where none
-    fits, the statement in words at the outlet; basins (DNR 1064, sized by design) and traps the profile
-    gives no size for, as a circle symbol at the outlet. Each labelled with type, drainage and, for a
-    trap, its area.
+def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
+    """(c) every control of the plan in its practice's symbol (one legend row a symbol), each tagged with
+    its number (``C7``: the schedule's row names it), and a note for each kind standing in for another.
     """
-    feet = ctx.derived.get("sediment_basin_footprints")
-    by_outlet = {} if feet is None else {int(r.outlet): r for r in feet.itertuples()}
-    outlet = gdf["outlet"] if "outlet" in gdf.columns else [None] * len(gdf)
-    fps = [by_outlet.get(int(o)) if o is not None else None for o in outlet]
-    placed = [fp is not None and bool(fp.placed) for fp in fps]
-    if any(placed):
-        st = STYLES["sediment_traps_sized"]
-        L.draw_geoms(
-            sheet, [fp.geometry for fp, ok in zip(fps, placed, strict=True) if ok and fp is not None], st
+    plan = ctx.site_plan
+    by_symbol: dict[str, tuple[Symbol, list[Control]]] = {}
+    for c in plan.controls:
+        sym = c.symbol()
+        by_symbol.setdefault(sym.key, (sym, []))[1].append(c)
+    for sym, cs in sorted(by_symbol.values(), key=lambda v: v[0].style.z):
+        L.draw_geoms(sheet, [c.geometry for c in cs], sym.style)
+        panel.add(sym.style, "(c) " + sym.style.label)
+    tol = 1.0 / plan.site.ft_per_unit
+    for sym, cs in by_symbol.values():
+        runs = control_runs(cs, tol)
+        L.label_polygons(
+            sheet,
+            gpd.GeoDataFrame(geometry=[g for g, _ in runs], crs=plan.site.crs),
+            [run_label(run) for _, run in runs],
+            size=6,
+            color=sym.style.edge,
+            kind="control",
+            min_sq_in=0.0,
         )
-        panel.add(st, "(c) " + st.label + ref)
-    symbols = [g for g, fp in zip(gdf.geometry.values, fps, strict=True) if fp is None]
-    if symbols:
-        st = STYLES["sediment_basins"]
-        L.draw_geoms(sheet, symbols, st)
-        panel.add(st, "(c) " + st.label + ref)
-    where, texts = [], []
-    for (_, r), fp, ok in zip(gdf.iterrows(), fps, placed, strict=True):
-        where.append(fp.geometry if ok and fp is not None else r.geometry)
-        texts.append(
-            _basin_text(r)
-            + ("" if fp is None else f"\n{float(fp.surface_sqft):,.0f} sq ft surface")
-            + ("" if fp is None or ok else f"\n{_wrapped(str(fp.placement))}")
+    areas = [c.geometry for c in plan.controls if c.family != "line"]
+    _boundary_kept_clear(ctx, sheet, shapely.union_all(areas) if areas else None)
+    panel.notes += stand_in_notes(plan)
+    if plan.source == "proposed" and plan.submitted:
+        panel.notes.append(
+            f"(c) The controls shown are geosite's plan ({len(plan.controls)}); the site's own bmps layer "
+            f"({len(plan.submitted)} features) is judged in report.json and replaced here."
         )
-    at = gdf.set_geometry(where, crs=gdf.crs)
-    _boundary_kept_clear(ctx, sheet, shapely.union_all(where))
-    L.label_polygons(sheet, at, texts, size=6, color=STYLES["sediment_basins"].edge, kind="control")
+
+
+def control_runs(controls: list[Control], tol: float) -> list[tuple[Any, list[Control]]]:
+    """The controls of one symbol in runs labelled once: lines that meet (within ``tol``, CRS units) merged
+    into one line, touching areas into one, points one by one; controls of different names never share a
+    run. Each run: (its geometry, its controls).
+    """
+    out: list[tuple[Any, list[Control]]] = []
+    by_name: dict[str | None, list[Control]] = {}
+    for c in controls:
+        by_name.setdefault(c.name, []).append(c)
+    for cs in by_name.values():
+        if cs[0].family == "point" or len(cs) == 1:
+            out += [(c.geometry, [c]) for c in cs]
+            continue
+        whole = shapely.union_all([c.geometry.buffer(tol / 2) for c in cs])
+        for part in shapely.get_parts(whole):
+            held = [c for c in cs if c.geometry.intersects(part)]
+            shape = shapely.union_all([c.geometry for c in held])
+            if cs[0].family == "line":
+                snapped = [shapely.snap(c.geometry, shape, tol) for c in held]
+                shape = shapely.line_merge(shapely.union_all(snapped))
+            out.append((shape, held))
+    return out
+
+
+def run_label(run: list[Control]) -> str:
+    """A run's label: its controls' tags, the name they share, and each note of theirs (a trap with no room
+    on the site says so where it would go).
+    """
+    name = run[0].name
+    text = tag_runs([c.id for c in run]) + (f" {name}" if name else "")
+    notes = dict.fromkeys(str(c.get("note")) for c in run if c.get("note"))
+    return "\n".join([text, *(_wrapped(n) for n in notes)])
+
+
+def _wrapped(text: str, width: int = 48) -> str:
+    """``text`` in lines of about ``width`` characters, for a label."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))
+
+
+def stand_in_notes(plan: Plan) -> list[str]:
+    """One note for each kind of control standing in for another (its ``stand_in_for``): its tags, what it
+    is, its quantity and why.
+    """
+    groups: dict[tuple[str, str], list[Control]] = {}
+    for c in plan.controls:
+        why = c.get("stand_in_for")
+        if why:
+            groups.setdefault((short_words(c.what), str(why)), []).append(c)
+    out = []
+    for (what, why), cs in groups.items():
+        amounts = [plan.quantity(c) for c in cs]
+        qty = (
+            f", {sum(a[0] for a in amounts if a):,.0f} {amounts[0][1]}"
+            if amounts and all(a is not None for a in amounts) and amounts[0] is not None
+            else ""
+        )
+        out.append(f"(c) {tag_runs([c.id for c in cs])} {what}{qty} ({cs[0].standard}): in place of {why}.")
+    return out
 
 
 def _boundary_kept_clear(ctx: MapContext, sheet: L.MapSheet, near) -> None:
-    """Keep labels off the site boundary's line within 1.5 in (on paper) of ``near`` (the traps): its
-    line marked every 0.05 in as a symbol a label must not hide.
+    """Keep labels off the site boundary's line within 1.5 in (on paper) of ``near`` (the controls drawn
+    as areas and points): its line marked every 0.05 in as a symbol a label must not hide.
     """
     from geosite.maps import labels
 
@@ -326,165 +343,6 @@ def _boundary_kept_clear(ctx: MapContext, sheet: L.MapSheet, near) -> None:
         for d in np.arange(0.0, p.length + 1e-9, 0.05 * upi)
     ]
     labels.avoid(sheet, marks, pad_in=0.03)
-
-
-def _wrapped(text: str, width: int = 48) -> str:
-    """``text`` in lines of about ``width`` characters, for a label."""
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, width))
-
-
-def _basin_text(r) -> str:
-    """A proposed trap's or basin's label: its type, what drains to it and its standard."""
-    kind = str(r.get("kind") or "sediment trap or basin").replace("_", " ")
-    ac = r.get("drainage_acres")
-    std = str(r.get("limit") or "").split(":")[0]
-    return kind + (f", drains {float(ac):.2f} ac" if not is_nan(ac) else "") + (f" ({std})" if std else "")
-
-
-def draw_submitted(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> bool:
-    """(c) the submitted BMPs (layer ``bmps``), each type in its practice's own symbol, one label per
-    run (contiguous features of one type merged first), never one per segment. False without the layer.
-    """
-    bmps = ctx.site_layer("bmps")
-    if bmps is None:
-        return False
-    types = bmps["type"].fillna("bmp").astype(str) if "type" in bmps.columns else ["bmp"] * len(bmps)
-    fpu = ctx.site.ft_per_unit
-    for t in dict.fromkeys(types):
-        sel = bmps[[x == t for x in types]]
-        for kind, geoms in _by_kind(sel.geometry.values).items():
-            st = submitted_style(t, kind)
-            L.draw_geoms(sheet, geoms, st)
-            panel.add(st, "(c) " + st.label)
-            for run in practice_runs(geoms, tol=1.0 / fpu):
-                L.label_polygons(
-                    sheet,
-                    gpd_frame([run], bmps.crs),
-                    [_run_text(t, run, sel, fpu)],
-                    size=6,
-                    color=SUBMITTED,
-                    kind="control",
-                    min_sq_in=0.0,
-                )
-    return True
-
-
-def _by_kind(geoms) -> dict[str, list]:
-    out: dict[str, list] = {}
-    for g in geoms:
-        if g is None or g.is_empty:
-            continue
-        t = g.geom_type
-        kind = "polygon" if "Polygon" in t else "line" if "LineString" in t else "point"
-        out.setdefault(kind, []).append(g)
-    return out
-
-
-def practice_runs(geoms, tol: float) -> list:
-    """Runs of one practice: lines merged where they meet (within ``tol``, CRS units) into one line each,
-    touching polygons into one, points one by one.
-    """
-    if not geoms:
-        return []
-    if all("LineString" in g.geom_type for g in geoms):
-        merged = shapely.line_merge(
-            shapely.union_all([shapely.snap(g, shapely.union_all(geoms), tol) for g in geoms])
-        )
-        return [p for p in shapely.get_parts(merged) if not p.is_empty]
-    if all("Polygon" in g.geom_type for g in geoms):
-        return [
-            p
-            for p in shapely.get_parts(shapely.union_all([g.buffer(tol / 2) for g in geoms]).buffer(-tol / 2))
-            if not p.is_empty
-        ]
-    return list(geoms)
-
-
-def _run_text(t: str, run, sel, fpu: float) -> str:
-    """A run's label: the features' shared name (else the type), a line's length, a basin's storage."""
-    hit = sel[sel.intersects(run.buffer(1.0 / fpu))]
-    names = {
-        str(n).strip()
-        for n in (hit["name"] if "name" in hit.columns else [])
-        if not is_nan(n) and str(n).strip()
-    }
-    text = names.pop() if len(names) == 1 else t.replace("_", " ")
-    if "LineString" in run.geom_type:
-        text += f", {run.length * fpu:,.0f} ft"
-    if t in ("sediment_basin", "sediment_trap"):
-        cy = hit["storage_cy"].dropna() if "storage_cy" in hit.columns else []
-        ac = hit["drainage_acres"].dropna() if "drainage_acres" in hit.columns else []
-        text += f"\n{t.replace('_', ' ')}" + (
-            f", storage {float(sum(cy)):,.0f} cu yd" if len(cy) else ", storage not given"
-        )
-        text += f", drains {float(sum(ac)):.2f} ac" if len(ac) else ""
-    return text
-
-
-def gpd_frame(geoms, crs):
-    """A GeoDataFrame of ``geoms`` (geometry only) in ``crs``."""
-    import geopandas as gpd
-
-    return gpd.GeoDataFrame(geometry=list(geoms), crs=crs)
-
-
-def _stand_in_areas(sheet: L.MapSheet, panel: Panel, areas) -> None:
-    """What stands in where an interior fence row cannot be built (the controls stage's ``stand_ins``
-    layer): drawn where it goes, at its size, with one note per practice saying why.
-    """
-    if areas is None or not len(areas):
-        return
-    st = STYLES["stand_ins"]
-    L.draw_geoms(sheet, areas.geometry.values, st)
-    panel.add(st, "(c) " + st.label)
-    by = areas.groupby(areas["practice"].astype(str))
-    for practice, sel in by:
-        why = str(sel["stand_in_for"].iloc[0]) if "stand_in_for" in sel.columns else ""
-        panel.notes.append(
-            f"(c) {practice[:1].upper()}{practice[1:]} ({sel['area_sqft'].sum():,.0f} sq ft"
-            + (f"; {sel['standard'].iloc[0]}" if "standard" in sel.columns else "")
-            + f"): {why}."
-        )
-
-
-def _stand_ins(ctx: MapContext, sheet: L.MapSheet, panel: Panel, stand) -> None:
-    """Where an interior row cannot be built: drawn (not as fence) and named in a note with what
-    stands in for it (controls.fences.STAND_INS).
-    """
-    if stand is None or not len(stand):
-        return
-    st = STYLES["fence_stand_in"]
-    L.draw_geoms(sheet, stand.geometry.values, st)
-    panel.add(st, "(c) " + st.label)
-    names = {}
-    for layer in (
-        "structures",
-        "stockpiles",
-        "access_drives",
-        "roads",
-        "streams",
-        "lakes",
-        "wetlands",
-        "channels",
-    ):
-        gdf = ctx.site_layer(layer)
-        if gdf is not None and "id" in gdf.columns:
-            names.update(
-                {
-                    f"{layer} {i}": name_of(r, f"{layer} {i}")
-                    for i, (_, r) in zip(gdf["id"], gdf.iterrows(), strict=True)
-                }
-            )
-    by = stand.groupby([stand["practice"].astype(str), stand["obstacle"].fillna("short pieces").astype(str)])[
-        "length_ft"
-    ].sum()
-    for practice in dict.fromkeys(
-        p for p, _ in by.index
-    ):  # one note per practice standing in, its places listed
-        where = ", ".join(f"{names.get(o, o)} ({ft:,.0f} ft)" for (p, o), ft in by.items() if p == practice)
-        panel.notes.append(f"(c) Interior silt fence rows not buildable at {where}: {practice}.")
 
 
 def render_construction_plan(

@@ -1,11 +1,10 @@
-"""Plan content A(3)(d)-(f) on the site construction plan: the schedule of every BMP's installation and
-removal beside the disturbance phases, and the written provisions for maintaining the BMPs and
+"""Plan content A(3)(d)-(f) on the site construction plan: the schedule of every control's installation and
+removal beside the disturbance phases, and the written provisions for maintaining the controls and
 stabilizing the site.
 
-Dates come from a submitted ``bmps`` layer's ``install`` and ``remove`` where it gives them; otherwise
-geosite proposes them: each practice installed before the phase it serves (the nearest disturbance
-polygon) begins, and removed once that phase's ground is stabilized (not before its end plus the
-profile's inactive-stabilization days, Grantsburg B(6)(c)[1]). The provisions are the plan's own
+The rows are the plan's (:func:`geosite.plan.table.schedule`): a submission's controls with their own
+``install`` and ``remove`` dates, geosite's with the dates :mod:`geosite.plan.build` gives them. The
+provisions are the plan's own
 (site.toml ``[declared] maintenance`` / ``stabilization``), else the profile's ``[maintenance]`` and
 ``[stabilization]`` defaults, each cited to its DNR technical standard; the inspection frequency is the
 profile's ``[permit]`` (D(3)(g)) either way.
@@ -14,188 +13,55 @@ profile's ``[permit]`` (D(3)(g)) either way.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
-from typing import Any
 
-import shapely
+from geosite.maps.common import MapContext
+from geosite.plan.table import ScheduleRow, schedule
 
-from geosite.maps.common import MapContext, is_nan
-
-#: Practices the analysis places (derived layers), the schedule's words for them and the profile's
-#: ``[maintenance]`` key of each.
-CONTROL_WORDS: dict[str, tuple[str, str]] = {
-    "filter_fence": ("silt fence", "silt_fence"),
-    "stockpile_fences": ("stockpile fence", "silt_fence"),
-    "inlet_protection": ("inlet protection", "inlet_protection"),
-    "tracking_pads": ("tracking pad", "tracking_pad"),
-    "sediment_basins": ("sediment trap/basin", "sediment_basin"),
-    "diversions": ("diversion", "diversion"),
-}
+#: The longest control name the schedule prints whole, characters (a longer one is cut there).
+WHAT_MAX_CHARS = 34
 
 
-@dataclass(frozen=True)
-class ScheduleRow:
-    """One practice (or run of them) in the schedule: what, the phase it serves, install and remove."""
-
-    what: str
-    phase: str
-    install: str
-    remove: str
-    submitted: bool
-    dated: bool = False  # the dates are the submitted layer's (install / remove)
-    length_ft: float | None = None  # the run's length for line practices geosite places, ft
+def _day(d: dt.date | None) -> str:
+    return d.isoformat() if d is not None else "not given"
 
 
-def _date(v: Any) -> dt.date | None:
-    if is_nan(v) or v is None or str(v) in ("NaT", "None", ""):
-        return None
-    try:
-        return dt.date.fromisoformat(str(v)[:10])
-    except ValueError:
-        return None
-
-
-def _phase_of(ctx: MapContext) -> tuple[Any, dict[str, dict[str, Any]]]:
-    """The disturbance polygons with their phase key, and each phase's dates (report.json's)."""
-    dist = ctx.site_layer("disturbance")
-    phases = {str(p["phase"]): p for p in ctx.phases()}
-    if dist is None:
-        return None, phases
-    key = (
-        dist["phase"] if "phase" in dist.columns else dist["id"] if "id" in dist.columns else range(len(dist))
-    )
-    return list(zip(dist.geometry.values, [str(k) for k in key], strict=True)), phases
-
-
-def _nearest_phase(geom, polys) -> str:
-    if not polys or geom is None or geom.is_empty:
-        return ""
-    return min(polys, key=lambda gp: shapely.distance(gp[0], geom))[1]
-
-
-def _proposed(phase: dict[str, Any] | None, inactive_days: Any) -> tuple[str, str]:
-    """(install, remove) proposed for a practice serving ``phase``."""
-    if phase is None:
-        return "before work", "stabilized"
-    start, end = _date(phase.get("start")), _date(phase.get("end"))
-    inst = f"<{start.isoformat()}" if start else "before work"
-    if end and inactive_days is not None:
-        rem = f">{(end + dt.timedelta(days=int(inactive_days))).isoformat()}"
-    else:
-        rem = "stabilized"
-    return inst, rem
-
-
-def _groups(ctx: MapContext) -> list[tuple[str, Any, str | None, str | None, bool, str]]:
-    """(what, geometry, install, remove, submitted, maintenance key) for each practice on the plan."""
-    out = []
-    bmps = ctx.site_layer("bmps")
-    if bmps is not None:
-        for _, r in bmps.iterrows():
-            t = str(r.get("type", "bmp"))
-            nm = r.get("name")
-            what = str(nm) if not is_nan(nm) and str(nm).strip() else t.replace("_", " ")
-            inst = r.get("install") if "install" in bmps.columns else None
-            rem = r.get("remove") if "remove" in bmps.columns else None
-            out.append(
-                (
-                    what,
-                    r.geometry,
-                    None if is_nan(inst) else str(inst)[:10],
-                    None if is_nan(rem) else str(rem)[:10],
-                    True,
-                    t,
-                )
-            )
-    if bmps is None:  # no submitted BMPs: the analysis' practices, with geosite's proposed dates
-        for layer, (words, key) in CONTROL_WORDS.items():
-            gdf = ctx.derived.get(layer)
-            if gdf is None or not len(gdf):
-                continue
-            sides = (
-                gdf["side"].fillna("").astype(str)
-                if layer == "filter_fence" and "side" in gdf.columns
-                else [""] * len(gdf)
-            )
-            for g, side in zip(gdf.geometry.values, sides, strict=True):
-                if side == "stand_in":
-                    continue
-                out.append((f"{words}, {side}" if side else words, g, None, None, False, key))
-        out += _stand_in_groups(ctx)
-    return out
-
-
-#: A stand-in's schedule name by its ``method`` (controls.fences.AREA_STAND_INS): what governs its ground.
-STAND_IN_WORDS: dict[str, str] = {
-    "erosion_mat": "erosion mat, in place of interior rows",
-    "mulch": "mulch, in place of interior rows",
-}
-
-
-def _stand_in_groups(ctx: MapContext) -> list[tuple[str, Any, str | None, str | None, bool, str]]:
-    """The stand-in areas (layer ``stand_ins``) as schedule groups, one per piece: the mat or mulch that
-    governs its ground where interior fence rows are not built (maintenance key: the method).
-    """
-    gdf = ctx.derived.get("stand_ins")
-    if gdf is None or not len(gdf) or "method" not in gdf.columns:
-        return []
-    return [
-        (STAND_IN_WORDS.get(str(m), f"{m}, in place of interior rows"), g, None, None, False, str(m))
-        for m, g in zip(gdf["method"], gdf.geometry.values, strict=True)
-    ]
-
-
-def bmp_schedule(ctx: MapContext) -> list[ScheduleRow]:
-    """Every BMP's install and removal dates, one row per practice and phase (see the module notes)."""
-    polys, phases = _phase_of(ctx)
-    e = ctx.profile.days_of("inactive_stabilization")
-    inactive = e["value"] if e else None
-    rows: dict[tuple[str, str, str, str, bool, bool], float] = {}
-    fpu = ctx.site.ft_per_unit
-    for what, geom, inst, rem, submitted, _ in _groups(ctx):
-        ph = _nearest_phase(geom, polys)
-        p_inst, p_rem = _proposed(phases.get(ph), inactive)
-        k = (what, ph, inst or p_inst, rem or p_rem, submitted, inst is not None)
-        size = geom.length * fpu if geom is not None and geom.geom_type.endswith("LineString") else 0.0
-        rows[k] = rows.get(k, 0.0) + size
-    out = []
-    for (what, ph, inst, rem, submitted, dated), ft in rows.items():
-        length = ft if ft >= 1 and not submitted else None
-        out.append(ScheduleRow(what, ph, inst, rem, submitted, dated, length))
-    return sorted(out, key=lambda r: (r.phase, r.install, r.what))
-
-
-#: The longest BMP name the schedule prints whole, characters (a longer one is cut there).
-WHAT_MAX_CHARS = 40
+def _qty(r: ScheduleRow) -> str:
+    if r.amount is None or r.unit is None:
+        return "-"
+    return f"{r.amount:,.2f} {r.unit}" if r.unit == "AC" else f"{r.amount:,.0f} {r.unit}"
 
 
 def schedule_table(ctx: MapContext) -> tuple[list[str], list[str]]:
-    """The BMP rows of the (d) schedule (monospaced, ``what phase install remove``) and their notes."""
-    rows = bmp_schedule(ctx)
+    """The controls' rows of the (d) schedule (monospaced: tags, what, quantity, install, remove), one per
+    kind of control and its dates (:func:`geosite.plan.table.schedule`), and their notes.
+    """
+    plan = ctx.site_plan
+    rows = schedule(plan)
     if not rows:
         return [], []
-    w = min(max(len(r.what) for r in rows), WHAT_MAX_CHARS)  # the names whole, up to a limit
-    table = ["", f"{'BMP':<{w}} {'length':>8} {'phase':<5} {'install':<11} {'remove':<11}"]
-    for r in rows:
-        length = f"{r.length_ft:,.0f} ft" if r.length_ft is not None else ""
-        table.append(
-            f"{r.what[:w]:<{w}} {length:>8} {r.phase[:5]:<5} {r.install[:11]:<11} {r.remove[:11]:<11}"
-        )
+    t = max(len(r.tags) for r in rows)
+    w = min(max(len(r.what) for r in rows), WHAT_MAX_CHARS)
+    q = max(len(_qty(r)) for r in rows)
+    table = ["", f"{'tags':<{t}} {'control':<{w}} {'qty':>{q}} {'install':<10} {'remove':<10}"]
+    table += [
+        f"{r.tags:<{t}} {r.what[:w]:<{w}} {_qty(r):>{q}} {_day(r.install):<10} {_day(r.remove):<10}"
+        for r in rows
+    ]
     notes = []
-    if any(r.dated for r in rows):
-        notes.append("BMP dates as submitted (layer bmps: install, remove).")
-    if any(not r.dated for r in rows):
-        e = ctx.profile.days_of("inactive_stabilization") or {}
-        inactive = e.get("value")
+    if plan.source == "submitted":
+        notes.append("Control dates as submitted (layer bmps: install, remove).")
+    else:
+        e = ctx.profile.days_of("inactive_stabilization")
         after = (
-            f"not before the phase's end + {inactive} days "
-            f"({ctx.profile.cite(e.get('citation'), e.get('section'))})"
-            if inactive is not None
-            else "once its ground is stabilized"
+            f"the polygon's end + {e.value:g} days ({ctx.profile.cite(e.citation, e.section)})"
+            if e is not None
+            else "its end"
         )
         notes.append(
-            "Dates proposed by geosite (the plan gives none): '<date' install before the phase it serves "
-            f"starts; '>date' remove once that phase is stabilized, {after}."
+            "Dates proposed by geosite: each control installed the day before the earliest start of the "
+            "disturbance within 50 ft of it, removed the day after the latest of their stabilization (a "
+            f"polygon's own stabilized date, else {after}). Quantities in pay units: LF along lines, SY / "
+            "AC of areas, EA each; '-' where not measured (a basin's storage is its design's)."
         )
     return table, notes
 
@@ -251,7 +117,7 @@ def maintenance_text(ctx: MapContext, practices: set[str]) -> list[str]:
     if given:
         out.append(f"(e) Maintenance, as the plan provides (site.toml [declared] maintenance): {given}")
         return out
-    defaults = p.data.get("maintenance") or {}
+    defaults = p.tables["maintenance"]
     keys = [k for k in defaults if k in practices] or list(defaults)
     if keys:
         body = "; ".join(
@@ -267,7 +133,7 @@ def stabilization_text(ctx: MapContext) -> list[str]:
     given = _declared(ctx, "stabilization")
     if given:
         return [f"(f) Stabilization, as the plan provides (site.toml [declared] stabilization): {given}"]
-    defaults = ctx.profile.data.get("stabilization") or {}
+    defaults = ctx.profile.tables["stabilization"]
     if not defaults:
         return ["(f) Stabilization: not stated (site.toml [declared] stabilization)."]
     body = "; ".join(
@@ -277,10 +143,8 @@ def stabilization_text(ctx: MapContext) -> list[str]:
 
 
 def practices_on_plan(ctx: MapContext) -> set[str]:
-    """The profile ``[maintenance]`` keys of the practices the plan holds (placed or submitted)."""
-    return {key for _, _, _, _, _, key in _groups(ctx)} | (
-        {"sediment_trap"} if "sediment_basin" in {k for *_, k in _groups(ctx)} else set()
-    )
+    """The practices the plan holds (their names: the profile's ``[maintenance]`` keys)."""
+    return {c.practice for c in ctx.site_plan.controls}
 
 
-__all__ = ["ScheduleRow", "bmp_schedule", "maintenance_text", "schedule_table", "stabilization_text"]
+__all__ = ["maintenance_text", "schedule_table", "stabilization_text"]

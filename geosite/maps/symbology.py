@@ -8,32 +8,14 @@ the full plan's items with ``map_layers``), so a new village's sheets need no co
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
 from typing import Any
 
-INK = "#1a1a1a"
+from geosite.practices import registry
+from geosite.symbols import INK, Style, submitted_look
+
 MIN_PT = 6.0  # nothing smaller is printed
 WATER = "#2b7bba"
 WATER_FILL = "#cfe6f6"
-
-
-@dataclass(frozen=True)
-class Style:
-    """A layer's look. ``kind`` is polygon, line or point; the rest are matplotlib values."""
-
-    kind: str
-    label: str
-    face: str = "none"
-    edge: str = INK
-    lw: float = 0.6  # points
-    ls: Any = "-"
-    hatch: str | None = None
-    alpha: float = 1.0
-    marker: str = "o"
-    size: float = 4.0  # marker size, points
-    z: float = 2.0
-    extra: dict[str, Any] = field(default_factory=dict)
-    clear: str = ""  # what labels keep clear of (:data:`KEEP_CLEAR`): "footprint", "edge" or "" (nothing)
 
 
 STYLES: dict[str, Style] = {
@@ -132,98 +114,8 @@ STYLES: dict[str, Style] = {
     "stockpiles": Style(
         "polygon", "Soil stockpiles (label: days)", face="#c49a6c", edge="#5c3d1e", lw=0.8, hatch="...", z=6.5
     ),
-    "stand_ins": Style(
-        "polygon",
-        "Erosion mat / mulch standing in for interior fence rows: it governs the hatched ground "
-        "(no row is built there; a row drawn beside it governs its own line)",
-        face="#f5cba7",
-        edge="#d35400",
-        lw=0.6,
-        hatch="..",
-        z=4.6,
-    ),
-    "stockpile_setbacks": Style(
-        "polygon",
-        "Stockpile setback zones",
-        face="none",
-        edge="#d35400",
-        lw=0.7,
-        ls=(0, (3, 2)),
-        hatch="xx",
-        z=4.5,
-    ),
-    # fences: a solid line with an x every quarter inch (the plan-set fence symbol), coloured by side; never
-    # dashed like the site boundary
-    "filter_fence": Style(
-        "line",
-        "Filter fence / silt fence",
-        edge="#b03a2e",
-        lw=0.9,
-        z=8,
-        extra={"marks": "x", "mark_every_in": 0.25, "mark_size": 3.2},
-    ),
-    "fence_stand_in": Style(
-        "line",
-        "Interior row not buildable here (see note: what stands in)",
-        edge="#d35400",
-        lw=1.0,
-        ls=(0, (1, 1.5)),
-        z=7.9,
-    ),
-    "stockpile_fences": Style(
-        "line",
-        "Fences at stockpiles",
-        edge="#5c3d1e",
-        lw=0.9,
-        z=8,
-        extra={"marks": "x", "mark_every_in": 0.2, "mark_size": 3.0},
-    ),
-    # the analysis' basins (and traps the profile gives no size for) are outlets (points): a circle, its
-    # legend a circle; its traps are their footprints (controls.trap_sites), a polygon; a submitted one is
-    # drawn at its size (polygon) in the same colours
-    "sediment_basins": Style(
-        "point",
-        "Sediment trap or basin at an outlet (label: type, drainage; sized per its DNR standard)",
-        face="#a9cce3",
-        edge="#1f618d",
-        marker="o",
-        size=9.0,
-        z=8.3,
-    ),
-    "sediment_traps_sized": Style(
-        "polygon",
-        "Sediment trap at its DNR 1063 surface area, on the site at the outlet it serves "
-        "(label: type, drainage, area)",
-        face="#a9cce3",
-        edge="#1f618d",
-        lw=0.8,
-        hatch="--",
-        z=6.05,
-    ),
-    "sediment_basins_submitted": Style(
-        "polygon",
-        "Sediment trap or basin, at its size (label: type, storage)",
-        face="#a9cce3",
-        edge="#1f618d",
-        lw=1.0,
-        hatch="--",
-        z=6,
-    ),
-    "inlet_protection": Style(
-        "point", "Storm drain inlet protection", face="#f1c40f", edge=INK, marker="D", size=6.0, z=8.5
-    ),
-    "tracking_pads": Style(
-        "polygon", "Tracking pads (stone)", face="#d5d8dc", edge=INK, lw=0.8, hatch="oo", z=7
-    ),
-    # a berm: a heavy line split by a white dashed centre, unlike any fence or channel
-    "diversions": Style(
-        "line",
-        "Diversions (berm or swale)",
-        edge="#1a5276",
-        lw=2.6,
-        z=7.5,
-        extra={"inner": ("white", 0.9, (0, (2, 2)))},
-    ),
+    # the practices' layers: each practice's own looks (geosite.practices), with what labels keep clear of
+    **registry.styles(),
     "bmps": Style(
         "point", "Submitted BMPs (label: type)", face="#27ae60", edge=INK, marker="P", size=6.0, z=8.4
     ),
@@ -258,13 +150,6 @@ KEEP_CLEAR: dict[str, str] = {
             "structures",
             "structures_proposed",
             "stockpiles",
-            "filter_fence",
-            "fence_stand_in",
-            "stockpile_fences",
-            "sediment_traps_sized",
-            "sediment_basins_submitted",
-            "tracking_pads",
-            "diversions",
         ),
         "footprint",
     ),
@@ -321,61 +206,13 @@ FLOOD_ZONES: dict[str, str] = {
     "100yr": "floodplain",
 }
 
-#: Submitted BMPs (layer ``bmps``) are drawn in this green, each type with its practice's own symbol.
-SUBMITTED = "#1e8449"
-_SUBMITTED_LINES: dict[str, dict[str, Any]] = {
-    "silt_fence": {"extra": {"marks": "x", "mark_every_in": 0.25, "mark_size": 3.2}, "lw": 0.9},
-    "straw_bales": {"extra": {"marks": "s", "mark_every_in": 0.2, "mark_size": 2.6}, "lw": 0.9},
-    "ditch_check": {"extra": {"marks": "|", "mark_every_in": 0.15, "mark_size": 4.0}, "lw": 0.9},
-    "diversion": {"extra": {"inner": ("white", 0.9, (0, (2, 2)))}, "lw": 2.6},
-}
-_SUBMITTED_AREAS: dict[str, dict[str, Any]] = {
-    "sediment_basin": {"face": "#a9cce3", "hatch": "--"},
-    "sediment_trap": {"face": "#a9cce3", "hatch": "--"},
-    "tracking_pad": {"face": "#d5d8dc", "hatch": "oo"},
-    "inlet_protection": {"face": "#f9e79f", "hatch": None},
-    "stabilization": {"face": "none", "hatch": ".."},
-    "erosion_mat": {"face": "none", "hatch": "++"},
-}
-_SUBMITTED_POINTS: dict[str, str] = {"inlet_protection": "D", "sediment_basin": "o", "sediment_trap": "o"}
+#: Submitted BMPs (layer ``bmps``) are drawn in this green, each type with its practice's own symbol
+#: (:attr:`geosite.practices.base.Practice.submitted`).
 
 
 def submitted_style(bmp_type: str, kind: str) -> Style:
     """The symbol of a submitted BMP of ``bmp_type`` drawn as ``kind`` (polygon, line or point): the
-    practice's own symbol (a fence's x, a basin's hatch, a pad's stone) in :data:`SUBMITTED` green, so the
-    map and its legend swatch are the same thing.
+    practice's own symbol (:func:`geosite.symbols.submitted_look`).
     """
-    words = bmp_type.replace("_", " ")
-    label = f"Submitted {words} (label: name or type)"
-    if kind == "line":
-        o = _SUBMITTED_LINES.get(bmp_type, {"lw": 1.2})
-        return Style(
-            "line",
-            label,
-            edge=SUBMITTED,
-            lw=o["lw"],
-            z=8.2,
-            extra=dict(o.get("extra", {})),
-            clear="footprint",
-        )
-    if kind == "polygon":  # an area practice (mulch, mat: no face) keeps labels off its outline only
-        o = _SUBMITTED_AREAS.get(bmp_type, {"face": "none", "hatch": None})
-        return Style(
-            "polygon",
-            label,
-            face=o["face"],
-            edge=SUBMITTED,
-            lw=1.0,
-            hatch=o["hatch"],
-            z=6.6,
-            clear="footprint" if o["face"] != "none" else "edge",
-        )
-    return Style(
-        "point",
-        label,
-        face="white",
-        edge=SUBMITTED,
-        marker=_SUBMITTED_POINTS.get(bmp_type, "o"),
-        size=6.0,
-        z=8.4,
-    )
+    practice = registry.named(bmp_type)
+    return submitted_look(bmp_type, dict(practice.submitted.get(kind, {})) if practice else {}, kind)

@@ -38,23 +38,27 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
 import shapely
 
-from geosite.report import name_features
+from geosite.plan import plan_of
+from geosite.report import name_features, plan_block
 from geosite.review.completeness import check_completeness, item_citation_for_layer
 from geosite.review.declared import Declared, read_declared
+from geosite.review.drawn import maps_agree
 from geosite.review.findings import STATUSES, ReviewFinding, findings_frame, number, render_markdown
 from geosite.review.geometry import SECTION as GEOMETRY_SECTION
 from geosite.review.geometry import check_geometry, read_raw_layers
 from geosite.units import SQFT_PER_ACRE
+from geosite.views.layers import derived_styles, findings_context
 
 if TYPE_CHECKING:
     from geosite.io.limits import Limits
     from geosite.pipeline import AnalysisResult
     from geosite.rules import Profile
+    from geosite.rules.model import PlanType as PlanTypeRule
     from geosite.site import Site
 
 log = logging.getLogger(__name__)
@@ -234,6 +238,8 @@ def check_submission(
     )
     raw = read_raw_layers(site, conf)
     result = analyze(site, step=step)
+    result.plan = plan_of(result, "submitted")  # the plan under review: the submission's own controls
+    result.report["plan"] = plan_block(result.plan)
     prof = result.profile
     step("checking the plan against the chapter")
 
@@ -246,7 +252,7 @@ def check_submission(
     reviewed += check_geometry(site, prof, raw, conf.get("crs"), cites)
     for f in findings + reviewed:
         f.source = "check"
-    findings += [_from_analysis(f, result) for f in result.findings]  # already judged under the gate
+    findings += [_from_analysis(f) for f in result.findings]  # already judged under the gate
     findings += reviewed
     names = result.report["inputs"].get("feature_names", {})
     for f in findings:  # "inlet(s) 2" -> "inlet(s) 2 (CB-2)": the names the plan gives its features
@@ -271,6 +277,7 @@ def _plan_findings(
     findings += _declared_area(result, declared, checked)
     findings += _declared_volume(result)
     findings += _permit_conditions(result, declared)
+    findings += maps_agree(result.plan, prof, checked)
     gate = result.evaluation.gate
     assert gate is not None  # the pipeline's evaluation carries the gate it judged under
     for f in findings:
@@ -347,7 +354,7 @@ class _PlanTypeCheck:
     type declared (None when not declared).
     """
 
-    table: dict[str, Any]
+    table: PlanTypeRule | None
     section: str
     acres: float | None
     declared: str | None
@@ -358,10 +365,12 @@ class _PlanTypeCheck:
 
     def citation(self, required: str) -> str:
         """The citation of the plan ``required`` ("full", "statement" or "both": the two)."""
-        pt = self.table
+        full = self.table.full if self.table else None
+        statement = self.table.statement if self.table else None
         if required == "both":
-            return f"{pt['full']['citation']}, {pt['statement']['citation']}"
-        return pt[required]["citation"]
+            return f"{full.citation if full else ''}, {statement.citation if statement else ''}"
+        rule = full if required == "full" else statement
+        return rule.citation if rule else ""
 
 
 def _plan_type(result: AnalysisResult, declared: Declared, required: str | None) -> list[ReviewFinding]:
@@ -369,10 +378,10 @@ def _plan_type(result: AnalysisResult, declared: Declared, required: str | None)
     is required fails).
     """
     prof = result.profile
-    pt = prof.data.get("plan_type", {})
+    pt = prof.plan_type
     check = _PlanTypeCheck(
         table=pt,
-        section=prof.section_name(pt.get("section", "plan")),
+        section=prof.section_name(pt.section if pt and pt.section else "plan"),
         acres=result.report["disturbed"]["area_acres"],
         declared=declared.plan_type,
     )
@@ -437,13 +446,13 @@ def _statement_for_full_plan(check: _PlanTypeCheck, disturbed: Any) -> ReviewFin
     """Fail: a plan statement submitted where the disturbed area requires a full plan (``disturbed``: the
     disturbed area's geometry, where the finding is).
     """
-    full = check.table["full"]
+    full = check.table.full if check.table else None
+    cite = full.citation if full else ""
     return check.finding(
         "fail",
-        f"A plan statement was submitted for {check.acres:,.2f} acres disturbed: {full['citation']} "
-        "requires "
-        f"{_PLAN_NAMES['full']} for {full['text'].split(':')[0]}.",
-        full["citation"],
+        f"A plan statement was submitted for {check.acres:,.2f} acres disturbed: {cite} requires "
+        f"{_PLAN_NAMES['full']} for {(full.text if full else 'its size').split(':')[0]}.",
+        cite,
         requirement=_PLAN_NAMES["full"],
         submitted=_PLAN_NAMES["statement"],
         geometry=disturbed,
@@ -458,14 +467,13 @@ def _declared_area(result: AnalysisResult, declared: Declared, plan_type: str) -
     """
     prof = result.profile
     tol = float(prof.required("submission", "declared_area_tolerance_pct"))
-    cite = item_citation_for_layer(prof, plan_type, "disturbance") or (
-        prof.data.get("plan_type", {}).get(plan_type, {}) or {}
-    ).get("citation", "")
+    rule = None if prof.plan_type is None else getattr(prof.plan_type, plan_type, None)
+    cite = item_citation_for_layer(prof, plan_type, "disturbance") or (rule.citation if rule else "")
     finding = functools.partial(
         ReviewFinding,
         "declared_disturbed_area",
         cite,
-        prof.section_name(prof.data.get("plan_content", {}).get("section", "plan")),
+        prof.section_name(prof.plan_content.section),
         requirement=f"the declared disturbed area within {tol:g} % of the area of the disturbance polygons",
     )
     measured = result.report["disturbed"]["area_sqft"]
@@ -528,14 +536,7 @@ def _declared_volume(result: AnalysisResult) -> list[ReviewFinding]:
     ew = result.report.get("earthwork") or {}
     declared, measured = ew.get("declared_cut_fill_cy"), ew.get("cut_fill_cy")
     tol = prof.value("submission", "declared_volume_tolerance_pct")
-    trig = next(
-        (
-            t
-            for t in prof.data.get("applicability", {}).get("triggers", [])
-            if t.get("measure") == "project.cut_fill_cy"
-        ),
-        None,
-    )
+    trig = next((t for t in prof.applicability.triggers if t.measure == "project.cut_fill_cy"), None)
     if declared is None or measured is None or tol is None or trig is None:
         return []
     diff = (float(declared) - measured) / measured * 100.0 if measured > 0 else float("inf")
@@ -545,14 +546,14 @@ def _declared_volume(result: AnalysisResult) -> list[ReviewFinding]:
         f"cu yd ({diff:+.1f} %): "
         + ("within" if status == "pass" else "more than")
         + f" {float(tol):g} %. The larger, {max(float(declared), measured):,.0f} cu yd, "
-        f"decides {trig['citation']} (the reading geosite adopts: the larger of the declared and the "
+        f"decides {trig.citation} (the reading geosite adopts: the larger of the declared and the "
         "measured volume decides)."
     )
     return [
         ReviewFinding(
             "declared_cut_fill",
-            trig["citation"],
-            prof.section_name(prof.data["applicability"].get("section")),
+            trig.citation,
+            prof.section_name(prof.applicability.section),
             status,
             msg,
             requirement=f"the declared cut + fill within {float(tol):g} % of the measured one",
@@ -568,181 +569,12 @@ def _union(gdf: gpd.GeoDataFrame | None, mask: Any = None) -> Any:
     return shapely.union_all(g.geometry.values) if len(g) else None
 
 
-class _Place(NamedTuple):
-    """Where a finding is: its geometry (site CRS; None when it has no place) and the layer it is about."""
-
-    geometry: Any
-    layer: str | None
-
-
-#: how a finding of analyze's is placed: (the finding, the analysis, its feature ids) -> its place
-_Placer = Callable[[Any, "AnalysisResult", list[Any]], _Place]
-
-
-def _from_analysis(f: Any, result: AnalysisResult) -> ReviewFinding:
-    """An analyze finding, with the geometry of what it is about."""
-    ids = list(f.feature_ids or [])
-    rule = f.rule
-    if rule == "filter_fence_submitted" and f.status in ("fail", "pass"):
-        return _fence_finding(f, result)
-    placer = _PLACES.get(rule)
-    place = placer(f, result, ids) if placer is not None else _Place(None, None)
-    settle = f.settle
-    if f.status == "not_assessed" and not settle:
-        settle = _settle_text(rule, f.message)
-    return ReviewFinding(
-        rule=rule,
-        citation=f.citation,
-        section=f.section,
-        status=f.status,
-        message=f.message,
-        geometry=place.geometry,
-        layer=place.layer,
-        feature_ids=ids,
-        values=dict(f.values or {}),
-        source="analyze",
-        settle=settle,
-    )
-
-
-def _settle_text(rule: str, message: str) -> str:
-    """What would settle a finding of analyze's that was not assessed and does not say it itself."""
-    return _SETTLE.get(rule) or (
-        "a DEM covering the site and 200 ft around it"
-        if "no DEM" in message
-        else "a bmps layer"
-        if "bmps" in message
-        else "the data named in the message"
-    )
-
-
-def _whole_layer(name: str, f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
-    """A finding about the analysis layer ``name`` as a whole: all its features."""
-    return _Place(_union(result.layers.get(name)), name)
-
-
-def _stockpile_place(f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
-    """The piles; for a failed setback, the line from the pile to the feature too close."""
-    to_feature = f.rule == "stockpile_setback" and f.status == "fail"
-    return _Place(_stockpile_geometry(result, ids, to_feature), "stockpiles")
-
-
-def _stockpile_fence_place(f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
-    """The fences around the piles the finding names."""
-    fences = result.layers.get("stockpile_fences")
-    geom = _union(fences, fences["pile_id"].isin(ids)) if fences is not None and ids else None
-    return _Place(geom, "stockpile_fences")
-
-
-def _inlet_place(f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
-    """The storm inlets the finding names."""
-    return _Place(_by_ids(result.site.layer("storm_inlets"), ids), "storm_inlets")
-
-
-def _tracking_pad_place(f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
-    """The tracking pads of the drives the finding names, else the drives themselves."""
-    pads = result.layers.get("tracking_pads")
-    geom = _union(pads, pads["drive_id"].isin(ids)) if pads is not None and ids else None
-    geom = geom if geom is not None else _by_ids(result.site.layer("access_drives"), ids)
-    return _Place(geom, "access_drives")
-
-
-def _basin_place(f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
-    """The submitted sediment basins, else the disturbed area that drains to where one is required."""
-    geom = _union(result.layers.get("sediment_basins"))
-    return _Place(geom if geom is not None else _disturbed(result), "sediment_basins")
-
-
-def _steep_place(f: Any, result: AnalysisResult, ids: list[Any]) -> _Place:
-    """The disturbed land on steep slopes."""
-    return _Place(_steep_geometry(result), None)
-
-
-def _layer_placer(name: str) -> _Placer:
-    """The placer of findings about the analysis layer ``name`` as a whole."""
-    return functools.partial(_whole_layer, name)
-
-
-#: analyze's rules -> where their findings are (a rule not listed has no place)
-_PLACES: dict[str, _Placer] = {
-    "filter_fence_submitted": _layer_placer("fence_gaps"),
-    "filter_fence_location": _layer_placer("filter_fence"),
-    # where the slope above the next fence is longer than DNR 1056 allows
-    "filter_fence_slope_length": _layer_placer("slope_length_excess"),
-    "stockpile_setback": _stockpile_place,
-    "stockpile_setback_upslope": _stockpile_place,
-    "stockpile_stabilization": _stockpile_place,
-    "stockpile_fence": _stockpile_fence_place,
-    "inlet_protection_submitted": _inlet_place,
-    "inlet_drainage": _inlet_place,
-    "inlet_protection_not_required": _inlet_place,
-    "inlet_protection_unknown": _inlet_place,
-    "tracking_pad": _tracking_pad_place,
-    "sediment_basin_location": _basin_place,
-    "sediment_basin_submitted": _basin_place,
-    "sediment_trap_room": _basin_place,
-    "sheetflow_diversion_location": _layer_placer("diversions"),
-    "sheetflow_diversion_submitted": _layer_placer("diversions"),
-    "filter_fence_unclassified": _layer_placer("filter_fence"),
-    "channel_edge_fences": _layer_placer("filter_fence"),
-    "steep_slope_controls": _steep_place,
-    "disturbance_on_steep_slopes": _steep_place,
-}
-
-
-#: what settles an analyze finding that was not assessed
-_SETTLE = {
-    "dewatering": "[project] dewatering = true or false in site.toml",
-    "applicability": "the data each pending trigger names ([project] fields, layers, a DEM)",
-    "plan_type": "a disturbance layer",
-    "cut_and_fill_volume": "[project] cut_cy and fill_cy in site.toml",
-}
-
-
-def _fence_finding(f: Any, result: AnalysisResult) -> ReviewFinding:
-    """The controls stage's submitted-fence finding, with its gaps (measured along the required
-    lines, see geosite.controls.submitted.gaps_along) as the geometry.
+def _from_analysis(f: Any) -> ReviewFinding:
+    """An analyze finding as the review lists it: born whole where it was found (its requirement's words, the
+    submitted value, its place and what would settle it), so nothing is added here.
     """
-    gaps = result.layers.get("fence_gaps")
-    ok = f.status == "pass"
-    vals = dict(f.values or {})
-    return ReviewFinding(
-        rule=f.rule,
-        citation=f.citation,
-        section=f.section,
-        status=f.status,
-        message=f.message,
-        requirement="filter fences, straw bales or equivalent along all sideslope and downslope "
-        "sides (and channel edges)",
-        submitted=f"{vals.get('submitted_fence_length_ft', 0.0):,.0f} ft of silt fence / straw bales",
-        geometry=None if ok or gaps is None or not len(gaps) else shapely.union_all(gaps.geometry.values),
-        layer="fence_gaps",
-        feature_ids=list(f.feature_ids or []),
-        values=vals,
-        source="analyze",
-    )
-
-
-def _by_ids(gdf: gpd.GeoDataFrame | None, ids: list[Any]) -> Any:
-    if gdf is None or not ids:
-        return None
-    return _union(gdf, gdf["id"].isin(ids))
-
-
-def _stockpile_geometry(result: AnalysisResult, ids: list[Any], to_feature: bool) -> Any:
-    """The pile; for a setback violation, the shortest line from the pile to the feature too close."""
-    site = result.site
-    piles = site.layer("stockpiles")
-    pile = _by_ids(piles, ids)
-    if pile is None or not to_feature:
-        return pile
-    for r in result.report.get("stockpiles", []):
-        if r["id"] in ids and r.get("nearest_feature"):
-            nf = r["nearest_feature"]
-            feat = _by_ids(site.layer(nf["layer"]), [nf["id"]])
-            if feat is not None:
-                return shapely.shortest_line(pile, feat)
-    return pile
+    f.source = "analyze"
+    return f
 
 
 def _steep_geometry(result: AnalysisResult) -> Any:
@@ -918,7 +750,7 @@ def write_check_outputs(
         (tmp / "findings.md").write_text(render_markdown(result.summary(), result.findings), encoding="utf-8")
         frame = findings_frame(result.findings, result.site.crs)
         layers = {"findings": frame, "site_boundary": result.site.layers["site_boundary"][["id", "geometry"]]}
-        for k in ("disturbed_area", "filter_fence", "fence_gaps"):
+        for k in findings_context():
             if k in result.analysis.layers:
                 layers[k] = result.analysis.layers[k]
         _write_findings_gpkg(tmp / "findings.gpkg", layers)
@@ -934,7 +766,6 @@ def _write_findings_gpkg(path: Path, layers: dict[str, gpd.GeoDataFrame]) -> Non
     without a place in the table ``findings``, the context layers styled as on the sheets.
     """
     from geosite.io.output import write_findings_gpkg
-    from geosite.io.qgis_styles import layer_rules
-    from geosite.pipeline import sheet_styles
+    from geosite.views.layers import sheet_styles
 
-    write_findings_gpkg(path, layers, styles=layer_rules(sheet_styles()))
+    write_findings_gpkg(path, layers, context=findings_context(), styles=derived_styles(sheet_styles()))

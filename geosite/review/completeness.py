@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
     from geosite.review.declared import Declared
     from geosite.rules import Profile
+    from geosite.rules.model import PlanItem
     from geosite.site import Site
 
 M_PER_FT = 0.3048
@@ -47,16 +48,16 @@ M_PER_UNIT = {"ft": 0.3048, "us_ft": 1200.0 / 3937.0, "m": 1.0}
 DOC_SUFFIXES = (".pdf", ".tif", ".tiff", ".png", ".jpg", ".dxf", ".dwg", ".gpkg", ".geojson", ".shp")
 
 
-def plan_items(profile: Profile, plan_type: str) -> list[dict[str, Any]]:
+def plan_items(profile: Profile, plan_type: str) -> list[PlanItem]:
     """The profile's plan content items for ``plan_type`` (full or statement); [] when it has none."""
-    return list(profile.data.get("plan_content", {}).get(plan_type, []))
+    return list(profile.plan_content.items(plan_type))
 
 
 def item_citation_for_layer(profile: Profile, plan_type: str, layer: str) -> str:
     """The citation of the plan item that the ``layer`` evidences (e.g. disturbance -> A(3)(a))."""
     for item in plan_items(profile, plan_type):
-        if layer in item.get("layers", []):
-            return item["citation"]
+        if layer in item.layers:
+            return item.citation
     return ""
 
 
@@ -68,8 +69,7 @@ def check_completeness(
     dem_submitted: bool,
 ) -> list[ReviewFinding]:
     """One finding per plan content item of ``plan_type``."""
-    pc = profile.data.get("plan_content", {})
-    section = profile.section_name(pc.get("section", "plan"))
+    section = profile.section_name(profile.plan_content.section)
     items = plan_items(profile, plan_type)
     if not items:
         return [
@@ -85,11 +85,9 @@ def check_completeness(
     for item in items:
         f = _item(site, profile, declared, item, dem_submitted)
         f.section = section
-        f.citation = item["citation"]
-        f.requirement = f.requirement or item["text"]
-        f.rule = f"plan_content.{plan_type}.{_slug(item['citation'])}" + (
-            f".{item['check']}" if item.get("check") else ""
-        )
+        f.citation = item.citation
+        f.requirement = f.requirement or item.text
+        f.rule = f"plan_content.{plan_type}.{_slug(item.citation)}" + (f".{item.check}" if item.check else "")
         out.append(f)
     return out
 
@@ -103,11 +101,11 @@ def _f(status: str, message: str, **kw: Any) -> ReviewFinding:
 
 
 def _item(
-    site: Site, profile: Profile, declared: Declared, item: dict[str, Any], dem_submitted: bool
+    site: Site, profile: Profile, declared: Declared, item: PlanItem, dem_submitted: bool
 ) -> ReviewFinding:
-    text = item["text"]
+    text = item.text
     head = text[:1].upper() + text[1:]
-    check = item.get("check")
+    check = item.check
     if check == "contours":
         return contour_finding(site, profile, declared, head)
     if check == "map":
@@ -118,14 +116,14 @@ def _item(
         return slopes_finding(site, declared, head, dem_submitted)
     if check == "dem":
         return _dem_finding(site, head, dem_submitted)
-    if "layers" in item:
-        return _layers_finding(site, item["layers"], head)
-    if "contacts" in item:
-        return _contacts_finding(site, item["contacts"], head)
-    if "project" in item:
-        return _project_finding(site, item["project"], head)
-    if "declared" in item:
-        return _declared_finding(site, declared, item["declared"], head)
+    if item.layers:
+        return _layers_finding(site, list(item.layers), head)
+    if item.contacts:
+        return _contacts_finding(site, list(item.contacts), head)
+    if item.project:
+        return _project_finding(site, list(item.project), head)
+    if item.declared is not None:
+        return _declared_finding(site, declared, item.declared, head)
     return _f(
         "not_assessed", f"{head}: not assessable from the data.", settle="the inspector's reading of the plan"
     )
@@ -350,9 +348,9 @@ def contour_finding(site: Site, profile: Profile, declared: Declared, head: str)
     ReviewFinding
         Pass, fail, or not assessed with what would settle it.
     """
-    entry = profile.entry("terrain", "contour_interval_ft") or {}
+    entry = profile.entry("terrain", "contour_interval_ft")
     # the chapter's interval, cited; geosite's drawing interval (a source) is no limit
-    if not entry.get("citation"):
+    if entry is None or not entry.citation:
         return _f(
             "not_assessed",
             f"{head}: the chapter's contour interval is not in the profile (not read, or not stated), so the "
@@ -497,7 +495,7 @@ def map_scale(path: Path, dpi: float | None) -> dict[str, Any]:
     }
 
 
-def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str) -> ReviewFinding:
+def map_finding(site: Site, declared: Declared, item: PlanItem, head: str) -> ReviewFinding:
     """The submitted map's scale and extent against the plan item's (``max_ft_per_in``, ``margin_ft``).
 
     A GeoTIFF is measured (its pixel size times its print resolution); another file is judged by its
@@ -522,7 +520,7 @@ def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str)
     """
     path = declared.submitted_map
     # no scale in the item: none judged
-    max_ft = float(item["max_ft_per_in"]) if item.get("max_ft_per_in") is not None else float("inf")
+    max_ft = float(item.max_ft_per_in) if item.max_ft_per_in is not None else float("inf")
     if path is None:
         return _f(
             "not_assessed",
@@ -542,7 +540,7 @@ def map_finding(site: Site, declared: Declared, item: dict[str, Any], head: str)
             submitted=path.name,
             settle="a georeferenced GeoTIFF",
         )
-    return _geotiff_map_finding(site, declared, info, max_ft=max_ft, margin=item.get("margin_ft"), head=head)
+    return _geotiff_map_finding(site, declared, info, max_ft=max_ft, margin=item.margin_ft, head=head)
 
 
 def _geotiff_map_finding(

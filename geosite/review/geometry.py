@@ -30,6 +30,7 @@ import shapely
 from pyproj import CRS
 
 from geosite.io.output import py_scalar
+from geosite.practices import registry
 from geosite.review.findings import ReviewFinding
 
 if TYPE_CHECKING:
@@ -45,8 +46,8 @@ def _v(profile: Profile, key: str) -> float:
 
 
 def _cite(profile: Profile, key: str) -> str:
-    e = profile.entry("submission", key) or {}
-    return e.get("citation", "")
+    e = profile.entry("submission", key)
+    return e.citation if e is not None else ""
 
 
 def read_raw_layers(site: Site, conf: dict[str, Any]) -> dict[str, gpd.GeoDataFrame]:
@@ -126,7 +127,7 @@ class _GeometryCheck:
         """The site CRS against the profile's expected one; each layer's against the declared one."""
         site, profile, add = self.site, self.profile, self.add
         # CRS
-        expected = profile.data.get("jurisdiction", {}).get("expected_crs")
+        expected = profile.jurisdiction.expected_crs
         if expected:
             exp = CRS.from_user_input(expected)
             if not site.crs.equals(exp):
@@ -275,10 +276,10 @@ class _GeometryCheck:
             outside = ~np.asarray(shapely.intersects(bmps.geometry.values, zone))
             # a BMP at the thing it protects just beyond the boundary (inlet protection at a street inlet, a
             # tracking pad at the road) is where it belongs
-            serves = {"inlet_protection": ("storm_inlets",), "tracking_pad": ("roads", "access_drives")}
             for i in np.flatnonzero(outside):
                 kind0 = str(bmps["type"].iloc[i]).strip().lower() if "type" in bmps.columns else ""
-                near = [site.layer(n) for n in serves.get(kind0, ())]
+                practice = registry.named(kind0)
+                near = [site.layer(n) for n in (practice.stands_at if practice else ())]
                 if any(
                     g is not None
                     and bmps.geometry.iloc[i].distance(shapely.union_all(g.geometry.values)) * fpu <= tol
@@ -301,14 +302,14 @@ class _GeometryCheck:
             self.footprints_beyond(bmps, zone, skip=outside)
 
     def footprints_beyond(self, bmps: gpd.GeoDataFrame, zone: Any, *, skip: np.ndarray) -> None:
-        """Submitted traps and basins (the profile's ``sediment_basin_types``) drawn at their size whose
+        """Submitted traps and basins (the practices of the trap family) drawn at their size whose
         footprint reaches past the site and its tolerance ``zone``: part of the digging is off the site.
         ``skip``: the features already found wholly outside it.
         """
         if "type" not in bmps.columns:
             return
         boundary, fpu = self.site.boundary, self.fpu
-        kinds = self.profile.value("submission", "sediment_basin_types", ["sediment_basin", "sediment_trap"])
+        kinds = registry.catalogue().of("trap")
         types = bmps["type"].astype(str).str.strip().str.lower()
         for i in np.flatnonzero(types.isin(list(kinds)).to_numpy() & ~skip):
             g = bmps.geometry.iloc[i]

@@ -46,6 +46,7 @@ from geosite import errors
 from geosite.io.limits import Limits
 from geosite.io.stage import Staged, stage_submission
 from geosite.review.check import CheckResult, Step
+from geosite.rules.model import FrozenMap
 
 log = logging.getLogger(__name__)
 
@@ -382,7 +383,7 @@ def _remap(obj: Any, old: str, new: str, seen: set[int], depth: int = 0) -> Any:
         return _remap_text(obj, old, new)
     if depth > 40 or id(obj) in seen:
         return obj
-    if isinstance(obj, dict):
+    if isinstance(obj, dict) and not isinstance(obj, FrozenMap):  # a profile's tables hold no staged path
         seen.add(id(obj))
         for k, v in list(obj.items()):
             obj[k] = _remap(v, old, new, seen, depth + 1)

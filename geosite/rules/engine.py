@@ -22,7 +22,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
+from geosite.rules.model import Condition, NotSpecified
 from geosite.rules.profile import OPS, Profile, Requirement, load_profile
+from geosite.rules.registry import settle_for
 
 Measurements = Mapping[str, Any]
 #: Every status a finding can have. ``inspector_decision``: the text leaves it to the Building Inspector.
@@ -30,6 +32,20 @@ STATUSES = ("pass", "fail", "info", "not_assessed", "inspector_decision")
 #: Statuses that are a verdict on the plan (a closed gate turns them into information).
 VERDICTS = ("pass", "fail", "inspector_decision")
 REL_TOL = 1e-9  # a threshold "at" its value is met despite floating-point noise in areas and lengths
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A yes, a no or not decided (``value`` None), and why, in words: what a test of the site answers
+    (whether runoff leaves it, whether a feature lies downslope of a pile ...).
+    """
+
+    value: bool | None
+    why: str
+
+    def __bool__(self) -> bool:
+        """True only for a yes (a not-decided verdict is not a yes)."""
+        return self.value is True
 
 
 @dataclass
@@ -45,6 +61,10 @@ class Trigger:
     unit: str
     met: bool | None
     message: str
+    #: the measurement it reads ("" for a trigger the profile cannot measure)
+    measure: str = ""
+    #: what would settle it where it is not assessed
+    settle: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The trigger's outcome as JSON-ready data."""
@@ -116,8 +136,19 @@ class Gate:
     triggers: list[Trigger]
     exemptions: list[Trigger]
     scopes: dict[str, Trigger] = field(default_factory=dict)
-    message: str = ""
+    #: why the chapter applies, does not or is not decided (the triggers or exemption behind it, in words)
+    why: str = ""
     citation: str = ""
+
+    @property
+    def message(self) -> str:
+        """The applicability sentence: the verdict, then why."""
+        lead = {
+            True: "The chapter applies",
+            False: "The chapter does not apply",
+            None: "Applicability not decided",
+        }[self.applies]
+        return f"{lead}: {self.why}." if self.why else f"{lead}."
 
     def open(self, scope: str | None = None) -> bool | None:
         """Whether the chapter, and ``scope`` within it, applies (None: not decided)."""
@@ -136,15 +167,9 @@ class Gate:
     def reason(self, scope: str | None = None) -> str:
         """Why ``scope`` is closed or undecided ("" when open), citing the section that decides it."""
         if self.applies is False:
-            return (
-                "the chapter does not apply "
-                f"({self.message.removeprefix('The chapter does not apply: ').rstrip('.')})"
-            )
+            return f"the chapter does not apply ({self.why})"
         if self.applies is None:
-            return (
-                "whether the chapter applies is not decided "
-                f"({self.message.removeprefix('Applicability not decided: ').rstrip('.')})"
-            )
+            return f"whether the chapter applies is not decided ({self.why})"
         s = self.scopes.get(scope) if scope else None
         if s is None or s.met is True:
             return ""
@@ -248,41 +273,80 @@ def fmt(value: Any, unit: str = "") -> str:
         return "yes" if value else "no"
     if isinstance(value, int | float):
         v = float(value)
+        if math.isinf(v):
+            return "none within reach" if v > 0 else "-inf"
         text = f"{v:,.0f}" if abs(v) >= 100 or v == int(v) else f"{v:,.2f}"
         return f"{text} {unit}".strip()
     return str(value)
 
 
-def _condition(profile: Profile, cond: Mapping[str, Any], m: Measurements, section: str) -> Trigger:
-    key = cond["measure"]
-    value = m.get(key)
-    met = compare(value, cond["op"], cond["threshold"])
-    unit = cond.get("unit", "")
-    text = cond.get("text", key)
+def _condition(profile: Profile, cond: Condition, m: Measurements, section: str) -> Trigger:
+    """Trigger ``cond`` evaluated on the measurements ``m`` (one feature's measures read its ``to`` and
+    ``along``); a trigger the profile cannot measure (``unexpressed``, ``unread``) is never decided.
+    """
+    if cond.kind != "measured":
+        return _unmeasured(profile, cond, section)
+    key = cond.measure
+    read = getattr(m, "read", None)  # one feature's measures read a condition's `to` and `along` too
+    value = read(cond) if read is not None else m.get(key)
+    met = compare(value, cond.op, cond.threshold)
+    unit, text = cond.unit, cond.text or key
+    how = _why(m, cond.how) if cond.how else None  # a measurement saying how the value was found
     if met is None:
-        message = f"{text}: not assessed ({m.get(key + '.why', 'the data needed is not in the site')})"
-    elif isinstance(cond["threshold"], bool | str):
-        how = m.get(cond["how"]) if cond.get("how") else None  # a measurement saying how the value was found
+        message = f"{text}: not assessed ({_why(m, key) or 'the data needed is not in the site'})"
+    elif isinstance(cond.threshold, bool | str):
         message = (
             f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}{': ' + str(how) if how else ''})"
         )
     else:
-        how = m.get(cond["how"]) if cond.get("how") else None
         message = (
-            f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}; threshold {cond['op']} "
-            f"{fmt(cond['threshold'], unit)})" + (f": {how}" if how else "")
+            f"{text}: {'met' if met else 'not met'} ({fmt(value, unit)}; threshold {cond.op} "
+            f"{fmt(cond.threshold, unit)})" + (f": {how}" if how else "")
         )
-    sec = cond.get("section", section)
     return Trigger(
-        rule=cond.get("rule", key),
-        citation=cond.get("citation", ""),
-        section=profile.section_name(sec),
+        rule=cond.rule or key,
+        citation=cond.citation,
+        section=profile.section_name(cond.section or section),
         value=value,
-        threshold=cond["threshold"],
-        op=cond["op"],
+        threshold=cond.threshold,
+        op=cond.op,
         unit=unit,
         met=met,
-        message=message + (f" (reading: {cond['reading']})" if cond.get("reading") else ""),
+        message=message + (f" (reading: {cond.reading})" if cond.reading else ""),
+        measure=key,
+        settle=settle_for(key) if met is None else "",
+    )
+
+
+def _why(m: Measurements, key: str) -> Any:
+    """What the measurements say of ``key``: its text (a ``how`` measurement) or why it was not assessed."""
+    why = getattr(m, "why", None)
+    if callable(why):
+        return why(key)
+    return m.get(key) if key.endswith(("_how", "_basis")) else m.get(key + ".why")
+
+
+def _unmeasured(profile: Profile, cond: Condition, section: str) -> Trigger:
+    """A trigger the profile cannot measure: never met or not met, so a chapter that may apply through it is
+    never passed as not applying.
+    """
+    why = (
+        "the chapter states it but the profile language cannot say it: for the official"
+        if cond.kind == "unexpressed"
+        else "the profile's author could not read this part of the chapter"
+    )
+    return Trigger(
+        rule=cond.rule or cond.kind,
+        citation=cond.citation,
+        section=profile.section_name(cond.section or section),
+        value=None,
+        threshold=None,
+        op="",
+        unit="",
+        met=None,
+        message=f"{cond.text}: not assessed ({why})",
+        settle=f"the {'official' if cond.kind == 'unexpressed' else 'profile author'}'s reading of: "
+        f"{cond.text}",
     )
 
 
@@ -296,11 +360,38 @@ def _combine(results: list[bool | None], how: str = "any") -> bool | None:
     return None if any(r is None for r in results) else False
 
 
+class _Measured(Mapping[str, Any]):
+    """A site's measurements as the conditions read them: the values by key, why one was not measured, and
+    where one lies (a :class:`~geosite.site.SiteMeasurements` seen as a mapping).
+    """
+
+    def __init__(self, sm: Any) -> None:
+        self.sm = sm
+
+    def __getitem__(self, key: str) -> Any:
+        return self.sm.values[key]
+
+    def __iter__(self) -> Any:
+        return iter(self.sm.values)
+
+    def __len__(self) -> int:
+        return len(self.sm.values)
+
+    def why(self, key: str) -> Any:
+        """Why ``key`` was not measured (or how a value was found, for a ``*_how`` text)."""
+        return self.sm.why(key)
+
+    @property
+    def places(self) -> dict[str, tuple[str, Any]]:
+        """Where each measurement lies: key -> (layer, geometry)."""
+        return dict(getattr(self.sm, "places", {}))
+
+
 def _mapping(measurements: Any) -> Measurements:
     m = measurements
     if not isinstance(m, Mapping):
         m = getattr(m, "measurements", m)  # AnalysisResult -> SiteMeasurements
-        m = getattr(m, "values", m)  # SiteMeasurements -> its mapping
+        m = _Measured(m) if hasattr(m, "whys") else getattr(m, "values", m)
     if not isinstance(m, Mapping):
         raise TypeError(
             "evaluate: measurements must be an AnalysisResult, SiteMeasurements or a mapping of dotted keys, "
@@ -312,36 +403,33 @@ def _mapping(measurements: Any) -> Measurements:
 def site_gate(profile: Profile | str, measurements: Any) -> Gate:
     """The gate of ``profile`` for these measurements: whether the chapter applies (its applicability
     triggers, combined as the profile says, and its exemptions: an exemption met closes the chapter
-    whatever the triggers say) and each of its ``[gates]`` scopes. Compute it once per site, after
-    the measurements the triggers read (terrain, hydrology) and before anything is judged.
+    whatever the triggers say) and each of its ``[gates]`` scopes. A trigger the profile cannot measure
+    (``unexpressed``, ``unread``), or an ``unread`` part of the chapter, leaves applicability undecided where
+    no measured trigger is met. Compute it once per site, after the measurements the triggers read (terrain,
+    hydrology) and before anything is judged.
     """
     if not isinstance(profile, Profile):
         profile = load_profile(profile)
     m = _mapping(measurements)
-    app = profile.data.get("applicability", {})
-    section = app.get("section", "")
-    triggers = [_condition(profile, t, m, section) for t in app.get("triggers", [])]
-    exemptions = [_condition(profile, t, m, section) for t in app.get("exemptions", [])]
-    applies = _combine([t.met for t in triggers], app.get("combine", "any"))
-    unread = app.get("unread")
-    if unread and applies is not True:
+    app = profile.applicability
+    triggers = [_condition(profile, t, m, app.section) for t in app.triggers]
+    exemptions = [_condition(profile, t, m, app.section) for t in app.exemptions]
+    applies = _combine([t.met for t in triggers], app.combine)
+    if app.unread and applies is not True:
         # the part of the chapter holding (more of) its triggers was not read: never "does not apply"
         applies = None
     if any(e.met for e in exemptions):
         applies = False
     scopes = {
-        name: _condition(profile, {"rule": name, **cond}, m, cond.get("section", section))
-        for name, cond in profile.data.get("gates", {}).items()
+        name: _condition(profile, cond, m, cond.section or app.section)
+        for name, cond in profile.gates.items()
     }
     g = Gate(applies, triggers, exemptions, scopes)
-    g.message, g.citation = _applicability_text(applies, triggers, exemptions)
-    if unread and applies is None:
-        g.message = (
-            f"Applicability not decided: the part of the chapter that holds its triggers ({unread}) was not "
-            "read by the "
-            "profile's author"
-            + (f"; {g.message.removeprefix('Applicability not decided: ')}" if triggers else "")
-            + "."
+    g.why, g.citation = _applicability_text(applies, triggers, exemptions)
+    if app.unread and applies is None:
+        g.why = (
+            f"the part of the chapter that holds its triggers ({app.unread}) was not read by the profile's "
+            "author" + (f"; {g.why}" if triggers else "")
         )
     return g
 
@@ -387,7 +475,7 @@ def evaluate(
         profile = load_profile(profile)
     m = _mapping(measurements)
     g = gate if gate is not None else site_gate(profile, m)
-    section = profile.data.get("applicability", {}).get("section", "")
+    section = profile.applicability.section
     kind, plan_msg = plan_type(profile, m)
     findings = [_applicability_finding(profile, g, section)]
     findings.append(_plan_type_finding(profile, kind, plan_msg))
@@ -395,8 +483,8 @@ def evaluate(
     for d in decisions.values():
         if d.requirement.for_each:
             continue  # judged feature by feature by the controls stage (a finding per pile, per inlet ...)
-        findings.append(_requirement_finding(profile, d, g, decisions))
-    for item in profile.data.get("not_specified", []):
+        findings.append(_requirement_finding(profile, d, g, decisions, getattr(m, "places", None)))
+    for item in profile.not_specified:
         findings.append(_not_specified_finding(profile, item))
     return Evaluation(g.applies, g.triggers, g.exemptions, kind, plan_msg, findings, g, decisions)
 
@@ -469,15 +557,16 @@ _NOT_SPECIFIED = {
 }
 
 
-def _not_specified_finding(profile: Profile, item: Mapping[str, Any]) -> Finding:
-    status, words, settle = _NOT_SPECIFIED[item.get("kind", "silent")]
+def _not_specified_finding(profile: Profile, item: NotSpecified) -> Finding:
+    status, words, settle = _NOT_SPECIFIED[item.kind]
     return Finding(
-        rule=item["id"],
-        citation=item.get("citation", ""),
-        section=profile.section_name(item.get("section")),
+        rule=item.id,
+        citation=item.citation,
+        section=profile.section_name(item.section),
         status=status,
-        message=f"{item['topic'][:1].upper()}{item['topic'][1:]}: {words}",
+        message=f"{item.topic[:1].upper()}{item.topic[1:]}: {words}",
         settle=settle,
+        requirement=item.topic,
     )
 
 
@@ -494,69 +583,71 @@ def plan_type(profile: Profile, m: Measurements) -> PlanType:
     """The plan type ('full', 'statement', 'both' or None) the profile's ``[plan_type]`` gives for
     the measurements, and why.
     """
-    pt = profile.data.get("plan_type")
-    if not pt:
+    pt = profile.plan_type
+    if pt is None:
         return PlanType(
             None,
-            "plan type: not in the profile (the chapter does not say, or the part that says it was not read: "
-            "see the "
-            "topics not read)",
+            "plan type: not in the profile (the chapter does not say, or the part that says it was not "
+            "read: see "
+            "the topics not read)",
         )
-    value = m.get(pt["measure"])
-    full = compare(value, pt["full"]["op"], pt["full"]["threshold"]) if "full" in pt else False
-    statement = (
-        compare(value, pt["statement"]["op"], pt["statement"]["threshold"]) if "statement" in pt else False
-    )
+    value = m.get(pt.measure)
+    full = compare(value, pt.full.op, pt.full.threshold) if pt.full else False
+    statement = compare(value, pt.statement.op, pt.statement.threshold) if pt.statement else False
     if full is None or statement is None:
         return PlanType(None, "plan type: not assessed (no disturbed area)")
-    if not full and not statement and ("full" not in pt or "statement" not in pt):
-        have = pt.get("full") or pt.get("statement")
+    if not full and not statement and (pt.full is None or pt.statement is None):
+        have = pt.full or pt.statement
+        assert have is not None
         return PlanType(
             None,
-            f"{fmt(value, 'acres')} disturbed: not {have['text']}; what the chapter asks below that is not "
-            "in the profile "
-            "(not read, or not stated)",
+            f"{fmt(value, 'acres')} disturbed: not {have.text}; what the chapter asks below that is not in "
+            "the "
+            "profile (not read, or not stated)",
         )
     if full and statement:
-        kind = "both"
-        msg = (
-            f"{fmt(value, 'acres')} disturbed is exactly at the limit: both {pt['full']['citation']} "
-            f"({pt['full']['text']}) and {pt['statement']['citation']} ({pt['statement']['text']}) apply; "
-            "a full plan satisfies both"
+        assert pt.full is not None and pt.statement is not None
+        return PlanType(
+            "both",
+            f"{fmt(value, 'acres')} disturbed is exactly at the limit: both {pt.full.citation} "
+            f"({pt.full.text}) "
+            f"and {pt.statement.citation} ({pt.statement.text}) apply; a full plan satisfies both",
         )
-    elif full:
-        kind, msg = "full", f"{fmt(value, 'acres')} disturbed: {pt['full']['text']}"
-    elif statement:
-        kind, msg = "statement", f"{fmt(value, 'acres')} disturbed: {pt['statement']['text']}"
-    else:
-        kind, msg = None, f"{fmt(value, 'acres')} disturbed: neither plan type applies"
-    return PlanType(kind, msg)
+    if full:
+        assert pt.full is not None
+        return PlanType("full", f"{fmt(value, 'acres')} disturbed: {pt.full.text}")
+    if statement:
+        assert pt.statement is not None
+        return PlanType("statement", f"{fmt(value, 'acres')} disturbed: {pt.statement.text}")
+    return PlanType(None, f"{fmt(value, 'acres')} disturbed: neither plan type applies")
 
 
 def _applicability_text(
     applies: bool | None, triggers: list[Trigger], exemptions: list[Trigger]
 ) -> tuple[str, str]:
-    """The applicability sentence and the citations behind it."""
+    """Why the chapter applies, does not or is not decided (the detail the gate's message leads with its
+    verdict), and the citations behind it.
+    """
     met = [t for t in triggers if t.met]
     if any(e.met for e in exemptions):
         e = next(e for e in exemptions if e.met)
-        return f"The chapter does not apply: {e.message}.", e.citation
+        return e.message, e.citation
     if applies:
-        return "The chapter applies: " + "; ".join(t.message for t in met) + ".", ", ".join(
-            t.citation for t in met
-        )
+        return "; ".join(t.message for t in met), ", ".join(t.citation for t in met)
     if applies is None:
         pending = [t for t in triggers if t.met is None]
-        msg = "Applicability not decided: no trigger met, and these were not assessed: " + "; ".join(
-            t.message for t in pending
+        return (
+            "no trigger met, and these were not assessed: " + "; ".join(t.message for t in pending),
+            ", ".join(t.citation for t in pending),
         )
-        return msg, ", ".join(t.citation for t in pending)
-    return "The chapter does not apply: no trigger is met (" + "; ".join(
-        t.message for t in triggers
-    ) + ").", ", ".join(t.citation for t in triggers)
+    return "no trigger is met (" + "; ".join(t.message for t in triggers) + ")", ", ".join(
+        t.citation for t in triggers
+    )
 
 
 def _applicability_finding(profile: Profile, g: Gate, section: str) -> Finding:
+    pending = [t.settle for t in g.triggers if t.met is None and t.settle]
+    unread = profile.applicability.unread
     return Finding(
         rule="applicability",
         citation=g.citation,
@@ -564,28 +655,53 @@ def _applicability_finding(profile: Profile, g: Gate, section: str) -> Finding:
         status="info" if g.applies is not None else "not_assessed",
         message=g.message,
         required=g.applies,
+        requirement="the chapter applies where: " + "; ".join(t.message.split(":")[0] for t in g.triggers),
+        settle=""
+        if g.applies is not None
+        else "; ".join(
+            dict.fromkeys(pending + ([f"the chapter's text of {unread}, in the profile"] if unread else []))
+        ),
     )
 
 
 def _plan_type_finding(profile: Profile, plan_type: str | None, message: str) -> Finding:
-    pt = profile.data.get("plan_type", {})
-    if plan_type == "both":
-        citation = f"{pt['full']['citation']}, {pt['statement']['citation']}"
-    elif plan_type in ("full", "statement"):
-        citation = pt[plan_type]["citation"]
-    else:
-        citation = ""
+    pt = profile.plan_type
+    citation = ""
+    if pt is not None and pt.full is not None and pt.statement is not None and plan_type == "both":
+        citation = f"{pt.full.citation}, {pt.statement.citation}"
+    elif pt is not None and plan_type == "full" and pt.full is not None:
+        citation = pt.full.citation
+    elif pt is not None and plan_type == "statement" and pt.statement is not None:
+        citation = pt.statement.citation
     return Finding(
         rule="plan_type",
         citation=citation,
-        section=profile.section_name(pt.get("section")),
+        section=profile.section_name(pt.section if pt else None),
         status="info" if plan_type else "not_assessed",
         message=message[:1].upper() + message[1:] + ".",
         values={"plan_type": plan_type},
+        settle=""
+        if plan_type
+        else settle_for(pt.measure)
+        if pt
+        else "the chapter's plan-type thresholds in the profile",
     )
 
 
-def _requirement_finding(profile: Profile, d: Decision, g: Gate, decisions: dict[str, Decision]) -> Finding:
+def _place(places: Mapping[str, tuple[str, Any]], conds: list[Trigger]) -> tuple[str, Any] | None:
+    """Where a requirement's finding is: the place of the first of its conditions ``conds`` whose measurement
+    lies somewhere (None when none does).
+    """
+    return next((places[c.measure] for c in conds if c.measure in places), None)
+
+
+def _requirement_finding(
+    profile: Profile,
+    d: Decision,
+    g: Gate,
+    decisions: dict[str, Decision],
+    places: Mapping[str, tuple[str, Any]] | None = None,
+) -> Finding:
     """The finding that says whether requirement ``d`` is required here and why (the plan is held against
     it by the controls stage and ``check``).
     """
@@ -593,6 +709,7 @@ def _requirement_finding(profile: Profile, d: Decision, g: Gate, decisions: dict
     section = profile.section_name(q.section)
     values = {c.rule: c.value for c in d.conditions}
     state = g.open(q.gate)
+    place = _place(places or {}, [c for c in d.conditions if c.met is not False])
     if state is False:
         closed = g.scopes.get(q.gate) if q.gate and g.applies else None
         msg = (
@@ -612,8 +729,19 @@ def _requirement_finding(profile: Profile, d: Decision, g: Gate, decisions: dict
     status, msg = _requirement_text(profile, d, decisions)
     if d.either_with:
         values["either_with"] = d.either_with
+    pending = [c.settle for c in d.conditions if c.met is None and c.settle]
     f = Finding(
-        q.id, q.citation, section, status, msg, required=d.met if not q.may_require else False, values=values
+        q.id,
+        q.citation,
+        section,
+        status,
+        msg,
+        required=d.met if not q.may_require else False,
+        values=values,
+        requirement=q.requires,
+        settle="; ".join(dict.fromkeys(pending)) if status == "not_assessed" else "",
+        geometry=place[1] if place else None,
+        layer=place[0] if place else None,
     )
     if state is None:
         f.message += f" (Only if it applies: {g.reason(q.gate)}.)"

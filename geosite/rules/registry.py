@@ -1,5 +1,7 @@
-"""What a profile may name: the measurements the stages record, the practices the controls stage places
-and checks (with their parameters), and the control parameters of ``[controls]``.
+"""What a profile may name: the measurements the stages record, the layers, the control parameters of
+``[controls]`` and the other tables' entries. What the practices take (their names, parameters and the
+``[controls]`` they read) is each practice's own descriptor, held against a profile by
+:mod:`geosite.practices.validate`.
 
 A profile is validated against these tables when it is loaded (:mod:`geosite.rules.schema`), so a
 clerk's typo (``disturbed.area_sqf``, ``at_one_time_acre``) is an error naming the nearest valid name,
@@ -28,16 +30,19 @@ NUMBER, INTEGER, BOOL, TEXT, DATE, TABLE, LIST = (
 
 @dataclass(frozen=True)
 class Measure:
-    """One measurement a stage records (``SiteMeasurements.set``): its value kind, unit and stage."""
+    """One measurement a stage records (``SiteMeasurements.set``): its kind, unit and stage, what it is, and
+    what data would settle it when it cannot be measured (:func:`settle_for`).
+    """
 
     kind: str
     unit: str
     stage: str
     text: str
+    settle: str = ""
 
 
-def _m(kind: str, unit: str, stage: str, text: str) -> Measure:
-    return Measure(kind, unit, stage, text)
+def _m(kind: str, unit: str, stage: str, text: str, settle: str = "") -> Measure:
+    return Measure(kind, unit, stage, text, settle)
 
 
 _SITE, _TERRAIN, _HYDRO, _DECL = (
@@ -75,7 +80,11 @@ MEASURES: dict[str, Measure] = {
     "project.cut_cy": _m(NUMBER, "cu yd", _DECL, "declared excavation"),
     "project.fill_cy": _m(NUMBER, "cu yd", _DECL, "declared fill"),
     "project.cut_fill_cy": _m(
-        NUMBER, "cu yd", _SITE, "excavation plus fill: the larger of the declared and the measured"
+        NUMBER,
+        "cu yd",
+        _SITE,
+        "excavation plus fill: the larger of the declared and the measured",
+        "[project] cut_cy and fill_cy in site.toml (or a proposed-grade DEM)",
     ),
     "project.dewatering": _m(BOOL, "", _DECL, "site dewatering planned"),
     "project.state_funded": _m(BOOL, "", _DECL, "state-funded or state-conducted work"),
@@ -140,13 +149,62 @@ MEASURES: dict[str, Measure] = {
     "hydrology.channels_receiving_disturbed_runoff": _m(
         INTEGER,
         "channel segments",
-        "controls.stage",
+        "practices.channel_fence",
         "channel segments through the site that the disturbed area's runoff reaches",
     ),
     "hydrology.channels_through_site": _m(
         INTEGER, "channel segments", _HYDRO, "channel segments passing through the site"
     ),
+    # recorded for the report and the later stages (a condition may read the numbers among them)
+    "contours.count": _m(INTEGER, "contours", _TERRAIN, "contour lines drawn"),
+    "contours.interval_ft": _m(NUMBER, "ft", _TERRAIN, "the contour interval drawn"),
+    "disturbed.max_at_one_time_date": _m(DATE, "", _SITE, "a day the most ground is disturbed at one time"),
+    "disturbed.max_at_one_time_phases": _m(LIST, "", _SITE, "the phases disturbed on that day"),
+    "disturbed.phases": _m(LIST, "", _SITE, "each phase's dates and area"),
+    "hydrology.channel_origin_disturbance_ids": _m(
+        LIST, "", _HYDRO, "the disturbance polygons a channel originates in"
+    ),
+    "hydrology.upslope": _m(LIST, "", _HYDRO, "each disturbed part's upslope area and sheetflow"),
+    "roads.work_ids": _m(LIST, "", _SITE, "the roads being built, enlarged, relocated or reconstructed"),
+    "utilities.work_ids": _m(LIST, "", _SITE, "the pipes being laid, repaired, replaced or enlarged"),
+    "slopes.disturbed_without_heights_sqft": _m(
+        NUMBER, "sq ft", _TERRAIN, "disturbed area the DEM has no heights in"
+    ),
+    "slopes.min_area_sqft": _m(NUMBER, "sq ft", _TERRAIN, "the steep-slope polygons' minimum mapping unit"),
+    "slopes.state_steep_area_sqft": _m(NUMBER, "sq ft", _TERRAIN, "site area on slopes of the state's band"),
+    "slopes.steep_disturbed_mapped_area_sqft": _m(
+        NUMBER, "sq ft", _TERRAIN, "steep disturbed area in patches at least the mapping unit"
+    ),
+    "slopes.threshold_pct": _m(NUMBER, "%", _TERRAIN, "the steep-slope threshold measured against"),
 }
+
+#: the text measurements that say how a value was found (the findings quote them)
+HOW: dict[str, Measure] = {
+    k: _m(TEXT, "", st, t)
+    for k, st, t in (
+        ("slopes.steep_disturbed_how", _TERRAIN, "how the steep disturbed area was found"),
+        ("hydrology.runoff_leaves_site_how", _HYDRO, "how runoff leaving the site was decided"),
+        ("disturbed.max_at_one_time_basis", _SITE, "how the area disturbed at one time was counted"),
+        ("disturbed.area_how", _SITE, "how the disturbed area was measured"),
+        ("project.cut_fill_how", _SITE, "how the cut and fill was decided"),
+    )
+}
+
+
+def settle_for(key: str) -> str:
+    """What data would settle measurement ``key`` where it could not be measured, in words."""
+    m = MEASURES.get(key)
+    if m is None:
+        return "the data the finding names"
+    if m.settle:
+        return m.settle
+    if m.stage == _DECL:
+        return f"[project] {key.split('.', 1)[1]} in site.toml"
+    if m.stage in (_TERRAIN, _HYDRO):
+        return "a DEM covering the site and the land around it the chapter's map shows"
+    layer = key.split(".", 1)[0]
+    return f"the site's {'disturbance' if layer == 'disturbed' else layer} layer"
+
 
 #: measurements of one feature, for requirements written ``for_each`` feature of a layer
 FEATURE_MEASURES: dict[str, dict[str, Measure]] = {
@@ -160,8 +218,17 @@ FEATURE_MEASURES: dict[str, dict[str, Measure]] = {
         "downslope_distance_ft": _m(
             NUMBER,
             "ft",
-            "controls.setbacks",
-            "distance to the nearest feature downslope of the pile (of the kinds the requirement names)",
+            "practices.features",
+            "distance to the nearest feature downslope of the pile, of the layers `to` names (by default "
+            "the pile setback requirement's), measured `along` the straight line (the default) or the flow "
+            "path",
+        ),
+        "stabilized": _m(
+            BOOL,
+            "",
+            "practices.features",
+            "the plan stabilizes the pile (its stabilization attribute, or a cover bmps feature with its "
+            "pile_id)",
         ),
     },
     "storm_inlets": {
@@ -197,77 +264,6 @@ SETBACK_FEATURES = (
     "storm_inlets",
     "structures",
 )
-
-#: the practices the controls stage knows: name -> its parameters (``params`` of a requirement)
-PRACTICES: dict[str, dict[str, Param]] = {
-    "filter_fence": {"hooks": Param(BOOL, text="ends turned upslope (DNR 1056)")},
-    "channel_fence": {},
-    "sediment_basin": {
-        "outlets": Param(
-            TEXT,
-            choices=("all", "concentrated"),
-            text="which outlets of the disturbed area need a trap or basin: "
-            "every outlet draining at least [controls] basin_outlet_min_acres, or only where concentrated "
-            "runoff leaves",
-        ),
-    },
-    "stockpile_setback": {
-        "setback_ft": Param(
-            NUMBER, "ft", required=True, text="distance a pile keeps from the features named in 'to'"
-        ),
-        "to": Param(
-            LIST,
-            choices=SETBACK_FEATURES,
-            required=True,
-            text="the kinds of feature the setback is measured to",
-        ),
-        "downslope_only": Param(BOOL, text="only features downslope of the pile count (default true)"),
-        "wherever_possible": Param(
-            BOOL,
-            text="a closer pile with the plan's reason and extra BMPs is the inspector's decision "
-            "(default true); false: a closer pile fails",
-        ),
-    },
-    "stockpile_fence": {
-        "side": Param(
-            TEXT, choices=("downslope", "all"), text="fence on the downslope side (default) or all round"
-        ),
-        "hooks": Param(BOOL, text="ends turned upslope"),
-    },
-    "stockpile_stabilization": {},
-    "inlet_protection": {
-        "which": Param(
-            TEXT,
-            choices=("all", "receiving"),
-            required=True,
-            text="all: every inlet on the site, within [controls] inlet_adjacent_ft, or reached "
-            "by its runoff; "
-            "receiving: inlets in the disturbed area or receiving its runoff",
-        ),
-    },
-    "tracking_pad": {},
-    "sheetflow_diversion": {
-        "adjacent_area_sqft": Param(
-            NUMBER, "sq ft", required=True, text="sheetflow from adjacent areas greater than this is diverted"
-        ),
-        "velocity_fps": Param(
-            NUMBER, "ft/s", required=True, text="unless its velocity across the disturbed area is below this"
-        ),
-        "storm": Param(TEXT, required=True, text="the [rain] depth the velocity is computed for"),
-    },
-    "channelized_diversion": {},
-    "dewatering": {},
-    "inactive_stabilization": {
-        "days": Param(
-            NUMBER, "days", required=True, text="ground inactive this long or more is stabilized within it"
-        ),
-    },
-    "waste": {},
-    "offsite_cleanup": {},
-    "street_cleaning": {},
-    "steep_slope_controls": {},
-    "bmp_removal": {},
-}
 
 #: what kind of requirement it is: a practice placed and checked on the plan, a plan provision checked
 #: from the plan's text, or a flag the chapter leaves to its official ("may require")
@@ -311,8 +307,6 @@ CONTROL_PARAMS: dict[str, Param] = {
     "tracking_pad_width_ft": _c(NUMBER, "ft"),
     "tracking_pad_search_ft": _c(NUMBER, "ft"),
     "diversion_offset_ft": _c(NUMBER, "ft"),
-    "dewatering_types": _c(LIST, text="bmps types that treat pumped water"),
-    "stabilization_types": _c(LIST, text="bmps types that stabilize ground or a pile"),
 }
 
 #: ``[terrain]`` entries
@@ -336,7 +330,6 @@ SUBMISSION_PARAMS: dict[str, Param] = {
     "sliver_width_ft": _c(NUMBER, "ft"),
     "overlap_margin_ft": _c(NUMBER, "ft"),
     "bmp_outside_tolerance_ft": _c(NUMBER, "ft"),
-    "sediment_basin_types": _c(LIST),
     "diversion_cover_tolerance_ft": _c(NUMBER, "ft"),
 }
 
@@ -422,66 +415,20 @@ DECLARED_FIELDS = (
     "bmp_removal",
 )
 
-#: the ``[controls]`` numbers each practice reads: a profile asking for the practice must give them
-PRACTICE_CONTROLS: dict[str, tuple[str, ...]] = {
-    "filter_fence": (
-        "fence_sideslope_tolerance_deg",
-        "fence_min_run_ft",
-        "fence_hook_ft",
-        "fence_end_climb_fraction",
-        "fence_end_flat_pct",
-        "fence_end_join_ft",
-        "fence_max_slope_length_ft",
-        "fence_channel_offset_ft",
-        "fence_cover_tolerance_ft",
-        "fence_intercept_reach_ft",
-        "fence_row_clearance_ft",
-        "fence_row_min_length_ft",
-    ),
-    "channel_fence": ("fence_channel_offset_ft",),
-    "sediment_basin": (
-        "sediment_trap_max_drainage_acres",
-        "sediment_basin_max_drainage_acres",
-        "basin_outlet_min_acres",
-        "basin_outlet_merge_ft",
-        "basin_search_ft",
-    ),
-    "stockpile_setback": (
-        "stockpile_trace_ft",
-        "stockpile_reach_tolerance_ft",
-        "fence_sideslope_tolerance_deg",
-    ),
-    "stockpile_fence": (
-        "stockpile_trace_ft",
-        "stockpile_reach_tolerance_ft",
-        "fence_sideslope_tolerance_deg",
-        "fence_cover_tolerance_ft",
-        "stockpile_fence_min_gap_ft",
-        "fence_intercept_reach_ft",
-        "fence_hook_ft",
-    ),
-    "stockpile_stabilization": ("stabilization_types",),
-    "inlet_protection": ("inlet_protection_max_drainage_acres", "inlet_search_ft", "inlet_adjacent_ft"),
-    "tracking_pad": ("tracking_pad_min_length_ft", "tracking_pad_min_width_ft", "tracking_pad_search_ft"),
-    "sheetflow_diversion": ("diversion_offset_ft", "fence_sideslope_tolerance_deg", "fence_min_run_ft"),
-    "dewatering": ("dewatering_types",),
-    "inactive_stabilization": ("stabilization_types",),
-}
-
-#: ``[maintenance]``: geosite's default maintenance provisions, by practice (text, each cited to its DNR
-# standard)
-MAINTENANCE_PARAMS: dict[str, Param] = {
-    k: _c(TEXT)
-    for k in (
-        "silt_fence",
-        "straw_bales",
-        "inlet_protection",
-        "sediment_trap",
-        "sediment_basin",
-        "tracking_pad",
-        "diversion",
-        "erosion_mat",
-    )
+#: keys no longer read, and what replaced them (a profile naming one is told)
+RETIRED: dict[str, str] = {
+    "controls.dewatering_types": "the practices that treat pumped water are the dewatering practice and the "
+    "traps and basins (their families, geosite.practices)",
+    "controls.stabilization_types": "the practices that stabilize ground are those of the cover family "
+    "(mulch, seed, erosion mat: geosite.practices)",
+    "submission.sediment_basin_types": "the practices a basin requirement counts are those of the trap "
+    "family "
+    "(sediment trap, sediment basin: geosite.practices)",
 }
 #: ``[stabilization]``: geosite's default stabilization provisions (text)
 STABILIZATION_PARAMS: dict[str, Param] = {k: _c(TEXT) for k in ("temporary", "permanent", "maintain")}
+
+
+def recorded(key: str) -> bool:
+    """Whether ``key`` is a measurement a stage may record (:data:`MEASURES` and :data:`HOW`)."""
+    return key in MEASURES or key in HOW

@@ -38,7 +38,19 @@ CONDITION_KEYS = (
     "how",
     "storm",
     "reading",
+    "to",
+    "along",
+    "kind",
 )
+#: keys of older profiles, and what replaced them
+REPLACED = {
+    "rules": "[[requirements]] (each requirement once: docs/profiles.md)",
+    "practices": "the practice named on each [[requirements]] entry (practice = ..., params = {...})",
+}
+#: how a per-feature distance is measured (geosite.practices.features)
+ALONG = ("straight", "flow_path")
+#: the layer key of the drainage channels traced on the DEM (beside the drawn layers)
+DEM_CHANNELS = "dem_channels"
 REQUIREMENT_KEYS = (
     "id",
     "kind",
@@ -103,6 +115,8 @@ TOP_KEYS = (
 #: silent: the chapter does not say it; unread: the profile's author could not read that part;
 #: unexpressed: the chapter says it but the profile language cannot (geosite cannot assess it: never a pass)
 NOT_SPECIFIED_KINDS = ("silent", "unread", "unexpressed")
+#: the kinds of applicability trigger (geosite.rules.model.TRIGGER_KINDS)
+TRIGGER_KINDS = ("measured", "unexpressed", "unread")
 #: the numbers geosite cannot work without: a profile gives each, the chapter's with its citation or geosite's
 #: own with its source, so no number reaches a finding without saying where it comes from
 REQUIRED_ENTRIES = {
@@ -158,7 +172,10 @@ class _Problems:
 def validate(data: Mapping[str, Any]) -> list[str]:
     """Every problem of the profile ``data`` (a parsed TOML), or an empty list."""
     p = _Problems()
-    p.keys("", data, TOP_KEYS)
+    for old, new in REPLACED.items():
+        if old in data:
+            p.add(old, f"this table is no longer read: it was replaced by {new}")
+    p.keys("", {k: v for k, v in data.items() if k not in REPLACED}, TOP_KEYS)
     _jurisdiction(p, data.get("jurisdiction"))
     sections = data.get("sections", {})
     if not isinstance(sections, Mapping):
@@ -177,7 +194,7 @@ def validate(data: Mapping[str, Any]) -> list[str]:
     ctx.entries("enforcement", r.ENFORCEMENT_PARAMS)
     ctx.plan_content()
     ctx.entries("submission", r.SUBMISSION_PARAMS)
-    ctx.entries("maintenance", r.MAINTENANCE_PARAMS)
+    ctx.entries("maintenance", {k: r.Param(r.TEXT) for k in data.get("maintenance") or {}})
     ctx.entries("stabilization", r.STABILIZATION_PARAMS)
     ctx.not_specified()
     for table, keys in REQUIRED_ENTRIES.items():
@@ -252,6 +269,9 @@ class _Context:
             self.p.add(where, "must be a table with measure, op and threshold")
             return
         self.p.keys(where, c, CONDITION_KEYS)
+        if c.get("kind", "measured") != "measured":
+            self._unmeasured(where, c)
+            return
         measures = r.MEASURES if measures is None else measures
         key, op = c.get("measure"), c.get("op")
         m = measures.get(key) if isinstance(key, str) else None
@@ -266,6 +286,38 @@ class _Context:
         if c.get("how") is not None and c["how"] not in _how_keys():
             self.p.unknown(f"{where}.how", c["how"], _how_keys(), "measurement")
         self.section(f"{where}.section", c.get("section"))
+        self._distance(where, c, m)
+
+    def _unmeasured(self, where: str, c: Mapping[str, Any]) -> None:
+        """An applicability trigger the profile cannot measure: a kind of :data:`TRIGGER_KINDS`, its words,
+        no measure.
+        """
+        if c["kind"] not in TRIGGER_KINDS[1:]:
+            self.p.unknown(f"{where}.kind", c["kind"], TRIGGER_KINDS, "kind")
+        if not where.startswith("applicability.triggers"):
+            self.p.add(f"{where}.kind", "only an applicability trigger may be unexpressed or unread")
+        if not c.get("text"):
+            self.p.add(where, "an unexpressed or unread trigger needs its text (what the chapter says)")
+        for k in ("measure", "op", "threshold"):
+            if k in c:
+                self.p.add(f"{where}.{k}", f"an {c['kind']} trigger has no {k}: nothing measures it")
+        self.section(f"{where}.section", c.get("section"))
+
+    def _distance(self, where: str, c: Mapping[str, Any], m: r.Measure | None) -> None:
+        """A per-feature distance's ``to`` (layer names, or the channels traced on the DEM) and ``along``."""
+        if c.get("to") is None and c.get("along") is None:
+            return
+        if m is None or m.unit != "ft" or not str(c.get("measure", "")).endswith("distance_ft"):
+            self.p.add(where, "to and along belong to a per-feature distance (downslope_distance_ft)")
+            return
+        to = c.get("to")
+        if to is not None and not isinstance(to, list):
+            self.p.add(f"{where}.to", "must be a list of layer names")
+        for name in to or []:
+            if name not in r.LAYERS + (DEM_CHANNELS,):
+                self.p.unknown(f"{where}.to", name, r.LAYERS + (DEM_CHANNELS,), "layer")
+        if c.get("along") is not None and c["along"] not in ALONG:
+            self.p.unknown(f"{where}.along", c["along"], ALONG, "way of measuring")
 
     def _threshold(self, where: str, c: Mapping[str, Any], m: r.Measure) -> None:
         t = c["threshold"]
@@ -325,6 +377,9 @@ class _Context:
             return
         for k, e in t.items():
             if k in extra:
+                continue
+            if f"{table}.{k}" in r.RETIRED:
+                self.p.add(f"{table}.{k}", f"no longer read: {r.RETIRED[f'{table}.{k}']}")
                 continue
             if k not in params:
                 self.p.unknown(f"{table}.{k}", k, tuple(params) + extra)
@@ -449,49 +504,15 @@ class _Context:
         return r.FEATURE_MEASURES[layer]
 
     def _practice(self, where: str, q: Mapping[str, Any]) -> None:
-        """A practice requirement: a practice geosite knows, its parameters, and the controls it needs."""
-        name = q.get("practice")
-        if name not in r.PRACTICES:
-            self.p.unknown(f"{where}.practice", name, tuple(r.PRACTICES), "practice")
-            return
-        spec = r.PRACTICES[name]
-        params = q.get("params", {})
-        if not isinstance(params, Mapping):
+        """A practice requirement names a practice (which ones there are, their parameters and the controls
+        they read are the practices' own: geosite.practices.validate) and gives its params as a table.
+        """
+        if not isinstance(q.get("practice"), str) or not q.get("practice"):
+            self.p.add(
+                f"{where}.practice", "required text: the practice that places and judges the requirement"
+            )
+        if not isinstance(q.get("params", {}), Mapping):
             self.p.add(f"{where}.params", "must be a table")
-            return
-        for k, v in params.items():
-            if k not in spec:
-                self.p.unknown(f"{where}.params.{k}", k, tuple(spec), f"parameter of {name}")
-            else:
-                self._practice_param(f"{where}.params.{k}", v, spec[k])
-        for k, s in spec.items():
-            if s.required and k not in params:
-                self.p.add(f"{where}.params", f"{name} needs {k} ({s.text})")
-        self._practice_controls(where, name, params)
-
-    def _practice_param(self, where: str, v: Any, s: r.Param) -> None:
-        """One parameter ``v`` of a practice against its spec: its kind, and its values among the choices."""
-        if not _kind_ok(s.kind, v) and not (s.kind == r.NUMBER and _is_number(v)):
-            self.p.add(where, f"{v!r} is not a {s.kind}" + (f" ({s.unit})" if s.unit else ""))
-        elif s.choices:
-            for x in v if s.kind == r.LIST else [v]:
-                if x not in s.choices:
-                    self.p.unknown(where, x, s.choices, "value")
-
-    def _practice_controls(self, where: str, name: str, params: Mapping[str, Any]) -> None:
-        """The ``[controls]`` numbers practice ``name`` needs are given; a diversion's storm is in [rain]."""
-        controls = self.data.get("controls") or {}
-        for k in r.PRACTICE_CONTROLS.get(name, ()):
-            if k == "inlet_adjacent_ft" and params.get("which") != "all":
-                continue
-            if k not in controls:
-                self.p.add("controls", f"{k} is needed by practice {name} ({where}) and is not given")
-        if (
-            name == "sheetflow_diversion"
-            and params.get("storm") is not None
-            and params["storm"] not in self.storms
-        ):
-            self.p.unknown(f"{where}.params.storm", params["storm"], self.storms, "storm (a [rain] depth)")
 
     def review(self) -> None:
         """The ``[review]`` table: the day kind, its numbers, its holiday calendar's keys."""
@@ -551,17 +572,20 @@ class _Context:
             self.p.keys(where, item, ("id", "topic", "kind", "citation", "section"))
             if not item.get("id") or not item.get("topic"):
                 self.p.add(where, "needs id and topic")
-            if item.get("kind", "silent") not in NOT_SPECIFIED_KINDS:
+            if "kind" not in item:
+                self.p.add(
+                    f"{where}.kind",
+                    f"missing: say which it is ({', '.join(NOT_SPECIFIED_KINDS)}): silent (the chapter does "
+                    "not "
+                    "say it), unread (the profile's author could not read it) or unexpressed (the chapter "
+                    "says it "
+                    "but the profile language cannot)",
+                )
+            elif item["kind"] not in NOT_SPECIFIED_KINDS:
                 self.p.unknown(f"{where}.kind", item["kind"], NOT_SPECIFIED_KINDS, "kind")
             self.section(f"{where}.section", item.get("section"))
 
 
 def _how_keys() -> tuple[str, ...]:
     """Measurements that say how a value was found (text the findings quote)."""
-    return (
-        "slopes.steep_disturbed_how",
-        "hydrology.runoff_leaves_site_how",
-        "disturbed.max_at_one_time_basis",
-        "disturbed.area_how",
-        "project.cut_fill_how",
-    )
+    return tuple(r.HOW)

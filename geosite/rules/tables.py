@@ -6,14 +6,19 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from geosite.rules.model import Condition
 from geosite.rules.profile import Profile
 
 HEADER = ("requirement", "citation", "applies where", "satisfied by", "reading")
 
 
-def _condition(c: dict[str, Any]) -> str:
-    unit = f" {c['unit']}" if c.get("unit") else ""
-    return f"{c['measure']} {c['op']} {c['threshold']!r}{unit}".replace("True", "true").replace(
+def _condition(c: Condition) -> str:
+    unit = f" {c.unit}" if c.unit else ""
+    if c.kind != "measured":
+        return f"{c.kind}: {c.text}"
+    to = f" to {', '.join(c.to)}" if c.to else ""
+    along = f" along the {c.along.replace('_', ' ')}" if c.along and c.along != "straight" else ""
+    return f"{c.measure}{to}{along} {c.op} {c.threshold!r}{unit}".replace("True", "true").replace(
         "False", "false"
     )
 
@@ -21,8 +26,8 @@ def _condition(c: dict[str, Any]) -> str:
 def _where(profile: Profile, q: Any) -> str:
     parts = []
     if q.gate:
-        g = profile.data.get("gates", {}).get(q.gate, {})
-        parts.append(f"gate {q.gate} ({g.get('citation', '')}: {_condition(g)})")
+        g = profile.gates[q.gate]
+        parts.append(f"gate {q.gate} ({g.citation}: {_condition(g)})")
     if q.for_each:
         parts.append(f"each feature of {q.for_each}")
     if q.conditions:
@@ -63,11 +68,11 @@ def requirement_rows(profile: Profile) -> RequirementTable:
         (f"{q.id}: {q.requires}", profile.cite(q.citation, q.section), _where(profile, q), _by(q), q.reading)
         for q in profile.requirements
     ]
-    for item in profile.data.get("not_specified", []):
-        kind = (
-            "not read (the profile's author could not read this part)"
-            if item.get("kind") == "unread"
-            else "not specified by this chapter"
-        )
-        rows.append((f"{item['id']}: {item['topic']}", item.get("citation", ""), kind, "", ""))
+    kinds = {
+        "unread": "not read (the profile's author could not read this part)",
+        "unexpressed": "stated by the chapter, not sayable in a profile: for the official",
+        "silent": "not specified by this chapter",
+    }
+    for item in profile.not_specified:
+        rows.append((f"{item.id}: {item.topic}", item.citation, kinds[item.kind], "", ""))
     return RequirementTable(HEADER, rows)

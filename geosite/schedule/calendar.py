@@ -78,7 +78,7 @@ class HolidayCalendar:
     @classmethod
     def from_profile(cls, profile: Profile) -> HolidayCalendar:
         """The calendar in ``[review.holidays]``; US federal holidays as observed when the table is absent."""
-        conf = profile.data.get("review", {}).get("holidays")
+        conf = profile.review.holidays
         if conf is None:
             return cls(source="geosite default: US federal legal public holidays, as observed")
         if not isinstance(conf, dict):

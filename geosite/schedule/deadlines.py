@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from geosite.errors import InputError
+from geosite.practices.stabilization import Stabilization
+from geosite.practices.stockpile_stabilization import StockpileStabilization
 from geosite.schedule.calendar import HolidayCalendar, add_days, as_date, holiday_calendar, non_working_policy
 
 if TYPE_CHECKING:
     from geosite.rules import Profile
+    from geosite.rules.model import Entry
 
 PLAN_TYPES = ("full", "statement", "both")
 
@@ -60,13 +63,13 @@ class Deadline:
         }
 
 
-def dated_entry(profile: Profile, table: str, key: str) -> dict[str, Any] | None:
+def dated_entry(profile: Profile, table: str, key: str) -> Entry | None:
     """The profile's ``[table] key`` entry, or None when it is absent or has no value."""
     e = profile.entry(table, key)
     return e if e is not None and e.get("value") is not None else None
 
 
-def cite(profile: Profile, e: Mapping[str, Any]) -> str:
+def cite(profile: Profile, e: Entry | Mapping[str, Any]) -> str:
     """Where an entry comes from, as a reader finds it: its section and citation, else its source's head."""
     text = profile.cite(e.get("citation"), e.get("section"))
     return text or str(e.get("source", "")).split(":")[0]  # a source's head names it; the rest explains
@@ -133,7 +136,7 @@ def review_deadlines(
     if plan_type is not None and plan_type not in PLAN_TYPES:
         raise InputError(f"plan type {plan_type!r}; use one of {', '.join(PLAN_TYPES)}")
     cal = calendar or holiday_calendar(profile)
-    unit = profile.data.get("review", {}).get("kind", "working_days")
+    unit = profile.review.kind
     kinds = ("full", "statement") if plan_type in (None, "both") else (plan_type,)
     label = {"full": "full plan", "statement": "plan statement"}
     out = []
@@ -393,12 +396,12 @@ def stabilization_deadlines(site: Any, profile: Profile) -> Dated:
         The deadlines, and notes saying what could not be dated, or that the chapter does not specify it.
     """
     dist = site.layer("disturbance")
-    inactive = profile.days_of("inactive_stabilization")
+    inactive = profile.days_of(Stabilization.serves[0])
     if inactive is None:
         ground = Dated([], ["stabilization of inactive disturbed ground: not specified by this chapter"])
     else:
         ground = _inactive_ground(dist, profile, inactive)
-    piles_e = profile.days_of("stockpile_stabilization")
+    piles_e = profile.days_of(StockpileStabilization.serves[0])
     if piles_e is None:
         piles = Dated([], ["stabilization of soil stockpiles: not specified by this chapter"])
     else:
@@ -406,7 +409,7 @@ def stabilization_deadlines(site: Any, profile: Profile) -> Dated:
     return Dated(ground.deadlines + piles.deadlines, ground.notes + piles.notes)
 
 
-def _inactive_ground(dist: Any, profile: Profile, inactive: Mapping[str, Any]) -> Dated:
+def _inactive_ground(dist: Any, profile: Profile, inactive: Entry) -> Dated:
     """Each disturbance polygon's ``end`` + the ``inactive`` entry's days (a note for one without an end)."""
     out = Dated([], [])
     if dist is None:
@@ -432,7 +435,7 @@ def _inactive_ground(dist: Any, profile: Profile, inactive: Mapping[str, Any]) -
     return out
 
 
-def _stockpiles(site: Any, dist: Any, profile: Profile, piles_e: Mapping[str, Any]) -> Dated:
+def _stockpiles(site: Any, dist: Any, profile: Profile, piles_e: Entry) -> Dated:
     """Each pile staying more than the ``piles_e`` entry's days: its start + those days (a note for a pile
     planned for no longer, or one whose start cannot be told).
     """

@@ -140,7 +140,7 @@ class Schedule:
 def counting_rules(profile: Profile, calendar: HolidayCalendar | None = None) -> list[str]:
     """The day-counting rules in force for this profile, in words (for reports)."""
     cal = calendar or holiday_calendar(profile)
-    kind = profile.data.get("review", {}).get("kind", "working_days")
+    kind = profile.review.kind
     policy = non_working_policy(profile)
     rules = [
         "The day of the event (receipt, issue, start, installation, notice) is day 0; a deadline of N days "
@@ -321,7 +321,7 @@ def _add_enforcement(sched: Schedule, profile: Profile, cal: Any, events: _Event
     """The enforcement periods as notes (when no notice is given, or the chapter sets none) and the
     deadlines of the notices given.
     """
-    if events.no_notice or not profile.data.get("enforcement"):
+    if events.no_notice or not profile.tables["enforcement"]:
         sched.notes += _enforcement_notes(profile)
     sched.deadlines += enforcement_deadlines(
         profile,
@@ -411,7 +411,7 @@ def _add_inspections(
 
 def _enforcement_notes(profile: Profile) -> list[str]:
     """The enforcement periods, as notes (when no notice is given)."""
-    if not profile.data.get("enforcement"):
+    if not profile.tables["enforcement"]:
         return ["enforcement periods: not specified by this chapter"]
     notes: list[str] = []
     comply = dated_entry(profile, "enforcement", "comply_hours")

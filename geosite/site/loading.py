@@ -525,6 +525,10 @@ def _settings(conf: dict[str, Any], where: Path, problems: list[str]) -> dict[st
                 }
                 for r in revs
             ]
+    if "soil_loss" in conf:  # NR 151.11's numbers the site gives, with their sources
+        from geosite.site.soil_inputs import soil_loss_settings
+
+        out["soil_loss"] = soil_loss_settings(conf["soil_loss"], where, problems)
     dem = conf.get("dem")
     if isinstance(dem, dict):
         datum = _text(dem, "vertical_datum", where, problems, "[dem] vertical_datum")
@@ -842,7 +846,12 @@ class _LayerReading:
             file_layer = names_map.get(lname, lname)
             if file_layer in available:
                 sources[lname] = f"{bundle}:{file_layer}"
-        known = {names_map.get(n, n) for n in LAYERS}
+        parts = [a for a in available if split_part(a) is not None and split_part(a) not in sources]
+        for a in parts:  # a layer written one layer per geometry type (bmps_points, bmps_lines, ...): one
+            lname = str(split_part(a))
+            sources[lname] = f"{sources[lname]}{PARTS_SEP}" if lname in sources else ""
+            sources[lname] += f"{bundle}:{a}"
+        known = {names_map.get(n, n) for n in LAYERS} | set(parts) | set(STYLE_TABLES)
         extra = [a for a in available if a not in known]
         if extra:
             self.notes.append(
@@ -851,10 +860,12 @@ class _LayerReading:
         return sources
 
     def read(self, sources: dict[str, str]) -> dict[str, tuple[gpd.GeoDataFrame, str]]:
-        """Each layer of ``sources`` (name -> "file" or "file:layer") read, with its source label."""
+        """Each layer of ``sources`` (name -> "file" or "file:layer", several joined by
+        :data:`PARTS_SEP` for a layer written in parts) read, with its source label.
+        """
         out: dict[str, tuple[gpd.GeoDataFrame, str]] = {}
         total = 0
-        for lname, src in sources.items():
+        for lname, src in _parts(sources):
             try:
                 refuse_remote(src, f"{self.toml}: [layers] {lname}")
             except InputError as exc:
@@ -880,8 +891,46 @@ class _LayerReading:
             except InputError as exc:
                 self.problems.append(f"layer {lname!r}: {exc}")
                 continue
+            if lname in out:  # a further part of a layer written in parts
+                prev, prev_label = out[lname]
+                gdf = _joined(prev, gdf)
+                label = f"{prev_label} + {label}"
             out[lname] = (gdf, label)
         return out
+
+
+#: tables a GeoPackage holds for its layers' looks (QGIS's default styles and projects): read by no one here
+STYLE_TABLES = ("layer_styles", "qgis_projects")
+#: How a layer written in parts joins them in its source (one per geometry type: bmps_points ...): a NUL,
+#: which no path holds
+PARTS_SEP = "\0"
+#: The geometry types a layer may be written in parts of, by the parts' suffix
+PART_SUFFIXES = ("_points", "_lines", "_polygons")
+
+
+def split_part(name: str) -> str | None:
+    """The geosite layer a file's layer ``name`` is a part of (``bmps_lines`` -> ``bmps``), else None."""
+    for suffix in PART_SUFFIXES:
+        if name.endswith(suffix) and name[: -len(suffix)] in LAYERS:
+            return name[: -len(suffix)]
+    return None
+
+
+def _parts(sources: dict[str, str]) -> list[tuple[str, str]]:
+    """The (layer, source) pairs to read: a layer written in parts once per part."""
+    return [(lname, part) for lname, src in sources.items() for part in src.split(PARTS_SEP)]
+
+
+def _joined(a: gpd.GeoDataFrame, b: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The parts ``a`` and ``b`` of one layer as one frame (an empty part adds nothing)."""
+    if not len(b):
+        return a
+    if not len(a):
+        return b
+    b = b.to_crs(a.crs)
+    if b.geometry.name != a.geometry.name:
+        b = b.rename_geometry(a.geometry.name)
+    return gpd.GeoDataFrame(pd.concat([a, b], ignore_index=True), geometry=a.geometry.name, crs=a.crs)
 
 
 def _is_windows_drive(text: str) -> bool:

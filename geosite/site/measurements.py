@@ -41,10 +41,16 @@ class Phase:
 
 @dataclass
 class SiteMeasurements:
-    """The numbers (``values``, keyed like report.json) and geometries (``layers``) measured on a site."""
+    """The numbers measured on a site (``values``, keyed like report.json, each key registered in
+    :data:`geosite.rules.registry.MEASURES` with its kind, unit and stage), why one could not be measured
+    (``whys``), where one lies (``places``: key -> (layer, geometry in the site CRS), the place of a finding
+    that reads it), and the geometries (``layers``).
+    """
 
     values: dict[str, Any] = field(default_factory=dict)
     layers: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
+    whys: dict[str, str] = field(default_factory=dict)
+    places: dict[str, tuple[str, Any]] = field(default_factory=dict)
     peak: Phase | None = None
     flow_grid: Any = None  # geosite.hydrology.FlowGrid of the DEM, once the hydrology stage has run
     gate: Any = None  # geosite.rules.Gate: whether the chapter (and each scope of it) applies, computed once
@@ -53,10 +59,34 @@ class SiteMeasurements:
     )
 
     def set(self, key: str, value: Any, why: str | None = None) -> None:
-        """Record a measurement; ``None`` with ``why`` marks it not assessed, and why."""
+        """Record measurement ``key`` (a KeyError for a key no registry holds: a stage that records a new
+        measurement registers it, so a profile can name it); ``None`` with ``why`` marks it not assessed, and
+        why.
+        """
+        from geosite.rules.registry import recorded
+
+        if not recorded(key):
+            raise KeyError(f"measurement {key!r} is not registered (geosite.rules.registry.MEASURES)")
         self.values[key] = value
         if value is None and why:
-            self.values[key + ".why"] = why
+            self.whys[key] = why
+
+    def why(self, key: str) -> Any:
+        """Why ``key`` was not measured (None when it was, or when nothing says), or, for a text measurement
+        saying how a value was found (``*_how``, ``*_basis``), that text.
+        """
+        return (
+            self.whys.get(key)
+            if key in self.whys
+            else self.values.get(key)
+            if key.endswith(("_how", "_basis"))
+            else None
+        )
+
+    def place(self, key: str, layer: str, geometry: Any) -> None:
+        """Record where measurement ``key`` lies: on ``layer``, at ``geometry`` (site CRS)."""
+        if geometry is not None and not geometry.is_empty:
+            self.places[key] = (layer, geometry)
 
 
 def area_sqft(geom: BaseGeometry, ft_per_unit: float) -> float:
@@ -77,11 +107,13 @@ def disturbed_geometry(site: Site) -> BaseGeometry | None:
 
 
 def stabilize_within_days(site: Site) -> int | None:
-    """The days bare ground may stay unstabilized after work stops (the profile's ``inactive_stabilization``
-    requirement: Grantsburg B(6)(c)[1], 7), or None where the chapter does not say.
+    """The days bare ground may stay unstabilized after work stops (Grantsburg B(6)(c)[1], 7), or None where
+    the chapter does not say: the site-wide requirement that gives its ``params.days`` (only the temporary
+    stabilization practice takes that parameter: geosite.practices.stabilization).
     """
     prof = getattr(site, "profile", None)
-    q = prof.practice("inactive_stabilization") if prof is not None else None
+    reqs = prof.requirements if prof is not None else ()
+    q = next((q for q in reqs if q.for_each is None and "days" in q.params), None)
     return None if q is None else int(q.param("days"))  # the chapter's days, never a code default
 
 

@@ -67,7 +67,7 @@ def outside_extent(site: Any, profile: Any) -> InputWarning | None:
 
     from geosite.grid import geom_to_crs
 
-    ext = (profile.data.get("jurisdiction") or {}).get("extent")
+    ext = profile.jurisdiction.extent
     if not ext:
         return None
     w, s, e, n = (float(v) for v in ext["bbox"])

@@ -188,10 +188,27 @@ def _set_map_layers(
     m.layers["steep_slopes"] = terrain.polygon_parts(
         _to_site(steep_polys, site, clip=margin), rules.mmu, site.ft_per_unit
     )
+    _steep_place(m, site, rules.threshold)
     lines = terrain.contours(near, interval_ft=rules.interval, index_every=rules.index_every)
     m.layers["contours"] = _to_site(lines, site, clip=margin)
     m.set("contours.interval_ft", rules.interval)
     m.set("contours.count", int(len(m.layers["contours"])))
+
+
+def _steep_place(m: SiteMeasurements, site: Site, threshold_pct: float) -> None:
+    """Where the disturbed land on steep slopes lies (a finding reading it is placed there): the steep
+    polygons of at least ``threshold_pct`` percent within the disturbed area.
+    """
+    steep, disturbed = m.layers["steep_slopes"], site.disturbed
+    if disturbed is None or not len(steep) or "min_slope_pct" not in steep.columns:
+        return
+    sel = steep[steep["min_slope_pct"] >= threshold_pct - 1e-9]
+    if len(sel):
+        m.place(
+            "slopes.steep_disturbed_area_sqft",
+            "steep_slopes",
+            shapely.intersection(shapely.union_all(sel.geometry.values), disturbed),
+        )
 
 
 def _slopes_summary(v: dict[str, Any], rules: _SlopeRules) -> dict[str, Any]:

@@ -22,12 +22,12 @@ C-ANNO-ESCP, the site's road, structure, inlet and stream names on C-ANNO-IDEN. 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from geosite.errors import CRSError, OutputError
+from geosite.practices import registry
 
 #: DXF $INSUNITS codes by metres per CRS unit.
 INSUNITS = {1200.0 / 3937.0: 21, 0.3048: 2, 1.0: 6}
@@ -35,18 +35,26 @@ INSUNITS = {1200.0 / 3937.0: 21, 0.3048: 2, 1.0: 6}
 MEASUREMENT = {21: 0, 2: 0, 6: 1}
 APPID = "GEOSITE"
 
-#: Linetypes geosite defines: name -> (description, pattern in drawing units: total, then dashes
-#: (> 0), gaps (< 0) and dots (0)); lengths in feet, scaled to the CRS unit when written.
-LINETYPES: dict[str, tuple[str, list[float]]] = {
-    "GS_SILT_FENCE": ("Silt fence ---- x ----", [12.0, 8.0, -2.0, 0.0, -2.0]),
-    "GS_SILT_FENCE_ROW": ("Silt fence row -- x -- x --", [9.0, 4.0, -2.0, 0.0, -2.0, 0.0, -1.0]),
-    "GS_CHANNEL_FENCE": ("Channel-edge fence --- . . ---", [12.0, 6.0, -1.5, 0.0, -1.5, 0.0, -3.0]),
+#: Linetypes of the site's own layers: name -> (description, pattern in drawing units: total, then dashes
+#: (> 0), gaps (< 0) and dots (0)); lengths in feet, scaled to the CRS unit when written. The practices'
+#: are their own (:func:`geosite.practices.registry.linetypes`).
+BASE_LINETYPES: dict[str, tuple[str, list[float]]] = {
     "GS_LIMITS": ("Limits of disturbance ---- ----", [14.0, 10.0, -4.0]),
     "GS_DRAINAGE": ("Drainage path . . . .", [3.0, 0.0, -3.0]),
 }
 
-#: geosite layer (or ``filter_fence:<side>``) -> (CAD layer, ACI colour, linetype, what it holds).
-CAD_LAYERS: dict[str, tuple[str, int, str, str]] = {
+
+def linetypes() -> dict[str, tuple[str, list[float]]]:
+    """Every linetype the DXF defines: the site layers' and the practices'."""
+    return {
+        **BASE_LINETYPES,
+        **{lt.name: (lt.description, list(lt.pattern_ft)) for lt in registry.linetypes()},
+    }
+
+
+#: the site's and the analysis' own layers (or ``layer:<value>``) -> (CAD layer, ACI colour, linetype, what
+#: it holds); the practices' layers are theirs (:func:`geosite.practices.registry.cad_layers`).
+BASE_LAYERS: dict[str, tuple[str, int, str, str]] = {
     "site_boundary": ("C-PROP-BNDY", 7, "PHANTOM", "site boundary (the parcel)"),
     "disturbed_area": (
         "C-ESCP-LIMT",
@@ -61,37 +69,6 @@ CAD_LAYERS: dict[str, tuple[str, int, str, str]] = {
     "channels": ("C-ESCP-DRNG", 150, "GS_DRAINAGE", "natural drainage paths from the DEM"),
     "upslope_areas": ("C-ESCP-UPSL", 1, "DASHDOT", "upslope drainage areas"),
     "upslope_entry_points": ("C-ESCP-UPSL-PNTS", 1, "CONTINUOUS", "where upslope drainage enters"),
-    "filter_fence:downslope": ("C-ESCP-SFNC-DOWN", 6, "GS_SILT_FENCE", "silt fence, downslope edges"),
-    "filter_fence:sideslope": ("C-ESCP-SFNC-SIDE", 6, "GS_SILT_FENCE", "silt fence, sideslope edges"),
-    "filter_fence:hook": ("C-ESCP-SFNC-HOOK", 6, "CONTINUOUS", "silt fence end hooks (turned upslope)"),
-    "filter_fence:channel": ("C-ESCP-SFNC-CHNL", 4, "GS_CHANNEL_FENCE", "silt fence along channel edges"),
-    "filter_fence:interior": (
-        "C-ESCP-SFNC-ROWS",
-        210,
-        "GS_SILT_FENCE_ROW",
-        "interior silt fence rows (DNR 1056)",
-    ),
-    "filter_fence:stand_in": ("C-ESCP-SFNC-NBLD", 8, "DOT", "interior rows not buildable: what stands in"),
-    "fence_gaps": ("C-ESCP-SFNC-GAPS", 1, "CONTINUOUS", "required fence missing from the submitted plan"),
-    "stockpile_setbacks": ("C-ESCP-STKP-SETB", 30, "DASHED", "stockpile setback zones"),
-    "stockpile_fences": ("C-ESCP-SFNC-STKP", 6, "GS_SILT_FENCE", "fences at stockpiles"),
-    "sediment_basins": ("C-ESCP-BASN", 5, "CONTINUOUS", "sediment basins and traps"),
-    "sediment_basin_footprints": ("C-ESCP-BASN-FOOT", 5, "CONTINUOUS", "traps at their DNR 1063 area"),
-    "inlet_protection": ("C-ESCP-INLT", 2, "CONTINUOUS", "storm drain inlet protection"),
-    "tracking_pads": ("C-ESCP-TRAK", 8, "CONTINUOUS", "stone tracking pads"),
-    "diversions": ("C-ESCP-DIVR", 5, "DASHED2", "diversions"),
-    "stand_ins": (
-        "C-ESCP-STND",
-        30,
-        "CONTINUOUS",
-        "stand-ins where a fence row cannot be built (erosion mat, mulch)",
-    ),
-    "slope_length_excess": (
-        "C-ESCP-SLEN",
-        1,
-        "CONTINUOUS",
-        "slope above the next fence longer than DNR 1056 allows",
-    ),
 }
 #: A geosite layer not in the table: ``C-ESCP-`` and its name, white, continuous.
 DEFAULT_LAYER = ("C-ESCP-{name}", 7, "CONTINUOUS", "geosite layer {name}")
@@ -108,8 +85,24 @@ def insunits(crs: Any) -> int:
     raise CRSError(f"DXF export: no $INSUNITS code for a unit of {m} m; reproject to feet or metres")
 
 
+def cad_layers() -> dict[str, tuple[str, int, str, str]]:
+    """Every geosite layer's CAD look: the site's and the analysis' (:data:`BASE_LAYERS`) and the
+    practices'.
+    """
+    return {
+        **BASE_LAYERS,
+        **{k: (c.layer, c.colour, c.linetype, c.description) for k, c in registry.cad_layers().items()},
+    }
+
+
+#: every layer's CAD look (the table the writer reads)
+CAD_LAYERS = cad_layers()
+
+
 def cad_layer(name: str, side: str | None = None) -> tuple[str, int, str, str]:
-    """(CAD layer, ACI colour, linetype, description) for a geosite layer (and a fence's side)."""
+    """(CAD layer, ACI colour, linetype, description) for a geosite layer (and the value of the field its CAD
+    look is chosen by: a fence's side).
+    """
     key = f"{name}:{side}" if side else name
     if key in CAD_LAYERS:
         return CAD_LAYERS[key]
@@ -135,19 +128,18 @@ CONTEXT_LAYERS: dict[str, tuple[str, int, str, str]] = {
 }
 #: Context layers whose ``name`` is written (an access drive's would sit on its tracking pad's label).
 NAMED_CONTEXT = ("roads", "structures", "storm_inlets", "streams")
-#: Point practices drawn as blocks: geosite layer -> (block, ATTRIB tags from the layer's columns).
+#: Point layers drawn as blocks: geosite layer -> (block, ATTRIB tags from the layer's columns): the site's
+#: own, and each practice layer that names a block (its tags are its block's).
 POINT_BLOCKS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "inlet_protection": (
-        "GS_INLET_PROTECTION",
-        ("id", "name", "status", "protected", "drainage_area_acres", "trap_or_basin_required", "required"),
-    ),
-    "sediment_basins": (
-        "GS_SEDIMENT_BASIN",
-        ("kind", "outlet", "drainage_acres", "disturbed_acres", "size", "storage_cy", "required"),
-    ),
     # hundreds on a site (a cell apart): the two numbers a reader wants; the rest is in the XDATA
     "upslope_entry_points": ("GS_UPSLOPE_ENTRY", ("contrib_area_sqft", "flow_length_ft")),
     "storm_inlets": ("GS_STORM_INLET", ("id", "name")),
+    **{
+        layer.name: (layer.block, next(b.tags for b in registry.blocks() if b.name == layer.block))
+        for p in registry.PRACTICES
+        for layer in p.layers
+        if layer.block
+    },
 }
 #: The symbol of a point layer not in :data:`POINT_BLOCKS`.
 GENERIC_BLOCK = "GS_POINT"
@@ -241,7 +233,7 @@ def _new_document(crs: Any) -> tuple[Any, float]:
         doc.header["$INSUNITS"] = code
         doc.header["$MEASUREMENT"] = MEASUREMENT[code]
         ft_per_unit = 1.0 / 0.3048 if code == 6 else 1.0
-    for lt, (desc, pattern) in LINETYPES.items():
+    for lt, (desc, pattern) in linetypes().items():
         doc.linetypes.add(lt, pattern=[v / ft_per_unit for v in pattern], description=desc)
     doc.appids.add(APPID)
     for name, (aci, what) in ANNO_LAYERS.items():
@@ -271,26 +263,7 @@ def define_blocks(doc: Any) -> None:
     """
     solid = {"layer": "0", "linetype": "CONTINUOUS"}
     shapes: dict[str, list[tuple[str, Any]]] = {
-        # a diamond round a grate (the sheets' yellow diamond)
-        "GS_INLET_PROTECTION": [
-            ("poly", [(0, 1), (1, 0), (0, -1), (-1, 0)]),
-            ("poly", [(-0.45, -0.45), (0.45, -0.45), (0.45, 0.45), (-0.45, 0.45)]),
-            ("line", ((-0.45, -0.45), (0.45, 0.45))),
-            ("line", ((-0.45, 0.45), (0.45, -0.45))),
-        ],
-        # the pool (a circle of the footprint's size) and its water lines
-        "GS_SEDIMENT_BASIN": [
-            ("circle", 1.0),
-            ("line", ((-0.8, 0.3), (0.8, 0.3))),
-            ("line", ((-0.9, 0.0), (0.9, 0.0))),
-            ("line", ((-0.8, -0.3), (0.8, -0.3))),
-        ],
-        "GS_SEDIMENT_BASIN_RECT": [
-            ("poly", [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]),
-            ("line", ((-0.4, 0.2), (0.4, 0.2))),
-            ("line", ((-0.4, 0.0), (0.4, 0.0))),
-            ("line", ((-0.4, -0.2), (0.4, -0.2))),
-        ],
+        **{b.name: list(b.shapes) for b in registry.blocks()},
         # a triangle pointing down the slope, its tail up it (the sheets' red triangle)
         "GS_UPSLOPE_ENTRY": [
             ("poly", [(-0.87, 0.5), (0.87, 0.5), (0.0, -1.0)]),
@@ -307,8 +280,7 @@ def define_blocks(doc: Any) -> None:
             ("line", ((0.0, -1.0), (0.0, 1.0))),
         ],
     }
-    tags = dict(POINT_BLOCKS.values())
-    tags["GS_SEDIMENT_BASIN_RECT"] = tags["GS_SEDIMENT_BASIN"]
+    tags = {**dict(POINT_BLOCKS.values()), **{b.name: b.tags for b in registry.blocks()}}
     for name, parts in shapes.items():
         blk = doc.blocks.new(name)
         for kind, arg in parts:
@@ -343,8 +315,9 @@ class _Drawing:
         """One geosite layer: its CAD layers, entities and labels."""
         doc = self.msp.doc
         sides = None
-        if name == "filter_fence" and "side" in gdf.columns:
-            sides = gdf["side"].astype(str)
+        spec = registry.output_layer(name)
+        if spec is not None and spec.cad_field and spec.cad_field in gdf.columns:
+            sides = gdf[spec.cad_field].astype(str)
         elif name == "contours" and "index" in gdf.columns:
             sides = gdf["index"].map(lambda v: "index" if bool(v) else "")
         for key in set(sides) if sides is not None else {None}:
@@ -404,10 +377,11 @@ class _Drawing:
             return
         xs = ys = symbol
         size_text = ""
-        if name == "sediment_basins" and footprint:
+        spec = registry.output_layer(name)
+        if spec is not None and spec.sized and footprint:
             size = basin_size_ft(row)
             if size is not None:
-                block = "GS_SEDIMENT_BASIN_RECT" if size[0] == "rect" else block
+                block = f"{block}_RECT" if size[0] == "rect" else block
                 xs, ys = size[1] / self.fpu, size[2] / self.fpu
                 size_text = size[3]
         ref = self.msp.add_blockref(block, (p.x, p.y), dxfattribs={"layer": cad, "xscale": xs, "yscale": ys})
@@ -534,7 +508,8 @@ class _Drawing:
             return
         if geom.geom_type in ("Point", "MultiPoint"):
             p = geom if geom.geom_type == "Point" else geom.geoms[0]
-            size = basin_size_ft(row) if name == "sediment_basins" else None
+            spec = registry.output_layer(name)
+            size = basin_size_ft(row) if spec is not None and spec.sized else None
             r = (
                 max(size[1], size[2]) / self.fpu
                 if size
@@ -652,12 +627,12 @@ def basin_size_ft(row: Any) -> tuple[str, float, float, str] | None:
 
 
 def practice_text(name: str, row: Any) -> str:
-    """The label of a practice in CAD (capitals, as CAD notes are lettered): what it is and its numbers.
+    """The label of a feature in CAD (capitals, as CAD notes are lettered): what it is and its numbers.
 
     Parameters
     ----------
     name : str
-        The practice's layer name (``sediment_basins``, ``filter_fence``, ...).
+        The layer's name (a practice's, or ``upslope_areas``).
     row : pandas.Series
         The feature's attributes.
 
@@ -666,51 +641,26 @@ def practice_text(name: str, row: Any) -> str:
     str
         The label, lines joined by newlines; empty for a feature that is not labelled.
     """
-    if name in _FIXED_LABELS:
-        return _FIXED_LABELS[name]
-    label = _ROW_LABELS.get(name)
-    return label(row) if label is not None else ""
-
-
-#: The practices labelled by their kind alone (an inlet's name is its own label, C-ANNO-IDEN, and an
-#: ATTRIB).
-_FIXED_LABELS = {
-    "inlet_protection": "INLET PROTECTION",
-    "stockpile_fences": "SILT FENCE (STOCKPILE)",
-    "diversions": "DIVERSION",
-}
-
-
-def _basin_text(row: Any) -> str:
-    """A sediment basin's or trap's label: its kind, size, storage and drainage area."""
-    kind = _text(_get(row, "kind")).replace("_", " ").upper() or "SEDIMENT BASIN"
-    parts = [kind]
-    size = basin_size_ft(row)
-    if size:
-        parts.append(size[3].upper())
-    storage = _num(_get(row, "storage_cy"))
-    if storage:
-        parts.append(f"{storage:,.0f} CY STORAGE")
-    acres = _num(_get(row, "drainage_acres"))
-    if acres is not None:
-        parts.append(f"{acres:.2f} AC DRAIN HERE")
-    return "\n".join(parts)
-
-
-def _tracking_pad_text(row: Any) -> str:
-    """A tracking pad's label, with its length."""
-    n = _num(_get(row, "length_ft"))
-    return "STONE TRACKING PAD" + (f" {n:.0f} FT" if n else "")
-
-
-def _fence_text(row: Any) -> str:
-    """A silt fence's label by its side (a hook has none)."""
-    side = _text(_get(row, "side"))
-    if side == "hook":
+    if name == "upslope_areas":
+        return _upslope_text(row)
+    spec = registry.output_layer(name)
+    if spec is None or spec.label is None:
         return ""
-    if side == "stand_in":
-        return "ROW NOT BUILDABLE: SEE PLAN NOTE"
-    return "SILT FENCE" + (" (ROW)" if side == "interior" else "")
+    text = str(spec.label(_Row(row)))
+    size = basin_size_ft(row) if spec.sized else None
+    if size and text:
+        head, _, rest = text.partition("\n")
+        text = "\n".join(t for t in (head, size[3].upper(), rest) if t)
+    return text
+
+
+class _Row(dict):
+    """A feature's attributes read by a practice's label: ``row.get(name)``, missing values as None."""
+
+    def __init__(self, row: Any) -> None:
+        super().__init__(
+            {k: (None if _num(v) is None and isinstance(v, float) else v) for k, v in row.items()}
+        )
 
 
 def _upslope_text(row: Any) -> str:
@@ -719,15 +669,6 @@ def _upslope_text(row: Any) -> str:
 
     a = _num(_get(row, "area_sqft"))
     return f"UPSLOPE AREA {a / SQFT_PER_ACRE:.2f} AC" if a else "UPSLOPE AREA"
-
-
-#: The practices whose label reads the feature's attributes.
-_ROW_LABELS: dict[str, Callable[[Any], str]] = {
-    "sediment_basins": _basin_text,
-    "tracking_pads": _tracking_pad_text,
-    "filter_fence": _fence_text,
-    "upslope_areas": _upslope_text,
-}
 
 
 def _along(line: Any, d: float) -> tuple[tuple[float, float], float]:
