@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _measure import peak_bytes, reset_peak, rss_bytes
 
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[1]
@@ -127,20 +128,6 @@ def kettle_field(n_cells: int, seed: int = 3) -> np.ndarray:
 # ------------------------------------------------------------------------------------------ workers
 
 
-def _rss() -> int:
-    import psutil
-
-    return psutil.Process().memory_info().rss
-
-
-def _peak() -> int:
-    """This process's peak RSS (VmHWM; unlike ru_maxrss it does not inherit the parent's peak)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmHWM in /proc/self/status (Linux only)")
-
-
 def _load(npy: str, cell: float, crs: str):
     from affine import Affine
     from pyproj import CRS as PCRS
@@ -168,12 +155,12 @@ def worker(engine: str, npy: str, cell: float, crs: str, out: str) -> None:
     # warm up on a small DEM: loads numba caches (ours and pyflwdir's) and imports, not timed
     small = _load_small(dem)
     eng.accumulation_cells(small)
-    Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) from here on
-    base = _rss()
+    reset_peak()  # the peak (VmHWM) from here on
+    base = rss_bytes()
     t = time.perf_counter()
     acc = eng.accumulation_cells(dem)
     dt = time.perf_counter() - t
-    peak = _peak()
+    peak = peak_bytes()
     np.save(out, acc)
     print(json.dumps({"time_s": dt, "extra_bytes": peak - base}))
 
@@ -203,12 +190,12 @@ def worker_fill(engine: str, npy: str, cell: float, crs: str, out: str) -> None:
             return np.asarray(ready[id(d)].fillsinks().z)
 
     run(small)
-    Path("/proc/self/clear_refs").write_text("5")
-    base = _rss()
+    reset_peak()
+    base = rss_bytes()
     t = time.perf_counter()
     filled = run(dem)
     dt = time.perf_counter() - t
-    peak = _peak()
+    peak = peak_bytes()
     np.save(out, filled)
     print(json.dumps({"time_s": dt, "extra_bytes": peak - base}))
 
