@@ -83,6 +83,9 @@ class MapSheet:
     clear: list[Any] = field(default_factory=list)  # geosite.maps.labels.Obstacle: drawn symbols, ditto
     placed: list[Any] = field(default_factory=list)  # (text, box in paper inches) of the labels placed
     unplaced: list[str] = field(default_factory=list)  # labels no candidate position could hold
+    model_labels: list[Any] = field(
+        default_factory=list
+    )  # geosite.symbols.PlacedLabel: the placed, in model space
     swatches: list[tuple[str, str, str]] = field(default_factory=list)  # legend rows: (label, kind, marker)
     destinations: list[Any] = field(
         default_factory=list
