@@ -72,8 +72,9 @@ TUPLES_KEPT: dict[tuple[str, str], str] = {
     ("geosite/io/isolate.py", "enter_network_namespace"): AFTER + "geosite.verdict.Verdict (held, why not)",
     ("geosite/io/isolate.py", "block_sockets"): AFTER + "geosite.verdict.Verdict (held, why not)",
     ("geosite/io/isolate.py", "restrict_files"): AFTER + "geosite.verdict.Verdict (held, why not)",
-    ("geosite/site/loading.py", "read_site_toml"): AFTER + "SiteToml(table, path)",
-    ("geosite/site/loading.py", "validate_layers"): AFTER + "ValidLayers(crs, layers)",
+    ("geosite/site/site_toml.py", "read_site_toml"): AFTER + "SiteToml(table, path)",
+    ("geosite/site/layer_checks.py", "validate_layers"): AFTER + "ValidLayers(crs, layers)",
+    ("geosite/site/site_toml.py", "jurisdiction_of"): NEXT + "Jurisdiction(name, profile)",
     # not in this change's files
     ("geosite/grid.py", "Dem.crop"): NEXT + "Crop(dem, rows, cols)",
     ("geosite/io/output.py", "layer_arrays"): NEXT + "LayerArrays(geometry, names, arrays, masks)",
