@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _measure import machine, median, paired_ratio
+
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[1]
 SITE = REPO / "data" / "sample_sites" / "grantsburg_lot7"
@@ -93,13 +95,7 @@ def first_and_second(
             full = [*cmd, "--out", str(out), "--overwrite"] if "analyze" in cmd else cmd
             firsts.append(_timed(full, env, td))
             seconds.append(_timed(full, env, td))
-    ratios = sorted(f / s for f, s in zip(firsts, seconds, strict=True))
-    return _median(firsts), _median(seconds), _median(ratios)
-
-
-def _median(xs: list[float]) -> float:
-    xs = sorted(xs)
-    return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
+    return median(firsts), median(seconds), paired_ratio(firsts, seconds)
 
 
 def kernel_compile_times() -> dict[str, float]:
@@ -196,7 +192,7 @@ def main() -> int:
     from geosite.terrain import _contour_kernels
 
     print(
-        f"site {a.site.name}{' (no maps)' if a.no_maps else ''}; {os.cpu_count()} CPUs; kernels installed "
+        f"site {a.site.name}{' (no maps)' if a.no_maps else ''}; {machine()}; kernels installed "
         f"here: {_kernels.ENGINE} (contours: {_contour_kernels.ENGINE}); medians of {a.repeat} fresh set-ups"
     )
     cli = [sys.executable, "-m", "geosite.cli", "analyze", str(a.site), "-q"] + (
