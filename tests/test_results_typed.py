@@ -48,7 +48,7 @@ TUPLES_KEPT: dict[tuple[str, str], str] = {
     ("geosite/grid.py", "Dem.bounds"): BOUNDS,
     ("geosite/grid.py", "bounds_in"): BOUNDS,
     ("geosite/hydrology/certify.py", "coarse_drainage_box"): BOUNDS + " (rows r0:r1, columns c0:c1)",
-    ("geosite/hydrology/window.py", "CoarseOutlets.basin_box"): BOUNDS + " (rows r0:r1, columns c0:c1)",
+    ("geosite/hydrology/fill_proof.py", "CoarseOutlets.basin_box"): BOUNDS + " (rows r0:r1, columns c0:c1)",
     ("geosite/maps/common.py", "MapContext.extent"): BOUNDS,
     ("geosite/maps/sheets.py", "Sheet.frame"): BOUNDS,
     ("geosite/maps/sheets.py", "Sheet.panel"): BOUNDS,
