@@ -701,3 +701,25 @@ def test_csv_cells_that_would_run_as_formulas_are_neutralised(tmp_path):
     with open(tmp_path / "summary.csv", newline="") as fh:
         row = next(csv.DictReader(fh))
     assert row["name"] == "'" + payloads[0] and row["error"] == "'@cmd" and row["seconds"] == "-1.0"
+
+
+@pytest.mark.parametrize(("headroom", "at_ceiling"), [(1.05, True), (10.0, False)])
+def test_an_error_at_the_memory_ceiling_is_the_limits(headroom, at_ceiling):
+    """The rule behind the memory-limit message: a child whose peak address space reached 85 % of its
+    RLIMIT_AS reports its error as the limit (a library short of memory says something else: PROJ an
+    unknown CRS, SQLite an unreadable table). Run in a fresh process given a limit ``headroom`` times its
+    peak so far; without a limit, never."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource\n"
+        "from geosite.review.sandbox_child import at_memory_ceiling\n"
+        "assert not at_memory_ceiling()\n"
+        "peak = next(int(x.split()[1]) * 1024 for x in open('/proc/self/status')"
+        " if x.startswith('VmPeak:'))\n"
+        f"resource.setrlimit(resource.RLIMIT_AS, (int(peak * {headroom}), resource.RLIM_INFINITY))\n"
+        "print(at_memory_ceiling())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str(at_ceiling)

@@ -54,7 +54,7 @@ from geosite.io.text import one_line
 from geosite.io.text import printable as printable
 from geosite.review.sandbox_child import BASE_MEMORY_BYTES as BASE_MEMORY_BYTES
 from geosite.review.sandbox_child import CHILD_ENV as CHILD_ENV
-from geosite.review.sandbox_child import child_env, memory_limit
+from geosite.review.sandbox_child import child_env, memory_message
 
 if TYPE_CHECKING:
     from geosite.review.check import CheckResult
@@ -551,10 +551,7 @@ def _crash(rc: int, logfile: Path, shown: Path, limits: Limits, seconds: float) 
     except OSError:
         tail = ""
     if _OUT_OF_MEMORY.search(tail):
-        return errors.LimitError(
-            f"{one_line(shown)}: reading the submission needed more memory than check_memory_bytes "
-            f"{memory_limit(limits):,}; stopped, nothing written. Raise with --limit check_memory_bytes=N"
-        )
+        return errors.LimitError(memory_message(str(shown), limits, _tail(logfile)))
     if rc in (-signal.SIGXCPU, -signal.SIGKILL):
         return errors.LimitError(
             f"{one_line(shown)}: reading and checking the submission used over "

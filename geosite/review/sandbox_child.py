@@ -530,12 +530,57 @@ def _child_check(request: dict[str, Any]) -> dict[str, Any]:
                 "message": f"{shown}: the submission could not be read ({type(exc).__name__}: "
                 f"{str(exc).replace(root, shown)[:500]})",
             }
+    if "error" in payload and payload["error"] != "LimitError" and at_memory_ceiling():
+        message = memory_message(shown, request["limits"], payload["message"])
+        payload = {"error": "LimitError", "message": message}
     payload["warnings"] = [
         (w.category.__name__, str(w.message).replace(root, shown))
         for w in caught
         if issubclass(w.category, errors.GeositeWarning)
     ]
     return payload
+
+
+#: The share of its address-space limit a child must have reached for an error to be the limit's: GDAL,
+#: PROJ and SQLite short of memory report a failed allocation as a bad file, an unknown CRS or an
+#: unreadable table (measured: at 300 MB, PROJ said the DEM's CRS was not projected; SQLite said out of
+#: memory), so an error raised that close to the ceiling is reported as the limit, naming what failed.
+CEILING_SHARE = 0.85
+
+
+def at_memory_ceiling(share: float = CEILING_SHARE) -> bool:
+    """Whether this process's peak address space (VmPeak) reached ``share`` of its RLIMIT_AS.
+
+    Parameters
+    ----------
+    share : float
+        The fraction of the limit (geosite's choice, not the ordinance's: :data:`CEILING_SHARE`).
+
+    Returns
+    -------
+    bool
+        False without a limit, or where /proc does not say.
+    """
+    import resource
+
+    soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return False
+    try:
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+    except OSError:
+        return False
+    peak = next((line.split()[1] for line in status.splitlines() if line.startswith("VmPeak:")), None)
+    return peak is not None and int(peak) * 1024 >= share * soft
+
+
+def memory_message(shown: str, limits: Limits, failed: str) -> str:
+    """The limit's message for a child stopped at its memory ceiling, ``failed`` what the library said."""
+    return (
+        f"{one_line(shown)}: reading the submission needed more memory than check_memory_bytes "
+        f"{memory_limit(limits):,}; stopped, nothing written. Raise with --limit check_memory_bytes=N "
+        f"(at the limit, the reader said: {one_line(failed)[:300]})"
+    )
 
 
 def _for_parent(result: Any, analysis_outputs: bool) -> None:
