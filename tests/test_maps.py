@@ -176,7 +176,7 @@ def _sheet_of(site, scale_ft):
 
 
 def test_figure_transforms_give_the_scale(site):
-    fig = render_existing_site_map(site, None, hillshade=False)[0]
+    fig = render_existing_site_map(site, None, hillshade=False, scale_ft=100)[0]
     sheet = fig.geosite
     ax = sheet.ax
     (x0, y0), (x1, y1) = ax.transData.transform([(X0, Y0), (X0 + 1000.0, Y0 + 1000.0)])
@@ -202,7 +202,7 @@ def test_unknown_sheet_lists_valid_ones():
 
 
 def test_contours_on_a_ten_percent_plane(site):
-    fig = render_existing_site_map(site, None, hillshade=False)[0]
+    fig = render_existing_site_map(site, None, hillshade=False, scale_ft=100)[0]
     sheet = fig.geosite
     ax = sheet.ax
     ys = {}
@@ -345,6 +345,46 @@ def test_big_site_tiles_with_match_lines(tmp_path):
     assert any(t.startswith("MATCH LINE — SEE SHEET 1-2") for t in texts)
 
 
+@pytest.mark.parametrize(
+    ("extent_ft", "max_ft", "sheet", "scale", "size"),
+    [
+        # Lot 7's 600 x 640 ft: 1 in = 20 ft is 30 x 32 in, wider than any frame; 1 in = 30 ft is 20 x 21.3 in,
+        # inside ARCH-D's landscape frame (36 - 2 x 0.75 border - 3.6 panel - 0.15 gap = 30.75 x 22.5 in)
+        ((600, 640), 100, "auto", 30, "ARCH-D"),
+        # on ANSI-C (frame 17.45 x 16 in): 1 in = 40 ft is 15 x 16 in, exactly the frame's height
+        ((600, 640), 100, "ANSI-C", 40, "ANSI-C"),
+        # Belgium's 1,550 x 1,270 ft: 25.8 x 21.2 in at 60 fits ARCH-D (30.75 x 22.5) but not ANSI-D (20.5 high)
+        ((1550, 1270), 100, "auto", 60, "ARCH-D"),
+        ((1550, 1270), 100, "ANSI-D", 100, "ANSI-D"),
+        # a chapter asking for 1 in = 80 ft: its own scale is open when no standard larger one fits
+        ((2400, 1700), 80, "auto", 80, "ARCH-D"),
+        # a small site: 200 x 150 ft is 10 x 7.5 in at 1 in = 20 ft (ANSI-B's frame is 12.85 x 10 in), 20 x 15 in
+        # at 10 ft fits only ANSI-D and ARCH-D
+        ((200, 150), 100, "auto", 10, "ANSI-D"),
+        ((200, 150), 100, "ANSI-B", 20, "ANSI-B"),
+    ],
+)
+def test_the_largest_standard_scale_and_then_the_smallest_sheet(extent_ft, max_ft, sheet, scale, size):
+    from geosite.maps.sheets import fit_sheets
+
+    w, h = extent_ft
+    plan = fit_sheets((0.0, 0.0, w, h), 1.0, max_ft, sheet=sheet)
+    assert (plan.scale_ft, plan.sheet.size, plan.tiled) == (scale, size, False)
+    # and never a smaller scale than the chapter's, nor a sheet smaller than the one chosen holding it
+    assert plan.scale_ft <= max_ft
+    smaller = [c for c in parse_sheet("auto") if c.width_in * c.height_in < plan.sheet.width_in * plan.sheet.height_in]
+    assert not any(w / scale <= c.frame[2] and h / scale <= c.frame[3] for c in smaller if sheet == "auto")
+
+
+def test_a_scale_asked_for_is_kept_and_a_site_too_big_is_tiled_at_the_chapters():
+    from geosite.maps.sheets import fit_sheets
+
+    assert fit_sheets((0, 0, 600, 640), 1.0, 100, scale_ft=100).sheet.size == "ANSI-A"
+    big = fit_sheets((0, 0, 5000, 4000), 1.0, 100)
+    assert big.scale_ft == 100 and big.tiled
+    assert fit_sheets((0, 0, 700, 600), 1.0, 20).scale_ft == 20  # Newburg: nothing larger than 20 fits
+
+
 def test_auto_sheet_is_smallest_that_fits():
     # 300 x 200 ft + 200 ft each side = 700 x 600 ft: 7 x 6 in of map frame; ANSI-A landscape holds it
     plan = plan_sheets((0, 0, 700, 600), 100, 1.0, "auto")
@@ -405,9 +445,9 @@ def test_map_draws_on_the_analysis_dem_when_it_is_the_same_read(site):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = analyze(site)
-    ctx = make_context(result)
+    ctx = make_context(result, scale_ft=100)
     assert ctx.dem() is result.dem
-    read = make_context(site).dem()
+    read = make_context(site, scale_ft=100).dem()
     assert read is not result.dem
     assert read.transform == result.dem.transform and read.crs == result.dem.crs
     np.testing.assert_array_equal(read.elevation_ft, result.dem.elevation_ft)
@@ -458,7 +498,7 @@ def test_thinned_hillshade_cells_sit_over_their_own_cells(tmp_path):
     folder = make_site(tmp_path / "fine", {"site_boundary": [rect(60, -300, 240, 240)]}, dem=dem)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fig = render_existing_site_map(load_site(folder), None, hillshade=True)[0]
+        fig = render_existing_site_map(load_site(folder), None, hillshade=True, scale_ft=100)[0]
     imgs = [a for a in fig.geosite.ax.get_children() if isinstance(a, AxesImage)]
     assert imgs
     im = imgs[0]
@@ -495,8 +535,12 @@ def test_the_map_scale_is_the_villages_own_when_none_is_given(plane_site, tmp_pa
     from geosite.site import load_site
 
     newburg = load_site(plane_site, jurisdiction="newburg")
-    assert check_sheet_count(newburg, None, "auto").scale_ft == 20.0
-    assert check_sheet_count(load_site(plane_site), None, "auto").scale_ft == 100.0
+    # 700 x 600 ft (the site and 200 ft around it) is 35 x 30 in at 1 in = 20 ft: no sheet holds it, and
+    # Newburg allows nothing smaller, so it is tiled at 20
+    tiled = check_sheet_count(newburg, None, "auto")
+    assert tiled.scale_ft == 20.0 and tiled.tiled
+    # Grantsburg allows 1 in = 100 ft: 1 in = 30 ft (23.3 x 20 in) is the largest that fits a sheet
+    assert check_sheet_count(load_site(plane_site), None, "auto").scale_ft == 30.0
     r = CliRunner().invoke(
         cli,
         [

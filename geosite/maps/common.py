@@ -31,7 +31,7 @@ from geosite.maps.printing import (
     core_texts,
     preview_png,
 )
-from geosite.maps.sheets import SheetPlan, check_margin, check_scale, map_extent, plan_sheets
+from geosite.maps.sheets import SheetPlan, check_margin, check_scale, fit_sheets, map_extent, plan_sheets
 from geosite.maps.symbology import STYLES, Style
 from geosite.plan.stamp import stamp_text
 from geosite.units import SQFT_PER_ACRE
@@ -278,8 +278,9 @@ def make_context(
     hillshade: bool = True,
 ) -> MapContext:
     """Gather what the maps need from an AnalysisResult (preferred: it carries the derived layers) or a
-    Site. ``scale_ft`` (ground feet per paper inch) None: the scale the profile's chapter asks for
-    (:attr:`geosite.rules.Profile.map_scale_ft`).
+    Site. ``scale_ft`` (ground feet per paper inch) None: the largest standard scale at which the site and
+    its margin fit a sheet, never smaller than the profile's chapter allows
+    (:attr:`geosite.rules.Profile.map_scale_ft`; :func:`geosite.maps.sheets.fit_sheets`).
     """
     from geosite.rules import load_profile
     from geosite.site import Site
@@ -293,7 +294,10 @@ def make_context(
         site, profile, derived = result_or_site.site, result_or_site.profile, dict(result_or_site.layers)
     else:
         raise InputError(f"expected a geosite AnalysisResult or Site, got {type(result_or_site).__name__}")
-    scale_ft = check_scale(_profile_scale(profile) if scale_ft is None else scale_ft, profile.map_scale_ft)
+    if scale_ft is not None:
+        scale_ft = check_scale(scale_ft, profile.map_scale_ft)
+    else:
+        _profile_scale(profile)  # a profile with no scale is refused here, naming the option
     if margin_ft is None:
         margin_ft = site.map_margin_ft(profile)
     margin_ft = check_margin(margin_ft)
@@ -303,7 +307,7 @@ def make_context(
         site,
         profile,
         derived,
-        scale_ft,
+        0.0,  # the scale, set below with the sheet plan once the context can measure its extent
         float(margin_ft),
         None,  # type: ignore[arg-type]  # the sheet plan, set below once the context can measure
         vertical_datum,
@@ -320,9 +324,10 @@ def make_context(
         from geosite.plan.build import plan_of_site
 
         ctx.site_plan = plan_of_site(site, profile)
-    ctx.plan = plan_sheets(ctx.extent, scale_ft, site.ft_per_unit, sheet)
+    ctx.plan = fit_sheets(ctx.extent, site.ft_per_unit, profile.map_scale_ft, sheet=sheet, scale_ft=scale_ft)
+    ctx.scale_ft = ctx.plan.scale_ft
     site.limits.check_sheet_tiles(
-        f"site {site.root or site.name}", len(ctx.plan.tiles), ctx.plan.sheet.label, scale_ft
+        f"site {site.root or site.name}", len(ctx.plan.tiles), ctx.plan.sheet.label, ctx.scale_ft
     )
     return ctx
 
@@ -407,8 +412,17 @@ def draw_relief(
     return True
 
 
+#: An empty field of the title block, for the preparer to fill in by hand (what is missing is said in the
+#: report's notes and as a warning: :mod:`geosite.site.title_block`).
+BLANK = "_" * 24
+
+
 def datum_text(ctx: MapContext) -> str:
-    """The title block's line on elevations: their unit and vertical datum, or that there is no DEM."""
+    """The title block's line on elevations: their unit and vertical datum (an empty field where neither
+    the site nor the DEM states it), or that there is no DEM.
+    """
+    from geosite.site.title_block import vertical_datum
+
     dem = ctx.dem() if ctx.site.dem_path is not None or ctx.site.dem_array is not None else None
     unit = (
         ctx.site.dem_vertical_unit.value
@@ -417,15 +431,32 @@ def datum_text(ctx: MapContext) -> str:
     )
     if dem is None:
         return "No DEM in the submitted data: no contours."
-    datum = ctx.vertical_datum or ctx.site.settings.get("vertical_datum")
-    if datum is None:
-        try:
-            sub = dem.crs.sub_crs_list
-            datum = next((c.name for c in sub if c.is_vertical), None)
-        except Exception:
-            datum = None
-    d = datum or "not stated in the DEM or site.toml ([dem] vertical_datum)"
-    return f"Elevations in feet (DEM heights given in {unit}, converted); vertical datum: {d}."
+    datum = ctx.vertical_datum or vertical_datum(ctx.site, dem.crs)
+    return f"Elevations in feet (DEM heights given in {unit}, converted); vertical datum: {datum or BLANK}."
+
+
+def contact_text(parts: dict[str, str], *, firm: bool = False) -> str:
+    """A contact on one line: name, (``firm``), address and daytime phone, an empty field for each not given.
+
+    Parameters
+    ----------
+    parts : dict of str to str
+        The parts given (:func:`geosite.site.title_block.contact_parts`).
+    firm : bool
+        Whether the firm has its place (the preparer's): shown only when given.
+
+    Returns
+    -------
+    str
+        The line.
+    """
+    blank = "_" * 14
+    out = [parts.get("name") or blank]
+    if firm and parts.get("firm"):
+        out.append(parts["firm"])
+    out.append(parts.get("address") or blank)
+    out.append(f"daytime phone {parts.get('phone') or blank}")
+    return "; ".join(out)
 
 
 def crs_text(ctx: MapContext) -> str:
@@ -451,23 +482,23 @@ def title_rows(ctx: MapContext, extra: list[tuple[str, str]] | None = None) -> l
     list of tuple of str
         (label, text) per row.
     """
+    from geosite.site.title_block import contact_parts
+
     site, p = ctx.site, ctx.site.project
     rows = [
         ("Site", site.name),
         ("Jurisdiction", ctx.profile.name),
-        ("Applicant", L.contact_text(site.applicant)),
-        ("BMP maint.", L.contact_text(site.maintainer)),
+        ("Applicant", contact_text(contact_parts(site, "applicant"))),
+        ("BMP maint.", contact_text(contact_parts(site, "maintainer"))),
     ]
     if p.start or p.end:
-        rows.append(("Project", f"{p.start or '?'} to {p.end or '?'}"))
+        rows.append(("Project", f"{p.start or BLANK[:10]} to {p.end or BLANK[:10]}"))
     rows += extra or []
-    prep = ctx.site.settings.get("preparer") or {}
-    prepared = "; ".join(str(prep[k]) for k in ("name", "firm", "address", "phone") if prep.get(k))
     rows += [
         ("Coordinates", crs_text(ctx)),
         ("Elevations", datum_text(ctx)),
-        ("Prepared by", prepared or "not given (site.toml [preparer])"),
-        ("Date", f"{ctx.date}; drawn with geosite"),
+        ("Prepared by", contact_text(contact_parts(site, "preparer"), firm=True)),
+        ("Date", ctx.date),
     ]
     return rows
 

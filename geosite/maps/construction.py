@@ -103,7 +103,7 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
     _zones(ctx, sheet, panel)
     _controls(ctx, sheet, panel)
     if not ctx.site_plan.controls:
-        absent.append("(c) erosion and sediment controls (layer bmps)")
+        absent.append("(c) erosion and sediment controls")
     draw_boundary(ctx, sheet, panel)
     panel.missing = absent
     rows, notes = schedule_table(ctx)
@@ -130,7 +130,7 @@ def _disturbance(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[
     dist = ctx.site_layer("disturbance")
     p = ctx.site.project
     if dist is None:
-        absent.append("(a) land disturbance (layer disturbance)")
+        absent.append("(a) land disturbance")
         panel.table_title = "(d) SCHEDULE"
         panel.table = [f"project: {p.start or 'start not given'} to {p.end or 'end not given'}"]
         return
@@ -199,7 +199,7 @@ def _stockpiles(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[s
     """(b) soil stockpiles, labelled with name, days and area."""
     piles = ctx.site_layer("stockpiles")
     if piles is None:
-        absent.append("(b) soil stockpiles (layer stockpiles)")
+        absent.append("(b) soil stockpiles")
         return
     st = STYLES["stockpiles"]
     L.draw_geoms(sheet, piles.geometry.values, st)
@@ -259,8 +259,8 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
     panel.notes += stand_in_notes(plan)
     if plan.source == "proposed" and plan.submitted:
         panel.notes.append(
-            f"(c) The controls shown are geosite's plan ({len(plan.controls)}); the site's own bmps layer "
-            f"({len(plan.submitted)} features) is judged in report.json and replaced here."
+            f"(c) The {len(plan.controls)} controls shown are this plan's; the {len(plan.submitted)} controls "
+            "submitted earlier for this site are replaced by them."
         )
 
 

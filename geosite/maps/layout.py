@@ -1343,18 +1343,6 @@ def compass(dx: float, dy: float) -> str:
     return _COMPASS[int(((a + 22.5) % 360) // 45)]
 
 
-def contact_text(c) -> str:
-    """A contact's name, address and daytime phone on one line, naming what is not given."""
-    missing = [k for k in ("name", "address", "phone") if not getattr(c, k)]
-    parts = [
-        c.name or "NAME NOT GIVEN",
-        c.address or "ADDRESS NOT GIVEN",
-        f"daytime phone {c.phone}" if c.phone else "DAYTIME PHONE NOT GIVEN",
-    ]
-    del missing
-    return "; ".join(parts)
-
-
 def today() -> str:
     """Today's date, ISO (``2026-12-02``)."""
     return dt.date.today().isoformat()
