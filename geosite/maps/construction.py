@@ -34,7 +34,8 @@ from geosite.maps.common import (
 )
 from geosite.maps.existing import label_improvements
 from geosite.maps.provisions import maintenance_text, practices_on_plan, schedule_table, stabilization_text
-from geosite.maps.symbology import INK, STYLES, Style
+from geosite.maps.symbology import BODY_PT, INK, MIN_PT, STYLES, Style
+from geosite.maps.tables import cells
 from geosite.plan.table import short_words, tag_runs
 from geosite.practices import registry
 from geosite.symbols import Symbol
@@ -158,21 +159,18 @@ def _disturbance(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[
         head = f"Phase {ph['phase']}" if "phase" in dist.columns else f"Disturbance {ph['phase']}"
         label_geoms.append(shapely.union_all(sel.geometry.values))
         texts.append(f"{head}\n{_d(ph.get('start'))} to {_d(ph.get('end'))}\n{sqft_text(ph['area_sqft'])}")
-        rows.append(
-            f"{str(ph['phase'])[:6]:<6} {_d(ph.get('start')):<10} {_d(ph.get('end')):<10} "
-            f"{ph['area_acres']:6.2f}"
-        )
+        rows.append(cells(ph["phase"], _d(ph.get("start")), _d(ph.get("end")), f"{ph['area_acres']:.2f}"))
     L.label_polygons(
         sheet,
         gpd.GeoDataFrame(geometry=label_geoms, crs=dist.crs),
         texts,
-        size=6.5,
+        size=BODY_PT,
         min_sq_in=0.15,
         kind="phase",
     )
     panel.table_title = "(d) SCHEDULE: disturbance phases and BMPs"
     panel.table = [
-        f"{'phase':<6} {'start':<10} {'end':<10} {'acres':>6}",
+        cells("phase", "start", "end", "acres"),
         *rows,
         f"project: {p.start or 'start not given'} to {p.end or 'end not given'}",
     ]
@@ -210,7 +208,7 @@ def _stockpiles(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[s
         + f"\n{area_text(r.geometry, ctx.site.ft_per_unit)}"
         for (_, r), d in zip(piles.iterrows(), days, strict=True)
     ]
-    L.label_polygons(sheet, piles, texts, size=6, min_sq_in=0.5, kind="stockpile")
+    L.label_polygons(sheet, piles, texts, size=MIN_PT, min_sq_in=0.5, kind="stockpile")
     panel.add(st, "(b) " + st.label)
 
 
@@ -249,7 +247,7 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
             sheet,
             gpd.GeoDataFrame(geometry=[g for g, _ in runs], crs=plan.site.crs),
             [run_label(run) for _, run in runs],
-            size=6,
+            size=MIN_PT,
             color=sym.style.edge,
             kind="control",
             min_sq_in=0.0,
@@ -259,8 +257,8 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
     panel.notes += stand_in_notes(plan)
     if plan.source == "proposed" and plan.submitted:
         panel.notes.append(
-            f"(c) The {len(plan.controls)} controls shown are this plan's; the {len(plan.submitted)} controls "
-            "submitted earlier for this site are replaced by them."
+            f"(c) The {len(plan.controls)} controls shown are this plan's; the {len(plan.submitted)} "
+            "controls submitted earlier for this site are replaced by them."
         )
 
 

@@ -29,7 +29,8 @@ from geosite.maps.common import (
     width_text,
 )
 from geosite.maps.drainage import draw_drainage, draw_entry_arrows
-from geosite.maps.symbology import FLOOD_ZONES, INK, LABELS, STYLES
+from geosite.maps.symbology import BODY_PT, FLOOD_ZONES, INK, LABELS, STYLES
+from geosite.maps.tables import cells
 
 HEADING = "EXISTING SITE MAP"
 
@@ -262,11 +263,11 @@ def _soils_table(ctx: MapContext, panel: Panel, prefix: str) -> None:
     gdf = ctx.site_layer("soils")
     if gdf is None or "musym" not in gdf.columns:
         return
-    rows = []
+    rows = [cells("symbol", "map unit (hydrologic soil group)")]
     for _, r in gdf.drop_duplicates("musym").sort_values("musym").iterrows():
         nm = _txt(r.get("name")) or "name not given"
         hsg = _txt(r.get("hsg"))
-        rows.append(f"{_txt(r['musym'])}: {nm}" + (f" (HSG {hsg})" if hsg else ""))
+        rows.append(cells(_txt(r["musym"]), nm + (f" (HSG {hsg})" if hsg else "")))
     panel.table_title = f"{prefix}SOIL MAP UNITS"
     panel.table = rows
 
@@ -299,7 +300,7 @@ def label_improvements(
         "access_drives": "feature",
     }.get(layer, "feature")
     L.label_polygons(
-        sheet, gdf, texts, size=LABELS["size_pt"].get(kind, 6.5), color=color, kind=kind, min_sq_in=0.12
+        sheet, gdf, texts, size=LABELS["size_pt"].get(kind, BODY_PT), color=color, kind=kind, min_sq_in=0.12
     )
 
 

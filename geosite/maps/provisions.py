@@ -15,10 +15,8 @@ from __future__ import annotations
 import datetime as dt
 
 from geosite.maps.common import MapContext
+from geosite.maps.tables import cells
 from geosite.plan.table import ScheduleRow, schedule
-
-#: The longest control name the schedule prints whole, characters (a longer one is cut there).
-WHAT_MAX_CHARS = 34
 
 
 def _day(d: dt.date | None) -> str:
@@ -32,21 +30,15 @@ def _qty(r: ScheduleRow) -> str:
 
 
 def schedule_table(ctx: MapContext) -> tuple[list[str], list[str]]:
-    """The controls' rows of the (d) schedule (monospaced: tags, what, quantity, install, remove), one per
-    kind of control and its dates (:func:`geosite.plan.table.schedule`), and their notes.
+    """The controls' rows of the (d) schedule (a table's cells: tags, what, quantity, install, remove), one
+    per kind of control and its dates (:func:`geosite.plan.table.schedule`), and their notes.
     """
     plan = ctx.site_plan
     rows = schedule(plan)
     if not rows:
         return [], []
-    t = max(len(r.tags) for r in rows)
-    w = min(max(len(r.what) for r in rows), WHAT_MAX_CHARS)
-    q = max(len(_qty(r)) for r in rows)
-    table = ["", f"{'tags':<{t}} {'control':<{w}} {'qty':>{q}} {'install':<10} {'remove':<10}"]
-    table += [
-        f"{r.tags:<{t}} {r.what[:w]:<{w}} {_qty(r):>{q}} {_day(r.install):<10} {_day(r.remove):<10}"
-        for r in rows
-    ]
+    table = ["", cells("tags", "control", "qty", "install", "remove")]
+    table += [cells(r.tags, r.what, _qty(r), _day(r.install), _day(r.remove)) for r in rows]
     notes = []
     if plan.source == "submitted":
         notes.append("Control dates as submitted.")

@@ -30,6 +30,8 @@ STANDARD_SCALES_FT = (10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 100.0)
 BORDER_IN = {"ANSI-A": 0.4, "ANSI-B": 0.5, "ANSI-C": 0.5, "ANSI-D": 0.75, "ARCH-D": 0.75}
 PANEL_IN = {"ANSI-A": 2.75, "ANSI-B": 3.0, "ANSI-C": 3.4, "ANSI-D": 3.6, "ARCH-D": 3.6}
 GAP_IN = 0.15
+#: Blank paper kept between the map's extent and its frame where the frame has room, inches.
+FRAME_PAD_IN = 0.25
 
 
 @dataclass(frozen=True)
@@ -270,7 +272,8 @@ def plan_sheets(
     """Fit ``extent`` (CRS units: the site plus its margin) on the smallest candidate sheet at exactly
     ``scale_ft`` feet per inch; when none holds it, tile it over the largest candidate (fewest tiles).
 
-    Each tile's bounds span exactly the map frame's inches times the scale, centred on the extent.
+    Each tile's bounds span exactly the map frame's inches times the scale: tiles centred on the extent,
+    a single sheet's map set against the frame's upper left (the blank frame one strip for the notes).
     """
     scale_ft = check_scale(scale_ft)
     upi = scale_ft / ft_per_unit  # CRS units per paper inch
@@ -311,6 +314,12 @@ def _tiles(s: Sheet, extent, upi: float, scale_ft: float, cols: int, *, rows: in
     cx, cy = (extent[0] + extent[2]) / 2, (extent[1] + extent[3]) / 2
     x0 = cx - cols * tw / 2
     ytop = cy + rows * th / 2
+    if cols == rows == 1:  # one sheet: the map against the frame's upper left, the blank frame in one
+        # strip to its right (or below) where the schedule and notes go (layout.frame_block)
+        x0, ytop = (
+            extent[0] - min(FRAME_PAD_IN * upi, (tw - (extent[2] - extent[0])) / 2),
+            extent[3] + min(FRAME_PAD_IN * upi, (th - (extent[3] - extent[1])) / 2),
+        )
     tiles = []
     for r in range(rows):
         for c in range(cols):

@@ -130,7 +130,11 @@ def title_block_gaps(site: Any) -> list[TitleGap]:
                 table, "the preparer's"
             )
             out.append(
-                TitleGap(row, f"{who} {', '.join(PART_WORDS[p] for p in missing)}", f"[{table}] {', '.join(missing)}")
+                TitleGap(
+                    row,
+                    f"{who} {', '.join(PART_WORDS[p] for p in missing)}",
+                    f"[{table}] {', '.join(missing)}",
+                )
             )
     has_dem = site.dem_path is not None or getattr(site, "dem_array", None) is not None
     if has_dem and vertical_datum(site) is None:
