@@ -497,3 +497,23 @@ def _table_rows(sheet) -> list[str]:
     return [
         " ".join(v for _, v in sorted(cells)) for _, cells in sorted(lines.items(), key=lambda kv: -kv[0][1])
     ]
+
+
+def test_two_wide_text_columns_share_the_room_the_numbers_leave():
+    # two text columns each wider than the 3-in room alone: wrapping only the widest would leave the other
+    # running past the edge; both are wrapped to a share of what the quantity column leaves, the narrower
+    # one no narrower than the 0.6-in minimum, and the quantity stays whole on the row's first line
+    from geosite.maps.tables import MIN_COLUMN_IN, cells, layout_table, text_width_in
+
+    what = "temporary mulch on the slope between the edge fences of phase 1"
+    where = "the commercial lots north of Commons Court, above the sediment basin"
+    rows = [cells("control", "where", "qty"), cells(what, where, "5.04 AC")]
+    assert text_width_in(what, 8.1) > 3.0 and text_width_in(where, 8.1) > 3.0
+    got = layout_table(rows, 3.0, 8.1)
+    ends = [p.x_in + (0 if p.align.startswith("right") else text_width_in(p.text, 8.1)) for p in got]
+    assert max(ends) <= 3.0 + 1e-9
+    body = [p for p in got if p.line >= 1]
+    (qty,) = [p for p in body if p.text == "5.04 AC"]
+    assert qty.line == 1
+    assert " ".join(p.text for p in body if p.x_in == 0.0) == what  # the first column, wrapped, in order
+    assert MIN_COLUMN_IN == 0.6

@@ -5,8 +5,8 @@ row without a tab is a line of text across the table (wrapped to its width), an 
 of rows with the same number of cells shares its columns: each as wide as its widest cell, measured by
 Helvetica's own metrics (the PDF's standard font the sheet is printed in), right-aligned where every cell
 under the heading is a number or a quantity (``219 LF``, ``0.60``, ``2027-05-02``). Where the columns are
-wider than the room, the widest text column is wrapped to what is left (a row then takes more lines;
-never a cell cut across columns).
+wider than the room, the text columns share what the number columns leave, the widest wrapped (a row then
+takes more lines; never a cell cut across columns).
 
 Hand-written rather than matplotlib's ``Axes.table``: that lays cells out in axes fractions with its own
 autoscaling font, and a sheet needs the text at a fixed size in inches, each line a searchable text.
@@ -124,10 +124,12 @@ def _runs(rows: list[str]) -> list[tuple[int, list[list[str]] | str]]:
     return out
 
 
-def _columns(
-    cells: list[list[str]], width_in: float, size: float
-) -> tuple[list[float], list[str], int | None]:
-    """Each column's width (inches) and alignment, and the column wrapped to fit ``width_in`` (None: none)."""
+def _columns(cells: list[list[str]], width_in: float, size: float) -> tuple[list[float], list[str], set[int]]:
+    """Each column's width (inches) and alignment, and the text columns wrapped to fit ``width_in``: the
+    room the number columns leave is shared among the text columns, each given what it needs up to an
+    equal share of what is left (the narrow ones whole, the wide ones wrapped), never under
+    :data:`MIN_COLUMN_IN`.
+    """
     n = len(cells[0])
     bold_head = len(cells) > 1
     widths = [
@@ -139,13 +141,22 @@ def _columns(
         "right" if all(_NUMERIC.match(r[k].strip()) or not r[k].strip() for r in body) else "left"
         for k in range(n)
     ]
-    total = sum(widths) + COLUMN_GAP_IN * (n - 1)
-    if total <= width_in:
-        return widths, align, None
-    texts = [k for k in range(n) if align[k] == "left"] or list(range(n))
-    wrap = max(texts, key=lambda k: widths[k])
-    widths[wrap] = max(width_in - (total - widths[wrap]), 0.6)
-    return widths, align, wrap
+    if sum(widths) + COLUMN_GAP_IN * (n - 1) <= width_in:
+        return widths, align, set()
+    texts = sorted((k for k in range(n) if align[k] == "left"), key=lambda k: widths[k])
+    room = width_in - COLUMN_GAP_IN * (n - 1) - sum(widths[k] for k in range(n) if align[k] != "left")
+    wrapped: set[int] = set()
+    for i, k in enumerate(texts):
+        share = max(room / (len(texts) - i), MIN_COLUMN_IN)
+        if widths[k] > share:
+            widths[k] = share
+            wrapped.add(k)
+        room -= widths[k]
+    return widths, align, wrapped
+
+
+#: The narrowest a wrapped text column is made, inches.
+MIN_COLUMN_IN = 0.6
 
 
 def layout_table(rows: list[str], width_in: float, size: float) -> list[Placed]:
@@ -181,7 +192,7 @@ def layout_table(rows: list[str], width_in: float, size: float) -> list[Placed]:
             x = 0.0
             for k, cell in enumerate(cells):
                 bold = len(run) > 1 and i == 0
-                parts = wrap_in(cell, widths[k], size, bold=bold) if k == wrap else [cell]
+                parts = wrap_in(cell, widths[k], size, bold=bold) if k in wrap else [cell]
                 for j, t in enumerate(parts):
                     if t:
                         edge = x + widths[k] if align[k] == "right" else x
