@@ -21,7 +21,7 @@ To measure one thing (each takes a `Dem` (heights in feet, its own CRS), never a
 - terrain: `slope_pct`, `hillshade`, `steep_slope_polygons`, `steep_area_sqft`, `contours`;
 - hydrology: `flow_grid` -> `FlowGrid`, `flow_accumulation`, `upslope_area` -> `UpslopeArea`,
   `upslope_area_dinf_sqft`, `channels`, `sheetflow_velocity_fps`;
-- controls: `filter_fence`, `fence_summary`, `stockpile_setbacks`;
+- controls: `filter_fence`, `fence_summary`, `stockpile_setbacks` -> `StockpileSetbacks`;
 - areas from the vector layers: `measure_site` -> `SiteMeasurements` (site and disturbed area, phases,
   pipe, roads).
 
@@ -58,7 +58,7 @@ from geosite._version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     from geosite import errors, testing
-    from geosite.controls import fence_summary, filter_fence, stockpile_setbacks
+    from geosite.controls import StockpileSetbacks, fence_summary, filter_fence, stockpile_setbacks
     from geosite.grid import Dem
     from geosite.hydrology import (
         FlowGrid,
@@ -135,6 +135,7 @@ _LAZY: dict[str, str] = {
     "filter_fence": "geosite.controls",
     "fence_summary": "geosite.controls",
     "stockpile_setbacks": "geosite.controls",
+    "StockpileSetbacks": "geosite.controls",
     # rules
     "load_profile": "geosite.practices.validate",
     "available_profiles": "geosite.rules",

@@ -28,6 +28,8 @@ import geopandas as gpd
 
 from geosite.hydrology.stage import HYDRO_KEYS, channel_threshold_sqft, measure_hydrology
 from geosite.plan import plan_of
+from geosite.plan.prices import PriceTable
+from geosite.plan.quantity_report import quantity_report
 from geosite.practices import measure_controls
 from geosite.practices.validate import validate_practices
 from geosite.report import build_report, plan_block, render_markdown
@@ -61,6 +63,8 @@ class AnalysisResult:
     soil_loss: Any = None  # the geosite.soil_loss.stage.SoilLossResult (NR 151.11), None when not run
     #: the site's plan (geosite.plan.Plan): the controls proposed (or, with none, the ones submitted)
     plan: Any = None
+    #: its quantities, estimate and surety (geosite.plan.quantity_report.QuantityReport)
+    quantities: Any = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -68,8 +72,17 @@ class AnalysisResult:
         return self.evaluation.findings
 
 
-def analyze(site: Site, profile: Profile | str | None = None, step: Step | None = None) -> AnalysisResult:
-    """Measure ``site`` and evaluate the rules of its jurisdiction (or of ``profile``)."""
+def analyze(
+    site: Site,
+    profile: Profile | str | None = None,
+    step: Step | None = None,
+    *,
+    prices: PriceTable | None = None,
+) -> AnalysisResult:
+    """Measure ``site`` and evaluate the rules of its jurisdiction (or of ``profile``); the plan's
+    quantities are priced at ``prices`` (:func:`geosite.plan.read_prices`), else at the profile's
+    ``[prices]``.
+    """
     step = step or (lambda name: log.info(name))
     if isinstance(profile, Profile):
         prof = profile
@@ -113,6 +126,8 @@ def analyze(site: Site, profile: Profile | str | None = None, step: Step | None 
     result = AnalysisResult(site, prof, m, ev, report, layers, dem, controls, soil_loss=soil)
     result.plan = plan_of(result)  # the one plan every view is drawn from
     report["plan"] = plan_block(result.plan)
+    result.quantities = quantity_report(result.plan, prices)
+    report["quantities"] = result.quantities.to_dict()
     return result
 
 
@@ -253,8 +268,12 @@ def write_outputs(
             result, tmp, enabled=maps, worker=map_worker, sheet=sheet, scale_ft=scale_ft
         )
         try:
-            names = _write_files(result, tmp, dxf=dxf, scale_ft=scale_ft)
-            sheets = pending.wait()
+            names = _write_files(result, tmp)
+            # drawn while the sheets are, lettered where the construction sheet placed its labels
+            cad = _PlanDxf(result, tmp / "derived.dxf", scale_ft) if dxf else None
+            sheets = pending.wait(on_labels=cad.write if cad is not None else None)
+            if cad is not None:
+                names.append(cad.finish().name)
         except BaseException:
             pending.cancel()
             raise
@@ -283,8 +302,8 @@ def fitted_scale(result: AnalysisResult, sheet: str = "auto") -> float | None:
     return check_sheet_count(result.site, None, sheet).scale_ft
 
 
-def _write_files(result: AnalysisResult, tmp: Path, *, dxf: bool, scale_ft: float | None) -> list[str]:
-    """report.json, report.md, derived.gpkg and (``dxf``) derived.dxf into ``tmp``; their names."""
+def _write_files(result: AnalysisResult, tmp: Path) -> list[str]:
+    """report.json, report.md and derived.gpkg into ``tmp``; their names."""
     from geosite.io.output import write_gpkg, write_json
     from geosite.views.layers import derived_schema, derived_styles, sheet_styles
 
@@ -293,15 +312,46 @@ def _write_files(result: AnalysisResult, tmp: Path, *, dxf: bool, scale_ft: floa
     layers = {"site_boundary": result.site.layers["site_boundary"][["id", "geometry"]], **result.layers}
     write_gpkg(tmp / "derived.gpkg", layers, schema=derived_schema(), styles=derived_styles(sheet_styles()))
     names = ["report.json", "report.md", "derived.gpkg"]
+    if result.quantities is not None:  # the pay quantities, for a spreadsheet (no cell runs as a formula)
+        from geosite.plan.quantity_report import csv_text
+
+        (tmp / "quantities.csv").write_text(csv_text(result.quantities), encoding="utf-8")
+        names.append("quantities.csv")
     if result.soil_loss is not None and result.soil_loss.raster is not None:
         from geosite.soil_loss.raster import write_soil_loss_tif
 
         names.append(write_soil_loss_tif(result.soil_loss.raster, tmp).name)
-    if dxf:
-        from geosite.views.dxf import write_dxf
-
-        # contours at their elevation; the site's roads, structures and inlets named on C-ANNO-IDEN
-        plot = {} if scale_ft is None else {"scale_ft": scale_ft}
-        write_dxf(layers, tmp / "derived.dxf", context=result.site.layers, **plot)
-        names.append("derived.dxf")
     return names
+
+
+#: The plot scale the DXF's text and symbols are sized for where the profile gives no map scale, feet per
+#: inch: geosite's choice, not the ordinance's (CAD rescales text at will).
+DEFAULT_DXF_SCALE_FT = 100.0
+
+
+class _PlanDxf:
+    """derived.dxf: the plan drawn now (:func:`geosite.views.dxf.draft_dxf`), lettered and written where the
+    construction sheet placed its labels as soon as they come (:meth:`write`), else without them
+    (:meth:`finish`, the DXF placing its own).
+    """
+
+    def __init__(self, result: AnalysisResult, path: Path, scale_ft: float | None) -> None:
+        from geosite.views.dxf import draft_dxf
+
+        self.path = path
+        plan = result.plan if result.plan is not None else plan_of(result)
+        self.draft = draft_dxf(plan, DEFAULT_DXF_SCALE_FT if scale_ft is None else scale_ft)
+        self.written = False
+
+    def write(self, labels: tuple[Any, ...] = ()) -> None:
+        """Letter and write the DXF (``labels``: the construction sheet's, as
+        :class:`geosite.symbols.PlacedLabel`).
+        """
+        self.draft.write(self.path, labels)
+        self.written = True
+
+    def finish(self) -> Path:
+        """The DXF written (by :meth:`write`, or now without the sheet's labels)."""
+        if not self.written:
+            self.write()
+        return self.path

@@ -6,7 +6,8 @@
   copied beside it; ``[layers]`` naming layers.gpkg; ``[declared]`` filled from the analysis (plan type,
   disturbed area, maintenance and stabilization provisions: the site's own words, else geosite's defaults
   with the profile's numbers cited to their DNR standards; final conditions, the contours layer, the
-  existing-site sheet as the submitted map with its scale);
+  existing-site sheet as the submitted map with its scale); ``[[estimate]]``: the plan's pay quantities
+  (and unit prices, where given), the estimate ``check`` holds against the layers;
 - ``layers.gpkg``: the site's plan (:class:`geosite.plan.Plan`) as layers
   (:mod:`geosite.views.plan_layers`): the controls in ``bmps_points`` / ``_lines`` / ``_polygons`` with
   ``type``, ``practice``, ``standard``, ``install`` and ``remove`` dates, ``disturbance`` with its dates,
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from geosite.plan.quantity_report import declared_estimate
 from geosite.practices.stabilization import Stabilization
 from geosite.practices.stockpile_stabilization import StockpileStabilization
 from geosite.views.layers import sheet_styles
@@ -77,6 +79,10 @@ def write_plan_folder(
         practices={c.practice for c in plan.controls} or None,
     )
     conf = _site_toml(result, declared, dem, proposed)
+    q = result.quantities  # the plan's own quantities as its estimate (check holds them against the layers)
+    rows = declared_estimate(q.quantities.built, q.estimate) if q is not None else []
+    if rows:
+        conf["estimate"] = rows
     (out / "site.toml").write_text(_toml(conf), encoding="utf-8")
     files = [
         "site.toml",

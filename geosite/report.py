@@ -179,6 +179,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += _findings_by_section(report["findings"], names)
     if report.get("plan"):
         lines += plan_markdown(report["plan"])
+    if report.get("quantities"):  # pay quantities, estimate and surety (geosite.plan.quantity_report)
+        from geosite.plan.quantity_report import quantity_markdown
+
+        lines += quantity_markdown(report["quantities"])
     lines += _drainage(report, names) + _methods(report)
     if report.get("soil_loss"):  # NR 151.11, the state's standard (geosite.soil_loss)
         from geosite.soil_loss.report import soil_loss_markdown

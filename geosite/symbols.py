@@ -14,6 +14,36 @@ from dataclasses import dataclass, field
 from typing import Any
 
 INK = "#1a1a1a"
+#: A capital letter's height in the sheets' Helvetica, in ems (its AFM's CapHeight, 718/1000): a DXF TEXT's
+#: height is its capitals', a sheet's font size its em.
+CAP_HEIGHT_EM = 0.718
+#: A text line's ink about its baseline, in capital heights: descenders below, accents above.
+TEXT_DESCENT, TEXT_ASCENT = 0.3, 1.05
+
+
+def line_offsets(n: int, pitch: float, height: float) -> tuple[float, ...]:
+    """The baselines of ``n`` lines of text filling a block ``n * pitch`` high, from its centre (top line
+    first, negative below), each line's ink (:data:`TEXT_DESCENT`, :data:`TEXT_ASCENT`) centred in its
+    band: how a sheet's label, measured as a box, is laid out as lines of ``height`` capitals in CAD.
+
+    Parameters
+    ----------
+    n : int
+        The number of lines.
+    pitch : float
+        The distance from one line's band to the next (any length unit).
+    height : float
+        The capitals' height (the same unit).
+
+    Returns
+    -------
+    tuple of float
+        Each baseline's offset from the block's centre.
+    """
+    mid = (TEXT_ASCENT - TEXT_DESCENT) * height / 2
+    return tuple(n * pitch / 2 - (i + 0.5) * pitch - mid for i in range(n))
+
+
 #: what a submission shows is drawn in this green (its practice's own symbol, in this colour)
 SUBMITTED = "#1e8449"
 
@@ -73,6 +103,62 @@ class Block:
     name: str
     shapes: tuple[tuple[str, Any], ...]
     tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlacedLabel:
+    """A label where a view placed it, in model space (the site CRS): what the construction sheet's label
+    placement chose (:func:`geosite.maps.labels.place`), handed to the DXF so its text sits where the sheet's
+    does, or a label the DXF placed itself.
+
+    The text is a block of lines centred on (``x``, ``y``) and turned ``rotation_deg`` counter-clockwise;
+    each line is centred on the block's axis, ``line_widths[i]`` wide, its baseline ``line_offsets[i]``
+    from the centre across the text (negative: below). Lengths are CRS units.
+
+    Attributes
+    ----------
+    text : str
+        The label, lines joined by newlines.
+    x, y : float
+        The text block's centre, CRS units.
+    rotation_deg : float
+        Its angle, degrees counter-clockwise from the x axis.
+    height : float
+        Its capital letters' height, CRS units (a DXF TEXT's height).
+    line_widths : tuple of float
+        Each line's width, CRS units, top line first.
+    line_offsets : tuple of float
+        Each line's baseline from the centre across the text, CRS units.
+    size_pt : float
+        Its size on the sheet, points (0 for a label the sheet did not place).
+    units_per_inch : float
+        The sheet's scale, CRS units per inch of paper.
+    kind : str
+        What it names, in the sheets' words (``phase``, ``stockpile``, ``control``, ``road``, ``contour``).
+    names : str
+        The plan item it names where the drawing code said so (``control:12``, ``pile:3``); "" otherwise.
+    feature_wkb : bytes or None
+        The geometry it names (CRS units, WKB), where known.
+    leader : tuple of float or None
+        The leader drawn from the text to its feature (x0, y0, x1, y1, CRS units); None where it sits on it.
+    window : tuple of float or None
+        The ground the sheet shows (x0, y0, x1, y1, CRS units): the feature named is cut to it.
+    """
+
+    text: str
+    x: float
+    y: float
+    rotation_deg: float
+    height: float
+    line_widths: tuple[float, ...]
+    line_offsets: tuple[float, ...]
+    size_pt: float = 0.0
+    units_per_inch: float = 0.0
+    kind: str = ""
+    names: str = ""
+    feature_wkb: bytes | None = None
+    leader: tuple[float, float, float, float] | None = None
+    window: tuple[float, float, float, float] | None = None
 
 
 @dataclass(frozen=True)

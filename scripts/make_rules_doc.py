@@ -133,6 +133,9 @@ def reference() -> str:
         "- `[review]`: `kind` (working_days or calendar_days), `holidays`, "
         f"{', '.join(f'`{k}`' for k in r.REVIEW_PARAMS)}",
         f"- `[submission]`: {', '.join(f'`{k}`' for k in r.SUBMISSION_PARAMS)}",
+        f"- `[quantities]`: {', '.join(f'`{k}` ({p.unit})' for k, p in r.QUANTITY_PARAMS.items())}",
+        "- `[prices]`: a Village's published unit prices, each `item = { value = price in US dollars, unit = "
+        f"one of {', '.join(r.PAY_UNITS)}, source, date }}`, the item a practice with a pay item",
         f"- plan items' `layers`: {', '.join(r.LAYERS)}; `map_layers` also: {', '.join(r.MAP_ONLY_LAYERS)}",
         f"- plan items' `check`: {', '.join(r.PLAN_CHECKS)}; `contacts`: {', '.join(r.CONTACTS)}",
         "- `[declared]` fields (a plan item's `declared`, a provision's `provision`): "
@@ -157,7 +160,7 @@ def practice_reference() -> list[str]:
     ]
     for p in PRACTICES:
         keys = ", ".join(f"`{k}`" for k in p.serves) or "(an equivalent)"
-        pay = f"{p.pay.unit}: {cell(p.pay.how)}" if p.pay else ""
+        pay = "; ".join(f"{u.unit}: {cell(u.how)}" for u in p.pay.units) if p.pay else ""
         lines.append(f"| `{p.name}` | {p.family} | {p.standard} | {keys} | {pay} |")
     lines += [
         "",

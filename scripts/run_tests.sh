@@ -20,6 +20,11 @@ if ! /usr/bin/python3 -c "import qgis.core" >/dev/null 2>&1 && command -v apt-ge
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qgis python3-qgis >/dev/null) \
     || echo "could not install qgis; the QGIS style and plugin tests will skip" >&2
 fi
+if ! command -v librecad >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "installing LibreCAD (Debian librecad) for the DXF rendering test" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq librecad >/dev/null) \
+    || echo "could not install librecad; the LibreCAD test will skip" >&2
+fi
 install_geosite "[test]"
 # issue 26: lint and types first, with the versions pinned in the test extra and the configuration in
 # pyproject.toml ([tool.ruff], [tool.mypy]); any finding fails the run before the tests start

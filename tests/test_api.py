@@ -173,7 +173,7 @@ def test_controls_through_the_api(plane_site):
     assert fence.crs.equals(site.crs)
     assert runs.loc[runs["side"] == "upslope", "length_ft"].sum() == pytest.approx(100.0)
 
-    piles, zones, fences = geosite.stockpile_setbacks(
+    setbacks = geosite.stockpile_setbacks(
         site.layer("stockpiles"),
         {"streams": site.layer("streams")},
         dem,
@@ -183,13 +183,14 @@ def test_controls_through_the_api(plane_site):
         reach_tolerance_ft=p.control("stockpile_reach_tolerance_ft"),
         hook_ft=0.0,  # Grantsburg B(6)(e): the downslope side only
     )
-    (pile,) = piles
+    assert isinstance(setbacks, geosite.StockpileSetbacks)
+    (pile,) = setbacks.piles
     assert pile["min_setback_ft"] == pytest.approx(18.0)
     assert pile["downslope"] and pile["violation"]
     assert (
         pile["days"] == 45
     )  # stabilization over 30 days is decided by the profile's requirement (rules.feature_applies)
-    assert zones.crs.equals(site.crs) and len(fences) >= 1
+    assert setbacks.zones.crs.equals(site.crs) and len(setbacks.fences) >= 1
 
 
 def test_analyze_and_evaluate_through_the_api(plane_site):

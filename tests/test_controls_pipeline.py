@@ -159,12 +159,12 @@ def test_belgium_controls_by_the_handbook(plane):
 
 
 def test_dxf_round_trip(plane, tmp_path):
-    from geosite.views.dxf import write_dxf
+    from geosite.views.dxf import write_layers_dxf
 
     dem, fg = plane
     site = _site(dem, storm_inlets=gdf([Point(X + 301, Y + 301)], id=[1]))
     res = measure_controls(site, load_profile("grantsburg"), dem, fg, measure_site(site), step=lambda s: None)
-    path = write_dxf(res.layers, tmp_path / "controls.dxf")
+    path = write_layers_dxf(res.layers, tmp_path / "controls.dxf", scale_ft=100.0)
     from geosite.views.dxf import ANNO_LAYERS, cad_layer
 
     back = pyogrio.read_dataframe(path)

@@ -24,7 +24,7 @@ def _run(plane, layer, y):
         {"id": [3]}, geometry=[LineString([(X + 100, Y + y), (X + 500, Y + y)])], crs=dem.crs
     )
     piles = gpd.GeoDataFrame({"id": [1], "days": [45]}, geometry=[PILE], crs=dem.crs)
-    rep, zones, fences = stockpile_setbacks(
+    found = stockpile_setbacks(
         piles,
         {layer: feat},
         dem,
@@ -35,7 +35,7 @@ def _run(plane, layer, y):
         reach_tolerance_ft=5.0,
         hook_ft=0.0,
     )
-    return rep[0], zones, fences
+    return found.piles[0], found.zones, found.fences
 
 
 def test_creek_20ft_below_pile_is_violation(plane):
@@ -105,7 +105,7 @@ def test_no_heights_under_the_pile_leaves_downslope_undecided(hole, expect):
     assert down is expect
     feat = gpd.GeoDataFrame({"id": [3]}, geometry=[creek], crs=dem.crs)
     piles = gpd.GeoDataFrame({"id": [1], "days": [10]}, geometry=[PILE], crs=dem.crs)
-    rep, _zones, _fences = stockpile_setbacks(
+    rep = stockpile_setbacks(
         piles,
         {"streams": feat},
         dem,
@@ -115,7 +115,7 @@ def test_no_heights_under_the_pile_leaves_downslope_undecided(hole, expect):
         tolerance_deg=20.0,
         reach_tolerance_ft=5.0,
         hook_ft=0.0,
-    )
+    ).piles
     assert rep[0]["violation"] is (not hole)
     assert [f["id"] for f in rep[0]["undecided"]] == ([3] if hole else [])
     assert rep[0]["near_upslope"] == []

@@ -19,9 +19,9 @@ def _run(pad, drive_width_ft=None, drive_ft=150.0):
     cols = {"id": [7]} | ({"width_ft": [drive_width_ft]} if drive_width_ft else {})
     drives = gpd.GeoDataFrame(cols, geometry=[line((200, 0), (200, drive_ft))], crs=CRS)
     bmps = gpd.GeoDataFrame({"type": ["tracking_pad"]}, geometry=[pad], crs=CRS) if pad is not None else None
-    ent, pads = tracking_pads(drives, roads, RULE, bmps)
-    (e,) = ent
-    return e, pads
+    found = tracking_pads(drives, roads, RULE, bmps)
+    (e,) = found.entrances
+    return e, found.pads
 
 
 @pytest.mark.parametrize(("pad_ft", "ok"), [(30.0, False), (49.0, False), (50.0, True), (60.0, True)])

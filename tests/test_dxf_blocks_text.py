@@ -1,5 +1,5 @@
 """derived.dxf as a CAD technician gets it: point practices as blocks with attributes that show when
-plotted, basins and traps at their size, labels and contour elevations as text on C-ANNO-* layers.
+plotted, basins and traps at their size, labels and contour elevations as fitted text on C-ANNO-* layers.
 
 Read back with ezdxf (block references, ATTRIBs, TEXT/MTEXT, the blocks' own extents) and rendered
 with ezdxf's drawing add-on (matplotlib backend, on white paper as plotted) to a PNG whose pixels are
@@ -16,7 +16,8 @@ import pytest
 from ezdxf import bbox
 from shapely.geometry import LineString, Point, Polygon
 
-from geosite.views.dxf import ANNO_LAYERS, CAD_LAYERS, CONTOUR_LABEL_IN, POINT_BLOCKS, write_dxf
+from geosite.views.cad_items import POINT_BLOCKS
+from geosite.views.dxf import ANNO_LAYERS, write_layers_dxf
 
 CRS = "EPSG:7593"  # US survey feet
 
@@ -62,37 +63,39 @@ def _ink(img, rc, x, y, r_ft, px_per_ft):
     return int((win.mean(axis=2) < 0.95).sum())
 
 
-def test_point_practices_are_blocks_with_their_attributes(lot7_outputs):
+def _xd(e) -> dict[str, str]:
+    return dict(t.value.split("=", 1) for t in e.get_xdata("GEOSITE"))
+
+
+def test_point_practices_are_blocks_with_their_attributes(lot7_outputs, lot7_result):
     doc = ezdxf.readfile(lot7_outputs / "derived.dxf")
     assert not doc.audit().errors
     msp = doc.modelspace()
     assert not msp.query("POINT")  # nothing left that plots as a dot (or not at all, at $PDMODE 0)
-    gpkg = lot7_outputs / "derived.gpkg"
-    for layer in ("inlet_protection", "sediment_basins", "upslope_entry_points"):
-        frame = gpd.read_file(gpkg, layer=layer)
-        block, tags = POINT_BLOCKS[layer]
-        refs = msp.query(f'INSERT[name=="{block}"]')
-        assert len(refs) == len(frame) > 0, layer
-        assert all(r.dxf.layer == CAD_LAYERS[layer][0] for r in refs)
-        by_xy = {(round(r.dxf.insert.x, 3), round(r.dxf.insert.y, 3)): r for r in refs}
-        for _, row in frame.iterrows():
-            ref = by_xy[(round(row.geometry.x, 3), round(row.geometry.y, 3))]  # at the feature's point
-            attribs = {a.dxf.tag: a.dxf.text for a in ref.attribs}
-            assert set(attribs) == {t.upper() for t in tags}
-            for tag in tags:
-                if tag in frame.columns and isinstance(row[tag], str):
-                    assert attribs[tag.upper()] == row[tag], (layer, tag)
-                elif tag in frame.columns and isinstance(row[tag], float) and not math.isnan(row[tag]):
-                    assert float(attribs[tag.upper()]) == pytest.approx(row[tag], rel=1e-5), (layer, tag)
-    inlets = {
-        a.dxf.text
-        for r in msp.query('INSERT[name=="GS_INLET_PROTECTION"]')
-        for a in r.attribs
-        if a.dxf.tag == "NAME"
+    plan = lot7_result.plan
+    inlets = [c for c in plan.controls if c.practice == "inlet_protection"]
+    refs = msp.query('INSERT[name=="GS_INLET_PROTECTION"]')
+    assert len(refs) == len(inlets) == 2
+    assert all(r.dxf.layer == "C-ESCP-INLT" for r in refs)
+    by_id = {int(_xd(r)["control_id"]): r for r in refs}
+    for c in inlets:  # at the control's point, its number and status in its attributes
+        ref = by_id[c.id]
+        assert (ref.dxf.insert.x, ref.dxf.insert.y) == pytest.approx((c.geometry.x, c.geometry.y))
+        attribs = {a.dxf.tag: a.dxf.text for a in ref.attribs}
+        assert set(attribs) == {t.upper() for t in POINT_BLOCKS["inlet_protection"][1]}
+        assert attribs["ID"] == str(c.id) and attribs["STATUS"] == "proposed"
+    # each named after the storm inlet it stands at (the site's layer)
+    assert {a.dxf.text for r in refs for a in r.attribs if a.dxf.tag == "NAME"} == {
+        "CB-1 (in front of Lot 7)",
+        "CB-2",
     }
-    assert inlets == {"CB-1 (in front of Lot 7)", "CB-2"}
-    (trap,) = msp.query('INSERT[name=="GS_SEDIMENT_BASIN"]')
-    assert {a.dxf.tag: a.dxf.text for a in trap.attribs}["KIND"] == "sediment_trap"
+    entry = gpd.read_file(lot7_outputs / "derived.gpkg", layer="upslope_entry_points")
+    assert len(msp.query('INSERT[name=="GS_UPSLOPE_ENTRY"]')) == len(entry) > 0
+    (trap,) = [c for c in plan.controls if c.practice == "sediment_trap"]
+    (foot,) = msp.query('LWPOLYLINE[layer=="C-ESCP-BASN-FOOT"]')  # the trap at its DNR 1063 area
+    assert foot.closed and _xd(foot)["type"] == "sediment_trap"
+    assert _xd(foot)["drainage_acres"] == f"{trap.get('drainage_acres'):.2f}"
+    assert _xd(foot)["area_sqft"] == f"{trap.get('area_sqft'):.0f}"
     # the symbols are lines and circles, drawn on layer 0 so they take the inserting layer's colour
     for block, _ in POINT_BLOCKS.values():
         kinds = {e.dxftype() for e in doc.blocks.get(block)}
@@ -131,33 +134,34 @@ def test_blocks_plot_where_the_practices_are(lot7_outputs, tmp_path):
     assert all(_ink(blank, rc, r.dxf.insert.x, r.dxf.insert.y, abs(r.dxf.xscale), px) == 0 for r in refs)
 
 
-def test_contour_elevations_and_labels_are_text(lot7_outputs):
+def _centre(t):
+    """The centre of a fitted TEXT's capitals (between its two points, half a capital up)."""
+    a, b, h = t.dxf.insert, t.dxf.align_point, t.dxf.height
+    ang = math.atan2(b.y - a.y, b.x - a.x)
+    return Point((a.x + b.x) / 2 - 0.375 * h * math.sin(ang), (a.y + b.y) / 2 + 0.375 * h * math.cos(ang))
+
+
+def test_contour_elevations_and_labels_are_text(lot7_outputs, lot7_result):
     doc = ezdxf.readfile(lot7_outputs / "derived.dxf")
     msp = doc.modelspace()
     contours = gpd.read_file(lot7_outputs / "derived.gpkg", layer="contours")
     index = contours[contours["index"].astype(bool)]
-    first_ft = CONTOUR_LABEL_IN["first"] * 100.0  # the default 1 in = 100 ft
-    labelled = {
-        f"{e:g}"
-        for e, g in zip(index["elevation_ft"], index.geometry, strict=True)
-        if max(p.length for p in g.geoms) >= first_ft
-    }
     texts = msp.query('TEXT[layer=="C-ANNO-TOPO"]')
-    assert labelled and {t.dxf.text for t in texts} == labelled  # Lot 7: 925 and 950
-    for t in texts:  # each on its contour
-        at = Point(t.dxf.align_point.x, t.dxf.align_point.y)
+    assert {t.dxf.text for t in texts} == {"925", "950"}  # Lot 7's index contours
+    for t in texts:  # each on its contour, 6.5 pt high at 1 in = 100 ft (the sheet's size)
         line = index[index["elevation_ft"] == float(t.dxf.text)].geometry.union_all()
-        assert line.distance(at) < 1e-6
-        assert t.dxf.height == pytest.approx(7.0)  # 0.07 in at 1 in = 100 ft
+        assert line.distance(_centre(t)) < 0.5
+        assert t.dxf.height == pytest.approx(0.718 * 6.5 / 72 * 100.0, rel=1e-6)
     assert {"C-ANNO-TOPO", "C-ANNO-ESCP", "C-ANNO-IDEN"} <= {layer.dxf.name for layer in doc.layers}
-    escp = [
-        t.dxf.text if t.dxftype() == "TEXT" else t.text for t in msp.query('TEXT MTEXT[layer=="C-ANNO-ESCP"]')
-    ]
-    assert escp.count("INLET PROTECTION") == 2 and "STONE TRACKING PAD 50 FT" in escp
-    assert any(s.startswith("SEDIMENT TRAP") for s in escp)
+    named = {}  # each control's label by its number: its tag, as the construction sheet placed it
+    for t in msp.query('TEXT[layer=="C-ANNO-ESCP"]'):
+        for key in _xd(t)["names"].split(","):
+            named.setdefault(key, []).append(t.dxf.text)
+    inlets = [c for c in lot7_result.plan.controls if c.practice == "inlet_protection"]
+    assert len(inlets) == 2 and all(any(f"C{c.id}" in s for s in named[f"control:{c.id}"]) for c in inlets)
     names = {t.dxf.text for t in msp.query('TEXT[layer=="C-ANNO-IDEN"]')}
     assert {
-        "Birch Street",
+        "Birch Street (24 ft wide)",
         "Little Wood Creek",
         "CB-2",
         "Lindquist residence (house + attached garage)",
@@ -174,7 +178,9 @@ def _basins(tmp_path, **cols):
     site = gpd.GeoDataFrame(
         {"id": [1]}, geometry=[Polygon([(900, 900), (1500, 900), (1500, 1100), (900, 1100)])], crs=CRS
     )
-    path = write_dxf({"site_boundary": site, "sediment_basins": frame}, tmp_path / "b.dxf")
+    path = write_layers_dxf(
+        {"site_boundary": site, "sediment_basins": frame}, tmp_path / "b.dxf", scale_ft=100.0
+    )
     doc = ezdxf.readfile(path)
     refs = sorted(doc.modelspace().query("INSERT"), key=lambda r: r.dxf.insert.x)
     return doc, refs
@@ -204,14 +210,14 @@ def test_basins_drawn_at_their_footprint(tmp_path):
         for a in np.linspace(0, 6, 12)
     ]
     assert min(on_ring) > 0
-    labels = [t.text for t in doc.modelspace().query('MTEXT[layer=="C-ANNO-ESCP"]')]
-    assert labels[0].split("\\P") == ["SEDIMENT TRAP", "1,257 SQ FT FOOTPRINT", "1.50 AC DRAIN HERE"]
+    first = [t.dxf.text for t in doc.modelspace().query("TEXT") if _xd(t)["names"] == "sediment_basins:0"]
+    assert first == ["SEDIMENT TRAP", "1,257 SQ FT FOOTPRINT", "1.50 AC DRAIN HERE"]
 
 
 def test_a_polygon_basin_is_its_outline_and_its_block(tmp_path):
     poly = Polygon([(0, 0), (50, 0), (50, 30), (0, 30)])
     frame = gpd.GeoDataFrame({"kind": ["sediment_basin"]}, geometry=[poly], crs=CRS)
-    doc = ezdxf.readfile(write_dxf({"sediment_basins": frame}, tmp_path / "p.dxf"))
+    doc = ezdxf.readfile(write_layers_dxf({"sediment_basins": frame}, tmp_path / "p.dxf", scale_ft=100.0))
     msp = doc.modelspace()
     (outline,) = msp.query("LWPOLYLINE")
     assert outline.closed and len(outline) == 4
@@ -223,9 +229,9 @@ def test_a_polygon_basin_is_its_outline_and_its_block(tmp_path):
 def test_long_index_contour_labelled_every_five_inches(tmp_path):
     line = LineString([(0, 0), (1200, 0)])  # 12 in at 1 in = 100 ft: labels at 2.5, 7.5 in
     frame = gpd.GeoDataFrame({"elevation_ft": [950.0], "index": [True]}, geometry=[line], crs=CRS)
-    doc = ezdxf.readfile(write_dxf({"contours": frame}, tmp_path / "c.dxf"))
-    at = sorted(t.dxf.align_point.x for t in doc.modelspace().query('TEXT[layer=="C-ANNO-TOPO"]'))
+    doc = ezdxf.readfile(write_layers_dxf({"contours": frame}, tmp_path / "c.dxf", scale_ft=100.0))
+    at = sorted(_centre(t).x for t in doc.modelspace().query('TEXT[layer=="C-ANNO-TOPO"]'))
     assert at == pytest.approx([250.0, 750.0])
-    doc = ezdxf.readfile(write_dxf({"contours": frame}, tmp_path / "c50.dxf", scale_ft=50.0))
-    at = sorted(t.dxf.align_point.x for t in doc.modelspace().query('TEXT[layer=="C-ANNO-TOPO"]'))
+    doc = ezdxf.readfile(write_layers_dxf({"contours": frame}, tmp_path / "c50.dxf", scale_ft=50.0))
+    at = sorted(_centre(t).x for t in doc.modelspace().query('TEXT[layer=="C-ANNO-TOPO"]'))
     assert at == pytest.approx([125.0, 375.0, 625.0, 875.0, 1125.0])  # every 250 ft at 1 in = 50 ft

@@ -246,8 +246,8 @@ def test_fence_coverage_of_a_closed_depression_ring_by_the_same_ring(tmp_path):
     fences = gpd.GeoDataFrame(
         {"id": [1], "type": ["silt_fence"]}, geometry=[LineString(rotated[::-1])], crs=crs
     )
-    cov, gaps = fence_coverage(need, fences, tolerance_ft=10.0, reach_ft=50.0)
-    assert cov["gap_length_ft"] == pytest.approx(0.0) and len(gaps) == 0
+    got = fence_coverage(need, fences, tolerance_ft=10.0, reach_ft=50.0)
+    assert got.summary["gap_length_ft"] == pytest.approx(0.0) and len(got.gaps) == 0
 
 
 # ------------------------------------------------------------------------------------- one per-feature engine

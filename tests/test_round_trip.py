@@ -409,12 +409,19 @@ def assert_traps_on_the_site(result, plan: Path) -> None:
             assert t.surface_sqft == pytest.approx(float(per_acre) * t.drainage_acres, abs=0.005 * per_acre)
 
 
+def assert_quantities_declared_and_consistent(checked) -> None:
+    """The plan declares its quantities ([[estimate]]) and its own check finds the layers agree (issue 34)."""
+    judged = [f for f in checked.findings if f.rule == "declared_quantities"]
+    assert [f.status for f in judged] == ["pass"], [f.message for f in judged]
+
+
 @pytest.mark.parametrize("sample", SAMPLES, ids=[p.name for p in SAMPLES])
 def test_sample_site_plan_passes_its_own_check(sample: Path, tmp_path: Path) -> None:
     result, checked = run_plan(sample, tmp_path / "out")
     assert not checked.failed, failing(checked)
     assert checked.verdict != "fail"
     assert_traps_on_the_site(result, tmp_path / "out" / "plan")
+    assert_quantities_declared_and_consistent(checked)
 
 
 @pytest.mark.parametrize("name", sorted(BUILT))
@@ -426,6 +433,7 @@ def test_built_site_plan_passes_its_own_check(name: str, tmp_path: Path) -> None
     assert bmps["install"].notna().all() and bmps["remove"].notna().all()
     assert set(bmps["type"]) >= {"silt_fence"}
     assert_traps_on_the_site(result, tmp_path / "out" / "plan")
+    assert_quantities_declared_and_consistent(checked)
     if name == "big_site_basins":
         assert result.report["disturbed"]["max_at_one_time_acres"] >= 10.0
         assert set(bmps["type"]) & {"sediment_basin", "sediment_trap"}

@@ -75,12 +75,16 @@ def mutate(data: bytes, rng: random.Random, url: str) -> bytes:
 def originals(tmp_path_factory) -> dict[str, bytes]:
     """The four valid files: the sample's GeoPackage and GeoTIFF, its roads as GeoJSON, its utilities as
     DXF."""
-    from geosite.views.dxf import write_dxf
+    from geosite.views.dxf import write_layers_dxf
 
     tmp = tmp_path_factory.mktemp("originals")
     roads = gpd.read_file(SAMPLE / "layers.gpkg", layer="roads")
     roads.to_file(tmp / "roads.geojson", driver="GeoJSON")
-    write_dxf({"utilities": gpd.read_file(SAMPLE / "layers.gpkg", layer="utilities")}, tmp / "utilities.dxf")
+    write_layers_dxf(
+        {"utilities": gpd.read_file(SAMPLE / "layers.gpkg", layer="utilities")},
+        tmp / "utilities.dxf",
+        scale_ft=100.0,
+    )
     return {
         "layers.gpkg": (SAMPLE / "layers.gpkg").read_bytes(),
         "dem.tif": (SAMPLE / "dem.tif").read_bytes(),

@@ -23,8 +23,7 @@ def run(*args):
 
 
 def complete(out) -> bool:
-    ok, _ = output.geosite_wrote(out)
-    return ok and (out / "report.json").is_file()
+    return output.geosite_wrote(out).value is True and (out / "report.json").is_file()
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +52,7 @@ def test_overwrite_replaces_only_what_geosite_wrote(site, tmp_path, command):
     assert res.exit_code == 2 and "my notes.txt" in res.output
     (ours / "my notes.txt").unlink()
     assert run(command, site, "--out", ours, "--overwrite", *extra).exit_code in (0, 1)
-    assert output.geosite_wrote(ours)[0]
+    assert output.geosite_wrote(ours).value is True
 
 
 def test_batch_never_replaces_an_unrelated_folder_without_overwrite(site, tmp_path):
@@ -71,7 +70,7 @@ def test_batch_never_replaces_an_unrelated_folder_without_overwrite(site, tmp_pa
     assert (out / site.name / "keep.txt").read_text() == "mine"
     row = process_site(site, out, BatchOptions(overwrite=True))
     assert row["status"] == "ok" and not (out / site.name / "keep.txt").exists()
-    assert output.geosite_wrote(out / site.name)[0]
+    assert output.geosite_wrote(out / site.name).value is True
     # geosite's own folder is replaced when its inputs change, without --overwrite
     (site / "site.toml").write_text((site / "site.toml").read_text() + "\n# changed\n")
     row = process_site(site, out)
@@ -218,3 +217,21 @@ def test_batch_cli_timeout_option(site, tmp_path):
     assert res.exit_code == 2 and "--timeout" in res.output
     res = run("batch", site, "--out", tmp_path / "o", "--check", "--allow-outside-paths")
     assert res.exit_code == 2 and "allow-outside-paths" in res.output
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027, 0o077])
+def test_an_output_folder_gets_the_users_umask(tmp_path, mask):
+    """Issue 33 item 7: mkdtemp makes the owner's-only folder a run writes in; the finished output has
+    the mode the user's umask gives any folder (0o755 under 022, so a colleague on a shared drive can open
+    it), and its files and sub-folders likewise."""
+    old = os.umask(mask)
+    try:
+        with output.atomic_dir(tmp_path / "out") as tmp:
+            (tmp / "plan").mkdir()
+            (tmp / "plan" / "a.txt").write_text("a", encoding="utf-8")
+        assert output.current_umask() == mask
+    finally:
+        os.umask(old)
+    assert (tmp_path / "out").stat().st_mode & 0o777 == 0o777 & ~mask
+    assert (tmp_path / "out" / "plan").stat().st_mode & 0o777 == 0o777 & ~mask
+    assert (tmp_path / "out" / "plan" / "a.txt").stat().st_mode & 0o777 == 0o666 & ~mask

@@ -29,7 +29,7 @@ def per_acre() -> float:
 
 
 def outlets(*rows):
-    """Outlets (x, y, acres, kind) as disturbed_outlets returns them."""
+    """Outlets (x, y, acres, kind) as disturbed_outlets returns their points."""
     return gpd.GeoDataFrame(
         {
             "outlet": list(range(1, len(rows) + 1)),
@@ -185,7 +185,7 @@ def test_check_reads_a_submitted_trap_as_a_point_or_as_its_footprint(per_acre):
     site = box(x0 + 40, y1 - 260, x0 + 260, y1 - 40)
     dist = gpd.GeoDataFrame(geometry=[box(x0 + 50, y1 - 250, x0 + 250, y1 - 50)], crs=dem.crs)
     g = GRANTSBURG  # the outlets as Grantsburg's profile finds them (DNR 1063/1064's acreages)
-    outs, cells = disturbed_outlets(
+    found = disturbed_outlets(
         dist,
         dem,
         flow_grid(dem),
@@ -193,6 +193,7 @@ def test_check_reads_a_submitted_trap_as_a_point_or_as_its_footprint(per_acre):
         basin_max_acres=float(g.control("sediment_basin_max_drainage_acres")),
         merge_ft=float(g.control("basin_outlet_merge_ft")),
     )
+    outs = found.points
     assert len(outs) == 1
     traps = place_traps(
         outs,
@@ -213,7 +214,9 @@ def test_check_reads_a_submitted_trap_as_a_point_or_as_its_footprint(per_acre):
         geometry=[t.geometry, outs.geometry.iloc[0]],
         crs=dem.crs,
     )
-    (s,) = submitted_at_outlets(submitted, outs, cells, dem, flow_grid(dem), disturbed=dist, search_ft=10.0)
+    (s,) = submitted_at_outlets(
+        submitted, outs, found.exit_cells, dem, flow_grid(dem), disturbed=dist, search_ft=10.0
+    )
     assert s["served_by"] == [1, 2]
     from geosite.practices.sediment_basin import suits
 

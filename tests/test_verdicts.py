@@ -347,7 +347,7 @@ def test_basin_kind_at_the_handbook_limits():
     }
     # the drainage's class: the practice each needs is the sediment-basin practice's (a trap, a basin,
     # and beyond one basin's drainage a named stand-in)
-    assert [basin_kind(a, **limits)[0] for a in (4.99, 5.0, 100.0, 100.01)] == [
+    assert [basin_kind(a, **limits).kind for a in (4.99, 5.0, 100.0, 100.01)] == [
         "trap",
         "basin",
         "basin",
@@ -598,7 +598,7 @@ def test_a_coarse_dem_does_not_make_a_road_above_a_pile_downslope():
         {"id": [1]}, geometry=[line((700, -774), (950, -774))], crs=CRS
     )  # 26 ft above the pile
     piles = gpd.GeoDataFrame({"id": [1], "days": [10]}, geometry=[pile], crs=CRS)
-    (rep,), _z, _f = stockpile_setbacks(
+    (rep,) = stockpile_setbacks(
         piles,
         {"roads": road},
         dem,
@@ -608,7 +608,7 @@ def test_a_coarse_dem_does_not_make_a_road_above_a_pile_downslope():
         tolerance_deg=20.0,
         reach_tolerance_ft=5.0,
         hook_ft=0.0,
-    )
+    ).piles
     assert rep["min_setback_ft"] is None and not rep["violation"]
     assert (
         rep["features"][0]["distance_ft"] == pytest.approx(26.0) and rep["features"][0]["downslope"] is False

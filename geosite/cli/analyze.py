@@ -67,6 +67,13 @@ _OPTIONS = options(
         help="Let site.toml name files outside SITE_DIR (your own folder only; "
         "`geosite check` never allows it).",
     ),
+    click.option(
+        "--prices",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Unit-price file (CSV: item, unit, price, source, date) for the estimate of the plan's "
+        "quantities; default: the village's published prices, if its profile has them, else none.",
+    ),
     limit_option,
 )
 
@@ -89,6 +96,7 @@ def analyze(
     sheet: str,
     scale_ft: float | None,
     allow_outside: bool,
+    prices: Path | None,
     limit: tuple[str, ...],
 ) -> None:
     """Analyze SITE_DIR: areas, slopes, drainage and the ordinance's findings, each with its section."""
@@ -99,11 +107,10 @@ def analyze(
     quiet = state(ctx).quiet
     steps = state(ctx).steps()
     out = out or Path("geosite-out") / site_dir.resolve().name
-    inputs = [site_dir] + ([dem] if dem else [])
+    inputs = [site_dir] + ([dem] if dem else []) + ([prices] if prices else [])
     out = output_folder(out, inputs, overwrite)
     limits = limits_from(limit)
-    if not no_maps:
-        _check_map_options(scale_ft, sheet)
+    price_table = _before_work(scale_ft, sheet, no_maps=no_maps, prices=prices, limits=limits)
     from geosite.maps.worker import map_worker
 
     # the sheets are drawn in a worker process started now: it loads matplotlib while the site is measured
@@ -123,7 +130,7 @@ def analyze(
             from geosite.maps.sheets import check_sheet_count
 
             check_sheet_count(site, scale_ft, sheet)
-        result = run_analysis(site, step=steps)
+        result = run_analysis(site, step=steps, prices=price_table)
         steps("writing outputs" + ("" if no_maps else " and plan maps"))
         files = write_outputs(
             result,
@@ -136,6 +143,37 @@ def analyze(
         )
     if not quiet:
         _print_summary(site.name, result.report, files)
+
+
+def _before_work(
+    scale_ft: float | None, sheet: str, *, no_maps: bool, prices: Path | None, limits: Any
+) -> Any:
+    """The options refused before any work: the map scale and sheet (with maps), the unit-price file
+    (read and validated: its :class:`geosite.plan.PriceTable`, None when not given).
+
+    Parameters
+    ----------
+    scale_ft : float or None
+        The map scale, feet per inch.
+    sheet : str
+        The sheet size.
+    no_maps : bool
+        Whether the maps are skipped.
+    prices : Path or None
+        The unit-price file.
+    limits : Limits
+        Its size limits.
+
+    Returns
+    -------
+    PriceTable or None
+        The prices.
+    """
+    from geosite.plan import read_prices
+
+    if not no_maps:
+        _check_map_options(scale_ft, sheet)
+    return read_prices(prices, limits) if prices is not None else None
 
 
 def _check_map_options(scale_ft: float | None, sheet: str) -> None:

@@ -56,6 +56,13 @@ _OPTIONS = options(
         "(without it, invalid polygons are bad input: exit 2).",
     ),
     click.option("--no-html", is_flag=True, help="Skip report.html."),
+    click.option(
+        "--prices",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Unit-price file (CSV: item, unit, price, source, date) for the estimate of the submitted "
+        "quantities (the surety's basis); default: the village's published prices, if any.",
+    ),
     limit_option,
 )
 
@@ -75,6 +82,7 @@ def check(
     overwrite: bool,
     make_valid: bool,
     no_html: bool,
+    prices: Path | None,
     limit: tuple[str, ...],
 ) -> None:
     """Check SUBMISSION_DIR (a site folder with a [declared] table) against its chapter, section by section.
@@ -86,14 +94,16 @@ def check(
     report.html. Exit code: 0 nothing fails (verdict pass, inspector_decision or incomplete), 1 some
     findings fail, 2 bad input.
     """
+    from geosite.plan import read_prices
     from geosite.review import write_check_outputs
     from geosite.review.sandbox import check_submission_sandboxed
 
     quiet = state(ctx).quiet
     steps = state(ctx).steps()
     out = out or Path("geosite-out") / f"{submission_dir.resolve().name}-check"
-    inputs = [submission_dir] + ([dem] if dem else [])
+    inputs = [submission_dir] + ([dem] if dem else []) + ([prices] if prices else [])
     out = output_folder(out, inputs, overwrite)
+    price_table = read_prices(prices, limits_from(limit)) if prices is not None else None  # the inspector's
     with steps:
         result = check_submission_sandboxed(
             submission_dir,
@@ -105,6 +115,7 @@ def check(
             step=steps,
             limits=limits_from(limit),
         )
+        result.prices = price_table  # priced here, outside the sandbox: the prices are the inspector's
         steps("writing outputs")
         files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
     if not quiet:

@@ -17,8 +17,15 @@ Each function takes GeoDataFrames plus a :class:`~geosite.grid.Dem` / :class:`~g
 and is usable alone.
 """
 
-from geosite.controls.basins import OutletService, basin_kind, disturbed_outlets, submitted_at_outlets
-from geosite.controls.diversion import SheetflowNeed, diversions
+from geosite.controls.basins import (
+    DrainageClass,
+    Outlets,
+    OutletService,
+    basin_kind,
+    disturbed_outlets,
+    submitted_at_outlets,
+)
+from geosite.controls.diversion import Diversions, SheetflowNeed, diversions
 from geosite.controls.fences import (
     UNCLASSIFIED,
     RowRules,
@@ -39,6 +46,7 @@ from geosite.controls.setbacks import (
     FeatureNear,
     NearestFeature,
     PileReport,
+    StockpileSetbacks,
     flow_path_distance,
     is_downslope,
     number_at,
@@ -47,13 +55,14 @@ from geosite.controls.setbacks import (
 )
 from geosite.controls.submitted import (
     Coverage,
+    FenceCoverage,
     SiteFlow,
     bmps_of,
     fence_coverage,
     protected,
     slope_length_excess,
 )
-from geosite.controls.tracking import Entrance, PadRule, pad_extent, tracking_pads
+from geosite.controls.tracking import Entrance, PadExtent, PadRule, TrackingPads, pad_extent, tracking_pads
 from geosite.controls.trap_sites import TrapGround, no_room_text, place_traps
 
 __all__ = [
@@ -61,15 +70,22 @@ __all__ = [
     "FEATURE_LAYERS",
     "UNCLASSIFIED",
     "Coverage",
+    "Diversions",
+    "DrainageClass",
     "Entrance",
     "FeatureNear",
+    "FenceCoverage",
     "NearestFeature",
     "OutletService",
+    "Outlets",
+    "PadExtent",
     "PadRule",
     "PileReport",
     "RowRules",
     "SheetflowNeed",
     "SiteFlow",
+    "StockpileSetbacks",
+    "TrackingPads",
     "TrapGround",
     "basin_kind",
     "bmps_of",

@@ -27,6 +27,7 @@ up to
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
 import numpy as np
@@ -65,6 +66,42 @@ class OutletService(TypedDict):
     suitable_by: list[Any]
     #: submitted id -> share of the outlet's drainage flowing through it (when basins were submitted)
     captured: NotRequired[dict[Any, float]]
+
+
+@dataclass(frozen=True)
+class DrainageClass:
+    """The kind of sediment control a drainage needs (:func:`basin_kind`), and the standard's limit.
+
+    Attributes
+    ----------
+    kind : str
+        One of :data:`DRAINAGE_CLASSES`: ``trap`` (under DNR 1063's limit), ``basin`` (up to DNR 1064's) or
+        ``beyond`` (more than one basin may drain).
+    limit : str
+        The standard's limit in words (its acres), for the report.
+    """
+
+    kind: str
+    limit: str
+
+
+@dataclass(frozen=True, eq=False)
+class Outlets:
+    """The outlets of a disturbed area (:func:`disturbed_outlets`): where its runoff leaves it.
+
+    Attributes
+    ----------
+    points : geopandas.GeoDataFrame
+        One Point per outlet (the disturbed area's CRS) with ``outlet`` (1..), ``drainage_sqft``,
+        ``drainage_acres``, ``disturbed_sqft``, ``disturbed_acres`` (the disturbed part of it),
+        ``concentrated``, ``kind``, ``limit`` and ``exit_cell_count``, largest drainage first.
+    exit_cells : list of numpy.ndarray
+        Per outlet, in the same order: the flat indices on the DEM grid of its exit cells and of their
+        first ``merge_ft`` downhill (what :func:`submitted_at_outlets` reads).
+    """
+
+    points: gpd.GeoDataFrame
+    exit_cells: list[np.ndarray]
 
 
 class _Exits(NamedTuple):
@@ -108,7 +145,7 @@ def _in_dem_crs(disturbed: Any, dem: Dem) -> tuple[Any, Any]:
     return grid.to_crs(disturbed, dem.crs).geometry.union_all(), disturbed.crs
 
 
-def basin_kind(acres: float, *, trap_max_acres: float, basin_max_acres: float) -> tuple[str, str]:
+def basin_kind(acres: float, *, trap_max_acres: float, basin_max_acres: float) -> DrainageClass:
     """The kind of sediment control a drainage of ``acres`` needs, and the standard's limit in words.
 
     Parameters
@@ -124,18 +161,18 @@ def basin_kind(acres: float, *, trap_max_acres: float, basin_max_acres: float) -
 
     Returns
     -------
-    tuple of (str, str)
+    DrainageClass
         The drainage's class (:data:`DRAINAGE_CLASSES`): ``trap`` (under DNR 1063's limit), ``basin`` (up to
         DNR 1064's) or ``beyond`` (more than one basin may drain), and the limit in words.
     """
     if acres < trap_max_acres:
-        return "trap", f"DNR 1063: a sediment trap for drainage under {trap_max_acres:g} acres"
+        return DrainageClass("trap", f"DNR 1063: a sediment trap for drainage under {trap_max_acres:g} acres")
     if acres <= basin_max_acres:
-        return (
+        return DrainageClass(
             "basin",
             f"DNR 1064: a sediment basin for drainage of {trap_max_acres:g} to {basin_max_acres:g} acres",
         )
-    return (
+    return DrainageClass(
         "beyond",
         f"drainage over {basin_max_acres:g} acres: more than one sediment basin (DNR 1064)",
     )
@@ -151,7 +188,7 @@ def disturbed_outlets(
     channel_threshold_sqft: float | None = None,
     merge_ft: float,
     concentrated_only: bool = False,
-) -> tuple[gpd.GeoDataFrame, list[np.ndarray]]:
+) -> Outlets:
     """The outlets of the disturbed area (see the module notes).
 
     Parameters
@@ -180,13 +217,12 @@ def disturbed_outlets(
 
     Returns
     -------
-    outlets : geopandas.GeoDataFrame
-        One Point per outlet (input CRS) with ``outlet`` (1..), ``drainage_sqft``, ``drainage_acres``,
-        ``disturbed_sqft``, ``disturbed_acres`` (the disturbed part of it), ``concentrated``, ``kind``,
-        ``limit`` and ``exit_cell_count``, largest drainage first.
-    exit_cells : list of numpy.ndarray
-        The flat indices of each outlet's exit cells (and of their first ``merge_ft`` downhill) on the DEM
-        grid.
+    Outlets
+        ``points``: one Point per outlet (input CRS) with ``outlet`` (1..), ``drainage_sqft``,
+        ``drainage_acres``, ``disturbed_sqft``, ``disturbed_acres`` (the disturbed part of it),
+        ``concentrated``, ``kind``, ``limit`` and ``exit_cell_count``, largest drainage first;
+        ``exit_cells``: the flat indices of each outlet's exit cells (and of their first ``merge_ft``
+        downhill) on the DEM grid.
     """
     import geopandas as gpd
 
@@ -194,12 +230,12 @@ def disturbed_outlets(
     inside, exits, sink = _exits(geom, dem, fg)
     cols = _outlet_columns()
     if not exits.any() or (concentrated_only and not channel_threshold_sqft):
-        return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
+        return Outlets(gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), [])
     dirs = fg.directions
     chan = fg.channel_cells(channel_threshold_sqft) if channel_threshold_sqft else np.zeros(dirs.shape, bool)
     cells_of = _exit_groups(exits & chan if concentrated_only else exits, inside)
     if not cells_of:
-        return gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), []
+        return Outlets(gpd.GeoDataFrame(cols, geometry=[], crs=out_crs), [])
     steps = max(int(np.ceil(merge_ft / min(dem.cell_x_ft, dem.cell_y_ft))), 1)
     free = (~inside & ~chan).reshape(-1)  # paths meet overland, outside the disturbed area, before a channel
     groups, paths = _merge_by_paths(cells_of, dirs, free, steps)
@@ -226,7 +262,7 @@ def disturbed_outlets(
     out, exit_cells = _outlet_frame(
         rows, dem, cols, trap_max_acres=trap_max_acres, basin_max_acres=basin_max_acres
     )
-    return grid.to_crs(out, out_crs), exit_cells
+    return Outlets(grid.to_crs(out, out_crs), exit_cells)
 
 
 def _exit_groups(outlet_cells: np.ndarray, inside: np.ndarray) -> dict[int, np.ndarray]:
@@ -262,7 +298,7 @@ def _outlet_frame(
     pts, exit_cells = [], []
     for i, (drain, dist_sqft, conc, at, count, reach) in enumerate(rows, 1):
         acres = drain / SQFT_PER_ACRE
-        kind, limit = basin_kind(acres, trap_max_acres=trap_max_acres, basin_max_acres=basin_max_acres)
+        drainage = basin_kind(acres, trap_max_acres=trap_max_acres, basin_max_acres=basin_max_acres)
         r, c = divmod(at, dirs_cols)
         x, y = grid.centres(dem, np.array([r]), np.array([c]))
         pts.append(Point(float(x[0]), float(y[0])))
@@ -273,8 +309,8 @@ def _outlet_frame(
             ("disturbed_sqft", dist_sqft),
             ("disturbed_acres", dist_sqft / SQFT_PER_ACRE),
             ("concentrated", conc),
-            ("kind", kind),
-            ("limit", limit),
+            ("kind", drainage.kind),
+            ("limit", drainage.limit),
             ("exit_cell_count", count),
         ):
             cols[key].append(val)
@@ -371,9 +407,9 @@ def submitted_at_outlets(
     basins : geopandas.GeoDataFrame
         The submitted basins and traps: polygons or points with ``id``, any projected CRS.
     outlets : geopandas.GeoDataFrame
-        The outlets, as :func:`disturbed_outlets` returns them.
+        The outlets: :func:`disturbed_outlets`' ``points`` (or some of its rows).
     exit_cells : list of numpy.ndarray
-        Their cells, as :func:`disturbed_outlets` returns them.
+        Their cells: :func:`disturbed_outlets`' ``exit_cells`` (the same rows).
     dem : Dem
         The DEM (elevations in ft).
     fg : FlowGrid

@@ -5,6 +5,7 @@ receiving more than ``area_sqft`` of sheetflow at a velocity not below ``velocit
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
@@ -34,6 +35,23 @@ class SheetflowNeed(TypedDict):
     method: str
 
 
+@dataclass(frozen=True, eq=False)
+class Diversions:
+    """The diversions B(6)(a) asks for (:func:`diversions`): which polygons need one, and the lines.
+
+    Attributes
+    ----------
+    needs : list of SheetflowNeed
+        Per disturbed polygon: ``id``, ``sheetflow_area_sqft`` (sq ft), ``velocity_fps`` (ft/s), ``required``
+        and ``method``.
+    lines : geopandas.GeoDataFrame
+        The proposed diversion lines (the polygons' CRS) with ``polygon_id`` and ``length_ft``.
+    """
+
+    needs: list[SheetflowNeed]
+    lines: gpd.GeoDataFrame
+
+
 def diversions(
     polygons: gpd.GeoDataFrame,
     dem: Dem,
@@ -47,7 +65,7 @@ def diversions(
     offset_ft: float,
     tolerance_deg: float,
     min_run_ft: float,
-) -> tuple[list[SheetflowNeed], gpd.GeoDataFrame]:
+) -> Diversions:
     """Proposed diversions above disturbed polygons receiving sheetflow (B(6)(a)).
 
     Parameters
@@ -87,10 +105,9 @@ def diversions(
 
     Returns
     -------
-    polygons : list of SheetflowNeed
-        Per polygon: ``id``, ``sheetflow_area_sqft``, ``velocity_fps``, ``required`` and ``method``.
-    lines : geopandas.GeoDataFrame
-        The diversion lines in the input CRS, with ``polygon_id`` and ``length_ft``.
+    Diversions
+        ``needs``: per polygon, ``id``, ``sheetflow_area_sqft``, ``velocity_fps``, ``required`` and
+        ``method``; ``lines``: the diversion lines in the input CRS, with ``polygon_id`` and ``length_ft``.
     """
     import geopandas as gpd
 
@@ -130,7 +147,7 @@ def diversions(
                 gids.append(pid)
     lines = grid.to_crs(gpd.GeoDataFrame({"polygon_id": gids}, geometry=geoms, crs=dem.crs), crs)
     lines["length_ft"] = lines.geometry.length * fpu
-    return out, lines
+    return Diversions(out, lines)
 
 
 def _sheetflow(

@@ -24,6 +24,7 @@ a violation. Distances are planar, between the pile's outline and the feature, i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import numpy as np
@@ -93,6 +94,29 @@ class PileReport(TypedDict):
     volume_cy: NotRequired[float | None]
     downslope_distance_ft: NotRequired[float | None]
     stabilization_required: NotRequired[bool | None]
+
+
+@dataclass(frozen=True, eq=False)
+class StockpileSetbacks:
+    """The piles against their setback (:func:`stockpile_setbacks`): each pile's report, its setback zone
+    and its fence.
+
+    Attributes
+    ----------
+    piles : list of PileReport
+        Per pile: ``id``, ``min_setback_ft``, ``nearest_feature``, ``downslope``, ``violation``, ``days``,
+        ``stabilization``, ``near_upslope``, ``undecided``, ``setback_reason`` and ``extra_bmps``,
+        ``features`` (distances in ft).
+    zones : geopandas.GeoDataFrame
+        Setback zone polygons (each pile buffered by the setback), in the piles' CRS, with ``pile_id`` and
+        ``setback_ft``.
+    fences : geopandas.GeoDataFrame
+        The piles' fence lines with ``pile_id`` and ``length_ft``, in the piles' CRS.
+    """
+
+    piles: list[PileReport]
+    zones: gpd.GeoDataFrame
+    fences: gpd.GeoDataFrame
 
 
 def is_downslope(
@@ -279,7 +303,7 @@ def stockpile_setbacks(
     hook_ft: float,
     downslope_only: bool = True,
     fence_side: str = "downslope",
-) -> tuple[list[PileReport], gpd.GeoDataFrame, gpd.GeoDataFrame]:
+) -> StockpileSetbacks:
     """Setbacks of soil stockpiles from the downslope features.
 
     Parameters
@@ -314,14 +338,12 @@ def stockpile_setbacks(
 
     Returns
     -------
-    piles_report : list of PileReport
-        Per pile: ``id``, ``min_setback_ft``, ``nearest_feature``, ``downslope``, ``violation``, ``days``,
-        ``stabilization``, ``near_upslope``, ``setback_reason`` and ``extra_bmps`` (the pile's attributes of
-        those names, None when not given), ``features``.
-    zones : geopandas.GeoDataFrame
-        Setback zone polygons (each pile buffered by ``min_setback_ft``), in the piles' CRS.
-    fences : geopandas.GeoDataFrame
-        The downslope fence lines with ``pile_id`` and ``length_ft``, in the piles' CRS.
+    StockpileSetbacks
+        ``piles``: per pile, ``id``, ``min_setback_ft``, ``nearest_feature``, ``downslope``, ``violation``,
+        ``days``, ``stabilization``, ``near_upslope``, ``undecided``, ``setback_reason`` and ``extra_bmps``
+        (the pile's attributes of those names, None when not given), ``features``; ``zones``: setback zone
+        polygons (each pile buffered by ``min_setback_ft``), in the piles' CRS; ``fences``: the downslope
+        fence lines with ``pile_id`` and ``length_ft``, in the piles' CRS.
     """
     import geopandas as gpd
 
@@ -362,7 +384,7 @@ def stockpile_setbacks(
         crs=crs,
     )
     fences = pile_fences(piles, dem, fg, tolerance_deg=tolerance_deg, hook_ft=hook_ft, side=fence_side)
-    return report, zones, fences
+    return StockpileSetbacks(report, zones, fences)
 
 
 def _pile_fence(

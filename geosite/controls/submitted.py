@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 #: the rows that keep it), used by ``check`` here and by the proposal's rows and stand-ins
 __all__ = [
     "Coverage",
+    "FenceCoverage",
     "SiteFlow",
     "bmps_of",
     "cells_polygon",
@@ -110,6 +111,24 @@ class Coverage(TypedDict):
     #: covered by a fence downslope rather than beside
     intercepted_length_ft: float
     submitted_fence_length_ft: float
+
+
+@dataclass(frozen=True, eq=False)
+class FenceCoverage:
+    """The submitted fences along the required ones (:func:`fence_coverage`): how much they cover, and
+    where they do not.
+
+    Attributes
+    ----------
+    summary : Coverage
+        ``required_length_ft``, ``covered_length_ft``, ``gap_length_ft``, ``covered_fraction``,
+        ``intercepted_length_ft`` and ``submitted_fence_length_ft``, all ft but the fraction.
+    gaps : geopandas.GeoDataFrame
+        The gaps as lines (the required lines' CRS) with ``side``, ``polygon_id`` and ``length_ft``.
+    """
+
+    summary: Coverage
+    gaps: gpd.GeoDataFrame
 
 
 class SiteFlow(NamedTuple):
@@ -248,7 +267,7 @@ def fence_coverage(
     min_gap_ft: float = 1.0,
     flow: SiteFlow | tuple[Any, Any, np.ndarray] | None = None,
     reach_ft: float,
-) -> tuple[Coverage, gpd.GeoDataFrame]:
+) -> FenceCoverage:
     """Coverage of the required fence lines by submitted fences.
 
     Parameters
@@ -274,13 +293,11 @@ def fence_coverage(
 
     Returns
     -------
-    summary : Coverage
-        ``required_length_ft``, ``covered_length_ft``, ``gap_length_ft``, ``covered_fraction``,
+    FenceCoverage
+        ``summary``: ``required_length_ft``, ``covered_length_ft``, ``gap_length_ft``, ``covered_fraction``,
         ``intercepted_length_ft`` (covered by a fence downslope rather than beside) and
-        ``submitted_fence_length_ft``, all ft but the fraction.
-    gaps : geopandas.GeoDataFrame
-        The gaps as lines (``required``'s CRS) with ``side``, ``polygon_id`` when present, and
-        ``length_ft``.
+        ``submitted_fence_length_ft``, all ft but the fraction; ``gaps``: the gaps as lines (``required``'s
+        CRS) with ``side``, ``polygon_id`` when present, and ``length_ft``.
     """
     import geopandas as gpd
 
@@ -303,8 +320,9 @@ def fence_coverage(
         for part in gaps_along(g, fence_u, tolerance_ft / fpu):
             pieces = [part]
             if catch is not None and part.length * fpu >= min_gap_ft:
-                pieces, caught = catch.uncaught(part, crs)
-                caught_ft += caught * fpu
+                got = catch.uncaught(part, crs)
+                pieces = got.pieces
+                caught_ft += got.caught_crs_length * fpu
             for piece in pieces:
                 if piece.length * fpu < min_gap_ft:
                     continue
@@ -316,7 +334,25 @@ def fence_coverage(
     gaps = gpd.GeoDataFrame(rows, geometry="geometry", crs=crs)
     gaps["length_ft"] = gaps.geometry.length * fpu
     submitted_ft = float(fences.geometry.length.sum() * fpu) if fences is not None and len(fences) else 0.0
-    return _coverage_summary(req_len, float(gaps["length_ft"].sum()), caught_ft, submitted_ft), gaps
+    return FenceCoverage(
+        _coverage_summary(req_len, float(gaps["length_ft"].sum()), caught_ft, submitted_ft), gaps
+    )
+
+
+@dataclass(frozen=True)
+class _Uncaught:
+    """What of a gap no fence below catches (:meth:`_Catch.uncaught`).
+
+    Attributes
+    ----------
+    pieces : list of shapely.LineString
+        The pieces of the gap whose runoff no fence below catches.
+    caught_crs_length : float
+        The length of the gap caught below, in the gap's CRS units (not ft).
+    """
+
+    pieces: list[Any]
+    caught_crs_length: float
 
 
 @dataclass(frozen=True)
@@ -363,7 +399,7 @@ class _Catch:
         required_dem = grid.geom_to_crs(shapely.union_all(required.geometry.values), crs, dem.crs)
         return cls(flow, fence_mask, required_dem, reach_ft, beside_ft)
 
-    def uncaught(self, part: Any, crs: Any) -> tuple[list[Any], float]:
+    def uncaught(self, part: Any, crs: Any) -> _Uncaught:
         """The pieces of the gap ``part`` (in ``crs``) whose runoff no fence below catches, and the length
         caught (``crs`` units).
         """
@@ -383,7 +419,7 @@ class _Catch:
             if a > pos:
                 pieces.append(substring(part, pos, a))
             pos = max(pos, b)
-        return pieces, sum(b - a for a, b in caught)
+        return _Uncaught(pieces, sum(b - a for a, b in caught))
 
 
 def _coverage_summary(req_len: float, gap_len: float, caught_ft: float, submitted_ft: float) -> Coverage:

@@ -59,9 +59,42 @@ class Entrance(TypedDict):
     submitted_pad: bool
 
 
+@dataclass(frozen=True, eq=False)
+class TrackingPads:
+    """The entrances of a site and the pads they need (:func:`tracking_pads`).
+
+    Attributes
+    ----------
+    entrances : list of Entrance
+        Per entrance (an access drive meets a road): where, the drive's width, the pad it needs and the pad
+        submitted (lengths in ft).
+    pads : geopandas.GeoDataFrame
+        The proposed pads as polygons (the drives' CRS) with ``drive_id``, ``length_ft`` and ``width_ft``.
+    """
+
+    entrances: list[Entrance]
+    pads: gpd.GeoDataFrame
+
+
+@dataclass(frozen=True)
+class PadExtent:
+    """A drawn pad measured as built (:func:`pad_extent`).
+
+    Attributes
+    ----------
+    length_ft : float
+        Its length along the drive from the road, ft.
+    width_ft : float
+        Its narrowest width across the drive, ft (0 for a pad drawn as a line).
+    """
+
+    length_ft: float
+    width_ft: float
+
+
 def tracking_pads(
     drives: gpd.GeoDataFrame, roads: gpd.GeoDataFrame, rule: PadRule, pads: gpd.GeoDataFrame | None = None
-) -> tuple[list[Entrance], gpd.GeoDataFrame]:
+) -> TrackingPads:
     """Entrances (an access drive meets a road) and the tracking pad each needs (B(3), DNR 1057).
 
     Parameters
@@ -77,14 +110,13 @@ def tracking_pads(
 
     Returns
     -------
-    entrances : list of Entrance
-        Per entrance ``drive_id``, ``road_id``, ``road_public`` (None when the road does not say), ``x``,
-        ``y``, ``drive_width_ft``, ``required_length_ft`` (the standard's length, or the drive's own length
-        from the road where it is shorter), ``pad_length_ft`` (declared on the drive),
+    TrackingPads
+        ``entrances``: per entrance ``drive_id``, ``road_id``, ``road_public`` (None when the road does not
+        say), ``x``, ``y``, ``drive_width_ft``, ``required_length_ft`` (the standard's length, or the drive's
+        own length from the road where it is shorter), ``pad_length_ft`` (declared on the drive),
         ``drawn_pad_length_ft`` and ``drawn_pad_width_ft`` (the submitted pad measured along and across the
-        drive), ``submitted_pad`` (True when a declared or drawn pad is long and wide enough).
-    pads : geopandas.GeoDataFrame
-        The proposed pads as polygons (the drives' CRS) with ``drive_id``, ``length_ft`` and ``width_ft``.
+        drive), ``submitted_pad`` (True when a declared or drawn pad is long and wide enough); ``pads``: the
+        proposed pads as polygons (the drives' CRS) with ``drive_id``, ``length_ft`` and ``width_ft``.
     """
     import geopandas as gpd
 
@@ -117,7 +149,7 @@ def tracking_pads(
     pads = gpd.GeoDataFrame(
         rows, columns=["drive_id", "length_ft", "width_ft", "geometry"], geometry="geometry", crs=crs
     )
-    return entrances, pads
+    return TrackingPads(entrances, pads)
 
 
 def _entrance(
@@ -145,9 +177,11 @@ def _entrance(
     if drawn is not None and len(drawn):
         near = drawn[drawn.distance(pt) * fpu <= rule.search_ft]
         if len(near):
-            along, across = max(
-                (pad_extent(p, axis, fpu, rule.search_ft) for p in near.geometry), key=lambda a: (a[0], a[1])
+            best = max(
+                (pad_extent(p, axis, fpu, rule.search_ft) for p in near.geometry),
+                key=lambda a: (a.length_ft, a.width_ft),
             )
+            along, across = best.length_ft, best.width_ft
     ok_drawn = (
         along is not None and along >= need_ft - 0.5 and across is not None and across >= width_ft - 0.5
     )
@@ -212,8 +246,9 @@ def _drive_width_ft(drives: gpd.GeoDataFrame, i: int, axis: LineString, fpu: flo
     return None
 
 
-def pad_extent(pad: Any, axis: LineString, fpu: float, search_ft: float) -> tuple[float, float]:
-    """A drawn pad measured as built: (length along the drive from the road, narrowest width across it), ft.
+def pad_extent(pad: Any, axis: LineString, fpu: float, search_ft: float) -> PadExtent:
+    """A drawn pad measured as built: its length along the drive from the road and its narrowest width
+    across it, ft.
 
     The length is the piece of the drive's centre line (``axis``, from the road) inside the pad that starts
     within ``search_ft`` of the road; the width, the shortest of cuts square to the drive at a quarter,
@@ -224,10 +259,10 @@ def pad_extent(pad: Any, axis: LineString, fpu: float, search_ft: float) -> tupl
     start = Point(axis.coords[0])
     parts = [p for p in parts if p.distance(start) * fpu <= search_ft]
     if not parts or not pad.geom_type.endswith("Polygon"):
-        return (max((p.length for p in parts), default=0.0) * fpu, 0.0)
+        return PadExtent(max((p.length for p in parts), default=0.0) * fpu, 0.0)
     piece = min(parts, key=lambda p: p.distance(start))
     widths = [_cut_width(pad, piece, f, fpu) for f in (0.25, 0.5, 0.75)]
-    return float(piece.length * fpu), float(min(widths))
+    return PadExtent(float(piece.length * fpu), float(min(widths)))
 
 
 def _cut_width(pad: Any, piece: LineString, frac: float, fpu: float) -> float:

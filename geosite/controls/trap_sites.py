@@ -141,7 +141,7 @@ def place_traps(
     Parameters
     ----------
     outlets : geopandas.GeoDataFrame
-        The outlets (site CRS), as :func:`geosite.controls.disturbed_outlets` returns them: ``outlet``,
+        The outlets (site CRS), the ``points`` of :func:`geosite.controls.disturbed_outlets`: ``outlet``,
         ``kind`` and ``drainage_acres``, largest first.
     ground : TrapGround
         Where a trap may be dug.

@@ -34,7 +34,7 @@ import shapely
 
 from geosite.grid import cells_box, to_crs, to_dem_crs
 from geosite.hydrology.sheetflow import TR55_MAX_SHEETFLOW_LENGTH_FT
-from geosite.rules import Profile
+from geosite.rules import Profile, Verdict
 from geosite.units import SQFT_PER_ACRE
 
 if TYPE_CHECKING:
@@ -55,21 +55,38 @@ HYDRO_KEYS = (
 DEFAULT_COVER = "bare_soil"
 
 
-def predominant_cover(site: Site, area_site_crs) -> tuple[str | None, str]:
+@dataclass(frozen=True)
+class PredominantCover:
+    """The vegetation cover of most of an area (:func:`predominant_cover`), and how it was chosen.
+
+    Attributes
+    ----------
+    cover : str or None
+        The ``vegetation`` layer's ``cover`` (stripped, lower case) over the largest share of the area;
+        None where the layer cannot say.
+    why : str
+        How it was chosen (its share of the area), or why there is none.
+    """
+
+    cover: str | None
+    why: str
+
+
+def predominant_cover(site: Site, area_site_crs) -> PredominantCover:
     """The vegetation ``cover`` covering most of ``area_site_crs``, and how it was chosen."""
     veg = site.layer("vegetation")
     if veg is None or "cover" not in veg.columns or area_site_crs is None or area_site_crs.is_empty:
-        return None, "no vegetation layer with a 'cover' column"
+        return PredominantCover(None, "no vegetation layer with a 'cover' column")
     parts = shapely.intersection(veg.geometry.values, area_site_crs)
     areas = shapely.area(parts)
     if not (areas > 0).any():
-        return None, "the vegetation layer does not cover the upslope area"
+        return PredominantCover(None, "the vegetation layer does not cover the upslope area")
     by_cover = (
         gpd.pd.Series(areas, index=veg["cover"].astype(str).str.strip().str.lower()).groupby(level=0).sum()
     )
     cover = str(by_cover.idxmax())
     share = float(by_cover.max() / areas.sum())
-    return cover, f"predominant cover of the upslope area ({share:.0%} of it)"
+    return PredominantCover(cover, f"predominant cover of the upslope area ({share:.0%} of it)")
 
 
 def channel_threshold_sqft(profile: Profile) -> float:
@@ -256,9 +273,9 @@ def _set_runoff_leaves(
     disturbed_cells, site_cells = site.mask_on(dem, "disturbed"), site.mask_on(dem, "site")
     # both set: the site has a boundary and, here, a disturbed area
     assert disturbed_cells is not None and site_cells is not None
-    leaves, where = runoff_leaves_site(fg, disturbed_cells, site_cells, leave_in, missing)
-    m.set("hydrology.runoff_leaves_site", leaves, where)
-    m.set("hydrology.runoff_leaves_site_how", where)
+    leaves = runoff_leaves_site(fg, disturbed_cells, site_cells, leave_in, missing)
+    m.set("hydrology.runoff_leaves_site", leaves.value, leaves.why)
+    m.set("hydrology.runoff_leaves_site_how", leaves.why)
 
 
 def _without_heights(fid: Any) -> dict[str, Any]:
@@ -367,9 +384,9 @@ def _sheetflow(ctx: _Context, g_dem, up, up_site, sheet: float, *, declared_cove
     from geosite import hydrology as hy
 
     rain_in = ctx.storms.rain_in
-    cover, cover_why = predominant_cover(ctx.site, up_site)
-    assumed = cover is None
-    cover = cover or DEFAULT_COVER
+    found = predominant_cover(ctx.site, up_site)
+    cover, cover_why = found.cover or DEFAULT_COVER, found.why
+    assumed = found.cover is None
     adjacent_v = None
     if sheet > 0 and np.isfinite(up.mean_slope_pct) and up.mean_slope_pct > 0 and rain_in:
         adjacent_v = hy.sheetflow_velocity_fps(
@@ -516,9 +533,9 @@ def retaining_depressions(fg: FlowGrid, in_site: np.ndarray, rain_in: float | No
 
 def runoff_leaves_site(
     fg, disturbed: np.ndarray, in_site: np.ndarray, rain_in: float | None = None, missing_sqft: float = 0.0
-) -> tuple[bool | None, str]:
-    """Whether runoff from the disturbed area leaves the site (Grantsburg B(6)'s condition); None when
-    the DEM cannot tell.
+) -> Verdict:
+    """Whether runoff from the disturbed area leaves the site (Grantsburg B(6)'s condition), and why; its
+    value None when the DEM cannot tell.
 
     ``disturbed`` and ``in_site`` are the cells of the disturbed area and of the site on ``fg``'s grid
     (:meth:`geosite.site.Site.mask_on`); ``missing_sqft`` is the part of the disturbed area without
@@ -535,7 +552,7 @@ def runoff_leaves_site(
 
     weight = disturbed & np.isfinite(fg.dem.elevation_ft)  # boolean: only its flow paths are followed
     if not weight.any():
-        return None, "the disturbed area has no DEM heights"
+        return Verdict(None, "the disturbed area has no DEM heights")
     dirs = fg.directions
     sinks = retaining_depressions(fg, in_site, rain_in)
     if sinks.any():
@@ -544,23 +561,24 @@ def runoff_leaves_site(
     acc = weighted_accumulation(dirs, weight)
     downstream = acc > 0  # NaN (nodata) compares False
     if (downstream & ~in_site).any():
-        return True, "flow paths from the disturbed area cross the site boundary"
+        return Verdict(True, "flow paths from the disturbed area cross the site boundary")
     off = downstream & in_site & (dirs == 0)
     if off.any():
-        return None, (
+        return Verdict(
+            None,
             f"flow from the disturbed area reaches the DEM's edge or a nodata hole inside the site "
-            f"({int(off.sum())} cells): where it goes from there the DEM cannot tell"
+            f"({int(off.sum())} cells): where it goes from there the DEM cannot tell",
         )
     held = (
         f"closed depressions inside the site that hold {rain_in} in of runoff" if sinks.any() else "the site"
     )
     if missing_sqft > 0:
-        return None, (
+        return Verdict(
+            None,
             f"every flow path from the part with heights ends in {held}, but {missing_sqft:,.0f} sq ft of "
-            "the "
-            "disturbed area has no DEM heights"
+            "the disturbed area has no DEM heights",
         )
-    return False, f"every flow path from the disturbed area ends in {held}"
+    return Verdict(False, f"every flow path from the disturbed area ends in {held}")
 
 
 def velocity_across(

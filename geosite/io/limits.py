@@ -51,6 +51,9 @@ class Limits:
     max_vertices_total : vertices in all the layers of a site (default 2,000,000).
     max_vector_file_bytes : size of one vector file (default 512 MB), checked before it is read.
     max_toml_bytes : size of site.toml (default 1 MB).
+    max_table_bytes : size of a CSV table geosite reads (a unit-price file, a submitted estimate), bytes
+        (default 1 MB), checked before it is read.
+    max_table_rows : rows of such a table (default 10,000).
     max_sheet_tiles : sheets one plan map may be tiled over (default 100: about 14,000 acres at
         1 in = 100 ft on ARCH-D), checked before any work.
     max_staged_file_bytes : size of one file of a submission that is neither a vector file nor a small
@@ -70,6 +73,8 @@ class Limits:
     max_vertices_total: int = 2_000_000
     max_vector_file_bytes: int = 512 * 2**20
     max_toml_bytes: int = 2**20
+    max_table_bytes: int = 2**20
+    max_table_rows: int = 10_000
     max_sheet_tiles: int = 100
     max_staged_file_bytes: int = 2 * 2**30
     max_staged_total_bytes: int = 4 * 2**30

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from geosite.errors import OutputError
+from geosite.verdict import Verdict
 
 #: The manifest geosite writes in every output folder (and reads before replacing one).
 MANIFEST = "geosite-manifest.json"
@@ -79,15 +80,16 @@ def probe_writable(out: Path) -> None:
         ) from exc
 
 
-def geosite_wrote(folder: Path) -> tuple[bool, str]:
+def geosite_wrote(folder: Path) -> Verdict:
     """Whether ``folder`` is an output geosite wrote: it holds a readable :data:`MANIFEST` and no entry
-    the manifest does not list. Returns (yes, why not).
+    the manifest does not list. A :class:`~geosite.verdict.Verdict`, never undecided: yes (``why`` empty),
+    or no and why not.
     """
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         listed = set(manifest["files"])
     except (OSError, ValueError, KeyError, TypeError):
-        return False, f"it has no {MANIFEST} (geosite writes one in every output folder)"
+        return Verdict(False, f"it has no {MANIFEST} (geosite writes one in every output folder)")
     extra = sorted(
         p.relative_to(folder).as_posix()
         for p in folder.rglob("*")
@@ -96,20 +98,20 @@ def geosite_wrote(folder: Path) -> tuple[bool, str]:
         and p.relative_to(folder).as_posix() not in listed
     )
     if extra:
-        return (
+        return Verdict(
             False,
             "it holds files geosite did not write "
             f"({', '.join(extra[:5])}{' ...' if len(extra) > 5 else ''})",
         )
-    return True, ""
+    return Verdict(True, "")
 
 
 def refuse_foreign(folder: Path) -> None:
     """:class:`~geosite.errors.OutputError` unless geosite wrote ``folder`` (:func:`geosite_wrote`)."""
-    ok, why = geosite_wrote(folder)
-    if not ok:
+    ours = geosite_wrote(folder)
+    if not ours:
         raise OutputError(
-            f"output folder {folder} exists and geosite did not write it: {why}; "
+            f"output folder {folder} exists and geosite did not write it: {ours.why}; "
             "--overwrite replaces only geosite's own outputs: choose another --out or move it"
         )
 
@@ -184,7 +186,7 @@ def clean_stale(out: Path) -> list[Path]:
             continue
         if pid is not None and pid != os.getpid() and _alive(pid):
             continue  # another run is writing it
-        if kind == "old" and not out.exists() and geosite_wrote(p)[0]:
+        if kind == "old" and not out.exists() and geosite_wrote(p):
             os.rename(p, out)  # the old output, put back where it was
             continue
         shutil.rmtree(p, ignore_errors=True)
@@ -233,6 +235,21 @@ def swap_in(new: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def current_umask() -> int:
+    """The process's file mode creation mask (read from /proc where it is shown, so no other thread sees
+    a changed mask; elsewhere set and restored at once).
+    """
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
     """Yield a temporary folder; on success it gets the run's manifest and becomes ``out`` (replacing
@@ -252,6 +269,7 @@ def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
         yield tmp
         write_manifest(tmp)
         (tmp / TMP_MARKER).unlink()
+        tmp.chmod(0o777 & ~current_umask())  # mkdtemp's folder is the owner's only; the output is the user's
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -113,7 +113,7 @@ class MapContext:
         if got is None:
             from geosite.site import phase_areas
 
-            got = phase_areas(self.site)[0]
+            got = phase_areas(self.site).phases
         return got
 
     @property

@@ -34,6 +34,7 @@ from geosite.maps.common import (
 )
 from geosite.maps.existing import label_improvements
 from geosite.maps.provisions import maintenance_text, practices_on_plan, schedule_table, stabilization_text
+from geosite.maps.quantities import quantity_table
 from geosite.maps.symbology import BODY_PT, INK, MIN_PT, STYLES, Style
 from geosite.maps.tables import cells
 from geosite.plan.table import short_words, tag_runs
@@ -108,6 +109,7 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
     draw_boundary(ctx, sheet, panel)
     panel.missing = absent
     rows, notes = schedule_table(ctx)
+    rows += quantity_table(ctx)  # (c) the pay quantities, in the same block (geosite.maps.quantities)
     provisions = (
         [f"(d) {n}" for n in notes] + maintenance_text(ctx, practices_on_plan(ctx)) + stabilization_text(ctx)
     )

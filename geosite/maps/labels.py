@@ -38,6 +38,7 @@ from shapely import affinity, ops
 from shapely.geometry import LineString, Point, box
 
 from geosite.maps.symbology import BODY_PT, INK, LABELS, MIN_PT
+from geosite.symbols import CAP_HEIGHT_EM, PlacedLabel, line_offsets
 
 #: placement order: lower first (what the ordinance asks to be labelled wins the space)
 PRIORITY = LABELS["priority"]
@@ -59,6 +60,8 @@ class Label:
     fixed: bool = False  # contour labels: only on their line, never moved off it
     kw: dict[str, Any] = field(default_factory=dict)
     gid: str = "map-label"
+    kind: str = "feature"  # what it names (the priority table's words)
+    names: str = ""  # the plan item it names (``control:12``), where the drawing code knows it
 
 
 def request(
@@ -75,9 +78,12 @@ def request(
     rotation: float = 0.0,
     fixed: bool = False,
     gid: str = "map-label",
+    names: str = "",
     **kw,
 ) -> None:
-    """Ask for a label at (x, y) (data coordinates) on ``sheet``; placed by :func:`place`."""
+    """Ask for a label at (x, y) (data coordinates) on ``sheet``; placed by :func:`place`. ``names``: the
+    plan item it names (``control:12``, ``pile:3``), handed on with its place (:attr:`MapSheet.model_labels`).
+    """
     if not text or not sheet.drawing:  # a probe sheet places no labels
         return
     sheet.labels.append(
@@ -94,6 +100,8 @@ def request(
             fixed,
             kw,
             gid,
+            kind,
+            names,
         )
     )
 
@@ -398,7 +406,51 @@ def _place_one(sheet, lab: Label, art: Any, room: _Room) -> bool:
         _leader(sheet, lab, seg)
     _halo(sheet.ax, lab, cx, cy, rot)
     sheet.placed.append((lab.text, bb))
+    sheet.model_labels.append(_in_model(sheet, lab, art, (cx, cy, rot), seg=seg, renderer=room.renderer))
     return True
+
+
+def _in_model(
+    sheet, lab: Label, art: Any, at: tuple[float, float, float], *, seg: Any, renderer: Any
+) -> PlacedLabel:
+    """The label placed at ``at`` (x, y, rotation: data coordinates, degrees) in model space: each line as
+    wide as matplotlib sets it, the lines filling the text's unrotated box in equal bands
+    (:func:`geosite.symbols.line_offsets`), with its leader ``seg`` (paper inches) or None.
+    """
+    upi = sheet.plan.units_per_inch
+    ppi = renderer.points_to_pixels(72.0)  # pixels per inch of paper
+    prop = art.get_fontproperties()
+    lines = lab.text.split("\n")
+    widths = [
+        renderer.get_text_width_height_descent(t, prop, ismath=False)[0] / ppi if t else 0.0 for t in lines
+    ]
+    art.set_rotation(0.0)
+    tall = art.get_window_extent(renderer).height / ppi  # the text's box, unrotated
+    art.set_rotation(at[2])
+    height = CAP_HEIGHT_EM * lab.size / 72.0
+    leader = None
+    if seg is not None:
+        fx0, fy0, _, _ = sheet.plan.sheet.frame
+        tx, ty = sheet.tile.bounds[0], sheet.tile.bounds[1]
+        (ax_, ay), (bx, by) = (((x - fx0) * upi + tx, (y - fy0) * upi + ty) for x, y in seg.coords)
+        leader = (float(ax_), float(ay), float(bx), float(by))
+    feature = lab.feature if lab.feature is not None else lab.along
+    return PlacedLabel(
+        lab.text,
+        float(at[0]),
+        float(at[1]),
+        float(at[2]),
+        height * upi,
+        tuple(w * upi for w in widths),
+        tuple(o * upi for o in line_offsets(len(lines), tall / len(lines), height)),
+        size_pt=float(lab.size),
+        units_per_inch=float(upi),
+        kind=lab.kind,
+        names=lab.names,
+        feature_wkb=None if feature is None or feature.is_empty else shapely.to_wkb(feature),
+        leader=leader,
+        window=_bounds(sheet.window),
+    )
 
 
 def _first_fit(sheet, lab: Label, art: Any, room: _Room, *, leader_clear: bool) -> tuple | None:
@@ -604,6 +656,11 @@ def _leader(sheet, lab: Label, seg: Any) -> None:
         Line2D([bx, px], [by, py], color=lab.color, lw=LABELS["leader_pt"], zorder=10.05, gid="leader")
     )
     sheet.ax.plot([px], [py], marker="o", ms=1.2, color=lab.color, zorder=10.05)
+
+
+def _bounds(g: Any) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = g.bounds
+    return float(x0), float(y0), float(x1), float(y1)
 
 
 def _renderer(fig):

@@ -84,6 +84,9 @@ class MapSheet:
     #: what is drawn under the labels and cut where one lies (:func:`cut_under_labels`): (artist, kind,
     #: shapely parts as drawn, data coordinates), kind ``lines``, ``polygons`` or ``marks``
     cuttable: list[Any] = field(default_factory=list)
+    model_labels: list[Any] = field(
+        default_factory=list
+    )  # geosite.symbols.PlacedLabel: the placed, in model space
     swatches: list[tuple[str, str, str]] = field(default_factory=list)  # legend rows: (label, kind, marker)
     destinations: list[Any] = field(
         default_factory=list

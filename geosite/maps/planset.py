@@ -18,6 +18,7 @@ from geosite.maps.sheets import plan_sheets
 
 if TYPE_CHECKING:
     from geosite.maps.common import MapContext
+    from geosite.symbols import PlacedLabel
 
 MAP_FILES = {
     "existing": "existing_site_map.pdf",
@@ -78,6 +79,7 @@ def render_plan_maps(
     png_dpi: int | None = PNG_DPI,
     svg: bool = False,
     on_pdf: Callable[[Path], None] | None = None,
+    on_labels: Callable[[dict[str, list[PlacedLabel]]], None] | None = None,
 ) -> list[Path]:
     """Write the three plan maps into ``out_dir``: existing_site_map.pdf, construction_plan.pdf and
     final_conditions.pdf, each with a PNG preview (``-N`` suffixes when tiled). All three share the
@@ -85,7 +87,10 @@ def render_plan_maps(
     inch (None: the profile's, :attr:`geosite.rules.Profile.map_scale_ft`). Returns the files.
 
     ``out_dir`` is written into directly; the CLI wraps this in an atomic output folder. ``on_pdf`` is
-    called with each PDF as soon as it is written (the map worker passes them on for their previews).
+    called with each PDF as soon as it is written (the map worker passes them on for their previews);
+    ``on_labels`` once the sheets are drawn, before any is written, with each map's placed labels in model
+    space (:class:`geosite.symbols.PlacedLabel`, by :data:`MAP_FILES` key: the DXF takes the construction
+    plan's).
     """
     from geosite.maps.common import _save
     from geosite.maps.layout import RC
@@ -101,6 +106,8 @@ def render_plan_maps(
         drawn = _draw_set(result, ctx, kw, grow=str(sheet).strip().lower() == "auto")
     finally:
         common_log.removeFilter(quiet)
+    if on_labels is not None:
+        on_labels({key: [lab for f in figs for lab in f.geosite.model_labels] for _, figs, key in drawn})
     files: list[Path] = []
     with PngWriter() as writer, rc_context(RC):  # each preview encoded while the next sheet is written
         for c, figs, key in drawn:

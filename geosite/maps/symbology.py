@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from geosite.practices import registry
-from geosite.symbols import INK, Style, submitted_look
+from geosite.symbols import CAP_HEIGHT_EM, INK, Style, submitted_look
 
 #: The sheets' text face: one of the PDF's 14 standard fonts, which every PDF reader has, so the PDF embeds
 #: none (geosite.maps.printing measures text by its Adobe font metrics)
@@ -20,9 +20,8 @@ FONT = "Helvetica"
 #: The smallest text on a sheet at print size: a capital letter 0.08 in high, the usual civil drafting
 #: minimum (the "Leroy 80" lettering of plan sets; CAD text height is the capitals' height).
 MIN_TEXT_IN = 0.08
-#: Helvetica's capital height, em (its Adobe font metrics, CapHeight 718): every text is set in it
-CAP_HEIGHT_EM = 0.718
-#: The smallest size printed, points: the capitals :data:`MIN_TEXT_IN` high, rounded up to a tenth (8.1 pt)
+#: The smallest size printed, points: the capitals :data:`MIN_TEXT_IN` high (Helvetica's capitals are
+#: :data:`geosite.symbols.CAP_HEIGHT_EM` of its size), rounded up to a tenth (8.1 pt)
 MIN_PT = math.ceil(MIN_TEXT_IN * 72 / CAP_HEIGHT_EM * 10) / 10
 #: Text sizes, points: labels of the map's features, the panel's body text, headings
 BODY_PT = 8.5

@@ -6,7 +6,10 @@ the parent measures the site. When the analysis is done the parent sends it the 
 (:meth:`MapWorker.submit`) and goes on writing report.json, the GeoPackage and the DXF; the child draws
 the three sheets into the same temporary output folder and names each PDF as it is written, and the
 parent, its own files written, makes their PNG previews (PDFium, :mod:`geosite.maps.preview`) while
-the child draws the next. :meth:`PendingMaps.wait` collects the files, or raises the error the child
+the child draws the next. Once the sheets are drawn, before any is written, the child sends the
+construction plan's labels as placed (:class:`geosite.symbols.PlacedLabel`, model space), which the
+parent hands to ``wait``'s ``on_labels`` (the DXF writes its text there) while the child writes the
+PDFs. :meth:`PendingMaps.wait` collects the files, or raises the error the child
 met (the same exception, with the child's traceback as a note), so a failed sheet still fails the run,
 whose output folder is then never made (it is written atomically).
 
@@ -24,7 +27,7 @@ import logging
 import os
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +36,9 @@ from typing import Any
 from geosite.errors import GeositeError
 
 log = logging.getLogger(__name__)
+#: the map whose placed labels :meth:`PendingMaps.wait` hands on (the DXF's text): the construction plan's
+LABELS_FROM = "construction"
+LabelsTo = Callable[[tuple[Any, ...]], None]
 
 
 @dataclass(frozen=True)
@@ -125,9 +131,17 @@ def _serve(conn: Any) -> None:
         """Name a finished PDF to the parent, which makes its preview."""
         conn.send(("pdf", pdf))
 
+    def placed(by_map: dict[str, list[Any]]) -> None:
+        """Send the parent the construction plan's labels as placed."""
+        conn.send(("labels", tuple(by_map.get(LABELS_FROM, ()))))
+
     try:
         files = render_plan_maps(
-            job.result, job.out_dir, **job.options, on_pdf=written if job.previews_dpi else None
+            job.result,
+            job.out_dir,
+            **job.options,
+            on_pdf=written if job.previews_dpi else None,
+            on_labels=placed,
         )
         conn.send(("done", files))
     except BaseException as exc:  # every failure goes back to the parent, which raises it
@@ -194,8 +208,14 @@ class MapWorker:
         self._previews_dpi = previews
         return True
 
-    def wait(self) -> list[Path]:
+    def wait(self, on_labels: LabelsTo | None = None) -> list[Path]:
         """The files the child wrote; raises the error it met.
+
+        Parameters
+        ----------
+        on_labels : callable, optional
+            Called with the construction plan's placed labels (a tuple of
+            :class:`geosite.symbols.PlacedLabel`) as soon as the child sends them, while it writes the PDFs.
 
         Returns
         -------
@@ -207,7 +227,12 @@ class MapWorker:
         pngs: dict[Path, Path] = {}
         with PngWriter() as writer:  # the previews of the PDFs the child names, as they come
             reply = self._reply()
-            while reply[0] == "pdf":
+            while reply[0] in ("pdf", "labels"):
+                if reply[0] == "labels":
+                    if on_labels is not None:
+                        on_labels(reply[1])
+                    reply = self._reply()
+                    continue
                 pdf = Path(reply[1])
                 pngs[pdf] = pdf.with_suffix(".png")
                 pdf_to_png(pdf, pngs[pdf], self._previews_dpi or 0, writer)
@@ -312,8 +337,15 @@ class PendingMaps:
     job: MapJob | None
     worker: MapWorker | None = None
 
-    def wait(self) -> list[Path]:
+    def wait(self, on_labels: LabelsTo | None = None) -> list[Path]:
         """The sheets' files, once written.
+
+        Parameters
+        ----------
+        on_labels : callable, optional
+            Called with the construction plan's placed labels (a tuple of
+            :class:`geosite.symbols.PlacedLabel`) once the sheets are drawn, before they are written; not
+            called when no maps are drawn.
 
         Returns
         -------
@@ -323,10 +355,15 @@ class PendingMaps:
         if self.job is None:
             return []
         if self.worker is not None:
-            return self.worker.wait()
+            return self.worker.wait(on_labels)
         from geosite.maps.planset import render_plan_maps
 
-        return render_plan_maps(self.job.result, self.job.out_dir, **self.job.options)
+        def placed(by_map: dict[str, list[Any]]) -> None:
+            """Hand on the construction plan's labels as placed."""
+            if on_labels is not None:
+                on_labels(tuple(by_map.get(LABELS_FROM, ())))
+
+        return render_plan_maps(self.job.result, self.job.out_dir, **self.job.options, on_labels=placed)
 
     def cancel(self) -> None:
         """Stop a worker still drawing (the run failed before :meth:`wait`): nothing more is written."""

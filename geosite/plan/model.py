@@ -145,26 +145,21 @@ class Plan:
 
     def quantity(self, c: Control) -> tuple[float, str] | None:
         """What control ``c`` counts for in its practice's pay item: (amount, unit), the unit one of
-        :data:`geosite.practices.base.PAY_UNITS` (LF from its length, SY / SF / AC from its area, EA one
-        each, CY from its ``storage_cy``); None when its practice has no pay item or the amount is not
-        known (a basin whose storage is not given).
+        :data:`geosite.practices.pay.PAY_UNITS` (:meth:`geosite.practices.pay.PayItem.count`: LF from its
+        length, SY / SF / AC from its area, EA one each, CY from its storage); None when its practice has no
+        pay item or the amount is not known (a basin whose storage is not given).
         """
         from geosite.practices import registry
 
         p = registry.named(c.practice)
         if p is None or p.pay is None:
             return None
-        unit, how = p.pay.unit, p.pay.measure
-        per_sqft = {"SY": 1 / 9.0, "SF": 1.0, "AC": 1 / 43560.0}
-        if how == "length" and c.get("length_ft") is not None:
-            return float(c.get("length_ft")), unit
-        if how == "area" and c.get("area_sqft") is not None and unit in per_sqft:
-            return float(c.get("area_sqft")) * per_sqft[unit], unit
-        if how == "count":
-            return 1.0, unit
-        if how == "volume" and c.get("storage_cy") is not None:
-            return float(c.get("storage_cy")), unit
-        return None
+        got = p.pay.count(c.attrs, self.number)
+        return None if got.amount is None else (got.amount, got.unit)
+
+    def number(self, key: str) -> Any:
+        """The profile's ``[quantities]`` number ``key`` (a pad's stone depth ...), None when not given."""
+        return self.profile.value("quantities", key)
 
     def frame(self) -> gpd.GeoDataFrame:
         """The controls as one GeoDataFrame (site CRS), the columns of :data:`COLUMNS`: ``id``, ``type``,

@@ -14,7 +14,8 @@ read by every other part of geosite and written nowhere else:
 - ``layers``: the layers it writes (:class:`OutputLayer`: name, geometry type, fields, legend and CAD looks),
   ``looks``: its styles on the sheets (QGIS's are written from them), ``submitted``: how a submitted
   feature of it is drawn (line, area, point), ``cad``/``blocks``/``linetypes``: its CAD look;
-- ``pay``: its pay item (:class:`PayItem`: the unit a contractor bids and how it is measured).
+- ``pay``: its pay item (:class:`~geosite.practices.pay.PayItem`: the unit a contractor bids, how it is
+  measured and counted, and a second unit where it is bid in two).
 
 Its methods: :meth:`Practice.place` (what ``analyze`` proposes for one requirement: layers, report
 entries, findings about where it goes) and :meth:`Practice.judge` (what ``check`` finds in the submitted
@@ -29,6 +30,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from geosite.practices.context import Context, Outcome
+from geosite.practices.pay import PAY_UNITS as PAY_UNITS  # re-exported: the practices' pay units
+from geosite.practices.pay import PayItem
 from geosite.rules.registry import Param
 from geosite.symbols import Block, CadLook, Linetype, Style, Symbol, submitted_look
 
@@ -40,23 +43,6 @@ if TYPE_CHECKING:
 FAMILIES = ("barrier", "trap", "cover", "pad", "inlet", "diversion", "treatment", "setback", "schedule")
 #: what a control geosite proposes is drawn in when its practice names no look of its own for it
 PROPOSED_INK = "#6e2c00"
-#: the pay units a practice's quantity is counted in (state DOTs' erosion-control pay items)
-PAY_UNITS = ("LF", "EA", "SY", "SF", "AC", "CY", "TON")
-
-
-@dataclass(frozen=True)
-class PayItem:
-    """The unit a contractor bids a practice in and how its quantity is measured on the plan.
-
-    ``unit`` is one of :data:`PAY_UNITS`; ``measure`` is ``length`` (a line's length, ft), ``area`` (a
-    polygon's area, sq ft), ``count`` (one each) or ``volume`` (cu yd); ``how`` says it in words; ``standard``
-    is the Handbook's technical standard that specifies the practice.
-    """
-
-    unit: str
-    measure: str
-    how: str
-    standard: str
 
 
 @dataclass(frozen=True)
@@ -85,6 +71,10 @@ class OutputLayer:
     #: a point feature of the layer may carry its size (``footprint_sqft``, ``diameter_ft``, or ``length_ft``
     #: and ``width_ft``): its block is scaled to it
     sized: bool = False
+    #: its features are the practice's controls (every view draws them from the plan's controls, in this
+    #: layer's look); False: what the analysis found about the practice (setback zones, gaps in a fence),
+    #: drawn from the plan's analysis layers
+    control: bool = True
 
     def cad_look(self, value: Any = None) -> CadLook:
         """The CAD look of a feature whose ``cad_field`` is ``value`` (the default look otherwise)."""
@@ -253,5 +243,7 @@ class Practice:
             "family": cls.family,
             "serves": list(cls.serves),
             "layers": [layer.name for layer in cls.layers],
-            "pay": None if cls.pay is None else {"unit": cls.pay.unit, "how": cls.pay.how},
+            "pay": None
+            if cls.pay is None
+            else [{"unit": u.unit, "how": u.how, "part": u.part or None} for u in cls.pay.units],
         }

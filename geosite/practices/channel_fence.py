@@ -16,7 +16,7 @@ import shapely
 
 from geosite import controls
 from geosite.grid import to_crs, to_dem_crs
-from geosite.practices.base import Outcome, Practice
+from geosite.practices.base import Outcome, PayItem, Practice
 from geosite.practices.context import mark
 from geosite.practices.sediment_basin import SedimentBasin
 from geosite.practices.silt_fence import FENCE_LAYER, GAPS_LAYER, ROLES, SiltFence, cover, route_of
@@ -37,6 +37,7 @@ class ChannelFence(Practice):
     controls = ("fence_channel_offset_ft", "fence_row_min_length_ft", "fence_cover_tolerance_ft")
     needs_dem = True
     after = (SiltFence.name, SedimentBasin.name)
+    pay = PayItem("LF", "length", "along the channel edge (silt fence)", "DNR 1056")
 
     def place(self, ctx: Context, q: Requirement) -> Outcome:
         """The fences along the channel edges: the edge pieces inside the disturbed area (placed with the
@@ -104,7 +105,8 @@ class ChannelFence(Practice):
                     layer=FENCE_LAYER,
                 )
             ]
-        cov, gaps = cover(ctx, ctx.flow, lines)
+        got = cover(ctx, ctx.flow, lines)
+        cov, gaps = got.summary, got.gaps
         placed.shared["covered"] = cov["gap_length_ft"] <= 0.0
         prev = placed.layers.get(GAPS_LAYER)
         placed.layers[GAPS_LAYER] = gaps if prev is None else gpd.pd.concat([prev, gaps], ignore_index=True)
@@ -178,6 +180,6 @@ def covered(ctx: Context, placed: Outcome | None) -> bool:
     if lines is None or not len(lines) or ctx.flow is None:
         return False
     if "covered" not in placed.shared:  # type: ignore[union-attr]
-        cov, _gaps = cover(ctx, ctx.flow, lines)
+        cov = cover(ctx, ctx.flow, lines).summary
         placed.shared["covered"] = cov["gap_length_ft"] <= 0.0  # type: ignore[union-attr]
     return bool(placed.shared["covered"])  # type: ignore[union-attr]

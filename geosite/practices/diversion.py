@@ -106,7 +106,7 @@ class Diversion(Practice):
         polys = gpd.GeoDataFrame(
             {"id": [p[0] for p in parts]}, geometry=[p[2] for p in parts], crs=ctx.site.crs
         )
-        needs, lines = controls.diversions(
+        found = controls.diversions(
             polys,
             ctx.flow.dem,
             ctx.flow.fg,
@@ -119,6 +119,7 @@ class Diversion(Practice):
             tolerance_deg=float(ctx.control("fence_sideslope_tolerance_deg")),
             min_run_ft=float(ctx.control("fence_min_run_ft")),
         )
+        needs, lines = found.needs, found.lines
         out.report["diversions"] = needs
         out.layers["diversions"] = mark(lines, ctx.open(q))
         need = [d["id"] for d in needs if d["required"]]

@@ -111,7 +111,7 @@ class InletProtection(Practice):
             ),
         ),
     )
-    pay = PayItem("EA", "count", "one at each inlet protected, by type", "DNR 1060")
+    pay = PayItem("EA", "count", "one at each inlet protected, by its type (method)", "DNR 1060", by="method")
 
     def place(self, ctx: Context, q: Requirement) -> Outcome:
         """Which inlets need protection, and whether each has it."""

@@ -142,7 +142,14 @@ class SedimentBasin(Practice):
             ("kind", "outlet", "drainage_acres", "disturbed_acres", "size", "storage_cy", "required"),
         ),
     )
-    pay = PayItem("CY", "volume", "storage excavated, by the basin's design; its surface in SF", "DNR 1064")
+    pay = PayItem(
+        "CY",
+        "storage",
+        "storage by the basin's design (its storage_cy)",
+        "DNR 1064",
+        also=(PayItem("SF", "surface", "surface of the basin's storage", "DNR 1064", part="surface"),),
+        part="storage",
+    )
 
     def place(self, ctx: Context, q: Requirement) -> Outcome:
         """The outlets needing a trap or basin, their footprints, and the submitted ones at them."""
@@ -339,7 +346,7 @@ def _outlets(ctx: Context, flow: Flow, q: Requirement, dist: gpd.GeoDataFrame) -
     one).
     """
     c = ctx.control
-    outlets, cells = controls.disturbed_outlets(
+    found = controls.disturbed_outlets(
         dist,
         flow.dem,
         flow.fg,
@@ -349,10 +356,11 @@ def _outlets(ctx: Context, flow: Flow, q: Requirement, dist: gpd.GeoDataFrame) -
         merge_ft=float(c("basin_outlet_merge_ft")),
         concentrated_only=q.params.get("outlets", "all") == "concentrated",
     )
+    outlets = found.points
     keep = outlets["concentrated"].to_numpy(bool) | (
         outlets["drainage_acres"].to_numpy() >= float(c("basin_outlet_min_acres"))
     )
-    cells = [x for x, k in zip(cells, keep, strict=True) if k]
+    cells = [x for x, k in zip(found.exit_cells, keep, strict=True) if k]
     return outlets[keep].reset_index(drop=True), cells, outlets[~keep]
 
 

@@ -88,7 +88,19 @@ class SedimentTrap(Practice):
     }
     cad = CadLook("C-ESCP-BASN", 5, "CONTINUOUS", "sediment basins and traps")
     blocks = (_pool("GS_SEDIMENT_BASIN"),)
-    pay = PayItem("CY", "volume", "storage excavated below the outlet, and its surface in SF", "DNR 1063")
+    pay = PayItem(
+        "CY",
+        "storage",
+        "storage below the outlet: the trap's storage_cy, else the profile's storage per acre drained",
+        "DNR 1063",
+        keys=("sediment_trap_storage_cy_per_acre",),
+        also=(
+            PayItem(
+                "SF", "surface", "surface of the storage at the outlet's invert", "DNR 1063", part="surface"
+            ),
+        ),
+        part="storage",
+    )
 
 
 def footprints(

@@ -73,7 +73,7 @@ def _fence_label(row: Any) -> str:
         return ""
     if side == "stand_in":
         return "ROW NOT BUILDABLE: SEE PLAN NOTE"
-    return "SILT FENCE" + (" (ROW)" if side == "interior" else "")
+    return "SILT FENCE" + {"interior": " (ROW)", "stockpile": " (STOCKPILE)"}.get(side, "")
 
 
 class SiltFence(Practice):
@@ -190,6 +190,8 @@ class SiltFence(Practice):
                 "stand_in": CadLook(
                     "C-ESCP-SFNC-NBLD", 8, "DOT", "interior rows not buildable: what stands in"
                 ),
+                # a fence along a pile's downslope side (geosite.practices.stockpile_barrier)
+                "stockpile": CadLook("C-ESCP-SFNC-STKP", 6, "GS_SILT_FENCE", "fences at stockpiles"),
             },
             cad_field="side",
             label=_fence_label,
@@ -226,6 +228,7 @@ class SiltFence(Practice):
                     "C-ESCP-SFNC-GAPS", 1, "CONTINUOUS", "required fence missing from the submitted plan"
                 )
             },
+            control=False,
         ),
         OutputLayer(
             "slope_length_excess",
@@ -237,6 +240,7 @@ class SiltFence(Practice):
                     "C-ESCP-SLEN", 1, "CONTINUOUS", "slope above the next fence longer than DNR 1056 allows"
                 )
             },
+            control=False,
         ),
     )
     submitted: ClassVar[dict[str, dict[str, Any]]] = {"line": {"extra": _FENCE_MARKS, "lw": 0.9}}
@@ -336,7 +340,8 @@ class SiltFence(Practice):
                     layer=FENCE_LAYER,
                 )
             ]
-        cov, gaps = cover(ctx, ctx.flow, need)
+        got = cover(ctx, ctx.flow, need)
+        cov, gaps = got.summary, got.gaps
         placed.layers[GAPS_LAYER] = gaps
         sub = placed.report.setdefault("submitted_controls", {"bmps_layer": True})
         sub["filter_fence"] = _coverage_report(cov, gaps)
@@ -631,7 +636,7 @@ def _location(
     )
 
 
-def cover(ctx: Context, flow: Flow, need: gpd.GeoDataFrame) -> tuple[controls.Coverage, gpd.GeoDataFrame]:
+def cover(ctx: Context, flow: Flow, need: gpd.GeoDataFrame) -> controls.FenceCoverage:
     """The submitted barriers' coverage of the required stretches ``need`` (site CRS), with the profile's
     cover tolerance and reach downslope: the one test every fence requirement is judged by.
     """

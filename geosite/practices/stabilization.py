@@ -54,7 +54,7 @@ class Stabilization(Practice):
     temporary = False
     submitted: ClassVar[dict[str, dict[str, Any]]] = {"polygon": {"face": "none", "hatch": ".."}}
     cad = CadLook("C-ESCP-STAB", 30, "CONTINUOUS", "temporary stabilization (mulch, seed, cover)")
-    pay = PayItem("AC", "area", "the area mulched or seeded", "DNR 1058")
+    pay = PayItem("AC", "area", "the area mulched, seeded or covered, by its method", "DNR 1058", by="method")
 
     def judge(self, ctx: Context, q: Requirement, placed: Outcome) -> list[Finding]:
         """Each disturbance polygon stabilized within the requirement's days of its end."""

@@ -15,7 +15,7 @@ import shapely
 
 from geosite import controls
 from geosite.io.output import py_scalar
-from geosite.practices.base import Outcome, OutputLayer, Practice
+from geosite.practices.base import Outcome, OutputLayer, PayItem, Practice
 from geosite.practices.context import mark
 from geosite.practices.features import features_of
 from geosite.practices.silt_fence import SiltFence
@@ -54,6 +54,7 @@ class StockpileBarrier(Practice):
         "fence_hook_ft",
     )
     needs_dem = True
+    pay = PayItem("LF", "length", "along the barrier (silt fence) at the pile", "DNR 1056")
     looks: ClassVar[dict[str, Style]] = {
         "stockpile_fences": Style(
             "line",
@@ -197,7 +198,7 @@ def _pile(
         row["downslope_fence_submitted"] = None
         return None
     assert ctx.flow is not None
-    cov, gaps = controls.fence_coverage(
+    got = controls.fence_coverage(
         need.rename(columns={"pile_id": "polygon_id"}),
         ctx.submitted("barrier"),
         tolerance_ft=float(ctx.control("fence_cover_tolerance_ft")),
@@ -205,6 +206,7 @@ def _pile(
         flow=ctx.flow.on_site(ctx.site),
         reach_ft=float(ctx.control("fence_intercept_reach_ft")),
     )
+    cov, gaps = got.summary, got.gaps
     covered = cov["gap_length_ft"] <= 0.0
     row["downslope_fence_submitted"] = covered
     if covered:

@@ -83,6 +83,7 @@ class StockpileSetback(Practice):
             (("pile_id", "int"), ("setback_ft", "float"), ("required", "bool")),
             (("Stockpile setback zones", "stockpile_setbacks", None),),
             {"": CadLook("C-ESCP-STKP-SETB", 30, "DASHED", "stockpile setback zones")},
+            control=False,
         ),
     )
 
@@ -94,7 +95,7 @@ class StockpileSetback(Practice):
             return out
         ctx.step("checking stockpile setbacks")
         setback = float(q.param("setback_ft"))
-        rep, zones, _fences = controls.stockpile_setbacks(
+        found = controls.stockpile_setbacks(
             piles.frame,
             _targets(ctx, q),
             ctx.flow.dem,
@@ -106,9 +107,10 @@ class StockpileSetback(Practice):
             reach_tolerance_ft=float(ctx.control("stockpile_reach_tolerance_ft")),
             downslope_only=bool(q.params.get("downslope_only", True)),
         )
+        rep = found.piles
         if q.params.get("along", "straight") == "flow_path":
             rep = [_along_flow(piles, i, r, q, setback) for i, r in enumerate(rep)]
-        out.layers["stockpile_setbacks"] = mark(zones, ctx.open(q))
+        out.layers["stockpile_setbacks"] = mark(found.zones, ctx.open(q))
         for row, r in zip(piles.rows, rep, strict=True):
             row.update({k: v for k, v in r.items() if k != "features"})
             row["downslope_distance_ft"] = r["min_setback_ft"]

@@ -62,7 +62,22 @@ class TrackingPad(Practice):
     submitted: ClassVar[dict[str, dict[str, Any]]] = {"polygon": _PAD}
     stands_at = ("roads", "access_drives")
     cad = CadLook("C-ESCP-TRAK", 8, "CONTINUOUS", "stone tracking pads")
-    pay = PayItem("SY", "area", "the pad's area; its stone in TON at the standard's depth", "DNR 1057")
+    pay = PayItem(
+        "SY",
+        "area",
+        "the pad's area",
+        "DNR 1057",
+        also=(
+            PayItem(
+                "TON",
+                "stone",
+                "its stone: the area at the profile's stone depth and density",
+                "DNR 1057",
+                keys=("tracking_pad_stone_depth_in", "tracking_pad_stone_tons_per_cy"),
+                part="stone",
+            ),
+        ),
+    )
 
     def place(self, ctx: Context, q: Requirement) -> Outcome:
         """The pad each entrance needs, and the submitted pad measured there."""
@@ -81,7 +96,8 @@ class TrackingPad(Practice):
             min_width_ft=float(ctx.control("tracking_pad_min_width_ft")),
             search_ft=float(ctx.control("tracking_pad_search_ft")),
         )
-        ent, pads = controls.tracking_pads(drives, roads, rule, ctx.submitted(self.family))
+        found = controls.tracking_pads(drives, roads, rule, ctx.submitted(self.family))
+        ent, pads = found.entrances, found.pads
         out.layers["tracking_pads"] = mark(pads, ctx.open(q))
         out.report["tracking"] = {"entrances": ent, "min_pad_length_ft": rule.min_length_ft}
         out.shared["entrances"] = ent

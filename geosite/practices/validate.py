@@ -99,6 +99,24 @@ def practice_problems(profile: Profile) -> list[str]:
         for k in profile.tables["maintenance"]
         if registry.named(k) is None
     ]
+    out += _prices(profile)
+    return out
+
+
+def _prices(profile: Profile) -> list[str]:
+    """The ``[prices]`` table's items against the practices: each a practice with a pay item, priced in one
+    of the units it is counted in.
+    """
+    out = []
+    paid = tuple(p.name for p in registry.PRACTICES if p.pay is not None)
+    for k, e in profile.tables["prices"].items():
+        p = registry.named(k)
+        if p is None or p.pay is None:
+            out.append(f"prices.{k}: not a practice with a pay item{_hint(k, paid)}")
+            continue
+        units = tuple(u.unit for u in p.pay.units)
+        if e.unit not in units:
+            out.append(f"prices.{k}.unit: {e.unit!r}, but {k} is counted in {' or '.join(units)}")
     return out
 
 

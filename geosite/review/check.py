@@ -44,11 +44,13 @@ import geopandas as gpd
 import shapely
 
 from geosite.plan import plan_of
+from geosite.plan.quantity_report import quantity_report
 from geosite.report import name_features, plan_block
 from geosite.review.completeness import check_completeness, item_citation_for_layer
 from geosite.review.declared import Declared, read_declared
 from geosite.review.drawn import maps_agree
-from geosite.review.findings import STATUSES, ReviewFinding, findings_frame, number, render_markdown
+from geosite.review.estimate import estimate_findings, read_estimate
+from geosite.review.findings import STATUSES, ReviewFinding, findings_frame, md, number, render_markdown
 from geosite.review.geometry import SECTION as GEOMETRY_SECTION
 from geosite.review.geometry import check_geometry, read_raw_layers
 from geosite.units import SQFT_PER_ACRE
@@ -68,7 +70,9 @@ Step = Callable[[str], None]
 #: geosite's comparisons of what a plan declares with what it measures: not the chapter's requirements, so a
 #: declaration left out leaves them not assessed without leaving the plan incomplete (the plan type is checked
 #: against the list its size requires either way)
-CROSS_CHECKS = frozenset({"declared_disturbed_area", "plan_type_submitted", "declared_cut_fill"})
+CROSS_CHECKS = frozenset(
+    {"declared_disturbed_area", "plan_type_submitted", "declared_cut_fill", "declared_quantities"}
+)
 
 
 @dataclass
@@ -88,6 +92,17 @@ class CheckResult:
     schedule_note: str | None = None
     received: dt.date | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the unit prices the inspector gives (geosite.plan.PriceTable): the submitted quantities' estimate
+    prices: Any = None
+
+    @property
+    def quantities(self) -> Any:
+        """The submitted plan's quantities, estimate (at :attr:`prices`, else the profile's) and surety
+        (:class:`geosite.plan.quantity_report.QuantityReport`).
+        """
+        from geosite.plan.quantity_report import quantity_report
+
+        return quantity_report(self.analysis.plan, self.prices)
 
     @property
     def failed(self) -> list[ReviewFinding]:
@@ -187,6 +202,7 @@ class CheckResult:
             "declared": self.declared.to_dict(),
             "findings": [f.to_dict() for f in self.findings],
             "schedule": self.schedule,
+            "quantities": self.quantities.to_dict(),
             "notes": list(self.site.notes),
             **({"sandbox": self.extra["sandbox"]} if "sandbox" in self.extra else {}),
         }
@@ -215,11 +231,13 @@ def check_submission(
     make_valid: bool = False,
     step: Step | None = None,
     limits: Limits | None = None,
+    prices: Any = None,
 ) -> CheckResult:
     """Check the submission in ``folder``. Raises :class:`geosite.errors.InputError` on bad input.
 
     ``jurisdiction`` is the inspector's (a profile name or file); site.toml's may only name an installed
-    profile. ``limits``: :class:`geosite.io.limits.Limits` for reading the submission.
+    profile. ``limits``: :class:`geosite.io.limits.Limits` for reading the submission. ``prices``: the
+    inspector's unit prices (:func:`geosite.plan.read_prices`) for the submitted quantities' estimate.
     """
     from geosite.pipeline import analyze
     from geosite.site import load_site
@@ -227,6 +245,7 @@ def check_submission(
     step = step or (lambda name: log.info(name))
     step("reading the declarations")
     declared, conf = read_declared(folder, limits)
+    submitted_estimate = read_estimate(folder, conf, limits)
     step("loading and validating the submission")
     site = load_site(
         folder,
@@ -240,6 +259,8 @@ def check_submission(
     result = analyze(site, step=step)
     result.plan = plan_of(result, "submitted")  # the plan under review: the submission's own controls
     result.report["plan"] = plan_block(result.plan)
+    result.quantities = quantity_report(result.plan)
+    result.report["quantities"] = result.quantities.to_dict()
     prof = result.profile
     step("checking the plan against the chapter")
 
@@ -247,6 +268,8 @@ def check_submission(
     checked = _plan_type_to_check(required, declared.plan_type)
     dem_submitted = dem is None and bool((conf.get("dem") or {}).get("path"))
     findings = _plan_findings(result, declared, checked, dem_submitted=dem_submitted)
+    measured = result.quantities.quantities.submitted  # what the submitted layers measure
+    findings += _gated(result, estimate_findings(result.plan, measured, submitted_estimate))
     reviewed = _steep_slopes(result, declared)
     cites = {lname: item_citation_for_layer(prof, checked, lname) for lname in site.layers}
     reviewed += check_geometry(site, prof, raw, conf.get("crs"), cites)
@@ -261,7 +284,9 @@ def check_submission(
     number(findings)
 
     schedule, note = _schedule(site, prof, received)
-    return CheckResult(site, result, declared, findings, required, checked, schedule, note, received)
+    out = CheckResult(site, result, declared, findings, required, checked, schedule, note, received)
+    out.prices = prices
+    return out
 
 
 def _plan_findings(
@@ -282,6 +307,15 @@ def _plan_findings(
     assert gate is not None  # the pipeline's evaluation carries the gate it judged under
     for f in findings:
         gate.apply(f)  # the plan's content and type: only where the chapter applies
+    return findings
+
+
+def _gated(result: AnalysisResult, findings: list[ReviewFinding]) -> list[ReviewFinding]:
+    """``findings`` through the site's gate (only where the chapter applies)."""
+    gate = result.evaluation.gate
+    assert gate is not None  # the pipeline's evaluation carries the gate it judged under
+    for f in findings:
+        gate.apply(f)
     return findings
 
 
@@ -723,8 +757,8 @@ def _permit_conditions(result: AnalysisResult, declared: Declared) -> list[Revie
 def write_check_outputs(
     result: CheckResult, out: Path, overwrite: bool = False, html: bool = True
 ) -> list[Path]:
-    """Write findings.json, findings.md, findings.gpkg (layers ``findings`` and context) and report.html
-    atomically into ``out``.
+    """Write findings.json, findings.md, findings.gpkg (layers ``findings`` and context), quantities.csv (the
+    submitted plan's pay quantities, priced at the result's prices) and report.html atomically into ``out``.
 
     Parameters
     ----------
@@ -743,11 +777,17 @@ def write_check_outputs(
         The files written.
     """
     from geosite.io.output import atomic_dir, write_json
+    from geosite.plan.quantity_report import csv_text, quantity_markdown
 
-    names = ["findings.json", "findings.md", "findings.gpkg"] + (["report.html"] if html else [])
+    names = ["findings.json", "findings.md", "findings.gpkg", "quantities.csv"]
+    names += ["report.html"] if html else []
+    quantities = result.quantities
     with atomic_dir(out, overwrite=overwrite) as tmp:
         write_json(tmp / "findings.json", result.to_dict())
-        (tmp / "findings.md").write_text(render_markdown(result.summary(), result.findings), encoding="utf-8")
+        text = render_markdown(result.summary(), result.findings)
+        text += "\n" + "\n".join(quantity_markdown(quantities.to_dict(), escape=md))
+        (tmp / "findings.md").write_text(text, encoding="utf-8")
+        (tmp / "quantities.csv").write_text(csv_text(quantities), encoding="utf-8")
         frame = findings_frame(result.findings, result.site.crs)
         layers = {"findings": frame, "site_boundary": result.site.layers["site_boundary"][["id", "geometry"]]}
         for k in findings_context():

@@ -20,6 +20,9 @@ steep_slope_controls = "Erosion mat on the 15 % bank"  # B(6)(d): extra controls
 slopes_after = "Lot graded to drain north-east to the street"
 # D(2): the surety bond, letter of credit or escrow offered
 surety = "Letter of credit, First Bank, $6,000"
+# the estimate of the plan's quantities, a CSV file in the folder (or [[estimate]] rows in site.toml):
+# geosite.review.estimate
+estimate = "estimate.csv"
 ```
 
 Every key is optional. Unknown keys and wrong types are input errors (exit 2), listed together.
@@ -63,6 +66,7 @@ class Declared:
     bmp_removal: str | None = None
     dewatering_treatment: str | None = None
     contours: str | None = None
+    estimate: str | None = None
 
     def get(self, key: str) -> Any:
         """The declared field ``key`` (None when not declared, or not a field)."""
@@ -90,6 +94,7 @@ _TEXT = (
     "bmp_removal",
     "dewatering_treatment",
     "contours",
+    "estimate",
 )
 _NUMBERS = ("map_dpi", "map_scale_ft_per_in", "map_contour_interval_ft")
 #: (the texts include the duties during construction a plan may state, the profile's provisions: B(2) waste,
@@ -107,7 +112,7 @@ _KNOWN = {
 
 
 #: Declared texts ending so name a file of the submission (checked to lie inside its folder).
-FILE_SUFFIXES = (".pdf", ".tif", ".tiff", ".png", ".jpg", ".dxf", ".dwg", ".gpkg", ".geojson", ".shp")
+FILE_SUFFIXES = (".pdf", ".tif", ".tiff", ".png", ".jpg", ".dxf", ".dwg", ".gpkg", ".geojson", ".shp", ".csv")
 
 
 class Submission(NamedTuple):

@@ -324,6 +324,7 @@ def render_html(result: Any) -> str:
             section = f["section"]
             items.append(f"<h2>{_e(section or 'General')}</h2>")
         items.append(_finding_item(f))
+    items.append(quantities_html(result.quantities.to_dict()))
     leaflet_css, leaflet_js = _static("leaflet.css"), _static("leaflet.js")
     csp = (
         f"default-src 'none'; script-src {_csp_hash(leaflet_js)} {_csp_hash(_PAGE_JS)}; "
@@ -341,6 +342,46 @@ def render_html(result: Any) -> str:
         items="\n".join(items),
         data=json_for_html(data),
     )
+
+
+def quantities_html(block: dict[str, Any]) -> str:
+    """The page's section on the submitted plan's quantities, estimate and surety (report.json's
+    ``quantities``), every text escaped (a kind is the submission's text).
+
+    Parameters
+    ----------
+    block : dict
+        The quantities (:meth:`geosite.plan.quantity_report.QuantityReport.to_dict`).
+
+    Returns
+    -------
+    str
+        HTML.
+    """
+    q = block.get("submitted") or block.get("proposed") or {"totals": []}
+    rows = "".join(
+        f"<tr><td>{_e(x['label'])}</td><td>{_e(x['unit'] or '')}</td><td>{_e(_quantity(x['quantity']))}</td>"
+        f"<td>{_e(x['standard'])}</td><td>{_e(x['tags'])}</td><td>{_e(x['why'] or '')}</td></tr>"
+        for x in q["totals"]
+    )
+    est = block.get("estimate")
+    priced = (
+        f"<p>Estimate at {_e(est['prices'])}: ${est['total']:,.2f}"
+        + ("" if est["complete"] else " (incomplete)")
+        + "</p>"
+        if est
+        else f"<p>{_e(block.get('prices_note') or '')}</p>"
+    )
+    return (
+        "<h2>Quantities, estimate and surety</h2><table><tr><th>item</th><th>unit</th><th>quantity</th>"
+        f"<th>standard</th><th>controls</th><th>not assessed</th></tr>{rows}</table>{priced}"
+        f"<p>{_e(block['surety']['words'])}</p>"
+    )
+
+
+def _quantity(v: float | None) -> str:
+    """A quantity as the page prints it."""
+    return "not assessed" if v is None else f"{v:,}"
 
 
 def _finding_item(f: dict[str, Any]) -> str:

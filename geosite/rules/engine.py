@@ -26,26 +26,15 @@ from geosite.rules.model import Condition, NotSpecified
 from geosite.rules.profile import OPS, Profile, Requirement, load_profile
 from geosite.rules.registry import settle_for
 
+# the one verdict type stands on the floor, where geosite.io can return it too; the rules re-export it
+from geosite.verdict import Verdict as Verdict
+
 Measurements = Mapping[str, Any]
 #: Every status a finding can have. ``inspector_decision``: the text leaves it to the Building Inspector.
 STATUSES = ("pass", "fail", "info", "not_assessed", "inspector_decision")
 #: Statuses that are a verdict on the plan (a closed gate turns them into information).
 VERDICTS = ("pass", "fail", "inspector_decision")
 REL_TOL = 1e-9  # a threshold "at" its value is met despite floating-point noise in areas and lengths
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A yes, a no or not decided (``value`` None), and why, in words: what a test of the site answers
-    (whether runoff leaves it, whether a feature lies downslope of a pile ...).
-    """
-
-    value: bool | None
-    why: str
-
-    def __bool__(self) -> bool:
-        """True only for a yes (a not-decided verdict is not a yes)."""
-        return self.value is True
 
 
 @dataclass

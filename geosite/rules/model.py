@@ -33,7 +33,7 @@ TRIGGER_KINDS = ("measured", "unexpressed", "unread")
 class Entry:
     """A number (or value) of a profile table with where it comes from: the chapter's ``citation`` and
     ``section``, or a ``source``; its ``unit`` where given; ``by``/``text``/``note``: words the findings
-    quote.
+    quote; ``date``: when a price was given.
     """
 
     value: Any
@@ -44,6 +44,7 @@ class Entry:
     unit: str = ""
     by: str = ""
     text: str = ""
+    date: Any = ""  # when a price was given (a [prices] entry: an ISO date)
 
     def get(self, key: str, default: Any = None) -> Any:
         """Field ``key`` (``default`` where it is not given), for readers that take an entry where a table of
@@ -66,7 +67,7 @@ class Entry:
         return cls(
             **{
                 k: e[k]
-                for k in ("value", "citation", "section", "source", "note", "unit", "by", "text")
+                for k in ("value", "citation", "section", "source", "note", "unit", "by", "text", "date")
                 if k in e
             }
         )

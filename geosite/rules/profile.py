@@ -107,6 +107,8 @@ ENTRY_TABLES = (
     "submission",
     "maintenance",
     "stabilization",
+    "quantities",
+    "prices",
 )
 
 

@@ -331,6 +331,19 @@ SUBMISSION_PARAMS: dict[str, Param] = {
     "overlap_margin_ft": _c(NUMBER, "ft"),
     "bmp_outside_tolerance_ft": _c(NUMBER, "ft"),
     "diversion_cover_tolerance_ft": _c(NUMBER, "ft"),
+    "declared_quantity_tolerance_pct": _c(NUMBER, "%"),
+}
+
+#: the pay units a practice's quantity is counted and priced in (state DOTs' erosion-control pay items)
+PAY_UNITS = ("LF", "EA", "SY", "SF", "AC", "CY", "TON")
+
+#: ``[quantities]`` entries: the numbers a practice's pay quantity is counted with (geosite.practices.pay)
+QUANTITY_PARAMS: dict[str, Param] = {
+    "tracking_pad_stone_depth_in": _c(NUMBER, "in", "the pad's stone depth (DNR 1057)"),
+    "tracking_pad_stone_tons_per_cy": _c(NUMBER, "tons per cu yd", "the stone's weight per cu yd in place"),
+    "sediment_trap_storage_cy_per_acre": _c(
+        NUMBER, "cu yd per acre", "a trap's storage per acre drained, where the standard sizes it so"
+    ),
 }
 
 #: ``[permit]`` entries
@@ -343,6 +356,9 @@ PERMIT_PARAMS: dict[str, Param] = {
     "inspect_every_days": _c(INTEGER, "days"),
     "inspect_after_rain_hours": _c(NUMBER, "hours"),
     "surety": Param(TEXT, choices=("shall", "may")),
+    "surety_amount_by": _c(TEXT, "", "who sets the surety's amount (the chapter's words)"),
+    "surety_percent_of_estimate": _c(NUMBER, "%", "a published rule: the surety as a share of the estimate"),
+    "surety_minimum_usd": _c(NUMBER, "USD", "a published rule: the smallest surety"),
     "building_permit_hold": _c(BOOL),
 }
 
@@ -351,6 +367,7 @@ ENFORCEMENT_PARAMS: dict[str, Param] = {
     "comply_hours": _c(NUMBER, "hours"),
     "cease_without_permit_hours": _c(NUMBER, "hours"),
     "village_work_after": _c(NUMBER),
+    "village_cost_recovery": _c(BOOL, "", "the Village's cost of work beyond the deposit is recovered"),
 }
 
 #: ``[review]`` entries with a value
@@ -413,6 +430,7 @@ DECLARED_FIELDS = (
     "street_cleaning",
     "dewatering_treatment",
     "bmp_removal",
+    "estimate",
 )
 
 #: keys no longer read, and what replaced them (a profile naming one is told)

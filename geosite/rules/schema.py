@@ -25,7 +25,7 @@ OPS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
     "!=": operator.ne,
 }
-ENTRY_KEYS = ("value", "citation", "section", "source", "note", "unit", "by", "text")
+ENTRY_KEYS = ("value", "citation", "section", "source", "note", "unit", "by", "text", "date")
 CONDITION_KEYS = (
     "rule",
     "citation",
@@ -111,6 +111,8 @@ TOP_KEYS = (
     "not_specified",
     "maintenance",
     "stabilization",
+    "quantities",
+    "prices",
 )
 #: silent: the chapter does not say it; unread: the profile's author could not read that part;
 #: unexpressed: the chapter says it but the profile language cannot (geosite cannot assess it: never a pass)
@@ -196,6 +198,8 @@ def validate(data: Mapping[str, Any]) -> list[str]:
     ctx.entries("submission", r.SUBMISSION_PARAMS)
     ctx.entries("maintenance", {k: r.Param(r.TEXT) for k in data.get("maintenance") or {}})
     ctx.entries("stabilization", r.STABILIZATION_PARAMS)
+    ctx.entries("quantities", r.QUANTITY_PARAMS)
+    ctx.prices()
     ctx.not_specified()
     for table, keys in REQUIRED_ENTRIES.items():
         table_data = data.get(table)
@@ -226,6 +230,19 @@ def _jurisdiction(p: _Problems, j: Any) -> None:
         )
     elif not _is_number(j["map_margin_ft"]):
         p.add("jurisdiction.map_margin_ft", f"must be a number of feet, not {j['map_margin_ft']!r}")
+
+
+def _iso_date(v: Any) -> bool:
+    """Whether ``v`` is a date (a TOML date, or ISO text YYYY-MM-DD)."""
+    import datetime as dt
+
+    if isinstance(v, dt.date):
+        return True
+    try:
+        dt.date.fromisoformat(str(v))
+    except ValueError:
+        return False
+    return True
 
 
 def _is_number(v: Any) -> bool:
@@ -564,6 +581,33 @@ class _Context:
             self.p.add(
                 where, "says nothing a submission could show (layers, contacts, project, declared or check)"
             )
+
+    def prices(self) -> None:
+        """The ``[prices]`` table: a Village's published unit prices, each ``item = { value = price (USD),
+        unit = a pay unit, source = ..., date = ... }`` (which items are priced in which units is held
+        against the practices by :func:`geosite.practices.validate.validate_practices`).
+        """
+        t = self.data.get("prices")
+        if t is None:
+            return
+        if not isinstance(t, Mapping):
+            self.p.add("prices", "must be a table of items, each { value, unit, source, date }")
+            return
+        for k, e in t.items():
+            where = f"prices.{k}"
+            if not isinstance(e, Mapping):
+                self.p.add(where, "must be { value = price, unit = ..., source = ..., date = ... }")
+                continue
+            self.p.keys(where, e, ENTRY_KEYS)
+            v: Any = e.get("value")
+            if not _is_number(v) or not 0 < v < float("inf"):
+                self.p.add(f"{where}.value", f"{v!r} is not a price (a positive number of US dollars)")
+            if e.get("unit") not in r.PAY_UNITS:
+                self.p.unknown(f"{where}.unit", e.get("unit"), r.PAY_UNITS, "unit")
+            if not e.get("source"):
+                self.p.add(where, "needs a source (the Village's published table that gives the price)")
+            if not _iso_date(e.get("date")):
+                self.p.add(f"{where}.date", f"{e.get('date')!r}: the date of the price, YYYY-MM-DD")
 
     def not_specified(self) -> None:
         """Each ``[[not_specified]]`` topic: an id, a topic, a kind, a section."""

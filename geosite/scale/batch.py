@@ -296,13 +296,13 @@ def _publish(src: Path, final: Path, digest: str, staging: Path, overwrite: bool
     if read_marker(final) == digest and _complete(final):
         shutil.rmtree(src, ignore_errors=True)
         return "kept"
-    ours, why = geosite_wrote(final)
+    ours = geosite_wrote(final)
     if not ours and not overwrite:
         from geosite.errors import OutputError
 
         shutil.rmtree(src, ignore_errors=True)
         raise OutputError(
-            f"output folder {final} exists and geosite did not write it ({why}); "
+            f"output folder {final} exists and geosite did not write it ({ours.why}); "
             "pass --overwrite to replace it"
         )
     swap_in(src, final)

@@ -7,17 +7,18 @@ vector layers give before any DEM is read.
   dates, every problem reported together;
 - :mod:`~geosite.site.measurements`: :class:`SiteMeasurements`, the record every stage adds to, and
   :func:`measure_site` (site and disturbed area, the largest area at one time, pipe, roads) and
-  :func:`phase_areas` (each phase's area and dates).
+  :func:`phase_areas` -> :class:`PhaseAreas` (each phase's area and dates).
 """
 
 from geosite.site.loading import load_site, read_layers, read_site_toml, site_from_frames
-from geosite.site.measurements import Phase, SiteMeasurements, measure_site, phase_areas
+from geosite.site.measurements import Phase, PhaseAreas, SiteMeasurements, measure_site, phase_areas
 from geosite.site.model import PLAT_VALUES, Contact, Project, Site
 
 __all__ = [
     "PLAT_VALUES",
     "Contact",
     "Phase",
+    "PhaseAreas",
     "Project",
     "Site",
     "SiteMeasurements",

@@ -187,14 +187,31 @@ def undated(site: Site) -> list[Any]:
     return [i for i, s, e in zip(gdf["id"], start, end, strict=True) if s is None or e is None]
 
 
-def phase_areas(site: Site) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame | None]:
+@dataclass(frozen=True, eq=False)
+class PhaseAreas:
+    """Each phase's disturbed area and dates (:func:`phase_areas`), as rows and as a layer.
+
+    Attributes
+    ----------
+    phases : list of dict
+        Per phase, in the order the layer first names it: ``phase``, ``disturbance_ids``, ``start`` and
+        ``end`` (ISO dates or None), ``area_sqft`` and ``area_acres`` (report.json's ``disturbed.phases``).
+    layer : geopandas.GeoDataFrame or None
+        The same, one feature per phase (the site CRS); None without a disturbance layer.
+    """
+
+    phases: list[dict[str, Any]]
+    layer: gpd.GeoDataFrame | None
+
+
+def phase_areas(site: Site) -> PhaseAreas:
     """Each phase's disturbed area: its polygons' union, on or off the parcel as A(3) measures the activity
     (sq ft, acres), first start and last end; and the same as a layer, one feature per phase. A layer
     without ``phase`` is one phase per polygon, named by its id.
     """
     gdf = site.layer("disturbance")
     if gdf is None:
-        return [], None
+        return PhaseAreas([], None)
     fpu = site.ft_per_unit
     label = gdf["phase"].astype(str) if "phase" in gdf.columns else gdf["id"].astype(str)
     rows: list[dict[str, Any]] = []
@@ -221,7 +238,7 @@ def phase_areas(site: Site) -> tuple[list[dict[str, Any]], gpd.GeoDataFrame | No
         geometry=geoms,
         crs=site.crs,
     )
-    return rows, layer
+    return PhaseAreas(rows, layer)
 
 
 def measure_site(site: Site) -> SiteMeasurements:
@@ -285,9 +302,9 @@ def _measure_disturbance(site: Site, m: SiteMeasurements, dist: BaseGeometry) ->
         geometry=[dist],
         crs=site.crs,
     )
-    phases, layer = phase_areas(site)
-    m.set("disturbed.phases", phases)
-    m.layers["disturbance_phases"] = layer
+    phases = phase_areas(site)
+    m.set("disturbed.phases", phases.phases)
+    m.layers["disturbance_phases"] = phases.layer
 
 
 def _peak_at_one_time(site: Site, m: SiteMeasurements) -> None:

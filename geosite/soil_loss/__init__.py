@@ -27,7 +27,7 @@ from geosite.soil_loss.cover import (
     cover_schedule,
     cover_timeline,
 )
-from geosite.soil_loss.data import SoilLossData, Sourced, load_soil_loss_data
+from geosite.soil_loss.data import County, SoilLossData, Sourced, load_soil_loss_data
 from geosite.soil_loss.erosivity import ErosivityDistribution, Rainfall, year_position
 from geosite.soil_loss.kfactor import K_ATTRIBUTE, KGrid, k_grid
 from geosite.soil_loss.ls import (
@@ -47,6 +47,7 @@ __all__ = [
     "COVERS",
     "K_ATTRIBUTE",
     "STEEP",
+    "County",
     "CoverSchedule",
     "CoverSpan",
     "CoverTimeline",

@@ -42,6 +42,22 @@ class Sourced:
 
 
 @dataclass(frozen=True)
+class County:
+    """The county of a village's sites (:meth:`SoilLossData.county_for`), and how it is known.
+
+    Attributes
+    ----------
+    name : str or None
+        The county's name (as the data file's R table names it); None where the village is not listed.
+    source : str
+        Where the data file has it from ("" where the village is not listed).
+    """
+
+    name: str | None
+    source: str
+
+
+@dataclass(frozen=True)
 class SoilLossData:
     """The state's soil-loss numbers (:data:`DATA_FILE`), each with its source."""
 
@@ -62,12 +78,11 @@ class SoilLossData:
     county_r: dict[str, Sourced]
     r_missing: str
     ei_missing: str
-    county_of_jurisdiction: dict[str, tuple[str, str]]
+    county_of_jurisdiction: dict[str, County]
 
-    def county_for(self, jurisdiction: str | None) -> tuple[str | None, str]:
+    def county_for(self, jurisdiction: str | None) -> County:
         """The county of a village profile's sites and how it is known (None, "" when not listed)."""
-        got = self.county_of_jurisdiction.get(str(jurisdiction or "").lower())
-        return (got[0], got[1]) if got else (None, "")
+        return self.county_of_jurisdiction.get(str(jurisdiction or "").lower(), County(None, ""))
 
     def r_for(self, county: str | None) -> Sourced:
         """R for ``county`` (US customary), or a missing value saying what would settle it."""
@@ -113,6 +128,6 @@ def load_soil_loss_data(path: Path = DATA_FILE) -> SoilLossData:
         r_missing=rain["missing"],
         ei_missing=rain["ei_missing"],
         county_of_jurisdiction={
-            k: (str(v["county"]), str(v["source"])) for k, v in raw["county_of_jurisdiction"].items()
+            k: County(str(v["county"]), str(v["source"])) for k, v in raw["county_of_jurisdiction"].items()
         },
     )

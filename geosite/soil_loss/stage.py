@@ -75,7 +75,7 @@ def rainfall_for(site: Site, data: SoilLossData | None = None) -> Rainfall:
     """
     data = data or load_soil_loss_data()
     given = site.settings.get("soil_loss", {})
-    county = given.get("county") or data.county_for(site.jurisdiction)[0]
+    county = given.get("county") or data.county_for(site.jurisdiction).name
     r: float | None
     if given.get("r_factor") is not None:
         r, r_source = float(given["r_factor"]), f"site.toml [soil_loss] r_factor: {given['r_source']}"
