@@ -241,7 +241,12 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
         by_symbol.setdefault(sym.key, (sym, []))[1].append(c)
     for sym, cs in sorted(by_symbol.values(), key=lambda v: v[0].style.z):
         L.draw_geoms(sheet, [c.geometry for c in cs], sym.style)
-        panel.add(sym.style, "(c) " + sym.style.label)
+        panel.add(
+            sym.style,
+            "(c) "
+            + sym.style.label
+            + (for_reference(plan, cs[0].practice) if plan.source == "proposed" else ""),
+        )
     tol = 1.0 / plan.site.ft_per_unit
     for sym, cs in by_symbol.values():
         runs = control_runs(cs, tol)
@@ -262,6 +267,30 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
             f"(c) The {len(plan.controls)} controls shown are this plan's; the {len(plan.submitted)} "
             "controls submitted earlier for this site are replaced by them."
         )
+
+
+def for_reference(plan: Plan, practice: str) -> str:
+    """What a legend row of ``practice``'s controls adds where the chapter does not ask for them here: the
+    gate's decision its layers carry (their ``required`` column, :func:`geosite.practices.context.mark`):
+    shown for reference where every feature is not required, "required only if it applies" where none is
+    decided, nothing where any is required or the layers say nothing.
+    """
+    import pandas as pd
+
+    p = registry.named(practice)
+    got = [
+        gdf["required"]
+        for layer in (p.layers if p is not None else ())
+        if (gdf := plan.derived.get(layer.name)) is not None and len(gdf) and "required" in gdf.columns
+    ]
+    if not got:
+        return ""
+    req = pd.concat(got, ignore_index=True)
+    if req.eq(True).any():
+        return ""
+    if req.eq(False).all():
+        return " (shown for reference: not required here)"
+    return " (required only if it applies: not decided)"
 
 
 def control_runs(controls: list[Control], tol: float) -> list[tuple[Any, list[Control]]]:
