@@ -166,7 +166,8 @@ class SedimentBasin(Practice):
         route_req = d.met if not b.either else False  # under 10 acres a basin is one route of two
         marked = bool(route_req and ctx.open(q)) if d.met is not None else None
         out.layers["sediment_basins"] = mark(_named(b.outlets), marked)
-        own = _served_outlets(b)  # one control per outlet: the submitted one where it serves
+        per_acre = ctx.profile.value("controls", "sediment_trap_surface_sqft_per_acre")
+        own = _served_outlets(b, per_acre, ctx.site.ft_per_unit)  # one control an outlet: the submitted one
         keep = np.array([int(o) not in own for o in b.outlets["outlet"]], dtype=bool)
         traps = sediment_trap.footprints(
             ctx,
@@ -251,11 +252,36 @@ class _Plan:
     rep: dict[str, Any]
 
 
-def _served_outlets(b: _Plan) -> dict[int, list[Any]]:
-    """The outlets a submitted basin or trap serves (it receives their runoff and suits their drainage),
-    with those features' ids: the plan keeps the submitted control there and proposes none of its own.
+def _served_outlets(b: _Plan, per_acre: float | None, ft_per_unit: float) -> dict[int, list[Any]]:
+    """The outlets a submitted basin or trap serves, with those features' ids: the plan keeps the submitted
+    control there and proposes none of its own. It serves when it receives the outlet's runoff, suits its
+    drainage (:func:`suits`) and, drawn as an area, has at least the surface DNR 1063 asks of a trap there
+    (``per_acre``, sq ft per acre drained, times the outlet's acres; a basin is never smaller than the trap
+    it replaces): one drawn smaller than that is replaced by the plan's own. ``ft_per_unit``: feet per CRS
+    unit. Without ``per_acre`` the kind alone decides.
     """
-    return {int(s["outlet"]): list(s["suitable_by"]) for s in b.served if s["suitable_by"]}
+    acres = {int(o): float(a) for o, a in zip(b.outlets["outlet"], b.outlets["drainage_acres"], strict=True)}
+    area = _submitted_sqft(b.got, ft_per_unit)
+    out = {}
+    for s in b.served:
+        o = int(s["outlet"])
+        need = None if per_acre is None or o not in acres else float(per_acre) * acres[o]
+        ids = [i for i in s["suitable_by"] if need is None or area.get(i) is None or area[i] >= need]
+        if ids:
+            out[o] = ids
+    return out
+
+
+def _submitted_sqft(got: gpd.GeoDataFrame | None, ft_per_unit: float) -> dict[Any, float]:
+    """Each submitted basin's or trap's area drawn, sq ft, by its id (a point has none)."""
+    if got is None or not len(got):
+        return {}
+    ids = list(got["id"]) if "id" in got.columns else list(range(1, len(got) + 1))
+    return {
+        i: float(g.area) * ft_per_unit**2
+        for i, g in zip(ids, got.geometry, strict=True)
+        if g is not None and "Polygon" in g.geom_type
+    }
 
 
 def _submitted_areas(got: gpd.GeoDataFrame | None) -> list[Any]:
