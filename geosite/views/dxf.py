@@ -209,7 +209,8 @@ def write_dxf(
     scale_ft : float
         The plot scale the symbols and texts are sized for, feet on the ground per inch of paper. The
         default, 100, is geosite's choice, not the ordinance's: a drawing size for CAD, which rescales text
-        at will (:func:`geosite.pipeline.write_outputs` passes the maps' scale, the profile's).
+        at will (:func:`geosite.pipeline.write_outputs` passes the maps' scale,
+        :func:`geosite.pipeline.fitted_scale`).
     labels : sequence of PlacedLabel
         The construction sheet's labels as it placed them (model space): the text goes there where it
         fits.
