@@ -166,7 +166,7 @@ QUANTITY = re.compile(
 # and not a number of the chapter or the Handbook. Each function says so in its docstring ("geosite's
 # choice, not the ordinance's").
 DEFAULTS_ALLOWED = {
-    ("controls/fences.py", "interior_rows", "straighten_ft"): (
+    ("controls/slope_length.py", "interior_rows", "straighten_ft"): (
         "Douglas-Peucker tolerance of a drawn row, ft: a drafting tolerance"
     ),
     ("controls/fences.py", "row_obstacles", "width_ft"): (
