@@ -23,8 +23,9 @@ def lot7(tmp_path_factory):
     """Lot 7 analysed, its three sheets written, and the figures kept (for the boxes placed)."""
     import geosite
     from geosite.maps import render_plan_maps
-    from geosite.maps.common import make_context, render
+    from geosite.maps.common import make_context
     from geosite.maps.existing import draw_existing
+    from geosite.maps.render import render
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -18,7 +18,6 @@ import shapely
 from geosite.maps import layout as L
 from geosite.maps import panel as P
 from geosite.maps.common import (
-    PNG_DPI,
     MapContext,
     Panel,
     area_text,
@@ -28,14 +27,15 @@ from geosite.maps.common import (
     is_nan,
     make_context,
     name_of,
-    render,
     short_name,
     sqft_text,
     status_filter,
 )
 from geosite.maps.existing import label_improvements
+from geosite.maps.preview import PNG_DPI
 from geosite.maps.provisions import maintenance_text, practices_on_plan, schedule_table, stabilization_text
 from geosite.maps.quantities import quantity_table
+from geosite.maps.render import render
 from geosite.maps.symbology import BODY_PT, INK, MIN_PT, STYLES, Style
 from geosite.maps.tables import cells
 from geosite.plan.table import short_words, tag_runs

@@ -12,7 +12,6 @@ from typing import Any
 
 from geosite.maps import layout as L
 from geosite.maps.common import (
-    PNG_DPI,
     MapContext,
     Panel,
     area_text,
@@ -22,13 +21,14 @@ from geosite.maps.common import (
     is_nan,
     make_context,
     name_of,
-    render,
     short_name,
     sqft_text,
     status_filter,
     width_text,
 )
 from geosite.maps.drainage import draw_drainage, draw_entry_arrows
+from geosite.maps.preview import PNG_DPI
+from geosite.maps.render import render
 from geosite.maps.symbology import BODY_PT, FLOOD_ZONES, INK, LABELS, STYLES
 from geosite.maps.tables import cells
 

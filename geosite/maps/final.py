@@ -12,7 +12,6 @@ import shapely
 
 from geosite.maps import layout as L
 from geosite.maps.common import (
-    PNG_DPI,
     MapContext,
     Panel,
     area_text,
@@ -20,11 +19,12 @@ from geosite.maps.common import (
     draw_relief,
     faint_style,
     make_context,
-    render,
     sqft_text,
     status_filter,
 )
 from geosite.maps.existing import label_improvements
+from geosite.maps.preview import PNG_DPI
+from geosite.maps.render import render
 from geosite.maps.symbology import STYLES, Style
 
 HEADING = "PLAN OF FINAL SITE CONDITIONS"
