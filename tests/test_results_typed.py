@@ -50,7 +50,10 @@ TUPLES_KEPT: dict[tuple[str, str], str] = {
     ("geosite/hydrology/certify.py", "coarse_drainage_box"): BOUNDS + " (rows r0:r1, columns c0:c1)",
     ("geosite/hydrology/fill_proof.py", "CoarseOutlets.basin_box"): BOUNDS + " (rows r0:r1, columns c0:c1)",
     ("geosite/maps/common.py", "MapContext.extent"): BOUNDS,
-    ("geosite/maps/common.py", "lon_lat"): "a coordinate pair (longitude, latitude), as pyproj's Transformer.transform returns it",
+    (
+        "geosite/maps/common.py",
+        "lon_lat",
+    ): "a coordinate pair (longitude, latitude), as pyproj's Transformer.transform returns it",
     ("geosite/maps/sheets.py", "Sheet.frame"): BOUNDS,
     ("geosite/maps/sheets.py", "Sheet.panel"): BOUNDS,
     ("geosite/maps/sheets.py", "map_extent"): BOUNDS,
