@@ -86,7 +86,7 @@ TUPLES_KEPT: dict[tuple[str, str], str] = {
     ("geosite/grid.py", "Dem.crop"): NEXT + "Crop(dem, rows, cols)",
     ("geosite/io/output.py", "layer_arrays"): NEXT + "LayerArrays(geometry, names, arrays, masks)",
     ("geosite/plan/model.py", "Plan.quantity"): NEXT + "Quantity(amount, unit) | None",
-    ("geosite/scale/batch.py", "inputs_hash"): NEXT + "InputsHash(digest, lines)",
+    ("geosite/scale/inputs_marker.py", "inputs_hash"): NEXT + "InputsHash(digest, lines)",
 }
 
 

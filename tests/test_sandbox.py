@@ -678,7 +678,7 @@ def test_terminal_escapes_from_the_submission_are_not_printed(tmp_path, private_
 
 def test_csv_cells_that_would_run_as_formulas_are_neutralised(tmp_path):
     from geosite.io.spreadsheet import safe_cell
-    from geosite.scale.batch import SUMMARY_COLUMNS, write_summary
+    from geosite.scale.summary import SUMMARY_COLUMNS, write_summary
 
     payloads = ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1", "  =1"]
     assert [safe_cell(p) for p in payloads] == ["'" + p for p in payloads]

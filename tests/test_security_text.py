@@ -32,7 +32,7 @@ HOSTILE = (
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
     import geosite
-    from geosite.scale.batch import write_summary
+    from geosite.scale.summary import write_summary
 
     tmp = tmp_path_factory.mktemp("text")
     layers = {

@@ -137,7 +137,7 @@ def batch(
 def _print_summary(result: BatchResult) -> None:
     """The sites counted by outcome, each failed site and failed plan, and the files written."""
     from geosite.io.text import one_line
-    from geosite.scale.batch import summary_counts
+    from geosite.scale.summary import summary_counts
 
     counts = summary_counts(result.rows)
     click.echo(f"{len(result.rows)} sites: " + ", ".join(f"{n} {a}" for a, n in sorted(counts.items())))

@@ -24,19 +24,21 @@ Workers must see the same paths as the client (one machine, or a shared file sys
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import logging
 import os
 import shutil
 import time
-import tomllib
 import uuid
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from geosite.scale.batch_options import BatchOptions
+from geosite.scale.inputs_marker import MARKER, inputs_hash, read_marker
+from geosite.scale.summary import SUMMARY_COLUMNS, check_summaries, write_summary
 
 if TYPE_CHECKING:
     from geosite.pipeline import AnalysisResult
@@ -45,73 +47,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The marker written in every site output folder: the hash of the inputs that produced it.
-MARKER = "inputs.sha256"
 #: Where partial outputs are staged inside OUT (same file system, so the final rename is atomic).
 STAGING = ".geosite-batch-tmp"
-#: Columns of summary.csv / summary.gpkg, in order.
-SUMMARY_COLUMNS = (
-    "site",
-    "name",
-    "status",
-    "action",
-    "error",
-    "jurisdiction",
-    "plan_type",
-    "applies",
-    "site_acres",
-    "disturbed_acres",
-    "max_at_one_time_acres",
-    "fail_findings",
-    "findings",
-    "verdict",
-    "seconds",
-    "folder",
-    "output",
-)
-
-
-@dataclass(frozen=True)
-class BatchOptions:
-    """What every site of a batch is run with.
-
-    Attributes
-    ----------
-    jurisdiction : profile name overriding each site.toml's (None: each site's own).
-    make_valid, strict : as ``geosite analyze --make-valid / --strict``.
-    force : redo sites whose output is up to date.
-    check : also check each site as a submission (``geosite check``): findings.json, findings.md,
-        findings.gpkg and report.html beside the analysis, and a verdict in the summary.
-    overwrite : replace an existing OUT/<site> folder that geosite did not write (without it such a
-        site fails, its folder untouched; a folder geosite wrote is replaced when its inputs changed).
-    allow_outside : let each site.toml name files outside its folder (not with ``check``).
-    timeout_s : per site: its work runs in a child process, killed (with its children) after this many
-        seconds; the site fails with the limit named. None: no limit, the work runs in the worker.
-    limits : :class:`geosite.io.limits.Limits` for reading every site.
-    sandbox : with ``check``, each submission is staged and read in the sandbox (geosite.review.sandbox;
-        the worker keeps one warm server for all its sites). False reads each folder in the worker's own
-        process, for folders you trust only (benchmarks/bench_sandbox.py's baseline); not a CLI option.
-    """
-
-    jurisdiction: str | None = None
-    make_valid: bool = False
-    strict: bool = False
-    force: bool = False
-    check: bool = False
-    overwrite: bool = False
-    allow_outside: bool = False
-    timeout_s: float | None = None
-    limits: Any = None
-    sandbox: bool = True
-
-    def result_key(self) -> dict[str, Any]:
-        """The options that change a site's results (hashed into its marker)."""
-        return {
-            "jurisdiction": self.jurisdiction,
-            "make_valid": self.make_valid,
-            "strict": self.strict,
-            "check": self.check,
-        }
 
 
 @dataclass
@@ -139,134 +76,6 @@ class BatchResult:
 
 
 # ------------------------------------------------------------------------------------ input marker
-
-
-def _file_entry(path: Path, label: str) -> str:
-    st = path.stat()
-    return f"{label}\t{st.st_size}\t{st.st_mtime_ns}"
-
-
-def inputs_hash(site_dir: str | Path, options: BatchOptions | None = None) -> tuple[str, list[str]]:
-    """The hash of everything a site's results depend on, and the lines it was computed from.
-
-    site.toml by content; every other file in the site folder (recursively, hidden files excepted) by
-    relative path, size and mtime; the files site.toml points at outside the folder (DEM, layers) and
-    the source tiles of a VRT DEM by resolved path, size and mtime; the result-changing options;
-    geosite's version.
-    """
-    from geosite._version import __version__
-
-    root = Path(site_dir).resolve()
-    options = options or BatchOptions()
-    lines = [f"geosite\t{__version__}", f"options\t{sorted(options.result_key().items())!r}"]
-    toml = root / "site.toml"
-    outside: list[Path] = []
-    if toml.is_file():
-        data = toml.read_bytes()
-        lines.append(f"site.toml\tsha256:{hashlib.sha256(data).hexdigest()}")
-        outside = _referenced_outside(root, data)
-    inside = []
-    for path in _files_in(root, options.limits):
-        rel = path.relative_to(root)
-        if rel != Path("site.toml") and not any(p.startswith(".") for p in rel.parts):
-            lines.append(_file_entry(path, rel.as_posix()))
-            inside.append(path)
-    # a VRT mosaic's tiles (the VRT itself may not change when a tile is replaced)
-    for vrt in [p for p in inside + outside if p.suffix.lower() == ".vrt"]:
-        outside.extend(_vrt_sources(vrt))
-    for path in dict.fromkeys(p for p in outside if p.is_file() and not p.is_relative_to(root)):
-        lines.append(_file_entry(path, f"file:{path}"))
-    digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
-    return digest, lines
-
-
-def _files_in(root: Path, limits: Any = None) -> list[Path]:
-    """The regular files under ``root`` (links not followed), sorted; an InputError past the entries and
-    depth a submission may hold (geosite.io.stage's limits: the walk is bounded before anything is read).
-    """
-    from geosite.errors import InputError
-    from geosite.io.limits import Limits
-    from geosite.io.stage import MAX_DEPTH
-    from geosite.io.text import one_line
-
-    limits = limits or Limits()
-    room = limits.max_staged_files + limits.max_staged_folders
-    files: list[Path] = []
-    seen = 0
-    stack = [(root, 0)]
-    while stack:
-        folder, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise InputError(f"{one_line(folder)}: folders nested deeper than {MAX_DEPTH}; refused")
-        try:
-            entries = list(_bounded(os.scandir(folder), room - seen, root))
-        except OSError as exc:
-            raise InputError(f"{one_line(folder)}: cannot be listed ({exc.strerror})") from exc
-        seen += len(entries)
-        for e in entries:
-            if e.is_dir(follow_symlinks=False):
-                stack.append((Path(e.path), depth + 1))
-            elif e.is_file():  # a consultant's linked DEM counts by the file it names
-                files.append(Path(e.path))
-    return sorted(files)
-
-
-def _bounded(it: Any, room: int, root: Path) -> Iterator[os.DirEntry]:
-    """The entries of a ``scandir`` iterator, at most ``room`` (an InputError past it); closed after."""
-    from geosite.errors import InputError
-    from geosite.io.text import one_line
-
-    with it:
-        for n, e in enumerate(it, 1):
-            if n > room:
-                raise InputError(
-                    f"{one_line(root)}: more files and folders than a site may hold (max_staged_files + "
-                    "max_staged_folders); refused. Raise with --limit max_staged_files=N"
-                )
-            yield e
-
-
-def _referenced_outside(root: Path, toml_bytes: bytes) -> list[Path]:
-    """Files site.toml points at ([dem] path, [layers] paths, maybe ``file:layer``), resolved."""
-    try:
-        conf = tomllib.loads(toml_bytes.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return []
-    values = [(conf.get("dem") or {}).get("path")] if isinstance(conf.get("dem"), dict) else []
-    layers: dict[str, Any] = conf["layers"] if isinstance(conf.get("layers"), dict) else {}
-    values += [v for k, v in layers.items() if k != "names"]
-    out = []
-    for v in values:
-        if isinstance(v, str) and v:
-            p = (root / v).resolve()
-            if not p.exists() and ":" in v:
-                p = (root / v.rsplit(":", 1)[0]).resolve()
-            out.append(p)
-    return out
-
-
-def _vrt_sources(vrt: Path) -> list[Path]:
-    """The source files of a VRT (relative ones resolved against it)."""
-    import xml.etree.ElementTree as ET
-
-    try:
-        tree = ET.parse(vrt)
-    except (ET.ParseError, OSError):
-        return []
-    out = []
-    for el in tree.iter("SourceFilename"):
-        if el.text:
-            p = Path(el.text)
-            out.append(((vrt.parent / p) if el.get("relativeToVRT") == "1" else p).resolve())
-    return out
-
-
-def read_marker(folder: Path) -> str | None:
-    """The hash recorded in ``folder/inputs.sha256`` (its first line), or None."""
-    try:
-        return (folder / MARKER).read_text(encoding="utf-8").split("\n", 1)[0].strip() or None
-    except OSError:
-        return None
 
 
 # ------------------------------------------------------------------------------------ one site (task)
@@ -306,7 +115,6 @@ def _numbers_from_report(row: dict[str, Any], report: dict[str, Any]) -> None:
 
 def _row_from_existing(row: dict[str, Any], final: Path) -> None:
     """Fill a skipped site's row from the outputs already there (report.json, derived.gpkg)."""
-    import json
 
     import pyogrio
     import shapely
@@ -326,7 +134,6 @@ def _complete(folder: Path, check: bool = False) -> bool:
 
 
 def _verdict_from_existing(row: dict[str, Any], final: Path) -> None:
-    import json
 
     summary = json.loads((final / "findings.json").read_text(encoding="utf-8"))
     row["verdict"] = summary.get("verdict")
@@ -745,123 +552,9 @@ def _run_sites(
 # ------------------------------------------------------------------------------------ summary
 
 
-#: The summaries batch writes in OUT, and the record of their SHA-256 that lets a later batch replace them.
-SUMMARIES = ("summary.csv", "summary.gpkg")
-SUMMARY_RECORD = "geosite-batch.json"
-
-
-def _summary_record(out: Path) -> dict[str, set[str]]:
-    """Each summary's name -> the SHA-256s batch may find it with (two while one is being replaced)."""
-    try:
-        rec = json.loads((out / SUMMARY_RECORD).read_text(encoding="utf-8"))
-        return {
-            k: {v} if isinstance(v, str) else {x for x in v if isinstance(x, str)}
-            for k, v in rec["summaries"].items()
-            if isinstance(k, str) and isinstance(v, (str, list))
-        }
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
-
-
-def _write_record(out: Path, shas: dict[str, Any]) -> None:
-    rec = out / f".{SUMMARY_RECORD}.tmp-{os.getpid()}"
-    rec.write_text(
-        json.dumps({"generator": "geosite batch", "summaries": shas}, indent=2, default=sorted) + "\n",
-        encoding="utf-8",
-    )
-    os.replace(rec, out / SUMMARY_RECORD)
-
-
-def check_summaries(out: Path) -> None:
-    """Refuse (:class:`~geosite.errors.OutputError`) a batch whose OUT holds a summary.csv or
-    summary.gpkg geosite did not write, or that changed since (its SHA-256 is not the one recorded in
-    :data:`SUMMARY_RECORD` when batch wrote it): batch replaces only its own summaries.
-    """
-    from geosite.errors import OutputError
-    from geosite.io.output import file_sha256
-
-    record = _summary_record(out)
-    for name in SUMMARIES:
-        p = out / name
-        if not (p.exists() or p.is_symlink()):
-            continue
-        try:
-            own = not p.is_symlink() and p.is_file() and file_sha256(p) in record.get(name, set())
-        except OSError as exc:
-            raise OutputError(
-                f"{p}: cannot be read to tell whether batch wrote it ({exc.strerror or exc}); "
-                "move it or choose another --out"
-            ) from exc
-        if not own:
-            raise OutputError(
-                f"{p}: exists and is not the summary geosite batch wrote there (or it changed since); "
-                "batch replaces only its own summaries: move it or choose another --out"
-            )
-
-
-def write_summary(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
-    """The summaries: summary.csv (every row) and summary.gpkg (layer ``sites``: the rows with a site
-    boundary, in the sites' common CRS, or EPSG:4326 when they differ), each replaced atomically, their
-    SHA-256 recorded in :data:`SUMMARY_RECORD` (so the next batch knows them for its own).
-    """
-    import geopandas as gpd
-    import pandas as pd
-    import shapely
-    from pyproj import CRS
-
-    from geosite.io.output import file_sha256
-    from geosite.io.spreadsheet import safe_frame
-
-    df = pd.DataFrame([{k: r.get(k) for k in SUMMARY_COLUMNS} for r in rows], columns=list(SUMMARY_COLUMNS))
-    csv = out / "summary.csv"
-    tmp = out / f".summary.csv.tmp-{os.getpid()}"
-    safe_frame(df).to_csv(tmp, index=False)  # no cell a spreadsheet would run as a formula
-
-    crss = {r["crs"] for r in rows if r.get("boundary_wkb") is not None and r.get("crs")}
-    target = CRS.from_wkt(next(iter(crss))) if len(crss) == 1 else CRS.from_epsg(4326)
-    geoms = []
-    for r in rows:
-        g = shapely.from_wkb(r["boundary_wkb"]) if r.get("boundary_wkb") is not None else None
-        if g is not None and r.get("crs") and not CRS.from_wkt(r["crs"]).equals(target):
-            g = gpd.GeoSeries([g], crs=CRS.from_wkt(r["crs"])).to_crs(target).iloc[0]
-        geoms.append(g)
-    gdf = gpd.GeoDataFrame(
-        df.assign(applies=df["applies"].map(lambda v: None if v is None else str(v).lower())),
-        geometry=geoms,
-        crs=target,
-    )
-    gpkg = out / "summary.gpkg"
-    tmp_g = out / f".summary.tmp-{os.getpid()}.gpkg"
-    gdf.to_file(tmp_g, layer="sites", driver="GPKG", engine="pyogrio")
-    new = {"summary.csv": file_sha256(tmp), "summary.gpkg": file_sha256(tmp_g)}
-    # a kill between the two swaps leaves summaries the record still knows: old and new both listed
-    old = _summary_record(out)
-    _write_record(out, {k: sorted(old.get(k, set()) | {v}) for k, v in new.items()})
-    os.replace(tmp, csv)
-    os.replace(tmp_g, gpkg)
-    _write_record(out, new)
-    return [csv, gpkg]
-
-
-def summary_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """How many sites were analysed, skipped, kept, failed."""
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[r["action"]] = counts.get(r["action"], 0) + 1
-    return counts
-
-
 __all__ = [
     "BatchOptions",
     "BatchResult",
-    "inputs_hash",
     "process_site",
     "run_batch",
-    "write_summary",
-    "check_summaries",
-    "read_marker",
-    "MARKER",
-    "SUMMARIES",
-    "SUMMARY_COLUMNS",
-    "SUMMARY_RECORD",
 ]
