@@ -138,3 +138,23 @@ def test_findings_name_the_features_the_plan_names(lot7):
     """A finding about a feature gives the name the plan gives it: "inlet(s) 2 (CB-2)"."""
     f = rule(lot7, "inlet_protection_submitted")
     assert "inlet(s) 2 (CB-2)" in f.message and f.feature_ids == [2]
+
+
+@pytest.mark.parametrize("name", ["lot7", "commons"])
+def test_the_sample_checks_speak_to_people(name, request):
+    """Issue 33 items 5-6 as rules (tests/for_people.py): findings.json, findings.md and report.html of
+    both samples' checks name features by their names, parameters by value and name, coordinates as
+    "E 153322, N 151932 (US ft)", and every failing finding says what was required and submitted."""
+    import json
+
+    from for_people import finding_problems, problems
+
+    from geosite.review.findings import render_markdown
+    from geosite.review.html import render_html
+
+    result = request.getfixturevalue(name)
+    names = result.analysis.report["inputs"]["feature_names"]
+    data = json.loads(json.dumps(result.to_dict(), default=str))
+    assert finding_problems(data["findings"], names) == []
+    assert problems(render_markdown(result.summary(), result.findings), names) == []
+    assert problems(render_html(result), names) == []
