@@ -116,6 +116,7 @@ def _top_lists(summary: dict[str, Any], findings: list[ReviewFinding]) -> list[s
     """
 
     def listed(title: str, items: list[ReviewFinding], settle: bool = False) -> list[str]:
+        """One numbered list under its heading (none where it has no items)."""
         rows = [
             f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ")
             + (f" To settle it: {md(f.settle or 'the data named in the finding')}" if settle else "")

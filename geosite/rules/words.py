@@ -43,10 +43,10 @@ _IDS = r"(\d+(?:(?:, | and )\d+)*)"
 
 def _param_pattern() -> re.Pattern[str]:
     """Any profile parameter key or measurement key, with an optional ``[table] `` before it."""
-    keys = {k for t in PARAM_TABLES.values() for k in t} | set(MEASURES) | set(HOW)
+    every = {k for t in PARAM_TABLES.values() for k in t} | set(MEASURES) | set(HOW)
     # a one-word key ("surety") is also an English word: only a key no prose writes is a key
-    keys = sorted((k for k in keys if "_" in k or "." in k), key=len)
-    alt = "|".join(re.escape(k) for k in reversed(keys))
+    keys = sorted((k for k in every if "_" in k or "." in k), key=len, reverse=True)  # longest first
+    alt = "|".join(re.escape(k) for k in keys)
     return re.compile(r"(?:\[(\w+)\] )?(?<![\w.])(" + alt + r")(?![\w.])")
 
 
@@ -87,6 +87,7 @@ def param_words(text: str, profile: Profile | None = None) -> str:
     """
 
     def sub(m: re.Match[str]) -> str:
+        """One key said for a person."""
         key = m.group(2)
         value = _value_text(profile, key)
         return f"{value} ({human_name(key)})" if value else human_name(key)
