@@ -422,7 +422,7 @@ def test_every_control_is_labelled_in_the_samples_and_built_sites(case):
     where the DXF found room."""
     result, doc = case
     texts = _label_texts(doc)
-    from geosite.views.cad_items import control_item
+    from geosite.views.cad_plan import control_item
 
     want = {f"control:{c.id}" for c in result.plan.controls if control_item(c, result.plan).label}
     assert want and want <= set(texts), sorted(want - set(texts))
@@ -459,8 +459,8 @@ def test_the_sheets_labels_are_where_the_sheet_placed_them(lot7_result, tmp_path
             t.dxf.text in text.split("\n") and box.buffer(0.5).contains(centre) for text, box in placed
         ), t.dxf.text
     written = {t.dxf.text for t in labels_of(doc)}
-    from geosite.views.cad_items import plan_items
     from geosite.views.cad_labels import match
+    from geosite.views.cad_plan import plan_items
 
     for n in match(labels, plan_items(lot7_result.plan)):
         if n.label.kind != "contour":

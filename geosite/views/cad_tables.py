@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from geosite.views.cad_items import cad_text, pay_text
+from geosite.views.cad_items import cad_text
 from geosite.views.cad_labels import text_block
+from geosite.views.cad_plan import pay_text
 
 if TYPE_CHECKING:
     from geosite.plan import Plan

@@ -41,9 +41,9 @@ from geosite.views.cad_items import (
     Item,
     block_shapes,
     layer_items,
-    plan_items,
 )
 from geosite.views.cad_labels import PAPER_IN, Lettering, place_labels
+from geosite.views.cad_plan import plan_items
 from geosite.views.cad_tables import SPACING, Table, plan_tables, write_tables
 
 if TYPE_CHECKING:
