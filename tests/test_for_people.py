@@ -54,7 +54,7 @@ def test_features_are_said_by_their_names():
         "access_drives": {"1": "North drive"},
         "bmps": {"4": "silt fence C4"},
     }
-    assert feature_words("Drive 1 onto public road 1", names) == "North drive onto public Birch Street"
+    assert feature_words("Drive 1 onto road 1 (public)", names) == "North drive onto Birch Street (public)"
     assert feature_words("Storm drain inlet(s) 2, 5 unprotected", names) == (
         "Storm drain inlet CB-2, storm drain inlet CB-5 unprotected"
     )
