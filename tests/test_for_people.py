@@ -130,3 +130,30 @@ def test_a_failing_check_speaks_to_people(failing_check):
     head = page[page.index('<div class="head">') : page.index('<div class="main">')]
     assert "What fails (" in head and "sha256" not in head
     assert page.index('id="appendix"') > page.index("Quantities, estimate and surety")
+
+
+def test_every_failing_finding_is_born_with_what_was_submitted():
+    """The rule at its source: every finding the code makes with a literal "fail" status names what was
+    submitted (or passes its fields on, ``**kw``); its requirement comes from the profile's words
+    (``Context.finding``) or the plan item's (``review.completeness``). The built sites' checks
+    (tests/test_review_check.py ``run_check``) hold the same on the outputs."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "geosite"
+    bare = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            if ast.unparse(node.func).split(".")[-1] not in (
+                "finding",
+                "_f",
+                "ReviewFinding",
+                "Finding",
+                "add",
+            ):
+                continue
+            kws = {k.arg for k in node.keywords}
+            if "'fail'" in ast.unparse(node) and "submitted" not in kws and None not in kws:
+                bare.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+    assert bare == []

@@ -146,6 +146,10 @@ def run_check(tmp_path, dem, layers=None, conf=None, *args):
     out = tmp_path / "out"
     res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(out), "--no-html", *args])
     data = json.loads((out / "findings.json").read_text()) if (out / "findings.json").exists() else None
+    if data is not None:  # issue 33's rules for people hold on every built site checked (tests/for_people.py)
+        from for_people import finding_problems
+
+        assert finding_problems(data["findings"], {}) == []
     return res, data, out
 
 
