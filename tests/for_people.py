@@ -24,7 +24,8 @@ _LAYER_KEY_ID = re.compile(r"\b(bmps|storm_inlets|access_drives|site_boundary) \
 
 def problems(text: str, names: Mapping[str, Mapping[str, str]] | None = None) -> list[str]:
     """What in ``text`` breaks the rules (an empty list where nothing does)."""
-    text = html.unescape(text)
+    # as a person reads it: HTML entities and Markdown's backslash escapes undone
+    text = re.sub(r"\\([\\`*_\[\]<>|~&#!(){}.+-])", r"\1", html.unescape(text))
     out = [f"key {m.group(0)!r}" for m in _PARAMS.finditer(text)]
     out += [
         f"'rises -' in {text[max(0, m.start() - 60) : m.end() + 20]!r}" for m in re.finditer("rises -", text)

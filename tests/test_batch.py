@@ -501,7 +501,7 @@ def test_batch_check_matches_geosite_check_alone(sites, local_client, tmp_path):
 
     import pandas as pd
 
-    from geosite.review import check_submission
+    from geosite.review.check import check_submission
     from geosite.scale.batch import BatchOptions, run_batch
 
     _, folders, _ = sites

@@ -402,7 +402,7 @@ def test_an_outlet_beyond_the_largest_basin_gets_a_named_stand_in_for_the_inspec
     from sitebuilder import make_site, rect
 
     from geosite.pipeline import analyze, write_outputs
-    from geosite.review import check_submission
+    from geosite.review.check import check_submission
     from geosite.site import load_site
 
     text = (PROFILES / "grantsburg.toml").read_text()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import shapely
 
-from geosite.review import check_submission
+from geosite.review.check import check_submission
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "sample_sites"
 

@@ -695,8 +695,14 @@ STAND_INS: dict[str, str] = {
     "lakes": "no fence in the water: leave the shore vegetated",
     "wetlands": "no fence in the wetland: leave it undisturbed",
     "channels": "no fence across concentrated flow: stabilize the channel",
+    "sediment_trap": "no fence through the trap: its pool takes the runoff there",
     "short": "erosion mat (DNR 1052) on the slope: the row is too short to build",
 }
+
+#: The obstacles that end the slope above a fence and carry no stand-in (:func:`footprints`): a structure
+#: (its excavation takes the flow above it), a road or drive (its pavement and edge end the slope, as
+#: RUSLE ends a slope length at a road), a sediment trap (its pool takes the runoff).
+BUILT_LAYERS = ("structures", "roads", "access_drives", "sediment_trap")
 
 
 #: The site layers no interior row may cross.
@@ -740,10 +746,12 @@ def row_obstacles(site: Any, width_ft: float = 2.0) -> gpd.GeoDataFrame | None:
 
 
 def footprints(obstacles: gpd.GeoDataFrame | None) -> BaseGeometry | None:
-    """The structures' footprints among ``obstacles`` (:func:`row_obstacles`' form), dissolved; None."""
+    """The built ground among ``obstacles`` (:func:`row_obstacles`' form; :data:`BUILT_LAYERS`: structures,
+    roads, drives, traps), dissolved; None without any.
+    """
     if obstacles is None or not len(obstacles) or "layer" not in obstacles.columns:
         return None
-    got = obstacles[obstacles["layer"] == "structures"]
+    got = obstacles[obstacles["layer"].isin(BUILT_LAYERS)]
     return shapely.union_all(got.geometry.values) if len(got) else None
 
 
@@ -1041,6 +1049,7 @@ def filter_fence(
     row_clearance_ft: float,
     row_min_length_ft: float,
     row_rules: RowRules | None = None,
+    phases: gpd.GeoDataFrame | None = None,
 ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """Filter fence for the disturbed polygons.
 
@@ -1089,6 +1098,10 @@ def filter_fence(
         piece under its minimum, not out of proportion to the area. With them, ``fence`` holds only
         buildable fence and the stand-ins are areas where the replacement goes
         (``fence.attrs["stand_in_areas"]``, :func:`row_stand_ins`), never lines along the unbuilt row.
+    phases : geopandas.GeoDataFrame or None
+        The disturbance phases (``phase`` and each phase's ground; any CRS): rows are built phase by phase,
+        so whether they are out of proportion is judged on each phase's ground, and a stand-in is split at
+        the phases' edges (each piece goes down with its phase). None: the polygons are judged whole.
 
     Returns
     -------
@@ -1116,6 +1129,7 @@ def filter_fence(
         min_length=row_min_length_ft / dem.ft_per_unit,
         rules=row_rules,
         classify=(tolerance_deg, min_run_ft),
+        phases=_phase_grounds(phases, dem),
     )
     fence_rows: dict[str, list[Any]] = {
         k: [] for k in ("side", "polygon_id", "geometry", "obstacle", "practice")
@@ -1209,10 +1223,13 @@ class _Layout:
     min_length: float
     rules: RowRules | None
     classify: tuple[float, float]  # the boundary classification's tolerance_deg, min_run_ft (the profile's)
+    phases: list[tuple[str, Any]] = dataclasses.field(default_factory=list)  # (phase, its ground, DEM CRS)
 
     @property
     def built(self) -> BaseGeometry | None:
-        """The structures among the obstacles (DEM CRS): ground no slope length runs across."""
+        """The built ground among the obstacles (DEM CRS, :func:`footprints`): no slope length runs across
+        it and no stand-in is laid on it.
+        """
         return footprints(self.obst)
 
     def polygon(
@@ -1299,57 +1316,111 @@ class _Layout:
     def _stand_ins(
         self, poly: BaseGeometry, lines: list[tuple[str, Any]], gaps: list[RowGap]
     ) -> tuple[list[tuple[str, Any]], list[dict[str, Any]]]:
-        """Rows out of proportion dropped; then the ground still over DNR 1056's length above the fences
-        (:func:`slope_length_excess`, the measure ``check`` applies) as stand-in areas with their reason.
+        """Rows out of proportion dropped, phase by phase (:meth:`_in_proportion`); then the ground still
+        over DNR 1056's length above the fences (:func:`slope_length_excess`, the measure ``check``
+        applies) as stand-in areas drawn as a crew lays them, one piece per phase, each with its reason.
         """
-        dem, rules = self.dem, self.rules
-        assert rules is not None
-        fpu = dem.ft_per_unit
-        rows_ft = sum(g.length for side, g in lines if side == "interior") * fpu
-        perimeter_ft = poly.boundary.length * fpu
-        kind, why = "row", None
-        if rows_ft > rules.max_perimeter_ratio * perimeter_ft:
-            lines = [(side, g) for side, g in lines if side != "interior"]
-            kind = "proportion"
-            why = (
-                f"interior rows would total {rows_ft:,.0f} ft, {rows_ft / perimeter_ft:.1f} times the area's "
-                f"{perimeter_ft:,.0f} ft "
-                f"perimeter (over the profile's {rules.max_perimeter_ratio:g}): out of proportion to build "
-                "and keep up"
-            )
+        lines, dropped = self._in_proportion(poly, lines)
         barriers = shapely.union_all([g for _side, g in lines]) if lines else None
-        got = slope_length_excess(poly, dem, self.fg, barriers, self.table, geometry=True, built=self.built)
+        got = slope_length_excess(
+            poly, self.dem, self.fg, barriers, self.table, geometry=True, built=self.built
+        )
         if got.get("geometry") is None:
             return lines, []
         out = []
         for part in self._stand_in_ground(poly, got["geometry"], barriers):
-            reason = why or _gap_reason(part, gaps, self.table, fpu)
-            out.append(
-                {
-                    "geometry": part,
-                    "kind": kind,
-                    "stand_in_for": f"interior silt fence rows (DNR 1056): {reason}",
-                }
-            )
+            for piece, _key in self._by_phase(part):
+                why = next((w for g, w in dropped if piece.intersection(g).area > 0.5 * piece.area), None)
+                out.append(
+                    {
+                        "geometry": piece,
+                        "kind": "proportion" if why else "row",
+                        "stand_in_for": "interior silt fence rows (DNR 1056): "
+                        + (why or _gap_reason(piece, gaps, self.table, self.dem.ft_per_unit)),
+                    }
+                )
         return lines, out
+
+    def _in_proportion(
+        self, poly: BaseGeometry, lines: list[tuple[str, Any]]
+    ) -> tuple[list[tuple[str, Any]], list[tuple[Any, str]]]:
+        """The fence lines with the interior rows of each phase (or of the whole polygon, without phases)
+        whose rows total more than the profile's ratio times its perimeter dropped; and each such ground
+        with why (rows are built phase by phase: a phase's rows go in when it opens).
+        """
+        assert self.rules is not None
+        fpu = self.dem.ft_per_unit
+        rows = [g for side, g in lines if side == "interior"]
+        dropped: list[tuple[Any, str]] = []
+        for key, ground in self._units(poly):
+            rows_ft = sum(shapely.intersection(r, ground).length for r in rows) * fpu
+            perimeter_ft = ground.boundary.length * fpu
+            if perimeter_ft > 0 and rows_ft > self.rules.max_perimeter_ratio * perimeter_ft:
+                where, whose = (
+                    (f"in phase {key} ", f"phase {key}'s") if key is not None else ("", "the area's")
+                )
+                times = f"{rows_ft / perimeter_ft:.1f} times {whose} {perimeter_ft:,.0f} ft perimeter"
+                dropped.append(
+                    (
+                        ground,
+                        f"interior rows {where}would total {rows_ft:,.0f} ft, {times} (over the profile's "
+                        f"{self.rules.max_perimeter_ratio:g}): out of proportion to build and keep up",
+                    )
+                )
+        if not dropped:
+            return lines, []
+        cut = shapely.union_all([g for g, _ in dropped])
+        keep = [(side, g) for side, g in lines if side != "interior"]
+        for r in rows:
+            keep += [
+                ("interior", p)
+                for p in _parts(shapely.difference(r, cut))
+                if p.length * fpu >= self.rules.min_piece_ft
+            ]
+        return keep, dropped
+
+    def _units(self, poly: BaseGeometry) -> list[tuple[str | None, Any]]:
+        """The grounds rows are built on together: each phase's ground within ``poly``, or ``poly`` whole."""
+        units: list[tuple[str | None, Any]] = []
+        for k, g in self.phases:
+            ground = shapely.intersection(g, poly)
+            if not ground.is_empty and ground.area > 0.01 * poly.area:
+                units.append((k, ground))
+        return units or [(None, poly)]
+
+    def _by_phase(self, part: BaseGeometry) -> list[tuple[Any, str | None]]:
+        """``part`` cut at the phases' edges (each piece laid with its phase), or whole without phases."""
+        if not self.phases:
+            return [(part, None)]
+        out: list[tuple[Any, str | None]] = []
+        rest = part
+        for k, g in self.phases:
+            piece = shapely.intersection(rest, g)
+            rest = shapely.difference(rest, g)
+            out += [(p, k) for p in shapely.get_parts(piece) if p.geom_type == "Polygon" and p.area > 0]
+        out += [(p, None) for p in shapely.get_parts(rest) if p.geom_type == "Polygon" and p.area > 0]
+        return out
 
     def _stand_in_ground(
         self, poly: BaseGeometry, over: BaseGeometry, barriers: BaseGeometry | None
     ) -> list[Any]:
         """Where a stand-in goes: the cells over the length (``over``) and a cell around them, inside
-        ``poly``, never on an obstacle (a house, a drive, a pile) nor on a fence's own ground (the cells
-        the measure stops at, within three quarters of a cell of it: one or the other, never both);
-        pieces left of the margin alone, holding no part of an over-length cell, are dropped.
+        ``poly``, never on an obstacle (a house, a road, a drive, a pile, a trap) nor on a fence's own
+        ground (the cells the measure stops at, within three quarters of a cell of it: one or the other,
+        never both), drawn as a crew lays it (:func:`geosite.controls.drafted.drafted_area`); pieces left of
+        the margin alone, holding no part of an over-length cell, are dropped.
         """
+        from geosite.controls.drafted import drafted_area
+
         cell = max(abs(self.dem.transform.a), abs(self.dem.transform.e))
         area = shapely.intersection(over.buffer(cell, join_style="mitre"), poly)
+        allowed = poly
         if self.obst is not None and len(self.obst):
-            area = shapely.difference(area, shapely.union_all(self.obst.geometry.values))
+            allowed = shapely.difference(allowed, shapely.union_all(self.obst.geometry.values))
         if barriers is not None:
-            area = shapely.difference(area, barriers.buffer(0.75 * cell))
+            allowed = shapely.difference(allowed, barriers.buffer(0.75 * cell))
         core = over.buffer(-0.25 * cell, join_style="mitre")
-        parts = [p for p in shapely.get_parts(area) if p.geom_type == "Polygon" and not p.is_empty]
-        return [p for p in parts if p.intersects(core)]
+        return drafted_area(area, allowed, cell=cell, ft_per_unit=self.dem.ft_per_unit, must=core)
 
 
 def _gap_reason(area: BaseGeometry, gaps: list[RowGap], table: Any, fpu: float) -> str:
@@ -1578,6 +1649,20 @@ def _ft_per_unit(crs: Any, dem: Dem) -> float:
     return dem.ft_per_unit if crs is None or crs.equals(dem.crs) else feet_per_crs_unit(crs, "layer")
 
 
+def _phase_grounds(phases: gpd.GeoDataFrame | None, dem: Dem) -> list[tuple[str, Any]]:
+    """Each phase's ground (its polygons dissolved, DEM CRS), in the order given; none without phases."""
+    if phases is None or not len(phases) or "phase" not in phases.columns:
+        return []
+    gs = grid.to_crs(phases, dem.crs) if phases.crs is not None else phases
+    keys = [str(k) for k in gs["phase"]]
+    out = []
+    for k in dict.fromkeys(keys):
+        out.append(
+            (k, shapely.union_all([g for g, x in zip(gs.geometry.values, keys, strict=True) if x == k]))
+        )
+    return out if len(out) > 1 else []  # one phase: the polygons are its ground
+
+
 def _geoms_in_dem_crs(polygons: Any, dem: Dem) -> tuple[list[Any], list[Any], Any]:
     """(geometries in the DEM CRS, ids, the CRS results go back to)."""
     from shapely.geometry.base import BaseGeometry
@@ -1595,6 +1680,7 @@ def _geoms_in_dem_crs(polygons: Any, dem: Dem) -> tuple[list[Any], list[Any], An
 
 
 __all__ = [
+    "BUILT_LAYERS",
     "STAND_IN_KINDS",
     "ROW_OBSTACLE_LAYERS",
     "RowGap",

@@ -1,7 +1,7 @@
 """The proof that a search window's filled heights are the whole DEM's (:mod:`geosite.hydrology.window`
-step 2): the searches from each cell a window's flood relied on to a true outlet of the DEM, walled at the
-search window's artificial edges, and the coarse grid of a DEM's true outlets that says where a closed basin
-drains (:class:`CoarseOutlets`, read once per DEM by blocks).
+step 2): the searches from each outlet a window's filled heights rely on to a true outlet of the DEM,
+walled at the search window's artificial edges, and the coarse grid of a DEM's true outlets that says
+where a closed basin drains (:class:`CoarseOutlets`, read once per DEM by blocks).
 
 Hand-written because no library certifies a window of a raster file; the searches are the kernels'
 (:mod:`geosite.hydrology._kernels`).

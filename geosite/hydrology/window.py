@@ -11,9 +11,11 @@ reading only that window and a search margin around it:
    core, the site's D8 and D-infinity upslope cells, a 2-cell ring around them and every flat touching
    them stay clear of ``W``'s artificial edges (edges that are not the DEM's own). Their directions then
    depend only on filled heights inside ``W``.
-2. **Filled heights certified**: the window's priority flood labels each cell with the edge cell it was
-   flooded from; where that edge cell is not a true outlet of the DEM (its edge, or beside nodata), a
-   search over the cells no higher than the lowest filled height relying on it must reach a true outlet
+2. **Filled heights certified**: each cell's D8 path on the window's filled surface never rises and
+   leaves the window by an outlet cell (:func:`geosite.hydrology._kernels_numba.outlets_relied_on`; the
+   window is filled by reconstruction, without flood labels); where that outlet is not a true outlet of
+   the DEM (its edge, or beside nodata), a search over the cells no higher than the lowest filled height
+   relying on it must reach a true outlet
    (:func:`geosite.hydrology._kernels.spill_below`; filling can only lower when outlets are added, so that
    path pins the height). The search runs on a wider *search window* ``C`` read around ``W``, whose own
    artificial edges are walls (no way out), so only a true outlet proves anything. A search blocked only by
@@ -44,7 +46,7 @@ from affine import Affine, AffineError
 from rasterio.errors import WindowError
 
 from geosite.grid import rasterize
-from geosite.hydrology.certify import coarse_drainage_box, dilate, lowest_fill_by_seed
+from geosite.hydrology.certify import coarse_drainage_box, dilate
 from geosite.hydrology.fill_proof import OK as _OK
 from geosite.hydrology.fill_proof import CoarseOutlets, FillProof
 from geosite.hydrology.fill_proof import RoundVerdict as _Verdict
@@ -263,15 +265,14 @@ def _window_rounds(
 
 @dataclass(frozen=True)
 class _Routing:
-    """W routed: its Dem and FlowGrid, each cell's flood seed (``label``), and the cells whose filled
-    heights the answer relies on (``check``); for the site's drainage also the site's cells
-    (``inside``), the cells draining into it with the core (``area``), and the flats touching them
-    (``flats``, uint8).
+    """W routed: its Dem and FlowGrid, and the cells whose filled heights the answer relies on
+    (``check``: each relies on the outlet its D8 path leaves W by); for the site's drainage also the
+    site's cells (``inside``), the cells draining into it with the core (``area``), and the flats
+    touching them (``flats``, uint8).
     """
 
     dem: Dem
     fg: FlowGrid
-    label: np.ndarray
     check: np.ndarray
     inside: np.ndarray | None = None
     area: np.ndarray | None = None
@@ -531,8 +532,7 @@ def _route(
     wt = search.transform @ Affine.translation(c0 - sc0, r0 - sr0)
     dem = dataclasses.replace(search, elevation_ft=z, transform=wt)
     filled = np.empty_like(z)
-    label = np.empty(z.shape, dtype=np.int64)
-    fk.priority_flood(z, filled, True, label)
+    fk.priority_flood(z, filled, False, np.empty((1, 1), dtype=np.int64))
     dirs = np.empty(z.shape, dtype=np.uint8)
     fk.d8_directions(filled, dem.cell_x_ft, dem.cell_y_ft, dirs)
     fg = FlowGrid(dem, filled, dirs)
@@ -545,7 +545,7 @@ def _route(
     if any(sides):
         # the site's own cells, to try before growing: a closed basin W cuts is found in one round
         ring = dilate(inside, 2)
-        return _Verdict("grow", sides=sides, routing=_Routing(dem, fg, label, ring & ~_edges(ring.shape)))
+        return _Verdict("grow", sides=sides, routing=_Routing(dem, fg, ring & ~_edges(ring.shape)))
     # channels in the core: a cell fed from beyond W has at least its W accumulation; one still under
     # the channel threshold might be a channel on the whole DEM, so W grows toward the edges feeding it
     if threshold_cells is not None:
@@ -564,8 +564,8 @@ def _route(
         )
         if any(fed_sides):
             # the core's own heights are tried before growing, as above
-            return _Verdict("grow", sides=fed_sides, routing=_Routing(dem, fg, label, check))
-    return _Verdict("ok", routing=_Routing(dem, fg, label, check, inside, area, flats))
+            return _Verdict("grow", sides=fed_sides, routing=_Routing(dem, fg, check))
+    return _Verdict("ok", routing=_Routing(dem, fg, check, inside, area, flats))
 
 
 def _edges(shape: tuple[int, int]) -> np.ndarray:
@@ -615,9 +615,7 @@ def _with_dinf(routing: _Routing, wbox, shape) -> _Verdict:
     check, sides, flats = _relied_on(fg, area, wbox, shape, routing.flats)
     if any(sides):
         return _Verdict("grow", sides=sides)
-    return _Verdict(
-        "ok", routing=_Routing(routing.dem, fg, routing.label, check, routing.inside, area, flats)
-    )
+    return _Verdict("ok", routing=_Routing(routing.dem, fg, check, routing.inside, area, flats))
 
 
 def _certify(search: Dem, sbox, wbox, shape, routing: _Routing, *, coarse_outlets=None) -> _Verdict:
@@ -627,9 +625,11 @@ def _certify(search: Dem, sbox, wbox, shape, routing: _Routing, *, coarse_outlet
     """
     r0, _r1, c0, c1 = wbox
     sr0, sc0 = sbox[0], sbox[2]
-    fg, label, check = routing.fg, routing.label, routing.check
+    from geosite.hydrology import _kernels as fk
+
+    fg, check = routing.fg, routing.check
     # 2. every filled height relied on, certified by a way out below it to a true outlet
-    seeds, bounds = lowest_fill_by_seed(label, fg.filled_ft, check)
+    seeds, bounds = fk.outlets_relied_on(fg.directions, fg.filled_ft, np.ascontiguousarray(check, dtype=bool))
     if not seeds.size:
         return _OK
     proof = FillProof.on(search, sbox, shape, coarse_outlets)

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from geosite.errors import OutputError
+from geosite.io.text import json_text
 from geosite.verdict import Verdict
 
 #: The manifest geosite writes in every output folder (and reads before replacing one).
@@ -301,8 +302,10 @@ def finite(obj: Any) -> Any:
 
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
+    if isinstance(obj, str):
+        return json_text(obj)  # a submission's text: bytes that are not UTF-8 written as \\xNN
     if isinstance(obj, dict):
-        return {k: finite(v) for k, v in obj.items()}
+        return {json_text(k) if isinstance(k, str) else k: finite(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
         return [finite(v) for v in obj]
     if hasattr(obj, "dtype") and getattr(obj, "shape", None) == ():

@@ -31,8 +31,8 @@ from geosite.maps.printing import (
     core_texts,
     preview_png,
 )
-from geosite.maps.sheets import SheetPlan, check_margin, check_scale, map_extent, plan_sheets
-from geosite.maps.symbology import STYLES, Style
+from geosite.maps.sheets import SheetPlan, check_margin, check_scale, fit_sheets, map_extent, plan_sheets
+from geosite.maps.symbology import BODY_PT, HEADING_PT, MIN_PT, STYLES, Style
 from geosite.plan.stamp import stamp_text
 from geosite.units import SQFT_PER_ACRE
 
@@ -52,6 +52,7 @@ class Panel:
     table_title: str = ""
     provisions: list[str] = field(default_factory=list)  # written provisions, after the table (A(3)(e), (f))
     location: bool = False  # a location map in the panel (the existing site map: A(1)(a) site location)
+    keys: list[str] = field(default_factory=list)  # the keyed labels' table rows (key, text)
 
     def add(self, st: Style, label: str, edge: str | None = None) -> None:
         """Add a legend row, unless one with this label is there already.
@@ -278,8 +279,9 @@ def make_context(
     hillshade: bool = True,
 ) -> MapContext:
     """Gather what the maps need from an AnalysisResult (preferred: it carries the derived layers) or a
-    Site. ``scale_ft`` (ground feet per paper inch) None: the scale the profile's chapter asks for
-    (:attr:`geosite.rules.Profile.map_scale_ft`).
+    Site. ``scale_ft`` (ground feet per paper inch) None: the largest standard scale at which the site and
+    its margin fit a sheet, never smaller than the profile's chapter allows
+    (:attr:`geosite.rules.Profile.map_scale_ft`; :func:`geosite.maps.sheets.fit_sheets`).
     """
     from geosite.rules import load_profile
     from geosite.site import Site
@@ -293,7 +295,10 @@ def make_context(
         site, profile, derived = result_or_site.site, result_or_site.profile, dict(result_or_site.layers)
     else:
         raise InputError(f"expected a geosite AnalysisResult or Site, got {type(result_or_site).__name__}")
-    scale_ft = check_scale(_profile_scale(profile) if scale_ft is None else scale_ft, profile.map_scale_ft)
+    if scale_ft is not None:
+        scale_ft = check_scale(scale_ft, profile.map_scale_ft)
+    else:
+        _profile_scale(profile)  # a profile with no scale is refused here, naming the option
     if margin_ft is None:
         margin_ft = site.map_margin_ft(profile)
     margin_ft = check_margin(margin_ft)
@@ -303,7 +308,7 @@ def make_context(
         site,
         profile,
         derived,
-        scale_ft,
+        0.0,  # the scale, set below with the sheet plan once the context can measure its extent
         float(margin_ft),
         None,  # type: ignore[arg-type]  # the sheet plan, set below once the context can measure
         vertical_datum,
@@ -320,9 +325,10 @@ def make_context(
         from geosite.plan.build import plan_of_site
 
         ctx.site_plan = plan_of_site(site, profile)
-    ctx.plan = plan_sheets(ctx.extent, scale_ft, site.ft_per_unit, sheet)
+    ctx.plan = fit_sheets(ctx.extent, site.ft_per_unit, profile.map_scale_ft, sheet=sheet, scale_ft=scale_ft)
+    ctx.scale_ft = ctx.plan.scale_ft
     site.limits.check_sheet_tiles(
-        f"site {site.root or site.name}", len(ctx.plan.tiles), ctx.plan.sheet.label, scale_ft
+        f"site {site.root or site.name}", len(ctx.plan.tiles), ctx.plan.sheet.label, ctx.scale_ft
     )
     return ctx
 
@@ -407,25 +413,52 @@ def draw_relief(
     return True
 
 
+#: An empty field of the title block, for the preparer to fill in by hand (what is missing is said in the
+#: report's notes and as a warning: :mod:`geosite.site.title_block`).
+BLANK = "_" * 24
+
+
 def datum_text(ctx: MapContext) -> str:
-    """The title block's line on elevations: their unit and vertical datum, or that there is no DEM."""
+    """The title block's line on elevations: their unit and vertical datum (an empty field where neither
+    the site nor the DEM states it), or that there is no DEM.
+    """
+    from geosite.site.title_block import vertical_datum
+
     dem = ctx.dem() if ctx.site.dem_path is not None or ctx.site.dem_array is not None else None
     unit = (
-        ctx.site.dem_vertical_unit.value
+        ctx.site.dem_vertical_unit.label
         if ctx.site.dem_vertical_unit is not None
-        else (dem.vertical_unit.value if dem is not None else None)
+        else (dem.vertical_unit.label if dem is not None else None)
     )
     if dem is None:
         return "No DEM in the submitted data: no contours."
-    datum = ctx.vertical_datum or ctx.site.settings.get("vertical_datum")
-    if datum is None:
-        try:
-            sub = dem.crs.sub_crs_list
-            datum = next((c.name for c in sub if c.is_vertical), None)
-        except Exception:
-            datum = None
-    d = datum or "not stated in the DEM or site.toml ([dem] vertical_datum)"
-    return f"Elevations in feet (DEM heights given in {unit}, converted); vertical datum: {d}."
+    datum = ctx.vertical_datum or vertical_datum(ctx.site, dem.crs)
+    given = f"the DEM's heights, in {unit} units, converted"
+    return f"Elevations in feet ({given}); vertical datum: {datum or BLANK}."
+
+
+def contact_text(parts: dict[str, str], *, firm: bool = False) -> str:
+    """A contact on one line: name, (``firm``), address and daytime phone, an empty field for each not given.
+
+    Parameters
+    ----------
+    parts : dict of str to str
+        The parts given (:func:`geosite.site.title_block.contact_parts`).
+    firm : bool
+        Whether the firm has its place (the preparer's): shown only when given.
+
+    Returns
+    -------
+    str
+        The line.
+    """
+    blank = "_" * 14
+    out = [parts.get("name") or f"name {blank}"]
+    if firm and parts.get("firm"):
+        out.append(parts["firm"])
+    out.append(parts.get("address") or f"address {blank}")
+    out.append(f"daytime phone {parts.get('phone') or blank}")
+    return "; ".join(out)
 
 
 def crs_text(ctx: MapContext) -> str:
@@ -451,23 +484,23 @@ def title_rows(ctx: MapContext, extra: list[tuple[str, str]] | None = None) -> l
     list of tuple of str
         (label, text) per row.
     """
+    from geosite.site.title_block import contact_parts
+
     site, p = ctx.site, ctx.site.project
     rows = [
         ("Site", site.name),
         ("Jurisdiction", ctx.profile.name),
-        ("Applicant", L.contact_text(site.applicant)),
-        ("BMP maint.", L.contact_text(site.maintainer)),
+        ("Applicant", contact_text(contact_parts(site, "applicant"))),
+        ("BMP maint.", contact_text(contact_parts(site, "maintainer"))),
     ]
     if p.start or p.end:
-        rows.append(("Project", f"{p.start or '?'} to {p.end or '?'}"))
+        rows.append(("Project", f"{p.start or BLANK[:10]} to {p.end or BLANK[:10]}"))
     rows += extra or []
-    prep = ctx.site.settings.get("preparer") or {}
-    prepared = "; ".join(str(prep[k]) for k in ("name", "firm", "address", "phone") if prep.get(k))
     rows += [
         ("Coordinates", crs_text(ctx)),
         ("Elevations", datum_text(ctx)),
-        ("Prepared by", prepared or "not given (site.toml [preparer])"),
-        ("Date", f"{ctx.date}; drawn with geosite"),
+        ("Prepared by", contact_text(contact_parts(site, "preparer"), firm=True)),
+        ("Date", ctx.date),
     ]
     return rows
 
@@ -525,13 +558,16 @@ def revisions(ctx: MapContext) -> list[tuple[str, str, str]]:
     return rows or [("0", ctx.date, "Issued for review")]
 
 
+#: The panel's text sizes tried, points, largest first: the largest at which it all fits is printed
+PANEL_SIZES_PT = (9.0, BODY_PT, MIN_PT)
+
 #: The plan set: the existing site map, the construction plan and the plan of final conditions.
 SHEETS_IN_SET = 3
 
 
 def layout_panel(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sheet_no: str) -> None:
     """Fixed parts from the bottom up (title block, key map, scales), then the heading, legend, absent
-    items, notes and table from the top down, shrinking the text (never below 6 pt) to fit.
+    items, notes and table from the top down, shrinking the text (never below :data:`MIN_PT`) to fit.
     """
     panel_fixed_parts(ctx, sheet, panel, rows, sheet_no)
     panel_top_down(sheet, panel)
@@ -552,23 +588,23 @@ def panel_fixed_parts(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sh
 
 
 def panel_overflows(sheet: L.MapSheet, panel: Panel) -> bool:
-    """Whether the panel's text would overflow even at its smallest size (6 pt), measured without
+    """Whether the panel's text would overflow even at its smallest size (:data:`MIN_PT`), measured without
     drawing anything.
     """
     cursor = sheet.cursor
-    _top_down(sheet, panel, 6.0, dry=True)
+    _top_down(sheet, panel, MIN_PT, dry=True)
     over = L.space_left(sheet) < 0
     sheet.cursor = cursor
     return over
 
 
 def panel_top_down(sheet: L.MapSheet, panel: Panel) -> None:
-    """The heading, legend, absent items, notes and table from the top down, at the largest size from
-    7 pt down to 6 pt that fits; a note on the sheet when even 6 pt overflows.
+    """The heading, legend, absent items, notes and table from the top down, at the largest size of
+    :data:`PANEL_SIZES_PT` that fits; a note on the sheet when even the smallest overflows.
     """
-    for size in (7.0, 6.5, 6.0):
+    for size in PANEL_SIZES_PT:
         _top_down(sheet, panel, size, dry=True)
-        if L.space_left(sheet) >= 0 or size == 6.0:
+        if L.space_left(sheet) >= 0 or size == MIN_PT:
             break
     _top_down(sheet, panel, size, dry=False)
     if L.space_left(sheet) < 0:
@@ -592,7 +628,7 @@ def _top_down(sheet: L.MapSheet, panel: Panel, size: float, dry: bool) -> None:
 
 
 def _top_down_draw(sheet: L.MapSheet, panel: Panel, size: float) -> None:
-    L.panel_text(sheet, panel.heading, size=9.0, bold=True)
+    L.panel_text(sheet, panel.heading, size=HEADING_PT, bold=True)
     if panel.subheading:
         L.panel_text(sheet, panel.subheading, size=size)
     sheet.cursor += 0.08
@@ -613,12 +649,19 @@ def _top_down_draw(sheet: L.MapSheet, panel: Panel, size: float) -> None:
     if panel.table:
         sheet.cursor += 0.06
         L.panel_text(sheet, panel.table_title, size=size, bold=True)
-        table_pt = L.table_size(sheet, panel.table, max(size - 0.5, L.MIN_PT))
-        for row in L.fold_table(panel.table, L.table_chars(sheet, table_pt)):
-            L.panel_text(sheet, row, size=table_pt, gid="table", mono=True)
+        L.panel_table(sheet, panel.table, size)
     for n in panel.provisions:
         sheet.cursor += 0.04
         L.panel_text(sheet, n, size=size, gid="provision")
+    if panel.keys:
+        sheet.cursor += 0.06
+        L.panel_text(
+            sheet,
+            "KEYED LABELS (where the map has no room for the label by its feature)",
+            size=size,
+            bold=True,
+        )
+        L.panel_table(sheet, panel.keys, size)
 
 
 #: A map's drawing function: draws on the sheet, returns its panel and extra title-block rows.
@@ -750,10 +793,15 @@ def _place_labels(sheet: L.MapSheet, panel: Panel) -> None:
     """The map's labels placed (in characters the standard fonts show), and a note on the panel naming
     any that found no clear place.
     """
+    from geosite.maps.tables import cells
+
     for lab in sheet.labels:
         lab.text = core_text(lab.text)
     core_texts(sheet.fig)
     labels.place(sheet)
+    L.cut_under_labels(sheet)
+    if sheet.keyed:  # labels with no room by their feature: their key there, their text here
+        panel.keys = [cells("key", "label"), *(cells(k, t) for k, t in sheet.keyed)]
     if sheet.unplaced:  # never silently: the sheet says which labels found no place clear of the others
         panel.notes.append(
             f"{len(sheet.unplaced)} label(s) found no place clear of the others and are not "

@@ -22,7 +22,7 @@ from shapely.geometry import Point
 
 from geosite.maps import layout as L
 from geosite.maps.common import MapContext, Panel, is_nan
-from geosite.maps.symbology import STYLES
+from geosite.maps.symbology import MIN_PT, STYLES
 
 #: Arrowheads along a drainage path: one per this many inches of paper (at least one a path).
 ARROW_EVERY_IN = 1.0
@@ -204,7 +204,17 @@ def draw_flow_arrows(sheet: L.MapSheet, paths: list, color: str) -> int:
             gid="flow-arrows",
         )
         sheet.ax.add_collection(pc, autolim=False)
+        _keep_clear_of(sheet, heads)
     return len(heads)
+
+
+def _keep_clear_of(sheet: L.MapSheet, heads: list) -> None:
+    """Labels keep clear of the arrowheads (their corners, data coordinates) as of any drawn symbol."""
+    from shapely.geometry import Polygon
+
+    from geosite.maps import labels
+
+    labels.keep_clear(sheet, [Polygon(h) for h in heads], reach_in=0.3 / 72 / 2)
 
 
 def downslope_deg(dem, x: float, y: float) -> float | None:
@@ -253,6 +263,7 @@ def draw_entry_arrows(ctx: MapContext, sheet: L.MapSheet, points, color: str) ->
             ),
             autolim=False,
         )
+        _keep_clear_of(sheet, heads)
     return len(heads)
 
 
@@ -278,7 +289,7 @@ def label_destinations(sheet: L.MapSheet, dests: list[Destination], color: str) 
         ):
             continue
         kept.append(Destination(d.text, p.x, p.y, d.kind))
-        L.label_at(sheet, p.x, p.y, d.text, size=6.0, color=color, kind="water", feature=p, style="italic")
+        L.label_at(sheet, p.x, p.y, d.text, size=MIN_PT, color=color, kind="water", feature=p, style="italic")
     return [k.text for k in kept]
 
 

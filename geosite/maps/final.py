@@ -107,7 +107,7 @@ def _stabilized(
     else:
         geoms = list(dist.geometry.values)
     if not geoms:
-        absent.append("land disturbance (layer disturbance)")
+        absent.append("land disturbance")
         return
     st = STYLES["stabilized"]
     L.draw_geoms(sheet, geoms, st)
@@ -150,7 +150,7 @@ def _changes(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str],
                 f"{name} marked {'proposed' if name == 'structures' else 'new or changed'}: {len(new)}"
             )
         elif layer is None:
-            absent.append(f"{name} (layer {name})")
+            absent.append(name.replace("_", " "))
         else:
             panel.notes.append(
                 f"No {name} carry a status of change{' (proposed)' if name == 'structures' else ''}."

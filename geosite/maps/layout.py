@@ -12,7 +12,6 @@ Only ``matplotlib.figure.Figure`` is used, never pyplot: no global state, no GUI
 from __future__ import annotations
 
 import datetime as dt
-import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -27,14 +26,12 @@ from matplotlib.patches import Rectangle
 from matplotlib.path import Path as MplPath
 from shapely.geometry import box
 
-from geosite.maps.symbology import INK, MIN_PT, Style
+from geosite.maps.symbology import BODY_PT, FONT, HEADING_PT, INK, MIN_PT, Style
 
 if TYPE_CHECKING:
     from geosite.maps.sheets import SheetPlan, Tile
 
-#: The sheets' text faces: two of the PDF's 14 standard fonts, which every PDF reader has, so the PDF
-#: embeds none and no font is subset per run (geosite.maps.common measures text by their AFM metrics).
-FONT = "Helvetica"
+#: Courier, the standard font the sheets once set their tables in (FONT, Helvetica, is every text's now).
 MONO = "Courier"
 
 RC: dict[Any, Any] = {
@@ -83,6 +80,10 @@ class MapSheet:
     clear: list[Any] = field(default_factory=list)  # geosite.maps.labels.Obstacle: drawn symbols, ditto
     placed: list[Any] = field(default_factory=list)  # (text, box in paper inches) of the labels placed
     unplaced: list[str] = field(default_factory=list)  # labels no candidate position could hold
+    keyed: list[tuple[str, str]] = field(default_factory=list)  # (key, text) of labels shown by their key
+    #: what is drawn under the labels and cut where one lies (:func:`cut_under_labels`): (artist, kind,
+    #: shapely parts as drawn, data coordinates), kind ``lines``, ``polygons`` or ``marks``
+    cuttable: list[Any] = field(default_factory=list)
     model_labels: list[Any] = field(
         default_factory=list
     )  # geosite.symbols.PlacedLabel: the placed, in model space
@@ -333,9 +334,13 @@ def draw_geoms(
     if st.clear:
         _keep_clear(sheet, polys, lines, st)
     if polys:
-        _draw_polygons(sheet.ax, polys, st, ec)
+        pc = _draw_polygons(sheet.ax, polys, st, ec)
+        if not st.clear or st.hatch:  # a symbol's own hatching opens under its name inside it
+            sheet.cuttable.append((pc, "polygons", polys))
     if lines:
-        _draw_lines(sheet, lines, st, ec)
+        for art in _draw_lines(sheet, lines, st, ec):
+            if not st.clear:
+                sheet.cuttable.append((art, "marks" if art.get_gid() == "line-mark" else "lines", lines))
     if points:
         _draw_points(sheet, points, st, ec)
     return len(polys) + len(lines) + len(points)
@@ -352,8 +357,8 @@ def _keep_clear(sheet: MapSheet, polys: list, lines: list, st: Style) -> None:
     labels.keep_clear(sheet, lines, reach_in=reach_in)
 
 
-def _draw_polygons(ax: Any, polys: list, st: Style, ec: str) -> None:
-    """Polygons (holes kept) as one collection in ``st``, edged ``ec``."""
+def _draw_polygons(ax: Any, polys: list, st: Style, ec: str) -> Any:
+    """Polygons (holes kept) as one collection in ``st``, edged ``ec``; returns it."""
     paths = [p for p in (polygon_path(g) for g in polys) if p is not None]
     pc = PathCollection(
         paths,
@@ -368,30 +373,35 @@ def _draw_polygons(ax: Any, polys: list, st: Style, ec: str) -> None:
     if st.hatch:
         pc.set_hatchcolor(ec)
     ax.add_collection(pc, autolim=False)
+    return pc
 
 
-def _draw_lines(sheet: MapSheet, lines: list, st: Style, ec: str) -> None:
-    """Lines as one collection in ``st``: a road's casing under it, a berm's inner line, a fence's marks."""
+def _draw_lines(sheet: MapSheet, lines: list, st: Style, ec: str) -> list[Any]:
+    """Lines as one collection in ``st``: a road's casing under it, a berm's inner line, a fence's marks;
+    returns the artists drawn.
+    """
     ax = sheet.ax
     segs = [np.asarray(ln.coords) for ln in lines]
+    out = []
     if st.face not in ("none", None) and st.kind == "line":  # roads: a casing under the line
-        ax.add_collection(
-            LineCollection(segs, colors=st.face, linewidths=st.lw * 3, zorder=st.z - 0.01, capstyle="round"),
-            autolim=False,
+        out.append(
+            LineCollection(segs, colors=st.face, linewidths=st.lw * 3, zorder=st.z - 0.01, capstyle="round")
         )
-    ax.add_collection(
-        LineCollection(segs, colors=ec, linewidths=st.lw, linestyles=[st.ls], zorder=st.z), autolim=False
-    )
+    out.append(LineCollection(segs, colors=ec, linewidths=st.lw, linestyles=[st.ls], zorder=st.z))
     inner = st.extra.get("inner")
     if inner:  # a second line inside the first (a diversion's berm): drawn the same in the legend
-        ax.add_collection(
+        out.append(
             LineCollection(
                 segs, colors=inner[0], linewidths=inner[1], linestyles=[inner[2]], zorder=st.z + 0.001
-            ),
-            autolim=False,
+            )
         )
+    for c in out:
+        ax.add_collection(c, autolim=False)
     if st.extra.get("marks"):
-        _line_marks(sheet, lines, st, ec)
+        marks = _line_marks(sheet, lines, st, ec)
+        if marks is not None:
+            out.append(marks)
+    return out
 
 
 def _draw_points(sheet: MapSheet, points: list, st: Style, ec: str) -> None:
@@ -431,24 +441,109 @@ def points_along(lines, spacing: float, first: float | None = None) -> list[tupl
     return out
 
 
-def _line_marks(sheet: MapSheet, lines, st: Style, color: str) -> None:
-    """A line symbol's marks (a fence's x) every ``mark_every_in`` inches of paper along it."""
+def _line_marks(sheet: MapSheet, lines, st: Style, color: str) -> Any:
+    """A line symbol's marks (a fence's x) every ``mark_every_in`` inches of paper along it (the artist, or
+    None without any).
+    """
     every = float(st.extra.get("mark_every_in", 0.3)) * sheet.plan.units_per_inch
     pts = points_along(lines, every)
-    if pts:
-        xy = np.array([(x, y) for x, y, _ in pts])
-        sheet.ax.plot(
-            xy[:, 0],
-            xy[:, 1],
-            ls="none",
-            marker=st.extra["marks"],
-            ms=st.extra.get("mark_size", 3.2),
-            mec=color,
-            mfc=color,
-            mew=0.8,
-            zorder=st.z + 0.002,
-            gid="line-mark",
+    if not pts:
+        return None
+    xy = np.array([(x, y) for x, y, _ in pts])
+    return sheet.ax.plot(
+        xy[:, 0],
+        xy[:, 1],
+        ls="none",
+        marker=st.extra["marks"],
+        ms=st.extra.get("mark_size", 3.2),
+        mec=color,
+        mfc=color,
+        mew=0.8,
+        zorder=st.z + 0.002,
+        gid="line-mark",
+    )[0]
+
+
+def cut_under_labels(sheet: MapSheet) -> None:
+    """Break the linework drawn under the placed labels (:attr:`MapSheet.cuttable`: contours, roads,
+    utilities, area outlines, hatching; never a practice symbol, which labels keep clear of): each line
+    cut where it enters a label's box (padded), a hatched fill opened there, a line's marks dropped, as a
+    drafter breaks a line for its text. The labels' boxes are the ones placed (``sheet.placed``).
+    """
+    from geosite.maps.symbology import LABELS
+
+    if not sheet.placed or not sheet.cuttable or not sheet.drawing:
+        return
+    upi = sheet.plan.units_per_inch
+    fx, fy, _, _ = sheet.plan.sheet.frame
+    tx, ty = sheet.tile.bounds[0], sheet.tile.bounds[1]
+    pad = LABELS["pad_in"]
+    boxes = [
+        box(
+            tx + (b.bounds[0] - pad - fx) * upi,
+            ty + (b.bounds[1] - pad - fy) * upi,
+            tx + (b.bounds[2] + pad - fx) * upi,
+            ty + (b.bounds[3] + pad - fy) * upi,
         )
+        for _, b in sheet.placed
+    ]
+    holes = shapely.union_all(boxes)
+    tree = shapely.STRtree(boxes)
+    for art, kind, parts in sheet.cuttable:
+        hit = [g for g in parts if len(tree.query(g, predicate="intersects"))]
+        if not hit:
+            continue
+        if kind == "marks":
+            xy = np.column_stack(art.get_data())
+            keep = ~shapely.intersects(holes, shapely.points(xy))
+            art.set_data(xy[keep, 0], xy[keep, 1])
+        elif kind == "lines":
+            art.set_segments(_cut_segments(art.get_segments(), holes))
+        else:
+            _cut_polygons(sheet, art, parts, holes)
+
+
+def _cut_segments(segs: list, holes: Any) -> list:
+    """Line segments (arrays of x, y) with the parts inside ``holes`` taken out."""
+    out = []
+    for xy in segs:
+        if len(xy) < 2:
+            continue
+        line = shapely.LineString(xy)
+        if not line.intersects(holes):
+            out.append(xy)
+            continue
+        for part in shapely.get_parts(line.difference(holes)):
+            if part.geom_type == "LineString" and part.length > 0:
+                out.append(np.asarray(part.coords))
+    return out
+
+
+def _cut_polygons(sheet: MapSheet, pc: Any, polys: list, holes: Any) -> None:
+    """A polygon collection cut under the labels: its outline drawn apart as lines broken at ``holes``,
+    its hatching (where it has any) opened there; a plain fill is left whole (a fill is no line).
+    """
+    ec = pc.get_edgecolor()
+    lw, ls = pc.get_linewidths(), pc.get_linestyles()
+    if pc.get_hatch():
+        opened = [g.difference(holes) for g in polys]
+        pc.set_paths([p for p in (polygon_path(g) for g in opened) if p is not None])
+    pc.set_edgecolor("none")
+    if not len(ec) or (len(lw) and lw[0] <= 0):
+        return
+    rings = [np.asarray(r.coords) for g in polys for r in [g.exterior, *g.interiors]]
+    edges = LineCollection(
+        _cut_segments(rings, holes),
+        colors=[ec[0]],
+        linewidths=lw[0] if len(lw) else 1.0,
+        linestyles=[ls[0]] if len(ls) else "solid",
+        zorder=pc.get_zorder(),
+        alpha=pc.get_alpha(),
+    )
+    sheet.ax.add_collection(edges, autolim=False)
+    edges.set_clip_box(pc.get_clip_box())  # clipped as the polygons are (clip_map: the map's window)
+    if pc.get_clip_path() is not None:
+        edges.set_clip_path(pc.get_clip_path())
 
 
 def halo(width: float = 2.0):
@@ -461,7 +556,7 @@ def label_at(
     x: float,
     y: float,
     text: str,
-    size: float = 6.5,
+    size: float = BODY_PT,
     *,
     color: str = INK,
     kind: str = "feature",
@@ -479,7 +574,7 @@ def label_polygons(
     sheet: MapSheet,
     gdf,
     texts: list[str],
-    size: float = 6.5,
+    size: float = BODY_PT,
     color: str = INK,
     *,
     min_sq_in: float = 0.04,
@@ -516,7 +611,13 @@ def label_polygons(
 
 
 def draw_contours(
-    sheet: MapSheet, contours, minor: Style, index: Style, label_every_in: float = 5.0, *, size: float = 6.5
+    sheet: MapSheet,
+    contours,
+    minor: Style,
+    index: Style,
+    label_every_in: float = 5.0,
+    *,
+    size: float = MIN_PT,
 ) -> list[tuple[float, float, float]]:
     """Contour lines (minor thin, index heavy) and the index contours' elevations along them, upright,
     on a white halo, at least once per visible piece at least 0.75 in long and then every
@@ -565,9 +666,9 @@ def draw_contours(
             if p.geom_type == "LineString"
         ]
         if segs:
-            sheet.ax.add_collection(
-                LineCollection(segs, colors=st.edge, linewidths=st.lw, zorder=st.z), autolim=False
-            )
+            lc = LineCollection(segs, colors=st.edge, linewidths=st.lw, zorder=st.z)
+            sheet.ax.add_collection(lc, autolim=False)
+            sheet.cuttable.append((lc, "lines", [shapely.LineString(x) for x in segs if len(x) > 1]))
     elev = contours["elevation_ft"].to_numpy(dtype=float)
     placed = []
     for g, z in zip(clipped[is_index], elev[is_index], strict=True):
@@ -657,99 +758,43 @@ def draw_hillshade(sheet: MapSheet, dem, shade: np.ndarray, alpha: float = 0.35)
 # --------------------------------------------------------------------------------------------- panel
 
 
-#: The advance of every glyph of Courier, the PDF core font the tables are set in, em.
-MONO_EM = 0.6
-
-
-def _wrap(text: str, width_in: float, size: float, *, mono: bool = False) -> list[str]:
-    """``text`` broken into lines that fit ``width_in`` inches at ``size`` points (Courier's exact advance
-    when ``mono``, else an average proportional advance of 0.62 em); its own line breaks kept.
+def _wrap(text: str, width_in: float, size: float, *, bold: bool = False) -> list[str]:
+    """``text`` broken into lines that fit ``width_in`` inches at ``size`` points, by Helvetica's own widths
+    (:func:`geosite.maps.tables.wrap_in`); its own line breaks kept.
     """
-    chars = max(10, int(width_in * 72 / ((MONO_EM if mono else 0.62) * size)))
-    out = []
-    for para in text.split("\n"):
-        out += textwrap.wrap(para, chars) or [""]
-    return out
+    from geosite.maps.tables import wrap_in
+
+    return wrap_in(text, width_in, size, bold=bold)
 
 
-def table_size(sheet: MapSheet, rows: list[str], size: float) -> float:
-    """The point size at which the widest of the monospaced ``rows`` fits the panel (at most ``size``,
-    at least the smallest size printed; a table wider than that is folded: :func:`fold_table`).
+def panel_table(sheet: MapSheet, rows: list[str], size: float) -> float:
+    """A table (:mod:`geosite.maps.tables`) at the panel's cursor, as wide as the panel allows; returns the
+    height used, inches (measured alone on a probe sheet).
     """
-    widest = max((len(r) for r in rows), default=0)
-    if not widest:
-        return size
-    fits = (sheet.plan.sheet.panel[2] - 0.2) * 72 / (MONO_EM * widest)
-    return max(min(size, fits), MIN_PT)
+    from geosite.maps.tables import draw_table
 
-
-def table_chars(sheet: MapSheet, size: float) -> int:
-    """How many monospaced characters at ``size`` points a panel line holds (as :func:`panel_text`
-    wraps them).
-    """
-    return max(10, int((sheet.plan.sheet.panel[2] - 0.2) * 72 / (MONO_EM * size)))
-
-
-#: The indent of a folded table row's second line (no-break spaces: a line's own spaces are dropped
-#: where it wraps).
-FOLD_INDENT = "\u00a0" * 4
-
-
-def fold_table(rows: list[str], chars: int) -> list[str]:
-    """The monospaced table ``rows`` in lines of at most ``chars`` characters, never wrapped mid-column:
-    each row wider than that is cut at one column gap shared by all such rows (the last that fits), its
-    remaining columns on a second line indented by :data:`FOLD_INDENT`, so the folded columns still line up
-    with each other. A row that fits, or a table with no shared gap, is left as it is.
-
-    Parameters
-    ----------
-    rows : list of str
-        The table's rows, columns padded to fixed widths.
-    chars : int
-        The characters a line holds.
-
-    Returns
-    -------
-    list of str
-        The lines to print.
-    """
-    wide = [r for r in rows if len(r) > chars]
-    if not wide:
-        return list(rows)
-    gaps = [
-        f
-        for f in range(1, chars + 1)
-        if all(r[f - 1] == " " and f < len(r) and r[f] != " " for r in wide)
-        and len(FOLD_INDENT) + max(len(r) - f for r in wide) <= chars
-    ]
-    if not gaps:
-        return list(rows)
-    f = gaps[-1]
-    out = []
-    for r in rows:
-        if len(r) > chars:
-            out += [r[:f].rstrip(), FOLD_INDENT + r[f:]]
-        else:
-            out.append(r)
-    return out
+    pw, ph = sheet.plan.sheet.panel[2], sheet.plan.sheet.panel[3]
+    size = max(size, MIN_PT)
+    used = draw_table(sheet.panel, 0.1, ph - sheet.cursor, rows, width_in=pw - 0.2, size=size)
+    sheet.cursor += used
+    return used
 
 
 def panel_text(
     sheet: MapSheet,
     text: str,
-    size: float = 7.0,
+    size: float = BODY_PT,
     bold: bool = False,
     indent: float = 0.0,
     *,
     gid: str | None = None,
     color: str = INK,
-    mono: bool = False,
 ) -> float:
     """Wrapped text at the panel's cursor (top down); returns the height used, inches."""
     size = max(size, MIN_PT)  # the size printed, and so the pitch of its lines
     pw = sheet.plan.sheet.panel[2]
     ph = sheet.plan.sheet.panel[3]
-    lines = _wrap(text, pw - 0.2 - indent, size, mono=mono)
+    lines = _wrap(text, pw - 0.2 - indent, size, bold=bold)
     lh = size * 1.25 / 72
     y = ph - sheet.cursor
     for k, line in enumerate(
@@ -765,14 +810,16 @@ def panel_text(
             fontweight="bold" if bold else "normal",
             gid=gid,
             color=color,
-            family=MONO if mono else FONT,
+            family=FONT,
         )
     used = lh * len(lines)
     sheet.cursor += used
     return used
 
 
-def legend_row(sheet: MapSheet, st: Style, label: str, size: float = 6.5, edge: str | None = None) -> None:
+def legend_row(
+    sheet: MapSheet, st: Style, label: str, size: float = BODY_PT, edge: str | None = None
+) -> None:
     """One legend row: a swatch drawn as the map draws the layer, then its label.
 
     Parameters
@@ -922,28 +969,41 @@ def _frame_strip(sheet: MapSheet, min_w: float, min_h: float) -> tuple[float, fl
     return max(fits, key=lambda s: s[2] * s[3]) if fits else None
 
 
-def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: float = 7.0) -> bool:
+#: The narrowest blank strip of the frame a table goes in with its widest text column wrapped, inches.
+FRAME_TABLE_MIN_IN = 4.0
+
+
+def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: float = BODY_PT) -> bool:
     """Text beside the map inside its frame, where the map frame is blank beyond the ground shown: a bold
-    ``title`` (wrapped to the block) and ``rows`` of (gid, text); gid ``table`` rows in a monospaced face,
-    never wrapped (a wrapped row breaks its columns). False (nothing drawn) when no blank strip is wide
-    enough for the widest table row or tall enough for it all; the caller then puts it in the panel.
+    ``title`` (wrapped to the block) and ``rows`` of (gid, text); the gid ``table`` rows one table in
+    columns (:mod:`geosite.maps.tables`: its widest text column wrapped where the strip is narrower than
+    the table, in a strip at least :data:`FRAME_TABLE_MIN_IN` wide). False (nothing drawn) when no blank
+    strip is wide or tall enough for it all; the caller then puts it in the panel.
     """
+    from geosite.maps.tables import draw_table, table_lines, widest_row_in
+
     strip = _frame_strip(sheet, 3.0, 2.0)
     if strip is None:
         return False
     x0, y0, w, h = strip
-    w = min(w, 6.5)
-    fs_table = max(size - 0.5, MIN_PT)
-    widest = max((len(t) for gid, text in rows if gid == "table" for t in text.split("\n")), default=0)
-    if widest * MONO_EM * fs_table / 72 + 0.2 > w:
-        return False
+    w = min(w, 7.0)
+    size = max(size, MIN_PT)
     lh = size * 1.25 / 72
-    heading = _wrap(title, w - 0.2, (size + 0.5) * 1.1)  # bold runs wider than the average advance
+    groups: list[tuple[str, list[str]]] = []  # consecutive rows of one gid
+    for gid, text in rows:
+        if groups and groups[-1][0] == gid == "table":
+            groups[-1][1].append(text)
+        else:
+            groups.append((gid, [text]))
+    tables = [g for gid, g in groups if gid == "table"]
+    if w < FRAME_TABLE_MIN_IN and any(widest_row_in(t, size) + 0.2 > w for t in tables):
+        return False  # too narrow a strip for the table whole, and too narrow to wrap its text column
+    heading = _wrap(title, w - 0.2, size + 0.5, bold=True)
     blocks = [
-        (gid, (text.split("\n") if gid == "table" else _wrap(text, w - 0.2, size)) if text else [""])
-        for gid, text in rows
+        (gid, table_lines(g, w - 0.2, size) if gid == "table" else len(_wrap(g[0], w - 0.2, size)))
+        for gid, g in groups
     ]
-    need = lh * (len(heading) + sum(len(b) for _, b in blocks)) + 0.06 * len(blocks) + 0.2
+    need = lh * (len(heading) + sum(n for _, n in blocks)) + 0.06 * len(blocks) + 0.2
     if need > h:
         return False
     fig = sheet.fig
@@ -954,24 +1014,23 @@ def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: 
         fig.text(x0 + 0.1, y, line, transform=tr, fontsize=size + 0.5, fontweight="bold", va="top", ha="left")
         y -= lh
     y -= 0.04
-    for gid, lines in blocks:
-        fs = fs_table if gid == "table" else max(size, MIN_PT)
-        for (
-            line
-        ) in lines:  # one text a line, baselines at the block's pitch (a line's own ink never moves it)
+    for gid, g in groups:
+        if gid == "table":
+            y -= draw_table(fig, x0 + 0.1, y, g, width_in=w - 0.2, size=size, transform=tr)
+            continue
+        for line in _wrap(g[0], w - 0.2, size):  # one text a line, baselines at the block's pitch
             fig.text(
                 x0 + 0.1,
-                y - 0.8 * fs / 72,
+                y - 0.8 * size / 72,
                 line,
                 transform=tr,
-                fontsize=fs,
+                fontsize=size,
                 va="baseline",
                 ha="left",
                 gid=gid,
-                family=MONO if gid == "table" else FONT,
             )
             y -= lh
-        y -= 0.06 if gid != "table" else 0.0
+        y -= 0.06
     return True
 
 
@@ -980,7 +1039,7 @@ def space_left(sheet: MapSheet) -> float:
     return sheet.plan.sheet.panel[3] - sheet.cursor - sheet.floor
 
 
-def north_and_scale(sheet: MapSheet, crs, convergence_deg: float | None, size: float = 6.5) -> None:
+def north_and_scale(sheet: MapSheet, crs, convergence_deg: float | None, size: float = BODY_PT) -> None:
     """North arrow (grid north) and the graphic and written scale, just above the panel's floor."""
     p = sheet.panel
     s = sheet.plan.scale_ft
@@ -1008,7 +1067,7 @@ def north_and_scale(sheet: MapSheet, crs, convergence_deg: float | None, size: f
         0.1,
         y0,
         f"1 in = {s:g} ft   (1:{ratio:,})",
-        fontsize=8,
+        fontsize=HEADING_PT,
         fontweight="bold",
         va="bottom",
         ha="left",
@@ -1031,7 +1090,7 @@ def north_and_scale(sheet: MapSheet, crs, convergence_deg: float | None, size: f
         lw=0.5,
     )
     p.add_patch(arrow)
-    p.text(nx, ny + 0.6, "N", fontsize=9, fontweight="bold", ha="center", va="bottom")
+    p.text(nx, ny + 0.6, "N", fontsize=HEADING_PT, fontweight="bold", ha="center", va="bottom")
     p.text(nx, ny - 0.03, "grid", fontsize=MIN_PT, ha="center", va="top")
     top = max(y0 + hbar + 0.2, ny + 0.8)
     sheet.floor = top + 0.05
@@ -1065,7 +1124,7 @@ def key_map(sheet: MapSheet, site_geom, all_tiles: list[Tile], height_in: float 
             (a[0] + b[0]) / 2,
             (a[1] + b[1]) / 2,
             str(t.number),
-            fontsize=7,
+            fontsize=BODY_PT,
             ha="center",
             va="center",
             fontweight="bold" if here else "normal",
@@ -1090,7 +1149,7 @@ def title_block(
     rows: list[tuple[str, str]],
     heading: str,
     sheet_no: str,
-    size: float = 6.5,
+    size: float = MIN_PT,
     *,
     revisions: list[tuple[str, str, str]] | None = None,
     of: int | None = None,
@@ -1147,14 +1206,14 @@ def _title_head(p: Any, pw: float, total: float, heading: str, number: str, *, h
     """
     p.add_patch(Rectangle((0, 0), pw, total, fill=False, ec=INK, lw=1.0))
     p.add_line(Line2D([0, pw], [total - head_h, total - head_h], color=INK, lw=0.6))
-    p.text(0.1, total - 0.08, heading, fontsize=8.5, fontweight="bold", va="top", ha="left")
+    p.text(0.1, total - 0.08, heading, fontsize=HEADING_PT, fontweight="bold", va="top", ha="left")
     p.add_patch(Rectangle((pw - 0.8, total - head_h), 0.8, head_h, fill=False, ec=INK, lw=0.6))
     p.text(pw - 0.4, total - 0.05, "SHEET", fontsize=MIN_PT, ha="center", va="top")
     p.text(
         pw - 0.4,
         total - head_h + 0.04,
         number,
-        fontsize=8.5,
+        fontsize=HEADING_PT,
         fontweight="bold",
         ha="center",
         va="bottom",
@@ -1346,18 +1405,6 @@ def compass(dx: float, dy: float) -> str:
     return _COMPASS[int(((a + 22.5) % 360) // 45)]
 
 
-def contact_text(c) -> str:
-    """A contact's name, address and daytime phone on one line, naming what is not given."""
-    missing = [k for k in ("name", "address", "phone") if not getattr(c, k)]
-    parts = [
-        c.name or "NAME NOT GIVEN",
-        c.address or "ADDRESS NOT GIVEN",
-        f"daytime phone {c.phone}" if c.phone else "DAYTIME PHONE NOT GIVEN",
-    ]
-    del missing
-    return "; ".join(parts)
-
-
 def today() -> str:
     """Today's date, ISO (``2026-12-02``)."""
     return dt.date.today().isoformat()
@@ -1396,7 +1443,7 @@ def match_lines(sheet: MapSheet, plan: SheetPlan) -> None:
             mx,
             my,
             f"MATCH LINE — SEE SHEET {sheet.sheet_no}-{other.number}",
-            fontsize=7,
+            fontsize=BODY_PT,
             fontweight="bold",
             color="#c0392b",
             rotation=rot,

@@ -5,11 +5,11 @@ what data would settle it, and the geometry of the problem (site CRS); and their
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from geosite.io.output import py_scalar
+from geosite.io.text import markdown
 from geosite.rules import Finding
 
 if TYPE_CHECKING:
@@ -52,10 +52,6 @@ def findings_frame(findings: list[ReviewFinding], crs: Any) -> gpd.GeoDataFrame:
     )
 
 
-#: Characters a text from a submission could use to make Markdown or HTML of findings.md.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
-
-
 def where_text(geom: BaseGeometry, crs: Any) -> str:
     """Where a finding is, for a person: a point on its geometry as easting and northing in the site
     CRS, ``E 153433, N 151981 (US ft)`` (:func:`geosite.units.coordinates`).
@@ -67,15 +63,11 @@ def where_text(geom: BaseGeometry, crs: Any) -> str:
 
 
 def md(text: Any) -> str:
-    """A text as literal Markdown: one line (newlines to spaces, so no text starts a heading or a list
-    item: every line begins with geosite's own prefix), and every character that could make emphasis,
-    a link, code, a table, an entity or HTML inside a line (``<``, ``*``, ``[``, ``&``, a backtick...)
-    backslash-escaped (CommonMark renders the character itself). Every text of findings.md goes through here:
-    much of it comes from the
-    submission (names, ids, declared texts).
+    """A text as literal Markdown (:func:`geosite.io.text.markdown`): one line, every character that could
+    make emphasis, a link, code, a table, an entity or HTML backslash-escaped. Every text of findings.md goes
+    through here: much of it comes from the submission (names, ids, declared texts).
     """
-    one_line = re.sub(r"[\r\n\u2028\u2029]+", " ", "" if text is None else str(text))
-    return _MD_SPECIAL.sub(r"\\\1", one_line)
+    return markdown(text)
 
 
 def _summary_lines(summary: dict[str, Any]) -> list[str]:

@@ -12,7 +12,7 @@ LICENSE) is inlined; there is no basemap and nothing is fetched from the network
 
 Every text in the page comes from an applicant's files, so none of it is trusted (docs/security.md):
 
-- the findings list and the head are HTML-escaped (:func:`html.escape`, quotes too);
+- the findings list and the head are HTML-escaped (:func:`geosite.io.text.html_text`, quotes too);
 - the map's data is one ``<script type="application/json">`` block, ``<``, ``>``, ``&`` and the JS
   line separators written as ``\\uXXXX`` escapes, so no ``</script>`` or ``<!--`` in a value can end
   or change the block; the page script parses it with ``JSON.parse``;
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 import math
 import re
@@ -40,6 +39,7 @@ from typing import Any
 import shapely
 from shapely.geometry import mapping
 
+from geosite.io.text import html_text, json_in_html
 from geosite.review.findings import where_text
 from geosite.rules.words import control_labels, feature_words, merged_names
 
@@ -70,7 +70,6 @@ CONTEXT_LAYERS = {
 #: is about the plan as a whole (a missing plan item, a declared number): listed, never painted over the
 #: site; only findings with a place of their own are drawn.
 SITE_WIDE_SHARE = 0.01
-_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def _static(name: str) -> str:
@@ -88,7 +87,7 @@ def json_for_html(data: Any) -> str:
     from geosite.io.output import finite
 
     text = json.dumps(finite(data), default=str, allow_nan=False)
-    return re.sub("[<>&\u2028\u2029]", lambda m: _JSON_ESCAPES[m.group(0)], text)
+    return json_in_html(text)
 
 
 def _csp_hash(text: str) -> str:
@@ -280,7 +279,7 @@ def _is_site_wide(geom: Any, shapes: list[Any]) -> bool:
 
 
 def _e(v: Any) -> str:
-    return html.escape("" if v is None else str(v), quote=True)
+    return html_text(v)
 
 
 def _failures(findings: list[dict[str, Any]], open_ids: Iterable[str] = ()) -> str:

@@ -33,7 +33,7 @@ import time
 import tomllib
 import uuid
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -88,6 +88,9 @@ class BatchOptions:
     timeout_s : per site: its work runs in a child process, killed (with its children) after this many
         seconds; the site fails with the limit named. None: no limit, the work runs in the worker.
     limits : :class:`geosite.io.limits.Limits` for reading every site.
+    sandbox : with ``check``, each submission is staged and read in the sandbox (geosite.review.sandbox;
+        the worker keeps one warm server for all its sites). False reads each folder in the worker's own
+        process, for folders you trust only (benchmarks/bench_sandbox.py's baseline); not a CLI option.
     """
 
     jurisdiction: str | None = None
@@ -99,6 +102,7 @@ class BatchOptions:
     allow_outside: bool = False
     timeout_s: float | None = None
     limits: Any = None
+    sandbox: bool = True
 
     def result_key(self) -> dict[str, Any]:
         """The options that change a site's results (hashed into its marker)."""
@@ -162,9 +166,9 @@ def inputs_hash(site_dir: str | Path, options: BatchOptions | None = None) -> tu
         lines.append(f"site.toml\tsha256:{hashlib.sha256(data).hexdigest()}")
         outside = _referenced_outside(root, data)
     inside = []
-    for path in sorted(root.rglob("*")):
+    for path in _files_in(root, options.limits):
         rel = path.relative_to(root)
-        if path.is_file() and rel != Path("site.toml") and not any(p.startswith(".") for p in rel.parts):
+        if rel != Path("site.toml") and not any(p.startswith(".") for p in rel.parts):
             lines.append(_file_entry(path, rel.as_posix()))
             inside.append(path)
     # a VRT mosaic's tiles (the VRT itself may not change when a tile is replaced)
@@ -174,6 +178,52 @@ def inputs_hash(site_dir: str | Path, options: BatchOptions | None = None) -> tu
         lines.append(_file_entry(path, f"file:{path}"))
     digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
     return digest, lines
+
+
+def _files_in(root: Path, limits: Any = None) -> list[Path]:
+    """The regular files under ``root`` (links not followed), sorted; an InputError past the entries and
+    depth a submission may hold (geosite.io.stage's limits: the walk is bounded before anything is read).
+    """
+    from geosite.errors import InputError
+    from geosite.io.limits import Limits
+    from geosite.io.stage import MAX_DEPTH
+    from geosite.io.text import one_line
+
+    limits = limits or Limits()
+    room = limits.max_staged_files + limits.max_staged_folders
+    files: list[Path] = []
+    seen = 0
+    stack = [(root, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InputError(f"{one_line(folder)}: folders nested deeper than {MAX_DEPTH}; refused")
+        try:
+            entries = list(_bounded(os.scandir(folder), room - seen, root))
+        except OSError as exc:
+            raise InputError(f"{one_line(folder)}: cannot be listed ({exc.strerror})") from exc
+        seen += len(entries)
+        for e in entries:
+            if e.is_dir(follow_symlinks=False):
+                stack.append((Path(e.path), depth + 1))
+            elif e.is_file():  # a consultant's linked DEM counts by the file it names
+                files.append(Path(e.path))
+    return sorted(files)
+
+
+def _bounded(it: Any, room: int, root: Path) -> Iterator[os.DirEntry]:
+    """The entries of a ``scandir`` iterator, at most ``room`` (an InputError past it); closed after."""
+    from geosite.errors import InputError
+    from geosite.io.text import one_line
+
+    with it:
+        for n, e in enumerate(it, 1):
+            if n > room:
+                raise InputError(
+                    f"{one_line(root)}: more files and folders than a site may hold (max_staged_files + "
+                    "max_staged_folders); refused. Raise with --limit max_staged_files=N"
+                )
+            yield e
 
 
 def _referenced_outside(root: Path, toml_bytes: bytes) -> list[Path]:
@@ -223,8 +273,12 @@ def read_marker(folder: Path) -> str | None:
 
 
 def site_key(site_dir: str | Path) -> str:
-    """The site's output folder name: its folder's name."""
-    return Path(site_dir).resolve().name
+    """The site's output folder name: its folder's name, bounded and sanitized with a hash where it was
+    changed or cut (:func:`geosite.io.names.safe_name`: the applicant chose it).
+    """
+    from geosite.io.names import safe_name
+
+    return safe_name(Path(site_dir).resolve().name)
 
 
 def _row(site_dir: Path, out_dir: Path) -> dict[str, Any]:
@@ -338,6 +392,7 @@ def _in_child(site_dir: str | Path, out: str | Path, options: BatchOptions) -> d
     child_options = replace(options, timeout_s=None)
     code = (
         "import pickle, sys; from geosite.scale.batch import process_site; "
+        "import geosite.review.sandbox as s; s.POOL_WARM = False; "  # one site: no warming for a next
         "a = pickle.load(sys.stdin.buffer); sys.stdout.buffer.write(pickle.dumps(process_site(*a)))"
     )
     proc = subprocess.Popen(
@@ -389,12 +444,17 @@ def _process_site(site_dir: str | Path, out: str | Path, options: BatchOptions) 
 
         import shapely
 
+        from geosite.review.returned import geometry_errors_are_input
+
         site, result, checked = _analyze_site(site_dir, options)
-        action = _write_site(out, final, result, checked, row, digest=digest, lines=lines, options=options)
+        with geometry_errors_are_input(site_dir):  # the submission's geometry, in this process
+            action = _write_site(
+                out, final, result, checked, row, digest=digest, lines=lines, options=options
+            )
+            row["boundary_wkb"] = shapely.to_wkb(site.boundary)
         _numbers_from_report(row, result.report)
         if checked is not None:  # the plan's findings, not the analysis's
             row.update(fail_findings=len(checked.failed), findings=len(checked.findings))
-        row["boundary_wkb"] = shapely.to_wkb(site.boundary)
         row["crs"] = site.crs.to_wkt()
         row.update(status="ok", action="analyzed" if action == "written" else "kept")
     except (InputError, OutputError) as exc:
@@ -424,10 +484,20 @@ def _analyze_site(site_dir: Path, options: BatchOptions) -> _SiteRun:
     checked = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the report lists every note; workers have no terminal
-        if options.check:  # a submission: staged and read in a sandbox (geosite.review.sandbox)
+        if options.check and options.sandbox:  # a submission: staged and read in a sandbox
             from geosite.review.sandbox import check_submission_sandboxed
 
             checked = check_submission_sandboxed(
+                site_dir,
+                jurisdiction=options.jurisdiction,
+                make_valid=options.make_valid,
+                limits=options.limits,
+            )
+            site, result = checked.site, checked.analysis
+        elif options.check:  # a folder the caller trusts, checked in this process
+            from geosite.review.check import check_submission
+
+            checked = check_submission(
                 site_dir,
                 jurisdiction=options.jurisdiction,
                 make_valid=options.make_valid,
@@ -524,16 +594,18 @@ def local_cluster(n_workers: int) -> Any:
 def check_sites(site_dirs: Sequence[str | Path]) -> list[Path]:
     """Resolve the site folders; refuse two with the same name (they would share an output folder)."""
     from geosite.errors import InputError
+    from geosite.io.text import one_line
 
     dirs = [Path(d).resolve() for d in site_dirs]
     seen: dict[str, Path] = {}
     for d in dirs:
-        if d.name in seen and seen[d.name] != d:
+        key = site_key(d)
+        if key in seen and seen[key] != d:
             raise InputError(
-                f"site folders {seen[d.name]} and {d} have the same name {d.name!r}; "
-                f"their outputs would share OUT/{d.name}: rename one"
+                f"site folders {one_line(seen[key])} and {one_line(d)} have the same name {one_line(key)!r}; "
+                f"their outputs would share OUT/{one_line(key)}: rename one"
             )
-        seen[d.name] = d
+        seen[key] = d
     return list(dict.fromkeys(dirs))
 
 
@@ -636,7 +708,7 @@ def _run_sites(
         [str(d) for d in dirs],
         out=str(out),
         options=options,
-        key=[f"geosite-site-{token}-{i}-{d.name}" for i, d in enumerate(dirs)],
+        key=[f"geosite-site-{token}-{i}-{site_key(d)}" for i, d in enumerate(dirs)],
         pure=False,
     )
     index = {f.key: i for i, f in enumerate(futures)}
@@ -651,7 +723,7 @@ def _run_sites(
         try:
             row = fut.result()
         except Exception as exc:  # e.g. KilledWorker: the task killed its workers too often
-            row = _row(dirs[i], out / dirs[i].name)
+            row = _row(dirs[i], out / site_key(dirs[i]))
             row.update(
                 status="error",
                 action="failed",

@@ -39,6 +39,7 @@ from geosite.errors import (
 from geosite.grid import bounds_in
 from geosite.io.limits import Limits
 from geosite.io.raster import open_raster
+from geosite.io.text import submission
 from geosite.io.untrusted import inside, raster_format, refuse_remote
 from geosite.io.vector import LAYERS, list_layers, read_layer
 from geosite.site.layer_checks import validate_layers
@@ -145,6 +146,7 @@ def load_site(
         limits=limits,
         allow_outside=allow_outside,
     )
+    site.conf = conf
     if dem_inputs.path is not None:
         _check_dem_coverage(site, notes)
     _check_plausible(site, header.profile, notes)
@@ -244,7 +246,8 @@ def _site_header(
     overriding its own); problems are appended.
     """
     toml_path = root / "site.toml"
-    name = toml_text(conf, "name", toml_path, problems) or root.name
+    # the site's name: the author's text, marked as such (geosite.io.text); its people in contact_of
+    name = submission(toml_text(conf, "name", toml_path, problems) or root.name)
     juris, profile = jurisdiction_of(
         conf, jurisdiction, toml_path, problems, installed_profile_only=installed_profile_only
     )

@@ -19,6 +19,7 @@ from geosite.errors import (
     UnreadableInputError,
 )
 from geosite.io.limits import Limits
+from geosite.io.text import submission
 from geosite.io.untrusted import inside, regular_file
 from geosite.site.model import PLAT_VALUES, Contact, Project
 
@@ -192,7 +193,10 @@ def contact_of(d: dict[str, Any], who: str, where: Path, problems: list[str]) ->
         problems.append(f"{where}: [{who}] {key} = {v!r} must be a text (in quotes)")
         return None
 
-    return Contact(name=text("name"), address=text("address"), phone=text("phone"))
+    # the author's texts, marked as such (geosite.io.text): each writer escapes them
+    return Contact(
+        name=submission(text("name")), address=submission(text("address")), phone=submission(text("phone"))
+    )
 
 
 def _project_date(d: dict[str, Any], key: str, where: Path, problems: list[str]) -> dt.date | None:
