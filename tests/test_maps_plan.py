@@ -435,16 +435,17 @@ def test_schedule_rows_keep_their_columns_and_stay_inside_their_block(constructi
 @pytest.mark.parametrize(("strip_w_in", "drawn"), [(3.0, False), (4.2, True)])
 def test_a_schedule_block_too_narrow_for_its_table_is_not_drawn(construction, monkeypatch, strip_w_in, drawn):
     # a row of two cells, 60 x's and a date, is wider than 3 in at 8.5 pt: a 3.0 in strip can hold it neither
-    # whole nor with its text column wrapped (under 4 in, geosite.maps.layout.FRAME_TABLE_MIN_IN), so the
+    # whole nor with its text column wrapped (under 4 in, geosite.maps.panel.FRAME_TABLE_MIN_IN), so the
     # block goes to the panel; a 4.2 in strip holds it with the x's wrapped, each line one text a cell
     from geosite.maps import layout as L
+    from geosite.maps import panel as P
     from geosite.maps.tables import cells, text_width_in
 
     assert text_width_in("x" * 60 + " 2027-05-01", L.BODY_PT) > 3.0 - 0.2
-    monkeypatch.setattr(L, "_frame_strip", lambda sheet, min_w, min_h: (1.0, 1.0, strip_w_in, 10.0))
+    monkeypatch.setattr(P, "_frame_strip", lambda sheet, min_w, min_h: (1.0, 1.0, strip_w_in, 10.0))
     row = cells("x" * 30 + " " + "x" * 29, "2027-05-01")
     before, boxes = len(construction.fig.texts), len(construction.fig.artists)
-    got = L.frame_block(
+    got = P.frame_block(
         construction, "(d) SCHEDULE", [("table", row), ("table", row), ("provision", "Text.")]
     )
     new = construction.fig.texts[before:]

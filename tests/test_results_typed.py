@@ -58,7 +58,10 @@ TUPLES_KEPT: dict[tuple[str, str], str] = {
     ("geosite/controls/fences.py", "filter_fence"): AFTER + "FilterFence(fence, runs)",
     ("geosite/controls/fences.py", "buildable_rows"): AFTER + "Rows(lines, gaps: list[RowGap])",
     ("geosite/controls/fences.py", "crew_rows"): AFTER + "Rows(lines, gaps: list[RowGap])",
-    ("geosite/controls/fences.py", "channel_inflow_banks"): AFTER + "InflowBanks(left, right)",
+    ("geosite/controls/slope_length.py", "cells_window"): NUMPY
+    + " (a (rows, cols) slice pair indexes an array)",
+    ("geosite/controls/slope_length.py", "inside_receiver"): NUMPY,
+    ("geosite/controls/channel_fences.py", "channel_inflow_banks"): AFTER + "InflowBanks(left, right)",
     ("geosite/controls/fence_ends.py", "best_turn"): AFTER
     + "Turn(direction, climb_ft) | None (its caller, fences._climbing, reads best[0] and best[1])",
     ("geosite/maps/existing.py", "draw_existing"): AFTER + "DrawnSheet(panel, title_rows)",

@@ -22,6 +22,8 @@ from shapely.geometry import box
 from geosite.errors import InputError
 from geosite.maps import labels
 from geosite.maps import layout as L
+from geosite.maps import panel as P
+from geosite.maps import title as T
 from geosite.maps.preview import PNG_DPI
 from geosite.maps.printing import (
     CoreFontCanvas,
@@ -312,7 +314,7 @@ def make_context(
         float(margin_ft),
         None,  # type: ignore[arg-type]  # the sheet plan, set below once the context can measure
         vertical_datum,
-        date or L.today(),
+        date or T.today(),
         hillshade,
         interval,
         index_every,
@@ -538,7 +540,7 @@ def _location_caption(ctx: MapContext) -> str:
                 continue
             q = nearest_points(g, c)[0]
             near.append(
-                f"{n} ({'adjoining' if dd < 1 else f'{dd:,.0f} ft'}, {L.compass(q.x - c.x, q.y - c.y)})"
+                f"{n} ({'adjoining' if dd < 1 else f'{dd:,.0f} ft'}, {T.compass(q.x - c.x, q.y - c.y)})"
             )
     return (
         f"(a) Site location: {ctx.profile.name}; site centre {abs(lat):.5f}° {'N' if lat >= 0 else 'S'}, "
@@ -577,14 +579,14 @@ def panel_fixed_parts(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sh
     """The panel's fixed parts, from the bottom up: title block, key map, location map, north arrow and
     scales (they set ``sheet.floor``).
     """
-    L.title_block(sheet, rows, panel.heading, sheet_no, revisions=revisions(ctx), of=SHEETS_IN_SET)
+    T.title_block(sheet, rows, panel.heading, sheet_no, revisions=revisions(ctx), of=SHEETS_IN_SET)
     if ctx.plan.tiled:
-        L.key_map(sheet, ctx.site.boundary, ctx.plan.tiles)
+        P.key_map(sheet, ctx.site.boundary, ctx.plan.tiles)
     if panel.location:
-        L.location_map(
+        T.location_map(
             sheet, ctx.site.boundary, sheet.window.bounds, _location_lines(ctx), _location_caption(ctx)
         )
-    L.north_and_scale(sheet, ctx.site.crs, ctx.convergence_deg())
+    P.north_and_scale(sheet, ctx.site.crs, ctx.convergence_deg())
 
 
 def panel_overflows(sheet: L.MapSheet, panel: Panel) -> bool:
@@ -593,7 +595,7 @@ def panel_overflows(sheet: L.MapSheet, panel: Panel) -> bool:
     """
     cursor = sheet.cursor
     _top_down(sheet, panel, MIN_PT, dry=True)
-    over = L.space_left(sheet) < 0
+    over = P.space_left(sheet) < 0
     sheet.cursor = cursor
     return over
 
@@ -604,10 +606,10 @@ def panel_top_down(sheet: L.MapSheet, panel: Panel) -> None:
     """
     for size in PANEL_SIZES_PT:
         _top_down(sheet, panel, size, dry=True)
-        if L.space_left(sheet) >= 0 or size == MIN_PT:
+        if P.space_left(sheet) >= 0 or size == MIN_PT:
             break
     _top_down(sheet, panel, size, dry=False)
-    if L.space_left(sheet) < 0:
+    if P.space_left(sheet) < 0:
         sheet.notes.append("panel text overflows; use a larger sheet (--sheet)")
 
 
@@ -628,40 +630,40 @@ def _top_down(sheet: L.MapSheet, panel: Panel, size: float, dry: bool) -> None:
 
 
 def _top_down_draw(sheet: L.MapSheet, panel: Panel, size: float) -> None:
-    L.panel_text(sheet, panel.heading, size=HEADING_PT, bold=True)
+    P.panel_text(sheet, panel.heading, size=HEADING_PT, bold=True)
     if panel.subheading:
-        L.panel_text(sheet, panel.subheading, size=size)
+        P.panel_text(sheet, panel.subheading, size=size)
     sheet.cursor += 0.08
-    L.panel_text(sheet, "LEGEND", size=size + 0.5, bold=True)
+    P.panel_text(sheet, "LEGEND", size=size + 0.5, bold=True)
     for st, label, edge in panel.entries:
-        L.legend_row(sheet, st, label, size=size, edge=edge)
+        P.legend_row(sheet, st, label, size=size, edge=edge)
     if panel.missing:
         sheet.cursor += 0.05
-        L.panel_text(
+        P.panel_text(
             sheet, "Not present in the submitted data:", size=size, bold=True, gid="legend-missing-head"
         )
         for m in panel.missing:
-            L.panel_text(sheet, "– " + m, size=size, indent=0.05, gid="legend-missing")
+            P.panel_text(sheet, "– " + m, size=size, indent=0.05, gid="legend-missing")
             sheet.missing.append(m)
     for n in panel.notes:
         sheet.cursor += 0.04
-        L.panel_text(sheet, n, size=size, gid="note")
+        P.panel_text(sheet, n, size=size, gid="note")
     if panel.table:
         sheet.cursor += 0.06
-        L.panel_text(sheet, panel.table_title, size=size, bold=True)
-        L.panel_table(sheet, panel.table, size)
+        P.panel_text(sheet, panel.table_title, size=size, bold=True)
+        P.panel_table(sheet, panel.table, size)
     for n in panel.provisions:
         sheet.cursor += 0.04
-        L.panel_text(sheet, n, size=size, gid="provision")
+        P.panel_text(sheet, n, size=size, gid="provision")
     if panel.keys:
         sheet.cursor += 0.06
-        L.panel_text(
+        P.panel_text(
             sheet,
             "KEYED LABELS (where the map has no room for the label by its feature)",
             size=size,
             bold=True,
         )
-        L.panel_table(sheet, panel.keys, size)
+        P.panel_table(sheet, panel.keys, size)
 
 
 #: A map's drawing function: draws on the sheet, returns its panel and extra title-block rows.

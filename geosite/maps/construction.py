@@ -16,6 +16,7 @@ import numpy as np
 import shapely
 
 from geosite.maps import layout as L
+from geosite.maps import panel as P
 from geosite.maps.common import (
     PNG_DPI,
     MapContext,
@@ -114,7 +115,7 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
         [f"(d) {n}" for n in notes] + maintenance_text(ctx, practices_on_plan(ctx)) + stabilization_text(ctx)
     )
     block = [("table", r) for r in panel.table + rows] + [("provision", t) for t in provisions]
-    if L.frame_block(sheet, panel.table_title + ", MAINTENANCE (e) AND STABILIZATION (f)", block):
+    if P.frame_block(sheet, panel.table_title + ", MAINTENANCE (e) AND STABILIZATION (f)", block):
         panel.table, panel.table_title = [], ""
         panel.notes.append(
             "(d)-(f) Schedule, maintenance and stabilization: in the boxed block on the map, where it "
