@@ -34,6 +34,7 @@ from geosite.practices import measure_controls
 from geosite.practices.validate import validate_practices
 from geosite.report import build_report, plan_block, render_markdown
 from geosite.rules import Evaluation, Finding, Profile, decide, evaluate, load_profile, site_gate
+from geosite.rules.words import feature_names, for_people
 from geosite.site import Site, SiteMeasurements, measure_site
 from geosite.soil_loss.stage import measure_soil_loss
 from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
@@ -117,10 +118,12 @@ def analyze(
     # NR 151.11 (the state's standard, beside the chapter's findings): geosite.soil_loss
     proposed = gpd.GeoDataFrame(controls.proposed, crs=site.crs) if controls.proposed else None
     soil = measure_soil_loss(site, prof, dem, m.flow_grid, m, proposed=proposed, step=step)
-    extra["soil_loss"] = {**soil.report, "finding": soil.finding.to_dict()}
     step("evaluating the rules")
     ev = evaluate(prof, m, m.gate, decisions=m.decisions)
     ev.findings.extend(controls.findings)
+    # every finding said for a person once: parameters by value and name, features by name
+    for_people([*ev.findings, soil.finding], prof, feature_names(site.layers))
+    extra["soil_loss"] = {**soil.report, "finding": soil.finding.to_dict()}
     report = build_report(site, prof, m, ev, extra)
     layers = {**m.layers, **controls.layers}
     result = AnalysisResult(site, prof, m, ev, report, layers, dem, controls, soil_loss=soil)

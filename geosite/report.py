@@ -8,11 +8,19 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from geosite._version import __version__
-from geosite.io.text import markdown as md
+from geosite.io.text import markdown
 from geosite.rules import Evaluation, Profile, fmt
+from geosite.rules.words import feature_names, feature_words, param_words
 
 if TYPE_CHECKING:
     from geosite.site import Site, SiteMeasurements
+
+
+def md(value: Any) -> str:
+    """A text of report.md: said for a person (no profile key: :func:`geosite.rules.words.param_words`),
+    then escaped for Markdown (:func:`geosite.io.text.markdown`).
+    """
+    return markdown(None if value is None else param_words(str(value)))
 
 
 def build_report(
@@ -112,27 +120,9 @@ def _inputs_block(site: Site, profile: Profile) -> dict[str, Any]:
         "applicant": vars(site.applicant),
         "maintainer": vars(site.maintainer),
         "project": {k: getattr(site.project, k) for k in site.project.__dataclass_fields__},
-        "feature_names": _feature_names(site),
+        "feature_names": feature_names(site.layers),
         "profile": {"file": profile.path, "sha256": profile.sha256},
     }
-
-
-def _feature_names(site: Site) -> dict[str, dict[str, str]]:
-    """Each layer's features by id with their ``name`` attribute (report.md names them: Birch Street,
-    CB-2).
-    """
-    out: dict[str, dict[str, str]] = {}
-    for layer, gdf in site.layers.items():
-        if gdf is None or "name" not in gdf.columns or "id" not in gdf.columns:
-            continue
-        names = {
-            str(i): str(n).strip()
-            for i, n in zip(gdf["id"], gdf["name"], strict=True)
-            if n is not None and str(n).strip() and str(n) != "nan"
-        }
-        if names:
-            out[layer] = names
-    return out
 
 
 STATUS_MARK = {
@@ -183,7 +173,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     if report.get("quantities"):  # pay quantities, estimate and surety (geosite.plan.quantity_report)
         from geosite.plan.quantity_report import quantity_markdown
 
-        lines += quantity_markdown(report["quantities"])
+        lines += quantity_markdown(report["quantities"], escape=md)
     lines += _drainage(report, names) + _methods(report)
     if report.get("soil_loss"):  # NR 151.11, the state's standard (geosite.soil_loss)
         from geosite.soil_loss.report import soil_loss_markdown
@@ -256,37 +246,11 @@ def _findings_by_section(findings: list[dict[str, Any]], names: dict[str, dict[s
     return lines
 
 
-#: How finding messages refer to features ("roads 1", "Stockpile 1", "inlet(s) 2, 5"), by layer.
-_REFS = (
-    (
-        r"\b(roads|streams|wetlands|lakes|channels|structures|utilities|stockpiles|storm_inlets|access_drives)"
-        r" (\d+)",
-        None,
-    ),
-    (r"\b([Ss]tockpiles?) (\d+)", "stockpiles"),
-    (r"\b([Ii]nlet\(s\)|[Ii]nlets?) ((?:\d+(?:, )?)+)", "storm_inlets"),
-    (r"\b(drive\(s\)|drives?) ((?:\d+(?:, )?)+)", "access_drives"),
-    (r"\b(disturbed area\(s\)|disturbed areas?) ((?:\d+(?:, )?)+)", "disturbance"),
-)
-
-
 def name_features(message: str, names: dict[str, dict[str, str]]) -> str:
-    """``message`` with each feature it refers to by layer and id followed by its name from the site's
-    data: "18.0 ft from roads 1" -> "18.0 ft from roads 1 (Birch Street)".
+    """``message`` with each feature it refers to by layer and id said by its name
+    (:func:`geosite.rules.words.feature_words`): "18.0 ft from roads 1" -> "18.0 ft from Birch Street".
     """
-    import re
-
-    for pattern, layer in _REFS:
-
-        def sub(m: re.Match, layer: str | None = layer) -> str:
-            table = names.get(layer or m.group(1), {})
-            ids = [i.strip() for i in m.group(2).split(",") if i.strip()]
-            named = [f"{i} ({table[i]})" if i in table else i for i in ids]
-            tail = ", " if m.group(2).rstrip().endswith(",") else ""
-            return f"{m.group(1)} {', '.join(named)}{tail}"
-
-        message = re.sub(pattern, sub, message)
-    return message
+    return feature_words(message, names)
 
 
 def _drainage(report: dict[str, Any], names: dict[str, dict[str, str]]) -> list[str]:
@@ -347,7 +311,13 @@ def _methods(report: dict[str, Any]) -> list[str]:
     if isinstance(up, list) and up:
         rows.append(("Upslope areas", up[0].get("area_method")))
         rows += [
-            (f"Sheet-flow velocity, disturbed area {d.get('disturbance_id')}", d.get("velocity_method"))
+            (
+                feature_words(
+                    f"Sheet-flow velocity, disturbed area {d.get('disturbance_id')}",
+                    report.get("inputs", {}).get("feature_names", {}),
+                ),
+                d.get("velocity_method"),
+            )
             for d in up
         ]
     if "contours" in report:

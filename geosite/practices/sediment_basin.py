@@ -500,14 +500,13 @@ def _no_room(ctx: Context, q: Requirement, b: _Plan, traps: gpd.GeoDataFrame) ->
 
 def _where(b: _Plan, crs: Any) -> str:
     """Each outlet as the findings name it: where, its drainage (acres), the submitted basins."""
-    from geosite.units import foot_name
+    from geosite.units import coordinates
 
-    unit = foot_name(crs)
     at = {
         int(o): (float(g.x), float(g.y)) for o, g in zip(b.outlets["outlet"], b.outlets.geometry, strict=True)
     }
     return "; ".join(
-        f"outlet {s['outlet']} at E {at[s['outlet']][0]:.0f}, N {at[s['outlet']][1]:.0f} ({unit}) "
+        f"outlet {s['outlet']} at {coordinates(*at[s['outlet']], crs)} "
         f"({s['drainage_acres']:,.2f} acres drain there, {s['disturbed_acres']:,.2f} of them disturbed): "
         + ((NEEDS.get(s["kind"]) or "more than one sediment basin").replace("_", " "))
         + (

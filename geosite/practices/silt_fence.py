@@ -721,7 +721,7 @@ def ends_text(ends: fence_ends.FenceEnds, hook_ft: float, crs: Any = None) -> st
     """The finding's sentence on the fence ends (DNR 1056): how many were judged, and where one is not
     turned upslope (``hook_ft``: the hook's length, ft; ``crs``: the site's, for the coordinates' unit).
     """
-    from geosite.units import foot_name
+    from geosite.units import coordinates
 
     skipped = ends.flat + ends.no_heights
     aside = f"; {skipped} on flat ground or without DEM heights, not judged" if skipped else ""
@@ -731,9 +731,8 @@ def ends_text(ends: fence_ends.FenceEnds, hook_ft: float, crs: Any = None) -> st
         return (
             f" Fence ends turned upslope (DNR 1056): {ends.turned} of {ends.judged} open ends judged{aside}."
         )
-    unit = f" ({foot_name(crs)})" if crs is not None else ""
     where = "; ".join(
-        f"E {e['x']:.0f}, N {e['y']:.0f}{unit}: "
+        f"{coordinates(e['x'], e['y'], crs)}: "
         + (f"falls {-e['rise_ft']:.2f} ft" if e["rise_ft"] < 0 else f"rises {e['rise_ft']:.2f} ft")
         + f" where the ground climbs {e['climb_ft']:.2f} ft"
         for e in ends.not_turned[:5]

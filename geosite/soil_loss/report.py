@@ -60,7 +60,11 @@ def soil_loss_markdown(block: dict[str, Any]) -> list[str]:
         f"- R through the year: {md(block.get('ei_source', ''))}",
         "- C: "
         + "; ".join(
-            md(f"{k} {v['value']:g} ({v['source']})" if v["value"] is not None else f"{k}: {v['source']}")
+            md(
+                f"{k.replace('_', ' ')} {v['value']:g} ({v['source']})"
+                if v["value"] is not None
+                else f"{k.replace('_', ' ')}: {v['source']}"
+            )
             for k, v in block.get("c_factors", {}).items()
         ),
         "- K: the soils layer's `kwfact`; "
