@@ -6,7 +6,8 @@ Two comparisons.
 
 **Whole process** (issue 25's measure): ``geosite analyze SITE`` with the sheets against
 ``geosite analyze SITE --no-maps``, each a fresh process (imports, font lookups, everything), the two
-taking turns, best of ``--repeat``; ratio = with / without (goal: at most 1.5x), wall time.
+taking turns for ``--repeat`` rounds; times are medians, the ratio with / without the median of each
+round's ratio (goal: at most 1.5x), wall time.
 
 What runs in parallel: with the sheets, ``geosite analyze`` forks a worker process
 (:mod:`geosite.maps.worker`) before it reads the site. On a machine with 2 CPUs or more (the VM this
@@ -47,8 +48,8 @@ floor is our own overhead.
 
 Each measurement is a fresh process that analyses the site and renders once untimed (imports, fonts,
 caches: the same warm state for both), then times one render (ours) or the floor's build and save;
-the best of ``--repeat`` processes is kept, ours and the floor taking turns. Goal (issue 15): ours
-within 1.2x the floor.
+medians of ``--repeat`` rounds, ours and the floor taking turns, the ratio the median of each
+round's. Goal (issue 15): ours within 1.2x the floor.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _measure import machine, median, paired_ratio
 
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[1]
@@ -285,7 +288,7 @@ def _import_seconds() -> float:
 
 
 def whole(site: Path, repeat: int) -> dict:
-    """Best-of-``repeat`` wall times of analyze with and without the sheets (fresh processes, taking
+    """Median wall times of analyze with and without the sheets (fresh processes, taking
     turns), matplotlib's import time and the bare-figure floor's build and save time."""
     with_maps, without, imports, saves = [], [], [], []
     with tempfile.TemporaryDirectory() as td:
@@ -295,12 +298,13 @@ def whole(site: Path, repeat: int) -> dict:
             imports.append(_import_seconds())
             saves.append(_run(site, "ours")["save_seconds"])
     return {
-        "maps": min(w for w, _ in with_maps),
-        "no_maps": min(w for w, _ in without),
-        "maps_cpu": min(c for _, c in with_maps),
-        "no_maps_cpu": min(c for _, c in without),
-        "import": min(imports),
-        "save": min(saves),
+        "maps": median([w for w, _ in with_maps]),
+        "no_maps": median([w for w, _ in without]),
+        "ratio": paired_ratio([w for w, _ in with_maps], [w for w, _ in without]),
+        "maps_cpu": median([c for _, c in with_maps]),
+        "no_maps_cpu": median([c for _, c in without]),
+        "import": median(imports),
+        "save": median(saves),
     }
 
 
@@ -327,7 +331,7 @@ def main() -> int:
         child(*a.child)
         return 0
     print(
-        f"{os.cpu_count()} CPUs (load average {os.getloadavg()[0]:.2f}); best of {a.repeat} fresh processes "
+        f"{machine()}; medians of {a.repeat} rounds of fresh processes "
         "each; with maps, the sheets are drawn in "
         "a worker process on the second core while the main process analyses the site and writes its files"
     )
@@ -343,10 +347,11 @@ def main() -> int:
         for _ in range(a.repeat):
             mine.append(_run(site, "ours")["seconds"])
             runs.append(_run(site, "floor"))
-        ours, floor = min(mine), min(r["seconds"] for r in runs)
+        ours, floor = median(mine), median([r["seconds"] for r in runs])
+        ratio = paired_ratio(mine, [r["seconds"] for r in runs])
         print(
-            f"{site.name:<28}{ours:>8.2f}{floor:>9.2f}{ours / floor:>12.2f}  {runs[0]['texts']:>6}  "
-            f"{'met' if ours / floor <= 1.2 else 'NOT met'}",
+            f"{site.name:<28}{ours:>8.2f}{floor:>9.2f}{ratio:>12.2f}  {runs[0]['texts']:>6}  "
+            f"{'met' if ratio <= 1.2 else 'NOT met'}",
             flush=True,
         )
     return 0
@@ -361,7 +366,7 @@ def print_whole(sites: list[Path], repeat: int) -> None:
     for site in sites:
         r = whole(site, repeat)
         floor = (r["no_maps"] + r["import"] + r["save"]) / r["no_maps"]
-        ratio = r["maps"] / r["no_maps"]
+        ratio = r["ratio"]
         print(
             f"{site.name:<28}{r['maps']:>8.2f}{r['no_maps']:>10.2f}{ratio:>7.2f}{floor:>7.2f}  "
             f"{'met' if ratio <= 1.5 else 'NOT met'} (floor: matplotlib import {r['import']:.2f} s + writing "
@@ -370,7 +375,7 @@ def print_whole(sites: list[Path], repeat: int) -> None:
         )
         print(
             f"{'':<28}cpu s: maps {r['maps_cpu']:.2f}, no-maps {r['no_maps_cpu']:.2f} (user + system, "
-            f"least of each); load average at the end {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs",
+            f"medians); load average at the end {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs",
             flush=True,
         )
 

@@ -10,7 +10,7 @@ Usage::
    rolling terrain (geosite.testing.rolling_terrain on a coarse grid, cubic-interpolated, plus fine
    ripples) with lakes as nodata. Each measurement is a fresh subprocess reporting its wall time and
    the peak RSS of the measured work (VmHWM from /proc/self/status, reset after the imports and warm-up:
-   ru_maxrss would start at the parent's RSS, inherited at fork), best time of 3: the tiled screening
+   ru_maxrss would start at the parent's RSS, inherited at fork), medians of 3 rounds: the tiled screening
    (totals only; + steep mask; + float32 slope) and, for
    reference, the in-memory path (read_dem of the whole VRT, then terrain.slope_pct). Goals: peak
    memory under 2 GB, time within 1.5x of the in-memory kernel over the same cells.
@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _measure import machine, median, paired_ratio, peak_bytes, reset_peak, rss_bytes
 
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[1]
@@ -99,12 +100,6 @@ def make_dem(folder: Path, side: int) -> Path:
     return build_vrt(paths, vrt)
 
 
-def _vm(key: str) -> int:
-    """This process's ``key`` (VmRSS, VmHWM) from /proc/self/status, bytes."""
-    line = next(ln for ln in Path("/proc/self/status").read_text().splitlines() if ln.startswith(key + ":"))
-    return int(line.split()[1]) * 1024
-
-
 def child(mode: str, vrt: str, out: str) -> None:
     """One measurement in this (fresh) process; prints JSON."""
     from geosite.io.raster import read_dem
@@ -116,8 +111,8 @@ def child(mode: str, vrt: str, out: str) -> None:
 
     s0 = slope_pct(inclined_plane(10.0, shape=(64, 64)))  # load the modules before timing
     tile_stats(s0[1:, 1:], np.array([12.0]), np.empty(s0[1:, 1:].shape, np.uint8), True, 255)
-    base = _vm("VmRSS")
-    Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) from here
+    base = rss_bytes()
+    reset_peak()  # the peak (VmHWM) from here
     res: dict = {"mode": mode}
     profile = load_profile("grantsburg")  # the thresholds screened: the village's and the state's
     village = float(profile.required("terrain", "steep_slope_pct"))
@@ -144,7 +139,7 @@ def child(mode: str, vrt: str, out: str) -> None:
             res["steep_acres_12"] = float(np.count_nonzero(s >= village - 1e-6)) * dem.cell_area_sqft / 43_560
         res["valid_cells"] = int(np.count_nonzero(~np.isnan(s)))
     res["seconds"] = time.perf_counter() - t
-    res["peak_rss_bytes"] = _vm("VmHWM")
+    res["peak_rss_bytes"] = peak_bytes()
     res["baseline_rss_bytes"] = base
     print(json.dumps(res))
 
@@ -162,25 +157,33 @@ def run_child(mode: str, vrt: Path, out: Path) -> dict:
 
 def bench_dem(folder: Path, mcells: float, repeats: int = 3) -> None:
     side = int(round((mcells * 1e6) ** 0.5))
-    t = time.perf_counter()
     vrt = make_dem(folder, side)
-    print(
-        f"DEM {side} x {side} = {side * side / 1e6:.1f} M cells as {TILE}-cell tiles + VRT "
-        f"({time.perf_counter() - t:.0f} s to make or find)",
-        flush=True,
-    )
+    print(f"DEM {side} x {side} = {side * side / 1e6:.1f} M cells as {TILE}-cell tiles + VRT", flush=True)
     out = folder / "screen_out"
     out.mkdir(exist_ok=True)
-    rows = {}
-    for m in ("inmem", "screen", "screen_mask", "screen_slope"):
-        runs = [run_child(m, vrt, out) for _ in range(repeats)]  # best of: the machine may be shared
-        rows[m] = min(runs, key=lambda r: r["seconds"])
-        rows[m]["slope_s"] = min(r.get("slope_s", 0.0) for r in runs)
-        rows[m]["read_s"] = min(r.get("read_s", 0.0) for r in runs)
-        rows[m]["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in runs)
+    rows: dict = {m: [] for m in ("inmem", "screen", "screen_mask", "screen_slope")}
+    for _ in range(repeats):  # the modes take turns: the machine may be shared
+        for m in rows:
+            rows[m].append(run_child(m, vrt, out))
+    ratio = {
+        m: paired_ratio([r["seconds"] for r in rows[m]], [r["seconds"] for r in rows["inmem"]]) for m in rows
+    }
+    kernel = {
+        m: paired_ratio([r["seconds"] for r in rows[m]], [r["slope_s"] for r in rows["inmem"]]) for m in rows
+    }
+    rows = {
+        m: dict(
+            runs[0], **{k: median([r.get(k, 0.0) for r in runs]) for k in ("seconds", "slope_s", "read_s")}
+        )
+        | {"peak_rss_bytes": median([r["peak_rss_bytes"] for r in runs])}
+        for m, runs in rows.items()
+    }
     ref = rows["inmem"]
     gb = 1024**3
-    print(f"(best of {repeats} runs each; peak RSS the largest)")
+    print(
+        f"(medians of {repeats} rounds, the modes taking turns; each ratio the median of each round's; "
+        f"{machine()})"
+    )
     print(
         f"in memory : read {ref['read_s']:.1f} s + slope_pct {ref['slope_s']:.1f} s; peak RSS "
         f"{ref['peak_rss_bytes'] / gb:.2f} GB"
@@ -193,8 +196,7 @@ def bench_dem(folder: Path, mcells: float, repeats: int = 3) -> None:
         print(
             f"{m:12s}: {r['seconds']:.1f} s; peak RSS {r['peak_rss_bytes'] / gb:.2f} GB "
             f"(goal < 2 GB: {'met' if r['peak_rss_bytes'] < 2 * gb else 'NOT met'}); "
-            f"vs read+slope in memory {r['seconds'] / ref['seconds']:.2f}x, vs slope kernel alone "
-            f"{r['seconds'] / ref['slope_s']:.2f}x (goal 1.5x)"
+            f"vs read+slope in memory {ratio[m]:.2f}x, vs slope kernel alone {kernel[m]:.2f}x (goal 1.5x)"
         )
     print(f"steep (>= 12 %) {ref['steep_acres_12']:,.1f} acres, same from every path", flush=True)
 
@@ -317,7 +319,7 @@ def bench_batch(folder: Path, n: int) -> None:
         f"({n / t_par:.1f} sites/s): speed-up {t_seq / t_par:.2f}x; "
         f"cluster start {t_start:.1f} s + worker warm-up {t_warm:.1f} s "
         f"(speed-up counting them {t_seq / (t_par + t_start + t_warm):.2f}x); resumed run (all skipped) "
-        f"{t_resume:.1f} s; "
+        f"{t_resume:.1f} s ({t_resume / t_seq:.2f}x the sequential run); "
         f"reports identical to sequential: {same}",
         flush=True,
     )

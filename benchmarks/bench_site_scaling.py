@@ -10,10 +10,10 @@ site DEM's edge and blended over 64 cells, so no cliff surrounds it), written ti
 GeoTIFF in the same CRS, cell size and grid as the site's DEM; the site folder is copied with
 ``[dem] path`` pointing at it. Larger DEMs are made once into ``--dir`` and reused.
 
-Each run is ``geosite analyze SITE --no-maps -q`` in a fresh process, timed from outside (best of
-``--repeat``, the cases taking turns round by round), its peak memory from ``/usr/bin/time -f %M``
-(the whole process; GNU time forks from its own small process, so nothing is inherited). The ratios
-are against the site-sized DEM.
+Each run is ``geosite analyze SITE --no-maps -q`` in a fresh process, timed from outside, its peak
+memory the process's VmHWM (benchmarks/_measure.py). The cases take turns round by round (``--repeat``
+rounds); every figure is a median, and each ratio against the site-sized DEM the median of each round's
+ratio.
 """
 
 from __future__ import annotations
@@ -21,14 +21,12 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 import tomllib
 from pathlib import Path
 
 import numpy as np
+from _measure import machine, median, paired_ratio, run_cli
 
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[1]
@@ -122,10 +120,7 @@ def site_with_dem(site: Path, dem: Path, dest: Path) -> Path:
 
 def run(site: Path, out: Path) -> tuple[float, float]:
     """(wall seconds, peak MB) of one ``geosite analyze --no-maps`` in a fresh process."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "geosite.cli",
+    args = [
         "analyze",
         str(site),
         "--out",
@@ -135,19 +130,8 @@ def run(site: Path, out: Path) -> tuple[float, float]:
         "-q",
         "--allow-outside-paths",
     ]
-    gnu_time = shutil.which("time") or "/usr/bin/time"
-    t = time.perf_counter()
-    p = subprocess.run(
-        [gnu_time, "-f", "%M", *cmd],
-        capture_output=True,
-        text=True,
-        cwd=out.parent,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-    )
-    wall = time.perf_counter() - t
-    if p.returncode != 0:
-        raise RuntimeError(f"{site}: geosite analyze failed: {p.stderr.strip().splitlines()[-2:]}")
-    return wall, int(p.stderr.strip().splitlines()[-1]) / 1024.0
+    wall, hwm, _ = run_cli(args, env={**os.environ, "PYTHONWARNINGS": "ignore"}, cwd=out.parent)
+    return wall, hwm / 2**20
 
 
 def main() -> int:
@@ -169,15 +153,14 @@ def main() -> int:
         own_cells = src.width * src.height
     cases = [("site-sized", own_cells, site)]
     for s in (float(x) for x in a.sizes.split(",")):
-        t = time.perf_counter()
         dem = make_dem(own_dem, work / f"{site.name}_{s:g}M.tif", s)
         with rasterio.open(dem) as src:
             cells = src.width * src.height
-        print(f"DEM {s:g} M: {cells:,} cells ({time.perf_counter() - t:.0f} s to make or find)", flush=True)
+        print(f"DEM {s:g} M: {cells:,} cells", flush=True)
         cases.append((f"{s:g} M", cells, site_with_dem(site, dem, work / f"site_{s:g}M" / site.name)))
     print(
-        f"\n{site.name}; {os.cpu_count()} CPUs; geosite analyze --no-maps, fresh process each, best of "
-        f"{a.repeat}"
+        f"\n{site.name}; {machine()}; geosite analyze --no-maps, fresh process each, medians of "
+        f"{a.repeat} rounds"
     )
     print(f"{'DEM':<12}{'cells':>13}{'time s':>9}{'peak MB':>9}{'time x':>8}{'memory x':>10}")
     # the cases interleaved, one run of each per round: the VM's speed drifts by 15-30 % within the hour,
@@ -186,14 +169,13 @@ def main() -> int:
     for _ in range(a.repeat):
         for name, _, folder in cases:
             runs[name].append(run(folder, work / f"out_{name.replace(' ', '')}"))
-    base = None
+    base = runs[cases[0][0]]
     for name, cells, _folder in cases:
-        wall, peak = min(r[0] for r in runs[name]), min(r[1] for r in runs[name])
-        base = base or (wall, peak)
-        print(
-            f"{name:<12}{cells:>13,}{wall:>9.2f}{peak:>9.0f}{wall / base[0]:>8.2f}{peak / base[1]:>10.2f}",
-            flush=True,
-        )
+        r = runs[name]
+        wall, peak = median([x[0] for x in r]), median([x[1] for x in r])
+        tx = paired_ratio([x[0] for x in r], [x[0] for x in base])
+        mx = paired_ratio([x[1] for x in r], [x[1] for x in base])
+        print(f"{name:<12}{cells:>13,}{wall:>9.2f}{peak:>9.0f}{tx:>8.2f}{mx:>10.2f}", flush=True)
     print(
         "goal 1 (issue 15): every larger DEM within 1.5x the site-sized time, memory bounded by the site's "
         "drainage"

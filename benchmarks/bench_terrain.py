@@ -1,4 +1,4 @@
-"""Benchmark geosite.terrain against GDAL (and richdem when importable), with the same I/O on both sides.
+"""Benchmark geosite.terrain against GDAL, with the same I/O on both sides.
 
     .venv/bin/python benchmarks/bench_terrain.py [--quick] [--repeat N]
 
@@ -7,26 +7,27 @@ cells, a plane and a cone of 4 million cells, and the real LiDAR DEMs in $GEOSIT
 ../shared/data/real_dems beside the repository) when present. ``--quick`` keeps the 1-million-cell DEMs
 and the real ones.
 
-What is timed (best of ``--repeat`` runs, seconds), each side reading the same float32 GeoTIFF and
-writing the same kind of file, as a user of either pays:
+What is timed, each side reading the same float32 GeoTIFF and writing the same kind of file, as a user
+of either pays:
 
 * slope: ``read_dem`` + ``terrain.slope_pct`` + the slope written as a float32 GeoTIFF (rasterio),
-  against ``gdaldem slope -p -compute_edges`` (its output: a float32 GeoTIFF), run as a subprocess,
-  and ``richdem.TerrainAttribute(..., "slope_percentage")`` if installed (in memory: "kernel s" is
-  ours in memory too).
+  against ``gdaldem slope -p -compute_edges`` (its output: a float32 GeoTIFF);
 * contours: ``read_dem`` + ``terrain.contours(interval_ft=5, index_every=5)`` (light smoothing; unsmoothed,
   "raw") + the lines written as an ESRI Shapefile (pyogrio), against ``gdal_contour -i 5`` writing an
   ESRI Shapefile (its fastest output format here; GeoPackage costs it 4x more).
 
-Ours runs in this process, its imports loaded (GDAL's tools start in a few milliseconds); "kernel s"
-is the operation alone on the DEM in memory.
+Every run is a fresh process, ours and GDAL's taking turns for ``--repeat`` rounds; the figures are
+medians, each ratio the median of each round's ratio (ours / GDAL: below 1 we are faster). GDAL's tool
+is timed from outside, its process start included (printed: a few milliseconds); ours from inside its
+process, after the imports and a warm-up on a small DEM (what a notebook or a long-running command
+pays; the imports are the first-run benchmark's, bench_first_run.py). "kernel s" is the operation alone
+on the DEM in memory, in the same process.
 
-Memory: "DEM MB" is the float64 height array; "ours +MB" (and "B/cell") the peak resident memory the
-operation adds on top of the loaded DEM (a fresh process: load the modules and the DEM, hand freed
-heap back (malloc_trim), reset the peak with /proc/self/clear_refs, run, read VmHWM); "peer MB" the
-whole peak RSS of the GDAL process (``/usr/bin/time -f %M``; GDAL streams by blocks, so that is its total).
-
-The ratio column is ours (with I/O) / fastest peer: below 1 we are faster.
+Memory, each the process's VmHWM (benchmarks/_measure.py): "ours MB" the whole process' peak over the
+read, the operation and the write (its imports included), against "GDAL MB", the whole peak of GDAL's
+process (GDAL streams by blocks, so that is its total); "+MB" (and "B/cell") the peak our operation adds
+on top of the loaded DEM ("DEM MB", the float64 heights), with the heap the read freed handed back first
+(malloc_trim).
 """
 
 from __future__ import annotations
@@ -38,10 +39,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from _measure import machine, median, paired_ratio, peak_bytes, reset_peak, rss_bytes, run_program
 
 from geosite.io.raster import READ_CACHE_MB
 
@@ -54,48 +55,19 @@ REAL_DEMS = Path(os.environ.get("GEOSITE_REAL_DEMS") or HERE.parents[1] / "share
 SIZES = {"1M": (1024, 1024, 60.0), "4M": (2048, 2048, 120.0), "16M": (4096, 4096, 200.0)}
 
 
-def _best(fn: Callable[[], object], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
+def _op(op: str, dem):
+    """Our operation ``op`` (slope, contours, contours_raw) on ``dem``."""
+    from geosite import terrain
+
+    if op == "slope":
+        return terrain.slope_pct(dem)
+    return terrain.contours(dem, interval_ft=5.0, index_every=5, smooth=op == "contours")
 
 
-def _run_peak_mb(cmd: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS MB) of one run of ``cmd``.
+def _child(op: str, path: str, vertical_unit: str, out: str) -> None:
+    """One measurement of ``op`` in this fresh process; prints JSON (see the module notes)."""
+    import json
 
-    The peak comes from ``/usr/bin/time -f %M``, which forks the command from its own small process:
-    a child forked straight from this (large) Python process would inherit its high-water mark.
-    The wall time is taken on a separate, unwrapped run."""
-    t = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - t
-    gnu_time = shutil.which("time") or "/usr/bin/time"
-    if not Path(gnu_time).exists():
-        return wall, float("nan")
-    res = subprocess.run(
-        [gnu_time, "-f", "%M", *cmd], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
-    return wall, int(res.stderr.strip().splitlines()[-1]) / 1024.0
-
-
-def _time_cmd(cmd: list[str], repeat: int, pre: Callable[[], None] | None = None) -> tuple[float, float]:
-    best = float("inf")
-    for _ in range(repeat):
-        if pre:
-            pre()
-        t = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        best = min(best, time.perf_counter() - t)
-    if pre:
-        pre()
-    return best, _run_peak_mb(cmd)[1]
-
-
-def _child(op: str, path: str, vertical_unit: str) -> None:
-    """Run one operation in this (fresh) process, for the peak-memory measurement."""
     from geosite import terrain
     from geosite.io.raster import read_dem
     from geosite.testing import inclined_plane
@@ -104,14 +76,19 @@ def _child(op: str, path: str, vertical_unit: str) -> None:
     # merge, whose first call costs a process about 1 MB, is part of the path)
     warm = inclined_plane(5.0, shape=(64, 64), azimuth_deg=160.0)
     terrain.slope_pct(warm), terrain.contours(warm, interval_ft=1.0, index_every=5)
+    write = _write_slope if op == "slope" else _write_lines
+    reset_peak()
+    t = time.perf_counter()
     dem = read_dem(path, vertical_unit)
-    status = Path("/proc/self/status")
-
-    def vm(key: str) -> float:
-        line = next(ln for ln in status.read_text().splitlines() if ln.startswith(key + ":"))
-        return int(line.split()[1]) / 1024.0
-
-    # the heap the read freed handed back first (glibc keeps freed pages, and an operation reusing them
+    got = _op(op, dem)
+    write(got, dem, Path(out))
+    res = {"seconds": time.perf_counter() - t, "peak_bytes": peak_bytes(), "cells": dem.elevation_ft.size}
+    res["lines"] = len(got) if op != "slope" else 0
+    del got
+    t = time.perf_counter()
+    _op(op, dem)
+    res["kernel_s"] = time.perf_counter() - t
+    # the heap freed before handed back first (glibc keeps freed pages, and an operation reusing them
     # would look smaller than it is: 31 against 43 MB for the 4 M cone's contours, as GDAL's cache held more)
     try:
         import ctypes
@@ -119,26 +96,38 @@ def _child(op: str, path: str, vertical_unit: str) -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
-    rss0 = vm("VmRSS")
-    Path("/proc/self/clear_refs").write_text("5")  # reset the peak RSS (VmHWM) to the current RSS
-    if op == "slope":
-        terrain.slope_pct(dem)
-    elif op == "contours":
-        terrain.contours(dem, interval_ft=5.0, index_every=5)
-    print(f"OP_MB {vm('VmHWM') - rss0:.1f}")
+    rss0 = rss_bytes()
+    reset_peak()
+    _op(op, dem)
+    res["added_bytes"] = peak_bytes() - rss0
+    print(json.dumps(res))
 
 
-def _op_mb(op: str, path: Path, vertical_unit: str) -> float:
-    """Peak memory (MB) one of our operations adds over the loaded DEM, measured in a fresh process."""
-    if not Path("/proc/self/clear_refs").exists():
-        return float("nan")
-    out = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", op, str(path), vertical_unit],
+def _ours(op: str, path: Path, vertical_unit: str, out: Path) -> dict:
+    """One fresh process of ours (:func:`_child`): its JSON."""
+    import json
+
+    p = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--child", op, str(path), vertical_unit, str(out)],
         check=True,
         capture_output=True,
         text=True,
-    ).stdout
-    return float(out.split("OP_MB")[-1])
+    )
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def _rounds(ops: list[str], peer: list[str] | None, *, repeat: int, pre=None, args=()) -> dict:
+    """``repeat`` rounds of our ``ops`` (each a fresh process) and the peer command (after ``pre``),
+    taking turns: {op or "peer": [result of each round]}."""
+    runs: dict[str, list] = {k: [] for k in [*ops, "peer"]}
+    for _ in range(repeat):
+        for op in ops:
+            runs[op].append(_ours(op, *args))
+        if peer:
+            if pre:
+                pre()
+            runs["peer"].append(run_program(peer))
+    return runs
 
 
 def _write_tif(dem: object, path: Path) -> None:
@@ -179,7 +168,7 @@ def _write_slope(slope: np.ndarray, dem: object, path: Path) -> None:
         ds.write(np.where(np.isnan(slope), -9999.0, slope).astype("float32"), 1)
 
 
-def _write_lines(gdf: object, path: Path) -> None:
+def _write_lines(gdf: object, dem: object, path: Path) -> None:
     """Our contours written as gdal_contour writes its own: an ESRI Shapefile (replaced)."""
     import warnings
 
@@ -224,133 +213,104 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--quick", action="store_true", help="1-million-cell synthetic DEMs and the real ones only"
     )
-    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best is kept)")
-    ap.add_argument("--child", nargs=3, metavar=("OP", "PATH", "VUNIT"), help=argparse.SUPPRESS)
+    ap.add_argument("--repeat", type=int, default=3, help="rounds (medians of them)")
+    ap.add_argument("--child", nargs=4, metavar=("OP", "PATH", "VUNIT", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         _child(*args.child)
         return 0
 
     from geosite import terrain
-    from geosite.io.raster import read_dem
 
     gdaldem, gdal_contour = shutil.which("gdaldem"), shutil.which("gdal_contour")
-    try:
-        import richdem  # type: ignore[import-not-found]
-    except ImportError:
-        richdem = None
+    gdalinfo = shutil.which("gdalinfo")  # gdaldem --version exits 1 (GDAL 3.6); gdalinfo's exits 0
+    start = median([run_program([gdalinfo, "--version"])[0] for _ in range(5)]) if gdalinfo else float("nan")
     print(
-        f"gdaldem: {gdaldem or 'absent'}; gdal_contour: {gdal_contour or 'absent'}; "
-        f"richdem: {'yes' if richdem else 'not importable'}; cores: {os.cpu_count()}"
+        f"gdaldem: {gdaldem or 'absent'}; gdal_contour: {gdal_contour or 'absent'}; {machine()}; medians "
+        f"of {args.repeat} rounds; a GDAL tool's process start (gdalinfo --version): {start * 1000:.0f} ms"
     )
     from geosite.testing import inclined_plane
 
     warm = inclined_plane(5.0, shape=(20, 20))
-    t = time.perf_counter()
-    terrain.slope_pct(warm), terrain.contours(warm, interval_ft=5.0, index_every=5), terrain.hillshade(warm)
-    print(f"first use in this process (imports; nothing is compiled): {time.perf_counter() - t:.2f} s\n")
+    spent = []
+    for _ in range(2):  # the first use, then the same calls again: its baseline
+        t = time.perf_counter()
+        terrain.slope_pct(warm), terrain.hillshade(warm)
+        terrain.contours(warm, interval_ft=5.0, index_every=5)
+        spent.append(time.perf_counter() - t)
+    print(
+        f"first use in this process (imports; nothing is compiled): {spent[0]:.2f} s, against "
+        f"{spent[1]:.3f} s for the same calls again\n"
+    )
 
     rows_out = []
     with tempfile.TemporaryDirectory(prefix="bench_terrain_") as td:
         tmp = Path(td)
         for name, path, vu in _dems(args.quick, tmp):
-            dem = read_dem(path, vu)
-            tools = {"gdaldem": gdaldem, "gdal_contour": gdal_contour, "richdem": richdem}
-            rows_out.append(_bench_slope(name, dem, path, vu, tmp=tmp, repeat=args.repeat, tools=tools))
-            rows_out.append(_bench_contours(name, dem, path, vu, tmp=tmp, repeat=args.repeat, tools=tools))
-            del dem
+            rows_out.append(_bench_slope(name, path, vu, tmp=tmp, repeat=args.repeat, gdaldem=gdaldem))
+            rows_out.append(_bench_contours(name, path, vu, tmp=tmp, repeat=args.repeat, tool=gdal_contour))
     _print_rows(rows_out)
     return 0
 
 
-def _bench_slope(name: str, dem, path: Path, vu: str, *, tmp: Path, repeat: int, tools: dict) -> tuple:
-    """The slope row: ours (read + slope + write), the kernel alone, memory, gdaldem and richdem."""
-    from geosite import terrain
-    from geosite.io.raster import read_dem
-
-    cells = dem.elevation_ft.size
-    dem_mb = dem.elevation_ft.nbytes / 2**20
-    slope_out = tmp / "ours_slope.tif"
-    ours = _best(
-        lambda d=dem, path=path, vu=vu, slope_out=slope_out: _write_slope(
-            terrain.slope_pct(read_dem(path, vu)), d, slope_out
-        ),
-        repeat,
-    )
-    kernel = _best(lambda d=dem: terrain.slope_pct(d), repeat)
-    ours_mb = _op_mb("slope", path, vu)
-    peers: dict[str, tuple[float, float]] = {}
-    if tools["gdaldem"]:
+def _bench_slope(name: str, path: Path, vu: str, *, tmp: Path, repeat: int, gdaldem: str | None) -> dict:
+    """The slope row: ours (read + slope + write) against gdaldem, round by round."""
+    peer = None
+    if gdaldem:
         out = tmp / "slope_out.tif"
-        peers["gdaldem"] = _time_cmd(
-            [tools["gdaldem"], "slope", "-q", *PEER_CACHE, "-p", "-compute_edges", str(path), str(out)],
-            repeat,
-        )
-    richdem = tools["richdem"]
-    if richdem:
-        arr = richdem.rdarray(np.nan_to_num(dem.elevation_ft, nan=-9999.0), no_data=-9999.0)
-        arr.geotransform = dem.transform.to_gdal()
-        peers["richdem"] = (
-            _best(lambda arr=arr: richdem.TerrainAttribute(arr, attrib="slope_percentage"), repeat),
-            float("nan"),
-        )
-    return ("slope", name, cells, ours, kernel, dem_mb, ours_mb, peers)
+        peer = [gdaldem, "slope", "-q", *PEER_CACHE, "-p", "-compute_edges", str(path), str(out)]
+    runs = _rounds(["slope"], peer, repeat=repeat, args=(path, vu, tmp / "ours_slope.tif"))
+    return {"op": "slope", "name": name, "ours": runs["slope"], "peer": runs["peer"], "peer_name": "gdaldem"}
 
 
-def _bench_contours(name: str, dem, path: Path, vu: str, *, tmp: Path, repeat: int, tools: dict) -> tuple:
-    """The contours row: ours (read + trace + write; raw without smoothing), the kernel alone, memory,
-    gdal_contour."""
-    from geosite import terrain
-    from geosite.io.raster import read_dem
+def _bench_contours(name: str, path: Path, vu: str, *, tmp: Path, repeat: int, tool: str | None) -> dict:
+    """The contours row: ours (read + trace + write; raw without smoothing) against gdal_contour."""
+    peer = None
+    if tool:
+        peer = [tool, "-q", *PEER_CACHE, "-i", "5", "-a", "elev", "-f", "ESRI Shapefile"]
+        peer += [str(path), str(tmp / "contours.shp")]
 
-    shp_ours = tmp / "ours_contours.shp"
-    ours = _best(
-        lambda path=path, vu=vu, shp_ours=shp_ours: _write_lines(
-            terrain.contours(read_dem(path, vu), interval_ft=5.0, index_every=5), shp_ours
-        ),
-        repeat,
+    def clean() -> None:
+        for f in tmp.glob("contours.*"):
+            f.unlink()
+
+    runs = _rounds(
+        ["contours", "contours_raw"], peer, repeat=repeat, pre=clean, args=(path, vu, tmp / "ours.shp")
     )
-    raw = _best(
-        lambda path=path, vu=vu, shp_ours=shp_ours: _write_lines(
-            terrain.contours(read_dem(path, vu), interval_ft=5.0, smooth=False, index_every=5), shp_ours
-        ),
-        repeat,
-    )
-    kernel = _best(lambda d=dem: terrain.contours(d, interval_ft=5.0, index_every=5), repeat)
-    n_lines = len(terrain.contours(dem, interval_ft=5.0, index_every=5))
-    ours_mb = _op_mb("contours", path, vu)
-    peers: dict[str, tuple[float, float]] = {}
-    if tools["gdal_contour"]:
-        shp = tmp / "contours.shp"
-
-        def clean(shp: Path = shp) -> None:
-            for f in tmp.glob("contours.*"):
-                f.unlink()
-
-        cmd = [tools["gdal_contour"], "-q", *PEER_CACHE, "-i", "5", "-a", "elev", "-f", "ESRI Shapefile"]
-        peers["gdal_contour"] = _time_cmd([*cmd, str(path), str(shp)], repeat, pre=clean)
-    op = f"contours ({n_lines} lines; raw {raw:.3f} s)"
-    cells = dem.elevation_ft.size
-    return (op, name, cells, ours, kernel, dem.elevation_ft.nbytes / 2**20, ours_mb, peers)
+    raw = median([r["seconds"] for r in runs["contours_raw"]])
+    op = f"contours ({runs['contours'][0]['lines']} lines; raw {raw:.3f} s)"
+    return {
+        "op": op,
+        "name": name,
+        "ours": runs["contours"],
+        "peer": runs["peer"],
+        "peer_name": "gdal_contour",
+    }
 
 
-def _print_rows(rows_out: list[tuple]) -> None:
+def _print_rows(rows_out: list[dict]) -> None:
     head = (
-        f"{'operation':<38} {'DEM':<16} {'cells':>10} {'ours s':>8} {'kernel s':>8} {'peer':<13} "
-        f"{'peer s':>8} "
-        f"{'ratio':>6} {'DEM MB':>7} {'ours +MB':>8} {'B/cell':>6} {'peer MB':>8}"
+        f"{'operation':<38} {'DEM':<16} {'cells':>10} {'ours s':>7} {'kernel s':>8} {'GDAL s':>7} "
+        f"{'ratio':>6} {'ours MB':>8} {'GDAL MB':>8} {'ratio':>6} {'DEM MB':>7} {'+MB':>5} {'B/cell':>6}"
     )
     print(head)
     print("-" * len(head))
-    for op, name, cells, ours, kernel, dem_mb, ours_mb, peers in rows_out:
-        if peers:
-            pname, (ps, pmb) = min(peers.items(), key=lambda kv: kv[1][0])
+    for row in rows_out:
+        ours, peer = row["ours"], row["peer"]
+        cells = ours[0]["cells"]
+        secs = median([r["seconds"] for r in ours])
+        mb = median([r["peak_bytes"] for r in ours]) / 2**20
+        added = median([r["added_bytes"] for r in ours])
+        if peer:
+            ps, pmb = median([p[0] for p in peer]), median([p[1] for p in peer]) / 2**20
+            tr = paired_ratio([r["seconds"] for r in ours], [p[0] for p in peer])
+            mr = paired_ratio([r["peak_bytes"] for r in ours], [p[1] for p in peer]) if pmb else float("nan")
         else:
-            pname, ps, pmb = "-", float("nan"), float("nan")
+            ps = pmb = tr = mr = float("nan")
         print(
-            f"{op:<38} {name:<16} {cells:>10,} {ours:>8.3f} {kernel:>8.3f} {pname:<13} {ps:>8.3f} "
-            f"{ours / ps:>6.2f} "
-            f"{dem_mb:>7.0f} {ours_mb:>8.0f} {ours_mb * 2**20 / cells:>6.1f} {pmb:>8.0f}"
+            f"{row['op']:<38} {row['name']:<16} {cells:>10,} {secs:>7.3f} "
+            f"{median([r['kernel_s'] for r in ours]):>8.3f} {ps:>7.3f} {tr:>6.2f} {mb:>8.0f} {pmb:>8.0f} "
+            f"{mr:>6.2f} {cells * 8 / 2**20:>7.0f} {added / 2**20:>5.0f} {added / cells:>6.1f}"
         )
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
@@ -44,19 +43,17 @@ def measure(name: str, folder: Path) -> None:
     import geosite
     from geosite.controls.trap_sites import footprint
 
-    t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = geosite.analyze(geosite.load_site(folder))
-    secs = time.perf_counter() - t0
     fp = r.layers.get("sediment_basin_footprints")
     if fp is None or not len(fp):
-        print(f"{name}: no traps ({secs:.1f} s)")
+        print(f"{name}: no traps")
         return
     fpu, site = r.site.ft_per_unit, r.site.boundary
     fence = r.layers.get("filter_fence")
     at = r.layers["sediment_basins"].set_index("outlet").geometry
-    print(f"{name} ({secs:.1f} s)")
+    print(name)
     for t in fp.itertuples():
         old = footprint(at.loc[t.outlet], t.surface_sqft, fpu)
         old_off = old.difference(site).area * fpu**2

@@ -31,7 +31,8 @@ Rules, maps and review:
   `Trigger` per applicability criterion, ``plan_type``, a `Finding` per rule, each citing its section).
 - `render_existing_site_map`, `render_construction_plan`, `render_final_conditions` (to a PDF, or
   matplotlib Figures with ``out_path=None``), `render_plan_maps` (all three into a folder).
-- `check_submission` -> `CheckResult` (``geosite check``), `write_check_outputs`;
+- `check_submission` -> `CheckResult` (``geosite check``: the submission staged and read in a sandbox,
+  docs/security.md), `write_check_outputs`;
   `build_schedule` -> `Schedule`.
 - `errors` (``geosite.errors.InputError`` ...) and `testing` (synthetic DEMs with known answers).
 
@@ -79,7 +80,8 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from geosite.pipeline import AnalysisResult, analyze, write_outputs
     from geosite.practices.validate import load_profile
-    from geosite.review.check import CheckResult, check_submission, write_check_outputs
+    from geosite.review.check import CheckResult, write_check_outputs
+    from geosite.review.sandbox import check_submission_sandboxed as check_submission
     from geosite.rules import (
         Evaluation,
         Finding,
@@ -150,7 +152,7 @@ _LAZY: dict[str, str] = {
     "render_final_conditions": "geosite.maps",
     "render_plan_maps": "geosite.maps",
     # review and schedule
-    "check_submission": "geosite.review.check",
+    "check_submission": "geosite.review",  # the sandboxed check (geosite.review.sandbox)
     "CheckResult": "geosite.review.check",
     "write_check_outputs": "geosite.review.check",
     "build_schedule": "geosite.schedule",

@@ -87,10 +87,19 @@ class KernelSet:
         return {n: checked(n, getattr(impl, n), s) for n, s in self.signatures.items()}, engine, impl
 
     def warm(self, engine: str, impl: Any) -> None:
-        """Compile every kernel now (numba caches it on disk) when they are JIT-compiled."""
+        """Compile every kernel now (numba caches it on disk) when they are JIT-compiled.
+
+        Each is compiled for its argument types alone, as a call compiles it: numba's on-disk cache
+        is keyed by the signature it was compiled for, and one given with its return type is a key no
+        call looks up (measured: the first run after such a warm-up compiled 10 kernels again, 18 s
+        against 6 s for the second run).
+        """
         if engine == "jit":
+            from numba.core import sigutils
+
             for name, sig in self.signatures.items():
-                getattr(impl, name).compile(sig)
+                args, _ = sigutils.normalize_signature(sig)
+                getattr(impl, name).compile(tuple(args))
 
 
 def arg_types(sig: str) -> list[tuple[np.dtype, int] | None]:

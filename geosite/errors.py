@@ -107,6 +107,12 @@ class Note(str):
         return note
 
 
+class TitleBlockWarning(GeositeWarning):
+    """An item of the plan sheets' title block (the preparer, a contact's phone, the vertical datum) the
+    site folder does not give: the sheets leave its field blank to fill in, the report's notes list it.
+    """
+
+
 class ImplausibleInputWarning(GeositeWarning):
     """An input that is allowed but implausible for the jurisdiction: a site outside the profile's
     declared extent, DEM heights outside the ground's range for the declared vertical unit. The report

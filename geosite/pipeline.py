@@ -34,6 +34,7 @@ from geosite.practices import measure_controls
 from geosite.practices.validate import validate_practices
 from geosite.report import build_report, plan_block, render_markdown
 from geosite.rules import Evaluation, Finding, Profile, decide, evaluate, load_profile, site_gate
+from geosite.rules.words import feature_names, for_people
 from geosite.site import Site, SiteMeasurements, measure_site
 from geosite.soil_loss.stage import measure_soil_loss
 from geosite.terrain.stage import TERRAIN_KEYS, measure_earthwork, measure_slopes
@@ -93,6 +94,7 @@ def analyze(
             else load_profile(profile or site.jurisdiction)
         )
     validate_practices(prof)  # its practices, parameters and [controls]: before any work
+    _note_title_block(site)
     step("measuring areas and phases")
     m = measure_site(site)
     extra: dict[str, Any] = {}
@@ -116,10 +118,12 @@ def analyze(
     # NR 151.11 (the state's standard, beside the chapter's findings): geosite.soil_loss
     proposed = gpd.GeoDataFrame(controls.proposed, crs=site.crs) if controls.proposed else None
     soil = measure_soil_loss(site, prof, dem, m.flow_grid, m, proposed=proposed, step=step)
-    extra["soil_loss"] = {**soil.report, "finding": soil.finding.to_dict()}
     step("evaluating the rules")
     ev = evaluate(prof, m, m.gate, decisions=m.decisions)
     ev.findings.extend(controls.findings)
+    # every finding said for a person once: parameters by value and name, features by name
+    for_people([*ev.findings, soil.finding], prof, feature_names(site.layers))
+    extra["soil_loss"] = {**soil.report, "finding": soil.finding.to_dict()}
     report = build_report(site, prof, m, ev, extra)
     layers = {**m.layers, **controls.layers}
     result = AnalysisResult(site, prof, m, ev, report, layers, dem, controls, soil_loss=soil)
@@ -128,6 +132,21 @@ def analyze(
     result.quantities = quantity_report(result.plan, prices)
     report["quantities"] = result.quantities.to_dict()
     return result
+
+
+def _note_title_block(site: Site) -> None:
+    """Each title-block item the site folder does not give (:func:`geosite.site.title_block.title_block_gaps`)
+    warned now and kept in the site's notes (report.json and report.md list them), once per site.
+    """
+    import warnings
+
+    from geosite.errors import Note, TitleBlockWarning
+    from geosite.site.title_block import title_block_gaps
+
+    for gap in title_block_gaps(site):
+        if gap.note not in site.notes:
+            site.notes.append(Note(gap.note, TitleBlockWarning))
+            warnings.warn(gap.note, TitleBlockWarning, stacklevel=3)
 
 
 #: The largest DEM read whole when the site's drainage needs over half of it; a larger one is read on
@@ -235,14 +254,16 @@ def write_outputs(
     ``maps=True``; the submission folder ``plan/`` with ``plan=True``, :mod:`geosite.plan_folder`) into
     ``out`` atomically. Returns the files written. With ``map_worker``
     (:func:`geosite.maps.worker.map_worker`) the maps are drawn in that process while this one writes the
-    other files. ``scale_ft``, the maps' (and the DXF's text) scale in feet per inch, is by default the
-    one the profile's chapter asks for (:attr:`geosite.rules.Profile.map_scale_ft`).
+    other files. ``scale_ft``, the maps' (and the DXF's text, and the plan folder's declared) scale in feet
+    per inch, is by default the largest standard scale at which the site and its margin fit a ``sheet``,
+    never smaller than the profile's chapter allows (:func:`geosite.maps.sheets.fit_sheets`): one number
+    for every view of the run.
     """
     from geosite.io.output import atomic_dir
     from geosite.maps.worker import start_plan_maps
 
     if scale_ft is None:
-        scale_ft = result.profile.map_scale_ft  # None still: the maps refuse, the DXF takes its own
+        scale_ft = fitted_scale(result, sheet)  # None still: the maps refuse, the DXF takes its own
     out = Path(out)
     with atomic_dir(out, overwrite=overwrite) as tmp:
         # drawn beside the files below when a worker is given (geosite.maps.worker), else at wait()
@@ -270,6 +291,18 @@ def write_outputs(
                 )
             ]
     return [out / n for n in names]
+
+
+def fitted_scale(result: AnalysisResult, sheet: str = "auto") -> float | None:
+    """The scale the plan maps are drawn at when none is asked for, feet per paper inch
+    (:func:`geosite.maps.sheets.check_sheet_count`: plain arithmetic, no drawing); None where the profile
+    gives no map scale.
+    """
+    from geosite.maps.sheets import check_sheet_count
+
+    if result.profile.map_scale_ft is None:
+        return None
+    return check_sheet_count(result.site, None, sheet).scale_ft
 
 
 def _write_files(result: AnalysisResult, tmp: Path) -> list[str]:

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from geosite.io.text import toml_string
 from geosite.plan.quantity_report import declared_estimate
 from geosite.practices.stabilization import Stabilization
 from geosite.practices.stockpile_stabilization import StockpileStabilization
@@ -98,7 +99,8 @@ def _copy_proposed_dem(site: Any, out: Path) -> str | None:
     """The proposed-grade DEM copied into the plan folder ``out``: its name there (None without one)."""
     if site.proposed_dem_path is None or not Path(site.proposed_dem_path).is_file():
         return None
-    proposed = "proposed" + Path(site.proposed_dem_path).suffix
+    suffix = Path(site.proposed_dem_path).suffix.lower()  # the applicant's name: only a raster's suffix kept
+    proposed = "proposed" + (suffix if suffix in (".tif", ".tiff", ".asc") else ".tif")
     shutil.copyfile(site.proposed_dem_path, out / proposed)
     return proposed
 
@@ -158,7 +160,11 @@ def plan_declared(
 
 
 def _raw_conf(site: Any) -> dict[str, Any]:
-    """The site's own site.toml as parsed ({} for a site built in memory)."""
+    """The site's own site.toml as parsed ({} for a site built in memory): as it was read when the site was
+    loaded, never read again (a submission's folder is not opened after it was staged).
+    """
+    if getattr(site, "conf", None) is not None:
+        return dict(site.conf)
     if site.root is None or not (Path(site.root) / "site.toml").is_file():
         return {}
     from geosite.site import read_site_toml
@@ -344,7 +350,7 @@ def _tv(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, str):
-        return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" for c in v) + '"'
+        return toml_string(v)
     if isinstance(v, dict):
         return "{ " + ", ".join(f"{k} = {_tv(x)}" for k, x in v.items()) + " }"
     if isinstance(v, list | tuple):

@@ -8,10 +8,19 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from geosite._version import __version__
+from geosite.io.text import markdown
 from geosite.rules import Evaluation, Profile, fmt
+from geosite.rules.words import feature_names, feature_words, param_words
 
 if TYPE_CHECKING:
     from geosite.site import Site, SiteMeasurements
+
+
+def md(value: Any) -> str:
+    """A text of report.md: said for a person (no profile key: :func:`geosite.rules.words.param_words`),
+    then escaped for Markdown (:func:`geosite.io.text.markdown`).
+    """
+    return markdown(None if value is None else param_words(str(value)))
 
 
 def build_report(
@@ -111,27 +120,9 @@ def _inputs_block(site: Site, profile: Profile) -> dict[str, Any]:
         "applicant": vars(site.applicant),
         "maintainer": vars(site.maintainer),
         "project": {k: getattr(site.project, k) for k in site.project.__dataclass_fields__},
-        "feature_names": _feature_names(site),
+        "feature_names": feature_names(site.layers),
         "profile": {"file": profile.path, "sha256": profile.sha256},
     }
-
-
-def _feature_names(site: Site) -> dict[str, dict[str, str]]:
-    """Each layer's features by id with their ``name`` attribute (report.md names them: Birch Street,
-    CB-2).
-    """
-    out: dict[str, dict[str, str]] = {}
-    for layer, gdf in site.layers.items():
-        if gdf is None or "name" not in gdf.columns or "id" not in gdf.columns:
-            continue
-        names = {
-            str(i): str(n).strip()
-            for i, n in zip(gdf["id"], gdf["name"], strict=True)
-            if n is not None and str(n).strip() and str(n) != "nan"
-        }
-        if names:
-            out[layer] = names
-    return out
 
 
 STATUS_MARK = {
@@ -159,11 +150,11 @@ def render_markdown(report: dict[str, Any]) -> str:
     s = report["site"]
     names = report.get("inputs", {}).get("feature_names", {})
     lines = [
-        f"# Erosion control analysis: {s['name']}",
+        f"# Erosion control analysis: {md(s['name'])}",
         "",
-        f"Jurisdiction: **{report['jurisdiction_name']}** (profile `{report['jurisdiction']}`)  ",
-        f"CRS: {s['crs_name']} ({s['crs']}); lengths in {report['units']['length']}  ",
-        f"geosite {report['geosite_version']}",
+        f"Jurisdiction: **{md(report['jurisdiction_name'])}** (profile {md(report['jurisdiction'])})  ",
+        f"CRS: {md(s['crs_name'])} ({md(s['crs'])}); lengths in {md(report['units']['length'])}  ",
+        f"geosite {md(report['geosite_version'])}",
         "",
         "## Summary",
         "",
@@ -174,22 +165,22 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += ["", "## Applicability", ""]
     for t in report["applicability"]["triggers"] + report["applicability"]["exemptions"]:
         mark = {True: "met", False: "not met", None: "not assessed"}[t["met"]]
-        lines.append(f"- **{t['citation']}** ({mark}): {t['message']}")
-    lines += ["", f"Plan type: {report['plan_type_reason']}", "", "## Findings by section", ""]
+        lines.append(f"- **{md(t['citation'])}** ({mark}): {md(t['message'])}")
+    lines += ["", f"Plan type: {md(report['plan_type_reason'])}", "", "## Findings by section", ""]
     lines += _findings_by_section(report["findings"], names)
     if report.get("plan"):
         lines += plan_markdown(report["plan"])
     if report.get("quantities"):  # pay quantities, estimate and surety (geosite.plan.quantity_report)
         from geosite.plan.quantity_report import quantity_markdown
 
-        lines += quantity_markdown(report["quantities"])
+        lines += quantity_markdown(report["quantities"], escape=md)
     lines += _drainage(report, names) + _methods(report)
     if report.get("soil_loss"):  # NR 151.11, the state's standard (geosite.soil_loss)
         from geosite.soil_loss.report import soil_loss_markdown
 
         lines += soil_loss_markdown(report["soil_loss"])
     if report.get("notes"):
-        lines += ["## Notes on the input", ""] + [f"- {n}" for n in report["notes"]] + [""]
+        lines += ["## Notes on the input", ""] + [f"- {md(n)}" for n in report["notes"]] + [""]
     return "\n".join(lines)
 
 
@@ -214,7 +205,7 @@ def _summary_rows(report: dict[str, Any]) -> list[str]:
             if d.get("outside_site_sqft")
             else []
         ),
-        f"| plan type | {report['plan_type'] or 'not assessed'} |",
+        f"| plan type | {md(report['plan_type'] or 'not assessed')} |",
         f"| chapter applies | {fmt(applies) if applies is not None else 'not decided'} |",
     ]
     thr = report.get("measurements", {}).get("slopes.threshold_pct")
@@ -246,47 +237,20 @@ def _findings_by_section(findings: list[dict[str, Any]], names: dict[str, dict[s
         groups[f["section"] or "Not specified by this chapter"].append(f)
     lines: list[str] = []
     for section, items in groups.items():
-        lines += [f"### {section}", ""]
+        lines += [f"### {md(section)}", ""]
         for f in items:
-            cite = f"**{f['citation']}** " if f["citation"] else ""
-            lines.append(
-                f"- {cite}[{STATUS_MARK.get(f['status'], f['status'])}] {name_features(f['message'], names)}"
-            )
+            cite = f"**{md(f['citation'])}** " if f["citation"] else ""
+            status = md(STATUS_MARK.get(f["status"], f["status"]))
+            lines.append(f"- {cite}[{status}] {md(name_features(f['message'], names))}")
         lines.append("")
     return lines
 
 
-#: How finding messages refer to features ("roads 1", "Stockpile 1", "inlet(s) 2, 5"), by layer.
-_REFS = (
-    (
-        r"\b(roads|streams|wetlands|lakes|channels|structures|utilities|stockpiles|storm_inlets|access_drives)"
-        r" (\d+)",
-        None,
-    ),
-    (r"\b([Ss]tockpiles?) (\d+)", "stockpiles"),
-    (r"\b([Ii]nlet\(s\)|[Ii]nlets?) ((?:\d+(?:, )?)+)", "storm_inlets"),
-    (r"\b(drive\(s\)|drives?) ((?:\d+(?:, )?)+)", "access_drives"),
-    (r"\b(disturbed area\(s\)|disturbed areas?) ((?:\d+(?:, )?)+)", "disturbance"),
-)
-
-
 def name_features(message: str, names: dict[str, dict[str, str]]) -> str:
-    """``message`` with each feature it refers to by layer and id followed by its name from the site's
-    data: "18.0 ft from roads 1" -> "18.0 ft from roads 1 (Birch Street)".
+    """``message`` with each feature it refers to by layer and id said by its name
+    (:func:`geosite.rules.words.feature_words`): "18.0 ft from roads 1" -> "18.0 ft from Birch Street".
     """
-    import re
-
-    for pattern, layer in _REFS:
-
-        def sub(m: re.Match, layer: str | None = layer) -> str:
-            table = names.get(layer or m.group(1), {})
-            ids = [i.strip() for i in m.group(2).split(",") if i.strip()]
-            named = [f"{i} ({table[i]})" if i in table else i for i in ids]
-            tail = ", " if m.group(2).rstrip().endswith(",") else ""
-            return f"{m.group(1)} {', '.join(named)}{tail}"
-
-        message = re.sub(pattern, sub, message)
-    return message
+    return feature_words(message, names)
 
 
 def _drainage(report: dict[str, Any], names: dict[str, dict[str, str]]) -> list[str]:
@@ -302,7 +266,7 @@ def _drainage(report: dict[str, Any], names: dict[str, dict[str, str]]) -> list[
     out.append(
         "Runoff leaves the site: "
         + {True: "**yes**", False: "**no**", None: "not assessed"}[leaves]
-        + (f" ({how})." if how else ".")
+        + (f" ({md(how)})." if how else ".")
     )
     up = m.get("hydrology.upslope")
     if isinstance(up, list) and up:
@@ -317,7 +281,7 @@ def _drainage(report: dict[str, Any], names: dict[str, dict[str, str]]) -> list[
         ]
         for d in up:
             did = str(d.get("disturbance_id"))
-            who = f"{did} ({dist[did]})" if did in dist else did
+            who = md(f"{did} ({dist[did]})" if did in dist else did)
             v = d.get("velocity_fps")
             div = {True: "required", False: "not required", None: "not assessed"}.get(
                 d.get("diversion_required"), ""
@@ -326,7 +290,8 @@ def _drainage(report: dict[str, Any], names: dict[str, dict[str, str]]) -> list[
                 f"| {who} | {fmt(d.get('area_sqft'), 'sq ft')} ({_acres(d.get('area_acres'))}) | "
                 f"{fmt(d.get('sheetflow_area_sqft'), 'sq ft')} | "
                 f"{fmt(d.get('channelized_area_sqft'), 'sq ft')} | "
-                f"{fmt(d.get('mean_slope_pct'), '%')} | {str(d.get('land_cover') or '').replace('_', ' ')} | "
+                f"{fmt(d.get('mean_slope_pct'), '%')} | "
+                f"{md(str(d.get('land_cover') or '').replace('_', ' '))} | "
                 + (f"{v:.2f} ft/s" if isinstance(v, (int, float)) else "not estimated")
                 + f" | {div} |"
             )
@@ -346,7 +311,13 @@ def _methods(report: dict[str, Any]) -> list[str]:
     if isinstance(up, list) and up:
         rows.append(("Upslope areas", up[0].get("area_method")))
         rows += [
-            (f"Sheet-flow velocity, disturbed area {d.get('disturbance_id')}", d.get("velocity_method"))
+            (
+                feature_words(
+                    f"Sheet-flow velocity, disturbed area {d.get('disturbance_id')}",
+                    report.get("inputs", {}).get("feature_names", {}),
+                ),
+                d.get("velocity_method"),
+            )
             for d in up
         ]
     if "contours" in report:
@@ -360,7 +331,7 @@ def _methods(report: dict[str, Any]) -> list[str]:
             )
         )
     rows = [(k, v) for k, v in rows if v]
-    return (["## Methods", ""] + [f"- **{k}**: {v}" for k, v in rows] + [""]) if rows else []
+    return (["## Methods", ""] + [f"- **{md(k)}**: {md(v)}" for k, v in rows] + [""]) if rows else []
 
 
 def _acres(value: float | None) -> str:
@@ -444,8 +415,10 @@ def _control_row(plan: Any, c: Any) -> dict[str, Any]:
 
 
 def _cell(v: Any) -> str:
-    """A value as one markdown table cell (a pipe or a line break would end it)."""
-    return "" if v is None else " ".join(str(v).split()).replace("|", "\\|")
+    """A value as one markdown table cell: one line, every character Markdown or HTML acts on escaped (a
+    submitted control's words are the applicant's: geosite.io.text.markdown).
+    """
+    return "" if v is None else md(" ".join(str(v).split()))
 
 
 def plan_markdown(block: dict[str, Any]) -> list[str]:
@@ -463,7 +436,7 @@ def plan_markdown(block: dict[str, Any]) -> list[str]:
     for r in block["schedule"]:
         qty = "" if r["quantity"] is None else f"{r['quantity']:,.2f} {r['unit']}".replace(".00 ", " ")
         lines.append(
-            f"| {r['tags']} | {_cell(r['control'])} | {_cell(r['standard'])} | {qty} | "
+            f"| {_cell(r['tags'])} | {_cell(r['control'])} | {_cell(r['standard'])} | {qty} | "
             f"{r['install'] or 'not given'} | {r['remove'] or 'not given'} |"
         )
     return [*lines, ""]

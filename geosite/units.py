@@ -137,6 +137,38 @@ def foot_name(crs: CRS) -> str:
     return "US survey foot" if _close(m, METRES_PER_US_SURVEY_FOOT) else "international foot"
 
 
+def crs_unit_abbrev(crs: CRS) -> str:
+    """The site CRS's horizontal unit as a person reads it after a coordinate: "US ft", "ft" or "m"."""
+    m = crs_linear_unit_metres(CRS.from_user_input(crs), "site CRS")
+    if _close(m, METRES_PER_US_SURVEY_FOOT):
+        return "US ft"
+    if _close(m, METRES_PER_FOOT):
+        return "ft"
+    return "m" if _close(m, 1.0) else f"units of {m:g} m"
+
+
+def coordinates(x: float, y: float, crs: CRS | None) -> str:
+    """A point in the site CRS as every message and report writes it: ``E 153322, N 151932 (US ft)``.
+
+    Whole units, no thousands separators (a comma there makes one coordinate read as two), easting first,
+    the CRS's unit in brackets. The one formatter of coordinates for people (``tests/test_for_people.py``).
+
+    Parameters
+    ----------
+    x, y : float
+        Easting and northing, in the CRS's unit.
+    crs : pyproj.CRS or None
+        The site CRS (None: the unit is left out).
+
+    Returns
+    -------
+    str
+        The point in words.
+    """
+    unit = f" ({crs_unit_abbrev(crs)})" if crs is not None else ""
+    return f"E {float(x):.0f}, N {float(y):.0f}{unit}"
+
+
 def vertical_to_feet(unit: VerticalUnit, site_crs: CRS | None = None) -> float:
     """Factor turning heights in ``unit`` into the site's reported foot (see :func:`foot_name`)."""
     foot_m = METRES_PER_FOOT

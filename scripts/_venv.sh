@@ -12,10 +12,17 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 VPY="$ROOT/.venv/bin/python"
+step() {  # say what is starting (stderr), with the seconds since set-up began
+  echo "[$(( SECONDS ))s] $*" >&2
+}
 install_geosite() {  # $1: extras, e.g. "[test]"
+  step "installing geosite${1:-} and its dependencies into .venv (pip; a few minutes on a fresh machine, seconds after)"
   "$VPY" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
   "$VPY" -m pip install --quiet --disable-pip-version-check -e ".${1:-}"
-  # the kernels (hydrology, contours) are compiled ahead of time by the install (setup.py); where that
-  # could not be done (no C compiler), numba compiles them now, so no run pays for it
-  "$VPY" -c "from geosite.hydrology import _kernels; from geosite.terrain import _contour_kernels as c; _kernels.warm(); c.warm()"
+  # what the first run would otherwise do (benchmarks/bench_first_run.py): geosite's bytecode (an editable
+  # install compiles none), matplotlib's and ezdxf's font lists, and the kernels where the install
+  # could not compile them ahead of time (setup.py; no C compiler): numba compiles them into its cache now
+  step "warming up: geosite's bytecode, the font lists, the flow and contour kernels (compiled now by numba where the install found no C compiler)"
+  "$VPY" "$ROOT/scripts/warm_up.py"
+  step "set-up done"
 }

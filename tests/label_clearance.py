@@ -81,8 +81,11 @@ def footprints(result) -> list[tuple[str, object, list[str]]]:
     add("diversion", layers.get("diversions"))
     traps = layers.get("sediment_basin_footprints")  # each trap as placed on the site (trap_sites)
     add("sediment trap", traps, keep=lambda r: bool(r["placed"]))
-    for name in ("stockpiles", "structures", "streams", "channels", "bmps"):
+    for name in ("stockpiles", "structures", "streams", "channels"):
         add(name, site.layers.get(name))
+    plan = getattr(result, "plan", None)
+    if plan is None or plan.source == "submitted":  # the site's own controls, where the sheet draws them
+        add("bmps", site.layers.get("bmps"))
     out.append(("site boundary", site.boundary.boundary, []))
     return out
 

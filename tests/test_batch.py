@@ -79,7 +79,8 @@ def without_extras(ref: dict) -> dict:
 
 
 def assert_outputs_match(out: Path, folders: list[Path], refs: dict[str, dict]) -> None:
-    from geosite.scale.batch import MARKER, STAGING, inputs_hash, read_marker
+    from geosite.scale.batch import STAGING
+    from geosite.scale.inputs_marker import MARKER, inputs_hash, read_marker
 
     names = sorted(p.name for p in out.iterdir())
     assert STAGING not in names, "staging debris left behind"
@@ -501,7 +502,7 @@ def test_batch_check_matches_geosite_check_alone(sites, local_client, tmp_path):
 
     import pandas as pd
 
-    from geosite.review import check_submission
+    from geosite.review.check import check_submission
     from geosite.scale.batch import BatchOptions, run_batch
 
     _, folders, _ = sites

@@ -95,6 +95,14 @@ def test_report_in_headless_chromium(report):
         fid = driver.execute_script(
             "return window.geosite.data.findings.filter(f => f.rule === 'filter_fence_submitted')[0].id"
         )
+        # the map opens on the site: its boundary in view and filling much of it (the contours and layers
+        # around it reach far wider), not the whole context zoomed out
+        site_in_view, share = driver.execute_script(
+            "var m = window.geosite.map, s = window.geosite.contextLayers['site boundary'].getBounds(), "
+            "v = m.getBounds(); "
+            "return [v.contains(s), (s.getEast() - s.getWest()) / (v.getEast() - v.getWest())]"
+        )
+        assert site_in_view and share > 0.6, share
         before = driver.execute_script(
             "var m = window.geosite.map, c = m.getCenter(); return [c.lat, c.lng, m.getZoom()]"
         )
@@ -166,18 +174,17 @@ def test_plan_content_finding_is_listed_not_painted(no_contours):
 
 def test_where_reads_as_easting_and_northing_with_the_crs(report):
     """The fence gap runs along y = Y0 - 601 ft from x = X0 + 250 to X0 + 390 (test_review_check's
-    DIST): its "where" is a point on it, in feet, with the CRS named."""
+    DIST): its "where" is a point on it, in the CRS's unit, as "E 500400, N 199480 (US ft)" (no thousands
+    separator: a comma there makes one coordinate read as two)."""
     import re
 
     from sitebuilder import X0, Y0
 
     data = _data(report)
     (gap,) = [f for f in data["findings"] if f["rule"] == "filter_fence_submitted"]
-    m = re.fullmatch(
-        r"E ([\d,]+) ft, N ([\d,]+) ft \(NAD83\(2011\) / WISCRS Burnett \(ftUS\)\)", gap["where"]
-    )
+    m = re.fullmatch(r"E (\d+), N (\d+) \(US ft\)", gap["where"])
     assert m, gap["where"]
-    e, n = (float(v.replace(",", "")) for v in m.groups())
+    e, n = (float(v) for v in m.groups())
     x, y, w, _ = DIST
     assert X0 + x - 1 <= e <= X0 + x + w + 1 and abs(n - (Y0 + y)) <= 2
     assert f"Where:</b> {gap['where']}" in report.read_text()

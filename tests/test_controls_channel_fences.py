@@ -49,7 +49,7 @@ def test_channel_edge_fences_read_a_channel_in_parts_as_its_parts():
     # a channel layer may hold a line in several parts (a traced channel clipped by the map margin leaves
     # and re-enters it): each part is fenced as a line of its own, and the fences are those of the same
     # channel given as separate lines (the V valley above; the disturbed area beside the channel)
-    from geosite.controls.fences import channel_edge_fences
+    from geosite.controls.channel_fences import channel_edge_fences
 
     dem = v_valley(10.0, 2.0, shape=(300, 101), cell=2.0)
     fg = flow_grid(dem)
@@ -81,7 +81,7 @@ def test_channel_edge_fences_read_a_channel_in_parts_as_its_parts():
 )
 def test_channel_bank_fence_runs_are_joined_and_at_least_the_minimum(spans, runs):
     # a 100 ft channel line, a 30 ft minimum run: the arithmetic of each case is in its comment
-    from geosite.controls.fences import bank_runs
+    from geosite.controls.channel_fences import bank_runs
 
     got = bank_runs(spans, 100.0, 30.0)
     assert [v for r in got for v in r] == pytest.approx([v for r in runs for v in r])

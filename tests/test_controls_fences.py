@@ -172,7 +172,7 @@ def test_a_fence_running_downhill_into_its_end_gets_a_j_hook():
     import geopandas as gpd
     from shapely.geometry import LineString
 
-    from geosite.controls.fences import _hooks
+    from geosite.controls.fence_hooks import fence_hooks
 
     dem = inclined_plane(2.0, shape=(300, 300), cell=2.0)
     fence_line = LineString([(CX, CY + 80), (CX, CY - 80)])  # north to south: downhill into its end
@@ -183,7 +183,7 @@ def test_a_fence_running_downhill_into_its_end_gets_a_j_hook():
     )
     fg = flow_grid(dem)
     area = box(CX, CY - 80, CX + 100, CY + 80)  # the area lies east of the fence
-    hooks = _hooks(runs, fg.downhill_at, dem, 10.0, area)
+    hooks = fence_hooks(runs, fg.downhill_at, dem, 10.0, area)
     low = [h for h in hooks if h.coords[0][1] == pytest.approx(CY - 80)]
     assert len(low) == 1
     (x0, y0), (x1, y1) = low[0].coords

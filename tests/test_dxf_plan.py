@@ -145,11 +145,15 @@ def _case(request, name: str, tmp_path_factory):
     from geosite.views.dxf import write_dxf
 
     if name not in _CASES:
+        scale = SCALE_FT
         if name == "lot7":
+            from geosite.pipeline import fitted_scale
+
             result, path = (
                 request.getfixturevalue("lot7_result"),
                 request.getfixturevalue("lot7_outputs") / "derived.dxf",
             )
+            scale = fitted_scale(result)  # analyze writes the DXF at the sheets' scale (1 in = 30 ft)
         else:
             tmp = tmp_path_factory.mktemp(name.replace(":", "_"))
             if name == "belgium":
@@ -158,7 +162,12 @@ def _case(request, name: str, tmp_path_factory):
                 result = analyzed(build_site(tmp / "site", **BUILT[name.split(":")[1]]))
             path = write_dxf(result.plan, tmp / "plan.dxf", scale_ft=SCALE_FT)
         _CASES[name] = (result, ezdxf.readfile(path))
+        _SCALES[id(_CASES[name][1])] = scale
     return _CASES[name]
+
+
+#: each case's DXF's plot scale, ft per inch, by the document's id: the scale its symbols are sized for
+_SCALES: dict[int, float] = {}
 
 
 @pytest.fixture(scope="module")
@@ -393,7 +402,7 @@ def control_symbols(plan, units_per_inch: float) -> dict[str, object]:
 
 def test_no_text_is_over_another_symbol_or_label(case):
     result, doc = case
-    upi = SCALE_FT / result.plan.site.ft_per_unit
+    upi = _SCALES[id(doc)] / result.plan.site.ft_per_unit  # the symbols as large as the DXF drew them
     symbols = control_symbols(result.plan, upi)
     texts = [(xdata(t).get("names", "table"), text_box(t)) for t in doc.modelspace().query("TEXT")]
     assert texts
@@ -422,7 +431,7 @@ def test_every_control_is_labelled_in_the_samples_and_built_sites(case):
     where the DXF found room."""
     result, doc = case
     texts = _label_texts(doc)
-    from geosite.views.cad_items import control_item
+    from geosite.views.cad_plan import control_item
 
     want = {f"control:{c.id}" for c in result.plan.controls if control_item(c, result.plan).label}
     assert want and want <= set(texts), sorted(want - set(texts))
@@ -459,8 +468,8 @@ def test_the_sheets_labels_are_where_the_sheet_placed_them(lot7_result, tmp_path
             t.dxf.text in text.split("\n") and box.buffer(0.5).contains(centre) for text, box in placed
         ), t.dxf.text
     written = {t.dxf.text for t in labels_of(doc)}
-    from geosite.views.cad_items import plan_items
     from geosite.views.cad_labels import match
+    from geosite.views.cad_plan import plan_items
 
     for n in match(labels, plan_items(lot7_result.plan)):
         if n.label.kind != "contour":

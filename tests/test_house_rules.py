@@ -23,7 +23,7 @@ MAX_CODE_LINES = 60
 
 # numba kernels kept whole (one loop nest each; splitting moves state across calls in the hot loop)
 KERNEL_EXCEPTIONS = {
-    ("hydrology/_kernels_numba.py", "priority_flood"): 82,
+    ("hydrology/_kernels_numba.py", "_flood_run"): 74,
     ("hydrology/_kernels_numba.py", "spill_basin"): 63,
     ("terrain/_contour_numba.py", "_walk"): 67,
 }
@@ -166,7 +166,7 @@ QUANTITY = re.compile(
 # and not a number of the chapter or the Handbook. Each function says so in its docstring ("geosite's
 # choice, not the ordinance's").
 DEFAULTS_ALLOWED = {
-    ("controls/fences.py", "interior_rows", "straighten_ft"): (
+    ("controls/slope_length.py", "interior_rows", "straighten_ft"): (
         "Douglas-Peucker tolerance of a drawn row, ft: a drafting tolerance"
     ),
     ("controls/fences.py", "row_obstacles", "width_ft"): (
@@ -195,8 +195,8 @@ DEFAULTS_ALLOWED = {
     ("maps/labels.py", "avoid", "pad_in"): "the box kept clear around a point symbol, paper inches",
     ("maps/layout.py", "label_polygons", "min_sq_in"): "the paper area a polygon needs to hold its label",
     ("maps/layout.py", "draw_contours", "label_every_in"): "the spacing of contour labels on paper",
-    ("maps/layout.py", "key_map", "height_in"): "the key map's height on the sheet",
-    ("maps/layout.py", "location_map", "height_in"): "the location map's height on the sheet",
+    ("maps/panel.py", "key_map", "height_in"): "the key map's height on the sheet",
+    ("maps/title.py", "location_map", "height_in"): "the location map's height on the sheet",
 }
 
 # modules whose every default is no rule's: their numbers shape synthetic test terrain

@@ -575,3 +575,37 @@ def test_cells_box_bounds_the_cells_and_clips_its_ring_to_the_grid():
     assert cells_box(cells) == (slice(1, 4), slice(2, 7))
     assert cells_box(cells, 1) == (slice(0, 5), slice(1, 8))
     assert cells_box(cells, 3) == (slice(0, 6), slice(0, 8))  # the ring stops at the grid's edges
+
+
+def test_entry_lengths_are_the_longest_path_into_each_entry():
+    # a hand-made trace: entries 0 and 1; 2, 3 drain into 0; 4 into 3; 5 into 1
+    from geosite.hydrology import _kernels as fk
+
+    parent = np.array([-1, -1, 0, 0, 3, 1], dtype=np.int64)
+    length = np.array([3.0, 4.0, 6.0, 7.5, 10.5, 8.0])
+    assert fk.entry_lengths(parent, length).tolist() == [10.5, 8.0]
+    assert fk.entry_lengths(np.empty(0, np.int64), np.empty(0)).size == 0
+
+
+def test_lowest_fill_by_seed_groups_the_checked_cells_by_their_seed():
+    from geosite.hydrology.certify import lowest_fill_by_seed
+
+    label = np.array([[5, 5, 2], [2, 7, 7]], dtype=np.int64)
+    filled = np.array([[3.0, 1.0, 4.0], [2.5, np.nan, 9.0]])
+    check = np.array([[True, True, True], [True, True, False]])
+    seeds, bounds = lowest_fill_by_seed(label, filled, check)
+    assert seeds.tolist() == [2, 5]  # 7: its only checked cell is nodata
+    assert bounds.tolist() == [2.5, 1.0]
+
+
+def test_each_checked_cell_relies_on_the_outlet_its_d8_path_leaves_by():
+    # codes: 1 east, 3 south, 0 drains out. Row 0 runs east to its outlet (0, 3); rows 1-2 run south
+    # to the outlets of the bottom row; the checked cells' lowest filled height by outlet
+    from geosite.hydrology import _kernels as fk
+
+    dirs = np.array([[1, 1, 1, 0], [3, 3, 3, 3], [0, 0, 0, 0]], dtype=np.uint8)
+    filled = np.array([[9.0, 8.0, 7.0, 6.0], [5.0, 4.0, np.nan, 3.0], [2.0, 2.0, 2.0, 1.0]])
+    check = np.array([[True, True, False, False], [True, True, True, False], [False, False, False, False]])
+    seeds, bounds = fk.outlets_relied_on(dirs, filled, check)
+    assert seeds.tolist() == [3, 8, 9]  # (0, 3), (2, 0), (2, 1); the nodata cell relies on nothing
+    assert bounds.tolist() == [8.0, 5.0, 4.0]

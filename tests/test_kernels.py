@@ -72,6 +72,15 @@ def _inputs(z: np.ndarray):
         "accumulate_marked": [(dirs, inside.reshape(-1).copy(), np.empty(z.shape))],
         "trace_upstream": [(dirs, inside)],
         "upstream_stats": [(dirs, cells, parent, 3.0, 2.5)],
+        "entry_lengths": [(parent, jit.upstream_stats(dirs, cells, parent, 3.0, 2.5)[1])],
+        "lowest_fill_by_seed": [
+            (label, filled, np.ones(z.shape, dtype=bool)),
+            (label, filled, np.ascontiguousarray(inside.astype(bool))),
+        ],
+        "outlets_relied_on": [
+            (dirs, filled, np.ones(z.shape, dtype=bool)),
+            (dirs, filled, np.ascontiguousarray(inside.astype(bool))),
+        ],
         "flat_components_touching": [(filled, dirs, inside)],
         "spill_below": [
             (

@@ -41,7 +41,7 @@ def test_no_ground_carries_both_a_stand_in_and_a_row(plan):
 def test_a_label_moves_off_a_symbol_and_stays_inside_its_own_footprint():
     """The placement mechanism itself: a label asked for on a fence line and a stockpile goes beside
     them with a leader to its feature; a label inside the polygon it names, which holds it, stays there;
-    a line's own name may run along it; a label of a pile too small to hold it sits off the pile."""
+    a line's own name runs beside it; a label of a pile too small to hold it sits off the pile."""
     from shapely.geometry import LineString, Point, box
 
     from geosite.maps import labels
@@ -68,6 +68,12 @@ def test_a_label_moves_off_a_symbol_and_stays_inside_its_own_footprint():
     assert not got["a phase label on the fence"].intersects(to_in(sheet, fence))
     assert to_in(sheet, house).contains(got["House, Lot 1"])
     assert not got["stockpile, 45 days"].intersects(to_in(sheet, pile))
-    assert got["fence"].intersects(to_in(sheet, fence))  # its own name along it
+    # a line's own name beside it, parallel, never on it: the fence runs 0.04 in plus half the text's
+    # height from the label's middle
+    assert not got["fence"].intersects(to_in(sheet, fence))
+    assert (
+        got["fence"].distance(to_in(sheet, fence)) < 0.1
+        and got["fence"].bounds[2] - got["fence"].bounds[0] > 0.2
+    )
     leaders = [ln for ln in sheet.ax.lines if ln.get_gid() == "leader"]
     assert len(leaders) == 2  # the phase label's and the pile's

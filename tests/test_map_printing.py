@@ -20,8 +20,9 @@ def lot7(tmp_path_factory, lot7_result):
     """Lot 7 analysed (conftest's, once per session), its three sheets written, and the figures kept (for
     the boxes placed)."""
     from geosite.maps import render_plan_maps
-    from geosite.maps.common import make_context, render
+    from geosite.maps.common import make_context
     from geosite.maps.existing import draw_existing
+    from geosite.maps.render import render
 
     result = lot7_result
     out = tmp_path_factory.mktemp("lot7")

@@ -158,10 +158,15 @@ def test_pdf_boundary_measures_exact_scale(site, tmp_path, scale_ft):
     x, y, rw, rh = rects[0]
     err = max(abs(rw / want_w - 1), abs(rh / want_h - 1))
     assert err < 0.005, f"scale error {err:.4%}"
-    # and it sits where the ground says: the map frame is centred on the site
+    # and it sits where the ground says: one sheet's map against the frame's upper left, 0.25 in in (or
+    # centred where the frame has less room than that), the site 200 ft inside the map's extent
     fx, fy, fw, fh = s.frame
-    assert x + rw / 2 == pytest.approx((fx + fw / 2) * PT, abs=0.5)
-    assert y + rh / 2 == pytest.approx((fy + fh / 2) * PT, abs=0.5)
+    ext = _extent(site)
+    ew, eh = (ext[2] - ext[0]) / scale_ft, (ext[3] - ext[1]) / scale_ft  # inches
+    left = fx + min(0.25, (fw - ew) / 2) + 200 / scale_ft
+    top = fy + fh - min(0.25, (fh - eh) / 2) - 200 / scale_ft
+    assert x == pytest.approx(left * PT, abs=0.5)
+    assert y + rh == pytest.approx(top * PT, abs=0.5)
     del plan
 
 
@@ -176,7 +181,7 @@ def _sheet_of(site, scale_ft):
 
 
 def test_figure_transforms_give_the_scale(site):
-    fig = render_existing_site_map(site, None, hillshade=False)[0]
+    fig = render_existing_site_map(site, None, hillshade=False, scale_ft=100)[0]
     sheet = fig.geosite
     ax = sheet.ax
     (x0, y0), (x1, y1) = ax.transData.transform([(X0, Y0), (X0 + 1000.0, Y0 + 1000.0)])
@@ -202,7 +207,7 @@ def test_unknown_sheet_lists_valid_ones():
 
 
 def test_contours_on_a_ten_percent_plane(site):
-    fig = render_existing_site_map(site, None, hillshade=False)[0]
+    fig = render_existing_site_map(site, None, hillshade=False, scale_ft=100)[0]
     sheet = fig.geosite
     ax = sheet.ax
     ys = {}
@@ -317,7 +322,13 @@ def test_construction_plan_schedule_and_legend(site):
     assert "(a) Land disturbance, phase 1" in legend and "(a) Land disturbance, phase 2" in legend
     assert "(b) Soil stockpiles" in legend
     # the schedule sits in the panel, or beside the map in its frame where that is blank
-    table = [t.get_text() for t in [*sheet.panel.texts, *sheet.fig.texts] if t.get_gid() == "table"]
+    lines: dict = {}  # the table's cells at one baseline, left to right: its printed lines
+    for t in [*sheet.panel.texts, *sheet.fig.texts]:
+        if t.get_gid() == "table":
+            lines.setdefault((id(t.axes), round(t.get_position()[1], 4)), []).append(
+                t.get_position()[0:1] + (t.get_text(),)
+            )
+    table = [" ".join(v for _, v in sorted(c)) for c in lines.values()]
     assert any("2027-04-05" in t and "2027-06-30" in t for t in table)
     final = render_final_conditions(site, None)[0].geosite
     assert "Proposed structures (label: name and size)" in "\n".join(final.legend)
@@ -343,6 +354,52 @@ def test_big_site_tiles_with_match_lines(tmp_path):
     figs = render_existing_site_map(s, None, sheet="ANSI-B")
     texts = [t.get_text() for t in figs[0].geosite.ax.texts]
     assert any(t.startswith("MATCH LINE — SEE SHEET 1-2") for t in texts)
+
+
+@pytest.mark.parametrize(
+    ("extent_ft", "max_ft", "sheet", "scale", "size"),
+    [
+        # Lot 7's 600 x 640 ft: 1 in = 20 ft is 30 x 32 in, wider than any frame; 1 in = 30 ft is
+        # 20 x 21.3 in, inside ARCH-D's landscape frame (36 - 2 x 0.75 border - 3.6 panel - 0.15 gap =
+        # 30.75 x 22.5 in)
+        ((600, 640), 100, "auto", 30, "ARCH-D"),
+        # on ANSI-C (frame 17.45 x 16 in): 1 in = 40 ft is 15 x 16 in, exactly the frame's height
+        ((600, 640), 100, "ANSI-C", 40, "ANSI-C"),
+        # Belgium's 1,550 x 1,270 ft: 25.8 x 21.2 in at 60 fits ARCH-D (30.75 x 22.5) but not ANSI-D
+        # (20.5 high)
+        ((1550, 1270), 100, "auto", 60, "ARCH-D"),
+        ((1550, 1270), 100, "ANSI-D", 100, "ANSI-D"),
+        # a chapter asking for 1 in = 80 ft: its own scale is open when no standard larger one fits
+        ((2400, 1700), 80, "auto", 80, "ARCH-D"),
+        # a small site: 200 x 150 ft is 10 x 7.5 in at 1 in = 20 ft (ANSI-B's frame is 12.85 x 10 in),
+        # 20 x 15 in at 10 ft fits only ANSI-D and ARCH-D
+        ((200, 150), 100, "auto", 10, "ANSI-D"),
+        ((200, 150), 100, "ANSI-B", 20, "ANSI-B"),
+    ],
+)
+def test_the_largest_standard_scale_and_then_the_smallest_sheet(extent_ft, max_ft, sheet, scale, size):
+    from geosite.maps.sheets import fit_sheets
+
+    w, h = extent_ft
+    plan = fit_sheets((0.0, 0.0, w, h), 1.0, max_ft, sheet=sheet)
+    assert (plan.scale_ft, plan.sheet.size, plan.tiled) == (scale, size, False)
+    # and never a smaller scale than the chapter's, nor a sheet smaller than the one chosen holding it
+    assert plan.scale_ft <= max_ft
+    smaller = [
+        c
+        for c in parse_sheet("auto")
+        if c.width_in * c.height_in < plan.sheet.width_in * plan.sheet.height_in
+    ]
+    assert not any(w / scale <= c.frame[2] and h / scale <= c.frame[3] for c in smaller if sheet == "auto")
+
+
+def test_a_scale_asked_for_is_kept_and_a_site_too_big_is_tiled_at_the_chapters():
+    from geosite.maps.sheets import fit_sheets
+
+    assert fit_sheets((0, 0, 600, 640), 1.0, 100, scale_ft=100).sheet.size == "ANSI-A"
+    big = fit_sheets((0, 0, 5000, 4000), 1.0, 100)
+    assert big.scale_ft == 100 and big.tiled
+    assert fit_sheets((0, 0, 700, 600), 1.0, 20).scale_ft == 20  # Newburg: nothing larger than 20 fits
 
 
 def test_auto_sheet_is_smallest_that_fits():
@@ -405,9 +462,9 @@ def test_map_draws_on_the_analysis_dem_when_it_is_the_same_read(site):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = analyze(site)
-    ctx = make_context(result)
+    ctx = make_context(result, scale_ft=100)
     assert ctx.dem() is result.dem
-    read = make_context(site).dem()
+    read = make_context(site, scale_ft=100).dem()
     assert read is not result.dem
     assert read.transform == result.dem.transform and read.crs == result.dem.crs
     np.testing.assert_array_equal(read.elevation_ft, result.dem.elevation_ft)
@@ -418,34 +475,70 @@ def test_map_draws_on_the_analysis_dem_when_it_is_the_same_read(site):
 
 def test_labels_asked_for_at_one_point_are_placed_apart_with_leaders():
     """Twelve labels asked for at one spot: each is placed where its text box meets no other (padded),
-    inside the frame, those moved off the spot with a leader back to it; one too long for the frame
-    is not placed and the sheet says so (``unplaced``)."""
+    inside the frame and by the spot (its leader no longer than the last ring of positions, 0.75 in), or,
+    where the spot is too crowded for its text, its key (K1, K2 ...) is, the text going to the sheet's table
+    of keyed labels; no leader crosses a label or another leader. One too long for the frame is not placed
+    and the sheet says so (``unplaced``)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from shapely.geometry import Point, box
+    from shapely.geometry import LineString, Point, box
 
     from geosite.maps import labels
     from geosite.maps.layout import new_sheet
+    from geosite.maps.symbology import LABELS
 
     plan = plan_sheets((0.0, 0.0, 700.0, 600.0), 100, 1.0, "ANSI-A")
     sheet = new_sheet(plan, plan.tiles[0])
     cx, cy = 350.0, 300.0
-    for i in range(12):
-        labels.request(sheet, cx, cy, f"label number {i}", feature=Point(cx, cy))
+    asked = [f"label number {i}" for i in range(12)]
+    for t in asked:
+        labels.request(sheet, cx, cy, t, feature=Point(cx, cy))
     labels.request(sheet, cx, cy, "x" * 400, feature=Point(cx, cy))
     labels.place(sheet)
+    keyed = dict(sheet.keyed)
+    shown = [keyed.get(t, t) for t, _ in sheet.placed]
+    # every label shown, whole or by its key, or said not to be (never silently left out); the one too
+    # long for the frame among those not shown
+    assert sorted(shown + sheet.unplaced) == sorted([*asked, "x" * 400]) and "x" * 400 in sheet.unplaced
+    assert len(shown) >= 6  # those with room round the spot (a point hemmed in by its labels takes no more)
     boxes = [b for _, b in sheet.placed]
-    assert len(boxes) == 12 and sheet.unplaced == ["x" * 400]
     for a, b in ((a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]):
         assert not a.intersects(b)
     fx, fy, fw, fh = plan.sheet.frame
     assert all(box(fx, fy, fx + fw, fy + fh).contains(b) for b in boxes)
     leaders = [ln for ln in sheet.ax.lines if ln.get_gid() == "leader"]
-    assert len(leaders) == 11  # all but the one placed on the spot
-    for ln in leaders:  # each ends on the feature
-        assert (ln.get_xdata()[1], ln.get_ydata()[1]) == pytest.approx((cx, cy))
+    assert len(leaders) == len(boxes) - 1  # all but the one placed on the spot
+    upi = plan.units_per_inch
+    on_paper = []
+    for ln in leaders:  # each ends on the feature, within reach of it
+        (x0, x1), (y0, y1) = ln.get_xdata(), ln.get_ydata()
+        assert (x1, y1) == pytest.approx((cx, cy))
+        assert np.hypot(x1 - x0, y1 - y0) / upi <= max(LABELS["ring_radii_in"]) + 0.01
+        on_paper.append(LineString([(x0 / upi, y0 / upi), (x1 / upi, y1 / upi)]))
+    for a, b in ((a, b) for i, a in enumerate(on_paper) for b in on_paper[i + 1 :]):
+        assert a.intersection(b).distance(Point(cx / upi, cy / upi)) < 1e-6  # meeting only at the spot
+    for ln in on_paper:  # nor through a label's box (its own box it leaves from its edge)
+        assert sum(ln.intersects(shapely_box_in(b, plan, -0.005)) for b in boxes) == 0
     FigureCanvasAgg(sheet.fig)
     texts = [t for t in sheet.ax.texts if t.get_gid() == "map-label"]
-    assert len(texts) == 12 and all(not t.get_path_effects() for t in texts)  # real text, the halo apart
+    assert len(texts) == len(boxes) and all(
+        not t.get_path_effects() for t in texts
+    )  # real text, the halo apart
+
+
+def shapely_box_in(b, plan, grow: float):
+    """A label's box on paper (inches from the sheet's corner) in the map's data inches (x / upi), grown."""
+    from shapely.geometry import box
+
+    fx, fy, _, _ = plan.sheet.frame
+    tx, ty = plan.tiles[0].bounds[:2]
+    upi = plan.units_per_inch
+    x0, y0, x1, y1 = b.bounds
+    return box(
+        x0 - fx + tx / upi - grow,
+        y0 - fy + ty / upi - grow,
+        x1 - fx + tx / upi + grow,
+        y1 - fy + ty / upi + grow,
+    )
 
 
 def test_thinned_hillshade_cells_sit_over_their_own_cells(tmp_path):
@@ -458,7 +551,7 @@ def test_thinned_hillshade_cells_sit_over_their_own_cells(tmp_path):
     folder = make_site(tmp_path / "fine", {"site_boundary": [rect(60, -300, 240, 240)]}, dem=dem)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fig = render_existing_site_map(load_site(folder), None, hillshade=True)[0]
+        fig = render_existing_site_map(load_site(folder), None, hillshade=True, scale_ft=100)[0]
     imgs = [a for a in fig.geosite.ax.get_children() if isinstance(a, AxesImage)]
     assert imgs
     im = imgs[0]
@@ -495,8 +588,12 @@ def test_the_map_scale_is_the_villages_own_when_none_is_given(plane_site, tmp_pa
     from geosite.site import load_site
 
     newburg = load_site(plane_site, jurisdiction="newburg")
-    assert check_sheet_count(newburg, None, "auto").scale_ft == 20.0
-    assert check_sheet_count(load_site(plane_site), None, "auto").scale_ft == 100.0
+    # 700 x 600 ft (the site and 200 ft around it) is 35 x 30 in at 1 in = 20 ft: no sheet holds it, and
+    # Newburg allows nothing smaller, so it is tiled at 20
+    tiled = check_sheet_count(newburg, None, "auto")
+    assert tiled.scale_ft == 20.0 and tiled.tiled
+    # Grantsburg allows 1 in = 100 ft: 1 in = 30 ft (23.3 x 20 in) is the largest that fits a sheet
+    assert check_sheet_count(load_site(plane_site), None, "auto").scale_ft == 30.0
     r = CliRunner().invoke(
         cli,
         [

@@ -10,6 +10,7 @@ arrow's direction is checked against the terrain itself.
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -226,7 +227,7 @@ def _panel_and_frame_texts(sheet, gid: str) -> list[str]:
 
 
 def test_schedule_lists_every_bmp_with_its_submitted_dates(submitted):
-    table = "\n".join(_panel_and_frame_texts(submitted, "table"))
+    table = "\n".join(f" {r} " for r in _table_rows(submitted))
     for name, qty, inst, rem in (
         ("Fence A", "180 LF", "2027-05-01", "2027-10-15"),  # three segments, 60 ft each, one row
         ("Fence B", "LF", "2027-05-01", "2027-10-15"),
@@ -323,7 +324,9 @@ def test_proposed_trap_with_no_room_on_the_site_is_stated_not_drawn(result, cons
         and same_color(c.get_facecolor()[0][:3], st.face)
         and same_color(c.get_edgecolor()[0][:3], st.edge)
     ]
-    texts = [" ".join(t.split()) for t in _map_texts(construction)]
+    # said in words at the outlet, or by a key there and in the sheet's table of keyed labels
+    keyed = dict(construction.keyed)
+    texts = [" ".join(keyed.get(t, t).split()) for t in _map_texts(construction)]
     said = [t for t in texts if f"{want:,.0f} sq ft surface" in t]
     assert said and "no room on the site for the trap this outlet" in said[0]
 
@@ -391,51 +394,58 @@ def test_location_map_names_roads_shows_the_site_and_north(existing):
     assert any(p.get_gid() == "location-north" for p in existing.panel.patches)
 
 
-def test_schedule_rows_are_never_wrapped_and_stay_inside_their_block(construction):
-    # a table row broken across lines breaks its columns (a remove date under the next BMP's name): each
-    # BMP row is one line holding its install and remove dates, and its ink ends inside the block drawn
-    # around it (or the panel), measured on the rendered figure
+def test_schedule_rows_keep_their_columns_and_stay_inside_their_block(construction):
+    # a table row broken across its columns (a remove date under the next BMP's name) reads wrong: each
+    # line of the schedule holding a date holds both of its row's dates, and every cell's ink ends inside
+    # the block drawn around it (or the panel), measured on the rendered figure as the PDF sets it
+    from matplotlib import rc_context
     from matplotlib.patches import Rectangle
 
+    from geosite.maps.layout import RC
+
     fig = construction.fig
-    renderer = fig.canvas.get_renderer()
     inch = fig.dpi
     blocks = [a for a in fig.artists if isinstance(a, Rectangle)]
-    rows = [t for t in [*construction.panel.texts, *fig.texts] if t.get_gid() == "table"]
-    assert rows
-    for t in rows:
-        text = t.get_text()
-        assert "\n" not in text
-        if text.strip().startswith(("<", ">")):  # a date alone on a line: a wrapped row
-            raise AssertionError(f"wrapped schedule row: {text!r}")
-        box = t.get_window_extent(renderer)
-        left, right = box.x0 / inch, box.x1 / inch
-        if t in fig.texts:
-            around = [
-                r.get_window_extent(renderer)
-                for r in blocks
-                if r.get_window_extent(renderer).x0 / inch <= left <= r.get_window_extent(renderer).x1 / inch
-            ]
-            assert around, text
-            assert right <= max(r.x1 for r in around) / inch + 1e-6, (text, right)
-        else:
-            p = construction.plan.sheet.panel
-            assert right <= p[0] + p[2] + 1e-6, (text, right)
+    cells = [t for t in [*construction.panel.texts, *fig.texts] if t.get_gid() == "table"]
+    assert cells
+    for printed in _table_rows(construction):
+        dates = re.findall(r"\d{4}-\d{2}-\d{2}", printed)
+        assert len(dates) != 1, f"a row's date alone on its line: {printed!r}"
+    with rc_context(RC):
+        renderer = fig.canvas.get_renderer()
+        for t in cells:
+            assert "\n" not in t.get_text()
+            box = t.get_window_extent(renderer)
+            left, right = box.x0 / inch, box.x1 / inch
+            if t in fig.texts:
+                around = [
+                    r.get_window_extent(renderer)
+                    for r in blocks
+                    if r.get_window_extent(renderer).x0 / inch
+                    <= left
+                    <= r.get_window_extent(renderer).x1 / inch
+                ]
+                assert around, t.get_text()
+                assert right <= max(r.x1 for r in around) / inch + 1e-6, (t.get_text(), right)
+            else:
+                p = construction.plan.sheet.panel
+                assert right <= p[0] + p[2] + 1e-6, (t.get_text(), right)
 
 
-@pytest.mark.parametrize(("strip_w_in", "drawn"), [(3.0, False), (3.6, True)])
-def test_a_schedule_block_too_narrow_for_its_widest_row_is_not_drawn(
-    construction, monkeypatch, strip_w_in, drawn
-):
-    # a 60-character row in Courier (0.6 em a glyph) at 6.5 pt is 60 x 0.6 x 6.5 / 72 = 3.25 in wide, plus
-    # 0.2 in of margins: a 3.0 in strip cannot hold it unwrapped (the block goes to the panel instead), a
-    # 3.6 in strip can, and then every row is drawn whole, one text a row
+@pytest.mark.parametrize(("strip_w_in", "drawn"), [(3.0, False), (4.2, True)])
+def test_a_schedule_block_too_narrow_for_its_table_is_not_drawn(construction, monkeypatch, strip_w_in, drawn):
+    # a row of two cells, 60 x's and a date, is wider than 3 in at 8.5 pt: a 3.0 in strip can hold it neither
+    # whole nor with its text column wrapped (under 4 in, geosite.maps.panel.FRAME_TABLE_MIN_IN), so the
+    # block goes to the panel; a 4.2 in strip holds it with the x's wrapped, each line one text a cell
     from geosite.maps import layout as L
+    from geosite.maps import panel as P
+    from geosite.maps.tables import cells, text_width_in
 
-    monkeypatch.setattr(L, "_frame_strip", lambda sheet, min_w, min_h: (1.0, 1.0, strip_w_in, 10.0))
-    row = "x" * 60
+    assert text_width_in("x" * 60 + " 2027-05-01", L.BODY_PT) > 3.0 - 0.2
+    monkeypatch.setattr(P, "_frame_strip", lambda sheet, min_w, min_h: (1.0, 1.0, strip_w_in, 10.0))
+    row = cells("x" * 30 + " " + "x" * 29, "2027-05-01")
     before, boxes = len(construction.fig.texts), len(construction.fig.artists)
-    got = L.frame_block(
+    got = P.frame_block(
         construction, "(d) SCHEDULE", [("table", row), ("table", row), ("provision", "Text.")]
     )
     new = construction.fig.texts[before:]
@@ -443,28 +453,68 @@ def test_a_schedule_block_too_narrow_for_its_widest_row_is_not_drawn(
         a.remove()
     assert got is drawn
     if drawn:
-        assert [t.get_text() for t in new if t.get_gid() == "table"] == [row, row]
+        table = [t.get_text() for t in new if t.get_gid() == "table"]
+        assert table.count("2027-05-01") == 2 and table.count("x" * 30) == 2  # wrapped at its space
     else:
         assert new == []
 
 
-def test_a_table_wider_than_the_panel_folds_at_one_column_gap_and_keeps_its_columns():
-    # a 13-acre site's schedule at the smallest print size still did not fit an ANSI-C panel: the panel's
-    # text wrap broke each row anywhere, leaving its dates alone on the next line. Folded instead: every
-    # line fits, each row's second line holds the same columns at the same offset
-    from geosite.maps.layout import FOLD_INDENT, fold_table
+def test_a_table_wider_than_its_room_wraps_its_widest_text_column_and_keeps_the_others():
+    # the widest text column is wrapped to what the others leave; numbers and dates stay whole, right-
+    # aligned in their columns, each on the first line of its row
+    from geosite.maps.tables import cells, layout_table, text_width_in
 
     rows = [
-        "BMP                                      length phase install     remove     ",
-        "erosion mat, in place of interior rows          1     <2027-05-03 stabilized ",
-        "silt fence, downslope                  1,381 ft 1     <2027-05-03 stabilized ",
-        "silt fence, hook                         100 ft 1     <2027-05-03 stabilized ",
-        "phase  start      end        acres",
+        cells("tags", "control", "qty", "install", "remove"),
+        cells(
+            "C17-C22", "erosion mat on the slope above the unbuilt row", "101 SY", "2027-05-02", "2027-10-02"
+        ),
+        cells("C24", "mulch or tarp the pile", "0.02 AC", "2027-05-02", "2027-10-02"),
+        "project: 2027-05-03 to 2027-10-29",
     ]
-    got = fold_table(rows, 60)
-    assert all(len(line) <= 60 for line in got)
-    assert got[0] == "BMP                                      length phase"
-    assert got[1] == FOLD_INDENT + "install     remove     "
-    assert got[3] == got[5] == FOLD_INDENT + "<2027-05-03 stabilized "
-    assert got[-1] == rows[-1]  # a row that fits is left as it is
-    assert fold_table(rows, 80) == rows
+    got = layout_table(rows, 3.3, 8.1)
+    ends = [
+        p.x_in + (0 if p.align.startswith("right") else text_width_in(p.text, 8.1, bold="bold" in p.align))
+        for p in got
+    ]
+    assert max(ends) <= 3.3 + 1e-9
+    by_line: dict[int, list[str]] = {}
+    for p in got:
+        by_line.setdefault(p.line, []).append(p.text)
+    assert by_line[1][0] == "C17-C22" and "101 SY" in by_line[1] and "2027-10-02" in by_line[1]
+    assert by_line[2] == ["the unbuilt row"] or len(by_line[2]) == 1  # the control's name goes on
+    qty = [p for p in got if p.text in ("101 SY", "0.02 AC")]
+    assert qty[0].align == qty[1].align == "right" and qty[0].x_in == qty[1].x_in  # one right edge
+    assert layout_table(rows, 8.0, 8.1)[-1].text == rows[-1]  # a line across the table stays whole
+
+
+def _table_rows(sheet) -> list[str]:
+    """The schedule's lines as printed: the cells at one baseline joined left to right."""
+    lines: dict[tuple[int, float], list] = {}
+    for t in [*sheet.panel.texts, *sheet.fig.texts]:
+        if t.get_gid() == "table":
+            x, y = t.get_position()
+            lines.setdefault((id(t.axes), round(y, 4)), []).append((x, t.get_text()))
+    return [
+        " ".join(v for _, v in sorted(cells)) for _, cells in sorted(lines.items(), key=lambda kv: -kv[0][1])
+    ]
+
+
+def test_two_wide_text_columns_share_the_room_the_numbers_leave():
+    # two text columns each wider than the 3-in room alone: wrapping only the widest would leave the other
+    # running past the edge; both are wrapped to a share of what the quantity column leaves, the narrower
+    # one no narrower than the 0.6-in minimum, and the quantity stays whole on the row's first line
+    from geosite.maps.tables import MIN_COLUMN_IN, cells, layout_table, text_width_in
+
+    what = "temporary mulch on the slope between the edge fences of phase 1"
+    where = "the commercial lots north of Commons Court, above the sediment basin"
+    rows = [cells("control", "where", "qty"), cells(what, where, "5.04 AC")]
+    assert text_width_in(what, 8.1) > 3.0 and text_width_in(where, 8.1) > 3.0
+    got = layout_table(rows, 3.0, 8.1)
+    ends = [p.x_in + (0 if p.align.startswith("right") else text_width_in(p.text, 8.1)) for p in got]
+    assert max(ends) <= 3.0 + 1e-9
+    body = [p for p in got if p.line >= 1]
+    (qty,) = [p for p in body if p.text == "5.04 AC"]
+    assert qty.line == 1
+    assert " ".join(p.text for p in body if p.x_in == 0.0) == what  # the first column, wrapped, in order
+    assert MIN_COLUMN_IN == 0.6

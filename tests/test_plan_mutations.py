@@ -40,7 +40,7 @@ from mutations import (
 from test_round_trip import BUILT, SAMPLES
 
 from geosite.errors import InputError
-from geosite.review import check_submission
+from geosite.review.check import check_submission
 
 #: the sites: the bundled samples, and built sites of tests/test_round_trip.py
 SITES = {

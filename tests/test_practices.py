@@ -402,7 +402,7 @@ def test_an_outlet_beyond_the_largest_basin_gets_a_named_stand_in_for_the_inspec
     from sitebuilder import make_site, rect
 
     from geosite.pipeline import analyze, write_outputs
-    from geosite.review import check_submission
+    from geosite.review.check import check_submission
     from geosite.site import load_site
 
     text = (PROFILES / "grantsburg.toml").read_text()
@@ -458,7 +458,7 @@ NAME_ELSEWHERE = {
     ("geosite/controls/__init__.py", "inlet_protection"): "__all__: the function",
     ("geosite/controls/__init__.py", "tracking_pads"): "__all__: the function",
     ("geosite/controls/fences.py", "filter_fence"): "__all__: the function",
-    ("geosite/controls/fences.py", "slope_length_excess"): "__all__: the function",
+    ("geosite/controls/slope_length.py", "slope_length_excess"): "__all__: the function",
     ("geosite/controls/submitted.py", "slope_length_excess"): "__all__: the function",
     ("geosite/controls/__init__.py", "slope_length_excess"): "__all__: the function",
     ("geosite/controls/__init__.py", "stockpile_setbacks"): "__all__: the function",
@@ -477,7 +477,11 @@ NAME_ELSEWHERE = {
     ("geosite/rules/schema.py", "stabilization"): "the profile's [stabilization] table",
     ("geosite/schedule/deadlines.py", "stabilization"): "the permit schedule's kind of deadline",
     ("geosite/schedule/table.py", "stabilization"): "the permit schedule's kind of deadline",
-    ("geosite/site/loading.py", "dewatering"): "the [project] flag",
+    ("geosite/site/site_toml.py", "dewatering"): "the [project] flag",
+    ("geosite/controls/fences.py", "sediment_trap"): (
+        "the plan's traps as a layer the fence engine keeps rows off (BUILT_LAYERS, ROW_OBSTACLE_LAYERS): "
+        "the engine sits below the practices and reads layers by name"
+    ),
     ("geosite/soil_loss/cover.py", "erosion_mat"): "the cover kind (its C factor), not the practice",
 }
 

@@ -171,7 +171,7 @@ def test_real_site_fence_and_files(real_outputs, real_site):
 def test_check_finds_what_the_real_site_seeds_and_nothing_else(real_site):
     """data/sample_sites/README.md lists what check finds on the real-terrain site: each seeded problem
     fails with its citation, and nothing else does."""
-    from geosite.review import check_submission
+    from geosite.review.check import check_submission
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

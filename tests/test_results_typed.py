@@ -48,8 +48,12 @@ TUPLES_KEPT: dict[tuple[str, str], str] = {
     ("geosite/grid.py", "Dem.bounds"): BOUNDS,
     ("geosite/grid.py", "bounds_in"): BOUNDS,
     ("geosite/hydrology/certify.py", "coarse_drainage_box"): BOUNDS + " (rows r0:r1, columns c0:c1)",
-    ("geosite/hydrology/window.py", "CoarseOutlets.basin_box"): BOUNDS + " (rows r0:r1, columns c0:c1)",
+    ("geosite/hydrology/fill_proof.py", "CoarseOutlets.basin_box"): BOUNDS + " (rows r0:r1, columns c0:c1)",
     ("geosite/maps/common.py", "MapContext.extent"): BOUNDS,
+    (
+        "geosite/maps/common.py",
+        "lon_lat",
+    ): "a coordinate pair (longitude, latitude), as pyproj's Transformer.transform returns it",
     ("geosite/maps/sheets.py", "Sheet.frame"): BOUNDS,
     ("geosite/maps/sheets.py", "Sheet.panel"): BOUNDS,
     ("geosite/maps/sheets.py", "map_extent"): BOUNDS,
@@ -58,7 +62,10 @@ TUPLES_KEPT: dict[tuple[str, str], str] = {
     ("geosite/controls/fences.py", "filter_fence"): AFTER + "FilterFence(fence, runs)",
     ("geosite/controls/fences.py", "buildable_rows"): AFTER + "Rows(lines, gaps: list[RowGap])",
     ("geosite/controls/fences.py", "crew_rows"): AFTER + "Rows(lines, gaps: list[RowGap])",
-    ("geosite/controls/fences.py", "channel_inflow_banks"): AFTER + "InflowBanks(left, right)",
+    ("geosite/controls/slope_length.py", "cells_window"): NUMPY
+    + " (a (rows, cols) slice pair indexes an array)",
+    ("geosite/controls/slope_length.py", "inside_receiver"): NUMPY,
+    ("geosite/controls/channel_fences.py", "channel_inflow_banks"): AFTER + "InflowBanks(left, right)",
     ("geosite/controls/fence_ends.py", "best_turn"): AFTER
     + "Turn(direction, climb_ft) | None (its caller, fences._climbing, reads best[0] and best[1])",
     ("geosite/maps/existing.py", "draw_existing"): AFTER + "DrawnSheet(panel, title_rows)",
@@ -67,18 +74,19 @@ TUPLES_KEPT: dict[tuple[str, str], str] = {
     ("geosite/maps/provisions.py", "schedule_table"): AFTER + "ScheduleTable(rows, notes)",
     ("geosite/maps/sheets.py", "Sheet.ground_ft"): AFTER + "GroundSize(width_ft, height_ft)",
     ("geosite/views/dxf.py", "cad_layer"): AFTER + "geosite.symbols.CadLook (the same four fields)",
-    ("geosite/views/dxf.py", "basin_size_ft"): AFTER + "BasinSize(shape, length_ft, width_ft, text) | None",
+    ("geosite/views/cad_tables.py", "write_tables"): BOUNDS + " (the extent written)",
     ("geosite/hydrology/certify.py", "coarse_floor"): AFTER + "CoarseFloor(floor, block_side)",
     ("geosite/io/isolate.py", "enter_network_namespace"): AFTER + "geosite.verdict.Verdict (held, why not)",
     ("geosite/io/isolate.py", "block_sockets"): AFTER + "geosite.verdict.Verdict (held, why not)",
     ("geosite/io/isolate.py", "restrict_files"): AFTER + "geosite.verdict.Verdict (held, why not)",
-    ("geosite/site/loading.py", "read_site_toml"): AFTER + "SiteToml(table, path)",
-    ("geosite/site/loading.py", "validate_layers"): AFTER + "ValidLayers(crs, layers)",
+    ("geosite/site/site_toml.py", "read_site_toml"): AFTER + "SiteToml(table, path)",
+    ("geosite/site/layer_checks.py", "validate_layers"): AFTER + "ValidLayers(crs, layers)",
+    ("geosite/site/site_toml.py", "jurisdiction_of"): NEXT + "Jurisdiction(name, profile)",
     # not in this change's files
     ("geosite/grid.py", "Dem.crop"): NEXT + "Crop(dem, rows, cols)",
     ("geosite/io/output.py", "layer_arrays"): NEXT + "LayerArrays(geometry, names, arrays, masks)",
     ("geosite/plan/model.py", "Plan.quantity"): NEXT + "Quantity(amount, unit) | None",
-    ("geosite/scale/batch.py", "inputs_hash"): NEXT + "InputsHash(digest, lines)",
+    ("geosite/scale/inputs_marker.py", "inputs_hash"): NEXT + "InputsHash(digest, lines)",
 }
 
 

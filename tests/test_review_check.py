@@ -13,6 +13,7 @@ longest slope above a fence at 2-5 %), and dates for every activity and BMP (A(3
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import geopandas as gpd
@@ -145,6 +146,10 @@ def run_check(tmp_path, dem, layers=None, conf=None, *args):
     out = tmp_path / "out"
     res = CliRunner().invoke(cli, ["-q", "check", str(folder), "--out", str(out), "--no-html", *args])
     data = json.loads((out / "findings.json").read_text()) if (out / "findings.json").exists() else None
+    if data is not None:  # issue 33's rules for people hold on every built site checked (tests/for_people.py)
+        from for_people import finding_problems
+
+        assert finding_problems(data["findings"], {}) == []
     return res, data, out
 
 
@@ -201,7 +206,7 @@ def test_pile_18ft_upslope_of_creek(tmp_path, dem):
     assert res.exit_code == 1
     (f,) = fails(data)
     assert f["rule"] == "stockpile_setback" and f["citation"] == "B(6)(e)"
-    assert "18.0 ft" in f["message"] and "streams 2" in f["message"]
+    assert "18.0 ft from downslope Mill Run" in f["message"]  # the stream by its name
     g = finding_geoms(out).set_index("finding_id").loc[f["id"], "geometry"]
     # a line from the pile's south edge down to the creek, 18 ft long
     assert g.length == pytest.approx(18.0, abs=0.5)
@@ -336,7 +341,7 @@ def test_pile_closer_with_reason_and_extra_bmps_is_the_inspectors_decision(tmp_p
     assert f["rule"] == "stockpile_setback" and f["citation"] == "B(6)(e)" and "18.0 ft" in f["message"]
     md = (out / "findings.md").read_text()
     assert (
-        "## For the inspector's decision" in md and "**INSPECTOR\\_DECISION** B(6)(e)" in md
+        "## For the inspector's decision" in md and "**INSPECTOR DECISION** B(6)(e)" in md
     )  # findings.md escapes _
 
 
@@ -363,7 +368,10 @@ def test_a3d_needs_a_date_for_each_bmp_installation(tmp_path, dem):
     res, data, _out = run_check(tmp_path, dem, layers)
     (f,) = fails(data)
     assert f["rule"] == "plan_content.full.A_3_d.schedule" and f["citation"] == "A(3)(d)"
-    assert "bmps 5 without an install date" in f["message"] and "project" in f["message"]
+    assert (
+        "storm drain inlet protection C5 without an install date" in f["message"]
+        and "project" in f["message"]
+    )
 
 
 @pytest.mark.parametrize(("surety", "status"), [(None, "info"), ("Letter of credit, $6,000", "pass")])
@@ -417,7 +425,7 @@ def test_fence_ends_turned_down_the_slope_fail_dnr_1056(tmp_path, dem):
     assert "2 of 2 open fence ends are not turned upslope (DNR 1056" in f["message"]
     # a fall said as a fall, the place as a reader finds it on the sheet's grid
     assert "falls 0.28 ft where the ground climbs 0.40 ft" in f["message"]
-    assert "rises -" not in f["message"] and "(US survey foot)" in f["message"]
+    assert "rises -" not in f["message"] and re.search(r"E \d+, N -?\d+ \(US ft\)", f["message"])
 
 
 def test_fence_ends_are_not_judged_where_the_profile_asks_for_no_hooks(tmp_path, dem):

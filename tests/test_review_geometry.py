@@ -82,7 +82,7 @@ def test_trap_footprint_reaching_past_the_boundary(tmp_path, dem):
 
     res, data, _ = run_check(tmp_path / "a", dem, with_trap(rect(285, -215, 30, 30)))
     f = only_fail(data, "geometry.bmp_outside_site")
-    assert f["feature_ids"] == [10] and "sediment_trap" in f["message"]
+    assert f["feature_ids"] == [10] and "Sediment trap C10" in f["message"]  # the control by what it is
     assert f["values"]["outside_sqft"] == pytest.approx(450.0, rel=1e-6)
     assert f["values"]["footprint_sqft"] == pytest.approx(900.0, rel=1e-6)
     assert f["values"]["distance_ft"] == pytest.approx(15.0, rel=1e-6)

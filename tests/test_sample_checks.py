@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import shapely
 
-from geosite.review import check_submission
+from geosite.review.check import check_submission
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "sample_sites"
 
@@ -79,7 +79,7 @@ def test_grantsburg_lot7_finds_what_it_seeds_and_fails_nothing_else(lot7):
     )
     # the trap: the pile 18 ft from Birch Street, which is upslope of it: information, and its fence passes
     up = rule(lot7, "stockpile_setback_upslope")
-    assert up.status == "info" and "18.0 ft from roads 1" in up.message
+    assert up.status == "info" and "18.0 ft from Birch Street" in up.message
     assert rule(lot7, "stockpile_setback").status == "pass" and rule(lot7, "stockpile_fence").status == "pass"
     # statement B(2): the existing DEM shows the slopes before development only
     assert rule(lot7, "plan_content.statement.B_2.slopes").status == "not_assessed"
@@ -135,6 +135,29 @@ def test_belgium_commons_finds_what_it_seeds_and_fails_nothing_else(commons):
 
 
 def test_findings_name_the_features_the_plan_names(lot7):
-    """A finding about a feature gives the name the plan gives it: "inlet(s) 2 (CB-2)"."""
+    """A finding about a feature gives the name the plan gives it: "storm drain inlet CB-2", the id only
+    where it has no name (the id stays in feature_ids)."""
     f = rule(lot7, "inlet_protection_submitted")
-    assert "inlet(s) 2 (CB-2)" in f.message and f.feature_ids == [2]
+    assert f.message.startswith("Storm drain inlet CB-2 without inlet protection") and f.feature_ids == [2]
+    pad = rule(lot7, "tracking_pad")
+    assert "Birch Street" in pad.message and "road 1" not in pad.message
+
+
+@pytest.mark.parametrize("name", ["lot7", "commons"])
+def test_the_sample_checks_speak_to_people(name, request):
+    """Issue 33 items 5-6 as rules (tests/for_people.py): findings.json, findings.md and report.html of
+    both samples' checks name features by their names, parameters by value and name, coordinates as
+    "E 153322, N 151932 (US ft)", and every failing finding says what was required and submitted."""
+    import json
+
+    from for_people import finding_problems, problems
+
+    from geosite.review.findings import render_markdown
+    from geosite.review.html import render_html
+
+    result = request.getfixturevalue(name)
+    names = result.analysis.report["inputs"]["feature_names"]
+    data = json.loads(json.dumps(result.to_dict(), default=str))
+    assert finding_problems(data["findings"], names) == []
+    assert problems(render_markdown(result.summary(), result.findings), names) == []
+    assert problems(render_html(result), names) == []

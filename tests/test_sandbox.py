@@ -167,6 +167,14 @@ def hostile_layers(folder: Path, url: str, outside: Path) -> dict[str, str]:
         f"+proj=tmerc +lat_0=45 +lon_0=-92 +k=1 +x_0=0 +y_0=0 +ellps=GRS80 "
         f"+nadgrids={outside}/grid.gsb +units=us-ft +no_defs"
     )
+    gpd.GeoDataFrame({"id": [1]}, geometry=[rect(230, -370, 20, 20)], crs="EPSG:7593").to_file(
+        folder / "floodplain.shp"
+    )
+    (folder / "floodplain.prj").write_text(  # issue 32: a datum naming an outside grid in a WKT extension
+        'GEOGCS["NAD83",DATUM["North_American_Datum_1983",SPHEROID["GRS 1980",6378137,298.257222101],'
+        f'EXTENSION["PROJ4_GRIDS","{outside}/grid.gsb"]],PRIMEM["Greenwich",0],'
+        'UNIT["degree",0.0174532925199433]]'
+    )
     recursive_view_gpkg(folder / "layers.gpkg", folder / "views.gpkg")
     (folder / "blocks.dxf").write_text(nested_blocks_dxf(levels=12, copies=10))
     return {
@@ -177,6 +185,7 @@ def hostile_layers(folder: Path, url: str, outside: Path) -> dict[str, str]:
         "channels": "channels.shp",
         "utilities": "views.gpkg:roads",
         "structures": "blocks.dxf",
+        "floodplain": "floodplain.shp",
     }
 
 
@@ -226,6 +235,7 @@ def test_every_hostile_kind_is_refused_with_no_request_and_nothing_outside_opene
             "wetlands.geojson: crs member",
             "is not a named EPSG or OGC CRS",
             "channels.shp: channels.prj: a CRS naming a grid",
+            "floodplain.shp: floodplain.prj: a CRS naming a grid",
             "views.gpkg: holds the SQL view 'roads'",
             "blocks.dxf: blocks nested more than 8 deep",
         )
@@ -626,6 +636,24 @@ def test_dxf_expanded_entities_are_counted_by_hand(tmp_path):
         ("+init=/etc/passwd:x", False),
         ('BOUNDCRS[SOURCECRS[...],ABRIDGEDTRANSFORMATION[PARAMETERFILE["g","/x.gsb"]]]', False),
         ('{"$schema": "https://proj.org/schemas/v0.7/projjson.schema.json"}', False),
+        # issue 32: WKT extensions, optional grids, grid parameters of pipelines, models, quoted paths
+        ('GEOGCS["x",DATUM["d",SPHEROID["s",6378137,298.257],EXTENSION["PROJ4_GRIDS","/abs/o.gsb"]]]', False),
+        ('GEOGCS["x",DATUM["d",SPHEROID["s",6378137,298.257]],EXTENSION["PROJ4","+proj=longlat"]]', False),
+        ("+proj=pipeline +step +proj=hgridshift +grids=us_noaa_conus.tif", False),
+        ("proj=pipeline step proj=vgridshift grids=x.gtx", False),
+        ("+proj=defmodel +model=nkg.json", False),
+        ("+proj=tinshift +file=x.json", False),
+        ('{"type": "GeographicCRS", "parameter_file": "a.gsb"}', False),
+        ('GEOGCS["../grids/x",DATUM["d",SPHEROID["s",6378137,298.257]]]', False),
+        ('GEOGCS["x",DATUM["d",SPHEROID["s",6378137,298.257]],AUTHORITY["EPSG","4269"]]', True),
+        ("+proj=tmerc +towgs84=1,2,3 +units=us-ft", True),
+        (
+            'PROJCS["NAD83 / Wisconsin Transverse Mercator",GEOGCS["NAD83",DATUM["North_American_Datum_1983",'
+            'SPHEROID["GRS 1980",6378137,298.257222101]],PRIMEM["Greenwich",0],'
+            'UNIT["degree",0.0174532925199433]],'
+            'PROJECTION["Transverse_Mercator"],UNIT["metre",1]]',
+            True,
+        ),
     ],
 )
 def test_crs_text_is_plain_or_refused(crs, ok):
@@ -650,7 +678,7 @@ def test_terminal_escapes_from_the_submission_are_not_printed(tmp_path, private_
 
 def test_csv_cells_that_would_run_as_formulas_are_neutralised(tmp_path):
     from geosite.io.spreadsheet import safe_cell
-    from geosite.scale.batch import SUMMARY_COLUMNS, write_summary
+    from geosite.scale.summary import SUMMARY_COLUMNS, write_summary
 
     payloads = ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1", "  =1"]
     assert [safe_cell(p) for p in payloads] == ["'" + p for p in payloads]
@@ -673,3 +701,25 @@ def test_csv_cells_that_would_run_as_formulas_are_neutralised(tmp_path):
     with open(tmp_path / "summary.csv", newline="") as fh:
         row = next(csv.DictReader(fh))
     assert row["name"] == "'" + payloads[0] and row["error"] == "'@cmd" and row["seconds"] == "-1.0"
+
+
+@pytest.mark.parametrize(("headroom", "at_ceiling"), [(1.05, True), (10.0, False)])
+def test_an_error_at_the_memory_ceiling_is_the_limits(headroom, at_ceiling):
+    """The rule behind the memory-limit message: a child whose peak address space reached 85 % of its
+    RLIMIT_AS reports its error as the limit (a library short of memory says something else: PROJ an
+    unknown CRS, SQLite an unreadable table). Run in a fresh process given a limit ``headroom`` times its
+    peak so far; without a limit, never."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource\n"
+        "from geosite.review.sandbox_child import at_memory_ceiling\n"
+        "assert not at_memory_ceiling()\n"
+        "peak = next(int(x.split()[1]) * 1024 for x in open('/proc/self/status')"
+        " if x.startswith('VmPeak:'))\n"
+        f"resource.setrlimit(resource.RLIMIT_AS, (int(peak * {headroom}), resource.RLIM_INFINITY))\n"
+        "print(at_memory_ceiling())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str(at_ceiling)

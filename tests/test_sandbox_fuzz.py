@@ -8,7 +8,11 @@ Property, for every case: exit 0, 1 or 2 and no traceback; no request reaches th
 the submission unchanged and nothing written outside the output folder (the sandbox's temporary folder
 is left empty); no sandbox process alive after the run.
 
-``GEOSITE_FUZZ_PROFILE=ci`` (default): 10 submissions, about 25 s here; ``soak``: 150.
+The same submissions then go through ``batch --check``'s worker (:func:`geosite.scale.batch.process_site`
+with ``check``, its warm sandbox server kept from site to site) and the batch summary: every site's row
+``ok`` or ``error`` with a message, never an internal error; the same properties.
+
+``GEOSITE_FUZZ_PROFILE=ci`` (default): 10 submissions, about 35 s here; ``soak``: 150.
 """
 
 from __future__ import annotations
@@ -151,5 +155,37 @@ def test_mutated_submissions_exit_0_1_or_2_with_no_request_and_nothing_written_o
             assert sandbox_alive(sandbox_tmp) == [], case
             codes.append(res.exit_code)
             shutil.rmtree(tmp_path / "out", ignore_errors=True)
-            shutil.rmtree(folder)
-    assert 2 in codes  # the mutations do reach the readers' refusals
+        assert 2 in codes  # the mutations do reach the readers' refusals
+        clean = tmp_path / "case_clean"  # beside the spoiled ones, one that passes: its outputs written too
+        clean.mkdir()
+        for name, data in originals.items():
+            (clean / name).write_bytes(data)
+        write_toml(clean / "site.toml", conf)
+        _batch_check(tmp_path, sandbox_tmp, requests)
+
+
+def _batch_check(tmp_path: Path, sandbox_tmp: Path, requests: list[str]) -> None:
+    """The cases again, through the batch worker's own function and the summary."""
+    from geosite.io.limits import Limits
+    from geosite.review.sandbox import close_shared
+    from geosite.scale.batch import BatchOptions, process_site, write_summary
+
+    folders = sorted(tmp_path.glob("case*"))
+    before, around = {f: digest(f) for f in folders}, tree(tmp_path)
+    options = BatchOptions(check=True, limits=Limits(check_seconds=60))
+    (tmp_path / "batch").mkdir()  # run_batch's OUT
+    rows = [process_site(f, tmp_path / "batch", options) for f in folders]
+    write_summary(rows, tmp_path / "batch")
+    close_shared()  # the worker's warm server: stopped, its folder removed
+    for f, row in zip(folders, rows, strict=True):
+        assert row["status"] in ("ok", "error"), row
+        assert row["status"] == "ok" or (row["error"] and not row["error"].startswith("internal error")), row
+        assert digest(f) == before[f], f
+    assert {r["status"] for r in rows} == {"ok", "error"}  # both outcomes reached
+    assert (tmp_path / "batch" / "case_clean" / "plan" / "site.toml").is_file()
+    assert requests == []
+    assert tree(tmp_path) - around <= {
+        str(p.relative_to(tmp_path)) for p in (tmp_path / "batch").rglob("*")
+    } | {"batch"}
+    assert list(sandbox_tmp.iterdir()) == []
+    assert sandbox_alive(sandbox_tmp) == []

@@ -144,7 +144,12 @@ def test_no_injected_script_runs_when_every_tooltip_and_popup_opens(report, tmp_
         n_fail = driver.execute_script(
             "return window.geosite.data.findings.filter(f => f.status === 'fail').length"
         )
-        assert n_fail >= 1 and len(fails.find_elements(By.CSS_SELECTOR, "li")) == n_fail
+        # every failure, then every open question (what keeps the plan incomplete), then the decisions
+        n_open = driver.execute_script("return window.geosite.data.summary.to_settle.length")
+        n_decide = driver.execute_script(
+            "return window.geosite.data.findings.filter(f => f.status === 'inspector_decision').length"
+        )
+        assert n_fail >= 1 and len(fails.find_elements(By.CSS_SELECTOR, "li")) == n_fail + n_open + n_decide
         legend = driver.find_element(By.CSS_SELECTOR, "#legend.legend").text  # beside the map, not on it
         for label in ("site boundary", "roads", "streams", "contours", "finding: fail"):
             assert label in legend, legend
@@ -173,7 +178,12 @@ def test_the_box_at_the_top_lists_the_failures_then_the_inspector_s_decisions():
     assert "What fails (1)" in box and "For the inspector's decision (1)" in box
     assert box.index("F1") < box.index("F2") and "F3" not in box
     assert "&lt;b&gt;" in box and "<b>CB-2" not in box  # messages escaped
-    assert "No finding fails." in _failures(findings[1:]) and "inspector's decision (1)" in _failures(
+    assert "What fails" not in _failures(findings[1:]) and "inspector's decision (1)" in _failures(
         findings[1:]
     )
-    assert _failures(findings[2:]) == '<div class="fails none">No finding fails.</div>'
+    assert _failures(findings[2:]) == '<div class="fails none">Nothing fails and nothing is left open.</div>'
+    # an open question (the verdict incomplete) is said, never under a green "nothing fails"
+    opened = [{"id": "F4", "status": "not_assessed", "citation": "B(1)", "message": "m", "settle": "a DEM"}]
+    box = _failures(findings[2:] + opened, ["F4"])
+    assert 'class="fails open"' in box and "Not assessed (1)" in box and "To settle it: a DEM" in box
+    assert "Nothing fails" not in box

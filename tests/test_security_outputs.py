@@ -217,3 +217,21 @@ def test_batch_cli_timeout_option(site, tmp_path):
     assert res.exit_code == 2 and "--timeout" in res.output
     res = run("batch", site, "--out", tmp_path / "o", "--check", "--allow-outside-paths")
     assert res.exit_code == 2 and "allow-outside-paths" in res.output
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027, 0o077])
+def test_an_output_folder_gets_the_users_umask(tmp_path, mask):
+    """Issue 33 item 7: mkdtemp makes the owner's-only folder a run writes in; the finished output has
+    the mode the user's umask gives any folder (0o755 under 022, so a colleague on a shared drive can open
+    it), and its files and sub-folders likewise."""
+    old = os.umask(mask)
+    try:
+        with output.atomic_dir(tmp_path / "out") as tmp:
+            (tmp / "plan").mkdir()
+            (tmp / "plan" / "a.txt").write_text("a", encoding="utf-8")
+        assert output.current_umask() == mask
+    finally:
+        os.umask(old)
+    assert (tmp_path / "out").stat().st_mode & 0o777 == 0o777 & ~mask
+    assert (tmp_path / "out" / "plan").stat().st_mode & 0o777 == 0o777 & ~mask
+    assert (tmp_path / "out" / "plan" / "a.txt").stat().st_mode & 0o777 == 0o666 & ~mask

@@ -120,6 +120,7 @@ def test_cli_no_maps(tmp_path):
         "derived.gpkg",
         "geosite-manifest.json",
         "plan",
+        "quantities.csv",
         "report.json",
         "report.md",
     ]

@@ -140,7 +140,7 @@ def test_the_same_defects_fail_once_the_chapter_applies(tmp_path, plane, width, 
     assert failed["inlet_protection_submitted"].citation == "B(4)" and failed[
         "inlet_protection_submitted"
     ].feature_ids == [1]
-    assert failed["tracking_pad"].citation == "B(3)" and "private road 7" in failed["tracking_pad"].message
+    assert failed["tracking_pad"].citation == "B(3)" and "road 7 (private)" in failed["tracking_pad"].message
     assert failed["filter_fence_submitted"].citation == "B(6)(c)[3]"
 
 
@@ -275,7 +275,7 @@ def test_tracking_pad_onto_a_private_road(tmp_path, plane, jurisdiction, cite, p
     assert ent["road_id"] == 7 and ent["road_public"] is False
     f = one(r.findings, "tracking_pad")
     assert f.citation == cite and f.status == ("pass" if ok else "fail")
-    assert "private road 7" in f.message
+    assert "road 7 (private)" in f.message
 
 
 # ------------------------------------------------------------------------- B(6)(c)[2]: basins at the outlets

@@ -11,6 +11,7 @@ from geosite.cli.app import (
     JURISDICTION,
     OVERWRITE,
     SITE_DIR,
+    default_out,
     limit_option,
     limits_from,
     options,
@@ -106,7 +107,7 @@ def analyze(
 
     quiet = state(ctx).quiet
     steps = state(ctx).steps()
-    out = out or Path("geosite-out") / site_dir.resolve().name
+    out = out or default_out(site_dir)
     inputs = [site_dir] + ([dem] if dem else []) + ([prices] if prices else [])
     out = output_folder(out, inputs, overwrite)
     limits = limits_from(limit)
@@ -194,7 +195,9 @@ def _print_summary(site_name: str, report: dict[str, Any], files: list[Path]) ->
     """
     r = report
     d = r["disturbed"]
-    click.echo(f"{site_name} ({r['jurisdiction_name']})")
+    from geosite.io.text import one_line
+
+    click.echo(one_line(f"{site_name} ({r['jurisdiction_name']})"))
     if d["area_sqft"] is not None:
         click.echo(
             f"  disturbed: {d['area_sqft']:,.0f} sq ft ({d['area_acres']:.3f} acres); "
@@ -210,4 +213,4 @@ def _print_summary(site_name: str, report: dict[str, Any], files: list[Path]) ->
         counts[f["status"]] = counts.get(f["status"], 0) + 1
     click.echo("  findings: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
     for f in files:
-        click.echo(f"  wrote {f}")
+        click.echo(one_line(f"  wrote {f}"))

@@ -187,9 +187,39 @@ def output_folder(out: Path, inputs: Sequence[Path], overwrite: bool, container:
     Path
         The checked output folder.
     """
+    from geosite.errors import OutputError
+    from geosite.io.names import OUTPUT_NAME_MAX_BYTES
     from geosite.io.output import check_output_dir
+    from geosite.io.text import one_line
 
+    size = len(Path(out).name.encode("utf-8", "surrogateescape"))
+    if size > OUTPUT_NAME_MAX_BYTES:
+        raise OutputError(
+            f"--out {one_line(out)}: a folder name of {size} bytes; geosite's temporary folders beside it "
+            f"need room, so it may have at most {OUTPUT_NAME_MAX_BYTES}: choose a shorter --out"
+        )
     return check_output_dir(out, inputs, overwrite, container)
+
+
+def default_out(folder: Path, suffix: str = "") -> Path:
+    """The output folder when ``--out`` is not given: ``geosite-out/<folder's name><suffix>``, the name
+    bounded and sanitized (:func:`geosite.io.names.safe_name`: a submission's folder name is the applicant's).
+
+    Parameters
+    ----------
+    folder : Path
+        The site or submission folder.
+    suffix : str
+        The ending geosite adds (``"-check"``, ``"-maps"``).
+
+    Returns
+    -------
+    Path
+        The default output folder.
+    """
+    from geosite.io.names import safe_name
+
+    return Path("geosite-out") / safe_name(Path(folder).resolve().name, suffix=suffix)
 
 
 #: The options several commands share, each written once (``--help`` reads the same in each).
@@ -303,8 +333,37 @@ class Geosite(click.Group):
             if state(ctx).progress_json:
                 json_line({"error": str(exc)})
             else:
-                click.echo(f"error: {exc}", err=True)
+                click.echo(f"error: {error_text(exc)}", err=True)
             sys.exit(2)
+
+
+#: How geosite lists several problems in one error (geosite.errors.SiteValidationError, a rain file's rows).
+PROBLEM_SEPARATOR = "\n  - "
+
+
+def error_text(exc: BaseException) -> str:
+    """An error's message for the console: each line printable (a name holding a line break or a terminal
+    escape cannot add a line or move the cursor), several problems one per line.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The error (its ``problems``, when it lists several, else its message).
+
+    Returns
+    -------
+    str
+        The message: one line per problem, each escaped (:func:`geosite.io.text.one_line`).
+    """
+    from geosite.io.text import one_line
+
+    problems = getattr(exc, "problems", None)
+    if isinstance(problems, list) and problems:
+        head = str(exc).split(PROBLEM_SEPARATOR, 1)[0]
+        parts = [head, *problems]
+    else:
+        parts = str(exc).split(PROBLEM_SEPARATOR)
+    return PROBLEM_SEPARATOR.join(one_line(p) for p in parts)
 
 
 def _setup_logging(verbose: int, quiet: bool) -> None:
@@ -331,7 +390,9 @@ def _show_warnings(quiet: bool, as_json: bool) -> None:
         if as_json:
             json_line({"warning": str(message)})
         elif not quiet:
-            click.echo(f"warning: {message}", err=True)
+            from geosite.io.text import one_line
+
+            click.echo(f"warning: {one_line(message)}", err=True)
 
     warnings.showwarning = _show
 
@@ -355,5 +416,12 @@ def cli(ctx: click.Context, verbose: int, quiet: bool, progress_json: bool) -> N
 
 
 def main() -> None:
-    """The ``geosite`` console script."""
+    """The ``geosite`` console script. For ``geosite check`` the sandbox's server is started first, before
+    the command line is even parsed: it imports what a check runs while this process starts.
+    """
+    words = [a for a in sys.argv[1:] if not a.startswith("-")]
+    if words[:1] == ["check"]:
+        from geosite.review.sandbox import start_early
+
+        start_early()
     cli(prog_name="geosite")

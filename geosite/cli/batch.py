@@ -136,13 +136,14 @@ def batch(
 
 def _print_summary(result: BatchResult) -> None:
     """The sites counted by outcome, each failed site and failed plan, and the files written."""
-    from geosite.scale.batch import summary_counts
+    from geosite.io.text import one_line
+    from geosite.scale.summary import summary_counts
 
     counts = summary_counts(result.rows)
     click.echo(f"{len(result.rows)} sites: " + ", ".join(f"{n} {a}" for a, n in sorted(counts.items())))
-    for r in result.failed:
-        click.echo(f"  {r['site']}: {r['error']}", err=True)
+    for r in result.failed:  # the applicant's names and texts: one line each
+        click.echo(one_line(f"  {r['site']}: {r['error']}"), err=True)
     for r in result.plans_failed:
-        click.echo(f"  {r['site']}: plan fails ({r.get('fail_findings')} failed findings)")
+        click.echo(one_line(f"  {r['site']}: plan fails ({r.get('fail_findings')} failed findings)"))
     for f in result.files:
-        click.echo(f"  wrote {f}")
+        click.echo(one_line(f"  wrote {f}"))

@@ -5,14 +5,18 @@ from __future__ import annotations
 import datetime as dt
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
-from geosite.cli.app import OVERWRITE, limit_option, limits_from, options, output_folder, state
-
-if TYPE_CHECKING:
-    from geosite.review import CheckResult
+from geosite.cli.app import (
+    OVERWRITE,
+    default_out,
+    limit_option,
+    limits_from,
+    options,
+    output_folder,
+    state,
+)
 
 _OPTIONS = options(
     click.argument("submission_dir", type=click.Path(path_type=Path)),
@@ -94,56 +98,55 @@ def check(
     report.html. Exit code: 0 nothing fails (verdict pass, inspector_decision or incomplete), 1 some
     findings fail, 2 bad input.
     """
-    from geosite.plan import read_prices
-    from geosite.review import write_check_outputs
-    from geosite.review.sandbox import check_submission_sandboxed
+    from geosite.review.sandbox import Sandbox
 
-    quiet = state(ctx).quiet
-    steps = state(ctx).steps()
-    out = out or Path("geosite-out") / f"{submission_dir.resolve().name}-check"
-    inputs = [submission_dir] + ([dem] if dem else []) + ([prices] if prices else [])
-    out = output_folder(out, inputs, overwrite)
-    price_table = read_prices(prices, limits_from(limit)) if prices is not None else None  # the inspector's
-    with steps:
-        result = check_submission_sandboxed(
-            submission_dir,
-            jurisdiction=jurisdiction,
-            dem=dem,
-            dem_vertical_unit=dem_vertical_unit,
-            received=received.date() if received else None,
-            make_valid=make_valid,
-            step=steps,
-            limits=limits_from(limit),
-        )
-        result.prices = price_table  # priced here, outside the sandbox: the prices are the inspector's
-        steps("writing outputs")
-        files = write_check_outputs(result, out, overwrite=overwrite, html=not no_html)
+    # started first (by the console script, before the command line is parsed, or here): the server
+    # imports what the check and its outputs need while this process parses, checks --out and stages; the
+    # outputs are then written by a process it forks (outside the sandbox, from the child's result), so this
+    # process imports none of it
+    with Sandbox.early() or Sandbox(warm=False) as box:
+        from geosite.review.sandbox import check_and_write
+
+        quiet = state(ctx).quiet
+        steps = state(ctx).steps()
+        out = out or default_out(submission_dir, "-check")
+        inputs = [submission_dir] + ([dem] if dem else []) + ([prices] if prices else [])
+        out = output_folder(out, inputs, overwrite)
+        if prices is not None:  # the inspector's: refused before any work, priced by the writer (it re-reads)
+            from geosite.plan.prices import read_prices
+
+            read_prices(prices, limits_from(limit))
+        with steps:
+            written = check_and_write(
+                submission_dir,
+                out,
+                overwrite=overwrite,
+                html=not no_html,
+                prices=prices,  # the inspector's, read by the writer: priced outside the sandbox
+                step=steps,
+                sandbox=box,
+                jurisdiction=jurisdiction,
+                dem=dem,
+                dem_vertical_unit=dem_vertical_unit,
+                received=received.date() if received else None,
+                make_valid=make_valid,
+                limits=limits_from(limit),
+            )
+    _warn(written.warnings)
     if not quiet:
-        _print_verdict(result, files)
-    sys.exit(result.exit_code)
+        for line in written.lines:
+            click.echo(line)
+    sys.exit(written.exit_code)
 
 
-def _print_verdict(result: CheckResult, files: list[Path]) -> None:
-    """The verdict in a few lines: what fails, what the inspector decides, what would settle an incomplete
-    plan, the review deadline and the files written (the applicant's texts made printable: no escapes).
-    """
-    from geosite.review.sandbox import printable
+def _warn(caught: list[tuple[str, str]]) -> None:
+    """Show the warnings the check gave (their class from geosite.errors, their message one line)."""
+    import warnings
 
-    def _say(text: str) -> None:
-        click.echo(printable(text))
+    from geosite import errors
 
-    s = result.summary()
-    _say(f"{result.site.name} ({s['jurisdiction_name']}): {s['verdict'].upper()} ({s['counts_text']})")
-    for f in result.failed:
-        _say(f"  FAIL {f.citation or '-'} {f.rule}: {f.message}")
-    for f in result.decisions:
-        _say(f"  INSPECTOR'S DECISION {f.citation or '-'} {f.rule}: {f.message}")
-    for f in result.open_questions if result.verdict == "incomplete" else []:
-        _say(
-            f"  NOT ASSESSED {f.citation or '-'} {f.rule}: settle with "
-            f"{f.settle or 'the data named in the finding'}"
-        )
-    if s.get("review_deadline"):
-        _say(f"  review deadline: {s['review_deadline']}")
-    for path in files:
-        _say(f"  wrote {path}")
+    for name, message in caught:
+        cls = getattr(errors, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, Warning)):
+            cls = errors.GeositeWarning
+        warnings.warn(message, cls, stacklevel=2)

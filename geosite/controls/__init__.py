@@ -1,7 +1,11 @@
 """Controls: where the ordinance wants erosion controls, and whether a submitted plan has them.
 
 - :mod:`~geosite.controls.fences`: filter fence along the downslope and sideslope edges (B(6)(c)[3],
-  DNR 1056), end hooks, interior rows, channel-edge fences (inside and outside the disturbed area);
+  DNR 1056) laid out as a crew builds it, with its stand-ins where a row cannot go; the parts it reads:
+  :mod:`~geosite.controls.boundary_sides` (each boundary stretch's side), :mod:`~geosite.controls.fence_hooks`
+  (end hooks), :mod:`~geosite.controls.slope_length` (DNR 1056's slope length: interior rows, the excess
+  above submitted fences), :mod:`~geosite.controls.channel_fences` (channel-edge fences, inside and outside
+  the disturbed area);
 - :mod:`~geosite.controls.setbacks`: stockpile setbacks from downslope roads and waters (B(6)(e));
 - :mod:`~geosite.controls.basins`: the outlets of the disturbed area, the trap or basin each needs
   (B(6)(c)[2], DNR 1063/1064), and the submitted basins that receive their runoff;
@@ -25,17 +29,14 @@ from geosite.controls.basins import (
     disturbed_outlets,
     submitted_at_outlets,
 )
+from geosite.controls.boundary_sides import UNCLASSIFIED, classify_boundary
+from geosite.controls.channel_fences import channel_edge_fences
 from geosite.controls.diversion import Diversions, SheetflowNeed, diversions
 from geosite.controls.fences import (
-    UNCLASSIFIED,
     RowRules,
     buildable_rows,
-    channel_edge_fences,
-    classify_boundary,
     fence_summary,
     filter_fence,
-    interior_rows,
-    max_slope_length_ft,
     row_obstacles,
     row_stand_ins,
 )
@@ -53,6 +54,7 @@ from geosite.controls.setbacks import (
     pile_fences,
     stockpile_setbacks,
 )
+from geosite.controls.slope_length import interior_rows, max_slope_length_ft
 from geosite.controls.submitted import (
     Coverage,
     FenceCoverage,

@@ -111,7 +111,7 @@ def diversions(
     """
     import geopandas as gpd
 
-    from geosite.controls.fences import classify_boundary
+    from geosite.controls.boundary_sides import classify_boundary
     from geosite.terrain import slope_pct
     from geosite.units import feet_per_crs_unit
 

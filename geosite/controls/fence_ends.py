@@ -2,7 +2,8 @@
 
 DNR technical standard 1056 has the ends of a silt fence turned upslope, so water running along the
 fence is held at its end instead of going round it. ``analyze`` places a hook of ``fence_hook_ft`` at
-each open end of its perimeter fence (:func:`geosite.controls.fences._hooks`); ``check`` must judge any
+each open end of its perimeter fence (:func:`geosite.controls.fence_hooks.fence_hooks`); ``check``
+must judge any
 layout, not only geosite's, so it never compares against geosite's hook positions. It reads the ground:
 
 * The submitted ``silt_fence`` and ``straw_bales`` lines are noded and merged; an **open end** is an end

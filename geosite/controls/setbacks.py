@@ -323,7 +323,7 @@ def stockpile_setbacks(
         How far, ft, D8 paths are followed from each pile.
     tolerance_deg : float
         The downslope fence's sideslope band, degrees (see
-        :func:`geosite.controls.fences.classify_boundary`).
+        :func:`geosite.controls.boundary_sides.classify_boundary`).
     reach_tolerance_ft : float
         The most, ft, a flow path may pass from a feature and still reach it (see the notes).
     hook_ft : float
@@ -394,7 +394,7 @@ def _pile_fence(
     (``"all"``), with hooks of ``hook_ft`` ft at the ends of each downslope run; ``tolerance_deg`` the
     boundary classification's sideslope band, degrees.
     """
-    from geosite.controls.fences import classify_boundary
+    from geosite.controls.boundary_sides import classify_boundary
 
     runs = classify_boundary(pile_d, dem, fg, tolerance_deg=tolerance_deg, min_run_ft=0.0)
     lines = list(runs.geometry if side == "all" else runs.geometry[runs["side"] == "downslope"])
@@ -515,7 +515,7 @@ def _pile_hooks(
     """Hooks of ``hook_ft`` ft at the ends of each downslope run (each run its own chain), turned upslope
     (``sample``: the downhill direction at points).
     """
-    from geosite.controls.fences import _hooks
+    from geosite.controls.fence_hooks import fence_hooks
 
     out = []
     for idx in np.flatnonzero(runs["side"].to_numpy() == "downslope"):
@@ -523,5 +523,5 @@ def _pile_hooks(
         one["chain"] = -1
         one.iloc[idx, one.columns.get_loc("chain")] = 0
         one["chain_pos"] = 0
-        out += _hooks(one, sample, dem, hook_ft)
+        out += fence_hooks(one, sample, dem, hook_ft)
     return out

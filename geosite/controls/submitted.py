@@ -18,7 +18,7 @@ import numpy as np
 import shapely
 
 from geosite import grid
-from geosite.controls.fences import cells_polygon, slope_length_excess
+from geosite.controls.slope_length import cells_polygon, slope_length_excess
 
 if TYPE_CHECKING:
     import geopandas as gpd

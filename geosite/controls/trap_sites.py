@@ -17,6 +17,8 @@ position to the outlet where it fits:
    fence along the edge again beside the trap), clear of the structures and the other traps.
 
 A footprint straddling the disturbed edge is never proposed: the perimeter fence would run through it.
+Nor one touching it: the footprint keeps ``TrapGround.clear_ft`` from the disturbed edge either side (the
+room a crew needs between the fence and the pool's berm).
 
 The nearest fitting position is the point of the eroded ground (the ground shrunk by the footprint's
 radius) nearest the outlet: the footprint moved inward along the edge's inward normal where the edge is
@@ -64,12 +66,15 @@ class TrapGround:
         The existing structures (union of their footprints); None when the site has none.
     ft_per_unit : float
         Feet per CRS unit.
+    clear_ft : float
+        How far a footprint keeps from the disturbed edge, where the perimeter fence runs, ft.
     """
 
     site: Any
     disturbed: Any
     structures: Any
     ft_per_unit: float
+    clear_ft: float
 
 
 class _Fit(NamedTuple):
@@ -198,9 +203,10 @@ def _fit(near: _Near, area_sqft: float, ground: TrapGround, *, taken: list[Polyg
     fpu = ground.ft_per_unit
     r = footprint_radius_ft(area_sqft) / fpu
     blocked = shapely.union_all([g for g in (ground.structures, *taken) if g is not None])
+    c = ground.clear_ft / fpu
     tiers = (
-        shapely.intersection(ground.site, ground.disturbed),
-        shapely.difference(ground.site, ground.disturbed),
+        shapely.intersection(ground.site, ground.disturbed.buffer(-c) if c > 0 else ground.disturbed),
+        shapely.difference(ground.site, ground.disturbed.buffer(c) if c > 0 else ground.disturbed),
     )
     for tier, base in enumerate(tiers):
         free = shapely.difference(base, blocked) if not blocked.is_empty else base

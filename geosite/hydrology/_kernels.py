@@ -40,6 +40,9 @@ SIGNATURES: dict[str, str] = {
     "accumulate_marked": "f8[:, ::1](u1[:, ::1], u1[::1], f8[:, ::1])",
     "trace_upstream": "Tuple((i8[::1], i8[::1]))(u1[:, ::1], u1[:, ::1])",
     "upstream_stats": "UniTuple(f8[::1], 2)(u1[:, ::1], i8[::1], i8[::1], f8, f8)",
+    "entry_lengths": "f8[::1](i8[::1], f8[::1])",
+    "lowest_fill_by_seed": "Tuple((i8[::1], f8[::1]))(i8[:, ::1], f8[:, ::1], b1[:, ::1])",
+    "outlets_relied_on": "Tuple((i8[::1], f8[::1]))(u1[:, ::1], f8[:, ::1], b1[:, ::1])",
     "flat_components_touching": "u1[:, ::1](f8[:, ::1], u1[:, ::1], u1[:, ::1])",
     "spill_below": "b1(f8[:, ::1], i8, f8, u1[:, ::1], u1[:, ::1], u1[::1], f8[:, ::1], i8, i8, i8)",
     "spill_basin": "Tuple((f8, i8, i8, i8, i8, i8))(f8[:, ::1], i8, u1[:, ::1])",
@@ -87,6 +90,9 @@ accumulate: Callable[[U1, F8, F8], F8] = _kernels["accumulate"]
 accumulate_marked: Callable[[U1, U1, F8], F8] = _kernels["accumulate_marked"]
 trace_upstream: Callable[[U1, U1], tuple[I8, I8]] = _kernels["trace_upstream"]
 upstream_stats: Callable[[U1, I8, I8, float, float], tuple[F8, F8]] = _kernels["upstream_stats"]
+entry_lengths: Callable[[I8, F8], F8] = _kernels["entry_lengths"]
+lowest_fill_by_seed: Callable[[I8, F8, B1], tuple[I8, F8]] = _kernels["lowest_fill_by_seed"]
+outlets_relied_on: Callable[[U1, F8, B1], tuple[I8, F8]] = _kernels["outlets_relied_on"]
 flat_components_touching: Callable[[F8, U1, U1], U1] = _kernels["flat_components_touching"]
 spill_below: Callable[[F8, int, float, U1, U1, U1, F8, int, int, int], bool] = _kernels["spill_below"]
 spill_basin: Callable[[F8, int, U1], tuple[float, int, int, int, int, int]] = _kernels["spill_basin"]

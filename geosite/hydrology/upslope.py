@@ -9,12 +9,13 @@ edges acting as outlets, and grown until the answer is *certified* equal to the 
 1. the upslope cells, the polygon and a 2-cell ring around them (and every flat touching them, with
    its ring) stay clear of the window's artificial edges, so their D8 directions depend only on
    filled heights inside the window;
-2. those filled heights are the whole DEM's: the window flood labels each cell with the edge cell
-   it was flooded from, along a path never above the cell's filled height; where that edge cell is
-   not a true outlet of the DEM, a search over the whole DEM's cells no higher than the lowest
-   filled height that relies on it (heading for the DEM edge first) proves it reaches a true outlet
-   without rising above that height. Filling can only lower when outlets are added, so that path
-   pins the height exactly.
+2. those filled heights are the whole DEM's: each cell's D8 path on the window's filled surface,
+   which never rises, leaves the window by an outlet cell; where that outlet is not a true outlet of
+   the DEM, a search over the whole DEM's cells no higher than the lowest filled height that relies
+   on it (heading for the DEM edge first) proves it reaches a true outlet without rising above that
+   height. Filling can only lower when outlets are added, so that path pins the height exactly. (The
+   window is filled without labels, by reconstruction; its D8 paths say which outlet each cell relies
+   on: :func:`geosite.hydrology._kernels_numba.outlets_relied_on`.)
 
 A window that fails (2) cuts through a closed basin that its edge cell's water fills before it
 spills (the polygon's own cells are tested before a window is grown for (1), so such a basin is
@@ -52,10 +53,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: The largest share of a DEM held in memory routed as a window: beyond it the whole DEM is routed. A
-#: window that large costs most of the whole routing and, when it fails its certificate, adds to it
-#: (bench_hydrology's 16 M-cell centre site: a 45 % window tried first made 4.75 s of what the whole
-#: DEM alone answers in 3.1 s).
-WHOLE_FRACTION = 0.4
+#: window that large costs most of the whole routing and, when it fails its certificate, adds to it.
+#: bench_hydrology's 16 M-cell centre site sits by a lake whose flats its answer depends on: its
+#: certified window is half the DEM (2.0 s of CPU, against 2.6 s for the whole DEM; at 40 % it was
+#: routed whole, 4.3 s with the attempts before).
+WHOLE_FRACTION = 0.6
+
+#: The largest share of a DEM the first window may cover for ``method="auto"`` to route a window:
+#: beyond it the whole DEM is routed at once. A first window certified at once saves at most the rest
+#: of the whole routing; one that is not costs more than the whole, with the windows that follow (the
+#: benchmark's 1 M-cell DEM, whose first window around a 5-acre square is 22 % of it: 0.48 and 0.87 s
+#: for two of its three places, where the whole DEM takes 0.2 s; measured under load).
+FIRST_FRACTION = 0.2
 
 # ---------------------------------------------------------------------------------------------------
 # upslope area of a polygon
@@ -168,7 +177,8 @@ def upslope_area(
         profile's ``[terrain] channel_threshold_sqft``, ``profile.required("terrain",
         "channel_threshold_sqft")``.
     method : {"auto", "window", "whole"}
-        "auto" routes a window for a Dem and the whole grid for a FlowGrid.
+        "auto" routes a window for a Dem (the whole grid when the first window would cover more than
+        :data:`FIRST_FRACTION` of it) and the whole grid for a FlowGrid.
 
     Returns
     -------
@@ -187,7 +197,7 @@ def upslope_area(
         base = dem
     geom = _as_polygon(polygon, base)
     if method == "auto":
-        method = "whole" if fg is not None else "window"
+        method = "whole" if fg is not None or _first_window_share(base, geom) > FIRST_FRACTION else "window"
     if method == "window":
         drainage = _window_route(base, geom)
         if drainage is not None:
@@ -248,8 +258,7 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> _Drainage | None:
     """
     nr, nc = dem.shape
     pr0, pr1, pc0, pc1 = _polygon_box(dem, geom)
-    size = max(pr1 - pr0, pc1 - pc0)
-    m = [max(32, size)] * 4  # margins: top, bottom, left, right
+    m = [_first_margin((pr0, pr1, pc0, pc1))] * 4  # margins: top, bottom, left, right
     z_all = np.ascontiguousarray(dem.elevation_ft, dtype=np.float64)
     state: dict = {}  # the searches' scratch and proven marks over the whole DEM, made when first needed
     for _ in range(40):
@@ -276,14 +285,14 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> _Drainage | None:
             # inside a closed basin the window cuts takes the basin in at once instead
             ring = dilate(w.inside.astype(bool), 2)
             ring[0], ring[-1], ring[:, 0], ring[:, -1] = False, False, False, False
-            seed = _uncertified_seed(z_all, w.label, w.filled, ring, r0=r0, c0=c0, state=state)
+            seed = _uncertified_outlet(z_all, w.dirs, w.filled, ring, r0=r0, c0=c0, state=state)
             if seed is None:
                 log.debug("upslope window %dx%d: reaches the edges %s, growing", r1 - r0, c1 - c0, sides)
                 m = [mi * 2 if s else mi for mi, s in zip(m, sides, strict=True)]
                 continue
         else:
             # 2. filled heights certified equal to the whole DEM's
-            seed = _uncertified_seed(z_all, w.label, w.filled, w.check, r0=r0, c0=c0, state=state)
+            seed = _uncertified_outlet(z_all, w.dirs, w.filled, w.check, r0=r0, c0=c0, state=state)
             if seed is None:
                 return _Drainage(w.z, w.dirs, w.inside, r0, c0, (w.cells, w.parent))
         grown, taken = _basin_margins(dem, z_all, (pr0, pr1, pc0, pc1), m, seed=seed, state=state)
@@ -293,6 +302,21 @@ def _window_route(dem: Dem, geom: BaseGeometry) -> _Drainage | None:
         )  # fmt: skip
         m = grown if grown != m else [mi * 2 for mi in m]  # the basin is in already: something else is
     return None
+
+
+def _first_margin(pbox: tuple[int, int, int, int]) -> int:
+    """The first window's margin beyond the polygon's rows and columns ``pbox``: its larger side, 32
+    cells at least."""
+    pr0, pr1, pc0, pc1 = pbox
+    return max(32, pr1 - pr0, pc1 - pc0)
+
+
+def _first_window_share(dem: Dem, geom: BaseGeometry) -> float:
+    """The share of the DEM the first window around ``geom`` covers (:func:`_window_route`'s)."""
+    nr, nc = dem.shape
+    pr0, pr1, pc0, pc1 = _polygon_box(dem, geom)
+    m = _first_margin((pr0, pr1, pc0, pc1))
+    return (min(pr1 + m, nr) - max(pr0 - m, 0)) * (min(pc1 + m, nc) - max(pc0 - m, 0)) / (nr * nc)
 
 
 def _polygon_box(dem: Dem, geom: BaseGeometry) -> tuple[int, int, int, int]:
@@ -311,14 +335,13 @@ def _polygon_box(dem: Dem, geom: BaseGeometry) -> tuple[int, int, int, int]:
 
 @dataclass(frozen=True)
 class _RoutedWindow:
-    """One window routed: heights ``z`` (ft), ``filled`` heights and the seed ``label`` of each cell, D8
+    """One window routed: heights ``z`` (ft), ``filled`` heights, D8
     ``dirs``, the polygon's cells ``inside``, its upstream trace (``cells``, ``parent``) and the cells
     whose routing must not touch the window's edges (``check``: the trace and its flats, dilated).
     """
 
     z: np.ndarray
     filled: np.ndarray
-    label: np.ndarray
     dirs: np.ndarray
     inside: np.ndarray
     cells: np.ndarray
@@ -337,8 +360,7 @@ class _RoutedWindow:
         r0, r1, c0, c1 = box
         z = np.ascontiguousarray(z_all[r0:r1, c0:c1])
         filled = np.empty_like(z)
-        label = np.empty(z.shape, dtype=np.int64)
-        fk.priority_flood(z, filled, True, label)
+        fk.priority_flood(z, filled, False, np.empty((1, 1), dtype=np.int64))  # no labels: the outlets
         dirs = np.empty(z.shape, dtype=np.uint8)
         fk.d8_directions(filled, dem.cell_x_ft, dem.cell_y_ft, dirs)
         wt = dem.transform @ Affine.translation(c0, r0)
@@ -352,7 +374,7 @@ class _RoutedWindow:
         flats = fk.flat_components_touching(filled, dirs, dilate(area, 1).astype(np.uint8))
         if flats.any():
             check |= dilate(flats.astype(bool), 1)
-        return cls(z, filled, label, dirs, inside, cells, parent, check)
+        return cls(z, filled, dirs, inside, cells, parent, check)
 
 
 def _basin_margins(
@@ -375,37 +397,30 @@ def _basin_margins(
     br0, br1, bc0, bc1 = coarse_drainage_box(
         floor, f, pbox, (nr, nc), cell_x_ft=dem.cell_x_ft, cell_y_ft=dem.cell_y_ft
     )
-    # the coarse box has a block's ring already: 32 cells more, not the polygon's size
-    want = [pr0 - br0 + 32, br1 - pr1 + 32, pc0 - bc0 + 32, bc1 - pc1 + 32]
+    # the coarse box has a block's ring already: a sixteenth of its size more (32 cells at least), for
+    # what its blocks blur (a basin beside the one taken in, a few blocks wider than the guess, made the
+    # 16 M centre site route a 7 M-cell window twice)
+    want = _padded(pbox, (br0, br1, bc0, bc1), 32)
     grown = [max(mi, wi) for mi, wi in zip(m, want, strict=True)]
     h = min(pr1 + grown[1], nr) - max(pr0 - grown[0], 0)
     w = min(pc1 + grown[3], nc) - max(pc0 - grown[2], 0)
     # nothing new, or a guess too wide (block minima join more than cells do)
     if grown == m or h * w > WHOLE_FRACTION * nr * nc:
         _, br0, br1, bc0, bc1, _out = fk.spill_basin(z_all, seed, state["scratch"])
-        want = [pr0 - br0 + pad, br1 - pr1 + pad, pc0 - bc0 + pad, bc1 - pc1 + pad]
+        want = _padded(pbox, (br0, br1, bc0, bc1), pad)
         grown = [max(mi, wi) for mi, wi in zip(m, want, strict=True)]
     return grown, (br0, br1, bc0, bc1)
 
 
-def _entry_flow_lengths(parent: np.ndarray, length: np.ndarray, entry: np.ndarray) -> np.ndarray:
-    """The longest flow path (ft) to each entry cell (``entry``: the traced cells without a parent): the
-    max flow ``length`` over the cells whose path enters there.
+def _padded(pbox: tuple[int, int, int, int], box: tuple[int, int, int, int], least: int) -> list[int]:
+    """The margins beyond the polygon's rows and columns ``pbox`` that hold ``box`` (rows r0:r1, columns
+    c0:c1) and a sixteenth of its height or width more on each side, ``least`` cells at least.
     """
-    # each cell's entry cell (the root of its parent chain), by pointer jumping: log2(depth) gathers
-    root = np.where(parent >= 0, parent, np.arange(parent.size))
-    while True:
-        up = root[root]
-        if np.array_equal(up, root):
-            break
-        root = up
-    entry_pos = np.flatnonzero(entry)
-    entry_len = np.zeros(entry_pos.size)
-    if parent.size:
-        longest = np.zeros(parent.size)
-        np.maximum.at(longest, root, length)
-        entry_len = longest[entry_pos]
-    return entry_len
+    pr0, pr1, pc0, pc1 = pbox
+    r0, r1, c0, c1 = box
+    dr = max(least, (r1 - r0) // 16)
+    dc = max(least, (c1 - c0) // 16)
+    return [pr0 - r0 + dr, r1 - pr1 + dr, pc0 - c0 + dc, c1 - pc1 + dc]
 
 
 def _outline(shape: tuple[int, int], cells: np.ndarray, wt: Affine):
@@ -426,16 +441,34 @@ def _outline(shape: tuple[int, int], cells: np.ndarray, wt: Affine):
     return shapely.union_all(geoms)
 
 
+def _uncertified_outlet(z_all, dirs, filled, cells, *, r0: int, c0: int, state: dict) -> int | None:
+    """The first outlet (flat index on the whole DEM) of the window at row r0, column c0 whose filled
+    height is not proven the whole DEM's for the ``cells`` relying on it (their D8 paths on the
+    window's ``dirs`` leaving by it; :func:`_first_unproven`); None when all are.
+    """
+    from geosite.hydrology import _kernels as fk
+
+    seeds, bounds = fk.outlets_relied_on(dirs, filled, np.ascontiguousarray(cells, dtype=bool))
+    return _first_unproven(z_all, seeds, bounds, dirs.shape[1], r0=r0, c0=c0, state=state)
+
+
 def _uncertified_seed(z_all, label, filled, cells, *, r0: int, c0: int, state: dict) -> int | None:
-    """The first seed (flat index on the whole DEM) of the window at row r0, column c0 whose filled
-    height is not proven the whole DEM's for the ``cells`` relying on it (a search for a way out below
-    their lowest filled height, :func:`geosite.hydrology._kernels.spill_below`); None when all are.
+    """:func:`_uncertified_outlet` for a window flooded with labels: the ``cells`` rely on the seed
+    each was flooded from (``label``).
+    """
+    seeds, bounds = lowest_fill_by_seed(label, filled, cells)
+    return _first_unproven(z_all, seeds, bounds, label.shape[1], r0=r0, c0=c0, state=state)
+
+
+def _first_unproven(z_all, seeds, bounds, wcols: int, *, r0: int, c0: int, state: dict) -> int | None:
+    """The first of the window's ``seeds`` (flat indices in a window ``wcols`` wide at row r0, column
+    c0 of the DEM) not proven to reach a true outlet of the DEM without rising above its ``bounds``
+    (ft; a search for a way out below the lowest filled height relying on it,
+    :func:`geosite.hydrology._kernels.spill_below`), as a flat index on the whole DEM; None when all are.
     """
     from geosite.hydrology import _kernels as fk
 
     nc = z_all.shape[1]
-    seeds, bounds = lowest_fill_by_seed(label, filled, cells)
-    wcols = label.shape[1]
     for k in np.argsort(bounds, kind="stable"):  # increasing bounds keep the proven marks valid
         sr, sc = divmod(int(seeds[k]), wcols)
         gr, gc = sr + r0, sc + c0
@@ -490,7 +523,7 @@ def _summarise(dem: Dem, drainage: _Drainage, *, threshold_sqft: float, method: 
     entry = parent < 0
     contrib = acc[entry] * cell_sqft
     chan = contrib >= threshold_sqft
-    entry_len = _entry_flow_lengths(parent, length, entry)
+    entry_len = fk.entry_lengths(parent, length)
     t = dem.transform
     ex = t.c + (cols[entry] + c0 + 0.5) * t.a
     ey = t.f + (rows[entry] + r0 + 0.5) * t.e

@@ -11,8 +11,12 @@ forbidden.
   :data:`MAX_DXF_BLOCK_DEPTH` deep and the entities that inserting them would make at most the
   ``max_vertices_total`` limit, counted before GDAL expands a block); a GeoJSON's ``crs`` member (a
   named EPSG or OGC CRS only: a ``link`` is refused); a shapefile's ``.prj`` (plain).
-- CRSs: :func:`check_crs_text` accepts an EPSG code, or WKT / a PROJ string without grid, file or URL
-  parameters (``+nadgrids``, ``+geoidgrids``, ``+init``, ``PARAMETERFILE``, ``http:``, ``/vsi``...).
+- CRSs: :func:`check_crs_text` accepts an EPSG code, or WKT / a PROJ string / PROJJSON naming no external
+  resource: no grid, file or model parameter (``+nadgrids``, ``+geoidgrids``, ``grids``, ``+init``,
+  ``file``, ``model`` ...), no ``@`` (PROJ's optional-grid mark), no WKT ``EXTENSION`` (``PROJ4_GRIDS``,
+  ``PROJ4``: GDAL's channels for grid names), no ``PARAMETERFILE`` or ``GEOIDMODEL``, no URL, no
+  ``/vsi`` path, and no quoted text that is a file path or a grid file's name (``/abs/outside.gsb``,
+  ``..\\x.gtx``, ``conus.tif``).
 - Drivers: :func:`prune_gdal_drivers` deregisters every GDAL driver but the allowlisted ones in each
   GDAL library loaded in the process (rasterio's and pyogrio's), so a file no check here foresaw still
   meets only those drivers.
@@ -56,10 +60,19 @@ _CONVERT = {
     "OGR_VRT": "an OGR VRT (its sources and SQL could reach anywhere); send the layers as a GeoPackage",
 }
 _GRID = re.compile(
-    r"(?i)(^|[+\s])\+?(nadgrids|geoidgrids|hgridshift|vgridshift|gridshift|xy_grids|z_grids|grids|"
-    r"init|tinshift|deformation|file|url)\s*="
+    r"(?i)(^|[+\s\"{,])\+?(nadgrids|geoidgrids|hgridshift|vgridshift|gridshift|xy_grids|z_grids|grids|"
+    r"init|tinshift|deformation|file|url|model|catalog|parameter_file|geoid_model|grid_name)\"?\s*[=:]"
 )
-_REMOTE = re.compile(r"(?i)(https?|ftp|file)\s*:|[\\/]vsi|PARAMETERFILE\s*\[|GEOIDMODEL\s*\[")
+_REMOTE = re.compile(
+    r"(?i)(https?|ftp|file|s3|gs|az)\s*:|[\\/]vsi|\\\\|PARAMETERFILE\s*\[|GEOIDMODEL\s*\[|EXTENSION\s*\[|@"
+)
+#: Grid and model files PROJ and GDAL read (NTv2, GTX, GeoTIFF grids, PROJ's JSON models, ...).
+_GRID_FILE = re.compile(
+    r"(?i)\.(gsb|gtx|tif|tiff|json|byn|las|los|ct2|nad|ntv1|ntv2|gvb|grd|asc|bin|gdb|dat|geoid|isg|txt|gpkg|db)$"
+)
+#: A quoted text (WKT, PROJJSON) or a PROJ value that names a file: a path (absolute, relative, home,
+#: Windows) or a grid file's name.
+_PATHLIKE = re.compile(r"^\s*([/\\~]|\.{1,2}[/\\]|[A-Za-z]:[/\\])")
 _TRIGGER = re.compile(
     r"^(gpkg_\w+|rtree_\w+_(insert|update\d*|delete)|trigger_(insert|delete)_feature_count_\w+)$"
 )
@@ -73,15 +86,45 @@ def check_crs_text(text: object, where: str) -> None:
     if isinstance(text, int) and not isinstance(text, bool):
         return
     s = str(text)
-    if "\x00" in s or _GRID.search(s) or _REMOTE.search(s):
+    if "\x00" in s or _GRID.search(s) or _REMOTE.search(s) or _names_a_file(s):
         raise UnsafeInputError(
             f"{where}: a CRS naming a grid, file or URL ({_clip(s)}); geosite check accepts a CRS "
-            "only as an EPSG code, or WKT / PROJ text without grids, files or URLs"
+            "only as an EPSG code, or WKT / PROJ text without grids, files, URLs or extensions"
         )
 
 
+def _names_a_file(s: str) -> bool:
+    """Whether any quoted text (WKT, PROJJSON) or any PROJ ``key=value`` value in ``s`` is a path or names
+    a grid file.
+    """
+    values = re.findall(r'"((?:[^"\\]|\\.)*)"', s)
+    values += [m.group(1) for m in re.finditer(r"(?:^|\s)\+?[A-Za-z_][\w]*\s*=\s*([^\s]+)", s)]
+    return any(_PATHLIKE.search(v) or _GRID_FILE.search(v.strip().strip("'")) for v in values)
+
+
+#: Files already inspected, by (path, driver, device, inode, size, modification time): a GeoPackage is opened
+#: once per layer read, and its inspection (hundreds of SQLite statements) need not run again for the same
+#: (staged, read-only) bytes.
+_INSPECTED: set[tuple[str, str, int, int, int, int]] = set()
+
+
 def submission_policy(path: Path, driver: str, what: str, limits: Limits | None = None) -> None:
-    """The check every submission file passes once its format is known and before GDAL opens it."""
+    """The check every submission file passes once its format is known and before GDAL opens it (once
+    per file: the same file, unchanged, is not inspected again).
+    """
+    try:
+        st = path.stat()
+        key = (str(path), driver, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    except OSError:
+        key = None
+    if key is not None and key in _INSPECTED:
+        return
+    _inspect(path, driver, what, limits)
+    if key is not None:
+        _INSPECTED.add(key)
+
+
+def _inspect(path: Path, driver: str, what: str, limits: Limits | None) -> None:
     if driver not in RASTER_DRIVERS + VECTOR_DRIVERS:
         why = _CONVERT.get(driver, f"a {driver} file")
         raise UnsafeInputError(

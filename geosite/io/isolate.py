@@ -8,8 +8,11 @@ thread starts:
   the machine). Needs CAP_SYS_ADMIN (root, or a user namespace).
 - :func:`block_sockets`: a seccomp filter (no library needed: a classic-BPF program installed with
   ``prctl``) making ``socket()`` fail with EPERM for every address family but AF_UNIX, and
-  ``io_uring_setup`` fail too (io_uring can open sockets without ``socket()``); x86-64 only. It holds
-  for the process and every thread it starts after, and cannot be lifted.
+  ``io_uring_setup`` fail too (io_uring can open sockets without ``socket()``); and refusing every new
+  process (``fork``, ``vfork``, a ``clone`` without ``CLONE_THREAD``: EPERM; ``clone3``, whose flags a
+  filter cannot read: ENOSYS, so the C library falls back to ``clone`` for its threads), so the process's
+  own limits bound everything it runs; x86-64 only. It holds for the process and every thread it starts
+  after, and cannot be lifted.
 - :func:`set_limits`: RLIMIT_AS (address space, bytes) and RLIMIT_CPU (seconds; the kernel kills the
   process past it).
 
@@ -33,10 +36,13 @@ _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 _AUDIT_ARCH_X86_64 = 0xC000003E
 _NR_SOCKET = 41
+_NR_CLONE, _NR_FORK, _NR_VFORK, _NR_CLONE3 = 56, 57, 58, 435
 _NR_IO_URING_SETUP = 425
+_CLONE_THREAD = 0x00010000
 _X32_BIT = 0x40000000
 _RET_ALLOW = 0x7FFF0000
 _RET_EPERM = 0x00050000 | errno.EPERM
+_RET_ENOSYS = 0x00050000 | errno.ENOSYS
 
 
 def _libc() -> ctypes.CDLL:
@@ -59,24 +65,33 @@ def enter_network_namespace() -> tuple[bool, str]:
 
 def _filter() -> bytes:
     """The seccomp program: (code, jt, jf, k) per instruction, relative jumps."""
-    ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    ld_abs, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     prog = [
         (ld_abs, 0, 0, 4),  # 0: A = arch
-        (jeq, 0, 6, _AUDIT_ARCH_X86_64),  # 1: not x86-64 -> allow (the filter is installed on x86-64 only)
+        (jeq, 0, 12, _AUDIT_ARCH_X86_64),  # 1: not x86-64 -> allow (the filter is installed on x86-64 only)
         (ld_abs, 0, 0, 0),  # 2: A = syscall number
-        (jge, 5, 0, _X32_BIT),  # 3: x32 ABI -> EPERM
+        (jge, 11, 0, _X32_BIT),  # 3: x32 ABI -> EPERM
         (jeq, 0, 2, _NR_SOCKET),  # 4: socket() ?
         (ld_abs, 0, 0, 16),  # 5: A = args[0] (address family, low word)
-        (jeq, 1, 2, socket.AF_UNIX),  # 6: AF_UNIX -> allow, else EPERM
-        (jeq, 1, 0, _NR_IO_URING_SETUP),  # 7: io_uring_setup -> EPERM
-        (ret, 0, 0, _RET_ALLOW),  # 8
-        (ret, 0, 0, _RET_EPERM),  # 9
+        (jeq, 7, 8, socket.AF_UNIX),  # 6: AF_UNIX -> allow, else EPERM
+        (jeq, 7, 0, _NR_IO_URING_SETUP),  # 7: io_uring_setup -> EPERM
+        (jeq, 6, 0, _NR_FORK),  # 8: fork -> EPERM
+        (jeq, 5, 0, _NR_VFORK),  # 9: vfork -> EPERM
+        (jeq, 5, 0, _NR_CLONE3),  # 10: clone3 -> ENOSYS (its flags are behind a pointer)
+        (jeq, 0, 2, _NR_CLONE),  # 11: clone ?
+        (ld_abs, 0, 0, 16),  # 12: A = args[0] (the clone flags, low word)
+        (jset, 0, 1, _CLONE_THREAD),  # 13: a thread -> allow, a process -> EPERM
+        (ret, 0, 0, _RET_ALLOW),  # 14
+        (ret, 0, 0, _RET_EPERM),  # 15
+        (ret, 0, 0, _RET_ENOSYS),  # 16
     ]
     return b"".join(struct.pack("HBBI", *ins) for ins in prog)
 
 
 def block_sockets() -> tuple[bool, str]:
-    """Install the socket-blocking seccomp filter in this process. Returns (held, why not)."""
+    """Install the seccomp filter (sockets but AF_UNIX refused, no new process) in this process. Returns
+    (held, why not).
+    """
     if platform.machine() not in ("x86_64", "AMD64"):
         return False, f"seccomp filter written for x86-64, this is {platform.machine()}"
     code = _filter()

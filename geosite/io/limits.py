@@ -60,6 +60,11 @@ class Limits:
         text file (a DEM, a submitted map), bytes (default 2 GiB); checked before ``check`` stages it.
     max_staged_total_bytes : size of all the files of a submission, bytes (default 4 GiB).
     max_staged_files : files in a submission (default 10,000).
+    max_staged_folders : folders in a submission (default 1,000: a site folder needs a handful, and each
+        one is made and removed again by staging).
+    max_result_vertices : vertices in all the geometry a sandboxed ``check`` hands back to the process that
+        writes the outputs (the site's layers, what was derived from them and the DEM, the findings),
+        counted before that process touches any (default 20,000,000: 320 MB of coordinates).
     check_seconds : wall-clock time the sandboxed ``check`` may take to read and check a submission, s
         (default 1,800); its process is killed after it.
     check_cpu_seconds : CPU time of that process, s (default 1,800).
@@ -79,6 +84,8 @@ class Limits:
     max_staged_file_bytes: int = 2 * 2**30
     max_staged_total_bytes: int = 4 * 2**30
     max_staged_files: int = 10_000
+    max_staged_folders: int = 1_000
+    max_result_vertices: int = 20_000_000
     check_seconds: int = 1_800
     check_cpu_seconds: int = 1_800
     check_memory_bytes: int = 0
@@ -128,8 +135,13 @@ class Limits:
                 "need no sheets), map a part of the site, or raise with --limit max_sheet_tiles=N"
             )
 
-    def check_read(self, what: str, width: int, height: int) -> None:
-        """Refuse to read a ``width`` x ``height`` window whose working memory exceeds the budget."""
+    def check_read(self, what: str, width: int, height: int, decoded_bytes: int = 0) -> None:
+        """Refuse to read a ``width`` x ``height`` window whose working memory (its cells times
+        :data:`BYTES_PER_DEM_CELL`) exceeds the budget, or whose blocks decode to more than the budget
+        (``decoded_bytes``, bytes: :func:`geosite.io.raster.block_charge`; GDAL decodes them one at a time
+        into its block cache, so they are charged on their own, not added to the analysis' peak).
+        """
+        self.check_decode(what, decoded_bytes)
         need = width * height * BYTES_PER_DEM_CELL
         if need > self.raster_budget_bytes:
             raise LimitError(
@@ -138,6 +150,20 @@ class Limits:
                 f"({BYTES_PER_DEM_CELL} bytes per cell), over the raster budget of "
                 f"{self.raster_budget_bytes / 2**30:,.1f} GB; "
                 "refused before reading. Use a coarser DEM, or raise with --limit raster_budget_bytes=N"
+            )
+
+    def check_decode(self, what: str, decoded_bytes: int) -> None:
+        """Refuse a read whose blocks decode to more than the raster budget (``decoded_bytes``, bytes): GDAL
+        decodes every block a read touches whole, so a small window of a file stored as one huge tile costs
+        the tile (a 1 MB GeoTIFF of one 16,384 x 16,384 deflate tile decodes to 1 GiB).
+        """
+        if decoded_bytes > self.raster_budget_bytes:
+            raise LimitError(
+                f"{what}: the read touches blocks of the file that decode to "
+                f"{decoded_bytes / 2**20:,.0f} MB, "
+                f"over the raster budget of {self.raster_budget_bytes / 2**20:,.0f} MB (GDAL decodes a "
+                "block whole, however little of it is read); refused before reading. Store the raster in "
+                "smaller tiles (gdal_translate -co TILED=YES), or raise with --limit raster_budget_bytes=N"
             )
 
     def check_vertices(self, what: str, per_feature: Any, ids: Any, total_so_far: int = 0) -> int:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from geosite.errors import OutputError
+from geosite.io.text import json_text
 from geosite.verdict import Verdict
 
 #: The manifest geosite writes in every output folder (and reads before replacing one).
@@ -235,6 +236,21 @@ def swap_in(new: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def current_umask() -> int:
+    """The process's file mode creation mask (read from /proc where it is shown, so no other thread sees
+    a changed mask; elsewhere set and restored at once).
+    """
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
     """Yield a temporary folder; on success it gets the run's manifest and becomes ``out`` (replacing
@@ -254,6 +270,7 @@ def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
         yield tmp
         write_manifest(tmp)
         (tmp / TMP_MARKER).unlink()
+        tmp.chmod(0o777 & ~current_umask())  # mkdtemp's folder is the owner's only; the output is the user's
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -285,8 +302,10 @@ def finite(obj: Any) -> Any:
 
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
+    if isinstance(obj, str):
+        return json_text(obj)  # a submission's text: bytes that are not UTF-8 written as \\xNN
     if isinstance(obj, dict):
-        return {k: finite(v) for k, v in obj.items()}
+        return {json_text(k) if isinstance(k, str) else k: finite(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
         return [finite(v) for v in obj]
     if hasattr(obj, "dtype") and getattr(obj, "shape", None) == ():

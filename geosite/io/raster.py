@@ -1,14 +1,23 @@
 """Reading DEMs with rasterio: only the window a site needs, nodata as NaN, heights in feet; every
 raster opened through :func:`open_raster` (format by content, offline GDAL, dimensions and budget
 checked before reading: geosite.io.untrusted, geosite.io.limits).
+
+Every read through :func:`open_raster` is charged what GDAL decodes for it (:func:`block_charge`): each
+block the read touches, whole (its size from the file's header, known before any pixel is read), all
+of a block's bands when they are interleaved by pixel; a read whose blocks would decode to more than the
+raster budget is refused before it starts (:meth:`geosite.io.limits.Limits.check_decode`), whoever makes
+it (the site's window, the DEM window search, the plausibility sample). In ``check``'s sandbox the
+raster's own CRS (a GeoTIFF can carry WKT in its citation) passes the CRS text check too.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import rasterio
@@ -19,7 +28,7 @@ from rasterio.windows import Window, from_bounds
 from geosite.errors import CRSError, InputError, MissingInputError, UnreadableInputError
 from geosite.grid import Dem
 from geosite.io.limits import Limits
-from geosite.io.untrusted import offline, raster_format
+from geosite.io.untrusted import offline, policy_active, raster_format
 from geosite.units import VerticalUnit, parse_vertical_unit
 
 #: GDAL's block cache while geosite reads a raster, MB. Each tile is read once, so a cache adds nothing,
@@ -44,24 +53,139 @@ def _read_cache() -> Iterator[None]:
         set_gdal_config("GDAL_CACHEMAX", old)
 
 
+def _span(start: float, length: float, size: int, block: int) -> int:
+    """How many blocks of ``block`` cells a run of ``length`` cells from ``start`` touches (clipped to the
+    raster's ``size`` cells)."""
+    lo = max(int(math.floor(start)), 0)
+    hi = min(int(math.ceil(start + length)), size)
+    return 0 if hi <= lo else (hi - 1) // block - lo // block + 1
+
+
+def block_charge(src: Any, window: Window | None = None) -> int:
+    """The bytes GDAL decodes to read ``window`` of band 1 of the open raster ``src`` (the whole raster when
+    None): every block the window touches, whole, with all the block's bands when the file interleaves
+    them by pixel. From the header alone (block shape, data types, interleaving): nothing is read.
+    """
+    rows, cols = src.block_shapes[0]
+    rows, cols = max(int(rows), 1), max(int(cols), 1)
+    if window is None:
+        window = Window(0, 0, src.width, src.height)
+    n = _span(window.col_off, window.width, src.width, cols) * _span(
+        window.row_off, window.height, src.height, rows
+    )
+    interleave = getattr(src, "interleaving", None)
+    pixel = interleave is not None and getattr(interleave, "value", str(interleave)).lower() == "pixel"
+    itemsize = sum(np.dtype(d).itemsize for d in src.dtypes) if pixel else np.dtype(src.dtypes[0]).itemsize
+    return n * rows * cols * itemsize
+
+
+class ChargedRaster:
+    """An open raster whose every read (:meth:`read`, :meth:`read_masks`) is first charged what it
+    decodes (:func:`block_charge`) against the raster budget; everything else is the rasterio dataset's.
+    """
+
+    def __init__(self, src: Any, what: str, limits: Limits) -> None:
+        self._src, self._what, self._limits = src, what, limits
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._src, name)
+
+    def charge(self, window: Any = None, decimated: bool = False) -> int:
+        """The bytes a read of ``window`` decodes (refused over the budget); ``decimated``: a read to a
+        smaller ``out_shape``, which GDAL may take from an overview, charged the costlier of the two.
+
+        Parameters
+        ----------
+        window : rasterio.windows.Window, optional
+            The cells read (None: all of them).
+        decimated : bool
+            Whether the read asks for fewer cells than the window holds.
+
+        Returns
+        -------
+        int
+            The bytes charged.
+        """
+        cost = block_charge(self._src, window)
+        if decimated:
+            cost = max(cost, self._overview_charge(window))
+        self._limits.check_decode(self._what, cost)
+        return cost
+
+    def _overview_charge(self, window: Any) -> int:
+        """The costliest overview's share of ``window``: each overview level's blocks, from its header."""
+        factors = self._src.overviews(1)
+        cost = 0
+        for level, factor in enumerate(factors):
+            with rasterio.open(self._src.name, overview_level=level, driver=self._src.driver) as ov:
+                w = None
+                if window is not None:
+                    w = Window(
+                        window.col_off / factor,
+                        window.row_off / factor,
+                        window.width / factor,
+                        window.height / factor,
+                    )
+                cost = max(cost, block_charge(ov, w))
+        return cost
+
+    def read(self, *args: Any, **kwargs: Any) -> Any:
+        """The read of rasterio's ``read``, once charged.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As rasterio's ``DatasetReader.read``.
+
+        Returns
+        -------
+        numpy.ndarray
+            What rasterio reads.
+        """
+        self.charge(kwargs.get("window"), kwargs.get("out_shape") is not None)
+        return self._src.read(*args, **kwargs)
+
+    def read_masks(self, *args: Any, **kwargs: Any) -> Any:
+        """The read of rasterio's ``read_masks``, once charged (a mask decodes the blocks its band does).
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As rasterio's ``DatasetReader.read_masks``.
+
+        Returns
+        -------
+        numpy.ndarray
+            What rasterio reads.
+        """
+        self.charge(kwargs.get("window"), kwargs.get("out_shape") is not None)
+        return self._src.read_masks(*args, **kwargs)
+
+
 @contextmanager
 def open_raster(
     path: str | Path, what: str = "DEM", root: Path | None = None, limits: Limits | None = None
-) -> Iterator[rasterio.DatasetReader]:
+) -> Iterator[Any]:
     """Open a raster for reading the safe way: a regular file of a format geosite reads (a VRT's sources
-    checked, inside ``root`` when given), opened by that driver only, with GDAL offline, and its
-    dimensions within ``limits``. Errors name ``what`` and the file.
+    checked, inside ``root`` when given), opened by that driver only, with GDAL offline, its dimensions
+    within ``limits``, every read charged what it decodes (:class:`ChargedRaster`), and in ``check``'s
+    sandbox its CRS checked like any CRS text of a submission. Errors name ``what`` and the file.
     """
     path = Path(path)
     driver = raster_format(path, what, root)
+    limits = limits or Limits()
     with offline(), _read_cache():
         try:
             src = rasterio.open(path, driver=driver)
         except RasterioIOError as exc:
             raise UnreadableInputError(f"{what} {path}: cannot be read as a raster ({exc})") from exc
         with src:
-            (limits or Limits()).check_raster(f"{what} {path}", src.width, src.height)
-            yield src
+            limits.check_raster(f"{what} {path}", src.width, src.height)
+            if root is not None and policy_active() and src.crs is not None:
+                from geosite.io.allowlist import check_crs_text
+
+                check_crs_text(src.crs.to_wkt(), f"{what} {path}: its CRS")
+            yield ChargedRaster(src, f"{what} {path}", limits)
 
 
 def read_dem(
@@ -97,7 +221,9 @@ def read_dem(
                 raise UnreadableInputError(f"DEM {path}: does not overlap the site at all")
             window = Window(c0, r0, c1 - c0, r1 - r0)
         limits.check_read(
-            f"DEM {path}", *((window.width, window.height) if window else (src.width, src.height))
+            f"DEM {path}",
+            *((window.width, window.height) if window else (src.width, src.height)),
+            decoded_bytes=block_charge(src, window),
         )
         try:
             z = read_heights(src, window)

@@ -11,21 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-#: First characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+from geosite.io.text import FORMULA_STARTS as FORMULA_STARTS
+from geosite.io.text import csv_cell
 
 
 def safe_cell(value: Any) -> Any:
-    """``value`` with a leading ``'`` when it is a text a spreadsheet would run as a formula (also when
-    spaces or a line break precede the formula character); anything else unchanged.
+    """``value`` as a cell a spreadsheet shows as text (:func:`geosite.io.text.csv_cell`: a leading ``'``
+    before a formula character, also after spaces or a line break, full-width forms included); anything
+    that is not a text unchanged.
     """
-    if (
-        isinstance(value, str)
-        and value.lstrip(" \n").startswith(FORMULA_STARTS)
-        or (isinstance(value, str) and value.startswith(FORMULA_STARTS))
-    ):
-        return "'" + value
-    return value
+    return csv_cell(value)
 
 
 def safe_frame(df: Any) -> Any:

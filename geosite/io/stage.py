@@ -7,12 +7,19 @@ walks it first (without following any link) and refuses, before a byte of data i
   file with more than one hard link (it may be an outside file under another name), a mount point;
 - a name that is not UTF-8, holds a control character (NUL, newline, escape ...) or a backslash, or is
   ``.`` / ``..``;
-- more than :attr:`~geosite.io.limits.Limits.max_staged_files` files, or folders nested deeper than
-  :data:`MAX_DEPTH`;
+- more than :attr:`~geosite.io.limits.Limits.max_staged_files` files or
+  :attr:`~geosite.io.limits.Limits.max_staged_folders` folders (counted as the folder is listed: a folder
+  of a million entries is refused after the first few thousand, not listed whole), or folders nested
+  deeper than :data:`MAX_DEPTH`;
 - a file over its size limit (:func:`size_limit_key`: vector files ``max_vector_file_bytes``,
   site.toml and the small text side files ``.prj`` / ``.cpg`` ``max_toml_bytes``, anything else
   ``max_staged_file_bytes``), or a total over ``max_staged_total_bytes``; sizes are taken from the
   folder entry, so a sparse 3 GB ``.prj`` is refused without reading it.
+
+The walk and the copy keep to a deadline (the sandboxed ``check``'s ``check_seconds``, shared with the
+child that reads the copy): past it, :class:`~geosite.errors.LimitError`. A path the file system refuses
+(too long once inside the stage) is refused too; every message names the path printably
+(:func:`geosite.io.text.one_line`: a name holding a line break is one line).
 
 Then each file is opened without following links and without blocking (``O_NOFOLLOW | O_NONBLOCK``),
 checked to be the same regular file the walk saw, copied with at most its size read, hashed (SHA-256)
@@ -29,11 +36,13 @@ import errno
 import hashlib
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from geosite.errors import UnsafeInputError
+from geosite.errors import LimitError, UnsafeInputError
 from geosite.io.limits import Limits
+from geosite.io.text import one_line
 
 #: Folders may nest this deep inside a submission.
 MAX_DEPTH = 16
@@ -90,6 +99,7 @@ def size_limit_key(name: str) -> str:
 
 def check_name(name: str, where: str) -> None:
     """Refuse a file or folder name geosite will not stage (:class:`~geosite.errors.UnsafeInputError`)."""
+    where = one_line(where)
     if name in (".", ".."):
         raise UnsafeInputError(f"{where}: the name {name!r} is refused in a submission")
     if any(0xDC80 <= ord(c) <= 0xDCFF for c in name):
@@ -109,55 +119,111 @@ class _Entry:
     ino: int
 
 
-def _scan(folder: Path, limits: Limits) -> tuple[list[_Entry], list[str], list[str]]:
-    """Every regular file under ``folder`` (links never followed), the journals left out, and the
-    folders (relative paths); refusals as UnsafeInputError / LimitError, before anything is copied.
+class _Deadline:
+    """The time staging may take: ``LimitError`` once ``at`` (time.monotonic()) has passed."""
+
+    def __init__(self, at: float | None, folder: Path, limits: Limits) -> None:
+        self.at, self.folder, self.limits = at, folder, limits
+
+    def check(self) -> None:
+        """Raise :class:`~geosite.errors.LimitError` when the time is up."""
+        if self.at is not None and time.monotonic() > self.at:
+            raise LimitError(
+                f"{one_line(self.folder)}: staging the submission took over check_seconds "
+                f"{self.limits.check_seconds:,} s; stopped, nothing written. "
+                "Raise with --limit check_seconds=N"
+            )
+
+
+@dataclass
+class _Walk:
+    """The walk of one submission folder: what it found so far (the files to copy, the journals left out,
+    the folders as relative paths) and the folders still to list.
     """
-    entries: list[_Entry] = []
-    skipped: list[str] = []
-    dirs: list[str] = []
-    stack: list[tuple[str, int]] = [("", 0)]
-    root_dev = os.stat(folder).st_dev
-    while stack:
-        rel_dir, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise UnsafeInputError(f"{folder / rel_dir}: folders nested deeper than {MAX_DEPTH}; refused")
+
+    folder: Path
+    limits: Limits
+    root_dev: int
+    entries: list[_Entry] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)
+    stack: list[tuple[str, int]] = field(default_factory=lambda: [("", 0)])
+
+    def listing(self, path: Path) -> list[os.DirEntry]:
+        """The entries of folder ``path``, sorted by name; refused past the room the limits leave."""
+        limits = self.limits
+        room = limits.max_staged_files + limits.max_staged_folders - len(self.entries) - len(self.dirs)
+        items = []
         try:
-            with os.scandir(folder / rel_dir if rel_dir else folder) as it:
-                items = sorted(it, key=lambda e: e.name)
+            with os.scandir(path) as it:
+                for e in it:
+                    items.append(e)
+                    if len(items) > room:
+                        raise UnsafeInputError(
+                            f"{one_line(path)}: more entries than a submission may hold (max_staged_files "
+                            f"{limits.max_staged_files:,} files, max_staged_folders "
+                            f"{limits.max_staged_folders:,} folders); refused. Raise with --limit "
+                            "max_staged_files=N or max_staged_folders=N"
+                        )
         except OSError as exc:
-            raise UnsafeInputError(f"{folder / rel_dir}: cannot be listed ({exc.strerror}); refused") from exc
-        for e in items:
-            rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
-            where = str(folder / rel)
-            check_name(e.name, where)
+            raise UnsafeInputError(f"{one_line(path)}: cannot be listed ({exc.strerror}); refused") from exc
+        return sorted(items, key=lambda e: e.name)
+
+    def entry(self, rel_dir: str, depth: int, e: os.DirEntry) -> None:
+        """One entry: a folder queued, a file recorded (or a journal left out), anything else refused."""
+        rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
+        where = one_line(self.folder / rel)
+        check_name(e.name, where)
+        try:
             st = e.stat(follow_symlinks=False)
-            if stat.S_ISLNK(st.st_mode):
-                raise UnsafeInputError(
-                    f"{where}: a symbolic link; a submission must hold the files themselves "
-                    "(refused without following it)"
-                )
-            if stat.S_ISDIR(st.st_mode):
-                dirs.append(rel)
-                stack.append((rel, depth + 1))
-                continue
-            _check_plain_file(where, st, root_dev)
-            if e.name.lower().endswith(JOURNALS):
-                skipped.append(
-                    f"{rel}: a SQLite journal; not read (a GeoPackage is read as its main file holds it)"
-                )
-                continue
-            key = size_limit_key(e.name)
-            limits.check_file_size(where, st.st_size, key)
-            entries.append(_Entry(rel, st.st_size, st.st_dev, st.st_ino))
-            if len(entries) > limits.max_staged_files:
-                raise UnsafeInputError(
-                    f"{folder}: more than max_staged_files {limits.max_staged_files:,} files; refused. "
-                    "Raise with --limit max_staged_files=N"
-                )
-    total = sum(e.size for e in entries)
-    limits.check_file_size(f"submission {folder} (all its files)", total, "max_staged_total_bytes")
-    return entries, skipped, dirs
+        except OSError as exc:
+            raise UnsafeInputError(f"{where}: cannot be examined ({exc.strerror}); refused") from exc
+        if stat.S_ISLNK(st.st_mode):
+            raise UnsafeInputError(
+                f"{where}: a symbolic link; a submission must hold the files themselves "
+                "(refused without following it)"
+            )
+        if stat.S_ISDIR(st.st_mode):
+            self.dirs.append(rel)
+            self._count(len(self.dirs), "max_staged_folders", "folders")
+            self.stack.append((rel, depth + 1))
+            return
+        _check_plain_file(where, st, self.root_dev)
+        if e.name.lower().endswith(JOURNALS):
+            self.skipped.append(
+                f"{rel}: a SQLite journal; not read (a GeoPackage is read as its main file holds it)"
+            )
+            return
+        self.limits.check_file_size(where, st.st_size, size_limit_key(e.name))
+        self.entries.append(_Entry(rel, st.st_size, st.st_dev, st.st_ino))
+        self._count(len(self.entries), "max_staged_files", "files")
+
+    def _count(self, n: int, key: str, what: str) -> None:
+        limit = getattr(self.limits, key)
+        if n > limit:
+            raise UnsafeInputError(
+                f"{one_line(self.folder)}: more than {key} {limit:,} {what}; refused. "
+                f"Raise with --limit {key}=N"
+            )
+
+
+def _scan(folder: Path, limits: Limits, deadline: _Deadline) -> _Walk:
+    """Every regular file under ``folder`` (links never followed), the journals left out, and the
+    folders; refusals as UnsafeInputError / LimitError, before anything is copied.
+    """
+    walk = _Walk(folder, limits, os.stat(folder).st_dev)
+    while walk.stack:
+        rel_dir, depth = walk.stack.pop()
+        if depth > MAX_DEPTH:
+            raise UnsafeInputError(
+                f"{one_line(folder / rel_dir)}: folders nested deeper than {MAX_DEPTH}; refused"
+            )
+        for e in walk.listing(folder / rel_dir if rel_dir else folder):
+            deadline.check()
+            walk.entry(rel_dir, depth, e)
+    total = sum(e.size for e in walk.entries)
+    limits.check_file_size(f"submission {one_line(folder)} (all its files)", total, "max_staged_total_bytes")
+    return walk
 
 
 def _check_plain_file(where: str, st: os.stat_result, root_dev: int) -> None:
@@ -188,22 +254,29 @@ def _check_plain_file(where: str, st: os.stat_result, root_dev: int) -> None:
         )
 
 
-def _copy(src_root: Path, dst_root: Path, entry: _Entry) -> StagedFile:
-    """Copy one scanned file (the same one: device and inode checked on the open descriptor), at most its
-    scanned size, hashing it; the copy made read-only.
-    """
-    where = src_root / entry.rel
+def _open_source(where: Path) -> int:
+    """The scanned file opened without following a link or blocking (an UnsafeInputError if it cannot be)."""
     flags = (
         os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
     )
     try:
         try:  # not even its access time changes (the file's owner, or root)
-            fd = os.open(where, flags | getattr(os, "O_NOATIME", 0))
+            return os.open(where, flags | getattr(os, "O_NOATIME", 0))
         except PermissionError:
-            fd = os.open(where, flags)
+            return os.open(where, flags)
     except OSError as exc:
         why = "it became a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
-        raise UnsafeInputError(f"{where}: changed while it was being staged ({why}); refused") from exc
+        raise UnsafeInputError(
+            f"{one_line(where)}: changed while it was being staged ({why}); refused"
+        ) from exc
+
+
+def _copy(src_root: Path, dst_root: Path, entry: _Entry, deadline: _Deadline) -> StagedFile:
+    """Copy one scanned file (the same one: device and inode checked on the open descriptor), at most its
+    scanned size, hashing it; the copy made read-only.
+    """
+    where = src_root / entry.rel
+    fd = _open_source(where)
     digest = hashlib.sha256()
     dst = dst_root / entry.rel
     try:
@@ -214,14 +287,15 @@ def _copy(src_root: Path, dst_root: Path, entry: _Entry) -> StagedFile:
             or st.st_size != entry.size
         ):
             raise UnsafeInputError(
-                f"{where}: changed while it was being staged (replaced or resized); refused"
+                f"{one_line(where)}: changed while it was being staged (replaced or resized); refused"
             )
         left = entry.size
         with open(dst, "xb") as out:
             while left > 0:
+                deadline.check()
                 chunk = os.read(fd, min(_CHUNK, left))
                 if not chunk:
-                    raise UnsafeInputError(f"{where}: shrank while it was being staged; refused")
+                    raise UnsafeInputError(f"{one_line(where)}: shrank while it was being staged; refused")
                 digest.update(chunk)
                 out.write(chunk)
                 left -= len(chunk)
@@ -231,7 +305,9 @@ def _copy(src_root: Path, dst_root: Path, entry: _Entry) -> StagedFile:
     return StagedFile(entry.rel, entry.size, digest.hexdigest())
 
 
-def stage_submission(folder: str | Path, dest: str | Path, limits: Limits | None = None) -> Staged:
+def stage_submission(
+    folder: str | Path, dest: str | Path, limits: Limits | None = None, *, deadline: float | None = None
+) -> Staged:
     """Copy the submission ``folder`` into the new folder ``dest`` (which must not exist; its parent
     should be private to this run): regular files only, names, sizes and the total checked before any
     copy. Returns the :class:`Staged` copy with every file's SHA-256.
@@ -244,6 +320,9 @@ def stage_submission(folder: str | Path, dest: str | Path, limits: Limits | None
         The staged copy's folder, created here.
     limits : Limits, optional
         Resource limits (:class:`~geosite.io.limits.Limits`: sizes in bytes, the number of files).
+    deadline : float, optional
+        The time, s on ``time.monotonic()``'s clock, after which staging stops with a LimitError (None:
+        no deadline).
 
     Returns
     -------
@@ -255,14 +334,21 @@ def stage_submission(folder: str | Path, dest: str | Path, limits: Limits | None
     if not src.is_dir():
         from geosite.errors import MissingInputError
 
-        raise MissingInputError(f"{src}: site folder not found")
+        raise MissingInputError(f"{one_line(src)}: site folder not found")
     src = src.resolve()
-    entries, skipped, dirs = _scan(src, limits)
+    clock = _Deadline(deadline, src, limits)
+    walk = _scan(src, limits, clock)
     dst = Path(dest)
     dst.mkdir(mode=0o700)
-    for rel in sorted(dirs, key=lambda r: r.count("/")):
-        (dst / rel).mkdir(mode=0o700)
-    staged = Staged(src, dst, skipped=skipped)
-    for e in entries:
-        staged.files.append(_copy(src, dst, e))
+    staged = Staged(src, dst, skipped=walk.skipped)
+    try:
+        for rel in sorted(walk.dirs, key=lambda r: r.count("/")):
+            (dst / rel).mkdir(mode=0o700)
+        for e in walk.entries:
+            staged.files.append(_copy(src, dst, e, clock))
+    except OSError as exc:  # a path the stage's file system refuses (too long under the stage's folder)
+        raise UnsafeInputError(
+            f"{one_line(src)}: a file of the submission cannot be staged ({exc.strerror}: "
+            f"{one_line(exc.filename)}); refused"
+        ) from exc
     return staged

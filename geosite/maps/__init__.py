@@ -1,10 +1,11 @@
 """Plan maps at exact scale: the existing site map, the site construction plan and the plan of final
 site conditions, as vector PDF (print master, fonts embedded) with PNG previews.
 
-Every map is drawn at exactly 1 in = ``scale_ft`` ft (by default the scale the profile's chapter asks
-for, Grantsburg's 100; 50, 40, 20 on request; anything smaller than 1 in = 100 ft is refused), on the
-smallest sheet that holds the site and its margin, or tiled over several sheets with match lines and a
-key map.
+Every map is drawn at exactly 1 in = ``scale_ft`` ft: by default the largest standard engineer's scale
+(1 in = 10, 20, 30, 40, 50, 60 or 100 ft) at which the site and its margin fit a sheet, never smaller than
+the profile's chapter allows (Grantsburg's 100, Newburg's 20), on the smallest sheet that holds it there
+(:func:`fit_sheets`), or tiled at the chapter's scale over several sheets with match lines and a key map;
+``scale_ft`` given, exactly that scale (a smaller one than the chapter allows is refused).
 
 Importing this package loads nothing heavy: each public name is imported from its module on first
 use, and the drawing modules load matplotlib's Figure and its Agg/PDF backends only, never pyplot;
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from geosite.maps.existing import render_existing_site_map
     from geosite.maps.final import render_final_conditions
     from geosite.maps.planset import MAP_FILES, render_plan_maps, write_plan_maps
-    from geosite.maps.sheets import SHEET_SIZES_IN, Sheet, check_scale, parse_sheet, plan_sheets
+    from geosite.maps.sheets import SHEET_SIZES_IN, Sheet, check_scale, fit_sheets, parse_sheet, plan_sheets
 
 #: Where each public name lives: loaded on first use, so ``geosite.maps.worker`` (and the parent
 #: process of a run drawing its maps in a worker) never loads matplotlib.
@@ -34,6 +35,7 @@ _LAZY = {
     "SHEET_SIZES_IN": "geosite.maps.sheets",
     "Sheet": "geosite.maps.sheets",
     "check_scale": "geosite.maps.sheets",
+    "fit_sheets": "geosite.maps.sheets",
     "parse_sheet": "geosite.maps.sheets",
     "plan_sheets": "geosite.maps.sheets",
 }
@@ -55,6 +57,7 @@ __all__ = [
     "SHEET_SIZES_IN",
     "Sheet",
     "check_scale",
+    "fit_sheets",
     "parse_sheet",
     "plan_sheets",
     "render_construction_plan",

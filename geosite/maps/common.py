@@ -9,31 +9,19 @@ import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
-from matplotlib import rc_context
 from shapely.geometry import box
 
 from geosite.errors import InputError
-from geosite.maps import labels
 from geosite.maps import layout as L
-from geosite.maps.preview import PNG_DPI
-from geosite.maps.printing import (
-    CoreFontCanvas,
-    PngWriter,
-    alias_core_fonts,
-    core_text,
-    core_texts,
-    preview_png,
-)
-from geosite.maps.sheets import SheetPlan, check_margin, check_scale, map_extent, plan_sheets
+from geosite.maps import title as T
+from geosite.maps.sheets import SheetPlan, check_margin, check_scale, fit_sheets, map_extent
 from geosite.maps.symbology import STYLES, Style
-from geosite.plan.stamp import stamp_text
 from geosite.units import SQFT_PER_ACRE
 
 log = logging.getLogger(__name__)
@@ -52,6 +40,7 @@ class Panel:
     table_title: str = ""
     provisions: list[str] = field(default_factory=list)  # written provisions, after the table (A(3)(e), (f))
     location: bool = False  # a location map in the panel (the existing site map: A(1)(a) site location)
+    keys: list[str] = field(default_factory=list)  # the keyed labels' table rows (key, text)
 
     def add(self, st: Style, label: str, edge: str | None = None) -> None:
         """Add a legend row, unless one with this label is there already.
@@ -233,7 +222,7 @@ class MapContext:
 
 
 @functools.lru_cache(maxsize=16)
-def _lon_lat(crs: Any, x: float, y: float) -> tuple[float, float]:
+def lon_lat(crs: Any, x: float, y: float) -> tuple[float, float]:
     """(longitude, latitude) in degrees (WGS 84) of (x, y) in the pyproj CRS ``crs``: every sheet of a
     set asks for the site centre's, and a pyproj transformer takes a tenth of a second to make.
     """
@@ -249,7 +238,7 @@ def _convergence_deg(crs: Any, x: float, y: float) -> float | None:
     try:
         from pyproj import Proj
 
-        lon, lat = _lon_lat(crs, x, y)
+        lon, lat = lon_lat(crs, x, y)
         v = float(Proj(crs).get_factors(lon, lat).meridian_convergence)
         return v if math.isfinite(v) else None
     except Exception:  # a note on the sheet, never a reason to fail
@@ -278,8 +267,9 @@ def make_context(
     hillshade: bool = True,
 ) -> MapContext:
     """Gather what the maps need from an AnalysisResult (preferred: it carries the derived layers) or a
-    Site. ``scale_ft`` (ground feet per paper inch) None: the scale the profile's chapter asks for
-    (:attr:`geosite.rules.Profile.map_scale_ft`).
+    Site. ``scale_ft`` (ground feet per paper inch) None: the largest standard scale at which the site and
+    its margin fit a sheet, never smaller than the profile's chapter allows
+    (:attr:`geosite.rules.Profile.map_scale_ft`; :func:`geosite.maps.sheets.fit_sheets`).
     """
     from geosite.rules import load_profile
     from geosite.site import Site
@@ -293,7 +283,10 @@ def make_context(
         site, profile, derived = result_or_site.site, result_or_site.profile, dict(result_or_site.layers)
     else:
         raise InputError(f"expected a geosite AnalysisResult or Site, got {type(result_or_site).__name__}")
-    scale_ft = check_scale(_profile_scale(profile) if scale_ft is None else scale_ft, profile.map_scale_ft)
+    if scale_ft is not None:
+        scale_ft = check_scale(scale_ft, profile.map_scale_ft)
+    else:
+        _profile_scale(profile)  # a profile with no scale is refused here, naming the option
     if margin_ft is None:
         margin_ft = site.map_margin_ft(profile)
     margin_ft = check_margin(margin_ft)
@@ -303,11 +296,11 @@ def make_context(
         site,
         profile,
         derived,
-        scale_ft,
+        0.0,  # the scale, set below with the sheet plan once the context can measure its extent
         float(margin_ft),
         None,  # type: ignore[arg-type]  # the sheet plan, set below once the context can measure
         vertical_datum,
-        date or L.today(),
+        date or T.today(),
         hillshade,
         interval,
         index_every,
@@ -320,9 +313,10 @@ def make_context(
         from geosite.plan.build import plan_of_site
 
         ctx.site_plan = plan_of_site(site, profile)
-    ctx.plan = plan_sheets(ctx.extent, scale_ft, site.ft_per_unit, sheet)
+    ctx.plan = fit_sheets(ctx.extent, site.ft_per_unit, profile.map_scale_ft, sheet=sheet, scale_ft=scale_ft)
+    ctx.scale_ft = ctx.plan.scale_ft
     site.limits.check_sheet_tiles(
-        f"site {site.root or site.name}", len(ctx.plan.tiles), ctx.plan.sheet.label, scale_ft
+        f"site {site.root or site.name}", len(ctx.plan.tiles), ctx.plan.sheet.label, ctx.scale_ft
     )
     return ctx
 
@@ -407,358 +401,8 @@ def draw_relief(
     return True
 
 
-def datum_text(ctx: MapContext) -> str:
-    """The title block's line on elevations: their unit and vertical datum, or that there is no DEM."""
-    dem = ctx.dem() if ctx.site.dem_path is not None or ctx.site.dem_array is not None else None
-    unit = (
-        ctx.site.dem_vertical_unit.value
-        if ctx.site.dem_vertical_unit is not None
-        else (dem.vertical_unit.value if dem is not None else None)
-    )
-    if dem is None:
-        return "No DEM in the submitted data: no contours."
-    datum = ctx.vertical_datum or ctx.site.settings.get("vertical_datum")
-    if datum is None:
-        try:
-            sub = dem.crs.sub_crs_list
-            datum = next((c.name for c in sub if c.is_vertical), None)
-        except Exception:
-            datum = None
-    d = datum or "not stated in the DEM or site.toml ([dem] vertical_datum)"
-    return f"Elevations in feet (DEM heights given in {unit}, converted); vertical datum: {d}."
-
-
-def crs_text(ctx: MapContext) -> str:
-    """The title block's line on coordinates: the site's CRS, its EPSG code and horizontal unit."""
-    crs = ctx.site.crs
-    epsg = crs.to_epsg()
-    return f"{crs.name}" + (f" (EPSG:{epsg})" if epsg else "") + f"; horizontal unit: {ctx.site.foot}"
-
-
-def title_rows(ctx: MapContext, extra: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
-    """The title block's rows (label, text): site, jurisdiction, contacts, project dates, ``extra``,
-    coordinates, elevations, preparer and date.
-
-    Parameters
-    ----------
-    ctx : MapContext
-        The maps' context.
-    extra : list of tuple of str or None
-        Rows a map adds after the project dates.
-
-    Returns
-    -------
-    list of tuple of str
-        (label, text) per row.
-    """
-    site, p = ctx.site, ctx.site.project
-    rows = [
-        ("Site", site.name),
-        ("Jurisdiction", ctx.profile.name),
-        ("Applicant", L.contact_text(site.applicant)),
-        ("BMP maint.", L.contact_text(site.maintainer)),
-    ]
-    if p.start or p.end:
-        rows.append(("Project", f"{p.start or '?'} to {p.end or '?'}"))
-    rows += extra or []
-    prep = ctx.site.settings.get("preparer") or {}
-    prepared = "; ".join(str(prep[k]) for k in ("name", "firm", "address", "phone") if prep.get(k))
-    rows += [
-        ("Coordinates", crs_text(ctx)),
-        ("Elevations", datum_text(ctx)),
-        ("Prepared by", prepared or "not given (site.toml [preparer])"),
-        ("Date", f"{ctx.date}; drawn with geosite"),
-    ]
-    return rows
-
-
-def _location_lines(ctx: MapContext) -> list[tuple[Any, str, str]]:
-    from geosite.maps.symbology import WATER
-
-    out = []
-    for name, color in (("roads", "#777777"), ("streams", WATER), ("lakes", WATER), ("wetlands", "#3f8f3f")):
-        gdf = ctx.site_layer(name)
-        if gdf is not None:
-            names = gdf["name"] if name == "roads" and "name" in gdf.columns else [None] * len(gdf)
-            out += [
-                (g, color, "" if is_nan(n) else str(n))
-                for g, n in zip(gdf.geometry.values, names, strict=True)
-                if g is not None
-            ]
-    return out
-
-
-def _location_caption(ctx: MapContext) -> str:
-    """Where the site is: its centre in latitude and longitude, the village, the roads it fronts."""
-    c = ctx.site.boundary.centroid
-    lon, lat = _lon_lat(ctx.site.crs, c.x, c.y)
-    roads = ctx.site_layer("roads")
-    near: list[str] = []
-    if (
-        roads is not None and "name" in roads.columns
-    ):  # every named road within the map margin: where and how far
-        from shapely.ops import nearest_points
-
-        for n, g in zip(roads["name"], roads.geometry.values, strict=True):
-            dd = g.distance(ctx.site.boundary) * ctx.site.ft_per_unit
-            if is_nan(n) or dd > ctx.margin_ft or str(n) in " ".join(near):
-                continue
-            q = nearest_points(g, c)[0]
-            near.append(
-                f"{n} ({'adjoining' if dd < 1 else f'{dd:,.0f} ft'}, {L.compass(q.x - c.x, q.y - c.y)})"
-            )
-    return (
-        f"(a) Site location: {ctx.profile.name}; site centre {abs(lat):.5f}° {'N' if lat >= 0 else 'S'}, "
-        f"{abs(lon):.5f}° {'W' if lon < 0 else 'E'} (WGS 84)"
-        + (f"; roads: {', '.join(near)}" if near else "")
-        + ". Black: the site; red box: this sheet's map."
-    )
-
-
-def revisions(ctx: MapContext) -> list[tuple[str, str, str]]:
-    """The revision block's rows: site.toml ``[[revisions]]`` (no, date, description), else the issue."""
-    given = ctx.site.settings.get("revisions") or []
-    rows = [
-        (str(r.get("no", i)), str(r.get("date", "")), str(r.get("description", "")))
-        for i, r in enumerate(given)
-    ]
-    return rows or [("0", ctx.date, "Issued for review")]
-
-
-#: The plan set: the existing site map, the construction plan and the plan of final conditions.
-SHEETS_IN_SET = 3
-
-
-def layout_panel(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sheet_no: str) -> None:
-    """Fixed parts from the bottom up (title block, key map, scales), then the heading, legend, absent
-    items, notes and table from the top down, shrinking the text (never below 6 pt) to fit.
-    """
-    panel_fixed_parts(ctx, sheet, panel, rows, sheet_no)
-    panel_top_down(sheet, panel)
-
-
-def panel_fixed_parts(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sheet_no: str) -> None:
-    """The panel's fixed parts, from the bottom up: title block, key map, location map, north arrow and
-    scales (they set ``sheet.floor``).
-    """
-    L.title_block(sheet, rows, panel.heading, sheet_no, revisions=revisions(ctx), of=SHEETS_IN_SET)
-    if ctx.plan.tiled:
-        L.key_map(sheet, ctx.site.boundary, ctx.plan.tiles)
-    if panel.location:
-        L.location_map(
-            sheet, ctx.site.boundary, sheet.window.bounds, _location_lines(ctx), _location_caption(ctx)
-        )
-    L.north_and_scale(sheet, ctx.site.crs, ctx.convergence_deg())
-
-
-def panel_overflows(sheet: L.MapSheet, panel: Panel) -> bool:
-    """Whether the panel's text would overflow even at its smallest size (6 pt), measured without
-    drawing anything.
-    """
-    cursor = sheet.cursor
-    _top_down(sheet, panel, 6.0, dry=True)
-    over = L.space_left(sheet) < 0
-    sheet.cursor = cursor
-    return over
-
-
-def panel_top_down(sheet: L.MapSheet, panel: Panel) -> None:
-    """The heading, legend, absent items, notes and table from the top down, at the largest size from
-    7 pt down to 6 pt that fits; a note on the sheet when even 6 pt overflows.
-    """
-    for size in (7.0, 6.5, 6.0):
-        _top_down(sheet, panel, size, dry=True)
-        if L.space_left(sheet) >= 0 or size == 6.0:
-            break
-    _top_down(sheet, panel, size, dry=False)
-    if L.space_left(sheet) < 0:
-        sheet.notes.append("panel text overflows; use a larger sheet (--sheet)")
-
-
-def _top_down(sheet: L.MapSheet, panel: Panel, size: float, dry: bool) -> None:
-    if dry:
-        # measure on a throwaway copy of the cursor; drawing nothing
-        from copy import copy
-
-        probe = copy(sheet)
-        probe.legend, probe.missing, probe.swatches = [], [], []
-        probe.cursor = 0.1
-        probe.panel = L.NullAxes()
-        _top_down_draw(probe, panel, size)
-        sheet.cursor = probe.cursor
-        return
-    sheet.cursor = 0.1
-    _top_down_draw(sheet, panel, size)
-
-
-def _top_down_draw(sheet: L.MapSheet, panel: Panel, size: float) -> None:
-    L.panel_text(sheet, panel.heading, size=9.0, bold=True)
-    if panel.subheading:
-        L.panel_text(sheet, panel.subheading, size=size)
-    sheet.cursor += 0.08
-    L.panel_text(sheet, "LEGEND", size=size + 0.5, bold=True)
-    for st, label, edge in panel.entries:
-        L.legend_row(sheet, st, label, size=size, edge=edge)
-    if panel.missing:
-        sheet.cursor += 0.05
-        L.panel_text(
-            sheet, "Not present in the submitted data:", size=size, bold=True, gid="legend-missing-head"
-        )
-        for m in panel.missing:
-            L.panel_text(sheet, "– " + m, size=size, indent=0.05, gid="legend-missing")
-            sheet.missing.append(m)
-    for n in panel.notes:
-        sheet.cursor += 0.04
-        L.panel_text(sheet, n, size=size, gid="note")
-    if panel.table:
-        sheet.cursor += 0.06
-        L.panel_text(sheet, panel.table_title, size=size, bold=True)
-        table_pt = L.table_size(sheet, panel.table, max(size - 0.5, L.MIN_PT))
-        for row in L.fold_table(panel.table, L.table_chars(sheet, table_pt)):
-            L.panel_text(sheet, row, size=table_pt, gid="table", mono=True)
-    for n in panel.provisions:
-        sheet.cursor += 0.04
-        L.panel_text(sheet, n, size=size, gid="provision")
-
-
 #: A map's drawing function: draws on the sheet, returns its panel and extra title-block rows.
 DrawMap = Callable[[MapContext, L.MapSheet], tuple[Panel, list[tuple[str, str]]]]
-
-
-def render(
-    ctx: MapContext,
-    draw: DrawMap,
-    out_path: str | Path | None,
-    sheet_no: str,
-    png_dpi: int | None = PNG_DPI,
-    *,
-    svg: bool = False,
-    writer: PngWriter | None = None,
-):
-    """Draw every tile; write ``out_path`` (.pdf; tiles get -1, -2 ... suffixes) and PNG previews, or
-    return the Figures when ``out_path`` is None. With ``sheet="auto"``, a sheet whose panel cannot hold
-    the legend and title block is given up for the next larger one (as soon as that is known: before
-    its labels are placed). With ``writer`` (:class:`~geosite.maps.printing.PngWriter`), the previews
-    are encoded on its thread and complete when it is closed.
-    """
-    auto = str(ctx.sheet_request or "auto").strip().lower() == "auto"
-    alias_core_fonts()
-    while True:
-        larger = auto and ctx.plan.sheet.size != "ARCH-D"
-        sheets = _draw_all(ctx, draw, sheet_no) if not larger or _panels_fit(ctx, draw, sheet_no) else None
-        overflow = sheets is None or any(s.notes and "overflows" in s.notes[-1] for s in sheets)
-        if sheets is not None and not (overflow and larger):
-            break
-        ctx.plan = plan_sheets(
-            ctx.extent, ctx.scale_ft, ctx.site.ft_per_unit, "auto", larger_than=ctx.plan.sheet
-        )
-    for s in sheets:
-        if s.notes and "overflows" in s.notes[-1]:
-            log.warning("map panel overflows on %s; choose a larger sheet", ctx.plan.sheet.label)
-    if out_path is None:
-        return [s.fig for s in sheets]
-    written = []
-    with rc_context(L.RC):
-        for s in sheets:
-            written += _save(ctx, s, Path(out_path), png_dpi, svg, writer=writer)
-    return written
-
-
-def _save(
-    ctx: MapContext,
-    sheet: L.MapSheet,
-    out: Path,
-    png_dpi: int | None,
-    svg: bool,
-    *,
-    writer: PngWriter | None = None,
-) -> list[Path]:
-    stem = out.with_suffix("")
-    base = Path(f"{stem}-{sheet.tile.number}") if ctx.plan.tiled else stem
-    pdf = base.with_suffix(".pdf")
-    pdf.parent.mkdir(parents=True, exist_ok=True)
-    meta = {
-        "Title": f"{sheet.heading}: {ctx.site.name}",
-        "Creator": "geosite",
-        "Subject": ctx.profile.name,
-        "Keywords": stamp_text(ctx.site_plan),  # the plan drawn: check compares it with the layers'
-    }
-    sheet.fig.savefig(pdf, format="pdf", metadata=meta)
-    written = [pdf]
-    if png_dpi:  # the PDF rasterised: one drawing pass for both (geosite.maps.printing)
-        written.append(preview_png(pdf, base.with_suffix(".png"), png_dpi, sheet.fig, writer))
-    if svg:
-        s = base.with_suffix(".svg")
-        sheet.fig.savefig(s, format="svg")
-        written.append(s)
-    return written
-
-
-def _panels_fit(ctx: MapContext, draw: DrawMap, sheet_no: str) -> bool:
-    """Whether every tile's panel holds its legend, notes and title block on ``ctx.plan``'s sheet,
-    measured on probe sheets (:func:`geosite.maps.layout.probe_sheet`) before anything is drawn.
-    """
-    for tile in ctx.plan.tiles:
-        sheet = L.probe_sheet(ctx.plan, tile, limit=ctx.extent)
-        if panel_overflows(sheet, _draw_tile(ctx, draw, sheet, sheet_no)):
-            return False
-    return True
-
-
-def _draw_tile(ctx: MapContext, draw: DrawMap, sheet: L.MapSheet, sheet_no: str) -> Panel:
-    """One tile's map drawn on ``sheet`` and its panel's fixed parts laid out (labels not yet placed);
-    returns what the map puts in its panel.
-    """
-    tile = sheet.tile
-    sheet.sheet_no = sheet_no
-    panel, extra_rows = draw(ctx, sheet)
-    if ctx.plan.tiled:
-        L.match_lines(sheet, ctx.plan)
-        extra_rows = extra_rows + [
-            (
-                "Sheet",
-                (
-                    f"{tile.number} of {len(ctx.plan.tiles)} of this map "
-                    f"({ctx.plan.rows} row(s) x {ctx.plan.cols} column(s))"
-                ),
-            )
-        ]
-    no = sheet_no if not ctx.plan.tiled else f"{sheet_no}-{tile.number}"
-    panel_fixed_parts(ctx, sheet, panel, title_rows(ctx, extra_rows), no)
-    return panel
-
-
-def _draw_all(ctx: MapContext, draw: DrawMap, sheet_no: str) -> list[L.MapSheet]:
-    """Every tile of ``ctx.plan`` drawn, labelled and laid out."""
-    sheets = []
-    with rc_context(L.RC):
-        for tile in ctx.plan.tiles:
-            sheet = L.new_sheet(ctx.plan, tile, limit=ctx.extent)
-            CoreFontCanvas(sheet.fig)  # text measured as the PDF sets it
-            panel = _draw_tile(ctx, draw, sheet, sheet_no)
-            L.clip_map(sheet)  # nothing drawn beyond the site and its margin
-            _place_labels(sheet, panel)
-            sheet.heading = panel.heading
-            panel_top_down(sheet, panel)
-            core_texts(sheet.fig)
-            sheet.fig.geosite = sheet  # type: ignore[attr-defined]  # for notebooks and tests: legend, absent items, scale
-            sheets.append(sheet)
-    return sheets
-
-
-def _place_labels(sheet: L.MapSheet, panel: Panel) -> None:
-    """The map's labels placed (in characters the standard fonts show), and a note on the panel naming
-    any that found no clear place.
-    """
-    for lab in sheet.labels:
-        lab.text = core_text(lab.text)
-    core_texts(sheet.fig)
-    labels.place(sheet)
-    if sheet.unplaced:  # never silently: the sheet says which labels found no place clear of the others
-        panel.notes.append(
-            f"{len(sheet.unplaced)} label(s) found no place clear of the others and are not "
-            "shown: " + "; ".join(t.replace("\n", " ") for t in sheet.unplaced) + "."
-        )
 
 
 def area_text(geom, ft_per_unit: float) -> str:
@@ -826,7 +470,7 @@ def is_nan(v: Any) -> bool:
         return False
 
 
-__all__ = ["MapContext", "Panel", "make_context", "render", "shapely"]
+__all__ = ["MapContext", "Panel", "make_context", "shapely"]
 
 
 def faint_style(st: Style) -> Style:

@@ -16,8 +16,8 @@ import numpy as np
 import shapely
 
 from geosite.maps import layout as L
+from geosite.maps import panel as P
 from geosite.maps.common import (
-    PNG_DPI,
     MapContext,
     Panel,
     area_text,
@@ -27,15 +27,17 @@ from geosite.maps.common import (
     is_nan,
     make_context,
     name_of,
-    render,
     short_name,
     sqft_text,
     status_filter,
 )
 from geosite.maps.existing import label_improvements
+from geosite.maps.preview import PNG_DPI
 from geosite.maps.provisions import maintenance_text, practices_on_plan, schedule_table, stabilization_text
 from geosite.maps.quantities import quantity_table
-from geosite.maps.symbology import INK, STYLES, Style
+from geosite.maps.render import render
+from geosite.maps.symbology import BODY_PT, INK, MIN_PT, STYLES, Style
+from geosite.maps.tables import cells
 from geosite.plan.table import short_words, tag_runs
 from geosite.practices import registry
 from geosite.symbols import Symbol
@@ -104,7 +106,7 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
     _zones(ctx, sheet, panel)
     _controls(ctx, sheet, panel)
     if not ctx.site_plan.controls:
-        absent.append("(c) erosion and sediment controls (layer bmps)")
+        absent.append("(c) erosion and sediment controls")
     draw_boundary(ctx, sheet, panel)
     panel.missing = absent
     rows, notes = schedule_table(ctx)
@@ -113,7 +115,7 @@ def draw_construction(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[t
         [f"(d) {n}" for n in notes] + maintenance_text(ctx, practices_on_plan(ctx)) + stabilization_text(ctx)
     )
     block = [("table", r) for r in panel.table + rows] + [("provision", t) for t in provisions]
-    if L.frame_block(sheet, panel.table_title + ", MAINTENANCE (e) AND STABILIZATION (f)", block):
+    if P.frame_block(sheet, panel.table_title + ", MAINTENANCE (e) AND STABILIZATION (f)", block):
         panel.table, panel.table_title = [], ""
         panel.notes.append(
             "(d)-(f) Schedule, maintenance and stabilization: in the boxed block on the map, where it "
@@ -132,7 +134,7 @@ def _disturbance(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[
     dist = ctx.site_layer("disturbance")
     p = ctx.site.project
     if dist is None:
-        absent.append("(a) land disturbance (layer disturbance)")
+        absent.append("(a) land disturbance")
         panel.table_title = "(d) SCHEDULE"
         panel.table = [f"project: {p.start or 'start not given'} to {p.end or 'end not given'}"]
         return
@@ -160,21 +162,18 @@ def _disturbance(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[
         head = f"Phase {ph['phase']}" if "phase" in dist.columns else f"Disturbance {ph['phase']}"
         label_geoms.append(shapely.union_all(sel.geometry.values))
         texts.append(f"{head}\n{_d(ph.get('start'))} to {_d(ph.get('end'))}\n{sqft_text(ph['area_sqft'])}")
-        rows.append(
-            f"{str(ph['phase'])[:6]:<6} {_d(ph.get('start')):<10} {_d(ph.get('end')):<10} "
-            f"{ph['area_acres']:6.2f}"
-        )
+        rows.append(cells(ph["phase"], _d(ph.get("start")), _d(ph.get("end")), f"{ph['area_acres']:.2f}"))
     L.label_polygons(
         sheet,
         gpd.GeoDataFrame(geometry=label_geoms, crs=dist.crs),
         texts,
-        size=6.5,
+        size=BODY_PT,
         min_sq_in=0.15,
         kind="phase",
     )
     panel.table_title = "(d) SCHEDULE: disturbance phases and BMPs"
     panel.table = [
-        f"{'phase':<6} {'start':<10} {'end':<10} {'acres':>6}",
+        cells("phase", "start", "end", "acres"),
         *rows,
         f"project: {p.start or 'start not given'} to {p.end or 'end not given'}",
     ]
@@ -201,7 +200,7 @@ def _stockpiles(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[s
     """(b) soil stockpiles, labelled with name, days and area."""
     piles = ctx.site_layer("stockpiles")
     if piles is None:
-        absent.append("(b) soil stockpiles (layer stockpiles)")
+        absent.append("(b) soil stockpiles")
         return
     st = STYLES["stockpiles"]
     L.draw_geoms(sheet, piles.geometry.values, st)
@@ -212,7 +211,7 @@ def _stockpiles(ctx: MapContext, sheet: L.MapSheet, panel: Panel, absent: list[s
         + f"\n{area_text(r.geometry, ctx.site.ft_per_unit)}"
         for (_, r), d in zip(piles.iterrows(), days, strict=True)
     ]
-    L.label_polygons(sheet, piles, texts, size=6, min_sq_in=0.5, kind="stockpile")
+    L.label_polygons(sheet, piles, texts, size=MIN_PT, min_sq_in=0.5, kind="stockpile")
     panel.add(st, "(b) " + st.label)
 
 
@@ -243,7 +242,12 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
         by_symbol.setdefault(sym.key, (sym, []))[1].append(c)
     for sym, cs in sorted(by_symbol.values(), key=lambda v: v[0].style.z):
         L.draw_geoms(sheet, [c.geometry for c in cs], sym.style)
-        panel.add(sym.style, "(c) " + sym.style.label)
+        panel.add(
+            sym.style,
+            "(c) "
+            + sym.style.label
+            + (for_reference(plan, cs[0].practice) if plan.source == "proposed" else ""),
+        )
     tol = 1.0 / plan.site.ft_per_unit
     for sym, cs in by_symbol.values():
         runs = control_runs(cs, tol)
@@ -251,7 +255,7 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
             sheet,
             gpd.GeoDataFrame(geometry=[g for g, _ in runs], crs=plan.site.crs),
             [run_label(run) for _, run in runs],
-            size=6,
+            size=MIN_PT,
             color=sym.style.edge,
             kind="control",
             min_sq_in=0.0,
@@ -261,9 +265,33 @@ def _controls(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
     panel.notes += stand_in_notes(plan)
     if plan.source == "proposed" and plan.submitted:
         panel.notes.append(
-            f"(c) The controls shown are geosite's plan ({len(plan.controls)}); the site's own bmps layer "
-            f"({len(plan.submitted)} features) is judged in report.json and replaced here."
+            f"(c) The {len(plan.controls)} controls shown are this plan's; the {len(plan.submitted)} "
+            "controls submitted earlier for this site are replaced by them."
         )
+
+
+def for_reference(plan: Plan, practice: str) -> str:
+    """What a legend row of ``practice``'s controls adds where the chapter does not ask for them here: the
+    gate's decision its layers carry (their ``required`` column, :func:`geosite.practices.context.mark`):
+    shown for reference where every feature is not required, "required only if it applies" where none is
+    decided, nothing where any is required or the layers say nothing.
+    """
+    import pandas as pd
+
+    p = registry.named(practice)
+    got = [
+        gdf["required"]
+        for layer in (p.layers if p is not None else ())
+        if (gdf := plan.derived.get(layer.name)) is not None and len(gdf) and "required" in gdf.columns
+    ]
+    if not got:
+        return ""
+    req = pd.concat(got, ignore_index=True)
+    if req.eq(True).any():
+        return ""
+    if req.eq(False).all():
+        return " (shown for reference: not required here)"
+    return " (required only if it applies: not decided)"
 
 
 def control_runs(controls: list[Control], tol: float) -> list[tuple[Any, list[Control]]]:

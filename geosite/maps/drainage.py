@@ -21,8 +21,10 @@ from matplotlib.path import Path as MplPath
 from shapely.geometry import Point
 
 from geosite.maps import layout as L
+from geosite.maps import panel as P
+from geosite.maps import title as T
 from geosite.maps.common import MapContext, Panel, is_nan
-from geosite.maps.symbology import STYLES
+from geosite.maps.symbology import MIN_PT, STYLES
 
 #: Arrowheads along a drainage path: one per this many inches of paper (at least one a path).
 ARROW_EVERY_IN = 1.0
@@ -144,7 +146,7 @@ def destinations(ctx: MapContext, paths: list, window) -> list[Destination]:
         if hit is None and exit_pt is not None:
             c = site.centroid
             hit = Destination(
-                f"leaves the site at its {L.compass(exit_pt.x - c.x, exit_pt.y - c.y)} edge",
+                f"leaves the site at its {T.compass(exit_pt.x - c.x, exit_pt.y - c.y)} edge",
                 exit_pt.x,
                 exit_pt.y,
                 "site_edge",
@@ -157,7 +159,7 @@ def destinations(ctx: MapContext, paths: list, window) -> list[Destination]:
             a, b = Point(last.coords[max(len(last.coords) - 3, 0)]), end
             if edge:
                 hit = Destination(
-                    f"flows on off the map, {L.compass(b.x - a.x, b.y - a.y)}", end.x, end.y, "map_edge"
+                    f"flows on off the map, {T.compass(b.x - a.x, b.y - a.y)}", end.x, end.y, "map_edge"
                 )
             else:
                 hit = Destination("flow path ends (DEM edge or no heights)", end.x, end.y, "end")
@@ -192,7 +194,7 @@ def draw_flow_arrows(sheet: L.MapSheet, paths: list, color: str) -> int:
             if part.geom_type != "LineString" or part.length <= 0:
                 continue
             for x, y, ang in L.points_along([part], ARROW_EVERY_IN * upi):
-                heads.append(L.arrow_head(x, y, ang, ARROW_SIZE_IN * upi))
+                heads.append(P.arrow_head(x, y, ang, ARROW_SIZE_IN * upi))
     if heads:
         codes = [MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY]
         pc = PathCollection(
@@ -204,7 +206,17 @@ def draw_flow_arrows(sheet: L.MapSheet, paths: list, color: str) -> int:
             gid="flow-arrows",
         )
         sheet.ax.add_collection(pc, autolim=False)
+        _keep_clear_of(sheet, heads)
     return len(heads)
+
+
+def _keep_clear_of(sheet: L.MapSheet, heads: list) -> None:
+    """Labels keep clear of the arrowheads (their corners, data coordinates) as of any drawn symbol."""
+    from shapely.geometry import Polygon
+
+    from geosite.maps import labels
+
+    labels.keep_clear(sheet, [Polygon(h) for h in heads], reach_in=0.3 / 72 / 2)
 
 
 def downslope_deg(dem, x: float, y: float) -> float | None:
@@ -239,7 +251,7 @@ def draw_entry_arrows(ctx: MapContext, sheet: L.MapSheet, points, color: str) ->
         if ang is None:
             q = target.centroid
             ang = math.degrees(math.atan2(q.y - p.y, q.x - p.x))
-        heads.append(L.arrow_head(p.x, p.y, ang, ARROW_SIZE_IN * 1.2 * sheet.plan.units_per_inch))
+        heads.append(P.arrow_head(p.x, p.y, ang, ARROW_SIZE_IN * 1.2 * sheet.plan.units_per_inch))
     if heads:
         codes = [MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY]
         sheet.ax.add_collection(
@@ -253,6 +265,7 @@ def draw_entry_arrows(ctx: MapContext, sheet: L.MapSheet, points, color: str) ->
             ),
             autolim=False,
         )
+        _keep_clear_of(sheet, heads)
     return len(heads)
 
 
@@ -278,7 +291,7 @@ def label_destinations(sheet: L.MapSheet, dests: list[Destination], color: str) 
         ):
             continue
         kept.append(Destination(d.text, p.x, p.y, d.kind))
-        L.label_at(sheet, p.x, p.y, d.text, size=6.0, color=color, kind="water", feature=p, style="italic")
+        L.label_at(sheet, p.x, p.y, d.text, size=MIN_PT, color=color, kind="water", feature=p, style="italic")
     return [k.text for k in kept]
 
 

@@ -12,7 +12,6 @@ from typing import Any
 
 from geosite.maps import layout as L
 from geosite.maps.common import (
-    PNG_DPI,
     MapContext,
     Panel,
     area_text,
@@ -22,14 +21,16 @@ from geosite.maps.common import (
     is_nan,
     make_context,
     name_of,
-    render,
     short_name,
     sqft_text,
     status_filter,
     width_text,
 )
 from geosite.maps.drainage import draw_drainage, draw_entry_arrows
-from geosite.maps.symbology import FLOOD_ZONES, INK, LABELS, STYLES
+from geosite.maps.preview import PNG_DPI
+from geosite.maps.render import render
+from geosite.maps.symbology import BODY_PT, FLOOD_ZONES, INK, LABELS, STYLES
+from geosite.maps.tables import cells
 
 HEADING = "EXISTING SITE MAP"
 
@@ -107,9 +108,9 @@ def _areas(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) -> None
             lambda v: _txt(v).replace("_", " "),
             "#4d7a3a",
             "vegetation",
-            "vegetative cover (layer vegetation)",
+            "vegetative cover",
         ),
-        ("soils", "musym", _txt, "#7a4f1c", "soil", "soil types (layer soils)"),
+        ("soils", "musym", _txt, "#7a4f1c", "soil", "soil types"),
     ):
         gdf = ctx.site_layer(name)
         if gdf is None:
@@ -128,7 +129,7 @@ def _waters(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) -> Non
         ("wetlands", "wetlands"),
         ("lakes", "lakes and ponds"),
         ("streams", "streams"),
-        ("channels", "channels and ditches (layer channels)"),
+        ("channels", "channels and ditches"),
     ):
         gdf = ctx.site_layer(name)
         if gdf is None:
@@ -189,13 +190,13 @@ def _improvements(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) 
         (
             "roads",
             status_filter(ctx.site_layer("roads"), lambda s: s != "new"),
-            "roads, highways and paving (layer roads)",
+            "roads, highways and paving",
         ),
         ("access_drives", ctx.site_layer("access_drives"), "access drives"),
         (
             "utilities",
             status_filter(ctx.site_layer("utilities"), lambda s: s != "new"),
-            "utilities (layer utilities)",
+            "utilities",
         ),
         (
             "structures",
@@ -212,7 +213,7 @@ def _improvements(ctx: MapContext, sheet: L.MapSheet, panel: Panel, it: _Items) 
         panel.add(st, it.pre(name) + st.label)
     inlets = ctx.site_layer("storm_inlets")
     if inlets is None:
-        it.missing("storm_inlets", "storm drain inlets (layer storm_inlets)")
+        it.missing("storm_inlets", "storm drain inlets")
         return
     st = STYLES["storm_inlets"]
     L.draw_geoms(sheet, inlets.geometry.values, st)
@@ -233,7 +234,7 @@ def _contacts(ctx: MapContext, panel: Panel, it: _Items) -> None:
         if not getattr(c, k)
     ]
     if gaps:
-        it.absent.setdefault(jl, []).append(", ".join(gaps) + " (site.toml)")
+        it.absent.setdefault(jl, []).append(", ".join(gaps))
     panel.notes.append(f"({jl}) Applicant and person responsible for BMP maintenance: see the title block.")
 
 
@@ -241,7 +242,7 @@ def _floodplain(ctx: MapContext, sheet: L.MapSheet, panel: Panel, prefix: str, m
     """Floodway, flood fringe and the 100-year floodplain, each with its own hatch (``zone``)."""
     gdf = ctx.site_layer("floodplain")
     if gdf is None:
-        missing("floodplain", "floodplain, fringe and floodway (layer floodplain)")
+        missing("floodplain", "floodplain, fringe and floodway")
         return
     zones = (
         gdf["zone"].fillna("100yr").astype(str).str.strip().str.lower()
@@ -262,11 +263,11 @@ def _soils_table(ctx: MapContext, panel: Panel, prefix: str) -> None:
     gdf = ctx.site_layer("soils")
     if gdf is None or "musym" not in gdf.columns:
         return
-    rows = []
+    rows = [cells("symbol", "map unit (hydrologic soil group)")]
     for _, r in gdf.drop_duplicates("musym").sort_values("musym").iterrows():
         nm = _txt(r.get("name")) or "name not given"
         hsg = _txt(r.get("hsg"))
-        rows.append(f"{_txt(r['musym'])}: {nm}" + (f" (HSG {hsg})" if hsg else ""))
+        rows.append(cells(_txt(r["musym"]), nm + (f" (HSG {hsg})" if hsg else "")))
     panel.table_title = f"{prefix}SOIL MAP UNITS"
     panel.table = rows
 
@@ -299,7 +300,7 @@ def label_improvements(
         "access_drives": "feature",
     }.get(layer, "feature")
     L.label_polygons(
-        sheet, gdf, texts, size=LABELS["size_pt"].get(kind, 6.5), color=color, kind=kind, min_sq_in=0.12
+        sheet, gdf, texts, size=LABELS["size_pt"].get(kind, BODY_PT), color=color, kind=kind, min_sq_in=0.12
     )
 
 

@@ -12,7 +12,6 @@ import shapely
 
 from geosite.maps import layout as L
 from geosite.maps.common import (
-    PNG_DPI,
     MapContext,
     Panel,
     area_text,
@@ -20,11 +19,12 @@ from geosite.maps.common import (
     draw_relief,
     faint_style,
     make_context,
-    render,
     sqft_text,
     status_filter,
 )
 from geosite.maps.existing import label_improvements
+from geosite.maps.preview import PNG_DPI
+from geosite.maps.render import render
 from geosite.maps.symbology import STYLES, Style
 
 HEADING = "PLAN OF FINAL SITE CONDITIONS"
@@ -107,7 +107,7 @@ def _stabilized(
     else:
         geoms = list(dist.geometry.values)
     if not geoms:
-        absent.append("land disturbance (layer disturbance)")
+        absent.append("land disturbance")
         return
     st = STYLES["stabilized"]
     L.draw_geoms(sheet, geoms, st)
@@ -150,7 +150,7 @@ def _changes(ctx: MapContext, sheet: L.MapSheet, panel: Panel, shown: list[str],
                 f"{name} marked {'proposed' if name == 'structures' else 'new or changed'}: {len(new)}"
             )
         elif layer is None:
-            absent.append(f"{name} (layer {name})")
+            absent.append(name.replace("_", " "))
         else:
             panel.notes.append(
                 f"No {name} carry a status of change{' (proposed)' if name == 'structures' else ''}."

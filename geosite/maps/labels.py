@@ -25,6 +25,7 @@ and a test can read back with its box.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +37,7 @@ from matplotlib.lines import Line2D
 from shapely import affinity, ops
 from shapely.geometry import LineString, Point, box
 
-from geosite.maps.symbology import INK, LABELS, MIN_PT
+from geosite.maps.symbology import BODY_PT, INK, LABELS, MIN_PT
 from geosite.symbols import CAP_HEIGHT_EM, PlacedLabel, line_offsets
 
 #: placement order: lower first (what the ordinance asks to be labelled wins the space)
@@ -50,7 +51,7 @@ class Label:
     text: str
     x: float
     y: float
-    size: float = 6.5
+    size: float = BODY_PT
     color: str = INK
     priority: int = 50
     feature: Any = None  # the shapely geometry it names (data coordinates); a leader points at it
@@ -69,7 +70,7 @@ def request(
     y: float,
     text: str,
     *,
-    size: float = 6.5,
+    size: float = BODY_PT,
     color: str = INK,
     kind: str = "feature",
     feature: Any = None,
@@ -194,10 +195,36 @@ def place(sheet) -> None:
         art = _text(sheet.ax, lab, lab.x, lab.y, lab.rotation)
         room.own = room.symbols.own(sheet, lab)
         room.target = _paper(sheet, lab.feature if lab.feature is not None else Point(lab.x, lab.y))
-        if not _place_one(sheet, lab, art, room):
-            art.remove()
-            if not lab.fixed:  # a contour's elevation is repeated along it: one that finds no place is
-                sheet.unplaced.append(lab.text)  # left out, as the other repeats say it
+        if _place_one(sheet, lab, art, room) or (not lab.fixed and _place_keyed(sheet, lab, art, room)):
+            continue
+        art.remove()
+        if not lab.fixed:  # a contour's elevation is repeated along it: one that finds no place is
+            sheet.unplaced.append(lab.text)  # left out, as the other repeats say it
+
+
+#: A label at most this long is its own key (a control's tag, an inlet's name): never keyed again.
+KEY_MAX_CHARS = 6
+
+
+def _place_keyed(sheet, lab: Label, art: Any, room: _Room) -> bool:
+    """Where a label finds no place by its feature: a short key (``K3``) there instead, the label's text in
+    the sheet's table of keyed labels (``sheet.keyed``, printed in the panel); False when the text is as
+    short as a key already or the key finds no place either.
+    """
+    if len(lab.text) <= KEY_MAX_CHARS:
+        return False
+    key = f"{KEY_PREFIX}{len(sheet.keyed) + 1}"
+    short = dataclasses.replace(lab, text=key)
+    art.set_text(key)
+    if _place_one(sheet, short, art, room):
+        sheet.keyed.append((key, lab.text.replace("\n", " ")))
+        return True
+    art.set_text(lab.text)
+    return False
+
+
+#: The keys of labels printed in a table (``K1``, ``K2``...): no tag of a control (``C7``), inlet or contour.
+KEY_PREFIX = "K"
 
 
 @dataclass
@@ -242,8 +269,9 @@ class _Symbols:
         return out
 
     def hit(self, b: tuple[float, float, float, float], pad: float, own: dict[int, Any]) -> bool:
-        """Whether box ``b`` (x0, y0, x1, y1, inches), grown by ``pad``, meets a symbol's ink: any but the
-        label's own, and its own polygon unless the box lies inside it.
+        """Whether box ``b`` (x0, y0, x1, y1, inches), grown by ``pad``, meets a symbol's ink: any line
+        (its own too: a label goes beside the line it names, never on it), any polygon but its own, and
+        its own polygon unless the box lies inside it.
         """
         if self.tree is None:
             return False
@@ -254,9 +282,18 @@ class _Symbols:
             return False
         d = shapely.distance(self.paper[idx], bb)
         for i in idx[d <= self.reach[idx] + pad].tolist():
-            if i not in own or (own[i] is not None and not own[i].contains(bb)):
+            if i not in own or own[i] is None or not own[i].contains(bb):
                 return True
         return False
+
+    def crossed(self, seg: Any, own: dict[int, Any]) -> bool:
+        """Whether the leader ``seg`` (paper inches) runs across a drawn symbol other than the feature it
+        points at.
+        """
+        if self.tree is None:
+            return False
+        idx = self.tree.query(seg, predicate="intersects").tolist()
+        return any(i not in own for i in idx)
 
 
 def _same_polygon(src: Any, feat: Any) -> bool:
@@ -284,6 +321,11 @@ class _Room:
     own: dict[int, Any] = field(default_factory=dict)  # the symbols of the label being placed
     target: Any = None  # what its leader points at (paper inches)
     leaders: list[Any] = field(default_factory=list)  # the leaders drawn (paper inches)
+    marks: int = -1  # the first rows of ``taken`` that are point markers and fixed text (-1: all of them)
+
+    def __post_init__(self) -> None:
+        if self.marks < 0:
+            self.marks = len(self.taken)
 
     def free(self, b: tuple[float, float, float, float], pad: float) -> bool:
         """Whether box ``b`` (x0, y0, x1, y1, paper inches) stays inside the frame, ``pad`` inches clear
@@ -297,15 +339,21 @@ class _Room:
         return not bool(shapely.intersects(np.array(self.leaders, dtype=object), grown).any())
 
     def crosses(self, seg: Any) -> int:
-        """How many labels placed or point markers the leader ``seg`` (paper inches, from a label's box
-        to its feature) runs across, the feature's own marker (a box around the leader's end) aside.
+        """How many labels placed, point markers and leaders the leader ``seg`` (paper inches, from a
+        label's box to its feature) runs across: the feature's own marker (a box around the leader's end)
+        and leaders meeting it only at the feature they share aside.
         """
+        n = 0
         t = self.taken
-        if not len(t):
-            return 0
         (ex, ey) = seg.coords[-1]
-        t = t[~((t[:, 0] <= ex) & (ex <= t[:, 2]) & (t[:, 1] <= ey) & (ey <= t[:, 3]))]
-        return int(shapely.intersects(shapely.box(t[:, 0], t[:, 1], t[:, 2], t[:, 3]), seg).sum())
+        if len(t):  # a marker holding the leader's end is the feature's own; a label there is not
+            at_end = (t[:, 0] <= ex) & (ex <= t[:, 2]) & (t[:, 1] <= ey) & (ey <= t[:, 3])
+            t = t[~(at_end & (np.arange(len(t)) < self.marks))]
+            n += int(shapely.intersects(shapely.box(t[:, 0], t[:, 1], t[:, 2], t[:, 3]), seg).sum())
+        if self.leaders:
+            short = _shortened(seg, LEADER_END_IN)
+            n += int(shapely.intersects(np.array(self.leaders, dtype=object), short).sum())
+        return n
 
     def holds(self, b: tuple[float, float, float, float]) -> bool:
         """Whether the frame contains the box ``b`` (x0, y0, x1, y1, paper inches): by its bounds where
@@ -338,9 +386,11 @@ def _text(ax: Any, lab: Label, x: float, y: float, rotation: float) -> Any:
 
 def _place_one(sheet, lab: Label, art: Any, room: _Room) -> bool:
     """Move ``art`` (the label's text) to the first candidate position whose box stays inside the frame
-    and clear of every box taken, the drawn symbols and the leaders, and whose leader crosses no label
-    (where no position has such a leader, the first whose leader does), add its halo (and leader), and
-    take its box; False when none is.
+    and clear of every box taken, the drawn symbols and the leaders, and whose leader (if it needs one)
+    crosses no label and no other leader, nor a drawn symbol where a position allows (else the first whose
+    leader crosses only symbols); add its halo (and leader), and take its box. False when none is: the
+    label is not moved farther than the last ring of positions (``LABELS["ring_radii_in"]``), so it always
+    sits by its feature.
     """
     spot = _first_fit(sheet, lab, art, room, leader_clear=True) or _first_fit(
         sheet, lab, art, room, leader_clear=False
@@ -405,13 +455,12 @@ def _in_model(
 
 def _first_fit(sheet, lab: Label, art: Any, room: _Room, *, leader_clear: bool) -> tuple | None:
     """The first candidate (x, y, rotation, box on paper, leader or None) whose box is free
-    (:meth:`_Room.free`) and whose leader crosses no label; without ``leader_clear``, where none is, the
-    one whose leader crosses the fewest. None when no box is free.
+    (:meth:`_Room.free`) and whose leader crosses no label nor leader (:meth:`_Room.crosses`) and, with
+    ``leader_clear``, no drawn symbol either. None when none is.
     """
     pad = LABELS["pad_in"]
     ax0, ay0 = _to_in(sheet, lab.x, lab.y)
     base: dict[float, tuple[float, float, float, float]] = {}
-    best: tuple[int, tuple] | None = None  # without leader_clear: the leader crossing fewest labels
     for cx, cy, rot, leader in _candidates(sheet, lab):
         key = round(rot, 1)
         if key not in base:  # a text's box only moves with it: measured once per angle
@@ -420,17 +469,44 @@ def _first_fit(sheet, lab: Label, art: Any, room: _Room, *, leader_clear: bool) 
             base[key] = _bbox_in(art, room.renderer, sheet.fig).bounds
         px, py = _to_in(sheet, cx, cy)
         x0, y0, x1, y1 = base[key]
+        if leader:  # a ring position: the box's edge, not its middle, that far from the anchor
+            ux, uy = (px - ax0, py - ay0)
+            n = math.hypot(ux, uy) or 1.0
+            ux, uy = ux / n, uy / n
+            reach = (x1 - x0) / 2 * abs(ux) + (y1 - y0) / 2 * abs(uy)  # the box's half-extent along u
+            px, py = px + ux * reach, py + uy * reach
         b = (x0 + px - ax0, y0 + py - ay0, x1 + px - ax0, y1 + py - ay0)  # the box moved there
         if not room.free(b, pad):
             continue
         bb = box(*b)
-        seg = _leader_in(room.target, bb) if leader and room.target is not None else None
-        n = room.crosses(seg) if seg is not None else 0
-        if n == 0:
+        if leader:  # where the box went, in data coordinates
+            cx, cy = _from_in(sheet, px, py)
+        seg = (
+            _leader_in(room.target, bb.buffer(pad, join_style="mitre"))
+            if leader and room.target is not None
+            else None
+        )
+        if seg is None:
             return cx, cy, key, bb, seg
-        if not leader_clear and (best is None or n < best[0]):
-            best = (n, (cx, cy, key, bb, seg))
-    return None if best is None else best[1]
+        if room.crosses(seg) or (
+            leader_clear and room.symbols.crossed(_shortened(seg, LEADER_END_IN), room.own)
+        ):
+            continue
+        return cx, cy, key, bb, seg
+    return None
+
+
+#: A leader's last stretch at its feature, inches: leaders meeting there only (two labels of one feature)
+#: do not cross, and the feature's own symbol is where it ends.
+LEADER_END_IN = 0.03
+
+
+def _shortened(seg: Any, by_in: float) -> Any:
+    """The leader ``seg`` without its last ``by_in`` inches (its end at the feature)."""
+    n = seg.length
+    if n <= by_in:
+        return LineString([seg.coords[0], seg.coords[0]])
+    return ops.substring(seg, 0.0, n - by_in)
 
 
 def _halo(ax: Any, lab: Label, x: float, y: float, rotation: float) -> None:
@@ -468,32 +544,43 @@ def _hits(taken: np.ndarray, b: tuple[float, float, float, float], pad: float) -
 
 
 def _candidates(sheet, lab: Label):
-    """(x, y, rotation, needs a leader) in the order tried."""
+    """(x, y, rotation, needs a leader) in the order tried: on or beside its line (a line's label), on
+    its anchor and inside its polygon (never on a point, which it would hide), then rings around it.
+    """
     upi = sheet.plan.units_per_inch
     if lab.along is not None:
-        for x, y, ang in _along_points(sheet, lab.along, fixed=lab.fixed):
-            yield x, y, ang, False
-            if lab.fixed:
-                continue
-            # beside the line, either side
-            h = lab.size / 72 * (1.0 + lab.text.count("\n"))
-            for side in (1, -1):
-                nx, ny = -math.sin(math.radians(ang)), math.cos(math.radians(ang))
-                off = (h / 2 + 0.04) * upi * side
-                yield x + nx * off, y + ny * off, ang, False
+        yield from _beside_line(sheet, lab)
         if lab.fixed:
             return
     else:
-        yield lab.x, lab.y, lab.rotation, False
         feat = lab.feature
+        if feat is None or feat.geom_type not in ("Point", "MultiPoint"):  # a point's label never hides it
+            yield lab.x, lab.y, lab.rotation, False
         if feat is not None and feat.geom_type in ("Polygon", "MultiPolygon"):
             for p in _interior_points(feat, sheet.window, upi):
                 yield p.x, p.y, 0.0, False
-    for r in LABELS["ring_radii_in"]:
-        n = 8 if r < 0.5 else 16 if r < 1.0 else 32
+    for r in LABELS["ring_radii_in"]:  # how far the box's edge is from the anchor (_first_fit)
+        n = 8 if r < 0.3 else 16 if r < 0.6 else 24
         for k in range(n):
             a = math.pi / 2 - 2 * math.pi * k / n  # start north, go clockwise
             yield lab.x + r * upi * math.cos(a), lab.y + r * upi * math.sin(a), 0.0, True
+
+
+def _beside_line(sheet, lab: Label):
+    """A line label's positions: a contour's elevation on its line (the line broken under it), any other
+    beside its line, either side, parallel to it (a line is never drawn through its own name).
+    """
+    upi = sheet.plan.units_per_inch
+    h = lab.size / 72 * (1.0 + lab.text.count("\n"))
+    for x, y, ang in _along_points(sheet, lab.along, fixed=lab.fixed):
+        if lab.fixed:
+            yield x, y, ang, False
+            continue
+        nx, ny = -math.sin(math.radians(ang)), math.cos(math.radians(ang))
+        for gap in (0.04, 0.08):
+            for side in (1, -1):
+                off = (h / 2 + gap) * upi * side
+                yield x + nx * off, y + ny * off, ang, False
 
 
 def _along_points(sheet, line, fixed: bool):
@@ -521,14 +608,14 @@ def _along_points(sheet, line, fixed: bool):
             yield p.x, p.y, ang
 
 
-def _interior_points(poly, window, upi: float, n: int = 24):
+def _interior_points(poly, window, upi: float, n: int = 400):
     """Points inside the visible part of ``poly``, nearest its representative point first."""
     vis = shapely.intersection(poly, window)
     if vis.is_empty or vis.area <= 0:
         return []
     rp = vis.representative_point()
     x0, y0, x1, y1 = vis.bounds
-    step = max((x1 - x0), (y1 - y0)) / 8
+    step = max(max((x1 - x0), (y1 - y0)) / 24, INTERIOR_STEP_IN * upi)
     if step <= 0:
         return []
     xs, ys = np.meshgrid(np.arange(x0 + step / 2, x1, step), np.arange(y0 + step / 2, y1, step))
@@ -538,14 +625,23 @@ def _interior_points(poly, window, upi: float, n: int = 24):
     return pts[:n]
 
 
+#: The spacing of the positions tried inside a polygon for its label, inches of paper (at least).
+INTERIOR_STEP_IN = 0.15
+
+
+#: A label this close to its feature, inches, needs no leader: it reads as the feature's.
+NO_LEADER_IN = 0.05
+
+
 def _leader_in(target: Any, bb: Any) -> Any:
     """The leader from the label's box ``bb`` to its feature ``target`` (both paper inches), nearest
-    point to nearest point: None where the box touches a polygon feature or lies within 0.02 in of it.
+    point to nearest point: None where the box touches a polygon feature or lies within
+    :data:`NO_LEADER_IN` of it.
     """
     if target.geom_type in ("Polygon", "MultiPolygon") and target.intersects(bb):
         return None
     p_box, p_feat = ops.nearest_points(bb.exterior, target)
-    if p_box.distance(p_feat) < 0.02:
+    if p_box.distance(p_feat) < NO_LEADER_IN:
         return None
     return LineString([p_box, p_feat])
 
@@ -588,6 +684,13 @@ def _paper(sheet, geom: Any) -> Any:
     fx0, fy0, _, _ = sheet.plan.sheet.frame
     tx, ty = sheet.tile.bounds[0], sheet.tile.bounds[1]
     return affinity.affine_transform(geom, [1 / upi, 0, 0, 1 / upi, fx0 - tx / upi, fy0 - ty / upi])
+
+
+def _from_in(sheet, px: float, py: float) -> tuple[float, float]:
+    """Paper inches from the sheet's lower left to data coordinates (:func:`_to_in`'s inverse)."""
+    upi = sheet.plan.units_per_inch
+    fx0, fy0, _, _ = sheet.plan.sheet.frame
+    return sheet.tile.bounds[0] + (px - fx0) * upi, sheet.tile.bounds[1] + (py - fy0) * upi
 
 
 def _to_in(sheet, x: float, y: float) -> tuple[float, float]:

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from matplotlib import rc_context
 
-from geosite.maps.common import PNG_DPI
 from geosite.maps.construction import draw_construction
 from geosite.maps.existing import draw_existing
 from geosite.maps.final import draw_final
+from geosite.maps.preview import PNG_DPI
 from geosite.maps.sheets import plan_sheets
 
 if TYPE_CHECKING:
@@ -92,9 +92,9 @@ def render_plan_maps(
     space (:class:`geosite.symbols.PlacedLabel`, by :data:`MAP_FILES` key: the DXF takes the construction
     plan's).
     """
-    from geosite.maps.common import _save
     from geosite.maps.layout import RC
     from geosite.maps.printing import PngWriter
+    from geosite.maps.render import save_sheets
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -112,7 +112,7 @@ def render_plan_maps(
     with PngWriter() as writer, rc_context(RC):  # each preview encoded while the next sheet is written
         for c, figs, key in drawn:
             for f in figs:
-                written = _save(c, f.geosite, out_dir / MAP_FILES[key], png_dpi, svg, writer=writer)
+                written = save_sheets(c, f.geosite, out_dir / MAP_FILES[key], png_dpi, svg, writer=writer)
                 files += written
                 if on_pdf is not None:
                     on_pdf(written[0])
@@ -123,7 +123,7 @@ def _draw_set(result: Any, ctx: MapContext, kw: _SetOptions, grow: bool) -> list
     """The three sheets drawn on one sheet size: the existing site map's, made larger (when ``grow``)
     while any sheet's panel overflows. Returns (context, figures, map key) per map.
     """
-    from geosite.maps.common import render
+    from geosite.maps.render import render
 
     while True:
         drawn = [(ctx, render(ctx, draw_existing, None, "1"), "existing")]

@@ -67,8 +67,10 @@ def core_text(text: str) -> str:
     """``text`` in characters the PDF standard fonts can show (Windows-1252): a few symbols spelled in
     ASCII (:data:`ASCII_FOR`), accents kept where 1252 has them, else dropped, anything else ``?``.
     """
+    from geosite.io.text import mpl_text
+
     out = []
-    for ch in text:
+    for ch in mpl_text(text):  # control characters escaped first (the text may be the applicant's)
         try:
             ch.encode("cp1252")
             out.append(ch)
@@ -93,7 +95,7 @@ def core_texts(fig: Any) -> None:
         texts += ax.texts
     for t in texts:
         s = t.get_text()
-        if s and not s.isascii():
+        if s and not (s.isascii() and s.isprintable()):
             fixed = core_text(s)
             if fixed != s:
                 t.set_text(fixed)

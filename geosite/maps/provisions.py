@@ -15,10 +15,8 @@ from __future__ import annotations
 import datetime as dt
 
 from geosite.maps.common import MapContext
+from geosite.maps.tables import cells
 from geosite.plan.table import ScheduleRow, schedule
-
-#: The longest control name the schedule prints whole, characters (a longer one is cut there).
-WHAT_MAX_CHARS = 34
 
 
 def _day(d: dt.date | None) -> str:
@@ -32,24 +30,18 @@ def _qty(r: ScheduleRow) -> str:
 
 
 def schedule_table(ctx: MapContext) -> tuple[list[str], list[str]]:
-    """The controls' rows of the (d) schedule (monospaced: tags, what, quantity, install, remove), one per
-    kind of control and its dates (:func:`geosite.plan.table.schedule`), and their notes.
+    """The controls' rows of the (d) schedule (a table's cells: tags, what, quantity, install, remove), one
+    per kind of control and its dates (:func:`geosite.plan.table.schedule`), and their notes.
     """
     plan = ctx.site_plan
     rows = schedule(plan)
     if not rows:
         return [], []
-    t = max(len(r.tags) for r in rows)
-    w = min(max(len(r.what) for r in rows), WHAT_MAX_CHARS)
-    q = max(len(_qty(r)) for r in rows)
-    table = ["", f"{'tags':<{t}} {'control':<{w}} {'qty':>{q}} {'install':<10} {'remove':<10}"]
-    table += [
-        f"{r.tags:<{t}} {r.what[:w]:<{w}} {_qty(r):>{q}} {_day(r.install):<10} {_day(r.remove):<10}"
-        for r in rows
-    ]
+    table = ["", cells("tags", "control", "qty", "install", "remove")]
+    table += [cells(r.tags, r.what, _qty(r), _day(r.install), _day(r.remove)) for r in rows]
     notes = []
     if plan.source == "submitted":
-        notes.append("Control dates as submitted (layer bmps: install, remove).")
+        notes.append("Control dates as submitted.")
     else:
         e = ctx.profile.days_of("inactive_stabilization")
         after = (
@@ -58,7 +50,7 @@ def schedule_table(ctx: MapContext) -> tuple[list[str], list[str]]:
             else "its end"
         )
         notes.append(
-            "Dates proposed by geosite: each control installed the day before the earliest start of the "
+            "Dates proposed: each control installed the day before the earliest start of the "
             "disturbance within 50 ft of it, removed the day after the latest of their stabilization (a "
             f"polygon's own stabilized date, else {after}). Quantities in pay units: LF along lines, SY / "
             "AC of areas, EA each; '-' where not measured (a basin's storage is its design's)."
@@ -115,7 +107,7 @@ def maintenance_text(ctx: MapContext, practices: set[str]) -> list[str]:
         )
     given = _declared(ctx, "maintenance")
     if given:
-        out.append(f"(e) Maintenance, as the plan provides (site.toml [declared] maintenance): {given}")
+        out.append(f"(e) Maintenance: {given}")
         return out
     defaults = p.tables["maintenance"]
     keys = [k for k in defaults if k in practices] or list(defaults)
@@ -124,7 +116,7 @@ def maintenance_text(ctx: MapContext, practices: set[str]) -> list[str]:
             f"{k.replace('_', ' ')}: {p.value('maintenance', k)} ({_cite(ctx, 'maintenance', k)})"
             for k in keys
         )
-        out.append(f"(e) Maintenance (geosite's defaults; the plan states none): {body}.")
+        out.append(f"(e) Maintenance: {body}.")
     return out
 
 
@@ -132,14 +124,14 @@ def stabilization_text(ctx: MapContext) -> list[str]:
     """(f): the plan's stabilization provisions, else the profile's ``[stabilization]`` defaults, cited."""
     given = _declared(ctx, "stabilization")
     if given:
-        return [f"(f) Stabilization, as the plan provides (site.toml [declared] stabilization): {given}"]
+        return [f"(f) Stabilization: {given}"]
     defaults = ctx.profile.tables["stabilization"]
     if not defaults:
-        return ["(f) Stabilization: not stated (site.toml [declared] stabilization)."]
+        return ["(f) Stabilization: " + "_" * 40]
     body = "; ".join(
         f"{k}: {ctx.profile.value('stabilization', k)} ({_cite(ctx, 'stabilization', k)})" for k in defaults
     )
-    return [f"(f) Stabilization (geosite's defaults; the plan states none): {body}."]
+    return [f"(f) Stabilization: {body}."]
 
 
 def practices_on_plan(ctx: MapContext) -> set[str]:

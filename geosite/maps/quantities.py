@@ -4,7 +4,7 @@ the same lines report.json, report.md and quantities.csv print), with its standa
 the plan has a few.
 
 The rows are monospaced table rows the construction sheet adds to its (d) schedule block, which goes into
-a blank strip of the map frame when it fits and into the panel otherwise (:func:`geosite.maps.layout.
+a blank strip of the map frame when it fits and into the panel otherwise (:func:`geosite.maps.panel.
 frame_block`): the table never covers the map.
 """
 

@@ -23,11 +23,15 @@ SHEET_SIZES_IN: dict[str, tuple[float, float]] = {
     "ARCH-D": (24.0, 36.0),
 }
 ORIENTATIONS = ("landscape", "portrait")
-#: The smallest ground distance per paper inch the ordinances accept ("at least 1 in = 100 ft").
+#: The engineer's scales a civil sheet is drawn at, ground feet per paper inch (the divisions of a
+#: triangular engineer's scale: 1 in = 10, 20, 30, 40, 50 and 60 ft, and 100 ft, the ordinances' smallest).
+STANDARD_SCALES_FT = (10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 100.0)
 #: Plain-paper conventions: blank border and the width of the legend/title panel, inches.
 BORDER_IN = {"ANSI-A": 0.4, "ANSI-B": 0.5, "ANSI-C": 0.5, "ANSI-D": 0.75, "ARCH-D": 0.75}
 PANEL_IN = {"ANSI-A": 2.75, "ANSI-B": 3.0, "ANSI-C": 3.4, "ANSI-D": 3.6, "ARCH-D": 3.6}
 GAP_IN = 0.15
+#: Blank paper kept between the map's extent and its frame where the frame has room, inches.
+FRAME_PAD_IN = 0.25
 
 
 @dataclass(frozen=True)
@@ -161,22 +165,72 @@ def check_sheet_count(
 ) -> SheetPlan:
     """Refuse, before any work, a bad margin or a site whose plan maps would be tiled over more sheets
     than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan
-    them. ``scale_ft`` (feet per inch) None: the profile's (:attr:`geosite.rules.Profile.map_scale_ft`);
-    a smaller scale than the profile's is refused. Returns the sheet plan.
+    them (:func:`fit_sheets`). ``scale_ft`` (feet per inch) None: the largest standard scale that fits,
+    never smaller than the profile's (:attr:`geosite.rules.Profile.map_scale_ft`); a smaller scale than
+    the profile's is refused. Returns the sheet plan.
     """
     from geosite.rules import load_profile
 
     profile = site.profile or load_profile(site.jurisdiction)
     margin = site.map_margin_ft(profile) if margin_ft is None else margin_ft
-    scale_ft = profile.map_scale_ft if scale_ft is None else scale_ft
-    if scale_ft is None:
+    if scale_ft is None and profile.map_scale_ft is None:
         raise InputError(f"profile {profile.id} gives no map scale: pass scale_ft, feet per inch")
-    scale_ft = check_scale(scale_ft, profile.map_scale_ft)
-    plan = plan_sheets(map_extent(site, check_margin(margin)), scale_ft, site.ft_per_unit, sheet)
+    if scale_ft is not None:
+        scale_ft = check_scale(scale_ft, profile.map_scale_ft)
+    extent = map_extent(site, check_margin(margin))
+    plan = fit_sheets(extent, site.ft_per_unit, profile.map_scale_ft, sheet=sheet, scale_ft=scale_ft)
     site.limits.check_sheet_tiles(
-        f"site {site.root or site.name}", len(plan.tiles), plan.sheet.label, scale_ft
+        f"site {site.root or site.name}", len(plan.tiles), plan.sheet.label, plan.scale_ft
     )
     return plan
+
+
+def fit_sheets(
+    extent: tuple[float, float, float, float],
+    ft_per_unit: float,
+    max_ft_per_in: float | None,
+    *,
+    sheet: str | None = "auto",
+    scale_ft: float | None = None,
+) -> SheetPlan:
+    """The plan maps fitted to paper as a drafter fits them: the largest standard engineer's scale
+    (:data:`STANDARD_SCALES_FT`, never smaller than the chapter allows) at which ``extent`` (the site and the
+    margin the chapter asks for) fits one of the candidate sheets, on the smallest sheet that holds it at
+    that scale (:func:`plan_sheets`). Where none holds it even at the chapter's scale, it is tiled at that
+    scale. ``scale_ft`` given (``--scale``): exactly that scale, on the smallest sheet; ``sheet`` given
+    (``--sheet``): only that sheet. The panel beside the map has its own width on every sheet (``PANEL_IN``):
+    a sheet's frame is what is left for the map, so a map that fits its frame leaves the panel its room.
+
+    Parameters
+    ----------
+    extent : tuple of float
+        The ground the maps show (xmin, ymin, xmax, ymax, CRS units).
+    ft_per_unit : float
+        Feet per CRS unit.
+    max_ft_per_in : float or None
+        The chapter's smallest scale, ground feet per paper inch (None: the standard scales alone).
+    sheet : str or None
+        The sheet asked for (``auto``: any, :func:`parse_sheet`).
+    scale_ft : float or None
+        The scale asked for, ground feet per paper inch (None: fitted).
+
+    Returns
+    -------
+    SheetPlan
+        The sheet, the scale and the tiles.
+    """
+    if scale_ft is not None:
+        return plan_sheets(extent, scale_ft, ft_per_unit, sheet)
+    limit = math.inf if max_ft_per_in is None else float(max_ft_per_in)
+    scales = sorted({s for s in STANDARD_SCALES_FT if s <= limit + 1e-9})
+    if math.isfinite(limit) and limit not in scales:
+        scales.append(limit)  # the chapter's own scale is always open (an odd one: 1 in = 80 ft)
+    w, h = (extent[2] - extent[0]) * ft_per_unit, (extent[3] - extent[1]) * ft_per_unit
+    cands = parse_sheet(sheet)
+    for s in scales:
+        if any(w / s <= c.frame[2] + 1e-9 and h / s <= c.frame[3] + 1e-9 for c in cands):
+            return plan_sheets(extent, s, ft_per_unit, sheet)
+    return plan_sheets(extent, scales[-1], ft_per_unit, sheet)
 
 
 @dataclass(frozen=True)
@@ -218,7 +272,8 @@ def plan_sheets(
     """Fit ``extent`` (CRS units: the site plus its margin) on the smallest candidate sheet at exactly
     ``scale_ft`` feet per inch; when none holds it, tile it over the largest candidate (fewest tiles).
 
-    Each tile's bounds span exactly the map frame's inches times the scale, centred on the extent.
+    Each tile's bounds span exactly the map frame's inches times the scale: tiles centred on the extent,
+    a single sheet's map set against the frame's upper left (the blank frame one strip for the notes).
     """
     scale_ft = check_scale(scale_ft)
     upi = scale_ft / ft_per_unit  # CRS units per paper inch
@@ -259,6 +314,12 @@ def _tiles(s: Sheet, extent, upi: float, scale_ft: float, cols: int, *, rows: in
     cx, cy = (extent[0] + extent[2]) / 2, (extent[1] + extent[3]) / 2
     x0 = cx - cols * tw / 2
     ytop = cy + rows * th / 2
+    if cols == rows == 1:  # one sheet: the map against the frame's upper left, the blank frame in one
+        # strip to its right (or below) where the schedule and notes go (layout.frame_block)
+        x0, ytop = (
+            extent[0] - min(FRAME_PAD_IN * upi, (tw - (extent[2] - extent[0])) / 2),
+            extent[3] + min(FRAME_PAD_IN * upi, (th - (extent[3] - extent[1])) / 2),
+        )
     tiles = []
     for r in range(rows):
         for c in range(cols):

@@ -8,12 +8,24 @@ the full plan's items with ``map_layers``), so a new village's sheets need no co
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from geosite.practices import registry
-from geosite.symbols import INK, Style, submitted_look
+from geosite.symbols import CAP_HEIGHT_EM, INK, Style, submitted_look
 
-MIN_PT = 6.0  # nothing smaller is printed
+#: The sheets' text face: one of the PDF's 14 standard fonts, which every PDF reader has, so the PDF embeds
+#: none (geosite.maps.printing measures text by its Adobe font metrics)
+FONT = "Helvetica"
+#: The smallest text on a sheet at print size: a capital letter 0.08 in high, the usual civil drafting
+#: minimum (the "Leroy 80" lettering of plan sets; CAD text height is the capitals' height).
+MIN_TEXT_IN = 0.08
+#: The smallest size printed, points: the capitals :data:`MIN_TEXT_IN` high (Helvetica's capitals are
+#: :data:`geosite.symbols.CAP_HEIGHT_EM` of its size), rounded up to a tenth (8.1 pt)
+MIN_PT = math.ceil(MIN_TEXT_IN * 72 / CAP_HEIGHT_EM * 10) / 10
+#: Text sizes, points: labels of the map's features, the panel's body text, headings
+BODY_PT = 8.5
+HEADING_PT = 11.0
 WATER = "#2b7bba"
 WATER_FILL = "#cfe6f6"
 
@@ -176,24 +188,14 @@ LABELS: dict[str, Any] = {
         "feature": 50,
         "contour": 70,
     },
-    "size_pt": {"road": 7.0, "water": 6.5, "feature": 6.5, "small": 6.0, "contour": 6.0},
+    "size_pt": {"road": 9.0, "water": BODY_PT, "feature": BODY_PT, "small": MIN_PT, "contour": MIN_PT},
     "pad_in": 0.015,  # clear space kept around every label's box
     "frame_inset_in": 0.04,  # labels stay this far inside the map frame
-    "ring_radii_in": (
-        0.1,
-        0.18,
-        0.28,
-        0.4,
-        0.55,
-        0.75,
-        1.0,
-        1.3,
-        1.7,
-        2.2,
-        2.8,
-    ),  # positions tried off the feature
+    # positions tried off the feature, no farther: a label sits by its feature, or its key does
+    # (geosite.maps.labels: the text then goes to the sheet's table of keyed labels)
+    "ring_radii_in": (0.03, 0.1, 0.18, 0.28, 0.4, 0.55, 0.75),
     "halo_pt": 2.2,  # white halo stroke around the text
-    "leader_pt": 0.4,
+    "leader_pt": 0.45,  # a width no other line has: a leader is told from the linework in the PDF
     "contour_every_in": 5.0,  # an index contour's labels: one per piece 0.75 in or longer, then one per 5 in
     "contour_min_in": 0.75,
 }

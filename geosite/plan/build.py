@@ -251,6 +251,7 @@ def _proposed(rows: list[dict[str, Any]], d: gpd.GeoDataFrame, site: Site) -> li
                 geometry=r["geometry"],
                 what=str(r.get("practice", "")),
                 standard=str(r.get("standard", "")),
+                name=r.get("name"),
                 phase=phase,
                 install=install,
                 remove=remove,

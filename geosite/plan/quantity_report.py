@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from geosite.io.spreadsheet import safe_cell
+from geosite.io.text import markdown
 from geosite.plan.estimate import Estimate, estimate
 from geosite.plan.prices import PriceTable, profile_prices
 from geosite.plan.quantities import PlanQuantities, Quantities, QuantityLine, plan_quantities
@@ -111,11 +112,6 @@ def _num(v: float | None, unit: str | None) -> str:
     return f"{v:,.{PAY_DECIMALS[unit]}f}"
 
 
-def _cell(v: Any) -> str:
-    """A value as one markdown table cell."""
-    return "" if v is None else " ".join(str(v).split()).replace("|", "\\|")
-
-
 def quantity_markdown(block: dict[str, Any], escape: Callable[[Any], str] | None = None) -> list[str]:
     """The report.md section: the quantities of the plan's controls (per practice, then per phase), the
     other status's, the estimate or the note that no prices were given, and the surety.
@@ -125,15 +121,16 @@ def quantity_markdown(block: dict[str, Any], escape: Callable[[Any], str] | None
     block : dict
         The ``quantities`` of report.json (:meth:`QuantityReport.to_dict`).
     escape : callable, optional
-        How a text becomes one literal markdown cell (findings.md's escape for a submission's texts); by
-        default pipes escaped and lines joined.
+        How a text becomes one literal markdown cell; by default :func:`geosite.io.text.markdown` (one
+        line, every character Markdown or HTML acts on escaped: a kind, a phase and a price's source are
+        the submission's or a price file's words, in report.md as in findings.md).
 
     Returns
     -------
     list of str
         Markdown lines.
     """
-    _md = escape or _cell
+    _md = escape or markdown
     out = ["## Quantities, estimate and surety", "", block["rounding"], ""]
     for status in ("proposed", "submitted"):
         q = block.get(status)
@@ -147,7 +144,7 @@ def quantity_markdown(block: dict[str, Any], escape: Callable[[Any], str] | None
     out += ["### Estimate", ""]
     est = block.get("estimate")
     if est is None:
-        out += [block.get("prices_note") or NO_PRICES, ""]
+        out += [_md(block.get("prices_note") or NO_PRICES), ""]
     else:
         out += [f"Unit prices: {_md(est['prices'])}.", ""]
         out += ["| item | unit | quantity | unit price | source, date | extension |"]
@@ -156,7 +153,7 @@ def quantity_markdown(block: dict[str, Any], escape: Callable[[Any], str] | None
             price = f"per {x['priced_in']}" if x["priced_in"] else _money(x["unit_price"])
             src = f"{x['price_source']}, {x['price_date']}" if x["price_source"] else "no price given"
             out.append(
-                f"| {_md(x['label'])} | {x['unit'] or ''} | {_num(x['quantity'], x['unit'])} | {price} | "
+                f"| {_md(x['label'])} | {_md(x['unit'])} | {_num(x['quantity'], x['unit'])} | {price} | "
                 f"{_md(src)} | {_money(x['extension'])} |"
             )
         out += [f"| **total** | | | | | **{_money(est['total'])}** |", ""]
@@ -182,7 +179,7 @@ def _md_lines(lines: list[dict[str, Any]], _md: Callable[[Any], str], *, phase: 
         why = f"; {x['why']}" if x["why"] else ""
         out.append(
             ("| " + _md(x["phase"] or "not known") + " " if phase else "")
-            + f"| {_md(x['label'])} | {x['unit'] or ''} | {_md(qty)} | {_md((x['how'] or '') + why)} | "
+            + f"| {_md(x['label'])} | {_md(x['unit'])} | {_md(qty)} | {_md((x['how'] or '') + why)} | "
             f"{_md(x['standard'])} | {_md(x['tags'])} |"
         )
     return [*out, ""]

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 FAMILIES = ("barrier", "trap", "cover", "pad", "inlet", "diversion", "treatment", "setback", "schedule")
 #: what a control geosite proposes is drawn in when its practice names no look of its own for it
 PROPOSED_INK = "#6e2c00"
+
+
 @dataclass(frozen=True)
 class OutputLayer:
     """A layer a practice writes (``derived.gpkg``, the DXF, the sheets).

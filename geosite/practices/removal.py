@@ -63,6 +63,10 @@ class TemporaryRemoval(Practice):
                 else "Every temporary BMP is removed on or after the stabilization of the ground it serves "
                 f"({judged} features with dates).",
                 required=True,
+                submitted=f"{len(early)} of the {judged} dated temporary BMPs removed before the ground they "
+                "serve is stabilized"
+                if early
+                else f"{judged} dated temporary BMPs",
                 feature_ids=early,
                 layer="bmps",
             )

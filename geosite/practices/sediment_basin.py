@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import geopandas as gpd
+import numpy as np
 import shapely
 
 from geosite import controls
@@ -165,18 +166,27 @@ class SedimentBasin(Practice):
         route_req = d.met if not b.either else False  # under 10 acres a basin is one route of two
         marked = bool(route_req and ctx.open(q)) if d.met is not None else None
         out.layers["sediment_basins"] = mark(_named(b.outlets), marked)
-        traps = sediment_trap.footprints(ctx, ctx.flow, b.outlets, b.cells)
+        per_acre = ctx.profile.value("controls", "sediment_trap_surface_sqft_per_acre")
+        own = _served_outlets(b, per_acre, ctx.site.ft_per_unit)  # one control an outlet: the submitted one
+        keep = np.array([int(o) not in own for o in b.outlets["outlet"]], dtype=bool)
+        traps = sediment_trap.footprints(
+            ctx,
+            ctx.flow,
+            b.outlets[keep].reset_index(drop=True),
+            [c for c, k in zip(b.cells, keep, strict=True) if k],
+            taken=_submitted_areas(b.got),
+        )
         traps["kind"] = [NEEDS.get(k) or k for k in traps["kind"]]
         out.layers["sediment_basin_footprints"] = mark(traps, marked)
         if len(traps):
             b.rep["trap_footprints"] = sediment_trap.footprint_report(traps)
             out.findings += _no_room(ctx, q, b, traps)
         out.proposed = proposals(
-            b.outlets,
+            b.outlets[keep].reset_index(drop=True),
             traps,
             basin_max_acres=float(ctx.control("sediment_basin_max_drainage_acres")),
             official=ctx.profile.official,
-        )
+        ) + kept_submitted(b, own)
         satisfied = bool(b.served) and all(s["suitable_by"] for s in b.served)
         out.shared.update(
             plan=b,
@@ -240,6 +250,77 @@ class _Plan:
     either: bool
     #: the report entry (``sediment_basin_location``)
     rep: dict[str, Any]
+
+
+def _served_outlets(b: _Plan, per_acre: float | None, ft_per_unit: float) -> dict[int, list[Any]]:
+    """The outlets a submitted basin or trap serves, with those features' ids: the plan keeps the submitted
+    control there and proposes none of its own. It serves when it receives the outlet's runoff, suits its
+    drainage (:func:`suits`) and, drawn as an area, has at least the surface DNR 1063 asks of a trap there
+    (``per_acre``, sq ft per acre drained, times the outlet's acres; a basin is never smaller than the trap
+    it replaces): one drawn smaller than that is replaced by the plan's own. ``ft_per_unit``: feet per CRS
+    unit. Without ``per_acre`` the kind alone decides.
+    """
+    acres = {int(o): float(a) for o, a in zip(b.outlets["outlet"], b.outlets["drainage_acres"], strict=True)}
+    area = _submitted_sqft(b.got, ft_per_unit)
+    out = {}
+    for s in b.served:
+        o = int(s["outlet"])
+        need = None if per_acre is None or o not in acres else float(per_acre) * acres[o]
+        ids = [i for i in s["suitable_by"] if need is None or area.get(i) is None or area[i] >= need]
+        if ids:
+            out[o] = ids
+    return out
+
+
+def _submitted_sqft(got: gpd.GeoDataFrame | None, ft_per_unit: float) -> dict[Any, float]:
+    """Each submitted basin's or trap's area drawn, sq ft, by its id (a point has none)."""
+    if got is None or not len(got):
+        return {}
+    ids = list(got["id"]) if "id" in got.columns else list(range(1, len(got) + 1))
+    return {
+        i: float(g.area) * ft_per_unit**2
+        for i, g in zip(ids, got.geometry, strict=True)
+        if g is not None and "Polygon" in g.geom_type
+    }
+
+
+def _submitted_areas(got: gpd.GeoDataFrame | None) -> list[Any]:
+    """The submitted basins and traps drawn at their size (site CRS): ground no proposed trap is dug on."""
+    if got is None or not len(got):
+        return []
+    return [g for g in got.geometry if g is not None and "Polygon" in g.geom_type]
+
+
+def kept_submitted(b: _Plan, own: dict[int, list[Any]]) -> list[dict[str, Any]]:
+    """The submitted basins and traps the plan keeps (each serving an outlet: :func:`_served_outlets`), as
+    the plan's controls at their outlets, once each, with their name, size and the acres draining there.
+    """
+    if b.got is None or not own:
+        return []
+    acres = {int(o): float(a) for o, a in zip(b.outlets["outlet"], b.outlets["drainage_acres"], strict=True)}
+    rows: dict[Any, dict[str, Any]] = {}
+    ids = list(b.got["id"]) if "id" in b.got.columns else list(range(1, len(b.got) + 1))
+    for outlet, served in own.items():
+        for i in served:
+            if i in rows or i not in ids:
+                continue
+            r = b.got.iloc[ids.index(i)]
+            kind = str(r["type"])
+            name = r.get("name")
+            row: dict[str, Any] = {
+                "type": kind,
+                "practice": f"{kind.replace('_', ' ')} at the outlet, as submitted",
+                "standard": "DNR 1063" if kind == sediment_trap.SedimentTrap.name else "DNR 1064",
+                "geometry": r.geometry,
+                "drainage_acres": acres.get(outlet),
+            }
+            if isinstance(name, str) and name.strip():
+                row["name"] = name.strip()
+            storage = r.get("storage_cy")
+            if storage is not None and storage == storage:
+                row["storage_cy"] = float(storage)
+            rows[i] = row
+    return list(rows.values())
 
 
 def _named(outlets: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
@@ -419,14 +500,13 @@ def _no_room(ctx: Context, q: Requirement, b: _Plan, traps: gpd.GeoDataFrame) ->
 
 def _where(b: _Plan, crs: Any) -> str:
     """Each outlet as the findings name it: where, its drainage (acres), the submitted basins."""
-    from geosite.units import foot_name
+    from geosite.units import coordinates
 
-    unit = foot_name(crs)
     at = {
         int(o): (float(g.x), float(g.y)) for o, g in zip(b.outlets["outlet"], b.outlets.geometry, strict=True)
     }
     return "; ".join(
-        f"outlet {s['outlet']} at E {at[s['outlet']][0]:.0f}, N {at[s['outlet']][1]:.0f} ({unit}) "
+        f"outlet {s['outlet']} at {coordinates(*at[s['outlet']], crs)} "
         f"({s['drainage_acres']:,.2f} acres drain there, {s['disturbed_acres']:,.2f} of them disturbed): "
         + ((NEEDS.get(s["kind"]) or "more than one sediment basin").replace("_", " "))
         + (

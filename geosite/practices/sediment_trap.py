@@ -49,7 +49,7 @@ class SedimentTrap(Practice):
     standard = "DNR 1063"
     family = "trap"
     drawn: ClassVar[dict[str, str]] = {"polygon": "sediment_traps_sized"}
-    controls = ("sediment_trap_max_drainage_acres", "basin_search_ft")
+    controls = ("sediment_trap_max_drainage_acres", "basin_search_ft", "fence_row_clearance_ft")
     looks: ClassVar[dict[str, Style]] = {
         "sediment_traps_sized": Style(
             "polygon",
@@ -103,11 +103,14 @@ class SedimentTrap(Practice):
     )
 
 
-def footprints(ctx: Context, flow: Flow, outlets: gpd.GeoDataFrame, cells: list[Any]) -> gpd.GeoDataFrame:
+def footprints(
+    ctx: Context, flow: Flow, outlets: gpd.GeoDataFrame, cells: list[Any], *, taken: list[Any] | None = None
+) -> gpd.GeoDataFrame:
     """The footprint of the trap at each outlet of ``outlets`` (site CRS) needing one: its DNR 1063 surface
     area (the profile's sq ft per acre drained), on the site, in the disturbed area where it fits, clear of
-    the structures, within ``basin_search_ft`` of ``cells`` (each outlet's exit cells on the DEM grid: where
-    ``check`` counts a trap as receiving its runoff).
+    the structures, the roads and drives and the basins or traps already there (``taken``, site CRS: the
+    submitted ones drawn at their size), within ``basin_search_ft`` of ``cells`` (each outlet's exit cells on
+    the DEM grid: where ``check`` counts a trap as receiving its runoff).
     """
     nc = flow.dem.shape[1]
     receives = list(
@@ -122,17 +125,14 @@ def footprints(ctx: Context, flow: Flow, outlets: gpd.GeoDataFrame, cells: list[
             outlets.crs,
         )
     )
-    structures = ctx.site.layer("structures")
     dist = ctx.m.layers["disturbed_area"]
+    built = _built(ctx, outlets.crs) + list(taken or [])
     ground = controls.TrapGround(
         site=ctx.site.boundary,
         disturbed=to_crs(dist, outlets.crs).geometry.union_all(),
-        structures=(
-            to_crs(structures, outlets.crs).geometry.union_all()
-            if structures is not None and len(structures)
-            else None
-        ),
+        structures=shapely.union_all(built) if built else None,
         ft_per_unit=ctx.site.ft_per_unit,
+        clear_ft=float(ctx.control("fence_row_clearance_ft")),  # the perimeter fence's room
     )
     per_acre = ctx.profile.value("controls", "sediment_trap_surface_sqft_per_acre")
     return controls.place_traps(
@@ -142,6 +142,23 @@ def footprints(ctx: Context, flow: Flow, outlets: gpd.GeoDataFrame, cells: list[
         reach_ft=float(ctx.control("basin_search_ft")),
         receives=receives,
     )
+
+
+#: The site's layers no trap is dug on: a pool in a house, a street or a drive is no plan a crew can build.
+TRAP_OBSTACLE_LAYERS = ("structures", "roads", "access_drives")
+
+
+def _built(ctx: Context, crs: Any) -> list[Any]:
+    """The site's structures, roads and drives (:data:`TRAP_OBSTACLE_LAYERS`) in ``crs``, as the fence
+    engine takes them (:func:`geosite.controls.fences.row_obstacles`: a line given a footing's width).
+    """
+    from geosite.controls.fences import row_obstacles
+
+    obst = row_obstacles(ctx.site)
+    if obst is None:
+        return []
+    got = obst[obst["layer"].isin(TRAP_OBSTACLE_LAYERS)]
+    return [g for g in to_crs(got, crs).geometry if g is not None and not g.is_empty]
 
 
 def footprint_report(traps: gpd.GeoDataFrame) -> list[dict[str, Any]]:

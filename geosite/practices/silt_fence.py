@@ -423,8 +423,7 @@ def finish(ctx: Context, proposed: list[dict[str, Any]]) -> list[dict[str, Any]]
         got = controls.slope_length_excess(poly, dem, fg, barriers, table, geometry=True, built=built)
         g = got.get("geometry")
         if g is not None and not g.is_empty:
-            strips = _mat_strips(ctx, g, poly)
-            geoms += [x.difference(built) for x in strips] if built is not None else strips
+            geoms += _mat_strips(ctx, g, poly, built)
     if not geoms:
         return []
     cover = to_crs(gpd.GeoDataFrame(geometry=geoms, crs=dem.crs), site.crs)
@@ -432,31 +431,35 @@ def finish(ctx: Context, proposed: list[dict[str, Any]]) -> list[dict[str, Any]]
 
 
 def built_over(ctx: Context, crs: Any) -> Any:
-    """The site's structures' footprints in ``crs`` (dissolved; None without any): ground the slope length
-    above a fence does not run across and no mat is laid on.
+    """The built ground in ``crs`` (dissolved; None without any): the site's structures, roads and drives
+    and the plan's traps (:data:`geosite.controls.fences.BUILT_LAYERS`, as the fence engine reads them):
+    ground the slope length above a fence does not run across and no mat is laid on.
     """
-    gdf = ctx.site.layer("structures")
-    if gdf is None or not len(gdf):
+    from geosite.controls.fences import BUILT_LAYERS
+
+    obst = _obstacles(ctx)
+    if obst is None or not len(obst):
         return None
-    polys = [g for g in to_crs(gdf, crs).geometry.values if g is not None and "Polygon" in g.geom_type]
+    got = obst[obst["layer"].isin(BUILT_LAYERS)]
+    polys = [g for g in to_crs(got, crs).geometry.values if g is not None and not g.is_empty]
     return shapely.union_all(polys) if polys else None
 
 
-def _mat_strips(ctx: Context, over: Any, poly: Any) -> list[Any]:
+def _mat_strips(ctx: Context, over: Any, poly: Any, built: Any = None) -> list[Any]:
     """Where the mat goes over the cells ``over`` the limit on the disturbed part ``poly`` (DEM CRS): a crew
-    lays mat in strips, not cell by cell, so the cells grown by a cell (at least the sliver width a reviewer
-    accepts), kept on the disturbed part.
+    lays mat in strips, not cell by cell, so the cells grown by a cell and drawn at the drafting scale
+    (:func:`geosite.controls.drafted.drafted_area`), kept on the disturbed part and off the ``built`` ground.
     """
+    from geosite.controls.drafted import drafted_area
+
     assert ctx.flow is not None
     dem = ctx.flow.dem
     cell = max(abs(dem.transform.a), abs(dem.transform.e))
-    out = []
-    for piece in getattr(over, "geoms", [over]):
-        grown = shapely.intersection(piece.buffer(cell, join_style="mitre"), poly.buffer(0))
-        if ctx.is_sliver(grown, crs=dem.crs):  # too thin to lay or to read: wider, on the slope it serves
-            grown = shapely.intersection(piece.buffer(3 * cell, join_style="mitre"), poly.buffer(0))
-        out.append(grown)
-    return out
+    allowed = poly.buffer(0)
+    if built is not None:
+        allowed = shapely.difference(allowed, built)
+    area = shapely.intersection(over.buffer(cell, join_style="mitre"), allowed)
+    return drafted_area(area, allowed, cell=cell, ft_per_unit=dem.ft_per_unit, must=over)
 
 
 def _mat(g: Any) -> dict[str, Any]:
@@ -526,7 +529,7 @@ def _fence_lines(ctx: Context, flow: Flow, q: Requirement, parts: gpd.GeoDataFra
     """The fence lines placed (site CRS; the engine's channel-edge pieces with ``side`` channel) and the
     classified edge runs of the disturbed area.
     """
-    site, c = ctx.site, ctx.control
+    c = ctx.control
     fence, runs = controls.filter_fence(
         parts,
         flow.dem,
@@ -537,12 +540,62 @@ def _fence_lines(ctx: Context, flow: Flow, q: Requirement, parts: gpd.GeoDataFra
         table=c("fence_max_slope_length_ft"),
         channel_threshold_sqft=float(ctx.profile.value("terrain", "channel_threshold_sqft")),
         channel_offset_ft=float(c("fence_channel_offset_ft")),
-        obstacles=controls.row_obstacles(site),
+        obstacles=_obstacles(ctx),
         row_clearance_ft=float(c("fence_row_clearance_ft")),
         row_min_length_ft=float(c("fence_row_min_length_ft")),
         row_rules=controls.RowRules.from_profile(ctx.profile),
+        phases=_phases(ctx),
     )
     return fence, runs
+
+
+def _obstacles(ctx: Context) -> gpd.GeoDataFrame | None:
+    """What no interior row crosses and no stand-in covers: the site's structures, piles, drives, roads
+    and waters (:func:`geosite.controls.row_obstacles`) and the plan's own trap footprints (a row stops at
+    a trap's pool, which takes the runoff there).
+    """
+    import pandas as pd
+
+    site_obst = controls.row_obstacles(ctx.site)
+    traps = plan_traps(ctx)
+    if traps is None:
+        return site_obst
+    frame = gpd.GeoDataFrame(
+        {"layer": ["sediment_trap"] * len(traps), "id": list(range(1, len(traps) + 1))},
+        geometry=list(traps),
+        crs=ctx.site.crs,
+    )
+    if site_obst is None:
+        return frame
+    return gpd.GeoDataFrame(
+        pd.concat([site_obst, frame], ignore_index=True), geometry="geometry", crs=ctx.site.crs
+    )
+
+
+def plan_traps(ctx: Context) -> list[Any] | None:
+    """The trap and basin footprints of the plan (site CRS): those the sediment basin practice placed
+    (``analyze``) and the submitted ones drawn at their size; None without any.
+    """
+    got = []
+    placed = ctx.outcome_of(SedimentBasin.name)
+    fp = placed.layers.get("sediment_basin_footprints") if placed is not None else None
+    if fp is not None and len(fp):
+        got += [g for g, ok in zip(fp.geometry, fp["placed"], strict=True) if ok and g is not None]
+    sub = ctx.submitted("trap")
+    if sub is not None and len(sub):
+        got += [g for g in sub.geometry if g is not None and "Polygon" in g.geom_type]
+    return got or None
+
+
+def _phases(ctx: Context) -> gpd.GeoDataFrame | None:
+    """The disturbance polygons with their ``phase`` (None where the site's disturbance has no phases):
+    rows go in phase by phase (:func:`geosite.controls.filter_fence`).
+    """
+    d = ctx.site.layer("disturbance")
+    if d is None or "phase" not in d.columns:
+        return None
+    d = d[d["phase"].notna()]
+    return d[["phase", "geometry"]] if len(d) else None
 
 
 def _unclassified(ctx: Context, q: Requirement, runs: gpd.GeoDataFrame, length_ft: float) -> Finding:
@@ -668,7 +721,7 @@ def ends_text(ends: fence_ends.FenceEnds, hook_ft: float, crs: Any = None) -> st
     """The finding's sentence on the fence ends (DNR 1056): how many were judged, and where one is not
     turned upslope (``hook_ft``: the hook's length, ft; ``crs``: the site's, for the coordinates' unit).
     """
-    from geosite.units import foot_name
+    from geosite.units import coordinates
 
     skipped = ends.flat + ends.no_heights
     aside = f"; {skipped} on flat ground or without DEM heights, not judged" if skipped else ""
@@ -678,9 +731,8 @@ def ends_text(ends: fence_ends.FenceEnds, hook_ft: float, crs: Any = None) -> st
         return (
             f" Fence ends turned upslope (DNR 1056): {ends.turned} of {ends.judged} open ends judged{aside}."
         )
-    unit = f" ({foot_name(crs)})" if crs is not None else ""
     where = "; ".join(
-        f"E {e['x']:.0f}, N {e['y']:.0f}{unit}: "
+        f"{coordinates(e['x'], e['y'], crs)}: "
         + (f"falls {-e['rise_ft']:.2f} ft" if e["rise_ft"] < 0 else f"rises {e['rise_ft']:.2f} ft")
         + f" where the ground climbs {e['climb_ft']:.2f} ft"
         for e in ends.not_turned[:5]

@@ -73,6 +73,7 @@ class Stabilization(Practice):
                 feature_ids=ids,
                 geometry=_areas(dist, ids),
                 layer="disturbance",
+                submitted=_dated(timing, days),
                 settle="an end date and a 'stabilized' date on each disturbance polygon"
                 if status == "not_assessed"
                 else "",
@@ -91,6 +92,16 @@ class Timing(NamedTuple):
     undated: list[Any]
     in_time: list[Any]
     early: list[tuple[Any, Any, Any]]
+
+
+def _dated(timing: Timing, days: int) -> str:
+    """What the plan shows of its stabilization dates, in words (a finding's "submitted")."""
+    n = sum(len(part) for part in timing)
+    said = [f"{len(timing.in_time)} of {n} disturbed areas stabilized within {days} days of their end"]
+    said += [f"{len(timing.late)} later"] if timing.late else []
+    said += [f"{len(timing.early)} dated stabilized before their work ends"] if timing.early else []
+    said += [f"{len(timing.undated)} undated"] if timing.undated else []
+    return ", ".join(said)
 
 
 def _areas(dist: gpd.GeoDataFrame, ids: list[Any]) -> Any:

@@ -194,8 +194,8 @@ def _got(e: controls.Entrance) -> str:
 def _message(e: controls.Entrance, kind: str) -> str:
     """What the plan's pad at one entrance is, against DNR 1057 as the requirement reads it."""
     drive = e.get("drive_name") or f"drive {e['drive_id']}"
-    road = e.get("road_name") or f"road {e['road_id']}"
-    where = f"{str(drive)[:1].upper()}{str(drive)[1:]} onto {kind} {road}"
+    road = e.get("road_name") or f"road {e['road_id']}"  # a road's id becomes its name (rules.words)
+    where = f"{str(drive)[:1].upper()}{str(drive)[1:]} onto {road} ({kind})"
     need = (
         f"{e['required_length_ft']:,.0f} ft along the drive from the road and {e['drive_width_ft']:,.0f} ft "
         "wide "

@@ -45,7 +45,7 @@ import shapely
 
 from geosite.plan import plan_of
 from geosite.plan.quantity_report import quantity_report
-from geosite.report import name_features, plan_block
+from geosite.report import plan_block
 from geosite.review.completeness import check_completeness, item_citation_for_layer
 from geosite.review.declared import Declared, read_declared
 from geosite.review.drawn import maps_agree
@@ -53,6 +53,7 @@ from geosite.review.estimate import estimate_findings, read_estimate
 from geosite.review.findings import STATUSES, ReviewFinding, findings_frame, md, number, render_markdown
 from geosite.review.geometry import SECTION as GEOMETRY_SECTION
 from geosite.review.geometry import check_geometry, read_raw_layers
+from geosite.rules.words import control_labels, for_people, merged_names
 from geosite.units import SQFT_PER_ACRE
 from geosite.views.layers import derived_styles, findings_context
 
@@ -166,7 +167,7 @@ class CheckResult:
             "crs": self.site.crs.to_string(),
             "verdict": self.verdict,
             "counts": counts,
-            "counts_text": ", ".join(f"{counts[s]} {s}" for s in STATUSES if s in counts),
+            "counts_text": ", ".join(f"{counts[s]} {s.replace('_', ' ')}" for s in STATUSES if s in counts),
             "plan_type_required": self.plan_type_required,
             "plan_type_declared": self.declared.plan_type,
             "plan_type_checked": self.plan_type_checked,
@@ -277,9 +278,11 @@ def check_submission(
         f.source = "check"
     findings += [_from_analysis(f) for f in result.findings]  # already judged under the gate
     findings += reviewed
-    names = result.report["inputs"].get("feature_names", {})
-    for f in findings:  # "inlet(s) 2" -> "inlet(s) 2 (CB-2)": the names the plan gives its features
-        f.message = name_features(f.message, names)
+    # every finding said for a person: features by their names ("inlet(s) 2" -> "storm drain inlet CB-2",
+    # "bmps 4 (silt_fence)" -> "silt fence C4"), parameters by value and name
+    for_people(
+        findings, prof, merged_names(control_labels(result.plan), result.report["inputs"]["feature_names"])
+    )
     findings = _order(findings, prof)
     number(findings)
 

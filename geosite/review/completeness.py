@@ -174,6 +174,7 @@ def _contacts_finding(site: Site, contacts: list[str], head: str) -> ReviewFindi
         return _f(
             "fail",
             f"{head}: missing {'; '.join(missing)} in site.toml.",
+            submitted=f"no {'; no '.join(missing)}",
             settle="[applicant] and [maintainer] name, address and phone in site.toml",
         )
     return _f(
@@ -189,6 +190,7 @@ def _project_finding(site: Site, keys: list[str], head: str) -> ReviewFinding:
         return _f(
             "fail",
             f"{head}: missing [project] {', '.join(gaps)} in site.toml.",
+            submitted=f"no project {', '.join(g.replace('_', ' ') for g in gaps)}",
             settle=f"[project] {', '.join(gaps)} in site.toml",
         )
     got = ", ".join(f"{k} {getattr(site.project, k)}" for k in keys)
@@ -371,6 +373,7 @@ def contour_finding(site: Site, profile: Profile, declared: Declared, head: str)
         return _f(
             "fail",
             f"{head}: the contours layer is empty{dem_hint}.",
+            submitted="an empty contours layer",
             layer="contours",
             geometry=site.boundary,
         )

@@ -232,6 +232,7 @@ def _submitted_map(d: dict[str, Any], root: Path, where: str, problems: list[str
 
 def _declared_texts(d: dict[str, Any], root: Path, where: str, problems: list[str]) -> dict[str, Any]:
     """The declared texts (a text naming a file must name one inside the folder)."""
+    from geosite.io.text import submission
     from geosite.io.untrusted import inside
 
     texts: dict[str, Any] = {}
@@ -246,5 +247,7 @@ def _declared_texts(d: dict[str, Any], root: Path, where: str, problems: list[st
             except InputError as exc:
                 problems.append(str(exc))
                 v = None
-        texts[k] = None if v in (None, False) else str(v)
+        texts[k] = (
+            None if v in (None, False) else submission(str(v))
+        )  # the applicant's text (geosite.io.text)
     return texts

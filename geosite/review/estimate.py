@@ -34,6 +34,7 @@ import shapely
 
 from geosite.errors import InputError, SiteValidationError
 from geosite.io.csv_table import decimal_cell, read_table
+from geosite.io.text import SubmissionText
 from geosite.plan.prices import item_named
 from geosite.practices.pay import PAY_DECIMALS
 from geosite.review.findings import ReviewFinding
@@ -126,7 +127,7 @@ def _toml_rows(rows: Any, toml: Path, limits: Limits) -> SubmittedEstimate:
     known = (*ESTIMATE_COLUMNS, *ESTIMATE_OPTIONAL)
     for i, r in enumerate(rows, 1):
         where = f"{where0} {i}"
-        problems += [f"{where}: {k!r} is not one of {', '.join(known)}" for k in r if k not in known]
+        problems += [f"{where}: {k[:60]!r} is not one of {', '.join(known)}" for k in r if k not in known]
         problems += [f"{where}: no {k}" for k in ESTIMATE_COLUMNS if k not in r]
         cells = {k: _cell(v) for k, v in r.items()}
         row = _row(cells, where, problems)
@@ -191,7 +192,7 @@ def _row(cells: Mapping[str, str | None], where: str, problems: list[str]) -> Es
         return None
     p = item_named(text["item"])
     return EstimateRow(
-        text["item"].strip()[:80],
+        SubmissionText(text["item"].strip()[:80]),  # the applicant's words: each writer escapes them
         p.name if p is not None else None,
         text["unit"].strip().upper()[:10],
         qty,

@@ -5,11 +5,11 @@ what data would settle it, and the geometry of the problem (site CRS); and their
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from geosite.io.output import py_scalar
+from geosite.io.text import markdown
 from geosite.rules import Finding
 
 if TYPE_CHECKING:
@@ -52,44 +52,37 @@ def findings_frame(findings: list[ReviewFinding], crs: Any) -> gpd.GeoDataFrame:
     )
 
 
-#: Characters a text from a submission could use to make Markdown or HTML of findings.md.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
-
-
 def where_text(geom: BaseGeometry, crs: Any) -> str:
     """Where a finding is, for a person: a point on its geometry as easting and northing in the site
-    CRS's unit with the CRS's name, ``E 153,433 ft, N 151,981 ft (NAD83(2011) / WISCRS Burnett (ftUS))``.
+    CRS, ``E 153433, N 151981 (US ft)`` (:func:`geosite.units.coordinates`).
     """
-    from pyproj import CRS
+    from geosite.units import coordinates
 
     p = geom.representative_point()
-    c = CRS.from_user_input(crs)
-    unit = (c.axis_info[0].unit_name if c.axis_info else "") or ""
-    short = "m" if unit in ("metre", "meter") else "ft" if "foot" in unit or "feet" in unit else unit
-    return f"E {p.x:,.0f} {short}, N {p.y:,.0f} {short} ({c.name})"
+    return coordinates(p.x, p.y, crs)
 
 
 def md(text: Any) -> str:
-    """A text as literal Markdown: one line (newlines to spaces, so no text starts a heading or a list
-    item: every line begins with geosite's own prefix), and every character that could make emphasis,
-    a link, code, a table, an entity or HTML inside a line (``<``, ``*``, ``[``, ``&``, a backtick...)
-    backslash-escaped (CommonMark renders the character itself). Every text of findings.md goes through here:
-    much of it comes from the
-    submission (names, ids, declared texts).
+    """A text as literal Markdown (:func:`geosite.io.text.markdown`): one line, every character that could
+    make emphasis, a link, code, a table, an entity or HTML backslash-escaped. Every text of findings.md goes
+    through here: much of it comes from the submission (names, ids, declared texts).
     """
-    one_line = re.sub(r"[\r\n\u2028\u2029]+", " ", "" if text is None else str(text))
-    return _MD_SPECIAL.sub(r"\\\1", one_line)
+    return markdown(text)
 
 
 def _summary_lines(summary: dict[str, Any]) -> list[str]:
     """findings.md's head: the site, jurisdiction, profile, verdict, plan type, area and review deadline."""
     out = [f"# Plan check: {md(summary['site'])}", ""]
     out.append(f"- Jurisdiction: {md(summary['jurisdiction_name'])}")
-    if summary.get("profile_file"):
-        out.append(f"- Profile: {md(summary['profile_file'])} (sha256 {md(summary.get('profile_sha256'))})")
-    if summary.get("isolation"):
-        out.append(f"- {md(summary['isolation'])}")
-    out.append(f"- Verdict: **{md(summary['verdict'])}** ({md(summary['counts_text'])})")
+    out.append(
+        f"- Verdict: **{md(summary['verdict'].replace('_', ' '))}** ({md(summary['counts_text'])})"
+        + (
+            f": {len(summary['to_settle'])} requirement(s) that apply could not be assessed (below, with "
+            "what would settle each)"
+            if summary["verdict"] == "incomplete" and summary.get("to_settle")
+            else ""
+        )
+    )
     if summary.get("plan_type_required"):
         out.append(
             f"- Plan required: {md(summary['plan_type_required'])}; declared: "
@@ -108,29 +101,37 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
     return out
 
 
+def _top_lists(summary: dict[str, Any], findings: list[ReviewFinding]) -> list[str]:
+    """findings.md's lists under its head: what fails (what the inspector writes to the applicant about),
+    what is left to the inspector's decision, and where the verdict is incomplete what could not be
+    assessed, with what would settle each.
+    """
+
+    def listed(title: str, items: list[ReviewFinding], settle: bool = False) -> list[str]:
+        """One numbered list under its heading (none where it has no items)."""
+        rows = [
+            f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ")
+            + (f" To settle it: {md(f.settle or 'the data named in the finding')}" if settle else "")
+            for k, f in enumerate(items, 1)
+        ]
+        return [f"## {title}", "", *rows, ""] if items else []
+
+    open_ids = {t["finding"] for t in summary.get("to_settle") or []}
+    open_ = [f for f in findings if f.id in open_ids]  # the verdict cannot pass while one is open
+    return (
+        listed("What fails", [f for f in findings if f.status == "fail"])
+        + listed("For the inspector's decision", [f for f in findings if f.status == "inspector_decision"])
+        + listed(
+            "What could not be assessed (the plan is incomplete until each is settled)", open_, settle=True
+        )
+    )
+
+
 def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> str:
     """The text of findings.md: the verdict, the review deadline (when known), then findings grouped by
     section. Every text is escaped (:func:`md`).
     """
-    out = _summary_lines(summary)
-    out.append("")
-    failed = [f for f in findings if f.status == "fail"]
-    if failed:
-        # what the inspector writes to the applicant about: first, each with its section
-        out += ["## What fails", ""]
-        out += [
-            f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ")
-            for k, f in enumerate(failed, 1)
-        ]
-        out.append("")
-    decide = [f for f in findings if f.status == "inspector_decision"]
-    if decide:  # neither a pass nor a fail: the chapter leaves these to the Building Inspector
-        out += ["## For the inspector's decision", ""]
-        out += [
-            f"{k}. {md(f.section)} {md(f.citation)} ({md(f.id)}): {md(f.message)}".replace("  ", " ")
-            for k, f in enumerate(decide, 1)
-        ]
-        out.append("")
+    out = [*_summary_lines(summary), "", *_top_lists(summary, findings)]
     groups: dict[str, list[ReviewFinding]] = defaultdict(list)
     for f in findings:
         groups[f.section or "General"].append(f)
@@ -138,7 +139,7 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
         out += [f"## {md(section)}", ""]
         for f in items:
             cite = f" {md(f.citation)}" if f.citation else ""
-            out.append(f"- **{md(f.status.upper())}**{cite} ({md(f.id)}, {md(f.rule)}): {md(f.message)}")
+            out.append(f"- **{md(f.status.replace('_', ' ').upper())}**{cite} ({md(f.id)}): {md(f.message)}")
             if f.requirement:
                 out.append(f"  - Required: {md(f.requirement)}")
             if f.submitted:
@@ -147,8 +148,18 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
                 out.append(f"  - To settle it: {md(f.settle)}")
             if f.geometry is not None and not f.geometry.is_empty:
                 out.append(
-                    f"  - Where: {f.geometry.geom_type} at {md(where_text(f.geometry, summary['crs']))}; "
-                    f"layer `findings`, finding_id {md(f.id)}"
+                    f"  - Where: {md(where_text(f.geometry, summary['crs']))} (drawn in findings.gpkg as "
+                    f"finding {md(f.id)})"
                 )
         out.append("")
-    return "\n".join(out)
+    return "\n".join(out + _appendix_lines(summary))
+
+
+def _appendix_lines(summary: dict[str, Any]) -> list[str]:
+    """findings.md's last section: the profile and the files read, with their SHA-256."""
+    out = []
+    if summary.get("profile_file"):
+        out.append(f"- Profile: {md(summary['profile_file'])} (sha256 {md(summary.get('profile_sha256'))})")
+    if summary.get("isolation"):
+        out.append(f"- {md(summary['isolation'])}")
+    return ["## Appendix: the rulebook and the files read", "", *out, ""] if out else []

@@ -221,6 +221,8 @@ class _GeometryCheck:
                     ids=[ids[i]],
                     geometry=geoms[i],
                     values={"area_sqft": float(area[i]), "mean_width_ft": float(width[i])},
+                    requirement=f"polygons of {amin:g} sq ft or more and {wmin:g} ft or more wide",
+                    submitted=f"{area[i]:,.1f} sq ft, {width[i]:,.2f} ft wide on average",
                 )
 
     def duplicates(self, lname: str, gdf: gpd.GeoDataFrame) -> None:
@@ -243,6 +245,8 @@ class _GeometryCheck:
                     layer=lname,
                     ids=dup,
                     geometry=geoms[idx[0]],
+                    requirement="each feature drawn once",
+                    submitted=f"{len(idx)} identical geometries",
                 )
 
     def off_site(self, lname: str, gdf: gpd.GeoDataFrame) -> None:
@@ -258,6 +262,8 @@ class _GeometryCheck:
                 "fail",
                 f"Layer {lname} lies entirely beyond the site and {margin:g} ft around it ({d:,.0f} ft "
                 "away): wrong coordinates or CRS.",
+                requirement=f"the layer on the site or within {margin:g} ft of it",
+                submitted=f"the nearest feature {d:,.0f} ft from the site",
                 layer=lname,
                 ids=list(ids),
                 geometry=shapely.union_all(geoms),
@@ -298,6 +304,8 @@ class _GeometryCheck:
                     ids=[bmps["id"].iloc[i]],
                     geometry=g,
                     values={"distance_ft": g.distance(boundary) * fpu},
+                    requirement="each control drawn on the site (or beside it where its practice stands)",
+                    submitted=f"drawn {g.distance(boundary) * fpu:,.0f} ft beyond the site's boundary",
                 )
             self.footprints_beyond(bmps, zone, skip=outside)
 
@@ -330,4 +338,6 @@ class _GeometryCheck:
                 ids=[bmps["id"].iloc[i]],
                 geometry=off,
                 values={"distance_ft": beyond, "outside_sqft": off_sqft, "footprint_sqft": sqft},
+                requirement="each trap's or basin's footprint on the site",
+                submitted=f"{off_sqft:,.0f} sq ft of its {sqft:,.0f} sq ft footprint outside the boundary",
             )

@@ -12,7 +12,7 @@ LICENSE) is inlined; there is no basemap and nothing is fetched from the network
 
 Every text in the page comes from an applicant's files, so none of it is trusted (docs/security.md):
 
-- the findings list and the head are HTML-escaped (:func:`html.escape`, quotes too);
+- the findings list and the head are HTML-escaped (:func:`geosite.io.text.html_text`, quotes too);
 - the map's data is one ``<script type="application/json">`` block, ``<``, ``>``, ``&`` and the JS
   line separators written as ``\\uXXXX`` escapes, so no ``</script>`` or ``<!--`` in a value can end
   or change the block; the page script parses it with ``JSON.parse``;
@@ -29,18 +29,19 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from typing import Any
 
 import shapely
 from shapely.geometry import mapping
 
+from geosite.io.text import html_text, json_in_html
 from geosite.review.findings import where_text
+from geosite.rules.words import control_labels, feature_words, merged_names
 
 STATUS_COLOURS = {
     "fail": "#d7191c",
@@ -69,7 +70,6 @@ CONTEXT_LAYERS = {
 #: is about the plan as a whole (a missing plan item, a declared number): listed, never painted over the
 #: site; only findings with a place of their own are drawn.
 SITE_WIDE_SHARE = 0.01
-_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def _static(name: str) -> str:
@@ -87,7 +87,7 @@ def json_for_html(data: Any) -> str:
     from geosite.io.output import finite
 
     text = json.dumps(finite(data), default=str, allow_nan=False)
-    return re.sub("[<>&\u2028\u2029]", lambda m: _JSON_ESCAPES[m.group(0)], text)
+    return json_in_html(text)
 
 
 def _csp_hash(text: str) -> str:
@@ -161,11 +161,9 @@ def _layer(
         name = (
             name_of(gdf, i)
             if name_of
-            else (
-                f"{label} {row['id']}" + (f": {row['name']}" if row.get("name") else "")
-                if "id" in row
-                else label
-            )
+            else _text(gdf["name"].iloc[i])
+            if "name" in gdf.columns and _text(gdf["name"].iloc[i])
+            else (f"{label} {row['id']}" if "id" in row else label)
         )
         props.append({"name": name, "attrs": row})
     return _collection(_to_wgs84(_drawable(list(gdf.geometry), tol), crs), props)
@@ -245,8 +243,9 @@ def _context_layers(result: Any, crs: Any, tol: float) -> dict[str, Any]:
     for lname, (label, attrs) in CONTEXT_LAYERS.items():
         g = result.site.layer(lname)
         if g is not None:
-            ctx[label] = _layer(g, crs, tol, lname.rstrip("s"), attrs)
+            ctx[label] = _layer(g, crs, tol, lname.rstrip("s").replace("_", " "), attrs)
     bmps = result.site.layer("bmps")
+    labels = merged_names(control_labels(getattr(result.analysis, "plan", None)))
     if bmps is not None:
         ctx["submitted BMPs"] = _layer(
             bmps,
@@ -254,9 +253,10 @@ def _context_layers(result: Any, crs: Any, tol: float) -> dict[str, Any]:
             tol,
             "bmps",
             ("id", "type"),
-            name_of=lambda g, i: (
-                f"bmps {_text(g['id'].iloc[i])} "
-                f"({_text(g['type'].iloc[i]) if 'type' in g.columns else 'bmp'})"
+            name_of=lambda g, i: feature_words(
+                f"bmps {_text(g['id'].iloc[i])}"
+                + (f" ({_text(g['type'].iloc[i])})" if "type" in g.columns else ""),
+                labels,
             ),
         )
     return ctx
@@ -279,27 +279,59 @@ def _is_site_wide(geom: Any, shapes: list[Any]) -> bool:
 
 
 def _e(v: Any) -> str:
-    return html.escape("" if v is None else str(v), quote=True)
+    return html_text(v)
 
 
-def _failures(findings: list[dict[str, Any]]) -> str:
-    """The box at the top: every failed finding, then every one left to the inspector's decision, each
-    with its citation and message, linked to its entry.
+def _failures(findings: list[dict[str, Any]], open_ids: Iterable[str] = ()) -> str:
+    """The box at the top: every failed finding, then every requirement that applies and could not be
+    assessed (``open_ids``: the verdict cannot be a pass while one is open, so never green), then every one
+    left to the inspector's decision, each with its citation and message, linked to its entry; green only
+    where nothing fails and nothing is open.
     """
 
-    def _rows(items: list[dict[str, Any]]) -> str:
+    def _rows(items: list[dict[str, Any]], settle: bool = False) -> str:
         return "".join(
             f'<li><a class="goto" href="#finding-{_e(f["id"])}" data-id="{_e(f["id"])}">{_e(f["id"])}</a> '
-            f"<b>{_e(f['citation'])}</b> {_e(f['message'])}</li>"
+            f"<b>{_e(f['citation'])}</b> {_e(f['message'])}"
+            + (f" <i>To settle it: {_e(f['settle'])}</i>" if settle and f.get("settle") else "")
+            + "</li>"
             for f in items
         )
 
     failed = [f for f in findings if f["status"] == "fail"]
+    open_ = [f for f in findings if f["id"] in set(open_ids)]
     decide = [f for f in findings if f["status"] == "inspector_decision"]
-    box = f"<b>What fails ({len(failed)})</b><ol>{_rows(failed)}</ol>" if failed else "No finding fails."
+    box = f"<b>What fails ({len(failed)})</b><ol>{_rows(failed)}</ol>" if failed else ""
+    if open_:
+        box += (
+            f"<b>Not assessed ({len(open_)}): requirements that apply and could not be assessed; the "
+            "plan is incomplete until each is settled</b>"
+            f"<ol>{_rows(open_, settle=True)}</ol>"
+        )
     if decide:
         box += f"<b>For the inspector's decision ({len(decide)})</b><ol>{_rows(decide)}</ol>"
-    return f'<div class="fails{"" if failed or decide else " none"}">{box}</div>'
+    if not box:
+        box = "Nothing fails and nothing is left open."
+    kind = "" if failed else " open" if open_ else " decide" if decide else " none"
+    return f'<div class="fails{kind}">{box}</div>'
+
+
+def _appendix(s: dict[str, Any]) -> str:
+    """The page's last section: the profile and the files read, with their SHA-256 (what the verdict was
+    decided from), out of the reader's way at the top.
+    """
+    rows = []
+    if s.get("profile_file"):
+        rows.append(f"<p>Profile {_e(s['profile_file'])} (sha256 {_e(s.get('profile_sha256'))})</p>")
+    if s.get("isolation"):
+        rows.append(f"<p>{_e(s['isolation'])}</p>")
+    return (
+        '<h2 id="appendix">Appendix: the rulebook and the files read</h2><div class="profile">'
+        + "".join(rows)
+        + "</div>"
+        if rows
+        else ""
+    )
 
 
 def render_html(result: Any) -> str:
@@ -325,6 +357,7 @@ def render_html(result: Any) -> str:
             items.append(f"<h2>{_e(section or 'General')}</h2>")
         items.append(_finding_item(f))
     items.append(quantities_html(result.quantities.to_dict()))
+    items.append(_appendix(data["summary"]))
     leaflet_css, leaflet_js = _static("leaflet.css"), _static("leaflet.js")
     csp = (
         f"default-src 'none'; script-src {_csp_hash(leaflet_js)} {_csp_hash(_PAGE_JS)}; "
@@ -417,24 +450,21 @@ def _finding_item(f: dict[str, Any]) -> str:
 
 def _head(title: str, s: dict[str, Any], findings: list[dict[str, Any]]) -> str:
     """The page's head: the title, jurisdiction, verdict and counts, plan type required, review deadline,
-    profile and isolation, then the box of what fails.
+    then the box of what fails or is open (the profile and the files read are the appendix's).
     """
     deadline = s.get("review_deadline")
-    verdict = s["verdict"] if s["verdict"] in ("pass", "fail", "inspector_decision") else "other"
+    verdict = (
+        s["verdict"] if s["verdict"] in ("pass", "fail", "inspector_decision", "incomplete") else "other"
+    )
     return (
         f'<div class="head"><h1>{_e(title)}</h1><div>{_e(s["jurisdiction_name"])} &middot; verdict '
-        f'<b class="verdict {verdict}">{_e(s["verdict"].upper())}</b> ({_e(s["counts_text"])})'
+        f'<b class="verdict {verdict}">{_e(s["verdict"].replace("_", " ").upper())}</b> '
+        f"({_e(s['counts_text'])})"
         + (f" &middot; plan required: {_e(s['plan_type_required'])}" if s.get("plan_type_required") else "")
         + (f" &middot; review deadline: <b>{_e(deadline)}</b>" if deadline else "")
+        + ' &middot; <a href="#appendix">files read</a>'
         + "</div>"
-        + (
-            f'<div class="profile">profile {_e(s["profile_file"])} (sha256 '
-            f"{_e(s.get('profile_sha256'))})</div>"
-            if s.get("profile_file")
-            else ""
-        )
-        + (f'<div class="profile">{_e(s["isolation"])}</div>' if s.get("isolation") else "")
-        + _failures(findings)
+        + _failures(findings, [t["finding"] for t in s.get("to_settle") or []])
         + "</div>"
     )
 
@@ -448,6 +478,8 @@ body { display: flex; flex-direction: column; }
 .fails { margin: 6px 0 2px; padding: 4px 10px; background: #fdecea; border-left: 4px solid #d7191c; \
 max-height: 22vh; overflow-y: auto; }
 .fails.none { background: #eaf6ec; border-color: #1a9641; }
+.fails.open { background: #fff4e0; border-color: #e08a00; } .verdict.incomplete { color: #e08a00; }
+.fails.decide { background: #f3eaf7; border-color: #7b3294; }
 .fails ol { margin: 2px 0; padding-left: 22px; } .fails li { margin: 1px 0; }
 .verdict.fail { color: #d7191c; } .verdict.pass { color: #1a9641; }
 .main { flex: 1; display: flex; min-height: 0; }
@@ -613,7 +645,12 @@ false, null); });
     box.appendChild(note);
   }
   L.control.scale({ imperial: true, metric: false }).addTo(map);
-  var b = all.getBounds();
+  // the map opens on the site: its boundary and the disturbed area (the context around it is a pan away)
+  var focus = L.featureGroup();
+  ["site boundary", "disturbed area"].forEach(function (n) {
+    if (contextLayers[n]) focus.addLayer(contextLayers[n]);
+  });
+  var b = focus.getLayers().length && focus.getBounds().isValid() ? focus.getBounds() : all.getBounds();
   if (b.isValid()) map.fitBounds(b, { padding: [20, 20] }); else map.setView([44.5, -89.5], 7);
   window.geosite = { map: map, findingLayers: findingLayers, contextLayers: contextLayers, select: select, \
 data: DATA };

@@ -1,73 +1,71 @@
 """``check`` in a sandbox: the submission staged, read only by allowlisted drivers, in a child process that
-cannot reach the network, with its memory, CPU time and wall-clock time bounded (issue 24).
+cannot reach the network or start another, with its memory, CPU time and wall-clock time bounded (issues
+24 and 32).
 
-:func:`check_submission_sandboxed` is what ``geosite check`` and ``geosite batch --check`` run:
+:func:`check_submission_sandboxed` is what ``geosite check``, ``geosite batch --check`` and the Python API
+(``geosite.check_submission``) run:
 
-1. **Stage** (parent): the submission's regular files copied into a private temporary folder, names
-   and sizes checked first, each hashed (geosite.io.stage). Nothing after this opens the applicant's
-   folder, so nothing there can be written, merged or swapped.
-2. **Child** (``python -m geosite.review.sandbox TMP``, its own session, working folder a private
-   temporary one): first a network namespace of its own (and, in any case, a seccomp filter refusing
-   every socket but AF_UNIX; geosite.io.isolate), then RLIMIT_AS and RLIMIT_CPU; then every GDAL
-   driver but GTiff, GPKG, ESRI Shapefile, GeoJSON, DXF and MEM is deregistered, PROJ's network is
-   off, and geosite.io.allowlist's policy inspects each file before GDAL opens it. It runs
-   :func:`~geosite.review.check.check_submission` on the staged copy and writes its CheckResult (or
-   the error) as a pickle in the private folder.
-3. **Parent**: waits at most ``Limits.check_seconds`` (then kills the child's process group), loads
-   the pickle with an unpickler that builds only the classes a CheckResult holds (no other callable
-   can be named by the file), and alone writes the outputs. The staged copy is deleted before any
-   output is written.
+1. **A warm server** (:class:`Sandbox`; geosite.review.sandbox_child) is started first, so it imports and
+   loads what a check runs while the parent does its own work; a batch worker or a notebook keeps one
+   (:func:`shared_sandbox`).
+2. **Stage** (parent): the submission's regular files copied into a private temporary folder, names,
+   sizes, the number of entries and the time checked (geosite.io.stage). Nothing after this opens the
+   applicant's folder: not the parent, not the child, not a writer.
+3. **Child**: the server forks one child per check, which isolates itself (network namespace, seccomp,
+   RLIMIT_AS and RLIMIT_CPU, no new process, GDAL's drivers pruned, Landlock) and checks the staged copy.
+4. **Parent**: waits at most what is left of ``Limits.check_seconds`` (then kills the child's process
+   group), loads the result with an unpickler that builds only the classes a CheckResult holds, checks
+   every geometry in it like input (geosite.review.returned), and alone writes the outputs, from that
+   result only. The staged copy is deleted before any output is written.
 
 A crash, a kill at a limit or an error in the child is an :class:`~geosite.errors.InputError` (exit 2)
-naming the submission and the limit. ``CheckResult.extra["sandbox"]`` records what held (network
-namespace, seccomp, the drivers left, the limits) and the staged files with their SHA-256; the
-head of findings.md and report.html says it too.
+naming the submission and the limit, in one line per problem. ``CheckResult.extra["sandbox"]`` records what
+held (network namespace, seccomp, the drivers left, the limits) and the staged files with their SHA-256;
+the head of findings.md and report.html says it too.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
-import io
+import json
 import logging
 import os
 import pickle
 import re
+import select
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-import warnings
-from pathlib import Path, PurePath
-from typing import Any
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from geosite import errors
 from geosite.io.limits import Limits
-from geosite.io.stage import Staged, stage_submission
-from geosite.review.check import CheckResult, Step
-from geosite.rules.model import FrozenMap
+from geosite.io.stage import stage_submission
+from geosite.io.text import one_line
+from geosite.io.text import printable as printable
+from geosite.review.sandbox_child import BASE_MEMORY_BYTES as BASE_MEMORY_BYTES
+from geosite.review.sandbox_child import CHILD_ENV as CHILD_ENV
+from geosite.review.sandbox_child import child_env, memory_message
+
+if TYPE_CHECKING:
+    from geosite.review.check import CheckResult
 
 log = logging.getLogger(__name__)
+Step = Callable[[str], None]
 
 #: The largest result a child may hand back, bytes.
 MAX_RESULT_BYTES = 2 * 2**30
-#: Address space the child needs beyond the DEM budget (Python, numba, GDAL, PROJ, thread stacks), bytes.
-BASE_MEMORY_BYTES = 4 * 2**30
-#: Environment of the child beyond the parent's: GDAL offline, no side files, caches in its private folder.
-CHILD_ENV = {
-    "PROJ_NETWORK": "OFF",
-    "GDAL_PAM_ENABLED": "NO",
-    "CPL_VSIL_CURL_ALLOWED_EXTENSIONS": ".geosite-offline-no-network",
-    "GDAL_HTTP_MAX_RETRY": "0",
-    "GDAL_HTTP_TIMEOUT": "1",
-    "GDAL_DISABLE_READDIR_ON_OPEN": "EMPTY_DIR",
-    "OGR_SQLITE_ALLOW_EXTERNAL_ACCESS": "NO",
-    "GDAL_VRT_ENABLE_PYTHON": "NO",
-    "CPL_ALLOW_VSISTDIN": "NO",
-    "GML_DOWNLOAD_SCHEMA": "NO",
-    "PYTHONDONTWRITEBYTECODE": "1",
-}
+#: How long a server that was told to stop may take before it is killed, s.
+STOP_WAIT_S = 2.0
 
 
 def check_submission_sandboxed(
@@ -80,36 +78,186 @@ def check_submission_sandboxed(
     make_valid: bool = False,
     step: Step | None = None,
     limits: Limits | None = None,
+    analysis_outputs: bool = True,
+    sandbox: Sandbox | None = None,
 ) -> CheckResult:
     """:func:`~geosite.review.check.check_submission` of ``folder``, staged and run in an isolated child.
 
     Parameters are those of check_submission (``dem``: the inspector's own DEM, read where it lies;
-    ``received``: a datetime.date). ``limits`` also bounds the child: ``check_seconds`` (wall clock,
-    s), ``check_cpu_seconds`` (s) and ``check_memory_bytes`` (address space, bytes; 0: the raster
-    budget plus :data:`BASE_MEMORY_BYTES`). Raises :class:`~geosite.errors.InputError` for every
-    refusal, unreadable input, crash or limit.
+    ``received``: a datetime.date). ``limits`` also bounds the child: ``check_seconds`` (wall clock for
+    staging and the child together, s), ``check_cpu_seconds`` (s) and ``check_memory_bytes`` (address
+    space, bytes; 0: the raster budget plus 4 GiB). ``analysis_outputs``: hand back what writing the
+    analysis' outputs needs besides the check's own (the DEM window read, the plan folder's layers).
+    ``sandbox``: the warm server to run in (default: one this process keeps, :func:`shared_sandbox`).
+    Raises :class:`~geosite.errors.InputError` for every refusal, unreadable input, crash or limit.
     """
+    from geosite.review.returned import safe_loads, unpack
+
     limits = limits or Limits()
-    step = step or (lambda name: log.info(name))
-    shown = Path(folder)
-    with tempfile.TemporaryDirectory(prefix="geosite-check-") as tmp_name:
-        tmp = Path(tmp_name)
-        step("staging the submission")
-        staged = stage_submission(shown, tmp / "submission", limits)
-        request = {
-            "root": str(staged.root.resolve()),
-            "shown": str(shown),
-            "jurisdiction": _absolute(jurisdiction),
-            "dem": None if dem is None else str(Path(dem).resolve()),
-            "dem_vertical_unit": dem_vertical_unit,
-            "received": received,
-            "make_valid": make_valid,
-            "limits": limits,
+    check: dict[str, Any] = {"jurisdiction": jurisdiction, "dem": dem, "dem_vertical_unit": dem_vertical_unit}
+    check.update(received=received, make_valid=make_valid)
+    request = {"limits": limits, "analysis_outputs": analysis_outputs, **_check_keywords(check)}
+    with _sandboxed(folder, request, step, sandbox) as run:
+        data = run.box.run(run.tmp, run.shown, limits, run.deadline, meanwhile=_load_writers)
+        return unpack(safe_loads(data), run.staged, run.shown, limits)
+
+
+@dataclass(frozen=True)
+class Written:
+    """What ``geosite check``'s outputs are, as the writer process wrote them: the files, the verdict in
+    printable lines, the exit code (0 nothing fails, 1 some finding fails), the warnings to show (their
+    class name and message).
+    """
+
+    files: list[str]
+    lines: list[str]
+    exit_code: int
+    warnings: list[tuple[str, str]]
+
+
+def check_and_write(
+    folder: str | Path,
+    out: Path,
+    *,
+    overwrite: bool = False,
+    html: bool = True,
+    prices: str | Path | None = None,
+    step: Step | None = None,
+    sandbox: Sandbox | None = None,
+    **check: Any,
+) -> Written:
+    """``geosite check``: ``folder`` checked in the sandbox and its outputs written into ``out`` outside it,
+    by a process the sandbox's server forks for that once the child has ended (so this process imports
+    none of the libraries a check and its outputs load: the server has them).
+
+    Parameters
+    ----------
+    folder : str or Path
+        The submission.
+    out : Path
+        The output folder (checked by the caller: geosite.io.output.check_output_dir).
+    overwrite : bool
+        Whether an output folder geosite wrote may be replaced.
+    html : bool
+        Whether report.html is written.
+    prices : str or Path, optional
+        The inspector's unit-price file (:func:`geosite.plan.read_prices`), read by the writer outside the
+        sandbox (it is the inspector's, not the applicant's) within the limits' table bounds.
+    step : callable, optional
+        Called with each stage's name.
+    sandbox : Sandbox, optional
+        The server to run in (default: this process's, :func:`shared_sandbox`).
+    **check : Any
+        :func:`check_submission_sandboxed`'s keywords (jurisdiction, dem, dem_vertical_unit, received,
+        make_valid, limits).
+
+    Returns
+    -------
+    Written
+        What was written, and the verdict; an :class:`~geosite.errors.InputError` (or OutputError) when
+        the check or the writing failed.
+    """
+    limits = check.pop("limits", None) or Limits()
+    request = {"limits": limits, "analysis_outputs": False, **_check_keywords(check)}
+    with _sandboxed(folder, request, step, sandbox) as run:
+        ask = {
+            "out": str(Path(out).resolve()),
+            "overwrite": overwrite,
+            "html": html,
+            "prices": None if prices is None else str(Path(prices).resolve()),
+            "shown": str(run.shown),
+            "staged": run.staged,
+            "limits": dataclasses.asdict(limits),
         }
-        (tmp / "request.pickle").write_bytes(pickle.dumps(request))
+        (run.tmp / "write.json").write_text(json.dumps(ask), encoding="utf-8")
+        run.box.run(run.tmp, run.shown, limits, run.deadline, write=True)
+        done = json.loads((run.tmp / "written.json").read_text(encoding="utf-8"))
+    if "error" in done:
+        raise _written_error(done, run.shown)
+    return Written(
+        files=[str(f) for f in done["files"]],
+        lines=[str(x) for x in done["lines"]],
+        exit_code=int(done["exit_code"]),
+        warnings=[(str(c), str(m)) for c, m in done.get("warnings", [])],
+    )
+
+
+def _check_keywords(check: dict[str, Any]) -> dict[str, Any]:
+    """The check's keywords as the child takes them (paths absolute: it works in a folder of its own)."""
+    known = {"jurisdiction", "dem", "dem_vertical_unit", "received", "make_valid"}
+    unknown = set(check) - known
+    if unknown:
+        raise TypeError(f"unknown keywords for the sandboxed check: {sorted(unknown)}")
+    dem = check.get("dem")
+    return {
+        "jurisdiction": _absolute(check.get("jurisdiction")),
+        "dem": None if dem is None else str(Path(dem).resolve()),
+        "dem_vertical_unit": check.get("dem_vertical_unit"),
+        "received": check.get("received"),
+        "make_valid": bool(check.get("make_valid", False)),
+    }
+
+
+def _written_error(done: dict[str, Any], shown: Path) -> errors.GeositeError:
+    """The writer's error raised here: its class when it is geosite's input or output error."""
+    name, message = str(done["error"]), one_line(done.get("message"))
+    problems = done.get("problems")
+    if name == "SiteValidationError" and isinstance(problems, list):
+        return errors.SiteValidationError([one_line(p) for p in problems], site=str(shown))  # by repr
+    cls = getattr(errors, name, None)
+    if (
+        isinstance(cls, type)
+        and issubclass(cls, errors.InputError | errors.OutputError)
+        and cls is not errors.SiteValidationError
+    ):
+        return cls(message)
+    return errors.InputError(message)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One sandboxed check under way: its server, private folder, staged files, deadline and the name the
+    inspector gave the submission."""
+
+    box: Sandbox
+    tmp: Path
+    staged: dict[str, Any]
+    deadline: float
+    shown: Path
+
+
+@contextlib.contextmanager
+def _sandboxed(
+    folder: str | Path, request: dict[str, Any], step: Step | None, sandbox: Sandbox | None
+) -> Iterator[_Run]:
+    """The submission staged in a private folder with the child's ``request`` beside it, for the block; the
+    folder removed after it (the staged copy gone before any output is used).
+    """
+    limits: Limits = request["limits"]
+    step = step or (lambda name: log.info(name))
+    deadline = time.monotonic() + limits.check_seconds
+    shown = Path(folder)
+    with contextlib.ExitStack() as stack:
+        box = sandbox if sandbox is not None else stack.enter_context(shared_sandbox())
+        box.start()  # warming while the submission is staged
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="geosite-check-")))
+        step("staging the submission")
+        staged = stage_submission(shown, tmp / "submission", limits, deadline=deadline)
+        full = {"root": str(staged.root.resolve()), "shown": str(shown), **request}
+        (tmp / "request.pickle").write_bytes(pickle.dumps(full))
         step("reading and checking the submission in a sandbox")
-        payload = _run_child(tmp, shown, limits)
-    return _unpack(payload, staged, shown)
+        yield _Run(box, tmp, staged.to_dict(), deadline, shown)
+
+
+def _load_writers() -> None:
+    """Import what reading the result back and writing the outputs need, while the child checks (the two
+    processes import and work on two cores at once).
+    """
+    import geosite.io.output
+    import geosite.pipeline
+    import geosite.review.check
+    import geosite.review.html
+    import geosite.review.returned  # noqa: F401
 
 
 def _absolute(jurisdiction: str | None) -> str | None:
@@ -121,46 +269,279 @@ def _absolute(jurisdiction: str | None) -> str | None:
     return jurisdiction
 
 
-def _run_child(tmp: Path, shown: Path, limits: Limits) -> dict[str, Any]:
-    """Run the child on ``tmp``; its payload (a dict), or an InputError for a crash or a limit."""
-    work = tmp / "work"
-    work.mkdir(mode=0o700)
-    out = open(tmp / "child.log", "wb")  # noqa: SIM115 - closed below, after the child is gone
-    t0 = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "geosite.review.sandbox", str(tmp)],
-            cwd=work,
-            env=child_env(work),
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=out,
-            start_new_session=True,
-            close_fds=True,
+# ------------------------------------------------------------------------------------------ the warm server
+
+
+class Sandbox:
+    """A warm server (geosite.review.sandbox_child) that forks one isolated child per check.
+
+    Start it early (:meth:`start`: it imports while the caller works), run checks in it (:meth:`run`), and
+    :meth:`close` it (or use it as a context manager). A server that died is restarted by the next run.
+    ``warm``: after its first check the server checks a small submission of its own, so every later
+    child finds everything a check loads on first use already loaded (for a server that forks many: a
+    batch worker's, a notebook's); ``geosite check``'s server, which forks one, skips it.
+    """
+
+    def __init__(self, warm: bool = True) -> None:
+        self.warm = warm  # check a submission of geosite's own first (geosite.review.sandbox_child.warm_up)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._dir: Path | None = None
+        self._buffer = b""
+        self._lock = threading.Lock()
+
+    def start(self) -> Sandbox:
+        """Start the server unless it is running.
+
+        Returns
+        -------
+        Sandbox
+            This sandbox.
+        """
+        if self._proc is not None and self._proc.poll() is None:
+            return self
+        self.close()
+        self._dir = Path(tempfile.mkdtemp(prefix="geosite-sandbox-"))
+        with open(self._dir / "server.log", "wb") as logfile:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "geosite.review.sandbox_child", "--serve", str(self._dir)]
+                + (["--warm"] if self.warm else []),
+                cwd=self._dir,
+                env=child_env(self._dir),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=logfile,
+                start_new_session=True,
+                close_fds=True,
+            )
+        self._buffer = b""
+        return self
+
+    def run(
+        self,
+        tmp: Path,
+        shown: Path,
+        limits: Limits,
+        deadline: float,
+        *,
+        meanwhile: Callable[[], None] | None = None,
+        write: bool = False,
+    ) -> bytes:
+        """One check in a forked child: its result's bytes, or an InputError for a crash or a limit.
+
+        Parameters
+        ----------
+        tmp : Path
+            The check's private folder (``request.pickle``, ``submission/``).
+        shown : Path
+            The submission as the inspector named it, for messages.
+        limits : Limits
+            The check's limits.
+        deadline : float
+            The time, s on ``time.monotonic()``'s clock, by which the child (and the writer) must have
+            ended (else they are killed).
+        meanwhile : callable, optional
+            Run once the request is sent, while the server works (the caller's own imports).
+        write : bool
+            Whether the server then forks the writer of ``geosite check``'s outputs
+            (geosite.review.returned.write_checked, reading ``tmp/write.json``).
+
+        Returns
+        -------
+        bytes
+            The result's pickle, as the child wrote it (empty with ``write``: the writer read it).
+        """
+        (tmp / "work").mkdir(mode=0o700)
+        (tmp / "child.log").touch(mode=0o600)
+        t0 = time.monotonic()
+        with self._lock:
+            pid = self._ask(f"{tmp}\t{'write' if write else 'check'}", shown, limits, deadline, meanwhile)
+            rc = self._exit_code(pid, shown, limits, deadline)
+            written = None
+            if rc == 0 and write:
+                written = self._exit_code(self._started(shown, limits, deadline), shown, limits, deadline)
+        result = tmp / "work" / "result.pickle"
+        if rc != 0 or not result.is_file() or not 0 < result.stat().st_size <= MAX_RESULT_BYTES:
+            raise _crash(rc, tmp / "child.log", shown, limits, time.monotonic() - t0)
+        if not write:
+            return result.read_bytes()
+        if written != 0 or not (tmp / "written.json").is_file():
+            tail = _tail(tmp / "writer.log")
+            raise errors.OutputError(
+                f"{one_line(shown)}: writing the outputs failed ({_signal_name(written or 0)}: {tail})"
+            )
+        return b""
+
+    def _ask(
+        self, request: str, shown: Path, limits: Limits, deadline: float, meanwhile: Callable[[], None] | None
+    ) -> int:
+        """Send the server ``request`` (replacing a server found dead, once): the child's process id."""
+        for _ in range(2):
+            self.start()
+            assert self._proc is not None and self._proc.stdin is not None
+            try:
+                self._proc.stdin.write(os.fsencode(request) + b"\n")
+                self._proc.stdin.flush()
+                if meanwhile is not None:  # the caller's imports, while the server imports or forks
+                    meanwhile()
+                    meanwhile = None
+                return self._started(shown, limits, deadline)
+            except (BrokenPipeError, EOFError):
+                self.close()
+        raise errors.UnreadableInputError(
+            f"{one_line(shown)}: the sandbox could not be started; nothing written"
         )
+
+    def _started(self, shown: Path, limits: Limits, deadline: float) -> int:
+        """The process id in the server's next line (``started PID``); LimitError past the deadline."""
+        line = self._line(deadline)
+        if line is None:  # the server never started it before the deadline
+            self.close()
+            raise _wall_clock(shown, limits)
+        return int(line.split()[1])
+
+    def _exit_code(self, pid: int, shown: Path, limits: Limits, deadline: float) -> int:
+        """The exit code of the server's process ``pid`` (``exited PID RC``); killed past the deadline."""
         try:
-            rc = proc.wait(timeout=limits.check_seconds)
-        except BaseException as exc:  # the limit, or the inspector's Ctrl-C: the child goes too
-            _kill_group(proc.pid)
+            line = self._line(deadline)
+        except BaseException:  # the inspector's Ctrl-C, or the server gone: the process goes too
+            _kill(pid)
+            self.close()
+            raise
+        if line is None:
+            _kill(pid)
+            with contextlib.suppress(EOFError):
+                if self._line(time.monotonic() + 10) is None:
+                    self.close()
+            raise _wall_clock(shown, limits)
+        return int(line.split()[2])
+
+    def _line(self, deadline: float) -> str | None:
+        """The server's next line, or None when ``deadline`` passes first; EOFError when it has ended."""
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            data = os.read(fd, 65536)
+            if not data:
+                raise EOFError("the sandbox's server ended")
+            self._buffer += data
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line.decode("ascii", "replace")
+
+    def close(self) -> None:
+        """Stop the server (killed: it holds nothing to save) and remove its folder."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            with contextlib.suppress(OSError):
+                if proc.stdin is not None:
+                    proc.stdin.close()
+            _kill(proc.pid)
             proc.wait()
-            if not isinstance(exc, subprocess.TimeoutExpired):
-                raise
-            raise errors.LimitError(
-                f"{shown}: reading and checking the submission took over {limits.check_seconds:,} s "
-                "(check_seconds); stopped, nothing written. Raise with --limit check_seconds=N"
-            ) from None
-        _kill_group(proc.pid)  # anything it left behind
+            if proc.stdout is not None:
+                proc.stdout.close()
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    @staticmethod
+    def early() -> Sandbox | None:
+        """The server :func:`start_early` started for this process's one check (taken: a second call
+        gets None).
+
+        Returns
+        -------
+        Sandbox or None
+            The started server, or None.
+        """
+        global _EARLY
+        box, _EARLY = _EARLY, None
+        return box
+
+    def __enter__(self) -> Sandbox:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _kill(pid: int) -> None:
+    """SIGKILL the process ``pid`` and its process group (a child leads its own session)."""
+    for kill in (os.killpg, os.kill):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            kill(pid, signal.SIGKILL)
+
+
+def _wall_clock(shown: Path, limits: Limits) -> errors.LimitError:
+    return errors.LimitError(
+        f"{one_line(shown)}: reading and checking the submission took over {limits.check_seconds:,} s "
+        "(check_seconds); stopped, nothing written. Raise with --limit check_seconds=N"
+    )
+
+
+_EARLY: Sandbox | None = None
+
+
+def start_early() -> None:
+    """Start a server for the one check this process will run (``geosite check``), before anything else
+    is imported; the check takes it with :meth:`Sandbox.early`.
+    """
+    global _EARLY
+    if _EARLY is None:
+        _EARLY = Sandbox(warm=False).start()
+
+
+#: Whether the servers this process keeps (:func:`shared_sandbox`) warm themselves after their first check:
+#: a process that checks one submission and ends (batch --timeout's child per site) sets it False.
+POOL_WARM = True
+_IDLE: list[Sandbox] = []
+_POOL_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def shared_sandbox() -> Iterator[Sandbox]:
+    """A warm server this process keeps for its checks (a batch worker's, a notebook's), taken for the
+    block and given back after: each concurrent caller gets its own.
+
+    Yields
+    ------
+    Sandbox
+        The server, started or to be started.
+    """
+    with _POOL_LOCK:
+        box = _IDLE.pop() if _IDLE else Sandbox(warm=POOL_WARM)
+    try:
+        yield box
     finally:
-        out.close()
-    result = work / "result.pickle"
-    if rc == 0 and result.is_file() and 0 < result.stat().st_size <= MAX_RESULT_BYTES:
-        return safe_loads(result.read_bytes())
-    raise _crash(rc, tmp / "child.log", shown, limits, time.monotonic() - t0)
+        with _POOL_LOCK:
+            _IDLE.append(box)
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+@atexit.register
+def close_shared() -> None:
+    """Stop the servers this process keeps (at exit), and an early one no check took."""
+    with _POOL_LOCK:
+        boxes = list(_IDLE)
+        _IDLE.clear()
+    early = Sandbox.early()
+    if early is not None:
+        boxes.append(early)
+    for box in boxes:
+        box.close()
+
+
+def _tail(logfile: Path) -> str:
+    """The last line of a log (one line, printable), or "no output"."""
+    try:
+        tail = logfile.read_bytes()[-4000:].decode("utf-8", "replace")
+    except OSError:
+        return "no output"
+    last = [line for line in tail.strip().splitlines() if line.strip()][-1:]
+    return one_line(last[0][:300]) if last else "no output"
 
 
 def _crash(rc: int, logfile: Path, shown: Path, limits: Limits, seconds: float) -> errors.InputError:
@@ -170,20 +551,17 @@ def _crash(rc: int, logfile: Path, shown: Path, limits: Limits, seconds: float) 
     except OSError:
         tail = ""
     if _OUT_OF_MEMORY.search(tail):
-        return errors.LimitError(
-            f"{shown}: reading the submission needed more memory than check_memory_bytes "
-            f"{memory_limit(limits):,}; stopped, nothing written. Raise with --limit check_memory_bytes=N"
-        )
+        return errors.LimitError(memory_message(str(shown), limits, _tail(logfile)))
     if rc in (-signal.SIGXCPU, -signal.SIGKILL):
         return errors.LimitError(
-            f"{shown}: reading and checking the submission used over {limits.check_cpu_seconds:,} s "
-            "of CPU time (check_cpu_seconds); stopped, nothing written. Raise with --limit "
-            "check_cpu_seconds=N"
+            f"{one_line(shown)}: reading and checking the submission used over "
+            f"{limits.check_cpu_seconds:,} s of CPU time (check_cpu_seconds); stopped, nothing written. "
+            "Raise with --limit check_cpu_seconds=N"
         )
     last = [line for line in tail.strip().splitlines() if line.strip()][-1:] or [f"exit code {rc}"]
     return errors.UnreadableInputError(
-        f"{shown}: the process reading the submission ended without a result after "
-        f"{seconds:.1f} s ({_signal_name(rc)}: {printable(last[0][:300])}); a file in it "
+        f"{one_line(shown)}: the process reading the submission ended without a result after "
+        f"{seconds:.1f} s ({_signal_name(rc)}: {one_line(last[0][:300])}); a file in it "
         "may be corrupt or crafted; nothing written"
     )
 
@@ -201,418 +579,3 @@ def _signal_name(rc: int) -> str:
         except ValueError:
             return f"signal {-rc}"
     return f"exit code {rc}"
-
-
-def memory_limit(limits: Limits) -> int:
-    """The child's address-space limit, bytes."""
-    return limits.check_memory_bytes or limits.raster_budget_bytes + BASE_MEMORY_BYTES
-
-
-def child_env(work: Path) -> dict[str, str]:
-    """The child's environment: the parent's, this package first on the path, GDAL offline, caches and
-    temporary files in ``work``.
-    """
-    env = dict(os.environ)
-    env.update(CHILD_ENV)
-    here = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    for key in ("HOME", "TMPDIR", "MPLCONFIGDIR", "XDG_CACHE_HOME"):  # numba's cache: see _preload
-        env[key] = str(work)
-    return env
-
-
-def _unpack(payload: dict[str, Any], staged: Staged, shown: Path) -> CheckResult:
-    """The child's CheckResult with the staged files recorded, or its error raised; its warnings
-    re-emitted.
-    """
-    for category, message in payload.get("warnings", []):
-        cls = getattr(errors, str(category), None)
-        if not (isinstance(cls, type) and issubclass(cls, Warning)):
-            cls = errors.GeositeWarning
-        warnings.warn(printable(str(message)), cls, stacklevel=3)
-    if "error" in payload:
-        cls = getattr(errors, str(payload["error"]), None)
-        if (
-            not (isinstance(cls, type) and issubclass(cls, errors.InputError))
-            or cls is errors.SiteValidationError
-        ):
-            cls = errors.InputError
-        raise cls(printable(str(payload["message"])))
-    result = payload["result"]
-    if not isinstance(result, CheckResult):
-        raise errors.UnreadableInputError(f"{shown}: the sandbox returned no check result")
-    record = dict(payload.get("sandbox") or {})
-    record["staged"] = staged.to_dict()
-    result.extra["sandbox"] = record
-    result.extra["isolation"] = describe(record)  # the summary's line (findings.md, report.html)
-    return result
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters (a terminal escape planted in a layer or CRS name) written as
-    ``\\xNN``; line breaks and tabs kept.
-    """
-    return "".join(
-        c if c in "\n\t" or (ord(c) >= 32 and not 127 <= ord(c) < 160) else f"\\x{ord(c):02x}" for c in text
-    )
-
-
-def describe(record: dict[str, Any]) -> str:
-    """One line for the report: what isolation held, and the staged files with their SHA-256."""
-    held = [k.replace("_", " ") for k in ("network_namespace", "seccomp") if record.get(k)]
-    files = record.get("staged", {}).get("files", [])
-    listed = "; ".join(f"{f['path']} ({f['bytes']:,} bytes, sha256 {f['sha256']})" for f in files)
-    skipped = record.get("staged", {}).get("not_staged", [])
-    files_rule = (
-        "files limited by Landlock"
-        if record.get("landlock")
-        else f"files not limited ({record.get('landlock_error')})"
-    )
-    return (
-        "Read in a sandbox: a staged copy, network blocked by "
-        f"{' and '.join(held) or 'NOTHING (see sandbox record)'}, "
-        f"{files_rule}, GDAL drivers {', '.join(record.get('drivers', []))}; files read: {listed}"
-        + (f"; not read: {'; '.join(skipped)}" if skipped else "")
-    )
-
-
-# ------------------------------------------------------------------------------------------ safe unpickling
-
-#: Modules whose classes a CheckResult is made of.
-_CLASS_MODULES = (
-    "geosite.",
-    "numpy",
-    "pandas",
-    "geopandas",
-    "shapely",
-    "pyproj",
-    "affine",
-    "datetime",
-    "pathlib",
-    "collections",
-    "decimal",
-)
-#: The functions (not classes) a CheckResult's pickle calls to rebuild arrays, frames and geometries.
-_FUNCTIONS = {
-    ("numpy._core.multiarray", "_reconstruct"),
-    ("numpy.core.multiarray", "_reconstruct"),
-    ("numpy._core.multiarray", "scalar"),
-    ("numpy.core.multiarray", "scalar"),
-    ("numpy._core.numeric", "_frombuffer"),
-    ("numpy.core.numeric", "_frombuffer"),
-    ("numpy", "dtype"),
-    ("pandas._libs.internals", "_unpickle_block"),
-    ("pandas._libs.arrays", "__pyx_unpickle_NDArrayBacked"),
-    ("pandas.core.indexes.base", "_new_Index"),
-    ("pandas._libs.tslibs.timestamps", "_unpickle_timestamp"),
-    ("pandas._libs.tslibs.timedeltas", "_timedelta_unpickle"),
-    ("pandas.core.arrays.categorical", "_unpickle_categorical"),
-    ("shapely.io", "from_wkb"),
-    ("shapely.geometry.base", "_unpickle_geometry"),
-    ("copyreg", "_reconstructor"),
-    ("builtins", "slice"),
-    ("builtins", "set"),
-    ("builtins", "frozenset"),
-    ("builtins", "complex"),
-    ("builtins", "object"),
-    ("builtins", "bytearray"),
-    ("_codecs", "encode"),
-}
-
-
-class _SafeUnpickler(pickle.Unpickler):
-    """Builds only classes of the modules a CheckResult is made of, and the few rebuilding functions above."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        """The class or function ``module.name`` when a check result may hold it, else refused.
-
-        Parameters
-        ----------
-        module : str
-            The module the pickle names.
-        name : str
-            The name in it.
-
-        Returns
-        -------
-        Any
-            The class or function.
-
-        Raises
-        ------
-        pickle.UnpicklingError
-            For anything a check result never holds.
-        """
-        obj = super().find_class(module, name)
-        if (module, name) in _FUNCTIONS:
-            return obj
-        plain = not issubclass(obj, BaseException) if isinstance(obj, type) else False
-        warning = (
-            isinstance(obj, type) and issubclass(obj, Warning) and module == "geosite.errors"
-        )  # a Note's class
-        if (
-            isinstance(obj, type)
-            and module.startswith(_CLASS_MODULES)
-            and (plain or warning)
-            and "." not in name
-        ):
-            return obj
-        raise pickle.UnpicklingError(
-            f"the sandbox's result names {module}.{name}, which a check result never holds"
-        )
-
-
-def safe_loads(data: bytes) -> Any:
-    """Unpickle the child's result with :class:`_SafeUnpickler`; a bad one is an InputError."""
-    try:
-        return _SafeUnpickler(io.BytesIO(data)).load()
-    except Exception as exc:  # any failure to rebuild it is a refused result
-        raise errors.UnreadableInputError(
-            f"the sandbox's result could not be read back safely ({exc})"
-        ) from None
-
-
-# ------------------------------------------------------------------------------------------ the child
-
-
-def _remap(obj: Any, old: str, new: str, seen: set[int], depth: int = 0) -> Any:
-    """``obj`` with the staged folder's path ``old`` written as the submission's ``new`` in every text and
-    path of the dicts, lists, tuples and dataclasses it holds (frames and arrays are left alone).
-    """
-    if isinstance(obj, str | PurePath):
-        return _remap_text(obj, old, new)
-    if depth > 40 or id(obj) in seen:
-        return obj
-    if isinstance(obj, dict) and not isinstance(obj, FrozenMap):  # a profile's tables hold no staged path
-        seen.add(id(obj))
-        for k, v in list(obj.items()):
-            obj[k] = _remap(v, old, new, seen, depth + 1)
-    elif isinstance(obj, list):
-        seen.add(id(obj))
-        obj[:] = [_remap(v, old, new, seen, depth + 1) for v in obj]
-    elif isinstance(obj, tuple) and not hasattr(obj, "_fields"):
-        return tuple(_remap(v, old, new, seen, depth + 1) for v in obj)
-    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        seen.add(id(obj))
-        _remap_fields(obj, old, new, seen, depth)
-    return obj
-
-
-def _remap_text(obj: str | PurePath, old: str, new: str) -> str | PurePath:
-    """A text or path with ``old`` written as ``new``, of the same type (a typed text such as
-    :class:`geosite.errors.Note` keeps its attributes).
-    """
-    if isinstance(obj, PurePath):
-        return type(obj)(str(obj).replace(old, new)) if old in str(obj) else obj
-    if old not in obj:
-        return obj
-    text = obj.replace(old, new)
-    if type(obj) is not str:  # a typed text (geosite.errors.Note): same type, same attributes
-        text = str.__new__(type(obj), text)
-        text.__dict__.update(getattr(obj, "__dict__", {}))
-    return text
-
-
-def _remap_fields(obj: Any, old: str, new: str, seen: set[int], depth: int) -> None:
-    """Remap each field of the dataclass ``obj`` in place (frozen ones too)."""
-    for f in dataclasses.fields(obj):
-        value = getattr(obj, f.name, None)
-        new_value = _remap(value, old, new, seen, depth + 1)
-        if new_value is not value:
-            object.__setattr__(obj, f.name, new_value)
-
-
-def _isolate(request: dict[str, Any]) -> dict[str, Any]:
-    """Cut the network, bound memory and CPU, prune GDAL's drivers, install the file policy. Returns
-    the record of what held.
-    """
-    from geosite.io import isolate
-
-    if not isolate.die_with_parent():
-        sys.exit(3)  # the parent is gone: no one to read the result
-    netns, why_not = isolate.enter_network_namespace()
-    seccomp, why_not_seccomp = isolate.block_sockets()
-    limits: Limits = request["limits"]
-    isolate.set_limits(memory_bytes=memory_limit(limits), cpu_seconds=limits.check_cpu_seconds)
-    import pyogrio  # noqa: F401 - registers pyogrio's GDAL drivers, pruned below
-    import rasterio
-    from pyproj import network
-
-    from geosite.io import allowlist, untrusted
-
-    with rasterio.Env():
-        pass  # registers rasterio's GDAL drivers
-    keep = allowlist.KEEP_DRIVERS + (("VRT",) if _inspector_vrt(request.get("dem")) else ())
-    left = allowlist.prune_gdal_drivers(keep)
-    network.set_network_enabled(False)
-    untrusted.set_policy(lambda path, driver, what: allowlist.submission_policy(path, driver, what, limits))
-    landlock, why_not_landlock = _restrict_files(request)
-    return {
-        "network_namespace": netns,
-        "network_namespace_error": why_not or None,
-        "seccomp": seccomp,
-        "seccomp_error": why_not_seccomp or None,
-        "landlock": landlock,
-        "landlock_error": why_not_landlock or None,
-        "network_probe": isolate.network_probe(),
-        "drivers": sorted({d for names in left.values() for d in names}),
-        "gdal_libraries": left,
-        "memory_limit_bytes": memory_limit(limits),
-        "cpu_limit_s": limits.check_cpu_seconds,
-        "wall_limit_s": limits.check_seconds,
-        "proj_network": network.is_network_enabled(),
-    }
-
-
-#: What the child may read besides Python, its packages and the submission: shared libraries, the
-#: loader's cache, the time zone, its own /proc entries, CPU topology, and the harmless devices.
-SYSTEM_READS = (
-    "/usr",
-    "/lib",
-    "/lib64",
-    "/etc/ld.so.cache",
-    "/etc/localtime",
-    "/proc/self",
-    "/proc/cpuinfo",
-    "/proc/meminfo",
-    "/proc/stat",
-    "/sys/devices/system/cpu",
-    "/sys/fs/cgroup",
-    "/dev/null",
-    "/dev/urandom",
-    "/dev/zero",
-)
-
-
-def _restrict_files(request: dict[str, Any]) -> tuple[bool, str]:
-    """Landlock the child: read only Python, its packages, GDAL's and PROJ's data, the staged submission
-    and the inspector's own files; write only its private working folder. Skipped (and said so) when
-    the inspector's ``--dem`` is a VRT, whose sources may lie anywhere.
-    """
-    from geosite.io import isolate
-
-    if _inspector_vrt(request.get("dem")):
-        return False, "not applied: the inspector's --dem is a VRT, whose sources may lie anywhere"
-    work = str(Path(request["root"]).parent / "work")
-    reads = [
-        sys.prefix,
-        sys.base_prefix,
-        sys.exec_prefix,
-        str(Path(sys.executable).resolve().parent),
-        str(Path(__file__).resolve().parents[2]),
-        request["root"],
-        *SYSTEM_READS,
-    ]
-    reads += [p for p in sys.path if p and Path(p).is_dir()]
-    reads += [os.environ[k] for k in ("GDAL_DATA", "PROJ_DATA", "PROJ_LIB") if os.environ.get(k)]
-    try:
-        from pyproj.datadir import get_data_dir
-
-        reads += get_data_dir().split(os.pathsep)
-    except Exception as exc:  # pyproj finds its data itself; this only widens the list
-        log.debug("pyproj data folder not found: %s", exc)
-    for own in (request.get("dem"), request.get("jurisdiction")):
-        if own and Path(own).is_file():
-            reads.append(str(Path(own).resolve()))
-    return isolate.restrict_files(sorted(set(reads)), [work, "/dev/null"])
-
-
-def _inspector_vrt(dem: str | None) -> bool:
-    """Whether the inspector's own ``--dem`` (trusted, read where it lies) is a VRT, which then keeps GDAL's
-    VRT driver (a submission's DEM is still read as a GeoTIFF only).
-    """
-    if not dem:
-        return False
-    try:
-        with open(dem, "rb") as fh:
-            return b"<VRTDataset" in fh.read(4096)
-    except OSError:
-        return False
-
-
-def _check_toml_crs(root: Path, limits: Limits) -> None:
-    """site.toml's ``crs`` passes geosite.io.allowlist.check_crs_text (before pyproj sees it)."""
-    from geosite.io.allowlist import check_crs_text
-    from geosite.site import read_site_toml
-
-    conf, toml_path = read_site_toml(root, limits)
-    if conf.get("crs") is not None and isinstance(conf["crs"], str | int):
-        check_crs_text(conf["crs"], f"{toml_path}: crs")
-
-
-def _child_check(request: dict[str, Any]) -> dict[str, Any]:
-    """The child's work, after isolation: the check of the staged copy, or its error, as a payload."""
-    from geosite.review.check import check_submission
-
-    root, shown = request["root"], request["shown"]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            _check_toml_crs(Path(root), request["limits"])
-            result = check_submission(
-                root,
-                jurisdiction=request["jurisdiction"],
-                dem=request["dem"],
-                dem_vertical_unit=request["dem_vertical_unit"],
-                received=request["received"],
-                make_valid=request["make_valid"],
-                limits=request["limits"],
-            )
-            payload: dict[str, Any] = {"result": _remap(result, root, shown, set())}
-        except errors.InputError as exc:
-            payload = {"error": type(exc).__name__, "message": str(exc).replace(root, shown)}
-        except RecursionError:
-            payload = {
-                "error": "UnreadableInputError",
-                "message": f"{shown}: a file in the submission is nested too deeply to read (RecursionError)",
-            }
-        except MemoryError:
-            raise
-        except Exception as exc:  # no traceback for any input: exit 2 naming what failed
-            payload = {
-                "error": "UnreadableInputError",
-                "message": f"{shown}: the submission could not be read ({type(exc).__name__}: "
-                f"{str(exc).replace(root, shown)[:500]})",
-            }
-    payload["warnings"] = [
-        (w.category.__name__, str(w.message).replace(root, shown))
-        for w in caught
-        if issubclass(w.category, errors.GeositeWarning)
-    ]
-    return payload
-
-
-def _preload() -> dict[str, str]:
-    """Load geosite's own code, and the kernels it runs, before the child is confined.
-
-    Only the submission is hostile; the code that reads it is the parent's. Loaded first, it never
-    depends on what the confinement lets through: the compiled kernels are not refused by a file rule
-    or the address-space limit and silently replaced by a JIT compile in every check (10 s each,
-    measured), and JIT-compiled kernels are loaded from numba's cache while the cache can be read.
-    Returns each kernel set's engine ("aot" or "jit"), which the sandbox record keeps.
-    """
-    import geosite.review.check  # noqa: F401 - everything check_submission imports
-    from geosite import hydrology, terrain
-
-    return {"hydrology": hydrology.warm_kernels(), "contours": terrain.warm_kernels()}
-
-
-def child_main(tmp: str) -> int:
-    """The child: ``python -m geosite.review.sandbox TMP`` (TMP holds request.pickle, written by the
-    parent).
-    """
-    folder = Path(tmp)
-    request = pickle.loads((folder / "request.pickle").read_bytes())  # the parent's own data
-    kernels = _preload()
-    record = _isolate(request)  # from here: no network, bounded, only allowlisted drivers and files
-    record["kernels"] = kernels
-    payload = _child_check(request)
-    payload["sandbox"] = record
-    part = folder / "work" / "result.pickle.part"
-    part.write_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
-    os.replace(part, folder / "work" / "result.pickle")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(child_main(sys.argv[1]))

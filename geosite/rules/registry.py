@@ -447,6 +447,88 @@ RETIRED: dict[str, str] = {
 STABILIZATION_PARAMS: dict[str, Param] = {k: _c(TEXT) for k in ("temporary", "permanent", "maintain")}
 
 
+#: The name a person reads for each profile parameter (the one place they are kept): a report or message
+#: never shows a key such as ``fence_hook_ft``; it shows the value and this name ("10 ft (the length of an
+#: end's upslope hook)"). A key missing here is named from its words (:func:`human_name`).
+PARAM_NAMES: dict[str, str] = {
+    "fence_sideslope_tolerance_deg": "the angle within which a fence counts as running across the slope",
+    "fence_min_run_ft": "the shortest fence run placed",
+    "fence_hook_ft": "the length of a fence end's upslope hook",
+    "fence_end_climb_fraction": "the share of the best turn's climb a turned end must climb",
+    "fence_end_flat_pct": "the slope below which ground counts as flat at a fence end",
+    "fence_end_join_ft": "the gap within which two fence ends count as joined",
+    "fence_max_slope_length_ft": "the maximum slope length above a fence by slope",
+    "fence_channel_offset_ft": "the offset of a channel fence from the channel",
+    "fence_cover_tolerance_ft": "the distance within which a submitted fence covers a required line",
+    "fence_intercept_reach_ft": "the reach below a fence end within which another fence catches its runoff",
+    "fence_row_clearance_ft": "the clearance between interior fence rows",
+    "fence_row_min_length_ft": "the shortest interior fence row",
+    "fence_row_max_turn_deg": "the sharpest turn along an interior fence row",
+    "fence_row_max_perimeter_ratio": "the largest length of interior rows against the perimeter fence",
+    "stockpile_trace_ft": "the distance a pile's runoff is traced downslope",
+    "stockpile_reach_tolerance_ft": "the tolerance on a pile's downslope reach",
+    "stockpile_fence_min_gap_ft": "the smallest gap between a pile and its fence",
+    "inlet_protection_max_drainage_acres": "the largest drainage area for inlet protection",
+    "inlet_search_ft": "the distance searched for an inlet's protection",
+    "inlet_adjacent_ft": "the distance from the site within which an inlet is protected",
+    "sediment_trap_max_drainage_acres": "the largest drainage area of a sediment trap",
+    "sediment_basin_max_drainage_acres": "the largest drainage area of a sediment basin",
+    "sediment_trap_surface_sqft_per_acre": "a sediment trap's surface area per acre drained",
+    "basin_outlet_min_acres": "the smallest drainage area of an outlet that needs a basin",
+    "basin_outlet_merge_ft": "the distance within which outlets count as one",
+    "basin_search_ft": "the distance searched for a submitted basin",
+    "tracking_pad_min_length_ft": "the shortest tracking pad",
+    "tracking_pad_min_width_ft": "the narrowest tracking pad",
+    "tracking_pad_width_ft": "the width of a proposed tracking pad",
+    "tracking_pad_search_ft": "the distance searched for a drive's tracking pad",
+    "diversion_offset_ft": "the offset of a diversion above the disturbed area",
+    "steep_slope_pct": "the steep slope",
+    "state_steep_slope_pct": "the state's steep slope",
+    "steep_min_area_sqft": "the steep-slope map's smallest patch",
+    "contour_interval_ft": "the contour interval",
+    "channel_threshold_sqft": "the drainage area at which a channel starts",
+    "declared_area_tolerance_pct": "the tolerance on a declared area",
+    "declared_volume_tolerance_pct": "the tolerance on a declared volume",
+    "declared_quantity_tolerance_pct": "the tolerance on a declared quantity",
+    "sliver_area_sqft": "the largest area counted as a sliver",
+    "sliver_width_ft": "the widest strip counted as a sliver",
+    "overlap_margin_ft": "the margin within which features count as overlapping",
+    "bmp_outside_tolerance_ft": "how far a control may be drawn outside the site",
+    "diversion_cover_tolerance_ft": "the distance within which a diversion covers a required line",
+}
+
+#: the profile tables whose entries a text may name, by table
+PARAM_TABLES: dict[str, dict[str, Param]] = {
+    "controls": CONTROL_PARAMS,
+    "terrain": TERRAIN_PARAMS,
+    "submission": SUBMISSION_PARAMS,
+    "quantities": QUANTITY_PARAMS,
+    "permit": PERMIT_PARAMS,
+    "enforcement": ENFORCEMENT_PARAMS,
+    "review": REVIEW_PARAMS,
+}
+
+#: unit suffixes a key ends in, left out of the name made from its words
+_UNIT_SUFFIXES = ("ft", "pct", "deg", "acres", "sqft", "cy", "in", "days", "hours", "fraction", "usd")
+
+
+def human_name(key: str) -> str:
+    """The name a person reads for a profile parameter or a measurement: :data:`PARAM_NAMES`, a
+    measurement's text, else the key's words without its unit suffix (``comply_hours``: "comply").
+    """
+    if key in PARAM_NAMES:
+        return PARAM_NAMES[key]
+    if key in MEASURES or key in HOW:
+        return (MEASURES.get(key) or HOW[key]).text
+    text = next((t[key].text for t in PARAM_TABLES.values() if key in t and t[key].text), "")
+    if text:
+        return text.split(" (")[0].split(", where")[0]
+    words = key.rsplit(".", 1)[-1].split("_")
+    while len(words) > 1 and words[-1] in _UNIT_SUFFIXES:
+        words.pop()
+    return " ".join(words)
+
+
 def recorded(key: str) -> bool:
     """Whether ``key`` is a measurement a stage may record (:data:`MEASURES` and :data:`HOW`)."""
     return key in MEASURES or key in HOW

@@ -24,19 +24,21 @@ Workers must see the same paths as the client (one machine, or a shared file sys
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import logging
 import os
 import shutil
 import time
-import tomllib
 import uuid
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from geosite.scale.batch_options import BatchOptions
+from geosite.scale.inputs_marker import MARKER, inputs_hash, read_marker
+from geosite.scale.summary import SUMMARY_COLUMNS, check_summaries, write_summary
 
 if TYPE_CHECKING:
     from geosite.pipeline import AnalysisResult
@@ -45,69 +47,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The marker written in every site output folder: the hash of the inputs that produced it.
-MARKER = "inputs.sha256"
 #: Where partial outputs are staged inside OUT (same file system, so the final rename is atomic).
 STAGING = ".geosite-batch-tmp"
-#: Columns of summary.csv / summary.gpkg, in order.
-SUMMARY_COLUMNS = (
-    "site",
-    "name",
-    "status",
-    "action",
-    "error",
-    "jurisdiction",
-    "plan_type",
-    "applies",
-    "site_acres",
-    "disturbed_acres",
-    "max_at_one_time_acres",
-    "fail_findings",
-    "findings",
-    "verdict",
-    "seconds",
-    "folder",
-    "output",
-)
-
-
-@dataclass(frozen=True)
-class BatchOptions:
-    """What every site of a batch is run with.
-
-    Attributes
-    ----------
-    jurisdiction : profile name overriding each site.toml's (None: each site's own).
-    make_valid, strict : as ``geosite analyze --make-valid / --strict``.
-    force : redo sites whose output is up to date.
-    check : also check each site as a submission (``geosite check``): findings.json, findings.md,
-        findings.gpkg and report.html beside the analysis, and a verdict in the summary.
-    overwrite : replace an existing OUT/<site> folder that geosite did not write (without it such a
-        site fails, its folder untouched; a folder geosite wrote is replaced when its inputs changed).
-    allow_outside : let each site.toml name files outside its folder (not with ``check``).
-    timeout_s : per site: its work runs in a child process, killed (with its children) after this many
-        seconds; the site fails with the limit named. None: no limit, the work runs in the worker.
-    limits : :class:`geosite.io.limits.Limits` for reading every site.
-    """
-
-    jurisdiction: str | None = None
-    make_valid: bool = False
-    strict: bool = False
-    force: bool = False
-    check: bool = False
-    overwrite: bool = False
-    allow_outside: bool = False
-    timeout_s: float | None = None
-    limits: Any = None
-
-    def result_key(self) -> dict[str, Any]:
-        """The options that change a site's results (hashed into its marker)."""
-        return {
-            "jurisdiction": self.jurisdiction,
-            "make_valid": self.make_valid,
-            "strict": self.strict,
-            "check": self.check,
-        }
 
 
 @dataclass
@@ -137,94 +78,16 @@ class BatchResult:
 # ------------------------------------------------------------------------------------ input marker
 
 
-def _file_entry(path: Path, label: str) -> str:
-    st = path.stat()
-    return f"{label}\t{st.st_size}\t{st.st_mtime_ns}"
-
-
-def inputs_hash(site_dir: str | Path, options: BatchOptions | None = None) -> tuple[str, list[str]]:
-    """The hash of everything a site's results depend on, and the lines it was computed from.
-
-    site.toml by content; every other file in the site folder (recursively, hidden files excepted) by
-    relative path, size and mtime; the files site.toml points at outside the folder (DEM, layers) and
-    the source tiles of a VRT DEM by resolved path, size and mtime; the result-changing options;
-    geosite's version.
-    """
-    from geosite._version import __version__
-
-    root = Path(site_dir).resolve()
-    options = options or BatchOptions()
-    lines = [f"geosite\t{__version__}", f"options\t{sorted(options.result_key().items())!r}"]
-    toml = root / "site.toml"
-    outside: list[Path] = []
-    if toml.is_file():
-        data = toml.read_bytes()
-        lines.append(f"site.toml\tsha256:{hashlib.sha256(data).hexdigest()}")
-        outside = _referenced_outside(root, data)
-    inside = []
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root)
-        if path.is_file() and rel != Path("site.toml") and not any(p.startswith(".") for p in rel.parts):
-            lines.append(_file_entry(path, rel.as_posix()))
-            inside.append(path)
-    # a VRT mosaic's tiles (the VRT itself may not change when a tile is replaced)
-    for vrt in [p for p in inside + outside if p.suffix.lower() == ".vrt"]:
-        outside.extend(_vrt_sources(vrt))
-    for path in dict.fromkeys(p for p in outside if p.is_file() and not p.is_relative_to(root)):
-        lines.append(_file_entry(path, f"file:{path}"))
-    digest = hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
-    return digest, lines
-
-
-def _referenced_outside(root: Path, toml_bytes: bytes) -> list[Path]:
-    """Files site.toml points at ([dem] path, [layers] paths, maybe ``file:layer``), resolved."""
-    try:
-        conf = tomllib.loads(toml_bytes.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return []
-    values = [(conf.get("dem") or {}).get("path")] if isinstance(conf.get("dem"), dict) else []
-    layers: dict[str, Any] = conf["layers"] if isinstance(conf.get("layers"), dict) else {}
-    values += [v for k, v in layers.items() if k != "names"]
-    out = []
-    for v in values:
-        if isinstance(v, str) and v:
-            p = (root / v).resolve()
-            if not p.exists() and ":" in v:
-                p = (root / v.rsplit(":", 1)[0]).resolve()
-            out.append(p)
-    return out
-
-
-def _vrt_sources(vrt: Path) -> list[Path]:
-    """The source files of a VRT (relative ones resolved against it)."""
-    import xml.etree.ElementTree as ET
-
-    try:
-        tree = ET.parse(vrt)
-    except (ET.ParseError, OSError):
-        return []
-    out = []
-    for el in tree.iter("SourceFilename"):
-        if el.text:
-            p = Path(el.text)
-            out.append(((vrt.parent / p) if el.get("relativeToVRT") == "1" else p).resolve())
-    return out
-
-
-def read_marker(folder: Path) -> str | None:
-    """The hash recorded in ``folder/inputs.sha256`` (its first line), or None."""
-    try:
-        return (folder / MARKER).read_text(encoding="utf-8").split("\n", 1)[0].strip() or None
-    except OSError:
-        return None
-
-
 # ------------------------------------------------------------------------------------ one site (task)
 
 
 def site_key(site_dir: str | Path) -> str:
-    """The site's output folder name: its folder's name."""
-    return Path(site_dir).resolve().name
+    """The site's output folder name: its folder's name, bounded and sanitized with a hash where it was
+    changed or cut (:func:`geosite.io.names.safe_name`: the applicant chose it).
+    """
+    from geosite.io.names import safe_name
+
+    return safe_name(Path(site_dir).resolve().name)
 
 
 def _row(site_dir: Path, out_dir: Path) -> dict[str, Any]:
@@ -252,7 +115,6 @@ def _numbers_from_report(row: dict[str, Any], report: dict[str, Any]) -> None:
 
 def _row_from_existing(row: dict[str, Any], final: Path) -> None:
     """Fill a skipped site's row from the outputs already there (report.json, derived.gpkg)."""
-    import json
 
     import pyogrio
     import shapely
@@ -272,7 +134,6 @@ def _complete(folder: Path, check: bool = False) -> bool:
 
 
 def _verdict_from_existing(row: dict[str, Any], final: Path) -> None:
-    import json
 
     summary = json.loads((final / "findings.json").read_text(encoding="utf-8"))
     row["verdict"] = summary.get("verdict")
@@ -338,6 +199,7 @@ def _in_child(site_dir: str | Path, out: str | Path, options: BatchOptions) -> d
     child_options = replace(options, timeout_s=None)
     code = (
         "import pickle, sys; from geosite.scale.batch import process_site; "
+        "import geosite.review.sandbox as s; s.POOL_WARM = False; "  # one site: no warming for a next
         "a = pickle.load(sys.stdin.buffer); sys.stdout.buffer.write(pickle.dumps(process_site(*a)))"
     )
     proc = subprocess.Popen(
@@ -389,12 +251,17 @@ def _process_site(site_dir: str | Path, out: str | Path, options: BatchOptions) 
 
         import shapely
 
+        from geosite.review.returned import geometry_errors_are_input
+
         site, result, checked = _analyze_site(site_dir, options)
-        action = _write_site(out, final, result, checked, row, digest=digest, lines=lines, options=options)
+        with geometry_errors_are_input(site_dir):  # the submission's geometry, in this process
+            action = _write_site(
+                out, final, result, checked, row, digest=digest, lines=lines, options=options
+            )
+            row["boundary_wkb"] = shapely.to_wkb(site.boundary)
         _numbers_from_report(row, result.report)
         if checked is not None:  # the plan's findings, not the analysis's
             row.update(fail_findings=len(checked.failed), findings=len(checked.findings))
-        row["boundary_wkb"] = shapely.to_wkb(site.boundary)
         row["crs"] = site.crs.to_wkt()
         row.update(status="ok", action="analyzed" if action == "written" else "kept")
     except (InputError, OutputError) as exc:
@@ -424,10 +291,20 @@ def _analyze_site(site_dir: Path, options: BatchOptions) -> _SiteRun:
     checked = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the report lists every note; workers have no terminal
-        if options.check:  # a submission: staged and read in a sandbox (geosite.review.sandbox)
+        if options.check and options.sandbox:  # a submission: staged and read in a sandbox
             from geosite.review.sandbox import check_submission_sandboxed
 
             checked = check_submission_sandboxed(
+                site_dir,
+                jurisdiction=options.jurisdiction,
+                make_valid=options.make_valid,
+                limits=options.limits,
+            )
+            site, result = checked.site, checked.analysis
+        elif options.check:  # a folder the caller trusts, checked in this process
+            from geosite.review.check import check_submission
+
+            checked = check_submission(
                 site_dir,
                 jurisdiction=options.jurisdiction,
                 make_valid=options.make_valid,
@@ -524,16 +401,18 @@ def local_cluster(n_workers: int) -> Any:
 def check_sites(site_dirs: Sequence[str | Path]) -> list[Path]:
     """Resolve the site folders; refuse two with the same name (they would share an output folder)."""
     from geosite.errors import InputError
+    from geosite.io.text import one_line
 
     dirs = [Path(d).resolve() for d in site_dirs]
     seen: dict[str, Path] = {}
     for d in dirs:
-        if d.name in seen and seen[d.name] != d:
+        key = site_key(d)
+        if key in seen and seen[key] != d:
             raise InputError(
-                f"site folders {seen[d.name]} and {d} have the same name {d.name!r}; "
-                f"their outputs would share OUT/{d.name}: rename one"
+                f"site folders {one_line(seen[key])} and {one_line(d)} have the same name {one_line(key)!r}; "
+                f"their outputs would share OUT/{one_line(key)}: rename one"
             )
-        seen[d.name] = d
+        seen[key] = d
     return list(dict.fromkeys(dirs))
 
 
@@ -636,7 +515,7 @@ def _run_sites(
         [str(d) for d in dirs],
         out=str(out),
         options=options,
-        key=[f"geosite-site-{token}-{i}-{d.name}" for i, d in enumerate(dirs)],
+        key=[f"geosite-site-{token}-{i}-{site_key(d)}" for i, d in enumerate(dirs)],
         pure=False,
     )
     index = {f.key: i for i, f in enumerate(futures)}
@@ -651,7 +530,7 @@ def _run_sites(
         try:
             row = fut.result()
         except Exception as exc:  # e.g. KilledWorker: the task killed its workers too often
-            row = _row(dirs[i], out / dirs[i].name)
+            row = _row(dirs[i], out / site_key(dirs[i]))
             row.update(
                 status="error",
                 action="failed",
@@ -673,123 +552,9 @@ def _run_sites(
 # ------------------------------------------------------------------------------------ summary
 
 
-#: The summaries batch writes in OUT, and the record of their SHA-256 that lets a later batch replace them.
-SUMMARIES = ("summary.csv", "summary.gpkg")
-SUMMARY_RECORD = "geosite-batch.json"
-
-
-def _summary_record(out: Path) -> dict[str, set[str]]:
-    """Each summary's name -> the SHA-256s batch may find it with (two while one is being replaced)."""
-    try:
-        rec = json.loads((out / SUMMARY_RECORD).read_text(encoding="utf-8"))
-        return {
-            k: {v} if isinstance(v, str) else {x for x in v if isinstance(x, str)}
-            for k, v in rec["summaries"].items()
-            if isinstance(k, str) and isinstance(v, (str, list))
-        }
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
-
-
-def _write_record(out: Path, shas: dict[str, Any]) -> None:
-    rec = out / f".{SUMMARY_RECORD}.tmp-{os.getpid()}"
-    rec.write_text(
-        json.dumps({"generator": "geosite batch", "summaries": shas}, indent=2, default=sorted) + "\n",
-        encoding="utf-8",
-    )
-    os.replace(rec, out / SUMMARY_RECORD)
-
-
-def check_summaries(out: Path) -> None:
-    """Refuse (:class:`~geosite.errors.OutputError`) a batch whose OUT holds a summary.csv or
-    summary.gpkg geosite did not write, or that changed since (its SHA-256 is not the one recorded in
-    :data:`SUMMARY_RECORD` when batch wrote it): batch replaces only its own summaries.
-    """
-    from geosite.errors import OutputError
-    from geosite.io.output import file_sha256
-
-    record = _summary_record(out)
-    for name in SUMMARIES:
-        p = out / name
-        if not (p.exists() or p.is_symlink()):
-            continue
-        try:
-            own = not p.is_symlink() and p.is_file() and file_sha256(p) in record.get(name, set())
-        except OSError as exc:
-            raise OutputError(
-                f"{p}: cannot be read to tell whether batch wrote it ({exc.strerror or exc}); "
-                "move it or choose another --out"
-            ) from exc
-        if not own:
-            raise OutputError(
-                f"{p}: exists and is not the summary geosite batch wrote there (or it changed since); "
-                "batch replaces only its own summaries: move it or choose another --out"
-            )
-
-
-def write_summary(rows: Sequence[dict[str, Any]], out: Path) -> list[Path]:
-    """The summaries: summary.csv (every row) and summary.gpkg (layer ``sites``: the rows with a site
-    boundary, in the sites' common CRS, or EPSG:4326 when they differ), each replaced atomically, their
-    SHA-256 recorded in :data:`SUMMARY_RECORD` (so the next batch knows them for its own).
-    """
-    import geopandas as gpd
-    import pandas as pd
-    import shapely
-    from pyproj import CRS
-
-    from geosite.io.output import file_sha256
-    from geosite.io.spreadsheet import safe_frame
-
-    df = pd.DataFrame([{k: r.get(k) for k in SUMMARY_COLUMNS} for r in rows], columns=list(SUMMARY_COLUMNS))
-    csv = out / "summary.csv"
-    tmp = out / f".summary.csv.tmp-{os.getpid()}"
-    safe_frame(df).to_csv(tmp, index=False)  # no cell a spreadsheet would run as a formula
-
-    crss = {r["crs"] for r in rows if r.get("boundary_wkb") is not None and r.get("crs")}
-    target = CRS.from_wkt(next(iter(crss))) if len(crss) == 1 else CRS.from_epsg(4326)
-    geoms = []
-    for r in rows:
-        g = shapely.from_wkb(r["boundary_wkb"]) if r.get("boundary_wkb") is not None else None
-        if g is not None and r.get("crs") and not CRS.from_wkt(r["crs"]).equals(target):
-            g = gpd.GeoSeries([g], crs=CRS.from_wkt(r["crs"])).to_crs(target).iloc[0]
-        geoms.append(g)
-    gdf = gpd.GeoDataFrame(
-        df.assign(applies=df["applies"].map(lambda v: None if v is None else str(v).lower())),
-        geometry=geoms,
-        crs=target,
-    )
-    gpkg = out / "summary.gpkg"
-    tmp_g = out / f".summary.tmp-{os.getpid()}.gpkg"
-    gdf.to_file(tmp_g, layer="sites", driver="GPKG", engine="pyogrio")
-    new = {"summary.csv": file_sha256(tmp), "summary.gpkg": file_sha256(tmp_g)}
-    # a kill between the two swaps leaves summaries the record still knows: old and new both listed
-    old = _summary_record(out)
-    _write_record(out, {k: sorted(old.get(k, set()) | {v}) for k, v in new.items()})
-    os.replace(tmp, csv)
-    os.replace(tmp_g, gpkg)
-    _write_record(out, new)
-    return [csv, gpkg]
-
-
-def summary_counts(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """How many sites were analysed, skipped, kept, failed."""
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[r["action"]] = counts.get(r["action"], 0) + 1
-    return counts
-
-
 __all__ = [
     "BatchOptions",
     "BatchResult",
-    "inputs_hash",
     "process_site",
     "run_batch",
-    "write_summary",
-    "check_summaries",
-    "read_marker",
-    "MARKER",
-    "SUMMARIES",
-    "SUMMARY_COLUMNS",
-    "SUMMARY_RECORD",
 ]

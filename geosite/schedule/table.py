@@ -117,23 +117,31 @@ class Schedule:
         return [out / "schedule.json", out / "schedule.md"]
 
     def to_markdown(self) -> str:
-        """The same calendar as a Markdown document."""
+        """The same calendar as a Markdown document (every text escaped: the site's name is the applicant's).
+
+        Returns
+        -------
+        str
+            The document.
+        """
+        from geosite.io.text import markdown as md
+
         out = [
-            f"# Schedule: {self.site}",
+            f"# Schedule: {md(self.site)}",
             "",
-            f"Jurisdiction: {self.jurisdiction_name}. Plan type: {self.plan_type or 'not known'}.",
+            f"Jurisdiction: {md(self.jurisdiction_name)}. Plan type: {md(self.plan_type or 'not known')}.",
             "",
             "| Date | Day | What | How counted | Citation | Note |",
             "| --- | --- | --- | --- | --- | --- |",
         ]
         for r in self.rows():
             cells = [r["date"], r["weekday"], r["what"], r["rule"], r["citation"], r["note"]]
-            out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
-        out += ["", "## How days are counted", ""] + [f"- {c}" for c in self.counting]
+            out.append("| " + " | ".join(md(c) for c in cells) + " |")
+        out += ["", "## How days are counted", ""] + [f"- {md(c)}" for c in self.counting]
         if self.conditions:
-            out += ["", "## Conditions of the permit", ""] + [f"- {c}" for c in self.conditions]
+            out += ["", "## Conditions of the permit", ""] + [f"- {md(c)}" for c in self.conditions]
         if self.notes:
-            out += ["", "## Notes", ""] + [f"- {n}" for n in self.notes]
+            out += ["", "## Notes", ""] + [f"- {md(n)}" for n in self.notes]
         return "\n".join(out) + "\n"
 
 

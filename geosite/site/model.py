@@ -89,6 +89,9 @@ class Site:
     notes: list[str] = field(default_factory=list)
     input_warnings: list[Any] = field(default_factory=list)  # geosite.site.plausible.InputWarning records
     settings: dict[str, Any] = field(default_factory=dict)
+    #: site.toml as parsed when the site was loaded (None for a site built in memory): what writes the plan
+    #: folder reads instead of the file, so nothing opens the site folder again (a submission's above all)
+    conf: dict[str, Any] | None = None
     limits: Limits = field(default_factory=Limits)  # what reading its files may cost (geosite.io.limits)
     inputs_root: Path | None = None  # the folder site.toml's files must stay in (None: allowed outside)
     dem_root: Path | None = None  # the folder a DEM VRT's sources must stay in (None: the caller's own DEM)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from geosite.io.text import markdown as md
+
 _MARK = {"pass": "pass", "fail": "FAIL", "info": "info", "not_assessed": "not assessed"}
 
 
@@ -22,8 +24,8 @@ def _table(rows: list[dict[str, Any]], first: str | None) -> list[str]:
     out = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for r in rows:
         tons = f"{r['tons_high']:.2f}" if r.get("exact") else f"{r['tons_low']:.2f} - {r['tons_high']:.2f}"
-        cells = ([str(r[first])] if first else []) + [
-            r["window"],
+        cells = ([md(r[first])] if first else []) + [  # a phase's name is the applicant's
+            md(r["window"]),
             tons,
             f"{r['acres']:.3f}",
             _tpa(r),
@@ -39,8 +41,8 @@ def soil_loss_markdown(block: dict[str, Any]) -> list[str]:
     lines = [
         "## Soil loss over the schedule (Wis. Admin. Code NR 151.11)",
         "",
-        f"- **{f.get('citation', '')}** [{_MARK.get(f.get('status', ''), f.get('status', ''))}] "
-        f"{f.get('message', '')}",
+        f"- **{md(f.get('citation', ''))}** [{md(_MARK.get(f.get('status', ''), f.get('status', '')))}] "
+        f"{md(f.get('message', ''))}",
         "",
     ]
     if block.get("assessed"):
@@ -50,18 +52,24 @@ def soil_loss_markdown(block: dict[str, Any]) -> list[str]:
         lines.append("")
     r = block.get("r_factor")
     lines += [
-        f"- Method: {block.get('method', '')}; LS: {block.get('ls_method', '')}",
-        f"- Windows: {block.get('windows_method', '')}",
-        f"- R = {r:g}: {block.get('r_source', '')}" if r is not None else f"- R: {block.get('r_source', '')}",
-        f"- R through the year: {block.get('ei_source', '')}",
+        f"- Method: {md(block.get('method', ''))}; LS: {md(block.get('ls_method', ''))}",
+        f"- Windows: {md(block.get('windows_method', ''))}",
+        f"- R = {r:g}: {md(block.get('r_source', ''))}"
+        if r is not None
+        else f"- R: {md(block.get('r_source', ''))}",
+        f"- R through the year: {md(block.get('ei_source', ''))}",
         "- C: "
         + "; ".join(
-            f"{k} {v['value']:g} ({v['source']})" if v["value"] is not None else f"{k}: {v['source']}"
+            md(
+                f"{k.replace('_', ' ')} {v['value']:g} ({v['source']})"
+                if v["value"] is not None
+                else f"{k.replace('_', ' ')}: {v['source']}"
+            )
             for k, v in block.get("c_factors", {}).items()
         ),
         "- K: the soils layer's `kwfact`; "
-        + ("; ".join(block.get("k_problems", [])) or "every disturbed cell has one"),
-        f"- The standard: {block.get('standard_read', '')}",
+        + (md("; ".join(block.get("k_problems", []))) or "every disturbed cell has one"),
+        f"- The standard: {md(block.get('standard_read', ''))}",
     ]
-    lines += [f"- {n}" for n in block.get("schedule_notes", [])]
+    lines += [f"- {md(n)}" for n in block.get("schedule_notes", [])]
     return lines + [""]

@@ -26,6 +26,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from geosite.grid import to_crs, to_dem_crs
+from geosite.units import coordinates
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -223,8 +224,8 @@ def _slopes_summary(v: dict[str, Any], rules: _SlopeRules) -> dict[str, Any]:
             "steep_disturbed_how": v.get("slopes.steep_disturbed_how"),
             "disturbed_without_heights_sqft": v.get("slopes.disturbed_without_heights_sqft"),
             "cell_rule": (
-                "a cell counts when its Horn slope is at or above the threshold; its square is clipped "
-                "exactly to the disturbed area (no minimum area)"
+                "a cell counts when its slope (Horn's method) is at or above the threshold; its square is "
+                "clipped exactly to the disturbed area (no minimum area)"
             ),
             "max_slope_pct": v["slopes.max_slope_pct"],
             "max_disturbed_slope_pct": v.get("slopes.max_disturbed_slope_pct"),
@@ -233,7 +234,8 @@ def _slopes_summary(v: dict[str, Any], rules: _SlopeRules) -> dict[str, Any]:
             "state_steep_area_sqft": v["slopes.state_steep_area_sqft"],
             "state_steep_disturbed_area_sqft": v.get("slopes.state_steep_disturbed_area_sqft"),
             "method": (
-                "Horn (1981) 3x3 gradient as gdaldem slope -p computes it, heights and distances in feet"
+                "slope by Horn's method (Horn 1981: the 3 x 3 gradient gdaldem slope -p computes), "
+                "heights and distances in feet"
             ),
         },
         "contours": {
@@ -249,8 +251,8 @@ def _steep_how(
 ) -> str:
     """How the disturbed area's steep ground was measured, in words for the A(7) and B(6)(d) findings."""
     text = (
-        f"{cells:,.0f} sq ft of cells of Horn slope {threshold:g} % or more, clipped exactly to the "
-        "disturbed area "
+        f"{cells:,.0f} sq ft of cells whose slope (Horn's method) is {threshold:g} % or more, clipped "
+        "exactly to the disturbed area "
         f"(no minimum area); the steep-slope map, which drops patches and fills holes under {mmu:,.0f} sq "
         f"ft, shows {mapped:,.0f} sq ft"
     )
@@ -317,7 +319,8 @@ def _name_nodata_holes(site: Site, dem: Dem, boundary: BaseGeometry, disturbed: 
         dist_sqft = float((cells & in_dist).sum()) * dem.cell_area_sqft
         site.notes.append(
             f"{src}: {where} of {cells.sum() * dem.cell_area_sqft:,.0f} sq ft inside the site near "
-            f"({float(x[0]):,.1f}, {float(y[0]):,.1f}) in the DEM's CRS"
+            f"{coordinates(x[0], y[0], dem.crs)}"
+            + ("" if dem.crs == site.crs else " in the DEM's CRS")
             + (f", {dist_sqft:,.0f} sq ft of it in the disturbed area" if dist_sqft else "")
             + ": slopes, steep areas, drainage and fence sides there are not assessed (the same as beyond "
             "the DEM)"

@@ -1,22 +1,19 @@
-"""What the DXF draws of a site's plan, as items: each control on its practice's CAD look, each stockpile
-footprint, each phase with its dates, the analysis' layers, and the site's layers the sheets show (boundary,
-roads, drives, structures, inlets, streams, lakes, channels, wetlands, floodplain, utilities).
+"""What the DXF draws, as items, and the looks it draws them with: the analysis' layers and the site's
+layers the sheets show (boundary, roads, drives, structures, inlets, streams, lakes, channels, wetlands,
+floodplain, utilities); the plan's controls, phases and stockpiles are made items in
+:mod:`geosite.views.cad_plan`.
 
 An :class:`Item` is one feature as CAD gets it: its geometry (site CRS), its CAD layer (:class:`CadLook`),
 its attributes as text rounded to what was measured (:func:`cad_text`), the block a point is drawn as, the
-label CAD letters for it and whether labels keep clear of it. :func:`plan_items` reads the plan and nothing
-else; :func:`layer_items` does the same for any one layer (:func:`geosite.views.dxf.write_layers_dxf`).
-
-A control's look is its practice's (:mod:`geosite.practices`): the practice's output layer of the control's
-geometry family (a fence's line, a trap's footprint), by the value of that layer's ``cad_field`` (a fence's
-``side``); else the practice's own ``cad``; a practice geosite does not know goes on ``C-ESCP-<TYPE>``.
+label CAD letters for it and whether labels keep clear of it. :func:`layer_items` makes the items of any
+one layer (:func:`geosite.views.dxf.write_layers_dxf`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +23,7 @@ from geosite.practices import registry
 from geosite.symbols import CadLook
 
 if TYPE_CHECKING:
-    from geosite.plan import Control, Plan
-    from geosite.practices.base import OutputLayer, Practice
+    from geosite.plan import Plan
 
 
 # --------------------------------------------------------------------------------------------- tables
@@ -251,7 +247,8 @@ def _nat() -> Any:
 _NAT = _nat()
 
 
-def _given(v: Any) -> bool:
+def given(v: Any) -> bool:
+    """Whether ``v`` is a value CAD writes (not None, NaN, NaT or empty)."""
     return cad_text("", v) != ""
 
 
@@ -323,52 +320,12 @@ class Item:
     short: str = ""
 
 
-def plan_items(plan: Plan) -> list[Item]:
-    """Everything the DXF draws of ``plan``: the analysis' layers, the phases, the stockpiles and the
-    controls, then the site's layers within their extent (with the site boundary's).
-
-    Parameters
-    ----------
-    plan : geosite.plan.Plan
-        The site's plan.
-
-    Returns
-    -------
-    list of Item
-        The items, in drawing order.
-    """
-    fpu = plan.site.ft_per_unit
-    items: list[Item] = []
-    for name, gdf in plan.derived.items():
-        if gdf is not None and len(gdf) and _analysis_layer(name):
-            items += layer_items(name, gdf.to_crs(plan.site.crs) if _other_crs(gdf, plan) else gdf, fpu)
-    items += phase_items(plan)
-    items += pile_items(plan)
-    items += [
-        control_item(c, plan) for c in plan.controls if c.geometry is not None and not c.geometry.is_empty
-    ]
-    bounds = [i.geometry.bounds for i in items] + [plan.site.boundary.bounds]
-    frame = shapely.box(
-        min(b[0] for b in bounds),
-        min(b[1] for b in bounds),
-        max(b[2] for b in bounds),
-        max(b[3] for b in bounds),
-    )
-    for name in SITE_LAYERS:
-        if ":" in name:
-            continue
-        gdf = plan.site.layers.get(name)
-        if gdf is not None and len(gdf):
-            gdf = gdf.to_crs(plan.site.crs) if _other_crs(gdf, plan) else gdf
-            items += layer_items(name, gdf, fpu, table=SITE_LAYERS, frame=frame, source="site")
-    return items
-
-
-def _other_crs(gdf: Any, plan: Plan) -> bool:
+def other_crs(gdf: Any, plan: Plan) -> bool:
+    """Whether the frame ``gdf`` is in a CRS other than the plan's site's."""
     return gdf.crs is not None and plan.site.crs is not None and not gdf.crs.equals(plan.site.crs)
 
 
-def _analysis_layer(name: str) -> bool:
+def analysis_layer(name: str) -> bool:
     """Whether a layer of the plan's analysis is drawn from it: every layer the analysis measures, and the
     practices' layers that show what the analysis found (``control=False``: setback zones, gaps); not the
     practices' control layers (the plan's controls are drawn instead) nor the disturbance by phase (the
@@ -428,7 +385,7 @@ def layer_items(
         value = row.get(by) if by else None
         if name == "contours":
             value = "index" if bool(row.get("index")) else None
-        look = cad_look(table, name, value if _given(value) else None)
+        look = cad_look(table, name, value if given(value) else None)
         if source == "site" and str(row.get("status", "")).strip().lower() in NEW_STATUSES:
             look = CadLook(
                 look.layer + NEW_SUFFIX, look.colour, look.linetype, look.description + ", new work"
@@ -451,17 +408,18 @@ def _layer_item(key: str, geom: Any, row: dict[str, Any], look: CadLook, *, fpu:
         values = tuple((t.upper(), cad_text(t, row.get(t))) for t in tags)
         if "size" in tags:
             values = tuple(
-                (t, (size[3] if size else "not sized: symbol only") if t == "SIZE" else v) for t, v in values
+                (t, (size.text if size else "not sized: symbol only") if t == "SIZE" else v)
+                for t, v in values
             )
         block = BlockRef(
-            f"{block_name}_RECT" if size and size[0] == "rect" else block_name,
+            f"{block_name}_RECT" if size and size.shape == "rect" else block_name,
             values,
-            None if size is None else (size[1] / fpu, size[2] / fpu),
+            None if size is None else (size.length_ft / fpu, size.width_ft / fpu),
             SYMBOL_IN.get(name, SYMBOL_IN[""]),
         )
     label, layer, priority = "", "C-ANNO-ESCP", PRIORITY["control"]
     elevation = None
-    if name == "contours" and _given(row.get("elevation_ft")):
+    if name == "contours" and given(row.get("elevation_ft")):
         elevation = float(row["elevation_ft"])
         label = f"{elevation:g}" if bool(row.get("index")) else ""
         layer, priority = "C-ANNO-TOPO", PRIORITY["contour"]
@@ -469,7 +427,7 @@ def _layer_item(key: str, geom: Any, row: dict[str, Any], look: CadLook, *, fpu:
         label = cad_text("name", row.get("name")) if name in NAMED else ""
         layer, priority = "C-ANNO-IDEN", PRIORITY["point" if "Point" in geom.geom_type else "name"]
     elif name == "upslope_areas":
-        a = _num(row.get("area_sqft"))
+        a = number_of(row.get("area_sqft"))
         label = f"UPSLOPE AREA {a / 43_560.0:.2f} AC" if a else "UPSLOPE AREA"
     else:
         label = practice_text(name, row)
@@ -524,22 +482,34 @@ def practice_text(name: str, row: Mapping[str, Any]) -> str:
     spec = registry.output_layer(name)
     if spec is None or spec.label is None:
         return ""
-    text = str(spec.label(_Row(row)))
+    text = str(spec.label(FeatureRow(row)))
     size = basin_size_ft(row) if spec.sized else None
     if size and text:
         head, _, rest = text.partition("\n")
-        text = "\n".join(t for t in (head, size[3].upper(), rest) if t)
+        text = "\n".join(t for t in (head, size.text.upper(), rest) if t)
     return text
 
 
-class _Row(dict):
+class FeatureRow(dict):
     """A feature's attributes read by a practice's label: ``row.get(name)``, missing values as None."""
 
     def __init__(self, row: Mapping[str, Any]) -> None:
-        super().__init__({k: (v if _given(v) else None) for k, v in row.items()})
+        super().__init__({k: (v if given(v) else None) for k, v in row.items()})
 
 
-def basin_size_ft(row: Mapping[str, Any]) -> tuple[str, float, float, str] | None:
+@dataclass(frozen=True)
+class BasinSize:
+    """A basin's or trap's footprint as its block is drawn: ``shape`` ``circle`` (``length_ft`` and
+    ``width_ft`` both the radius, ft) or ``rect`` (length and width, ft), and ``text`` saying it.
+    """
+
+    shape: str
+    length_ft: float
+    width_ft: float
+    text: str
+
+
+def basin_size_ft(row: Mapping[str, Any]) -> BasinSize | None:
     """A basin's or trap's footprint from its size attributes (:data:`BASIN_SIZE_COLUMNS`).
 
     Parameters
@@ -550,335 +520,27 @@ def basin_size_ft(row: Mapping[str, Any]) -> tuple[str, float, float, str] | Non
 
     Returns
     -------
-    tuple of (str, float, float, str) or None
-        (``circle``, radius ft, radius ft, text) or (``rect``, length ft, width ft, text); None where the
-        row gives no size.
+    BasinSize or None
+        A circle (radius ft twice) or a rectangle (length and width ft) and its text; None where the row
+        gives no size.
     """
-    area = _num(row.get("footprint_sqft")) or _num(row.get("surface_sqft"))
-    dia = _num(row.get("diameter_ft"))
-    length, width = _num(row.get("length_ft")), _num(row.get("width_ft"))
+    area = number_of(row.get("footprint_sqft")) or number_of(row.get("surface_sqft"))
+    dia = number_of(row.get("diameter_ft"))
+    length, width = number_of(row.get("length_ft")), number_of(row.get("width_ft"))
     if area and area > 0:
         r = math.sqrt(area / math.pi)
-        return "circle", r, r, f"{area:,.0f} sq ft footprint"
+        return BasinSize("circle", r, r, f"{area:,.0f} sq ft footprint")
     if dia and dia > 0:
-        return "circle", dia / 2, dia / 2, f"{dia:g} ft diameter"
+        return BasinSize("circle", dia / 2, dia / 2, f"{dia:g} ft diameter")
     if length and width and length > 0 and width > 0:
-        return "rect", length, width, f"{length:g} x {width:g} ft"
+        return BasinSize("rect", length, width, f"{length:g} x {width:g} ft")
     return None
 
 
-def _num(v: Any) -> float | None:
+def number_of(v: Any) -> float | None:
+    """``v`` as a finite float (None where it is not one)."""
     try:
         f = float(v)
     except (TypeError, ValueError):
         return None
     return f if math.isfinite(f) else None
-
-
-# ------------------------------------------------------------------------------------------- controls
-
-
-def control_look(c: Control) -> tuple[CadLook, OutputLayer | None]:
-    """A control's CAD look and the practice layer it is drawn as (see the module notes).
-
-    Parameters
-    ----------
-    c : geosite.plan.Control
-        The control.
-
-    Returns
-    -------
-    tuple of CadLook and OutputLayer or None
-        Its look, and its practice's output layer of its geometry family (None where the practice has
-        none, or geosite does not know the practice).
-    """
-    p = registry.named(c.practice)
-    layer = _family_layer(p, c.family) if p is not None else None
-    if layer is not None:
-        value = c.get(layer.cad_field) if layer.cad_field else None
-        return layer.cad_look(value), layer
-    if p is not None and p.cad is not None:
-        return p.cad, None
-    return cad_look({}, c.practice or "bmp"), None
-
-
-def _family_layer(p: Practice, family: str) -> OutputLayer | None:
-    """The practice's first control layer of geometry ``family`` (point, line, polygon)."""
-    for layer in p.layers:
-        t = layer.geometry
-        fam = "polygon" if "Polygon" in t else "line" if "LineString" in t else "point"
-        if fam == family and layer.control:
-            return layer
-    return None
-
-
-def _control_block(p: Practice | None, layer: OutputLayer | None) -> str:
-    """The block a point control (or a polygon control's inside point) is drawn as."""
-    if layer is not None and layer.block:
-        return layer.block
-    if p is None:
-        return GENERIC_BLOCK
-    own = [b.name for b in p.blocks if not b.name.endswith("_RECT")]
-    points = [ly.block for ly in p.layers if ly.block]
-    return (points or own or [GENERIC_BLOCK])[0]
-
-
-def control_fields(c: Control, plan: Plan) -> dict[str, Any]:
-    """A control's fields as CAD gets them: its number, type, status, words, standard, name (a point's from
-    the site feature it stands at, where it has none of its own), phase, dates, attributes and pay quantity.
-    """
-    p = registry.named(c.practice)
-    q = plan.quantity(c)
-    return {
-        "control_id": c.id,
-        "type": c.practice,
-        "status": c.status,
-        "practice": c.what,
-        "standard": c.standard,
-        "name": c.name or _stands_at_name(c, p, plan),
-        "phase": c.phase,
-        "install": c.install,
-        "remove": c.remove,
-        **dict(c.attrs),
-        "quantity": None if q is None else q[0],
-        "pay_unit": None if q is None else q[1],
-    }
-
-
-def _stands_at_name(c: Control, p: Practice | None, plan: Plan) -> str | None:
-    """The name of the site feature a point control stands at (its practice's ``stands_at`` layers, within
-    one foot): an inlet protection's inlet.
-    """
-    if p is None or c.family != "point":
-        return None
-    tol = 1.0 / plan.site.ft_per_unit
-    for name in p.stands_at:
-        gdf = plan.site.layers.get(name)
-        if gdf is None or "name" not in gdf.columns:
-            continue
-        near = gdf[gdf.geometry.distance(c.geometry) <= tol]
-        for v in near["name"]:
-            if _given(v):
-                return str(v)
-    return None
-
-
-def control_item(c: Control, plan: Plan) -> Item:
-    """A control of the plan as an item: on its practice's look, its fields as attributes, a point (or an
-    area of a practice with a block) as its block, labelled with what it is and its pay quantity.
-
-    Parameters
-    ----------
-    c : geosite.plan.Control
-        The control.
-    plan : geosite.plan.Plan
-        Its plan.
-
-    Returns
-    -------
-    Item
-        The control's item.
-    """
-    p = registry.named(c.practice)
-    look, layer = control_look(c)
-    fields = control_fields(c, plan)
-    attrs: tuple[tuple[str, str], ...] = (
-        ("geosite_layer", layer.name if layer else c.practice),
-        ("source", "plan"),
-    )
-    attrs += tuple(
-        (
-            k,
-            f"{float(v):.{PAY_DECIMALS.get(str(fields['pay_unit']), 0)}f}"
-            if k == "quantity"
-            else cad_text(k, v),
-        )
-        for k, v in fields.items()
-        if _given(v)
-    )
-    block = None
-    if c.family == "point":  # an area is its outline (its attributes in its XDATA)
-        name = _control_block(p, layer)
-        size = basin_size_ft(fields) if layer is not None and layer.sized else None
-        tags = next((b.tags for b in registry.blocks() if b.name == name), ())
-        values = tuple(
-            (
-                t.upper(),
-                (size[3] if size else "not sized: symbol only") if t == "size" else _field_text(t, fields),
-            )
-            for t in tags
-        )
-        block = BlockRef(
-            f"{name}_RECT" if size and size[0] == "rect" else name,
-            values,
-            None if size is None else (size[1] / plan.site.ft_per_unit, size[2] / plan.site.ft_per_unit),
-        )
-    return Item(
-        f"control:{c.id}",
-        layer.name if layer else c.practice,
-        c.geometry,
-        look,
-        attrs,
-        block,
-        control_text(c, fields, layer, p),
-        "C-ANNO-ESCP",
-        "control",
-        PRIORITY["point" if c.family == "point" else "line" if c.family == "line" else "control"],
-        "edge" if c.family == "polygon" else "footprint",
-        short=f"C{c.id}",
-    )
-
-
-def _field_text(tag: str, fields: Mapping[str, Any]) -> str:
-    """A block attribute's value from a control's fields: ``kind`` its type, ``id`` its number."""
-    alias = {"kind": "type", "id": "control_id"}
-    return cad_text(tag, fields.get(tag, fields.get(alias.get(tag, ""))))
-
-
-def control_text(c: Control, fields: Mapping[str, Any], layer: OutputLayer | None, p: Practice | None) -> str:
-    """A control's CAD label: its tag (``C7``, the schedule's number), its practice layer's label of it (a
-    fence's by its side; a J-hook has only its tag), else the practice's title; with its pay quantity.
-    """
-    tag = f"C{c.id}"  # the schedule's number (geosite.plan.table)
-    if layer is not None and layer.label is not None:
-        head = str(layer.label(_Row(fields)))
-        if not head:
-            return tag  # a J-hook: its number only
-    else:  # its title without the parenthesis, and how it is done where that adds a word
-        head = (p.title if p is not None else c.practice.replace("_", " ")).split(" (")[0].upper()
-        how = str(c.get("method") or "").replace("_", " ").upper()
-        head += f" ({how})" if how and how not in head else ""
-    head = f"{tag} {head}"
-    q, unit = fields.get("quantity"), str(fields.get("pay_unit") or "")
-    if q is None:
-        return head
-    text = pay_text(float(q), unit)
-    return f"{head} {text}" if c.family == "line" else f"{head}\n{text}"
-
-
-def pay_text(q: float, unit: str) -> str:
-    """A pay quantity as a label gives it: to :data:`PAY_DECIMALS` by its unit, never rounded to nothing
-    (``< 0.01 AC``).
-
-    Parameters
-    ----------
-    q : float
-        The quantity, in ``unit``.
-    unit : str
-        Its pay unit (LF, SY, AC ...).
-
-    Returns
-    -------
-    str
-        The text, with its unit.
-    """
-    n = PAY_DECIMALS.get(unit, 0)
-    if 0 < q < 0.5 * 10**-n:
-        return f"< {10**-n:.{n}f} {unit}"
-    return f"{q:,.{n}f} {unit}"
-
-
-# ------------------------------------------------------------------------------------ phases and piles
-
-
-def phase_items(plan: Plan) -> list[Item]:
-    """Each phase of the plan: its outline on C-ESCP-PHAS with its key, start, end and stabilization dates
-    and area as attributes and label.
-    """
-    look = ANALYSIS_LAYERS["disturbance_phases"]
-    out = []
-    for ph in plan.phases:
-        if ph.geometry is None or ph.geometry.is_empty:
-            continue
-        fields = {
-            "phase": ph.key,
-            "start": ph.start,
-            "end": ph.end,
-            "stabilized": ph.stabilized,
-            "area_sqft": ph.area_sqft,
-            "area_acres": ph.area_sqft / 43_560.0,
-        }
-        text = "\n".join(
-            [
-                f"PHASE {ph.key}".upper(),
-                f"{cad_text('start', ph.start) or 'START NOT GIVEN'} TO "
-                f"{cad_text('end', ph.end) or 'END NOT GIVEN'}",
-                f"STABILIZED {cad_text('stabilized', ph.stabilized) or 'DATE NOT GIVEN'}",
-                f"{ph.area_sqft:,.0f} SQ FT ({ph.area_sqft / 43_560.0:.2f} AC)",
-            ]
-        )
-        out.append(
-            Item(
-                f"phase:{ph.key}",
-                "disturbance_phases",
-                ph.geometry,
-                look,
-                (("geosite_layer", "disturbance_phases"), ("source", "plan"))
-                + tuple((k, cad_text(k, v)) for k, v in fields.items()),
-                label=text,
-                kind="phase",
-                priority=PRIORITY["phase"],
-            )
-        )
-    return out
-
-
-def pile_items(plan: Plan) -> list[Item]:
-    """Each stockpile of the plan: its footprint on C-ESCP-STKP, with its attributes, the day it is placed
-    (its own ``start``, else the earliest start of the disturbance it lies in, else the project's: the
-    rule the schedule dates its stabilization by), its days and area, labelled with its name and dates.
-    """
-    piles = plan.piles
-    if piles is None or not len(piles):
-        return []
-    look = ANALYSIS_LAYERS["stockpiles"]
-    cols = [c for c in piles.columns if c != piles.geometry.name]
-    out = []
-    for i, geom in enumerate(piles.geometry.values):
-        if geom is None or geom.is_empty:
-            continue
-        row = {c: piles[c].iloc[i] for c in cols}
-        pid = cad_text("id", row.get("id")) or str(i + 1)
-        placed = _pile_start(row, geom, plan)
-        days = _num(row.get("days"))
-        fields = {
-            **row,
-            "placed": placed,
-            "until": placed + dt.timedelta(days=int(days)) if placed and days is not None else None,
-            "area_sqft": geom.area * plan.site.ft_per_unit**2,
-        }
-        name = cad_text("name", row.get("name")) or f"STOCKPILE {pid}"
-        when = (
-            f"{days:g} DAYS FROM {placed.isoformat()}"
-            if days is not None and placed
-            else (f"{days:g} DAYS" if days is not None else "DAYS NOT GIVEN")
-        )
-        out.append(
-            Item(
-                f"pile:{pid}",
-                "stockpiles",
-                geom,
-                look,
-                (("geosite_layer", "stockpiles"), ("source", "plan"))
-                + tuple((k, cad_text(k, v)) for k, v in fields.items()),
-                label=f"{name.upper()}\n{when}",
-                kind="stockpile",
-                priority=PRIORITY["stockpile"],
-                clear=CLEAR["stockpiles"],
-            )
-        )
-    return out
-
-
-def _pile_start(row: Mapping[str, Any], geom: Any, plan: Plan) -> dt.date | None:
-    """When a pile is placed (see :func:`pile_items`)."""
-    own = row.get("start")
-    if _given(own):
-        try:
-            return dt.date.fromisoformat(cad_text("start", own)[:10])
-        except ValueError:
-            pass
-    d = plan.disturbance
-    starts: Iterable[Any] = d["start"][d.geometry.intersects(geom)] if len(d) and "start" in d.columns else []
-    found = [s for s in starts if isinstance(s, dt.date)]
-    return min(found) if found else plan.site.project.start

@@ -423,11 +423,17 @@ def _named_item(items: Sequence[Item], idx: tuple[int, ...]) -> Item:
 
 
 def _first_free(
-    it: Item, block: PlacedLabel, room: _Room, upi: float, keys: frozenset[str], *, reach_in: float = math.inf
+    it: Item,
+    block: PlacedLabel,
+    room: _Room,
+    upi: float,
+    keys: frozenset[str],
+    *,
+    reach_in: float | None = None,
 ) -> PlacedLabel | None:
     """``block`` moved to the first candidate position (:func:`_candidates`, rings up to ``reach_in``
-    inches of paper) whose box is free, with a leader to its feature where it sits off it; None where none
-    is.
+    inches of paper, no limit where None) whose box is free, with a leader to its feature where it sits
+    off it; None where none is.
     """
     for x, y, rot, leader in _candidates(it, block, upi, reach_in):
         lab = replace(block, x=x, y=y, rotation_deg=rot)
@@ -443,7 +449,7 @@ def _first_free(
 
 
 def _candidates(
-    it: Item, block: PlacedLabel, upi: float, reach_in: float = math.inf
+    it: Item, block: PlacedLabel, upi: float, reach_in: float | None = None
 ) -> Iterator[tuple[float, float, float, bool]]:
     """(x, y, rotation, whether it needs a leader) in the order tried: beside a point's symbol; beside a
     line (either side), then along it; inside an area; then rings around the feature's anchor, up to
@@ -463,20 +469,22 @@ def _candidates(
     elif "LineString" in g.geom_type:
         part = max(shapely.get_parts(g), key=lambda q: q.length)
         for f in (0.5, 0.35, 0.65, 0.2, 0.8):
-            (x, y), ang = along(part, f * part.length, 0.1 * upi)
+            at = along(part, f * part.length, 0.1 * upi)
+            x, y, ang = at.x, at.y, at.angle_deg
             nx, ny = -math.sin(math.radians(ang)), math.cos(math.radians(ang))
             for side in (1, -1):
                 off = (h / 2 + gap) * side
                 yield x + nx * off, y + ny * off, ang, False
         for f in (0.5, 0.35, 0.65):
-            (x, y), ang = along(part, f * part.length, 0.1 * upi)
+            at = along(part, f * part.length, 0.1 * upi)
+            x, y, ang = at.x, at.y, at.angle_deg
             yield x, y, ang, False
         p = part.interpolate(0.5, normalized=True)
     else:
         p = g.representative_point()
         for q in _inside_points(g):
             yield q.x, q.y, 0.0, False
-    for r in (r for r in RING_IN if r <= reach_in):
+    for r in (r for r in RING_IN if reach_in is None or r <= reach_in):
         n = 8 if r < 0.5 else 16 if r < 1.0 else 32
         for k in range(n):
             a = math.pi / 2 - 2 * math.pi * k / n  # north first, clockwise
@@ -514,7 +522,8 @@ def _contour_labels(it: Item, room: _Room, upi: float) -> list[PlacedLabel]:
         )
         for d in stations:
             for f in (0.0, 0.25, -0.25, 0.5, -0.5, 0.75, -0.75, 1.0, -1.0):
-                (x, y), ang = along(part, min(max(d + f * slide, 0.0), n), 0.1 * upi)
+                at = along(part, min(max(d + f * slide, 0.0), n), 0.1 * upi)
+                x, y, ang = at.x, at.y, at.angle_deg
                 lab = replace(block, x=x, y=y, rotation_deg=ang)
                 b = box_of(lab)
                 if room.free(b, frozenset([it.key])):
@@ -524,7 +533,18 @@ def _contour_labels(it: Item, room: _Room, upi: float) -> list[PlacedLabel]:
     return out
 
 
-def along(line: Any, d: float, span: float) -> tuple[tuple[float, float], float]:
+@dataclass(frozen=True)
+class Along:
+    """A point along a line (``x``, ``y``, CRS units) and the line's direction there (``angle_deg``,
+    degrees within (-90, 90], turned to read upright).
+    """
+
+    x: float
+    y: float
+    angle_deg: float
+
+
+def along(line: Any, d: float, span: float) -> Along:
     """The point ``d`` along ``line`` and the line's direction there over ``span`` (degrees), turned to
     read upright.
 
@@ -539,8 +559,8 @@ def along(line: Any, d: float, span: float) -> tuple[tuple[float, float], float]
 
     Returns
     -------
-    tuple of (tuple of float, float)
-        ((x, y), angle in degrees within (-90, 90]).
+    Along
+        The point and the angle.
     """
     p = line.interpolate(d)
     a, b = line.interpolate(max(d - span / 2, 0.0)), line.interpolate(min(d + span / 2, line.length))
@@ -549,7 +569,7 @@ def along(line: Any, d: float, span: float) -> tuple[tuple[float, float], float]
         angle -= 180
     elif angle <= -90:
         angle += 180
-    return (p.x, p.y), angle
+    return Along(p.x, p.y, angle)
 
 
 def _leader(b: Any, feature: Any, upi: float) -> tuple[float, float, float, float] | None:

@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from geosite.views.cad_items import cad_text, pay_text
+from geosite.io.text import dxf_text
+from geosite.views.cad_items import cad_text
 from geosite.views.cad_labels import text_block
+from geosite.views.cad_plan import pay_text
 
 if TYPE_CHECKING:
     from geosite.plan import Plan
@@ -145,7 +147,10 @@ def _cell(
     w = _width(text, height)
     if not text.strip() or w <= 0:
         return
-    t = msp.add_text(text, height=height, dxfattribs={"layer": TABLE_LAYER[0], "style": style})
+    t = msp.add_text(dxf_text(text), height=height, dxfattribs={"layer": TABLE_LAYER[0], "style": style})
     t.set_placement(at, (at[0] + w, at[1]), align=TextEntityAlignment.FIT)
     table, row, column = where
-    t.set_xdata("GEOSITE", [(1000, f"table={table}"), (1000, f"row={row}"), (1000, f"column={column}")])
+    t.set_xdata(
+        "GEOSITE",
+        [(1000, dxf_text(f"{k}={v}")[:255]) for k, v in (("table", table), ("row", row), ("column", column))],
+    )

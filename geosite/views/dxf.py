@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from geosite.errors import CRSError, OutputError
+from geosite.io.text import dxf_text
 from geosite.practices import registry
 from geosite.views.cad_items import (
     ANALYSIS_LAYERS,
@@ -41,9 +42,9 @@ from geosite.views.cad_items import (
     Item,
     block_shapes,
     layer_items,
-    plan_items,
 )
 from geosite.views.cad_labels import PAPER_IN, Lettering, place_labels
+from geosite.views.cad_plan import plan_items
 from geosite.views.cad_tables import SPACING, Table, plan_tables, write_tables
 
 if TYPE_CHECKING:
@@ -208,7 +209,8 @@ def write_dxf(
     scale_ft : float
         The plot scale the symbols and texts are sized for, feet on the ground per inch of paper. The
         default, 100, is geosite's choice, not the ordinance's: a drawing size for CAD, which rescales text
-        at will (:func:`geosite.pipeline.write_outputs` passes the maps' scale, the profile's).
+        at will (:func:`geosite.pipeline.write_outputs` passes the maps' scale,
+        :func:`geosite.pipeline.fitted_scale`).
     labels : sequence of PlacedLabel
         The construction sheet's labels as it placed them (model space): the text goes there where it
         fits.
@@ -364,7 +366,8 @@ def _bounds(items: Sequence[Item]) -> tuple[float, float, float, float]:
 
 
 def _xdata(it: Item) -> list[tuple[int, str]]:
-    return [(1000, f"{k}={v}"[:255]) for k, v in it.attrs]
+    """An item's attributes as XDATA strings, escaped for DXF (values may be the applicant's)."""
+    return [(1000, dxf_text(f"{k}={v}")[:255]) for k, v in it.attrs]
 
 
 def _draw(msp: Any, it: Item, upi: float, fpu: float) -> None:
@@ -407,7 +410,7 @@ def _insert(msp: Any, it: Item, p: Any, upi: float, xdata: list, *, sized: bool)
     for i, (tag, value) in enumerate(blk.values):
         ref.add_attrib(
             tag,
-            value,
+            dxf_text(value),
             (p.x + _ATT_X * xs, p.y - _ATT_DY * i * ys),
             dxfattribs={"layer": layer, "height": _ATT_H * ys, "flags": 1},
         )
@@ -454,14 +457,14 @@ def _letter(msp: Any, lettering: Lettering) -> None:
     it, lab = lettering.item, lettering.label
     c, s = math.cos(math.radians(lab.rotation_deg)), math.sin(math.radians(lab.rotation_deg))
     keys = ",".join(sorted(lettering.names or {it.key}, key=_natural))
-    names = [(1000, f"names={keys}"[:255]), (1000, f"source={lettering.placed_by}")]
+    names = [(1000, dxf_text(f"names={keys}")[:255]), (1000, dxf_text(f"source={lettering.placed_by}"))]
     for line, w, off in zip(lab.text.split("\n"), lab.line_widths, lab.line_offsets, strict=False):
         if not line.strip() or w <= 0:
             continue
         a = (lab.x - w / 2 * c - off * s, lab.y - w / 2 * s + off * c)
         b = (lab.x + w / 2 * c - off * s, lab.y + w / 2 * s + off * c)
         t = msp.add_text(
-            line,
+            dxf_text(line),  # the label's lines are geosite's; the text in them may be the applicant's
             height=lab.height,
             rotation=lab.rotation_deg,
             dxfattribs={"layer": it.label_layer, "style": TEXT_STYLE[0]},
