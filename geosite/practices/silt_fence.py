@@ -430,14 +430,16 @@ def finish(ctx: Context, proposed: list[dict[str, Any]]) -> list[dict[str, Any]]
     return [_mat(g) for g in cover.explode(index_parts=False).geometry]
 
 
-def built_over(ctx: Context, crs: Any) -> Any:
+def built_over(ctx: Context, crs: Any, *, proposed: bool = True) -> Any:
     """The built ground in ``crs`` (dissolved; None without any): the site's structures, roads and drives
     and the plan's traps (:data:`geosite.controls.fences.BUILT_LAYERS`, as the fence engine reads them):
-    ground the slope length above a fence does not run across and no mat is laid on.
+    ground the slope length above a fence does not run across and no mat is laid on. Without
+    ``proposed`` (judging a submission) geosite's own traps are left out: the plan judged is the
+    submitted one.
     """
     from geosite.controls.fences import BUILT_LAYERS
 
-    obst = _obstacles(ctx)
+    obst = _obstacles(ctx, proposed=proposed)
     if obst is None or not len(obst):
         return None
     got = obst[obst["layer"].isin(BUILT_LAYERS)]
@@ -549,15 +551,15 @@ def _fence_lines(ctx: Context, flow: Flow, q: Requirement, parts: gpd.GeoDataFra
     return fence, runs
 
 
-def _obstacles(ctx: Context) -> gpd.GeoDataFrame | None:
+def _obstacles(ctx: Context, *, proposed: bool = True) -> gpd.GeoDataFrame | None:
     """What no interior row crosses and no stand-in covers: the site's structures, piles, drives, roads
-    and waters (:func:`geosite.controls.row_obstacles`) and the plan's own trap footprints (a row stops at
-    a trap's pool, which takes the runoff there).
+    and waters (:func:`geosite.controls.row_obstacles`) and the plan's trap footprints (a row stops at a
+    trap's pool, which takes the runoff there): the submitted ones, and with ``proposed`` geosite's own.
     """
     import pandas as pd
 
     site_obst = controls.row_obstacles(ctx.site)
-    traps = plan_traps(ctx)
+    traps = plan_traps(ctx, proposed=proposed)
     if traps is None:
         return site_obst
     frame = gpd.GeoDataFrame(
@@ -572,12 +574,12 @@ def _obstacles(ctx: Context) -> gpd.GeoDataFrame | None:
     )
 
 
-def plan_traps(ctx: Context) -> list[Any] | None:
-    """The trap and basin footprints of the plan (site CRS): those the sediment basin practice placed
-    (``analyze``) and the submitted ones drawn at their size; None without any.
+def plan_traps(ctx: Context, *, proposed: bool = True) -> list[Any] | None:
+    """The trap and basin footprints of the plan (site CRS): the submitted ones drawn at their size and,
+    with ``proposed``, those the sediment basin practice placed; None without any.
     """
     got = []
-    placed = ctx.outcome_of(SedimentBasin.name)
+    placed = ctx.outcome_of(SedimentBasin.name) if proposed else None
     fp = placed.layers.get("sediment_basin_footprints") if placed is not None else None
     if fp is not None and len(fp):
         got += [g for g, ok in zip(fp.geometry, fp["placed"], strict=True) if ok and g is not None]
@@ -791,7 +793,7 @@ def _slope_lengths(ctx: Context, flow: Flow, placed: Outcome) -> list[Finding]:
     )
     worst = {"excess_sqft": 0.0, "max_ratio": 0.0, "longest_ft": 0.0}
     where = []
-    built = built_over(ctx, dem.crs)
+    built = built_over(ctx, dem.crs, proposed=False)
     for poly in to_crs(placed.shared["parts"], dem.crs).geometry:
         got = controls.slope_length_excess(poly, dem, fg, barriers, table, geometry=True, built=built)
         if got["geometry"] is not None:
