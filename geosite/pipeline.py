@@ -295,14 +295,17 @@ def write_outputs(
 
 def fitted_scale(result: AnalysisResult, sheet: str = "auto") -> float | None:
     """The scale the plan maps are drawn at when none is asked for, feet per paper inch
-    (:func:`geosite.maps.sheets.check_sheet_count`: plain arithmetic, no drawing); None where the profile
-    gives no map scale.
+    (:func:`geosite.maps.sheets.fit_sheets`: plain arithmetic, no drawing); None where the profile gives
+    no map scale. The sheet count is not limited here: the maps refuse too many sheets before any work
+    (:func:`geosite.maps.sheets.check_sheet_count`), and a run without maps draws none.
     """
-    from geosite.maps.sheets import check_sheet_count
+    from geosite.maps.sheets import check_margin, fit_sheets, map_extent
 
-    if result.profile.map_scale_ft is None:
+    profile, site = result.profile, result.site
+    if profile.map_scale_ft is None:
         return None
-    return check_sheet_count(result.site, None, sheet).scale_ft
+    extent = map_extent(site, check_margin(site.map_margin_ft(profile)))
+    return fit_sheets(extent, site.ft_per_unit, profile.map_scale_ft, sheet=sheet).scale_ft
 
 
 def _write_files(result: AnalysisResult, tmp: Path) -> list[str]:
