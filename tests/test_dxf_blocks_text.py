@@ -148,10 +148,13 @@ def test_contour_elevations_and_labels_are_text(lot7_outputs, lot7_result):
     index = contours[contours["index"].astype(bool)]
     texts = msp.query('TEXT[layer=="C-ANNO-TOPO"]')
     assert {t.dxf.text for t in texts} == {"925", "950"}  # Lot 7's index contours
-    for t in texts:  # each on its contour, 6.5 pt high at 1 in = 100 ft (the sheet's size)
+    from geosite.pipeline import fitted_scale
+
+    assert fitted_scale(lot7_result) == 30.0  # Lot 7 fits a sheet at 1 in = 30 ft (issue 33 item 1)
+    for t in texts:  # each on its contour, 8.1 pt (capitals 0.08 in: the sheets' least) at 1 in = 30 ft
         line = index[index["elevation_ft"] == float(t.dxf.text)].geometry.union_all()
         assert line.distance(_centre(t)) < 0.5
-        assert t.dxf.height == pytest.approx(0.718 * 6.5 / 72 * 100.0, rel=1e-6)
+        assert t.dxf.height == pytest.approx(0.718 * 8.1 / 72 * 30.0, rel=1e-6)
     assert {"C-ANNO-TOPO", "C-ANNO-ESCP", "C-ANNO-IDEN"} <= {layer.dxf.name for layer in doc.layers}
     named = {}  # each control's label by its number: its tag, as the construction sheet placed it
     for t in msp.query('TEXT[layer=="C-ANNO-ESCP"]'):

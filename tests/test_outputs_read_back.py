@@ -51,8 +51,17 @@ def test_no_two_text_boxes_on_a_sheet_intersect(lot7_outputs, name):
 
 
 def test_labels_are_searchable_text_named_from_attributes(lot7_outputs):
-    page, _ = _spans(lot7_outputs / "existing_site_map.pdf")
+    page, spans = _spans(lot7_outputs / "existing_site_map.pdf")
     text = page.get_text()
+    # the soils key is a table: the map unit's symbol, and its name on the same row to its right
+    name = "Grantsburg silt loam, 2 to 6 percent slopes (HSG C)"
+    assert any(
+        abs((a.y0 + a.y1) - (b.y0 + b.y1)) < 2.0 and b.x0 > a.x1
+        for t, a in spans
+        if t == "GrB"
+        for u, b in spans
+        if u == name
+    ), name
     for want in (
         "Birch Street (24 ft wide)",
         "6-in water main",
@@ -60,7 +69,6 @@ def test_labels_are_searchable_text_named_from_attributes(lot7_outputs):
         "CB-1",
         "CB-2",
         "Little Wood Creek",
-        "GrB: Grantsburg silt loam, 2 to 6 percent slopes (HSG C)",
         "LOCATION MAP",
         "1 of 3",
         "REVISIONS",
@@ -113,7 +121,9 @@ def test_no_fence_row_crosses_a_structure_or_a_drive(lot7_outputs):
     # fence along the unbuildable row
     assert (fence["side"] != "stand_in").all()
     stand = gpd.read_file(lot7_outputs / "derived.gpkg", layer="stand_ins")
-    assert len(stand) and all("structures 1" in s for s in stand["stand_in_for"])
+    # each says why its row is not built: the house (as before), the plan's trap or a piece too short
+    assert len(stand) and all("the row here is not built (" in s for s in stand["stand_in_for"])
+    assert any("structures 1" in s for s in stand["stand_in_for"])
     assert stand.intersection(site.layer("structures").union_all()).area.sum() == 0.0
 
 
@@ -160,7 +170,11 @@ def test_dxf_opens_on_the_site_with_its_layers_units_and_attributes(lot7_outputs
     bounds = np.array([f.total_bounds for f in frames.values() if len(f)])
     want = (bounds[:, 0].min(), bounds[:, 1].min(), bounds[:, 2].max(), bounds[:, 3].max())
     ext = (*doc.header["$EXTMIN"][:2], *doc.header["$EXTMAX"][:2])
-    assert ext == pytest.approx(want)
+    # the drawing's extent is the layers'; the plan's tables (schedule, phases, stockpiles) stand to its
+    # right, their top at its top (geosite.views.cad_tables), so only the extent's right edge is theirs
+    assert (ext[0], ext[1], ext[3]) == pytest.approx((want[0], want[1], want[3]))
+    tables = doc.modelspace().query('TEXT[layer=="C-ANNO-TABL"]')
+    assert len(tables) and min(t.dxf.insert.x for t in tables) > want[2] and ext[2] > want[2]
     for key in (
         "filter_fence:downslope",
         "filter_fence:sideslope",
