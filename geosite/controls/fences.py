@@ -620,12 +620,26 @@ def _gap_reason(area: BaseGeometry, gaps: list[RowGap], table: Any, fpu: float) 
     near = [(area.distance(g), layer, oid) for g, layer, oid in gaps if area.distance(g) <= reach]
     if not near:
         return "no row on the contour keeps the slope above the next fence within the standard's length here"
-    _d, layer, oid = min(near, key=lambda t: t[0])
+    _d, layer, _oid = min(near, key=lambda t: t[0])
+    noun = OBSTACLE_NOUNS.get(layer, layer.replace("_", " "))
     what = (
-        WHY_NOT_BUILT.get(layer)
-        or f"the row would cross {layer} {oid}: {STAND_INS.get(layer, STAND_INS['short'])}"
+        WHY_NOT_BUILT.get(layer) or f"the row would cross {noun}: {STAND_INS.get(layer, STAND_INS['short'])}"
     )
     return f"the row here is not built ({what})"
+
+
+#: An obstacle's layer as a reason names it (the map shows which one: a note groups the stand-ins by kind).
+OBSTACLE_NOUNS: dict[str, str] = {
+    "structures": "a structure",
+    "stockpiles": "a stockpile",
+    "access_drives": "a drive",
+    "roads": "a road",
+    "streams": "a stream",
+    "lakes": "a lake",
+    "wetlands": "a wetland",
+    "channels": "a channel",
+    "sediment_trap": "a sediment trap of the plan",
+}
 
 
 def crew_rows(

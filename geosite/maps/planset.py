@@ -14,7 +14,7 @@ from geosite.maps.construction import draw_construction
 from geosite.maps.existing import draw_existing
 from geosite.maps.final import draw_final
 from geosite.maps.preview import PNG_DPI
-from geosite.maps.sheets import plan_sheets
+from geosite.maps.sheets import LARGEST_SHEET, plan_sheets
 
 if TYPE_CHECKING:
     from geosite.maps.common import MapContext
@@ -100,12 +100,9 @@ def render_plan_maps(
     out_dir.mkdir(parents=True, exist_ok=True)
     kw = _SetOptions(scale_ft, margin_ft, vertical_datum, date)
     ctx = kw.context(result, sheet, hillshade)
-    common_log, quiet = logging.getLogger("geosite.maps.common"), _NoOverflowWarning()
-    common_log.addFilter(quiet)  # said once below, if even the largest sheet tried overflows
-    try:
-        drawn = _draw_set(result, ctx, kw, grow=str(sheet).strip().lower() == "auto")
-    finally:
-        common_log.removeFilter(quiet)
+    # render() returns the figures unsaved and says nothing of an overflow: said once below, if even the
+    # largest sheet tried overflows
+    drawn = _draw_set(result, ctx, kw, grow=str(sheet).strip().lower() == "auto")
     if on_labels is not None:
         on_labels({key: [lab for f in figs for lab in f.geosite.model_labels] for _, figs, key in drawn})
     files: list[Path] = []
@@ -128,7 +125,7 @@ def _draw_set(result: Any, ctx: MapContext, kw: _SetOptions, grow: bool) -> list
     while True:
         drawn = [(ctx, render(ctx, draw_existing, None, "1"), "existing")]
         chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
-        last = not grow or ctx.plan.sheet.size == "ARCH-D"
+        last = not grow or ctx.plan.sheet.size == LARGEST_SHEET
         for n, (key, draw) in enumerate(
             (("construction", draw_construction), ("final", draw_final)), start=2
         ):
@@ -152,29 +149,14 @@ def _draw_set(result: Any, ctx: MapContext, kw: _SetOptions, grow: bool) -> list
 
 
 def _context_like(result: Any, ctx: MapContext, sheet: str, kw: _SetOptions) -> MapContext:
-    """A context for another sheet of the set: the same DEM, read and traced once."""
-    c = kw.context(result, sheet, False)
+    """A context for another sheet of the set: the same DEM, read and traced once, at the set's scale (the
+    first sheet's: on a sheet chosen by name, fitting anew would pick another scale for the others).
+    """
+    from dataclasses import replace
+
+    c = replace(kw, scale_ft=ctx.scale_ft).context(result, sheet, False)
     c.share_terrain_from(ctx)
     return c
-
-
-class _NoOverflowWarning(logging.Filter):
-    """Holds back the panel-overflow warning while the plan set is still trying larger sheets."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        """False (hold back) for the overflow warning.
-
-        Parameters
-        ----------
-        record : logging.LogRecord
-            The record logged.
-
-        Returns
-        -------
-        bool
-            Whether the record is passed on.
-        """
-        return "overflows" not in record.getMessage()
 
 
 def write_plan_maps(result, out: str | Path, overwrite: bool = False, **options) -> list[Path]:

@@ -25,7 +25,7 @@ from geosite.maps.printing import (
     core_texts,
     preview_png,
 )
-from geosite.maps.sheets import plan_sheets
+from geosite.maps.sheets import LARGEST_SHEET, plan_sheets
 from geosite.maps.symbology import BODY_PT, HEADING_PT, MIN_PT
 from geosite.plan.stamp import stamp_text
 
@@ -302,7 +302,7 @@ def render(
     auto = str(ctx.sheet_request or "auto").strip().lower() == "auto"
     alias_core_fonts()
     while True:
-        larger = auto and ctx.plan.sheet.size != "ARCH-D"
+        larger = auto and ctx.plan.sheet.size != LARGEST_SHEET
         sheets = _draw_all(ctx, draw, sheet_no) if not larger or _panels_fit(ctx, draw, sheet_no) else None
         overflow = sheets is None or any(s.notes and "overflows" in s.notes[-1] for s in sheets)
         if sheets is not None and not (overflow and larger):
@@ -310,11 +310,11 @@ def render(
         ctx.plan = plan_sheets(
             ctx.extent, ctx.scale_ft, ctx.site.ft_per_unit, "auto", larger_than=ctx.plan.sheet
         )
+    if out_path is None:  # the caller (geosite.maps.planset) sizes the set and says what still overflows
+        return [s.fig for s in sheets]
     for s in sheets:
         if s.notes and "overflows" in s.notes[-1]:
             log.warning("map panel overflows on %s; choose a larger sheet", ctx.plan.sheet.label)
-    if out_path is None:
-        return [s.fig for s in sheets]
     written = []
     with rc_context(L.RC):
         for s in sheets:

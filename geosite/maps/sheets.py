@@ -21,14 +21,20 @@ SHEET_SIZES_IN: dict[str, tuple[float, float]] = {
     "ANSI-C": (17.0, 22.0),
     "ANSI-D": (22.0, 34.0),
     "ARCH-D": (24.0, 36.0),
+    "ARCH-E": (36.0, 48.0),
 }
+#: Sizes "auto" takes only when the panel of every smaller sheet overflows (a schedule of many controls):
+#: a site is fitted on ARCH D at the largest; ARCH E is the next size a drafter would print.
+OVERFLOW_SIZES = ("ARCH-E",)
+#: The largest sheet "auto" may reach.
+LARGEST_SHEET = "ARCH-E"
 ORIENTATIONS = ("landscape", "portrait")
 #: The engineer's scales a civil sheet is drawn at, ground feet per paper inch (the divisions of a
 #: triangular engineer's scale: 1 in = 10, 20, 30, 40, 50 and 60 ft, and 100 ft, the ordinances' smallest).
 STANDARD_SCALES_FT = (10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 100.0)
 #: Plain-paper conventions: blank border and the width of the legend/title panel, inches.
-BORDER_IN = {"ANSI-A": 0.4, "ANSI-B": 0.5, "ANSI-C": 0.5, "ANSI-D": 0.75, "ARCH-D": 0.75}
-PANEL_IN = {"ANSI-A": 2.75, "ANSI-B": 3.0, "ANSI-C": 3.4, "ANSI-D": 3.6, "ARCH-D": 3.6}
+BORDER_IN = {"ANSI-A": 0.4, "ANSI-B": 0.5, "ANSI-C": 0.5, "ANSI-D": 0.75, "ARCH-D": 0.75, "ARCH-E": 0.75}
+PANEL_IN = {"ANSI-A": 2.75, "ANSI-B": 3.0, "ANSI-C": 3.4, "ANSI-D": 3.6, "ARCH-D": 3.6, "ARCH-E": 3.6}
 GAP_IN = 0.15
 #: Blank paper kept between the map's extent and its frame where the frame has room, inches.
 FRAME_PAD_IN = 0.25
@@ -123,15 +129,17 @@ def check_scale(scale_ft: float, max_ft_per_in: float | None = None) -> float:
     return s
 
 
-def parse_sheet(sheet: str | None) -> list[Sheet]:
+def parse_sheet(sheet: str | None, *, overflow: bool = False) -> list[Sheet]:
     """Candidate sheets for a ``--sheet`` value, smallest first.
 
-    ``"auto"`` (or None): every size in both orientations; ``"ANSI-D"``: that size, both orientations;
+    ``"auto"`` (or None): every size in both orientations but :data:`OVERFLOW_SIZES`, which ``overflow``
+    (a larger sheet sought because a panel overflows) adds; ``"ANSI-D"``: that size, both orientations;
     ``"ANSI-D-portrait"`` / ``"ANSI-D landscape"``: exactly that. Case and ``_``/space are forgiven.
     """
     text = (sheet or "auto").strip().upper().replace("_", "-").replace(" ", "-")
     if text == "AUTO":
-        return [Sheet(s, o) for s in SHEET_SIZES_IN for o in ORIENTATIONS]
+        sizes = [s for s in SHEET_SIZES_IN if overflow or s not in OVERFLOW_SIZES]
+        return [Sheet(s, o) for s in sizes for o in ORIENTATIONS]
     for o in ORIENTATIONS:
         if text.endswith("-" + o.upper()):
             size = text[: -len(o) - 1]
@@ -279,7 +287,7 @@ def plan_sheets(
     upi = scale_ft / ft_per_unit  # CRS units per paper inch
     xmin, ymin, xmax, ymax = extent
     need_w, need_h = (xmax - xmin) / upi, (ymax - ymin) / upi  # inches
-    cands = parse_sheet(sheet)
+    cands = parse_sheet(sheet, overflow=larger_than is not None)
     if larger_than is not None:
         area = _area(larger_than)
         bigger = [c for c in cands if _area(c) > area]
