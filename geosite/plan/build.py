@@ -16,12 +16,12 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
-import pandas as pd
 import shapely
 
 from geosite.io.output import py_scalar
 from geosite.plan.model import ATTRIBUTES, STATUSES, Control, Phase, Plan
 from geosite.practices import registry
+from geosite.site.layer_checks import date_value
 
 if TYPE_CHECKING:
     from geosite.rules import Profile
@@ -139,20 +139,6 @@ def piles_of(site: Site, report: list[dict[str, Any]] | None) -> gpd.GeoDataFram
     return piles
 
 
-def _date(v: Any) -> dt.date | None:
-    """A date from a layer's value (a date, a date-time, ISO text), None when there is none."""
-    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT:
-        return None
-    if isinstance(v, dt.datetime):
-        return v.date()
-    if isinstance(v, dt.date):
-        return v
-    try:
-        return dt.date.fromisoformat(str(v).strip()[:10])
-    except ValueError:
-        return None
-
-
 def dated_disturbance(site: Site, profile: Profile) -> gpd.GeoDataFrame:
     """The site's disturbance polygons (site CRS), each with ``start`` and ``end`` (the project's where a
     polygon has none) and ``stabilized``: its own date, else ``end`` plus the chapter's inactive-ground days,
@@ -169,10 +155,10 @@ def dated_disturbance(site: Site, profile: Profile) -> gpd.GeoDataFrame:
     window = stabilize_within_days(site)
     starts, ends, stab = [], [], []
     for i in range(len(d)):
-        s = _date(d["start"].iloc[i]) if "start" in d.columns else None
-        e = _date(d["end"].iloc[i]) if "end" in d.columns else None
+        s = date_value(d["start"].iloc[i]) if "start" in d.columns else None
+        e = date_value(d["end"].iloc[i]) if "end" in d.columns else None
         s, e = s or site.project.start, e or site.project.end
-        given = _date(d["stabilized"].iloc[i]) if "stabilized" in d.columns else None
+        given = date_value(d["stabilized"].iloc[i]) if "stabilized" in d.columns else None
         starts.append(s)
         ends.append(e)
         stab.append(
@@ -291,8 +277,8 @@ def _submitted(bmps: gpd.GeoDataFrame | None, d: gpd.GeoDataFrame, site: Site) -
                 standard=_text(row.get("standard")) or (known.standard if known else ""),
                 name=_text(row.get("name")),
                 phase=_served(g, d, reach)[2],
-                install=_date(row.get("install")),
-                remove=_date(row.get("remove")),
+                install=date_value(row.get("install")),
+                remove=date_value(row.get("remove")),
                 attrs={
                     **{k: py_scalar(row[k]) for k in ATTRIBUTES if k in bmps.columns and _given(row[k])},
                     **sizes(g, site.ft_per_unit),

@@ -6,6 +6,7 @@ together).
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from typing import Any
 
@@ -312,6 +313,33 @@ def _idlist(ids: np.ndarray, most: int = 12) -> str:
 
 #: the attributes that hold dates, in any layer (docs/site_folder.md)
 DATE_COLUMNS = ("start", "end", "stabilized", "install", "remove")
+
+
+def date_value(v: Any) -> dt.date | None:
+    """One layer value as a date: a date, a date-time, a Timestamp, or date text read by pandas as
+    :func:`validate_layers` reads a date column; None for a missing value (None, NaN, NaT), a number or
+    text that is not a date.
+
+    Parameters
+    ----------
+    v : object
+        The value.
+
+    Returns
+    -------
+    datetime.date or None
+        The day.
+    """
+    if v is None or v is pd.NaT or (isinstance(v, float) and not math.isfinite(v)):
+        return None
+    if isinstance(v, dt.datetime):
+        return v.date()
+    if isinstance(v, dt.date):
+        return v
+    if not isinstance(v, str):  # a number is no date (pandas would read it as nanoseconds since 1970)
+        return None
+    ts = pd.to_datetime(v.strip(), errors="coerce")
+    return None if pd.isna(ts) else ts.date()
 
 
 def _parse_dates(gdf: gpd.GeoDataFrame, lname: str, src: str, problems: list[str]) -> None:

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from geosite.site.layer_checks import date_value
+
 if TYPE_CHECKING:
     from geosite.site import Site
 
@@ -79,23 +81,6 @@ class CoverSchedule:
         return max(s.stop for s in bare if s.stop is not None) - dt.timedelta(days=1)
 
 
-def _day(v: Any) -> dt.date | None:
-    """A layer's date value as a date (None when absent)."""
-    if v is None or (isinstance(v, float) and np.isnan(v)):
-        return None
-    if isinstance(v, dt.datetime):
-        return v.date()
-    if isinstance(v, dt.date):
-        return v
-    try:
-        import pandas as pd
-
-        ts = pd.Timestamp(v)
-        return None if pd.isna(ts) else ts.date()
-    except (TypeError, ValueError):
-        return None
-
-
 def _column(gdf: Any, name: str) -> list[Any]:
     """A column's values, or Nones."""
     return list(gdf[name]) if name in gdf.columns else [None] * len(gdf)
@@ -117,7 +102,7 @@ def _disturbance_spans(site: Site, stabilize_days: int | None) -> tuple[list[Cov
         _column(gdf, "stabilized"),
         strict=True,
     ):
-        start, end, stabilized = _day(s), _day(e), _day(stab)
+        start, end, stabilized = date_value(s), date_value(e), date_value(stab)
         if start is None:
             notes.append(f"disturbance {fid}: no start date, so its ground cannot be placed in the schedule")
             continue
@@ -162,14 +147,14 @@ def _bmp_spans(site: Site) -> tuple[list[CoverSpan], list[str]]:
         if geom is None or geom.geom_type not in ("Polygon", "MultiPolygon"):
             notes.append(f"bmps {fid} ({kind}): not a polygon, so the ground it covers is not known")
             continue
-        start = _day(inst)
+        start = date_value(inst)
         if start is None:
             notes.append(f"bmps {fid} ({kind}): no install date, so it is not placed in the schedule")
             continue
         # a practice that is its cover (the mat) names it; mulch, seed, sod or tarp is the feature's method
         word = str(kind) if str(kind) in METHOD_COVER else str(method or "").strip().lower()
         cover = METHOD_COVER.get(word, word or "unknown")
-        remove = _day(rem)
+        remove = date_value(rem)
         stop = None if remove is None else remove + dt.timedelta(days=1)
         spans.append(CoverSpan(geom, cover, start, stop, "bmps", fid))
     return spans, notes
