@@ -15,18 +15,10 @@ from matplotlib.patches import Rectangle
 
 from geosite.maps.layout import MapSheet, NullAxes
 from geosite.maps.symbology import BODY_PT, FONT, HEADING_PT, INK, MIN_PT, Style
+from geosite.maps.tables import wrap_in
 
 if TYPE_CHECKING:
     from geosite.maps.sheets import Tile
-
-
-def wrap_text(text: str, width_in: float, size: float, *, bold: bool = False) -> list[str]:
-    """``text`` broken into lines that fit ``width_in`` inches at ``size`` points, by Helvetica's own widths
-    (:func:`geosite.maps.tables.wrap_in`); its own line breaks kept.
-    """
-    from geosite.maps.tables import wrap_in
-
-    return wrap_in(text, width_in, size, bold=bold)
 
 
 def panel_table(sheet: MapSheet, rows: list[str], size: float) -> float:
@@ -56,7 +48,7 @@ def panel_text(
     size = max(size, MIN_PT)  # the size printed, and so the pitch of its lines
     pw = sheet.plan.sheet.panel[2]
     ph = sheet.plan.sheet.panel[3]
-    lines = wrap_text(text, pw - 0.2 - indent, size, bold=bold)
+    lines = wrap_in(text, pw - 0.2 - indent, size, bold=bold)
     lh = size * 1.25 / 72
     y = ph - sheet.cursor
     for k, line in enumerate(
@@ -105,7 +97,7 @@ def legend_row(
     if not isinstance(p, NullAxes):  # measuring the panel only: no swatch is made
         _swatch(p, st, edge or st.edge, x0=x0, y=y, w=w)
     pw = sheet.plan.sheet.panel[2]
-    lines = wrap_text(label, pw - x0 - w - 0.2, size)
+    lines = wrap_in(label, pw - x0 - w - 0.2, size)
     p.text(
         x0 + w + 0.1,
         y + lh / 2 - 0.02,
@@ -260,9 +252,9 @@ def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: 
     tables = [g for gid, g in groups if gid == "table"]
     if w < FRAME_TABLE_MIN_IN and any(widest_row_in(t, size) + 0.2 > w for t in tables):
         return False  # too narrow a strip for the table whole, and too narrow to wrap its text column
-    heading = wrap_text(title, w - 0.2, size + 0.5, bold=True)
+    heading = wrap_in(title, w - 0.2, size + 0.5, bold=True)
     blocks = [
-        (gid, table_lines(g, w - 0.2, size) if gid == "table" else len(wrap_text(g[0], w - 0.2, size)))
+        (gid, table_lines(g, w - 0.2, size) if gid == "table" else len(wrap_in(g[0], w - 0.2, size)))
         for gid, g in groups
     ]
     need = lh * (len(heading) + sum(n for _, n in blocks)) + 0.06 * len(blocks) + 0.2
@@ -280,7 +272,7 @@ def frame_block(sheet: MapSheet, title: str, rows: list[tuple[str, str]], size: 
         if gid == "table":
             y -= draw_table(fig, x0 + 0.1, y, g, width_in=w - 0.2, size=size, transform=tr)
             continue
-        for line in wrap_text(g[0], w - 0.2, size):  # one text a line, baselines at the block's pitch
+        for line in wrap_in(g[0], w - 0.2, size):  # one text a line, baselines at the block's pitch
             fig.text(
                 x0 + 0.1,
                 y - 0.8 * size / 72,
@@ -318,7 +310,7 @@ def north_and_scale(sheet: MapSheet, crs, convergence_deg: float | None, size: f
             else "."
         )
     )
-    lines = wrap_text(note, pw - 0.75, MIN_PT)  # the north arrow stands to the right of this note
+    lines = wrap_in(note, pw - 0.75, MIN_PT)  # the north arrow stands to the right of this note
     p.text(
         0.1, y0, "\n".join(lines), fontsize=MIN_PT, va="bottom", ha="left", linespacing=1.2, color="#333333"
     )

@@ -16,8 +16,8 @@ from matplotlib.patches import Rectangle
 from shapely.geometry import box
 
 from geosite.maps.layout import MapSheet, halo
-from geosite.maps.panel import wrap_text
 from geosite.maps.symbology import HEADING_PT, INK, MIN_PT
+from geosite.maps.tables import wrap_in
 
 if TYPE_CHECKING:
     pass
@@ -57,7 +57,7 @@ def title_block(
     pw = sheet.plan.sheet.panel[2]
     lh = size * 1.25 / 72
     label_w = 0.85
-    blocks = [(label, wrap_text(value or "", pw - label_w - 0.2, size)) for label, value in rows]
+    blocks = [(label, wrap_in(value or "", pw - label_w - 0.2, size)) for label, value in rows]
     head_h = 0.42
     total = sum(len(lines) * lh + 0.03 for _, lines in blocks) + head_h + 0.12
     _title_head(p, pw, total, heading, f"{sheet_no} of {of}" if of else sheet_no, head_h=head_h)
@@ -158,7 +158,7 @@ def location_map(
     w_in = pw - 0.3
     k = min(w_in / (gx1 - gx0), height_in / (gy1 - gy0))
     ox = 0.15 + (w_in - (gx1 - gx0) * k) / 2
-    cap = wrap_text(caption, pw - 0.2, MIN_PT)
+    cap = wrap_in(caption, pw - 0.2, MIN_PT)
     p.text(0.1, y, "\n".join(cap), fontsize=MIN_PT, va="bottom", ha="left", linespacing=1.25, gid="location")
     y += len(cap) * MIN_PT * 1.25 / 72 + 0.04
     hgt = (gy1 - gy0) * k
