@@ -295,17 +295,15 @@ def write_outputs(
 
 def fitted_scale(result: AnalysisResult, sheet: str = "auto") -> float | None:
     """The scale the plan maps are drawn at when none is asked for, feet per paper inch
-    (:func:`geosite.maps.sheets.fit_sheets`: plain arithmetic, no drawing); None where the profile gives
+    (:func:`geosite.maps.sheets.fit_site`: plain arithmetic, no drawing); None where the profile gives
     no map scale. The sheet count is not limited here: the maps refuse too many sheets before any work
     (:func:`geosite.maps.sheets.check_sheet_count`), and a run without maps draws none.
     """
-    from geosite.maps.sheets import check_margin, fit_sheets, map_extent
+    from geosite.maps.sheets import fit_site
 
-    profile, site = result.profile, result.site
-    if profile.map_scale_ft is None:
+    if result.profile.map_scale_ft is None:
         return None
-    extent = map_extent(site, check_margin(site.map_margin_ft(profile)))
-    return fit_sheets(extent, site.ft_per_unit, profile.map_scale_ft, sheet=sheet).scale_ft
+    return fit_site(result.site, None, sheet).scale_ft
 
 
 def _write_files(result: AnalysisResult, tmp: Path) -> list[str]:

@@ -168,14 +168,29 @@ def check_margin(margin_ft: Any) -> float:
     return float(margin_ft)
 
 
-def check_sheet_count(
+def fit_site(
     site: Any, scale_ft: float | None = None, sheet: str = "auto", margin_ft: float | None = None
 ) -> SheetPlan:
-    """Refuse, before any work, a bad margin or a site whose plan maps would be tiled over more sheets
-    than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan
-    them (:func:`fit_sheets`). ``scale_ft`` (feet per inch) None: the largest standard scale that fits,
-    never smaller than the profile's (:attr:`geosite.rules.Profile.map_scale_ft`); a smaller scale than
-    the profile's is refused. Returns the sheet plan.
+    """The site's plan maps fitted to paper (:func:`fit_sheets`) with the margin its chapter asks for
+    (``margin_ft``, ft, overriding it); plain arithmetic, no sheet count limited (:func:`check_sheet_count`
+    limits it).
+
+    Parameters
+    ----------
+    site : geosite.site.Site
+        The site.
+    scale_ft : float or None
+        The scale asked for, ground feet per paper inch; None: the largest standard scale that fits, never
+        smaller than the profile's.
+    sheet : str
+        The sheet asked for (``auto``, ``ANSI-D``, ...).
+    margin_ft : float or None
+        The map margin, ft; None: the site's for its profile.
+
+    Returns
+    -------
+    SheetPlan
+        The sheet, the scale and the tiles.
     """
     from geosite.rules import load_profile
 
@@ -186,7 +201,19 @@ def check_sheet_count(
     if scale_ft is not None:
         scale_ft = check_scale(scale_ft, profile.map_scale_ft)
     extent = map_extent(site, check_margin(margin))
-    plan = fit_sheets(extent, site.ft_per_unit, profile.map_scale_ft, sheet=sheet, scale_ft=scale_ft)
+    return fit_sheets(extent, site.ft_per_unit, profile.map_scale_ft, sheet=sheet, scale_ft=scale_ft)
+
+
+def check_sheet_count(
+    site: Any, scale_ft: float | None = None, sheet: str = "auto", margin_ft: float | None = None
+) -> SheetPlan:
+    """Refuse, before any work, a bad margin or a site whose plan maps would be tiled over more sheets
+    than its limits allow (:meth:`geosite.io.limits.Limits.check_sheet_tiles`), planned as the maps plan
+    them (:func:`fit_sheets`). ``scale_ft`` (feet per inch) None: the largest standard scale that fits,
+    never smaller than the profile's (:attr:`geosite.rules.Profile.map_scale_ft`); a smaller scale than
+    the profile's is refused. Returns the sheet plan.
+    """
+    plan = fit_site(site, scale_ft, sheet, margin_ft)
     site.limits.check_sheet_tiles(
         f"site {site.root or site.name}", len(plan.tiles), plan.sheet.label, plan.scale_ft
     )
