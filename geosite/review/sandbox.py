@@ -550,15 +550,15 @@ def _crash(rc: int, logfile: Path, shown: Path, limits: Limits, seconds: float) 
         tail = logfile.read_bytes()[-4000:].decode("utf-8", "replace")
     except OSError:
         tail = ""
+    last = [line for line in tail.strip().splitlines() if line.strip()][-1:] or [f"exit code {rc}"]
     if _OUT_OF_MEMORY.search(tail):
-        return errors.LimitError(memory_message(str(shown), limits, _tail(logfile)))
+        return errors.LimitError(memory_message(str(shown), limits, last[0][:300]))
     if rc in (-signal.SIGXCPU, -signal.SIGKILL):
         return errors.LimitError(
             f"{one_line(shown)}: reading and checking the submission used over "
             f"{limits.check_cpu_seconds:,} s of CPU time (check_cpu_seconds); stopped, nothing written. "
             "Raise with --limit check_cpu_seconds=N"
         )
-    last = [line for line in tail.strip().splitlines() if line.strip()][-1:] or [f"exit code {rc}"]
     return errors.UnreadableInputError(
         f"{one_line(shown)}: the process reading the submission ended without a result after "
         f"{seconds:.1f} s ({_signal_name(rc)}: {one_line(last[0][:300])}); a file in it "
