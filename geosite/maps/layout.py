@@ -715,39 +715,58 @@ def _label_contour(
 
 
 def draw_hillshade(sheet: MapSheet, dem, shade: np.ndarray, alpha: float = 0.35) -> None:
-    """The shaded relief under the map: only the cells under the sheet's window, at most
-    :data:`PRINT_DPI` of them per inch of paper (every k-th cell where the DEM is finer).
+    """The shaded relief under the map (:func:`draw_cells`): flat ground under a 45-degree sun shades to
+    255 sin 45 = 180, so that and brighter print white and only the shadows of the relief darken the sheet.
     """
-    if not sheet.drawing:
-        return
-    inv = ~dem.transform
-    xmin, ymin, xmax, ymax = sheet.tile.bounds
-    c0, r0 = inv @ (xmin, ymax)
-    c1, r1 = inv @ (xmax, ymin)
-    rows, cols = shade.shape
-    r0, c0 = max(int(np.floor(r0)) - 1, 0), max(int(np.floor(c0)) - 1, 0)
-    r1, c1 = min(int(np.ceil(r1)) + 1, rows), min(int(np.ceil(c1)) + 1, cols)
-    if r0 >= r1 or c0 >= c1:
-        return
-    per_in = sheet.plan.units_per_inch / abs(dem.transform.a)
-    k = max(int(np.ceil(per_in / PRINT_DPI)), 1)
-    t = dem.transform
-    img = np.ma.masked_equal(shade[r0:r1:k, c0:c1:k], 0)
-    # each sample stands for k x k cells from its own: the image spans n * k cells, not c1 - c0
-    left, r = t.c + c0 * t.a, t.c + (c0 + img.shape[1] * k) * t.a
-    top, b = t.f + r0 * t.e, t.f + (r0 + img.shape[0] * k) * t.e
-    # flat ground under a 45-degree sun shades to 255 sin 45 = 180: that and brighter print white, so
-    # only the shadows of the relief darken the sheet
-    sheet.ax.imshow(
-        img,
-        extent=(left, r, b, top),
-        origin="upper",
+    draw_cells(
+        sheet,
+        shade,
+        dem.transform,
+        zorder=0.5,
+        hidden=0,
         cmap="gray",
         vmin=0,
         vmax=180,
         alpha=alpha,
-        interpolation="nearest",
-        zorder=0.5,
+    )
+
+
+def draw_cells(
+    sheet: MapSheet,
+    cells: np.ndarray,
+    transform: Any,
+    *,
+    zorder: float,
+    hidden: int | None = None,
+    **image: Any,
+) -> None:
+    """A grid's cells on the map (a north-up ``transform`` in the site's CRS): only the cells under the
+    sheet's tile, at most :data:`PRINT_DPI` of them per inch of paper (every k-th cell where the grid is
+    finer), each drawn as a square, cells of the value ``hidden`` left out (``image``:
+    :meth:`matplotlib.axes.Axes.imshow`'s colour options).
+    """
+    if not sheet.drawing:
+        return
+    inv = ~transform
+    xmin, ymin, xmax, ymax = sheet.tile.bounds
+    c0, r0 = inv @ (xmin, ymax)
+    c1, r1 = inv @ (xmax, ymin)
+    rows, cols = cells.shape
+    r0, c0 = max(int(np.floor(r0)) - 1, 0), max(int(np.floor(c0)) - 1, 0)
+    r1, c1 = min(int(np.ceil(r1)) + 1, rows), min(int(np.ceil(c1)) + 1, cols)
+    if r0 >= r1 or c0 >= c1:
+        return
+    per_in = sheet.plan.units_per_inch / abs(transform.a)
+    k = max(int(np.ceil(per_in / PRINT_DPI)), 1)
+    t = transform
+    img = cells[r0:r1:k, c0:c1:k]
+    if hidden is not None:
+        img = np.ma.masked_equal(img, hidden)
+    # each sample stands for k x k cells from its own: the image spans n * k cells, not c1 - c0
+    left, r = t.c + c0 * t.a, t.c + (c0 + img.shape[1] * k) * t.a
+    top, b = t.f + r0 * t.e, t.f + (r0 + img.shape[0] * k) * t.e
+    sheet.ax.imshow(
+        img, extent=(left, r, b, top), origin="upper", interpolation="nearest", zorder=zorder, **image
     )
     sheet.ax.set_xlim(sheet.tile.bounds[0], sheet.tile.bounds[2])  # imshow must not move the limits
     sheet.ax.set_ylim(sheet.tile.bounds[1], sheet.tile.bounds[3])
