@@ -86,6 +86,13 @@ class MapContext:
     )
     #: the site's plan (geosite.plan.Plan): every control a sheet draws, its phases and piles
     site_plan: Any = None
+    #: the soil-loss stage's result (geosite.soil_loss.stage.SoilLossResult), None without an analysis
+    soil_loss: Any = None
+    #: the flow routing the analysis measured on :attr:`analysis_dem` (geosite.hydrology.FlowGrid), or None
+    flow_grid: Any = None
+    #: the sheets of the set ("1 of 4"): the existing, construction and final sheets, and the soil-loss
+    #: sheet where soil loss was computed (:func:`has_soil_loss_sheet`)
+    sheets_in_set: int = 3
 
     def measured(self, key: str, default: Any = None) -> Any:
         """A measurement as report.json holds it (``disturbed.phases``), or ``default``."""
@@ -245,6 +252,21 @@ def _convergence_deg(crs: Any, x: float, y: float) -> float | None:
         return None
 
 
+def has_soil_loss_sheet(result_or_site: Any) -> bool:
+    """Whether the set has the soil-loss sheet (:mod:`geosite.maps.soil_loss`): NR 151.11 applies (the
+    site disturbs its acre or more) and the analysis computed soil loss over the schedule on some cell (its
+    raster exists). A site whose soil loss is not assessed has none (report.json says why), nor has a site
+    under the acre or without an analysis.
+    """
+    from geosite.soil_loss.data import load_soil_loss_data
+
+    soil = getattr(result_or_site, "soil_loss", None)
+    if soil is None or getattr(soil, "raster", None) is None:
+        return False
+    acres = getattr(getattr(result_or_site, "measurements", None), "values", {}).get("disturbed.area_acres")
+    return acres is not None and acres >= load_soil_loss_data().applies_from_acres.required()
+
+
 def _profile_scale(profile: Any) -> float:
     """The map scale ``profile``'s chapter asks for, feet per inch; an InputError when it gives none."""
     scale = profile.map_scale_ft
@@ -309,6 +331,9 @@ def make_context(
     ctx.analysis_dem = getattr(result_or_site, "dem", None)  # an AnalysisResult's; a Site has none
     ctx.report = getattr(result_or_site, "report", None)
     ctx.site_plan = getattr(result_or_site, "plan", None)
+    ctx.soil_loss = getattr(result_or_site, "soil_loss", None)
+    ctx.flow_grid = getattr(getattr(result_or_site, "measurements", None), "flow_grid", None)
+    ctx.sheets_in_set = 3 + int(has_soil_loss_sheet(result_or_site))
     if ctx.site_plan is None:  # a site without an analysis: the controls its own bmps layer shows
         from geosite.plan.build import plan_of_site
 

@@ -180,10 +180,6 @@ def revisions(ctx: MapContext) -> list[tuple[str, str, str]]:
 PANEL_SIZES_PT = (9.0, BODY_PT, MIN_PT)
 
 
-#: The plan set: the existing site map, the construction plan and the plan of final conditions.
-SHEETS_IN_SET = 3
-
-
 def layout_panel(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sheet_no: str) -> None:
     """Fixed parts from the bottom up (title block, key map, scales), then the heading, legend, absent
     items, notes and table from the top down, shrinking the text (never below :data:`MIN_PT`) to fit.
@@ -196,7 +192,7 @@ def panel_fixed_parts(ctx: MapContext, sheet: L.MapSheet, panel: Panel, rows, sh
     """The panel's fixed parts, from the bottom up: title block, key map, location map, north arrow and
     scales (they set ``sheet.floor``).
     """
-    T.title_block(sheet, rows, panel.heading, sheet_no, revisions=revisions(ctx), of=SHEETS_IN_SET)
+    T.title_block(sheet, rows, panel.heading, sheet_no, revisions=revisions(ctx), of=ctx.sheets_in_set)
     if ctx.plan.tiled:
         P.key_map(sheet, ctx.site.boundary, ctx.plan.tiles)
     if panel.location:
