@@ -1,5 +1,6 @@
 """Plan maps at exact scale: the existing site map, the site construction plan and the plan of final
-site conditions, as vector PDF (print master, fonts embedded) with PNG previews.
+site conditions (and, where NR 151.11's soil loss was computed, the soil-loss map), as vector PDF (print
+master, fonts embedded) with PNG previews.
 
 Every map is drawn at exactly 1 in = ``scale_ft`` ft: by default the largest standard engineer's scale
 (1 in = 10, 20, 30, 40, 50, 60 or 100 ft) at which the site and its margin fit a sheet, never smaller than
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from geosite.maps.final import render_final_conditions
     from geosite.maps.planset import MAP_FILES, render_plan_maps, write_plan_maps
     from geosite.maps.sheets import SHEET_SIZES_IN, Sheet, check_scale, fit_sheets, parse_sheet, plan_sheets
+    from geosite.maps.soil_loss import render_soil_loss_map
 
 #: Where each public name lives: loaded on first use, so ``geosite.maps.worker`` (and the parent
 #: process of a run drawing its maps in a worker) never loads matplotlib.
@@ -32,6 +34,7 @@ _LAZY = {
     "render_construction_plan": "geosite.maps.construction",
     "render_existing_site_map": "geosite.maps.existing",
     "render_final_conditions": "geosite.maps.final",
+    "render_soil_loss_map": "geosite.maps.soil_loss",
     "SHEET_SIZES_IN": "geosite.maps.sheets",
     "Sheet": "geosite.maps.sheets",
     "check_scale": "geosite.maps.sheets",
@@ -64,5 +67,6 @@ __all__ = [
     "render_existing_site_map",
     "render_final_conditions",
     "render_plan_maps",
+    "render_soil_loss_map",
     "write_plan_maps",
 ]

@@ -1,4 +1,6 @@
-"""The plan set: the three sheets drawn on one sheet size and scale, written into a folder."""
+"""The plan set: the three sheets (and the soil-loss sheet where NR 151.11's soil loss was computed) drawn
+on one sheet size and scale, written into a folder.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from geosite.maps.existing import draw_existing
 from geosite.maps.final import draw_final
 from geosite.maps.preview import PNG_DPI
 from geosite.maps.sheets import LARGEST_SHEET, plan_sheets
+from geosite.maps.soil_loss import draw_soil_loss
 
 if TYPE_CHECKING:
     from geosite.maps.common import MapContext
@@ -24,6 +27,7 @@ MAP_FILES = {
     "existing": "existing_site_map.pdf",
     "construction": "construction_plan.pdf",
     "final": "final_conditions.pdf",
+    "soil_loss": "soil_loss.pdf",  # where the set has it (geosite.maps.common.has_soil_loss_sheet)
 }
 
 
@@ -82,9 +86,11 @@ def render_plan_maps(
     on_labels: Callable[[dict[str, list[PlacedLabel]]], None] | None = None,
 ) -> list[Path]:
     """Write the three plan maps into ``out_dir``: existing_site_map.pdf, construction_plan.pdf and
-    final_conditions.pdf, each with a PNG preview (``-N`` suffixes when tiled). All three share the
-    sheet the existing site map needs (the one with most to show) and the same scale, ``scale_ft`` feet per
-    inch (None: the profile's, :attr:`geosite.rules.Profile.map_scale_ft`). Returns the files.
+    final_conditions.pdf, and soil_loss.pdf where NR 151.11's soil loss was computed
+    (:func:`geosite.maps.common.has_soil_loss_sheet`), each with a PNG preview (``-N`` suffixes when
+    tiled). All share the sheet the existing site map needs (the one with most to show) and the same
+    scale, ``scale_ft`` feet per inch (None: the profile's, :attr:`geosite.rules.Profile.map_scale_ft`).
+    Returns the files.
 
     ``out_dir`` is written into directly; the CLI wraps this in an atomic output folder. ``on_pdf`` is
     called with each PDF as soon as it is written (the map worker passes them on for their previews);
@@ -126,9 +132,7 @@ def _draw_set(result: Any, ctx: MapContext, kw: _SetOptions, grow: bool) -> list
         drawn = [(ctx, render(ctx, draw_existing, None, "1"), "existing")]
         chosen = f"{ctx.plan.sheet.size}-{ctx.plan.sheet.orientation}"
         last = not grow or ctx.plan.sheet.size == LARGEST_SHEET
-        for n, (key, draw) in enumerate(
-            (("construction", draw_construction), ("final", draw_final)), start=2
-        ):
+        for n, (key, draw) in enumerate(_later_sheets(result), start=2):
             c = _context_like(result, ctx, chosen, kw)
             drawn.append((c, render(c, draw, None, str(n)), key))
             over = any(
@@ -146,6 +150,14 @@ def _draw_set(result: Any, ctx: MapContext, kw: _SetOptions, grow: bool) -> list
             "map panel overflows on %s; choose a larger sheet", ctx.plan.sheet.label
         )
     return drawn
+
+
+def _later_sheets(result: Any) -> list[tuple[str, Any]]:
+    """The set's sheets after the existing site map, in their order: (map key, drawing function)."""
+    from geosite.maps.common import has_soil_loss_sheet
+
+    later = [("construction", draw_construction), ("final", draw_final)]
+    return later + ([("soil_loss", draw_soil_loss)] if has_soil_loss_sheet(result) else [])
 
 
 def _context_like(result: Any, ctx: MapContext, sheet: str, kw: _SetOptions) -> MapContext:
