@@ -110,7 +110,7 @@ def class_of(tpa: np.ndarray, limit_tpa: float) -> np.ndarray:
 
 
 def soil_loss_block(ctx: MapContext) -> dict[str, Any]:
-    """report.json's ``soil_loss`` block of the analysis the maps are drawn from."""
+    """The ``soil_loss`` block of report.json of the analysis the maps are drawn from."""
     if ctx.report is None or "soil_loss" not in ctx.report:
         raise ValueError("the soil-loss sheet needs an analysis with report.json's soil_loss block")
     return ctx.report["soil_loss"]
@@ -324,7 +324,7 @@ def window_table(block: dict[str, Any]) -> list[str]:
     Parameters
     ----------
     block : dict
-        report.json's ``soil_loss`` block (assessed).
+        The ``soil_loss`` block of report.json (assessed).
 
     Returns
     -------
@@ -420,7 +420,7 @@ def method_lines(block: dict[str, Any]) -> list[str]:
     Parameters
     ----------
     block : dict
-        report.json's ``soil_loss`` block.
+        The ``soil_loss`` block of report.json.
 
     Returns
     -------
