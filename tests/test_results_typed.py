@@ -71,6 +71,7 @@ TUPLES_KEPT: dict[tuple[str, str], str] = {
     ("geosite/maps/existing.py", "draw_existing"): AFTER + "DrawnSheet(panel, title_rows)",
     ("geosite/maps/construction.py", "draw_construction"): AFTER + "DrawnSheet(panel, title_rows)",
     ("geosite/maps/final.py", "draw_final"): AFTER + "DrawnSheet(panel, title_rows)",
+    ("geosite/maps/soil_loss.py", "draw_soil_loss"): AFTER + "DrawnSheet(panel, title_rows)",
     ("geosite/maps/provisions.py", "schedule_table"): AFTER + "ScheduleTable(rows, notes)",
     ("geosite/maps/sheets.py", "Sheet.ground_ft"): AFTER + "GroundSize(width_ft, height_ft)",
     ("geosite/views/dxf.py", "cad_layer"): AFTER + "geosite.symbols.CadLook (the same four fields)",
