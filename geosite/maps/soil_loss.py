@@ -291,15 +291,13 @@ def _draw_phases(ctx: MapContext, sheet: L.MapSheet, panel: Panel, block: dict[s
 
 
 def _slope_enders(ctx: MapContext) -> list[Control]:
-    """The plan's lines that end slope length in the stage's computation (its reset kinds, proposed and
-    submitted alike): where a proposal replaces the submitted controls, the submitted lines still count.
+    """The plan's lines that end slope length in the stage's computation: its controls of the stage's
+    reset kinds (:func:`geosite.soil_loss.stage.plan_controls` reads the same plan).
     """
     from geosite.soil_loss.stage import reset_types
 
     kinds = set(reset_types())
-    plan = ctx.site_plan
-    every = (*plan.controls, *(plan.submitted if plan.source == "proposed" else ()))
-    return [c for c in every if c.practice in kinds and c.family == "line"]
+    return [c for c in ctx.site_plan.controls if c.practice in kinds and c.family == "line"]
 
 
 def _draw_slope_enders(ctx: MapContext, sheet: L.MapSheet, panel: Panel) -> None:
