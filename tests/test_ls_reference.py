@@ -74,7 +74,9 @@ def _saga_version() -> tuple[int, ...] | None:
 VERSION = _saga_version()
 needs_saga = pytest.mark.skipif(
     VERSION is None or VERSION < (8,),
-    reason="needs SAGA GIS 8+ (saga_cmd): SAGA 2's ta_hydrology 22 roots the area whatever CONV says",
+    reason="saga_cmd (SAGA GIS) is not installed"
+    if VERSION is None
+    else f"SAGA {VERSION}: SAGA 2's ta_hydrology 22 roots the area whatever CONV says; needs SAGA 8 or later",
 )
 
 
