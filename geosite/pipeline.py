@@ -79,10 +79,12 @@ def analyze(
     step: Step | None = None,
     *,
     prices: PriceTable | None = None,
+    plan_source: str | None = None,
 ) -> AnalysisResult:
     """Measure ``site`` and evaluate the rules of its jurisdiction (or of ``profile``); the plan's
     quantities are priced at ``prices`` (:func:`geosite.plan.read_prices`), else at the profile's
-    ``[prices]``.
+    ``[prices]``. ``plan_source`` (:func:`geosite.plan.plan_of`): ``submitted`` judges the site's own
+    controls (``check``); None: the controls geosite proposes where it proposes any.
     """
     step = step or (lambda name: log.info(name))
     if isinstance(profile, Profile):
@@ -115,23 +117,31 @@ def analyze(
     m.decisions = decide(prof, m, m.gate)  # once: each requirement required here or not
     controls = measure_controls(site, prof, dem, m.flow_grid, m, step=step)
     extra.update(controls.report)
-    # NR 151.11 (the state's standard, beside the chapter's findings): geosite.soil_loss
-    proposed = gpd.GeoDataFrame(controls.proposed, crs=site.crs) if controls.proposed else None
-    soil = measure_soil_loss(site, prof, dem, m.flow_grid, m, proposed=proposed, step=step)
     step("evaluating the rules")
     ev = evaluate(prof, m, m.gate, decisions=m.decisions)
     ev.findings.extend(controls.findings)
     # every finding said for a person once: parameters by value and name, features by name
-    for_people([*ev.findings, soil.finding], prof, feature_names(site.layers))
-    extra["soil_loss"] = {**soil.report, "finding": soil.finding.to_dict()}
+    for_people(ev.findings, prof, feature_names(site.layers))
     report = build_report(site, prof, m, ev, extra)
     layers = {**m.layers, **controls.layers}
-    result = AnalysisResult(site, prof, m, ev, report, layers, dem, controls, soil_loss=soil)
-    result.plan = plan_of(result)  # the one plan every view is drawn from
+    result = AnalysisResult(site, prof, m, ev, report, layers, dem, controls)
+    result.plan = plan_of(result, plan_source)  # the one plan every view is drawn from
     report["plan"] = plan_block(result.plan)
     result.quantities = quantity_report(result.plan, prices)
     report["quantities"] = result.quantities.to_dict()
+    _plan_soil_loss(result, step)
     return result
+
+
+def _plan_soil_loss(result: AnalysisResult, step: Step) -> None:
+    """NR 151.11 (the state's standard, beside the chapter's findings: :mod:`geosite.soil_loss`): the soil
+    loss of the result's plan, into ``result.soil_loss`` and report.json's ``soil_loss``.
+    """
+    site, m = result.site, result.measurements
+    soil = measure_soil_loss(site, result.profile, result.dem, m.flow_grid, m, plan=result.plan, step=step)
+    for_people([soil.finding], result.profile, feature_names(site.layers))
+    result.soil_loss = soil
+    result.report["soil_loss"] = {**soil.report, "finding": soil.finding.to_dict()}
 
 
 def _note_title_block(site: Site) -> None:

@@ -80,6 +80,9 @@ def write_plan_folder(
         practices={c.practice for c in plan.controls} or None,
     )
     conf = _site_toml(result, declared, dem, proposed)
+    soil = (getattr(result.site, "settings", None) or {}).get("soil_loss")
+    if soil:  # NR 151.11's numbers the site gave (R, its distribution, C), so check recomputes the same
+        conf["soil_loss"] = soil
     q = result.quantities  # the plan's own quantities as its estimate (check holds them against the layers)
     rows = declared_estimate(q.quantities.built, q.estimate) if q is not None else []
     if rows:
@@ -156,7 +159,28 @@ def plan_declared(
     if existing and scale_ft:
         out["submitted_map"] = existing
         out["map_scale_ft_per_in"] = float(scale_ft)
+    soil = declared_soil_loss(result)
+    if soil is not None:
+        out["soil_loss_tons_per_acre"] = soil
     return out
+
+
+def declared_soil_loss(result: Any) -> float | None:
+    """The plan's soil loss over its worst 12-month window, t/ac (NR 151.11; the upper bound where R's
+    distribution through the year is not given), to 4 significant figures: None under one acre or where
+    it was not computed.
+    """
+    from geosite.soil_loss.data import load_soil_loss_data
+    from geosite.soil_loss.figure import worst_figure
+
+    data = load_soil_loss_data()
+    acres = result.report["disturbed"]["area_acres"]
+    block = result.report.get("soil_loss") or {}
+    got = worst_figure(block, data)
+    if got is None or acres is None or acres < data.applies_from_acres.required():
+        return None
+    value = float(f"{got.high:.4g}")
+    return value if value > 0 else None
 
 
 def _raw_conf(site: Any) -> dict[str, Any]:

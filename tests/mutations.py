@@ -142,13 +142,19 @@ def shorten_pad(length_ft: float) -> Mutation:
 
 def stabilized(days_after_end: int | None) -> Mutation:
     """Set every disturbance polygon's ``stabilized`` date to its end plus ``days_after_end`` days, or
-    remove the dates (None)."""
+    remove the dates (None): then the cover controls' install dates go too, the plan's other way of
+    dating its stabilization (geosite.practices.stabilization.stabilized_on)."""
 
     def mutate(plan: Path) -> None:
         dist = read_layer(plan, "disturbance")
         assert "stabilized" in dist.columns, "no stabilized dates in the plan"
         if days_after_end is None:
             dist["stabilized"] = pd.Series([None] * len(dist), index=dist.index, dtype=object)
+            bmps = read_layer(plan, "bmps")
+            covers = bmps["type"].isin(("stabilization", "erosion_mat"))
+            if covers.any():
+                bmps["install"] = bmps["install"].astype(object).where(~covers, None)
+                write_layer(plan, "bmps", bmps)
         else:
             ends = pd.to_datetime(dist["end"].astype(str))
             dist["stabilized"] = [(e + dt.timedelta(days=days_after_end)).date().isoformat() for e in ends]

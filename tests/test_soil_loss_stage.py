@@ -69,9 +69,7 @@ def _run(site):
     from geosite.rules import load_profile
 
     m = measure_site(site)
-    return measure_soil_loss(
-        site, load_profile("grantsburg"), site.read_dem(margin_ft=None), None, m, proposed=None
-    )
+    return measure_soil_loss(site, load_profile("grantsburg"), site.read_dem(margin_ft=None), None, m)
 
 
 def test_plane_soil_loss_by_hand_over_the_standard(tmp_path):

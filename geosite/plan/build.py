@@ -5,8 +5,9 @@ phase it serves.
 Dates: each disturbance polygon starts and ends on its own dates (the project's where it has none) and is
 stabilized on its ``stabilized`` date, else its end plus the chapter's inactive-ground days (Grantsburg
 B(6)(c)[1]: 7), else its end. A proposed control is installed the day before the earliest start of the
-polygons within :data:`SERVED_REACH_FT` of it (all of them when none is) and removed the day after the
-latest of their stabilization; a submitted control keeps its own dates.
+polygons within :data:`SERVED_REACH_FT` of it (all of them when none is), a cover (mulch, seed, mat; not a
+pile's) on the latest end of the polygons under it (laid on the graded ground), and removed the day after
+the latest of their stabilization; a submitted control keeps its own dates.
 """
 
 from __future__ import annotations
@@ -202,33 +203,41 @@ def phases_of(d: gpd.GeoDataFrame, site: Site) -> tuple[Phase, ...]:
 
 
 def _served(
-    geom: Any, d: gpd.GeoDataFrame, reach: float
+    geom: Any, d: gpd.GeoDataFrame, reach: float, *, laid_on_grade: bool = False
 ) -> tuple[dt.date | None, dt.date | None, str | None]:
     """(install, remove, phase) of a control at ``geom``: the day before the earliest start of the
     disturbance polygons within ``reach`` (CRS units) of it (all of them when none is), the day after the
-    latest of their stabilization, and the phase of the nearest.
+    latest of their stabilization, and the phase of the nearest. A cover (``laid_on_grade``: mulch, seed,
+    mat) is laid on the graded ground: installed on the latest ``end`` of the polygons under it (those
+    within ``reach`` when none is), so it is not dated before the grading it covers.
     """
     if not len(d) or geom is None or geom.is_empty:
         return None, None, None
     dist = d.geometry.distance(geom)
     near = d[dist <= reach]
     near = near if len(near) else d
+    if laid_on_grade:
+        under = d[d.geometry.intersects(geom)]
+        ends = [x for x in (under if len(under) else near)["end"] if x is not None]
     starts = [x for x in near["start"] if x is not None]
     stab = [x for x in near["stabilized"] if x is not None]
     phase = _phase_keys(d)[int(dist.to_numpy().argmin())]
-    return (
-        min(starts) - dt.timedelta(days=1) if starts else None,
-        max(stab) + dt.timedelta(days=1) if stab else None,
-        phase or None,
-    )
+    if laid_on_grade:
+        install = max(ends) if ends else None
+    else:
+        install = min(starts) - dt.timedelta(days=1) if starts else None
+    return install, max(stab) + dt.timedelta(days=1) if stab else None, phase or None
 
 
 def _proposed(rows: list[dict[str, Any]], d: gpd.GeoDataFrame, site: Site) -> list[Control]:
     """The controls the practices proposed, numbered 1.., dated from the phases they serve."""
     reach = SERVED_REACH_FT / site.ft_per_unit
+    covers = set(registry.catalogue().of("cover"))
     out = []
     for i, r in enumerate(r for r in rows if r.get("geometry") is not None and not r["geometry"].is_empty):
-        install, remove, phase = _served(r["geometry"], d, reach)
+        # a cover is laid on the graded ground; a pile's own cover (B(6)(e), pile_id) serves the pile
+        graded = str(r["type"]) in covers and r.get("pile_id") is None
+        install, remove, phase = _served(r["geometry"], d, reach, laid_on_grade=graded)
         out.append(
             Control(
                 id=i + 1,

@@ -43,9 +43,7 @@ from typing import TYPE_CHECKING, Any
 import geopandas as gpd
 import shapely
 
-from geosite.plan import plan_of
 from geosite.plan.quantity_report import quantity_report
-from geosite.report import plan_block
 from geosite.review.completeness import check_completeness, item_citation_for_layer
 from geosite.review.declared import Declared, read_declared
 from geosite.review.drawn import maps_agree
@@ -53,6 +51,7 @@ from geosite.review.estimate import estimate_findings, read_estimate
 from geosite.review.findings import STATUSES, ReviewFinding, findings_frame, md, number, render_markdown
 from geosite.review.geometry import SECTION as GEOMETRY_SECTION
 from geosite.review.geometry import check_geometry, read_raw_layers
+from geosite.review.state_standard import state_findings, state_markdown
 from geosite.rules.words import control_labels, for_people, merged_names
 from geosite.units import SQFT_PER_ACRE
 from geosite.views.layers import derived_styles, findings_context
@@ -95,13 +94,15 @@ class CheckResult:
     extra: dict[str, Any] = field(default_factory=dict)
     #: the unit prices the inspector gives (geosite.plan.PriceTable): the submitted quantities' estimate
     prices: Any = None
+    #: the findings under the state's standard (S1, S2 ...: geosite.review.state_standard), beside the
+    #: chapter's and not in its verdict
+    state: list[ReviewFinding] = field(default_factory=list)
 
     @property
     def quantities(self) -> Any:
         """The submitted plan's quantities, estimate (at :attr:`prices`, else the profile's) and surety
         (:class:`geosite.plan.quantity_report.QuantityReport`).
         """
-        from geosite.plan.quantity_report import quantity_report
 
         return quantity_report(self.analysis.plan, self.prices)
 
@@ -204,6 +205,10 @@ class CheckResult:
             "findings": [f.to_dict() for f in self.findings],
             "schedule": self.schedule,
             "quantities": self.quantities.to_dict(),
+            "state_standard": {
+                "findings": [f.to_dict() for f in self.state],
+                "soil_loss": self.analysis.report.get("soil_loss"),
+            },
             "notes": list(self.site.notes),
             **({"sandbox": self.extra["sandbox"]} if "sandbox" in self.extra else {}),
         }
@@ -257,11 +262,8 @@ def check_submission(
         **_submission_rules(limits),
     )
     raw = read_raw_layers(site, conf)
-    result = analyze(site, step=step)
-    result.plan = plan_of(result, "submitted")  # the plan under review: the submission's own controls
-    result.report["plan"] = plan_block(result.plan)
-    result.quantities = quantity_report(result.plan)
-    result.report["quantities"] = result.quantities.to_dict()
+    # the plan under review is the submission's own controls: its quantities and its soil loss are theirs
+    result = analyze(site, step=step, plan_source="submitted")
     prof = result.profile
     step("checking the plan against the chapter")
 
@@ -289,6 +291,7 @@ def check_submission(
     schedule, note = _schedule(site, prof, received)
     out = CheckResult(site, result, declared, findings, required, checked, schedule, note, received)
     out.prices = prices
+    out.state = state_findings(result, declared)  # NR 151.11, beside the chapter's verdict
     return out
 
 
@@ -789,6 +792,8 @@ def write_check_outputs(
         write_json(tmp / "findings.json", result.to_dict())
         text = render_markdown(result.summary(), result.findings)
         text += "\n" + "\n".join(quantity_markdown(quantities.to_dict(), escape=md))
+        soil = result.analysis.report.get("soil_loss")
+        text += "\n" + "\n".join(state_markdown(result.state, soil, result.site.crs))
         (tmp / "findings.md").write_text(text, encoding="utf-8")
         (tmp / "quantities.csv").write_text(csv_text(quantities), encoding="utf-8")
         frame = findings_frame(result.findings, result.site.crs)

@@ -23,6 +23,9 @@ surety = "Letter of credit, First Bank, $6,000"
 # the estimate of the plan's quantities, a CSV file in the folder (or [[estimate]] rows in site.toml):
 # geosite.review.estimate
 estimate = "estimate.csv"
+# Wis. Admin. Code NR 151.11 (sites of an acre or more): the plan's soil loss over its worst 12-month window,
+# tons per acre, as WDNR 3800-2017-03 computes it (check compares it with the figure it recomputes)
+soil_loss_tons_per_acre = 3.8
 ```
 
 Every key is optional. Unknown keys and wrong types are input errors (exit 2), listed together.
@@ -67,6 +70,7 @@ class Declared:
     dewatering_treatment: str | None = None
     contours: str | None = None
     estimate: str | None = None
+    soil_loss_tons_per_acre: float | None = None
 
     def get(self, key: str) -> Any:
         """The declared field ``key`` (None when not declared, or not a field)."""
@@ -96,7 +100,7 @@ _TEXT = (
     "contours",
     "estimate",
 )
-_NUMBERS = ("map_dpi", "map_scale_ft_per_in", "map_contour_interval_ft")
+_NUMBERS = ("map_dpi", "map_scale_ft_per_in", "map_contour_interval_ft", "soil_loss_tons_per_acre")
 #: (the texts include the duties during construction a plan may state, the profile's provisions: B(2) waste,
 #: B(3) street cleaning, B(5) off-site cleanup, B(6)(f) BMP removal; what treats pumped water; the contours
 # layer)

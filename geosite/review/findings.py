@@ -138,21 +138,28 @@ def render_markdown(summary: dict[str, Any], findings: list[ReviewFinding]) -> s
     for section, items in groups.items():
         out += [f"## {md(section)}", ""]
         for f in items:
-            cite = f" {md(f.citation)}" if f.citation else ""
-            out.append(f"- **{md(f.status.replace('_', ' ').upper())}**{cite} ({md(f.id)}): {md(f.message)}")
-            if f.requirement:
-                out.append(f"  - Required: {md(f.requirement)}")
-            if f.submitted:
-                out.append(f"  - Submitted: {md(f.submitted)}")
-            if f.settle:
-                out.append(f"  - To settle it: {md(f.settle)}")
-            if f.geometry is not None and not f.geometry.is_empty:
-                out.append(
-                    f"  - Where: {md(where_text(f.geometry, summary['crs']))} (drawn in findings.gpkg as "
-                    f"finding {md(f.id)})"
-                )
+            out += finding_lines(f, summary["crs"])
         out.append("")
     return "\n".join(out + _appendix_lines(summary))
+
+
+def finding_lines(f: ReviewFinding, crs: Any) -> list[str]:
+    """One finding as findings.md lists it: status, citation, id and message, then what was required,
+    submitted, what would settle it and where (``crs``: the site's, for the place).
+    """
+    cite = f" {md(f.citation)}" if f.citation else ""
+    out = [f"- **{md(f.status.replace('_', ' ').upper())}**{cite} ({md(f.id)}): {md(f.message)}"]
+    if f.requirement:
+        out.append(f"  - Required: {md(f.requirement)}")
+    if f.submitted:
+        out.append(f"  - Submitted: {md(f.submitted)}")
+    if f.settle:
+        out.append(f"  - To settle it: {md(f.settle)}")
+    if f.geometry is not None and not f.geometry.is_empty:
+        out.append(
+            f"  - Where: {md(where_text(f.geometry, crs))} (drawn in findings.gpkg as finding {md(f.id)})"
+        )
+    return out
 
 
 def _appendix_lines(summary: dict[str, Any]) -> list[str]:

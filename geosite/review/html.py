@@ -356,7 +356,9 @@ def render_html(result: Any) -> str:
             section = f["section"]
             items.append(f"<h2>{_e(section or 'General')}</h2>")
         items.append(_finding_item(f))
+    items.append(schedule_html(result.analysis.report.get("plan")))
     items.append(quantities_html(result.quantities.to_dict()))
+    items.append(state_html(result.state, result.analysis.report.get("soil_loss")))
     items.append(_appendix(data["summary"]))
     leaflet_css, leaflet_js = _static("leaflet.css"), _static("leaflet.js")
     csp = (
@@ -410,6 +412,93 @@ def quantities_html(block: dict[str, Any]) -> str:
         f"<th>standard</th><th>controls</th><th>not assessed</th></tr>{rows}</table>{priced}"
         f"<p>{_e(block['surety']['words'])}</p>"
     )
+
+
+def schedule_html(block: dict[str, Any] | None) -> str:
+    """The page's section on the submitted plan's schedule (report.json's ``plan`` ``block``): its phases
+    and each control's install and remove dates, as the construction sheet lists them; every text escaped
+    (a control's words are the submission's). "" without a plan.
+
+    Parameters
+    ----------
+    block : dict or None
+        The plan (:func:`geosite.report.plan_block`).
+
+    Returns
+    -------
+    str
+        HTML.
+    """
+    if not block or not block.get("schedule"):
+        return ""
+    phases = "".join(
+        f"<tr><td>{_e(p['phase'])}</td><td>{_e(p.get('start') or '')}</td><td>{_e(p.get('end') or '')}</td>"
+        f"<td>{_e(p.get('stabilized') or '')}</td><td>{_e(_quantity(round(p['area_sqft'])))}</td></tr>"
+        for p in block.get("phases") or []
+    )
+    rows = "".join(
+        f"<tr><td>{_e(r['tags'])}</td><td>{_e(r['control'])}</td><td>{_e(r.get('standard') or '')}</td>"
+        f"<td>{_e(_quantity(r.get('quantity')))} {_e(r.get('unit') or '')}</td>"
+        f"<td>{_e(r.get('install') or 'not dated')}</td><td>{_e(r.get('remove') or 'not dated')}</td></tr>"
+        for r in block["schedule"]
+    )
+    return (
+        "<h2>The plan's schedule</h2>"
+        + (
+            "<table><tr><th>phase</th><th>start</th><th>end</th><th>stabilized</th><th>sq ft</th></tr>"
+            f"{phases}</table>"
+            if phases
+            else ""
+        )
+        + "<table><tr><th>controls</th><th>control</th><th>standard</th><th>quantity</th><th>install</th>"
+        f"<th>remove</th></tr>{rows}</table>"
+    )
+
+
+def state_html(findings: list[Any], block: dict[str, Any] | None) -> str:
+    """The page's section on the state's standard (:mod:`geosite.review.state_standard`): its findings and
+    the soil loss of every 12-month window (report.json's ``soil_loss`` ``block``); "" without findings.
+
+    Parameters
+    ----------
+    findings : list of Finding
+        The state's findings (S1, S2, ...).
+    block : dict or None
+        The recomputed soil loss.
+
+    Returns
+    -------
+    str
+        HTML.
+    """
+    from geosite.review.state_standard import HEADING, NOT_IN_VERDICT
+    from geosite.soil_loss.report import tpa_text
+
+    if not findings:
+        return ""
+    items = "".join(
+        _finding_item(
+            {
+                **f.to_dict(),
+                "has_geometry": False,
+                "site_wide": False,
+                "where": "",
+            }
+        )
+        for f in findings
+    )
+    rows = "".join(
+        f"<tr><td>{_e(r['window'])}</td><td>{r['acres']:.3f}</td>"
+        f"<td>{_e(tpa_text(r))}</td><td>{r['acres_not_assessed']:.3f}</td></tr>"
+        for r in (block or {}).get("windows", [])
+    )
+    table = (
+        "<table><tr><th>12-month window</th><th>acres assessed</th><th>t/ac</th><th>acres not assessed</th>"
+        f"</tr>{rows}</table>"
+        if rows
+        else ""
+    )
+    return f"<h2>{_e(HEADING)}</h2><p>{_e(NOT_IN_VERDICT)}</p>{items}{table}"
 
 
 def _quantity(v: float | None) -> str:

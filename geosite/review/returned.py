@@ -434,6 +434,10 @@ def verdict_lines(result: CheckResult, files: list[Path] | list[str]) -> list[st
     ]
     if s.get("review_deadline"):
         lines.append(f"  review deadline: {s['review_deadline']}")
+    lines += [  # the state's standard, beside the verdict (geosite.review.state_standard)
+        f"  beside the verdict, {f.citation} {f.rule} ({f.id}): {f.status.replace('_', ' ')}"
+        for f in getattr(result, "state", [])
+    ]
     lines += [f"  wrote {path}" for path in files]
     return [one_line(line) for line in lines]
 

@@ -3,11 +3,12 @@ of every cell in every stretch of days between the schedule's dates.
 
 A :class:`CoverSchedule` is a list of :class:`CoverSpan` (geometry, cover kind, from, to), built by one
 function from the site's layers (:func:`cover_schedule`): each disturbance polygon is ``bare`` from its
-``start`` until it is stabilized, then ``final``; each dated ``stabilization`` or ``erosion_mat`` polygon of
-the ``bmps`` layer is its method (mulch, seed, sod, tarp, erosion_mat) from its ``install`` until its
-``remove``. Another builder (the plan object's) can give the same type. On a day a cell takes the cover
-of the span over it that began last (grading after a mulch makes the ground bare again; a mulch laid on
-graded ground covers it); a cell under no span that day is outside the construction period (not counted).
+``start`` until it is stabilized, then ``final``; each dated ``stabilization`` or ``erosion_mat`` polygon
+of the plan's controls (:class:`DatedControl`: the plan object's, or the site's ``bmps`` layer) is its
+method (mulch, seed, sod, tarp, erosion_mat) from its ``install`` until its ``remove``. On a day a cell
+takes the cover of the span over it that began last (grading after a mulch makes the ground bare again;
+a mulch laid on graded ground covers it); a cell under no span that day is outside the construction
+period (not counted).
 """
 
 from __future__ import annotations
@@ -123,50 +124,82 @@ def _disturbance_spans(site: Site, stabilize_days: int | None) -> tuple[list[Cov
     return spans, notes
 
 
-def _bmp_spans(site: Site) -> tuple[list[CoverSpan], list[str]]:
-    """Each dated stabilization / erosion mat polygon of the bmps layer, its method from install to remove."""
+@dataclass(frozen=True)
+class DatedControl:
+    """A control as the cover schedule reads it: its id, geometry, practice (the ``bmps`` ``type``), its
+    ``method`` (mulch, seed, sod, tarp for a stabilization) and its install and remove dates (None: not
+    given).
+    """
+
+    id: Any
+    geometry: Any
+    practice: str
+    method: str | None
+    install: dt.date | None
+    remove: dt.date | None
+
+
+def _text(v: Any) -> str | None:
+    """A layer's text value (None for a missing one: None, NaN, blank)."""
+    if v is None or (isinstance(v, float) and v != v):
+        return None
+    return str(v).strip() or None
+
+
+def bmps_controls(site: Site) -> list[DatedControl]:
+    """The site's ``bmps`` layer as :class:`DatedControl` (a notebook's site without a plan)."""
     gdf = site.layer("bmps")
+    if gdf is None or not len(gdf):
+        return []
+    return [
+        DatedControl(fid, geom, str(kind), _text(m), date_value(i), date_value(r))
+        for fid, geom, kind, m, i, r in zip(
+            gdf["id"],
+            gdf.geometry.values,
+            _column(gdf, "type"),
+            _column(gdf, "method"),
+            _column(gdf, "install"),
+            _column(gdf, "remove"),
+            strict=True,
+        )
+    ]
+
+
+def _cover_spans(controls: list[DatedControl]) -> tuple[list[CoverSpan], list[str]]:
+    """Each dated cover control (stabilization, erosion mat), its method from install to remove."""
     spans: list[CoverSpan] = []
     notes: list[str] = []
-    if gdf is None or not len(gdf):
-        return spans, notes
     from geosite.practices import registry
 
     covers = registry.catalogue().of("cover")
-    for fid, geom, kind, method, inst, rem in zip(
-        gdf["id"],
-        gdf.geometry.values,
-        _column(gdf, "type"),
-        _column(gdf, "method"),
-        _column(gdf, "install"),
-        _column(gdf, "remove"),
-        strict=True,
-    ):
-        if str(kind) not in covers:  # the bmps of the cover practices (mulch, seed, mat ...)
+    for c in controls:
+        if c.practice not in covers:  # the controls of the cover practices (mulch, seed, mat ...)
             continue
-        if geom is None or geom.geom_type not in ("Polygon", "MultiPolygon"):
-            notes.append(f"bmps {fid} ({kind}): not a polygon, so the ground it covers is not known")
+        kind = c.practice
+        if c.geometry is None or c.geometry.geom_type not in ("Polygon", "MultiPolygon"):
+            notes.append(f"bmps {c.id} ({kind}): not a polygon, so the ground it covers is not known")
             continue
-        start = date_value(inst)
-        if start is None:
-            notes.append(f"bmps {fid} ({kind}): no install date, so it is not placed in the schedule")
+        if c.install is None:
+            notes.append(f"bmps {c.id} ({kind}): no install date, so it is not placed in the schedule")
             continue
-        # a practice that is its cover (the mat) names it; mulch, seed, sod or tarp is the feature's method
-        word = str(kind) if str(kind) in METHOD_COVER else str(method or "").strip().lower()
+        # a practice that is its cover (the mat) names it; mulch, seed, sod or tarp is the control's method
+        word = kind if kind in METHOD_COVER else str(c.method or "").strip().lower()
         cover = METHOD_COVER.get(word, word or "unknown")
-        remove = date_value(rem)
-        stop = None if remove is None else remove + dt.timedelta(days=1)
-        spans.append(CoverSpan(geom, cover, start, stop, "bmps", fid))
+        stop = None if c.remove is None else c.remove + dt.timedelta(days=1)
+        spans.append(CoverSpan(c.geometry, cover, c.install, stop, "bmps", c.id))
     return spans, notes
 
 
-def cover_schedule(site: Site, stabilize_days: int | None = None) -> CoverSchedule:
-    """The site's cover schedule from its ``disturbance`` and ``bmps`` layers (site CRS): see the module
-    docstring. ``stabilize_days`` (days) is how long ground stays bare after a phase's ``end`` when it
-    gives no ``stabilized`` date (the chapter's inactive-ground window; 0 when None).
+def cover_schedule(
+    site: Site, stabilize_days: int | None = None, controls: list[DatedControl] | None = None
+) -> CoverSchedule:
+    """The site's cover schedule from its ``disturbance`` layer and the plan's cover ``controls`` (site CRS;
+    None: the site's ``bmps`` layer): see the module docstring. ``stabilize_days`` (days) is how long
+    ground stays bare after a phase's ``end`` when it gives no ``stabilized`` date (the chapter's
+    inactive-ground window; 0 when None).
     """
     spans, notes = _disturbance_spans(site, stabilize_days)
-    more, more_notes = _bmp_spans(site)
+    more, more_notes = _cover_spans(bmps_controls(site) if controls is None else controls)
     return CoverSchedule(tuple(spans + more), site.crs, tuple(notes + more_notes))
 
 

@@ -71,6 +71,7 @@ class SoilLossData:
     max_slope_pct: Sourced
     unit_plot_length_ft: Sourced
     high_rill_factor: Sourced
+    declared_tolerance_pct: Sourced
     equation: str
     windows: str
     contributing_area: str
@@ -120,6 +121,9 @@ def load_soil_loss_data(path: Path = DATA_FILE) -> SoilLossData:
         max_slope_pct=_sourced(method["max_slope_pct"], "[method] max_slope_pct"),
         unit_plot_length_ft=_sourced(method["unit_plot_length_ft"], "[method] unit_plot_length_ft"),
         high_rill_factor=_sourced(method["high_rill_factor"], "[method] high_rill_factor"),
+        declared_tolerance_pct=_sourced(
+            raw["submission"]["declared_tolerance_pct"], "[submission] declared_tolerance_pct"
+        ),
         equation=method["equation"],
         windows=method["windows"],
         contributing_area=method["contributing_area"],

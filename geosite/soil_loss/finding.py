@@ -52,6 +52,23 @@ def _missing(report: dict[str, Any]) -> list[str]:
     return out
 
 
+def _partial(report: dict[str, Any]) -> str:
+    """The sentence on the part that was computed where a number is missing elsewhere, or ""."""
+    w = report.get("worst") or {}
+    if not w.get("acres") or report.get("r_factor") is None:
+        return ""
+    what = (
+        f"{w['tpa_high']:.2f} t/ac"
+        if report.get("exact")
+        else f"between {w['tpa_low']:.2f} and {w['tpa_high']:.2f} t/ac"
+    )
+    return (
+        f" On the {w['acres']:.2f} acres that could be computed, the worst 12-month window "
+        f"({report.get('worst_window')}) comes to {what}; {w['acres_not_assessed']:.2f} acres are not "
+        "assessed."
+    )
+
+
 def _beyond(report: dict[str, Any]) -> str:
     """The sentence on ground beyond the method's range, or ""."""
     steep, conc = report.get("beyond_steep_sqft") or 0.0, report.get("beyond_concentrated_sqft") or 0.0
@@ -120,7 +137,11 @@ def soil_loss_finding(
         return _finding(
             data,
             "not_assessed",
-            "Soil loss over the schedule not assessed: " + "; ".join(missing) + "." + _beyond(report),
+            "Soil loss over the schedule not assessed: "
+            + "; ".join(missing)
+            + "."
+            + _partial(report)
+            + _beyond(report),
             "; ".join(missing),
         )
     return _judge(data, report)

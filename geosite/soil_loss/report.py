@@ -11,7 +11,7 @@ from geosite.io.text import markdown as md
 _MARK = {"pass": "pass", "fail": "FAIL", "info": "info", "not_assessed": "not assessed"}
 
 
-def _tpa(row: dict[str, Any]) -> str:
+def tpa_text(row: dict[str, Any]) -> str:
     """A row's tons per acre: one number, or the bounds."""
     if row.get("exact"):
         return f"{row['tpa_high']:.2f}"
@@ -28,23 +28,29 @@ def _table(rows: list[dict[str, Any]], first: str | None) -> list[str]:
             md(r["window"]),
             tons,
             f"{r['acres']:.3f}",
-            _tpa(r),
+            tpa_text(r),
             f"{r['acres_not_assessed']:.3f}",
         ]
         out.append("| " + " | ".join(cells) + " |")
     return out
 
 
-def soil_loss_markdown(block: dict[str, Any]) -> list[str]:
-    """The section's lines from report.json's ``soil_loss`` block."""
+def soil_loss_markdown(block: dict[str, Any], *, heading: bool = True) -> list[str]:
+    """The section's lines from report.json's ``soil_loss`` block (``heading`` False: without its heading
+    and finding, for a report that lists the finding itself).
+    """
     f = block.get("finding", {})
-    lines = [
-        "## Soil loss over the schedule (Wis. Admin. Code NR 151.11)",
-        "",
-        f"- **{md(f.get('citation', ''))}** [{md(_MARK.get(f.get('status', ''), f.get('status', '')))}] "
-        f"{md(f.get('message', ''))}",
-        "",
-    ]
+    lines = (
+        [
+            "## Soil loss over the schedule (Wis. Admin. Code NR 151.11)",
+            "",
+            f"- **{md(f.get('citation', ''))}** [{md(_MARK.get(f.get('status', ''), f.get('status', '')))}] "
+            f"{md(f.get('message', ''))}",
+            "",
+        ]
+        if heading
+        else []
+    )
     if block.get("assessed"):
         lines += ["Every 12-month window of the disturbed area:", ""] + _table(block.get("windows", []), None)
         if block.get("phases"):

@@ -1,9 +1,11 @@
 """The soil-loss stage of ``analyze``: NR 151.11's 12-month windows over the site's schedule, cell by cell
 from the DEM, the soils and the phases (:func:`measure_soil_loss`), and the finding.
 
-What it reads: the site (its ``disturbance``, ``bmps`` and ``soils`` layers, site.toml ``[soil_loss]``),
-the DEM and its flow grid, and the controls' lines that end slope length (the proposed filter fence and
-diversions, and the submitted silt fence, straw bale and diversion lines). What it gives: report.json's
+What it reads: the site (its ``disturbance`` and ``soils`` layers, site.toml ``[soil_loss]``), the DEM and
+its flow grid, and the plan (:class:`geosite.plan.Plan`: what ``analyze`` proposes, or what a submission
+shows in ``check``): its fence and diversion lines end slope length, its dated covers (mulch, seed, mat ...)
+cover the ground. Without a plan, the site's ``bmps`` layer is the plan. So the figure is the plan's, the
+same in ``analyze``, in its plan folder and in ``check`` of that folder. What it gives: report.json's
 ``soil_loss`` block (a row per window and per phase and window), one finding citing NR 151.11, and the
 soil loss of the worst window on the grid for the GeoTIFF.
 
@@ -21,7 +23,14 @@ import numpy as np
 
 from geosite.rules import Finding
 from geosite.soil_loss.compute import WindowLoss, window_loss
-from geosite.soil_loss.cover import CoverSchedule, CoverSpan, CoverTimeline, cover_schedule, cover_timeline
+from geosite.soil_loss.cover import (
+    CoverSchedule,
+    CoverSpan,
+    CoverTimeline,
+    DatedControl,
+    cover_schedule,
+    cover_timeline,
+)
 from geosite.soil_loss.data import SoilLossData, load_soil_loss_data
 from geosite.soil_loss.erosivity import ErosivityDistribution, Rainfall
 from geosite.soil_loss.kfactor import k_grid
@@ -29,15 +38,13 @@ from geosite.soil_loss.ls import LSGrid, ls_factor
 from geosite.soil_loss.windows import schedule_windows
 
 if TYPE_CHECKING:
-    import geopandas as gpd
-
     from geosite.grid import Dem
     from geosite.hydrology import FlowGrid
+    from geosite.plan import Plan
     from geosite.rules import Profile
     from geosite.site import Site, SiteMeasurements
 
-#: the kinds of control (practice families) whose lines end slope length: the proposed ones' line layers
-#: and the submitted bmps of their practices
+#: the kinds of control (practice families) whose lines end slope length
 RESET_FAMILIES = ("barrier", "diversion")
 
 
@@ -100,28 +107,39 @@ def c_values(site: Site, data: SoilLossData | None = None) -> dict[str, tuple[fl
     return out
 
 
-def _reset_lines(site: Site, proposed: gpd.GeoDataFrame | None, dem: Dem) -> np.ndarray:
-    """The cells (bool, the DEM's grid) that the control lines touch: the proposed fences and diversions,
-    and the submitted silt fence, straw bale and diversion lines.
+def _reset_lines(controls: list[DatedControl], crs: Any, dem: Dem) -> np.ndarray:
+    """The cells (bool, the DEM's grid) that the plan's fence and diversion lines (``crs``: the site's)
+    touch.
     """
     from rasterio.features import rasterize
 
-    from geosite.grid import to_crs
+    from geosite.grid import geom_to_crs
 
-    frames = []
-    for gdf in (proposed, site.layer("bmps")):
-        if gdf is not None and len(gdf) and "type" in gdf.columns:
-            frames.append(gdf[gdf["type"].astype(str).isin(reset_types())])
+    kinds = set(reset_types())
     geoms = [
-        g
-        for f in frames
-        for g in to_crs(f, dem.crs).geometry.values
-        if g is not None and not g.is_empty and g.geom_type in ("LineString", "MultiLineString")
+        geom_to_crs(c.geometry, crs, dem.crs)
+        for c in controls
+        if c.practice in kinds
+        and c.geometry is not None
+        and not c.geometry.is_empty
+        and c.geometry.geom_type in ("LineString", "MultiLineString")
     ]
     if not geoms:
         return np.zeros(dem.shape, bool)
     got = rasterize([(g, 1) for g in geoms], out_shape=dem.shape, transform=dem.transform, all_touched=True)
     return got.astype(bool)
+
+
+def plan_controls(plan: Plan | None, site: Site) -> list[DatedControl]:
+    """The plan's controls as the soil loss reads them (None: the site's ``bmps`` layer as submitted)."""
+    from geosite.soil_loss.cover import bmps_controls
+
+    if plan is None:
+        return bmps_controls(site)
+    return [
+        DatedControl(c.id, c.geometry, c.practice, c.get("method"), c.install, c.remove)
+        for c in plan.controls
+    ]
 
 
 def _schedule_on_dem(schedule: CoverSchedule, dem: Dem) -> CoverSchedule:
@@ -212,7 +230,7 @@ def measure_soil_loss(
     fg: FlowGrid | None,
     m: SiteMeasurements,
     *,
-    proposed: gpd.GeoDataFrame | None = None,
+    plan: Plan | None = None,
     step: Callable[[str], None] | None = None,
 ) -> SoilLossResult:
     """NR 151.11's soil loss over every 12-month window of the site's schedule, and its finding.
@@ -229,9 +247,9 @@ def measure_soil_loss(
         Its flow routing (routed here when None).
     m : SiteMeasurements
         The measurements so far (``disturbed.area_acres``).
-    proposed : geopandas.GeoDataFrame, optional
-        The controls the analysis proposes (site CRS, with ``type``): its barrier and diversion lines end
-        slope length, as the submitted ones do.
+    plan : Plan, optional
+        The plan whose soil loss it is: its fence and diversion lines end slope length, its dated covers
+        cover the ground (None: the site's ``bmps`` layer).
     step : callable, optional
         Called with a progress message.
 
@@ -253,13 +271,14 @@ def measure_soil_loss(
         return SoilLossResult(base, soil_loss_finding(data, acres, base, why="no DEM was given"))
     from geosite.site.measurements import stabilize_within_days
 
-    schedule = _schedule_on_dem(cover_schedule(site, stabilize_within_days(site)), dem)
+    controls = plan_controls(plan, site)
+    schedule = _schedule_on_dem(cover_schedule(site, stabilize_within_days(site), controls), dem)
     base["schedule_notes"] = list(schedule.notes)
     if schedule.first_day() is None:
         base["assessed"] = False
         return SoilLossResult(base, soil_loss_finding(data, acres, base, why="no dated disturbance"))
     report, raster = _run_windows(
-        site, profile, dem, fg, proposed=proposed, schedule=schedule, rain=rain, c=c, base=base
+        site, profile, dem, fg, controls=controls, schedule=schedule, rain=rain, c=c, base=base
     )
     return SoilLossResult(report, soil_loss_finding(data, acres, report), raster)
 
@@ -294,7 +313,7 @@ def _run_windows(
     dem: Dem,
     fg: FlowGrid | None,
     *,
-    proposed: gpd.GeoDataFrame | None,
+    controls: list[DatedControl],
     schedule: CoverSchedule,
     rain: Rainfall,
     c: dict[str, Any],
@@ -312,7 +331,7 @@ def _run_windows(
             bare |= rasterize(s.geometry, dem.shape, dem.transform)
     ls = ls_factor(
         fg,
-        barriers=_reset_lines(site, proposed, dem),
+        barriers=_reset_lines(controls, site.crs, dem),
         channel_threshold_sqft=channel_threshold_sqft(profile),
         disturbed=bare,
     )
@@ -335,11 +354,19 @@ def _run_windows(
         **_beyond_block(g, ls, worst),
         "k_attribute": "kwfact",
         "k_problems": list(g.k_problems),
-        "covers_without_c": sorted(k for k in g.timeline.covers if c.get(k, (None,))[0] is None),
+        "covers_without_c": _covers_without_c(g.timeline, c),
     }
     # no GeoTIFF where no cell has a number (R or K unknown)
     has = bool((worst.counted & np.isfinite(worst.high_tpa)).any())
     return report, _raster(g, worst, dem.crs) if has else None
+
+
+def _covers_without_c(tl: CoverTimeline, c: dict[str, Any]) -> list[str]:
+    """The cover kinds with no known C that some cell takes on some day (a cover always under a later
+    one, such as a mulch dated before the grading over it, changes no figure).
+    """
+    taken = {tl.covers[i] for i in np.unique(tl.cover[tl.cover >= 0])}
+    return sorted(k for k in taken if c.get(k, (None,))[0] is None)
 
 
 def _beyond_block(g: _Grids, ls: LSGrid, worst: WindowLoss) -> dict[str, Any]:
