@@ -121,7 +121,7 @@ def preload() -> dict[str, str]:
     import geosite.review.check  # everything check_submission imports
     import geosite.review.html  # and what writing geosite check's outputs imports (its writer)
     import geosite.review.returned
-    import geosite.schedule
+    import geosite.schedule  # the review deadline's calendar
     import geosite.soil_loss.report  # noqa: F401 - the state's section of findings.md (review.state_standard)
     from geosite import hydrology, terrain
     from geosite.io import allowlist, isolate, untrusted  # noqa: F401
