@@ -11,7 +11,8 @@ For each request it forks; it answers ``started PID`` and, once that child has e
 (RC as subprocess gives it: negative for a signal). A fork starts in milliseconds with every module
 already imported, where a fresh interpreter spent 0.6-1 s importing them; a batch worker keeps its server
 for every site it checks. The server is single-threaded when it forks (OpenBLAS held to one thread, no
-kernel run yet), so the child inherits no lock another thread held.
+kernel run yet), so the child inherits no lock another thread held. It loads with the garbage collector
+off and freezes what it loaded before it serves (:func:`serve`): each child collects, passing it by.
 
 The forked child (:func:`_forked_child`) then, before it reads a byte of the submission: becomes the
 leader of a session of its own (the parent kills that group at its limits), sends its output to
@@ -35,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import gc
 import logging
 import os
 import pickle
@@ -105,19 +107,29 @@ def preload() -> dict[str, str]:
     measured), and JIT-compiled kernels are loaded from numba's cache while the cache can be read.
     Returns each kernel set's engine ("aot" or "jit"), which the sandbox record keeps.
     """
+    import contourpy  # noqa: F401 - with rasterio's and scipy's modules below: what each check loads
     import pyogrio  # noqa: F401 - registers pyogrio's GDAL drivers (pruned in each child)
+    import pyproj
     import rasterio
+    import rasterio.features
+    import rasterio.warp
+    import scipy.ndimage  # noqa: F401
     from pyproj import network  # noqa: F401
 
+    import geosite.pipeline  # the stages a check runs: the classes of its result, which the writer reads
     import geosite.plan_folder  # the plan folder's layers, computed in the child when asked
     import geosite.review.check  # everything check_submission imports
     import geosite.review.html  # and what writing geosite check's outputs imports (its writer)
-    import geosite.review.returned  # noqa: F401
+    import geosite.review.returned
+    import geosite.schedule  # the review deadline's calendar
+    import geosite.soil_loss.report  # noqa: F401 - the state's section of findings.md (review.state_standard)
     from geosite import hydrology, terrain
     from geosite.io import allowlist, isolate, untrusted  # noqa: F401
 
     with rasterio.Env():
         pass  # registers rasterio's GDAL drivers
+    # PROJ's database opened: a site's CRS (WISCRS Burnett), and the report's map in WGS 84
+    pyproj.Transformer.from_crs(pyproj.CRS.from_epsg(7593), pyproj.CRS.from_epsg(4326), always_xy=True)
     return {"hydrology": hydrology.warm_kernels(), "contours": terrain.warm_kernels()}
 
 
@@ -202,8 +214,9 @@ def serve(folder: str, warm: bool = True) -> int:
     from geosite.io import isolate
 
     isolate.die_with_parent()
+    gc.disable()  # collections while loading cost 14 % of its CPU; 1 % of what it loads is garbage
     state: dict[str, Any] = {"kernels": preload(), "warm_up_s": None}
-    _freeze()
+    gc.freeze()  # held out of every child's collections: its pages stay shared (collections enabled there)
     buffer = b""
     try:
         while True:
@@ -231,20 +244,15 @@ def serve(folder: str, warm: bool = True) -> int:
 def _warmed(folder: Path) -> float | str:
     """:func:`warm_up`'s seconds (or why it failed: geosite's own data, so a bug, said in the record, not
     fatal), the server's objects frozen after it."""
+    gc.enable()
     try:
         return round(warm_up(folder), 2)
     except Exception as exc:
         return f"failed: {one_line(exc)[:200]}"
     finally:
-        _freeze()
-
-
-def _freeze() -> None:
-    """What the server holds kept out of each child's garbage collections (its pages stay shared)."""
-    import gc
-
-    gc.collect()
-    gc.freeze()
+        gc.collect()
+        gc.freeze()
+        gc.disable()
 
 
 def _run_forked(body: Callable[[], None]) -> int | None:
@@ -253,6 +261,7 @@ def _run_forked(body: Callable[[], None]) -> int | None:
     """
     pid = os.fork()
     if pid == 0:
+        gc.enable()  # the server's objects are frozen: a collection here passes them by
         body()
         os._exit(CHILD_FAILED)
     os.write(1, f"started {pid}\n".encode())
