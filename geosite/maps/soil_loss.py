@@ -29,6 +29,7 @@ from geosite.maps.preview import PNG_DPI
 from geosite.maps.render import render
 from geosite.maps.symbology import BODY_PT, INK, Style
 from geosite.maps.tables import cells
+from geosite.soil_loss.report import tpa_text
 
 if TYPE_CHECKING:
     from geosite.plan import Control
@@ -246,13 +247,6 @@ def _draw_beyond(ctx: MapContext, sheet: L.MapSheet, panel: Panel, block: dict[s
         panel.add(st, label)
 
 
-def _tpa(row: dict[str, Any]) -> str:
-    """A report row's tons per acre: one figure where computed, the bounds where bounded."""
-    if row.get("exact"):
-        return f"{row['tpa_high']:.2f}"
-    return f"{row['tpa_low']:.2f} - {row['tpa_high']:.2f}"
-
-
 def _draw_phases(ctx: MapContext, sheet: L.MapSheet, panel: Panel, block: dict[str, Any]) -> None:
     """The disturbed area by phase, outlined and labelled with its name, dates and the worst window's
     soil loss (report.json's phase rows).
@@ -276,7 +270,7 @@ def _draw_phases(ctx: MapContext, sheet: L.MapSheet, panel: Panel, block: dict[s
         )
         p = dates.get(name, {})
         when = f"\n{str(p.get('start'))[:10]} to {str(p.get('end'))[:10]}" if p.get("start") else ""
-        loss = f"\n{_tpa(worst[name])} t/ac" if name in worst else ""
+        loss = f"\n{tpa_text(worst[name])} t/ac" if name in worst else ""
         texts.append(f"{'Phase ' if has_phase else ''}{name}{when}{loss}")
     L.draw_geoms(sheet, geoms, PHASE_STYLE)
     L.label_polygons(
@@ -335,7 +329,7 @@ def window_table(block: dict[str, Any]) -> list[str]:
     def row(first: str, r: dict[str, Any], *last: str) -> str:
         """One row: ``first``, the acres, t/ac, the acres without a figure where the table has them."""
         no_figure = [f"{r['acres_not_assessed']:.2f}"] if gaps else []
-        return cells(first, f"{r['acres']:.2f}", _tpa(r), *no_figure, *last)
+        return cells(first, f"{r['acres']:.2f}", tpa_text(r), *no_figure, *last)
 
     head = ["acres", unit, *(["no figure, ac"] if gaps else [])]
     rows = [cells("12-month window", *head, "")]
@@ -483,9 +477,8 @@ def draw_soil_loss(ctx: MapContext, sheet: L.MapSheet) -> tuple[Panel, list[tupl
         panel.notes.append("The windows, the method and the finding: in the boxed block on the map.")
     else:
         panel.table_title, panel.table, panel.provisions = "SOIL LOSS BY 12-MONTH WINDOW", rows, texts
-    return panel, [
-        ("Worst window", f"{block['worst_window']}: {_tpa(block['worst'] | {'exact': block['exact']})} t/ac")
-    ]
+    worst = tpa_text(block["worst"] | {"exact": block["exact"]})
+    return panel, [("Worst window", f"{block['worst_window']}: {worst} t/ac")]
 
 
 def render_soil_loss_map(
