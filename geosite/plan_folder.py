@@ -159,25 +159,22 @@ def plan_declared(
     if existing and scale_ft:
         out["submitted_map"] = existing
         out["map_scale_ft_per_in"] = float(scale_ft)
-    soil = declared_soil_loss(result)
+    soil = soil_loss_to_declare(result)
     if soil is not None:
         out["soil_loss_tons_per_acre"] = soil
     return out
 
 
-def declared_soil_loss(result: Any) -> float | None:
+def soil_loss_to_declare(result: Any) -> float | None:
     """The plan's soil loss over its worst 12-month window, t/ac (NR 151.11; the upper bound where R's
-    distribution through the year is not given), to 4 significant figures: None under one acre or where
-    it was not computed.
+    distribution through the year is not given), to 4 significant figures: None where it was not computed
+    or the standard does not apply (under one acre: :func:`~geosite.soil_loss.figure.worst_figure`).
     """
     from geosite.soil_loss.data import load_soil_loss_data
     from geosite.soil_loss.figure import worst_figure
 
-    data = load_soil_loss_data()
-    acres = result.report["disturbed"]["area_acres"]
-    block = result.report.get("soil_loss") or {}
-    got = worst_figure(block, data)
-    if got is None or acres is None or acres < data.applies_from_acres.required():
+    got = worst_figure(result.report.get("soil_loss") or {}, load_soil_loss_data())
+    if got is None:
         return None
     value = float(f"{got.high:.4g}")
     return value if value > 0 else None

@@ -188,3 +188,21 @@ def test_report_html_shows_the_submitted_plans_schedule(own_plans):
         assert f"<td>{row['install'] or 'not dated'}</td>" in html
     for ph in block["phases"]:
         assert f"<td>{ph['stabilized']}</td>" in html
+
+
+def test_a_figure_only_where_the_standard_applies_and_every_number_is_known():
+    """worst_figure, which the plan folder declares and check compares: none under an acre (the finding is
+    info), none with R or a cover's C missing; the upper bound where the window is bounded."""
+    from geosite.soil_loss.figure import worst_figure
+
+    worst = {"tpa_low": 1.5, "tpa_high": 6.0, "acres": 2.0, "acres_not_assessed": 0.0}
+    block = {"assessed": True, "worst": worst, "worst_window": "w", "exact": False, "r_factor": 150.0}
+    assert worst_figure({**block, "finding": {"status": "not_assessed"}}, DATA) == SoilLossFigure(
+        1.5, 6.0, "w", 5.0
+    )
+    assert worst_figure({**block, "finding": {"status": "info"}}, DATA) is None
+    assert worst_figure({**block, "finding": {"status": "pass"}, "r_factor": None}, DATA) is None
+    missing_c = {**block, "finding": {"status": "pass"}, "covers_without_c": ["tarp"]}
+    assert worst_figure(missing_c, DATA) is None
+    exact = worst_figure({**block, "exact": True, "finding": {"status": "pass"}}, DATA)
+    assert exact is not None and exact.low == exact.high == 6.0

@@ -35,8 +35,9 @@ class SoilLossFigure:
 
 
 def worst_figure(block: dict[str, Any], data: SoilLossData) -> SoilLossFigure | None:
-    """The recomputed figure of report.json's ``soil_loss`` ``block`` (None where it was not computed:
-    no schedule, or a number missing, its finding says which).
+    """The figure of report.json's ``soil_loss`` ``block`` (None where it was not computed: no schedule,
+    or a number missing, its finding says which; or where the standard does not apply, a site under one
+    acre, whose finding is ``info``).
     """
     worst = block.get("worst")
     finding = block.get("finding") or {}
