@@ -22,7 +22,7 @@ import shapely
 from geosite.io.output import py_scalar
 from geosite.plan.model import ATTRIBUTES, STATUSES, Control, Phase, Plan
 from geosite.practices import registry
-from geosite.site.layer_checks import date_value
+from geosite.site.layer_checks import date_value, given, text_value
 
 if TYPE_CHECKING:
     from geosite.rules import Profile
@@ -131,7 +131,7 @@ def piles_of(site: Site, report: list[dict[str, Any]] | None) -> gpd.GeoDataFram
     ids = piles["id"] if "id" in piles.columns else range(1, len(piles) + 1)
     for i, pid in enumerate(ids):
         r = rep.get(py_scalar(pid)) or {}
-        if r.get("violation") and not _given(piles["setback_reason"].iloc[i]):
+        if r.get("violation") and not given(piles["setback_reason"].iloc[i]):
             piles.loc[piles.index[i], "setback_reason"] = (
                 f"kept where the site plan places it ({r.get('min_setback_ft', 0):,.1f} ft from the nearest "
                 "downslope feature): geosite does not move piles; the designer states why the setback is not "
@@ -281,15 +281,15 @@ def _submitted(bmps: gpd.GeoDataFrame | None, d: gpd.GeoDataFrame, site: Site) -
                 practice=practice,
                 status="submitted",
                 geometry=g,
-                what=_text(row.get("practice"))
+                what=text_value(row.get("practice"))
                 or (known.title.lower() if known else practice.replace("_", " ")),
-                standard=_text(row.get("standard")) or (known.standard if known else ""),
-                name=_text(row.get("name")),
+                standard=text_value(row.get("standard")) or (known.standard if known else ""),
+                name=text_value(row.get("name")),
                 phase=_served(g, d, reach)[2],
                 install=date_value(row.get("install")),
                 remove=date_value(row.get("remove")),
                 attrs={
-                    **{k: py_scalar(row[k]) for k in ATTRIBUTES if k in bmps.columns and _given(row[k])},
+                    **{k: py_scalar(row[k]) for k in ATTRIBUTES if k in bmps.columns and given(row[k])},
                     **sizes(g, site.ft_per_unit),
                 },
             )
@@ -322,15 +322,3 @@ def _numbers(bmps: gpd.GeoDataFrame) -> list[int]:
             return list(range(1, n + 1))
         got.append(int(v))
     return got if len(set(got)) == n else list(range(1, n + 1))
-
-
-def _given(v: Any) -> bool:
-    """Whether a layer's value is given (not None, NaN or empty text)."""
-    return not (
-        v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip())
-    )
-
-
-def _text(v: Any) -> str | None:
-    """A layer's text value (None when not given)."""
-    return str(v).strip() if _given(v) else None

@@ -22,12 +22,12 @@ The comparison (rule ``declared_soil_loss``), the declared figure D against the 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from geosite.rules import Finding
 from geosite.soil_loss.data import SoilLossData, load_soil_loss_data
 from geosite.soil_loss.figure import SoilLossFigure, worst_figure
-from geosite.soil_loss.finding import RULE as SOIL_LOSS_RULE
 
 if TYPE_CHECKING:
     from geosite.pipeline import AnalysisResult
@@ -47,9 +47,8 @@ def compare_declared(declared: float, got: SoilLossFigure, data: SoilLossData) -
     tol = data.declared_tolerance_pct.required()
     lo, hi = got.low * (1.0 - tol / 100.0), got.high * (1.0 + tol / 100.0)
     diff = (declared - got.high) / got.high * 100.0 if got.high > 0 else float("inf")
-    other_side = (declared <= got.limit) != (got.high <= got.limit) and (declared <= got.limit) != (
-        got.low <= got.limit
-    )
+    under = declared <= got.limit  # the declared figure within the standard
+    other_side = under != (got.high <= got.limit) and under != (got.low <= got.limit)
     head = (
         f"Declared soil loss {declared:.2f} t/ac; recomputed from the submitted layers {got.text()} over "
         f"the worst 12-month window ({got.window})"
@@ -128,21 +127,7 @@ def state_findings(result: AnalysisResult, declared: Declared) -> list[Finding]:
     the declared figure, numbered S1, S2, ... (they are not the chapter's F-numbered findings).
     """
     soil = result.soil_loss
-    out: list[Finding] = []
-    if soil is not None:
-        f = soil.finding
-        out.append(
-            Finding(
-                SOIL_LOSS_RULE,
-                f.citation,
-                f.section,
-                f.status,
-                f.message,
-                requirement=f.requirement,
-                settle=f.settle,
-                values=dict(f.values),
-            )
-        )
+    out = [] if soil is None else [replace(soil.finding, values=dict(soil.finding.values))]  # check's copy
     out += declared_soil_loss(result, declared)
     for i, f in enumerate(out, 1):
         f.id = f"S{i}"

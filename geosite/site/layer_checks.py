@@ -315,6 +315,18 @@ def _idlist(ids: np.ndarray, most: int = 12) -> str:
 DATE_COLUMNS = ("start", "end", "stabilized", "install", "remove")
 
 
+def given(v: Any) -> bool:
+    """Whether a layer's value is given (not None, NaN or empty text)."""
+    return not (
+        v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip())
+    )
+
+
+def text_value(v: Any) -> str | None:
+    """One layer value as text, stripped (None when not given: :func:`given`)."""
+    return str(v).strip() if given(v) else None
+
+
 def date_value(v: Any) -> dt.date | None:
     """One layer value as a date: a date, a date-time, a Timestamp, or date text read by pandas as
     :func:`validate_layers` reads a date column; None for a missing value (None, NaN, NaT), a number or

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from geosite.site.layer_checks import date_value
+from geosite.site.layer_checks import date_value, text_value
 
 if TYPE_CHECKING:
     from geosite.site import Site
@@ -139,20 +139,13 @@ class DatedControl:
     remove: dt.date | None
 
 
-def _text(v: Any) -> str | None:
-    """A layer's text value (None for a missing one: None, NaN, blank)."""
-    if v is None or (isinstance(v, float) and v != v):
-        return None
-    return str(v).strip() or None
-
-
 def bmps_controls(site: Site) -> list[DatedControl]:
     """The site's ``bmps`` layer as :class:`DatedControl` (a notebook's site without a plan)."""
     gdf = site.layer("bmps")
     if gdf is None or not len(gdf):
         return []
     return [
-        DatedControl(fid, geom, str(kind), _text(m), date_value(i), date_value(r))
+        DatedControl(fid, geom, str(kind), text_value(m), date_value(i), date_value(r))
         for fid, geom, kind, m, i, r in zip(
             gdf["id"],
             gdf.geometry.values,
